@@ -1,0 +1,248 @@
+//! `SELECT AND CONSUME TOP 1 list FROM queue` and `INSERT INTO t SELECT AND CONSUME …`, with
+//! every misuse teradata-reference.md §1.6 lists rejected by a message that names the rule.
+//!
+//! Invariant: a consume statement parsed here has exactly `TOP 1`, a select list free of
+//! aggregates and window functions, one queue table, and nothing after it.
+
+use crate::cursor::Cursor;
+use crate::error::ParseError;
+use crate::statement::{Consume, Statement};
+use sqlparser::ast;
+use sqlparser::tokenizer::Token;
+use std::ops::ControlFlow;
+
+/// True if `SELECT|SEL AND CONSUME` starts at `ahead`.
+pub(crate) fn is_consume(cur: &Cursor, ahead: usize) -> bool {
+    matches!(cur.word_at(ahead).as_deref(), Some("SELECT") | Some("SEL"))
+        && cur.word_at(ahead + 1).as_deref() == Some("AND")
+        && cur.word_at(ahead + 2).as_deref() == Some("CONSUME")
+}
+
+/// Rejects `SELECT AND CONSUME` anywhere but at the start of a statement.
+pub(crate) fn reject_nested_consume(cur: &Cursor) -> Result<(), ParseError> {
+    for i in 1..cur.toks.len() {
+        if is_consume(cur, i) {
+            let mut at = Cursor::new(cur.toks.clone(), cur.end);
+            at.pos = i;
+            return Err(ParseError::consume(
+                "SELECT AND CONSUME cannot appear in a subquery, a search condition, a logical \
+                 predicate or a set operation (only INSERT … SELECT AND CONSUME may wrap it).",
+                at.loc(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parses `SELECT AND CONSUME TOP 1 list FROM queue` at the cursor.
+pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
+    cur.pos += 3; // SELECT AND CONSUME
+    let top_at = cur.loc();
+    if !cur.eat_word("TOP") {
+        return Err(ParseError::consume(
+            "SELECT AND CONSUME requires TOP 1 (the mandatory TOP n clause must be TOP 1).",
+            top_at,
+        ));
+    }
+    let n_at = cur.loc();
+    let n = cur.number("the number 1 after TOP")?;
+    if n != "1" {
+        return Err(ParseError::consume(
+            format!("SELECT AND CONSUME allows only TOP 1, not TOP {n}."),
+            n_at,
+        ));
+    }
+    if cur.is_word("PERCENT") {
+        return Err(ParseError::consume(
+            "SELECT AND CONSUME does not support the PERCENT option of TOP n.",
+            cur.loc(),
+        ));
+    }
+    if cur.is_word("WITH") && cur.word_at(1).as_deref() == Some("TIES") {
+        return Err(ParseError::consume(
+            "SELECT AND CONSUME does not support the WITH TIES option of TOP n.",
+            cur.loc(),
+        ));
+    }
+    if cur.is_word("DISTINCT") {
+        return Err(ParseError::consume(
+            "SELECT AND CONSUME does not allow DISTINCT.",
+            cur.loc(),
+        ));
+    }
+    let list_at = cur.loc();
+    let projection = cur.with_sqlparser(|p| p.parse_projection())?;
+    check_projection(&projection, list_at)?;
+    let from_at = cur.loc();
+    if !cur.eat_word("FROM") {
+        return Err(ParseError::consume(
+            "SELECT AND CONSUME needs FROM followed by the queue table name.",
+            from_at,
+        ));
+    }
+    let table_location = cur.loc();
+    if cur.peek() == Some(&Token::LParen) {
+        return Err(ParseError::consume(
+            "SELECT AND CONSUME reads from a queue table, not from a derived table or subquery.",
+            table_location,
+        ));
+    }
+    let table = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    reject_trailing_clause(cur)?;
+    Ok(Consume {
+        projection,
+        table,
+        table_location,
+    })
+}
+
+fn reject_trailing_clause(cur: &Cursor) -> Result<(), ParseError> {
+    if cur.at_end() {
+        return Ok(());
+    }
+    let at = cur.loc();
+    let rule = match cur.peek() {
+        Some(Token::Comma) => {
+            "You cannot join queue tables with other tables in a SELECT AND CONSUME statement."
+        }
+        _ => match cur.word_at(0).as_deref() {
+            Some("WHERE") => "You cannot specify a WHERE clause in a SELECT AND CONSUME statement.",
+            Some("JOIN" | "INNER" | "LEFT" | "RIGHT" | "FULL" | "CROSS" | "NATURAL") => {
+                "You cannot join queue tables with other tables in a SELECT AND CONSUME statement."
+            }
+            Some("ORDER") => {
+                "SELECT AND CONSUME does not allow ORDER BY: rows are consumed in QITS order."
+            }
+            Some("GROUP" | "HAVING") => {
+                "SELECT AND CONSUME does not allow GROUP BY or HAVING."
+            }
+            Some("QUALIFY" | "SAMPLE") => "SELECT AND CONSUME does not allow QUALIFY or SAMPLE.",
+            Some("UNION" | "MINUS" | "EXCEPT" | "INTERSECT") => {
+                "SELECT AND CONSUME cannot be part of a set operation (UNION, MINUS, EXCEPT, INTERSECT)."
+            }
+            _ => {
+                return Err(cur.unexpected(
+                    "expected the end of the SELECT AND CONSUME statement after the queue table name",
+                ))
+            }
+        },
+    };
+    Err(ParseError::consume(rule, at))
+}
+
+fn check_projection(items: &[ast::SelectItem], at: crate::error::Location) -> Result<(), ParseError> {
+    for item in items {
+        let expr = match item {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => continue,
+        };
+        let found = ast::visit_expressions(expr, |e| match e {
+            ast::Expr::Function(f) if f.over.is_some() || is_aggregate(&f.name) => {
+                ControlFlow::Break("aggregate")
+            }
+            ast::Expr::Subquery(_)
+            | ast::Expr::Exists { .. }
+            | ast::Expr::In {
+                target: ast::InTarget::Subquery(_),
+                ..
+            } => {
+                ControlFlow::Break("subquery")
+            }
+            _ => ControlFlow::Continue(()),
+        });
+        match found {
+            ControlFlow::Break("subquery") => {
+                return Err(ParseError::consume(
+                    "The select list of SELECT AND CONSUME cannot contain a subquery.",
+                    at,
+                ))
+            }
+            ControlFlow::Break(_) => {
+                return Err(ParseError::consume(
+                    "You cannot specify aggregate or ordered analytic functions in a SELECT AND \
+                     CONSUME statement.",
+                    at,
+                ))
+            }
+            ControlFlow::Continue(()) => {}
+        }
+    }
+    Ok(())
+}
+
+fn is_aggregate(name: &ast::ObjectName) -> bool {
+    let n = crate::parser::object_name_string(name).to_ascii_uppercase();
+    matches!(
+        n.as_str(),
+        "COUNT" | "SUM" | "AVG" | "AVERAGE" | "MIN" | "MAX" | "MINIMUM" | "MAXIMUM" | "STDDEV_POP"
+            | "STDDEV_SAMP" | "VAR_POP" | "VAR_SAMP" | "RANK" | "ROW_NUMBER" | "DENSE_RANK"
+            | "CSUM" | "MSUM" | "MAVG"
+    )
+}
+
+/// `INSERT|INS [INTO] t [(cols)] SELECT AND CONSUME …`; `Ok(None)` if this is another INSERT.
+pub(crate) fn parse_insert_consume(cur: &mut Cursor) -> Result<Option<Statement>, ParseError> {
+    let start = cur.pos;
+    cur.pos += 1;
+    cur.eat_word("INTO");
+    let name_at = cur.pos;
+    if cur.dotted_name("a table name").is_err() {
+        cur.pos = start;
+        return Ok(None);
+    }
+    let name_end = cur.pos;
+    let mut columns = Vec::new();
+    if cur.peek() == Some(&Token::LParen) {
+        let mut probe = cur.pos + 1;
+        // a column list is words separated by commas; anything else is a values list.
+        loop {
+            match cur.toks.get(probe).map(|t| &t.token) {
+                Some(Token::Word(_)) => probe += 1,
+                _ => break,
+            }
+            match cur.toks.get(probe).map(|t| &t.token) {
+                Some(Token::Comma) => probe += 1,
+                Some(Token::RParen) => {
+                    probe += 1;
+                    break;
+                }
+                _ => {
+                    probe = usize::MAX;
+                    break;
+                }
+            }
+        }
+        if probe == usize::MAX || !is_consume(cur, probe - cur.pos) {
+            cur.pos = start;
+            return Ok(None);
+        }
+        cur.pos += 1;
+        while cur.peek() != Some(&Token::RParen) {
+            let at = cur.pos;
+            let name = cur.ident("a column name")?;
+            let quote_style = match &cur.toks[at].token {
+                Token::Word(w) => w.quote_style,
+                _ => None,
+            };
+            columns.push(ast::Ident {
+                value: name,
+                quote_style,
+                span: cur.toks[at].span,
+            });
+            cur.eat_token(&Token::Comma);
+        }
+        cur.pos += 1;
+    }
+    if !is_consume(cur, 0) {
+        cur.pos = start;
+        return Ok(None);
+    }
+    let mut name_cur = Cursor::new(cur.toks[name_at..name_end].to_vec(), cur.end);
+    let table = name_cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let consume = parse(cur)?;
+    Ok(Some(Statement::InsertConsume {
+        table,
+        columns,
+        consume: Box::new(consume),
+    }))
+}

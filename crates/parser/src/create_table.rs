@@ -1,0 +1,448 @@
+//! Teradata `CREATE TABLE` / `CT`, parsed by hand: table kinds, the `, QUEUE` keyword, table
+//! options, Teradata column types and attributes, and primary/secondary index clauses. Default
+//! and CHECK expressions are handed to sqlparser.
+//!
+//! This module only parses; the queue-table rules (QITS first, TIMESTAMP(6), …) are checked
+//! when the table is created, where every violation gets its own message.
+
+use crate::cursor::Cursor;
+use crate::error::ParseError;
+use crate::statement::{ColumnDef, ColumnDefault, CreateTable, DataType, IndexDef, LargeType, TableKind};
+use sqlparser::tokenizer::Token;
+
+/// True if the cursor is at `CREATE [SET|MULTISET] [VOLATILE|GLOBAL TEMPORARY] … TABLE`.
+pub(crate) fn is_create_table(cur: &Cursor) -> bool {
+    let mut i = 1;
+    while let Some(w) = cur.word_at(i) {
+        match w.as_str() {
+            "SET" | "MULTISET" | "VOLATILE" | "GLOBAL" | "TEMPORARY" => i += 1,
+            "TABLE" => return true,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Parses the whole statement.
+pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
+    let mut kind = None;
+    let mut volatile = false;
+    if cur.eat_word("CT") {
+    } else {
+        cur.expect_word("CREATE")?;
+        loop {
+            if cur.eat_word("SET") {
+                kind = Some(TableKind::Set);
+            } else if cur.eat_word("MULTISET") {
+                kind = Some(TableKind::Multiset);
+            } else if cur.eat_word("VOLATILE") {
+                volatile = true;
+            } else if cur.is_word("GLOBAL") {
+                return Err(ParseError::syntax(
+                    "GLOBAL TEMPORARY tables are not supported by tdlite; use VOLATILE or a base table.",
+                    cur.loc(),
+                ));
+            } else {
+                break;
+            }
+        }
+        cur.expect_word("TABLE")?;
+    }
+    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let mut table = CreateTable {
+        name,
+        kind,
+        volatile,
+        queue: false,
+        options: Vec::new(),
+        columns: Vec::new(),
+        primary_index: None,
+        no_primary_index: false,
+        indexes: Vec::new(),
+        unique_constraints: Vec::new(),
+        on_commit_preserve: None,
+        queue_location: None,
+    };
+    while cur.eat_token(&Token::Comma) {
+        parse_option(cur, &mut table)?;
+    }
+    if cur.is_word("AS") {
+        return Err(ParseError::syntax(
+            "CREATE TABLE … AS is not supported yet; create the table and use INSERT … SELECT.",
+            cur.loc(),
+        ));
+    }
+    cur.expect_token(&Token::LParen, "'(' and the column definitions")?;
+    loop {
+        parse_element(cur, &mut table)?;
+        if cur.eat_token(&Token::Comma) {
+            continue;
+        }
+        cur.expect_token(&Token::RParen, "',' or ')' after a column definition")?;
+        break;
+    }
+    parse_indexes(cur, &mut table)?;
+    cur.expect_end()?;
+    Ok(table)
+}
+
+fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseError> {
+    if cur.is_word("QUEUE") {
+        table.queue_location = Some(cur.loc());
+        cur.pos += 1;
+        table.queue = true;
+        return Ok(());
+    }
+    let start = cur.pos;
+    while !cur.at_end() && cur.peek() != Some(&Token::Comma) && cur.peek() != Some(&Token::LParen) {
+        cur.pos += 1;
+    }
+    if cur.pos == start {
+        return Err(cur.unexpected("expected a table option after ','"));
+    }
+    let text = cur.toks[start..cur.pos]
+        .iter()
+        .map(|t| t.token.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    table.options.push(text.to_ascii_uppercase());
+    Ok(())
+}
+
+/// A column definition or a table-level constraint.
+fn parse_element(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseError> {
+    let at = cur.loc();
+    if cur.eat_word("CONSTRAINT") {
+        cur.ident("a constraint name")?;
+    }
+    if cur.eat_words(&["PRIMARY", "KEY"]) || cur.eat_word("UNIQUE") {
+        let columns = column_list(cur)?;
+        table.unique_constraints.push(IndexDef {
+            name: None,
+            unique: true,
+            columns,
+            location: at,
+        });
+        return Ok(());
+    }
+    if cur.is_word("CHECK") {
+        cur.pos += 1;
+        cur.skip_parens()?;
+        return Ok(());
+    }
+    if cur.is_word("FOREIGN") {
+        return Err(ParseError::syntax(
+            "FOREIGN KEY constraints are not supported by tdlite.",
+            at,
+        ));
+    }
+    let col = parse_column(cur)?;
+    table.columns.push(col);
+    Ok(())
+}
+
+fn column_list(cur: &mut Cursor) -> Result<Vec<String>, ParseError> {
+    cur.expect_token(&Token::LParen, "'(' and a column list")?;
+    let mut cols = vec![cur.ident("a column name")?];
+    while cur.eat_token(&Token::Comma) {
+        cols.push(cur.ident("a column name")?);
+    }
+    cur.expect_token(&Token::RParen, "')' after the column list")?;
+    Ok(cols)
+}
+
+fn paren_number(cur: &mut Cursor) -> Result<Option<u32>, ParseError> {
+    if !cur.eat_token(&Token::LParen) {
+        return Ok(None);
+    }
+    let at = cur.loc();
+    let n = cur.number("a length or precision")?;
+    let n: u32 = n
+        .parse()
+        .map_err(|_| ParseError::syntax(format!("'{n}' is not a valid length or precision."), at))?;
+    cur.expect_token(&Token::RParen, "')'")?;
+    Ok(Some(n))
+}
+
+fn small(n: u32, max: u32, what: &str, cur: &Cursor) -> Result<u8, ParseError> {
+    if n > max {
+        return Err(ParseError::syntax(format!("{what} {n} is out of range (at most {max})."), cur.loc()));
+    }
+    Ok(n as u8)
+}
+
+fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
+    let at = cur.loc();
+    let Some(word) = cur.word_at(0) else {
+        return Err(cur.unexpected("expected a data type"));
+    };
+    cur.pos += 1;
+    let t = match word.as_str() {
+        "BYTEINT" => DataType::ByteInt,
+        "SMALLINT" => DataType::SmallInt,
+        "INTEGER" | "INT" => DataType::Integer,
+        "BIGINT" => DataType::BigInt,
+        "DECIMAL" | "DEC" | "NUMERIC" | "NUMBER" => {
+            let (mut p, mut s) = (if word == "NUMBER" { 38 } else { 5 }, 0u32);
+            if cur.eat_token(&Token::LParen) {
+                let pa = cur.loc();
+                p = cur.number("a precision")?.parse().map_err(|_| ParseError::syntax("bad precision", pa))?;
+                if cur.eat_token(&Token::Comma) {
+                    let sa = cur.loc();
+                    s = cur.number("a scale")?.parse().map_err(|_| ParseError::syntax("bad scale", sa))?;
+                }
+                cur.expect_token(&Token::RParen, "')'")?;
+            }
+            if p == 0 || p > 38 || s > p {
+                return Err(ParseError::syntax(
+                    format!("DECIMAL({p},{s}) is invalid: precision must be 1..38 and scale at most the precision."),
+                    at,
+                ));
+            }
+            DataType::Decimal(p as u8, s as i8)
+        }
+        "FLOAT" | "REAL" => {
+            paren_number(cur)?;
+            DataType::Float
+        }
+        "DOUBLE" => {
+            cur.expect_word("PRECISION")?;
+            DataType::Float
+        }
+        "CHAR" | "CHARACTER" => {
+            if cur.eat_word("VARYING") {
+                DataType::VarChar(paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n)"))?)
+            } else {
+                DataType::Char(paren_number(cur)?.unwrap_or(1))
+            }
+        }
+        "VARCHAR" => DataType::VarChar(paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARCHAR"))?),
+        "LONG" => {
+            cur.expect_word("VARCHAR")?;
+            DataType::VarChar(64000)
+        }
+        "DATE" => DataType::Date,
+        "TIME" => {
+            let p = paren_number(cur)?.unwrap_or(6);
+            zone(cur);
+            DataType::Time(small(p, 6, "TIME precision", cur)?)
+        }
+        "TIMESTAMP" => {
+            let written = paren_number(cur)?;
+            let with_time_zone = zone(cur);
+            DataType::Timestamp {
+                precision: small(written.unwrap_or(6), 6, "TIMESTAMP precision", cur)?,
+                explicit: written.is_some(),
+                with_time_zone,
+            }
+        }
+        "BYTE" => DataType::Byte(paren_number(cur)?.unwrap_or(1)),
+        "VARBYTE" => DataType::VarByte(paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARBYTE"))?),
+        "BLOB" | "CLOB" | "JSON" | "XML" => {
+            if cur.peek() == Some(&Token::LParen) {
+                cur.skip_parens()?;
+            }
+            DataType::Unsupported(match word.as_str() {
+                "BLOB" => LargeType::Blob,
+                "CLOB" => LargeType::Clob,
+                "JSON" => LargeType::Json,
+                _ => LargeType::Xml,
+            })
+        }
+        _ => {
+            return Err(ParseError::syntax(format!("'{word}' is not a data type tdlite knows."), at));
+        }
+    };
+    Ok(t)
+}
+
+fn zone(cur: &mut Cursor) -> bool {
+    cur.eat_words(&["WITH", "TIME", "ZONE"])
+}
+
+fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
+    let location = cur.loc();
+    let name = cur.ident("a column name")?;
+    let data_type = parse_type(cur)?;
+    let mut col = ColumnDef {
+        name,
+        data_type,
+        not_null: false,
+        default: None,
+        case_specific: None,
+        uppercase: false,
+        format: None,
+        title: None,
+        character_set: None,
+        compress: false,
+        primary_key: false,
+        unique: false,
+        identity: false,
+        checks: Vec::new(),
+        location,
+        default_location: None,
+    };
+    loop {
+        if matches!(cur.peek(), None | Some(Token::Comma) | Some(Token::RParen)) {
+            return Ok(col);
+        }
+        let at = cur.loc();
+        if cur.eat_words(&["NOT", "NULL"]) {
+            col.not_null = true;
+        } else if cur.eat_word("NULL") {
+        } else if cur.eat_words(&["NOT", "CASESPECIFIC"]) || cur.eat_words(&["NOT", "CS"]) {
+            col.case_specific = Some(false);
+        } else if cur.eat_word("CASESPECIFIC") || cur.eat_word("CS") {
+            col.case_specific = Some(true);
+        } else if cur.eat_word("UPPERCASE") || cur.eat_word("UC") {
+            col.uppercase = true;
+        } else if cur.eat_word("FORMAT") {
+            col.format = Some(cur.string("a FORMAT string")?);
+        } else if cur.eat_word("TITLE") {
+            col.title = Some(cur.string("a TITLE string")?);
+        } else if cur.eat_word("NAMED") {
+            cur.ident("a name after NAMED")?;
+        } else if cur.eat_words(&["CHARACTER", "SET"]) {
+            col.character_set = Some(cur.ident("a character set name")?.to_ascii_uppercase());
+        } else if cur.eat_words(&["NO", "COMPRESS"]) {
+        } else if cur.eat_word("COMPRESS") {
+            col.compress = true;
+            if cur.peek() == Some(&Token::LParen) {
+                cur.skip_parens()?;
+            } else if matches!(cur.peek(), Some(Token::Number(..)) | Some(Token::SingleQuotedString(_))) {
+                cur.pos += 1;
+            }
+        } else if cur.eat_words(&["WITH", "DEFAULT"]) {
+            col.default = Some(ColumnDefault::System);
+            col.default_location = Some(at);
+        } else if cur.eat_word("DEFAULT") {
+            col.default = Some(ColumnDefault::Expr(parse_default(cur)?));
+            col.default_location = Some(at);
+        } else if cur.eat_words(&["PRIMARY", "KEY"]) {
+            col.primary_key = true;
+        } else if cur.eat_word("UNIQUE") {
+            col.unique = true;
+        } else if cur.eat_word("CONSTRAINT") {
+            cur.ident("a constraint name")?;
+        } else if cur.eat_word("CHECK") {
+            if cur.peek() != Some(&Token::LParen) {
+                return Err(cur.unexpected("expected '(' after CHECK"));
+            }
+            cur.pos += 1;
+            let e = cur.with_sqlparser(|p| p.parse_expr())?;
+            cur.expect_token(&Token::RParen, "')' after the CHECK condition")?;
+            col.checks.push(e);
+        } else if cur.eat_word("GENERATED") {
+            if !(cur.eat_word("ALWAYS") || cur.eat_words(&["BY", "DEFAULT"])) {
+                return Err(cur.unexpected("expected ALWAYS or BY DEFAULT after GENERATED"));
+            }
+            cur.expect_word("AS")?;
+            cur.expect_word("IDENTITY")?;
+            if cur.peek() == Some(&Token::LParen) {
+                cur.skip_parens()?;
+            }
+            col.identity = true;
+        } else if cur.is_word("REFERENCES") {
+            return Err(ParseError::syntax("REFERENCES constraints are not supported by tdlite.", at));
+        } else {
+            return Err(cur.unexpected(&format!("expected a column attribute for '{}'", col.name)));
+        }
+    }
+}
+
+/// `DEFAULT` values: a literal (optionally signed), NULL, USER, DATE, TIME, CURRENT_DATE,
+/// CURRENT_TIME[(p)], CURRENT_TIMESTAMP[(p)], or a typed literal such as `DATE '2020-01-01'`.
+fn parse_default(cur: &mut Cursor) -> Result<sqlparser::ast::Expr, ParseError> {
+    let start = cur.pos;
+    match cur.peek() {
+        Some(Token::Minus) | Some(Token::Plus) => {
+            cur.pos += 1;
+            cur.number("a number after the sign")?;
+        }
+        Some(Token::Number(..)) | Some(Token::SingleQuotedString(_)) => cur.pos += 1,
+        Some(Token::Word(_)) => {
+            let w = cur.word_at(0).unwrap_or_default();
+            cur.pos += 1;
+            match w.as_str() {
+                "DATE" | "TIME" | "TIMESTAMP"
+                    if matches!(cur.peek(), Some(Token::SingleQuotedString(_))) =>
+                {
+                    cur.pos += 1
+                }
+                "CURRENT_TIME" | "CURRENT_TIMESTAMP" if cur.peek() == Some(&Token::LParen) => {
+                    cur.skip_parens()?
+                }
+                "NULL" | "USER" | "DATE" | "TIME" | "CURRENT_DATE" | "CURRENT_TIME"
+                | "CURRENT_TIMESTAMP" => {}
+                _ => {
+                    cur.pos = start;
+                    return Err(cur.unexpected("expected a literal, NULL, USER, DATE, TIME or CURRENT_TIMESTAMP after DEFAULT"));
+                }
+            }
+        }
+        _ => return Err(cur.unexpected("expected a default value")),
+    }
+    let mut sub = Cursor::new(cur.toks[start..cur.pos].to_vec(), cur.loc());
+    let e = sub.with_sqlparser(|p| p.parse_expr())?;
+    sub.expect_end()?;
+    Ok(e)
+}
+
+fn parse_indexes(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseError> {
+    loop {
+        cur.eat_token(&Token::Comma);
+        if cur.at_end() {
+            return Ok(());
+        }
+        let at = cur.loc();
+        if cur.eat_words(&["NO", "PRIMARY", "INDEX"]) {
+            table.no_primary_index = true;
+            continue;
+        }
+        if cur.eat_words(&["ON", "COMMIT"]) {
+            let preserve = if cur.eat_word("PRESERVE") {
+                true
+            } else {
+                cur.expect_word("DELETE")?;
+                false
+            };
+            cur.expect_word("ROWS")?;
+            table.on_commit_preserve = Some(preserve);
+            continue;
+        }
+        if cur.is_word("PARTITION") {
+            return Err(ParseError::syntax("PARTITION BY is not supported by tdlite.", at));
+        }
+        let unique = cur.eat_word("UNIQUE");
+        let primary = cur.eat_word("PRIMARY");
+        if !cur.eat_word("INDEX") {
+            return Err(cur.unexpected("expected PRIMARY INDEX, INDEX or the end of the statement"));
+        }
+        let mut name = None;
+        if let Some(Token::Word(_)) = cur.peek() {
+            if cur.peek_at(1) == Some(&Token::LParen) {
+                name = Some(cur.ident("an index name")?);
+            }
+        }
+        cur.eat_word("ALL");
+        let columns = if cur.peek() == Some(&Token::LParen) {
+            column_list(cur)?
+        } else {
+            vec![cur.ident("an index column list")?]
+        };
+        let def = IndexDef { name, unique, columns, location: at };
+        if primary {
+            if table.primary_index.is_some() {
+                return Err(ParseError::syntax("A table can have only one PRIMARY INDEX.", at));
+            }
+            table.primary_index = Some(def);
+        } else {
+            if cur.eat_words(&["ORDER", "BY"]) {
+                cur.eat_word("VALUES");
+                cur.eat_word("HASH");
+                column_list(cur)?;
+            }
+            table.indexes.push(def);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Parse errors: every one carries a Teradata error number and a 1-based line and column.
+//!
+//! Invariant: sqlparser's `ParserError` text is turned into a position in exactly one place,
+//! [`location_from_sqlparser_message`], so a change in sqlparser's wording breaks one tested
+//! function, not every caller.
+
+use std::fmt;
+
+/// A 1-based position in the SQL text of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Location {
+    /// Line number, starting at 1.
+    pub line: u64,
+    /// Column number, starting at 1.
+    pub column: u64,
+}
+
+impl Location {
+    /// A location at `line`, `column` (both 1-based).
+    pub fn new(line: u64, column: u64) -> Self {
+        Location { line, column }
+    }
+
+    pub(crate) fn from_sql(loc: sqlparser::tokenizer::Location) -> Self {
+        Location {
+            line: loc.line.max(1),
+            column: loc.column.max(1),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// What went wrong while parsing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The text is not valid SQL (Teradata 3706).
+    Syntax(String),
+    /// A rule of `SELECT AND CONSUME` was broken (Teradata 3706, naming the rule).
+    ConsumeMisuse(String),
+    /// More than one `SELECT AND CONSUME` in one request (tdlite 9902).
+    TwoConsumesInRequest,
+    /// A DDL statement that is not the last statement of a request (Teradata 3932).
+    DdlNotLast,
+    /// The request text is empty (tdlite 9909).
+    EmptyRequest,
+}
+
+/// A parse error with its position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+    /// Where, in the request text.
+    pub location: Location,
+}
+
+impl ParseError {
+    /// A syntax error (3706) at `location`.
+    pub fn syntax(message: impl Into<String>, location: Location) -> Self {
+        ParseError {
+            kind: ParseErrorKind::Syntax(message.into()),
+            location,
+        }
+    }
+
+    /// A consume-misuse error (3706) at `location`.
+    pub fn consume(rule: impl Into<String>, location: Location) -> Self {
+        ParseError {
+            kind: ParseErrorKind::ConsumeMisuse(rule.into()),
+            location,
+        }
+    }
+
+    /// The Teradata (or tdlite) error number.
+    pub fn code(&self) -> u32 {
+        match self.kind {
+            ParseErrorKind::Syntax(_) | ParseErrorKind::ConsumeMisuse(_) => 3706,
+            ParseErrorKind::TwoConsumesInRequest => 9902,
+            ParseErrorKind::DdlNotLast => 3932,
+            ParseErrorKind::EmptyRequest => 9909,
+        }
+    }
+
+    /// Builds a 3706 from sqlparser's error, taking the position from its message when present.
+    pub(crate) fn from_sqlparser(err: sqlparser::parser::ParserError, fallback: Location) -> Self {
+        let text = match err {
+            sqlparser::parser::ParserError::TokenizerError(s)
+            | sqlparser::parser::ParserError::ParserError(s) => s,
+            sqlparser::parser::ParserError::RecursionLimitExceeded => {
+                "the request nests too deeply".to_string()
+            }
+        };
+        let (message, location) = match location_from_sqlparser_message(&text) {
+            Some((msg, loc)) => (msg.to_string(), loc),
+            None => (text.clone(), fallback),
+        };
+        ParseError::syntax(message, location)
+    }
+}
+
+/// Splits sqlparser's `"... at Line: N, Column: M"` suffix off a message.
+pub fn location_from_sqlparser_message(text: &str) -> Option<(&str, Location)> {
+    let at = text.rfind(" at Line: ")?;
+    let rest = &text[at + " at Line: ".len()..];
+    let (line, col) = rest.split_once(", Column: ")?;
+    let line: u64 = line.trim().parse().ok()?;
+    let column: u64 = col.trim().parse().ok()?;
+    if line == 0 {
+        return None;
+    }
+    Some((&text[..at], Location::new(line, column)))
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ParseErrorKind::Syntax(m) => write!(f, "Syntax error: {m}"),
+            ParseErrorKind::ConsumeMisuse(m) => write!(f, "Syntax error: {m}"),
+            ParseErrorKind::TwoConsumesInRequest => write!(
+                f,
+                "Only one SELECT AND CONSUME statement can appear in a multistatement request."
+            ),
+            ParseErrorKind::DdlNotLast => {
+                write!(f, "Only an ET or null statement is legal after a DDL Statement.")
+            }
+            ParseErrorKind::EmptyRequest => write!(f, "The request contains no statement."),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlparser_suffix_is_split_off() {
+        let (msg, loc) =
+            location_from_sqlparser_message("Expected: an expression, found: ) at Line: 3, Column: 14")
+                .expect("suffix");
+        assert_eq!(msg, "Expected: an expression, found: )");
+        assert_eq!(loc, Location::new(3, 14));
+        assert!(location_from_sqlparser_message("no position here").is_none());
+    }
+}

@@ -1,0 +1,31 @@
+//! The tdlite parser: Teradata SQL text → [`Spanned`] statements.
+//!
+//! sqlparser's `TeradataDialect` does most of the work; this crate adds what it cannot express
+//! (queue tables, `SELECT AND CONSUME`, `BT`/`ET`, `LOCKING`, Teradata `CREATE TABLE`, the
+//! `SEL`/`INS`/`UPD`/`DEL` abbreviations) and splits scripts into requests by BTEQ's rule.
+//!
+//! ```
+//! let stmts = tdlite_parser::parse_request("SEL * FROM q; INS q (1, 'a');").unwrap();
+//! assert_eq!(stmts.len(), 2);
+//! let err = tdlite_parser::parse_request("SELECT AND CONSUME TOP 2 * FROM q").unwrap_err();
+//! assert_eq!(err.code(), 3706);
+//! ```
+#![warn(missing_docs)]
+
+mod consume;
+mod create_table;
+mod cursor;
+pub mod error;
+mod parser;
+pub mod split;
+pub mod statement;
+
+pub use error::{Location, ParseError, ParseErrorKind};
+pub use parser::{object_name_string, parse_request, parse_statement_text};
+pub use split::{split_requests, RequestText};
+pub use statement::{
+    ColumnDef, ColumnDefault, Consume, CreateTable, DataType, IndexDef, LargeType, LockMode,
+    LockObject, Locking, Spanned, Statement, TableKind,
+};
+/// sqlparser's AST, as used inside [`Statement::Sql`].
+pub use sqlparser::ast;

@@ -1,0 +1,377 @@
+//! The Teradata front parser: tokenizes a request with sqlparser's `TeradataDialect`, splits it
+//! into statements at `;`, handles the forms sqlparser cannot express, rewrites Teradata
+//! shorthands (`SEL`, `INS`, `DEL t ALL`, `EQ`, `MOD`, …) into tokens sqlparser understands, and
+//! hands everything else to sqlparser.
+//!
+//! Invariants: every error carries a position inside the request text; no input makes this
+//! module panic (nesting is bounded by [`crate::cursor::RECURSION_LIMIT`]).
+
+use crate::consume;
+use crate::create_table;
+use crate::cursor::Cursor;
+use crate::error::{Location, ParseError, ParseErrorKind};
+use crate::statement::{LockMode, LockObject, Locking, Spanned, Statement};
+use sqlparser::ast;
+use sqlparser::dialect::TeradataDialect;
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+
+/// Parses one request (one or more statements separated by `;`).
+///
+/// # Errors
+/// 3706 for syntax errors and consume misuse, 9902 for two consumes in one request, 3932 for a
+/// DDL statement that is not last, 9909 for a request with no statement.
+pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
+    let tokens = Tokenizer::new(&TeradataDialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+    let end = end_location(sql);
+    let mut statements = Vec::new();
+    let mut current: Vec<TokenWithSpan> = Vec::new();
+    for tok in tokens {
+        match tok.token {
+            Token::Whitespace(_) | Token::EOF => {}
+            Token::SemiColon => {
+                if !current.is_empty() {
+                    let end_here = Location::from_sql(tok.span.start);
+                    statements.push(parse_tokens(std::mem::take(&mut current), sql, end_here)?);
+                }
+            }
+            _ => current.push(tok),
+        }
+    }
+    if !current.is_empty() {
+        statements.push(parse_tokens(current, sql, end)?);
+    }
+    if statements.is_empty() {
+        return Err(ParseError {
+            kind: ParseErrorKind::EmptyRequest,
+            location: Location::new(1, 1),
+        });
+    }
+    check_request_rules(&statements)?;
+    Ok(statements)
+}
+
+/// Rules that look at the request as a whole.
+fn check_request_rules(statements: &[Spanned]) -> Result<(), ParseError> {
+    let mut consumes = statements.iter().filter(|s| {
+        matches!(
+            s.statement,
+            Statement::Consume(_) | Statement::InsertConsume { .. }
+        )
+    });
+    if let (Some(_), Some(second)) = (consumes.next(), consumes.next()) {
+        return Err(ParseError {
+            kind: ParseErrorKind::TwoConsumesInRequest,
+            location: second.location,
+        });
+    }
+    let n = statements.len();
+    for (i, s) in statements.iter().enumerate() {
+        let followed_only_by_et = statements[i + 1..]
+            .iter()
+            .all(|t| matches!(t.statement, Statement::EndTransaction | Statement::Commit));
+        if s.statement.is_ddl() && i + 1 < n && !followed_only_by_et {
+            return Err(ParseError {
+                kind: ParseErrorKind::DdlNotLast,
+                location: statements[i + 1].location,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn end_location(sql: &str) -> Location {
+    let line = sql.lines().count().max(1) as u64;
+    let last = sql.lines().last().unwrap_or("");
+    let column = if sql.ends_with('\n') {
+        1
+    } else {
+        last.chars().count() as u64 + 1
+    };
+    let line = if sql.ends_with('\n') { line + 1 } else { line };
+    Location::new(line, column)
+}
+
+/// Byte offset of a 1-based (line, column) in `sql`.
+fn byte_offset(sql: &str, loc: Location) -> usize {
+    let mut line = 1u64;
+    let mut col = 1u64;
+    for (i, ch) in sql.char_indices() {
+        if line == loc.line && col == loc.column {
+            return i;
+        }
+        if ch == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    sql.len()
+}
+
+fn parse_tokens(toks: Vec<TokenWithSpan>, sql: &str, end: Location) -> Result<Spanned, ParseError> {
+    let start = Location::from_sql(toks[0].span.start);
+    let text_start = byte_offset(sql, start);
+    let text_end = byte_offset(sql, end).max(text_start);
+    let text = sql[text_start..text_end].trim().to_string();
+    let mut cur = Cursor::new(toks, end);
+    let locking = parse_locking(&mut cur)?;
+    let statement = if cur.at_end() {
+        if locking.is_empty() {
+            return Err(cur.unexpected("expected a statement"));
+        }
+        Statement::LockOnly
+    } else {
+        parse_statement(cur)?
+    };
+    Ok(Spanned {
+        statement,
+        locking,
+        location: start,
+        text,
+    })
+}
+
+/// `LOCKING|LOCK [DATABASE|TABLE|VIEW|ROW] [name] {FOR|IN} mode [MODE] [NOWAIT]`, repeated.
+fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
+    let mut out = Vec::new();
+    while cur.eat_word("LOCKING") || cur.eat_word("LOCK") {
+        let object = if cur.eat_word("ROW") {
+            LockObject::Row
+        } else if cur.eat_word("DATABASE") {
+            LockObject::Database(cur.dotted_name("a database name")?.join("."))
+        } else if cur.eat_word("VIEW") {
+            LockObject::View(cur.dotted_name("a view name")?.join("."))
+        } else {
+            cur.eat_word("TABLE");
+            LockObject::Table(cur.dotted_name("a table name")?.join("."))
+        };
+        if !(cur.eat_word("FOR") || cur.eat_word("IN")) {
+            return Err(cur.unexpected("expected FOR or IN in the LOCKING modifier"));
+        }
+        let mode = match cur.word_at(0).as_deref() {
+            Some("ACCESS") => LockMode::Access,
+            Some("READ") | Some("SHARE") => LockMode::Read,
+            Some("WRITE") => LockMode::Write,
+            Some("EXCLUSIVE") | Some("EXCL") => LockMode::Exclusive,
+            _ => {
+                return Err(
+                    cur.unexpected("expected ACCESS, READ, SHARE, WRITE or EXCLUSIVE after FOR")
+                )
+            }
+        };
+        cur.pos += 1;
+        cur.eat_word("OVERRIDE");
+        cur.eat_word("MODE");
+        let nowait = cur.eat_word("NOWAIT");
+        out.push(Locking {
+            object,
+            mode,
+            nowait,
+        });
+    }
+    Ok(out)
+}
+
+fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
+    let first = cur.word_at(0).unwrap_or_default();
+    match first.as_str() {
+        "BT" => {
+            cur.pos += 1;
+            cur.expect_end()?;
+            Ok(Statement::BeginTransaction)
+        }
+        "ET" => {
+            cur.pos += 1;
+            cur.expect_end()?;
+            Ok(Statement::EndTransaction)
+        }
+        "BEGIN" if cur.word_at(1).as_deref() == Some("TRANSACTION") => {
+            cur.pos += 2;
+            cur.expect_end()?;
+            Ok(Statement::BeginTransaction)
+        }
+        "END" if cur.word_at(1).as_deref() == Some("TRANSACTION") => {
+            cur.pos += 2;
+            cur.expect_end()?;
+            Ok(Statement::EndTransaction)
+        }
+        "COMMIT" => {
+            cur.pos += 1;
+            cur.eat_word("WORK");
+            cur.eat_word("RELEASE");
+            cur.expect_end()?;
+            Ok(Statement::Commit)
+        }
+        "ROLLBACK" | "ABORT" => {
+            cur.pos += 1;
+            cur.eat_word("WORK");
+            if matches!(cur.peek(), Some(Token::SingleQuotedString(_))) {
+                cur.pos += 1;
+            }
+            cur.expect_end()?;
+            Ok(Statement::Rollback {
+                abort: first == "ABORT",
+            })
+        }
+        "HELP" | "SHOW" if cur.word_at(1).as_deref() == Some("TABLE") => {
+            cur.pos += 2;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            cur.expect_end()?;
+            Ok(if first == "HELP" {
+                Statement::HelpTable(name)
+            } else {
+                Statement::ShowTable(name)
+            })
+        }
+        "CT" => create_table::parse(&mut cur).map(|c| Statement::CreateTable(Box::new(c))),
+        "CREATE" if create_table::is_create_table(&cur) => {
+            create_table::parse(&mut cur).map(|c| Statement::CreateTable(Box::new(c)))
+        }
+        "SEL" | "SELECT" if consume::is_consume(&cur, 0) => {
+            consume::parse(&mut cur).map(|c| Statement::Consume(Box::new(c)))
+        }
+        "INS" | "INSERT" => {
+            if let Some(stmt) = consume::parse_insert_consume(&mut cur)? {
+                return Ok(stmt);
+            }
+            sql_statement(cur)
+        }
+        _ => sql_statement(cur),
+    }
+}
+
+/// Rewrites Teradata shorthands and parses the statement with sqlparser.
+fn sql_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
+    consume::reject_nested_consume(&cur)?;
+    rewrite_tokens(&mut cur.toks);
+    let stmt = cur.with_sqlparser(|p| p.parse_statement())?;
+    cur.expect_end()?;
+    Ok(Statement::Sql(Box::new(stmt)))
+}
+
+fn keyword(word: &str, like: &TokenWithSpan) -> TokenWithSpan {
+    TokenWithSpan {
+        token: Token::make_keyword(word),
+        span: like.span,
+    }
+}
+
+fn unquoted_upper(tok: &Token) -> Option<String> {
+    match tok {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
+/// Teradata spellings → tokens sqlparser parses.
+fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
+    // Operators and SEL anywhere in the statement.
+    let mut i = 0;
+    while i < toks.len() {
+        let after_period = i > 0 && toks[i - 1].token == Token::Period;
+        let replacement = match unquoted_upper(&toks[i].token).as_deref() {
+            _ if after_period => None,
+            Some("SEL") => Some(Token::make_keyword("SELECT")),
+            Some("EQ") => Some(Token::Eq),
+            Some("NE") => Some(Token::Neq),
+            Some("LT") => Some(Token::Lt),
+            Some("LE") => Some(Token::LtEq),
+            Some("GT") => Some(Token::Gt),
+            Some("GE") => Some(Token::GtEq),
+            Some("MOD") => Some(Token::Mod),
+            _ => None,
+        };
+        if let Some(t) = replacement {
+            toks[i].token = t;
+        } else if toks[i].token == Token::Caret && toks.get(i + 1).map(|t| &t.token) == Some(&Token::Eq)
+        {
+            toks[i].token = Token::Neq;
+            toks.remove(i + 1);
+        }
+        i += 1;
+    }
+    let Some(first) = toks.first().and_then(|t| unquoted_upper(&t.token)) else {
+        return;
+    };
+    match first.as_str() {
+        "INS" | "INSERT" => {
+            toks[0] = keyword("INSERT", &toks[0]);
+            if toks.get(1).and_then(|t| unquoted_upper(&t.token)).as_deref() != Some("INTO") {
+                let into = keyword("INTO", &toks[0]);
+                toks.insert(1, into);
+            }
+            // INSERT INTO t (1, 'a') without VALUES: a parenthesised list that ends the statement.
+            let mut j = 2;
+            while j < toks.len() && matches!(toks[j].token, Token::Word(_) | Token::Period) {
+                j += 1;
+            }
+            if toks.get(j).map(|t| &t.token) == Some(&Token::LParen) {
+                if let Some(close) = matching_paren(toks, j) {
+                    if close + 1 == toks.len() {
+                        let values = keyword("VALUES", &toks[j]);
+                        toks.insert(j, values);
+                    }
+                }
+            }
+        }
+        "UPD" => toks[0] = keyword("UPDATE", &toks[0]),
+        "DEL" | "DELETE" => {
+            toks[0] = keyword("DELETE", &toks[0]);
+            if toks.get(1).and_then(|t| unquoted_upper(&t.token)).as_deref() != Some("FROM") {
+                let from = keyword("FROM", &toks[0]);
+                toks.insert(1, from);
+            }
+            if toks.len() > 3 && toks.last().and_then(|t| unquoted_upper(&t.token)).as_deref() == Some("ALL") {
+                toks.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn matching_paren(toks: &[TokenWithSpan], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Parses a request that must hold exactly one statement.
+///
+/// # Errors
+/// As [`parse_request`], plus 3706 when there is more than one statement.
+pub fn parse_statement_text(sql: &str) -> Result<Spanned, ParseError> {
+    let mut stmts = parse_request(sql)?;
+    if stmts.len() != 1 {
+        return Err(ParseError::syntax(
+            "expected exactly one statement",
+            stmts[1].location,
+        ));
+    }
+    Ok(stmts.remove(0))
+}
+
+/// The object name of a sqlparser statement target, for callers that need one.
+pub fn object_name_string(name: &ast::ObjectName) -> String {
+    name.0
+        .iter()
+        .map(|p| match p {
+            ast::ObjectNamePart::Identifier(i) => i.value.clone(),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}

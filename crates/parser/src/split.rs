@@ -1,0 +1,160 @@
+//! Splitting script text into requests by BTEQ's rule: a request ends at a `;` that is the last
+//! non-blank character of a line. `a; b;` on one line is therefore one multi-statement request.
+//! Semicolons inside string literals, quoted names and comments do not count, and a trailing
+//! `-- comment` after the `;` does not hide it.
+//!
+//! Invariant: concatenating the requests' texts and the returned remainder gives back the
+//! input with nothing dropped but the blank text between requests.
+
+/// One request cut out of a script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestText {
+    /// The request's text, including its final `;`.
+    pub text: String,
+    /// The script line (1-based) the request starts on.
+    pub line: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Code,
+    Str,
+    Quoted,
+    Block,
+}
+
+/// Splits `script` into complete requests and returns them with the unterminated rest.
+///
+/// Dot commands (lines starting with `.` outside a request) are returned as requests of their
+/// own, without needing a `;`.
+pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut start_line = 1usize;
+    let mut state = State::Code;
+    for (idx, raw_line) in script.split_inclusive('\n').enumerate() {
+        let line_no = idx + 1;
+        if current.trim().is_empty() && state == State::Code && raw_line.trim_start().starts_with('.') {
+            out.push(RequestText {
+                text: raw_line.trim().to_string(),
+                line: line_no,
+            });
+            current.clear();
+            continue;
+        }
+        if current.trim().is_empty() {
+            start_line = line_no;
+        }
+        let (ends, next_state) = line_ends_request(raw_line, state);
+        state = next_state;
+        current.push_str(raw_line);
+        if ends {
+            out.push(RequestText {
+                text: current.trim().to_string(),
+                line: start_line,
+            });
+            current.clear();
+        }
+    }
+    if current.trim().is_empty() {
+        current.clear();
+    }
+    (out, current)
+}
+
+/// True if `text` holds at least one complete request (what the REPL needs to run it).
+pub fn is_complete(text: &str) -> bool {
+    let (reqs, rest) = split_requests(text);
+    !reqs.is_empty() && rest.trim().is_empty()
+}
+
+/// Scans one line; returns whether its last significant character is a `;` in code.
+fn line_ends_request(line: &str, mut state: State) -> (bool, State) {
+    let chars: Vec<char> = line.chars().collect();
+    let mut last_significant_is_semicolon = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        match state {
+            State::Code => match c {
+                '\'' => {
+                    state = State::Str;
+                    last_significant_is_semicolon = false;
+                }
+                '"' => {
+                    state = State::Quoted;
+                    last_significant_is_semicolon = false;
+                }
+                '-' if next == Some('-') => break,
+                '/' if next == Some('*') => {
+                    state = State::Block;
+                    i += 1;
+                }
+                ';' => last_significant_is_semicolon = true,
+                c if c.is_whitespace() => {}
+                _ => last_significant_is_semicolon = false,
+            },
+            State::Str => {
+                if c == '\'' {
+                    if next == Some('\'') {
+                        i += 1;
+                    } else {
+                        state = State::Code;
+                    }
+                }
+            }
+            State::Quoted => {
+                if c == '"' {
+                    state = State::Code;
+                }
+            }
+            State::Block => {
+                if c == '*' && next == Some('/') {
+                    state = State::Code;
+                    i += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    (last_significant_is_semicolon && state == State::Code, state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<String> {
+        split_requests(s).0.into_iter().map(|r| r.text).collect()
+    }
+
+    #[test]
+    fn semicolon_at_end_of_line_ends_a_request() {
+        assert_eq!(texts("INS q(1); INS q(2);\nSEL * FROM q;\n"), vec!["INS q(1); INS q(2);", "SEL * FROM q;"]);
+    }
+
+    #[test]
+    fn semicolon_mid_line_does_not_end_a_request() {
+        let (reqs, rest) = split_requests("SEL 1; SEL\n2;\n");
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].text, "SEL 1; SEL\n2;");
+        assert_eq!(reqs[0].line, 1);
+        assert!(rest.is_empty());
+    }
+
+    #[test]
+    fn strings_and_comments_hide_semicolons() {
+        let (reqs, rest) = split_requests("SEL 'a;\nb;' ;\n/* x;\n*/ SEL 1; -- done;\nSEL \"a;\"\n");
+        assert_eq!(reqs.len(), 2);
+        assert_eq!(reqs[1].text, "/* x;\n*/ SEL 1; -- done;");
+        assert_eq!(rest, "SEL \"a;\"\n");
+        assert!(!is_complete("SEL 1"));
+        assert!(is_complete("SEL 1;"));
+    }
+
+    #[test]
+    fn dot_commands_stand_alone() {
+        assert_eq!(texts(".quit\nSEL 1;\n"), vec![".quit", "SEL 1;"]);
+    }
+}

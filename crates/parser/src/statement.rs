@@ -1,0 +1,271 @@
+//! The statements tdlite understands: sqlparser's AST for standard SQL, our own types for the
+//! Teradata forms sqlparser cannot express (`CREATE TABLE …, QUEUE` with Teradata options,
+//! `SELECT AND CONSUME`, `BT`/`ET`, `LOCKING`).
+//!
+//! Invariant: every statement keeps the [`Location`] of its first token, so later stages can
+//! point at it in errors.
+
+use crate::error::Location;
+use sqlparser::ast;
+
+/// One statement of a request, with where it starts and its `LOCKING` modifiers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spanned {
+    /// The statement.
+    pub statement: Statement,
+    /// `LOCKING … FOR …` modifiers written before it, in order.
+    pub locking: Vec<Locking>,
+    /// Position of the statement's first token (of the LOCKING modifier, if any).
+    pub location: Location,
+    /// The statement's source text, as written.
+    pub text: String,
+}
+
+/// A tdlite statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Statement {
+    /// Standard SQL handled by sqlparser: SELECT, INSERT, UPDATE, DELETE, DROP TABLE, …
+    Sql(Box<ast::Statement>),
+    /// Teradata `CREATE TABLE` (also `CT`), queue tables included.
+    CreateTable(Box<CreateTable>),
+    /// `SELECT AND CONSUME TOP 1 list FROM queue`.
+    Consume(Box<Consume>),
+    /// `INSERT INTO t [(cols)] SELECT AND CONSUME TOP 1 … FROM queue`.
+    InsertConsume {
+        /// Target table.
+        table: ast::ObjectName,
+        /// Optional target column list.
+        columns: Vec<ast::Ident>,
+        /// The consume that feeds the insert.
+        consume: Box<Consume>,
+    },
+    /// `BT` / `BEGIN TRANSACTION`.
+    BeginTransaction,
+    /// `ET` / `END TRANSACTION`.
+    EndTransaction,
+    /// `COMMIT [WORK]`.
+    Commit,
+    /// `ROLLBACK [WORK]` or `ABORT` (`abort` says which was written).
+    Rollback {
+        /// True for `ABORT`.
+        abort: bool,
+    },
+    /// `HELP TABLE name`: one row per column.
+    HelpTable(ast::ObjectName),
+    /// `SHOW TABLE name`: the table's DDL.
+    ShowTable(ast::ObjectName),
+    /// A `LOCKING` modifier with no statement after it (locks the object only).
+    LockOnly,
+}
+
+impl Statement {
+    /// True for statements that define or drop objects (DDL).
+    pub fn is_ddl(&self) -> bool {
+        match self {
+            Statement::CreateTable(_) => true,
+            Statement::Sql(s) => matches!(
+                **s,
+                ast::Statement::Drop { .. } | ast::Statement::CreateTable(_)
+            ),
+            _ => false,
+        }
+    }
+}
+
+/// A `LOCKING` request modifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locking {
+    /// What is locked.
+    pub object: LockObject,
+    /// The lock severity.
+    pub mode: LockMode,
+    /// `NOWAIT`: fail at once instead of waiting.
+    pub nowait: bool,
+}
+
+/// The object a `LOCKING` modifier names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockObject {
+    /// `LOCKING ROW`.
+    Row,
+    /// `LOCKING [TABLE] name`.
+    Table(String),
+    /// `LOCKING DATABASE name`.
+    Database(String),
+    /// `LOCKING VIEW name`.
+    View(String),
+}
+
+/// Lock severities of the `LOCKING` modifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockMode {
+    /// `ACCESS`: dirty reads allowed.
+    Access,
+    /// `READ` / `SHARE`.
+    Read,
+    /// `WRITE`.
+    Write,
+    /// `EXCLUSIVE` / `EXCL`.
+    Exclusive,
+}
+
+/// `SELECT AND CONSUME TOP 1 list FROM queue`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Consume {
+    /// The select list (`*` or expressions).
+    pub projection: Vec<ast::SelectItem>,
+    /// The queue table.
+    pub table: ast::ObjectName,
+    /// Where the queue table's name is written.
+    pub table_location: Location,
+}
+
+/// Teradata `CREATE TABLE`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreateTable {
+    /// Table name (possibly `db.table`).
+    pub name: ast::ObjectName,
+    /// `SET`, `MULTISET`, or unspecified (session default).
+    pub kind: Option<TableKind>,
+    /// `VOLATILE`.
+    pub volatile: bool,
+    /// `, QUEUE`.
+    pub queue: bool,
+    /// Table options after the name (`FALLBACK`, `NO JOURNAL`, `CHECKSUM = …`), as written.
+    pub options: Vec<String>,
+    /// Column definitions in order.
+    pub columns: Vec<ColumnDef>,
+    /// `[UNIQUE] PRIMARY INDEX [name] (cols)`, if given.
+    pub primary_index: Option<IndexDef>,
+    /// `NO PRIMARY INDEX`.
+    pub no_primary_index: bool,
+    /// Secondary `[UNIQUE] INDEX [name] (cols)` definitions.
+    pub indexes: Vec<IndexDef>,
+    /// Table-level `PRIMARY KEY (cols)` / `UNIQUE (cols)` constraints.
+    pub unique_constraints: Vec<IndexDef>,
+    /// `ON COMMIT PRESERVE|DELETE ROWS` (true = preserve).
+    pub on_commit_preserve: Option<bool>,
+    /// Where the `QUEUE` keyword is, if present.
+    pub queue_location: Option<Location>,
+}
+
+/// `SET` or `MULTISET`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableKind {
+    /// Duplicate rows rejected.
+    Set,
+    /// Duplicate rows allowed.
+    Multiset,
+}
+
+/// A primary or secondary index definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexDef {
+    /// Optional index name.
+    pub name: Option<String>,
+    /// `UNIQUE`.
+    pub unique: bool,
+    /// Indexed columns, in order.
+    pub columns: Vec<String>,
+    /// Where the definition starts.
+    pub location: Location,
+}
+
+/// A Teradata column type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// `BYTEINT` (1 byte).
+    ByteInt,
+    /// `SMALLINT`.
+    SmallInt,
+    /// `INTEGER` / `INT`.
+    Integer,
+    /// `BIGINT`.
+    BigInt,
+    /// `DECIMAL(p,s)` / `NUMERIC` / `NUMBER`.
+    Decimal(u8, i8),
+    /// `FLOAT` / `REAL` / `DOUBLE PRECISION`.
+    Float,
+    /// `CHAR(n)`.
+    Char(u32),
+    /// `VARCHAR(n)`.
+    VarChar(u32),
+    /// `DATE`.
+    Date,
+    /// `TIME(p)`.
+    Time(u8),
+    /// `TIMESTAMP(p)`; `explicit` says whether the precision was written.
+    Timestamp {
+        /// Fractional-second precision.
+        precision: u8,
+        /// True if `(p)` was written.
+        explicit: bool,
+        /// `WITH TIME ZONE`.
+        with_time_zone: bool,
+    },
+    /// `BYTE(n)`.
+    Byte(u32),
+    /// `VARBYTE(n)`.
+    VarByte(u32),
+    /// `BLOB`, `CLOB`, `JSON`, `XML` and other large or structured types (kept by name).
+    Unsupported(LargeType),
+}
+
+/// Types tdlite parses but cannot store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LargeType {
+    /// `BLOB`.
+    Blob,
+    /// `CLOB`.
+    Clob,
+    /// `JSON`.
+    Json,
+    /// `XML`.
+    Xml,
+}
+
+/// A column's `DEFAULT`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnDefault {
+    /// `DEFAULT expr` (a literal, `NULL`, `CURRENT_TIMESTAMP[(p)]`, `DATE`, `USER`, …).
+    Expr(ast::Expr),
+    /// `WITH DEFAULT`: the type's system default (0, blanks, current date/time).
+    System,
+}
+
+/// One column definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    /// Column name.
+    pub name: String,
+    /// Its type.
+    pub data_type: DataType,
+    /// `NOT NULL`.
+    pub not_null: bool,
+    /// `DEFAULT …` / `WITH DEFAULT`.
+    pub default: Option<ColumnDefault>,
+    /// `CASESPECIFIC` (Some(true)) / `NOT CASESPECIFIC` (Some(false)).
+    pub case_specific: Option<bool>,
+    /// `UPPERCASE`.
+    pub uppercase: bool,
+    /// `FORMAT '…'`.
+    pub format: Option<String>,
+    /// `TITLE '…'`.
+    pub title: Option<String>,
+    /// `CHARACTER SET name`.
+    pub character_set: Option<String>,
+    /// `COMPRESS [...]` (accepted; compression is a storage hint tdlite ignores).
+    pub compress: bool,
+    /// Column-level `PRIMARY KEY`.
+    pub primary_key: bool,
+    /// Column-level `UNIQUE`.
+    pub unique: bool,
+    /// `GENERATED … AS IDENTITY`.
+    pub identity: bool,
+    /// `CHECK (…)` constraints.
+    pub checks: Vec<ast::Expr>,
+    /// Where the column name is written.
+    pub location: Location,
+    /// Where the `DEFAULT` clause starts, if any.
+    pub default_location: Option<Location>,
+}

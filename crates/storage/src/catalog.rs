@@ -1,0 +1,215 @@
+//! The catalog: table definitions and the name → table map.
+//!
+//! Names are case-insensitive (stored upper-cased, displayed as written). Table ids are never
+//! reused, so anything that remembers a table (a waiting consumer, an undo entry) can tell a
+//! dropped table from a new one of the same name.
+
+use crate::error::StorageError;
+use crate::table::Table;
+use crate::types::{SqlType, Value};
+use arrow::datatypes::{Field, Schema, SchemaRef};
+use indexmap::IndexMap;
+use parking_lot::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A column default that storage records and `exec` evaluates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultValue {
+    /// A constant.
+    Const(Value),
+    /// `CURRENT_TIMESTAMP`, evaluated once per request.
+    CurrentTimestamp,
+    /// `CURRENT_DATE` / `DATE`.
+    CurrentDate,
+    /// `CURRENT_TIME` / `TIME`.
+    CurrentTime,
+    /// `USER`.
+    User,
+}
+
+/// One column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// Name as written.
+    pub name: String,
+    /// Type.
+    pub ty: SqlType,
+    /// False for NOT NULL columns.
+    pub nullable: bool,
+    /// DEFAULT, if any.
+    pub default: Option<DefaultValue>,
+    /// CASESPECIFIC (character columns).
+    pub case_specific: bool,
+    /// UPPERCASE: values are stored upper-cased.
+    pub uppercase: bool,
+    /// TITLE, used as the column heading.
+    pub title: Option<String>,
+    /// FORMAT string, kept for HELP/SHOW.
+    pub format: Option<String>,
+}
+
+/// SET or MULTISET.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableKind {
+    /// No duplicate rows.
+    Set,
+    /// Duplicate rows allowed.
+    Multiset,
+}
+
+/// A unique key (UPI, USI, PRIMARY KEY or UNIQUE constraint) or a plain index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexSpec {
+    /// Index name, if given.
+    pub name: Option<String>,
+    /// Column positions.
+    pub columns: Vec<usize>,
+    /// Whether values must be unique.
+    pub unique: bool,
+}
+
+/// A table definition.
+#[derive(Debug, Clone)]
+pub struct TableSchema {
+    /// Name as written.
+    pub name: String,
+    /// Columns in order.
+    pub columns: Vec<Column>,
+    /// SET or MULTISET.
+    pub kind: TableKind,
+    /// A queue table (first column is the QITS).
+    pub queue: bool,
+    /// The primary index (a NUPI on the first column when none was given).
+    pub primary_index: Option<IndexSpec>,
+    /// Secondary indexes and unique constraints.
+    pub secondary: Vec<IndexSpec>,
+    /// The DDL text the table was created with (for SHOW TABLE).
+    pub ddl: String,
+    /// The Arrow schema of the stored batches.
+    pub arrow: SchemaRef,
+}
+
+impl TableSchema {
+    /// Builds a definition; the Arrow schema is derived from the columns.
+    pub fn new(
+        name: String,
+        columns: Vec<Column>,
+        kind: TableKind,
+        queue: bool,
+        primary_index: Option<IndexSpec>,
+        secondary: Vec<IndexSpec>,
+        ddl: String,
+    ) -> Self {
+        let arrow = Arc::new(Schema::new(
+            columns
+                .iter()
+                .map(|c| Field::new(&c.name, c.ty.arrow_type(), c.nullable))
+                .collect::<Vec<_>>(),
+        ));
+        TableSchema {
+            name,
+            columns,
+            kind,
+            queue,
+            primary_index,
+            secondary,
+            ddl,
+            arrow,
+        }
+    }
+
+    /// Position of a column by case-insensitive name.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Every unique key: the UPI and unique secondaries.
+    pub fn unique_keys(&self) -> impl Iterator<Item = (&IndexSpec, bool)> {
+        self.primary_index
+            .iter()
+            .filter(|i| i.unique)
+            .map(|i| (i, true))
+            .chain(self.secondary.iter().filter(|i| i.unique).map(|i| (i, false)))
+    }
+}
+
+/// The name → table map.
+#[derive(Default)]
+pub struct Catalog {
+    tables: RwLock<IndexMap<String, Arc<Table>>>,
+    next_id: AtomicU64,
+}
+
+fn key(name: &str) -> String {
+    name.to_uppercase()
+}
+
+impl Catalog {
+    /// Looks a table up by name.
+    pub fn get_table(&self, name: &str) -> Option<Arc<Table>> {
+        self.tables.read().get(&key(name)).cloned()
+    }
+
+    /// Looks a table up by name; 3807 if it does not exist.
+    ///
+    /// # Errors
+    /// [`StorageError::ObjectNotFound`].
+    pub fn must_get_table(&self, name: &str) -> Result<Arc<Table>, StorageError> {
+        self.get_table(name)
+            .ok_or_else(|| StorageError::ObjectNotFound(name.to_string()))
+    }
+
+    /// Creates a table.
+    ///
+    /// # Errors
+    /// [`StorageError::TableExists`] (3803).
+    pub fn create_table(&self, schema: TableSchema) -> Result<Arc<Table>, StorageError> {
+        let mut tables = self.tables.write();
+        let k = key(&schema.name);
+        if tables.contains_key(&k) {
+            return Err(StorageError::TableExists(schema.name));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let table = Arc::new(Table::new(id, schema));
+        tables.insert(k, table.clone());
+        Ok(table)
+    }
+
+    /// Puts a dropped table back (undo of DROP TABLE).
+    pub(crate) fn restore_table(&self, table: Arc<Table>) {
+        table.set_dropped(false);
+        self.tables.write().insert(key(&table.schema.name), table);
+    }
+
+    /// Removes a table from the catalog.
+    ///
+    /// # Errors
+    /// [`StorageError::ObjectNotFound`] (3807).
+    pub fn drop_table(&self, name: &str) -> Result<Arc<Table>, StorageError> {
+        let t = self
+            .tables
+            .write()
+            .shift_remove(&key(name))
+            .ok_or_else(|| StorageError::ObjectNotFound(name.to_string()))?;
+        t.set_dropped(true);
+        Ok(t)
+    }
+
+    /// Removes a table only if it is this very table (undo of CREATE TABLE).
+    pub(crate) fn remove_if_same(&self, table: &Arc<Table>) {
+        let mut tables = self.tables.write();
+        let k = key(&table.schema.name);
+        if tables.get(&k).is_some_and(|t| Arc::ptr_eq(t, table)) {
+            tables.shift_remove(&k);
+            table.set_dropped(true);
+        }
+    }
+
+    /// All tables, in creation order.
+    pub fn tables(&self) -> Vec<Arc<Table>> {
+        self.tables.read().values().cloned().collect()
+    }
+}

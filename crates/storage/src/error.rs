@@ -1,0 +1,40 @@
+//! Storage errors. Each variant is a condition a user can cause; `exec` maps them to Teradata
+//! error numbers in one exhaustive match.
+
+/// An error from the storage layer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StorageError {
+    /// A table with this name exists already (3803).
+    #[error("Table '{0}' already exists.")]
+    TableExists(String),
+    /// No table of this name (3807).
+    #[error("Object '{0}' does not exist.")]
+    ObjectNotFound(String),
+    /// A SET table already holds an identical row (2802).
+    #[error("Duplicate row error in {0}.")]
+    DuplicateRow(String),
+    /// A unique primary index value exists already (2801).
+    #[error("Duplicate unique prime key error in {0}.")]
+    DuplicatePrimaryKey(String),
+    /// A unique secondary index or UNIQUE/PRIMARY KEY constraint was violated (2803).
+    #[error("Secondary index uniqueness violation in {0}.")]
+    DuplicateUniqueKey(String),
+    /// NULL for a NOT NULL column (3811).
+    #[error("Column '{0}' is NOT NULL. Give the column a value.")]
+    NotNull(String),
+    /// Another open transaction has changed the row this one wants to change (2631).
+    #[error("Transaction ABORTed due to a write conflict on table '{0}' (another open transaction changed the same row).")]
+    WriteConflict(String),
+    /// A value does not fit its column's type.
+    #[error("Value for column '{column}' does not fit its type: {reason}")]
+    BadValue {
+        /// The column.
+        column: String,
+        /// Why.
+        reason: String,
+    },
+    /// The transaction has already ended.
+    #[error("The transaction has already ended.")]
+    TransactionEnded,
+}

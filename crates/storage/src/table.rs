@@ -1,0 +1,267 @@
+//! A table: sealed Arrow segments plus an open tail, per-row MVCC stamps, and the side indexes
+//! that keep constraints and the queue cheap (unique keys, SET duplicates, the queue index).
+//!
+//! ```text
+//!   RowId:  0 ............ SEG-1 | SEG ........ 2·SEG-1 | 2·SEG ... (tail)
+//!           segment 0 (RecordBatch) segment 1 (RecordBatch)  Vec<Vec<Value>>, sealed when full
+//!   xmin[], xmax[], seq[]  one entry per RowId, beside the batches
+//! ```
+//!
+//! Invariants: a RowId never moves or changes its values (updates are delete + insert); the
+//! stamps follow the rules in [`crate::mvcc`]; the unique and duplicate maps hold every row whose
+//! creator did not roll back, and lookups skip rows whose deletion committed.
+
+use crate::catalog::TableSchema;
+use crate::error::StorageError;
+use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
+use crate::queue::{QueueIndex, QueueKey};
+use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
+use arrow::array::{BooleanArray, UInt64Array};
+use arrow::compute::filter_record_batch;
+use arrow::record_batch::RecordBatch;
+use parking_lot::{Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Rows per sealed segment.
+pub const SEGMENT_ROWS: usize = 4096;
+
+/// A row's permanent address in its table.
+pub type RowId = u64;
+
+/// A table and its data.
+pub struct Table {
+    /// Unique id, never reused.
+    pub id: u64,
+    /// The definition.
+    pub schema: TableSchema,
+    data: Mutex<TableData>,
+    dropped: AtomicBool,
+}
+
+/// The mutable part of a table, behind one lock held for short, bounded steps.
+pub struct TableData {
+    segments: Vec<RecordBatch>,
+    tail: Vec<Vec<Value>>,
+    pub(crate) xmin: Vec<TxnId>,
+    pub(crate) xmax: Vec<TxnId>,
+    pub(crate) seq: Vec<u64>,
+    pub(crate) queue: QueueIndex,
+    unique: Vec<HashMap<RowKey, Vec<RowId>>>,
+    duplicates: Option<HashMap<RowKey, Vec<RowId>>>,
+    next_seq: u64,
+}
+
+/// One batch of visible rows and their ids.
+#[derive(Debug, Clone)]
+pub struct ScanBatch {
+    /// The rows.
+    pub batch: RecordBatch,
+    /// Their RowIds, in the same order.
+    pub row_ids: UInt64Array,
+}
+
+impl Table {
+    pub(crate) fn new(id: u64, schema: TableSchema) -> Self {
+        let unique = schema.unique_keys().map(|_| HashMap::new()).collect();
+        let duplicates = (schema.kind == crate::catalog::TableKind::Set).then(HashMap::new);
+        Table {
+            id,
+            schema,
+            data: Mutex::new(TableData {
+                segments: Vec::new(),
+                tail: Vec::new(),
+                xmin: Vec::new(),
+                xmax: Vec::new(),
+                seq: Vec::new(),
+                queue: QueueIndex::default(),
+                unique,
+                duplicates,
+                next_seq: 0,
+            }),
+            dropped: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, TableData> {
+        self.data.lock()
+    }
+
+    /// True once the table has been dropped.
+    pub fn is_dropped(&self) -> bool {
+        self.dropped.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_dropped(&self, v: bool) {
+        self.dropped.store(v, Ordering::Release);
+    }
+
+    /// Rows visible to `snapshot`, as Arrow batches (at most [`SEGMENT_ROWS`] rows each).
+    pub fn scan(&self, snapshot: &Snapshot) -> Vec<ScanBatch> {
+        let d = self.lock();
+        let mut out = Vec::with_capacity(d.segments.len() + 1);
+        for (s, batch) in d.segments.iter().enumerate() {
+            let base = s * SEGMENT_ROWS;
+            out.push(d.visible_part(snapshot, batch, base));
+        }
+        if !d.tail.is_empty() {
+            let batch = d.tail_batch(&self.schema);
+            out.push(d.visible_part(snapshot, &batch, d.segments.len() * SEGMENT_ROWS));
+        }
+        out.retain(|b| b.batch.num_rows() > 0);
+        out
+    }
+
+    /// Number of rows waiting in the queue index (committed, unclaimed).
+    pub fn queue_depth(&self) -> usize {
+        self.lock().queue.len()
+    }
+}
+
+impl TableData {
+    fn visible_part(&self, snapshot: &Snapshot, batch: &RecordBatch, base: usize) -> ScanBatch {
+        let n = batch.num_rows();
+        let mask: BooleanArray = (0..n)
+            .map(|i| Some(snapshot.visible(self.xmin[base + i], self.xmax[base + i])))
+            .collect();
+        let ids: UInt64Array = (0..n as u64)
+            .filter(|i| mask.value(*i as usize))
+            .map(|i| base as u64 + i)
+            .collect();
+        let batch = if ids.len() == n {
+            batch.clone()
+        } else {
+            filter_record_batch(batch, &mask).expect("mask length equals batch length")
+        };
+        ScanBatch { batch, row_ids: ids }
+    }
+
+    fn tail_batch(&self, schema: &TableSchema) -> RecordBatch {
+        let arrays = schema
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(c, col)| values_to_array(col.ty, self.tail.iter().map(|r| &r[c])))
+            .collect();
+        RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
+    }
+
+    /// Number of rows ever stored.
+    pub(crate) fn len(&self) -> usize {
+        self.xmin.len()
+    }
+
+    /// A row's values.
+    pub(crate) fn row(&self, rid: RowId) -> Vec<Value> {
+        let rid = rid as usize;
+        let s = rid / SEGMENT_ROWS;
+        if s < self.segments.len() {
+            let b = &self.segments[s];
+            let i = rid % SEGMENT_ROWS;
+            b.columns().iter().map(|a| value_at(a.as_ref(), i)).collect()
+        } else {
+            self.tail[rid - self.segments.len() * SEGMENT_ROWS].clone()
+        }
+    }
+
+    /// True if the row may still exist for someone: not rolled back, deletion not committed.
+    fn alive(&self, rid: RowId, me: TxnId, tm: &TxnManager) -> bool {
+        let (xmin, xmax) = (self.xmin[rid as usize], self.xmax[rid as usize]);
+        xmin != DEAD && xmax != me && !(xmax != 0 && tm.is_committed(xmax))
+    }
+
+    fn key_of(schema: &TableSchema, values: &[Value], cols: &[usize]) -> RowKey {
+        RowKey(
+            cols.iter()
+                .map(|&c| normalize_for_key(&values[c], schema.columns[c].case_specific))
+                .collect(),
+        )
+    }
+
+    /// Appends a row created by `me`, after the NOT NULL, unique and duplicate checks.
+    pub(crate) fn append(
+        &mut self,
+        schema: &TableSchema,
+        values: Vec<Value>,
+        me: TxnId,
+        tm: &TxnManager,
+        seq: Option<u64>,
+    ) -> Result<RowId, StorageError> {
+        for (v, col) in values.iter().zip(&schema.columns) {
+            if v.is_null() && !col.nullable {
+                return Err(StorageError::NotNull(col.name.clone()));
+            }
+        }
+        let mut unique_keys = Vec::new();
+        for (k, (spec, primary)) in schema.unique_keys().enumerate() {
+            let key = Self::key_of(schema, &values, &spec.columns);
+            if key.0.iter().any(Value::is_null) {
+                unique_keys.push(None);
+                continue;
+            }
+            if let Some(rows) = self.unique[k].get(&key) {
+                if rows.iter().any(|&r| self.alive(r, me, tm)) {
+                    return Err(if primary {
+                        StorageError::DuplicatePrimaryKey(schema.name.clone())
+                    } else {
+                        StorageError::DuplicateUniqueKey(schema.name.clone())
+                    });
+                }
+            }
+            unique_keys.push(Some(key));
+        }
+        let all: Vec<usize> = (0..schema.columns.len()).collect();
+        let dup_key = if self.duplicates.is_some() {
+            let key = Self::key_of(schema, &values, &all);
+            let rows = self.duplicates.as_ref().and_then(|m| m.get(&key));
+            if rows.is_some_and(|rows| rows.iter().any(|&r| self.alive(r, me, tm))) {
+                return Err(StorageError::DuplicateRow(schema.name.clone()));
+            }
+            Some(key)
+        } else {
+            None
+        };
+        let rid = self.len() as RowId;
+        for (k, key) in unique_keys.into_iter().enumerate() {
+            if let Some(key) = key {
+                self.unique[k].entry(key).or_default().push(rid);
+            }
+        }
+        if let (Some(map), Some(key)) = (self.duplicates.as_mut(), dup_key) {
+            map.entry(key).or_default().push(rid);
+        }
+        let seq = seq.unwrap_or_else(|| {
+            self.next_seq += 1;
+            self.next_seq
+        });
+        self.xmin.push(me);
+        self.xmax.push(0);
+        self.seq.push(seq);
+        self.tail.push(values);
+        if self.tail.len() == SEGMENT_ROWS {
+            let batch = self.tail_batch(schema);
+            self.segments.push(batch);
+            self.tail.clear();
+        }
+        Ok(rid)
+    }
+
+    /// The queue key of a row of a queue table (its QITS is column 0).
+    pub(crate) fn queue_key(&self, rid: RowId) -> QueueKey {
+        let qits = match self.row_value(rid, 0) {
+            Value::Timestamp(t) => t,
+            _ => i64::MIN,
+        };
+        (qits, self.seq[rid as usize])
+    }
+
+    fn row_value(&self, rid: RowId, col: usize) -> Value {
+        let rid = rid as usize;
+        let s = rid / SEGMENT_ROWS;
+        if s < self.segments.len() {
+            value_at(self.segments[s].column(col).as_ref(), rid % SEGMENT_ROWS)
+        } else {
+            self.tail[rid - self.segments.len() * SEGMENT_ROWS][col].clone()
+        }
+    }
+}

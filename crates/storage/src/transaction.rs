@@ -1,0 +1,262 @@
+//! A storage transaction: the writes it made (as an undo list), the queue rows it inserted but
+//! has not published, and commit/rollback.
+//!
+//! Invariants:
+//! - every change is recorded in `undo` before the table lock is released, so rollback (asked
+//!   for, caused by a failure, or by dropping the transaction) restores exactly the state before;
+//! - a consumed, deleted or updated queue row leaves the queue index at once (no one else can
+//!   take it or wait for it) and goes back under its original key on rollback;
+//! - rows this transaction inserts into a queue become consumable by others only at commit.
+//!
+//! Concurrent writers: a transaction that wants to change a row another open (or newer
+//! committed) transaction has changed fails with [`StorageError::WriteConflict`] (2631, the
+//! whole transaction rolls back). Waiting for the other transaction instead is issue 4's work.
+
+use crate::catalog::TableSchema;
+use crate::error::StorageError;
+use crate::mvcc::{Snapshot, TxnId, DEAD};
+use crate::queue::QueueKey;
+use crate::table::{RowId, Table};
+use crate::types::Value;
+use crate::Storage;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+enum Undo {
+    Insert { table: Arc<Table>, row: RowId },
+    Delete { table: Arc<Table>, row: RowId, requeue: Option<QueueKey> },
+    CreateTable(Arc<Table>),
+    DropTable(Arc<Table>),
+}
+
+/// What commit or rollback changed in queue tables, so the session layer can wake waiters.
+#[derive(Default)]
+pub struct Outcome {
+    /// Queue tables that gained consumable rows, with how many.
+    pub published: Vec<(Arc<Table>, usize)>,
+}
+
+/// An open transaction. Dropping it without commit rolls it back.
+pub struct Transaction {
+    id: TxnId,
+    storage: Arc<Storage>,
+    undo: Vec<Undo>,
+    own_queue: HashMap<u64, (Arc<Table>, BTreeMap<QueueKey, RowId>)>,
+    ended: bool,
+}
+
+impl Transaction {
+    /// Starts a transaction.
+    pub fn begin(storage: &Arc<Storage>) -> Self {
+        Transaction {
+            id: storage.txns.begin(),
+            storage: storage.clone(),
+            undo: Vec::new(),
+            own_queue: HashMap::new(),
+            ended: false,
+        }
+    }
+
+    /// This transaction's id.
+    pub fn id(&self) -> TxnId {
+        self.id
+    }
+
+    /// A snapshot of what this transaction may read now.
+    pub fn snapshot(&self) -> Snapshot {
+        self.storage.txns.snapshot(self.id)
+    }
+
+    /// True if the transaction has changed anything.
+    pub fn has_writes(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    /// Inserts a row (values already converted to the column types).
+    ///
+    /// # Errors
+    /// 3811 NOT NULL, 2801 duplicate UPI, 2803 duplicate unique key, 2802 duplicate row (SET).
+    pub fn insert(&mut self, table: &Arc<Table>, values: Vec<Value>) -> Result<RowId, StorageError> {
+        let mut d = table.lock();
+        let rid = d.append(&table.schema, values, self.id, &self.storage.txns, None)?;
+        self.undo.push(Undo::Insert { table: table.clone(), row: rid });
+        if table.schema.queue {
+            let key = d.queue_key(rid);
+            self.own_pending(table).insert(key, rid);
+        }
+        Ok(rid)
+    }
+
+    fn own_pending(&mut self, table: &Arc<Table>) -> &mut BTreeMap<QueueKey, RowId> {
+        &mut self
+            .own_queue
+            .entry(table.id)
+            .or_insert_with(|| (table.clone(), BTreeMap::new()))
+            .1
+    }
+
+    /// Marks `row` deleted by this transaction and takes it out of the queue index.
+    fn claim(&mut self, table: &Arc<Table>, d: &mut crate::table::TableData, row: RowId) -> Result<(), StorageError> {
+        let xmax = d.xmax[row as usize];
+        if xmax == self.id {
+            return Ok(());
+        }
+        if xmax != 0 || d.xmin[row as usize] == DEAD {
+            return Err(StorageError::WriteConflict(table.schema.name.clone()));
+        }
+        d.xmax[row as usize] = self.id;
+        let mut requeue = None;
+        if table.schema.queue {
+            let key = d.queue_key(row);
+            if d.queue.remove(&key) {
+                requeue = Some(key);
+            } else if let Some((_, own)) = self.own_queue.get_mut(&table.id) {
+                own.remove(&key);
+            }
+        }
+        self.undo.push(Undo::Delete { table: table.clone(), row, requeue });
+        Ok(())
+    }
+
+    /// Deletes a row this transaction can see.
+    ///
+    /// # Errors
+    /// 2631 [`StorageError::WriteConflict`] if another transaction changed the row.
+    pub fn delete(&mut self, table: &Arc<Table>, row: RowId) -> Result<(), StorageError> {
+        let mut d = table.lock();
+        self.claim(table, &mut d, row)
+    }
+
+    /// Replaces a row by a new version (delete + insert); a queue row keeps its insertion
+    /// sequence, so ties on QITS keep their original order.
+    ///
+    /// # Errors
+    /// As [`Transaction::delete`] and [`Transaction::insert`].
+    pub fn update(&mut self, table: &Arc<Table>, row: RowId, values: Vec<Value>) -> Result<RowId, StorageError> {
+        let mut d = table.lock();
+        self.claim(table, &mut d, row)?;
+        let seq = d.seq[row as usize];
+        let rid = d.append(&table.schema, values, self.id, &self.storage.txns, Some(seq))?;
+        self.undo.push(Undo::Insert { table: table.clone(), row: rid });
+        if table.schema.queue {
+            let key = d.queue_key(rid);
+            drop(d);
+            self.own_pending(table).insert(key, rid);
+        }
+        Ok(rid)
+    }
+
+    /// Current values of a row.
+    pub fn row(&self, table: &Table, row: RowId) -> Vec<Value> {
+        table.lock().row(row)
+    }
+
+    /// Takes the oldest consumable row of a queue table: the first of the committed queue index
+    /// and this transaction's own pending inserts. `None` if there is nothing to take.
+    pub fn consume(&mut self, table: &Arc<Table>) -> Option<(RowId, Vec<Value>)> {
+        let mut d = table.lock();
+        let global = d.queue.first();
+        let own = self
+            .own_queue
+            .get(&table.id)
+            .and_then(|(_, m)| m.first_key_value().map(|(k, r)| (*k, *r)));
+        let (key, row, from_index) = match (global, own) {
+            (Some(g), Some(o)) if o.0 < g.0 => (o.0, o.1, false),
+            (Some(g), _) => (g.0, g.1, true),
+            (None, Some(o)) => (o.0, o.1, false),
+            (None, None) => return None,
+        };
+        if from_index {
+            d.queue.remove(&key);
+        } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {
+            m.remove(&key);
+        }
+        debug_assert_eq!(d.xmax[row as usize], 0, "queue entries are unclaimed");
+        d.xmax[row as usize] = self.id;
+        self.undo.push(Undo::Delete {
+            table: table.clone(),
+            row,
+            requeue: from_index.then_some(key),
+        });
+        Some((row, d.row(row)))
+    }
+
+    /// Creates a table (undone on rollback).
+    ///
+    /// # Errors
+    /// 3803 if it exists.
+    pub fn create_table(&mut self, schema: TableSchema) -> Result<Arc<Table>, StorageError> {
+        let t = self.storage.catalog.create_table(schema)?;
+        self.undo.push(Undo::CreateTable(t.clone()));
+        Ok(t)
+    }
+
+    /// Drops a table (undone on rollback).
+    ///
+    /// # Errors
+    /// 3807 if it does not exist.
+    pub fn drop_table(&mut self, name: &str) -> Result<Arc<Table>, StorageError> {
+        let t = self.storage.catalog.drop_table(name)?;
+        self.undo.push(Undo::DropTable(t.clone()));
+        Ok(t)
+    }
+
+    /// Commits: the changes become visible and this transaction's queue inserts consumable.
+    pub fn commit(mut self) -> Outcome {
+        self.ended = true;
+        self.storage.txns.end(self.id);
+        let mut out = Outcome::default();
+        for (_, (table, pending)) in std::mem::take(&mut self.own_queue) {
+            if pending.is_empty() || table.is_dropped() {
+                continue;
+            }
+            let mut d = table.lock();
+            let n = pending.len();
+            for (k, r) in pending {
+                d.queue.insert(k, r);
+            }
+            drop(d);
+            out.published.push((table, n));
+        }
+        out
+    }
+
+    /// Rolls back every change; consumed rows return under their original keys.
+    pub fn rollback(mut self) -> Outcome {
+        self.rollback_in_place()
+    }
+
+    fn rollback_in_place(&mut self) -> Outcome {
+        self.ended = true;
+        let mut requeued: HashMap<u64, (Arc<Table>, usize)> = HashMap::new();
+        for u in std::mem::take(&mut self.undo).into_iter().rev() {
+            match u {
+                Undo::Insert { table, row } => table.lock().xmin[row as usize] = DEAD,
+                Undo::Delete { table, row, requeue } => {
+                    let mut d = table.lock();
+                    d.xmax[row as usize] = 0;
+                    if let Some(key) = requeue {
+                        d.queue.insert(key, row);
+                        drop(d);
+                        requeued.entry(table.id).or_insert_with(|| (table.clone(), 0)).1 += 1;
+                    }
+                }
+                Undo::CreateTable(t) => self.storage.catalog.remove_if_same(&t),
+                Undo::DropTable(t) => self.storage.catalog.restore_table(t),
+            }
+        }
+        self.own_queue.clear();
+        self.storage.txns.end(self.id);
+        Outcome {
+            published: requeued.into_values().filter(|(t, _)| !t.is_dropped()).collect(),
+        }
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.rollback_in_place();
+        }
+    }
+}
