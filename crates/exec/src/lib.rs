@@ -1,1 +1,54 @@
-//! placeholder
+//! tdlite: an embedded SQL engine that speaks Teradata, with queue tables.
+//!
+//! # Life of a statement
+//!
+//! 1. [`Session::execute`] receives a request's text.
+//! 2. `tdlite_parser::parse_request` tokenizes it (sqlparser's `TeradataDialect`), splits it
+//!    into statements at `;`, parses the Teradata forms itself (`CREATE TABLE …, QUEUE`,
+//!    `SELECT AND CONSUME`, `BT`/`ET`, `LOCKING`) and hands the rest to sqlparser.
+//! 3. `session::check_request` applies request-level rules (BT first; no DELETE/UPDATE of a
+//!    queue consumed in the same request).
+//! 4. The request gets one CURRENT_TIMESTAMP (`Shared::request_timestamp`), and the session
+//!    opens its transaction if none is open (`tdlite_storage::Transaction::begin`).
+//! 5. `Session::run` dispatches each statement to an [`exec::Exec`] method: `run_query` (bind
+//!    with `bind_expr`, scan with `Table::scan`, filter/aggregate/sort/project with Arrow
+//!    kernels), `insert`/`update`/`delete`, `create_table`/`drop_table`, or the consume path
+//!    (`bind_consume`, then `try_consume` → `Transaction::consume`, which pops the queue
+//!    index; if the queue is empty the session waits in `consume_loop` without holding any
+//!    storage lock).
+//! 6. A failure rolls the whole transaction back (`Transaction::rollback`, Teradata mode);
+//!    otherwise, outside `BT … ET`, the transaction commits (`Transaction::commit`).
+//! 7. The commit's or rollback's `Outcome` wakes the consumers waiting on queues that gained
+//!    rows (`Shared::publish`).
+//! 8. The caller gets one [`StatementResult`] per statement: Arrow batches for rows, an
+//!    activity count for DML, a status for the rest.
+//!
+//! # Example
+//!
+//! ```
+//! use tdlite::Database;
+//! let db = Database::new();
+//! let mut s = db.session();
+//! s.execute("CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)").unwrap();
+//! s.execute("INS q (CURRENT_TIMESTAMP, 1); INS q (CURRENT_TIMESTAMP + INTERVAL '1' SECOND, 2);").unwrap();
+//! let r = s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap();
+//! assert_eq!(r[0].activity_count, 1);
+//! ```
+
+pub mod bind;
+pub mod database;
+pub mod ddl;
+pub mod dml;
+pub mod error;
+pub mod exec;
+pub mod expr;
+pub mod query;
+pub mod result;
+pub mod session;
+mod wait;
+
+pub use database::Database;
+pub use error::{Error, ErrorCode, PositionedError};
+pub use result::{Rows, StatementKind, StatementResult};
+pub use session::Session;
+pub use wait::CancelHandle;

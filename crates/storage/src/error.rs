@@ -3,7 +3,6 @@
 
 /// An error from the storage layer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
 pub enum StorageError {
     /// A table with this name exists already (3803).
     #[error("Table '{0}' already exists.")]

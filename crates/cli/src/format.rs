@@ -1,0 +1,155 @@
+//! Turns results and errors into BTEQ-style text: status lines (`*** Query completed. 2 rows
+//! found. 3 columns returned.`), a column-aligned table, and failures with a caret under the
+//! error position. The only place in tdlite that formats results as text.
+
+use arrow::array::Array;
+use arrow::datatypes::DataType;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
+use tdlite::{PositionedError, Rows, StatementKind, StatementResult};
+
+fn rows_word(n: u64) -> String {
+    match n {
+        0 => "No rows".to_string(),
+        1 => "One row".to_string(),
+        n => format!("{n} rows"),
+    }
+}
+
+fn cols_word(n: usize) -> String {
+    if n == 1 {
+        "One column".to_string()
+    } else {
+        format!("{n} columns")
+    }
+}
+
+/// The BTEQ status line of a successful statement.
+pub fn status_line(r: &StatementResult) -> String {
+    let n = r.activity_count;
+    let s = match r.kind {
+        StatementKind::Select | StatementKind::Consume | StatementKind::Help => {
+            let cols = r.rows.as_ref().map_or(0, |x| x.schema.fields().len());
+            if n == 0 {
+                "Query completed. No rows found.".to_string()
+            } else {
+                format!("Query completed. {} found. {} returned.", rows_word(n), cols_word(cols))
+            }
+        }
+        StatementKind::Show => "Text of DDL statement returned.".to_string(),
+        StatementKind::Insert => format!("Insert completed. {} added.", rows_word(n)),
+        StatementKind::Update => format!("Update completed. {} changed.", rows_word(n)),
+        StatementKind::Delete => format!("Delete completed. {} removed.", rows_word(n)),
+        StatementKind::CreateTable => "Table has been created.".to_string(),
+        StatementKind::DropTable => "Table has been dropped.".to_string(),
+        StatementKind::BeginTransaction => "BEGIN TRANSACTION completed.".to_string(),
+        StatementKind::EndTransaction => "END TRANSACTION completed.".to_string(),
+        StatementKind::Commit => "COMMIT done.".to_string(),
+        StatementKind::Lock => "Locking completed.".to_string(),
+    };
+    format!(" *** {s}")
+}
+
+fn is_numeric(t: &DataType) -> bool {
+    t.is_numeric()
+}
+
+/// Formats rows as an aligned table: headings (TITLE or name), a dashed rule, then the rows;
+/// NULL is shown as `?` as in BTEQ.
+pub fn table(rows: &Rows) -> String {
+    let opts = FormatOptions::new()
+        .with_null("?")
+        .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.6f"))
+        .with_time_format(Some("%H:%M:%S%.6f"))
+        .with_date_format(Some("%Y-%m-%d"));
+    let fields = rows.schema.fields();
+    let heads: Vec<String> = fields
+        .iter()
+        .map(|f| f.metadata().get("title").cloned().unwrap_or_else(|| f.name().clone()))
+        .collect();
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    for b in &rows.batches {
+        let fmts: Vec<ArrayFormatter<'_>> = b
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).expect("every tdlite type formats"))
+            .collect();
+        for i in 0..b.num_rows() {
+            cells.push(fmts.iter().map(|f| f.value(i).to_string()).collect());
+        }
+    }
+    let widths: Vec<usize> = (0..heads.len())
+        .map(|c| cells.iter().map(|r| r[c].chars().count()).chain([heads[c].chars().count()]).max().unwrap_or(0))
+        .collect();
+    let right: Vec<bool> = fields.iter().map(|f| is_numeric(f.data_type())).collect();
+    let line = |vals: &[String]| -> String {
+        vals.iter()
+            .enumerate()
+            .map(|(c, v)| if right[c] { format!("{v:>w$}", w = widths[c]) } else { format!("{v:<w$}", w = widths[c]) })
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = String::new();
+    out.push_str(&line(&heads));
+    out.push('\n');
+    out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+    out.push('\n');
+    for r in &cells {
+        out.push_str(&line(r));
+        out.push('\n');
+    }
+    out
+}
+
+/// Formats a statement's result: status line, then the rows (if any).
+pub fn result(r: &StatementResult) -> String {
+    let mut out = status_line(r);
+    out.push('\n');
+    if let Some(rows) = &r.rows {
+        if r.kind == StatementKind::Show {
+            for b in &rows.batches {
+                if let Some(s) = b.column(0).as_any().downcast_ref::<arrow::array::StringArray>() {
+                    for v in s.iter().flatten() {
+                        out.push('\n');
+                        out.push_str(v);
+                        out.push('\n');
+                    }
+                }
+            }
+        } else if r.activity_count > 0 {
+            out.push('\n');
+            out.push_str(&table(rows));
+        }
+    }
+    out
+}
+
+/// Formats a failure as BTEQ does, with the request line and a caret under the position of a
+/// syntax error.
+pub fn failure(e: &PositionedError, request: &str) -> String {
+    let code = e.code().number;
+    let mut out = format!(" *** Failure {code} {}\n", e.error);
+    if let (Some(loc), tdlite::Error::Parse(_)) = (e.location, &e.error) {
+        if let Some(line) = request.lines().nth(loc.line.saturating_sub(1) as usize) {
+            let col = loc.column.saturating_sub(1) as usize;
+            let prefix: String = line.chars().take(col).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            out.push_str(&format!("     {line}\n     {prefix}^\n"));
+        }
+        out.push_str(&format!("                Statement# {}, Line {}, Column {}\n", e.statement, loc.line, loc.column));
+    } else {
+        out.push_str(&format!("                Statement# {}, Info =0\n", e.statement));
+    }
+    out
+}
+
+/// BTEQ's return code for an error: 0 for 2631 (retryable deadlock), 4 for warnings such as
+/// 3803 (table exists), 12 for internal errors, 8 for everything else.
+pub fn return_code(e: &PositionedError) -> i32 {
+    match e.code().number {
+        2631 => 0,
+        3803 | 3804 | 3805 | 3737 => 4,
+        9999 => 12,
+        _ => 8,
+    }
+}

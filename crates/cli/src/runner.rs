@@ -1,0 +1,116 @@
+//! Runs requests and dot commands against one session and keeps BTEQ's return code (the
+//! highest severity seen: 0 ok, 4 warning, 8 user error, 12 severe).
+
+use crate::format;
+use std::io::Write;
+use std::time::Duration;
+use tdlite::{Database, Session};
+
+/// What a dot command asked for.
+pub enum Flow {
+    /// Keep going.
+    Continue,
+    /// `.quit` / `.exit` / `.logoff`.
+    Quit,
+}
+
+/// One session plus the return code so far.
+pub struct Runner {
+    pub db: Database,
+    pub session: Session,
+    pub rc: i32,
+    pub echo: bool,
+}
+
+pub const HELP: &str = "\
+tdlite: Teradata SQL with queue tables, in memory.
+
+End a request with ';' at the end of a line (BTEQ's rule); 'a; b;' on one line is one
+multi-statement request. Dot commands:
+  .help                 this text
+  .tables               list tables
+  .schema TABLE         the table's DDL (same as SHOW TABLE t;)
+  .timeout SECONDS|off  bound SELECT AND CONSUME waits (tdlite extension; default off = wait forever)
+  .quit / .exit         leave (Ctrl-D too)
+Ctrl-C clears the current input, or cancels a SELECT AND CONSUME that is waiting.
+";
+
+impl Runner {
+    pub fn new(db: Database) -> Self {
+        let session = db.session();
+        Runner { db, session, rc: 0, echo: false }
+    }
+
+    fn out(&self, s: &str) {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(s.as_bytes());
+        let _ = o.flush();
+    }
+
+    /// Runs one request or dot command.
+    pub fn run(&mut self, text: &str) -> Flow {
+        let t = text.trim();
+        if t.starts_with('.') {
+            return self.dot(t);
+        }
+        if self.echo {
+            self.out(&format!("{t}\n\n"));
+        }
+        match self.session.execute(t) {
+            Ok(results) => {
+                for r in &results {
+                    self.out(&format::result(r));
+                }
+            }
+            Err(e) => {
+                self.rc = self.rc.max(format::return_code(&e));
+                self.out(&format::failure(&e, t));
+            }
+        }
+        if self.echo {
+            self.out("\n");
+        }
+        Flow::Continue
+    }
+
+    fn dot(&mut self, cmd: &str) -> Flow {
+        let mut parts = cmd.trim_end_matches(';').split_whitespace();
+        let word = parts.next().unwrap_or("").to_ascii_lowercase();
+        match word.as_str() {
+            ".quit" | ".exit" | ".logoff" | ".q" => return Flow::Quit,
+            ".help" | ".h" => self.out(HELP),
+            ".tables" => {
+                let names = self.db.table_names();
+                if names.is_empty() {
+                    self.out("(no tables)\n");
+                }
+                for n in names {
+                    self.out(&format!("{n}\n"));
+                }
+            }
+            ".schema" => match parts.next() {
+                Some(t) => {
+                    let t = t.to_string();
+                    self.run(&format!("SHOW TABLE {t};"));
+                }
+                None => self.out(" *** Error: .schema needs a table name.\n"),
+            },
+            ".timeout" => match parts.next() {
+                Some("off") => self.session.set_consume_timeout(None),
+                Some(s) => match s.parse::<f64>() {
+                    Ok(secs) if secs >= 0.0 && secs.is_finite() => self.session.set_consume_timeout(Some(Duration::from_secs_f64(secs))),
+                    _ => {
+                        self.rc = self.rc.max(8);
+                        self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n");
+                    }
+                },
+                None => self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n"),
+            },
+            _ => {
+                self.rc = self.rc.max(8);
+                self.out(&format!(" *** Error: unknown command '{word}'. Type .help for the list.\n"));
+            }
+        }
+        Flow::Continue
+    }
+}

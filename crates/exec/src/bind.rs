@@ -1,0 +1,505 @@
+//! The binder: sqlparser expressions → bound [`Expr`]s, with names resolved against a
+//! [`Scope`], literals typed, Teradata built-ins recognised, and uncorrelated scalar subqueries
+//! evaluated once and turned into literals.
+//!
+//! This is the only module (with `query`, `dml` and `ddl`) that reads sqlparser's AST.
+
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::{timestamp_type, BinOp, Expr, Func};
+use arrow::array::{
+    new_null_array, Array, ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array,
+    IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
+};
+use arrow::compute::{cast_with_options, CastOptions};
+use arrow::datatypes::{DataType, IntervalMonthDayNano};
+use sqlparser::ast;
+use std::sync::Arc;
+use tdlite_storage::types::SqlType;
+
+/// One column visible to expressions.
+#[derive(Debug, Clone)]
+pub struct ScopeColumn {
+    /// Table name or alias that qualifies it (upper-cased).
+    pub qualifier: Option<String>,
+    /// Column name as written in the table.
+    pub name: String,
+    /// CASESPECIFIC.
+    pub case_specific: bool,
+    /// TITLE, if the column has one.
+    pub title: Option<String>,
+}
+
+/// The columns an expression may name, in input-batch order.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// Columns.
+    pub columns: Vec<ScopeColumn>,
+}
+
+impl Scope {
+    fn resolve(&self, qualifier: Option<&str>, name: &str) -> Result<Option<usize>> {
+        let mut found = None;
+        for (i, c) in self.columns.iter().enumerate() {
+            let q_ok = match qualifier {
+                None => true,
+                Some(q) => c.qualifier.as_deref().is_some_and(|cq| cq.eq_ignore_ascii_case(q)),
+            };
+            if q_ok && c.name.eq_ignore_ascii_case(name) {
+                if found.is_some() {
+                    return Err(Error::AmbiguousColumn(name.to_string()));
+                }
+                found = Some(i);
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// An aggregate call collected while binding a grouped query.
+#[derive(Debug, Clone)]
+pub struct AggCall {
+    /// Which aggregate.
+    pub func: AggFunc,
+    /// Its argument (None for `COUNT(*)`).
+    pub arg: Option<Expr>,
+    /// `DISTINCT`.
+    pub distinct: bool,
+}
+
+/// Aggregate functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggFunc {
+    /// `COUNT`
+    Count,
+    /// `SUM`
+    Sum,
+    /// `AVG` / `AVERAGE`
+    Avg,
+    /// `MIN` / `MINIMUM`
+    Min,
+    /// `MAX` / `MAXIMUM`
+    Max,
+}
+
+/// Grouping context: expressions in GROUP BY become columns 0..g of the aggregated batch,
+/// aggregate calls columns g.. .
+#[derive(Debug, Default)]
+pub struct Grouping {
+    /// GROUP BY expressions as written.
+    pub keys: Vec<ast::Expr>,
+    /// Aggregates found so far.
+    pub calls: Vec<AggCall>,
+}
+
+/// Name of an aggregate function, if `name` is one.
+pub fn agg_func(name: &str) -> Option<AggFunc> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "COUNT" => AggFunc::Count,
+        "SUM" => AggFunc::Sum,
+        "AVG" | "AVERAGE" => AggFunc::Avg,
+        "MIN" | "MINIMUM" => AggFunc::Min,
+        "MAX" | "MAXIMUM" => AggFunc::Max,
+        _ => return None,
+    })
+}
+
+/// True if the expression contains an aggregate call (not looking into subqueries).
+pub fn has_aggregate(e: &ast::Expr) -> bool {
+    let mut found = false;
+    let _ = ast::visit_expressions(e, |x| {
+        if let ast::Expr::Function(f) = x {
+            if f.over.is_none() && agg_func(&tdlite_parser::object_name_string(&f.name)).is_some() {
+                found = true;
+                return std::ops::ControlFlow::Break(());
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
+fn one(a: ArrayRef) -> Expr {
+    Expr::lit(a)
+}
+
+/// A typed literal for a SQL number: INTEGER, BIGINT, DECIMAL(p,s) or FLOAT.
+pub fn number_literal(s: &str) -> Result<ArrayRef> {
+    if s.contains(['e', 'E']) {
+        let f: f64 = s.parse().map_err(|_| Error::BadNumber)?;
+        return Ok(Arc::new(Float64Array::from(vec![f])));
+    }
+    if let Some((int, frac)) = s.split_once('.') {
+        let digits = format!("{int}{frac}");
+        let v: i128 = digits.parse().map_err(|_| Error::Overflow)?;
+        let scale = frac.len() as i8;
+        let precision = (digits.trim_start_matches('0').len().max(1) as u8).max(scale as u8).max(1);
+        if precision > 38 {
+            return Err(Error::Overflow);
+        }
+        return Ok(Arc::new(Decimal128Array::from(vec![v]).with_precision_and_scale(precision, scale)?));
+    }
+    match s.parse::<i64>() {
+        Ok(v) if i32::try_from(v).is_ok() => Ok(Arc::new(Int32Array::from(vec![v as i32]))),
+        Ok(v) => Ok(Arc::new(Int64Array::from(vec![v]))),
+        Err(_) => {
+            let v: i128 = s.parse().map_err(|_| Error::Overflow)?;
+            if s.len() > 38 {
+                return Err(Error::Overflow);
+            }
+            Ok(Arc::new(Decimal128Array::from(vec![v]).with_precision_and_scale(38, 0)?))
+        }
+    }
+}
+
+/// Parses a SQL type name such as `DECIMAL(10,2)` or `VARCHAR(20)` (Display of sqlparser's
+/// `DataType`, or Teradata's own names) into a storage type.
+pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
+    let t = text.trim().to_ascii_uppercase();
+    let (name, args) = match t.split_once('(') {
+        Some((n, rest)) => (n.trim().to_string(), rest.trim_end_matches(')').to_string()),
+        None => (t.clone(), String::new()),
+    };
+    let nums: Vec<u32> = args.split(',').filter_map(|a| a.trim().parse().ok()).collect();
+    let first = |d: u32| nums.first().copied().unwrap_or(d);
+    let base = name.split_whitespace().next().unwrap_or("").to_string();
+    Ok(match base.as_str() {
+        "BYTEINT" | "TINYINT" => SqlType::ByteInt,
+        "SMALLINT" => SqlType::SmallInt,
+        "INT" | "INTEGER" => SqlType::Integer,
+        "BIGINT" => SqlType::BigInt,
+        "DECIMAL" | "DEC" | "NUMERIC" | "NUMBER" => {
+            let p = first(if base == "NUMBER" { 38 } else { 5 }).clamp(1, 38);
+            let s = nums.get(1).copied().unwrap_or(0).min(p);
+            SqlType::Decimal(p as u8, s as i8)
+        }
+        "FLOAT" | "REAL" | "DOUBLE" => SqlType::Float,
+        "CHAR" | "CHARACTER" if name.contains("VARYING") => SqlType::VarChar(first(64000)),
+        "CHAR" | "CHARACTER" => SqlType::Char(first(1)),
+        "VARCHAR" => SqlType::VarChar(first(64000)),
+        "DATE" => SqlType::Date,
+        "TIME" => SqlType::Time(first(6).min(6) as u8),
+        "TIMESTAMP" => SqlType::Timestamp(first(6).min(6) as u8),
+        "BYTE" => SqlType::Byte(first(1)),
+        "VARBYTE" => SqlType::VarByte(first(64000)),
+        _ => return Err(Error::Unsupported(format!("the data type {text}"))),
+    })
+}
+
+fn strict() -> CastOptions<'static> {
+    CastOptions { safe: false, ..Default::default() }
+}
+
+fn typed_string(ty: SqlType, s: &str) -> Result<ArrayRef> {
+    let a: ArrayRef = Arc::new(StringArray::from(vec![s]));
+    cast_with_options(&a, &ty.arrow_type(), &strict()).map_err(|_| Error::InvalidDate(s.to_string()))
+}
+
+fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
+    let text = match iv.value.as_ref() {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::Number(s, _) => s.clone(),
+            other => other.to_string(),
+        },
+        other => return Err(Error::Unsupported(format!("the interval value {other}"))),
+    };
+    let neg = text.trim().starts_with('-');
+    let body = text.trim().trim_start_matches('-');
+    let amount: f64 = body.parse().map_err(|_| Error::TypeMismatch(format!("'{text}' is not an interval value")))?;
+    let field = iv.leading_field.clone().unwrap_or(ast::DateTimeField::Second);
+    let (months, days, nanos) = match field {
+        ast::DateTimeField::Year | ast::DateTimeField::Years => ((amount * 12.0) as i32, 0, 0i64),
+        ast::DateTimeField::Month | ast::DateTimeField::Months => (amount as i32, 0, 0),
+        ast::DateTimeField::Day | ast::DateTimeField::Days => (0, amount as i32, 0),
+        ast::DateTimeField::Hour | ast::DateTimeField::Hours => (0, 0, (amount * 3.6e12) as i64),
+        ast::DateTimeField::Minute | ast::DateTimeField::Minutes => (0, 0, (amount * 6e10) as i64),
+        ast::DateTimeField::Second | ast::DateTimeField::Seconds => (0, 0, (amount * 1e9).round() as i64),
+        other => return Err(Error::Unsupported(format!("INTERVAL … {other}"))),
+    };
+    let sign = if neg { -1 } else { 1 };
+    Ok(Arc::new(IntervalMonthDayNanoArray::from(vec![IntervalMonthDayNano::new(
+        sign * months,
+        sign * days,
+        sign as i64 * nanos,
+    )])))
+}
+
+impl Exec<'_> {
+    /// The request's CURRENT_TIMESTAMP as a literal.
+    pub fn now_literal(&self) -> ArrayRef {
+        Arc::new(TimestampMicrosecondArray::from(vec![self.now_us]))
+    }
+
+    fn current(&self, name: &str) -> Option<ArrayRef> {
+        let ts = self.now_literal();
+        Some(match name {
+            "CURRENT_TIMESTAMP" => ts,
+            "CURRENT_DATE" | "DATE" => cast_with_options(&ts, &DataType::Date32, &strict()).ok()?,
+            "CURRENT_TIME" | "TIME" => {
+                let us = self.now_us.rem_euclid(86_400_000_000);
+                Arc::new(arrow::array::Time64MicrosecondArray::from(vec![us]))
+            }
+            "USER" | "CURRENT_USER" => Arc::new(StringArray::from(vec![self.user.to_string()])),
+            _ => return None,
+        })
+    }
+
+    /// Binds `e` against `scope`; with `grouping`, aggregates and GROUP BY expressions become
+    /// references to the aggregated batch.
+    ///
+    /// # Errors
+    /// 3810 unknown column, 3822 ambiguous, 3504 not in GROUP BY, 9910 unsupported syntax.
+    pub fn bind_expr(&mut self, e: &ast::Expr, scope: &Scope, mut grouping: Option<&mut Grouping>) -> Result<Expr> {
+        if let Some(g) = grouping.as_deref_mut() {
+            if let Some(i) = g.keys.iter().position(|k| k == e) {
+                return Ok(Expr::Column { index: i, case_specific: false });
+            }
+            if let ast::Expr::Function(f) = e {
+                let name = tdlite_parser::object_name_string(&f.name);
+                if let (Some(func), None) = (agg_func(&name), &f.over) {
+                    let (arg, distinct) = self.bind_agg_arg(f, scope)?;
+                    g.calls.push(AggCall { func, arg, distinct });
+                    let index = g.keys.len() + g.calls.len() - 1;
+                    return Ok(Expr::Column { index, case_specific: false });
+                }
+            }
+            if matches!(e, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) {
+                // a bare column outside GROUP BY: an error unless it names nothing (then 3810).
+                self.bind_expr(e, scope, None)?;
+                return Err(Error::NotInGroup);
+            }
+        }
+        let mut b = |x: &ast::Expr, this: &mut Self| this.bind_expr(x, scope, grouping.as_deref_mut());
+        Ok(match e {
+            ast::Expr::Identifier(id) => self.bind_column(None, &id.value, scope)?,
+            ast::Expr::CompoundIdentifier(parts) => {
+                let n = parts.len();
+                let q = parts[n.saturating_sub(2)].value.clone();
+                self.bind_column(Some(&q), &parts[n - 1].value, scope)?
+            }
+            ast::Expr::Nested(x) => b(x, self)?,
+            ast::Expr::Value(v) => one(self.bind_value(&v.value)?),
+            ast::Expr::TypedString(ts) => {
+                let ty = sql_type_from_name(&ts.data_type.to_string())?;
+                let s = match &ts.value.value {
+                    ast::Value::SingleQuotedString(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                one(typed_string(ty, &s)?)
+            }
+            ast::Expr::Interval(iv) => one(interval_literal(iv)?),
+            ast::Expr::BinaryOp { left, op, right } => {
+                let op = match op {
+                    ast::BinaryOperator::Plus => BinOp::Add,
+                    ast::BinaryOperator::Minus => BinOp::Sub,
+                    ast::BinaryOperator::Multiply => BinOp::Mul,
+                    ast::BinaryOperator::Divide => BinOp::Div,
+                    ast::BinaryOperator::Modulo => BinOp::Mod,
+                    ast::BinaryOperator::Eq => BinOp::Eq,
+                    ast::BinaryOperator::NotEq => BinOp::NotEq,
+                    ast::BinaryOperator::Lt => BinOp::Lt,
+                    ast::BinaryOperator::LtEq => BinOp::LtEq,
+                    ast::BinaryOperator::Gt => BinOp::Gt,
+                    ast::BinaryOperator::GtEq => BinOp::GtEq,
+                    ast::BinaryOperator::And => BinOp::And,
+                    ast::BinaryOperator::Or => BinOp::Or,
+                    ast::BinaryOperator::StringConcat => BinOp::Concat,
+                    other => return Err(Error::Unsupported(format!("the operator {other}"))),
+                };
+                Expr::Binary(op, Box::new(b(left, self)?), Box::new(b(right, self)?))
+            }
+            ast::Expr::UnaryOp { op, expr } => match op {
+                ast::UnaryOperator::Not => Expr::Not(Box::new(b(expr, self)?)),
+                ast::UnaryOperator::Minus => match expr.as_ref() {
+                    ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
+                        let ast::Value::Number(s, _) = &v.value else { unreachable!("matched above") };
+                        one(number_literal(&format!("-{s}"))?)
+                    }
+                    _ => Expr::Neg(Box::new(b(expr, self)?)),
+                },
+                ast::UnaryOperator::Plus => b(expr, self)?,
+                other => return Err(Error::Unsupported(format!("the operator {other}"))),
+            },
+            ast::Expr::IsNull(x) => Expr::IsNull(Box::new(b(x, self)?), false),
+            ast::Expr::IsNotNull(x) => Expr::IsNull(Box::new(b(x, self)?), true),
+            ast::Expr::Between { expr, negated, low, high } => {
+                let v = b(expr, self)?;
+                let ge = Expr::Binary(BinOp::GtEq, Box::new(v.clone()), Box::new(b(low, self)?));
+                let le = Expr::Binary(BinOp::LtEq, Box::new(v), Box::new(b(high, self)?));
+                let both = Expr::Binary(BinOp::And, Box::new(ge), Box::new(le));
+                if *negated { Expr::Not(Box::new(both)) } else { both }
+            }
+            ast::Expr::In { expr, target: ast::InTarget::List(list), negated, .. } => {
+                let v = b(expr, self)?;
+                let items = list.iter().map(|x| b(x, self)).collect::<Result<Vec<_>>>()?;
+                Expr::InList(Box::new(v), items, *negated)
+            }
+            ast::Expr::In { expr, target: ast::InTarget::Subquery(q), negated, .. } => {
+                let v = b(expr, self)?;
+                let items = self.subquery_values(q)?;
+                Expr::InList(Box::new(v), items, *negated)
+            }
+            ast::Expr::Like { negated, expr, pattern, escape_char: None, any: false } => {
+                Expr::Like(Box::new(b(expr, self)?), Box::new(b(pattern, self)?), *negated)
+            }
+            ast::Expr::Case { operand, conditions, else_result, .. } => {
+                let op = operand.as_ref().map(|o| b(o, self)).transpose()?;
+                let mut whens = Vec::new();
+                for w in conditions {
+                    let c = b(&w.condition, self)?;
+                    let c = match &op {
+                        Some(o) => Expr::Binary(BinOp::Eq, Box::new(o.clone()), Box::new(c)),
+                        None => c,
+                    };
+                    whens.push((c, b(&w.result, self)?));
+                }
+                let otherwise = else_result.as_ref().map(|x| b(x, self)).transpose()?.map(Box::new);
+                Expr::Case(whens, otherwise)
+            }
+            ast::Expr::Cast { expr, data_type, format: None, .. } => {
+                let ty = sql_type_from_name(&data_type.to_string())?;
+                Expr::Cast(Box::new(b(expr, self)?), ty)
+            }
+            ast::Expr::Trim { expr, trim_where: None, trim_what: None, trim_characters: None } => {
+                Expr::Func(Func::Trim, vec![b(expr, self)?])
+            }
+            ast::Expr::Subquery(q) => {
+                let a = self.scalar_subquery(q)?;
+                one(a)
+            }
+            ast::Expr::Function(f) => self.bind_function(f, scope, grouping)?,
+            other => return Err(Error::Unsupported(format!("the expression '{other}'"))),
+        })
+    }
+
+    fn bind_column(&mut self, qualifier: Option<&str>, name: &str, scope: &Scope) -> Result<Expr> {
+        if let Some(i) = scope.resolve(qualifier, name)? {
+            return Ok(Expr::Column { index: i, case_specific: scope.columns[i].case_specific });
+        }
+        if qualifier.is_none() {
+            let upper = name.to_ascii_uppercase();
+            if let Some(a) = self.current(&upper) {
+                return Ok(one(a));
+            }
+        }
+        Err(Error::ColumnNotFound(match qualifier {
+            Some(q) => format!("{q}.{name}"),
+            None => name.to_string(),
+        }))
+    }
+
+    fn bind_value(&self, v: &ast::Value) -> Result<ArrayRef> {
+        Ok(match v {
+            ast::Value::Number(s, _) => number_literal(s)?,
+            ast::Value::SingleQuotedString(s) => Arc::new(StringArray::from(vec![s.as_str()])),
+            ast::Value::Null => new_null_array(&DataType::Null, 1),
+            other => return Err(Error::Unsupported(format!("the literal {other}"))),
+        })
+    }
+
+    fn function_args<'f>(f: &'f ast::Function) -> Result<(Vec<&'f ast::FunctionArgExpr>, bool)> {
+        match &f.args {
+            ast::FunctionArguments::None => Ok((vec![], false)),
+            ast::FunctionArguments::List(l) => {
+                let distinct = matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+                let mut out = Vec::new();
+                for a in &l.args {
+                    match a {
+                        ast::FunctionArg::Unnamed(x) => out.push(x),
+                        other => return Err(Error::Unsupported(format!("the argument {other}"))),
+                    }
+                }
+                Ok((out, distinct))
+            }
+            ast::FunctionArguments::Subquery(_) => Err(Error::Unsupported("a subquery as function argument".into())),
+        }
+    }
+
+    fn bind_agg_arg(&mut self, f: &ast::Function, scope: &Scope) -> Result<(Option<Expr>, bool)> {
+        let (args, distinct) = Self::function_args(f)?;
+        match args.as_slice() {
+            [ast::FunctionArgExpr::Wildcard] => Ok((None, distinct)),
+            [ast::FunctionArgExpr::Expr(x)] => {
+                if has_aggregate(x) {
+                    return Err(Error::TypeMismatch("aggregates cannot be nested".into()));
+                }
+                Ok((Some(self.bind_expr(x, scope, None)?), distinct))
+            }
+            _ => Err(Error::TypeMismatch(format!("{} takes one argument", f.name))),
+        }
+    }
+
+    fn bind_function(&mut self, f: &ast::Function, scope: &Scope, mut grouping: Option<&mut Grouping>) -> Result<Expr> {
+        let name = tdlite_parser::object_name_string(&f.name).to_ascii_uppercase();
+        if f.over.is_some() {
+            return Err(Error::Unsupported(format!("the window function {name}")));
+        }
+        if agg_func(&name).is_some() {
+            return Err(Error::TypeMismatch(format!(
+                "the aggregate {name} is not allowed here (only in a select list, HAVING or ORDER BY)"
+            )));
+        }
+        if let Some(a) = self.current(&name) {
+            return Ok(one(a));
+        }
+        let (args, _) = Self::function_args(f)?;
+        let mut bound = Vec::new();
+        for a in args {
+            match a {
+                ast::FunctionArgExpr::Expr(x) => bound.push(self.bind_expr(x, scope, grouping.as_deref_mut())?),
+                other => return Err(Error::Unsupported(format!("the argument {other} of {name}"))),
+            }
+        }
+        let func = match name.as_str() {
+            "COALESCE" => Func::Coalesce,
+            "NULLIF" => Func::NullIf,
+            "UPPER" => Func::Upper,
+            "LOWER" => Func::Lower,
+            "TRIM" => Func::Trim,
+            "CHARACTERS" | "CHARS" | "CHAR_LENGTH" | "CHARACTER_LENGTH" => Func::CharLength,
+            "ABS" => Func::Abs,
+            "ZEROIFNULL" => Func::ZeroIfNull,
+            "NULLIFZERO" => Func::NullIfZero,
+            _ => return Err(Error::Unsupported(format!("the function {name}"))),
+        };
+        Ok(Expr::Func(func, bound))
+    }
+
+    /// Runs an uncorrelated scalar subquery once: 0 rows → NULL, 2+ rows → 3669.
+    fn scalar_subquery(&mut self, q: &ast::Query) -> Result<ArrayRef> {
+        let rows = self.run_query(q)?;
+        if rows.schema.fields().len() != 1 {
+            return Err(Error::TypeMismatch("a scalar subquery must return one column".into()));
+        }
+        let n: usize = rows.batches.iter().map(|b| b.num_rows()).sum();
+        if n > 1 {
+            return Err(Error::SubqueryTooManyRows);
+        }
+        match rows.batches.iter().find(|b| b.num_rows() == 1) {
+            Some(b) => Ok(b.column(0).clone()),
+            None => Ok(new_null_array(rows.schema.field(0).data_type(), 1)),
+        }
+    }
+
+    /// Runs an uncorrelated `IN (subquery)` once and returns its values as literals.
+    fn subquery_values(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
+        let rows = self.run_query(q)?;
+        if rows.schema.fields().len() != 1 {
+            return Err(Error::TypeMismatch("an IN subquery must return one column".into()));
+        }
+        let mut out = Vec::new();
+        for b in &rows.batches {
+            for i in 0..b.num_rows() {
+                out.push(one(b.column(0).slice(i, 1)));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A literal of the request timestamp type, for defaults.
+pub fn timestamp_literal(us: i64) -> ArrayRef {
+    let a: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![us]));
+    debug_assert_eq!(a.data_type(), &timestamp_type());
+    a
+}

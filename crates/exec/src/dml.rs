@@ -1,0 +1,344 @@
+//! INSERT, UPDATE, DELETE and the consume step of SELECT AND CONSUME.
+//!
+//! Values are converted to the target column types in whole batches (Arrow `cast`), defaults
+//! are filled from the request's fixed CURRENT_TIMESTAMP, and rows go to storage one by one so
+//! each gets its constraint checks (3811, 2801, 2802, 2803).
+//!
+//! The consume here never waits: it takes the oldest row or reports that there is none. The
+//! waiting (the delayed state) belongs to the session, outside every storage lock.
+
+use crate::bind::{Scope, ScopeColumn};
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::{cast_to_sql, repeat, Expr};
+use crate::query::{mask_of, single_row, table_scope};
+use crate::result::Rows;
+use arrow::array::{Array, ArrayRef, AsArray, StringArray, TimestampMicrosecondArray};
+use arrow::compute::{concat, filter, filter_record_batch};
+use arrow::datatypes::{Field, Schema};
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+use std::sync::Arc;
+use tdlite_storage::catalog::{Column, DefaultValue};
+use tdlite_storage::table::Table;
+use tdlite_storage::types::{value_at, values_to_array, SqlType, Value};
+use tdlite_storage::StorageError;
+
+/// A bound select list of a consume: expressions over the queue table's columns.
+pub struct ConsumeList {
+    items: Vec<(Expr, Field)>,
+}
+
+impl Exec<'_> {
+    fn default_array(&self, col: &Column, n: usize) -> Result<ArrayRef> {
+        let one: ArrayRef = match &col.default {
+            None => values_to_array(col.ty, [Value::Null].iter()),
+            Some(DefaultValue::Const(v)) => values_to_array(col.ty, [v.clone()].iter()),
+            Some(DefaultValue::CurrentTimestamp) => Arc::new(TimestampMicrosecondArray::from(vec![self.now_us])),
+            Some(DefaultValue::CurrentDate) => cast_to_sql(&(Arc::new(TimestampMicrosecondArray::from(vec![self.now_us])) as ArrayRef), SqlType::Date)?,
+            Some(DefaultValue::CurrentTime) => Arc::new(arrow::array::Time64MicrosecondArray::from(vec![self.now_us.rem_euclid(86_400_000_000)])),
+            Some(DefaultValue::User) => Arc::new(StringArray::from(vec![self.user.to_string()])),
+        };
+        repeat(&cast_to_sql(&one, col.ty)?, n)
+    }
+
+    /// Converts a source column to a table column's type, applying UPPERCASE, CHAR padding
+    /// and TIMESTAMP/TIME precision.
+    pub fn conform(&self, col: &Column, a: &ArrayRef) -> Result<ArrayRef> {
+        let mut out = cast_to_sql(a, col.ty)?;
+        if col.ty.is_character() && (col.uppercase || matches!(col.ty, SqlType::Char(_))) {
+            let s = out.as_string::<i32>();
+            out = Arc::new(StringArray::from_iter(s.iter().map(|v| {
+                v.map(|v| {
+                    let v = if col.uppercase { v.to_uppercase() } else { v.to_string() };
+                    match col.ty {
+                        SqlType::Char(n) => format!("{v:<width$}", width = n as usize),
+                        _ => v,
+                    }
+                })
+            })));
+        }
+        if let SqlType::Timestamp(p) | SqlType::Time(p) = col.ty {
+            if p < 6 {
+                let unit = 10i64.pow(6 - p as u32);
+                let vals: Vec<Option<i64>> = (0..out.len())
+                    .map(|i| match value_at(out.as_ref(), i) {
+                        Value::Timestamp(t) | Value::Time(t) => Some(t - t.rem_euclid(unit)),
+                        _ => None,
+                    })
+                    .collect();
+                let v: Vec<Value> = vals.into_iter().map(|o| o.map_or(Value::Null, |t| if matches!(col.ty, SqlType::Time(_)) { Value::Time(t) } else { Value::Timestamp(t) })).collect();
+                out = values_to_array(col.ty, v.iter());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Inserts the rows of `source` into `targets` (column positions) of `table`; other columns
+    /// get their defaults. With `skip_duplicates`, duplicate rows of a SET table are dropped
+    /// silently (Teradata mode INSERT … SELECT). Returns the number of rows inserted.
+    ///
+    /// # Errors
+    /// 3811, 2801, 2802, 2803 from storage; conversion errors from the values.
+    pub fn insert_batch(&mut self, table: &Arc<Table>, targets: &[usize], source: &RecordBatch, skip_duplicates: bool) -> Result<u64> {
+        let n = source.num_rows();
+        let mut cols: Vec<ArrayRef> = Vec::with_capacity(table.schema.columns.len());
+        for (i, col) in table.schema.columns.iter().enumerate() {
+            let a = match targets.iter().position(|&t| t == i) {
+                Some(k) => self.conform(col, source.column(k))?,
+                None => self.default_array(col, n)?,
+            };
+            cols.push(a);
+        }
+        let mut inserted = 0;
+        for r in 0..n {
+            let values: Vec<Value> = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
+            match self.txn.insert(table, values) {
+                Ok(_) => inserted += 1,
+                Err(StorageError::DuplicateRow(_)) if skip_duplicates => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(inserted)
+    }
+
+    fn target_columns(table: &Table, columns: &[ast::ObjectName]) -> Result<Vec<usize>> {
+        if columns.is_empty() {
+            return Ok((0..table.schema.columns.len()).collect());
+        }
+        columns
+            .iter()
+            .map(|c| {
+                let name = tdlite_parser::object_name_string(c);
+                let short = name.rsplit('.').next().unwrap_or(&name).to_string();
+                table.schema.column_index(&short).ok_or(Error::ColumnNotFound(name))
+            })
+            .collect()
+    }
+
+    /// INSERT … VALUES / INSERT … SELECT.
+    ///
+    /// # Errors
+    /// 3807, 3810, 3812/3813 arity, and the errors of [`Exec::insert_batch`].
+    pub fn insert(&mut self, ins: &ast::Insert) -> Result<u64> {
+        let name = match &ins.table {
+            ast::TableObject::TableName(n) => n,
+            other => return Err(Error::Unsupported(format!("INSERT INTO {other}"))),
+        };
+        let table = self.must_get_table(name)?;
+        let targets = Self::target_columns(&table, &ins.columns)?;
+        let Some(source) = &ins.source else {
+            return Err(Error::Unsupported("INSERT without VALUES or SELECT".into()));
+        };
+        let (batch, from_select) = match source.body.as_ref() {
+            ast::SetExpr::Values(v) => {
+                let rows: Vec<Vec<ast::Expr>> = v.rows.iter().map(|r| r.content.clone()).collect();
+                (self.values_batch(&rows, targets.len())?, false)
+            },
+            _ => {
+                let rows = self.run_query(source)?;
+                let b = arrow::compute::concat_batches(&rows.schema, &rows.batches)?;
+                (b, true)
+            }
+        };
+        if batch.num_columns() < targets.len() {
+            return Err(Error::TooFewValues);
+        }
+        if batch.num_columns() > targets.len() {
+            return Err(Error::TooManyValues);
+        }
+        let skip = from_select && table.schema.kind == tdlite_storage::catalog::TableKind::Set;
+        self.insert_batch(&table, &targets, &batch, skip)
+    }
+
+    fn values_batch(&mut self, rows: &[Vec<ast::Expr>], width: usize) -> Result<RecordBatch> {
+        let one = single_row();
+        let scope = Scope::default();
+        let mut columns: Vec<Vec<ArrayRef>> = Vec::new();
+        for row in rows {
+            if row.len() < width {
+                return Err(Error::TooFewValues);
+            }
+            if row.len() > width {
+                return Err(Error::TooManyValues);
+            }
+            if columns.is_empty() {
+                columns = vec![Vec::new(); row.len()];
+            }
+            for (k, e) in row.iter().enumerate() {
+                columns[k].push(self.bind_expr(e, &scope, None)?.eval(&one)?);
+            }
+        }
+        let mut fields = Vec::new();
+        let mut arrays = Vec::new();
+        for (k, parts) in columns.iter().enumerate() {
+            let a = concat_mixed(parts)?;
+            fields.push(Field::new(format!("c{k}"), a.data_type().clone(), true));
+            arrays.push(a);
+        }
+        Ok(RecordBatch::try_new_with_options(
+            Arc::new(Schema::new(fields)),
+            arrays,
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.len())),
+        )?)
+    }
+
+    fn table_of(&self, t: &ast::TableWithJoins) -> Result<(Arc<Table>, String)> {
+        if !t.joins.is_empty() {
+            return Err(Error::Unsupported("joins in UPDATE/DELETE".into()));
+        }
+        match &t.relation {
+            ast::TableFactor::Table { name, alias, .. } => {
+                let table = self.must_get_table(name)?;
+                let q = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or_else(|| tdlite_parser::object_name_string(name));
+                Ok((table, q))
+            }
+            other => Err(Error::Unsupported(format!("UPDATE/DELETE of {other}"))),
+        }
+    }
+
+    fn matching_rows(&mut self, table: &Table, scope: &Scope, selection: &Option<ast::Expr>) -> Result<(RecordBatch, Vec<u64>)> {
+        let (batch, ids) = self.scan_table(table)?;
+        match selection {
+            None => Ok((batch, ids.values().to_vec())),
+            Some(w) => {
+                let cond = self.bind_expr(w, scope, None)?;
+                let mask = mask_of(&batch, &cond)?;
+                let b = filter_record_batch(&batch, &mask)?;
+                let ids = filter(&ids, &mask)?;
+                Ok((b, ids.as_primitive::<arrow::datatypes::UInt64Type>().values().to_vec()))
+            }
+        }
+    }
+
+    /// UPDATE … SET … [WHERE …]; returns the number of rows changed.
+    ///
+    /// # Errors
+    /// 3807, 3810, 2631 on a write conflict, and constraint errors.
+    pub fn update(&mut self, u: &ast::Update) -> Result<u64> {
+        if u.from.is_some() {
+            return Err(Error::Unsupported("UPDATE … FROM".into()));
+        }
+        let (table, q) = self.table_of(&u.table)?;
+        let scope = table_scope(&table, &q);
+        let (batch, ids) = self.matching_rows(&table, &scope, &u.selection)?;
+        let mut new_cols: Vec<ArrayRef> = batch.columns().to_vec();
+        for a in &u.assignments {
+            let ast::AssignmentTarget::ColumnName(c) = &a.target else {
+                return Err(Error::Unsupported("tuple assignment".into()));
+            };
+            let name = tdlite_parser::object_name_string(c);
+            let short = name.rsplit('.').next().unwrap_or(&name).to_string();
+            let idx = table.schema.column_index(&short).ok_or(Error::ColumnNotFound(name))?;
+            let v = self.bind_expr(&a.value, &scope, None)?.eval(&batch)?;
+            new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
+        }
+        for (r, rid) in ids.iter().enumerate() {
+            let values: Vec<Value> = new_cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
+            self.txn.update(&table, *rid, values)?;
+        }
+        Ok(ids.len() as u64)
+    }
+
+    /// DELETE [FROM] t [WHERE …] (also `DELETE t ALL`); returns the number of rows removed.
+    ///
+    /// # Errors
+    /// 3807, 3810, 2631 on a write conflict.
+    pub fn delete(&mut self, d: &ast::Delete) -> Result<u64> {
+        let from = match &d.from {
+            ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+        };
+        let [t] = from.as_slice() else {
+            return Err(Error::Unsupported("DELETE from several tables".into()));
+        };
+        let (table, q) = self.table_of(t)?;
+        let scope = table_scope(&table, &q);
+        let (_, ids) = self.matching_rows(&table, &scope, &d.selection)?;
+        for rid in &ids {
+            self.txn.delete(&table, *rid)?;
+        }
+        Ok(ids.len() as u64)
+    }
+
+    /// Binds the select list of a consume against the queue table (before anything is taken).
+    ///
+    /// # Errors
+    /// 3810/3822 for bad names.
+    pub fn bind_consume(&mut self, table: &Table, projection: &[ast::SelectItem]) -> Result<ConsumeList> {
+        let q = table.schema.name.clone();
+        let scope = table_scope(table, &q);
+        let empty = RecordBatch::new_empty(table.schema.arrow.clone());
+        let mut items = Vec::new();
+        for item in projection {
+            match item {
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                    for (i, c) in table.schema.columns.iter().enumerate() {
+                        let f = Field::new(&c.name, c.ty.arrow_type(), true);
+                        items.push((Expr::Column { index: i, case_specific: c.case_specific }, with_title(f, &scope.columns[i])));
+                    }
+                }
+                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                    let bound = self.bind_expr(e, &scope, None)?;
+                    let dt = bound.eval(&empty)?.data_type().clone();
+                    let name = match item {
+                        ast::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
+                        _ => match e {
+                            ast::Expr::Identifier(id) => table.schema.column_index(&id.value).map(|i| table.schema.columns[i].name.clone()).unwrap_or(id.value.clone()),
+                            other => other.to_string(),
+                        },
+                    };
+                    items.push((bound, Field::new(name, dt, true)));
+                }
+                other => return Err(Error::Unsupported(format!("the select item {other}"))),
+            }
+        }
+        Ok(ConsumeList { items })
+    }
+
+    /// Takes the oldest row of a queue table (own uncommitted inserts included) and projects
+    /// it; `None` if there is none.
+    ///
+    /// # Errors
+    /// Evaluation errors of the select list (the row is then still claimed by the transaction,
+    /// whose failure returns it to the queue).
+    pub fn try_consume(&mut self, table: &Arc<Table>, list: &ConsumeList) -> Result<Option<Rows>> {
+        let Some((_, values)) = self.txn.consume(table) else {
+            return Ok(None);
+        };
+        let cols = table.schema.columns.iter().zip(&values).map(|(c, v)| values_to_array(c.ty, [v.clone()].iter())).collect();
+        let row = RecordBatch::try_new(table.schema.arrow.clone(), cols)?;
+        let mut fields = Vec::new();
+        let mut arrays = Vec::new();
+        for (e, f) in &list.items {
+            let a = e.eval(&row)?;
+            fields.push(f.clone().with_data_type(a.data_type().clone()));
+            arrays.push(a);
+        }
+        let schema = Arc::new(Schema::new(fields));
+        let batch = RecordBatch::try_new_with_options(schema.clone(), arrays, &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)))?;
+        Ok(Some(Rows { schema, batches: vec![batch] }))
+    }
+}
+
+fn with_title(f: Field, c: &ScopeColumn) -> Field {
+    match &c.title {
+        Some(t) => f.with_metadata([("title".to_string(), t.clone())]),
+        None => f,
+    }
+}
+
+/// Concatenates one-row arrays of possibly different types, casting to the first non-null
+/// type.
+fn concat_mixed(parts: &[ArrayRef]) -> Result<ArrayRef> {
+    let mut acc: ArrayRef = arrow::array::new_null_array(&arrow::datatypes::DataType::Null, 0);
+    for p in parts {
+        acc = crate::expr::coerce_pair(acc, p.slice(0, 0))?.0;
+    }
+    let target = acc.data_type().clone();
+    let cast: Vec<ArrayRef> = parts
+        .iter()
+        .map(|p| Ok(arrow::compute::cast(p, &target)?))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&dyn Array> = cast.iter().map(|a| a.as_ref()).collect();
+    Ok(concat(&refs)?)
+}

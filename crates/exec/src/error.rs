@@ -1,0 +1,215 @@
+//! tdlite's error type: parse and storage errors plus binder and executor conditions, each with
+//! a Teradata error number (or one of tdlite's own, 9900–9999) from one exhaustive match.
+//!
+//! Invariant: [`Error::code`] has no wildcard arm, so a new variant does not compile until it
+//! has a number; `docs/errors.md` lists every number.
+
+use tdlite_parser::{Location, ParseError};
+use tdlite_storage::StorageError;
+
+/// A Teradata error number and what it means for a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCode {
+    /// The number shown to users (`*** Failure 3807 …`).
+    pub number: u32,
+    /// True if running the same request again may succeed (deadlock, conflict, timeout).
+    pub retryable: bool,
+}
+
+/// An error from executing a request.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The SQL text could not be parsed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// Storage refused a change.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// A column name that no table in scope has (3810).
+    #[error("Column/Parameter '{0}' does not exist.")]
+    ColumnNotFound(String),
+    /// A column name that more than one table in scope has (3822).
+    #[error("Cannot resolve column '{0}'. Specify table or view.")]
+    AmbiguousColumn(String),
+    /// A table that does not exist (3807).
+    #[error("Object '{0}' does not exist.")]
+    ObjectNotFound(String),
+    /// A queue-table definition broke a rule (tdlite 9903).
+    #[error("Invalid queue table definition: {0}")]
+    InvalidQueueTable(String),
+    /// SELECT AND CONSUME on a table without QUEUE (tdlite 9901).
+    #[error("Table '{0}' is not a queue table; SELECT AND CONSUME needs a table created with the QUEUE option.")]
+    NotAQueueTable(String),
+    /// The consume wait reached the session's consume timeout (tdlite 9904).
+    #[error("SELECT AND CONSUME on '{0}' timed out waiting for a row; nothing was consumed.")]
+    ConsumeTimeout(String),
+    /// The consume wait was cancelled (tdlite 9905).
+    #[error("SELECT AND CONSUME on '{0}' was cancelled while waiting; nothing was consumed.")]
+    ConsumeCancelled(String),
+    /// The queue table was dropped while a consumer waited (tdlite 9906).
+    #[error("Queue table '{0}' was dropped while waiting to consume; the transaction was rolled back.")]
+    QueueDropped(String),
+    /// DELETE/UPDATE of the queue in the same request as a consume of it (tdlite 9907).
+    #[error("A request that consumes from '{0}' cannot also DELETE from or UPDATE it.")]
+    ConsumeWithModify(String),
+    /// INSERT with too few values (3812).
+    #[error("The positional assignment list has too few values.")]
+    TooFewValues,
+    /// INSERT with too many values (3813).
+    #[error("The positional assignment list has too many values.")]
+    TooManyValues,
+    /// A non-aggregate select item not in GROUP BY (3504).
+    #[error("Selected non-aggregate values must be part of the associated group.")]
+    NotInGroup,
+    /// Scalar subquery returned more than one row (3669).
+    #[error("More than one value was returned by a subquery.")]
+    SubqueryTooManyRows,
+    /// Division by zero (2618).
+    #[error("Invalid calculation: division by zero.")]
+    DivisionByZero,
+    /// Numeric overflow (2616).
+    #[error("Numeric overflow occurred during computation.")]
+    Overflow,
+    /// A string that is not a valid date/time (2665).
+    #[error("Invalid date supplied: '{0}'.")]
+    InvalidDate(String),
+    /// A string that does not convert to a number (3535).
+    #[error("A character string failed conversion to a numeric value.")]
+    BadNumber,
+    /// Types that cannot be combined (3800-range in Teradata; tdlite uses 3640).
+    #[error("Data type mismatch: {0}")]
+    TypeMismatch(String),
+    /// ET without BT (3510).
+    #[error("Too many END TRANSACTION statements.")]
+    TooManyEt,
+    /// COMMIT in Teradata mode (3706 in Teradata; tdlite 9911).
+    #[error("COMMIT is valid only in ANSI session mode; use ET in Teradata mode.")]
+    CommitInTeradataMode,
+    /// BT inside a multi-statement request but not first (3706 class; tdlite 9912).
+    #[error("BEGIN TRANSACTION must be the first statement of a multistatement request.")]
+    BtNotFirst,
+    /// The user's ROLLBACK/ABORT (3514).
+    #[error("User-generated transaction ABORT.")]
+    UserAbort,
+    /// A DDL statement inside an explicit transaction that is not followed by ET (3932).
+    #[error("Only an ET or null statement is legal after a DDL Statement.")]
+    DdlNotLast,
+    /// A statement tdlite parses but does not run yet (tdlite 9910).
+    #[error("{0} is not supported by tdlite yet.")]
+    Unsupported(String),
+    /// A CHECK constraint failed (5317).
+    #[error("Check constraint violation: Check error in field {0}.")]
+    CheckViolation(String),
+    /// A bug: an invariant did not hold (tdlite 9999). Please report it.
+    #[error("Internal error: {0}")]
+    Internal(String),
+}
+
+/// An [`Error`] with the position of the statement that raised it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PositionedError {
+    /// The error.
+    pub error: Error,
+    /// Where in the request text (for parse errors, the exact token).
+    pub location: Option<Location>,
+    /// 1-based number of the statement within its request.
+    pub statement: usize,
+}
+
+impl std::fmt::Display for PositionedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.error)
+    }
+}
+
+impl std::error::Error for PositionedError {}
+
+impl PositionedError {
+    /// The Teradata error number.
+    pub fn code(&self) -> ErrorCode {
+        self.error.code()
+    }
+}
+
+fn code(number: u32) -> ErrorCode {
+    ErrorCode { number, retryable: false }
+}
+
+fn retryable(number: u32) -> ErrorCode {
+    ErrorCode { number, retryable: true }
+}
+
+impl Error {
+    /// The error's Teradata (or tdlite) number.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::Parse(p) => code(p.code()),
+            Error::Storage(s) => match s {
+                StorageError::TableExists(_) => code(3803),
+                StorageError::ObjectNotFound(_) => code(3807),
+                StorageError::DuplicateRow(_) => code(2802),
+                StorageError::DuplicatePrimaryKey(_) => code(2801),
+                StorageError::DuplicateUniqueKey(_) => code(2803),
+                StorageError::NotNull(_) => code(3811),
+                StorageError::WriteConflict(_) => retryable(2631),
+                StorageError::BadValue { .. } => code(3996),
+                StorageError::TransactionEnded => code(9999),
+            },
+            Error::ColumnNotFound(_) => code(3810),
+            Error::AmbiguousColumn(_) => code(3822),
+            Error::ObjectNotFound(_) => code(3807),
+            Error::InvalidQueueTable(_) => code(9903),
+            Error::NotAQueueTable(_) => code(9901),
+            Error::ConsumeTimeout(_) => retryable(9904),
+            Error::ConsumeCancelled(_) => code(9905),
+            Error::QueueDropped(_) => code(9906),
+            Error::ConsumeWithModify(_) => code(9907),
+            Error::TooFewValues => code(3812),
+            Error::TooManyValues => code(3813),
+            Error::NotInGroup => code(3504),
+            Error::SubqueryTooManyRows => code(3669),
+            Error::DivisionByZero => code(2618),
+            Error::Overflow => code(2616),
+            Error::InvalidDate(_) => code(2665),
+            Error::BadNumber => code(3535),
+            Error::TypeMismatch(_) => code(3640),
+            Error::TooManyEt => code(3510),
+            Error::CommitInTeradataMode => code(9911),
+            Error::BtNotFirst => code(9912),
+            Error::UserAbort => code(3514),
+            Error::DdlNotLast => code(3932),
+            Error::Unsupported(_) => code(9910),
+            Error::CheckViolation(_) => code(5317),
+            Error::Internal(_) => code(9999),
+        }
+    }
+}
+
+impl From<arrow::error::ArrowError> for Error {
+    fn from(e: arrow::error::ArrowError) -> Self {
+        use arrow::error::ArrowError as A;
+        match e {
+            A::DivideByZero => Error::DivisionByZero,
+            A::ArithmeticOverflow(_) => Error::Overflow,
+            A::CastError(m) | A::ParseError(m) => {
+                if m.contains("Timestamp") || m.contains("Date") || m.contains("date") || m.contains("Time") {
+                    Error::InvalidDate(m)
+                } else if m.contains("Cannot cast string") {
+                    Error::BadNumber
+                } else if m.contains("overflow") || m.contains("too large") || m.contains("Overflow") {
+                    Error::Overflow
+                } else {
+                    Error::TypeMismatch(m)
+                }
+            }
+            A::InvalidArgumentError(m) if m.contains("overflow") || m.contains("Overflow") => {
+                Error::Overflow
+            }
+            other => Error::TypeMismatch(other.to_string()),
+        }
+    }
+}
+
+/// Result alias for exec.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,487 @@
+//! SELECT: scan → WHERE → GROUP BY/aggregates → HAVING → ORDER BY → select list → DISTINCT →
+//! TOP n. Each step is an Arrow kernel over record batches (`filter_record_batch`,
+//! `lexsort_to_indices`, `take`); grouping hashes Teradata-normalised keys.
+//!
+//! Invariant: a browse never waits and never consumes; it reads the rows visible to the
+//! statement's snapshot (committed rows plus the transaction's own changes).
+
+use crate::bind::{has_aggregate, AggCall, AggFunc, Grouping, Scope, ScopeColumn};
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::Expr;
+use crate::result::Rows;
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt32Array, UInt64Array};
+use arrow::compute::{concat_batches, filter_record_batch, lexsort_to_indices, take, SortColumn, SortOptions};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use indexmap::IndexMap;
+use sqlparser::ast;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tdlite_storage::table::Table;
+use tdlite_storage::types::{compare_values, normalize_for_key, value_at, values_to_array, RowKey, SqlType, Value};
+
+/// Storage type that holds values of an Arrow type (for building arrays from values).
+pub fn sql_type_of(dt: &DataType) -> SqlType {
+    match dt {
+        DataType::Int8 => SqlType::ByteInt,
+        DataType::Int16 => SqlType::SmallInt,
+        DataType::Int32 | DataType::Null => SqlType::Integer,
+        DataType::Int64 => SqlType::BigInt,
+        DataType::Decimal128(p, s) => SqlType::Decimal(*p, *s),
+        DataType::Float64 => SqlType::Float,
+        DataType::Date32 => SqlType::Date,
+        DataType::Time64(_) => SqlType::Time(6),
+        DataType::Timestamp(..) => SqlType::Timestamp(6),
+        DataType::Binary => SqlType::VarByte(u32::MAX),
+        _ => SqlType::VarChar(u32::MAX),
+    }
+}
+
+/// A one-row batch with no columns: the input of `SELECT 1` and of `VALUES` expressions.
+pub fn single_row() -> RecordBatch {
+    RecordBatch::try_new_with_options(
+        Arc::new(Schema::empty()),
+        vec![],
+        &RecordBatchOptions::new().with_row_count(Some(1)),
+    )
+    .expect("an empty schema with one row is valid")
+}
+
+/// Scope for a table's columns, qualified by `qualifier`.
+pub fn table_scope(table: &Table, qualifier: &str) -> Scope {
+    Scope {
+        columns: table
+            .schema
+            .columns
+            .iter()
+            .map(|c| ScopeColumn {
+                qualifier: Some(qualifier.to_ascii_uppercase()),
+                name: c.name.clone(),
+                case_specific: c.case_specific,
+                title: c.title.clone(),
+            })
+            .collect(),
+    }
+}
+
+struct SortKey {
+    expr: Expr,
+    descending: bool,
+    nulls_first: bool,
+}
+
+impl Exec<'_> {
+    /// Scans a table as one batch of visible rows, with their row ids.
+    pub fn scan_table(&self, table: &Table) -> Result<(RecordBatch, UInt64Array)> {
+        let parts = table.scan(&self.txn.snapshot());
+        let batch = concat_batches(&table.schema.arrow, parts.iter().map(|p| &p.batch))?;
+        let ids: UInt64Array = parts.iter().flat_map(|p| p.row_ids.values().iter().copied()).collect();
+        Ok((batch, ids))
+    }
+
+    /// Looks up a table; 3807 if it does not exist.
+    pub fn must_get_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let n = tdlite_parser::object_name_string(name);
+        self.shared.storage.catalog.get_table(&n).ok_or(Error::ObjectNotFound(n))
+    }
+
+    fn source(&mut self, from: &[ast::TableWithJoins]) -> Result<(Scope, RecordBatch)> {
+        match from {
+            [] => Ok((Scope::default(), single_row())),
+            [one] if one.joins.is_empty() => match &one.relation {
+                ast::TableFactor::Table { name, alias, args: None, .. } => {
+                    let table = self.must_get_table(name)?;
+                    let q = match alias {
+                        Some(a) => a.name.value.clone(),
+                        None => tdlite_parser::object_name_string(name),
+                    };
+                    let scope = table_scope(&table, &q);
+                    let scope = if alias.is_none() {
+                        // `db.t` may also be referred to as `t`.
+                        let short = name.0.last().map(|p| p.to_string()).unwrap_or_default();
+                        let mut s = scope;
+                        if short.to_ascii_uppercase() != q.to_ascii_uppercase() {
+                            for c in &mut s.columns {
+                                c.qualifier = Some(short.to_ascii_uppercase());
+                            }
+                        }
+                        s
+                    } else {
+                        scope
+                    };
+                    let (batch, _) = self.scan_table(&table)?;
+                    Ok((scope, batch))
+                }
+                other => Err(Error::Unsupported(format!("FROM {other}"))),
+            },
+            _ => Err(Error::Unsupported("joins".into())),
+        }
+    }
+
+    /// Runs a query and returns its rows.
+    ///
+    /// # Errors
+    /// Binding errors (3807, 3810, 3822, 3504) and evaluation errors (2616, 2618, …).
+    pub fn run_query(&mut self, q: &ast::Query) -> Result<Rows> {
+        if q.with.is_some() {
+            return Err(Error::Unsupported("WITH".into()));
+        }
+        if q.limit_clause.is_some() || q.fetch.is_some() {
+            return Err(Error::Unsupported("LIMIT/FETCH (use TOP n)".into()));
+        }
+        let select = match q.body.as_ref() {
+            ast::SetExpr::Select(s) => s,
+            ast::SetExpr::Query(inner) if q.order_by.is_none() => return self.run_query(inner),
+            other => return Err(Error::Unsupported(format!("the query form {other}"))),
+        };
+        let order_by: &[ast::OrderByExpr] = match &q.order_by {
+            None => &[],
+            Some(ast::OrderBy { kind: ast::OrderByKind::Expressions(v), .. }) => v,
+            Some(_) => return Err(Error::Unsupported("ORDER BY ALL".into())),
+        };
+        self.run_select(select, order_by)
+    }
+
+    fn run_select(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
+        if s.qualify.is_some() {
+            return Err(Error::Unsupported("QUALIFY".into()));
+        }
+        let (scope, mut input) = self.source(&s.from)?;
+        if let Some(w) = &s.selection {
+            if has_aggregate(w) {
+                return Err(Error::TypeMismatch("aggregates are not allowed in WHERE".into()));
+            }
+            let cond = self.bind_expr(w, &scope, None)?;
+            input = filter_by(&input, &cond)?;
+        }
+        let group_keys = match &s.group_by {
+            ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
+            _ => return Err(Error::Unsupported("GROUP BY ALL / ROLLUP".into())),
+        };
+        let grouped = !group_keys.is_empty()
+            || s.having.is_some()
+            || s.projection.iter().any(|i| match i {
+                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
+                _ => false,
+            });
+        let mut grouping = grouped.then(|| Grouping { keys: group_keys.clone(), calls: Vec::new() });
+
+        // select list
+        let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new(); // expr, name, title, alias
+        for item in &s.projection {
+            match item {
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                    if grouping.is_some() {
+                        return Err(Error::NotInGroup);
+                    }
+                    let want = match item {
+                        ast::SelectItem::QualifiedWildcard(k, _) => Some(k.to_string().trim_end_matches(".*").to_ascii_uppercase()),
+                        _ => None,
+                    };
+                    for (i, c) in scope.columns.iter().enumerate() {
+                        if want.as_ref().is_some_and(|w| c.qualifier.as_deref() != Some(w.as_str())) {
+                            continue;
+                        }
+                        items.push((Expr::Column { index: i, case_specific: c.case_specific }, c.name.clone(), c.title.clone(), None));
+                    }
+                }
+                ast::SelectItem::UnnamedExpr(e) => {
+                    let bound = self.bind_expr(e, &scope, grouping.as_mut())?;
+                    let (name, title) = column_heading(e, &scope);
+                    items.push((bound, name, title, None));
+                }
+                ast::SelectItem::ExprWithAlias { expr, alias } => {
+                    let bound = self.bind_expr(expr, &scope, grouping.as_mut())?;
+                    items.push((bound, alias.value.clone(), None, Some(alias.value.clone())));
+                }
+                other => return Err(Error::Unsupported(format!("the select item {other}"))),
+            }
+        }
+        let having = match &s.having {
+            Some(h) => Some(self.bind_expr(h, &scope, grouping.as_mut())?),
+            None => None,
+        };
+        let mut keys = Vec::new();
+        for ob in order_by {
+            let expr = self.order_key(&ob.expr, &items, &scope, grouping.as_mut())?;
+            let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
+            keys.push(SortKey { expr, descending, nulls_first: ob.options.nulls_first.unwrap_or(!descending) });
+        }
+
+        // aggregate
+        let mut rows = match grouping {
+            Some(g) => {
+                let key_exprs = g.keys.iter().map(|k| self.bind_expr(k, &scope, None)).collect::<Result<Vec<_>>>()?;
+                aggregate(&input, &key_exprs, &g.calls)?
+            }
+            None => input,
+        };
+        if let Some(h) = &having {
+            rows = filter_by(&rows, h)?;
+        }
+        if !keys.is_empty() {
+            rows = sort_batch(&rows, &keys)?;
+        }
+        // project
+        let mut fields = Vec::with_capacity(items.len());
+        let mut arrays = Vec::with_capacity(items.len());
+        for (expr, name, title, _) in &items {
+            let a = expr.eval(&rows)?;
+            let a = if a.data_type() == &DataType::Null {
+                arrow::array::new_null_array(&DataType::Int32, a.len())
+            } else {
+                a
+            };
+            let mut f = Field::new(name, a.data_type().clone(), true);
+            if let Some(t) = title {
+                f = f.with_metadata([("title".to_string(), t.clone())]);
+            }
+            fields.push(f);
+            arrays.push(a);
+        }
+        let schema: SchemaRef = Arc::new(Schema::new(fields));
+        let mut out = RecordBatch::try_new_with_options(
+            schema.clone(),
+            arrays,
+            &RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
+        )?;
+        if matches!(s.distinct, Some(ast::Distinct::Distinct)) {
+            out = distinct(&out, &items.iter().map(|i| i.0.case_specific()).collect::<Vec<_>>())?;
+        }
+        if let Some(top) = &s.top {
+            out = self.apply_top(top, out, &rows, &keys)?;
+        }
+        Ok(Rows { schema, batches: vec![out] })
+    }
+
+    fn order_key(
+        &mut self,
+        e: &ast::Expr,
+        items: &[(Expr, String, Option<String>, Option<String>)],
+        scope: &Scope,
+        grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        if let ast::Expr::Value(v) = e {
+            if let ast::Value::Number(n, _) = &v.value {
+                let k: usize = n.parse().map_err(|_| Error::TypeMismatch(format!("ORDER BY {n}")))?;
+                return items
+                    .get(k.wrapping_sub(1))
+                    .map(|i| i.0.clone())
+                    .ok_or_else(|| Error::TypeMismatch(format!("ORDER BY position {k} is not in the select list")));
+            }
+        }
+        if let ast::Expr::Identifier(id) = e {
+            if let Some(i) = items.iter().find(|i| i.3.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&id.value))) {
+                return Ok(i.0.clone());
+            }
+        }
+        self.bind_expr(e, scope, grouping)
+    }
+
+    fn apply_top(&mut self, top: &ast::Top, out: RecordBatch, sorted_input: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
+        let n = match &top.quantity {
+            Some(ast::TopQuantity::Constant(n)) => *n as f64,
+            Some(ast::TopQuantity::Expr(e)) => {
+                let a = self.bind_expr(e, &Scope::default(), None)?.eval(&single_row())?;
+                match value_at(a.as_ref(), 0) {
+                    Value::Int(i) => i as f64,
+                    Value::Decimal(d, s) => d as f64 / 10f64.powi(s as i32),
+                    Value::Float(f) => f,
+                    _ => return Err(Error::TypeMismatch("TOP needs a number".into())),
+                }
+            }
+            None => return Err(Error::TypeMismatch("TOP needs a number".into())),
+        };
+        let total = out.num_rows();
+        let mut take_n = if top.percent {
+            ((n * total as f64) / 100.0).ceil() as usize
+        } else {
+            n.max(0.0) as usize
+        };
+        take_n = take_n.min(total);
+        if top.with_ties && take_n > 0 && !keys.is_empty() && out.num_rows() == sorted_input.num_rows() {
+            let key_vals: Vec<ArrayRef> = keys.iter().map(|k| k.expr.eval(sorted_input)).collect::<Result<_>>()?;
+            let row_key = |i: usize| RowKey(key_vals.iter().map(|a| normalize_for_key(&value_at(a.as_ref(), i), false)).collect());
+            let last = row_key(take_n - 1);
+            while take_n < total && row_key(take_n) == last {
+                take_n += 1;
+            }
+        }
+        Ok(out.slice(0, take_n))
+    }
+}
+
+fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
+    let col = match e {
+        ast::Expr::Identifier(id) => Some(id.value.clone()),
+        ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()),
+        _ => None,
+    };
+    match col {
+        Some(c) => {
+            let title = scope.columns.iter().find(|sc| sc.name.eq_ignore_ascii_case(&c)).and_then(|sc| sc.title.clone());
+            let name = scope.columns.iter().find(|sc| sc.name.eq_ignore_ascii_case(&c)).map(|sc| sc.name.clone()).unwrap_or(c);
+            (name, title)
+        }
+        None => (e.to_string(), None),
+    }
+}
+
+/// Keeps the rows where `cond` is true (NULL counts as false).
+pub fn filter_by(batch: &RecordBatch, cond: &Expr) -> Result<RecordBatch> {
+    let mask = cond.eval(batch)?;
+    let mask = mask
+        .as_boolean_opt()
+        .ok_or_else(|| Error::TypeMismatch("the condition is not true/false".into()))?;
+    Ok(filter_record_batch(batch, mask)?)
+}
+
+/// Row mask of `cond` (NULL → false).
+pub fn mask_of(batch: &RecordBatch, cond: &Expr) -> Result<BooleanArray> {
+    let mask = cond.eval(batch)?;
+    let b = mask
+        .as_boolean_opt()
+        .ok_or_else(|| Error::TypeMismatch("the condition is not true/false".into()))?;
+    Ok(b.iter().map(|v| Some(v == Some(true))).collect())
+}
+
+fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
+    let mut cols = Vec::with_capacity(keys.len());
+    for k in keys {
+        let mut v = k.expr.eval(batch)?;
+        if v.data_type() == &DataType::Utf8 && !k.expr.case_specific() {
+            let s = v.as_string::<i32>();
+            v = Arc::new(arrow::array::StringArray::from_iter(s.iter().map(|x| x.map(|x| x.trim_end_matches(' ').to_uppercase()))));
+        }
+        if v.data_type() == &DataType::Null {
+            continue;
+        }
+        cols.push(SortColumn { values: v, options: Some(SortOptions { descending: k.descending, nulls_first: k.nulls_first }) });
+    }
+    if cols.is_empty() {
+        return Ok(batch.clone());
+    }
+    let idx = lexsort_to_indices(&cols, None)?;
+    take_rows(batch, &idx)
+}
+
+fn take_rows(batch: &RecordBatch, idx: &UInt32Array) -> Result<RecordBatch> {
+    let cols = batch.columns().iter().map(|c| take(c.as_ref(), idx, None)).collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new_with_options(batch.schema(), cols, &RecordBatchOptions::new().with_row_count(Some(idx.len())))?)
+}
+
+fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> {
+    let mut seen = std::collections::HashSet::new();
+    let mut keep = Vec::new();
+    for i in 0..batch.num_rows() {
+        let key = RowKey(batch.columns().iter().zip(case_specific).map(|(c, cs)| normalize_for_key(&value_at(c.as_ref(), i), *cs)).collect());
+        if seen.insert(key) {
+            keep.push(i as u32);
+        }
+    }
+    take_rows(batch, &UInt32Array::from(keep))
+}
+
+/// GROUP BY: one output row per distinct key (one row in all when there are no keys), with
+/// the key columns first and one column per aggregate call.
+fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<RecordBatch> {
+    let key_arrays = keys.iter().map(|k| k.eval(input)).collect::<Result<Vec<_>>>()?;
+    let mut groups: IndexMap<RowKey, Vec<u32>> = IndexMap::new();
+    for i in 0..input.num_rows() {
+        let k = RowKey(key_arrays.iter().zip(keys).map(|(a, e)| normalize_for_key(&value_at(a.as_ref(), i), e.case_specific())).collect());
+        groups.entry(k).or_default().push(i as u32);
+    }
+    if keys.is_empty() && groups.is_empty() {
+        groups.insert(RowKey(vec![]), vec![]);
+    }
+    let mut fields = Vec::new();
+    let mut arrays: Vec<ArrayRef> = Vec::new();
+    for (n, a) in key_arrays.iter().enumerate() {
+        let firsts = UInt32Array::from(groups.values().map(|rows| rows[0]).collect::<Vec<_>>());
+        let col = take(a.as_ref(), &firsts, None)?;
+        fields.push(Field::new(format!("k{n}"), col.data_type().clone(), true));
+        arrays.push(col);
+    }
+    for (n, call) in calls.iter().enumerate() {
+        let arg = call.arg.as_ref().map(|e| e.eval(input)).transpose()?;
+        let col = aggregate_call(call, arg.as_ref(), groups.values())?;
+        fields.push(Field::new(format!("a{n}"), col.data_type().clone(), true));
+        arrays.push(col);
+    }
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(groups.len())),
+    )?)
+}
+
+fn aggregate_call<'g>(call: &AggCall, arg: Option<&ArrayRef>, groups: impl Iterator<Item = &'g Vec<u32>>) -> Result<ArrayRef> {
+    let in_type = arg.map(|a| a.data_type().clone()).unwrap_or(DataType::Int32);
+    let out_type = match (call.func, &in_type) {
+        (AggFunc::Count, _) => SqlType::Integer,
+        (AggFunc::Avg, _) => SqlType::Float,
+        (AggFunc::Sum, DataType::Decimal128(_, s)) => SqlType::Decimal(38, *s),
+        (AggFunc::Sum, DataType::Float64) => SqlType::Float,
+        (AggFunc::Sum, t) if matches!(t, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::Null) => SqlType::BigInt,
+        (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
+        (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
+    };
+    let mut out = Vec::new();
+    for rows in groups {
+        let mut vals: Vec<Value> = match arg {
+            None => rows.iter().map(|_| Value::Int(1)).collect(),
+            Some(a) => rows.iter().map(|&i| value_at(a.as_ref(), i as usize)).filter(|v| !v.is_null()).collect(),
+        };
+        if call.distinct {
+            let mut seen = HashMap::new();
+            vals.retain(|v| seen.insert(RowKey(vec![normalize_for_key(v, false)]), ()).is_none());
+        }
+        out.push(match call.func {
+            AggFunc::Count => Value::Int(vals.len() as i64),
+            _ if vals.is_empty() => Value::Null,
+            AggFunc::Min => vals.into_iter().min_by(compare_values).unwrap_or(Value::Null),
+            AggFunc::Max => vals.into_iter().max_by(compare_values).unwrap_or(Value::Null),
+            AggFunc::Sum => sum(&vals)?,
+            AggFunc::Avg => {
+                let n = vals.len() as f64;
+                let total: f64 = vals.iter().map(as_f64).sum();
+                Value::Float(total / n)
+            }
+        });
+    }
+    Ok(values_to_array(out_type, out.iter()))
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Decimal(d, s) => *d as f64 / 10f64.powi(*s as i32),
+        Value::Float(f) => *f,
+        _ => 0.0,
+    }
+}
+
+fn sum(vals: &[Value]) -> Result<Value> {
+    match vals.first() {
+        Some(Value::Int(_)) => {
+            let mut acc: i64 = 0;
+            for v in vals {
+                if let Value::Int(i) = v {
+                    acc = acc.checked_add(*i).ok_or(Error::Overflow)?;
+                }
+            }
+            Ok(Value::Int(acc))
+        }
+        Some(Value::Decimal(_, s)) => {
+            let mut acc: i128 = 0;
+            for v in vals {
+                if let Value::Decimal(d, _) = v {
+                    acc = acc.checked_add(*d).ok_or(Error::Overflow)?;
+                }
+            }
+            Ok(Value::Decimal(acc, *s))
+        }
+        _ => Ok(Value::Float(vals.iter().map(as_f64).sum())),
+    }
+}

@@ -1,0 +1,77 @@
+//! What executing a statement returns: rows as Arrow batches, an activity count, and the kind
+//! of statement (which the CLI turns into BTEQ's status line).
+
+use arrow::datatypes::SchemaRef;
+use arrow::record_batch::RecordBatch;
+
+/// Rows returned by a statement.
+#[derive(Debug, Clone)]
+pub struct Rows {
+    /// Column names and Arrow types.
+    pub schema: SchemaRef,
+    /// The rows, in order.
+    pub batches: Vec<RecordBatch>,
+}
+
+impl Rows {
+    /// Total number of rows.
+    pub fn num_rows(&self) -> usize {
+        self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+}
+
+/// The kind of statement that produced a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatementKind {
+    /// SELECT (browse).
+    Select,
+    /// SELECT AND CONSUME.
+    Consume,
+    /// INSERT (also INSERT … SELECT AND CONSUME).
+    Insert,
+    /// UPDATE.
+    Update,
+    /// DELETE.
+    Delete,
+    /// CREATE TABLE.
+    CreateTable,
+    /// DROP TABLE.
+    DropTable,
+    /// BT / BEGIN TRANSACTION.
+    BeginTransaction,
+    /// ET / END TRANSACTION.
+    EndTransaction,
+    /// COMMIT (ANSI mode).
+    Commit,
+    /// HELP TABLE.
+    Help,
+    /// SHOW TABLE.
+    Show,
+    /// A LOCKING modifier alone.
+    Lock,
+}
+
+/// The result of one statement.
+#[derive(Debug, Clone)]
+pub struct StatementResult {
+    /// What ran.
+    pub kind: StatementKind,
+    /// Rows returned, inserted, changed or removed (BTEQ's ACTIVITYCOUNT).
+    pub activity_count: u64,
+    /// Rows, for statements that return them.
+    pub rows: Option<Rows>,
+}
+
+impl StatementResult {
+    pub(crate) fn status(kind: StatementKind) -> Self {
+        StatementResult { kind, activity_count: 0, rows: None }
+    }
+
+    pub(crate) fn count(kind: StatementKind, n: u64) -> Self {
+        StatementResult { kind, activity_count: n, rows: None }
+    }
+
+    pub(crate) fn rows(kind: StatementKind, rows: Rows) -> Self {
+        StatementResult { kind, activity_count: rows.num_rows() as u64, rows: Some(rows) }
+    }
+}

@@ -1,0 +1,177 @@
+//! The delayed state: consumers waiting on empty queue tables.
+//!
+//! Each queue table has a FIFO list of waiters. A waiter is a condition variable of its own; a
+//! commit that makes k rows consumable wakes the first k waiters, a dropped table wakes all of
+//! them with an error, and a cancel or timeout removes one. A woken waiter retries the take and,
+//! if another consumer was faster, goes back to the *front* of the list, so waiters are served
+//! in the order they began waiting.
+//!
+//! Invariants:
+//! - the registry lock is held only for list operations and the (non-blocking) take attempt,
+//!   never while sleeping, so a waiter blocks no producer, no other queue, no other session;
+//! - lock order is registry → table, and commits release every table lock before notifying,
+//!   so there is no cycle;
+//! - a consumer decides to sleep while holding the registry lock, and a commit publishes its
+//!   rows before it takes that lock to notify, so a wake-up cannot be lost;
+//! - a waiter that was woken but leaves without a row (timeout, cancel) passes the wake-up on.
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Why a wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WaitEnd {
+    /// A row may be available: try again.
+    Woken,
+    /// The queue table was dropped.
+    Dropped,
+    /// The wait was cancelled from another thread.
+    Cancelled,
+    /// The session's consume timeout expired.
+    TimedOut,
+}
+
+#[derive(Default)]
+struct CellState {
+    woken: bool,
+    dropped: bool,
+    cancelled: bool,
+}
+
+/// One waiting consumer.
+#[derive(Default)]
+pub(crate) struct WaitCell {
+    state: Mutex<CellState>,
+    cv: Condvar,
+}
+
+impl WaitCell {
+    /// Marks the wait cancelled and wakes it.
+    pub(crate) fn cancel(&self) {
+        self.state.lock().cancelled = true;
+        self.cv.notify_one();
+    }
+
+    fn wake(&self, dropped: bool) {
+        let mut s = self.state.lock();
+        s.woken = true;
+        s.dropped |= dropped;
+        self.cv.notify_one();
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.state.lock().cancelled
+    }
+
+    /// Sleeps until woken, cancelled, dropped or `deadline`.
+    pub(crate) fn wait(&self, deadline: Option<Instant>) -> WaitEnd {
+        let mut s = self.state.lock();
+        loop {
+            if s.dropped {
+                return WaitEnd::Dropped;
+            }
+            if s.cancelled {
+                return WaitEnd::Cancelled;
+            }
+            if s.woken {
+                s.woken = false;
+                return WaitEnd::Woken;
+            }
+            match deadline {
+                Some(d) => {
+                    if self.cv.wait_until(&mut s, d).timed_out() && !s.woken && !s.dropped && !s.cancelled {
+                        return WaitEnd::TimedOut;
+                    }
+                }
+                None => self.cv.wait(&mut s),
+            }
+        }
+    }
+}
+
+/// Waiters of every queue table, by table id.
+#[derive(Default)]
+pub(crate) struct Waiters {
+    queues: Mutex<HashMap<u64, VecDeque<Arc<WaitCell>>>>,
+}
+
+/// The registry, locked.
+pub(crate) type Registry<'a> = MutexGuard<'a, HashMap<u64, VecDeque<Arc<WaitCell>>>>;
+
+impl Waiters {
+    pub(crate) fn lock(&self) -> Registry<'_> {
+        self.queues.lock()
+    }
+
+    /// Wakes the first `n` waiters of a table.
+    pub(crate) fn notify(&self, table: u64, n: usize) {
+        let mut reg = self.queues.lock();
+        if let Some(q) = reg.get_mut(&table) {
+            for _ in 0..n {
+                match q.pop_front() {
+                    Some(w) => w.wake(false),
+                    None => break,
+                }
+            }
+            if q.is_empty() {
+                reg.remove(&table);
+            }
+        }
+    }
+
+    /// Fails every waiter of a dropped table.
+    pub(crate) fn drop_table(&self, table: u64) {
+        if let Some(q) = self.queues.lock().remove(&table) {
+            for w in q {
+                w.wake(true);
+            }
+        }
+    }
+
+    /// Removes a waiter that leaves; returns false if it was no longer listed (it had been
+    /// woken concurrently, so the caller must pass the wake-up on).
+    pub(crate) fn leave(&self, table: u64, cell: &Arc<WaitCell>) -> bool {
+        let mut reg = self.queues.lock();
+        let Some(q) = reg.get_mut(&table) else {
+            return false;
+        };
+        let before = q.len();
+        q.retain(|w| !Arc::ptr_eq(w, cell));
+        let removed = q.len() < before;
+        if q.is_empty() {
+            reg.remove(&table);
+        }
+        removed
+    }
+
+    /// Number of consumers waiting on a table.
+    pub(crate) fn count(&self, table: u64) -> usize {
+        self.queues.lock().get(&table).map_or(0, VecDeque::len)
+    }
+}
+
+/// Cancels the consume wait of one session from any thread (the REPL's Ctrl-C uses this).
+#[derive(Clone, Default)]
+pub struct CancelHandle {
+    current: Arc<Mutex<Option<Arc<WaitCell>>>>,
+}
+
+impl CancelHandle {
+    /// Cancels the session's consume if it is waiting now; the consume fails with 9905 and
+    /// consumes nothing. Does nothing if the session is not waiting.
+    pub fn cancel(&self) -> bool {
+        match self.current.lock().as_ref() {
+            Some(cell) => {
+                cell.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(crate) fn set(&self, cell: Option<Arc<WaitCell>>) {
+        *self.current.lock() = cell;
+    }
+}
