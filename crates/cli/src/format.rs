@@ -32,7 +32,11 @@ pub fn status_line(r: &StatementResult) -> String {
             if n == 0 {
                 "Query completed. No rows found.".to_string()
             } else {
-                format!("Query completed. {} found. {} returned.", rows_word(n), cols_word(cols))
+                format!(
+                    "Query completed. {} found. {} returned.",
+                    rows_word(n),
+                    cols_word(cols)
+                )
             }
         }
         StatementKind::Show => "Text of DDL statement returned.".to_string(),
@@ -64,7 +68,12 @@ pub fn table(rows: &Rows) -> String {
     let fields = rows.schema.fields();
     let heads: Vec<String> = fields
         .iter()
-        .map(|f| f.metadata().get("title").cloned().unwrap_or_else(|| f.name().clone()))
+        .map(|f| {
+            f.metadata()
+                .get("title")
+                .cloned()
+                .unwrap_or_else(|| f.name().clone())
+        })
         .collect();
     let mut cells: Vec<Vec<String>> = Vec::new();
     for b in &rows.batches {
@@ -78,13 +87,26 @@ pub fn table(rows: &Rows) -> String {
         }
     }
     let widths: Vec<usize> = (0..heads.len())
-        .map(|c| cells.iter().map(|r| r[c].chars().count()).chain([heads[c].chars().count()]).max().unwrap_or(0))
+        .map(|c| {
+            cells
+                .iter()
+                .map(|r| r[c].chars().count())
+                .chain([heads[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let right: Vec<bool> = fields.iter().map(|f| is_numeric(f.data_type())).collect();
     let line = |vals: &[String]| -> String {
         vals.iter()
             .enumerate()
-            .map(|(c, v)| if right[c] { format!("{v:>w$}", w = widths[c]) } else { format!("{v:<w$}", w = widths[c]) })
+            .map(|(c, v)| {
+                if right[c] {
+                    format!("{v:>w$}", w = widths[c])
+                } else {
+                    format!("{v:<w$}", w = widths[c])
+                }
+            })
             .collect::<Vec<_>>()
             .join("  ")
             .trim_end()
@@ -93,7 +115,13 @@ pub fn table(rows: &Rows) -> String {
     let mut out = String::new();
     out.push_str(&line(&heads));
     out.push('\n');
-    out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+    out.push_str(
+        &widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .join("  "),
+    );
     out.push('\n');
     for r in &cells {
         out.push_str(&line(r));
@@ -109,7 +137,11 @@ pub fn result(r: &StatementResult) -> String {
     if let Some(rows) = &r.rows {
         if r.kind == StatementKind::Show {
             for b in &rows.batches {
-                if let Some(s) = b.column(0).as_any().downcast_ref::<arrow::array::StringArray>() {
+                if let Some(s) = b
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<arrow::array::StringArray>()
+                {
                     for v in s.iter().flatten() {
                         out.push('\n');
                         out.push_str(v);
@@ -133,12 +165,22 @@ pub fn failure(e: &PositionedError, request: &str) -> String {
     if let (Some(loc), tdlite::Error::Parse(_)) = (e.location, &e.error) {
         if let Some(line) = request.lines().nth(loc.line.saturating_sub(1) as usize) {
             let col = loc.column.saturating_sub(1) as usize;
-            let prefix: String = line.chars().take(col).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            let prefix: String = line
+                .chars()
+                .take(col)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
             out.push_str(&format!("     {line}\n     {prefix}^\n"));
         }
-        out.push_str(&format!("                Statement# {}, Line {}, Column {}\n", e.statement, loc.line, loc.column));
+        out.push_str(&format!(
+            "                Statement# {}, Line {}, Column {}\n",
+            e.statement, loc.line, loc.column
+        ));
     } else {
-        out.push_str(&format!("                Statement# {}, Info =0\n", e.statement));
+        out.push_str(&format!(
+            "                Statement# {}, Info =0\n",
+            e.statement
+        ));
     }
     out
 }

@@ -10,7 +10,9 @@ mod script;
 use std::io::{IsTerminal, Read};
 use std::time::Duration;
 
-const USAGE: &str = "usage: tdlite [-f FILE] [--consume-timeout SECONDS]
+const USAGE: &str = "usage: tdlite [-f FILE | --init FILE] [--consume-timeout SECONDS]
+  -f FILE      run a script and exit
+  --init FILE  run a script, then continue in the REPL with its tables
   (no FILE and a terminal: interactive REPL; a script on standard input runs non-interactively)";
 
 fn main() {
@@ -21,6 +23,7 @@ fn real_main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut file = None;
     let mut timeout = None;
+    let mut init = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -31,9 +34,20 @@ fn real_main() -> i32 {
                     None => return usage_error("-f needs a file name"),
                 }
             }
+            "--init" => {
+                i += 1;
+                match args.get(i) {
+                    Some(f) => init = Some(f.clone()),
+                    None => return usage_error("--init needs a file name"),
+                }
+            }
             "--consume-timeout" => {
                 i += 1;
-                match args.get(i).and_then(|s| s.parse::<f64>().ok()).filter(|s| *s >= 0.0 && s.is_finite()) {
+                match args
+                    .get(i)
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .filter(|s| *s >= 0.0 && s.is_finite())
+                {
                     Some(s) => timeout = Some(Duration::from_secs_f64(s)),
                     None => return usage_error("--consume-timeout needs a number of seconds"),
                 }
@@ -42,7 +56,9 @@ fn real_main() -> i32 {
                 println!("{USAGE}");
                 return 0;
             }
-            other if other.starts_with('-') => return usage_error(&format!("unknown option {other}")),
+            other if other.starts_with('-') => {
+                return usage_error(&format!("unknown option {other}"))
+            }
             path => {
                 eprintln!(
                     " *** Error: tdlite cannot open a database folder ('{path}') yet: on-disk databases are not built. \
@@ -63,6 +79,19 @@ fn real_main() -> i32 {
                 8
             }
         };
+    }
+    if let Some(f) = init {
+        match std::fs::read(&f) {
+            Ok(bytes) => {
+                script::run_script(&mut runner, &bytes);
+                runner.echo = false;
+                runner.rc = 0;
+            }
+            Err(e) => {
+                eprintln!(" *** Error: cannot read '{f}': {e}");
+                return 8;
+            }
+        }
     }
     if std::io::stdin().is_terminal() {
         return repl::run_repl(&mut runner);

@@ -29,13 +29,14 @@ fn history_path() -> Option<std::path::PathBuf> {
 
 /// Runs the REPL until `.quit` or Ctrl-D; returns BTEQ's return code.
 pub fn run_repl(runner: &mut Runner) -> i32 {
-    let mut rl = match rustyline::Editor::<RequestValidator, rustyline::history::DefaultHistory>::new() {
-        Ok(rl) => rl,
-        Err(e) => {
-            eprintln!(" *** Error: cannot start the line editor: {e}");
-            return 12;
-        }
-    };
+    let mut rl =
+        match rustyline::Editor::<RequestValidator, rustyline::history::DefaultHistory>::new() {
+            Ok(rl) => rl,
+            Err(e) => {
+                eprintln!(" *** Error: cannot start the line editor: {e}");
+                return 12;
+            }
+        };
     rl.set_helper(Some(RequestValidator));
     let history = history_path();
     if let Some(h) = &history {
@@ -45,7 +46,10 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
     let _ = ctrlc::set_handler(move || {
         cancel.cancel();
     });
-    println!("tdlite {} — Teradata SQL with queue tables (in memory). Type .help for help.", env!("CARGO_PKG_VERSION"));
+    println!(
+        "tdlite {} — Teradata SQL with queue tables (in memory). Type .help for help.",
+        env!("CARGO_PKG_VERSION")
+    );
     loop {
         match rl.readline("tdlite> ") {
             Ok(line) => {
@@ -76,7 +80,10 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
     runner.rc
 }
 
-fn save(rl: &mut rustyline::Editor<RequestValidator, rustyline::history::DefaultHistory>, history: &Option<std::path::PathBuf>) {
+fn save(
+    rl: &mut rustyline::Editor<RequestValidator, rustyline::history::DefaultHistory>,
+    history: &Option<std::path::PathBuf>,
+) {
     if let Some(h) = history {
         let _ = rl.save_history(h);
     }

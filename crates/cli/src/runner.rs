@@ -38,7 +38,12 @@ Ctrl-C clears the current input, or cancels a SELECT AND CONSUME that is waiting
 impl Runner {
     pub fn new(db: Database) -> Self {
         let session = db.session();
-        Runner { db, session, rc: 0, echo: false }
+        Runner {
+            db,
+            session,
+            rc: 0,
+            echo: false,
+        }
     }
 
     fn out(&self, s: &str) {
@@ -98,7 +103,9 @@ impl Runner {
             ".timeout" => match parts.next() {
                 Some("off") => self.session.set_consume_timeout(None),
                 Some(s) => match s.parse::<f64>() {
-                    Ok(secs) if secs >= 0.0 && secs.is_finite() => self.session.set_consume_timeout(Some(Duration::from_secs_f64(secs))),
+                    Ok(secs) if secs >= 0.0 && secs.is_finite() => self
+                        .session
+                        .set_consume_timeout(Some(Duration::from_secs_f64(secs))),
                     _ => {
                         self.rc = self.rc.max(8);
                         self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n");
@@ -108,7 +115,9 @@ impl Runner {
             },
             _ => {
                 self.rc = self.rc.max(8);
-                self.out(&format!(" *** Error: unknown command '{word}'. Type .help for the list.\n"));
+                self.out(&format!(
+                    " *** Error: unknown command '{word}'. Type .help for the list.\n"
+                ));
             }
         }
         Flow::Continue

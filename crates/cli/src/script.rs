@@ -9,7 +9,10 @@ pub fn run_script(runner: &mut Runner, bytes: &[u8]) -> i32 {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
-            println!(" *** Error: the script is not valid UTF-8 (first bad byte at offset {}).", e.valid_up_to());
+            println!(
+                " *** Error: the script is not valid UTF-8 (first bad byte at offset {}).",
+                e.valid_up_to()
+            );
             return 8;
         }
     };

@@ -43,7 +43,10 @@ impl Scope {
         for (i, c) in self.columns.iter().enumerate() {
             let q_ok = match qualifier {
                 None => true,
-                Some(q) => c.qualifier.as_deref().is_some_and(|cq| cq.eq_ignore_ascii_case(q)),
+                Some(q) => c
+                    .qualifier
+                    .as_deref()
+                    .is_some_and(|cq| cq.eq_ignore_ascii_case(q)),
             };
             if q_ok && c.name.eq_ignore_ascii_case(name) {
                 if found.is_some() {
@@ -133,11 +136,15 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
         let digits = format!("{int}{frac}");
         let v: i128 = digits.parse().map_err(|_| Error::Overflow)?;
         let scale = frac.len() as i8;
-        let precision = (digits.trim_start_matches('0').len().max(1) as u8).max(scale as u8).max(1);
+        let precision = (digits.trim_start_matches('0').len().max(1) as u8)
+            .max(scale as u8)
+            .max(1);
         if precision > 38 {
             return Err(Error::Overflow);
         }
-        return Ok(Arc::new(Decimal128Array::from(vec![v]).with_precision_and_scale(precision, scale)?));
+        return Ok(Arc::new(
+            Decimal128Array::from(vec![v]).with_precision_and_scale(precision, scale)?,
+        ));
     }
     match s.parse::<i64>() {
         Ok(v) if i32::try_from(v).is_ok() => Ok(Arc::new(Int32Array::from(vec![v as i32]))),
@@ -147,7 +154,9 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
             if s.len() > 38 {
                 return Err(Error::Overflow);
             }
-            Ok(Arc::new(Decimal128Array::from(vec![v]).with_precision_and_scale(38, 0)?))
+            Ok(Arc::new(
+                Decimal128Array::from(vec![v]).with_precision_and_scale(38, 0)?,
+            ))
         }
     }
 }
@@ -160,7 +169,10 @@ pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
         Some((n, rest)) => (n.trim().to_string(), rest.trim_end_matches(')').to_string()),
         None => (t.clone(), String::new()),
     };
-    let nums: Vec<u32> = args.split(',').filter_map(|a| a.trim().parse().ok()).collect();
+    let nums: Vec<u32> = args
+        .split(',')
+        .filter_map(|a| a.trim().parse().ok())
+        .collect();
     let first = |d: u32| nums.first().copied().unwrap_or(d);
     let base = name.split_whitespace().next().unwrap_or("").to_string();
     Ok(match base.as_str() {
@@ -187,12 +199,16 @@ pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
 }
 
 fn strict() -> CastOptions<'static> {
-    CastOptions { safe: false, ..Default::default() }
+    CastOptions {
+        safe: false,
+        ..Default::default()
+    }
 }
 
 fn typed_string(ty: SqlType, s: &str) -> Result<ArrayRef> {
     let a: ArrayRef = Arc::new(StringArray::from(vec![s]));
-    cast_with_options(&a, &ty.arrow_type(), &strict()).map_err(|_| Error::InvalidDate(s.to_string()))
+    cast_with_options(&a, &ty.arrow_type(), &strict())
+        .map_err(|_| Error::InvalidDate(s.to_string()))
 }
 
 fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
@@ -205,23 +221,28 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
     };
     let neg = text.trim().starts_with('-');
     let body = text.trim().trim_start_matches('-');
-    let amount: f64 = body.parse().map_err(|_| Error::TypeMismatch(format!("'{text}' is not an interval value")))?;
-    let field = iv.leading_field.clone().unwrap_or(ast::DateTimeField::Second);
+    let amount: f64 = body
+        .parse()
+        .map_err(|_| Error::TypeMismatch(format!("'{text}' is not an interval value")))?;
+    let field = iv
+        .leading_field
+        .clone()
+        .unwrap_or(ast::DateTimeField::Second);
     let (months, days, nanos) = match field {
         ast::DateTimeField::Year | ast::DateTimeField::Years => ((amount * 12.0) as i32, 0, 0i64),
         ast::DateTimeField::Month | ast::DateTimeField::Months => (amount as i32, 0, 0),
         ast::DateTimeField::Day | ast::DateTimeField::Days => (0, amount as i32, 0),
         ast::DateTimeField::Hour | ast::DateTimeField::Hours => (0, 0, (amount * 3.6e12) as i64),
         ast::DateTimeField::Minute | ast::DateTimeField::Minutes => (0, 0, (amount * 6e10) as i64),
-        ast::DateTimeField::Second | ast::DateTimeField::Seconds => (0, 0, (amount * 1e9).round() as i64),
+        ast::DateTimeField::Second | ast::DateTimeField::Seconds => {
+            (0, 0, (amount * 1e9).round() as i64)
+        }
         other => return Err(Error::Unsupported(format!("INTERVAL … {other}"))),
     };
     let sign = if neg { -1 } else { 1 };
-    Ok(Arc::new(IntervalMonthDayNanoArray::from(vec![IntervalMonthDayNano::new(
-        sign * months,
-        sign * days,
-        sign as i64 * nanos,
-    )])))
+    Ok(Arc::new(IntervalMonthDayNanoArray::from(vec![
+        IntervalMonthDayNano::new(sign * months, sign * days, sign as i64 * nanos),
+    ])))
 }
 
 impl Exec<'_> {
@@ -249,27 +270,46 @@ impl Exec<'_> {
     ///
     /// # Errors
     /// 3810 unknown column, 3822 ambiguous, 3504 not in GROUP BY, 9910 unsupported syntax.
-    pub fn bind_expr(&mut self, e: &ast::Expr, scope: &Scope, mut grouping: Option<&mut Grouping>) -> Result<Expr> {
+    pub fn bind_expr(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
         if let Some(g) = grouping.as_deref_mut() {
             if let Some(i) = g.keys.iter().position(|k| k == e) {
-                return Ok(Expr::Column { index: i, case_specific: false });
+                return Ok(Expr::Column {
+                    index: i,
+                    case_specific: false,
+                });
             }
             if let ast::Expr::Function(f) = e {
                 let name = tdlite_parser::object_name_string(&f.name);
                 if let (Some(func), None) = (agg_func(&name), &f.over) {
                     let (arg, distinct) = self.bind_agg_arg(f, scope)?;
-                    g.calls.push(AggCall { func, arg, distinct });
+                    g.calls.push(AggCall {
+                        func,
+                        arg,
+                        distinct,
+                    });
                     let index = g.keys.len() + g.calls.len() - 1;
-                    return Ok(Expr::Column { index, case_specific: false });
+                    return Ok(Expr::Column {
+                        index,
+                        case_specific: false,
+                    });
                 }
             }
-            if matches!(e, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) {
+            if matches!(
+                e,
+                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+            ) {
                 // a bare column outside GROUP BY: an error unless it names nothing (then 3810).
                 self.bind_expr(e, scope, None)?;
                 return Err(Error::NotInGroup);
             }
         }
-        let mut b = |x: &ast::Expr, this: &mut Self| this.bind_expr(x, scope, grouping.as_deref_mut());
+        let mut b =
+            |x: &ast::Expr, this: &mut Self| this.bind_expr(x, scope, grouping.as_deref_mut());
         Ok(match e {
             ast::Expr::Identifier(id) => self.bind_column(None, &id.value, scope)?,
             ast::Expr::CompoundIdentifier(parts) => {
@@ -312,7 +352,9 @@ impl Exec<'_> {
                 ast::UnaryOperator::Not => Expr::Not(Box::new(b(expr, self)?)),
                 ast::UnaryOperator::Minus => match expr.as_ref() {
                     ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
-                        let ast::Value::Number(s, _) = &v.value else { unreachable!("matched above") };
+                        let ast::Value::Number(s, _) = &v.value else {
+                            unreachable!("matched above")
+                        };
                         one(number_literal(&format!("-{s}"))?)
                     }
                     _ => Expr::Neg(Box::new(b(expr, self)?)),
@@ -322,27 +364,62 @@ impl Exec<'_> {
             },
             ast::Expr::IsNull(x) => Expr::IsNull(Box::new(b(x, self)?), false),
             ast::Expr::IsNotNull(x) => Expr::IsNull(Box::new(b(x, self)?), true),
-            ast::Expr::Between { expr, negated, low, high } => {
+            ast::Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
                 let v = b(expr, self)?;
                 let ge = Expr::Binary(BinOp::GtEq, Box::new(v.clone()), Box::new(b(low, self)?));
                 let le = Expr::Binary(BinOp::LtEq, Box::new(v), Box::new(b(high, self)?));
                 let both = Expr::Binary(BinOp::And, Box::new(ge), Box::new(le));
-                if *negated { Expr::Not(Box::new(both)) } else { both }
+                if *negated {
+                    Expr::Not(Box::new(both))
+                } else {
+                    both
+                }
             }
-            ast::Expr::In { expr, target: ast::InTarget::List(list), negated, .. } => {
+            ast::Expr::In {
+                expr,
+                target: ast::InTarget::List(list),
+                negated,
+                ..
+            } => {
                 let v = b(expr, self)?;
-                let items = list.iter().map(|x| b(x, self)).collect::<Result<Vec<_>>>()?;
+                let items = list
+                    .iter()
+                    .map(|x| b(x, self))
+                    .collect::<Result<Vec<_>>>()?;
                 Expr::InList(Box::new(v), items, *negated)
             }
-            ast::Expr::In { expr, target: ast::InTarget::Subquery(q), negated, .. } => {
+            ast::Expr::In {
+                expr,
+                target: ast::InTarget::Subquery(q),
+                negated,
+                ..
+            } => {
                 let v = b(expr, self)?;
                 let items = self.subquery_values(q)?;
                 Expr::InList(Box::new(v), items, *negated)
             }
-            ast::Expr::Like { negated, expr, pattern, escape_char: None, any: false } => {
-                Expr::Like(Box::new(b(expr, self)?), Box::new(b(pattern, self)?), *negated)
-            }
-            ast::Expr::Case { operand, conditions, else_result, .. } => {
+            ast::Expr::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char: None,
+                any: false,
+            } => Expr::Like(
+                Box::new(b(expr, self)?),
+                Box::new(b(pattern, self)?),
+                *negated,
+            ),
+            ast::Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
                 let op = operand.as_ref().map(|o| b(o, self)).transpose()?;
                 let mut whens = Vec::new();
                 for w in conditions {
@@ -353,16 +430,28 @@ impl Exec<'_> {
                     };
                     whens.push((c, b(&w.result, self)?));
                 }
-                let otherwise = else_result.as_ref().map(|x| b(x, self)).transpose()?.map(Box::new);
+                let otherwise = else_result
+                    .as_ref()
+                    .map(|x| b(x, self))
+                    .transpose()?
+                    .map(Box::new);
                 Expr::Case(whens, otherwise)
             }
-            ast::Expr::Cast { expr, data_type, format: None, .. } => {
+            ast::Expr::Cast {
+                expr,
+                data_type,
+                format: None,
+                ..
+            } => {
                 let ty = sql_type_from_name(&data_type.to_string())?;
                 Expr::Cast(Box::new(b(expr, self)?), ty)
             }
-            ast::Expr::Trim { expr, trim_where: None, trim_what: None, trim_characters: None } => {
-                Expr::Func(Func::Trim, vec![b(expr, self)?])
-            }
+            ast::Expr::Trim {
+                expr,
+                trim_where: None,
+                trim_what: None,
+                trim_characters: None,
+            } => Expr::Func(Func::Trim, vec![b(expr, self)?]),
             ast::Expr::Subquery(q) => {
                 let a = self.scalar_subquery(q)?;
                 one(a)
@@ -374,7 +463,10 @@ impl Exec<'_> {
 
     fn bind_column(&mut self, qualifier: Option<&str>, name: &str, scope: &Scope) -> Result<Expr> {
         if let Some(i) = scope.resolve(qualifier, name)? {
-            return Ok(Expr::Column { index: i, case_specific: scope.columns[i].case_specific });
+            return Ok(Expr::Column {
+                index: i,
+                case_specific: scope.columns[i].case_specific,
+            });
         }
         if qualifier.is_none() {
             let upper = name.to_ascii_uppercase();
@@ -401,7 +493,10 @@ impl Exec<'_> {
         match &f.args {
             ast::FunctionArguments::None => Ok((vec![], false)),
             ast::FunctionArguments::List(l) => {
-                let distinct = matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+                let distinct = matches!(
+                    l.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                );
                 let mut out = Vec::new();
                 for a in &l.args {
                     match a {
@@ -411,7 +506,9 @@ impl Exec<'_> {
                 }
                 Ok((out, distinct))
             }
-            ast::FunctionArguments::Subquery(_) => Err(Error::Unsupported("a subquery as function argument".into())),
+            ast::FunctionArguments::Subquery(_) => {
+                Err(Error::Unsupported("a subquery as function argument".into()))
+            }
         }
     }
 
@@ -425,11 +522,19 @@ impl Exec<'_> {
                 }
                 Ok((Some(self.bind_expr(x, scope, None)?), distinct))
             }
-            _ => Err(Error::TypeMismatch(format!("{} takes one argument", f.name))),
+            _ => Err(Error::TypeMismatch(format!(
+                "{} takes one argument",
+                f.name
+            ))),
         }
     }
 
-    fn bind_function(&mut self, f: &ast::Function, scope: &Scope, mut grouping: Option<&mut Grouping>) -> Result<Expr> {
+    fn bind_function(
+        &mut self,
+        f: &ast::Function,
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
         let name = tdlite_parser::object_name_string(&f.name).to_ascii_uppercase();
         if f.over.is_some() {
             return Err(Error::Unsupported(format!("the window function {name}")));
@@ -446,8 +551,14 @@ impl Exec<'_> {
         let mut bound = Vec::new();
         for a in args {
             match a {
-                ast::FunctionArgExpr::Expr(x) => bound.push(self.bind_expr(x, scope, grouping.as_deref_mut())?),
-                other => return Err(Error::Unsupported(format!("the argument {other} of {name}"))),
+                ast::FunctionArgExpr::Expr(x) => {
+                    bound.push(self.bind_expr(x, scope, grouping.as_deref_mut())?)
+                }
+                other => {
+                    return Err(Error::Unsupported(format!(
+                        "the argument {other} of {name}"
+                    )))
+                }
             }
         }
         let func = match name.as_str() {
@@ -469,7 +580,9 @@ impl Exec<'_> {
     fn scalar_subquery(&mut self, q: &ast::Query) -> Result<ArrayRef> {
         let rows = self.run_query(q)?;
         if rows.schema.fields().len() != 1 {
-            return Err(Error::TypeMismatch("a scalar subquery must return one column".into()));
+            return Err(Error::TypeMismatch(
+                "a scalar subquery must return one column".into(),
+            ));
         }
         let n: usize = rows.batches.iter().map(|b| b.num_rows()).sum();
         if n > 1 {
@@ -485,7 +598,9 @@ impl Exec<'_> {
     fn subquery_values(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
         let rows = self.run_query(q)?;
         if rows.schema.fields().len() != 1 {
-            return Err(Error::TypeMismatch("an IN subquery must return one column".into()));
+            return Err(Error::TypeMismatch(
+                "an IN subquery must return one column".into(),
+            ));
         }
         let mut out = Vec::new();
         for b in &rows.batches {

@@ -22,7 +22,9 @@ impl Shared {
         let wall = chrono::Utc::now().timestamp_micros();
         let prev = self
             .clock
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| Some(wall.max(last + 1)))
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| {
+                Some(wall.max(last + 1))
+            })
             .unwrap_or(wall);
         wall.max(prev + 1)
     }
@@ -66,11 +68,21 @@ impl Database {
 
     /// Names of all tables, in creation order.
     pub fn table_names(&self) -> Vec<String> {
-        self.shared.storage.catalog.tables().iter().map(|t| t.schema.name.clone()).collect()
+        self.shared
+            .storage
+            .catalog
+            .tables()
+            .iter()
+            .map(|t| t.schema.name.clone())
+            .collect()
     }
 
     /// Number of sessions waiting to consume from `table` (0 if there is no such table).
     pub fn waiting_consumers(&self, table: &str) -> usize {
-        self.shared.storage.catalog.get_table(table).map_or(0, |t| self.shared.waiters.count(t.id))
+        self.shared
+            .storage
+            .catalog
+            .get_table(table)
+            .map_or(0, |t| self.shared.waiters.count(t.id))
     }
 }

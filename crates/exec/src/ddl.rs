@@ -44,14 +44,19 @@ fn queue_rule(rule: &str) -> Error {
 
 fn is_current_timestamp(e: &ast::Expr) -> Option<Option<String>> {
     match e {
-        ast::Expr::Function(f) if tdlite_parser::object_name_string(&f.name).eq_ignore_ascii_case("CURRENT_TIMESTAMP") => {
+        ast::Expr::Function(f)
+            if tdlite_parser::object_name_string(&f.name)
+                .eq_ignore_ascii_case("CURRENT_TIMESTAMP") =>
+        {
             match &f.args {
                 ast::FunctionArguments::None => Some(None),
                 ast::FunctionArguments::List(l) => Some(l.args.first().map(|a| a.to_string())),
                 ast::FunctionArguments::Subquery(_) => None,
             }
         }
-        ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case("CURRENT_TIMESTAMP") => Some(None),
+        ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case("CURRENT_TIMESTAMP") => {
+            Some(None)
+        }
         _ => None,
     }
 }
@@ -59,17 +64,27 @@ fn is_current_timestamp(e: &ast::Expr) -> Option<Option<String>> {
 /// The rules of teradata-reference.md §1.3–1.4 for a `CREATE TABLE …, QUEUE`.
 fn check_queue_rules(ct: &CreateTable) -> Result<()> {
     if ct.volatile {
-        return Err(queue_rule("a queue table cannot be VOLATILE (only SET or MULTISET base tables can be queues)."));
+        return Err(queue_rule(
+            "a queue table cannot be VOLATILE (only SET or MULTISET base tables can be queues).",
+        ));
     }
     if ct.no_primary_index {
-        return Err(queue_rule("a queue table cannot be a NO PRIMARY INDEX table."));
+        return Err(queue_rule(
+            "a queue table cannot be a NO PRIMARY INDEX table.",
+        ));
     }
     for o in &ct.options {
         if o.contains("JOURNAL") && !o.starts_with("NO ") {
             return Err(queue_rule("a queue table cannot have a permanent journal (only NO [BEFORE|AFTER] JOURNAL is allowed)."));
         }
-        if o.starts_with("LOG") || o.starts_with("NO LOG") || o.contains("MERGEBLOCKRATIO") || o.starts_with("WITH JOURNAL") {
-            return Err(queue_rule(&format!("the option {o} is not allowed on a queue table.")));
+        if o.starts_with("LOG")
+            || o.starts_with("NO LOG")
+            || o.contains("MERGEBLOCKRATIO")
+            || o.starts_with("WITH JOURNAL")
+        {
+            return Err(queue_rule(&format!(
+                "the option {o} is not allowed on a queue table."
+            )));
         }
     }
     let Some(q) = ct.columns.first() else {
@@ -85,7 +100,10 @@ fn check_queue_rules(ct: &CreateTable) -> Result<()> {
         return Err(queue_rule(&format!("the QITS column '{}' must be TIMESTAMP(6) (the precision may be omitted, but if given it must be 6).", q.name)));
     }
     if !q.not_null {
-        return Err(queue_rule(&format!("the QITS column '{}' must be NOT NULL.", q.name)));
+        return Err(queue_rule(&format!(
+            "the QITS column '{}' must be NOT NULL.",
+            q.name
+        )));
     }
     match &q.default {
         Some(ColumnDefault::Expr(e)) => match is_current_timestamp(e) {
@@ -94,30 +112,57 @@ fn check_queue_rules(ct: &CreateTable) -> Result<()> {
             Some(Some(p)) => {
                 return Err(queue_rule(&format!("the QITS column's DEFAULT must be CURRENT_TIMESTAMP or CURRENT_TIMESTAMP(6), not CURRENT_TIMESTAMP({p}).")));
             }
-            None => return Err(queue_rule(&format!("the QITS column '{}' must have DEFAULT CURRENT_TIMESTAMP(6).", q.name))),
+            None => {
+                return Err(queue_rule(&format!(
+                    "the QITS column '{}' must have DEFAULT CURRENT_TIMESTAMP(6).",
+                    q.name
+                )))
+            }
         },
-        _ => return Err(queue_rule(&format!("the QITS column '{}' must have DEFAULT CURRENT_TIMESTAMP(6).", q.name))),
+        _ => {
+            return Err(queue_rule(&format!(
+                "the QITS column '{}' must have DEFAULT CURRENT_TIMESTAMP(6).",
+                q.name
+            )))
+        }
     }
     if q.unique || q.primary_key {
-        return Err(queue_rule("the QITS column cannot be UNIQUE or a PRIMARY KEY."));
+        return Err(queue_rule(
+            "the QITS column cannot be UNIQUE or a PRIMARY KEY.",
+        ));
     }
     if q.identity {
         return Err(queue_rule("the QITS column cannot be an identity column."));
     }
     let qits = q.name.to_ascii_uppercase();
     let names_qits = |cols: &[String]| cols.len() == 1 && cols[0].to_ascii_uppercase() == qits;
-    if ct.primary_index.as_ref().is_some_and(|p| p.unique && names_qits(&p.columns)) {
+    if ct
+        .primary_index
+        .as_ref()
+        .is_some_and(|p| p.unique && names_qits(&p.columns))
+    {
         return Err(queue_rule("the QITS column cannot be a UNIQUE PRIMARY INDEX (it may be a non-unique primary index)."));
     }
-    if ct.indexes.iter().any(|i| i.unique && names_qits(&i.columns)) {
-        return Err(queue_rule("the QITS column cannot be a unique secondary index."));
+    if ct
+        .indexes
+        .iter()
+        .any(|i| i.unique && names_qits(&i.columns))
+    {
+        return Err(queue_rule(
+            "the QITS column cannot be a unique secondary index.",
+        ));
     }
     if ct.unique_constraints.iter().any(|i| names_qits(&i.columns)) {
-        return Err(queue_rule("the QITS column cannot be UNIQUE or a PRIMARY KEY."));
+        return Err(queue_rule(
+            "the QITS column cannot be UNIQUE or a PRIMARY KEY.",
+        ));
     }
     for c in &ct.columns {
         if let PType::Unsupported(l) = c.data_type {
-            return Err(queue_rule(&format!("column '{}': a queue table cannot have {l:?} columns.", c.name)));
+            return Err(queue_rule(&format!(
+                "column '{}': a queue table cannot have {l:?} columns.",
+                c.name
+            )));
         }
     }
     Ok(())
@@ -153,10 +198,14 @@ impl Exec<'_> {
                 }
                 let a = match e {
                     ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
-                        let ast::Value::Number(n, _) = &v.value else { unreachable!("matched above") };
+                        let ast::Value::Number(n, _) = &v.value else {
+                            unreachable!("matched above")
+                        };
                         number_literal(n)?
                     }
-                    _ => self.bind_expr(e, &crate::bind::Scope::default(), None)?.eval(&crate::query::single_row())?,
+                    _ => self
+                        .bind_expr(e, &crate::bind::Scope::default(), None)?
+                        .eval(&crate::query::single_row())?,
                 };
                 let a = crate::expr::cast_to_sql(&a, ty)?;
                 DefaultValue::Const(value_at(a.as_ref(), 0))
@@ -177,11 +226,21 @@ impl Exec<'_> {
         let name = tdlite_parser::object_name_string(&ct.name);
         let mut columns = Vec::new();
         for c in &ct.columns {
-            if columns.iter().any(|x: &Column| x.name.eq_ignore_ascii_case(&c.name)) {
-                return Err(Error::TypeMismatch(format!("column '{}' is defined twice", c.name)));
+            if columns
+                .iter()
+                .any(|x: &Column| x.name.eq_ignore_ascii_case(&c.name))
+            {
+                return Err(Error::TypeMismatch(format!(
+                    "column '{}' is defined twice",
+                    c.name
+                )));
             }
             let ty = storage_type(&c.data_type)?;
-            let default = c.default.as_ref().map(|d| self.column_default(d, ty)).transpose()?;
+            let default = c
+                .default
+                .as_ref()
+                .map(|d| self.column_default(d, ty))
+                .transpose()?;
             columns.push(Column {
                 name: c.name.clone(),
                 ty,
@@ -194,10 +253,21 @@ impl Exec<'_> {
             });
         }
         let position = |n: &str| -> Result<usize> {
-            columns.iter().position(|c| c.name.eq_ignore_ascii_case(n)).ok_or_else(|| Error::ColumnNotFound(n.to_string()))
+            columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(n))
+                .ok_or_else(|| Error::ColumnNotFound(n.to_string()))
         };
         let spec = |d: &tdlite_parser::IndexDef, unique: bool| -> Result<IndexSpec> {
-            Ok(IndexSpec { name: d.name.clone(), columns: d.columns.iter().map(|c| position(c)).collect::<Result<_>>()?, unique })
+            Ok(IndexSpec {
+                name: d.name.clone(),
+                columns: d
+                    .columns
+                    .iter()
+                    .map(|c| position(c))
+                    .collect::<Result<_>>()?,
+                unique,
+            })
         };
         let mut secondary = Vec::new();
         for u in &ct.unique_constraints {
@@ -205,7 +275,11 @@ impl Exec<'_> {
         }
         for (i, c) in ct.columns.iter().enumerate() {
             if c.unique || c.primary_key {
-                secondary.push(IndexSpec { name: None, columns: vec![i], unique: true });
+                secondary.push(IndexSpec {
+                    name: None,
+                    columns: vec![i],
+                    unique: true,
+                });
             }
         }
         for i in &ct.indexes {
@@ -217,7 +291,11 @@ impl Exec<'_> {
             (None, false) => match secondary.iter().position(|s| s.unique) {
                 // Teradata: a PRIMARY KEY or UNIQUE column becomes the UPI when no PI is given.
                 Some(k) => Some(secondary.remove(k)),
-                None => Some(IndexSpec { name: None, columns: vec![0], unique: false }),
+                None => Some(IndexSpec {
+                    name: None,
+                    columns: vec![0],
+                    unique: false,
+                }),
             },
         };
         let kind = match ct.kind {
@@ -226,7 +304,15 @@ impl Exec<'_> {
             None if default_set && !ct.no_primary_index => TableKind::Set,
             None => TableKind::Multiset,
         };
-        let schema = TableSchema::new(name, columns, kind, ct.queue, primary_index, secondary, text.to_string());
+        let schema = TableSchema::new(
+            name,
+            columns,
+            kind,
+            ct.queue,
+            primary_index,
+            secondary,
+            text.to_string(),
+        );
         self.txn.create_table(schema)?;
         Ok(())
     }
@@ -236,7 +322,9 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 if it does not exist.
     pub fn drop_table(&mut self, name: &ast::ObjectName) -> Result<Arc<Table>> {
-        Ok(self.txn.drop_table(&tdlite_parser::object_name_string(name))?)
+        Ok(self
+            .txn
+            .drop_table(&tdlite_parser::object_name_string(name))?)
     }
 
     /// HELP TABLE: one row per column.
@@ -246,19 +334,37 @@ impl Exec<'_> {
     pub fn help_table(&self, name: &ast::ObjectName) -> Result<Rows> {
         let t = self.must_get_table(name)?;
         let cols = &t.schema.columns;
-        let text = |f: &dyn Fn(&Column) -> String| -> ArrayRef { Arc::new(StringArray::from_iter_values(cols.iter().map(f))) };
+        let text = |f: &dyn Fn(&Column) -> String| -> ArrayRef {
+            Arc::new(StringArray::from_iter_values(cols.iter().map(f)))
+        };
         let arrays = vec![
             text(&|c| c.name.clone()),
             text(&|c| c.ty.to_string()),
             text(&|c| if c.nullable { "Y".into() } else { "N".into() }),
             text(&|c| c.format.clone().unwrap_or_default()),
             text(&|c| c.title.clone().unwrap_or_default()),
-            text(&|c| if c.ty.is_character() { if c.case_specific { "CS".into() } else { "NOT CS".into() } } else { String::new() }),
+            text(&|c| {
+                if c.ty.is_character() {
+                    if c.case_specific {
+                        "CS".into()
+                    } else {
+                        "NOT CS".into()
+                    }
+                } else {
+                    String::new()
+                }
+            }),
         ];
         let schema = Arc::new(Schema::new(
-            ["Column Name", "Type", "Nullable", "Format", "Title", "Case"].iter().map(|n| Field::new(*n, DataType::Utf8, false)).collect::<Vec<_>>(),
+            ["Column Name", "Type", "Nullable", "Format", "Title", "Case"]
+                .iter()
+                .map(|n| Field::new(*n, DataType::Utf8, false))
+                .collect::<Vec<_>>(),
         ));
-        Ok(Rows { schema: schema.clone(), batches: vec![RecordBatch::try_new(schema, arrays)?] })
+        Ok(Rows {
+            schema: schema.clone(),
+            batches: vec![RecordBatch::try_new(schema, arrays)?],
+        })
     }
 
     /// SHOW TABLE: the DDL as written, with the table kind made explicit.
@@ -271,9 +377,23 @@ impl Exec<'_> {
             TableKind::Set => "SET",
             TableKind::Multiset => "MULTISET",
         };
-        let text = format!("-- {kind} TABLE{}\n{}", if t.schema.queue { ", QUEUE" } else { "" }, t.schema.ddl.trim_end_matches(';'));
-        let schema = Arc::new(Schema::new(vec![Field::new("Request Text", DataType::Utf8, false)]));
-        Ok(Rows { schema: schema.clone(), batches: vec![RecordBatch::try_new(schema, vec![Arc::new(StringArray::from(vec![text]))])?] })
+        let text = format!(
+            "-- {kind} TABLE{}\n{}",
+            if t.schema.queue { ", QUEUE" } else { "" },
+            t.schema.ddl.trim_end_matches(';')
+        );
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "Request Text",
+            DataType::Utf8,
+            false,
+        )]));
+        Ok(Rows {
+            schema: schema.clone(),
+            batches: vec![RecordBatch::try_new(
+                schema,
+                vec![Arc::new(StringArray::from(vec![text]))],
+            )?],
+        })
     }
 }
 

@@ -34,9 +34,18 @@ impl Exec<'_> {
         let one: ArrayRef = match &col.default {
             None => values_to_array(col.ty, [Value::Null].iter()),
             Some(DefaultValue::Const(v)) => values_to_array(col.ty, [v.clone()].iter()),
-            Some(DefaultValue::CurrentTimestamp) => Arc::new(TimestampMicrosecondArray::from(vec![self.now_us])),
-            Some(DefaultValue::CurrentDate) => cast_to_sql(&(Arc::new(TimestampMicrosecondArray::from(vec![self.now_us])) as ArrayRef), SqlType::Date)?,
-            Some(DefaultValue::CurrentTime) => Arc::new(arrow::array::Time64MicrosecondArray::from(vec![self.now_us.rem_euclid(86_400_000_000)])),
+            Some(DefaultValue::CurrentTimestamp) => {
+                Arc::new(TimestampMicrosecondArray::from(vec![self.now_us]))
+            }
+            Some(DefaultValue::CurrentDate) => cast_to_sql(
+                &(Arc::new(TimestampMicrosecondArray::from(vec![self.now_us])) as ArrayRef),
+                SqlType::Date,
+            )?,
+            Some(DefaultValue::CurrentTime) => {
+                Arc::new(arrow::array::Time64MicrosecondArray::from(vec![self
+                    .now_us
+                    .rem_euclid(86_400_000_000)]))
+            }
             Some(DefaultValue::User) => Arc::new(StringArray::from(vec![self.user.to_string()])),
         };
         repeat(&cast_to_sql(&one, col.ty)?, n)
@@ -50,7 +59,11 @@ impl Exec<'_> {
             let s = out.as_string::<i32>();
             out = Arc::new(StringArray::from_iter(s.iter().map(|v| {
                 v.map(|v| {
-                    let v = if col.uppercase { v.to_uppercase() } else { v.to_string() };
+                    let v = if col.uppercase {
+                        v.to_uppercase()
+                    } else {
+                        v.to_string()
+                    };
                     match col.ty {
                         SqlType::Char(n) => format!("{v:<width$}", width = n as usize),
                         _ => v,
@@ -67,7 +80,18 @@ impl Exec<'_> {
                         _ => None,
                     })
                     .collect();
-                let v: Vec<Value> = vals.into_iter().map(|o| o.map_or(Value::Null, |t| if matches!(col.ty, SqlType::Time(_)) { Value::Time(t) } else { Value::Timestamp(t) })).collect();
+                let v: Vec<Value> = vals
+                    .into_iter()
+                    .map(|o| {
+                        o.map_or(Value::Null, |t| {
+                            if matches!(col.ty, SqlType::Time(_)) {
+                                Value::Time(t)
+                            } else {
+                                Value::Timestamp(t)
+                            }
+                        })
+                    })
+                    .collect();
                 out = values_to_array(col.ty, v.iter());
             }
         }
@@ -80,7 +104,13 @@ impl Exec<'_> {
     ///
     /// # Errors
     /// 3811, 2801, 2802, 2803 from storage; conversion errors from the values.
-    pub fn insert_batch(&mut self, table: &Arc<Table>, targets: &[usize], source: &RecordBatch, skip_duplicates: bool) -> Result<u64> {
+    pub fn insert_batch(
+        &mut self,
+        table: &Arc<Table>,
+        targets: &[usize],
+        source: &RecordBatch,
+        skip_duplicates: bool,
+    ) -> Result<u64> {
         let n = source.num_rows();
         let mut cols: Vec<ArrayRef> = Vec::with_capacity(table.schema.columns.len());
         for (i, col) in table.schema.columns.iter().enumerate() {
@@ -111,7 +141,10 @@ impl Exec<'_> {
             .map(|c| {
                 let name = tdlite_parser::object_name_string(c);
                 let short = name.rsplit('.').next().unwrap_or(&name).to_string();
-                table.schema.column_index(&short).ok_or(Error::ColumnNotFound(name))
+                table
+                    .schema
+                    .column_index(&short)
+                    .ok_or(Error::ColumnNotFound(name))
             })
             .collect()
     }
@@ -134,7 +167,7 @@ impl Exec<'_> {
             ast::SetExpr::Values(v) => {
                 let rows: Vec<Vec<ast::Expr>> = v.rows.iter().map(|r| r.content.clone()).collect();
                 (self.values_batch(&rows, targets.len())?, false)
-            },
+            }
             _ => {
                 let rows = self.run_query(source)?;
                 let b = arrow::compute::concat_batches(&rows.schema, &rows.batches)?;
@@ -190,14 +223,22 @@ impl Exec<'_> {
         match &t.relation {
             ast::TableFactor::Table { name, alias, .. } => {
                 let table = self.must_get_table(name)?;
-                let q = alias.as_ref().map(|a| a.name.value.clone()).unwrap_or_else(|| tdlite_parser::object_name_string(name));
+                let q = alias
+                    .as_ref()
+                    .map(|a| a.name.value.clone())
+                    .unwrap_or_else(|| tdlite_parser::object_name_string(name));
                 Ok((table, q))
             }
             other => Err(Error::Unsupported(format!("UPDATE/DELETE of {other}"))),
         }
     }
 
-    fn matching_rows(&mut self, table: &Table, scope: &Scope, selection: &Option<ast::Expr>) -> Result<(RecordBatch, Vec<u64>)> {
+    fn matching_rows(
+        &mut self,
+        table: &Table,
+        scope: &Scope,
+        selection: &Option<ast::Expr>,
+    ) -> Result<(RecordBatch, Vec<u64>)> {
         let (batch, ids) = self.scan_table(table)?;
         match selection {
             None => Ok((batch, ids.values().to_vec())),
@@ -206,7 +247,12 @@ impl Exec<'_> {
                 let mask = mask_of(&batch, &cond)?;
                 let b = filter_record_batch(&batch, &mask)?;
                 let ids = filter(&ids, &mask)?;
-                Ok((b, ids.as_primitive::<arrow::datatypes::UInt64Type>().values().to_vec()))
+                Ok((
+                    b,
+                    ids.as_primitive::<arrow::datatypes::UInt64Type>()
+                        .values()
+                        .to_vec(),
+                ))
             }
         }
     }
@@ -229,7 +275,10 @@ impl Exec<'_> {
             };
             let name = tdlite_parser::object_name_string(c);
             let short = name.rsplit('.').next().unwrap_or(&name).to_string();
-            let idx = table.schema.column_index(&short).ok_or(Error::ColumnNotFound(name))?;
+            let idx = table
+                .schema
+                .column_index(&short)
+                .ok_or(Error::ColumnNotFound(name))?;
             let v = self.bind_expr(&a.value, &scope, None)?.eval(&batch)?;
             new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
         }
@@ -264,7 +313,11 @@ impl Exec<'_> {
     ///
     /// # Errors
     /// 3810/3822 for bad names.
-    pub fn bind_consume(&mut self, table: &Table, projection: &[ast::SelectItem]) -> Result<ConsumeList> {
+    pub fn bind_consume(
+        &mut self,
+        table: &Table,
+        projection: &[ast::SelectItem],
+    ) -> Result<ConsumeList> {
         let q = table.schema.name.clone();
         let scope = table_scope(table, &q);
         let empty = RecordBatch::new_empty(table.schema.arrow.clone());
@@ -274,16 +327,27 @@ impl Exec<'_> {
                 ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
                     for (i, c) in table.schema.columns.iter().enumerate() {
                         let f = Field::new(&c.name, c.ty.arrow_type(), true);
-                        items.push((Expr::Column { index: i, case_specific: c.case_specific }, with_title(f, &scope.columns[i])));
+                        items.push((
+                            Expr::Column {
+                                index: i,
+                                case_specific: c.case_specific,
+                            },
+                            with_title(f, &scope.columns[i]),
+                        ));
                     }
                 }
-                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                     let bound = self.bind_expr(e, &scope, None)?;
                     let dt = bound.eval(&empty)?.data_type().clone();
                     let name = match item {
                         ast::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                         _ => match e {
-                            ast::Expr::Identifier(id) => table.schema.column_index(&id.value).map(|i| table.schema.columns[i].name.clone()).unwrap_or(id.value.clone()),
+                            ast::Expr::Identifier(id) => table
+                                .schema
+                                .column_index(&id.value)
+                                .map(|i| table.schema.columns[i].name.clone())
+                                .unwrap_or(id.value.clone()),
                             other => other.to_string(),
                         },
                     };
@@ -305,7 +369,13 @@ impl Exec<'_> {
         let Some((_, values)) = self.txn.consume(table) else {
             return Ok(None);
         };
-        let cols = table.schema.columns.iter().zip(&values).map(|(c, v)| values_to_array(c.ty, [v.clone()].iter())).collect();
+        let cols = table
+            .schema
+            .columns
+            .iter()
+            .zip(&values)
+            .map(|(c, v)| values_to_array(c.ty, [v.clone()].iter()))
+            .collect();
         let row = RecordBatch::try_new(table.schema.arrow.clone(), cols)?;
         let mut fields = Vec::new();
         let mut arrays = Vec::new();
@@ -315,8 +385,15 @@ impl Exec<'_> {
             arrays.push(a);
         }
         let schema = Arc::new(Schema::new(fields));
-        let batch = RecordBatch::try_new_with_options(schema.clone(), arrays, &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)))?;
-        Ok(Some(Rows { schema, batches: vec![batch] }))
+        let batch = RecordBatch::try_new_with_options(
+            schema.clone(),
+            arrays,
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
+        )?;
+        Ok(Some(Rows {
+            schema,
+            batches: vec![batch],
+        }))
     }
 }
 

@@ -48,7 +48,9 @@ pub enum Error {
     #[error("SELECT AND CONSUME on '{0}' was cancelled while waiting; nothing was consumed.")]
     ConsumeCancelled(String),
     /// The queue table was dropped while a consumer waited (tdlite 9906).
-    #[error("Queue table '{0}' was dropped while waiting to consume; the transaction was rolled back.")]
+    #[error(
+        "Queue table '{0}' was dropped while waiting to consume; the transaction was rolled back."
+    )]
     QueueDropped(String),
     /// DELETE/UPDATE of the queue in the same request as a consume of it (tdlite 9907).
     #[error("A request that consumes from '{0}' cannot also DELETE from or UPDATE it.")]
@@ -133,11 +135,17 @@ impl PositionedError {
 }
 
 fn code(number: u32) -> ErrorCode {
-    ErrorCode { number, retryable: false }
+    ErrorCode {
+        number,
+        retryable: false,
+    }
 }
 
 fn retryable(number: u32) -> ErrorCode {
-    ErrorCode { number, retryable: true }
+    ErrorCode {
+        number,
+        retryable: true,
+    }
 }
 
 impl Error {
@@ -193,11 +201,18 @@ impl From<arrow::error::ArrowError> for Error {
             A::DivideByZero => Error::DivisionByZero,
             A::ArithmeticOverflow(_) => Error::Overflow,
             A::CastError(m) | A::ParseError(m) => {
-                if m.contains("Timestamp") || m.contains("Date") || m.contains("date") || m.contains("Time") {
+                if m.contains("Timestamp")
+                    || m.contains("Date")
+                    || m.contains("date")
+                    || m.contains("Time")
+                {
                     Error::InvalidDate(m)
                 } else if m.contains("Cannot cast string") {
                     Error::BadNumber
-                } else if m.contains("overflow") || m.contains("too large") || m.contains("Overflow") {
+                } else if m.contains("overflow")
+                    || m.contains("too large")
+                    || m.contains("Overflow")
+                {
                     Error::Overflow
                 } else {
                     Error::TypeMismatch(m)

@@ -204,7 +204,10 @@ impl Expr {
             }
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
             Expr::Func(f, args) => {
-                let vals = args.iter().map(|a| a.eval(batch)).collect::<Result<Vec<_>>>()?;
+                let vals = args
+                    .iter()
+                    .map(|a| a.eval(batch))
+                    .collect::<Result<Vec<_>>>()?;
                 func(*f, vals, n)
             }
         }
@@ -221,8 +224,9 @@ pub fn repeat(a: &ArrayRef, n: usize) -> Result<ArrayRef> {
 }
 
 fn as_bool(a: &ArrayRef) -> Result<&BooleanArray> {
-    a.as_boolean_opt()
-        .ok_or_else(|| Error::TypeMismatch(format!("expected a condition, found {}", a.data_type())))
+    a.as_boolean_opt().ok_or_else(|| {
+        Error::TypeMismatch(format!("expected a condition, found {}", a.data_type()))
+    })
 }
 
 fn to_utf8(a: &ArrayRef) -> Result<ArrayRef> {
@@ -241,7 +245,10 @@ fn strict() -> CastOptions<'static> {
 }
 
 fn is_int(t: &DataType) -> bool {
-    matches!(t, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64)
+    matches!(
+        t,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+    )
 }
 
 fn is_numeric(t: &DataType) -> bool {
@@ -279,7 +286,9 @@ fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
         (Utf8, t) | (t, Utf8) => t.clone(),
         (Date32, Timestamp(u, z)) | (Timestamp(u, z), Date32) => Timestamp(*u, z.clone()),
         _ => {
-            return Err(Error::TypeMismatch(format!("cannot compare or combine {l} with {r}")));
+            return Err(Error::TypeMismatch(format!(
+                "cannot compare or combine {l} with {r}"
+            )));
         }
     })
 }
@@ -290,7 +299,10 @@ pub fn coerce_pair(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)> {
         return Ok((l, r));
     }
     let t = common_type(l.data_type(), r.data_type())?;
-    Ok((cast_with_options(&l, &t, &strict())?, cast_with_options(&r, &t, &strict())?))
+    Ok((
+        cast_with_options(&l, &t, &strict())?,
+        cast_with_options(&r, &t, &strict())?,
+    ))
 }
 
 /// Teradata character comparison: trailing blanks ignored; case-blind unless CASESPECIFIC.
@@ -321,10 +333,12 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
         }
         Concat => {
             let (l, r) = (to_utf8(&l)?, to_utf8(&r)?);
-            Ok(Arc::new(arrow::compute::kernels::concat_elements::concat_elements_utf8(
-                l.as_string::<i32>(),
-                r.as_string::<i32>(),
-            )?))
+            Ok(Arc::new(
+                arrow::compute::kernels::concat_elements::concat_elements_utf8(
+                    l.as_string::<i32>(),
+                    r.as_string::<i32>(),
+                )?,
+            ))
         }
         Eq | NotEq | Lt | LtEq | Gt | GtEq => {
             let (mut l, mut r) = coerce_pair(l, r)?;
@@ -350,10 +364,15 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     use BinOp::*;
     let (lt, rt) = (l.data_type().clone(), r.data_type().clone());
     // DATE ± integer adds days; DATE − DATE is a number of days.
-    if lt == DataType::Date32 && (is_int(&rt) || rt == DataType::Date32) && matches!(op, Add | Sub) {
+    if lt == DataType::Date32 && (is_int(&rt) || rt == DataType::Date32) && matches!(op, Add | Sub)
+    {
         let days = cast_with_options(&l, &DataType::Int32, &strict())?;
         let rhs = cast_with_options(&r, &DataType::Int32, &strict())?;
-        let out = if op == Add { numeric::add(&days, &rhs)? } else { numeric::sub(&days, &rhs)? };
+        let out = if op == Add {
+            numeric::add(&days, &rhs)?
+        } else {
+            numeric::sub(&days, &rhs)?
+        };
         if rt == DataType::Date32 {
             return Ok(out);
         }
@@ -363,12 +382,29 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     if is_int(&lt) && rt == DataType::Date32 && op == Add {
         return arithmetic(op, r, l);
     }
-    let temporal = |t: &DataType| matches!(t, DataType::Timestamp(..) | DataType::Interval(_) | DataType::Duration(_) | DataType::Date32 | DataType::Time64(_));
+    let temporal = |t: &DataType| {
+        matches!(
+            t,
+            DataType::Timestamp(..)
+                | DataType::Interval(_)
+                | DataType::Duration(_)
+                | DataType::Date32
+                | DataType::Time64(_)
+        )
+    };
     let (l, r) = if temporal(&lt) || temporal(&rt) {
         (l, r)
     } else {
-        let l = if lt == DataType::Utf8 { to_float_or_number(&l)? } else { l };
-        let r = if rt == DataType::Utf8 { to_float_or_number(&r)? } else { r };
+        let l = if lt == DataType::Utf8 {
+            to_float_or_number(&l)?
+        } else {
+            l
+        };
+        let r = if rt == DataType::Utf8 {
+            to_float_or_number(&r)?
+        } else {
+            r
+        };
         coerce_pair(l, r)?
     };
     let out = match op {
@@ -385,7 +421,9 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
 /// mode), numbers round-trip through strings strictly (3535 on bad text).
 pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     let target = ty.arrow_type();
-    let a = if a.data_type() == &DataType::Utf8 && matches!(ty, SqlType::Timestamp(_) | SqlType::Date | SqlType::Time(_)) {
+    let a = if a.data_type() == &DataType::Utf8
+        && matches!(ty, SqlType::Timestamp(_) | SqlType::Date | SqlType::Time(_))
+    {
         // Teradata accepts '2024-01-01 10:00:00' and ISO 'T' forms alike.
         a.clone()
     } else {
@@ -417,7 +455,8 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
         if s.iter().flatten().any(|v| v.chars().count() > n as usize) {
             let n = n as usize;
             return Ok(Arc::new(StringArray::from_iter(
-                s.iter().map(|v| v.map(|v| v.chars().take(n).collect::<String>())),
+                s.iter()
+                    .map(|v| v.map(|v| v.chars().take(n).collect::<String>())),
             )));
         }
     }
@@ -438,7 +477,9 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
     match f {
         Func::Coalesce => {
             let mut it = args.into_iter().rev();
-            let mut acc = it.next().unwrap_or_else(|| new_null_array(&DataType::Null, n));
+            let mut acc = it
+                .next()
+                .unwrap_or_else(|| new_null_array(&DataType::Null, n));
             for a in it {
                 let (a, b) = coerce_pair(a, acc)?;
                 let mask = boolean::is_not_null(&a)?;
@@ -459,26 +500,44 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         Func::CharLength => {
             let a = to_utf8(&arg(0)?)?;
             let s = a.as_string::<i32>();
-            Ok(Arc::new(Int32Array::from_iter(s.iter().map(|v| v.map(|v| v.chars().count() as i32)))))
+            Ok(Arc::new(Int32Array::from_iter(
+                s.iter().map(|v| v.map(|v| v.chars().count() as i32)),
+            )))
         }
         Func::Abs => {
             let a = arg(0)?;
             let neg = numeric::neg(&a)?;
-            let zero = cast_with_options(&(Arc::new(Int32Array::from(vec![0])) as ArrayRef), a.data_type(), &strict())?;
+            let zero = cast_with_options(
+                &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
+                a.data_type(),
+                &strict(),
+            )?;
             let is_neg = cmp::lt(&a, &arrow::array::Scalar::new(zero))?;
             Ok(zip(&is_neg, &neg, &a)?)
         }
         Func::ZeroIfNull => {
             let a = arg(0)?;
-            let t = if a.data_type() == &DataType::Null { DataType::Int32 } else { a.data_type().clone() };
-            let zero = cast_with_options(&(Arc::new(Int32Array::from(vec![0])) as ArrayRef), &t, &strict())?;
+            let t = if a.data_type() == &DataType::Null {
+                DataType::Int32
+            } else {
+                a.data_type().clone()
+            };
+            let zero = cast_with_options(
+                &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
+                &t,
+                &strict(),
+            )?;
             let a = cast_with_options(&a, &t, &strict())?;
             let mask = boolean::is_not_null(&a)?;
             Ok(zip(&mask, &a, &arrow::array::Scalar::new(zero))?)
         }
         Func::NullIfZero => {
             let a = arg(0)?;
-            let zero = cast_with_options(&(Arc::new(Int32Array::from(vec![0])) as ArrayRef), a.data_type(), &strict())?;
+            let zero = cast_with_options(
+                &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
+                a.data_type(),
+                &strict(),
+            )?;
             let m = cmp::eq(&a, &arrow::array::Scalar::new(zero))?;
             let m = boolean::and_kleene(&m, &boolean::is_not_null(&m)?)?;
             Ok(arrow::compute::nullif(&a, &m)?)

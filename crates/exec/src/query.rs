@@ -11,7 +11,9 @@ use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt32Array, UInt64Array};
-use arrow::compute::{concat_batches, filter_record_batch, lexsort_to_indices, take, SortColumn, SortOptions};
+use arrow::compute::{
+    concat_batches, filter_record_batch, lexsort_to_indices, take, SortColumn, SortOptions,
+};
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use indexmap::IndexMap;
@@ -19,7 +21,9 @@ use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
-use tdlite_storage::types::{compare_values, normalize_for_key, value_at, values_to_array, RowKey, SqlType, Value};
+use tdlite_storage::types::{
+    compare_values, normalize_for_key, value_at, values_to_array, RowKey, SqlType, Value,
+};
 
 /// Storage type that holds values of an Arrow type (for building arrays from values).
 pub fn sql_type_of(dt: &DataType) -> SqlType {
@@ -76,21 +80,33 @@ impl Exec<'_> {
     pub fn scan_table(&self, table: &Table) -> Result<(RecordBatch, UInt64Array)> {
         let parts = table.scan(&self.txn.snapshot());
         let batch = concat_batches(&table.schema.arrow, parts.iter().map(|p| &p.batch))?;
-        let ids: UInt64Array = parts.iter().flat_map(|p| p.row_ids.values().iter().copied()).collect();
+        let ids: UInt64Array = parts
+            .iter()
+            .flat_map(|p| p.row_ids.values().iter().copied())
+            .collect();
         Ok((batch, ids))
     }
 
     /// Looks up a table; 3807 if it does not exist.
     pub fn must_get_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
         let n = tdlite_parser::object_name_string(name);
-        self.shared.storage.catalog.get_table(&n).ok_or(Error::ObjectNotFound(n))
+        self.shared
+            .storage
+            .catalog
+            .get_table(&n)
+            .ok_or(Error::ObjectNotFound(n))
     }
 
     fn source(&mut self, from: &[ast::TableWithJoins]) -> Result<(Scope, RecordBatch)> {
         match from {
             [] => Ok((Scope::default(), single_row())),
             [one] if one.joins.is_empty() => match &one.relation {
-                ast::TableFactor::Table { name, alias, args: None, .. } => {
+                ast::TableFactor::Table {
+                    name,
+                    alias,
+                    args: None,
+                    ..
+                } => {
                     let table = self.must_get_table(name)?;
                     let q = match alias {
                         Some(a) => a.name.value.clone(),
@@ -137,7 +153,10 @@ impl Exec<'_> {
         };
         let order_by: &[ast::OrderByExpr] = match &q.order_by {
             None => &[],
-            Some(ast::OrderBy { kind: ast::OrderByKind::Expressions(v), .. }) => v,
+            Some(ast::OrderBy {
+                kind: ast::OrderByKind::Expressions(v),
+                ..
+            }) => v,
             Some(_) => return Err(Error::Unsupported("ORDER BY ALL".into())),
         };
         self.run_select(select, order_by)
@@ -150,7 +169,9 @@ impl Exec<'_> {
         let (scope, mut input) = self.source(&s.from)?;
         if let Some(w) = &s.selection {
             if has_aggregate(w) {
-                return Err(Error::TypeMismatch("aggregates are not allowed in WHERE".into()));
+                return Err(Error::TypeMismatch(
+                    "aggregates are not allowed in WHERE".into(),
+                ));
             }
             let cond = self.bind_expr(w, &scope, None)?;
             input = filter_by(&input, &cond)?;
@@ -162,10 +183,14 @@ impl Exec<'_> {
         let grouped = !group_keys.is_empty()
             || s.having.is_some()
             || s.projection.iter().any(|i| match i {
-                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
                 _ => false,
             });
-        let mut grouping = grouped.then(|| Grouping { keys: group_keys.clone(), calls: Vec::new() });
+        let mut grouping = grouped.then(|| Grouping {
+            keys: group_keys.clone(),
+            calls: Vec::new(),
+        });
 
         // select list
         let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new(); // expr, name, title, alias
@@ -176,14 +201,27 @@ impl Exec<'_> {
                         return Err(Error::NotInGroup);
                     }
                     let want = match item {
-                        ast::SelectItem::QualifiedWildcard(k, _) => Some(k.to_string().trim_end_matches(".*").to_ascii_uppercase()),
+                        ast::SelectItem::QualifiedWildcard(k, _) => {
+                            Some(k.to_string().trim_end_matches(".*").to_ascii_uppercase())
+                        }
                         _ => None,
                     };
                     for (i, c) in scope.columns.iter().enumerate() {
-                        if want.as_ref().is_some_and(|w| c.qualifier.as_deref() != Some(w.as_str())) {
+                        if want
+                            .as_ref()
+                            .is_some_and(|w| c.qualifier.as_deref() != Some(w.as_str()))
+                        {
                             continue;
                         }
-                        items.push((Expr::Column { index: i, case_specific: c.case_specific }, c.name.clone(), c.title.clone(), None));
+                        items.push((
+                            Expr::Column {
+                                index: i,
+                                case_specific: c.case_specific,
+                            },
+                            c.name.clone(),
+                            c.title.clone(),
+                            None,
+                        ));
                     }
                 }
                 ast::SelectItem::UnnamedExpr(e) => {
@@ -206,13 +244,21 @@ impl Exec<'_> {
         for ob in order_by {
             let expr = self.order_key(&ob.expr, &items, &scope, grouping.as_mut())?;
             let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
-            keys.push(SortKey { expr, descending, nulls_first: ob.options.nulls_first.unwrap_or(!descending) });
+            keys.push(SortKey {
+                expr,
+                descending,
+                nulls_first: ob.options.nulls_first.unwrap_or(!descending),
+            });
         }
 
         // aggregate
         let mut rows = match grouping {
             Some(g) => {
-                let key_exprs = g.keys.iter().map(|k| self.bind_expr(k, &scope, None)).collect::<Result<Vec<_>>>()?;
+                let key_exprs = g
+                    .keys
+                    .iter()
+                    .map(|k| self.bind_expr(k, &scope, None))
+                    .collect::<Result<Vec<_>>>()?;
                 aggregate(&input, &key_exprs, &g.calls)?
             }
             None => input,
@@ -247,12 +293,21 @@ impl Exec<'_> {
             &RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
         )?;
         if matches!(s.distinct, Some(ast::Distinct::Distinct)) {
-            out = distinct(&out, &items.iter().map(|i| i.0.case_specific()).collect::<Vec<_>>())?;
+            out = distinct(
+                &out,
+                &items
+                    .iter()
+                    .map(|i| i.0.case_specific())
+                    .collect::<Vec<_>>(),
+            )?;
         }
         if let Some(top) = &s.top {
             out = self.apply_top(top, out, &rows, &keys)?;
         }
-        Ok(Rows { schema, batches: vec![out] })
+        Ok(Rows {
+            schema,
+            batches: vec![out],
+        })
     }
 
     fn order_key(
@@ -264,26 +319,43 @@ impl Exec<'_> {
     ) -> Result<Expr> {
         if let ast::Expr::Value(v) = e {
             if let ast::Value::Number(n, _) = &v.value {
-                let k: usize = n.parse().map_err(|_| Error::TypeMismatch(format!("ORDER BY {n}")))?;
+                let k: usize = n
+                    .parse()
+                    .map_err(|_| Error::TypeMismatch(format!("ORDER BY {n}")))?;
                 return items
                     .get(k.wrapping_sub(1))
                     .map(|i| i.0.clone())
-                    .ok_or_else(|| Error::TypeMismatch(format!("ORDER BY position {k} is not in the select list")));
+                    .ok_or_else(|| {
+                        Error::TypeMismatch(format!(
+                            "ORDER BY position {k} is not in the select list"
+                        ))
+                    });
             }
         }
         if let ast::Expr::Identifier(id) = e {
-            if let Some(i) = items.iter().find(|i| i.3.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(&id.value))) {
+            if let Some(i) = items.iter().find(|i| {
+                i.3.as_deref()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(&id.value))
+            }) {
                 return Ok(i.0.clone());
             }
         }
         self.bind_expr(e, scope, grouping)
     }
 
-    fn apply_top(&mut self, top: &ast::Top, out: RecordBatch, sorted_input: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
+    fn apply_top(
+        &mut self,
+        top: &ast::Top,
+        out: RecordBatch,
+        sorted_input: &RecordBatch,
+        keys: &[SortKey],
+    ) -> Result<RecordBatch> {
         let n = match &top.quantity {
             Some(ast::TopQuantity::Constant(n)) => *n as f64,
             Some(ast::TopQuantity::Expr(e)) => {
-                let a = self.bind_expr(e, &Scope::default(), None)?.eval(&single_row())?;
+                let a = self
+                    .bind_expr(e, &Scope::default(), None)?
+                    .eval(&single_row())?;
                 match value_at(a.as_ref(), 0) {
                     Value::Int(i) => i as f64,
                     Value::Decimal(d, s) => d as f64 / 10f64.powi(s as i32),
@@ -300,9 +372,23 @@ impl Exec<'_> {
             n.max(0.0) as usize
         };
         take_n = take_n.min(total);
-        if top.with_ties && take_n > 0 && !keys.is_empty() && out.num_rows() == sorted_input.num_rows() {
-            let key_vals: Vec<ArrayRef> = keys.iter().map(|k| k.expr.eval(sorted_input)).collect::<Result<_>>()?;
-            let row_key = |i: usize| RowKey(key_vals.iter().map(|a| normalize_for_key(&value_at(a.as_ref(), i), false)).collect());
+        if top.with_ties
+            && take_n > 0
+            && !keys.is_empty()
+            && out.num_rows() == sorted_input.num_rows()
+        {
+            let key_vals: Vec<ArrayRef> = keys
+                .iter()
+                .map(|k| k.expr.eval(sorted_input))
+                .collect::<Result<_>>()?;
+            let row_key = |i: usize| {
+                RowKey(
+                    key_vals
+                        .iter()
+                        .map(|a| normalize_for_key(&value_at(a.as_ref(), i), false))
+                        .collect(),
+                )
+            };
             let last = row_key(take_n - 1);
             while take_n < total && row_key(take_n) == last {
                 take_n += 1;
@@ -320,8 +406,17 @@ fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
     };
     match col {
         Some(c) => {
-            let title = scope.columns.iter().find(|sc| sc.name.eq_ignore_ascii_case(&c)).and_then(|sc| sc.title.clone());
-            let name = scope.columns.iter().find(|sc| sc.name.eq_ignore_ascii_case(&c)).map(|sc| sc.name.clone()).unwrap_or(c);
+            let title = scope
+                .columns
+                .iter()
+                .find(|sc| sc.name.eq_ignore_ascii_case(&c))
+                .and_then(|sc| sc.title.clone());
+            let name = scope
+                .columns
+                .iter()
+                .find(|sc| sc.name.eq_ignore_ascii_case(&c))
+                .map(|sc| sc.name.clone())
+                .unwrap_or(c);
             (name, title)
         }
         None => (e.to_string(), None),
@@ -352,12 +447,21 @@ fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
         let mut v = k.expr.eval(batch)?;
         if v.data_type() == &DataType::Utf8 && !k.expr.case_specific() {
             let s = v.as_string::<i32>();
-            v = Arc::new(arrow::array::StringArray::from_iter(s.iter().map(|x| x.map(|x| x.trim_end_matches(' ').to_uppercase()))));
+            v = Arc::new(arrow::array::StringArray::from_iter(
+                s.iter()
+                    .map(|x| x.map(|x| x.trim_end_matches(' ').to_uppercase())),
+            ));
         }
         if v.data_type() == &DataType::Null {
             continue;
         }
-        cols.push(SortColumn { values: v, options: Some(SortOptions { descending: k.descending, nulls_first: k.nulls_first }) });
+        cols.push(SortColumn {
+            values: v,
+            options: Some(SortOptions {
+                descending: k.descending,
+                nulls_first: k.nulls_first,
+            }),
+        });
     }
     if cols.is_empty() {
         return Ok(batch.clone());
@@ -367,15 +471,30 @@ fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
 }
 
 fn take_rows(batch: &RecordBatch, idx: &UInt32Array) -> Result<RecordBatch> {
-    let cols = batch.columns().iter().map(|c| take(c.as_ref(), idx, None)).collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new_with_options(batch.schema(), cols, &RecordBatchOptions::new().with_row_count(Some(idx.len())))?)
+    let cols = batch
+        .columns()
+        .iter()
+        .map(|c| take(c.as_ref(), idx, None))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new_with_options(
+        batch.schema(),
+        cols,
+        &RecordBatchOptions::new().with_row_count(Some(idx.len())),
+    )?)
 }
 
 fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> {
     let mut seen = std::collections::HashSet::new();
     let mut keep = Vec::new();
     for i in 0..batch.num_rows() {
-        let key = RowKey(batch.columns().iter().zip(case_specific).map(|(c, cs)| normalize_for_key(&value_at(c.as_ref(), i), *cs)).collect());
+        let key = RowKey(
+            batch
+                .columns()
+                .iter()
+                .zip(case_specific)
+                .map(|(c, cs)| normalize_for_key(&value_at(c.as_ref(), i), *cs))
+                .collect(),
+        );
         if seen.insert(key) {
             keep.push(i as u32);
         }
@@ -386,10 +505,19 @@ fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> 
 /// GROUP BY: one output row per distinct key (one row in all when there are no keys), with
 /// the key columns first and one column per aggregate call.
 fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<RecordBatch> {
-    let key_arrays = keys.iter().map(|k| k.eval(input)).collect::<Result<Vec<_>>>()?;
+    let key_arrays = keys
+        .iter()
+        .map(|k| k.eval(input))
+        .collect::<Result<Vec<_>>>()?;
     let mut groups: IndexMap<RowKey, Vec<u32>> = IndexMap::new();
     for i in 0..input.num_rows() {
-        let k = RowKey(key_arrays.iter().zip(keys).map(|(a, e)| normalize_for_key(&value_at(a.as_ref(), i), e.case_specific())).collect());
+        let k = RowKey(
+            key_arrays
+                .iter()
+                .zip(keys)
+                .map(|(a, e)| normalize_for_key(&value_at(a.as_ref(), i), e.case_specific()))
+                .collect(),
+        );
         groups.entry(k).or_default().push(i as u32);
     }
     if keys.is_empty() && groups.is_empty() {
@@ -416,14 +544,31 @@ fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<Re
     )?)
 }
 
-fn aggregate_call<'g>(call: &AggCall, arg: Option<&ArrayRef>, groups: impl Iterator<Item = &'g Vec<u32>>) -> Result<ArrayRef> {
-    let in_type = arg.map(|a| a.data_type().clone()).unwrap_or(DataType::Int32);
+fn aggregate_call<'g>(
+    call: &AggCall,
+    arg: Option<&ArrayRef>,
+    groups: impl Iterator<Item = &'g Vec<u32>>,
+) -> Result<ArrayRef> {
+    let in_type = arg
+        .map(|a| a.data_type().clone())
+        .unwrap_or(DataType::Int32);
     let out_type = match (call.func, &in_type) {
         (AggFunc::Count, _) => SqlType::Integer,
         (AggFunc::Avg, _) => SqlType::Float,
         (AggFunc::Sum, DataType::Decimal128(_, s)) => SqlType::Decimal(38, *s),
         (AggFunc::Sum, DataType::Float64) => SqlType::Float,
-        (AggFunc::Sum, t) if matches!(t, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::Null) => SqlType::BigInt,
+        (AggFunc::Sum, t)
+            if matches!(
+                t,
+                DataType::Int8
+                    | DataType::Int16
+                    | DataType::Int32
+                    | DataType::Int64
+                    | DataType::Null
+            ) =>
+        {
+            SqlType::BigInt
+        }
         (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
     };
@@ -431,17 +576,30 @@ fn aggregate_call<'g>(call: &AggCall, arg: Option<&ArrayRef>, groups: impl Itera
     for rows in groups {
         let mut vals: Vec<Value> = match arg {
             None => rows.iter().map(|_| Value::Int(1)).collect(),
-            Some(a) => rows.iter().map(|&i| value_at(a.as_ref(), i as usize)).filter(|v| !v.is_null()).collect(),
+            Some(a) => rows
+                .iter()
+                .map(|&i| value_at(a.as_ref(), i as usize))
+                .filter(|v| !v.is_null())
+                .collect(),
         };
         if call.distinct {
             let mut seen = HashMap::new();
-            vals.retain(|v| seen.insert(RowKey(vec![normalize_for_key(v, false)]), ()).is_none());
+            vals.retain(|v| {
+                seen.insert(RowKey(vec![normalize_for_key(v, false)]), ())
+                    .is_none()
+            });
         }
         out.push(match call.func {
             AggFunc::Count => Value::Int(vals.len() as i64),
             _ if vals.is_empty() => Value::Null,
-            AggFunc::Min => vals.into_iter().min_by(compare_values).unwrap_or(Value::Null),
-            AggFunc::Max => vals.into_iter().max_by(compare_values).unwrap_or(Value::Null),
+            AggFunc::Min => vals
+                .into_iter()
+                .min_by(compare_values)
+                .unwrap_or(Value::Null),
+            AggFunc::Max => vals
+                .into_iter()
+                .max_by(compare_values)
+                .unwrap_or(Value::Null),
             AggFunc::Sum => sum(&vals)?,
             AggFunc::Avg => {
                 let n = vals.len() as f64;

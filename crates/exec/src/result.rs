@@ -64,14 +64,26 @@ pub struct StatementResult {
 
 impl StatementResult {
     pub(crate) fn status(kind: StatementKind) -> Self {
-        StatementResult { kind, activity_count: 0, rows: None }
+        StatementResult {
+            kind,
+            activity_count: 0,
+            rows: None,
+        }
     }
 
     pub(crate) fn count(kind: StatementKind, n: u64) -> Self {
-        StatementResult { kind, activity_count: n, rows: None }
+        StatementResult {
+            kind,
+            activity_count: n,
+            rows: None,
+        }
     }
 
     pub(crate) fn rows(kind: StatementKind, rows: Rows) -> Self {
-        StatementResult { kind, activity_count: rows.num_rows() as u64, rows: Some(rows) }
+        StatementResult {
+            kind,
+            activity_count: rows.num_rows() as u64,
+            rows: Some(rows),
+        }
     }
 }

@@ -69,18 +69,29 @@ impl Session {
     /// The first failing statement's error, with its position and statement number. In
     /// Teradata mode the whole transaction has then been rolled back and no result of the
     /// request is returned.
-    pub fn execute(&mut self, sql: &str) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+    pub fn execute(
+        &mut self,
+        sql: &str,
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         let stmts = match parse_request(sql) {
             Ok(s) => s,
             Err(e) => {
                 let location = Some(e.location);
                 self.abort();
-                return Err(PositionedError { error: e.into(), location, statement: 1 });
+                return Err(PositionedError {
+                    error: e.into(),
+                    location,
+                    statement: 1,
+                });
             }
         };
         if let Err((error, i)) = check_request(&stmts) {
             self.abort();
-            return Err(PositionedError { error, location: Some(stmts[i].location), statement: i + 1 });
+            return Err(PositionedError {
+                error,
+                location: Some(stmts[i].location),
+                statement: i + 1,
+            });
         }
         let now = self.shared.request_timestamp();
         let mut results = Vec::with_capacity(stmts.len());
@@ -89,7 +100,11 @@ impl Session {
                 Ok(r) => results.push(r),
                 Err(error) => {
                     self.abort();
-                    return Err(PositionedError { error, location: Some(st.location), statement: i + 1 });
+                    return Err(PositionedError {
+                        error,
+                        location: Some(st.location),
+                        statement: i + 1,
+                    });
                 }
             }
         }
@@ -125,7 +140,15 @@ impl Session {
     fn exec(&mut self, now: i64) -> (Exec<'_>, &CancelHandle) {
         let storage = &self.shared.storage;
         let txn = self.txn.get_or_insert_with(|| Transaction::begin(storage));
-        (Exec { txn, shared: &self.shared, now_us: now, user: &self.user }, &self.cancel)
+        (
+            Exec {
+                txn,
+                shared: &self.shared,
+                now_us: now,
+                user: &self.user,
+            },
+            &self.cancel,
+        )
     }
 
     fn run(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
@@ -163,14 +186,27 @@ impl Session {
                 ex.create_table(ct, &st.text, true)?;
                 StatementResult::status(StatementKind::CreateTable)
             }
-            Statement::HelpTable(name) => StatementResult::rows(StatementKind::Help, self.exec(now).0.help_table(name)?),
-            Statement::ShowTable(name) => StatementResult::rows(StatementKind::Show, self.exec(now).0.show_table(name)?),
-            Statement::Consume(c) => StatementResult::rows(StatementKind::Consume, self.consume(c, now)?),
-            Statement::InsertConsume { table, columns, consume } => {
+            Statement::HelpTable(name) => {
+                StatementResult::rows(StatementKind::Help, self.exec(now).0.help_table(name)?)
+            }
+            Statement::ShowTable(name) => {
+                StatementResult::rows(StatementKind::Show, self.exec(now).0.show_table(name)?)
+            }
+            Statement::Consume(c) => {
+                StatementResult::rows(StatementKind::Consume, self.consume(c, now)?)
+            }
+            Statement::InsertConsume {
+                table,
+                columns,
+                consume,
+            } => {
                 let rows = self.consume(consume, now)?;
                 let (mut ex, _) = self.exec(now);
                 let target = ex.must_get_table(table)?;
-                let names: Vec<ast::ObjectName> = columns.iter().map(|c| ast::ObjectName::from(vec![c.clone()])).collect();
+                let names: Vec<ast::ObjectName> = columns
+                    .iter()
+                    .map(|c| ast::ObjectName::from(vec![c.clone()]))
+                    .collect();
                 let targets = if names.is_empty() {
                     (0..target.schema.columns.len()).collect::<Vec<_>>()
                 } else {
@@ -178,7 +214,10 @@ impl Session {
                         .iter()
                         .map(|n| {
                             let s = tdlite_parser::object_name_string(n);
-                            target.schema.column_index(&s).ok_or(Error::ColumnNotFound(s))
+                            target
+                                .schema
+                                .column_index(&s)
+                                .ok_or(Error::ColumnNotFound(s))
                         })
                         .collect::<Result<Vec<_>>>()?
                 };
@@ -199,16 +238,30 @@ impl Session {
     fn run_sql(&mut self, sql: &ast::Statement, now: i64) -> Result<StatementResult> {
         let (mut ex, _) = self.exec(now);
         Ok(match sql {
-            ast::Statement::Query(q) => StatementResult::rows(StatementKind::Select, ex.run_query(q)?),
-            ast::Statement::Insert(i) => StatementResult::count(StatementKind::Insert, ex.insert(i)?),
-            ast::Statement::Update(u) => StatementResult::count(StatementKind::Update, ex.update(u)?),
-            ast::Statement::Delete(d) => StatementResult::count(StatementKind::Delete, ex.delete(d)?),
-            ast::Statement::Drop { object_type: ast::ObjectType::Table, names, if_exists, .. } => {
+            ast::Statement::Query(q) => {
+                StatementResult::rows(StatementKind::Select, ex.run_query(q)?)
+            }
+            ast::Statement::Insert(i) => {
+                StatementResult::count(StatementKind::Insert, ex.insert(i)?)
+            }
+            ast::Statement::Update(u) => {
+                StatementResult::count(StatementKind::Update, ex.update(u)?)
+            }
+            ast::Statement::Delete(d) => {
+                StatementResult::count(StatementKind::Delete, ex.delete(d)?)
+            }
+            ast::Statement::Drop {
+                object_type: ast::ObjectType::Table,
+                names,
+                if_exists,
+                ..
+            } => {
                 let mut dropped = Vec::new();
                 for n in names {
                     match ex.drop_table(n) {
                         Ok(t) => dropped.push(t),
-                        Err(Error::Storage(tdlite_storage::StorageError::ObjectNotFound(_))) if *if_exists => {}
+                        Err(Error::Storage(tdlite_storage::StorageError::ObjectNotFound(_)))
+                            if *if_exists => {}
                         Err(e) => return Err(e),
                     }
                 }
@@ -219,7 +272,11 @@ impl Session {
             }
             other => {
                 let text = other.to_string();
-                let word = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                let word = text
+                    .split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 return Err(Error::Unsupported(word));
             }
         })
@@ -277,7 +334,10 @@ impl Session {
                 }
             }
             let end = cell.wait(deadline);
-            if end != WaitEnd::Woken && !self.shared.waiters.leave(table.id, cell) && end != WaitEnd::Dropped {
+            if end != WaitEnd::Woken
+                && !self.shared.waiters.leave(table.id, cell)
+                && end != WaitEnd::Dropped
+            {
                 // We were woken at the same moment we gave up: hand the wake-up on.
                 self.shared.waiters.notify(table.id, 1);
             }
@@ -315,14 +375,20 @@ fn check_request(stmts: &[Spanned]) -> std::result::Result<(), (Error, usize)> {
         let target = match &s.statement {
             Statement::Sql(b) => match b.as_ref() {
                 ast::Statement::Update(u) => match &u.table.relation {
-                    ast::TableFactor::Table { name, .. } => Some(tdlite_parser::object_name_string(name)),
+                    ast::TableFactor::Table { name, .. } => {
+                        Some(tdlite_parser::object_name_string(name))
+                    }
                     _ => None,
                 },
                 ast::Statement::Delete(d) => match &d.from {
-                    ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v.first().and_then(|t| match &t.relation {
-                        ast::TableFactor::Table { name, .. } => Some(tdlite_parser::object_name_string(name)),
-                        _ => None,
-                    }),
+                    ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => {
+                        v.first().and_then(|t| match &t.relation {
+                            ast::TableFactor::Table { name, .. } => {
+                                Some(tdlite_parser::object_name_string(name))
+                            }
+                            _ => None,
+                        })
+                    }
                 },
                 _ => None,
             },

@@ -81,7 +81,11 @@ impl WaitCell {
             }
             match deadline {
                 Some(d) => {
-                    if self.cv.wait_until(&mut s, d).timed_out() && !s.woken && !s.dropped && !s.cancelled {
+                    if self.cv.wait_until(&mut s, d).timed_out()
+                        && !s.woken
+                        && !s.dropped
+                        && !s.cancelled
+                    {
                         return WaitEnd::TimedOut;
                     }
                 }

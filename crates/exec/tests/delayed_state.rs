@@ -9,7 +9,8 @@ use std::thread;
 use std::time::Duration;
 use tdlite::{Database, Session, StatementResult};
 
-const QUEUE: &str = "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)";
+const QUEUE: &str =
+    "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)";
 
 fn setup() -> (Database, Session) {
     let db = Database::new();
@@ -26,7 +27,11 @@ fn wait_until_waiting(db: &Database, table: &str, n: usize) {
 
 fn consumed_n(r: &[StatementResult]) -> i32 {
     let rows = r[0].rows.as_ref().expect("consume returns rows");
-    let col = rows.batches[0].column(0).as_any().downcast_ref::<Int32Array>().expect("n is INTEGER");
+    let col = rows.batches[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .expect("n is INTEGER");
     assert_eq!(col.len(), 1);
     col.value(0)
 }
@@ -35,14 +40,20 @@ fn spawn_consumer(db: &Database) -> thread::JoinHandle<Result<i32, u32>> {
     let db = db.clone();
     thread::spawn(move || {
         let mut c = db.session();
-        c.execute("SELECT AND CONSUME TOP 1 n FROM q").map(|r| consumed_n(&r)).map_err(|e| e.code().number)
+        c.execute("SELECT AND CONSUME TOP 1 n FROM q")
+            .map(|r| consumed_n(&r))
+            .map_err(|e| e.code().number)
     })
 }
 
 fn count(s: &mut Session) -> i64 {
     let r = s.execute("SELECT COUNT(*) FROM q").expect("count");
     let b = &r[0].rows.as_ref().expect("rows").batches[0];
-    b.column(0).as_any().downcast_ref::<Int32Array>().expect("COUNT is INTEGER").value(0) as i64
+    b.column(0)
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .expect("COUNT is INTEGER")
+        .value(0) as i64
 }
 
 #[test]
@@ -82,7 +93,10 @@ fn the_consume_timeout_fails_with_9904_and_consumes_nothing() {
     assert_eq!(e.code().number, 9904);
     // the session carries on
     s.execute("INSERT INTO q (n) VALUES (3)").unwrap();
-    assert_eq!(consumed_n(&s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap()), 3);
+    assert_eq!(
+        consumed_n(&s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap()),
+        3
+    );
 }
 
 #[test]
@@ -91,8 +105,17 @@ fn a_timed_out_consume_inside_bt_rolls_back_the_transaction() {
     s.execute("INSERT INTO q (n) VALUES (1)").unwrap();
     s.set_consume_timeout(Some(Duration::from_millis(5)));
     s.execute("BT").unwrap();
-    assert_eq!(consumed_n(&s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap()), 1);
-    assert_eq!(s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap_err().code().number, 9904);
+    assert_eq!(
+        consumed_n(&s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap()),
+        1
+    );
+    assert_eq!(
+        s.execute("SELECT AND CONSUME TOP 1 n FROM q")
+            .unwrap_err()
+            .code()
+            .number,
+        9904
+    );
     // Teradata mode: the failure rolled back the whole transaction, so row 1 is back.
     assert!(!s.in_explicit_transaction());
     assert_eq!(count(&mut s), 1);
@@ -106,7 +129,9 @@ fn cancel_ends_a_wait_with_9905() {
     let consumer = thread::spawn(move || {
         let mut c = db2.session();
         tx.send(c.cancel_handle()).unwrap();
-        c.execute("SELECT AND CONSUME TOP 1 n FROM q").map(|r| consumed_n(&r)).map_err(|e| e.code().number)
+        c.execute("SELECT AND CONSUME TOP 1 n FROM q")
+            .map(|r| consumed_n(&r))
+            .map_err(|e| e.code().number)
     });
     let handle = rx.recv().unwrap();
     wait_until_waiting(&db, "q", 1);
@@ -153,8 +178,14 @@ fn one_commit_of_k_rows_wakes_k_waiters_and_each_row_goes_to_one() {
     let (db, mut p) = setup();
     let consumers: Vec<_> = (0..3).map(|_| spawn_consumer(&db)).collect();
     wait_until_waiting(&db, "q", 3);
-    p.execute("INS q (CURRENT_TIMESTAMP, 1); INS q (CURRENT_TIMESTAMP, 2); INS q (CURRENT_TIMESTAMP, 3);").unwrap();
-    let mut got: Vec<i32> = consumers.into_iter().map(|c| c.join().unwrap().unwrap()).collect();
+    p.execute(
+        "INS q (CURRENT_TIMESTAMP, 1); INS q (CURRENT_TIMESTAMP, 2); INS q (CURRENT_TIMESTAMP, 3);",
+    )
+    .unwrap();
+    let mut got: Vec<i32> = consumers
+        .into_iter()
+        .map(|c| c.join().unwrap().unwrap())
+        .collect();
     got.sort();
     assert_eq!(got, vec![1, 2, 3]);
     assert_eq!(count(&mut p), 0);
@@ -166,7 +197,10 @@ fn a_rollback_of_a_consume_wakes_a_waiter() {
     p.execute("INSERT INTO q (n) VALUES (4)").unwrap();
     let mut holder = db.session();
     holder.execute("BT").unwrap();
-    assert_eq!(consumed_n(&holder.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap()), 4);
+    assert_eq!(
+        consumed_n(&holder.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap()),
+        4
+    );
     // the only row is claimed: a second consumer waits instead of taking or blocking on it
     let waiter = spawn_consumer(&db);
     wait_until_waiting(&db, "q", 1);
@@ -194,7 +228,10 @@ fn a_waiting_consumer_does_not_block_other_sessions() {
     wait_until_waiting(&db, "q", 1);
     p.execute("CREATE TABLE other, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)").unwrap();
     p.execute("INSERT INTO other (n) VALUES (1)").unwrap();
-    assert_eq!(consumed_n(&p.execute("SELECT AND CONSUME TOP 1 n FROM other").unwrap()), 1);
+    assert_eq!(
+        consumed_n(&p.execute("SELECT AND CONSUME TOP 1 n FROM other").unwrap()),
+        1
+    );
     assert_eq!(count(&mut p), 0);
     p.execute("INSERT INTO q (n) VALUES (9)").unwrap();
     assert_eq!(consumer.join().unwrap(), Ok(9));

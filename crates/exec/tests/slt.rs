@@ -33,7 +33,9 @@ struct Conn {
 
 fn column_type(t: &DataType) -> DefaultColumnType {
     match t {
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => DefaultColumnType::Integer,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => {
+            DefaultColumnType::Integer
+        }
         DataType::Float64 | DataType::Decimal128(..) => DefaultColumnType::FloatingPoint,
         _ => DefaultColumnType::Text,
     }
@@ -58,13 +60,20 @@ impl DB for Conn {
             .with_null("NULL")
             .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.6f"))
             .with_date_format(Some("%Y-%m-%d"));
-        let types = rows.schema.fields().iter().map(|f| column_type(f.data_type())).collect();
+        let types = rows
+            .schema
+            .fields()
+            .iter()
+            .map(|f| column_type(f.data_type()))
+            .collect();
         let mut out = Vec::new();
         for b in &rows.batches {
             let fmts: Vec<_> = b
                 .columns()
                 .iter()
-                .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).map_err(|e| SltError(e.to_string())))
+                .map(|c| {
+                    ArrayFormatter::try_new(c.as_ref(), &opts).map_err(|e| SltError(e.to_string()))
+                })
                 .collect::<Result<_, _>>()?;
             for i in 0..b.num_rows() {
                 out.push(
@@ -72,7 +81,11 @@ impl DB for Conn {
                         .zip(b.columns())
                         .map(|(f, c)| {
                             let s = f.value(i).to_string();
-                            if s.is_empty() && c.is_valid(i) { "(empty)".to_string() } else { s }
+                            if s.is_empty() && c.is_valid(i) {
+                                "(empty)".to_string()
+                            } else {
+                                s
+                            }
                         })
                         .collect(),
                 );
@@ -93,7 +106,9 @@ fn run_file(path: &Path) -> Result<(), Failed> {
         }
     });
     runner.with_column_validator(strict_column_validator);
-    runner.run_file(path).map_err(|e| Failed::from(e.display(true).to_string()))
+    runner
+        .run_file(path)
+        .map_err(|e| Failed::from(e.display(true).to_string()))
 }
 
 fn main() {
@@ -103,7 +118,11 @@ fn main() {
     let mut trials = Vec::new();
     for entry in glob::glob(&pattern).expect("valid glob pattern") {
         let path = entry.expect("readable test file");
-        let name = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
+        let name = path
+            .strip_prefix(&root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
         trials.push(Trial::test(name, move || run_file(&path)));
     }
     libtest_mimic::run(&args, trials).exit();

@@ -130,7 +130,10 @@ fn reject_trailing_clause(cur: &Cursor) -> Result<(), ParseError> {
     Err(ParseError::consume(rule, at))
 }
 
-fn check_projection(items: &[ast::SelectItem], at: crate::error::Location) -> Result<(), ParseError> {
+fn check_projection(
+    items: &[ast::SelectItem],
+    at: crate::error::Location,
+) -> Result<(), ParseError> {
     for item in items {
         let expr = match item {
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
@@ -145,9 +148,7 @@ fn check_projection(items: &[ast::SelectItem], at: crate::error::Location) -> Re
             | ast::Expr::In {
                 target: ast::InTarget::Subquery(_),
                 ..
-            } => {
-                ControlFlow::Break("subquery")
-            }
+            } => ControlFlow::Break("subquery"),
             _ => ControlFlow::Continue(()),
         });
         match found {
@@ -174,9 +175,24 @@ fn is_aggregate(name: &ast::ObjectName) -> bool {
     let n = crate::parser::object_name_string(name).to_ascii_uppercase();
     matches!(
         n.as_str(),
-        "COUNT" | "SUM" | "AVG" | "AVERAGE" | "MIN" | "MAX" | "MINIMUM" | "MAXIMUM" | "STDDEV_POP"
-            | "STDDEV_SAMP" | "VAR_POP" | "VAR_SAMP" | "RANK" | "ROW_NUMBER" | "DENSE_RANK"
-            | "CSUM" | "MSUM" | "MAVG"
+        "COUNT"
+            | "SUM"
+            | "AVG"
+            | "AVERAGE"
+            | "MIN"
+            | "MAX"
+            | "MINIMUM"
+            | "MAXIMUM"
+            | "STDDEV_POP"
+            | "STDDEV_SAMP"
+            | "VAR_POP"
+            | "VAR_SAMP"
+            | "RANK"
+            | "ROW_NUMBER"
+            | "DENSE_RANK"
+            | "CSUM"
+            | "MSUM"
+            | "MAVG"
     )
 }
 

@@ -7,7 +7,9 @@
 
 use crate::cursor::Cursor;
 use crate::error::ParseError;
-use crate::statement::{ColumnDef, ColumnDefault, CreateTable, DataType, IndexDef, LargeType, TableKind};
+use crate::statement::{
+    ColumnDef, ColumnDefault, CreateTable, DataType, IndexDef, LargeType, TableKind,
+};
 use sqlparser::tokenizer::Token;
 
 /// True if the cursor is at `CREATE [SET|MULTISET] [VOLATILE|GLOBAL TEMPORARY] … TABLE`.
@@ -157,16 +159,19 @@ fn paren_number(cur: &mut Cursor) -> Result<Option<u32>, ParseError> {
     }
     let at = cur.loc();
     let n = cur.number("a length or precision")?;
-    let n: u32 = n
-        .parse()
-        .map_err(|_| ParseError::syntax(format!("'{n}' is not a valid length or precision."), at))?;
+    let n: u32 = n.parse().map_err(|_| {
+        ParseError::syntax(format!("'{n}' is not a valid length or precision."), at)
+    })?;
     cur.expect_token(&Token::RParen, "')'")?;
     Ok(Some(n))
 }
 
 fn small(n: u32, max: u32, what: &str, cur: &Cursor) -> Result<u8, ParseError> {
     if n > max {
-        return Err(ParseError::syntax(format!("{what} {n} is out of range (at most {max})."), cur.loc()));
+        return Err(ParseError::syntax(
+            format!("{what} {n} is out of range (at most {max})."),
+            cur.loc(),
+        ));
     }
     Ok(n as u8)
 }
@@ -186,10 +191,16 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
             let (mut p, mut s) = (if word == "NUMBER" { 38 } else { 5 }, 0u32);
             if cur.eat_token(&Token::LParen) {
                 let pa = cur.loc();
-                p = cur.number("a precision")?.parse().map_err(|_| ParseError::syntax("bad precision", pa))?;
+                p = cur
+                    .number("a precision")?
+                    .parse()
+                    .map_err(|_| ParseError::syntax("bad precision", pa))?;
                 if cur.eat_token(&Token::Comma) {
                     let sa = cur.loc();
-                    s = cur.number("a scale")?.parse().map_err(|_| ParseError::syntax("bad scale", sa))?;
+                    s = cur
+                        .number("a scale")?
+                        .parse()
+                        .map_err(|_| ParseError::syntax("bad scale", sa))?;
                 }
                 cur.expect_token(&Token::RParen, "')'")?;
             }
@@ -216,7 +227,9 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
                 DataType::Char(paren_number(cur)?.unwrap_or(1))
             }
         }
-        "VARCHAR" => DataType::VarChar(paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARCHAR"))?),
+        "VARCHAR" => DataType::VarChar(
+            paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARCHAR"))?,
+        ),
         "LONG" => {
             cur.expect_word("VARCHAR")?;
             DataType::VarChar(64000)
@@ -237,7 +250,9 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
             }
         }
         "BYTE" => DataType::Byte(paren_number(cur)?.unwrap_or(1)),
-        "VARBYTE" => DataType::VarByte(paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARBYTE"))?),
+        "VARBYTE" => DataType::VarByte(
+            paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARBYTE"))?,
+        ),
         "BLOB" | "CLOB" | "JSON" | "XML" => {
             if cur.peek() == Some(&Token::LParen) {
                 cur.skip_parens()?;
@@ -250,7 +265,10 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
             })
         }
         _ => {
-            return Err(ParseError::syntax(format!("'{word}' is not a data type tdlite knows."), at));
+            return Err(ParseError::syntax(
+                format!("'{word}' is not a data type tdlite knows."),
+                at,
+            ));
         }
     };
     Ok(t)
@@ -309,7 +327,10 @@ fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
             col.compress = true;
             if cur.peek() == Some(&Token::LParen) {
                 cur.skip_parens()?;
-            } else if matches!(cur.peek(), Some(Token::Number(..)) | Some(Token::SingleQuotedString(_))) {
+            } else if matches!(
+                cur.peek(),
+                Some(Token::Number(..)) | Some(Token::SingleQuotedString(_))
+            ) {
                 cur.pos += 1;
             }
         } else if cur.eat_words(&["WITH", "DEFAULT"]) {
@@ -343,7 +364,10 @@ fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
             }
             col.identity = true;
         } else if cur.is_word("REFERENCES") {
-            return Err(ParseError::syntax("REFERENCES constraints are not supported by tdlite.", at));
+            return Err(ParseError::syntax(
+                "REFERENCES constraints are not supported by tdlite.",
+                at,
+            ));
         } else {
             return Err(cur.unexpected(&format!("expected a column attribute for '{}'", col.name)));
         }
@@ -411,7 +435,10 @@ fn parse_indexes(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
             continue;
         }
         if cur.is_word("PARTITION") {
-            return Err(ParseError::syntax("PARTITION BY is not supported by tdlite.", at));
+            return Err(ParseError::syntax(
+                "PARTITION BY is not supported by tdlite.",
+                at,
+            ));
         }
         let unique = cur.eat_word("UNIQUE");
         let primary = cur.eat_word("PRIMARY");
@@ -430,10 +457,18 @@ fn parse_indexes(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
         } else {
             vec![cur.ident("an index column list")?]
         };
-        let def = IndexDef { name, unique, columns, location: at };
+        let def = IndexDef {
+            name,
+            unique,
+            columns,
+            location: at,
+        };
         if primary {
             if table.primary_index.is_some() {
-                return Err(ParseError::syntax("A table can have only one PRIMARY INDEX.", at));
+                return Err(ParseError::syntax(
+                    "A table can have only one PRIMARY INDEX.",
+                    at,
+                ));
             }
             table.primary_index = Some(def);
         } else {

@@ -127,7 +127,10 @@ impl fmt::Display for ParseError {
                 "Only one SELECT AND CONSUME statement can appear in a multistatement request."
             ),
             ParseErrorKind::DdlNotLast => {
-                write!(f, "Only an ET or null statement is legal after a DDL Statement.")
+                write!(
+                    f,
+                    "Only an ET or null statement is legal after a DDL Statement."
+                )
             }
             ParseErrorKind::EmptyRequest => write!(f, "The request contains no statement."),
         }
@@ -142,9 +145,10 @@ mod tests {
 
     #[test]
     fn sqlparser_suffix_is_split_off() {
-        let (msg, loc) =
-            location_from_sqlparser_message("Expected: an expression, found: ) at Line: 3, Column: 14")
-                .expect("suffix");
+        let (msg, loc) = location_from_sqlparser_message(
+            "Expected: an expression, found: ) at Line: 3, Column: 14",
+        )
+        .expect("suffix");
         assert_eq!(msg, "Expected: an expression, found: )");
         assert_eq!(loc, Location::new(3, 14));
         assert!(location_from_sqlparser_message("no position here").is_none());

@@ -23,9 +23,9 @@ pub mod statement;
 pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{object_name_string, parse_request, parse_statement_text};
 pub use split::{split_requests, RequestText};
+/// sqlparser's AST, as used inside [`Statement::Sql`].
+pub use sqlparser::ast;
 pub use statement::{
     ColumnDef, ColumnDefault, Consume, CreateTable, DataType, IndexDef, LargeType, LockMode,
     LockObject, Locking, Spanned, Statement, TableKind,
 };
-/// sqlparser's AST, as used inside [`Statement::Sql`].
-pub use sqlparser::ast;

@@ -286,7 +286,8 @@ fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         };
         if let Some(t) = replacement {
             toks[i].token = t;
-        } else if toks[i].token == Token::Caret && toks.get(i + 1).map(|t| &t.token) == Some(&Token::Eq)
+        } else if toks[i].token == Token::Caret
+            && toks.get(i + 1).map(|t| &t.token) == Some(&Token::Eq)
         {
             toks[i].token = Token::Neq;
             toks.remove(i + 1);
@@ -299,7 +300,12 @@ fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     match first.as_str() {
         "INS" | "INSERT" => {
             toks[0] = keyword("INSERT", &toks[0]);
-            if toks.get(1).and_then(|t| unquoted_upper(&t.token)).as_deref() != Some("INTO") {
+            if toks
+                .get(1)
+                .and_then(|t| unquoted_upper(&t.token))
+                .as_deref()
+                != Some("INTO")
+            {
                 let into = keyword("INTO", &toks[0]);
                 toks.insert(1, into);
             }
@@ -320,11 +326,22 @@ fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         "UPD" => toks[0] = keyword("UPDATE", &toks[0]),
         "DEL" | "DELETE" => {
             toks[0] = keyword("DELETE", &toks[0]);
-            if toks.get(1).and_then(|t| unquoted_upper(&t.token)).as_deref() != Some("FROM") {
+            if toks
+                .get(1)
+                .and_then(|t| unquoted_upper(&t.token))
+                .as_deref()
+                != Some("FROM")
+            {
                 let from = keyword("FROM", &toks[0]);
                 toks.insert(1, from);
             }
-            if toks.len() > 3 && toks.last().and_then(|t| unquoted_upper(&t.token)).as_deref() == Some("ALL") {
+            if toks.len() > 3
+                && toks
+                    .last()
+                    .and_then(|t| unquoted_upper(&t.token))
+                    .as_deref()
+                    == Some("ALL")
+            {
                 toks.pop();
             }
         }

@@ -34,7 +34,10 @@ pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
     let mut state = State::Code;
     for (idx, raw_line) in script.split_inclusive('\n').enumerate() {
         let line_no = idx + 1;
-        if current.trim().is_empty() && state == State::Code && raw_line.trim_start().starts_with('.') {
+        if current.trim().is_empty()
+            && state == State::Code
+            && raw_line.trim_start().starts_with('.')
+        {
             out.push(RequestText {
                 text: raw_line.trim().to_string(),
                 line: line_no,
@@ -131,7 +134,10 @@ mod tests {
 
     #[test]
     fn semicolon_at_end_of_line_ends_a_request() {
-        assert_eq!(texts("INS q(1); INS q(2);\nSEL * FROM q;\n"), vec!["INS q(1); INS q(2);", "SEL * FROM q;"]);
+        assert_eq!(
+            texts("INS q(1); INS q(2);\nSEL * FROM q;\n"),
+            vec!["INS q(1); INS q(2);", "SEL * FROM q;"]
+        );
     }
 
     #[test]
@@ -145,7 +151,8 @@ mod tests {
 
     #[test]
     fn strings_and_comments_hide_semicolons() {
-        let (reqs, rest) = split_requests("SEL 'a;\nb;' ;\n/* x;\n*/ SEL 1; -- done;\nSEL \"a;\"\n");
+        let (reqs, rest) =
+            split_requests("SEL 'a;\nb;' ;\n/* x;\n*/ SEL 1; -- done;\nSEL \"a;\"\n");
         assert_eq!(reqs.len(), 2);
         assert_eq!(reqs[1].text, "/* x;\n*/ SEL 1; -- done;");
         assert_eq!(rest, "SEL \"a;\"\n");

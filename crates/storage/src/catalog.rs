@@ -132,7 +132,12 @@ impl TableSchema {
             .iter()
             .filter(|i| i.unique)
             .map(|i| (i, true))
-            .chain(self.secondary.iter().filter(|i| i.unique).map(|i| (i, false)))
+            .chain(
+                self.secondary
+                    .iter()
+                    .filter(|i| i.unique)
+                    .map(|i| (i, false)),
+            )
     }
 }
 

@@ -133,7 +133,10 @@ impl TableData {
         } else {
             filter_record_batch(batch, &mask).expect("mask length equals batch length")
         };
-        ScanBatch { batch, row_ids: ids }
+        ScanBatch {
+            batch,
+            row_ids: ids,
+        }
     }
 
     fn tail_batch(&self, schema: &TableSchema) -> RecordBatch {
@@ -158,7 +161,10 @@ impl TableData {
         if s < self.segments.len() {
             let b = &self.segments[s];
             let i = rid % SEGMENT_ROWS;
-            b.columns().iter().map(|a| value_at(a.as_ref(), i)).collect()
+            b.columns()
+                .iter()
+                .map(|a| value_at(a.as_ref(), i))
+                .collect()
         } else {
             self.tail[rid - self.segments.len() * SEGMENT_ROWS].clone()
         }

@@ -23,8 +23,15 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 enum Undo {
-    Insert { table: Arc<Table>, row: RowId },
-    Delete { table: Arc<Table>, row: RowId, requeue: Option<QueueKey> },
+    Insert {
+        table: Arc<Table>,
+        row: RowId,
+    },
+    Delete {
+        table: Arc<Table>,
+        row: RowId,
+        requeue: Option<QueueKey>,
+    },
     CreateTable(Arc<Table>),
     DropTable(Arc<Table>),
 }
@@ -76,10 +83,17 @@ impl Transaction {
     ///
     /// # Errors
     /// 3811 NOT NULL, 2801 duplicate UPI, 2803 duplicate unique key, 2802 duplicate row (SET).
-    pub fn insert(&mut self, table: &Arc<Table>, values: Vec<Value>) -> Result<RowId, StorageError> {
+    pub fn insert(
+        &mut self,
+        table: &Arc<Table>,
+        values: Vec<Value>,
+    ) -> Result<RowId, StorageError> {
         let mut d = table.lock();
         let rid = d.append(&table.schema, values, self.id, &self.storage.txns, None)?;
-        self.undo.push(Undo::Insert { table: table.clone(), row: rid });
+        self.undo.push(Undo::Insert {
+            table: table.clone(),
+            row: rid,
+        });
         if table.schema.queue {
             let key = d.queue_key(rid);
             self.own_pending(table).insert(key, rid);
@@ -96,7 +110,12 @@ impl Transaction {
     }
 
     /// Marks `row` deleted by this transaction and takes it out of the queue index.
-    fn claim(&mut self, table: &Arc<Table>, d: &mut crate::table::TableData, row: RowId) -> Result<(), StorageError> {
+    fn claim(
+        &mut self,
+        table: &Arc<Table>,
+        d: &mut crate::table::TableData,
+        row: RowId,
+    ) -> Result<(), StorageError> {
         let xmax = d.xmax[row as usize];
         if xmax == self.id {
             return Ok(());
@@ -114,7 +133,11 @@ impl Transaction {
                 own.remove(&key);
             }
         }
-        self.undo.push(Undo::Delete { table: table.clone(), row, requeue });
+        self.undo.push(Undo::Delete {
+            table: table.clone(),
+            row,
+            requeue,
+        });
         Ok(())
     }
 
@@ -132,12 +155,26 @@ impl Transaction {
     ///
     /// # Errors
     /// As [`Transaction::delete`] and [`Transaction::insert`].
-    pub fn update(&mut self, table: &Arc<Table>, row: RowId, values: Vec<Value>) -> Result<RowId, StorageError> {
+    pub fn update(
+        &mut self,
+        table: &Arc<Table>,
+        row: RowId,
+        values: Vec<Value>,
+    ) -> Result<RowId, StorageError> {
         let mut d = table.lock();
         self.claim(table, &mut d, row)?;
         let seq = d.seq[row as usize];
-        let rid = d.append(&table.schema, values, self.id, &self.storage.txns, Some(seq))?;
-        self.undo.push(Undo::Insert { table: table.clone(), row: rid });
+        let rid = d.append(
+            &table.schema,
+            values,
+            self.id,
+            &self.storage.txns,
+            Some(seq),
+        )?;
+        self.undo.push(Undo::Insert {
+            table: table.clone(),
+            row: rid,
+        });
         if table.schema.queue {
             let key = d.queue_key(rid);
             drop(d);
@@ -232,13 +269,20 @@ impl Transaction {
         for u in std::mem::take(&mut self.undo).into_iter().rev() {
             match u {
                 Undo::Insert { table, row } => table.lock().xmin[row as usize] = DEAD,
-                Undo::Delete { table, row, requeue } => {
+                Undo::Delete {
+                    table,
+                    row,
+                    requeue,
+                } => {
                     let mut d = table.lock();
                     d.xmax[row as usize] = 0;
                     if let Some(key) = requeue {
                         d.queue.insert(key, row);
                         drop(d);
-                        requeued.entry(table.id).or_insert_with(|| (table.clone(), 0)).1 += 1;
+                        requeued
+                            .entry(table.id)
+                            .or_insert_with(|| (table.clone(), 0))
+                            .1 += 1;
                     }
                 }
                 Undo::CreateTable(t) => self.storage.catalog.remove_if_same(&t),
@@ -248,7 +292,10 @@ impl Transaction {
         self.own_queue.clear();
         self.storage.txns.end(self.id);
         Outcome {
-            published: requeued.into_values().filter(|(t, _)| !t.is_dropped()).collect(),
+            published: requeued
+                .into_values()
+                .filter(|(t, _)| !t.is_dropped())
+                .collect(),
         }
     }
 }

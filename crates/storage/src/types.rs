@@ -187,9 +187,15 @@ pub fn values_to_array<'a>(ty: SqlType, values: impl Iterator<Item = &'a Value>)
         }
     }
     match ty {
-        SqlType::ByteInt => Arc::new(Int8Array::from_iter(values.map(|v| int(v).map(|i| i as i8)))),
-        SqlType::SmallInt => Arc::new(Int16Array::from_iter(values.map(|v| int(v).map(|i| i as i16)))),
-        SqlType::Integer => Arc::new(Int32Array::from_iter(values.map(|v| int(v).map(|i| i as i32)))),
+        SqlType::ByteInt => Arc::new(Int8Array::from_iter(
+            values.map(|v| int(v).map(|i| i as i8)),
+        )),
+        SqlType::SmallInt => Arc::new(Int16Array::from_iter(
+            values.map(|v| int(v).map(|i| i as i16)),
+        )),
+        SqlType::Integer => Arc::new(Int32Array::from_iter(
+            values.map(|v| int(v).map(|i| i as i32)),
+        )),
         SqlType::BigInt => Arc::new(Int64Array::from_iter(values.map(int))),
         SqlType::Decimal(p, s) => Arc::new(
             Decimal128Array::from_iter(values.map(|v| match v {
@@ -203,14 +209,18 @@ pub fn values_to_array<'a>(ty: SqlType, values: impl Iterator<Item = &'a Value>)
             Value::Float(f) => Some(*f),
             _ => None,
         }))),
-        SqlType::Char(_) | SqlType::VarChar(_) => Arc::new(StringArray::from_iter(values.map(|v| match v {
-            Value::Str(s) => Some(s.as_str()),
-            _ => None,
-        }))),
-        SqlType::Byte(_) | SqlType::VarByte(_) => Arc::new(BinaryArray::from_iter(values.map(|v| match v {
-            Value::Bytes(b) => Some(b.as_slice()),
-            _ => None,
-        }))),
+        SqlType::Char(_) | SqlType::VarChar(_) => {
+            Arc::new(StringArray::from_iter(values.map(|v| match v {
+                Value::Str(s) => Some(s.as_str()),
+                _ => None,
+            })))
+        }
+        SqlType::Byte(_) | SqlType::VarByte(_) => {
+            Arc::new(BinaryArray::from_iter(values.map(|v| match v {
+                Value::Bytes(b) => Some(b.as_slice()),
+                _ => None,
+            })))
+        }
         SqlType::Date => Arc::new(Date32Array::from_iter(values.map(|v| match v {
             Value::Date(d) => Some(*d),
             _ => None,
@@ -219,10 +229,14 @@ pub fn values_to_array<'a>(ty: SqlType, values: impl Iterator<Item = &'a Value>)
             Value::Time(t) => Some(*t),
             _ => None,
         }))),
-        SqlType::Timestamp(_) => Arc::new(TimestampMicrosecondArray::from_iter(values.map(|v| match v {
-            Value::Timestamp(t) => Some(*t),
-            _ => None,
-        }))),
+        SqlType::Timestamp(_) => {
+            Arc::new(TimestampMicrosecondArray::from_iter(values.map(
+                |v| match v {
+                    Value::Timestamp(t) => Some(*t),
+                    _ => None,
+                },
+            )))
+        }
     }
 }
 
@@ -243,12 +257,16 @@ pub fn value_at(array: &dyn Array, i: usize) -> Value {
         ArrowType::Int16 => Value::Int(get!(Int16Array).unwrap_or_default() as i64),
         ArrowType::Int32 => Value::Int(get!(Int32Array).unwrap_or_default() as i64),
         ArrowType::Int64 => Value::Int(get!(Int64Array).unwrap_or_default()),
-        ArrowType::Decimal128(_, s) => Value::Decimal(get!(Decimal128Array).unwrap_or_default(), *s),
+        ArrowType::Decimal128(_, s) => {
+            Value::Decimal(get!(Decimal128Array).unwrap_or_default(), *s)
+        }
         ArrowType::Float64 => Value::Float(get!(Float64Array).unwrap_or_default()),
         ArrowType::Utf8 => Value::Str(get!(StringArray).unwrap_or_default().to_string()),
         ArrowType::Binary => Value::Bytes(get!(BinaryArray).unwrap_or_default().to_vec()),
         ArrowType::Date32 => Value::Date(get!(Date32Array).unwrap_or_default()),
-        ArrowType::Time64(TimeUnit::Microsecond) => Value::Time(get!(Time64MicrosecondArray).unwrap_or_default()),
+        ArrowType::Time64(TimeUnit::Microsecond) => {
+            Value::Time(get!(Time64MicrosecondArray).unwrap_or_default())
+        }
         ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
             Value::Timestamp(get!(TimestampMicrosecondArray).unwrap_or_default())
         }
@@ -271,7 +289,10 @@ mod tests {
             (SqlType::VarByte(5), Value::Bytes(vec![1, 2])),
             (SqlType::Date, Value::Date(19000)),
             (SqlType::Time(6), Value::Time(1_000_000)),
-            (SqlType::Timestamp(6), Value::Timestamp(1_700_000_000_000_000)),
+            (
+                SqlType::Timestamp(6),
+                Value::Timestamp(1_700_000_000_000_000),
+            ),
         ];
         for (ty, v) in cases {
             let arr = values_to_array(ty, [v.clone(), Value::Null].iter());

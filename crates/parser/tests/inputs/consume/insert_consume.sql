@@ -1,0 +1,10 @@
+INSERT INTO temp_tbl SELECT AND CONSUME TOP 1 * FROM q;
+
+INSERT INTO t (a, b) SELECT AND CONSUME TOP 1 qits, v FROM q;
+
+INS t SELECT AND CONSUME TOP 1 * FROM q;
+
+INS INTO db.t SEL AND CONSUME TOP 1 msg FROM db.q;
+
+-- The target may be the queue itself.
+INSERT INTO q SELECT AND CONSUME TOP 1 * FROM q;

@@ -1,0 +1,8 @@
+DROP TABLE t;
+
+DROP TABLE db.t;
+
+drop table q;
+
+-- DROP is DDL: last in the request, or followed only by ET.
+BT; DROP TABLE t; ET;

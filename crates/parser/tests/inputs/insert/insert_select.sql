@@ -1,0 +1,9 @@
+INSERT INTO t SELECT * FROM u;
+
+INSERT INTO t (a, b) SELECT x, y FROM u WHERE x > 0;
+
+INS INTO x SELECT * FROM y;
+
+INS t SEL * FROM u;
+
+INSERT INTO t (a) SEL MAX(a) + 1 FROM t;

@@ -1,0 +1,7 @@
+SEL 17 MOD 4;
+
+SEL -17 MOD 4, 17 MOD -4;
+
+SEL a MOD 2 FROM t WHERE a MOD 2 EQ 0;
+
+SEL a + b MOD c * d FROM t;

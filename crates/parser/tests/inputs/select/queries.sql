@@ -1,0 +1,24 @@
+SELECT t.a, u.b FROM t JOIN u ON t.id = u.id WHERE u.b > 0;
+
+SELECT * FROM t LEFT JOIN u ON t.id = u.id;
+
+SELECT a FROM t WHERE a IN (SEL b FROM u);
+
+SELECT a FROM t WHERE EXISTS (SEL 1 FROM u WHERE u.b = t.a);
+
+SELECT a FROM t UNION SELECT a FROM u;
+
+SELECT a FROM t UNION ALL SEL a FROM u;
+
+SELECT a FROM t MINUS SELECT a FROM u;
+
+SELECT a, ROW_NUMBER() OVER (PARTITION BY b ORDER BY c) AS rn FROM t QUALIFY rn = 1;
+
+SELECT CASE WHEN a > 0 THEN 'pos' ELSE 'neg' END FROM t;
+
+SELECT CAST(a AS DECIMAL(10,2)), CAST('2005-01-01' AS DATE) FROM t;
+
+WITH x AS (SELECT a FROM t) SELECT * FROM x;
+
+-- Browsing a queue table is a plain SELECT.
+SELECT TOP 1 qits, item FROM q ORDER BY qits;

@@ -1,0 +1,25 @@
+BT;
+
+ET;
+
+BEGIN TRANSACTION;
+
+END TRANSACTION;
+
+bt;
+
+begin transaction;
+
+ABORT;
+
+ABORT 'giving up';
+
+ROLLBACK;
+
+ROLLBACK WORK;
+
+COMMIT;
+
+COMMIT WORK;
+
+COMMIT WORK RELEASE;

@@ -1,0 +1,19 @@
+DELETE FROM t WHERE a = 1;
+
+DELETE FROM t;
+
+DEL FROM t WHERE a = 1;
+
+DEL t WHERE a = 1;
+
+DELETE employee;
+
+DEL employee;
+
+DELETE t ALL;
+
+DEL t ALL;
+
+DELETE FROM t ALL;
+
+DELETE FROM db.t ALL;

@@ -1,0 +1,276 @@
+//! Parser snapshots: one snapshot per `tests/inputs/<area>/*.sql` file.
+//!
+//! Each input file is split into requests by BTEQ's rule ([`tdlite_parser::split_requests`]);
+//! every request is parsed with [`tdlite_parser::parse_request`] and rendered as either its
+//! statements or its error. Rendering leaves positions out of the tree on purpose: positions are
+//! tested in `errors.rs`, and keeping them out means an unrelated whitespace change in an input
+//! does not rewrite the whole snapshot. Error lines do show the position (request-relative
+//! `LINE:COLUMN`), because there the position *is* the behaviour under test.
+//!
+//! Add a case by dropping a `.sql` file under `tests/inputs/`; refresh with
+//! `INSTA_UPDATE=always cargo test -p tdlite-parser --test parse` and read the diff.
+
+use std::fmt::Write as _;
+use tdlite_parser::{
+    parse_request, split_requests, ColumnDef, ColumnDefault, Consume, CreateTable, IndexDef,
+    LockObject, Locking, ParseError, Spanned, Statement,
+};
+
+#[test]
+fn parse_inputs() {
+    insta::glob!("inputs/**/*.sql", |path| {
+        let script = std::fs::read_to_string(path).expect("input file is readable UTF-8");
+        insta::assert_snapshot!(render_script(&script));
+    });
+}
+
+/// Renders every request of `script` in order.
+fn render_script(script: &str) -> String {
+    let (requests, rest) = split_requests(script);
+    let mut out = String::new();
+    for req in &requests {
+        render_request(&mut out, &format!("line {}", req.line), &req.text);
+    }
+    if !rest.trim().is_empty() {
+        // BTEQ would keep waiting for the `;`; parse it anyway so nothing in an input is silent.
+        render_request(&mut out, "unterminated rest", rest.trim());
+    }
+    out
+}
+
+fn render_request(out: &mut String, label: &str, text: &str) {
+    writeln!(out, "==== request at {label} ====").unwrap();
+    for line in text.lines() {
+        writeln!(out, "> {line}").unwrap();
+    }
+    match parse_request(text) {
+        Ok(stmts) => {
+            let many = stmts.len() > 1;
+            for (i, s) in stmts.iter().enumerate() {
+                if many {
+                    writeln!(out, "-- statement {}: {}", i + 1, one_line(&s.text)).unwrap();
+                }
+                render_spanned(out, s);
+            }
+        }
+        Err(e) => writeln!(out, "{}", render_error(&e)).unwrap(),
+    }
+    out.push('\n');
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn render_error(e: &ParseError) -> String {
+    format!(
+        "error {} at {}:{}: {}",
+        e.code(),
+        e.location.line,
+        e.location.column,
+        e
+    )
+}
+
+fn render_spanned(out: &mut String, s: &Spanned) {
+    let Spanned {
+        statement,
+        locking,
+        location: _,
+        text: _,
+    } = s;
+    for l in locking {
+        writeln!(out, "{}", render_locking(l)).unwrap();
+    }
+    render_statement(out, statement);
+}
+
+fn render_locking(l: &Locking) -> String {
+    let Locking {
+        object,
+        mode,
+        nowait,
+    } = l;
+    let object = match object {
+        LockObject::Row => "ROW".to_string(),
+        LockObject::Table(n) => format!("TABLE {n}"),
+        LockObject::Database(n) => format!("DATABASE {n}"),
+        LockObject::View(n) => format!("VIEW {n}"),
+    };
+    let nowait = if *nowait { " NOWAIT" } else { "" };
+    format!("Locking {object} FOR {mode:?}{nowait}")
+}
+
+fn render_statement(out: &mut String, statement: &Statement) {
+    match statement {
+        Statement::Sql(s) => writeln!(out, "Sql: {s}").unwrap(),
+        Statement::CreateTable(c) => render_create_table(out, c),
+        Statement::Consume(c) => {
+            writeln!(out, "Consume").unwrap();
+            render_consume(out, c, "  ");
+        }
+        Statement::InsertConsume {
+            table,
+            columns,
+            consume,
+        } => {
+            writeln!(out, "InsertConsume").unwrap();
+            writeln!(out, "  table: {table}").unwrap();
+            if !columns.is_empty() {
+                writeln!(out, "  columns: ({})", join(columns)).unwrap();
+            }
+            writeln!(out, "  consume:").unwrap();
+            render_consume(out, consume, "    ");
+        }
+        Statement::BeginTransaction => writeln!(out, "BeginTransaction").unwrap(),
+        Statement::EndTransaction => writeln!(out, "EndTransaction").unwrap(),
+        Statement::Commit => writeln!(out, "Commit").unwrap(),
+        Statement::Rollback { abort } => writeln!(out, "Rollback {{ abort: {abort} }}").unwrap(),
+        Statement::HelpTable(name) => writeln!(out, "HelpTable {name}").unwrap(),
+        Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
+        Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
+    }
+}
+
+fn render_consume(out: &mut String, c: &Consume, indent: &str) {
+    let Consume {
+        projection,
+        table,
+        table_location: _,
+    } = c;
+    writeln!(out, "{indent}projection: {}", join(projection)).unwrap();
+    writeln!(out, "{indent}table: {table}").unwrap();
+}
+
+fn render_create_table(out: &mut String, c: &CreateTable) {
+    let CreateTable {
+        name,
+        kind,
+        volatile,
+        queue,
+        options,
+        columns,
+        primary_index,
+        no_primary_index,
+        indexes,
+        unique_constraints,
+        on_commit_preserve,
+        queue_location: _,
+    } = c;
+    writeln!(out, "CreateTable").unwrap();
+    writeln!(out, "  name: {name}").unwrap();
+    writeln!(out, "  kind: {kind:?}").unwrap();
+    writeln!(out, "  volatile: {volatile}").unwrap();
+    writeln!(out, "  queue: {queue}").unwrap();
+    if !options.is_empty() {
+        writeln!(out, "  options: [{}]", options.join(", ")).unwrap();
+    }
+    writeln!(out, "  columns:").unwrap();
+    for col in columns {
+        writeln!(out, "    {}", render_column(col)).unwrap();
+    }
+    if let Some(pi) = primary_index {
+        writeln!(out, "  primary_index: {}", render_index(pi)).unwrap();
+    }
+    if *no_primary_index {
+        writeln!(out, "  no_primary_index: true").unwrap();
+    }
+    for ix in indexes {
+        writeln!(out, "  index: {}", render_index(ix)).unwrap();
+    }
+    for ix in unique_constraints {
+        writeln!(out, "  unique_constraint: {}", render_index(ix)).unwrap();
+    }
+    if let Some(preserve) = on_commit_preserve {
+        let rows = if *preserve { "PRESERVE" } else { "DELETE" };
+        writeln!(out, "  on_commit: {rows} ROWS").unwrap();
+    }
+}
+
+/// One line per column: name, type, then only the attributes that are set.
+fn render_column(col: &ColumnDef) -> String {
+    let ColumnDef {
+        name,
+        data_type,
+        not_null,
+        default,
+        case_specific,
+        uppercase,
+        format,
+        title,
+        character_set,
+        compress,
+        primary_key,
+        unique,
+        identity,
+        checks,
+        location: _,
+        default_location: _,
+    } = col;
+    let mut s = format!("{name}: {data_type:?}");
+    if *not_null {
+        s.push_str(" not_null");
+    }
+    match default {
+        Some(ColumnDefault::Expr(e)) => write!(s, " default=Expr({e})").unwrap(),
+        Some(ColumnDefault::System) => s.push_str(" default=System"),
+        None => {}
+    }
+    if let Some(cs) = case_specific {
+        write!(s, " case_specific={cs}").unwrap();
+    }
+    if *uppercase {
+        s.push_str(" uppercase");
+    }
+    if let Some(f) = format {
+        write!(s, " format={f:?}").unwrap();
+    }
+    if let Some(t) = title {
+        write!(s, " title={t:?}").unwrap();
+    }
+    if let Some(c) = character_set {
+        write!(s, " character_set={c}").unwrap();
+    }
+    if *compress {
+        s.push_str(" compress");
+    }
+    if *primary_key {
+        s.push_str(" primary_key");
+    }
+    if *unique {
+        s.push_str(" unique");
+    }
+    if *identity {
+        s.push_str(" identity");
+    }
+    for c in checks {
+        write!(s, " check=({c})").unwrap();
+    }
+    s
+}
+
+fn render_index(ix: &IndexDef) -> String {
+    let IndexDef {
+        name,
+        unique,
+        columns,
+        location: _,
+    } = ix;
+    let mut s = String::new();
+    if *unique {
+        s.push_str("UNIQUE ");
+    }
+    if let Some(n) = name {
+        write!(s, "{n} ").unwrap();
+    }
+    write!(s, "({})", columns.join(", ")).unwrap();
+    s
+}
+
+fn join<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
