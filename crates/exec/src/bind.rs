@@ -489,7 +489,7 @@ impl Exec<'_> {
         })
     }
 
-    fn function_args<'f>(f: &'f ast::Function) -> Result<(Vec<&'f ast::FunctionArgExpr>, bool)> {
+    fn function_args(f: &ast::Function) -> Result<(Vec<&ast::FunctionArgExpr>, bool)> {
         match &f.args {
             ast::FunctionArguments::None => Ok((vec![], false)),
             ast::FunctionArguments::List(l) => {

@@ -196,7 +196,7 @@ impl Exec<'_> {
                 if upper.starts_with("CURRENT_TIME") {
                     return Ok(DefaultValue::CurrentTime);
                 }
-                let a = match e {
+                let a = match e.as_ref() {
                     ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
                         let ast::Value::Number(n, _) = &v.value else {
                             unreachable!("matched above")

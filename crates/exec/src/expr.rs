@@ -256,7 +256,7 @@ fn is_numeric(t: &DataType) -> bool {
 }
 
 fn to_float_or_number(a: &ArrayRef) -> Result<ArrayRef> {
-    Ok(cast_with_options(a, &DataType::Float64, &strict()).map_err(|_| Error::BadNumber)?)
+    cast_with_options(a, &DataType::Float64, &strict()).map_err(|_| Error::BadNumber)
 }
 
 /// The common type two operands are brought to before a kernel runs.

@@ -108,24 +108,14 @@ impl Exec<'_> {
                     ..
                 } => {
                     let table = self.must_get_table(name)?;
+                    // Columns are qualified by the alias, or by the table's own name without its
+                    // database part (`db.t.c` and `t.c` both work: binding looks at the last two
+                    // parts of a compound name).
                     let q = match alias {
                         Some(a) => a.name.value.clone(),
-                        None => tdlite_parser::object_name_string(name),
+                        None => name.0.last().map(|p| p.to_string()).unwrap_or_default(),
                     };
                     let scope = table_scope(&table, &q);
-                    let scope = if alias.is_none() {
-                        // `db.t` may also be referred to as `t`.
-                        let short = name.0.last().map(|p| p.to_string()).unwrap_or_default();
-                        let mut s = scope;
-                        if short.to_ascii_uppercase() != q.to_ascii_uppercase() {
-                            for c in &mut s.columns {
-                                c.qualifier = Some(short.to_ascii_uppercase());
-                            }
-                        }
-                        s
-                    } else {
-                        scope
-                    };
                     let (batch, _) = self.scan_table(&table)?;
                     Ok((scope, batch))
                 }
@@ -557,18 +547,10 @@ fn aggregate_call<'g>(
         (AggFunc::Avg, _) => SqlType::Float,
         (AggFunc::Sum, DataType::Decimal128(_, s)) => SqlType::Decimal(38, *s),
         (AggFunc::Sum, DataType::Float64) => SqlType::Float,
-        (AggFunc::Sum, t)
-            if matches!(
-                t,
-                DataType::Int8
-                    | DataType::Int16
-                    | DataType::Int32
-                    | DataType::Int64
-                    | DataType::Null
-            ) =>
-        {
-            SqlType::BigInt
-        }
+        (
+            AggFunc::Sum,
+            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::Null,
+        ) => SqlType::BigInt,
         (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
     };

@@ -139,7 +139,7 @@ fn run(seed: u64, rows_per_producer: u64) {
     }
     let produced = produced.lock().unwrap();
     let consumed = consumed.lock().unwrap();
-    let unique: HashSet<i64> = consumed.iter().map(|&x| x as i64).collect();
+    let unique: HashSet<i64> = consumed.iter().copied().collect();
     assert_eq!(unique.len(), consumed.len(), "a row was consumed twice");
     let produced_i: HashSet<i64> = produced.iter().map(|&x| x as i64).collect();
     assert_eq!(

@@ -209,29 +209,11 @@ pub(crate) fn parse_insert_consume(cur: &mut Cursor) -> Result<Option<Statement>
     let name_end = cur.pos;
     let mut columns = Vec::new();
     if cur.peek() == Some(&Token::LParen) {
-        let mut probe = cur.pos + 1;
-        // a column list is words separated by commas; anything else is a values list.
-        loop {
-            match cur.toks.get(probe).map(|t| &t.token) {
-                Some(Token::Word(_)) => probe += 1,
-                _ => break,
-            }
-            match cur.toks.get(probe).map(|t| &t.token) {
-                Some(Token::Comma) => probe += 1,
-                Some(Token::RParen) => {
-                    probe += 1;
-                    break;
-                }
-                _ => {
-                    probe = usize::MAX;
-                    break;
-                }
-            }
-        }
-        if probe == usize::MAX || !is_consume(cur, probe - cur.pos) {
+        let Some(end) = column_list_end(cur).filter(|&e| is_consume(cur, e - cur.pos)) else {
             cur.pos = start;
             return Ok(None);
-        }
+        };
+        debug_assert!(end > cur.pos);
         cur.pos += 1;
         while cur.peek() != Some(&Token::RParen) {
             let at = cur.pos;
@@ -261,4 +243,18 @@ pub(crate) fn parse_insert_consume(cur: &mut Cursor) -> Result<Option<Statement>
         columns,
         consume: Box::new(consume),
     }))
+}
+
+/// If a `(name, name, …)` column list starts at the cursor's `(`, the index just past its `)`.
+fn column_list_end(cur: &Cursor) -> Option<usize> {
+    let mut probe = cur.pos + 1;
+    while let Some(Token::Word(_)) = cur.toks.get(probe).map(|t| &t.token) {
+        probe += 1;
+        match cur.toks.get(probe).map(|t| &t.token) {
+            Some(Token::Comma) => probe += 1,
+            Some(Token::RParen) => return Some(probe + 1),
+            _ => return None,
+        }
+    }
+    None
 }

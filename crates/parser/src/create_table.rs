@@ -337,7 +337,7 @@ fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
             col.default = Some(ColumnDefault::System);
             col.default_location = Some(at);
         } else if cur.eat_word("DEFAULT") {
-            col.default = Some(ColumnDefault::Expr(parse_default(cur)?));
+            col.default = Some(ColumnDefault::Expr(Box::new(parse_default(cur)?)));
             col.default_location = Some(at);
         } else if cur.eat_words(&["PRIMARY", "KEY"]) {
             col.primary_key = true;

@@ -228,7 +228,7 @@ pub enum LargeType {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnDefault {
     /// `DEFAULT expr` (a literal, `NULL`, `CURRENT_TIMESTAMP[(p)]`, `DATE`, `USER`, …).
-    Expr(ast::Expr),
+    Expr(Box<ast::Expr>),
     /// `WITH DEFAULT`: the type's system default (0, blanks, current date/time).
     System,
 }

@@ -1,0 +1,8 @@
+;
+
+-- only a comment
+;
+
+/* only a block comment */ ;
+
+;;

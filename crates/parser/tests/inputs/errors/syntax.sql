@@ -1,0 +1,33 @@
+SELEC * FROM t;
+
+SELECT * FROM;
+
+SELECT a, FROM t;
+
+SELECT * FROM t WHERE;
+
+SELECT (1 + 2 FROM t;
+
+INSERT INTO t VALUES (1, 'a';
+
+UPDATE t a = 1;
+
+SELECT *
+FROM t
+WHERE a = = 1;
+
+BT WORK;
+
+ET now;
+
+BEGIN TRANSACTION x;
+
+COMMIT later;
+
+ROLLBACK WORK now;
+
+HELP TABLE;
+
+SHOW TABLE t u;
+
+SELECT * FROM t t2 t3;
