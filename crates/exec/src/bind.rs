@@ -107,19 +107,42 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
     })
 }
 
-/// True if the expression contains an aggregate call (not looking into subqueries).
-pub fn has_aggregate(e: &ast::Expr) -> bool {
-    let mut found = false;
-    let _ = ast::visit_expressions(e, |x| {
-        if let ast::Expr::Function(f) = x {
-            if f.over.is_none() && agg_func(&tdlite_parser::object_name_string(&f.name)).is_some() {
-                found = true;
+/// Finds aggregate calls of the current query level (subqueries have their own).
+struct AggregateFinder {
+    depth: usize,
+}
+
+impl ast::Visitor for AggregateFinder {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _q: &ast::Query) -> std::ops::ControlFlow<()> {
+        self.depth += 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _q: &ast::Query) -> std::ops::ControlFlow<()> {
+        self.depth -= 1;
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &ast::Expr) -> std::ops::ControlFlow<()> {
+        if let ast::Expr::Function(f) = e {
+            if self.depth == 0
+                && f.over.is_none()
+                && agg_func(&tdlite_parser::object_name_string(&f.name)).is_some()
+            {
                 return std::ops::ControlFlow::Break(());
             }
         }
         std::ops::ControlFlow::Continue(())
-    });
-    found
+    }
+}
+
+/// True if the expression contains an aggregate call of this query level (aggregates inside
+/// subqueries belong to the subquery).
+pub fn has_aggregate(e: &ast::Expr) -> bool {
+    use ast::Visit;
+    e.visit(&mut AggregateFinder { depth: 0 }).is_break()
 }
 
 fn one(a: ArrayRef) -> Expr {

@@ -304,7 +304,7 @@ impl Exec<'_> {
             None if default_set && !ct.no_primary_index => TableKind::Set,
             None => TableKind::Multiset,
         };
-        let schema = TableSchema::new(
+        let mut schema = TableSchema::new(
             name,
             columns,
             kind,
@@ -313,6 +313,37 @@ impl Exec<'_> {
             secondary,
             text.to_string(),
         );
+        schema.checks = ct
+            .columns
+            .iter()
+            .flat_map(|c| {
+                c.checks
+                    .iter()
+                    .map(|e| (Some(c.name.clone()), e.to_string()))
+            })
+            .chain(ct.checks.iter().map(|e| (None, e.to_string())))
+            .collect();
+        // a CHECK must name existing columns: bind each once now
+        let scope = crate::bind::Scope {
+            columns: schema
+                .columns
+                .iter()
+                .map(|c| crate::bind::ScopeColumn {
+                    qualifier: Some(schema.name.to_ascii_uppercase()),
+                    name: c.name.clone(),
+                    case_specific: c.case_specific,
+                    title: None,
+                })
+                .collect(),
+        };
+        for e in ct
+            .columns
+            .iter()
+            .flat_map(|c| c.checks.iter())
+            .chain(&ct.checks)
+        {
+            self.bind_expr(e, &scope, None)?;
+        }
         self.txn.create_table(schema)?;
         Ok(())
     }

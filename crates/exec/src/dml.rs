@@ -120,6 +120,7 @@ impl Exec<'_> {
             };
             cols.push(a);
         }
+        self.check_constraints(table, &cols, n)?;
         let mut inserted = 0;
         for r in 0..n {
             let values: Vec<Value> = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
@@ -147,6 +148,33 @@ impl Exec<'_> {
                     .ok_or(Error::ColumnNotFound(name))
             })
             .collect()
+    }
+
+    /// Evaluates the table's CHECK constraints on new rows (columns in table order); a
+    /// condition that is false (not NULL) for any row fails with 5317.
+    fn check_constraints(&mut self, table: &Table, cols: &[ArrayRef], n: usize) -> Result<()> {
+        if table.schema.checks.is_empty() || n == 0 {
+            return Ok(());
+        }
+        let batch = RecordBatch::try_new(table.schema.arrow.clone(), cols.to_vec())?;
+        let scope = table_scope(table, &table.schema.name);
+        for (column, sql) in &table.schema.checks {
+            let e = tdlite_parser::parse_expression(sql)
+                .map_err(|e| Error::Internal(format!("stored CHECK '{sql}': {e}")))?;
+            let cond = self.bind_expr(&e, &scope, None)?;
+            let v = cond.eval(&batch)?;
+            let v = v
+                .as_boolean_opt()
+                .ok_or_else(|| Error::TypeMismatch(format!("CHECK ({sql}) is not a condition")))?;
+            if v.iter().any(|x| x == Some(false)) {
+                let field = match column {
+                    Some(c) => format!("{}.{c}", table.schema.name),
+                    None => table.schema.name.clone(),
+                };
+                return Err(Error::CheckViolation(field));
+            }
+        }
+        Ok(())
     }
 
     /// INSERT … VALUES / INSERT … SELECT.
@@ -282,6 +310,7 @@ impl Exec<'_> {
             let v = self.bind_expr(&a.value, &scope, None)?.eval(&batch)?;
             new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
         }
+        self.check_constraints(&table, &new_cols, ids.len())?;
         for (r, rid) in ids.iter().enumerate() {
             let values: Vec<Value> = new_cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
             self.txn.update(&table, *rid, values)?;
@@ -351,7 +380,14 @@ impl Exec<'_> {
                             other => other.to_string(),
                         },
                     };
-                    items.push((bound, Field::new(name, dt, true)));
+                    let mut field = Field::new(name, dt, true);
+                    if let (ast::Expr::Identifier(id), ast::SelectItem::UnnamedExpr(_)) = (e, item)
+                    {
+                        if let Some(i) = table.schema.column_index(&id.value) {
+                            field = with_title(field, &scope.columns[i]);
+                        }
+                    }
+                    items.push((bound, field));
                 }
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),
             }

@@ -79,8 +79,9 @@ pub enum Error {
     /// A string that does not convert to a number (3535).
     #[error("A character string failed conversion to a numeric value.")]
     BadNumber,
-    /// Types that cannot be combined (3800-range in Teradata; tdlite uses 3640).
-    #[error("Data type mismatch: {0}")]
+    /// Types or operands that cannot be combined (tdlite 9913; Teradata's numbers for these
+    /// vary by case and are not researched yet).
+    #[error("Invalid operation or data type mismatch: {0}")]
     TypeMismatch(String),
     /// ET without BT (3510).
     #[error("Too many END TRANSACTION statements.")]
@@ -181,7 +182,7 @@ impl Error {
             Error::Overflow => code(2616),
             Error::InvalidDate(_) => code(2665),
             Error::BadNumber => code(3535),
-            Error::TypeMismatch(_) => code(3640),
+            Error::TypeMismatch(_) => code(9913),
             Error::TooManyEt => code(3510),
             Error::CommitInTeradataMode => code(9911),
             Error::BtNotFirst => code(9912),
@@ -201,17 +202,20 @@ impl From<arrow::error::ArrowError> for Error {
             A::DivideByZero => Error::DivisionByZero,
             A::ArithmeticOverflow(_) => Error::Overflow,
             A::CastError(m) | A::ParseError(m) => {
+                let quoted = m.split('\'').nth(1).unwrap_or(&m).to_string();
                 if m.contains("Timestamp")
                     || m.contains("Date")
                     || m.contains("date")
                     || m.contains("Time")
                 {
-                    Error::InvalidDate(m)
+                    Error::InvalidDate(quoted)
                 } else if m.contains("Cannot cast string") {
                     Error::BadNumber
-                } else if m.contains("overflow")
+                } else if m.contains("Can't cast value")
+                    || m.contains("overflow")
                     || m.contains("too large")
                     || m.contains("Overflow")
+                    || m.contains("is too large to store")
                 {
                     Error::Overflow
                 } else {

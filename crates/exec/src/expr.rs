@@ -421,14 +421,7 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
 /// mode), numbers round-trip through strings strictly (3535 on bad text).
 pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     let target = ty.arrow_type();
-    let a = if a.data_type() == &DataType::Utf8
-        && matches!(ty, SqlType::Timestamp(_) | SqlType::Date | SqlType::Time(_))
-    {
-        // Teradata accepts '2024-01-01 10:00:00' and ISO 'T' forms alike.
-        a.clone()
-    } else {
-        a.clone()
-    };
+    let a = a.clone();
     let out = if a.data_type() == &target {
         a
     } else if a.data_type() == &DataType::Utf8 && is_int(&target) {

@@ -170,6 +170,26 @@ impl Exec<'_> {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             _ => return Err(Error::Unsupported("GROUP BY ALL / ROLLUP".into())),
         };
+        // GROUP BY 1 names the first select-list expression, as in Teradata.
+        let group_keys = group_keys
+            .into_iter()
+            .map(|k| match &k {
+                ast::Expr::Value(v) => match &v.value {
+                    ast::Value::Number(n, _) => {
+                        let pos: usize = n.parse().unwrap_or(0);
+                        match s.projection.get(pos.wrapping_sub(1)) {
+                            Some(ast::SelectItem::UnnamedExpr(e))
+                            | Some(ast::SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e.clone()),
+                            _ => Err(Error::TypeMismatch(format!(
+                                "GROUP BY {n} does not name a select-list expression"
+                            ))),
+                        }
+                    }
+                    _ => Ok(k.clone()),
+                },
+                _ => Ok(k.clone()),
+            })
+            .collect::<Result<Vec<_>>>()?;
         let grouped = !group_keys.is_empty()
             || s.having.is_some()
             || s.projection.iter().any(|i| match i {

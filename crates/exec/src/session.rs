@@ -75,6 +75,10 @@ impl Session {
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         let stmts = match parse_request(sql) {
             Ok(s) => s,
+            // a null request is legal and changes nothing (not even an open transaction)
+            Err(e) if e.kind == tdlite_parser::ParseErrorKind::EmptyRequest => {
+                return Ok(Vec::new())
+            }
             Err(e) => {
                 let location = Some(e.location);
                 self.abort();

@@ -40,8 +40,8 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
             } else if cur.eat_word("VOLATILE") {
                 volatile = true;
             } else if cur.is_word("GLOBAL") {
-                return Err(ParseError::syntax(
-                    "GLOBAL TEMPORARY tables are not supported by tdlite; use VOLATILE or a base table.",
+                return Err(ParseError::unsupported(
+                    "GLOBAL TEMPORARY tables (use VOLATILE or a base table)",
                     cur.loc(),
                 ));
             } else {
@@ -64,13 +64,14 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         unique_constraints: Vec::new(),
         on_commit_preserve: None,
         queue_location: None,
+        checks: Vec::new(),
     };
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
     }
     if cur.is_word("AS") {
-        return Err(ParseError::syntax(
-            "CREATE TABLE … AS is not supported yet; create the table and use INSERT … SELECT.",
+        return Err(ParseError::unsupported(
+            "CREATE TABLE … AS (create the table, then use INSERT … SELECT)",
             cur.loc(),
         ));
     }
@@ -127,16 +128,15 @@ fn parse_element(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
         });
         return Ok(());
     }
-    if cur.is_word("CHECK") {
-        cur.pos += 1;
-        cur.skip_parens()?;
+    if cur.eat_word("CHECK") {
+        cur.expect_token(&Token::LParen, "'(' after CHECK")?;
+        let e = cur.with_sqlparser(|p| p.parse_expr())?;
+        cur.expect_token(&Token::RParen, "')' after the CHECK condition")?;
+        table.checks.push(e);
         return Ok(());
     }
     if cur.is_word("FOREIGN") {
-        return Err(ParseError::syntax(
-            "FOREIGN KEY constraints are not supported by tdlite.",
-            at,
-        ));
+        return Err(ParseError::unsupported("FOREIGN KEY", at));
     }
     let col = parse_column(cur)?;
     table.columns.push(col);
@@ -237,7 +237,9 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
         "DATE" => DataType::Date,
         "TIME" => {
             let p = paren_number(cur)?.unwrap_or(6);
-            zone(cur);
+            if cur.is_word("WITH") {
+                return Err(ParseError::unsupported("TIME WITH TIME ZONE", cur.loc()));
+            }
             DataType::Time(small(p, 6, "TIME precision", cur)?)
         }
         "TIMESTAMP" => {
@@ -364,10 +366,7 @@ fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
             }
             col.identity = true;
         } else if cur.is_word("REFERENCES") {
-            return Err(ParseError::syntax(
-                "REFERENCES constraints are not supported by tdlite.",
-                at,
-            ));
+            return Err(ParseError::unsupported("REFERENCES", at));
         } else {
             return Err(cur.unexpected(&format!("expected a column attribute for '{}'", col.name)));
         }
@@ -435,10 +434,7 @@ fn parse_indexes(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
             continue;
         }
         if cur.is_word("PARTITION") {
-            return Err(ParseError::syntax(
-                "PARTITION BY is not supported by tdlite.",
-                at,
-            ));
+            return Err(ParseError::unsupported("PARTITION BY", at));
         }
         let unique = cur.eat_word("UNIQUE");
         let primary = cur.eat_word("PRIMARY");
@@ -446,8 +442,8 @@ fn parse_indexes(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
             return Err(cur.unexpected("expected PRIMARY INDEX, INDEX or the end of the statement"));
         }
         let mut name = None;
-        if let Some(Token::Word(_)) = cur.peek() {
-            if cur.peek_at(1) == Some(&Token::LParen) {
+        if let (Some(Token::Word(_)), false) = (cur.peek(), cur.is_word("ALL")) {
+            if cur.peek_at(1) == Some(&Token::LParen) || cur.word_at(1).as_deref() == Some("ALL") {
                 name = Some(cur.ident("an index name")?);
             }
         }

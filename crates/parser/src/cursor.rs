@@ -180,7 +180,12 @@ impl Cursor {
             .with_recursion_limit(RECURSION_LIMIT)
             .with_tokens_with_locations(rest);
         let fallback = self.loc();
-        let out = f(&mut parser).map_err(|e| ParseError::from_sqlparser(e, fallback))?;
+        let end = self.end;
+        let out = f(&mut parser).map_err(|e| {
+            // sqlparser gives no position when it runs out of tokens: point at the end.
+            let at_eof = e.to_string().contains("found: EOF");
+            ParseError::from_sqlparser(e, if at_eof { end } else { fallback })
+        })?;
         self.pos += parser.index();
         Ok(out)
     }

@@ -49,6 +49,8 @@ pub enum ParseErrorKind {
     DdlNotLast,
     /// The request text is empty (tdlite 9909).
     EmptyRequest,
+    /// Valid Teradata syntax that tdlite does not support (tdlite 9910).
+    Unsupported(String),
 }
 
 /// A parse error with its position.
@@ -69,6 +71,14 @@ impl ParseError {
         }
     }
 
+    /// A feature tdlite does not support (9910) at `location`.
+    pub fn unsupported(what: impl Into<String>, location: Location) -> Self {
+        ParseError {
+            kind: ParseErrorKind::Unsupported(what.into()),
+            location,
+        }
+    }
+
     /// A consume-misuse error (3706) at `location`.
     pub fn consume(rule: impl Into<String>, location: Location) -> Self {
         ParseError {
@@ -84,6 +94,7 @@ impl ParseError {
             ParseErrorKind::TwoConsumesInRequest => 9902,
             ParseErrorKind::DdlNotLast => 3932,
             ParseErrorKind::EmptyRequest => 9909,
+            ParseErrorKind::Unsupported(_) => 9910,
         }
     }
 
@@ -133,6 +144,7 @@ impl fmt::Display for ParseError {
                 )
             }
             ParseErrorKind::EmptyRequest => write!(f, "The request contains no statement."),
+            ParseErrorKind::Unsupported(m) => write!(f, "{m} is not supported by tdlite yet."),
         }
     }
 }

@@ -72,9 +72,13 @@ fn check_request_rules(statements: &[Spanned]) -> Result<(), ParseError> {
             .iter()
             .all(|t| matches!(t.statement, Statement::EndTransaction | Statement::Commit));
         if s.statement.is_ddl() && i + 1 < n && !followed_only_by_et {
+            let offender = statements[i + 1..]
+                .iter()
+                .find(|t| !matches!(t.statement, Statement::EndTransaction | Statement::Commit))
+                .map_or(statements[i + 1].location, |t| t.location);
             return Err(ParseError {
                 kind: ParseErrorKind::DdlNotLast,
-                location: statements[i + 1].location,
+                location: offender,
             });
         }
     }
@@ -113,11 +117,12 @@ fn byte_offset(sql: &str, loc: Location) -> usize {
 
 fn parse_tokens(toks: Vec<TokenWithSpan>, sql: &str, end: Location) -> Result<Spanned, ParseError> {
     let start = Location::from_sql(toks[0].span.start);
-    let text_start = byte_offset(sql, start);
-    let text_end = byte_offset(sql, end).max(text_start);
-    let text = sql[text_start..text_end].trim().to_string();
     let mut cur = Cursor::new(toks, end);
     let locking = parse_locking(&mut cur)?;
+    // the statement's own text, without its LOCKING modifiers
+    let text_start = byte_offset(sql, cur.loc());
+    let text_end = byte_offset(sql, end).max(text_start);
+    let text = sql[text_start..text_end].trim().to_string();
     let statement = if cur.at_end() {
         if locking.is_empty() {
             return Err(cur.unexpected("expected a statement"));
@@ -244,7 +249,9 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
 }
 
 /// Rewrites Teradata shorthands and parses the statement with sqlparser.
-fn sql_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
+fn sql_statement(cur: Cursor) -> Result<Statement, ParseError> {
+    // only the statement itself, without the LOCKING modifiers already read
+    let mut cur = Cursor::new(cur.toks[cur.pos..].to_vec(), cur.end);
     consume::reject_nested_consume(&cur)?;
     rewrite_tokens(&mut cur.toks);
     let stmt = cur.with_sqlparser(|p| p.parse_statement())?;
@@ -286,7 +293,8 @@ fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         };
         if let Some(t) = replacement {
             toks[i].token = t;
-        } else if toks[i].token == Token::Caret
+        } else if (toks[i].token == Token::Caret
+            || unquoted_upper(&toks[i].token).as_deref() == Some("NOT"))
             && toks.get(i + 1).map(|t| &t.token) == Some(&Token::Eq)
         {
             toks[i].token = Token::Neq;
@@ -310,9 +318,13 @@ fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
                 toks.insert(1, into);
             }
             // INSERT INTO t (1, 'a') without VALUES: a parenthesised list that ends the statement.
-            let mut j = 2;
-            while j < toks.len() && matches!(toks[j].token, Token::Word(_) | Token::Period) {
-                j += 1;
+            // skip the table name: word (. word)*
+            let mut j = 3;
+            while j + 1 < toks.len()
+                && toks[j].token == Token::Period
+                && matches!(toks[j + 1].token, Token::Word(_))
+            {
+                j += 2;
             }
             if toks.get(j).map(|t| &t.token) == Some(&Token::LParen) {
                 if let Some(close) = matching_paren(toks, j) {
@@ -379,6 +391,25 @@ pub fn parse_statement_text(sql: &str) -> Result<Spanned, ParseError> {
         ));
     }
     Ok(stmts.remove(0))
+}
+
+/// Parses a standalone expression (a stored CHECK constraint, for example).
+///
+/// # Errors
+/// 3706 if the text is not one expression.
+pub fn parse_expression(sql: &str) -> Result<ast::Expr, ParseError> {
+    let tokens = Tokenizer::new(&TeradataDialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+    let toks: Vec<TokenWithSpan> = tokens
+        .into_iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
+        .collect();
+    let mut cur = Cursor::new(toks, end_location(sql));
+    rewrite_tokens(&mut cur.toks);
+    let e = cur.with_sqlparser(|p| p.parse_expr())?;
+    cur.expect_end()?;
+    Ok(e)
 }
 
 /// The object name of a sqlparser statement target, for callers that need one.

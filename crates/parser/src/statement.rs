@@ -147,6 +147,8 @@ pub struct CreateTable {
     pub on_commit_preserve: Option<bool>,
     /// Where the `QUEUE` keyword is, if present.
     pub queue_location: Option<Location>,
+    /// Table-level `CHECK (…)` constraints.
+    pub checks: Vec<ast::Expr>,
 }
 
 /// `SET` or `MULTISET`.

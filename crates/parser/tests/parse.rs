@@ -156,6 +156,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         unique_constraints,
         on_commit_preserve,
         queue_location: _,
+        checks,
     } = c;
     writeln!(out, "CreateTable").unwrap();
     writeln!(out, "  name: {name}").unwrap();
@@ -184,6 +185,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     if let Some(preserve) = on_commit_preserve {
         let rows = if *preserve { "PRESERVE" } else { "DELETE" };
         writeln!(out, "  on_commit: {rows} ROWS").unwrap();
+    }
+    for check in checks {
+        writeln!(out, "  check: {check}").unwrap();
     }
 }
 

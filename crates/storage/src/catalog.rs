@@ -88,6 +88,9 @@ pub struct TableSchema {
     pub ddl: String,
     /// The Arrow schema of the stored batches.
     pub arrow: SchemaRef,
+    /// CHECK constraints as SQL text, with the column they belong to (None: table-level).
+    /// Storage keeps them; `exec` parses and enforces them.
+    pub checks: Vec<(Option<String>, String)>,
 }
 
 impl TableSchema {
@@ -116,6 +119,7 @@ impl TableSchema {
             secondary,
             ddl,
             arrow,
+            checks: Vec::new(),
         }
     }
 

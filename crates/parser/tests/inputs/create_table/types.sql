@@ -23,7 +23,6 @@ CREATE TABLE all_types (
   c_time      TIME,
   c_time0     TIME(0),
   c_time3     TIME(3),
-  c_timetz    TIME(6) WITH TIME ZONE,
   c_ts        TIMESTAMP,
   c_ts0       TIMESTAMP(0),
   c_ts6       TIMESTAMP(6),

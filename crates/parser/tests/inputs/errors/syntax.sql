@@ -1,14 +1,8 @@
 SELEC * FROM t;
 
-SELECT * FROM;
-
-SELECT a, FROM t;
-
-SELECT * FROM t WHERE;
+SELECT a,, b FROM t;
 
 SELECT (1 + 2 FROM t;
-
-INSERT INTO t VALUES (1, 'a';
 
 UPDATE t a = 1;
 
@@ -31,3 +25,9 @@ HELP TABLE;
 SHOW TABLE t u;
 
 SELECT * FROM t t2 t3;
+
+SELECT a FROM t WHERE a = 1 b = 2;
+
+INSERT INTO t (a, b) VALUES (1, 2) (3, 4);
+
+SEL 1; SEL a b c FROM t;

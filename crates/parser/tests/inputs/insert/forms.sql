@@ -1,10 +1,4 @@
-INSERT INTO t VALUES (1, 'a');
-
 INSERT INTO t (a, b) VALUES (1, 'a');
-
-INSERT t VALUES (1, 'a');
-
-INS t VALUES (1, 'a');
 
 INS INTO t (a) VALUES (NULL);
 

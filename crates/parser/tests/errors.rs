@@ -1,0 +1,188 @@
+//! Error positions, marked in the SQL itself (the style of datafusion's
+//! `datafusion/sql/tests/cases/diagnostic.rs`).
+//!
+//! Each case writes `/*a*/` immediately before the token the error must point at. The test strips
+//! the marker, parses the request, and checks that the error's 1-based line and column are the
+//! marker's, and that the error has the expected Teradata (or tdlite) code. Positions are
+//! request-relative, as `ParseError::location` is.
+
+use tdlite_parser::{parse_request, Location, ParseError};
+
+const MARKER: &str = "/*a*/";
+
+/// Removes the marker and returns the text with the 1-based position where the marker stood.
+fn strip_marker(tagged: &str) -> (String, Location) {
+    let at = tagged
+        .find(MARKER)
+        .unwrap_or_else(|| panic!("test SQL has no {MARKER} marker: {tagged}"));
+    let before = &tagged[..at];
+    let line = before.matches('\n').count() as u64 + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() as u64 + 1;
+    let sql = tagged.replace(MARKER, "");
+    (sql, Location::new(line, column))
+}
+
+/// Parses `tagged` (with its marker removed) and returns the error and the marked position.
+#[track_caller]
+fn error_at(tagged: &str) -> (ParseError, Location) {
+    let (sql, expected) = strip_marker(tagged);
+    match parse_request(&sql) {
+        Ok(stmts) => panic!(
+            "expected an error for {sql:?}, parsed {} statement(s)",
+            stmts.len()
+        ),
+        Err(e) => (e, expected),
+    }
+}
+
+#[track_caller]
+fn check(code: u32, tagged: &str) {
+    let (err, expected) = error_at(tagged);
+    assert_eq!(
+        (err.code(), err.location),
+        (code, expected),
+        "\nSQL: {tagged}\nerror: {err}"
+    );
+}
+
+#[test]
+fn marker_position_is_one_based_line_and_column() {
+    assert_eq!(strip_marker("/*a*/x").1, Location::new(1, 1));
+    assert_eq!(strip_marker("ab\ncd /*a*/x").1, Location::new(2, 4));
+    assert_eq!(strip_marker("ab\ncd /*a*/x").0, "ab\ncd x");
+}
+
+#[test]
+fn unknown_statement_word() {
+    check(3706, "/*a*/SELEC * FROM t");
+}
+
+#[test]
+fn unexpected_token_inside_an_expression() {
+    check(3706, "SELECT (1 + 2 /*a*/FROM t");
+    check(3706, "SELECT a,/*a*/, b FROM t");
+}
+
+#[test]
+fn trailing_token_after_a_complete_statement() {
+    check(3706, "SELECT * FROM t t2 /*a*/t3");
+    check(3706, "BT /*a*/WORK");
+}
+
+#[test]
+fn multi_line_request_points_at_the_right_line() {
+    check(3706, "SELECT *\nFROM t\nWHERE a = /*a*/= 1");
+    check(
+        3706,
+        "CREATE TABLE t (\n  a INTEGER,\n  b /*a*/WIDGET,\n  c INTEGER\n) PRIMARY INDEX (a)",
+    );
+    check(
+        3706,
+        "INS log (1);\nSELECT AND CONSUME TOP 1 *\n  FROM q\n  /*a*/ORDER BY qits",
+    );
+}
+
+#[test]
+fn second_statement_of_a_request() {
+    check(3706, "SEL 1; SEL a b /*a*/c FROM t");
+}
+
+#[test]
+fn unterminated_string_points_at_its_quote() {
+    check(3706, "SEL 1,\n  /*a*/'abc FROM t");
+}
+
+#[test]
+fn consume_where_clause() {
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q /*a*/WHERE qits > CURRENT_TIMESTAMP",
+    );
+}
+
+#[test]
+fn consume_top_other_than_one() {
+    check(3706, "SELECT AND CONSUME TOP /*a*/2 * FROM q");
+    check(3706, "SELECT AND CONSUME TOP 1 /*a*/PERCENT * FROM q");
+    check(3706, "SELECT AND CONSUME TOP 1 /*a*/WITH TIES * FROM q");
+    check(3706, "SELECT AND CONSUME /*a*/* FROM q");
+}
+
+#[test]
+fn consume_join() {
+    check(3706, "SELECT AND CONSUME TOP 1 * FROM q/*a*/, t");
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q /*a*/JOIN t ON q.a = t.a",
+    );
+}
+
+#[test]
+fn consume_aggregate_and_distinct() {
+    check(3706, "SELECT AND CONSUME TOP 1 /*a*/COUNT(*) FROM q");
+    check(3706, "SELECT AND CONSUME TOP 1 /*a*/DISTINCT a FROM q");
+    check(3706, "SELECT AND CONSUME TOP 1 a FROM q /*a*/GROUP BY a");
+}
+
+#[test]
+fn consume_nested_in_subquery_or_set_operation() {
+    check(
+        3706,
+        "SELECT * FROM t WHERE a IN (/*a*/SELECT AND CONSUME TOP 1 a FROM q)",
+    );
+    check(
+        3706,
+        "SELECT a FROM t UNION /*a*/SELECT AND CONSUME TOP 1 a FROM q",
+    );
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 a FROM q /*a*/UNION SELECT a FROM t",
+    );
+}
+
+#[test]
+fn two_consumes_point_at_the_second() {
+    check(
+        9902,
+        "SEL AND CONSUME TOP 1 * FROM q;\n/*a*/SEL AND CONSUME TOP 1 * FROM r;",
+    );
+}
+
+#[test]
+fn ddl_not_last_points_at_the_next_statement() {
+    check(3932, "CREATE TABLE t (a INTEGER); /*a*/INS t (1);");
+    check(3932, "BT;\nDROP TABLE t;\n/*a*/SEL 1;\nET;");
+}
+
+#[test]
+fn create_table_errors() {
+    check(
+        3706,
+        "CREATE TABLE t (a INTEGER, b INTEGER) PRIMARY INDEX (a) /*a*/PRIMARY INDEX (b)",
+    );
+    check(3706, "CREATE TABLE t (a /*a*/DECIMAL(39, 2))");
+    check(3706, "CREATE TABLE t (a INTEGER /*a*/BOGUS)");
+    check(9910, "CREATE SET /*a*/GLOBAL TEMPORARY TABLE t (a INTEGER)");
+    check(9910, "CREATE TABLE t (a INTEGER) /*a*/PARTITION BY a");
+    check(9910, "CREATE TABLE t (a TIME(6) /*a*/WITH TIME ZONE)");
+}
+
+#[test]
+fn locking_errors() {
+    check(3706, "LOCKING TABLE t FOR /*a*/BOGUS SEL * FROM t");
+    check(3706, "LOCKING TABLE t /*a*/ACCESS SEL * FROM t");
+}
+
+#[test]
+fn empty_request() {
+    check(9909, "/*a*/;");
+}
+
+#[test]
+fn errors_at_the_end_of_a_statement_point_at_its_end() {
+    check(3706, "SELECT * FROM/*a*/;");
+    check(3706, "SELECT * FROM t WHERE/*a*/;");
+    check(3706, "SEL 1; SEL * FROM/*a*/");
+    check(3706, "LOCKING TABLE t FOR ACCESS SEL * FROM/*a*/;");
+}
