@@ -405,7 +405,7 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         } else {
             r
         };
-        coerce_pair(l, r)?
+        arithmetic_operands(l, r)?
     };
     let out = match op {
         Add => numeric::add(&l, &r)?,
@@ -415,6 +415,36 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         _ => numeric::rem(&l, &r)?,
     };
     Ok(out)
+}
+
+/// Brings arithmetic operands to types Arrow's kernels combine: an integer next to a DECIMAL
+/// becomes DECIMAL(10,0) or DECIMAL(19,0), so the result scale is the DECIMAL's own (as in
+/// Teradata); two DECIMALs keep their own precision and scale.
+fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)> {
+    let as_decimal = |a: &ArrayRef| -> Result<ArrayRef> {
+        let p = if a.data_type() == &DataType::Int64 {
+            19
+        } else {
+            10
+        };
+        Ok(cast_with_options(
+            a,
+            &DataType::Decimal128(p, 0),
+            &strict(),
+        )?)
+    };
+    match (l.data_type(), r.data_type()) {
+        (DataType::Decimal128(..), DataType::Decimal128(..)) => Ok((l, r)),
+        (DataType::Decimal128(..), t) if is_int(t) => {
+            let r = as_decimal(&r)?;
+            Ok((l, r))
+        }
+        (t, DataType::Decimal128(..)) if is_int(t) => {
+            let l = as_decimal(&l)?;
+            Ok((l, r))
+        }
+        _ => coerce_pair(l, r),
+    }
 }
 
 /// Casts to a SQL type with Teradata's rules: CHAR/VARCHAR(n) truncate silently (Teradata
