@@ -46,9 +46,9 @@ fn real_main() -> i32 {
                 match args
                     .get(i)
                     .and_then(|s| s.parse::<f64>().ok())
-                    .filter(|s| *s >= 0.0 && s.is_finite())
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
                 {
-                    Some(s) => timeout = Some(Duration::from_secs_f64(s)),
+                    Some(d) => timeout = Some(d),
                     None => return usage_error("--consume-timeout needs a number of seconds"),
                 }
             }

@@ -102,10 +102,12 @@ impl Runner {
             },
             ".timeout" => match parts.next() {
                 Some("off") => self.session.set_consume_timeout(None),
-                Some(s) => match s.parse::<f64>() {
-                    Ok(secs) if secs >= 0.0 && secs.is_finite() => self
-                        .session
-                        .set_consume_timeout(Some(Duration::from_secs_f64(secs))),
+                Some(s) => match s
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(|x| Duration::try_from_secs_f64(x).ok())
+                {
+                    Some(d) => self.session.set_consume_timeout(Some(d)),
                     _ => {
                         self.rc = self.rc.max(8);
                         self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n");

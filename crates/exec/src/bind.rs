@@ -95,6 +95,31 @@ pub struct Grouping {
     pub calls: Vec<AggCall>,
 }
 
+/// Whether a select-list expression is the same as a GROUP BY expression: column references
+/// compare by the column they resolve to (names are case-insensitive, qualifiers optional),
+/// other expressions by their text, case-insensitively.
+fn same_group_key(key: &ast::Expr, e: &ast::Expr, scope: &Scope) -> bool {
+    fn column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
+        match e {
+            ast::Expr::Identifier(id) => scope.resolve(None, &id.value).ok().flatten(),
+            ast::Expr::CompoundIdentifier(p) if p.len() >= 2 => {
+                let n = p.len();
+                scope
+                    .resolve(Some(&p[n - 2].value), &p[n - 1].value)
+                    .ok()
+                    .flatten()
+            }
+            ast::Expr::Nested(inner) => column(inner, scope),
+            _ => None,
+        }
+    }
+    match (column(key, scope), column(e, scope)) {
+        (Some(a), Some(b)) => a == b,
+        (None, None) => key == e || key.to_string().to_uppercase() == e.to_string().to_uppercase(),
+        _ => false,
+    }
+}
+
 /// Name of an aggregate function, if `name` is one.
 pub fn agg_func(name: &str) -> Option<AggFunc> {
     Some(match name.to_ascii_uppercase().as_str() {
@@ -300,7 +325,7 @@ impl Exec<'_> {
         mut grouping: Option<&mut Grouping>,
     ) -> Result<Expr> {
         if let Some(g) = grouping.as_deref_mut() {
-            if let Some(i) = g.keys.iter().position(|k| k == e) {
+            if let Some(i) = g.keys.iter().position(|k| same_group_key(k, e, scope)) {
                 return Ok(Expr::Column {
                     index: i,
                     case_specific: false,

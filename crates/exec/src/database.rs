@@ -34,6 +34,9 @@ impl Shared {
         for (table, n) in outcome.published {
             self.waiters.notify(table.id, n);
         }
+        for table in outcome.removed {
+            self.waiters.drop_table(table.id);
+        }
     }
 }
 

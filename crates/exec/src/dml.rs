@@ -116,10 +116,14 @@ impl Exec<'_> {
         for (i, col) in table.schema.columns.iter().enumerate() {
             let a = match targets.iter().position(|&t| t == i) {
                 Some(k) => self.conform(col, source.column(k))?,
-                None => self.default_array(col, n)?,
+                None => {
+                    let d = self.default_array(col, n)?;
+                    self.conform(col, &d)?
+                }
             };
             cols.push(a);
         }
+        reject_nulls(table, &cols)?;
         self.check_constraints(table, &cols, n)?;
         let mut inserted = 0;
         for r in 0..n {
@@ -310,6 +314,7 @@ impl Exec<'_> {
             let v = self.bind_expr(&a.value, &scope, None)?.eval(&batch)?;
             new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
         }
+        reject_nulls(&table, &new_cols)?;
         self.check_constraints(&table, &new_cols, ids.len())?;
         for (r, rid) in ids.iter().enumerate() {
             let values: Vec<Value> = new_cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
@@ -318,7 +323,7 @@ impl Exec<'_> {
         Ok(ids.len() as u64)
     }
 
-    /// DELETE [FROM] t [WHERE …] (also `DELETE t ALL`); returns the number of rows removed.
+    /// `DELETE [FROM] t [WHERE …]` (also `DELETE t ALL`); returns the number of rows removed.
     ///
     /// # Errors
     /// 3807, 3810, 2631 on a write conflict.
@@ -433,6 +438,16 @@ impl Exec<'_> {
     }
 }
 
+/// NOT NULL first (3811), before anything builds a batch with the table's non-nullable schema.
+fn reject_nulls(table: &Table, cols: &[ArrayRef]) -> Result<()> {
+    for (c, col) in cols.iter().zip(&table.schema.columns) {
+        if !col.nullable && c.null_count() > 0 {
+            return Err(StorageError::NotNull(col.name.clone()).into());
+        }
+    }
+    Ok(())
+}
+
 fn with_title(f: Field, c: &ScopeColumn) -> Field {
     match &c.title {
         Some(t) => f.with_metadata([("title".to_string(), t.clone())]),
@@ -450,7 +465,7 @@ fn concat_mixed(parts: &[ArrayRef]) -> Result<ArrayRef> {
     let target = acc.data_type().clone();
     let cast: Vec<ArrayRef> = parts
         .iter()
-        .map(|p| Ok(arrow::compute::cast(p, &target)?))
+        .map(|p| crate::expr::cast_to_arrow(p, &target))
         .collect::<Result<_>>()?;
     let refs: Vec<&dyn Array> = cast.iter().map(|a| a.as_ref()).collect();
     Ok(concat(&refs)?)

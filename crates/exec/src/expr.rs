@@ -180,28 +180,7 @@ impl Expr {
                 };
                 Ok(Arc::new(out))
             }
-            Expr::Case(whens, otherwise) => {
-                let mut result: ArrayRef = match otherwise {
-                    Some(e) => e.eval(batch)?,
-                    None => {
-                        let t = match whens.first() {
-                            Some((_, then)) => then.eval(batch)?.data_type().clone(),
-                            None => DataType::Null,
-                        };
-                        new_null_array(&t, n)
-                    }
-                };
-                for (cond, then) in whens.iter().rev() {
-                    let c = cond.eval(batch)?;
-                    let c = as_bool(&c)?;
-                    // NULL conditions count as false.
-                    let c = boolean::and_kleene(c, &boolean::is_not_null(c)?)?;
-                    let t = then.eval(batch)?;
-                    let (t, r) = coerce_pair(t, result)?;
-                    result = zip(&c, &t, &r)?;
-                }
-                Ok(result)
-            }
+            Expr::Case(whens, otherwise) => eval_case(whens, otherwise.as_deref(), batch),
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
             Expr::Func(f, args) => {
                 let vals = args
@@ -212,6 +191,87 @@ impl Expr {
             }
         }
     }
+}
+
+/// `CASE`: each THEN/ELSE is evaluated only on the rows that reach it, so a guard such as
+/// `CASE WHEN b = 0 THEN NULL ELSE a / b END` never divides by zero.
+fn eval_case(
+    whens: &[(Expr, Expr)],
+    otherwise: Option<&Expr>,
+    batch: &RecordBatch,
+) -> Result<ArrayRef> {
+    let n = batch.num_rows();
+    // the result type: the common type of every branch (evaluated on no rows)
+    let empty = batch.slice(0, 0);
+    let mut typed: ArrayRef = new_null_array(&DataType::Null, 0);
+    for then in whens.iter().map(|w| &w.1).chain(otherwise) {
+        typed = coerce_pair(typed, then.eval(&empty)?)?.0;
+    }
+    let out_type = typed.data_type().clone();
+    let mut parts: Vec<ArrayRef> = Vec::new();
+    let mut slot: Vec<(usize, usize)> = vec![(usize::MAX, 0); n];
+    let mut undecided: Vec<u32> = (0..n as u32).collect();
+    let branch = |rows: &[u32],
+                  e: Option<&Expr>,
+                  parts: &mut Vec<ArrayRef>,
+                  slot: &mut Vec<(usize, usize)>|
+     -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let values = match e {
+            Some(e) => {
+                let sub = take_batch(batch, rows)?;
+                cast_with_options(&e.eval(&sub)?, &out_type, &strict())?
+            }
+            None => new_null_array(&out_type, rows.len()),
+        };
+        for (k, &r) in rows.iter().enumerate() {
+            slot[r as usize] = (parts.len(), k);
+        }
+        parts.push(values);
+        Ok(())
+    };
+    for (cond, then) in whens {
+        if undecided.is_empty() {
+            break;
+        }
+        let sub = take_batch(batch, &undecided)?;
+        let c = cond.eval(&sub)?;
+        let c = as_bool(&c)?;
+        let (mut yes, mut no) = (Vec::new(), Vec::new());
+        for (k, &r) in undecided.iter().enumerate() {
+            // NULL conditions count as false
+            if c.is_valid(k) && c.value(k) {
+                yes.push(r);
+            } else {
+                no.push(r);
+            }
+        }
+        branch(&yes, Some(then), &mut parts, &mut slot)?;
+        undecided = no;
+    }
+    branch(&undecided, otherwise, &mut parts, &mut slot)?;
+    if n == 0 {
+        return Ok(new_null_array(&out_type, 0));
+    }
+    let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+    Ok(arrow::compute::interleave(&refs, &slot)?)
+}
+
+/// The rows `idx` of a batch.
+fn take_batch(batch: &RecordBatch, idx: &[u32]) -> Result<RecordBatch> {
+    let idx = UInt32Array::from(idx.to_vec());
+    let cols = batch
+        .columns()
+        .iter()
+        .map(|c| take(c.as_ref(), &idx, None))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new_with_options(
+        batch.schema(),
+        cols,
+        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(idx.len())),
+    )?)
 }
 
 /// Repeats a one-row array `n` times.
@@ -407,6 +467,12 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         };
         arithmetic_operands(l, r)?
     };
+    if matches!(op, Div | Mod) && r.data_type() == &DataType::Float64 {
+        let zero = arrow::array::Scalar::new(arrow::array::Float64Array::from(vec![0.0]));
+        if cmp::eq(&r, &zero)?.true_count() > 0 {
+            return Err(Error::DivisionByZero);
+        }
+    }
     let out = match op {
         Add => numeric::add(&l, &r)?,
         Sub => numeric::sub(&l, &r)?,
@@ -447,6 +513,26 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
     }
 }
 
+/// Strict Arrow cast (a value that does not convert is an error, never NULL).
+pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
+    Ok(cast_with_options(a, t, &strict())?)
+}
+
+/// Text → integer: exact for integers, truncating for decimals, errors for the rest.
+fn parse_integer_text(t: &str) -> Result<i64> {
+    if let Ok(i) = t.parse::<i64>() {
+        return Ok(i);
+    }
+    let f: f64 = t.parse().map_err(|_| Error::BadNumber)?;
+    if !f.is_finite() || t.chars().any(|c| c.is_alphabetic() && c != 'e' && c != 'E') {
+        return Err(Error::BadNumber);
+    }
+    if f.trunc() < i64::MIN as f64 || f.trunc() >= i64::MAX as f64 {
+        return Err(Error::Overflow);
+    }
+    Ok(f.trunc() as i64)
+}
+
 /// Casts to a SQL type with Teradata's rules: CHAR/VARCHAR(n) truncate silently (Teradata
 /// mode), numbers round-trip through strings strictly (3535 on bad text).
 pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
@@ -455,17 +541,14 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     let out = if a.data_type() == &target {
         a
     } else if a.data_type() == &DataType::Utf8 && is_int(&target) {
-        // Strings like '12' or ' 12 ' convert; '1.5' to INTEGER truncates as Teradata does.
+        // Strings like '12' or ' 12 ' convert exactly; '1.5' to INTEGER truncates as Teradata
+        // does; anything else (NaN, inf, out of range) is an error, never a silent value.
         let s = a.as_string::<i32>();
         let mut vals = Vec::with_capacity(s.len());
         for v in s.iter() {
             vals.push(match v {
                 None => None,
-                Some(t) => {
-                    let t = t.trim();
-                    let f: f64 = t.parse().map_err(|_| Error::BadNumber)?;
-                    Some(f.trunc() as i64)
-                }
+                Some(t) => Some(parse_integer_text(t.trim())?),
             });
         }
         let arr: ArrayRef = Arc::new(arrow::array::Int64Array::from(vals));

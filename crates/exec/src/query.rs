@@ -113,7 +113,11 @@ impl Exec<'_> {
                     // parts of a compound name).
                     let q = match alias {
                         Some(a) => a.name.value.clone(),
-                        None => name.0.last().map(|p| p.to_string()).unwrap_or_default(),
+                        None => match name.0.last() {
+                            Some(ast::ObjectNamePart::Identifier(i)) => i.value.clone(),
+                            Some(other) => other.to_string(),
+                            None => String::new(),
+                        },
                     };
                     let scope = table_scope(&table, &q);
                     let (batch, _) = self.scan_table(&table)?;
@@ -574,6 +578,7 @@ fn aggregate_call<'g>(
         (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
     };
+    let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
     let mut out = Vec::new();
     for rows in groups {
         let mut vals: Vec<Value> = match arg {
@@ -594,13 +599,15 @@ fn aggregate_call<'g>(
         out.push(match call.func {
             AggFunc::Count => Value::Int(vals.len() as i64),
             _ if vals.is_empty() => Value::Null,
+            // characters compare by Teradata's rules (trailing blanks, case unless CS); the
+            // value returned is the original one
             AggFunc::Min => vals
                 .into_iter()
-                .min_by(compare_values)
+                .min_by(|a, b| compare_values(&normalize_for_key(a, cs), &normalize_for_key(b, cs)))
                 .unwrap_or(Value::Null),
             AggFunc::Max => vals
                 .into_iter()
-                .max_by(compare_values)
+                .max_by(|a, b| compare_values(&normalize_for_key(a, cs), &normalize_for_key(b, cs)))
                 .unwrap_or(Value::Null),
             AggFunc::Sum => sum(&vals)?,
             AggFunc::Avg => {

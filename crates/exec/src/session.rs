@@ -156,7 +156,13 @@ impl Session {
     }
 
     fn run(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
-        if self.ddl_in_bt && !matches!(st.statement, Statement::EndTransaction) {
+        // after DDL inside BT only ET may follow; ABORT/ROLLBACK are always allowed
+        if self.ddl_in_bt
+            && !matches!(
+                st.statement,
+                Statement::EndTransaction | Statement::Rollback { .. }
+            )
+        {
             return Err(Error::DdlNotLast);
         }
         let s = &st.statement;
@@ -204,27 +210,22 @@ impl Session {
                 columns,
                 consume,
             } => {
-                let rows = self.consume(consume, now)?;
-                let (mut ex, _) = self.exec(now);
-                let target = ex.must_get_table(table)?;
-                let names: Vec<ast::ObjectName> = columns
-                    .iter()
-                    .map(|c| ast::ObjectName::from(vec![c.clone()]))
-                    .collect();
-                let targets = if names.is_empty() {
+                // resolve the target before waiting, so a bad target fails at once
+                let target = self.exec(now).0.must_get_table(table)?;
+                let targets = if columns.is_empty() {
                     (0..target.schema.columns.len()).collect::<Vec<_>>()
                 } else {
-                    names
+                    columns
                         .iter()
-                        .map(|n| {
-                            let s = tdlite_parser::object_name_string(n);
+                        .map(|c| {
                             target
                                 .schema
-                                .column_index(&s)
-                                .ok_or(Error::ColumnNotFound(s))
+                                .column_index(&c.value)
+                                .ok_or_else(|| Error::ColumnNotFound(c.value.clone()))
                         })
                         .collect::<Result<Vec<_>>>()?
                 };
+                let rows = self.consume(consume, now)?;
                 let batch = arrow::compute::concat_batches(&rows.schema, &rows.batches)?;
                 if batch.num_columns() < targets.len() {
                     return Err(Error::TooFewValues);
@@ -232,7 +233,13 @@ impl Session {
                 if batch.num_columns() > targets.len() {
                     return Err(Error::TooManyValues);
                 }
-                let n = ex.insert_batch(&target, &targets, &batch, false)?;
+                // Teradata mode INSERT … SELECT into a SET table drops duplicate rows silently;
+                // the consumed row is then gone (consumed, not inserted), as in Teradata.
+                let skip = target.schema.kind == tdlite_storage::catalog::TableKind::Set;
+                let n = self
+                    .exec(now)
+                    .0
+                    .insert_batch(&target, &targets, &batch, skip)?;
                 StatementResult::count(StatementKind::Insert, n)
             }
             Statement::Sql(sql) => self.run_sql(sql, now)?,
@@ -295,7 +302,10 @@ impl Session {
             return Err(Error::NotAQueueTable(table.schema.name.clone()));
         }
         let list = ex.bind_consume(&table, &c.projection)?;
-        let deadline = self.consume_timeout.map(|d| Instant::now() + d);
+        // a bound too large to represent is no bound
+        let deadline = self
+            .consume_timeout
+            .and_then(|d| Instant::now().checked_add(d));
         let cell = Arc::new(WaitCell::default());
         self.cancel.set(Some(cell.clone()));
         let result = self.consume_loop(&table, &list, &cell, deadline, now);

@@ -236,3 +236,26 @@ fn a_waiting_consumer_does_not_block_other_sessions() {
     p.execute("INSERT INTO q (n) VALUES (9)").unwrap();
     assert_eq!(consumer.join().unwrap(), Ok(9));
 }
+
+#[test]
+fn a_rolled_back_create_fails_the_waiters_of_that_queue() {
+    let db = Database::new();
+    let mut creator = db.session();
+    creator.execute("BT").unwrap();
+    creator.execute(QUEUE).unwrap();
+    let waiter = spawn_consumer(&db);
+    wait_until_waiting(&db, "q", 1);
+    assert_eq!(creator.execute("ABORT").unwrap_err().code().number, 3514);
+    assert_eq!(waiter.join().unwrap(), Err(9906));
+}
+
+#[test]
+fn a_huge_consume_timeout_means_no_bound_and_does_not_panic() {
+    let (_db, mut s) = setup();
+    s.set_consume_timeout(Some(Duration::MAX));
+    s.execute("INSERT INTO q (n) VALUES (6)").unwrap();
+    assert_eq!(
+        consumed_n(&s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap()),
+        6
+    );
+}

@@ -188,9 +188,16 @@ impl Catalog {
     }
 
     /// Puts a dropped table back (undo of DROP TABLE).
+    ///
+    /// If another table has taken the name meanwhile (DDL is visible before commit; see
+    /// docs/architecture.md), the newer table stays and the dropped one stays dropped.
     pub(crate) fn restore_table(&self, table: Arc<Table>) {
-        table.set_dropped(false);
-        self.tables.write().insert(key(&table.schema.name), table);
+        let mut tables = self.tables.write();
+        let k = key(&table.schema.name);
+        if !tables.contains_key(&k) {
+            table.set_dropped(false);
+            tables.insert(k, table);
+        }
     }
 
     /// Removes a table from the catalog.

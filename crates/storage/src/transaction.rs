@@ -41,6 +41,8 @@ enum Undo {
 pub struct Outcome {
     /// Queue tables that gained consumable rows, with how many.
     pub published: Vec<(Arc<Table>, usize)>,
+    /// Tables that disappeared (a rolled-back CREATE TABLE): their waiters must fail.
+    pub removed: Vec<Arc<Table>>,
 }
 
 /// An open transaction. Dropping it without commit rolls it back.
@@ -192,23 +194,29 @@ impl Transaction {
     /// and this transaction's own pending inserts. `None` if there is nothing to take.
     pub fn consume(&mut self, table: &Arc<Table>) -> Option<(RowId, Vec<Value>)> {
         let mut d = table.lock();
-        let global = d.queue.first();
-        let own = self
-            .own_queue
-            .get(&table.id)
-            .and_then(|(_, m)| m.first_key_value().map(|(k, r)| (*k, *r)));
-        let (key, row, from_index) = match (global, own) {
-            (Some(g), Some(o)) if o.0 < g.0 => (o.0, o.1, false),
-            (Some(g), _) => (g.0, g.1, true),
-            (None, Some(o)) => (o.0, o.1, false),
-            (None, None) => return None,
+        let (key, row, from_index) = loop {
+            let global = d.queue.first();
+            let own = self
+                .own_queue
+                .get(&table.id)
+                .and_then(|(_, m)| m.first_key_value().map(|(k, r)| (*k, *r)));
+            let (key, row, from_index) = match (global, own) {
+                (Some(g), Some(o)) if o.0 < g.0 => (o.0, o.1, false),
+                (Some(g), _) => (g.0, g.1, true),
+                (None, Some(o)) => (o.0, o.1, false),
+                (None, None) => return None,
+            };
+            if from_index {
+                d.queue.remove(&key);
+            } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {
+                m.remove(&key);
+            }
+            // The index holds only unclaimed rows. An entry that broke this would be a bug;
+            // skipping it keeps the row from being delivered twice.
+            if d.xmax[row as usize] == 0 && d.xmin[row as usize] != DEAD {
+                break (key, row, from_index);
+            }
         };
-        if from_index {
-            d.queue.remove(&key);
-        } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {
-            m.remove(&key);
-        }
-        debug_assert_eq!(d.xmax[row as usize], 0, "queue entries are unclaimed");
         d.xmax[row as usize] = self.id;
         self.undo.push(Undo::Delete {
             table: table.clone(),
@@ -239,12 +247,16 @@ impl Transaction {
     }
 
     /// Commits: the changes become visible and this transaction's queue inserts consumable.
+    ///
+    /// The new queue rows enter the queue index *before* the transaction stops being active:
+    /// by the time any snapshot can see them they are in the index, so a concurrent DELETE or
+    /// UPDATE that claims one also takes it out of the index (never the other way round). A
+    /// consumer that takes one in between gets a row whose commit is already decided.
     pub fn commit(mut self) -> Outcome {
         self.ended = true;
-        self.storage.txns.end(self.id);
         let mut out = Outcome::default();
         for (_, (table, pending)) in std::mem::take(&mut self.own_queue) {
-            if pending.is_empty() || table.is_dropped() {
+            if pending.is_empty() {
                 continue;
             }
             let mut d = table.lock();
@@ -253,8 +265,11 @@ impl Transaction {
                 d.queue.insert(k, r);
             }
             drop(d);
-            out.published.push((table, n));
+            if !table.is_dropped() {
+                out.published.push((table, n));
+            }
         }
+        self.storage.txns.end(self.id);
         out
     }
 
@@ -266,6 +281,7 @@ impl Transaction {
     fn rollback_in_place(&mut self) -> Outcome {
         self.ended = true;
         let mut requeued: HashMap<u64, (Arc<Table>, usize)> = HashMap::new();
+        let mut removed = Vec::new();
         for u in std::mem::take(&mut self.undo).into_iter().rev() {
             match u {
                 Undo::Insert { table, row } => table.lock().xmin[row as usize] = DEAD,
@@ -285,7 +301,10 @@ impl Transaction {
                             .1 += 1;
                     }
                 }
-                Undo::CreateTable(t) => self.storage.catalog.remove_if_same(&t),
+                Undo::CreateTable(t) => {
+                    self.storage.catalog.remove_if_same(&t);
+                    removed.push(t);
+                }
                 Undo::DropTable(t) => self.storage.catalog.restore_table(t),
             }
         }
@@ -296,6 +315,7 @@ impl Transaction {
                 .into_values()
                 .filter(|(t, _)| !t.is_dropped())
                 .collect(),
+            removed,
         }
     }
 }
