@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::expr::{timestamp_type, BinOp, Expr, Func};
+use crate::expr::{BinOp, Expr, Func};
 use arrow::array::{
     new_null_array, Array, ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array,
     IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
@@ -658,11 +658,4 @@ impl Exec<'_> {
         }
         Ok(out)
     }
-}
-
-/// A literal of the request timestamp type, for defaults.
-pub fn timestamp_literal(us: i64) -> ArrayRef {
-    let a: ArrayRef = Arc::new(TimestampMicrosecondArray::from(vec![us]));
-    debug_assert_eq!(a.data_type(), &timestamp_type());
-    a
 }

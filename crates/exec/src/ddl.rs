@@ -5,7 +5,7 @@
 //! `NOT NULL`, `DEFAULT CURRENT_TIMESTAMP[(6)]`, not unique / primary key / identity; no
 //! VOLATILE, no NO PRIMARY INDEX, no permanent journal, no LOB/JSON/XML columns.
 
-use crate::bind::{number_literal, sql_type_from_name};
+use crate::bind::number_literal;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::result::Rows;
@@ -426,9 +426,4 @@ impl Exec<'_> {
             )?],
         })
     }
-}
-
-/// Parses a type name for CAST targets and the like (re-exported for tests).
-pub fn parse_type_name(s: &str) -> Result<SqlType> {
-    sql_type_from_name(s)
 }

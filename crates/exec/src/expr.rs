@@ -15,7 +15,7 @@ use arrow::array::{
 };
 use arrow::compute::kernels::{boolean, cmp, comparison, numeric, zip::zip};
 use arrow::compute::{cast_with_options, take, CastOptions};
-use arrow::datatypes::{DataType, TimeUnit};
+use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
 use tdlite_storage::types::SqlType;
@@ -649,9 +649,4 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             Ok(arrow::compute::nullif(&a, &m)?)
         }
     }
-}
-
-/// Arrow type of a timestamp column (µs, no zone), for literals.
-pub fn timestamp_type() -> DataType {
-    DataType::Timestamp(TimeUnit::Microsecond, None)
 }

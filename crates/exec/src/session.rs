@@ -14,7 +14,6 @@ use crate::error::{Error, PositionedError, Result};
 use crate::exec::Exec;
 use crate::result::{Rows, StatementKind, StatementResult};
 use crate::wait::{CancelHandle, WaitCell, WaitEnd};
-use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -141,18 +140,15 @@ impl Session {
         self.ddl_in_bt = false;
     }
 
-    fn exec(&mut self, now: i64) -> (Exec<'_>, &CancelHandle) {
+    fn exec(&mut self, now: i64) -> Exec<'_> {
         let storage = &self.shared.storage;
         let txn = self.txn.get_or_insert_with(|| Transaction::begin(storage));
-        (
-            Exec {
-                txn,
-                shared: &self.shared,
-                now_us: now,
-                user: &self.user,
-            },
-            &self.cancel,
-        )
+        Exec {
+            txn,
+            shared: &self.shared,
+            now_us: now,
+            user: &self.user,
+        }
     }
 
     fn run(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
@@ -192,15 +188,15 @@ impl Session {
             }
             Statement::LockOnly => StatementResult::status(StatementKind::Lock),
             Statement::CreateTable(ct) => {
-                let (mut ex, _) = self.exec(now);
+                let mut ex = self.exec(now);
                 ex.create_table(ct, &st.text, true)?;
                 StatementResult::status(StatementKind::CreateTable)
             }
             Statement::HelpTable(name) => {
-                StatementResult::rows(StatementKind::Help, self.exec(now).0.help_table(name)?)
+                StatementResult::rows(StatementKind::Help, self.exec(now).help_table(name)?)
             }
             Statement::ShowTable(name) => {
-                StatementResult::rows(StatementKind::Show, self.exec(now).0.show_table(name)?)
+                StatementResult::rows(StatementKind::Show, self.exec(now).show_table(name)?)
             }
             Statement::Consume(c) => {
                 StatementResult::rows(StatementKind::Consume, self.consume(c, now)?)
@@ -211,7 +207,7 @@ impl Session {
                 consume,
             } => {
                 // resolve the target before waiting, so a bad target fails at once
-                let target = self.exec(now).0.must_get_table(table)?;
+                let target = self.exec(now).must_get_table(table)?;
                 let targets = if columns.is_empty() {
                     (0..target.schema.columns.len()).collect::<Vec<_>>()
                 } else {
@@ -238,7 +234,6 @@ impl Session {
                 let skip = target.schema.kind == tdlite_storage::catalog::TableKind::Set;
                 let n = self
                     .exec(now)
-                    .0
                     .insert_batch(&target, &targets, &batch, skip)?;
                 StatementResult::count(StatementKind::Insert, n)
             }
@@ -247,7 +242,7 @@ impl Session {
     }
 
     fn run_sql(&mut self, sql: &ast::Statement, now: i64) -> Result<StatementResult> {
-        let (mut ex, _) = self.exec(now);
+        let mut ex = self.exec(now);
         Ok(match sql {
             ast::Statement::Query(q) => {
                 StatementResult::rows(StatementKind::Select, ex.run_query(q)?)
@@ -296,7 +291,7 @@ impl Session {
     /// `SELECT AND CONSUME`: take the oldest row, or wait in the delayed state until a commit
     /// makes one available, the queue is dropped, the wait is cancelled or times out.
     fn consume(&mut self, c: &Consume, now: i64) -> Result<Rows> {
-        let (mut ex, _) = self.exec(now);
+        let mut ex = self.exec(now);
         let table = ex.must_get_table(&c.table)?;
         if !table.schema.queue {
             return Err(Error::NotAQueueTable(table.schema.name.clone()));
@@ -330,7 +325,7 @@ impl Session {
                 if table.is_dropped() {
                     return Err(Error::QueueDropped(name));
                 }
-                let (mut ex, _) = self.exec(now);
+                let mut ex = self.exec(now);
                 if let Some(rows) = ex.try_consume(table, list)? {
                     return Ok(rows);
                 }
@@ -421,9 +416,4 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.abort();
     }
-}
-
-/// Concatenates a statement's rows into one batch (a convenience for tests and embedders).
-pub fn single_batch(rows: &Rows) -> Result<RecordBatch> {
-    Ok(arrow::compute::concat_batches(&rows.schema, &rows.batches)?)
 }

@@ -66,11 +66,6 @@ impl TxnManager {
         let g = self.inner.lock();
         id != 0 && id != DEAD && id < g.next && !g.active.contains(&id)
     }
-
-    /// True if `id` is active now.
-    pub fn is_active(&self, id: TxnId) -> bool {
-        self.inner.lock().active.contains(&id)
-    }
 }
 
 /// What one transaction may see.

@@ -76,11 +76,6 @@ impl Transaction {
         self.storage.txns.snapshot(self.id)
     }
 
-    /// True if the transaction has changed anything.
-    pub fn has_writes(&self) -> bool {
-        !self.undo.is_empty()
-    }
-
     /// Inserts a row (values already converted to the column types).
     ///
     /// # Errors
