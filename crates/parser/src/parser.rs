@@ -68,13 +68,21 @@ fn check_request_rules(statements: &[Spanned]) -> Result<(), ParseError> {
     }
     let n = statements.len();
     for (i, s) in statements.iter().enumerate() {
-        let followed_only_by_et = statements[i + 1..]
-            .iter()
-            .all(|t| matches!(t.statement, Statement::EndTransaction | Statement::Commit));
+        let followed_only_by_et = statements[i + 1..].iter().all(|t| {
+            matches!(
+                t.statement,
+                Statement::EndTransaction | Statement::Commit | Statement::Rollback { .. }
+            )
+        });
         if s.statement.is_ddl() && i + 1 < n && !followed_only_by_et {
             let offender = statements[i + 1..]
                 .iter()
-                .find(|t| !matches!(t.statement, Statement::EndTransaction | Statement::Commit))
+                .find(|t| {
+                    !matches!(
+                        t.statement,
+                        Statement::EndTransaction | Statement::Commit | Statement::Rollback { .. }
+                    )
+                })
                 .map_or(statements[i + 1].location, |t| t.location);
             return Err(ParseError {
                 kind: ParseErrorKind::DdlNotLast,
