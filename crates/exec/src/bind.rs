@@ -11,7 +11,6 @@ use arrow::array::{
     new_null_array, Array, ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array,
     IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
 };
-use arrow::compute::{cast_with_options, CastOptions};
 use arrow::datatypes::{DataType, IntervalMonthDayNano};
 use sqlparser::ast;
 use std::sync::Arc;
@@ -246,17 +245,9 @@ pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
     })
 }
 
-fn strict() -> CastOptions<'static> {
-    CastOptions {
-        safe: false,
-        ..Default::default()
-    }
-}
-
 fn typed_string(ty: SqlType, s: &str) -> Result<ArrayRef> {
     let a: ArrayRef = Arc::new(StringArray::from(vec![s]));
-    cast_with_options(&a, &ty.arrow_type(), &strict())
-        .map_err(|_| Error::InvalidDate(s.to_string()))
+    crate::expr::cast_to_arrow(&a, &ty.arrow_type()).map_err(|_| Error::InvalidDate(s.to_string()))
 }
 
 fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
@@ -303,7 +294,7 @@ impl Exec<'_> {
         let ts = self.now_literal();
         Some(match name {
             "CURRENT_TIMESTAMP" => ts,
-            "CURRENT_DATE" | "DATE" => cast_with_options(&ts, &DataType::Date32, &strict()).ok()?,
+            "CURRENT_DATE" | "DATE" => crate::expr::cast_to_arrow(&ts, &DataType::Date32).ok()?,
             "CURRENT_TIME" | "TIME" => {
                 let us = self.now_us.rem_euclid(86_400_000_000);
                 Arc::new(arrow::array::Time64MicrosecondArray::from(vec![us]))

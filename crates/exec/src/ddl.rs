@@ -324,18 +324,7 @@ impl Exec<'_> {
             .chain(ct.checks.iter().map(|e| (None, e.to_string())))
             .collect();
         // a CHECK must name existing columns: bind each once now
-        let scope = crate::bind::Scope {
-            columns: schema
-                .columns
-                .iter()
-                .map(|c| crate::bind::ScopeColumn {
-                    qualifier: Some(schema.name.to_ascii_uppercase()),
-                    name: c.name.clone(),
-                    case_specific: c.case_specific,
-                    title: None,
-                })
-                .collect(),
-        };
+        let scope = crate::query::schema_scope(&schema, &schema.name);
         for e in ct
             .columns
             .iter()

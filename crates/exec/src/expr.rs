@@ -260,7 +260,7 @@ fn eval_case(
 }
 
 /// The rows `idx` of a batch.
-fn take_batch(batch: &RecordBatch, idx: &[u32]) -> Result<RecordBatch> {
+pub(crate) fn take_batch(batch: &RecordBatch, idx: &[u32]) -> Result<RecordBatch> {
     let idx = UInt32Array::from(idx.to_vec());
     let cols = batch
         .columns()

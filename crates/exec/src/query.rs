@@ -54,9 +54,13 @@ pub fn single_row() -> RecordBatch {
 
 /// Scope for a table's columns, qualified by `qualifier`.
 pub fn table_scope(table: &Table, qualifier: &str) -> Scope {
+    schema_scope(&table.schema, qualifier)
+}
+
+/// Scope for a table definition's columns, qualified by `qualifier`.
+pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &str) -> Scope {
     Scope {
-        columns: table
-            .schema
+        columns: schema
             .columns
             .iter()
             .map(|c| ScopeColumn {
@@ -481,20 +485,7 @@ fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
         return Ok(batch.clone());
     }
     let idx = lexsort_to_indices(&cols, None)?;
-    take_rows(batch, &idx)
-}
-
-fn take_rows(batch: &RecordBatch, idx: &UInt32Array) -> Result<RecordBatch> {
-    let cols = batch
-        .columns()
-        .iter()
-        .map(|c| take(c.as_ref(), idx, None))
-        .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(RecordBatch::try_new_with_options(
-        batch.schema(),
-        cols,
-        &RecordBatchOptions::new().with_row_count(Some(idx.len())),
-    )?)
+    crate::expr::take_batch(batch, idx.values())
 }
 
 fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> {
@@ -513,7 +504,7 @@ fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> 
             keep.push(i as u32);
         }
     }
-    take_rows(batch, &UInt32Array::from(keep))
+    crate::expr::take_batch(batch, &keep)
 }
 
 /// GROUP BY: one output row per distinct key (one row in all when there are no keys), with
