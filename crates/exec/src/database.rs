@@ -1,11 +1,13 @@
 //! The shared database: storage, the waiters of empty queues, and the request clock. Cheap to
 //! clone and share between threads; each thread opens its own [`Session`].
 
+use crate::error::Error;
 use crate::session::Session;
 use crate::wait::Waiters;
+use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-use tdlite_storage::{Outcome, Storage};
+use tdlite_storage::{Options, Outcome, Storage};
 
 /// State shared by every session of one database.
 pub struct Shared {
@@ -40,7 +42,9 @@ impl Shared {
     }
 }
 
-/// An in-process tdlite database (in memory). `Send + Sync`; clones share the same data.
+/// An in-process tdlite database, in memory ([`Database::new`]) or in a folder on disk
+/// ([`Database::open`]). `Send + Sync`; clones share the same data. The folder is released
+/// when the last clone and the last session are dropped.
 #[derive(Clone)]
 pub struct Database {
     shared: Arc<Shared>,
@@ -55,13 +59,58 @@ impl Default for Database {
 impl Database {
     /// A new, empty in-memory database.
     pub fn new() -> Self {
+        Self::with_storage(Storage::default())
+    }
+
+    fn with_storage(storage: Storage) -> Self {
         Database {
             shared: Arc::new(Shared {
-                storage: Arc::new(Storage::default()),
+                storage: Arc::new(storage),
                 waiters: Waiters::default(),
                 clock: AtomicI64::new(0),
             }),
         }
+    }
+
+    /// Opens the database in folder `path`, creating it if needed, with full sync: a commit
+    /// returns only when it is on disk.
+    ///
+    /// # Errors
+    /// 9915 if another process has it open, 9916 if a file is damaged (the message names it),
+    /// 9914 for other I/O errors.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        Self::open_with(path, Options::default())
+    }
+
+    /// Opens the database in folder `path` with these options (sync mode, checkpoint size,
+    /// file system).
+    ///
+    /// # Errors
+    /// As [`Database::open`].
+    pub fn open_with(path: impl AsRef<Path>, options: Options) -> Result<Self, Error> {
+        Ok(Self::with_storage(Storage::open(path.as_ref(), options)?))
+    }
+
+    /// Writes a checkpoint now, so the next open replays less log (a no-op in memory).
+    ///
+    /// # Errors
+    /// 9914 if writing fails; the database stays usable and nothing is lost.
+    pub fn checkpoint(&self) -> Result<(), Error> {
+        Ok(self.shared.storage.checkpoint()?)
+    }
+
+    /// What opening the database had to repair (for example a torn log tail), one line each.
+    pub fn recovery_report(&self) -> Vec<String> {
+        self.shared
+            .storage
+            .durable
+            .as_ref()
+            .map_or_else(Vec::new, |d| d.report().to_vec())
+    }
+
+    /// The database folder, or `None` in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.shared.storage.durable.as_ref().map(|d| d.dir())
     }
 
     /// Opens a session (Teradata session mode, user `TDLITE`).

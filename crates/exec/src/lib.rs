@@ -17,7 +17,9 @@
 //!    index; if the queue is empty the session waits in `consume_loop` without holding any
 //!    storage lock).
 //! 6. A failure rolls the whole transaction back (`Transaction::rollback`, Teradata mode);
-//!    otherwise, outside `BT … ET`, the transaction commits (`Transaction::commit`).
+//!    otherwise, outside `BT … ET`, the transaction commits (`Transaction::commit`). In a
+//!    database on disk ([`Database::open`]) the commit first appends the transaction's log
+//!    record and waits for it to be durable (`tdlite_storage::durable`).
 //! 7. The commit's or rollback's `Outcome` wakes the consumers waiting on queues that gained
 //!    rows (`Shared::publish`).
 //! 8. The caller gets one [`StatementResult`] per statement: Arrow batches for rows, an
@@ -51,4 +53,6 @@ pub use database::Database;
 pub use error::{Error, ErrorCode, PositionedError};
 pub use result::{Rows, StatementKind, StatementResult};
 pub use session::Session;
+pub use tdlite_storage::sim::SimVfs;
+pub use tdlite_storage::{vfs, Options, SyncMode};
 pub use wait::CancelHandle;

@@ -112,7 +112,14 @@ impl Session {
             }
         }
         if self.bt_depth == 0 {
-            self.commit();
+            if let Err(error) = self.commit() {
+                let last = stmts.len() - 1;
+                return Err(PositionedError {
+                    error,
+                    location: Some(stmts[last].location),
+                    statement: last + 1,
+                });
+            }
         }
         Ok(results)
     }
@@ -122,13 +129,20 @@ impl Session {
         self.txn.get_or_insert_with(|| Transaction::begin(storage))
     }
 
-    fn commit(&mut self) {
-        if let Some(t) = self.txn.take() {
-            let outcome = t.commit();
-            self.shared.publish(outcome);
-        }
+    /// Commits the open transaction. If it cannot be made durable it is rolled back instead.
+    fn commit(&mut self) -> Result<()> {
         self.bt_depth = 0;
         self.ddl_in_bt = false;
+        if let Some(t) = self.txn.take() {
+            match t.commit() {
+                Ok(outcome) => self.shared.publish(outcome),
+                Err(failed) => {
+                    self.shared.publish(failed.outcome);
+                    return Err(failed.error.into());
+                }
+            }
+        }
+        Ok(())
     }
 
     fn abort(&mut self) {
@@ -177,7 +191,7 @@ impl Session {
                 }
                 self.bt_depth -= 1;
                 if self.bt_depth == 0 {
-                    self.commit();
+                    self.commit()?;
                 }
                 StatementResult::status(StatementKind::EndTransaction)
             }

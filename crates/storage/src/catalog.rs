@@ -10,11 +10,12 @@ use crate::types::{SqlType, Value};
 use arrow::datatypes::{Field, Schema, SchemaRef};
 use indexmap::IndexMap;
 use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A column default that storage records and `exec` evaluates.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum DefaultValue {
     /// A constant.
     Const(Value),
@@ -29,7 +30,7 @@ pub enum DefaultValue {
 }
 
 /// One column.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Column {
     /// Name as written.
     pub name: String,
@@ -50,7 +51,7 @@ pub struct Column {
 }
 
 /// SET or MULTISET.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TableKind {
     /// No duplicate rows.
     Set,
@@ -59,7 +60,7 @@ pub enum TableKind {
 }
 
 /// A unique key (UPI, USI, PRIMARY KEY or UNIQUE constraint) or a plain index.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexSpec {
     /// Index name, if given.
     pub name: Option<String>,
@@ -70,7 +71,7 @@ pub struct IndexSpec {
 }
 
 /// A table definition.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TableSchema {
     /// Name as written.
     pub name: String,
@@ -86,11 +87,17 @@ pub struct TableSchema {
     pub secondary: Vec<IndexSpec>,
     /// The DDL text the table was created with (for SHOW TABLE).
     pub ddl: String,
-    /// The Arrow schema of the stored batches.
+    /// The Arrow schema of the stored batches (derived from `columns`; not serialized, rebuilt
+    /// by [`TableSchema::with_arrow`]).
+    #[serde(skip, default = "empty_arrow")]
     pub arrow: SchemaRef,
     /// CHECK constraints as SQL text, with the column they belong to (None: table-level).
     /// Storage keeps them; `exec` parses and enforces them.
     pub checks: Vec<(Option<String>, String)>,
+}
+
+fn empty_arrow() -> SchemaRef {
+    Arc::new(Schema::empty())
 }
 
 impl TableSchema {
@@ -104,12 +111,6 @@ impl TableSchema {
         secondary: Vec<IndexSpec>,
         ddl: String,
     ) -> Self {
-        let arrow = Arc::new(Schema::new(
-            columns
-                .iter()
-                .map(|c| Field::new(&c.name, c.ty.arrow_type(), c.nullable))
-                .collect::<Vec<_>>(),
-        ));
         TableSchema {
             name,
             columns,
@@ -118,9 +119,21 @@ impl TableSchema {
             primary_index,
             secondary,
             ddl,
-            arrow,
+            arrow: Arc::new(Schema::empty()),
             checks: Vec::new(),
         }
+        .with_arrow()
+    }
+
+    /// Derives the Arrow schema from the columns (after deserializing a definition).
+    pub fn with_arrow(mut self) -> Self {
+        self.arrow = Arc::new(Schema::new(
+            self.columns
+                .iter()
+                .map(|c| Field::new(&c.name, c.ty.arrow_type(), c.nullable))
+                .collect::<Vec<_>>(),
+        ));
+        self
     }
 
     /// Position of a column by case-insensitive name.
@@ -150,6 +163,9 @@ impl TableSchema {
 pub struct Catalog {
     tables: RwLock<IndexMap<String, Arc<Table>>>,
     next_id: AtomicU64,
+    /// Tables dropped by a transaction that has not ended: a checkpoint must still save them,
+    /// since a rollback brings them back.
+    limbo: parking_lot::Mutex<Vec<Arc<Table>>>,
 }
 
 fn key(name: &str) -> String {
@@ -185,6 +201,48 @@ impl Catalog {
         let table = Arc::new(Table::new(id, schema));
         tables.insert(k, table.clone());
         Ok(table)
+    }
+
+    /// Creates a table under a known id (recovery).
+    pub(crate) fn create_with_id(
+        &self,
+        id: u64,
+        schema: TableSchema,
+    ) -> Result<Arc<Table>, StorageError> {
+        let mut tables = self.tables.write();
+        let k = key(&schema.name);
+        if tables.contains_key(&k) {
+            return Err(StorageError::TableExists(schema.name));
+        }
+        self.next_id.fetch_max(id, Ordering::Relaxed);
+        let table = Arc::new(Table::new(id, schema));
+        tables.insert(k, table.clone());
+        Ok(table)
+    }
+
+    /// The highest table id handed out so far.
+    pub(crate) fn last_id(&self) -> u64 {
+        self.next_id.load(Ordering::Relaxed)
+    }
+
+    /// Makes sure ids up to `id` are never handed out again.
+    pub(crate) fn raise_last_id(&self, id: u64) {
+        self.next_id.fetch_max(id, Ordering::Relaxed);
+    }
+
+    pub(crate) fn limbo_add(&self, table: Arc<Table>) {
+        self.limbo.lock().push(table);
+    }
+
+    pub(crate) fn limbo_remove(&self, table: &Arc<Table>) {
+        self.limbo.lock().retain(|t| !Arc::ptr_eq(t, table));
+    }
+
+    /// Every table a checkpoint must save: the catalog's and those in an uncommitted DROP.
+    pub(crate) fn tables_for_checkpoint(&self) -> Vec<Arc<Table>> {
+        let mut all = self.tables();
+        all.extend(self.limbo.lock().iter().cloned());
+        all
     }
 
     /// Puts a dropped table back (undo of DROP TABLE).

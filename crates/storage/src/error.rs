@@ -33,6 +33,23 @@ pub enum StorageError {
         /// Why.
         reason: String,
     },
+    /// Reading or writing the database folder failed (9914). After a failed log write the
+    /// database accepts no more commits.
+    #[error("Database I/O error: {0}")]
+    Io(String),
+    /// Another process has the database open (9915).
+    #[error(
+        "The database in '{0}' is open in another process; only one process can open it at a time."
+    )]
+    Locked(String),
+    /// A database file is damaged (9916); nothing of it was used.
+    #[error("Database file '{file}' is damaged: {detail}. Nothing of it was read as data.")]
+    Corrupt {
+        /// The damaged file.
+        file: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// The transaction has already ended.
     #[error("The transaction has already ended.")]
     TransactionEnded,

@@ -3,7 +3,10 @@
 //!
 //! Layers, bottom up: [`types`] (values ↔ Arrow), [`table`] (segments, stamps, side indexes),
 //! [`mvcc`] (ids and snapshots), [`queue`] (the consumable-rows index), [`transaction`]
-//! (writes, undo, commit/rollback), [`catalog`] (names → tables). Storage never sees SQL text.
+//! (writes, undo, commit/rollback), [`catalog`] (names → tables); for a database on disk,
+//! [`durable`] (open, recover, checkpoint) over [`wal`] (the log), [`checkpoint`] (Arrow IPC
+//! files and the manifest), [`codec`] and [`vfs`] ([`sim`] simulates power cuts). Storage never
+//! sees SQL text.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -17,7 +20,7 @@
 //! let q = t.create_table(schema).unwrap();
 //! t.insert(&q, vec![Value::Timestamp(2), Value::Int(20)]).unwrap();
 //! t.insert(&q, vec![Value::Timestamp(1), Value::Int(10)]).unwrap();
-//! t.commit();
+//! t.commit().unwrap();
 //! let mut c = Transaction::begin(&storage);
 //! assert_eq!(c.consume(&q).unwrap().1[1], Value::Int(10));
 //! c.rollback(); // the row is back, at the front
@@ -26,21 +29,55 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
+pub mod checkpoint;
+pub mod codec;
+pub mod durable;
 pub mod error;
 pub mod mvcc;
 pub mod queue;
+pub mod sim;
 pub mod table;
 pub mod transaction;
 pub mod types;
+pub mod vfs;
+pub mod wal;
 
+pub use durable::Options;
 pub use error::StorageError;
-pub use transaction::{Outcome, Transaction};
+pub use transaction::{CommitFailed, Outcome, Transaction};
+pub use wal::SyncMode;
 
-/// Everything one database holds: its catalog and its transaction manager.
+/// Everything one database holds: its catalog, its transaction manager and, for a database on
+/// disk, its log and checkpoints.
 #[derive(Default)]
 pub struct Storage {
     /// Tables by name.
     pub catalog: catalog::Catalog,
     /// Transaction ids and snapshots.
     pub txns: mvcc::TxnManager,
+    /// The log and checkpoints; `None` in memory.
+    pub durable: Option<durable::Durable>,
+}
+
+impl Storage {
+    /// Opens (or creates) the database in folder `dir`: loads the last checkpoint and replays
+    /// the log after it.
+    ///
+    /// # Errors
+    /// [`StorageError::Locked`] if another process has it open, [`StorageError::Corrupt`] if a
+    /// file is damaged (naming it), [`StorageError::Io`] for other I/O failures.
+    pub fn open(dir: &std::path::Path, options: Options) -> Result<Self, StorageError> {
+        durable::open(dir, options)
+    }
+
+    /// Writes a checkpoint now (a no-op in memory).
+    ///
+    /// # Errors
+    /// An I/O failure; the database stays usable and the log stays in place.
+    pub fn checkpoint(&self) -> Result<(), StorageError> {
+        match &self.durable {
+            Some(d) => d.checkpoint(self, true),
+            None => Ok(()),
+        }
+    }
 }

@@ -21,7 +21,7 @@ use arrow::compute::filter_record_batch;
 use arrow::record_batch::RecordBatch;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Rows per sealed segment.
 pub const SEGMENT_ROWS: usize = 4096;
@@ -37,6 +37,12 @@ pub struct Table {
     pub schema: TableSchema,
     data: Mutex<TableData>,
     dropped: AtomicBool,
+    /// The transaction that created the table while it is uncommitted, else 0. Only that
+    /// transaction may write to it (others get 2631), so the log never holds a change to a
+    /// table before the table's creation.
+    pub(crate) creator: AtomicU64,
+    /// Changed since the last checkpoint (set when a commit logs a change to it).
+    pub(crate) dirty: AtomicBool,
 }
 
 /// The mutable part of a table, behind one lock held for short, bounded steps.
@@ -80,6 +86,8 @@ impl Table {
                 next_seq: 0,
             }),
             dropped: AtomicBool::new(false),
+            creator: AtomicU64::new(0),
+            dirty: AtomicBool::new(true),
         }
     }
 
@@ -110,6 +118,20 @@ impl Table {
         }
         out.retain(|b| b.batch.num_rows() > 0);
         out
+    }
+
+    /// A checkpoint's view: the rows visible to `snapshot`, their insertion sequences, and
+    /// the sequence counter.
+    pub(crate) fn checkpoint_rows(&self, snapshot: &Snapshot) -> (Vec<RecordBatch>, Vec<u64>, u64) {
+        let scanned = self.scan(snapshot);
+        let d = self.lock();
+        let seqs = scanned
+            .iter()
+            .flat_map(|b| b.row_ids.values().iter().map(|&r| d.seq[r as usize]))
+            .collect();
+        let next = d.next_seq;
+        drop(d);
+        (scanned.into_iter().map(|b| b.batch).collect(), seqs, next)
     }
 
     /// Number of rows waiting in the queue index (committed, unclaimed).
@@ -184,6 +206,108 @@ impl TableData {
         )
     }
 
+    /// Appends a committed row read back from a checkpoint or the log: no checks (they held
+    /// when it was committed), but every side index is maintained.
+    pub(crate) fn push_recovered(
+        &mut self,
+        schema: &TableSchema,
+        values: Vec<Value>,
+        seq: u64,
+        xmin: TxnId,
+    ) -> RowId {
+        let rid = self.len() as RowId;
+        for (k, (spec, _)) in schema.unique_keys().enumerate() {
+            let key = Self::key_of(schema, &values, &spec.columns);
+            if !key.0.iter().any(Value::is_null) {
+                self.unique[k].entry(key).or_default().push(rid);
+            }
+        }
+        if self.duplicates.is_some() {
+            let all: Vec<usize> = (0..schema.columns.len()).collect();
+            let key = Self::key_of(schema, &values, &all);
+            if let Some(map) = self.duplicates.as_mut() {
+                map.entry(key).or_default().push(rid);
+            }
+        }
+        if schema.queue {
+            if let Value::Timestamp(q) = values[0] {
+                self.queue.insert((q, seq), rid);
+            }
+        }
+        self.next_seq = self.next_seq.max(seq);
+        self.push_row(schema, values, xmin, seq);
+        rid
+    }
+
+    /// Appends a whole batch of committed rows from a checkpoint. A batch of exactly
+    /// [`SEGMENT_ROWS`] rows arriving at a segment boundary becomes a segment as it is; anything
+    /// else goes row by row.
+    pub(crate) fn push_recovered_batch(
+        &mut self,
+        schema: &TableSchema,
+        batch: RecordBatch,
+        seqs: &[u64],
+        xmin: TxnId,
+    ) -> Vec<RowId> {
+        let needs_keys = schema.unique_keys().next().is_some() || self.duplicates.is_some();
+        if batch.num_rows() != SEGMENT_ROWS || !self.tail.is_empty() || needs_keys {
+            return (0..batch.num_rows())
+                .map(|i| {
+                    let values = batch
+                        .columns()
+                        .iter()
+                        .map(|a| value_at(a.as_ref(), i))
+                        .collect();
+                    self.push_recovered(schema, values, seqs[i], xmin)
+                })
+                .collect();
+        }
+        let base = self.len() as RowId;
+        if schema.queue {
+            if let Some(q) = batch
+                .column(0)
+                .as_any()
+                .downcast_ref::<arrow::array::TimestampMicrosecondArray>()
+            {
+                for (i, &seq) in seqs.iter().enumerate() {
+                    self.queue.insert((q.value(i), seq), base + i as RowId);
+                }
+            }
+        }
+        for &seq in seqs {
+            self.next_seq = self.next_seq.max(seq);
+            self.xmin.push(xmin);
+            self.xmax.push(0);
+            self.seq.push(seq);
+        }
+        self.segments.push(batch);
+        (base..base + SEGMENT_ROWS as RowId).collect()
+    }
+
+    /// Marks a recovered row deleted by a committed transaction and drops its queue entry.
+    pub(crate) fn delete_recovered(&mut self, rid: RowId, xmax: TxnId) {
+        self.xmax[rid as usize] = xmax;
+        let key = self.queue_key(rid);
+        self.queue.remove(&key);
+    }
+
+    /// Raises the sequence counter (a checkpoint remembers it across reopen).
+    pub(crate) fn raise_next_seq(&mut self, seq: u64) {
+        self.next_seq = self.next_seq.max(seq);
+    }
+
+    fn push_row(&mut self, schema: &TableSchema, values: Vec<Value>, xmin: TxnId, seq: u64) {
+        self.xmin.push(xmin);
+        self.xmax.push(0);
+        self.seq.push(seq);
+        self.tail.push(values);
+        if self.tail.len() == SEGMENT_ROWS {
+            let batch = self.tail_batch(schema);
+            self.segments.push(batch);
+            self.tail.clear();
+        }
+    }
+
     /// Appends a row created by `me`, after the NOT NULL, unique and duplicate checks.
     pub(crate) fn append(
         &mut self,
@@ -240,15 +364,7 @@ impl TableData {
             self.next_seq += 1;
             self.next_seq
         });
-        self.xmin.push(me);
-        self.xmax.push(0);
-        self.seq.push(seq);
-        self.tail.push(values);
-        if self.tail.len() == SEGMENT_ROWS {
-            let batch = self.tail_batch(schema);
-            self.segments.push(batch);
-            self.tail.clear();
-        }
+        self.push_row(schema, values, me, seq);
         Ok(rid)
     }
 

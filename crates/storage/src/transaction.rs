@@ -13,6 +13,7 @@
 //! whole transaction rolls back). Waiting for the other transaction instead is issue 4's work.
 
 use crate::catalog::TableSchema;
+use crate::durable::RecordBuilder;
 use crate::error::StorageError;
 use crate::mvcc::{Snapshot, TxnId, DEAD};
 use crate::queue::QueueKey;
@@ -20,6 +21,7 @@ use crate::table::{RowId, Table};
 use crate::types::Value;
 use crate::Storage;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 enum Undo {
@@ -43,6 +45,24 @@ pub struct Outcome {
     pub published: Vec<(Arc<Table>, usize)>,
     /// Tables that disappeared (a rolled-back CREATE TABLE): their waiters must fail.
     pub removed: Vec<Arc<Table>>,
+}
+
+/// A commit that could not be made durable: the transaction was rolled back instead.
+#[derive(Debug)]
+pub struct CommitFailed {
+    /// Why (an I/O error; the database accepts no more commits).
+    pub error: StorageError,
+    /// What the rollback changed (queue rows put back), for waking waiters.
+    pub outcome: Outcome,
+}
+
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outcome")
+            .field("published", &self.published.len())
+            .field("removed", &self.removed.len())
+            .finish()
+    }
 }
 
 /// An open transaction. Dropping it without commit rolls it back.
@@ -85,6 +105,7 @@ impl Transaction {
         table: &Arc<Table>,
         values: Vec<Value>,
     ) -> Result<RowId, StorageError> {
+        self.check_creator(table)?;
         let mut d = table.lock();
         let rid = d.append(&table.schema, values, self.id, &self.storage.txns, None)?;
         self.undo.push(Undo::Insert {
@@ -96,6 +117,15 @@ impl Transaction {
             self.own_pending(table).insert(key, rid);
         }
         Ok(rid)
+    }
+
+    /// A table another open transaction created is that transaction's alone until it commits.
+    fn check_creator(&self, table: &Table) -> Result<(), StorageError> {
+        let creator = table.creator.load(Ordering::Acquire);
+        if creator != 0 && creator != self.id {
+            return Err(StorageError::WriteConflict(table.schema.name.clone()));
+        }
+        Ok(())
     }
 
     fn own_pending(&mut self, table: &Arc<Table>) -> &mut BTreeMap<QueueKey, RowId> {
@@ -113,6 +143,7 @@ impl Transaction {
         d: &mut crate::table::TableData,
         row: RowId,
     ) -> Result<(), StorageError> {
+        self.check_creator(table)?;
         let xmax = d.xmax[row as usize];
         if xmax == self.id {
             return Ok(());
@@ -188,6 +219,7 @@ impl Transaction {
     /// Takes the oldest consumable row of a queue table: the first of the committed queue index
     /// and this transaction's own pending inserts. `None` if there is nothing to take.
     pub fn consume(&mut self, table: &Arc<Table>) -> Option<(RowId, Vec<Value>)> {
+        self.check_creator(table).ok()?;
         let mut d = table.lock();
         let (key, row, from_index) = loop {
             let global = d.queue.first();
@@ -227,6 +259,7 @@ impl Transaction {
     /// 3803 if it exists.
     pub fn create_table(&mut self, schema: TableSchema) -> Result<Arc<Table>, StorageError> {
         let t = self.storage.catalog.create_table(schema)?;
+        t.creator.store(self.id, Ordering::Release);
         self.undo.push(Undo::CreateTable(t.clone()));
         Ok(t)
     }
@@ -237,6 +270,7 @@ impl Transaction {
     /// 3807 if it does not exist.
     pub fn drop_table(&mut self, name: &str) -> Result<Arc<Table>, StorageError> {
         let t = self.storage.catalog.drop_table(name)?;
+        self.storage.catalog.limbo_add(t.clone());
         self.undo.push(Undo::DropTable(t.clone()));
         Ok(t)
     }
@@ -247,8 +281,91 @@ impl Transaction {
     /// by the time any snapshot can see them they are in the index, so a concurrent DELETE or
     /// UPDATE that claims one also takes it out of the index (never the other way round). A
     /// consumer that takes one in between gets a row whose commit is already decided.
-    pub fn commit(mut self) -> Outcome {
+    ///
+    /// In a database on disk the transaction's log record is made durable (as the sync mode
+    /// says) before any of this, while the transaction is still active.
+    ///
+    /// # Errors
+    /// The log could not be written: the transaction is rolled back instead.
+    pub fn commit(mut self) -> Result<Outcome, CommitFailed> {
+        let storage = self.storage.clone();
+        let durable = storage.durable.as_ref();
+        let mut touched = Vec::new();
+        let record = match durable {
+            Some(_) => self.log_record(&mut touched),
+            None => Vec::new(),
+        };
+        let gate = durable.map(|d| d.gate.read());
+        if let (Some(d), false) = (durable, record.is_empty()) {
+            for t in &touched {
+                t.dirty.store(true, Ordering::Release);
+            }
+            if let Err(error) = d.log(&record) {
+                drop(gate);
+                let outcome = self.rollback_in_place();
+                return Err(CommitFailed { error, outcome });
+            }
+        }
+        let out = self.publish();
+        drop(gate);
+        if let Some(d) = durable {
+            if d.wants_checkpoint() {
+                // The commit stands whatever happens here; a failed checkpoint leaves the log
+                // in place and is tried again after a later commit.
+                let _ = d.checkpoint(&storage, false);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The log record of this transaction's net changes, in the order they were made: rows it
+    /// both created and deleted are left out. `touched` collects the tables it changes.
+    fn log_record(&self, touched: &mut Vec<Arc<Table>>) -> Vec<u8> {
+        let mut rb = RecordBuilder::default();
+        for u in &self.undo {
+            let t = match u {
+                Undo::Insert { table, row } => {
+                    let d = table.lock();
+                    if d.xmax[*row as usize] == self.id {
+                        continue;
+                    }
+                    rb.insert(table, d.seq[*row as usize], &d.row(*row));
+                    table
+                }
+                Undo::Delete { table, row, .. } => {
+                    let d = table.lock();
+                    if d.xmin[*row as usize] == self.id {
+                        continue;
+                    }
+                    rb.delete(table, d.seq[*row as usize]);
+                    table
+                }
+                Undo::CreateTable(t) => {
+                    rb.create(t);
+                    t
+                }
+                Undo::DropTable(t) => {
+                    rb.drop_table(t);
+                    t
+                }
+            };
+            if !touched.iter().any(|x| Arc::ptr_eq(x, t)) {
+                touched.push(t.clone());
+            }
+        }
+        rb.finish()
+    }
+
+    /// Makes the commit visible: queue rows into the index, DDL settled, then the id ends.
+    fn publish(&mut self) -> Outcome {
         self.ended = true;
+        for u in &self.undo {
+            match u {
+                Undo::CreateTable(t) => t.creator.store(0, Ordering::Release),
+                Undo::DropTable(t) => self.storage.catalog.limbo_remove(t),
+                _ => {}
+            }
+        }
         let mut out = Outcome::default();
         for (_, (table, pending)) in std::mem::take(&mut self.own_queue) {
             if pending.is_empty() {
@@ -300,7 +417,10 @@ impl Transaction {
                     self.storage.catalog.remove_if_same(&t);
                     removed.push(t);
                 }
-                Undo::DropTable(t) => self.storage.catalog.restore_table(t),
+                Undo::DropTable(t) => {
+                    self.storage.catalog.limbo_remove(&t);
+                    self.storage.catalog.restore_table(t);
+                }
             }
         }
         self.own_queue.clear();

@@ -1,0 +1,299 @@
+//! A simulated file system for fault-injection tests: it keeps, per file, what is durable and
+//! what was only written, and on a simulated power cut keeps the durable part plus, optionally,
+//! a torn prefix of the unsynced rest.
+//!
+//! Use: `let vfs = SimVfs::new(seed)`, open a database on it, [`SimVfs::fail_after`] `n` more
+//! mutating operations (the `n`-th is torn and fails, and so does everything after it), or
+//! [`SimVfs::power_cut`] at any moment; then [`SimVfs::restart`] and reopen.
+//!
+//! Model: `write_file`, `rename`, `remove` and `truncate` are durable when they return (as the
+//! [`crate::vfs::Vfs`] contract says); `append` is durable only after `sync`. After a cut every
+//! handle opened before it fails, so a database that lived through the cut cannot write again.
+
+use crate::vfs::{LockGuard, LogFile, Vfs};
+use parking_lot::Mutex;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Default, Clone)]
+struct SimFile {
+    durable: Vec<u8>,
+    data: Vec<u8>,
+}
+
+struct State {
+    files: BTreeMap<PathBuf, SimFile>,
+    locks: BTreeSet<PathBuf>,
+    epoch: u64,
+    down: bool,
+    ops_left: Option<u64>,
+    tear: bool,
+    rng: u64,
+}
+
+/// An in-memory file system that can lose power. Cheap to clone; clones share the files.
+#[derive(Clone)]
+pub struct SimVfs {
+    state: Arc<Mutex<State>>,
+}
+
+fn cut() -> io::Error {
+    io::Error::other("simulated power cut")
+}
+
+impl State {
+    fn random(&mut self, n: usize) -> usize {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng % (n as u64 + 1)) as usize
+    }
+
+    /// Counts one mutating operation; `Err` if the power is (now) off.
+    fn step(&mut self) -> io::Result<()> {
+        if self.down {
+            return Err(cut());
+        }
+        if let Some(n) = self.ops_left.as_mut() {
+            if *n == 0 {
+                self.power_cut();
+                return Err(cut());
+            }
+            *n -= 1;
+        }
+        Ok(())
+    }
+
+    fn power_cut(&mut self) {
+        self.down = true;
+        let tear = self.tear;
+        let paths: Vec<PathBuf> = self.files.keys().cloned().collect();
+        for p in paths {
+            let f = self.files[&p].clone();
+            let mut kept = f.durable.clone();
+            if tear && f.data.len() > f.durable.len() && f.data.starts_with(&f.durable) {
+                let extra = self.random(f.data.len() - f.durable.len());
+                kept.extend_from_slice(&f.data[f.durable.len()..f.durable.len() + extra]);
+            }
+            self.files.insert(
+                p,
+                SimFile {
+                    durable: kept.clone(),
+                    data: kept,
+                },
+            );
+        }
+    }
+}
+
+impl SimVfs {
+    /// An empty file system; `seed` drives how much of an unsynced write a cut keeps.
+    pub fn new(seed: u64) -> Self {
+        SimVfs {
+            state: Arc::new(Mutex::new(State {
+                files: BTreeMap::new(),
+                locks: BTreeSet::new(),
+                epoch: 0,
+                down: false,
+                ops_left: None,
+                tear: true,
+                rng: seed | 1,
+            })),
+        }
+    }
+
+    /// Cuts the power when `n` more mutating operations have run; the next one fails.
+    pub fn fail_after(&self, n: u64) {
+        self.state.lock().ops_left = Some(n);
+    }
+
+    /// Whether a cut keeps a random prefix of unsynced appends (default) or drops them all.
+    pub fn set_tear(&self, tear: bool) {
+        self.state.lock().tear = tear;
+    }
+
+    /// Cuts the power now.
+    pub fn power_cut(&self) {
+        self.state.lock().power_cut();
+    }
+
+    /// True once the power is off.
+    pub fn is_down(&self) -> bool {
+        self.state.lock().down
+    }
+
+    /// Powers up again: files hold what survived, locks are free, old handles stay dead.
+    pub fn restart(&self) {
+        let mut s = self.state.lock();
+        if !s.down {
+            s.power_cut();
+        }
+        s.down = false;
+        s.ops_left = None;
+        s.locks.clear();
+        s.epoch += 1;
+    }
+
+    /// The current content of a file (tests use it to damage files on purpose).
+    pub fn contents(&self, path: &Path) -> Option<Vec<u8>> {
+        self.state.lock().files.get(path).map(|f| f.data.clone())
+    }
+
+    /// Replaces a file's content, durably (to simulate damage).
+    pub fn set_contents(&self, path: &Path, data: Vec<u8>) {
+        self.state.lock().files.insert(
+            path.to_path_buf(),
+            SimFile {
+                durable: data.clone(),
+                data,
+            },
+        );
+    }
+}
+
+struct SimLog {
+    vfs: SimVfs,
+    path: PathBuf,
+    epoch: u64,
+}
+
+impl SimLog {
+    fn with(&self, f: impl FnOnce(&mut SimFile)) -> io::Result<()> {
+        let mut s = self.vfs.state.lock();
+        if s.epoch != self.epoch {
+            return Err(cut());
+        }
+        s.step()?;
+        let file = s.files.entry(self.path.clone()).or_default();
+        f(file);
+        Ok(())
+    }
+}
+
+impl LogFile for SimLog {
+    fn append(&mut self, data: &[u8]) -> io::Result<()> {
+        self.with(|f| f.data.extend_from_slice(data))
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.with(|f| f.durable = f.data.clone())
+    }
+}
+
+fn not_found(path: &Path) -> io::Error {
+    io::Error::new(io::ErrorKind::NotFound, path.display().to_string())
+}
+
+impl Vfs for SimVfs {
+    fn create_dir_all(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        let s = self.state.lock();
+        Ok(s.files
+            .keys()
+            .filter(|p| p.parent() == Some(dir))
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect())
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let s = self.state.lock();
+        if s.down {
+            return Err(cut());
+        }
+        s.files
+            .get(path)
+            .map(|f| f.data.clone())
+            .ok_or_else(|| not_found(path))
+    }
+    fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        let mut s = self.state.lock();
+        if let Err(e) = s.step() {
+            if !s.files.contains_key(path) || s.tear {
+                let keep = s.random(data.len());
+                s.files.insert(
+                    path.to_path_buf(),
+                    SimFile {
+                        durable: data[..keep].to_vec(),
+                        data: data[..keep].to_vec(),
+                    },
+                );
+            }
+            return Err(e);
+        }
+        s.files.insert(
+            path.to_path_buf(),
+            SimFile {
+                durable: data.to_vec(),
+                data: data.to_vec(),
+            },
+        );
+        Ok(())
+    }
+    fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        let mut s = self.state.lock();
+        s.step()?;
+        s.files.entry(path.to_path_buf()).or_default();
+        Ok(Box::new(SimLog {
+            vfs: self.clone(),
+            path: path.to_path_buf(),
+            epoch: s.epoch,
+        }))
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut s = self.state.lock();
+        s.step()?;
+        let f = s.files.remove(from).ok_or_else(|| not_found(from))?;
+        s.files.insert(to.to_path_buf(), f);
+        Ok(())
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        let mut s = self.state.lock();
+        s.step()?;
+        s.files
+            .remove(path)
+            .map(|_| ())
+            .ok_or_else(|| not_found(path))
+    }
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        let mut s = self.state.lock();
+        s.step()?;
+        let f = s.files.get_mut(path).ok_or_else(|| not_found(path))?;
+        f.data.truncate(len as usize);
+        f.durable = f.data.clone();
+        Ok(())
+    }
+    fn lock(&self, dir: &Path) -> io::Result<LockGuard> {
+        let mut s = self.state.lock();
+        if s.down {
+            return Err(cut());
+        }
+        if !s.locks.insert(dir.to_path_buf()) {
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "locked by another process",
+            ));
+        }
+        Ok(Box::new(SimLock {
+            vfs: self.clone(),
+            dir: dir.to_path_buf(),
+            epoch: s.epoch,
+        }))
+    }
+}
+
+struct SimLock {
+    vfs: SimVfs,
+    dir: PathBuf,
+    epoch: u64,
+}
+
+impl Drop for SimLock {
+    fn drop(&mut self) {
+        let mut s = self.vfs.state.lock();
+        if s.epoch == self.epoch {
+            s.locks.remove(&self.dir);
+        }
+    }
+}

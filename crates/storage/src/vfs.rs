@@ -1,0 +1,121 @@
+//! The file operations durability needs, behind a trait so tests can swap the operating system
+//! for [`crate::sim::SimVfs`], which loses unsynced writes and tears the last one on a simulated
+//! power cut.
+//!
+//! Contract every implementation keeps (and the log and checkpoint code relies on):
+//! - [`Vfs::write_file`] returns only when the whole file is durable;
+//! - [`Vfs::rename`] is atomic and durable when it returns (the OS version syncs the folder);
+//! - [`LogFile::append`] may be lost or torn by a crash until [`LogFile::sync`] returns.
+
+use std::any::Any;
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// A file that grows by appends: the write-ahead log.
+pub trait LogFile: Send {
+    /// Appends bytes (not durable until [`LogFile::sync`]).
+    fn append(&mut self, data: &[u8]) -> io::Result<()>;
+    /// Makes every append so far durable.
+    fn sync(&mut self) -> io::Result<()>;
+}
+
+/// Held while a database is open; dropping it releases the folder for other processes.
+pub type LockGuard = Box<dyn Any + Send + Sync>;
+
+/// The file system as durability sees it.
+pub trait Vfs: Send + Sync {
+    /// Creates a folder and its parents.
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()>;
+    /// Names of the files in a folder.
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>>;
+    /// A whole file.
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Creates or replaces a file with `data` and makes it durable.
+    fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()>;
+    /// Opens a file for appending, creating it if needed.
+    fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>>;
+    /// Renames a file, atomically and durably.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Removes a file.
+    fn remove(&self, path: &Path) -> io::Result<()>;
+    /// Cuts a file to `len` bytes, durably.
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Takes the folder's exclusive lock; `ErrorKind::WouldBlock` if another holder has it.
+    fn lock(&self, dir: &Path) -> io::Result<LockGuard>;
+}
+
+/// The real file system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OsVfs;
+
+struct OsLog(File);
+
+impl LogFile for OsLog {
+    fn append(&mut self, data: &[u8]) -> io::Result<()> {
+        self.0.write_all(data)
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.0.sync_data()
+    }
+}
+
+fn sync_dir(path: &Path) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    File::open(dir)?.sync_all()
+}
+
+impl Vfs for OsVfs {
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        fs::create_dir_all(dir)
+    }
+    fn list(&self, dir: &Path) -> io::Result<Vec<String>> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(dir)? {
+            out.push(e?.file_name().to_string_lossy().into_owned());
+        }
+        Ok(out)
+    }
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        fs::read(path)
+    }
+    fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        let mut f = File::create(path)?;
+        f.write_all(data)?;
+        f.sync_all()?;
+        sync_dir(path)
+    }
+    fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        let f = OpenOptions::new().create(true).append(true).open(path)?;
+        sync_dir(path)?;
+        Ok(Box::new(OsLog(f)))
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fs::rename(from, to)?;
+        sync_dir(to)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
+    }
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        let f = OpenOptions::new().write(true).open(path)?;
+        f.set_len(len)?;
+        f.sync_all()
+    }
+    fn lock(&self, dir: &Path) -> io::Result<LockGuard> {
+        let path: PathBuf = dir.join("LOCK");
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        match f.try_lock() {
+            Ok(()) => Ok(Box::new(f)),
+            Err(TryLockError::WouldBlock) => Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "locked by another process",
+            )),
+            Err(TryLockError::Error(e)) => Err(e),
+        }
+    }
+}
