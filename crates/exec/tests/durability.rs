@@ -2,29 +2,12 @@
 //! Crashes of a real process are in tests/crash (workspace `tests/`); power cuts with the
 //! simulated file system are in `power_cut.rs`.
 
-use arrow::util::display::{ArrayFormatter, FormatOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tdlite::{Database, Options, SimVfs};
 
-/// Each row of the last result as one string, cells joined by `|`.
-fn rows(db: &Database, sql: &str) -> Vec<String> {
-    let r = db.session().execute(sql).unwrap();
-    let rows = r.last().unwrap().rows.as_ref().unwrap();
-    let mut out = Vec::new();
-    for b in &rows.batches {
-        let fmt: Vec<_> = b
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &FormatOptions::default()).unwrap())
-            .collect();
-        for i in 0..b.num_rows() {
-            let cells: Vec<String> = fmt.iter().map(|f| f.value(i).to_string()).collect();
-            out.push(cells.join("|"));
-        }
-    }
-    out
-}
+mod common;
+use common::{ints, rows};
 
 const QUEUE: &str =
     "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)";
@@ -79,4 +62,143 @@ fn a_second_open_of_the_same_folder_fails_until_the_first_is_closed() {
     drop(db);
     let db = Database::open(dir.path()).unwrap();
     assert_eq!(db.table_names(), vec!["q"]);
+}
+
+fn wal_file(dir: &Path) -> PathBuf {
+    let mut wals: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("wal-"))
+        .collect();
+    wals.sort();
+    wals.pop().expect("a log file")
+}
+
+/// A database with queue rows 1..=n committed one request each, closed again.
+fn three_commits(dir: &Path) {
+    let db = Database::open(dir).unwrap();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    for n in 1..=3 {
+        s.execute(&format!("INS q (n) VALUES ({n})")).unwrap();
+    }
+}
+
+fn flip(path: &Path, at: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_torn_log_tail_is_cut_off_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    three_commits(dir.path());
+    let wal = wal_file(dir.path());
+    let len = std::fs::metadata(&wal).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&wal).unwrap();
+    f.set_len(len - 5).unwrap(); // the last frame loses its end
+    drop(f);
+    let db = Database::open(dir.path()).unwrap();
+    let report = db.recovery_report();
+    assert_eq!(report.len(), 1, "{report:?}");
+    assert!(report[0].contains("torn record"), "{report:?}");
+    assert_eq!(ints(&db, "SEL n FROM q ORDER BY n"), vec![1, 2]);
+    db.session().execute("INS q (n) VALUES (4)").unwrap();
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    assert!(db.recovery_report().is_empty(), "the cut was durable");
+    assert_eq!(ints(&db, "SEL n FROM q ORDER BY n"), vec![1, 2, 4]);
+}
+
+#[test]
+fn a_damaged_last_record_is_detected_by_its_checksum() {
+    let dir = tempfile::tempdir().unwrap();
+    three_commits(dir.path());
+    let wal = wal_file(dir.path());
+    let len = std::fs::metadata(&wal).unwrap().len() as usize;
+    flip(&wal, len - 2);
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(db.recovery_report().len(), 1);
+    assert_eq!(ints(&db, "SEL n FROM q ORDER BY n"), vec![1, 2]);
+}
+
+#[test]
+fn a_damaged_record_with_intact_records_after_it_refuses_to_open() {
+    let dir = tempfile::tempdir().unwrap();
+    three_commits(dir.path());
+    let wal = wal_file(dir.path());
+    flip(&wal, 16 + 20 + 3); // inside the first record (CREATE TABLE)
+    let err = Database::open(dir.path()).err().expect("corrupt log");
+    assert_eq!(err.code().number, 9916);
+    let msg = err.to_string();
+    assert!(msg.contains(&*wal.to_string_lossy()), "names the file: {msg}");
+    assert!(msg.contains("intact records after it"), "{msg}");
+}
+
+#[test]
+fn a_damaged_checkpoint_file_or_manifest_is_an_error_naming_it() {
+    for target in ["arrow", "MANIFEST"] {
+        let dir = tempfile::tempdir().unwrap();
+        three_commits(dir.path());
+        Database::open(dir.path()).unwrap().checkpoint().unwrap();
+        let file = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(target))
+            .unwrap();
+        let len = std::fs::metadata(&file).unwrap().len() as usize;
+        flip(&file, len / 2);
+        let err = Database::open(dir.path()).err().expect("damaged file");
+        assert_eq!(err.code().number, 9916, "{target}");
+        assert!(err.to_string().contains(&*file.to_string_lossy()), "{err}");
+    }
+}
+
+#[test]
+fn checkpoints_keep_tables_rows_ddl_and_insertion_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        checkpoint_bytes: 4096, // checkpoints run on their own as the log grows
+        ..Options::default()
+    };
+    {
+        let db = Database::open_with(dir.path(), opts.clone()).unwrap();
+        let mut s = db.session();
+        s.execute(QUEUE).unwrap();
+        s.execute("CREATE TABLE gone (a INTEGER)").unwrap();
+        s.execute("CREATE SET TABLE kv (k INTEGER NOT NULL, v VARCHAR(20)) UNIQUE PRIMARY INDEX (k)")
+            .unwrap();
+        // equal QITS: the insertion sequence decides, and must survive reopen
+        for n in 1..=200 {
+            s.execute(&format!(
+                "INS q (TIMESTAMP '2026-01-01 00:00:00', {n}); INS kv ({n}, 'v{n}')"
+            ))
+            .unwrap();
+        }
+        s.execute("DROP TABLE gone").unwrap();
+        s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap(); // takes n=1
+        s.execute("DEL kv WHERE k > 100").unwrap();
+        s.execute("UPD kv SET v = 'changed' WHERE k = 7").unwrap();
+    }
+    let files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(files.iter().any(|f| f.ends_with(".arrow")), "a checkpoint ran: {files:?}");
+    let db = Database::open_with(dir.path(), opts).unwrap();
+    assert_eq!(db.table_names(), vec!["q", "kv"]);
+    assert_eq!(ints(&db, "SEL COUNT(*) FROM kv"), vec![100]);
+    assert_eq!(rows(&db, "SEL v FROM kv WHERE k = 7"), vec!["changed"]);
+    let mut s = db.session();
+    s.execute("INS q (TIMESTAMP '2026-01-01 00:00:00', 999)").unwrap();
+    let err = s.execute("INS kv (5, 'dup')").unwrap_err();
+    assert_eq!(err.error.code().number, 2801, "unique index rebuilt");
+    let mut order = Vec::new();
+    for _ in 0..200 {
+        let r = common::rows(&db, "SELECT AND CONSUME TOP 1 n FROM q");
+        order.push(r[0].parse::<i64>().unwrap());
+    }
+    let expected: Vec<i64> = (2..=200).chain([999]).collect();
+    assert_eq!(order, expected, "ties leave in insertion order, across reopen");
 }

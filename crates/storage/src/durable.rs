@@ -154,45 +154,68 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
         vfs.write_file(&path, &wal::file_header(0))
             .map_err(io_err(&path))?;
     }
-    for (i, &g) in gens.iter().enumerate() {
+    // Read every log first: damage is a torn tail (repaired) only if no intact frame follows
+    // it in this file or a later one; otherwise the log is corrupt and nothing is guessed.
+    let mut logs = Vec::with_capacity(gens.len());
+    for &g in &gens {
         let path = dir.join(wal_name(g));
         let bytes = vfs.read(&path).map_err(io_err(&path))?;
-        let scan = wal::scan(&bytes).ok_or_else(|| corrupt(&path, "not a tdlite log file"))?;
-        if scan.generation != g {
-            return Err(corrupt(&path, "log header names another generation"));
+        logs.push((g, path, bytes));
+    }
+    let scans: Vec<Option<wal::LogScan>> = logs.iter().map(|(_, _, b)| wal::scan(b)).collect();
+    for (i, ((g, path, bytes), scan)) in logs.iter().zip(&scans).enumerate() {
+        let later_frames = scans[i + 1..]
+            .iter()
+            .any(|s| s.as_ref().is_some_and(|s| !s.frames.is_empty()));
+        let Some(scan) = scan else {
+            // A header torn by a cut while a checkpoint switched logs: nothing was ever in it.
+            if bytes.len() < wal::HEADER_LEN && !later_frames {
+                vfs.write_file(path, &wal::file_header(*g))
+                    .map_err(io_err(path))?;
+                report.push(format!(
+                    "{}: rewrote a log header torn by a crash",
+                    path.display()
+                ));
+                last = (*g, wal::HEADER_LEN as u64);
+                continue;
+            }
+            return Err(corrupt(path, "not a tdlite log file"));
+        };
+        if scan.generation != *g {
+            return Err(corrupt(path, "log header names another generation"));
         }
         for (lsn, payload) in &scan.frames {
             if *lsn != next_lsn {
                 return Err(corrupt(
-                    &path,
+                    path,
                     format!("expected LSN {next_lsn}, found {lsn}"),
                 ));
             }
             rec.apply(payload)
-                .map_err(|e| corrupt(&path, format!("record LSN {lsn}: {e}")))?;
+                .map_err(|e| corrupt(path, format!("record LSN {lsn}: {e}")))?;
             next_lsn += 1;
         }
         if let Some(d) = scan.damage {
-            if d.intact_after || i + 1 != gens.len() {
+            if d.intact_after || later_frames {
                 return Err(corrupt(
-                    &path,
+                    path,
                     format!(
                         "damaged record at byte {} with intact records after it",
                         d.offset
                     ),
                 ));
             }
-            vfs.truncate(&path, scan.valid_len as u64)
-                .map_err(io_err(&path))?;
+            vfs.truncate(path, scan.valid_len as u64)
+                .map_err(io_err(path))?;
             report.push(format!(
                 "{}: discarded a torn record at the end of the log ({} bytes from byte {}); \
-                 it was never acknowledged as committed",
+                 under sync=full it was never acknowledged as committed",
                 path.display(),
                 bytes.len() - scan.valid_len,
                 d.offset
             ));
         }
-        last = (g, scan.valid_len as u64);
+        last = (*g, scan.valid_len as u64);
     }
     rec.txns.end(rec.boot);
 
