@@ -3,6 +3,7 @@
 
 use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
 
 /// Rows returned by a statement.
 #[derive(Debug, Clone)]
@@ -17,6 +18,24 @@ impl Rows {
     /// Total number of rows.
     pub fn num_rows(&self) -> usize {
         self.batches.iter().map(|b| b.num_rows()).sum()
+    }
+
+    /// Every row as text, one string per cell (Arrow's display format; NULL is `?` as in
+    /// BTEQ). Handy in tests and tools; the CLI has its own BTEQ formatting.
+    pub fn to_strings(&self) -> Vec<Vec<String>> {
+        let opts = FormatOptions::default().with_null("?");
+        let mut out = Vec::with_capacity(self.num_rows());
+        for b in &self.batches {
+            let cols: Vec<_> = b
+                .columns()
+                .iter()
+                .filter_map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).ok())
+                .collect();
+            for i in 0..b.num_rows() {
+                out.push(cols.iter().map(|f| f.value(i).to_string()).collect());
+            }
+        }
+        out
     }
 }
 

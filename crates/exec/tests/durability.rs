@@ -132,7 +132,10 @@ fn a_damaged_record_with_intact_records_after_it_refuses_to_open() {
     let err = Database::open(dir.path()).err().expect("corrupt log");
     assert_eq!(err.code().number, 9916);
     let msg = err.to_string();
-    assert!(msg.contains(&*wal.to_string_lossy()), "names the file: {msg}");
+    assert!(
+        msg.contains(&*wal.to_string_lossy()),
+        "names the file: {msg}"
+    );
     assert!(msg.contains("intact records after it"), "{msg}");
 }
 
@@ -167,8 +170,10 @@ fn checkpoints_keep_tables_rows_ddl_and_insertion_order() {
         let mut s = db.session();
         s.execute(QUEUE).unwrap();
         s.execute("CREATE TABLE gone (a INTEGER)").unwrap();
-        s.execute("CREATE SET TABLE kv (k INTEGER NOT NULL, v VARCHAR(20)) UNIQUE PRIMARY INDEX (k)")
-            .unwrap();
+        s.execute(
+            "CREATE SET TABLE kv (k INTEGER NOT NULL, v VARCHAR(20)) UNIQUE PRIMARY INDEX (k)",
+        )
+        .unwrap();
         // equal QITS: the insertion sequence decides, and must survive reopen
         for n in 1..=200 {
             s.execute(&format!(
@@ -185,13 +190,17 @@ fn checkpoints_keep_tables_rows_ddl_and_insertion_order() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(files.iter().any(|f| f.ends_with(".arrow")), "a checkpoint ran: {files:?}");
+    assert!(
+        files.iter().any(|f| f.ends_with(".arrow")),
+        "a checkpoint ran: {files:?}"
+    );
     let db = Database::open_with(dir.path(), opts).unwrap();
     assert_eq!(db.table_names(), vec!["q", "kv"]);
     assert_eq!(ints(&db, "SEL COUNT(*) FROM kv"), vec![100]);
     assert_eq!(rows(&db, "SEL v FROM kv WHERE k = 7"), vec!["changed"]);
     let mut s = db.session();
-    s.execute("INS q (TIMESTAMP '2026-01-01 00:00:00', 999)").unwrap();
+    s.execute("INS q (TIMESTAMP '2026-01-01 00:00:00', 999)")
+        .unwrap();
     let err = s.execute("INS kv (5, 'dup')").unwrap_err();
     assert_eq!(err.error.code().number, 2801, "unique index rebuilt");
     let mut order = Vec::new();
@@ -200,5 +209,8 @@ fn checkpoints_keep_tables_rows_ddl_and_insertion_order() {
         order.push(r[0].parse::<i64>().unwrap());
     }
     let expected: Vec<i64> = (2..=200).chain([999]).collect();
-    assert_eq!(order, expected, "ties leave in insertion order, across reopen");
+    assert_eq!(
+        order, expected,
+        "ties leave in insertion order, across reopen"
+    );
 }

@@ -1,0 +1,106 @@
+//! The process tests/crash.rs kills: it opens a database folder and runs producers, consumers
+//! and account transfers on several threads, forever, printing to stdout before and after each
+//! commit so the test knows what was acknowledged:
+//!
+//! ```text
+//!   READY                       the database is open
+//!   TRYP <t> <id> <id> …        thread t is about to commit inserts of these ids
+//!   OKP <t>                     … and the commit returned
+//!   TRYC <t> <id>               thread t consumed id and is about to commit
+//!   OKC <t> | RBC <t>           … the commit returned | it rolled back instead
+//! ```
+//!
+//! Usage: `crash_worker DIR SEED FIRST_ID`.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tdlite::{Database, Options};
+
+fn say(line: String) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
+    let mut rng = SmallRng::seed_from_u64(seed ^ (t as u64) << 32);
+    let mut s = db.session();
+    s.set_consume_timeout(Some(Duration::from_millis(20)));
+    loop {
+        match rng.gen_range(0..10) {
+            0..=4 => {
+                let n = rng.gen_range(1..4);
+                let ids: Vec<i64> = (0..n)
+                    .map(|_| next_id.fetch_add(1, Ordering::Relaxed))
+                    .collect();
+                let mut sql = String::from("BT;");
+                for id in &ids {
+                    let pad = "p".repeat(rng.gen_range(0..300));
+                    sql += &format!("INS q (n, pad) VALUES ({id}, '{pad}');");
+                }
+                s.execute(&sql).expect("inserts");
+                let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+                say(format!("TRYP {t} {}", list.join(" ")));
+                s.execute("ET").expect("commit");
+                say(format!("OKP {t}"));
+            }
+            5..=7 => {
+                let r = match s.execute("BT; SELECT AND CONSUME TOP 1 n FROM q") {
+                    Ok(r) => r,
+                    Err(_) => continue, // empty queue: timed out, rolled back
+                };
+                let id = &r[1].rows.as_ref().unwrap().to_strings()[0][0];
+                say(format!("TRYC {t} {id}"));
+                if rng.gen_bool(0.25) {
+                    let _ = s.execute("ABORT");
+                    say(format!("RBC {t}"));
+                } else {
+                    s.execute("ET").expect("commit");
+                    say(format!("OKC {t}"));
+                }
+            }
+            _ => {
+                let (a, b) = (rng.gen_range(0..4), rng.gen_range(0..4));
+                let x = rng.gen_range(1..50);
+                // a conflict with another thread's transfer fails with 2631: nothing changed
+                let _ = s.execute(&format!(
+                    "BT; UPD acct SET v = v - {x} WHERE k = {a}; UPD acct SET v = v + {x} WHERE k = {b}; ET"
+                ));
+            }
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (dir, seed, first): (&str, u64, i64) = match &args[..] {
+        [_, d, s, f] => (d, s.parse().expect("SEED"), f.parse().expect("FIRST_ID")),
+        _ => {
+            eprintln!("usage: crash_worker DIR SEED FIRST_ID");
+            std::process::exit(2);
+        }
+    };
+    let opts = Options {
+        checkpoint_bytes: 32 << 10, // checkpoints often, so kills land in them too
+        ..Options::default()
+    };
+    let db = Database::open_with(dir, opts).unwrap_or_else(|e| {
+        eprintln!("open failed: {e}");
+        std::process::exit(1);
+    });
+    say("READY".into());
+    let next_id = Arc::new(AtomicI64::new(first));
+    let threads: Vec<_> = (0..3)
+        .map(|t| {
+            let (db, next_id) = (db.clone(), next_id.clone());
+            std::thread::spawn(move || worker(db, t, seed, next_id))
+        })
+        .collect();
+    for t in threads {
+        let _ = t.join();
+    }
+}

@@ -1,0 +1,28 @@
+//! Whole-system tests of tdlite: a crash worker process killed with SIGKILL (tests/crash.rs)
+//! and benchmark binaries (src/bin). This library holds what they share.
+
+use tdlite::Database;
+
+/// The queue and account tables the crash workload uses.
+pub const SETUP: [&str; 3] = [
+    "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), \
+     n BIGINT NOT NULL, pad VARCHAR(300))",
+    "CREATE TABLE acct (k INTEGER NOT NULL, v INTEGER NOT NULL) UNIQUE PRIMARY INDEX (k)",
+    "INS acct (0, 250); INS acct (1, 250); INS acct (2, 250); INS acct (3, 250)",
+];
+
+/// The sum of all accounts, which every committed transfer keeps.
+pub const TOTAL: i64 = 1000;
+
+/// The first column of each row of `sql`'s last result, as integers.
+///
+/// # Panics
+/// If the statement fails or a cell is not an integer (a test failure).
+pub fn ints(db: &Database, sql: &str) -> Vec<i64> {
+    let r = db.session().execute(sql).unwrap();
+    let rows = r.last().unwrap().rows.as_ref().unwrap();
+    rows.to_strings()
+        .iter()
+        .map(|r| r[0].parse().unwrap())
+        .collect()
+}
