@@ -186,12 +186,13 @@ pub fn failure(e: &PositionedError, request: &str) -> String {
 }
 
 /// BTEQ's return code for an error: 0 for 2631 (retryable deadlock), 4 for warnings such as
-/// 3803 (table exists), 12 for internal errors, 8 for everything else.
+/// 3803 (table exists), 12 for internal errors and database I/O or damage (9914, 9916), 8 for
+/// everything else.
 pub fn return_code(e: &PositionedError) -> i32 {
     match e.code().number {
         2631 => 0,
         3803 | 3804 | 3805 | 3737 => 4,
-        9999 => 12,
+        9999 | 9914 | 9916 => 12,
         _ => 8,
     }
 }

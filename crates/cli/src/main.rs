@@ -1,6 +1,7 @@
 //! The `tdlite` command: a BTEQ-like REPL (no arguments, a terminal on standard input), or a
-//! script runner (`-f FILE`, or a script piped to standard input). The exit status is BTEQ's
-//! return code: 0 success, 4 warning, 8 user error, 12 severe.
+//! script runner (`-f FILE`, or a script piped to standard input), on an in-memory database or,
+//! with `tdlite PATH`, on the database kept in folder PATH. The exit status is BTEQ's return
+//! code: 0 success, 4 warning, 8 user error, 12 severe.
 
 mod format;
 mod repl;
@@ -8,11 +9,15 @@ mod runner;
 mod script;
 
 use std::io::{IsTerminal, Read};
+use tdlite::{Database, Options, SyncMode};
 use std::time::Duration;
 
-const USAGE: &str = "usage: tdlite [-f FILE | --init FILE] [--consume-timeout SECONDS]
+const USAGE: &str = "usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
+  PATH         keep the database in this folder (created if needed); without it, in memory
   -f FILE      run a script and exit
   --init FILE  run a script, then continue in the REPL with its tables
+  --sync MODE  with PATH: full (default) syncs every commit; normal survives a killed process
+               but may lose the latest commits on a power cut; off may lose them on a kill too
   (no FILE and a terminal: interactive REPL; a script on standard input runs non-interactively)";
 
 fn main() {
@@ -24,6 +29,8 @@ fn real_main() -> i32 {
     let mut file = None;
     let mut timeout = None;
     let mut init = None;
+    let mut path: Option<String> = None;
+    let mut sync = SyncMode::Full;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -56,20 +63,43 @@ fn real_main() -> i32 {
                 println!("{USAGE}");
                 return 0;
             }
+            "--sync" => {
+                i += 1;
+                match args.get(i).map(|m| m.parse::<SyncMode>()) {
+                    Some(Ok(m)) => sync = m,
+                    Some(Err(e)) => return usage_error(&e),
+                    None => return usage_error("--sync needs full, normal or off"),
+                }
+            }
             other if other.starts_with('-') => {
                 return usage_error(&format!("unknown option {other}"))
             }
-            path => {
-                eprintln!(
-                    " *** Error: tdlite cannot open a database folder ('{path}') yet: on-disk databases are not built. \
-                     Run `tdlite` without a path for an in-memory database."
-                );
-                return 8;
-            }
+            p if path.is_none() => path = Some(p.to_string()),
+            extra => return usage_error(&format!("unexpected argument '{extra}'")),
         }
         i += 1;
     }
-    let mut runner = runner::Runner::new(tdlite::Database::new());
+    let db = match &path {
+        None => Database::new(),
+        Some(p) => {
+            let opts = Options {
+                sync,
+                ..Options::default()
+            };
+            match Database::open_with(p, opts) {
+                Ok(db) => db,
+                Err(e) => {
+                    let code = e.code().number;
+                    eprintln!(" *** Failure {code} {e}");
+                    return if code == 9915 { 8 } else { 12 };
+                }
+            }
+        }
+    };
+    for line in db.recovery_report() {
+        eprintln!(" *** Warning: recovery: {line}");
+    }
+    let mut runner = runner::Runner::new(db);
     runner.session.set_consume_timeout(timeout);
     if let Some(f) = file {
         return match std::fs::read(&f) {

@@ -46,8 +46,12 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
     let _ = ctrlc::set_handler(move || {
         cancel.cancel();
     });
+    let place = match runner.db.path() {
+        Some(p) => format!("database {}", p.display()),
+        None => "in memory".to_string(),
+    };
     println!(
-        "tdlite {} — Teradata SQL with queue tables (in memory). Type .help for help.",
+        "tdlite {} — Teradata SQL with queue tables ({place}). Type .help for help.",
         env!("CARGO_PKG_VERSION")
     );
     loop {

@@ -23,7 +23,7 @@ pub struct Runner {
 }
 
 pub const HELP: &str = "\
-tdlite: Teradata SQL with queue tables, in memory.
+tdlite: Teradata SQL with queue tables.
 
 End a request with ';' at the end of a line (BTEQ's rule); 'a; b;' on one line is one
 multi-statement request. Dot commands:
@@ -31,6 +31,7 @@ multi-statement request. Dot commands:
   .tables               list tables
   .schema TABLE         the table's DDL (same as SHOW TABLE t;)
   .timeout SECONDS|off  bound SELECT AND CONSUME waits (tdlite extension; default off = wait forever)
+  .checkpoint           write a checkpoint now (a database folder; reopening then replays less log)
   .quit / .exit         leave (Ctrl-D too)
 Ctrl-C clears the current input, or cancels a SELECT AND CONSUME that is waiting.
 ";
@@ -114,6 +115,16 @@ impl Runner {
                     }
                 },
                 None => self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n"),
+            },
+            ".checkpoint" => match self.db.checkpoint() {
+                Ok(()) if self.db.path().is_none() => {
+                    self.out(" *** In memory: nothing to checkpoint.\n")
+                }
+                Ok(()) => self.out(" *** Checkpoint written.\n"),
+                Err(e) => {
+                    self.rc = self.rc.max(12);
+                    self.out(&format!(" *** Failure {} {e}\n", e.code().number));
+                }
             },
             _ => {
                 self.rc = self.rc.max(8);

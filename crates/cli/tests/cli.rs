@@ -99,9 +99,61 @@ fn a_non_utf8_script_is_an_error_not_a_crash() {
 }
 
 #[test]
-fn a_database_path_gets_a_clear_message() {
-    let (_, err, code) = run_with_stdin(&["/tmp/tdlite-db"], b"");
-    assert!(err.contains("cannot open a database folder"), "{err}");
+fn a_database_folder_keeps_tables_and_rows_between_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let db = db.to_str().unwrap();
+    let first = b"CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER);\n\
+INS q (n) VALUES (1);\nINS q (n) VALUES (2);\n.checkpoint\nINS q (n) VALUES (3);\n";
+    let (out, err, code) = run_with_stdin(&[db], first);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("*** Checkpoint written."), "{out}");
+    let (out, err, code) = run_with_stdin(&[db, "--sync", "normal"], b"SELECT AND CONSUME TOP 1 n FROM q;\n");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("One row found"), "{out}");
+    let (out, _, _) = run_with_stdin(&[db], b"SEL n FROM q ORDER BY n;\n");
+    assert!(out.contains("2 rows found"), "the consume was kept: {out}");
+}
+
+#[test]
+fn a_folder_open_in_another_process_is_refused_with_9915() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().to_str().unwrap();
+    // the first process holds the folder while it waits for its (empty) standard input to end
+    let hold = || {
+        tdlite()
+            .arg(db)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("tdlite runs")
+    };
+    let mut holder = hold();
+    let mut err = String::new();
+    let mut code = 0;
+    for _ in 0..200 {
+        if holder.try_wait().unwrap().is_some() {
+            holder = hold(); // it lost the race to one of our probes: hold again
+        }
+        let (_, e, c) = run_with_stdin(&[db], b"SEL 1;\n");
+        (err, code) = (e, c);
+        if code != 0 {
+            break; // the holder has opened the folder
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    drop(holder.stdin.take());
+    holder.wait().unwrap();
+    assert!(err.contains("Failure 9915"), "{err}");
+    assert!(err.contains("another process"), "{err}");
+    assert_eq!(code, 8);
+}
+
+#[test]
+fn a_bad_sync_mode_is_a_usage_error() {
+    let (_, err, code) = run_with_stdin(&["--sync", "sometimes"], b"");
+    assert!(err.contains("unknown sync mode"), "{err}");
     assert_eq!(code, 8);
 }
 
