@@ -9,8 +9,8 @@ mod runner;
 mod script;
 
 use std::io::{IsTerminal, Read};
-use tdlite::{Database, Options, SyncMode};
 use std::time::Duration;
+use tdlite::{Database, Options, SyncMode};
 
 const USAGE: &str = "usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
   PATH         keep the database in this folder (created if needed); without it, in memory

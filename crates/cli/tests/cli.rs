@@ -108,7 +108,10 @@ INS q (n) VALUES (1);\nINS q (n) VALUES (2);\n.checkpoint\nINS q (n) VALUES (3);
     let (out, err, code) = run_with_stdin(&[db], first);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("*** Checkpoint written."), "{out}");
-    let (out, err, code) = run_with_stdin(&[db, "--sync", "normal"], b"SELECT AND CONSUME TOP 1 n FROM q;\n");
+    let (out, err, code) = run_with_stdin(
+        &[db, "--sync", "normal"],
+        b"SELECT AND CONSUME TOP 1 n FROM q;\n",
+    );
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("One row found"), "{out}");
     let (out, _, _) = run_with_stdin(&[db], b"SEL n FROM q ORDER BY n;\n");

@@ -214,3 +214,40 @@ fn checkpoints_keep_tables_rows_ddl_and_insertion_order() {
         "ties leave in insertion order, across reopen"
     );
 }
+
+#[test]
+fn concurrent_committers_share_log_syncs() {
+    let sim = SimVfs::new(7);
+    sim.set_sync_delay(std::time::Duration::from_millis(2)); // a disk, not RAM
+    let opts = Options {
+        vfs: Arc::new(sim.clone()),
+        ..Options::default()
+    };
+    let db = Database::open_with("/db", opts.clone()).unwrap();
+    db.session().execute(QUEUE).unwrap();
+    let before = sim.syncs();
+    let (threads, per_thread) = (8, 40);
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let db = db.clone();
+            scope.spawn(move || {
+                let mut s = db.session();
+                for i in 0..per_thread {
+                    s.execute(&format!("INS q (n) VALUES ({})", t * 1000 + i))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let syncs = sim.syncs() - before;
+    let commits = threads * per_thread;
+    println!("{commits} commits, {syncs} log syncs");
+    assert!(
+        syncs as i64 <= commits / 2,
+        "{commits} commits took {syncs} syncs: commits are not grouped"
+    );
+    drop(db);
+    sim.restart(); // every acknowledged commit was synced
+    let db = Database::open_with("/db", opts).unwrap();
+    assert_eq!(ints(&db, "SEL COUNT(*) FROM q"), vec![commits]);
+}

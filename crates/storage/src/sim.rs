@@ -31,6 +31,8 @@ struct State {
     ops_left: Option<u64>,
     tear: bool,
     rng: u64,
+    sync_delay: std::time::Duration,
+    syncs: u64,
 }
 
 /// An in-memory file system that can lose power. Cheap to clone; clones share the files.
@@ -100,6 +102,8 @@ impl SimVfs {
                 ops_left: None,
                 tear: true,
                 rng: seed | 1,
+                sync_delay: std::time::Duration::ZERO,
+                syncs: 0,
             })),
         }
     }
@@ -112,6 +116,16 @@ impl SimVfs {
     /// Whether a cut keeps a random prefix of unsynced appends (default) or drops them all.
     pub fn set_tear(&self, tear: bool) {
         self.state.lock().tear = tear;
+    }
+
+    /// Makes every log sync take this long, like a real disk (for group-commit tests).
+    pub fn set_sync_delay(&self, delay: std::time::Duration) {
+        self.state.lock().sync_delay = delay;
+    }
+
+    /// How many log syncs have completed.
+    pub fn syncs(&self) -> u64 {
+        self.state.lock().syncs
     }
 
     /// Cuts the power now.
@@ -177,7 +191,11 @@ impl LogFile for SimLog {
         self.with(|f| f.data.extend_from_slice(data))
     }
     fn sync(&mut self) -> io::Result<()> {
-        self.with(|f| f.durable = f.data.clone())
+        let delay = self.vfs.state.lock().sync_delay;
+        std::thread::sleep(delay);
+        self.with(|f| f.durable = f.data.clone())?;
+        self.vfs.state.lock().syncs += 1;
+        Ok(())
     }
 }
 
