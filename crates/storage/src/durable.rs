@@ -215,6 +215,11 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
                 d.offset
             ));
         }
+        if scan.damage.is_none() && bytes.len() > scan.valid_len {
+            // preallocated zeros: cut them so appends continue at the log's logical end
+            vfs.truncate(path, scan.valid_len as u64)
+                .map_err(io_err(path))?;
+        }
         last = (*g, scan.valid_len as u64);
     }
     rec.txns.end(rec.boot);

@@ -12,7 +12,8 @@ use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// A file that grows by appends: the write-ahead log.
+/// A file that grows by appends: the write-ahead log. An implementation may leave zeros
+/// after the last append (preallocation); a reader treats a zero tail as the end.
 pub trait LogFile: Send {
     /// Appends bytes (not durable until [`LogFile::sync`]).
     fn append(&mut self, data: &[u8]) -> io::Result<()>;
@@ -33,7 +34,7 @@ pub trait Vfs: Send + Sync {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// Creates or replaces a file with `data` and makes it durable.
     fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()>;
-    /// Opens a file for appending, creating it if needed.
+    /// Opens a file for appending at its current end, creating it if needed.
     fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>>;
     /// Renames a file, atomically and durably.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
@@ -49,14 +50,37 @@ pub trait Vfs: Send + Sync {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OsVfs;
 
-struct OsLog(File);
+/// A log file that grows in zero-filled, synced chunks and is then overwritten in place: a
+/// commit's `fdatasync` then never has to journal a new file size or block allocation, which
+/// roughly halves its cost on ext4. Replay treats a zero tail as the end of the log.
+struct OsLog {
+    file: File,
+    /// Where the next append goes (the log's logical end).
+    pos: u64,
+    /// Bytes zero-filled and synced so far.
+    allocated: u64,
+}
+
+/// How much the log grows at a time.
+const LOG_CHUNK: u64 = 4 << 20;
 
 impl LogFile for OsLog {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
-        self.0.write_all(data)
+        use std::os::unix::fs::FileExt;
+        let end = self.pos + data.len() as u64;
+        if end > self.allocated {
+            let target = end.div_ceil(LOG_CHUNK) * LOG_CHUNK;
+            let zeros = vec![0u8; (target - self.allocated) as usize];
+            self.file.write_all_at(&zeros, self.allocated)?;
+            self.file.sync_all()?;
+            self.allocated = target;
+        }
+        self.file.write_all_at(data, self.pos)?;
+        self.pos = end;
+        Ok(())
     }
     fn sync(&mut self) -> io::Result<()> {
-        self.0.sync_data()
+        self.file.sync_data()
     }
 }
 
@@ -86,9 +110,19 @@ impl Vfs for OsVfs {
         sync_dir(path)
     }
     fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
-        let f = OpenOptions::new().create(true).append(true).open(path)?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)?;
         sync_dir(path)?;
-        Ok(Box::new(OsLog(f)))
+        let len = file.metadata()?.len();
+        Ok(Box::new(OsLog {
+            file,
+            pos: len,
+            allocated: len,
+        }))
     }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         fs::rename(from, to)?;

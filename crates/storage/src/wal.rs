@@ -80,7 +80,7 @@ pub struct LogScan<'a> {
     pub generation: u64,
     /// Intact frames in order: (lsn, payload).
     pub frames: Vec<(u64, &'a [u8])>,
-    /// Bytes up to the end of the last intact frame.
+    /// Bytes up to the end of the last intact frame (zeros after it are preallocated space).
     pub valid_len: usize,
     /// Where the first damaged frame starts, if any.
     pub damage: Option<Damage>,
@@ -126,7 +126,9 @@ pub fn scan(bytes: &[u8]) -> Option<LogScan<'_>> {
             None => break,
         }
     }
-    let damage = (at < bytes.len()).then(|| Damage {
+    // zeros after the last frame are preallocated space, not damage
+    let clean_end = bytes[at..].iter().all(|&b| b == 0);
+    let damage = (!clean_end).then(|| Damage {
         offset: at,
         intact_after: (at + 1..bytes.len()).any(|o| frame_at(bytes, o).is_some()),
     });
@@ -307,6 +309,12 @@ mod tests {
         assert_eq!(s.generation, 3);
         assert_eq!(s.frames.len(), 3);
         assert!(s.damage.is_none());
+
+        let mut padded = log.clone();
+        padded.extend_from_slice(&[0; 64]);
+        let s = scan(&padded).unwrap();
+        assert_eq!((s.frames.len(), s.valid_len), (3, log.len()));
+        assert!(s.damage.is_none(), "a zero tail is preallocated space");
 
         let torn = &log[..log.len() - 4];
         let s = scan(torn).unwrap();
