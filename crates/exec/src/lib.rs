@@ -54,5 +54,5 @@ pub use error::{Error, ErrorCode, PositionedError};
 pub use result::{Rows, StatementKind, StatementResult};
 pub use session::Session;
 pub use tdlite_storage::sim::SimVfs;
-pub use tdlite_storage::{vfs, Options, SyncMode};
+pub use tdlite_storage::{sim, vfs, Options, SyncMode};
 pub use wait::CancelHandle;

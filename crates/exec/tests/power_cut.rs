@@ -6,7 +6,10 @@
 //!   anything in the middle, and never a torn or partial transaction).
 //!
 //! Each seed runs several cut-and-reopen cycles with checkpoints forced often, so cuts land in
-//! log writes, log rotation, table files, the manifest rename and file cleanup. Seeds are
+//! log writes, log rotation, table files, the manifest rename and file cleanup. A second session
+//! keeps transactions (inserts, consumes, CREATE/DROP) open across other commits and
+//! checkpoints. A cut keeps nothing, a prefix, or a random subset of the pages of what was not
+//! synced. Seeds are
 //! printed on failure; `TDLITE_POWER_SEEDS=n` runs more.
 
 mod common;
@@ -17,6 +20,8 @@ use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
+use tdlite::sim::Tear;
 use tdlite::{Database, Options, SimVfs, SyncMode};
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -24,6 +29,7 @@ struct State {
     queue: BTreeSet<i64>,
     acct: BTreeMap<i64, i64>,
     extra: bool,
+    extra2: bool,
 }
 
 fn read_state(db: &Database) -> State {
@@ -34,10 +40,12 @@ fn read_state(db: &Database) -> State {
             (k.parse().unwrap(), v.parse().unwrap())
         })
         .collect();
+    let names = db.table_names();
     State {
         queue: ints(db, "SEL n FROM q").into_iter().collect(),
         acct,
-        extra: db.table_names().iter().any(|t| t == "extra"),
+        extra: names.iter().any(|t| t == "extra"),
+        extra2: names.iter().any(|t| t == "extra2"),
     }
 }
 
@@ -47,8 +55,25 @@ const SETUP: [&str; 2] = [
     "CREATE TABLE acct (k INTEGER NOT NULL, v INTEGER NOT NULL) UNIQUE PRIMARY INDEX (k)",
 ];
 
+/// What the second session's open transaction will do to the state when it commits.
+enum Pending {
+    Insert(i64),
+    Consume(i64),
+    ToggleExtra2,
+}
+
+fn first_int(r: &[tdlite::StatementResult]) -> i64 {
+    r.last().unwrap().rows.as_ref().unwrap().to_strings()[0][0]
+        .parse()
+        .unwrap()
+}
+
 /// Runs random transactions until the power fails; returns the states after each commit
-/// (index 0: the state at the start) and whether the last attempted commit is in doubt.
+/// (index 0: the state at the start) and, if a commit failed, the state it would have made
+/// (it is in doubt: its record may or may not have reached the disk).
+///
+/// Session 1 commits request by request; session 2 keeps a transaction open across many of
+/// them (and across checkpoints), inserting, consuming or doing DDL, then commits or aborts.
 fn workload(
     db: &Database,
     rng: &mut SmallRng,
@@ -57,9 +82,20 @@ fn workload(
 ) -> (Vec<State>, Option<State>) {
     let mut states = vec![start];
     let mut s = db.session();
+    let mut s2 = db.session();
+    s.set_consume_timeout(Some(Duration::ZERO));
+    s2.set_consume_timeout(Some(Duration::ZERO));
+    let mut pending: Option<Pending> = None;
+    let failed = |e: tdlite::PositionedError| {
+        assert_eq!(e.error.code().number, 9914, "only the power cut fails: {e}");
+    };
     for _ in 0..400 {
         let mut next = states.last().unwrap().clone();
-        let sql = match rng.gen_range(0..10) {
+        let held = match pending {
+            Some(Pending::Consume(n)) => Some(n),
+            _ => None,
+        };
+        let sql = match rng.gen_range(0..12) {
             0..=3 => {
                 let mut sql = String::from("BT;");
                 for _ in 0..rng.gen_range(1..4) {
@@ -70,23 +106,19 @@ fn workload(
                 }
                 sql + "ET;"
             }
-            4..=6 => {
-                let Some(&first) = next.queue.first() else {
+            4..=5 => {
+                let Some(&first) = next.queue.iter().find(|&&n| Some(n) != held) else {
                     continue;
                 };
-                // consume inside BT, then commit or roll back
-                let got = s.execute("BT; SELECT AND CONSUME TOP 1 n FROM q;");
-                let r = match got {
+                let r = match s.execute("BT; SELECT AND CONSUME TOP 1 n FROM q;") {
                     Ok(r) => r,
-                    Err(_) => return (states, None),
+                    Err(e) => {
+                        failed(e);
+                        return (states, None);
+                    }
                 };
-                let cell = r[1].rows.as_ref().unwrap().batches[0].column(0).clone();
-                let n = cell
-                    .as_any()
-                    .downcast_ref::<arrow::array::Int32Array>()
-                    .unwrap()
-                    .value(0) as i64;
-                assert_eq!(n, first, "consume takes the oldest row");
+                let n = first_int(&r);
+                assert_eq!(n, first, "consume takes the oldest unclaimed row");
                 if rng.gen_bool(0.3) {
                     s.execute("ABORT").unwrap_err();
                     continue;
@@ -94,7 +126,7 @@ fn workload(
                 next.queue.remove(&n);
                 "ET;".to_string()
             }
-            7..=8 => {
+            6..=7 => {
                 let k = rng.gen_range(0..5);
                 let v = next.acct.get(&k).copied();
                 next.acct.insert(k, v.unwrap_or(0) + 1);
@@ -103,7 +135,7 @@ fn workload(
                     None => format!("INS acct (k, v) VALUES ({k}, 1)"),
                 }
             }
-            _ => {
+            8 => {
                 next.extra = !next.extra;
                 if next.extra {
                     "CREATE TABLE extra (a INTEGER)".to_string()
@@ -111,11 +143,75 @@ fn workload(
                     "DROP TABLE extra".to_string()
                 }
             }
+            _ => {
+                // session 2: open a transaction, or end the one it has
+                match pending.take() {
+                    None => {
+                        let (sql, p) = match rng.gen_range(0..3) {
+                            0 => {
+                                *next_id += 1;
+                                let sql = format!("BT; INS q (n) VALUES ({})", *next_id);
+                                (sql, Pending::Insert(*next_id))
+                            }
+                            1 if next.queue.len() > 1 => {
+                                let first = *next.queue.first().unwrap();
+                                (
+                                    String::from("BT; SELECT AND CONSUME TOP 1 n FROM q"),
+                                    Pending::Consume(first),
+                                )
+                            }
+                            _ if next.extra2 => {
+                                ("BT; DROP TABLE extra2".into(), Pending::ToggleExtra2)
+                            }
+                            _ => (
+                                "BT; CREATE TABLE extra2 (b INTEGER)".into(),
+                                Pending::ToggleExtra2,
+                            ),
+                        };
+                        match s2.execute(&sql) {
+                            Ok(r) => {
+                                if let Pending::Consume(first) = p {
+                                    assert_eq!(first_int(&r), first, "session 2 takes the oldest");
+                                }
+                                pending = Some(p);
+                            }
+                            Err(e) => {
+                                failed(e);
+                                return (states, None);
+                            }
+                        }
+                        continue;
+                    }
+                    Some(p) => {
+                        if rng.gen_bool(0.3) {
+                            s2.execute("ABORT").unwrap_err();
+                            continue;
+                        }
+                        match p {
+                            Pending::Insert(n) => {
+                                next.queue.insert(n);
+                            }
+                            Pending::Consume(n) => {
+                                next.queue.remove(&n);
+                            }
+                            Pending::ToggleExtra2 => next.extra2 = !next.extra2,
+                        }
+                        match s2.execute("ET") {
+                            Ok(_) => states.push(next),
+                            Err(e) => {
+                                failed(e);
+                                return (states, Some(next));
+                            }
+                        }
+                        continue;
+                    }
+                }
+            }
         };
         match s.execute(&sql) {
             Ok(_) => states.push(next),
             Err(e) => {
-                assert_eq!(e.error.code().number, 9914, "only the power cut fails: {e}");
+                failed(e);
                 return (states, Some(next));
             }
         }
@@ -147,7 +243,7 @@ fn run_seed(seed: u64, mode: SyncMode) {
             .unwrap_or_else(|e| panic!("seed {seed} cycle {cycle}: reopen failed: {e}"));
         let now = read_state(&db);
         assert_eq!(now, state, "seed {seed} cycle {cycle}: reopened state");
-        sim.set_tear(rng.gen_bool(0.7));
+        sim.set_tear([Tear::Drop, Tear::Prefix, Tear::Pages][rng.gen_range(0..3)]);
         sim.fail_after(rng.gen_range(1..300));
         let (states, doubt) = workload(&db, &mut rng, state, &mut next_id);
         if !sim.is_down() {

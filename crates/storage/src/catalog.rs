@@ -5,6 +5,7 @@
 //! dropped table from a new one of the same name.
 
 use crate::error::StorageError;
+use crate::mvcc::TxnId;
 use crate::table::Table;
 use crate::types::{SqlType, Value};
 use arrow::datatypes::{Field, Schema, SchemaRef};
@@ -165,7 +166,7 @@ pub struct Catalog {
     next_id: AtomicU64,
     /// Tables dropped by a transaction that has not ended: a checkpoint must still save them,
     /// since a rollback brings them back.
-    limbo: parking_lot::Mutex<Vec<Arc<Table>>>,
+    limbo: parking_lot::Mutex<Vec<(Arc<Table>, TxnId)>>,
 }
 
 fn key(name: &str) -> String {
@@ -187,18 +188,33 @@ impl Catalog {
             .ok_or_else(|| StorageError::ObjectNotFound(name.to_string()))
     }
 
-    /// Creates a table.
+    /// Creates a table on behalf of transaction `creator`, which alone may write to it until
+    /// it commits (0: already committed).
     ///
     /// # Errors
-    /// [`StorageError::TableExists`] (3803).
-    pub fn create_table(&self, schema: TableSchema) -> Result<Arc<Table>, StorageError> {
+    /// [`StorageError::TableExists`] (3803); [`StorageError::WriteConflict`] (2631) if another
+    /// open transaction has dropped a table of this name (its DROP may still roll back).
+    pub fn create_table(
+        &self,
+        schema: TableSchema,
+        creator: TxnId,
+    ) -> Result<Arc<Table>, StorageError> {
         let mut tables = self.tables.write();
         let k = key(&schema.name);
         if tables.contains_key(&k) {
             return Err(StorageError::TableExists(schema.name));
         }
+        let dropped_by_other = self
+            .limbo
+            .lock()
+            .iter()
+            .any(|(t, dropper)| *dropper != creator && key(&t.schema.name) == k);
+        if dropped_by_other {
+            return Err(StorageError::WriteConflict(schema.name));
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let table = Arc::new(Table::new(id, schema));
+        table.creator.store(creator, Ordering::Release);
         tables.insert(k, table.clone());
         Ok(table)
     }
@@ -230,27 +246,28 @@ impl Catalog {
         self.next_id.fetch_max(id, Ordering::Relaxed);
     }
 
-    pub(crate) fn limbo_add(&self, table: Arc<Table>) {
-        self.limbo.lock().push(table);
-    }
-
+    /// Forgets a committed DROP: the table no longer needs saving.
     pub(crate) fn limbo_remove(&self, table: &Arc<Table>) {
-        self.limbo.lock().retain(|t| !Arc::ptr_eq(t, table));
+        self.limbo.lock().retain(|(t, _)| !Arc::ptr_eq(t, table));
     }
 
-    /// Every table a checkpoint must save: the catalog's and those in an uncommitted DROP.
+    /// Every table a checkpoint must save: the catalog's and those in an uncommitted DROP,
+    /// read together so a DROP or its undo in between cannot hide a table from both.
     pub(crate) fn tables_for_checkpoint(&self) -> Vec<Arc<Table>> {
-        let mut all = self.tables();
-        all.extend(self.limbo.lock().iter().cloned());
+        let tables = self.tables.read();
+        let mut all: Vec<Arc<Table>> = tables.values().cloned().collect();
+        all.extend(self.limbo.lock().iter().map(|(t, _)| t.clone()));
         all
     }
 
     /// Puts a dropped table back (undo of DROP TABLE).
     ///
-    /// If another table has taken the name meanwhile (DDL is visible before commit; see
-    /// docs/architecture.md), the newer table stays and the dropped one stays dropped.
+    /// No other transaction can have taken the name meanwhile ([`Catalog::create_table`]
+    /// refuses while the DROP is open); if this transaction took it itself, that CREATE was
+    /// undone first (undo runs in reverse).
     pub(crate) fn restore_table(&self, table: Arc<Table>) {
         let mut tables = self.tables.write();
+        self.limbo.lock().retain(|(t, _)| !Arc::ptr_eq(t, &table));
         let k = key(&table.schema.name);
         if !tables.contains_key(&k) {
             table.set_dropped(false);
@@ -258,17 +275,29 @@ impl Catalog {
         }
     }
 
-    /// Removes a table from the catalog.
+    /// Drops a table on behalf of transaction `dropper`; until it commits the table is kept
+    /// for checkpoints (a rollback brings it back).
     ///
     /// # Errors
-    /// [`StorageError::ObjectNotFound`] (3807).
-    pub fn drop_table(&self, name: &str) -> Result<Arc<Table>, StorageError> {
-        let t = self
-            .tables
-            .write()
-            .shift_remove(&key(name))
+    /// [`StorageError::ObjectNotFound`] (3807); [`StorageError::WriteConflict`] (2631) if another
+    /// open transaction created the table.
+    pub fn drop_table(&self, name: &str, dropper: TxnId) -> Result<Arc<Table>, StorageError> {
+        let mut tables = self.tables.write();
+        let k = key(name);
+        let t = tables
+            .get(&k)
+            .ok_or_else(|| StorageError::ObjectNotFound(name.to_string()))?;
+        let creator = t.creator.load(Ordering::Acquire);
+        if creator != 0 && creator != dropper {
+            return Err(StorageError::WriteConflict(t.schema.name.clone()));
+        }
+        let t = tables
+            .shift_remove(&k)
             .ok_or_else(|| StorageError::ObjectNotFound(name.to_string()))?;
         t.set_dropped(true);
+        if dropper != 0 {
+            self.limbo.lock().push((t.clone(), dropper));
+        }
         Ok(t)
     }
 

@@ -107,6 +107,9 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest, String> {
         return Err("checksum mismatch".into());
     }
     let m: Manifest = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    if m.next_lsn == 0 {
+        return Err("next_lsn is 0".into());
+    }
     Ok(Manifest {
         tables: m
             .tables

@@ -4,7 +4,7 @@
 //! Layers, bottom up: [`types`] (values ↔ Arrow), [`table`] (segments, stamps, side indexes),
 //! [`mvcc`] (ids and snapshots), [`queue`] (the consumable-rows index), [`transaction`]
 //! (writes, undo, commit/rollback), [`catalog`] (names → tables); for a database on disk,
-//! [`durable`] (open, recover, checkpoint) over [`wal`] (the log), [`checkpoint`] (Arrow IPC
+//! [`recovery`] (open) and [`durable`] (log each commit, checkpoint) over [`wal`] (the log), [`checkpoint`] (Arrow IPC
 //! files and the manifest), [`codec`] and [`vfs`] ([`sim`] simulates power cuts). Storage never
 //! sees SQL text.
 //!
@@ -35,6 +35,7 @@ pub mod durable;
 pub mod error;
 pub mod mvcc;
 pub mod queue;
+pub mod recovery;
 pub mod sim;
 pub mod table;
 pub mod transaction;
@@ -67,7 +68,7 @@ impl Storage {
     /// [`StorageError::Locked`] if another process has it open, [`StorageError::Corrupt`] if a
     /// file is damaged (naming it), [`StorageError::Io`] for other I/O failures.
     pub fn open(dir: &std::path::Path, options: Options) -> Result<Self, StorageError> {
-        durable::open(dir, options)
+        recovery::open(dir, options)
     }
 
     /// Writes a checkpoint now (a no-op in memory).

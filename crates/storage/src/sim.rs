@@ -1,6 +1,6 @@
 //! A simulated file system for fault-injection tests: it keeps, per file, what is durable and
-//! what was only written, and on a simulated power cut keeps the durable part plus, optionally,
-//! a torn prefix of the unsynced rest.
+//! what was only written, and on a simulated power cut keeps the durable part plus, as
+//! [`Tear`] says, nothing, a torn prefix, or a random subset of the pages of the unsynced rest.
 //!
 //! Use: `let vfs = SimVfs::new(seed)`, open a database on it, [`SimVfs::fail_after`] `n` more
 //! mutating operations (the `n`-th is torn and fails, and so does everything after it), or
@@ -17,6 +17,18 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// What a power cut keeps of the writes that were not yet synced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tear {
+    /// Nothing.
+    Drop,
+    /// A random prefix (the default).
+    Prefix,
+    /// Each 512-byte page independently, the others read back as zeros: a disk that saves
+    /// pages out of order into preallocated space.
+    Pages,
+}
+
 #[derive(Default, Clone)]
 struct SimFile {
     durable: Vec<u8>,
@@ -29,7 +41,7 @@ struct State {
     epoch: u64,
     down: bool,
     ops_left: Option<u64>,
-    tear: bool,
+    tear: Tear,
     rng: u64,
     sync_delay: std::time::Duration,
     syncs: u64,
@@ -70,14 +82,28 @@ impl State {
 
     fn power_cut(&mut self) {
         self.down = true;
-        let tear = self.tear;
         let paths: Vec<PathBuf> = self.files.keys().cloned().collect();
         for p in paths {
             let f = self.files[&p].clone();
             let mut kept = f.durable.clone();
-            if tear && f.data.len() > f.durable.len() && f.data.starts_with(&f.durable) {
-                let extra = self.random(f.data.len() - f.durable.len());
-                kept.extend_from_slice(&f.data[f.durable.len()..f.durable.len() + extra]);
+            if f.data.len() > f.durable.len() && f.data.starts_with(&f.durable) {
+                let unsynced = &f.data[f.durable.len()..];
+                match self.tear {
+                    Tear::Drop => {}
+                    Tear::Prefix => {
+                        let n = self.random(unsynced.len());
+                        kept.extend_from_slice(&unsynced[..n]);
+                    }
+                    Tear::Pages => {
+                        for page in unsynced.chunks(512) {
+                            if self.random(1) == 1 {
+                                kept.extend_from_slice(page);
+                            } else {
+                                kept.extend(std::iter::repeat_n(0, page.len()));
+                            }
+                        }
+                    }
+                }
             }
             self.files.insert(
                 p,
@@ -100,7 +126,7 @@ impl SimVfs {
                 epoch: 0,
                 down: false,
                 ops_left: None,
-                tear: true,
+                tear: Tear::Prefix,
                 rng: seed | 1,
                 sync_delay: std::time::Duration::ZERO,
                 syncs: 0,
@@ -113,8 +139,8 @@ impl SimVfs {
         self.state.lock().ops_left = Some(n);
     }
 
-    /// Whether a cut keeps a random prefix of unsynced appends (default) or drops them all.
-    pub fn set_tear(&self, tear: bool) {
+    /// What a cut keeps of unsynced appends (default: a random prefix).
+    pub fn set_tear(&self, tear: Tear) {
         self.state.lock().tear = tear;
     }
 
@@ -228,16 +254,15 @@ impl Vfs for SimVfs {
     fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()> {
         let mut s = self.state.lock();
         if let Err(e) = s.step() {
-            if !s.files.contains_key(path) || s.tear {
-                let keep = s.random(data.len());
-                s.files.insert(
-                    path.to_path_buf(),
-                    SimFile {
-                        durable: data[..keep].to_vec(),
-                        data: data[..keep].to_vec(),
-                    },
-                );
-            }
+            // the file was created (emptied) and part of it written before the cut
+            let keep = s.random(data.len());
+            s.files.insert(
+                path.to_path_buf(),
+                SimFile {
+                    durable: data[..keep].to_vec(),
+                    data: data[..keep].to_vec(),
+                },
+            );
             return Err(e);
         }
         s.files.insert(

@@ -253,13 +253,12 @@ impl Transaction {
         Some((row, d.row(row)))
     }
 
-    /// Creates a table (undone on rollback).
+    /// Creates a table (undone on rollback); until commit only this transaction may write it.
     ///
     /// # Errors
-    /// 3803 if it exists.
+    /// 3803 if it exists; 2631 if another open transaction dropped a table of that name.
     pub fn create_table(&mut self, schema: TableSchema) -> Result<Arc<Table>, StorageError> {
-        let t = self.storage.catalog.create_table(schema)?;
-        t.creator.store(self.id, Ordering::Release);
+        let t = self.storage.catalog.create_table(schema, self.id)?;
         self.undo.push(Undo::CreateTable(t.clone()));
         Ok(t)
     }
@@ -267,10 +266,9 @@ impl Transaction {
     /// Drops a table (undone on rollback).
     ///
     /// # Errors
-    /// 3807 if it does not exist.
+    /// 3807 if it does not exist; 2631 if another open transaction created it.
     pub fn drop_table(&mut self, name: &str) -> Result<Arc<Table>, StorageError> {
-        let t = self.storage.catalog.drop_table(name)?;
-        self.storage.catalog.limbo_add(t.clone());
+        let t = self.storage.catalog.drop_table(name, self.id)?;
         self.undo.push(Undo::DropTable(t.clone()));
         Ok(t)
     }
@@ -417,10 +415,7 @@ impl Transaction {
                     self.storage.catalog.remove_if_same(&t);
                     removed.push(t);
                 }
-                Undo::DropTable(t) => {
-                    self.storage.catalog.limbo_remove(&t);
-                    self.storage.catalog.restore_table(t);
-                }
+                Undo::DropTable(t) => self.storage.catalog.restore_table(t),
             }
         }
         self.own_queue.clear();

@@ -2,11 +2,18 @@
 //! of committers and made durable together (group commit).
 //!
 //! ```text
-//!   file   = "TDLWAL1\n" generation:u64  frame*
-//!   frame  = magic:u32 len:u32 lsn:u64 crc:u32 payload[len]     crc = crc32(len, lsn, payload)
+//!   file   = "TDLWAL2\n" generation:u64 salt:u32 0:u32   frame*
+//!   frame  = magic:u32 len:u32 lsn:u64 synced:u64 crc:u32 payload[len]
+//!            crc = crc32(salt, len, lsn, synced, payload)
 //! ```
 //!
 //! LSNs increase by one per frame across files, so replay can tell a gap from a torn tail.
+//! `synced` is the highest LSN known durable when the frame was queued: after a power cut, a
+//! damaged frame `d` followed by intact frames that all have `synced < d` is a torn group write
+//! (the disk saved its pages out of order), while an intact later frame with `synced ≥ d` proves
+//! `d` had been durable, so the log is corrupt. The per-file random salt keeps bytes that merely
+//! look like a frame (a copy of a log inside a VARBYTE value) from ever validating.
+//!
 //! Group commit: committers append their frame to a shared buffer under a short lock; the first
 //! one that needs it durable becomes the leader, writes the whole buffer and syncs once, and
 //! everyone whose frame was in it returns. Invariant: `synced ≤ written ≤ next_lsn - 1`, and a
@@ -16,11 +23,11 @@ use crate::vfs::LogFile;
 use parking_lot::{Condvar, Mutex};
 
 /// File header magic.
-pub const FILE_MAGIC: &[u8; 8] = b"TDLWAL1\n";
+pub const FILE_MAGIC: &[u8; 8] = b"TDLWAL2\n";
 /// Length of the file header.
-pub const HEADER_LEN: usize = 16;
+pub const HEADER_LEN: usize = 24;
 const FRAME_MAGIC: u32 = 0x4644_4C54; // "TLDF"
-const FRAME_HEADER: usize = 20;
+const FRAME_HEADER: usize = 28;
 
 /// How much a commit waits for the disk (SPEC.md §5; docs/durability.md says what each loses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -48,29 +55,53 @@ impl std::str::FromStr for SyncMode {
     }
 }
 
+/// A fresh random salt for a new log file.
+pub fn new_salt() -> u32 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    crc32fast::hash(&(nanos ^ u128::from(std::process::id())).to_le_bytes())
+}
+
 /// The header of a log file of this generation.
-pub fn file_header(generation: u64) -> Vec<u8> {
+pub fn file_header(generation: u64, salt: u32) -> Vec<u8> {
     let mut h = FILE_MAGIC.to_vec();
     h.extend_from_slice(&generation.to_le_bytes());
+    h.extend_from_slice(&salt.to_le_bytes());
+    h.extend_from_slice(&0u32.to_le_bytes());
     h
 }
 
-fn frame_crc(len: u32, lsn: u64, payload: &[u8]) -> u32 {
+fn frame_crc(salt: u32, len: u32, lsn: u64, synced: u64, payload: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
+    h.update(&salt.to_le_bytes());
     h.update(&len.to_le_bytes());
     h.update(&lsn.to_le_bytes());
+    h.update(&synced.to_le_bytes());
     h.update(payload);
     h.finalize()
 }
 
 /// Appends one frame to `out`.
-pub fn encode_frame(out: &mut Vec<u8>, lsn: u64, payload: &[u8]) {
+pub fn encode_frame(out: &mut Vec<u8>, salt: u32, lsn: u64, synced: u64, payload: &[u8]) {
     let len = payload.len() as u32;
     out.extend_from_slice(&FRAME_MAGIC.to_le_bytes());
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(&lsn.to_le_bytes());
-    out.extend_from_slice(&frame_crc(len, lsn, payload).to_le_bytes());
+    out.extend_from_slice(&synced.to_le_bytes());
+    out.extend_from_slice(&frame_crc(salt, len, lsn, synced, payload).to_le_bytes());
     out.extend_from_slice(payload);
+}
+
+/// One intact frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    /// Its LSN.
+    pub lsn: u64,
+    /// The highest LSN known durable when it was queued.
+    pub synced: u64,
+    /// The transaction's record.
+    pub payload: &'a [u8],
 }
 
 /// What reading a log file found.
@@ -78,65 +109,65 @@ pub fn encode_frame(out: &mut Vec<u8>, lsn: u64, payload: &[u8]) {
 pub struct LogScan<'a> {
     /// The file's generation (from its header).
     pub generation: u64,
-    /// Intact frames in order: (lsn, payload).
-    pub frames: Vec<(u64, &'a [u8])>,
+    /// The file's salt (from its header).
+    pub salt: u32,
+    /// Intact frames in order, up to the first damage.
+    pub frames: Vec<Frame<'a>>,
     /// Bytes up to the end of the last intact frame (zeros after it are preallocated space).
     pub valid_len: usize,
     /// Where the first damaged frame starts, if any.
-    pub damage: Option<Damage>,
+    pub damage: Option<usize>,
+    /// Intact frames found anywhere after the damage (a byte-by-byte search).
+    pub after_damage: Vec<Frame<'a>>,
 }
 
-/// A damaged spot in a log file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Damage {
-    /// Byte offset of the damaged frame.
-    pub offset: usize,
-    /// True if an intact frame follows the damage: the log is corrupt, not just torn.
-    pub intact_after: bool,
-}
-
-fn frame_at(bytes: &[u8], at: usize) -> Option<(u64, &[u8], usize)> {
-    let head = bytes.get(at..at + FRAME_HEADER)?;
-    let word = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().unwrap_or_default());
-    if word(0) != FRAME_MAGIC {
+fn frame_at(bytes: &[u8], at: usize, salt: u32) -> Option<(Frame<'_>, usize)> {
+    let head = bytes.get(at..at.checked_add(FRAME_HEADER)?)?;
+    let u32_at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().unwrap_or_default());
+    let u64_at = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap_or_default());
+    if u32_at(0) != FRAME_MAGIC {
         return None;
     }
-    let len = word(4);
-    let lsn = u64::from_le_bytes(head[8..16].try_into().unwrap_or_default());
-    let crc = word(16);
+    let (len, lsn, synced, crc) = (u32_at(4), u64_at(8), u64_at(16), u32_at(24));
     let start = at + FRAME_HEADER;
     let payload = bytes.get(start..start.checked_add(len as usize)?)?;
-    (frame_crc(len, lsn, payload) == crc).then_some((lsn, payload, start + len as usize))
+    let frame = Frame {
+        lsn,
+        synced,
+        payload,
+    };
+    (frame_crc(salt, len, lsn, synced, payload) == crc).then_some((frame, start + len as usize))
 }
 
-/// Reads a log file: `None` if its header is not a tdlite log header.
+/// Reads a log file: `None` if it does not start with a whole tdlite log header.
 pub fn scan(bytes: &[u8]) -> Option<LogScan<'_>> {
     if bytes.len() < HEADER_LEN || &bytes[..8] != FILE_MAGIC {
         return None;
     }
     let generation = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
+    let salt = u32::from_le_bytes(bytes[16..20].try_into().ok()?);
     let mut frames = Vec::new();
     let mut at = HEADER_LEN;
-    while at < bytes.len() {
-        match frame_at(bytes, at) {
-            Some((lsn, payload, next)) => {
-                frames.push((lsn, payload));
-                at = next;
-            }
-            None => break,
-        }
+    while let Some((frame, next)) = frame_at(bytes, at, salt) {
+        frames.push(frame);
+        at = next;
     }
     // zeros after the last frame are preallocated space, not damage
-    let clean_end = bytes[at..].iter().all(|&b| b == 0);
-    let damage = (!clean_end).then(|| Damage {
-        offset: at,
-        intact_after: (at + 1..bytes.len()).any(|o| frame_at(bytes, o).is_some()),
-    });
+    let damaged = !bytes[at..].iter().all(|&b| b == 0);
+    let after_damage = if damaged {
+        (at + 1..bytes.len())
+            .filter_map(|o| frame_at(bytes, o, salt).map(|(f, _)| f))
+            .collect()
+    } else {
+        Vec::new()
+    };
     Some(LogScan {
         generation,
+        salt,
         frames,
         valid_len: at,
-        damage,
+        damage: damaged.then_some(at),
+        after_damage,
     })
 }
 
@@ -148,6 +179,7 @@ struct State {
     flushing: bool,
     failed: Option<String>,
     size: u64,
+    salt: u32,
 }
 
 /// The log writer shared by all committers.
@@ -161,9 +193,15 @@ pub struct Wal {
 const OFF_FLUSH_BYTES: usize = 1 << 20;
 
 impl Wal {
-    /// A writer appending to `file` (already holding `size` bytes), next frame numbered
-    /// `next_lsn`.
-    pub fn new(file: Box<dyn LogFile>, size: u64, next_lsn: u64, mode: SyncMode) -> Self {
+    /// A writer appending to `file` (whose header has `salt`, already holding `size` bytes),
+    /// the next frame numbered `next_lsn` (at least 1).
+    pub fn new(
+        file: Box<dyn LogFile>,
+        salt: u32,
+        size: u64,
+        next_lsn: u64,
+        mode: SyncMode,
+    ) -> Self {
         Wal {
             state: Mutex::new(State {
                 pending: Vec::new(),
@@ -173,6 +211,7 @@ impl Wal {
                 flushing: false,
                 failed: None,
                 size,
+                salt,
             }),
             done: Condvar::new(),
             file: Mutex::new(file),
@@ -204,9 +243,9 @@ impl Wal {
         if let Some(e) = &s.failed {
             return Err(e.clone());
         }
-        let lsn = s.next_lsn;
+        let (lsn, salt, synced) = (s.next_lsn, s.salt, s.synced);
         let before = s.pending.len();
-        encode_frame(&mut s.pending, lsn, payload);
+        encode_frame(&mut s.pending, salt, lsn, synced, payload);
         s.size += (s.pending.len() - before) as u64;
         s.next_lsn += 1;
         Ok(lsn)
@@ -272,16 +311,18 @@ impl Wal {
         }
     }
 
-    /// Makes everything durable and continues in `file` (a new, empty log file whose header is
-    /// `header_len` bytes). Callers make sure no one appends meanwhile.
+    /// Makes everything durable and continues in `file` (a new log file holding only a header
+    /// with `salt`). Callers make sure no one appends meanwhile.
     ///
     /// # Errors
     /// As [`Wal::commit_wait`].
-    pub fn rotate(&self, file: Box<dyn LogFile>, header_len: u64) -> Result<(), String> {
+    pub fn rotate(&self, file: Box<dyn LogFile>, salt: u32) -> Result<(), String> {
         let last = self.next_lsn() - 1;
         self.flush(last, true)?;
         *self.file.lock() = file;
-        self.state.lock().size = header_len;
+        let mut s = self.state.lock();
+        s.size = HEADER_LEN as u64;
+        s.salt = salt;
         Ok(())
     }
 
@@ -299,35 +340,59 @@ impl Wal {
 mod tests {
     use super::*;
 
-    #[test]
-    fn scan_tells_a_torn_tail_from_a_corrupt_middle() {
-        let mut log = file_header(3);
-        for lsn in 1..=3 {
-            encode_frame(&mut log, lsn, format!("record {lsn}").as_bytes());
+    fn log_of(n: u64, synced: impl Fn(u64) -> u64) -> Vec<u8> {
+        let mut log = file_header(3, 77);
+        for lsn in 1..=n {
+            encode_frame(
+                &mut log,
+                77,
+                lsn,
+                synced(lsn),
+                format!("record {lsn}").as_bytes(),
+            );
         }
-        let s = scan(&log).unwrap();
-        assert_eq!(s.generation, 3);
-        assert_eq!(s.frames.len(), 3);
-        assert!(s.damage.is_none());
+        log
+    }
 
+    #[test]
+    fn scan_reads_frames_and_treats_a_zero_tail_as_the_end() {
+        let log = log_of(3, |_| 0);
+        let s = scan(&log).unwrap();
+        assert_eq!((s.generation, s.frames.len(), s.damage), (3, 3, None));
         let mut padded = log.clone();
         padded.extend_from_slice(&[0; 64]);
         let s = scan(&padded).unwrap();
-        assert_eq!((s.frames.len(), s.valid_len), (3, log.len()));
-        assert!(s.damage.is_none(), "a zero tail is preallocated space");
+        assert_eq!(
+            (s.frames.len(), s.valid_len, s.damage),
+            (3, log.len(), None)
+        );
+        assert!(scan(b"not a log at all, not at all").is_none());
+    }
 
+    #[test]
+    fn scan_reports_damage_and_the_intact_frames_after_it() {
+        let log = log_of(3, |lsn| lsn - 1);
         let torn = &log[..log.len() - 4];
         let s = scan(torn).unwrap();
         assert_eq!(s.frames.len(), 2);
-        assert!(!s.damage.unwrap().intact_after);
+        assert!(s.damage.is_some() && s.after_damage.is_empty());
 
         let mut flipped = log.clone();
         flipped[HEADER_LEN + FRAME_HEADER + 2] ^= 0x40; // inside the first payload
         let s = scan(&flipped).unwrap();
-        assert_eq!(s.frames.len(), 0);
-        let d = s.damage.unwrap();
-        assert_eq!(d.offset, HEADER_LEN);
-        assert!(d.intact_after);
-        assert!(scan(b"not a log at all").is_none());
+        assert_eq!((s.frames.len(), s.damage), (0, Some(HEADER_LEN)));
+        let lsns: Vec<u64> = s.after_damage.iter().map(|f| f.lsn).collect();
+        assert_eq!(lsns, vec![2, 3]);
+        assert_eq!(s.after_damage[1].synced, 2);
+    }
+
+    #[test]
+    fn frames_from_another_log_file_never_validate() {
+        let mut other = file_header(9, 1234);
+        encode_frame(&mut other, 1234, 1, 0, b"payload");
+        let mut log = file_header(9, 77);
+        log.extend_from_slice(&other[HEADER_LEN..]);
+        let s = scan(&log).unwrap();
+        assert!(s.frames.is_empty() && s.after_damage.is_empty());
     }
 }

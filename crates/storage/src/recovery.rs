@@ -1,0 +1,400 @@
+//! Opening a database folder: take the lock, read the manifest, load the checkpoint files,
+//! replay the logs after them, repair a torn tail, and hand back a [`Storage`] ready to log.
+//!
+//! Invariants: nothing is decoded before its checksum matched; every value replayed fits its
+//! column (a checksummed but inconsistent file is 9916, never a panic); damage is repaired only
+//! when no later intact frame proves the damaged frame had been durable (see [`crate::wal`]);
+//! anything else is [`StorageError::Corrupt`] naming the file. docs/durability.md walks through it.
+
+use crate::catalog::{Catalog, TableSchema};
+use crate::checkpoint::{self, Manifest, TableEntry};
+use crate::codec::Reader;
+use crate::durable::{corrupt, io_err, wal_name, Durable, Options};
+use crate::durable::{OP_CREATE, OP_DELETE, OP_DROP, OP_INSERT};
+use crate::error::StorageError;
+use crate::mvcc::TxnManager;
+use crate::table::{RowId, Table};
+use crate::types::{SqlType, Value};
+use crate::vfs::Vfs;
+use crate::wal;
+use crate::Storage;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// Rebuilds the database from `dir`; see the module docs.
+pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
+    let vfs = opts.vfs.clone();
+    vfs.create_dir_all(dir).map_err(io_err(dir))?;
+    let lock = vfs.lock(dir).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::WouldBlock {
+            StorageError::Locked(dir.display().to_string())
+        } else {
+            io_err(dir)(e)
+        }
+    })?;
+    let files = vfs.list(dir).map_err(io_err(dir))?;
+    let manifest = read_manifest(&*vfs, dir, &files)?;
+
+    let mut rec = Recovery {
+        catalog: Catalog::default(),
+        txns: TxnManager::default(),
+        by_id: HashMap::new(),
+        rows: HashMap::new(),
+        dropped: HashSet::new(),
+        boot: 0,
+        checkpointed_ids: manifest.last_table_id,
+    };
+    rec.boot = rec.txns.begin();
+    for entry in &manifest.tables {
+        rec.load_table(&*vfs, dir, entry)?;
+    }
+    rec.catalog.raise_last_id(manifest.last_table_id);
+    let (report, log) = replay_logs(&*vfs, dir, &files, &manifest, &mut rec)?;
+    rec.txns.end(rec.boot);
+    remove_leftovers(&*vfs, dir, &files, &manifest);
+
+    let log_path = dir.join(wal_name(log.generation));
+    let file = vfs.open_log(&log_path).map_err(io_err(&log_path))?;
+    let wal = wal::Wal::new(file, log.salt, log.len, log.next_lsn, opts.sync);
+    let durable = Durable::new(dir, &opts, wal, log.generation, manifest, report, lock);
+    Ok(Storage {
+        catalog: rec.catalog,
+        txns: rec.txns,
+        durable: Some(durable),
+    })
+}
+
+fn read_manifest(vfs: &dyn Vfs, dir: &Path, files: &[String]) -> Result<Manifest, StorageError> {
+    let path = dir.join("MANIFEST");
+    if files.iter().any(|f| f == "MANIFEST") {
+        let bytes = vfs.read(&path).map_err(io_err(&path))?;
+        let m = checkpoint::decode_manifest(&bytes).map_err(|e| corrupt(&path, e))?;
+        for t in &m.tables {
+            check_schema(&t.schema).map_err(|e| corrupt(&path, e))?;
+        }
+        return Ok(m);
+    }
+    if files
+        .iter()
+        .any(|f| f.starts_with("wal-") || f.ends_with(".arrow"))
+    {
+        return Err(corrupt(&path, "missing, but log or table files exist"));
+    }
+    // A new database: the manifest first (written aside and renamed, so a crash here leaves
+    // either nothing or a whole manifest), then its empty log.
+    let m = Manifest::empty();
+    let tmp = dir.join("MANIFEST.tmp");
+    vfs.write_file(&tmp, &checkpoint::encode_manifest(&m))
+        .map_err(io_err(&tmp))?;
+    vfs.rename(&tmp, &path).map_err(io_err(&path))?;
+    Ok(m)
+}
+
+/// Where logging continues after replay.
+struct LogEnd {
+    generation: u64,
+    salt: u32,
+    len: u64,
+    next_lsn: u64,
+}
+
+fn replay_logs(
+    vfs: &dyn Vfs,
+    dir: &Path,
+    files: &[String],
+    manifest: &Manifest,
+    rec: &mut Recovery,
+) -> Result<(Vec<String>, LogEnd), StorageError> {
+    let mut gens: Vec<u64> = files
+        .iter()
+        .filter_map(|f| f.strip_prefix("wal-"))
+        .filter_map(|g| u64::from_str_radix(g, 16).ok())
+        .filter(|&g| g >= manifest.generation)
+        .collect();
+    gens.sort_unstable();
+    let mut report = Vec::new();
+    let mut end = LogEnd {
+        generation: manifest.generation,
+        salt: 0,
+        len: 0,
+        next_lsn: manifest.next_lsn,
+    };
+    if gens.first() != Some(&manifest.generation) {
+        let path = dir.join(wal_name(manifest.generation));
+        if manifest.next_lsn != 1 || manifest.generation != 0 {
+            return Err(corrupt(&path, "the log file the manifest names is missing"));
+        }
+        gens.insert(0, 0);
+        let salt = wal::new_salt();
+        vfs.write_file(&path, &wal::file_header(0, salt))
+            .map_err(io_err(&path))?;
+    }
+    let mut logs = Vec::with_capacity(gens.len());
+    for &g in &gens {
+        let path = dir.join(wal_name(g));
+        let bytes = vfs.read(&path).map_err(io_err(&path))?;
+        logs.push((g, path, bytes));
+    }
+    let scans: Vec<Option<wal::LogScan>> = logs.iter().map(|(_, _, b)| wal::scan(b)).collect();
+    for (i, ((g, path, bytes), scan)) in logs.iter().zip(&scans).enumerate() {
+        let later_frames = scans[i + 1..]
+            .iter()
+            .any(|s| s.as_ref().is_some_and(|s| !s.frames.is_empty()));
+        let Some(scan) = scan else {
+            // A header torn (or never written) by a crash while a checkpoint switched to this
+            // log, or while a new database started: nothing was ever logged in it.
+            let newer = *g > manifest.generation || (*g == 0 && manifest.next_lsn == 1);
+            let cut = bytes.len().min(8);
+            let blank = bytes.iter().all(|&b| b == 0)
+                || (bytes.len() < wal::HEADER_LEN && wal::FILE_MAGIC.starts_with(&bytes[..cut]));
+            if newer && blank && !later_frames {
+                let salt = wal::new_salt();
+                vfs.write_file(path, &wal::file_header(*g, salt))
+                    .map_err(io_err(path))?;
+                report.push(format!(
+                    "{}: rewrote a log header torn by a crash",
+                    path.display()
+                ));
+                (end.generation, end.salt, end.len) = (*g, salt, wal::HEADER_LEN as u64);
+                continue;
+            }
+            return Err(corrupt(path, "not a tdlite log file"));
+        };
+        if scan.generation != *g {
+            return Err(corrupt(path, "log header names another generation"));
+        }
+        for f in &scan.frames {
+            if f.lsn != end.next_lsn {
+                return Err(corrupt(
+                    path,
+                    format!("expected LSN {}, found {}", end.next_lsn, f.lsn),
+                ));
+            }
+            rec.apply(f.payload)
+                .map_err(|e| corrupt(path, format!("record LSN {}: {e}", f.lsn)))?;
+            end.next_lsn += 1;
+        }
+        if let Some(at) = scan.damage {
+            let d = end.next_lsn;
+            if later_frames || scan.after_damage.iter().any(|f| f.synced >= d) {
+                return Err(corrupt(
+                    path,
+                    format!("damaged record at byte {at} (LSN {d}), which later records show was durable"),
+                ));
+            }
+            report.push(format!(
+                "{}: discarded a torn write at the end of the log ({} bytes from byte {at}); \
+                 under sync=full it was never acknowledged as committed",
+                path.display(),
+                bytes.len() - scan.valid_len,
+            ));
+        }
+        if bytes.len() > scan.valid_len {
+            // a torn tail, or preallocated zeros: appends continue at the logical end
+            vfs.truncate(path, scan.valid_len as u64)
+                .map_err(io_err(path))?;
+        }
+        (end.generation, end.salt, end.len) = (*g, scan.salt, scan.valid_len as u64);
+    }
+    Ok((report, end))
+}
+
+/// Files no manifest or replay needs: leftovers of an interrupted checkpoint. A failure to
+/// remove one is harmless (the next open tries again).
+fn remove_leftovers(vfs: &dyn Vfs, dir: &Path, files: &[String], manifest: &Manifest) {
+    let keep: HashSet<&str> = manifest.tables.iter().map(|t| t.file.as_str()).collect();
+    for f in files {
+        let stale_wal = f
+            .strip_prefix("wal-")
+            .and_then(|g| u64::from_str_radix(g, 16).ok())
+            .is_some_and(|g| g < manifest.generation);
+        let stale_table = f.ends_with(".arrow") && !keep.contains(f.as_str());
+        if stale_wal || stale_table || f == "MANIFEST.tmp" {
+            let _ = vfs.remove(&dir.join(f));
+        }
+    }
+}
+
+/// The state being rebuilt while opening.
+struct Recovery {
+    catalog: Catalog,
+    txns: TxnManager,
+    by_id: HashMap<u64, Arc<Table>>,
+    /// Live rows by (table id, insertion sequence).
+    rows: HashMap<u64, HashMap<u64, RowId>>,
+    dropped: HashSet<u64>,
+    boot: u64,
+    /// Ids up to this were handed out before the checkpoint; one the manifest does not name was
+    /// dropped before it, and a late write to it (by a transaction that held the table while
+    /// the DROP committed) is skipped.
+    checkpointed_ids: u64,
+}
+
+impl Recovery {
+    fn load_table(
+        &mut self,
+        vfs: &dyn Vfs,
+        dir: &Path,
+        e: &TableEntry,
+    ) -> Result<(), StorageError> {
+        let path = dir.join(&e.file);
+        let bytes = vfs.read(&path).map_err(io_err(&path))?;
+        if bytes.len() as u64 != e.bytes || crc32fast::hash(&bytes) != e.crc32 {
+            return Err(corrupt(
+                &path,
+                "length or checksum differs from the manifest",
+            ));
+        }
+        let batches = checkpoint::decode_table(&e.schema, bytes).map_err(|m| corrupt(&path, m))?;
+        let t = self
+            .catalog
+            .create_with_id(e.id, e.schema.clone())
+            .map_err(|m| corrupt(&path, m.to_string()))?;
+        let rows = self.rows.entry(e.id).or_default();
+        let mut d = t.lock();
+        let mut n = 0;
+        for (batch, seqs) in batches {
+            n += seqs.len() as u64;
+            let ids = d.push_recovered_batch(&t.schema, batch, &seqs, self.boot);
+            rows.extend(seqs.into_iter().zip(ids));
+        }
+        if n != e.rows {
+            return Err(corrupt(
+                &path,
+                format!("{n} rows, the manifest says {}", e.rows),
+            ));
+        }
+        d.raise_next_seq(e.next_seq);
+        drop(d);
+        t.dirty.store(false, Ordering::Relaxed);
+        self.by_id.insert(e.id, t);
+        Ok(())
+    }
+
+    fn table(&self, id: u64) -> Result<Option<Arc<Table>>, String> {
+        if self.dropped.contains(&id) {
+            return Ok(None);
+        }
+        match self.by_id.get(&id) {
+            Some(t) => Ok(Some(t.clone())),
+            None if id <= self.checkpointed_ids => Ok(None),
+            None => Err(format!("unknown table id {id}")),
+        }
+    }
+
+    fn apply(&mut self, payload: &[u8]) -> Result<(), String> {
+        let bad = |_| "record ends early".to_string();
+        let mut r = Reader::new(payload);
+        while !r.is_empty() {
+            match r.u8().map_err(bad)? {
+                OP_CREATE => {
+                    let id = r.u64().map_err(bad)?;
+                    let schema: TableSchema = serde_json::from_slice(r.bytes().map_err(bad)?)
+                        .map_err(|e| e.to_string())?;
+                    check_schema(&schema)?;
+                    let t = self
+                        .catalog
+                        .create_with_id(id, schema.with_arrow())
+                        .map_err(|e| e.to_string())?;
+                    self.by_id.insert(id, t);
+                }
+                OP_DROP => {
+                    let id = r.u64().map_err(bad)?;
+                    if let Some(t) = self.table(id)? {
+                        self.catalog
+                            .drop_table(&t.schema.name, 0)
+                            .map_err(|e| e.to_string())?;
+                        self.dropped.insert(id);
+                    }
+                }
+                OP_INSERT => {
+                    let (id, seq) = (r.u64().map_err(bad)?, r.u64().map_err(bad)?);
+                    let n = r.u32().map_err(bad)? as usize;
+                    let values = (0..n).map(|_| r.value()).collect::<Result<Vec<_>, _>>();
+                    let values = values.map_err(bad)?;
+                    if let Some(t) = self.table(id)? {
+                        check_row(&t.schema, &values)?;
+                        let rid = t.lock().push_recovered(&t.schema, values, seq, self.boot);
+                        t.dirty.store(true, Ordering::Relaxed);
+                        self.rows.entry(id).or_default().insert(seq, rid);
+                    }
+                }
+                OP_DELETE => {
+                    let (id, seq) = (r.u64().map_err(bad)?, r.u64().map_err(bad)?);
+                    if let Some(t) = self.table(id)? {
+                        let rid = self
+                            .rows
+                            .get_mut(&id)
+                            .and_then(|m| m.remove(&seq))
+                            .ok_or_else(|| {
+                                format!("deletes missing row {seq} of {}", t.schema.name)
+                            })?;
+                        t.lock().delete_recovered(rid, self.boot);
+                        t.dirty.store(true, Ordering::Relaxed);
+                    }
+                }
+                other => return Err(format!("unknown operation {other}")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A definition storage can hold without panicking: columns exist, index columns are in
+/// range, decimals are valid, a queue's first column is a timestamp.
+fn check_schema(s: &TableSchema) -> Result<(), String> {
+    let n = s.columns.len();
+    let bad = |what: &str| Err(format!("table {}: {what}", s.name));
+    if n == 0 {
+        return bad("no columns");
+    }
+    let indexes = s.primary_index.iter().chain(&s.secondary);
+    if indexes.flat_map(|i| &i.columns).any(|&c| c >= n) {
+        return bad("an index names a column that does not exist");
+    }
+    for c in &s.columns {
+        if let SqlType::Decimal(p, sc) = c.ty {
+            if !(1..=38).contains(&p) || sc < 0 || sc as u8 > p {
+                return bad("invalid DECIMAL precision or scale");
+            }
+        }
+    }
+    if s.queue && !matches!(s.columns[0].ty, SqlType::Timestamp(_)) {
+        return bad("a queue table whose first column is not a timestamp");
+    }
+    Ok(())
+}
+
+/// A logged row fits its table: the right number of values, each of its column's kind, NULL
+/// only where allowed.
+fn check_row(s: &TableSchema, values: &[Value]) -> Result<(), String> {
+    if values.len() != s.columns.len() {
+        return Err(format!("row of {} values for {}", values.len(), s.name));
+    }
+    for (v, c) in values.iter().zip(&s.columns) {
+        let fits = match (v, c.ty) {
+            (Value::Null, _) => c.nullable,
+            (Value::Int(i), SqlType::ByteInt) => i8::try_from(*i).is_ok(),
+            (Value::Int(i), SqlType::SmallInt) => i16::try_from(*i).is_ok(),
+            (Value::Int(i), SqlType::Integer) => i32::try_from(*i).is_ok(),
+            (Value::Int(_), SqlType::BigInt) => true,
+            (Value::Decimal(_, s), SqlType::Decimal(_, cs)) => *s == cs,
+            (Value::Float(_), SqlType::Float) => true,
+            (Value::Str(_), SqlType::Char(_) | SqlType::VarChar(_)) => true,
+            (Value::Bytes(_), SqlType::Byte(_) | SqlType::VarByte(_)) => true,
+            (Value::Date(_), SqlType::Date) => true,
+            (Value::Time(_), SqlType::Time(_)) => true,
+            (Value::Timestamp(_), SqlType::Timestamp(_)) => true,
+            _ => false,
+        };
+        if !fits {
+            return Err(format!(
+                "value {v:?} does not fit column {} of {}",
+                c.name, s.name
+            ));
+        }
+    }
+    Ok(())
+}
