@@ -84,12 +84,6 @@ fn three_commits(dir: &Path) {
     }
 }
 
-/// Where the log's data ends: the log grows in zero-filled chunks, so the file is longer.
-fn log_end(path: &Path) -> usize {
-    let bytes = std::fs::read(path).unwrap();
-    bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1)
-}
-
 fn flip(path: &Path, at: usize) {
     let mut bytes = std::fs::read(path).unwrap();
     bytes[at] ^= 0x20;
@@ -101,10 +95,13 @@ fn a_torn_log_tail_is_cut_off_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     three_commits(dir.path());
     let wal = wal_file(dir.path());
-    let len = log_end(&wal) as u64;
-    let f = std::fs::OpenOptions::new().write(true).open(&wal).unwrap();
-    f.set_len(len - 5).unwrap(); // the last frame loses its end
-    drop(f);
+    let log = std::fs::read(&wal).unwrap();
+    let f = frames(&log);
+    // a crash while the last insert was being written: no close marker, the record cut short
+    let cut = f[f.len() - 2].end - 5;
+    let file = std::fs::OpenOptions::new().write(true).open(&wal).unwrap();
+    file.set_len(cut as u64).unwrap();
+    drop(file);
     let db = Database::open(dir.path()).unwrap();
     let report = db.recovery_report();
     assert_eq!(report.len(), 1, "{report:?}");
@@ -129,14 +126,20 @@ fn a_torn_log_tail_is_cut_off_and_reported() {
 }
 
 #[test]
-fn a_damaged_last_record_is_detected_by_its_checksum() {
+fn damage_to_the_last_record_before_a_clean_close_is_corruption() {
     let dir = tempfile::tempdir().unwrap();
     three_commits(dir.path());
     let wal = wal_file(dir.path());
-    flip(&wal, log_end(&wal) - 2);
-    let db = Database::open(dir.path()).unwrap();
-    assert_eq!(db.recovery_report().len(), 1);
-    assert_eq!(ints(&db, "SEL n FROM q ORDER BY n"), vec![1, 2]);
+    let log = std::fs::read(&wal).unwrap();
+    let f = frames(&log);
+    assert_eq!(
+        f.last().unwrap().len(),
+        28,
+        "a close ends with an empty marker frame"
+    );
+    flip(&wal, f[f.len() - 2].end - 2); // inside the last insert, which the marker vouches for
+    let err = Database::open(dir.path()).err().expect("corrupt log");
+    assert_eq!(err.code().number, 9916, "{err}");
 }
 
 #[test]
@@ -144,6 +147,7 @@ fn a_damaged_record_with_intact_records_after_it_refuses_to_open() {
     let dir = tempfile::tempdir().unwrap();
     three_commits(dir.path());
     let wal = wal_file(dir.path());
+    let before = std::fs::read(&wal).unwrap();
     flip(&wal, 24 + 28 + 3); // inside the first record (CREATE TABLE)
     let err = Database::open(dir.path()).err().expect("corrupt log");
     assert_eq!(err.code().number, 9916);
@@ -152,7 +156,10 @@ fn a_damaged_record_with_intact_records_after_it_refuses_to_open() {
         msg.contains(&*wal.to_string_lossy()),
         "names the file: {msg}"
     );
-    assert!(msg.contains("later records show was durable"), "{msg}");
+    assert!(msg.contains("was durable"), "{msg}");
+    let mut after = std::fs::read(&wal).unwrap();
+    after[24 + 28 + 3] ^= 0x20;
+    assert_eq!(after, before, "a refused open changes nothing");
 }
 
 #[test]
@@ -292,22 +299,29 @@ fn damage_is_a_torn_tail_unless_a_later_record_proves_it_was_synced() {
             vfs: Arc::new(sim.clone()),
             ..Options::default()
         };
+        let path = Path::new("/db/wal-0000000000000000");
         let db = Database::open_with("/db", opts.clone()).unwrap();
         let mut s = db.session();
-        s.execute(QUEUE).unwrap();
+        s.execute("CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER, pad VARCHAR(2000))").unwrap();
+        let pad = "p".repeat(1500);
         for n in 1..=3 {
-            s.execute(&format!("INS q (n) VALUES ({n})")).unwrap();
+            s.execute(&format!("INS q (n, pad) VALUES ({n}, '{pad}')"))
+                .unwrap();
         }
-        drop((s, db));
-        let path = Path::new("/db/wal-0000000000000000");
+        // everything the process wrote, then the power fails before any close
         let mut log = sim.contents(path).unwrap();
+        sim.power_cut();
+        drop((s, db));
+        sim.restart();
         let f = frames(&log);
         assert_eq!(f.len(), 4, "CREATE and three inserts");
-        // the disk kept the last record's pages but not the one before (out-of-order saving)
-        log[f[2].clone()].fill(0);
+        // the disk saved the last record's pages but lost one of the record before it
+        let page = f[2].start.div_ceil(512) * 512;
+        assert!(page + 512 <= f[2].end);
+        log[page..page + 512].fill(0);
         sim.set_contents(path, log);
         match Database::open_with("/db", opts) {
-            // normal: none of the three inserts was synced, so the damage is a torn group write
+            // normal: none of the inserts was synced, so this is a torn group write
             Ok(db) if torn => {
                 assert_eq!(db.recovery_report().len(), 1);
                 assert_eq!(ints(&db, "SEL n FROM q"), vec![1]);
@@ -318,6 +332,36 @@ fn damage_is_a_torn_tail_unless_a_later_record_proves_it_was_synced() {
             Err(e) => panic!("{mode:?}: a torn group write was refused: {e}"),
         }
     }
+}
+
+#[test]
+fn writes_of_a_killed_process_are_synced_when_the_database_reopens() {
+    // sync=normal: commits reach the OS, not the disk; the process is killed (the OS keeps
+    // them), the database reopens and goes on, and then the power fails
+    let sim = SimVfs::new(11);
+    sim.set_tear(tdlite::sim::Tear::Drop);
+    let opts = Options {
+        sync: tdlite::SyncMode::Normal,
+        vfs: Arc::new(sim.clone()),
+        ..Options::default()
+    };
+    let db = Database::open_with("/db", opts.clone()).unwrap();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    s.execute("INS q (n) VALUES (1)").unwrap();
+    sim.kill();
+    std::mem::forget((s, db));
+    let db = Database::open_with("/db", opts.clone()).unwrap();
+    db.session().execute("INS q (n) VALUES (2)").unwrap();
+    sim.power_cut();
+    drop(db);
+    sim.restart();
+    let db = Database::open_with("/db", opts).unwrap();
+    let got = ints(&db, "SEL n FROM q ORDER BY n");
+    assert!(
+        got.starts_with(&[1]),
+        "what the reopen replayed was made durable: {got:?}"
+    );
 }
 
 #[test]

@@ -110,7 +110,6 @@ fn end_location(sql: &str) -> Location {
     Location::new(line, column)
 }
 
-/// Byte offset of a 1-based (line, column) in `sql`.
 /// Turns locations (line, column in characters) into byte offsets, walking forward only: the
 /// statements of a request ask in increasing order, so a whole request costs one pass over its
 /// text (a fresh walk per statement made a 1,000-statement request quadratic).

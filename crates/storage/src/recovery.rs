@@ -56,7 +56,10 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
     remove_leftovers(&*vfs, dir, &files, &manifest);
 
     let log_path = dir.join(wal_name(log.generation));
-    let file = vfs.open_log(&log_path).map_err(io_err(&log_path))?;
+    let mut file = vfs.open_log(&log_path).map_err(io_err(&log_path))?;
+    // What a killed process wrote but never synced is replayed and now counts as durable: new
+    // frames will say so (`synced`), so make it true before logging anything.
+    file.sync().map_err(io_err(&log_path))?;
     let wal = wal::Wal::new(file, log.salt, log.len, log.next_lsn, opts.sync);
     let durable = Durable::new(dir, &opts, wal, log.generation, manifest, report, lock);
     Ok(Storage {
@@ -138,29 +141,36 @@ fn replay_logs(
         logs.push((g, path, bytes));
     }
     let scans: Vec<Option<wal::LogScan>> = logs.iter().map(|(_, _, b)| wal::scan(b)).collect();
+    // Every file is judged before anything is repaired, so a refusal leaves the folder as it was.
+    let mut repairs = Vec::new();
     for (i, ((g, path, bytes), scan)) in logs.iter().zip(&scans).enumerate() {
-        let later_frames = scans[i + 1..]
-            .iter()
-            .any(|s| s.as_ref().is_some_and(|s| !s.frames.is_empty()));
+        // A later log with anything in it proves this one was synced before the switch.
+        let later_content =
+            logs[i + 1..]
+                .iter()
+                .zip(&scans[i + 1..])
+                .any(|((_, _, b), s)| match s {
+                    Some(s) => !s.frames.is_empty() || s.damage.is_some(),
+                    None => !blank_header(b),
+                });
         let Some(scan) = scan else {
             // A header torn (or never written) by a crash while a checkpoint switched to this
             // log, or while a new database started: nothing was ever logged in it.
             let newer = *g > manifest.generation || (*g == 0 && manifest.next_lsn == 1);
-            let cut = bytes.len().min(8);
-            let blank = bytes.iter().all(|&b| b == 0)
-                || (bytes.len() < wal::HEADER_LEN && wal::FILE_MAGIC.starts_with(&bytes[..cut]));
-            if newer && blank && !later_frames {
+            if newer && blank_header(bytes) && !later_content {
                 let salt = wal::new_salt();
-                vfs.write_file(path, &wal::file_header(*g, salt))
-                    .map_err(io_err(path))?;
                 report.push(format!(
                     "{}: rewrote a log header torn by a crash",
                     path.display()
                 ));
+                repairs.push(Repair::Header(path, wal::file_header(*g, salt)));
                 (end.generation, end.salt, end.len) = (*g, salt, wal::HEADER_LEN as u64);
                 continue;
             }
-            return Err(corrupt(path, "not a tdlite log file"));
+            return Err(corrupt(
+                path,
+                "not a tdlite log file, or its header is damaged",
+            ));
         };
         if scan.generation != *g {
             return Err(corrupt(path, "log header names another generation"));
@@ -177,28 +187,58 @@ fn replay_logs(
             end.next_lsn += 1;
         }
         if let Some(at) = scan.damage {
-            let d = end.next_lsn;
-            if later_frames || scan.after_damage.iter().any(|f| f.synced >= d) {
+            if !torn_tail(end.next_lsn, &scan.after_damage) || later_content {
                 return Err(corrupt(
                     path,
-                    format!("damaged record at byte {at} (LSN {d}), which later records show was durable"),
+                    format!(
+                        "damaged record at byte {at} (LSN {}), which later records show was \
+                         durable",
+                        end.next_lsn
+                    ),
                 ));
             }
             report.push(format!(
                 "{}: discarded a torn write at the end of the log ({} bytes from byte {at}); \
-                 under sync=full it was never acknowledged as committed",
+                 it was never synced",
                 path.display(),
                 bytes.len() - scan.valid_len,
             ));
         }
         if bytes.len() > scan.valid_len {
             // a torn tail, or preallocated zeros: appends continue at the logical end
-            vfs.truncate(path, scan.valid_len as u64)
-                .map_err(io_err(path))?;
+            repairs.push(Repair::Cut(path, scan.valid_len as u64));
         }
         (end.generation, end.salt, end.len) = (*g, scan.salt, scan.valid_len as u64);
     }
+    for r in repairs {
+        match r {
+            Repair::Header(path, header) => vfs.write_file(path, &header).map_err(io_err(path))?,
+            Repair::Cut(path, len) => vfs.truncate(path, len).map_err(io_err(path))?,
+        }
+    }
     Ok((report, end))
+}
+
+enum Repair<'a> {
+    Header(&'a Path, Vec<u8>),
+    Cut(&'a Path, u64),
+}
+
+/// What a crash can leave of a log header that was being written: nothing, a prefix of it, or
+/// zeros no longer than a header.
+fn blank_header(bytes: &[u8]) -> bool {
+    let cut = bytes.len().min(wal::FILE_MAGIC.len());
+    bytes.len() <= wal::HEADER_LEN
+        && (bytes.iter().all(|&b| b == 0) || wal::FILE_MAGIC.starts_with(&bytes[..cut]))
+}
+
+/// Whether damage at the frame with LSN `d` is what a power cut leaves of a write that was
+/// never synced: no intact frame after it vouches for `d` (`synced ≥ d`). The disk may have
+/// saved the pages of an unsynced group write in any order, so intact frames may follow. One
+/// case stays ambiguous: media damage to the last group synced before a crash (a clean close
+/// vouches for it with its marker) looks the same and is reported as a torn write.
+fn torn_tail(d: u64, after: &[(usize, wal::Frame)]) -> bool {
+    !after.iter().any(|(_, f)| f.synced >= d)
 }
 
 /// Files no manifest or replay needs: leftovers of an interrupted checkpoint. A failure to

@@ -95,12 +95,19 @@ impl State {
                         kept.extend_from_slice(&unsynced[..n]);
                     }
                     Tear::Pages => {
-                        for page in unsynced.chunks(512) {
+                        // pages aligned to file offsets; the first one may start mid-page
+                        let mut at = 0;
+                        while at < unsynced.len() {
+                            let file_off = f.durable.len() + at;
+                            let end =
+                                ((file_off / 512 + 1) * 512 - f.durable.len()).min(unsynced.len());
+                            let page = &unsynced[at..end];
                             if self.random(1) == 1 {
                                 kept.extend_from_slice(page);
                             } else {
                                 kept.extend(std::iter::repeat_n(0, page.len()));
                             }
+                            at = end;
                         }
                     }
                 }
@@ -162,6 +169,14 @@ impl SimVfs {
     /// True once the power is off.
     pub fn is_down(&self) -> bool {
         self.state.lock().down
+    }
+
+    /// Kills the process but not the machine: what was written stays (synced or not, as in
+    /// the OS page cache), locks are free, and every handle opened before is dead.
+    pub fn kill(&self) {
+        let mut s = self.state.lock();
+        s.locks.clear();
+        s.epoch += 1;
     }
 
     /// Powers up again: files hold what survived, locks are free, old handles stay dead.

@@ -2,7 +2,7 @@
 //! of committers and made durable together (group commit).
 //!
 //! ```text
-//!   file   = "TDLWAL2\n" generation:u64 salt:u32 0:u32   frame*
+//!   file   = "TDLWAL2\n" generation:u64 salt:u32 crc32(the 20 bytes before):u32   frame*
 //!   frame  = magic:u32 len:u32 lsn:u64 synced:u64 crc:u32 payload[len]
 //!            crc = crc32(salt, len, lsn, synced, payload)
 //! ```
@@ -11,8 +11,10 @@
 //! `synced` is the highest LSN known durable when the frame was queued: after a power cut, a
 //! damaged frame `d` followed by intact frames that all have `synced < d` is a torn group write
 //! (the disk saved its pages out of order), while an intact later frame with `synced ≥ d` proves
-//! `d` had been durable, so the log is corrupt. The per-file random salt keeps bytes that merely
-//! look like a frame (a copy of a log inside a VARBYTE value) from ever validating.
+//! `d` had been durable, so the log is corrupt. A clean close appends an empty frame whose
+//! `synced` covers everything, so damage to the last group before a close is corruption too.
+//! The per-file random salt keeps bytes that merely look like a frame (a copy of another log
+//! file inside a VARBYTE value) from validating.
 //!
 //! Group commit: committers append their frame to a shared buffer under a short lock; the first
 //! one that needs it durable becomes the leader, writes the whole buffer and syncs once, and
@@ -68,7 +70,8 @@ pub fn file_header(generation: u64, salt: u32) -> Vec<u8> {
     let mut h = FILE_MAGIC.to_vec();
     h.extend_from_slice(&generation.to_le_bytes());
     h.extend_from_slice(&salt.to_le_bytes());
-    h.extend_from_slice(&0u32.to_le_bytes());
+    let crc = crc32fast::hash(&h);
+    h.extend_from_slice(&crc.to_le_bytes());
     h
 }
 
@@ -117,8 +120,9 @@ pub struct LogScan<'a> {
     pub valid_len: usize,
     /// Where the first damaged frame starts, if any.
     pub damage: Option<usize>,
-    /// Intact frames found anywhere after the damage (a byte-by-byte search).
-    pub after_damage: Vec<Frame<'a>>,
+    /// Intact frames found anywhere after the damage (a byte-by-byte search), with their
+    /// offsets.
+    pub after_damage: Vec<(usize, Frame<'a>)>,
 }
 
 fn frame_at(bytes: &[u8], at: usize, salt: u32) -> Option<(Frame<'_>, usize)> {
@@ -139,9 +143,13 @@ fn frame_at(bytes: &[u8], at: usize, salt: u32) -> Option<(Frame<'_>, usize)> {
     (frame_crc(salt, len, lsn, synced, payload) == crc).then_some((frame, start + len as usize))
 }
 
-/// Reads a log file: `None` if it does not start with a whole tdlite log header.
+/// Reads a log file: `None` if it does not start with a whole, intact tdlite log header.
 pub fn scan(bytes: &[u8]) -> Option<LogScan<'_>> {
     if bytes.len() < HEADER_LEN || &bytes[..8] != FILE_MAGIC {
+        return None;
+    }
+    let header_crc = u32::from_le_bytes(bytes[20..24].try_into().ok()?);
+    if crc32fast::hash(&bytes[..20]) != header_crc {
         return None;
     }
     let generation = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
@@ -156,7 +164,7 @@ pub fn scan(bytes: &[u8]) -> Option<LogScan<'_>> {
     let damaged = !bytes[at..].iter().all(|&b| b == 0);
     let after_damage = if damaged {
         (at + 1..bytes.len())
-            .filter_map(|o| frame_at(bytes, o, salt).map(|(f, _)| f))
+            .filter_map(|o| frame_at(bytes, o, salt).map(|(f, _)| (o, f)))
             .collect()
     } else {
         Vec::new()
@@ -180,6 +188,8 @@ struct State {
     failed: Option<String>,
     size: u64,
     salt: u32,
+    /// The first LSN of this process: a close marks only a log it wrote to.
+    opened_lsn: u64,
 }
 
 /// The log writer shared by all committers.
@@ -212,6 +222,7 @@ impl Wal {
                 failed: None,
                 size,
                 salt,
+                opened_lsn: next_lsn,
             }),
             done: Condvar::new(),
             file: Mutex::new(file),
@@ -326,13 +337,19 @@ impl Wal {
         Ok(())
     }
 
-    /// Syncs everything appended so far (used at close).
+    /// At close: syncs everything appended so far and, if this process logged anything, adds
+    /// an empty frame whose `synced` vouches for all of it (see the module docs).
     ///
     /// # Errors
     /// As [`Wal::commit_wait`].
-    pub fn sync_all(&self) -> Result<(), String> {
+    pub fn close(&self) -> Result<(), String> {
         let last = self.next_lsn() - 1;
-        self.flush(last, true)
+        self.flush(last, true)?;
+        if last < self.state.lock().opened_lsn {
+            return Ok(());
+        }
+        let marker = self.append(&[])?;
+        self.flush(marker, true)
     }
 }
 
@@ -381,9 +398,13 @@ mod tests {
         flipped[HEADER_LEN + FRAME_HEADER + 2] ^= 0x40; // inside the first payload
         let s = scan(&flipped).unwrap();
         assert_eq!((s.frames.len(), s.damage), (0, Some(HEADER_LEN)));
-        let lsns: Vec<u64> = s.after_damage.iter().map(|f| f.lsn).collect();
+        let lsns: Vec<u64> = s.after_damage.iter().map(|(_, f)| f.lsn).collect();
         assert_eq!(lsns, vec![2, 3]);
-        assert_eq!(s.after_damage[1].synced, 2);
+        assert_eq!(s.after_damage[1].1.synced, 2);
+
+        let mut salted = log.clone();
+        salted[17] ^= 1; // the salt, which the header checksum covers
+        assert!(scan(&salted).is_none());
     }
 
     #[test]
