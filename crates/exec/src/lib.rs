@@ -44,6 +44,7 @@ pub mod dml;
 pub mod error;
 pub mod exec;
 pub mod expr;
+pub mod join;
 pub mod query;
 pub mod result;
 pub mod session;

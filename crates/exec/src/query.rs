@@ -101,35 +101,31 @@ impl Exec<'_> {
             .ok_or(Error::ObjectNotFound(n))
     }
 
-    fn source(&mut self, from: &[ast::TableWithJoins]) -> Result<(Scope, RecordBatch)> {
-        match from {
-            [] => Ok((Scope::default(), single_row())),
-            [one] if one.joins.is_empty() => match &one.relation {
-                ast::TableFactor::Table {
-                    name,
-                    alias,
-                    args: None,
-                    ..
-                } => {
-                    let table = self.must_get_table(name)?;
-                    // Columns are qualified by the alias, or by the table's own name without its
-                    // database part (`db.t.c` and `t.c` both work: binding looks at the last two
-                    // parts of a compound name).
-                    let q = match alias {
-                        Some(a) => a.name.value.clone(),
-                        None => match name.0.last() {
-                            Some(ast::ObjectNamePart::Identifier(i)) => i.value.clone(),
-                            Some(other) => other.to_string(),
-                            None => String::new(),
-                        },
-                    };
-                    let scope = table_scope(&table, &q);
-                    let (batch, _) = self.scan_table(&table)?;
-                    Ok((scope, batch))
-                }
-                other => Err(Error::Unsupported(format!("FROM {other}"))),
-            },
-            _ => Err(Error::Unsupported("joins".into())),
+    /// The rows of a FROM clause, filtered by the WHERE clause.
+    fn source(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+    ) -> Result<(Scope, RecordBatch)> {
+        if let Some(w) = selection {
+            if has_aggregate(w) {
+                return Err(Error::TypeMismatch(
+                    "aggregates are not allowed in WHERE".into(),
+                ));
+            }
+        }
+        let (scope, input) = match from {
+            [] => (Scope::default(), single_row()),
+            [one] if one.joins.is_empty() => self.relation(&one.relation)?,
+            several => return self.joined_source(several, selection),
+        };
+        match selection {
+            Some(w) => {
+                let cond = self.bind_expr(w, &scope, None)?;
+                let input = filter_by(&input, &cond)?;
+                Ok((scope, input))
+            }
+            None => Ok((scope, input)),
         }
     }
 
@@ -164,16 +160,7 @@ impl Exec<'_> {
         if s.qualify.is_some() {
             return Err(Error::Unsupported("QUALIFY".into()));
         }
-        let (scope, mut input) = self.source(&s.from)?;
-        if let Some(w) = &s.selection {
-            if has_aggregate(w) {
-                return Err(Error::TypeMismatch(
-                    "aggregates are not allowed in WHERE".into(),
-                ));
-            }
-            let cond = self.bind_expr(w, &scope, None)?;
-            input = filter_by(&input, &cond)?;
-        }
+        let (scope, input) = self.source(&s.from, s.selection.as_ref())?;
         let group_keys = match &s.group_by {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             _ => return Err(Error::Unsupported("GROUP BY ALL / ROLLUP".into())),

@@ -58,6 +58,10 @@ fn cell(col: &ArrayRef, i: usize, text: String, letter: &DefaultColumnType) -> S
             | DataType::Float64
             | DataType::Decimal128(..)
     );
+    if col.data_type() == &DataType::Boolean {
+        // a predicate in the select list (a tdlite extension; SQLite prints it as 1/0)
+        return if text == "true" { "1" } else { "0" }.into();
+    }
     match letter {
         DefaultColumnType::Integer if numeric => match text.parse::<f64>() {
             Ok(f) => format!("{}", f.trunc() as i64),

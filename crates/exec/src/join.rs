@@ -1,0 +1,489 @@
+//! FROM clauses with more than one relation: comma lists, `CROSS JOIN`, `[INNER] JOIN`,
+//! `LEFT`/`RIGHT`/`FULL [OUTER] JOIN` with `ON` or `USING`, and derived tables
+//! (`(SELECT …) AS d`).
+//!
+//! Every relation is read first, so the WHERE conjuncts bind once against the scope of the
+//! whole FROM clause (its columns, in order), and name errors are the same whatever the join
+//! order. Relations are then joined left to right by nested loops over chunks of row pairs, with
+//! ON conditions evaluated by Arrow kernels on each chunk. A WHERE conjunct is applied as soon as
+//! every column it names has been joined, unless a RIGHT or FULL join follows (the rows it adds
+//! must still meet the conjunct), so equalities between tables keep the intermediate results
+//! small.
+//!
+//! Invariants: the joined batch's columns are exactly the scope's columns, in order; a row that
+//! an outer join extends has NULL in every column of the missing side. Unqualified names of
+//! `USING` columns stay ambiguous (3822): both copies are kept, qualify them.
+
+use crate::bind::{Scope, ScopeColumn};
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::{BinOp, Expr};
+use crate::query::{filter_by, mask_of};
+use arrow::array::{ArrayRef, UInt32Array};
+use arrow::compute::{concat_batches, take};
+use arrow::datatypes::{Field, Schema};
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use sqlparser::ast;
+use std::sync::Arc;
+
+/// How a relation joins the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Inner,
+    Left,
+    Right,
+    Full,
+}
+
+/// Row pairs examined per chunk when evaluating an ON condition.
+const CHUNK_PAIRS: usize = 1 << 16;
+
+impl Expr {
+    /// The sub-expressions directly below this one.
+    fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Column { .. } | Expr::Literal(_) => Vec::new(),
+            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
+            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) | Expr::Cast(e, _) => vec![e],
+            Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
+            Expr::Case(arms, other) => arms
+                .iter()
+                .flat_map(|(w, t)| [w, t])
+                .chain(other.as_deref())
+                .collect(),
+            Expr::Func(_, args) => args.iter().collect(),
+        }
+    }
+
+    /// Every input column the expression reads.
+    fn columns_used(&self, out: &mut Vec<usize>) {
+        if let Expr::Column { index, .. } = self {
+            out.push(*index);
+        }
+        for c in self.children() {
+            c.columns_used(out);
+        }
+    }
+
+    /// The same expression reading column `map[i]` where it read column `i`.
+    fn remap(&self, map: &[usize]) -> Expr {
+        let r = |e: &Expr| Box::new(e.remap(map));
+        match self {
+            Expr::Column {
+                index,
+                case_specific,
+            } => Expr::Column {
+                index: map[*index],
+                case_specific: *case_specific,
+            },
+            Expr::Literal(a) => Expr::Literal(a.clone()),
+            Expr::Binary(op, a, b) => Expr::Binary(*op, r(a), r(b)),
+            Expr::Like(a, b, not) => Expr::Like(r(a), r(b), *not),
+            Expr::Not(e) => Expr::Not(r(e)),
+            Expr::Neg(e) => Expr::Neg(r(e)),
+            Expr::IsNull(e, not) => Expr::IsNull(r(e), *not),
+            Expr::Cast(e, t) => Expr::Cast(r(e), *t),
+            Expr::InList(e, list, not) => {
+                Expr::InList(r(e), list.iter().map(|x| x.remap(map)).collect(), *not)
+            }
+            Expr::Case(arms, other) => Expr::Case(
+                arms.iter()
+                    .map(|(w, t)| (w.remap(map), t.remap(map)))
+                    .collect(),
+                other.as_deref().map(r),
+            ),
+            Expr::Func(f, args) => Expr::Func(*f, args.iter().map(|x| x.remap(map)).collect()),
+        }
+    }
+}
+
+/// Splits `a AND b AND c` into its conjuncts.
+fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+    match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::And,
+            right,
+        } => {
+            conjuncts(left, out);
+            conjuncts(right, out);
+        }
+        ast::Expr::Nested(inner) => conjuncts(inner, out),
+        other => out.push(other.clone()),
+    }
+}
+
+fn kind_of(op: &ast::JoinOperator) -> Result<(Kind, Option<&ast::JoinConstraint>)> {
+    use ast::JoinOperator as J;
+    Ok(match op {
+        J::Join(c) | J::Inner(c) => (Kind::Inner, Some(c)),
+        J::CrossJoin(c) => (Kind::Inner, Some(c)),
+        J::Left(c) | J::LeftOuter(c) => (Kind::Left, Some(c)),
+        J::Right(c) | J::RightOuter(c) => (Kind::Right, Some(c)),
+        J::FullOuter(c) => (Kind::Full, Some(c)),
+        other => return Err(Error::Unsupported(format!("the join {other:?}"))),
+    })
+}
+
+/// The scope and rows of a FROM clause, plus which WHERE conjuncts it already applied.
+impl Exec<'_> {
+    /// Reads one relation of a FROM clause: a table or a derived table.
+    pub(crate) fn relation(&mut self, tf: &ast::TableFactor) -> Result<(Scope, RecordBatch)> {
+        match tf {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => {
+                let table = self.must_get_table(name)?;
+                // qualified by the alias, or by the table's own name without its database part
+                let q = match alias {
+                    Some(a) => a.name.value.clone(),
+                    None => match name.0.last() {
+                        Some(ast::ObjectNamePart::Identifier(i)) => i.value.clone(),
+                        Some(other) => other.to_string(),
+                        None => String::new(),
+                    },
+                };
+                let scope = crate::query::table_scope(&table, &q);
+                let (batch, _) = self.scan_table(&table)?;
+                Ok((scope, batch))
+            }
+            ast::TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                sample: None,
+            } => {
+                let rows = self.run_query(subquery)?;
+                let batch = concat_batches(&rows.schema, &rows.batches)?;
+                let q = alias.as_ref().map(|a| a.name.value.to_ascii_uppercase());
+                let renamed = alias.as_ref().map(|a| &a.columns);
+                let columns = rows
+                    .schema
+                    .fields()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| ScopeColumn {
+                        qualifier: q.clone(),
+                        name: renamed
+                            .and_then(|c| c.get(i))
+                            .map_or_else(|| f.name().clone(), |c| c.name.value.clone()),
+                        case_specific: false,
+                        title: None,
+                    })
+                    .collect();
+                Ok((Scope { columns }, batch))
+            }
+            ast::TableFactor::NestedJoin {
+                table_with_joins,
+                alias,
+            } => {
+                let (mut scope, batch) =
+                    self.joined_source(std::slice::from_ref(table_with_joins), None)?;
+                if let Some(a) = alias {
+                    for c in &mut scope.columns {
+                        c.qualifier = Some(a.name.value.to_ascii_uppercase());
+                    }
+                }
+                Ok((scope, batch))
+            }
+            other => Err(Error::Unsupported(format!("FROM {other}"))),
+        }
+    }
+
+    /// Joins the relations of `from` and applies `selection` (the WHERE clause).
+    pub(crate) fn joined_source(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+    ) -> Result<(Scope, RecordBatch)> {
+        // (relation, how it joins the ones before it, its constraint), as written
+        let mut steps = Vec::new();
+        for twj in from {
+            steps.push((&twj.relation, Kind::Inner, None));
+            for j in &twj.joins {
+                let (kind, c) = kind_of(&j.join_operator)?;
+                steps.push((&j.relation, kind, c));
+            }
+        }
+        let mut rels = Vec::with_capacity(steps.len());
+        for (tf, ..) in &steps {
+            rels.push(self.relation(tf)?);
+        }
+        let mut starts = Vec::with_capacity(rels.len());
+        let mut scope = Scope::default();
+        // ON conditions, bound against the relations before them (as written)
+        let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
+        for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
+            let left_width = scope.columns.len();
+            starts.push(left_width);
+            scope.columns.extend(rscope.columns.iter().cloned());
+            ons.push(match constraint {
+                None | Some(ast::JoinConstraint::None) => None,
+                Some(ast::JoinConstraint::On(e)) => Some(self.bind_expr(e, &scope, None)?),
+                Some(ast::JoinConstraint::Using(cols)) => {
+                    Some(using(&scope, left_width, rscope, cols)?)
+                }
+                Some(other) => {
+                    return Err(Error::Unsupported(format!("the join constraint {other:?}")))
+                }
+            });
+        }
+        let rel_of = |col: usize| starts.partition_point(|&s| s <= col) - 1;
+        let rels_of = |e: &Expr| {
+            let mut cols = Vec::new();
+            e.columns_used(&mut cols);
+            let mut r: Vec<usize> = cols.into_iter().map(rel_of).collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        };
+        let mut conds: Vec<(Expr, Vec<usize>)> = Vec::new();
+        if let Some(w) = selection {
+            let mut parts = Vec::new();
+            conjuncts(w, &mut parts);
+            for p in &parts {
+                let e = self.bind_expr(p, &scope, None)?;
+                let r = rels_of(&e);
+                conds.push((e, r));
+            }
+        }
+        let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
+        let order: Vec<usize> = if inner_only {
+            // an inner join's ON is one more conjunct, and the order is ours to choose
+            for on in ons.iter_mut() {
+                if let Some(e) = on.take() {
+                    let r = rels_of(&e);
+                    conds.push((e, r));
+                }
+            }
+            join_order(&rels, &conds)
+        } else {
+            (0..rels.len()).collect()
+        };
+        // where each original column sits in the joined batch
+        let mut map = vec![0; scope.columns.len()];
+        let mut pos = 0;
+        for &r in &order {
+            for c in 0..rels[r].0.columns.len() {
+                map[starts[r] + c] = pos;
+                pos += 1;
+            }
+        }
+        // a WHERE conjunct may run before the end unless a RIGHT/FULL join could add rows later
+        let early = !steps
+            .iter()
+            .any(|(_, k, _)| matches!(k, Kind::Right | Kind::Full));
+        let mut joined: Vec<usize> = Vec::new();
+        let mut acc: Option<RecordBatch> = None;
+        let mut rels: Vec<Option<RecordBatch>> = rels.into_iter().map(|(_, b)| Some(b)).collect();
+        for &r in &order {
+            joined.push(r);
+            let ready = |rs: &Vec<usize>| rs.iter().all(|x| joined.contains(x));
+            let mut now: Vec<Expr> = Vec::new();
+            if early {
+                conds.retain(|(e, rs)| {
+                    let go = ready(rs);
+                    if go {
+                        now.push(e.remap(&map));
+                    }
+                    !go
+                });
+            }
+            let right = rels[r]
+                .take()
+                .ok_or_else(|| Error::Internal("relation joined twice".into()))?;
+            acc = Some(match acc {
+                None => now.iter().try_fold(right, |b, e| filter_by(&b, e))?,
+                Some(left) => {
+                    let kind = steps[r].1;
+                    let and = |a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b));
+                    let on = ons[r].iter().map(|e| e.remap(&map));
+                    if kind == Kind::Inner {
+                        // WHERE conjuncts ready now filter the pairs as they are made
+                        let on = on.chain(now).reduce(and);
+                        join(&left, &right, kind, on.as_ref())?
+                    } else {
+                        // an outer join first keeps its unmatched rows; WHERE comes after
+                        let b = join(&left, &right, kind, on.reduce(and).as_ref())?;
+                        now.iter().try_fold(b, |b, e| filter_by(&b, e))?
+                    }
+                }
+            });
+        }
+        let mut acc = acc.ok_or_else(|| Error::Unsupported("an empty FROM".into()))?;
+        for (e, _) in conds {
+            acc = filter_by(&acc, &e.remap(&map))?;
+        }
+        // back to the order the FROM clause gives its columns
+        Ok((scope, acc.project(&map)?))
+    }
+}
+
+/// A join order for inner joins: start with a relation that has a filter of its own (the
+/// smallest such), then repeatedly take the smallest relation that a condition connects to
+/// those already joined (the smallest of all if none is), so intermediate results stay small.
+fn join_order(rels: &[(Scope, RecordBatch)], conds: &[(Expr, Vec<usize>)]) -> Vec<usize> {
+    let rows = |r: &usize| rels[*r].1.num_rows();
+    let mut left: Vec<usize> = (0..rels.len()).collect();
+    let mut order = Vec::with_capacity(rels.len());
+    let filtered: Vec<usize> = left
+        .iter()
+        .copied()
+        .filter(|r| conds.iter().any(|(_, rs)| rs.as_slice() == [*r]))
+        .collect();
+    let first = filtered
+        .iter()
+        .min_by_key(|r| rows(r))
+        .or_else(|| left.iter().min_by_key(|r| rows(r)))
+        .copied();
+    let Some(first) = first else { return order };
+    order.push(first);
+    left.retain(|&r| r != first);
+    while !left.is_empty() {
+        let connected = |r: usize| {
+            conds.iter().any(|(_, rs)| {
+                rs.contains(&r) && rs.iter().all(|x| *x == r || order.contains(x)) && rs.len() > 1
+            })
+        };
+        let next = left
+            .iter()
+            .copied()
+            .filter(|&r| connected(r))
+            .min_by_key(|r| rows(r))
+            .or_else(|| left.iter().copied().min_by_key(|r| rows(r)));
+        let Some(next) = next else { break };
+        order.push(next);
+        left.retain(|&r| r != next);
+    }
+    order
+}
+
+/// `USING (c, …)`: equality of each named column of the left side (which must name it once)
+/// and the right side.
+fn using(
+    scope: &Scope,
+    left_width: usize,
+    right: &Scope,
+    cols: &[ast::ObjectName],
+) -> Result<Expr> {
+    let mut cond: Option<Expr> = None;
+    for c in cols {
+        let name = tdlite_parser::object_name_string(c);
+        let find = |cols: &[ScopeColumn], base: usize| -> Result<(usize, bool)> {
+            let hits: Vec<usize> = cols
+                .iter()
+                .enumerate()
+                .filter(|(_, sc)| sc.name.eq_ignore_ascii_case(&name))
+                .map(|(i, _)| i)
+                .collect();
+            match hits.as_slice() {
+                [i] => Ok((base + i, cols[*i].case_specific)),
+                [] => Err(Error::ColumnNotFound(name.clone())),
+                _ => Err(Error::AmbiguousColumn(name.clone())),
+            }
+        };
+        let (l, lcs) = find(&scope.columns[..left_width], 0)?;
+        let (r, rcs) = find(&right.columns, left_width)?;
+        let eq = Expr::Binary(
+            BinOp::Eq,
+            Box::new(Expr::Column {
+                index: l,
+                case_specific: lcs,
+            }),
+            Box::new(Expr::Column {
+                index: r,
+                case_specific: rcs,
+            }),
+        );
+        cond = Some(match cond {
+            None => eq,
+            Some(prev) => Expr::Binary(BinOp::And, Box::new(prev), Box::new(eq)),
+        });
+    }
+    cond.ok_or_else(|| Error::TypeMismatch("USING needs at least one column".into()))
+}
+
+/// Rows `li[k]` of `left` beside rows `ri[k]` of `right`; a NULL index gives a NULL row.
+fn combine(
+    left: &RecordBatch,
+    right: &RecordBatch,
+    li: &UInt32Array,
+    ri: &UInt32Array,
+) -> Result<RecordBatch> {
+    let fields: Vec<Field> = left
+        .schema()
+        .fields()
+        .iter()
+        .chain(right.schema().fields().iter())
+        .map(|f| f.as_ref().clone().with_nullable(true))
+        .collect();
+    let mut cols: Vec<ArrayRef> = Vec::with_capacity(fields.len());
+    for c in left.columns() {
+        cols.push(take(c.as_ref(), li, None)?);
+    }
+    for c in right.columns() {
+        cols.push(take(c.as_ref(), ri, None)?);
+    }
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        cols,
+        &RecordBatchOptions::new().with_row_count(Some(li.len())),
+    )?)
+}
+
+/// One join step: every pair of rows that meets `on` (all pairs without it), then the rows an
+/// outer join keeps without a partner.
+fn join(
+    left: &RecordBatch,
+    right: &RecordBatch,
+    kind: Kind,
+    on: Option<&Expr>,
+) -> Result<RecordBatch> {
+    let (n, m) = (left.num_rows(), right.num_rows());
+    let mut li: Vec<Option<u32>> = Vec::new();
+    let mut ri: Vec<Option<u32>> = Vec::new();
+    let mut left_hit = vec![false; n];
+    let mut right_hit = vec![false; m];
+    let rows_per_chunk = (CHUNK_PAIRS / m.max(1)).max(1);
+    for start in (0..n).step_by(rows_per_chunk) {
+        let end = (start + rows_per_chunk).min(n);
+        let (cl, cr): (Vec<u32>, Vec<u32>) = (start..end)
+            .flat_map(|i| (0..m).map(move |j| (i as u32, j as u32)))
+            .unzip();
+        let keep: Vec<usize> = match on {
+            None => (0..cl.len()).collect(),
+            Some(cond) => {
+                let pairs = combine(
+                    left,
+                    right,
+                    &UInt32Array::from(cl.clone()),
+                    &UInt32Array::from(cr.clone()),
+                )?;
+                let mask = mask_of(&pairs, cond)?;
+                (0..cl.len()).filter(|&k| mask.value(k)).collect()
+            }
+        };
+        for k in keep {
+            left_hit[cl[k] as usize] = true;
+            right_hit[cr[k] as usize] = true;
+            li.push(Some(cl[k]));
+            ri.push(Some(cr[k]));
+        }
+    }
+    if matches!(kind, Kind::Left | Kind::Full) {
+        for (i, _) in left_hit.iter().enumerate().filter(|(_, hit)| !**hit) {
+            li.push(Some(i as u32));
+            ri.push(None);
+        }
+    }
+    if matches!(kind, Kind::Right | Kind::Full) {
+        for (j, _) in right_hit.iter().enumerate().filter(|(_, hit)| !**hit) {
+            li.push(None);
+            ri.push(Some(j as u32));
+        }
+    }
+    combine(left, right, &UInt32Array::from(li), &UInt32Array::from(ri))
+}
