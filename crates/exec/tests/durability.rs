@@ -241,7 +241,8 @@ fn checkpoints_keep_tables_rows_ddl_and_insertion_order() {
 #[test]
 fn concurrent_committers_share_log_syncs() {
     let sim = SimVfs::new(7);
-    sim.set_sync_delay(std::time::Duration::from_millis(2)); // a disk, not RAM
+    // a slow disk: while one sync runs, the other seven committers have 10 ms to queue theirs
+    sim.set_sync_delay(std::time::Duration::from_millis(10));
     let opts = Options {
         vfs: Arc::new(sim.clone()),
         ..Options::default()
@@ -249,7 +250,7 @@ fn concurrent_committers_share_log_syncs() {
     let db = Database::open_with("/db", opts.clone()).unwrap();
     db.session().execute(QUEUE).unwrap();
     let before = sim.syncs();
-    let (threads, per_thread) = (8, 40);
+    let (threads, per_thread) = (8, 20);
     std::thread::scope(|scope| {
         for t in 0..threads {
             let db = db.clone();
