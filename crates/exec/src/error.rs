@@ -104,6 +104,9 @@ pub enum Error {
     /// A CHECK constraint failed (5317).
     #[error("Check constraint violation: Check error in field {0}.")]
     CheckViolation(String),
+    /// A join would produce more rows than tdlite allows for one step (2646).
+    #[error("No more spool space: a join step would produce more than {0} rows.")]
+    SpoolSpace(usize),
     /// A bug: an invariant did not hold (tdlite 9999). Please report it.
     #[error("Internal error: {0}")]
     Internal(String),
@@ -194,6 +197,7 @@ impl Error {
             Error::Unsupported(_) => code(9910),
             Error::CheckViolation(_) => code(5317),
             Error::Internal(_) => code(9999),
+            Error::SpoolSpace(_) => code(2646),
         }
     }
 }

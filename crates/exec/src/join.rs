@@ -5,10 +5,11 @@
 //! Every relation is read first, so the WHERE conjuncts bind once against the scope of the
 //! whole FROM clause (its columns, in order), and name errors are the same whatever the join
 //! order. Relations are then joined left to right by nested loops over chunks of row pairs, with
-//! ON conditions evaluated by Arrow kernels on each chunk. A WHERE conjunct is applied as soon as
-//! every column it names has been joined, unless a RIGHT or FULL join follows (the rows it adds
-//! must still meet the conjunct), so equalities between tables keep the intermediate results
-//! small.
+//! ON conditions evaluated by Arrow kernels on each chunk. When every join is an inner join the
+//! order is chosen greedily and each condition runs as soon as the relations it names are
+//! joined (ON conditions first; WHERE conjuncts once every ON condition has run, so they only
+//! see rows the ONs accept), so equalities between tables keep intermediate results small. With
+//! an outer join the written order stands and WHERE runs on the joined rows.
 //!
 //! Invariants: the joined batch's columns are exactly the scope's columns, in order; a row that
 //! an outer join extends has NULL in every column of the missing side. Unqualified names of
@@ -97,6 +98,17 @@ impl Expr {
     }
 }
 
+/// Splits a bound `a AND b AND c` into its conjuncts.
+fn split_and(e: Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, l, r) => {
+            split_and(*l, out);
+            split_and(*r, out);
+        }
+        other => out.push(other),
+    }
+}
+
 /// Splits `a AND b AND c` into its conjuncts.
 fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     match e {
@@ -170,8 +182,8 @@ impl Exec<'_> {
                         name: renamed
                             .and_then(|c| c.get(i))
                             .map_or_else(|| f.name().clone(), |c| c.name.value.clone()),
-                        case_specific: false,
-                        title: None,
+                        case_specific: f.metadata().contains_key("casespecific"),
+                        title: f.metadata().get("title").cloned(),
                     })
                     .collect();
                 Ok((Scope { columns }, batch))
@@ -199,6 +211,33 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
     ) -> Result<(Scope, RecordBatch)> {
+        let outer = from.iter().flat_map(|t| &t.joins).any(|j| {
+            !matches!(
+                j.join_operator,
+                ast::JoinOperator::Join(_)
+                    | ast::JoinOperator::Inner(_)
+                    | ast::JoinOperator::CrossJoin(_)
+            )
+        });
+        if outer && from.len() > 1 {
+            // `a, b RIGHT JOIN c` is `a × (b ⟖ c)`: each comma item is joined on its own
+            let mut scope = Scope::default();
+            let mut acc: Option<RecordBatch> = None;
+            for twj in from {
+                let (s, b) = self.joined_source(std::slice::from_ref(twj), None)?;
+                scope.columns.extend(s.columns);
+                acc = Some(match acc {
+                    None => b,
+                    Some(a) => join(&a, &b, Kind::Inner, &[])?,
+                });
+            }
+            let mut acc = acc.ok_or_else(|| Error::Unsupported("an empty FROM".into()))?;
+            if let Some(w) = selection {
+                let cond = self.bind_expr(w, &scope, None)?;
+                acc = filter_by(&acc, &cond)?;
+            }
+            return Ok((scope, acc));
+        }
         // (relation, how it joins the ones before it, its constraint), as written
         let mut steps = Vec::new();
         for twj in from {
@@ -240,23 +279,28 @@ impl Exec<'_> {
             r.dedup();
             r
         };
-        let mut conds: Vec<(Expr, Vec<usize>)> = Vec::new();
+        // (condition, the relations it reads, whether it comes from an ON)
+        let mut conds: Vec<(Expr, Vec<usize>, bool)> = Vec::new();
         if let Some(w) = selection {
             let mut parts = Vec::new();
             conjuncts(w, &mut parts);
             for p in &parts {
                 let e = self.bind_expr(p, &scope, None)?;
                 let r = rels_of(&e);
-                conds.push((e, r));
+                conds.push((e, r, false));
             }
         }
         let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
         let order: Vec<usize> = if inner_only {
-            // an inner join's ON is one more conjunct, and the order is ours to choose
+            // an inner join's ON conjuncts are conditions like WHERE's, and the order is ours
             for on in ons.iter_mut() {
+                let mut parts = Vec::new();
                 if let Some(e) = on.take() {
+                    split_and(e, &mut parts);
+                }
+                for e in parts {
                     let r = rels_of(&e);
-                    conds.push((e, r));
+                    conds.push((e, r, true));
                 }
             }
             join_order(&rels, &conds)
@@ -272,10 +316,10 @@ impl Exec<'_> {
                 pos += 1;
             }
         }
-        // a WHERE conjunct may run before the end unless a RIGHT/FULL join could add rows later
-        let early = !steps
-            .iter()
-            .any(|(_, k, _)| matches!(k, Kind::Right | Kind::Full));
+        // Conditions run as soon as their relations are joined, ON conditions first; a WHERE
+        // conjunct waits until every ON condition has run (it only sees rows they accept). With
+        // outer joins the written order stands and WHERE runs at the end.
+        let early = inner_only;
         let mut joined: Vec<usize> = Vec::new();
         let mut acc: Option<RecordBatch> = None;
         let mut rels: Vec<Option<RecordBatch>> = rels.into_iter().map(|(_, b)| Some(b)).collect();
@@ -284,13 +328,18 @@ impl Exec<'_> {
             let ready = |rs: &Vec<usize>| rs.iter().all(|x| joined.contains(x));
             let mut now: Vec<Expr> = Vec::new();
             if early {
-                conds.retain(|(e, rs)| {
-                    let go = ready(rs);
-                    if go {
-                        now.push(e.remap(&map));
+                for pass_on in [true, false] {
+                    if !pass_on && conds.iter().any(|(_, _, on)| *on) {
+                        break; // ON conditions still to come
                     }
-                    !go
-                });
+                    conds.retain(|(e, rs, on)| {
+                        let go = *on == pass_on && ready(rs);
+                        if go {
+                            now.push(e.remap(&map));
+                        }
+                        !go
+                    });
+                }
             }
             let right = rels[r]
                 .take()
@@ -302,19 +351,21 @@ impl Exec<'_> {
                     let and = |a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b));
                     let on = ons[r].iter().map(|e| e.remap(&map));
                     if kind == Kind::Inner {
-                        // WHERE conjuncts ready now filter the pairs as they are made
-                        let on = on.chain(now).reduce(and);
-                        join(&left, &right, kind, on.as_ref())?
+                        // WHERE conjuncts ready now filter the pairs as they are made, after
+                        // the ON condition (so they only see pairs it accepts)
+                        let conds: Vec<Expr> = on.chain(now).collect();
+                        join(&left, &right, kind, &conds)?
                     } else {
                         // an outer join first keeps its unmatched rows; WHERE comes after
-                        let b = join(&left, &right, kind, on.reduce(and).as_ref())?;
+                        let on: Vec<Expr> = on.reduce(and).into_iter().collect();
+                        let b = join(&left, &right, kind, &on)?;
                         now.iter().try_fold(b, |b, e| filter_by(&b, e))?
                     }
                 }
             });
         }
         let mut acc = acc.ok_or_else(|| Error::Unsupported("an empty FROM".into()))?;
-        for (e, _) in conds {
+        for (e, ..) in conds {
             acc = filter_by(&acc, &e.remap(&map))?;
         }
         // back to the order the FROM clause gives its columns
@@ -325,14 +376,14 @@ impl Exec<'_> {
 /// A join order for inner joins: start with a relation that has a filter of its own (the
 /// smallest such), then repeatedly take the smallest relation that a condition connects to
 /// those already joined (the smallest of all if none is), so intermediate results stay small.
-fn join_order(rels: &[(Scope, RecordBatch)], conds: &[(Expr, Vec<usize>)]) -> Vec<usize> {
+fn join_order(rels: &[(Scope, RecordBatch)], conds: &[(Expr, Vec<usize>, bool)]) -> Vec<usize> {
     let rows = |r: &usize| rels[*r].1.num_rows();
     let mut left: Vec<usize> = (0..rels.len()).collect();
     let mut order = Vec::with_capacity(rels.len());
     let filtered: Vec<usize> = left
         .iter()
         .copied()
-        .filter(|r| conds.iter().any(|(_, rs)| rs.as_slice() == [*r]))
+        .filter(|r| conds.iter().any(|(_, rs, _)| rs.as_slice() == [*r]))
         .collect();
     let first = filtered
         .iter()
@@ -344,7 +395,7 @@ fn join_order(rels: &[(Scope, RecordBatch)], conds: &[(Expr, Vec<usize>)]) -> Ve
     left.retain(|&r| r != first);
     while !left.is_empty() {
         let connected = |r: usize| {
-            conds.iter().any(|(_, rs)| {
+            conds.iter().any(|(_, rs, _)| {
                 rs.contains(&r) && rs.iter().all(|x| *x == r || order.contains(x)) && rs.len() > 1
             })
         };
@@ -434,15 +485,23 @@ fn combine(
     )?)
 }
 
-/// One join step: every pair of rows that meets `on` (all pairs without it), then the rows an
-/// outer join keeps without a partner.
+/// The most rows a join step may produce: beyond it the query fails with 2646 rather than
+/// exhaust memory (row indices are u32 as well).
+const MAX_JOIN_ROWS: usize = 50_000_000;
+
+/// One join step: every pair of rows that meets all of `conds` (checked one after another, so
+/// a later condition only sees pairs the earlier ones accepted; all pairs if there are none),
+/// then the rows an outer join keeps without a partner.
 fn join(
     left: &RecordBatch,
     right: &RecordBatch,
     kind: Kind,
-    on: Option<&Expr>,
+    conds: &[Expr],
 ) -> Result<RecordBatch> {
     let (n, m) = (left.num_rows(), right.num_rows());
+    if n > MAX_JOIN_ROWS || m > MAX_JOIN_ROWS {
+        return Err(Error::SpoolSpace(MAX_JOIN_ROWS));
+    }
     let mut li: Vec<Option<u32>> = Vec::new();
     let mut ri: Vec<Option<u32>> = Vec::new();
     let mut left_hit = vec![false; n];
@@ -450,27 +509,32 @@ fn join(
     let rows_per_chunk = (CHUNK_PAIRS / m.max(1)).max(1);
     for start in (0..n).step_by(rows_per_chunk) {
         let end = (start + rows_per_chunk).min(n);
-        let (cl, cr): (Vec<u32>, Vec<u32>) = (start..end)
+        let (mut cl, mut cr): (Vec<u32>, Vec<u32>) = (start..end)
             .flat_map(|i| (0..m).map(move |j| (i as u32, j as u32)))
             .unzip();
-        let keep: Vec<usize> = match on {
-            None => (0..cl.len()).collect(),
-            Some(cond) => {
-                let pairs = combine(
-                    left,
-                    right,
-                    &UInt32Array::from(cl.clone()),
-                    &UInt32Array::from(cr.clone()),
-                )?;
-                let mask = mask_of(&pairs, cond)?;
-                (0..cl.len()).filter(|&k| mask.value(k)).collect()
+        for cond in conds {
+            if cl.is_empty() {
+                break;
             }
-        };
-        for k in keep {
-            left_hit[cl[k] as usize] = true;
-            right_hit[cr[k] as usize] = true;
-            li.push(Some(cl[k]));
-            ri.push(Some(cr[k]));
+            let pairs = combine(
+                left,
+                right,
+                &UInt32Array::from(cl.clone()),
+                &UInt32Array::from(cr.clone()),
+            )?;
+            let mask = mask_of(&pairs, cond)?;
+            let keep: Vec<usize> = (0..cl.len()).filter(|&k| mask.value(k)).collect();
+            cl = keep.iter().map(|&k| cl[k]).collect();
+            cr = keep.iter().map(|&k| cr[k]).collect();
+        }
+        if li.len() + cl.len() > MAX_JOIN_ROWS {
+            return Err(Error::SpoolSpace(MAX_JOIN_ROWS));
+        }
+        for (l, r) in cl.into_iter().zip(cr) {
+            left_hit[l as usize] = true;
+            right_hit[r as usize] = true;
+            li.push(Some(l));
+            ri.push(Some(r));
         }
     }
     if matches!(kind, Kind::Left | Kind::Full) {
@@ -484,6 +548,9 @@ fn join(
             li.push(None);
             ri.push(Some(j as u32));
         }
+    }
+    if li.len() > MAX_JOIN_ROWS {
+        return Err(Error::SpoolSpace(MAX_JOIN_ROWS));
     }
     combine(left, right, &UInt32Array::from(li), &UInt32Array::from(ri))
 }

@@ -285,8 +285,16 @@ impl Exec<'_> {
                 a
             };
             let mut f = Field::new(name, a.data_type().clone(), true);
+            let mut meta = std::collections::HashMap::new();
             if let Some(t) = title {
-                f = f.with_metadata([("title".to_string(), t.clone())]);
+                meta.insert("title".to_string(), t.clone());
+            }
+            if expr.case_specific() {
+                // a derived table over this query compares the column case-specifically too
+                meta.insert("casespecific".to_string(), "Y".to_string());
+            }
+            if !meta.is_empty() {
+                f = f.with_metadata(meta);
             }
             fields.push(f);
             arrays.push(a);
