@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr, Func};
 use arrow::array::{
-    new_null_array, Array, ArrayRef, Decimal128Array, Float64Array, Int32Array, Int64Array,
-    IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
+    new_null_array, Array, ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array,
+    Int64Array, IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
 };
 use arrow::datatypes::{DataType, IntervalMonthDayNano};
 use sqlparser::ast;
@@ -37,7 +37,7 @@ pub struct Scope {
 }
 
 impl Scope {
-    fn resolve(&self, qualifier: Option<&str>, name: &str) -> Result<Option<usize>> {
+    pub(crate) fn resolve(&self, qualifier: Option<&str>, name: &str) -> Result<Option<usize>> {
         let mut found = None;
         for (i, c) in self.columns.iter().enumerate() {
             let q_ok = match qualifier {
@@ -439,8 +439,31 @@ impl Exec<'_> {
                 ..
             } => {
                 let v = b(expr, self)?;
-                let items = self.subquery_values(q)?;
-                Expr::InList(Box::new(v), items, *negated)
+                match self.subquery_values(q) {
+                    Ok(items) => Expr::InList(Box::new(v), items, *negated),
+                    Err(Error::ColumnNotFound(c)) => self
+                        .correlated(|ex, row| {
+                            let items = ex.subquery_values(q)?;
+                            Expr::InList(Box::new(v.clone()), items, *negated).eval(row)
+                        })?
+                        .ok_or(Error::ColumnNotFound(c))?,
+                    Err(e) => return Err(e),
+                }
+            }
+            ast::Expr::Exists { subquery, negated } => {
+                let exists = |ex: &mut Self| -> Result<ArrayRef> {
+                    let rows = ex.run_query(subquery)?;
+                    Ok(Arc::new(BooleanArray::from(vec![
+                        (rows.num_rows() > 0) != *negated,
+                    ])))
+                };
+                match exists(self) {
+                    Ok(a) => one(a),
+                    Err(Error::ColumnNotFound(c)) => self
+                        .correlated(|ex, _| exists(ex))?
+                        .ok_or(Error::ColumnNotFound(c))?,
+                    Err(e) => return Err(e),
+                }
             }
             ast::Expr::Like {
                 negated,
@@ -491,10 +514,13 @@ impl Exec<'_> {
                 trim_what: None,
                 trim_characters: None,
             } => Expr::Func(Func::Trim, vec![b(expr, self)?]),
-            ast::Expr::Subquery(q) => {
-                let a = self.scalar_subquery(q)?;
-                one(a)
-            }
+            ast::Expr::Subquery(q) => match self.scalar_subquery(q) {
+                Ok(a) => one(a),
+                Err(Error::ColumnNotFound(c)) => self
+                    .correlated(|ex, _| ex.scalar_subquery(q))?
+                    .ok_or(Error::ColumnNotFound(c))?,
+                Err(e) => return Err(e),
+            },
             ast::Expr::Function(f) => self.bind_function(f, scope, grouping)?,
             other => return Err(Error::Unsupported(format!("the expression '{other}'"))),
         })
@@ -512,6 +538,10 @@ impl Exec<'_> {
             if let Some(a) = self.current(&upper) {
                 return Ok(one(a));
             }
+        }
+        // a correlated subquery reads the enclosing query's current row
+        if let Some(a) = self.outer_value(qualifier, name)? {
+            return Ok(one(a));
         }
         Err(Error::ColumnNotFound(match qualifier {
             Some(q) => format!("{q}.{name}"),

@@ -38,6 +38,7 @@
 //! ```
 
 pub mod bind;
+pub mod correlate;
 pub mod database;
 pub mod ddl;
 pub mod dml;

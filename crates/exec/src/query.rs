@@ -121,8 +121,14 @@ impl Exec<'_> {
         };
         match selection {
             Some(w) => {
-                let cond = self.bind_expr(w, &scope, None)?;
-                let input = filter_by(&input, &cond)?;
+                let width = input.num_columns();
+                let (cond, wide) =
+                    self.with_correlation(&scope, input, |ex| ex.bind_expr(w, &scope, None))?;
+                let mut input = filter_by(&wide, &cond)?;
+                if input.num_columns() > width {
+                    // drop the correlated subqueries' columns again
+                    input = input.project(&(0..width).collect::<Vec<_>>())?;
+                }
                 Ok((scope, input))
             }
             None => Ok((scope, input)),
@@ -157,6 +163,14 @@ impl Exec<'_> {
     }
 
     fn run_select(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
+        // a subquery's own query must not see (or lose) the enclosing binding context
+        let saved = self.corr.take();
+        let result = self.run_select_here(s, order_by);
+        self.corr = saved;
+        result
+    }
+
+    fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
         if s.qualify.is_some() {
             return Err(Error::Unsupported("QUALIFY".into()));
         }
@@ -196,6 +210,10 @@ impl Exec<'_> {
             keys: group_keys.clone(),
             calls: Vec::new(),
         });
+        // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
+        // correlated subquery there can run per row (see `correlate`)
+        let mut input = input;
+        let corr_saved = (!grouped).then(|| self.begin_correlation(&scope, input.clone()));
 
         // select list
         let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new(); // expr, name, title, alias
@@ -256,6 +274,9 @@ impl Exec<'_> {
             });
         }
 
+        if let Some(saved) = corr_saved {
+            input = self.end_correlation(saved)?;
+        }
         // aggregate
         let mut rows = match grouping {
             Some(g) => {

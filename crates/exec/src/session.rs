@@ -162,6 +162,8 @@ impl Session {
             shared: &self.shared,
             now_us: now,
             user: &self.user,
+            outer: Vec::new(),
+            corr: None,
         }
     }
 

@@ -1,0 +1,168 @@
+//! Correlated subqueries: a subquery that names a column of the query around it is run once
+//! per row of that query, with the row's values standing in for the outer columns.
+//!
+//! While a clause is bound over a batch that is already known (WHERE over the FROM rows, the
+//! select list and ORDER BY over the filtered rows of a query without GROUP BY), `Exec::corr`
+//! holds that batch. A subquery that fails to bind on its own with 3810 is then run for each row
+//! (`Exec::correlated`): the row is pushed on `Exec::outer`, where `bind_column` looks when a
+//! name is not in the subquery's own scope, and the per-row results become one more column of
+//! the batch, which the bound expression reads.
+//!
+//! Invariant: the columns added to a batch are aligned with its rows, and the caller widens the
+//! batch with them before evaluating anything bound while `corr` was set.
+
+use crate::bind::Scope;
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::Expr;
+use arrow::array::{ArrayRef, BooleanArray};
+use arrow::compute::concat;
+use arrow::datatypes::Field;
+use arrow::record_batch::RecordBatch;
+use std::sync::Arc;
+
+/// One row of an enclosing query, for a subquery run on its behalf.
+pub struct OuterRow {
+    scope: Arc<Scope>,
+    batch: RecordBatch,
+    row: usize,
+}
+
+/// The batch being bound over, and the per-row columns correlated subqueries added to it.
+pub struct Correlation {
+    scope: Arc<Scope>,
+    batch: RecordBatch,
+    extra: Vec<ArrayRef>,
+}
+
+impl Exec<'_> {
+    /// Lets correlated subqueries be bound while `batch` (rows of `scope`) is known; returns
+    /// `f`'s result and the batch widened by their columns.
+    pub(crate) fn with_correlation<T>(
+        &mut self,
+        scope: &Scope,
+        batch: RecordBatch,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(T, RecordBatch)> {
+        let saved = self.begin_correlation(scope, batch);
+        let result = f(self);
+        let batch = self.end_correlation(saved);
+        Ok((result?, batch?))
+    }
+
+    /// Starts binding over `batch`; returns the context to restore.
+    pub(crate) fn begin_correlation(
+        &mut self,
+        scope: &Scope,
+        batch: RecordBatch,
+    ) -> Option<Correlation> {
+        self.corr.replace(Correlation {
+            scope: Arc::new(scope.clone()),
+            batch,
+            extra: Vec::new(),
+        })
+    }
+
+    /// Ends binding over the batch given to `begin_correlation`: restores `saved` and returns
+    /// the batch widened by the columns correlated subqueries added.
+    pub(crate) fn end_correlation(&mut self, saved: Option<Correlation>) -> Result<RecordBatch> {
+        let c = std::mem::replace(&mut self.corr, saved)
+            .ok_or_else(|| Error::Internal("correlation context lost".into()))?;
+        if c.extra.is_empty() {
+            return Ok(c.batch);
+        }
+        let mut fields: Vec<Field> = c
+            .batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        let mut cols = c.batch.columns().to_vec();
+        for (i, a) in c.extra.into_iter().enumerate() {
+            fields.push(Field::new(
+                format!("__subquery{i}"),
+                a.data_type().clone(),
+                true,
+            ));
+            cols.push(a);
+        }
+        Ok(RecordBatch::try_new_with_options(
+            Arc::new(arrow::datatypes::Schema::new(fields)),
+            cols,
+            &arrow::record_batch::RecordBatchOptions::new()
+                .with_row_count(Some(c.batch.num_rows())),
+        )?)
+    }
+
+    /// The value of a name in the rows of enclosing queries, innermost first.
+    pub(crate) fn outer_value(
+        &self,
+        qualifier: Option<&str>,
+        name: &str,
+    ) -> Result<Option<ArrayRef>> {
+        for o in self.outer.iter().rev() {
+            if let Some(i) = o.scope.resolve(qualifier, name)? {
+                return Ok(Some(o.batch.column(i).slice(o.row, 1)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Runs `each` once per row of the batch being bound (with that row as the outer row and as
+    /// a one-row batch), and returns a reference to the column of results; `None` when no batch
+    /// is known (the subquery then cannot be correlated here).
+    pub(crate) fn correlated(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &RecordBatch) -> Result<ArrayRef>,
+    ) -> Result<Option<Expr>> {
+        let Some(mut c) = self.corr.take() else {
+            return Ok(None);
+        };
+        let mut parts: Vec<ArrayRef> = Vec::with_capacity(c.batch.num_rows());
+        let mut failed = None;
+        for row in 0..c.batch.num_rows() {
+            self.outer.push(OuterRow {
+                scope: c.scope.clone(),
+                batch: c.batch.clone(),
+                row,
+            });
+            let r = each(self, &c.batch.slice(row, 1));
+            self.outer.pop();
+            match r {
+                Ok(v) => parts.push(v),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let column = match failed {
+            Some(e) => {
+                self.corr = Some(c);
+                return Err(e);
+            }
+            None if parts.is_empty() => {
+                Arc::new(BooleanArray::from(Vec::<bool>::new())) as ArrayRef
+            }
+            None => {
+                let refs: Vec<&dyn arrow::array::Array> =
+                    parts.iter().map(|a| a.as_ref()).collect();
+                match concat(&refs) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        self.corr = Some(c);
+                        return Err(e.into());
+                    }
+                }
+            }
+        };
+        let index = c.batch.num_columns() + c.extra.len();
+        c.extra.push(column);
+        self.corr = Some(c);
+        Ok(Some(Expr::Column {
+            index,
+            case_specific: false,
+        }))
+    }
+}
