@@ -15,7 +15,7 @@ use crate::bind::Scope;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::Expr;
-use arrow::array::{ArrayRef, BooleanArray};
+use arrow::array::{new_null_array, ArrayRef};
 use arrow::compute::concat;
 use arrow::datatypes::Field;
 use arrow::record_batch::RecordBatch;
@@ -119,15 +119,33 @@ impl Exec<'_> {
         let Some(mut c) = self.corr.take() else {
             return Ok(None);
         };
-        let mut parts: Vec<ArrayRef> = Vec::with_capacity(c.batch.num_rows());
+        // With no rows the subquery still runs once, over a row of NULLs: its name errors
+        // surface and its result type is known (the empty column must have it).
+        let empty = c.batch.num_rows() == 0;
+        let rows = if empty {
+            let nulls = c
+                .batch
+                .columns()
+                .iter()
+                .map(|a| new_null_array(a.data_type(), 1))
+                .collect();
+            RecordBatch::try_new_with_options(
+                c.batch.schema(),
+                nulls,
+                &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
+            )?
+        } else {
+            c.batch.clone()
+        };
+        let mut parts: Vec<ArrayRef> = Vec::with_capacity(rows.num_rows());
         let mut failed = None;
-        for row in 0..c.batch.num_rows() {
+        for row in 0..rows.num_rows() {
             self.outer.push(OuterRow {
                 scope: c.scope.clone(),
-                batch: c.batch.clone(),
+                batch: rows.clone(),
                 row,
             });
-            let r = each(self, &c.batch.slice(row, 1));
+            let r = each(self, &rows.slice(row, 1));
             self.outer.pop();
             match r {
                 Ok(v) => parts.push(v),
@@ -142,9 +160,7 @@ impl Exec<'_> {
                 self.corr = Some(c);
                 return Err(e);
             }
-            None if parts.is_empty() => {
-                Arc::new(BooleanArray::from(Vec::<bool>::new())) as ArrayRef
-            }
+            None if empty => parts[0].slice(0, 0),
             None => {
                 let refs: Vec<&dyn arrow::array::Array> =
                     parts.iter().map(|a| a.as_ref()).collect();
