@@ -49,6 +49,7 @@ pub mod join;
 pub mod query;
 pub mod result;
 pub mod session;
+pub mod setops;
 mod wait;
 
 pub use database::Database;

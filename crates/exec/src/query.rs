@@ -73,10 +73,11 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
     }
 }
 
-struct SortKey {
-    expr: Expr,
-    descending: bool,
-    nulls_first: bool,
+/// One ORDER BY key.
+pub(crate) struct SortKey {
+    pub(crate) expr: Expr,
+    pub(crate) descending: bool,
+    pub(crate) nulls_first: bool,
 }
 
 impl Exec<'_> {
@@ -146,11 +147,6 @@ impl Exec<'_> {
         if q.limit_clause.is_some() || q.fetch.is_some() {
             return Err(Error::Unsupported("LIMIT/FETCH (use TOP n)".into()));
         }
-        let select = match q.body.as_ref() {
-            ast::SetExpr::Select(s) => s,
-            ast::SetExpr::Query(inner) if q.order_by.is_none() => return self.run_query(inner),
-            other => return Err(Error::Unsupported(format!("the query form {other}"))),
-        };
         let order_by: &[ast::OrderByExpr] = match &q.order_by {
             None => &[],
             Some(ast::OrderBy {
@@ -159,10 +155,19 @@ impl Exec<'_> {
             }) => v,
             Some(_) => return Err(Error::Unsupported("ORDER BY ALL".into())),
         };
-        self.run_select(select, order_by)
+        match q.body.as_ref() {
+            ast::SetExpr::Select(s) => self.run_select(s, order_by),
+            ast::SetExpr::Query(inner) if q.order_by.is_none() => self.run_query(inner),
+            body @ ast::SetExpr::SetOperation { .. } => self.run_set_query(body, order_by),
+            other => Err(Error::Unsupported(format!("the query form {other}"))),
+        }
     }
 
-    fn run_select(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
+    pub(crate) fn run_select(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+    ) -> Result<Rows> {
         // a subquery's own query must not see (or lose) the enclosing binding context
         let saved = self.corr.take();
         let result = self.run_select_here(s, order_by);
@@ -220,9 +225,6 @@ impl Exec<'_> {
         for item in &s.projection {
             match item {
                 ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
-                    if grouping.is_some() {
-                        return Err(Error::NotInGroup);
-                    }
                     let want = match item {
                         ast::SelectItem::QualifiedWildcard(k, _) => {
                             Some(k.to_string().trim_end_matches(".*").to_ascii_uppercase())
@@ -236,15 +238,25 @@ impl Exec<'_> {
                         {
                             continue;
                         }
-                        items.push((
-                            Expr::Column {
+                        let expr = match grouping.as_mut() {
+                            None => Expr::Column {
                                 index: i,
                                 case_specific: c.case_specific,
                             },
-                            c.name.clone(),
-                            c.title.clone(),
-                            None,
-                        ));
+                            // grouped: each column must be a GROUP BY key (else 3504)
+                            Some(g) => {
+                                let name = ast::Ident::new(c.name.clone());
+                                let e = match &c.qualifier {
+                                    Some(q) => ast::Expr::CompoundIdentifier(vec![
+                                        ast::Ident::new(q.clone()),
+                                        name,
+                                    ]),
+                                    None => ast::Expr::Identifier(name),
+                                };
+                                self.bind_expr(&e, &scope, Some(g))?
+                            }
+                        };
+                        items.push((expr, c.name.clone(), c.title.clone(), None));
                     }
                 }
                 ast::SelectItem::UnnamedExpr(e) => {
@@ -475,7 +487,7 @@ pub fn mask_of(batch: &RecordBatch, cond: &Expr) -> Result<BooleanArray> {
     Ok(b.iter().map(|v| Some(v == Some(true))).collect())
 }
 
-fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
+pub(crate) fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
     let mut cols = Vec::with_capacity(keys.len());
     for k in keys {
         let mut v = k.expr.eval(batch)?;
