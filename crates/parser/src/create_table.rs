@@ -234,6 +234,8 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
             cur.expect_word("VARCHAR")?;
             DataType::VarChar(64000)
         }
+        // tdlite extension for scripts from SQLite/PostgreSQL: TEXT is LONG VARCHAR
+        "TEXT" => DataType::VarChar(64000),
         "DATE" => DataType::Date,
         "TIME" => {
             let p = paren_number(cur)?.unwrap_or(6);
