@@ -516,22 +516,31 @@ pub(crate) fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<Record
     crate::expr::take_batch(batch, idx.values())
 }
 
+/// Each row's comparison key by DISTINCT's rules (trailing blanks ignored, case-blind unless
+/// CASESPECIFIC, NULLs equal).
+pub(crate) fn row_keys(batch: &RecordBatch, case_specific: &[bool]) -> Vec<RowKey> {
+    (0..batch.num_rows())
+        .map(|i| {
+            RowKey(
+                batch
+                    .columns()
+                    .iter()
+                    .zip(case_specific)
+                    .map(|(c, cs)| normalize_for_key(&value_at(c.as_ref(), i), *cs))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> {
     let mut seen = std::collections::HashSet::new();
-    let mut keep = Vec::new();
-    for i in 0..batch.num_rows() {
-        let key = RowKey(
-            batch
-                .columns()
-                .iter()
-                .zip(case_specific)
-                .map(|(c, cs)| normalize_for_key(&value_at(c.as_ref(), i), *cs))
-                .collect(),
-        );
-        if seen.insert(key) {
-            keep.push(i as u32);
-        }
-    }
+    let keep: Vec<u32> = row_keys(batch, case_specific)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, k)| seen.insert(k.clone()))
+        .map(|(i, _)| i as u32)
+        .collect();
     crate::expr::take_batch(batch, &keep)
 }
 

@@ -12,7 +12,7 @@ use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{cast_to_arrow, take_batch, Expr};
-use crate::query::{sort_batch, SortKey};
+use crate::query::{row_keys, sort_batch, SortKey};
 use crate::result::Rows;
 use arrow::array::ArrayRef;
 use arrow::compute::concat_batches;
@@ -21,7 +21,7 @@ use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
-use tdlite_storage::types::{normalize_for_key, value_at, RowKey};
+use tdlite_storage::types::RowKey;
 
 impl Exec<'_> {
     /// Runs a query whose body is a set operation, then its ORDER BY.
@@ -105,22 +105,6 @@ impl Exec<'_> {
     }
 }
 
-/// Each row's comparison key, by DISTINCT's rules.
-fn keys(batch: &RecordBatch, case_specific: &[bool]) -> Vec<RowKey> {
-    (0..batch.num_rows())
-        .map(|i| {
-            RowKey(
-                batch
-                    .columns()
-                    .iter()
-                    .zip(case_specific)
-                    .map(|(c, cs)| normalize_for_key(&value_at(c.as_ref(), i), *cs))
-                    .collect(),
-            )
-        })
-        .collect()
-}
-
 fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Result<Rows> {
     let left = concat_batches(&l.schema, &l.batches)?;
     let right = concat_batches(&r.schema, &r.batches)?;
@@ -162,8 +146,8 @@ fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Result<Rows> {
         .iter()
         .map(|f| f.metadata().contains_key("casespecific"))
         .collect();
-    let lkeys = keys(&left, &cs);
-    let rkeys = keys(&right, &cs);
+    let lkeys = row_keys(&left, &cs);
+    let rkeys = row_keys(&right, &cs);
     let mut rcount: HashMap<&RowKey, usize> = HashMap::new();
     for k in &rkeys {
         *rcount.entry(k).or_default() += 1;

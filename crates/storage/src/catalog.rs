@@ -199,6 +199,26 @@ impl Catalog {
         schema: TableSchema,
         creator: TxnId,
     ) -> Result<Arc<Table>, StorageError> {
+        self.insert(None, schema, creator)
+    }
+
+    /// Creates a table under a known id (recovery).
+    pub(crate) fn create_with_id(
+        &self,
+        id: u64,
+        schema: TableSchema,
+    ) -> Result<Arc<Table>, StorageError> {
+        self.insert(Some(id), schema, 0)
+    }
+
+    /// Adds a table under `id` (a new one if `None`), refusing a name in use or in another
+    /// transaction's open DROP.
+    fn insert(
+        &self,
+        id: Option<u64>,
+        schema: TableSchema,
+        creator: TxnId,
+    ) -> Result<Arc<Table>, StorageError> {
         let mut tables = self.tables.write();
         let k = key(&schema.name);
         if tables.contains_key(&k) {
@@ -212,26 +232,15 @@ impl Catalog {
         if dropped_by_other {
             return Err(StorageError::WriteConflict(schema.name));
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = match id {
+            Some(id) => {
+                self.next_id.fetch_max(id, Ordering::Relaxed);
+                id
+            }
+            None => self.next_id.fetch_add(1, Ordering::Relaxed) + 1,
+        };
         let table = Arc::new(Table::new(id, schema));
         table.creator.store(creator, Ordering::Release);
-        tables.insert(k, table.clone());
-        Ok(table)
-    }
-
-    /// Creates a table under a known id (recovery).
-    pub(crate) fn create_with_id(
-        &self,
-        id: u64,
-        schema: TableSchema,
-    ) -> Result<Arc<Table>, StorageError> {
-        let mut tables = self.tables.write();
-        let k = key(&schema.name);
-        if tables.contains_key(&k) {
-            return Err(StorageError::TableExists(schema.name));
-        }
-        self.next_id.fetch_max(id, Ordering::Relaxed);
-        let table = Arc::new(Table::new(id, schema));
         tables.insert(k, table.clone());
         Ok(table)
     }
