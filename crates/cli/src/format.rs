@@ -49,6 +49,8 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::EndTransaction => "END TRANSACTION completed.".to_string(),
         StatementKind::Commit => "COMMIT done.".to_string(),
         StatementKind::Lock => "Locking completed.".to_string(),
+        StatementKind::Rollback => "ROLLBACK done.".to_string(),
+        StatementKind::SetSession => "Session mode set.".to_string(),
     };
     format!(" *** {s}")
 }

@@ -2,10 +2,10 @@
 //! clone and share between threads; each thread opens its own [`Session`].
 
 use crate::error::Error;
-use crate::session::Session;
+use crate::session::{Session, SessionMode};
 use crate::wait::Waiters;
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use tdlite_storage::{Options, Outcome, Storage};
 
@@ -15,6 +15,7 @@ pub struct Shared {
     pub storage: Arc<Storage>,
     pub(crate) waiters: Waiters,
     clock: AtomicI64,
+    sessions: AtomicU64,
 }
 
 impl Shared {
@@ -68,6 +69,7 @@ impl Database {
                 storage: Arc::new(storage),
                 waiters: Waiters::default(),
                 clock: AtomicI64::new(0),
+                sessions: AtomicU64::new(0),
             }),
         }
     }
@@ -115,7 +117,15 @@ impl Database {
 
     /// Opens a session (Teradata session mode, user `TDLITE`).
     pub fn session(&self) -> Session {
-        Session::new(self.shared.clone())
+        let id = self.shared.sessions.fetch_add(1, Ordering::Relaxed) + 1;
+        Session::new(self.shared.clone(), id)
+    }
+
+    /// Opens a session in the given mode.
+    pub fn session_in(&self, mode: SessionMode) -> Session {
+        let mut s = self.session();
+        s.set_mode(mode).expect("a new session has no transaction");
+        s
     }
 
     /// Names of all tables, in creation order.
@@ -127,6 +137,12 @@ impl Database {
             .iter()
             .map(|t| t.schema.name.clone())
             .collect()
+    }
+
+    /// Transactions waiting for a table lock or for another transaction's row, and whom they
+    /// wait for (what `HELP LOCKS` shows as WAITING).
+    pub fn lock_waits(&self) -> Vec<tdlite_storage::locks::LockWait> {
+        self.shared.storage.locks.waits()
     }
 
     /// Number of sessions waiting to consume from `table` (0 if there is no such table).

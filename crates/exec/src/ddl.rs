@@ -213,13 +213,15 @@ impl Exec<'_> {
         })
     }
 
-    /// CREATE TABLE. `text` is the statement as written (kept for SHOW TABLE); `default_set`
-    /// is the session mode's default table kind.
+    /// CREATE TABLE. `text` is the statement as written (kept for SHOW TABLE); `ansi` picks
+    /// the session mode's defaults (teradata-reference.md §2.3): Teradata mode makes SET
+    /// tables and NOT CASESPECIFIC character columns, ANSI mode MULTISET and CASESPECIFIC.
     ///
     /// # Errors
     /// 3803 if the table exists, 9903 for a queue-rule violation, 3706-class errors for bad
     /// column definitions, 9910 for unsupported types.
-    pub fn create_table(&mut self, ct: &CreateTable, text: &str, default_set: bool) -> Result<()> {
+    pub fn create_table(&mut self, ct: &CreateTable, text: &str, ansi: bool) -> Result<()> {
+        let default_set = !ansi;
         if ct.queue {
             check_queue_rules(ct)?;
         }
@@ -246,7 +248,7 @@ impl Exec<'_> {
                 ty,
                 nullable: !c.not_null,
                 default,
-                case_specific: c.case_specific.unwrap_or(false),
+                case_specific: c.case_specific.unwrap_or(ansi),
                 uppercase: c.uppercase,
                 title: c.title.clone(),
                 format: c.format.clone(),

@@ -401,13 +401,19 @@ impl Exec<'_> {
     }
 
     /// Takes the oldest row of a queue table (own uncommitted inserts included) and projects
-    /// it; `None` if there is none.
+    /// it; `None` if there is none. If another transaction holds a conflicting table lock,
+    /// waits for it when `wait_for_lock`, else fails with 7423.
     ///
     /// # Errors
-    /// Evaluation errors of the select list (the row is then still claimed by the transaction,
-    /// whose failure returns it to the queue).
-    pub fn try_consume(&mut self, table: &Arc<Table>, list: &ConsumeList) -> Result<Option<Rows>> {
-        let Some((_, values)) = self.txn.consume(table) else {
+    /// Lock errors; evaluation errors of the select list (the row is then still claimed by
+    /// the transaction, whose failure returns it to the queue).
+    pub fn try_consume(
+        &mut self,
+        table: &Arc<Table>,
+        list: &ConsumeList,
+        wait_for_lock: bool,
+    ) -> Result<Option<Rows>> {
+        let Some((_, values)) = self.txn.consume(table, wait_for_lock)? else {
             return Ok(None);
         };
         let cols = table

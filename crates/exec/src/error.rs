@@ -98,6 +98,19 @@ pub enum Error {
     /// A DDL statement inside an explicit transaction that is not followed by ET (3932).
     #[error("Only an ET or null statement is legal after a DDL Statement.")]
     DdlNotLast,
+    /// In ANSI mode a DDL statement must be the last before COMMIT (3722).
+    #[error("Only a COMMIT WORK or null statement is legal after a DDL Statement.")]
+    DdlNotLastAnsi,
+    /// BT or ET in an ANSI mode session (tdlite 9917; Teradata's number is unknown).
+    #[error(
+        "BEGIN TRANSACTION and END TRANSACTION are not allowed in ANSI session mode; use COMMIT."
+    )]
+    BtEtInAnsiMode,
+    /// SET SESSION TRANSACTION while a transaction is open (tdlite 9918).
+    #[error(
+        "The session mode can change only between transactions; COMMIT, ET or ROLLBACK first."
+    )]
+    ModeChangeInTransaction,
     /// A statement tdlite parses but does not run yet (tdlite 9910).
     #[error("{0} is not supported by tdlite yet.")]
     Unsupported(String),
@@ -153,6 +166,22 @@ fn retryable(number: u32) -> ErrorCode {
 }
 
 impl Error {
+    /// True if this error rolls back the whole transaction even in ANSI mode, where other
+    /// errors undo only the failing request: a deadlock, a NOWAIT refusal, a failed commit,
+    /// a dropped queue, an explicit ABORT.
+    pub fn ends_transaction(&self) -> bool {
+        matches!(
+            self,
+            Error::Storage(
+                StorageError::Deadlock(_)
+                    | StorageError::LockNowait(_)
+                    | StorageError::WriteConflict(_)
+                    | StorageError::Io(_)
+            ) | Error::QueueDropped(_)
+                | Error::UserAbort
+        )
+    }
+
     /// The error's Teradata (or tdlite) number.
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -164,7 +193,11 @@ impl Error {
                 StorageError::DuplicatePrimaryKey(_) => code(2801),
                 StorageError::DuplicateUniqueKey(_) => code(2803),
                 StorageError::NotNull(_) => code(3811),
-                StorageError::WriteConflict(_) => retryable(2631),
+                StorageError::WriteConflict(_)
+                | StorageError::Deadlock(_)
+                | StorageError::RowBusy { .. }
+                | StorageError::RowChanged(_) => retryable(2631),
+                StorageError::LockNowait(_) => retryable(7423),
                 StorageError::BadValue { .. } => code(3996),
                 StorageError::TransactionEnded => code(9999),
                 StorageError::Io(_) => code(9914),
@@ -194,6 +227,9 @@ impl Error {
             Error::BtNotFirst => code(9912),
             Error::UserAbort => code(3514),
             Error::DdlNotLast => code(3932),
+            Error::DdlNotLastAnsi => code(3722),
+            Error::BtEtInAnsiMode => code(9917),
+            Error::ModeChangeInTransaction => code(9918),
             Error::Unsupported(_) => code(9910),
             Error::CheckViolation(_) => code(5317),
             Error::Internal(_) => code(9999),

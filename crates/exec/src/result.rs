@@ -68,6 +68,10 @@ pub enum StatementKind {
     Show,
     /// A LOCKING modifier alone.
     Lock,
+    /// ROLLBACK / ABORT in ANSI mode (in Teradata mode they report 3514 instead).
+    Rollback,
+    /// SET SESSION TRANSACTION.
+    SetSession,
 }
 
 /// The result of one statement.

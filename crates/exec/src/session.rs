@@ -1,13 +1,27 @@
-//! Sessions: Teradata session mode transactions, request execution, and the consume wait.
+//! Sessions: transactions in Teradata or ANSI session mode, request execution, statement
+//! restarts after a write conflict, and the consume wait.
 //!
 //! Teradata mode (teradata-reference.md §2.4): a request outside `BT … ET` is one implicit
 //! transaction; any failure rolls back the whole transaction (explicit or implicit) and the
 //! request's results are discarded; `ROLLBACK`/`ABORT` roll back and report 3514; `COMMIT` is an
 //! error (9911, and the transaction is rolled back); after a DDL statement inside `BT` only
-//! `ET` may follow (3932). Dropping a session rolls back its open transaction.
+//! `ET` may follow (3932).
 //!
-//! Invariant: whenever a transaction ends, its [`tdlite_storage::Outcome`] is published so that
-//! waiting consumers of queues that gained rows are woken.
+//! ANSI mode: the first request starts a transaction that runs until `COMMIT` or
+//! `ROLLBACK`/`ABORT`; a failing request undoes only itself (a savepoint taken when it starts),
+//! except a deadlock (2631), a NOWAIT lock refusal (7423), a failed DDL statement or a failed
+//! commit, which roll back the whole transaction; `BT`/`ET` are errors (9917); after DDL only
+//! `COMMIT` may follow (3722). Tables default to MULTISET and character columns to
+//! CASESPECIFIC. `SET SESSION TRANSACTION ANSI|BTET` switches modes between transactions.
+//!
+//! Write conflicts: a statement that finds a row changed by another open transaction is undone
+//! to its savepoint, waits for that transaction to end (deadlocks are detected), and runs again
+//! on fresh data; one that finds a row changed by a transaction that committed after it read
+//! runs again at once. Dropping a session rolls back its open transaction.
+//!
+//! Invariant: whenever a transaction ends or rolls back to a savepoint, its
+//! [`tdlite_storage::Outcome`] is published so that waiting consumers of queues that gained
+//! rows are woken.
 
 use crate::database::Shared;
 use crate::error::{Error, PositionedError, Result};
@@ -19,11 +33,24 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tdlite_parser::{parse_request, Consume, Spanned, Statement};
 use tdlite_storage::table::Table;
-use tdlite_storage::Transaction;
+use tdlite_storage::transaction::Savepoint;
+use tdlite_storage::{StorageError, Transaction};
+
+/// How transactions begin and end in a session (teradata-reference.md §2.3–2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SessionMode {
+    /// Teradata ("BTET") mode, the default: implicit transactions per request, `BT … ET`.
+    #[default]
+    Teradata,
+    /// ANSI mode: a transaction runs until `COMMIT` or `ROLLBACK`.
+    Ansi,
+}
 
 /// A connection-like handle: one open transaction at a time, used from one thread.
 pub struct Session {
     shared: Arc<Shared>,
+    id: u64,
+    mode: SessionMode,
     txn: Option<Transaction>,
     bt_depth: u32,
     ddl_in_bt: bool,
@@ -33,9 +60,11 @@ pub struct Session {
 }
 
 impl Session {
-    pub(crate) fn new(shared: Arc<Shared>) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>, id: u64) -> Self {
         Session {
             shared,
+            id,
+            mode: SessionMode::Teradata,
             txn: None,
             bt_depth: 0,
             ddl_in_bt: false,
@@ -43,6 +72,28 @@ impl Session {
             cancel: CancelHandle::default(),
             user: "TDLITE".to_string(),
         }
+    }
+
+    /// This session's number (unique in its database; `HELP LOCKS` shows it).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The session mode.
+    pub fn mode(&self) -> SessionMode {
+        self.mode
+    }
+
+    /// Switches the session mode, as `SET SESSION TRANSACTION ANSI|BTET` does.
+    ///
+    /// # Errors
+    /// 9918 if a transaction is open (end it first).
+    pub fn set_mode(&mut self, mode: SessionMode) -> Result<()> {
+        if self.txn.is_some() || self.bt_depth > 0 {
+            return Err(Error::ModeChangeInTransaction);
+        }
+        self.mode = mode;
+        Ok(())
     }
 
     /// Bounds how long `SELECT AND CONSUME` waits on an empty queue (`None`: forever, as in
@@ -56,9 +107,10 @@ impl Session {
         self.cancel.clone()
     }
 
-    /// True while an explicit `BT` transaction is open.
+    /// True while a transaction is open that a later request continues: `BT` in Teradata
+    /// mode, any started transaction in ANSI mode.
     pub fn in_explicit_transaction(&self) -> bool {
-        self.bt_depth > 0
+        self.bt_depth > 0 || (self.mode == SessionMode::Ansi && self.txn.is_some())
     }
 
     /// Executes one request (one or more statements separated by `;`) and returns one result
@@ -67,7 +119,8 @@ impl Session {
     /// # Errors
     /// The first failing statement's error, with its position and statement number. In
     /// Teradata mode the whole transaction has then been rolled back and no result of the
-    /// request is returned.
+    /// request is returned; in ANSI mode only the request was undone, unless the error says
+    /// the transaction was (2631, 7423, a failed DDL statement or commit).
     pub fn execute(
         &mut self,
         sql: &str,
@@ -80,16 +133,23 @@ impl Session {
             }
             Err(e) => {
                 let location = Some(e.location);
-                self.abort();
+                self.fail_request(None, false);
+                let error = match (self.mode, &e.kind) {
+                    // the same rule has its own number in ANSI mode
+                    (SessionMode::Ansi, tdlite_parser::ParseErrorKind::DdlNotLast) => {
+                        Error::DdlNotLastAnsi
+                    }
+                    _ => e.into(),
+                };
                 return Err(PositionedError {
-                    error: e.into(),
+                    error,
                     location,
                     statement: 1,
                 });
             }
         };
         if let Err((error, i)) = check_request(&stmts) {
-            self.abort();
+            self.fail_request(None, false);
             return Err(PositionedError {
                 error,
                 location: Some(stmts[i].location),
@@ -97,12 +157,23 @@ impl Session {
             });
         }
         let now = self.shared.request_timestamp();
+        // ANSI mode: the request's savepoint (a request undoes only itself)
+        let mut request_start = match self.mode {
+            SessionMode::Ansi => Some((self.txn().savepoint(), self.ddl_in_bt)),
+            SessionMode::Teradata => None,
+        };
         let mut results = Vec::with_capacity(stmts.len());
         for (i, st) in stmts.iter().enumerate() {
-            match self.run(st, now) {
-                Ok(r) => results.push(r),
+            match self.run_statement(st, now) {
+                Ok(r) => {
+                    if matches!(r.kind, StatementKind::Commit | StatementKind::Rollback) {
+                        request_start = Some((Savepoint::START, false));
+                    }
+                    results.push(r)
+                }
                 Err(error) => {
-                    self.abort();
+                    let whole = error.ends_transaction() || st.statement.is_ddl();
+                    self.fail_request(request_start, whole);
                     return Err(PositionedError {
                         error,
                         location: Some(st.location),
@@ -111,7 +182,7 @@ impl Session {
                 }
             }
         }
-        if self.bt_depth == 0 {
+        if self.mode == SessionMode::Teradata && self.bt_depth == 0 {
             if let Err(error) = self.commit() {
                 let last = stmts.len() - 1;
                 return Err(PositionedError {
@@ -124,9 +195,30 @@ impl Session {
         Ok(results)
     }
 
+    /// Undoes a failed request: the whole transaction in Teradata mode or when `whole`, else
+    /// (ANSI mode) back to the request's savepoint (and whether DDL was pending then).
+    fn fail_request(&mut self, request_start: Option<(Savepoint, bool)>, whole: bool) {
+        match (self.mode, request_start) {
+            (SessionMode::Ansi, Some((sp, ddl_before))) if !whole => {
+                self.ddl_in_bt = ddl_before;
+                if let Some(t) = self.txn.as_mut() {
+                    let outcome = t.rollback_to(sp);
+                    self.shared.publish(outcome);
+                }
+            }
+            (SessionMode::Ansi, None) if !whole => {}
+            _ => self.abort(),
+        }
+    }
+
     fn txn(&mut self) -> &mut Transaction {
         let storage = &self.shared.storage;
-        self.txn.get_or_insert_with(|| Transaction::begin(storage))
+        let id = self.id;
+        self.txn.get_or_insert_with(|| {
+            let mut t = Transaction::begin(storage);
+            t.set_session(id);
+            t
+        })
     }
 
     /// Commits the open transaction. If it cannot be made durable it is rolled back instead.
@@ -154,9 +246,37 @@ impl Session {
         self.ddl_in_bt = false;
     }
 
+    /// Runs one statement: its LOCKING modifiers, then the statement, again and again while
+    /// it meets rows that other transactions changed (undone to its savepoint each time).
+    fn run_statement(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
+        if !st.locking.is_empty() {
+            let shared = self.shared.clone();
+            crate::locking::take_locks(&shared.storage, self.txn(), st)?;
+        }
+        loop {
+            let sp = self.txn.as_ref().map(Transaction::savepoint);
+            let err = match self.run(st, now) {
+                Err(Error::Storage(
+                    e @ (StorageError::RowBusy { .. } | StorageError::RowChanged(_)),
+                )) => e,
+                r => return r,
+            };
+            let (Some(sp), Some(t)) = (sp, self.txn.as_mut()) else {
+                return Err(Error::Internal(format!("{err} outside a transaction")));
+            };
+            let outcome = t.rollback_to(sp);
+            self.shared.publish(outcome);
+            if let StorageError::RowBusy { table, holder } = err {
+                self.txn().wait_for(holder, &table)?;
+            }
+        }
+    }
+
     fn exec(&mut self, now: i64) -> Exec<'_> {
-        let storage = &self.shared.storage;
-        let txn = self.txn.get_or_insert_with(|| Transaction::begin(storage));
+        self.txn();
+        let Some(txn) = self.txn.as_mut() else {
+            unreachable!("txn() just opened it")
+        };
         Exec {
             txn,
             shared: &self.shared,
@@ -168,20 +288,26 @@ impl Session {
     }
 
     fn run(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
-        // after DDL inside BT only ET may follow; ABORT/ROLLBACK are always allowed
-        if self.ddl_in_bt
-            && !matches!(
-                st.statement,
-                Statement::EndTransaction | Statement::Rollback { .. }
-            )
-        {
-            return Err(Error::DdlNotLast);
-        }
+        let ansi = self.mode == SessionMode::Ansi;
         let s = &st.statement;
-        if s.is_ddl() && self.bt_depth > 0 {
+        // after DDL only ET (Teradata, inside BT) or COMMIT (ANSI) may follow; ABORT/ROLLBACK
+        // are always allowed
+        if self.ddl_in_bt {
+            match (ansi, s) {
+                (_, Statement::Rollback { .. })
+                | (false, Statement::EndTransaction)
+                | (true, Statement::Commit) => {}
+                (false, _) => return Err(Error::DdlNotLast),
+                (true, _) => return Err(Error::DdlNotLastAnsi),
+            }
+        }
+        if s.is_ddl() && (self.bt_depth > 0 || ansi) {
             self.ddl_in_bt = true;
         }
         Ok(match s {
+            Statement::BeginTransaction | Statement::EndTransaction if ansi => {
+                return Err(Error::BtEtInAnsiMode)
+            }
             Statement::BeginTransaction => {
                 self.bt_depth += 1;
                 self.txn();
@@ -197,15 +323,42 @@ impl Session {
                 }
                 StatementResult::status(StatementKind::EndTransaction)
             }
+            Statement::Commit if ansi => {
+                self.commit()?;
+                StatementResult::status(StatementKind::Commit)
+            }
             Statement::Commit => return Err(Error::CommitInTeradataMode),
             Statement::Rollback { .. } => {
                 self.abort();
-                return Err(Error::UserAbort);
+                if !ansi {
+                    return Err(Error::UserAbort);
+                }
+                StatementResult::status(StatementKind::Rollback)
+            }
+            Statement::SetSessionMode { ansi: to_ansi } => {
+                // an ANSI request opens its transaction up front; one that did nothing is no
+                // transaction to speak of
+                if self.bt_depth == 0 && self.txn.as_ref().is_some_and(|t| !t.has_changes()) {
+                    self.txn = None;
+                }
+                self.set_mode(if *to_ansi {
+                    SessionMode::Ansi
+                } else {
+                    SessionMode::Teradata
+                })?;
+                StatementResult::status(StatementKind::SetSession)
             }
             Statement::LockOnly => StatementResult::status(StatementKind::Lock),
+            Statement::HelpLocks => {
+                let delayed = self.shared.waiters.delayed();
+                StatementResult::rows(
+                    StatementKind::Help,
+                    crate::locking::help_locks(&self.shared.storage, delayed)?,
+                )
+            }
             Statement::CreateTable(ct) => {
                 let mut ex = self.exec(now);
-                ex.create_table(ct, &st.text, true)?;
+                ex.create_table(ct, &st.text, ansi)?;
                 StatementResult::status(StatementKind::CreateTable)
             }
             Statement::HelpTable(name) => {
@@ -280,6 +433,11 @@ impl Session {
             } => {
                 let mut dropped = Vec::new();
                 for n in names {
+                    // Consumers waiting on it fail now (9906): one that holds a lock on it from
+                    // earlier in its transaction would otherwise keep the DROP waiting.
+                    if let Ok(t) = ex.must_get_table(n) {
+                        ex.shared.waiters.drop_table(t.id);
+                    }
                     match ex.drop_table(n) {
                         Ok(t) => dropped.push(t),
                         Err(Error::Storage(tdlite_storage::StorageError::ObjectNotFound(_)))
@@ -317,7 +475,8 @@ impl Session {
         let deadline = self
             .consume_timeout
             .and_then(|d| Instant::now().checked_add(d));
-        let cell = Arc::new(WaitCell::default());
+        let txn_id = self.txn().id();
+        let cell = Arc::new(WaitCell::new(self.id, txn_id));
         self.cancel.set(Some(cell.clone()));
         let result = self.consume_loop(&table, &list, &cell, deadline, now);
         self.cancel.set(None);
@@ -335,15 +494,28 @@ impl Session {
         let name = table.schema.name.clone();
         let mut at_front = false;
         loop {
+            // First try outside the waiter registry: taking the row's lock may have to wait
+            // (for a LOCKING … FOR READ/WRITE/EXCLUSIVE holder), and no one may wait holding
+            // the registry.
+            if table.is_dropped() {
+                return Err(Error::QueueDropped(name));
+            }
+            if let Some(rows) = self.exec(now).try_consume(table, list, true)? {
+                return Ok(rows);
+            }
             {
                 let shared = self.shared.clone();
                 let mut reg = shared.waiters.lock();
                 if table.is_dropped() {
                     return Err(Error::QueueDropped(name));
                 }
-                let mut ex = self.exec(now);
-                if let Some(rows) = ex.try_consume(table, list)? {
-                    return Ok(rows);
+                // Decide to sleep only under the registry, so no commit's wake-up is lost.
+                match self.exec(now).try_consume(table, list, false) {
+                    Ok(Some(rows)) => return Ok(rows),
+                    Ok(None) => {}
+                    // the lock is taken: wait for it outside the registry
+                    Err(Error::Storage(StorageError::LockNowait(_))) => continue,
+                    Err(e) => return Err(e),
                 }
                 if cell.is_cancelled() {
                     return Err(Error::ConsumeCancelled(name));

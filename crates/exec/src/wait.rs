@@ -45,9 +45,18 @@ struct CellState {
 pub(crate) struct WaitCell {
     state: Mutex<CellState>,
     cv: Condvar,
+    /// The waiting session and its transaction (for `HELP LOCKS`).
+    pub(crate) who: (u64, u64),
 }
 
 impl WaitCell {
+    pub(crate) fn new(session: u64, txn: u64) -> Self {
+        WaitCell {
+            who: (session, txn),
+            ..WaitCell::default()
+        }
+    }
+
     /// Marks the wait cancelled and wakes it.
     pub(crate) fn cancel(&self) {
         self.state.lock().cancelled = true;
@@ -148,6 +157,17 @@ impl Waiters {
             reg.remove(&table);
         }
         removed
+    }
+
+    /// Every waiting consumer: (table id, session, transaction), in waiting order per table.
+    pub(crate) fn delayed(&self) -> Vec<(u64, u64, u64)> {
+        let reg = self.queues.lock();
+        let mut out: Vec<_> = reg
+            .iter()
+            .flat_map(|(t, q)| q.iter().map(move |c| (*t, c.who.0, c.who.1)))
+            .collect();
+        out.sort_by_key(|d| d.0);
+        out
     }
 
     /// Number of consumers waiting on a table.

@@ -367,6 +367,11 @@ fn writes_of_a_killed_process_are_synced_when_the_database_reopens() {
 
 #[test]
 fn ddl_between_open_transactions_leaves_a_database_that_reopens() {
+    fn wait_until(cond: impl Fn() -> bool) {
+        while !cond() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
     let dir = tempfile::tempdir().unwrap();
     let code = |r: Result<Vec<tdlite::StatementResult>, tdlite::PositionedError>| {
         r.err().map(|e| e.error.code().number)
@@ -375,22 +380,28 @@ fn ddl_between_open_transactions_leaves_a_database_that_reopens() {
         let db = Database::open(dir.path()).unwrap();
         let (mut a, mut b) = (db.session(), db.session());
         a.execute("CREATE TABLE t (x INTEGER)").unwrap();
-        // a name whose DROP is not committed cannot be taken by another transaction
+        // a name whose DROP is not committed is taken by another transaction only after it
         a.execute("BT; DROP TABLE t").unwrap();
-        assert_eq!(code(b.execute("CREATE TABLE t (y INTEGER)")), Some(2631));
+        let creator =
+            std::thread::spawn(move || b.execute("CREATE TABLE t (y INTEGER)").map(|_| b));
+        wait_until(|| !db.lock_waits().is_empty());
         a.execute("ET").unwrap();
-        b.execute("CREATE TABLE t (y INTEGER)").unwrap();
-        // a table whose CREATE is not committed is its creator's alone
+        let mut b = creator.join().unwrap().unwrap();
+        assert_eq!(code(a.execute("CREATE TABLE t (z INTEGER)")), Some(3803));
+        // a table whose CREATE is not committed is its creator's alone: others wait for it
         a.execute("BT; CREATE TABLE u (x INTEGER)").unwrap();
-        assert_eq!(code(b.execute("INS u (1)")), Some(2631));
-        assert_eq!(code(b.execute("DROP TABLE u")), Some(2631));
+        let waiter = std::thread::spawn(move || b.execute("INS u (1)").map(|_| b));
+        wait_until(|| !db.lock_waits().is_empty());
         a.execute("ET").unwrap();
-        b.execute("INS u (1)").unwrap();
-        // a write to a table that another transaction drops, committed after a checkpoint
+        let mut b = waiter.join().unwrap().unwrap();
+        // a write to a table that another transaction drops, committed after a checkpoint:
+        // the DROP waits for the writer, so the log holds the insert before the drop
         a.execute("BT; INS t (5)").unwrap();
-        b.execute("DROP TABLE t").unwrap();
+        let dropper = std::thread::spawn(move || b.execute("DROP TABLE t").map(|_| ()));
+        wait_until(|| !db.lock_waits().is_empty());
         db.checkpoint().unwrap();
         a.execute("ET").unwrap();
+        dropper.join().unwrap().unwrap();
     }
     let db = Database::open(dir.path()).unwrap();
     assert_eq!(db.table_names(), vec!["u"]);

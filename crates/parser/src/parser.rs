@@ -260,6 +260,25 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 abort: first == "ABORT",
             })
         }
+        "HELP" if cur.word_at(1).as_deref() == Some("LOCKS") => {
+            cur.pos += 2;
+            cur.expect_end()?;
+            Ok(Statement::HelpLocks)
+        }
+        "SET"
+            if cur.word_at(1).as_deref() == Some("SESSION")
+                && cur.word_at(2).as_deref() == Some("TRANSACTION") =>
+        {
+            cur.pos += 3;
+            let ansi = match cur.word_at(0).as_deref() {
+                Some("ANSI") => true,
+                Some("BTET") | Some("TERADATA") => false,
+                _ => return Err(cur.unexpected("expected ANSI or BTET")),
+            };
+            cur.pos += 1;
+            cur.expect_end()?;
+            Ok(Statement::SetSessionMode { ansi })
+        }
         "HELP" | "SHOW" if cur.word_at(1).as_deref() == Some("TABLE") => {
             cur.pos += 2;
             let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;

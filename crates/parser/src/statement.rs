@@ -56,6 +56,14 @@ pub enum Statement {
     ShowTable(ast::ObjectName),
     /// A `LOCKING` modifier with no statement after it (locks the object only).
     LockOnly,
+    /// `HELP LOCKS` (tdlite extension): who holds which table lock and who waits for whom.
+    HelpLocks,
+    /// `SET SESSION TRANSACTION ANSI | BTET` (tdlite extension; BTEQ's
+    /// `.SET SESSION TRANSACTION` as a statement): the session mode for the next transaction.
+    SetSessionMode {
+        /// True for ANSI, false for Teradata (BTET).
+        ansi: bool,
+    },
 }
 
 impl Statement {

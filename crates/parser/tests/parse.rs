@@ -129,6 +129,8 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::HelpTable(name) => writeln!(out, "HelpTable {name}").unwrap(),
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
+        Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
+        Statement::SetSessionMode { ansi } => writeln!(out, "SetSessionMode ansi={ansi}").unwrap(),
     }
 }
 

@@ -255,6 +255,16 @@ impl Catalog {
         self.next_id.fetch_max(id, Ordering::Relaxed);
     }
 
+    /// The table of this name in another transaction's uncommitted DROP, if any.
+    pub(crate) fn in_limbo(&self, name: &str) -> Option<Arc<Table>> {
+        let k = key(name);
+        self.limbo
+            .lock()
+            .iter()
+            .find(|(t, _)| key(&t.schema.name) == k)
+            .map(|(t, _)| t.clone())
+    }
+
     /// Forgets a committed DROP: the table no longer needs saving.
     pub(crate) fn limbo_remove(&self, table: &Arc<Table>) {
         self.limbo.lock().retain(|(t, _)| !Arc::ptr_eq(t, table));

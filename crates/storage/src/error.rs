@@ -25,6 +25,25 @@ pub enum StorageError {
     /// Another open transaction has changed the row this one wants to change (2631).
     #[error("Transaction ABORTed due to a write conflict on table '{0}' (another open transaction changed the same row).")]
     WriteConflict(String),
+    /// Waiting for a lock would close a cycle of waits (2631); this transaction is the victim.
+    #[error("Transaction ABORTed due to deadlock on table '{0}'.")]
+    Deadlock(String),
+    /// `LOCKING … NOWAIT` found the lock taken (7423).
+    #[error("Object '{0}' already locked and NOWAIT. Transaction Aborted.")]
+    LockNowait(String),
+    /// The row is being changed by the open transaction `holder`: the statement must be undone,
+    /// wait for `holder` to end, and run again. Never reaches a user.
+    #[error("Row of '{table}' is being changed by transaction {holder}.")]
+    RowBusy {
+        /// The table.
+        table: String,
+        /// The transaction that holds the row.
+        holder: u64,
+    },
+    /// The row changed after the statement read it (its changer committed): the statement must
+    /// be undone and run again on fresh data. Never reaches a user.
+    #[error("Row of '{0}' changed after it was read.")]
+    RowChanged(String),
     /// A value does not fit its column's type.
     #[error("Value for column '{column}' does not fit its type: {reason}")]
     BadValue {

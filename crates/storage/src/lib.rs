@@ -22,7 +22,7 @@
 //! t.insert(&q, vec![Value::Timestamp(1), Value::Int(10)]).unwrap();
 //! t.commit().unwrap();
 //! let mut c = Transaction::begin(&storage);
-//! assert_eq!(c.consume(&q).unwrap().1[1], Value::Int(10));
+//! assert_eq!(c.consume(&q, true).unwrap().unwrap().1[1], Value::Int(10));
 //! c.rollback(); // the row is back, at the front
 //! assert_eq!(q.queue_depth(), 2);
 //! ```
@@ -33,6 +33,7 @@ pub mod checkpoint;
 pub mod codec;
 pub mod durable;
 pub mod error;
+pub mod locks;
 pub mod mvcc;
 pub mod queue;
 pub mod recovery;
@@ -56,6 +57,8 @@ pub struct Storage {
     pub catalog: catalog::Catalog,
     /// Transaction ids and snapshots.
     pub txns: mvcc::TxnManager,
+    /// Table locks and the wait-for graph.
+    pub locks: locks::LockManager,
     /// The log and checkpoints; `None` in memory.
     pub durable: Option<durable::Durable>,
 }

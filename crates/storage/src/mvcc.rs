@@ -61,6 +61,11 @@ impl TxnManager {
         }
     }
 
+    /// True while transaction `id` has neither committed nor rolled back.
+    pub fn is_active(&self, id: TxnId) -> bool {
+        self.inner.lock().active.contains(&id)
+    }
+
     /// True if `id` has committed (as of now). Only meaningful for ids found in rows.
     pub fn is_committed(&self, id: TxnId) -> bool {
         let g = self.inner.lock();

@@ -65,6 +65,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
     Ok(Storage {
         catalog: rec.catalog,
         txns: rec.txns,
+        locks: Default::default(),
         durable: Some(durable),
     })
 }

@@ -8,13 +8,20 @@
 //!   take it or wait for it) and goes back under its original key on rollback;
 //! - rows this transaction inserts into a queue become consumable by others only at commit.
 //!
-//! Concurrent writers: a transaction that wants to change a row another open (or newer
-//! committed) transaction has changed fails with [`StorageError::WriteConflict`] (2631, the
-//! whole transaction rolls back). Waiting for the other transaction instead is issue 4's work.
+//! Concurrent writers: every change first takes a table lock ([`crate::locks`]: ROW WRITE for
+//! row changes, EXCLUSIVE for DDL), held until the transaction ends. A transaction that wants
+//! to change a row another open transaction has changed gets [`StorageError::RowBusy`]; one
+//! whose row changed after it was read gets [`StorageError::RowChanged`]. Either way the
+//! caller undoes the statement ([`Transaction::rollback_to`]), waits if told to, and runs the
+//! statement again on fresh data (the session layer does this).
+//!
+//! Savepoints: [`Transaction::savepoint`] marks the undo list; [`Transaction::rollback_to`]
+//! undoes everything after the mark exactly as a full rollback would, and keeps the locks.
 
 use crate::catalog::TableSchema;
 use crate::durable::RecordBuilder;
 use crate::error::StorageError;
+use crate::locks::{held_covers, LockMode};
 use crate::mvcc::{Snapshot, TxnId, DEAD};
 use crate::queue::QueueKey;
 use crate::table::{RowId, Table};
@@ -32,10 +39,28 @@ enum Undo {
     Delete {
         table: Arc<Table>,
         row: RowId,
-        requeue: Option<QueueKey>,
+        requeue: Option<Requeue>,
     },
     CreateTable(Arc<Table>),
     DropTable(Arc<Table>),
+}
+
+/// Where a claimed queue row goes back on undo.
+#[derive(Clone, Copy)]
+enum Requeue {
+    /// Into the committed queue index, under this key.
+    Index(QueueKey),
+    /// Into this transaction's own pending inserts (it inserted the row itself).
+    Own(QueueKey),
+}
+
+/// A mark in a transaction's history; [`Transaction::rollback_to`] undoes what came after it.
+#[derive(Debug, Clone, Copy)]
+pub struct Savepoint(usize);
+
+impl Savepoint {
+    /// The start of a transaction (rolling back to it undoes everything, keeping the locks).
+    pub const START: Savepoint = Savepoint(0);
 }
 
 /// What commit or rollback changed in queue tables, so the session layer can wake waiters.
@@ -71,6 +96,9 @@ pub struct Transaction {
     storage: Arc<Storage>,
     undo: Vec<Undo>,
     own_queue: HashMap<u64, (Arc<Table>, BTreeMap<QueueKey, RowId>)>,
+    /// Table locks held: table id → mode bits.
+    held: HashMap<u64, u8>,
+    session: u64,
     ended: bool,
 }
 
@@ -82,6 +110,8 @@ impl Transaction {
             storage: storage.clone(),
             undo: Vec::new(),
             own_queue: HashMap::new(),
+            held: HashMap::new(),
+            session: 0,
             ended: false,
         }
     }
@@ -89,6 +119,69 @@ impl Transaction {
     /// This transaction's id.
     pub fn id(&self) -> TxnId {
         self.id
+    }
+
+    /// Says which session runs this transaction (`HELP LOCKS` shows it).
+    pub fn set_session(&mut self, session: u64) {
+        self.session = session;
+    }
+
+    /// Takes a lock on `table`, held until this transaction ends, waiting while another
+    /// transaction holds a conflicting one.
+    ///
+    /// # Errors
+    /// 7423 [`StorageError::LockNowait`] if `nowait` and the lock is taken; 2631
+    /// [`StorageError::Deadlock`] if waiting would deadlock; 3807 if the table was dropped
+    /// (or its creation rolled back) while this transaction waited.
+    pub fn lock(
+        &mut self,
+        table: &Table,
+        mode: LockMode,
+        nowait: bool,
+    ) -> Result<(), StorageError> {
+        let have = self.held.get(&table.id).copied().unwrap_or(0);
+        if held_covers(have, mode) {
+            return Ok(());
+        }
+        let bits = self.storage.locks.lock_table(
+            (self.id, self.session),
+            table.id,
+            &table.schema.name,
+            mode,
+            nowait,
+        )?;
+        self.held.insert(table.id, bits);
+        if table.is_dropped() {
+            return Err(StorageError::ObjectNotFound(table.schema.name.clone()));
+        }
+        Ok(())
+    }
+
+    /// Waits until transaction `other` ends (it holds a row this one wants to change).
+    ///
+    /// # Errors
+    /// 2631 [`StorageError::Deadlock`] if `other` waits, directly or not, for this one.
+    pub fn wait_for(&self, other: TxnId, table: &str) -> Result<(), StorageError> {
+        self.storage
+            .locks
+            .wait_for_txn(&self.storage.txns, (self.id, self.session), other, table)
+    }
+
+    /// True once the transaction has changed or locked anything.
+    pub fn has_changes(&self) -> bool {
+        !self.undo.is_empty() || !self.held.is_empty()
+    }
+
+    /// A mark to roll back to.
+    pub fn savepoint(&self) -> Savepoint {
+        Savepoint(self.undo.len())
+    }
+
+    /// Undoes every change made after `sp` (consumed rows go back to their places); the
+    /// transaction stays open and keeps its locks.
+    pub fn rollback_to(&mut self, sp: Savepoint) -> Outcome {
+        let tail = self.undo.split_off(sp.0.min(self.undo.len()));
+        self.undo_entries(tail)
     }
 
     /// A snapshot of what this transaction may read now.
@@ -105,6 +198,7 @@ impl Transaction {
         table: &Arc<Table>,
         values: Vec<Value>,
     ) -> Result<RowId, StorageError> {
+        self.lock(table, LockMode::RowWrite, false)?;
         self.check_creator(table)?;
         let mut d = table.lock();
         let rid = d.append(&table.schema, values, self.id, &self.storage.txns, None)?;
@@ -148,17 +242,29 @@ impl Transaction {
         if xmax == self.id {
             return Ok(());
         }
-        if xmax != 0 || d.xmin[row as usize] == DEAD {
-            return Err(StorageError::WriteConflict(table.schema.name.clone()));
+        if d.xmin[row as usize] == DEAD {
+            return Err(StorageError::RowChanged(table.schema.name.clone()));
+        }
+        if xmax != 0 {
+            return Err(if self.storage.txns.is_active(xmax) {
+                StorageError::RowBusy {
+                    table: table.schema.name.clone(),
+                    holder: xmax,
+                }
+            } else {
+                StorageError::RowChanged(table.schema.name.clone())
+            });
         }
         d.xmax[row as usize] = self.id;
         let mut requeue = None;
         if table.schema.queue {
             let key = d.queue_key(row);
             if d.queue.remove(&key) {
-                requeue = Some(key);
+                requeue = Some(Requeue::Index(key));
             } else if let Some((_, own)) = self.own_queue.get_mut(&table.id) {
-                own.remove(&key);
+                if own.remove(&key).is_some() {
+                    requeue = Some(Requeue::Own(key));
+                }
             }
         }
         self.undo.push(Undo::Delete {
@@ -172,8 +278,10 @@ impl Transaction {
     /// Deletes a row this transaction can see.
     ///
     /// # Errors
-    /// 2631 [`StorageError::WriteConflict`] if another transaction changed the row.
+    /// [`StorageError::RowBusy`] / [`StorageError::RowChanged`] if another transaction has
+    /// changed the row (undo the statement, wait if busy, run it again); lock errors.
     pub fn delete(&mut self, table: &Arc<Table>, row: RowId) -> Result<(), StorageError> {
+        self.lock(table, LockMode::RowWrite, false)?;
         let mut d = table.lock();
         self.claim(table, &mut d, row)
     }
@@ -189,6 +297,7 @@ impl Transaction {
         row: RowId,
         values: Vec<Value>,
     ) -> Result<RowId, StorageError> {
+        self.lock(table, LockMode::RowWrite, false)?;
         let mut d = table.lock();
         self.claim(table, &mut d, row)?;
         let seq = d.seq[row as usize];
@@ -217,8 +326,45 @@ impl Transaction {
     }
 
     /// Takes the oldest consumable row of a queue table: the first of the committed queue index
-    /// and this transaction's own pending inserts. `None` if there is nothing to take.
-    pub fn consume(&mut self, table: &Arc<Table>) -> Option<(RowId, Vec<Value>)> {
+    /// and this transaction's own pending inserts. `None` if there is nothing to take; then
+    /// this call leaves no lock behind, so a consumer waiting for a row blocks no one.
+    ///
+    /// # Errors
+    /// Lock errors: a DDL or `LOCKING … FOR READ|WRITE|EXCLUSIVE` holder makes it wait, or
+    /// fail with 7423 unless `wait_for_lock`.
+    pub fn consume(
+        &mut self,
+        table: &Arc<Table>,
+        wait_for_lock: bool,
+    ) -> Result<Option<(RowId, Vec<Value>)>, StorageError> {
+        let have = self.held.get(&table.id).copied().unwrap_or(0);
+        let newly = !held_covers(have, LockMode::RowWrite);
+        if newly {
+            let own = self
+                .own_queue
+                .get(&table.id)
+                .is_some_and(|(_, m)| !m.is_empty());
+            if !own && table.lock().queue.is_empty() {
+                return Ok(None);
+            }
+            self.lock(table, LockMode::RowWrite, !wait_for_lock)?;
+        }
+        let taken = self.pop(table);
+        if taken.is_none() && newly {
+            self.release(table, LockMode::RowWrite);
+        }
+        Ok(taken)
+    }
+
+    /// Gives back a lock mode taken for nothing (no change was made under it).
+    fn release(&mut self, table: &Table, mode: LockMode) {
+        self.storage.locks.unlock(self.id, table.id, mode);
+        if let Some(bits) = self.held.get_mut(&table.id) {
+            *bits &= !mode.bit();
+        }
+    }
+
+    fn pop(&mut self, table: &Arc<Table>) -> Option<(RowId, Vec<Value>)> {
         self.check_creator(table).ok()?;
         let mut d = table.lock();
         let (key, row, from_index) = loop {
@@ -248,7 +394,11 @@ impl Transaction {
         self.undo.push(Undo::Delete {
             table: table.clone(),
             row,
-            requeue: from_index.then_some(key),
+            requeue: Some(if from_index {
+                Requeue::Index(key)
+            } else {
+                Requeue::Own(key)
+            }),
         });
         Some((row, d.row(row)))
     }
@@ -258,19 +408,55 @@ impl Transaction {
     /// # Errors
     /// 3803 if it exists; 2631 if another open transaction dropped a table of that name.
     pub fn create_table(&mut self, schema: TableSchema) -> Result<Arc<Table>, StorageError> {
-        let t = self.storage.catalog.create_table(schema, self.id)?;
+        let t = loop {
+            match self.storage.catalog.create_table(schema.clone(), self.id) {
+                // another transaction's DROP of this name is open: wait for it to end (it
+                // holds the dropped table's EXCLUSIVE lock), then try again
+                Err(StorageError::WriteConflict(name)) => {
+                    match self.storage.catalog.in_limbo(&name) {
+                        Some(old) => {
+                            match self.lock(&old, LockMode::Access, false) {
+                                Ok(()) | Err(StorageError::ObjectNotFound(_)) => {}
+                                Err(e) => return Err(e),
+                            }
+                            self.release(&old, LockMode::Access);
+                        }
+                        None => continue,
+                    }
+                }
+                r => break r?,
+            }
+        };
         self.undo.push(Undo::CreateTable(t.clone()));
+        // new, so never contended: others wait for this lock until the CREATE commits
+        self.lock(&t, LockMode::Exclusive, false)?;
         Ok(t)
     }
 
-    /// Drops a table (undone on rollback).
+    /// Drops a table (undone on rollback), first waiting for an EXCLUSIVE lock on it.
     ///
     /// # Errors
-    /// 3807 if it does not exist; 2631 if another open transaction created it.
+    /// 3807 if it does not exist; lock errors.
     pub fn drop_table(&mut self, name: &str) -> Result<Arc<Table>, StorageError> {
-        let t = self.storage.catalog.drop_table(name, self.id)?;
-        self.undo.push(Undo::DropTable(t.clone()));
-        Ok(t)
+        loop {
+            let t = self.storage.catalog.must_get_table(name)?;
+            match self.lock(&t, LockMode::Exclusive, false) {
+                // dropped while we waited: look the name up again
+                Err(StorageError::ObjectNotFound(_)) => continue,
+                r => r?,
+            }
+            // With the lock held no one can drop it, and its name blocks any CREATE.
+            if self
+                .storage
+                .catalog
+                .get_table(name)
+                .is_some_and(|now| Arc::ptr_eq(&now, &t))
+            {
+                let t = self.storage.catalog.drop_table(name, self.id)?;
+                self.undo.push(Undo::DropTable(t.clone()));
+                return Ok(t);
+            }
+        }
     }
 
     /// Commits: the changes become visible and this transaction's queue inserts consumable.
@@ -380,6 +566,7 @@ impl Transaction {
             }
         }
         self.storage.txns.end(self.id);
+        self.storage.locks.release_all(self.id);
         out
     }
 
@@ -390,11 +577,31 @@ impl Transaction {
 
     fn rollback_in_place(&mut self) -> Outcome {
         self.ended = true;
+        let undo = std::mem::take(&mut self.undo);
+        let out = self.undo_entries(undo);
+        self.own_queue.clear();
+        self.storage.txns.end(self.id);
+        self.storage.locks.release_all(self.id);
+        out
+    }
+
+    /// Reverses `entries` (newest first).
+    fn undo_entries(&mut self, entries: Vec<Undo>) -> Outcome {
         let mut requeued: HashMap<u64, (Arc<Table>, usize)> = HashMap::new();
         let mut removed = Vec::new();
-        for u in std::mem::take(&mut self.undo).into_iter().rev() {
+        for u in entries.into_iter().rev() {
             match u {
-                Undo::Insert { table, row } => table.lock().xmin[row as usize] = DEAD,
+                Undo::Insert { table, row } => {
+                    let mut d = table.lock();
+                    d.xmin[row as usize] = DEAD;
+                    if table.schema.queue {
+                        let key = d.queue_key(row);
+                        drop(d);
+                        if let Some((_, own)) = self.own_queue.get_mut(&table.id) {
+                            own.remove(&key);
+                        }
+                    }
+                }
                 Undo::Delete {
                     table,
                     row,
@@ -402,13 +609,20 @@ impl Transaction {
                 } => {
                     let mut d = table.lock();
                     d.xmax[row as usize] = 0;
-                    if let Some(key) = requeue {
-                        d.queue.insert(key, row);
-                        drop(d);
-                        requeued
-                            .entry(table.id)
-                            .or_insert_with(|| (table.clone(), 0))
-                            .1 += 1;
+                    match requeue {
+                        Some(Requeue::Index(key)) => {
+                            d.queue.insert(key, row);
+                            drop(d);
+                            requeued
+                                .entry(table.id)
+                                .or_insert_with(|| (table.clone(), 0))
+                                .1 += 1;
+                        }
+                        Some(Requeue::Own(key)) => {
+                            drop(d);
+                            self.own_pending(&table).insert(key, row);
+                        }
+                        None => {}
                     }
                 }
                 Undo::CreateTable(t) => {
@@ -418,8 +632,6 @@ impl Transaction {
                 Undo::DropTable(t) => self.storage.catalog.restore_table(t),
             }
         }
-        self.own_queue.clear();
-        self.storage.txns.end(self.id);
         Outcome {
             published: requeued
                 .into_values()

@@ -66,7 +66,7 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
             _ => {
                 let (a, b) = (rng.gen_range(0..4), rng.gen_range(0..4));
                 let x = rng.gen_range(1..50);
-                // a conflict with another thread's transfer fails with 2631: nothing changed
+                // a deadlock with another thread's transfer fails with 2631: nothing changed
                 let _ = s.execute(&format!(
                     "BT; UPD acct SET v = v - {x} WHERE k = {a}; UPD acct SET v = v + {x} WHERE k = {b}; ET"
                 ));
