@@ -254,7 +254,12 @@ impl Session {
             crate::locking::take_locks(&shared.storage, self.txn(), st)?;
         }
         loop {
-            let sp = self.txn.as_ref().map(Transaction::savepoint);
+            // a statement that opens the transaction rolls back to its start
+            let sp = Some(
+                self.txn
+                    .as_ref()
+                    .map_or(Savepoint::START, Transaction::savepoint),
+            );
             let err = match self.run(st, now) {
                 Err(Error::Storage(
                     e @ (StorageError::RowBusy { .. } | StorageError::RowChanged(_)),
