@@ -106,9 +106,10 @@ pub enum Error {
         "BEGIN TRANSACTION and END TRANSACTION are not allowed in ANSI session mode; use COMMIT."
     )]
     BtEtInAnsiMode,
-    /// SET SESSION TRANSACTION while a transaction is open (tdlite 9918).
+    /// SET SESSION TRANSACTION while a transaction is open, or not alone in its request
+    /// (tdlite 9918).
     #[error(
-        "The session mode can change only between transactions; COMMIT, ET or ROLLBACK first."
+        "The session mode can change only between transactions, in a request of its own; COMMIT, ET or ROLLBACK first."
     )]
     ModeChangeInTransaction,
     /// A statement tdlite parses but does not run yet (tdlite 9910).

@@ -438,11 +438,6 @@ impl Session {
             } => {
                 let mut dropped = Vec::new();
                 for n in names {
-                    // Consumers waiting on it fail now (9906): one that holds a lock on it from
-                    // earlier in its transaction would otherwise keep the DROP waiting.
-                    if let Ok(t) = ex.must_get_table(n) {
-                        ex.shared.waiters.drop_table(t.id);
-                    }
                     match ex.drop_table(n) {
                         Ok(t) => dropped.push(t),
                         Err(Error::Storage(tdlite_storage::StorageError::ObjectNotFound(_)))
@@ -485,6 +480,7 @@ impl Session {
         self.cancel.set(Some(cell.clone()));
         let result = self.consume_loop(&table, &list, &cell, deadline, now);
         self.cancel.set(None);
+        self.shared.storage.locks.leave_delayed(txn_id);
         result
     }
 
@@ -496,8 +492,25 @@ impl Session {
         deadline: Option<Instant>,
         now: i64,
     ) -> Result<Rows> {
-        let name = table.schema.name.clone();
         let mut at_front = false;
+        let result = self.consume_attempts(table, list, cell, deadline, now, &mut at_front);
+        if result.is_err() && at_front {
+            // woken for a row we did not take: hand the wake-up on
+            self.shared.waiters.notify(table.id, 1);
+        }
+        result
+    }
+
+    fn consume_attempts(
+        &mut self,
+        table: &Arc<Table>,
+        list: &crate::dml::ConsumeList,
+        cell: &Arc<WaitCell>,
+        deadline: Option<Instant>,
+        now: i64,
+        at_front: &mut bool,
+    ) -> Result<Rows> {
+        let name = table.schema.name.clone();
         loop {
             // First try outside the waiter registry: taking the row's lock may have to wait
             // (for a LOCKING … FOR READ/WRITE/EXCLUSIVE holder), and no one may wait holding
@@ -528,14 +541,24 @@ impl Session {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     return Err(Error::ConsumeTimeout(name));
                 }
+                // no one may wait for a transaction that waits for a row (see locks.rs)
+                let end = {
+                    let cell = cell.clone();
+                    Arc::new(move || cell.end_as_deadlock()) as Arc<dyn Fn() + Send + Sync>
+                };
+                self.shared
+                    .storage
+                    .locks
+                    .enter_delayed(cell.who.1, &name, end)?;
                 let q = reg.entry(table.id).or_default();
-                if at_front {
+                if *at_front {
                     q.push_front(cell.clone());
                 } else {
                     q.push_back(cell.clone());
                 }
             }
             let end = cell.wait(deadline);
+            self.shared.storage.locks.leave_delayed(cell.who.1);
             if end != WaitEnd::Woken
                 && !self.shared.waiters.leave(table.id, cell)
                 && end != WaitEnd::Dropped
@@ -544,7 +567,8 @@ impl Session {
                 self.shared.waiters.notify(table.id, 1);
             }
             match end {
-                WaitEnd::Woken => at_front = true,
+                WaitEnd::Woken => *at_front = true,
+                WaitEnd::Deadlock => return Err(StorageError::Deadlock(name).into()),
                 WaitEnd::Dropped => return Err(Error::QueueDropped(name)),
                 WaitEnd::Cancelled => return Err(Error::ConsumeCancelled(name)),
                 WaitEnd::TimedOut => return Err(Error::ConsumeTimeout(name)),
@@ -553,12 +577,16 @@ impl Session {
     }
 }
 
-/// Request-level rules: BT only first; no DELETE/UPDATE of a queue consumed in the same
-/// request (teradata-reference.md §1.6).
+/// Request-level rules: BT only first; SET SESSION TRANSACTION alone; no DELETE/UPDATE of a
+/// queue consumed in the same request (teradata-reference.md §1.6).
 fn check_request(stmts: &[Spanned]) -> std::result::Result<(), (Error, usize)> {
     for (i, s) in stmts.iter().enumerate() {
         if i > 0 && matches!(s.statement, Statement::BeginTransaction) {
             return Err((Error::BtNotFirst, i));
+        }
+        // a mode change is a request of its own, so no request runs under two modes
+        if stmts.len() > 1 && matches!(s.statement, Statement::SetSessionMode { .. }) {
+            return Err((Error::ModeChangeInTransaction, i));
         }
     }
     let consumed: Vec<String> = stmts

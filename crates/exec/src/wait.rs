@@ -27,6 +27,8 @@ pub(crate) enum WaitEnd {
     Woken,
     /// The queue table was dropped.
     Dropped,
+    /// The lock manager ended the wait: another transaction waits for this one (2631).
+    Deadlock,
     /// The wait was cancelled from another thread.
     Cancelled,
     /// The session's consume timeout expired.
@@ -38,6 +40,7 @@ struct CellState {
     woken: bool,
     dropped: bool,
     cancelled: bool,
+    deadlock: bool,
 }
 
 /// One waiting consumer.
@@ -55,6 +58,12 @@ impl WaitCell {
             who: (session, txn),
             ..WaitCell::default()
         }
+    }
+
+    /// Ends the wait as a deadlock victim and wakes it.
+    pub(crate) fn end_as_deadlock(&self) {
+        self.state.lock().deadlock = true;
+        self.cv.notify_one();
     }
 
     /// Marks the wait cancelled and wakes it.
@@ -84,6 +93,9 @@ impl WaitCell {
             if s.cancelled {
                 return WaitEnd::Cancelled;
             }
+            if s.deadlock {
+                return WaitEnd::Deadlock;
+            }
             if s.woken {
                 s.woken = false;
                 return WaitEnd::Woken;
@@ -94,6 +106,7 @@ impl WaitCell {
                         && !s.woken
                         && !s.dropped
                         && !s.cancelled
+                        && !s.deadlock
                     {
                         return WaitEnd::TimedOut;
                     }

@@ -260,6 +260,9 @@ fn a_waiting_consumer_holds_no_lock_that_blocks_producers_or_ddl() {
     assert_eq!(consumer.join().unwrap(), Some(9906));
 }
 
+/// A consumer that holds a lock on the queue from earlier in its transaction and then waits
+/// for a row would keep the DROP waiting forever; the lock manager ends its wait with 2631
+/// (as a deadlock victim) instead, and the DROP goes on.
 #[test]
 fn drop_table_ends_the_wait_of_a_consumer_that_holds_a_lock_on_the_queue() {
     let db = Database::new();
@@ -272,7 +275,7 @@ fn drop_table_ends_the_wait_of_a_consumer_that_holds_a_lock_on_the_queue() {
     let consumer = thread::spawn(move || code(&c.execute("SEL AND CONSUME TOP 1 n FROM q")));
     wait_until("the consumer waits", || db.waiting_consumers("q") == 1);
     db.session().execute("DROP TABLE q").unwrap();
-    assert_eq!(consumer.join().unwrap(), Some(9906));
+    assert_eq!(consumer.join().unwrap(), Some(2631));
     assert!(db.table_names().is_empty());
 }
 
@@ -294,4 +297,33 @@ fn a_consumer_waits_for_a_write_lock_on_the_queue_and_then_takes_the_row() {
     });
     a.execute("ET").unwrap();
     assert_eq!(consumer.join().unwrap().unwrap(), [["1"]]);
+}
+
+/// The same for a row lock: P waits for a row that consumer C changed, C waits for a row that
+/// only P would insert. C's wait ends with 2631 and P goes on.
+#[test]
+fn a_consumer_waiting_for_a_row_is_never_waited_for() {
+    let db = accounts();
+    queue(&db);
+    let mut c = db.session();
+    c.execute("BT; UPD acct SET bal = 0 WHERE id = 1").unwrap();
+    let consumer = thread::spawn(move || code(&c.execute("SEL AND CONSUME TOP 1 n FROM q")));
+    wait_until("the consumer waits", || db.waiting_consumers("q") == 1);
+    let mut p = db.session();
+    p.execute("BT; UPD acct SET bal = 5 WHERE id = 1; INS q (CURRENT_TIMESTAMP, 1); ET")
+        .unwrap();
+    assert_eq!(consumer.join().unwrap(), Some(2631));
+    assert_eq!(ints(&mut p, "SEL bal FROM acct WHERE id = 1"), ["5"]);
+    // and one that is already waited for when it would start waiting fails at once
+    let mut a = db.session();
+    a.execute("BT; DEL FROM q; UPD acct SET bal = 6 WHERE id = 2")
+        .unwrap();
+    let mut b = db.session();
+    let blocked = thread::spawn(move || b.execute("UPD acct SET bal = 7 WHERE id = 2").map(|_| ()));
+    wait_until("b waits for a", || !db.lock_waits().is_empty());
+    assert_eq!(
+        code(&a.execute("SEL AND CONSUME TOP 1 n FROM q")),
+        Some(2631)
+    );
+    blocked.join().unwrap().unwrap();
 }

@@ -20,6 +20,12 @@
 //! - a transaction's locks are released only when it has ended (after `TxnManager::end`), and
 //!   the release wakes every waiter, so a waiter that saw its blocker active under the manager's
 //!   mutex cannot miss the wake-up;
+//! - a consumer in the delayed state (waiting for a row, not for a lock) is registered here
+//!   with a way to end its wait; no transaction waits for it: whoever would (asks for a lock
+//!   it holds, or a row it changed) ends its wait with 2631 instead, and a consumer about to
+//!   sleep while someone waits for it fails with 2631 at once. Both checks run under the
+//!   manager's mutex, so one of the two always fires. A delayed consumer thus never blocks a
+//!   producer, a DDL statement or anyone else;
 //! - a waiting transaction has exactly one entry in `waiting`, naming the transactions it
 //!   waits for right now; each wait re-checks the graph when it starts and whenever it wakes,
 //!   and the transaction that would close a cycle is the one refused (2631), so no cycle ever
@@ -29,6 +35,7 @@ use crate::error::StorageError;
 use crate::mvcc::{TxnId, TxnManager};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// A lock severity on a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -160,6 +167,8 @@ struct State {
     waiting: HashMap<TxnId, Waiting>,
     /// Session numbers of transactions, for display.
     owners: HashMap<TxnId, u64>,
+    /// Consumers in the delayed state, with what ends their wait (as a deadlock victim).
+    delayed: HashMap<TxnId, Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl State {
@@ -283,6 +292,12 @@ impl LockManager {
             g.waiting.remove(&me);
             return Err(StorageError::Deadlock(table.to_string()));
         }
+        // a consumer waiting for a row must not keep anyone waiting: end its wait
+        for t in &on {
+            if let Some(end) = g.delayed.remove(t) {
+                end();
+            }
+        }
         g.waiting.insert(
             me,
             Waiting {
@@ -293,6 +308,30 @@ impl LockManager {
         );
         self.released.wait(g);
         Ok(())
+    }
+
+    /// Registers `me` as a consumer about to wait for a row; `end` ends that wait (with 2631).
+    ///
+    /// # Errors
+    /// [`StorageError::Deadlock`] if another transaction already waits for `me`: waiting for
+    /// a row while holding what it needs could last forever.
+    pub fn enter_delayed(
+        &self,
+        me: TxnId,
+        table: &str,
+        end: Arc<dyn Fn() + Send + Sync>,
+    ) -> Result<(), StorageError> {
+        let mut g = self.state.lock();
+        if g.waiting.values().any(|w| w.on.contains(&me)) {
+            return Err(StorageError::Deadlock(table.to_string()));
+        }
+        g.delayed.insert(me, end);
+        Ok(())
+    }
+
+    /// Unregisters a consumer whose delayed wait ended.
+    pub fn leave_delayed(&self, me: TxnId) {
+        self.state.lock().delayed.remove(&me);
     }
 
     /// Gives back one mode of one table lock (a consume that took no row gives back the
@@ -327,6 +366,7 @@ impl LockManager {
         let mut g = self.state.lock();
         g.owners.remove(&me);
         g.waiting.remove(&me);
+        g.delayed.remove(&me);
         if let Some(ids) = g.held.remove(&me) {
             for id in ids {
                 if let Some((_, holders)) = g.tables.get_mut(&id) {
