@@ -161,9 +161,14 @@ pub fn result(r: &StatementResult) -> String {
 
 /// Formats a failure as BTEQ does, with the request line and a caret under the position of a
 /// syntax error.
-pub fn failure(e: &PositionedError, request: &str) -> String {
+///
+/// `request_only` says the error undid only its request (ANSI mode): BTEQ prints that as an
+/// *Error*; an error that rolled back the transaction (every error in Teradata mode) is a
+/// *Failure*.
+pub fn failure(e: &PositionedError, request: &str, request_only: bool) -> String {
     let code = e.code().number;
-    let mut out = format!(" *** Failure {code} {}\n", e.error);
+    let kind = if request_only { "Error" } else { "Failure" };
+    let mut out = format!(" *** {kind} {code} {}\n", e.error);
     if let (Some(loc), tdlite::Error::Parse(_)) = (e.location, &e.error) {
         if let Some(line) = request.lines().nth(loc.line.saturating_sub(1) as usize) {
             let col = loc.column.saturating_sub(1) as usize;

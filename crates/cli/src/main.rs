@@ -10,14 +10,15 @@ mod script;
 
 use std::io::{IsTerminal, Read};
 use std::time::Duration;
-use tdlite::{Database, Options, SyncMode};
+use tdlite::{Database, Options, SessionMode, SyncMode};
 
-const USAGE: &str = "usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
+const USAGE: &str = "usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off] [--mode teradata|ansi]
   PATH         keep the database in this folder (created if needed); without it, in memory
   -f FILE      run a script and exit
   --init FILE  run a script, then continue in the REPL with its tables
   --sync MODE  with PATH: full (default) syncs every commit; normal survives a killed process
                but may lose the latest commits on a power cut; off may lose them on a kill too
+  --mode MODE  session mode: teradata (BTET, default) or ansi (transactions end at COMMIT)
   (no FILE and a terminal: interactive REPL; a script on standard input runs non-interactively)";
 
 fn main() {
@@ -31,6 +32,7 @@ fn real_main() -> i32 {
     let mut init = None;
     let mut path: Option<String> = None;
     let mut sync = SyncMode::Full;
+    let mut mode = SessionMode::Teradata;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -71,6 +73,14 @@ fn real_main() -> i32 {
                     None => return usage_error("--sync needs full, normal or off"),
                 }
             }
+            "--mode" => {
+                i += 1;
+                mode = match args.get(i).map(|m| m.to_ascii_lowercase()).as_deref() {
+                    Some("ansi") => SessionMode::Ansi,
+                    Some("teradata") | Some("btet") => SessionMode::Teradata,
+                    _ => return usage_error("--mode needs teradata or ansi"),
+                };
+            }
             other if other.starts_with('-') => {
                 return usage_error(&format!("unknown option {other}"))
             }
@@ -101,6 +111,9 @@ fn real_main() -> i32 {
     }
     let mut runner = runner::Runner::new(db);
     runner.session.set_consume_timeout(timeout);
+    if runner.session.set_mode(mode).is_err() {
+        return usage_error("cannot set the session mode");
+    }
     if let Some(f) = file {
         return match std::fs::read(&f) {
             Ok(bytes) => script::run_script(&mut runner, &bytes),

@@ -4,7 +4,7 @@
 use crate::format;
 use std::io::Write;
 use std::time::Duration;
-use tdlite::{Database, Session};
+use tdlite::{Database, Session, SessionMode};
 
 /// What a dot command asked for.
 pub enum Flow {
@@ -32,6 +32,9 @@ multi-statement request. Dot commands:
   .schema TABLE         the table's DDL (same as SHOW TABLE t;)
   .timeout SECONDS|off  bound SELECT AND CONSUME waits (tdlite extension; default off = wait forever)
   .checkpoint           write a checkpoint now (a database folder; reopening then replays less log)
+  .set session transaction ansi|btet
+                        session mode for the next transaction (same as the SQL statement
+                        SET SESSION TRANSACTION ANSI;); also the --mode flag
   .quit / .exit         leave (Ctrl-D too)
 Ctrl-C clears the current input, or cancels a SELECT AND CONSUME that is waiting.
 ";
@@ -70,7 +73,10 @@ impl Runner {
             }
             Err(e) => {
                 self.rc = self.rc.max(format::return_code(&e));
-                self.out(&format::failure(&e, t));
+                // in ANSI mode a transaction still open after the error lost only the request
+                let request_only = self.session.mode() == SessionMode::Ansi
+                    && self.session.in_explicit_transaction();
+                self.out(&format::failure(&e, t, request_only));
             }
         }
         if self.echo {
@@ -116,6 +122,18 @@ impl Runner {
                 },
                 None => self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n"),
             },
+            ".set" => {
+                let rest: Vec<String> = parts.map(str::to_ascii_uppercase).collect();
+                match rest.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                    ["SESSION", "TRANSACTION", m @ ("ANSI" | "BTET" | "TERADATA")] => {
+                        self.run(&format!("SET SESSION TRANSACTION {m};"));
+                    }
+                    _ => {
+                        self.rc = self.rc.max(8);
+                        self.out(" *** Error: use .set session transaction ansi|btet\n");
+                    }
+                }
+            }
             ".checkpoint" => match self.db.checkpoint() {
                 Ok(()) if self.db.path().is_none() => {
                     self.out(" *** In memory: nothing to checkpoint.\n")

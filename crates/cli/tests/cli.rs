@@ -166,3 +166,21 @@ fn the_consume_timeout_flag_bounds_a_wait() {
     assert!(out.contains(" *** Failure 9904 "), "{out}");
     assert_eq!(code, 8);
 }
+
+#[test]
+fn the_mode_flag_starts_an_ansi_session() {
+    let (out, _, code) = run_with_stdin(
+        &["--mode", "ansi"],
+        b"CREATE TABLE t (n INTEGER);\nINS t (1);\nINS t (2);\nROLLBACK;\nSEL COUNT(*) FROM t;\n",
+    );
+    // the CREATE was not committed: ROLLBACK undid it along with the inserts
+    assert!(out.contains(" *** ROLLBACK done."), "{out}");
+    assert!(
+        out.contains(" *** Error 3807 Object 't' does not exist."),
+        "{out}"
+    );
+    assert_eq!(code, 8);
+    let (_, err, code) = run_with_stdin(&["--mode", "serializable"], b"");
+    assert!(err.contains("--mode needs teradata or ansi"), "{err}");
+    assert_eq!(code, 8);
+}

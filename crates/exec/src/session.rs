@@ -89,6 +89,11 @@ impl Session {
     /// # Errors
     /// 9918 if a transaction is open (end it first).
     pub fn set_mode(&mut self, mode: SessionMode) -> Result<()> {
+        // an ANSI request opens its transaction up front; one that did nothing is no
+        // transaction to speak of
+        if self.bt_depth == 0 && self.txn.as_ref().is_some_and(|t| !t.has_changes()) {
+            self.abort();
+        }
         if self.txn.is_some() || self.bt_depth > 0 {
             return Err(Error::ModeChangeInTransaction);
         }
@@ -341,11 +346,6 @@ impl Session {
                 StatementResult::status(StatementKind::Rollback)
             }
             Statement::SetSessionMode { ansi: to_ansi } => {
-                // an ANSI request opens its transaction up front; one that did nothing is no
-                // transaction to speak of
-                if self.bt_depth == 0 && self.txn.as_ref().is_some_and(|t| !t.has_changes()) {
-                    self.txn = None;
-                }
                 self.set_mode(if *to_ansi {
                     SessionMode::Ansi
                 } else {

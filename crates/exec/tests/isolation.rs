@@ -327,3 +327,36 @@ fn a_consumer_waiting_for_a_row_is_never_waited_for() {
     );
     blocked.join().unwrap().unwrap();
 }
+
+/// A unique key or SET-table duplicate that depends on an open transaction waits for it: the
+/// clash is decided by its commit or rollback (Teradata waits on the row-hash lock too).
+#[test]
+fn a_key_clash_with_an_uncommitted_row_waits_for_its_transaction() {
+    let db = accounts();
+    let mut a = db.session();
+    // an uncommitted insert of the same key: a rollback lets the second insert in
+    a.execute("BT; INS acct (5, 0)").unwrap();
+    let mut b = db.session();
+    let second = thread::spawn(move || (code(&b.execute("INS acct (5, 1)")), b));
+    wait_until("b waits for a's insert", || !db.lock_waits().is_empty());
+    assert_eq!(code(&a.execute("ROLLBACK")), Some(3514));
+    let (r, mut b) = second.join().unwrap();
+    assert_eq!(r, None);
+    // a commit makes it a duplicate
+    a.execute("BT; INS acct (6, 0)").unwrap();
+    let second = thread::spawn(move || (code(&b.execute("INS acct (6, 1)")), b));
+    wait_until("b waits for a's insert", || !db.lock_waits().is_empty());
+    a.execute("ET").unwrap();
+    let (r, mut b) = second.join().unwrap();
+    assert_eq!(r, Some(2801));
+    // an uncommitted delete of the key: the insert waits, then succeeds
+    a.execute("BT; DEL FROM acct WHERE id = 1").unwrap();
+    let second = thread::spawn(move || code(&b.execute("INS acct (1, 7)")));
+    wait_until("b waits for a's delete", || !db.lock_waits().is_empty());
+    a.execute("ET").unwrap();
+    assert_eq!(second.join().unwrap(), None);
+    assert_eq!(
+        ints(&mut a, "SEL id, bal FROM acct ORDER BY id"),
+        ["1 7", "2 100", "5 1", "6 0"]
+    );
+}

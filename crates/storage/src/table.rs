@@ -198,6 +198,50 @@ impl TableData {
         xmin != DEAD && xmax != me && !(xmax != 0 && tm.is_committed(xmax))
     }
 
+    /// For a live row that clashes with a new one: the open transaction whose commit or
+    /// rollback decides the clash (it inserted or deleted the row), or `None` if the clash is
+    /// settled (the row is committed and not being deleted, or is this transaction's own).
+    fn undecided(&self, rid: RowId, me: TxnId, tm: &TxnManager) -> Option<TxnId> {
+        let (xmin, xmax) = (self.xmin[rid as usize], self.xmax[rid as usize]);
+        if xmin != me && tm.is_active(xmin) {
+            Some(xmin)
+        } else if xmax != 0 && xmax != me && tm.is_active(xmax) {
+            Some(xmax)
+        } else {
+            None
+        }
+    }
+
+    /// The error for a clash with `rows`: a duplicate if one of them is settled, else
+    /// [`StorageError::RowBusy`] to wait for the transaction that decides it.
+    fn clash(
+        &self,
+        rows: &[RowId],
+        (me, tm): (TxnId, &TxnManager),
+        schema: &TableSchema,
+        duplicate: StorageError,
+    ) -> Option<StorageError> {
+        let live: Vec<RowId> = rows
+            .iter()
+            .copied()
+            .filter(|&r| self.alive(r, me, tm))
+            .collect();
+        if live.is_empty() {
+            return None;
+        }
+        let pending: Vec<TxnId> = live
+            .iter()
+            .filter_map(|&r| self.undecided(r, me, tm))
+            .collect();
+        if pending.len() < live.len() {
+            return Some(duplicate);
+        }
+        Some(StorageError::RowBusy {
+            table: schema.name.clone(),
+            holder: pending[0],
+        })
+    }
+
     fn key_of(schema: &TableSchema, values: &[Value], cols: &[usize]) -> RowKey {
         RowKey(
             cols.iter()
@@ -330,12 +374,13 @@ impl TableData {
                 continue;
             }
             if let Some(rows) = self.unique[k].get(&key) {
-                if rows.iter().any(|&r| self.alive(r, me, tm)) {
-                    return Err(if primary {
-                        StorageError::DuplicatePrimaryKey(schema.name.clone())
-                    } else {
-                        StorageError::DuplicateUniqueKey(schema.name.clone())
-                    });
+                let duplicate = if primary {
+                    StorageError::DuplicatePrimaryKey(schema.name.clone())
+                } else {
+                    StorageError::DuplicateUniqueKey(schema.name.clone())
+                };
+                if let Some(e) = self.clash(rows, (me, tm), schema, duplicate) {
+                    return Err(e);
                 }
             }
             unique_keys.push(Some(key));
@@ -344,8 +389,11 @@ impl TableData {
         let dup_key = if self.duplicates.is_some() {
             let key = Self::key_of(schema, &values, &all);
             let rows = self.duplicates.as_ref().and_then(|m| m.get(&key));
-            if rows.is_some_and(|rows| rows.iter().any(|&r| self.alive(r, me, tm))) {
-                return Err(StorageError::DuplicateRow(schema.name.clone()));
+            if let Some(rows) = rows {
+                let duplicate = StorageError::DuplicateRow(schema.name.clone());
+                if let Some(e) = self.clash(rows, (me, tm), schema, duplicate) {
+                    return Err(e);
+                }
             }
             Some(key)
         } else {

@@ -169,7 +169,7 @@ impl Transaction {
 
     /// True once the transaction has changed or locked anything.
     pub fn has_changes(&self) -> bool {
-        !self.undo.is_empty() || !self.held.is_empty()
+        !self.undo.is_empty() || self.held.values().any(|b| *b != 0)
     }
 
     /// A mark to roll back to.
