@@ -1,6 +1,9 @@
-//! The per-request execution context: the open transaction, the request's fixed
-//! CURRENT_TIMESTAMP, and the user. Binding, queries, DML and DDL are `impl Exec` blocks in
-//! their own modules.
+//! The per-statement execution context: the open transaction, the statement's snapshot, the
+//! request's fixed CURRENT_TIMESTAMP, and the user. Binding, queries, DML and DDL are
+//! `impl Exec` blocks in their own modules.
+//!
+//! Invariant: every scan of one statement reads the same snapshot (taken at its first scan),
+//! so a statement sees one committed state, plus its transaction's own changes.
 
 use crate::database::Shared;
 use std::sync::Arc;
@@ -20,4 +23,13 @@ pub struct Exec<'a> {
     pub(crate) outer: Vec<crate::correlate::OuterRow>,
     /// The batch a clause is being bound over, if correlated subqueries may use it.
     pub(crate) corr: Option<crate::correlate::Correlation>,
+    /// The statement's snapshot, taken at its first scan.
+    pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,
+}
+
+impl Exec<'_> {
+    /// What this statement reads: committed as of its first scan, plus its own changes.
+    pub(crate) fn snapshot(&self) -> &tdlite_storage::mvcc::Snapshot {
+        self.snap.get_or_init(|| self.txn.snapshot())
+    }
 }

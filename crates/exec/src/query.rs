@@ -83,7 +83,7 @@ pub(crate) struct SortKey {
 impl Exec<'_> {
     /// Scans a table as one batch of visible rows, with their row ids.
     pub fn scan_table(&self, table: &Table) -> Result<(RecordBatch, UInt64Array)> {
-        let parts = table.scan(&self.txn.snapshot());
+        let parts = table.scan(self.snapshot());
         let batch = concat_batches(&table.schema.arrow, parts.iter().map(|p| &p.batch))?;
         let ids: UInt64Array = parts
             .iter()

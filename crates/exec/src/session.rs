@@ -36,6 +36,13 @@ use tdlite_storage::table::Table;
 use tdlite_storage::transaction::Savepoint;
 use tdlite_storage::{StorageError, Transaction};
 
+/// How many times a consumer that finds its queue empty yields the CPU (re-checking the queue
+/// each time) before it sleeps in the delayed state. A producer that commits meanwhile hands
+/// it the row without a futex wake-up and two context switches; measured in
+/// `tests/src/bin/queue_bench.rs` (docs/benchmarks.md), this is what keeps 8 consumers on 2
+/// cores as fast as one when every row must be handed to a waiting consumer.
+const SPIN_YIELDS: usize = 8;
+
 /// How transactions begin and end in a session (teradata-reference.md §2.3–2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SessionMode {
@@ -294,6 +301,7 @@ impl Session {
             user: &self.user,
             outer: Vec::new(),
             corr: None,
+            snap: std::cell::OnceCell::new(),
         }
     }
 
@@ -519,6 +527,20 @@ impl Session {
                 return Err(Error::QueueDropped(name));
             }
             if let Some(rows) = self.exec(now).try_consume(table, list, true)? {
+                return Ok(rows);
+            }
+            // Yield a few times before sleeping (see SPIN_YIELDS).
+            let mut got = None;
+            for _ in 0..SPIN_YIELDS {
+                std::thread::yield_now();
+                if table.queue_depth() > 0 {
+                    if let Some(rows) = self.exec(now).try_consume(table, list, true)? {
+                        got = Some(rows);
+                    }
+                    break;
+                }
+            }
+            if let Some(rows) = got {
                 return Ok(rows);
             }
             {

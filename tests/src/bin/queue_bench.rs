@@ -7,8 +7,11 @@
 //! ```
 //!
 //! - throughput: P producers (1 or 2) insert N rows in all (default 40,000), one row per
-//!   transaction, while C consumers (1, 2, 4, 8) pop one row per transaction until all N are
-//!   consumed; rows/s over the whole run, every row checked consumed exactly once.
+//!   transaction, while C consumers (1, 2, 4, 8) pop one row per transaction until every row
+//!   is consumed; rows/s over the whole run, every row checked consumed exactly once. Run
+//!   twice: from an empty queue (consumers mostly wait: each row is a wake-up; rate over the
+//!   whole run), and from a backlog of N committed rows (rate over the time until N rows were
+//!   consumed: the queue is never empty then, so consumers always contend for the head).
 //!   tdlite: in memory, consumers block in the delayed state when the queue is empty.
 //!   SQLite: a WAL database in /dev/shm (memory-backed, synchronous=OFF, so neither side
 //!   touches a disk), one connection per thread, 10 s busy timeout, `BEGIN IMMEDIATE`, pop by
@@ -81,18 +84,28 @@ fn check(mut got: Vec<u64>, n: u64, who: &str) {
     assert!(got == expected, "{who}: rows not consumed exactly once");
 }
 
-fn tdlite_throughput(producers: u64, consumers: u64, n: u64) -> f64 {
+fn tdlite_throughput(producers: u64, consumers: u64, n: u64, backlog: u64) -> f64 {
     let db = Database::new();
     db.session().execute(QUEUE).unwrap();
+    let mut s = db.session();
+    for chunk in (0..backlog).collect::<Vec<_>>().chunks(500) {
+        let sql: String = chunk
+            .iter()
+            .map(|id| format!("INS q (CURRENT_TIMESTAMP, {id});"))
+            .collect();
+        s.execute(&sql).unwrap();
+    }
+    let total = n + backlog;
     let taken = Arc::new(AtomicU64::new(0));
-    let got = Arc::new(Mutex::new(Vec::with_capacity(n as usize)));
+    let got = Arc::new(Mutex::new(Vec::with_capacity(total as usize)));
+    let backlog_done = Arc::new(Mutex::new(None));
     let start = Instant::now();
     let mut threads = Vec::new();
     for i in 0..producers {
         let db = db.clone();
         threads.push(thread::spawn(move || {
             let mut s = db.session();
-            for id in share(n, producers, i) {
+            for id in share(n, producers, i).map(|id| id + backlog) {
                 s.execute(&format!("INS q (CURRENT_TIMESTAMP, {id})"))
                     .unwrap();
             }
@@ -100,15 +113,18 @@ fn tdlite_throughput(producers: u64, consumers: u64, n: u64) -> f64 {
     }
     for _ in 0..consumers {
         let (db, taken, got) = (db.clone(), taken.clone(), got.clone());
+        let backlog_done = backlog_done.clone();
         threads.push(thread::spawn(move || {
             let mut s = db.session();
             s.set_consume_timeout(Some(Duration::from_millis(20)));
             let mut mine = Vec::new();
-            while taken.load(Ordering::Acquire) < n {
+            while taken.load(Ordering::Acquire) < total {
                 if let Ok(r) = s.execute("SEL AND CONSUME TOP 1 id FROM q") {
                     let v = r[0].rows.as_ref().unwrap().to_strings();
                     mine.push(v[0][0].parse::<u64>().unwrap());
-                    taken.fetch_add(1, Ordering::AcqRel);
+                    if taken.fetch_add(1, Ordering::AcqRel) + 1 == backlog {
+                        *backlog_done.lock().unwrap() = Some(Instant::now());
+                    }
                 }
             }
             got.lock().unwrap().extend(mine);
@@ -118,8 +134,12 @@ fn tdlite_throughput(producers: u64, consumers: u64, n: u64) -> f64 {
         t.join().unwrap();
     }
     let secs = start.elapsed().as_secs_f64();
-    check(std::mem::take(&mut got.lock().unwrap()), n, "tdlite");
-    n as f64 / secs
+    let backlog_secs = backlog_done
+        .lock()
+        .unwrap()
+        .map(|t| t.duration_since(start).as_secs_f64());
+    check(std::mem::take(&mut got.lock().unwrap()), total, "tdlite");
+    rate(total, secs, backlog, backlog_secs)
 }
 
 fn sqlite_pop(c: &Connection) -> Option<u64> {
@@ -135,11 +155,24 @@ fn sqlite_pop(c: &Connection) -> Option<u64> {
     r.map(|v| v as u64)
 }
 
-fn sqlite_throughput(producers: u64, consumers: u64, n: u64) -> f64 {
+fn sqlite_throughput(producers: u64, consumers: u64, n: u64, backlog: u64) -> f64 {
     let path = sqlite_path(&format!("tp{producers}{consumers}"));
-    drop(sqlite(&path));
+    {
+        let c = sqlite(&path);
+        c.execute_batch("BEGIN").unwrap();
+        for id in 0..backlog {
+            c.execute(
+                "INSERT INTO q (qits, id) VALUES (?1, ?2)",
+                (now_us(), id as i64),
+            )
+            .unwrap();
+        }
+        c.execute_batch("COMMIT").unwrap();
+    }
+    let total = n + backlog;
     let taken = Arc::new(AtomicU64::new(0));
-    let got = Arc::new(Mutex::new(Vec::with_capacity(n as usize)));
+    let got = Arc::new(Mutex::new(Vec::with_capacity(total as usize)));
+    let backlog_done = Arc::new(Mutex::new(None));
     let start = Instant::now();
     let mut threads = Vec::new();
     for i in 0..producers {
@@ -149,7 +182,7 @@ fn sqlite_throughput(producers: u64, consumers: u64, n: u64) -> f64 {
             let mut st = c
                 .prepare("INSERT INTO q (qits, id) VALUES (?1, ?2)")
                 .unwrap();
-            for id in share(n, producers, i) {
+            for id in share(n, producers, i).map(|id| id + backlog) {
                 c.execute_batch("BEGIN IMMEDIATE").unwrap();
                 st.execute((now_us(), id as i64)).unwrap();
                 c.execute_batch("COMMIT").unwrap();
@@ -158,14 +191,17 @@ fn sqlite_throughput(producers: u64, consumers: u64, n: u64) -> f64 {
     }
     for _ in 0..consumers {
         let (path, taken, got) = (path.clone(), taken.clone(), got.clone());
+        let backlog_done = backlog_done.clone();
         threads.push(thread::spawn(move || {
             let c = sqlite(&path);
             let mut mine = Vec::new();
-            while taken.load(Ordering::Acquire) < n {
+            while taken.load(Ordering::Acquire) < total {
                 match sqlite_pop(&c) {
                     Some(id) => {
                         mine.push(id);
-                        taken.fetch_add(1, Ordering::AcqRel);
+                        if taken.fetch_add(1, Ordering::AcqRel) + 1 == backlog {
+                            *backlog_done.lock().unwrap() = Some(Instant::now());
+                        }
                     }
                     None => thread::sleep(Duration::from_millis(1)),
                 }
@@ -177,11 +213,25 @@ fn sqlite_throughput(producers: u64, consumers: u64, n: u64) -> f64 {
         t.join().unwrap();
     }
     let secs = start.elapsed().as_secs_f64();
-    check(std::mem::take(&mut got.lock().unwrap()), n, "SQLite");
+    let backlog_secs = backlog_done
+        .lock()
+        .unwrap()
+        .map(|t| t.duration_since(start).as_secs_f64());
+    check(std::mem::take(&mut got.lock().unwrap()), total, "SQLite");
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
-    n as f64 / secs
+    rate(total, secs, backlog, backlog_secs)
+}
+
+/// Rows per second: over the whole run from an empty queue; with a backlog, over the time the
+/// consumers took to consume as many rows as the backlog held (the queue was never empty
+/// then, so that is the rate of consumers contending for the head, not of hand-offs).
+fn rate(total: u64, secs: f64, backlog: u64, backlog_secs: Option<f64>) -> f64 {
+    match backlog_secs {
+        Some(b) if backlog > 0 => backlog as f64 / b,
+        _ => total as f64 / secs,
+    }
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -281,25 +331,54 @@ fn sqlite_wake(wakes: u64) -> (f64, f64) {
 fn main() {
     let n = arg("--rows", 40_000);
     let wakes = arg("--wakes", 2_000);
+    // `--profile P C`: only tdlite with P producers and C consumers (for perf)
+    if let Some(i) = std::env::args().position(|a| a == "--profile") {
+        let p = std::env::args()
+            .nth(i + 1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        let c = std::env::args()
+            .nth(i + 2)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(8);
+        let b = arg("--backlog", 0);
+        println!(
+            "tdlite {p} producers {c} consumers: {:.0} rows/s",
+            tdlite_throughput(p, c, n, b)
+        );
+        return;
+    }
     println!(
         "queue_bench: {} cores; {n} rows per throughput run; {wakes} wake-ups",
         thread::available_parallelism().map_or(1, |n| n.get())
     );
-    println!("\nconsume throughput (rows/s, each row consumed exactly once; tdlite in memory, SQLite WAL in /dev/shm):");
-    println!("producers consumers       tdlite       SQLite  tdlite/SQLite");
-    let mut one = [0.0; 3];
-    for producers in [1, 2] {
-        for consumers in [1, 2, 4, 8] {
-            let t = tdlite_throughput(producers, consumers, n);
-            let s = sqlite_throughput(producers, consumers, n);
-            if consumers == 1 {
-                one[producers as usize] = t;
+    for (backlog, what) in [
+        (
+            0,
+            "queue starts empty: consumers mostly wait, every row is a hand-off",
+        ),
+        (
+            n,
+            "queue starts with a backlog of N rows: consumers contend for the head",
+        ),
+    ] {
+        println!("\nconsume throughput, {what} (rows/s, each row consumed exactly once;");
+        println!("tdlite in memory, SQLite WAL in /dev/shm):");
+        println!("producers consumers       tdlite       SQLite  tdlite/SQLite");
+        let mut one = [0.0; 3];
+        for producers in [1, 2] {
+            for consumers in [1, 2, 4, 8] {
+                let t = tdlite_throughput(producers, consumers, n, backlog);
+                let s = sqlite_throughput(producers, consumers, n, backlog);
+                if consumers == 1 {
+                    one[producers as usize] = t;
+                }
+                let vs_one = t / one[producers as usize];
+                println!(
+                    "{producers:>9} {consumers:>9} {t:>12.0} {s:>12.0} {:>13.2}x   (tdlite {vs_one:.2}x of 1 consumer)",
+                    t / s
+                );
             }
-            let vs_one = t / one[producers as usize];
-            println!(
-                "{producers:>9} {consumers:>9} {t:>12.0} {s:>12.0} {:>13.2}x   (tdlite {vs_one:.2}x of 1 consumer)",
-                t / s
-            );
         }
     }
     println!("\ncommit-to-wake latency of a waiting consumer (µs):");
