@@ -10,14 +10,20 @@
 //!    queue consumed in the same request).
 //! 4. The request gets one CURRENT_TIMESTAMP (`Shared::request_timestamp`), and the session
 //!    opens its transaction if none is open (`tdlite_storage::Transaction::begin`).
-//! 5. `Session::run` dispatches each statement to an [`exec::Exec`] method: `run_query` (bind
+//! 5. `Session::run_statement` takes the statement's `LOCKING` locks, then `Session::run`
+//!    dispatches it to an [`exec::Exec`] method: `run_query` (bind
 //!    with `bind_expr`, scan with `Table::scan`, filter/aggregate/sort/project with Arrow
 //!    kernels), `insert`/`update`/`delete`, `create_table`/`drop_table`, or the consume path
 //!    (`bind_consume`, then `try_consume` → `Transaction::consume`, which pops the queue
 //!    index; if the queue is empty the session waits in `consume_loop` without holding any
 //!    storage lock).
-//! 6. A failure rolls the whole transaction back (`Transaction::rollback`, Teradata mode);
-//!    otherwise, outside `BT … ET`, the transaction commits (`Transaction::commit`). In a
+//!    Every write takes a table lock first (`tdlite_storage::locks`); a statement that meets a
+//!    row another transaction changed is undone to its savepoint, waits (deadlocks: 2631) and
+//!    runs again on a fresh snapshot.
+//! 6. A failure rolls the whole transaction back (`Transaction::rollback`, Teradata mode; in
+//!    ANSI mode only the request, back to its savepoint, unless the error ends the
+//!    transaction); otherwise, outside `BT … ET` in Teradata mode, the transaction commits
+//!    (`Transaction::commit`) and releases its locks. In a
 //!    database on disk ([`Database::open`]) the commit first appends the transaction's log
 //!    record and waits for it to be durable (`tdlite_storage::durable`).
 //! 7. The commit's or rollback's `Outcome` wakes the consumers waiting on queues that gained
