@@ -202,6 +202,25 @@ impl Catalog {
         self.insert(None, schema, creator)
     }
 
+    /// A new table id, never handed out before (for [`Catalog::create_table_with_id`]).
+    pub fn reserve_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Creates a table under an id from [`Catalog::reserve_id`] on behalf of transaction
+    /// `creator` (as [`Catalog::create_table`]).
+    ///
+    /// # Errors
+    /// As [`Catalog::create_table`].
+    pub fn create_table_with_id(
+        &self,
+        id: u64,
+        schema: TableSchema,
+        creator: TxnId,
+    ) -> Result<Arc<Table>, StorageError> {
+        self.insert(Some(id), schema, creator)
+    }
+
     /// Creates a table under a known id (recovery).
     pub(crate) fn create_with_id(
         &self,

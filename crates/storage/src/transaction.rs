@@ -152,6 +152,8 @@ impl Transaction {
         )?;
         self.held.insert(table.id, bits);
         if table.is_dropped() {
+            // nothing will be done under it: give it back
+            self.release(table, mode);
             return Err(StorageError::ObjectNotFound(table.schema.name.clone()));
         }
         Ok(())
@@ -408,8 +410,23 @@ impl Transaction {
     /// # Errors
     /// 3803 if it exists; 2631 if another open transaction dropped a table of that name.
     pub fn create_table(&mut self, schema: TableSchema) -> Result<Arc<Table>, StorageError> {
+        // Lock the new table's id before the table enters the catalog, so no one can lock or
+        // write it before its creator holds EXCLUSIVE.
+        let id = self.storage.catalog.reserve_id();
+        let bits = self.storage.locks.lock_table(
+            (self.id, self.session),
+            id,
+            &schema.name,
+            LockMode::Exclusive,
+            false,
+        )?;
+        self.held.insert(id, bits);
         let t = loop {
-            match self.storage.catalog.create_table(schema.clone(), self.id) {
+            match self
+                .storage
+                .catalog
+                .create_table_with_id(id, schema.clone(), self.id)
+            {
                 // another transaction's DROP of this name is open: wait for it to end (it
                 // holds the dropped table's EXCLUSIVE lock), then try again
                 Err(StorageError::WriteConflict(name)) => {
@@ -424,12 +441,15 @@ impl Transaction {
                         None => continue,
                     }
                 }
-                r => break r?,
+                Err(e) => {
+                    self.storage.locks.unlock(self.id, id, LockMode::Exclusive);
+                    self.held.remove(&id);
+                    return Err(e);
+                }
+                Ok(t) => break t,
             }
         };
         self.undo.push(Undo::CreateTable(t.clone()));
-        // new, so never contended: others wait for this lock until the CREATE commits
-        self.lock(&t, LockMode::Exclusive, false)?;
         Ok(t)
     }
 
