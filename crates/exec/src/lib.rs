@@ -15,7 +15,7 @@
 //!    with `bind_expr`, scan with `Table::scan`, filter/aggregate/sort/project with Arrow
 //!    kernels), `insert`/`update`/`delete`, `create_table`/`drop_table`, or the consume path
 //!    (`bind_consume`, then `try_consume` → `Transaction::consume`, which pops the queue
-//!    index; if the queue is empty the session waits in `consume_loop` without holding any
+//!    index; if the queue is empty the session waits in `consume_attempts` without holding any
 //!    storage lock).
 //!    Every write takes a table lock first (`tdlite_storage::locks`); a statement that meets a
 //!    row another transaction changed is undone to its savepoint, waits (deadlocks: 2631) and

@@ -486,26 +486,14 @@ impl Session {
         let txn_id = self.txn().id();
         let cell = Arc::new(WaitCell::new(self.id, txn_id));
         self.cancel.set(Some(cell.clone()));
-        let result = self.consume_loop(&table, &list, &cell, deadline, now);
-        self.cancel.set(None);
-        self.shared.storage.locks.leave_delayed(txn_id);
-        result
-    }
-
-    fn consume_loop(
-        &mut self,
-        table: &Arc<Table>,
-        list: &crate::dml::ConsumeList,
-        cell: &Arc<WaitCell>,
-        deadline: Option<Instant>,
-        now: i64,
-    ) -> Result<Rows> {
         let mut at_front = false;
-        let result = self.consume_attempts(table, list, cell, deadline, now, &mut at_front);
+        let result = self.consume_attempts(&table, &list, &cell, deadline, now, &mut at_front);
         if result.is_err() && at_front {
             // woken for a row we did not take: hand the wake-up on
             self.shared.waiters.notify(table.id, 1);
         }
+        self.cancel.set(None);
+        self.shared.storage.locks.leave_delayed(txn_id);
         result
     }
 

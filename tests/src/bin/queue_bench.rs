@@ -130,6 +130,25 @@ fn tdlite_throughput(producers: u64, consumers: u64, n: u64, backlog: u64) -> f6
             got.lock().unwrap().extend(mine);
         }));
     }
+    finish(
+        threads,
+        start,
+        &backlog_done,
+        &got,
+        (total, backlog),
+        "tdlite",
+    )
+}
+
+/// Joins the threads, checks every row was consumed once, and returns the rate.
+fn finish(
+    threads: Vec<thread::JoinHandle<()>>,
+    start: Instant,
+    backlog_done: &Mutex<Option<Instant>>,
+    got: &Mutex<Vec<u64>>,
+    (total, backlog): (u64, u64),
+    who: &str,
+) -> f64 {
     for t in threads {
         t.join().unwrap();
     }
@@ -138,7 +157,7 @@ fn tdlite_throughput(producers: u64, consumers: u64, n: u64, backlog: u64) -> f6
         .lock()
         .unwrap()
         .map(|t| t.duration_since(start).as_secs_f64());
-    check(std::mem::take(&mut got.lock().unwrap()), total, "tdlite");
+    check(std::mem::take(&mut got.lock().unwrap()), total, who);
     rate(total, secs, backlog, backlog_secs)
 }
 
@@ -209,19 +228,18 @@ fn sqlite_throughput(producers: u64, consumers: u64, n: u64, backlog: u64) -> f6
             got.lock().unwrap().extend(mine);
         }));
     }
-    for t in threads {
-        t.join().unwrap();
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let backlog_secs = backlog_done
-        .lock()
-        .unwrap()
-        .map(|t| t.duration_since(start).as_secs_f64());
-    check(std::mem::take(&mut got.lock().unwrap()), total, "SQLite");
+    let r = finish(
+        threads,
+        start,
+        &backlog_done,
+        &got,
+        (total, backlog),
+        "SQLite",
+    );
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
-    rate(total, secs, backlog, backlog_secs)
+    r
 }
 
 /// Rows per second: over the whole run from an empty queue; with a backlog, over the time the
