@@ -51,6 +51,8 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::Lock => "Locking completed.".to_string(),
         StatementKind::Rollback => "ROLLBACK done.".to_string(),
         StatementKind::SetSession => "Session mode set.".to_string(),
+        StatementKind::QueryBand => "SET QUERY_BAND accepted.".to_string(),
+        StatementKind::CollectStatistics => "COLLECT STATISTICS accepted.".to_string(),
     };
     format!(" *** {s}")
 }

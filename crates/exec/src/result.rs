@@ -72,6 +72,10 @@ pub enum StatementKind {
     Rollback,
     /// SET SESSION TRANSACTION.
     SetSession,
+    /// SET QUERY_BAND (accepted; no effect in tdlite).
+    QueryBand,
+    /// COLLECT STATISTICS (accepted; tdlite keeps no statistics).
+    CollectStatistics,
 }
 
 /// The result of one statement.

@@ -362,6 +362,16 @@ impl Session {
                 StatementResult::status(StatementKind::SetSession)
             }
             Statement::LockOnly => StatementResult::status(StatementKind::Lock),
+            // Query bands tag requests for workload management, which tdlite does not have.
+            Statement::QueryBand => StatementResult::status(StatementKind::QueryBand),
+            // tdlite's planner keeps no statistics, so there is nothing to collect.
+            Statement::CollectStatistics => {
+                StatementResult::status(StatementKind::CollectStatistics)
+            }
+            Statement::Database(_) => return Err(Error::Unsupported("DATABASE".into())),
+            Statement::HelpStatistics(_) => {
+                return Err(Error::Unsupported("HELP STATISTICS".into()))
+            }
             Statement::HelpLocks => {
                 let delayed = self.shared.waiters.delayed();
                 StatementResult::rows(

@@ -260,6 +260,59 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 abort: first == "ABORT",
             })
         }
+        "DATABASE" => {
+            cur.pos += 1;
+            let name = cur.dotted_name("a database name")?.join(".");
+            cur.expect_end()?;
+            Ok(Statement::Database(name))
+        }
+        "SET" if cur.word_at(1).as_deref() == Some("QUERY_BAND") => {
+            cur.pos += 2;
+            if cur.peek() != Some(&Token::Eq) {
+                return Err(cur.unexpected("expected '=' after QUERY_BAND"));
+            }
+            cur.pos += 1;
+            if matches!(cur.peek(), Some(Token::SingleQuotedString(_))) {
+                cur.pos += 1;
+            } else if !cur.eat_word("NONE") {
+                return Err(cur.unexpected("expected a quoted query band or NONE"));
+            }
+            cur.eat_word("UPDATE");
+            if !cur.eat_word("FOR") {
+                return Err(cur.unexpected("expected FOR SESSION or FOR TRANSACTION"));
+            }
+            if cur.eat_word("SESSION") {
+                cur.eat_word("VOLATILE");
+            } else if !cur.eat_word("TRANSACTION") {
+                return Err(cur.unexpected("expected SESSION or TRANSACTION"));
+            }
+            cur.expect_end()?;
+            Ok(Statement::QueryBand)
+        }
+        "COLLECT"
+            if matches!(
+                cur.word_at(1).as_deref(),
+                Some("STATISTICS") | Some("STATS") | Some("STAT")
+            ) =>
+        {
+            // the rest names columns or indexes to gather statistics on; tdlite keeps none
+            cur.pos = cur.toks.len();
+            Ok(Statement::CollectStatistics)
+        }
+        "HELP"
+            if matches!(
+                cur.word_at(1).as_deref(),
+                Some("STATISTICS") | Some("STATS") | Some("STAT")
+            ) =>
+        {
+            cur.pos += 2;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            if cur.eat_word("FROM") {
+                cur.dotted_name("a QCD name")?;
+            }
+            cur.expect_end()?;
+            Ok(Statement::HelpStatistics(name))
+        }
         "HELP" if cur.word_at(1).as_deref() == Some("LOCKS") => {
             cur.pos += 2;
             cur.expect_end()?;

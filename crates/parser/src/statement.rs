@@ -56,6 +56,14 @@ pub enum Statement {
     ShowTable(ast::ObjectName),
     /// A `LOCKING` modifier with no statement after it (locks the object only).
     LockOnly,
+    /// `DATABASE name`: the session's default database.
+    Database(String),
+    /// `SET QUERY_BAND = '…' | NONE [UPDATE] FOR SESSION [VOLATILE] | TRANSACTION`.
+    QueryBand,
+    /// `COLLECT STATISTICS|STATS …` (any form).
+    CollectStatistics,
+    /// `HELP STATISTICS name [FROM qcd]`.
+    HelpStatistics(ast::ObjectName),
     /// `HELP LOCKS` (tdlite extension): who holds which table lock and who waits for whom.
     HelpLocks,
     /// `SET SESSION TRANSACTION ANSI | BTET` (tdlite extension; BTEQ's

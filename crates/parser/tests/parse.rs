@@ -130,6 +130,10 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
+        Statement::Database(name) => writeln!(out, "Database {name}").unwrap(),
+        Statement::QueryBand => writeln!(out, "QueryBand").unwrap(),
+        Statement::CollectStatistics => writeln!(out, "CollectStatistics").unwrap(),
+        Statement::HelpStatistics(name) => writeln!(out, "HelpStatistics {name}").unwrap(),
         Statement::SetSessionMode { ansi } => writeln!(out, "SetSessionMode ansi={ansi}").unwrap(),
     }
 }
