@@ -514,6 +514,75 @@ impl Exec<'_> {
                 trim_what: None,
                 trim_characters: None,
             } => Expr::Func(Func::Trim, vec![b(expr, self)?]),
+            ast::Expr::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters: None,
+            } => {
+                use crate::functions::{Builtin, Side};
+                let side = match trim_where {
+                    Some(ast::TrimWhereField::Leading) => Side::Leading,
+                    Some(ast::TrimWhereField::Trailing) => Side::Trailing,
+                    _ => Side::Both,
+                };
+                let mut args = vec![b(expr, self)?];
+                if let Some(w) = trim_what {
+                    args.push(b(w, self)?);
+                }
+                Expr::Func(Func::Builtin(Builtin::Trim(side)), args)
+            }
+            ast::Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
+                let mut args = vec![b(expr, self)?];
+                args.push(match substring_from {
+                    Some(f) => b(f, self)?,
+                    None => one(Arc::new(arrow::array::Int64Array::from(vec![1]))),
+                });
+                if let Some(l) = substring_for {
+                    args.push(b(l, self)?);
+                }
+                Expr::Func(Func::Builtin(crate::functions::Builtin::Substr), args)
+            }
+            ast::Expr::Position { expr, r#in } => Expr::Func(
+                Func::Builtin(crate::functions::Builtin::Index),
+                vec![b(r#in, self)?, b(expr, self)?],
+            ),
+            ast::Expr::Extract { field, expr, .. } => {
+                use crate::functions::Field;
+                let f = match field {
+                    ast::DateTimeField::Year => Field::Year,
+                    ast::DateTimeField::Month => Field::Month,
+                    ast::DateTimeField::Day => Field::Day,
+                    ast::DateTimeField::Hour => Field::Hour,
+                    ast::DateTimeField::Minute => Field::Minute,
+                    ast::DateTimeField::Second => Field::Second,
+                    other => return Err(Error::Unsupported(format!("EXTRACT({other})"))),
+                };
+                Expr::Func(
+                    Func::Builtin(crate::functions::Builtin::Extract(f)),
+                    vec![b(expr, self)?],
+                )
+            }
+            ast::Expr::Ceil { expr, field } | ast::Expr::Floor { expr, field } => {
+                use crate::functions::Builtin;
+                if !matches!(
+                    field,
+                    ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime)
+                ) {
+                    return Err(Error::Unsupported(format!("the expression '{e}'")));
+                }
+                let f = if matches!(e, ast::Expr::Ceil { .. }) {
+                    Builtin::Ceiling
+                } else {
+                    Builtin::Floor
+                };
+                Expr::Func(Func::Builtin(f), vec![b(expr, self)?])
+            }
             ast::Expr::Subquery(q) => match self.scalar_subquery(q) {
                 Ok(a) => one(a),
                 Err(Error::ColumnNotFound(c)) => self
@@ -629,6 +698,9 @@ impl Exec<'_> {
                     )))
                 }
             }
+        }
+        if let Some(b) = crate::functions::lookup(&name) {
+            return Ok(Expr::Func(Func::Builtin(b), bound));
         }
         let func = match name.as_str() {
             "COALESCE" => Func::Coalesce,

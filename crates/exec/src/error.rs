@@ -112,6 +112,10 @@ pub enum Error {
         "The session mode can change only between transactions, in a request of its own; COMMIT, ET or ROLLBACK first."
     )]
     ModeChangeInTransaction,
+    /// A function argument outside the function's domain (tdlite 9919; Teradata's numbers for
+    /// these vary by function and are not researched yet).
+    #[error("Invalid argument for function {0}.")]
+    BadArgument(String),
     /// A statement tdlite parses but does not run yet (tdlite 9910).
     #[error("{0} is not supported by tdlite yet.")]
     Unsupported(String),
@@ -231,6 +235,7 @@ impl Error {
             Error::DdlNotLastAnsi => code(3722),
             Error::BtEtInAnsiMode => code(9917),
             Error::ModeChangeInTransaction => code(9918),
+            Error::BadArgument(_) => code(9919),
             Error::Unsupported(_) => code(9910),
             Error::CheckViolation(_) => code(5317),
             Error::Internal(_) => code(9999),

@@ -74,6 +74,8 @@ pub enum Func {
     ZeroIfNull,
     /// `NULLIFZERO(n)`
     NullIfZero,
+    /// One of the row-by-row built-ins of `functions.rs`.
+    Builtin(crate::functions::Builtin),
 }
 
 /// A bound expression: names resolved to input column positions.
@@ -637,6 +639,7 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             let mask = boolean::is_not_null(&a)?;
             Ok(zip(&mask, &a, &arrow::array::Scalar::new(zero))?)
         }
+        Func::Builtin(b) => crate::functions::eval(b, &args, n),
         Func::NullIfZero => {
             let a = arg(0)?;
             let zero = cast_with_options(

@@ -51,6 +51,7 @@ pub mod dml;
 pub mod error;
 pub mod exec;
 pub mod expr;
+pub mod functions;
 pub mod join;
 mod locking;
 pub mod query;
