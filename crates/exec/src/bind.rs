@@ -367,6 +367,14 @@ impl Exec<'_> {
                 one(typed_string(ty, &s)?)
             }
             ast::Expr::Interval(iv) => one(interval_literal(iv)?),
+            ast::Expr::BinaryOp {
+                left,
+                op: ast::BinaryOperator::PGExp,
+                right,
+            } => Expr::Func(
+                Func::Builtin(crate::functions::Builtin::Power),
+                vec![b(left, self)?, b(right, self)?],
+            ),
             ast::Expr::BinaryOp { left, op, right } => {
                 let op = match op {
                     ast::BinaryOperator::Plus => BinOp::Add,

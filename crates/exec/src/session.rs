@@ -566,6 +566,7 @@ impl Session {
                     let cell = cell.clone();
                     Arc::new(move || cell.end_as_deadlock()) as Arc<dyn Fn() + Send + Sync>
                 };
+                cell.clear_deadlock();
                 self.shared
                     .storage
                     .locks

@@ -4,7 +4,9 @@
 //! commit that makes k rows consumable wakes the first k waiters, a dropped table wakes all of
 //! them with an error, and a cancel or timeout removes one. A woken waiter retries the take and,
 //! if another consumer was faster, goes back to the *front* of the list, so waiters are served
-//! in the order they began waiting.
+//! in the order they began waiting. A consumer that has not begun waiting yet (it is still
+//! yielding the CPU before it sleeps, see `session.rs` `SPIN_YIELDS`) can take a row before
+//! the waiters do, as a new consumer arriving at that moment could.
 //!
 //! Invariants:
 //! - the registry lock is held only for list operations and the (non-blocking) take attempt,
@@ -58,6 +60,12 @@ impl WaitCell {
             who: (session, txn),
             ..WaitCell::default()
         }
+    }
+
+    /// Forgets an earlier end-as-deadlock (before registering for a new wait: only a transaction
+    /// that waits for this one when it registers counts).
+    pub(crate) fn clear_deadlock(&self) {
+        self.state.lock().deadlock = false;
     }
 
     /// Ends the wait as a deadlock victim and wakes it.

@@ -5,7 +5,6 @@
 //! positions sqlparser's `Parser::index` reports when handed a suffix of it.
 
 use crate::error::{Location, ParseError};
-use sqlparser::dialect::TeradataDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
@@ -174,7 +173,7 @@ impl Cursor {
         &mut self,
         f: impl FnOnce(&mut Parser<'_>) -> Result<T, sqlparser::parser::ParserError>,
     ) -> Result<T, ParseError> {
-        let dialect = TeradataDialect;
+        let dialect = crate::dialect::TdliteDialect;
         let rest = self.toks[self.pos..].to_vec();
         let mut parser = Parser::new(&dialect)
             .with_recursion_limit(RECURSION_LIMIT)

@@ -15,6 +15,7 @@
 mod consume;
 mod create_table;
 mod cursor;
+pub mod dialect;
 pub mod error;
 mod parser;
 pub mod split;

@@ -404,6 +404,14 @@ fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         };
         if let Some(t) = replacement {
             toks[i].token = t;
+        } else if toks[i].token == Token::Mul
+            && toks
+                .get(i + 1)
+                .is_some_and(|n| n.token == Token::Mul && n.span.start == toks[i].span.end)
+        {
+            // Teradata's exponent operator `**` (see dialect.rs)
+            toks[i].token = Token::Caret;
+            toks.remove(i + 1);
         } else if (toks[i].token == Token::Caret
             || unquoted_upper(&toks[i].token).as_deref() == Some("NOT"))
             && toks.get(i + 1).map(|t| &t.token) == Some(&Token::Eq)

@@ -153,6 +153,8 @@ pub struct LockHeld {
 
 struct Waiting {
     table: String,
+    /// The table's id for a table-lock wait (its `on` may be out of date until it wakes).
+    table_id: Option<u64>,
     wants: WaitTarget,
     on: Vec<TxnId>,
 }
@@ -253,7 +255,7 @@ impl LockManager {
                 g.waiting.remove(&me);
                 return Err(StorageError::LockNowait(name.to_string()));
             }
-            self.wait(&mut g, me, name, WaitTarget::Table(mode), on)?;
+            self.wait(&mut g, me, (name, Some(id)), WaitTarget::Table(mode), on)?;
         }
     }
 
@@ -273,7 +275,7 @@ impl LockManager {
             g.owners.insert(me, session);
         }
         while txns.is_active(other) {
-            self.wait(&mut g, me, table, WaitTarget::Row, vec![other])?;
+            self.wait(&mut g, me, (table, None), WaitTarget::Row, vec![other])?;
         }
         g.waiting.remove(&me);
         Ok(())
@@ -284,7 +286,7 @@ impl LockManager {
         &self,
         g: &mut parking_lot::MutexGuard<'_, State>,
         me: TxnId,
-        table: &str,
+        (table, table_id): (&str, Option<u64>),
         wants: WaitTarget,
         on: Vec<TxnId>,
     ) -> Result<(), StorageError> {
@@ -302,6 +304,7 @@ impl LockManager {
             me,
             Waiting {
                 table: table.to_string(),
+                table_id,
                 wants,
                 on,
             },
@@ -322,7 +325,16 @@ impl LockManager {
         end: Arc<dyn Fn() + Send + Sync>,
     ) -> Result<(), StorageError> {
         let mut g = self.state.lock();
-        if g.waiting.values().any(|w| w.on.contains(&me)) {
+        // A table-lock waiter's list is refreshed only when it wakes: count it only if `me`
+        // still holds a conflicting lock (it may have just given back a consume's lock).
+        let waited_for = g.waiting.iter().any(|(w, wait)| {
+            wait.on.contains(&me)
+                && match (&wait.wants, wait.table_id) {
+                    (WaitTarget::Table(mode), Some(id)) => g.blockers(id, *w, *mode).contains(&me),
+                    _ => true,
+                }
+        });
+        if waited_for {
             return Err(StorageError::Deadlock(table.to_string()));
         }
         g.delayed.insert(me, end);

@@ -1,0 +1,95 @@
+//! tdlite's sqlparser dialect: sqlparser's `TeradataDialect` (every setting it makes is
+//! repeated here, and `dialect()` reports `TeradataDialect`, so sqlparser treats the two
+//! alike) plus Teradata's exponent operator `**`.
+//!
+//! The tokenizer splits `**` into two `*`; `parser::rewrite_tokens` turns an adjacent pair into
+//! one `^` token (Teradata has no `^` operator of its own: `^=` was rewritten before). Here
+//! `^` binds tighter than `*` and `/` and associates to the right, as `**` does in Teradata,
+//! and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER.
+
+use sqlparser::ast::{BinaryOperator, Expr};
+use sqlparser::dialect::{Dialect, TeradataDialect};
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
+use std::any::TypeId;
+
+/// Above sqlparser's `*`/`/` (40) and below unary and postfix operators.
+const EXPONENT_PRECEDENCE: u8 = 45;
+
+/// The dialect tdlite parses with.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TdliteDialect;
+
+impl Dialect for TdliteDialect {
+    fn dialect(&self) -> TypeId {
+        TypeId::of::<TeradataDialect>()
+    }
+    fn identifier_quote_style(&self, identifier: &str) -> Option<char> {
+        TeradataDialect.identifier_quote_style(identifier)
+    }
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        TeradataDialect.is_delimited_identifier_start(ch)
+    }
+    fn is_identifier_start(&self, ch: char) -> bool {
+        TeradataDialect.is_identifier_start(ch)
+    }
+    fn is_identifier_part(&self, ch: char) -> bool {
+        TeradataDialect.is_identifier_part(ch)
+    }
+    fn supports_group_by_expr(&self) -> bool {
+        TeradataDialect.supports_group_by_expr()
+    }
+    fn supports_boolean_literals(&self) -> bool {
+        TeradataDialect.supports_boolean_literals()
+    }
+    fn require_interval_qualifier(&self) -> bool {
+        TeradataDialect.require_interval_qualifier()
+    }
+    fn supports_comment_on(&self) -> bool {
+        TeradataDialect.supports_comment_on()
+    }
+    fn supports_create_table_select(&self) -> bool {
+        TeradataDialect.supports_create_table_select()
+    }
+    fn supports_execute_immediate(&self) -> bool {
+        TeradataDialect.supports_execute_immediate()
+    }
+    fn supports_top_before_distinct(&self) -> bool {
+        TeradataDialect.supports_top_before_distinct()
+    }
+    fn supports_window_function_null_treatment_arg(&self) -> bool {
+        TeradataDialect.supports_window_function_null_treatment_arg()
+    }
+    fn supports_string_literal_concatenation(&self) -> bool {
+        TeradataDialect.supports_string_literal_concatenation()
+    }
+    fn supports_leading_comma_before_table_options(&self) -> bool {
+        TeradataDialect.supports_leading_comma_before_table_options()
+    }
+
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        (parser.peek_token_ref().token == Token::Caret).then_some(Ok(EXPONENT_PRECEDENCE))
+    }
+
+    fn parse_infix(
+        &self,
+        parser: &mut Parser,
+        expr: &Expr,
+        _precedence: u8,
+    ) -> Option<Result<Expr, ParserError>> {
+        if parser.peek_token_ref().token != Token::Caret {
+            return None;
+        }
+        parser.next_token();
+        // right-associative: 2 ** 3 ** 2 is 2 ** (3 ** 2)
+        Some(
+            parser
+                .parse_subexpr(EXPONENT_PRECEDENCE - 1)
+                .map(|right| Expr::BinaryOp {
+                    left: Box::new(expr.clone()),
+                    op: BinaryOperator::PGExp,
+                    right: Box::new(right),
+                }),
+        )
+    }
+}
