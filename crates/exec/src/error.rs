@@ -125,6 +125,9 @@ pub enum Error {
     /// A join would produce more rows than tdlite allows for one step (2646).
     #[error("No more spool space: a join step would produce more than {0} rows.")]
     SpoolSpace(usize),
+    /// A recursive CTE that does not stop (2646).
+    #[error("No more spool space: WITH RECURSIVE {0}.")]
+    RecursionLimit(String),
     /// A bug: an invariant did not hold (tdlite 9999). Please report it.
     #[error("Internal error: {0}")]
     Internal(String),
@@ -236,6 +239,7 @@ impl Error {
             Error::BtEtInAnsiMode => code(9917),
             Error::ModeChangeInTransaction => code(9918),
             Error::BadArgument(_) => code(9919),
+            Error::RecursionLimit(_) => code(2646),
             Error::Unsupported(_) => code(9910),
             Error::CheckViolation(_) => code(5317),
             Error::Internal(_) => code(9999),

@@ -23,6 +23,8 @@ pub struct Exec<'a> {
     pub(crate) outer: Vec<crate::correlate::OuterRow>,
     /// The batch a clause is being bound over, if correlated subqueries may use it.
     pub(crate) corr: Option<crate::correlate::Correlation>,
+    /// Common table expressions in scope (`WITH`), innermost last.
+    pub(crate) ctes: Vec<(String, crate::result::Rows)>,
     /// The statement's snapshot, taken at its first scan.
     pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,
 }

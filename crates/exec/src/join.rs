@@ -137,8 +137,46 @@ fn kind_of(op: &ast::JoinOperator) -> Result<(Kind, Option<&ast::JoinConstraint>
     })
 }
 
+/// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
+/// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
+fn derived_relation(
+    rows: crate::result::Rows,
+    q: Option<String>,
+    renamed: Option<&[ast::TableAliasColumnDef]>,
+) -> Result<(Scope, RecordBatch)> {
+    let batch = concat_batches(&rows.schema, &rows.batches)?;
+    let columns = rows
+        .schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| ScopeColumn {
+            qualifier: q.clone(),
+            name: renamed
+                .and_then(|c| c.get(i))
+                .map_or_else(|| f.name().clone(), |c| c.name.value.clone()),
+            case_specific: f.metadata().contains_key("casespecific"),
+            title: f.metadata().get("title").cloned(),
+        })
+        .collect();
+    Ok((Scope { columns }, batch))
+}
+
 /// The scope and rows of a FROM clause, plus which WHERE conjuncts it already applied.
 impl Exec<'_> {
+    /// The rows of the CTE `name` is bound to, if it names one (innermost first).
+    fn cte(&self, name: &ast::ObjectName) -> Option<crate::result::Rows> {
+        if name.0.len() != 1 {
+            return None;
+        }
+        let n = tdlite_parser::object_name_string(name);
+        self.ctes
+            .iter()
+            .rev()
+            .find(|(c, _)| c.eq_ignore_ascii_case(&n))
+            .map(|(_, r)| r.clone())
+    }
+
     /// Reads one relation of a FROM clause: a table or a derived table.
     pub(crate) fn relation(&mut self, tf: &ast::TableFactor) -> Result<(Scope, RecordBatch)> {
         match tf {
@@ -148,6 +186,13 @@ impl Exec<'_> {
                 args: None,
                 ..
             } => {
+                if let Some(rows) = self.cte(name) {
+                    let q = alias.as_ref().map_or_else(
+                        || tdlite_parser::object_name_string(name),
+                        |a| a.name.value.clone(),
+                    );
+                    return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
+                }
                 let table = self.must_get_table(name)?;
                 // qualified by the alias, or by the table's own name without its database part
                 let q = match alias {
@@ -169,24 +214,8 @@ impl Exec<'_> {
                 sample: None,
             } => {
                 let rows = self.run_query(subquery)?;
-                let batch = concat_batches(&rows.schema, &rows.batches)?;
                 let q = alias.as_ref().map(|a| a.name.value.to_ascii_uppercase());
-                let renamed = alias.as_ref().map(|a| &a.columns);
-                let columns = rows
-                    .schema
-                    .fields()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| ScopeColumn {
-                        qualifier: q.clone(),
-                        name: renamed
-                            .and_then(|c| c.get(i))
-                            .map_or_else(|| f.name().clone(), |c| c.name.value.clone()),
-                        case_specific: f.metadata().contains_key("casespecific"),
-                        title: f.metadata().get("title").cloned(),
-                    })
-                    .collect();
-                Ok((Scope { columns }, batch))
+                derived_relation(rows, q, alias.as_ref().map(|a| a.columns.as_slice()))
             }
             ast::TableFactor::NestedJoin {
                 table_with_joins,

@@ -45,6 +45,7 @@
 
 pub mod bind;
 pub mod correlate;
+mod cte;
 pub mod database;
 pub mod ddl;
 pub mod dml;

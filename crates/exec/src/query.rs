@@ -141,8 +141,8 @@ impl Exec<'_> {
     /// # Errors
     /// Binding errors (3807, 3810, 3822, 3504) and evaluation errors (2616, 2618, …).
     pub fn run_query(&mut self, q: &ast::Query) -> Result<Rows> {
-        if q.with.is_some() {
-            return Err(Error::Unsupported("WITH".into()));
+        if let Some(with) = &q.with {
+            return self.run_with(with, q);
         }
         if q.limit_clause.is_some() || q.fetch.is_some() {
             return Err(Error::Unsupported("LIMIT/FETCH (use TOP n)".into()));

@@ -302,6 +302,7 @@ impl Session {
             outer: Vec::new(),
             corr: None,
             snap: std::cell::OnceCell::new(),
+            ctes: Vec::new(),
         }
     }
 

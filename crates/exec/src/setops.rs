@@ -105,7 +105,8 @@ impl Exec<'_> {
     }
 }
 
-fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Result<Rows> {
+/// Combines two results by a set operator; the first decides names and types.
+pub(crate) fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Result<Rows> {
     let left = concat_batches(&l.schema, &l.batches)?;
     let right = concat_batches(&r.schema, &r.batches)?;
     if left.num_columns() != right.num_columns() {

@@ -1,0 +1,212 @@
+//! `WITH` and `WITH RECURSIVE`: common table expressions.
+//!
+//! Each CTE of a `WITH` clause is run once, in order, and its rows are bound under its name
+//! (`Exec::ctes`, a stack) while the rest of the query runs; a later CTE and every subquery of
+//! the body see the earlier ones. A name in FROM matches a CTE before a table. A CTE's column
+//! list renames its columns.
+//!
+//! A recursive CTE is `anchor UNION [ALL] step`, where only `step` names the CTE. The anchor
+//! runs once; then `step` runs again and again with the CTE bound to the rows the previous
+//! round produced, until a round produces no new rows. With `UNION` (not ALL) a row already
+//! produced is not produced again, so a cycle ends; with `UNION ALL` a cycle runs until
+//! `MAX_ROUNDS` rounds or `MAX_ROWS` rows (then 2646, as for a runaway join). The anchor's columns decide the names and
+//! types; the step's rows are cast to them.
+//!
+//! Invariant: the CTE stack is restored when the query ends, whether it succeeds or fails.
+
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::take_batch;
+use crate::query::row_keys;
+use crate::result::Rows;
+use crate::setops::combine;
+use arrow::compute::concat_batches;
+use arrow::datatypes::{Field, Schema};
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+use std::collections::HashSet;
+use std::sync::Arc;
+use tdlite_storage::types::RowKey;
+
+/// Rounds a recursive CTE may take before tdlite calls it runaway (2646).
+const MAX_ROUNDS: usize = 100_000;
+
+/// Rows a recursive CTE may produce in all (as many as one join step may).
+const MAX_ROWS: usize = 50_000_000;
+
+/// True if `q` mentions a table named `name` anywhere.
+fn mentions(q: &ast::SetExpr, name: &str) -> bool {
+    let mut found = false;
+    let _ = ast::visit_relations(q, |r| {
+        if tdlite_parser::object_name_string(r).eq_ignore_ascii_case(name) {
+            found = true;
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    found
+}
+
+/// `rows` with its columns renamed (a CTE's column list).
+fn renamed(rows: Rows, names: &[ast::TableAliasColumnDef], cte: &str) -> Result<Rows> {
+    if names.is_empty() {
+        return Ok(rows);
+    }
+    if names.len() != rows.schema.fields().len() {
+        return Err(Error::TypeMismatch(format!(
+            "the WITH list of {cte} names {} columns, its query returns {}",
+            names.len(),
+            rows.schema.fields().len()
+        )));
+    }
+    let fields: Vec<Field> = rows
+        .schema
+        .fields()
+        .iter()
+        .zip(names)
+        .map(|(f, n)| f.as_ref().clone().with_name(n.name.value.clone()))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let batches = rows
+        .batches
+        .into_iter()
+        .map(|b| RecordBatch::try_new(schema.clone(), b.columns().to_vec()))
+        .collect::<std::result::Result<_, _>>()?;
+    Ok(Rows { schema, batches })
+}
+
+impl Exec<'_> {
+    /// Runs `q`, whose `WITH` clause is `with`: binds each CTE, runs the body, unbinds.
+    pub(crate) fn run_with(&mut self, with: &ast::With, q: &ast::Query) -> Result<Rows> {
+        let depth = self.ctes.len();
+        let result = self.bind_ctes(with).and_then(|()| {
+            let mut body = q.clone();
+            body.with = None;
+            self.run_query(&body)
+        });
+        self.ctes.truncate(depth);
+        result
+    }
+
+    fn bind_ctes(&mut self, with: &ast::With) -> Result<()> {
+        for cte in &with.cte_tables {
+            let name = cte.alias.name.value.to_ascii_uppercase();
+            let rows = if with.recursive && mentions(&cte.query.body, &name) {
+                self.recursive(&name, &cte.query, &cte.alias.columns)?
+            } else {
+                let rows = self.run_query(&cte.query)?;
+                renamed(rows, &cte.alias.columns, &name)?
+            };
+            self.ctes.push((name, rows));
+        }
+        Ok(())
+    }
+
+    fn recursive(
+        &mut self,
+        name: &str,
+        q: &ast::Query,
+        columns: &[ast::TableAliasColumnDef],
+    ) -> Result<Rows> {
+        let ast::SetExpr::SetOperation {
+            op: ast::SetOperator::Union,
+            set_quantifier,
+            left,
+            right,
+        } = q.body.as_ref()
+        else {
+            return Err(Error::Unsupported(format!(
+                "WITH RECURSIVE {name} that is not anchor UNION [ALL] step"
+            )));
+        };
+        if mentions(left, name) {
+            return Err(Error::Unsupported(format!(
+                "WITH RECURSIVE {name} whose first query names {name}"
+            )));
+        }
+        let all = matches!(set_quantifier, ast::SetQuantifier::All);
+        let anchor = renamed(self.run_query(&query_of(left))?, columns, name)?;
+        let schema = anchor.schema.clone();
+        let cs: Vec<bool> = schema
+            .fields()
+            .iter()
+            .map(|f| f.metadata().contains_key("casespecific"))
+            .collect();
+        let mut seen: HashSet<RowKey> = HashSet::new();
+        let mut batches: Vec<RecordBatch> = Vec::new();
+        let mut total = 0usize;
+        // keeps the rows of `rows` (cast to the anchor's columns) not produced before
+        let mut admit = |rows: Rows, batches: &mut Vec<RecordBatch>| -> Result<Option<Rows>> {
+            let rows = combine(empty(&schema), rows, ast::SetOperator::Union, true)?;
+            let batch = concat_batches(&rows.schema, &rows.batches)?;
+            let batch = if all {
+                batch
+            } else {
+                let keep: Vec<u32> = row_keys(&batch, &cs)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, k)| seen.insert(k.clone()))
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                take_batch(&batch, &keep)?
+            };
+            if batch.num_rows() == 0 {
+                return Ok(None);
+            }
+            total += batch.num_rows();
+            if total > MAX_ROWS {
+                return Err(Error::RecursionLimit(format!(
+                    "produced more than {MAX_ROWS} rows"
+                )));
+            }
+            batches.push(batch.clone());
+            Ok(Some(Rows {
+                schema: schema.clone(),
+                batches: vec![batch],
+            }))
+        };
+        let mut working = admit(anchor, &mut batches)?;
+        let step = query_of(right);
+        let mut rounds = 0;
+        while let Some(w) = working {
+            if rounds == MAX_ROUNDS {
+                return Err(Error::RecursionLimit(format!(
+                    "ran more than {MAX_ROUNDS} rounds"
+                )));
+            }
+            rounds += 1;
+            self.ctes.push((name.to_string(), w));
+            let produced = self.run_query(&step);
+            self.ctes.pop();
+            working = admit(produced?, &mut batches)?;
+        }
+        Ok(Rows {
+            schema: schema.clone(),
+            batches,
+        })
+    }
+}
+
+/// An empty result with these columns.
+fn empty(schema: &arrow::datatypes::SchemaRef) -> Rows {
+    Rows {
+        schema: schema.clone(),
+        batches: vec![RecordBatch::new_empty(schema.clone())],
+    }
+}
+
+/// A query of one set-expression (no ORDER BY, no WITH).
+fn query_of(body: &ast::SetExpr) -> ast::Query {
+    ast::Query {
+        with: None,
+        body: Box::new(body.clone()),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: vec![],
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: vec![],
+    }
+}
