@@ -682,8 +682,8 @@ impl Exec<'_> {
         mut grouping: Option<&mut Grouping>,
     ) -> Result<Expr> {
         let name = tdlite_parser::object_name_string(&f.name).to_ascii_uppercase();
-        if f.over.is_some() {
-            return Err(Error::Unsupported(format!("the window function {name}")));
+        if let Some(over) = &f.over {
+            return self.bind_window(&name, f, over, scope, grouping);
         }
         if agg_func(&name).is_some() {
             return Err(Error::TypeMismatch(format!(
@@ -723,6 +723,131 @@ impl Exec<'_> {
             _ => return Err(Error::Unsupported(format!("the function {name}"))),
         };
         Ok(Expr::Func(func, bound))
+    }
+
+    /// A call with `OVER (…)`: binds its argument, PARTITION BY, ORDER BY and frame, records
+    /// it in `Exec::windows` and returns a reference to the column it will fill.
+    fn bind_window(
+        &mut self,
+        name: &str,
+        f: &ast::Function,
+        over: &ast::WindowType,
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        use crate::window::{Bound, Frame, WinFunc, WindowCall};
+        let Some(mut collected) = self.windows.take() else {
+            return Err(Error::TypeMismatch(format!(
+                "the window function {name} is allowed only in a select list, QUALIFY or ORDER BY"
+            )));
+        };
+        let result = (|| -> Result<WindowCall> {
+            let ast::WindowType::WindowSpec(spec) = over else {
+                return Err(Error::Unsupported(format!("the named window of {name}")));
+            };
+            let (args, distinct) = Self::function_args(f)?;
+            if distinct {
+                return Err(Error::Unsupported(format!("{name}(DISTINCT …) OVER")));
+            }
+            let func = match name {
+                "ROW_NUMBER" => WinFunc::RowNumber,
+                "RANK" => WinFunc::Rank,
+                "DENSE_RANK" => WinFunc::DenseRank,
+                "PERCENT_RANK" => WinFunc::PercentRank,
+                other => match agg_func(other) {
+                    Some(a) => WinFunc::Agg(a),
+                    None => return Err(Error::Unsupported(format!("the window function {other}"))),
+                },
+            };
+            let arg = match (func, args.first()) {
+                (WinFunc::Agg(_), Some(ast::FunctionArgExpr::Expr(x))) => {
+                    Some(self.bind_expr(x, scope, grouping.as_deref_mut())?)
+                }
+                (WinFunc::Agg(AggFunc::Count), Some(ast::FunctionArgExpr::Wildcard) | None) => None,
+                (WinFunc::Agg(_), _) => {
+                    return Err(Error::TypeMismatch(format!(
+                        "{name} OVER needs an argument"
+                    )))
+                }
+                (_, None) => None,
+                (_, Some(_)) => {
+                    return Err(Error::TypeMismatch(format!("{name}() takes no argument")))
+                }
+            };
+            let partition = spec
+                .partition_by
+                .iter()
+                .map(|e| self.bind_expr(e, scope, grouping.as_deref_mut()))
+                .collect::<Result<Vec<_>>>()?;
+            let mut order = Vec::new();
+            for ob in &spec.order_by {
+                let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
+                order.push(crate::query::SortKey {
+                    expr: self.bind_expr(&ob.expr, scope, grouping.as_deref_mut())?,
+                    descending,
+                    nulls_first: ob.options.nulls_first.unwrap_or(!descending),
+                });
+            }
+            if !matches!(func, WinFunc::Agg(_)) && order.is_empty() {
+                return Err(Error::TypeMismatch(format!("{name}() OVER needs ORDER BY")));
+            }
+            let bound = |b: &ast::WindowFrameBound, rows: bool| -> Result<Bound> {
+                let n = |e: &Option<Box<ast::Expr>>| -> Result<Option<usize>> {
+                    match e.as_deref() {
+                        None => Ok(None),
+                        Some(ast::Expr::Value(v)) => match &v.value {
+                            ast::Value::Number(n, _) if rows => {
+                                n.parse().map(Some).map_err(|_| Error::BadNumber)
+                            }
+                            _ => Err(Error::Unsupported(format!("the frame bound {b}"))),
+                        },
+                        Some(_) => Err(Error::Unsupported(format!("the frame bound {b}"))),
+                    }
+                };
+                Ok(match b {
+                    ast::WindowFrameBound::CurrentRow => Bound::CurrentRow,
+                    ast::WindowFrameBound::Preceding(e) => {
+                        n(e)?.map_or(Bound::UnboundedPreceding, Bound::Preceding)
+                    }
+                    ast::WindowFrameBound::Following(e) => {
+                        n(e)?.map_or(Bound::UnboundedFollowing, Bound::Following)
+                    }
+                })
+            };
+            let frame = match &spec.window_frame {
+                None => Frame::WHOLE,
+                Some(w) => {
+                    let rows = match w.units {
+                        ast::WindowFrameUnits::Rows => true,
+                        ast::WindowFrameUnits::Range => false,
+                        ast::WindowFrameUnits::Groups => {
+                            return Err(Error::Unsupported("GROUPS frames".into()))
+                        }
+                    };
+                    Frame {
+                        rows,
+                        start: bound(&w.start_bound, rows)?,
+                        end: match &w.end_bound {
+                            Some(e) => bound(e, rows)?,
+                            None => Bound::CurrentRow,
+                        },
+                    }
+                }
+            };
+            Ok(WindowCall {
+                func,
+                arg,
+                partition,
+                order,
+                frame,
+            })
+        })();
+        let k = collected.len();
+        if let Ok(call) = &result {
+            collected.push(call.clone());
+        }
+        self.windows = Some(collected);
+        result.map(|_| Expr::WindowRef(k))
     }
 
     /// Runs an uncorrelated scalar subquery once: 0 rows → NULL, 2+ rows → 3669.

@@ -23,6 +23,9 @@ pub struct Exec<'a> {
     pub(crate) outer: Vec<crate::correlate::OuterRow>,
     /// The batch a clause is being bound over, if correlated subqueries may use it.
     pub(crate) corr: Option<crate::correlate::Correlation>,
+    /// Window calls of the select list, QUALIFY and ORDER BY being bound; `None` where window
+    /// functions are not allowed.
+    pub(crate) windows: Option<Vec<crate::window::WindowCall>>,
     /// Common table expressions in scope (`WITH`), innermost last.
     pub(crate) ctes: Vec<(String, crate::result::Rows)>,
     /// The statement's snapshot, taken at its first scan.

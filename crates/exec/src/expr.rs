@@ -108,6 +108,8 @@ pub enum Expr {
     Cast(Box<Expr>, SqlType),
     /// A scalar function call.
     Func(Func, Vec<Expr>),
+    /// The result of window call `k` (a hidden column added by `window::append`).
+    WindowRef(usize),
 }
 
 impl Expr {
@@ -184,6 +186,10 @@ impl Expr {
             }
             Expr::Case(whens, otherwise) => eval_case(whens, otherwise.as_deref(), batch),
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
+            Expr::WindowRef(k) => batch
+                .column_by_name(&crate::window::column_name(*k))
+                .cloned()
+                .ok_or_else(|| Error::Internal(format!("window column {k} is missing"))),
             Expr::Func(f, args) => {
                 let vals = args
                     .iter()

@@ -43,7 +43,7 @@ impl Expr {
     /// The sub-expressions directly below this one.
     fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Column { .. } | Expr::Literal(_) => Vec::new(),
+            Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) => Vec::new(),
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) | Expr::Cast(e, _) => vec![e],
             Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
@@ -78,6 +78,8 @@ impl Expr {
                 case_specific: *case_specific,
             },
             Expr::Literal(a) => Expr::Literal(a.clone()),
+            // windows never reach a join condition (they are not allowed in ON or WHERE)
+            Expr::WindowRef(k) => Expr::WindowRef(*k),
             Expr::Binary(op, a, b) => Expr::Binary(*op, r(a), r(b)),
             Expr::Like(a, b, not) => Expr::Like(r(a), r(b), *not),
             Expr::Not(e) => Expr::Not(r(e)),

@@ -60,6 +60,7 @@ pub mod result;
 pub mod session;
 pub mod setops;
 mod wait;
+mod window;
 
 pub use database::Database;
 pub use error::{Error, ErrorCode, PositionedError};

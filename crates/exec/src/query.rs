@@ -74,6 +74,7 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
 }
 
 /// One ORDER BY key.
+#[derive(Debug, Clone)]
 pub(crate) struct SortKey {
     pub(crate) expr: Expr,
     pub(crate) descending: bool,
@@ -170,15 +171,14 @@ impl Exec<'_> {
     ) -> Result<Rows> {
         // a subquery's own query must not see (or lose) the enclosing binding context
         let saved = self.corr.take();
+        let saved_windows = self.windows.take();
         let result = self.run_select_here(s, order_by);
         self.corr = saved;
+        self.windows = saved_windows;
         result
     }
 
     fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
-        if s.qualify.is_some() {
-            return Err(Error::Unsupported("QUALIFY".into()));
-        }
         let (scope, input) = self.source(&s.from, s.selection.as_ref())?;
         let group_keys = match &s.group_by {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
@@ -220,6 +220,8 @@ impl Exec<'_> {
         let mut input = input;
         let corr_saved = (!grouped).then(|| self.begin_correlation(&scope, input.clone()));
 
+        // window functions may appear from here on: select list, QUALIFY, ORDER BY
+        self.windows = Some(Vec::new());
         // select list
         let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new(); // expr, name, title, alias
         for item in &s.projection {
@@ -271,11 +273,17 @@ impl Exec<'_> {
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),
             }
         }
+        let qualify = match &s.qualify {
+            Some(q) => Some(self.bind_expr(q, &scope, grouping.as_mut())?),
+            None => None,
+        };
+        let windows = self.windows.take().unwrap_or_default();
         let having = match &s.having {
             Some(h) => Some(self.bind_expr(h, &scope, grouping.as_mut())?),
             None => None,
         };
         let mut keys = Vec::new();
+        self.windows = Some(windows);
         for ob in order_by {
             let expr = self.order_key(&ob.expr, &items, &scope, grouping.as_mut())?;
             let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
@@ -286,6 +294,7 @@ impl Exec<'_> {
             });
         }
 
+        let windows = self.windows.take().unwrap_or_default();
         if let Some(saved) = corr_saved {
             input = self.end_correlation(saved)?;
         }
@@ -303,6 +312,12 @@ impl Exec<'_> {
         };
         if let Some(h) = &having {
             rows = filter_by(&rows, h)?;
+        }
+        if !windows.is_empty() {
+            rows = crate::window::append(&rows, &windows)?;
+        }
+        if let Some(q) = &qualify {
+            rows = filter_by(&rows, q)?;
         }
         if !keys.is_empty() {
             rows = sort_batch(&rows, &keys)?;
@@ -488,6 +503,12 @@ pub fn mask_of(batch: &RecordBatch, cond: &Expr) -> Result<BooleanArray> {
 }
 
 pub(crate) fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
+    let idx = sort_indices(batch, keys)?;
+    crate::expr::take_batch(batch, &idx)
+}
+
+/// The row order `keys` give (character keys by Teradata's rules), as row indices.
+pub(crate) fn sort_indices(batch: &RecordBatch, keys: &[SortKey]) -> Result<Vec<u32>> {
     let mut cols = Vec::with_capacity(keys.len());
     for k in keys {
         let mut v = k.expr.eval(batch)?;
@@ -510,10 +531,9 @@ pub(crate) fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<Record
         });
     }
     if cols.is_empty() {
-        return Ok(batch.clone());
+        return Ok((0..batch.num_rows() as u32).collect());
     }
-    let idx = lexsort_to_indices(&cols, None)?;
-    crate::expr::take_batch(batch, idx.values())
+    Ok(lexsort_to_indices(&cols, None)?.values().to_vec())
 }
 
 /// Each row's comparison key by DISTINCT's rules (trailing blanks ignored, case-blind unless
@@ -586,7 +606,7 @@ fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<Re
     )?)
 }
 
-fn aggregate_call<'g>(
+pub(crate) fn aggregate_call<'g>(
     call: &AggCall,
     arg: Option<&ArrayRef>,
     groups: impl Iterator<Item = &'g Vec<u32>>,

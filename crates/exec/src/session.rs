@@ -303,6 +303,7 @@ impl Session {
             corr: None,
             snap: std::cell::OnceCell::new(),
             ctes: Vec::new(),
+            windows: None,
         }
     }
 
