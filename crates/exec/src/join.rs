@@ -183,6 +183,11 @@ impl Exec<'_> {
     pub(crate) fn relation(&mut self, tf: &ast::TableFactor) -> Result<(Scope, RecordBatch)> {
         match tf {
             ast::TableFactor::Table {
+                sample: Some(_), ..
+            } => Err(Error::Unsupported(
+                "SAMPLE on a table of a join (SAMPLE a one-table FROM)".into(),
+            )),
+            ast::TableFactor::Table {
                 name,
                 alias,
                 args: None,

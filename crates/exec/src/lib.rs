@@ -57,6 +57,7 @@ pub mod join;
 mod locking;
 pub mod query;
 pub mod result;
+mod sample;
 pub mod session;
 pub mod setops;
 mod wait;

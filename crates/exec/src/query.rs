@@ -179,7 +179,21 @@ impl Exec<'_> {
     }
 
     fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
-        let (scope, input) = self.source(&s.from, s.selection.as_ref())?;
+        // SAMPLE on a one-table FROM samples the result (see sample.rs)
+        let (sample, from) = match s.from.as_slice() {
+            [one] if one.joins.is_empty() => match crate::sample::of_table(&one.relation)? {
+                Some(sample) => {
+                    let mut one = one.clone();
+                    if let ast::TableFactor::Table { sample, .. } = &mut one.relation {
+                        *sample = None;
+                    }
+                    (Some(sample), std::borrow::Cow::Owned(vec![one]))
+                }
+                None => (None, std::borrow::Cow::Borrowed(&s.from)),
+            },
+            _ => (None, std::borrow::Cow::Borrowed(&s.from)),
+        };
+        let (scope, input) = self.source(&from, s.selection.as_ref())?;
         let group_keys = match &s.group_by {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             _ => return Err(Error::Unsupported("GROUP BY ALL / ROLLUP".into())),
@@ -318,6 +332,9 @@ impl Exec<'_> {
         }
         if let Some(q) = &qualify {
             rows = filter_by(&rows, q)?;
+        }
+        if let Some(sample) = sample {
+            rows = crate::sample::apply(&rows, sample)?;
         }
         if !keys.is_empty() {
             rows = sort_batch(&rows, &keys)?;
