@@ -169,6 +169,24 @@ pub fn has_aggregate(e: &ast::Expr) -> bool {
     e.visit(&mut AggregateFinder { depth: 0 }).is_break()
 }
 
+/// `op` over `items` (at least one) as a balanced tree: depth log2(n), not n.
+fn balanced(op: BinOp, mut items: Vec<Expr>) -> Expr {
+    while items.len() > 1 {
+        let mut next = Vec::with_capacity(items.len().div_ceil(2));
+        let mut it = items.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => Expr::Binary(op, Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        items = next;
+    }
+    items
+        .pop()
+        .unwrap_or_else(|| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![true]))))
+}
+
 fn one(a: ArrayRef) -> Expr {
     Expr::lit(a)
 }
@@ -368,6 +386,35 @@ impl Exec<'_> {
             }
             ast::Expr::Interval(iv) => one(interval_literal(iv)?),
             ast::Expr::BinaryOp {
+                op: op @ (ast::BinaryOperator::And | ast::BinaryOperator::Or),
+                ..
+            } => {
+                // `a OR b OR c …` parses left-deep, as deep as it is long: collect the chain
+                // without recursion and bind it as a balanced tree, so binding and evaluating a
+                // long chain needs little stack (AND and OR are associative in Kleene logic)
+                let mut operands = Vec::new();
+                let mut rest = e;
+                while let ast::Expr::BinaryOp { left, op: o, right } = rest {
+                    if o != op {
+                        break;
+                    }
+                    operands.push(right.as_ref());
+                    rest = left;
+                }
+                operands.push(rest);
+                operands.reverse();
+                let bound = operands
+                    .into_iter()
+                    .map(|x| b(x, self))
+                    .collect::<Result<Vec<_>>>()?;
+                let bin = if matches!(op, ast::BinaryOperator::And) {
+                    BinOp::And
+                } else {
+                    BinOp::Or
+                };
+                balanced(bin, bound)
+            }
+            ast::Expr::BinaryOp {
                 left,
                 op: ast::BinaryOperator::PGExp,
                 right,
@@ -515,6 +562,19 @@ impl Exec<'_> {
             } => {
                 let ty = sql_type_from_name(&data_type.to_string())?;
                 Expr::Cast(Box::new(b(expr, self)?), ty)
+            }
+            ast::Expr::Cast {
+                expr,
+                data_type,
+                format: Some(ast::CastFormat::Value(v)),
+                ..
+            } => {
+                let ty = sql_type_from_name(&data_type.to_string())?;
+                let fmt = match &v.value {
+                    ast::Value::SingleQuotedString(f) => f.clone(),
+                    other => return Err(Error::Unsupported(format!("FORMAT {other}"))),
+                };
+                Expr::CastFormat(Box::new(b(expr, self)?), ty, fmt)
             }
             ast::Expr::Trim {
                 expr,

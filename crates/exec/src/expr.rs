@@ -110,6 +110,8 @@ pub enum Expr {
     Func(Func, Vec<Expr>),
     /// The result of window call `k` (a hidden column added by `window::append`).
     WindowRef(usize),
+    /// `CAST(e AS type FORMAT 'fmt')`, and the `(FORMAT 'fmt')` phrase.
+    CastFormat(Box<Expr>, SqlType, String),
 }
 
 impl Expr {
@@ -186,6 +188,7 @@ impl Expr {
             }
             Expr::Case(whens, otherwise) => eval_case(whens, otherwise.as_deref(), batch),
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
+            Expr::CastFormat(e, ty, f) => crate::format::cast(&e.eval(batch)?, *ty, f),
             Expr::WindowRef(k) => batch
                 .column_by_name(&crate::window::column_name(*k))
                 .cloned()

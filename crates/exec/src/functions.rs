@@ -160,6 +160,11 @@ fn text(v: &Value) -> Option<String> {
     }
 }
 
+/// The date of days-since-1970 `d`.
+pub(crate) fn date_from_days(d: i32) -> Option<NaiveDate> {
+    NaiveDate::from_ymd_opt(1970, 1, 1)?.checked_add_signed(chrono::Duration::days(i64::from(d)))
+}
+
 fn date_of(v: &Value) -> Result<Option<NaiveDate>> {
     let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");
     Ok(match v {
@@ -176,7 +181,8 @@ fn date_of(v: &Value) -> Result<Option<NaiveDate>> {
     })
 }
 
-fn days(d: NaiveDate) -> i32 {
+/// Days since 1970-01-01 (DATE's storage).
+pub(crate) fn days(d: NaiveDate) -> i32 {
     let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");
     (d - epoch).num_days() as i32
 }

@@ -45,7 +45,11 @@ impl Expr {
         match self {
             Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) => Vec::new(),
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
-            Expr::Not(e) | Expr::Neg(e) | Expr::IsNull(e, _) | Expr::Cast(e, _) => vec![e],
+            Expr::Not(e)
+            | Expr::Neg(e)
+            | Expr::IsNull(e, _)
+            | Expr::Cast(e, _)
+            | Expr::CastFormat(e, _, _) => vec![e],
             Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
             Expr::Case(arms, other) => arms
                 .iter()
@@ -86,6 +90,7 @@ impl Expr {
             Expr::Neg(e) => Expr::Neg(r(e)),
             Expr::IsNull(e, not) => Expr::IsNull(r(e), *not),
             Expr::Cast(e, t) => Expr::Cast(r(e), *t),
+            Expr::CastFormat(e, t, f) => Expr::CastFormat(r(e), *t, f.clone()),
             Expr::InList(e, list, not) => {
                 Expr::InList(r(e), list.iter().map(|x| x.remap(map)).collect(), *not)
             }

@@ -52,6 +52,7 @@ pub mod dml;
 pub mod error;
 pub mod exec;
 pub mod expr;
+mod format;
 pub mod functions;
 pub mod join;
 mod locking;

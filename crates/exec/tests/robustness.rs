@@ -265,3 +265,23 @@ fn random_token_soup_never_panics() {
     s.execute("ABORT").ok();
     assert_session_alive(&mut s);
 }
+
+/// A WHERE clause of 2,000 ORed conditions (as generated queries have) runs on a thread with
+/// the default 2 MiB stack: AND/OR chains are bound as balanced trees, not 2,000 levels deep.
+#[test]
+fn a_long_or_chain_does_not_exhaust_a_threads_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let db = tdlite::Database::new();
+            let mut s = db.session();
+            s.execute("CREATE TABLE t (a INTEGER)").unwrap();
+            s.execute("INS t (5); INS t (1999); INS t (4000);").unwrap();
+            let cond: Vec<String> = (0..2000).map(|i| format!("a = {i}")).collect();
+            let sql = format!("SEL COUNT(*) FROM t WHERE {}", cond.join(" OR "));
+            let r = s.execute(&sql).unwrap();
+            r[0].rows.as_ref().unwrap().to_strings()
+        })
+        .unwrap();
+    assert_eq!(handle.join().unwrap(), vec![vec!["2".to_string()]]);
+}

@@ -2,12 +2,18 @@
 //! repeated here, and `dialect()` reports `TeradataDialect`, so sqlparser treats the two
 //! alike) plus Teradata's exponent operator `**`.
 //!
+//! `expr (FORMAT 'f')` (Teradata's FORMAT phrase) reaches the parser as a marker token and the
+//! format string (`parser::rewrite_tokens`); here it binds tightest and becomes
+//! `CAST(expr AS VARCHAR(64000) FORMAT 'f')`: the value written by the format, as text.
+//!
 //! The tokenizer splits `**` into two `*`; `parser::rewrite_tokens` turns an adjacent pair into
 //! one `^` token (Teradata has no `^` operator of its own: `^=` was rewritten before). Here
 //! `^` binds tighter than `*` and `/` and associates to the right, as `**` does in Teradata,
 //! and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER.
 
-use sqlparser::ast::{BinaryOperator, Expr};
+use sqlparser::ast::{
+    BinaryOperator, CastFormat, CastKind, CharacterLength, DataType, Expr, Value, ValueWithSpan,
+};
 use sqlparser::dialect::{Dialect, TeradataDialect};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -15,6 +21,12 @@ use std::any::TypeId;
 
 /// Above sqlparser's `*`/`/` (40) and below unary and postfix operators.
 const EXPONENT_PRECEDENCE: u8 = 45;
+
+/// Binds tighter than any operator: a phrase written right after its operand.
+const FORMAT_PRECEDENCE: u8 = 100;
+
+/// The placeholder token that stands for `(FORMAT` before the format string.
+pub const FORMAT_MARKER: &str = "\u{1}FORMAT";
 
 /// The dialect tdlite parses with.
 #[derive(Debug, Default, Clone, Copy)]
@@ -68,7 +80,11 @@ impl Dialect for TdliteDialect {
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
-        (parser.peek_token_ref().token == Token::Caret).then_some(Ok(EXPONENT_PRECEDENCE))
+        match &parser.peek_token_ref().token {
+            Token::Caret => Some(Ok(EXPONENT_PRECEDENCE)),
+            Token::Placeholder(p) if p == FORMAT_MARKER => Some(Ok(FORMAT_PRECEDENCE)),
+            _ => None,
+        }
     }
 
     fn parse_infix(
@@ -77,6 +93,24 @@ impl Dialect for TdliteDialect {
         expr: &Expr,
         _precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
+        if matches!(&parser.peek_token_ref().token, Token::Placeholder(p) if p == FORMAT_MARKER) {
+            parser.next_token();
+            let tok = parser.next_token();
+            let Token::SingleQuotedString(f) = tok.token else {
+                return Some(parser.expected("a FORMAT string", tok));
+            };
+            return Some(Ok(Expr::Cast {
+                kind: CastKind::Cast,
+                expr: Box::new(expr.clone()),
+                data_type: DataType::Varchar(Some(CharacterLength::IntegerLength {
+                    length: 64000,
+                    unit: None,
+                })),
+                format: Some(CastFormat::Value(ValueWithSpan::from(
+                    Value::SingleQuotedString(f),
+                ))),
+            }));
+        }
         if parser.peek_token_ref().token != Token::Caret {
             return None;
         }

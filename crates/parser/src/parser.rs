@@ -404,6 +404,23 @@ fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         };
         if let Some(t) = replacement {
             toks[i].token = t;
+        } else if toks[i].token == Token::LParen
+            && i > 0
+            && toks
+                .get(i + 1)
+                .and_then(|t| unquoted_upper(&t.token))
+                .as_deref()
+                == Some("FORMAT")
+            && matches!(
+                toks.get(i + 2).map(|t| &t.token),
+                Some(Token::SingleQuotedString(_))
+            )
+            && toks.get(i + 3).map(|t| &t.token) == Some(&Token::RParen)
+        {
+            // Teradata's `expr (FORMAT 'f')` phrase: a marker and the format (see dialect.rs)
+            toks[i].token = Token::Placeholder(crate::dialect::FORMAT_MARKER.to_string());
+            toks.remove(i + 3);
+            toks.remove(i + 1);
         } else if toks[i].token == Token::Mul
             && toks
                 .get(i + 1)

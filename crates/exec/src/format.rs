@@ -1,0 +1,217 @@
+//! Teradata FORMAT strings for dates and times: `CAST(x AS DATE FORMAT 'YYYY/MM/DD')` reads a
+//! string by the format, `CAST(d AS VARCHAR(n) FORMAT 'DD.MM.YYYY')` and the `(FORMAT '…')`
+//! phrase write a date, time or timestamp by it.
+//!
+//! Format elements: `YYYY`, `YY`, `MMMM` (month name), `MMM` (abbreviated), `MM`, `DDD` (day of
+//! the year), `DD`, `EEEE`/`EEE` (day name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (fraction of a
+//! second, n digits), `B` (a blank); any other character is itself (`-`, `/`, `:`, `.`, `,`,
+//! blanks). As Teradata says, a format without separators reads text without them.
+//! Character formats `X(n)` / `XXX` keep the first n characters of text. Numeric formats
+//! (`9(5)`, `Z`, `$`, …) are 9910 for now.
+
+use crate::error::{Error, Result};
+use crate::functions;
+use arrow::array::{Array, ArrayRef, AsArray, StringArray};
+use arrow::datatypes::DataType;
+use chrono::{NaiveDate, NaiveDateTime};
+use std::sync::Arc;
+use tdlite_storage::types::{value_at, values_to_array, SqlType, Value};
+
+/// A Teradata date/time format translated to a chrono format string.
+fn chrono_format(fmt: &str) -> Result<String> {
+    let up = fmt.to_ascii_uppercase();
+    let b = up.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    let at = |i: usize, s: &str| up[i..].starts_with(s);
+    while i < b.len() {
+        let (piece, len) = if at(i, "YYYY") {
+            ("%Y", 4)
+        } else if at(i, "YY") {
+            ("%y", 2)
+        } else if at(i, "MMMM") {
+            ("%B", 4)
+        } else if at(i, "MMM") {
+            ("%b", 3)
+        } else if at(i, "MM") {
+            ("%m", 2)
+        } else if at(i, "MI") {
+            ("%M", 2)
+        } else if at(i, "DDD") {
+            ("%j", 3)
+        } else if at(i, "DD") {
+            ("%d", 2)
+        } else if at(i, "EEEE") {
+            ("%A", 4)
+        } else if at(i, "EEE") {
+            ("%a", 3)
+        } else if at(i, "HH") {
+            ("%H", 2)
+        } else if at(i, "SS") {
+            ("%S", 2)
+        } else if at(i, "S(") {
+            // fractional seconds: chrono writes 3 or 6 digits (the dot is the format's own)
+            let close = up[i..]
+                .find(')')
+                .ok_or_else(|| Error::TypeMismatch(format!("bad FORMAT '{fmt}'")))?;
+            let digits: usize = match &up[i + 2..i + close] {
+                "F" => 6,
+                d => d
+                    .parse()
+                    .map_err(|_| Error::TypeMismatch(format!("bad FORMAT '{fmt}'")))?,
+            };
+            out.push_str(match digits {
+                0 => "",
+                1..=3 => "%3f",
+                _ => "%6f",
+            });
+            i += close + 1;
+            continue;
+        } else if at(i, "B") {
+            (" ", 1)
+        } else if b[i].is_ascii_alphanumeric() && !b"-/:.,".contains(&b[i]) {
+            if b[i].is_ascii_digit() || matches!(b[i], b'9' | b'Z' | b'$') {
+                return Err(Error::Unsupported(format!("the numeric FORMAT '{fmt}'")));
+            }
+            return Err(Error::Unsupported(format!("the FORMAT element in '{fmt}'")));
+        } else {
+            let c = fmt[i..].chars().next().unwrap_or(' ');
+            out.push_str(if c == '%' { "%%" } else { "" });
+            if c != '%' {
+                out.push(c);
+            }
+            i += c.len_utf8();
+            continue;
+        };
+        out.push_str(piece);
+        i += len;
+    }
+    Ok(out)
+}
+
+fn has_time(f: &str) -> bool {
+    ["%H", "%M", "%S"].iter().any(|t| f.contains(t))
+}
+
+/// `CAST(a AS ty FORMAT fmt)`.
+///
+/// # Errors
+/// 2665 for text that does not match the format; 9910 for numeric formats.
+pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
+    if a.data_type() == &DataType::Utf8 && !matches!(ty, SqlType::Date | SqlType::Timestamp(_)) {
+        return character(a, ty, fmt);
+    }
+    let cf = chrono_format(fmt)?;
+    match (a.data_type(), ty) {
+        // read text by the format
+        (DataType::Utf8, SqlType::Date | SqlType::Timestamp(_)) => {
+            let s = a.as_string::<i32>();
+            let mut out = Vec::with_capacity(s.len());
+            for v in s.iter() {
+                out.push(match v {
+                    None => Value::Null,
+                    Some(t) => {
+                        let t = t.trim();
+                        if has_time(&cf) {
+                            let dt = NaiveDateTime::parse_from_str(t, &cf)
+                                .map_err(|_| Error::InvalidDate(t.to_string()))?;
+                            match ty {
+                                SqlType::Date => Value::Date(functions::days(dt.date())),
+                                _ => Value::Timestamp(dt.and_utc().timestamp_micros()),
+                            }
+                        } else {
+                            let d = NaiveDate::parse_from_str(t, &cf)
+                                .map_err(|_| Error::InvalidDate(t.to_string()))?;
+                            match ty {
+                                SqlType::Date => Value::Date(functions::days(d)),
+                                _ => Value::Timestamp(
+                                    d.and_hms_opt(0, 0, 0)
+                                        .ok_or(Error::Overflow)?
+                                        .and_utc()
+                                        .timestamp_micros(),
+                                ),
+                            }
+                        }
+                    }
+                });
+            }
+            Ok(values_to_array(ty, out.iter()))
+        }
+        // write a date/time by the format (as text), then to the target type
+        (DataType::Date32 | DataType::Timestamp(..) | DataType::Time64(_), _) => {
+            let text = write(a, &cf)?;
+            match ty {
+                SqlType::Date | SqlType::Timestamp(_) => cast(&text, ty, fmt),
+                other => crate::expr::cast_to_sql(&text, other),
+            }
+        }
+        // any other value: the plain conversion (FORMAT does not change it)
+        _ => crate::expr::cast_to_sql(a, ty),
+    }
+}
+
+/// Text through a character format: `X(n)` or `XX…X` keeps the first n characters.
+fn character(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
+    let up = fmt.trim().to_ascii_uppercase();
+    let width = if let Some(n) = up.strip_prefix("X(").and_then(|r| r.strip_suffix(')')) {
+        n.parse::<usize>()
+            .map_err(|_| Error::TypeMismatch(format!("bad FORMAT '{fmt}'")))?
+    } else if !up.is_empty() && up.chars().all(|c| c == 'X') {
+        up.len()
+    } else {
+        return Err(Error::Unsupported(format!("the FORMAT '{fmt}' for text")));
+    };
+    let s = a.as_string::<i32>();
+    let cut: ArrayRef = Arc::new(StringArray::from_iter(
+        s.iter()
+            .map(|v| v.map(|v| v.chars().take(width).collect::<String>())),
+    ));
+    crate::expr::cast_to_sql(&cut, ty)
+}
+
+fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {
+    let mut out: Vec<Option<String>> = Vec::with_capacity(a.len());
+    for i in 0..a.len() {
+        out.push(match value_at(a.as_ref(), i) {
+            Value::Null => None,
+            Value::Date(d) => Some(
+                functions::date_from_days(d)
+                    .ok_or(Error::Overflow)?
+                    .format(cf)
+                    .to_string(),
+            ),
+            Value::Timestamp(us) => Some(
+                chrono::DateTime::from_timestamp_micros(us)
+                    .ok_or(Error::Overflow)?
+                    .naive_utc()
+                    .format(cf)
+                    .to_string(),
+            ),
+            Value::Time(us) => Some(
+                (NaiveDate::from_ymd_opt(1970, 1, 1)
+                    .and_then(|d| d.and_hms_opt(0, 0, 0))
+                    .ok_or(Error::Overflow)?
+                    + chrono::Duration::microseconds(us))
+                .format(cf)
+                .to_string(),
+            ),
+            other => Some(format!("{other:?}")),
+        });
+    }
+    Ok(Arc::new(StringArray::from(out)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn teradata_elements_become_chrono_ones() {
+        assert_eq!(chrono_format("YYYY-MM-DD").unwrap(), "%Y-%m-%d");
+        assert_eq!(chrono_format("DD/MMM/YY").unwrap(), "%d/%b/%y");
+        assert_eq!(chrono_format("YYYYMMDD").unwrap(), "%Y%m%d");
+        assert_eq!(chrono_format("HH:MI:SS").unwrap(), "%H:%M:%S");
+        assert_eq!(chrono_format("EEEE, MMMM DD").unwrap(), "%A, %B %d");
+        assert!(chrono_format("9(5)").is_err());
+    }
+}
