@@ -221,6 +221,9 @@ impl Exec<'_> {
     /// 3803 if the table exists, 9903 for a queue-rule violation, 3706-class errors for bad
     /// column definitions, 9910 for unsupported types.
     pub fn create_table(&mut self, ct: &CreateTable, text: &str, ansi: bool) -> Result<()> {
+        if let Some(src) = &ct.as_source {
+            return self.create_table_as(ct, src, text, ansi).map(|_| ());
+        }
         let default_set = !ansi;
         if ct.queue {
             check_queue_rules(ct)?;

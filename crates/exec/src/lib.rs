@@ -45,6 +45,7 @@
 
 pub mod bind;
 pub mod correlate;
+mod ctas;
 mod cte;
 pub mod database;
 pub mod ddl;

@@ -8,7 +8,8 @@
 use crate::cursor::Cursor;
 use crate::error::ParseError;
 use crate::statement::{
-    ColumnDef, ColumnDefault, CreateTable, DataType, IndexDef, LargeType, TableKind,
+    AsFrom, AsSource, ColumnDef, ColumnDefault, CreateTable, DataType, IndexDef, LargeType,
+    TableKind,
 };
 use sqlparser::tokenizer::Token;
 
@@ -65,15 +66,16 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         on_commit_preserve: None,
         queue_location: None,
         checks: Vec::new(),
+        as_source: None,
     };
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
     }
-    if cur.is_word("AS") {
-        return Err(ParseError::unsupported(
-            "CREATE TABLE … AS (create the table, then use INSERT … SELECT)",
-            cur.loc(),
-        ));
+    if cur.eat_word("AS") {
+        table.as_source = Some(parse_as(cur)?);
+        parse_indexes(cur, &mut table)?;
+        cur.expect_end()?;
+        return Ok(table);
     }
     cur.expect_token(&Token::LParen, "'(' and the column definitions")?;
     loop {
@@ -87,6 +89,33 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
     parse_indexes(cur, &mut table)?;
     cur.expect_end()?;
     Ok(table)
+}
+
+/// `(query) | table` and `WITH [NO] DATA [AND [NO] STATISTICS]`, after `AS`.
+fn parse_as(cur: &mut Cursor) -> Result<AsSource, ParseError> {
+    let from = if cur.peek() == Some(&Token::LParen) {
+        // the query in parentheses, with Teradata's shorthands (SEL, …) rewritten
+        let open = cur.pos;
+        cur.skip_parens()?;
+        let mut inner = cur.toks[open + 1..cur.pos - 1].to_vec();
+        crate::parser::rewrite_tokens(&mut inner);
+        let mut sub = Cursor::new(inner, cur.loc());
+        let q = sub.with_sqlparser(|p| p.parse_query())?;
+        sub.expect_end()?;
+        AsFrom::Query(q)
+    } else {
+        AsFrom::Table(cur.with_sqlparser(|p| p.parse_object_name(false))?)
+    };
+    cur.expect_word("WITH")?;
+    let with_data = !cur.eat_word("NO");
+    cur.expect_word("DATA")?;
+    if cur.eat_word("AND") {
+        cur.eat_word("NO");
+        if !(cur.eat_word("STATISTICS") || cur.eat_word("STATS")) {
+            return Err(cur.unexpected("expected STATISTICS after AND"));
+        }
+    }
+    Ok(AsSource { from, with_data })
 }
 
 fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseError> {

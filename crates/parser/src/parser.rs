@@ -385,7 +385,7 @@ fn unquoted_upper(tok: &Token) -> Option<String> {
 }
 
 /// Teradata spellings → tokens sqlparser parses.
-fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
+pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     // Operators and SEL anywhere in the statement.
     let mut i = 0;
     while i < toks.len() {

@@ -165,6 +165,26 @@ pub struct CreateTable {
     pub queue_location: Option<Location>,
     /// Table-level `CHECK (…)` constraints.
     pub checks: Vec<ast::Expr>,
+    /// `AS (query) | AS table WITH [NO] DATA`: where the columns (and rows) come from.
+    pub as_source: Option<AsSource>,
+}
+
+/// The source of `CREATE TABLE … AS … WITH [NO] DATA`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsSource {
+    /// A query's result or another table.
+    pub from: AsFrom,
+    /// `WITH DATA` (true) or `WITH NO DATA`.
+    pub with_data: bool,
+}
+
+/// What `CREATE TABLE … AS` copies.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AsFrom {
+    /// `AS (query)`: the result's columns.
+    Query(Box<ast::Query>),
+    /// `AS table`: the table's definition.
+    Table(ast::ObjectName),
 }
 
 /// `SET` or `MULTISET`.

@@ -163,6 +163,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         on_commit_preserve,
         queue_location: _,
         checks,
+        as_source,
     } = c;
     writeln!(out, "CreateTable").unwrap();
     writeln!(out, "  name: {name}").unwrap();
@@ -194,6 +195,13 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     }
     for check in checks {
         writeln!(out, "  check: {check}").unwrap();
+    }
+    if let Some(a) = as_source {
+        let from = match &a.from {
+            tdlite_parser::AsFrom::Query(q) => format!("({q})"),
+            tdlite_parser::AsFrom::Table(t) => t.to_string(),
+        };
+        writeln!(out, "  as: {from} with_data: {}", a.with_data).unwrap();
     }
 }
 

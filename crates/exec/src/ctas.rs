@@ -1,0 +1,137 @@
+//! `CREATE TABLE t AS (query) WITH [NO] DATA` and `CREATE TABLE t AS src WITH [NO] DATA`.
+//!
+//! From a query: one column per result column, with the result's name, type and TITLE and
+//! CASESPECIFIC attributes; character columns become VARCHAR(64000) (Arrow does not keep a
+//! string's declared length), all columns are nullable, and the table kind is the session
+//! mode's default. From a table: a copy of its definition (columns with their attributes,
+//! defaults, constraints, indexes and kind, as teradata-reference.md §2.3 says). A written
+//! PRIMARY INDEX replaces the copied one. `WITH DATA` then inserts the rows, in the same
+//! transaction (duplicates into a SET table are skipped, as INSERT … SELECT does).
+//!
+//! Invariant: the new table exists with its rows, or, on any error, not at all (the
+//! transaction rolls back the CREATE with the inserts).
+
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::query::sql_type_of;
+use arrow::compute::concat_batches;
+use arrow::datatypes::DataType;
+use tdlite_parser::{AsFrom, AsSource, CreateTable, TableKind as PKind};
+use tdlite_storage::catalog::{Column, IndexSpec, TableKind, TableSchema};
+use tdlite_storage::types::SqlType;
+
+impl Exec<'_> {
+    /// Runs `CREATE TABLE … AS …`; returns the number of rows copied.
+    ///
+    /// # Errors
+    /// 3803 if the table exists, 3807 for a missing source, 3810 for an index on an unknown
+    /// column, and the query's own errors.
+    pub(crate) fn create_table_as(
+        &mut self,
+        ct: &CreateTable,
+        src: &AsSource,
+        text: &str,
+        ansi: bool,
+    ) -> Result<u64> {
+        let name = tdlite_parser::object_name_string(&ct.name);
+        let (mut schema, rows) = match &src.from {
+            AsFrom::Table(t) => {
+                let source = self.must_get_table(t)?;
+                let mut schema = source.schema.clone();
+                schema.name = name.clone();
+                schema.ddl = text.to_string();
+                let rows = src
+                    .with_data
+                    .then(|| self.scan_table(&source).map(|(b, _)| b))
+                    .transpose()?;
+                (schema, rows)
+            }
+            AsFrom::Query(q) => {
+                let result = self.run_query(q)?;
+                let mut columns: Vec<Column> = Vec::new();
+                for f in result.schema.fields() {
+                    if columns
+                        .iter()
+                        .any(|c| c.name.eq_ignore_ascii_case(f.name()))
+                    {
+                        return Err(Error::TypeMismatch(format!(
+                            "the query of CREATE TABLE … AS has two columns named '{}'; name them with AS",
+                            f.name()
+                        )));
+                    }
+                    let ty = match f.data_type() {
+                        DataType::Utf8 => SqlType::VarChar(64000),
+                        DataType::Null => SqlType::Integer,
+                        t => sql_type_of(t),
+                    };
+                    columns.push(Column {
+                        name: f.name().clone(),
+                        ty,
+                        nullable: true,
+                        default: None,
+                        case_specific: f.metadata().contains_key("casespecific"),
+                        uppercase: false,
+                        title: f.metadata().get("title").cloned(),
+                        format: None,
+                    });
+                }
+                if columns.is_empty() {
+                    return Err(Error::TypeMismatch("a table needs a column".into()));
+                }
+                let kind = match ct.kind {
+                    Some(PKind::Set) => TableKind::Set,
+                    Some(PKind::Multiset) => TableKind::Multiset,
+                    None if !ansi => TableKind::Set,
+                    None => TableKind::Multiset,
+                };
+                let pi = Some(IndexSpec {
+                    name: None,
+                    columns: vec![0],
+                    unique: false,
+                });
+                let schema = TableSchema::new(
+                    name.clone(),
+                    columns,
+                    kind,
+                    false,
+                    pi,
+                    Vec::new(),
+                    text.into(),
+                );
+                let batch = concat_batches(&result.schema, &result.batches)?;
+                (schema, src.with_data.then_some(batch))
+            }
+        };
+        if let Some(kind) = ct.kind {
+            schema.kind = match kind {
+                PKind::Set => TableKind::Set,
+                PKind::Multiset => TableKind::Multiset,
+            };
+        }
+        if let Some(p) = &ct.primary_index {
+            let columns = p
+                .columns
+                .iter()
+                .map(|c| {
+                    schema
+                        .column_index(c)
+                        .ok_or_else(|| Error::ColumnNotFound(c.clone()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            schema.primary_index = Some(IndexSpec {
+                name: p.name.clone(),
+                columns,
+                unique: p.unique,
+            });
+        }
+        let table = self.txn.create_table(schema)?;
+        match rows {
+            Some(batch) => {
+                let targets: Vec<usize> = (0..table.schema.columns.len()).collect();
+                let skip = table.schema.kind == TableKind::Set;
+                self.insert_batch(&table, &targets, &batch, skip)
+            }
+            None => Ok(0),
+        }
+    }
+}
