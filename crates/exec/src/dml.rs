@@ -294,13 +294,34 @@ impl Exec<'_> {
     /// # Errors
     /// 3807, 3810, 2631 on a write conflict, and constraint errors.
     pub fn update(&mut self, u: &ast::Update) -> Result<u64> {
-        if u.from.is_some() {
-            return Err(Error::Unsupported("UPDATE … FROM".into()));
-        }
-        let (table, q) = self.table_of(&u.table)?;
+        let from = match &u.from {
+            Some(
+                ast::UpdateTableFromKind::BeforeSet(f) | ast::UpdateTableFromKind::AfterSet(f),
+            ) => Some(f),
+            None => None,
+        };
+        // `UPDATE a FROM t a, s …`: the target is named by an alias of its FROM list
+        let target = match (&u.table.relation, from) {
+            (ast::TableFactor::Table { name, alias: None, .. }, Some(f)) if name.0.len() == 1 => f
+                .iter()
+                .find(|t| {
+                    matches!(&t.relation, ast::TableFactor::Table { alias: Some(a), .. }
+                        if a.name.value.eq_ignore_ascii_case(&tdlite_parser::object_name_string(name)))
+                })
+                .unwrap_or(&u.table),
+            _ => &u.table,
+        };
+        let (table, q) = self.table_of(target)?;
         let scope = table_scope(&table, &q);
-        let (batch, ids) = self.matching_rows(&table, &scope, &u.selection)?;
-        let mut new_cols: Vec<ArrayRef> = batch.columns().to_vec();
+        let (batch, ids, scope) = match from {
+            None => {
+                let (batch, ids) = self.matching_rows(&table, &scope, &u.selection)?;
+                (batch, ids, scope)
+            }
+            Some(f) => self.joined_rows(&table, &q, scope, f, u.selection.as_ref(), false)?,
+        };
+        // the target's own columns (UPDATE … FROM appends the row ids and the sources' columns)
+        let mut new_cols: Vec<ArrayRef> = batch.columns()[..table.schema.columns.len()].to_vec();
         for a in &u.assignments {
             let ast::AssignmentTarget::ColumnName(c) = &a.target else {
                 return Err(Error::Unsupported("tuple assignment".into()));
@@ -323,6 +344,89 @@ impl Exec<'_> {
         Ok(ids.len() as u64)
     }
 
+    /// The target rows of `UPDATE t FROM …` joined with their source rows on WHERE: the
+    /// joined batch (target columns first), the target row of each joined row, and the joined
+    /// scope. Teradata's form names the target in its own FROM list (`UPDATE t FROM t, s` or
+    /// `UPDATE a FROM t a, s`); that entry is the target, not a second copy of it.
+    ///
+    /// With `dedup` (DELETE), each target row is kept once however many rows it matched.
+    ///
+    /// # Errors
+    /// 7547 without `dedup` if a target row matches more than one source row (which value
+    /// would win is undefined); binding errors.
+    fn joined_rows(
+        &mut self,
+        table: &Arc<Table>,
+        q: &str,
+        scope: Scope,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        dedup: bool,
+    ) -> Result<(RecordBatch, Vec<u64>, Scope)> {
+        let is_target = |t: &ast::TableWithJoins| {
+            t.joins.is_empty()
+                && matches!(&t.relation, ast::TableFactor::Table { name, alias, .. }
+                if match alias {
+                    Some(a) => a.name.value.eq_ignore_ascii_case(q),
+                    None => tdlite_parser::object_name_string(name).eq_ignore_ascii_case(q)
+                        || tdlite_parser::object_name_string(name)
+                            .eq_ignore_ascii_case(&table.schema.name),
+                })
+        };
+        let others: Vec<ast::TableWithJoins> =
+            from.iter().filter(|t| !is_target(t)).cloned().collect();
+        let (batch, ids) = self.scan_table(table)?;
+        // the target's row ids ride along as a last, hidden column
+        let mut cols = batch.columns().to_vec();
+        cols.push(Arc::new(ids) as ArrayRef);
+        let mut fields: Vec<Field> = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect();
+        fields.push(Field::new(
+            "\u{1}rowid",
+            arrow::datatypes::DataType::UInt64,
+            false,
+        ));
+        let with_ids = RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?;
+        let mut base_scope = scope;
+        base_scope.columns.push(crate::bind::ScopeColumn {
+            qualifier: None,
+            name: "\u{1}rowid".into(),
+            case_specific: false,
+            title: None,
+        });
+        let width = table.schema.columns.len();
+        let (joined_scope, joined) = if others.is_empty() {
+            let cond = selection
+                .map(|w| self.bind_expr(w, &base_scope, None))
+                .transpose()?;
+            let b = match cond {
+                Some(c) => filter_record_batch(&with_ids, &mask_of(&with_ids, &c)?)?,
+                None => with_ids,
+            };
+            (base_scope, b)
+        } else {
+            self.join_onto((base_scope, with_ids), &others, selection)?
+        };
+        let rid = joined
+            .column(width)
+            .as_primitive::<arrow::datatypes::UInt64Type>()
+            .values()
+            .to_vec();
+        let mut seen = std::collections::HashSet::new();
+        if dedup {
+            let rid = rid.into_iter().filter(|r| seen.insert(*r)).collect();
+            return Ok((joined, rid, joined_scope));
+        }
+        if rid.iter().any(|r| !seen.insert(*r)) {
+            return Err(Error::MultipleSourceRows(table.schema.name.clone()));
+        }
+        Ok((joined, rid, joined_scope))
+    }
+
     /// `DELETE [FROM] t [WHERE …]` (also `DELETE t ALL`); returns the number of rows removed.
     ///
     /// # Errors
@@ -331,6 +435,35 @@ impl Exec<'_> {
         let from = match &d.from {
             ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
         };
+        if d.using.is_some() || d.tables.len() > 1 {
+            return Err(Error::Unsupported(
+                "DELETE … USING or of several tables".into(),
+            ));
+        }
+        // Teradata's joined delete: `DELETE t FROM t, s WHERE …` (or `DELETE a FROM t a, s …`)
+        if let Some(target) = d.tables.first() {
+            let n = tdlite_parser::object_name_string(target);
+            // the FROM entry that is the target: aliased `a` or named `t`
+            let entry = from.iter().find_map(|t| match &t.relation {
+                ast::TableFactor::Table { name, alias, .. } => {
+                    let aliased = alias
+                        .as_ref()
+                        .is_some_and(|a| a.name.value.eq_ignore_ascii_case(&n));
+                    let named = alias.is_none()
+                        && tdlite_parser::object_name_string(name).eq_ignore_ascii_case(&n);
+                    (aliased || named).then_some(name)
+                }
+                _ => None,
+            });
+            let table = self.must_get_table(entry.unwrap_or(target))?;
+            let scope = table_scope(&table, &n);
+            let (_, ids, _) =
+                self.joined_rows(&table, &n, scope, from, d.selection.as_ref(), true)?;
+            for rid in &ids {
+                self.txn.delete(&table, *rid)?;
+            }
+            return Ok(ids.len() as u64);
+        }
         let [t] = from.as_slice() else {
             return Err(Error::Unsupported("DELETE from several tables".into()));
         };

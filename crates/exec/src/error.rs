@@ -125,6 +125,9 @@ pub enum Error {
     /// A join would produce more rows than tdlite allows for one step (2646).
     #[error("No more spool space: a join step would produce more than {0} rows.")]
     SpoolSpace(usize),
+    /// UPDATE … FROM or MERGE where a target row matches more than one source row (7547).
+    #[error("Target row updated by multiple source rows in {0}.")]
+    MultipleSourceRows(String),
     /// A recursive CTE that does not stop (2646).
     #[error("No more spool space: WITH RECURSIVE {0}.")]
     RecursionLimit(String),
@@ -240,6 +243,7 @@ impl Error {
             Error::ModeChangeInTransaction => code(9918),
             Error::BadArgument(_) => code(9919),
             Error::RecursionLimit(_) => code(2646),
+            Error::MultipleSourceRows(_) => code(7547),
             Error::Unsupported(_) => code(9910),
             Error::CheckViolation(_) => code(5317),
             Error::Internal(_) => code(9999),

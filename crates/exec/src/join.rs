@@ -246,6 +246,25 @@ impl Exec<'_> {
         }
     }
 
+    /// `base` joined with the relations of `from` on `selection` (the WHERE clause): the rows
+    /// of UPDATE … FROM. The condition runs on chunks of row pairs, so the full cross product
+    /// is never built.
+    pub(crate) fn join_onto(
+        &mut self,
+        (base_scope, base): (Scope, RecordBatch),
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+    ) -> Result<(Scope, RecordBatch)> {
+        let (other_scope, other) = self.joined_source(from, None)?;
+        let mut scope = base_scope;
+        scope.columns.extend(other_scope.columns);
+        let conds = match selection {
+            Some(w) => vec![self.bind_expr(w, &scope, None)?],
+            None => Vec::new(),
+        };
+        Ok((scope, join(&base, &other, Kind::Inner, &conds)?))
+    }
+
     /// Joins the relations of `from` and applies `selection` (the WHERE clause).
     pub(crate) fn joined_source(
         &mut self,

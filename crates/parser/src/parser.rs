@@ -474,11 +474,24 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         "UPD" => toks[0] = keyword("UPDATE", &toks[0]),
         "DEL" | "DELETE" => {
             toks[0] = keyword("DELETE", &toks[0]);
-            if toks
-                .get(1)
-                .and_then(|t| unquoted_upper(&t.token))
-                .as_deref()
-                != Some("FROM")
+            // `DELETE t FROM t, s WHERE …` (a joined delete) keeps its own FROM
+            let joined = toks
+                .iter()
+                .skip(2)
+                .take_while(|t| t.token != Token::LParen)
+                .any(|t| unquoted_upper(&t.token).as_deref() == Some("FROM"))
+                && !matches!(
+                    toks.get(1)
+                        .and_then(|t| unquoted_upper(&t.token))
+                        .as_deref(),
+                    Some("FROM")
+                );
+            if !joined
+                && toks
+                    .get(1)
+                    .and_then(|t| unquoted_upper(&t.token))
+                    .as_deref()
+                    != Some("FROM")
             {
                 let from = keyword("FROM", &toks[0]);
                 toks.insert(1, from);
