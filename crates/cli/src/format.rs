@@ -52,6 +52,9 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::Rollback => "ROLLBACK done.".to_string(),
         StatementKind::SetSession => "Session mode set.".to_string(),
         StatementKind::QueryBand => "SET QUERY_BAND accepted.".to_string(),
+        StatementKind::CreateView => "View has been created.".to_string(),
+        StatementKind::ReplaceView => "View has been replaced.".to_string(),
+        StatementKind::DropView => "View has been dropped.".to_string(),
         StatementKind::CollectStatistics => "COLLECT STATISTICS accepted.".to_string(),
     };
     format!(" *** {s}")

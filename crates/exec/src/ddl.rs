@@ -347,6 +347,11 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 if it does not exist.
     pub fn drop_table(&mut self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        if let Ok(t) = self.must_get_table(name) {
+            if t.schema.view.is_some() {
+                return Err(Error::NotATable(t.schema.name.clone()));
+            }
+        }
         Ok(self
             .txn
             .drop_table(&tdlite_parser::object_name_string(name))?)
@@ -398,12 +403,13 @@ impl Exec<'_> {
     /// 3807.
     pub fn show_table(&self, name: &ast::ObjectName) -> Result<Rows> {
         let t = self.must_get_table(name)?;
-        let kind = match t.schema.kind {
-            TableKind::Set => "SET",
-            TableKind::Multiset => "MULTISET",
+        let kind = match (t.schema.view.is_some(), t.schema.kind) {
+            (true, _) => "VIEW",
+            (false, TableKind::Set) => "SET TABLE",
+            (false, TableKind::Multiset) => "MULTISET TABLE",
         };
         let text = format!(
-            "-- {kind} TABLE{}\n{}",
+            "-- {kind}{}\n{}",
             if t.schema.queue { ", QUEUE" } else { "" },
             t.schema.ddl.trim_end_matches(';')
         );

@@ -190,7 +190,7 @@ impl Exec<'_> {
             ast::TableObject::TableName(n) => n,
             other => return Err(Error::Unsupported(format!("INSERT INTO {other}"))),
         };
-        let table = self.must_get_table(name)?;
+        let table = self.must_get_base_table(name)?;
         let targets = Self::target_columns(&table, &ins.columns)?;
         let Some(source) = &ins.source else {
             return Err(Error::Unsupported("INSERT without VALUES or SELECT".into()));
@@ -254,7 +254,7 @@ impl Exec<'_> {
         }
         match &t.relation {
             ast::TableFactor::Table { name, alias, .. } => {
-                let table = self.must_get_table(name)?;
+                let table = self.must_get_base_table(name)?;
                 let q = alias
                     .as_ref()
                     .map(|a| a.name.value.clone())
@@ -455,7 +455,7 @@ impl Exec<'_> {
                 }
                 _ => None,
             });
-            let table = self.must_get_table(entry.unwrap_or(target))?;
+            let table = self.must_get_base_table(entry.unwrap_or(target))?;
             let scope = table_scope(&table, &n);
             let (_, ids, _) =
                 self.joined_rows(&table, &n, scope, from, d.selection.as_ref(), true)?;

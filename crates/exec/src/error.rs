@@ -128,6 +128,15 @@ pub enum Error {
     /// UPDATE … FROM or MERGE where a target row matches more than one source row (7547).
     #[error("Target row updated by multiple source rows in {0}.")]
     MultipleSourceRows(String),
+    /// A view where a table is needed: INSERT, UPDATE, DELETE, consume (3823).
+    #[error("VIEW '{0}' may not be used for Update, Delete or Insert.")]
+    ViewNotUpdatable(String),
+    /// DROP TABLE of a view (3853).
+    #[error("'{0}' is not a table.")]
+    NotATable(String),
+    /// DROP VIEW or REPLACE VIEW of a table (3854).
+    #[error("'{0}' is not a view.")]
+    NotAView(String),
     /// A recursive CTE that does not stop (2646).
     #[error("No more spool space: WITH RECURSIVE {0}.")]
     RecursionLimit(String),
@@ -244,6 +253,9 @@ impl Error {
             Error::BadArgument(_) => code(9919),
             Error::RecursionLimit(_) => code(2646),
             Error::MultipleSourceRows(_) => code(7547),
+            Error::ViewNotUpdatable(_) => code(3823),
+            Error::NotATable(_) => code(3853),
+            Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),
             Error::CheckViolation(_) => code(5317),
             Error::Internal(_) => code(9999),

@@ -26,6 +26,8 @@ pub struct Exec<'a> {
     /// Window calls of the select list, QUALIFY and ORDER BY being bound; `None` where window
     /// functions are not allowed.
     pub(crate) windows: Option<Vec<crate::window::WindowCall>>,
+    /// How many views are being expanded inside each other now.
+    pub(crate) view_depth: usize,
     /// Common table expressions in scope (`WITH`), innermost last.
     pub(crate) ctes: Vec<(String, crate::result::Rows)>,
     /// The statement's snapshot, taken at its first scan.

@@ -215,6 +215,10 @@ impl Exec<'_> {
                         None => String::new(),
                     },
                 };
+                if table.schema.view.is_some() {
+                    let rows = self.view_rows(&table)?;
+                    return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
+                }
                 let scope = crate::query::table_scope(&table, &q);
                 let (batch, _) = self.scan_table(&table)?;
                 Ok((scope, batch))

@@ -62,6 +62,7 @@ pub mod result;
 mod sample;
 pub mod session;
 pub mod setops;
+mod view;
 mod wait;
 mod window;
 

@@ -72,6 +72,12 @@ pub enum StatementKind {
     Rollback,
     /// SET SESSION TRANSACTION.
     SetSession,
+    /// CREATE VIEW.
+    CreateView,
+    /// REPLACE VIEW.
+    ReplaceView,
+    /// DROP VIEW.
+    DropView,
     /// SET QUERY_BAND (accepted; no effect in tdlite).
     QueryBand,
     /// COLLECT STATISTICS (accepted; tdlite keeps no statistics).

@@ -304,6 +304,7 @@ impl Session {
             snap: std::cell::OnceCell::new(),
             ctes: Vec::new(),
             windows: None,
+            view_depth: 0,
         }
     }
 
@@ -386,6 +387,20 @@ impl Session {
                 ex.create_table(ct, &st.text, ansi)?;
                 StatementResult::status(StatementKind::CreateTable)
             }
+            Statement::CreateView {
+                name,
+                columns,
+                query,
+                replace,
+            } => {
+                let mut ex = self.exec(now);
+                ex.create_view(name, columns, query, *replace, &st.text)?;
+                StatementResult::status(if *replace {
+                    StatementKind::ReplaceView
+                } else {
+                    StatementKind::CreateView
+                })
+            }
             Statement::HelpTable(name) => {
                 StatementResult::rows(StatementKind::Help, self.exec(now).help_table(name)?)
             }
@@ -401,7 +416,7 @@ impl Session {
                 consume,
             } => {
                 // resolve the target before waiting, so a bad target fails at once
-                let target = self.exec(now).must_get_table(table)?;
+                let target = self.exec(now).must_get_base_table(table)?;
                 let targets = if columns.is_empty() {
                     (0..target.schema.columns.len()).collect::<Vec<_>>()
                 } else {
@@ -451,6 +466,21 @@ impl Session {
                 StatementResult::count(StatementKind::Delete, ex.delete(d)?)
             }
             ast::Statement::Drop {
+                object_type: ast::ObjectType::View,
+                names,
+                if_exists,
+                ..
+            } => {
+                for n in names {
+                    match ex.drop_view(n) {
+                        Ok(()) => {}
+                        Err(Error::ObjectNotFound(_)) if *if_exists => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                StatementResult::status(StatementKind::DropView)
+            }
+            ast::Statement::Drop {
                 object_type: ast::ObjectType::Table,
                 names,
                 if_exists,
@@ -486,7 +516,7 @@ impl Session {
     /// makes one available, the queue is dropped, the wait is cancelled or times out.
     fn consume(&mut self, c: &Consume, now: i64) -> Result<Rows> {
         let mut ex = self.exec(now);
-        let table = ex.must_get_table(&c.table)?;
+        let table = ex.must_get_base_table(&c.table)?;
         if !table.schema.queue {
             return Err(Error::NotAQueueTable(table.schema.name.clone()));
         }

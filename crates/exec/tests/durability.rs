@@ -407,3 +407,26 @@ fn ddl_between_open_transactions_leaves_a_database_that_reopens() {
     assert_eq!(db.table_names(), vec!["u"]);
     assert_eq!(ints(&db, "SEL x FROM u"), vec![1]);
 }
+
+#[test]
+fn views_survive_a_checkpoint_and_a_log_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        s.execute("CREATE TABLE t (a INTEGER)").unwrap();
+        s.execute("INS t (1); INS t (2);").unwrap();
+        s.execute("CREATE VIEW v AS SEL a * 10 AS b FROM t")
+            .unwrap();
+        db.checkpoint().unwrap();
+        // this one is only in the log
+        s.execute("CREATE VIEW w (c) AS SEL SUM(b) FROM v").unwrap();
+    }
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(ints(&db, "SEL b FROM v ORDER BY b"), vec![10, 20]);
+    assert_eq!(ints(&db, "SEL c FROM w"), vec![30]);
+    assert_eq!(
+        db.session().execute("INS v (3)").unwrap_err().code().number,
+        3823
+    );
+}

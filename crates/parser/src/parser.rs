@@ -260,6 +260,48 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 abort: first == "ABORT",
             })
         }
+        "CREATE" | "REPLACE" if cur.word_at(1).as_deref() == Some("VIEW") => {
+            let replace = first == "REPLACE";
+            cur.pos += 2;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            let mut columns = Vec::new();
+            if cur.peek() == Some(&Token::LParen) {
+                cur.pos += 1;
+                loop {
+                    columns.push(cur.ident("a column name")?);
+                    if cur.eat_token(&Token::Comma) {
+                        continue;
+                    }
+                    cur.expect_token(&Token::RParen, "',' or ')' after a view column")?;
+                    break;
+                }
+            }
+            cur.expect_word("AS")?;
+            // a LOCKING modifier in a view (`LOCKING ROW FOR ACCESS`) is accepted: tdlite's
+            // reads take no locks
+            parse_locking(&mut cur)?;
+            let mut rest = cur.toks[cur.pos..].to_vec();
+            // `WITH CHECK OPTION` only matters for updates through a view, which tdlite refuses
+            let n = rest.len();
+            if n >= 3
+                && ["WITH", "CHECK", "OPTION"]
+                    .iter()
+                    .zip(&rest[n - 3..])
+                    .all(|(w, t)| unquoted_upper(&t.token).as_deref() == Some(*w))
+            {
+                rest.truncate(n - 3);
+            }
+            rewrite_tokens(&mut rest);
+            let mut sub = Cursor::new(rest, cur.end);
+            let query = sub.with_sqlparser(|p| p.parse_query())?;
+            sub.expect_end()?;
+            Ok(Statement::CreateView {
+                name,
+                columns,
+                query,
+                replace,
+            })
+        }
         "DATABASE" => {
             cur.pos += 1;
             let name = cur.dotted_name("a database name")?.join(".");
@@ -332,7 +374,7 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::SetSessionMode { ansi })
         }
-        "HELP" | "SHOW" if cur.word_at(1).as_deref() == Some("TABLE") => {
+        "HELP" | "SHOW" if matches!(cur.word_at(1).as_deref(), Some("TABLE") | Some("VIEW")) => {
             cur.pos += 2;
             let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
             cur.expect_end()?;

@@ -56,6 +56,17 @@ pub enum Statement {
     ShowTable(ast::ObjectName),
     /// A `LOCKING` modifier with no statement after it (locks the object only).
     LockOnly,
+    /// `CREATE VIEW` / `REPLACE VIEW name [(columns)] AS [LOCKING …] query`.
+    CreateView {
+        /// The view's name.
+        name: ast::ObjectName,
+        /// Its column names, if listed.
+        columns: Vec<String>,
+        /// The query.
+        query: Box<ast::Query>,
+        /// `REPLACE VIEW` (replaces an existing view).
+        replace: bool,
+    },
     /// `DATABASE name`: the session's default database.
     Database(String),
     /// `SET QUERY_BAND = '…' | NONE [UPDATE] FOR SESSION [VOLATILE] | TRANSACTION`.
@@ -78,7 +89,7 @@ impl Statement {
     /// True for statements that define or drop objects (DDL).
     pub fn is_ddl(&self) -> bool {
         match self {
-            Statement::CreateTable(_) => true,
+            Statement::CreateTable(_) | Statement::CreateView { .. } => true,
             Statement::Sql(s) => matches!(
                 **s,
                 ast::Statement::Drop { .. } | ast::Statement::CreateTable(_)

@@ -130,6 +130,16 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
+        Statement::CreateView {
+            name,
+            columns,
+            query,
+            replace,
+        } => writeln!(
+            out,
+            "CreateView {name} {columns:?} replace={replace}: {query}"
+        )
+        .unwrap(),
         Statement::Database(name) => writeln!(out, "Database {name}").unwrap(),
         Statement::QueryBand => writeln!(out, "QueryBand").unwrap(),
         Statement::CollectStatistics => writeln!(out, "CollectStatistics").unwrap(),

@@ -95,6 +95,10 @@ pub struct TableSchema {
     /// CHECK constraints as SQL text, with the column they belong to (None: table-level).
     /// Storage keeps them; `exec` parses and enforces them.
     pub checks: Vec<(Option<String>, String)>,
+    /// For a view: its query as SQL text (the entry then holds no rows; `columns` are the
+    /// query's result columns). Views share the tables' namespace, log and checkpoints.
+    #[serde(default)]
+    pub view: Option<String>,
 }
 
 fn empty_arrow() -> SchemaRef {
@@ -122,6 +126,7 @@ impl TableSchema {
             ddl,
             arrow: Arc::new(Schema::empty()),
             checks: Vec::new(),
+            view: None,
         }
         .with_arrow()
     }

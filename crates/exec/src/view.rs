@@ -1,0 +1,182 @@
+//! Views: `CREATE VIEW` / `REPLACE VIEW name [(columns)] AS query`, `DROP VIEW`, and reading a
+//! view in FROM.
+//!
+//! A view is a catalog entry like a table (one namespace, so a view and a table cannot share
+//! a name) whose schema carries the query's SQL text (`TableSchema::view`) and no rows; it is
+//! logged and checkpointed with the tables. `CREATE VIEW` runs the query once to check it and
+//! to learn its columns (types as CREATE TABLE … AS gives them). In FROM a view is its query,
+//! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
+//! its columns renamed by the view's column list.
+//!
+//! Views are read-only in tdlite: INSERT, UPDATE, DELETE and consume name a view → 3823.
+//! Invariant: a view that (through others) names itself fails with 3823-free 9913 after
+//! `MAX_DEPTH` expansions instead of recursing forever.
+
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::query::sql_type_of;
+use crate::result::Rows;
+use arrow::datatypes::DataType;
+use sqlparser::ast;
+use std::sync::Arc;
+use tdlite_storage::catalog::{Column, TableKind, TableSchema};
+use tdlite_storage::table::Table;
+use tdlite_storage::types::SqlType;
+
+/// How deep views may expand inside each other.
+const MAX_DEPTH: usize = 32;
+
+impl Exec<'_> {
+    /// CREATE or REPLACE VIEW.
+    ///
+    /// # Errors
+    /// 3803 if a table or view has the name (CREATE), 3854 if REPLACE names a table, the
+    /// query's own errors, 9913 for a column list of the wrong length or duplicate names.
+    pub(crate) fn create_view(
+        &mut self,
+        name: &ast::ObjectName,
+        columns: &[String],
+        query: &ast::Query,
+        replace: bool,
+        text: &str,
+    ) -> Result<()> {
+        let n = tdlite_parser::object_name_string(name);
+        let rows = self.run_query(query)?;
+        let fields = rows.schema.fields();
+        if !columns.is_empty() && columns.len() != fields.len() {
+            return Err(Error::TypeMismatch(format!(
+                "view {n} lists {} columns, its query returns {}",
+                columns.len(),
+                fields.len()
+            )));
+        }
+        let mut cols: Vec<Column> = Vec::new();
+        for (i, f) in fields.iter().enumerate() {
+            let cname = columns.get(i).cloned().unwrap_or_else(|| f.name().clone());
+            if cols.iter().any(|c| c.name.eq_ignore_ascii_case(&cname)) {
+                return Err(Error::TypeMismatch(format!(
+                    "view {n} has two columns named '{cname}'; name them"
+                )));
+            }
+            cols.push(Column {
+                name: cname,
+                ty: match f.data_type() {
+                    DataType::Utf8 => SqlType::VarChar(64000),
+                    DataType::Null => SqlType::Integer,
+                    t => sql_type_of(t),
+                },
+                nullable: true,
+                default: None,
+                case_specific: f.metadata().contains_key("casespecific"),
+                uppercase: false,
+                title: f.metadata().get("title").cloned(),
+                format: None,
+            });
+        }
+        if replace {
+            if let Some(old) = self.shared.storage.catalog.get_table(&n) {
+                if old.schema.view.is_none() {
+                    return Err(Error::NotAView(n));
+                }
+                self.txn.drop_table(&n)?;
+            }
+        }
+        let mut schema = TableSchema::new(
+            n,
+            cols,
+            TableKind::Multiset,
+            false,
+            None,
+            Vec::new(),
+            text.to_string(),
+        );
+        schema.view = Some(query.to_string());
+        self.txn.create_table(schema)?;
+        Ok(())
+    }
+
+    /// DROP VIEW.
+    ///
+    /// # Errors
+    /// 3807 if there is no such object, 3854 if it is a table.
+    pub(crate) fn drop_view(&mut self, name: &ast::ObjectName) -> Result<()> {
+        let t = self.must_get_table(name)?;
+        if t.schema.view.is_none() {
+            return Err(Error::NotAView(t.schema.name.clone()));
+        }
+        self.txn.drop_table(&t.schema.name)?;
+        Ok(())
+    }
+
+    /// The rows of view `t` for a reader.
+    ///
+    /// # Errors
+    /// The view query's errors; 9913 past `MAX_DEPTH` nested views.
+    pub(crate) fn view_rows(&mut self, t: &Table) -> Result<Rows> {
+        let sql = t.schema.view.as_deref().unwrap_or_default();
+        if self.view_depth >= MAX_DEPTH {
+            return Err(Error::TypeMismatch(format!(
+                "view {} expands into itself (more than {MAX_DEPTH} levels)",
+                t.schema.name
+            )));
+        }
+        let stmts = tdlite_parser::parse_request(sql)?;
+        let query = match stmts.first().map(|s| &s.statement) {
+            Some(tdlite_parser::Statement::Sql(b)) => match b.as_ref() {
+                ast::Statement::Query(q) => q.clone(),
+                _ => {
+                    return Err(Error::Internal(format!(
+                        "view {} is not a query",
+                        t.schema.name
+                    )))
+                }
+            },
+            _ => {
+                return Err(Error::Internal(format!(
+                    "view {} is not a query",
+                    t.schema.name
+                )))
+            }
+        };
+        self.view_depth += 1;
+        let rows = self.run_query(&query);
+        self.view_depth -= 1;
+        let rows = rows?;
+        // the view's own column names (its column list, or the names when it was created)
+        let fields: Vec<arrow::datatypes::Field> = rows
+            .schema
+            .fields()
+            .iter()
+            .zip(&t.schema.columns)
+            .map(|(f, c)| f.as_ref().clone().with_name(c.name.clone()))
+            .collect();
+        if fields.len() != t.schema.columns.len() {
+            return Err(Error::TypeMismatch(format!(
+                "view {} no longer returns {} columns (a table under it changed)",
+                t.schema.name,
+                t.schema.columns.len()
+            )));
+        }
+        let schema = Arc::new(arrow::datatypes::Schema::new(fields));
+        let batches = rows
+            .batches
+            .into_iter()
+            .map(|b| {
+                arrow::record_batch::RecordBatch::try_new(schema.clone(), b.columns().to_vec())
+            })
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(Rows { schema, batches })
+    }
+
+    /// A table a statement may change: not a view (3823).
+    ///
+    /// # Errors
+    /// 3807 if there is no such table; 3823 for a view.
+    pub fn must_get_base_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let t = self.must_get_table(name)?;
+        if t.schema.view.is_some() {
+            return Err(Error::ViewNotUpdatable(t.schema.name.clone()));
+        }
+        Ok(t)
+    }
+}
