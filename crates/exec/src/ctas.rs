@@ -59,21 +59,7 @@ impl Exec<'_> {
                             f.name()
                         )));
                     }
-                    let ty = match f.data_type() {
-                        DataType::Utf8 => SqlType::VarChar(64000),
-                        DataType::Null => SqlType::Integer,
-                        t => sql_type_of(t),
-                    };
-                    columns.push(Column {
-                        name: f.name().clone(),
-                        ty,
-                        nullable: true,
-                        default: None,
-                        case_specific: f.metadata().contains_key("casespecific"),
-                        uppercase: false,
-                        title: f.metadata().get("title").cloned(),
-                        format: None,
-                    });
+                    columns.push(column_of(f, f.name().clone()));
                 }
                 if columns.is_empty() {
                     return Err(Error::TypeMismatch("a table needs a column".into()));
@@ -133,5 +119,24 @@ impl Exec<'_> {
             }
             None => Ok(0),
         }
+    }
+}
+
+/// The column a result column becomes in a table or view made from a query: its type (text as
+/// VARCHAR(64000), since Arrow keeps no declared length), CASESPECIFIC and TITLE; nullable.
+pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
+    Column {
+        name,
+        ty: match f.data_type() {
+            DataType::Utf8 => SqlType::VarChar(64000),
+            DataType::Null => SqlType::Integer,
+            t => sql_type_of(t),
+        },
+        nullable: true,
+        default: None,
+        case_specific: f.metadata().contains_key("casespecific"),
+        uppercase: false,
+        title: f.metadata().get("title").cloned(),
+        format: None,
     }
 }

@@ -137,7 +137,7 @@ impl Exec<'_> {
         Ok(inserted)
     }
 
-    fn target_columns(table: &Table, columns: &[ast::ObjectName]) -> Result<Vec<usize>> {
+    pub(crate) fn target_columns(table: &Table, columns: &[ast::ObjectName]) -> Result<Vec<usize>> {
         if columns.is_empty() {
             return Ok((0..table.schema.columns.len()).collect());
         }
@@ -216,7 +216,11 @@ impl Exec<'_> {
         self.insert_batch(&table, &targets, &batch, skip)
     }
 
-    fn values_batch(&mut self, rows: &[Vec<ast::Expr>], width: usize) -> Result<RecordBatch> {
+    pub(crate) fn values_batch(
+        &mut self,
+        rows: &[Vec<ast::Expr>],
+        width: usize,
+    ) -> Result<RecordBatch> {
         let one = single_row();
         let scope = Scope::default();
         let mut columns: Vec<Vec<ArrayRef>> = Vec::new();
@@ -320,9 +324,25 @@ impl Exec<'_> {
             }
             Some(f) => self.joined_rows(&table, &q, scope, f, u.selection.as_ref(), false)?,
         };
+        self.apply_assignments(&table, &scope, &batch, &ids, &u.assignments)
+    }
+
+    /// Updates the target rows `ids`, whose current values are the first columns of `batch`
+    /// (a joined batch may carry more), by `assignments` bound over `scope`.
+    ///
+    /// # Errors
+    /// 3810 for unknown columns; 3811, 5317 and storage errors.
+    pub(crate) fn apply_assignments(
+        &mut self,
+        table: &Arc<Table>,
+        scope: &Scope,
+        batch: &RecordBatch,
+        ids: &[u64],
+        assignments: &[ast::Assignment],
+    ) -> Result<u64> {
         // the target's own columns (UPDATE … FROM appends the row ids and the sources' columns)
         let mut new_cols: Vec<ArrayRef> = batch.columns()[..table.schema.columns.len()].to_vec();
-        for a in &u.assignments {
+        for a in assignments {
             let ast::AssignmentTarget::ColumnName(c) = &a.target else {
                 return Err(Error::Unsupported("tuple assignment".into()));
             };
@@ -332,14 +352,14 @@ impl Exec<'_> {
                 .schema
                 .column_index(&short)
                 .ok_or(Error::ColumnNotFound(name))?;
-            let v = self.bind_expr(&a.value, &scope, None)?.eval(&batch)?;
+            let v = self.bind_expr(&a.value, scope, None)?.eval(batch)?;
             new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
         }
-        reject_nulls(&table, &new_cols)?;
-        self.check_constraints(&table, &new_cols, ids.len())?;
+        reject_nulls(table, &new_cols)?;
+        self.check_constraints(table, &new_cols, ids.len())?;
         for (r, rid) in ids.iter().enumerate() {
             let values: Vec<Value> = new_cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
-            self.txn.update(&table, *rid, values)?;
+            self.txn.update(table, *rid, values)?;
         }
         Ok(ids.len() as u64)
     }
@@ -377,27 +397,7 @@ impl Exec<'_> {
             from.iter().filter(|t| !is_target(t)).cloned().collect();
         let (batch, ids) = self.scan_table(table)?;
         // the target's row ids ride along as a last, hidden column
-        let mut cols = batch.columns().to_vec();
-        cols.push(Arc::new(ids) as ArrayRef);
-        let mut fields: Vec<Field> = batch
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone())
-            .collect();
-        fields.push(Field::new(
-            "\u{1}rowid",
-            arrow::datatypes::DataType::UInt64,
-            false,
-        ));
-        let with_ids = RecordBatch::try_new(Arc::new(Schema::new(fields)), cols)?;
-        let mut base_scope = scope;
-        base_scope.columns.push(crate::bind::ScopeColumn {
-            qualifier: None,
-            name: "\u{1}rowid".into(),
-            case_specific: false,
-            title: None,
-        });
+        let (base_scope, with_ids) = with_hidden(scope, &batch, "\u{1}rowid", Arc::new(ids))?;
         let width = table.schema.columns.len();
         let (joined_scope, joined) = if others.is_empty() {
             let cond = selection
@@ -575,6 +575,36 @@ impl Exec<'_> {
             batches: vec![batch],
         }))
     }
+}
+
+/// `batch` and `scope` with one more column, `name`, that no SQL name can reach.
+pub(crate) fn with_hidden(
+    mut scope: Scope,
+    batch: &RecordBatch,
+    name: &str,
+    column: ArrayRef,
+) -> Result<(Scope, RecordBatch)> {
+    let mut cols = batch.columns().to_vec();
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new(name, column.data_type().clone(), true));
+    cols.push(column);
+    scope.columns.push(ScopeColumn {
+        qualifier: None,
+        name: name.to_string(),
+        case_specific: false,
+        title: None,
+    });
+    let b = RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        cols,
+        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )?;
+    Ok((scope, b))
 }
 
 /// NOT NULL first (3811), before anything builds a batch with the table's non-nullable schema.

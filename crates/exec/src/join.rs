@@ -553,6 +553,16 @@ fn combine(
 /// exhaust memory (row indices are u32 as well).
 const MAX_JOIN_ROWS: usize = 50_000_000;
 
+/// The pairs of rows of `left` and `right` that meet all of `conds` (evaluated over the
+/// concatenated columns, chunk by chunk).
+pub(crate) fn inner_join(
+    left: &RecordBatch,
+    right: &RecordBatch,
+    conds: &[Expr],
+) -> Result<RecordBatch> {
+    join(left, right, Kind::Inner, conds)
+}
+
 /// One join step: every pair of rows that meets all of `conds` (checked one after another, so
 /// a later condition only sees pairs the earlier ones accepted; all pairs if there are none),
 /// then the rows an outer join keeps without a partner.

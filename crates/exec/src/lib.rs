@@ -57,6 +57,7 @@ mod format;
 pub mod functions;
 pub mod join;
 mod locking;
+mod merge;
 pub mod query;
 pub mod result;
 mod sample;

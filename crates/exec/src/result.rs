@@ -72,6 +72,8 @@ pub enum StatementKind {
     Rollback,
     /// SET SESSION TRANSACTION.
     SetSession,
+    /// MERGE.
+    Merge,
     /// CREATE VIEW.
     CreateView,
     /// REPLACE VIEW.

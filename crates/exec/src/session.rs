@@ -465,6 +465,7 @@ impl Session {
             ast::Statement::Delete(d) => {
                 StatementResult::count(StatementKind::Delete, ex.delete(d)?)
             }
+            ast::Statement::Merge(m) => StatementResult::count(StatementKind::Merge, ex.merge(m)?),
             ast::Statement::Drop {
                 object_type: ast::ObjectType::View,
                 names,

@@ -14,14 +14,11 @@
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::query::sql_type_of;
 use crate::result::Rows;
-use arrow::datatypes::DataType;
 use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_storage::catalog::{Column, TableKind, TableSchema};
 use tdlite_storage::table::Table;
-use tdlite_storage::types::SqlType;
 
 /// How deep views may expand inside each other.
 const MAX_DEPTH: usize = 32;
@@ -58,20 +55,7 @@ impl Exec<'_> {
                     "view {n} has two columns named '{cname}'; name them"
                 )));
             }
-            cols.push(Column {
-                name: cname,
-                ty: match f.data_type() {
-                    DataType::Utf8 => SqlType::VarChar(64000),
-                    DataType::Null => SqlType::Integer,
-                    t => sql_type_of(t),
-                },
-                nullable: true,
-                default: None,
-                case_specific: f.metadata().contains_key("casespecific"),
-                uppercase: false,
-                title: f.metadata().get("title").cloned(),
-                format: None,
-            });
+            cols.push(crate::ctas::column_of(f, cname));
         }
         if replace {
             if let Some(old) = self.shared.storage.catalog.get_table(&n) {
