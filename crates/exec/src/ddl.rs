@@ -213,6 +213,34 @@ impl Exec<'_> {
         })
     }
 
+    /// A storage column from its definition (type, default, attributes; `ansi` makes
+    /// character columns CASESPECIFIC unless written otherwise).
+    ///
+    /// # Errors
+    /// 9910 for unsupported types; errors of the DEFAULT value.
+    pub(crate) fn column_from_def(
+        &mut self,
+        c: &tdlite_parser::ColumnDef,
+        ansi: bool,
+    ) -> Result<Column> {
+        let ty = storage_type(&c.data_type)?;
+        let default = c
+            .default
+            .as_ref()
+            .map(|d| self.column_default(d, ty))
+            .transpose()?;
+        Ok(Column {
+            name: c.name.clone(),
+            ty,
+            nullable: !c.not_null,
+            default,
+            case_specific: c.case_specific.unwrap_or(ansi),
+            uppercase: c.uppercase,
+            title: c.title.clone(),
+            format: c.format.clone(),
+        })
+    }
+
     /// CREATE TABLE. `text` is the statement as written (kept for SHOW TABLE); `ansi` picks
     /// the session mode's defaults (teradata-reference.md §2.3): Teradata mode makes SET
     /// tables and NOT CASESPECIFIC character columns, ANSI mode MULTISET and CASESPECIFIC.
@@ -240,22 +268,7 @@ impl Exec<'_> {
                     c.name
                 )));
             }
-            let ty = storage_type(&c.data_type)?;
-            let default = c
-                .default
-                .as_ref()
-                .map(|d| self.column_default(d, ty))
-                .transpose()?;
-            columns.push(Column {
-                name: c.name.clone(),
-                ty,
-                nullable: !c.not_null,
-                default,
-                case_specific: c.case_specific.unwrap_or(ansi),
-                uppercase: c.uppercase,
-                title: c.title.clone(),
-                format: c.format.clone(),
-            });
+            columns.push(self.column_from_def(c, ansi)?);
         }
         let position = |n: &str| -> Result<usize> {
             columns

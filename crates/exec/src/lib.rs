@@ -43,6 +43,7 @@
 //! assert_eq!(r[0].activity_count, 1);
 //! ```
 
+mod alter;
 pub mod bind;
 pub mod correlate;
 mod ctas;

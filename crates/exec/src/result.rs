@@ -74,6 +74,8 @@ pub enum StatementKind {
     SetSession,
     /// MERGE.
     Merge,
+    /// ALTER TABLE.
+    AlterTable,
     /// CREATE VIEW.
     CreateView,
     /// REPLACE VIEW.

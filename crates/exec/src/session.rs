@@ -401,6 +401,12 @@ impl Session {
                     StatementKind::CreateView
                 })
             }
+            Statement::AlterTable { name, actions } => {
+                let mut ex = self.exec(now);
+                let old = ex.alter_table(name, actions, &st.text, ansi)?;
+                self.shared.waiters.drop_table(old.id);
+                StatementResult::status(StatementKind::AlterTable)
+            }
             Statement::HelpTable(name) => {
                 StatementResult::rows(StatementKind::Help, self.exec(now).help_table(name)?)
             }

@@ -311,7 +311,7 @@ fn zone(cur: &mut Cursor) -> bool {
     cur.eat_words(&["WITH", "TIME", "ZONE"])
 }
 
-fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
+pub(crate) fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
     let location = cur.loc();
     let name = cur.ident("a column name")?;
     let data_type = parse_type(cur)?;

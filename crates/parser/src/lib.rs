@@ -27,6 +27,6 @@ pub use split::{split_requests, RequestText};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
 pub use sqlparser::ast;
 pub use statement::{
-    AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable, DataType, IndexDef,
-    LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
+    AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable, DataType,
+    IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
 };

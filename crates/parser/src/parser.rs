@@ -302,6 +302,31 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 replace,
             })
         }
+        "ALTER" if cur.word_at(1).as_deref() == Some("TABLE") => {
+            cur.pos += 2;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            let mut actions = Vec::new();
+            loop {
+                if cur.eat_word("ADD") {
+                    cur.eat_word("COLUMN");
+                    actions.push(crate::statement::AlterAction::Add(
+                        create_table::parse_column(&mut cur)?,
+                    ));
+                } else if cur.eat_word("DROP") {
+                    cur.eat_word("COLUMN");
+                    actions.push(crate::statement::AlterAction::Drop(
+                        cur.ident("a column name")?,
+                    ));
+                } else {
+                    return Err(cur.unexpected("expected ADD or DROP"));
+                }
+                if !cur.eat_token(&Token::Comma) {
+                    break;
+                }
+            }
+            cur.expect_end()?;
+            Ok(Statement::AlterTable { name, actions })
+        }
         "DATABASE" => {
             cur.pos += 1;
             let name = cur.dotted_name("a database name")?.join(".");

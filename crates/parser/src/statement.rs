@@ -67,6 +67,13 @@ pub enum Statement {
         /// `REPLACE VIEW` (replaces an existing view).
         replace: bool,
     },
+    /// `ALTER TABLE name ADD column … | DROP column …` (comma-separated actions).
+    AlterTable {
+        /// The table.
+        name: ast::ObjectName,
+        /// What to change, in order.
+        actions: Vec<AlterAction>,
+    },
     /// `DATABASE name`: the session's default database.
     Database(String),
     /// `SET QUERY_BAND = '…' | NONE [UPDATE] FOR SESSION [VOLATILE] | TRANSACTION`.
@@ -89,7 +96,9 @@ impl Statement {
     /// True for statements that define or drop objects (DDL).
     pub fn is_ddl(&self) -> bool {
         match self {
-            Statement::CreateTable(_) | Statement::CreateView { .. } => true,
+            Statement::CreateTable(_)
+            | Statement::CreateView { .. }
+            | Statement::AlterTable { .. } => true,
             Statement::Sql(s) => matches!(
                 **s,
                 ast::Statement::Drop { .. } | ast::Statement::CreateTable(_)
@@ -178,6 +187,15 @@ pub struct CreateTable {
     pub checks: Vec<ast::Expr>,
     /// `AS (query) | AS table WITH [NO] DATA`: where the columns (and rows) come from.
     pub as_source: Option<AsSource>,
+}
+
+/// One change of `ALTER TABLE`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlterAction {
+    /// `ADD [COLUMN] definition`.
+    Add(ColumnDef),
+    /// `DROP [COLUMN] name`.
+    Drop(String),
 }
 
 /// The source of `CREATE TABLE … AS … WITH [NO] DATA`.

@@ -130,6 +130,9 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
+        Statement::AlterTable { name, actions } => {
+            writeln!(out, "AlterTable {name} {} action(s)", actions.len()).unwrap()
+        }
         Statement::CreateView {
             name,
             columns,
