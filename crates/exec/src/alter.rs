@@ -1,4 +1,10 @@
-//! `ALTER TABLE t ADD column …, DROP column …`.
+//! `ALTER TABLE t ADD column …, DROP column …`, `CREATE [UNIQUE] INDEX` and `DROP INDEX`.
+//!
+//! Indexes: a secondary index is part of its table's definition (`TableSchema::secondary`).
+//! A UNIQUE one is enforced like a UNIQUE constraint (2803); tdlite's planner does not use
+//! secondary indexes to find rows yet, so a non-unique index changes no result and no speed.
+//! Both Teradata forms are accepted (`CREATE INDEX name (cols) ON t` and `… name ON t
+//! (cols)`); `DROP INDEX name` without ON looks the name up in every table.
 //!
 //! tdlite rebuilds the table in the statement's transaction: it reads the rows, drops the table
 //! and creates it again under the same name with the new columns, then inserts the rows (an
@@ -44,6 +50,12 @@ impl Exec<'_> {
         for a in actions {
             match a {
                 AlterAction::Add(def) => {
+                    if !def.checks.is_empty() || def.unique || def.primary_key {
+                        return Err(Error::Unsupported(
+                            "a constraint on an added column (add it, then CREATE UNIQUE INDEX)"
+                                .into(),
+                        ));
+                    }
                     if columns
                         .iter()
                         .any(|c| c.name.eq_ignore_ascii_case(&def.name))
@@ -69,7 +81,7 @@ impl Exec<'_> {
                         .any(|ix| old_pos.is_some_and(|p| ix.columns.contains(&p)));
                     let in_check = schema.checks.iter().any(|(col, sql)| {
                         col.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(c))
-                            || sql.to_ascii_uppercase().contains(&c.to_ascii_uppercase())
+                            || names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c))
                     });
                     if in_index || in_check || (schema.queue && old_pos == Some(0)) {
                         return Err(Error::TypeMismatch(format!(
@@ -106,7 +118,113 @@ impl Exec<'_> {
             format!("{};\n{}", schema.ddl.trim_end_matches(';'), text),
         );
         new_schema.checks = schema.checks.clone();
-        let (rows, _) = self.scan_table(&old)?;
+        self.rebuild(&old, new_schema, &origin)
+    }
+
+    /// CREATE [UNIQUE] INDEX: the table rebuilt with one more secondary index.
+    ///
+    /// # Errors
+    /// 3807/3823 for a missing table or a view; 3810 for an unknown column; 5612 for a name
+    /// already used by an index of the table; 2803 when UNIQUE finds duplicate values.
+    pub(crate) fn create_index(
+        &mut self,
+        name: Option<&str>,
+        unique: bool,
+        columns: &[String],
+        table: &ast::ObjectName,
+        text: &str,
+    ) -> Result<Arc<Table>> {
+        let old = self.must_get_base_table(table)?;
+        let schema = &old.schema;
+        let positions = columns
+            .iter()
+            .map(|c| {
+                schema
+                    .column_index(c)
+                    .ok_or_else(|| Error::ColumnNotFound(c.clone()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(n) = name {
+            if index_named(schema, n).is_some() {
+                return Err(Error::IndexExists(n.to_string()));
+            }
+        }
+        let mut new_schema = schema.clone();
+        new_schema.secondary.push(IndexSpec {
+            name: name.map(str::to_string),
+            columns: positions,
+            unique,
+        });
+        new_schema.ddl = format!("{};\n{}", schema.ddl.trim_end_matches(';'), text);
+        let origin: Vec<Option<usize>> = (0..schema.columns.len()).map(Some).collect();
+        self.rebuild(&old, new_schema, &origin)
+    }
+
+    /// DROP INDEX by name (in `table`, or in whichever table has it) or by columns.
+    ///
+    /// # Errors
+    /// 3807 for a missing table; 3526 for no such index (unless IF EXISTS); 9913 for a name
+    /// that several tables' indexes share (name the table with ON).
+    pub(crate) fn drop_index(
+        &mut self,
+        name: Option<&str>,
+        columns: &[String],
+        table: Option<&ast::ObjectName>,
+        if_exists: bool,
+        text: &str,
+    ) -> Result<Option<Arc<Table>>> {
+        let candidates: Vec<Arc<Table>> = match table {
+            Some(t) => vec![self.must_get_base_table(t)?],
+            None => self.shared.storage.catalog.tables(),
+        };
+        let mut hits = Vec::new();
+        for t in candidates {
+            let k = match name {
+                Some(n) => index_named(&t.schema, n),
+                None => {
+                    let want = columns
+                        .iter()
+                        .map(|c| t.schema.column_index(c))
+                        .collect::<Option<Vec<_>>>();
+                    want.and_then(|w| t.schema.secondary.iter().position(|s| s.columns == w))
+                }
+            };
+            if let Some(k) = k {
+                hits.push((t, k));
+            }
+        }
+        let what = name.map_or_else(|| format!("({})", columns.join(", ")), str::to_string);
+        let (old, k) = match hits.len() {
+            0 if if_exists => return Ok(None),
+            0 => return Err(Error::IndexNotFound(what)),
+            1 => hits.remove(0),
+            _ => {
+                return Err(Error::TypeMismatch(format!(
+                    "several tables have an index {what}; name the table with ON"
+                )))
+            }
+        };
+        let mut schema = old.schema.clone();
+        schema.secondary.remove(k);
+        schema.ddl = format!("{};\n{}", schema.ddl.trim_end_matches(';'), text);
+        let origin: Vec<Option<usize>> = (0..schema.columns.len()).map(Some).collect();
+        self.rebuild(&old, schema, &origin).map(Some)
+    }
+
+    /// Replaces `old` by a table of `new_schema` holding the same rows: column `i` of the new
+    /// table comes from column `origin[i]` of the old one (None: its DEFAULT). Returns the
+    /// dropped old table.
+    ///
+    /// # Errors
+    /// The errors of DROP, CREATE and INSERT (2801/2803 if a new unique index finds
+    /// duplicates, 3811 for a NOT NULL column without a DEFAULT).
+    pub(crate) fn rebuild(
+        &mut self,
+        old: &Arc<Table>,
+        new_schema: TableSchema,
+        origin: &[Option<usize>],
+    ) -> Result<Arc<Table>> {
+        let (rows, _) = self.scan_table(old)?;
         let kept: Vec<ArrayRef> = origin
             .iter()
             .filter_map(|o| o.map(|p| rows.column(p).clone()))
@@ -116,7 +234,7 @@ impl Exec<'_> {
             .enumerate()
             .filter_map(|(i, o)| o.map(|_| i))
             .collect();
-        let dropped = self.txn.drop_table(&schema.name)?;
+        let dropped = self.txn.drop_table(&old.schema.name)?;
         let table = self.txn.create_table(new_schema)?;
         let fields: Vec<arrow::datatypes::Field> = targets
             .iter()
@@ -137,4 +255,31 @@ impl Exec<'_> {
         self.insert_batch(&table, &targets, &source, false)?;
         Ok(dropped)
     }
+}
+
+/// The position in `secondary` of the index called `name`.
+fn index_named(schema: &TableSchema, name: &str) -> Option<usize> {
+    schema.secondary.iter().position(|s| {
+        s.name
+            .as_deref()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+    })
+}
+
+/// The column names a stored CHECK condition mentions (every identifier, last part).
+fn names_in(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(e) = tdlite_parser::parse_expression(sql) {
+        let _ = ast::visit_expressions(&e, |x| {
+            match x {
+                ast::Expr::Identifier(i) => out.push(i.value.clone()),
+                ast::Expr::CompoundIdentifier(p) => {
+                    out.extend(p.last().map(|i| i.value.clone()));
+                }
+                _ => {}
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+    }
+    out
 }

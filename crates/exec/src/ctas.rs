@@ -34,7 +34,24 @@ impl Exec<'_> {
         ansi: bool,
     ) -> Result<u64> {
         let name = tdlite_parser::object_name_string(&ct.name);
-        let (mut schema, rows) = match &src.from {
+        if ct.queue {
+            return Err(Error::Unsupported(
+                "CREATE TABLE …, QUEUE AS (create the queue, then INSERT … SELECT)".into(),
+            ));
+        }
+        // a view as the source is its query
+        let view_query;
+        let from = match &src.from {
+            AsFrom::Table(t) => match self.must_get_table(t)?.schema.view.clone() {
+                Some(sql) => {
+                    view_query = parse_query(&sql)?;
+                    AsFrom::Query(Box::new(view_query))
+                }
+                None => src.from.clone(),
+            },
+            other => other.clone(),
+        };
+        let (mut schema, rows) = match &from {
             AsFrom::Table(t) => {
                 let source = self.must_get_table(t)?;
                 let mut schema = source.schema.clone();
@@ -94,6 +111,27 @@ impl Exec<'_> {
                 PKind::Multiset => TableKind::Multiset,
             };
         }
+        if ct.no_primary_index {
+            // a NoPI table is always MULTISET (teradata-reference.md §2.3)
+            schema.primary_index = None;
+            schema.kind = TableKind::Multiset;
+        }
+        for ix in &ct.indexes {
+            let columns = ix
+                .columns
+                .iter()
+                .map(|c| {
+                    schema
+                        .column_index(c)
+                        .ok_or_else(|| Error::ColumnNotFound(c.clone()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            schema.secondary.push(IndexSpec {
+                name: ix.name.clone(),
+                columns,
+                unique: ix.unique,
+            });
+        }
         if let Some(p) = &ct.primary_index {
             let columns = p
                 .columns
@@ -138,5 +176,17 @@ pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
         uppercase: false,
         title: f.metadata().get("title").cloned(),
         format: None,
+    }
+}
+
+/// The query of a stored view's SQL text.
+pub(crate) fn parse_query(sql: &str) -> Result<sqlparser::ast::Query> {
+    let stmts = tdlite_parser::parse_request(sql)?;
+    match stmts.first().map(|s| &s.statement) {
+        Some(tdlite_parser::Statement::Sql(b)) => match b.as_ref() {
+            sqlparser::ast::Statement::Query(q) => Ok(q.as_ref().clone()),
+            _ => Err(Error::Internal("a view that is not a query".into())),
+        },
+        _ => Err(Error::Internal("a view that is not a query".into())),
     }
 }

@@ -126,6 +126,8 @@ impl Exec<'_> {
         }
         let all = matches!(set_quantifier, ast::SetQuantifier::All);
         let anchor = renamed(self.run_query(&query_of(left))?, columns, name)?;
+        // a NULL-only anchor column gets a type the step's values can be cast to
+        let anchor = untyped_nulls_as_integers(anchor)?;
         let schema = anchor.schema.clone();
         let cs: Vec<bool> = schema
             .fields()
@@ -185,6 +187,44 @@ impl Exec<'_> {
             batches,
         })
     }
+}
+
+/// `rows` with every NULL-typed column made INTEGER.
+fn untyped_nulls_as_integers(rows: Rows) -> Result<Rows> {
+    use arrow::datatypes::DataType;
+    if !rows
+        .schema
+        .fields()
+        .iter()
+        .any(|f| f.data_type() == &DataType::Null)
+    {
+        return Ok(rows);
+    }
+    let fields: Vec<Field> = rows
+        .schema
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Null => f.as_ref().clone().with_data_type(DataType::Int32),
+            _ => f.as_ref().clone(),
+        })
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let mut batches = Vec::new();
+    for b in rows.batches {
+        let cols = b
+            .columns()
+            .iter()
+            .zip(schema.fields())
+            .map(|(c, f)| crate::expr::cast_to_arrow(c, f.data_type()))
+            .collect::<Result<Vec<_>>>()?;
+        batches.push(RecordBatch::try_new_with_options(
+            schema.clone(),
+            cols,
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+        )?);
+    }
+    Ok(Rows { schema, batches })
 }
 
 /// An empty result with these columns.

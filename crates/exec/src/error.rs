@@ -137,6 +137,12 @@ pub enum Error {
     /// DROP VIEW or REPLACE VIEW of a table (3854).
     #[error("'{0}' is not a view.")]
     NotAView(String),
+    /// CREATE INDEX with a name the table's indexes already use (5612).
+    #[error("Index '{0}' already exists.")]
+    IndexExists(String),
+    /// DROP INDEX of an index that does not exist (3526).
+    #[error("The specified index does not exist: {0}.")]
+    IndexNotFound(String),
     /// A recursive CTE that does not stop (2646).
     #[error("No more spool space: WITH RECURSIVE {0}.")]
     RecursionLimit(String),
@@ -254,6 +260,8 @@ impl Error {
             Error::RecursionLimit(_) => code(2646),
             Error::MultipleSourceRows(_) => code(7547),
             Error::ViewNotUpdatable(_) => code(3823),
+            Error::IndexExists(_) => code(5612),
+            Error::IndexNotFound(_) => code(3526),
             Error::NotATable(_) => code(3853),
             Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),

@@ -60,6 +60,7 @@ fn chrono_format(fmt: &str) -> Result<String> {
                     .parse()
                     .map_err(|_| Error::TypeMismatch(format!("bad FORMAT '{fmt}'")))?,
             };
+            // chrono writes fractions in 3, 6 or 9 digits only: S(1)–S(3) give 3 digits
             out.push_str(match digits {
                 0 => "",
                 1..=3 => "%3f",
@@ -102,6 +103,14 @@ pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
         return character(a, ty, fmt);
     }
     let cf = chrono_format(fmt)?;
+    // a date cast to DATE (or a timestamp to TIMESTAMP) keeps its value: FORMAT only says how
+    // it would be written
+    if matches!(
+        (a.data_type(), ty),
+        (DataType::Date32, SqlType::Date) | (DataType::Timestamp(..), SqlType::Timestamp(_))
+    ) {
+        return crate::expr::cast_to_sql(a, ty);
+    }
     match (a.data_type(), ty) {
         // read text by the format
         (DataType::Utf8, SqlType::Date | SqlType::Timestamp(_)) => {
@@ -170,33 +179,30 @@ fn character(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
 }
 
 fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {
+    let midnight = |d: NaiveDate| d.and_hms_opt(0, 0, 0).ok_or(Error::Overflow);
     let mut out: Vec<Option<String>> = Vec::with_capacity(a.len());
     for i in 0..a.len() {
-        out.push(match value_at(a.as_ref(), i) {
-            Value::Null => None,
-            Value::Date(d) => Some(
-                functions::date_from_days(d)
-                    .ok_or(Error::Overflow)?
-                    .format(cf)
-                    .to_string(),
-            ),
-            Value::Timestamp(us) => Some(
-                chrono::DateTime::from_timestamp_micros(us)
-                    .ok_or(Error::Overflow)?
-                    .naive_utc()
-                    .format(cf)
-                    .to_string(),
-            ),
-            Value::Time(us) => Some(
-                (NaiveDate::from_ymd_opt(1970, 1, 1)
-                    .and_then(|d| d.and_hms_opt(0, 0, 0))
-                    .ok_or(Error::Overflow)?
-                    + chrono::Duration::microseconds(us))
-                .format(cf)
-                .to_string(),
-            ),
-            other => Some(format!("{other:?}")),
-        });
+        // a date is written as a timestamp at midnight, so time elements give zeros
+        let t: NaiveDateTime = match value_at(a.as_ref(), i) {
+            Value::Null => {
+                out.push(None);
+                continue;
+            }
+            Value::Date(d) => midnight(functions::date_from_days(d).ok_or(Error::Overflow)?)?,
+            Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(us)
+                .ok_or(Error::Overflow)?
+                .naive_utc(),
+            Value::Time(us) => {
+                midnight(NaiveDate::from_ymd_opt(1970, 1, 1).ok_or(Error::Overflow)?)?
+                    + chrono::Duration::microseconds(us)
+            }
+            other => return Err(Error::TypeMismatch(format!("{other:?} has no date FORMAT"))),
+        };
+        let mut s = String::new();
+        use std::fmt::Write;
+        write!(s, "{}", t.format(cf))
+            .map_err(|_| Error::TypeMismatch(format!("the FORMAT cannot write {t}")))?;
+        out.push(Some(s));
     }
     Ok(Arc::new(StringArray::from(out)))
 }

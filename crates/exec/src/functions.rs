@@ -150,14 +150,37 @@ fn int(v: &Value) -> Result<Option<i64>> {
     })
 }
 
+/// A value as character text, as CAST to VARCHAR writes it.
 fn text(v: &Value) -> Option<String> {
-    match v {
-        Value::Null => None,
-        Value::Str(s) => Some(s.clone()),
-        Value::Int(i) => Some(i.to_string()),
-        Value::Float(f) => Some(f.to_string()),
-        other => Some(format!("{other:?}")),
-    }
+    Some(match v {
+        Value::Null => return None,
+        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Decimal(d, s) => {
+            let s = *s as usize;
+            let digits = d.unsigned_abs().to_string();
+            let digits = format!("{digits:0>width$}", width = s + 1);
+            let (int, frac) = digits.split_at(digits.len() - s);
+            let sign = if *d < 0 { "-" } else { "" };
+            if s == 0 {
+                format!("{sign}{int}")
+            } else {
+                format!("{sign}{int}.{frac}")
+            }
+        }
+        Value::Date(d) => date_from_days(*d)?.format("%Y-%m-%d").to_string(),
+        Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us)?
+            .naive_utc()
+            .format("%Y-%m-%d %H:%M:%S%.6f")
+            .to_string(),
+        Value::Time(us) => {
+            let t = NaiveDate::from_ymd_opt(1970, 1, 1)?.and_hms_opt(0, 0, 0)?
+                + chrono::Duration::microseconds(*us);
+            t.format("%H:%M:%S%.6f").to_string()
+        }
+        Value::Bytes(b) => b.iter().map(|x| format!("{x:02X}")).collect(),
+    })
 }
 
 /// The date of days-since-1970 `d`.
@@ -259,7 +282,9 @@ fn transcendental(f: Builtin, x: f64, y: f64) -> Result<f64> {
 }
 
 fn add_months(d: NaiveDate, n: i64) -> Result<NaiveDate> {
-    let total = i64::from(d.year()) * 12 + i64::from(d.month0()) + n;
+    let total = (i64::from(d.year()) * 12 + i64::from(d.month0()))
+        .checked_add(n)
+        .ok_or(Error::Overflow)?;
     let (y, m0) = (total.div_euclid(12), total.rem_euclid(12));
     let y = i32::try_from(y).map_err(|_| Error::Overflow)?;
     let last = last_day(y, m0 as u32 + 1).ok_or(Error::Overflow)?;
@@ -274,6 +299,9 @@ fn last_day(y: i32, m: u32) -> Option<NaiveDate> {
 fn pad(f: Builtin, s: &str, n: i64, with: &str) -> Result<String> {
     if n < 0 {
         return Err(bad(f, "negative length"));
+    }
+    if n > 64000 {
+        return Err(bad(f, "a length above 64000"));
     }
     let n = n as usize;
     let len = s.chars().count();
@@ -328,7 +356,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             } else {
                 0
             };
-            round_like(f, &arg(0), places)?
+            round_like(f, &arg(0), places.clamp(-40, 40))?
         }
         Builtin::Ceiling | Builtin::Floor => round_like(f, &arg(0), 0)?,
         Builtin::Sqrt | Builtin::Ln | Builtin::Log | Builtin::Exp | Builtin::Power => {

@@ -5,7 +5,9 @@
 //! rows (with their positions as a hidden column) on the ON condition, from one snapshot. Then
 //! each WHEN clause, in the order written: MATCHED updates or deletes the target row of each
 //! pair (an `AND` condition narrows the pairs); NOT MATCHED inserts one row per source row that
-//! paired with no target row. A target row paired with two source rows is 7547, as in
+//! paired with no target row. Each target row (and each unpaired source row) is handled by
+//! the first clause that applies to it only. A target row paired with two source rows is 7547,
+//! as in
 //! Teradata: which source row would win is undefined. Rows the MERGE inserts are not matched
 //! by its own MATCHED clauses. The activity count is the rows updated, deleted and inserted.
 
@@ -55,21 +57,27 @@ impl Exec<'_> {
         };
         let matched: HashSet<u64> = column(&pairs, width + 1 + src_width).into_iter().collect();
         let mut count = 0;
+        // the first clause that applies to a target row (or a source row) is the only one
+        let mut done_targets: HashSet<u64> = HashSet::new();
+        let mut done_sources: HashSet<u64> = HashSet::new();
         for clause in &m.clauses {
             match clause.clause_kind {
                 ast::MergeClauseKind::Matched => {
-                    let rows = match &clause.predicate {
-                        Some(p) => {
-                            let c = self.bind_expr(p, &scope, None)?;
-                            filter_record_batch(&pairs, &mask_of(&pairs, &c)?)?
-                        }
-                        None => pairs.clone(),
-                    };
+                    let fresh: arrow::array::BooleanArray = column(&pairs, width)
+                        .iter()
+                        .map(|r| Some(!done_targets.contains(r)))
+                        .collect();
+                    let mut rows = filter_record_batch(&pairs, &fresh)?;
+                    if let Some(p) = &clause.predicate {
+                        let c = self.bind_expr(p, &scope, None)?;
+                        rows = filter_record_batch(&rows, &mask_of(&rows, &c)?)?;
+                    }
                     let rids = column(&rows, width);
                     let mut seen = HashSet::new();
                     if rids.iter().any(|r| !seen.insert(*r)) {
                         return Err(Error::MultipleSourceRows(table.schema.name.clone()));
                     }
+                    done_targets.extend(rids.iter().copied());
                     count += match &clause.action {
                         ast::MergeAction::Update(u) => match &u.kind {
                             ast::MergeUpdateKind::Set(assignments) => {
@@ -102,13 +110,14 @@ impl Exec<'_> {
                     // the source rows that paired with no target row
                     let keep: arrow::array::BooleanArray = column(&src, src_width)
                         .iter()
-                        .map(|r| Some(!matched.contains(r)))
+                        .map(|r| Some(!matched.contains(r) && !done_sources.contains(r)))
                         .collect();
                     let mut rows = filter_record_batch(&src, &keep)?;
                     if let Some(p) = &clause.predicate {
                         let c = self.bind_expr(p, &src_scope, None)?;
                         rows = filter_record_batch(&rows, &mask_of(&rows, &c)?)?;
                     }
+                    done_sources.extend(column(&rows, src_width));
                     count += self.merge_insert(&table, &src_scope, &rows, ins)?;
                 }
                 ast::MergeClauseKind::NotMatchedBySource => {

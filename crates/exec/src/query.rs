@@ -73,6 +73,34 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
     }
 }
 
+fn has_alias(projection: &[ast::SelectItem]) -> bool {
+    projection
+        .iter()
+        .any(|i| matches!(i, ast::SelectItem::ExprWithAlias { .. }))
+}
+
+/// `e` with each name of a select-list alias replaced by the aliased expression.
+fn with_aliases(e: &ast::Expr, projection: &[ast::SelectItem]) -> ast::Expr {
+    let mut e = e.clone();
+    let _ = ast::visit_expressions_mut(&mut e, |x| {
+        if let ast::Expr::Identifier(id) = x {
+            let aliased = projection.iter().find_map(|i| match i {
+                ast::SelectItem::ExprWithAlias { expr, alias }
+                    if alias.value.eq_ignore_ascii_case(&id.value) =>
+                {
+                    Some(expr.clone())
+                }
+                _ => None,
+            });
+            if let Some(a) = aliased {
+                *x = ast::Expr::Nested(Box::new(a));
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    e
+}
+
 /// One ORDER BY key.
 #[derive(Debug, Clone)]
 pub(crate) struct SortKey {
@@ -288,7 +316,15 @@ impl Exec<'_> {
             }
         }
         let qualify = match &s.qualify {
-            Some(q) => Some(self.bind_expr(q, &scope, grouping.as_mut())?),
+            Some(q) => match self.bind_expr(q, &scope, grouping.as_mut()) {
+                // QUALIFY may name select-list aliases (`… AS rn QUALIFY rn = 1`), as Teradata
+                // allows: put the aliased expressions in their place and bind again
+                Err(Error::ColumnNotFound(_)) if has_alias(&s.projection) => {
+                    let q = with_aliases(q, &s.projection);
+                    Some(self.bind_expr(&q, &scope, grouping.as_mut())?)
+                }
+                other => Some(other?),
+            },
             None => None,
         };
         let windows = self.windows.take().unwrap_or_default();

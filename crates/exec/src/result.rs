@@ -76,6 +76,10 @@ pub enum StatementKind {
     Merge,
     /// ALTER TABLE.
     AlterTable,
+    /// CREATE INDEX.
+    CreateIndex,
+    /// DROP INDEX.
+    DropIndex,
     /// CREATE VIEW.
     CreateView,
     /// REPLACE VIEW.

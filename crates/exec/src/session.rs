@@ -401,6 +401,36 @@ impl Session {
                     StatementKind::CreateView
                 })
             }
+            Statement::CreateIndex {
+                name,
+                unique,
+                columns,
+                table,
+            } => {
+                let mut ex = self.exec(now);
+                let old = ex.create_index(name.as_deref(), *unique, columns, table, &st.text)?;
+                self.shared.waiters.drop_table(old.id);
+                StatementResult::status(StatementKind::CreateIndex)
+            }
+            Statement::DropIndex {
+                name,
+                columns,
+                table,
+                if_exists,
+            } => {
+                let mut ex = self.exec(now);
+                let old = ex.drop_index(
+                    name.as_deref(),
+                    columns,
+                    table.as_ref(),
+                    *if_exists,
+                    &st.text,
+                )?;
+                if let Some(old) = old {
+                    self.shared.waiters.drop_table(old.id);
+                }
+                StatementResult::status(StatementKind::DropIndex)
+            }
             Statement::AlterTable { name, actions } => {
                 let mut ex = self.exec(now);
                 let old = ex.alter_table(name, actions, &st.text, ansi)?;

@@ -104,27 +104,13 @@ impl Exec<'_> {
                 t.schema.name
             )));
         }
-        let stmts = tdlite_parser::parse_request(sql)?;
-        let query = match stmts.first().map(|s| &s.statement) {
-            Some(tdlite_parser::Statement::Sql(b)) => match b.as_ref() {
-                ast::Statement::Query(q) => q.clone(),
-                _ => {
-                    return Err(Error::Internal(format!(
-                        "view {} is not a query",
-                        t.schema.name
-                    )))
-                }
-            },
-            _ => {
-                return Err(Error::Internal(format!(
-                    "view {} is not a query",
-                    t.schema.name
-                )))
-            }
-        };
+        let query = crate::ctas::parse_query(sql)?;
+        // the view's query sees tables, not the reader's CTEs
+        let ctes = std::mem::take(&mut self.ctes);
         self.view_depth += 1;
         let rows = self.run_query(&query);
         self.view_depth -= 1;
+        self.ctes = ctes;
         let rows = rows?;
         // the view's own column names (its column list, or the names when it was created)
         let fields: Vec<arrow::datatypes::Field> = rows

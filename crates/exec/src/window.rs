@@ -14,6 +14,9 @@
 //! (teradata-reference.md §2.9; ANSI SQL would make it a running frame). ROWS frames take any
 //! bounds; RANGE frames take UNBOUNDED and CURRENT ROW (which includes the row's peers).
 //!
+//! Cost: a whole-partition frame (the default) is one aggregate per partition; other frames
+//! are evaluated row by row, O(rows × frame size).
+//!
 //! Invariants: a partition is the rows with equal PARTITION BY values by GROUP BY's rules
 //! (NULLs together, trailing blanks ignored, case-blind unless CASESPECIFIC); peers are rows
 //! with equal ORDER BY values by the same rules; each result lands on its own row, whatever
@@ -200,11 +203,26 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                 arg: call.arg.clone(),
                 distinct: false,
             };
+            if call.frame == Frame::WHOLE || call.order.is_empty() {
+                // one value per partition, copied to its rows (no per-row frames)
+                let mut part_of_row = vec![0u32; n];
+                for (k, part) in partitions.iter().enumerate() {
+                    for &row in *part {
+                        part_of_row[row as usize] = k as u32;
+                    }
+                }
+                let groups: Vec<Vec<u32>> = partitions.iter().map(|p| p.to_vec()).collect();
+                let per_partition = aggregate_call(&agg, arg.as_ref(), groups.iter())?;
+                return Ok(arrow::compute::take(
+                    per_partition.as_ref(),
+                    &arrow::array::UInt32Array::from(part_of_row),
+                    None,
+                )?);
+            }
             // each row's frame as row indices, in row order
             let mut frames: Vec<Vec<u32>> = vec![Vec::new(); n];
             for part in partitions {
                 let len = part.len();
-                let whole = call.frame == Frame::WHOLE || call.order.is_empty();
                 let mut p = 0;
                 while p < len {
                     // the peers of position p: rows with equal ORDER BY values
@@ -215,11 +233,7 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                         q += 1;
                     }
                     for i in p..=q {
-                        let (lo, hi) = if whole {
-                            (0, len - 1)
-                        } else {
-                            frame_span(call.frame, i, len, (p, q))
-                        };
+                        let (lo, hi) = frame_span(call.frame, i, len, (p, q));
                         frames[part[i] as usize] = if lo <= hi && lo < len {
                             part[lo..=hi.min(len - 1)].to_vec()
                         } else {

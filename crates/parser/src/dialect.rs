@@ -9,10 +9,12 @@
 //! The tokenizer splits `**` into two `*`; `parser::rewrite_tokens` turns an adjacent pair into
 //! one `^` token (Teradata has no `^` operator of its own: `^=` was rewritten before). Here
 //! `^` binds tighter than `*` and `/` and associates to the right, as `**` does in Teradata,
-//! and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER.
+//! and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER. Unary `+`/`-`
+//! bind tighter still (teradata-reference.md §2.10: `-2 ** 2` is 4).
 
 use sqlparser::ast::{
-    BinaryOperator, CastFormat, CastKind, CharacterLength, DataType, Expr, Value, ValueWithSpan,
+    BinaryOperator, CastFormat, CastKind, CharacterLength, DataType, Expr, UnaryOperator, Value,
+    ValueWithSpan,
 };
 use sqlparser::dialect::{Dialect, TeradataDialect};
 use sqlparser::parser::{Parser, ParserError};
@@ -77,6 +79,24 @@ impl Dialect for TdliteDialect {
     }
     fn supports_leading_comma_before_table_options(&self) -> bool {
         TeradataDialect.supports_leading_comma_before_table_options()
+    }
+
+    /// Unary `+`/`-` bind tighter than `**` (teradata-reference.md §2.10): `-2 ** 2` is 4.
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let op = match parser.peek_token_ref().token {
+            Token::Minus => UnaryOperator::Minus,
+            Token::Plus => UnaryOperator::Plus,
+            _ => return None,
+        };
+        parser.next_token();
+        Some(
+            parser
+                .parse_subexpr(EXPONENT_PRECEDENCE + 1)
+                .map(|e| Expr::UnaryOp {
+                    op,
+                    expr: Box::new(e),
+                }),
+        )
     }
 
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {

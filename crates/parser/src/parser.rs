@@ -302,6 +302,83 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 replace,
             })
         }
+        "CREATE"
+            if cur.word_at(1).as_deref() == Some("INDEX")
+                || (cur.word_at(1).as_deref() == Some("UNIQUE")
+                    && cur.word_at(2).as_deref() == Some("INDEX")) =>
+        {
+            cur.pos += 1;
+            let unique = cur.eat_word("UNIQUE");
+            cur.expect_word("INDEX")?;
+            let name = if cur.peek() != Some(&Token::LParen) && !cur.is_word("ON") {
+                Some(cur.ident("an index name")?)
+            } else {
+                None
+            };
+            let cols = |cur: &mut Cursor| -> Result<Vec<String>, ParseError> {
+                cur.expect_token(&Token::LParen, "'(' and the index columns")?;
+                // ASC/DESC per column (SQLite's form) is accepted: the order does not matter
+                // to an index tdlite does not scan in order yet
+                let col = |cur: &mut Cursor| -> Result<String, ParseError> {
+                    let c = cur.ident("a column name")?;
+                    let _ = cur.eat_word("ASC") || cur.eat_word("DESC");
+                    Ok(c)
+                };
+                let mut v = vec![col(cur)?];
+                while cur.eat_token(&Token::Comma) {
+                    v.push(col(cur)?);
+                }
+                cur.expect_token(&Token::RParen, "')' after the index columns")?;
+                Ok(v)
+            };
+            // Teradata: `INDEX name (cols) ON t`; also `INDEX name ON t (cols)`
+            let (columns, table) = if cur.peek() == Some(&Token::LParen) {
+                let c = cols(&mut cur)?;
+                cur.expect_word("ON")?;
+                (c, cur.with_sqlparser(|p| p.parse_object_name(false))?)
+            } else {
+                cur.expect_word("ON")?;
+                let t = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+                (cols(&mut cur)?, t)
+            };
+            cur.expect_end()?;
+            Ok(Statement::CreateIndex {
+                name,
+                unique,
+                columns,
+                table,
+            })
+        }
+        "DROP" if cur.word_at(1).as_deref() == Some("INDEX") => {
+            cur.pos += 2;
+            let if_exists = cur.eat_words(&["IF", "EXISTS"]);
+            let mut name = None;
+            let mut columns = Vec::new();
+            if cur.eat_token(&Token::LParen) {
+                columns.push(cur.ident("a column name")?);
+                while cur.eat_token(&Token::Comma) {
+                    columns.push(cur.ident("a column name")?);
+                }
+                cur.expect_token(&Token::RParen, "')' after the index columns")?;
+            } else {
+                name = Some(cur.ident("an index name")?);
+            }
+            let table = if cur.eat_word("ON") {
+                Some(cur.with_sqlparser(|p| p.parse_object_name(false))?)
+            } else {
+                None
+            };
+            if name.is_none() && table.is_none() {
+                return Err(cur.unexpected("expected ON and the table"));
+            }
+            cur.expect_end()?;
+            Ok(Statement::DropIndex {
+                name,
+                columns,
+                table,
+                if_exists,
+            })
+        }
         "ALTER" if cur.word_at(1).as_deref() == Some("TABLE") => {
             cur.pos += 2;
             let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;

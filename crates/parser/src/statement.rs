@@ -74,6 +74,28 @@ pub enum Statement {
         /// What to change, in order.
         actions: Vec<AlterAction>,
     },
+    /// `CREATE [UNIQUE] INDEX [name] (cols) ON t` or `CREATE [UNIQUE] INDEX name ON t (cols)`.
+    CreateIndex {
+        /// The index's name, if given.
+        name: Option<String>,
+        /// UNIQUE.
+        unique: bool,
+        /// Its columns.
+        columns: Vec<String>,
+        /// The table.
+        table: ast::ObjectName,
+    },
+    /// `DROP INDEX name [ON t]`, `DROP INDEX (cols) ON t`, `DROP INDEX [IF EXISTS] name`.
+    DropIndex {
+        /// The index's name, if given.
+        name: Option<String>,
+        /// Its columns, when named by them.
+        columns: Vec<String>,
+        /// The table, if given.
+        table: Option<ast::ObjectName>,
+        /// IF EXISTS.
+        if_exists: bool,
+    },
     /// `DATABASE name`: the session's default database.
     Database(String),
     /// `SET QUERY_BAND = '…' | NONE [UPDATE] FOR SESSION [VOLATILE] | TRANSACTION`.
@@ -98,7 +120,9 @@ impl Statement {
         match self {
             Statement::CreateTable(_)
             | Statement::CreateView { .. }
-            | Statement::AlterTable { .. } => true,
+            | Statement::AlterTable { .. }
+            | Statement::CreateIndex { .. }
+            | Statement::DropIndex { .. } => true,
             Statement::Sql(s) => matches!(
                 **s,
                 ast::Statement::Drop { .. } | ast::Statement::CreateTable(_)

@@ -130,6 +130,26 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
+        Statement::CreateIndex {
+            name,
+            unique,
+            columns,
+            table,
+        } => writeln!(
+            out,
+            "CreateIndex {name:?} unique={unique} {columns:?} ON {table}"
+        )
+        .unwrap(),
+        Statement::DropIndex {
+            name,
+            columns,
+            table,
+            if_exists,
+        } => writeln!(
+            out,
+            "DropIndex {name:?} {columns:?} ON {table:?} if_exists={if_exists}"
+        )
+        .unwrap(),
         Statement::AlterTable { name, actions } => {
             writeln!(out, "AlterTable {name} {} action(s)", actions.len()).unwrap()
         }
