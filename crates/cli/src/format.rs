@@ -54,6 +54,7 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::QueryBand => "SET QUERY_BAND accepted.".to_string(),
         StatementKind::Merge => format!("Merge completed. {} affected.", rows_word(n)),
         StatementKind::AlterTable => "Table has been modified.".to_string(),
+        StatementKind::Database => "New default database accepted.".to_string(),
         StatementKind::CreateIndex => "Index has been created.".to_string(),
         StatementKind::DropIndex => "Index has been dropped.".to_string(),
         StatementKind::CreateView => "View has been created.".to_string(),

@@ -33,7 +33,7 @@ impl Exec<'_> {
         text: &str,
         ansi: bool,
     ) -> Result<u64> {
-        let name = tdlite_parser::object_name_string(&ct.name);
+        let name = self.table_name(&ct.name);
         if ct.queue {
             return Err(Error::Unsupported(
                 "CREATE TABLE …, QUEUE AS (create the queue, then INSERT … SELECT)".into(),

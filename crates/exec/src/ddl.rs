@@ -256,7 +256,7 @@ impl Exec<'_> {
         if ct.queue {
             check_queue_rules(ct)?;
         }
-        let name = tdlite_parser::object_name_string(&ct.name);
+        let name = self.table_name(&ct.name);
         let mut columns = Vec::new();
         for c in &ct.columns {
             if columns
@@ -365,9 +365,11 @@ impl Exec<'_> {
                 return Err(Error::NotATable(t.schema.name.clone()));
             }
         }
-        Ok(self
-            .txn
-            .drop_table(&tdlite_parser::object_name_string(name))?)
+        let n = match self.must_get_table(name) {
+            Ok(t) => t.schema.name.clone(),
+            Err(_) => self.table_name(name),
+        };
+        Ok(self.txn.drop_table(&n)?)
     }
 
     /// HELP TABLE: one row per column.

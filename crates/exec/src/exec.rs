@@ -19,6 +19,8 @@ pub struct Exec<'a> {
     pub now_us: i64,
     /// The session's user name.
     pub user: &'a str,
+    /// The session's default database (`DATABASE x`): unqualified table names are in it.
+    pub database: Option<&'a str>,
     /// Rows of enclosing queries a correlated subquery runs for (see `correlate`).
     pub(crate) outer: Vec<crate::correlate::OuterRow>,
     /// The batch a clause is being bound over, if correlated subqueries may use it.

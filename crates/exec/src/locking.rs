@@ -55,7 +55,12 @@ fn named_tables(st: &Statement) -> Vec<String> {
 ///
 /// # Errors
 /// 3807 for a table that does not exist; 7423 (NOWAIT and taken); 2631 (deadlock).
-pub(crate) fn take_locks(storage: &Storage, txn: &mut Transaction, st: &Spanned) -> Result<()> {
+pub(crate) fn take_locks(
+    storage: &Storage,
+    database: Option<&str>,
+    txn: &mut Transaction,
+    st: &Spanned,
+) -> Result<()> {
     for l in &st.locking {
         let names = match &l.object {
             LockObject::Table(name) => vec![name.clone()],
@@ -63,6 +68,11 @@ pub(crate) fn take_locks(storage: &Storage, txn: &mut Transaction, st: &Spanned)
             LockObject::Database(_) | LockObject::View(_) => Vec::new(),
         };
         for name in names {
+            // an unqualified name is in the session's default database
+            let name = match database {
+                Some(db) if !name.contains('.') => format!("{db}.{name}"),
+                _ => name,
+            };
             // A name the statement itself creates or that is a derived-table alias is not a
             // table yet: the statement reports that, not the modifier.
             let Some(t) = storage.catalog.get_table(&name) else {

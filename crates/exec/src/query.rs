@@ -121,13 +121,28 @@ impl Exec<'_> {
         Ok((batch, ids))
     }
 
-    /// Looks up a table; 3807 if it does not exist.
-    pub fn must_get_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+    /// The catalog name of a table as written: an unqualified name is in the session's
+    /// default database (`DATABASE x`), if one was set.
+    pub fn table_name(&self, name: &ast::ObjectName) -> String {
         let n = tdlite_parser::object_name_string(name);
-        self.shared
-            .storage
-            .catalog
+        match (self.database, name.0.len()) {
+            (Some(db), 1) => format!("{db}.{n}"),
+            _ => n,
+        }
+    }
+
+    /// Looks up a table; 3807 if it does not exist. An unqualified name is looked for in the
+    /// default database first, then among the tables created without one (a tdlite rule:
+    /// tables made before `DATABASE x` stay reachable).
+    pub fn must_get_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let n = self.table_name(name);
+        let catalog = &self.shared.storage.catalog;
+        catalog
             .get_table(&n)
+            .or_else(|| {
+                self.database
+                    .and_then(|_| catalog.get_table(&tdlite_parser::object_name_string(name)))
+            })
             .ok_or(Error::ObjectNotFound(n))
     }
 

@@ -74,6 +74,8 @@ pub enum StatementKind {
     SetSession,
     /// MERGE.
     Merge,
+    /// DATABASE.
+    Database,
     /// ALTER TABLE.
     AlterTable,
     /// CREATE INDEX.

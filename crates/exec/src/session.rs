@@ -64,6 +64,7 @@ pub struct Session {
     consume_timeout: Option<Duration>,
     cancel: CancelHandle,
     user: String,
+    database: Option<String>,
 }
 
 impl Session {
@@ -78,6 +79,7 @@ impl Session {
             consume_timeout: None,
             cancel: CancelHandle::default(),
             user: "TDLITE".to_string(),
+            database: None,
         }
     }
 
@@ -263,7 +265,8 @@ impl Session {
     fn run_statement(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
         if !st.locking.is_empty() {
             let shared = self.shared.clone();
-            crate::locking::take_locks(&shared.storage, self.txn(), st)?;
+            let db = self.database.clone();
+            crate::locking::take_locks(&shared.storage, db.as_deref(), self.txn(), st)?;
         }
         loop {
             // a statement that opens the transaction rolls back to its start
@@ -299,6 +302,7 @@ impl Session {
             shared: &self.shared,
             now_us: now,
             user: &self.user,
+            database: self.database.as_deref(),
             outer: Vec::new(),
             corr: None,
             snap: std::cell::OnceCell::new(),
@@ -371,7 +375,11 @@ impl Session {
             Statement::CollectStatistics => {
                 StatementResult::status(StatementKind::CollectStatistics)
             }
-            Statement::Database(_) => return Err(Error::Unsupported("DATABASE".into())),
+            Statement::Database(name) => {
+                // tdlite has no database objects: any name is accepted
+                self.database = Some(name.clone());
+                StatementResult::status(StatementKind::Database)
+            }
             Statement::HelpStatistics(_) => {
                 return Err(Error::Unsupported("HELP STATISTICS".into()))
             }

@@ -37,7 +37,7 @@ impl Exec<'_> {
         replace: bool,
         text: &str,
     ) -> Result<()> {
-        let n = tdlite_parser::object_name_string(name);
+        let n = self.table_name(name);
         let rows = self.run_query(query)?;
         let fields = rows.schema.fields();
         if !columns.is_empty() && columns.len() != fields.len() {
