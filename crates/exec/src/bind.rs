@@ -555,6 +555,19 @@ impl Exec<'_> {
                 Expr::Case(whens, otherwise)
             }
             ast::Expr::Cast {
+                kind: ast::CastKind::TryCast,
+                expr,
+                data_type,
+                format: None,
+            } => {
+                // TRYCAST: NULL where the value does not convert (row by row)
+                let ty = sql_type_from_name(&data_type.to_string())?;
+                Expr::Func(
+                    Func::Builtin(crate::functions::Builtin::TryCast(ty)),
+                    vec![b(expr, self)?],
+                )
+            }
+            ast::Expr::Cast {
                 expr,
                 data_type,
                 format: None,

@@ -92,6 +92,8 @@ pub enum Builtin {
     LastDay,
     /// `EXTRACT(field FROM d)`.
     Extract(Field),
+    /// `TRYCAST(x AS type)`: the conversion, or NULL where it fails.
+    TryCast(SqlType),
 }
 
 /// The built-in a function name calls, if it is one of this module's.
@@ -491,7 +493,9 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             Value::Date(days(last_day(d.year(), d.month()).ok_or(Error::Overflow)?))
         }
         Builtin::Extract(field) => extract(field, &arg(0))?,
-        Builtin::OReplace => unreachable!("handled above"),
+        Builtin::OReplace | Builtin::TryCast(_) => {
+            return Err(Error::Internal(format!("{f:?} is evaluated elsewhere")))
+        }
     })
 }
 
@@ -529,6 +533,25 @@ fn extract(field: Field, v: &Value) -> Result<Value> {
     })
 }
 
+/// TRYCAST: each value converted on its own, NULL where it fails.
+fn try_cast(a: Option<&ArrayRef>, ty: SqlType, n: usize) -> Result<ArrayRef> {
+    let Some(a) = a else {
+        return Err(Error::TypeMismatch("TRYCAST needs a value".into()));
+    };
+    if let Ok(all) = crate::expr::cast_to_sql(a, ty) {
+        return Ok(all);
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..a.len() {
+        let one = a.slice(i, 1);
+        out.push(match crate::expr::cast_to_sql(&one, ty) {
+            Ok(c) => value_at(c.as_ref(), 0),
+            Err(_) => Value::Null,
+        });
+    }
+    Ok(values_to_array(ty, out.iter()))
+}
+
 /// The result type of `f` over arguments of these Arrow types.
 fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
     let first = types.first().map(sql_type_of).unwrap_or(SqlType::Integer);
@@ -561,6 +584,9 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
 /// # Errors
 /// 9919 for arguments outside the function's domain; 2616, 2665, 3535 as the values dictate.
 pub(crate) fn eval(f: Builtin, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
+    if let Builtin::TryCast(ty) = f {
+        return try_cast(args.first(), ty, n);
+    }
     let types: Vec<DataType> = args.iter().map(|a| a.data_type().clone()).collect();
     let ty = result_type(f, &types);
     let mut rng = 0x9E37_79B9_7F4A_7C15u64

@@ -544,6 +544,8 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
             Some("GT") => Some(Token::Gt),
             Some("GE") => Some(Token::GtEq),
             Some("MOD") => Some(Token::Mod),
+            // Teradata's TRYCAST is sqlparser's TRY_CAST
+            Some("TRYCAST") => Some(Token::make_keyword("TRY_CAST")),
             _ => None,
         };
         if let Some(t) = replacement {
