@@ -136,14 +136,7 @@ impl Exec<'_> {
     ) -> Result<Arc<Table>> {
         let old = self.must_get_base_table(table)?;
         let schema = &old.schema;
-        let positions = columns
-            .iter()
-            .map(|c| {
-                schema
-                    .column_index(c)
-                    .ok_or_else(|| Error::ColumnNotFound(c.clone()))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let positions = crate::ctas::column_positions(schema, columns)?;
         if let Some(n) = name {
             if index_named(schema, n).is_some() {
                 return Err(Error::IndexExists(n.to_string()));

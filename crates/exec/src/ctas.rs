@@ -117,15 +117,7 @@ impl Exec<'_> {
             schema.kind = TableKind::Multiset;
         }
         for ix in &ct.indexes {
-            let columns = ix
-                .columns
-                .iter()
-                .map(|c| {
-                    schema
-                        .column_index(c)
-                        .ok_or_else(|| Error::ColumnNotFound(c.clone()))
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let columns = column_positions(&schema, &ix.columns)?;
             schema.secondary.push(IndexSpec {
                 name: ix.name.clone(),
                 columns,
@@ -133,15 +125,7 @@ impl Exec<'_> {
             });
         }
         if let Some(p) = &ct.primary_index {
-            let columns = p
-                .columns
-                .iter()
-                .map(|c| {
-                    schema
-                        .column_index(c)
-                        .ok_or_else(|| Error::ColumnNotFound(c.clone()))
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let columns = column_positions(&schema, &p.columns)?;
             schema.primary_index = Some(IndexSpec {
                 name: p.name.clone(),
                 columns,
@@ -177,6 +161,21 @@ pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
         title: f.metadata().get("title").cloned(),
         format: None,
     }
+}
+
+/// The positions of named columns in a table definition.
+///
+/// # Errors
+/// 3810 for a name the table does not have.
+pub(crate) fn column_positions(schema: &TableSchema, columns: &[String]) -> Result<Vec<usize>> {
+    columns
+        .iter()
+        .map(|c| {
+            schema
+                .column_index(c)
+                .ok_or_else(|| Error::ColumnNotFound(c.clone()))
+        })
+        .collect()
 }
 
 /// The query of a stored view's SQL text.
