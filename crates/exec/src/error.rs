@@ -143,6 +143,9 @@ pub enum Error {
     /// DROP INDEX of an index that does not exist (3526).
     #[error("The specified index does not exist: {0}.")]
     IndexNotFound(String),
+    /// Two FROM items known by the same name (3868).
+    #[error("A table or view name appears more than once in FROM clause: {0}. Give one an alias.")]
+    DuplicateFromName(String),
     /// A recursive CTE that does not stop (2646).
     #[error("No more spool space: WITH RECURSIVE {0}.")]
     RecursionLimit(String),
@@ -258,6 +261,7 @@ impl Error {
             Error::ModeChangeInTransaction => code(9918),
             Error::BadArgument(_) => code(9919),
             Error::RecursionLimit(_) => code(2646),
+            Error::DuplicateFromName(_) => code(3868),
             Error::MultipleSourceRows(_) => code(7547),
             Error::ViewNotUpdatable(_) => code(3823),
             Error::IndexExists(_) => code(5612),

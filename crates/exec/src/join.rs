@@ -144,6 +144,41 @@ fn kind_of(op: &ast::JoinOperator) -> Result<(Kind, Option<&ast::JoinConstraint>
     })
 }
 
+/// The name a FROM item is known by (its alias, or a table's own name), if any.
+fn exposed_name(tf: &ast::TableFactor) -> Option<String> {
+    match tf {
+        ast::TableFactor::Table { name, alias, .. } => Some(match alias {
+            Some(a) => a.name.value.to_ascii_uppercase(),
+            None => match name.0.last() {
+                Some(ast::ObjectNamePart::Identifier(i)) => i.value.to_ascii_uppercase(),
+                Some(other) => other.to_string().to_ascii_uppercase(),
+                None => return None,
+            },
+        }),
+        ast::TableFactor::Derived { alias, .. } => {
+            alias.as_ref().map(|a| a.name.value.to_ascii_uppercase())
+        }
+        _ => None,
+    }
+}
+
+/// 3868: two items of one FROM clause known by the same name (`FROM emp, emp`); give one an
+/// alias.
+fn check_names(from: &[ast::TableWithJoins]) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    let items = from
+        .iter()
+        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+    for tf in items {
+        if let Some(n) = exposed_name(tf) {
+            if !seen.insert(n.clone()) {
+                return Err(Error::DuplicateFromName(n));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
 /// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
 fn derived_relation(
@@ -151,6 +186,16 @@ fn derived_relation(
     q: Option<String>,
     renamed: Option<&[ast::TableAliasColumnDef]>,
 ) -> Result<(Scope, RecordBatch)> {
+    if let Some(names) = renamed.filter(|n| !n.is_empty()) {
+        if names.len() != rows.schema.fields().len() {
+            return Err(Error::TypeMismatch(format!(
+                "{} names {} columns, its query returns {}",
+                q.as_deref().unwrap_or("a derived table"),
+                names.len(),
+                rows.schema.fields().len()
+            )));
+        }
+    }
     let batch = concat_batches(&rows.schema, &rows.batches)?;
     let columns = rows
         .schema
@@ -275,6 +320,7 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
     ) -> Result<(Scope, RecordBatch)> {
+        check_names(from)?;
         let outer = from.iter().flat_map(|t| &t.joins).any(|j| {
             !matches!(
                 j.join_operator,
