@@ -546,14 +546,26 @@ fn using(
                 _ => Err(Error::AmbiguousColumn(name.clone())),
             }
         };
-        let (l, lcs) = find(&scope.columns[..left_width], 0)?;
+        // on the left, a name several relations share is a column an earlier USING joined:
+        // its value is the first non-NULL copy (SQL's coalesced USING column)
+        let left_hits: Vec<Expr> = scope.columns[..left_width]
+            .iter()
+            .enumerate()
+            .filter(|(_, sc)| sc.name.eq_ignore_ascii_case(&name))
+            .map(|(i, sc)| Expr::Column {
+                index: i,
+                case_specific: sc.case_specific,
+            })
+            .collect();
+        let left = match left_hits.as_slice() {
+            [] => return Err(Error::ColumnNotFound(name.clone())),
+            [one] => one.clone(),
+            _ => Expr::Func(crate::expr::Func::Coalesce, left_hits),
+        };
         let (r, rcs) = find(&right.columns, left_width)?;
         let eq = Expr::Binary(
             BinOp::Eq,
-            Box::new(Expr::Column {
-                index: l,
-                case_specific: lcs,
-            }),
+            Box::new(left),
             Box::new(Expr::Column {
                 index: r,
                 case_specific: rcs,
