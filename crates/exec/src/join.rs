@@ -134,6 +134,22 @@ fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
 
 fn kind_of(op: &ast::JoinOperator) -> Result<(Kind, Option<&ast::JoinConstraint>)> {
     use ast::JoinOperator as J;
+    // a JOIN other than CROSS JOIN needs ON or USING (3706, as in Teradata)
+    if let J::Join(c)
+    | J::Inner(c)
+    | J::Left(c)
+    | J::LeftOuter(c)
+    | J::Right(c)
+    | J::RightOuter(c)
+    | J::FullOuter(c) = op
+    {
+        if matches!(c, ast::JoinConstraint::None) {
+            return Err(Error::Parse(tdlite_parser::ParseError::syntax(
+                "a JOIN needs ON or USING (CROSS JOIN pairs every row).",
+                tdlite_parser::Location::default(),
+            )));
+        }
+    }
     Ok(match op {
         J::Join(c) | J::Inner(c) => (Kind::Inner, Some(c)),
         J::CrossJoin(c) => (Kind::Inner, Some(c)),
