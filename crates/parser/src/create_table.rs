@@ -173,10 +173,22 @@ fn parse_element(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
 }
 
 fn column_list(cur: &mut Cursor) -> Result<Vec<String>, ParseError> {
+    column_list_with(cur, false)
+}
+
+/// `(a, b, …)`; with `ordered`, each name may be followed by ASC or DESC (CREATE INDEX in
+/// SQLite's form), which is read and ignored: tdlite does not scan indexes in order yet.
+pub(crate) fn column_list_with(cur: &mut Cursor, ordered: bool) -> Result<Vec<String>, ParseError> {
     cur.expect_token(&Token::LParen, "'(' and a column list")?;
-    let mut cols = vec![cur.ident("a column name")?];
-    while cur.eat_token(&Token::Comma) {
+    let mut cols = Vec::new();
+    loop {
         cols.push(cur.ident("a column name")?);
+        if ordered {
+            let _ = cur.eat_word("ASC") || cur.eat_word("DESC");
+        }
+        if !cur.eat_token(&Token::Comma) {
+            break;
+        }
     }
     cur.expect_token(&Token::RParen, "')' after the column list")?;
     Ok(cols)

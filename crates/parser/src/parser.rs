@@ -315,22 +315,7 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             } else {
                 None
             };
-            let cols = |cur: &mut Cursor| -> Result<Vec<String>, ParseError> {
-                cur.expect_token(&Token::LParen, "'(' and the index columns")?;
-                // ASC/DESC per column (SQLite's form) is accepted: the order does not matter
-                // to an index tdlite does not scan in order yet
-                let col = |cur: &mut Cursor| -> Result<String, ParseError> {
-                    let c = cur.ident("a column name")?;
-                    let _ = cur.eat_word("ASC") || cur.eat_word("DESC");
-                    Ok(c)
-                };
-                let mut v = vec![col(cur)?];
-                while cur.eat_token(&Token::Comma) {
-                    v.push(col(cur)?);
-                }
-                cur.expect_token(&Token::RParen, "')' after the index columns")?;
-                Ok(v)
-            };
+            let cols = |cur: &mut Cursor| create_table::column_list_with(cur, true);
             // Teradata: `INDEX name (cols) ON t`; also `INDEX name ON t (cols)`
             let (columns, table) = if cur.peek() == Some(&Token::LParen) {
                 let c = cols(&mut cur)?;
@@ -354,12 +339,8 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             let if_exists = cur.eat_words(&["IF", "EXISTS"]);
             let mut name = None;
             let mut columns = Vec::new();
-            if cur.eat_token(&Token::LParen) {
-                columns.push(cur.ident("a column name")?);
-                while cur.eat_token(&Token::Comma) {
-                    columns.push(cur.ident("a column name")?);
-                }
-                cur.expect_token(&Token::RParen, "')' after the index columns")?;
+            if cur.peek() == Some(&Token::LParen) {
+                columns = create_table::column_list_with(&mut cur, false)?;
             } else {
                 name = Some(cur.ident("an index name")?);
             }

@@ -98,6 +98,9 @@ pub struct Transaction {
     own_queue: HashMap<u64, (Arc<Table>, BTreeMap<QueueKey, RowId>)>,
     /// Table locks held: table id → mode bits.
     held: HashMap<u64, u8>,
+    /// The lock manager knows this transaction (it locked or waited): its end must tell it.
+    /// A transaction that only read never touches the manager's mutex.
+    used_locks: bool,
     session: u64,
     ended: bool,
 }
@@ -111,6 +114,7 @@ impl Transaction {
             undo: Vec::new(),
             own_queue: HashMap::new(),
             held: HashMap::new(),
+            used_locks: false,
             session: 0,
             ended: false,
         }
@@ -143,6 +147,7 @@ impl Transaction {
         if held_covers(have, mode) {
             return Ok(());
         }
+        self.used_locks = true;
         let bits = self.storage.locks.lock_table(
             (self.id, self.session),
             table.id,
@@ -163,7 +168,8 @@ impl Transaction {
     ///
     /// # Errors
     /// 2631 [`StorageError::Deadlock`] if `other` waits, directly or not, for this one.
-    pub fn wait_for(&self, other: TxnId, table: &str) -> Result<(), StorageError> {
+    pub fn wait_for(&mut self, other: TxnId, table: &str) -> Result<(), StorageError> {
+        self.used_locks = true;
         self.storage
             .locks
             .wait_for_txn(&self.storage.txns, (self.id, self.session), other, table)
@@ -413,6 +419,7 @@ impl Transaction {
         // Lock the new table's id before the table enters the catalog, so no one can lock or
         // write it before its creator holds EXCLUSIVE.
         let id = self.storage.catalog.reserve_id();
+        self.used_locks = true;
         let bits = self.storage.locks.lock_table(
             (self.id, self.session),
             id,
@@ -586,7 +593,9 @@ impl Transaction {
             }
         }
         self.storage.txns.end(self.id);
-        self.storage.locks.release_all(self.id);
+        if self.used_locks {
+            self.storage.locks.release_all(self.id);
+        }
         out
     }
 
@@ -601,7 +610,9 @@ impl Transaction {
         let out = self.undo_entries(undo);
         self.own_queue.clear();
         self.storage.txns.end(self.id);
-        self.storage.locks.release_all(self.id);
+        if self.used_locks {
+            self.storage.locks.release_all(self.id);
+        }
         out
     }
 
