@@ -26,3 +26,13 @@ pub fn ints(db: &Database, sql: &str) -> Vec<i64> {
         .map(|r| r[0].parse().unwrap())
         .collect()
 }
+
+/// The number after `name` on the command line, or `default`.
+pub fn arg(name: &str, default: u64) -> u64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

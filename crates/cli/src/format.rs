@@ -40,6 +40,7 @@ pub fn status_line(r: &StatementResult) -> String {
             }
         }
         StatementKind::Show => "Text of DDL statement returned.".to_string(),
+        StatementKind::Explain => "Explanation completed.".to_string(),
         StatementKind::Insert => format!("Insert completed. {} added.", rows_word(n)),
         StatementKind::Update => format!("Update completed. {} changed.", rows_word(n)),
         StatementKind::Delete => format!("Delete completed. {} removed.", rows_word(n)),
@@ -147,7 +148,12 @@ pub fn result(r: &StatementResult) -> String {
     let mut out = status_line(r);
     out.push('\n');
     if let Some(rows) = &r.rows {
-        if r.kind == StatementKind::Show {
+        if matches!(r.kind, StatementKind::Show | StatementKind::Explain) {
+            // SHOW: one block of DDL text; EXPLAIN: the plan's lines as one block
+            let explain = r.kind == StatementKind::Explain;
+            if explain {
+                out.push('\n');
+            }
             for b in &rows.batches {
                 if let Some(s) = b
                     .column(0)
@@ -155,7 +161,9 @@ pub fn result(r: &StatementResult) -> String {
                     .downcast_ref::<arrow::array::StringArray>()
                 {
                     for v in s.iter().flatten() {
-                        out.push('\n');
+                        if !explain {
+                            out.push('\n');
+                        }
                         out.push_str(v);
                         out.push('\n');
                     }

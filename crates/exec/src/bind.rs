@@ -13,6 +13,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, IntervalMonthDayNano};
 use sqlparser::ast;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::types::SqlType;
 
@@ -131,42 +132,51 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
     })
 }
 
-/// Finds aggregate calls of the current query level (subqueries have their own).
-struct AggregateFinder {
-    depth: usize,
-}
-
-impl ast::Visitor for AggregateFinder {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _q: &ast::Query) -> std::ops::ControlFlow<()> {
-        self.depth += 1;
-        std::ops::ControlFlow::Continue(())
+/// Calls `f` on `e` and on every expression in it that belongs to the same query level: a
+/// subquery expression is visited, the expressions inside its query are not. `f` may stop
+/// the walk with `Break`, which the walk returns.
+pub(crate) fn visit_own_level(
+    e: &ast::Expr,
+    f: impl FnMut(&ast::Expr) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    struct OwnLevel<F> {
+        depth: usize,
+        f: F,
     }
-
-    fn post_visit_query(&mut self, _q: &ast::Query) -> std::ops::ControlFlow<()> {
-        self.depth -= 1;
-        std::ops::ControlFlow::Continue(())
-    }
-
-    fn pre_visit_expr(&mut self, e: &ast::Expr) -> std::ops::ControlFlow<()> {
-        if let ast::Expr::Function(f) = e {
-            if self.depth == 0
-                && f.over.is_none()
-                && agg_func(&tdlite_parser::object_name_string(&f.name)).is_some()
-            {
-                return std::ops::ControlFlow::Break(());
+    impl<F: FnMut(&ast::Expr) -> ControlFlow<()>> ast::Visitor for OwnLevel<F> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _q: &ast::Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _q: &ast::Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            if self.depth == 0 {
+                (self.f)(e)
+            } else {
+                ControlFlow::Continue(())
             }
         }
-        std::ops::ControlFlow::Continue(())
     }
+    ast::Visit::visit(e, &mut OwnLevel { depth: 0, f })
 }
 
 /// True if the expression contains an aggregate call of this query level (aggregates inside
 /// subqueries belong to the subquery).
 pub fn has_aggregate(e: &ast::Expr) -> bool {
-    use ast::Visit;
-    e.visit(&mut AggregateFinder { depth: 0 }).is_break()
+    visit_own_level(e, |e| match e {
+        ast::Expr::Function(f)
+            if f.over.is_none()
+                && agg_func(&tdlite_parser::object_name_string(&f.name)).is_some() =>
+        {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
 }
 
 /// `op` over `items` (at least one) as a balanced tree: depth log2(n), not n.

@@ -14,7 +14,7 @@ use crate::expr::{cast_to_sql, repeat, Expr};
 use crate::query::{mask_of, single_row, table_scope};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef, AsArray, StringArray, TimestampMicrosecondArray};
-use arrow::compute::{concat, filter, filter_record_batch};
+use arrow::compute::{concat, filter_record_batch};
 use arrow::datatypes::{Field, Schema};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
@@ -275,22 +275,11 @@ impl Exec<'_> {
         scope: &Scope,
         selection: &Option<ast::Expr>,
     ) -> Result<(RecordBatch, Vec<u64>)> {
-        let (batch, ids) = self.scan_table(table)?;
-        match selection {
-            None => Ok((batch, ids.values().to_vec())),
-            Some(w) => {
-                let cond = self.bind_expr(w, scope, None)?;
-                let mask = mask_of(&batch, &cond)?;
-                let b = filter_record_batch(&batch, &mask)?;
-                let ids = filter(&ids, &mask)?;
-                Ok((
-                    b,
-                    ids.as_primitive::<arrow::datatypes::UInt64Type>()
-                        .values()
-                        .to_vec(),
-                ))
-            }
-        }
+        let cond = match selection {
+            Some(w) => Some(self.bind_expr(w, scope, None)?),
+            None => None,
+        };
+        self.read_where(table, cond.as_ref())
     }
 
     /// UPDATE … SET … [WHERE …]; returns the number of rows changed.

@@ -105,6 +105,18 @@ impl Expr {
     }
 }
 
+/// The qualifier of a table in FROM: its alias, or its own name without the database part.
+pub(crate) fn qualifier_of(name: &ast::ObjectName, alias: Option<&ast::TableAlias>) -> String {
+    match alias {
+        Some(a) => a.name.value.clone(),
+        None => match name.0.last() {
+            Some(ast::ObjectNamePart::Identifier(i)) => i.value.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+    }
+}
+
 /// Splits a bound `a AND b AND c` into its conjuncts.
 fn split_and(e: Expr, out: &mut Vec<Expr>) {
     match e {
@@ -117,7 +129,7 @@ fn split_and(e: Expr, out: &mut Vec<Expr>) {
 }
 
 /// Splits `a AND b AND c` into its conjuncts.
-fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+pub(crate) fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     match e {
         ast::Expr::BinaryOp {
             left,
@@ -233,7 +245,7 @@ fn derived_relation(
 /// The scope and rows of a FROM clause, plus which WHERE conjuncts it already applied.
 impl Exec<'_> {
     /// The rows of the CTE `name` is bound to, if it names one (innermost first).
-    fn cte(&self, name: &ast::ObjectName) -> Option<crate::result::Rows> {
+    pub(crate) fn cte(&self, name: &ast::ObjectName) -> Option<crate::result::Rows> {
         if name.0.len() != 1 {
             return None;
         }
@@ -267,15 +279,7 @@ impl Exec<'_> {
                     return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
                 }
                 let table = self.must_get_table(name)?;
-                // qualified by the alias, or by the table's own name without its database part
-                let q = match alias {
-                    Some(a) => a.name.value.clone(),
-                    None => match name.0.last() {
-                        Some(ast::ObjectNamePart::Identifier(i)) => i.value.clone(),
-                        Some(other) => other.to_string(),
-                        None => String::new(),
-                    },
-                };
+                let q = qualifier_of(name, alias.as_ref());
                 if table.schema.view.is_some() {
                     let rows = self.view_rows(&table)?;
                     return derived_relation(rows, Some(q.to_ascii_uppercase()), None);

@@ -12,8 +12,9 @@
 //!    opens its transaction if none is open (`tdlite_storage::Transaction::begin`).
 //! 5. `Session::run_statement` takes the statement's `LOCKING` locks, then `Session::run`
 //!    dispatches it to an [`exec::Exec`] method: `run_query` (bind
-//!    with `bind_expr`, scan with `Table::scan`, filter/aggregate/sort/project with Arrow
-//!    kernels), `insert`/`update`/`delete`, `create_table`/`drop_table`, or the consume path
+//!    with `bind_expr`; read each table through the access path `plan` picks: index probes
+//!    or a MIN/MAX walk with `Table::index_entries`, else `Table::scan`; then
+//!    filter/aggregate/sort/project with Arrow kernels), `insert`/`update`/`delete`, `create_table`/`drop_table`, or the consume path
 //!    (`bind_consume`, then `try_consume` → `Transaction::consume`, which pops the queue
 //!    index; if the queue is empty the session waits in `consume_attempts` without holding any
 //!    storage lock).
@@ -43,6 +44,7 @@
 //! assert_eq!(r[0].activity_count, 1);
 //! ```
 
+mod access;
 mod alter;
 pub mod bind;
 pub mod correlate;
@@ -53,12 +55,14 @@ pub mod ddl;
 pub mod dml;
 pub mod error;
 pub mod exec;
+mod explain;
 pub mod expr;
 mod format;
 pub mod functions;
 pub mod join;
 mod locking;
 mod merge;
+mod plan;
 pub mod query;
 pub mod result;
 mod sample;

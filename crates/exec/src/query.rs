@@ -151,12 +151,20 @@ impl Exec<'_> {
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
+        min_max: Option<&[crate::access::MinMaxCall]>,
     ) -> Result<(Scope, RecordBatch)> {
         if let Some(w) = selection {
             if has_aggregate(w) {
                 return Err(Error::TypeMismatch(
                     "aggregates are not allowed in WHERE".into(),
                 ));
+            }
+        }
+        if let [one] = from {
+            if one.joins.is_empty() {
+                if let Some(read) = self.indexed_source(&one.relation, selection, min_max)? {
+                    return Ok(read);
+                }
             }
         }
         let (scope, input) = match from {
@@ -236,7 +244,8 @@ impl Exec<'_> {
             },
             _ => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
-        let (scope, input) = self.source(&from, s.selection.as_ref())?;
+        let min_max = crate::access::min_max_calls(s);
+        let (scope, input) = self.source(&from, s.selection.as_ref(), min_max.as_deref())?;
         let group_keys = match &s.group_by {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             _ => return Err(Error::Unsupported("GROUP BY ALL / ROLLUP".into())),

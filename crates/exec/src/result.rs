@@ -66,6 +66,8 @@ pub enum StatementKind {
     Help,
     /// SHOW TABLE.
     Show,
+    /// EXPLAIN.
+    Explain,
     /// A LOCKING modifier alone.
     Lock,
     /// ROLLBACK / ABORT in ANSI mode (in Teradata mode they report 3514 instead).

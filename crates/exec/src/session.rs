@@ -383,6 +383,9 @@ impl Session {
             Statement::HelpStatistics(_) => {
                 return Err(Error::Unsupported("HELP STATISTICS".into()))
             }
+            Statement::Explain(inner) => {
+                StatementResult::rows(StatementKind::Explain, self.exec(now).explain(inner)?)
+            }
             Statement::HelpLocks => {
                 let delayed = self.shared.waiters.delayed();
                 StatementResult::rows(

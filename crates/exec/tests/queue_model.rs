@@ -10,17 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tdlite::{Database, Session};
 
-/// xorshift64*, so a seed replays a sequence exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-    }
-}
+mod common;
+use common::Rng;
 
 /// Queue order: QITS second, then insertion sequence.
 type Key = (u64, u64);

@@ -222,6 +222,15 @@ fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
 fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
     let first = cur.word_at(0).unwrap_or_default();
     match first.as_str() {
+        "EXPLAIN" => {
+            cur.pos += 1;
+            // a LOCKING modifier changes nothing in the plan
+            parse_locking(&mut cur)?;
+            if cur.at_end() {
+                return Err(cur.unexpected("expected a statement after EXPLAIN"));
+            }
+            Ok(Statement::Explain(Box::new(parse_statement(cur)?)))
+        }
         "BT" => {
             cur.pos += 1;
             cur.expect_end()?;

@@ -104,6 +104,8 @@ pub enum Statement {
     CollectStatistics,
     /// `HELP STATISTICS name [FROM qcd]`.
     HelpStatistics(ast::ObjectName),
+    /// `EXPLAIN statement`: the statement's plan, without running it.
+    Explain(Box<Statement>),
     /// `HELP LOCKS` (tdlite extension): who holds which table lock and who waits for whom.
     HelpLocks,
     /// `SET SESSION TRANSACTION ANSI | BTET` (tdlite extension; BTEQ's

@@ -130,6 +130,10 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
+        Statement::Explain(inner) => {
+            writeln!(out, "Explain").unwrap();
+            render_statement(out, inner);
+        }
         Statement::CreateIndex {
             name,
             unique,

@@ -149,6 +149,11 @@ impl TableSchema {
             .position(|c| c.name.eq_ignore_ascii_case(name))
     }
 
+    /// Every index: the primary index first (if any), then the secondary indexes in order.
+    pub fn indexes(&self) -> impl Iterator<Item = &IndexSpec> {
+        self.primary_index.iter().chain(&self.secondary)
+    }
+
     /// Every unique key: the UPI and unique secondaries.
     pub fn unique_keys(&self) -> impl Iterator<Item = (&IndexSpec, bool)> {
         self.primary_index

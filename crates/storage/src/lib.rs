@@ -33,6 +33,7 @@ pub mod checkpoint;
 pub mod codec;
 pub mod durable;
 pub mod error;
+pub mod index;
 pub mod locks;
 pub mod mvcc;
 pub mod queue;

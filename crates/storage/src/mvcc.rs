@@ -14,7 +14,7 @@
 //! names an active or committed transaction.
 
 use parking_lot::Mutex;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// A transaction id. 0 means "none".
@@ -33,6 +33,9 @@ pub struct TxnManager {
 struct Inner {
     next: TxnId,
     active: BTreeSet<TxnId>,
+    /// For each active transaction, the oldest transaction active when it began (itself if
+    /// none): every id below it had ended by then. Non-decreasing in the id.
+    low: BTreeMap<TxnId, TxnId>,
 }
 
 impl TxnManager {
@@ -42,22 +45,28 @@ impl TxnManager {
         g.next = g.next.max(1);
         let id = g.next;
         g.next += 1;
+        let low = g.active.first().copied().unwrap_or(id);
         g.active.insert(id);
+        g.low.insert(id, low);
         id
     }
 
     /// Ends a transaction (commit or rollback).
     pub fn end(&self, id: TxnId) {
-        self.inner.lock().active.remove(&id);
+        let mut g = self.inner.lock();
+        g.active.remove(&id);
+        g.low.remove(&id);
     }
 
     /// A snapshot for transaction `me`.
     pub fn snapshot(&self, me: TxnId) -> Snapshot {
         let g = self.inner.lock();
+        let next = g.next.max(1);
         Snapshot {
             me,
-            next: g.next.max(1),
+            next,
             active: Arc::new(g.active.clone()),
+            horizon: g.low.first_key_value().map_or(next, |(_, &low)| low),
         }
     }
 
@@ -80,11 +89,21 @@ pub struct Snapshot {
     pub me: TxnId,
     next: TxnId,
     active: Arc<BTreeSet<TxnId>>,
+    /// Every transaction below this id had ended before any transaction open at the
+    /// snapshot began: a row whose deletion such a transaction committed is invisible to every
+    /// snapshot that any open or later transaction takes (indexes drop its entry).
+    horizon: TxnId,
 }
 
 impl Snapshot {
     fn committed(&self, id: TxnId) -> bool {
         id != 0 && id != DEAD && id < self.next && !self.active.contains(&id)
+    }
+
+    /// Whether a row with these stamps is gone for every reader now and later: its creator
+    /// rolled back, or its deletion committed below the horizon.
+    pub fn dead_to_all(&self, xmin: TxnId, xmax: TxnId) -> bool {
+        xmin == DEAD || (xmax != 0 && xmax < self.horizon)
     }
 
     /// Whether a row with these stamps is visible.
@@ -113,5 +132,19 @@ mod tests {
         let later = tm.snapshot(b);
         assert!(later.visible(a, 0));
         assert!(!later.visible(DEAD, 0));
+    }
+
+    #[test]
+    fn the_horizon_waits_for_transactions_that_began_before_a_commit() {
+        let tm = TxnManager::default();
+        let deleter = tm.begin();
+        let reader = tm.begin(); // began while `deleter` was open: may hold an older snapshot
+        tm.end(deleter);
+        assert!(!tm.snapshot(reader).dead_to_all(1, deleter));
+        tm.end(reader);
+        let later = tm.begin();
+        assert!(tm.snapshot(later).dead_to_all(1, deleter));
+        assert!(!tm.snapshot(later).dead_to_all(1, later));
+        assert!(tm.snapshot(later).dead_to_all(DEAD, 0));
     }
 }

@@ -13,6 +13,7 @@
 
 use crate::catalog::TableSchema;
 use crate::error::StorageError;
+use crate::index::{indexable, IndexEntry, OrderedIndex};
 use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
 use crate::queue::{QueueIndex, QueueKey};
 use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
@@ -21,6 +22,7 @@ use arrow::compute::filter_record_batch;
 use arrow::record_batch::RecordBatch;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
+use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Rows per sealed segment.
@@ -55,6 +57,8 @@ pub struct TableData {
     pub(crate) queue: QueueIndex,
     unique: Vec<HashMap<RowKey, Vec<RowId>>>,
     duplicates: Option<HashMap<RowKey, Vec<RowId>>>,
+    /// One per index of [`TableSchema::indexes`], `None` where [`indexable`] says no.
+    ordered: Vec<Option<OrderedIndex>>,
     next_seq: u64,
 }
 
@@ -71,6 +75,10 @@ impl Table {
     pub(crate) fn new(id: u64, schema: TableSchema) -> Self {
         let unique = schema.unique_keys().map(|_| HashMap::new()).collect();
         let duplicates = (schema.kind == crate::catalog::TableKind::Set).then(HashMap::new);
+        let ordered = schema
+            .indexes()
+            .map(|spec| indexable(&schema, spec).then(|| OrderedIndex::new(&schema, spec)))
+            .collect();
         Table {
             id,
             schema,
@@ -83,6 +91,7 @@ impl Table {
                 queue: QueueIndex::default(),
                 unique,
                 duplicates,
+                ordered,
                 next_seq: 0,
             }),
             dropped: AtomicBool::new(false),
@@ -132,6 +141,92 @@ impl Table {
         let next = d.next_seq;
         drop(d);
         (scanned.into_iter().map(|b| b.batch).collect(), seqs, next)
+    }
+
+    /// Whether index `ix` (a position in [`TableSchema::indexes`]) has an ordered index.
+    pub fn has_ordered_index(&self, ix: usize) -> bool {
+        self.lock().ordered.get(ix).is_some_and(Option::is_some)
+    }
+
+    /// Up to `limit` entries of ordered index `ix` between `lo` and `hi`, in key order (or
+    /// reversed), whose rows `snapshot` sees. Entries dead to every reader are pruned on the
+    /// way (see [`crate::index`]).
+    pub fn index_entries(
+        &self,
+        ix: usize,
+        (lo, hi): (Bound<&IndexEntry>, Bound<&IndexEntry>),
+        reverse: bool,
+        limit: usize,
+        snapshot: &Snapshot,
+    ) -> Vec<IndexEntry> {
+        let mut d = self.lock();
+        let TableData {
+            ordered,
+            xmin,
+            xmax,
+            ..
+        } = &mut *d;
+        let Some(Some(index)) = ordered.get_mut(ix) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut dead = Vec::new();
+        for e in index.range(lo, hi, reverse) {
+            if out.len() >= limit {
+                break;
+            }
+            let (min, max) = (xmin[e.1 as usize], xmax[e.1 as usize]);
+            if snapshot.visible(min, max) {
+                out.push(e.clone());
+            } else if snapshot.dead_to_all(min, max) {
+                dead.push(e.clone());
+            }
+        }
+        for e in &dead {
+            index.remove_entry(e);
+        }
+        out
+    }
+
+    /// Number of entries (row versions) in ordered index `ix` (0 if it has none).
+    pub fn index_len(&self, ix: usize) -> usize {
+        self.lock()
+            .ordered
+            .get(ix)
+            .and_then(Option::as_ref)
+            .map_or(0, OrderedIndex::len)
+    }
+
+    /// The rows `rids`, in that order, as one batch.
+    pub fn fetch(&self, rids: &[RowId]) -> RecordBatch {
+        let d = self.lock();
+        let sealed = (d.segments.len() * SEGMENT_ROWS) as RowId;
+        let in_tail = rids.iter().filter(|&&r| r >= sealed).count();
+        if in_tail > 0 && rids.len() <= 256 {
+            // a few rows: straight from their values (no batch for the whole tail)
+            let rows: Vec<Vec<Value>> = rids.iter().map(|&r| d.row(r)).collect();
+            let arrays = self
+                .schema
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
+                .collect();
+            return RecordBatch::try_new(self.schema.arrow.clone(), arrays)
+                .expect("stored rows match the schema");
+        }
+        let tail = (in_tail > 0).then(|| d.tail_batch(&self.schema));
+        let mut batches: Vec<&RecordBatch> = d.segments.iter().collect();
+        batches.extend(tail.as_ref());
+        let at: Vec<(usize, usize)> = rids
+            .iter()
+            .map(|&r| (r as usize / SEGMENT_ROWS, r as usize % SEGMENT_ROWS))
+            .collect();
+        if batches.is_empty() || at.is_empty() {
+            return RecordBatch::new_empty(self.schema.arrow.clone());
+        }
+        arrow::compute::interleave_record_batch(&batches, &at)
+            .expect("row ids address stored rows of one schema")
     }
 
     /// Number of rows waiting in the queue index (committed, unclaimed).
@@ -279,6 +374,7 @@ impl TableData {
             }
         }
         self.next_seq = self.next_seq.max(seq);
+        self.index_row(&values, rid);
         self.push_row(schema, values, xmin, seq);
         rid
     }
@@ -325,6 +421,12 @@ impl TableData {
             self.seq.push(seq);
         }
         self.segments.push(batch);
+        if self.ordered.iter().any(Option::is_some) {
+            for rid in base..base + SEGMENT_ROWS as RowId {
+                let values = self.row(rid);
+                self.index_row(&values, rid);
+            }
+        }
         (base..base + SEGMENT_ROWS as RowId).collect()
     }
 
@@ -333,6 +435,26 @@ impl TableData {
         self.xmax[rid as usize] = xmax;
         let key = self.queue_key(rid);
         self.queue.remove(&key);
+        self.unindex(rid);
+    }
+
+    /// Adds a row to every ordered index.
+    fn index_row(&mut self, values: &[Value], rid: RowId) {
+        for ix in self.ordered.iter_mut().flatten() {
+            ix.insert(values, rid);
+        }
+    }
+
+    /// Takes a row out of every ordered index (its creator rolled back, or its deletion
+    /// committed with no reader left that could see it).
+    pub(crate) fn unindex(&mut self, rid: RowId) {
+        if self.ordered.iter().all(Option::is_none) {
+            return;
+        }
+        let values = self.row(rid);
+        for ix in self.ordered.iter_mut().flatten() {
+            ix.remove(&values, rid);
+        }
     }
 
     /// Raises the sequence counter (a checkpoint remembers it across reopen).
@@ -412,6 +534,7 @@ impl TableData {
             self.next_seq += 1;
             self.next_seq
         });
+        self.index_row(&values, rid);
         self.push_row(schema, values, me, seq);
         Ok(rid)
     }

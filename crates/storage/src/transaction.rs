@@ -625,6 +625,7 @@ impl Transaction {
                 Undo::Insert { table, row } => {
                     let mut d = table.lock();
                     d.xmin[row as usize] = DEAD;
+                    d.unindex(row);
                     if table.schema.queue {
                         let key = d.queue_key(row);
                         drop(d);

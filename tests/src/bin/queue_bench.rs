@@ -32,14 +32,7 @@ use tdlite::Database;
 const QUEUE: &str = "CREATE MULTISET TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT \
     CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)";
 
-fn arg(name: &str, default: u64) -> u64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use tdlite_system_tests::arg;
 
 fn sqlite_path(name: &str) -> PathBuf {
     let base = if std::path::Path::new("/dev/shm").is_dir() {

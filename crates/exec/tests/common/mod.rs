@@ -1,4 +1,4 @@
-//! Helpers shared by the durability tests.
+//! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
 use tdlite::Database;
@@ -17,4 +17,17 @@ pub fn ints(db: &Database, sql: &str) -> Vec<i64> {
         .iter()
         .map(|r| r.split('|').next().unwrap().parse().unwrap())
         .collect()
+}
+
+/// xorshift64*, so a seed replays a random sequence exactly.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
 }

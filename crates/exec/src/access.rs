@@ -1,0 +1,339 @@
+//! Reading one table through the access path `plan` picks: index probes, a MIN/MAX walk, or
+//! a full scan, always followed by the whole WHERE clause.
+//!
+//! A MIN (MAX) walk reads the index forwards (backwards) from the start (end) of the range the
+//! prefix fixes, a few entries at a time (1, 4, 16, … up to [`MAX_CHUNK`]), fetches their
+//! rows and evaluates the WHERE clause on them; the first row that passes holds the extreme.
+//! When one ranged column sits between the prefix and the aggregated column, the walk finds
+//! the first passing row of each value of that column and skips to the next value (at most
+//! [`MAX_GROUPS`] of them, else it gives up for a full scan). Each step is O(log n) plus the
+//! entries it steps over that the statement's snapshot cannot see.
+//!
+//! Invariant: the rows returned satisfy the WHERE clause and, for MIN/MAX, include a row
+//! holding each extreme, so aggregating them gives the full scan's answer. Row order of plain
+//! reads is the table's (row id) order, as for a full scan.
+
+use crate::bind::{agg_func, visit_own_level, AggFunc, Scope};
+use crate::error::Result;
+use crate::exec::Exec;
+use crate::expr::Expr;
+use crate::plan::{self, IndexAccess, Preds};
+use crate::query::{mask_of, table_scope};
+use arrow::array::{Array, UInt64Array};
+use arrow::compute::{filter, filter_record_batch};
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+use std::ops::Bound::{self, Excluded};
+use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyPart, KeyRange};
+use tdlite_storage::table::{RowId, Table};
+use tdlite_storage::types::{compare_values, Value};
+
+/// The most index entries a MIN/MAX walk reads in one step.
+const MAX_CHUNK: usize = 4096;
+
+/// A MIN/MAX walk that has to visit more values of a skipped column than this stops, and the
+/// table is scanned instead.
+const MAX_GROUPS: usize = 64;
+
+/// One MIN or MAX call over a column of the table: (qualifier, column name, is MAX).
+pub(crate) type MinMaxCall = (Option<String>, String, bool);
+
+/// The MIN/MAX calls of a SELECT when they are its only aggregates over plain columns and it
+/// has no GROUP BY, HAVING, QUALIFY or window function; `None` otherwise.
+pub(crate) fn min_max_calls(s: &ast::Select) -> Option<Vec<MinMaxCall>> {
+    let grouped =
+        !matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
+    if grouped || s.having.is_some() || s.qualify.is_some() {
+        return None;
+    }
+    let mut calls = Vec::new();
+    for item in &s.projection {
+        let e = match item {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => return None,
+        };
+        if visit_own_level(e, |e| min_max_call(e, &mut calls)).is_break() {
+            return None;
+        }
+    }
+    (!calls.is_empty()).then_some(calls)
+}
+
+/// Adds `e` to `calls` if it is MIN/MAX of a column; breaks on any other aggregate or window.
+fn min_max_call(e: &ast::Expr, calls: &mut Vec<MinMaxCall>) -> std::ops::ControlFlow<()> {
+    use std::ops::ControlFlow::{Break, Continue};
+    let ast::Expr::Function(f) = e else {
+        return Continue(());
+    };
+    if f.over.is_some() {
+        return Break(());
+    }
+    let max = match agg_func(&tdlite_parser::object_name_string(&f.name)) {
+        None => return Continue(()),
+        Some(AggFunc::Min) => false,
+        Some(AggFunc::Max) => true,
+        Some(_) => return Break(()),
+    };
+    let ast::FunctionArguments::List(list) = &f.args else {
+        return Break(());
+    };
+    let column = match list.args.as_slice() {
+        [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(c))] => match c {
+            ast::Expr::Identifier(i) => Some((None, i.value.clone())),
+            ast::Expr::CompoundIdentifier(v) if v.len() == 2 => {
+                Some((Some(v[0].value.clone()), v[1].value.clone()))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match column {
+        Some((q, name)) => {
+            calls.push((q, name, max));
+            Continue(())
+        }
+        None => Break(()),
+    }
+}
+
+/// The column positions of MIN/MAX calls in `scope`, with whether each is MAX; `None` if a
+/// name does not resolve.
+pub(crate) fn min_max_targets(calls: &[MinMaxCall], scope: &Scope) -> Option<Vec<(usize, bool)>> {
+    calls
+        .iter()
+        .map(|(q, n, max)| {
+            scope
+                .resolve(q.as_deref(), n)
+                .ok()
+                .flatten()
+                .map(|c| (c, *max))
+        })
+        .collect()
+}
+
+/// `batch` and `ids` filtered by `cond`.
+fn filter_with_ids(
+    batch: &RecordBatch,
+    ids: Vec<RowId>,
+    cond: &Expr,
+) -> Result<(RecordBatch, Vec<RowId>)> {
+    let mask = mask_of(batch, cond)?;
+    let kept = filter(&UInt64Array::from(ids), &mask)?;
+    let kept = kept
+        .as_any()
+        .downcast_ref::<UInt64Array>()
+        .map(|a| a.values().to_vec())
+        .unwrap_or_default();
+    Ok((filter_record_batch(batch, &mask)?, kept))
+}
+
+impl Exec<'_> {
+    /// A one-table FROM over a base table, read through an index when the WHERE clause (or a
+    /// MIN/MAX select list) allows: the scope and the rows that pass WHERE. `None` when the
+    /// relation is not a plain table or WHERE needs the correlated-subquery machinery (the
+    /// caller then scans and filters as usual).
+    pub(crate) fn indexed_source(
+        &mut self,
+        tf: &ast::TableFactor,
+        selection: Option<&ast::Expr>,
+        min_max: Option<&[MinMaxCall]>,
+    ) -> Result<Option<(Scope, RecordBatch)>> {
+        let ast::TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            sample: None,
+            ..
+        } = tf
+        else {
+            return Ok(None);
+        };
+        if (selection.is_none() && min_max.is_none()) || self.cte(name).is_some() {
+            return Ok(None);
+        }
+        let table = self.must_get_table(name)?;
+        if table.schema.view.is_some() {
+            return Ok(None);
+        }
+        let scope = table_scope(&table, &crate::join::qualifier_of(name, alias.as_ref()));
+        let cond = match selection {
+            Some(w) => match self.bind_expr(w, &scope, None) {
+                Ok(c) => Some(c),
+                Err(_) => return Ok(None),
+            },
+            None => None,
+        };
+        if let Some(calls) = min_max {
+            if let Some(targets) = min_max_targets(calls, &scope) {
+                if let Some((batch, _)) = self.read_min_max(&table, cond.as_ref(), &targets)? {
+                    return Ok(Some((scope, batch)));
+                }
+            }
+        }
+        let (batch, _) = self.read_where(&table, cond.as_ref())?;
+        Ok(Some((scope, batch)))
+    }
+
+    /// The rows of `table` that satisfy `cond` (all rows for `None`) and their ids, in row id
+    /// order, read through the best index for `cond`, or by a full scan.
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond`.
+    pub(crate) fn read_where(
+        &mut self,
+        table: &Table,
+        cond: Option<&Expr>,
+    ) -> Result<(RecordBatch, Vec<RowId>)> {
+        let preds = cond
+            .map(|c| plan::bound_preds(c, &table.schema))
+            .unwrap_or_default();
+        let (batch, ids) = match plan::choose(&table.schema, &preds) {
+            Some(a) => {
+                let mut rids = Vec::new();
+                for r in a.ranges(&table.schema, &preds) {
+                    let bounds = (r.lo.as_ref(), r.hi.as_ref());
+                    let found =
+                        table.index_entries(a.index, bounds, false, usize::MAX, self.snapshot());
+                    rids.extend(found.into_iter().map(|e| e.1));
+                }
+                rids.sort_unstable();
+                rids.dedup();
+                (table.fetch(&rids), rids)
+            }
+            None => {
+                let (b, ids) = self.scan_table(table)?;
+                (b, ids.values().to_vec())
+            }
+        };
+        match cond {
+            None => Ok((batch, ids)),
+            Some(c) => filter_with_ids(&batch, ids, c),
+        }
+    }
+
+    /// For MIN/MAX of `targets` (column, is MAX) over the rows satisfying `cond`: those rows
+    /// that hold an extreme (none if no row qualifies). `None` when a target has no index to
+    /// walk, or a walk gave up.
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond`.
+    pub(crate) fn read_min_max(
+        &mut self,
+        table: &Table,
+        cond: Option<&Expr>,
+        targets: &[(usize, bool)],
+    ) -> Result<Option<(RecordBatch, Vec<RowId>)>> {
+        let preds = cond
+            .map(|c| plan::bound_preds(c, &table.schema))
+            .unwrap_or_default();
+        let mut rids = Vec::new();
+        for &(col, max) in targets {
+            let Some(a) = plan::choose_min_max(&table.schema, &preds, col) else {
+                return Ok(None);
+            };
+            match self.walk_extreme(table, cond, &preds, &a, max)? {
+                Some(found) => rids.extend(found),
+                None => return Ok(None),
+            }
+        }
+        rids.sort_unstable();
+        rids.dedup();
+        Ok(Some((table.fetch(&rids), rids)))
+    }
+
+    /// The row holding the extreme of access `a`'s target column among rows passing `cond`:
+    /// `Some(None)` if no row passes, `None` if the walk gave up.
+    fn walk_extreme(
+        &mut self,
+        table: &Table,
+        cond: Option<&Expr>,
+        preds: &Preds,
+        a: &IndexAccess,
+        max: bool,
+    ) -> Result<Option<Option<RowId>>> {
+        let Some(target) = a.target else {
+            return Ok(None);
+        };
+        let mut best: Option<(Value, RowId)> = None;
+        let mut groups = 0;
+        for r in a.ranges(&table.schema, preds) {
+            let mut pos = if max { r.hi.clone() } else { r.lo.clone() };
+            while let Some((key, rid)) =
+                self.first_match(table, cond, (a.index, &r), pos, max, target)?
+            {
+                let Some(KeyPart::Val(v)) = key.get(target) else {
+                    return Ok(None);
+                };
+                let better = best.as_ref().is_none_or(|(b, _)| {
+                    compare_values(v, b)
+                        == if max {
+                            std::cmp::Ordering::Greater
+                        } else {
+                            std::cmp::Ordering::Less
+                        }
+                });
+                if better {
+                    best = Some((v.clone(), rid));
+                }
+                if target <= a.eq_len {
+                    break; // the first passing row in index order holds the extreme
+                }
+                groups += 1;
+                if groups > MAX_GROUPS {
+                    return Ok(None);
+                }
+                // on to the next value of the skipped column
+                pos = if max {
+                    Excluded(before_prefix(&key, target))
+                } else {
+                    Excluded(after_prefix(&key, target))
+                };
+            }
+        }
+        Ok(Some(best.map(|(_, rid)| rid)))
+    }
+
+    /// The first entry from `pos` on (backwards for `rev`) within range `r` of index `ix`
+    /// whose target column is not NULL and whose row passes `cond`.
+    fn first_match(
+        &mut self,
+        table: &Table,
+        cond: Option<&Expr>,
+        (ix, r): (usize, &KeyRange),
+        mut pos: Bound<IndexEntry>,
+        rev: bool,
+        target: usize,
+    ) -> Result<Option<IndexEntry>> {
+        let mut chunk = 1;
+        loop {
+            let bounds = if rev {
+                (r.lo.as_ref(), pos.as_ref())
+            } else {
+                (pos.as_ref(), r.hi.as_ref())
+            };
+            let entries = table.index_entries(ix, bounds, rev, chunk, self.snapshot());
+            let Some(last) = entries.last().cloned() else {
+                return Ok(None);
+            };
+            let candidates: Vec<&IndexEntry> = entries
+                .iter()
+                .filter(|e| !matches!(e.0.get(target), Some(KeyPart::Val(Value::Null))))
+                .collect();
+            if let Some(first) = candidates.first() {
+                let Some(c) = cond else {
+                    return Ok(Some((*first).clone()));
+                };
+                let rids: Vec<RowId> = candidates.iter().map(|e| e.1).collect();
+                let mask = mask_of(&table.fetch(&rids), c)?;
+                if let Some(i) = (0..mask.len()).find(|&i| mask.is_valid(i) && mask.value(i)) {
+                    return Ok(Some(candidates[i].clone()));
+                }
+            }
+            if entries.len() < chunk {
+                return Ok(None);
+            }
+            pos = Excluded(last);
+            chunk = (chunk * 4).min(MAX_CHUNK);
+        }
+    }
+}

@@ -1,0 +1,703 @@
+//! EXPLAIN: a statement's plan as an indented tree, one line per step, without running it.
+//!
+//! ```text
+//! Update t_myqueue
+//!   Filter: order_of_arrival = (subquery 1)
+//!     Unique index lookup of t_myqueue via UNIQUE PRIMARY INDEX (order_of_arrival): order_of_arrival = (subquery 1)
+//!     Subquery 1, scalar: runs once before the read
+//!       Select …
+//! ```
+//!
+//! The access-path lines come from the same chooser the executor uses (`plan::choose`,
+//! `plan::choose_min_max`) over the conditions as written; a literal that would not convert
+//! exactly to its column's type is treated as the executor treats it (unsargable). A value the
+//! executor learns only while running (a subquery's result, an outer row's column) is assumed
+//! to convert. Subqueries are numbered in the order they appear; a subquery that names a
+//! column of an enclosing query (correlated) runs once per row of that query instead.
+//!
+//! Invariant: EXPLAIN reads definitions only: no rows, no locks, no subquery runs.
+
+use crate::access::min_max_calls;
+use crate::bind::{visit_own_level, Scope};
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::plan::{self, ColumnPred, IndexAccess, Preds};
+use crate::query::table_scope;
+use crate::result::Rows;
+use arrow::array::StringArray;
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use tdlite_parser::Statement;
+use tdlite_storage::catalog::TableSchema;
+use tdlite_storage::types::{value_at, Value};
+
+/// Builds the lines of one EXPLAIN.
+struct Explainer<'e, 'a> {
+    ex: &'e mut Exec<'a>,
+    lines: Vec<String>,
+    subqueries: usize,
+    /// Names of the common table expressions in scope.
+    ctes: Vec<String>,
+}
+
+impl Exec<'_> {
+    /// `EXPLAIN statement`: the plan, one row per line, in the column `Explanation`.
+    ///
+    /// # Errors
+    /// 3807 for unknown tables, 3810 for unknown columns in conditions.
+    pub fn explain(&mut self, st: &Statement) -> Result<Rows> {
+        let mut e = Explainer {
+            ex: self,
+            lines: Vec::new(),
+            subqueries: 0,
+            ctes: Vec::new(),
+        };
+        e.statement(st, 0)?;
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "Explanation",
+            DataType::Utf8,
+            false,
+        )]));
+        let batch =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from(e.lines))])?;
+        Ok(Rows {
+            schema,
+            batches: vec![batch],
+        })
+    }
+}
+
+/// The subqueries of `e` at its own level (not those nested in them).
+fn subqueries(e: &ast::Expr) -> Vec<(ast::Query, &'static str)> {
+    let mut found = Vec::new();
+    let _ = visit_own_level(e, |e| {
+        match e {
+            ast::Expr::Subquery(q) => found.push(((**q).clone(), "scalar")),
+            ast::Expr::In {
+                target: ast::InTarget::Subquery(subquery),
+                ..
+            } => found.push(((**subquery).clone(), "IN")),
+            ast::Expr::Exists { subquery, .. } => found.push(((**subquery).clone(), "EXISTS")),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+/// True if `e` names a column of `scope` outside its subqueries.
+fn names_scope(e: &ast::Expr, scope: &Scope) -> bool {
+    visit_own_level(e, |e| match column_of(e, scope) {
+        Some(_) => ControlFlow::Break(()),
+        None => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+/// The column of `scope` that `e` names, if `e` is a (qualified) column name.
+fn column_of(e: &ast::Expr, scope: &Scope) -> Option<usize> {
+    match e {
+        ast::Expr::Identifier(i) => scope.resolve(None, &i.value).ok().flatten(),
+        ast::Expr::CompoundIdentifier(v) if v.len() == 2 => {
+            scope.resolve(Some(&v[0].value), &v[1].value).ok().flatten()
+        }
+        ast::Expr::Nested(inner) => column_of(inner, scope),
+        _ => None,
+    }
+}
+
+/// A label for index `ix` of `schema`: its name, or its kind, with its columns.
+fn index_label(schema: &TableSchema, ix: usize) -> String {
+    let Some(spec) = schema.indexes().nth(ix) else {
+        return "?".into();
+    };
+    let cols: Vec<&str> = spec
+        .columns
+        .iter()
+        .filter_map(|&c| schema.columns.get(c).map(|c| c.name.as_str()))
+        .collect();
+    let primary = ix == 0 && schema.primary_index.is_some();
+    let kind = match (primary, spec.unique) {
+        (true, true) => "UNIQUE PRIMARY INDEX",
+        (true, false) => "PRIMARY INDEX",
+        (false, true) => "UNIQUE INDEX",
+        (false, false) => "INDEX",
+    };
+    match &spec.name {
+        Some(n) => format!("{kind} {n} ({})", cols.join(", ")),
+        None => format!("{kind} ({})", cols.join(", ")),
+    }
+}
+
+impl Explainer<'_, '_> {
+    fn line(&mut self, depth: usize, text: impl AsRef<str>) {
+        self.lines
+            .push(format!("{}{}", "  ".repeat(depth), text.as_ref()));
+    }
+
+    /// `e` as text, its subqueries shown as `subquery N`; the subqueries to list after.
+    fn show(&mut self, e: &ast::Expr) -> (String, Vec<(usize, ast::Query, &'static str)>) {
+        let mut text = e.to_string();
+        let mut subs = Vec::new();
+        for (q, kind) in subqueries(e) {
+            self.subqueries += 1;
+            let n = self.subqueries;
+            text = text.replacen(&q.to_string(), &format!("subquery {n}"), 1);
+            subs.push((n, q, kind));
+        }
+        (text, subs)
+    }
+
+    fn list_subqueries(
+        &mut self,
+        subs: Vec<(usize, ast::Query, &'static str)>,
+        depth: usize,
+    ) -> Result<()> {
+        for (n, q, kind) in subs {
+            self.line(depth, format!("Subquery {n} ({kind})"));
+            self.query(&q, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self, st: &Statement, depth: usize) -> Result<()> {
+        match st {
+            Statement::Sql(s) => match s.as_ref() {
+                ast::Statement::Query(q) => self.query(q, depth),
+                ast::Statement::Insert(i) => {
+                    self.line(depth, format!("Insert into {}", i.table));
+                    match i.source.as_deref() {
+                        Some(q) if !matches!(q.body.as_ref(), ast::SetExpr::Values(_)) => {
+                            self.query(q, depth + 1)
+                        }
+                        _ => {
+                            self.line(depth + 1, "Values");
+                            Ok(())
+                        }
+                    }
+                }
+                ast::Statement::Update(u) => {
+                    self.line(depth, format!("Update {}", u.table.relation));
+                    if u.from.is_some() {
+                        self.line(depth + 1, "Nested-loop join of the target with FROM");
+                        return Ok(());
+                    }
+                    self.read(&u.table.relation, u.selection.as_ref(), None, depth + 1)
+                }
+                ast::Statement::Delete(d) => {
+                    let from = match &d.from {
+                        ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+                    };
+                    match from.as_slice() {
+                        [one] if one.joins.is_empty() && d.using.is_none() => {
+                            self.line(depth, format!("Delete from {}", one.relation));
+                            self.read(&one.relation, d.selection.as_ref(), None, depth + 1)
+                        }
+                        _ => {
+                            self.line(depth, "Delete with a join");
+                            Ok(())
+                        }
+                    }
+                }
+                ast::Statement::Merge(m) => {
+                    self.line(depth, format!("Merge into {}", m.table));
+                    self.line(depth + 1, format!("Nested-loop join with {}", m.source));
+                    Ok(())
+                }
+                _ => {
+                    self.line(depth, "No rows are read (definition or control statement)");
+                    Ok(())
+                }
+            },
+            Statement::Consume(c) => {
+                self.line(
+                    depth,
+                    format!(
+                        "Consume from queue table {}: pop the row with the oldest QITS from the queue index (waits while the queue is empty)",
+                        tdlite_parser::object_name_string(&c.table)
+                    ),
+                );
+                Ok(())
+            }
+            Statement::InsertConsume { table, consume, .. } => {
+                self.line(depth, format!("Insert into {table}"));
+                self.line(
+                    depth + 1,
+                    format!(
+                        "Consume from queue table {}: pop the row with the oldest QITS from the queue index (waits while the queue is empty)",
+                        tdlite_parser::object_name_string(&consume.table)
+                    ),
+                );
+                Ok(())
+            }
+            Statement::Explain(inner) => self.statement(inner, depth),
+            _ => {
+                self.line(depth, "No rows are read (definition or control statement)");
+                Ok(())
+            }
+        }
+    }
+
+    fn query(&mut self, q: &ast::Query, depth: usize) -> Result<()> {
+        let mut depth = depth;
+        let scoped = self.ctes.len();
+        if let Some(with) = &q.with {
+            self.ctes.extend(
+                with.cte_tables
+                    .iter()
+                    .map(|c| c.alias.name.value.to_uppercase()),
+            );
+            for cte in &with.cte_tables {
+                self.line(
+                    depth,
+                    format!(
+                        "With {}{}",
+                        if with.recursive { "recursive " } else { "" },
+                        cte.alias.name
+                    ),
+                );
+                self.query(&cte.query, depth + 1)?;
+            }
+        }
+        let sort = q
+            .order_by
+            .as_ref()
+            .map(|ob| format!("Sort: {}", ob.to_string().trim_start_matches("ORDER BY ")));
+        let result = match (q.body.as_ref(), sort) {
+            (ast::SetExpr::Select(s), sort) => self.select(s, sort, depth),
+            (body, Some(sort)) => {
+                self.line(depth, sort);
+                depth += 1;
+                self.set_expr(body, depth)
+            }
+            (body, None) => self.set_expr(body, depth),
+        };
+        self.ctes.truncate(scoped);
+        result
+    }
+
+    fn set_expr(&mut self, body: &ast::SetExpr, depth: usize) -> Result<()> {
+        match body {
+            ast::SetExpr::Select(s) => self.select(s, None, depth),
+            ast::SetExpr::Query(q) => self.query(q, depth),
+            ast::SetExpr::SetOperation {
+                op,
+                set_quantifier,
+                left,
+                right,
+            } => {
+                let all = if matches!(set_quantifier, ast::SetQuantifier::All) {
+                    " ALL"
+                } else {
+                    ""
+                };
+                self.line(depth, format!("{op}{all}"));
+                self.set_expr(left, depth + 1)?;
+                self.set_expr(right, depth + 1)
+            }
+            ast::SetExpr::Values(_) => {
+                self.line(depth, "Values");
+                Ok(())
+            }
+            other => Err(Error::Unsupported(format!("EXPLAIN of {other}"))),
+        }
+    }
+
+    fn select(&mut self, s: &ast::Select, sort: Option<String>, depth: usize) -> Result<()> {
+        let mut head = String::from("Select");
+        if s.distinct.is_some() {
+            head.push_str(" DISTINCT");
+        }
+        if let Some(top) = &s.top {
+            head.push_str(&format!(" {top}"));
+        }
+        self.line(depth, head);
+        let mut depth = depth + 1;
+        if let Some(sort) = sort {
+            self.line(depth, sort);
+            depth += 1;
+        }
+        if let Some(q) = &s.qualify {
+            let (text, subs) = self.show(q);
+            self.line(depth, format!("Qualify: {text}"));
+            self.list_subqueries(subs, depth + 1)?;
+            depth += 1;
+        }
+        let min_max = min_max_calls(s);
+        let grouped = match &s.group_by {
+            ast::GroupByExpr::Expressions(v, _) if !v.is_empty() => {
+                let keys: Vec<String> = v.iter().map(|e| e.to_string()).collect();
+                Some(format!("Aggregate by {}", keys.join(", ")))
+            }
+            _ => s
+                .projection
+                .iter()
+                .any(|i| match i {
+                    ast::SelectItem::UnnamedExpr(e)
+                    | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                        crate::bind::has_aggregate(e)
+                    }
+                    _ => false,
+                })
+                .then(|| "Aggregate (one group)".to_string()),
+        };
+        if let Some(h) = &s.having {
+            let (text, subs) = self.show(h);
+            self.line(depth, format!("Having: {text}"));
+            self.list_subqueries(subs, depth + 1)?;
+            depth += 1;
+        }
+        if let Some(g) = grouped {
+            self.line(depth, g);
+            depth += 1;
+        }
+        match s.from.as_slice() {
+            [] => self.line(depth, "One row, no table"),
+            [one] if one.joins.is_empty() => self.read(
+                &one.relation,
+                s.selection.as_ref(),
+                min_max.as_deref(),
+                depth,
+            )?,
+            several => {
+                let mut d = depth;
+                if let Some(w) = &s.selection {
+                    let (text, subs) = self.show(w);
+                    self.line(d, format!("Filter: {text}"));
+                    self.list_subqueries(subs, d + 1)?;
+                    d += 1;
+                }
+                self.line(d, "Nested-loop join, smallest filtered relation first");
+                for twj in several {
+                    self.relation(&twj.relation, d + 1)?;
+                    for j in &twj.joins {
+                        self.relation(&j.relation, d + 1)?;
+                    }
+                }
+            }
+        }
+        for item in &s.projection {
+            if let ast::SelectItem::UnnamedExpr(e)
+            | ast::SelectItem::ExprWithAlias { expr: e, .. } = item
+            {
+                let (_, subs) = self.show(e);
+                self.list_subqueries(subs, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A relation of a join: read in full.
+    fn relation(&mut self, tf: &ast::TableFactor, depth: usize) -> Result<()> {
+        match tf {
+            ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
+                let name = alias
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(" {}", a.name));
+                self.line(depth, format!("Derived table{name}"));
+                self.query(subquery, depth + 1)
+            }
+            ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => {
+                self.line(depth, "Nested join");
+                self.relation(&table_with_joins.relation, depth + 1)?;
+                for j in &table_with_joins.joins {
+                    self.relation(&j.relation, depth + 1)?;
+                }
+                Ok(())
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
+                let what = self.table_kind(name)?;
+                let alias = alias
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(" AS {}", a.name));
+                self.line(depth, format!("Full scan of {what}{alias}"));
+                Ok(())
+            }
+            other => {
+                self.line(depth, format!("Read {other}"));
+                Ok(())
+            }
+        }
+    }
+
+    fn is_cte(&self, name: &ast::ObjectName) -> bool {
+        name.0.len() == 1
+            && self
+                .ctes
+                .contains(&tdlite_parser::object_name_string(name).to_uppercase())
+    }
+
+    /// "view v", "common table expression c" or "t".
+    fn table_kind(&mut self, name: &ast::ObjectName) -> Result<String> {
+        if self.is_cte(name) {
+            return Ok(format!("common table expression {name}"));
+        }
+        let t = self.ex.must_get_table(name)?;
+        Ok(if t.schema.view.is_some() {
+            format!("view {name}")
+        } else {
+            name.to_string()
+        })
+    }
+
+    /// A one-table read: the access path, and the filter after it.
+    fn read(
+        &mut self,
+        tf: &ast::TableFactor,
+        selection: Option<&ast::Expr>,
+        min_max: Option<&[crate::access::MinMaxCall]>,
+        depth: usize,
+    ) -> Result<()> {
+        let mut depth = depth;
+        let mut subs = Vec::new();
+        if let Some(w) = selection {
+            let (text, s) = self.show(w);
+            self.line(depth, format!("Filter: {text}"));
+            subs = s;
+            depth += 1;
+        }
+        let ast::TableFactor::Table { name, alias, .. } = tf else {
+            self.relation(tf, depth)?;
+            return self.list_subqueries(subs, depth);
+        };
+        let table = (!self.is_cte(name))
+            .then(|| self.ex.must_get_table(name))
+            .transpose()?
+            .filter(|t| t.schema.view.is_none());
+        let Some(table) = table else {
+            self.relation(tf, depth)?;
+            return self.list_subqueries(subs, depth);
+        };
+        let label = match alias {
+            Some(a) => format!("{name} AS {}", a.name),
+            None => name.to_string(),
+        };
+        let scope = table_scope(&table, &crate::join::qualifier_of(name, alias.as_ref()));
+        let (preds, mut texts) = match selection {
+            Some(w) => self.ex.written_preds(w, &scope, &table.schema),
+            None => (Preds::new(), BTreeMap::new()),
+        };
+        // conditions show their subqueries by the numbers the Filter line gave them
+        for t in texts.values_mut().flatten() {
+            for (n, q, _) in &subs {
+                *t = t.replacen(&q.to_string(), &format!("subquery {n}"), 1);
+            }
+        }
+        let used = |a: &IndexAccess, upto: usize| -> String {
+            let spec = table.schema.indexes().nth(a.index);
+            let cols = spec.map_or(&[][..], |s| &s.columns[..upto.min(s.columns.len())]);
+            let parts: Vec<String> = cols
+                .iter()
+                .flat_map(|c| texts.get(c).cloned().unwrap_or_default())
+                .collect();
+            parts.join(" AND ")
+        };
+        let mut access = None;
+        if let Some(calls) = min_max {
+            let targets = crate::access::min_max_targets(calls, &scope);
+            let walks: Option<Vec<String>> = targets.and_then(|ts| {
+                ts.iter()
+                    .zip(calls)
+                    .map(|(&(c, max), (_, n, _))| {
+                        plan::choose_min_max(&table.schema, &preds, c).map(|a| {
+                            let conds = used(&a, a.eq_len + usize::from(a.range));
+                            let skip = a.target.is_some_and(|t| t > a.eq_len);
+                            format!(
+                                "Index walk for {}({n}) on {label} via {}{}{}: the first row that passes the filter{}",
+                                if max { "MAX" } else { "MIN" },
+                                index_label(&table.schema, a.index),
+                                if conds.is_empty() { "" } else { " within " },
+                                conds,
+                                if skip { ", per value of the column before it" } else { "" },
+                            )
+                        })
+                    })
+                    .collect()
+            });
+            access = walks;
+        }
+        match access {
+            Some(walks) => {
+                for w in walks {
+                    self.line(depth, w);
+                }
+            }
+            None => match plan::choose(&table.schema, &preds) {
+                Some(a) => {
+                    let spec_len = table
+                        .schema
+                        .indexes()
+                        .nth(a.index)
+                        .map_or(0, |s| s.columns.len());
+                    let unique = table
+                        .schema
+                        .indexes()
+                        .nth(a.index)
+                        .is_some_and(|s| s.unique);
+                    let kind = if unique && a.eq_len == spec_len {
+                        "Unique index lookup"
+                    } else {
+                        "Index range scan"
+                    };
+                    let conds = used(&a, a.eq_len + usize::from(a.range));
+                    self.line(
+                        depth,
+                        format!(
+                            "{kind} of {label} via {}: {conds}",
+                            index_label(&table.schema, a.index)
+                        ),
+                    );
+                }
+                None => self.line(depth, format!("Full scan of {label}")),
+            },
+        }
+        self.list_subqueries(subs, depth)
+    }
+}
+
+impl Exec<'_> {
+    /// The sargable conditions of a WHERE clause as written (values the executor only learns
+    /// while running stand in as NULL), with each column's conditions as text.
+    fn written_preds(
+        &mut self,
+        w: &ast::Expr,
+        scope: &Scope,
+        schema: &TableSchema,
+    ) -> (Preds, BTreeMap<usize, Vec<String>>) {
+        let mut preds = Preds::new();
+        let mut texts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        let mut parts = Vec::new();
+        crate::join::conjuncts(w, &mut parts);
+        for p in &parts {
+            let Some((col, pred)) = self.written_pred(p, scope, schema) else {
+                continue;
+            };
+            texts.entry(col).or_default().push(p.to_string());
+            let e = preds.entry(col).or_default();
+            if e.points.is_none() {
+                e.points = pred.points;
+            }
+            e.lo = e.lo.take().or(pred.lo);
+            e.hi = e.hi.take().or(pred.hi);
+        }
+        (preds, texts)
+    }
+
+    /// One conjunct as a condition on one column, if it is sargable.
+    fn written_pred(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
+        schema: &TableSchema,
+    ) -> Option<(usize, ColumnPred)> {
+        // a value: a literal must convert exactly (as when executing); anything else that
+        // does not read this table's row is known before the read
+        let value = |ex: &mut Self, v: &ast::Expr, col: usize| -> Option<Value> {
+            if names_scope(v, scope) {
+                return None;
+            }
+            let literal = matches!(v, ast::Expr::Value(_))
+                || matches!(v, ast::Expr::UnaryOp { expr, .. } if matches!(**expr, ast::Expr::Value(_)));
+            if !literal {
+                return Some(Value::Null);
+            }
+            let c = schema.columns.get(col)?;
+            let bound = ex.bind_expr(v, &Scope::default(), None).ok()?;
+            let a = bound.eval(&crate::query::single_row()).ok()?;
+            plan::probe_value(&value_at(a.as_ref(), 0), c.ty, c.case_specific)
+        };
+        let ph = |v: Value| (v, true);
+        match e {
+            ast::Expr::BinaryOp { left, op, right } => {
+                use ast::BinaryOperator::*;
+                let (col, other, op) = match (column_of(left, scope), column_of(right, scope)) {
+                    (Some(c), None) => (c, right, op.clone()),
+                    (None, Some(c)) => (
+                        c,
+                        left,
+                        match op {
+                            Lt => Gt,
+                            LtEq => GtEq,
+                            Gt => Lt,
+                            GtEq => LtEq,
+                            o => o.clone(),
+                        },
+                    ),
+                    _ => return None,
+                };
+                let v = value(self, other, col)?;
+                let mut p = ColumnPred::default();
+                match op {
+                    Eq => p.points = Some(vec![v]),
+                    Gt | GtEq => p.lo = Some(ph(v)),
+                    Lt | LtEq => p.hi = Some(ph(v)),
+                    _ => return None,
+                }
+                Some((col, p))
+            }
+            ast::Expr::IsNull(inner) => {
+                let col = column_of(inner, scope)?;
+                Some((
+                    col,
+                    ColumnPred {
+                        points: Some(vec![Value::Null]),
+                        ..Default::default()
+                    },
+                ))
+            }
+            ast::Expr::In {
+                expr,
+                target: ast::InTarget::List(list),
+                negated: false,
+                ..
+            } => {
+                let col = column_of(expr, scope)?;
+                let points: Option<Vec<Value>> = list.iter().map(|v| value(self, v, col)).collect();
+                Some((
+                    col,
+                    ColumnPred {
+                        points: Some(points?),
+                        ..Default::default()
+                    },
+                ))
+            }
+            ast::Expr::In {
+                expr,
+                target: ast::InTarget::Subquery(_),
+                negated: false,
+                ..
+            } => Some((
+                column_of(expr, scope)?,
+                ColumnPred {
+                    points: Some(vec![Value::Null]),
+                    ..Default::default()
+                },
+            )),
+            ast::Expr::Between {
+                expr,
+                negated: false,
+                low,
+                high,
+            } => {
+                let col = column_of(expr, scope)?;
+                Some((
+                    col,
+                    ColumnPred {
+                        points: None,
+                        lo: Some(ph(value(self, low, col)?)),
+                        hi: Some(ph(value(self, high, col)?)),
+                    },
+                ))
+            }
+            _ => None,
+        }
+    }
+}

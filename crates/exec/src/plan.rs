@@ -1,0 +1,350 @@
+//! Access paths: which index, if any, a read of one table uses, decided from the conditions of
+//! its WHERE clause on single columns.
+//!
+//! A conjunct is *sargable* when it compares a column with a value known before the read:
+//! `c = v`, `c IS NULL`, `c IN (v, …)`, `c < v` (`<=`, `>`, `>=`, `BETWEEN`), where `v` is a
+//! literal, a parameter of the request, an uncorrelated subquery (run once, at binding) or a
+//! column of an enclosing query's current row. For each index the planner takes the longest
+//! prefix of its columns fixed by equalities (IN lists expand into several probes), plus a
+//! range on the next column; the best index fixes a unique key entirely, else has the longest
+//! prefix, else a range. MIN/MAX of a column walk an index in which the column follows the
+//! fixed prefix (see `access`).
+//!
+//! Invariant: an access path only narrows the rows read; the whole WHERE clause still filters
+//! them, so a plan can never change a result, only its cost. A value that does not convert
+//! exactly to the column's type makes its conjunct unsargable instead of approximate.
+
+use crate::expr::{BinOp, Expr};
+use std::collections::BTreeMap;
+use tdlite_storage::catalog::{IndexSpec, TableSchema};
+use tdlite_storage::index::{indexable, KeyRange};
+use tdlite_storage::types::{normalize_for_key, value_at, SqlType, Value};
+
+/// The most probes an IN list (or several) may expand into.
+const MAX_PROBES: usize = 256;
+
+/// What the WHERE clause fixes about one column.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ColumnPred {
+    /// `c = v` (one point) or `c IN (…)` (several); NULL for `c IS NULL`.
+    pub points: Option<Vec<Value>>,
+    /// Lower bound and whether it is inclusive.
+    pub lo: Option<(Value, bool)>,
+    /// Upper bound and whether it is inclusive.
+    pub hi: Option<(Value, bool)>,
+}
+
+/// Sargable conditions by column position.
+pub type Preds = BTreeMap<usize, ColumnPred>;
+
+/// An index chosen for a read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexAccess {
+    /// Position in [`TableSchema::indexes`].
+    pub index: usize,
+    /// How many leading index columns equalities fix.
+    pub eq_len: usize,
+    /// Whether the next index column has a range.
+    pub range: bool,
+    /// For MIN/MAX: the position of the aggregated column in the index.
+    pub target: Option<usize>,
+}
+
+impl IndexAccess {
+    /// The key ranges to read: one per combination of the fixed prefix's points.
+    pub fn ranges(&self, schema: &TableSchema, preds: &Preds) -> Vec<KeyRange> {
+        let Some(spec) = schema.indexes().nth(self.index) else {
+            return Vec::new();
+        };
+        let mut probes: Vec<Vec<Value>> = vec![Vec::new()];
+        for c in &spec.columns[..self.eq_len] {
+            let points = preds
+                .get(c)
+                .and_then(|p| p.points.as_deref())
+                .unwrap_or_default();
+            probes = probes
+                .iter()
+                .flat_map(|p| {
+                    points.iter().map(move |v| {
+                        let mut p = p.clone();
+                        p.push(v.clone());
+                        p
+                    })
+                })
+                .collect();
+        }
+        let (lo, hi) = match self.range.then(|| &preds[&spec.columns[self.eq_len]]) {
+            Some(p) => (
+                // a range never holds NULL: start above it
+                p.lo.clone().or(Some((Value::Null, false))),
+                p.hi.clone(),
+            ),
+            None => (None, None),
+        };
+        let width = spec.columns.len();
+        // each column's points are sorted and distinct, so the probes are too
+        probes
+            .iter()
+            .map(|p| KeyRange::new(p, lo.clone(), hi.clone(), width))
+            .collect()
+    }
+}
+
+/// The sargable conditions among the conjuncts of `cond`, a condition on `schema`'s rows.
+pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
+    let mut preds = Preds::new();
+    let mut stack = vec![cond];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Binary(BinOp::And, l, r) => {
+                stack.push(l);
+                stack.push(r);
+            }
+            e => add_conjunct(e, schema, &mut preds),
+        }
+    }
+    preds
+}
+
+fn literal(e: &Expr) -> Option<Value> {
+    match e {
+        Expr::Literal(a) if a.len() == 1 => Some(value_at(a.as_ref(), 0)),
+        _ => None,
+    }
+}
+
+fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
+    let column = |e: &Expr| match e {
+        Expr::Column { index, .. } => schema.columns.get(*index).map(|c| (*index, c)),
+        _ => None,
+    };
+    match e {
+        Expr::Binary(op, l, r) => {
+            let (c, v, op) = match (column(l), column(r)) {
+                (Some(c), None) => (c, r, *op),
+                (None, Some(c)) => (c, l, flip(*op)),
+                _ => return,
+            };
+            let Some(v) = literal(v).and_then(|v| probe_value(&v, c.1.ty, c.1.case_specific))
+            else {
+                return;
+            };
+            let p = preds.entry(c.0).or_default();
+            match op {
+                BinOp::Eq => {
+                    p.points.get_or_insert_with(|| vec![v]);
+                }
+                BinOp::Gt | BinOp::GtEq => tighten(&mut p.lo, v, op == BinOp::GtEq, true),
+                BinOp::Lt | BinOp::LtEq => tighten(&mut p.hi, v, op == BinOp::LtEq, false),
+                _ => {}
+            }
+        }
+        Expr::IsNull(inner, false) => {
+            if let Some((i, _)) = column(inner) {
+                preds.entry(i).or_default().points = Some(vec![Value::Null]);
+            }
+        }
+        Expr::InList(inner, list, false) => {
+            let Some((i, c)) = column(inner) else { return };
+            let values: Option<Vec<Value>> = list
+                .iter()
+                .map(|e| literal(e).and_then(|v| probe_value(&v, c.ty, c.case_specific)))
+                .collect();
+            // an empty list (an IN subquery without rows) has no probe: nothing matches
+            if let Some(mut values) = values {
+                values.sort_by(tdlite_storage::types::compare_values);
+                values.dedup();
+                preds.entry(i).or_default().points.get_or_insert(values);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::LtEq => BinOp::GtEq,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::GtEq => BinOp::LtEq,
+        other => other,
+    }
+}
+
+/// Keeps the tighter of two bounds (the larger lower bound, the smaller upper bound).
+fn tighten(bound: &mut Option<(Value, bool)>, v: Value, inclusive: bool, lower: bool) {
+    use std::cmp::Ordering::*;
+    let replace = match bound {
+        None => true,
+        Some((old, old_inc)) => match (tdlite_storage::types::compare_values(&v, old), lower) {
+            (Greater, true) | (Less, false) => true,
+            (Equal, _) => *old_inc && !inclusive,
+            _ => false,
+        },
+    };
+    if replace {
+        *bound = Some((v, inclusive));
+    }
+}
+
+/// `v` as the index stores a value of a column of type `ty`, if it converts exactly (a
+/// comparison with anything else is left to the filter).
+pub fn probe_value(v: &Value, ty: SqlType, case_specific: bool) -> Option<Value> {
+    use SqlType::*;
+    let int = matches!(ty, ByteInt | SmallInt | Integer | BigInt);
+    Some(match (ty, v) {
+        (_, Value::Null) => return None,
+        (_, Value::Int(i)) if int => Value::Int(*i),
+        (_, Value::Decimal(u, s)) if int => {
+            let p = 10i128.checked_pow(u32::try_from(*s).ok()?)?;
+            if u % p != 0 {
+                return None;
+            }
+            Value::Int(i64::try_from(u / p).ok()?)
+        }
+        (Decimal(_, s), Value::Int(i)) => {
+            let p = 10i128.checked_pow(u32::try_from(s).ok()?)?;
+            Value::Decimal(i128::from(*i).checked_mul(p)?, s)
+        }
+        (Decimal(_, s), Value::Decimal(u, s2)) => {
+            let (s, s2) = (i32::from(s), i32::from(*s2));
+            let u = if s >= s2 {
+                u.checked_mul(10i128.checked_pow((s - s2) as u32)?)?
+            } else {
+                let p = 10i128.checked_pow((s2 - s) as u32)?;
+                if u % p != 0 {
+                    return None;
+                }
+                u / p
+            };
+            Value::Decimal(u, s as i8)
+        }
+        (Float, Value::Int(i)) if i.unsigned_abs() < 1 << 53 => Value::Float(*i as f64),
+        (Float, Value::Float(f)) if !f.is_nan() => normalize_for_key(v, false),
+        (Char(_) | VarChar(_), Value::Str(_)) => normalize_for_key(v, case_specific),
+        (Date, Value::Date(_))
+        | (Time(_), Value::Time(_))
+        | (Timestamp(_), Value::Timestamp(_)) => v.clone(),
+        _ => return None,
+    })
+}
+
+/// Whether MIN/MAX by index order equals MIN/MAX by value for a column of this type
+/// (character columns compare normalised in the index, so they are left out).
+pub fn ordered_like_values(ty: SqlType) -> bool {
+    use SqlType::*;
+    matches!(
+        ty,
+        ByteInt | SmallInt | Integer | BigInt | Decimal(..) | Float | Date | Time(_) | Timestamp(_)
+    )
+}
+
+/// How many leading columns of `spec` equalities fix (stopping before the probes would
+/// exceed [`MAX_PROBES`]).
+fn eq_prefix(spec: &IndexSpec, preds: &Preds) -> usize {
+    let mut probes = 1usize;
+    let mut n = 0;
+    for c in &spec.columns {
+        let Some(points) = preds.get(c).and_then(|p| p.points.as_ref()) else {
+            break;
+        };
+        probes = probes.saturating_mul(points.len());
+        if probes > MAX_PROBES {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
+fn has_range(spec: &IndexSpec, at: usize, preds: &Preds) -> bool {
+    spec.columns
+        .get(at)
+        .and_then(|c| preds.get(c))
+        .is_some_and(|p| p.lo.is_some() || p.hi.is_some())
+}
+
+/// The index for reading the rows `preds` select, if any index helps.
+pub fn choose(schema: &TableSchema, preds: &Preds) -> Option<IndexAccess> {
+    // (fixes a unique key, equality prefix, range after it, narrower index)
+    type Score = (bool, usize, bool, std::cmp::Reverse<usize>);
+    let mut best: Option<(Score, IndexAccess)> = None;
+    for (ix, spec) in schema.indexes().enumerate() {
+        if !indexable(schema, spec) {
+            continue;
+        }
+        let eq_len = eq_prefix(spec, preds);
+        let range = has_range(spec, eq_len, preds);
+        if eq_len == 0 && !range {
+            continue;
+        }
+        let full_unique = spec.unique && eq_len == spec.columns.len();
+        let score = (
+            full_unique,
+            eq_len,
+            range,
+            std::cmp::Reverse(spec.columns.len()),
+        );
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((
+                score,
+                IndexAccess {
+                    index: ix,
+                    eq_len,
+                    range,
+                    target: None,
+                },
+            ));
+        }
+    }
+    best.map(|(_, a)| a)
+}
+
+/// The index to walk for MIN/MAX of column `col`: one that holds it right after (or in) the
+/// prefix equalities fix, or one column later when a range narrows that column; of those,
+/// the one whose conditions narrow the walk most.
+pub fn choose_min_max(schema: &TableSchema, preds: &Preds, col: usize) -> Option<IndexAccess> {
+    if !schema
+        .columns
+        .get(col)
+        .is_some_and(|c| ordered_like_values(c.ty))
+    {
+        return None;
+    }
+    let mut best: Option<((usize, std::cmp::Reverse<usize>), IndexAccess)> = None;
+    for (ix, spec) in schema.indexes().enumerate() {
+        if !indexable(schema, spec) {
+            continue;
+        }
+        let Some(target) = spec.columns.iter().position(|&c| c == col) else {
+            continue;
+        };
+        let eq_len = eq_prefix(spec, preds);
+        let gap = target.saturating_sub(eq_len);
+        // columns between the prefix and the target are skipped over group by group: only
+        // worth it for one column that a range narrows
+        if gap > 1 || gap == 1 && !has_range(spec, eq_len, preds) {
+            continue;
+        }
+        // the index whose prefix the conditions narrow most, then the fewest skipped columns
+        let narrowed = eq_len + usize::from(has_range(spec, eq_len, preds));
+        let score = (narrowed, std::cmp::Reverse(gap));
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((
+                score,
+                IndexAccess {
+                    index: ix,
+                    eq_len,
+                    range: has_range(spec, eq_len, preds),
+                    target: Some(target),
+                },
+            ));
+        }
+    }
+    match best {
+        // a walk the conditions do not narrow filters row after row until one passes: when
+        // an index can fetch the qualifying rows instead, that is the safer plan
+        Some(((0, _), _)) if choose(schema, preds).is_some() => None,
+        b => b.map(|(_, a)| a),
+    }
+}

@@ -1,0 +1,127 @@
+//! EXPLAIN output, pinned by insta snapshots: which access path each read takes (index lookup,
+//! range scan, MIN/MAX walk, full scan) and how subqueries nest.
+
+use tdlite::{Database, Session};
+
+fn fixture() -> Session {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE t_myqueue (order_of_arrival INTEGER NOT NULL PRIMARY KEY, priority INTEGER NOT NULL, \
+         retrycount INTEGER DEFAULT 0 NOT NULL, queue_tag VARCHAR(1000) DEFAULT '*' NOT NULL, \
+         id VARCHAR(64), filler1 VARCHAR(1000), filler2 VARCHAR(1000))",
+        "CREATE INDEX idx_t_myqueue_1 (queue_tag, id, priority, retrycount, order_of_arrival) ON t_myqueue",
+        "CREATE TABLE emp (empno INTEGER NOT NULL, dept INTEGER, name VARCHAR(20)) UNIQUE PRIMARY INDEX (empno)",
+        "CREATE INDEX (dept) ON emp",
+        "CREATE TABLE dept (deptno INTEGER NOT NULL, dname VARCHAR(20)) PRIMARY INDEX (deptno)",
+        "CREATE MULTISET TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
+        "CREATE VIEW v AS SEL empno FROM emp",
+    ] {
+        s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    s
+}
+
+fn explain(s: &mut Session, sql: &str) -> String {
+    let r = s
+        .execute(&format!("EXPLAIN {sql}"))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let rows = r[0].rows.as_ref().expect("EXPLAIN returns rows");
+    let lines: Vec<String> = rows
+        .to_strings()
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    format!("{sql}\n{}", lines.join("\n"))
+}
+
+#[test]
+fn the_priority_queue_update_uses_indexes_only() {
+    let mut s = fixture();
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "UPDATE t_myqueue SET id = 'x' WHERE order_of_arrival = (SELECT MIN(order_of_arrival) \
+         FROM t_myqueue q2 WHERE q2.queue_tag = '*' AND q2.id IS NULL AND q2.retrycount < 10 \
+         AND q2.priority = (SELECT MAX(priority) FROM t_myqueue q3 WHERE q3.queue_tag = '*' \
+         AND q3.id IS NULL AND q3.retrycount < 10))"
+    ));
+}
+
+#[test]
+fn equality_range_and_min_max_paths() {
+    let mut s = fixture();
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno = 7"));
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno IN (1, 2, 3)"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL name FROM emp WHERE dept BETWEEN 10 AND 20 ORDER BY name"
+    ));
+    insta::assert_snapshot!(explain(&mut s, "SEL MAX(empno), MIN(empno) FROM emp"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL MIN(empno) FROM emp WHERE dept = 10 AND name LIKE 'A%'"
+    ));
+}
+
+#[test]
+fn full_scans_when_no_index_helps() {
+    let mut s = fixture();
+    // an inexact literal, a condition on an unindexed column, an OR, a grouped query
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno = 2.5"));
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE name = 'Ann'"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp WHERE empno = 1 OR dept = 2"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL dept, COUNT(*) FROM emp WHERE dept > 0 GROUP BY dept HAVING COUNT(*) > 1"
+    ));
+}
+
+#[test]
+fn joins_subqueries_and_other_statements() {
+    let mut s = fixture();
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL e.name, d.dname FROM emp e INNER JOIN dept d ON e.dept = d.deptno WHERE d.deptno = 10"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL name FROM emp e WHERE EXISTS (SEL 1 FROM dept d WHERE d.deptno = e.dept) \
+         UNION SEL dname FROM dept"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "WITH RECURSIVE r (n) AS (SEL 1 FROM dept UNION ALL SEL n + 1 FROM r WHERE n < 3) SEL * FROM r"
+    ));
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM v WHERE empno = 1"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "DELETE FROM emp WHERE dept IN (SEL deptno FROM dept)"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "INS emp SEL deptno, deptno, dname FROM dept"
+    ));
+    insta::assert_snapshot!(explain(&mut s, "SELECT AND CONSUME TOP 1 * FROM q"));
+    insta::assert_snapshot!(explain(&mut s, "CREATE TABLE x (a INTEGER)"));
+}
+
+#[test]
+fn explain_checks_names_and_runs_nothing() {
+    let mut s = fixture();
+    let e = s
+        .execute("EXPLAIN SEL * FROM nosuch WHERE a = 1")
+        .unwrap_err();
+    assert_eq!(e.code().number, 3807);
+    let e = s.execute("EXPLAIN").unwrap_err();
+    assert_eq!(e.code().number, 3706);
+    // EXPLAIN of a DELETE deletes nothing, and of a consume waits for nothing
+    s.execute("INS emp (1, 10, 'Ann')").unwrap();
+    s.execute("EXPLAIN DEL emp WHERE empno = 1").unwrap();
+    s.execute("EXPLAIN SELECT AND CONSUME TOP 1 * FROM q")
+        .unwrap();
+    let r = s.execute("SEL COUNT(*) FROM emp").unwrap();
+    assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["1"]]);
+}

@@ -1,0 +1,173 @@
+//! Priority-queue benchmark (issue 3): the hand-made priority queue `t_myqueue` from a public
+//! write-up on Oracle queue tables, run on tdlite and on SQLite in the same run.
+//! Results: docs/benchmarks.md.
+//!
+//! ```text
+//! cargo run --release -p tdlite-system-tests --bin priority_bench [-- --rows N --updates U]
+//! ```
+//!
+//! For each match level (10%, 20%, 100% of the rows have `id IS NULL`): a table of N rows
+//! (default 100,000; priority 1–5 at random, 1000-character fillers, the same rows on both
+//! engines from one seed), the composite index `(queue_tag, id, priority, retrycount,
+//! order_of_arrival)`, then U executions (default 1,000) of the UPDATE that claims the oldest
+//! row of the highest priority, all in one transaction, timed from the first UPDATE to the
+//! last (the commit after is not timed). Each engine's claimed rows are checked against the
+//! rows the definition says it must claim, in order. SQLite (rusqlite, bundled, in memory,
+//! one prepared statement) runs once with the same index and once with the partial index
+//! `… WHERE id IS NULL` as well.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rusqlite::Connection;
+use std::time::{Duration, Instant};
+use tdlite::Database;
+
+const CREATE: &str = "CREATE TABLE t_myqueue (order_of_arrival INTEGER NOT NULL PRIMARY KEY, \
+    priority INTEGER NOT NULL, retrycount INTEGER DEFAULT 0 NOT NULL, \
+    queue_tag VARCHAR(1000) DEFAULT '*' NOT NULL, id VARCHAR(64), filler1 VARCHAR(1000), \
+    filler2 VARCHAR(1000))";
+
+const INDEX_TD: &str = "CREATE INDEX idx_t_myqueue_1 (queue_tag, id, priority, retrycount, \
+    order_of_arrival) ON t_myqueue";
+
+const INDEX_SQLITE: &str = "CREATE INDEX idx_t_myqueue_1 ON t_myqueue (queue_tag, id, \
+    priority, retrycount, order_of_arrival)";
+
+const PARTIAL_SQLITE: &str = "CREATE INDEX idx_t_myqueue_2 ON t_myqueue (queue_tag, priority, \
+    retrycount, order_of_arrival) WHERE id IS NULL";
+
+const UPDATE: &str = "UPDATE t_myqueue SET id = 'x' WHERE order_of_arrival = \
+    (SELECT MIN(order_of_arrival) FROM t_myqueue q2 WHERE q2.queue_tag = '*' AND q2.id IS NULL \
+    AND q2.retrycount < 10 AND q2.priority = (SELECT MAX(priority) FROM t_myqueue q3 \
+    WHERE q3.queue_tag = '*' AND q3.id IS NULL AND q3.retrycount < 10))";
+
+use tdlite_system_tests::arg;
+
+/// One row: (order_of_arrival, priority, id is NULL).
+type Row = (i64, i64, bool);
+
+fn rows(n: usize, match_pct: u32, seed: u64) -> Vec<Row> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (1..=n as i64)
+        .map(|k| (k, rng.gen_range(1..=5), rng.gen_range(0..100) < match_pct))
+        .collect()
+}
+
+/// The rows U updates must claim, in order: NULL ids, highest priority first, then oldest.
+fn expected(rows: &[Row], updates: usize) -> Vec<i64> {
+    let mut open: Vec<&Row> = rows.iter().filter(|r| r.2).collect();
+    open.sort_by_key(|r| (std::cmp::Reverse(r.1), r.0));
+    open.iter().take(updates).map(|r| r.0).collect()
+}
+
+fn tdlite_run(rows: &[Row], updates: usize) -> (Duration, Vec<i64>) {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(CREATE).unwrap();
+    s.execute(INDEX_TD).unwrap();
+    for chunk in rows.chunks(200) {
+        let sql: String = chunk
+            .iter()
+            .map(|(k, p, null)| {
+                let id = if *null { "NULL" } else { "'done'" };
+                format!(
+                    "INSERT INTO t_myqueue VALUES ({k}, {p}, 0, '*', {id}, \
+                     RPAD('a', 1000, 'a'), RPAD('b', 1000, 'b'));"
+                )
+            })
+            .collect();
+        s.execute(&format!("BT;{sql}ET;")).unwrap();
+    }
+    s.execute("BT").unwrap();
+    let mut claimed = Vec::with_capacity(updates);
+    let start = Instant::now();
+    for _ in 0..updates {
+        let r = s.execute(UPDATE).unwrap();
+        assert_eq!(r[0].activity_count, 1, "tdlite: an UPDATE claimed no row");
+    }
+    let took = start.elapsed();
+    s.execute("ET").unwrap();
+    let r = s
+        .execute("SELECT order_of_arrival FROM t_myqueue WHERE id = 'x'")
+        .unwrap();
+    for row in r[0].rows.as_ref().unwrap().to_strings() {
+        claimed.push(row[0].parse().unwrap());
+    }
+    (took, claimed)
+}
+
+fn sqlite_run(rows: &[Row], updates: usize, partial: bool) -> (Duration, Vec<i64>) {
+    let c = Connection::open_in_memory().unwrap();
+    c.execute_batch(CREATE).unwrap();
+    c.execute_batch(INDEX_SQLITE).unwrap();
+    if partial {
+        c.execute_batch(PARTIAL_SQLITE).unwrap();
+    }
+    let (f1, f2) = ("a".repeat(1000), "b".repeat(1000));
+    c.execute_batch("BEGIN").unwrap();
+    {
+        let mut ins = c
+            .prepare("INSERT INTO t_myqueue VALUES (?1, ?2, 0, '*', ?3, ?4, ?5)")
+            .unwrap();
+        for (k, p, null) in rows {
+            let id: Option<&str> = if *null { None } else { Some("done") };
+            ins.execute(rusqlite::params![k, p, id, f1, f2]).unwrap();
+        }
+    }
+    c.execute_batch("COMMIT; ANALYZE; BEGIN").unwrap();
+    let took = {
+        let mut up = c.prepare(UPDATE).unwrap();
+        let start = Instant::now();
+        for _ in 0..updates {
+            assert_eq!(
+                up.execute([]).unwrap(),
+                1,
+                "sqlite: an UPDATE claimed no row"
+            );
+        }
+        start.elapsed()
+    };
+    c.execute_batch("COMMIT").unwrap();
+    let mut q = c
+        .prepare("SELECT order_of_arrival FROM t_myqueue WHERE id = 'x'")
+        .unwrap();
+    let claimed = q
+        .query_map([], |r| r.get::<_, i64>(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    (took, claimed)
+}
+
+fn check(mut got: Vec<i64>, want: &[i64], who: &str) {
+    got.sort_unstable();
+    let mut want = want.to_vec();
+    want.sort_unstable();
+    assert!(got == want, "{who}: claimed the wrong rows");
+}
+
+fn main() {
+    let n = arg("--rows", 100_000) as usize;
+    let updates = arg("--updates", 1_000) as usize;
+    println!("priority queue: {n} rows, {updates} UPDATEs in one transaction, ms per {updates}");
+    println!("| match | tdlite | SQLite | SQLite + partial index | tdlite/SQLite (time ratio) |");
+    println!("|---|---|---|---|---|");
+    for pct in [10, 20, 100] {
+        let rows = rows(n, pct, 42 + u64::from(pct));
+        let want = expected(&rows, updates);
+        let (td, td_rows) = tdlite_run(&rows, updates);
+        check(td_rows, &want, "tdlite");
+        let (lite, lite_rows) = sqlite_run(&rows, updates, false);
+        check(lite_rows, &want, "sqlite");
+        let (part, part_rows) = sqlite_run(&rows, updates, true);
+        check(part_rows, &want, "sqlite partial");
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "| {pct}% | {:.1} | {:.1} | {:.1} | {:.3} |",
+            ms(td),
+            ms(lite),
+            ms(part),
+            ms(td) / ms(lite)
+        );
+    }
+}
