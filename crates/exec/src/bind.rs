@@ -803,6 +803,7 @@ impl Exec<'_> {
             "ABS" => Func::Abs,
             "ZEROIFNULL" => Func::ZeroIfNull,
             "NULLIFZERO" => Func::NullIfZero,
+            "TYPE" => Func::Type,
             _ => return Err(Error::Unsupported(format!("the function {name}"))),
         };
         Ok(Expr::Func(func, bound))

@@ -74,6 +74,9 @@ pub enum Func {
     ZeroIfNull,
     /// `NULLIFZERO(n)`
     NullIfZero,
+    /// `TYPE(e)`: the type of `e` as text (character types show no length: tdlite does not
+    /// track the length of a computed string).
+    Type,
     /// One of the row-by-row built-ins of `functions.rs`.
     Builtin(crate::functions::Builtin),
 }
@@ -476,6 +479,9 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         } else {
             r
         };
+        if crate::decimal::result_type(op, l.data_type(), r.data_type()).is_some() {
+            return crate::decimal::arithmetic(op, &l, &r);
+        }
         arithmetic_operands(l, r)?
     };
     if matches!(op, Div | Mod) && r.data_type() == &DataType::Float64 {
@@ -631,6 +637,16 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             )?;
             let is_neg = cmp::lt(&a, &arrow::array::Scalar::new(zero))?;
             Ok(zip(&is_neg, &neg, &a)?)
+        }
+        Func::Type => {
+            let a = arg(0)?;
+            let name = match a.data_type() {
+                DataType::Utf8 => "VARCHAR".to_string(),
+                DataType::Binary => "VARBYTE".to_string(),
+                DataType::Null => "INTEGER".to_string(),
+                t => crate::query::sql_type_of(t).to_string(),
+            };
+            Ok(Arc::new(StringArray::from(vec![name; a.len()])))
         }
         Func::ZeroIfNull => {
             let a = arg(0)?;

@@ -52,6 +52,7 @@ mod ctas;
 mod cte;
 pub mod database;
 pub mod ddl;
+mod decimal;
 pub mod dml;
 pub mod error;
 pub mod exec;

@@ -156,7 +156,10 @@ fn main() {
         let rows = rows(n, pct, 42 + u64::from(pct));
         let want = expected(&rows, updates);
         if want.len() < updates {
-            println!("| {pct}% | only {} rows match: use more --rows |||", want.len());
+            println!(
+                "| {pct}% | only {} rows match: use more --rows |||",
+                want.len()
+            );
             continue;
         }
         let (td, td_rows) = tdlite_run(&rows, updates);
