@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --bin priority_bench [-- --rows N --updates U]
+//!     [--sqlite 0]   (tdlite alone, for a profile)
 //! ```
 //!
 //! For each match level (10%, 20%, 100% of the rows have `id IS NULL`): a table of N rows
@@ -164,6 +165,10 @@ fn main() {
         }
         let (td, td_rows) = tdlite_run(&rows, updates);
         check(td_rows, &want, "tdlite");
+        if arg("--sqlite", 1) == 0 {
+            println!("| {pct}% | {:.1} | | | |", td.as_secs_f64() * 1e3);
+            continue;
+        }
         let (lite, lite_rows) = sqlite_run(&rows, updates, false);
         check(lite_rows, &want, "sqlite");
         let (part, part_rows) = sqlite_run(&rows, updates, true);
