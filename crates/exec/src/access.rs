@@ -138,24 +138,13 @@ impl Exec<'_> {
         selection: Option<&ast::Expr>,
         min_max: Option<&[MinMaxCall]>,
     ) -> Result<Option<(Scope, RecordBatch)>> {
-        let ast::TableFactor::Table {
-            name,
-            alias,
-            args: None,
-            sample: None,
-            ..
-        } = tf
-        else {
+        if selection.is_none() && min_max.is_none() {
+            return Ok(None);
+        }
+        let Some((table, q)) = self.base_table(tf)? else {
             return Ok(None);
         };
-        if (selection.is_none() && min_max.is_none()) || self.cte(name).is_some() {
-            return Ok(None);
-        }
-        let table = self.must_get_table(name)?;
-        if table.schema.view.is_some() {
-            return Ok(None);
-        }
-        let scope = table_scope(&table, &crate::join::qualifier_of(name, alias.as_ref()));
+        let scope = table_scope(&table, &q);
         let cond = match selection {
             Some(w) => match self.bind_expr(w, &scope, None) {
                 Ok(c) => Some(c),
@@ -187,10 +176,27 @@ impl Exec<'_> {
         let preds = cond
             .map(|c| plan::bound_preds(c, &table.schema))
             .unwrap_or_default();
-        let (batch, ids) = match plan::choose(&table.schema, &preds) {
+        let (batch, ids) = self.read_candidates(table, &preds)?;
+        match cond {
+            None => Ok((batch, ids)),
+            Some(c) => filter_with_ids(&batch, ids, c),
+        }
+    }
+
+    /// The rows of `table` an index finds for `preds` (a superset of the rows they select),
+    /// or all rows if no index applies; in row id order, with their ids.
+    ///
+    /// # Errors
+    /// None in practice (a full scan's batch concatenation).
+    pub(crate) fn read_candidates(
+        &mut self,
+        table: &Table,
+        preds: &Preds,
+    ) -> Result<(RecordBatch, Vec<RowId>)> {
+        Ok(match plan::choose(&table.schema, preds) {
             Some(a) => {
                 let mut rids = Vec::new();
-                for r in a.ranges(&table.schema, &preds) {
+                for r in a.ranges(&table.schema, preds) {
                     let bounds = (r.lo.as_ref(), r.hi.as_ref());
                     let found =
                         table.index_entries(a.index, bounds, false, usize::MAX, self.snapshot());
@@ -204,11 +210,7 @@ impl Exec<'_> {
                 let (b, ids) = self.scan_table(table)?;
                 (b, ids.values().to_vec())
             }
-        };
-        match cond {
-            None => Ok((batch, ids)),
-            Some(c) => filter_with_ids(&batch, ids, c),
-        }
+        })
     }
 
     /// For MIN/MAX of `targets` (column, is MAX) over the rows satisfying `cond`: those rows

@@ -371,13 +371,7 @@ impl Explainer<'_, '_> {
                     self.list_subqueries(subs, d + 1)?;
                     d += 1;
                 }
-                self.line(d, "Nested-loop join, smallest filtered relation first");
-                for twj in several {
-                    self.relation(&twj.relation, d + 1)?;
-                    for j in &twj.joins {
-                        self.relation(&j.relation, d + 1)?;
-                    }
-                }
+                self.join(several, s.selection.as_ref(), d)?;
             }
         }
         for item in &s.projection {
@@ -386,6 +380,181 @@ impl Explainer<'_, '_> {
             {
                 let (_, subs) = self.show(e);
                 self.list_subqueries(subs, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A FROM clause of several relations: the join method, then each relation's read.
+    fn join(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        depth: usize,
+    ) -> Result<()> {
+        let mut items: Vec<(&ast::TableFactor, Option<&ast::JoinOperator>)> = Vec::new();
+        for twj in from {
+            items.push((&twj.relation, None));
+            items.extend(
+                twj.joins
+                    .iter()
+                    .map(|j| (&j.relation, Some(&j.join_operator))),
+            );
+        }
+        let inner = |op: Option<&ast::JoinOperator>| {
+            matches!(
+                op,
+                None | Some(
+                    ast::JoinOperator::Join(_)
+                        | ast::JoinOperator::Inner(_)
+                        | ast::JoinOperator::CrossJoin(_)
+                )
+            )
+        };
+        let inner_only = items.iter().all(|(_, op)| inner(*op));
+        // the conditions: WHERE's conjuncts, and the ON conjuncts of inner joins
+        let mut conds = Vec::new();
+        if let Some(w) = selection {
+            crate::join::conjuncts(w, &mut conds);
+        }
+        let on_of = |op: &ast::JoinOperator| -> Option<ast::Expr> {
+            use ast::JoinOperator::*;
+            match op {
+                Join(ast::JoinConstraint::On(e))
+                | Inner(ast::JoinConstraint::On(e))
+                | Left(ast::JoinConstraint::On(e))
+                | LeftOuter(ast::JoinConstraint::On(e))
+                | Right(ast::JoinConstraint::On(e))
+                | RightOuter(ast::JoinConstraint::On(e))
+                | FullOuter(ast::JoinConstraint::On(e)) => Some(e.clone()),
+                _ => None,
+            }
+        };
+        for (_, op) in &items {
+            if let Some(e) = op.and_then(on_of) {
+                crate::join::conjuncts(&e, &mut conds);
+            }
+        }
+        // the scope of each base table
+        let mut scopes: Vec<Option<(Arc<tdlite_storage::table::Table>, Scope, String)>> =
+            Vec::new();
+        for (tf, _) in &items {
+            scopes.push(match tf {
+                ast::TableFactor::Table { name, alias, .. } if !self.is_cte(name) => {
+                    let t = self.ex.must_get_table(name)?;
+                    (t.schema.view.is_none()).then(|| {
+                        let q = crate::join::qualifier_of(name, alias.as_ref());
+                        let label = match alias {
+                            Some(a) => format!("{name} AS {}", a.name),
+                            None => name.to_string(),
+                        };
+                        (t.clone(), table_scope(&t, &q), label)
+                    })
+                }
+                _ => None,
+            });
+        }
+        let owner = |e: &ast::Expr| -> Vec<usize> {
+            scopes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    s.as_ref()
+                        .filter(|(_, sc, _)| names_scope(e, sc))
+                        .map(|_| i)
+                })
+                .collect()
+        };
+        let keys: Vec<String> = conds
+            .iter()
+            .filter(|c| match c {
+                ast::Expr::BinaryOp {
+                    left,
+                    op: ast::BinaryOperator::Eq,
+                    right,
+                } => {
+                    let (l, r) = (owner(left), owner(right));
+                    l.len() == 1
+                        && r.len() == 1
+                        && l != r
+                        && matches!(
+                            **left,
+                            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+                        )
+                        && matches!(
+                            **right,
+                            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+                        )
+                }
+                _ => false,
+            })
+            .map(|c| c.to_string())
+            .collect();
+        let order = if inner_only {
+            "inner joins in a greedy order (a filtered relation first, then the smallest connected one)"
+        } else {
+            "outer joins in the written order"
+        };
+        let method = if keys.is_empty() {
+            "nested loop over all pairs".to_string()
+        } else {
+            format!(
+                "hash match on {} where a join step starts with it, else nested loop",
+                keys.join(", ")
+            )
+        };
+        self.line(depth, format!("Join: {order}; {method}"));
+        for (i, (tf, op)) in items.iter().enumerate() {
+            let how = match op {
+                None => String::new(),
+                Some(o) => match on_of(o) {
+                    Some(e) => format!(" (join ON {e})"),
+                    None => String::new(),
+                },
+            };
+            let read = match (&scopes[i], inner_only) {
+                (Some((t, scope, label)), true) => {
+                    let own: Vec<&ast::Expr> =
+                        conds.iter().filter(|c| owner(c) == vec![i]).collect();
+                    let mut preds = Preds::new();
+                    let mut texts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+                    for c in own {
+                        let (p, tx) = self.ex.written_preds(c, scope, &t.schema);
+                        for (col, pred) in p {
+                            preds.entry(col).or_insert(pred);
+                        }
+                        for (col, t) in tx {
+                            texts.entry(col).or_default().extend(t);
+                        }
+                    }
+                    match plan::choose(&t.schema, &preds) {
+                        Some(a) => {
+                            let cols = t.schema.indexes().nth(a.index).map_or(&[][..], |s| {
+                                &s.columns[..(a.eq_len + usize::from(a.range)).min(s.columns.len())]
+                            });
+                            let used: Vec<String> = cols
+                                .iter()
+                                .flat_map(|c| texts.get(c).cloned().unwrap_or_default())
+                                .collect();
+                            Some(format!(
+                                "Index range scan of {label} via {}: {}",
+                                index_label(&t.schema, a.index),
+                                used.join(" AND ")
+                            ))
+                        }
+                        None => Some(format!("Full scan of {label}")),
+                    }
+                }
+                _ => None,
+            };
+            match read {
+                Some(line) => self.line(depth + 1, format!("{line}{how}")),
+                None => {
+                    if !how.is_empty() {
+                        self.line(depth + 1, how.trim().trim_matches(['(', ')']));
+                    }
+                    self.relation(tf, depth + 1)?
+                }
             }
         }
         Ok(())

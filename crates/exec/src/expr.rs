@@ -380,7 +380,7 @@ pub fn coerce_pair(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)> {
 }
 
 /// Teradata character comparison: trailing blanks ignored; case-blind unless CASESPECIFIC.
-fn normalize_chars(a: &ArrayRef, case_specific: bool) -> ArrayRef {
+pub(crate) fn normalize_chars(a: &ArrayRef, case_specific: bool) -> ArrayRef {
     let s = a.as_string::<i32>();
     Arc::new(StringArray::from_iter(s.iter().map(|v| {
         v.map(|v| {

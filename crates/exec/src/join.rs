@@ -39,6 +39,9 @@ enum Kind {
 /// Row pairs examined per chunk when evaluating an ON condition.
 const CHUNK_PAIRS: usize = 1 << 16;
 
+/// Left rows per chunk when a hash on the join keys finds their partners.
+const HASHED_ROWS_PER_CHUNK: usize = 4096;
+
 impl Expr {
     /// The sub-expressions directly below this one.
     fn children(&self) -> Vec<&Expr> {
@@ -257,6 +260,32 @@ impl Exec<'_> {
             .map(|(_, r)| r.clone())
     }
 
+    /// The base table a FROM item names (not a view, a CTE, a sampled or a derived table),
+    /// with its qualifier.
+    pub(crate) fn base_table(
+        &mut self,
+        tf: &ast::TableFactor,
+    ) -> Result<Option<(Arc<tdlite_storage::table::Table>, String)>> {
+        let ast::TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            sample: None,
+            ..
+        } = tf
+        else {
+            return Ok(None);
+        };
+        if self.cte(name).is_some() {
+            return Ok(None);
+        }
+        let table = self.must_get_table(name)?;
+        if table.schema.view.is_some() {
+            return Ok(None);
+        }
+        Ok(Some((table, qualifier_of(name, alias.as_ref()))))
+    }
+
     /// Reads one relation of a FROM clause: a table or a derived table.
     pub(crate) fn relation(&mut self, tf: &ast::TableFactor) -> Result<(Scope, RecordBatch)> {
         match tf {
@@ -377,9 +406,23 @@ impl Exec<'_> {
                 steps.push((&j.relation, kind, c));
             }
         }
+        let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
+        // With inner joins only, a base table is read once its own conditions are known, so an
+        // index can fetch just the rows they select (`lazy`); other relations are read now.
         let mut rels = Vec::with_capacity(steps.len());
+        let mut lazy = Vec::with_capacity(steps.len());
         for (tf, ..) in &steps {
-            rels.push(self.relation(tf)?);
+            match self.base_table(tf)?.filter(|_| inner_only) {
+                Some((table, q)) => {
+                    let empty = RecordBatch::new_empty(table.schema.arrow.clone());
+                    rels.push((crate::query::table_scope(&table, &q), empty));
+                    lazy.push(Some(table));
+                }
+                None => {
+                    rels.push(self.relation(tf)?);
+                    lazy.push(None);
+                }
+            }
         }
         let mut starts = Vec::with_capacity(rels.len());
         let mut scope = Scope::default();
@@ -420,7 +463,6 @@ impl Exec<'_> {
                 conds.push((e, r, false));
             }
         }
-        let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
         let order: Vec<usize> = if inner_only {
             // an inner join's ON conjuncts are conditions like WHERE's, and the order is ours
             for on in ons.iter_mut() {
@@ -432,6 +474,25 @@ impl Exec<'_> {
                     let r = rels_of(&e);
                     conds.push((e, r, true));
                 }
+            }
+            // read the deferred tables through the conditions on them alone (the conditions
+            // still filter the rows below, in their usual place)
+            for (r, table) in lazy.iter().enumerate() {
+                let Some(table) = table else { continue };
+                let mut local = vec![0; scope.columns.len()];
+                for (c, slot) in local.iter_mut().enumerate().skip(starts[r]) {
+                    *slot = c - starts[r];
+                }
+                let mut preds = crate::plan::Preds::new();
+                for (e, rs, _) in &conds {
+                    if rs.as_slice() == [r] {
+                        let own = crate::plan::bound_preds(&e.remap(&local), &table.schema);
+                        for (c, p) in own {
+                            preds.entry(c).or_insert(p);
+                        }
+                    }
+                }
+                rels[r].1 = self.read_candidates(table, &preds)?.0;
             }
             join_order(&rels, &conds)
         } else {
@@ -478,7 +539,6 @@ impl Exec<'_> {
                 None => now.iter().try_fold(right, |b, e| filter_by(&b, e))?,
                 Some(left) => {
                     let kind = steps[r].1;
-                    let and = |a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b));
                     let on = ons[r].iter().map(|e| e.remap(&map));
                     if kind == Kind::Inner {
                         // WHERE conjuncts ready now filter the pairs as they are made, after
@@ -487,7 +547,13 @@ impl Exec<'_> {
                         join(&left, &right, kind, &conds)?
                     } else {
                         // an outer join first keeps its unmatched rows; WHERE comes after
-                        let on: Vec<Expr> = on.reduce(and).into_iter().collect();
+                        // its ON conjuncts run one after another on the pairs, as an AND
+                        // does, so leading key equalities can be hashed
+                        let mut on_parts = Vec::new();
+                        for e in on {
+                            split_and(e, &mut on_parts);
+                        }
+                        let on = on_parts;
                         let b = join(&left, &right, kind, &on)?;
                         now.iter().try_fold(b, |b, e| filter_by(&b, e))?
                     }
@@ -658,13 +724,31 @@ fn join(
     let mut ri: Vec<Option<u32>> = Vec::new();
     let mut left_hit = vec![false; n];
     let mut right_hit = vec![false; m];
-    let rows_per_chunk = (CHUNK_PAIRS / m.max(1)).max(1);
+    // leading column equalities: hash the right rows on them (see hash_join.rs)
+    let keys = crate::hash_join::equi_keys(conds, left.num_columns());
+    let hashed = match keys.is_empty() {
+        true => None,
+        false => crate::hash_join::HashMatch::build(left, right, &keys)?,
+    };
+    let rest = match hashed {
+        Some(_) => &conds[keys.len()..],
+        None => conds,
+    };
+    let rows_per_chunk = match hashed {
+        Some(_) => HASHED_ROWS_PER_CHUNK,
+        None => (CHUNK_PAIRS / m.max(1)).max(1),
+    };
     for start in (0..n).step_by(rows_per_chunk) {
         let end = (start + rows_per_chunk).min(n);
-        let (mut cl, mut cr): (Vec<u32>, Vec<u32>) = (start..end)
-            .flat_map(|i| (0..m).map(move |j| (i as u32, j as u32)))
-            .unzip();
-        for cond in conds {
+        let (mut cl, mut cr): (Vec<u32>, Vec<u32>) = match &hashed {
+            None => (start..end)
+                .flat_map(|i| (0..m).map(move |j| (i as u32, j as u32)))
+                .unzip(),
+            Some(h) => (start..end)
+                .flat_map(|i| h.partners(i).iter().map(move |&j| (i as u32, j)))
+                .unzip(),
+        };
+        for cond in rest {
             if cl.is_empty() {
                 break;
             }

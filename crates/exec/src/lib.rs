@@ -60,6 +60,7 @@ mod explain;
 pub mod expr;
 mod format;
 pub mod functions;
+mod hash_join;
 pub mod join;
 mod locking;
 mod merge;

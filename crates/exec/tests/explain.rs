@@ -88,6 +88,14 @@ fn joins_subqueries_and_other_statements() {
     ));
     insta::assert_snapshot!(explain(
         &mut s,
+        "SEL e.name, d.dname FROM emp e LEFT JOIN dept d ON e.dept = d.deptno AND d.dname = 'x'"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL e.name FROM emp e, dept d, (SEL 1 AS one) x WHERE e.empno IN (1, 2) AND e.name > d.dname"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
         "SEL name FROM emp e WHERE EXISTS (SEL 1 FROM dept d WHERE d.deptno = e.dept) \
          UNION SEL dname FROM dept"
     ));

@@ -10,7 +10,7 @@
 use tdlite::{Database, Session};
 
 mod common;
-use common::Rng;
+use common::{sorted_rows as rows, Rng};
 
 /// Picks one of `items`.
 trait Pick {
@@ -100,21 +100,6 @@ fn query(rng: &mut Rng, table: &str, conds: &[String]) -> (String, String) {
     };
     let sql = |t: &str| format!("SEL {list} FROM {t}{filter}");
     (sql(table), sql("tn"))
-}
-
-fn rows(s: &mut Session, sql: &str) -> Result<Vec<Vec<String>>, u32> {
-    match s.execute(sql) {
-        Ok(r) => {
-            let mut v = r[0]
-                .rows
-                .as_ref()
-                .map(|r| r.to_strings())
-                .unwrap_or_default();
-            v.sort();
-            Ok(v)
-        }
-        Err(e) => Err(e.code().number),
-    }
 }
 
 fn both(s: &mut Session, sql: &str) {

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use tdlite::Database;
+use tdlite::{Database, Session};
 
 /// Each row of the last result of `sql` (run in a new session) as one string, cells joined
 /// by `|`.
@@ -29,5 +29,21 @@ impl Rng {
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// The rows of `sql`'s first result, sorted (a multiset to compare), or its error number.
+pub fn sorted_rows(s: &mut Session, sql: &str) -> Result<Vec<Vec<String>>, u32> {
+    match s.execute(sql) {
+        Ok(r) => {
+            let mut v = r[0]
+                .rows
+                .as_ref()
+                .map(|r| r.to_strings())
+                .unwrap_or_default();
+            v.sort();
+            Ok(v)
+        }
+        Err(e) => Err(e.code().number),
     }
 }

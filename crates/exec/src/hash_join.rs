@@ -1,0 +1,142 @@
+//! Hash matching for equi-joins: when a join step's first conditions are equalities between a
+//! column of the left rows and a column of the right rows (`e.dept = d.deptno`), the right
+//! rows are hashed on those columns and each left row meets only the right rows with equal
+//! keys, instead of every right row.
+//!
+//! Keys follow `=` exactly: both sides are brought to their common type (`coerce_pair`),
+//! character keys are normalised as comparisons do (trailing blanks dropped, upper-cased unless
+//! either side is CASESPECIFIC), and a NULL key matches nothing.
+//!
+//! Invariant: for each left row, the matching right rows come in ascending order, so the pairs
+//! (and the join's output order) are those the nested loop produces; the conditions after the
+//! keys still run on every candidate pair.
+
+use crate::error::Result;
+use crate::expr::{coerce_pair, BinOp, Expr};
+use arrow::array::{Array, ArrayRef};
+use arrow::datatypes::DataType;
+use arrow::record_batch::RecordBatch;
+use std::collections::HashMap;
+use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
+
+/// One key column pair: (left column, right column, either side CASESPECIFIC).
+type KeyPair = (usize, usize, bool);
+
+/// The leading conditions of `conds` that are `left column = right column` (in either order),
+/// over a pair batch whose first `left_width` columns are the left rows'.
+pub(crate) fn equi_keys(conds: &[Expr], left_width: usize) -> Vec<KeyPair> {
+    let mut keys = Vec::new();
+    for c in conds {
+        let Expr::Binary(BinOp::Eq, a, b) = c else {
+            break;
+        };
+        let (
+            Expr::Column {
+                index: x,
+                case_specific: xc,
+            },
+            Expr::Column {
+                index: y,
+                case_specific: yc,
+            },
+        ) = (a.as_ref(), b.as_ref())
+        else {
+            break;
+        };
+        let pair = match (*x < left_width, *y < left_width) {
+            (true, false) => (*x, *y - left_width, *xc || *yc),
+            (false, true) => (*y, *x - left_width, *xc || *yc),
+            _ => break,
+        };
+        keys.push(pair);
+    }
+    keys
+}
+
+/// Whether two key types compare without converting text to numbers (which can fail, and
+/// must fail only for the pairs the nested loop would have compared).
+fn hashable(l: &DataType, r: &DataType) -> bool {
+    let class = |t: &DataType| match t {
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::Decimal128(..)
+        | DataType::Float64 => 1,
+        DataType::Utf8 => 2,
+        DataType::Date32 => 3,
+        DataType::Timestamp(..) => 4,
+        DataType::Time64(_) => 5,
+        DataType::Binary => 6,
+        _ => 0,
+    };
+    class(l) != 0 && class(l) == class(r)
+}
+
+/// The key of each row, or `None` where a key column is NULL.
+fn row_keys(cols: &[ArrayRef], n: usize) -> Vec<Option<RowKey>> {
+    (0..n)
+        .map(|i| {
+            let vals: Vec<Value> = cols
+                .iter()
+                .map(|a| normalize_for_key(&value_at(a.as_ref(), i), true))
+                .collect();
+            (!vals.iter().any(Value::is_null)).then_some(RowKey(vals))
+        })
+        .collect()
+}
+
+/// The right rows each left row may join, by key.
+pub(crate) struct HashMatch {
+    left_keys: Vec<Option<RowKey>>,
+    right: HashMap<RowKey, Vec<u32>>,
+}
+
+impl HashMatch {
+    /// Hashes `right` on `keys`; `None` when a key pair's types do not hash (the caller
+    /// falls back to the nested loop).
+    ///
+    /// # Errors
+    /// Casting errors of the key columns.
+    pub(crate) fn build(
+        left: &RecordBatch,
+        right: &RecordBatch,
+        keys: &[KeyPair],
+    ) -> Result<Option<HashMatch>> {
+        let mut lcols = Vec::with_capacity(keys.len());
+        let mut rcols = Vec::with_capacity(keys.len());
+        for &(l, r, cs) in keys {
+            let (la, ra) = (left.column(l).clone(), right.column(r).clone());
+            if !hashable(la.data_type(), ra.data_type()) {
+                return Ok(None);
+            }
+            let (la, ra) = coerce_pair(la, ra)?;
+            // after coercion both sides have one type: characters compare normalised
+            if la.data_type() == &DataType::Utf8 {
+                lcols.push(crate::expr::normalize_chars(&la, cs));
+                rcols.push(crate::expr::normalize_chars(&ra, cs));
+            } else {
+                lcols.push(la);
+                rcols.push(ra);
+            }
+        }
+        let mut map: HashMap<RowKey, Vec<u32>> = HashMap::new();
+        for (j, k) in row_keys(&rcols, right.num_rows()).into_iter().enumerate() {
+            if let Some(k) = k {
+                map.entry(k).or_default().push(j as u32);
+            }
+        }
+        Ok(Some(HashMatch {
+            left_keys: row_keys(&lcols, left.num_rows()),
+            right: map,
+        }))
+    }
+
+    /// The right rows left row `i` may join, ascending.
+    pub(crate) fn partners(&self, i: usize) -> &[u32] {
+        self.left_keys[i]
+            .as_ref()
+            .and_then(|k| self.right.get(k))
+            .map_or(&[], Vec::as_slice)
+    }
+}
