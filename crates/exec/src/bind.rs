@@ -432,6 +432,17 @@ impl Exec<'_> {
                 Func::Builtin(crate::functions::Builtin::Power),
                 vec![b(left, self)?, b(right, self)?],
             ),
+            ast::Expr::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            } => self.bind_quantified(left, compare_op, right, false, scope)?,
+            ast::Expr::AllOp {
+                left,
+                compare_op,
+                right,
+            } => self.bind_quantified(left, compare_op, right, true, scope)?,
             ast::Expr::BinaryOp { left, op, right } => {
                 let op = match op {
                     ast::BinaryOperator::Plus => BinOp::Add,
@@ -534,13 +545,19 @@ impl Exec<'_> {
                 negated,
                 expr,
                 pattern,
-                escape_char: None,
+                escape_char,
                 any: false,
-            } => Expr::Like(
-                Box::new(b(expr, self)?),
-                Box::new(b(pattern, self)?),
-                *negated,
-            ),
+            } => {
+                let mut args = vec![b(pattern, self)?];
+                if let Some(e) = escape_char {
+                    args.push(b(e, self)?);
+                }
+                Expr::Like(
+                    Box::new(b(expr, self)?),
+                    Box::new(Expr::Func(Func::LikePattern, args)),
+                    *negated,
+                )
+            }
             ast::Expr::Case {
                 operand,
                 conditions,
@@ -949,6 +966,61 @@ impl Exec<'_> {
         match rows.batches.iter().find(|b| b.num_rows() == 1) {
             Some(b) => Ok(b.column(0).clone()),
             None => Ok(new_null_array(rows.schema.field(0).data_type(), 1)),
+        }
+    }
+
+    /// `x op ANY|SOME (subquery)` (`all` false) or `x op ALL (subquery)`: the comparison with
+    /// each value of the subquery, OR-ed (ANY: false for no rows) or AND-ed (ALL: true for no
+    /// rows) with SQL's NULL rules; `= ANY` is IN and `<> ALL` is NOT IN. An uncorrelated
+    /// subquery runs once, a correlated one once per row.
+    fn bind_quantified(
+        &mut self,
+        left: &ast::Expr,
+        op: &ast::BinaryOperator,
+        right: &ast::Expr,
+        all: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let op = match op {
+            ast::BinaryOperator::Eq => BinOp::Eq,
+            ast::BinaryOperator::NotEq => BinOp::NotEq,
+            ast::BinaryOperator::Lt => BinOp::Lt,
+            ast::BinaryOperator::LtEq => BinOp::LtEq,
+            ast::BinaryOperator::Gt => BinOp::Gt,
+            ast::BinaryOperator::GtEq => BinOp::GtEq,
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "the quantified operator {other}"
+                )))
+            }
+        };
+        let ast::Expr::Subquery(q) = right else {
+            return Err(Error::Unsupported(format!(
+                "ANY/ALL over {right} (use a subquery)"
+            )));
+        };
+        let x = self.bind_expr(left, scope, None)?;
+        let build = move |items: Vec<Expr>| -> Expr {
+            let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
+            match (op, all) {
+                (BinOp::Eq, false) => Expr::InList(Box::new(x.clone()), items, false),
+                (BinOp::NotEq, true) => Expr::InList(Box::new(x.clone()), items, true),
+                _ if items.is_empty() => boolean(all),
+                _ => balanced(
+                    if all { BinOp::And } else { BinOp::Or },
+                    items
+                        .into_iter()
+                        .map(|v| Expr::Binary(op, Box::new(x.clone()), Box::new(v)))
+                        .collect(),
+                ),
+            }
+        };
+        match self.subquery_values(q) {
+            Ok(items) => Ok(build(items)),
+            Err(Error::ColumnNotFound(c)) => self
+                .correlated(|ex, row| build(ex.subquery_values(q)?).eval(row))?
+                .ok_or(Error::ColumnNotFound(c)),
+            Err(e) => Err(e),
         }
     }
 

@@ -276,7 +276,23 @@ impl Exec<'_> {
         selection: &Option<ast::Expr>,
     ) -> Result<(RecordBatch, Vec<u64>)> {
         let cond = match selection {
-            Some(w) => Some(self.bind_expr(w, scope, None)?),
+            Some(w) => match self.bind_expr(w, scope, None) {
+                Ok(c) => Some(c),
+                // a correlated subquery needs the rows: scan, and run it per row
+                Err(Error::ColumnNotFound(_)) => {
+                    let (batch, ids) = self.scan_table(table)?;
+                    let width = batch.num_columns();
+                    let (cond, wide) =
+                        self.with_correlation(scope, batch, |ex| ex.bind_expr(w, scope, None))?;
+                    let mask = mask_of(&wide, &cond)?;
+                    let kept = arrow::compute::filter(&ids, &mask)?;
+                    let batch = filter_record_batch(&wide, &mask)?
+                        .project(&(0..width).collect::<Vec<_>>())?;
+                    let ids = kept.as_primitive::<arrow::datatypes::UInt64Type>();
+                    return Ok((batch, ids.values().to_vec()));
+                }
+                Err(e) => return Err(e),
+            },
             None => None,
         };
         self.read_where(table, cond.as_ref())

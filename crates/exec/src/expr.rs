@@ -74,6 +74,9 @@ pub enum Func {
     ZeroIfNull,
     /// `NULLIFZERO(n)`
     NullIfZero,
+    /// A LIKE pattern, with its ESCAPE character if one is given, rewritten for Arrow's LIKE
+    /// (whose escape is `\`; Teradata has none by default, so a `\` is literal).
+    LikePattern,
     /// `TYPE(e)`: the type of `e` as text (character types show no length: tdlite does not
     /// track the length of a computed string).
     Type,
@@ -128,6 +131,7 @@ impl Expr {
         match self {
             Expr::Column { case_specific, .. } => *case_specific,
             Expr::Cast(e, _) => e.case_specific(),
+            Expr::Func(Func::LikePattern, args) => args.first().is_some_and(Expr::case_specific),
             Expr::Binary(BinOp::Concat, l, r) => l.case_specific() || r.case_specific(),
             _ => false,
         }
@@ -586,6 +590,46 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     Ok(out)
 }
 
+/// A Teradata LIKE pattern (with its ESCAPE character) as an Arrow LIKE pattern: escaped
+/// characters and every `\\` become `\\`-escaped literals.
+///
+/// # Errors
+/// 9919 if the escape is not one character, or ends the pattern.
+fn like_pattern(p: &str, escape: Option<&str>) -> Result<String> {
+    let escape = match escape {
+        None => None,
+        Some(e) => {
+            let mut it = e.chars();
+            match (it.next(), it.next()) {
+                (Some(c), None) => Some(c),
+                _ => {
+                    return Err(Error::BadArgument(
+                        "the ESCAPE of LIKE must be one character".into(),
+                    ))
+                }
+            }
+        }
+    };
+    let mut out = String::with_capacity(p.len() + 4);
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == escape {
+            let Some(next) = chars.next() else {
+                return Err(Error::BadArgument(
+                    "a LIKE pattern may not end with its ESCAPE character".into(),
+                ));
+            };
+            out.push('\\');
+            out.push(next);
+        } else if c == '\\' {
+            out.push_str("\\\\");
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
 fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
     let arg = |i: usize| -> Result<ArrayRef> {
         args.get(i)
@@ -637,6 +681,29 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             )?;
             let is_neg = cmp::lt(&a, &arrow::array::Scalar::new(zero))?;
             Ok(zip(&is_neg, &neg, &a)?)
+        }
+        Func::LikePattern => {
+            let pat = to_utf8(&arg(0)?)?;
+            let esc = args.get(1).map(to_utf8).transpose()?;
+            let pat = pat.as_string::<i32>();
+            let esc = esc.as_ref().map(|e| e.as_string::<i32>());
+            let mut out = Vec::with_capacity(pat.len());
+            for i in 0..pat.len() {
+                let p = pat.is_valid(i).then(|| pat.value(i));
+                let e = match esc {
+                    None => None,
+                    Some(e) if e.is_null(i % e.len().max(1)) => {
+                        out.push(None);
+                        continue;
+                    }
+                    Some(e) => Some(e.value(i % e.len().max(1))),
+                };
+                out.push(match p {
+                    None => None,
+                    Some(p) => Some(like_pattern(p, e)?),
+                });
+            }
+            Ok(Arc::new(StringArray::from(out)))
         }
         Func::Type => {
             let a = arg(0)?;
