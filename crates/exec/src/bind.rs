@@ -179,6 +179,19 @@ pub fn has_aggregate(e: &ast::Expr) -> bool {
     .is_break()
 }
 
+/// The comparison operator `op` names, if it is one.
+fn comparison(op: &ast::BinaryOperator) -> Option<BinOp> {
+    Some(match op {
+        ast::BinaryOperator::Eq => BinOp::Eq,
+        ast::BinaryOperator::NotEq => BinOp::NotEq,
+        ast::BinaryOperator::Lt => BinOp::Lt,
+        ast::BinaryOperator::LtEq => BinOp::LtEq,
+        ast::BinaryOperator::Gt => BinOp::Gt,
+        ast::BinaryOperator::GtEq => BinOp::GtEq,
+        _ => return None,
+    })
+}
+
 /// `op` over `items` (at least one) as a balanced tree: depth log2(n), not n.
 fn balanced(op: BinOp, mut items: Vec<Expr>) -> Expr {
     while items.len() > 1 {
@@ -444,22 +457,19 @@ impl Exec<'_> {
                 right,
             } => self.bind_quantified(left, compare_op, right, true, scope)?,
             ast::Expr::BinaryOp { left, op, right } => {
-                let op = match op {
-                    ast::BinaryOperator::Plus => BinOp::Add,
-                    ast::BinaryOperator::Minus => BinOp::Sub,
-                    ast::BinaryOperator::Multiply => BinOp::Mul,
-                    ast::BinaryOperator::Divide => BinOp::Div,
-                    ast::BinaryOperator::Modulo => BinOp::Mod,
-                    ast::BinaryOperator::Eq => BinOp::Eq,
-                    ast::BinaryOperator::NotEq => BinOp::NotEq,
-                    ast::BinaryOperator::Lt => BinOp::Lt,
-                    ast::BinaryOperator::LtEq => BinOp::LtEq,
-                    ast::BinaryOperator::Gt => BinOp::Gt,
-                    ast::BinaryOperator::GtEq => BinOp::GtEq,
-                    ast::BinaryOperator::And => BinOp::And,
-                    ast::BinaryOperator::Or => BinOp::Or,
-                    ast::BinaryOperator::StringConcat => BinOp::Concat,
-                    other => return Err(Error::Unsupported(format!("the operator {other}"))),
+                let op = match comparison(op) {
+                    Some(c) => c,
+                    None => match op {
+                        ast::BinaryOperator::Plus => BinOp::Add,
+                        ast::BinaryOperator::Minus => BinOp::Sub,
+                        ast::BinaryOperator::Multiply => BinOp::Mul,
+                        ast::BinaryOperator::Divide => BinOp::Div,
+                        ast::BinaryOperator::Modulo => BinOp::Mod,
+                        ast::BinaryOperator::And => BinOp::And,
+                        ast::BinaryOperator::Or => BinOp::Or,
+                        ast::BinaryOperator::StringConcat => BinOp::Concat,
+                        other => return Err(Error::Unsupported(format!("the operator {other}"))),
+                    },
                 };
                 Expr::Binary(op, Box::new(b(left, self)?), Box::new(b(right, self)?))
             }
@@ -981,18 +991,8 @@ impl Exec<'_> {
         all: bool,
         scope: &Scope,
     ) -> Result<Expr> {
-        let op = match op {
-            ast::BinaryOperator::Eq => BinOp::Eq,
-            ast::BinaryOperator::NotEq => BinOp::NotEq,
-            ast::BinaryOperator::Lt => BinOp::Lt,
-            ast::BinaryOperator::LtEq => BinOp::LtEq,
-            ast::BinaryOperator::Gt => BinOp::Gt,
-            ast::BinaryOperator::GtEq => BinOp::GtEq,
-            other => {
-                return Err(Error::Unsupported(format!(
-                    "the quantified operator {other}"
-                )))
-            }
+        let Some(op) = comparison(op) else {
+            return Err(Error::Unsupported(format!("the quantified operator {op}")));
         };
         let ast::Expr::Subquery(q) = right else {
             return Err(Error::Unsupported(format!(
