@@ -394,7 +394,7 @@ impl Exec<'_> {
             rows = filter_by(&rows, q)?;
         }
         if let Some(sample) = sample {
-            rows = crate::sample::apply(&rows, sample)?;
+            rows = crate::sample::apply(&rows, &sample)?;
         }
         if !keys.is_empty() {
             rows = sort_batch(&rows, &keys)?;

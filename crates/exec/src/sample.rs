@@ -4,9 +4,10 @@
 //! before ORDER BY). sqlparser reads `SAMPLE` as a table sample when it follows the FROM table
 //! directly, so tdlite accepts it there, for a FROM of one table, and applies it to the result
 //! as Teradata does. `SAMPLE n` with an integer n keeps n rows (all if fewer); a fraction
-//! between 0 and 1 keeps that share of the rows, rounded to the nearest row. Several samples
-//! in one clause (`SAMPLE 0.5, 0.25`, which Teradata numbers with SAMPLEID), `WITH
-//! REPLACEMENT` and `RANDOMIZED ALLOCATION` are 9910.
+//! between 0 and 1 keeps that share of the rows, rounded to the nearest row. Several sizes in
+//! one clause (`SAMPLE 0.5, 0.25`, all counts or all fractions adding up to at most 1) draw
+//! disjoint samples and return their union; Teradata's SAMPLEID column that numbers them is
+//! not provided (3810). `WITH REPLACEMENT` and `RANDOMIZED ALLOCATION` are 9910.
 //!
 //! Invariant: the rows kept are distinct rows of the input, in their input order.
 
@@ -15,13 +16,39 @@ use crate::expr::take_batch;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 
-/// How many rows a sample keeps.
+/// How many rows one sample keeps.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Sample {
+pub(crate) enum Part {
     /// `SAMPLE n`
     Rows(usize),
     /// `SAMPLE f`, 0 < f ≤ 1
     Fraction(f64),
+}
+
+/// The samples of one SAMPLE clause (`SAMPLE a, b, …` asks for several disjoint samples).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Sample(Vec<Part>);
+
+/// One sample size: an integer count or a fraction in (0, 1].
+fn part(e: &ast::Expr) -> Result<Part> {
+    let unsupported = || Error::Unsupported(format!("the sample size {e}"));
+    let ast::Expr::Value(v) = e else {
+        return Err(unsupported());
+    };
+    let ast::Value::Number(n, _) = &v.value else {
+        return Err(unsupported());
+    };
+    if n.contains('.') {
+        let f: f64 = n.parse().map_err(|_| Error::BadNumber)?;
+        if !(f > 0.0 && f <= 1.0) {
+            return Err(Error::TypeMismatch(format!(
+                "a SAMPLE fraction must be above 0 and at most 1, not {n}"
+            )));
+        }
+        Ok(Part::Fraction(f))
+    } else {
+        Ok(Part::Rows(n.parse().map_err(|_| Error::Overflow)?))
+    }
 }
 
 /// The sample a FROM table carries, if any.
@@ -45,32 +72,47 @@ pub(crate) fn of_table(tf: &ast::TableFactor) -> Result<Option<Sample>> {
     if q.unit.is_some() {
         return Err(unsupported());
     }
-    let ast::Expr::Value(v) = &q.value else {
-        return Err(unsupported());
+    // several sizes arrive as one tuple (the parser's rewrite of `SAMPLE a, b, …`)
+    let parts = match &q.value {
+        ast::Expr::Tuple(list) => list.iter().map(part).collect::<Result<Vec<_>>>()?,
+        one => vec![part(one)?],
     };
-    let ast::Value::Number(n, _) = &v.value else {
-        return Err(unsupported());
-    };
-    if n.contains('.') {
-        let f: f64 = n.parse().map_err(|_| Error::BadNumber)?;
-        if !(f > 0.0 && f <= 1.0) {
-            return Err(Error::TypeMismatch(format!(
-                "a SAMPLE fraction must be above 0 and at most 1, not {n}"
-            )));
-        }
-        Ok(Some(Sample::Fraction(f)))
-    } else {
-        Ok(Some(Sample::Rows(n.parse().map_err(|_| Error::Overflow)?)))
+    let fractions = parts
+        .iter()
+        .filter(|p| matches!(p, Part::Fraction(_)))
+        .count();
+    if fractions != 0 && fractions != parts.len() {
+        return Err(Error::TypeMismatch(
+            "a SAMPLE clause gives either row counts or fractions, not both".into(),
+        ));
     }
+    let total: f64 = parts
+        .iter()
+        .map(|p| match p {
+            Part::Fraction(f) => *f,
+            Part::Rows(_) => 0.0,
+        })
+        .sum();
+    if total > 1.0 + 1e-9 {
+        return Err(Error::TypeMismatch(format!(
+            "the SAMPLE fractions add up to {total}, more than 1"
+        )));
+    }
+    Ok(Some(Sample(parts)))
 }
 
-/// Keeps a random subset of `batch`'s rows, in their order.
-pub(crate) fn apply(batch: &RecordBatch, sample: Sample) -> Result<RecordBatch> {
+/// Keeps a random subset of `batch`'s rows, in their order: the union of the clause's
+/// samples, which are disjoint (a row is in at most one).
+pub(crate) fn apply(batch: &RecordBatch, sample: &Sample) -> Result<RecordBatch> {
     let n = batch.num_rows();
-    let k = match sample {
-        Sample::Rows(k) => k.min(n),
-        Sample::Fraction(f) => ((n as f64) * f).round() as usize,
-    };
+    let mut k = 0usize;
+    for p in &sample.0 {
+        let want = match *p {
+            Part::Rows(r) => r,
+            Part::Fraction(f) => ((n as f64) * f).round() as usize,
+        };
+        k = (k + want).min(n);
+    }
     let mut idx: Vec<u32> = (0..n as u32).collect();
     let mut rng = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

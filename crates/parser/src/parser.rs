@@ -540,6 +540,69 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         };
         if let Some(t) = replacement {
             toks[i].token = t;
+        } else if unquoted_upper(&toks[i].token).as_deref() == Some("AS")
+            && toks
+                .get(i + 1)
+                .and_then(|t| unquoted_upper(&t.token))
+                .as_deref()
+                == Some("FORMAT")
+            && matches!(
+                toks.get(i + 2).map(|t| &t.token),
+                Some(Token::SingleQuotedString(_))
+            )
+            && toks.get(i + 3).map(|t| &t.token) == Some(&Token::RParen)
+        {
+            // `CAST(x AS FORMAT 'f')`: the FORMAT phrase without a type, as `x (FORMAT 'f')`
+            let span = toks[i + 1].span;
+            let at = |token| TokenWithSpan { token, span };
+            toks.splice(
+                i + 1..i + 1,
+                [
+                    at(Token::make_keyword("VARCHAR")),
+                    at(Token::LParen),
+                    at(Token::Number("64000".into(), false)),
+                    at(Token::RParen),
+                ],
+            );
+        } else if unquoted_upper(&toks[i].token).as_deref() == Some("SAMPLE")
+            && matches!(toks.get(i + 1).map(|t| &t.token), Some(Token::Number(..)))
+            && toks.get(i + 2).map(|t| &t.token) == Some(&Token::Comma)
+            && matches!(toks.get(i + 3).map(|t| &t.token), Some(Token::Number(..)))
+        {
+            // `SAMPLE a, b, …` (several samples): `SAMPLE ((a, b, …))`, one tuple quantity
+            let mut end = i + 1;
+            while toks.get(end + 1).map(|t| &t.token) == Some(&Token::Comma)
+                && matches!(toks.get(end + 2).map(|t| &t.token), Some(Token::Number(..)))
+            {
+                end += 2;
+            }
+            let (open, close) = (toks[i + 1].span, toks[end].span);
+            toks.splice(
+                end + 1..end + 1,
+                [
+                    TokenWithSpan {
+                        token: Token::RParen,
+                        span: close,
+                    },
+                    TokenWithSpan {
+                        token: Token::RParen,
+                        span: close,
+                    },
+                ],
+            );
+            toks.splice(
+                i + 1..i + 1,
+                [
+                    TokenWithSpan {
+                        token: Token::LParen,
+                        span: open,
+                    },
+                    TokenWithSpan {
+                        token: Token::LParen,
+                        span: open,
+                    },
+                ],
+            );
         } else if toks[i].token == Token::LParen
             && i > 0
             && toks
