@@ -450,12 +450,18 @@ impl Exec<'_> {
                 compare_op,
                 right,
                 ..
-            } => self.bind_quantified(left, compare_op, right, false, scope)?,
+            } => {
+                let x = b(left, self)?;
+                self.bind_quantified(x, compare_op, right, false)?
+            }
             ast::Expr::AllOp {
                 left,
                 compare_op,
                 right,
-            } => self.bind_quantified(left, compare_op, right, true, scope)?,
+            } => {
+                let x = b(left, self)?;
+                self.bind_quantified(x, compare_op, right, true)?
+            }
             ast::Expr::BinaryOp { left, op, right } => {
                 let op = match comparison(op) {
                     Some(c) => c,
@@ -985,11 +991,10 @@ impl Exec<'_> {
     /// subquery runs once, a correlated one once per row.
     fn bind_quantified(
         &mut self,
-        left: &ast::Expr,
+        x: Expr,
         op: &ast::BinaryOperator,
         right: &ast::Expr,
         all: bool,
-        scope: &Scope,
     ) -> Result<Expr> {
         let Some(op) = comparison(op) else {
             return Err(Error::Unsupported(format!("the quantified operator {op}")));
@@ -999,7 +1004,6 @@ impl Exec<'_> {
                 "ANY/ALL over {right} (use a subquery)"
             )));
         };
-        let x = self.bind_expr(left, scope, None)?;
         let build = move |items: Vec<Expr>| -> Expr {
             let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
             match (op, all) {

@@ -128,6 +128,31 @@ fn div_half_even(num: i128, den: i128) -> i128 {
     }
 }
 
+/// `a·10^e / b` rounded half to even; by long division when `a·10^e` itself would not fit.
+fn scaled_div(a: i128, e: i32, b: i128) -> Result<i128> {
+    if let Some(num) = pow10(e).ok().and_then(|p| a.checked_mul(p)) {
+        return Ok(div_half_even(num, b));
+    }
+    let negative = (a < 0) != (b < 0);
+    let (ua, ub) = (a.unsigned_abs(), b.unsigned_abs());
+    let (mut q, mut r) = (ua / ub, ua % ub);
+    for _ in 0..e {
+        r = r.checked_mul(10).ok_or(Error::Overflow)?;
+        q = q
+            .checked_mul(10)
+            .and_then(|q| q.checked_add(r / ub))
+            .ok_or(Error::Overflow)?;
+        r %= ub;
+    }
+    // r < ub ≤ 2^127, so 2r fits
+    let twice = r * 2;
+    if twice > ub || (twice == ub && q % 2 == 1) {
+        q = q.checked_add(1).ok_or(Error::Overflow)?;
+    }
+    let q = i128::try_from(q).map_err(|_| Error::Overflow)?;
+    Ok(if negative { -q } else { q })
+}
+
 /// `l op r` for DECIMAL operands (an integer operand is DECIMAL(k,0)), with Teradata's result
 /// type.
 ///
@@ -183,7 +208,7 @@ pub fn arithmetic(op: BinOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
                 // a/10^ls ÷ b/10^rs at scale s: a·10^(s − ls + rs) / b
                 let e = s - ls + rs;
                 if e >= 0 {
-                    div_half_even(a.checked_mul(pow10(e)?).ok_or(Error::Overflow)?, b)
+                    scaled_div(a, e, b)?
                 } else {
                     div_half_even(a, b.checked_mul(pow10(-e)?).ok_or(Error::Overflow)?)
                 }
@@ -256,6 +281,19 @@ mod tests {
         // MOD keeps the larger scale: 7.5 MOD 2 = 1.5
         let two: ArrayRef = Arc::new(arrow::array::Int32Array::from(vec![2]));
         assert_eq!(run(BinOp::Mod, dec(75, 2, 1), two), (15, 15, 1));
+    }
+
+    #[test]
+    fn quotients_with_a_large_scale_do_not_overflow_on_the_way() {
+        // 5 / 0.5 at scale 20: 5·10^40 does not fit i128, the quotient 10 does
+        let five: ArrayRef = Arc::new(arrow::array::Int32Array::from(vec![5]));
+        let half = dec(5 * 10i128.pow(19), 20, 20);
+        let (v, p, s) = run(BinOp::Div, five, half);
+        assert_eq!((v, p, s), (10 * 10i128.pow(20), 38, 20));
+        // 1 / 3 at scale 20 by long division: 0.33333333333333333333
+        let one = dec(10i128.pow(20), 38, 20);
+        let three = dec(3 * 10i128.pow(20), 38, 20);
+        assert_eq!(run(BinOp::Div, one, three).0, 33_333_333_333_333_333_333);
     }
 
     #[test]

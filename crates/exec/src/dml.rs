@@ -54,7 +54,8 @@ impl Exec<'_> {
     /// Converts a source column to a table column's type, applying UPPERCASE, CHAR padding
     /// and TIMESTAMP/TIME precision.
     pub fn conform(&self, col: &Column, a: &ArrayRef) -> Result<ArrayRef> {
-        let mut out = cast_to_sql(a, col.ty)?;
+        // one zero is stored, as comparisons see one (see `positive_zero`)
+        let mut out = crate::expr::positive_zero(&cast_to_sql(a, col.ty)?);
         if col.ty.is_character() && (col.uppercase || matches!(col.ty, SqlType::Char(_))) {
             let s = out.as_string::<i32>();
             out = Arc::new(StringArray::from_iter(s.iter().map(|v| {

@@ -383,6 +383,16 @@ pub fn coerce_pair(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)> {
     ))
 }
 
+/// A FLOAT array with every -0.0 made 0.0 (other arrays as they are).
+pub(crate) fn positive_zero(a: &ArrayRef) -> ArrayRef {
+    match a.as_primitive_opt::<arrow::datatypes::Float64Type>() {
+        Some(f) if f.values().iter().any(|v| *v == 0.0 && v.is_sign_negative()) => Arc::new(
+            f.unary::<_, arrow::datatypes::Float64Type>(|v| if v == 0.0 { 0.0 } else { v }),
+        ),
+        _ => a.clone(),
+    }
+}
+
 /// Teradata character comparison: trailing blanks ignored; case-blind unless CASESPECIFIC.
 pub(crate) fn normalize_chars(a: &ArrayRef, case_specific: bool) -> ArrayRef {
     let s = a.as_string::<i32>();
@@ -424,6 +434,10 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
                 l = normalize_chars(&l, case_specific);
                 r = normalize_chars(&r, case_specific);
             }
+            // Arrow orders floats totally (-0.0 < 0.0); SQL, the indexes and the unique keys
+            // see one zero
+            l = positive_zero(&l);
+            r = positive_zero(&r);
             let out = match op {
                 Eq => cmp::eq(&l, &r)?,
                 NotEq => cmp::neq(&l, &r)?,

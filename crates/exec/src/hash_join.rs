@@ -79,7 +79,17 @@ fn row_keys(cols: &[ArrayRef], n: usize) -> Vec<Option<RowKey>> {
         .map(|i| {
             let vals: Vec<Value> = cols
                 .iter()
-                .map(|a| normalize_for_key(&value_at(a.as_ref(), i), true))
+                .map(
+                    |a| match normalize_for_key(&value_at(a.as_ref(), i), true) {
+                        // floats match by bits, as `=`'s total order compares them (one zero, NaN
+                        // equal to NaN)
+                        Value::Float(f) if f.is_nan() => {
+                            Value::Bytes(f64::NAN.to_bits().to_be_bytes().to_vec())
+                        }
+                        Value::Float(f) => Value::Bytes(f.to_bits().to_be_bytes().to_vec()),
+                        v => v,
+                    },
+                )
                 .collect();
             (!vals.iter().any(Value::is_null)).then_some(RowKey(vals))
         })

@@ -39,9 +39,6 @@ enum Kind {
 /// Row pairs examined per chunk when evaluating an ON condition.
 const CHUNK_PAIRS: usize = 1 << 16;
 
-/// Left rows per chunk when a hash on the join keys finds their partners.
-const HASHED_ROWS_PER_CHUNK: usize = 4096;
-
 impl Expr {
     /// The sub-expressions directly below this one.
     fn children(&self) -> Vec<&Expr> {
@@ -483,15 +480,15 @@ impl Exec<'_> {
                 for (c, slot) in local.iter_mut().enumerate().skip(starts[r]) {
                     *slot = c - starts[r];
                 }
-                let mut preds = crate::plan::Preds::new();
-                for (e, rs, _) in &conds {
-                    if rs.as_slice() == [r] {
-                        let own = crate::plan::bound_preds(&e.remap(&local), &table.schema);
-                        for (c, p) in own {
-                            preds.entry(c).or_insert(p);
-                        }
-                    }
-                }
+                // its own conditions as one AND, so bounds on a column combine
+                let own = conds
+                    .iter()
+                    .filter(|(_, rs, _)| rs.as_slice() == [r])
+                    .map(|(e, ..)| e.remap(&local))
+                    .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
+                let preds = own
+                    .map(|e| crate::plan::bound_preds(&e, &table.schema))
+                    .unwrap_or_default();
                 rels[r].1 = self.read_candidates(table, &preds)?.0;
             }
             join_order(&rels, &conds)
@@ -726,7 +723,8 @@ fn join(
     let mut right_hit = vec![false; m];
     // leading column equalities: hash the right rows on them (see hash_join.rs)
     let keys = crate::hash_join::equi_keys(conds, left.num_columns());
-    let hashed = match keys.is_empty() {
+    // (an empty side has no pairs: nothing to hash, and no key to convert)
+    let hashed = match keys.is_empty() || n == 0 || m == 0 {
         true => None,
         false => crate::hash_join::HashMatch::build(left, right, &keys)?,
     };
@@ -734,20 +732,18 @@ fn join(
         Some(_) => &conds[keys.len()..],
         None => conds,
     };
-    let rows_per_chunk = match hashed {
-        Some(_) => HASHED_ROWS_PER_CHUNK,
-        None => (CHUNK_PAIRS / m.max(1)).max(1),
+    // candidate pairs, in the nested loop's order, at most CHUNK_PAIRS at a time
+    let mut pairs: Box<dyn Iterator<Item = (u32, u32)>> = match &hashed {
+        None => Box::new((0..n as u32).flat_map(|i| (0..m as u32).map(move |j| (i, j)))),
+        Some(h) => {
+            Box::new((0..n).flat_map(move |i| h.partners(i).iter().map(move |&j| (i as u32, j))))
+        }
     };
-    for start in (0..n).step_by(rows_per_chunk) {
-        let end = (start + rows_per_chunk).min(n);
-        let (mut cl, mut cr): (Vec<u32>, Vec<u32>) = match &hashed {
-            None => (start..end)
-                .flat_map(|i| (0..m).map(move |j| (i as u32, j as u32)))
-                .unzip(),
-            Some(h) => (start..end)
-                .flat_map(|i| h.partners(i).iter().map(move |&j| (i as u32, j)))
-                .unzip(),
-        };
+    loop {
+        let (mut cl, mut cr): (Vec<u32>, Vec<u32>) = pairs.by_ref().take(CHUNK_PAIRS).unzip();
+        if cl.is_empty() {
+            break;
+        }
         for cond in rest {
             if cl.is_empty() {
                 break;

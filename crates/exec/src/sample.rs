@@ -111,7 +111,7 @@ pub(crate) fn apply(batch: &RecordBatch, sample: &Sample) -> Result<RecordBatch>
             Part::Rows(r) => r,
             Part::Fraction(f) => ((n as f64) * f).round() as usize,
         };
-        k = (k + want).min(n);
+        k = k.saturating_add(want).min(n);
     }
     let mut idx: Vec<u32> = (0..n as u32).collect();
     let mut rng = std::time::SystemTime::now()
