@@ -747,6 +747,7 @@ impl Exec<'_> {
             ast::Value::Number(s, _) => number_literal(s)?,
             ast::Value::SingleQuotedString(s) => Arc::new(StringArray::from(vec![s.as_str()])),
             ast::Value::Null => new_null_array(&DataType::Null, 1),
+            ast::Value::Placeholder(p) => crate::prepared::parameter(p, self.params)?,
             other => return Err(Error::Unsupported(format!("the literal {other}"))),
         })
     }

@@ -116,6 +116,15 @@ pub enum Error {
     /// these vary by function and are not researched yet).
     #[error("Invalid argument for function {0}.")]
     BadArgument(String),
+    /// A prepared request run with another number of parameter values than it has `?`
+    /// markers, or a `?` in a request run without values (3939).
+    #[error("There is a mismatch between the number of parameters specified and the number of parameters required ({expected} required, {given} given).")]
+    ParameterCount {
+        /// Markers in the request (or the marker number that has no value).
+        expected: usize,
+        /// Values given.
+        given: usize,
+    },
     /// A statement tdlite parses but does not run yet (tdlite 9910).
     #[error("{0} is not supported by tdlite yet.")]
     Unsupported(String),
@@ -269,6 +278,7 @@ impl Error {
             Error::NotATable(_) => code(3853),
             Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),
+            Error::ParameterCount { .. } => code(3939),
             Error::CheckViolation(_) => code(5317),
             Error::Internal(_) => code(9999),
             Error::SpoolSpace(_) => code(2646),

@@ -32,6 +32,8 @@ pub struct Exec<'a> {
     pub(crate) view_depth: usize,
     /// Common table expressions in scope (`WITH`), innermost last.
     pub(crate) ctes: Vec<(String, crate::result::Rows)>,
+    /// The values of the request's `?` parameters (see prepared.rs), in order.
+    pub(crate) params: &'a [tdlite_storage::types::Value],
     /// The statement's snapshot, taken at its first scan.
     pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,
 }

@@ -65,6 +65,7 @@ pub mod join;
 mod locking;
 mod merge;
 mod plan;
+pub mod prepared;
 pub mod query;
 pub mod result;
 mod sample;
@@ -76,8 +77,10 @@ mod window;
 
 pub use database::Database;
 pub use error::{Error, ErrorCode, PositionedError};
+pub use prepared::Prepared;
 pub use result::{Rows, StatementKind, StatementResult};
 pub use session::{Session, SessionMode};
 pub use tdlite_storage::sim::SimVfs;
+pub use tdlite_storage::types::Value;
 pub use tdlite_storage::{sim, vfs, Options, SyncMode};
 pub use wait::CancelHandle;

@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 use tdlite_parser::{parse_request, Consume, Spanned, Statement};
 use tdlite_storage::table::Table;
 use tdlite_storage::transaction::Savepoint;
+use tdlite_storage::types::Value;
 use tdlite_storage::{StorageError, Transaction};
 
 /// How many times a consumer that finds its queue empty yields the CPU (re-checking the queue
@@ -65,6 +66,8 @@ pub struct Session {
     cancel: CancelHandle,
     user: String,
     database: Option<String>,
+    /// The parameter values of the request being run (empty outside `execute_prepared`).
+    params: Vec<Value>,
 }
 
 impl Session {
@@ -80,6 +83,7 @@ impl Session {
             cancel: CancelHandle::default(),
             user: "TDLITE".to_string(),
             database: None,
+            params: Vec::new(),
         }
     }
 
@@ -139,12 +143,76 @@ impl Session {
         &mut self,
         sql: &str,
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
-        let stmts = match parse_request(sql) {
-            Ok(s) => s,
+        let stmts = match self.parse(sql)? {
+            Some(s) => s,
             // a null request is legal and changes nothing (not even an open transaction)
-            Err(e) if e.kind == tdlite_parser::ParseErrorKind::EmptyRequest => {
-                return Ok(Vec::new())
-            }
+            None => return Ok(Vec::new()),
+        };
+        self.params.clear();
+        self.run_request(&stmts)
+    }
+
+    /// Parses and checks a request for [`Session::execute_prepared`]: it can then run many
+    /// times, with `?` parameters, without being parsed again. Any session of the database
+    /// may run it.
+    ///
+    /// # Errors
+    /// The request's parse errors (3706 …), as [`Session::execute`] reports them; an empty
+    /// request is 3706 here, since there is nothing to run.
+    pub fn prepare(
+        &mut self,
+        sql: &str,
+    ) -> std::result::Result<crate::prepared::Prepared, PositionedError> {
+        let Some(statements) = self.parse(sql)? else {
+            return Err(PositionedError {
+                error: Error::Parse(tdlite_parser::ParseError::syntax(
+                    "expected a statement",
+                    tdlite_parser::Location::new(1, 1),
+                )),
+                location: Some(tdlite_parser::Location::new(1, 1)),
+                statement: 1,
+            });
+        };
+        let parameters = tdlite_parser::parameter_count(sql);
+        Ok(crate::prepared::Prepared {
+            statements,
+            parameters,
+        })
+    }
+
+    /// Runs a prepared request with one value per `?`, in order, as [`Session::execute`] runs
+    /// a request.
+    ///
+    /// # Errors
+    /// 3939 if `params` does not have one value per `?`; otherwise as [`Session::execute`].
+    pub fn execute_prepared(
+        &mut self,
+        prepared: &crate::prepared::Prepared,
+        params: &[Value],
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        if params.len() != prepared.parameters {
+            return Err(PositionedError {
+                error: Error::ParameterCount {
+                    expected: prepared.parameters,
+                    given: params.len(),
+                },
+                location: prepared.statements.first().map(|s| s.location),
+                statement: 1,
+            });
+        }
+        self.params.clear();
+        self.params.extend_from_slice(params);
+        let out = self.run_request(&prepared.statements);
+        self.params.clear();
+        out
+    }
+
+    /// Parses a request; `None` for a null request. A parse error ends the request as
+    /// `execute` reports it.
+    fn parse(&mut self, sql: &str) -> std::result::Result<Option<Vec<Spanned>>, PositionedError> {
+        match parse_request(sql) {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.kind == tdlite_parser::ParseErrorKind::EmptyRequest => Ok(None),
             Err(e) => {
                 let location = Some(e.location);
                 self.fail_request(None, false);
@@ -155,14 +223,21 @@ impl Session {
                     }
                     _ => e.into(),
                 };
-                return Err(PositionedError {
+                Err(PositionedError {
                     error,
                     location,
                     statement: 1,
-                });
+                })
             }
-        };
-        if let Err((error, i)) = check_request(&stmts) {
+        }
+    }
+
+    /// Runs parsed statements as one request (see [`Session::execute`]).
+    fn run_request(
+        &mut self,
+        stmts: &[Spanned],
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        if let Err((error, i)) = check_request(stmts) {
             self.fail_request(None, false);
             return Err(PositionedError {
                 error,
@@ -303,6 +378,7 @@ impl Session {
             now_us: now,
             user: &self.user,
             database: self.database.as_deref(),
+            params: &self.params,
             outer: Vec::new(),
             corr: None,
             snap: std::cell::OnceCell::new(),

@@ -22,7 +22,9 @@ pub mod split;
 pub mod statement;
 
 pub use error::{Location, ParseError, ParseErrorKind};
-pub use parser::{object_name_string, parse_expression, parse_request, parse_statement_text};
+pub use parser::{
+    object_name_string, parameter_count, parse_expression, parse_request, parse_statement_text,
+};
 pub use split::{split_requests, RequestText};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
 pub use sqlparser::ast;

@@ -28,7 +28,13 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     let mut offsets = Offsets::new(sql);
     let mut statements = Vec::new();
     let mut current: Vec<TokenWithSpan> = Vec::new();
-    for tok in tokens {
+    let mut parameters = 0;
+    for mut tok in tokens {
+        // parameter markers are numbered in textual order across the request: ?1, ?2, …
+        if tok.token == Token::Placeholder("?".into()) {
+            parameters += 1;
+            tok.token = Token::Placeholder(format!("?{parameters}"));
+        }
         match tok.token {
             Token::Whitespace(_) | Token::EOF => {}
             Token::SemiColon => {
@@ -55,6 +61,17 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     }
     check_request_rules(&statements)?;
     Ok(statements)
+}
+
+/// How many `?` parameter markers a request has (0 if it does not tokenize).
+pub fn parameter_count(sql: &str) -> usize {
+    Tokenizer::new(&TeradataDialect, sql)
+        .tokenize()
+        .map_or(0, |toks| {
+            toks.iter()
+                .filter(|t| **t == Token::Placeholder("?".into()))
+                .count()
+        })
 }
 
 /// Rules that look at the request as a whole.

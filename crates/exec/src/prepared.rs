@@ -1,0 +1,72 @@
+//! Prepared requests: a request parsed once and run many times with `?` parameters.
+//!
+//! `Session::prepare` parses and checks the request (the parser numbers each `?` in textual
+//! order: `?1`, `?2`, … across the whole request). `Session::execute_prepared` runs it with
+//! one typed value per `?`, skipping the parser entirely; each value binds as a literal of its
+//! own type (`Value::Int` as BIGINT, `Value::Decimal(v, s)` as DECIMAL(38, s), `Value::Str`
+//! as VARCHAR, …), which the statement converts as it would a literal (a column it is stored
+//! into, a comparison's common type). A consume (`SELECT AND CONSUME`) goes straight to the
+//! queue path; it never passes through the query planner.
+//!
+//! Invariant: a prepared request is immutable and independent of the session that prepared
+//! it (it holds no table, only the parsed statements), so any session of the database may run
+//! it, and a table dropped and re-created in between is simply looked up again.
+
+use crate::error::{Error, Result};
+use arrow::array::{new_null_array, ArrayRef};
+use arrow::datatypes::DataType;
+use tdlite_parser::Spanned;
+use tdlite_storage::types::{values_to_array, SqlType, Value};
+
+/// A parsed request, ready to run with parameters.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub(crate) statements: Vec<Spanned>,
+    pub(crate) parameters: usize,
+}
+
+impl Prepared {
+    /// How many `?` parameters the request has.
+    pub fn parameter_count(&self) -> usize {
+        self.parameters
+    }
+
+    /// How many statements the request has.
+    pub fn statement_count(&self) -> usize {
+        self.statements.len()
+    }
+}
+
+/// The one-row array a parameter value binds as.
+pub(crate) fn parameter_array(v: &Value) -> ArrayRef {
+    let ty = match v {
+        Value::Null => return new_null_array(&DataType::Null, 1),
+        Value::Int(_) => SqlType::BigInt,
+        Value::Decimal(_, s) => SqlType::Decimal(38, *s),
+        Value::Float(_) => SqlType::Float,
+        Value::Str(s) => SqlType::VarChar(s.chars().count().max(1) as u32),
+        Value::Bytes(b) => SqlType::VarByte(b.len().max(1) as u32),
+        Value::Date(_) => SqlType::Date,
+        Value::Time(_) => SqlType::Time(6),
+        Value::Timestamp(_) => SqlType::Timestamp(6),
+    };
+    values_to_array(ty, std::iter::once(v))
+}
+
+/// The value of parameter `name` (`?n`, numbered from 1) among `params`.
+///
+/// # Errors
+/// 3939 when the request has no such parameter value.
+pub(crate) fn parameter(name: &str, params: &[Value]) -> Result<ArrayRef> {
+    let n: usize = name
+        .strip_prefix('?')
+        .and_then(|d| d.parse().ok())
+        .ok_or_else(|| Error::Unsupported(format!("the parameter marker {name}")))?;
+    match n.checked_sub(1).and_then(|i| params.get(i)) {
+        Some(v) => Ok(parameter_array(v)),
+        None => Err(Error::ParameterCount {
+            expected: n,
+            given: params.len(),
+        }),
+    }
+}

@@ -1,0 +1,113 @@
+//! Prepared requests with `?` parameters (`Session::prepare`, `Session::execute_prepared`).
+
+use tdlite::{Database, Value};
+
+fn strings(r: &[tdlite::StatementResult]) -> Vec<Vec<String>> {
+    r.last()
+        .and_then(|r| r.rows.as_ref())
+        .map(|r| r.to_strings())
+        .unwrap_or_default()
+}
+
+#[test]
+fn parameters_bind_in_textual_order_with_their_types() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE t (k INTEGER NOT NULL, name VARCHAR(10), amount DECIMAL(8,2), d DATE) \
+         UNIQUE PRIMARY INDEX (k)",
+    )
+    .unwrap();
+    let ins = s.prepare("INS t (?, ?, ?, ?)").unwrap();
+    assert_eq!(ins.parameter_count(), 4);
+    for k in 1..=5 {
+        let r = s
+            .execute_prepared(
+                &ins,
+                &[
+                    Value::Int(k),
+                    Value::Str(format!("n{k}")),
+                    Value::Decimal(1234 * i128::from(k), 2),
+                    Value::Date(19_000 + k as i32),
+                ],
+            )
+            .unwrap();
+        assert_eq!(r[0].activity_count, 1);
+    }
+    s.execute_prepared(
+        &ins,
+        &[Value::Int(6), Value::Null, Value::Null, Value::Null],
+    )
+    .unwrap();
+    // a parameter in WHERE (an index probe), in a comparison with a character column
+    // (NOT CASESPECIFIC), and in arithmetic
+    let q = s
+        .prepare("SEL k, name, amount * ? FROM t WHERE k = ? OR name = ? ORDER BY k")
+        .unwrap();
+    let r = s
+        .execute_prepared(&q, &[Value::Int(2), Value::Int(3), Value::Str("N5".into())])
+        .unwrap();
+    assert_eq!(
+        strings(&r),
+        vec![vec!["3", "n3", "74.04"], vec!["5", "n5", "123.40"]]
+    );
+    let r = s
+        .execute_prepared(&q, &[Value::Int(1), Value::Int(6), Value::Null])
+        .unwrap();
+    assert_eq!(strings(&r), vec![vec!["6", "?", "?"]]);
+}
+
+#[test]
+fn wrong_parameter_counts_are_3939() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER)").unwrap();
+    let ins = s.prepare("INS t (?); INS t (? + 1)").unwrap();
+    assert_eq!((ins.parameter_count(), ins.statement_count()), (2, 2));
+    let e = s.execute_prepared(&ins, &[Value::Int(1)]).unwrap_err();
+    assert_eq!(e.code().number, 3939);
+    // a marker in a request run without values
+    let e = s.execute("INS t (?)").unwrap_err();
+    assert_eq!(e.code().number, 3939);
+    s.execute_prepared(&ins, &[Value::Int(1), Value::Int(1)])
+        .unwrap();
+    let r = s.execute("SEL k FROM t ORDER BY k").unwrap();
+    assert_eq!(strings(&r), vec![vec!["1"], vec!["2"]]);
+    let e = s.prepare("SEL FROM WHERE").unwrap_err();
+    assert_eq!(e.code().number, 3706);
+    let e = s.prepare("  ").unwrap_err();
+    assert_eq!(e.code().number, 3706);
+}
+
+#[test]
+fn a_prepared_request_runs_in_any_session_and_finds_tables_again() {
+    let db = Database::new();
+    let mut a = db.session();
+    let mut b = db.session();
+    a.execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), \
+         n INTEGER)",
+    )
+    .unwrap();
+    let produce = a.prepare("INS q (CURRENT_TIMESTAMP, ?)").unwrap();
+    let consume = a.prepare("SEL AND CONSUME TOP 1 n FROM q").unwrap();
+    for n in 0..3 {
+        b.execute_prepared(&produce, &[Value::Int(n)]).unwrap();
+    }
+    let got: Vec<String> = (0..3)
+        .map(|_| strings(&a.execute_prepared(&consume, &[]).unwrap())[0][0].clone())
+        .collect();
+    assert_eq!(got, vec!["0", "1", "2"]);
+    // DROP and CREATE again: the prepared request names the table, not a handle to it
+    a.execute("DROP TABLE q").unwrap();
+    a.execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), \
+         n INTEGER)",
+    )
+    .unwrap();
+    b.execute_prepared(&produce, &[Value::Int(7)]).unwrap();
+    assert_eq!(
+        strings(&a.execute_prepared(&consume, &[]).unwrap()),
+        vec![vec!["7"]]
+    );
+}
