@@ -40,7 +40,7 @@ use tdlite_storage::{StorageError, Transaction};
 /// How many times a consumer that finds its queue empty yields the CPU (re-checking the queue
 /// each time) before it sleeps in the delayed state. A producer that commits meanwhile hands
 /// it the row without a futex wake-up and two context switches; measured in
-/// `tests/src/bin/queue_bench.rs` (docs/benchmarks.md), this is what keeps 8 consumers on 2
+/// `tests/src/bin/bench/concurrent.rs` (docs/benchmarks.md), this is what keeps 8 consumers on 2
 /// cores as fast as one when every row must be handed to a waiting consumer.
 const SPIN_YIELDS: usize = 8;
 

@@ -1,18 +1,13 @@
-//! Priority-queue benchmark (issue 3): the hand-made priority queue `t_myqueue` from a public
-//! write-up on Oracle queue tables, run on tdlite and on SQLite in the same run.
-//! Results: docs/benchmarks.md.
-//!
-//! ```text
-//! cargo run --release -p tdlite-system-tests --bin priority_bench [-- --rows N --updates U]
-//!     [--sqlite 0]   (tdlite alone, for a profile)
-//! ```
+//! `priority`: the hand-made priority queue `t_myqueue` from a public write-up on Oracle queue
+//! tables (issue 3), on tdlite and on SQLite in the same run.
 //!
 //! For each match level (10%, 20%, 100% of the rows have `id IS NULL`): a table of N rows
 //! (default 100,000; priority 1–5 at random, 1000-character fillers, the same rows on both
 //! engines from one seed), the composite index `(queue_tag, id, priority, retrycount,
 //! order_of_arrival)`, then U executions (default 1,000) of the UPDATE that claims the oldest
 //! row of the highest priority, all in one transaction, timed from the first UPDATE to the
-//! last (the commit after is not timed). Each engine's claimed rows are checked against the
+//! last (the commit after is not timed). tdlite runs the UPDATE prepared (parsed once) and,
+//! for comparison, as text (parsed every time). Each engine's claimed rows are checked against the
 //! rows the definition says it must claim, in order. SQLite (rusqlite, bundled, in memory,
 //! one prepared statement) runs once with the same index and once with the partial index
 //! `… WHERE id IS NULL` as well.
@@ -42,8 +37,6 @@ const UPDATE: &str = "UPDATE t_myqueue SET id = 'x' WHERE order_of_arrival = \
     AND q2.retrycount < 10 AND q2.priority = (SELECT MAX(priority) FROM t_myqueue q3 \
     WHERE q3.queue_tag = '*' AND q3.id IS NULL AND q3.retrycount < 10))";
 
-use tdlite_system_tests::arg;
-
 /// One row: (order_of_arrival, priority, id is NULL).
 type Row = (i64, i64, bool);
 
@@ -61,7 +54,7 @@ fn expected(rows: &[Row], updates: usize) -> Vec<i64> {
     open.iter().take(updates).map(|r| r.0).collect()
 }
 
-fn tdlite_run(rows: &[Row], updates: usize) -> (Duration, Vec<i64>) {
+fn tdlite_run(rows: &[Row], updates: usize, prepared: bool) -> (Duration, Vec<i64>) {
     let db = Database::new();
     let mut s = db.session();
     s.execute(CREATE).unwrap();
@@ -79,11 +72,16 @@ fn tdlite_run(rows: &[Row], updates: usize) -> (Duration, Vec<i64>) {
             .collect();
         s.execute(&format!("BT;{sql}ET;")).unwrap();
     }
+    let update = s.prepare(UPDATE).unwrap();
     s.execute("BT").unwrap();
     let mut claimed = Vec::with_capacity(updates);
     let start = Instant::now();
     for _ in 0..updates {
-        let r = s.execute(UPDATE).unwrap();
+        let r = if prepared {
+            s.execute_prepared(&update, &[]).unwrap()
+        } else {
+            s.execute(UPDATE).unwrap()
+        };
         assert_eq!(r[0].activity_count, 1, "tdlite: an UPDATE claimed no row");
     }
     let took = start.elapsed();
@@ -147,39 +145,41 @@ fn check(mut got: Vec<i64>, want: &[i64], who: &str) {
     assert!(got == want, "{who}: claimed the wrong rows");
 }
 
-fn main() {
-    let n = arg("--rows", 100_000) as usize;
-    let updates = arg("--updates", 1_000) as usize;
-    println!("priority queue: {n} rows, {updates} UPDATEs in one transaction, ms per {updates}");
-    println!("| match | tdlite | SQLite | SQLite + partial index | tdlite/SQLite (time ratio) |");
-    println!("|---|---|---|---|---|");
+/// The `priority` workload.
+pub fn run(n: usize, updates: usize, with_sqlite: bool) {
+    println!("\n## priority: t_myqueue, {n} rows, {updates} UPDATEs in one transaction (ms per {updates})");
+    println!("| match | tdlite prepared | tdlite text | SQLite | SQLite + partial index | tdlite prepared × SQLite speed |");
+    println!("|---|---|---|---|---|---|");
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for pct in [10, 20, 100] {
         let rows = rows(n, pct, 42 + u64::from(pct));
         let want = expected(&rows, updates);
         if want.len() < updates {
             println!(
-                "| {pct}% | only {} rows match: use more --rows |||",
+                "| {pct}% | only {} rows match: use more rows |||||",
                 want.len()
             );
             continue;
         }
-        let (td, td_rows) = tdlite_run(&rows, updates);
-        check(td_rows, &want, "tdlite");
-        if arg("--sqlite", 1) == 0 {
-            println!("| {pct}% | {:.1} | | | |", td.as_secs_f64() * 1e3);
+        let (prep, prep_rows) = tdlite_run(&rows, updates, true);
+        check(prep_rows, &want, "tdlite prepared");
+        let (text, text_rows) = tdlite_run(&rows, updates, false);
+        check(text_rows, &want, "tdlite text");
+        if !with_sqlite {
+            println!("| {pct}% | {:.1} | {:.1} | | | |", ms(prep), ms(text));
             continue;
         }
         let (lite, lite_rows) = sqlite_run(&rows, updates, false);
         check(lite_rows, &want, "sqlite");
         let (part, part_rows) = sqlite_run(&rows, updates, true);
         check(part_rows, &want, "sqlite partial");
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
         println!(
-            "| {pct}% | {:.1} | {:.1} | {:.1} | {:.3} |",
-            ms(td),
+            "| {pct}% | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} |",
+            ms(prep),
+            ms(text),
             ms(lite),
             ms(part),
-            ms(td) / ms(lite)
+            ms(lite) / ms(prep)
         );
     }
 }

@@ -1,0 +1,200 @@
+//! `fifo`: enqueue N rows in transactions of 1,000, then consume them all, one transaction
+//! per consume; per-consume latency p50/p99 and consumes per second. In memory (tdlite
+//! in-memory database vs SQLite `:memory:`), and on disk (tdlite with full sync vs SQLite WAL
+//! with synchronous=FULL and =NORMAL). `depth`: the cost of one consume with 10k, 100k and 1M
+//! rows waiting.
+
+use crate::common::{
+    alternate, check_exactly_once, now_us, percentile, remove_sqlite, sqlite, sqlite_fill,
+    sqlite_path, timed, TdQueue, PAYLOAD, SQLITE_POP, SQLITE_QUEUE,
+};
+use rusqlite::Connection;
+use std::time::Instant;
+use tdlite::{Database, Options, SyncMode};
+
+/// One engine's fifo figures.
+#[derive(Clone, Copy, Default)]
+struct Fifo {
+    enqueue_per_s: f64,
+    consume_per_s: f64,
+    p50_us: f64,
+    p99_us: f64,
+}
+
+/// Consumes `n` rows with `pop`, timing each; checks each id came exactly once.
+fn drain(n: i64, who: &str, mut pop: impl FnMut() -> Option<i64>) -> (f64, f64, f64) {
+    let mut lat = Vec::with_capacity(n as usize);
+    let mut got = Vec::with_capacity(n as usize);
+    let start = Instant::now();
+    for _ in 0..n {
+        let t = Instant::now();
+        let id = pop().unwrap_or_else(|| panic!("{who}: the queue ran dry"));
+        lat.push(t.elapsed().as_secs_f64() * 1e6);
+        got.push(id);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    check_exactly_once(got, n, who);
+    (
+        n as f64 / secs,
+        percentile(&lat, 0.5),
+        percentile(&lat, 0.99),
+    )
+}
+
+fn tdlite_fifo(db: &Database, n: i64) -> Fifo {
+    let q = TdQueue::new(db);
+    let mut s = db.session();
+    let (_, fill) = timed(|| q.fill(&mut s, 0..n, 1_000));
+    let (rate, p50, p99) = drain(n, "tdlite", || q.pop(&mut s));
+    Fifo {
+        enqueue_per_s: n as f64 / fill.as_secs_f64(),
+        consume_per_s: rate,
+        p50_us: p50,
+        p99_us: p99,
+    }
+}
+
+fn sqlite_fifo(c: &Connection, n: i64) -> Fifo {
+    let (_, fill) = timed(|| sqlite_fill(c, 0..n, 1_000));
+    let mut pop = c.prepare(SQLITE_POP).unwrap();
+    let (rate, p50, p99) = drain(n, "SQLite", || {
+        pop.query_row([], |r| r.get::<_, i64>(0)).ok()
+    });
+    Fifo {
+        enqueue_per_s: n as f64 / fill.as_secs_f64(),
+        consume_per_s: rate,
+        p50_us: p50,
+        p99_us: p99,
+    }
+}
+
+fn print(label: &str, td: Fifo, lite: Fifo) {
+    println!(
+        "| {label} | {:.0} | {:.0} | {:.0} ({:.2}×) | {:.0} | {:.1} / {:.1} | {:.1} / {:.1} |",
+        td.enqueue_per_s,
+        lite.enqueue_per_s,
+        td.consume_per_s,
+        td.consume_per_s / lite.consume_per_s,
+        lite.consume_per_s,
+        td.p50_us,
+        td.p99_us,
+        lite.p50_us,
+        lite.p99_us
+    );
+}
+
+/// Runs the best of `rounds` alternating runs of each side; keeps the run with the best
+/// consume rate.
+fn best(rounds: u32, mut td: impl FnMut() -> Fifo, mut lite: impl FnMut() -> Fifo) -> (Fifo, Fifo) {
+    let (mut a, mut b) = (Fifo::default(), Fifo::default());
+    for _ in 0..rounds.max(1) {
+        let x = td();
+        if x.consume_per_s > a.consume_per_s {
+            a = x;
+        }
+        let y = lite();
+        if y.consume_per_s > b.consume_per_s {
+            b = y;
+        }
+    }
+    (a, b)
+}
+
+fn memory_sqlite() -> Connection {
+    let c = Connection::open_in_memory().unwrap();
+    c.execute_batch(SQLITE_QUEUE).unwrap();
+    c
+}
+
+/// The `fifo` workload.
+pub fn run(n: i64, disk_rows: i64, rounds: u32) {
+    println!("\n## fifo: enqueue in transactions of 1,000, then one transaction per consume");
+    println!("| where | tdlite enqueue/s | SQLite enqueue/s | tdlite consume/s (× SQLite) | SQLite consume/s | tdlite p50 / p99 µs | SQLite p50 / p99 µs |");
+    println!("|---|---|---|---|---|---|---|");
+    let (td, lite) = best(
+        rounds,
+        || tdlite_fifo(&Database::new(), n),
+        || sqlite_fifo(&memory_sqlite(), n),
+    );
+    print(&format!("memory, {n} rows"), td, lite);
+    let dir = std::env::temp_dir().join(format!("tdlite-bench-fifo-{}", std::process::id()));
+    for (sync, label) in [("FULL", "FULL"), ("NORMAL", "NORMAL")] {
+        let (td, lite) = best(
+            rounds,
+            || {
+                let _ = std::fs::remove_dir_all(&dir);
+                let opts = Options {
+                    sync: SyncMode::Full,
+                    ..Options::default()
+                };
+                let db = Database::open_with(&dir, opts).expect("open");
+                let r = tdlite_fifo(&db, disk_rows);
+                drop(db);
+                let _ = std::fs::remove_dir_all(&dir);
+                r
+            },
+            || {
+                let p = sqlite_path(&std::env::temp_dir(), "fifo");
+                let r = sqlite_fifo(&sqlite(&p, sync), disk_rows);
+                remove_sqlite(&p);
+                r
+            },
+        );
+        print(
+            &format!("disk, {disk_rows} rows: tdlite full sync vs SQLite WAL {label}"),
+            td,
+            lite,
+        );
+    }
+}
+
+/// The `depth` workload: µs per consume (one transaction each) with `depth` rows waiting.
+pub fn depth(depths: &[i64], consumes: i64, rounds: u32) {
+    println!("\n## depth: cost of one consume with N rows waiting ({consumes} consumes timed)");
+    println!("| rows waiting | tdlite µs/consume | SQLite µs/consume | tdlite × SQLite speed |");
+    println!("|---|---|---|---|");
+    let mut first = None;
+    for &d in depths {
+        let (td, lite) = alternate(
+            rounds,
+            || {
+                let db = Database::new();
+                let q = TdQueue::new(&db);
+                let mut s = db.session();
+                q.fill(&mut s, 0..d, 10_000);
+                let (_, t) = timed(|| {
+                    for _ in 0..consumes {
+                        q.pop(&mut s).expect("a row");
+                    }
+                });
+                // the figure kept is the largest, so keep consumes per µs
+                consumes as f64 / (t.as_secs_f64() * 1e6)
+            },
+            || {
+                let c = memory_sqlite();
+                let mut st = c
+                    .prepare("INSERT INTO q (qits, id, payload) VALUES (?1, ?2, ?3)")
+                    .unwrap();
+                c.execute_batch("BEGIN").unwrap();
+                for i in 0..d {
+                    st.execute((now_us(), i, PAYLOAD)).unwrap();
+                }
+                c.execute_batch("COMMIT").unwrap();
+                let mut pop = c.prepare(SQLITE_POP).unwrap();
+                let (_, t) = timed(|| {
+                    for _ in 0..consumes {
+                        pop.query_row([], |r| r.get::<_, i64>(0)).expect("a row");
+                    }
+                });
+                consumes as f64 / (t.as_secs_f64() * 1e6)
+            },
+        );
+        let (td_us, lite_us) = (1.0 / td, 1.0 / lite);
+        let base = *first.get_or_insert(td_us);
+        println!(
+            "| {d} | {td_us:.2} ({:.2}× the first depth) | {lite_us:.2} | {:.2} |",
+            td_us / base,
+            lite_us / td_us
+        );
+    }
+}
