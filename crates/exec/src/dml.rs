@@ -493,7 +493,7 @@ impl Exec<'_> {
     ) -> Result<ConsumeList> {
         let q = table.schema.name.clone();
         let scope = table_scope(table, &q);
-        let empty = RecordBatch::new_empty(table.schema.arrow.clone());
+        let mut empty = None;
         let mut items = Vec::new();
         for item in projection {
             match item {
@@ -512,7 +512,17 @@ impl Exec<'_> {
                 ast::SelectItem::UnnamedExpr(e)
                 | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                     let bound = self.bind_expr(e, &scope, None)?;
-                    let dt = bound.eval(&empty)?.data_type().clone();
+                    let dt = match &bound {
+                        Expr::Column { index, .. } => {
+                            table.schema.arrow.field(*index).data_type().clone()
+                        }
+                        other => {
+                            let empty = empty.get_or_insert_with(|| {
+                                RecordBatch::new_empty(table.schema.arrow.clone())
+                            });
+                            other.eval(empty)?.data_type().clone()
+                        }
+                    };
                     let name = match item {
                         ast::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                         _ => match e {
@@ -633,6 +643,10 @@ fn with_title(f: Field, c: &ScopeColumn) -> Field {
 /// Concatenates one-row arrays of possibly different types, casting to the first non-null
 /// type.
 fn concat_mixed(parts: &[ArrayRef]) -> Result<ArrayRef> {
+    // one row of VALUES (the common INSERT): nothing to reconcile
+    if let [one] = parts {
+        return Ok(one.clone());
+    }
     let mut acc: ArrayRef = arrow::array::new_null_array(&arrow::datatypes::DataType::Null, 0);
     for p in parts {
         acc = crate::expr::coerce_pair(acc, p.slice(0, 0))?.0;

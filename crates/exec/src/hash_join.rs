@@ -97,9 +97,36 @@ fn row_keys(cols: &[ArrayRef], n: usize) -> Vec<Option<RowKey>> {
 }
 
 /// The right rows each left row may join, by key.
-pub(crate) struct HashMatch {
-    left_keys: Vec<Option<RowKey>>,
-    right: HashMap<RowKey, Vec<u32>>,
+pub(crate) enum HashMatch {
+    /// One integer key (the common case: no allocation per key): `first` maps a key to its
+    /// first right row, `next[j]` chains to the next row with the same key (`u32::MAX` ends).
+    Ints {
+        left_keys: Vec<Option<i64>>,
+        first: HashMap<i64, u32>,
+        next: Vec<u32>,
+    },
+    /// Any keys, as normalised values.
+    Rows {
+        left_keys: Vec<Option<RowKey>>,
+        right: HashMap<RowKey, Vec<u32>>,
+    },
+}
+
+/// An integer key column as i64 values, if it is one.
+fn int_keys(a: &ArrayRef) -> Option<Vec<Option<i64>>> {
+    if !matches!(
+        a.data_type(),
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+    ) {
+        return None;
+    }
+    let c = arrow::compute::cast(a, &DataType::Int64).ok()?;
+    Some(
+        c.as_any()
+            .downcast_ref::<arrow::array::Int64Array>()?
+            .iter()
+            .collect(),
+    )
 }
 
 impl HashMatch {
@@ -130,23 +157,85 @@ impl HashMatch {
                 rcols.push(ra);
             }
         }
+        if let ([l], [r]) = (lcols.as_slice(), rcols.as_slice()) {
+            if let (Some(lk), Some(rk)) = (int_keys(l), int_keys(r)) {
+                // chained backwards from the last row, so each chain runs in ascending order
+                let mut first: HashMap<i64, u32> = HashMap::with_capacity(rk.len());
+                let mut next = vec![u32::MAX; rk.len()];
+                for (j, k) in rk.iter().enumerate().rev() {
+                    if let Some(k) = k {
+                        if let Some(old) = first.insert(*k, j as u32) {
+                            next[j] = old;
+                        }
+                    }
+                }
+                return Ok(Some(HashMatch::Ints {
+                    left_keys: lk,
+                    first,
+                    next,
+                }));
+            }
+        }
         let mut map: HashMap<RowKey, Vec<u32>> = HashMap::new();
         for (j, k) in row_keys(&rcols, right.num_rows()).into_iter().enumerate() {
             if let Some(k) = k {
                 map.entry(k).or_default().push(j as u32);
             }
         }
-        Ok(Some(HashMatch {
+        Ok(Some(HashMatch::Rows {
             left_keys: row_keys(&lcols, left.num_rows()),
             right: map,
         }))
     }
 
     /// The right rows left row `i` may join, ascending.
-    pub(crate) fn partners(&self, i: usize) -> &[u32] {
-        self.left_keys[i]
-            .as_ref()
-            .and_then(|k| self.right.get(k))
-            .map_or(&[], Vec::as_slice)
+    pub(crate) fn partners(&self, i: usize) -> Partners<'_> {
+        match self {
+            HashMatch::Ints {
+                left_keys,
+                first,
+                next,
+            } => Partners::Chain {
+                at: left_keys[i]
+                    .as_ref()
+                    .and_then(|k| first.get(k))
+                    .copied()
+                    .unwrap_or(u32::MAX),
+                next,
+            },
+            HashMatch::Rows { left_keys, right } => Partners::Slice(
+                left_keys[i]
+                    .as_ref()
+                    .and_then(|k| right.get(k))
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter(),
+            ),
+        }
+    }
+}
+
+/// The right rows one left row may join, ascending.
+pub(crate) enum Partners<'a> {
+    /// Along an integer key's chain.
+    Chain { at: u32, next: &'a [u32] },
+    /// From a list.
+    Slice(std::slice::Iter<'a, u32>),
+}
+
+impl Iterator for Partners<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Partners::Chain { at, next } => {
+                let j = *at;
+                if j == u32::MAX {
+                    return None;
+                }
+                *at = next[j as usize];
+                Some(j)
+            }
+            Partners::Slice(it) => it.next().copied(),
+        }
     }
 }

@@ -735,9 +735,7 @@ fn join(
     // candidate pairs, in the nested loop's order, at most CHUNK_PAIRS at a time
     let mut pairs: Box<dyn Iterator<Item = (u32, u32)>> = match &hashed {
         None => Box::new((0..n as u32).flat_map(|i| (0..m as u32).map(move |j| (i, j)))),
-        Some(h) => {
-            Box::new((0..n).flat_map(move |i| h.partners(i).iter().map(move |&j| (i as u32, j))))
-        }
+        Some(h) => Box::new((0..n).flat_map(move |i| h.partners(i).map(move |j| (i as u32, j)))),
     };
     loop {
         let (mut cl, mut cr): (Vec<u32>, Vec<u32>) = pairs.by_ref().take(CHUNK_PAIRS).unzip();

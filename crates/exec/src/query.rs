@@ -397,7 +397,20 @@ impl Exec<'_> {
             rows = crate::sample::apply(&rows, &sample)?;
         }
         if !keys.is_empty() {
-            rows = sort_batch(&rows, &keys)?;
+            // TOP n (no PERCENT, WITH TIES or DISTINCT) needs only the first n in order
+            let limit = match (&s.top, &s.distinct) {
+                (
+                    Some(ast::Top {
+                        quantity: Some(ast::TopQuantity::Constant(n)),
+                        percent: false,
+                        with_ties: false,
+                    }),
+                    None,
+                ) => usize::try_from(*n).ok(),
+                _ => None,
+            };
+            let idx = sort_indices(&rows, &keys, limit)?;
+            rows = crate::expr::take_batch(&rows, &idx)?;
         }
         // project
         let mut fields = Vec::with_capacity(items.len());
@@ -580,12 +593,17 @@ pub fn mask_of(batch: &RecordBatch, cond: &Expr) -> Result<BooleanArray> {
 }
 
 pub(crate) fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {
-    let idx = sort_indices(batch, keys)?;
+    let idx = sort_indices(batch, keys, None)?;
     crate::expr::take_batch(batch, &idx)
 }
 
-/// The row order `keys` give (character keys by Teradata's rules), as row indices.
-pub(crate) fn sort_indices(batch: &RecordBatch, keys: &[SortKey]) -> Result<Vec<u32>> {
+/// The row order `keys` give (character keys by Teradata's rules), as row indices; with
+/// `limit`, only the first `limit` of them.
+pub(crate) fn sort_indices(
+    batch: &RecordBatch,
+    keys: &[SortKey],
+    limit: Option<usize>,
+) -> Result<Vec<u32>> {
     let mut cols = Vec::with_capacity(keys.len());
     for k in keys {
         let mut v = k.expr.eval(batch)?;
@@ -608,9 +626,10 @@ pub(crate) fn sort_indices(batch: &RecordBatch, keys: &[SortKey]) -> Result<Vec<
         });
     }
     if cols.is_empty() {
-        return Ok((0..batch.num_rows() as u32).collect());
+        let n = limit.map_or(batch.num_rows(), |l| l.min(batch.num_rows()));
+        return Ok((0..n as u32).collect());
     }
-    Ok(lexsort_to_indices(&cols, None)?.values().to_vec())
+    Ok(lexsort_to_indices(&cols, limit)?.values().to_vec())
 }
 
 /// Each row's comparison key by DISTINCT's rules (trailing blanks ignored, case-blind unless

@@ -182,7 +182,7 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
         })
         .collect();
     sort.extend(call.order.iter().cloned());
-    let order = sort_indices(rows, &sort)?;
+    let order = sort_indices(rows, &sort, None)?;
     let part_keys = keys(rows, &call.partition)?;
     let order_exprs: Vec<Expr> = call.order.iter().map(|k| k.expr.clone()).collect();
     let peer_keys = keys(rows, &order_exprs)?;
