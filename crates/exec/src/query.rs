@@ -668,7 +668,29 @@ fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<Re
         .map(|k| k.eval(input))
         .collect::<Result<Vec<_>>>()?;
     let mut groups: IndexMap<RowKey, Vec<u32>> = IndexMap::new();
-    for i in 0..input.num_rows() {
+    let ints = match key_arrays.as_slice() {
+        [a] => int_values(a),
+        _ => None,
+    };
+    // no GROUP BY: one group of every row
+    let general = ints.is_none() && !keys.is_empty();
+    if keys.is_empty() {
+        groups.insert(RowKey(vec![]), (0..input.num_rows() as u32).collect());
+    }
+    if let Some(ints) = ints {
+        {
+            // one integer key: find each row's group by its i64, build the key once per group
+            let mut slot: HashMap<Option<i64>, usize> = HashMap::new();
+            for (i, v) in ints.iter().enumerate() {
+                let g = *slot.entry(*v).or_insert_with(|| {
+                    let key = v.map_or(Value::Null, Value::Int);
+                    groups.insert_full(RowKey(vec![key]), Vec::new()).0
+                });
+                groups[g].push(i as u32);
+            }
+        }
+    }
+    for i in 0..if general { input.num_rows() } else { 0 } {
         let k = RowKey(
             key_arrays
                 .iter()
@@ -700,6 +722,22 @@ fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<Re
         arrays,
         &RecordBatchOptions::new().with_row_count(Some(groups.len())),
     )?)
+}
+
+/// An integer array's values as i64 (None for NULL), if it is an integer array.
+fn int_values(a: &ArrayRef) -> Option<Vec<Option<i64>>> {
+    if !matches!(
+        a.data_type(),
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
+    ) {
+        return None;
+    }
+    let c = arrow::compute::cast(a, &DataType::Int64).ok()?;
+    Some(
+        c.as_primitive::<arrow::datatypes::Int64Type>()
+            .iter()
+            .collect(),
+    )
 }
 
 pub(crate) fn aggregate_call<'g>(
