@@ -491,6 +491,35 @@ impl Exec<'_> {
         table: &Table,
         projection: &[ast::SelectItem],
     ) -> Result<ConsumeList> {
+        // a list of plain column names (the usual consume) needs no scope
+        let plain: Option<Vec<(Expr, Field)>> = projection
+            .iter()
+            .map(|item| {
+                let ast::SelectItem::UnnamedExpr(ast::Expr::Identifier(id)) = item else {
+                    return None;
+                };
+                let i = table.schema.column_index(&id.value)?;
+                let c = &table.schema.columns[i];
+                let f = Field::new(&c.name, c.ty.arrow_type(), true);
+                let f = match &c.title {
+                    Some(t) => f.with_metadata(std::collections::HashMap::from([(
+                        "title".to_string(),
+                        t.clone(),
+                    )])),
+                    None => f,
+                };
+                Some((
+                    Expr::Column {
+                        index: i,
+                        case_specific: c.case_specific,
+                    },
+                    f,
+                ))
+            })
+            .collect();
+        if let Some(items) = plain {
+            return Ok(ConsumeList { items });
+        }
         let q = table.schema.name.clone();
         let scope = table_scope(table, &q);
         let mut empty = None;
@@ -565,6 +594,36 @@ impl Exec<'_> {
         let Some((_, values)) = self.txn.consume(table, wait_for_lock)? else {
             return Ok(None);
         };
+        // a list of plain columns (the usual consume): arrays for those columns only
+        let direct: Option<Vec<ArrayRef>> = list
+            .items
+            .iter()
+            .map(|(e, _)| match e {
+                Expr::Column { index, .. } => {
+                    let ty = table.schema.columns.get(*index)?.ty;
+                    Some(values_to_array(ty, values.get(*index).into_iter()))
+                }
+                _ => None,
+            })
+            .collect();
+        if let Some(arrays) = direct {
+            let fields: Vec<Field> = list
+                .items
+                .iter()
+                .zip(&arrays)
+                .map(|((_, f), a)| f.clone().with_data_type(a.data_type().clone()))
+                .collect();
+            let schema = Arc::new(Schema::new(fields));
+            let batch = RecordBatch::try_new_with_options(
+                schema.clone(),
+                arrays,
+                &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
+            )?;
+            return Ok(Some(Rows {
+                schema,
+                batches: vec![batch],
+            }));
+        }
         let cols = table
             .schema
             .columns

@@ -645,6 +645,13 @@ impl Session {
             return Err(Error::NotAQueueTable(table.schema.name.clone()));
         }
         let list = ex.bind_consume(&table, &c.projection)?;
+        // the common case, a row is there: no wait cell, no cancel handle, no lock-manager
+        // round trip for the delayed state
+        if !table.is_dropped() {
+            if let Some(rows) = ex.try_consume(&table, &list, true)? {
+                return Ok(rows);
+            }
+        }
         // a bound too large to represent is no bound
         let deadline = self
             .consume_timeout
