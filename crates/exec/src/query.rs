@@ -762,6 +762,38 @@ pub(crate) fn aggregate_call<'g>(
     };
     let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
     let mut out = Vec::new();
+    // COUNT(*): the group sizes
+    if arg.is_none() && call.func == AggFunc::Count {
+        let counts: Vec<Value> = groups.map(|rows| Value::Int(rows.len() as i64)).collect();
+        return Ok(values_to_array(out_type, counts.iter()));
+    }
+    // an integer argument without DISTINCT: read the array directly, no `Value` per row
+    if let (Some(ints), false) = (arg.and_then(int_values), call.distinct) {
+        for rows in groups {
+            let vals = rows.iter().filter_map(|&i| ints[i as usize]);
+            out.push(match call.func {
+                AggFunc::Count => Value::Int(vals.count() as i64),
+                AggFunc::Sum => {
+                    let mut acc: Option<i64> = None;
+                    for v in vals {
+                        acc = Some(acc.unwrap_or(0).checked_add(v).ok_or(Error::Overflow)?);
+                    }
+                    acc.map_or(Value::Null, Value::Int)
+                }
+                AggFunc::Min => vals.min().map_or(Value::Null, Value::Int),
+                AggFunc::Max => vals.max().map_or(Value::Null, Value::Int),
+                AggFunc::Avg => {
+                    let (n, total) = vals.fold((0usize, 0f64), |(n, t), v| (n + 1, t + v as f64));
+                    if n == 0 {
+                        Value::Null
+                    } else {
+                        Value::Float(total / n as f64)
+                    }
+                }
+            });
+        }
+        return Ok(values_to_array(out_type, out.iter()));
+    }
     for rows in groups {
         let mut vals: Vec<Value> = match arg {
             None => rows.iter().map(|_| Value::Int(1)).collect(),
