@@ -606,39 +606,30 @@ impl Exec<'_> {
                 _ => None,
             })
             .collect();
-        if let Some(arrays) = direct {
-            let fields: Vec<Field> = list
-                .items
-                .iter()
-                .zip(&arrays)
-                .map(|((_, f), a)| f.clone().with_data_type(a.data_type().clone()))
-                .collect();
-            let schema = Arc::new(Schema::new(fields));
-            let batch = RecordBatch::try_new_with_options(
-                schema.clone(),
-                arrays,
-                &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
-            )?;
-            return Ok(Some(Rows {
-                schema,
-                batches: vec![batch],
-            }));
-        }
-        let cols = table
-            .schema
-            .columns
+        let arrays = match direct {
+            Some(arrays) => arrays,
+            None => {
+                // expressions: evaluate them over the whole row
+                let cols = table
+                    .schema
+                    .columns
+                    .iter()
+                    .zip(&values)
+                    .map(|(c, v)| values_to_array(c.ty, std::iter::once(v)))
+                    .collect();
+                let row = RecordBatch::try_new(table.schema.arrow.clone(), cols)?;
+                list.items
+                    .iter()
+                    .map(|(e, _)| e.eval(&row))
+                    .collect::<Result<Vec<_>>>()?
+            }
+        };
+        let fields: Vec<Field> = list
+            .items
             .iter()
-            .zip(&values)
-            .map(|(c, v)| values_to_array(c.ty, [v.clone()].iter()))
+            .zip(&arrays)
+            .map(|((_, f), a)| f.clone().with_data_type(a.data_type().clone()))
             .collect();
-        let row = RecordBatch::try_new(table.schema.arrow.clone(), cols)?;
-        let mut fields = Vec::new();
-        let mut arrays = Vec::new();
-        for (e, f) in &list.items {
-            let a = e.eval(&row)?;
-            fields.push(f.clone().with_data_type(a.data_type().clone()));
-            arrays.push(a);
-        }
         let schema = Arc::new(Schema::new(fields));
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),

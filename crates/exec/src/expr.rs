@@ -383,6 +383,20 @@ pub fn coerce_pair(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)> {
     ))
 }
 
+/// An integer array's values as i64 (None for NULL), if it is an integer array (the fast
+/// paths of GROUP BY, aggregates and hash joins).
+pub(crate) fn int_values(a: &ArrayRef) -> Option<Vec<Option<i64>>> {
+    if !is_int(a.data_type()) {
+        return None;
+    }
+    let c = cast_with_options(a, &DataType::Int64, &strict()).ok()?;
+    Some(
+        c.as_primitive::<arrow::datatypes::Int64Type>()
+            .iter()
+            .collect(),
+    )
+}
+
 /// A FLOAT array with every -0.0 made 0.0 (other arrays as they are).
 pub(crate) fn positive_zero(a: &ArrayRef) -> ArrayRef {
     match a.as_primitive_opt::<arrow::datatypes::Float64Type>() {

@@ -112,23 +112,6 @@ pub(crate) enum HashMatch {
     },
 }
 
-/// An integer key column as i64 values, if it is one.
-fn int_keys(a: &ArrayRef) -> Option<Vec<Option<i64>>> {
-    if !matches!(
-        a.data_type(),
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
-    ) {
-        return None;
-    }
-    let c = arrow::compute::cast(a, &DataType::Int64).ok()?;
-    Some(
-        c.as_any()
-            .downcast_ref::<arrow::array::Int64Array>()?
-            .iter()
-            .collect(),
-    )
-}
-
 impl HashMatch {
     /// Hashes `right` on `keys`; `None` when a key pair's types do not hash (the caller
     /// falls back to the nested loop).
@@ -158,7 +141,7 @@ impl HashMatch {
             }
         }
         if let ([l], [r]) = (lcols.as_slice(), rcols.as_slice()) {
-            if let (Some(lk), Some(rk)) = (int_keys(l), int_keys(r)) {
+            if let (Some(lk), Some(rk)) = (crate::expr::int_values(l), crate::expr::int_values(r)) {
                 // chained backwards from the last row, so each chain runs in ascending order
                 let mut first: HashMap<i64, u32> = HashMap::with_capacity(rk.len());
                 let mut next = vec![u32::MAX; rk.len()];

@@ -669,7 +669,7 @@ fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<Re
         .collect::<Result<Vec<_>>>()?;
     let mut groups: IndexMap<RowKey, Vec<u32>> = IndexMap::new();
     let ints = match key_arrays.as_slice() {
-        [a] => int_values(a),
+        [a] => crate::expr::int_values(a),
         _ => None,
     };
     // no GROUP BY: one group of every row
@@ -724,22 +724,6 @@ fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<Re
     )?)
 }
 
-/// An integer array's values as i64 (None for NULL), if it is an integer array.
-fn int_values(a: &ArrayRef) -> Option<Vec<Option<i64>>> {
-    if !matches!(
-        a.data_type(),
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64
-    ) {
-        return None;
-    }
-    let c = arrow::compute::cast(a, &DataType::Int64).ok()?;
-    Some(
-        c.as_primitive::<arrow::datatypes::Int64Type>()
-            .iter()
-            .collect(),
-    )
-}
-
 pub(crate) fn aggregate_call<'g>(
     call: &AggCall,
     arg: Option<&ArrayRef>,
@@ -768,7 +752,7 @@ pub(crate) fn aggregate_call<'g>(
         return Ok(values_to_array(out_type, counts.iter()));
     }
     // an integer argument without DISTINCT: read the array directly, no `Value` per row
-    if let (Some(ints), false) = (arg.and_then(int_values), call.distinct) {
+    if let (Some(ints), false) = (arg.and_then(crate::expr::int_values), call.distinct) {
         for rows in groups {
             let vals = rows.iter().filter_map(|&i| ints[i as usize]);
             out.push(match call.func {

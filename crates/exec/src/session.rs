@@ -646,10 +646,13 @@ impl Session {
         }
         let list = ex.bind_consume(&table, &c.projection)?;
         // the common case, a row is there: no wait cell, no cancel handle, no lock-manager
-        // round trip for the delayed state
+        // round trip for the delayed state. It must not wait for a lock (a cancel then would
+        // find no cell to mark), so a taken lock goes to the path below.
         if !table.is_dropped() {
-            if let Some(rows) = ex.try_consume(&table, &list, true)? {
-                return Ok(rows);
+            match ex.try_consume(&table, &list, false) {
+                Ok(Some(rows)) => return Ok(rows),
+                Ok(None) | Err(Error::Storage(StorageError::LockNowait(_))) => {}
+                Err(e) => return Err(e),
             }
         }
         // a bound too large to represent is no bound

@@ -536,6 +536,19 @@ fn unquoted_upper(tok: &Token) -> Option<String> {
 }
 
 /// Teradata spellings → tokens sqlparser parses.
+/// Whether `FORMAT 'string' )` follows token `i` (the FORMAT phrase's tail).
+fn format_string_follows(toks: &[TokenWithSpan], i: usize) -> bool {
+    toks.get(i + 1)
+        .and_then(|t| unquoted_upper(&t.token))
+        .as_deref()
+        == Some("FORMAT")
+        && matches!(
+            toks.get(i + 2).map(|t| &t.token),
+            Some(Token::SingleQuotedString(_))
+        )
+        && toks.get(i + 3).map(|t| &t.token) == Some(&Token::RParen)
+}
+
 pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     // Operators and SEL anywhere in the statement.
     let mut i = 0;
@@ -558,16 +571,7 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         if let Some(t) = replacement {
             toks[i].token = t;
         } else if unquoted_upper(&toks[i].token).as_deref() == Some("AS")
-            && toks
-                .get(i + 1)
-                .and_then(|t| unquoted_upper(&t.token))
-                .as_deref()
-                == Some("FORMAT")
-            && matches!(
-                toks.get(i + 2).map(|t| &t.token),
-                Some(Token::SingleQuotedString(_))
-            )
-            && toks.get(i + 3).map(|t| &t.token) == Some(&Token::RParen)
+            && format_string_follows(toks, i)
         {
             // `CAST(x AS FORMAT 'f')`: the FORMAT phrase without a type, as `x (FORMAT 'f')`
             let span = toks[i + 1].span;
@@ -620,19 +624,7 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
                     },
                 ],
             );
-        } else if toks[i].token == Token::LParen
-            && i > 0
-            && toks
-                .get(i + 1)
-                .and_then(|t| unquoted_upper(&t.token))
-                .as_deref()
-                == Some("FORMAT")
-            && matches!(
-                toks.get(i + 2).map(|t| &t.token),
-                Some(Token::SingleQuotedString(_))
-            )
-            && toks.get(i + 3).map(|t| &t.token) == Some(&Token::RParen)
-        {
+        } else if toks[i].token == Token::LParen && i > 0 && format_string_follows(toks, i) {
             // Teradata's `expr (FORMAT 'f')` phrase: a marker and the format (see dialect.rs)
             toks[i].token = Token::Placeholder(crate::dialect::FORMAT_MARKER.to_string());
             toks.remove(i + 3);
