@@ -16,7 +16,8 @@ use crate::expr::{coerce_pair, BinOp, Expr};
 use arrow::array::{Array, ArrayRef};
 use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
-use std::collections::HashMap;
+use foldhash::HashMap;
+use foldhash::HashMapExt;
 use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
 
 /// One key column pair: (left column, right column, either side CASESPECIFIC).
@@ -169,6 +170,34 @@ impl HashMatch {
             left_keys: row_keys(&lcols, left.num_rows()),
             right: map,
         }))
+    }
+
+    /// With one integer key: every (left, right) pair with equal keys, in the nested loop's
+    /// order, while there are at most `limit`; `None` for other keys or when there are more.
+    pub(crate) fn int_pairs(&self, limit: usize) -> Option<(Vec<u32>, Vec<u32>)> {
+        let HashMatch::Ints {
+            left_keys,
+            first,
+            next,
+        } = self
+        else {
+            return None;
+        };
+        let (mut li, mut ri) = (Vec::new(), Vec::new());
+        for (i, k) in left_keys.iter().enumerate() {
+            let Some(mut j) = k.and_then(|k| first.get(&k).copied()) else {
+                continue;
+            };
+            while j != u32::MAX {
+                if li.len() == limit {
+                    return None;
+                }
+                li.push(i as u32);
+                ri.push(j);
+                j = next[j as usize];
+            }
+        }
+        Some((li, ri))
     }
 
     /// The right rows left row `i` may join, ascending.

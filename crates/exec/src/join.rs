@@ -732,6 +732,12 @@ fn join(
         Some(_) => &conds[keys.len()..],
         None => conds,
     };
+    if let (true, Kind::Inner, Some(h)) = (rest.is_empty(), kind, &hashed) {
+        // an inner join on one integer key and nothing else: the pairs are the answer
+        if let Some((li, ri)) = h.int_pairs(MAX_JOIN_ROWS) {
+            return combine(left, right, &UInt32Array::from(li), &UInt32Array::from(ri));
+        }
+    }
     // candidate pairs, in the nested loop's order, at most CHUNK_PAIRS at a time
     let mut pairs: Box<dyn Iterator<Item = (u32, u32)>> = match &hashed {
         None => Box::new((0..n as u32).flat_map(|i| (0..m as u32).map(move |j| (i, j)))),

@@ -680,7 +680,7 @@ fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<Re
     if let Some(ints) = ints {
         {
             // one integer key: find each row's group by its i64, build the key once per group
-            let mut slot: HashMap<Option<i64>, usize> = HashMap::new();
+            let mut slot: foldhash::HashMap<Option<i64>, usize> = Default::default();
             for (i, v) in ints.iter().enumerate() {
                 let g = *slot.entry(*v).or_insert_with(|| {
                     let key = v.map_or(Value::Null, Value::Int);

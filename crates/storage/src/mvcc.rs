@@ -65,6 +65,7 @@ impl TxnManager {
         Snapshot {
             me,
             next,
+            first_active: g.active.first().copied().unwrap_or(next),
             active: Arc::new(g.active.clone()),
             horizon: g.low.first_key_value().map_or(next, |(_, &low)| low),
         }
@@ -88,6 +89,8 @@ pub struct Snapshot {
     /// The reading transaction.
     pub me: TxnId,
     next: TxnId,
+    /// The lowest active id (`next` if none): every id below it has ended.
+    first_active: TxnId,
     active: Arc<BTreeSet<TxnId>>,
     /// Every transaction below this id had ended before any transaction open at the
     /// snapshot began: a row whose deletion such a transaction committed is invisible to every
@@ -97,7 +100,10 @@ pub struct Snapshot {
 
 impl Snapshot {
     fn committed(&self, id: TxnId) -> bool {
-        id != 0 && id != DEAD && id < self.next && !self.active.contains(&id)
+        id != 0
+            && id != DEAD
+            && id < self.next
+            && (id < self.first_active || !self.active.contains(&id))
     }
 
     /// Whether a row with these stamps is gone for every reader now and later: its creator

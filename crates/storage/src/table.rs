@@ -238,20 +238,24 @@ impl Table {
 impl TableData {
     fn visible_part(&self, snapshot: &Snapshot, batch: &RecordBatch, base: usize) -> ScanBatch {
         let n = batch.num_rows();
-        let mask: BooleanArray = (0..n)
-            .map(|i| Some(snapshot.visible(self.xmin[base + i], self.xmax[base + i])))
+        let (xmin, xmax) = (&self.xmin[base..base + n], &self.xmax[base..base + n]);
+        let seen: Vec<bool> = xmin
+            .iter()
+            .zip(xmax)
+            .map(|(&a, &b)| snapshot.visible(a, b))
             .collect();
-        let ids: UInt64Array = (0..n as u64)
-            .filter(|i| mask.value(*i as usize))
-            .map(|i| base as u64 + i)
-            .collect();
-        let batch = if ids.len() == n {
-            batch.clone()
-        } else {
-            filter_record_batch(batch, &mask).expect("mask length equals batch length")
-        };
+        if seen.iter().all(|&v| v) {
+            // the common case: every row visible, no mask and no copy
+            return ScanBatch {
+                batch: batch.clone(),
+                row_ids: UInt64Array::from_iter_values(base as u64..(base + n) as u64),
+            };
+        }
+        let ids =
+            UInt64Array::from_iter_values((0..n).filter(|&i| seen[i]).map(|i| (base + i) as u64));
+        let mask = BooleanArray::from(seen);
         ScanBatch {
-            batch,
+            batch: filter_record_batch(batch, &mask).expect("mask length equals batch length"),
             row_ids: ids,
         }
     }

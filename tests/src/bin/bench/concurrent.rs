@@ -9,12 +9,15 @@
 //!   in-memory database vs a SQLite WAL file in /dev/shm with synchronous=OFF (memory-backed,
 //!   so neither touches a disk). On disk: tdlite with full sync (group commit) vs SQLite WAL
 //!   with synchronous=FULL, in the temp folder.
+//! - concurrent, prefilled (on disk): the fifo target with C consumers. All N rows are
+//!   enqueued first (transactions of 1,000, not timed); then the consumers alone pop them, one
+//!   row per transaction, so every commit is a consume and group commit can share syncs.
 //! - wake: a consumer waits; the producer inserts one row at a random moment 0.3–1 ms later;
 //!   latency = from just before the producer's request to the consumer holding the row.
 
 use crate::common::{
-    check_exactly_once, now_us, percentile, remove_sqlite, shm_dir, sqlite, sqlite_path,
-    sqlite_pop, TdQueue, PAYLOAD,
+    check_exactly_once, now_us, percentile, remove_sqlite, shm_dir, sqlite, sqlite_fill,
+    sqlite_path, sqlite_pop, TdQueue, PAYLOAD,
 };
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -40,14 +43,18 @@ fn tdlite_db(place: Place, dir: &Path) -> Database {
     }
 }
 
-/// Rows per second for one producer and `consumers` consumers moving `n` rows.
-fn tdlite_run(place: Place, consumers: usize, n: i64) -> f64 {
+/// Rows per second for `consumers` consumers moving `n` rows, with a producer running beside
+/// them or (`prefilled`) with every row enqueued before the clock starts.
+fn tdlite_run(place: Place, consumers: usize, n: i64, prefilled: bool) -> f64 {
     let dir = std::env::temp_dir().join(format!("tdlite-bench-conc-{}", std::process::id()));
     let db = tdlite_db(place, &dir);
     let q = Arc::new(TdQueue::new(&db));
+    if prefilled {
+        q.fill(&mut db.session(), 0..n, 1_000);
+    }
     let taken = Arc::new(AtomicI64::new(0));
     let start = Instant::now();
-    let producer = {
+    let producer = (!prefilled).then(|| {
         let (db, q) = (db.clone(), q.clone());
         thread::spawn(move || {
             let mut s = db.session();
@@ -56,7 +63,7 @@ fn tdlite_run(place: Place, consumers: usize, n: i64) -> f64 {
                     .unwrap();
             }
         })
-    };
+    });
     let workers: Vec<_> = (0..consumers)
         .map(|_| {
             let (db, q, taken) = (db.clone(), q.clone(), taken.clone());
@@ -74,7 +81,9 @@ fn tdlite_run(place: Place, consumers: usize, n: i64) -> f64 {
             })
         })
         .collect();
-    producer.join().unwrap();
+    if let Some(p) = producer {
+        p.join().unwrap();
+    }
     let got: Vec<i64> = workers
         .into_iter()
         .flat_map(|w| w.join().unwrap())
@@ -86,16 +95,20 @@ fn tdlite_run(place: Place, consumers: usize, n: i64) -> f64 {
     n as f64 / secs
 }
 
-fn sqlite_run(place: Place, consumers: usize, n: i64) -> f64 {
+fn sqlite_run(place: Place, consumers: usize, n: i64, prefilled: bool) -> f64 {
     let (dir, sync) = match place {
         Place::Memory => (shm_dir(), "OFF"),
         Place::Disk => (std::env::temp_dir(), "FULL"),
     };
     let path = sqlite_path(&dir, &format!("conc{consumers}"));
-    drop(sqlite(&path, sync));
+    let first = sqlite(&path, sync);
+    if prefilled {
+        sqlite_fill(&first, 0..n, 1_000);
+    }
+    drop(first);
     let taken = Arc::new(AtomicI64::new(0));
     let start = Instant::now();
-    let producer = {
+    let producer = (!prefilled).then(|| {
         let path = path.clone();
         thread::spawn(move || {
             let c = sqlite(&path, sync);
@@ -108,7 +121,7 @@ fn sqlite_run(place: Place, consumers: usize, n: i64) -> f64 {
                 c.execute_batch("COMMIT").unwrap();
             }
         })
-    };
+    });
     let workers: Vec<_> = (0..consumers)
         .map(|_| {
             let (path, taken) = (path.clone(), taken.clone());
@@ -128,7 +141,9 @@ fn sqlite_run(place: Place, consumers: usize, n: i64) -> f64 {
             })
         })
         .collect();
-    producer.join().unwrap();
+    if let Some(p) = producer {
+        p.join().unwrap();
+    }
     let got: Vec<i64> = workers
         .into_iter()
         .flat_map(|w| w.join().unwrap())
@@ -141,17 +156,18 @@ fn sqlite_run(place: Place, consumers: usize, n: i64) -> f64 {
 
 /// The `concurrent` workload.
 pub fn run(memory_rows: i64, disk_rows: i64) {
-    println!("\n## concurrent: 1 producer, C consumers, one row per transaction, exactly once");
+    println!("\n## concurrent: C consumers and 1 producer (or a prefilled queue), one row per transaction, exactly once");
     println!("| where | consumers | tdlite rows/s | SQLite rows/s | tdlite × SQLite | tdlite × its 1 consumer |");
     println!("|---|---|---|---|---|---|");
-    for (place, n, label) in [
-        (Place::Memory, memory_rows, "memory"),
-        (Place::Disk, disk_rows, "disk (full sync)"),
+    for (place, n, prefilled, label) in [
+        (Place::Memory, memory_rows, false, "memory"),
+        (Place::Disk, disk_rows, false, "disk (full sync)"),
+        (Place::Disk, disk_rows, true, "disk (full sync), prefilled"),
     ] {
         let mut one = 0.0;
         for consumers in [1, 2, 4, 8] {
-            let t = tdlite_run(place, consumers, n);
-            let s = sqlite_run(place, consumers, n);
+            let t = tdlite_run(place, consumers, n, prefilled);
+            let s = sqlite_run(place, consumers, n, prefilled);
             if consumers == 1 {
                 one = t;
             }
