@@ -326,7 +326,16 @@ impl Exec<'_> {
                     return Ok(Some((*first).clone()));
                 };
                 let rids: Vec<RowId> = candidates.iter().map(|e| e.1).collect();
-                let mask = mask_of(&table.fetch(&rids), c)?;
+                // only the columns the condition reads (a wide row's other columns stay put)
+                let mut used = Vec::new();
+                c.columns_used(&mut used);
+                let mut keep = vec![false; table.schema.columns.len()];
+                for i in used {
+                    if let Some(k) = keep.get_mut(i) {
+                        *k = true;
+                    }
+                }
+                let mask = mask_of(&table.fetch_columns(&rids, Some(&keep)), c)?;
                 if let Some(i) = (0..mask.len()).find(|&i| mask.is_valid(i) && mask.value(i)) {
                     return Ok(Some(candidates[i].clone()));
                 }

@@ -22,7 +22,10 @@ impl Shared {
     /// The timestamp of a new request: the wall clock in µs (UTC), made strictly increasing
     /// across the database so that requests get distinct, ordered CURRENT_TIMESTAMPs.
     pub(crate) fn request_timestamp(&self) -> i64 {
-        let wall = chrono::Utc::now().timestamp_micros();
+        // SystemTime straight from the clock (chrono's `Utc::now` also builds a calendar date)
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
         let prev = self
             .clock
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| {

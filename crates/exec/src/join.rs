@@ -61,7 +61,7 @@ impl Expr {
     }
 
     /// Every input column the expression reads.
-    fn columns_used(&self, out: &mut Vec<usize>) {
+    pub(crate) fn columns_used(&self, out: &mut Vec<usize>) {
         if let Expr::Column { index, .. } = self {
             out.push(*index);
         }

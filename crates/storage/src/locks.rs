@@ -34,8 +34,8 @@
 
 use crate::error::StorageError;
 use crate::mvcc::{TxnId, TxnManager};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use parking_lot::{Condvar, Mutex};
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// A lock severity on a table.
@@ -162,7 +162,9 @@ struct Waiting {
 
 #[derive(Default)]
 struct State {
-    /// Granted locks: table id → (name, holder → mode bits).
+    /// Granted locks: table id → (name, holder → mode bits). An entry stays when its last
+    /// holder leaves, so the next lock of a busy table allocates nothing (one small entry per
+    /// table ever locked).
     tables: HashMap<u64, (String, HashMap<TxnId, u8>)>,
     /// Tables each transaction holds locks on.
     held: HashMap<TxnId, Vec<u64>>,
@@ -243,6 +245,10 @@ impl LockManager {
                     .tables
                     .entry(id)
                     .or_insert_with(|| (name.to_string(), HashMap::new()));
+                if entry.0 != name {
+                    // renamed since it was last locked
+                    entry.0 = name.to_string();
+                }
                 let bits = entry.1.entry(me).or_insert(0);
                 *bits |= mode.bit();
                 let now = *bits;
@@ -360,9 +366,6 @@ impl LockManager {
                     empty = true;
                 }
             }
-            if holders.is_empty() {
-                g.tables.remove(&id);
-            }
         }
         if empty {
             if let Some(h) = g.held.get_mut(&me) {
@@ -384,9 +387,6 @@ impl LockManager {
             for id in ids {
                 if let Some((_, holders)) = g.tables.get_mut(&id) {
                     holders.remove(&me);
-                    if holders.is_empty() {
-                        g.tables.remove(&id);
-                    }
                 }
             }
         }
@@ -458,6 +458,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_released_table_shows_no_holder_and_a_renamed_one_its_new_name() {
+        let lm = LockManager::default();
+        lm.lock_table((1, 0), 7, "old", LockMode::Write, false)
+            .unwrap();
+        lm.release_all(1);
+        assert!(lm.held().is_empty(), "nothing is held after the release");
+        lm.lock_table((2, 0), 7, "new", LockMode::Read, false)
+            .unwrap();
+        let held = lm.held();
+        assert_eq!(held.len(), 1);
+        assert_eq!((held[0].holder, held[0].table.as_str()), (2, "new"));
+        lm.unlock(2, 7, LockMode::Read);
+        assert!(lm.held().is_empty(), "nothing is held after the unlock");
     }
 
     #[test]

@@ -17,13 +17,15 @@ use crate::index::{indexable, IndexEntry, OrderedIndex};
 use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
 use crate::queue::{QueueIndex, QueueKey};
 use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
-use arrow::array::{BooleanArray, UInt64Array};
+use arrow::array::{new_null_array, BooleanArray, UInt64Array};
 use arrow::compute::filter_record_batch;
+use arrow::datatypes::{Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Rows per sealed segment.
 pub const SEGMENT_ROWS: usize = 4096;
@@ -45,6 +47,8 @@ pub struct Table {
     pub(crate) creator: AtomicU64,
     /// Changed since the last checkpoint (set when a commit logs a change to it).
     pub(crate) dirty: AtomicBool,
+    /// The Arrow schema with every column nullable (for [`Table::fetch_columns`]).
+    all_nullable: SchemaRef,
 }
 
 /// The mutable part of a table, behind one lock held for short, bounded steps.
@@ -79,6 +83,14 @@ impl Table {
             .indexes()
             .map(|spec| indexable(&schema, spec).then(|| OrderedIndex::new(&schema, spec)))
             .collect();
+        let all_nullable = Arc::new(Schema::new(
+            schema
+                .arrow
+                .fields()
+                .iter()
+                .map(|f| f.as_ref().clone().with_nullable(true))
+                .collect::<Vec<_>>(),
+        ));
         Table {
             id,
             schema,
@@ -97,6 +109,7 @@ impl Table {
             dropped: AtomicBool::new(false),
             creator: AtomicU64::new(0),
             dirty: AtomicBool::new(true),
+            all_nullable,
         }
     }
 
@@ -199,21 +212,37 @@ impl Table {
 
     /// The rows `rids`, in that order, as one batch.
     pub fn fetch(&self, rids: &[RowId]) -> RecordBatch {
+        self.fetch_columns(rids, None)
+    }
+
+    /// The rows `rids`, in that order, as one batch of the table's schema in which only the
+    /// columns `keep` marks hold values (the others are NULL), or every column for `None`: a
+    /// reader that tests a few columns does not copy the rest (wide text, say).
+    pub fn fetch_columns(&self, rids: &[RowId], keep: Option<&[bool]>) -> RecordBatch {
+        let kept = |c: usize| keep.is_none_or(|k| k.get(c).copied().unwrap_or(true));
         let d = self.lock();
         let sealed = (d.segments.len() * SEGMENT_ROWS) as RowId;
         let in_tail = rids.iter().filter(|&&r| r >= sealed).count();
-        if in_tail > 0 && rids.len() <= 256 {
-            // a few rows: straight from their values (no batch for the whole tail)
-            let rows: Vec<Vec<Value>> = rids.iter().map(|&r| d.row(r)).collect();
+        if keep.is_some() || (in_tail > 0 && rids.len() <= 256) {
+            // straight from the rows' values (no batch for the whole tail)
             let arrays = self
                 .schema
                 .columns
                 .iter()
                 .enumerate()
-                .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
+                .map(|(c, col)| match kept(c) {
+                    true => {
+                        let values: Vec<Value> = rids.iter().map(|&r| d.row_value(r, c)).collect();
+                        values_to_array(col.ty, values.iter())
+                    }
+                    false => new_null_array(&col.ty.arrow_type(), rids.len()),
+                })
                 .collect();
-            return RecordBatch::try_new(self.schema.arrow.clone(), arrays)
-                .expect("stored rows match the schema");
+            let schema = match keep {
+                None => self.schema.arrow.clone(),
+                Some(_) => self.all_nullable.clone(),
+            };
+            return RecordBatch::try_new(schema, arrays).expect("stored rows match the schema");
         }
         let tail = (in_tail > 0).then(|| d.tail_batch(&self.schema));
         let mut batches: Vec<&RecordBatch> = d.segments.iter().collect();
@@ -560,5 +589,66 @@ impl TableData {
         } else {
             self.tail[rid - self.segments.len() * SEGMENT_ROWS][col].clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, TableKind};
+    use crate::types::SqlType;
+    use crate::{Storage, Transaction};
+    use arrow::array::{Array, Int64Array, StringArray};
+
+    #[test]
+    fn fetch_columns_copies_only_the_kept_columns() {
+        let storage = Arc::new(Storage::default());
+        let col = |name: &str, ty, nullable| Column {
+            name: name.into(),
+            ty,
+            nullable,
+            default: None,
+            case_specific: false,
+            uppercase: false,
+            title: None,
+            format: None,
+        };
+        let schema = TableSchema::new(
+            "t".into(),
+            vec![
+                col("k", SqlType::BigInt, false),
+                col("wide", SqlType::VarChar(100), false),
+            ],
+            TableKind::Multiset,
+            false,
+            None,
+            vec![],
+            String::new(),
+        );
+        let mut t = Transaction::begin(&storage);
+        let table = t.create_table(schema).unwrap();
+        // one sealed segment and a few rows in the tail
+        for k in 0..SEGMENT_ROWS as i64 + 3 {
+            let wide = Value::Str(format!("row {k}"));
+            t.insert(&table, vec![Value::Int(k), wide]).unwrap();
+        }
+        t.commit().unwrap();
+        let rids = [SEGMENT_ROWS as RowId + 1, 7];
+        let all = table.fetch(&rids);
+        let wide = all
+            .column(1)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
+        assert_eq!((wide.value(0), wide.value(1)), ("row 4097", "row 7"));
+        let some = table.fetch_columns(&rids, Some(&[true, false]));
+        let k = some
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap();
+        assert_eq!(k.values().to_vec(), vec![SEGMENT_ROWS as i64 + 1, 7]);
+        assert_eq!(some.column(1).null_count(), 2, "the dropped column is NULL");
+        assert_eq!(some.num_rows(), 2);
     }
 }

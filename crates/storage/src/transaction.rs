@@ -27,7 +27,8 @@ use crate::queue::QueueKey;
 use crate::table::{RowId, Table};
 use crate::types::Value;
 use crate::Storage;
-use std::collections::{BTreeMap, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
