@@ -118,6 +118,9 @@ fn filter_with_ids(
     cond: &Expr,
 ) -> Result<(RecordBatch, Vec<RowId>)> {
     let mask = mask_of(batch, cond)?;
+    if mask.true_count() == mask.len() {
+        return Ok((batch.clone(), ids)); // every row passes: nothing to copy
+    }
     let kept = filter(&UInt64Array::from(ids), &mask)?;
     let kept = kept
         .as_any()

@@ -244,16 +244,26 @@ impl Table {
             };
             return RecordBatch::try_new(schema, arrays).expect("stored rows match the schema");
         }
-        let tail = (in_tail > 0).then(|| d.tail_batch(&self.schema));
-        let mut batches: Vec<&RecordBatch> = d.segments.iter().collect();
-        batches.extend(tail.as_ref());
-        let at: Vec<(usize, usize)> = rids
-            .iter()
-            .map(|&r| (r as usize / SEGMENT_ROWS, r as usize % SEGMENT_ROWS))
-            .collect();
-        if batches.is_empty() || at.is_empty() {
+        if rids.is_empty() {
             return RecordBatch::new_empty(self.schema.arrow.clone());
         }
+        let tail = (in_tail > 0).then(|| d.tail_batch(&self.schema));
+        // interleave only the segments the rows are in
+        let mut used: Vec<usize> = rids.iter().map(|&r| r as usize / SEGMENT_ROWS).collect();
+        used.sort_unstable();
+        used.dedup();
+        let batches: Vec<&RecordBatch> = used
+            .iter()
+            .filter_map(|&s| d.segments.get(s).or(tail.as_ref()))
+            .collect();
+        let at: Vec<(usize, usize)> = rids
+            .iter()
+            .map(|&r| {
+                let s = r as usize / SEGMENT_ROWS;
+                let slot = used.binary_search(&s).unwrap_or_default();
+                (slot, r as usize % SEGMENT_ROWS)
+            })
+            .collect();
         arrow::compute::interleave_record_batch(&batches, &at)
             .expect("row ids address stored rows of one schema")
     }
@@ -650,5 +660,13 @@ mod tests {
         assert_eq!(k.values().to_vec(), vec![SEGMENT_ROWS as i64 + 1, 7]);
         assert_eq!(some.column(1).null_count(), 2, "the dropped column is NULL");
         assert_eq!(some.num_rows(), 2);
+        // sealed rows only: interleaved from their segment
+        let sealed = table.fetch(&[9, 3]);
+        let k = sealed
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap();
+        assert_eq!(k.values().to_vec(), vec![9, 3]);
     }
 }
