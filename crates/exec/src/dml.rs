@@ -15,7 +15,7 @@ use crate::query::{mask_of, single_row, table_scope};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef, AsArray, StringArray, TimestampMicrosecondArray};
 use arrow::compute::{concat, filter_record_batch};
-use arrow::datatypes::{Field, Schema};
+use arrow::datatypes::{Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
@@ -27,6 +27,8 @@ use tdlite_storage::StorageError;
 /// A bound select list of a consume: expressions over the queue table's columns.
 pub struct ConsumeList {
     items: Vec<(Expr, Field)>,
+    /// For a list of plain columns, the result's schema (its types are the columns' own).
+    plain: Option<SchemaRef>,
 }
 
 impl Exec<'_> {
@@ -518,7 +520,11 @@ impl Exec<'_> {
             })
             .collect();
         if let Some(items) = plain {
-            return Ok(ConsumeList { items });
+            let fields: Vec<Field> = items.iter().map(|(_, f)| f.clone()).collect();
+            return Ok(ConsumeList {
+                items,
+                plain: Some(Arc::new(Schema::new(fields))),
+            });
         }
         let q = table.schema.name.clone();
         let scope = table_scope(table, &q);
@@ -575,7 +581,7 @@ impl Exec<'_> {
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),
             }
         }
-        Ok(ConsumeList { items })
+        Ok(ConsumeList { items, plain: None })
     }
 
     /// Takes the oldest row of a queue table (own uncommitted inserts included) and projects
@@ -624,13 +630,18 @@ impl Exec<'_> {
                     .collect::<Result<Vec<_>>>()?
             }
         };
-        let fields: Vec<Field> = list
-            .items
-            .iter()
-            .zip(&arrays)
-            .map(|((_, f), a)| f.clone().with_data_type(a.data_type().clone()))
-            .collect();
-        let schema = Arc::new(Schema::new(fields));
+        let schema = match &list.plain {
+            Some(schema) => schema.clone(),
+            None => {
+                let fields: Vec<Field> = list
+                    .items
+                    .iter()
+                    .zip(&arrays)
+                    .map(|((_, f), a)| f.clone().with_data_type(a.data_type().clone()))
+                    .collect();
+                Arc::new(Schema::new(fields))
+            }
+        };
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),
             arrays,

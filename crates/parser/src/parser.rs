@@ -771,6 +771,9 @@ pub fn parse_expression(sql: &str) -> Result<ast::Expr, ParseError> {
 
 /// The object name of a sqlparser statement target, for callers that need one.
 pub fn object_name_string(name: &ast::ObjectName) -> String {
+    if let [ast::ObjectNamePart::Identifier(i)] = name.0.as_slice() {
+        return i.value.clone(); // the usual one-part name
+    }
     name.0
         .iter()
         .map(|p| match p {

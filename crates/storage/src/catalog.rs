@@ -180,7 +180,11 @@ pub struct Catalog {
 }
 
 fn key(name: &str) -> String {
-    name.to_uppercase()
+    if name.is_ascii() {
+        name.to_ascii_uppercase() // the same result, without Unicode case tables
+    } else {
+        name.to_uppercase()
+    }
 }
 
 impl Catalog {

@@ -40,6 +40,11 @@ impl QueueIndex {
         self.entries.remove(key).is_some()
     }
 
+    /// Removes and returns the oldest entry.
+    pub fn pop_first(&mut self) -> Option<(QueueKey, RowId)> {
+        self.entries.pop_first()
+    }
+
     /// The oldest entry, without removing it.
     pub fn first(&self) -> Option<(QueueKey, RowId)> {
         self.entries.first_key_value().map(|(k, r)| (*k, *r))

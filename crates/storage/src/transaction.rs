@@ -389,7 +389,7 @@ impl Transaction {
                 (None, None) => return None,
             };
             if from_index {
-                d.queue.remove(&key);
+                d.queue.pop_first(); // the entry `first` just gave
             } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {
                 m.remove(&key);
             }
