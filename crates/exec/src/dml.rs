@@ -31,6 +31,13 @@ pub struct ConsumeList {
     plain: Option<SchemaRef>,
 }
 
+impl ConsumeList {
+    /// True for a list of plain column names (bound from the table's columns alone).
+    pub(crate) fn is_plain(&self) -> bool {
+        self.plain.is_some()
+    }
+}
+
 impl Exec<'_> {
     fn default_array(&self, col: &Column, n: usize) -> Result<ArrayRef> {
         let one: ArrayRef = match &col.default {

@@ -68,6 +68,10 @@ pub struct Session {
     database: Option<String>,
     /// The parameter values of the request being run (empty outside `execute_prepared`).
     params: Vec<Value>,
+    /// The last consume select list of plain columns that was bound: (table id, select list,
+    /// bound list). Such a list depends only on the table's columns, and a table id is never
+    /// reused (ALTER and re-CREATE make a new table), so the same consume reuses it.
+    consume_list: Option<(u64, Vec<ast::SelectItem>, Arc<crate::dml::ConsumeList>)>,
 }
 
 impl Session {
@@ -84,6 +88,7 @@ impl Session {
             user: "TDLITE".to_string(),
             database: None,
             params: Vec::new(),
+            consume_list: None,
         }
     }
 
@@ -639,12 +644,22 @@ impl Session {
     /// `SELECT AND CONSUME`: take the oldest row, or wait in the delayed state until a commit
     /// makes one available, the queue is dropped, the wait is cancelled or times out.
     fn consume(&mut self, c: &Consume, now: i64) -> Result<Rows> {
-        let mut ex = self.exec(now);
+        let ex = self.exec(now);
         let table = ex.must_get_base_table(&c.table)?;
         if !table.schema.queue {
             return Err(Error::NotAQueueTable(table.schema.name.clone()));
         }
-        let list = ex.bind_consume(&table, &c.projection)?;
+        let list = match &self.consume_list {
+            Some((id, items, list)) if *id == table.id && *items == c.projection => list.clone(),
+            _ => {
+                let list = Arc::new(self.exec(now).bind_consume(&table, &c.projection)?);
+                if list.is_plain() {
+                    self.consume_list = Some((table.id, c.projection.clone(), list.clone()));
+                }
+                list
+            }
+        };
+        let mut ex = self.exec(now);
         // the common case, a row is there: no wait cell, no cancel handle, no lock-manager
         // round trip for the delayed state. It must not wait for a lock (a cancel then would
         // find no cell to mark), so a taken lock goes to the path below.

@@ -121,7 +121,11 @@ pub fn run(n: i64, disk_rows: i64, rounds: u32) {
     let dir = std::env::temp_dir().join(format!("tdlite-bench-fifo-{}", std::process::id()));
     for (sync, mode, label) in [
         ("FULL", SyncMode::Full, "full sync vs SQLite WAL FULL"),
-        ("NORMAL", SyncMode::Normal, "sync normal vs SQLite WAL NORMAL"),
+        (
+            "NORMAL",
+            SyncMode::Normal,
+            "sync normal vs SQLite WAL NORMAL",
+        ),
     ] {
         let (td, lite) = best(
             rounds,
@@ -144,11 +148,7 @@ pub fn run(n: i64, disk_rows: i64, rounds: u32) {
                 r
             },
         );
-        print(
-            &format!("disk, {disk_rows} rows: tdlite {label}"),
-            td,
-            lite,
-        );
+        print(&format!("disk, {disk_rows} rows: tdlite {label}"), td, lite);
     }
 }
 
