@@ -29,9 +29,26 @@ pub struct ConsumeList {
     items: Vec<(Expr, Field)>,
     /// For a list of plain columns, the result's schema (its types are the columns' own).
     plain: Option<SchemaRef>,
+    /// When every item is a column: their positions (only those values are read).
+    columns: Option<Vec<usize>>,
 }
 
 impl ConsumeList {
+    fn new(items: Vec<(Expr, Field)>, plain: Option<SchemaRef>) -> Self {
+        let columns = items
+            .iter()
+            .map(|(e, _)| match e {
+                Expr::Column { index, .. } => Some(*index),
+                _ => None,
+            })
+            .collect();
+        ConsumeList {
+            items,
+            plain,
+            columns,
+        }
+    }
+
     /// True for a list of plain column names (bound from the table's columns alone).
     pub(crate) fn is_plain(&self) -> bool {
         self.plain.is_some()
@@ -528,10 +545,7 @@ impl Exec<'_> {
             .collect();
         if let Some(items) = plain {
             let fields: Vec<Field> = items.iter().map(|(_, f)| f.clone()).collect();
-            return Ok(ConsumeList {
-                items,
-                plain: Some(Arc::new(Schema::new(fields))),
-            });
+            return Ok(ConsumeList::new(items, Some(Arc::new(Schema::new(fields)))));
         }
         let q = table.schema.name.clone();
         let scope = table_scope(table, &q);
@@ -588,7 +602,7 @@ impl Exec<'_> {
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),
             }
         }
-        Ok(ConsumeList { items, plain: None })
+        Ok(ConsumeList::new(items, None))
     }
 
     /// Takes the oldest row of a queue table (own uncommitted inserts included) and projects
@@ -604,21 +618,19 @@ impl Exec<'_> {
         list: &ConsumeList,
         wait_for_lock: bool,
     ) -> Result<Option<Rows>> {
-        let Some((_, values)) = self.txn.consume(table, wait_for_lock)? else {
+        let columns = list.columns.as_deref();
+        let Some((_, values)) = self.txn.consume(table, wait_for_lock, columns)? else {
             return Ok(None);
         };
-        // a list of plain columns (the usual consume): arrays for those columns only
-        let direct: Option<Vec<ArrayRef>> = list
-            .items
-            .iter()
-            .map(|(e, _)| match e {
-                Expr::Column { index, .. } => {
-                    let ty = table.schema.columns.get(*index)?.ty;
-                    Some(values_to_array(ty, values.get(*index).into_iter()))
-                }
-                _ => None,
-            })
-            .collect();
+        // a list of columns (the usual consume): arrays for those columns only
+        let direct: Option<Vec<ArrayRef>> = columns.and_then(|cols| {
+            cols.iter()
+                .map(|&i| {
+                    let c = table.schema.columns.get(i)?;
+                    Some(values_to_array(c.ty, values.get(i).into_iter()))
+                })
+                .collect()
+        });
         let arrays = match direct {
             Some(arrays) => arrays,
             None => {

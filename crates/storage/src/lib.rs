@@ -22,7 +22,7 @@
 //! t.insert(&q, vec![Value::Timestamp(1), Value::Int(10)]).unwrap();
 //! t.commit().unwrap();
 //! let mut c = Transaction::begin(&storage);
-//! assert_eq!(c.consume(&q, true).unwrap().unwrap().1[1], Value::Int(10));
+//! assert_eq!(c.consume(&q, true, None).unwrap().unwrap().1[1], Value::Int(10));
 //! c.rollback(); // the row is back, at the front
 //! assert_eq!(q.queue_depth(), 2);
 //! ```

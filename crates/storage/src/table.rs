@@ -591,7 +591,8 @@ impl TableData {
         (qits, self.seq[rid as usize])
     }
 
-    fn row_value(&self, rid: RowId, col: usize) -> Value {
+    /// One value of a row.
+    pub(crate) fn row_value(&self, rid: RowId, col: usize) -> Value {
         let rid = rid as usize;
         let s = rid / SEGMENT_ROWS;
         if s < self.segments.len() {

@@ -338,6 +338,9 @@ impl Transaction {
     /// and this transaction's own pending inserts. `None` if there is nothing to take; then
     /// this call leaves no lock behind, so a consumer waiting for a row blocks no one.
     ///
+    /// The row comes back with every column, or (`columns`) with those columns only, the
+    /// others NULL.
+    ///
     /// # Errors
     /// Lock errors: a DDL or `LOCKING … FOR READ|WRITE|EXCLUSIVE` holder makes it wait, or
     /// fail with 7423 unless `wait_for_lock`.
@@ -345,6 +348,7 @@ impl Transaction {
         &mut self,
         table: &Arc<Table>,
         wait_for_lock: bool,
+        columns: Option<&[usize]>,
     ) -> Result<Option<(RowId, Vec<Value>)>, StorageError> {
         let have = self.held.get(&table.id).copied().unwrap_or(0);
         let newly = !held_covers(have, LockMode::RowWrite);
@@ -358,7 +362,7 @@ impl Transaction {
             }
             self.lock(table, LockMode::RowWrite, !wait_for_lock)?;
         }
-        let taken = self.pop(table);
+        let taken = self.pop(table, columns);
         if taken.is_none() && newly {
             self.release(table, LockMode::RowWrite);
         }
@@ -373,7 +377,11 @@ impl Transaction {
         }
     }
 
-    fn pop(&mut self, table: &Arc<Table>) -> Option<(RowId, Vec<Value>)> {
+    fn pop(
+        &mut self,
+        table: &Arc<Table>,
+        columns: Option<&[usize]>,
+    ) -> Option<(RowId, Vec<Value>)> {
         self.check_creator(table).ok()?;
         let mut d = table.lock();
         let (key, row, from_index) = loop {
@@ -409,7 +417,19 @@ impl Transaction {
                 Requeue::Own(key)
             }),
         });
-        Some((row, d.row(row)))
+        let values = match columns {
+            None => d.row(row),
+            Some(cols) => {
+                let mut v = vec![Value::Null; table.schema.columns.len()];
+                for &c in cols {
+                    if c < v.len() {
+                        v[c] = d.row_value(row, c);
+                    }
+                }
+                v
+            }
+        };
+        Some((row, values))
     }
 
     /// Creates a table (undone on rollback); until commit only this transaction may write it.
