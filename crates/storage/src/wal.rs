@@ -23,6 +23,7 @@
 
 use crate::vfs::LogFile;
 use parking_lot::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// File header magic.
 pub const FILE_MAGIC: &[u8; 8] = b"TDLWAL2\n";
@@ -190,6 +191,10 @@ struct State {
     salt: u32,
     /// The first LSN of this process: a close marks only a log it wrote to.
     opened_lsn: u64,
+    /// Group commit: how many frames the next synced flush waits for (see [`Wal::flush`]).
+    gather: u64,
+    /// How long the last synced flush took: the longest a leader waits to gather.
+    last_sync: Duration,
 }
 
 /// The log writer shared by all committers.
@@ -201,6 +206,10 @@ pub struct Wal {
 }
 
 const OFF_FLUSH_BYTES: usize = 1 << 20;
+
+/// The longest a group-commit leader waits for the group it expects (a slow sync once must
+/// not make later commits wait as long).
+const MAX_GATHER: Duration = Duration::from_millis(1);
 
 impl Wal {
     /// A writer appending to `file` (whose header has `salt`, already holding `size` bytes),
@@ -223,6 +232,8 @@ impl Wal {
                 size,
                 salt,
                 opened_lsn: next_lsn,
+                gather: 1,
+                last_sync: Duration::ZERO,
             }),
             done: Condvar::new(),
             file: Mutex::new(file),
@@ -299,14 +310,27 @@ impl Wal {
                 continue;
             }
             s.flushing = true;
+            if sync && s.gather > 1 {
+                // Group commit: the last sync saw several committers, so give them a moment
+                // (at most one sync's time) to join this one before it starts.
+                let (want, start) = (s.gather, Instant::now());
+                let cap = s.last_sync.min(MAX_GATHER);
+                while s.next_lsn - 1 - s.written < want && start.elapsed() < cap {
+                    drop(s);
+                    std::thread::yield_now();
+                    s = self.state.lock();
+                }
+            }
             let buf = std::mem::take(&mut s.pending);
-            let upto = s.next_lsn - 1;
+            let (from, upto) = (s.written, s.next_lsn - 1);
             drop(s);
+            let started = Instant::now();
             let result = {
                 let mut f = self.file.lock();
                 f.append(&buf)
                     .and_then(|()| if sync { f.sync() } else { Ok(()) })
             };
+            let took = started.elapsed();
             s = self.state.lock();
             s.flushing = false;
             match result {
@@ -314,6 +338,11 @@ impl Wal {
                     s.written = upto;
                     if sync {
                         s.synced = upto;
+                        // the next group: as many as this one, or all who came meanwhile
+                        // and the leader who will sync them
+                        let joined = s.next_lsn - 1 - upto;
+                        s.gather = (upto - from).max(joined + 1);
+                        s.last_sync = took;
                     }
                 }
                 Err(e) => s.failed = Some(format!("writing the log failed: {e}")),
