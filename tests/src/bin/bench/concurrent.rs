@@ -9,6 +9,9 @@
 //!   in-memory database vs a SQLite WAL file in /dev/shm with synchronous=OFF (memory-backed,
 //!   so neither touches a disk). On disk: tdlite with full sync (group commit) vs SQLite WAL
 //!   with synchronous=FULL, in the temp folder.
+//! - each figure is the best of `--rounds` runs (tdlite and SQLite alternating): on this shared
+//!   machine the same run varies by up to 3× between tries, the best one being the least
+//!   disturbed.
 //! - concurrent, prefilled (on disk): the fifo target with C consumers. All N rows are
 //!   enqueued first (transactions of 1,000, not timed); then the consumers alone pop them, one
 //!   row per transaction, so every commit is a consume and group commit can share syncs.
@@ -16,7 +19,7 @@
 //!   latency = from just before the producer's request to the consumer holding the row.
 
 use crate::common::{
-    check_exactly_once, now_us, percentile, remove_sqlite, shm_dir, sqlite, sqlite_fill,
+    alternate, check_exactly_once, now_us, percentile, remove_sqlite, shm_dir, sqlite, sqlite_fill,
     sqlite_path, sqlite_pop, TdQueue, PAYLOAD,
 };
 use std::path::Path;
@@ -155,10 +158,14 @@ fn sqlite_run(place: Place, consumers: usize, n: i64, prefilled: bool) -> f64 {
 }
 
 /// The `concurrent` workload.
-pub fn run(memory_rows: i64, disk_rows: i64) {
+pub fn run(memory_rows: i64, disk_rows: i64, rounds: u32) {
     println!("\n## concurrent: C consumers and 1 producer (or a prefilled queue), one row per transaction, exactly once");
     println!("| where | consumers | tdlite rows/s | SQLite rows/s | tdlite × SQLite | tdlite × its 1 consumer |");
     println!("|---|---|---|---|---|---|");
+    // warm-up, not reported: the first run in a fresh process pays for page faults and
+    // allocator growth, which would understate the 1-consumer figure the others are set against
+    tdlite_run(Place::Memory, 1, memory_rows.min(10_000), false);
+    sqlite_run(Place::Memory, 1, memory_rows.min(10_000), false);
     for (place, n, prefilled, label) in [
         (Place::Memory, memory_rows, false, "memory"),
         (Place::Disk, disk_rows, false, "disk (full sync)"),
@@ -166,8 +173,11 @@ pub fn run(memory_rows: i64, disk_rows: i64) {
     ] {
         let mut one = 0.0;
         for consumers in [1, 2, 4, 8] {
-            let t = tdlite_run(place, consumers, n, prefilled);
-            let s = sqlite_run(place, consumers, n, prefilled);
+            let (t, s) = alternate(
+                rounds,
+                || tdlite_run(place, consumers, n, prefilled),
+                || sqlite_run(place, consumers, n, prefilled),
+            );
             if consumers == 1 {
                 one = t;
             }

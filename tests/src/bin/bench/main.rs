@@ -20,21 +20,36 @@ mod scan;
 
 use tdlite_system_tests::arg;
 
+/// Every workload, in the order `all` runs them.
+const WORKLOADS: [&str; 6] = ["fifo", "depth", "priority", "concurrent", "wake", "scan"];
+
+/// `all`: each workload in a process of its own (same options), so none inherits another's
+/// heap (a million freed rows left by one made the next one's scans up to 2x slower).
+fn run_all() {
+    let exe = std::env::current_exe().expect("the running binary's path");
+    let options: Vec<String> = std::env::args().skip(2).collect();
+    for w in WORKLOADS {
+        let status = std::process::Command::new(&exe)
+            .arg(w)
+            .args(&options)
+            .status()
+            .expect("start a workload");
+        assert!(status.success(), "workload {w} failed: {status}");
+    }
+}
+
 fn main() {
     let workload = std::env::args().nth(1).unwrap_or_else(|| "all".into());
+    if workload == "all" {
+        return run_all();
+    }
     let rounds = arg("--rounds", 2) as u32;
-    let all = workload == "all";
     println!(
         "bench {workload}: {} cores, tdlite vs SQLite {}",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         rusqlite::version()
     );
-    let mut ran = false;
-    let mut wants = |w: &str| {
-        let yes = all || workload == w;
-        ran |= yes;
-        yes
-    };
+    let wants = |w: &str| workload == w;
     if wants("fifo") {
         fifo::run(
             arg("--rows", 100_000) as i64,
@@ -56,6 +71,7 @@ fn main() {
         concurrent::run(
             arg("--conc-rows", 40_000) as i64,
             arg("--disk-rows", 5_000) as i64,
+            rounds,
         );
     }
     if wants("wake") {
@@ -67,9 +83,10 @@ fn main() {
             arg("--join-rows", 100_000) as i64,
         );
     }
-    if !ran {
+    if !WORKLOADS.contains(&workload.as_str()) {
         eprintln!(
-            "unknown workload {workload}: fifo | depth | priority | concurrent | wake | scan | all"
+            "unknown workload {workload}: {} | all",
+            WORKLOADS.join(" | ")
         );
         std::process::exit(2);
     }
