@@ -1,8 +1,8 @@
 //! `fifo`: enqueue N rows in transactions of 1,000, then consume them all, one transaction
 //! per consume; per-consume latency p50/p99 and consumes per second. In memory (tdlite
 //! in-memory database vs SQLite `:memory:`), and on disk: tdlite's full sync vs SQLite WAL with
-//! synchronous=FULL (every commit synced), and tdlite's normal sync vs synchronous=NORMAL (a
-//! commit is written, not synced). `depth`: the cost of one consume with 10k, 100k and 1M
+//! synchronous=FULL (every commit synced) and =NORMAL (a commit is written, not synced), and
+//! tdlite's normal sync (also written, not synced) vs synchronous=NORMAL. `depth`: the cost of one consume with 10k, 100k and 1M
 //! rows waiting.
 
 use crate::common::{
@@ -121,6 +121,7 @@ pub fn run(n: i64, disk_rows: i64, rounds: u32) {
     let dir = std::env::temp_dir().join(format!("tdlite-bench-fifo-{}", std::process::id()));
     for (sync, mode, label) in [
         ("FULL", SyncMode::Full, "full sync vs SQLite WAL FULL"),
+        ("NORMAL", SyncMode::Full, "full sync vs SQLite WAL NORMAL"),
         (
             "NORMAL",
             SyncMode::Normal,
