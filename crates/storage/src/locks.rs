@@ -163,8 +163,9 @@ struct Waiting {
 #[derive(Default)]
 struct State {
     /// Granted locks: table id → (name, holder → mode bits). An entry stays when its last
-    /// holder leaves, so the next lock of a busy table allocates nothing (one small entry per
-    /// table ever locked).
+    /// holder leaves, so the next lock of a busy table allocates nothing, while there are at
+    /// most [`IDLE_ENTRIES`] entries (table ids are never reused: a process that creates and
+    /// drops tables must not keep one per table forever).
     tables: HashMap<u64, (String, HashMap<TxnId, u8>)>,
     /// Tables each transaction holds locks on.
     held: HashMap<TxnId, Vec<u64>>,
@@ -176,7 +177,19 @@ struct State {
     delayed: HashMap<TxnId, Arc<dyn Fn() + Send + Sync>>,
 }
 
+/// How many lock-table entries may stay once nobody holds them (see [`State::tables`]).
+const IDLE_ENTRIES: usize = 1024;
+
 impl State {
+    /// Drops table `id`'s entry if nobody holds it and there are more than [`IDLE_ENTRIES`].
+    fn forget_if_idle(&mut self, id: u64) {
+        if self.tables.len() > IDLE_ENTRIES
+            && self.tables.get(&id).is_some_and(|(_, h)| h.is_empty())
+        {
+            self.tables.remove(&id);
+        }
+    }
+
     /// True if following wait edges from `from` leads back to `me`.
     fn reaches(&self, from: &[TxnId], me: TxnId) -> bool {
         let mut seen = HashSet::new();
@@ -245,10 +258,6 @@ impl LockManager {
                     .tables
                     .entry(id)
                     .or_insert_with(|| (name.to_string(), HashMap::new()));
-                if entry.0 != name {
-                    // renamed since it was last locked
-                    entry.0 = name.to_string();
-                }
                 let bits = entry.1.entry(me).or_insert(0);
                 *bits |= mode.bit();
                 let now = *bits;
@@ -367,6 +376,7 @@ impl LockManager {
                 }
             }
         }
+        g.forget_if_idle(id);
         if empty {
             if let Some(h) = g.held.get_mut(&me) {
                 h.retain(|t| *t != id);
@@ -388,6 +398,7 @@ impl LockManager {
                 if let Some((_, holders)) = g.tables.get_mut(&id) {
                     holders.remove(&me);
                 }
+                g.forget_if_idle(id);
             }
         }
         if !g.waiting.is_empty() {
@@ -461,19 +472,26 @@ mod tests {
     }
 
     #[test]
-    fn a_released_table_shows_no_holder_and_a_renamed_one_its_new_name() {
+    fn released_tables_show_no_holder_and_idle_entries_stay_bounded() {
         let lm = LockManager::default();
-        lm.lock_table((1, 0), 7, "old", LockMode::Write, false)
+        lm.lock_table((1, 0), 7, "t", LockMode::Write, false)
             .unwrap();
         lm.release_all(1);
         assert!(lm.held().is_empty(), "nothing is held after the release");
-        lm.lock_table((2, 0), 7, "new", LockMode::Read, false)
+        lm.lock_table((2, 0), 7, "t", LockMode::Read, false)
             .unwrap();
         let held = lm.held();
         assert_eq!(held.len(), 1);
-        assert_eq!((held[0].holder, held[0].table.as_str()), (2, "new"));
+        assert_eq!((held[0].holder, held[0].table.as_str()), (2, "t"));
         lm.unlock(2, 7, LockMode::Read);
         assert!(lm.held().is_empty(), "nothing is held after the unlock");
+        // many short-lived tables (ids are never reused) leave a bounded number of entries
+        for id in 100..100 + 3 * IDLE_ENTRIES as u64 {
+            lm.lock_table((id, 0), id, "tmp", LockMode::Write, false)
+                .unwrap();
+            lm.release_all(id);
+        }
+        assert!(lm.state.lock().tables.len() <= IDLE_ENTRIES + 1);
     }
 
     #[test]
