@@ -72,7 +72,14 @@ pub struct Session {
     /// bound list). Such a list depends only on the table's columns, and a table id is never
     /// reused (ALTER and re-CREATE make a new table), so the same consume reuses it.
     consume_list: Option<(u64, Vec<ast::SelectItem>, Arc<crate::dml::ConsumeList>)>,
+    /// The table the last consume's name resolved to: (catalog version, name, default
+    /// database, table). Reused while the catalog's version is the same (no table created,
+    /// dropped or restored since), as the lookup would give the same answer.
+    consume_table: Option<ConsumeTarget>,
 }
+
+/// See `Session::consume_table`.
+type ConsumeTarget = (u64, ast::ObjectName, Option<String>, Arc<Table>);
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>, id: u64) -> Self {
@@ -89,6 +96,7 @@ impl Session {
             database: None,
             params: Vec::new(),
             consume_list: None,
+            consume_table: None,
         }
     }
 
@@ -644,8 +652,18 @@ impl Session {
     /// `SELECT AND CONSUME`: take the oldest row, or wait in the delayed state until a commit
     /// makes one available, the queue is dropped, the wait is cancelled or times out.
     fn consume(&mut self, c: &Consume, now: i64) -> Result<Rows> {
-        let ex = self.exec(now);
-        let table = ex.must_get_base_table(&c.table)?;
+        let version = self.shared.storage.catalog.version();
+        let table = match &self.consume_table {
+            Some((v, name, db, t)) if *v == version && *name == c.table && *db == self.database => {
+                t.clone()
+            }
+            _ => {
+                let t = self.exec(now).must_get_base_table(&c.table)?;
+                let target = (version, c.table.clone(), self.database.clone(), t.clone());
+                self.consume_table = Some(target);
+                t
+            }
+        };
         if !table.schema.queue {
             return Err(Error::NotAQueueTable(table.schema.name.clone()));
         }

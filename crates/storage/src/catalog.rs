@@ -177,6 +177,9 @@ pub struct Catalog {
     /// Tables dropped by a transaction that has not ended: a checkpoint must still save them,
     /// since a rollback brings them back.
     limbo: parking_lot::Mutex<Vec<(Arc<Table>, TxnId)>>,
+    /// Raised by every change to the name → table map (under its write lock): a lookup made
+    /// at one version gives the same answer while the version stays.
+    version: AtomicU64,
 }
 
 fn key(name: &str) -> String {
@@ -188,6 +191,15 @@ fn key(name: &str) -> String {
 }
 
 impl Catalog {
+    /// The map's version (see [`Catalog`]): equal versions, equal answers to every lookup.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    fn changed(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// Looks a table up by name.
     pub fn get_table(&self, name: &str) -> Option<Arc<Table>> {
         self.tables.read().get(&key(name)).cloned()
@@ -253,6 +265,7 @@ impl Catalog {
         creator: TxnId,
     ) -> Result<Arc<Table>, StorageError> {
         let mut tables = self.tables.write();
+        self.changed();
         let k = key(&schema.name);
         if tables.contains_key(&k) {
             return Err(StorageError::TableExists(schema.name));
@@ -319,6 +332,7 @@ impl Catalog {
     /// undone first (undo runs in reverse).
     pub(crate) fn restore_table(&self, table: Arc<Table>) {
         let mut tables = self.tables.write();
+        self.changed();
         self.limbo.lock().retain(|(t, _)| !Arc::ptr_eq(t, &table));
         let k = key(&table.schema.name);
         if !tables.contains_key(&k) {
@@ -335,6 +349,7 @@ impl Catalog {
     /// open transaction created the table.
     pub fn drop_table(&self, name: &str, dropper: TxnId) -> Result<Arc<Table>, StorageError> {
         let mut tables = self.tables.write();
+        self.changed();
         let k = key(name);
         let t = tables
             .get(&k)
@@ -356,6 +371,7 @@ impl Catalog {
     /// Removes a table only if it is this very table (undo of CREATE TABLE).
     pub(crate) fn remove_if_same(&self, table: &Arc<Table>) {
         let mut tables = self.tables.write();
+        self.changed();
         let k = key(&table.schema.name);
         if tables.get(&k).is_some_and(|t| Arc::ptr_eq(t, table)) {
             tables.shift_remove(&k);
