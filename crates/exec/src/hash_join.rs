@@ -172,29 +172,21 @@ impl HashMatch {
         }))
     }
 
-    /// With one integer key: every (left, right) pair with equal keys, in the nested loop's
-    /// order, while there are at most `limit`; `None` for other keys or when there are more.
-    pub(crate) fn int_pairs(&self, limit: usize) -> Option<(Vec<u32>, Vec<u32>)> {
-        let HashMatch::Ints {
-            left_keys,
-            first,
-            next,
-        } = self
-        else {
-            return None;
+    /// Every (left, right) pair whose keys are equal, in the nested loop's order, while there
+    /// are at most `limit`; `None` when there are more.
+    pub(crate) fn pairs(&self, limit: usize) -> Option<(Vec<u32>, Vec<u32>)> {
+        let n = match self {
+            HashMatch::Ints { left_keys, .. } => left_keys.len(),
+            HashMatch::Rows { left_keys, .. } => left_keys.len(),
         };
         let (mut li, mut ri) = (Vec::new(), Vec::new());
-        for (i, k) in left_keys.iter().enumerate() {
-            let Some(mut j) = k.and_then(|k| first.get(&k).copied()) else {
-                continue;
-            };
-            while j != u32::MAX {
+        for i in 0..n {
+            for j in self.partners(i) {
                 if li.len() == limit {
                     return None;
                 }
                 li.push(i as u32);
                 ri.push(j);
-                j = next[j as usize];
             }
         }
         Some((li, ri))

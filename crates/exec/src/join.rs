@@ -733,8 +733,8 @@ fn join(
         None => conds,
     };
     if let (true, Kind::Inner, Some(h)) = (rest.is_empty(), kind, &hashed) {
-        // an inner join on one integer key and nothing else: the pairs are the answer
-        if let Some((li, ri)) = h.int_pairs(MAX_JOIN_ROWS) {
+        // an inner join on keys and nothing else: the hashed pairs are the answer
+        if let Some((li, ri)) = h.pairs(MAX_JOIN_ROWS) {
             return combine(left, right, &UInt32Array::from(li), &UInt32Array::from(ri));
         }
     }

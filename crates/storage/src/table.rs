@@ -17,7 +17,7 @@ use crate::index::{indexable, IndexEntry, OrderedIndex};
 use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
 use crate::queue::{QueueIndex, QueueKey};
 use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
-use arrow::array::{new_null_array, BooleanArray, UInt64Array};
+use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, UInt64Array};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
@@ -220,16 +220,20 @@ impl Table {
     /// reader that tests a few columns does not copy the rest (wide text, say).
     pub fn fetch_columns(&self, rids: &[RowId], keep: Option<&[bool]>) -> RecordBatch {
         let kept = |c: usize| keep.is_none_or(|k| k.get(c).copied().unwrap_or(true));
+        let schema = match keep {
+            None => self.schema.arrow.clone(),
+            Some(_) => self.all_nullable.clone(),
+        };
+        if rids.is_empty() {
+            return RecordBatch::new_empty(schema);
+        }
         let d = self.lock();
         let sealed = (d.segments.len() * SEGMENT_ROWS) as RowId;
         let in_tail = rids.iter().filter(|&&r| r >= sealed).count();
-        if keep.is_some() || (in_tail > 0 && rids.len() <= 256) {
-            // straight from the rows' values (no batch for the whole tail)
-            let arrays = self
-                .schema
-                .columns
-                .iter()
-                .enumerate()
+        let columns = self.schema.columns.iter().enumerate();
+        let arrays: Vec<ArrayRef> = if in_tail > 0 && rids.len() <= 256 {
+            // a few rows: straight from their values (no batch for the whole tail)
+            columns
                 .map(|(c, col)| match kept(c) {
                     true => {
                         let values: Vec<Value> = rids.iter().map(|&r| d.row_value(r, c)).collect();
@@ -237,35 +241,37 @@ impl Table {
                     }
                     false => new_null_array(&col.ty.arrow_type(), rids.len()),
                 })
+                .collect()
+        } else {
+            let tail = (in_tail > 0).then(|| d.tail_batch(&self.schema));
+            // interleave from the segments the rows are in only
+            let mut used: Vec<usize> = rids.iter().map(|&r| r as usize / SEGMENT_ROWS).collect();
+            used.sort_unstable();
+            used.dedup();
+            let batches: Vec<&RecordBatch> = used
+                .iter()
+                .filter_map(|&s| d.segments.get(s).or(tail.as_ref()))
                 .collect();
-            let schema = match keep {
-                None => self.schema.arrow.clone(),
-                Some(_) => self.all_nullable.clone(),
-            };
-            return RecordBatch::try_new(schema, arrays).expect("stored rows match the schema");
-        }
-        if rids.is_empty() {
-            return RecordBatch::new_empty(self.schema.arrow.clone());
-        }
-        let tail = (in_tail > 0).then(|| d.tail_batch(&self.schema));
-        // interleave only the segments the rows are in
-        let mut used: Vec<usize> = rids.iter().map(|&r| r as usize / SEGMENT_ROWS).collect();
-        used.sort_unstable();
-        used.dedup();
-        let batches: Vec<&RecordBatch> = used
-            .iter()
-            .filter_map(|&s| d.segments.get(s).or(tail.as_ref()))
-            .collect();
-        let at: Vec<(usize, usize)> = rids
-            .iter()
-            .map(|&r| {
-                let s = r as usize / SEGMENT_ROWS;
-                let slot = used.binary_search(&s).unwrap_or_default();
-                (slot, r as usize % SEGMENT_ROWS)
-            })
-            .collect();
-        arrow::compute::interleave_record_batch(&batches, &at)
-            .expect("row ids address stored rows of one schema")
+            let at: Vec<(usize, usize)> = rids
+                .iter()
+                .map(|&r| {
+                    let slot = used.partition_point(|&s| s < r as usize / SEGMENT_ROWS);
+                    (slot, r as usize % SEGMENT_ROWS)
+                })
+                .collect();
+            columns
+                .map(|(c, col)| match kept(c) {
+                    true => {
+                        let parts: Vec<&dyn Array> =
+                            batches.iter().map(|b| b.column(c).as_ref()).collect();
+                        arrow::compute::interleave(&parts, &at)
+                            .expect("row ids address stored rows of one schema")
+                    }
+                    false => new_null_array(&col.ty.arrow_type(), rids.len()),
+                })
+                .collect()
+        };
+        RecordBatch::try_new(schema, arrays).expect("stored rows match the schema")
     }
 
     /// Number of rows waiting in the queue index (committed, unclaimed).

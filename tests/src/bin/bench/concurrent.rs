@@ -84,18 +84,10 @@ fn tdlite_run(place: Place, consumers: usize, n: i64, prefilled: bool) -> f64 {
             })
         })
         .collect();
-    if let Some(p) = producer {
-        p.join().unwrap();
-    }
-    let got: Vec<i64> = workers
-        .into_iter()
-        .flat_map(|w| w.join().unwrap())
-        .collect();
-    let secs = start.elapsed().as_secs_f64();
-    check_exactly_once(got, n, "tdlite");
+    let rate = finish(producer, workers, start, n, "tdlite");
     drop(db);
     let _ = std::fs::remove_dir_all(&dir);
-    n as f64 / secs
+    rate
 }
 
 fn sqlite_run(place: Place, consumers: usize, n: i64, prefilled: bool) -> f64 {
@@ -144,6 +136,20 @@ fn sqlite_run(place: Place, consumers: usize, n: i64, prefilled: bool) -> f64 {
             })
         })
         .collect();
+    let rate = finish(producer, workers, start, n, "SQLite");
+    remove_sqlite(&path);
+    rate
+}
+
+/// Waits for the producer (if any) and the consumers, checks that the `n` rows were consumed
+/// exactly once, and returns rows per second since `start`.
+fn finish(
+    producer: Option<thread::JoinHandle<()>>,
+    workers: Vec<thread::JoinHandle<Vec<i64>>>,
+    start: Instant,
+    n: i64,
+    who: &str,
+) -> f64 {
     if let Some(p) = producer {
         p.join().unwrap();
     }
@@ -152,8 +158,7 @@ fn sqlite_run(place: Place, consumers: usize, n: i64, prefilled: bool) -> f64 {
         .flat_map(|w| w.join().unwrap())
         .collect();
     let secs = start.elapsed().as_secs_f64();
-    check_exactly_once(got, n, "SQLite");
-    remove_sqlite(&path);
+    check_exactly_once(got, n, who);
     n as f64 / secs
 }
 
