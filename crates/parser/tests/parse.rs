@@ -10,6 +10,9 @@
 //! Add a case by dropping a `.sql` file under `tests/inputs/`; refresh with
 //! `INSTA_UPDATE=always cargo test -p tdlite-parser --test parse` and read the diff.
 
+mod errors;
+mod teradata_corpus;
+
 use std::fmt::Write as _;
 use tdlite_parser::{
     parse_request, split_requests, ColumnDef, ColumnDefault, Consume, CreateTable, IndexDef,
@@ -130,6 +133,8 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
+        Statement::HelpSession => writeln!(out, "HelpSession").unwrap(),
+        Statement::HelpDatabase(name) => writeln!(out, "HelpDatabase {name}").unwrap(),
         Statement::Explain(inner) => {
             writeln!(out, "Explain").unwrap();
             render_statement(out, inner);

@@ -2,7 +2,7 @@
 //! run, and the time to reopen a large database. Results: docs/benchmarks.md.
 //!
 //! ```text
-//! cargo run --release -p tdlite-system-tests --bin durability_bench [-- --secs S --gb G]
+//! cargo run --release -p tdlite-system-tests --features bench --bin durability_bench [-- --secs S --gb G]
 //! ```
 //!
 //! - commit: each of 1 or 8 threads inserts one queue row per transaction, for S seconds

@@ -3,7 +3,7 @@
 //! Results and the machine: docs/benchmarks.md.
 //!
 //! ```text
-//! cargo run --release -p tdlite-system-tests --bin bench -- WORKLOAD [options]
+//! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
 //!   WORKLOAD: fifo | depth | priority | concurrent | wake | scan | all
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)

@@ -1,0 +1,448 @@
+//! A database on disk keeps committed work across reopen, and only committed work
+//! (docs/durability.md).
+//! Crashes of a real process are in tests/crash (workspace `tests/`); power cuts with the
+//! simulated file system are in `power_cut.rs`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tdlite::{Database, Options, SimVfs};
+
+use crate::common::{ints, rows};
+
+const QUEUE: &str =
+    "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)";
+
+#[test]
+fn committed_work_survives_reopen_and_uncommitted_work_does_not() {
+    let sim = SimVfs::new(1);
+    let dir = Path::new("/db");
+    let opts = Options {
+        vfs: Arc::new(sim.clone()),
+        ..Options::default()
+    };
+    let qits_before;
+    {
+        let db = Database::open_with(dir, opts.clone()).unwrap();
+        let mut s = db.session();
+        s.execute(QUEUE).unwrap();
+        for n in 1..=5 {
+            s.execute(&format!("INS q (n) VALUES ({n})")).unwrap();
+        }
+        s.execute("SELECT AND CONSUME TOP 1 * FROM q").unwrap(); // n=1, committed
+        qits_before = rows(&db, "SEL CAST(qits AS VARCHAR(30)), n FROM q ORDER BY 2");
+        let mut open = db.session();
+        open.execute("BT; SELECT AND CONSUME TOP 1 * FROM q")
+            .unwrap(); // n=2, never committed
+        open.execute("INS q (n) VALUES (99)").unwrap(); // never committed
+        sim.power_cut(); // the machine dies with the transaction open: no rollback runs
+        std::mem::forget(open);
+    }
+    sim.restart();
+    let db = Database::open_with(dir, opts).unwrap();
+    assert!(db.recovery_report().is_empty());
+    assert_eq!(
+        rows(&db, "SEL CAST(qits AS VARCHAR(30)), n FROM q ORDER BY 2"),
+        qits_before,
+        "committed rows with their QITS; the uncommitted consume is undone, the insert gone"
+    );
+    let got = rows(&db, "SELECT AND CONSUME TOP 1 n FROM q");
+    assert_eq!(got, vec!["2"], "the oldest row is first again");
+}
+
+#[test]
+fn a_second_open_of_the_same_folder_fails_until_the_first_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path()).unwrap();
+    db.session().execute(QUEUE).unwrap();
+    let err = Database::open(dir.path())
+        .err()
+        .expect("the folder is locked");
+    assert_eq!(err.code().number, 9915);
+    assert!(err.to_string().contains("another process"), "{err}");
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(db.table_names(), vec!["q"]);
+}
+
+#[test]
+fn a_new_database_folder_tells_git_to_ignore_it_and_an_old_one_is_left_alone() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("mydb");
+    drop(Database::open(&dir).unwrap());
+    let ignore = dir.join(".gitignore");
+    let text = std::fs::read_to_string(&ignore).expect("a new folder has a .gitignore");
+    assert!(text.lines().any(|l| l == "*"), "{text}");
+    // a folder that already holds a database keeps what its owner did with it
+    std::fs::remove_file(&ignore).unwrap();
+    let db = Database::open(&dir).unwrap();
+    db.session().execute(QUEUE).unwrap();
+    drop(db);
+    assert!(!ignore.exists());
+}
+
+fn wal_file(dir: &Path) -> PathBuf {
+    let mut wals: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("wal-"))
+        .collect();
+    wals.sort();
+    wals.pop().expect("a log file")
+}
+
+/// A database with queue rows 1..=n committed one request each, closed again.
+fn three_commits(dir: &Path) {
+    let db = Database::open(dir).unwrap();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    for n in 1..=3 {
+        s.execute(&format!("INS q (n) VALUES ({n})")).unwrap();
+    }
+}
+
+fn flip(path: &Path, at: usize) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at] ^= 0x20;
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_torn_log_tail_is_cut_off_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    three_commits(dir.path());
+    let wal = wal_file(dir.path());
+    let log = std::fs::read(&wal).unwrap();
+    let f = frames(&log);
+    // a crash while the last insert was being written: no close marker, the record cut short
+    let cut = f[f.len() - 2].end - 5;
+    let file = std::fs::OpenOptions::new().write(true).open(&wal).unwrap();
+    file.set_len(cut as u64).unwrap();
+    drop(file);
+    let db = Database::open(dir.path()).unwrap();
+    let report = db.recovery_report();
+    assert_eq!(report.len(), 1, "{report:?}");
+    assert!(report[0].contains("torn write"), "{report:?}");
+    assert_eq!(ints(&db, "SEL n FROM q ORDER BY n"), vec![1, 2]);
+    db.session().execute("INS q (n) VALUES (4)").unwrap();
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    assert!(db.recovery_report().is_empty(), "the cut was durable");
+    drop(db);
+    let wal = wal_file(dir.path());
+    let mut bytes = std::fs::read(&wal).unwrap();
+    bytes.extend_from_slice(&[0, 0, 0, 7, 0, 0]); // garbage after the end: zeros, then not
+    std::fs::write(&wal, bytes).unwrap();
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(
+        db.recovery_report().len(),
+        1,
+        "non-zero bytes after the end are reported"
+    );
+    assert_eq!(ints(&db, "SEL n FROM q ORDER BY n"), vec![1, 2, 4]);
+}
+
+#[test]
+fn damage_to_the_last_record_before_a_clean_close_is_corruption() {
+    let dir = tempfile::tempdir().unwrap();
+    three_commits(dir.path());
+    let wal = wal_file(dir.path());
+    let log = std::fs::read(&wal).unwrap();
+    let f = frames(&log);
+    assert_eq!(
+        f.last().unwrap().len(),
+        28,
+        "a close ends with an empty marker frame"
+    );
+    flip(&wal, f[f.len() - 2].end - 2); // inside the last insert, which the marker vouches for
+    let err = Database::open(dir.path()).err().expect("corrupt log");
+    assert_eq!(err.code().number, 9916, "{err}");
+}
+
+#[test]
+fn a_damaged_record_with_intact_records_after_it_refuses_to_open() {
+    let dir = tempfile::tempdir().unwrap();
+    three_commits(dir.path());
+    let wal = wal_file(dir.path());
+    let before = std::fs::read(&wal).unwrap();
+    flip(&wal, 24 + 28 + 3); // inside the first record (CREATE TABLE)
+    let err = Database::open(dir.path()).err().expect("corrupt log");
+    assert_eq!(err.code().number, 9916);
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&*wal.to_string_lossy()),
+        "names the file: {msg}"
+    );
+    assert!(msg.contains("was durable"), "{msg}");
+    let mut after = std::fs::read(&wal).unwrap();
+    after[24 + 28 + 3] ^= 0x20;
+    assert_eq!(after, before, "a refused open changes nothing");
+}
+
+#[test]
+fn a_damaged_checkpoint_file_or_manifest_is_an_error_naming_it() {
+    for target in ["arrow", "MANIFEST"] {
+        let dir = tempfile::tempdir().unwrap();
+        three_commits(dir.path());
+        Database::open(dir.path()).unwrap().checkpoint().unwrap();
+        let file = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(target))
+            .unwrap();
+        let len = std::fs::metadata(&file).unwrap().len() as usize;
+        flip(&file, len / 2);
+        let err = Database::open(dir.path()).err().expect("damaged file");
+        assert_eq!(err.code().number, 9916, "{target}");
+        assert!(err.to_string().contains(&*file.to_string_lossy()), "{err}");
+    }
+}
+
+#[test]
+fn checkpoints_keep_tables_rows_ddl_and_insertion_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        checkpoint_bytes: 4096, // checkpoints run on their own as the log grows
+        ..Options::default()
+    };
+    {
+        let db = Database::open_with(dir.path(), opts.clone()).unwrap();
+        let mut s = db.session();
+        s.execute(QUEUE).unwrap();
+        s.execute("CREATE TABLE gone (a INTEGER)").unwrap();
+        s.execute(
+            "CREATE SET TABLE kv (k INTEGER NOT NULL, v VARCHAR(20)) UNIQUE PRIMARY INDEX (k)",
+        )
+        .unwrap();
+        // equal QITS: the insertion sequence decides, and must survive reopen
+        for n in 1..=200 {
+            s.execute(&format!(
+                "INS q (TIMESTAMP '2026-01-01 00:00:00', {n}); INS kv ({n}, 'v{n}')"
+            ))
+            .unwrap();
+        }
+        s.execute("DROP TABLE gone").unwrap();
+        s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap(); // takes n=1
+        s.execute("DEL kv WHERE k > 100").unwrap();
+        s.execute("UPD kv SET v = 'changed' WHERE k = 7").unwrap();
+    }
+    let files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        files.iter().any(|f| f.ends_with(".arrow")),
+        "a checkpoint ran: {files:?}"
+    );
+    let db = Database::open_with(dir.path(), opts).unwrap();
+    assert_eq!(db.table_names(), vec!["q", "kv"]);
+    assert_eq!(ints(&db, "SEL COUNT(*) FROM kv"), vec![100]);
+    assert_eq!(rows(&db, "SEL v FROM kv WHERE k = 7"), vec!["changed"]);
+    let mut s = db.session();
+    s.execute("INS q (TIMESTAMP '2026-01-01 00:00:00', 999)")
+        .unwrap();
+    let err = s.execute("INS kv (5, 'dup')").unwrap_err();
+    assert_eq!(err.error.code().number, 2801, "unique index rebuilt");
+    let mut order = Vec::new();
+    for _ in 0..200 {
+        let r = crate::common::rows(&db, "SELECT AND CONSUME TOP 1 n FROM q");
+        order.push(r[0].parse::<i64>().unwrap());
+    }
+    let expected: Vec<i64> = (2..=200).chain([999]).collect();
+    assert_eq!(
+        order, expected,
+        "ties leave in insertion order, across reopen"
+    );
+}
+
+#[test]
+fn concurrent_committers_share_log_syncs() {
+    let sim = SimVfs::new(7);
+    // a slow disk: while one sync runs, the other seven committers have 10 ms to queue theirs
+    sim.set_sync_delay(std::time::Duration::from_millis(10));
+    let opts = Options {
+        vfs: Arc::new(sim.clone()),
+        ..Options::default()
+    };
+    let db = Database::open_with("/db", opts.clone()).unwrap();
+    db.session().execute(QUEUE).unwrap();
+    let before = sim.syncs();
+    let (threads, per_thread) = (8, 20);
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let db = db.clone();
+            scope.spawn(move || {
+                let mut s = db.session();
+                for i in 0..per_thread {
+                    s.execute(&format!("INS q (n) VALUES ({})", t * 1000 + i))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let syncs = sim.syncs() - before;
+    let commits = threads * per_thread;
+    println!("{commits} commits, {syncs} log syncs");
+    assert!(
+        syncs as i64 <= commits / 2,
+        "{commits} commits took {syncs} syncs: commits are not grouped"
+    );
+    drop(db);
+    sim.restart(); // every acknowledged commit was synced
+    let db = Database::open_with("/db", opts).unwrap();
+    assert_eq!(ints(&db, "SEL COUNT(*) FROM q"), vec![commits]);
+}
+
+/// Byte ranges of the frames in a log file (header 24 bytes; frame header 28, length at +4).
+fn frames(log: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 24;
+    while at + 28 <= log.len() && log[at..at + 4] != [0; 4] {
+        let len = u32::from_le_bytes(log[at + 4..at + 8].try_into().unwrap()) as usize;
+        out.push(at..at + 28 + len);
+        at += 28 + len;
+    }
+    out
+}
+
+#[test]
+fn damage_is_a_torn_tail_unless_a_later_record_proves_it_was_synced() {
+    for (mode, torn) in [
+        (tdlite::SyncMode::Normal, true),
+        (tdlite::SyncMode::Full, false),
+    ] {
+        let sim = SimVfs::new(3);
+        let opts = Options {
+            sync: mode,
+            vfs: Arc::new(sim.clone()),
+            ..Options::default()
+        };
+        let path = Path::new("/db/wal-0000000000000000");
+        let db = Database::open_with("/db", opts.clone()).unwrap();
+        let mut s = db.session();
+        s.execute("CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER, pad VARCHAR(2000))").unwrap();
+        let pad = "p".repeat(1500);
+        for n in 1..=3 {
+            s.execute(&format!("INS q (n, pad) VALUES ({n}, '{pad}')"))
+                .unwrap();
+        }
+        // everything the process wrote, then the power fails before any close
+        let mut log = sim.contents(path).unwrap();
+        sim.power_cut();
+        drop((s, db));
+        sim.restart();
+        let f = frames(&log);
+        assert_eq!(f.len(), 4, "CREATE and three inserts");
+        // the disk saved the last record's pages but lost one of the record before it
+        let page = f[2].start.div_ceil(512) * 512;
+        assert!(page + 512 <= f[2].end);
+        log[page..page + 512].fill(0);
+        sim.set_contents(path, log);
+        match Database::open_with("/db", opts) {
+            // normal: none of the inserts was synced, so this is a torn group write
+            Ok(db) if torn => {
+                assert_eq!(db.recovery_report().len(), 1);
+                assert_eq!(ints(&db, "SEL n FROM q"), vec![1]);
+            }
+            // full: the last record says the damaged one had been synced: that is corruption
+            Err(e) if !torn => assert_eq!(e.code().number, 9916, "{e}"),
+            Ok(_) => panic!("{mode:?}: a synced record's damage was taken for a torn tail"),
+            Err(e) => panic!("{mode:?}: a torn group write was refused: {e}"),
+        }
+    }
+}
+
+#[test]
+fn writes_of_a_killed_process_are_synced_when_the_database_reopens() {
+    // sync=normal: commits reach the OS, not the disk; the process is killed (the OS keeps
+    // them), the database reopens and goes on, and then the power fails
+    let sim = SimVfs::new(11);
+    sim.set_tear(tdlite::sim::Tear::Drop);
+    let opts = Options {
+        sync: tdlite::SyncMode::Normal,
+        vfs: Arc::new(sim.clone()),
+        ..Options::default()
+    };
+    let db = Database::open_with("/db", opts.clone()).unwrap();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    s.execute("INS q (n) VALUES (1)").unwrap();
+    sim.kill();
+    std::mem::forget((s, db));
+    let db = Database::open_with("/db", opts.clone()).unwrap();
+    db.session().execute("INS q (n) VALUES (2)").unwrap();
+    sim.power_cut();
+    drop(db);
+    sim.restart();
+    let db = Database::open_with("/db", opts).unwrap();
+    let got = ints(&db, "SEL n FROM q ORDER BY n");
+    assert!(
+        got.starts_with(&[1]),
+        "what the reopen replayed was made durable: {got:?}"
+    );
+}
+
+#[test]
+fn ddl_between_open_transactions_leaves_a_database_that_reopens() {
+    fn wait_until(cond: impl Fn() -> bool) {
+        while !cond() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let code = |r: Result<Vec<tdlite::StatementResult>, tdlite::PositionedError>| {
+        r.err().map(|e| e.error.code().number)
+    };
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let (mut a, mut b) = (db.session(), db.session());
+        a.execute("CREATE TABLE t (x INTEGER)").unwrap();
+        // a name whose DROP is not committed is taken by another transaction only after it
+        a.execute("BT; DROP TABLE t").unwrap();
+        let creator =
+            std::thread::spawn(move || b.execute("CREATE TABLE t (y INTEGER)").map(|_| b));
+        wait_until(|| !db.lock_waits().is_empty());
+        a.execute("ET").unwrap();
+        let mut b = creator.join().unwrap().unwrap();
+        assert_eq!(code(a.execute("CREATE TABLE t (z INTEGER)")), Some(3803));
+        // a table whose CREATE is not committed is its creator's alone: others wait for it
+        a.execute("BT; CREATE TABLE u (x INTEGER)").unwrap();
+        let waiter = std::thread::spawn(move || b.execute("INS u (1)").map(|_| b));
+        wait_until(|| !db.lock_waits().is_empty());
+        a.execute("ET").unwrap();
+        let mut b = waiter.join().unwrap().unwrap();
+        // a write to a table that another transaction drops, committed after a checkpoint:
+        // the DROP waits for the writer, so the log holds the insert before the drop
+        a.execute("BT; INS t (5)").unwrap();
+        let dropper = std::thread::spawn(move || b.execute("DROP TABLE t").map(|_| ()));
+        wait_until(|| !db.lock_waits().is_empty());
+        db.checkpoint().unwrap();
+        a.execute("ET").unwrap();
+        dropper.join().unwrap().unwrap();
+    }
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(db.table_names(), vec!["u"]);
+    assert_eq!(ints(&db, "SEL x FROM u"), vec![1]);
+}
+
+#[test]
+fn views_survive_a_checkpoint_and_a_log_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        s.execute("CREATE TABLE t (a INTEGER)").unwrap();
+        s.execute("INS t (1); INS t (2);").unwrap();
+        s.execute("CREATE VIEW v AS SEL a * 10 AS b FROM t")
+            .unwrap();
+        db.checkpoint().unwrap();
+        // this one is only in the log
+        s.execute("CREATE VIEW w (c) AS SEL SUM(b) FROM v").unwrap();
+    }
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(ints(&db, "SEL b FROM v ORDER BY b"), vec![10, 20]);
+    assert_eq!(ints(&db, "SEL c FROM w"), vec![30]);
+    assert_eq!(
+        db.session().execute("INS v (3)").unwrap_err().code().number,
+        3823
+    );
+}

@@ -1,0 +1,21 @@
+//! The engine's integration tests, in one binary (each test file is a module here, so the
+//! suite links arrow and sqlparser once instead of once per file).
+//!
+//! The sqllogictest harnesses (`slt`, `corpus`) have their own binaries: they run without
+//! libtest's harness.
+
+mod common;
+
+mod delayed_state;
+mod dictionary;
+mod durability;
+mod explain;
+mod index_model;
+mod isolation;
+mod join_model;
+mod power_cut;
+mod prepared;
+mod queue_model;
+mod robustness;
+mod snapshots;
+mod stress_queue;

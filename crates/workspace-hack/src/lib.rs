@@ -1,0 +1,1 @@
+//! Nothing to use: this crate exists for its dependencies' features (see its Cargo.toml).
