@@ -1,22 +1,25 @@
 //! `ALTER TABLE t ADD column …, DROP column …`, `CREATE [UNIQUE] INDEX` and `DROP INDEX`.
 //!
-//! Indexes: a secondary index is part of its table's definition (`TableSchema::secondary`).
-//! A UNIQUE one is enforced like a UNIQUE constraint (2803); tdlite's planner does not use
-//! secondary indexes to find rows yet, so a non-unique index changes no result and no speed.
-//! Both Teradata forms are accepted (`CREATE INDEX name (cols) ON t` and `… name ON t
-//! (cols)`); `DROP INDEX name` without ON looks the name up in every table.
+//! Indexes: a secondary index is part of its table's definition (`TableSchema::secondary`),
+//! and storage keeps an ordered index for it (`tdlite_storage::index`). A UNIQUE one is
+//! enforced like a UNIQUE constraint (2803). The planner (`plan.rs`, `access.rs`) reads any
+//! index, primary or secondary, to find the rows of equalities, IN lists, ranges and MIN/MAX,
+//! and EXPLAIN shows which it picks; an index changes how rows are found, never which rows a
+//! statement gets. Both Teradata forms are accepted (`CREATE INDEX name (cols) ON t` and
+//! `… name ON t (cols)`); `DROP INDEX` names an index or its columns, and without ON looks the
+//! name up in every table (9913 if several tables have it).
 //!
-//! tdlite rebuilds the table in the statement's transaction: it reads the rows, drops the table
-//! and creates it again under the same name with the new columns, then inserts the rows (an
-//! added column gets its DEFAULT, or NULL). The log therefore holds an ordinary DROP, CREATE
-//! and INSERTs, and a rollback brings the old table back whole. Indexes and CHECK constraints
-//! move with their columns; dropping a column an index or a CHECK uses is refused, as is
-//! dropping a queue table's QITS column. SHOW TABLE shows the CREATE text followed by the
-//! ALTER statements.
+//! All three statements rebuild the table in the statement's transaction: read the rows, drop
+//! the table and create it again under the same name with the new definition, then insert the
+//! rows (an added column gets its DEFAULT, or NULL). The log therefore holds an ordinary DROP,
+//! CREATE and INSERTs, and a rollback brings the old table back whole. Indexes and CHECK
+//! constraints move with their columns; dropping a column an index or a CHECK uses is refused,
+//! as is dropping a queue table's QITS column, and adding a column with a constraint is 9910.
+//! SHOW TABLE shows the CREATE text followed by these statements.
 //!
 //! Invariants: the table keeps its rows, their values and (for a queue) their QITS; other
 //! sessions wait for the rebuild (DROP and CREATE hold EXCLUSIVE locks). Consumers waiting on a
-//! queue that is altered fail with 9906, as for a DROP.
+//! queue that is rebuilt fail with 9906, as for a DROP.
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;

@@ -2,10 +2,12 @@
 //!
 //! From a query: one column per result column, with the result's name, type and TITLE and
 //! CASESPECIFIC attributes; character columns become VARCHAR(64000) (Arrow does not keep a
-//! string's declared length), all columns are nullable, and the table kind is the session
-//! mode's default. From a table: a copy of its definition (columns with their attributes,
-//! defaults, constraints, indexes and kind, as teradata-reference.md §2.3 says). A written
-//! PRIMARY INDEX replaces the copied one. `WITH DATA` then inserts the rows, in the same
+//! string's declared length), all columns are nullable, the primary index is a NUPI on the
+//! first column, and the table kind is the session mode's default. From a table: a copy of its
+//! definition (columns with their attributes, defaults, constraints, indexes and kind, as
+//! Teradata copies them); a view as the source is its query. A written SET/MULTISET, PRIMARY
+//! INDEX or NO PRIMARY INDEX replaces the derived one, and written secondary indexes are added.
+//! `CREATE TABLE …, QUEUE AS` is 9910. `WITH DATA` then inserts the rows, in the same
 //! transaction (duplicates into a SET table are skipped, as INSERT … SELECT does).
 //!
 //! Invariant: the new table exists with its rows, or, on any error, not at all (the
@@ -112,7 +114,7 @@ impl Exec<'_> {
             };
         }
         if ct.no_primary_index {
-            // a NoPI table is always MULTISET (teradata-reference.md §2.3)
+            // a NoPI table is always MULTISET, whatever the session mode (as in Teradata)
             schema.primary_index = None;
             schema.kind = TableKind::Multiset;
         }

@@ -9,8 +9,9 @@
 //! runs once; then `step` runs again and again with the CTE bound to the rows the previous
 //! round produced, until a round produces no new rows. With `UNION` (not ALL) a row already
 //! produced is not produced again, so a cycle ends; with `UNION ALL` a cycle runs until
-//! `MAX_ROUNDS` rounds or `MAX_ROWS` rows (then 2646, as for a runaway join). The anchor's columns decide the names and
-//! types; the step's rows are cast to them.
+//! `MAX_ROUNDS` rounds or `MAX_ROWS` rows (then 2646, as for a runaway join). The anchor's
+//! columns decide the names and types; the step's rows are cast to them. A recursive CTE of
+//! another form is 9910.
 //!
 //! Invariant: the CTE stack is restored when the query ends, whether it succeeds or fails.
 

@@ -1,9 +1,10 @@
 //! CREATE TABLE (queue tables included), DROP TABLE, HELP TABLE and SHOW TABLE.
 //!
-//! Queue-table rules (teradata-reference.md §1.2–1.4) are checked here, each violation a 9903
-//! error that names the rule: QITS first, `TIMESTAMP(6)` (precision optional but 6 if given),
-//! `NOT NULL`, `DEFAULT CURRENT_TIMESTAMP[(6)]`, not unique / primary key / identity; no
-//! VOLATILE, no NO PRIMARY INDEX, no permanent journal, no LOB/JSON/XML columns.
+//! Teradata's queue-table rules are checked here, each violation a 9903 error that names the
+//! rule: QITS first, `TIMESTAMP(6)` (precision optional but 6 if given), `NOT NULL`,
+//! `DEFAULT CURRENT_TIMESTAMP[(6)]`, not unique / primary key / identity / UPI / USI; no
+//! VOLATILE, no NO PRIMARY INDEX, no permanent journal, LOG/NO LOG or MERGEBLOCKRATIO option,
+//! no LOB/JSON/XML columns.
 
 use crate::bind::number_literal;
 use crate::error::{Error, Result};
@@ -61,7 +62,8 @@ fn is_current_timestamp(e: &ast::Expr) -> Option<Option<String>> {
     }
 }
 
-/// The rules of teradata-reference.md §1.3–1.4 for a `CREATE TABLE …, QUEUE`.
+/// Teradata's rules for a `CREATE TABLE …, QUEUE`: the QITS column and what a queue table may
+/// not be or have (Teradata SQL Data Definition Language manual, CREATE TABLE queue table form).
 fn check_queue_rules(ct: &CreateTable) -> Result<()> {
     if ct.volatile {
         return Err(queue_rule(
@@ -242,7 +244,7 @@ impl Exec<'_> {
     }
 
     /// CREATE TABLE. `text` is the statement as written (kept for SHOW TABLE); `ansi` picks
-    /// the session mode's defaults (teradata-reference.md §2.3): Teradata mode makes SET
+    /// the session mode's defaults (docs/isolation.md, Session modes): Teradata mode makes SET
     /// tables and NOT CASESPECIFIC character columns, ANSI mode MULTISET and CASESPECIFIC.
     ///
     /// # Errors

@@ -1,7 +1,7 @@
-//! Built-in scalar functions of teradata-reference.md §2.12 beyond the handful in `expr.rs`:
-//! numeric (ROUND, TRUNC, CEILING, FLOOR, SQRT, LN, LOG, EXP, POWER and `**`, SIGN, RANDOM),
-//! character (SUBSTR/SUBSTRING, INDEX/POSITION, OREPLACE, OTRANSLATE, LPAD, RPAD, LTRIM, RTRIM,
-//! TRIM with a character and a side, STRTOK) and date (ADD_MONTHS, LAST_DAY, EXTRACT).
+//! Teradata's built-in scalar functions beyond the handful in `expr.rs`: numeric (ROUND,
+//! TRUNC, CEILING, FLOOR, SQRT, LN, LOG, EXP, POWER and `**`, SIGN, RANDOM), character
+//! (SUBSTR/SUBSTRING, INDEX/POSITION, OREPLACE, OTRANSLATE, LPAD, RPAD, LTRIM, RTRIM, TRIM with
+//! a character and a side, STRTOK), date (ADD_MONTHS, LAST_DAY, EXTRACT) and TRYCAST.
 //!
 //! They run row by row over storage [`Value`]s, so each is a few lines of plain Rust. Invariants:
 //! NULL in any argument gives NULL (except OREPLACE's documented rules); an argument outside a

@@ -1,19 +1,33 @@
-//! FROM clauses with more than one relation: comma lists, `CROSS JOIN`, `[INNER] JOIN`,
-//! `LEFT`/`RIGHT`/`FULL [OUTER] JOIN` with `ON` or `USING`, and derived tables
-//! (`(SELECT …) AS d`).
+//! FROM clauses: one relation (`relation`: a table, a view, a CTE or a derived table) and
+//! joins of several (`joined_source`): comma lists, `CROSS JOIN`, `[INNER] JOIN`,
+//! `LEFT`/`RIGHT`/`FULL [OUTER] JOIN` with `ON` or `USING`, and parenthesised joins. The joins
+//! of `UPDATE t FROM …` and joined DELETE (`join_onto`) and of MERGE (`inner_join`) run here too.
 //!
-//! Every relation is read first, so the WHERE conjuncts bind once against the scope of the
-//! whole FROM clause (its columns, in order), and name errors are the same whatever the join
-//! order. Relations are then joined left to right by nested loops over chunks of row pairs, with
-//! ON conditions evaluated by Arrow kernels on each chunk. When every join is an inner join the
-//! order is chosen greedily and each condition runs as soon as the relations it names are
+//! The scope of the whole FROM clause (its columns, in order) is known before any row is
+//! joined, so the WHERE conjuncts and ON conditions bind once against it, and name errors are
+//! the same whatever the join order. With inner joins only, each base table is read after that,
+//! through an index when the conditions that name it alone allow (`read_candidates`). Views,
+//! CTEs and derived tables, and every relation of a FROM with an outer join, are read before
+//! that, without the join's conditions.
+//!
+//! A join step (`join`) pairs the rows joined so far with one more relation. When its first
+//! conditions are equalities between a column of each side, the new relation's rows are hashed
+//! on them (`hash_join.rs`) and each row meets only its equal-keyed partners; otherwise the
+//! step is a nested loop over every pair. Candidate pairs go through the remaining conditions a
+//! chunk of `CHUNK_PAIRS` at a time, evaluated by Arrow kernels. A step that would produce
+//! more than `MAX_JOIN_ROWS` rows is 2646. There is no index nested-loop join: an index serves
+//! only a relation's own conditions. When every join is an inner join the order is chosen
+//! greedily (`join_order`) and each condition runs as soon as the relations it names are
 //! joined (ON conditions first; WHERE conjuncts once every ON condition has run, so they only
-//! see rows the ONs accept), so equalities between tables keep intermediate results small. With
-//! an outer join the written order stands and WHERE runs on the joined rows.
+//! see rows the ONs accept), so equalities between tables keep intermediate results small.
+//! With an outer join the written order stands, each comma item is joined on its own
+//! (`a, b RIGHT JOIN c` is `a × (b ⟖ c)`), and WHERE runs on the joined rows.
 //!
-//! Invariants: the joined batch's columns are exactly the scope's columns, in order; a row that
-//! an outer join extends has NULL in every column of the missing side. Unqualified names of
-//! `USING` columns stay ambiguous (3822): both copies are kept, qualify them.
+//! Invariants: the joined batch's columns are exactly the scope's columns, in FROM order
+//! (whatever the join order); a step's matched pairs come in nested-loop order, hashed or not;
+//! a row that an outer join extends has NULL in every column of the missing side. Two FROM
+//! items known by the same name are 3868. Unqualified names of `USING` columns stay ambiguous
+//! (3822): both copies are kept, qualify them.
 
 use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};

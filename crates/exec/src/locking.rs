@@ -4,7 +4,8 @@
 //! (see `tdlite_storage::locks` for the modes and what conflicts). `LOCKING ROW FOR mode`
 //! locks, at that mode, every table the statement names: tdlite has no row-hash locks, so the
 //! row form is as strong as the table form (never weaker than Teradata's). `LOCKING DATABASE`
-//! and `LOCKING VIEW` lock nothing: tdlite has neither databases nor views yet.
+//! and `LOCKING VIEW` lock nothing: tdlite has no database objects, and it does not lock the
+//! tables under a view.
 //!
 //! `HELP LOCKS` (a tdlite extension) lists every granted table lock, every transaction waiting
 //! for a lock or for a row's writer (one row per transaction it waits for), and every consumer

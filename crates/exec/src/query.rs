@@ -1,5 +1,6 @@
-//! SELECT: scan → WHERE → GROUP BY/aggregates → HAVING → ORDER BY → select list → DISTINCT →
-//! TOP n. Each step is an Arrow kernel over record batches (`filter_record_batch`,
+//! SELECT: read (an index or a scan for one table, `join.rs` for several) → WHERE → GROUP
+//! BY/aggregates → HAVING → window functions → QUALIFY → SAMPLE → ORDER BY → select list →
+//! DISTINCT → TOP n. Each step is an Arrow kernel over record batches (`filter_record_batch`,
 //! `lexsort_to_indices`, `take`); grouping hashes Teradata-normalised keys.
 //!
 //! Invariant: a browse never waits and never consumes; it reads the rows visible to the

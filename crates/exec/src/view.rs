@@ -8,9 +8,9 @@
 //! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
 //! its columns renamed by the view's column list.
 //!
-//! Views are read-only in tdlite: INSERT, UPDATE, DELETE and consume name a view → 3823.
-//! Invariant: a view that (through others) names itself fails with 3823-free 9913 after
-//! `MAX_DEPTH` expansions instead of recursing forever.
+//! Views are read-only in tdlite: INSERT, UPDATE, DELETE, MERGE and consume name a view →
+//! 3823. Invariant: a view that (through others) names itself fails with 9913 after
+//! `MAX_DEPTH` nested expansions instead of recursing forever.
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;

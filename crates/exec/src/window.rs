@@ -11,7 +11,7 @@
 //!
 //! Frames: without ORDER BY the frame is the whole partition. With ORDER BY and no frame,
 //! Teradata's default applies: `ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING`
-//! (teradata-reference.md §2.9; ANSI SQL would make it a running frame). ROWS frames take any
+//! (as Teradata documents it; ANSI SQL would make it a running frame). ROWS frames take any
 //! bounds; RANGE frames take UNBOUNDED and CURRENT ROW (which includes the row's peers).
 //!
 //! Cost: a whole-partition frame (the default) is one aggregate per partition; other frames

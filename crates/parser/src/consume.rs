@@ -1,5 +1,6 @@
-//! `SELECT AND CONSUME TOP 1 list FROM queue` and `INSERT INTO t SELECT AND CONSUME …`, with
-//! every misuse teradata-reference.md §1.6 lists rejected by a message that names the rule.
+//! `SELECT AND CONSUME TOP 1 list FROM queue` and `INSERT INTO t SELECT AND CONSUME …`. Each
+//! misuse that Teradata's rules for consuming from a queue table forbid is rejected (3706) by a
+//! message that names the rule.
 //!
 //! Invariant: a consume statement parsed here has exactly `TOP 1`, a select list free of
 //! aggregates and window functions, one queue table, and nothing after it.

@@ -10,7 +10,7 @@
 //! one `^` token (Teradata has no `^` operator of its own: `^=` was rewritten before). Here
 //! `^` binds tighter than `*` and `/` and associates to the right, as `**` does in Teradata,
 //! and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER. Unary `+`/`-`
-//! bind tighter still (teradata-reference.md §2.10: `-2 ** 2` is 4).
+//! bind tighter still (as in Teradata: `-2 ** 2` is 4).
 
 use sqlparser::ast::{
     BinaryOperator, CastFormat, CastKind, CharacterLength, DataType, Expr, UnaryOperator, Value,
@@ -81,7 +81,7 @@ impl Dialect for TdliteDialect {
         TeradataDialect.supports_leading_comma_before_table_options()
     }
 
-    /// Unary `+`/`-` bind tighter than `**` (teradata-reference.md §2.10): `-2 ** 2` is 4.
+    /// Unary `+`/`-` bind tighter than `**` (Teradata's operator precedence): `-2 ** 2` is 4.
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
         let op = match parser.peek_token_ref().token {
             Token::Minus => UnaryOperator::Minus,

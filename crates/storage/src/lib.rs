@@ -2,11 +2,13 @@
 //! and the queue index that makes `SELECT AND CONSUME` O(log n).
 //!
 //! Layers, bottom up: [`types`] (values ↔ Arrow), [`table`] (segments, stamps, side indexes),
-//! [`mvcc`] (ids and snapshots), [`queue`] (the consumable-rows index), [`transaction`]
-//! (writes, undo, commit/rollback), [`catalog`] (names → tables); for a database on disk,
-//! [`recovery`] (open) and [`durable`] (log each commit, checkpoint) over [`wal`] (the log), [`checkpoint`] (Arrow IPC
-//! files and the manifest), [`codec`] and [`vfs`] ([`sim`] simulates power cuts). Storage never
-//! sees SQL text.
+//! [`index`] (ordered indexes), [`mvcc`] (ids and snapshots), [`queue`] (the consumable-rows
+//! index), [`locks`] (table locks, waits, deadlock detection), [`transaction`] (writes, undo,
+//! commit/rollback), [`catalog`] (names → tables and views); for a database on disk,
+//! [`recovery`] (open) and [`durable`] (log each commit, checkpoint) over [`wal`] (the log),
+//! [`checkpoint`] (Arrow IPC files and the manifest), [`codec`] and [`vfs`] ([`sim`] simulates
+//! power cuts). Storage never parses SQL: it keeps CREATE texts, CHECK conditions and view
+//! queries only as strings.
 //!
 //! ```
 //! use std::sync::Arc;

@@ -1,5 +1,6 @@
 //! A table: sealed Arrow segments plus an open tail, per-row MVCC stamps, and the side indexes
-//! that keep constraints and the queue cheap (unique keys, SET duplicates, the queue index).
+//! that keep constraints and the queue cheap (unique keys, SET duplicates, the queue index),
+//! plus the ordered indexes the planner reads ([`crate::index`]).
 //!
 //! ```text
 //!   RowId:  0 ............ SEG-1 | SEG ........ 2·SEG-1 | 2·SEG ... (tail)

@@ -1,5 +1,5 @@
-//! SQL types, single values, and their Arrow mapping (SPEC.md §3): BYTEINT/SMALLINT/INTEGER/
-//! BIGINT → Int8/16/32/64, DECIMAL(p,s) → Decimal128(p,s), FLOAT → Float64, CHAR/VARCHAR → Utf8,
+//! SQL types, single values, and their Arrow mapping: BYTEINT/SMALLINT/INTEGER/BIGINT →
+//! Int8/16/32/64, DECIMAL(p,s) → Decimal128(p,s), FLOAT → Float64, CHAR/VARCHAR → Utf8,
 //! BYTE/VARBYTE → Binary, DATE → Date32, TIME → Time64(µs), TIMESTAMP → Timestamp(µs).
 //!
 //! Invariant: [`values_to_array`] and [`value_at`] are inverse for every value that fits its
@@ -241,7 +241,7 @@ pub fn values_to_array<'a>(ty: SqlType, values: impl Iterator<Item = &'a Value>)
 }
 
 /// Reads row `i` of an Arrow array produced by [`values_to_array`] (or any array of the
-/// Arrow types SPEC.md §3 lists).
+/// Arrow types the module docs list).
 pub fn value_at(array: &dyn Array, i: usize) -> Value {
     if array.is_null(i) {
         return Value::Null;

@@ -32,7 +32,7 @@ pub const HEADER_LEN: usize = 24;
 const FRAME_MAGIC: u32 = 0x4644_4C54; // "TLDF"
 const FRAME_HEADER: usize = 28;
 
-/// How much a commit waits for the disk (SPEC.md §5; docs/durability.md says what each loses).
+/// How much a commit waits for the disk (docs/durability.md says what each mode loses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SyncMode {
     /// The log is synced before a commit returns: nothing acknowledged is ever lost.

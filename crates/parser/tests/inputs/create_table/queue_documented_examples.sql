@@ -1,4 +1,4 @@
--- The three documented queue-table examples (teradata-reference.md §1.2).
+-- The three documented queue-table examples (Teradata SQL Data Definition Language manual).
 CREATE SET TABLE qtbl_1, QUEUE, FALLBACK, NO BEFORE JOURNAL, NO AFTER JOURNAL (
   col_1 TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   col_2 INTEGER,
