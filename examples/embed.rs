@@ -4,8 +4,9 @@
 //!
 //! Run: `cargo run -p tdlite --example embed`
 
-use arrow::util::pretty::pretty_format_batches;
 use std::thread;
+use tdlite::arrow::array::AsArray;
+use tdlite::arrow::datatypes::Int32Type;
 use tdlite::Database;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,11 +28,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             // Blocks while the queue is empty; woken by the producer's commit.
             let r = s.execute("SELECT AND CONSUME TOP 1 order_id, item FROM orders_q;")?;
             let rows = r[0].rows.as_ref().expect("a consume returns one row");
-            seen.push(
-                pretty_format_batches(&rows.batches)
-                    .expect("printable")
-                    .to_string(),
-            );
+            // The row's columns, read from the Arrow batch with tdlite's re-exported arrow.
+            let batch = &rows.batches[0];
+            let id = batch.column(0).as_primitive::<Int32Type>().value(0);
+            let item = batch.column(1).as_string::<i32>().value(0);
+            seen.push(format!("order {id}: {item}"));
         }
         Ok(seen)
     });
@@ -55,12 +56,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into_iter()
         .enumerate()
     {
-        println!("consumed #{}:\n{table}", i + 1);
+        println!("consumed #{}: {table}", i + 1);
     }
     let left = producer.execute("SELECT COUNT(*) FROM orders_q;")?;
     println!(
         "rows left: {}",
-        pretty_format_batches(&left[0].rows.as_ref().expect("rows").batches)?
+        left[0].rows.as_ref().expect("rows").to_strings()[0][0]
     );
     Ok(())
 }
