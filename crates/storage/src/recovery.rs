@@ -23,6 +23,9 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+/// What a new database folder's `.gitignore` says: ignore everything in it.
+const GITIGNORE: &[u8] = b"# a tdlite database folder: never committed\n*\n";
+
 /// Rebuilds the database from `dir`; see the module docs.
 pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
     let vfs = opts.vfs.clone();
@@ -35,6 +38,12 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
         }
     })?;
     let files = vfs.list(dir).map_err(io_err(dir))?;
+    if files.iter().all(|f| f == crate::vfs::LOCK_FILE) {
+        // a new database folder: git never picks it up (`tdlite ./mydb` inside a checkout)
+        let ignore = dir.join(".gitignore");
+        vfs.write_file(&ignore, GITIGNORE)
+            .map_err(io_err(&ignore))?;
+    }
     let manifest = read_manifest(&*vfs, dir, &files)?;
 
     let mut rec = Recovery {

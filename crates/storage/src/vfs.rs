@@ -46,6 +46,9 @@ pub trait Vfs: Send + Sync {
     fn lock(&self, dir: &Path) -> io::Result<LockGuard>;
 }
 
+/// The file in a database folder that [`OsVfs::lock`] locks.
+pub const LOCK_FILE: &str = "LOCK";
+
 /// The real file system.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OsVfs;
@@ -137,7 +140,7 @@ impl Vfs for OsVfs {
         f.sync_all()
     }
     fn lock(&self, dir: &Path) -> io::Result<LockGuard> {
-        let path: PathBuf = dir.join("LOCK");
+        let path: PathBuf = dir.join(LOCK_FILE);
         let f = OpenOptions::new()
             .create(true)
             .truncate(false)
