@@ -60,6 +60,9 @@ pub struct ParseError {
     pub kind: ParseErrorKind,
     /// Where, in the request text.
     pub location: Location,
+    /// 1-based number of the statement the error is in (statements are counted at the `;`s
+    /// of the request); `parse_request` sets it, every other constructor says 1.
+    pub statement: usize,
 }
 
 impl ParseError {
@@ -68,6 +71,7 @@ impl ParseError {
         ParseError {
             kind: ParseErrorKind::Syntax(message.into()),
             location,
+            statement: 1,
         }
     }
 
@@ -76,6 +80,7 @@ impl ParseError {
         ParseError {
             kind: ParseErrorKind::Unsupported(what.into()),
             location,
+            statement: 1,
         }
     }
 
@@ -84,6 +89,42 @@ impl ParseError {
         ParseError {
             kind: ParseErrorKind::ConsumeMisuse(rule.into()),
             location,
+            statement: 1,
+        }
+    }
+
+    /// The same error, said to be in statement `n` (1-based) of its request.
+    pub(crate) fn in_statement(mut self, n: usize) -> Self {
+        self.statement = n;
+        self
+    }
+
+    /// A syntax error found where the statement's tokens ran out, reworded the way Teradata
+    /// says it: "expected X between `last` and `terminator`", where `last` is the statement's
+    /// final token and `terminator` the `;` or the end of the request that follows it. Other
+    /// errors are returned unchanged.
+    pub(crate) fn at_statement_end(self, end: Location, last: &str, terminator: &str) -> Self {
+        let ParseErrorKind::Syntax(m) = &self.kind else {
+            return self;
+        };
+        if self.location != end {
+            return self;
+        }
+        // sqlparser: "Expected: X, found: EOF"; tdlite: "expected X, found the end of the statement."
+        let wanted = if let Some(x) = m.strip_prefix("Expected: ") {
+            x.strip_suffix(", found: EOF")
+        } else {
+            m.strip_suffix(", found the end of the statement.")
+                .map(|x| x.strip_prefix("expected ").unwrap_or(x))
+        };
+        match wanted {
+            Some(x) => ParseError {
+                kind: ParseErrorKind::Syntax(format!(
+                    "expected {x} between {last} and {terminator}."
+                )),
+                ..self
+            },
+            None => self,
         }
     }
 

@@ -13,6 +13,7 @@ use crate::error::{Location, ParseError, ParseErrorKind};
 use crate::statement::{LockMode, LockObject, Locking, Spanned, Statement};
 use sqlparser::ast;
 use sqlparser::dialect::TeradataDialect;
+use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 /// Parses one request (one or more statements separated by `;`).
@@ -40,27 +41,48 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
             Token::SemiColon => {
                 if !current.is_empty() {
                     let end_here = Location::from_sql(tok.span.start);
-                    statements.push(parse_tokens(
-                        std::mem::take(&mut current),
-                        &mut offsets,
-                        end_here,
-                    )?);
+                    let n = statements.len() + 1;
+                    let last = describe_token(current.last());
+                    statements.push(
+                        parse_tokens(std::mem::take(&mut current), &mut offsets, end_here)
+                            .map_err(|e| e.at_statement_end(end_here, &last, "';'"))
+                            .map_err(|e| e.in_statement(n))?,
+                    );
                 }
             }
             _ => current.push(tok),
         }
     }
     if !current.is_empty() {
-        statements.push(parse_tokens(current, &mut offsets, end)?);
+        let n = statements.len() + 1;
+        let last = describe_token(current.last());
+        statements.push(
+            parse_tokens(current, &mut offsets, end)
+                .map_err(|e| e.at_statement_end(end, &last, "the end of the request"))
+                .map_err(|e| e.in_statement(n))?,
+        );
     }
     if statements.is_empty() {
         return Err(ParseError {
             kind: ParseErrorKind::EmptyRequest,
             location: Location::new(1, 1),
+            statement: 1,
         });
     }
     check_request_rules(&statements)?;
     Ok(statements)
+}
+
+/// A token as Teradata's syntax errors name it: `the 'FROM' keyword`, `the word 'x'`, `'('`.
+fn describe_token(tok: Option<&TokenWithSpan>) -> String {
+    match tok.map(|t| &t.token) {
+        None => "the beginning of the request".to_string(),
+        Some(Token::Word(w)) if w.quote_style.is_none() && w.keyword != Keyword::NoKeyword => {
+            format!("the '{}' keyword", w.value.to_ascii_uppercase())
+        }
+        Some(Token::Word(w)) => format!("the word '{}'", w.value),
+        Some(t) => format!("'{t}'"),
+    }
 }
 
 /// How many `?` parameter markers a request has (0 if it does not tokenize).
@@ -76,16 +98,17 @@ pub fn parameter_count(sql: &str) -> usize {
 
 /// Rules that look at the request as a whole.
 fn check_request_rules(statements: &[Spanned]) -> Result<(), ParseError> {
-    let mut consumes = statements.iter().filter(|s| {
+    let mut consumes = statements.iter().enumerate().filter(|(_, s)| {
         matches!(
             s.statement,
             Statement::Consume(_) | Statement::InsertConsume { .. }
         )
     });
-    if let (Some(_), Some(second)) = (consumes.next(), consumes.next()) {
+    if let (Some(_), Some((i, second))) = (consumes.next(), consumes.next()) {
         return Err(ParseError {
             kind: ParseErrorKind::TwoConsumesInRequest,
             location: second.location,
+            statement: i + 1,
         });
     }
     let n = statements.len();
@@ -97,18 +120,20 @@ fn check_request_rules(statements: &[Spanned]) -> Result<(), ParseError> {
             )
         });
         if s.statement.is_ddl() && i + 1 < n && !followed_only_by_et {
-            let offender = statements[i + 1..]
+            let (at, offender) = statements[i + 1..]
                 .iter()
-                .find(|t| {
+                .enumerate()
+                .find(|(_, t)| {
                     !matches!(
                         t.statement,
                         Statement::EndTransaction | Statement::Commit | Statement::Rollback { .. }
                     )
                 })
-                .map_or(statements[i + 1].location, |t| t.location);
+                .map_or((0, statements[i + 1].location), |(j, t)| (j, t.location));
             return Err(ParseError {
                 kind: ParseErrorKind::DdlNotLast,
                 location: offender,
+                statement: i + 2 + at,
             });
         }
     }
@@ -468,6 +493,17 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.pos += 2;
             cur.expect_end()?;
             Ok(Statement::HelpLocks)
+        }
+        "HELP" if cur.word_at(1).as_deref() == Some("SESSION") => {
+            cur.pos += 2;
+            cur.expect_end()?;
+            Ok(Statement::HelpSession)
+        }
+        "HELP" if matches!(cur.word_at(1).as_deref(), Some("DATABASE") | Some("USER")) => {
+            cur.pos += 2;
+            let name = cur.dotted_name("a database name")?.join(".");
+            cur.expect_end()?;
+            Ok(Statement::HelpDatabase(name))
         }
         "SET"
             if cur.word_at(1).as_deref() == Some("SESSION")

@@ -25,8 +25,10 @@ enum State {
 
 /// Splits `script` into complete requests and returns them with the unterminated rest.
 ///
-/// Dot commands (lines starting with `.` outside a request) are returned as requests of their
-/// own, without needing a `;`.
+/// Dot commands (lines whose first non-blank character is a `.` followed by a letter, outside
+/// string literals, quoted names and comments) are returned as requests of their own, without
+/// needing a `;`, as soon as their line is read, even in the middle of an unfinished SQL request:
+/// that request goes on with the next line and comes after the command in the result.
 pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
     let mut out = Vec::new();
     let mut current = String::new();
@@ -34,15 +36,16 @@ pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
     let mut state = State::Code;
     for (idx, raw_line) in script.split_inclusive('\n').enumerate() {
         let line_no = idx + 1;
-        if current.trim().is_empty()
-            && state == State::Code
-            && raw_line.trim_start().starts_with('.')
-        {
+        if state == State::Code && is_dot_command(raw_line) {
+            // BTEQ's rule: a command line is a command even inside an unfinished request,
+            // which goes on after it
             out.push(RequestText {
                 text: raw_line.trim().to_string(),
                 line: line_no,
             });
-            current.clear();
+            if current.trim().is_empty() {
+                current.clear();
+            }
             continue;
         }
         if current.trim().is_empty() {
@@ -63,6 +66,13 @@ pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
         current.clear();
     }
     (out, current)
+}
+
+/// True if `line` is a BTEQ command line: its first non-blank character is a `.` followed by a
+/// letter (`.quit`, `.set width 80`); `.5 * x` is SQL.
+pub fn is_dot_command(line: &str) -> bool {
+    let mut chars = line.trim_start().chars();
+    chars.next() == Some('.') && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
 }
 
 /// True if `text` holds at least one complete request (what the REPL needs to run it).
@@ -163,5 +173,26 @@ mod tests {
     #[test]
     fn dot_commands_stand_alone() {
         assert_eq!(texts(".quit\nSEL 1;\n"), vec![".quit", "SEL 1;"]);
+    }
+
+    #[test]
+    fn a_dot_command_inside_an_unfinished_request_is_still_a_command() {
+        let (reqs, rest) = split_requests("SEL a\n  .timeout 5\nFROM t;\nSEL b\n.quit\n");
+        let texts: Vec<(&str, usize)> = reqs.iter().map(|r| (r.text.as_str(), r.line)).collect();
+        assert_eq!(
+            texts,
+            vec![(".timeout 5", 2), ("SEL a\nFROM t;", 1), (".quit", 5)]
+        );
+        assert_eq!(rest, "SEL b\n");
+    }
+
+    #[test]
+    fn a_dot_inside_a_string_comment_or_number_is_sql() {
+        let (reqs, rest) = split_requests("SEL 'a\n.quit' , 1 +\n.5 /*\n.quit */;\n");
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].text, "SEL 'a\n.quit' , 1 +\n.5 /*\n.quit */;");
+        assert!(rest.is_empty());
+        assert!(!is_dot_command(".5"));
+        assert!(is_dot_command("  .QUIT"));
     }
 }

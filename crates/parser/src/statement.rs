@@ -1,6 +1,7 @@
 //! The statements tdlite understands: sqlparser's AST for standard SQL, our own types for the
-//! Teradata forms sqlparser cannot express (`CREATE TABLE …, QUEUE` with Teradata options,
-//! `SELECT AND CONSUME`, `BT`/`ET`, `LOCKING`).
+//! forms tdlite parses itself (`CREATE TABLE …, QUEUE` with Teradata options,
+//! `SELECT AND CONSUME`, `BT`/`ET`, `LOCKING`, views, indexes, `ALTER TABLE`, `HELP`/`SHOW`,
+//! `EXPLAIN`, …).
 //!
 //! Invariant: every statement keeps the [`Location`] of its first token, so later stages can
 //! point at it in errors.
@@ -108,6 +109,10 @@ pub enum Statement {
     Explain(Box<Statement>),
     /// `HELP LOCKS` (tdlite extension): who holds which table lock and who waits for whom.
     HelpLocks,
+    /// `HELP SESSION`: the session's user, default database, mode and settings.
+    HelpSession,
+    /// `HELP DATABASE name` / `HELP USER name`: the tables and views in a database.
+    HelpDatabase(String),
     /// `SET SESSION TRANSACTION ANSI | BTET` (tdlite extension; BTEQ's
     /// `.SET SESSION TRANSACTION` as a statement): the session mode for the next transaction.
     SetSessionMode {

@@ -1,0 +1,11 @@
+HELP SESSION;
+
+help session;
+
+HELP DATABASE sales;
+
+HELP USER tdlite;
+
+HELP DATABASE;
+
+HELP SESSION x;
