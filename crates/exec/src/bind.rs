@@ -1,8 +1,23 @@
-//! The binder: sqlparser expressions → bound [`Expr`]s, with names resolved against a
-//! [`Scope`], literals typed, Teradata built-ins recognised, and uncorrelated scalar subqueries
-//! evaluated once and turned into literals.
+//! The binder: sqlparser expressions → bound [`Expr`]s (`Exec::bind_expr`).
 //!
-//! This is the only module (with `query`, `dml` and `ddl`) that reads sqlparser's AST.
+//! Names resolve against a [`Scope`] (3810 unknown, 3822 ambiguous); a name no column has may
+//! be a request value (`CURRENT_TIMESTAMP`, `DATE`, `USER`, …) or a column of the enclosing
+//! query's current row while a correlated subquery runs. Literals get their SQL types
+//! (`number_literal`, `typed_string`, `interval_literal`, a `?` parameter's value); operators,
+//! CAST/TRYCAST/FORMAT, TRIM, SUBSTRING, EXTRACT and Teradata's built-ins map to [`Expr`]
+//! nodes. With a [`Grouping`], GROUP BY expressions and aggregate calls become columns of the
+//! aggregated batch, and a bare column outside GROUP BY is 3504. A call with `OVER` is
+//! recorded for `window.rs` (`bind_window`). Uncorrelated scalar, IN, ANY/ALL and EXISTS
+//! subqueries run once, here, and become literals; one that fails with 3810 is run once per row
+//! instead (`correlate.rs`) when the clause is bound over a known batch.
+//!
+//! The statement modules (`query`, `join`, `dml`, `ddl`, `merge`, `explain`, …) walk
+//! sqlparser's AST for statements and clauses themselves; every expression they evaluate is
+//! typed and bound by this module.
+//!
+//! Invariants: a bound column reference is a position in the scope it was bound against (with
+//! a [`Grouping`]: GROUP BY keys first, then aggregate calls); AND/OR chains are bound as
+//! balanced trees, so binding and evaluating a long chain needs stack for log2(n) levels only.
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;
@@ -341,6 +356,14 @@ impl Exec<'_> {
                 Arc::new(arrow::array::Time64MicrosecondArray::from(vec![us]))
             }
             "USER" | "CURRENT_USER" => Arc::new(StringArray::from(vec![self.user.to_string()])),
+            "DATABASE" => Arc::new(StringArray::from(vec![self
+                .database
+                .unwrap_or(self.user)
+                .to_string()])),
+            "SESSION" => Arc::new(arrow::array::Int32Array::from(vec![i32::try_from(
+                self.session,
+            )
+            .unwrap_or(i32::MAX)])),
             _ => return None,
         })
     }

@@ -35,6 +35,9 @@ pub enum Error {
     /// A table that does not exist (3807).
     #[error("Object '{0}' does not exist.")]
     ObjectNotFound(String),
+    /// A database that does not exist (3802).
+    #[error("Database '{0}' does not exist.")]
+    DatabaseNotFound(String),
     /// A queue-table definition broke a rule (tdlite 9903).
     #[error("Invalid queue table definition: {0}")]
     InvalidQueueTable(String),
@@ -245,6 +248,7 @@ impl Error {
             Error::ColumnNotFound(_) => code(3810),
             Error::AmbiguousColumn(_) => code(3822),
             Error::ObjectNotFound(_) => code(3807),
+            Error::DatabaseNotFound(_) => code(3802),
             Error::InvalidQueueTable(_) => code(9903),
             Error::NotAQueueTable(_) => code(9901),
             Error::ConsumeTimeout(_) => retryable(9904),

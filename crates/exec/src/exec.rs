@@ -1,6 +1,7 @@
 //! The per-statement execution context: the open transaction, the statement's snapshot, the
-//! request's fixed CURRENT_TIMESTAMP, and the user. Binding, queries, DML and DDL are
-//! `impl Exec` blocks in their own modules.
+//! request's fixed CURRENT_TIMESTAMP, the user, the session's default database, the request's
+//! parameter values, and binding state (CTEs in scope, correlation, window calls). Binding,
+//! queries, DML and DDL are `impl Exec` blocks in their own modules.
 //!
 //! Invariant: every scan of one statement reads the same snapshot (taken at its first scan),
 //! so a statement sees one committed state, plus its transaction's own changes.
@@ -19,6 +20,8 @@ pub struct Exec<'a> {
     pub now_us: i64,
     /// The session's user name.
     pub user: &'a str,
+    /// The session's number (`SELECT SESSION`).
+    pub session: u64,
     /// The session's default database (`DATABASE x`): unqualified table names are in it.
     pub database: Option<&'a str>,
     /// Rows of enclosing queries a correlated subquery runs for (see `correlate`).

@@ -1,18 +1,19 @@
 //! Sessions: transactions in Teradata or ANSI session mode, request execution, statement
 //! restarts after a write conflict, and the consume wait.
 //!
-//! Teradata mode (teradata-reference.md §2.4): a request outside `BT … ET` is one implicit
+//! Teradata mode (Teradata's BTET semantics): a request outside `BT … ET` is one implicit
 //! transaction; any failure rolls back the whole transaction (explicit or implicit) and the
 //! request's results are discarded; `ROLLBACK`/`ABORT` roll back and report 3514; `COMMIT` is an
 //! error (9911, and the transaction is rolled back); after a DDL statement inside `BT` only
-//! `ET` may follow (3932).
+//! `ET` (or `ABORT`/`ROLLBACK`) may follow (3932).
 //!
 //! ANSI mode: the first request starts a transaction that runs until `COMMIT` or
 //! `ROLLBACK`/`ABORT`; a failing request undoes only itself (a savepoint taken when it starts),
-//! except a deadlock (2631), a NOWAIT lock refusal (7423), a failed DDL statement or a failed
-//! commit, which roll back the whole transaction; `BT`/`ET` are errors (9917); after DDL only
-//! `COMMIT` may follow (3722). Tables default to MULTISET and character columns to
-//! CASESPECIFIC. `SET SESSION TRANSACTION ANSI|BTET` switches modes between transactions.
+//! except a deadlock or write conflict (2631), a NOWAIT lock refusal (7423), a queue dropped
+//! under a waiting consumer (9906), a failed DDL statement or a failed commit, which roll back
+//! the whole transaction; `BT`/`ET` are errors (9917); after DDL only `COMMIT` may follow
+//! (3722). Tables default to MULTISET and character columns to CASESPECIFIC.
+//! `SET SESSION TRANSACTION ANSI|BTET` switches modes between transactions.
 //!
 //! Write conflicts: a statement that finds a row changed by another open transaction is undone
 //! to its savepoint, waits for that transaction to end (deadlocks are detected), and runs again
@@ -24,6 +25,7 @@
 //! rows are woken.
 
 use crate::database::Shared;
+use crate::dictionary;
 use crate::error::{Error, PositionedError, Result};
 use crate::exec::Exec;
 use crate::result::{Rows, StatementKind, StatementResult};
@@ -44,7 +46,7 @@ use tdlite_storage::{StorageError, Transaction};
 /// cores as fast as one when every row must be handed to a waiting consumer.
 const SPIN_YIELDS: usize = 8;
 
-/// How transactions begin and end in a session (teradata-reference.md §2.3–2.4).
+/// How transactions begin and end in a session (docs/isolation.md, Session modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SessionMode {
     /// Teradata ("BTET") mode, the default: implicit transactions per request, `BT … ET`.
@@ -65,6 +67,9 @@ pub struct Session {
     consume_timeout: Option<Duration>,
     cancel: CancelHandle,
     user: String,
+    /// When the session began, µs since the epoch (`HELP SESSION`'s logon date and time).
+    logon_us: i64,
+    /// The default database set by `DATABASE x`; `None` for the user's own.
     database: Option<String>,
     /// The parameter values of the request being run (empty outside `execute_prepared`).
     params: Vec<Value>,
@@ -93,6 +98,7 @@ impl Session {
             consume_timeout: None,
             cancel: CancelHandle::default(),
             user: "TDLITE".to_string(),
+            logon_us: chrono::Utc::now().timestamp_micros(),
             database: None,
             params: Vec::new(),
             consume_list: None,
@@ -227,7 +233,7 @@ impl Session {
             Ok(s) => Ok(Some(s)),
             Err(e) if e.kind == tdlite_parser::ParseErrorKind::EmptyRequest => Ok(None),
             Err(e) => {
-                let location = Some(e.location);
+                let (location, statement) = (Some(e.location), e.statement);
                 self.fail_request(None, false);
                 let error = match (self.mode, &e.kind) {
                     // the same rule has its own number in ANSI mode
@@ -239,7 +245,7 @@ impl Session {
                 Err(PositionedError {
                     error,
                     location,
-                    statement: 1,
+                    statement,
                 })
             }
         }
@@ -390,6 +396,7 @@ impl Session {
             shared: &self.shared,
             now_us: now,
             user: &self.user,
+            session: self.id,
             database: self.database.as_deref(),
             params: &self.params,
             outer: Vec::new(),
@@ -465,9 +472,28 @@ impl Session {
                 StatementResult::status(StatementKind::CollectStatistics)
             }
             Statement::Database(name) => {
-                // tdlite has no database objects: any name is accepted
-                self.database = Some(name.clone());
+                if !dictionary::database_exists(&self.shared.storage.catalog, &self.user, name) {
+                    return Err(Error::DatabaseNotFound(name.clone()));
+                }
+                // the user's own database is where unqualified tables live
+                self.database = (!name.eq_ignore_ascii_case(&self.user)).then(|| name.clone());
                 StatementResult::status(StatementKind::Database)
+            }
+            Statement::HelpDatabase(name) => StatementResult::rows(
+                StatementKind::Help,
+                dictionary::help_database(&self.shared.storage.catalog, &self.user, name)?,
+            ),
+            Statement::HelpSession => {
+                let info = dictionary::SessionInfo {
+                    user: &self.user,
+                    database: self.database.as_deref().unwrap_or(&self.user),
+                    logon_us: self.logon_us,
+                    semantics: match self.mode {
+                        SessionMode::Teradata => "Teradata",
+                        SessionMode::Ansi => "ANSI",
+                    },
+                };
+                StatementResult::rows(StatementKind::Help, dictionary::help_session(&info)?)
             }
             Statement::HelpStatistics(_) => {
                 return Err(Error::Unsupported("HELP STATISTICS".into()))
@@ -798,7 +824,7 @@ impl Session {
 }
 
 /// Request-level rules: BT only first; SET SESSION TRANSACTION alone; no DELETE/UPDATE of a
-/// queue consumed in the same request (teradata-reference.md §1.6).
+/// queue consumed in the same request (Teradata's SELECT AND CONSUME rules).
 fn check_request(stmts: &[Spanned]) -> std::result::Result<(), (Error, usize)> {
     // every rule is about two statements of one request
     if stmts.len() < 2 {

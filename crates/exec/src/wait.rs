@@ -216,6 +216,11 @@ impl CancelHandle {
         }
     }
 
+    /// True while the session waits on an empty queue (the delayed state).
+    pub fn is_waiting(&self) -> bool {
+        self.current.lock().is_some()
+    }
+
     pub(crate) fn set(&self, cell: Option<Arc<WaitCell>>) {
         *self.current.lock() = cell;
     }

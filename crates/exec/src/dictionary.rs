@@ -1,0 +1,146 @@
+//! What a session can ask about itself and its databases: `HELP SESSION`, `HELP DATABASE`, and
+//! the rule for which databases exist (`DATABASE x` fails with 3802 for any other).
+//!
+//! tdlite has no database objects yet (`CREATE DATABASE` is a later issue). A database exists
+//! when it is the user's own (`TDLITE`, where tables made without a database live), `DBC`, or
+//! when some table or view is qualified by it (`CREATE TABLE sales.t` makes `sales` exist).
+//!
+//! Invariant: the rule reads only the committed catalog, so every session sees the same set.
+
+use crate::error::{Error, Result};
+use crate::result::Rows;
+use arrow::array::{ArrayRef, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::RecordBatch;
+use std::sync::Arc;
+use tdlite_storage::catalog::Catalog;
+
+/// The dictionary database of a Teradata system; accepted as existing.
+const DBC: &str = "DBC";
+
+/// The database `qualified` (a catalog name, `db.t` or `t`) is in, upper-cased: `user` when
+/// it has no qualifier.
+fn database_of(qualified: &str, user: &str) -> String {
+    match qualified.rsplit_once('.') {
+        Some((db, _)) => db.to_uppercase(),
+        None => user.to_uppercase(),
+    }
+}
+
+/// True if database `name` exists for a session of `user` (see the module doc).
+pub(crate) fn database_exists(catalog: &Catalog, user: &str, name: &str) -> bool {
+    let upper = name.to_uppercase();
+    upper == user.to_uppercase()
+        || upper == DBC
+        || catalog
+            .tables()
+            .iter()
+            .any(|t| database_of(&t.schema.name, user) == upper)
+}
+
+/// `HELP DATABASE name`: one row per table and view in it, with Teradata's first columns
+/// (`Kind` is `T` table, `Q` queue table, `V` view).
+///
+/// # Errors
+/// 3802 if the database does not exist.
+pub(crate) fn help_database(catalog: &Catalog, user: &str, name: &str) -> Result<Rows> {
+    if !database_exists(catalog, user, name) {
+        return Err(Error::DatabaseNotFound(name.to_string()));
+    }
+    let upper = name.to_uppercase();
+    let mut names = Vec::new();
+    let mut kinds = Vec::new();
+    for t in catalog.tables() {
+        let s = &t.schema;
+        if database_of(&s.name, user) != upper {
+            continue;
+        }
+        names.push(
+            s.name
+                .rsplit_once('.')
+                .map_or(s.name.as_str(), |(_, n)| n)
+                .to_string(),
+        );
+        kinds.push(match (s.view.is_some(), s.queue) {
+            (true, _) => "V",
+            (false, true) => "Q",
+            (false, false) => "T",
+        });
+    }
+    let n = names.len();
+    let all = |v: &str| vec![Some(v.to_string()); n];
+    text_rows(vec![
+        (
+            "Table/View/Macro name",
+            names.into_iter().map(Some).collect(),
+        ),
+        (
+            "Kind",
+            kinds.into_iter().map(|k| Some(k.to_string())).collect(),
+        ),
+        ("Comment", vec![None; n]),
+        ("Protection", all("N")),
+        ("Creator Name", all(user)),
+    ])
+}
+
+/// What `HELP SESSION` reports.
+pub(crate) struct SessionInfo<'a> {
+    pub user: &'a str,
+    /// The default database (`DATABASE x`), or the user's own.
+    pub database: &'a str,
+    /// Logon time, µs since the epoch (UTC).
+    pub logon_us: i64,
+    /// `Teradata` or `ANSI`.
+    pub semantics: &'a str,
+}
+
+/// `HELP SESSION`: one row with Teradata's first columns, in its order.
+pub(crate) fn help_session(info: &SessionInfo<'_>) -> Result<Rows> {
+    let logon = chrono::DateTime::from_timestamp_micros(info.logon_us)
+        .unwrap_or_default()
+        .naive_utc();
+    let one = |v: &str| vec![Some(v.to_string())];
+    text_rows(vec![
+        ("User Name", one(info.user)),
+        ("Account Name", one(info.user)),
+        ("Logon Date", one(&logon.format("%y/%m/%d").to_string())),
+        ("Logon Time", one(&logon.format("%H:%M:%S").to_string())),
+        ("Current DataBase", one(info.database)),
+        ("Collation", one("ASCII")),
+        ("Character Set", one("UTF8")),
+        ("Transaction Semantics", one(info.semantics)),
+        ("Current DateForm", one("IntegerDate")),
+        ("Session Time Zone", one("00:00")),
+        ("Default Character Type", one("UNICODE")),
+    ])
+}
+
+/// A batch of text columns, `(name, values)` each, all of one length; `None` is NULL.
+fn text_rows(columns: Vec<(&str, Vec<Option<String>>)>) -> Result<Rows> {
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(name, v)| Field::new(*name, DataType::Utf8, v.iter().any(Option::is_none)))
+            .collect::<Vec<_>>(),
+    ));
+    let arrays: Vec<ArrayRef> = columns
+        .into_iter()
+        .map(|(_, v)| Arc::new(StringArray::from(v)) as ArrayRef)
+        .collect();
+    Ok(Rows {
+        schema: schema.clone(),
+        batches: vec![RecordBatch::try_new(schema, arrays)?],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::database_of;
+
+    #[test]
+    fn a_name_without_a_qualifier_is_in_the_users_database() {
+        assert_eq!(database_of("sales.t", "TDLITE"), "SALES");
+        assert_eq!(database_of("t", "tdlite"), "TDLITE");
+    }
+}
