@@ -1,86 +1,102 @@
 //! tdlite: an embedded SQL engine that speaks Teradata, with queue tables.
 //!
-//! # Life of a statement
+//! Open a [`Database`] (in memory, or a folder on disk), take a [`Session`] per thread, and run
+//! Teradata SQL with [`Session::execute`]. Each request returns one [`StatementResult`] per
+//! statement: rows come back as Arrow record batches ([`Rows`]; the `arrow` crate tdlite uses is
+//! re-exported as [`tdlite::arrow`](arrow), so you need not pin its version yourself), DML
+//! carries its activity count, and every failure is a [`PositionedError`] with a Teradata error
+//! number ([`PositionedError::code`]) and the position of the statement or token at fault.
 //!
-//! 1. [`Session::execute`] receives a request's text.
-//! 2. `tdlite_parser::parse_request` tokenizes it (sqlparser's `TeradataDialect`), splits it
-//!    into statements at `;`, parses the Teradata forms itself (`CREATE TABLE …, QUEUE`,
-//!    `SELECT AND CONSUME`, `BT`/`ET`, `LOCKING`) and hands the rest to sqlparser.
-//! 3. `session::check_request` applies request-level rules (BT first; no DELETE/UPDATE of a
-//!    queue consumed in the same request).
-//! 4. The request gets one CURRENT_TIMESTAMP (`Shared::request_timestamp`), and the session
-//!    opens its transaction if none is open (`tdlite_storage::Transaction::begin`).
-//! 5. `Session::run_statement` takes the statement's `LOCKING` locks, then `Session::run`
-//!    dispatches it to an [`exec::Exec`] method: `run_query` (bind
-//!    with `bind_expr`; read each table through the access path `plan` picks: index probes
-//!    or a MIN/MAX walk with `Table::index_entries`, else `Table::scan`; then
-//!    filter/aggregate/sort/project with Arrow kernels), `insert`/`update`/`delete`, `create_table`/`drop_table`, or the consume path
-//!    (`bind_consume`, then `try_consume` → `Transaction::consume`, which pops the queue
-//!    index; if the queue is empty the session waits in `consume_attempts` without holding any
-//!    storage lock).
-//!    Every write takes a table lock first (`tdlite_storage::locks`); a statement that meets a
-//!    row another transaction changed is undone to its savepoint, waits (deadlocks: 2631) and
-//!    runs again on a fresh snapshot.
-//! 6. A failure rolls the whole transaction back (`Transaction::rollback`, Teradata mode; in
-//!    ANSI mode only the request, back to its savepoint, unless the error ends the
-//!    transaction); otherwise, outside `BT … ET` in Teradata mode, the transaction commits
-//!    (`Transaction::commit`) and releases its locks. In a
-//!    database on disk ([`Database::open`]) the commit first appends the transaction's log
-//!    record and waits for it to be durable (`tdlite_storage::durable`).
-//! 7. The commit's or rollback's `Outcome` wakes the consumers waiting on queues that gained
-//!    rows (`Shared::publish`).
-//! 8. The caller gets one [`StatementResult`] per statement: Arrow batches for rows, an
-//!    activity count for DML, a status for the rest.
-//!
-//! # Example
+//! Queue tables (`CREATE TABLE …, QUEUE`) are the headline: `SELECT AND CONSUME TOP 1` pops the
+//! row with the oldest QITS inside the session's transaction; a rollback puts it back; a consumer
+//! of an empty queue waits for another session's committed insert (bound the wait with
+//! [`Session::set_consume_timeout`], or end it from another thread with a [`CancelHandle`]).
 //!
 //! ```
-//! use tdlite::Database;
-//! let db = Database::new();
-//! let mut s = db.session();
-//! s.execute("CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)").unwrap();
-//! s.execute("INS q (CURRENT_TIMESTAMP, 1); INS q (CURRENT_TIMESTAMP + INTERVAL '1' SECOND, 2);").unwrap();
-//! let r = s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap();
-//! assert_eq!(r[0].activity_count, 1);
+//! use tdlite::arrow::array::AsArray;
+//! use tdlite::arrow::datatypes::Int32Type;
+//! use tdlite::{Database, Value};
+//!
+//! fn main() -> Result<(), tdlite::PositionedError> {
+//!     let db = Database::new(); // Database::open("folder")? keeps it on disk
+//!     let mut s = db.session(); // Database is Send + Sync: clone it into threads
+//!     s.execute(
+//!         "CREATE TABLE q, QUEUE (
+//!            qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+//!            n INTEGER)",
+//!     )?;
+//!     // A prepared request skips parsing; one value per `?`.
+//!     let ins = s.prepare("INSERT INTO q (n) VALUES (?)")?;
+//!     for n in 1..=3 {
+//!         s.execute_prepared(&ins, &[Value::Int(n)])?;
+//!     }
+//!     let results = s.execute("SELECT AND CONSUME TOP 1 n FROM q")?;
+//!     let rows = results[0].rows.as_ref().expect("a consume returns rows");
+//!     let n = rows.batches[0].column(0).as_primitive::<Int32Type>().value(0);
+//!     assert_eq!(n, 1); // the oldest row
+//!
+//!     let err = s.execute("SEL * FROM missing").unwrap_err();
+//!     assert_eq!(err.code().number, 3807); // Object 'missing' does not exist.
+//!     Ok(())
+//! }
 //! ```
+//!
+//! Sessions start in Teradata mode (implicit per-request transactions, `BT`/`ET`); ANSI mode is
+//! [`Database::session_in`] with [`SessionMode::Ansi`]. A database on disk is opened with
+//! [`Database::open`] or, to choose the [`SyncMode`], [`Database::open_with`] and [`Options`].
+//!
+//! How a statement runs inside (parse, bind, plan, execute, commit) is described in the
+//! repository's `docs/architecture.md`; the error numbers are listed in `docs/errors.md`.
 
 mod access;
 mod alter;
-pub mod bind;
-pub mod correlate;
+mod bind;
+mod correlate;
 mod ctas;
 mod cte;
-pub mod database;
-pub mod ddl;
+mod database;
+mod ddl;
 mod decimal;
-pub mod dml;
-pub mod error;
-pub mod exec;
+mod dictionary;
+mod dml;
+mod error;
+mod exec;
 mod explain;
-pub mod expr;
+mod expr;
 mod format;
-pub mod functions;
+mod functions;
 mod hash_join;
-pub mod join;
+mod join;
 mod locking;
 mod merge;
 mod plan;
-pub mod prepared;
-pub mod query;
-pub mod result;
+mod prepared;
+mod query;
+mod result;
 mod sample;
-pub mod session;
-pub mod setops;
+mod session;
+mod setops;
 mod view;
 mod wait;
 mod window;
 
+pub use arrow;
 pub use database::Database;
 pub use error::{Error, ErrorCode, PositionedError};
 pub use prepared::Prepared;
 pub use result::{Rows, StatementKind, StatementResult};
 pub use session::{Session, SessionMode};
-pub use tdlite_storage::sim::SimVfs;
+pub use tdlite_parser::{Location, ParseError};
+pub use tdlite_storage::locks::LockWait;
 pub use tdlite_storage::types::Value;
-pub use tdlite_storage::{sim, vfs, Options, SyncMode};
+pub use tdlite_storage::{Options, StorageError, SyncMode};
 pub use wait::CancelHandle;
+
+/// Storage simulation for tdlite's own power-cut tests: not part of the embedding API.
+#[doc(hidden)]
+pub use tdlite_storage::{sim, sim::SimVfs, vfs};
+
+/// The README's code blocks, compiled and run as doc tests so that its example stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
