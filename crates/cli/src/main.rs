@@ -12,15 +12,31 @@ use std::io::{IsTerminal, Read};
 use std::time::Duration;
 use tdlite::{Database, Options, SessionMode, SyncMode};
 
-const USAGE: &str = "usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off] [--mode teradata|ansi]
-  PATH         keep the database in this folder (created if needed); without it, in memory
-  -f FILE      run a script and exit
-  --init FILE  run a script, then continue in the REPL with its tables
-  --sync MODE  with PATH: full (default) syncs every commit; normal survives a killed process
-               but may lose the latest commits on a power cut; off may lose them on a kill too
-  --mode MODE  session mode: teradata (BTET, default) or ansi (transactions end at COMMIT)
-  (no FILE and a terminal: interactive REPL; a script on standard input runs non-interactively)";
+const USAGE: &str = "\
+usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
+              [--mode teradata|ansi]
+       tdlite --help | --version";
 
+const HELP: &str = "\
+tdlite: an embedded SQL engine that speaks Teradata, with queue tables.
+With a terminal on standard input and no -f: an interactive REPL (like BTEQ; type .help).
+A script on standard input, or -f FILE, runs non-interactively. The exit status is BTEQ's
+return code: 0 ok, 4 warning, 8 user error, 12 severe.
+
+  PATH                       keep the database in this folder (created if needed); without
+                             it the database is in memory and gone when tdlite exits
+  -f, --file FILE            run the script FILE, then exit
+  --init FILE                run the script FILE, then go on in the REPL with its tables
+                             (not with -f: one script runs, the other would be ignored)
+  --consume-timeout SECONDS  bound each SELECT AND CONSUME wait (then error 9904); default:
+                             wait until a row comes (the REPL's .timeout changes it)
+  --sync full|normal|off     with PATH: full (default) syncs every commit to disk; normal
+                             survives a killed process but may lose the latest commits on a
+                             power cut; off may lose them on a kill too
+  --mode teradata|ansi       session mode: teradata (BTET, default: each request commits
+                             unless inside BT ... ET) or ansi (transactions end at COMMIT)
+  -h, --help                 this text
+  -V, --version              the version";
 fn main() {
     std::process::exit(real_main());
 }
@@ -31,7 +47,7 @@ fn real_main() -> i32 {
     let mut timeout = None;
     let mut init = None;
     let mut path: Option<String> = None;
-    let mut sync = SyncMode::Full;
+    let mut sync = None;
     let mut mode = SessionMode::Teradata;
     let mut i = 0;
     while i < args.len() {
@@ -62,13 +78,17 @@ fn real_main() -> i32 {
                 }
             }
             "-h" | "--help" => {
-                println!("{USAGE}");
+                println!("{USAGE}\n\n{HELP}");
+                return 0;
+            }
+            "-V" | "--version" => {
+                println!("tdlite {}", env!("CARGO_PKG_VERSION"));
                 return 0;
             }
             "--sync" => {
                 i += 1;
                 match args.get(i).map(|m| m.parse::<SyncMode>()) {
-                    Some(Ok(m)) => sync = m,
+                    Some(Ok(m)) => sync = Some(m),
                     Some(Err(e)) => return usage_error(&e),
                     None => return usage_error("--sync needs full, normal or off"),
                 }
@@ -89,11 +109,17 @@ fn real_main() -> i32 {
         }
         i += 1;
     }
+    if file.is_some() && init.is_some() {
+        return usage_error("-f and --init both name a script: use one (-f runs it and exits)");
+    }
+    if sync.is_some() && path.is_none() {
+        return usage_error("--sync needs a database folder (PATH): in memory nothing is synced");
+    }
     let db = match &path {
         None => Database::new(),
         Some(p) => {
             let opts = Options {
-                sync,
+                sync: sync.unwrap_or(SyncMode::Full),
                 ..Options::default()
             };
             match Database::open_with(p, opts) {
@@ -148,6 +174,6 @@ fn real_main() -> i32 {
 }
 
 fn usage_error(msg: &str) -> i32 {
-    eprintln!(" *** Error: {msg}\n{USAGE}");
+    eprintln!(" *** Error: {msg}\n{USAGE}\n(tdlite --help describes each option)");
     8
 }

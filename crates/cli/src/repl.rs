@@ -1,27 +1,20 @@
-//! The interactive REPL: rustyline with multi-line input completed by BTEQ's rule (a `;` at the
-//! end of a line), a history file, Ctrl-C to clear the input or cancel a waiting consume, and
-//! Ctrl-D to leave.
+//! The interactive REPL: rustyline reads one line at a time; lines gather into a request until
+//! BTEQ's rule completes it (a `;` at the end of a line), with a continuation prompt meanwhile.
+//! A dot command on any line, even in the middle of an unfinished request, runs at once (the
+//! request goes on after it). A history file keeps whole requests; Ctrl-C clears the unfinished
+//! input or cancels a waiting consume, and Ctrl-D or `.quit` leaves.
 
 use crate::runner::{Flow, Runner};
 use rustyline::error::ReadlineError;
-use rustyline::validate::{ValidationContext, ValidationResult, Validator};
-use rustyline::{Completer, Helper, Highlighter, Hinter};
-use tdlite_parser::split::{is_complete, split_requests};
+use rustyline::history::DefaultHistory;
+use tdlite_parser::split_requests;
 
-#[derive(Completer, Helper, Highlighter, Hinter)]
-struct RequestValidator;
+/// The prompt for a new request.
+pub const PROMPT: &str = "tdlite> ";
+/// The prompt while a request is unfinished (no `;` has ended a line yet).
+pub const CONTINUATION: &str = "     -> ";
 
-impl Validator for RequestValidator {
-    fn validate(&self, ctx: &mut ValidationContext<'_>) -> rustyline::Result<ValidationResult> {
-        let input = ctx.input();
-        let trimmed = input.trim();
-        if trimmed.is_empty() || trimmed.starts_with('.') || is_complete(input) {
-            Ok(ValidationResult::Valid(None))
-        } else {
-            Ok(ValidationResult::Incomplete)
-        }
-    }
-}
+type Editor = rustyline::Editor<(), DefaultHistory>;
 
 fn history_path() -> Option<std::path::PathBuf> {
     std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".tdlite_history"))
@@ -29,15 +22,13 @@ fn history_path() -> Option<std::path::PathBuf> {
 
 /// Runs the REPL until `.quit` or Ctrl-D; returns BTEQ's return code.
 pub fn run_repl(runner: &mut Runner) -> i32 {
-    let mut rl =
-        match rustyline::Editor::<RequestValidator, rustyline::history::DefaultHistory>::new() {
-            Ok(rl) => rl,
-            Err(e) => {
-                eprintln!(" *** Error: cannot start the line editor: {e}");
-                return 12;
-            }
-        };
-    rl.set_helper(Some(RequestValidator));
+    let mut rl = match Editor::new() {
+        Ok(rl) => rl,
+        Err(e) => {
+            eprintln!(" *** Error: cannot start the line editor: {e}");
+            return 12;
+        }
+    };
     let history = history_path();
     if let Some(h) = &history {
         let _ = rl.load_history(h);
@@ -46,6 +37,7 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
     let _ = ctrlc::set_handler(move || {
         cancel.cancel();
     });
+    runner.interactive = true;
     let place = match runner.db.path() {
         Some(p) => format!("database {}", p.display()),
         None => "in memory".to_string(),
@@ -54,25 +46,33 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
         "tdlite {} — Teradata SQL with queue tables ({place}). Type .help for help.",
         env!("CARGO_PKG_VERSION")
     );
+    let mut pending = String::new();
     loop {
-        match rl.readline("tdlite> ") {
+        let prompt = if pending.is_empty() {
+            PROMPT
+        } else {
+            CONTINUATION
+        };
+        match rl.readline(prompt) {
             Ok(line) => {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let _ = rl.add_history_entry(line.as_str());
-                let (requests, rest) = split_requests(&line);
+                pending.push_str(&line);
+                pending.push('\n');
+                let (requests, rest) = split_requests(&pending);
+                pending = rest;
                 for r in requests {
+                    let _ = rl.add_history_entry(r.text.as_str());
                     if let Flow::Quit = runner.run(&r.text) {
                         save(&mut rl, &history);
-                        return runner.rc;
+                        return runner.leave();
                     }
                 }
-                if !rest.trim().is_empty() {
-                    runner.run(&rest);
+            }
+            Err(ReadlineError::Interrupted) => {
+                if !pending.is_empty() {
+                    pending.clear();
+                    println!(" *** Input buffer reset. Type '.quit' to exit.");
                 }
             }
-            Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
             Err(e) => {
                 eprintln!(" *** Error: {e}");
@@ -81,13 +81,10 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
         }
     }
     save(&mut rl, &history);
-    runner.rc
+    runner.leave()
 }
 
-fn save(
-    rl: &mut rustyline::Editor<RequestValidator, rustyline::history::DefaultHistory>,
-    history: &Option<std::path::PathBuf>,
-) {
+fn save(rl: &mut Editor, history: &Option<std::path::PathBuf>) {
     if let Some(h) = history {
         let _ = rl.save_history(h);
     }

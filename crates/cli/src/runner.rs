@@ -3,8 +3,12 @@
 
 use crate::format;
 use std::io::Write;
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 use tdlite::{Database, Session, SessionMode};
+
+/// How long a request runs before the REPL says that it is waiting for a row to consume.
+const WAIT_NOTICE_AFTER: Duration = Duration::from_secs(1);
 
 /// What a dot command asked for.
 pub enum Flow {
@@ -20,13 +24,16 @@ pub struct Runner {
     pub session: Session,
     pub rc: i32,
     pub echo: bool,
+    /// A person at a terminal: a consume that waits says so after a second.
+    pub interactive: bool,
 }
 
 pub const HELP: &str = "\
 tdlite: Teradata SQL with queue tables.
 
-End a request with ';' at the end of a line (BTEQ's rule); 'a; b;' on one line is one
-multi-statement request. Dot commands:
+End a request with ';' at the end of a line (BTEQ's rule); until then the prompt is '->'.
+'a; b;' on one line is one multi-statement request. A line starting with '.' is a dot
+command, even in the middle of an unfinished request. Dot commands:
   .help                 this text
   .tables               list tables
   .schema TABLE         the table's DDL (same as SHOW TABLE t;)
@@ -35,8 +42,10 @@ multi-statement request. Dot commands:
   .set session transaction ansi|btet
                         session mode for the next transaction (same as the SQL statement
                         SET SESSION TRANSACTION ANSI;); also the --mode flag
-  .quit / .exit         leave (Ctrl-D too)
+  .quit / .exit         leave (Ctrl-D too); an open BT transaction is rolled back
 Ctrl-C clears the current input, or cancels a SELECT AND CONSUME that is waiting.
+SQL to look around: HELP DATABASE name; HELP TABLE t; SHOW TABLE t; HELP SESSION;
+SEL DATABASE; SEL USER; SEL SESSION; SEL DATE; SEL TIME; HELP LOCKS;
 ";
 
 impl Runner {
@@ -47,7 +56,54 @@ impl Runner {
             session,
             rc: 0,
             echo: false,
+            interactive: false,
         }
+    }
+
+    /// Ends the run (`.quit`, end of input): says so if an open transaction is about to be
+    /// rolled back (the session's end rolls it back, as a Teradata logoff does); returns the
+    /// return code.
+    pub fn leave(&mut self) -> i32 {
+        if self.session.in_explicit_transaction() {
+            let what = match self.session.mode() {
+                SessionMode::Teradata => "the transaction opened by BT (no ET yet)",
+                SessionMode::Ansi => "the work since the last COMMIT",
+            };
+            self.out(&format!(" *** Warning: leaving rolls back {what}.\n"));
+        }
+        self.rc
+    }
+
+    /// Runs `sql`; at a terminal, a watcher thread says after [`WAIT_NOTICE_AFTER`] that the
+    /// session waits on an empty queue, and how to stop waiting.
+    fn execute(
+        &mut self,
+        sql: &str,
+    ) -> Result<Vec<tdlite::StatementResult>, tdlite::PositionedError> {
+        if !self.interactive {
+            return self.session.execute(sql);
+        }
+        let handle = self.session.cancel_handle();
+        let (done, finished) = mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                let start = Instant::now();
+                while let Err(mpsc::RecvTimeoutError::Timeout) =
+                    finished.recv_timeout(Duration::from_millis(100))
+                {
+                    if start.elapsed() >= WAIT_NOTICE_AFTER && handle.is_waiting() {
+                        println!(
+                            " *** Waiting for a row to consume: the queue is empty. Ctrl-C \
+                             cancels (9905); .timeout SECONDS bounds later waits (9904)."
+                        );
+                        return;
+                    }
+                }
+            });
+            let r = self.session.execute(sql);
+            drop(done);
+            r
+        })
     }
 
     fn out(&self, s: &str) {
@@ -65,7 +121,7 @@ impl Runner {
         if self.echo {
             self.out(&format!("{t}\n\n"));
         }
-        match self.session.execute(t) {
+        match self.execute(t) {
             Ok(results) => {
                 for r in &results {
                     self.out(&format::result(r));
@@ -108,19 +164,31 @@ impl Runner {
                 None => self.out(" *** Error: .schema needs a table name.\n"),
             },
             ".timeout" => match parts.next() {
-                Some("off") => self.session.set_consume_timeout(None),
+                Some(off) if off.eq_ignore_ascii_case("off") => {
+                    self.session.set_consume_timeout(None);
+                    self.out(" *** Consume timeout off: SELECT AND CONSUME waits for a row.\n");
+                }
                 Some(s) => match s
                     .parse::<f64>()
                     .ok()
                     .and_then(|x| Duration::try_from_secs_f64(x).ok())
                 {
-                    Some(d) => self.session.set_consume_timeout(Some(d)),
+                    Some(d) => {
+                        self.session.set_consume_timeout(Some(d));
+                        self.out(&format!(
+                            " *** Consume timeout set: SELECT AND CONSUME waits at most {s} s \
+                             for a row (then 9904).\n"
+                        ));
+                    }
                     _ => {
                         self.rc = self.rc.max(8);
                         self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n");
                     }
                 },
-                None => self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n"),
+                None => {
+                    self.rc = self.rc.max(8);
+                    self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n");
+                }
             },
             ".set" => {
                 let rest: Vec<String> = parts.map(str::to_ascii_uppercase).collect();

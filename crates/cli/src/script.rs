@@ -20,12 +20,12 @@ pub fn run_script(runner: &mut Runner, bytes: &[u8]) -> i32 {
     let (requests, rest) = split_requests(text);
     for r in requests {
         if let Flow::Quit = runner.run(&r.text) {
-            return runner.rc;
+            return runner.leave();
         }
     }
     if !rest.trim().is_empty() {
         // BTEQ runs a final request even without its ';' at end of input.
         runner.run(&rest);
     }
-    runner.rc
+    runner.leave()
 }

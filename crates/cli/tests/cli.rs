@@ -184,3 +184,107 @@ fn the_mode_flag_starts_an_ansi_session() {
     assert!(err.contains("--mode needs teradata or ansi"), "{err}");
     assert_eq!(code, 8);
 }
+
+#[test]
+fn version_and_help_describe_every_flag_of_the_usage_line() {
+    let (out, _, code) = run_with_stdin(&["--version"], b"");
+    assert_eq!(out.trim(), format!("tdlite {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(code, 0);
+    let (help, _, code) = run_with_stdin(&["--help"], b"");
+    assert_eq!(code, 0);
+    let (usage, described) = help.split_once("\n\n").expect("usage, then descriptions");
+    let flags: Vec<&str> = usage
+        .split(|c: char| c.is_whitespace() || "[]|".contains(c))
+        .filter(|w| w.starts_with('-'))
+        .collect();
+    assert!(flags.len() >= 7, "flags found in the usage line: {flags:?}");
+    for flag in flags {
+        let is_described = described
+            .lines()
+            .any(|l| l.trim_start().starts_with('-') && l.contains(flag));
+        assert!(
+            is_described,
+            "{flag} is in the usage line but not described:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn contradictory_or_useless_flags_are_refused() {
+    let (_, err, code) = run_with_stdin(&["-f", "a.sql", "--init", "b.sql"], b"");
+    assert!(err.contains("-f and --init"), "{err}");
+    assert_eq!(code, 8);
+    let (_, err, code) = run_with_stdin(&["--sync", "normal"], b"");
+    assert!(err.contains("--sync needs a database folder"), "{err}");
+    assert_eq!(code, 8);
+}
+
+/// Runs `tdlite` at a pseudo-terminal (util-linux `script`), so it starts its REPL, with
+/// `input` typed in; returns everything the terminal showed.
+fn run_at_terminal(input: &[u8]) -> String {
+    use std::io::Write;
+    let home = tempfile::tempdir().expect("temp home");
+    let mut child = Command::new("script")
+        .args(["-qec", env!("CARGO_BIN_EXE_tdlite"), "/dev/null"])
+        .env("HOME", home.path())
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs (it gives tdlite a terminal)");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write input");
+    let out = child.wait_with_output().expect("script finishes");
+    String::from_utf8_lossy(&out.stdout).replace('\r', "")
+}
+
+#[test]
+fn the_repl_prompts_for_the_rest_of_an_unfinished_request() {
+    let screen = run_at_terminal(b"SEL 1 AS one\n;\n.quit\n");
+    assert!(screen.contains("tdlite> "), "{screen}");
+    assert!(
+        screen.contains("     -> "),
+        "no continuation prompt:\n{screen}"
+    );
+    assert!(
+        screen.contains(" *** Query completed. One row found. One column returned."),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_repl_runs_a_dot_command_typed_inside_an_unfinished_request() {
+    let screen = run_at_terminal(b"SEL 2 AS two\n.timeout 5\n;\n.quit\n");
+    let confirmed = screen
+        .find(" *** Consume timeout set")
+        .expect("the .timeout ran as a command");
+    let ran = screen
+        .find(" *** Query completed")
+        .expect("the request went on after the command");
+    assert!(confirmed < ran, "{screen}");
+    assert!(!screen.contains("Failure"), "{screen}");
+}
+
+#[test]
+fn the_repl_says_when_a_consume_waits_and_when_leaving_rolls_back() {
+    let screen = run_at_terminal(
+        b".timeout 2\nCREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER);\nBT;\nSELECT AND CONSUME TOP 1 n FROM q;\nBT;\n.quit\n",
+    );
+    let waiting = screen
+        .find(" *** Waiting for a row to consume")
+        .expect("a notice while the consume waits");
+    let timed_out = screen
+        .find(" *** Failure 9904")
+        .expect("the wait timed out");
+    assert!(waiting < timed_out, "{screen}");
+    assert!(screen.contains("Ctrl-C"), "{screen}");
+    assert!(
+        screen.contains(" *** Warning: leaving rolls back the transaction opened by BT"),
+        "{screen}"
+    );
+}
