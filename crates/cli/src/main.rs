@@ -142,7 +142,10 @@ fn real_main() -> i32 {
     }
     if let Some(f) = file {
         return match std::fs::read(&f) {
-            Ok(bytes) => script::run_script(&mut runner, &bytes),
+            Ok(bytes) => {
+                script::run_script(&mut runner, &bytes);
+                runner.leave()
+            }
             Err(e) => {
                 eprintln!(" *** Error: cannot read '{f}': {e}");
                 8
@@ -170,7 +173,8 @@ fn real_main() -> i32 {
         eprintln!(" *** Error: cannot read standard input: {e}");
         return 8;
     }
-    script::run_script(&mut runner, &bytes)
+    script::run_script(&mut runner, &bytes);
+    runner.leave()
 }
 
 fn usage_error(msg: &str) -> i32 {

@@ -73,7 +73,12 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
                     println!(" *** Input buffer reset. Type '.quit' to exit.");
                 }
             }
-            Err(ReadlineError::Eof) => break,
+            Err(ReadlineError::Eof) => {
+                if !pending.trim().is_empty() {
+                    println!(" *** Unfinished request not run: no ';' ended a line.");
+                }
+                break;
+            }
             Err(e) => {
                 eprintln!(" *** Error: {e}");
                 break;

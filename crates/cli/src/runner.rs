@@ -64,7 +64,7 @@ impl Runner {
     /// rolled back (the session's end rolls it back, as a Teradata logoff does); returns the
     /// return code.
     pub fn leave(&mut self) -> i32 {
-        if self.session.in_explicit_transaction() {
+        if self.session.has_uncommitted_work() {
             let what = match self.session.mode() {
                 SessionMode::Teradata => "the transaction opened by BT (no ET yet)",
                 SessionMode::Ansi => "the work since the last COMMIT",
@@ -176,8 +176,9 @@ impl Runner {
                     Some(d) => {
                         self.session.set_consume_timeout(Some(d));
                         self.out(&format!(
-                            " *** Consume timeout set: SELECT AND CONSUME waits at most {s} s \
-                             for a row (then 9904).\n"
+                            " *** Consume timeout set: SELECT AND CONSUME waits at most {} s \
+                             for a row (then 9904).\n",
+                            d.as_secs_f64()
                         ));
                     }
                     _ => {

@@ -4,7 +4,8 @@
 use crate::runner::{Flow, Runner};
 use tdlite_parser::split_requests;
 
-/// Runs a whole script; returns BTEQ's return code.
+/// Runs a whole script (up to its `.quit`, if any); returns BTEQ's return code. The caller
+/// decides what comes next: the end of the run (`Runner::leave`), or the REPL after `--init`.
 pub fn run_script(runner: &mut Runner, bytes: &[u8]) -> i32 {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
@@ -13,19 +14,20 @@ pub fn run_script(runner: &mut Runner, bytes: &[u8]) -> i32 {
                 " *** Error: the script is not valid UTF-8 (first bad byte at offset {}).",
                 e.valid_up_to()
             );
-            return 8;
+            runner.rc = runner.rc.max(8);
+            return runner.rc;
         }
     };
     runner.echo = true;
     let (requests, rest) = split_requests(text);
     for r in requests {
         if let Flow::Quit = runner.run(&r.text) {
-            return runner.leave();
+            return runner.rc;
         }
     }
     if !rest.trim().is_empty() {
         // BTEQ runs a final request even without its ';' at end of input.
         runner.run(&rest);
     }
-    runner.leave()
+    runner.rc
 }

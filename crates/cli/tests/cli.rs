@@ -219,6 +219,7 @@ fn contradictory_or_useless_flags_are_refused() {
     assert_eq!(code, 8);
 }
 
+#[cfg(target_os = "linux")]
 /// Runs `tdlite` at a pseudo-terminal (util-linux `script`), so it starts its REPL, with
 /// `input` typed in; returns everything the terminal showed.
 fn run_at_terminal(input: &[u8]) -> String {
@@ -243,6 +244,7 @@ fn run_at_terminal(input: &[u8]) -> String {
     String::from_utf8_lossy(&out.stdout).replace('\r', "")
 }
 
+#[cfg(target_os = "linux")] // util-linux `script` gives tdlite a terminal
 #[test]
 fn the_repl_prompts_for_the_rest_of_an_unfinished_request() {
     let screen = run_at_terminal(b"SEL 1 AS one\n;\n.quit\n");
@@ -257,6 +259,7 @@ fn the_repl_prompts_for_the_rest_of_an_unfinished_request() {
     );
 }
 
+#[cfg(target_os = "linux")] // util-linux `script` gives tdlite a terminal
 #[test]
 fn the_repl_runs_a_dot_command_typed_inside_an_unfinished_request() {
     let screen = run_at_terminal(b"SEL 2 AS two\n.timeout 5\n;\n.quit\n");
@@ -270,6 +273,7 @@ fn the_repl_runs_a_dot_command_typed_inside_an_unfinished_request() {
     assert!(!screen.contains("Failure"), "{screen}");
 }
 
+#[cfg(target_os = "linux")] // util-linux `script` gives tdlite a terminal
 #[test]
 fn the_repl_says_when_a_consume_waits_and_when_leaving_rolls_back() {
     let screen = run_at_terminal(
@@ -287,4 +291,17 @@ fn the_repl_says_when_a_consume_waits_and_when_leaving_rolls_back() {
         screen.contains(" *** Warning: leaving rolls back the transaction opened by BT"),
         "{screen}"
     );
+}
+
+#[test]
+fn leaving_warns_only_when_something_is_rolled_back() {
+    let (out, _, _) = run_with_stdin(&["--mode", "ansi"], b"SEL 1;\n");
+    assert!(!out.contains("Warning: leaving"), "{out}");
+    let (out, _, _) = run_with_stdin(&["--mode", "ansi"], b"CREATE TABLE t (a INTEGER);\n");
+    assert!(
+        out.contains(" *** Warning: leaving rolls back the work since the last COMMIT."),
+        "{out}"
+    );
+    let (out, _, _) = run_with_stdin(&[], b"BT;\nET;\n");
+    assert!(!out.contains("Warning: leaving"), "{out}");
 }

@@ -5,7 +5,11 @@
 //! when it is the user's own (`TDLITE`, where tables made without a database live), `DBC`, or
 //! when some table or view is qualified by it (`CREATE TABLE sales.t` makes `sales` exist).
 //!
-//! Invariant: the rule reads only the committed catalog, so every session sees the same set.
+//! The rule reads the catalog, where a table appears as soon as its CREATE runs (tdlite's DDL is
+//! visible to other sessions before it commits; see docs/errors.md, 3803), so a database made
+//! by an uncommitted `CREATE TABLE x.t` exists for every session until that transaction rolls
+//! back. Catalog names keep the database as a `db.` prefix, so a quoted name with a dot in it
+//! (`"a.b"`) reads as table `b` of database `a`.
 
 use crate::error::{Error, Result};
 use crate::result::Rows;

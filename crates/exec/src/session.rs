@@ -150,6 +150,16 @@ impl Session {
         self.bt_depth > 0 || (self.mode == SessionMode::Ansi && self.txn.is_some())
     }
 
+    /// True if ending the session now would roll something back: an open `BT` in Teradata
+    /// mode, or, in ANSI mode, a transaction that changed or locked anything since its start.
+    /// (An ANSI request opens its transaction up front, so `in_explicit_transaction` is true
+    /// after any request, even one that changed nothing.)
+    pub fn has_uncommitted_work(&self) -> bool {
+        self.bt_depth > 0
+            || (self.mode == SessionMode::Ansi
+                && self.txn.as_ref().is_some_and(|t| t.has_changes()))
+    }
+
     /// Executes one request (one or more statements separated by `;`) and returns one result
     /// per statement.
     ///
@@ -803,7 +813,11 @@ impl Session {
                     q.push_back(cell.clone());
                 }
             }
+            cell.delayed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
             let end = cell.wait(deadline);
+            cell.delayed
+                .store(false, std::sync::atomic::Ordering::Relaxed);
             self.shared.storage.locks.leave_delayed(cell.who.1);
             if end != WaitEnd::Woken
                 && !self.shared.waiters.leave(table.id, cell)

@@ -52,6 +52,9 @@ pub(crate) struct WaitCell {
     cv: Condvar,
     /// The waiting session and its transaction (for `HELP LOCKS`).
     pub(crate) who: (u64, u64),
+    /// True while the consumer sleeps in the delayed state (on the table's waiter list), not
+    /// while it tries a take or waits for a row lock.
+    pub(crate) delayed: std::sync::atomic::AtomicBool,
 }
 
 impl WaitCell {
@@ -216,9 +219,13 @@ impl CancelHandle {
         }
     }
 
-    /// True while the session waits on an empty queue (the delayed state).
+    /// True while the session's consume sleeps in the delayed state: the queue had no row for
+    /// it. (Not while it waits for a lock, or between tries.)
     pub fn is_waiting(&self) -> bool {
-        self.current.lock().is_some()
+        self.current
+            .lock()
+            .as_ref()
+            .is_some_and(|c| c.delayed.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     pub(crate) fn set(&self, cell: Option<Arc<WaitCell>>) {

@@ -24,7 +24,10 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     let tokens = Tokenizer::new(&TeradataDialect, sql)
         .tokenize_with_location()
-        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+        .map_err(|e| {
+            let at = Location::from_sql(e.location);
+            ParseError::syntax(e.message, at).in_statement(statement_number_at(sql, at))
+        })?;
     let end = end_location(sql);
     let mut offsets = Offsets::new(sql);
     let mut statements = Vec::new();
@@ -73,7 +76,26 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     Ok(statements)
 }
 
-/// A token as Teradata's syntax errors name it: `the 'FROM' keyword`, `the word 'x'`, `'('`.
+/// The 1-based number of the statement that `at` is in: one more than the statements that
+/// `;`s end before it (1 if the text before `at` does not tokenize either).
+fn statement_number_at(sql: &str, at: Location) -> usize {
+    let before = &sql[..Offsets::new(sql).byte_offset(at)];
+    let Ok(tokens) = Tokenizer::new(&TeradataDialect, before).tokenize() else {
+        return 1;
+    };
+    let (mut ended, mut open) = (0, false);
+    for t in tokens {
+        match t {
+            Token::SemiColon if open => (ended, open) = (ended + 1, false),
+            Token::SemiColon | Token::Whitespace(_) | Token::EOF => {}
+            _ => open = true,
+        }
+    }
+    ended + 1
+}
+
+/// A token as Teradata's syntax errors name it: `the 'FROM' keyword`, `the word 'x'`,
+/// `the string 'abc'`, `the number 5`, `'('`.
 fn describe_token(tok: Option<&TokenWithSpan>) -> String {
     match tok.map(|t| &t.token) {
         None => "the beginning of the request".to_string(),
@@ -81,6 +103,8 @@ fn describe_token(tok: Option<&TokenWithSpan>) -> String {
             format!("the '{}' keyword", w.value.to_ascii_uppercase())
         }
         Some(Token::Word(w)) => format!("the word '{}'", w.value),
+        Some(Token::SingleQuotedString(v)) => format!("the string '{v}'"),
+        Some(Token::Number(n, _)) => format!("the number {n}"),
         Some(t) => format!("'{t}'"),
     }
 }
@@ -793,7 +817,10 @@ pub fn parse_statement_text(sql: &str) -> Result<Spanned, ParseError> {
 pub fn parse_expression(sql: &str) -> Result<ast::Expr, ParseError> {
     let tokens = Tokenizer::new(&TeradataDialect, sql)
         .tokenize_with_location()
-        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+        .map_err(|e| {
+            let at = Location::from_sql(e.location);
+            ParseError::syntax(e.message, at).in_statement(statement_number_at(sql, at))
+        })?;
     let toks: Vec<TokenWithSpan> = tokens
         .into_iter()
         .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))

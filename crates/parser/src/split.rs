@@ -3,8 +3,9 @@
 //! Semicolons inside string literals, quoted names and comments do not count, and a trailing
 //! `-- comment` after the `;` does not hide it.
 //!
-//! Invariant: concatenating the requests' texts and the returned remainder gives back the
-//! input with nothing dropped but the blank text between requests.
+//! Invariant: every line of the input is in exactly one request or in the returned remainder
+//! (blank text between requests aside). Requests come in the order they are complete, so a dot
+//! command typed inside an unfinished request comes before that request.
 
 /// One request cut out of a script.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,12 +74,6 @@ pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
 pub fn is_dot_command(line: &str) -> bool {
     let mut chars = line.trim_start().chars();
     chars.next() == Some('.') && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-}
-
-/// True if `text` holds at least one complete request (what the REPL needs to run it).
-pub fn is_complete(text: &str) -> bool {
-    let (reqs, rest) = split_requests(text);
-    !reqs.is_empty() && rest.trim().is_empty()
 }
 
 /// Scans one line; returns whether its last significant character is a `;` in code.
@@ -166,8 +161,6 @@ mod tests {
         assert_eq!(reqs.len(), 2);
         assert_eq!(reqs[1].text, "/* x;\n*/ SEL 1; -- done;");
         assert_eq!(rest, "SEL \"a;\"\n");
-        assert!(!is_complete("SEL 1"));
-        assert!(is_complete("SEL 1;"));
     }
 
     #[test]

@@ -36,12 +36,19 @@ fn error_at(tagged: &str) -> (ParseError, Location) {
     }
 }
 
+/// Checks an error in the first (or only) statement of a request.
 #[track_caller]
 fn check(code: u32, tagged: &str) {
+    check_in(code, 1, tagged);
+}
+
+/// Checks an error's code, its position, and the 1-based statement it says it is in.
+#[track_caller]
+fn check_in(code: u32, statement: usize, tagged: &str) {
     let (err, expected) = error_at(tagged);
     assert_eq!(
-        (err.code(), err.location),
-        (code, expected),
+        (err.code(), err.location, err.statement),
+        (code, expected, statement),
         "\nSQL: {tagged}\nerror: {err}"
     );
 }
@@ -77,20 +84,24 @@ fn multi_line_request_points_at_the_right_line() {
         3706,
         "CREATE TABLE t (\n  a INTEGER,\n  b /*a*/WIDGET,\n  c INTEGER\n) PRIMARY INDEX (a)",
     );
-    check(
+    check_in(
         3706,
+        2,
         "INS log (1);\nSELECT AND CONSUME TOP 1 *\n  FROM q\n  /*a*/ORDER BY qits",
     );
 }
 
 #[test]
 fn second_statement_of_a_request() {
-    check(3706, "SEL 1; SEL a b /*a*/c FROM t");
+    check_in(3706, 2, "SEL 1; SEL a b /*a*/c FROM t");
+    check_in(3706, 3, "SEL 1;\n;\nSEL 2; SEL 'a' b /*a*/c FROM t");
 }
 
 #[test]
 fn unterminated_string_points_at_its_quote() {
     check(3706, "SEL 1,\n  /*a*/'abc FROM t");
+    // the tokenizer fails before statements are parsed; the number still counts the `;`s
+    check_in(3706, 3, "SEL 1; SEL 2;\nSEL 3, /*a*/'abc FROM t");
 }
 
 #[test]
@@ -143,16 +154,18 @@ fn consume_nested_in_subquery_or_set_operation() {
 
 #[test]
 fn two_consumes_point_at_the_second() {
-    check(
+    check_in(
         9902,
+        2,
         "SEL AND CONSUME TOP 1 * FROM q;\n/*a*/SEL AND CONSUME TOP 1 * FROM r;",
     );
 }
 
 #[test]
 fn ddl_not_last_points_at_the_next_statement() {
-    check(3932, "CREATE TABLE t (a INTEGER); /*a*/INS t (1);");
-    check(3932, "BT;\nDROP TABLE t;\n/*a*/SEL 1;\nET;");
+    check_in(3932, 2, "CREATE TABLE t (a INTEGER); /*a*/INS t (1);");
+    check_in(3932, 3, "BT;\nDROP TABLE t;\n/*a*/SEL 1;\nET;");
+    check_in(3932, 4, "BT; DROP TABLE t; ET; /*a*/SEL 1;");
 }
 
 #[test]
@@ -183,6 +196,6 @@ fn empty_request() {
 fn errors_at_the_end_of_a_statement_point_at_its_end() {
     check(3706, "SELECT * FROM/*a*/;");
     check(3706, "SELECT * FROM t WHERE/*a*/;");
-    check(3706, "SEL 1; SEL * FROM/*a*/");
+    check_in(3706, 2, "SEL 1; SEL * FROM/*a*/");
     check(3706, "LOCKING TABLE t FOR ACCESS SEL * FROM/*a*/;");
 }

@@ -1,8 +1,8 @@
 //! The engine's integration tests, in one binary (each test file is a module here, so the
 //! suite links arrow and sqlparser once instead of once per file).
 //!
-//! The sqllogictest harnesses (`slt`, `corpus`) have their own binaries: they run without
-//! libtest's harness.
+//! The sqllogictest suites (`.slt` files and SQLite's corpus) are the other binary, `sql`: it
+//! runs without libtest's harness.
 
 mod common;
 

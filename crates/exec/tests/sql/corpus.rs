@@ -316,7 +316,8 @@ fn manifest(root: &Path) -> Result<Vec<(String, u64)>, String> {
 }
 
 /// One test per corpus file, named `corpus/<path>`, plus `corpus/manifest`, which fails when a
-/// listed file is missing or has another size, or when the folder holds no corpus at all.
+/// listed file is missing or has another size, when a `.test` file is not listed, or when the
+/// folder holds no corpus at all.
 pub fn trials() -> Vec<Trial> {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let corpus = corpus_root();
@@ -337,6 +338,18 @@ pub fn trials() -> Vec<Trial> {
                 let len = std::fs::metadata(corpus.join(file)).map(|m| m.len());
                 if len.as_ref().ok() != Some(bytes) {
                     return Err(format!("{file}: expected {bytes} bytes, found {len:?}").into());
+                }
+            }
+            // a file added without its manifest line would never run
+            let pattern = format!("{}/test/**/*.test", corpus.display());
+            for path in glob::glob(&pattern).expect("valid glob pattern").flatten() {
+                let rel = path
+                    .strip_prefix(&corpus)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                if !listed.iter().any(|(f, _)| *f == rel) {
+                    return Err(format!("{rel} is not in MANIFEST.tsv").into());
                 }
             }
             Ok(())
