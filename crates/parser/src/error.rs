@@ -4,6 +4,8 @@
 //! [`location_from_sqlparser_message`], so a change in sqlparser's wording breaks one tested
 //! function, not every caller.
 
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
 use std::fmt;
 
 /// A 1-based position in the SQL text of a request.
@@ -101,9 +103,14 @@ impl ParseError {
 
     /// A syntax error found where the statement's tokens ran out, reworded the way Teradata
     /// says it: "expected X between `last` and `terminator`", where `last` is the statement's
-    /// final token and `terminator` the `;` or the end of the request that follows it. Other
-    /// errors are returned unchanged.
-    pub(crate) fn at_statement_end(self, end: Location, last: &str, terminator: &str) -> Self {
+    /// final token (described as Teradata names tokens) and `terminator` the `;` or the end of
+    /// the request that follows it. Other errors are returned unchanged.
+    pub(crate) fn at_statement_end(
+        self,
+        end: Location,
+        last: Option<&TokenWithSpan>,
+        terminator: &str,
+    ) -> Self {
         let ParseErrorKind::Syntax(m) = &self.kind else {
             return self;
         };
@@ -120,7 +127,8 @@ impl ParseError {
         match wanted {
             Some(x) => ParseError {
                 kind: ParseErrorKind::Syntax(format!(
-                    "expected {x} between {last} and {terminator}."
+                    "expected {x} between {} and {terminator}.",
+                    describe_token(last)
                 )),
                 ..self
             },
@@ -153,6 +161,21 @@ impl ParseError {
             None => (text.clone(), fallback),
         };
         ParseError::syntax(message, location)
+    }
+}
+
+/// A token as Teradata's syntax errors name it: `the 'FROM' keyword`, `the word 'x'`,
+/// `the string 'abc'`, `the number 5`, `'('`.
+fn describe_token(tok: Option<&TokenWithSpan>) -> String {
+    match tok.map(|t| &t.token) {
+        None => "the beginning of the request".to_string(),
+        Some(Token::Word(w)) if w.quote_style.is_none() && w.keyword != Keyword::NoKeyword => {
+            format!("the '{}' keyword", w.value.to_ascii_uppercase())
+        }
+        Some(Token::Word(w)) => format!("the word '{}'", w.value),
+        Some(Token::SingleQuotedString(v)) => format!("the string '{v}'"),
+        Some(Token::Number(n, _)) => format!("the number {n}"),
+        Some(t) => format!("'{t}'"),
     }
 }
 

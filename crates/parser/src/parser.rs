@@ -13,7 +13,6 @@ use crate::error::{Location, ParseError, ParseErrorKind};
 use crate::statement::{LockMode, LockObject, Locking, Spanned, Statement};
 use sqlparser::ast;
 use sqlparser::dialect::TeradataDialect;
-use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 /// Parses one request (one or more statements separated by `;`).
@@ -45,10 +44,11 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
                 if !current.is_empty() {
                     let end_here = Location::from_sql(tok.span.start);
                     let n = statements.len() + 1;
-                    let last = describe_token(current.last());
+                    // described only if the statement fails where its tokens ran out
+                    let last = current.last().cloned();
                     statements.push(
                         parse_tokens(std::mem::take(&mut current), &mut offsets, end_here)
-                            .map_err(|e| e.at_statement_end(end_here, &last, "';'"))
+                            .map_err(|e| e.at_statement_end(end_here, last.as_ref(), "';'"))
                             .map_err(|e| e.in_statement(n))?,
                     );
                 }
@@ -58,10 +58,10 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     }
     if !current.is_empty() {
         let n = statements.len() + 1;
-        let last = describe_token(current.last());
+        let last = current.last().cloned();
         statements.push(
             parse_tokens(current, &mut offsets, end)
-                .map_err(|e| e.at_statement_end(end, &last, "the end of the request"))
+                .map_err(|e| e.at_statement_end(end, last.as_ref(), "the end of the request"))
                 .map_err(|e| e.in_statement(n))?,
         );
     }
@@ -92,21 +92,6 @@ fn statement_number_at(sql: &str, at: Location) -> usize {
         }
     }
     ended + 1
-}
-
-/// A token as Teradata's syntax errors name it: `the 'FROM' keyword`, `the word 'x'`,
-/// `the string 'abc'`, `the number 5`, `'('`.
-fn describe_token(tok: Option<&TokenWithSpan>) -> String {
-    match tok.map(|t| &t.token) {
-        None => "the beginning of the request".to_string(),
-        Some(Token::Word(w)) if w.quote_style.is_none() && w.keyword != Keyword::NoKeyword => {
-            format!("the '{}' keyword", w.value.to_ascii_uppercase())
-        }
-        Some(Token::Word(w)) => format!("the word '{}'", w.value),
-        Some(Token::SingleQuotedString(v)) => format!("the string '{v}'"),
-        Some(Token::Number(n, _)) => format!("the number {n}"),
-        Some(t) => format!("'{t}'"),
-    }
 }
 
 /// How many `?` parameter markers a request has (0 if it does not tokenize).
