@@ -93,8 +93,8 @@ impl Runner {
                 {
                     if start.elapsed() >= WAIT_NOTICE_AFTER && handle.is_waiting() {
                         println!(
-                            " *** Waiting for a row to consume: the queue is empty. Ctrl-C \
-                             cancels (9905); .timeout SECONDS bounds later waits (9904)."
+                            " *** Waiting for a row to consume (the queue is empty). \
+                             Ctrl-C cancels; .timeout bounds the wait."
                         );
                         return;
                     }
