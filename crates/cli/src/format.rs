@@ -70,11 +70,38 @@ fn is_numeric(t: &DataType) -> bool {
     t.is_numeric()
 }
 
+/// BTEQ's report settings (`.SET NULL`, `SEPARATOR`, `TITLEDASHES`, `RETLIMIT`, `WIDTH`).
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// What a NULL shows as (`?`).
+    pub null: String,
+    /// What stands between columns (two blanks).
+    pub separator: String,
+    /// Whether a rule of dashes goes under the headings.
+    pub titledashes: bool,
+    /// At most this many rows are shown; 0 shows all.
+    pub retlimit: u64,
+    /// Report lines are cut at this many characters; `None` (tdlite's default) never cuts.
+    pub width: Option<usize>,
+}
+
+impl Default for Report {
+    fn default() -> Self {
+        Report {
+            null: "?".into(),
+            separator: "  ".into(),
+            titledashes: true,
+            retlimit: 0,
+            width: None,
+        }
+    }
+}
+
 /// Formats rows as an aligned table: headings (TITLE or name), a dashed rule, then the rows;
-/// NULL is shown as `?` as in BTEQ.
-pub fn table(rows: &Rows) -> String {
+/// NULL is shown as `?` as in BTEQ (the settings in `report` change each of these).
+pub fn table(rows: &Rows, report: &Report) -> String {
     let opts = FormatOptions::new()
-        .with_null("?")
+        .with_null(&report.null)
         .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.6f"))
         .with_time_format(Some("%H:%M:%S%.6f"))
         .with_date_format(Some("%Y-%m-%d"));
@@ -96,6 +123,9 @@ pub fn table(rows: &Rows) -> String {
             .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).expect("every tdlite type formats"))
             .collect();
         for i in 0..b.num_rows() {
+            if report.retlimit > 0 && cells.len() as u64 >= report.retlimit {
+                break;
+            }
             cells.push(fmts.iter().map(|f| f.value(i).to_string()).collect());
         }
     }
@@ -121,30 +151,32 @@ pub fn table(rows: &Rows) -> String {
                 }
             })
             .collect::<Vec<_>>()
-            .join("  ")
+            .join(&report.separator)
             .trim_end()
             .to_string()
     };
+    let mut lines = vec![line(&heads)];
+    if report.titledashes {
+        let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        lines.push(dashes.join(&report.separator));
+    }
+    lines.extend(cells.iter().map(|r| line(r)));
     let mut out = String::new();
-    out.push_str(&line(&heads));
-    out.push('\n');
-    out.push_str(
-        &widths
-            .iter()
-            .map(|w| "-".repeat(*w))
-            .collect::<Vec<_>>()
-            .join("  "),
-    );
-    out.push('\n');
-    for r in &cells {
-        out.push_str(&line(r));
+    for l in lines {
+        match report.width {
+            Some(w) => out.extend(l.chars().take(w)),
+            None => out.push_str(&l),
+        }
         out.push('\n');
+    }
+    if report.retlimit > 0 && rows.num_rows() as u64 > report.retlimit {
+        out.push_str(" *** Warning: RetLimit exceeded. Ignoring the rest of the output.\n");
     }
     out
 }
 
 /// Formats a statement's result: status line, then the rows (if any).
-pub fn result(r: &StatementResult) -> String {
+pub fn result(r: &StatementResult, report: &Report) -> String {
     let mut out = status_line(r);
     out.push('\n');
     if let Some(rows) = &r.rows {
@@ -171,7 +203,7 @@ pub fn result(r: &StatementResult) -> String {
             }
         } else if r.activity_count > 0 {
             out.push('\n');
-            out.push_str(&table(rows));
+            out.push_str(&table(rows, report));
         }
     }
     out
@@ -210,13 +242,14 @@ pub fn failure(e: &PositionedError, request: &str, request_only: bool) -> String
     out
 }
 
-/// BTEQ's return code for an error: 0 for 2631 (retryable deadlock), 4 for warnings such as
-/// 3803 (table exists), 12 for internal errors and database I/O or damage (9914, 9916), 8 for
-/// everything else.
+/// BTEQ's default severity of an error (its return code unless `.SET ERRORLEVEL` says
+/// otherwise): 0 for 2631 (a deadlock BTEQ retries), 4 for the warnings BTEQ lists (3803 table
+/// exists, 3737 name truncated, …), 12 for tdlite's internal errors and database I/O or damage
+/// (9914, 9916), 8 for everything else.
 pub fn return_code(e: &PositionedError) -> i32 {
     match e.code().number {
         2631 => 0,
-        3803 | 3804 | 3805 | 3737 => 4,
+        2580 | 2667 | 3534 | 3666 | 3737 | 3747 | 3803 | 3804 | 3805 => 4,
         9999 | 9914 | 9916 => 12,
         _ => 8,
     }

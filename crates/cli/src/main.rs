@@ -3,25 +3,27 @@
 //! with `tdlite PATH`, on the database kept in folder PATH. The exit status is BTEQ's return
 //! code: 0 success, 4 warning, 8 user error, 12 severe.
 
+mod dot;
 mod format;
 mod repl;
 mod runner;
 mod script;
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::time::Duration;
 use tdlite::{Database, Options, SessionMode, SyncMode};
 
 const USAGE: &str = "\
 usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
-              [--mode teradata|ansi]
+              [--mode teradata|ansi] [--charset utf8|latin1] [--allow-os]
        tdlite --help | --version";
 
 const HELP: &str = "\
 tdlite: an embedded SQL engine that speaks Teradata, with queue tables.
 With a terminal on standard input and no -f: an interactive REPL (like BTEQ; type .help).
-A script on standard input, or -f FILE, runs non-interactively. The exit status is BTEQ's
-return code: 0 ok, 4 warning, 8 user error, 12 severe.
+A script on standard input, or -f FILE, runs as BTEQ runs it: each request as soon as its
+last line arrives. The exit status is BTEQ's return code: 0 ok, 2 SQL without a logon,
+4 warning, 8 user error, 12 severe, or what .QUIT n says.
 
   PATH                       keep the database in this folder (created if needed); without
                              it the database is in memory and gone when tdlite exits
@@ -35,6 +37,10 @@ return code: 0 ok, 4 warning, 8 user error, 12 severe.
                              power cut; off may lose them on a kill too
   --mode teradata|ansi       session mode: teradata (BTET, default: each request commits
                              unless inside BT ... ET) or ansi (transactions end at COMMIT)
+  --charset utf8|latin1      how script bytes are read: utf8 (default; a line that is not
+                             UTF-8 fails its request with 6706) or latin1 (ISO 8859-1)
+  --allow-os                 let .OS run shell commands (off by default: scripts from
+                             elsewhere could run anything)
   -h, --help                 this text
   -V, --version              the version";
 fn main() {
@@ -49,6 +55,8 @@ fn real_main() -> i32 {
     let mut path: Option<String> = None;
     let mut sync = None;
     let mut mode = SessionMode::Teradata;
+    let mut charset = script::Charset::default();
+    let mut allow_os = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -93,6 +101,15 @@ fn real_main() -> i32 {
                     None => return usage_error("--sync needs full, normal or off"),
                 }
             }
+            "--charset" => {
+                i += 1;
+                match args.get(i).map(|c| c.parse::<script::Charset>()) {
+                    Some(Ok(c)) => charset = c,
+                    Some(Err(e)) => return usage_error(&e),
+                    None => return usage_error("--charset needs utf8 or latin1"),
+                }
+            }
+            "--allow-os" => allow_os = true,
             "--mode" => {
                 i += 1;
                 mode = match args.get(i).map(|m| m.to_ascii_lowercase()).as_deref() {
@@ -136,44 +153,36 @@ fn real_main() -> i32 {
         eprintln!(" *** Warning: recovery: {line}");
     }
     let mut runner = runner::Runner::new(db);
-    runner.session.set_consume_timeout(timeout);
+    runner.set_consume_timeout(timeout);
+    runner.charset = charset;
+    runner.allow_os = allow_os;
     if runner.session.set_mode(mode).is_err() {
         return usage_error("cannot set the session mode");
     }
+    let open = |f: &str| {
+        std::fs::File::open(f)
+            .map(std::io::BufReader::new)
+            .map_err(|e| eprintln!(" *** Error: cannot read '{f}': {e}"))
+    };
     if let Some(f) = file {
-        return match std::fs::read(&f) {
-            Ok(bytes) => {
-                script::run_script(&mut runner, &bytes);
-                runner.leave()
-            }
-            Err(e) => {
-                eprintln!(" *** Error: cannot read '{f}': {e}");
-                8
-            }
-        };
+        let Ok(input) = open(&f) else { return 8 };
+        runner.echo = true;
+        script::run_reader(&mut runner, input, charset);
+        return runner.leave();
     }
     if let Some(f) = init {
-        match std::fs::read(&f) {
-            Ok(bytes) => {
-                script::run_script(&mut runner, &bytes);
-                runner.echo = false;
-                runner.rc = 0;
-            }
-            Err(e) => {
-                eprintln!(" *** Error: cannot read '{f}': {e}");
-                return 8;
-            }
-        }
+        let Ok(input) = open(&f) else { return 8 };
+        runner.echo = true;
+        script::run_reader(&mut runner, input, charset);
+        runner.echo = false;
+        runner.rc = 0;
     }
     if std::io::stdin().is_terminal() {
         return repl::run_repl(&mut runner);
     }
-    let mut bytes = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut bytes) {
-        eprintln!(" *** Error: cannot read standard input: {e}");
-        return 8;
-    }
-    script::run_script(&mut runner, &bytes);
+    // a pipe: each request runs as soon as its last line arrives
+    runner.echo = true;
+    script::run_reader(&mut runner, std::io::stdin().lock(), charset);
     runner.leave()
 }
 

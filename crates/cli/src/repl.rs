@@ -5,9 +5,9 @@
 //! input or cancels a waiting consume, and Ctrl-D or `.quit` leaves.
 
 use crate::runner::{Flow, Runner};
+use crate::script::Feeder;
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
-use tdlite_parser::split_requests;
 
 /// The prompt for a new request.
 pub const PROMPT: &str = "tdlite> ";
@@ -33,9 +33,10 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
     if let Some(h) = &history {
         let _ = rl.load_history(h);
     }
-    let cancel = runner.session.cancel_handle();
+    // the handler finds the session's cancel handle in the runner's slot (a .LOGON replaces it)
+    let cancel = runner.cancel.clone();
     let _ = ctrlc::set_handler(move || {
-        cancel.cancel();
+        cancel.lock().unwrap_or_else(|e| e.into_inner()).cancel();
     });
     runner.interactive = true;
     let place = match runner.db.path() {
@@ -46,35 +47,32 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
         "tdlite {} — Teradata SQL with queue tables ({place}). Type .help for help.",
         env!("CARGO_PKG_VERSION")
     );
-    let mut pending = String::new();
+    let mut feeder = Feeder::default();
     loop {
-        let prompt = if pending.is_empty() {
-            PROMPT
-        } else {
+        let prompt = if feeder.has_pending() {
             CONTINUATION
+        } else {
+            PROMPT
         };
         match rl.readline(prompt) {
             Ok(line) => {
-                pending.push_str(&line);
-                pending.push('\n');
-                let (requests, rest) = split_requests(&pending);
-                pending = rest;
-                for r in requests {
-                    let _ = rl.add_history_entry(r.text.as_str());
-                    if let Flow::Quit = runner.run(&r.text) {
-                        save(&mut rl, &history);
-                        return runner.leave();
-                    }
+                let flow = feeder.line(runner, &line, false);
+                if let Some(done) = feeder.take_completed() {
+                    let _ = rl.add_history_entry(done.as_str());
+                }
+                if flow == Flow::Quit {
+                    save(&mut rl, &history);
+                    return runner.leave();
                 }
             }
             Err(ReadlineError::Interrupted) => {
-                if !pending.is_empty() {
-                    pending.clear();
+                if feeder.has_pending() {
+                    feeder.clear();
                     println!(" *** Input buffer reset. Type '.quit' to exit.");
                 }
             }
             Err(ReadlineError::Eof) => {
-                if !pending.trim().is_empty() {
+                if feeder.has_pending() {
                     println!(" *** Unfinished request not run: no ';' ended a line.");
                 }
                 break;

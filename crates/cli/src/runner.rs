@@ -1,48 +1,97 @@
-//! Runs requests and dot commands against one session and keeps BTEQ's return code (the
-//! highest severity seen: 0 ok, 4 warning, 8 user error, 12 severe).
+//! Runs requests and dot commands against one session, with BTEQ's state: the session (logged
+//! on or off), the variables `.IF` tests (ERRORCODE, ACTIVITYCOUNT, ERRORLEVEL, SQLSTATE), error
+//! severities and the return code (the highest severity seen: 0 ok, 4 warning, 8 user error,
+//! 12 severe, unless `.QUIT n` says otherwise), and the report settings.
+//!
+//! Invariant: a request or command never ends the process; it returns a [`Flow`], and only the
+//! caller (script, REPL) stops reading input.
 
-use crate::format;
+use crate::dot::{self, Command, Condition, ExitCode, Operand, SetOption, Variable};
+use crate::format::{self, Report};
+use std::collections::HashMap;
 use std::io::Write;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use tdlite::{Database, Session, SessionMode};
 
 /// How long a request runs before the REPL says that it is waiting for a row to consume.
 const WAIT_NOTICE_AFTER: Duration = Duration::from_secs(1);
 
-/// What a dot command asked for.
+/// How deeply `.RUN FILE` may nest.
+pub const MAX_RUN_DEPTH: usize = 16;
+
+/// What the caller does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Flow {
     /// Keep going.
     Continue,
-    /// `.quit` / `.exit` / `.logoff`.
+    /// Stop reading input: `.QUIT`, `.EXIT`, or `.SET MAXERROR` reached (`Runner::rc` holds the
+    /// code).
     Quit,
+    /// Skip input up to `.LABEL name` (`.GOTO name`).
+    Goto(String),
+    /// Stop reading this run file: it ran another, which BTEQ does not come back from.
+    EndOfFile,
 }
 
-/// One session plus the return code so far.
+/// The session, BTEQ's variables and settings, and the return code so far.
 pub struct Runner {
     pub db: Database,
     pub session: Session,
+    /// The return code: the highest severity so far, or what `.QUIT n` set.
     pub rc: i32,
+    /// Batch mode: each request is echoed before its results (`.SET ECHOREQ`).
     pub echo: bool,
     /// A person at a terminal: a consume that waits says so after a second.
     pub interactive: bool,
+    /// `--allow-os`: `.OS` runs shell commands.
+    pub allow_os: bool,
+    /// How deeply `.RUN FILE` nests now.
+    pub run_depth: usize,
+    /// How script bytes become text (`--charset`).
+    pub charset: crate::script::Charset,
+    /// The session's cancel handle, where the Ctrl-C handler finds it after a new `.LOGON`.
+    pub cancel: Arc<Mutex<tdlite::CancelHandle>>,
+    logged_on: bool,
+    consume_timeout: Option<Duration>,
+    quiet: bool,
+    report: Report,
+    vars: Vars,
+    severities: HashMap<u32, i32>,
+    unknown_severity: Option<i32>,
+    errorlevel_on: bool,
+    maxerror: Option<i32>,
+}
+
+/// What `.IF` tests: the outcome of the last request.
+#[derive(Debug, Clone, Default)]
+struct Vars {
+    errorcode: u32,
+    activitycount: u64,
+    errorlevel: i32,
 }
 
 pub const HELP: &str = "\
 tdlite: Teradata SQL with queue tables.
 
 End a request with ';' at the end of a line (BTEQ's rule); until then the prompt is '->'.
-'a; b;' on one line is one multi-statement request. A line starting with '.' is a dot
-command, even in the middle of an unfinished request. Dot commands:
-  .help                 this text
-  .tables               list tables
-  .schema TABLE         the table's DDL (same as SHOW TABLE t;)
-  .timeout SECONDS|off  bound SELECT AND CONSUME waits (tdlite extension; default off = wait forever)
-  .checkpoint           write a checkpoint now (a database folder; reopening then replays less log)
-  .set session transaction ansi|btet
-                        session mode for the next transaction (same as the SQL statement
-                        SET SESSION TRANSACTION ANSI;); also the --mode flag
-  .quit / .exit         leave (Ctrl-D too); an open BT transaction is rolled back
+'a; b;' on one line is one multi-statement request. A line starting with '.' and a letter is a
+dot command, even in the middle of an unfinished request (so a continued SQL line cannot start
+with '.name'). Lines starting with '*' between requests are comments. docs/bteq.md describes
+every command. Commands (case does not matter; a final ';' is optional):
+  .LOGON [tdpid/]user[,password]   start a session (credentials are ignored); .LOGOFF ends it
+  .QUIT [n|ERRORCODE|ERRORLEVEL]   leave with that return code (.EXIT too; Ctrl-D)
+  .IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value THEN command-or-SQL
+  .LABEL name / .GOTO name         skip forward to the label
+  .RUN FILE = path                 run another script here
+  .REMARK 'text'                   print the text
+  .SET ERRORLEVEL codes SEVERITY n, MAXERROR n, ECHOREQ, QUIET, NULL, SEPARATOR, TITLEDASHES,
+       RETLIMIT, WIDTH, SESSION TRANSACTION ANSI|BTET (more in docs/bteq.md)
+  .SHOW CONTROLS                   the settings in force
+  .OS command                      a shell command (only with tdlite --allow-os)
+  .tables, .schema TABLE           list tables, show a table's DDL (tdlite)
+  .timeout SECONDS|off             bound SELECT AND CONSUME waits (tdlite; default off)
+  .checkpoint                      write a checkpoint now (a database folder)
 Ctrl-C clears the current input, or cancels a SELECT AND CONSUME that is waiting.
 SQL to look around: HELP DATABASE name; HELP TABLE t; SHOW TABLE t; HELP SESSION;
 SEL DATABASE; SEL USER; SEL SESSION; SEL DATE; SEL TIME; HELP LOCKS;
@@ -51,20 +100,52 @@ SEL DATABASE; SEL USER; SEL SESSION; SEL DATE; SEL TIME; HELP LOCKS;
 impl Runner {
     pub fn new(db: Database) -> Self {
         let session = db.session();
+        let cancel = Arc::new(Mutex::new(session.cancel_handle()));
         Runner {
             db,
             session,
             rc: 0,
             echo: false,
             interactive: false,
+            allow_os: false,
+            run_depth: 0,
+            charset: crate::script::Charset::default(),
+            cancel,
+            logged_on: true,
+            consume_timeout: None,
+            quiet: false,
+            report: Report::default(),
+            vars: Vars::default(),
+            severities: HashMap::new(),
+            unknown_severity: None,
+            errorlevel_on: true,
+            maxerror: None,
         }
+    }
+
+    /// Bounds consume waits in this and every later session (`--consume-timeout`, `.timeout`).
+    pub fn set_consume_timeout(&mut self, timeout: Option<Duration>) {
+        self.consume_timeout = timeout;
+        self.session.set_consume_timeout(timeout);
+    }
+
+    fn out(&self, s: &str) {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(s.as_bytes());
+        let _ = o.flush();
+    }
+
+    /// A tdlite (not a database) error: said, and counted with severity 8.
+    fn error(&mut self, msg: &str) {
+        self.rc = self.rc.max(8);
+        self.out(&format!(" *** Error: {msg}\n"));
     }
 
     /// Ends the run (`.quit`, end of input): says so if an open transaction is about to be
     /// rolled back (the session's end rolls it back, as a Teradata logoff does); returns the
     /// return code.
     pub fn leave(&mut self) -> i32 {
-        if self.session.has_uncommitted_work() {
+        if self.logged_on && self.session.has_uncommitted_work() {
             let what = match self.session.mode() {
                 SessionMode::Teradata => "the transaction opened by BT (no ET yet)",
                 SessionMode::Ansi => "the work since the last COMMIT",
@@ -106,48 +187,155 @@ impl Runner {
         })
     }
 
-    fn out(&self, s: &str) {
-        let mut o = std::io::stdout().lock();
-        let _ = o.write_all(s.as_bytes());
-        let _ = o.flush();
-    }
-
     /// Runs one request or dot command.
     pub fn run(&mut self, text: &str) -> Flow {
         let t = text.trim();
-        if t.starts_with('.') {
-            return self.dot(t);
+        if dot::is_command(t) {
+            if self.echo {
+                self.out(&format!("{}\n", echo_form(t)));
+            }
+            let flow = self.dot(t);
+            if self.echo {
+                self.out("\n");
+            }
+            return flow;
         }
         if self.echo {
             self.out(&format!("{t}\n\n"));
         }
+        let flow = self.sql(t);
+        if self.echo {
+            self.out("\n");
+        }
+        flow
+    }
+
+    /// A request whose text could not be decoded: BTEQ's failure for untranslatable text.
+    pub fn undecodable(&mut self, text: &str, line: usize) -> Flow {
+        if self.echo {
+            self.out(&format!("{}\n\n", text.trim()));
+        }
+        self.out(&format!(
+            " *** Failure 6706 The string contains an untranslatable character (line {line} \
+             is not UTF-8; --charset latin1 reads Latin-1 scripts).\n\n"
+        ));
+        self.record_error(6706, 8)
+    }
+
+    fn sql(&mut self, t: &str) -> Flow {
+        if !self.logged_on {
+            // BTEQ's return code 2: a request with no session to send it to
+            self.out(" *** Warning: You must LOGON before sending SQL requests.\n");
+            self.rc = self.rc.max(2);
+            return Flow::Continue;
+        }
         match self.execute(t) {
             Ok(results) => {
+                self.vars = Vars {
+                    errorcode: 0,
+                    activitycount: results.last().map_or(0, |r| r.activity_count),
+                    errorlevel: self.vars.errorlevel,
+                };
                 for r in &results {
-                    self.out(&format::result(r));
+                    let text = format::result(r, &self.report);
+                    if self.quiet {
+                        // QUIET ON: the status lines only, no rows
+                        self.out(&format!("{}\n", format::status_line(r)));
+                    } else {
+                        self.out(&text);
+                    }
                 }
+                Flow::Continue
             }
             Err(e) => {
-                self.rc = self.rc.max(format::return_code(&e));
                 // in ANSI mode a transaction still open after the error lost only the request
                 let request_only = self.session.mode() == SessionMode::Ansi
                     && self.session.in_explicit_transaction();
                 self.out(&format::failure(&e, t, request_only));
+                let code = e.code().number;
+                let severity = self.severity(code, format::return_code(&e));
+                self.record_error(code, severity)
             }
         }
-        if self.echo {
-            self.out("\n");
-        }
-        Flow::Continue
     }
 
-    fn dot(&mut self, cmd: &str) -> Flow {
-        let mut parts = cmd.trim_end_matches(';').split_whitespace();
-        let word = parts.next().unwrap_or("").to_ascii_lowercase();
-        match word.as_str() {
-            ".quit" | ".exit" | ".logoff" | ".q" => return Flow::Quit,
-            ".help" | ".h" => self.out(HELP),
-            ".tables" => {
+    /// The severity of error `code`: `.SET ERRORLEVEL`'s, else `default`.
+    fn severity(&self, code: u32, default: i32) -> i32 {
+        if !self.errorlevel_on {
+            return default;
+        }
+        self.severities
+            .get(&code)
+            .copied()
+            .or(self.unknown_severity)
+            .unwrap_or(default)
+    }
+
+    /// Records a failed request: the variables (ERRORLEVEL is the highest severity so far),
+    /// the return code, and `.SET MAXERROR` (exceeded: the run ends).
+    fn record_error(&mut self, code: u32, severity: i32) -> Flow {
+        self.vars = Vars {
+            errorcode: code,
+            activitycount: 0,
+            errorlevel: self.vars.errorlevel.max(severity),
+        };
+        self.rc = self.rc.max(severity);
+        match self.maxerror {
+            Some(max) if severity > max => {
+                self.out(&format!(
+                    " *** Exiting: an error of severity {severity} is above MAXERROR {max}.\n"
+                ));
+                Flow::Quit
+            }
+            _ => Flow::Continue,
+        }
+    }
+
+    fn dot(&mut self, line: &str) -> Flow {
+        let command = match dot::parse(line) {
+            Ok(c) => c,
+            Err(msg) => {
+                self.error(&format!("{msg}. Type .help for the list."));
+                return Flow::Continue;
+            }
+        };
+        match command {
+            Command::Logon { user } => self.logon(&user),
+            Command::Logoff => {
+                self.end_session();
+                self.out(" *** You are now logged off from the DBC.\n");
+            }
+            Command::LogMech => {}
+            Command::Quit(code) => {
+                self.rc = match code {
+                    None => self.rc,
+                    Some(ExitCode::Number(n)) => n,
+                    Some(ExitCode::ErrorCode) => self.vars.errorcode as i32,
+                    Some(ExitCode::ErrorLevel) => self.vars.errorlevel,
+                    Some(ExitCode::ActivityCount) => {
+                        i32::try_from(self.vars.activitycount).unwrap_or(i32::MAX)
+                    }
+                };
+                return Flow::Quit;
+            }
+            Command::Set(option) => self.set(option),
+            Command::If { condition, then } => {
+                if self.holds(&condition) {
+                    // the .IF line was echoed; its action is not echoed again
+                    let echo = std::mem::replace(&mut self.echo, false);
+                    let flow = self.run(&then);
+                    self.echo = echo;
+                    return flow;
+                }
+            }
+            Command::Label(_) => {}
+            Command::Goto(label) => return Flow::Goto(label),
+            Command::Run(path) => return crate::script::run_file(self, &path),
+            Command::Remark(text) => self.out(&format!("{text}\n")),
+            Command::Os(cmd) => self.os(&cmd),
+            Command::ShowControls => self.out(&self.controls()),
+            Command::Help => self.out(HELP),
+            Command::Tables => {
                 let names = self.db.table_names();
                 if names.is_empty() {
                     self.out("(no tables)\n");
@@ -156,54 +344,22 @@ impl Runner {
                     self.out(&format!("{n}\n"));
                 }
             }
-            ".schema" => match parts.next() {
-                Some(t) => {
-                    let t = t.to_string();
-                    self.run(&format!("SHOW TABLE {t};"));
-                }
-                None => self.out(" *** Error: .schema needs a table name.\n"),
-            },
-            ".timeout" => match parts.next() {
-                Some(off) if off.eq_ignore_ascii_case("off") => {
-                    self.session.set_consume_timeout(None);
-                    self.out(" *** Consume timeout off: SELECT AND CONSUME waits for a row.\n");
-                }
-                Some(s) => match s
-                    .parse::<f64>()
-                    .ok()
-                    .and_then(|x| Duration::try_from_secs_f64(x).ok())
-                {
-                    Some(d) => {
-                        self.session.set_consume_timeout(Some(d));
-                        self.out(&format!(
-                            " *** Consume timeout set: SELECT AND CONSUME waits at most {} s \
-                             for a row (then 9904).\n",
-                            d.as_secs_f64()
-                        ));
+            Command::Schema(t) => return self.sql(&format!("SHOW TABLE {t};")),
+            Command::Timeout(secs) => {
+                let timeout = secs.and_then(|s| Duration::try_from_secs_f64(s).ok());
+                self.set_consume_timeout(timeout);
+                match timeout {
+                    None => {
+                        self.out(" *** Consume timeout off: SELECT AND CONSUME waits for a row.\n")
                     }
-                    _ => {
-                        self.rc = self.rc.max(8);
-                        self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n");
-                    }
-                },
-                None => {
-                    self.rc = self.rc.max(8);
-                    self.out(" *** Error: .timeout takes a number of seconds or 'off'.\n");
-                }
-            },
-            ".set" => {
-                let rest: Vec<String> = parts.map(str::to_ascii_uppercase).collect();
-                match rest.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-                    ["SESSION", "TRANSACTION", m @ ("ANSI" | "BTET" | "TERADATA")] => {
-                        self.run(&format!("SET SESSION TRANSACTION {m};"));
-                    }
-                    _ => {
-                        self.rc = self.rc.max(8);
-                        self.out(" *** Error: use .set session transaction ansi|btet\n");
-                    }
+                    Some(d) => self.out(&format!(
+                        " *** Consume timeout set: SELECT AND CONSUME waits at most {} s for \
+                         a row (then 9904).\n",
+                        d.as_secs_f64()
+                    )),
                 }
             }
-            ".checkpoint" => match self.db.checkpoint() {
+            Command::Checkpoint => match self.db.checkpoint() {
                 Ok(()) if self.db.path().is_none() => {
                     self.out(" *** In memory: nothing to checkpoint.\n")
                 }
@@ -213,13 +369,151 @@ impl Runner {
                     self.out(&format!(" *** Failure {} {e}\n", e.code().number));
                 }
             },
-            _ => {
-                self.rc = self.rc.max(8);
-                self.out(&format!(
-                    " *** Error: unknown command '{word}'. Type .help for the list.\n"
-                ));
-            }
+            Command::NotYet(word) => self.error(&format!(
+                ".{word} is not supported by tdlite yet (docs/bteq.md)."
+            )),
         }
         Flow::Continue
+    }
+
+    /// `.LOGON`: a new session, as BTEQ does (a session already open is logged off first and
+    /// its open transaction rolled back); the new one keeps the settings (mode, consume
+    /// timeout). Credentials are ignored: the session's user is TDLITE.
+    fn logon(&mut self, _user: &str) {
+        if self.logged_on && self.session.has_uncommitted_work() {
+            self.out(" *** Warning: the new logon rolls back the open transaction.\n");
+        }
+        self.end_session();
+        self.logged_on = true;
+        self.out(" *** Logon successfully completed.\n");
+    }
+
+    /// Ends the session (an open transaction rolls back) and makes the next one, in the same
+    /// session mode and with the same consume timeout; logged off until `.LOGON`.
+    fn end_session(&mut self) {
+        let mode = self.session.mode();
+        let mut fresh = self.db.session();
+        let _ = fresh.set_mode(mode);
+        fresh.set_consume_timeout(self.consume_timeout);
+        *self.cancel.lock().unwrap_or_else(|e| e.into_inner()) = fresh.cancel_handle();
+        // dropping the old session rolls its transaction back
+        self.session = fresh;
+        self.logged_on = false;
+    }
+
+    fn holds(&self, c: &Condition) -> bool {
+        let number = match c.variable {
+            Variable::ErrorCode => self.vars.errorcode as i64,
+            Variable::ActivityCount => self.vars.activitycount as i64,
+            Variable::ErrorLevel => self.vars.errorlevel as i64,
+            Variable::SqlState => {
+                let state = sqlstate(self.vars.errorcode);
+                return match &c.value {
+                    Operand::Text(t) => c.op.holds(&state.as_str(), &t.as_str()),
+                    Operand::Number(n) => c.op.holds(&state, &format!("{n:05}")),
+                };
+            }
+        };
+        match &c.value {
+            Operand::Number(n) => c.op.holds(&number, n),
+            Operand::Text(t) => t.parse::<i64>().is_ok_and(|n| c.op.holds(&number, &n)),
+        }
+    }
+
+    fn set(&mut self, option: SetOption) {
+        match option {
+            SetOption::Severity { codes, severity } => match codes {
+                Some(codes) => {
+                    for c in codes {
+                        self.severities.insert(c, severity);
+                    }
+                }
+                None => self.unknown_severity = Some(severity),
+            },
+            SetOption::ErrorLevel(on) => self.errorlevel_on = on,
+            SetOption::MaxError(n) => self.maxerror = Some(n),
+            SetOption::EchoReq(on) => {
+                if !self.interactive {
+                    self.echo = on;
+                }
+            }
+            SetOption::Quiet(on) => self.quiet = on,
+            SetOption::Null(text) => self.report.null = text,
+            SetOption::Separator(text) => self.report.separator = text,
+            SetOption::TitleDashes(on) => self.report.titledashes = on,
+            SetOption::RetLimit(n) => self.report.retlimit = n,
+            SetOption::Width(n) => self.report.width = Some(n),
+            SetOption::SessionTransaction { ansi } => {
+                let mode = if ansi { "ANSI" } else { "BTET" };
+                self.sql(&format!("SET SESSION TRANSACTION {mode};"));
+            }
+            SetOption::Accepted(_) => {}
+        }
+    }
+
+    fn os(&mut self, cmd: &str) {
+        if !self.allow_os {
+            self.error(".OS is off: start tdlite with --allow-os to run shell commands.");
+            return;
+        }
+        match std::process::Command::new("sh").arg("-c").arg(cmd).output() {
+            Ok(o) => {
+                self.out(&String::from_utf8_lossy(&o.stdout));
+                self.out(&String::from_utf8_lossy(&o.stderr));
+            }
+            Err(e) => self.error(&format!(".OS: cannot run a shell: {e}")),
+        }
+    }
+
+    fn controls(&self) -> String {
+        let r = &self.report;
+        let on = |b: bool| if b { "ON" } else { "OFF" };
+        format!(
+            " [SET] ECHOREQ       = {}\n [SET] ERRORLEVEL    = {}\n [SET] MAXERROR      = {}\n \
+             [SET] NULL          = {}\n [SET] QUIET         = {}\n [SET] RETLIMIT      = {}\n \
+             [SET] SEPARATOR     = '{}'\n [SET] SESSION TRANSACTION = {}\n [SET] TITLEDASHES   = \
+             {}\n [SET] WIDTH         = {}\n",
+            on(self.echo),
+            on(self.errorlevel_on),
+            self.maxerror.map_or("NONE".into(), |m| m.to_string()),
+            r.null,
+            on(self.quiet),
+            if r.retlimit == 0 {
+                "ALL".to_string()
+            } else {
+                r.retlimit.to_string()
+            },
+            r.separator,
+            match self.session.mode() {
+                SessionMode::Teradata => "BTET",
+                SessionMode::Ansi => "ANSI",
+            },
+            on(r.titledashes),
+            r.width.map_or("no limit".into(), |w| w.to_string()),
+        )
+    }
+}
+
+/// How a command is echoed: a `.LOGON` without its password.
+fn echo_form(line: &str) -> String {
+    let word = line
+        .trim_start_matches('.')
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    if word.eq_ignore_ascii_case("LOGON") {
+        if let Some((user, _)) = line.split_once(',') {
+            return format!("{user},");
+        }
+    }
+    line.to_string()
+}
+
+/// The SQLSTATE of error `code`: `00000` after success, else Teradata's `T` + the code.
+fn sqlstate(code: u32) -> String {
+    if code == 0 {
+        "00000".to_string()
+    } else {
+        format!("T{code:04}")
     }
 }

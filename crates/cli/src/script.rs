@@ -1,33 +1,201 @@
-//! Non-interactive runs: a script file (`-f FILE`) or standard input, split into requests by
-//! BTEQ's rule, each echoed and followed by its results, as BTEQ does in batch mode.
+//! Non-interactive runs: a script file (`-f FILE`, `.RUN FILE`) or standard input, read one
+//! line at a time and cut into requests by BTEQ's rule as the lines arrive, so each request
+//! runs (and its output is flushed) as soon as its last line is read, even on a pipe that
+//! stays open. Each request is echoed and followed by its results, as BTEQ does in batch mode.
+//!
+//! Invariants: a line that is not valid text never stops the run (the request it belongs to
+//! fails with 6706, or, with `--charset latin1`, its bytes are read as Latin-1); `.GOTO` only
+//! skips forward; a `.RUN` inside a run file ends that file when the run file it names ends
+//! (BTEQ chains run files: it does not return to the one that ran another).
 
-use crate::runner::{Flow, Runner};
-use tdlite_parser::split_requests;
+use crate::runner::{Flow, Runner, MAX_RUN_DEPTH};
+use std::io::BufRead;
+use tdlite_parser::Splitter;
 
-/// Runs a whole script (up to its `.quit`, if any); returns BTEQ's return code. The caller
-/// decides what comes next: the end of the run (`Runner::leave`), or the REPL after `--init`.
-pub fn run_script(runner: &mut Runner, bytes: &[u8]) -> i32 {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
+/// How the bytes of a script become text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Charset {
+    /// UTF-8 (a line that is not UTF-8 makes its request fail with 6706).
+    #[default]
+    Utf8,
+    /// ISO 8859-1: every byte is the character of the same number.
+    Latin1,
+}
+
+impl std::str::FromStr for Charset {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+            "utf8" => Ok(Charset::Utf8),
+            "latin1" | "iso88591" => Ok(Charset::Latin1),
+            _ => Err(format!("unknown charset '{s}' (utf8 or latin1)")),
+        }
+    }
+}
+
+/// Feeds lines to a runner: cuts them into requests and commands, skips forward after
+/// `.GOTO`, and marks requests that hold a line that could not be decoded.
+#[derive(Default)]
+pub struct Feeder {
+    splitter: Splitter,
+    /// The label `.GOTO` is skipping to.
+    skipping: Option<String>,
+    /// The first undecodable line of the request being read.
+    bad_line: Option<usize>,
+    lines: usize,
+    /// The text of the last request or command run (the REPL's history takes it).
+    completed: Option<String>,
+}
+
+impl Feeder {
+    /// Reads one line (`undecodable`: its bytes were not valid in the charset) and runs what it
+    /// completes.
+    pub fn line(&mut self, runner: &mut Runner, line: &str, undecodable: bool) -> Flow {
+        self.lines += 1;
+        if undecodable && self.bad_line.is_none() {
+            self.bad_line = Some(self.lines);
+        }
+        let Some(piece) = self.splitter.push_line(line) else {
+            return Flow::Continue;
+        };
+        let is_command = crate::dot::is_command(&piece.text);
+        let bad = if is_command {
+            None
+        } else {
+            self.bad_line.take()
+        };
+        if let Some(label) = &self.skipping {
+            if is_command && is_label(&piece.text, label) {
+                self.skipping = None;
+            }
+            return Flow::Continue;
+        }
+        let flow = match bad {
+            Some(at) => runner.undecodable(&piece.text, at),
+            None => runner.run(&piece.text),
+        };
+        self.completed = Some(piece.text);
+        self.follow(flow)
+    }
+
+    /// The text of the request or command the last line completed, once.
+    pub fn take_completed(&mut self) -> Option<String> {
+        self.completed.take()
+    }
+
+    /// The end of input: runs an unfinished request as it is (BTEQ does), unless `.GOTO` is
+    /// still looking for its label.
+    pub fn finish(&mut self, runner: &mut Runner) -> Flow {
+        let pending = self.splitter.take_pending();
+        if self.skipping.is_some() {
+            return Flow::Continue;
+        }
+        match (pending, self.bad_line.take()) {
+            (Some(r), Some(at)) => runner.undecodable(&r.text, at),
+            (Some(r), None) => {
+                let flow = runner.run(&r.text);
+                self.follow(flow)
+            }
+            (None, _) => Flow::Continue,
+        }
+    }
+
+    /// True while a request is unfinished.
+    pub fn has_pending(&self) -> bool {
+        !self.splitter.pending().is_empty()
+    }
+
+    /// Drops the unfinished request (the REPL's Ctrl-C).
+    pub fn clear(&mut self) {
+        self.splitter.take_pending();
+        self.bad_line = None;
+    }
+
+    fn follow(&mut self, flow: Flow) -> Flow {
+        match flow {
+            Flow::Goto(label) => {
+                self.skipping = Some(label);
+                Flow::Continue
+            }
+            other => other,
+        }
+    }
+}
+
+/// True if `command` is `.LABEL label` (labels compare without regard to case).
+fn is_label(command: &str, label: &str) -> bool {
+    matches!(crate::dot::parse(command), Ok(crate::dot::Command::Label(l)) if l.eq_ignore_ascii_case(label))
+}
+
+/// Runs the lines of `input` as they arrive; returns `Flow::Quit` if `.QUIT` (or MAXERROR)
+/// ended the run.
+pub fn run_reader(runner: &mut Runner, mut input: impl BufRead, charset: Charset) -> Flow {
+    let mut feeder = Feeder::default();
+    let mut buf = Vec::new();
+    let mut first = true;
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                runner.rc = runner.rc.max(12);
+                println!(" *** Error: cannot read the input: {e}");
+                return Flow::Quit;
+            }
+        }
+        let mut bytes = &buf[..];
+        if first {
+            // a UTF-8 byte-order mark before the first line is not text
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            first = false;
+        }
+        let (line, undecodable) = decode(bytes, charset);
+        match feeder.line(runner, &line, undecodable) {
+            Flow::Quit => return Flow::Quit,
+            Flow::EndOfFile => return Flow::Continue,
+            Flow::Continue | Flow::Goto(_) => {}
+        }
+    }
+    match feeder.finish(runner) {
+        Flow::Quit => Flow::Quit,
+        _ => Flow::Continue,
+    }
+}
+
+fn decode(bytes: &[u8], charset: Charset) -> (String, bool) {
+    match charset {
+        Charset::Latin1 => (bytes.iter().map(|&b| char::from(b)).collect(), false),
+        Charset::Utf8 => match std::str::from_utf8(bytes) {
+            Ok(s) => (s.to_string(), false),
+            Err(_) => (String::from_utf8_lossy(bytes).into_owned(), true),
+        },
+    }
+}
+
+/// `.RUN FILE = path`: runs the file's lines (relative paths from the current directory, as
+/// BTEQ does), then goes on with the input that named it.
+pub fn run_file(runner: &mut Runner, path: &str) -> Flow {
+    if runner.run_depth >= MAX_RUN_DEPTH {
+        runner.rc = runner.rc.max(8);
+        println!(" *** Error: .RUN files nest more than {MAX_RUN_DEPTH} deep; '{path}' not run.");
+        return Flow::Continue;
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) => {
-            println!(
-                " *** Error: the script is not valid UTF-8 (first bad byte at offset {}).",
-                e.valid_up_to()
-            );
             runner.rc = runner.rc.max(8);
-            return runner.rc;
+            println!(" *** Error: cannot open the run file '{path}': {e}");
+            return Flow::Continue;
         }
     };
-    runner.echo = true;
-    let (requests, rest) = split_requests(text);
-    for r in requests {
-        if let Flow::Quit = runner.run(&r.text) {
-            return runner.rc;
-        }
+    runner.run_depth += 1;
+    let flow = run_reader(runner, std::io::BufReader::new(file), runner.charset);
+    runner.run_depth -= 1;
+    match flow {
+        Flow::Quit => Flow::Quit,
+        // a run file that ran another is done (BTEQ chains run files)
+        _ if runner.run_depth > 0 => Flow::EndOfFile,
+        _ => Flow::Continue,
     }
-    if !rest.trim().is_empty() {
-        // BTEQ runs a final request even without its ';' at end of input.
-        runner.run(&rest);
-    }
-    runner.rc
 }

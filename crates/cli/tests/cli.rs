@@ -9,8 +9,14 @@ fn tdlite() -> Command {
 }
 
 fn run_with_stdin(args: &[&str], stdin: &[u8]) -> (String, String, i32) {
+    run_in(Path::new("."), args, stdin)
+}
+
+/// Runs tdlite in folder `dir` (where `.RUN FILE` looks for relative paths).
+fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> (String, String, i32) {
     use std::io::Write;
     let mut child = tdlite()
+        .current_dir(dir)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -43,8 +49,7 @@ fn scripts_match_their_expected_output() {
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "sql"))
     {
-        let (stdout, stderr, code) =
-            run_with_stdin(&["-f", sql.to_str().expect("utf-8 path")], b"");
+        let (stdout, stderr, code) = run_in(&dir, &["-f", sql.to_str().expect("utf-8 path")], b"");
         let actual = format!("{stdout}{stderr}--\nexit status: {code}\n");
         let expected_path = sql.with_extension("out");
         if std::env::var_os("TDLITE_UPDATE").is_some() {
@@ -91,10 +96,16 @@ fn a_failing_request_gives_return_code_8_and_later_requests_still_run() {
 }
 
 #[test]
-fn a_non_utf8_script_is_an_error_not_a_crash() {
-    let (out, _, code) = run_with_stdin(&[], b"SEL 1;\n\xff\xfe;\n");
-    assert!(out.contains("not valid UTF-8"), "{out}");
+fn a_line_that_is_not_utf8_fails_its_request_and_the_rest_runs() {
+    let (out, _, code) = run_with_stdin(&[], b"SEL 1;\nSEL '\xff\xfe';\nSEL 2 AS two;\n");
+    assert!(out.contains(" *** Failure 6706 "), "{out}");
+    assert!(out.contains("line 2 is not UTF-8"), "{out}");
+    assert!(out.contains("two\n---\n  2"), "{out}");
     assert_eq!(code, 8);
+    // read as Latin-1, the same byte is a letter
+    let (out, _, code) = run_with_stdin(&["--charset", "latin1"], b"SEL 'caf\xe9' AS w;\n");
+    assert!(out.contains("caf\u{e9}"), "{out}");
+    assert_eq!(code, 0);
 }
 
 #[test]
@@ -304,4 +315,53 @@ fn leaving_warns_only_when_something_is_rolled_back() {
     );
     let (out, _, _) = run_with_stdin(&[], b"BT;\nET;\n");
     assert!(!out.contains("Warning: leaving"), "{out}");
+}
+
+#[test]
+fn each_request_on_a_pipe_runs_before_the_pipe_closes() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = tdlite()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tdlite runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let (lines, seen) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if lines.send(line.expect("utf-8 output")).is_err() {
+                break;
+            }
+        }
+    });
+    // the guard only keeps a broken build from hanging the suite; nothing here is timed
+    let wait_for = |what: &str| loop {
+        match seen.recv_timeout(std::time::Duration::from_secs(120)) {
+            Ok(l) if l.contains(what) => break,
+            Ok(_) => {}
+            Err(e) => panic!("no '{what}' while the pipe is still open: {e}"),
+        }
+    };
+    for (i, request) in [
+        "CREATE TABLE t (a INTEGER);\n",
+        "INS t (1);\n",
+        "SEL\n",
+        "a FROM t;\n",
+    ]
+    .iter()
+    .enumerate()
+    {
+        stdin.write_all(request.as_bytes()).expect("write");
+        stdin.flush().expect("flush");
+        match i {
+            0 => wait_for("Table has been created."),
+            1 => wait_for("Insert completed."),
+            3 => wait_for("Query completed. One row found."),
+            _ => {}
+        }
+    }
+    drop(stdin);
+    assert_eq!(child.wait().expect("exit").code(), Some(0));
 }

@@ -25,7 +25,7 @@ pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{
     object_name_string, parameter_count, parse_expression, parse_request, parse_statement_text,
 };
-pub use split::{is_dot_command, split_requests, RequestText};
+pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
 pub use sqlparser::ast;
 pub use statement::{

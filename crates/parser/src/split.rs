@@ -16,57 +16,99 @@ pub struct RequestText {
     pub line: usize,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum State {
+    #[default]
     Code,
     Str,
     Quoted,
     Block,
 }
 
-/// Splits `script` into complete requests and returns them with the unterminated rest.
-///
-/// Dot commands (lines whose first non-blank character is a `.` followed by a letter, outside
-/// string literals, quoted names and comments) are returned as requests of their own, without
-/// needing a `;`, as soon as their line is read, even in the middle of an unfinished SQL request:
-/// that request goes on with the next line and comes after the command in the result.
+/// Splits `script` into complete requests and returns them with the unterminated rest (see
+/// [`Splitter`] for the rules).
 pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut start_line = 1usize;
-    let mut state = State::Code;
-    for (idx, raw_line) in script.split_inclusive('\n').enumerate() {
-        let line_no = idx + 1;
-        if state == State::Code && is_dot_command(raw_line) {
-            // BTEQ's rule: a command line is a command even inside an unfinished request,
-            // which goes on after it
-            out.push(RequestText {
-                text: raw_line.trim().to_string(),
-                line: line_no,
-            });
-            if current.trim().is_empty() {
-                current.clear();
+    let mut splitter = Splitter::default();
+    let out = script
+        .split_inclusive('\n')
+        .filter_map(|line| splitter.push_line(line))
+        .collect();
+    (out, splitter.pending().to_string())
+}
+
+/// Cuts a stream of lines into requests as they complete, one line at a time (for input that
+/// arrives while it runs: a pipe, a terminal).
+///
+/// - A request ends at a line whose last significant character is a `;` outside string
+///   literals, quoted names and comments.
+/// - A dot command (a line whose first non-blank character is a `.` followed by a letter,
+///   outside string literals, quoted names and comments) is complete at once, without a `;`,
+///   even in the middle of an unfinished SQL request, which goes on with the next line.
+/// - A line starting with `*` where no request is under way is a comment (BTEQ's rule).
+#[derive(Debug, Default)]
+pub struct Splitter {
+    current: String,
+    start_line: usize,
+    line_no: usize,
+    state: State,
+}
+
+impl Splitter {
+    /// Reads one line (with or without its `\n`); returns the request or dot command it
+    /// completes, if any.
+    pub fn push_line(&mut self, raw_line: &str) -> Option<RequestText> {
+        self.line_no += 1;
+        let idle = self.current.trim().is_empty();
+        if self.state == State::Code && is_dot_command(raw_line) {
+            if idle {
+                self.current.clear();
             }
-            continue;
-        }
-        if current.trim().is_empty() {
-            start_line = line_no;
-        }
-        let (ends, next_state) = line_ends_request(raw_line, state);
-        state = next_state;
-        current.push_str(raw_line);
-        if ends {
-            out.push(RequestText {
-                text: current.trim().to_string(),
-                line: start_line,
+            return Some(RequestText {
+                text: raw_line.trim().to_string(),
+                line: self.line_no,
             });
-            current.clear();
+        }
+        if idle && self.state == State::Code && raw_line.trim_start().starts_with('*') {
+            return None;
+        }
+        if idle {
+            self.start_line = self.line_no;
+        }
+        let (ends, next_state) = line_ends_request(raw_line, self.state);
+        self.state = next_state;
+        self.current.push_str(raw_line);
+        if !raw_line.ends_with('\n') {
+            self.current.push('\n');
+        }
+        if !ends {
+            return None;
+        }
+        let text = self.current.trim().to_string();
+        self.current.clear();
+        Some(RequestText {
+            text,
+            line: self.start_line,
+        })
+    }
+
+    /// The unfinished request so far (empty if there is none).
+    pub fn pending(&self) -> &str {
+        if self.current.trim().is_empty() {
+            ""
+        } else {
+            &self.current
         }
     }
-    if current.trim().is_empty() {
-        current.clear();
+
+    /// Takes the unfinished request, if any (at the end of input, which BTEQ runs as it is),
+    /// and starts afresh.
+    pub fn take_pending(&mut self) -> Option<RequestText> {
+        let text = self.pending().trim().to_string();
+        let line = self.start_line;
+        self.current.clear();
+        self.state = State::Code;
+        (!text.is_empty()).then_some(RequestText { text, line })
     }
-    (out, current)
 }
 
 /// True if `line` is a BTEQ command line: its first non-blank character is a `.` followed by a
@@ -161,6 +203,31 @@ mod tests {
         assert_eq!(reqs.len(), 2);
         assert_eq!(reqs[1].text, "/* x;\n*/ SEL 1; -- done;");
         assert_eq!(rest, "SEL \"a;\"\n");
+    }
+
+    #[test]
+    fn star_lines_between_requests_are_comments_and_star_inside_a_request_is_sql() {
+        assert_eq!(
+            texts("* a comment; not SQL\nSEL\n* FROM t;\n  *another;\n"),
+            vec!["SEL\n* FROM t;"]
+        );
+    }
+
+    #[test]
+    fn a_splitter_completes_requests_line_by_line() {
+        let mut s = Splitter::default();
+        assert_eq!(s.push_line("SEL 1"), None);
+        assert_eq!(s.pending(), "SEL 1\n");
+        let r = s.push_line("  ;").expect("complete");
+        assert_eq!((r.text.as_str(), r.line), ("SEL 1\n  ;", 1));
+        assert_eq!(s.push_line("SEL 'a"), None);
+        assert_eq!(s.push_line(".quit"), None, "inside a string: not a command");
+        assert_eq!(
+            s.take_pending().map(|r| r.text),
+            Some("SEL 'a\n.quit".to_string())
+        );
+        assert_eq!(s.pending(), "");
+        assert_eq!(s.push_line(".quit").map(|r| r.line), Some(5));
     }
 
     #[test]

@@ -1,0 +1,681 @@
+//! The grammar of BTEQ dot commands (`.LOGON`, `.SET WIDTH 120`, `.IF ERRORCODE <> 0 THEN .QUIT
+//! 8`, …), parsed with nom into [`Command`]. A command is one line; keywords are
+//! case-insensitive; a trailing `;` is optional.
+//!
+//! Invariant: parsing never fails on a line it does not know: an unknown command word becomes
+//! `Err` with a message naming it, so the runner reports it and carries on.
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, tag_no_case, take_till, take_while1};
+use nom::character::complete::{char, digit1, multispace0, multispace1};
+use nom::combinator::{all_consuming, map, map_res, opt, recognize, rest, value};
+use nom::multi::separated_list1;
+use nom::sequence::{delimited, preceded};
+use nom::{IResult, Parser};
+
+/// One dot command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// `.LOGON [tdpid/]user[,password[,'account']]`: the password is never kept.
+    Logon {
+        /// The user name (the part before the first `,`, after any `tdpid/`).
+        user: String,
+    },
+    /// `.LOGOFF`: ends the session; the script goes on.
+    Logoff,
+    /// `.LOGMECH name` / `.LOGDATA …`: accepted, nothing to authenticate.
+    LogMech,
+    /// `.QUIT [code]` / `.EXIT [code]`.
+    Quit(Option<ExitCode>),
+    /// `.SET option …`.
+    Set(SetOption),
+    /// `.IF condition THEN action`: `action` is the rest of the line (a command or SQL).
+    If {
+        /// What is tested.
+        condition: Condition,
+        /// The text after `THEN`.
+        then: String,
+    },
+    /// `.LABEL name`.
+    Label(String),
+    /// `.GOTO name`: skips forward to `.LABEL name`.
+    Goto(String),
+    /// `.RUN FILE = path`.
+    Run(String),
+    /// `.REMARK 'text'`: prints the text.
+    Remark(String),
+    /// `.OS command`.
+    Os(String),
+    /// `.SHOW CONTROLS`: the settings in force.
+    ShowControls,
+    /// `.HELP`.
+    Help,
+    /// `.TABLES` (tdlite).
+    Tables,
+    /// `.SCHEMA table` (tdlite).
+    Schema(String),
+    /// `.TIMEOUT seconds|off` (tdlite): `None` is off.
+    Timeout(Option<f64>),
+    /// `.CHECKPOINT` (tdlite).
+    Checkpoint,
+    /// A BTEQ command tdlite knows but does not do yet (`.IMPORT`, `.EXPORT`, …).
+    NotYet(String),
+}
+
+/// The code `.QUIT` / `.EXIT` ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    /// A number.
+    Number(i32),
+    /// The last request's error code.
+    ErrorCode,
+    /// The highest error severity so far.
+    ErrorLevel,
+    /// The last request's activity count.
+    ActivityCount,
+}
+
+/// A `.SET` option.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetOption {
+    /// `.SET ERRORLEVEL codes SEVERITY n`.
+    Severity {
+        /// `None` for `UNKNOWN` (every code without a severity of its own).
+        codes: Option<Vec<u32>>,
+        /// The severity those codes get.
+        severity: i32,
+    },
+    /// `.SET ERRORLEVEL ON|OFF`: whether severities are used at all.
+    ErrorLevel(bool),
+    /// `.SET MAXERROR n`: stop once an error of severity ≥ n occurs.
+    MaxError(i32),
+    /// `.SET ECHOREQ ON|OFF|ERRORONLY` and `.ECHOREQ ON|OFF`.
+    EchoReq(bool),
+    /// `.SET QUIET ON|OFF`.
+    Quiet(bool),
+    /// `.SET NULL [AS] 'text'`.
+    Null(String),
+    /// `.SET SEPARATOR n | 'text'`.
+    Separator(String),
+    /// `.SET TITLEDASHES ON|OFF`.
+    TitleDashes(bool),
+    /// `.SET RETLIMIT n`: at most n rows shown (0: all).
+    RetLimit(u64),
+    /// `.SET WIDTH n`: report lines are cut at n characters.
+    Width(usize),
+    /// `.SET SESSION TRANSACTION ANSI|BTET`.
+    SessionTransaction {
+        /// True for ANSI.
+        ansi: bool,
+    },
+    /// An option BTEQ has that changes nothing here (sessions, charsets, paging, …).
+    Accepted(String),
+}
+
+/// `.IF` conditions: `variable op value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    /// The BTEQ variable.
+    pub variable: Variable,
+    /// The comparison.
+    pub op: Op,
+    /// The value compared with (a number; a quoted string for SQLSTATE).
+    pub value: Operand,
+}
+
+/// A variable `.IF` can test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variable {
+    /// The error code of the last request (0 after success).
+    ErrorCode,
+    /// The rows the last request's last statement returned or changed.
+    ActivityCount,
+    /// The highest error severity so far (success does not lower it).
+    ErrorLevel,
+    /// The SQLSTATE of the last request (`'00000'` after success).
+    SqlState,
+}
+
+/// A comparison operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `=`, `EQ`.
+    Eq,
+    /// `<>`, `^=`, `!=`, `~=`, `NOT=`, `NE`.
+    Ne,
+    /// `<`, `LT`.
+    Lt,
+    /// `<=`, `LE`.
+    Le,
+    /// `>`, `GT`.
+    Gt,
+    /// `>=`, `GE`.
+    Ge,
+}
+
+/// What a condition compares with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Operand {
+    /// A number.
+    Number(i64),
+    /// A quoted string.
+    Text(String),
+}
+
+impl Op {
+    /// Applies the operator to two ordered values.
+    pub fn holds<T: PartialOrd>(self, a: &T, b: &T) -> bool {
+        match self {
+            Op::Eq => a == b,
+            Op::Ne => a != b,
+            Op::Lt => a < b,
+            Op::Le => a <= b,
+            Op::Gt => a > b,
+            Op::Ge => a >= b,
+        }
+    }
+}
+
+/// True if `text` is a command line (see `tdlite_parser::is_dot_command`).
+pub fn is_command(text: &str) -> bool {
+    tdlite_parser::is_dot_command(text)
+}
+
+/// BTEQ options `.SET` accepts that change nothing in tdlite.
+const ACCEPTED_OPTIONS: &[&str] = &[
+    "SESSIONS",
+    "SESSION",
+    "RECORDMODE",
+    "ERROROUT",
+    "FORMAT",
+    "FOLDLINE",
+    "SIDETITLES",
+    "PAGELENGTH",
+    "SKIPLINE",
+    "SKIPDOUBLE",
+    "SUPPRESS",
+    "RTITLE",
+    "HEADING",
+    "FOOTING",
+    "TIMEMSG",
+    "RETRY",
+    "RETRYMSG",
+    "DEFAULTS",
+    "INDICDATA",
+    "PACK",
+    "REPEATSTOP",
+    "RETCANCEL",
+    "MAXERRORCODE",
+    "LARGEDATAMODE",
+    "AUTOKEYRETRIEVE",
+    "EXPORTEJECT",
+    "FULLYEAR",
+    "OMIT",
+    "PAGEBREAK",
+    "CONTINUECHAR",
+    "ENCRYPTION",
+    "EXITONDELAY",
+    "TDP",
+    "LOGONPROMPT",
+    "QUERY_BAND",
+];
+
+/// Parses one command line: `line` starts with `.` (leading blanks allowed).
+///
+/// # Errors
+/// A message for an unknown command or a known one with bad arguments.
+pub fn parse(line: &str) -> Result<Command, String> {
+    let body = line.trim().trim_start_matches('.').trim_end();
+    let body = body.strip_suffix(';').unwrap_or(body).trim_end();
+    let (args, word) = word(body).map_err(|_| format!("'{line}' is not a command"))?;
+    let args = args.trim();
+    let upper = word.to_ascii_uppercase();
+    let bad = |what: &str| format!(".{upper}: {what}");
+    match upper.as_str() {
+        "LOGON" => Ok(logon(args)),
+        "LOGOFF" => Ok(Command::Logoff),
+        "LOGMECH" | "LOGDATA" => Ok(Command::LogMech),
+        "QUIT" | "EXIT" | "Q" => exit_code(args)
+            .map(Command::Quit)
+            .ok_or_else(|| bad("expected a number, ERRORCODE or ERRORLEVEL")),
+        "SET" => set(args).map(Command::Set),
+        "ECHOREQ" => on_off(args)
+            .map(|on| Command::Set(SetOption::EchoReq(on)))
+            .ok_or_else(|| bad("expected ON or OFF")),
+        "IF" => if_command(args).ok_or_else(|| {
+            bad("expected `.IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value THEN …`")
+        }),
+        "LABEL" => name(args)
+            .map(Command::Label)
+            .ok_or_else(|| bad("needs a name")),
+        "GOTO" => name(args)
+            .map(Command::Goto)
+            .ok_or_else(|| bad("needs a label name")),
+        "RUN" => run_file(args)
+            .map(Command::Run)
+            .ok_or_else(|| bad("expected FILE = path")),
+        // `//` breaks the remark into lines
+        "REMARK" | "REM" => Ok(Command::Remark(unquote(args).replace("//", "\n"))),
+        "OS" => Ok(Command::Os(args.to_string())),
+        "SHOW" if args.eq_ignore_ascii_case("CONTROLS") || args.is_empty() => {
+            Ok(Command::ShowControls)
+        }
+        "HELP" | "H" => Ok(Command::Help),
+        "TABLES" => Ok(Command::Tables),
+        "SCHEMA" => name(args)
+            .map(Command::Schema)
+            .ok_or_else(|| bad("needs a table name")),
+        "TIMEOUT" => {
+            if args.eq_ignore_ascii_case("off") {
+                return Ok(Command::Timeout(None));
+            }
+            args.parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(|s| Command::Timeout(Some(s)))
+                .ok_or_else(|| bad("takes a number of seconds or 'off'"))
+        }
+        "CHECKPOINT" => Ok(Command::Checkpoint),
+        "IMPORT" | "EXPORT" | "REPEAT" | "COMPILE" | "PACK" | "MESSAGEOUT" | "TSO" | "HANG"
+        | "WAIT" | "ABORT" => Ok(Command::NotYet(upper)),
+        _ => Err(format!("Unrecognized command '{word}'")),
+    }
+}
+
+/// The command word: letters, digits and `_`.
+fn word(i: &str) -> IResult<&str, &str> {
+    take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_').parse(i)
+}
+
+/// `[tdpid/]user[,password[,'acct']]`: only the user is kept.
+fn logon(args: &str) -> Command {
+    let after_host = args.rsplit_once('/').map_or(args, |(_, u)| u);
+    let user = after_host.split(',').next().unwrap_or("").trim();
+    Command::Logon {
+        user: user.to_string(),
+    }
+}
+
+fn exit_code(args: &str) -> Option<Option<ExitCode>> {
+    if args.is_empty() {
+        return Some(None);
+    }
+    let code = alt((
+        value(ExitCode::ErrorCode, tag_no_case("ERRORCODE")),
+        value(ExitCode::ErrorLevel, tag_no_case("ERRORLEVEL")),
+        value(
+            ExitCode::ActivityCount,
+            alt((tag_no_case("ACTIVITYCOUNT"), tag_no_case("ACTIVITYCO"))),
+        ),
+        map(signed, |n| ExitCode::Number(n as i32)),
+    ));
+    all_consuming(code).parse(args).ok().map(|(_, c)| Some(c))
+}
+
+fn signed(i: &str) -> IResult<&str, i64> {
+    map_res(recognize((opt(char('-')), digit1)), str::parse).parse(i)
+}
+
+fn on_off(args: &str) -> Option<bool> {
+    match args.to_ascii_uppercase().as_str() {
+        "ON" => Some(true),
+        "OFF" => Some(false),
+        _ => None,
+    }
+}
+
+fn name(args: &str) -> Option<String> {
+    let n = args.split_whitespace().next()?;
+    Some(n.to_string())
+}
+
+/// `'text'` without its quotes (a doubled quote is one), or the text as it is.
+fn unquote(s: &str) -> String {
+    let t = s.trim();
+    for q in ['\'', '"'] {
+        if t.len() >= 2 && t.starts_with(q) && t.ends_with(q) {
+            return t[1..t.len() - 1].replace(&format!("{q}{q}"), &q.to_string());
+        }
+    }
+    t.to_string()
+}
+
+/// `FILE = path`, `FILE=path`, `FILE path`, with the path quoted or not.
+fn run_file(args: &str) -> Option<String> {
+    let parsed: IResult<&str, &str> = preceded(
+        (
+            tag_no_case("FILE"),
+            alt((delimited(multispace0, tag("="), multispace0), multispace1)),
+        ),
+        rest,
+    )
+    .parse(args);
+    let path = unquote(parsed.ok()?.1);
+    (!path.is_empty()).then_some(path)
+}
+
+fn set(args: &str) -> Result<SetOption, String> {
+    let (rest, option) = word(args).map_err(|_| ".SET needs an option".to_string())?;
+    let rest = rest.trim();
+    let option = option.to_ascii_uppercase();
+    let bad = |what: &str| format!(".SET {option}: {what}");
+    let switch = || on_off(rest).ok_or_else(|| bad("expected ON or OFF"));
+    let number = || rest.parse::<i64>().map_err(|_| bad("expected a number"));
+    Ok(match option.as_str() {
+        "ERRORLEVEL" | "EL" => match on_off(rest) {
+            Some(on) => SetOption::ErrorLevel(on),
+            None => severity(rest).ok_or_else(|| {
+                bad("expected ON, OFF, or codes SEVERITY n (codes: n, (n, m), UNKNOWN)")
+            })?,
+        },
+        "MAXERROR" => SetOption::MaxError(number()? as i32),
+        "ECHOREQ" => match rest.to_ascii_uppercase().as_str() {
+            "ERRORONLY" => SetOption::EchoReq(false),
+            _ => SetOption::EchoReq(switch()?),
+        },
+        "QUIET" => SetOption::Quiet(
+            on_off(rest.split_whitespace().next().unwrap_or(""))
+                .ok_or_else(|| bad("expected ON or OFF"))?,
+        ),
+        "NULL" => {
+            let text = rest
+                .strip_prefix("AS ")
+                .or(rest.strip_prefix("as "))
+                .unwrap_or(rest);
+            SetOption::Null(unquote(text))
+        }
+        "SEPARATOR" => match rest.parse::<usize>() {
+            Ok(n) if n <= 255 => SetOption::Separator(" ".repeat(n)),
+            _ if !rest.is_empty() => SetOption::Separator(unquote(rest)),
+            _ => return Err(bad("expected a number of blanks or 'text'")),
+        },
+        "TITLEDASHES" => SetOption::TitleDashes(
+            on_off(rest.split_whitespace().next().unwrap_or(""))
+                .ok_or_else(|| bad("expected ON or OFF"))?,
+        ),
+        "RETLIMIT" => {
+            let first = rest.split_whitespace().next().unwrap_or("");
+            SetOption::RetLimit(first.parse().map_err(|_| bad("expected a number"))?)
+        }
+        "WIDTH" => match number()? {
+            n @ 20..=1_048_575 => SetOption::Width(n as usize),
+            _ => return Err(bad("expected a width from 20 to 1048575")),
+        },
+        "SESSION" => {
+            let words: Vec<String> = rest
+                .split_whitespace()
+                .map(str::to_ascii_uppercase)
+                .collect();
+            match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                ["TRANSACTION", "ANSI"] => SetOption::SessionTransaction { ansi: true },
+                ["TRANSACTION", "BTET" | "TERADATA"] => {
+                    SetOption::SessionTransaction { ansi: false }
+                }
+                ["TRANSACTION", ..] => return Err(bad("TRANSACTION takes ANSI or BTET")),
+                _ => SetOption::Accepted(format!("SESSION {rest}")),
+            }
+        }
+        o if ACCEPTED_OPTIONS.contains(&o) => SetOption::Accepted(option.clone()),
+        _ => return Err(format!(".SET: unknown option '{option}'")),
+    })
+}
+
+/// `codes SEVERITY n`: `3807`, `(3807, 3803)`, `3807 3803`, or `UNKNOWN`.
+fn severity(args: &str) -> Option<SetOption> {
+    let code = || map_res(digit1, str::parse::<u32>);
+    let codes = alt((
+        value(None, tag_no_case("UNKNOWN")),
+        map(
+            delimited(
+                (char('('), multispace0),
+                separated_list1((multispace0, char(','), multispace0), code()),
+                (multispace0, char(')')),
+            ),
+            Some,
+        ),
+        map(
+            separated_list1(
+                alt((
+                    recognize((multispace0, char(','), multispace0)),
+                    multispace1,
+                )),
+                code(),
+            ),
+            Some,
+        ),
+    ));
+    let parsed: IResult<&str, (Option<Vec<u32>>, i64)> = all_consuming((
+        codes,
+        preceded((multispace1, tag_no_case("SEVERITY"), multispace1), signed),
+    ))
+    .parse(args);
+    let (_, (codes, severity)) = parsed.ok()?;
+    Some(SetOption::Severity {
+        codes,
+        severity: severity as i32,
+    })
+}
+
+fn if_command(args: &str) -> Option<Command> {
+    let variable = alt((
+        value(Variable::ErrorCode, tag_no_case("ERRORCODE")),
+        value(Variable::ActivityCount, tag_no_case("ACTIVITYCOUNT")),
+        value(Variable::ErrorLevel, tag_no_case("ERRORLEVEL")),
+        value(Variable::SqlState, tag_no_case("SQLSTATE")),
+    ));
+    let op = alt((
+        value(
+            Op::Ne,
+            alt((
+                tag("<>"),
+                tag("^="),
+                tag("!="),
+                tag("~="),
+                tag_no_case("NOT="),
+            )),
+        ),
+        value(Op::Le, tag("<=")),
+        value(Op::Ge, tag(">=")),
+        value(Op::Eq, tag("=")),
+        value(Op::Lt, tag("<")),
+        value(Op::Gt, tag(">")),
+        value(Op::Eq, tag_no_case("EQ")),
+        value(Op::Ne, tag_no_case("NE")),
+        value(Op::Le, tag_no_case("LE")),
+        value(Op::Ge, tag_no_case("GE")),
+        value(Op::Lt, tag_no_case("LT")),
+        value(Op::Gt, tag_no_case("GT")),
+    ));
+    let operand = alt((
+        map(signed, Operand::Number),
+        map(
+            delimited(char('\''), take_till(|c| c == '\''), char('\'')),
+            |s: &str| Operand::Text(s.to_string()),
+        ),
+    ));
+    let parsed: IResult<&str, (Variable, Op, Operand)> = (
+        variable,
+        preceded(multispace0, op),
+        preceded(multispace0, operand),
+    )
+        .parse(args);
+    let (rest, (variable, op, value)) = parsed.ok()?;
+    let (then, _) = (
+        multispace1::<&str, nom::error::Error<&str>>,
+        tag_no_case("THEN"),
+    )
+        .parse(rest)
+        .ok()?;
+    let then = then.trim();
+    if then.is_empty() {
+        return None;
+    }
+    Some(Command::If {
+        condition: Condition {
+            variable,
+            op,
+            value,
+        },
+        then: then.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logon_keeps_only_the_user() {
+        assert_eq!(
+            parse(".LOGON 127.0.0.1/dbc,dbc;"),
+            Ok(Command::Logon { user: "dbc".into() })
+        );
+        assert_eq!(
+            parse(".logon tdprod/etl_user,secret,'acct'"),
+            Ok(Command::Logon {
+                user: "etl_user".into()
+            })
+        );
+        assert_eq!(parse(".LOGON me"), Ok(Command::Logon { user: "me".into() }));
+    }
+
+    #[test]
+    fn quit_and_exit_take_a_code() {
+        assert_eq!(parse(".QUIT"), Ok(Command::Quit(None)));
+        assert_eq!(
+            parse(".quit 3;"),
+            Ok(Command::Quit(Some(ExitCode::Number(3))))
+        );
+        assert_eq!(
+            parse(".EXIT ERRORCODE"),
+            Ok(Command::Quit(Some(ExitCode::ErrorCode)))
+        );
+        assert_eq!(
+            parse(".exit errorlevel;"),
+            Ok(Command::Quit(Some(ExitCode::ErrorLevel)))
+        );
+        assert_eq!(
+            parse(".QUIT ACTIVITYCOUNT"),
+            Ok(Command::Quit(Some(ExitCode::ActivityCount)))
+        );
+        assert!(parse(".QUIT soon").is_err());
+    }
+
+    #[test]
+    fn set_errorlevel_forms() {
+        let sev = |codes: Option<Vec<u32>>, severity| {
+            Ok(Command::Set(SetOption::Severity { codes, severity }))
+        };
+        assert_eq!(
+            parse(".SET ERRORLEVEL 3807 SEVERITY 0"),
+            sev(Some(vec![3807]), 0)
+        );
+        assert_eq!(
+            parse(".SET ERRORLEVEL (3807, 3803) SEVERITY 4;"),
+            sev(Some(vec![3807, 3803]), 4)
+        );
+        assert_eq!(
+            parse(".set errorlevel 3807,3803 severity 0"),
+            sev(Some(vec![3807, 3803]), 0)
+        );
+        assert_eq!(parse(".SET ERRORLEVEL UNKNOWN SEVERITY 8"), sev(None, 8));
+        assert_eq!(
+            parse(".SET ERRORLEVEL OFF"),
+            Ok(Command::Set(SetOption::ErrorLevel(false)))
+        );
+        assert!(parse(".SET ERRORLEVEL 3807").is_err());
+    }
+
+    #[test]
+    fn set_report_options() {
+        let set = |o| Ok(Command::Set(o));
+        assert_eq!(parse(".SET WIDTH 132"), set(SetOption::Width(132)));
+        assert_eq!(
+            parse(".SET NULL AS 'n/a'"),
+            set(SetOption::Null("n/a".into()))
+        );
+        assert_eq!(parse(".SET NULL ''"), set(SetOption::Null(String::new())));
+        assert_eq!(
+            parse(".SET SEPARATOR '|'"),
+            set(SetOption::Separator("|".into()))
+        );
+        assert_eq!(
+            parse(".SET SEPARATOR 1"),
+            set(SetOption::Separator(" ".into()))
+        );
+        assert_eq!(
+            parse(".SET TITLEDASHES OFF"),
+            set(SetOption::TitleDashes(false))
+        );
+        assert_eq!(parse(".SET RETLIMIT 5"), set(SetOption::RetLimit(5)));
+        assert_eq!(parse(".SET QUIET ON"), set(SetOption::Quiet(true)));
+        assert_eq!(parse(".SET ECHOREQ OFF"), set(SetOption::EchoReq(false)));
+        assert_eq!(parse(".ECHOREQ ON"), set(SetOption::EchoReq(true)));
+        assert_eq!(parse(".SET MAXERROR 1"), set(SetOption::MaxError(1)));
+        assert_eq!(
+            parse(".SET SESSION TRANSACTION ANSI"),
+            set(SetOption::SessionTransaction { ansi: true })
+        );
+        assert_eq!(
+            parse(".SET SESSIONS 4"),
+            set(SetOption::Accepted("SESSIONS".into()))
+        );
+        assert!(parse(".SET WIDTH 5").is_err());
+        assert!(parse(".SET COLOUR blue").is_err());
+    }
+
+    #[test]
+    fn if_then_keeps_the_action_text() {
+        let c = parse(".IF ERRORCODE <> 0 THEN .GOTO failed;").unwrap();
+        assert_eq!(
+            c,
+            Command::If {
+                condition: Condition {
+                    variable: Variable::ErrorCode,
+                    op: Op::Ne,
+                    value: Operand::Number(0),
+                },
+                then: ".GOTO failed".into(),
+            }
+        );
+        let c = parse(".if activitycount=0 then .quit 1").unwrap();
+        assert!(matches!(
+            c,
+            Command::If { condition: Condition { variable: Variable::ActivityCount, op: Op::Eq, .. }, ref then } if then == ".quit 1"
+        ));
+        let c = parse(".IF SQLSTATE NE '00000' THEN SEL 1;").unwrap();
+        assert!(matches!(c, Command::If { ref then, .. } if then == "SEL 1"));
+        assert!(parse(".IF ERRORCODE 0 THEN .QUIT").is_err());
+        assert!(parse(".IF ERRORCODE = 0").is_err());
+    }
+
+    #[test]
+    fn run_label_goto_remark_os() {
+        assert_eq!(
+            parse(".RUN FILE = logon.txt;"),
+            Ok(Command::Run("logon.txt".into()))
+        );
+        assert_eq!(
+            parse(".run file=./a b.sql"),
+            Ok(Command::Run("./a b.sql".into()))
+        );
+        assert_eq!(
+            parse(".RUN FILE 'x.bteq'"),
+            Ok(Command::Run("x.bteq".into()))
+        );
+        assert!(parse(".RUN x.bteq").is_err());
+        assert_eq!(parse(".LABEL done"), Ok(Command::Label("done".into())));
+        assert_eq!(parse(".GOTO done;"), Ok(Command::Goto("done".into())));
+        assert_eq!(
+            parse(".REMARK 'it''s done'"),
+            Ok(Command::Remark("it's done".into()))
+        );
+        assert_eq!(
+            parse(".REMARK 'one// two'"),
+            Ok(Command::Remark("one\n two".into()))
+        );
+        assert_eq!(parse(".OS ls -l"), Ok(Command::Os("ls -l".into())));
+        assert_eq!(parse(".EXPORT RESET"), Ok(Command::NotYet("EXPORT".into())));
+        assert!(parse(".FROBNICATE").is_err());
+    }
+}

@@ -1,0 +1,24 @@
+.LOGON tdprod/etl_user,secret;
+.SET ERRORLEVEL 3807 SEVERITY 0
+SEL * FROM missing_table;
+.IF ERRORCODE = 3807 THEN .REMARK 'no such table, carrying on'
+CREATE TABLE t (a INTEGER);
+INS t (1);
+INS t (2);
+SEL * FROM t ORDER BY a;
+.IF ACTIVITYCOUNT = 2 THEN .GOTO two_rows
+.REMARK 'never printed'
+SEL * FROM also_skipped;
+.LABEL TWO_ROWS
+.SET NULL 'n/a'
+.SET SEPARATOR ' | '
+.SET TITLEDASHES OFF
+SEL a, NULLIFZERO(a - 1) AS b FROM t ORDER BY a;
+.SET RETLIMIT 1
+SEL a FROM t ORDER BY a;
+.IF ERRORLEVEL > 0 THEN .QUIT 99
+.LOGOFF
+SEL 1;
+.LOGON x/y,z
+.QUIT 3
+SEL 'not reached';
