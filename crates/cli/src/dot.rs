@@ -58,8 +58,19 @@ pub enum Command {
     Timeout(Option<f64>),
     /// `.CHECKPOINT` (tdlite).
     Checkpoint,
-    /// A BTEQ command tdlite knows but does not do yet (`.IMPORT`, `.EXPORT`, …).
+    /// `.EXPORT kind FILE = path` (`Some`) or `.EXPORT RESET` (`None`).
+    Export(Option<(ExportKind, String)>),
+    /// A BTEQ command tdlite knows but does not do yet (`.IMPORT`, `.REPEAT`, …).
     NotYet(String),
+}
+
+/// What `.EXPORT` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportKind {
+    /// BTEQ's REPORT: the report the screen would show.
+    Report,
+    /// tdlite's data formats: CSV, TSV, JSON lines, Arrow IPC.
+    Data(crate::export::DataFormat),
 }
 
 /// The code `.QUIT` / `.EXIT` ends with.
@@ -276,8 +287,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 .ok_or_else(|| bad("takes a number of seconds or 'off'"))
         }
         "CHECKPOINT" => Ok(Command::Checkpoint),
-        "IMPORT" | "EXPORT" | "REPEAT" | "COMPILE" | "PACK" | "MESSAGEOUT" | "TSO" | "HANG"
-        | "WAIT" | "ABORT" => Ok(Command::NotYet(upper)),
+        "EXPORT" => export(args).map(Command::Export),
+        "IMPORT" | "REPEAT" | "COMPILE" | "PACK" | "MESSAGEOUT" | "TSO" | "HANG" | "WAIT"
+        | "ABORT" => Ok(Command::NotYet(upper)),
         _ => Err(format!("Unrecognized command '{word}'")),
     }
 }
@@ -352,6 +364,32 @@ fn run_file(args: &str) -> Option<String> {
     .parse(args);
     let path = unquote(parsed.ok()?.1);
     (!path.is_empty()).then_some(path)
+}
+
+/// `RESET`, or `[kind] FILE = path [, options]` with kind REPORT, CSV, TSV, JSON or ARROW.
+fn export(args: &str) -> Result<Option<(ExportKind, String)>, String> {
+    if args.eq_ignore_ascii_case("RESET") {
+        return Ok(None);
+    }
+    let (rest, kind) = word(args).map_err(|_| ".EXPORT: expected a kind and FILE = path")?;
+    let kind = match kind.to_ascii_uppercase().as_str() {
+        "REPORT" => ExportKind::Report,
+        "DATA" | "INDICDATA" | "DIF" | "FILE" | "DDNAME" => {
+            return Err(format!(
+                ".EXPORT {}: BTEQ's binary record formats are not supported yet; \
+                 .EXPORT REPORT, CSV, TSV, JSON or ARROW are",
+                kind.to_ascii_uppercase()
+            ))
+        }
+        k => ExportKind::Data(k.parse().map_err(|e| format!(".EXPORT: {e}"))?),
+    };
+    // options after the path (`, OPEN`, `, CLOSE`, `LIMIT = n`) change nothing here
+    let path = run_file(rest.trim()).ok_or(".EXPORT: expected FILE = path")?;
+    let path = match path.split_once(',') {
+        Some((p, _)) if !path.starts_with(['\'', '"']) => p.trim().to_string(),
+        _ => path,
+    };
+    Ok(Some((kind, path)))
 }
 
 fn set(args: &str) -> Result<SetOption, String> {
@@ -675,7 +713,23 @@ mod tests {
             Ok(Command::Remark("one\n two".into()))
         );
         assert_eq!(parse(".OS ls -l"), Ok(Command::Os("ls -l".into())));
-        assert_eq!(parse(".EXPORT RESET"), Ok(Command::NotYet("EXPORT".into())));
+        assert_eq!(parse(".EXPORT RESET"), Ok(Command::Export(None)));
+        assert_eq!(
+            parse(".EXPORT REPORT FILE = out.txt, CLOSE"),
+            Ok(Command::Export(Some((
+                ExportKind::Report,
+                "out.txt".into()
+            ))))
+        );
+        assert_eq!(
+            parse(".export csv file=rows.csv;"),
+            Ok(Command::Export(Some((
+                ExportKind::Data(crate::export::DataFormat::Csv),
+                "rows.csv".into()
+            ))))
+        );
+        assert!(parse(".EXPORT DATA FILE = x.dat").is_err());
+        assert!(parse(".EXPORT REPORT").is_err());
         assert!(parse(".FROBNICATE").is_err());
     }
 }

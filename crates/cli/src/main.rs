@@ -4,6 +4,7 @@
 //! code: 0 success, 4 warning, 8 user error, 12 severe.
 
 mod dot;
+mod export;
 mod format;
 mod repl;
 mod runner;
@@ -16,6 +17,7 @@ use tdlite::{Database, Options, SessionMode, SyncMode};
 const USAGE: &str = "\
 usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
               [--mode teradata|ansi] [--charset utf8|latin1] [--allow-os]
+              [--format csv|tsv|json|arrow]
        tdlite --help | --version";
 
 const HELP: &str = "\
@@ -41,6 +43,10 @@ last line arrives. The exit status is BTEQ's return code: 0 ok, 2 SQL without a 
                              UTF-8 fails its request with 6706) or latin1 (ISO 8859-1)
   --allow-os                 let .OS run shell commands (off by default: scripts from
                              elsewhere could run anything)
+  --format csv|tsv|json|arrow
+                             write the rows of each query to standard output in that format
+                             (json: one object per line; arrow: an Arrow IPC stream per
+                             query), and everything else to standard error
   -h, --help                 this text
   -V, --version              the version";
 fn main() {
@@ -57,6 +63,7 @@ fn real_main() -> i32 {
     let mut mode = SessionMode::Teradata;
     let mut charset = script::Charset::default();
     let mut allow_os = false;
+    let mut data_format = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -110,6 +117,14 @@ fn real_main() -> i32 {
                 }
             }
             "--allow-os" => allow_os = true,
+            "--format" => {
+                i += 1;
+                match args.get(i).map(|f| f.parse::<export::DataFormat>()) {
+                    Some(Ok(f)) => data_format = Some(f),
+                    Some(Err(e)) => return usage_error(&e),
+                    None => return usage_error("--format needs csv, tsv, json or arrow"),
+                }
+            }
             "--mode" => {
                 i += 1;
                 mode = match args.get(i).map(|m| m.to_ascii_lowercase()).as_deref() {
@@ -156,6 +171,7 @@ fn real_main() -> i32 {
     runner.set_consume_timeout(timeout);
     runner.charset = charset;
     runner.allow_os = allow_os;
+    runner.data_format = data_format;
     if runner.session.set_mode(mode).is_err() {
         return usage_error("cannot set the session mode");
     }

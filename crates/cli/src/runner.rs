@@ -6,7 +6,8 @@
 //! Invariant: a request or command never ends the process; it returns a [`Flow`], and only the
 //! caller (script, REPL) stops reading input.
 
-use crate::dot::{self, Command, Condition, ExitCode, Operand, SetOption, Variable};
+use crate::dot::{self, Command, Condition, ExitCode, ExportKind, Operand, SetOption, Variable};
+use crate::export::{self, DataFormat};
 use crate::format::{self, Report};
 use std::collections::HashMap;
 use std::io::Write;
@@ -50,6 +51,9 @@ pub struct Runner {
     pub run_depth: usize,
     /// How script bytes become text (`--charset`).
     pub charset: crate::script::Charset,
+    /// `--format`: query rows go to standard output in this format, and everything else
+    /// (echo, status lines, errors) to standard error.
+    pub data_format: Option<DataFormat>,
     /// The session's cancel handle, where the Ctrl-C handler finds it after a new `.LOGON`.
     pub cancel: Arc<Mutex<tdlite::CancelHandle>>,
     logged_on: bool,
@@ -61,6 +65,14 @@ pub struct Runner {
     unknown_severity: Option<i32>,
     errorlevel_on: bool,
     maxerror: Option<i32>,
+    export: Option<Export>,
+}
+
+/// An open `.EXPORT` file.
+struct Export {
+    kind: ExportKind,
+    path: String,
+    file: std::io::BufWriter<std::fs::File>,
 }
 
 /// What `.IF` tests: the outcome of the last request.
@@ -110,6 +122,7 @@ impl Runner {
             allow_os: false,
             run_depth: 0,
             charset: crate::script::Charset::default(),
+            data_format: None,
             cancel,
             logged_on: true,
             consume_timeout: None,
@@ -120,6 +133,7 @@ impl Runner {
             unknown_severity: None,
             errorlevel_on: true,
             maxerror: None,
+            export: None,
         }
     }
 
@@ -129,10 +143,48 @@ impl Runner {
         self.session.set_consume_timeout(timeout);
     }
 
+    /// Messages: to standard output, or to standard error while `--format` gives standard
+    /// output to the rows.
     fn out(&self, s: &str) {
-        let mut o = std::io::stdout().lock();
-        let _ = o.write_all(s.as_bytes());
-        let _ = o.flush();
+        if self.data_format.is_some() {
+            let mut o = std::io::stderr().lock();
+            let _ = o.write_all(s.as_bytes());
+        } else {
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_all(s.as_bytes());
+            let _ = o.flush();
+        }
+    }
+
+    /// Where a statement's rows go: an `.EXPORT` file, standard output in `--format`, or the
+    /// screen's report (returned as text for `out`).
+    fn rows_out(&mut self, r: &tdlite::StatementResult) -> Option<String> {
+        let rows = r.rows.as_ref().filter(|_| {
+            !matches!(
+                r.kind,
+                tdlite::StatementKind::Show | tdlite::StatementKind::Explain
+            )
+        });
+        let written = match (rows, &mut self.export, self.data_format) {
+            (Some(rows), Some(e), _) => match e.kind {
+                ExportKind::Report => e
+                    .file
+                    .write_all(format::table(rows, &self.report).as_bytes())
+                    .and_then(|()| e.file.flush())
+                    .map_err(|err| err.to_string()),
+                ExportKind::Data(f) => export::write_rows(f, rows, &mut e.file),
+            }
+            .map_err(|err| format!("cannot write the export file '{}': {err}", e.path)),
+            (Some(rows), None, Some(f)) => {
+                export::write_rows(f, rows, &mut std::io::stdout().lock())
+                    .map_err(|err| format!("cannot write the rows: {err}"))
+            }
+            _ => return Some(format::result(r, &self.report)),
+        };
+        if let Err(msg) = written {
+            self.error(&msg);
+        }
+        Some(format!("{}\n", format::status_line(r)))
     }
 
     /// A tdlite (not a database) error: said, and counted with severity 8.
@@ -237,11 +289,10 @@ impl Runner {
                     errorlevel: self.vars.errorlevel,
                 };
                 for r in &results {
-                    let text = format::result(r, &self.report);
                     if self.quiet {
                         // QUIET ON: the status lines only, no rows
                         self.out(&format!("{}\n", format::status_line(r)));
-                    } else {
+                    } else if let Some(text) = self.rows_out(r) {
                         self.out(&text);
                     }
                 }
@@ -368,6 +419,24 @@ impl Runner {
                     self.rc = self.rc.max(12);
                     self.out(&format!(" *** Failure {} {e}\n", e.code().number));
                 }
+            },
+            Command::Export(None) => match self.export.take() {
+                Some(mut e) => {
+                    let _ = e.file.flush();
+                    self.out(" *** Output returned to console.\n");
+                }
+                None => self.error(".EXPORT RESET: no export is open."),
+            },
+            Command::Export(Some((kind, path))) => match std::fs::File::create(&path) {
+                Ok(f) => {
+                    self.export = Some(Export {
+                        kind,
+                        path,
+                        file: std::io::BufWriter::new(f),
+                    });
+                    self.out(" *** To reset export, type .EXPORT RESET\n");
+                }
+                Err(e) => self.error(&format!("cannot create the export file '{path}': {e}")),
             },
             Command::NotYet(word) => self.error(&format!(
                 ".{word} is not supported by tdlite yet (docs/bteq.md)."

@@ -365,3 +365,50 @@ fn each_request_on_a_pipe_runs_before_the_pipe_closes() {
     drop(stdin);
     assert_eq!(child.wait().expect("exit").code(), Some(0));
 }
+
+#[test]
+fn export_writes_the_report_or_the_data_to_a_file_and_reset_returns_to_the_screen() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = b"CREATE TABLE t (a INTEGER, s VARCHAR(10));
+INS t (1, 'x,y');
+INS t (2, NULL);
+.EXPORT REPORT FILE = report.txt
+SEL a, s FROM t ORDER BY a;
+.EXPORT CSV FILE = rows.csv
+SEL a, s FROM t ORDER BY a;
+.EXPORT RESET
+SEL COUNT(*) AS n FROM t;
+.EXPORT DATA FILE = rows.dat
+";
+    let (out, _, code) = run_in(dir.path(), &[], script);
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("export file");
+    assert_eq!(read("report.txt"), "a  s\n-  ---\n1  x,y\n2  ?\n");
+    assert_eq!(read("rows.csv"), "a,s\n1,\"x,y\"\n2,\n");
+    assert!(out.contains(" *** Output returned to console."), "{out}");
+    // only the last query's rows reach the screen
+    assert_eq!(
+        out.matches("x,y").count(),
+        1,
+        "only the INS echo shows it:\n{out}"
+    );
+    assert!(out.contains("n\n-\n2"), "{out}");
+    assert!(
+        out.contains("binary record formats are not supported yet"),
+        "{out}"
+    );
+    assert_eq!(code, 8);
+}
+
+#[test]
+fn the_format_flag_gives_standard_output_to_the_rows() {
+    let (out, err, code) = run_with_stdin(
+        &["--format", "json"],
+        b"CREATE TABLE t (a INTEGER, s VARCHAR(5));\nINS t (1, 'q\"');\nSEL * FROM t;\n",
+    );
+    assert_eq!(out, "{\"a\":1,\"s\":\"q\\\"\"}\n");
+    assert!(
+        err.contains(" *** Query completed. One row found."),
+        "{err}"
+    );
+    assert_eq!(code, 0);
+}
