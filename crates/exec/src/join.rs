@@ -271,6 +271,28 @@ impl Exec<'_> {
             .map(|(_, r)| r.clone())
     }
 
+    /// The rows a FROM name stands for when it is not a table: a CTE in scope, or a DBC
+    /// dictionary view (`DBC.TablesV`, see dbc.rs).
+    pub(crate) fn named_rows(&self, name: &ast::ObjectName) -> Result<Option<crate::result::Rows>> {
+        if let Some(rows) = self.cte(name) {
+            return Ok(Some(rows));
+        }
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .map(|p| {
+                p.as_ident()
+                    .map_or_else(|| p.to_string(), |i| i.value.clone())
+            })
+            .collect();
+        crate::dbc::view_rows(
+            &self.shared.storage.catalog,
+            self.user,
+            self.database,
+            &parts,
+        )
+    }
+
     /// The base table a FROM item names (not a view, a CTE, a sampled or a derived table),
     /// with its qualifier.
     pub(crate) fn base_table(
@@ -287,7 +309,7 @@ impl Exec<'_> {
         else {
             return Ok(None);
         };
-        if self.cte(name).is_some() {
+        if self.named_rows(name)?.is_some() {
             return Ok(None);
         }
         let table = self.must_get_table(name)?;
@@ -311,9 +333,14 @@ impl Exec<'_> {
                 args: None,
                 ..
             } => {
-                if let Some(rows) = self.cte(name) {
+                if let Some(rows) = self.named_rows(name)? {
                     let q = alias.as_ref().map_or_else(
-                        || tdlite_parser::object_name_string(name),
+                        || {
+                            name.0
+                                .last()
+                                .and_then(|p| p.as_ident())
+                                .map_or_else(String::new, |i| i.value.clone())
+                        },
                         |a| a.name.value.clone(),
                     );
                     return derived_relation(rows, Some(q.to_ascii_uppercase()), None);

@@ -55,6 +55,7 @@ mod correlate;
 mod ctas;
 mod cte;
 mod database;
+mod dbc;
 mod ddl;
 mod decimal;
 mod dictionary;

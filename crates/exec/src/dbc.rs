@@ -1,0 +1,494 @@
+//! The DBC dictionary views that scripts query (`DBC.TablesV`, `ColumnsV`, `DatabasesV`,
+//! `IndicesV`, `UsersV`, `AllRightsV`, and their `…V`-less and `…X` names), filled from the
+//! catalog when a query names one. They read like tables: `SEL TableName FROM DBC.TablesV
+//! WHERE DatabaseName = 'sales'` works as on Teradata, with Teradata's column names and codes
+//! (TableKind `T`/`V`/`Q`, ColumnType `I `/`CV`/`DA`/…).
+//!
+//! Invariants: a view has the same columns whatever the catalog holds (an empty catalog gives
+//! no rows, never another shape); values Teradata keeps and tdlite does not (timestamps, space,
+//! accounts) are NULL rather than made up. tdlite has no rights, so `AllRightsV` is empty.
+
+use crate::error::Result;
+use crate::result::Rows;
+use arrow::array::{ArrayRef, Int32Array, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::RecordBatch;
+use std::sync::Arc;
+use tdlite_storage::catalog::{Catalog, Column, DefaultValue, IndexSpec};
+use tdlite_storage::types::{SqlType, Value};
+
+/// A column of a view being built: text or integer cells.
+enum Cells {
+    Text(Vec<Option<String>>),
+    Int(Vec<Option<i32>>),
+}
+
+/// Builds a view's rows column by column.
+struct Builder {
+    names: Vec<&'static str>,
+    cells: Vec<Cells>,
+}
+
+impl Builder {
+    fn new(columns: &[(&'static str, bool)]) -> Self {
+        Builder {
+            names: columns.iter().map(|(n, _)| *n).collect(),
+            cells: columns
+                .iter()
+                .map(|(_, int)| {
+                    if *int {
+                        Cells::Int(Vec::new())
+                    } else {
+                        Cells::Text(Vec::new())
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Adds a row: one `Cell` per column, in order.
+    fn row(&mut self, values: Vec<Cell>) {
+        for (col, v) in self.cells.iter_mut().zip(values) {
+            match (col, v) {
+                (Cells::Text(c), Cell::Text(t)) => c.push(Some(t)),
+                (Cells::Int(c), Cell::Int(i)) => c.push(Some(i)),
+                (Cells::Text(c), Cell::Null) => c.push(None),
+                (Cells::Int(c), Cell::Null) => c.push(None),
+                (Cells::Text(c), Cell::Int(i)) => c.push(Some(i.to_string())),
+                (Cells::Int(c), Cell::Text(_)) => c.push(None),
+            }
+        }
+    }
+
+    fn finish(self) -> Result<Rows> {
+        let fields: Vec<Field> = self
+            .names
+            .iter()
+            .zip(&self.cells)
+            .map(|(n, c)| match c {
+                Cells::Text(_) => Field::new(*n, DataType::Utf8, true),
+                Cells::Int(_) => Field::new(*n, DataType::Int32, true),
+            })
+            .collect();
+        let schema = Arc::new(Schema::new(fields));
+        let arrays: Vec<ArrayRef> = self
+            .cells
+            .into_iter()
+            .map(|c| match c {
+                Cells::Text(v) => Arc::new(StringArray::from(v)) as ArrayRef,
+                Cells::Int(v) => Arc::new(Int32Array::from(v)) as ArrayRef,
+            })
+            .collect();
+        Ok(Rows {
+            schema: schema.clone(),
+            batches: vec![RecordBatch::try_new(schema, arrays)?],
+        })
+    }
+}
+
+/// One cell of a row being added.
+enum Cell {
+    Text(String),
+    Int(i32),
+    Null,
+}
+
+fn text(s: impl Into<String>) -> Cell {
+    Cell::Text(s.into())
+}
+
+/// Which view a name means, if any: `DBC.TablesV` (any case), or `TablesV` alone while the
+/// default database is DBC.
+fn which(parts: &[String], default_db: Option<&str>) -> Option<&'static str> {
+    let view = match parts {
+        [db, v] if db.eq_ignore_ascii_case("DBC") => v,
+        [v] if default_db.is_some_and(|d| d.eq_ignore_ascii_case("DBC")) => v,
+        _ => return None,
+    };
+    let upper = view.to_ascii_uppercase();
+    let base = upper
+        .strip_suffix("VX")
+        .or_else(|| upper.strip_suffix('V'))
+        .or_else(|| upper.strip_suffix('X'))
+        .unwrap_or(&upper);
+    Some(match base {
+        "TABLES" => "TABLES",
+        "COLUMNS" => "COLUMNS",
+        "DATABASES" => "DATABASES",
+        "INDICES" => "INDICES",
+        "USERS" => "USERS",
+        "ALLRIGHTS" => "ALLRIGHTS",
+        _ => return None,
+    })
+}
+
+/// The rows of the dictionary view `parts` names (`["DBC", "TablesV"]`), or `None` if it names
+/// none. `user` is the session's user, whose database holds the unqualified tables.
+///
+/// # Errors
+/// Only Arrow errors building the batch (none expected).
+pub(crate) fn view_rows(
+    catalog: &Catalog,
+    user: &str,
+    default_db: Option<&str>,
+    parts: &[String],
+) -> Result<Option<Rows>> {
+    let Some(view) = which(parts, default_db) else {
+        return Ok(None);
+    };
+    let rows = match view {
+        "TABLES" => tables(catalog, user),
+        "COLUMNS" => columns(catalog, user),
+        "DATABASES" => databases(catalog, user),
+        "INDICES" => indices(catalog, user),
+        "USERS" => users(user),
+        _ => all_rights(),
+    }?;
+    Ok(Some(rows))
+}
+
+/// Database and object name of a catalog entry, as the views show them.
+fn split_name(name: &str, user: &str) -> (String, String) {
+    match name.rsplit_once('.') {
+        Some((db, t)) => (db.to_string(), t.to_string()),
+        None => (user.to_string(), name.to_string()),
+    }
+}
+
+fn tables(catalog: &Catalog, user: &str) -> Result<Rows> {
+    let mut b = Builder::new(&[
+        ("DatabaseName", false),
+        ("TableName", false),
+        ("TableKind", false),
+        ("ProtectionType", false),
+        ("CreatorName", false),
+        ("RequestText", false),
+        ("CommentString", false),
+        ("CreateTimeStamp", false),
+        ("LastAlterName", false),
+        ("LastAlterTimeStamp", false),
+        ("QueueFlag", false),
+    ]);
+    for t in catalog.tables() {
+        let s = &t.schema;
+        let (db, name) = split_name(&s.name, user);
+        let kind = match (&s.view, s.queue) {
+            (Some(_), _) => "V",
+            (None, true) => "Q",
+            (None, false) => "T",
+        };
+        b.row(vec![
+            text(db),
+            text(name),
+            text(kind),
+            text("N"),
+            text(user),
+            text(s.view.clone().unwrap_or_else(|| s.ddl.clone())),
+            Cell::Null,
+            Cell::Null,
+            text(user),
+            Cell::Null,
+            text(if s.queue { "Y" } else { "N" }),
+        ]);
+    }
+    b.finish()
+}
+
+/// Teradata's two-character type code (`DBC.ColumnsV.ColumnType`).
+fn type_code(ty: &SqlType) -> &'static str {
+    match ty {
+        SqlType::ByteInt => "I1",
+        SqlType::SmallInt => "I2",
+        SqlType::Integer => "I ",
+        SqlType::BigInt => "I8",
+        SqlType::Decimal(..) => "D ",
+        SqlType::Float => "F ",
+        SqlType::Char(_) => "CF",
+        SqlType::VarChar(_) => "CV",
+        SqlType::Date => "DA",
+        SqlType::Time(_) => "AT",
+        SqlType::Timestamp(_) => "TS",
+        SqlType::Byte(_) => "BF",
+        SqlType::VarByte(_) => "BV",
+    }
+}
+
+/// The bytes Teradata stores a value of `ty` in (`ColumnLength`); character columns count
+/// two bytes a character (tdlite's character set is Unicode).
+fn length(ty: &SqlType) -> i32 {
+    match ty {
+        SqlType::ByteInt => 1,
+        SqlType::SmallInt => 2,
+        SqlType::Integer | SqlType::Date => 4,
+        SqlType::BigInt | SqlType::Float => 8,
+        SqlType::Decimal(p, _) => match p {
+            0..=2 => 1,
+            3..=4 => 2,
+            5..=9 => 4,
+            10..=18 => 8,
+            _ => 16,
+        },
+        SqlType::Char(n) | SqlType::VarChar(n) => (*n as i32).saturating_mul(2),
+        SqlType::Byte(n) | SqlType::VarByte(n) => *n as i32,
+        SqlType::Time(_) => 6,
+        SqlType::Timestamp(_) => 10,
+    }
+}
+
+fn default_text(c: &Column) -> Cell {
+    match &c.default {
+        None => Cell::Null,
+        Some(DefaultValue::CurrentTimestamp) => text("CURRENT_TIMESTAMP"),
+        Some(DefaultValue::CurrentDate) => text("DATE"),
+        Some(DefaultValue::CurrentTime) => text("TIME"),
+        Some(DefaultValue::User) => text("USER"),
+        Some(DefaultValue::Const(v)) => match v {
+            Value::Null => text("NULL"),
+            Value::Int(i) => text(i.to_string()),
+            Value::Str(s) => text(format!("'{}'", s.replace('\'', "''"))),
+            Value::Float(f) => text(f.to_string()),
+            Value::Decimal(v, s) => text(decimal_text(*v, *s)),
+            Value::Date(d) => text(
+                chrono::DateTime::from_timestamp(i64::from(*d) * 86_400, 0)
+                    .map_or_else(String::new, |t| format!("DATE '{}'", t.format("%Y-%m-%d"))),
+            ),
+            Value::Time(_) | Value::Timestamp(_) | Value::Bytes(_) => Cell::Null,
+        },
+    }
+}
+
+/// An unscaled decimal and its scale as text: `(1050, 2)` is `10.50`.
+fn decimal_text(v: i128, scale: i8) -> String {
+    if scale <= 0 {
+        return 10i128
+            .checked_pow(u32::from(scale.unsigned_abs()))
+            .and_then(|p| v.checked_mul(p))
+            .map_or_else(|| format!("{v}E{}", -i32::from(scale)), |x| x.to_string());
+    }
+    let digits = format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
+    let (int, frac) = digits.split_at(digits.len() - scale as usize);
+    format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
+}
+
+fn columns(catalog: &Catalog, user: &str) -> Result<Rows> {
+    let mut b = Builder::new(&[
+        ("DatabaseName", false),
+        ("TableName", false),
+        ("ColumnName", false),
+        ("ColumnFormat", false),
+        ("ColumnTitle", false),
+        ("ColumnType", false),
+        ("ColumnLength", true),
+        ("DefaultValue", false),
+        ("Nullable", false),
+        ("CommentString", false),
+        ("DecimalTotalDigits", true),
+        ("DecimalFractionalDigits", true),
+        ("ColumnId", true),
+        ("UpperCaseFlag", false),
+        ("CharType", true),
+    ]);
+    for t in catalog.tables() {
+        let (db, name) = split_name(&t.schema.name, user);
+        for (i, c) in t.schema.columns.iter().enumerate() {
+            let (digits, fraction) = match c.ty {
+                SqlType::Decimal(p, s) => (Cell::Int(p.into()), Cell::Int(s.into())),
+                SqlType::Time(p) | SqlType::Timestamp(p) => (Cell::Null, Cell::Int(p.into())),
+                _ => (Cell::Null, Cell::Null),
+            };
+            let case_flag = match (c.ty.is_character(), c.uppercase, c.case_specific) {
+                (false, ..) => Cell::Null,
+                (true, true, _) => text("U"),
+                (true, false, true) => text("C"),
+                (true, false, false) => text("N"),
+            };
+            b.row(vec![
+                text(db.clone()),
+                text(name.clone()),
+                text(c.name.clone()),
+                c.format.clone().map_or(Cell::Null, text),
+                c.title.clone().map_or(Cell::Null, text),
+                text(type_code(&c.ty)),
+                Cell::Int(length(&c.ty)),
+                default_text(c),
+                text(if c.nullable { "Y" } else { "N" }),
+                Cell::Null,
+                digits,
+                fraction,
+                Cell::Int(1025 + i as i32),
+                case_flag,
+                if c.ty.is_character() {
+                    Cell::Int(2)
+                } else {
+                    Cell::Null
+                },
+            ]);
+        }
+    }
+    b.finish()
+}
+
+fn databases(catalog: &Catalog, user: &str) -> Result<Rows> {
+    let mut b = Builder::new(&[
+        ("DatabaseName", false),
+        ("CreatorName", false),
+        ("OwnerName", false),
+        ("AccountName", false),
+        ("ProtectionType", false),
+        ("JournalFlag", false),
+        ("PermSpace", true),
+        ("SpoolSpace", true),
+        ("TempSpace", true),
+        ("CommentString", false),
+        ("CreateTimeStamp", false),
+        ("LastAlterName", false),
+        ("LastAlterTimeStamp", false),
+        ("DBKind", false),
+    ]);
+    let mut names: Vec<(String, &str)> = vec![("DBC".into(), "U"), (user.to_string(), "U")];
+    for t in catalog.tables() {
+        if let Some((db, _)) = t.schema.name.rsplit_once('.') {
+            if !names.iter().any(|(n, _)| n.eq_ignore_ascii_case(db)) {
+                names.push((db.to_string(), "D"));
+            }
+        }
+    }
+    for (name, kind) in names {
+        let owner = if name == "DBC" { "DBC" } else { user };
+        b.row(vec![
+            text(name),
+            text(owner),
+            text(owner),
+            Cell::Null,
+            text("N"),
+            text("NN"),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            text(kind),
+        ]);
+    }
+    b.finish()
+}
+
+fn indices(catalog: &Catalog, user: &str) -> Result<Rows> {
+    let mut b = Builder::new(&[
+        ("DatabaseName", false),
+        ("TableName", false),
+        ("IndexNumber", true),
+        ("IndexType", false),
+        ("UniqueFlag", false),
+        ("IndexName", false),
+        ("ColumnName", false),
+        ("ColumnPosition", true),
+        ("CreatorName", false),
+    ]);
+    for t in catalog.tables() {
+        let s = &t.schema;
+        if s.view.is_some() {
+            continue;
+        }
+        let (db, name) = split_name(&s.name, user);
+        // Teradata numbers the primary index 1 and secondary indexes 4, 8, 12, …
+        let numbered = s.primary_index.iter().map(|i| (1, "P", i)).chain(
+            s.secondary
+                .iter()
+                .enumerate()
+                .map(|(n, i)| (4 * (n as i32 + 1), "S", i)),
+        );
+        for (number, kind, index) in numbered {
+            let IndexSpec {
+                name: index_name,
+                columns,
+                unique,
+            } = index;
+            for (pos, &col) in columns.iter().enumerate() {
+                let Some(c) = s.columns.get(col) else {
+                    continue;
+                };
+                b.row(vec![
+                    text(db.clone()),
+                    text(name.clone()),
+                    Cell::Int(number),
+                    text(kind),
+                    text(if *unique { "Y" } else { "N" }),
+                    index_name.clone().map_or(Cell::Null, text),
+                    text(c.name.clone()),
+                    Cell::Int(pos as i32 + 1),
+                    text(user),
+                ]);
+            }
+        }
+    }
+    b.finish()
+}
+
+fn users(user: &str) -> Result<Rows> {
+    let mut b = Builder::new(&[
+        ("UserName", false),
+        ("CreatorName", false),
+        ("PermSpace", true),
+        ("SpoolSpace", true),
+        ("DefaultAccount", false),
+        ("DefaultDataBase", false),
+        ("CommentString", false),
+        ("CreateTimeStamp", false),
+    ]);
+    b.row(vec![
+        text(user),
+        text("DBC"),
+        Cell::Null,
+        Cell::Null,
+        Cell::Null,
+        text(user),
+        Cell::Null,
+        Cell::Null,
+    ]);
+    b.finish()
+}
+
+fn all_rights() -> Result<Rows> {
+    Builder::new(&[
+        ("UserName", false),
+        ("DatabaseName", false),
+        ("TableName", false),
+        ("ColumnName", false),
+        ("AccessRight", false),
+        ("GrantAuthority", false),
+        ("GrantorName", false),
+        ("AllnessFlag", false),
+        ("CreatorName", false),
+        ("CreateTimeStamp", false),
+    ])
+    .finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decimal_text, which};
+
+    #[test]
+    fn decimals_show_their_scale() {
+        assert_eq!(decimal_text(0, 2), "0.00");
+        assert_eq!(decimal_text(1050, 2), "10.50");
+        assert_eq!(decimal_text(-5, 3), "-0.005");
+        assert_eq!(decimal_text(7, 0), "7");
+    }
+
+    #[test]
+    fn names_with_and_without_v_and_x_find_the_view() {
+        let w = |p: &[&str], d| which(&p.iter().map(|s| s.to_string()).collect::<Vec<_>>(), d);
+        assert_eq!(w(&["DBC", "TablesV"], None), Some("TABLES"));
+        assert_eq!(w(&["dbc", "tables"], None), Some("TABLES"));
+        assert_eq!(w(&["DBC", "ColumnsVX"], None), Some("COLUMNS"));
+        assert_eq!(w(&["DBC", "IndicesX"], None), Some("INDICES"));
+        assert_eq!(w(&["DatabasesV"], Some("dbc")), Some("DATABASES"));
+        assert_eq!(w(&["DatabasesV"], None), None);
+        assert_eq!(w(&["sales", "TablesV"], None), None);
+        assert_eq!(w(&["DBC", "Nothing"], None), None);
+    }
+}
