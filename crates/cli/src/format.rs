@@ -62,6 +62,16 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::ReplaceView => "View has been replaced.".to_string(),
         StatementKind::DropView => "View has been dropped.".to_string(),
         StatementKind::CollectStatistics => "COLLECT STATISTICS accepted.".to_string(),
+        StatementKind::CreateDatabase => "Database has been created.".to_string(),
+        StatementKind::CreateUser => "User has been created.".to_string(),
+        StatementKind::DropDatabase => "Database has been dropped.".to_string(),
+        StatementKind::DropUser => "User has been dropped.".to_string(),
+        StatementKind::ModifyDatabase => "Database has been modified.".to_string(),
+        StatementKind::DeleteDatabase => "Delete Database/User completed.".to_string(),
+        StatementKind::Grant => "Grant accepted.".to_string(),
+        StatementKind::Revoke => "Revoke accepted.".to_string(),
+        StatementKind::Comment => "Comment has been set.".to_string(),
+        StatementKind::Rename => "Table has been renamed.".to_string(),
     };
     format!(" *** {s}")
 }

@@ -14,6 +14,8 @@ pub struct Shared {
     /// Catalog, tables and transactions.
     pub storage: Arc<Storage>,
     pub(crate) waiters: Waiters,
+    /// Databases, rights and comments recorded by this process (see dictionary.rs).
+    pub(crate) registry: crate::dictionary::Registry,
     clock: AtomicI64,
     sessions: AtomicU64,
 }
@@ -71,6 +73,7 @@ impl Database {
             shared: Arc::new(Shared {
                 storage: Arc::new(storage),
                 waiters: Waiters::default(),
+                registry: Default::default(),
                 clock: AtomicI64::new(0),
                 sessions: AtomicU64::new(0),
             }),

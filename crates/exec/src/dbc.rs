@@ -4,10 +4,14 @@
 //! WHERE DatabaseName = 'sales'` works as on Teradata, with Teradata's column names and codes
 //! (TableKind `T`/`V`/`Q`, ColumnType `I `/`CV`/`DA`/…).
 //!
+//! Comments (`COMMENT ON`), databases made with `CREATE DATABASE|USER` and rights given with
+//! `GRANT` come from the process's registry (dictionary.rs).
+//!
 //! Invariants: a view has the same columns whatever the catalog holds (an empty catalog gives
 //! no rows, never another shape); values Teradata keeps and tdlite does not (timestamps, space,
-//! accounts) are NULL rather than made up. tdlite has no rights, so `AllRightsV` is empty.
+//! accounts) are NULL rather than made up.
 
+use crate::dictionary::Registry;
 use crate::error::Result;
 use crate::result::Rows;
 use arrow::array::{ArrayRef, Int32Array, StringArray};
@@ -129,6 +133,7 @@ fn which(parts: &[String], default_db: Option<&str>) -> Option<&'static str> {
 /// Only Arrow errors building the batch (none expected).
 pub(crate) fn view_rows(
     catalog: &Catalog,
+    registry: &Registry,
     user: &str,
     default_db: Option<&str>,
     parts: &[String],
@@ -137,12 +142,12 @@ pub(crate) fn view_rows(
         return Ok(None);
     };
     let rows = match view {
-        "TABLES" => tables(catalog, user),
-        "COLUMNS" => columns(catalog, user),
-        "DATABASES" => databases(catalog, user),
+        "TABLES" => tables(catalog, registry, user),
+        "COLUMNS" => columns(catalog, registry, user),
+        "DATABASES" => databases(catalog, registry, user),
         "INDICES" => indices(catalog, user),
-        "USERS" => users(user),
-        _ => all_rights(),
+        "USERS" => users(registry, user),
+        _ => all_rights(registry),
     }?;
     Ok(Some(rows))
 }
@@ -155,7 +160,12 @@ fn split_name(name: &str, user: &str) -> (String, String) {
     }
 }
 
-fn tables(catalog: &Catalog, user: &str) -> Result<Rows> {
+/// A registry comment as a cell (NULL when there is none).
+fn comment(registry: &Registry, class: char, name: &str) -> Cell {
+    registry.comment(class, name).map_or(Cell::Null, text)
+}
+
+fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
     let mut b = Builder::new(&[
         ("DatabaseName", false),
         ("TableName", false),
@@ -184,7 +194,7 @@ fn tables(catalog: &Catalog, user: &str) -> Result<Rows> {
             text("N"),
             text(user),
             text(s.view.clone().unwrap_or_else(|| s.ddl.clone())),
-            Cell::Null,
+            comment(registry, 'T', &s.name),
             Cell::Null,
             text(user),
             Cell::Null,
@@ -270,7 +280,7 @@ fn decimal_text(v: i128, scale: i8) -> String {
     format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
 }
 
-fn columns(catalog: &Catalog, user: &str) -> Result<Rows> {
+fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
     let mut b = Builder::new(&[
         ("DatabaseName", false),
         ("TableName", false),
@@ -312,7 +322,7 @@ fn columns(catalog: &Catalog, user: &str) -> Result<Rows> {
                 Cell::Int(length(&c.ty)),
                 default_text(c),
                 text(if c.nullable { "Y" } else { "N" }),
-                Cell::Null,
+                comment(registry, 'C', &format!("{}.{}", t.schema.name, c.name)),
                 digits,
                 fraction,
                 Cell::Int(1025 + i as i32),
@@ -328,7 +338,7 @@ fn columns(catalog: &Catalog, user: &str) -> Result<Rows> {
     b.finish()
 }
 
-fn databases(catalog: &Catalog, user: &str) -> Result<Rows> {
+fn databases(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
     let mut b = Builder::new(&[
         ("DatabaseName", false),
         ("CreatorName", false),
@@ -346,6 +356,11 @@ fn databases(catalog: &Catalog, user: &str) -> Result<Rows> {
         ("DBKind", false),
     ]);
     let mut names: Vec<(String, &str)> = vec![("DBC".into(), "U"), (user.to_string(), "U")];
+    for (db, is_user) in registry.databases.lock().iter() {
+        if !names.iter().any(|(n, _)| n.eq_ignore_ascii_case(db)) {
+            names.push((db.clone(), if *is_user { "U" } else { "D" }));
+        }
+    }
     for t in catalog.tables() {
         if let Some((db, _)) = t.schema.name.rsplit_once('.') {
             if !names.iter().any(|(n, _)| n.eq_ignore_ascii_case(db)) {
@@ -355,6 +370,7 @@ fn databases(catalog: &Catalog, user: &str) -> Result<Rows> {
     }
     for (name, kind) in names {
         let owner = if name == "DBC" { "DBC" } else { user };
+        let note = comment(registry, 'D', &name);
         b.row(vec![
             text(name),
             text(owner),
@@ -365,7 +381,7 @@ fn databases(catalog: &Catalog, user: &str) -> Result<Rows> {
             Cell::Null,
             Cell::Null,
             Cell::Null,
-            Cell::Null,
+            note,
             Cell::Null,
             Cell::Null,
             Cell::Null,
@@ -427,7 +443,7 @@ fn indices(catalog: &Catalog, user: &str) -> Result<Rows> {
     b.finish()
 }
 
-fn users(user: &str) -> Result<Rows> {
+fn users(registry: &Registry, user: &str) -> Result<Rows> {
     let mut b = Builder::new(&[
         ("UserName", false),
         ("CreatorName", false),
@@ -438,21 +454,58 @@ fn users(user: &str) -> Result<Rows> {
         ("CommentString", false),
         ("CreateTimeStamp", false),
     ]);
-    b.row(vec![
-        text(user),
-        text("DBC"),
-        Cell::Null,
-        Cell::Null,
-        Cell::Null,
-        text(user),
-        Cell::Null,
-        Cell::Null,
-    ]);
+    let created: Vec<String> = registry
+        .databases
+        .lock()
+        .iter()
+        .filter(|(_, is_user)| *is_user)
+        .map(|(n, _)| n.clone())
+        .collect();
+    for name in std::iter::once(user.to_string()).chain(created) {
+        let note = comment(registry, 'D', &name);
+        b.row(vec![
+            text(name.clone()),
+            text(if name == user { "DBC" } else { user }),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            text(name),
+            note,
+            Cell::Null,
+        ]);
+    }
     b.finish()
 }
 
-fn all_rights() -> Result<Rows> {
-    Builder::new(&[
+/// Teradata's two-character code for a right (`AccessRight`); a right without one keeps its
+/// first two letters.
+fn right_code(privilege: &str) -> String {
+    let code = match privilege {
+        "SELECT" | "SEL" => "R ",
+        "INSERT" | "INS" => "I ",
+        "UPDATE" | "UPD" => "U ",
+        "DELETE" | "DEL" => "D ",
+        "EXECUTE" | "EXEC" => "E ",
+        "ALL" | "ALL PRIVILEGES" => "AL",
+        "CREATE TABLE" => "CT",
+        "DROP TABLE" => "DT",
+        "CREATE VIEW" => "CV",
+        "DROP VIEW" => "DV",
+        "CREATE MACRO" => "CM",
+        "DROP MACRO" => "DM",
+        "CREATE DATABASE" => "CD",
+        "DROP DATABASE" => "DD",
+        "CREATE USER" => "CU",
+        "DROP USER" => "DU",
+        "INDEX" => "IX",
+        "REFERENCES" => "RF",
+        other => return other.chars().take(2).collect(),
+    };
+    code.to_string()
+}
+
+fn all_rights(registry: &Registry) -> Result<Rows> {
+    let mut b = Builder::new(&[
         ("UserName", false),
         ("DatabaseName", false),
         ("TableName", false),
@@ -463,8 +516,26 @@ fn all_rights() -> Result<Rows> {
         ("AllnessFlag", false),
         ("CreatorName", false),
         ("CreateTimeStamp", false),
-    ])
-    .finish()
+    ]);
+    for r in registry.rights.lock().iter() {
+        let (db, table) = match r.object.split_once('.') {
+            Some((d, t)) => (d.to_string(), t.to_string()),
+            None => (r.object.clone(), "All".to_string()),
+        };
+        b.row(vec![
+            text(r.grantee.clone()),
+            text(db),
+            text(table),
+            text("All"),
+            text(right_code(&r.privilege)),
+            text(if r.grant_option { "Y" } else { "N" }),
+            text("TDLITE"),
+            text("N"),
+            text("TDLITE"),
+            Cell::Null,
+        ]);
+    }
+    b.finish()
 }
 
 #[cfg(test)]

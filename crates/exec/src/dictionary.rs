@@ -1,8 +1,8 @@
 //! What a session can ask about itself and its databases: `HELP SESSION`, `HELP DATABASE`, and
 //! the rule for which databases exist (`DATABASE x` fails with 3802 for any other).
 //!
-//! tdlite has no database objects yet (`CREATE DATABASE` is a later issue). A database exists
-//! when it is the user's own (`TDLITE`, where tables made without a database live), `DBC`, or
+//! A database exists when it is the user's own (`TDLITE`, where tables made without a database
+//! live), `DBC`, one made with `CREATE DATABASE|USER` in this process (see [`Registry`]), or
 //! when some table or view is qualified by it (`CREATE TABLE sales.t` makes `sales` exist).
 //!
 //! The rule reads the catalog, where a table appears as soon as its CREATE runs (tdlite's DDL is
@@ -16,6 +16,8 @@ use crate::result::Rows;
 use arrow::array::{ArrayRef, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
+use parking_lot::Mutex;
+use std::collections::HashMap;
 use std::sync::Arc;
 use tdlite_storage::catalog::Catalog;
 
@@ -31,15 +33,65 @@ fn database_of(qualified: &str, user: &str) -> String {
     }
 }
 
+/// What `CREATE DATABASE`, `GRANT` and `COMMENT ON` record, for the life of the process (not
+/// kept on disk: a database created empty is gone after a reopen until a table is made in
+/// it; rights and comments are shown, never enforced).
+#[derive(Default)]
+pub(crate) struct Registry {
+    /// Databases and users made with CREATE DATABASE|USER, upper-cased, with `true` for a
+    /// user.
+    pub databases: Mutex<Vec<(String, bool)>>,
+    /// Rights given with GRANT and not taken back with REVOKE.
+    pub rights: Mutex<Vec<Right>>,
+    /// Comments by (kind class, upper-cased name): `T` for tables and views, `C` for columns,
+    /// `D` for databases and users, `O` for anything else.
+    pub comments: Mutex<HashMap<(char, String), String>>,
+}
+
+/// One right given with GRANT.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Right {
+    /// Who has it (upper-cased).
+    pub grantee: String,
+    /// On what: `db` or `db.t` (as written).
+    pub object: String,
+    /// The right as written, upper-cased (`SELECT`, `ALL`, …).
+    pub privilege: String,
+    /// WITH GRANT OPTION.
+    pub grant_option: bool,
+}
+
+impl Registry {
+    /// The comment on `name` of class `kind` (see [`Registry::comments`]), as a view cell.
+    pub fn comment(&self, kind: char, name: &str) -> Option<String> {
+        self.comments
+            .lock()
+            .get(&(kind, name.to_uppercase()))
+            .cloned()
+    }
+}
+
 /// True if database `name` exists for a session of `user` (see the module doc).
-pub(crate) fn database_exists(catalog: &Catalog, user: &str, name: &str) -> bool {
+pub(crate) fn database_exists(
+    catalog: &Catalog,
+    registry: &Registry,
+    user: &str,
+    name: &str,
+) -> bool {
     let upper = name.to_uppercase();
     upper == user.to_uppercase()
         || upper == DBC
-        || catalog
-            .tables()
-            .iter()
-            .any(|t| database_of(&t.schema.name, user) == upper)
+        || registry.databases.lock().iter().any(|(d, _)| *d == upper)
+        || has_objects(catalog, user, name)
+}
+
+/// True if some table or view is in database `name`.
+pub(crate) fn has_objects(catalog: &Catalog, user: &str, name: &str) -> bool {
+    let upper = name.to_uppercase();
+    catalog
+        .tables()
+        .iter()
+        .any(|t| database_of(&t.schema.name, user) == upper)
 }
 
 /// `HELP DATABASE name`: one row per table and view in it, with Teradata's first columns
@@ -47,8 +99,13 @@ pub(crate) fn database_exists(catalog: &Catalog, user: &str, name: &str) -> bool
 ///
 /// # Errors
 /// 3802 if the database does not exist.
-pub(crate) fn help_database(catalog: &Catalog, user: &str, name: &str) -> Result<Rows> {
-    if !database_exists(catalog, user, name) {
+pub(crate) fn help_database(
+    catalog: &Catalog,
+    registry: &Registry,
+    user: &str,
+    name: &str,
+) -> Result<Rows> {
+    if !database_exists(catalog, registry, user, name) {
         return Err(Error::DatabaseNotFound(name.to_string()));
     }
     let upper = name.to_uppercase();

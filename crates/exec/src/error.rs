@@ -149,6 +149,14 @@ pub enum Error {
     /// DROP VIEW or REPLACE VIEW of a table (3854).
     #[error("'{0}' is not a view.")]
     NotAView(String),
+    /// CREATE DATABASE or USER of a name that exists (5612).
+    #[error("User, role or database '{0}' already exists.")]
+    DatabaseExists(String),
+    /// DROP DATABASE of a database that holds tables or views, or of the user's own (3552).
+    #[error(
+        "Cannot DROP databases with tables, journal tables, views, macros, or triggers: '{0}'."
+    )]
+    DatabaseNotEmpty(String),
     /// CREATE INDEX with a name the table's indexes already use (5612).
     #[error("Index '{0}' already exists.")]
     IndexExists(String),
@@ -277,7 +285,8 @@ impl Error {
             Error::DuplicateFromName(_) => code(3868),
             Error::MultipleSourceRows(_) => code(7547),
             Error::ViewNotUpdatable(_) => code(3823),
-            Error::IndexExists(_) => code(5612),
+            Error::IndexExists(_) | Error::DatabaseExists(_) => code(5612),
+            Error::DatabaseNotEmpty(_) => code(3552),
             Error::IndexNotFound(_) => code(3526),
             Error::NotATable(_) => code(3853),
             Error::NotAView(_) => code(3854),

@@ -287,6 +287,7 @@ impl Exec<'_> {
             .collect();
         crate::dbc::view_rows(
             &self.shared.storage.catalog,
+            &self.shared.registry,
             self.user,
             self.database,
             &parts,

@@ -49,6 +49,7 @@
 //! repository's `docs/architecture.md`; the error numbers are listed in `docs/errors.md`.
 
 mod access;
+mod admin;
 mod alter;
 mod bind;
 mod correlate;

@@ -94,6 +94,26 @@ pub enum StatementKind {
     QueryBand,
     /// COLLECT STATISTICS (accepted; tdlite keeps no statistics).
     CollectStatistics,
+    /// CREATE DATABASE.
+    CreateDatabase,
+    /// CREATE USER.
+    CreateUser,
+    /// DROP DATABASE.
+    DropDatabase,
+    /// DROP USER.
+    DropUser,
+    /// MODIFY DATABASE or USER.
+    ModifyDatabase,
+    /// DELETE DATABASE or USER.
+    DeleteDatabase,
+    /// GRANT.
+    Grant,
+    /// REVOKE.
+    Revoke,
+    /// COMMENT ON.
+    Comment,
+    /// RENAME TABLE or VIEW.
+    Rename,
 }
 
 /// The result of one statement.

@@ -482,7 +482,8 @@ impl Session {
                 StatementResult::status(StatementKind::CollectStatistics)
             }
             Statement::Database(name) => {
-                if !dictionary::database_exists(&self.shared.storage.catalog, &self.user, name) {
+                let (catalog, registry) = (&self.shared.storage.catalog, &self.shared.registry);
+                if !dictionary::database_exists(catalog, registry, &self.user, name) {
                     return Err(Error::DatabaseNotFound(name.clone()));
                 }
                 // the user's own database is where unqualified tables live
@@ -491,8 +492,20 @@ impl Session {
             }
             Statement::HelpDatabase(name) => StatementResult::rows(
                 StatementKind::Help,
-                dictionary::help_database(&self.shared.storage.catalog, &self.user, name)?,
+                dictionary::help_database(
+                    &self.shared.storage.catalog,
+                    &self.shared.registry,
+                    &self.user,
+                    name,
+                )?,
             ),
+            Statement::Admin(a) => {
+                let (result, dropped) = self.exec(now).admin(a)?;
+                for t in dropped {
+                    self.shared.waiters.drop_table(t.id);
+                }
+                result
+            }
             Statement::HelpSession => {
                 let info = dictionary::SessionInfo {
                     user: &self.user,

@@ -12,6 +12,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod admin;
 mod consume;
 mod create_table;
 mod cursor;
@@ -29,6 +30,6 @@ pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
 pub use sqlparser::ast;
 pub use statement::{
-    AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable, DataType,
-    IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
+    AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable,
+    DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
 };

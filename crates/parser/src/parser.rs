@@ -271,6 +271,9 @@ fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
 }
 
 fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
+    if let Some(admin) = crate::admin::parse(&mut cur) {
+        return admin;
+    }
     let first = cur.word_at(0).unwrap_or_default();
     match first.as_str() {
         "EXPLAIN" => {

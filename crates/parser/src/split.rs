@@ -40,7 +40,8 @@ pub fn split_requests(script: &str) -> (Vec<RequestText>, String) {
 /// arrives while it runs: a pipe, a terminal).
 ///
 /// - A request ends at a line whose last significant character is a `;` outside string
-///   literals, quoted names and comments.
+///   literals, quoted names, comments and parentheses (BTEQ's rule: a macro body's `;`s inside
+///   `AS ( … )` do not end the request).
 /// - A dot command (a line whose first non-blank character is a `.` followed by a letter,
 ///   outside string literals, quoted names and comments) is complete at once, without a `;`,
 ///   even in the middle of an unfinished SQL request, which goes on with the next line.
@@ -51,6 +52,8 @@ pub struct Splitter {
     start_line: usize,
     line_no: usize,
     state: State,
+    /// Parentheses open in code so far.
+    depth: u32,
 }
 
 impl Splitter {
@@ -74,7 +77,7 @@ impl Splitter {
         if idle {
             self.start_line = self.line_no;
         }
-        let (ends, next_state) = line_ends_request(raw_line, self.state);
+        let (ends, next_state) = line_ends_request(raw_line, self.state, &mut self.depth);
         self.state = next_state;
         self.current.push_str(raw_line);
         if !raw_line.ends_with('\n') {
@@ -85,6 +88,7 @@ impl Splitter {
         }
         let text = self.current.trim().to_string();
         self.current.clear();
+        self.depth = 0;
         Some(RequestText {
             text,
             line: self.start_line,
@@ -107,6 +111,7 @@ impl Splitter {
         let line = self.start_line;
         self.current.clear();
         self.state = State::Code;
+        self.depth = 0;
         (!text.is_empty()).then_some(RequestText { text, line })
     }
 }
@@ -118,8 +123,9 @@ pub fn is_dot_command(line: &str) -> bool {
     chars.next() == Some('.') && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
 }
 
-/// Scans one line; returns whether its last significant character is a `;` in code.
-fn line_ends_request(line: &str, mut state: State) -> (bool, State) {
+/// Scans one line; returns whether its last significant character is a `;` in code outside
+/// parentheses (`depth` carries the open parentheses from line to line).
+fn line_ends_request(line: &str, mut state: State, depth: &mut u32) -> (bool, State) {
     let chars: Vec<char> = line.chars().collect();
     let mut last_significant_is_semicolon = false;
     let mut i = 0;
@@ -141,7 +147,15 @@ fn line_ends_request(line: &str, mut state: State) -> (bool, State) {
                     state = State::Block;
                     i += 1;
                 }
-                ';' => last_significant_is_semicolon = true,
+                ';' => last_significant_is_semicolon = *depth == 0,
+                '(' => {
+                    *depth += 1;
+                    last_significant_is_semicolon = false;
+                }
+                ')' => {
+                    *depth = depth.saturating_sub(1);
+                    last_significant_is_semicolon = false;
+                }
                 c if c.is_whitespace() => {}
                 _ => last_significant_is_semicolon = false,
             },
@@ -228,6 +242,19 @@ mod tests {
         );
         assert_eq!(s.pending(), "");
         assert_eq!(s.push_line(".quit").map(|r| r.line), Some(5));
+    }
+
+    #[test]
+    fn semicolons_inside_parentheses_do_not_end_a_request() {
+        assert_eq!(
+            texts("CREATE MACRO m AS (\n  INS t (1);\n  SEL * FROM t;\n);\nSEL (1);\n"),
+            vec![
+                "CREATE MACRO m AS (\n  INS t (1);\n  SEL * FROM t;\n);",
+                "SEL (1);"
+            ]
+        );
+        // a stray ')' does not make the count negative
+        assert_eq!(texts("SEL 1);\nSEL 2;\n"), vec!["SEL 1);", "SEL 2;"]);
     }
 
     #[test]

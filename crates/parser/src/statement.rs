@@ -111,6 +111,8 @@ pub enum Statement {
     HelpLocks,
     /// `HELP SESSION`: the session's user, default database, mode and settings.
     HelpSession,
+    /// Databases and users, rights, comments, renames (see admin.rs).
+    Admin(AdminStatement),
     /// `HELP DATABASE name` / `HELP USER name`: the tables and views in a database.
     HelpDatabase(String),
     /// `SET SESSION TRANSACTION ANSI | BTET` (tdlite extension; BTEQ's
@@ -130,6 +132,7 @@ impl Statement {
             | Statement::AlterTable { .. }
             | Statement::CreateIndex { .. }
             | Statement::DropIndex { .. } => true,
+            Statement::Admin(a) => !matches!(a, AdminStatement::Rights { .. }),
             Statement::Sql(s) => matches!(
                 **s,
                 ast::Statement::Drop { .. } | ast::Statement::CreateTable(_)
@@ -137,6 +140,66 @@ impl Statement {
             _ => false,
         }
     }
+}
+
+/// Teradata's administrative statements (parsed in admin.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AdminStatement {
+    /// `CREATE DATABASE|USER name …` (space and credentials are not kept).
+    CreateDatabase {
+        /// The name.
+        name: String,
+        /// `CREATE USER`.
+        user: bool,
+    },
+    /// `DROP DATABASE|USER name`.
+    DropDatabase {
+        /// The name.
+        name: String,
+        /// `DROP USER`.
+        user: bool,
+    },
+    /// `MODIFY DATABASE|USER name AS …`.
+    ModifyDatabase {
+        /// The name.
+        name: String,
+    },
+    /// `DELETE DATABASE|USER name [ALL]`: drops every table and view in it.
+    DeleteDatabase {
+        /// The name.
+        name: String,
+    },
+    /// `GRANT … ON … TO …` / `REVOKE … ON … FROM …`.
+    Rights {
+        /// REVOKE.
+        revoke: bool,
+        /// The rights as written, upper-cased (`SELECT`, `INSERT`, `ALL`, a role name).
+        privileges: Vec<String>,
+        /// What they are on (`db` or `db.t`); `None` for a role grant.
+        object: Option<String>,
+        /// Who gets or loses them.
+        grantees: Vec<String>,
+        /// `WITH GRANT OPTION`.
+        with_grant_option: bool,
+    },
+    /// `COMMENT ON [kind] name [AS|IS] 'text'`.
+    Comment {
+        /// TABLE, VIEW, COLUMN, DATABASE, … (OBJECT when not given).
+        kind: String,
+        /// The name (dotted).
+        object: String,
+        /// The comment.
+        text: String,
+    },
+    /// `RENAME TABLE|VIEW old TO|AS new`.
+    Rename {
+        /// The current name.
+        from: ast::ObjectName,
+        /// The new name.
+        to: ast::ObjectName,
+        /// RENAME VIEW.
+        view: bool,
+    },
 }
 
 /// A `LOCKING` request modifier.

@@ -134,6 +134,12 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
         Statement::HelpSession => writeln!(out, "HelpSession").unwrap(),
+        // names without their positions (see the module doc)
+        Statement::Admin(tdlite_parser::AdminStatement::Rename { from, to, view }) => {
+            let what = if *view { "VIEW" } else { "TABLE" };
+            writeln!(out, "Rename {what} {from} -> {to}").unwrap()
+        }
+        Statement::Admin(a) => writeln!(out, "{a:?}").unwrap(),
         Statement::HelpDatabase(name) => writeln!(out, "HelpDatabase {name}").unwrap(),
         Statement::Explain(inner) => {
             writeln!(out, "Explain").unwrap();
