@@ -36,6 +36,14 @@ pub enum Command {
         /// The text after `THEN`.
         then: String,
     },
+    /// `.IF condition` without THEN: a block up to `.ELSEIF`, `.ELSE` or `.ENDIF`.
+    IfBlock(Condition),
+    /// `.ELSEIF condition`.
+    ElseIf(Condition),
+    /// `.ELSE`.
+    Else,
+    /// `.ENDIF`.
+    EndIf,
     /// `.LABEL name`.
     Label(String),
     /// `.GOTO name`: skips forward to `.LABEL name`.
@@ -71,6 +79,16 @@ pub enum ExportKind {
     Report,
     /// tdlite's data formats: CSV, TSV, JSON lines, Arrow IPC.
     Data(crate::export::DataFormat),
+}
+
+impl Command {
+    /// True for the commands of `.IF` blocks: `.IF` without THEN, `.ELSEIF`, `.ELSE`, `.ENDIF`.
+    pub fn is_block(&self) -> bool {
+        matches!(
+            self,
+            Command::IfBlock(_) | Command::ElseIf(_) | Command::Else | Command::EndIf
+        )
+    }
 }
 
 /// The code `.QUIT` / `.EXIT` ends with.
@@ -254,8 +272,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
             .map(|on| Command::Set(SetOption::EchoReq(on)))
             .ok_or_else(|| bad("expected ON or OFF")),
         "IF" => if_command(args).ok_or_else(|| {
-            bad("expected `.IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value THEN …`")
+            bad("expected `.IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value [THEN …]`")
         }),
+        "ELSEIF" => match if_command(args) {
+            Some(Command::IfBlock(c)) => Ok(Command::ElseIf(c)),
+            _ => Err(bad("expected `.ELSEIF variable op value` (no THEN)")),
+        },
+        "ELSE" if args.is_empty() => Ok(Command::Else),
+        "ENDIF" if args.is_empty() || args.eq_ignore_ascii_case("ALL") => Ok(Command::EndIf),
         "LABEL" => name(args)
             .map(Command::Label)
             .ok_or_else(|| bad("needs a name")),
@@ -538,6 +562,14 @@ fn if_command(args: &str) -> Option<Command> {
     )
         .parse(args);
     let (rest, (variable, op, value)) = parsed.ok()?;
+    let condition = Condition {
+        variable,
+        op,
+        value,
+    };
+    if rest.trim().is_empty() {
+        return Some(Command::IfBlock(condition));
+    }
     let (then, _) = (
         multispace1::<&str, nom::error::Error<&str>>,
         tag_no_case("THEN"),
@@ -549,11 +581,7 @@ fn if_command(args: &str) -> Option<Command> {
         return None;
     }
     Some(Command::If {
-        condition: Condition {
-            variable,
-            op,
-            value,
-        },
+        condition,
         then: then.to_string(),
     })
 }
@@ -684,7 +712,18 @@ mod tests {
         let c = parse(".IF SQLSTATE NE '00000' THEN SEL 1;").unwrap();
         assert!(matches!(c, Command::If { ref then, .. } if then == "SEL 1"));
         assert!(parse(".IF ERRORCODE 0 THEN .QUIT").is_err());
-        assert!(parse(".IF ERRORCODE = 0").is_err());
+        assert!(parse(".IF ERRORCODE = 0 THEN").is_err());
+        assert!(matches!(
+            parse(".IF ERRORCODE = 0"),
+            Ok(Command::IfBlock(_))
+        ));
+        assert!(matches!(
+            parse(".ELSEIF ERRORCODE > 0;"),
+            Ok(Command::ElseIf(_))
+        ));
+        assert!(parse(".ELSEIF ERRORCODE > 0 THEN .QUIT").is_err());
+        assert_eq!(parse(".ELSE"), Ok(Command::Else));
+        assert_eq!(parse(".ENDIF;"), Ok(Command::EndIf));
     }
 
     #[test]

@@ -66,6 +66,8 @@ pub struct Runner {
     errorlevel_on: bool,
     maxerror: Option<i32>,
     export: Option<Export>,
+    /// The last SQL request, for `=`.
+    last_sql: Option<String>,
 }
 
 /// An open `.EXPORT` file.
@@ -134,6 +136,7 @@ impl Runner {
             errorlevel_on: true,
             maxerror: None,
             export: None,
+            last_sql: None,
         }
     }
 
@@ -188,7 +191,7 @@ impl Runner {
     }
 
     /// A tdlite (not a database) error: said, and counted with severity 8.
-    fn error(&mut self, msg: &str) {
+    pub fn error(&mut self, msg: &str) {
         self.rc = self.rc.max(8);
         self.out(&format!(" *** Error: {msg}\n"));
     }
@@ -239,9 +242,30 @@ impl Runner {
         })
     }
 
-    /// Runs one request or dot command.
+    /// Echoes a command line the caller handles itself (the `.IF` block commands).
+    pub fn echo_command(&self, line: &str) {
+        if self.echo {
+            self.out(&format!("{}\n\n", line.trim()));
+        }
+    }
+
+    /// Runs one request or dot command (or BTEQ's `= n`, which runs the last SQL request n
+    /// more times).
     pub fn run(&mut self, text: &str) -> Flow {
         let t = text.trim();
+        if let Some(times) = tdlite_parser::split::repeat_count(t) {
+            let Some(last) = self.last_sql.clone() else {
+                self.error("= repeats the last request, and there is none yet.");
+                return Flow::Continue;
+            };
+            for _ in 0..times {
+                match self.run(&last) {
+                    Flow::Continue => {}
+                    other => return other,
+                }
+            }
+            return Flow::Continue;
+        }
         if dot::is_command(t) {
             if self.echo {
                 self.out(&format!("{}\n", echo_form(t)));
@@ -275,6 +299,7 @@ impl Runner {
     }
 
     fn sql(&mut self, t: &str) -> Flow {
+        self.last_sql = Some(t.to_string());
         if !self.logged_on {
             // BTEQ's return code 2: a request with no session to send it to
             self.out(" *** Warning: You must LOGON before sending SQL requests.\n");
@@ -380,6 +405,9 @@ impl Runner {
                 }
             }
             Command::Label(_) => {}
+            Command::IfBlock(_) | Command::ElseIf(_) | Command::Else | Command::EndIf => {
+                self.error(".IF blocks (.ELSEIF, .ELSE, .ENDIF) need lines of their own.");
+            }
             Command::Goto(label) => return Flow::Goto(label),
             Command::Run(path) => return crate::script::run_file(self, &path),
             Command::Remark(text) => self.out(&format!("{text}\n")),
@@ -470,7 +498,8 @@ impl Runner {
         self.logged_on = false;
     }
 
-    fn holds(&self, c: &Condition) -> bool {
+    /// True if `.IF`'s condition holds now.
+    pub fn holds(&self, c: &Condition) -> bool {
         let number = match c.variable {
             Variable::ErrorCode => self.vars.errorcode as i64,
             Variable::ActivityCount => self.vars.activitycount as i64,

@@ -34,12 +34,15 @@ impl std::str::FromStr for Charset {
 }
 
 /// Feeds lines to a runner: cuts them into requests and commands, skips forward after
-/// `.GOTO`, and marks requests that hold a line that could not be decoded.
+/// `.GOTO` and through the branches of `.IF` blocks not taken, and marks requests that hold a
+/// line that could not be decoded.
 #[derive(Default)]
 pub struct Feeder {
     splitter: Splitter,
     /// The label `.GOTO` is skipping to.
     skipping: Option<String>,
+    /// The `.IF` blocks (without THEN) open now, innermost last.
+    blocks: Vec<Block>,
     /// The first undecodable line of the request being read.
     bad_line: Option<usize>,
     lines: usize,
@@ -68,6 +71,18 @@ impl Feeder {
             if is_command && is_label(&piece.text, label) {
                 self.skipping = None;
             }
+            return Flow::Continue;
+        }
+        if is_command {
+            if let Ok(command) = crate::dot::parse(&piece.text) {
+                if command.is_block() {
+                    runner.echo_command(&piece.text);
+                    self.block(runner, &command);
+                    return Flow::Continue;
+                }
+            }
+        }
+        if !self.active() {
             return Flow::Continue;
         }
         let flow = match bad {
@@ -118,6 +133,56 @@ impl Feeder {
                 Flow::Continue
             }
             other => other,
+        }
+    }
+}
+
+/// One open `.IF` block.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    /// The enclosing code runs (else the whole block is skipped).
+    outer: bool,
+    /// A branch of this block was taken already.
+    taken: bool,
+    /// The branch being read runs.
+    active: bool,
+}
+
+impl Feeder {
+    /// True if the code being read runs (no `.IF` branch around it was left untaken).
+    fn active(&self) -> bool {
+        self.blocks.last().is_none_or(|b| b.active)
+    }
+
+    /// Handles `.IF` (block form), `.ELSEIF`, `.ELSE` and `.ENDIF` (see `Command::is_block`).
+    fn block(&mut self, runner: &mut Runner, command: &crate::dot::Command) {
+        use crate::dot::Command;
+        match command {
+            Command::IfBlock(c) => {
+                let outer = self.active();
+                let holds = outer && runner.holds(c);
+                self.blocks.push(Block {
+                    outer,
+                    taken: holds,
+                    active: holds,
+                });
+            }
+            Command::ElseIf(c) => match self.blocks.last_mut() {
+                Some(b) => {
+                    b.active = b.outer && !b.taken && runner.holds(c);
+                    b.taken |= b.active;
+                }
+                None => runner.error(".ELSEIF without .IF."),
+            },
+            Command::Else => match self.blocks.last_mut() {
+                Some(b) => {
+                    b.active = b.outer && !b.taken;
+                    b.taken = true;
+                }
+                None => runner.error(".ELSE without .IF."),
+            },
+            Command::EndIf if self.blocks.pop().is_none() => runner.error(".ENDIF without .IF."),
+            _ => {}
         }
     }
 }

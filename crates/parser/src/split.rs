@@ -74,6 +74,13 @@ impl Splitter {
         if idle && self.state == State::Code && raw_line.trim_start().starts_with('*') {
             return None;
         }
+        if idle && self.state == State::Code && repeat_count(raw_line).is_some() {
+            self.current.clear();
+            return Some(RequestText {
+                text: raw_line.trim().to_string(),
+                line: self.line_no,
+            });
+        }
         if idle {
             self.start_line = self.line_no;
         }
@@ -113,6 +120,18 @@ impl Splitter {
         self.state = State::Code;
         self.depth = 0;
         (!text.is_empty()).then_some(RequestText { text, line })
+    }
+}
+
+/// BTEQ's `= [n]` line (repeat the last request n times, once by default): the count, or
+/// `None` for any other line.
+pub fn repeat_count(line: &str) -> Option<u64> {
+    let rest = line.trim().strip_prefix('=')?;
+    let rest = rest.trim().trim_end_matches(';').trim();
+    if rest.is_empty() {
+        Some(1)
+    } else {
+        rest.parse().ok()
     }
 }
 
@@ -255,6 +274,17 @@ mod tests {
         );
         // a stray ')' does not make the count negative
         assert_eq!(texts("SEL 1);\nSEL 2;\n"), vec!["SEL 1);", "SEL 2;"]);
+    }
+
+    #[test]
+    fn a_repeat_line_between_requests_is_a_command() {
+        assert_eq!(
+            texts("INS t (1);\n= 3\n=;\nSEL a\n= 2;\n"),
+            vec!["INS t (1);", "= 3", "=;", "SEL a\n= 2;"]
+        );
+        assert_eq!(repeat_count("="), Some(1));
+        assert_eq!(repeat_count(" = 12 ; "), Some(12));
+        assert_eq!(repeat_count("= x"), None);
     }
 
     #[test]
