@@ -68,8 +68,23 @@ pub enum Command {
     Checkpoint,
     /// `.EXPORT kind FILE = path` (`Some`) or `.EXPORT RESET` (`None`).
     Export(Option<(ExportKind, String)>),
+    /// `.IMPORT VARTEXT ['c'] FILE = path [SKIP = n]` (`Some`) or `.IMPORT RESET` (`None`).
+    Import(Option<Import>),
+    /// `.REPEAT n|*`: the next request runs n times (`None`: until the import runs out).
+    Repeat(Option<u64>),
     /// A BTEQ command tdlite knows but does not do yet (`.IMPORT`, `.REPEAT`, …).
     NotYet(String),
+}
+
+/// An `.IMPORT` of delimited text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    /// The field separator (`|` unless given).
+    pub delimiter: String,
+    /// The file.
+    pub path: String,
+    /// Records to skip first (a header line, say).
+    pub skip: u64,
 }
 
 /// What `.EXPORT` writes.
@@ -312,8 +327,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         "CHECKPOINT" => Ok(Command::Checkpoint),
         "EXPORT" => export(args).map(Command::Export),
-        "IMPORT" | "REPEAT" | "COMPILE" | "PACK" | "MESSAGEOUT" | "TSO" | "HANG" | "WAIT"
-        | "ABORT" => Ok(Command::NotYet(upper)),
+        "IMPORT" => import(args).map(Command::Import),
+        "REPEAT" => repeat(args)
+            .map(Command::Repeat)
+            .ok_or_else(|| bad("expected a count or *")),
+        "COMPILE" | "PACK" | "MESSAGEOUT" | "TSO" | "HANG" | "WAIT" | "ABORT" => {
+            Ok(Command::NotYet(upper))
+        }
         _ => Err(format!("Unrecognized command '{word}'")),
     }
 }
@@ -414,6 +434,67 @@ fn export(args: &str) -> Result<Option<(ExportKind, String)>, String> {
         _ => path,
     };
     Ok(Some((kind, path)))
+}
+
+/// `RESET`, or `VARTEXT ['c'] FILE [=] path [,] [SKIP = n]` (other options are ignored).
+fn import(args: &str) -> Result<Option<Import>, String> {
+    if args.eq_ignore_ascii_case("RESET") {
+        return Ok(None);
+    }
+    let (rest, kind) = word(args).map_err(|_| ".IMPORT: expected VARTEXT and FILE = path")?;
+    if !kind.eq_ignore_ascii_case("VARTEXT") {
+        return Err(format!(
+            ".IMPORT {}: only VARTEXT (delimited text) is supported yet",
+            kind.to_ascii_uppercase()
+        ));
+    }
+    let rest = rest.trim_start();
+    let quoted = |q: char| delimited(char(q), take_till(move |c| c == q), char(q));
+    let parsed: IResult<&str, Option<&str>> = opt(alt((quoted('\''), quoted('"')))).parse(rest);
+    let (rest, delimiter) = parsed.map_err(|_| ".IMPORT VARTEXT: bad delimiter".to_string())?;
+    let rest = rest.trim_start();
+    let file: IResult<&str, &str> = preceded(
+        (
+            tag_no_case("FILE"),
+            alt((delimited(multispace0, tag("="), multispace0), multispace1)),
+        ),
+        alt((
+            quoted('\''),
+            quoted('"'),
+            take_till(|c: char| c == ',' || c.is_whitespace()),
+        )),
+    )
+    .parse(rest);
+    let (options, path) = file.map_err(|_| ".IMPORT VARTEXT: expected FILE = path".to_string())?;
+    if path.is_empty() {
+        return Err(".IMPORT VARTEXT: expected FILE = path".to_string());
+    }
+    let mut skip = 0;
+    for option in options.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        if let Some((name, value)) = option.split_once('=') {
+            if name.trim().eq_ignore_ascii_case("SKIP") {
+                skip = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| ".IMPORT: SKIP needs a number".to_string())?;
+            }
+        }
+    }
+    Ok(Some(Import {
+        delimiter: delimiter.unwrap_or("|").to_string(),
+        path: path.to_string(),
+        skip,
+    }))
+}
+
+/// `n` or `*`, then options (`PACK n`, …) that change nothing here.
+fn repeat(args: &str) -> Option<Option<u64>> {
+    let count = args.split_whitespace().next()?;
+    if count == "*" {
+        Some(None)
+    } else {
+        count.parse().ok().map(Some)
+    }
 }
 
 fn set(args: &str) -> Result<SetOption, String> {
@@ -768,6 +849,30 @@ mod tests {
             ))))
         );
         assert!(parse(".EXPORT DATA FILE = x.dat").is_err());
+        let import = |delimiter: &str, path: &str, skip| {
+            Ok(Command::Import(Some(Import {
+                delimiter: delimiter.into(),
+                path: path.into(),
+                skip,
+            })))
+        };
+        assert_eq!(
+            parse(".IMPORT VARTEXT ',' FILE = data.csv, SKIP = 1"),
+            import(",", "data.csv", 1)
+        );
+        assert_eq!(
+            parse(".import vartext file=rows.txt"),
+            import("|", "rows.txt", 0)
+        );
+        assert_eq!(
+            parse(".IMPORT VARTEXT '\t' FILE 'my data.tsv' SKIP=2;"),
+            import("\\t", "my data.tsv", 2)
+        );
+        assert_eq!(parse(".IMPORT RESET"), Ok(Command::Import(None)));
+        assert!(parse(".IMPORT DATA FILE = x.dat").is_err());
+        assert_eq!(parse(".REPEAT *"), Ok(Command::Repeat(None)));
+        assert_eq!(parse(".REPEAT 3 PACK 100"), Ok(Command::Repeat(Some(3))));
+        assert!(parse(".REPEAT").is_err());
         assert!(parse(".EXPORT REPORT").is_err());
         assert!(parse(".FROBNICATE").is_err());
     }

@@ -68,6 +68,17 @@ pub struct Runner {
     export: Option<Export>,
     /// The last SQL request, for `=`.
     last_sql: Option<String>,
+    /// The open `.IMPORT`.
+    import: Option<Importing>,
+    /// `.REPEAT`: how often the next request runs (`Some(None)`: until the import runs out).
+    repeat: Option<Option<u64>>,
+}
+
+/// An open `.IMPORT VARTEXT` file.
+struct Importing {
+    delimiter: String,
+    path: String,
+    lines: std::io::Lines<std::io::BufReader<std::fs::File>>,
 }
 
 /// An open `.EXPORT` file.
@@ -137,6 +148,8 @@ impl Runner {
             maxerror: None,
             export: None,
             last_sql: None,
+            import: None,
+            repeat: None,
         }
     }
 
@@ -299,14 +312,126 @@ impl Runner {
     }
 
     fn sql(&mut self, t: &str) -> Flow {
-        self.last_sql = Some(t.to_string());
         if !self.logged_on {
             // BTEQ's return code 2: a request with no session to send it to
             self.out(" *** Warning: You must LOGON before sending SQL requests.\n");
             self.rc = self.rc.max(2);
             return Flow::Continue;
         }
-        match self.execute(t) {
+        self.last_sql = Some(t.to_string());
+        match tdlite_parser::parse_using(t) {
+            Ok(Some(using)) => return self.using(t, &using),
+            Ok(None) => {}
+            Err(e) => {
+                let e = tdlite::PositionedError {
+                    error: e.into(),
+                    location: None,
+                    statement: 1,
+                };
+                self.out(&format::failure(&e, t, false));
+                return self.record_error(3706, 8);
+            }
+        }
+        if let Some(times) = self.repeat.take() {
+            // .REPEAT without USING: the request itself, n times
+            for _ in 0..times.unwrap_or(1) {
+                if let Flow::Quit = self.request(t) {
+                    return Flow::Quit;
+                }
+            }
+            return Flow::Continue;
+        }
+        self.request(t)
+    }
+
+    /// A request with a USING modifier: runs its statement once per imported record (as many
+    /// records as `.REPEAT` says, one without it), the record's fields as the `:name` values.
+    fn using(&mut self, text: &str, using: &tdlite_parser::Using) -> Flow {
+        if self.import.is_none() {
+            self.error("USING needs data: start an import with .IMPORT VARTEXT FILE = path first.");
+            return Flow::Continue;
+        }
+        let prepared = match self.session.prepare(&using.statement) {
+            Ok(p) => p,
+            Err(e) => {
+                self.out(&format::failure(&e, text, false));
+                let code = e.code().number;
+                let severity = self.severity(code, format::return_code(&e));
+                return self.record_error(code, severity);
+            }
+        };
+        let times = self.repeat.take().unwrap_or(Some(1));
+        let mut done = 0u64;
+        while times.is_none_or(|n| done < n) {
+            let Some(record) = self.next_record() else {
+                self.out(" *** Warning: Out of data.\n");
+                break;
+            };
+            done += 1;
+            let record = match record {
+                Ok(r) => r,
+                Err(msg) => {
+                    self.error(&msg);
+                    continue;
+                }
+            };
+            if record.len() != using.fields.len() {
+                self.error(&format!(
+                    "an import record has {} fields; USING names {}.",
+                    record.len(),
+                    using.fields.len()
+                ));
+                continue;
+            }
+            // an empty field is NULL, as BTEQ reads VARTEXT
+            let values: Vec<tdlite::Value> = using
+                .params
+                .iter()
+                .map(|&f| match record[f].as_str() {
+                    "" => tdlite::Value::Null,
+                    v => tdlite::Value::Str(v.to_string()),
+                })
+                .collect();
+            let outcome = self.session.execute_prepared(&prepared, &values);
+            if let Flow::Quit = self.report(outcome, text) {
+                return Flow::Quit;
+            }
+        }
+        Flow::Continue
+    }
+
+    /// The next record of the import, split at its delimiter; `None` at the end.
+    fn next_record(&mut self) -> Option<Result<Vec<String>, String>> {
+        let import = self.import.as_mut()?;
+        let line = match import.lines.next()? {
+            Ok(l) => l,
+            Err(e) => {
+                return Some(Err(format!(
+                    "cannot read the import file '{}': {e}",
+                    import.path
+                )))
+            }
+        };
+        let line = line.strip_suffix('\r').unwrap_or(&line);
+        Some(Ok(line
+            .split(import.delimiter.as_str())
+            .map(str::to_string)
+            .collect()))
+    }
+
+    /// Runs one request and reports its outcome.
+    fn request(&mut self, t: &str) -> Flow {
+        let outcome = self.execute(t);
+        self.report(outcome, t)
+    }
+
+    /// Prints a request's results or its failure and records BTEQ's variables.
+    fn report(
+        &mut self,
+        outcome: Result<Vec<tdlite::StatementResult>, tdlite::PositionedError>,
+        t: &str,
+    ) -> Flow {
+        match outcome {
             Ok(results) => {
                 self.vars = Vars {
                     errorcode: 0,
@@ -466,6 +591,30 @@ impl Runner {
                 }
                 Err(e) => self.error(&format!("cannot create the export file '{path}': {e}")),
             },
+            Command::Import(None) => {
+                if self.import.take().is_none() {
+                    self.error(".IMPORT RESET: no import is open.");
+                }
+            }
+            Command::Import(Some(import)) => match std::fs::File::open(&import.path) {
+                Ok(f) => {
+                    use std::io::BufRead;
+                    let mut lines = std::io::BufReader::new(f).lines();
+                    for _ in 0..import.skip {
+                        lines.next();
+                    }
+                    self.import = Some(Importing {
+                        delimiter: import.delimiter,
+                        path: import.path,
+                        lines,
+                    });
+                }
+                Err(e) => self.error(&format!(
+                    "cannot open the import file '{}': {e}",
+                    import.path
+                )),
+            },
+            Command::Repeat(times) => self.repeat = Some(times),
             Command::NotYet(word) => self.error(&format!(
                 ".{word} is not supported by tdlite yet (docs/bteq.md)."
             )),

@@ -21,6 +21,7 @@ pub mod error;
 mod parser;
 pub mod split;
 pub mod statement;
+mod using;
 
 pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{
@@ -33,3 +34,4 @@ pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable,
     DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
 };
+pub use using::{parse_using, Using};

@@ -1,0 +1,166 @@
+//! The `USING` request modifier of BTEQ imports: `USING (id VARCHAR(10), name VARCHAR(40))
+//! INSERT INTO t VALUES (:id, :name)`. The modifier names the fields of each imported record;
+//! the statement refers to them as `:name`.
+//!
+//! [`parse_using`] turns such a request into the statement with `?` parameter markers, ready
+//! for `Session::prepare`, and the field each marker takes its value from.
+//!
+//! Invariant: the statement text is the request's own text after the modifier, with only each
+//! `:name` replaced by `?` (comments, strings and layout are kept).
+
+use crate::dialect::TdliteDialect;
+use crate::error::{Location, ParseError};
+use sqlparser::tokenizer::{Token, Tokenizer};
+
+/// A request with a `USING` modifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Using {
+    /// The fields, in record order: name and type as written.
+    pub fields: Vec<(String, String)>,
+    /// The statement with `?` where it said `:name`.
+    pub statement: String,
+    /// For each `?`, in order, the index of the field it reads.
+    pub params: Vec<usize>,
+}
+
+/// Parses a request that starts with `USING (…)`; `Ok(None)` for any other request.
+///
+/// # Errors
+/// 3706 for a malformed field list, a `:name` that is not a field, or no statement after it.
+pub fn parse_using(sql: &str) -> Result<Option<Using>, ParseError> {
+    let tokens = Tokenizer::new(&TdliteDialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+    let significant = |t: &Token| !matches!(t, Token::Whitespace(_));
+    let mut it = tokens.iter().filter(|t| significant(&t.token)).peekable();
+    match it.next() {
+        Some(t) if matches!(&t.token, Token::Word(w) if w.value.eq_ignore_ascii_case("USING")) => {}
+        _ => return Ok(None),
+    }
+    let at = |t: Option<&sqlparser::tokenizer::TokenWithSpan>| {
+        t.map_or(Location::new(1, 1), |t| Location::from_sql(t.span.start))
+    };
+    let open = it.next();
+    if !matches!(open.map(|t| &t.token), Some(Token::LParen)) {
+        return Err(ParseError::syntax("expected '(' after USING", at(open)));
+    }
+    // the field list: name type [, name type]… up to the matching ')'
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut depth = 1usize;
+    let mut current: Option<(String, String)> = None;
+    let mut end = None;
+    for t in it.by_ref() {
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(t.span.end);
+                    break;
+                }
+            }
+            Token::Comma if depth == 1 => {
+                fields.extend(current.take());
+                continue;
+            }
+            _ => {}
+        }
+        match (&mut current, &t.token) {
+            (None, Token::Word(w)) => current = Some((w.value.clone(), String::new())),
+            (None, other) => {
+                return Err(ParseError::syntax(
+                    format!("expected a field name in USING, found '{other}'"),
+                    Location::from_sql(t.span.start),
+                ))
+            }
+            (Some((_, ty)), tok) => ty.push_str(&tok.to_string()),
+        }
+    }
+    fields.extend(current.take());
+    let Some(end) = end else {
+        return Err(ParseError::syntax(
+            "expected ')' to end the USING fields",
+            at(None),
+        ));
+    };
+    if fields.iter().any(|(_, ty)| ty.is_empty()) || fields.is_empty() {
+        return Err(ParseError::syntax(
+            "each USING field needs a name and a type",
+            Location::from_sql(end),
+        ));
+    }
+    // the statement: its tokens after ')', with :name → ?
+    let rest: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
+        .iter()
+        .skip_while(|t| t.span.end != end)
+        .skip(1)
+        .collect();
+    let mut statement = String::new();
+    let mut params = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        if let (Token::Colon, Some(Token::Word(w))) =
+            (&rest[i].token, rest.get(i + 1).map(|t| &t.token))
+        {
+            let Some(f) = fields
+                .iter()
+                .position(|(n, _)| n.eq_ignore_ascii_case(&w.value))
+            else {
+                return Err(ParseError::syntax(
+                    format!("':{}' is not a USING field", w.value),
+                    Location::from_sql(rest[i].span.start),
+                ));
+            };
+            statement.push('?');
+            params.push(f);
+            i += 2;
+            continue;
+        }
+        statement.push_str(&rest[i].token.to_string());
+        i += 1;
+    }
+    if statement.trim().trim_end_matches(';').trim().is_empty() {
+        return Err(ParseError::syntax(
+            "expected a statement after the USING fields",
+            Location::from_sql(end),
+        ));
+    }
+    Ok(Some(Using {
+        fields,
+        statement: statement.trim().to_string(),
+        params,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_and_markers() {
+        let u = parse_using(
+            "USING (id VARCHAR(10), name VARCHAR(40), amt DECIMAL(9,2))\nINSERT INTO t VALUES (:id, :NAME, ':id', :amt + 1);",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            u.fields,
+            vec![
+                ("id".to_string(), "VARCHAR(10)".to_string()),
+                ("name".to_string(), "VARCHAR(40)".to_string()),
+                ("amt".to_string(), "DECIMAL(9,2)".to_string()),
+            ]
+        );
+        assert_eq!(u.statement, "INSERT INTO t VALUES (?, ?, ':id', ? + 1);");
+        assert_eq!(u.params, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn other_requests_and_errors() {
+        assert_eq!(parse_using("INSERT INTO t VALUES (1);").unwrap(), None);
+        assert!(parse_using("USING id INT INSERT t (:id);").is_err());
+        assert!(parse_using("USING (id) INSERT t (:id);").is_err());
+        assert!(parse_using("USING (id INT) INSERT t (:nope);").is_err());
+        assert!(parse_using("USING (id INT);").is_err());
+    }
+}
