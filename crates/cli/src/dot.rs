@@ -866,7 +866,7 @@ mod tests {
         );
         assert_eq!(
             parse(".IMPORT VARTEXT '\t' FILE 'my data.tsv' SKIP=2;"),
-            import("\\t", "my data.tsv", 2)
+            import("\t", "my data.tsv", 2)
         );
         assert_eq!(parse(".IMPORT RESET"), Ok(Command::Import(None)));
         assert!(parse(".IMPORT DATA FILE = x.dat").is_err());
