@@ -72,6 +72,9 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::Revoke => "Revoke accepted.".to_string(),
         StatementKind::Comment => "Comment has been set.".to_string(),
         StatementKind::Rename => "Table has been renamed.".to_string(),
+        StatementKind::CreateMacro => "Macro has been created.".to_string(),
+        StatementKind::ReplaceMacro => "Macro has been replaced.".to_string(),
+        StatementKind::DropMacro => "Macro has been dropped.".to_string(),
     };
     format!(" *** {s}")
 }

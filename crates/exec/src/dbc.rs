@@ -182,10 +182,11 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
     for t in catalog.tables() {
         let s = &t.schema;
         let (db, name) = split_name(&s.name, user);
-        let kind = match (&s.view, s.queue) {
-            (Some(_), _) => "V",
-            (None, true) => "Q",
-            (None, false) => "T",
+        let kind = match (&s.view, &s.macro_def, s.queue) {
+            (Some(_), ..) => "V",
+            (_, Some(_), _) => "M",
+            (_, _, true) => "Q",
+            _ => "T",
         };
         b.row(vec![
             text(db),

@@ -94,8 +94,8 @@ pub(crate) fn has_objects(catalog: &Catalog, user: &str, name: &str) -> bool {
         .any(|t| database_of(&t.schema.name, user) == upper)
 }
 
-/// `HELP DATABASE name`: one row per table and view in it, with Teradata's first columns
-/// (`Kind` is `T` table, `Q` queue table, `V` view).
+/// `HELP DATABASE name`: one row per table, view and macro in it, with Teradata's first
+/// columns (`Kind` is `T` table, `Q` queue table, `V` view, `M` macro).
 ///
 /// # Errors
 /// 3802 if the database does not exist.
@@ -122,10 +122,11 @@ pub(crate) fn help_database(
                 .map_or(s.name.as_str(), |(_, n)| n)
                 .to_string(),
         );
-        kinds.push(match (s.view.is_some(), s.queue) {
-            (true, _) => "V",
-            (false, true) => "Q",
-            (false, false) => "T",
+        kinds.push(match (s.view.is_some(), s.macro_def.is_some(), s.queue) {
+            (true, ..) => "V",
+            (_, true, _) => "M",
+            (_, _, true) => "Q",
+            _ => "T",
         });
     }
     let n = names.len();

@@ -149,6 +149,9 @@ pub enum Error {
     /// DROP VIEW or REPLACE VIEW of a table (3854).
     #[error("'{0}' is not a view.")]
     NotAView(String),
+    /// A macro statement on a table or view (tdlite 3855; Teradata's number not verified).
+    #[error("'{0}' is not a macro.")]
+    NotAMacro(String),
     /// CREATE DATABASE or USER of a name that exists (5612).
     #[error("User, role or database '{0}' already exists.")]
     DatabaseExists(String),
@@ -287,6 +290,7 @@ impl Error {
             Error::ViewNotUpdatable(_) => code(3823),
             Error::IndexExists(_) | Error::DatabaseExists(_) => code(5612),
             Error::DatabaseNotEmpty(_) => code(3552),
+            Error::NotAMacro(_) => code(3855),
             Error::IndexNotFound(_) => code(3526),
             Error::NotATable(_) => code(3853),
             Error::NotAView(_) => code(3854),

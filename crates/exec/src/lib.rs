@@ -70,6 +70,7 @@ mod functions;
 mod hash_join;
 mod join;
 mod locking;
+mod macros;
 mod merge;
 mod plan;
 mod prepared;

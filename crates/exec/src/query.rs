@@ -136,6 +136,15 @@ impl Exec<'_> {
     /// default database first, then among the tables created without one (a tdlite rule:
     /// tables made before `DATABASE x` stay reachable).
     pub fn must_get_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let t = self.must_get_object(name)?;
+        if t.schema.macro_def.is_some() {
+            return Err(Error::NotATable(t.schema.name.clone()));
+        }
+        Ok(t)
+    }
+
+    /// Looks up any catalog entry, a macro too (see [`Exec::must_get_table`]).
+    pub(crate) fn must_get_object(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
         let n = self.table_name(name);
         let catalog = &self.shared.storage.catalog;
         catalog

@@ -114,6 +114,12 @@ pub enum StatementKind {
     Comment,
     /// RENAME TABLE or VIEW.
     Rename,
+    /// CREATE MACRO.
+    CreateMacro,
+    /// REPLACE MACRO.
+    ReplaceMacro,
+    /// DROP MACRO.
+    DropMacro,
 }
 
 /// The result of one statement.

@@ -71,6 +71,8 @@ pub struct Session {
     logon_us: i64,
     /// The default database set by `DATABASE x`; `None` for the user's own.
     database: Option<String>,
+    /// How many macros are running inside one another now (EXEC).
+    macro_depth: usize,
     /// The parameter values of the request being run (empty outside `execute_prepared`).
     params: Vec<Value>,
     /// The last consume select list of plain columns that was bound: (table id, select list,
@@ -100,6 +102,7 @@ impl Session {
             user: "TDLITE".to_string(),
             logon_us: chrono::Utc::now().timestamp_micros(),
             database: None,
+            macro_depth: 0,
             params: Vec::new(),
             consume_list: None,
             consume_table: None,
@@ -177,8 +180,42 @@ impl Session {
             // a null request is legal and changes nothing (not even an open transaction)
             None => return Ok(Vec::new()),
         };
+        if let [st] = stmts.as_slice() {
+            if let Statement::ExecMacro { name, args } = &st.statement {
+                return self.exec_macro(name, args);
+            }
+        }
         self.params.clear();
         self.run_request(&stmts)
+    }
+
+    /// `EXEC m(args)`: the macro's statements, with the arguments in place, as one request.
+    fn exec_macro(
+        &mut self,
+        name: &ast::ObjectName,
+        args: &[(Option<String>, String)],
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        let fail = |error: Error| PositionedError {
+            error,
+            location: None,
+            statement: 1,
+        };
+        if self.macro_depth >= crate::macros::MAX_DEPTH {
+            return Err(fail(Error::RecursionLimit(format!(
+                "macros EXEC one another more than {} deep",
+                crate::macros::MAX_DEPTH
+            ))));
+        }
+        let now = self.shared.request_timestamp();
+        let expanded = self
+            .exec(now)
+            .must_get_macro(name)
+            .and_then(|(_, def)| crate::macros::expand(&def, args))
+            .map_err(fail)?;
+        self.macro_depth += 1;
+        let result = self.execute(&expanded);
+        self.macro_depth -= 1;
+        result
     }
 
     /// Parses and checks a request for [`Session::execute_prepared`]: it can then run many
@@ -499,6 +536,30 @@ impl Session {
                     name,
                 )?,
             ),
+            Statement::CreateMacro {
+                name,
+                params,
+                body,
+                replace,
+                ..
+            } => {
+                self.exec(now)
+                    .create_macro(name, params, body, *replace, &st.text)?;
+                StatementResult::status(if *replace {
+                    StatementKind::ReplaceMacro
+                } else {
+                    StatementKind::CreateMacro
+                })
+            }
+            Statement::DropMacro(name) => self.exec(now).drop_macro(name)?,
+            Statement::ShowMacro(name) => self.exec(now).show_macro(name)?,
+            // EXEC alone is expanded in `execute`; inside a request with more statements it
+            // would need a request inside a request
+            Statement::ExecMacro { .. } => {
+                return Err(Error::Unsupported(
+                    "EXEC with other statements in one request (EXEC a macro alone)".into(),
+                ))
+            }
             Statement::Admin(a) => {
                 let (result, dropped) = self.exec(now).admin(a)?;
                 for t in dropped {

@@ -18,6 +18,7 @@ mod create_table;
 mod cursor;
 pub mod dialect;
 pub mod error;
+mod macros;
 mod parser;
 pub mod split;
 pub mod statement;
@@ -34,4 +35,4 @@ pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable,
     DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
 };
-pub use using::{parse_using, Using};
+pub use using::{parse_using, replace_host_variables, Using};

@@ -32,6 +32,8 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     let mut statements = Vec::new();
     let mut current: Vec<TokenWithSpan> = Vec::new();
     let mut parameters = 0;
+    // a `;` inside parentheses (a macro body) does not end a statement
+    let mut depth = 0usize;
     for mut tok in tokens {
         // parameter markers are numbered in textual order across the request: ?1, ?2, …
         if tok.token == Token::Placeholder("?".into()) {
@@ -40,6 +42,15 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
         }
         match tok.token {
             Token::Whitespace(_) | Token::EOF => {}
+            Token::LParen => {
+                depth += 1;
+                current.push(tok);
+            }
+            Token::RParen => {
+                depth = depth.saturating_sub(1);
+                current.push(tok);
+            }
+            Token::SemiColon if depth > 0 => current.push(tok),
             Token::SemiColon => {
                 if !current.is_empty() {
                     let end_here = Location::from_sql(tok.span.start);
@@ -164,7 +175,7 @@ fn end_location(sql: &str) -> Location {
 /// Turns locations (line, column in characters) into byte offsets, walking forward only: the
 /// statements of a request ask in increasing order, so a whole request costs one pass over its
 /// text (a fresh walk per statement made a 1,000-statement request quadratic).
-struct Offsets<'a> {
+pub(crate) struct Offsets<'a> {
     sql: &'a str,
     byte: usize,
     line: u64,
@@ -179,6 +190,11 @@ impl<'a> Offsets<'a> {
             line: 1,
             col: 1,
         }
+    }
+
+    /// The byte offset of `loc` in `sql`.
+    pub(crate) fn byte_of(sql: &str, loc: Location) -> usize {
+        Offsets::new(sql).byte_offset(loc)
     }
 
     fn byte_offset(&mut self, loc: Location) -> usize {
@@ -213,7 +229,7 @@ fn parse_tokens(
     let text_start = offsets.byte_offset(cur.loc());
     let text_end = offsets.byte_offset(end).max(text_start);
     let text = offsets.sql[text_start..text_end].trim().to_string();
-    let statement = if cur.at_end() {
+    let mut statement = if cur.at_end() {
         if locking.is_empty() {
             return Err(cur.unexpected("expected a statement"));
         }
@@ -221,6 +237,12 @@ fn parse_tokens(
     } else {
         parse_statement(cur)?
     };
+    if let Statement::CreateMacro {
+        body, body_span, ..
+    } = &mut statement
+    {
+        *body = crate::macros::body_text(offsets.sql, *body_span);
+    }
     Ok(Spanned {
         statement,
         locking,
@@ -273,6 +295,9 @@ fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
 fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
     if let Some(admin) = crate::admin::parse(&mut cur) {
         return admin;
+    }
+    if let Some(m) = crate::macros::parse(&mut cur) {
+        return m;
     }
     let first = cur.word_at(0).unwrap_or_default();
     match first.as_str() {

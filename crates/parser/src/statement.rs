@@ -113,6 +113,30 @@ pub enum Statement {
     HelpSession,
     /// Databases and users, rights, comments, renames (see admin.rs).
     Admin(AdminStatement),
+    /// `CREATE|REPLACE MACRO name [(params)] AS (body)`.
+    CreateMacro {
+        /// The macro's name.
+        name: ast::ObjectName,
+        /// Parameters: name and type as written (with any DEFAULT).
+        params: Vec<(String, String)>,
+        /// The statements between `AS (` and `)`, as written.
+        body: String,
+        /// Where the body is in the request (for `body`).
+        body_span: (crate::Location, crate::Location),
+        /// REPLACE MACRO.
+        replace: bool,
+    },
+    /// `EXEC|EXECUTE name [(args)]`: arguments as text, with their names when given.
+    ExecMacro {
+        /// The macro.
+        name: ast::ObjectName,
+        /// `[name =] argument` in order.
+        args: Vec<(Option<String>, String)>,
+    },
+    /// `DROP MACRO name`.
+    DropMacro(ast::ObjectName),
+    /// `SHOW MACRO name`.
+    ShowMacro(ast::ObjectName),
     /// `HELP DATABASE name` / `HELP USER name`: the tables and views in a database.
     HelpDatabase(String),
     /// `SET SESSION TRANSACTION ANSI | BTET` (tdlite extension; BTEQ's
@@ -133,6 +157,7 @@ impl Statement {
             | Statement::CreateIndex { .. }
             | Statement::DropIndex { .. } => true,
             Statement::Admin(a) => !matches!(a, AdminStatement::Rights { .. }),
+            Statement::CreateMacro { .. } | Statement::DropMacro(_) => true,
             Statement::Sql(s) => matches!(
                 **s,
                 ast::Statement::Drop { .. } | ast::Statement::CreateTable(_)

@@ -10,6 +10,7 @@
 
 use crate::dialect::TdliteDialect;
 use crate::error::{Location, ParseError};
+use crate::parser::Offsets;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 /// A request with a `USING` modifier.
@@ -21,6 +22,40 @@ pub struct Using {
     pub statement: String,
     /// For each `?`, in order, the index of the field it reads.
     pub params: Vec<usize>,
+}
+
+/// Replaces each host variable `:name` of `sql` (outside strings and comments) by what
+/// `value(name)` gives; the rest of the text is kept as it is.
+///
+/// # Errors
+/// 3706 if `sql` does not tokenize, or for a `:name` that `value` does not know.
+pub fn replace_host_variables(
+    sql: &str,
+    mut value: impl FnMut(&str) -> Option<String>,
+) -> Result<String, ParseError> {
+    let tokens = Tokenizer::new(&TdliteDialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        if let (Token::Colon, Some(Token::Word(w))) =
+            (&tokens[i].token, tokens.get(i + 1).map(|t| &t.token))
+        {
+            let Some(v) = value(&w.value) else {
+                return Err(ParseError::syntax(
+                    format!("':{}' names no field or parameter", w.value),
+                    Location::from_sql(tokens[i].span.start),
+                ));
+            };
+            out.push_str(&v);
+            i += 2;
+            continue;
+        }
+        out.push_str(&tokens[i].token.to_string());
+        i += 1;
+    }
+    Ok(out)
 }
 
 /// Parses a request that starts with `USING (…)`; `Ok(None)` for any other request.
@@ -89,36 +124,16 @@ pub fn parse_using(sql: &str) -> Result<Option<Using>, ParseError> {
             Location::from_sql(end),
         ));
     }
-    // the statement: its tokens after ')', with :name → ?
-    let rest: Vec<&sqlparser::tokenizer::TokenWithSpan> = tokens
-        .iter()
-        .skip_while(|t| t.span.end != end)
-        .skip(1)
-        .collect();
-    let mut statement = String::new();
+    // the statement: its text after ')', with :name → ?
+    let after = Offsets::byte_of(sql, Location::from_sql(end));
     let mut params = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        if let (Token::Colon, Some(Token::Word(w))) =
-            (&rest[i].token, rest.get(i + 1).map(|t| &t.token))
-        {
-            let Some(f) = fields
-                .iter()
-                .position(|(n, _)| n.eq_ignore_ascii_case(&w.value))
-            else {
-                return Err(ParseError::syntax(
-                    format!("':{}' is not a USING field", w.value),
-                    Location::from_sql(rest[i].span.start),
-                ));
-            };
-            statement.push('?');
-            params.push(f);
-            i += 2;
-            continue;
-        }
-        statement.push_str(&rest[i].token.to_string());
-        i += 1;
-    }
+    let statement = replace_host_variables(&sql[after..], |name| {
+        let f = fields
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))?;
+        params.push(f);
+        Some("?".to_string())
+    })?;
     if statement.trim().trim_end_matches(';').trim().is_empty() {
         return Err(ParseError::syntax(
             "expected a statement after the USING fields",

@@ -140,6 +140,21 @@ fn render_statement(out: &mut String, statement: &Statement) {
             writeln!(out, "Rename {what} {from} -> {to}").unwrap()
         }
         Statement::Admin(a) => writeln!(out, "{a:?}").unwrap(),
+        Statement::CreateMacro {
+            name,
+            params,
+            body,
+            replace,
+            ..
+        } => writeln!(
+            out,
+            "{} MACRO {name} {params:?} AS ({body})",
+            if *replace { "REPLACE" } else { "CREATE" }
+        )
+        .unwrap(),
+        Statement::ExecMacro { name, args } => writeln!(out, "EXEC {name} {args:?}").unwrap(),
+        Statement::DropMacro(name) => writeln!(out, "DROP MACRO {name}").unwrap(),
+        Statement::ShowMacro(name) => writeln!(out, "SHOW MACRO {name}").unwrap(),
         Statement::HelpDatabase(name) => writeln!(out, "HelpDatabase {name}").unwrap(),
         Statement::Explain(inner) => {
             writeln!(out, "Explain").unwrap();

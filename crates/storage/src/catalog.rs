@@ -99,6 +99,19 @@ pub struct TableSchema {
     /// query's result columns). Views share the tables' namespace, log and checkpoints.
     #[serde(default)]
     pub view: Option<String>,
+    /// For a macro: its parameters and statements (the entry holds no rows and no columns).
+    /// Macros share the tables' namespace, log and checkpoints, as views do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub macro_def: Option<MacroDef>,
+}
+
+/// A macro's definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MacroDef {
+    /// Parameters: name and type as written (with any DEFAULT).
+    pub params: Vec<(String, String)>,
+    /// The statements, as written between `AS (` and `)`.
+    pub body: String,
 }
 
 fn empty_arrow() -> SchemaRef {
@@ -127,6 +140,7 @@ impl TableSchema {
             arrow: Arc::new(Schema::empty()),
             checks: Vec::new(),
             view: None,
+            macro_def: None,
         }
         .with_arrow()
     }

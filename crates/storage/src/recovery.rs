@@ -392,11 +392,19 @@ impl Recovery {
     }
 }
 
-/// A definition storage can hold without panicking: columns exist, index columns are in
-/// range, decimals are valid, a queue's first column is a timestamp.
+/// A definition storage can hold without panicking: columns exist (a macro has none, and no
+/// index, and is no queue), index columns are in range, decimals are valid, a queue's first
+/// column is a timestamp.
 fn check_schema(s: &TableSchema) -> Result<(), String> {
     let n = s.columns.len();
     let bad = |what: &str| Err(format!("table {}: {what}", s.name));
+    if s.macro_def.is_some() {
+        return if n == 0 && s.primary_index.is_none() && s.secondary.is_empty() && !s.queue {
+            Ok(())
+        } else {
+            bad("a macro with columns, indexes or a queue")
+        };
+    }
     if n == 0 {
         return bad("no columns");
     }

@@ -65,6 +65,34 @@ fn a_second_open_of_the_same_folder_fails_until_the_first_is_closed() {
 }
 
 #[test]
+fn a_macro_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        s.execute("CREATE TABLE t (n INTEGER)").unwrap();
+        s.execute("CREATE MACRO add_n (n INTEGER) AS (INS t (:n); SEL SUM(n) FROM t;)")
+            .unwrap();
+        s.execute("EXEC add_n (2)").unwrap();
+    }
+    // replayed from the log
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(ints(&db, "EXEC add_n (3)"), vec![5]);
+    assert_eq!(
+        rows(
+            &db,
+            "SEL TableKind FROM DBC.TablesV WHERE TableName = 'add_n'"
+        ),
+        vec!["M"]
+    );
+    // loaded from a checkpoint
+    db.checkpoint().unwrap();
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(ints(&db, "EXEC add_n (4)"), vec![9]);
+}
+
+#[test]
 fn a_new_database_folder_tells_git_to_ignore_it_and_an_old_one_is_left_alone() {
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("mydb");

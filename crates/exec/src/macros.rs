@@ -1,0 +1,195 @@
+//! Macros: `CREATE|REPLACE MACRO`, `DROP MACRO`, `SHOW MACRO`, and `EXEC`.
+//!
+//! A macro is a catalog entry like a view (`TableSchema::macro_def`: parameters and the body's
+//! text), so it is logged, checkpointed and rolled back as any DDL. `EXEC m(args)` puts each
+//! argument's text, in parentheses, where the body says `:name` (a parameter without an
+//! argument is its DEFAULT, else NULL), and the session runs the result as one request: one
+//! transaction in Teradata mode, as Teradata runs a macro.
+//!
+//! Invariants: a body is checked when the macro is made (it must parse with its parameters
+//! NULL), so EXEC fails only where the statements themselves fail; EXEC nests at most
+//! [`MAX_DEPTH`] macros deep.
+
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::result::{Rows, StatementKind, StatementResult};
+use arrow::array::StringArray;
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+use std::sync::Arc;
+use tdlite_storage::catalog::{MacroDef, TableKind, TableSchema};
+
+/// How deeply macros may EXEC one another.
+pub(crate) const MAX_DEPTH: usize = 16;
+
+/// The text a parameter's value comes from: its DEFAULT (`INTEGER DEFAULT 5`), else NULL.
+fn default_of(ty: &str) -> String {
+    let upper = ty.to_ascii_uppercase();
+    match upper.find("DEFAULT ") {
+        Some(at) => ty[at + "DEFAULT ".len()..].trim().to_string(),
+        None => "NULL".to_string(),
+    }
+}
+
+/// `def`'s body with the arguments in place: named ones by name, the others by position.
+///
+/// # Errors
+/// 3706 for more arguments than parameters, a name that is no parameter, or a `:name` in the
+/// body that is no parameter.
+pub(crate) fn expand(def: &MacroDef, args: &[(Option<String>, String)]) -> Result<String> {
+    if args.len() > def.params.len() {
+        return Err(Error::TypeMismatch(format!(
+            "the macro takes {} parameters, EXEC gives {}",
+            def.params.len(),
+            args.len()
+        )));
+    }
+    let mut values: Vec<Option<&str>> = vec![None; def.params.len()];
+    for (i, (name, text)) in args.iter().enumerate() {
+        let slot = match name {
+            Some(n) => def
+                .params
+                .iter()
+                .position(|(p, _)| p.eq_ignore_ascii_case(n))
+                .ok_or_else(|| Error::ColumnNotFound(n.clone()))?,
+            None => i,
+        };
+        values[slot] = Some(text);
+    }
+    let body = tdlite_parser::replace_host_variables(&def.body, |name| {
+        let i = def
+            .params
+            .iter()
+            .position(|(p, _)| p.eq_ignore_ascii_case(name))?;
+        Some(format!(
+            "({})",
+            values[i].map_or_else(|| default_of(&def.params[i].1), str::to_string)
+        ))
+    })?;
+    Ok(body)
+}
+
+impl Exec<'_> {
+    /// CREATE or REPLACE MACRO.
+    ///
+    /// # Errors
+    /// 3803 if the name is taken (by a table, a view, or a macro without REPLACE), 3853 if
+    /// REPLACE names a table or view, 3706 if the body does not parse.
+    pub(crate) fn create_macro(
+        &mut self,
+        name: &ast::ObjectName,
+        params: &[(String, String)],
+        body: &str,
+        replace: bool,
+        text: &str,
+    ) -> Result<()> {
+        let def = MacroDef {
+            params: params.to_vec(),
+            body: body.to_string(),
+        };
+        let nulls: Vec<(Option<String>, String)> = Vec::new();
+        tdlite_parser::parse_request(&expand(&def, &nulls)?)?;
+        let n = self.table_name(name);
+        if replace {
+            if let Some(old) = self.shared.storage.catalog.get_table(&n) {
+                if old.schema.macro_def.is_none() {
+                    return Err(Error::NotAMacro(n));
+                }
+                self.txn.drop_table(&n)?;
+            }
+        }
+        let mut schema = TableSchema::new(
+            n,
+            Vec::new(),
+            TableKind::Multiset,
+            false,
+            None,
+            Vec::new(),
+            text.to_string(),
+        );
+        schema.macro_def = Some(def);
+        self.txn.create_table(schema)?;
+        Ok(())
+    }
+
+    /// The macro `name` names.
+    ///
+    /// # Errors
+    /// 3807 if there is no such object, 3855 if it is not a macro.
+    pub(crate) fn must_get_macro(&self, name: &ast::ObjectName) -> Result<(String, MacroDef)> {
+        let t = self.must_get_object(name)?;
+        match &t.schema.macro_def {
+            Some(def) => Ok((t.schema.name.clone(), def.clone())),
+            None => Err(Error::NotAMacro(t.schema.name.clone())),
+        }
+    }
+
+    /// DROP MACRO.
+    ///
+    /// # Errors
+    /// See [`Exec::must_get_macro`].
+    pub(crate) fn drop_macro(&mut self, name: &ast::ObjectName) -> Result<StatementResult> {
+        let (n, _) = self.must_get_macro(name)?;
+        self.txn.drop_table(&n)?;
+        Ok(StatementResult::status(StatementKind::DropMacro))
+    }
+
+    /// SHOW MACRO: the CREATE text as written.
+    ///
+    /// # Errors
+    /// See [`Exec::must_get_macro`].
+    pub(crate) fn show_macro(&self, name: &ast::ObjectName) -> Result<StatementResult> {
+        self.must_get_macro(name)?;
+        let t = self.must_get_object(name)?;
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "Request Text",
+            DataType::Utf8,
+            false,
+        )]));
+        let text = Arc::new(StringArray::from(vec![t.schema.ddl.clone()]));
+        Ok(StatementResult::rows(
+            StatementKind::Show,
+            Rows {
+                schema: schema.clone(),
+                batches: vec![RecordBatch::try_new(schema, vec![text])?],
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def() -> MacroDef {
+        MacroDef {
+            params: vec![
+                ("id".into(), "INTEGER".into()),
+                ("note".into(), "VARCHAR(10) DEFAULT 'none'".into()),
+            ],
+            body: "INS t (:id, :note); SEL * FROM t WHERE id = :ID;".into(),
+        }
+    }
+
+    #[test]
+    fn arguments_go_where_the_body_names_them() {
+        let by_position = vec![(None, "1".to_string()), (None, "'x'".to_string())];
+        assert_eq!(
+            expand(&def(), &by_position).unwrap(),
+            "INS t ((1), ('x')); SEL * FROM t WHERE id = (1);"
+        );
+        let named = vec![(Some("id".to_string()), "2".to_string())];
+        assert_eq!(
+            expand(&def(), &named).unwrap(),
+            "INS t ((2), ('none')); SEL * FROM t WHERE id = (2);"
+        );
+        assert_eq!(
+            expand(&def(), &[]).unwrap(),
+            "INS t ((NULL), ('none')); SEL * FROM t WHERE id = (NULL);"
+        );
+        let too_many = vec![(None, "1".to_string()); 3];
+        assert!(expand(&def(), &too_many).is_err());
+        assert!(expand(&def(), &[(Some("x".to_string()), "1".to_string())]).is_err());
+    }
+}

@@ -1,0 +1,155 @@
+//! Teradata macros: `CREATE|REPLACE MACRO name [(p type [DEFAULT v], …)] AS (statements;)`,
+//! `EXEC|EXECUTE name [(args)]`, `DROP MACRO name`, `SHOW MACRO name`.
+//!
+//! The body is kept as the text between `AS (` and its `)`, and parameters as names and types;
+//! `EXEC` puts each argument's text where the body says `:name` (see
+//! [`crate::replace_host_variables`]) and runs the result as one request.
+//!
+//! Invariant: [`parse`] returns `None`, consuming nothing, for any other statement.
+
+use crate::cursor::Cursor;
+use crate::error::{Location, ParseError};
+use crate::statement::Statement;
+use sqlparser::tokenizer::Token;
+
+/// Parses the statement at `cur` if it is about a macro. The body of CREATE MACRO comes back
+/// empty, with its span in `body_span`: the caller, who has the text, fills it in.
+pub(crate) fn parse(cur: &mut Cursor) -> Option<Result<Statement, ParseError>> {
+    let first = cur.word_at(0)?;
+    let second = cur.word_at(1);
+    let is_macro = second.as_deref() == Some("MACRO");
+    Some(match first.as_str() {
+        "CREATE" | "REPLACE" if is_macro => create(cur, first == "REPLACE"),
+        "EXEC" | "EXECUTE" => exec(cur),
+        "DROP" if is_macro => name_only(cur).map(Statement::DropMacro),
+        "SHOW" if is_macro => name_only(cur).map(Statement::ShowMacro),
+        _ => return None,
+    })
+}
+
+fn name_only(cur: &mut Cursor) -> Result<sqlparser::ast::ObjectName, ParseError> {
+    cur.pos += 2;
+    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    cur.expect_end()?;
+    Ok(name)
+}
+
+fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
+    cur.pos += 2;
+    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let mut params = Vec::new();
+    if cur.eat_token(&Token::LParen) {
+        loop {
+            let pname = cur.ident("a parameter name")?;
+            let ty = type_text(cur);
+            if ty.is_empty() {
+                return Err(cur.unexpected(&format!("expected a type for parameter {pname}")));
+            }
+            params.push((pname, ty));
+            if cur.eat_token(&Token::RParen) {
+                break;
+            }
+            cur.expect_token(&Token::Comma, "',' or ')'")?;
+        }
+    }
+    cur.expect_word("AS")?;
+    let open = cur.loc();
+    cur.expect_token(&Token::LParen, "'(' before the macro's statements")?;
+    let body_start = cur.loc();
+    let mut depth = 1usize;
+    let body_end = loop {
+        match cur.peek() {
+            None => return Err(cur.unexpected("expected ')' to end the macro's statements")),
+            Some(Token::LParen) => depth += 1,
+            Some(Token::RParen) => {
+                depth -= 1;
+                if depth == 0 {
+                    break cur.loc();
+                }
+            }
+            Some(_) => {}
+        }
+        cur.pos += 1;
+    };
+    cur.pos += 1;
+    cur.expect_end()?;
+    if body_start == body_end {
+        return Err(ParseError::syntax("a macro needs statements", open));
+    }
+    Ok(Statement::CreateMacro {
+        name,
+        params,
+        body: String::new(),
+        body_span: (body_start, body_end),
+        replace,
+    })
+}
+
+/// The tokens of a parameter's type (and DEFAULT), up to the `,` or `)` that ends it.
+fn type_text(cur: &mut Cursor) -> String {
+    let mut depth = 0usize;
+    let mut words = Vec::new();
+    while let Some(t) = cur.peek() {
+        match t {
+            Token::Comma | Token::RParen if depth == 0 => break,
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        words.push(t.to_string());
+        cur.pos += 1;
+    }
+    words
+        .join(" ")
+        .replace(" ( ", "(")
+        .replace(" )", ")")
+        .replace(" , ", ",")
+}
+
+/// `EXEC name [( [p =] arg, … )]`: the arguments as text, with their names when given.
+fn exec(cur: &mut Cursor) -> Result<Statement, ParseError> {
+    cur.pos += 1;
+    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let mut args = Vec::new();
+    if cur.eat_token(&Token::LParen) && !cur.eat_token(&Token::RParen) {
+        loop {
+            let named = match (cur.peek(), cur.peek_at(1)) {
+                (Some(Token::Word(w)), Some(Token::Eq)) => {
+                    let n = w.value.clone();
+                    cur.pos += 2;
+                    Some(n)
+                }
+                _ => None,
+            };
+            let mut depth = 0usize;
+            let mut text = Vec::new();
+            while let Some(t) = cur.peek() {
+                match t {
+                    Token::Comma | Token::RParen if depth == 0 => break,
+                    Token::LParen => depth += 1,
+                    Token::RParen => depth -= 1,
+                    _ => {}
+                }
+                text.push(t.to_string());
+                cur.pos += 1;
+            }
+            if text.is_empty() {
+                return Err(cur.unexpected("expected an argument"));
+            }
+            args.push((named, text.join(" ")));
+            if cur.eat_token(&Token::RParen) {
+                break;
+            }
+            cur.expect_token(&Token::Comma, "',' or ')'")?;
+        }
+    }
+    cur.expect_end()?;
+    Ok(Statement::ExecMacro { name, args })
+}
+
+/// The text of a macro body whose span `parse` returned, cut out of the statement's `sql`.
+pub(crate) fn body_text(sql: &str, span: (Location, Location)) -> String {
+    let start = crate::parser::Offsets::byte_of(sql, span.0);
+    let end = crate::parser::Offsets::byte_of(sql, span.1).max(start);
+    sql[start..end].trim().to_string()
+}
