@@ -340,6 +340,32 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
     ])))
 }
 
+/// `(s1, t1) OVERLAPS (s2, t2)` as the comparisons that define it (SQL's rule, which Teradata
+/// follows): each period is first put in order (start ≤ end), then the periods overlap if one
+/// starts inside the other, or both start together. Each operand may be NULL, which makes the
+/// answer unknown where the rule needs it.
+///
+/// # Errors
+/// 9913 unless both operands are pairs.
+fn overlaps(left: &ast::Expr, right: &ast::Expr) -> Result<ast::Expr> {
+    let pair = |e: &ast::Expr| match e {
+        ast::Expr::Tuple(v) if v.len() == 2 => Ok((v[0].to_string(), v[1].to_string())),
+        _ => Err(Error::TypeMismatch(
+            "OVERLAPS compares two periods: (start, end) OVERLAPS (start, end)".into(),
+        )),
+    };
+    let ((a, b), (c, d)) = (pair(left)?, pair(right)?);
+    let lo = |x: &str, y: &str| format!("(CASE WHEN ({x}) > ({y}) THEN ({y}) ELSE ({x}) END)");
+    let hi = |x: &str, y: &str| format!("(CASE WHEN ({x}) > ({y}) THEN ({x}) ELSE ({y}) END)");
+    let (s1, t1, s2, t2) = (lo(&a, &b), hi(&a, &b), lo(&c, &d), hi(&c, &d));
+    let sql = format!(
+        "({s1} > {s2} AND NOT ({s1} >= {t2} AND {t1} >= {t2})) \
+         OR ({s2} > {s1} AND NOT ({s2} >= {t1} AND {t2} >= {t1})) \
+         OR ({s1} = {s2} AND ({t1} <> {t2} OR {t1} = {t2}))"
+    );
+    Ok(tdlite_parser::parse_expression(&sql)?)
+}
+
 impl Exec<'_> {
     /// The request's CURRENT_TIMESTAMP as a literal.
     pub fn now_literal(&self) -> ArrayRef {
@@ -468,6 +494,14 @@ impl Exec<'_> {
                 Func::Builtin(crate::functions::Builtin::Power),
                 vec![b(left, self)?, b(right, self)?],
             ),
+            ast::Expr::BinaryOp {
+                left,
+                op: ast::BinaryOperator::Overlaps,
+                right,
+            } => {
+                let expanded = overlaps(left, right)?;
+                b(&expanded, self)?
+            }
             ast::Expr::AnyOp {
                 left,
                 compare_op,
