@@ -76,11 +76,13 @@ pub enum Command {
     NotYet(String),
 }
 
-/// An `.IMPORT` of delimited text.
+/// An `.IMPORT`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Import {
-    /// The field separator (`|` unless given).
-    pub delimiter: String,
+    /// VARTEXT's field separator (`|` unless given); `None` for the record formats.
+    pub delimiter: Option<String>,
+    /// INDICDATA (records with null indicators).
+    pub indicators: bool,
     /// The file.
     pub path: String,
     /// Records to skip first (a header line, say).
@@ -92,6 +94,8 @@ pub struct Import {
 pub enum ExportKind {
     /// BTEQ's REPORT: the report the screen would show.
     Report,
+    /// BTEQ's DATA (`false`) or INDICDATA (`true`) records (see record.rs).
+    Records(bool),
     /// tdlite's data formats: CSV, TSV, JSON lines, Arrow IPC.
     Data(crate::export::DataFormat),
 }
@@ -122,13 +126,9 @@ pub enum ExitCode {
 /// A `.SET` option.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SetOption {
-    /// `.SET ERRORLEVEL codes SEVERITY n`.
-    Severity {
-        /// `None` for `UNKNOWN` (every code without a severity of its own).
-        codes: Option<Vec<u32>>,
-        /// The severity those codes get.
-        severity: i32,
-    },
+    /// `.SET ERRORLEVEL codes SEVERITY n [, codes SEVERITY n]…`: for each item, the codes
+    /// (`None` for `UNKNOWN`: every code without a severity of its own) and their severity.
+    Severities(Vec<(Option<Vec<u32>>, i32)>),
     /// `.SET ERRORLEVEL ON|OFF`: whether severities are used at all.
     ErrorLevel(bool),
     /// `.SET MAXERROR n`: stop once an error of severity ≥ n occurs.
@@ -418,10 +418,11 @@ fn export(args: &str) -> Result<Option<(ExportKind, String)>, String> {
     let (rest, kind) = word(args).map_err(|_| ".EXPORT: expected a kind and FILE = path")?;
     let kind = match kind.to_ascii_uppercase().as_str() {
         "REPORT" => ExportKind::Report,
-        "DATA" | "INDICDATA" | "DIF" | "FILE" | "DDNAME" => {
+        "DATA" => ExportKind::Records(false),
+        "INDICDATA" => ExportKind::Records(true),
+        "DIF" | "DDNAME" => {
             return Err(format!(
-                ".EXPORT {}: BTEQ's binary record formats are not supported yet; \
-                 .EXPORT REPORT, CSV, TSV, JSON or ARROW are",
+                ".EXPORT {}: not supported (REPORT, DATA, INDICDATA, CSV, TSV, JSON, ARROW are)",
                 kind.to_ascii_uppercase()
             ))
         }
@@ -436,22 +437,23 @@ fn export(args: &str) -> Result<Option<(ExportKind, String)>, String> {
     Ok(Some((kind, path)))
 }
 
-/// `RESET`, or `VARTEXT ['c'] FILE [=] path [,] [SKIP = n]` (other options are ignored).
+/// `RESET`, or `VARTEXT ['c'] | DATA | INDICDATA`, then `FILE [=] path [,] [SKIP = n]` (other
+/// options are ignored).
 fn import(args: &str) -> Result<Option<Import>, String> {
     if args.eq_ignore_ascii_case("RESET") {
         return Ok(None);
     }
-    let (rest, kind) = word(args).map_err(|_| ".IMPORT: expected VARTEXT and FILE = path")?;
-    if !kind.eq_ignore_ascii_case("VARTEXT") {
+    let (rest, kind) = word(args).map_err(|_| ".IMPORT: expected a format and FILE = path")?;
+    let kind = kind.to_ascii_uppercase();
+    if !matches!(kind.as_str(), "VARTEXT" | "DATA" | "INDICDATA") {
         return Err(format!(
-            ".IMPORT {}: only VARTEXT (delimited text) is supported yet",
-            kind.to_ascii_uppercase()
+            ".IMPORT {kind}: not supported (VARTEXT, DATA, INDICDATA are)"
         ));
     }
     let rest = rest.trim_start();
     let quoted = |q: char| delimited(char(q), take_till(move |c| c == q), char(q));
     let parsed: IResult<&str, Option<&str>> = opt(alt((quoted('\''), quoted('"')))).parse(rest);
-    let (rest, delimiter) = parsed.map_err(|_| ".IMPORT VARTEXT: bad delimiter".to_string())?;
+    let (rest, delimiter) = parsed.map_err(|_| ".IMPORT: bad delimiter".to_string())?;
     let rest = rest.trim_start();
     let file: IResult<&str, &str> = preceded(
         (
@@ -465,9 +467,9 @@ fn import(args: &str) -> Result<Option<Import>, String> {
         )),
     )
     .parse(rest);
-    let (options, path) = file.map_err(|_| ".IMPORT VARTEXT: expected FILE = path".to_string())?;
+    let (options, path) = file.map_err(|_| format!(".IMPORT {kind}: expected FILE = path"))?;
     if path.is_empty() {
-        return Err(".IMPORT VARTEXT: expected FILE = path".to_string());
+        return Err(format!(".IMPORT {kind}: expected FILE = path"));
     }
     let mut skip = 0;
     for option in options.split(',').map(str::trim).filter(|o| !o.is_empty()) {
@@ -481,7 +483,8 @@ fn import(args: &str) -> Result<Option<Import>, String> {
         }
     }
     Ok(Some(Import {
-        delimiter: delimiter.unwrap_or("|").to_string(),
+        delimiter: (kind == "VARTEXT").then(|| delimiter.unwrap_or("|").to_string()),
+        indicators: kind == "INDICDATA",
         path: path.to_string(),
         skip,
     }))
@@ -563,7 +566,11 @@ fn set(args: &str) -> Result<SetOption, String> {
     })
 }
 
-/// `codes SEVERITY n`: `3807`, `(3807, 3803)`, `3807 3803`, or `UNKNOWN`.
+/// One `codes SEVERITY n` item as parsed (`None`: UNKNOWN).
+type SeverityItem = (Option<Vec<u32>>, i64);
+
+/// `codes SEVERITY n [, codes SEVERITY n]…`, codes being `3807`, `(3807, 3803)`, `3807, 3803`
+/// or `UNKNOWN` (the documented `.SET ERRORLEVEL 2168 SEVERITY 4, (2173, 3342) SEVERITY 8`).
 fn severity(args: &str) -> Option<SetOption> {
     let code = || map_res(digit1, str::parse::<u32>);
     let codes = alt((
@@ -587,16 +594,16 @@ fn severity(args: &str) -> Option<SetOption> {
             Some,
         ),
     ));
-    let parsed: IResult<&str, (Option<Vec<u32>>, i64)> = all_consuming((
+    let item = (
         codes,
         preceded((multispace1, tag_no_case("SEVERITY"), multispace1), signed),
+    );
+    let parsed: IResult<&str, Vec<SeverityItem>> =
+        all_consuming(separated_list1((multispace0, char(','), multispace0), item)).parse(args);
+    let (_, items) = parsed.ok()?;
+    Some(SetOption::Severities(
+        items.into_iter().map(|(c, s)| (c, s as i32)).collect(),
     ))
-    .parse(args);
-    let (_, (codes, severity)) = parsed.ok()?;
-    Some(SetOption::Severity {
-        codes,
-        severity: severity as i32,
-    })
 }
 
 fn if_command(args: &str) -> Option<Command> {
@@ -711,7 +718,7 @@ mod tests {
     #[test]
     fn set_errorlevel_forms() {
         let sev = |codes: Option<Vec<u32>>, severity| {
-            Ok(Command::Set(SetOption::Severity { codes, severity }))
+            Ok(Command::Set(SetOption::Severities(vec![(codes, severity)])))
         };
         assert_eq!(
             parse(".SET ERRORLEVEL 3807 SEVERITY 0"),
@@ -731,6 +738,13 @@ mod tests {
             Ok(Command::Set(SetOption::ErrorLevel(false)))
         );
         assert!(parse(".SET ERRORLEVEL 3807").is_err());
+        assert_eq!(
+            parse(".SET ERRORLEVEL 2168 SEVERITY 4, (2173, 3342, 5262) SEVERITY 8"),
+            Ok(Command::Set(SetOption::Severities(vec![
+                (Some(vec![2168]), 4),
+                (Some(vec![2173, 3342, 5262]), 8)
+            ])))
+        );
     }
 
     #[test]
@@ -848,10 +862,18 @@ mod tests {
                 "rows.csv".into()
             ))))
         );
-        assert!(parse(".EXPORT DATA FILE = x.dat").is_err());
+        assert_eq!(
+            parse(".EXPORT INDICDATA FILE = x.dat"),
+            Ok(Command::Export(Some((
+                ExportKind::Records(true),
+                "x.dat".into()
+            ))))
+        );
+        assert!(parse(".EXPORT DIF FILE = x.dif").is_err());
         let import = |delimiter: &str, path: &str, skip| {
             Ok(Command::Import(Some(Import {
-                delimiter: delimiter.into(),
+                delimiter: Some(delimiter.into()),
+                indicators: false,
                 path: path.into(),
                 skip,
             })))
@@ -869,7 +891,16 @@ mod tests {
             import("\t", "my data.tsv", 2)
         );
         assert_eq!(parse(".IMPORT RESET"), Ok(Command::Import(None)));
-        assert!(parse(".IMPORT DATA FILE = x.dat").is_err());
+        assert_eq!(
+            parse(".IMPORT INDICDATA FILE = x.dat"),
+            Ok(Command::Import(Some(Import {
+                delimiter: None,
+                indicators: true,
+                path: "x.dat".into(),
+                skip: 0
+            })))
+        );
+        assert!(parse(".IMPORT REPORT FILE = x.txt").is_err());
         assert_eq!(parse(".REPEAT *"), Ok(Command::Repeat(None)));
         assert_eq!(parse(".REPEAT 3 PACK 100"), Ok(Command::Repeat(Some(3))));
         assert!(parse(".REPEAT").is_err());

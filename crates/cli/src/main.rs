@@ -6,6 +6,7 @@
 mod dot;
 mod export;
 mod format;
+mod record;
 mod repl;
 mod runner;
 mod script;

@@ -76,9 +76,22 @@ pub struct Runner {
 
 /// An open `.IMPORT VARTEXT` file.
 struct Importing {
-    delimiter: String,
     path: String,
-    lines: std::io::Lines<std::io::BufReader<std::fs::File>>,
+    source: Source,
+}
+
+/// What an import reads.
+enum Source {
+    /// VARTEXT: delimited lines.
+    Text {
+        delimiter: String,
+        lines: std::io::Lines<std::io::BufReader<std::fs::File>>,
+    },
+    /// DATA or INDICDATA records (record.rs).
+    Records {
+        indicators: bool,
+        reader: std::io::BufReader<std::fs::File>,
+    },
 }
 
 /// An open `.EXPORT` file.
@@ -189,6 +202,12 @@ impl Runner {
                     .and_then(|()| e.file.flush())
                     .map_err(|err| err.to_string()),
                 ExportKind::Data(f) => export::write_rows(f, rows, &mut e.file),
+                ExportKind::Records(indicators) => {
+                    let mut bytes = Vec::new();
+                    crate::record::encode(rows, indicators, &mut bytes)
+                        .and_then(|()| e.file.write_all(&bytes).map_err(|err| err.to_string()))
+                        .and_then(|()| e.file.flush().map_err(|err| err.to_string()))
+                }
             }
             .map_err(|err| format!("cannot write the export file '{}': {err}", e.path)),
             (Some(rows), None, Some(f)) => {
@@ -348,7 +367,7 @@ impl Runner {
     /// records as `.REPEAT` says, one without it), the record's fields as the `:name` values.
     fn using(&mut self, text: &str, using: &tdlite_parser::Using) -> Flow {
         if self.import.is_none() {
-            self.error("USING needs data: start an import with .IMPORT VARTEXT FILE = path first.");
+            self.error("USING needs data: start an import with .IMPORT first.");
             return Flow::Continue;
         }
         let prepared = match self.session.prepare(&using.statement) {
@@ -363,35 +382,20 @@ impl Runner {
         let times = self.repeat.take().unwrap_or(Some(1));
         let mut done = 0u64;
         while times.is_none_or(|n| done < n) {
-            let Some(record) = self.next_record() else {
+            let Some(record) = self.next_record(&using.fields) else {
                 self.out(" *** Warning: Out of data.\n");
                 break;
             };
             done += 1;
-            let record = match record {
+            let fields = match record {
                 Ok(r) => r,
                 Err(msg) => {
                     self.error(&msg);
                     continue;
                 }
             };
-            if record.len() != using.fields.len() {
-                self.error(&format!(
-                    "an import record has {} fields; USING names {}.",
-                    record.len(),
-                    using.fields.len()
-                ));
-                continue;
-            }
-            // an empty field is NULL, as BTEQ reads VARTEXT
-            let values: Vec<tdlite::Value> = using
-                .params
-                .iter()
-                .map(|&f| match record[f].as_str() {
-                    "" => tdlite::Value::Null,
-                    v => tdlite::Value::Str(v.to_string()),
-                })
-                .collect();
+            let values: Vec<tdlite::Value> =
+                using.params.iter().map(|&f| fields[f].clone()).collect();
             let outcome = self.session.execute_prepared(&prepared, &values);
             if let Flow::Quit = self.report(outcome, text) {
                 return Flow::Quit;
@@ -400,23 +404,56 @@ impl Runner {
         Flow::Continue
     }
 
-    /// The next record of the import, split at its delimiter; `None` at the end.
-    fn next_record(&mut self) -> Option<Result<Vec<String>, String>> {
+    /// The values of the import's next record, one per USING field; `None` at the end.
+    /// VARTEXT fields are text (an empty one is NULL, as BTEQ reads them); DATA and INDICDATA
+    /// records are laid out as the USING types say.
+    fn next_record(
+        &mut self,
+        fields: &[(String, String)],
+    ) -> Option<Result<Vec<tdlite::Value>, String>> {
         let import = self.import.as_mut()?;
-        let line = match import.lines.next()? {
-            Ok(l) => l,
-            Err(e) => {
-                return Some(Err(format!(
-                    "cannot read the import file '{}': {e}",
-                    import.path
-                )))
+        let path = import.path.clone();
+        let cannot = move |e: String| format!("the import file '{path}': {e}");
+        match &mut import.source {
+            Source::Text { delimiter, lines } => {
+                let line = match lines.next()? {
+                    Ok(l) => l,
+                    Err(e) => return Some(Err(cannot(e.to_string()))),
+                };
+                let line = line.strip_suffix('\r').unwrap_or(&line);
+                let values: Vec<tdlite::Value> = line
+                    .split(delimiter.as_str())
+                    .map(|v| match v {
+                        "" => tdlite::Value::Null,
+                        v => tdlite::Value::Str(v.to_string()),
+                    })
+                    .collect();
+                if values.len() != fields.len() {
+                    return Some(Err(format!(
+                        "an import record has {} fields; USING names {}.",
+                        values.len(),
+                        fields.len()
+                    )));
+                }
+                Some(Ok(values))
             }
-        };
-        let line = line.strip_suffix('\r').unwrap_or(&line);
-        Some(Ok(line
-            .split(import.delimiter.as_str())
-            .map(str::to_string)
-            .collect()))
+            Source::Records { indicators, reader } => {
+                let data = match crate::record::read(reader) {
+                    Ok(Some(d)) => d,
+                    Ok(None) => return None,
+                    Err(e) => return Some(Err(cannot(e))),
+                };
+                let types: Result<Vec<_>, String> = fields
+                    .iter()
+                    .map(|(_, ty)| crate::record::FieldType::parse(ty))
+                    .collect();
+                Some(
+                    types
+                        .and_then(|t| crate::record::decode(&data, &t, *indicators))
+                        .map_err(cannot),
+                )
+            }
+        }
     }
 
     /// Runs one request and reports its outcome.
@@ -599,14 +636,29 @@ impl Runner {
             Command::Import(Some(import)) => match std::fs::File::open(&import.path) {
                 Ok(f) => {
                     use std::io::BufRead;
-                    let mut lines = std::io::BufReader::new(f).lines();
-                    for _ in 0..import.skip {
-                        lines.next();
-                    }
+                    let reader = std::io::BufReader::new(f);
+                    let source = match import.delimiter {
+                        Some(delimiter) => {
+                            let mut lines = reader.lines();
+                            for _ in 0..import.skip {
+                                lines.next();
+                            }
+                            Source::Text { delimiter, lines }
+                        }
+                        None => {
+                            let mut reader = reader;
+                            for _ in 0..import.skip {
+                                let _ = crate::record::read(&mut reader);
+                            }
+                            Source::Records {
+                                indicators: import.indicators,
+                                reader,
+                            }
+                        }
+                    };
                     self.import = Some(Importing {
-                        delimiter: import.delimiter,
                         path: import.path,
-                        lines,
+                        source,
                     });
                 }
                 Err(e) => self.error(&format!(
@@ -669,14 +721,18 @@ impl Runner {
 
     fn set(&mut self, option: SetOption) {
         match option {
-            SetOption::Severity { codes, severity } => match codes {
-                Some(codes) => {
-                    for c in codes {
-                        self.severities.insert(c, severity);
+            SetOption::Severities(items) => {
+                for (codes, severity) in items {
+                    match codes {
+                        Some(codes) => {
+                            for c in codes {
+                                self.severities.insert(c, severity);
+                            }
+                        }
+                        None => self.unknown_severity = Some(severity),
                     }
                 }
-                None => self.unknown_severity = Some(severity),
-            },
+            }
             SetOption::ErrorLevel(on) => self.errorlevel_on = on,
             SetOption::MaxError(n) => self.maxerror = Some(n),
             SetOption::EchoReq(on) => {
