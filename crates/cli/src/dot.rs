@@ -143,6 +143,10 @@ pub enum SetOption {
     Separator(String),
     /// `.SET TITLEDASHES ON|OFF`.
     TitleDashes(bool),
+    /// `.SET SIDETITLES [ON|OFF]`: each row as lines of `title value`.
+    SideTitles(bool),
+    /// `.SET FOLDLINE [ON|OFF]`: a line longer than WIDTH goes on, indented, on the next.
+    FoldLine(bool),
     /// `.SET RETLIMIT n`: at most n rows shown (0: all).
     RetLimit(u64),
     /// `.SET WIDTH n`: report lines are cut at n characters.
@@ -232,8 +236,6 @@ const ACCEPTED_OPTIONS: &[&str] = &[
     "RECORDMODE",
     "ERROROUT",
     "FORMAT",
-    "FOLDLINE",
-    "SIDETITLES",
     "PAGELENGTH",
     "SKIPLINE",
     "SKIPDOUBLE",
@@ -539,6 +541,16 @@ fn set(args: &str) -> Result<SetOption, String> {
             on_off(rest.split_whitespace().next().unwrap_or(""))
                 .ok_or_else(|| bad("expected ON or OFF"))?,
         ),
+        // bare: ON; a column list after ON/OFF (ALL, 1, 3) applies to every column here
+        "SIDETITLES" | "FOLDLINE" => {
+            let first = rest.split_whitespace().next().unwrap_or("ON");
+            let on = on_off(first).ok_or_else(|| bad("expected ON or OFF"))?;
+            if option == "SIDETITLES" {
+                SetOption::SideTitles(on)
+            } else {
+                SetOption::FoldLine(on)
+            }
+        }
         "RETLIMIT" => {
             let first = rest.split_whitespace().next().unwrap_or("");
             SetOption::RetLimit(first.parse().map_err(|_| bad("expected a number"))?)
@@ -769,6 +781,11 @@ mod tests {
             set(SetOption::TitleDashes(false))
         );
         assert_eq!(parse(".SET RETLIMIT 5"), set(SetOption::RetLimit(5)));
+        assert_eq!(parse(".SET SIDETITLES"), set(SetOption::SideTitles(true)));
+        assert_eq!(
+            parse(".SET FOLDLINE OFF ALL"),
+            set(SetOption::FoldLine(false))
+        );
         assert_eq!(parse(".SET QUIET ON"), set(SetOption::Quiet(true)));
         assert_eq!(parse(".SET ECHOREQ OFF"), set(SetOption::EchoReq(false)));
         assert_eq!(parse(".ECHOREQ ON"), set(SetOption::EchoReq(true)));

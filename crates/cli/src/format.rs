@@ -96,6 +96,10 @@ pub struct Report {
     pub retlimit: u64,
     /// Report lines are cut at this many characters; `None` (tdlite's default) never cuts.
     pub width: Option<usize>,
+    /// SIDETITLES: each row as lines of `title value`, rows apart by a blank line.
+    pub sidetitles: bool,
+    /// FOLDLINE: a line longer than `width` goes on, indented by two, on the next lines.
+    pub foldline: bool,
 }
 
 impl Default for Report {
@@ -106,6 +110,8 @@ impl Default for Report {
             titledashes: true,
             retlimit: 0,
             width: None,
+            sidetitles: false,
+            foldline: false,
         }
     }
 }
@@ -168,16 +174,39 @@ pub fn table(rows: &Rows, report: &Report) -> String {
             .trim_end()
             .to_string()
     };
-    let mut lines = vec![line(&heads)];
-    if report.titledashes {
-        let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        lines.push(dashes.join(&report.separator));
+    let mut lines = Vec::new();
+    if report.sidetitles {
+        let title_width = heads.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+        for (i, r) in cells.iter().enumerate() {
+            if i > 0 {
+                lines.push(String::new());
+            }
+            for (h, v) in heads.iter().zip(r) {
+                let l = format!("{h:<title_width$}{}{v}", report.separator);
+                lines.push(l.trim_end().to_string());
+            }
+        }
+    } else {
+        lines.push(line(&heads));
+        if report.titledashes {
+            let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            lines.push(dashes.join(&report.separator));
+        }
+        lines.extend(cells.iter().map(|r| line(r)));
     }
-    lines.extend(cells.iter().map(|r| line(r)));
     let mut out = String::new();
     for l in lines {
         match report.width {
-            Some(w) => out.extend(l.chars().take(w)),
+            Some(w) if report.foldline && l.chars().count() > w => {
+                // the first w characters, then the rest in pieces of w - 2 after two blanks
+                let chars: Vec<char> = l.chars().collect();
+                out.push_str(chars[..w].iter().collect::<String>().trim_end());
+                for piece in chars[w..].chunks(w.saturating_sub(2).max(1)) {
+                    out.push_str("\n  ");
+                    out.push_str(piece.iter().collect::<String>().trim_end());
+                }
+            }
+            Some(w) => out.push_str(l.chars().take(w).collect::<String>().trim_end()),
             None => out.push_str(&l),
         }
         out.push('\n');

@@ -746,6 +746,8 @@ impl Runner {
             SetOption::TitleDashes(on) => self.report.titledashes = on,
             SetOption::RetLimit(n) => self.report.retlimit = n,
             SetOption::Width(n) => self.report.width = Some(n),
+            SetOption::SideTitles(on) => self.report.sidetitles = on,
+            SetOption::FoldLine(on) => self.report.foldline = on,
             SetOption::SessionTransaction { ansi } => {
                 let mode = if ansi { "ANSI" } else { "BTET" };
                 self.sql(&format!("SET SESSION TRANSACTION {mode};"));
