@@ -32,14 +32,14 @@ pub enum Command {
     /// `.IF condition THEN action`: `action` is the rest of the line (a command or SQL).
     If {
         /// What is tested.
-        condition: Condition,
+        condition: Test,
         /// The text after `THEN`.
         then: String,
     },
     /// `.IF condition` without THEN: a block up to `.ELSEIF`, `.ELSE` or `.ENDIF`.
-    IfBlock(Condition),
+    IfBlock(Test),
     /// `.ELSEIF condition`.
-    ElseIf(Condition),
+    ElseIf(Test),
     /// `.ELSE`.
     Else,
     /// `.ENDIF`.
@@ -160,7 +160,21 @@ pub enum SetOption {
     Accepted(String),
 }
 
-/// `.IF` conditions: `variable op value`.
+/// An `.IF` test: checks joined with AND, OR and NOT (BTEQ wants each check of a compound
+/// test in parentheses: `(ERRORCODE = 0) AND (ACTIVITYCOUNT > 0)`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Test {
+    /// One check.
+    Check(Condition),
+    /// NOT test.
+    Not(Box<Test>),
+    /// test AND test.
+    And(Box<Test>, Box<Test>),
+    /// test OR test.
+    Or(Box<Test>, Box<Test>),
+}
+
+/// One `.IF` check: `variable op value`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Condition {
     /// The BTEQ variable.
@@ -618,7 +632,8 @@ fn severity(args: &str) -> Option<SetOption> {
     ))
 }
 
-fn if_command(args: &str) -> Option<Command> {
+/// One check: `variable op value`.
+fn check(i: &str) -> IResult<&str, Test> {
     let variable = alt((
         value(Variable::ErrorCode, tag_no_case("ERRORCODE")),
         value(Variable::ActivityCount, tag_no_case("ACTIVITYCOUNT")),
@@ -655,18 +670,69 @@ fn if_command(args: &str) -> Option<Command> {
             |s: &str| Operand::Text(s.to_string()),
         ),
     ));
-    let parsed: IResult<&str, (Variable, Op, Operand)> = (
-        variable,
-        preceded(multispace0, op),
-        preceded(multispace0, operand),
+    map(
+        (
+            variable,
+            preceded(multispace0, op),
+            preceded(multispace0, operand),
+        ),
+        |(variable, op, value)| {
+            Test::Check(Condition {
+                variable,
+                op,
+                value,
+            })
+        },
     )
-        .parse(args);
-    let (rest, (variable, op, value)) = parsed.ok()?;
-    let condition = Condition {
-        variable,
-        op,
-        value,
-    };
+    .parse(i)
+}
+
+/// `NOT primary`, `( test )`, or a check.
+fn primary(i: &str) -> IResult<&str, Test> {
+    let not = preceded(
+        (
+            tag_no_case("NOT"),
+            alt((multispace1, recognize(nom::combinator::peek(char('('))))),
+        ),
+        primary,
+    );
+    preceded(
+        multispace0,
+        alt((
+            map(not, |t| Test::Not(Box::new(t))),
+            delimited((char('('), multispace0), test, (multispace0, char(')'))),
+            check,
+        )),
+    )
+    .parse(i)
+}
+
+/// `primary [AND primary]…`.
+fn conjunction(i: &str) -> IResult<&str, Test> {
+    let (mut i, mut t) = primary(i)?;
+    while let Ok((rest, next)) =
+        preceded((multispace1, tag_no_case("AND"), multispace1), primary).parse(i)
+    {
+        t = Test::And(Box::new(t), Box::new(next));
+        i = rest;
+    }
+    Ok((i, t))
+}
+
+/// `conjunction [OR conjunction]…`.
+fn test(i: &str) -> IResult<&str, Test> {
+    let (mut i, mut t) = conjunction(i)?;
+    while let Ok((rest, next)) =
+        preceded((multispace1, tag_no_case("OR"), multispace1), conjunction).parse(i)
+    {
+        t = Test::Or(Box::new(t), Box::new(next));
+        i = rest;
+    }
+    Ok((i, t))
+}
+
+fn if_command(args: &str) -> Option<Command> {
+    let (rest, condition) = test(args).ok()?;
     if rest.trim().is_empty() {
         return Some(Command::IfBlock(condition));
     }
@@ -808,22 +874,30 @@ mod tests {
         assert_eq!(
             c,
             Command::If {
-                condition: Condition {
+                condition: Test::Check(Condition {
                     variable: Variable::ErrorCode,
                     op: Op::Ne,
                     value: Operand::Number(0),
-                },
+                }),
                 then: ".GOTO failed".into(),
             }
         );
         let c = parse(".if activitycount=0 then .quit 1").unwrap();
         assert!(matches!(
             c,
-            Command::If { condition: Condition { variable: Variable::ActivityCount, op: Op::Eq, .. }, ref then } if then == ".quit 1"
+            Command::If { condition: Test::Check(Condition { variable: Variable::ActivityCount, op: Op::Eq, .. }), ref then } if then == ".quit 1"
         ));
         let c = parse(".IF SQLSTATE NE '00000' THEN SEL 1;").unwrap();
         assert!(matches!(c, Command::If { ref then, .. } if then == "SEL 1"));
         assert!(parse(".IF ERRORCODE 0 THEN .QUIT").is_err());
+        let compound = parse(
+            ".IF (ERRORCODE = 0) AND NOT (ACTIVITYCOUNT = 0) OR (ERRORLEVEL > 4) THEN .QUIT 1",
+        )
+        .unwrap();
+        assert!(
+            matches!(&compound, Command::If { condition: Test::Or(a, _), .. } if matches!(**a, Test::And(_, ref n) if matches!(**n, Test::Not(_)))),
+            "{compound:?}"
+        );
         assert!(parse(".IF ERRORCODE = 0 THEN").is_err());
         assert!(matches!(
             parse(".IF ERRORCODE = 0"),

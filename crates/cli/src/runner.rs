@@ -6,7 +6,9 @@
 //! Invariant: a request or command never ends the process; it returns a [`Flow`], and only the
 //! caller (script, REPL) stops reading input.
 
-use crate::dot::{self, Command, Condition, ExitCode, ExportKind, Operand, SetOption, Variable};
+use crate::dot::{
+    self, Command, Condition, ExitCode, ExportKind, Operand, SetOption, Test, Variable,
+};
 use crate::export::{self, DataFormat};
 use crate::format::{self, Report};
 use std::collections::HashMap;
@@ -699,8 +701,18 @@ impl Runner {
         self.logged_on = false;
     }
 
-    /// True if `.IF`'s condition holds now.
-    pub fn holds(&self, c: &Condition) -> bool {
+    /// True if `.IF`'s test holds now.
+    pub fn holds(&self, t: &Test) -> bool {
+        match t {
+            Test::Check(c) => self.check(c),
+            Test::Not(t) => !self.holds(t),
+            Test::And(a, b) => self.holds(a) && self.holds(b),
+            Test::Or(a, b) => self.holds(a) || self.holds(b),
+        }
+    }
+
+    /// True if one check holds now.
+    fn check(&self, c: &Condition) -> bool {
         let number = match c.variable {
             Variable::ErrorCode => self.vars.errorcode as i64,
             Variable::ActivityCount => self.vars.activitycount as i64,

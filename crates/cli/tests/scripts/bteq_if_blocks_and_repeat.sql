@@ -20,3 +20,7 @@ SEL 'inside the taken branch' AS note;
 SEL 'skipped' AS note;
 .ENDIF
 .ENDIF
+.IF (ERRORCODE = 0) AND (ACTIVITYCOUNT = 1) THEN .REMARK 'the compound test holds'
+.IF NOT (ERRORLEVEL = 8) OR (ERRORCODE <> 0) THEN .REMARK 'never printed'
+.IF (ERRORLEVEL >= 8) AND NOT (ERRORCODE <> 0) THEN .QUIT 9
+.REMARK 'not reached: the .QUIT 9 ran'
