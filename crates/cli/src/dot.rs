@@ -131,7 +131,7 @@ pub enum SetOption {
     Severities(Vec<(Option<Vec<u32>>, i32)>),
     /// `.SET ERRORLEVEL ON|OFF`: whether severities are used at all.
     ErrorLevel(bool),
-    /// `.SET MAXERROR n`: stop once an error of severity ≥ n occurs.
+    /// `.SET MAXERROR n`: stop once an error of severity above n occurs.
     MaxError(i32),
     /// `.SET ECHOREQ ON|OFF|ERRORONLY` and `.ECHOREQ ON|OFF`.
     EchoReq(bool),
@@ -379,7 +379,7 @@ fn exit_code(args: &str) -> Option<Option<ExitCode>> {
             ExitCode::ActivityCount,
             alt((tag_no_case("ACTIVITYCOUNT"), tag_no_case("ACTIVITYCO"))),
         ),
-        map(signed, |n| ExitCode::Number(n as i32)),
+        map_res(signed, |n| i32::try_from(n).map(ExitCode::Number)),
     ));
     all_consuming(code).parse(args).ok().map(|(_, c)| Some(c))
 }
@@ -498,6 +498,9 @@ fn import(args: &str) -> Result<Option<Import>, String> {
             }
         }
     }
+    if delimiter == Some("") {
+        return Err(".IMPORT VARTEXT: the delimiter cannot be empty".to_string());
+    }
     Ok(Some(Import {
         delimiter: (kind == "VARTEXT").then(|| delimiter.unwrap_or("|").to_string()),
         indicators: kind == "INDICDATA",
@@ -530,7 +533,9 @@ fn set(args: &str) -> Result<SetOption, String> {
                 bad("expected ON, OFF, or codes SEVERITY n (codes: n, (n, m), UNKNOWN)")
             })?,
         },
-        "MAXERROR" => SetOption::MaxError(number()? as i32),
+        "MAXERROR" => SetOption::MaxError(
+            i32::try_from(number()?).map_err(|_| bad("the number is too large"))?,
+        ),
         "ECHOREQ" => match rest.to_ascii_uppercase().as_str() {
             "ERRORONLY" => SetOption::EchoReq(false),
             _ => SetOption::EchoReq(switch()?),
@@ -627,9 +632,11 @@ fn severity(args: &str) -> Option<SetOption> {
     let parsed: IResult<&str, Vec<SeverityItem>> =
         all_consuming(separated_list1((multispace0, char(','), multispace0), item)).parse(args);
     let (_, items) = parsed.ok()?;
-    Some(SetOption::Severities(
-        items.into_iter().map(|(c, s)| (c, s as i32)).collect(),
-    ))
+    let items: Option<Vec<_>> = items
+        .into_iter()
+        .map(|(c, s)| i32::try_from(s).ok().map(|s| (c, s)))
+        .collect();
+    Some(SetOption::Severities(items?))
 }
 
 /// One check: `variable op value`.

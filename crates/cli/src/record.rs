@@ -124,13 +124,14 @@ fn text_len(base: usize, p: u64) -> usize {
     }
 }
 
-/// Teradata's DATE integer for days since 1970-01-01.
-fn date_int(days: i32) -> i32 {
+/// Teradata's DATE integer for days since 1970-01-01 (`None` for a date it cannot hold).
+fn date_int(days: i32) -> Option<i32> {
     use chrono::Datelike;
-    let d = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)
-        .and_then(|e| e.checked_add_signed(chrono::Duration::days(i64::from(days))))
-        .unwrap_or_default();
-    (d.year() - 1900) * 10000 + d.month() as i32 * 100 + d.day() as i32
+    let d = chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?
+        .checked_add_signed(chrono::Duration::days(i64::from(days)))?;
+    (d.year() - 1900)
+        .checked_mul(10000)?
+        .checked_add(d.month() as i32 * 100 + d.day() as i32)
 }
 
 /// Days since 1970-01-01 for Teradata's DATE integer.
@@ -224,7 +225,8 @@ fn field(
             let v = if null {
                 0
             } else {
-                date_int(c.as_primitive::<Date32Type>().value(row))
+                let days = c.as_primitive::<Date32Type>().value(row);
+                date_int(days).ok_or_else(|| format!("day {days} has no DATE record form"))?
             };
             out.extend(v.to_le_bytes());
         }

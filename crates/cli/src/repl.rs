@@ -58,7 +58,8 @@ pub fn run_repl(runner: &mut Runner) -> i32 {
             Ok(line) => {
                 let flow = feeder.line(runner, &line, false);
                 if let Some(done) = feeder.take_completed() {
-                    let _ = rl.add_history_entry(done.as_str());
+                    // never a password in the history file
+                    let _ = rl.add_history_entry(crate::runner::echo_form(&done).as_str());
                 }
                 if flow == Flow::Quit {
                     save(&mut rl, &history);

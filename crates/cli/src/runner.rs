@@ -76,6 +76,14 @@ pub struct Runner {
     repeat: Option<Option<u64>>,
 }
 
+/// Why an import record gave no values.
+enum RecordError {
+    /// This record is wrong (its fields); the import goes on.
+    Skip(String),
+    /// The file cannot be read on; the import ends.
+    Stop(String),
+}
+
 /// An open `.IMPORT VARTEXT` file.
 struct Importing {
     path: String,
@@ -213,7 +221,10 @@ impl Runner {
             }
             .map_err(|err| format!("cannot write the export file '{}': {err}", e.path)),
             (Some(rows), None, Some(f)) => {
-                export::write_rows(f, rows, &mut std::io::stdout().lock())
+                let mut stdout = std::io::stdout().lock();
+                // flushed per query: a reader on a pipe sees each result as it comes
+                export::write_rows(f, rows, &mut stdout)
+                    .and_then(|()| stdout.flush().map_err(|e| e.to_string()))
                     .map_err(|err| format!("cannot write the rows: {err}"))
             }
             _ => return Some(format::result(r, &self.report)),
@@ -286,6 +297,12 @@ impl Runner {
     /// Runs one request or dot command (or BTEQ's `= n`, which runs the last SQL request n
     /// more times).
     pub fn run(&mut self, text: &str) -> Flow {
+        self.run_echoed(text, self.echo)
+    }
+
+    /// [`Runner::run`], echoing `text` only if `echo` (an `.IF` action is not echoed: its
+    /// `.IF` line was); what `text` runs in turn (a run file) follows the settings.
+    fn run_echoed(&mut self, text: &str, echo: bool) -> Flow {
         let t = text.trim();
         if let Some(times) = tdlite_parser::split::repeat_count(t) {
             let Some(last) = self.last_sql.clone() else {
@@ -301,20 +318,20 @@ impl Runner {
             return Flow::Continue;
         }
         if dot::is_command(t) {
-            if self.echo {
+            if echo {
                 self.out(&format!("{}\n", echo_form(t)));
             }
             let flow = self.dot(t);
-            if self.echo {
+            if echo {
                 self.out("\n");
             }
             return flow;
         }
-        if self.echo {
+        if echo {
             self.out(&format!("{t}\n\n"));
         }
         let flow = self.sql(t);
-        if self.echo {
+        if echo {
             self.out("\n");
         }
         flow
@@ -337,6 +354,7 @@ impl Runner {
             // BTEQ's return code 2: a request with no session to send it to
             self.out(" *** Warning: You must LOGON before sending SQL requests.\n");
             self.rc = self.rc.max(2);
+            self.repeat = None;
             return Flow::Continue;
         }
         self.last_sql = Some(t.to_string());
@@ -344,13 +362,15 @@ impl Runner {
             Ok(Some(using)) => return self.using(t, &using),
             Ok(None) => {}
             Err(e) => {
+                self.repeat = None;
                 let e = tdlite::PositionedError {
                     error: e.into(),
                     location: None,
                     statement: 1,
                 };
                 self.out(&format::failure(&e, t, false));
-                return self.record_error(3706, 8);
+                let severity = self.severity(3706, format::return_code(&e));
+                return self.record_error(3706, severity);
             }
         }
         if let Some(times) = self.repeat.take() {
@@ -369,12 +389,14 @@ impl Runner {
     /// records as `.REPEAT` says, one without it), the record's fields as the `:name` values.
     fn using(&mut self, text: &str, using: &tdlite_parser::Using) -> Flow {
         if self.import.is_none() {
+            self.repeat = None;
             self.error("USING needs data: start an import with .IMPORT first.");
             return Flow::Continue;
         }
         let prepared = match self.session.prepare(&using.statement) {
             Ok(p) => p,
             Err(e) => {
+                self.repeat = None;
                 self.out(&format::failure(&e, text, false));
                 let code = e.code().number;
                 let severity = self.severity(code, format::return_code(&e));
@@ -391,9 +413,16 @@ impl Runner {
             done += 1;
             let fields = match record {
                 Ok(r) => r,
-                Err(msg) => {
+                // this record is wrong; the next may be right
+                Err(RecordError::Skip(msg)) => {
                     self.error(&msg);
                     continue;
+                }
+                // the file cannot be read on: the import ends
+                Err(RecordError::Stop(msg)) => {
+                    self.error(&msg);
+                    self.import = None;
+                    break;
                 }
             };
             let values: Vec<tdlite::Value> =
@@ -412,7 +441,7 @@ impl Runner {
     fn next_record(
         &mut self,
         fields: &[(String, String)],
-    ) -> Option<Result<Vec<tdlite::Value>, String>> {
+    ) -> Option<Result<Vec<tdlite::Value>, RecordError>> {
         let import = self.import.as_mut()?;
         let path = import.path.clone();
         let cannot = move |e: String| format!("the import file '{path}': {e}");
@@ -420,7 +449,7 @@ impl Runner {
             Source::Text { delimiter, lines } => {
                 let line = match lines.next()? {
                     Ok(l) => l,
-                    Err(e) => return Some(Err(cannot(e.to_string()))),
+                    Err(e) => return Some(Err(RecordError::Stop(cannot(e.to_string())))),
                 };
                 let line = line.strip_suffix('\r').unwrap_or(&line);
                 let values: Vec<tdlite::Value> = line
@@ -431,11 +460,11 @@ impl Runner {
                     })
                     .collect();
                 if values.len() != fields.len() {
-                    return Some(Err(format!(
+                    return Some(Err(RecordError::Skip(format!(
                         "an import record has {} fields; USING names {}.",
                         values.len(),
                         fields.len()
-                    )));
+                    ))));
                 }
                 Some(Ok(values))
             }
@@ -443,7 +472,7 @@ impl Runner {
                 let data = match crate::record::read(reader) {
                     Ok(Some(d)) => d,
                     Ok(None) => return None,
-                    Err(e) => return Some(Err(cannot(e))),
+                    Err(e) => return Some(Err(RecordError::Stop(cannot(e)))),
                 };
                 let types: Result<Vec<_>, String> = fields
                     .iter()
@@ -452,7 +481,7 @@ impl Runner {
                 Some(
                     types
                         .and_then(|t| crate::record::decode(&data, &t, *indicators))
-                        .map_err(cannot),
+                        .map_err(|e| RecordError::Skip(cannot(e))),
                 )
             }
         }
@@ -562,10 +591,7 @@ impl Runner {
             Command::If { condition, then } => {
                 if self.holds(&condition) {
                     // the .IF line was echoed; its action is not echoed again
-                    let echo = std::mem::replace(&mut self.echo, false);
-                    let flow = self.run(&then);
-                    self.echo = echo;
-                    return flow;
+                    return self.run_echoed(&then, false);
                 }
             }
             Command::Label(_) => {}
@@ -635,22 +661,33 @@ impl Runner {
                     self.error(".IMPORT RESET: no import is open.");
                 }
             }
-            Command::Import(Some(import)) => match std::fs::File::open(&import.path) {
+            Command::Import(Some(import)) => match std::fs::File::open(&import.path).and_then(|f| {
+                if f.metadata()?.is_file() {
+                    Ok(f)
+                } else {
+                    Err(std::io::Error::other("not a file"))
+                }
+            }) {
                 Ok(f) => {
                     use std::io::BufRead;
                     let reader = std::io::BufReader::new(f);
                     let source = match import.delimiter {
                         Some(delimiter) => {
                             let mut lines = reader.lines();
+                            // stops at the end of the file, however large SKIP is
                             for _ in 0..import.skip {
-                                lines.next();
+                                if !matches!(lines.next(), Some(Ok(_))) {
+                                    break;
+                                }
                             }
                             Source::Text { delimiter, lines }
                         }
                         None => {
                             let mut reader = reader;
                             for _ in 0..import.skip {
-                                let _ = crate::record::read(&mut reader);
+                                if !matches!(crate::record::read(&mut reader), Ok(Some(_))) {
+                                    break;
+                                }
                             }
                             Source::Records {
                                 indicators: import.indicators,
@@ -761,8 +798,18 @@ impl Runner {
             SetOption::SideTitles(on) => self.report.sidetitles = on,
             SetOption::FoldLine(on) => self.report.foldline = on,
             SetOption::SessionTransaction { ansi } => {
-                let mode = if ansi { "ANSI" } else { "BTET" };
-                self.sql(&format!("SET SESSION TRANSACTION {mode};"));
+                let mode = if ansi {
+                    SessionMode::Ansi
+                } else {
+                    SessionMode::Teradata
+                };
+                // also while logged off: BTEQ's place for it is before .LOGON
+                match self.session.set_mode(mode) {
+                    Ok(()) => self.out(" *** Session mode set.\n"),
+                    Err(e) => self.error(&format!(
+                        ".SET SESSION TRANSACTION: {e} (end the transaction first)"
+                    )),
+                }
             }
             SetOption::Accepted(_) => {}
         }
@@ -811,16 +858,13 @@ impl Runner {
     }
 }
 
-/// How a command is echoed: a `.LOGON` without its password.
-fn echo_form(line: &str) -> String {
-    let word = line
-        .trim_start_matches('.')
-        .split_whitespace()
-        .next()
-        .unwrap_or("");
-    if word.eq_ignore_ascii_case("LOGON") {
-        if let Some((user, _)) = line.split_once(',') {
-            return format!("{user},");
+/// How a command line is shown (echo, history): a `.LOGON` anywhere in it (also as an `.IF`
+/// action) loses what follows the user name, the password.
+pub fn echo_form(line: &str) -> String {
+    let upper = line.to_ascii_uppercase();
+    if let Some(at) = upper.find(".LOGON") {
+        if let Some(comma) = line[at..].find(',') {
+            return line[..at + comma + 1].to_string();
         }
     }
     line.to_string()

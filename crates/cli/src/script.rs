@@ -74,12 +74,35 @@ impl Feeder {
             return Flow::Continue;
         }
         if is_command {
-            if let Ok(command) = crate::dot::parse(&piece.text) {
-                if command.is_block() {
+            match crate::dot::parse(&piece.text) {
+                Ok(command) if command.is_block() => {
                     runner.echo_command(&piece.text);
                     self.block(runner, &command);
                     return Flow::Continue;
                 }
+                Err(msg) if opens_or_continues_block(&piece.text) => {
+                    // a block .IF or .ELSEIF whose test does not parse: said (where it is
+                    // read), and taken as false, so that neither its lines nor an .ELSE after
+                    // it run, and the .ENDIF still closes it
+                    let outer = self.active();
+                    if outer {
+                        runner.echo_command(&piece.text);
+                        runner.error(&msg);
+                    }
+                    match self.blocks.last_mut() {
+                        Some(b) if first_word(&piece.text) == "ELSEIF" => {
+                            b.active = false;
+                            b.taken = true;
+                        }
+                        _ => self.blocks.push(Block {
+                            outer,
+                            taken: true,
+                            active: false,
+                        }),
+                    }
+                    return Flow::Continue;
+                }
+                _ => {}
             }
         }
         if !self.active() {
@@ -187,6 +210,28 @@ impl Feeder {
     }
 }
 
+/// The command word of a dot-command line, upper-cased.
+fn first_word(line: &str) -> String {
+    line.trim()
+        .trim_start_matches('.')
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase()
+}
+
+/// True for `.IF` without THEN and for `.ELSEIF`: lines that open or continue a block.
+fn opens_or_continues_block(line: &str) -> bool {
+    match first_word(line).as_str() {
+        "ELSEIF" => true,
+        "IF" => !line
+            .to_ascii_uppercase()
+            .split_whitespace()
+            .any(|w| w == "THEN"),
+        _ => false,
+    }
+}
+
 /// True if `command` is `.LABEL label` (labels compare without regard to case).
 fn is_label(command: &str, label: &str) -> bool {
     matches!(crate::dot::parse(command), Ok(crate::dot::Command::Label(l)) if l.eq_ignore_ascii_case(label))
@@ -204,8 +249,8 @@ pub fn run_reader(runner: &mut Runner, mut input: impl BufRead, charset: Charset
             Ok(0) => break,
             Ok(_) => {}
             Err(e) => {
+                runner.error(&format!("cannot read the input: {e}"));
                 runner.rc = runner.rc.max(12);
-                println!(" *** Error: cannot read the input: {e}");
                 return Flow::Quit;
             }
         }
@@ -242,15 +287,15 @@ fn decode(bytes: &[u8], charset: Charset) -> (String, bool) {
 /// BTEQ does), then goes on with the input that named it.
 pub fn run_file(runner: &mut Runner, path: &str) -> Flow {
     if runner.run_depth >= MAX_RUN_DEPTH {
-        runner.rc = runner.rc.max(8);
-        println!(" *** Error: .RUN files nest more than {MAX_RUN_DEPTH} deep; '{path}' not run.");
+        runner.error(&format!(
+            ".RUN files nest more than {MAX_RUN_DEPTH} deep; '{path}' not run."
+        ));
         return Flow::Continue;
     }
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) => {
-            runner.rc = runner.rc.max(8);
-            println!(" *** Error: cannot open the run file '{path}': {e}");
+            runner.error(&format!("cannot open the run file '{path}': {e}"));
             return Flow::Continue;
         }
     };

@@ -481,6 +481,18 @@ fn documented_bteq_examples_behave_as_documented() {
                 if !output.lines().any(|l| l.contains(text.trim())) {
                     failures.push(format!("{script}: no line contains {:?}", text.trim()));
                 }
+            } else if let Some(text) = line.strip_prefix("lacks:") {
+                checked += 1;
+                if let Some(l) = output.lines().find(|l| l.contains(text.trim())) {
+                    failures.push(format!(
+                        "{script}: a line contains {:?}: {l:?}",
+                        text.trim()
+                    ));
+                }
+            } else if !line.is_empty() && !line.starts_with('#') {
+                failures.push(format!(
+                    "{script}: an .expect line says nothing known: {line:?}"
+                ));
             }
         }
         assert!(checked > 1, "{script}: its .expect file checks nothing");

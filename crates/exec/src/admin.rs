@@ -11,7 +11,7 @@
 //! Invariant: a database with tables or views in it cannot be dropped (3552), so the rule that
 //! a qualifier makes a database exist never contradicts a DROP.
 
-use crate::dictionary::{database_exists, has_objects, Right};
+use crate::dictionary::{database_exists, database_of, has_objects, Right};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::result::{StatementKind, StatementResult};
@@ -19,6 +19,20 @@ use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_parser::AdminStatement;
 use tdlite_storage::table::Table;
+
+/// A right's full name: Teradata's abbreviations (`SEL`, `INS`, `UPD`, `DEL`, `EXEC`) and
+/// `ALL PRIVILEGES` spelled out, so a GRANT and a REVOKE of the same right meet.
+fn full_name(privilege: &str) -> &str {
+    match privilege {
+        "SEL" => "SELECT",
+        "INS" => "INSERT",
+        "UPD" => "UPDATE",
+        "DEL" => "DELETE",
+        "EXEC" => "EXECUTE",
+        "ALL PRIVILEGES" => "ALL",
+        other => other,
+    }
+}
 
 impl Exec<'_> {
     /// Runs an administrative statement; returns its result and the tables it dropped (whose
@@ -93,13 +107,15 @@ impl Exec<'_> {
                         let right = Right {
                             grantee: grantee.to_uppercase(),
                             object: object.clone(),
-                            privilege: privilege.clone(),
+                            privilege: full_name(privilege).to_string(),
                             grant_option: *with_grant_option,
                         };
+                        // REVOKE ALL takes back every right on the object
+                        let all = *revoke && right.privilege == "ALL";
                         rights.retain(|r| {
                             !(r.grantee == right.grantee
                                 && r.object.eq_ignore_ascii_case(&right.object)
-                                && r.privilege == right.privilege)
+                                && (all || r.privilege == right.privilege))
                         });
                         if !revoke {
                             rights.push(right);
@@ -147,8 +163,7 @@ impl Exec<'_> {
 
     /// Drops every table and view in database `name`.
     fn delete_database(&mut self, name: &str) -> Result<Vec<Arc<Table>>> {
-        let prefix = format!("{}.", name.to_uppercase());
-        let own = name.eq_ignore_ascii_case(self.user);
+        let upper = name.to_uppercase();
         let names: Vec<String> = self
             .shared
             .storage
@@ -156,13 +171,7 @@ impl Exec<'_> {
             .tables()
             .iter()
             .map(|t| t.schema.name.clone())
-            .filter(|n| {
-                if own {
-                    !n.contains('.')
-                } else {
-                    n.to_uppercase().starts_with(&prefix)
-                }
-            })
+            .filter(|n| database_of(n, self.user) == upper)
             .collect();
         let mut dropped = Vec::new();
         for n in names {
@@ -200,8 +209,8 @@ impl Exec<'_> {
                 };
                 Ok(('C', format!("{}.{}", t.schema.name, c.name).to_uppercase()))
             }
-            "TABLE" | "VIEW" | "OBJECT" => self
-                .must_get_table(&name(object))
+            "TABLE" | "VIEW" | "MACRO" | "OBJECT" => self
+                .must_get_object(&name(object))
                 .map(|t| ('T', t.schema.name.to_uppercase())),
             _ => Ok(('O', object.to_uppercase())),
         }

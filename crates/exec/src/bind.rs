@@ -341,9 +341,11 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
 }
 
 /// `(s1, t1) OVERLAPS (s2, t2)` as the comparisons that define it (SQL's rule, which Teradata
-/// follows): each period is first put in order (start ≤ end), then the periods overlap if one
-/// starts inside the other, or both start together. Each operand may be NULL, which makes the
-/// answer unknown where the rule needs it.
+/// follows): each period is first put in order (start ≤ end; a NULL start goes to the end),
+/// then the periods overlap if one starts inside the other, or both start together. A NULL
+/// makes the answer unknown where the rule needs it. The operands are bound from their SQL
+/// text, once for each place the rule uses them: an operand with a subquery or RANDOM runs
+/// more than once.
 ///
 /// # Errors
 /// 9913 unless both operands are pairs.
@@ -355,8 +357,10 @@ fn overlaps(left: &ast::Expr, right: &ast::Expr) -> Result<ast::Expr> {
         )),
     };
     let ((a, b), (c, d)) = (pair(left)?, pair(right)?);
-    let lo = |x: &str, y: &str| format!("(CASE WHEN ({x}) > ({y}) THEN ({y}) ELSE ({x}) END)");
-    let hi = |x: &str, y: &str| format!("(CASE WHEN ({x}) > ({y}) THEN ({x}) ELSE ({y}) END)");
+    // a period whose start is NULL, or whose end comes first, is turned round (SQL's rule)
+    let turned = |x: &str, y: &str| format!("({x}) IS NULL OR ({y}) < ({x})");
+    let lo = |x: &str, y: &str| format!("(CASE WHEN {} THEN ({y}) ELSE ({x}) END)", turned(x, y));
+    let hi = |x: &str, y: &str| format!("(CASE WHEN {} THEN ({x}) ELSE ({y}) END)", turned(x, y));
     let (s1, t1, s2, t2) = (lo(&a, &b), hi(&a, &b), lo(&c, &d), hi(&c, &d));
     let sql = format!(
         "({s1} > {s2} AND NOT ({s1} >= {t2} AND {t1} >= {t2})) \

@@ -258,7 +258,7 @@ fn default_text(c: &Column) -> Cell {
             Value::Int(i) => text(i.to_string()),
             Value::Str(s) => text(format!("'{}'", s.replace('\'', "''"))),
             Value::Float(f) => text(f.to_string()),
-            Value::Decimal(v, s) => text(decimal_text(*v, *s)),
+            Value::Decimal(v, s) => text(crate::decimal::decimal_text(*v, *s)),
             Value::Date(d) => text(
                 chrono::DateTime::from_timestamp(i64::from(*d) * 86_400, 0)
                     .map_or_else(String::new, |t| format!("DATE '{}'", t.format("%Y-%m-%d"))),
@@ -266,19 +266,6 @@ fn default_text(c: &Column) -> Cell {
             Value::Time(_) | Value::Timestamp(_) | Value::Bytes(_) => Cell::Null,
         },
     }
-}
-
-/// An unscaled decimal and its scale as text: `(1050, 2)` is `10.50`.
-fn decimal_text(v: i128, scale: i8) -> String {
-    if scale <= 0 {
-        return 10i128
-            .checked_pow(u32::from(scale.unsigned_abs()))
-            .and_then(|p| v.checked_mul(p))
-            .map_or_else(|| format!("{v}E{}", -i32::from(scale)), |x| x.to_string());
-    }
-    let digits = format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
-    let (int, frac) = digits.split_at(digits.len() - scale as usize);
-    format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
 }
 
 fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
@@ -541,7 +528,8 @@ fn all_rights(registry: &Registry) -> Result<Rows> {
 
 #[cfg(test)]
 mod tests {
-    use super::{decimal_text, which};
+    use super::which;
+    use crate::decimal::decimal_text;
 
     #[test]
     fn decimals_show_their_scale() {

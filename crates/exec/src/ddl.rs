@@ -362,12 +362,13 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 if it does not exist.
     pub fn drop_table(&mut self, name: &ast::ObjectName) -> Result<Arc<Table>> {
-        if let Ok(t) = self.must_get_table(name) {
-            if t.schema.view.is_some() {
+        let found = self.must_get_object(name);
+        if let Ok(t) = &found {
+            if t.schema.view.is_some() || t.schema.macro_def.is_some() {
                 return Err(Error::NotATable(t.schema.name.clone()));
             }
         }
-        let n = match self.must_get_table(name) {
+        let n = match found {
             Ok(t) => t.schema.name.clone(),
             Err(_) => self.table_name(name),
         };

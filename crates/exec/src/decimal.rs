@@ -233,6 +233,19 @@ pub fn arithmetic(op: BinOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
     ))
 }
 
+/// An unscaled decimal and its scale as text: `(1050, 2)` is `10.50`.
+pub(crate) fn decimal_text(v: i128, scale: i8) -> String {
+    if scale <= 0 {
+        return 10i128
+            .checked_pow(u32::from(scale.unsigned_abs()))
+            .and_then(|p| v.checked_mul(p))
+            .map_or_else(|| format!("{v}E{}", -i32::from(scale)), |x| x.to_string());
+    }
+    let digits = format!("{:0>width$}", v.unsigned_abs(), width = scale as usize + 1);
+    let (int, frac) = digits.split_at(digits.len() - scale as usize);
+    format!("{}{int}.{frac}", if v < 0 { "-" } else { "" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

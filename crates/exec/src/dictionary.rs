@@ -26,7 +26,7 @@ const DBC: &str = "DBC";
 
 /// The database `qualified` (a catalog name, `db.t` or `t`) is in, upper-cased: `user` when
 /// it has no qualifier.
-fn database_of(qualified: &str, user: &str) -> String {
+pub(crate) fn database_of(qualified: &str, user: &str) -> String {
     match qualified.rsplit_once('.') {
         Some((db, _)) => db.to_uppercase(),
         None => user.to_uppercase(),

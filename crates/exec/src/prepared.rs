@@ -70,3 +70,31 @@ pub(crate) fn parameter(name: &str, params: &[Value]) -> Result<ArrayRef> {
         }),
     }
 }
+
+/// `v` as an SQL literal of its type (what EXEC's arguments are made of).
+pub(crate) fn literal(v: &Value) -> String {
+    let stamp = |us: i64, fmt: &str| {
+        chrono::DateTime::from_timestamp_micros(us).map_or_else(
+            || "NULL".to_string(),
+            |t| t.naive_utc().format(fmt).to_string(),
+        )
+    };
+    match v {
+        Value::Null => "NULL".to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Decimal(d, s) => crate::decimal::decimal_text(*d, *s),
+        Value::Float(f) if f.is_finite() => format!("{f:e}"),
+        Value::Float(_) => "NULL".to_string(),
+        Value::Str(s) => format!("'{}'", s.replace('\'', "''")),
+        Value::Bytes(b) => format!(
+            "'{}'XB",
+            b.iter().map(|x| format!("{x:02X}")).collect::<String>()
+        ),
+        Value::Date(d) => crate::functions::date_from_days(*d).map_or_else(
+            || "NULL".to_string(),
+            |d| format!("DATE '{}'", d.format("%Y-%m-%d")),
+        ),
+        Value::Time(us) => format!("TIME '{}'", stamp(*us, "%H:%M:%S%.6f")),
+        Value::Timestamp(us) => format!("TIMESTAMP '{}'", stamp(*us, "%Y-%m-%d %H:%M:%S%.6f")),
+    }
+}

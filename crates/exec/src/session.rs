@@ -181,7 +181,7 @@ impl Session {
             None => return Ok(Vec::new()),
         };
         if let [st] = stmts.as_slice() {
-            if let Statement::ExecMacro { name, args } = &st.statement {
+            if let Statement::ExecMacro { name, args, .. } = &st.statement {
                 return self.exec_macro(name, args);
             }
         }
@@ -265,6 +265,28 @@ impl Session {
                 location: prepared.statements.first().map(|s| s.location),
                 statement: 1,
             });
+        }
+        // a lone EXEC runs its macro: the values go into its arguments as literals (a macro
+        // runs as its own request, and cannot see the prepared request's parameters)
+        if let [st] = prepared.statements.as_slice() {
+            if let Statement::ExecMacro { name, args, .. } = &st.statement {
+                let mut values = params.iter();
+                let args = args
+                    .iter()
+                    .map(|(n, text)| {
+                        tdlite_parser::replace_markers(text, || {
+                            values.next().map(crate::prepared::literal)
+                        })
+                        .map(|t| (n.clone(), t))
+                    })
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|e| PositionedError {
+                        error: e.into(),
+                        location: None,
+                        statement: 1,
+                    })?;
+                return self.exec_macro(name, &args);
+            }
         }
         self.params.clear();
         self.params.extend_from_slice(params);

@@ -35,4 +35,4 @@ pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable,
     DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
 };
-pub use using::{parse_using, replace_host_variables, Using};
+pub use using::{parse_using, replace_host_variables, replace_markers, Using};

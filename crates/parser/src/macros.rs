@@ -38,13 +38,16 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
     cur.pos += 2;
     let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
     let mut params = Vec::new();
+    let mut param_spans = Vec::new();
     if cur.eat_token(&Token::LParen) {
         loop {
             let pname = cur.ident("a parameter name")?;
+            let start = cur.loc();
             let ty = type_text(cur);
             if ty.is_empty() {
                 return Err(cur.unexpected(&format!("expected a type for parameter {pname}")));
             }
+            param_spans.push((start, cur.loc()));
             params.push((pname, ty));
             if cur.eat_token(&Token::RParen) {
                 break;
@@ -81,6 +84,7 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
         params,
         body: String::new(),
         body_span: (body_start, body_end),
+        param_spans,
         replace,
     })
 }
@@ -111,6 +115,7 @@ fn exec(cur: &mut Cursor) -> Result<Statement, ParseError> {
     cur.pos += 1;
     let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
     let mut args = Vec::new();
+    let mut arg_spans = Vec::new();
     if cur.eat_token(&Token::LParen) && !cur.eat_token(&Token::RParen) {
         loop {
             let named = match (cur.peek(), cur.peek_at(1)) {
@@ -123,6 +128,7 @@ fn exec(cur: &mut Cursor) -> Result<Statement, ParseError> {
             };
             let mut depth = 0usize;
             let mut text = Vec::new();
+            let start = cur.loc();
             while let Some(t) = cur.peek() {
                 match t {
                     Token::Comma | Token::RParen if depth == 0 => break,
@@ -136,6 +142,7 @@ fn exec(cur: &mut Cursor) -> Result<Statement, ParseError> {
             if text.is_empty() {
                 return Err(cur.unexpected("expected an argument"));
             }
+            arg_spans.push((start, cur.loc()));
             args.push((named, text.join(" ")));
             if cur.eat_token(&Token::RParen) {
                 break;
@@ -144,11 +151,42 @@ fn exec(cur: &mut Cursor) -> Result<Statement, ParseError> {
         }
     }
     cur.expect_end()?;
-    Ok(Statement::ExecMacro { name, args })
+    Ok(Statement::ExecMacro {
+        name,
+        args,
+        arg_spans,
+    })
 }
 
-/// The text of a macro body whose span `parse` returned, cut out of the statement's `sql`.
-pub(crate) fn body_text(sql: &str, span: (Location, Location)) -> String {
+/// Puts the text as written (not the tokens' text: `'it''s'` stays as it is) into a macro
+/// statement: the body, the parameter types and the EXEC arguments.
+pub(crate) fn fill_text(statement: &mut Statement, sql: &str) {
+    match statement {
+        Statement::CreateMacro {
+            body,
+            body_span,
+            params,
+            param_spans,
+            ..
+        } => {
+            *body = body_text(sql, *body_span);
+            for ((_, ty), span) in params.iter_mut().zip(param_spans.iter()) {
+                *ty = body_text(sql, *span);
+            }
+        }
+        Statement::ExecMacro {
+            args, arg_spans, ..
+        } => {
+            for ((_, text), span) in args.iter_mut().zip(arg_spans.iter()) {
+                *text = body_text(sql, *span);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text between two locations of `sql`, trimmed.
+fn body_text(sql: &str, span: (Location, Location)) -> String {
     let start = crate::parser::Offsets::byte_of(sql, span.0);
     let end = crate::parser::Offsets::byte_of(sql, span.1).max(start);
     sql[start..end].trim().to_string()

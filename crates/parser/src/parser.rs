@@ -183,7 +183,7 @@ pub(crate) struct Offsets<'a> {
 }
 
 impl<'a> Offsets<'a> {
-    fn new(sql: &'a str) -> Self {
+    pub(crate) fn new(sql: &'a str) -> Self {
         Offsets {
             sql,
             byte: 0,
@@ -197,7 +197,7 @@ impl<'a> Offsets<'a> {
         Offsets::new(sql).byte_offset(loc)
     }
 
-    fn byte_offset(&mut self, loc: Location) -> usize {
+    pub(crate) fn byte_offset(&mut self, loc: Location) -> usize {
         if (loc.line, loc.column) < (self.line, self.col) {
             *self = Offsets::new(self.sql); // never happens for well-ordered callers
         }
@@ -237,12 +237,7 @@ fn parse_tokens(
     } else {
         parse_statement(cur)?
     };
-    if let Statement::CreateMacro {
-        body, body_span, ..
-    } = &mut statement
-    {
-        *body = crate::macros::body_text(offsets.sql, *body_span);
-    }
+    crate::macros::fill_text(&mut statement, offsets.sql);
     Ok(Spanned {
         statement,
         locking,

@@ -54,6 +54,9 @@ pub struct Splitter {
     state: State,
     /// Parentheses open in code so far.
     depth: u32,
+    /// The request so far has code: more than blanks and comments (which alone start no
+    /// request: a `*` line or `= n` after them is still BTEQ's).
+    has_code: bool,
 }
 
 impl Splitter {
@@ -61,7 +64,7 @@ impl Splitter {
     /// completes, if any.
     pub fn push_line(&mut self, raw_line: &str) -> Option<RequestText> {
         self.line_no += 1;
-        let idle = self.current.trim().is_empty();
+        let idle = !self.has_code;
         if self.state == State::Code && is_dot_command(raw_line) {
             if idle {
                 self.current.clear();
@@ -81,11 +84,12 @@ impl Splitter {
                 line: self.line_no,
             });
         }
-        if idle {
+        if self.current.trim().is_empty() {
             self.start_line = self.line_no;
         }
-        let (ends, next_state) = line_ends_request(raw_line, self.state, &mut self.depth);
+        let (ends, next_state, code) = line_ends_request(raw_line, self.state, &mut self.depth);
         self.state = next_state;
+        self.has_code |= code;
         self.current.push_str(raw_line);
         if !raw_line.ends_with('\n') {
             self.current.push('\n');
@@ -96,18 +100,19 @@ impl Splitter {
         let text = self.current.trim().to_string();
         self.current.clear();
         self.depth = 0;
+        self.has_code = false;
         Some(RequestText {
             text,
             line: self.start_line,
         })
     }
 
-    /// The unfinished request so far (empty if there is none).
+    /// The unfinished request so far (empty if there is none; comments alone are none).
     pub fn pending(&self) -> &str {
-        if self.current.trim().is_empty() {
-            ""
-        } else {
+        if self.has_code || self.state != State::Code {
             &self.current
+        } else {
+            ""
         }
     }
 
@@ -119,6 +124,7 @@ impl Splitter {
         self.current.clear();
         self.state = State::Code;
         self.depth = 0;
+        self.has_code = false;
         (!text.is_empty()).then_some(RequestText { text, line })
     }
 }
@@ -143,41 +149,35 @@ pub fn is_dot_command(line: &str) -> bool {
 }
 
 /// Scans one line; returns whether its last significant character is a `;` in code outside
-/// parentheses (`depth` carries the open parentheses from line to line).
-fn line_ends_request(line: &str, mut state: State, depth: &mut u32) -> (bool, State) {
+/// parentheses (`depth` carries the open parentheses from line to line), the state at its end,
+/// and whether it had code (anything but blanks and comments).
+fn line_ends_request(line: &str, mut state: State, depth: &mut u32) -> (bool, State, bool) {
     let chars: Vec<char> = line.chars().collect();
     let mut last_significant_is_semicolon = false;
+    let mut code = matches!(state, State::Str | State::Quoted);
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
         match state {
-            State::Code => match c {
-                '\'' => {
-                    state = State::Str;
-                    last_significant_is_semicolon = false;
+            State::Code if c.is_whitespace() => {}
+            State::Code if c == '-' && next == Some('-') => break,
+            State::Code if c == '/' && next == Some('*') => {
+                state = State::Block;
+                i += 1;
+            }
+            State::Code => {
+                code = true;
+                last_significant_is_semicolon = false;
+                match c {
+                    '\'' => state = State::Str,
+                    '"' => state = State::Quoted,
+                    ';' => last_significant_is_semicolon = *depth == 0,
+                    '(' => *depth += 1,
+                    ')' => *depth = depth.saturating_sub(1),
+                    _ => {}
                 }
-                '"' => {
-                    state = State::Quoted;
-                    last_significant_is_semicolon = false;
-                }
-                '-' if next == Some('-') => break,
-                '/' if next == Some('*') => {
-                    state = State::Block;
-                    i += 1;
-                }
-                ';' => last_significant_is_semicolon = *depth == 0,
-                '(' => {
-                    *depth += 1;
-                    last_significant_is_semicolon = false;
-                }
-                ')' => {
-                    *depth = depth.saturating_sub(1);
-                    last_significant_is_semicolon = false;
-                }
-                c if c.is_whitespace() => {}
-                _ => last_significant_is_semicolon = false,
-            },
+            }
             State::Str => {
                 if c == '\'' {
                     if next == Some('\'') {
@@ -201,7 +201,11 @@ fn line_ends_request(line: &str, mut state: State, depth: &mut u32) -> (bool, St
         }
         i += 1;
     }
-    (last_significant_is_semicolon && state == State::Code, state)
+    (
+        last_significant_is_semicolon && state == State::Code,
+        state,
+        code,
+    )
 }
 
 #[cfg(test)]
@@ -285,6 +289,19 @@ mod tests {
         assert_eq!(repeat_count("="), Some(1));
         assert_eq!(repeat_count(" = 12 ; "), Some(12));
         assert_eq!(repeat_count("= x"), None);
+    }
+
+    #[test]
+    fn comment_lines_alone_start_no_request() {
+        let (reqs, rest) =
+            split_requests("-- a note\n/* another */\n* a BTEQ comment\n= 2\nSEL 1;\n-- end\n");
+        let texts: Vec<&str> = reqs.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec!["= 2", "SEL 1;"],
+            "the * line is a comment and = 2 a command (which drops the comments before it)"
+        );
+        assert_eq!(rest, "", "a comment after the last request is no request");
     }
 
     #[test]

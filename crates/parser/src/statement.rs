@@ -123,6 +123,8 @@ pub enum Statement {
         body: String,
         /// Where the body is in the request (for `body`).
         body_span: (crate::Location, crate::Location),
+        /// Where each parameter's type is in the request (for `params`).
+        param_spans: Vec<(crate::Location, crate::Location)>,
         /// REPLACE MACRO.
         replace: bool,
     },
@@ -130,8 +132,10 @@ pub enum Statement {
     ExecMacro {
         /// The macro.
         name: ast::ObjectName,
-        /// `[name =] argument` in order.
+        /// `[name =] argument` in order, each argument's text as written.
         args: Vec<(Option<String>, String)>,
+        /// Where each argument is in the request (for `args`).
+        arg_spans: Vec<(crate::Location, crate::Location)>,
     },
     /// `DROP MACRO name`.
     DropMacro(ast::ObjectName),

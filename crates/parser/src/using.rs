@@ -36,25 +36,66 @@ pub fn replace_host_variables(
     let tokens = Tokenizer::new(&TdliteDialect, sql)
         .tokenize_with_location()
         .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+    // the text is copied from the source, not rebuilt from tokens: a token's text is not
+    // always what was written ('it''s' would come back as 'it's')
+    let mut offsets = Offsets::new(sql);
     let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
     let mut i = 0;
     while i < tokens.len() {
         if let (Token::Colon, Some(Token::Word(w))) =
             (&tokens[i].token, tokens.get(i + 1).map(|t| &t.token))
         {
+            let at = Location::from_sql(tokens[i].span.start);
             let Some(v) = value(&w.value) else {
                 return Err(ParseError::syntax(
                     format!("':{}' names no field or parameter", w.value),
-                    Location::from_sql(tokens[i].span.start),
+                    at,
                 ));
             };
+            let start = offsets.byte_offset(at);
+            let end = offsets.byte_offset(Location::from_sql(tokens[i + 1].span.end));
+            out.push_str(&sql[copied..start]);
             out.push_str(&v);
+            copied = end;
             i += 2;
             continue;
         }
-        out.push_str(&tokens[i].token.to_string());
         i += 1;
     }
+    out.push_str(&sql[copied..]);
+    Ok(out)
+}
+
+/// Replaces each `?` parameter marker of `sql` (outside strings and comments) by what
+/// `value()` gives for it, in order; the rest of the text is kept as it is.
+///
+/// # Errors
+/// 3706 if `sql` does not tokenize, or `value` has nothing for a marker.
+pub fn replace_markers(
+    sql: &str,
+    mut value: impl FnMut() -> Option<String>,
+) -> Result<String, ParseError> {
+    let tokens = Tokenizer::new(&TdliteDialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+    let mut offsets = Offsets::new(sql);
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    for t in &tokens {
+        if t.token == Token::Placeholder("?".into()) {
+            let at = Location::from_sql(t.span.start);
+            let Some(v) = value() else {
+                return Err(ParseError::syntax("a '?' without a value", at));
+            };
+            let start = offsets.byte_offset(at);
+            let end = offsets.byte_offset(Location::from_sql(t.span.end));
+            out.push_str(&sql[copied..start]);
+            out.push_str(&v);
+            copied = end;
+        }
+    }
+    out.push_str(&sql[copied..]);
     Ok(out)
 }
 
@@ -108,10 +149,22 @@ pub fn parse_using(sql: &str) -> Result<Option<Using>, ParseError> {
                     Location::from_sql(t.span.start),
                 ))
             }
-            (Some((_, ty)), tok) => ty.push_str(&tok.to_string()),
+            (Some((_, ty)), tok) => {
+                if !ty.is_empty() {
+                    ty.push(' ');
+                }
+                ty.push_str(&tok.to_string());
+            }
         }
     }
     fields.extend(current.take());
+    // `DECIMAL ( 9 , 2 )` as written: `DECIMAL(9,2)`; `DOUBLE PRECISION` keeps its blank
+    for (_, ty) in &mut fields {
+        *ty = ty
+            .replace(" ( ", "(")
+            .replace(" )", ")")
+            .replace(" , ", ",");
+    }
     let Some(end) = end else {
         return Err(ParseError::syntax(
             "expected ')' to end the USING fields",
@@ -168,6 +221,12 @@ mod tests {
         );
         assert_eq!(u.statement, "INSERT INTO t VALUES (?, ?, ':id', ? + 1);");
         assert_eq!(u.params, vec![0, 1, 2]);
+        // the text is kept as written: a doubled quote stays doubled
+        let u = parse_using("USING (x DOUBLE PRECISION) INS t (:x, 'it''s', /* :x */ 1);")
+            .unwrap()
+            .unwrap();
+        assert_eq!(u.fields[0].1, "DOUBLE PRECISION");
+        assert_eq!(u.statement, "INS t (?, 'it''s', /* :x */ 1);");
     }
 
     #[test]

@@ -152,7 +152,7 @@ fn render_statement(out: &mut String, statement: &Statement) {
             if *replace { "REPLACE" } else { "CREATE" }
         )
         .unwrap(),
-        Statement::ExecMacro { name, args } => writeln!(out, "EXEC {name} {args:?}").unwrap(),
+        Statement::ExecMacro { name, args, .. } => writeln!(out, "EXEC {name} {args:?}").unwrap(),
         Statement::DropMacro(name) => writeln!(out, "DROP MACRO {name}").unwrap(),
         Statement::ShowMacro(name) => writeln!(out, "SHOW MACRO {name}").unwrap(),
         Statement::HelpDatabase(name) => writeln!(out, "HelpDatabase {name}").unwrap(),

@@ -14,3 +14,5 @@ SEL id, name, city FROM people ORDER BY id;
 .SET SEPARATOR ' | '
 SEL id, city FROM people ORDER BY id;
 .SHOW CONTROLS
+.IF ERRORCODE = 0 THEN .SET ECHOREQ OFF
+SEL 'this request is not echoed' AS e;

@@ -111,3 +111,35 @@ fn a_prepared_request_runs_in_any_session_and_finds_tables_again() {
         vec![vec!["7"]]
     );
 }
+
+#[test]
+fn a_prepared_exec_passes_its_values_to_the_macro() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (n INTEGER, note VARCHAR(20), d DATE)")
+        .unwrap();
+    s.execute(
+        "CREATE MACRO add_t (n INTEGER, note VARCHAR(20), d DATE) AS (INS t (:n, :note, :d);)",
+    )
+    .unwrap();
+    let exec = s.prepare("EXEC add_t (?, ?, ?)").unwrap();
+    assert_eq!(exec.parameter_count(), 3);
+    s.execute_prepared(
+        &exec,
+        &[
+            Value::Int(1),
+            Value::Str("it's".into()),
+            Value::Date(19_000),
+        ],
+    )
+    .unwrap();
+    s.execute_prepared(&exec, &[Value::Int(2), Value::Null, Value::Null])
+        .unwrap();
+    let r = s
+        .execute("SEL n, note, d FROM t ORDER BY n")
+        .unwrap()
+        .remove(0);
+    let rows = r.rows.unwrap().to_strings();
+    assert_eq!(rows[0], ["1", "it's", "2022-01-08"]);
+    assert_eq!(rows[1], ["2", "?", "?"]);
+}
