@@ -67,6 +67,16 @@ impl Feeder {
         } else {
             self.bad_line.take()
         };
+        let quit = || {
+            matches!(
+                crate::dot::parse(&piece.text),
+                Ok(crate::dot::Command::Quit(_))
+            )
+        };
+        // at a terminal, .QUIT always leaves, even while lines are being skipped
+        if runner.interactive && is_command && quit() {
+            return runner.run(&piece.text);
+        }
         if let Some(label) = &self.skipping {
             if is_command && is_label(&piece.text, label) {
                 self.skipping = None;
