@@ -43,7 +43,7 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
         loop {
             let pname = cur.ident("a parameter name")?;
             let start = cur.loc();
-            let ty = type_text(cur);
+            let ty = list_item(cur);
             if ty.is_empty() {
                 return Err(cur.unexpected(&format!("expected a type for parameter {pname}")));
             }
@@ -89,8 +89,10 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
     })
 }
 
-/// The tokens of a parameter's type (and DEFAULT), up to the `,` or `)` that ends it.
-fn type_text(cur: &mut Cursor) -> String {
+/// Reads the tokens of one list item (a parameter's type, an EXEC argument) up to the `,` or
+/// `)` that ends it, outside nested parentheses; returns their text joined by blanks (the
+/// caller puts in the text as written, from the item's span).
+fn list_item(cur: &mut Cursor) -> String {
     let mut depth = 0usize;
     let mut words = Vec::new();
     while let Some(t) = cur.peek() {
@@ -103,11 +105,7 @@ fn type_text(cur: &mut Cursor) -> String {
         words.push(t.to_string());
         cur.pos += 1;
     }
-    words
-        .join(" ")
-        .replace(" ( ", "(")
-        .replace(" )", ")")
-        .replace(" , ", ",")
+    words.join(" ")
 }
 
 /// `EXEC name [( [p =] arg, … )]`: the arguments as text, with their names when given.
@@ -126,24 +124,13 @@ fn exec(cur: &mut Cursor) -> Result<Statement, ParseError> {
                 }
                 _ => None,
             };
-            let mut depth = 0usize;
-            let mut text = Vec::new();
             let start = cur.loc();
-            while let Some(t) = cur.peek() {
-                match t {
-                    Token::Comma | Token::RParen if depth == 0 => break,
-                    Token::LParen => depth += 1,
-                    Token::RParen => depth -= 1,
-                    _ => {}
-                }
-                text.push(t.to_string());
-                cur.pos += 1;
-            }
+            let text = list_item(cur);
             if text.is_empty() {
                 return Err(cur.unexpected("expected an argument"));
             }
             arg_spans.push((start, cur.loc()));
-            args.push((named, text.join(" ")));
+            args.push((named, text));
             if cur.eat_token(&Token::RParen) {
                 break;
             }

@@ -11,7 +11,7 @@
 use crate::dialect::TdliteDialect;
 use crate::error::{Location, ParseError};
 use crate::parser::Offsets;
-use sqlparser::tokenizer::{Token, Tokenizer};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
 
 /// A request with a `USING` modifier.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +24,37 @@ pub struct Using {
     pub params: Vec<usize>,
 }
 
+/// Copies `sql`, putting `pick`'s text in place of the tokens it takes: `pick` looks at the
+/// tokens from index `i` and returns how many it replaces (at least one) and with what. The
+/// text is copied from the source, not rebuilt from tokens: a token's text is not always what
+/// was written (`'it''s'` would come back as `'it's'`).
+fn splice(
+    sql: &str,
+    mut pick: impl FnMut(&[TokenWithSpan], usize) -> Result<Option<(usize, String)>, ParseError>,
+) -> Result<String, ParseError> {
+    let tokens = Tokenizer::new(&TdliteDialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
+    let mut offsets = Offsets::new(sql);
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < tokens.len() {
+        let Some((n, text)) = pick(&tokens, i)? else {
+            i += 1;
+            continue;
+        };
+        let start = offsets.byte_offset(Location::from_sql(tokens[i].span.start));
+        let end = offsets.byte_offset(Location::from_sql(tokens[i + n - 1].span.end));
+        out.push_str(&sql[copied..start]);
+        out.push_str(&text);
+        copied = end;
+        i += n;
+    }
+    out.push_str(&sql[copied..]);
+    Ok(out)
+}
+
 /// Replaces each host variable `:name` of `sql` (outside strings and comments) by what
 /// `value(name)` gives; the rest of the text is kept as it is.
 ///
@@ -33,38 +64,20 @@ pub fn replace_host_variables(
     sql: &str,
     mut value: impl FnMut(&str) -> Option<String>,
 ) -> Result<String, ParseError> {
-    let tokens = Tokenizer::new(&TdliteDialect, sql)
-        .tokenize_with_location()
-        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
-    // the text is copied from the source, not rebuilt from tokens: a token's text is not
-    // always what was written ('it''s' would come back as 'it's')
-    let mut offsets = Offsets::new(sql);
-    let mut out = String::with_capacity(sql.len());
-    let mut copied = 0;
-    let mut i = 0;
-    while i < tokens.len() {
-        if let (Token::Colon, Some(Token::Word(w))) =
+    splice(sql, |tokens, i| {
+        let (Token::Colon, Some(Token::Word(w))) =
             (&tokens[i].token, tokens.get(i + 1).map(|t| &t.token))
-        {
-            let at = Location::from_sql(tokens[i].span.start);
-            let Some(v) = value(&w.value) else {
-                return Err(ParseError::syntax(
-                    format!("':{}' names no field or parameter", w.value),
-                    at,
-                ));
-            };
-            let start = offsets.byte_offset(at);
-            let end = offsets.byte_offset(Location::from_sql(tokens[i + 1].span.end));
-            out.push_str(&sql[copied..start]);
-            out.push_str(&v);
-            copied = end;
-            i += 2;
-            continue;
+        else {
+            return Ok(None);
+        };
+        match value(&w.value) {
+            Some(v) => Ok(Some((2, v))),
+            None => Err(ParseError::syntax(
+                format!("':{}' names no field or parameter", w.value),
+                Location::from_sql(tokens[i].span.start),
+            )),
         }
-        i += 1;
-    }
-    out.push_str(&sql[copied..]);
-    Ok(out)
+    })
 }
 
 /// Replaces each `?` parameter marker of `sql` (outside strings and comments) by what
@@ -76,27 +89,18 @@ pub fn replace_markers(
     sql: &str,
     mut value: impl FnMut() -> Option<String>,
 ) -> Result<String, ParseError> {
-    let tokens = Tokenizer::new(&TdliteDialect, sql)
-        .tokenize_with_location()
-        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?;
-    let mut offsets = Offsets::new(sql);
-    let mut out = String::with_capacity(sql.len());
-    let mut copied = 0;
-    for t in &tokens {
-        if t.token == Token::Placeholder("?".into()) {
-            let at = Location::from_sql(t.span.start);
-            let Some(v) = value() else {
-                return Err(ParseError::syntax("a '?' without a value", at));
-            };
-            let start = offsets.byte_offset(at);
-            let end = offsets.byte_offset(Location::from_sql(t.span.end));
-            out.push_str(&sql[copied..start]);
-            out.push_str(&v);
-            copied = end;
+    splice(sql, |tokens, i| {
+        if tokens[i].token != Token::Placeholder("?".into()) {
+            return Ok(None);
         }
-    }
-    out.push_str(&sql[copied..]);
-    Ok(out)
+        match value() {
+            Some(v) => Ok(Some((1, v))),
+            None => Err(ParseError::syntax(
+                "a '?' without a value",
+                Location::from_sql(tokens[i].span.start),
+            )),
+        }
+    })
 }
 
 /// Parses a request that starts with `USING (…)`; `Ok(None)` for any other request.
