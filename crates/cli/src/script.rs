@@ -80,6 +80,20 @@ impl Feeder {
         if let Some(label) = &self.skipping {
             if is_command && is_label(&piece.text, label) {
                 self.skipping = None;
+            } else if is_command {
+                // skipped .IF blocks still open and close, so that a .GOTO out of a block
+                // leaves no block open and one over a whole block leaves none behind
+                match crate::dot::parse(&piece.text) {
+                    Ok(crate::dot::Command::IfBlock(_)) => self.blocks.push(Block {
+                        outer: false,
+                        taken: true,
+                        active: false,
+                    }),
+                    Ok(crate::dot::Command::EndIf) => {
+                        self.blocks.pop();
+                    }
+                    _ => {}
+                }
             }
             return Flow::Continue;
         }
