@@ -79,14 +79,23 @@ pub enum Command {
 /// An `.IMPORT`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Import {
-    /// VARTEXT's field separator (`|` unless given); `None` for the record formats.
-    pub delimiter: Option<String>,
-    /// INDICDATA (records with null indicators).
-    pub indicators: bool,
+    /// How the file is laid out.
+    pub format: ImportFormat,
     /// The file.
     pub path: String,
     /// Records to skip first (a header line, say).
     pub skip: u64,
+}
+
+/// What an `.IMPORT` file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportFormat {
+    /// VARTEXT: delimited text with this separator (`|` unless given).
+    VarText(String),
+    /// DATA (`false`) or INDICDATA (`true`) records.
+    Records(bool),
+    /// REPORT: what `.EXPORT REPORT` wrote.
+    Report,
 }
 
 /// What `.EXPORT` writes.
@@ -461,9 +470,9 @@ fn import(args: &str) -> Result<Option<Import>, String> {
     }
     let (rest, kind) = word(args).map_err(|_| ".IMPORT: expected a format and FILE = path")?;
     let kind = kind.to_ascii_uppercase();
-    if !matches!(kind.as_str(), "VARTEXT" | "DATA" | "INDICDATA") {
+    if !matches!(kind.as_str(), "VARTEXT" | "DATA" | "INDICDATA" | "REPORT") {
         return Err(format!(
-            ".IMPORT {kind}: not supported (VARTEXT, DATA, INDICDATA are)"
+            ".IMPORT {kind}: not supported (VARTEXT, DATA, INDICDATA, REPORT are)"
         ));
     }
     let rest = rest.trim_start();
@@ -501,9 +510,13 @@ fn import(args: &str) -> Result<Option<Import>, String> {
     if delimiter == Some("") {
         return Err(".IMPORT VARTEXT: the delimiter cannot be empty".to_string());
     }
+    let format = match kind.as_str() {
+        "VARTEXT" => ImportFormat::VarText(delimiter.unwrap_or("|").to_string()),
+        "REPORT" => ImportFormat::Report,
+        k => ImportFormat::Records(k == "INDICDATA"),
+    };
     Ok(Some(Import {
-        delimiter: (kind == "VARTEXT").then(|| delimiter.unwrap_or("|").to_string()),
-        indicators: kind == "INDICDATA",
+        format,
         path: path.to_string(),
         skip,
     }))
@@ -970,8 +983,7 @@ mod tests {
         assert!(parse(".EXPORT DIF FILE = x.dif").is_err());
         let import = |delimiter: &str, path: &str, skip| {
             Ok(Command::Import(Some(Import {
-                delimiter: Some(delimiter.into()),
-                indicators: false,
+                format: ImportFormat::VarText(delimiter.into()),
                 path: path.into(),
                 skip,
             })))
@@ -992,13 +1004,19 @@ mod tests {
         assert_eq!(
             parse(".IMPORT INDICDATA FILE = x.dat"),
             Ok(Command::Import(Some(Import {
-                delimiter: None,
-                indicators: true,
+                format: ImportFormat::Records(true),
                 path: "x.dat".into(),
                 skip: 0
             })))
         );
-        assert!(parse(".IMPORT REPORT FILE = x.txt").is_err());
+        assert!(matches!(
+            parse(".IMPORT REPORT FILE = x.txt"),
+            Ok(Command::Import(Some(Import {
+                format: ImportFormat::Report,
+                ..
+            })))
+        ));
+        assert!(parse(".IMPORT DIF FILE = x.dif").is_err());
         assert_eq!(parse(".REPEAT *"), Ok(Command::Repeat(None)));
         assert_eq!(parse(".REPEAT 3 PACK 100"), Ok(Command::Repeat(Some(3))));
         assert!(parse(".REPEAT").is_err());

@@ -8,6 +8,7 @@ mod export;
 mod format;
 mod record;
 mod repl;
+mod report;
 mod runner;
 mod script;
 

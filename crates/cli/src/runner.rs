@@ -102,6 +102,8 @@ enum Source {
         indicators: bool,
         reader: std::io::BufReader<std::fs::File>,
     },
+    /// REPORT: what `.EXPORT REPORT` wrote (report.rs).
+    Report(crate::report::ReportReader<std::io::Lines<std::io::BufReader<std::fs::File>>>),
 }
 
 /// An open `.EXPORT` file.
@@ -468,6 +470,20 @@ impl Runner {
                 }
                 Some(Ok(values))
             }
+            Source::Report(reader) => {
+                let values = match reader.next_row()? {
+                    Ok(v) => v,
+                    Err(e) => return Some(Err(RecordError::Stop(cannot(e)))),
+                };
+                if values.len() != fields.len() {
+                    return Some(Err(RecordError::Skip(format!(
+                        "an import row has {} columns; USING names {}.",
+                        values.len(),
+                        fields.len()
+                    ))));
+                }
+                Some(Ok(values))
+            }
             Source::Records { indicators, reader } => {
                 let data = match crate::record::read(reader) {
                     Ok(Some(d)) => d,
@@ -671,8 +687,18 @@ impl Runner {
                 Ok(f) => {
                     use std::io::BufRead;
                     let reader = std::io::BufReader::new(f);
-                    let source = match import.delimiter {
-                        Some(delimiter) => {
+                    let source = match import.format {
+                        dot::ImportFormat::Report => {
+                            let mut reader =
+                                crate::report::ReportReader::new(reader.lines(), &self.report.null);
+                            for _ in 0..import.skip {
+                                if !matches!(reader.next_row(), Some(Ok(_))) {
+                                    break;
+                                }
+                            }
+                            Source::Report(reader)
+                        }
+                        dot::ImportFormat::VarText(delimiter) => {
                             let mut lines = reader.lines();
                             // stops at the end of the file, however large SKIP is
                             for _ in 0..import.skip {
@@ -682,17 +708,14 @@ impl Runner {
                             }
                             Source::Text { delimiter, lines }
                         }
-                        None => {
+                        dot::ImportFormat::Records(indicators) => {
                             let mut reader = reader;
                             for _ in 0..import.skip {
                                 if !matches!(crate::record::read(&mut reader), Ok(Some(_))) {
                                     break;
                                 }
                             }
-                            Source::Records {
-                                indicators: import.indicators,
-                                reader,
-                            }
+                            Source::Records { indicators, reader }
                         }
                     };
                     self.import = Some(Importing {

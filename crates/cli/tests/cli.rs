@@ -499,3 +499,27 @@ fn documented_bteq_examples_behave_as_documented() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn export_report_then_import_report_gives_the_same_rows() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = b"CREATE TABLE src (id INTEGER, name VARCHAR(30), amt DECIMAL(9,2), d DATE);
+INS src (1, 'Ada Lovelace', 10.50, DATE '2024-02-29');
+INS src (2, NULL, -3.25, NULL);
+INS src (10, 'x', 0, DATE '1999-12-31');
+.EXPORT REPORT FILE = rows.txt
+SEL id, name, amt, d FROM src ORDER BY id;
+.EXPORT RESET
+CREATE TABLE dst (id INTEGER, name VARCHAR(30), amt DECIMAL(9,2), d DATE);
+.IMPORT REPORT FILE = rows.txt
+.REPEAT *
+USING (id VARCHAR(5), name VARCHAR(30), amt VARCHAR(12), d VARCHAR(10))
+INS dst (:id, :name, :amt, :d);
+SEL COUNT(*) AS differ FROM (SEL * FROM src MINUS SEL * FROM dst) x;
+SEL COUNT(*) AS copied FROM dst;
+";
+    let (out, _, code) = run_in(dir.path(), &[], script);
+    assert!(out.contains("differ\n------\n     0"), "{out}");
+    assert!(out.contains("copied\n------\n     3"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
