@@ -6,8 +6,8 @@
 //! the year), `DD`, `EEEE`/`EEE` (day name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (fraction of a
 //! second, n digits), `B` (a blank); any other character is itself (`-`, `/`, `:`, `.`, `,`,
 //! blanks). As Teradata says, a format without separators reads text without them.
-//! Character formats `X(n)` / `XXX` keep the first n characters of text. Numeric formats
-//! (`9(5)`, `Z`, `$`, …) are 9910 for now.
+//! Character formats `X(n)` / `XXX` keep the first n characters of text. Numeric masks
+//! (`'ZZZ,ZZ9.99'`, `'-(8)9'`, …) are numfmt.rs's.
 
 use crate::error::{Error, Result};
 use crate::functions;
@@ -97,8 +97,11 @@ fn has_time(f: &str) -> bool {
 /// `CAST(a AS ty FORMAT fmt)`.
 ///
 /// # Errors
-/// 2665 for text that does not match the format; 9910 for numeric formats.
+/// 2665 for text that does not match the format; 9910 for FORMAT elements tdlite does not know.
 pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
+    if crate::numfmt::is_numeric(fmt) {
+        return numeric(a, ty, fmt);
+    }
     if a.data_type() == &DataType::Utf8 && !matches!(ty, SqlType::Date | SqlType::Timestamp(_)) {
         return character(a, ty, fmt);
     }
@@ -155,6 +158,48 @@ pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
             }
         }
         // any other value: the plain conversion (FORMAT does not change it)
+        _ => crate::expr::cast_to_sql(a, ty),
+    }
+}
+
+/// A cast with a numeric mask (numfmt.rs): a number to text is written by the mask; text to a
+/// number is read as the mask wrote it (currency and group separators dropped); a number to a
+/// number keeps its value (FORMAT only says how it is shown).
+fn numeric(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
+    let bad = || Error::Unsupported(format!("the numeric FORMAT '{fmt}'"));
+    match (a.data_type(), ty.is_character()) {
+        (DataType::Utf8, false) => {
+            let s = a.as_string::<i32>();
+            let read: ArrayRef = Arc::new(StringArray::from_iter(
+                s.iter().map(|v| v.map(crate::numfmt::read)),
+            ));
+            crate::expr::cast_to_sql(&read, ty)
+        }
+        (t, true) if t.is_numeric() => {
+            let mut out = Vec::with_capacity(a.len());
+            for i in 0..a.len() {
+                let (unscaled, scale) = match value_at(a, i) {
+                    Value::Null => {
+                        out.push(Value::Null);
+                        continue;
+                    }
+                    Value::Int(v) => (i128::from(v), 0),
+                    Value::Decimal(v, s) => (v, u32::try_from(s).map_err(|_| bad())?),
+                    Value::Float(f) => {
+                        let scaled = (f * 1e9).round();
+                        if !scaled.is_finite() || scaled.abs() >= 1e36 {
+                            return Err(Error::Overflow);
+                        }
+                        (scaled as i128, 9)
+                    }
+                    _ => return Err(bad()),
+                };
+                let text = crate::numfmt::write(unscaled, scale, fmt).ok_or_else(bad)?;
+                out.push(Value::Str(text));
+            }
+            let text = values_to_array(SqlType::VarChar(64000), out.iter());
+            crate::expr::cast_to_sql(&text, ty)
+        }
         _ => crate::expr::cast_to_sql(a, ty),
     }
 }

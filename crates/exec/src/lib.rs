@@ -72,6 +72,7 @@ mod join;
 mod locking;
 mod macros;
 mod merge;
+mod numfmt;
 mod plan;
 mod prepared;
 mod query;
