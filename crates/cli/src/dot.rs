@@ -152,6 +152,9 @@ pub enum SetOption {
     Separator(String),
     /// `.SET TITLEDASHES ON|OFF`.
     TitleDashes(bool),
+    /// `.SET RECORDMODE ON|OFF`: OFF makes `.EXPORT DATA|INDICDATA` write rows as text, without
+    /// headings (BTEQ's field-mode "backdoor" export).
+    RecordMode(bool),
     /// `.SET SIDETITLES [ON|OFF]`: each row as lines of `title value`.
     SideTitles(bool),
     /// `.SET FOLDLINE [ON|OFF]`: a line longer than WIDTH goes on, indented, on the next.
@@ -256,7 +259,6 @@ pub fn is_command(text: &str) -> bool {
 const ACCEPTED_OPTIONS: &[&str] = &[
     "SESSIONS",
     "SESSION",
-    "RECORDMODE",
     "ERROROUT",
     "FORMAT",
     "PAGELENGTH",
@@ -441,6 +443,12 @@ fn export(args: &str) -> Result<Option<(ExportKind, String)>, String> {
         return Ok(None);
     }
     let (rest, kind) = word(args).map_err(|_| ".EXPORT: expected a kind and FILE = path")?;
+    // without a kind, BTEQ exports in field mode: a report
+    let (rest, kind) = if kind.eq_ignore_ascii_case("FILE") {
+        (args, "REPORT")
+    } else {
+        (rest, kind)
+    };
     let kind = match kind.to_ascii_uppercase().as_str() {
         "REPORT" => ExportKind::Report,
         "DATA" => ExportKind::Records(false),
@@ -571,6 +579,10 @@ fn set(args: &str) -> Result<SetOption, String> {
         },
         "TITLEDASHES" => SetOption::TitleDashes(
             on_off(rest.split_whitespace().next().unwrap_or(""))
+                .ok_or_else(|| bad("expected ON or OFF"))?,
+        ),
+        "RECORDMODE" => SetOption::RecordMode(
+            on_off(rest.split_whitespace().next().unwrap_or("ON"))
                 .ok_or_else(|| bad("expected ON or OFF"))?,
         ),
         // bare: ON; a column list after ON/OFF (ALL, 1, 3) applies to every column here
@@ -981,6 +993,13 @@ mod tests {
             ))))
         );
         assert!(parse(".EXPORT DIF FILE = x.dif").is_err());
+        assert_eq!(
+            parse(".EXPORT FILE = out.txt"),
+            Ok(Command::Export(Some((
+                ExportKind::Report,
+                "out.txt".into()
+            ))))
+        );
         let import = |delimiter: &str, path: &str, skip| {
             Ok(Command::Import(Some(Import {
                 format: ImportFormat::VarText(delimiter.into()),

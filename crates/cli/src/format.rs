@@ -100,6 +100,9 @@ pub struct Report {
     pub sidetitles: bool,
     /// FOLDLINE: a line longer than `width` goes on, indented by two, on the next lines.
     pub foldline: bool,
+    /// The heading line (and its dashes) above the rows: off for BTEQ's field-mode data
+    /// export (`.EXPORT DATA` with `RECORDMODE OFF`).
+    pub headings: bool,
 }
 
 impl Default for Report {
@@ -112,6 +115,7 @@ impl Default for Report {
             width: None,
             sidetitles: false,
             foldline: false,
+            headings: true,
         }
     }
 }
@@ -186,6 +190,8 @@ pub fn table(rows: &Rows, report: &Report) -> String {
                 lines.push(l.trim_end().to_string());
             }
         }
+    } else if !report.headings {
+        lines.extend(cells.iter().map(|r| line(r)));
     } else {
         lines.push(line(&heads));
         if report.titledashes {

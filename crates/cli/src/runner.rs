@@ -70,6 +70,8 @@ pub struct Runner {
     export: Option<Export>,
     /// The last SQL request, for `=`.
     last_sql: Option<String>,
+    /// `.SET RECORDMODE` (ON unless set OFF): OFF turns a DATA export into rows of text.
+    record_mode: bool,
     /// The open `.IMPORT`.
     import: Option<Importing>,
     /// `.REPEAT`: how often the next request runs (`Some(None)`: until the import runs out).
@@ -173,6 +175,7 @@ impl Runner {
             maxerror: None,
             export: None,
             last_sql: None,
+            record_mode: true,
             import: None,
             repeat: None,
         }
@@ -214,6 +217,17 @@ impl Runner {
                     .and_then(|()| e.file.flush())
                     .map_err(|err| err.to_string()),
                 ExportKind::Data(f) => export::write_rows(f, rows, &mut e.file),
+                // BTEQ's "backdoor" export: DATA with RECORDMODE OFF writes the rows as text
+                ExportKind::Records(_) if !self.record_mode => {
+                    let report = Report {
+                        headings: false,
+                        ..self.report.clone()
+                    };
+                    e.file
+                        .write_all(format::table(rows, &report).as_bytes())
+                        .and_then(|()| e.file.flush())
+                        .map_err(|err| err.to_string())
+                }
                 ExportKind::Records(indicators) => {
                     let mut bytes = Vec::new();
                     crate::record::encode(rows, indicators, &mut bytes)
@@ -819,6 +833,7 @@ impl Runner {
             SetOption::RetLimit(n) => self.report.retlimit = n,
             SetOption::Width(n) => self.report.width = Some(n),
             SetOption::SideTitles(on) => self.report.sidetitles = on,
+            SetOption::RecordMode(on) => self.record_mode = on,
             SetOption::FoldLine(on) => self.report.foldline = on,
             SetOption::SessionTransaction { ansi } => {
                 let mode = if ansi {

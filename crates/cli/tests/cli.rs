@@ -523,3 +523,24 @@ SEL COUNT(*) AS copied FROM dst;
     assert!(out.contains("copied\n------\n     3"), "{out}");
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn data_export_with_recordmode_off_writes_rows_as_text_without_headings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = b"CREATE TABLE t (id INTEGER, name VARCHAR(20));
+INS t (1, 'Ada'); INS t (22, NULL);
+.SET RECORDMODE OFF
+.SET SEPARATOR '|'
+.EXPORT DATA FILE = rows.txt
+SEL id, name FROM t ORDER BY id;
+.EXPORT RESET
+.EXPORT FILE = plain.txt
+SEL id FROM t ORDER BY id;
+.EXPORT RESET
+";
+    let (out, _, code) = run_in(dir.path(), &[], script);
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("export file");
+    assert_eq!(read("rows.txt"), " 1|Ada\n22|?\n");
+    assert_eq!(read("plain.txt"), "id\n--\n 1\n22\n", "no kind: a report");
+    assert_eq!(code, 0, "{out}");
+}
