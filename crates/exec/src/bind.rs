@@ -451,6 +451,29 @@ impl Exec<'_> {
                 self.bind_column(Some(&q), &parts[n - 1].value, scope)?
             }
             ast::Expr::Nested(x) => b(x, self)?,
+            // a NAMED or TITLE phrase away from the select list's top names nothing here
+            ast::Expr::Named { expr: x, .. } => b(x, self)?,
+            ast::Expr::Collate { expr: x, collation } => {
+                let want = match tdlite_parser::object_name_string(collation).as_str() {
+                    tdlite_parser::phrase::CASESPECIFIC => true,
+                    tdlite_parser::phrase::NOT_CASESPECIFIC => false,
+                    other => return Err(Error::Unsupported(format!("COLLATE {other}"))),
+                };
+                match b(x, self)? {
+                    // `col (NOT CASESPECIFIC)`: comparisons with it follow the phrase
+                    Expr::Column { index, .. } => Expr::Column {
+                        index,
+                        case_specific: want,
+                    },
+                    e if e.case_specific() == want => e,
+                    _ => {
+                        return Err(Error::Unsupported(
+                            "a [NOT] CASESPECIFIC phrase that changes an expression other than a column"
+                                .into(),
+                        ))
+                    }
+                }
+            }
             ast::Expr::Value(v) => one(self.bind_value(&v.value)?),
             ast::Expr::TypedString(ts) => {
                 let ty = sql_type_from_name(&ts.data_type.to_string())?;
@@ -899,7 +922,17 @@ impl Exec<'_> {
             "ZEROIFNULL" => Func::ZeroIfNull,
             "NULLIFZERO" => Func::NullIfZero,
             "TYPE" => Func::Type,
-            _ => return Err(Error::Unsupported(format!("the function {name}"))),
+            _ => {
+                let unknown = Error::Unsupported(format!("the function {name}"));
+                // `col (DATE)`: the parser cannot tell it from a call (see tdlite_parser::phrase)
+                return match date_conversion(f) {
+                    Some(cast) => match self.bind_expr(&cast, scope, grouping) {
+                        Err(Error::ColumnNotFound(_)) => Err(unknown),
+                        other => other,
+                    },
+                    None => Err(unknown),
+                };
+            }
         };
         Ok(Expr::Func(func, bound))
     }
@@ -1106,4 +1139,33 @@ impl Exec<'_> {
         }
         Ok(out)
     }
+}
+
+/// `name(DATE)` or `name(TIME)` where `name` is no function: Teradata's data type conversion
+/// phrase on the column `name`, as `CAST(name AS DATE)`.
+fn date_conversion(f: &ast::Function) -> Option<ast::Expr> {
+    let [part] = f.name.0.as_slice() else {
+        return None;
+    };
+    let column = part.as_ident()?.clone();
+    let ast::FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(arg)))] =
+        list.args.as_slice()
+    else {
+        return None;
+    };
+    let data_type = match arg.value.to_ascii_uppercase().as_str() {
+        _ if arg.quote_style.is_some() => return None,
+        "DATE" => ast::DataType::Date,
+        "TIME" => ast::DataType::Time(None, ast::TimezoneInfo::None),
+        _ => return None,
+    };
+    Some(ast::Expr::Cast {
+        kind: ast::CastKind::Cast,
+        expr: Box::new(ast::Expr::Identifier(column)),
+        data_type,
+        format: None,
+    })
 }

@@ -157,6 +157,23 @@ impl Exec<'_> {
     }
 
     /// The rows of a FROM clause, filtered by the WHERE clause.
+    /// Binds a select item; it may name the list's aliases (`a AS k, k + 1`), as Teradata
+    /// allows, where those names are no columns.
+    fn bind_item(
+        &mut self,
+        e: &ast::Expr,
+        projection: &[ast::SelectItem],
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        match self.bind_expr(e, scope, grouping.as_deref_mut()) {
+            Err(Error::ColumnNotFound(_)) if has_alias(projection) => {
+                self.bind_expr(&with_aliases(e, projection), scope, grouping)
+            }
+            other => other,
+        }
+    }
+
     fn source(
         &mut self,
         from: &[ast::TableWithJoins],
@@ -255,7 +272,15 @@ impl Exec<'_> {
             _ => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
         let min_max = crate::access::min_max_calls(s);
-        let (scope, input) = self.source(&from, s.selection.as_ref(), min_max.as_deref())?;
+        let (scope, input) = match self.source(&from, s.selection.as_ref(), min_max.as_deref()) {
+            // WHERE may name select-list aliases, as Teradata allows (a column of that name
+            // wins: the aliases stand in only where the names are no columns)
+            Err(Error::ColumnNotFound(_)) if has_alias(&s.projection) => {
+                let w = s.selection.as_ref().map(|w| with_aliases(w, &s.projection));
+                self.source(&from, w.as_ref(), min_max.as_deref())?
+            }
+            other => other?,
+        };
         let group_keys = match &s.group_by {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
             _ => return Err(Error::Unsupported("GROUP BY ALL / ROLLUP".into())),
@@ -338,13 +363,15 @@ impl Exec<'_> {
                     }
                 }
                 ast::SelectItem::UnnamedExpr(e) => {
-                    let bound = self.bind_expr(e, &scope, grouping.as_mut())?;
+                    let bound = self.bind_item(e, &s.projection, &scope, grouping.as_mut())?;
+                    let (e, phrase_title) = peel_title(e);
                     let (name, title) = column_heading(e, &scope);
-                    items.push((bound, name, title, None));
+                    items.push((bound, name, phrase_title.or(title), None));
                 }
                 ast::SelectItem::ExprWithAlias { expr, alias } => {
-                    let bound = self.bind_expr(expr, &scope, grouping.as_mut())?;
-                    items.push((bound, alias.value.clone(), None, Some(alias.value.clone())));
+                    let bound = self.bind_item(expr, &s.projection, &scope, grouping.as_mut())?;
+                    let (_, title) = peel_title(expr);
+                    items.push((bound, alias.value.clone(), title, Some(alias.value.clone())));
                 }
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),
             }
@@ -556,6 +583,28 @@ impl Exec<'_> {
             }
         }
         Ok(out.slice(0, take_n))
+    }
+}
+
+/// The expression a select item's heading comes from, and its TITLE phrase: Teradata's
+/// attribute phrases (TITLE, NAMED, [NOT] CASESPECIFIC, FORMAT) leave the heading as it was.
+fn peel_title(e: &ast::Expr) -> (&ast::Expr, Option<String>) {
+    match e {
+        ast::Expr::Named { expr, name } if tdlite_parser::phrase::is_title(e) => {
+            (peel_title(expr).0, Some(name.value.clone()))
+        }
+        ast::Expr::Named { expr, .. } | ast::Expr::Collate { expr, .. } => {
+            (peel_title(expr).0, None)
+        }
+        _ if tdlite_parser::phrase::is_format_phrase(e) => match e {
+            ast::Expr::Cast { expr, .. } => match &**expr {
+                // `DATE (FORMAT …)` reached sqlparser as `(DATE) (FORMAT …)`
+                ast::Expr::Nested(x) if matches!(**x, ast::Expr::Identifier(_)) => (x, None),
+                x => (peel_title(x).0, None),
+            },
+            _ => (e, None),
+        },
+        _ => (e, None),
     }
 }
 

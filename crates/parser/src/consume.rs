@@ -72,7 +72,8 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
         ));
     }
     let list_at = cur.loc();
-    let projection = cur.with_sqlparser(|p| p.parse_projection())?;
+    let mut projection = cur.with_sqlparser(|p| p.parse_projection())?;
+    crate::phrase::name_items(&mut projection);
     check_projection(&projection, list_at)?;
     let from_at = cur.loc();
     if !cur.eat_word("FROM") {

@@ -100,7 +100,8 @@ fn parse_as(cur: &mut Cursor) -> Result<AsSource, ParseError> {
         let mut inner = cur.toks[open + 1..cur.pos - 1].to_vec();
         crate::parser::rewrite_tokens(&mut inner);
         let mut sub = Cursor::new(inner, cur.loc());
-        let q = sub.with_sqlparser(|p| p.parse_query())?;
+        let mut q = sub.with_sqlparser(|p| p.parse_query())?;
+        crate::phrase::name_select_items(&mut q);
         sub.expect_end()?;
         AsFrom::Query(q)
     } else {

@@ -2,9 +2,9 @@
 //! repeated here, and `dialect()` reports `TeradataDialect`, so sqlparser treats the two
 //! alike) plus Teradata's exponent operator `**`.
 //!
-//! `expr (FORMAT 'f')` (Teradata's FORMAT phrase) reaches the parser as a marker token and the
-//! format string (`parser::rewrite_tokens`); here it binds tightest and becomes
-//! `CAST(expr AS VARCHAR(64000) FORMAT 'f')`: the value written by the format, as text.
+//! Teradata's data attribute phrases (`expr (FORMAT 'f')`, `(TITLE 't')`, `(NAMED n)`,
+//! `(type)`) reach the parser behind a marker token (`parser::rewrite_tokens`); here they bind
+//! tightest and `phrase::parse` reads them.
 //!
 //! The tokenizer splits `**` into two `*`; `parser::rewrite_tokens` turns an adjacent pair into
 //! one `^` token (Teradata has no `^` operator of its own: `^=` was rewritten before). Here
@@ -12,10 +12,7 @@
 //! and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER. Unary `+`/`-`
 //! bind tighter still (as in Teradata: `-2 ** 2` is 4).
 
-use sqlparser::ast::{
-    BinaryOperator, CastFormat, CastKind, CharacterLength, DataType, Expr, UnaryOperator, Value,
-    ValueWithSpan,
-};
+use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator};
 use sqlparser::dialect::{Dialect, TeradataDialect};
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::Token;
@@ -25,10 +22,7 @@ use std::any::TypeId;
 const EXPONENT_PRECEDENCE: u8 = 45;
 
 /// Binds tighter than any operator: a phrase written right after its operand.
-const FORMAT_PRECEDENCE: u8 = 100;
-
-/// The placeholder token that stands for `(FORMAT` before the format string.
-pub const FORMAT_MARKER: &str = "\u{1}FORMAT";
+const PHRASE_PRECEDENCE: u8 = 100;
 
 /// The dialect tdlite parses with.
 #[derive(Debug, Default, Clone, Copy)]
@@ -102,7 +96,7 @@ impl Dialect for TdliteDialect {
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
         match &parser.peek_token_ref().token {
             Token::Caret => Some(Ok(EXPONENT_PRECEDENCE)),
-            Token::Placeholder(p) if p == FORMAT_MARKER => Some(Ok(FORMAT_PRECEDENCE)),
+            Token::Placeholder(p) if p == crate::phrase::MARKER => Some(Ok(PHRASE_PRECEDENCE)),
             _ => None,
         }
     }
@@ -113,23 +107,9 @@ impl Dialect for TdliteDialect {
         expr: &Expr,
         _precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
-        if matches!(&parser.peek_token_ref().token, Token::Placeholder(p) if p == FORMAT_MARKER) {
-            parser.next_token();
-            let tok = parser.next_token();
-            let Token::SingleQuotedString(f) = tok.token else {
-                return Some(parser.expected("a FORMAT string", tok));
-            };
-            return Some(Ok(Expr::Cast {
-                kind: CastKind::Cast,
-                expr: Box::new(expr.clone()),
-                data_type: DataType::Varchar(Some(CharacterLength::IntegerLength {
-                    length: 64000,
-                    unit: None,
-                })),
-                format: Some(CastFormat::Value(ValueWithSpan::from(
-                    Value::SingleQuotedString(f),
-                ))),
-            }));
+        if matches!(&parser.peek_token_ref().token, Token::Placeholder(p) if p == crate::phrase::MARKER)
+        {
+            return Some(crate::phrase::parse(parser, expr));
         }
         if parser.peek_token_ref().token != Token::Caret {
             return None;

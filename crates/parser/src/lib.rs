@@ -20,6 +20,7 @@ pub mod dialect;
 pub mod error;
 mod macros;
 mod parser;
+pub mod phrase;
 pub mod split;
 pub mod statement;
 mod using;

@@ -376,7 +376,8 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             }
             rewrite_tokens(&mut rest);
             let mut sub = Cursor::new(rest, cur.end);
-            let query = sub.with_sqlparser(|p| p.parse_query())?;
+            let mut query = sub.with_sqlparser(|p| p.parse_query())?;
+            crate::phrase::name_select_items(&mut query);
             sub.expect_end()?;
             Ok(Statement::CreateView {
                 name,
@@ -584,8 +585,9 @@ fn sql_statement(cur: Cursor) -> Result<Statement, ParseError> {
     let mut cur = Cursor::new(cur.toks[cur.pos..].to_vec(), cur.end);
     consume::reject_nested_consume(&cur)?;
     rewrite_tokens(&mut cur.toks);
-    let stmt = cur.with_sqlparser(|p| p.parse_statement())?;
+    let mut stmt = cur.with_sqlparser(|p| p.parse_statement())?;
     cur.expect_end()?;
+    crate::phrase::name_select_items(&mut stmt);
     Ok(Statement::Sql(Box::new(stmt)))
 }
 
@@ -603,8 +605,7 @@ fn unquoted_upper(tok: &Token) -> Option<String> {
     }
 }
 
-/// Teradata spellings → tokens sqlparser parses.
-/// Whether `FORMAT 'string' )` follows token `i` (the FORMAT phrase's tail).
+/// Whether `FORMAT 'string' )` follows token `i` (`CAST(x AS FORMAT 'f')`).
 fn format_string_follows(toks: &[TokenWithSpan], i: usize) -> bool {
     toks.get(i + 1)
         .and_then(|t| unquoted_upper(&t.token))
@@ -617,6 +618,7 @@ fn format_string_follows(toks: &[TokenWithSpan], i: usize) -> bool {
         && toks.get(i + 3).map(|t| &t.token) == Some(&Token::RParen)
 }
 
+/// Teradata spellings → tokens sqlparser parses.
 pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     // Operators and SEL anywhere in the statement.
     let mut i = 0;
@@ -692,11 +694,33 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
                     },
                 ],
             );
-        } else if toks[i].token == Token::LParen && i > 0 && format_string_follows(toks, i) {
-            // Teradata's `expr (FORMAT 'f')` phrase: a marker and the format (see dialect.rs)
-            toks[i].token = Token::Placeholder(crate::dialect::FORMAT_MARKER.to_string());
-            toks.remove(i + 3);
-            toks.remove(i + 1);
+        } else if toks[i].token == Token::LParen
+            && matching_paren(toks, i).is_some_and(|close| crate::phrase::is_phrase(toks, i, close))
+        {
+            // Teradata's `expr (FORMAT 'f', TITLE 't', NAMED n, type)` phrases (see phrase.rs)
+            toks[i].token = Token::Placeholder(crate::phrase::MARKER.to_string());
+            if matches!(
+                unquoted_upper(&toks[i - 1].token).as_deref(),
+                Some("DATE" | "TIME")
+            ) {
+                // `DATE (FORMAT …)`: sqlparser would read `DATE <marker>` as a typed literal
+                let span = toks[i - 1].span;
+                toks.insert(
+                    i,
+                    TokenWithSpan {
+                        token: Token::RParen,
+                        span,
+                    },
+                );
+                toks.insert(
+                    i - 1,
+                    TokenWithSpan {
+                        token: Token::LParen,
+                        span,
+                    },
+                );
+                i += 2;
+            }
         } else if toks[i].token == Token::Mul
             && toks
                 .get(i + 1)

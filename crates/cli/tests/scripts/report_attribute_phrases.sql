@@ -1,0 +1,10 @@
+* A report in the style of real BTEQ scripts: headings come from TITLE phrases, NAMED names
+* a column for later use, FORMAT writes values, conversions change types. Attribute phrases
+* leave the heading as it was.
+CREATE TABLE emp (id INTEGER, name VARCHAR(20) TITLE 'Employee', salary DECIMAL(10,2), hired DATE);
+INS emp (1, 'Ann', 50000.00, DATE '2020-01-15');
+INS emp (2, 'Bob', 1234.50, DATE '2024-06-01');
+SEL id (TITLE 'No.'), name, salary (FORMAT '$$$,$$9.99') (TITLE 'Pay'), hired (FORMAT 'YYYY/MM/DD') FROM emp ORDER BY 1;
+SEL name (NOT CASESPECIFIC), salary (INTEGER) (NAMED whole) FROM emp WHERE whole > 2000;
+SEL id (NAMED emp_no, TITLE 'Employee Number'), hired (FORMAT 'YYYYMMDD') (CHAR(8)) AS stamp FROM emp ORDER BY emp_no;
+SEL COUNT(*) (TITLE 'Head count') FROM emp;

@@ -1,0 +1,458 @@
+//! Teradata's data attribute phrases written after an expression:
+//! `expr (FORMAT 'f')`, `expr (TITLE 't')`, `expr (NAMED n)`, `expr (type)` (a data type
+//! conversion), `expr (UPPERCASE)`, `expr ([NOT] CASESPECIFIC)` (or `CS`), several in one parenthesis separated by commas
+//! (`x (DATE, FORMAT 'YYYYMMDD')`) or one after another (`DATE (FORMAT 'YYYYMMDD') (CHAR(8))`).
+//!
+//! Three steps, each kept here:
+//! - [`is_phrase`] (tokens): whether the parenthesis at `i` opens a phrase rather than a
+//!   function call's arguments or a parenthesised expression. A phrase with FORMAT, TITLE or
+//!   NAMED is unambiguous; one with only data types needs the token before it to end an
+//!   expression (a `)`, a literal, or a name that is not an SQL keyword), and a lone `DATE` or
+//!   `TIME` (which are also values) needs a `)` or a literal before it, since `f(DATE)` is a call.
+//!   `parser::rewrite_tokens` then turns the `(` into the [`MARKER`] placeholder.
+//! - [`parse`] (in the dialect's `parse_infix`, binding tightest): the attributes, as sqlparser
+//!   expressions. A data type becomes `CAST(expr AS type)`, with the phrase's FORMAT as the
+//!   cast's format (`'20261130' (DATE, FORMAT 'YYYYMMDD')` reads the text by that format);
+//!   FORMAT alone becomes `CAST(expr AS VARCHAR(64000) FORMAT 'f')`, the value written by the
+//!   format as text; UPPERCASE becomes `UPPER(expr)`; `[NOT] CASESPECIFIC` becomes
+//!   `Expr::Collate` with [`CASESPECIFIC`] or [`NOT_CASESPECIFIC`] as its collation; NAMED n becomes `Expr::Named` with `n`;
+//!   TITLE 't' becomes `Expr::Named` whose name is quoted with `'` ([`TITLE_QUOTE`]).
+//! - [`name_select_items`] (after the statement parsed): a select item whose outermost NAMED
+//!   phrase names it becomes `expr AS n`, so aliases work as usual (ORDER BY, QUALIFY, views,
+//!   CREATE TABLE AS). TITLE phrases stay for the binder, which takes the outermost as the
+//!   column's heading and looks through them everywhere else.
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    CastFormat, CastKind, CharacterLength, DataType, Expr, Function, FunctionArg, FunctionArgExpr,
+    FunctionArgumentList, FunctionArguments, Ident, ObjectName, Query, SelectItem, SetExpr, Value,
+    ValueWithSpan, VisitMut, VisitorMut,
+};
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+/// The placeholder token that stands for a phrase's `(`.
+pub const MARKER: &str = "\u{1}PHRASE";
+
+/// The quote style that marks an `Expr::Named` as a TITLE phrase (NAMED uses none or `"`).
+pub const TITLE_QUOTE: char = '\'';
+
+/// The collation name `(CASESPECIFIC)` and `(CS)` parse to (as `Expr::Collate`).
+pub const CASESPECIFIC: &str = "CASESPECIFIC";
+
+/// The collation name `(NOT CASESPECIFIC)` and `(NOT CS)` parse to.
+pub const NOT_CASESPECIFIC: &str = "NOT CASESPECIFIC";
+
+/// Words that name a data type a conversion phrase may start with.
+const TYPE_WORDS: &[&str] = &[
+    "BYTEINT",
+    "SMALLINT",
+    "INTEGER",
+    "INT",
+    "BIGINT",
+    "DECIMAL",
+    "DEC",
+    "NUMERIC",
+    "NUMBER",
+    "FLOAT",
+    "REAL",
+    "DOUBLE",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "CHAR",
+    "CHARACTER",
+    "VARCHAR",
+    "BYTE",
+    "VARBYTE",
+];
+
+/// Words after which `(` opens a list, a subquery or arguments, never a phrase.
+const NOT_OPERANDS: &[&str] = &[
+    "ALL",
+    "AND",
+    "ANY",
+    "AS",
+    "AT",
+    "BETWEEN",
+    "BY",
+    "CALL",
+    "CASE",
+    "CHECK",
+    "DEFAULT",
+    "DISTINCT",
+    "DO",
+    "ELSE",
+    "EXCEPT",
+    "EXEC",
+    "EXECUTE",
+    "EXISTS",
+    "FROM",
+    "FUNCTION",
+    "HAVING",
+    "IN",
+    "INDEX",
+    "INTERSECT",
+    "INTERVAL",
+    "INTO",
+    "IS",
+    "JOIN",
+    "LIKE",
+    "MACRO",
+    "MINUS",
+    "NEW",
+    "NOT",
+    "ON",
+    "OR",
+    "OVER",
+    "OVERLAPS",
+    "PARTITION",
+    "PERIOD",
+    "PROCEDURE",
+    "QUALIFY",
+    "RETURN",
+    "RETURNS",
+    "SAMPLE",
+    "SEL",
+    "SELECT",
+    "SET",
+    "SOME",
+    "TABLE",
+    "THEN",
+    "TO",
+    "TOP",
+    "TYPE",
+    "UNION",
+    "USING",
+    "VALUES",
+    "VIEW",
+    "WHEN",
+    "WHERE",
+    "WITH",
+];
+
+fn upper(tok: &Token) -> Option<String> {
+    match tok {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
+/// What one attribute of a phrase is, judged from its tokens.
+#[derive(PartialEq)]
+enum Kind {
+    /// FORMAT, TITLE or NAMED: only ever a phrase
+    Sure,
+    /// a data type or UPPERCASE
+    Type,
+    /// DATE or TIME alone, which are also values
+    Value,
+}
+
+fn attribute_kind(item: &[TokenWithSpan]) -> Option<Kind> {
+    let first = upper(&item.first()?.token)?;
+    match first.as_str() {
+        // reserved words in Teradata: a malformed phrase is a syntax error, not a call
+        "FORMAT" | "TITLE" | "NAMED" => Some(Kind::Sure),
+        "UPPERCASE" | "UC" | "CASESPECIFIC" | "CS" if item.len() == 1 => Some(Kind::Type),
+        "NOT" => (item.len() == 2
+            && matches!(
+                upper(&item[1].token).as_deref(),
+                Some("CASESPECIFIC" | "CS")
+            ))
+        .then_some(Kind::Type),
+        "DATE" | "TIME" if item.len() == 1 => Some(Kind::Value),
+        "DOUBLE" => (item.len() == 2 && upper(&item[1].token).as_deref() == Some("PRECISION"))
+            .then_some(Kind::Type),
+        t if TYPE_WORDS.contains(&t) => {
+            // the type word, then at most one parenthesised list of numbers
+            let rest = &item[1..];
+            let ok = rest.is_empty()
+                || (rest.first().map(|t| &t.token) == Some(&Token::LParen)
+                    && rest.last().map(|t| &t.token) == Some(&Token::RParen)
+                    && rest[1..rest.len() - 1]
+                        .iter()
+                        .all(|t| matches!(t.token, Token::Number(..) | Token::Comma)));
+            ok.then_some(Kind::Type)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the token before a `(` can end an expression that a type-only phrase applies to.
+fn ends_operand(tok: &Token, lone_value: bool) -> bool {
+    match tok {
+        Token::RParen
+        | Token::Number(..)
+        | Token::SingleQuotedString(_)
+        | Token::NationalStringLiteral(_)
+        | Token::HexStringLiteral(_)
+        | Token::Placeholder(_) => true,
+        Token::Word(w) if lone_value => {
+            w.quote_style.is_none() && {
+                // `DATE (DATE)` is no call: DATE and TIME are values
+                let u = w.value.to_ascii_uppercase();
+                u == "DATE" || u == "TIME" || u == "CURRENT_DATE" || u == "CURRENT_TIME"
+            }
+        }
+        Token::Word(w) => {
+            w.quote_style.is_some()
+                || !NOT_OPERANDS.contains(&w.value.to_ascii_uppercase().as_str())
+        }
+        _ => false,
+    }
+}
+
+/// Whether the `(` at `i` (with its matching `)` at `close`) opens a data attribute phrase.
+pub(crate) fn is_phrase(toks: &[TokenWithSpan], i: usize, close: usize) -> bool {
+    if i == 0 || close <= i + 1 {
+        return false;
+    }
+    let mut kinds = Vec::new();
+    let mut depth = 0usize;
+    let mut start = i + 1;
+    for k in i + 1..=close {
+        match toks[k].token {
+            Token::LParen => depth += 1,
+            Token::RParen if depth > 0 => depth -= 1,
+            Token::Comma | Token::RParen if depth == 0 => {
+                match attribute_kind(&toks[start..k]) {
+                    Some(kind) => kinds.push(kind),
+                    None => return false,
+                }
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    if kinds.contains(&Kind::Sure) {
+        return true;
+    }
+    let lone_value = kinds.len() == 1 && kinds[0] == Kind::Value;
+    ends_operand(&toks[i - 1].token, lone_value)
+}
+
+/// Parses a phrase after its `MARKER` (already peeked) and applies it to `expr`.
+pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserError> {
+    parser.next_token();
+    let (mut format, mut title, mut named, mut ty, mut uppercase) = (None, None, None, None, false);
+    let mut case_specific = None;
+    loop {
+        let tok = parser.peek_token();
+        match upper(&tok.token).as_deref() {
+            Some("FORMAT") | Some("TITLE") => {
+                parser.next_token();
+                let s = parser.parse_literal_string()?;
+                if upper(&tok.token).as_deref() == Some("FORMAT") {
+                    format = Some(s);
+                } else {
+                    title = Some(s);
+                }
+            }
+            Some("NAMED") => {
+                parser.next_token();
+                named = Some(parser.parse_identifier()?);
+            }
+            Some("UPPERCASE") | Some("UC") => {
+                parser.next_token();
+                uppercase = true;
+            }
+            Some("CASESPECIFIC") | Some("CS") => {
+                parser.next_token();
+                case_specific = Some(CASESPECIFIC);
+            }
+            Some("NOT") => {
+                parser.next_token();
+                parser.next_token(); // CASESPECIFIC or CS, as `is_phrase` checked
+                case_specific = Some(NOT_CASESPECIFIC);
+            }
+            _ if ty.is_some() => return parser.expected("one data type in a phrase", tok),
+            _ => ty = Some(parser.parse_data_type()?),
+        }
+        if !parser.consume_token(&Token::Comma) {
+            parser.expect_token(&Token::RParen)?;
+            break;
+        }
+    }
+    let format =
+        format.map(|f| CastFormat::Value(ValueWithSpan::from(Value::SingleQuotedString(f))));
+    let mut out = expr.clone();
+    if ty.is_some() || format.is_some() {
+        out = Expr::Cast {
+            kind: CastKind::Cast,
+            expr: Box::new(out),
+            data_type: ty.unwrap_or_else(format_text),
+            format,
+        };
+    }
+    if uppercase {
+        out = Expr::Function(Function {
+            name: ObjectName::from(vec![Ident::new("UPPER")]),
+            uses_odbc_syntax: false,
+            parameters: FunctionArguments::None,
+            args: FunctionArguments::List(FunctionArgumentList {
+                duplicate_treatment: None,
+                args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(out))],
+                clauses: vec![],
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: vec![],
+        });
+    }
+    if let Some(c) = case_specific {
+        out = Expr::Collate {
+            expr: Box::new(out),
+            collation: ObjectName::from(vec![Ident::new(c)]),
+        };
+    }
+    if let Some(name) = named {
+        out = Expr::Named {
+            expr: Box::new(out),
+            name,
+        };
+    }
+    if let Some(t) = title {
+        out = Expr::Named {
+            expr: Box::new(out),
+            name: Ident::with_quote(TITLE_QUOTE, t),
+        };
+    }
+    Ok(out)
+}
+
+/// The type a FORMAT phrase without a data type casts to (the value written by the format).
+fn format_text() -> DataType {
+    DataType::Varchar(Some(CharacterLength::IntegerLength {
+        length: 64000,
+        unit: None,
+    }))
+}
+
+/// Whether `e` is what a FORMAT phrase without a data type parses to (`CAST(x AS
+/// VARCHAR(64000) FORMAT 'f')`).
+pub fn is_format_phrase(e: &Expr) -> bool {
+    matches!(e, Expr::Cast { data_type, format: Some(_), .. } if *data_type == format_text())
+}
+
+/// Whether `e` is a TITLE phrase (an `Expr::Named` marked with [`TITLE_QUOTE`]).
+pub fn is_title(e: &Expr) -> bool {
+    matches!(e, Expr::Named { name, .. } if name.quote_style == Some(TITLE_QUOTE))
+}
+
+/// Turns the outermost NAMED phrase of each select item into the item's alias (`AS` wins
+/// over NAMED when both are written), in every query of `stmt`.
+pub(crate) fn name_select_items<V: VisitMut>(stmt: &mut V) {
+    struct Namer;
+    impl VisitorMut for Namer {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+            name_in(&mut q.body);
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = stmt.visit(&mut Namer);
+}
+
+fn name_in(body: &mut SetExpr) {
+    match body {
+        SetExpr::Select(s) => name_items(&mut s.projection),
+        SetExpr::SetOperation { left, right, .. } => {
+            name_in(left);
+            name_in(right);
+        }
+        _ => {}
+    }
+}
+
+/// [`name_select_items`] for one select list.
+pub(crate) fn name_items(projection: &mut [SelectItem]) {
+    for item in projection {
+        if let SelectItem::UnnamedExpr(e) = item {
+            if let Some(name) = take_named(e) {
+                *item = SelectItem::ExprWithAlias {
+                    expr: e.clone(),
+                    alias: name,
+                };
+            }
+        } else if let SelectItem::ExprWithAlias { expr, .. } = item {
+            // `x (NAMED a) AS b`: b names it; the NAMED phrase goes
+            let _ = take_named(expr);
+        }
+    }
+}
+
+/// Removes the outermost NAMED phrase from `e` (looking through TITLE phrases) and returns
+/// its name.
+fn take_named(e: &mut Expr) -> Option<Ident> {
+    let title = is_title(e);
+    match e {
+        Expr::Named { expr, .. } if title => take_named(expr),
+        Expr::Named { expr, name } => {
+            let (inner, name) = ((**expr).clone(), name.clone());
+            *e = inner;
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::statement::Statement;
+
+    /// The statement as sqlparser prints it after tdlite parsed it.
+    fn parsed(sql: &str) -> String {
+        match crate::parse_statement_text(sql).unwrap().statement {
+            Statement::Sql(s) => s.to_string(),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn phrases_become_casts_names_and_titles() {
+        assert_eq!(
+            parsed("SEL x (INTEGER), '1' (DATE, FORMAT 'YYYY'), y (TITLE 'T') FROM t"),
+            "SELECT CAST(x AS INTEGER), CAST('1' AS DATE FORMAT 'YYYY'), y AS 'T' FROM t"
+        );
+        assert_eq!(
+            parsed("SEL x (NAMED a, TITLE 'T'), z (NAMED b) AS c FROM t"),
+            "SELECT x AS 'T' AS a, z AS c FROM t"
+        );
+        assert_eq!(
+            parsed("SEL DATE (FORMAT 'YYYY') (CHAR(4)), n (NOT CS), n (UC) FROM t"),
+            "SELECT CAST(CAST((DATE) AS VARCHAR(64000) FORMAT 'YYYY') AS CHAR(4)), \
+             n COLLATE NOT CASESPECIFIC, UPPER(n) FROM t"
+        );
+    }
+
+    #[test]
+    fn parentheses_that_are_no_phrase_keep_their_meaning() {
+        for sql in [
+            "SELECT f(DATE) FROM t",
+            "SELECT f(TIME), g(DATE, 1) FROM t",
+            "SELECT x FROM t WHERE x IN (DATE)",
+            "INSERT INTO t VALUES (DATE)",
+            "SELECT CAST(x AS PERIOD(DATE)) FROM t",
+            "SELECT CAST(x AS DECIMAL(10,2)) FROM t",
+            "SELECT (x) FROM t WHERE (y) = 1 AND (INTEGER) = 2",
+        ] {
+            assert_eq!(parsed(sql), sql, "{sql}");
+        }
+    }
+
+    #[test]
+    fn malformed_phrases_are_syntax_errors() {
+        for sql in [
+            "SEL x (FORMAT) FROM t",
+            "SEL x (TITLE 'a' 'b') FROM t",
+            "SEL x (NAMED) FROM t",
+            "SEL x (INTEGER, CHAR(3)) FROM t",
+        ] {
+            let e = crate::parse_statement_text(sql).unwrap_err();
+            assert_eq!(e.code(), 3706, "{sql}: {e}");
+        }
+    }
+}
