@@ -453,6 +453,13 @@ impl Exec<'_> {
             ast::Expr::Nested(x) => b(x, self)?,
             // a NAMED or TITLE phrase away from the select list's top names nothing here
             ast::Expr::Named { expr: x, .. } => b(x, self)?,
+            ast::Expr::Function(_) if tdlite_parser::phrase::title(e).is_some() => {
+                // a TITLE phrase: the select list takes the title, the value is the expression
+                match tdlite_parser::phrase::title(e) {
+                    Some((x, _)) => b(x, self)?,
+                    None => unreachable!("checked by the guard"),
+                }
+            }
             ast::Expr::Collate { expr: x, collation } => {
                 let want = match tdlite_parser::object_name_string(collation).as_str() {
                     tdlite_parser::phrase::CASESPECIFIC => true,
@@ -899,7 +906,20 @@ impl Exec<'_> {
         for a in args {
             match a {
                 ast::FunctionArgExpr::Expr(x) => {
-                    bound.push(self.bind_expr(x, scope, grouping.as_deref_mut())?)
+                    match self.bind_expr(x, scope, grouping.as_deref_mut()) {
+                        Ok(v) => bound.push(v),
+                        // `col (CS)`: a phrase the parser took for a call
+                        Err(Error::ColumnNotFound(c)) => {
+                            return match phrase_on_column(f) {
+                                Some(p) => match self.bind_expr(&p, scope, grouping) {
+                                    Err(Error::ColumnNotFound(_)) => Err(Error::ColumnNotFound(c)),
+                                    other => other,
+                                },
+                                None => Err(Error::ColumnNotFound(c)),
+                            }
+                        }
+                        Err(e) => return Err(e),
+                    }
                 }
                 other => {
                     return Err(Error::Unsupported(format!(
@@ -924,8 +944,8 @@ impl Exec<'_> {
             "TYPE" => Func::Type,
             _ => {
                 let unknown = Error::Unsupported(format!("the function {name}"));
-                // `col (DATE)`: the parser cannot tell it from a call (see tdlite_parser::phrase)
-                return match date_conversion(f) {
+                // `col (DATE)`, `col (CS)`: a phrase the parser took for a call
+                return match phrase_on_column(f) {
                     Some(cast) => match self.bind_expr(&cast, scope, grouping) {
                         Err(Error::ColumnNotFound(_)) => Err(unknown),
                         other => other,
@@ -1141,13 +1161,15 @@ impl Exec<'_> {
     }
 }
 
-/// `name(DATE)` or `name(TIME)` where `name` is no function: Teradata's data type conversion
-/// phrase on the column `name`, as `CAST(name AS DATE)`.
-fn date_conversion(f: &ast::Function) -> Option<ast::Expr> {
-    let [part] = f.name.0.as_slice() else {
-        return None;
+/// `col(DATE)`, `col(TIME)`, `col(CS)` or `col(UC)` where `col` is no function: Teradata's
+/// data attribute phrase on the column `col`, which the parser cannot tell from a call (see
+/// `tdlite_parser::phrase`): `CAST(col AS DATE)`, `col COLLATE CASESPECIFIC`, `UPPER(col)`.
+fn phrase_on_column(f: &ast::Function) -> Option<ast::Expr> {
+    let parts: Option<Vec<ast::Ident>> = f.name.0.iter().map(|p| p.as_ident().cloned()).collect();
+    let column = match parts? {
+        p if p.len() == 1 => ast::Expr::Identifier(p[0].clone()),
+        p => ast::Expr::CompoundIdentifier(p), // `e.hired (DATE)`
     };
-    let column = part.as_ident()?.clone();
     let ast::FunctionArguments::List(list) = &f.args else {
         return None;
     };
@@ -1156,16 +1178,33 @@ fn date_conversion(f: &ast::Function) -> Option<ast::Expr> {
     else {
         return None;
     };
-    let data_type = match arg.value.to_ascii_uppercase().as_str() {
-        _ if arg.quote_style.is_some() => return None,
-        "DATE" => ast::DataType::Date,
-        "TIME" => ast::DataType::Time(None, ast::TimezoneInfo::None),
-        _ => return None,
-    };
-    Some(ast::Expr::Cast {
+    let cast = |data_type| ast::Expr::Cast {
         kind: ast::CastKind::Cast,
-        expr: Box::new(ast::Expr::Identifier(column)),
+        expr: Box::new(column.clone()),
         data_type,
         format: None,
+    };
+    Some(match arg.value.to_ascii_uppercase().as_str() {
+        _ if arg.quote_style.is_some() => return None,
+        "DATE" => cast(ast::DataType::Date),
+        "TIME" => cast(ast::DataType::Time(None, ast::TimezoneInfo::None)),
+        "CS" => ast::Expr::Collate {
+            expr: Box::new(column.clone()),
+            collation: ast::ObjectName::from(vec![ast::Ident::new(
+                tdlite_parser::phrase::CASESPECIFIC,
+            )]),
+        },
+        "UC" => ast::Expr::Function(ast::Function {
+            name: ast::ObjectName::from(vec![ast::Ident::new("UPPER")]),
+            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                duplicate_treatment: None,
+                args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                    column.clone(),
+                ))],
+                clauses: vec![],
+            }),
+            ..f.clone()
+        }),
+        _ => return None,
     })
 }

@@ -114,8 +114,16 @@ fn literal(e: &Expr) -> Option<Value> {
 }
 
 fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
+    // a column compared as written (not under a [NOT] CASESPECIFIC phrase that changes it)
     let column = |e: &Expr| match e {
-        Expr::Column { index, .. } => schema.columns.get(*index).map(|c| (*index, c)),
+        Expr::Column {
+            index,
+            case_specific,
+        } => schema
+            .columns
+            .get(*index)
+            .filter(|c| c.case_specific == *case_specific)
+            .map(|c| (*index, c)),
         _ => None,
     };
     match e {

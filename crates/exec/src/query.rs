@@ -74,32 +74,77 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
     }
 }
 
-fn has_alias(projection: &[ast::SelectItem]) -> bool {
-    projection
-        .iter()
-        .any(|i| matches!(i, ast::SelectItem::ExprWithAlias { .. }))
+/// The select-list expression aliased `name`, if any.
+fn aliased<'a>(name: &str, projection: &'a [ast::SelectItem]) -> Option<&'a ast::Expr> {
+    projection.iter().find_map(|i| match i {
+        ast::SelectItem::ExprWithAlias { expr, alias }
+            if alias.value.eq_ignore_ascii_case(name) =>
+        {
+            Some(expr)
+        }
+        _ => None,
+    })
 }
 
-/// `e` with each name of a select-list alias replaced by the aliased expression.
-fn with_aliases(e: &ast::Expr, projection: &[ast::SelectItem]) -> ast::Expr {
-    let mut e = e.clone();
-    let _ = ast::visit_expressions_mut(&mut e, |x| {
-        if let ast::Expr::Identifier(id) = x {
-            let aliased = projection.iter().find_map(|i| match i {
-                ast::SelectItem::ExprWithAlias { expr, alias }
-                    if alias.value.eq_ignore_ascii_case(&id.value) =>
-                {
-                    Some(expr.clone())
-                }
-                _ => None,
-            });
-            if let Some(a) = aliased {
-                *x = ast::Expr::Nested(Box::new(a));
-            }
+/// `e` with the bare name `name` replaced by `by`, outside subqueries (a subquery's names are
+/// its own).
+fn with_alias(e: &ast::Expr, name: &str, by: &ast::Expr) -> ast::Expr {
+    struct Substitute<'a> {
+        name: &'a str,
+        by: &'a ast::Expr,
+        depth: usize,
+    }
+    impl ast::VisitorMut for Substitute<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &mut ast::Query) -> std::ops::ControlFlow<()> {
+            self.depth += 1;
+            std::ops::ControlFlow::Continue(())
         }
-        std::ops::ControlFlow::<()>::Continue(())
-    });
+        fn post_visit_query(&mut self, _: &mut ast::Query) -> std::ops::ControlFlow<()> {
+            self.depth -= 1;
+            std::ops::ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, x: &mut ast::Expr) -> std::ops::ControlFlow<()> {
+            if let ast::Expr::Identifier(id) = x {
+                if self.depth == 0 && id.value.eq_ignore_ascii_case(self.name) {
+                    *x = ast::Expr::Nested(Box::new(self.by.clone()));
+                }
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut e = e.clone();
+    let _ = ast::VisitMut::visit(&mut e, &mut Substitute { name, by, depth: 0 });
     e
+}
+
+/// Runs `attempt` on `e`; while it fails on a name that no column has but a select-list alias
+/// does, puts the aliased expression in that name's place and tries again. So WHERE, QUALIFY
+/// and the select list may name aliases, as Teradata allows, and a column of the same name
+/// wins (it never fails).
+fn resolving_aliases<T>(
+    e: &ast::Expr,
+    projection: &[ast::SelectItem],
+    mut attempt: impl FnMut(&ast::Expr) -> Result<T>,
+) -> Result<T> {
+    let mut e = std::borrow::Cow::Borrowed(e);
+    // each round replaces a name; an alias naming itself stops when the names run out
+    for _ in 0..=projection.len() {
+        match attempt(&e) {
+            Err(Error::ColumnNotFound(n)) => {
+                let Some(by) = aliased(&n, projection) else {
+                    return Err(Error::ColumnNotFound(n));
+                };
+                let next = with_alias(&e, &n, by);
+                if next == *e {
+                    return Err(Error::ColumnNotFound(n));
+                }
+                e = std::borrow::Cow::Owned(next);
+            }
+            other => return other,
+        }
+    }
+    attempt(&e)
 }
 
 /// One ORDER BY key.
@@ -166,12 +211,21 @@ impl Exec<'_> {
         scope: &Scope,
         mut grouping: Option<&mut Grouping>,
     ) -> Result<Expr> {
-        match self.bind_expr(e, scope, grouping.as_deref_mut()) {
-            Err(Error::ColumnNotFound(_)) if has_alias(projection) => {
-                self.bind_expr(&with_aliases(e, projection), scope, grouping)
+        resolving_aliases(e, projection, |e| {
+            // a failed try leaves no aggregate or window behind
+            let calls = grouping.as_deref().map(|g| g.calls.len());
+            let windows = self.windows.as_ref().map(Vec::len);
+            let r = self.bind_expr(e, scope, grouping.as_deref_mut());
+            if r.is_err() {
+                if let (Some(g), Some(n)) = (grouping.as_deref_mut(), calls) {
+                    g.calls.truncate(n);
+                }
+                if let (Some(w), Some(n)) = (self.windows.as_mut(), windows) {
+                    w.truncate(n);
+                }
             }
-            other => other,
-        }
+            r
+        })
     }
 
     fn source(
@@ -272,14 +326,12 @@ impl Exec<'_> {
             _ => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
         let min_max = crate::access::min_max_calls(s);
-        let (scope, input) = match self.source(&from, s.selection.as_ref(), min_max.as_deref()) {
-            // WHERE may name select-list aliases, as Teradata allows (a column of that name
-            // wins: the aliases stand in only where the names are no columns)
-            Err(Error::ColumnNotFound(_)) if has_alias(&s.projection) => {
-                let w = s.selection.as_ref().map(|w| with_aliases(w, &s.projection));
-                self.source(&from, w.as_ref(), min_max.as_deref())?
-            }
-            other => other?,
+        let (scope, input) = match &s.selection {
+            // WHERE may name select-list aliases, as Teradata allows
+            Some(w) => resolving_aliases(w, &s.projection, |w| {
+                self.source(&from, Some(w), min_max.as_deref())
+            })?,
+            None => self.source(&from, None, min_max.as_deref())?,
         };
         let group_keys = match &s.group_by {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
@@ -377,15 +429,8 @@ impl Exec<'_> {
             }
         }
         let qualify = match &s.qualify {
-            Some(q) => match self.bind_expr(q, &scope, grouping.as_mut()) {
-                // QUALIFY may name select-list aliases (`… AS rn QUALIFY rn = 1`), as Teradata
-                // allows: put the aliased expressions in their place and bind again
-                Err(Error::ColumnNotFound(_)) if has_alias(&s.projection) => {
-                    let q = with_aliases(q, &s.projection);
-                    Some(self.bind_expr(&q, &scope, grouping.as_mut())?)
-                }
-                other => Some(other?),
-            },
+            // QUALIFY may name select-list aliases (`… AS rn QUALIFY rn = 1`)
+            Some(q) => Some(self.bind_item(q, &s.projection, &scope, grouping.as_mut())?),
             None => None,
         };
         let windows = self.windows.take().unwrap_or_default();
@@ -589,10 +634,10 @@ impl Exec<'_> {
 /// The expression a select item's heading comes from, and its TITLE phrase: Teradata's
 /// attribute phrases (TITLE, NAMED, [NOT] CASESPECIFIC, FORMAT) leave the heading as it was.
 fn peel_title(e: &ast::Expr) -> (&ast::Expr, Option<String>) {
+    if let Some((inner, title)) = tdlite_parser::phrase::title(e) {
+        return (peel_title(inner).0, Some(title.to_string()));
+    }
     match e {
-        ast::Expr::Named { expr, name } if tdlite_parser::phrase::is_title(e) => {
-            (peel_title(expr).0, Some(name.value.clone()))
-        }
         ast::Expr::Named { expr, .. } | ast::Expr::Collate { expr, .. } => {
             (peel_title(expr).0, None)
         }

@@ -813,10 +813,12 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
 fn matching_paren(toks: &[TokenWithSpan], open: usize) -> Option<usize> {
     let mut depth = 0usize;
     for (k, t) in toks.iter().enumerate().skip(open) {
-        match t.token {
+        match &t.token {
+            // a phrase's `(` was replaced by its marker; its `)` is still there
             Token::LParen => depth += 1,
+            Token::Placeholder(p) if p == crate::phrase::MARKER => depth += 1,
             Token::RParen => {
-                depth -= 1;
+                depth = depth.saturating_sub(1);
                 if depth == 0 {
                     return Some(k);
                 }

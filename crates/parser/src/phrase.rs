@@ -7,8 +7,10 @@
 //! - [`is_phrase`] (tokens): whether the parenthesis at `i` opens a phrase rather than a
 //!   function call's arguments or a parenthesised expression. A phrase with FORMAT, TITLE or
 //!   NAMED is unambiguous; one with only data types needs the token before it to end an
-//!   expression (a `)`, a literal, or a name that is not an SQL keyword), and a lone `DATE` or
-//!   `TIME` (which are also values) needs a `)` or a literal before it, since `f(DATE)` is a call.
+//!   expression (a `)`, a literal, or a name that is not an SQL keyword), and has one data
+//!   type (`COALESCE(DATE, DATE)` is a call). A word that is also a value or a column's name
+//!   (`DATE`, `TIME`, `NUMBER`, `UC`, …) needs a `)` or a literal before it: `f(DATE)` and
+//!   `SUM(number)` are calls (the binder reads `col(DATE)` on a column as the conversion).
 //!   `parser::rewrite_tokens` then turns the `(` into the [`MARKER`] placeholder.
 //! - [`parse`] (in the dialect's `parse_infix`, binding tightest): the attributes, as sqlparser
 //!   expressions. A data type becomes `CAST(expr AS type)`, with the phrase's FORMAT as the
@@ -16,7 +18,7 @@
 //!   FORMAT alone becomes `CAST(expr AS VARCHAR(64000) FORMAT 'f')`, the value written by the
 //!   format as text; UPPERCASE becomes `UPPER(expr)`; `[NOT] CASESPECIFIC` becomes
 //!   `Expr::Collate` with [`CASESPECIFIC`] or [`NOT_CASESPECIFIC`] as its collation; NAMED n becomes `Expr::Named` with `n`;
-//!   TITLE 't' becomes `Expr::Named` whose name is quoted with `'` ([`TITLE_QUOTE`]).
+//!   TITLE 't' becomes the call `"tdlite title"(expr, 't')` ([`TITLE_FUNCTION`]).
 //! - [`name_select_items`] (after the statement parsed): a select item whose outermost NAMED
 //!   phrase names it becomes `expr AS n`, so aliases work as usual (ORDER BY, QUALIFY, views,
 //!   CREATE TABLE AS). TITLE phrases stay for the binder, which takes the outermost as the
@@ -35,14 +37,15 @@ use sqlparser::tokenizer::{Token, TokenWithSpan};
 /// The placeholder token that stands for a phrase's `(`.
 pub const MARKER: &str = "\u{1}PHRASE";
 
-/// The quote style that marks an `Expr::Named` as a TITLE phrase (NAMED uses none or `"`).
-pub const TITLE_QUOTE: char = '\'';
+/// The function a TITLE phrase becomes, named with double quotes: `"tdlite title"(expr, 't')`
+/// prints and parses back as itself (a view keeps its text), which `Expr::Named` would not.
+pub const TITLE_FUNCTION: &str = "tdlite title";
 
 /// The collation name `(CASESPECIFIC)` and `(CS)` parse to (as `Expr::Collate`).
 pub const CASESPECIFIC: &str = "CASESPECIFIC";
 
 /// The collation name `(NOT CASESPECIFIC)` and `(NOT CS)` parse to.
-pub const NOT_CASESPECIFIC: &str = "NOT CASESPECIFIC";
+pub const NOT_CASESPECIFIC: &str = "NOT_CASESPECIFIC";
 
 /// Words that name a data type a conversion phrase may start with.
 const TYPE_WORDS: &[&str] = &[
@@ -142,27 +145,34 @@ fn upper(tok: &Token) -> Option<String> {
 /// What one attribute of a phrase is, judged from its tokens.
 #[derive(PartialEq)]
 enum Kind {
-    /// FORMAT, TITLE or NAMED: only ever a phrase
+    /// FORMAT, TITLE or NAMED with something after it: only ever a phrase
     Sure,
-    /// a data type or UPPERCASE
+    /// a data type that is no value or column name (`INTEGER`, `CHAR(8)`)
     Type,
-    /// DATE or TIME alone, which are also values
-    Value,
+    /// UPPERCASE, CASESPECIFIC, NOT CASESPECIFIC, NOT CS
+    Attribute,
+    /// a word that may also be a value or a column's name: `DATE`, `TIME`, `NUMBER`, `BYTE`,
+    /// `VARBYTE` (data types) and `UC`, `CS` (attributes)
+    Ambiguous { data_type: bool },
 }
 
 fn attribute_kind(item: &[TokenWithSpan]) -> Option<Kind> {
     let first = upper(&item.first()?.token)?;
     match first.as_str() {
-        // reserved words in Teradata: a malformed phrase is a syntax error, not a call
-        "FORMAT" | "TITLE" | "NAMED" => Some(Kind::Sure),
-        "UPPERCASE" | "UC" | "CASESPECIFIC" | "CS" if item.len() == 1 => Some(Kind::Type),
+        // reserved words in Teradata: a malformed phrase is a syntax error, not a call (but
+        // `UPPER(title)` alone stays a call, as other databases allow such column names)
+        "FORMAT" | "TITLE" | "NAMED" => (item.len() >= 2).then_some(Kind::Sure),
+        "UPPERCASE" | "CASESPECIFIC" if item.len() == 1 => Some(Kind::Attribute),
+        "UC" | "CS" if item.len() == 1 => Some(Kind::Ambiguous { data_type: false }),
         "NOT" => (item.len() == 2
             && matches!(
                 upper(&item[1].token).as_deref(),
                 Some("CASESPECIFIC" | "CS")
             ))
-        .then_some(Kind::Type),
-        "DATE" | "TIME" if item.len() == 1 => Some(Kind::Value),
+        .then_some(Kind::Attribute),
+        "DATE" | "TIME" | "NUMBER" | "BYTE" | "VARBYTE" if item.len() == 1 => {
+            Some(Kind::Ambiguous { data_type: true })
+        }
         "DOUBLE" => (item.len() == 2 && upper(&item[1].token).as_deref() == Some("PRECISION"))
             .then_some(Kind::Type),
         t if TYPE_WORDS.contains(&t) => {
@@ -180,8 +190,9 @@ fn attribute_kind(item: &[TokenWithSpan]) -> Option<Kind> {
     }
 }
 
-/// Whether the token before a `(` can end an expression that a type-only phrase applies to.
-fn ends_operand(tok: &Token, lone_value: bool) -> bool {
+/// Whether the token before a `(` can end an expression that a phrase without FORMAT, TITLE
+/// or NAMED applies to; after a name, `ambiguous` words (`f(DATE)`, `SUM(number)`) are a call.
+fn ends_operand(tok: &Token, ambiguous: bool) -> bool {
     match tok {
         Token::RParen
         | Token::Number(..)
@@ -189,7 +200,7 @@ fn ends_operand(tok: &Token, lone_value: bool) -> bool {
         | Token::NationalStringLiteral(_)
         | Token::HexStringLiteral(_)
         | Token::Placeholder(_) => true,
-        Token::Word(w) if lone_value => {
+        Token::Word(w) if ambiguous => {
             w.quote_style.is_none() && {
                 // `DATE (DATE)` is no call: DATE and TIME are values
                 let u = w.value.to_ascii_uppercase();
@@ -229,8 +240,16 @@ pub(crate) fn is_phrase(toks: &[TokenWithSpan], i: usize, close: usize) -> bool 
     if kinds.contains(&Kind::Sure) {
         return true;
     }
-    let lone_value = kinds.len() == 1 && kinds[0] == Kind::Value;
-    ends_operand(&toks[i - 1].token, lone_value)
+    let types = kinds
+        .iter()
+        .filter(|k| matches!(k, Kind::Type | Kind::Ambiguous { data_type: true }))
+        .count();
+    if types > 1 {
+        // `COALESCE(DATE, DATE)`, `INS log (DATE, TIME)`: a phrase has one data type
+        return false;
+    }
+    let ambiguous = kinds.iter().any(|k| matches!(k, Kind::Ambiguous { .. }));
+    ends_operand(&toks[i - 1].token, ambiguous)
 }
 
 /// Parses a phrase after its `MARKER` (already peeked) and applies it to `expr`.
@@ -287,20 +306,7 @@ pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserErro
         };
     }
     if uppercase {
-        out = Expr::Function(Function {
-            name: ObjectName::from(vec![Ident::new("UPPER")]),
-            uses_odbc_syntax: false,
-            parameters: FunctionArguments::None,
-            args: FunctionArguments::List(FunctionArgumentList {
-                duplicate_treatment: None,
-                args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(out))],
-                clauses: vec![],
-            }),
-            filter: None,
-            null_treatment: None,
-            over: None,
-            within_group: vec![],
-        });
+        out = call(Ident::new("UPPER"), vec![out]);
     }
     if let Some(c) = case_specific {
         out = Expr::Collate {
@@ -315,12 +321,32 @@ pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserErro
         };
     }
     if let Some(t) = title {
-        out = Expr::Named {
-            expr: Box::new(out),
-            name: Ident::with_quote(TITLE_QUOTE, t),
-        };
+        out = call(
+            Ident::with_quote('"', TITLE_FUNCTION),
+            vec![out, Expr::value(Value::SingleQuotedString(t))],
+        );
     }
     Ok(out)
+}
+
+fn call(name: Ident, args: Vec<Expr>) -> Expr {
+    Expr::Function(Function {
+        name: ObjectName::from(vec![name]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args
+                .into_iter()
+                .map(|a| FunctionArg::Unnamed(FunctionArgExpr::Expr(a)))
+                .collect(),
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
 }
 
 /// The type a FORMAT phrase without a data type casts to (the value written by the format).
@@ -337,19 +363,48 @@ pub fn is_format_phrase(e: &Expr) -> bool {
     matches!(e, Expr::Cast { data_type, format: Some(_), .. } if *data_type == format_text())
 }
 
-/// Whether `e` is a TITLE phrase (an `Expr::Named` marked with [`TITLE_QUOTE`]).
-pub fn is_title(e: &Expr) -> bool {
-    matches!(e, Expr::Named { name, .. } if name.quote_style == Some(TITLE_QUOTE))
+/// A TITLE phrase's expression and title: `"tdlite title"(expr, 't')` ([`TITLE_FUNCTION`]).
+pub fn title(e: &Expr) -> Option<(&Expr, &str)> {
+    let Expr::Function(f) = e else {
+        return None;
+    };
+    let [part] = f.name.0.as_slice() else {
+        return None;
+    };
+    let name = part.as_ident()?;
+    if name.value != TITLE_FUNCTION || name.quote_style != Some('"') {
+        return None;
+    }
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x)), FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(t)))] =
+        list.args.as_slice()
+    else {
+        return None;
+    };
+    match &t.value {
+        Value::SingleQuotedString(t) => Some((x, t)),
+        _ => None,
+    }
 }
 
 /// Turns the outermost NAMED phrase of each select item into the item's alias (`AS` wins
-/// over NAMED when both are written), in every query of `stmt`.
+/// over NAMED when both are written), in every query of `stmt`, and drops the other NAMED
+/// phrases.
 pub(crate) fn name_select_items<V: VisitMut>(stmt: &mut V) {
     struct Namer;
     impl VisitorMut for Namer {
         type Break = ();
         fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
             name_in(&mut q.body);
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+            // a NAMED phrase anywhere else names nothing (and would not print back)
+            if let Expr::Named { expr, .. } = e {
+                *e = (**expr).clone();
+            }
             ControlFlow::Continue(())
         }
     }
@@ -387,9 +442,17 @@ pub(crate) fn name_items(projection: &mut [SelectItem]) {
 /// Removes the outermost NAMED phrase from `e` (looking through TITLE phrases) and returns
 /// its name.
 fn take_named(e: &mut Expr) -> Option<Ident> {
-    let title = is_title(e);
+    if title(e).is_some() {
+        let Expr::Function(f) = e else { return None };
+        let FunctionArguments::List(list) = &mut f.args else {
+            return None;
+        };
+        return match list.args.first_mut() {
+            Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(x))) => take_named(x),
+            _ => None,
+        };
+    }
     match e {
-        Expr::Named { expr, .. } if title => take_named(expr),
         Expr::Named { expr, name } => {
             let (inner, name) = ((**expr).clone(), name.clone());
             *e = inner;
@@ -415,16 +478,25 @@ mod tests {
     fn phrases_become_casts_names_and_titles() {
         assert_eq!(
             parsed("SEL x (INTEGER), '1' (DATE, FORMAT 'YYYY'), y (TITLE 'T') FROM t"),
-            "SELECT CAST(x AS INTEGER), CAST('1' AS DATE FORMAT 'YYYY'), y AS 'T' FROM t"
+            "SELECT CAST(x AS INTEGER), CAST('1' AS DATE FORMAT 'YYYY'), \"tdlite title\"(y, 'T') FROM t"
         );
         assert_eq!(
             parsed("SEL x (NAMED a, TITLE 'T'), z (NAMED b) AS c FROM t"),
-            "SELECT x AS 'T' AS a, z AS c FROM t"
+            "SELECT \"tdlite title\"(x, 'T') AS a, z AS c FROM t"
         );
         assert_eq!(
-            parsed("SEL DATE (FORMAT 'YYYY') (CHAR(4)), n (NOT CS), n (UC) FROM t"),
+            parsed("SEL DATE (FORMAT 'YYYY') (CHAR(4)), n (NOT CS), n (UPPERCASE) FROM t"),
             "SELECT CAST(CAST((DATE) AS VARCHAR(64000) FORMAT 'YYYY') AS CHAR(4)), \
-             n COLLATE NOT CASESPECIFIC, UPPER(n) FROM t"
+             n COLLATE NOT_CASESPECIFIC, UPPER(n) FROM t"
+        );
+        // VALUES-less INSERT with a phrase inside; NAMED away from the select list's top
+        assert_eq!(
+            parsed("INS t ('20260101' (DATE, FORMAT 'YYYYMMDD'), 1 (NAMED a))"),
+            "INSERT INTO t VALUES (CAST('20260101' AS DATE FORMAT 'YYYYMMDD'), 1)"
+        );
+        assert_eq!(
+            parsed("SEL x FROM t WHERE x (NAMED y) > 1 AND (z) (CS) = 'a' AND z (CS) = 'b'"),
+            "SELECT x FROM t WHERE x > 1 AND (z) COLLATE CASESPECIFIC = 'a' AND z(CS) = 'b'"
         );
     }
 
@@ -438,6 +510,11 @@ mod tests {
             "SELECT CAST(x AS PERIOD(DATE)) FROM t",
             "SELECT CAST(x AS DECIMAL(10,2)) FROM t",
             "SELECT (x) FROM t WHERE (y) = 1 AND (INTEGER) = 2",
+            "INSERT INTO log (DATE, TIME) VALUES (1, 2)",
+            "SELECT COALESCE(DATE, DATE), MONTHS_BETWEEN(DATE, DATE) FROM t",
+            "SELECT SUM(number), MAX(cs), MIN(uc), UPPER(title), f(named), g(format) FROM t",
+            "INSERT INTO t (number) VALUES (1)",
+            "SELECT x FROM t SAMPLE (10)",
         ] {
             assert_eq!(parsed(sql), sql, "{sql}");
         }
@@ -446,10 +523,12 @@ mod tests {
     #[test]
     fn malformed_phrases_are_syntax_errors() {
         for sql in [
-            "SEL x (FORMAT) FROM t",
+            "SEL x (FORMAT 5) FROM t",
+            "SEL x (FORMAT 'a', TITLE) FROM t",
             "SEL x (TITLE 'a' 'b') FROM t",
-            "SEL x (NAMED) FROM t",
-            "SEL x (INTEGER, CHAR(3)) FROM t",
+            "SEL x (NAMED 5) FROM t",
+            "SEL x (INTEGER, CHAR(3), FORMAT '9') FROM t",
+            "SEL 1 (INTEGER, CHAR(3)) FROM t",
         ] {
             let e = crate::parse_statement_text(sql).unwrap_err();
             assert_eq!(e.code(), 3706, "{sql}: {e}");

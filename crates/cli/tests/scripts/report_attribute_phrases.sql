@@ -1,6 +1,6 @@
 * A report in the style of real BTEQ scripts: headings come from TITLE phrases, NAMED names
-* a column for later use, FORMAT writes values, conversions change types. Attribute phrases
-* leave the heading as it was.
+* a column for later use, FORMAT writes values, conversions change types. TITLE, NAMED,
+* FORMAT and CASESPECIFIC phrases leave the heading as it was.
 CREATE TABLE emp (id INTEGER, name VARCHAR(20) TITLE 'Employee', salary DECIMAL(10,2), hired DATE);
 INS emp (1, 'Ann', 50000.00, DATE '2020-01-15');
 INS emp (2, 'Bob', 1234.50, DATE '2024-06-01');
