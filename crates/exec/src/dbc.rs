@@ -1,5 +1,5 @@
 //! The DBC dictionary views that scripts query (`DBC.TablesV`, `ColumnsV`, `DatabasesV`,
-//! `IndicesV`, `UsersV`, `AllRightsV`, and their `…V`-less and `…X` names), filled from the
+//! `IndicesV`, `UsersV`, `AllRightsV`, `DBCInfoV`, and their `…V`-less and `…X` names), filled from the
 //! catalog when a query names one. They read like tables: `SEL TableName FROM DBC.TablesV
 //! WHERE DatabaseName = 'sales'` works as on Teradata, with Teradata's column names and codes
 //! (TableKind `T`/`V`/`Q`, ColumnType `I `/`CV`/`DA`/…).
@@ -122,6 +122,7 @@ fn which(parts: &[String], default_db: Option<&str>) -> Option<&'static str> {
         "INDICES" => "INDICES",
         "USERS" => "USERS",
         "ALLRIGHTS" => "ALLRIGHTS",
+        "DBCINFO" => "DBCINFO",
         _ => return None,
     })
 }
@@ -147,6 +148,7 @@ pub(crate) fn view_rows(
         "DATABASES" => databases(catalog, registry, user),
         "INDICES" => indices(catalog, user),
         "USERS" => users(registry, user),
+        "DBCINFO" => dbc_info(),
         _ => all_rights(registry),
     }?;
     Ok(Some(rows))
@@ -461,6 +463,24 @@ fn users(registry: &Registry, user: &str) -> Result<Rows> {
             note,
             Cell::Null,
         ]);
+    }
+    b.finish()
+}
+
+/// The Teradata release whose SQL tdlite follows, as `DBC.DBCInfoV` reports it.
+const TERADATA_RELEASE: &str = "17.20.00.00";
+
+/// `DBC.DBCInfoV`: the system's release and language mode, as scripts check them; one more key,
+/// `TDLITE VERSION`, says what really answers.
+fn dbc_info() -> Result<Rows> {
+    let mut b = Builder::new(&[("InfoKey", false), ("InfoData", false)]);
+    for (key, data) in [
+        ("LANGUAGE SUPPORT MODE", "Standard"),
+        ("RELEASE", TERADATA_RELEASE),
+        ("VERSION", TERADATA_RELEASE),
+        ("TDLITE VERSION", env!("CARGO_PKG_VERSION")),
+    ] {
+        b.row(vec![text(key), text(data)]);
     }
     b.finish()
 }
