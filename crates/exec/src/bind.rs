@@ -128,6 +128,11 @@ fn same_group_key(key: &ast::Expr, e: &ast::Expr, scope: &Scope) -> bool {
             _ => None,
         }
     }
+    // a TITLE phrase changes the heading, not the value
+    let (key, e) = (
+        &tdlite_parser::phrase::without_titles(key),
+        &tdlite_parser::phrase::without_titles(e),
+    );
     match (column(key, scope), column(e, scope)) {
         (Some(a), Some(b)) => a == b,
         (None, None) => key == e || key.to_string().to_uppercase() == e.to_string().to_uppercase(),
@@ -1159,6 +1164,11 @@ impl Exec<'_> {
         }
         Ok(out)
     }
+}
+
+/// Whether `f` is `name(CS)`: a CASESPECIFIC phrase on a column, if `name` is one.
+pub(crate) fn is_cs_phrase_call(f: &ast::Function) -> bool {
+    matches!(phrase_on_column(f), Some(ast::Expr::Collate { .. }))
 }
 
 /// `col(DATE)`, `col(TIME)`, `col(CS)` or `col(UC)` where `col` is no function: Teradata's

@@ -128,13 +128,19 @@ fn resolving_aliases<T>(
     mut attempt: impl FnMut(&ast::Expr) -> Result<T>,
 ) -> Result<T> {
     let mut e = std::borrow::Cow::Borrowed(e);
-    // each round replaces a name; an alias naming itself stops when the names run out
+    // each round replaces a name not replaced before (an alias defined by its own name, or
+    // two by each other, fails instead of growing)
+    let mut replaced: Vec<String> = Vec::new();
     for _ in 0..=projection.len() {
         match attempt(&e) {
             Err(Error::ColumnNotFound(n)) => {
                 let Some(by) = aliased(&n, projection) else {
                     return Err(Error::ColumnNotFound(n));
                 };
+                if replaced.iter().any(|r| r.eq_ignore_ascii_case(&n)) {
+                    return Err(Error::ColumnNotFound(n));
+                }
+                replaced.push(n.clone());
                 let next = with_alias(&e, &n, by);
                 if next == *e {
                     return Err(Error::ColumnNotFound(n));
@@ -417,7 +423,7 @@ impl Exec<'_> {
                 ast::SelectItem::UnnamedExpr(e) => {
                     let bound = self.bind_item(e, &s.projection, &scope, grouping.as_mut())?;
                     let (e, phrase_title) = peel_title(e);
-                    let (name, title) = column_heading(e, &scope);
+                    let (name, title) = column_heading(&e, &scope);
                     items.push((bound, name, phrase_title.or(title), None));
                 }
                 ast::SelectItem::ExprWithAlias { expr, alias } => {
@@ -632,25 +638,49 @@ impl Exec<'_> {
 }
 
 /// The expression a select item's heading comes from, and its TITLE phrase: Teradata's
-/// attribute phrases (TITLE, NAMED, [NOT] CASESPECIFIC, FORMAT) leave the heading as it was.
-fn peel_title(e: &ast::Expr) -> (&ast::Expr, Option<String>) {
-    if let Some((inner, title)) = tdlite_parser::phrase::title(e) {
-        return (peel_title(inner).0, Some(title.to_string()));
-    }
-    match e {
-        ast::Expr::Named { expr, .. } | ast::Expr::Collate { expr, .. } => {
-            (peel_title(expr).0, None)
+/// attribute phrases (TITLE, NAMED, [NOT] CASESPECIFIC, FORMAT) leave the heading as it was;
+/// the outermost TITLE written anywhere among the item's phrases is its title.
+fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
+    fn title(e: &ast::Expr) -> Option<String> {
+        if let Some((_, t)) = tdlite_parser::phrase::title(e) {
+            return Some(t.to_string());
         }
-        _ if tdlite_parser::phrase::is_format_phrase(e) => match e {
-            ast::Expr::Cast { expr, .. } => match &**expr {
-                // `DATE (FORMAT …)` reached sqlparser as `(DATE) (FORMAT …)`
-                ast::Expr::Nested(x) if matches!(**x, ast::Expr::Identifier(_)) => (x, None),
-                x => (peel_title(x).0, None),
-            },
-            _ => (e, None),
-        },
-        _ => (e, None),
+        match e {
+            ast::Expr::Named { expr, .. }
+            | ast::Expr::Collate { expr, .. }
+            | ast::Expr::Cast { expr, .. } => title(expr),
+            _ => None,
+        }
     }
+    fn heading(e: &ast::Expr) -> ast::Expr {
+        if let Some((inner, _)) = tdlite_parser::phrase::title(e) {
+            return heading(inner);
+        }
+        match e {
+            ast::Expr::Named { expr, .. } | ast::Expr::Collate { expr, .. } => heading(expr),
+            ast::Expr::Cast { expr, .. } if tdlite_parser::phrase::is_format_phrase(e) => {
+                match &**expr {
+                    // `DATE (FORMAT …)` reached sqlparser as `(DATE) (FORMAT …)`
+                    ast::Expr::Nested(x) if matches!(**x, ast::Expr::Identifier(_)) => {
+                        (**x).clone()
+                    }
+                    x => heading(x),
+                }
+            }
+            // `name (CS)`, which the parser read as a call: the column's heading
+            ast::Expr::Function(f) if crate::bind::is_cs_phrase_call(f) => {
+                ast::Expr::CompoundIdentifier(
+                    f.name
+                        .0
+                        .iter()
+                        .filter_map(|p| p.as_ident().cloned())
+                        .collect(),
+                )
+            }
+            _ => e.clone(),
+        }
+    }
+    (tdlite_parser::phrase::without_titles(&heading(e)), title(e))
 }
 
 fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {

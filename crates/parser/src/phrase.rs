@@ -4,7 +4,7 @@
 //! (`x (DATE, FORMAT 'YYYYMMDD')`) or one after another (`DATE (FORMAT 'YYYYMMDD') (CHAR(8))`).
 //!
 //! Three steps, each kept here:
-//! - [`is_phrase`] (tokens): whether the parenthesis at `i` opens a phrase rather than a
+//! - `is_phrase` (tokens): whether the parenthesis at `i` opens a phrase rather than a
 //!   function call's arguments or a parenthesised expression. A phrase with FORMAT, TITLE or
 //!   NAMED is unambiguous; one with only data types needs the token before it to end an
 //!   expression (a `)`, a literal, or a name that is not an SQL keyword), and has one data
@@ -12,14 +12,14 @@
 //!   (`DATE`, `TIME`, `NUMBER`, `UC`, …) needs a `)` or a literal before it: `f(DATE)` and
 //!   `SUM(number)` are calls (the binder reads `col(DATE)` on a column as the conversion).
 //!   `parser::rewrite_tokens` then turns the `(` into the [`MARKER`] placeholder.
-//! - [`parse`] (in the dialect's `parse_infix`, binding tightest): the attributes, as sqlparser
+//! - `parse` (in the dialect's `parse_infix`, binding tightest): the attributes, as sqlparser
 //!   expressions. A data type becomes `CAST(expr AS type)`, with the phrase's FORMAT as the
 //!   cast's format (`'20261130' (DATE, FORMAT 'YYYYMMDD')` reads the text by that format);
 //!   FORMAT alone becomes `CAST(expr AS VARCHAR(64000) FORMAT 'f')`, the value written by the
 //!   format as text; UPPERCASE becomes `UPPER(expr)`; `[NOT] CASESPECIFIC` becomes
 //!   `Expr::Collate` with [`CASESPECIFIC`] or [`NOT_CASESPECIFIC`] as its collation; NAMED n becomes `Expr::Named` with `n`;
 //!   TITLE 't' becomes the call `"tdlite title"(expr, 't')` ([`TITLE_FUNCTION`]).
-//! - [`name_select_items`] (after the statement parsed): a select item whose outermost NAMED
+//! - `name_select_items` (after the statement parsed): a select item whose outermost NAMED
 //!   phrase names it becomes `expr AS n`, so aliases work as usual (ORDER BY, QUALIFY, views,
 //!   CREATE TABLE AS). TITLE phrases stay for the binder, which takes the outermost as the
 //!   column's heading and looks through them everywhere else.
@@ -387,6 +387,18 @@ pub fn title(e: &Expr) -> Option<(&Expr, &str)> {
         Value::SingleQuotedString(t) => Some((x, t)),
         _ => None,
     }
+}
+
+/// `e` with every TITLE phrase replaced by its expression (for headings and comparisons).
+pub fn without_titles(e: &Expr) -> Expr {
+    let mut e = e.clone();
+    let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| {
+        if let Some((inner, _)) = title(x) {
+            *x = inner.clone();
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    e
 }
 
 /// Turns the outermost NAMED phrase of each select item into the item's alias (`AS` wins
