@@ -1204,17 +1204,7 @@ fn phrase_on_column(f: &ast::Function) -> Option<ast::Expr> {
                 tdlite_parser::phrase::CASESPECIFIC,
             )]),
         },
-        "UC" => ast::Expr::Function(ast::Function {
-            name: ast::ObjectName::from(vec![ast::Ident::new("UPPER")]),
-            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
-                duplicate_treatment: None,
-                args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
-                    column.clone(),
-                ))],
-                clauses: vec![],
-            }),
-            ..f.clone()
-        }),
+        "UC" => tdlite_parser::phrase::call(ast::Ident::new("UPPER"), vec![column.clone()]),
         _ => return None,
     })
 }

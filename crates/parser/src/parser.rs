@@ -598,7 +598,7 @@ fn keyword(word: &str, like: &TokenWithSpan) -> TokenWithSpan {
     }
 }
 
-fn unquoted_upper(tok: &Token) -> Option<String> {
+pub(crate) fn unquoted_upper(tok: &Token) -> Option<String> {
     match tok {
         Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
         _ => None,

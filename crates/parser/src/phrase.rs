@@ -34,6 +34,8 @@ use sqlparser::ast::{
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
+use crate::parser::unquoted_upper as upper;
+
 /// The placeholder token that stands for a phrase's `(`.
 pub const MARKER: &str = "\u{1}PHRASE";
 
@@ -134,13 +136,6 @@ const NOT_OPERANDS: &[&str] = &[
     "WHERE",
     "WITH",
 ];
-
-fn upper(tok: &Token) -> Option<String> {
-    match tok {
-        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
-        _ => None,
-    }
-}
 
 /// What one attribute of a phrase is, judged from its tokens.
 #[derive(PartialEq)]
@@ -260,14 +255,13 @@ pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserErro
     loop {
         let tok = parser.peek_token();
         match upper(&tok.token).as_deref() {
-            Some("FORMAT") | Some("TITLE") => {
+            Some("FORMAT") => {
                 parser.next_token();
-                let s = parser.parse_literal_string()?;
-                if upper(&tok.token).as_deref() == Some("FORMAT") {
-                    format = Some(s);
-                } else {
-                    title = Some(s);
-                }
+                format = Some(parser.parse_literal_string()?);
+            }
+            Some("TITLE") => {
+                parser.next_token();
+                title = Some(parser.parse_literal_string()?);
             }
             Some("NAMED") => {
                 parser.next_token();
@@ -329,7 +323,8 @@ pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserErro
     Ok(out)
 }
 
-fn call(name: Ident, args: Vec<Expr>) -> Expr {
+/// The call `name(args…)`, as sqlparser parses one.
+pub fn call(name: Ident, args: Vec<Expr>) -> Expr {
     Expr::Function(Function {
         name: ObjectName::from(vec![name]),
         uses_odbc_syntax: false,
