@@ -143,7 +143,7 @@ pub enum SetOption {
     /// `.SET MAXERROR n`: stop once an error of severity above n occurs.
     MaxError(i32),
     /// `.SET ECHOREQ ON|OFF|ERRORONLY` and `.ECHOREQ ON|OFF`.
-    EchoReq(bool),
+    EchoReq(Echo),
     /// `.SET QUIET ON|OFF`.
     Quiet(bool),
     /// `.SET NULL [AS] 'text'`.
@@ -170,6 +170,27 @@ pub enum SetOption {
     },
     /// An option BTEQ has that changes nothing here (sessions, charsets, paging, …).
     Accepted(String),
+}
+
+/// What batch mode echoes (`.SET ECHOREQ`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Echo {
+    /// Every request and command (BTEQ's default in batch mode).
+    On,
+    /// Nothing.
+    Off,
+    /// Only a request that fails, just before its error.
+    ErrorOnly,
+}
+
+impl From<bool> for Echo {
+    fn from(on: bool) -> Self {
+        if on {
+            Echo::On
+        } else {
+            Echo::Off
+        }
+    }
 }
 
 /// An `.IF` test: checks joined with AND, OR and NOT (BTEQ wants each check of a compound
@@ -311,7 +332,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             .ok_or_else(|| bad("expected a number, ERRORCODE or ERRORLEVEL")),
         "SET" => set(args).map(Command::Set),
         "ECHOREQ" => on_off(args)
-            .map(|on| Command::Set(SetOption::EchoReq(on)))
+            .map(|on| Command::Set(SetOption::EchoReq(Echo::from(on))))
             .ok_or_else(|| bad("expected ON or OFF")),
         "IF" => if_command(args).ok_or_else(|| {
             bad("expected `.IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value [THEN …]`")
@@ -558,8 +579,8 @@ fn set(args: &str) -> Result<SetOption, String> {
             i32::try_from(number()?).map_err(|_| bad("the number is too large"))?,
         ),
         "ECHOREQ" => match rest.to_ascii_uppercase().as_str() {
-            "ERRORONLY" => SetOption::EchoReq(false),
-            _ => SetOption::EchoReq(switch()?),
+            "ERRORONLY" => SetOption::EchoReq(Echo::ErrorOnly),
+            _ => SetOption::EchoReq(Echo::from(switch()?)),
         },
         "QUIET" => SetOption::Quiet(
             on_off(rest.split_whitespace().next().unwrap_or(""))
@@ -885,8 +906,15 @@ mod tests {
             set(SetOption::FoldLine(false))
         );
         assert_eq!(parse(".SET QUIET ON"), set(SetOption::Quiet(true)));
-        assert_eq!(parse(".SET ECHOREQ OFF"), set(SetOption::EchoReq(false)));
-        assert_eq!(parse(".ECHOREQ ON"), set(SetOption::EchoReq(true)));
+        assert_eq!(
+            parse(".SET ECHOREQ OFF"),
+            set(SetOption::EchoReq(Echo::Off))
+        );
+        assert_eq!(parse(".ECHOREQ ON"), set(SetOption::EchoReq(Echo::On)));
+        assert_eq!(
+            parse(".set echoreq erroronly"),
+            set(SetOption::EchoReq(Echo::ErrorOnly))
+        );
         assert_eq!(parse(".SET MAXERROR 1"), set(SetOption::MaxError(1)));
         assert_eq!(
             parse(".SET SESSION TRANSACTION ANSI"),

@@ -53,6 +53,7 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::Rollback => "ROLLBACK done.".to_string(),
         StatementKind::SetSession => "Session mode set.".to_string(),
         StatementKind::QueryBand => "SET QUERY_BAND accepted.".to_string(),
+        StatementKind::Diagnostic => "Null statement accepted.".to_string(),
         StatementKind::Merge => format!("Merge completed. {} affected.", rows_word(n)),
         StatementKind::AlterTable => "Table has been modified.".to_string(),
         StatementKind::Database => "New default database accepted.".to_string(),

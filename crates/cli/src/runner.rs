@@ -7,7 +7,7 @@
 //! caller (script, REPL) stops reading input.
 
 use crate::dot::{
-    self, Command, Condition, ExitCode, ExportKind, Operand, SetOption, Test, Variable,
+    self, Command, Condition, Echo, ExitCode, ExportKind, Operand, SetOption, Test, Variable,
 };
 use crate::export::{self, DataFormat};
 use crate::format::{self, Report};
@@ -45,6 +45,11 @@ pub struct Runner {
     pub rc: i32,
     /// Batch mode: each request is echoed before its results (`.SET ECHOREQ`).
     pub echo: bool,
+    /// `.SET ECHOREQ ERRORONLY`: commands are echoed, and a request only when it fails, after
+    /// its error and to standard error (as BTEQ does).
+    echo_errors: bool,
+    /// The request to echo if it fails (while `echo_errors`).
+    pending_echo: Option<String>,
     /// A person at a terminal: a consume that waits says so after a second.
     pub interactive: bool,
     /// `--allow-os`: `.OS` runs shell commands.
@@ -158,6 +163,8 @@ impl Runner {
             session,
             rc: 0,
             echo: false,
+            echo_errors: false,
+            pending_echo: None,
             interactive: false,
             allow_os: false,
             run_depth: 0,
@@ -305,7 +312,7 @@ impl Runner {
 
     /// Echoes a command line the caller handles itself (the `.IF` block commands).
     pub fn echo_command(&self, line: &str) {
-        if self.echo {
+        if self.echo || self.echo_errors {
             self.out(&format!("{}\n\n", line.trim()));
         }
     }
@@ -313,11 +320,11 @@ impl Runner {
     /// Runs one request or dot command (or BTEQ's `= n`, which runs the last SQL request n
     /// more times).
     pub fn run(&mut self, text: &str) -> Flow {
-        self.run_echoed(text, self.echo)
+        self.run_echoed(text, true)
     }
 
-    /// [`Runner::run`], echoing `text` only if `echo` (an `.IF` action is not echoed: its
-    /// `.IF` line was); what `text` runs in turn (a run file) follows the settings.
+    /// [`Runner::run`], echoing `text` as ECHOREQ says only if `echo` (an `.IF` action is not
+    /// echoed: its `.IF` line was); what `text` runs in turn (a run file) follows the settings.
     fn run_echoed(&mut self, text: &str, echo: bool) -> Flow {
         let t = text.trim();
         if let Some(times) = tdlite_parser::split::repeat_count(t) {
@@ -334,6 +341,8 @@ impl Runner {
             return Flow::Continue;
         }
         if dot::is_command(t) {
+            // ERRORONLY echoes commands as ON does
+            let echo = echo && (self.echo || self.echo_errors);
             if echo {
                 self.out(&format!("{}\n", echo_form(t)));
             }
@@ -343,11 +352,14 @@ impl Runner {
             }
             return flow;
         }
-        if echo {
+        if echo && self.echo {
             self.out(&format!("{t}\n\n"));
+        } else if echo && self.echo_errors {
+            self.pending_echo = Some(t.to_string());
         }
         let flow = self.sql(t);
-        if echo {
+        self.pending_echo = None;
+        if echo && self.echo {
             self.out("\n");
         }
         flow
@@ -357,8 +369,10 @@ impl Runner {
     pub fn undecodable(&mut self, text: &str, line: usize) -> Flow {
         if self.echo {
             self.out(&format!("{}\n\n", text.trim()));
+        } else if self.echo_errors {
+            self.pending_echo = Some(text.trim().to_string());
         }
-        self.out(&format!(
+        self.failure_out(&format!(
             " *** Failure 6706 The string contains an untranslatable character (line {line} \
              is not UTF-8; --charset latin1 reads Latin-1 scripts).\n\n"
         ));
@@ -384,7 +398,7 @@ impl Runner {
                     location: None,
                     statement: 1,
                 };
-                self.out(&format::failure(&e, t, false));
+                self.failure_out(&format::failure(&e, t, false));
                 let severity = self.severity(3706, format::return_code(&e));
                 return self.record_error(3706, severity);
             }
@@ -413,7 +427,7 @@ impl Runner {
             Ok(p) => p,
             Err(e) => {
                 self.repeat = None;
-                self.out(&format::failure(&e, text, false));
+                self.failure_out(&format::failure(&e, text, false));
                 let code = e.code().number;
                 let severity = self.severity(code, format::return_code(&e));
                 return self.record_error(code, severity);
@@ -550,7 +564,7 @@ impl Runner {
                 // in ANSI mode a transaction still open after the error lost only the request
                 let request_only = self.session.mode() == SessionMode::Ansi
                     && self.session.in_explicit_transaction();
-                self.out(&format::failure(&e, t, request_only));
+                self.failure_out(&format::failure(&e, t, request_only));
                 let code = e.code().number;
                 let severity = self.severity(code, format::return_code(&e));
                 self.record_error(code, severity)
@@ -821,9 +835,10 @@ impl Runner {
             }
             SetOption::ErrorLevel(on) => self.errorlevel_on = on,
             SetOption::MaxError(n) => self.maxerror = Some(n),
-            SetOption::EchoReq(on) => {
+            SetOption::EchoReq(mode) => {
                 if !self.interactive {
-                    self.echo = on;
+                    self.echo = mode == Echo::On;
+                    self.echo_errors = mode == Echo::ErrorOnly;
                 }
             }
             SetOption::Quiet(on) => self.quiet = on,
@@ -867,6 +882,16 @@ impl Runner {
         }
     }
 
+    /// A request's error message, followed on standard error by the request's text if ECHOREQ
+    /// ERRORONLY held it back (once per request, however many times `.REPEAT` runs it).
+    fn failure_out(&mut self, message: &str) {
+        self.out(message);
+        if let Some(text) = self.pending_echo.take() {
+            let mut e = std::io::stderr().lock();
+            let _ = writeln!(e, "{text}\n");
+        }
+    }
+
     fn controls(&self) -> String {
         let r = &self.report;
         let on = |b: bool| if b { "ON" } else { "OFF" };
@@ -875,7 +900,11 @@ impl Runner {
              [SET] NULL          = {}\n [SET] QUIET         = {}\n [SET] RETLIMIT      = {}\n \
              [SET] SEPARATOR     = '{}'\n [SET] SESSION TRANSACTION = {}\n [SET] TITLEDASHES   = \
              {}\n [SET] WIDTH         = {}\n",
-            on(self.echo),
+            match (self.echo, self.echo_errors) {
+                (true, _) => "ON",
+                (false, true) => "ERRORONLY",
+                (false, false) => "OFF",
+            },
             on(self.errorlevel_on),
             self.maxerror.map_or("NONE".into(), |m| m.to_string()),
             r.null,

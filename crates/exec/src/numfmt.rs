@@ -9,7 +9,10 @@
 //! - `$`, `-`, `+` alone: a currency sign, a sign written only for negatives, a sign always
 //!   written; `S` a sign always written. Two or more of `$`, `-` or `+` in a row *float*: they
 //!   are digit places that stay blank, the sign written just left of the first digit;
-//! - `B` a blank; any other character (`%`, `/`, `:`) is itself.
+//! - `B` a blank; any other character (`%`, `/`, `:`) is itself;
+//! - `E` the exponent: the mask before it writes the mantissa (as many integer digits as it
+//!   has places, the first of them not zero), the mask after it the power of ten (FLOAT's
+//!   default `'-9.99999999999999E-999'` writes 1234.5 as `1.23450000000000E 003`).
 //!
 //! A number that needs more integer digits than the mask has is written as asterisks, as
 //! Teradata does; a negative number in a mask without a sign element loses its sign, as
@@ -105,19 +108,116 @@ fn places(fmt: &str) -> Option<Vec<Place>> {
     Some(out)
 }
 
-/// Writes a number, given as its digits and scale (`(12345, 2)` is 123.45) and sign, by `fmt`.
-///
-/// # Errors
-/// `None` for a mask with an element this module does not know (`E`, `X`, …).
-pub(crate) fn write(unscaled: i128, scale: u32, fmt: &str) -> Option<String> {
-    let places = places(fmt)?;
+/// Where a mask's decimal point is (its length without one), and how many digit places stand
+/// before and after it.
+fn digit_places(places: &[Place]) -> (usize, usize, usize) {
     let point = places
         .iter()
         .position(|p| matches!(p, Place::Point | Place::Implied))
         .unwrap_or(places.len());
-    let is_digit = |p: &Place| matches!(p, Place::Digit | Place::Suppressed);
-    let int_places = places[..point].iter().filter(|p| is_digit(p)).count();
-    let frac_places = places[point..].iter().filter(|p| is_digit(p)).count() as u32;
+    let is_digit = |p: &&Place| matches!(p, Place::Digit | Place::Suppressed);
+    let int_places = places[..point].iter().filter(is_digit).count();
+    let frac_places = places[point..].iter().filter(is_digit).count();
+    (point, int_places, frac_places)
+}
+
+/// The mask split at its exponent element `E`: (mantissa, exponent); `None` without one.
+fn split_exponent(fmt: &str) -> Option<(&str, &str)> {
+    let at = fmt.find(['E', 'e'])?;
+    Some((&fmt[..at], &fmt[at + 1..]))
+}
+
+/// True if `fmt` has an exponent element.
+pub(crate) fn has_exponent(fmt: &str) -> bool {
+    split_exponent(fmt).is_some()
+}
+
+/// Writes a FLOAT by a mask with an exponent (its own decimal digits, not a rounded copy);
+/// `None` for a mask without one or with an element this module does not know.
+pub(crate) fn write_float(f: f64, fmt: &str) -> Option<String> {
+    split_exponent(fmt)?;
+    if !f.is_finite() {
+        return None;
+    }
+    // `{:e}` is the shortest text that reads back as `f`: `1.2345e3`
+    let text = format!("{:e}", f.abs());
+    let (mantissa, exp) = text.split_once('e')?;
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exp: i64 = exp.parse().ok()?;
+    let pow = exp - i64::try_from(digits.len()).ok()? + 1;
+    scientific(f < 0.0, &digits, pow, fmt)
+}
+
+/// Writes `digits × 10^pow` (the sign apart) by a mask with an exponent element.
+fn scientific(negative: bool, digits: &str, pow: i64, fmt: &str) -> Option<String> {
+    let (mantissa_mask, exp_mask) = split_exponent(fmt)?;
+    let (_, int_places, frac_places) = digit_places(&places(mantissa_mask)?);
+    let wanted = (int_places + frac_places).max(1);
+    if wanted > 38 {
+        // more digits than a DECIMAL holds
+        return None;
+    }
+    let digits = digits.trim_start_matches('0');
+    let (mut kept, lead) = if digits.is_empty() {
+        (vec![0u8; wanted], i64::try_from(int_places).ok()? - 1)
+    } else {
+        // the power of ten of the first digit
+        let lead = pow + i64::try_from(digits.len()).ok()? - 1;
+        let mut kept: Vec<u8> = digits.bytes().map(|b| b - b'0').collect();
+        kept.resize(kept.len().max(wanted), 0);
+        let round_up = kept.get(wanted).is_some_and(|&d| d >= 5);
+        kept.truncate(wanted);
+        let mut lead = lead;
+        if round_up {
+            // half away from zero; 9.99 becomes 10.0, one place further up
+            let mut i = wanted;
+            loop {
+                if i == 0 {
+                    kept.insert(0, 1);
+                    kept.truncate(wanted);
+                    lead += 1;
+                    break;
+                }
+                i -= 1;
+                if kept[i] == 9 {
+                    kept[i] = 0;
+                } else {
+                    kept[i] += 1;
+                    break;
+                }
+            }
+        }
+        (kept, lead)
+    };
+    let exponent = lead - i64::try_from(int_places).ok()? + 1;
+    let mut unscaled: i128 = 0;
+    for d in kept.drain(..) {
+        unscaled = unscaled.checked_mul(10)?.checked_add(i128::from(d))?;
+    }
+    if negative {
+        unscaled = -unscaled;
+    }
+    let m = write(unscaled, u32::try_from(frac_places).ok()?, mantissa_mask)?;
+    let e = write(i128::from(exponent), 0, exp_mask)?;
+    let e_char = if fmt.contains('e') { 'e' } else { 'E' };
+    if m.starts_with('*') || e.starts_with('*') {
+        return Some("*".repeat(m.chars().count() + 1 + e.chars().count()));
+    }
+    Some(format!("{m}{e_char}{e}"))
+}
+
+/// Writes a number, given as its digits and scale (`(12345, 2)` is 123.45) and sign, by `fmt`.
+///
+/// # Errors
+/// `None` for a mask with an element this module does not know (`X`, …).
+pub(crate) fn write(unscaled: i128, scale: u32, fmt: &str) -> Option<String> {
+    if split_exponent(fmt).is_some() {
+        let digits = unscaled.unsigned_abs().to_string();
+        return scientific(unscaled < 0, &digits, -i64::from(scale), fmt);
+    }
+    let places = places(fmt)?;
+    let (point, int_places, frac_places) = digit_places(&places);
+    let frac_places = u32::try_from(frac_places).ok()?;
     // round to the mask's fraction digits, half away from zero
     let negative = unscaled < 0;
     let magnitude = unscaled.unsigned_abs();
@@ -210,8 +310,11 @@ pub(crate) fn write(unscaled: i128, scale: u32, fmt: &str) -> Option<String> {
 }
 
 /// Reads text a numeric mask wrote: drops currency signs, group separators and blanks, keeps
-/// the sign, digits and point (`" $1,234.50-"` is `-1234.50`).
+/// the sign, digits and point (`" $1,234.50-"` is `-1234.50`; `"1.5E-003"` is `1.5E-3`).
 pub(crate) fn read(text: &str) -> String {
+    if let Some((m, e)) = text.split_once(['E', 'e']) {
+        return format!("{}E{}", read(m), read(e));
+    }
     let negative = text.contains('-');
     let digits: String = text
         .chars()
@@ -257,12 +360,47 @@ mod tests {
     }
 
     #[test]
+    fn exponent_masks() {
+        let float = "-9.99999999999999E-999";
+        assert_eq!(
+            write_float(1234.5, float).unwrap(),
+            " 1.23450000000000E 003"
+        );
+        assert_eq!(
+            write_float(-0.00015, float).unwrap(),
+            "-1.50000000000000E-004"
+        );
+        assert_eq!(write_float(0.0, float).unwrap(), " 0.00000000000000E 000");
+        assert_eq!(write_float(1e300, float).unwrap(), " 1.00000000000000E 300");
+        assert_eq!(
+            write_float(9.996, "9.99E99").unwrap(),
+            "1.00E01",
+            "rounding carries"
+        );
+        assert_eq!(
+            write_float(1e100, "9.99E99").unwrap(),
+            "*******",
+            "exponent too big"
+        );
+        assert_eq!(w(123450, 2, "99.9E+99"), "12.3E+02", "two integer places");
+        assert_eq!(w(-5, 0, "-9.9E-9"), "-5.0E 0");
+        assert_eq!(w(1234, 1, ".999E99"), ".123E03");
+        assert!(write_float(f64::NAN, float).is_none());
+        assert!(
+            write_float(1.0, "9.99").is_none(),
+            "no exponent: the caller's path"
+        );
+    }
+
+    #[test]
     fn masks_and_reading_back() {
         assert!(is_numeric("ZZZ9.99"));
         assert!(is_numeric("-(8)9"));
         assert!(!is_numeric("YYYY-MM-DD"));
         assert!(!is_numeric("X(10)"));
-        assert!(write(1, 0, "9E99").is_none());
+        assert!(write(1, 0, "9X99").is_none());
+        assert_eq!(read("-1.50000000000000E-003"), "-1.50000000000000E-003");
+        assert_eq!(read(" 1.5E 003"), "1.5E003");
         assert_eq!(read(" $1,234.50"), "1234.50");
         assert_eq!(read("     -12"), "-12");
         for (v, s, f) in [(123450i128, 2u32, "$$$,$$9.99"), (-12, 0, "-(8)9")] {

@@ -92,6 +92,8 @@ pub enum StatementKind {
     DropView,
     /// SET QUERY_BAND (accepted; no effect in tdlite).
     QueryBand,
+    /// `DIAGNOSTIC … FOR SESSION|REQUEST`.
+    Diagnostic,
     /// COLLECT STATISTICS (accepted; tdlite keeps no statistics).
     CollectStatistics,
     /// CREATE DATABASE.

@@ -536,6 +536,8 @@ impl Session {
             Statement::LockOnly => StatementResult::status(StatementKind::Lock),
             // Query bands tag requests for workload management, which tdlite does not have.
             Statement::QueryBand => StatementResult::status(StatementKind::QueryBand),
+            // Optimizer diagnostics change plans' costs and EXPLAIN's notes, never an answer.
+            Statement::Diagnostic(_) => StatementResult::status(StatementKind::Diagnostic),
             // tdlite's planner keeps no statistics, so there is nothing to collect.
             Statement::CollectStatistics => {
                 StatementResult::status(StatementKind::CollectStatistics)

@@ -498,6 +498,28 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::QueryBand)
         }
+        "DIAGNOSTIC" => {
+            // `DIAGNOSTIC name [NOT] ON FOR SESSION|REQUEST`: optimizer switches (HELPSTATS,
+            // NOPRODJOIN, VERBOSEEXPLAIN, "validate index" …), which change no answer
+            cur.pos += 1;
+            let name = match cur.peek() {
+                Some(Token::Word(w)) => w.value.to_uppercase(),
+                _ => return Err(cur.unexpected("expected the name of a diagnostic")),
+            };
+            cur.pos += 1;
+            cur.eat_word("NOT");
+            if !cur.eat_word("ON") {
+                return Err(cur.unexpected("expected ON or NOT ON"));
+            }
+            if !cur.eat_word("FOR") {
+                return Err(cur.unexpected("expected FOR SESSION or FOR REQUEST"));
+            }
+            if !cur.eat_word("SESSION") && !cur.eat_word("REQUEST") {
+                return Err(cur.unexpected("expected SESSION or REQUEST"));
+            }
+            cur.expect_end()?;
+            Ok(Statement::Diagnostic(name))
+        }
         "COLLECT"
             if matches!(
                 cur.word_at(1).as_deref(),

@@ -101,6 +101,9 @@ pub enum Statement {
     Database(String),
     /// `SET QUERY_BAND = '…' | NONE [UPDATE] FOR SESSION [VOLATILE] | TRANSACTION`.
     QueryBand,
+    /// `DIAGNOSTIC name [NOT] ON FOR SESSION|REQUEST` (the name upper-cased): accepted, no
+    /// effect.
+    Diagnostic(String),
     /// `COLLECT STATISTICS|STATS …` (any form).
     CollectStatistics,
     /// `HELP STATISTICS name [FROM qcd]`.

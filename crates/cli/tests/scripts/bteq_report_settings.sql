@@ -16,3 +16,8 @@ SEL id, city FROM people ORDER BY id;
 .SHOW CONTROLS
 .IF ERRORCODE = 0 THEN .SET ECHOREQ OFF
 SEL 'this request is not echoed' AS e;
+.SET ECHOREQ ERRORONLY
+.REMARK 'commands are echoed, requests only when they fail (to standard error)'
+SEL 'a request that succeeds is not echoed' AS e;
+SEL nothing FROM nowhere;
+DIAGNOSTIC HELPSTATS ON FOR SESSION;
