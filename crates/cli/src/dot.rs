@@ -168,8 +168,38 @@ pub enum SetOption {
         /// True for ANSI.
         ansi: bool,
     },
-    /// An option BTEQ has that changes nothing here (sessions, charsets, paging, …).
+    /// `.SET FORMAT [ON|OFF]`: the page-oriented report settings take effect.
+    Format(bool),
+    /// `.SET HEADING|RTITLE ['text']` (no text: none); RTITLE adds the date and page number.
+    Title {
+        /// RTITLE.
+        rtitle: bool,
+        /// The text.
+        text: Option<String>,
+    },
+    /// `.SET FOOTING ['text']` (no text: none).
+    Footing(Option<String>),
+    /// `.SET PAGELENGTH n`.
+    PageLength(usize),
+    /// `.SET FORMCHAR ON|OFF|DEFAULT|'0C'XB`: what starts a new page (`None`: nothing).
+    FormChar(Option<String>),
+    /// `.SET SKIPLINE|SKIPDOUBLE|SUPPRESS|PAGEBREAK ON|OFF [ALL | n, …]` (`None`: ALL).
+    Columns(ColumnControl, bool, Option<Vec<usize>>),
+    /// An option BTEQ has that changes nothing here (sessions, charsets, …).
     Accepted(String),
+}
+
+/// The report controls that name columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnControl {
+    /// A blank line when a value changes.
+    SkipLine,
+    /// Two blank lines when a value changes.
+    SkipDouble,
+    /// A value that repeats the one above it is left blank.
+    Suppress,
+    /// A new page when a value changes.
+    PageBreak,
 }
 
 /// What batch mode echoes (`.SET ECHOREQ`).
@@ -179,7 +209,7 @@ pub enum Echo {
     On,
     /// Nothing.
     Off,
-    /// Only a request that fails, just before its error.
+    /// Commands, and a request only when it fails (after its error, to standard error).
     ErrorOnly,
 }
 
@@ -281,14 +311,6 @@ const ACCEPTED_OPTIONS: &[&str] = &[
     "SESSIONS",
     "SESSION",
     "ERROROUT",
-    "FORMAT",
-    "PAGELENGTH",
-    "SKIPLINE",
-    "SKIPDOUBLE",
-    "SUPPRESS",
-    "RTITLE",
-    "HEADING",
-    "FOOTING",
     "TIMEMSG",
     "RETRY",
     "RETRYMSG",
@@ -303,7 +325,6 @@ const ACCEPTED_OPTIONS: &[&str] = &[
     "EXPORTEJECT",
     "FULLYEAR",
     "OMIT",
-    "PAGEBREAK",
     "CONTINUECHAR",
     "ENCRYPTION",
     "EXITONDELAY",
@@ -638,9 +659,73 @@ fn set(args: &str) -> Result<SetOption, String> {
                 _ => SetOption::Accepted(format!("SESSION {rest}")),
             }
         }
+        "FORMAT" => SetOption::Format(
+            on_off(if rest.is_empty() { "ON" } else { rest })
+                .ok_or_else(|| bad("expected ON or OFF"))?,
+        ),
+        "HEADING" | "RTITLE" => SetOption::Title {
+            rtitle: option == "RTITLE",
+            text: Some(unquote(rest)).filter(|t| !t.is_empty()),
+        },
+        "FOOTING" => SetOption::Footing(Some(unquote(rest)).filter(|t| !t.is_empty())),
+        // pages are built in memory: longer ones are taken as 32767 lines (docs/bteq.md)
+        "PAGELENGTH" => match number()? {
+            n @ 1..=2_147_483_647 => SetOption::PageLength(n.min(32_767) as usize),
+            _ => return Err(bad("expected a page length from 1 to 2147483647")),
+        },
+        // anything else resets it, as BTEQ documents
+        "FORMCHAR" => SetOption::FormChar(form_char(rest)),
+        "SKIPLINE" | "SKIPDOUBLE" | "SUPPRESS" | "PAGEBREAK" => {
+            let control = match option.as_str() {
+                "SKIPLINE" => ColumnControl::SkipLine,
+                "SKIPDOUBLE" => ColumnControl::SkipDouble,
+                "SUPPRESS" => ColumnControl::Suppress,
+                _ => ColumnControl::PageBreak,
+            };
+            let (on, cols) = column_list(rest).ok_or_else(|| {
+                bad("expected ON or OFF, then ALL or column numbers from 1 to 2048")
+            })?;
+            SetOption::Columns(control, on, cols)
+        }
         o if ACCEPTED_OPTIONS.contains(&o) => SetOption::Accepted(option.clone()),
         _ => return Err(format!(".SET: unknown option '{option}'")),
     })
+}
+
+/// FORMCHAR's value: ON is a form feed, a hex string (`'0C'XB`, ten hex digits at most) those
+/// bytes; OFF, DEFAULT and anything else nothing (a workstation's default).
+fn form_char(args: &str) -> Option<String> {
+    let up = args.trim().to_ascii_uppercase();
+    if up == "ON" {
+        return Some("\x0c".to_string());
+    }
+    let hex = up.strip_suffix("XB")?;
+    let hex = unquote(hex);
+    let hex_digits = hex.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex_digits || hex.is_empty() || hex.len() > 10 || !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok().map(char::from))
+        .collect()
+}
+
+/// `ON|OFF [ALL | n, …]` (no list: ALL): on, and the columns (`None` for ALL).
+fn column_list(args: &str) -> Option<(bool, Option<Vec<usize>>)> {
+    let mut words = args
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty());
+    let on = on_off(words.next().unwrap_or("ON"))?;
+    let rest: Vec<&str> = words.collect();
+    if rest.is_empty() || rest.len() == 1 && rest[0].eq_ignore_ascii_case("ALL") {
+        return Some((on, None));
+    }
+    let cols: Option<Vec<usize>> = rest
+        .iter()
+        .map(|w| w.parse::<usize>().ok().filter(|n| (1..=2048).contains(n)))
+        .collect();
+    Some((on, Some(cols?)))
 }
 
 /// One `codes SEVERITY n` item as parsed (`None`: UNKNOWN).

@@ -2,6 +2,7 @@
 //! found. 3 columns returned.`), a column-aligned table, and failures with a caret under the
 //! error position. The only place in tdlite that formats results as text.
 
+use crate::page::{Clock, Paging, Row};
 use arrow::array::Array;
 use arrow::datatypes::DataType;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
@@ -104,6 +105,8 @@ pub struct Report {
     /// The heading line (and its dashes) above the rows: off for BTEQ's field-mode data
     /// export (`.EXPORT DATA` with `RECORDMODE OFF`).
     pub headings: bool,
+    /// FORMAT mode: pages, headings and footings, skipped lines, suppressed values.
+    pub page: Paging,
 }
 
 impl Default for Report {
@@ -117,6 +120,7 @@ impl Default for Report {
             sidetitles: false,
             foldline: false,
             headings: true,
+            page: Paging::default(),
         }
     }
 }
@@ -179,49 +183,88 @@ pub fn table(rows: &Rows, report: &Report) -> String {
             .trim_end()
             .to_string()
     };
-    let mut lines = Vec::new();
-    if report.sidetitles {
-        let title_width = heads.iter().map(|h| h.chars().count()).max().unwrap_or(0);
-        for (i, r) in cells.iter().enumerate() {
-            if i > 0 {
-                lines.push(String::new());
-            }
-            for (h, v) in heads.iter().zip(r) {
-                let l = format!("{h:<title_width$}{}{v}", report.separator);
-                lines.push(l.trim_end().to_string());
-            }
-        }
-    } else if !report.headings {
-        lines.extend(cells.iter().map(|r| line(r)));
-    } else {
-        lines.push(line(&heads));
+    let mut out = String::new();
+    let paging = &report.page;
+    if paging.on && report.headings && !report.sidetitles && !cells.is_empty() {
+        let mut titles = vec![line(&heads)];
         if report.titledashes {
             let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-            lines.push(dashes.join(&report.separator));
+            titles.push(dashes.join(&report.separator));
         }
-        lines.extend(cells.iter().map(|r| line(r)));
-    }
-    let mut out = String::new();
-    for l in lines {
-        match report.width {
-            Some(w) if report.foldline && l.chars().count() > w => {
-                // the first w characters, then the rest in pieces of w - 2 after two blanks
-                let chars: Vec<char> = l.chars().collect();
-                out.push_str(chars[..w].iter().collect::<String>().trim_end());
-                for piece in chars[w..].chunks(w.saturating_sub(2).max(1)) {
-                    out.push_str("\n  ");
-                    out.push_str(piece.iter().collect::<String>().trim_end());
+        let titles: Vec<String> = titles.iter().flat_map(|l| fit(l, report)).collect();
+        let breaks: Vec<(usize, bool)> =
+            (0..cells.len()).map(|i| paging.before(&cells, i)).collect();
+        paging.suppress(&mut cells);
+        let page_rows: Vec<Row> = cells
+            .iter()
+            .zip(breaks)
+            .map(|(r, (gap, new_page))| Row {
+                lines: fit(&line(r), report),
+                gap,
+                new_page,
+            })
+            .collect();
+        // headings are placed on WIDTH, or on the report's own width without one
+        let width = report.width.unwrap_or_else(|| {
+            titles
+                .iter()
+                .chain(page_rows.iter().flat_map(|r| &r.lines))
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap_or(0)
+        });
+        out.push_str(&paging.pages(&titles, &page_rows, width, &Clock::now()));
+    } else {
+        let mut lines = Vec::new();
+        if report.sidetitles {
+            let title_width = heads.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+            for (i, r) in cells.iter().enumerate() {
+                if i > 0 {
+                    lines.push(String::new());
+                }
+                for (h, v) in heads.iter().zip(r) {
+                    let l = format!("{h:<title_width$}{}{v}", report.separator);
+                    lines.push(l.trim_end().to_string());
                 }
             }
-            Some(w) => out.push_str(l.chars().take(w).collect::<String>().trim_end()),
-            None => out.push_str(&l),
+        } else if !report.headings {
+            lines.extend(cells.iter().map(|r| line(r)));
+        } else {
+            lines.push(line(&heads));
+            if report.titledashes {
+                let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+                lines.push(dashes.join(&report.separator));
+            }
+            lines.extend(cells.iter().map(|r| line(r)));
         }
-        out.push('\n');
+        for l in lines {
+            for piece in fit(&l, report) {
+                out.push_str(&piece);
+                out.push('\n');
+            }
+        }
     }
     if report.retlimit > 0 && rows.num_rows() as u64 > report.retlimit {
         out.push_str(" *** Warning: RetLimit exceeded. Ignoring the rest of the output.\n");
     }
     out
+}
+
+/// A report line on WIDTH: cut there, or with FOLDLINE folded onto more lines (the first w
+/// characters, then the rest in pieces of w - 2 after two blanks); as it is without a width.
+fn fit(l: &str, report: &Report) -> Vec<String> {
+    match report.width {
+        Some(w) if report.foldline && l.chars().count() > w => {
+            let chars: Vec<char> = l.chars().collect();
+            let mut out = vec![chars[..w].iter().collect::<String>().trim_end().to_string()];
+            for piece in chars[w..].chunks(w.saturating_sub(2).max(1)) {
+                out.push(format!("  {}", piece.iter().collect::<String>().trim_end()));
+            }
+            out
+        }
+        Some(w) => vec![l.chars().take(w).collect::<String>().trim_end().to_string()],
+        None => vec![l.to_string()],
+    }
 }
 
 /// Formats a statement's result: status line, then the rows (if any).

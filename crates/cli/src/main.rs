@@ -6,6 +6,7 @@
 mod dot;
 mod export;
 mod format;
+mod page;
 mod record;
 mod repl;
 mod report;

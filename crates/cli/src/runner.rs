@@ -7,10 +7,12 @@
 //! caller (script, REPL) stops reading input.
 
 use crate::dot::{
-    self, Command, Condition, Echo, ExitCode, ExportKind, Operand, SetOption, Test, Variable,
+    self, ColumnControl, Command, Condition, Echo, ExitCode, ExportKind, Operand, SetOption, Test,
+    Variable,
 };
 use crate::export::{self, DataFormat};
 use crate::format::{self, Report};
+use crate::page;
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{mpsc, Arc, Mutex};
@@ -143,7 +145,8 @@ every command. Commands (case does not matter; a final ';' is optional):
   .RUN FILE = path                 run another script here
   .REMARK 'text'                   print the text
   .SET ERRORLEVEL codes SEVERITY n, MAXERROR n, ECHOREQ, QUIET, NULL, SEPARATOR, TITLEDASHES,
-       RETLIMIT, WIDTH, SESSION TRANSACTION ANSI|BTET (more in docs/bteq.md)
+       RETLIMIT, WIDTH, SESSION TRANSACTION ANSI|BTET, FORMAT ON with HEADING, FOOTING,
+       PAGELENGTH, SKIPLINE, SUPPRESS (more in docs/bteq.md)
   .SHOW CONTROLS                   the settings in force
   .OS command                      a shell command (only with tdlite --allow-os)
   .tables, .schema TABLE           list tables, show a table's DDL (tdlite)
@@ -850,6 +853,29 @@ impl Runner {
             SetOption::SideTitles(on) => self.report.sidetitles = on,
             SetOption::RecordMode(on) => self.record_mode = on,
             SetOption::FoldLine(on) => self.report.foldline = on,
+            SetOption::Format(on) => self.report.page.on = on,
+            SetOption::Title { rtitle, text } => {
+                self.report.page.title = text.map(|t| {
+                    if rtitle {
+                        page::Title::RTitle(t)
+                    } else {
+                        page::Title::Heading(t)
+                    }
+                });
+            }
+            SetOption::Footing(text) => self.report.page.footing = text,
+            SetOption::PageLength(n) => self.report.page.length = n,
+            SetOption::FormChar(c) => self.report.page.formchar = c,
+            SetOption::Columns(control, on, cols) => {
+                let p = &mut self.report.page;
+                let columns = match control {
+                    ColumnControl::SkipLine => &mut p.skipline,
+                    ColumnControl::SkipDouble => &mut p.skipdouble,
+                    ColumnControl::Suppress => &mut p.suppress,
+                    ColumnControl::PageBreak => &mut p.pagebreak,
+                };
+                columns.set(on, cols.as_deref());
+            }
             SetOption::SessionTransaction { ansi } => {
                 let mode = if ansi {
                     SessionMode::Ansi
@@ -894,34 +920,78 @@ impl Runner {
 
     fn controls(&self) -> String {
         let r = &self.report;
+        let p = &r.page;
         let on = |b: bool| if b { "ON" } else { "OFF" };
-        format!(
-            " [SET] ECHOREQ       = {}\n [SET] ERRORLEVEL    = {}\n [SET] MAXERROR      = {}\n \
-             [SET] NULL          = {}\n [SET] QUIET         = {}\n [SET] RETLIMIT      = {}\n \
-             [SET] SEPARATOR     = '{}'\n [SET] SESSION TRANSACTION = {}\n [SET] TITLEDASHES   = \
-             {}\n [SET] WIDTH         = {}\n",
-            match (self.echo, self.echo_errors) {
-                (true, _) => "ON",
-                (false, true) => "ERRORONLY",
-                (false, false) => "OFF",
-            },
-            on(self.errorlevel_on),
-            self.maxerror.map_or("NONE".into(), |m| m.to_string()),
-            r.null,
-            on(self.quiet),
-            if r.retlimit == 0 {
-                "ALL".to_string()
-            } else {
-                r.retlimit.to_string()
-            },
-            r.separator,
-            match self.session.mode() {
-                SessionMode::Teradata => "BTET",
-                SessionMode::Ansi => "ANSI",
-            },
-            on(r.titledashes),
-            r.width.map_or("no limit".into(), |w| w.to_string()),
-        )
+        let text = |t: Option<&String>| t.map_or("NULL".to_string(), |t| format!("'{t}'"));
+        let columns = |c: &page::Columns| match (c.all, c.listed.is_empty()) {
+            (true, _) => "ON ALL".to_string(),
+            (false, true) => "OFF".to_string(),
+            (false, false) => {
+                let cols: Vec<String> = c.listed.iter().map(usize::to_string).collect();
+                format!("ON {}", cols.join(", "))
+            }
+        };
+        let heading = match &p.title {
+            Some(page::Title::Heading(h)) => (Some(h), None),
+            Some(page::Title::RTitle(t)) => (None, Some(t)),
+            None => (None, None),
+        };
+        let settings: Vec<(&str, String)> = vec![
+            (
+                "ECHOREQ",
+                match (self.echo, self.echo_errors) {
+                    (true, _) => "ON",
+                    (false, true) => "ERRORONLY",
+                    (false, false) => "OFF",
+                }
+                .into(),
+            ),
+            ("ERRORLEVEL", on(self.errorlevel_on).into()),
+            ("FOOTING", text(p.footing.as_ref())),
+            ("FORMAT", on(p.on).into()),
+            ("FORMCHAR", on(p.formchar.is_some()).into()),
+            ("HEADING", text(heading.0)),
+            (
+                "MAXERROR",
+                self.maxerror.map_or("NONE".into(), |m| m.to_string()),
+            ),
+            ("NULL", r.null.clone()),
+            ("PAGEBREAK", columns(&p.pagebreak)),
+            ("PAGELENGTH", p.length.to_string()),
+            ("QUIET", on(self.quiet).into()),
+            (
+                "RETLIMIT",
+                if r.retlimit == 0 {
+                    "ALL".to_string()
+                } else {
+                    r.retlimit.to_string()
+                },
+            ),
+            ("RTITLE", text(heading.1)),
+            ("SEPARATOR", format!("'{}'", r.separator)),
+            (
+                "SESSION TRANSACTION",
+                match self.session.mode() {
+                    SessionMode::Teradata => "BTET",
+                    SessionMode::Ansi => "ANSI",
+                }
+                .into(),
+            ),
+            ("SKIPDOUBLE", columns(&p.skipdouble)),
+            ("SKIPLINE", columns(&p.skipline)),
+            ("SUPPRESS", columns(&p.suppress)),
+            ("TITLEDASHES", on(r.titledashes).into()),
+        ];
+        let mut out = String::new();
+        for (name, value) in settings {
+            out.push_str(&format!(" [SET] {name:<13} = {value}\n"));
+        }
+        out.push_str(&format!(
+            " [SET] {:<13} = {}\n",
+            "WIDTH",
+            r.width.map_or("no limit".into(), |w| w.to_string())
+        ));
+        out
     }
 }
 
