@@ -352,9 +352,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
             .map(Command::Quit)
             .ok_or_else(|| bad("expected a number, ERRORCODE or ERRORLEVEL")),
         "SET" => set(args).map(Command::Set),
-        "ECHOREQ" => on_off(args)
-            .map(|on| Command::Set(SetOption::EchoReq(Echo::from(on))))
-            .ok_or_else(|| bad("expected ON or OFF")),
+        // `.ECHOREQ x` is `.SET ECHOREQ x`; alone, ON
+        "ECHOREQ" => set(&format!(
+            "ECHOREQ {}",
+            if args.is_empty() { "ON" } else { args }
+        ))
+        .map(Command::Set),
         "IF" => if_command(args).ok_or_else(|| {
             bad("expected `.IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value [THEN …]`")
         }),
@@ -996,6 +999,11 @@ mod tests {
             set(SetOption::EchoReq(Echo::Off))
         );
         assert_eq!(parse(".ECHOREQ ON"), set(SetOption::EchoReq(Echo::On)));
+        assert_eq!(parse(".ECHOREQ"), set(SetOption::EchoReq(Echo::On)));
+        assert_eq!(
+            parse(".echoreq erroronly"),
+            set(SetOption::EchoReq(Echo::ErrorOnly))
+        );
         assert_eq!(
             parse(".set echoreq erroronly"),
             set(SetOption::EchoReq(Echo::ErrorOnly))

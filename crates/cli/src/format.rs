@@ -1,8 +1,9 @@
 //! Turns results and errors into BTEQ-style text: status lines (`*** Query completed. 2 rows
 //! found. 3 columns returned.`), a column-aligned table, and failures with a caret under the
-//! error position. The only place in tdlite that formats results as text.
+//! error position (FORMAT mode's pages are laid out by page.rs). With page.rs, the only
+//! place in tdlite that formats results as text.
 
-use crate::page::{Clock, Paging, Row};
+use crate::page::{Clock, PageText, Paging, Row};
 use arrow::array::Array;
 use arrow::datatypes::DataType;
 use arrow::util::display::{ArrayFormatter, FormatOptions};
@@ -64,6 +65,7 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::ReplaceView => "View has been replaced.".to_string(),
         StatementKind::DropView => "View has been dropped.".to_string(),
         StatementKind::CollectStatistics => "COLLECT STATISTICS accepted.".to_string(),
+        StatementKind::DropStatistics => "DROP STATISTICS accepted.".to_string(),
         StatementKind::CreateDatabase => "Database has been created.".to_string(),
         StatementKind::CreateUser => "User has been created.".to_string(),
         StatementKind::DropDatabase => "Database has been dropped.".to_string(),
@@ -126,7 +128,8 @@ impl Default for Report {
 }
 
 /// Formats rows as an aligned table: headings (TITLE or name), a dashed rule, then the rows;
-/// NULL is shown as `?` as in BTEQ (the settings in `report` change each of these).
+/// NULL is shown as `?` as in BTEQ (the settings in `report` change each of these). With
+/// FORMAT ON (and SIDETITLES OFF) the table is laid out in pages (page.rs).
 pub fn table(rows: &Rows, report: &Report) -> String {
     let opts = FormatOptions::new()
         .with_null(&report.null)
@@ -194,12 +197,16 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         let titles: Vec<String> = titles.iter().flat_map(|l| fit(l, report)).collect();
         let breaks: Vec<(usize, bool)> =
             (0..cells.len()).map(|i| paging.before(&cells, i)).collect();
+        // a row that starts a page shows every value: it is kept as it is for that
+        let first: Vec<Vec<String>> = cells.iter().map(|r| fit(&line(r), report)).collect();
         paging.suppress(&mut cells);
         let page_rows: Vec<Row> = cells
             .iter()
+            .zip(first)
             .zip(breaks)
-            .map(|(r, (gap, new_page))| Row {
+            .map(|((r, first), (gap, new_page))| Row {
                 lines: fit(&line(r), report),
+                first,
                 gap,
                 new_page,
             })
@@ -208,12 +215,18 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         let width = report.width.unwrap_or_else(|| {
             titles
                 .iter()
-                .chain(page_rows.iter().flat_map(|r| &r.lines))
+                .chain(page_rows.iter().flat_map(|r| &r.first))
                 .map(|l| l.chars().count())
                 .max()
                 .unwrap_or(0)
         });
-        out.push_str(&paging.pages(&titles, &page_rows, width, &Clock::now()));
+        let clock = Clock::now();
+        let text = PageText {
+            width,
+            limit: report.width,
+            clock: &clock,
+        };
+        out.push_str(&paging.pages(&titles, &page_rows, &text));
     } else {
         let mut lines = Vec::new();
         if report.sidetitles {

@@ -23,6 +23,8 @@ pub struct Columns {
     pub all: bool,
     /// Columns by number, from 1.
     pub listed: BTreeSet<usize>,
+    /// Columns taken out of ALL by `OFF n`.
+    pub excluded: BTreeSet<usize>,
 }
 
 impl Columns {
@@ -32,14 +34,22 @@ impl Columns {
             (true, None) => {
                 *self = Columns {
                     all: true,
-                    listed: BTreeSet::new(),
+                    ..Columns::default()
                 }
             }
             (false, None) => *self = Columns::default(),
-            (true, Some(cols)) => self.listed.extend(cols),
+            (true, Some(cols)) => {
+                for c in cols {
+                    self.listed.insert(*c);
+                    self.excluded.remove(c);
+                }
+            }
             (false, Some(cols)) => {
                 for c in cols {
                     self.listed.remove(c);
+                    if self.all {
+                        self.excluded.insert(*c);
+                    }
                 }
             }
         }
@@ -47,7 +57,8 @@ impl Columns {
 
     /// True if the control names column `c` (from 0).
     pub fn has(&self, c: usize) -> bool {
-        self.all || self.listed.contains(&(c + 1))
+        let n = c + 1;
+        self.all && !self.excluded.contains(&n) || self.listed.contains(&n)
     }
 
     /// True if the control names any column.
@@ -128,6 +139,8 @@ impl Clock {
 pub struct Row {
     /// The row's lines.
     pub lines: Vec<String>,
+    /// Its lines without SUPPRESS, for a row that starts a page.
+    pub first: Vec<String>,
     /// Blank lines before it (SKIPLINE / SKIPDOUBLE), unless it starts a page.
     pub gap: usize,
     /// PAGEBREAK: it starts a new page (unless it already does).
@@ -167,55 +180,63 @@ impl Paging {
     }
 
     /// Lays out the report in pages: `titles` (column titles and their dashes) and `rows`, on
-    /// a page `width` characters wide.
-    pub fn pages(&self, titles: &[String], rows: &[Row], width: usize, clock: &Clock) -> String {
-        let mut out = Vec::new();
+    /// a page `width` characters wide; heading and footing lines are cut at `limit` (WIDTH).
+    pub fn pages(&self, titles: &[String], rows: &[Row], page: &PageText<'_>) -> String {
+        let mut out = String::new();
         // a blank line and the footing's lines
         let footer_len = self
             .footing
             .as_ref()
             .map_or(0, |f| 1 + f.split("//").take(10).count());
-        let mut page = 0;
+        let mut number = 0;
         let mut used = 0;
         let mut rows_on_page = 0;
         for row in rows {
             let gap = if rows_on_page == 0 { 0 } else { row.gap };
             let fits = used + gap + row.lines.len() + footer_len <= self.length;
             if rows_on_page > 0 && (!fits || row.new_page) {
-                self.finish(&mut out, used, width, clock, page);
+                self.finish(&mut out, used, page, number);
                 rows_on_page = 0;
             }
-            if rows_on_page == 0 {
-                page += 1;
-                let top = self.top(page, titles, width, clock);
-                used = top.len();
-                out.extend(top);
+            let lines = if rows_on_page == 0 {
+                number += 1;
+                used = self.top(&mut out, number, titles, page);
+                &row.first
             } else {
-                out.extend(std::iter::repeat_n(String::new(), gap));
+                blank_lines(&mut out, gap);
                 used += gap;
+                &row.lines
+            };
+            for l in lines {
+                out.push_str(l);
+                out.push('\n');
             }
-            out.extend(row.lines.iter().cloned());
-            used += row.lines.len();
+            used += lines.len();
             rows_on_page += 1;
         }
         if rows_on_page > 0 {
-            self.finish(&mut out, used, width, clock, page);
+            self.finish(&mut out, used, page, number);
         }
-        let mut s = out.join("\n");
-        s.push('\n');
-        s
+        out
     }
 
-    /// A page's first lines: the form feed (after the first page), heading, blank, titles.
-    fn top(&self, page: usize, titles: &[String], width: usize, clock: &Clock) -> Vec<String> {
+    /// Writes a page's first lines (the form feed after the first page, heading, blank,
+    /// titles); returns how many lines that is.
+    fn top(
+        &self,
+        out: &mut String,
+        number: usize,
+        titles: &[String],
+        page: &PageText<'_>,
+    ) -> usize {
         let mut lines: Vec<String> = match &self.title {
-            Some(Title::Heading(h)) => text_lines(h, width, clock, page),
+            Some(Title::Heading(h)) => page.lines(h, number),
             Some(Title::RTitle(t)) => {
                 let mut t = t.splitn(2, "//");
                 let first = format!("&DATE||{}||Page &PAGE", t.next().unwrap_or(""));
-                let mut lines = text_lines(&first, width, clock, page);
+                let mut lines = page.lines(&first, number);
                 if let Some(rest) = t.next() {
-                    lines.extend(text_lines(rest, width, clock, page));
+                    lines.extend(page.lines(rest, number));
                 }
                 lines
             }
@@ -225,25 +246,56 @@ impl Paging {
             lines.push(String::new());
         }
         lines.extend(titles.iter().cloned());
-        if page > 1 {
-            if let (Some(ff), Some(first)) = (&self.formchar, lines.first_mut()) {
-                first.insert_str(0, ff);
+        if number > 1 {
+            if let Some(ff) = &self.formchar {
+                out.push_str(ff);
             }
         }
-        lines
+        for l in &lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+        lines.len()
     }
 
-    /// Ends page `page`, `used` lines long: with a footing, blank lines down to it and the
+    /// Ends page `number`, `used` lines long: with a footing, blank lines down to it and the
     /// footing itself.
-    fn finish(&self, out: &mut Vec<String>, used: usize, width: usize, clock: &Clock, page: usize) {
+    fn finish(&self, out: &mut String, used: usize, page: &PageText<'_>, number: usize) {
         if let Some(f) = &self.footing {
-            let footer: Vec<String> = std::iter::once(String::new())
-                .chain(text_lines(f, width, clock, page))
-                .collect();
-            let pad = self.length.saturating_sub(used + footer.len());
-            out.extend(std::iter::repeat_n(String::new(), pad));
-            out.extend(footer);
+            let footer = page.lines(f, number);
+            blank_lines(out, self.length.saturating_sub(used + 1 + footer.len()) + 1);
+            for l in footer {
+                out.push_str(&l);
+                out.push('\n');
+            }
         }
+    }
+}
+
+fn blank_lines(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n('\n', n));
+}
+
+/// What heading and footing text is laid out with.
+pub struct PageText<'a> {
+    /// The width sections are placed on.
+    pub width: usize,
+    /// WIDTH: lines are cut there.
+    pub limit: Option<usize>,
+    /// `&DATE` and `&TIME`.
+    pub clock: &'a Clock,
+}
+
+impl PageText<'_> {
+    /// The lines of heading or footing `text` on page `number`.
+    fn lines(&self, text: &str, number: usize) -> Vec<String> {
+        text_lines(text, self.width, self.clock, number)
+            .into_iter()
+            .map(|l| match self.limit {
+                Some(w) => l.chars().take(w).collect::<String>().trim_end().to_string(),
+                None => l,
+            })
+            .collect()
     }
 }
 
@@ -307,6 +359,7 @@ mod tests {
             .iter()
             .map(|v| Row {
                 lines: vec![v.to_string()],
+                first: vec![v.to_string()],
                 gap: 0,
                 new_page: false,
             })
@@ -337,11 +390,15 @@ mod tests {
             ..Paging::default()
         };
         let titles = ["n".to_string(), "-".to_string()];
-        let text = paging.pages(&titles, &rows(&["1", "2", "3"]), 20, &clock());
+        let page = PageText {
+            width: 20,
+            limit: None,
+            clock: &clock(),
+        };
+        let text = paging.pages(&titles, &rows(&["1", "2", "3"]), &page);
         // heading, blank, 2 titles, rows, padding, blank + footing = 8 lines a page
         let expected = "        Top\n\nn\n-\n1\n2\n\n   end of page 1\n        Top\n\nn\n-\n3\n\n\n   end of page 2\n";
         assert_eq!(text, expected);
-        assert_eq!(text.lines().count(), 16, "two pages of eight lines");
     }
 
     #[test]
@@ -353,8 +410,14 @@ mod tests {
             formchar: Some("\x0c".into()),
             ..Paging::default()
         };
-        let text = paging.pages(&["n".to_string()], &rows(&["1", "2"]), 30, &clock());
-        let top = |n| format!("2026-11-30  Daily       Page {n}");
+        let page = PageText {
+            width: 30,
+            limit: Some(24),
+            clock: &clock(),
+        };
+        let text = paging.pages(&["n".to_string()], &rows(&["1", "2"]), &page);
+        // cut at WIDTH 24, as the rows are
+        let top = |_| "2026-11-30  Daily".to_string();
         assert_eq!(
             text,
             format!("{}\n\nn\n1\n\x0c{}\n\nn\n2\n", top(1), top(2))
@@ -376,8 +439,12 @@ mod tests {
         assert_eq!(paging.before(&cells, 2), (1, false));
         paging.skipdouble.set(true, None);
         assert_eq!(paging.before(&cells, 1), (2, true), "SKIPDOUBLE wins");
-        paging.suppress.set(true, Some(&[1, 2]));
+        paging.suppress.set(true, None);
         paging.suppress.set(false, Some(&[2]));
+        assert!(
+            paging.suppress.has(0) && !paging.suppress.has(1),
+            "OFF 2 after ON ALL"
+        );
         paging.suppress(&mut cells);
         assert_eq!(cells[1], vec!["".to_string(), "y".into()]);
         assert_eq!(cells[2], vec!["b".to_string(), "y".into()]);

@@ -46,6 +46,8 @@ pub(crate) struct Registry {
     /// Comments by (kind class, upper-cased name): `T` for tables and views, `C` for columns,
     /// `D` for databases and users, `O` for anything else.
     pub comments: Mutex<HashMap<(char, String), String>>,
+    /// Statistics collected, by table id (see statistics.rs).
+    pub stats: Mutex<HashMap<u64, Vec<crate::statistics::Stat>>>,
 }
 
 /// One right given with GRANT.

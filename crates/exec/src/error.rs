@@ -166,6 +166,10 @@ pub enum Error {
     /// DROP INDEX of an index that does not exist (3526).
     #[error("The specified index does not exist: {0}.")]
     IndexNotFound(String),
+    /// 3624: HELP STATISTICS, a recollection or DROP STATISTICS of a table (or column set)
+    /// with no statistics.
+    #[error("There are no statistics defined for the table {0}.")]
+    NoStatistics(String),
     /// Two FROM items known by the same name (3868).
     #[error("A table or view name appears more than once in FROM clause: {0}. Give one an alias.")]
     DuplicateFromName(String),
@@ -292,6 +296,7 @@ impl Error {
             Error::DatabaseNotEmpty(_) => code(3552),
             Error::NotAMacro(_) => code(3855),
             Error::IndexNotFound(_) => code(3526),
+            Error::NoStatistics(_) => code(3624),
             Error::NotATable(_) => code(3853),
             Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),

@@ -186,6 +186,9 @@ fn numeric(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
                     Value::Int(v) => (i128::from(v), 0),
                     Value::Decimal(v, s) => (v, u32::try_from(s).map_err(|_| bad())?),
                     Value::Float(f) if crate::numfmt::has_exponent(fmt) => {
+                        if !f.is_finite() {
+                            return Err(Error::Overflow);
+                        }
                         let text = crate::numfmt::write_float(f, fmt).ok_or_else(bad)?;
                         out.push(Value::Str(text));
                         continue;

@@ -80,6 +80,7 @@ mod result;
 mod sample;
 mod session;
 mod setops;
+mod statistics;
 mod view;
 mod wait;
 mod window;

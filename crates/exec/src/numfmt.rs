@@ -12,7 +12,9 @@
 //! - `B` a blank; any other character (`%`, `/`, `:`) is itself;
 //! - `E` the exponent: the mask before it writes the mantissa (as many integer digits as it
 //!   has places, the first of them not zero), the mask after it the power of ten (FLOAT's
-//!   default `'-9.99999999999999E-999'` writes 1234.5 as `1.23450000000000E 003`).
+//!   default `'-9.99999999999999E-999'` writes 1234.5 as ` 1.23450000000000E 003`). A
+//!   negative exponent in a mask without a sign for it is written as asterisks; a FLOAT is
+//!   rounded from its shortest decimal form (9.995 is 1.00E01 by `'9.99E99'`).
 //!
 //! A number that needs more integer digits than the mask has is written as asterisks, as
 //! Teradata does; a negative number in a mask without a sign element loses its sign, as
@@ -152,11 +154,16 @@ pub(crate) fn write_float(f: f64, fmt: &str) -> Option<String> {
 fn scientific(negative: bool, digits: &str, pow: i64, fmt: &str) -> Option<String> {
     let (mantissa_mask, exp_mask) = split_exponent(fmt)?;
     let (_, int_places, frac_places) = digit_places(&places(mantissa_mask)?);
-    let wanted = (int_places + frac_places).max(1);
-    if wanted > 38 {
-        // more digits than a DECIMAL holds
+    let exp_places = places(exp_mask)?;
+    let (_, exp_digits, _) = digit_places(&exp_places);
+    let wanted = int_places + frac_places;
+    if wanted == 0 || exp_digits == 0 || wanted > 38 {
+        // a part without digits, or more digits than a DECIMAL holds
         return None;
     }
+    let exp_signed = exp_places
+        .iter()
+        .any(|p| matches!(p, Place::Minus | Place::Sign | Place::Floating('-' | '+')));
     let digits = digits.trim_start_matches('0');
     let (mut kept, lead) = if digits.is_empty() {
         (vec![0u8; wanted], i64::try_from(int_places).ok()? - 1)
@@ -200,7 +207,8 @@ fn scientific(negative: bool, digits: &str, pow: i64, fmt: &str) -> Option<Strin
     let m = write(unscaled, u32::try_from(frac_places).ok()?, mantissa_mask)?;
     let e = write(i128::from(exponent), 0, exp_mask)?;
     let e_char = if fmt.contains('e') { 'e' } else { 'E' };
-    if m.starts_with('*') || e.starts_with('*') {
+    // a negative exponent needs a sign element to be written
+    if m.starts_with('*') || e.starts_with('*') || exponent < 0 && !exp_signed {
         return Some("*".repeat(m.chars().count() + 1 + e.chars().count()));
     }
     Some(format!("{m}{e_char}{e}"))
@@ -386,6 +394,15 @@ mod tests {
         assert_eq!(w(-5, 0, "-9.9E-9"), "-5.0E 0");
         assert_eq!(w(1234, 1, ".999E99"), ".123E03");
         assert!(write_float(f64::NAN, float).is_none());
+        assert_eq!(
+            w(123, 6, "9.99E99"),
+            "*******",
+            "1.23E-04 has no sign to write"
+        );
+        assert_eq!(w(5, 0, "ZZ9.99E-99"), "500.00E-02");
+        assert_eq!(w(5, 0, "ZZ9.99E99"), "*********");
+        assert!(write(5, 0, "9.99E").is_none(), "an exponent without digits");
+        assert!(write(5, 0, "$E99").is_none(), "a mantissa without digits");
         assert!(
             write_float(1.0, "9.99").is_none(),
             "no exponent: the caller's path"

@@ -94,8 +94,10 @@ pub enum StatementKind {
     QueryBand,
     /// `DIAGNOSTIC … FOR SESSION|REQUEST`.
     Diagnostic,
-    /// COLLECT STATISTICS (accepted; tdlite keeps no statistics).
+    /// COLLECT STATISTICS.
     CollectStatistics,
+    /// DROP STATISTICS.
+    DropStatistics,
     /// CREATE DATABASE.
     CreateDatabase,
     /// CREATE USER.

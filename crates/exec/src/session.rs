@@ -538,10 +538,12 @@ impl Session {
             Statement::QueryBand => StatementResult::status(StatementKind::QueryBand),
             // Optimizer diagnostics change plans' costs and EXPLAIN's notes, never an answer.
             Statement::Diagnostic(_) => StatementResult::status(StatementKind::Diagnostic),
-            // tdlite's planner keeps no statistics, so there is nothing to collect.
-            Statement::CollectStatistics => {
-                StatementResult::status(StatementKind::CollectStatistics)
-            }
+            // kept for HELP STATISTICS; the planner does not use them
+            Statement::Statistics {
+                drop,
+                table,
+                groups,
+            } => self.exec(now).statistics(*drop, table, groups)?,
             Statement::Database(name) => {
                 let (catalog, registry) = (&self.shared.storage.catalog, &self.shared.registry);
                 if !dictionary::database_exists(catalog, registry, &self.user, name) {
@@ -603,8 +605,8 @@ impl Session {
                 };
                 StatementResult::rows(StatementKind::Help, dictionary::help_session(&info)?)
             }
-            Statement::HelpStatistics(_) => {
-                return Err(Error::Unsupported("HELP STATISTICS".into()))
+            Statement::HelpStatistics(name) => {
+                StatementResult::rows(StatementKind::Help, self.exec(now).help_statistics(name)?)
             }
             Statement::Explain(inner) => {
                 StatementResult::rows(StatementKind::Explain, self.exec(now).explain(inner)?)

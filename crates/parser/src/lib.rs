@@ -23,6 +23,7 @@ mod parser;
 pub mod phrase;
 pub mod split;
 pub mod statement;
+mod statistics;
 mod using;
 
 pub use error::{Location, ParseError, ParseErrorKind};

@@ -520,15 +520,15 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::Diagnostic(name))
         }
-        "COLLECT"
+        "COLLECT" | "DROP"
             if matches!(
                 cur.word_at(1).as_deref(),
-                Some("STATISTICS") | Some("STATS") | Some("STAT")
+                Some("STATISTICS" | "STATS" | "STAT" | "SUMMARY")
             ) =>
         {
-            // the rest names columns or indexes to gather statistics on; tdlite keeps none
-            cur.pos = cur.toks.len();
-            Ok(Statement::CollectStatistics)
+            let drop = first == "DROP";
+            cur.pos += 1;
+            crate::statistics::parse(&mut cur, drop)
         }
         "HELP"
             if matches!(

@@ -104,8 +104,15 @@ pub enum Statement {
     /// `DIAGNOSTIC name [NOT] ON FOR SESSION|REQUEST` (the name upper-cased): accepted, no
     /// effect.
     Diagnostic(String),
-    /// `COLLECT STATISTICS|STATS …` (any form).
-    CollectStatistics,
+    /// `COLLECT|DROP STATISTICS …` (see statistics.rs for the forms).
+    Statistics {
+        /// DROP STATISTICS.
+        drop: bool,
+        /// The table.
+        table: ast::ObjectName,
+        /// The column sets named (`COLUMN (a, b)` is one); none: every set the table has.
+        groups: Vec<Vec<String>>,
+    },
     /// `HELP STATISTICS name [FROM qcd]`.
     HelpStatistics(ast::ObjectName),
     /// `EXPLAIN statement`: the statement's plan, without running it.

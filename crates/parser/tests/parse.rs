@@ -196,7 +196,11 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::Database(name) => writeln!(out, "Database {name}").unwrap(),
         Statement::QueryBand => writeln!(out, "QueryBand").unwrap(),
         Statement::Diagnostic(name) => writeln!(out, "Diagnostic {name}").unwrap(),
-        Statement::CollectStatistics => writeln!(out, "CollectStatistics").unwrap(),
+        Statement::Statistics {
+            drop,
+            table,
+            groups,
+        } => writeln!(out, "Statistics drop={drop} {table} {groups:?}").unwrap(),
         Statement::HelpStatistics(name) => writeln!(out, "HelpStatistics {name}").unwrap(),
         Statement::SetSessionMode { ansi } => writeln!(out, "SetSessionMode ansi={ansi}").unwrap(),
     }

@@ -1,9 +1,10 @@
-.REMARK 'FORMAT ON: pages with a heading and a footing, repeated values suppressed, a blank line when the region changes'
+.REMARK 'FORMAT ON: pages with a heading and a footing, repeated values suppressed (but not on the first row of a page), a blank line when the region changes'
 CREATE TABLE sales (region VARCHAR(10), product VARCHAR(10), amount INTEGER);
 INS sales ('East', 'apples', 10);
 INS sales ('East', 'pears', 20);
 INS sales ('North', 'apples', 30);
 INS sales ('North', 'plums', 40);
+INS sales ('North', 'pears', 35);
 INS sales ('West', 'pears', 50);
 .SET FORMAT ON
 .SET HEADING 'Sales by region||page &PAGE'

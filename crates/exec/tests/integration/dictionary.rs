@@ -56,3 +56,87 @@ fn help_session_reports_user_database_and_semantics() {
         "ANSI"
     );
 }
+
+/// HELP STATISTICS's rows as (Unique Values, Column Names), with the date and time checked.
+fn help_statistics(s: &mut tdlite::Session, table: &str) -> Result<Vec<(String, String)>, u32> {
+    let r = s
+        .execute(&format!("HELP STATISTICS {table}"))
+        .map_err(|e| e.code().number)?;
+    let rows = r[0].rows.as_ref().expect("rows");
+    let names: Vec<&str> = rows
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names, ["Date", "Time", "Unique Values", "Column Names"]);
+    Ok(rows
+        .to_strings()
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r[0].len(), 8, "YY/MM/DD: {}", r[0]);
+            assert_eq!(r[1].matches(':').count(), 2, "HH:MI:SS: {}", r[1]);
+            (r[2].clone(), r[3].clone())
+        })
+        .collect())
+}
+
+#[test]
+fn statistics_are_collected_shown_recollected_and_dropped() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE MULTISET TABLE t (a INTEGER, b VARCHAR(5), c INTEGER)")
+        .unwrap();
+    s.execute("INS t (1, 'x', 1); INS t (1, 'y', 2); INS t (2, 'x', NULL); INS t (2, 'x', NULL)")
+        .unwrap();
+    assert_eq!(help_statistics(&mut s, "t"), Err(3624), "none yet");
+    assert_eq!(
+        s.execute("COLLECT STATS ON t")
+            .map_err(|e| e.code().number)
+            .err(),
+        Some(3624),
+        "nothing to recollect"
+    );
+    s.execute("COLLECT STATISTICS COLUMN a, COLUMN (A, b) AS ab, INDEX (c) ON t")
+        .unwrap();
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    // NULL counts as a value, as a distinct count of the rows would say
+    assert_eq!(
+        help_statistics(&mut s, "t"),
+        Ok(pairs(&[("2", "a"), ("3", "a,b"), ("3", "c")]))
+    );
+    // counts are as of the collection: a recollection (of everything) refreshes them
+    s.execute("INS t (3, 'z', 9)").unwrap();
+    assert_eq!(help_statistics(&mut s, "t").unwrap()[0].0, "2");
+    s.execute("COLLECT STATS ON t").unwrap();
+    assert_eq!(help_statistics(&mut s, "t").unwrap()[0].0, "3");
+    // the legacy order, ON first
+    s.execute("COLLECT STATISTICS ON t COLUMN b").unwrap();
+    assert_eq!(help_statistics(&mut s, "t").unwrap().len(), 4);
+    s.execute("DROP STATISTICS COLUMN (a, b) ON t").unwrap();
+    assert_eq!(help_statistics(&mut s, "t").unwrap().len(), 3);
+    let code = |r: Result<Vec<tdlite::StatementResult>, tdlite::PositionedError>| {
+        r.map_err(|e| e.code().number).err()
+    };
+    assert_eq!(code(s.execute("DROP STATS COLUMN (a, b) ON t")), Some(3624));
+    assert_eq!(
+        code(s.execute("COLLECT STATS COLUMN nope ON t")),
+        Some(3810)
+    );
+    assert_eq!(
+        code(s.execute("COLLECT STATS COLUMN a ON nowhere")),
+        Some(3807)
+    );
+    assert_eq!(code(s.execute("COLLECT STATS COLUMN a")), Some(3706));
+    s.execute("DROP STATISTICS ON t").unwrap();
+    assert_eq!(help_statistics(&mut s, "t"), Err(3624));
+    // a table made again starts without statistics
+    s.execute("COLLECT STATS COLUMN a ON t").unwrap();
+    s.execute("DROP TABLE t").unwrap();
+    s.execute("CREATE TABLE t (a INTEGER)").unwrap();
+    assert_eq!(help_statistics(&mut s, "t"), Err(3624));
+}

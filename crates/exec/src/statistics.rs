@@ -1,0 +1,189 @@
+//! `COLLECT STATISTICS`, `DROP STATISTICS` and `HELP STATISTICS`: tdlite's planner uses no
+//! statistics, but scripts collect them, drop them and look at them, so tdlite keeps what
+//! Teradata shows of them: per table, each column set collected, when, and how many distinct
+//! values it had then.
+//!
+//! Statistics live in the process's [`Registry`](crate::dictionary::Registry), keyed by the
+//! table's id: a table dropped and made again starts without any, and nothing is kept on disk
+//! (a reopened database has none, as if never collected).
+//!
+//! Invariant: a column set is kept once per table (by its columns' names, upper-cased, in
+//! order); collecting it again replaces it.
+
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::result::{Rows, StatementKind, StatementResult};
+use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::row::{RowConverter, SortField};
+use sqlparser::ast;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// One column set's statistics.
+#[derive(Debug, Clone)]
+pub(crate) struct Stat {
+    /// The columns, as the table declares them.
+    pub columns: Vec<String>,
+    /// When they were collected, µs since the epoch (UTC).
+    pub collected_us: i64,
+    /// Distinct values (of the columns together; NULL is a value) then.
+    pub unique: i64,
+}
+
+impl Exec<'_> {
+    /// `COLLECT STATISTICS` (`remove` false) or `DROP STATISTICS` of `groups` on `name`; no
+    /// groups: recollect, or drop, every set the table has.
+    ///
+    /// # Errors
+    /// 3807 for a table that does not exist, 3810 for a column it does not have, 3624 for a
+    /// recollection or DROP where there are no statistics.
+    pub(crate) fn statistics(
+        &mut self,
+        remove: bool,
+        name: &ast::ObjectName,
+        groups: &[Vec<String>],
+    ) -> Result<StatementResult> {
+        let table = self.must_get_base_table(name)?;
+        let mut sets = Vec::with_capacity(groups.len());
+        for group in groups {
+            let mut set = Vec::with_capacity(group.len());
+            for c in group {
+                let i = table
+                    .schema
+                    .columns
+                    .iter()
+                    .position(|col| col.name.eq_ignore_ascii_case(c))
+                    .ok_or_else(|| Error::ColumnNotFound(c.clone()))?;
+                set.push(i);
+            }
+            sets.push(set);
+        }
+        let names = |set: &[usize]| -> Vec<String> {
+            set.iter()
+                .map(|&i| table.schema.columns[i].name.clone())
+                .collect()
+        };
+        let same = |a: &[String], b: &[String]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.eq_ignore_ascii_case(y))
+        };
+        let none = || Error::NoStatistics(table.schema.name.clone());
+        let mut registry = self.shared.registry.stats.lock();
+        let kept = registry.entry(table.id).or_default();
+        if remove {
+            if sets.is_empty() {
+                if kept.is_empty() {
+                    return Err(none());
+                }
+                kept.clear();
+            } else {
+                for set in &sets {
+                    let cols = names(set);
+                    let before = kept.len();
+                    kept.retain(|s| !same(&s.columns, &cols));
+                    if kept.len() == before {
+                        return Err(none());
+                    }
+                }
+            }
+            return Ok(StatementResult::status(StatementKind::DropStatistics));
+        }
+        if sets.is_empty() {
+            // recollect what the table has
+            if kept.is_empty() {
+                return Err(none());
+            }
+            for s in kept.iter() {
+                let set = s
+                    .columns
+                    .iter()
+                    .filter_map(|c| table.schema.columns.iter().position(|col| &col.name == c))
+                    .collect();
+                sets.push(set);
+            }
+        }
+        // the lock is not held while the table is read
+        drop(registry);
+        let (batch, _) = self.scan_table(&table)?;
+        let mut fresh = Vec::with_capacity(sets.len());
+        for set in &sets {
+            fresh.push(Stat {
+                columns: names(set),
+                collected_us: self.now_us,
+                unique: distinct(&batch, set)?,
+            });
+        }
+        let mut registry = self.shared.registry.stats.lock();
+        let kept = registry.entry(table.id).or_default();
+        for stat in fresh {
+            match kept.iter_mut().find(|s| same(&s.columns, &stat.columns)) {
+                Some(old) => *old = stat,
+                None => kept.push(stat),
+            }
+        }
+        Ok(StatementResult::status(StatementKind::CollectStatistics))
+    }
+
+    /// `HELP STATISTICS t`: a row per column set collected: Date, Time, Unique Values, Column
+    /// Names (Teradata's first columns).
+    ///
+    /// # Errors
+    /// 3807 for a table that does not exist, 3624 for one without statistics.
+    pub(crate) fn help_statistics(&mut self, name: &ast::ObjectName) -> Result<Rows> {
+        let table = self.must_get_base_table(name)?;
+        let stats = self
+            .shared
+            .registry
+            .stats
+            .lock()
+            .get(&table.id)
+            .cloned()
+            .unwrap_or_default();
+        if stats.is_empty() {
+            return Err(Error::NoStatistics(table.schema.name.clone()));
+        }
+        let when = |s: &Stat, f: &str| {
+            chrono::DateTime::from_timestamp_micros(s.collected_us)
+                .unwrap_or_default()
+                .naive_utc()
+                .format(f)
+                .to_string()
+        };
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("Date", DataType::Utf8, false),
+            Field::new("Time", DataType::Utf8, false),
+            Field::new("Unique Values", DataType::Int64, false),
+            Field::new("Column Names", DataType::Utf8, false),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from_iter_values(
+                stats.iter().map(|s| when(s, "%y/%m/%d")),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                stats.iter().map(|s| when(s, "%H:%M:%S")),
+            )),
+            Arc::new(Int64Array::from_iter_values(stats.iter().map(|s| s.unique))),
+            Arc::new(StringArray::from_iter_values(
+                stats.iter().map(|s| s.columns.join(",")),
+            )),
+        ];
+        Ok(Rows {
+            schema: schema.clone(),
+            batches: vec![RecordBatch::try_new(schema, columns)?],
+        })
+    }
+}
+
+/// How many distinct combinations the columns `set` of `batch` hold.
+fn distinct(batch: &RecordBatch, set: &[usize]) -> Result<i64> {
+    let columns: Vec<ArrayRef> = set.iter().map(|&i| batch.column(i).clone()).collect();
+    let converter = RowConverter::new(
+        columns
+            .iter()
+            .map(|c| SortField::new(c.data_type().clone()))
+            .collect(),
+    )?;
+    let rows = converter.convert_columns(&columns)?;
+    let unique: HashSet<&[u8]> = rows.iter().map(|r| r.data()).collect();
+    Ok(i64::try_from(unique.len()).unwrap_or(i64::MAX))
+}
