@@ -268,16 +268,23 @@ impl Runner {
     }
 
     /// Ends the run (`.quit`, end of input): says so if an open transaction is about to be
-    /// rolled back (the session's end rolls it back, as a Teradata logoff does); returns the
-    /// return code.
+    /// rolled back (the session's end rolls it back, as a Teradata logoff does), then logs off
+    /// and says goodbye with the return code, in BTEQ's words; returns the return code.
     pub fn leave(&mut self) -> i32 {
-        if self.logged_on && self.session.has_uncommitted_work() {
-            let what = match self.session.mode() {
-                SessionMode::Teradata => "the transaction opened by BT (no ET yet)",
-                SessionMode::Ansi => "the work since the last COMMIT",
-            };
-            self.out(&format!(" *** Warning: leaving rolls back {what}.\n"));
+        if self.logged_on {
+            if self.session.has_uncommitted_work() {
+                let what = match self.session.mode() {
+                    SessionMode::Teradata => "the transaction opened by BT (no ET yet)",
+                    SessionMode::Ansi => "the work since the last COMMIT",
+                };
+                self.out(&format!(" *** Warning: leaving rolls back {what}.\n"));
+            }
+            self.out(" *** You are now logged off from the DBC.\n");
         }
+        self.out(&format!(
+            " *** Exiting BTEQ...\n *** RC (return code) = {}\n",
+            self.rc
+        ));
         self.rc
     }
 
