@@ -83,6 +83,12 @@ fn write_text(format: DataFormat, rows: &Rows, w: &mut dyn Write) -> std::io::Re
         )?,
         DataFormat::Json | DataFormat::Arrow => {}
     }
+    let digits: Vec<Option<usize>> = rows
+        .schema
+        .fields()
+        .iter()
+        .map(|f| crate::format::fraction_digits(f))
+        .collect();
     for b in &rows.batches {
         let cols: Vec<(ArrayFormatter, &dyn Array)> = b
             .columns()
@@ -94,9 +100,12 @@ fn write_text(format: DataFormat, rows: &Rows, w: &mut dyn Write) -> std::io::Re
             })
             .collect::<std::io::Result<_>>()?;
         for i in 0..b.num_rows() {
-            let cells = cols
-                .iter()
-                .map(|(f, a)| (!a.is_null(i)).then(|| (f.value(i).to_string(), a.data_type())));
+            let cells = cols.iter().zip(&digits).map(|((f, a), d)| {
+                (!a.is_null(i)).then(|| {
+                    let text = crate::format::with_digits(f.value(i).to_string(), *d);
+                    (text, a.data_type())
+                })
+            });
             let line = match format {
                 DataFormat::Csv => cells
                     .map(|c| c.map_or(String::new(), |(v, _)| csv(&v)))

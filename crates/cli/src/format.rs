@@ -146,6 +146,7 @@ pub fn table(rows: &Rows, report: &Report) -> String {
                 .unwrap_or_else(|| f.name().clone())
         })
         .collect();
+    let digits: Vec<Option<usize>> = fields.iter().map(|f| fraction_digits(f)).collect();
     let mut cells: Vec<Vec<String>> = Vec::new();
     for b in &rows.batches {
         let fmts: Vec<ArrayFormatter<'_>> = b
@@ -157,7 +158,17 @@ pub fn table(rows: &Rows, report: &Report) -> String {
             if report.retlimit > 0 && cells.len() as u64 >= report.retlimit {
                 break;
             }
-            cells.push(fmts.iter().map(|f| f.value(i).to_string()).collect());
+            cells.push(
+                fmts.iter()
+                    .zip(&digits)
+                    .zip(b.columns())
+                    .map(|((f, d), c)| {
+                        // the NULL text stays as it is
+                        let d = d.filter(|_| !c.is_null(i));
+                        with_digits(f.value(i).to_string(), d)
+                    })
+                    .collect(),
+            );
         }
     }
     let widths: Vec<usize> = (0..heads.len())
@@ -261,6 +272,26 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         out.push_str(" *** Warning: RetLimit exceeded. Ignoring the rest of the output.\n");
     }
     out
+}
+
+/// The fractional digits a TIME or TIMESTAMP column is shown with, when its type says fewer
+/// than the six its values are written with (a TIME(0) column shows `10:11:12`).
+pub fn fraction_digits(f: &arrow::datatypes::Field) -> Option<usize> {
+    f.metadata()
+        .get("precision")
+        .and_then(|p| p.parse::<usize>().ok())
+        .filter(|p| *p < 6)
+}
+
+/// `text` (a time written with six fractional digits) with only `digits` of them.
+pub fn with_digits(text: String, digits: Option<usize>) -> String {
+    match (digits, text.rfind('.')) {
+        (Some(d), Some(dot)) if text.len() - dot == 7 => {
+            let keep = if d == 0 { dot } else { dot + 1 + d };
+            text[..keep].to_string()
+        }
+        _ => text,
+    }
 }
 
 /// A report line on WIDTH: cut there, or with FOLDLINE folded onto more lines (the first w

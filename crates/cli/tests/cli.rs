@@ -369,13 +369,13 @@ fn each_request_on_a_pipe_runs_before_the_pipe_closes() {
 #[test]
 fn export_writes_the_report_or_the_data_to_a_file_and_reset_returns_to_the_screen() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let script = b"CREATE TABLE t (a INTEGER, s VARCHAR(10));
-INS t (1, 'x,y');
-INS t (2, NULL);
+    let script = b"CREATE TABLE t (a INTEGER, s VARCHAR(10), ts TIMESTAMP(0));
+INS t (1, 'x,y', TIMESTAMP '2020-01-02 03:04:05');
+INS t (2, NULL, NULL);
 .EXPORT REPORT FILE = report.txt
 SEL a, s FROM t ORDER BY a;
 .EXPORT CSV FILE = rows.csv
-SEL a, s FROM t ORDER BY a;
+SEL a, s, ts FROM t ORDER BY a;
 .EXPORT RESET
 SEL COUNT(*) AS n FROM t;
 .EXPORT DIF FILE = rows.dif
@@ -383,7 +383,11 @@ SEL COUNT(*) AS n FROM t;
     let (out, _, code) = run_in(dir.path(), &[], script);
     let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).expect("export file");
     assert_eq!(read("report.txt"), "a  s\n-  ---\n1  x,y\n2  ?\n");
-    assert_eq!(read("rows.csv"), "a,s\n1,\"x,y\"\n2,\n");
+    // a TIMESTAMP(0) is written without fractional seconds
+    assert_eq!(
+        read("rows.csv"),
+        "a,s,ts\n1,\"x,y\",2020-01-02 03:04:05\n2,,\n"
+    );
     assert!(out.contains(" *** Output returned to console."), "{out}");
     // only the last query's rows reach the screen
     assert_eq!(

@@ -43,6 +43,8 @@ pub struct ScopeColumn {
     pub case_specific: bool,
     /// TITLE, if the column has one.
     pub title: Option<String>,
+    /// Fractional digits of a TIME(n) or TIMESTAMP(n) column (shown with n digits).
+    pub precision: Option<u8>,
 }
 
 /// The columns an expression may name, in input-batch order.
@@ -381,13 +383,25 @@ impl Exec<'_> {
         Arc::new(TimestampMicrosecondArray::from(vec![self.now_us]))
     }
 
-    fn current(&self, name: &str) -> Option<ArrayRef> {
-        let ts = self.now_literal();
+    /// CURRENT_DATE, CURRENT_TIME[(n)], CURRENT_TIMESTAMP[(n)] and the other values of the
+    /// request or session; `precision` is n, fractional digits kept (CURRENT_TIME's default
+    /// is 0, CURRENT_TIMESTAMP's 6, as Teradata documents).
+    fn current(&self, name: &str, precision: Option<u32>) -> Option<ArrayRef> {
+        // the request's time, cut to `p` fractional digits
+        let cut = |us: i64, p: u32| us - us.rem_euclid(10i64.pow(6 - p.min(6)));
         Some(match name {
-            "CURRENT_TIMESTAMP" => ts,
-            "CURRENT_DATE" | "DATE" => crate::expr::cast_to_arrow(&ts, &DataType::Date32).ok()?,
+            "CURRENT_TIMESTAMP" => Arc::new(TimestampMicrosecondArray::from(vec![cut(
+                self.now_us,
+                precision.unwrap_or(6),
+            )])),
+            "CURRENT_DATE" | "DATE" => {
+                crate::expr::cast_to_arrow(&self.now_literal(), &DataType::Date32).ok()?
+            }
             "CURRENT_TIME" | "TIME" => {
-                let us = self.now_us.rem_euclid(86_400_000_000);
+                let us = cut(
+                    self.now_us.rem_euclid(86_400_000_000),
+                    precision.unwrap_or(0),
+                );
                 Arc::new(arrow::array::Time64MicrosecondArray::from(vec![us]))
             }
             "USER" | "CURRENT_USER" => Arc::new(StringArray::from(vec![self.user.to_string()])),
@@ -824,7 +838,7 @@ impl Exec<'_> {
         }
         if qualifier.is_none() {
             let upper = name.to_ascii_uppercase();
-            if let Some(a) = self.current(&upper) {
+            if let Some(a) = self.current(&upper, None) {
                 return Ok(one(a));
             }
         }
@@ -903,7 +917,21 @@ impl Exec<'_> {
                 "the aggregate {name} is not allowed here (only in a select list, HAVING or ORDER BY)"
             )));
         }
-        if let Some(a) = self.current(&name) {
+        if matches!(name.as_str(), "CURRENT_TIME" | "CURRENT_TIMESTAMP") {
+            let bad = || Error::TypeMismatch(format!("{name} takes a precision from 0 to 6"));
+            let precision = match Self::function_args(f)?.0.as_slice() {
+                [] => None,
+                [ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => Some(match &v.value {
+                    ast::Value::Number(n, _) => {
+                        n.parse::<u32>().ok().filter(|p| *p <= 6).ok_or_else(bad)?
+                    }
+                    _ => return Err(bad()),
+                }),
+                _ => return Err(bad()),
+            };
+            return self.current(&name, precision).map(one).ok_or_else(bad);
+        }
+        if let Some(a) = self.current(&name, None) {
             return Ok(one(a));
         }
         let (args, _) = Self::function_args(f)?;

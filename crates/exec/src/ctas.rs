@@ -147,14 +147,18 @@ impl Exec<'_> {
 }
 
 /// The column a result column becomes in a table or view made from a query: its type (text as
-/// VARCHAR(64000), since Arrow keeps no declared length), CASESPECIFIC and TITLE; nullable.
+/// VARCHAR(64000), since Arrow keeps no declared length; TIME and TIMESTAMP with the precision
+/// the query's column declares), CASESPECIFIC and TITLE; nullable.
 pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
     Column {
         name,
-        ty: match f.data_type() {
-            DataType::Utf8 => SqlType::VarChar(64000),
-            DataType::Null => SqlType::Integer,
-            t => sql_type_of(t),
+        ty: match (f.data_type(), sql_type_of(f.data_type())) {
+            (DataType::Utf8, _) => SqlType::VarChar(64000),
+            (DataType::Null, _) => SqlType::Integer,
+            // TIME(n)/TIMESTAMP(n): the precision the query's column carries
+            (_, SqlType::Time(p)) => SqlType::Time(precision(f).unwrap_or(p)),
+            (_, SqlType::Timestamp(p)) => SqlType::Timestamp(precision(f).unwrap_or(p)),
+            (_, t) => t,
         },
         nullable: true,
         default: None,
@@ -163,6 +167,11 @@ pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
         title: f.metadata().get("title").cloned(),
         format: None,
     }
+}
+
+/// The fractional digits a query's TIME or TIMESTAMP column declares (field metadata).
+fn precision(f: &arrow::datatypes::Field) -> Option<u8> {
+    f.metadata().get("precision").and_then(|p| p.parse().ok())
 }
 
 /// The positions of named columns in a table definition.

@@ -694,6 +694,7 @@ pub(crate) fn with_hidden(
         name: name.to_string(),
         case_specific: false,
         title: None,
+        precision: None,
     });
     let b = RecordBatch::try_new_with_options(
         Arc::new(Schema::new(fields)),

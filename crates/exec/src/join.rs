@@ -251,6 +251,7 @@ fn derived_relation(
                 .map_or_else(|| f.name().clone(), |c| c.name.value.clone()),
             case_specific: f.metadata().contains_key("casespecific"),
             title: f.metadata().get("title").cloned(),
+            precision: f.metadata().get("precision").and_then(|p| p.parse().ok()),
         })
         .collect();
     Ok((Scope { columns }, batch))

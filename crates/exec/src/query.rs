@@ -69,6 +69,10 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
                 name: c.name.clone(),
                 case_specific: c.case_specific,
                 title: c.title.clone(),
+                precision: match c.ty {
+                    SqlType::Time(p) | SqlType::Timestamp(p) => Some(p),
+                    _ => None,
+                },
             })
             .collect(),
     }
@@ -383,6 +387,8 @@ impl Exec<'_> {
         self.windows = Some(Vec::new());
         // select list
         let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new(); // expr, name, title, alias
+                                                                                         // fractional digits of each TIME/TIMESTAMP item, as its type says (for display)
+        let mut precisions: Vec<Option<u8>> = Vec::new();
         for item in &s.projection {
             match item {
                 ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
@@ -418,6 +424,7 @@ impl Exec<'_> {
                             }
                         };
                         items.push((expr, c.name.clone(), c.title.clone(), None));
+                        precisions.push(c.precision);
                     }
                 }
                 ast::SelectItem::UnnamedExpr(e) => {
@@ -425,11 +432,13 @@ impl Exec<'_> {
                     let (e, phrase_title) = peel_title(e);
                     let (name, title) = column_heading(&e, &scope);
                     items.push((bound, name, phrase_title.or(title), None));
+                    precisions.push(time_precision(&e, &scope));
                 }
                 ast::SelectItem::ExprWithAlias { expr, alias } => {
                     let bound = self.bind_item(expr, &s.projection, &scope, grouping.as_mut())?;
-                    let (_, title) = peel_title(expr);
+                    let (e, title) = peel_title(expr);
                     items.push((bound, alias.value.clone(), title, Some(alias.value.clone())));
+                    precisions.push(time_precision(&e, &scope));
                 }
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),
             }
@@ -503,7 +512,7 @@ impl Exec<'_> {
         // project
         let mut fields = Vec::with_capacity(items.len());
         let mut arrays = Vec::with_capacity(items.len());
-        for (expr, name, title, _) in &items {
+        for ((expr, name, title, _), precision) in items.iter().zip(&precisions) {
             let a = expr.eval(&rows)?;
             let a = if a.data_type() == &DataType::Null {
                 arrow::array::new_null_array(&DataType::Int32, a.len())
@@ -518,6 +527,9 @@ impl Exec<'_> {
             if expr.case_specific() {
                 // a derived table over this query compares the column case-specifically too
                 meta.insert("casespecific".to_string(), "Y".to_string());
+            }
+            if let Some(p) = precision.filter(|_| is_time(a.data_type())) {
+                meta.insert("precision".to_string(), p.to_string());
             }
             if !meta.is_empty() {
                 f = f.with_metadata(meta);
@@ -639,7 +651,8 @@ impl Exec<'_> {
 
 /// The expression a select item's heading comes from, and its TITLE phrase: Teradata's
 /// attribute phrases (TITLE, NAMED, [NOT] CASESPECIFIC, FORMAT) leave the heading as it was;
-/// the outermost TITLE written anywhere among the item's phrases is its title.
+/// the outermost TITLE written anywhere among the item's phrases (or after its last operand)
+/// is its title.
 fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
     fn title(e: &ast::Expr) -> Option<String> {
         if let Some((_, t)) = tdlite_parser::phrase::title(e) {
@@ -649,6 +662,9 @@ fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
             ast::Expr::Named { expr, .. }
             | ast::Expr::Collate { expr, .. }
             | ast::Expr::Cast { expr, .. } => title(expr),
+            // `a || b (TITLE 't')`: the phrase follows the last operand, and a title can only
+            // be the item's (BTEQ's `(TITLE '')` idiom for a report without a heading)
+            ast::Expr::BinaryOp { right, .. } => title(right),
             _ => None,
         }
     }
@@ -705,6 +721,67 @@ fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
             (name, title)
         }
         None => (e.to_string(), None),
+    }
+}
+
+/// True for the types whose values have fractional seconds.
+fn is_time(t: &DataType) -> bool {
+    matches!(t, DataType::Time64(_) | DataType::Timestamp(..))
+}
+
+/// The fractional digits of a TIME or TIMESTAMP select item, where its type says: a column (as
+/// declared), a CAST to TIME(n)/TIMESTAMP(n), CURRENT_TIME[(n)] (0 unless given) and
+/// CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with six.
+fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
+    let number = |args: &ast::FunctionArguments| match args {
+        ast::FunctionArguments::List(l) => match l.args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
+                match &v.value {
+                    ast::Value::Number(n, _) => n.parse::<u8>().ok(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match e {
+        ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
+            let (qualifier, name) = match e {
+                ast::Expr::CompoundIdentifier(p) if p.len() >= 2 => (
+                    Some(p[p.len() - 2].value.as_str()),
+                    p[p.len() - 1].value.as_str(),
+                ),
+                ast::Expr::CompoundIdentifier(p) => (None, p.last()?.value.as_str()),
+                ast::Expr::Identifier(i) => (None, i.value.as_str()),
+                _ => return None,
+            };
+            match scope.resolve(qualifier, name) {
+                Ok(Some(i)) => scope.columns[i].precision,
+                _ if qualifier.is_none() => match name.to_ascii_uppercase().as_str() {
+                    "CURRENT_TIME" | "TIME" => Some(0),
+                    "CURRENT_TIMESTAMP" => Some(6),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        ast::Expr::Nested(x) => time_precision(x, scope),
+        ast::Expr::Cast {
+            data_type: ast::DataType::Time(p, _) | ast::DataType::Timestamp(p, _),
+            ..
+        } => Some(p.map_or(6, |p| u8::try_from(p.min(6)).unwrap_or(6))),
+        ast::Expr::Function(f) => {
+            match tdlite_parser::object_name_string(&f.name)
+                .to_ascii_uppercase()
+                .as_str()
+            {
+                "CURRENT_TIME" => Some(number(&f.args).unwrap_or(0)),
+                "CURRENT_TIMESTAMP" => Some(number(&f.args).unwrap_or(6)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

@@ -45,6 +45,7 @@ impl Exec<'_> {
                     name: f.name().clone(),
                     case_specific: f.metadata().contains_key("casespecific"),
                     title: f.metadata().get("title").cloned(),
+                    precision: f.metadata().get("precision").and_then(|p| p.parse().ok()),
                 })
                 .collect(),
         };

@@ -9,3 +9,4 @@ SEL name (NOT CASESPECIFIC), salary (INTEGER) (NAMED whole) FROM emp WHERE whole
 SEL id (NAMED emp_no, TITLE 'Employee Number'), hired (FORMAT 'YYYYMMDD') (CHAR(8)) AS stamp FROM emp ORDER BY emp_no;
 SEL COUNT(*) (TITLE 'Head count') FROM emp;
 SEL salary (TITLE 'Pay') (FORMAT '$$$,$$9.99'), name (CS), name (TITLE 'Who') (NOT CS), id (TITLE 'N') (INTEGER) FROM emp WHERE id = 1;
+SEL 'no' || ' heading' (TITLE ''), 1 + 2 (TITLE 'Three');
