@@ -1,5 +1,6 @@
 //! The DBC dictionary views that scripts query (`DBC.TablesV`, `ColumnsV`, `DatabasesV`,
-//! `IndicesV`, `UsersV`, `AllRightsV`, `DBCInfoV`, and their `…V`-less and `…X` names), filled from the
+//! `IndicesV`, `UsersV`, `AllRightsV`, `DBCInfoV`, the space views `TableSizeV`, `DiskSpaceV`
+//! and `AllSpaceV`, and their `…V`-less and `…X` names), filled from the
 //! catalog when a query names one. They read like tables: `SEL TableName FROM DBC.TablesV
 //! WHERE DatabaseName = 'sales'` works as on Teradata, with Teradata's column names and codes
 //! (TableKind `T`/`V`/`Q`, ColumnType `I `/`CV`/`DA`/…).
@@ -123,6 +124,9 @@ fn which(parts: &[String], default_db: Option<&str>) -> Option<&'static str> {
         "USERS" => "USERS",
         "ALLRIGHTS" => "ALLRIGHTS",
         "DBCINFO" => "DBCINFO",
+        "TABLESIZE" => "TABLESIZE",
+        "DISKSPACE" => "DISKSPACE",
+        "ALLSPACE" => "ALLSPACE",
         _ => return None,
     })
 }
@@ -149,6 +153,9 @@ pub(crate) fn view_rows(
         "INDICES" => indices(catalog, user),
         "USERS" => users(registry, user),
         "DBCINFO" => dbc_info(),
+        "TABLESIZE" => space(catalog, registry, user, Space::Tables),
+        "DISKSPACE" => space(catalog, registry, user, Space::Databases),
+        "ALLSPACE" => space(catalog, registry, user, Space::Both),
         _ => all_rights(registry),
     }?;
     Ok(Some(rows))
@@ -345,20 +352,7 @@ fn databases(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows>
         ("LastAlterTimeStamp", false),
         ("DBKind", false),
     ]);
-    let mut names: Vec<(String, &str)> = vec![("DBC".into(), "U"), (user.to_string(), "U")];
-    for (db, is_user) in registry.databases.lock().iter() {
-        if !names.iter().any(|(n, _)| n.eq_ignore_ascii_case(db)) {
-            names.push((db.clone(), if *is_user { "U" } else { "D" }));
-        }
-    }
-    for t in catalog.tables() {
-        if let Some((db, _)) = t.schema.name.rsplit_once('.') {
-            if !names.iter().any(|(n, _)| n.eq_ignore_ascii_case(db)) {
-                names.push((db.to_string(), "D"));
-            }
-        }
-    }
-    for (name, kind) in names {
+    for (name, kind) in database_names(catalog, registry, user) {
         let owner = if name == "DBC" { "DBC" } else { user };
         let note = comment(registry, 'D', &name);
         b.row(vec![
@@ -377,6 +371,92 @@ fn databases(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows>
             Cell::Null,
             text(kind),
         ]);
+    }
+    b.finish()
+}
+
+/// The databases the views list, with their kind (`U` user, `D` database): DBC, the session's
+/// user, those made with CREATE DATABASE|USER, and every database a table is in.
+fn database_names(
+    catalog: &Catalog,
+    registry: &Registry,
+    user: &str,
+) -> Vec<(String, &'static str)> {
+    let mut names: Vec<(String, &str)> = vec![("DBC".into(), "U"), (user.to_string(), "U")];
+    for (db, is_user) in registry.databases.lock().iter() {
+        if !names.iter().any(|(n, _)| n.eq_ignore_ascii_case(db)) {
+            names.push((db.clone(), if *is_user { "U" } else { "D" }));
+        }
+    }
+    for t in catalog.tables() {
+        if let Some((db, _)) = t.schema.name.rsplit_once('.') {
+            if !names.iter().any(|(n, _)| n.eq_ignore_ascii_case(db)) {
+                names.push((db.to_string(), "D"));
+            }
+        }
+    }
+    names
+}
+
+/// Which rows a space view has.
+#[derive(PartialEq)]
+enum Space {
+    /// `TableSizeV`: a row per table.
+    Tables,
+    /// `DiskSpaceV`: a row per database.
+    Databases,
+    /// `AllSpaceV`: both, a database's row with TableName `All`.
+    Both,
+}
+
+/// `DBC.TableSizeV`, `DiskSpaceV` and `AllSpaceV`: one row per table or database (Vproc 0, as
+/// one AMP would show), with the names Teradata has; the space figures are NULL, since tdlite
+/// allots no space (so a script that sums them runs, and shows no made-up number).
+fn space(catalog: &Catalog, registry: &Registry, user: &str, kind: Space) -> Result<Rows> {
+    const FIGURES: [&str; 9] = [
+        "MaxPerm",
+        "MaxSpool",
+        "MaxTemp",
+        "CurrentPerm",
+        "CurrentSpool",
+        "CurrentTemp",
+        "PeakPerm",
+        "PeakSpool",
+        "PeakTemp",
+    ];
+    let mut columns: Vec<(&'static str, bool)> = vec![
+        ("Vproc", true),
+        ("DatabaseName", false),
+        ("AccountName", false),
+    ];
+    if kind != Space::Databases {
+        columns.push(("TableName", false));
+    }
+    if kind == Space::Tables {
+        columns.extend([("CurrentPerm", true), ("PeakPerm", true)]);
+    } else {
+        columns.extend(FIGURES.iter().map(|f| (*f, true)));
+    }
+    let figures = columns.len() - if kind == Space::Databases { 3 } else { 4 };
+    let mut b = Builder::new(&columns);
+    let mut row = |db: String, table: Option<String>| {
+        let mut cells = vec![Cell::Int(0), text(db), Cell::Null];
+        cells.extend(table.map(text));
+        cells.extend((0..figures).map(|_| Cell::Null));
+        b.row(cells);
+    };
+    if kind != Space::Tables {
+        for (db, _) in database_names(catalog, registry, user) {
+            row(db, (kind == Space::Both).then(|| "All".to_string()));
+        }
+    }
+    if kind != Space::Databases {
+        for t in catalog.tables() {
+            if t.schema.view.is_none() && t.schema.macro_def.is_none() {
+                let (db, name) = split_name(&t.schema.name, user);
+                row(db, Some(name));
+            }
+        }
     }
     b.finish()
 }
