@@ -375,15 +375,27 @@ impl Exec<'_> {
         Ok(self.txn.drop_table(&n)?)
     }
 
-    /// HELP TABLE: one row per column.
+    /// HELP TABLE (and HELP COLUMN, `only` those columns): one row per column.
     ///
     /// # Errors
-    /// 3807.
-    pub fn help_table(&self, name: &ast::ObjectName) -> Result<Rows> {
+    /// 3807, and 3810 for a column `only` names that the table does not have.
+    pub fn help_table(&self, name: &ast::ObjectName, only: Option<&[String]>) -> Result<Rows> {
         let t = self.must_get_table(name)?;
-        let cols = &t.schema.columns;
+        let cols: Vec<&Column> = match only {
+            None => t.schema.columns.iter().collect(),
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    t.schema
+                        .columns
+                        .iter()
+                        .find(|c| c.name.eq_ignore_ascii_case(n))
+                        .ok_or_else(|| Error::ColumnNotFound(n.clone()))
+                })
+                .collect::<Result<_>>()?,
+        };
         let text = |f: &dyn Fn(&Column) -> String| -> ArrayRef {
-            Arc::new(StringArray::from_iter_values(cols.iter().map(f)))
+            Arc::new(StringArray::from_iter_values(cols.iter().map(|c| f(c))))
         };
         let arrays = vec![
             text(&|c| c.name.clone()),

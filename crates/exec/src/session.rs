@@ -674,8 +674,12 @@ impl Session {
                 StatementResult::status(StatementKind::AlterTable)
             }
             Statement::HelpTable(name) => {
-                StatementResult::rows(StatementKind::Help, self.exec(now).help_table(name)?)
+                StatementResult::rows(StatementKind::Help, self.exec(now).help_table(name, None)?)
             }
+            Statement::HelpColumn { table, columns } => StatementResult::rows(
+                StatementKind::Help,
+                self.exec(now).help_table(table, columns.as_deref())?,
+            ),
             Statement::ShowTable(name) => {
                 StatementResult::rows(StatementKind::Show, self.exec(now).show_table(name)?)
             }

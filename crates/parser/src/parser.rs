@@ -574,6 +574,10 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::SetSessionMode { ansi })
         }
+        "HELP" if cur.word_at(1).as_deref() == Some("COLUMN") => {
+            cur.pos += 2;
+            help_column(&mut cur)
+        }
         "HELP" | "SHOW" if matches!(cur.word_at(1).as_deref(), Some("TABLE") | Some("VIEW")) => {
             cur.pos += 2;
             let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
@@ -901,4 +905,81 @@ pub fn object_name_string(name: &ast::ObjectName) -> String {
         })
         .collect::<Vec<_>>()
         .join(".")
+}
+
+/// `HELP COLUMN t.c [, t.d]…`, `HELP COLUMN [db.]t.*`, `HELP COLUMN c [, d]… FROM t` and
+/// `HELP COLUMN * FROM t` (the cursor after COLUMN).
+fn help_column(cur: &mut Cursor) -> Result<Statement, ParseError> {
+    // each item: names joined by '.', the last of them maybe `*`
+    let mut items: Vec<(Vec<ast::Ident>, bool)> = Vec::new();
+    loop {
+        let mut parts = Vec::new();
+        let mut star = false;
+        loop {
+            match cur.peek() {
+                Some(Token::Mul) => {
+                    cur.pos += 1;
+                    star = true;
+                    break;
+                }
+                Some(Token::Word(w)) => {
+                    parts.push(match w.quote_style {
+                        Some(q) => ast::Ident::with_quote(q, w.value.clone()),
+                        None => ast::Ident::new(w.value.clone()),
+                    });
+                    cur.pos += 1;
+                }
+                _ => return Err(cur.unexpected("expected a column name or *")),
+            }
+            if !cur.eat_token(&Token::Period) {
+                break;
+            }
+        }
+        items.push((parts, star));
+        if !cur.eat_token(&Token::Comma) {
+            break;
+        }
+    }
+    let from = if cur.eat_word("FROM") {
+        Some(cur.with_sqlparser(|p| p.parse_object_name(false))?)
+    } else {
+        None
+    };
+    cur.expect_end()?;
+    let bad = |what: &str| ParseError::syntax(format!("HELP COLUMN {what}."), cur.loc());
+    let mut table: Option<ast::ObjectName> = from.clone();
+    let mut columns: Option<Vec<String>> = Some(Vec::new());
+    for (mut parts, star) in items {
+        let column = if star {
+            None
+        } else {
+            parts.pop().map(|i| i.value)
+        };
+        if from.is_some() != parts.is_empty() {
+            // with FROM the items are bare names; without it each names its table
+            return Err(bad("names one table: t.column, t.* or column FROM t"));
+        }
+        if !parts.is_empty() {
+            let named = ast::ObjectName::from(parts);
+            match &table {
+                Some(t)
+                    if !object_name_string(t).eq_ignore_ascii_case(&object_name_string(&named)) =>
+                {
+                    return Err(bad("lists the columns of one table"));
+                }
+                Some(_) => {}
+                None => table = Some(named),
+            }
+        }
+        match column {
+            Some(c) => {
+                if let Some(list) = columns.as_mut() {
+                    list.push(c);
+                }
+            }
+            None => columns = None,
+        }
+    }
+    let table = table.ok_or_else(|| bad("names one table: t.column, t.* or column FROM t"))?;
+    Ok(Statement::HelpColumn { table, columns })
 }

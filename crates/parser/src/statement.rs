@@ -53,6 +53,13 @@ pub enum Statement {
     },
     /// `HELP TABLE name`: one row per column.
     HelpTable(ast::ObjectName),
+    /// `HELP COLUMN …`: the named columns of a table (`None`: all of them, `t.*`).
+    HelpColumn {
+        /// The table.
+        table: ast::ObjectName,
+        /// Column names, or `None` for all.
+        columns: Option<Vec<String>>,
+    },
     /// `SHOW TABLE name`: the table's DDL.
     ShowTable(ast::ObjectName),
     /// A `LOCKING` modifier with no statement after it (locks the object only).

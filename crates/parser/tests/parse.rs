@@ -195,6 +195,9 @@ fn render_statement(out: &mut String, statement: &Statement) {
         .unwrap(),
         Statement::Database(name) => writeln!(out, "Database {name}").unwrap(),
         Statement::QueryBand => writeln!(out, "QueryBand").unwrap(),
+        Statement::HelpColumn { table, columns } => {
+            writeln!(out, "HelpColumn {table} {columns:?}").unwrap()
+        }
         Statement::Diagnostic(name) => writeln!(out, "Diagnostic {name}").unwrap(),
         Statement::Statistics {
             drop,
