@@ -100,6 +100,14 @@ pub enum AggFunc {
     Min,
     /// `MAX` / `MAXIMUM`
     Max,
+    /// `STDDEV_SAMP`: the sample standard deviation (NULL for fewer than two values).
+    StddevSamp,
+    /// `STDDEV_POP`: the population standard deviation.
+    StddevPop,
+    /// `VAR_SAMP`: the sample variance (NULL for fewer than two values).
+    VarSamp,
+    /// `VAR_POP`: the population variance.
+    VarPop,
 }
 
 /// Grouping context: expressions in GROUP BY become columns 0..g of the aggregated batch,
@@ -150,6 +158,10 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
         "AVG" | "AVERAGE" => AggFunc::Avg,
         "MIN" | "MINIMUM" => AggFunc::Min,
         "MAX" | "MAXIMUM" => AggFunc::Max,
+        "STDDEV_SAMP" => AggFunc::StddevSamp,
+        "STDDEV_POP" => AggFunc::StddevPop,
+        "VAR_SAMP" => AggFunc::VarSamp,
+        "VAR_POP" => AggFunc::VarPop,
         _ => return None,
     })
 }

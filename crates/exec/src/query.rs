@@ -948,7 +948,14 @@ pub(crate) fn aggregate_call<'g>(
         .unwrap_or(DataType::Int32);
     let out_type = match (call.func, &in_type) {
         (AggFunc::Count, _) => SqlType::Integer,
-        (AggFunc::Avg, _) => SqlType::Float,
+        (
+            AggFunc::Avg
+            | AggFunc::StddevSamp
+            | AggFunc::StddevPop
+            | AggFunc::VarSamp
+            | AggFunc::VarPop,
+            _,
+        ) => SqlType::Float,
         (AggFunc::Sum, DataType::Decimal128(_, s)) => SqlType::Decimal(38, *s),
         (AggFunc::Sum, DataType::Float64) => SqlType::Float,
         (
@@ -988,6 +995,7 @@ pub(crate) fn aggregate_call<'g>(
                         Value::Float(total / n as f64)
                     }
                 }
+                f => spread(f, &vals.map(|v| v as f64).collect::<Vec<_>>()),
             });
         }
         return Ok(values_to_array(out_type, out.iter()));
@@ -1027,9 +1035,27 @@ pub(crate) fn aggregate_call<'g>(
                 let total: f64 = vals.iter().map(as_f64).sum();
                 Value::Float(total / n)
             }
+            f => spread(f, &vals.iter().map(as_f64).collect::<Vec<_>>()),
         });
     }
     Ok(values_to_array(out_type, out.iter()))
+}
+
+/// STDDEV_SAMP, STDDEV_POP, VAR_SAMP or VAR_POP of `vals` (NULLs already left out): two
+/// passes, the mean first, so large values with a small spread keep their precision.
+fn spread(f: AggFunc, vals: &[f64]) -> Value {
+    let n = vals.len() as f64;
+    let sample = matches!(f, AggFunc::StddevSamp | AggFunc::VarSamp);
+    if vals.is_empty() || sample && vals.len() < 2 {
+        return Value::Null;
+    }
+    let mean = vals.iter().sum::<f64>() / n;
+    let squares: f64 = vals.iter().map(|v| (v - mean) * (v - mean)).sum();
+    let variance = squares / if sample { n - 1.0 } else { n };
+    Value::Float(match f {
+        AggFunc::StddevSamp | AggFunc::StddevPop => variance.sqrt(),
+        _ => variance,
+    })
 }
 
 fn as_f64(v: &Value) -> f64 {
