@@ -111,13 +111,48 @@ pub enum AggFunc {
 }
 
 /// Grouping context: expressions in GROUP BY become columns 0..g of the aggregated batch,
-/// aggregate calls columns g.. .
+/// then (with ROLLUP, CUBE or GROUPING SETS) g GROUPING flags, then the aggregate calls.
 #[derive(Debug, Default)]
 pub struct Grouping {
     /// GROUP BY expressions as written.
     pub keys: Vec<ast::Expr>,
     /// Aggregates found so far.
     pub calls: Vec<AggCall>,
+    /// Whether the batch has GROUPING flags (grouping sets; see grouping_sets.rs).
+    pub flags: bool,
+}
+
+impl Grouping {
+    /// The column of the aggregated batch that holds aggregate call `k`.
+    pub fn call_column(&self, k: usize) -> usize {
+        self.keys.len() * if self.flags { 2 } else { 1 } + k
+    }
+}
+
+/// `GROUPING(k)`: 1 where the row rolled key k up (grouping sets), else 0.
+fn grouping_flag(f: &ast::Function, g: &Grouping, scope: &Scope) -> Result<Expr> {
+    let arg = match &f.args {
+        ast::FunctionArguments::List(l) => match l.args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => x,
+            _ => return Err(Error::TypeMismatch("GROUPING takes one expression".into())),
+        },
+        _ => return Err(Error::TypeMismatch("GROUPING takes one expression".into())),
+    };
+    let i = g
+        .keys
+        .iter()
+        .position(|k| same_group_key(k, arg, scope))
+        .ok_or_else(|| {
+            Error::TypeMismatch(format!("GROUPING({arg}) names no GROUP BY expression"))
+        })?;
+    Ok(if g.flags {
+        Expr::Column {
+            index: g.keys.len() + i,
+            case_specific: false,
+        }
+    } else {
+        one(Arc::new(arrow::array::Int32Array::from(vec![0])))
+    })
 }
 
 /// Whether a select-list expression is the same as a GROUP BY expression: column references
@@ -449,6 +484,9 @@ impl Exec<'_> {
             }
             if let ast::Expr::Function(f) = e {
                 let name = tdlite_parser::object_name_string(&f.name);
+                if name.eq_ignore_ascii_case("GROUPING") && f.over.is_none() {
+                    return grouping_flag(f, g, scope);
+                }
                 if let (Some(func), None) = (agg_func(&name), &f.over) {
                     let (arg, distinct) = self.bind_agg_arg(f, scope)?;
                     g.calls.push(AggCall {
@@ -456,7 +494,7 @@ impl Exec<'_> {
                         arg,
                         distinct,
                     });
-                    let index = g.keys.len() + g.calls.len() - 1;
+                    let index = g.call_column(g.calls.len() - 1);
                     return Ok(Expr::Column {
                         index,
                         case_specific: false,

@@ -67,6 +67,7 @@ mod explain;
 mod expr;
 mod format;
 mod functions;
+mod grouping_sets;
 mod hash_join;
 mod join;
 mod locking;

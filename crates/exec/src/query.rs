@@ -343,9 +343,9 @@ impl Exec<'_> {
             })?,
             None => self.source(&from, None, min_max.as_deref())?,
         };
-        let group_keys = match &s.group_by {
-            ast::GroupByExpr::Expressions(v, m) if m.is_empty() => v.clone(),
-            _ => return Err(Error::Unsupported("GROUP BY ALL / ROLLUP".into())),
+        let (group_keys, sets) = match &s.group_by {
+            ast::GroupByExpr::Expressions(v, m) if m.is_empty() => crate::grouping_sets::expand(v)?,
+            _ => return Err(Error::Unsupported("GROUP BY ALL / WITH ROLLUP".into())),
         };
         // GROUP BY 1 names the first select-list expression, as in Teradata.
         let group_keys = group_keys
@@ -377,6 +377,7 @@ impl Exec<'_> {
         let mut grouping = grouped.then(|| Grouping {
             keys: group_keys.clone(),
             calls: Vec::new(),
+            flags: sets.is_some(),
         });
         // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
         // correlated subquery there can run per row (see `correlate`)
@@ -386,8 +387,9 @@ impl Exec<'_> {
         // window functions may appear from here on: select list, QUALIFY, ORDER BY
         self.windows = Some(Vec::new());
         // select list
-        let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new(); // expr, name, title, alias
-                                                                                         // fractional digits of each TIME/TIMESTAMP item, as its type says (for display)
+        // expr, name, title, alias
+        let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new();
+        // fractional digits of each TIME/TIMESTAMP item, as its type says (for display)
         let mut precisions: Vec<Option<u8>> = Vec::new();
         for item in &s.projection {
             match item {
@@ -477,7 +479,12 @@ impl Exec<'_> {
                     .iter()
                     .map(|k| self.bind_expr(k, &scope, None))
                     .collect::<Result<Vec<_>>>()?;
-                aggregate(&input, &key_exprs, &g.calls)?
+                match &sets {
+                    Some(masks) => {
+                        crate::grouping_sets::aggregate_sets(&input, &key_exprs, &g.calls, masks)?
+                    }
+                    None => aggregate(&input, &key_exprs, &g.calls)?,
+                }
             }
             None => input,
         };
@@ -876,7 +883,11 @@ fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> 
 
 /// GROUP BY: one output row per distinct key (one row in all when there are no keys), with
 /// the key columns first and one column per aggregate call.
-fn aggregate(input: &RecordBatch, keys: &[Expr], calls: &[AggCall]) -> Result<RecordBatch> {
+pub(crate) fn aggregate(
+    input: &RecordBatch,
+    keys: &[Expr],
+    calls: &[AggCall],
+) -> Result<RecordBatch> {
     let key_arrays = keys
         .iter()
         .map(|k| k.eval(input))
