@@ -129,6 +129,82 @@ impl Grouping {
     }
 }
 
+/// `x LIKE ANY|SOME|ALL ('a%', 'b%')` as one LIKE per pattern, joined by OR (ANY, SOME) or
+/// AND (ALL); NOT applies to each LIKE, as Teradata defines it. (Apart from `bind_expr`, to
+/// keep its stack frame small: it recurses once per level of an expression.)
+#[inline(never)]
+fn quantified_like(e: &ast::Expr) -> Result<ast::Expr> {
+    let ast::Expr::Like {
+        negated,
+        expr,
+        pattern,
+        escape_char,
+        any,
+    } = e
+    else {
+        return Err(Error::Internal("not a LIKE".into()));
+    };
+    let (all, patterns) =
+        like_list(*any, pattern).ok_or_else(|| Error::Internal("not a quantified LIKE".into()))?;
+    let one = |p: &ast::Expr| ast::Expr::Like {
+        negated: *negated,
+        any: false,
+        expr: expr.clone(),
+        pattern: Box::new(p.clone()),
+        escape_char: escape_char.clone(),
+    };
+    let op = if all {
+        ast::BinaryOperator::And
+    } else {
+        ast::BinaryOperator::Or
+    };
+    patterns
+        .iter()
+        .map(one)
+        .reduce(|l, r| ast::Expr::BinaryOp {
+            left: Box::new(l),
+            op: op.clone(),
+            right: Box::new(r),
+        })
+        .ok_or_else(|| Error::TypeMismatch("LIKE ANY needs a pattern".into()))
+}
+
+/// The patterns of `LIKE ANY (…)` (`any`), `LIKE SOME (…)` or `LIKE ALL (…)` (the last two
+/// reach here as a call of SOME or ALL), and whether all must match; `None` for a plain LIKE.
+fn like_list(any: bool, pattern: &ast::Expr) -> Option<(bool, Vec<ast::Expr>)> {
+    let items = |e: &ast::Expr| match e {
+        ast::Expr::Tuple(items) => items.clone(),
+        ast::Expr::Nested(x) => vec![(**x).clone()],
+        other => vec![other.clone()],
+    };
+    if any {
+        return Some((false, items(pattern)));
+    }
+    let ast::Expr::Function(f) = pattern else {
+        return None;
+    };
+    let all = match tdlite_parser::object_name_string(&f.name)
+        .to_ascii_uppercase()
+        .as_str()
+    {
+        "ALL" => true,
+        "SOME" | "ANY" => false,
+        _ => return None,
+    };
+    let ast::FunctionArguments::List(l) = &f.args else {
+        return None;
+    };
+    let patterns = l
+        .args
+        .iter()
+        .map(|a| match a {
+            ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) => Some(x.clone()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((all, patterns))
+}
+
 /// `GROUPING(k)`: 1 where the row rolled key k up (grouping sets), else 0.
 fn grouping_flag(f: &ast::Function, g: &Grouping, scope: &Scope) -> Result<Expr> {
     let arg = match &f.args {
@@ -722,6 +798,16 @@ impl Exec<'_> {
                 expr,
                 pattern,
                 escape_char,
+                any,
+            } if like_list(*any, pattern).is_some() => {
+                let joined = quantified_like(e)?;
+                b(&joined, self)?
+            }
+            ast::Expr::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
                 any: false,
             } => {
                 let mut args = vec![b(pattern, self)?];
@@ -967,6 +1053,12 @@ impl Exec<'_> {
                 "the aggregate {name} is not allowed here (only in a select list, HAVING or ORDER BY)"
             )));
         }
+        if matches!(
+            name.as_str(),
+            "TO_CHAR" | "TO_DATE" | "TO_TIMESTAMP" | "TO_NUMBER"
+        ) {
+            return self.bind_to_char(&name, f, scope, grouping);
+        }
         if matches!(name.as_str(), "CURRENT_TIME" | "CURRENT_TIMESTAMP") {
             let bad = || Error::TypeMismatch(format!("{name} takes a precision from 0 to 6"));
             let precision = match Self::function_args(f)?.0.as_slice() {
@@ -1014,8 +1106,33 @@ impl Exec<'_> {
         if let Some(b) = crate::functions::lookup(&name) {
             return Ok(Expr::Func(Func::Builtin(b), bound));
         }
+        let arity = |n: usize| -> Result<()> {
+            if bound.len() == n {
+                Ok(())
+            } else {
+                Err(Error::TypeMismatch(format!("{name} takes {n} arguments")))
+            }
+        };
+        if name == "NVL2" {
+            // NVL2(x, a, b): a where x is not NULL, else b
+            arity(3)?;
+            let mut it = bound.into_iter();
+            let (x, a, b) = match (it.next(), it.next(), it.next()) {
+                (Some(x), Some(a), Some(b)) => (x, a, b),
+                _ => return Err(Error::TypeMismatch("NVL2 takes 3 arguments".into())),
+            };
+            return Ok(Expr::Case(
+                vec![(Expr::IsNull(Box::new(x), true), a)],
+                Some(Box::new(b)),
+            ));
+        }
         let func = match name.as_str() {
             "COALESCE" => Func::Coalesce,
+            // NVL(x, y): COALESCE of two
+            "NVL" => {
+                arity(2)?;
+                Func::Coalesce
+            }
             "NULLIF" => Func::NullIf,
             "UPPER" => Func::Upper,
             "LOWER" => Func::Lower,
@@ -1069,12 +1186,61 @@ impl Exec<'_> {
                 "RANK" => WinFunc::Rank,
                 "DENSE_RANK" => WinFunc::DenseRank,
                 "PERCENT_RANK" => WinFunc::PercentRank,
+                "CUME_DIST" => WinFunc::CumeDist,
+                "LAG" => WinFunc::Lag,
+                "LEAD" => WinFunc::Lead,
+                "FIRST_VALUE" => WinFunc::FirstValue,
+                "LAST_VALUE" => WinFunc::LastValue,
                 other => match agg_func(other) {
                     Some(a) => WinFunc::Agg(a),
                     None => return Err(Error::Unsupported(format!("the window function {other}"))),
                 },
             };
+            if matches!(f.null_treatment, Some(ast::NullTreatment::IgnoreNulls)) {
+                return Err(Error::Unsupported(format!("{name} IGNORE NULLS")));
+            }
+            let value_function = matches!(
+                func,
+                WinFunc::Lag | WinFunc::Lead | WinFunc::FirstValue | WinFunc::LastValue
+            );
+            let (mut offset, mut default) = (1usize, None);
+            if value_function {
+                let lag_lead = matches!(func, WinFunc::Lag | WinFunc::Lead);
+                let most = if lag_lead { 3 } else { 1 };
+                let exprs: Vec<&ast::Expr> = args
+                    .iter()
+                    .map(|a| match a {
+                        ast::FunctionArgExpr::Expr(x) => Ok(x),
+                        _ => Err(Error::TypeMismatch(format!("{name} takes expressions"))),
+                    })
+                    .collect::<Result<_>>()?;
+                if exprs.is_empty() || exprs.len() > most {
+                    return Err(Error::TypeMismatch(format!(
+                        "{name} takes {} argument{}",
+                        if lag_lead { "one to three" } else { "one" },
+                        if lag_lead { "s" } else { "" }
+                    )));
+                }
+                if let Some(o) = exprs.get(1) {
+                    offset = match o {
+                        ast::Expr::Value(v) => match &v.value {
+                            ast::Value::Number(n, _) => n.parse().ok(),
+                            _ => None,
+                        },
+                        _ => None,
+                    }
+                    .ok_or_else(|| {
+                        Error::TypeMismatch(format!("{name}'s offset is a whole number"))
+                    })?;
+                }
+                if let Some(d) = exprs.get(2) {
+                    default = Some(self.bind_expr(d, scope, grouping.as_deref_mut())?);
+                }
+            }
             let arg = match (func, args.first()) {
+                (_, Some(ast::FunctionArgExpr::Expr(x))) if value_function => {
+                    Some(self.bind_expr(x, scope, grouping.as_deref_mut())?)
+                }
                 (WinFunc::Agg(_), Some(ast::FunctionArgExpr::Expr(x))) => {
                     Some(self.bind_expr(x, scope, grouping.as_deref_mut())?)
                 }
@@ -1152,6 +1318,8 @@ impl Exec<'_> {
             Ok(WindowCall {
                 func,
                 arg,
+                offset,
+                default,
                 partition,
                 order,
                 frame,
@@ -1163,6 +1331,62 @@ impl Exec<'_> {
         }
         self.windows = Some(collected);
         result.map(|_| Expr::WindowRef(k))
+    }
+
+    /// `TO_CHAR(x [, model])`, `TO_DATE(s [, model])`, `TO_TIMESTAMP(s [, model])`,
+    /// `TO_NUMBER(s [, model])`: a CAST, with the Oracle model as a Teradata FORMAT (to_char.rs).
+    fn bind_to_char(
+        &mut self,
+        name: &str,
+        f: &ast::Function,
+        scope: &Scope,
+        grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        let (args, _) = Self::function_args(f)?;
+        let bad = || Error::TypeMismatch(format!("{name} takes a value and a format model"));
+        let (x, model) = match args.as_slice() {
+            [ast::FunctionArgExpr::Expr(x)] => (x, None),
+            [ast::FunctionArgExpr::Expr(x), ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => {
+                match &v.value {
+                    ast::Value::SingleQuotedString(m) => (x, Some(m.clone())),
+                    _ => return Err(bad()),
+                }
+            }
+            [_, _] => {
+                return Err(Error::Unsupported(format!(
+                    "{name} with a model that is not a literal"
+                )))
+            }
+            _ => return Err(bad()),
+        };
+        let x = self.bind_expr(x, scope, grouping)?;
+        let ty = match name {
+            "TO_CHAR" => SqlType::VarChar(64000),
+            "TO_DATE" => SqlType::Date,
+            "TO_TIMESTAMP" => SqlType::Timestamp(6),
+            _ => SqlType::Float,
+        };
+        let Some(model) = model else {
+            return Ok(Expr::Cast(Box::new(x), ty));
+        };
+        if crate::to_char::is_number_model(&model) {
+            let (mask, fm) = crate::to_char::number_mask(&model);
+            let cast = Expr::CastFormat(Box::new(x), ty, mask);
+            // FM: no padding
+            return Ok(if fm && name == "TO_CHAR" {
+                Expr::Func(Func::Trim, vec![cast])
+            } else {
+                cast
+            });
+        }
+        let mask = crate::to_char::date_mask(&model)?;
+        let cast = Expr::CastFormat(Box::new(x), ty, mask);
+        Ok(match crate::to_char::name_case(&model) {
+            Some(upper) if name == "TO_CHAR" => {
+                Expr::Func(if upper { Func::Upper } else { Func::Lower }, vec![cast])
+            }
+            _ => cast,
+        })
     }
 
     /// Runs an uncorrelated scalar subquery once: 0 rows → NULL, 2+ rows → 3669.

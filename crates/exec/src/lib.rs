@@ -82,9 +82,11 @@ mod sample;
 mod session;
 mod setops;
 mod statistics;
+mod to_char;
 mod view;
 mod wait;
 mod window;
+mod window_value;
 
 pub use arrow;
 pub use database::Database;

@@ -43,6 +43,16 @@ pub enum WinFunc {
     DenseRank,
     /// `PERCENT_RANK()`
     PercentRank,
+    /// `CUME_DIST()`
+    CumeDist,
+    /// `LAG(x [, offset [, default]])`
+    Lag,
+    /// `LEAD(x [, offset [, default]])`
+    Lead,
+    /// `FIRST_VALUE(x)`: the frame's first row's value.
+    FirstValue,
+    /// `LAST_VALUE(x)`: the frame's last row's value.
+    LastValue,
     /// An aggregate over the frame.
     Agg(AggFunc),
 }
@@ -87,8 +97,13 @@ impl Frame {
 pub(crate) struct WindowCall {
     /// The function.
     pub(crate) func: WinFunc,
-    /// Its argument (aggregates; None for `COUNT(*)` and the ranking functions).
+    /// Its argument (aggregates and value functions; None for `COUNT(*)` and the ranking
+    /// functions).
     pub(crate) arg: Option<Expr>,
+    /// LAG/LEAD: how many rows back or ahead (1).
+    pub(crate) offset: usize,
+    /// LAG/LEAD: the value where there is no such row (NULL without one).
+    pub(crate) default: Option<Expr>,
     /// PARTITION BY.
     pub(crate) partition: Vec<Expr>,
     /// ORDER BY.
@@ -147,7 +162,7 @@ pub(crate) fn append(rows: &RecordBatch, calls: &[WindowCall]) -> Result<RecordB
 
 /// The frame's first and last position (inclusive; `lo > hi` when empty) for the row at `i`
 /// of a partition of `n` rows whose peers of `i` span `peers`.
-fn frame_span(f: Frame, i: usize, n: usize, peers: (usize, usize)) -> (usize, usize) {
+pub(crate) fn frame_span(f: Frame, i: usize, n: usize, peers: (usize, usize)) -> (usize, usize) {
     let lo = match f.start {
         Bound::UnboundedPreceding => 0,
         Bound::Preceding(k) => i.saturating_sub(k),
@@ -196,6 +211,11 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
         }
     }
     match call.func {
+        WinFunc::CumeDist
+        | WinFunc::Lag
+        | WinFunc::Lead
+        | WinFunc::FirstValue
+        | WinFunc::LastValue => crate::window_value::evaluate(rows, call, &partitions, &peer_keys),
         WinFunc::Agg(func) => {
             let arg = call.arg.as_ref().map(|e| e.eval(rows)).transpose()?;
             let agg = AggCall {

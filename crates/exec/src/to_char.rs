@@ -1,0 +1,191 @@
+//! `TO_CHAR`, `TO_DATE`, `TO_TIMESTAMP` and `TO_NUMBER`: the Oracle-style conversions Teradata
+//! has had since 14.0, with Oracle's format models (`'YYYY-MM-DD HH24:MI:SS'`, `'FM999,990.00'`).
+//!
+//! A format model is translated into the Teradata FORMAT mask that means the same
+//! (`MON` → `MMM`, `HH24` → `HH`, `FF3` → `S(3)`, `0` → `9`, …), and the call becomes a CAST
+//! with that FORMAT, so both spellings share one implementation (format.rs, numfmt.rs).
+//!
+//! Invariant: a model element tdlite cannot translate is an error (9910) naming it, never
+//! silently written as text. Month and day names follow the case of the model's first name
+//! element (`MON` → MAR, `mon` → mar, `Mon` → Mar); `FM` (no padding) trims a number's text.
+
+use crate::error::{Error, Result};
+
+/// Date and time elements, longest first so that `MONTH` is not read as `MON` + `TH`.
+const DATE_ELEMENTS: [(&str, &str); 17] = [
+    ("MONTH", "MMMM"),
+    ("YYYY", "YYYY"),
+    ("HH24", "HH"),
+    ("HH12", "HH"),
+    ("DDD", "DDD"),
+    ("DAY", "EEEE"),
+    ("MON", "MMM"),
+    ("YY", "YY"),
+    ("MM", "MM"),
+    ("DD", "DD"),
+    ("DY", "EEE"),
+    ("HH", "HH"),
+    ("MI", "MI"),
+    ("SS", "SS"),
+    ("FF", "S(6)"),
+    ("RR", "YY"),
+    ("Y", "Y"),
+];
+
+/// How a model writes month and day names, by the case of its first name element: `MON` and
+/// `DAY` in capitals (`Some(true)`: MAR), in small letters (`Some(false)`: mar), or as written
+/// otherwise (`None`: Mar, what the mask writes).
+pub(crate) fn name_case(model: &str) -> Option<bool> {
+    let up = model.to_ascii_uppercase();
+    let at = ["MON", "DAY", "DY"]
+        .iter()
+        .filter_map(|e| up.find(e))
+        .min()?;
+    let written: String = model[at..].chars().take(2).collect();
+    if written.chars().all(|c| c.is_ascii_uppercase()) {
+        Some(true)
+    } else if written.chars().all(|c| c.is_ascii_lowercase()) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// True if `model` is a number model (digits and separators, no date element).
+pub(crate) fn is_number_model(model: &str) -> bool {
+    let up = model.to_ascii_uppercase();
+    let body = up.trim_start_matches("FM");
+    !body.is_empty()
+        && body
+            .chars()
+            .all(|c| matches!(c, '9' | '0' | ',' | '.' | 'D' | 'G' | '$' | 'S' | '-' | 'B'))
+}
+
+/// The Teradata FORMAT mask for an Oracle date/time model.
+///
+/// # Errors
+/// 9910 for an element with no Teradata counterpart (`AM`, `J`, `Q`, `WW`, …).
+pub(crate) fn date_mask(model: &str) -> Result<String> {
+    let up = model.to_ascii_uppercase();
+    let chars: Vec<char> = up.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    'outer: while i < chars.len() {
+        let c = chars[i];
+        if matches!(c, '-' | '/' | ':' | ',' | '.' | ';' | ' ') {
+            out.push(if c == ' ' { 'B' } else { c });
+            i += 1;
+            continue;
+        }
+        if c == '"' {
+            // quoted text: Teradata's mask takes other characters as themselves
+            let end = chars[i + 1..]
+                .iter()
+                .position(|&q| q == '"')
+                .map_or(chars.len(), |p| i + 1 + p);
+            out.extend(&chars[i + 1..end]);
+            i = end + 1;
+            continue;
+        }
+        let rest: String = chars[i..].iter().collect();
+        if let Some(n) = rest
+            .strip_prefix("FF")
+            .and_then(|r| r.chars().next())
+            .and_then(|d| d.to_digit(10))
+        {
+            out.push_str(&format!("S({})", n.clamp(1, 6)));
+            i += 3;
+            continue;
+        }
+        for (element, mask) in DATE_ELEMENTS {
+            if rest.starts_with(element) {
+                out.push_str(mask);
+                i += element.len();
+                continue 'outer;
+            }
+        }
+        return Err(Error::Unsupported(format!(
+            "the format model element at '{rest}' in '{model}'"
+        )));
+    }
+    Ok(out)
+}
+
+/// The Teradata numeric mask for an Oracle number model, and whether `FM` asks for no padding.
+///
+/// Oracle writes a `9` before the first `0` of the integer part as a blank while no digit came
+/// yet, keeps a place for the sign, and writes the sign just left of the first digit: in
+/// Teradata's mask that is a floating `-` run (`'999'` → `'---9'`: 12 is `"  12"`, -12
+/// `" -12"`). The last integer place is always a digit (0 is `"   0"`, as in Oracle).
+pub(crate) fn number_mask(model: &str) -> (String, bool) {
+    let up = model.to_ascii_uppercase();
+    let (body, fm) = match up.strip_prefix("FM") {
+        Some(b) => (b, true),
+        None => (up.as_str(), false),
+    };
+    let signed = body.contains(['S', '-']);
+    let point = body.find(['.', 'D']).unwrap_or(body.len());
+    let int_digits: Vec<usize> = body[..point]
+        .char_indices()
+        .filter(|(_, c)| matches!(c, '9' | '0'))
+        .map(|(i, _)| i)
+        .collect();
+    // integer places from here on are written even when zero
+    let forced = body[..point]
+        .find('0')
+        .or(int_digits.last().copied())
+        .unwrap_or(point);
+    let mut mask = String::with_capacity(body.len() + 1);
+    if !signed {
+        mask.push('-');
+    }
+    for (i, c) in body.char_indices() {
+        mask.push(match c {
+            '9' | '0' if i < forced && !signed => '-',
+            '9' | '0' if i < forced => 'Z',
+            '0' => '9',
+            'D' => '.',
+            'G' => ',',
+            other => other,
+        });
+    }
+    (mask, fm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_models_become_teradata_masks() {
+        assert_eq!(date_mask("YYYY-MM-DD").unwrap(), "YYYY-MM-DD");
+        assert_eq!(date_mask("DD-MON-YY").unwrap(), "DD-MMM-YY");
+        assert_eq!(
+            date_mask("yyyy-mm-dd hh24:mi:ss").unwrap(),
+            "YYYY-MM-DDBHH:MI:SS"
+        );
+        assert_eq!(date_mask("Month DD, YYYY").unwrap(), "MMMMBDD,BYYYY");
+        assert_eq!(date_mask("HH24:MI:SS.FF3").unwrap(), "HH:MI:SS.S(3)");
+        assert_eq!(date_mask("DY DAY").unwrap(), "EEEBEEEE");
+        assert!(date_mask("HH:MI AM").is_err());
+        assert_eq!(name_case("DD-MON-YYYY"), Some(true));
+        assert_eq!(name_case("dd-mon-yyyy"), Some(false));
+        assert_eq!(name_case("Day, DD Month"), None);
+        assert_eq!(name_case("YYYY-MM-DD"), None);
+        assert!(date_mask("Q").is_err());
+    }
+
+    #[test]
+    fn number_models_become_teradata_masks() {
+        assert!(is_number_model("999,990.00"));
+        assert!(is_number_model("FM9999"));
+        assert!(!is_number_model("YYYY"));
+        assert_eq!(
+            number_mask("999,990.00"),
+            ("----,--9.99".to_string(), false)
+        );
+        assert_eq!(number_mask("FM9999"), ("----9".to_string(), true));
+        assert_eq!(number_mask("S0009"), ("S9999".to_string(), false));
+        assert_eq!(number_mask("999"), ("---9".to_string(), false));
+    }
+}
