@@ -18,6 +18,7 @@ mod create_table;
 mod cursor;
 pub mod dialect;
 pub mod error;
+mod legacy_olap;
 mod macros;
 mod parser;
 pub mod phrase;

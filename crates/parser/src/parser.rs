@@ -646,6 +646,8 @@ fn format_string_follows(toks: &[TokenWithSpan], i: usize) -> bool {
 
 /// Teradata spellings → tokens sqlparser parses.
 pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
+    // CSUM, MSUM, MAVG, MDIFF, RANK(x), QUANTILE as ANSI window functions
+    crate::legacy_olap::rewrite(toks);
     // Operators and SEL anywhere in the statement.
     let mut i = 0;
     while i < toks.len() {

@@ -416,6 +416,8 @@ pub(crate) fn name_select_items<V: VisitMut>(stmt: &mut V) {
         }
     }
     let _ = stmt.visit(&mut Namer);
+    // the legacy OLAP functions' GROUP BY rule needs the parsed query too
+    crate::legacy_olap::group_by_partitions(stmt);
 }
 
 fn name_in(body: &mut SetExpr) {

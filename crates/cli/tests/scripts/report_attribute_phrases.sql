@@ -10,3 +10,4 @@ SEL id (NAMED emp_no, TITLE 'Employee Number'), hired (FORMAT 'YYYYMMDD') (CHAR(
 SEL COUNT(*) (TITLE 'Head count') FROM emp;
 SEL salary (TITLE 'Pay') (FORMAT '$$$,$$9.99'), name (CS), name (TITLE 'Who') (NOT CS), id (TITLE 'N') (INTEGER) FROM emp WHERE id = 1;
 SEL 'no' || ' heading' (TITLE ''), 1 + 2 (TITLE 'Three');
+SEL id, CSUM(1, id), RANK(salary) FROM emp ORDER BY 1;
