@@ -205,6 +205,27 @@ fn like_list(any: bool, pattern: &ast::Expr) -> Option<(bool, Vec<ast::Expr>)> {
     Some((all, patterns))
 }
 
+/// The OR of `terms` as a balanced tree (FALSE for none).
+fn balanced_or(mut terms: Vec<Expr>) -> Expr {
+    if terms.is_empty() {
+        return one(Arc::new(BooleanArray::from(vec![false])));
+    }
+    while terms.len() > 1 {
+        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut it = terms.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => Expr::Binary(BinOp::Or, Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms
+        .pop()
+        .unwrap_or_else(|| one(Arc::new(BooleanArray::from(vec![false]))))
+}
+
 /// `GROUPING(k)`: 1 where the row rolled key k up (grouping sets), else 0.
 fn grouping_flag(f: &ast::Function, g: &Grouping, scope: &Scope) -> Result<Expr> {
     let arg = match &f.args {
@@ -759,6 +780,14 @@ impl Exec<'_> {
                     .map(|x| b(x, self))
                     .collect::<Result<Vec<_>>>()?;
                 Expr::InList(Box::new(v), items, *negated)
+            }
+            ast::Expr::In {
+                expr,
+                target: ast::InTarget::Subquery(q),
+                negated,
+                ..
+            } if matches!(**expr, ast::Expr::Tuple(_)) => {
+                self.bind_tuple_in(expr, q, *negated, scope, grouping)?
             }
             ast::Expr::In {
                 expr,
@@ -1451,6 +1480,65 @@ impl Exec<'_> {
     }
 
     /// Runs an uncorrelated `IN (subquery)` once and returns its values as literals.
+    /// `(a, b) [NOT] IN (SELECT x, y …)`: true where some row equals the tuple, by SQL's rule
+    /// (each row's comparisons ANDed, the rows ORed, so NULLs give UNKNOWN as they should);
+    /// the OR is a balanced tree, so its depth grows with the log of the rows. A correlated
+    /// subquery runs per outer row. (Apart from `bind_expr` to keep its stack frame small.)
+    #[inline(never)]
+    fn bind_tuple_in(
+        &mut self,
+        tuple: &ast::Expr,
+        q: &ast::Query,
+        negated: bool,
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        let ast::Expr::Tuple(items) = tuple else {
+            return Err(Error::Internal("not a tuple".into()));
+        };
+        let left = items
+            .iter()
+            .map(|x| self.bind_expr(x, scope, grouping.as_deref_mut()))
+            .collect::<Result<Vec<_>>>()?;
+        let membership = |ex: &mut Self, left: &[Expr]| -> Result<Expr> {
+            let rows = ex.run_query(q)?;
+            if rows.schema.fields().len() != left.len() {
+                return Err(Error::TypeMismatch(format!(
+                    "the IN subquery returns {} columns for {} values",
+                    rows.schema.fields().len(),
+                    left.len()
+                )));
+            }
+            let mut each = Vec::new();
+            for b in &rows.batches {
+                for i in 0..b.num_rows() {
+                    let row = left
+                        .iter()
+                        .enumerate()
+                        .map(|(c, l)| {
+                            let v = one(b.column(c).slice(i, 1));
+                            Expr::Binary(BinOp::Eq, Box::new(l.clone()), Box::new(v))
+                        })
+                        .reduce(|x, y| Expr::Binary(BinOp::And, Box::new(x), Box::new(y)));
+                    each.extend(row);
+                }
+            }
+            let any = balanced_or(each);
+            Ok(if negated {
+                Expr::Not(Box::new(any))
+            } else {
+                any
+            })
+        };
+        match membership(self, &left) {
+            Ok(e) => Ok(e),
+            Err(Error::ColumnNotFound(c)) => self
+                .correlated(|ex, row| membership(ex, &left)?.eval(row))?
+                .ok_or(Error::ColumnNotFound(c)),
+            Err(e) => Err(e),
+        }
+    }
+
     fn subquery_values(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
         let rows = self.run_query(q)?;
         if rows.schema.fields().len() != 1 {

@@ -1,7 +1,8 @@
 //! Teradata's built-in scalar functions beyond the handful in `expr.rs`: numeric (ROUND,
 //! TRUNC, CEILING, FLOOR, SQRT, LN, LOG, EXP, POWER and `**`, SIGN, RANDOM), character
 //! (SUBSTR/SUBSTRING, INDEX/POSITION, OREPLACE, OTRANSLATE, LPAD, RPAD, LTRIM, RTRIM, TRIM with
-//! a character and a side, STRTOK), date (ADD_MONTHS, LAST_DAY, EXTRACT) and TRYCAST.
+//! a character and a side, STRTOK), date (ADD_MONTHS, LAST_DAY, EXTRACT), TRYCAST, and the
+//! hash functions (HASHROW, HASHBUCKET, HASHAMP/HASHBAKAMP, for one AMP).
 //!
 //! They run row by row over storage [`Value`]s, so each is a few lines of plain Rust. Invariants:
 //! NULL in any argument gives NULL (except OREPLACE's documented rules); an argument outside a
@@ -94,6 +95,12 @@ pub enum Builtin {
     Extract(Field),
     /// `TRYCAST(x AS type)`: the conversion, or NULL where it fails.
     TryCast(SqlType),
+    /// `HASHROW(x, …)`: a BYTE(4) hash of the values (NULL hashes too, as in Teradata).
+    HashRow,
+    /// `HASHBUCKET(h)`: the hash bucket (the top 20 bits); without an argument the highest.
+    HashBucket,
+    /// `HASHAMP(b)`, `HASHBAKAMP(b)`: the AMP a bucket lives on; tdlite is one AMP, number 0.
+    HashAmp,
 }
 
 /// The built-in a function name calls, if it is one of this module's.
@@ -121,6 +128,9 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "STRTOK" => Builtin::StrTok,
         "ADD_MONTHS" => Builtin::AddMonths,
         "LAST_DAY" => Builtin::LastDay,
+        "HASHROW" => Builtin::HashRow,
+        "HASHBUCKET" => Builtin::HashBucket,
+        "HASHAMP" | "HASHBAKAMP" => Builtin::HashAmp,
         _ => return None,
     })
 }
@@ -335,8 +345,34 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         Builtin::Power | Builtin::Random | Builtin::Substr | Builtin::Index => 2,
         Builtin::OReplace | Builtin::LPad | Builtin::RPad | Builtin::AddMonths => 2,
         Builtin::OTranslate | Builtin::StrTok => 3,
+        Builtin::HashRow | Builtin::HashBucket | Builtin::HashAmp => 0,
         _ => 1,
     })?;
+    // the hash functions take NULL as a value
+    match f {
+        Builtin::HashRow => return Ok(Value::Bytes(row_hash(a).to_be_bytes().to_vec())),
+        Builtin::HashBucket => {
+            return Ok(match a.first() {
+                None => Value::Int(BUCKETS - 1),
+                Some(Value::Null) => Value::Null,
+                Some(Value::Bytes(h)) if h.len() == 4 => {
+                    let h = u32::from_be_bytes([h[0], h[1], h[2], h[3]]);
+                    Value::Int(i64::from(h >> 12))
+                }
+                Some(_) => return Err(bad(f, "takes a HASHROW value")),
+            })
+        }
+        Builtin::HashAmp => {
+            return Ok(match a.first() {
+                Some(Value::Null) => Value::Null,
+                Some(v) if int(v)?.is_some_and(|b| !(0..BUCKETS).contains(&b)) => {
+                    return Err(bad(f, "takes a bucket number"))
+                }
+                _ => Value::Int(0),
+            })
+        }
+        _ => {}
+    }
     // OREPLACE's own NULL rules; everything else is NULL in, NULL out
     if f == Builtin::OReplace {
         let Some(s) = text(&arg(0)) else {
@@ -493,10 +529,44 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             Value::Date(days(last_day(d.year(), d.month()).ok_or(Error::Overflow)?))
         }
         Builtin::Extract(field) => extract(field, &arg(0))?,
-        Builtin::OReplace | Builtin::TryCast(_) => {
-            return Err(Error::Internal(format!("{f:?} is evaluated elsewhere")))
-        }
+        Builtin::OReplace
+        | Builtin::TryCast(_)
+        | Builtin::HashRow
+        | Builtin::HashBucket
+        | Builtin::HashAmp => return Err(Error::Internal(format!("{f:?} is evaluated elsewhere"))),
     })
+}
+
+/// How many hash buckets there are (Teradata's 20-bit buckets).
+const BUCKETS: i64 = 1 << 20;
+
+/// HASHROW's hash: FNV-1a over the values as Teradata compares them (trailing blanks dropped,
+/// case folded), NULL included, so equal rows hash alike.
+fn row_hash(values: &[Value]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u32::from(*b);
+            h = h.wrapping_mul(0x0100_0193);
+        }
+    };
+    for v in values {
+        match tdlite_storage::types::normalize_for_key(v, false) {
+            Value::Null => eat(&[0]),
+            Value::Int(i) => eat(&i.to_le_bytes()),
+            Value::Decimal(d, s) => {
+                eat(&d.to_le_bytes());
+                eat(&s.to_le_bytes());
+            }
+            Value::Float(f) => eat(&f.to_bits().to_le_bytes()),
+            Value::Str(t) => eat(t.as_bytes()),
+            Value::Bytes(b) => eat(&b),
+            Value::Date(d) => eat(&d.to_le_bytes()),
+            Value::Time(t) | Value::Timestamp(t) => eat(&t.to_le_bytes()),
+        }
+        eat(&[0xff]);
+    }
+    h
 }
 
 fn extract(field: Field, v: &Value) -> Result<Value> {
@@ -573,6 +643,8 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
             _ => SqlType::Date,
         },
         Builtin::LastDay => SqlType::Date,
+        Builtin::HashRow => SqlType::Byte(4),
+        Builtin::HashBucket | Builtin::HashAmp => SqlType::Integer,
         Builtin::Extract(Field::Second) => SqlType::Decimal(8, 6),
         Builtin::Extract(_) => SqlType::Integer,
         _ => SqlType::VarChar(64000),
