@@ -1,7 +1,8 @@
 //! Teradata's built-in scalar functions beyond the handful in `expr.rs`: numeric (ROUND,
 //! TRUNC, CEILING, FLOOR, SQRT, LN, LOG, EXP, POWER and `**`, SIGN, RANDOM), character
 //! (SUBSTR/SUBSTRING, INDEX/POSITION, OREPLACE, OTRANSLATE, LPAD, RPAD, LTRIM, RTRIM, TRIM with
-//! a character and a side, STRTOK), date (ADD_MONTHS, LAST_DAY, EXTRACT), TRYCAST, and the
+//! a character and a side, STRTOK), date (ADD_MONTHS, LAST_DAY, MONTHS_BETWEEN, NEXT_DAY,
+//! EXTRACT), TRYCAST, and the
 //! hash functions (HASHROW, HASHBUCKET, HASHAMP/HASHBAKAMP, for one AMP).
 //!
 //! They run row by row over storage [`Value`]s, so each is a few lines of plain Rust. Invariants:
@@ -95,6 +96,11 @@ pub enum Builtin {
     Extract(Field),
     /// `TRYCAST(x AS type)`: the conversion, or NULL where it fails.
     TryCast(SqlType),
+    /// `MONTHS_BETWEEN(d1, d2)`: months from d2 to d1, with a fraction of 31-day months unless
+    /// the days of the month are equal or both are month ends (Oracle's rule, Teradata's too).
+    MonthsBetween,
+    /// `NEXT_DAY(d, 'MONDAY')`: the first such weekday after d.
+    NextDay,
     /// `HASHROW(x, …)`: a BYTE(4) hash of the values (NULL hashes too, as in Teradata).
     HashRow,
     /// `HASHBUCKET(h)`: the hash bucket (the top 20 bits); without an argument the highest.
@@ -128,6 +134,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "STRTOK" => Builtin::StrTok,
         "ADD_MONTHS" => Builtin::AddMonths,
         "LAST_DAY" => Builtin::LastDay,
+        "MONTHS_BETWEEN" => Builtin::MonthsBetween,
+        "NEXT_DAY" => Builtin::NextDay,
         "HASHROW" => Builtin::HashRow,
         "HASHBUCKET" => Builtin::HashBucket,
         "HASHAMP" | "HASHBAKAMP" => Builtin::HashAmp,
@@ -344,6 +352,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
     need(match f {
         Builtin::Power | Builtin::Random | Builtin::Substr | Builtin::Index => 2,
         Builtin::OReplace | Builtin::LPad | Builtin::RPad | Builtin::AddMonths => 2,
+        Builtin::MonthsBetween | Builtin::NextDay => 2,
         Builtin::OTranslate | Builtin::StrTok => 3,
         Builtin::HashRow | Builtin::HashBucket | Builtin::HashAmp => 0,
         _ => 1,
@@ -528,6 +537,37 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             let d = date_of(&arg(0))?.ok_or(Error::Overflow)?;
             Value::Date(days(last_day(d.year(), d.month()).ok_or(Error::Overflow)?))
         }
+        Builtin::MonthsBetween => {
+            let a = date_of(&arg(0))?.ok_or(Error::Overflow)?;
+            let b = date_of(&arg(1))?.ok_or(Error::Overflow)?;
+            let months = (i64::from(a.year()) - i64::from(b.year())) * 12 + i64::from(a.month())
+                - i64::from(b.month());
+            let month_end = |d: NaiveDate| last_day(d.year(), d.month()) == Some(d);
+            let whole = a.day() == b.day() || month_end(a) && month_end(b);
+            let fraction = if whole {
+                0.0
+            } else {
+                (f64::from(a.day()) - f64::from(b.day())) / 31.0
+            };
+            Value::Float(months as f64 + fraction)
+        }
+        Builtin::NextDay => {
+            let d = date_of(&arg(0))?.ok_or(Error::Overflow)?;
+            let name = text(&arg(1))
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_uppercase();
+            let target = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]
+                .iter()
+                .position(|p| name.len() >= 2 && (name.starts_with(p) || p.starts_with(&name)))
+                .ok_or_else(|| bad(f, "takes the name of a day of the week"))?;
+            let from = d.weekday().num_days_from_sunday() as usize;
+            let ahead = (target + 7 - from - 1) % 7 + 1;
+            Value::Date(days(
+                d.checked_add_days(chrono::Days::new(ahead as u64))
+                    .ok_or(Error::Overflow)?,
+            ))
+        }
         Builtin::Extract(field) => extract(field, &arg(0))?,
         Builtin::OReplace
         | Builtin::TryCast(_)
@@ -644,6 +684,8 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         },
         Builtin::LastDay => SqlType::Date,
         Builtin::HashRow => SqlType::Byte(4),
+        Builtin::MonthsBetween => SqlType::Float,
+        Builtin::NextDay => SqlType::Date,
         Builtin::HashBucket | Builtin::HashAmp => SqlType::Integer,
         Builtin::Extract(Field::Second) => SqlType::Decimal(8, 6),
         Builtin::Extract(_) => SqlType::Integer,
