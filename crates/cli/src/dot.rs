@@ -56,6 +56,12 @@ pub enum Command {
     Os(String),
     /// `.SHOW CONTROLS`: the settings in force.
     ShowControls,
+    /// `.SHOW ERRORMAP`: the error severities in force.
+    ShowErrorMap,
+    /// `.SHOW VERSION[S]`: tdlite's version, and the BTEQ it stands in for.
+    ShowVersion,
+    /// `.HANG n`: pause n seconds.
+    Hang(f64),
     /// `.HELP`.
     Help,
     /// `.TABLES` (tdlite).
@@ -379,9 +385,20 @@ pub fn parse(line: &str) -> Result<Command, String> {
         // `//` breaks the remark into lines
         "REMARK" | "REM" => Ok(Command::Remark(unquote(args).replace("//", "\n"))),
         "OS" => Ok(Command::Os(args.to_string())),
-        "SHOW" if args.eq_ignore_ascii_case("CONTROLS") || args.is_empty() => {
-            Ok(Command::ShowControls)
-        }
+        "SHOW" => match args.to_ascii_uppercase().as_str() {
+            "" | "CONTROLS" | "CONTROL" => Ok(Command::ShowControls),
+            "ERRORMAP" => Ok(Command::ShowErrorMap),
+            "VERSION" | "VERSIONS" => Ok(Command::ShowVersion),
+            _ => Err(bad("expected CONTROLS, ERRORMAP or VERSION")),
+        },
+        "HANG" => args
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 86_400.0)
+            .map(Command::Hang)
+            .ok_or_else(|| bad("takes a number of seconds (at most a day)")),
+        // the Teradata system to log on to: nothing to choose
+        "TDP" => Ok(Command::LogMech),
         "HELP" | "H" => Ok(Command::Help),
         "TABLES" => Ok(Command::Tables),
         "SCHEMA" => name(args)
@@ -403,10 +420,15 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "REPEAT" => repeat(args)
             .map(Command::Repeat)
             .ok_or_else(|| bad("expected a count or *")),
-        "COMPILE" | "PACK" | "MESSAGEOUT" | "TSO" | "HANG" | "WAIT" | "ABORT" => {
-            Ok(Command::NotYet(upper))
-        }
-        _ => Err(format!("Unrecognized command '{word}'")),
+        "COMPILE" | "MESSAGEOUT" | "TSO" | "WAIT" | "ABORT" => Ok(Command::NotYet(upper)),
+        // BTEQ's settings are commands of their own too: `.WIDTH 80` is `.SET WIDTH 80`
+        _ => match set(body) {
+            Ok(option) => Ok(Command::Set(option)),
+            Err(e) if e.starts_with(".SET: unknown option") => {
+                Err(format!("Unrecognized command '{word}'"))
+            }
+            Err(e) => Err(e),
+        },
     }
 }
 

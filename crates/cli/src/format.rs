@@ -383,7 +383,18 @@ pub fn failure(e: &PositionedError, request: &str, request_only: bool) -> String
 /// exists, 3737 name truncated, …), 12 for tdlite's internal errors and database I/O or damage
 /// (9914, 9916), 8 for everything else.
 pub fn return_code(e: &PositionedError) -> i32 {
-    match e.code().number {
+    default_severity(e.code().number)
+}
+
+/// The codes whose default severity is not 8 (see [`default_severity`]).
+pub const SPECIAL_SEVERITIES: [u32; 13] = [
+    2631, 2580, 2667, 3534, 3666, 3737, 3747, 3803, 3804, 3805, 9914, 9916, 9999,
+];
+
+/// BTEQ's default severity of an error code: 0 for a deadlock (retried), 4 for the warnings,
+/// 12 for tdlite's internal errors and database damage, 8 for every other code.
+pub fn default_severity(code: u32) -> i32 {
+    match code {
         2631 => 0,
         2580 | 2667 | 3534 | 3666 | 3737 | 3747 | 3803 | 3804 | 3805 => 4,
         9999 | 9914 | 9916 => 12,

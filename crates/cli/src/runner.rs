@@ -657,6 +657,27 @@ impl Runner {
             Command::Remark(text) => self.out(&format!("{text}\n")),
             Command::Os(cmd) => self.os(&cmd),
             Command::ShowControls => self.out(&self.controls()),
+            Command::ShowErrorMap => {
+                let mut codes: Vec<u32> = format::SPECIAL_SEVERITIES.to_vec();
+                codes.extend(self.severities.keys());
+                codes.sort_unstable();
+                codes.dedup();
+                let mut text = String::from(" Error code severities (.SET ERRORLEVEL):\n");
+                for code in codes {
+                    let severity = self.severity(code, format::default_severity(code));
+                    text.push_str(&format!("   {code:>5}  {severity}\n"));
+                }
+                text.push_str(&format!(
+                    "   other  {}\n",
+                    self.severity(0, format::default_severity(0))
+                ));
+                self.out(&text);
+            }
+            Command::ShowVersion => self.out(&format!(
+                " tdlite {} (BTEQ's commands and Teradata 17.20's SQL)\n",
+                env!("CARGO_PKG_VERSION")
+            )),
+            Command::Hang(seconds) => std::thread::sleep(Duration::from_secs_f64(seconds)),
             Command::Help => self.out(HELP),
             Command::Tables => {
                 let names = self.db.table_names();
