@@ -75,6 +75,11 @@ fn check_queue_rules(ct: &CreateTable) -> Result<()> {
             "a queue table cannot be a NO PRIMARY INDEX table.",
         ));
     }
+    if ct.partitioned {
+        return Err(queue_rule(
+            "a queue table cannot have a partitioned primary index (PARTITION BY).",
+        ));
+    }
     for o in &ct.options {
         if o.contains("JOURNAL") && !o.starts_with("NO ") {
             return Err(queue_rule("a queue table cannot have a permanent journal (only NO [BEFORE|AFTER] JOURNAL is allowed)."));

@@ -315,6 +315,8 @@ pub struct CreateTable {
     pub primary_index: Option<IndexDef>,
     /// `NO PRIMARY INDEX`.
     pub no_primary_index: bool,
+    /// `PARTITION BY …` was given (read past: it changes no query's answer).
+    pub partitioned: bool,
     /// Secondary `[UNIQUE] INDEX [name] (cols)` definitions.
     pub indexes: Vec<IndexDef>,
     /// Table-level `PRIMARY KEY (cols)` / `UNIQUE (cols)` constraints.

@@ -229,6 +229,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         columns,
         primary_index,
         no_primary_index,
+        partitioned,
         indexes,
         unique_constraints,
         on_commit_preserve,
@@ -250,6 +251,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     }
     if let Some(pi) = primary_index {
         writeln!(out, "  primary_index: {}", render_index(pi)).unwrap();
+    }
+    if *partitioned {
+        writeln!(out, "  partitioned: true").unwrap();
     }
     if *no_primary_index {
         writeln!(out, "  no_primary_index: true").unwrap();
