@@ -1,4 +1,5 @@
-//! `ALTER TABLE t ADD column …, DROP column …`, `CREATE [UNIQUE] INDEX` and `DROP INDEX`.
+//! `ALTER TABLE t ADD column …, DROP column …, RENAME old TO new`, `CREATE [UNIQUE] INDEX` and
+//! `DROP INDEX`.
 //!
 //! Indexes: a secondary index is part of its table's definition (`TableSchema::secondary`),
 //! and storage keeps an ordered index for it (`tdlite_storage::index`). A UNIQUE one is
@@ -50,6 +51,13 @@ impl Exec<'_> {
         // where each new column comes from: Some(old position) or None (added)
         let mut columns = schema.columns.clone();
         let mut origin: Vec<Option<usize>> = (0..columns.len()).map(Some).collect();
+        // a CHECK names its columns in its text
+        let in_check = |c: &str| {
+            schema.checks.iter().any(|(col, sql)| {
+                col.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(c))
+                    || names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c))
+            })
+        };
         for a in actions {
             match a {
                 AlterAction::Add(def) => {
@@ -82,11 +90,7 @@ impl Exec<'_> {
                         .iter()
                         .chain(&schema.secondary)
                         .any(|ix| old_pos.is_some_and(|p| ix.columns.contains(&p)));
-                    let in_check = schema.checks.iter().any(|(col, sql)| {
-                        col.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(c))
-                            || names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c))
-                    });
-                    if in_index || in_check || (schema.queue && old_pos == Some(0)) {
+                    if in_index || in_check(c) || (schema.queue && old_pos == Some(0)) {
                         return Err(Error::TypeMismatch(format!(
                             "column '{c}' is used by an index, a CHECK or the queue; it cannot be dropped"
                         )));
@@ -96,6 +100,21 @@ impl Exec<'_> {
                     }
                     columns.remove(i);
                     origin.remove(i);
+                }
+                AlterAction::Rename(from, to) => {
+                    let i = columns
+                        .iter()
+                        .position(|x| x.name.eq_ignore_ascii_case(from))
+                        .ok_or_else(|| Error::ColumnNotFound(from.clone()))?;
+                    if columns.iter().any(|c| c.name.eq_ignore_ascii_case(to)) {
+                        return Err(Error::TypeMismatch(format!("column '{to}' already exists")));
+                    }
+                    if in_check(from) {
+                        return Err(Error::TypeMismatch(format!(
+                            "column '{from}' is used by a CHECK; it cannot be renamed"
+                        )));
+                    }
+                    columns[i].name = to.clone();
                 }
             }
         }

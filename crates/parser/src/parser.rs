@@ -459,8 +459,16 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                     actions.push(crate::statement::AlterAction::Drop(
                         cur.ident("a column name")?,
                     ));
+                } else if cur.eat_word("RENAME") {
+                    cur.eat_word("COLUMN");
+                    let from = cur.ident("a column name")?;
+                    if !cur.eat_word("TO") && !cur.eat_word("AS") {
+                        return Err(cur.unexpected("expected TO or AS"));
+                    }
+                    let to = cur.ident("the new column name")?;
+                    actions.push(crate::statement::AlterAction::Rename(from, to));
                 } else {
-                    return Err(cur.unexpected("expected ADD or DROP"));
+                    return Err(cur.unexpected("expected ADD, DROP or RENAME"));
                 }
                 if !cur.eat_token(&Token::Comma) {
                     break;

@@ -338,6 +338,8 @@ pub enum AlterAction {
     Add(ColumnDef),
     /// `DROP [COLUMN] name`.
     Drop(String),
+    /// `RENAME [COLUMN] old TO|AS new`.
+    Rename(String, String),
 }
 
 /// The source of `CREATE TABLE … AS … WITH [NO] DATA`.
