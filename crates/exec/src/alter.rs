@@ -268,6 +268,7 @@ impl Exec<'_> {
             &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
         )?;
         self.insert_batch(&table, &targets, &source, false)?;
+        crate::statistics::carry_over(&self.shared.registry, old, &table, origin);
         Ok(dropped)
     }
 }

@@ -171,6 +171,7 @@ fn quantified_like(e: &ast::Expr) -> Result<ast::Expr> {
 
 /// The patterns of `LIKE ANY (…)` (`any`), `LIKE SOME (…)` or `LIKE ALL (…)` (the last two
 /// reach here as a call of SOME or ALL), and whether all must match; `None` for a plain LIKE.
+#[inline(never)]
 fn like_list(any: bool, pattern: &ast::Expr) -> Option<(bool, Vec<ast::Expr>)> {
     let items = |e: &ast::Expr| match e {
         ast::Expr::Tuple(items) => items.clone(),
@@ -203,27 +204,6 @@ fn like_list(any: bool, pattern: &ast::Expr) -> Option<(bool, Vec<ast::Expr>)> {
         })
         .collect::<Option<Vec<_>>>()?;
     Some((all, patterns))
-}
-
-/// The OR of `terms` as a balanced tree (FALSE for none).
-fn balanced_or(mut terms: Vec<Expr>) -> Expr {
-    if terms.is_empty() {
-        return one(Arc::new(BooleanArray::from(vec![false])));
-    }
-    while terms.len() > 1 {
-        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
-        let mut it = terms.into_iter();
-        while let Some(a) = it.next() {
-            next.push(match it.next() {
-                Some(b) => Expr::Binary(BinOp::Or, Box::new(a), Box::new(b)),
-                None => a,
-            });
-        }
-        terms = next;
-    }
-    terms
-        .pop()
-        .unwrap_or_else(|| one(Arc::new(BooleanArray::from(vec![false]))))
 }
 
 /// `GROUPING(k)`: 1 where the row rolled key k up (grouping sets), else 0.
@@ -282,7 +262,9 @@ fn same_group_key(key: &ast::Expr, e: &ast::Expr, scope: &Scope) -> bool {
     }
 }
 
-/// Name of an aggregate function, if `name` is one.
+/// Name of an aggregate function, if `name` is one (the parser's
+/// `tdlite_parser::legacy_olap::AGGREGATES` must list every name taken here: add a new one
+/// there too; a test checks that each listed name is bound).
 pub fn agg_func(name: &str) -> Option<AggFunc> {
     Some(match name.to_ascii_uppercase().as_str() {
         "COUNT" => AggFunc::Count,
@@ -1035,6 +1017,18 @@ impl Exec<'_> {
                     l.duplicate_treatment,
                     Some(ast::DuplicateTreatment::Distinct)
                 );
+                // clauses inside the parentheses (`x IGNORE NULLS`, `ORDER BY …`, …) would change
+                // the answer: only RESPECT NULLS, which is the default, may pass
+                for c in &l.clauses {
+                    if !matches!(
+                        c,
+                        ast::FunctionArgumentClause::IgnoreOrRespectNulls(
+                            ast::NullTreatment::RespectNulls
+                        )
+                    ) {
+                        return Err(Error::Unsupported(format!("{c} in a function's arguments")));
+                    }
+                }
                 let mut out = Vec::new();
                 for a in &l.args {
                     match a {
@@ -1067,6 +1061,8 @@ impl Exec<'_> {
         }
     }
 
+    /// A function call (not a window): kept out of `bind_expr`'s frame, which recurses.
+    #[inline(never)]
     fn bind_function(
         &mut self,
         f: &ast::Function,
@@ -1188,6 +1184,7 @@ impl Exec<'_> {
 
     /// A call with `OVER (…)`: binds its argument, PARTITION BY, ORDER BY and frame, records
     /// it in `Exec::windows` and returns a reference to the column it will fill.
+    #[inline(never)]
     fn bind_window(
         &mut self,
         name: &str,
@@ -1364,6 +1361,7 @@ impl Exec<'_> {
 
     /// `TO_CHAR(x [, model])`, `TO_DATE(s [, model])`, `TO_TIMESTAMP(s [, model])`,
     /// `TO_NUMBER(s [, model])`: a CAST, with the Oracle model as a Teradata FORMAT (to_char.rs).
+    #[inline(never)]
     fn bind_to_char(
         &mut self,
         name: &str,
@@ -1479,7 +1477,6 @@ impl Exec<'_> {
         }
     }
 
-    /// Runs an uncorrelated `IN (subquery)` once and returns its values as literals.
     /// `(a, b) [NOT] IN (SELECT x, y …)`: true where some row equals the tuple, by SQL's rule
     /// (each row's comparisons ANDed, the rows ORed, so NULLs give UNKNOWN as they should);
     /// the OR is a balanced tree, so its depth grows with the log of the rows. A correlated
@@ -1523,7 +1520,11 @@ impl Exec<'_> {
                     each.extend(row);
                 }
             }
-            let any = balanced_or(each);
+            let any = if each.is_empty() {
+                one(Arc::new(BooleanArray::from(vec![false])))
+            } else {
+                balanced(BinOp::Or, each)
+            };
             Ok(if negated {
                 Expr::Not(Box::new(any))
             } else {
@@ -1539,6 +1540,7 @@ impl Exec<'_> {
         }
     }
 
+    /// Runs an uncorrelated `IN (subquery)` once and returns its values as literals.
     fn subquery_values(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
         let rows = self.run_query(q)?;
         if rows.schema.fields().len() != 1 {
@@ -1597,4 +1599,18 @@ fn phrase_on_column(f: &ast::Function) -> Option<ast::Expr> {
         "UC" => tdlite_parser::phrase::call(ast::Ident::new("UPPER"), vec![column.clone()]),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::agg_func;
+
+    #[test]
+    fn the_parser_knows_the_aggregates_the_binder_knows() {
+        let listed = tdlite_parser::legacy_olap::AGGREGATES;
+        for name in listed {
+            assert!(agg_func(name).is_some(), "{name} is listed but not bound");
+        }
+        assert!(agg_func("MEDIAN").is_none());
+    }
 }

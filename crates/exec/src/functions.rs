@@ -6,7 +6,8 @@
 //! hash functions (HASHROW, HASHBUCKET, HASHAMP/HASHBAKAMP, for one AMP).
 //!
 //! They run row by row over storage [`Value`]s, so each is a few lines of plain Rust. Invariants:
-//! NULL in any argument gives NULL (except OREPLACE's documented rules); an argument outside a
+//! NULL in any argument gives NULL (except OREPLACE's documented rules, and the hash functions,
+//! which hash NULL as a value); an argument outside a
 //! function's domain (SQRT of a negative, LN of zero, a SUBSTR length below zero, …) is error
 //! 9919, never a NaN or a panic; numeric results keep the argument's type where Teradata does
 //! (ROUND/TRUNC/CEILING/FLOOR of a DECIMAL stay DECIMAL of the same precision and scale) and
@@ -98,6 +99,7 @@ pub enum Builtin {
     TryCast(SqlType),
     /// `MONTHS_BETWEEN(d1, d2)`: months from d2 to d1, with a fraction of 31-day months unless
     /// the days of the month are equal or both are month ends (Oracle's rule, Teradata's too).
+    /// Of a TIMESTAMP only the date counts (Teradata adds the time to the fraction).
     MonthsBetween,
     /// `NEXT_DAY(d, 'MONDAY')`: the first such weekday after d.
     NextDay,
@@ -557,10 +559,18 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
                 .unwrap_or_default()
                 .trim()
                 .to_ascii_uppercase();
-            let target = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]
-                .iter()
-                .position(|p| name.len() >= 2 && (name.starts_with(p) || p.starts_with(&name)))
-                .ok_or_else(|| bad(f, "takes the name of a day of the week"))?;
+            let target = [
+                "SUNDAY",
+                "MONDAY",
+                "TUESDAY",
+                "WEDNESDAY",
+                "THURSDAY",
+                "FRIDAY",
+                "SATURDAY",
+            ]
+            .iter()
+            .position(|day| name.len() >= 2 && day.starts_with(&name))
+            .ok_or_else(|| bad(f, "takes the name of a day of the week"))?;
             let from = d.weekday().num_days_from_sunday() as usize;
             let ahead = (target + 7 - from - 1) % 7 + 1;
             Value::Date(days(

@@ -40,65 +40,74 @@ pub(crate) fn expand(items: &[ast::Expr]) -> Result<Expanded> {
     if !items.iter().any(is_set) {
         return Ok((items.to_vec(), None));
     }
-    // each item's grouping sets, as lists of expressions
-    let mut product: Vec<Vec<ast::Expr>> = vec![Vec::new()];
+    // how many sets, before building any
+    let mut count: usize = 1;
     for item in items {
-        let sets: Vec<Vec<ast::Expr>> = match item {
-            ast::Expr::Rollup(lists) => (0..=lists.len())
-                .rev()
-                .map(|n| lists[..n].concat())
-                .collect(),
-            ast::Expr::Cube(lists) => {
-                if lists.len() > 12 {
-                    return Err(too_many());
-                }
-                (0..1usize << lists.len())
-                    .rev()
-                    .map(|bits| {
-                        lists
-                            .iter()
-                            .enumerate()
-                            .filter(|(i, _)| bits & (1 << (lists.len() - 1 - i)) != 0)
-                            .flat_map(|(_, l)| l.clone())
-                            .collect()
-                    })
-                    .collect()
-            }
-            ast::Expr::GroupingSets(lists) => lists.clone(),
-            plain => vec![vec![plain.clone()]],
+        let n = match item {
+            ast::Expr::Rollup(lists) => lists.len().checked_add(1),
+            ast::Expr::Cube(lists) => (lists.len() <= 12).then(|| 1usize << lists.len()),
+            ast::Expr::GroupingSets(lists) => Some(lists.len()),
+            _ => Some(1),
         };
-        if product.len() * sets.len() > MAX_SETS {
-            return Err(too_many());
-        }
-        product = product
-            .iter()
-            .flat_map(|p| sets.iter().map(move |s| [p.clone(), s.clone()].concat()))
-            .collect();
+        count = n
+            .and_then(|n| count.checked_mul(n))
+            .filter(|c| *c <= MAX_SETS)
+            .ok_or_else(too_many)?;
     }
+    // each distinct key expression gets a bit, in the order written
     let mut keys: Vec<ast::Expr> = Vec::new();
-    let mut masks = Vec::with_capacity(product.len());
-    for set in &product {
+    let mut bits = |list: &[ast::Expr]| -> Result<u64> {
         let mut mask = 0u64;
-        for e in set {
+        for e in list {
             let text = e.to_string().to_uppercase();
             let i = match keys
                 .iter()
                 .position(|k| k.to_string().to_uppercase() == text)
             {
                 Some(i) => i,
-                None => {
+                None if keys.len() < 64 => {
                     keys.push(e.clone());
                     keys.len() - 1
                 }
+                None => return Err(too_many()),
             };
-            if i >= 64 {
-                return Err(too_many());
-            }
             mask |= 1 << i;
         }
-        masks.push(mask);
+        Ok(mask)
+    };
+    let mut product: Vec<u64> = vec![0];
+    for item in items {
+        let masks: Vec<u64> = match item {
+            ast::Expr::Rollup(lists) => {
+                let parts = lists.iter().map(|l| bits(l)).collect::<Result<Vec<_>>>()?;
+                (0..=parts.len())
+                    .rev()
+                    .map(|n| parts[..n].iter().fold(0, |m, p| m | p))
+                    .collect()
+            }
+            ast::Expr::Cube(lists) => {
+                let parts = lists.iter().map(|l| bits(l)).collect::<Result<Vec<_>>>()?;
+                let n = parts.len();
+                (0..1usize << n)
+                    .rev()
+                    .map(|set| {
+                        (0..n)
+                            .filter(|i| set & (1 << (n - 1 - i)) != 0)
+                            .fold(0, |m, i| m | parts[i])
+                    })
+                    .collect()
+            }
+            ast::Expr::GroupingSets(lists) => {
+                lists.iter().map(|l| bits(l)).collect::<Result<Vec<_>>>()?
+            }
+            plain => vec![bits(std::slice::from_ref(plain))?],
+        };
+        product = product
+            .iter()
+            .flat_map(|p| masks.iter().map(move |m| p | m))
+            .collect();
     }
-    Ok((keys, Some(masks)))
+    Ok((keys, Some(product)))
 }
 
 fn too_many() -> Error {
@@ -152,7 +161,12 @@ pub(crate) fn aggregate_sets(
                 Arc::new(Schema::new(fields))
             })
             .clone();
-        batches.push(RecordBatch::try_new(schema, columns)?);
+        // a set with no key and no aggregate still has its rows (GROUPING SETS (()))
+        batches.push(RecordBatch::try_new_with_options(
+            schema,
+            columns,
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?);
     }
     let schema = schema.ok_or_else(|| Error::Internal("no grouping sets".into()))?;
     Ok(arrow::compute::concat_batches(&schema, &batches)?)
@@ -203,5 +217,12 @@ mod tests {
         );
         assert_eq!(masks("ROLLUP ((a, b), c)").1, vec![7, 3, 0]);
         assert!(expand(&exprs("a, b")).expect("plain").1.is_none());
+        // limits are checked before anything is built
+        let many = format!("ROLLUP ({})", vec!["a"; 5000].join(", "));
+        assert!(expand(&exprs(&many)).is_err(), "5001 sets");
+        let keys: Vec<String> = (0..65).map(|i| format!("c{i}")).collect();
+        let wide = format!("GROUPING SETS (({}))", keys.join(", "));
+        assert!(expand(&exprs(&wide)).is_err(), "65 keys");
+        assert!(expand(&exprs("CUBE (a, b, c, d, e, f, g, h, i, j, k, l, m)")).is_err());
     }
 }

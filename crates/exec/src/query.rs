@@ -368,6 +368,7 @@ impl Exec<'_> {
             })
             .collect::<Result<Vec<_>>>()?;
         let grouped = !group_keys.is_empty()
+            || sets.is_some()
             || s.having.is_some()
             || s.projection.iter().any(|i| match i {
                 ast::SelectItem::UnnamedExpr(e)

@@ -8,7 +8,8 @@
 //! (a reopened database has none, as if never collected).
 //!
 //! Invariant: a column set is kept once per table (by its columns' names, upper-cased, in
-//! order); collecting it again replaces it.
+//! order); collecting it again replaces it. A rebuilt table (ALTER TABLE, CREATE/DROP INDEX)
+//! keeps its sets (`carry_over`).
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;
@@ -17,6 +18,10 @@ use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::row::{RowConverter, SortField};
 use sqlparser::ast;
+use tdlite_parser::StatsGroup;
+use tdlite_storage::table::Table;
+
+use crate::dictionary::Registry;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -36,32 +41,51 @@ impl Exec<'_> {
     /// groups: recollect, or drop, every set the table has.
     ///
     /// # Errors
-    /// 3807 for a table that does not exist, 3810 for a column it does not have, 3624 for a
-    /// recollection or DROP where there are no statistics.
+    /// 3807 for a table that does not exist, 3810 for a column it does not have, 3526 for an
+    /// index it does not have, 3624 for a recollection or DROP where there are no statistics
+    /// (a DROP of several sets drops none unless all have them).
     pub(crate) fn statistics(
         &mut self,
         remove: bool,
         name: &ast::ObjectName,
-        groups: &[Vec<String>],
+        groups: &[StatsGroup],
     ) -> Result<StatementResult> {
         let table = self.must_get_base_table(name)?;
-        let mut sets = Vec::with_capacity(groups.len());
+        let schema = &table.schema;
+        // each set's columns by position; None: Teradata's PARTITION column
+        let mut sets: Vec<Vec<Option<usize>>> = Vec::with_capacity(groups.len());
         for group in groups {
-            let mut set = Vec::with_capacity(group.len());
-            for c in group {
-                let i = table
-                    .schema
-                    .columns
+            let set = match group {
+                StatsGroup::Columns(cols) => cols
                     .iter()
-                    .position(|col| col.name.eq_ignore_ascii_case(c))
-                    .ok_or_else(|| Error::ColumnNotFound(c.clone()))?;
-                set.push(i);
-            }
+                    .map(|c| match schema.column_index(c) {
+                        Some(i) => Ok(Some(i)),
+                        None if c.eq_ignore_ascii_case("PARTITION") => Ok(None),
+                        None => Err(Error::ColumnNotFound(c.clone())),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                StatsGroup::Index(ix) => schema
+                    .primary_index
+                    .iter()
+                    .chain(&schema.secondary)
+                    .find(|i| {
+                        i.name
+                            .as_deref()
+                            .is_some_and(|n| n.eq_ignore_ascii_case(ix))
+                    })
+                    .map(|i| i.columns.iter().map(|&p| Some(p)).collect())
+                    .ok_or_else(|| Error::IndexNotFound(ix.clone()))?,
+            };
             sets.push(set);
         }
-        let names = |set: &[usize]| -> Vec<String> {
+        let names = |set: &[Option<usize>]| -> Vec<String> {
             set.iter()
-                .map(|&i| table.schema.columns[i].name.clone())
+                .map(|c| {
+                    c.map_or_else(
+                        || "PARTITION".to_string(),
+                        |i| schema.columns[i].name.clone(),
+                    )
+                })
                 .collect()
         };
         let same = |a: &[String], b: &[String]| {
@@ -77,14 +101,15 @@ impl Exec<'_> {
                 }
                 kept.clear();
             } else {
-                for set in &sets {
-                    let cols = names(set);
-                    let before = kept.len();
-                    kept.retain(|s| !same(&s.columns, &cols));
-                    if kept.len() == before {
-                        return Err(none());
-                    }
+                // every set must have statistics before any is dropped
+                let named: Vec<Vec<String>> = sets.iter().map(|set| names(set)).collect();
+                if !named
+                    .iter()
+                    .all(|cols| kept.iter().any(|s| same(&s.columns, cols)))
+                {
+                    return Err(none());
                 }
+                kept.retain(|s| !named.iter().any(|cols| same(&s.columns, cols)));
             }
             return Ok(StatementResult::status(StatementKind::DropStatistics));
         }
@@ -97,7 +122,7 @@ impl Exec<'_> {
                 let set = s
                     .columns
                     .iter()
-                    .filter_map(|c| table.schema.columns.iter().position(|col| &col.name == c))
+                    .map(|c| schema.columns.iter().position(|col| &col.name == c))
                     .collect();
                 sets.push(set);
             }
@@ -174,9 +199,47 @@ impl Exec<'_> {
     }
 }
 
-/// How many distinct combinations the columns `set` of `batch` hold.
-fn distinct(batch: &RecordBatch, set: &[usize]) -> Result<i64> {
-    let columns: Vec<ArrayRef> = set.iter().map(|&i| batch.column(i).clone()).collect();
+/// A table rebuilt (ALTER TABLE, CREATE/DROP INDEX) keeps its statistics: the sets of `old`
+/// are copied to `new` with their columns' new names (`origin[i]`: the old position of new
+/// column i); a set with a dropped column is not. Copied, not moved, so a rollback that
+/// brings `old` back finds them still there.
+pub(crate) fn carry_over(registry: &Registry, old: &Table, new: &Table, origin: &[Option<usize>]) {
+    let mut stats = registry.stats.lock();
+    let Some(sets) = stats.get(&old.id).cloned() else {
+        return;
+    };
+    let carried: Vec<Stat> = sets
+        .into_iter()
+        .filter_map(|mut st| {
+            st.columns = st
+                .columns
+                .iter()
+                .map(|c| match old.schema.column_index(c) {
+                    Some(p) => origin
+                        .iter()
+                        .position(|o| *o == Some(p))
+                        .map(|i| new.schema.columns[i].name.clone()),
+                    // the PARTITION column
+                    None => Some(c.clone()),
+                })
+                .collect::<Option<Vec<_>>>()?;
+            Some(st)
+        })
+        .collect();
+    stats.insert(new.id, carried);
+}
+
+/// How many distinct combinations the columns `set` of `batch` hold (the PARTITION column,
+/// `None`, has one value: tdlite keeps a table in one partition).
+fn distinct(batch: &RecordBatch, set: &[Option<usize>]) -> Result<i64> {
+    let columns: Vec<ArrayRef> = set
+        .iter()
+        .flatten()
+        .map(|&i| batch.column(i).clone())
+        .collect();
+    if columns.is_empty() {
+        return Ok(i64::from(batch.num_rows() > 0));
+    }
     let converter = RowConverter::new(
         columns
             .iter()

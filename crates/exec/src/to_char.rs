@@ -12,11 +12,10 @@
 use crate::error::{Error, Result};
 
 /// Date and time elements, longest first so that `MONTH` is not read as `MON` + `TH`.
-const DATE_ELEMENTS: [(&str, &str); 17] = [
+const DATE_ELEMENTS: [(&str, &str); 15] = [
     ("MONTH", "MMMM"),
     ("YYYY", "YYYY"),
     ("HH24", "HH"),
-    ("HH12", "HH"),
     ("DDD", "DDD"),
     ("DAY", "EEEE"),
     ("MON", "MMM"),
@@ -24,7 +23,6 @@ const DATE_ELEMENTS: [(&str, &str); 17] = [
     ("MM", "MM"),
     ("DD", "DD"),
     ("DY", "EEE"),
-    ("HH", "HH"),
     ("MI", "MI"),
     ("SS", "SS"),
     ("FF", "S(6)"),
@@ -64,7 +62,8 @@ pub(crate) fn is_number_model(model: &str) -> bool {
 /// The Teradata FORMAT mask for an Oracle date/time model.
 ///
 /// # Errors
-/// 9910 for an element with no Teradata counterpart (`AM`, `J`, `Q`, `WW`, …).
+/// 9910 for an element with no Teradata counterpart: the 12-hour clock (`HH`, `HH12`, `AM`),
+/// quoted text (its letters would read as mask elements), `J`, `Q`, `WW`, ….
 pub(crate) fn date_mask(model: &str) -> Result<String> {
     let up = model.to_ascii_uppercase();
     let chars: Vec<char> = up.chars().collect();
@@ -75,16 +74,6 @@ pub(crate) fn date_mask(model: &str) -> Result<String> {
         if matches!(c, '-' | '/' | ':' | ',' | '.' | ';' | ' ') {
             out.push(if c == ' ' { 'B' } else { c });
             i += 1;
-            continue;
-        }
-        if c == '"' {
-            // quoted text: Teradata's mask takes other characters as themselves
-            let end = chars[i + 1..]
-                .iter()
-                .position(|&q| q == '"')
-                .map_or(chars.len(), |p| i + 1 + p);
-            out.extend(&chars[i + 1..end]);
-            i = end + 1;
             continue;
         }
         let rest: String = chars[i..].iter().collect();
@@ -168,6 +157,9 @@ mod tests {
         assert_eq!(date_mask("HH24:MI:SS.FF3").unwrap(), "HH:MI:SS.S(3)");
         assert_eq!(date_mask("DY DAY").unwrap(), "EEEBEEEE");
         assert!(date_mask("HH:MI AM").is_err());
+        assert!(date_mask("HH12:MI").is_err(), "a 12-hour clock needs AM/PM");
+        assert!(date_mask("HH:MI").is_err());
+        assert!(date_mask("YYYY\"year\"").is_err());
         assert_eq!(name_case("DD-MON-YYYY"), Some(true));
         assert_eq!(name_case("dd-mon-yyyy"), Some(false));
         assert_eq!(name_case("Day, DD Month"), None);

@@ -130,13 +130,4 @@ mod tests {
         assert_eq!(peer_groups(&part, &keys), vec![(0, 1), (2, 2), (3, 5)]);
         assert!(peer_groups(&[], &keys).is_empty());
     }
-
-    #[test]
-    fn the_array_length_is_kept() {
-        let a: ArrayRef = Arc::new(arrow::array::Int32Array::from(vec![1, 2]));
-        let idx = UInt32Array::from(vec![None, Some(0)]);
-        let t = arrow::compute::take(a.as_ref(), &idx, None).expect("take");
-        assert_eq!(t.len(), 2);
-        assert!(t.is_null(0));
-    }
 }

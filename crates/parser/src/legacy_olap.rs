@@ -9,8 +9,8 @@
 //! | `RANK(s…)` | `RANK() OVER (ORDER BY s…)`, each sort DESC unless it says ASC |
 //! | `QUANTILE(q, s…)` | `(RANK() OVER (ORDER BY s…) - 1) * q / COUNT(*) OVER ()` |
 //!
-//! Two steps: [`rewrite`] turns the calls into the ANSI tokens before sqlparser reads them,
-//! marking each window with the name [`LEGACY_WINDOW`]; [`group_by_partitions`] then applies
+//! Two steps: `rewrite` turns the calls into the ANSI tokens before sqlparser reads them,
+//! marking each window with the name [`LEGACY_WINDOW`]; `group_by_partitions` then applies
 //! Teradata's rule that in a query with these functions (and no aggregate), GROUP BY does not
 //! aggregate but partitions them (`PARTITION BY` the GROUP BY items), and removes the marks.
 //!
@@ -19,14 +19,15 @@
 //! anything else is left to sqlparser.
 
 use sqlparser::ast::{
-    Expr, GroupByExpr, Query, Select, SelectItem, SetExpr, Value, VisitMut, VisitorMut, WindowType,
+    Expr, GroupByExpr, Query, Select, SelectItem, SetExpr, Value, Visit, VisitMut, Visitor,
+    VisitorMut, WindowType,
 };
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan};
 use std::ops::ControlFlow;
 
 use crate::parser::unquoted_upper;
 
-/// The window name that marks a rewritten call until [`group_by_partitions`] removes it.
+/// The window name that marks a rewritten call until `group_by_partitions` removes it.
 pub const LEGACY_WINDOW: &str = "\u{1}tdlite legacy";
 
 /// The top-level arguments of the call whose `(` is at `open`: token ranges, and the index of
@@ -57,23 +58,36 @@ fn arguments(toks: &[TokenWithSpan], open: usize) -> Option<(Vec<(usize, usize)>
     None
 }
 
+/// True if a legacy call (`CSUM(`, `RANK(`, …, not after a `.`) starts at `k`.
+fn is_legacy_call(toks: &[TokenWithSpan], k: usize) -> bool {
+    let after_period = k > 0 && toks[k - 1].token == Token::Period;
+    !after_period
+        && matches!(
+            unquoted_upper(&toks[k].token).as_deref(),
+            Some("CSUM" | "MSUM" | "MAVG" | "MDIFF" | "RANK" | "QUANTILE")
+        )
+        && toks.get(k + 1).map(|t| &t.token) == Some(&Token::LParen)
+}
+
 /// Rewrites the legacy calls in `toks` into ANSI window functions (see the module doc).
 pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
     let mut i = 0;
     while i + 1 < toks.len() {
-        let name = unquoted_upper(&toks[i].token);
-        let after_period = i > 0 && toks[i - 1].token == Token::Period;
-        let legacy = matches!(
-            name.as_deref(),
-            Some("CSUM" | "MSUM" | "MAVG" | "MDIFF" | "RANK" | "QUANTILE")
-        );
-        if !legacy || after_period || toks[i + 1].token != Token::LParen {
+        if !is_legacy_call(toks, i) {
             i += 1;
             continue;
         }
+        let name = unquoted_upper(&toks[i].token);
         let Some((args, close)) = arguments(toks, i + 1) else {
             return;
         };
+        // Teradata allows no ordered analytical function inside another one's arguments; left
+        // alone, such a call is an unknown function's error (and MDIFF, which writes its value
+        // twice, cannot grow the request exponentially)
+        if (i + 2..close).any(|k| is_legacy_call(toks, k)) {
+            i = close + 1;
+            continue;
+        }
         let span = toks[i].span;
         let slice = |(a, b): (usize, usize)| toks[a..b].to_vec();
         let replacement = match (name.as_deref(), args.as_slice()) {
@@ -169,7 +183,7 @@ pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
                 let n = tokens.len();
                 toks.splice(i..=close, tokens);
                 // the arguments may hold more legacy calls: look at them again
-                i += 1.min(n);
+                i += n;
             }
             None => i += 1,
         }
@@ -221,7 +235,7 @@ fn title(call: &[TokenWithSpan], span: Span) -> [TokenWithSpan; 4] {
     ]
 }
 
-/// A frame for [`window`].
+/// A frame for `window`.
 enum Frame {
     /// `ROWS UNBOUNDED PRECEDING`.
     Unbounded,
@@ -229,11 +243,11 @@ enum Frame {
     Preceding(u64),
 }
 
-/// A moving function's width: a whole number of at least 1.
+/// A moving function's width: a whole number from 1 to 4096, as Teradata allows.
 fn width(toks: &[TokenWithSpan]) -> Option<u64> {
     match toks {
         [t] => match &t.token {
-            Token::Number(n, _) => n.parse().ok().filter(|n| *n >= 1),
+            Token::Number(n, _) => n.parse().ok().filter(|n| (1..=4096).contains(n)),
             _ => None,
         },
         _ => None,
@@ -311,9 +325,7 @@ pub(crate) fn group_by_partitions<V: VisitMut>(stmt: &mut V) {
     impl VisitorMut for Partitioner {
         type Break = ();
         fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
-            if let SetExpr::Select(s) = q.body.as_mut() {
-                partition(s);
-            }
+            each_select(&mut q.body);
             ControlFlow::Continue(())
         }
         fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
@@ -324,6 +336,71 @@ pub(crate) fn group_by_partitions<V: VisitMut>(stmt: &mut V) {
         }
     }
     let _ = stmt.visit(&mut Partitioner);
+}
+
+/// `partition` for every SELECT of a query body (both sides of a UNION …).
+fn each_select(body: &mut SetExpr) {
+    match body {
+        SetExpr::Select(s) => partition(s),
+        SetExpr::SetOperation { left, right, .. } => {
+            each_select(left);
+            each_select(right);
+        }
+        _ => {}
+    }
+}
+
+/// The aggregate functions (as the binder knows them): a query with one of them outside a
+/// window keeps its GROUP BY. exec's `bind::agg_func` is tested against this list.
+pub const AGGREGATES: [&str; 12] = [
+    "COUNT",
+    "SUM",
+    "AVG",
+    "AVERAGE",
+    "MIN",
+    "MINIMUM",
+    "MAX",
+    "MAXIMUM",
+    "STDDEV_SAMP",
+    "STDDEV_POP",
+    "VAR_SAMP",
+    "VAR_POP",
+];
+
+/// What one SELECT's own expressions (not its subqueries') call: a legacy window, an aggregate.
+#[derive(Default)]
+struct Looker {
+    depth: usize,
+    has_legacy: bool,
+    has_aggregate: bool,
+}
+
+impl Visitor for Looker {
+    type Break = ();
+    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_expr(&mut self, x: &Expr) -> ControlFlow<()> {
+        if let (0, Expr::Function(f)) = (self.depth, x) {
+            let name = f.name.to_string().to_ascii_uppercase();
+            match &f.over {
+                Some(WindowType::WindowSpec(spec))
+                    if spec.window_name.as_ref().map(|n| n.value.as_str())
+                        == Some(LEGACY_WINDOW) =>
+                {
+                    self.has_legacy = true
+                }
+                None if AGGREGATES.contains(&name.as_str()) => self.has_aggregate = true,
+                _ => {}
+            }
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// The window spec of a call marked as legacy.
@@ -348,40 +425,20 @@ fn partition(s: &mut Select) {
     if items.is_empty() || !modifiers.is_empty() {
         return;
     }
-    let mut has_legacy = false;
-    let mut has_aggregate = false;
-    let mut look = |e: &Expr| {
-        let _ = sqlparser::ast::visit_expressions(e, |x: &Expr| {
-            if let Expr::Function(f) = x {
-                let name = f.name.to_string().to_ascii_uppercase();
-                match &f.over {
-                    Some(WindowType::WindowSpec(spec))
-                        if spec.window_name.as_ref().map(|n| n.value.as_str())
-                            == Some(LEGACY_WINDOW) =>
-                    {
-                        has_legacy = true
-                    }
-                    None if matches!(
-                        name.as_str(),
-                        "COUNT" | "SUM" | "AVG" | "MIN" | "MAX" | "AVERAGE"
-                    ) =>
-                    {
-                        has_aggregate = true
-                    }
-                    _ => {}
-                }
-            }
-            ControlFlow::<()>::Continue(())
-        });
-    };
+    let mut looker = Looker::default();
     for item in &s.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
-            look(e);
+            let _ = e.visit(&mut looker);
         }
     }
-    if let Some(q) = &s.qualify {
-        look(q);
+    for e in s.qualify.iter().chain(&s.having) {
+        let _ = e.visit(&mut looker);
     }
+    let Looker {
+        has_legacy,
+        has_aggregate,
+        ..
+    } = looker;
     if !has_legacy || has_aggregate {
         return;
     }
@@ -405,21 +462,28 @@ fn partition(s: &mut Select) {
             _ => k.clone(),
         })
         .collect();
-    struct SetPartitions<'a>(&'a [Expr]);
+    // a subquery's windows are its own: only depth 0 is this query's
+    struct SetPartitions<'a>(&'a [Expr], usize);
     impl VisitorMut for SetPartitions<'_> {
         type Break = ();
         fn pre_visit_query(&mut self, _q: &mut Query) -> ControlFlow<()> {
-            // a subquery's windows are its own
-            ControlFlow::Break(())
+            self.1 += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _q: &mut Query) -> ControlFlow<()> {
+            self.1 -= 1;
+            ControlFlow::Continue(())
         }
         fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-            if let Some(spec) = legacy_spec(e) {
-                spec.partition_by = self.0.to_vec();
+            if self.1 == 0 {
+                if let Some(spec) = legacy_spec(e) {
+                    spec.partition_by = self.0.to_vec();
+                }
             }
             ControlFlow::Continue(())
         }
     }
-    let mut setter = SetPartitions(&keys);
+    let mut setter = SetPartitions(&keys, 0);
     for item in &mut s.projection {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             let _ = e.visit(&mut setter);

@@ -18,7 +18,7 @@ mod create_table;
 mod cursor;
 pub mod dialect;
 pub mod error;
-mod legacy_olap;
+pub mod legacy_olap;
 mod macros;
 mod parser;
 pub mod phrase;
@@ -36,6 +36,7 @@ pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 pub use sqlparser::ast;
 pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable,
-    DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, TableKind,
+    DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, StatsGroup,
+    TableKind,
 };
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

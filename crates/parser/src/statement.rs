@@ -118,7 +118,7 @@ pub enum Statement {
         /// The table.
         table: ast::ObjectName,
         /// The column sets named (`COLUMN (a, b)` is one); none: every set the table has.
-        groups: Vec<Vec<String>>,
+        groups: Vec<StatsGroup>,
     },
     /// `HELP STATISTICS name [FROM qcd]`.
     HelpStatistics(ast::ObjectName),
@@ -329,6 +329,15 @@ pub struct CreateTable {
     pub checks: Vec<ast::Expr>,
     /// `AS (query) | AS table WITH [NO] DATA`: where the columns (and rows) come from.
     pub as_source: Option<AsSource>,
+}
+
+/// A column set of `COLLECT|DROP STATISTICS`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StatsGroup {
+    /// `COLUMN c`, `COLUMN (a, b)`, `INDEX (a, b)`; `PARTITION` is the PARTITION column.
+    Columns(Vec<String>),
+    /// `INDEX name`: the columns of the table's index of that name.
+    Index(String),
 }
 
 /// One change of `ALTER TABLE`.

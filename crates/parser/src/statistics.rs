@@ -10,12 +10,12 @@
 //! ```
 //!
 //! `USING` options (`SAMPLE n PERCENT`, `MAXVALUELENGTH n`, …) and a `FROM` source tune how
-//! Teradata samples; they are read past. `COLUMN PARTITION` and an index named rather than
-//! listed name no column set here and are left out of [`Statement::Statistics`]'s groups.
+//! Teradata samples; they are read past. `COLUMN PARTITION` is the column set of Teradata's
+//! PARTITION column; `INDEX name` the columns of that index (the executor looks them up).
 
 use crate::cursor::Cursor;
 use crate::error::ParseError;
-use crate::statement::Statement;
+use crate::statement::{Statement, StatsGroup};
 use sqlparser::tokenizer::Token;
 
 /// Parses the statement after `COLLECT` or `DROP` (the cursor on `SUMMARY` or `STATISTICS`).
@@ -61,12 +61,12 @@ pub(crate) fn parse(cur: &mut Cursor, drop: bool) -> Result<Statement, ParseErro
     Ok(Statement::Statistics {
         drop,
         table,
-        groups: groups.into_iter().flatten().collect(),
+        groups,
     })
 }
 
-/// `group [, group]…`: each group's columns, `None` for one that names no column set.
-fn group_list(cur: &mut Cursor) -> Result<Vec<Option<Vec<String>>>, ParseError> {
+/// `group [, group]…`.
+fn group_list(cur: &mut Cursor) -> Result<Vec<StatsGroup>, ParseError> {
     let mut groups = vec![group(cur)?];
     while cur.eat_token(&Token::Comma) {
         groups.push(group(cur)?);
@@ -74,7 +74,7 @@ fn group_list(cur: &mut Cursor) -> Result<Vec<Option<Vec<String>>>, ParseError> 
     Ok(groups)
 }
 
-fn group(cur: &mut Cursor) -> Result<Option<Vec<String>>, ParseError> {
+fn group(cur: &mut Cursor) -> Result<StatsGroup, ParseError> {
     let index = if cur.eat_word("INDEX") {
         true
     } else if cur.eat_word("COLUMN") || cur.eat_word("COLUMNS") {
@@ -82,25 +82,21 @@ fn group(cur: &mut Cursor) -> Result<Option<Vec<String>>, ParseError> {
     } else {
         return Err(cur.unexpected("expected COLUMN or INDEX"));
     };
-    let columns = if cur.eat_token(&Token::LParen) {
+    let group = if cur.eat_token(&Token::LParen) {
+        // `COLUMN (PARTITION)` names the PARTITION column like any other
         let mut names = vec![cur.ident("a column name")?];
         while cur.eat_token(&Token::Comma) {
             names.push(cur.ident("a column name")?);
         }
         cur.expect_token(&Token::RParen, "')'")?;
-        Some(names)
-    } else if !index && cur.eat_word("PARTITION") {
-        None
+        StatsGroup::Columns(names)
+    } else if index {
+        StatsGroup::Index(cur.ident("an index name")?)
     } else {
-        let name = cur.ident(if index {
-            "an index name"
-        } else {
-            "a column name"
-        })?;
-        (!index).then(|| vec![name])
+        StatsGroup::Columns(vec![cur.ident("a column name")?])
     };
     if cur.eat_word("AS") {
         cur.ident("a statistics name")?;
     }
-    Ok(columns)
+    Ok(group)
 }

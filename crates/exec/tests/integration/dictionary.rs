@@ -132,6 +132,37 @@ fn statistics_are_collected_shown_recollected_and_dropped() {
         Some(3807)
     );
     assert_eq!(code(s.execute("COLLECT STATS COLUMN a")), Some(3706));
+    // a DROP of several sets drops none unless all have statistics
+    assert_eq!(
+        code(s.execute("DROP STATISTICS COLUMN a, COLUMN (a, c) ON t")),
+        Some(3624)
+    );
+    assert_eq!(help_statistics(&mut s, "t").unwrap().len(), 3);
+    // an index by name, and the PARTITION column (one partition in tdlite)
+    s.execute("CREATE INDEX bx (b) ON t").unwrap();
+    s.execute("COLLECT STATISTICS INDEX bx, COLUMN PARTITION, COLUMN (PARTITION, a) ON t")
+        .unwrap();
+    let after = help_statistics(&mut s, "t").unwrap();
+    assert!(
+        after.contains(&("1".to_string(), "PARTITION".to_string())),
+        "{after:?}"
+    );
+    assert!(
+        after.contains(&("3".to_string(), "PARTITION,a".to_string())),
+        "{after:?}"
+    );
+    assert_eq!(
+        code(s.execute("COLLECT STATS INDEX nosuch ON t")),
+        Some(3526)
+    );
+    s.execute("DROP STATISTICS INDEX bx ON t").unwrap();
+    assert!(
+        help_statistics(&mut s, "t")
+            .unwrap()
+            .iter()
+            .any(|(_, c)| c == "a"),
+        "dropping one index's statistics keeps the others"
+    );
     s.execute("DROP STATISTICS ON t").unwrap();
     assert_eq!(help_statistics(&mut s, "t"), Err(3624));
     // a table made again starts without statistics
