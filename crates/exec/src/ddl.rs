@@ -443,10 +443,11 @@ impl Exec<'_> {
             (false, TableKind::Set) => "SET TABLE",
             (false, TableKind::Multiset) => "MULTISET TABLE",
         };
+        // ending with `;`, as Teradata's does, so that SHOW's text runs as a script
         let text = format!(
-            "-- {kind}{}\n{}",
+            "-- {kind}{}\n{};",
             if t.schema.queue { ", QUEUE" } else { "" },
-            t.schema.ddl.trim_end_matches(';')
+            t.schema.ddl.trim_end().trim_end_matches(';')
         );
         let schema = Arc::new(Schema::new(vec![Field::new(
             "Request Text",
