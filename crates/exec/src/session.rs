@@ -676,6 +676,9 @@ impl Session {
             Statement::HelpTable(name) => {
                 StatementResult::rows(StatementKind::Help, self.exec(now).help_table(name, None)?)
             }
+            Statement::HelpIndex(name) => {
+                StatementResult::rows(StatementKind::Help, self.exec(now).help_index(name)?)
+            }
             Statement::HelpColumn { table, columns } => StatementResult::rows(
                 StatementKind::Help,
                 self.exec(now).help_table(table, columns.as_deref())?,
@@ -723,6 +726,15 @@ impl Session {
                 StatementResult::count(StatementKind::Insert, n)
             }
             Statement::Sql(sql) => self.run_sql(sql, now)?,
+            // the INSERT only where the UPDATE found no row, in the same transaction
+            Statement::Upsert { update, insert } => {
+                let updated = self.run_sql(update, now)?;
+                if updated.activity_count > 0 {
+                    updated
+                } else {
+                    self.run_sql(insert, now)?
+                }
+            }
         })
     }
 

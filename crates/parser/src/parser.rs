@@ -295,6 +295,11 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
         return m;
     }
     let first = cur.word_at(0).unwrap_or_default();
+    if matches!(first.as_str(), "UPDATE" | "UPD") {
+        if let Some(at) = upsert_else(&cur) {
+            return upsert(cur, at);
+        }
+    }
     match first.as_str() {
         "EXPLAIN" => {
             cur.pos += 1;
@@ -582,6 +587,12 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::SetSessionMode { ansi })
         }
+        "HELP" if cur.word_at(1).as_deref() == Some("INDEX") => {
+            cur.pos += 2;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            cur.expect_end()?;
+            Ok(Statement::HelpIndex(name))
+        }
         "HELP" if cur.word_at(1).as_deref() == Some("COLUMN") => {
             cur.pos += 2;
             help_column(&mut cur)
@@ -610,6 +621,66 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             sql_statement(cur)
         }
         _ => sql_statement(cur),
+    }
+}
+
+/// Where the `ELSE` of Teradata's atomic upsert (`UPDATE … ELSE INSERT …`) is: outside
+/// parentheses and directly before INSERT or INS (a CASE's ELSE is followed by a value).
+fn upsert_else(cur: &Cursor) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in cur.toks.iter().enumerate().skip(cur.pos) {
+        match &t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ if depth == 0
+                && unquoted_upper(&t.token).as_deref() == Some("ELSE")
+                && matches!(
+                    cur.toks
+                        .get(i + 1)
+                        .and_then(|n| unquoted_upper(&n.token))
+                        .as_deref(),
+                    Some("INSERT" | "INS")
+                ) =>
+            {
+                return Some(i)
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `UPDATE t … ELSE INSERT [INTO] t …`: both statements, which must name the same table.
+fn upsert(cur: Cursor, at: usize) -> Result<Statement, ParseError> {
+    let else_loc = Location::from_sql(cur.toks[at].span.start);
+    let update = sql_statement(Cursor::new(cur.toks[cur.pos..at].to_vec(), else_loc))?;
+    let insert = sql_statement(Cursor::new(cur.toks[at + 1..].to_vec(), cur.end))?;
+    let (Statement::Sql(update), Statement::Sql(insert)) = (update, insert) else {
+        return Err(ParseError::syntax(
+            "an atomic upsert is UPDATE … ELSE INSERT ….".to_string(),
+            else_loc,
+        ));
+    };
+    let table = |s: &ast::Statement| match s {
+        ast::Statement::Update(u) => match &u.table.relation {
+            ast::TableFactor::Table { name, .. } => Some(object_name_string(name)),
+            _ => None,
+        },
+        ast::Statement::Insert(i) => Some(i.table.to_string()),
+        _ => None,
+    };
+    match (table(&update), table(&insert)) {
+        (Some(u), Some(i))
+            if matches!(*update, ast::Statement::Update(_))
+                && matches!(*insert, ast::Statement::Insert(_))
+                && u.eq_ignore_ascii_case(&i) =>
+        {
+            Ok(Statement::Upsert { update, insert })
+        }
+        _ => Err(ParseError::syntax(
+            "an atomic upsert's UPDATE and INSERT must name the same table.".to_string(),
+            else_loc,
+        )),
     }
 }
 

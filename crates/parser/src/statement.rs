@@ -27,6 +27,14 @@ pub struct Spanned {
 pub enum Statement {
     /// Standard SQL handled by sqlparser: SELECT, INSERT, UPDATE, DELETE, DROP TABLE, …
     Sql(Box<ast::Statement>),
+    /// Teradata's atomic upsert, `UPDATE t … ELSE INSERT INTO t …`: the INSERT runs when the
+    /// UPDATE changes no row.
+    Upsert {
+        /// The UPDATE.
+        update: Box<ast::Statement>,
+        /// The INSERT.
+        insert: Box<ast::Statement>,
+    },
     /// Teradata `CREATE TABLE` (also `CT`), queue tables included.
     CreateTable(Box<CreateTable>),
     /// `SELECT AND CONSUME TOP 1 list FROM queue`.
@@ -53,6 +61,8 @@ pub enum Statement {
     },
     /// `HELP TABLE name`: one row per column.
     HelpTable(ast::ObjectName),
+    /// `HELP INDEX t`: the table's indexes.
+    HelpIndex(ast::ObjectName),
     /// `HELP COLUMN …`: the named columns of a table (`None`: all of them, `t.*`).
     HelpColumn {
         /// The table.

@@ -198,6 +198,10 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::HelpColumn { table, columns } => {
             writeln!(out, "HelpColumn {table} {columns:?}").unwrap()
         }
+        Statement::HelpIndex(name) => writeln!(out, "HelpIndex {name}").unwrap(),
+        Statement::Upsert { update, insert } => {
+            writeln!(out, "Upsert\n  update: {update}\n  insert: {insert}").unwrap()
+        }
         Statement::Diagnostic(name) => writeln!(out, "Diagnostic {name}").unwrap(),
         Statement::Statistics {
             drop,
