@@ -1,0 +1,263 @@
+//! `tdlite.connect(...)` and `Connection`, as teradatasql shapes them.
+//!
+//! `connect(json=None, **params)`: an optional JSON string of parameters, then keyword
+//! parameters, which win over the JSON's. teradatasql's connection parameters (`host`, `user`,
+//! `password`, `logmech`, `account`, …) are accepted and ignored: there is no server. Used:
+//! `database` (the session's default database, `DATABASE x`), `tmode` (`TERA`, `ANSI` or
+//! `DEFAULT`, which is Teradata mode), and tdlite's own `path` (a database folder; without it
+//! each connection has a database of its own, in memory). Connections opened with the same
+//! `path` in one process share one `Database`, so threads can be producers and consumers of one
+//! queue.
+//!
+//! `autocommit` is a property, True by default: each request commits. Set to False, the
+//! connection starts a transaction before its next request (`BT` in Teradata mode; ANSI mode
+//! needs nothing) and `commit()` / `rollback()` end it, as teradatasql does.
+//!
+//! Invariant: a closed connection refuses every call but `close` with `InterfaceError`; its
+//! session is dropped, which rolls back anything uncommitted.
+
+use crate::cursor::Cursor;
+use crate::errors;
+use parking_lot::Mutex;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock, Weak};
+use tdlite::{Database, Session, SessionMode};
+
+/// The databases open in this process, by folder: a second `connect(path=…)` shares the first.
+fn open_databases() -> &'static Mutex<HashMap<PathBuf, Weak<Database>>> {
+    static OPEN: OnceLock<Mutex<HashMap<PathBuf, Weak<Database>>>> = OnceLock::new();
+    OPEN.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// A connection's session and its state; cursors hold it too.
+pub(crate) struct State {
+    /// `None` once closed.
+    pub(crate) session: Option<Session>,
+    /// Keeps a shared database open while the connection is.
+    _database: Arc<Database>,
+    /// The autocommit property.
+    pub(crate) autocommit: bool,
+}
+
+/// The state behind a connection, shared with its cursors.
+pub(crate) type Shared = Arc<Mutex<State>>;
+
+impl State {
+    /// The open session, or `InterfaceError` once closed.
+    pub(crate) fn session(&mut self) -> PyResult<&mut Session> {
+        self.session
+            .as_mut()
+            .ok_or_else(|| errors::interface("the connection is closed"))
+    }
+
+    /// Before a request with autocommit off: a transaction is open (BT in Teradata mode).
+    pub(crate) fn begin_if_needed(&mut self, py: Python<'_>) -> PyResult<()> {
+        let autocommit = self.autocommit;
+        let session = self.session()?;
+        if !autocommit
+            && session.mode() == SessionMode::Teradata
+            && !session.in_explicit_transaction()
+        {
+            let id = session.id();
+            session
+                .execute("BT")
+                .map_err(|e| errors::database_error(py, id, &e))?;
+        }
+        Ok(())
+    }
+}
+
+/// A DB-API connection: one tdlite session.
+#[pyclass(module = "tdlite")]
+pub struct Connection {
+    pub(crate) state: Shared,
+    /// Cancels the session's wait without its lock, which the waiting request holds.
+    cancel: tdlite::CancelHandle,
+}
+
+/// `tdlite.connect(json=None, **params)`; see the module documentation for the parameters.
+#[pyfunction]
+#[pyo3(signature = (json = None, **params))]
+pub fn connect(
+    py: Python<'_>,
+    json: Option<&Bound<'_, PyString>>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Connection> {
+    let mut settings: HashMap<String, String> = HashMap::new();
+    if let Some(text) = json {
+        let parsed: serde_json::Value = serde_json::from_str(text.to_str()?).map_err(|e| {
+            errors::interface(format!("the connection parameters are not JSON: {e}"))
+        })?;
+        let serde_json::Value::Object(map) = parsed else {
+            return Err(errors::interface(
+                "the connection parameters are not a JSON object",
+            ));
+        };
+        for (k, v) in map {
+            let v = match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            settings.insert(k.to_ascii_lowercase(), v);
+        }
+    }
+    if let Some(params) = params {
+        for (k, v) in params.iter() {
+            let v = match v.extract::<bool>() {
+                Ok(b) if v.is_instance_of::<pyo3::types::PyBool>() => b.to_string(),
+                _ => v.str()?.to_string(),
+            };
+            settings.insert(k.str()?.to_string().to_ascii_lowercase(), v);
+        }
+    }
+    let database = match settings.get("path") {
+        Some(path) => shared_database(PathBuf::from(path))
+            .map_err(|e| errors::interface(format!("cannot open the database at {path}: {e}")))?,
+        None => Arc::new(Database::new()),
+    };
+    let mode = match settings
+        .get("tmode")
+        .map(|m| m.to_ascii_uppercase())
+        .as_deref()
+    {
+        None | Some("DEFAULT" | "TERA") => SessionMode::Teradata,
+        Some("ANSI") => SessionMode::Ansi,
+        Some(other) => {
+            return Err(errors::interface(format!(
+                "tmode is TERA, ANSI or DEFAULT, not {other}"
+            )))
+        }
+    };
+    let mut session = database.session_in(mode);
+    if let Some(db) = settings.get("database").filter(|d| !d.is_empty()) {
+        let id = session.id();
+        session
+            .execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")))
+            .map_err(|e| errors::database_error(py, id, &e))?;
+    }
+    Ok(Connection {
+        cancel: session.cancel_handle(),
+        state: Arc::new(Mutex::new(State {
+            session: Some(session),
+            _database: database,
+            autocommit: true,
+        })),
+    })
+}
+
+/// The database open at `path` in this process, or a newly opened one.
+fn shared_database(path: PathBuf) -> Result<Arc<Database>, tdlite::Error> {
+    let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let mut open = open_databases().lock();
+    if let Some(db) = open.get(&key).and_then(Weak::upgrade) {
+        return Ok(db);
+    }
+    let db = Arc::new(Database::open(&path)?);
+    open.retain(|_, w| w.strong_count() > 0);
+    open.insert(key, Arc::downgrade(&db));
+    Ok(db)
+}
+
+#[pymethods]
+impl Connection {
+    /// A new cursor on this connection.
+    fn cursor(slf: &Bound<'_, Self>) -> PyResult<Cursor> {
+        slf.borrow().state.lock().session()?;
+        Ok(Cursor::new(
+            slf.clone().unbind(),
+            slf.borrow().state.clone(),
+        ))
+    }
+
+    /// Commits the transaction (`ET` in Teradata mode, `COMMIT` in ANSI mode); nothing to do
+    /// with autocommit on.
+    fn commit(&self, py: Python<'_>) -> PyResult<()> {
+        self.end(py, true)
+    }
+
+    /// Rolls the transaction back; nothing to do with autocommit on.
+    fn rollback(&self, py: Python<'_>) -> PyResult<()> {
+        self.end(py, false)
+    }
+
+    /// Closes the connection: the session ends, rolling back what is uncommitted. Closing a
+    /// closed connection does nothing.
+    fn close(&self) {
+        self.state.lock().session = None;
+    }
+
+    /// Stops a consume of this connection that waits on an empty queue, from another thread:
+    /// it fails with 9905. True if one was waiting.
+    fn cancel(&self) -> bool {
+        self.cancel.cancel()
+    }
+
+    /// Whether each request commits by itself (True by default).
+    #[getter]
+    fn get_autocommit(&self) -> PyResult<bool> {
+        let mut state = self.state.lock();
+        state.session()?;
+        Ok(state.autocommit)
+    }
+
+    #[setter]
+    fn set_autocommit(&self, py: Python<'_>, on: &Bound<'_, PyAny>) -> PyResult<()> {
+        if !on.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "autocommit is True or False",
+            ));
+        }
+        let on: bool = on.extract()?;
+        if on && !self.state.lock().autocommit {
+            // turning it on ends the open transaction as a commit would
+            self.end(py, true)?;
+        }
+        let mut state = self.state.lock();
+        state.session()?;
+        state.autocommit = on;
+        Ok(())
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// Leaving `with`: the connection closes (as teradatasql's does; uncommitted work rolls
+    /// back).
+    fn __exit__(
+        &self,
+        _kind: Option<&Bound<'_, PyAny>>,
+        _value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> bool {
+        self.close();
+        false
+    }
+}
+
+impl Connection {
+    /// COMMIT (`commit`) or ROLLBACK of the open transaction, if there is one.
+    fn end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
+        let mut state = self.state.lock();
+        let session = state.session()?;
+        let open = session.in_explicit_transaction() || session.has_uncommitted_work();
+        if !open {
+            return Ok(());
+        }
+        let sql = match (session.mode(), commit) {
+            (SessionMode::Teradata, true) => "ET",
+            (SessionMode::Ansi, true) => "COMMIT",
+            (_, false) => "ROLLBACK",
+        };
+        let id = session.id();
+        match session.execute(sql) {
+            Ok(_) => Ok(()),
+            // ROLLBACK reports itself as error 3514 in Teradata mode: the rollback happened
+            Err(e) if !commit && e.code().number == 3514 => Ok(()),
+            Err(e) => Err(errors::database_error(py, id, &e)),
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! `Cursor`: runs requests on its connection's session and hands out their rows.
+//!
+//! `execute(sql, params)` runs one request (`?` markers take `params`, a sequence; mappings are
+//! refused, as teradatasql refuses them) with Python's GIL released, so other threads run while
+//! a consume waits. A request of several statements has one result per statement: the cursor
+//! starts on the first and `nextset()` moves on. Rows are lists (as teradatasql's);
+//! `description` has seven-item lists, the type code a Python type (`int`, `float`,
+//! `decimal.Decimal`, `str`, `bytes`, `datetime.date|time|datetime`); `rowcount` is the
+//! statement's activity count (rows returned or changed), -1 before any request.
+//!
+//! Invariant: a closed cursor (or one of a closed connection) refuses every call with an error,
+//! and a failed request leaves no result behind (`rowcount` -1).
+
+use crate::connection::{Connection, Shared};
+use crate::errors;
+use crate::values;
+use pyo3::exceptions::PyStopIteration;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyMapping, PyString};
+use tdlite::arrow::datatypes::DataType;
+use tdlite::{StatementResult, Value};
+
+/// A DB-API cursor.
+#[pyclass(module = "tdlite")]
+pub struct Cursor {
+    connection: Py<Connection>,
+    state: Shared,
+    /// The results of the last request, one per statement; `None` before any.
+    results: Option<Vec<StatementResult>>,
+    /// The result the cursor is on.
+    current: usize,
+    /// The next row of that result.
+    row: usize,
+    rowcount: i64,
+    arraysize: usize,
+    closed: bool,
+}
+
+impl Cursor {
+    pub(crate) fn new(connection: Py<Connection>, state: Shared) -> Self {
+        Cursor {
+            connection,
+            state,
+            results: None,
+            current: 0,
+            row: 0,
+            rowcount: -1,
+            arraysize: 1,
+            closed: false,
+        }
+    }
+
+    fn check_open(&self) -> PyResult<()> {
+        if self.closed {
+            return Err(errors::programming("Cursor is closed"));
+        }
+        self.state.lock().session()?;
+        Ok(())
+    }
+
+    /// The result the cursor is on, if it returned rows.
+    fn current_rows(&self) -> Option<&tdlite::Rows> {
+        self.results
+            .as_ref()
+            .and_then(|r| r.get(self.current))
+            .and_then(|r| r.rows.as_ref())
+    }
+
+    /// Runs `sql` once per parameter set (once, without any), with the GIL released.
+    fn run(&mut self, py: Python<'_>, sql: &str, sets: Vec<Vec<Value>>) -> PyResult<()> {
+        self.check_open()?;
+        self.results = None;
+        self.rowcount = -1;
+        self.state.lock().begin_if_needed(py)?;
+        let state = self.state.clone();
+        let sql = sql.to_string();
+        let outcome = py.detach(move || {
+            let mut guard = state.lock();
+            let Some(session) = guard.session.as_mut() else {
+                return Err(None);
+            };
+            let id = session.id();
+            let fail = |e| Err(Some((id, e)));
+            if sets.is_empty() {
+                return session.execute(&sql).or_else(fail);
+            }
+            let prepared = match session.prepare(&sql) {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            let mut last = Vec::new();
+            let mut changed = 0u64;
+            let many = sets.len() > 1;
+            for params in &sets {
+                last = match session.execute_prepared(&prepared, params) {
+                    Ok(r) => r,
+                    Err(e) => return fail(e),
+                };
+                changed += last.iter().map(|r| r.activity_count).sum::<u64>();
+            }
+            if many {
+                // executemany: the rows changed by all the sets
+                if let Some(r) = last.last_mut() {
+                    r.activity_count = changed;
+                }
+            }
+            Ok(last)
+        });
+        let results = match outcome {
+            Ok(r) => r,
+            Err(None) => return Err(errors::interface("the connection is closed")),
+            Err(Some((id, e))) => return Err(errors::database_error(py, id, &e)),
+        };
+        self.current = 0;
+        self.row = 0;
+        self.rowcount = results
+            .get(self.current)
+            .map_or(-1, |r| i64::try_from(r.activity_count).unwrap_or(i64::MAX));
+        self.results = Some(results);
+        Ok(())
+    }
+
+    /// The next row of the current result as a list, if there is one.
+    fn next_row(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.check_open()?;
+        if self.results.is_none() {
+            return Err(errors::programming("no request has run on this cursor"));
+        }
+        let Some(rows) = self.current_rows() else {
+            return Ok(None);
+        };
+        let mut at = self.row;
+        for batch in &rows.batches {
+            if at < batch.num_rows() {
+                let cells = batch
+                    .columns()
+                    .iter()
+                    .map(|c| values::to_py(py, c, at))
+                    .collect::<PyResult<Vec<_>>>()?;
+                self.row += 1;
+                return Ok(Some(PyList::new(py, cells)?.into_any().unbind()));
+            }
+            at -= batch.num_rows();
+        }
+        Ok(None)
+    }
+}
+
+/// A parameter set: a sequence of values (a mapping is refused, as teradatasql does).
+fn parameters(params: &Bound<'_, PyAny>) -> PyResult<Vec<Value>> {
+    if params.cast::<PyMapping>().is_ok() || params.cast::<PyString>().is_ok() {
+        return Err(errors::programming(
+            "parameters are a sequence of values for the ? markers (a mapping is not supported)",
+        ));
+    }
+    params.try_iter()?.map(|v| values::to_value(&v?)).collect()
+}
+
+#[pymethods]
+impl Cursor {
+    /// Runs a request; `params` is a sequence of values for its `?` markers. Returns the cursor.
+    #[pyo3(signature = (operation, params = None))]
+    fn execute<'py>(
+        mut slf: PyRefMut<'py, Self>,
+        operation: &str,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<PyRefMut<'py, Self>> {
+        let py = slf.py();
+        let sets = match params {
+            Some(p) if !p.is_none() => vec![parameters(p)?],
+            _ => Vec::new(),
+        };
+        slf.run(py, operation, sets)?;
+        Ok(slf)
+    }
+
+    /// Runs a request once per parameter set, prepared once; `rowcount` is the rows changed by
+    /// all of them.
+    fn executemany<'py>(
+        mut slf: PyRefMut<'py, Self>,
+        operation: &str,
+        seq_of_params: &Bound<'py, PyAny>,
+    ) -> PyResult<PyRefMut<'py, Self>> {
+        let py = slf.py();
+        let sets = seq_of_params
+            .try_iter()?
+            .map(|p| parameters(&p?))
+            .collect::<PyResult<Vec<_>>>()?;
+        if sets.is_empty() {
+            slf.check_open()?;
+            slf.results = None;
+            slf.rowcount = 0;
+            return Ok(slf);
+        }
+        slf.run(py, operation, sets)?;
+        Ok(slf)
+    }
+
+    /// The next row (a list), or None at the end.
+    fn fetchone(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.next_row(py)
+    }
+
+    /// Up to `size` rows (`arraysize` by default); an empty list at the end.
+    #[pyo3(signature = (size = None))]
+    fn fetchmany(&mut self, py: Python<'_>, size: Option<usize>) -> PyResult<Vec<Py<PyAny>>> {
+        let n = size.unwrap_or(self.arraysize);
+        let mut out = Vec::with_capacity(n.min(1024));
+        while out.len() < n {
+            match self.next_row(py)? {
+                Some(r) => out.push(r),
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+
+    /// The remaining rows.
+    fn fetchall(&mut self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        let mut out = Vec::new();
+        while let Some(r) = self.next_row(py)? {
+            out.push(r);
+        }
+        Ok(out)
+    }
+
+    /// Moves to the next statement's result of a multi-statement request: True if there is
+    /// one, False if not (None before any request).
+    fn nextset(&mut self) -> PyResult<Option<bool>> {
+        self.check_open()?;
+        let Some(results) = &self.results else {
+            return Ok(None);
+        };
+        if self.current + 1 < results.len() {
+            self.current += 1;
+            self.row = 0;
+            self.rowcount = i64::try_from(results[self.current].activity_count).unwrap_or(i64::MAX);
+            Ok(Some(true))
+        } else {
+            self.rowcount = -1;
+            Ok(Some(false))
+        }
+    }
+
+    /// Seven-item lists, one per column of the current result (None without rows): name, type
+    /// code, display size (None), internal size (None), precision and scale (DECIMAL), null_ok.
+    #[getter]
+    fn description(&self, py: Python<'_>) -> PyResult<Option<Vec<Py<PyAny>>>> {
+        let Some(rows) = self.current_rows() else {
+            return Ok(None);
+        };
+        rows.schema
+            .fields()
+            .iter()
+            .map(|f| {
+                let (precision, scale) = match f.data_type() {
+                    DataType::Decimal128(p, s) => (Some(i64::from(*p)), Some(i64::from(*s))),
+                    _ => (None, None),
+                };
+                let item = PyList::new(
+                    py,
+                    [
+                        f.name().into_pyobject(py)?.into_any(),
+                        values::type_code(py, f.data_type())?,
+                        py.None().into_bound(py),
+                        py.None().into_bound(py),
+                        precision.into_pyobject(py)?.into_any(),
+                        scale.into_pyobject(py)?.into_any(),
+                        pyo3::types::PyBool::new(py, f.is_nullable())
+                            .to_owned()
+                            .into_any(),
+                    ],
+                )?;
+                Ok(item.into_any().unbind())
+            })
+            .collect::<PyResult<Vec<_>>>()
+            .map(Some)
+    }
+
+    /// Rows returned or changed by the current statement; -1 before any.
+    #[getter]
+    fn rowcount(&self) -> i64 {
+        self.rowcount
+    }
+
+    /// How many rows `fetchmany` returns by default (1).
+    #[getter]
+    fn get_arraysize(&self) -> usize {
+        self.arraysize
+    }
+
+    #[setter]
+    fn set_arraysize(&mut self, n: usize) {
+        self.arraysize = n.max(1);
+    }
+
+    /// The connection the cursor belongs to.
+    #[getter]
+    fn connection(&self, py: Python<'_>) -> Py<Connection> {
+        self.connection.clone_ref(py)
+    }
+
+    /// Accepted; has no effect (as in teradatasql).
+    fn setinputsizes(&self, _sizes: &Bound<'_, PyAny>) {}
+
+    /// Accepted; has no effect.
+    #[pyo3(signature = (_size, _column = None))]
+    fn setoutputsize(&self, _size: &Bound<'_, PyAny>, _column: Option<&Bound<'_, PyAny>>) {}
+
+    /// Closes the cursor; its rows are gone.
+    fn close(&mut self) {
+        self.closed = true;
+        self.results = None;
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.next_row(py)? {
+            Some(r) => Ok(r),
+            None => Err(PyStopIteration::new_err(())),
+        }
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __exit__(
+        &mut self,
+        _kind: Option<&Bound<'_, PyAny>>,
+        _value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> bool {
+        self.close();
+        false
+    }
+}

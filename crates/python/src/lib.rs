@@ -1,0 +1,34 @@
+//! `tdlite` for Python: the engine in-process behind a DB-API 2.0 (PEP 249) module shaped like
+//! Teradata's `teradatasql` driver, so that code written for Teradata runs on tdlite in a test.
+//!
+//! The module: `connect`, the PEP 249 globals and exception classes (errors.rs), `Connection`
+//! (connection.rs), `Cursor` (cursor.rs), and the conversions between Python values and
+//! tdlite's (values.rs). Built with maturin (pyproject.toml); the tests are Python's
+//! (`crates/python/tests`, run by `.ci/python-tests`).
+//!
+//! Invariant: every engine error reaches Python as an exception of the PEP 249 hierarchy whose
+//! message carries `[Error NNNN]` and whose `code` attribute is the Teradata error number; no
+//! Rust panic crosses into Python.
+
+use pyo3::prelude::*;
+
+mod connection;
+mod cursor;
+mod errors;
+mod values;
+
+/// The module `tdlite`.
+#[pymodule]
+#[pyo3(name = "tdlite")]
+fn tdlite_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("apilevel", "2.0")?;
+    // connections may be shared between threads (each call holds its session's lock)
+    m.add("threadsafety", 2)?;
+    m.add("paramstyle", "qmark")?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(connection::connect, m)?)?;
+    m.add_class::<connection::Connection>()?;
+    m.add_class::<cursor::Cursor>()?;
+    errors::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,232 @@
+"""tdlite's DB-API, checked as teradatasql's users call it (PEP 249 and teradatasql's README)."""
+
+import datetime
+import decimal
+import re
+import threading
+import time
+
+import pytest
+
+import tdlite
+
+
+def test_module_globals():
+    assert tdlite.apilevel == "2.0"
+    assert tdlite.threadsafety == 2
+    assert tdlite.paramstyle == "qmark"
+    for name in ["Warning", "Error", "InterfaceError", "DatabaseError", "DataError",
+                 "OperationalError", "IntegrityError", "InternalError", "ProgrammingError",
+                 "NotSupportedError"]:
+        assert issubclass(getattr(tdlite, name), Exception), name
+    assert issubclass(tdlite.OperationalError, tdlite.DatabaseError)
+    assert issubclass(tdlite.DatabaseError, tdlite.Error)
+    assert issubclass(tdlite.InterfaceError, tdlite.Error)
+
+
+def test_connect_forms_and_ignored_logon_parameters():
+    # teradatasql's three forms: kwargs, a JSON string, both (kwargs win)
+    for con in [
+        tdlite.connect(host="whomooz", user="guest", password="please"),
+        tdlite.connect('{"host":"whomooz","user":"guest","password":"please"}'),
+        tdlite.connect('{"host":"whomooz","tmode":"ANSI"}', user="guest", tmode="TERA"),
+        tdlite.connect(None, logmech="TD2", dbs_port=1025),
+    ]:
+        with con.cursor() as cur:
+            cur.execute("SELECT 1 + 1")
+            assert cur.fetchone() == [2]
+        con.close()
+
+
+def test_rows_description_and_rowcount():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        assert cur.rowcount == -1
+        assert cur.arraysize == 1
+        cur.execute("CREATE TABLE t (id INTEGER, name VARCHAR(10), amt DECIMAL(9,2))")
+        cur.execute("INSERT INTO t VALUES (?, ?, ?)", [1, "a", decimal.Decimal("1.50")])
+        assert cur.rowcount == 1
+        cur.executemany("INSERT INTO t VALUES (?, ?, ?)",
+                        [[2, "b", decimal.Decimal("2.25")], [3, None, None]])
+        assert cur.rowcount == 2
+        assert cur.execute("SELECT id, name, amt FROM t ORDER BY id") is cur
+        assert cur.rowcount == 3
+        names = [d[0] for d in cur.description]
+        assert names == ["id", "name", "amt"]
+        assert cur.description[0][1] is int
+        assert cur.description[1][1] is str
+        assert cur.description[2][1] is decimal.Decimal
+        assert cur.description[2][4:6] == [9, 2]
+        assert len(cur.description[0]) == 7
+        assert cur.fetchone() == [1, "a", decimal.Decimal("1.50")]
+        assert cur.fetchmany(1) == [[2, "b", decimal.Decimal("2.25")]]
+        assert cur.fetchall() == [[3, None, None]]
+        assert cur.fetchone() is None
+        assert cur.fetchmany(5) == []
+        # iteration
+        cur.execute("SELECT id FROM t WHERE id < ? ORDER BY 1", [3])
+        assert [row for row in cur] == [[1], [2]]
+
+
+def test_values_round_trip():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute(
+            "CREATE TABLE v (i BIGINT, f FLOAT, d DATE, t TIME(6), ts TIMESTAMP(6), b VARBYTE(4))")
+        values = [2**40, 1.5, datetime.date(2024, 2, 29), datetime.time(10, 11, 12, 500),
+                  datetime.datetime(2024, 2, 29, 23, 59, 58, 123456), b"\x00\x01"]
+        cur.execute("INSERT INTO v VALUES (?, ?, ?, ?, ?, ?)", values)
+        cur.execute("SELECT i, f, d, t, ts, b FROM v")
+        assert cur.fetchone() == values
+        types = [d[1] for d in cur.description]
+        assert types == [int, float, datetime.date, datetime.time, datetime.datetime, bytes]
+        # an aware datetime is stored as its UTC time
+        aware = datetime.datetime(2024, 1, 1, 12, 0, tzinfo=datetime.timezone(
+            datetime.timedelta(hours=2)))
+        cur.execute("SELECT CAST(? AS TIMESTAMP(0))", [aware])
+        assert cur.fetchone() == [datetime.datetime(2024, 1, 1, 10, 0)]
+        # an int beyond BIGINT goes in as a DECIMAL
+        cur.execute("SELECT ? + 1", [10**20])
+        assert cur.fetchone() == [decimal.Decimal(10**20 + 1)]
+        with pytest.raises(TypeError):
+            cur.execute("SELECT ?", [object()])
+
+
+def test_errors_carry_the_teradata_code():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        with pytest.raises(tdlite.OperationalError) as info:
+            cur.execute("SELECT * FROM nowhere")
+        message = str(info.value)
+        # tools (dbt-teradata, teradatasql's samples) look for "[Error NNNN]"
+        assert re.search(r"\[Error 3807\]", message), message
+        assert message.startswith("[Version ")
+        assert "[Teradata Database]" in message
+        assert info.value.code == 3807
+        assert isinstance(info.value, tdlite.DatabaseError)
+        assert cur.rowcount == -1
+        with pytest.raises(tdlite.OperationalError) as info:
+            cur.execute("SELEC 1")
+        assert info.value.code == 3706
+        with pytest.raises(tdlite.ProgrammingError):
+            cur.execute("SELECT ?", {"a": 1})
+
+
+def test_multi_statement_requests_and_nextset():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        assert cur.nextset() is None
+        cur.execute("SELECT 1; SELECT 2, 3")
+        assert cur.fetchall() == [[1]]
+        assert cur.nextset() is True
+        assert cur.fetchall() == [[2, 3]]
+        assert cur.nextset() is False
+        assert cur.rowcount == -1
+
+
+def test_autocommit_off_commit_and_rollback():
+    with tdlite.connect() as con:
+        assert con.autocommit is True
+        cur = con.cursor()
+        cur.execute("CREATE TABLE a (n INTEGER)")
+        con.autocommit = False
+        cur.execute("INSERT INTO a VALUES (1)")
+        con.rollback()
+        cur.execute("SELECT COUNT(*) FROM a")
+        assert cur.fetchone() == [0]
+        cur.execute("INSERT INTO a VALUES (2)")
+        con.commit()
+        con.autocommit = True
+        cur.execute("SELECT n FROM a")
+        assert cur.fetchall() == [[2]]
+        with pytest.raises(TypeError):
+            con.autocommit = 1
+
+
+def test_ansi_mode_and_default_database(tmp_path):
+    path = str(tmp_path / "db")
+    with tdlite.connect(path=path) as setup:
+        setup.cursor().execute("CREATE DATABASE sales AS PERM = 1000000")
+        # the same folder: the same database, with its databases
+        with tdlite.connect(path=path, tmode="ANSI", database="sales") as con:
+            cur = con.cursor()
+            cur.execute("HELP SESSION")
+            row = dict(zip([d[0] for d in cur.description], cur.fetchone()))
+            assert row["Transaction Semantics"] == "ANSI"
+            assert row["Current DataBase"] == "sales"
+    # a database that does not exist: Teradata's 3802
+    with pytest.raises(tdlite.OperationalError) as info:
+        tdlite.connect(database="nowhere")
+    assert info.value.code == 3802
+    with pytest.raises(tdlite.InterfaceError):
+        tdlite.connect(tmode="BOGUS")
+
+
+def test_closed_objects_refuse_calls():
+    con = tdlite.connect()
+    cur = con.cursor()
+    cur.close()
+    with pytest.raises(tdlite.ProgrammingError):
+        cur.execute("SELECT 1")
+    con.close()
+    con.close()
+    with pytest.raises(tdlite.InterfaceError):
+        con.cursor()
+    with pytest.raises(tdlite.Error):
+        con.commit()
+
+
+def test_a_folder_is_shared_by_connections_and_threads(tmp_path):
+    path = str(tmp_path / "db")
+    producer = tdlite.connect(path=path)
+    consumer = tdlite.connect(path=path)
+    producer.cursor().execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+        " n INTEGER)")
+    got = []
+
+    def consume():
+        with consumer.cursor() as cur:
+            # waits on the empty queue with the GIL released
+            cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+            got.append(cur.fetchone())
+
+    worker = threading.Thread(target=consume)
+    worker.start()
+    time.sleep(0.2)
+    assert got == [], "the consumer waits for a committed row"
+    producer.cursor().execute("INSERT INTO q (n) VALUES (7)")
+    worker.join(timeout=30)
+    assert got == [[7]]
+    producer.close()
+    consumer.close()
+
+
+def test_cancel_stops_a_waiting_consume():
+    con = tdlite.connect()
+    con.cursor().execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+        " n INTEGER)")
+    errors = []
+
+    def consume():
+        try:
+            con.cursor().execute("SELECT AND CONSUME TOP 1 n FROM q")
+        except tdlite.OperationalError as e:
+            errors.append(e.code)
+
+    worker = threading.Thread(target=consume)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while not con.cancel():
+        assert time.monotonic() < deadline, "the consume never waited"
+        time.sleep(0.01)
+    worker.join(timeout=30)
+    assert errors == [9905]
+
+
+def test_the_readme_example_runs(capsys):
+    readme = (__import__("pathlib").Path(__file__).parents[3] / "README.md").read_text()
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, "README.md", "exec"), {})
+    assert capsys.readouterr().out == "[1]\n"
