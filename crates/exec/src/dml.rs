@@ -250,6 +250,12 @@ impl Exec<'_> {
     ) -> Result<RecordBatch> {
         let one = single_row();
         let scope = Scope::default();
+        // a batched INSERT of `?` markers: each column's parameters as one array
+        if rows.len() > 1 {
+            if let Some(batch) = self.parameter_rows(rows, width)? {
+                return Ok(batch);
+            }
+        }
         let mut columns: Vec<Vec<ArrayRef>> = Vec::new();
         for row in rows {
             if row.len() < width {
@@ -277,6 +283,45 @@ impl Exec<'_> {
             arrays,
             &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.len())),
         )?)
+    }
+
+    /// VALUES rows of `?` markers only, as a batch of one array per column when each column's
+    /// values are of one kind; `None` otherwise (`values_batch` then goes cell by cell).
+    fn parameter_rows(&self, rows: &[Vec<ast::Expr>], width: usize) -> Result<Option<RecordBatch>> {
+        let marker = |e: &ast::Expr| match e {
+            ast::Expr::Value(v) => match &v.value {
+                ast::Value::Placeholder(p) => Some(p.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let mut names: Vec<Vec<String>> = vec![Vec::with_capacity(rows.len()); width];
+        for row in rows {
+            if row.len() != width {
+                return Ok(None);
+            }
+            for (k, e) in row.iter().enumerate() {
+                match marker(e) {
+                    Some(p) => names[k].push(p),
+                    None => return Ok(None),
+                }
+            }
+        }
+        let mut fields = Vec::with_capacity(width);
+        let mut arrays = Vec::with_capacity(width);
+        for (k, column) in names.iter().enumerate() {
+            let refs: Vec<&str> = column.iter().map(String::as_str).collect();
+            let Some(a) = crate::prepared::parameter_column(&refs, self.params)? else {
+                return Ok(None);
+            };
+            fields.push(Field::new(format!("c{k}"), a.data_type().clone(), true));
+            arrays.push(a);
+        }
+        Ok(Some(RecordBatch::try_new_with_options(
+            Arc::new(Schema::new(fields)),
+            arrays,
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.len())),
+        )?))
     }
 
     fn table_of(&self, t: &ast::TableWithJoins) -> Result<(Arc<Table>, String)> {

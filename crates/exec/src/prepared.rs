@@ -37,6 +37,62 @@ impl Prepared {
     }
 }
 
+/// Rows of one batched statement ([`batched_insert`]): enough to make the per-request cost
+/// small, few enough that a statement's syntax tree stays small.
+pub(crate) const BATCH_ROWS: usize = 1000;
+
+/// For a request that is a lone `INSERT … VALUES (?, …)` of markers only, the same INSERT with
+/// `rows` rows of markers (`?1…?k`, `?k+1…?2k`, …): one statement inserting `rows` parameter
+/// sets. `None` for any other request.
+pub(crate) fn batched_insert(p: &Prepared, rows: usize) -> Option<Spanned> {
+    let [st] = p.statements.as_slice() else {
+        return None;
+    };
+    let tdlite_parser::Statement::Sql(sql) = &st.statement else {
+        return None;
+    };
+    let sqlparser::ast::Statement::Insert(ins) = sql.as_ref() else {
+        return None;
+    };
+    let source = ins.source.as_ref()?;
+    let sqlparser::ast::SetExpr::Values(values) = source.body.as_ref() else {
+        return None;
+    };
+    let [row] = values.rows.as_slice() else {
+        return None;
+    };
+    let markers_only = row.content.iter().all(|e| {
+        matches!(e, sqlparser::ast::Expr::Value(v)
+            if matches!(v.value, sqlparser::ast::Value::Placeholder(_)))
+    });
+    if !markers_only || row.content.len() != p.parameters || p.parameters == 0 {
+        return None;
+    }
+    let k = p.parameters;
+    let mut batched = ins.clone();
+    let mut new_values = values.clone();
+    new_values.rows = (0..rows)
+        .map(|r| {
+            let mut rr = row.clone();
+            for (c, e) in rr.content.iter_mut().enumerate() {
+                if let sqlparser::ast::Expr::Value(v) = e {
+                    v.value = sqlparser::ast::Value::Placeholder(format!("?{}", r * k + c + 1));
+                }
+            }
+            rr
+        })
+        .collect();
+    let mut new_source = source.as_ref().clone();
+    new_source.body = Box::new(sqlparser::ast::SetExpr::Values(new_values));
+    batched.source = Some(Box::new(new_source));
+    Some(Spanned {
+        statement: tdlite_parser::Statement::Sql(Box::new(sqlparser::ast::Statement::Insert(
+            batched,
+        ))),
+        ..st.clone()
+    })
+}
+
 /// The one-row array a parameter value binds as.
 pub(crate) fn parameter_array(v: &Value) -> ArrayRef {
     let ty = match v {
@@ -51,6 +107,55 @@ pub(crate) fn parameter_array(v: &Value) -> ArrayRef {
         Value::Timestamp(_) => SqlType::Timestamp(6),
     };
     values_to_array(ty, std::iter::once(v))
+}
+
+/// The values of parameters `names` (`?n`) as one array, when they are all of one kind (or
+/// NULL): what a column of a batched INSERT's VALUES is, built at once rather than a row at a
+/// time. `None` when the kinds differ (the caller then reconciles them value by value).
+///
+/// # Errors
+/// 3939 when a parameter has no value.
+pub(crate) fn parameter_column(names: &[&str], params: &[Value]) -> Result<Option<ArrayRef>> {
+    let mut values = Vec::with_capacity(names.len());
+    for name in names {
+        let n: usize = name
+            .strip_prefix('?')
+            .and_then(|d| d.parse().ok())
+            .ok_or_else(|| Error::Unsupported(format!("the parameter marker {name}")))?;
+        values.push(
+            n.checked_sub(1)
+                .and_then(|i| params.get(i))
+                .ok_or(Error::ParameterCount {
+                    expected: n,
+                    given: params.len(),
+                })?,
+        );
+    }
+    let mut kind: Option<&Value> = None;
+    let mut longest = 1usize;
+    for v in &values {
+        match (kind, v) {
+            (_, Value::Null) => {}
+            (None, v) => kind = Some(v),
+            (Some(k), v) if std::mem::discriminant(k) != std::mem::discriminant(*v) => {
+                return Ok(None)
+            }
+            (Some(Value::Decimal(_, a)), Value::Decimal(_, b)) if a != b => return Ok(None),
+            _ => {}
+        }
+        match v {
+            Value::Str(s) => longest = longest.max(s.chars().count()),
+            Value::Bytes(b) => longest = longest.max(b.len()),
+            _ => {}
+        }
+    }
+    let ty = match kind {
+        None => return Ok(Some(new_null_array(&DataType::Null, values.len()))),
+        Some(Value::Str(_)) => SqlType::VarChar(u32::try_from(longest).unwrap_or(u32::MAX)),
+        Some(Value::Bytes(_)) => SqlType::VarByte(u32::try_from(longest).unwrap_or(u32::MAX)),
+        Some(other) => crate::query::sql_type_of(parameter_array(other).data_type()),
+    };
+    Ok(Some(values_to_array(ty, values.iter().copied())))
 }
 
 /// The value of parameter `name` (`?n`, numbered from 1) among `params`.

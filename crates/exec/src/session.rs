@@ -257,14 +257,7 @@ impl Session {
         params: &[Value],
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         if params.len() != prepared.parameters {
-            return Err(PositionedError {
-                error: Error::ParameterCount {
-                    expected: prepared.parameters,
-                    given: params.len(),
-                },
-                location: prepared.statements.first().map(|s| s.location),
-                statement: 1,
-            });
+            return Err(parameter_count_error(prepared, params.len()));
         }
         // a lone EXEC runs its macro: the values go into its arguments as literals (a macro
         // runs as its own request, and cannot see the prepared request's parameters)
@@ -293,6 +286,48 @@ impl Session {
         let out = self.run_request(&prepared.statements);
         self.params.clear();
         out
+    }
+
+    /// Runs a prepared request once per parameter set. A lone `INSERT … VALUES (?, …)` of
+    /// markers runs as INSERTs of up to 1,000 sets each (one request apiece, so a few requests
+    /// for many rows); any other request runs once per set. Returns the last request's results,
+    /// the activity count of its last statement being the sum over all the sets.
+    ///
+    /// # Errors
+    /// 3939 if a set does not have one value per `?`; the first failing request's error (the
+    /// sets before it stay run: wrap the call in a transaction for all or nothing).
+    pub fn execute_batch(
+        &mut self,
+        prepared: &crate::prepared::Prepared,
+        sets: &[Vec<Value>],
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        if let Some(bad) = sets.iter().find(|s| s.len() != prepared.parameters) {
+            return Err(parameter_count_error(prepared, bad.len()));
+        }
+        let mut last = Vec::new();
+        let mut changed = 0u64;
+        if crate::prepared::batched_insert(prepared, 1).is_some() {
+            for chunk in sets.chunks(crate::prepared::BATCH_ROWS) {
+                let Some(st) = crate::prepared::batched_insert(prepared, chunk.len()) else {
+                    break;
+                };
+                self.params.clear();
+                self.params.extend(chunk.iter().flatten().cloned());
+                let out = self.run_request(std::slice::from_ref(&st));
+                self.params.clear();
+                last = out?;
+                changed += last.iter().map(|r| r.activity_count).sum::<u64>();
+            }
+        } else {
+            for set in sets {
+                last = self.execute_prepared(prepared, set)?;
+                changed += last.iter().map(|r| r.activity_count).sum::<u64>();
+            }
+        }
+        if let Some(r) = last.last_mut() {
+            r.activity_count = changed;
+        }
+        Ok(last)
     }
 
     /// Parses a request; `None` for a null request. A parse error ends the request as
@@ -1016,5 +1051,17 @@ fn check_request(stmts: &[Spanned]) -> std::result::Result<(), (Error, usize)> {
 impl Drop for Session {
     fn drop(&mut self) {
         self.abort();
+    }
+}
+
+/// 3939: `given` values for a request with another number of `?`.
+fn parameter_count_error(prepared: &crate::prepared::Prepared, given: usize) -> PositionedError {
+    PositionedError {
+        error: Error::ParameterCount {
+            expected: prepared.parameters,
+            given,
+        },
+        location: prepared.statements.first().map(|s| s.location),
+        statement: 1,
     }
 }

@@ -9,6 +9,9 @@
 //! `path` in one process share one `Database`, so threads can be producers and consumers of one
 //! queue.
 //!
+//! tdlite's `consume_timeout` (seconds; also a property) bounds a consume's wait on an empty
+//! queue (9904).
+//!
 //! `autocommit` is a property, True by default: each request commits. Set to False, the
 //! connection starts a transaction before its next request (`BT` in Teradata mode; ANSI mode
 //! needs nothing) and `commit()` / `rollback()` end it, as teradatasql does.
@@ -40,6 +43,10 @@ pub(crate) struct State {
     _database: Arc<Database>,
     /// The autocommit property.
     pub(crate) autocommit: bool,
+    /// Cancels the session's consume wait (Ctrl-C, `Connection.cancel`).
+    pub(crate) cancel: tdlite::CancelHandle,
+    /// The consume timeout property.
+    consume_timeout: Option<f64>,
 }
 
 /// The state behind a connection, shared with its cursors.
@@ -132,6 +139,11 @@ pub fn connect(
         }
     };
     let mut session = database.session_in(mode);
+    let consume_timeout = match settings.get("consume_timeout") {
+        None => None,
+        Some(t) => Some(seconds(t)?),
+    };
+    session.set_consume_timeout(consume_timeout.map(std::time::Duration::from_secs_f64));
     if let Some(db) = settings.get("database").filter(|d| !d.is_empty()) {
         let id = session.id();
         session
@@ -141,11 +153,22 @@ pub fn connect(
     Ok(Connection {
         cancel: session.cancel_handle(),
         state: Arc::new(Mutex::new(State {
+            cancel: session.cancel_handle(),
             session: Some(session),
             _database: database,
             autocommit: true,
+            consume_timeout,
         })),
     })
+}
+
+/// A number of seconds (`consume_timeout`): finite, not negative.
+fn seconds(text: &str) -> PyResult<f64> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 1e9)
+        .ok_or_else(|| errors::interface(format!("{text} is not a number of seconds")))
 }
 
 /// The database open at `path` in this process, or a newly opened one.
@@ -201,6 +224,32 @@ impl Connection {
         let mut state = self.state.lock();
         state.session()?;
         Ok(state.autocommit)
+    }
+
+    /// How long a consume waits on an empty queue before it fails with 9904, in seconds;
+    /// None (the default) waits until a row comes.
+    #[getter]
+    fn get_consume_timeout(&self) -> PyResult<Option<f64>> {
+        let mut state = self.state.lock();
+        state.session()?;
+        Ok(state.consume_timeout)
+    }
+
+    #[setter]
+    fn set_consume_timeout(&self, seconds: Option<f64>) -> PyResult<()> {
+        if let Some(s) = seconds {
+            if !(s.is_finite() && (0.0..=1e9).contains(&s)) {
+                return Err(errors::interface(
+                    "consume_timeout is a number of seconds or None",
+                ));
+            }
+        }
+        let mut state = self.state.lock();
+        state
+            .session()?
+            .set_consume_timeout(seconds.map(std::time::Duration::from_secs_f64));
+        state.consume_timeout = seconds;
+        Ok(())
     }
 
     #[setter]

@@ -73,14 +73,18 @@ impl Cursor {
         self.rowcount = -1;
         self.state.lock().begin_if_needed(py)?;
         let state = self.state.clone();
+        let cancel = self.state.lock().cancel.clone();
+        // only a consume waits without end: its request runs on a helper thread while this
+        // one watches for Ctrl-C (Python sees signals on the main thread, between calls)
+        let watch = sql.to_ascii_uppercase().contains("CONSUME");
         let sql = sql.to_string();
-        let outcome = py.detach(move || {
+        let work = move || -> Outcome {
             let mut guard = state.lock();
             let Some(session) = guard.session.as_mut() else {
-                return Err(None);
+                return Err(Failure::Closed);
             };
             let id = session.id();
-            let fail = |e| Err(Some((id, e)));
+            let fail = |e| Err(Failure::Database(id, e));
             if sets.is_empty() {
                 return session.execute(&sql).or_else(fail);
             }
@@ -88,28 +92,47 @@ impl Cursor {
                 Ok(p) => p,
                 Err(e) => return fail(e),
             };
-            let mut last = Vec::new();
-            let mut changed = 0u64;
-            let many = sets.len() > 1;
-            for params in &sets {
-                last = match session.execute_prepared(&prepared, params) {
-                    Ok(r) => r,
-                    Err(e) => return fail(e),
-                };
-                changed += last.iter().map(|r| r.activity_count).sum::<u64>();
+            if let [params] = sets.as_slice() {
+                return session.execute_prepared(&prepared, params).or_else(fail);
             }
-            if many {
-                // executemany: the rows changed by all the sets
-                if let Some(r) = last.last_mut() {
-                    r.activity_count = changed;
+            // executemany is one batch, as teradatasql sends it: one transaction (in Teradata
+            // mode a BT … ET around the sets, unless one is open; ANSI mode's is open anyway),
+            // so a failing set leaves none of them; an INSERT of markers inserts many sets per
+            // request (Session::execute_batch)
+            let batch = session.mode() == tdlite::SessionMode::Teradata
+                && !session.in_explicit_transaction();
+            if batch {
+                if let Err(e) = session.execute("BT") {
+                    return fail(e);
+                }
+            }
+            let last = match session.execute_batch(&prepared, &sets) {
+                Ok(r) => r,
+                Err(e) => return fail(e),
+            };
+            if batch {
+                if let Err(e) = session.execute("ET") {
+                    return fail(e);
                 }
             }
             Ok(last)
-        });
+        };
+        let (outcome, interrupted) = if watch {
+            py.detach(move || watched(work, &cancel))
+        } else {
+            (py.detach(work), None)
+        };
+        if let Some(interrupt) = interrupted {
+            // Ctrl-C: the consume was cancelled; Python gets its KeyboardInterrupt
+            return Err(interrupt);
+        }
         let results = match outcome {
             Ok(r) => r,
-            Err(None) => return Err(errors::interface("the connection is closed")),
-            Err(Some((id, e))) => return Err(errors::database_error(py, id, &e)),
+            Err(Failure::Closed) => return Err(errors::interface("the connection is closed")),
+            Err(Failure::Database(id, e)) => return Err(errors::database_error(py, id, &e)),
+            Err(Failure::Panicked) => {
+                return Err(errors::internal("the request stopped on an internal error"))
+            }
         };
         self.current = 0;
         self.row = 0;
@@ -144,6 +167,52 @@ impl Cursor {
         }
         Ok(None)
     }
+}
+
+/// Why a request gave no results.
+enum Failure {
+    /// The connection was closed.
+    Closed,
+    /// The engine's error, with the session's number.
+    Database(u64, tdlite::PositionedError),
+    /// The helper thread that ran it panicked (a bug: the engine promises no panics).
+    Panicked,
+}
+
+/// A request's outcome.
+type Outcome = Result<Vec<StatementResult>, Failure>;
+
+/// Runs `work` on a helper thread, checking every 50 ms whether Python has a signal to raise
+/// (Ctrl-C); if so, cancels the session's consume, waits for `work` to end, and returns the
+/// signal's exception beside its outcome.
+fn watched(
+    work: impl FnOnce() -> Outcome + Send,
+    cancel: &tdlite::CancelHandle,
+) -> (Outcome, Option<PyErr>) {
+    std::thread::scope(|scope| {
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let worker = scope.spawn(move || {
+            let outcome = work();
+            let _ = done.send(());
+            outcome
+        });
+        let mut interrupt = None;
+        while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+            finished.recv_timeout(std::time::Duration::from_millis(50))
+        {
+            if interrupt.is_none() {
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    cancel.cancel();
+                    interrupt = Some(e);
+                }
+            } else {
+                // a request that is not waiting in a consume cannot be stopped: let it end
+                cancel.cancel();
+            }
+        }
+        let outcome = worker.join().unwrap_or(Err(Failure::Panicked));
+        (outcome, interrupt)
+    })
 }
 
 /// A parameter set: a sequence of values (a mapping is refused, as teradatasql does).

@@ -93,6 +93,11 @@ pub(crate) fn interface(message: impl Into<String>) -> PyErr {
     InterfaceError::new_err(message.into())
 }
 
+/// Something that should not happen did (a bug in tdlite).
+pub(crate) fn internal(message: impl Into<String>) -> PyErr {
+    InternalError::new_err(message.into())
+}
+
 /// A call that needs a result to fetch from when there is none.
 pub(crate) fn programming(message: impl Into<String>) -> PyErr {
     ProgrammingError::new_err(message.into())

@@ -230,3 +230,76 @@ def test_the_readme_example_runs(capsys):
     block = readme.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(block, "README.md", "exec"), {})
     assert capsys.readouterr().out == "[1]\n"
+
+
+QUEUE = ("CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+         " n INTEGER)")
+
+
+def test_consume_timeout_per_connection():
+    with tdlite.connect(consume_timeout=0.05) as con:
+        assert con.consume_timeout == 0.05
+        cur = con.cursor()
+        cur.execute(QUEUE)
+        with pytest.raises(tdlite.OperationalError) as info:
+            cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+        assert info.value.code == 9904
+        con.consume_timeout = None
+        assert con.consume_timeout is None
+        cur.execute("INSERT INTO q (n) VALUES (5)")
+        cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+        assert cur.fetchone() == [5]
+        with pytest.raises(tdlite.InterfaceError):
+            con.consume_timeout = -1.0
+
+
+def test_ctrl_c_interrupts_a_waiting_consume():
+    import os
+    import signal
+
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute(QUEUE)
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+        timer.join()
+        # the session goes on: nothing was consumed, the queue still works
+        cur.execute("INSERT INTO q (n) VALUES (6)")
+        cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+        assert cur.fetchone() == [6]
+
+
+def test_executemany_batches_and_is_all_or_nothing():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE b (id INTEGER, v VARCHAR(10), d DECIMAL(5,2))"
+                    " UNIQUE PRIMARY INDEX (id)")
+        # more rows than one batched request holds, with NULLs and mixed kinds in a column
+        rows = [[i, None if i % 7 == 0 else f"v{i}",
+                 decimal.Decimal(i % 400) / 4 if i % 2 else i % 400] for i in range(2500)]
+        cur.executemany("INSERT INTO b VALUES (?, ?, ?)", rows)
+        assert cur.rowcount == 2500
+        cur.execute("SELECT COUNT(*), COUNT(v), SUM(d) FROM b")
+        count, with_v, total = cur.fetchone()
+        assert (count, with_v) == (2500, 2500 - len(range(0, 2500, 7)))
+        assert total == sum(decimal.Decimal(i % 400) / 4 if i % 2 else i % 400
+                            for i in range(2500))
+        # a duplicate key in the batch: the whole batch is undone (one transaction)
+        with pytest.raises(tdlite.OperationalError) as info:
+            cur.executemany("INSERT INTO b VALUES (?, ?, ?)",
+                            [[5000, "x", 1], [5001, "y", 2], [5000, "z", 3]])
+        assert info.value.code == 2801
+        cur.execute("SELECT COUNT(*) FROM b WHERE id >= 5000")
+        assert cur.fetchone() == [0]
+        # not an INSERT of markers: one request per set
+        cur.executemany("UPDATE b SET v = ? WHERE id = ?", [["u1", 1], ["u2", 2]])
+        assert cur.rowcount == 2
+        cur.execute("SELECT v FROM b WHERE id IN (1, 2) ORDER BY id")
+        assert cur.fetchall() == [["u1"], ["u2"]]
+        cur.executemany("INSERT INTO b VALUES (?, ?, ?)", [])
+        assert cur.rowcount == 0
+        with pytest.raises(tdlite.OperationalError) as info:
+            cur.executemany("INSERT INTO b VALUES (?, ?, ?)", [[1, 2]])
+        assert info.value.code == 3939

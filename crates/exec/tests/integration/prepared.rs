@@ -143,3 +143,66 @@ fn a_prepared_exec_passes_its_values_to_the_macro() {
     assert_eq!(rows[0], ["1", "it's", "2022-01-08"]);
     assert_eq!(rows[1], ["2", "?", "?"]);
 }
+
+#[test]
+fn execute_batch_inserts_many_sets_in_few_requests_and_runs_other_requests_per_set() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE MULTISET TABLE t (id INTEGER, v VARCHAR(10), d DECIMAL(9,2))")
+        .unwrap();
+    let ins = s.prepare("INSERT INTO t VALUES (?, ?, ?)").unwrap();
+    // 2,500 sets: three batched requests; a column of NULLs and mixed kinds (Int and
+    // Decimal) converts per value, a column of one kind at once
+    let sets: Vec<Vec<Value>> = (0..2500)
+        .map(|i| {
+            vec![
+                Value::Int(i),
+                if i % 3 == 0 {
+                    Value::Null
+                } else {
+                    Value::Str(format!("v{i}"))
+                },
+                if i % 2 == 0 {
+                    Value::Int(i % 100)
+                } else {
+                    Value::Decimal(i128::from(i % 100 * 100 + 25), 2)
+                },
+            ]
+        })
+        .collect();
+    let r = s.execute_batch(&ins, &sets).unwrap();
+    assert_eq!(r.last().unwrap().activity_count, 2500);
+    let got = strings(&s.execute("SEL COUNT(*), COUNT(v), SUM(d) FROM t").unwrap());
+    let total: i64 = (0..2500)
+        .map(|i| {
+            if i % 2 == 0 {
+                (i % 100) * 100
+            } else {
+                (i % 100) * 100 + 25
+            }
+        })
+        .sum();
+    assert_eq!(
+        got,
+        vec![vec![
+            "2500".to_string(),
+            (2500 - (0..2500).filter(|i| i % 3 == 0).count()).to_string(),
+            format!("{}.{:02}", total / 100, total % 100)
+        ]]
+    );
+    // not an INSERT of markers: once per set
+    let upd = s.prepare("UPDATE t SET v = ? WHERE id = ?").unwrap();
+    let r = s
+        .execute_batch(
+            &upd,
+            &[
+                vec![Value::Str("a".into()), Value::Int(1)],
+                vec![Value::Str("b".into()), Value::Int(2)],
+            ],
+        )
+        .unwrap();
+    assert_eq!(r.last().unwrap().activity_count, 2);
+    // a set of the wrong size: 3939 before anything runs
+    let err = s.execute_batch(&ins, &[vec![Value::Int(1)]]).unwrap_err();
+    assert_eq!(err.code().number, 3939);
+}
