@@ -93,6 +93,25 @@ pub(crate) fn batched_insert(p: &Prepared, rows: usize) -> Option<Spanned> {
     })
 }
 
+/// True if each column of `sets` holds one kind of value (NULLs aside; DECIMALs of one
+/// scale): what lets a batched INSERT build each column at once and convert it as the row by
+/// row path would.
+pub(crate) fn uniform_columns(sets: &[Vec<Value>]) -> bool {
+    let width = sets.first().map_or(0, Vec::len);
+    (0..width).all(|c| {
+        let mut kind: Option<&Value> = None;
+        sets.iter().all(|set| match (kind, set.get(c)) {
+            (_, None | Some(Value::Null)) => true,
+            (None, Some(v)) => {
+                kind = Some(v);
+                true
+            }
+            (Some(Value::Decimal(_, a)), Some(Value::Decimal(_, b))) => a == b,
+            (Some(k), Some(v)) => std::mem::discriminant(k) == std::mem::discriminant(v),
+        })
+    })
+}
+
 /// The one-row array a parameter value binds as.
 pub(crate) fn parameter_array(v: &Value) -> ArrayRef {
     let ty = match v {

@@ -289,8 +289,9 @@ impl Session {
     }
 
     /// Runs a prepared request once per parameter set. A lone `INSERT … VALUES (?, …)` of
-    /// markers runs as INSERTs of up to 1,000 sets each (one request apiece, so a few requests
-    /// for many rows); any other request runs once per set. Returns the last request's results,
+    /// markers whose columns each hold one kind of value runs as INSERTs of up to 1,000 sets
+    /// each (one request apiece, so a few requests for many rows); any other request runs once
+    /// per set. Returns the last request's results,
     /// the activity count of its last statement being the sum over all the sets.
     ///
     /// # Errors
@@ -306,7 +307,10 @@ impl Session {
         }
         let mut last = Vec::new();
         let mut changed = 0u64;
-        if crate::prepared::batched_insert(prepared, 1).is_some() {
+        // batched when each column is of one kind: then each converts as it would set by set
+        if crate::prepared::batched_insert(prepared, 1).is_some()
+            && crate::prepared::uniform_columns(sets)
+        {
             for chunk in sets.chunks(crate::prepared::BATCH_ROWS) {
                 let Some(st) = crate::prepared::batched_insert(prepared, chunk.len()) else {
                     break;

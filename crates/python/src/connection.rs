@@ -12,9 +12,10 @@
 //! tdlite's `consume_timeout` (seconds; also a property) bounds a consume's wait on an empty
 //! queue (9904).
 //!
-//! `autocommit` is a property, True by default: each request commits. Set to False, the
-//! connection starts a transaction before its next request (`BT` in Teradata mode; ANSI mode
-//! needs nothing) and `commit()` / `rollback()` end it, as teradatasql does.
+//! `autocommit` is a property, True by default: each request commits (in ANSI mode the
+//! cursor runs `COMMIT` after it). Set to False, the connection starts a transaction before
+//! its next request (`BT` in Teradata mode; ANSI mode needs nothing) and `commit()` /
+//! `rollback()` end it, as teradatasql does.
 //!
 //! Invariant: a closed connection refuses every call but `close` with `InterfaceError`; its
 //! session is dropped, which rolls back anything uncommitted.
@@ -51,6 +52,18 @@ pub(crate) struct State {
 
 /// The state behind a connection, shared with its cursors.
 pub(crate) type Shared = Arc<Mutex<State>>;
+
+/// Locks `state` without blocking other Python threads: a request holds the lock while it
+/// runs (a consume for as long as it waits), so waiting for it with the GIL held could stop
+/// the very thread that would end it. Waits with the GIL released, then takes the lock with it.
+pub(crate) fn lock<'a>(py: Python<'_>, state: &'a Shared) -> parking_lot::MutexGuard<'a, State> {
+    loop {
+        if let Some(guard) = state.try_lock() {
+            return guard;
+        }
+        py.detach(|| drop(state.lock()));
+    }
+}
 
 impl State {
     /// The open session, or `InterfaceError` once closed.
@@ -173,6 +186,8 @@ fn seconds(text: &str) -> PyResult<f64> {
 
 /// The database open at `path` in this process, or a newly opened one.
 fn shared_database(path: PathBuf) -> Result<Arc<Database>, tdlite::Error> {
+    // the folder exists before its name is made canonical, so every spelling of it meets
+    let _ = std::fs::create_dir_all(&path);
     let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
     let mut open = open_databases().lock();
     if let Some(db) = open.get(&key).and_then(Weak::upgrade) {
@@ -188,7 +203,7 @@ fn shared_database(path: PathBuf) -> Result<Arc<Database>, tdlite::Error> {
 impl Connection {
     /// A new cursor on this connection.
     fn cursor(slf: &Bound<'_, Self>) -> PyResult<Cursor> {
-        slf.borrow().state.lock().session()?;
+        lock(slf.py(), &slf.borrow().state).session()?;
         Ok(Cursor::new(
             slf.clone().unbind(),
             slf.borrow().state.clone(),
@@ -208,8 +223,8 @@ impl Connection {
 
     /// Closes the connection: the session ends, rolling back what is uncommitted. Closing a
     /// closed connection does nothing.
-    fn close(&self) {
-        self.state.lock().session = None;
+    fn close(&self, py: Python<'_>) {
+        lock(py, &self.state).session = None;
     }
 
     /// Stops a consume of this connection that waits on an empty queue, from another thread:
@@ -220,8 +235,8 @@ impl Connection {
 
     /// Whether each request commits by itself (True by default).
     #[getter]
-    fn get_autocommit(&self) -> PyResult<bool> {
-        let mut state = self.state.lock();
+    fn get_autocommit(&self, py: Python<'_>) -> PyResult<bool> {
+        let mut state = lock(py, &self.state);
         state.session()?;
         Ok(state.autocommit)
     }
@@ -229,14 +244,14 @@ impl Connection {
     /// How long a consume waits on an empty queue before it fails with 9904, in seconds;
     /// None (the default) waits until a row comes.
     #[getter]
-    fn get_consume_timeout(&self) -> PyResult<Option<f64>> {
-        let mut state = self.state.lock();
+    fn get_consume_timeout(&self, py: Python<'_>) -> PyResult<Option<f64>> {
+        let mut state = lock(py, &self.state);
         state.session()?;
         Ok(state.consume_timeout)
     }
 
     #[setter]
-    fn set_consume_timeout(&self, seconds: Option<f64>) -> PyResult<()> {
+    fn set_consume_timeout(&self, py: Python<'_>, seconds: Option<f64>) -> PyResult<()> {
         if let Some(s) = seconds {
             if !(s.is_finite() && (0.0..=1e9).contains(&s)) {
                 return Err(errors::interface(
@@ -244,7 +259,7 @@ impl Connection {
                 ));
             }
         }
-        let mut state = self.state.lock();
+        let mut state = lock(py, &self.state);
         state
             .session()?
             .set_consume_timeout(seconds.map(std::time::Duration::from_secs_f64));
@@ -260,11 +275,11 @@ impl Connection {
             ));
         }
         let on: bool = on.extract()?;
-        if on && !self.state.lock().autocommit {
+        if on && !lock(py, &self.state).autocommit {
             // turning it on ends the open transaction as a commit would
             self.end(py, true)?;
         }
-        let mut state = self.state.lock();
+        let mut state = lock(py, &self.state);
         state.session()?;
         state.autocommit = on;
         Ok(())
@@ -278,11 +293,12 @@ impl Connection {
     /// back).
     fn __exit__(
         &self,
+        py: Python<'_>,
         _kind: Option<&Bound<'_, PyAny>>,
         _value: Option<&Bound<'_, PyAny>>,
         _traceback: Option<&Bound<'_, PyAny>>,
     ) -> bool {
-        self.close();
+        self.close(py);
         false
     }
 }
@@ -290,7 +306,7 @@ impl Connection {
 impl Connection {
     /// COMMIT (`commit`) or ROLLBACK of the open transaction, if there is one.
     fn end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
-        let mut state = self.state.lock();
+        let mut state = lock(py, &self.state);
         let session = state.session()?;
         let open = session.in_explicit_transaction() || session.has_uncommitted_work();
         if !open {

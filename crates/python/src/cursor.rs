@@ -11,7 +11,7 @@
 //! Invariant: a closed cursor (or one of a closed connection) refuses every call with an error,
 //! and a failed request leaves no result behind (`rowcount` -1).
 
-use crate::connection::{Connection, Shared};
+use crate::connection::{lock, Connection, Shared};
 use crate::errors;
 use crate::values;
 use pyo3::exceptions::PyStopIteration;
@@ -50,11 +50,11 @@ impl Cursor {
         }
     }
 
-    fn check_open(&self) -> PyResult<()> {
+    fn check_open(&self, py: Python<'_>) -> PyResult<()> {
         if self.closed {
             return Err(errors::programming("Cursor is closed"));
         }
-        self.state.lock().session()?;
+        lock(py, &self.state).session()?;
         Ok(())
     }
 
@@ -68,66 +68,54 @@ impl Cursor {
 
     /// Runs `sql` once per parameter set (once, without any), with the GIL released.
     fn run(&mut self, py: Python<'_>, sql: &str, sets: Vec<Vec<Value>>) -> PyResult<()> {
-        self.check_open()?;
+        self.check_open(py)?;
         self.results = None;
         self.rowcount = -1;
-        self.state.lock().begin_if_needed(py)?;
+        let cancel = {
+            let mut state = lock(py, &self.state);
+            state.begin_if_needed(py)?;
+            state.cancel.clone()
+        };
         let state = self.state.clone();
-        let cancel = self.state.lock().cancel.clone();
         // only a consume waits without end: its request runs on a helper thread while this
         // one watches for Ctrl-C (Python sees signals on the main thread, between calls)
         let watch = sql.to_ascii_uppercase().contains("CONSUME");
         let sql = sql.to_string();
         let work = move || -> Outcome {
             let mut guard = state.lock();
+            let autocommit = guard.autocommit;
             let Some(session) = guard.session.as_mut() else {
                 return Err(Failure::Closed);
             };
-            let id = session.id();
-            let fail = |e| Err(Failure::Database(id, e));
-            if sets.is_empty() {
-                return session.execute(&sql).or_else(fail);
-            }
-            let prepared = match session.prepare(&sql) {
-                Ok(p) => p,
-                Err(e) => return fail(e),
-            };
-            if let [params] = sets.as_slice() {
-                return session.execute_prepared(&prepared, params).or_else(fail);
-            }
-            // executemany is one batch, as teradatasql sends it: one transaction (in Teradata
-            // mode a BT … ET around the sets, unless one is open; ANSI mode's is open anyway),
-            // so a failing set leaves none of them; an INSERT of markers inserts many sets per
-            // request (Session::execute_batch)
-            let batch = session.mode() == tdlite::SessionMode::Teradata
-                && !session.in_explicit_transaction();
-            if batch {
-                if let Err(e) = session.execute("BT") {
-                    return fail(e);
+            let outcome = run_request(session, &sql, &sets);
+            // autocommit in ANSI mode: each request commits (Teradata mode's requests commit
+            // by themselves); a failed one leaves nothing of itself behind
+            if autocommit && session.mode() == tdlite::SessionMode::Ansi {
+                let end = if outcome.is_ok() {
+                    "COMMIT"
+                } else {
+                    "ROLLBACK"
+                };
+                if let Err(e) = session.execute(end) {
+                    if outcome.is_ok() {
+                        return Err(Failure::Database(session.id(), e));
+                    }
                 }
             }
-            let last = match session.execute_batch(&prepared, &sets) {
-                Ok(r) => r,
-                Err(e) => return fail(e),
-            };
-            if batch {
-                if let Err(e) = session.execute("ET") {
-                    return fail(e);
-                }
-            }
-            Ok(last)
+            outcome
+        };
+        let guarded = move || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or(Err(Failure::Panicked))
         };
         let (outcome, interrupted) = if watch {
-            py.detach(move || watched(work, &cancel))
+            py.detach(move || watched(guarded, &cancel))
         } else {
-            (py.detach(work), None)
+            (py.detach(guarded), None)
         };
-        if let Some(interrupt) = interrupted {
-            // Ctrl-C: the consume was cancelled; Python gets its KeyboardInterrupt
-            return Err(interrupt);
-        }
         let results = match outcome {
             Ok(r) => r,
+            Err(_) if interrupted.is_some() => Vec::new(),
             Err(Failure::Closed) => return Err(errors::interface("the connection is closed")),
             Err(Failure::Database(id, e)) => return Err(errors::database_error(py, id, &e)),
             Err(Failure::Panicked) => {
@@ -140,12 +128,17 @@ impl Cursor {
             .get(self.current)
             .map_or(-1, |r| i64::try_from(r.activity_count).unwrap_or(i64::MAX));
         self.results = Some(results);
+        if let Some(interrupt) = interrupted {
+            // Ctrl-C: the consume was cancelled, or (if the signal came as it took its row)
+            // its row is in the cursor's results; Python gets its KeyboardInterrupt
+            return Err(interrupt);
+        }
         Ok(())
     }
 
     /// The next row of the current result as a list, if there is one.
     fn next_row(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        self.check_open()?;
+        self.check_open(py)?;
         if self.results.is_none() {
             return Err(errors::programming("no request has run on this cursor"));
         }
@@ -166,6 +159,49 @@ impl Cursor {
             at -= batch.num_rows();
         }
         Ok(None)
+    }
+}
+
+/// One request on `session`: `sql` as it is (no sets), prepared with one set, or prepared and
+/// run for many (executemany): one transaction in Teradata mode (a BT … ET around the sets,
+/// unless one is open), so a failing set leaves none of them; an INSERT of markers inserts many
+/// sets per request (`Session::execute_batch`).
+fn run_request(session: &mut tdlite::Session, sql: &str, sets: &[Vec<Value>]) -> Outcome {
+    let id = session.id();
+    let fail = |e| Err(Failure::Database(id, e));
+    if sets.is_empty() {
+        return session.execute(sql).or_else(fail);
+    }
+    let prepared = match session.prepare(sql) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    if let [params] = sets {
+        return session.execute_prepared(&prepared, params).or_else(fail);
+    }
+    let batch =
+        session.mode() == tdlite::SessionMode::Teradata && !session.in_explicit_transaction();
+    if batch {
+        if let Err(e) = session.execute("BT") {
+            return fail(e);
+        }
+    }
+    let outcome = session.execute_batch(&prepared, sets).and_then(|last| {
+        if batch {
+            session.execute("ET")?;
+        }
+        Ok(last)
+    });
+    match outcome {
+        Ok(last) => Ok(last),
+        Err(e) => {
+            // an error that did not end the BT (a set of the wrong size, say) must not leave
+            // it open
+            if batch && session.in_explicit_transaction() {
+                let _ = session.execute("ROLLBACK");
+            }
+            fail(e)
+        }
     }
 }
 
@@ -256,7 +292,7 @@ impl Cursor {
             .map(|p| parameters(&p?))
             .collect::<PyResult<Vec<_>>>()?;
         if sets.is_empty() {
-            slf.check_open()?;
+            slf.check_open(py)?;
             slf.results = None;
             slf.rowcount = 0;
             return Ok(slf);
@@ -295,8 +331,8 @@ impl Cursor {
 
     /// Moves to the next statement's result of a multi-statement request: True if there is
     /// one, False if not (None before any request).
-    fn nextset(&mut self) -> PyResult<Option<bool>> {
-        self.check_open()?;
+    fn nextset(&mut self, py: Python<'_>) -> PyResult<Option<bool>> {
+        self.check_open(py)?;
         let Some(results) = &self.results else {
             return Ok(None);
         };

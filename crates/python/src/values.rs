@@ -86,6 +86,11 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         ));
     }
     if let Ok(t) = obj.cast::<PyTime>() {
+        if t.get_tzinfo().is_some() {
+            return Err(PyTypeError::new_err(
+                "a time with a time zone has no SQL type in tdlite (TIME WITH TIME ZONE is not supported)",
+            ));
+        }
         let micros = ((i64::from(t.get_hour()) * 60 + i64::from(t.get_minute())) * 60
             + i64::from(t.get_second()))
             * 1_000_000
@@ -191,7 +196,9 @@ pub(crate) fn to_py(py: Python<'_>, a: &ArrayRef, i: usize) -> PyResult<Py<PyAny
             .unbind(),
         DataType::Date32 => {
             let days = a.as_primitive::<Date32Type>().value(i);
-            let d = epoch() + chrono::Duration::days(i64::from(days));
+            let d = epoch()
+                .checked_add_signed(chrono::Duration::days(i64::from(days)))
+                .ok_or_else(|| crate::errors::data("the date is out of range"))?;
             date(py, d)?.into_any().unbind()
         }
         DataType::Time64(TimeUnit::Microsecond) => {
@@ -272,12 +279,10 @@ fn datetime(py: Python<'_>, t: chrono::NaiveDateTime) -> PyResult<Bound<'_, PyDa
 pub(crate) fn type_code<'py>(py: Python<'py>, t: &DataType) -> PyResult<Bound<'py, PyAny>> {
     let builtins = py.import("builtins")?;
     Ok(match t {
-        DataType::Boolean
-        | DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::Null => builtins.getattr("int")?,
+        DataType::Boolean => builtins.getattr("bool")?,
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::Null => {
+            builtins.getattr("int")?
+        }
         DataType::Float64 => builtins.getattr("float")?,
         DataType::Decimal128(..) => py.import("decimal")?.getattr("Decimal")?,
         DataType::Binary => builtins.getattr("bytes")?,

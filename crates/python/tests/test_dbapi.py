@@ -303,3 +303,53 @@ def test_executemany_batches_and_is_all_or_nothing():
         with pytest.raises(tdlite.OperationalError) as info:
             cur.executemany("INSERT INTO b VALUES (?, ?, ?)", [[1, 2]])
         assert info.value.code == 3939
+
+
+def test_ansi_autocommit_commits_each_request(tmp_path):
+    path = str(tmp_path / "db")
+    with tdlite.connect(path=path, tmode="ANSI") as writer, \
+            tdlite.connect(path=path, tmode="ANSI") as reader:
+        w = writer.cursor()
+        w.execute("CREATE TABLE t (n INTEGER)")
+        w.execute("INSERT INTO t VALUES (1)")
+        r = reader.cursor()
+        r.execute("SELECT n FROM t")
+        assert r.fetchall() == [[1]], "committed: another connection sees it"
+        # a failing request leaves nothing behind, and the next one runs
+        with pytest.raises(tdlite.OperationalError):
+            w.execute("INSERT INTO t VALUES ('x')")
+        w.executemany("INSERT INTO t VALUES (?)", [[2], [3]])
+        r.execute("SELECT COUNT(*) FROM t")
+        assert r.fetchone() == [3]
+
+
+def test_executemany_failing_before_it_runs_leaves_no_transaction():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE t (a INTEGER, b INTEGER)")
+        with pytest.raises(tdlite.OperationalError) as info:
+            cur.executemany("INSERT INTO t VALUES (?, ?)", [[1, 2], [3]])
+        assert info.value.code == 3939
+        # autocommit still commits each request: another connection's view is not needed,
+        # a ROLLBACK now must find nothing to undo
+        cur.execute("INSERT INTO t VALUES (5, 6)")
+        con.rollback()
+        cur.execute("SELECT COUNT(*) FROM t")
+        assert cur.fetchone() == [1]
+
+
+def test_mixed_kinds_in_a_column_insert_as_one_by_one_would():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE t (v VARCHAR(10), n BIGINT)")
+        cur.executemany("INSERT INTO t VALUES (?, ?)", [["abc", 1], [1, 2**62], [None, 3.0]])
+        cur.execute("SELECT v, n FROM t ORDER BY n")
+        assert cur.fetchall() == [["abc", 1], [None, 3], ["1", 2**62]]
+
+
+def test_dates_beyond_python_are_errors_not_crashes():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("SELECT DATE '2000-01-01' + 1000000000")
+        with pytest.raises((tdlite.DataError, ValueError, OverflowError)):
+            cur.fetchone()
