@@ -353,3 +353,16 @@ def test_dates_beyond_python_are_errors_not_crashes():
         cur.execute("SELECT DATE '2000-01-01' + 1000000000")
         with pytest.raises((tdlite.DataError, ValueError, OverflowError)):
             cur.fetchone()
+
+
+def test_keyword_parameters_win_over_the_json_ones():
+    with tdlite.connect('{"tmode":"ANSI"}', tmode="TERA") as con:
+        cur = con.cursor()
+        cur.execute("HELP SESSION")
+        row = dict(zip([d[0] for d in cur.description], cur.fetchone()))
+        assert row["Transaction Semantics"] == "Teradata"
+    with tdlite.connect('{"tmode":"ANSI"}') as con:
+        cur = con.cursor()
+        cur.execute("HELP SESSION")
+        row = dict(zip([d[0] for d in cur.description], cur.fetchone()))
+        assert row["Transaction Semantics"] == "ANSI"
