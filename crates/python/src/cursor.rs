@@ -136,13 +136,19 @@ impl Cursor {
         Ok(())
     }
 
-    /// The next row of the current result as a list, if there is one.
-    fn next_row(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+    /// The current result's rows, if it has any; an error on a closed cursor or before any
+    /// request.
+    fn fetchable(&self, py: Python<'_>) -> PyResult<Option<&tdlite::Rows>> {
         self.check_open(py)?;
         if self.results.is_none() {
             return Err(errors::programming("no request has run on this cursor"));
         }
-        let Some(rows) = self.current_rows() else {
+        Ok(self.current_rows())
+    }
+
+    /// The next row of the current result as a list, if there is one.
+    fn next_row(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(rows) = self.fetchable(py)? else {
             return Ok(None);
         };
         let mut at = self.row;
@@ -327,6 +333,31 @@ impl Cursor {
             out.push(r);
         }
         Ok(out)
+    }
+
+    /// The current result's remaining rows as a `pyarrow.Table` (through the Arrow C stream
+    /// interface: Arrow's own batches, not Python values); None for a statement without rows.
+    /// Needs pyarrow.
+    fn fetch_arrow(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(rows) = self.fetchable(py)? else {
+            return Ok(None);
+        };
+        // the rows not fetched yet
+        let mut skip = self.row;
+        let mut batches = Vec::with_capacity(rows.batches.len());
+        for b in &rows.batches {
+            if skip >= b.num_rows() {
+                skip -= b.num_rows();
+                continue;
+            }
+            batches.push(b.slice(skip, b.num_rows() - skip));
+            skip = 0;
+        }
+        let schema = rows.schema.clone();
+        self.row += batches.iter().map(|b| b.num_rows()).sum::<usize>();
+        let stream = crate::arrow_stream::ArrowStream::new(schema, batches);
+        let table = py.import("pyarrow")?.call_method1("table", (stream,))?;
+        Ok(Some(table.unbind()))
     }
 
     /// Moves to the next statement's result of a multi-statement request: True if there is

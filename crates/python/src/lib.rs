@@ -12,6 +12,7 @@
 
 use pyo3::prelude::*;
 
+mod arrow_stream;
 mod connection;
 mod cursor;
 mod errors;
@@ -29,6 +30,7 @@ fn tdlite_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(connection::connect, m)?)?;
     m.add_class::<connection::Connection>()?;
     m.add_class::<cursor::Cursor>()?;
+    m.add_class::<arrow_stream::ArrowStream>()?;
     errors::register(m)?;
     Ok(())
 }

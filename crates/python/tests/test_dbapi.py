@@ -366,3 +366,27 @@ def test_keyword_parameters_win_over_the_json_ones():
         cur.execute("HELP SESSION")
         row = dict(zip([d[0] for d in cur.description], cur.fetchone()))
         assert row["Transaction Semantics"] == "ANSI"
+
+
+def test_fetch_arrow_hands_the_rows_to_pyarrow():
+    import pyarrow as pa  # .ci/python-tests installs it: a missing one fails, never skips
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE t (id INTEGER, name VARCHAR(10), amt DECIMAL(9,2), d DATE)")
+        cur.executemany("INSERT INTO t VALUES (?, ?, ?, ?)",
+                        [[i, f"n{i}", decimal.Decimal(i) / 4, datetime.date(2024, 1, i + 1)]
+                         for i in range(5)])
+        cur.execute("SELECT id, name, amt, d FROM t ORDER BY id")
+        assert cur.fetchone() == [0, "n0", decimal.Decimal("0.00"), datetime.date(2024, 1, 1)]
+        table = cur.fetch_arrow()
+        assert isinstance(table, pa.Table)
+        assert table.column_names == ["id", "name", "amt", "d"]
+        assert table.schema.field("amt").type == pa.decimal128(9, 2)
+        assert table.schema.field("d").type == pa.date32()
+        # the rows not fetched yet
+        assert table.column("id").to_pylist() == [1, 2, 3, 4]
+        assert table.column("amt").to_pylist()[0] == decimal.Decimal("0.25")
+        assert cur.fetchone() is None
+        assert cur.fetch_arrow().num_rows == 0
+        cur.execute("INSERT INTO t VALUES (9, 'x', 1, NULL)")
+        assert cur.fetch_arrow() is None
