@@ -136,6 +136,32 @@ impl Cursor {
         Ok(())
     }
 
+    /// A one-row, one-column result of `text` (what an escape function answers).
+    fn answer(&mut self, text: String) -> PyResult<()> {
+        use tdlite::arrow::array::{ArrayRef, RecordBatch, StringArray};
+        use tdlite::arrow::datatypes::{Field, Schema};
+        let schema = std::sync::Arc::new(Schema::new(vec![Field::new(
+            "Request Text",
+            DataType::Utf8,
+            false,
+        )]));
+        let column: ArrayRef = std::sync::Arc::new(StringArray::from(vec![text]));
+        let batch = RecordBatch::try_new(schema.clone(), vec![column])
+            .map_err(|e| errors::internal(e.to_string()))?;
+        self.results = Some(vec![StatementResult {
+            kind: tdlite::StatementKind::Select,
+            activity_count: 1,
+            rows: Some(tdlite::Rows {
+                schema,
+                batches: vec![batch],
+            }),
+        }]);
+        self.current = 0;
+        self.row = 0;
+        self.rowcount = 1;
+        Ok(())
+    }
+
     /// The current result's rows, if it has any; an error on a closed cursor or before any
     /// request.
     fn fetchable(&self, py: Python<'_>) -> PyResult<Option<&tdlite::Rows>> {
@@ -277,6 +303,31 @@ impl Cursor {
         params: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<PyRefMut<'py, Self>> {
         let py = slf.py();
+        let (escapes, operation) = crate::escapes::split(operation)?;
+        if escapes != crate::escapes::Escapes::default() {
+            slf.check_open(py)?;
+            if let Some(on) = escapes.set_autocommit {
+                let connection = slf.connection.clone_ref(py);
+                connection
+                    .bind(py)
+                    .setattr("autocommit", pyo3::types::PyBool::new(py, on))?;
+            }
+            if escapes.native_sql {
+                slf.answer(operation.to_string())?;
+                return Ok(slf);
+            }
+            if escapes.get_autocommit {
+                let on = lock(py, &slf.state).autocommit;
+                slf.answer(on.to_string())?;
+                return Ok(slf);
+            }
+            if operation.is_empty() {
+                // only a setting changed: a request without a result
+                slf.results = Some(Vec::new());
+                slf.rowcount = -1;
+                return Ok(slf);
+            }
+        }
         let sets = match params {
             Some(p) if !p.is_none() => vec![parameters(p)?],
             _ => Vec::new(),

@@ -93,6 +93,11 @@ pub(crate) fn interface(message: impl Into<String>) -> PyErr {
     InterfaceError::new_err(message.into())
 }
 
+/// A feature tdlite does not have.
+pub(crate) fn not_supported(message: impl Into<String>) -> PyErr {
+    NotSupportedError::new_err(message.into())
+}
+
 /// A value that cannot be represented (a date beyond Python's range, say).
 pub(crate) fn data(message: impl Into<String>) -> PyErr {
     DataError::new_err(message.into())

@@ -16,6 +16,7 @@ mod arrow_stream;
 mod connection;
 mod cursor;
 mod errors;
+mod escapes;
 mod values;
 
 /// The module `tdlite`.

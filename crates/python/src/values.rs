@@ -292,15 +292,3 @@ pub(crate) fn type_code<'py>(py: Python<'py>, t: &DataType) -> PyResult<Bound<'p
         _ => builtins.getattr("str")?,
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::decimal_text;
-
-    #[test]
-    fn decimals_keep_their_scale() {
-        assert_eq!(decimal_text(12345, 2), "123.45");
-        assert_eq!(decimal_text(-5, 3), "-0.005");
-        assert_eq!(decimal_text(7, 0), "7");
-    }
-}

@@ -390,3 +390,24 @@ def test_fetch_arrow_hands_the_rows_to_pyarrow():
         assert cur.fetch_arrow().num_rows == 0
         cur.execute("INSERT INTO t VALUES (9, 'x', 1, NULL)")
         assert cur.fetch_arrow() is None
+
+
+def test_teradatasql_escape_functions():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        # the older samples' way to turn autocommit off, and back
+        cur.execute("{fn teradata_nativesql}{fn teradata_autocommit_off}")
+        assert con.autocommit is False
+        cur.execute("{fn teradata_autocommit}")
+        assert cur.fetchone() == ["false"]
+        cur.execute("{FN TERADATA_AUTOCOMMIT_ON}")
+        assert con.autocommit is True
+        assert cur.rowcount == -1
+        # nativesql answers with the text, running nothing
+        cur.execute("{fn teradata_nativesql} SELECT * FROM nowhere")
+        assert cur.fetchall() == [["SELECT * FROM nowhere"]]
+        # braces inside the request are its own
+        cur.execute("SELECT '{fn teradata_nativesql}'")
+        assert cur.fetchone() == ["{fn teradata_nativesql}"]
+        with pytest.raises(tdlite.NotSupportedError):
+            cur.execute("{fn teradata_try_fastload}INSERT INTO t VALUES (?)", [1])
