@@ -177,9 +177,9 @@ pub(crate) fn to_py(py: Python<'_>, a: &ArrayRef, i: usize) -> PyResult<Py<PyAny
             .into_pyobject(py)?
             .into_any()
             .unbind(),
-        DataType::Decimal128(_, scale) => {
-            let v = a.as_primitive::<Decimal128Type>().value(i);
-            let text = decimal_text(v, *scale);
+        DataType::Decimal128(..) => {
+            // Arrow writes it with its scale (`1.50`)
+            let text = a.as_primitive::<Decimal128Type>().value_as_string(i);
             py.import("decimal")?
                 .getattr("Decimal")?
                 .call1((text,))?
@@ -221,25 +221,6 @@ pub(crate) fn to_py(py: Python<'_>, a: &ArrayRef, i: usize) -> PyResult<Py<PyAny
             )))
         }
     })
-}
-
-/// The text of a DECIMAL: `value` with `scale` fractional digits.
-fn decimal_text(value: i128, scale: i8) -> String {
-    let negative = value < 0;
-    let digits = value.unsigned_abs().to_string();
-    let scale = usize::try_from(scale).unwrap_or(0);
-    let text = if scale == 0 {
-        digits
-    } else {
-        let padded = format!("{digits:0>width$}", width = scale + 1);
-        let (int_part, frac) = padded.split_at(padded.len() - scale);
-        format!("{int_part}.{frac}")
-    };
-    if negative {
-        format!("-{text}")
-    } else {
-        text
-    }
 }
 
 fn date<'py>(py: Python<'py>, d: chrono::NaiveDate) -> PyResult<Bound<'py, PyDate>> {
