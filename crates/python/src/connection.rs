@@ -98,7 +98,17 @@ pub struct Connection {
     cancel: tdlite::CancelHandle,
 }
 
-/// `tdlite.connect(json=None, **params)`; see the module documentation for the parameters.
+/// connect(json=None, **params) -> Connection
+///
+/// Opens a connection: one tdlite session. `json` is an optional JSON object of parameters;
+/// keyword parameters win over it, as in teradatasql.
+///
+/// Parameters used: `path` (a database folder, made if missing; connections with the same
+/// path in one process share one database; without it, a new database in memory),
+/// `database` (the default database), `tmode` (`TERA`, `ANSI` or `DEFAULT`),
+/// `consume_timeout` (seconds a consume waits on an empty queue before error 9904).
+/// teradatasql's logon parameters (`host`, `user`, `password`, `logmech`, ...) are accepted
+/// and ignored. `tdlite.Database(path).connect(...)` shares one database, in memory too.
 #[pyfunction]
 #[pyo3(signature = (json = None, **params))]
 pub fn connect(
@@ -106,6 +116,74 @@ pub fn connect(
     json: Option<&Bound<'_, PyString>>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Connection> {
+    let settings = settings(json, params)?;
+    let database = match settings.get("path") {
+        Some(path) => open_shared(path)?,
+        None => Arc::new(Database::new()),
+    };
+    open(py, database, &settings)
+}
+
+/// `tdlite.Database(path=None)`: one database that every connection made by its `connect`
+/// shares, in memory (without `path`) or in a folder. The teradatasql shim connects through
+/// one, as clients of one Teradata system share its data.
+#[pyclass(module = "tdlite", name = "Database", frozen)]
+pub struct SharedDatabase {
+    database: Arc<Database>,
+    path: Option<String>,
+}
+
+#[pymethods]
+impl SharedDatabase {
+    #[new]
+    #[pyo3(signature = (path = None))]
+    fn new(path: Option<&str>) -> PyResult<Self> {
+        let database = match path {
+            Some(path) => open_shared(path)?,
+            None => Arc::new(Database::new()),
+        };
+        Ok(SharedDatabase {
+            database,
+            path: path.map(str::to_string),
+        })
+    }
+
+    /// A connection to this database: `tdlite.connect`'s parameters but `path`.
+    #[pyo3(signature = (json = None, **params))]
+    fn connect(
+        &self,
+        py: Python<'_>,
+        json: Option<&Bound<'_, PyString>>,
+        params: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Connection> {
+        let settings = settings(json, params)?;
+        if settings.contains_key("path") {
+            return Err(errors::interface(
+                "path is the Database's: a Database's connections share it",
+            ));
+        }
+        open(py, self.database.clone(), &settings)
+    }
+
+    /// The folder, or None in memory.
+    #[getter]
+    fn path(&self) -> Option<String> {
+        self.path.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.path {
+            Some(p) => format!("tdlite.Database({p:?})"),
+            None => "tdlite.Database()".to_string(),
+        }
+    }
+}
+
+/// The parameters of `connect`: the JSON string's, then the keywords', names in lower case.
+fn settings(
+    json: Option<&Bound<'_, PyString>>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<HashMap<String, String>> {
     let mut settings: HashMap<String, String> = HashMap::new();
     if let Some(text) = json {
         let parsed: serde_json::Value = serde_json::from_str(text.to_str()?).map_err(|e| {
@@ -133,11 +211,21 @@ pub fn connect(
             settings.insert(k.str()?.to_string().to_ascii_lowercase(), v);
         }
     }
-    let database = match settings.get("path") {
-        Some(path) => shared_database(PathBuf::from(path))
-            .map_err(|e| errors::interface(format!("cannot open the database at {path}: {e}")))?,
-        None => Arc::new(Database::new()),
-    };
+    Ok(settings)
+}
+
+/// The database folder at `path`, shared with this process's other connections to it.
+fn open_shared(path: &str) -> PyResult<Arc<Database>> {
+    shared_database(PathBuf::from(path))
+        .map_err(|e| errors::interface(format!("cannot open the database at {path}: {e}")))
+}
+
+/// A connection with `settings` (all but `path`) to `database`.
+fn open(
+    py: Python<'_>,
+    database: Arc<Database>,
+    settings: &HashMap<String, String>,
+) -> PyResult<Connection> {
     let mode = match settings
         .get("tmode")
         .map(|m| m.to_ascii_uppercase())

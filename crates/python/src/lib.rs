@@ -1,7 +1,9 @@
 //! `tdlite` for Python: the engine in-process behind a DB-API 2.0 (PEP 249) module shaped like
 //! Teradata's `teradatasql` driver, so that code written for Teradata runs on tdlite in a test.
 //!
-//! The module: `connect`, the PEP 249 globals and exception classes (errors.rs), `Connection`
+//! This crate is the native module `tdlite._native`; the package `tdlite` around it
+//! (`python/tdlite`: the re-exports, the teradatasql shim, type stubs) is Python.
+//! The module: `connect`, `Database`, the PEP 249 globals and exception classes (errors.rs), `Connection`
 //! (connection.rs), `Cursor` (cursor.rs), and the conversions between Python values and
 //! tdlite's (values.rs). Built with maturin (pyproject.toml); the tests are Python's
 //! (`crates/python/tests`, run by `.ci/python-tests`).
@@ -19,9 +21,9 @@ mod errors;
 mod escapes;
 mod values;
 
-/// The module `tdlite`.
+/// The native module `tdlite._native`; the package `tdlite` (python/tdlite) re-exports it.
 #[pymodule]
-#[pyo3(name = "tdlite")]
+#[pyo3(name = "_native")]
 fn tdlite_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("apilevel", "2.0")?;
     // connections may be shared between threads (each call holds its session's lock)
@@ -30,6 +32,7 @@ fn tdlite_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(connection::connect, m)?)?;
     m.add_class::<connection::Connection>()?;
+    m.add_class::<connection::SharedDatabase>()?;
     m.add_class::<cursor::Cursor>()?;
     m.add_class::<arrow_stream::ArrowStream>()?;
     errors::register(m)?;

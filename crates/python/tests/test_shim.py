@@ -1,0 +1,97 @@
+"""tdlite.Database and the teradatasql shim (install_as_teradatasql)."""
+
+import datetime
+import decimal
+import sys
+
+import pytest
+
+import tdlite
+
+
+def test_database_connections_share_tables():
+    db = tdlite.Database()
+    assert db.path is None
+    with db.connect() as a, db.connect(tmode="ANSI") as b:
+        a.cursor().execute("CREATE TABLE t (i INTEGER)")
+        a.cursor().execute("INSERT INTO t VALUES (1)")
+        assert b.cursor().execute("SELECT i FROM t").fetchall() == [[1]]
+    # another Database is another system
+    with tdlite.Database().connect() as c:
+        with pytest.raises(tdlite.OperationalError, match=r"\[Error 3807\]"):
+            c.cursor().execute("SELECT i FROM t")
+    with pytest.raises(tdlite.InterfaceError):
+        db.connect(path="elsewhere")
+
+
+def test_database_in_a_folder(tmp_path):
+    db = tdlite.Database(str(tmp_path))
+    assert db.path == str(tmp_path)
+    with db.connect() as con:
+        con.cursor().execute("CREATE TABLE t (i INTEGER)")
+    # a connect(path=…) to the same folder shares the open database
+    with tdlite.connect(path=str(tmp_path)) as con:
+        assert con.cursor().execute("SELECT COUNT(*) FROM t").fetchone() == [0]
+
+
+def test_shim_makes_teradatasql_tdlite():
+    sys.modules.pop("teradatasql", None)
+    db = tdlite.install_as_teradatasql(tmode="ANSI")
+    try:
+        import teradatasql
+        assert teradatasql.database is db
+        assert teradatasql.OperationalError is tdlite.OperationalError
+        assert teradatasql.paramstyle == "qmark"
+        # every connect goes to one database; the defaults apply, its own parameters win
+        with teradatasql.connect('{"host":"whomooz","user":"guest","password":"please"}') as a:
+            cur = a.cursor()
+            cur.execute("CREATE TABLE t (i INTEGER)")
+            cur.execute("INSERT INTO t VALUES (1)")
+            # ANSI mode: the default tmode applied (autocommit commits with COMMIT)
+            cur.execute("{fn teradata_nativesql}SELECT SESSION")
+        with teradatasql.connect(host="whomooz", tmode="TERA") as b:
+            assert b.cursor().execute("SELECT i FROM t").fetchall() == [[1]]
+    finally:
+        tdlite.uninstall_teradatasql()
+    assert "teradatasql" not in sys.modules
+
+
+def test_install_again_gives_a_fresh_database():
+    tdlite.install_as_teradatasql()
+    import teradatasql
+    with teradatasql.connect() as con:
+        con.cursor().execute("CREATE TABLE only_here (i INTEGER)")
+    tdlite.install_as_teradatasql()
+    import teradatasql as again
+    with again.connect() as con:
+        with pytest.raises(tdlite.OperationalError, match=r"\[Error 3807\]"):
+            con.cursor().execute("SELECT * FROM only_here")
+    tdlite.uninstall_teradatasql()
+
+
+def test_pep249_type_objects_and_constructors():
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE b (v VARBYTE(2))")
+        cur.execute("INSERT INTO b VALUES (?)", [b"\x00"])
+        cur.execute("SELECT 1, 'a', 1.5e0, CAST(1 AS DECIMAL(5,2)), DATE '2024-01-02', "
+                    "TIMESTAMP '2024-01-02 03:04:05', v FROM b")
+        codes = [d[1] for d in cur.description]
+    assert codes[0] == tdlite.NUMBER and codes[2] == tdlite.NUMBER
+    assert codes[3] == tdlite.NUMBER
+    assert codes[1] == tdlite.STRING and codes[1] != tdlite.NUMBER
+    assert codes[4] == tdlite.DATETIME and codes[5] == tdlite.DATETIME
+    assert codes[6] == tdlite.BINARY
+    assert tdlite.ROWID != int
+    assert tdlite.Date(2024, 1, 2) == datetime.date(2024, 1, 2)
+    assert tdlite.Binary(b"x") == b"x"
+    assert isinstance(tdlite.TimestampFromTicks(0), datetime.datetime)
+    assert isinstance(tdlite.DateFromTicks(0), datetime.date)
+    assert isinstance(tdlite.TimeFromTicks(0), datetime.time)
+    assert decimal.Decimal == tdlite.NUMBER
+
+
+def test_help_is_useful():
+    assert "path" in tdlite.connect.__doc__
+    assert tdlite.__doc__ and "install_as_teradatasql" in tdlite.__doc__
+    assert tdlite.install_as_teradatasql.__doc__
