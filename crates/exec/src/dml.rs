@@ -223,6 +223,9 @@ impl Exec<'_> {
             return Err(Error::Unsupported("INSERT without VALUES or SELECT".into()));
         };
         let (batch, from_select) = match source.body.as_ref() {
+            ast::SetExpr::Values(v) if !self.param_rows.is_empty() => {
+                (self.parameter_sets_batch(v, &table, &targets)?, false)
+            }
             ast::SetExpr::Values(v) => {
                 let rows: Vec<Vec<ast::Expr>> = v.rows.iter().map(|r| r.content.clone()).collect();
                 (self.values_batch(&rows, targets.len())?, false)
@@ -283,6 +286,97 @@ impl Exec<'_> {
             arrays,
             &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.len())),
         )?)
+    }
+
+    /// The VALUES row `?1, …, ?k` of a batched INSERT (`Session::execute_batch`): one row per
+    /// parameter set. A column whose values are of one kind is built at once; one of mixed
+    /// kinds (an `int` beside a `Decimal`, DECIMALs of two scales) converts each kind to the
+    /// target column's type, as a set on its own would, and the rows are picked back in order.
+    fn parameter_sets_batch(
+        &self,
+        values: &ast::Values,
+        table: &Table,
+        targets: &[usize],
+    ) -> Result<RecordBatch> {
+        let width = match values.rows.as_slice() {
+            [row] => crate::prepared::marker_positions(&row.content),
+            _ => None,
+        }
+        .ok_or_else(|| Error::Internal("a batched INSERT is not VALUES (?, …)".into()))?;
+        if width > targets.len() {
+            return Err(Error::TooManyValues);
+        }
+        let n = self.param_rows.len();
+        let mut fields = Vec::with_capacity(width);
+        let mut arrays = Vec::with_capacity(width);
+        let mut cells: Vec<&Value> = Vec::with_capacity(n);
+        for (k, &target) in targets.iter().enumerate().take(width) {
+            cells.clear();
+            for set in self.param_rows {
+                cells.push(set.get(k).ok_or(Error::ParameterCount {
+                    expected: width,
+                    given: set.len(),
+                })?);
+            }
+            let a = match crate::prepared::values_column(&cells) {
+                Some(a) => a,
+                None => self.mixed_column(&table.schema.columns[target], &cells)?,
+            };
+            fields.push(Field::new(format!("c{k}"), a.data_type().clone(), true));
+            arrays.push(a);
+        }
+        Ok(RecordBatch::try_new_with_options(
+            Arc::new(Schema::new(fields)),
+            arrays,
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(n)),
+        )?)
+    }
+
+    /// Parameter values of several kinds as one column of `col`'s type: each kind (a DECIMAL
+    /// scale counting as a kind) built as an array of its own with NULL elsewhere and
+    /// converted to the column's type, then each row taken from its kind's array.
+    fn mixed_column(&self, col: &Column, cells: &[&Value]) -> Result<ArrayRef> {
+        let key = |v: &Value| {
+            (
+                std::mem::discriminant(v),
+                matches!(v, Value::Decimal(..)).then(|| match v {
+                    Value::Decimal(_, s) => *s,
+                    _ => 0,
+                }),
+            )
+        };
+        let mut keys = Vec::new();
+        let mut pick: Vec<(usize, usize)> = Vec::with_capacity(cells.len());
+        for (r, v) in cells.iter().enumerate() {
+            let g = if matches!(v, Value::Null) {
+                0
+            } else {
+                let k = key(v);
+                keys.iter().position(|x| *x == k).unwrap_or_else(|| {
+                    keys.push(k);
+                    keys.len() - 1
+                })
+            };
+            pick.push((g, r));
+        }
+        let mut groups = Vec::with_capacity(keys.len());
+        for g in 0..keys.len() {
+            let members: Vec<&Value> = cells
+                .iter()
+                .map(|v| {
+                    if !matches!(v, Value::Null) && key(v) == keys[g] {
+                        *v
+                    } else {
+                        &Value::Null
+                    }
+                })
+                .collect();
+            let a = crate::prepared::values_column(&members)
+                .ok_or_else(|| Error::Internal("a parameter kind split in two".into()))?;
+            groups.push(self.conform(col, &a)?);
+        }
+        let refs: Vec<&dyn Array> = groups.iter().map(|a| a.as_ref()).collect();
+        Ok(arrow::compute::interleave(&refs, &pick)?)
     }
 
     /// VALUES rows of `?` markers only, as a batch of one array per column when each column's

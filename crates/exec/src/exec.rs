@@ -37,6 +37,9 @@ pub struct Exec<'a> {
     pub(crate) ctes: Vec<(String, crate::result::Rows)>,
     /// The values of the request's `?` parameters (see prepared.rs), in order.
     pub(crate) params: &'a [tdlite_storage::types::Value],
+    /// Parameter sets that an `INSERT … VALUES (?1, …, ?k)` inserts a row each of
+    /// (`Session::execute_batch`); empty for any other request.
+    pub(crate) param_rows: &'a [Vec<tdlite_storage::types::Value>],
     /// The statement's snapshot, taken at its first scan.
     pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,
 }

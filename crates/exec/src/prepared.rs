@@ -37,79 +37,46 @@ impl Prepared {
     }
 }
 
-/// Rows of one batched statement ([`batched_insert`]): enough to make the per-request cost
-/// small, few enough that a statement's syntax tree stays small.
-pub(crate) const BATCH_ROWS: usize = 1000;
+/// Parameter sets of one batched `INSERT … VALUES (?, …)` request (see
+/// `Session::execute_batch`): enough to make the per-request cost small, few enough that the
+/// request's columns stay a modest size.
+pub(crate) const BATCH_ROWS: usize = 10_000;
 
-/// For a request that is a lone `INSERT … VALUES (?, …)` of markers only, the same INSERT with
-/// `rows` rows of markers (`?1…?k`, `?k+1…?2k`, …): one statement inserting `rows` parameter
-/// sets. `None` for any other request.
-pub(crate) fn batched_insert(p: &Prepared, rows: usize) -> Option<Spanned> {
+/// True for a request that is a lone `INSERT … VALUES (?, …)` of markers only, one per
+/// parameter: what `Session::execute_batch` runs once for many parameter sets.
+pub(crate) fn is_marker_insert(p: &Prepared) -> bool {
     let [st] = p.statements.as_slice() else {
-        return None;
+        return false;
     };
     let tdlite_parser::Statement::Sql(sql) = &st.statement else {
-        return None;
+        return false;
     };
     let sqlparser::ast::Statement::Insert(ins) = sql.as_ref() else {
-        return None;
+        return false;
     };
-    let source = ins.source.as_ref()?;
+    let Some(source) = ins.source.as_ref() else {
+        return false;
+    };
     let sqlparser::ast::SetExpr::Values(values) = source.body.as_ref() else {
-        return None;
+        return false;
     };
-    let [row] = values.rows.as_slice() else {
-        return None;
-    };
-    let markers_only = row.content.iter().all(|e| {
-        matches!(e, sqlparser::ast::Expr::Value(v)
-            if matches!(v.value, sqlparser::ast::Value::Placeholder(_)))
-    });
-    if !markers_only || row.content.len() != p.parameters || p.parameters == 0 {
-        return None;
+    match values.rows.as_slice() {
+        [row] => p.parameters > 0 && marker_positions(&row.content) == Some(p.parameters),
+        _ => false,
     }
-    let k = p.parameters;
-    let mut batched = ins.clone();
-    let mut new_values = values.clone();
-    new_values.rows = (0..rows)
-        .map(|r| {
-            let mut rr = row.clone();
-            for (c, e) in rr.content.iter_mut().enumerate() {
-                if let sqlparser::ast::Expr::Value(v) = e {
-                    v.value = sqlparser::ast::Value::Placeholder(format!("?{}", r * k + c + 1));
-                }
-            }
-            rr
-        })
-        .collect();
-    let mut new_source = source.as_ref().clone();
-    new_source.body = Box::new(sqlparser::ast::SetExpr::Values(new_values));
-    batched.source = Some(Box::new(new_source));
-    Some(Spanned {
-        statement: tdlite_parser::Statement::Sql(Box::new(sqlparser::ast::Statement::Insert(
-            batched,
-        ))),
-        ..st.clone()
-    })
 }
 
-/// True if each column of `sets` holds one kind of value (NULLs aside; DECIMALs of one
-/// scale): what lets a batched INSERT build each column at once and convert it as the row by
-/// row path would.
-pub(crate) fn uniform_columns(sets: &[Vec<Value>]) -> bool {
-    let width = sets.first().map_or(0, Vec::len);
-    (0..width).all(|c| {
-        let mut kind: Option<&Value> = None;
-        sets.iter().all(|set| match (kind, set.get(c)) {
-            (_, None | Some(Value::Null)) => true,
-            (None, Some(v)) => {
-                kind = Some(v);
-                true
-            }
-            (Some(Value::Decimal(_, a)), Some(Value::Decimal(_, b))) => a == b,
-            (Some(k), Some(v)) => std::mem::discriminant(k) == std::mem::discriminant(v),
+/// `Some(k)` when `row` is `?1, ?2, …, ?k` in order (markers only): then value `c` of a
+/// parameter set is column `c` of the row.
+pub(crate) fn marker_positions(row: &[sqlparser::ast::Expr]) -> Option<usize> {
+    row.iter()
+        .enumerate()
+        .all(|(c, e)| {
+            matches!(e, sqlparser::ast::Expr::Value(v)
+                if matches!(&v.value, sqlparser::ast::Value::Placeholder(name)
+                    if name.strip_prefix('?').and_then(|d| d.parse::<usize>().ok()) == Some(c + 1)))
         })
-    })
+        .then_some(row.len())
 }
 
 /// The one-row array a parameter value binds as.
@@ -128,9 +95,7 @@ pub(crate) fn parameter_array(v: &Value) -> ArrayRef {
     values_to_array(ty, std::iter::once(v))
 }
 
-/// The values of parameters `names` (`?n`) as one array, when they are all of one kind (or
-/// NULL): what a column of a batched INSERT's VALUES is, built at once rather than a row at a
-/// time. `None` when the kinds differ (the caller then reconciles them value by value).
+/// The values of parameters `names` (`?n`) as one array ([`values_column`]).
 ///
 /// # Errors
 /// 3939 when a parameter has no value.
@@ -150,16 +115,21 @@ pub(crate) fn parameter_column(names: &[&str], params: &[Value]) -> Result<Optio
                 })?,
         );
     }
+    Ok(values_column(&values))
+}
+
+/// Parameter values as one array, when they are all of one kind (or NULL): what a column of
+/// a batched INSERT's VALUES is, built at once rather than a row at a time. `None` when the
+/// kinds differ (the caller then reconciles them value by value).
+pub(crate) fn values_column(values: &[&Value]) -> Option<ArrayRef> {
     let mut kind: Option<&Value> = None;
     let mut longest = 1usize;
-    for v in &values {
+    for v in values {
         match (kind, v) {
             (_, Value::Null) => {}
             (None, v) => kind = Some(v),
-            (Some(k), v) if std::mem::discriminant(k) != std::mem::discriminant(*v) => {
-                return Ok(None)
-            }
-            (Some(Value::Decimal(_, a)), Value::Decimal(_, b)) if a != b => return Ok(None),
+            (Some(k), v) if std::mem::discriminant(k) != std::mem::discriminant(*v) => return None,
+            (Some(Value::Decimal(_, a)), Value::Decimal(_, b)) if a != b => return None,
             _ => {}
         }
         match v {
@@ -169,17 +139,14 @@ pub(crate) fn parameter_column(names: &[&str], params: &[Value]) -> Result<Optio
         }
     }
     let ty = match kind {
-        None => return Ok(Some(new_null_array(&DataType::Null, values.len()))),
+        None => return Some(new_null_array(&DataType::Null, values.len())),
         Some(Value::Str(_)) => SqlType::VarChar(u32::try_from(longest).unwrap_or(u32::MAX)),
         Some(Value::Bytes(_)) => SqlType::VarByte(u32::try_from(longest).unwrap_or(u32::MAX)),
         Some(other) => crate::query::sql_type_of(parameter_array(other).data_type()),
     };
-    Ok(Some(values_to_array(ty, values.iter().copied())))
+    Some(values_to_array(ty, values.iter().copied()))
 }
 
-/// The value of parameter `name` (`?n`, numbered from 1) among `params`.
-///
-/// # Errors
 /// 3939 when the request has no such parameter value.
 pub(crate) fn parameter(name: &str, params: &[Value]) -> Result<ArrayRef> {
     let n: usize = name

@@ -75,6 +75,9 @@ pub struct Session {
     macro_depth: usize,
     /// The parameter values of the request being run (empty outside `execute_prepared`).
     params: Vec<Value>,
+    /// The parameter sets a batched INSERT's VALUES row stands for (`execute_batch`); empty
+    /// otherwise.
+    param_rows: Vec<Vec<Value>>,
     /// The last consume select list of plain columns that was bound: (table id, select list,
     /// bound list). Such a list depends only on the table's columns, and a table id is never
     /// reused (ALTER and re-CREATE make a new table), so the same consume reuses it.
@@ -104,6 +107,7 @@ impl Session {
             database: None,
             macro_depth: 0,
             params: Vec::new(),
+            param_rows: Vec::new(),
             consume_list: None,
             consume_table: None,
         }
@@ -289,10 +293,10 @@ impl Session {
     }
 
     /// Runs a prepared request once per parameter set. A lone `INSERT … VALUES (?, …)` of
-    /// markers whose columns each hold one kind of value runs as INSERTs of up to 1,000 sets
-    /// each (one request apiece, so a few requests for many rows); any other request runs once
-    /// per set. Returns the last request's results,
-    /// the activity count of its last statement being the sum over all the sets.
+    /// markers runs once per 10,000 sets, its VALUES row standing for every set (each column
+    /// built at once, no syntax per row, each value converted as it would be alone); any
+    /// other request runs once per set. Returns the last request's results, the activity
+    /// count of its last statement being the sum over all the sets.
     ///
     /// # Errors
     /// 3939 if a set does not have one value per `?`; the first failing request's error (the
@@ -300,30 +304,29 @@ impl Session {
     pub fn execute_batch(
         &mut self,
         prepared: &crate::prepared::Prepared,
-        sets: &[Vec<Value>],
+        sets: Vec<Vec<Value>>,
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         if let Some(bad) = sets.iter().find(|s| s.len() != prepared.parameters) {
             return Err(parameter_count_error(prepared, bad.len()));
         }
         let mut last = Vec::new();
         let mut changed = 0u64;
-        // batched when each column is of one kind: then each converts as it would set by set
-        if crate::prepared::batched_insert(prepared, 1).is_some()
-            && crate::prepared::uniform_columns(sets)
-        {
-            for chunk in sets.chunks(crate::prepared::BATCH_ROWS) {
-                let Some(st) = crate::prepared::batched_insert(prepared, chunk.len()) else {
+        if crate::prepared::is_marker_insert(prepared) {
+            let mut sets = sets.into_iter();
+            loop {
+                self.param_rows.clear();
+                self.param_rows
+                    .extend(sets.by_ref().take(crate::prepared::BATCH_ROWS));
+                if self.param_rows.is_empty() {
                     break;
-                };
-                self.params.clear();
-                self.params.extend(chunk.iter().flatten().cloned());
-                let out = self.run_request(std::slice::from_ref(&st));
-                self.params.clear();
+                }
+                let out = self.run_request(&prepared.statements);
+                self.param_rows.clear();
                 last = out?;
                 changed += last.iter().map(|r| r.activity_count).sum::<u64>();
             }
         } else {
-            for set in sets {
+            for set in &sets {
                 last = self.execute_prepared(prepared, set)?;
                 changed += last.iter().map(|r| r.activity_count).sum::<u64>();
             }
@@ -507,6 +510,7 @@ impl Session {
             session: self.id,
             database: self.database.as_deref(),
             params: &self.params,
+            param_rows: &self.param_rows,
             outer: Vec::new(),
             corr: None,
             snap: std::cell::OnceCell::new(),

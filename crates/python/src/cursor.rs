@@ -87,7 +87,7 @@ impl Cursor {
             let Some(session) = guard.session.as_mut() else {
                 return Err(Failure::Closed);
             };
-            let outcome = run_request(session, &sql, &sets);
+            let outcome = run_request(session, &sql, sets);
             // autocommit in ANSI mode: each request commits (Teradata mode's requests commit
             // by themselves); a failed one leaves nothing of itself behind
             if autocommit && session.mode() == tdlite::SessionMode::Ansi {
@@ -198,7 +198,7 @@ impl Cursor {
 /// run for many (executemany): one transaction in Teradata mode (a BT … ET around the sets,
 /// unless one is open), so a failing set leaves none of them; an INSERT of markers inserts many
 /// sets per request (`Session::execute_batch`).
-fn run_request(session: &mut tdlite::Session, sql: &str, sets: &[Vec<Value>]) -> Outcome {
+fn run_request(session: &mut tdlite::Session, sql: &str, sets: Vec<Vec<Value>>) -> Outcome {
     let id = session.id();
     let fail = |e| Err(Failure::Database(id, e));
     if sets.is_empty() {
@@ -208,7 +208,7 @@ fn run_request(session: &mut tdlite::Session, sql: &str, sets: &[Vec<Value>]) ->
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    if let [params] = sets {
+    if let [params] = sets.as_slice() {
         return session.execute_prepared(&prepared, params).or_else(fail);
     }
     let batch =

@@ -11,9 +11,10 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyFloat, PyInt, PyString,
-    PyTime, PyTimeAccess, PyTzInfoAccess,
+    PyTime, PyTimeAccess, PyType, PyTzInfoAccess,
 };
 use tdlite::arrow::array::{Array, ArrayRef, AsArray};
 use tdlite::arrow::datatypes::{
@@ -51,6 +52,10 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::Str(s.to_str()?.to_string()));
+    }
+    if obj.is_instance(decimal_type(obj.py())?)? {
+        // str(d): C's digits, with an exponent when Python writes one
+        return decimal_value(&obj.str()?.to_string_lossy());
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(Value::Bytes(b.as_bytes().to_vec()));
@@ -98,11 +103,6 @@ pub(crate) fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::Time(micros));
     }
     let type_name = obj.get_type().name()?.to_string();
-    if type_name == "Decimal" {
-        // `format(d, 'f')`: the digits without an exponent
-        let text: String = obj.call_method1("__format__", ("f",))?.extract()?;
-        return decimal_value(&text);
-    }
     Err(PyTypeError::new_err(format!(
         "a parameter of type {type_name} has no SQL type (int, float, Decimal, str, bytes, date, time, datetime or None)"
     )))
@@ -113,24 +113,54 @@ fn date_of(y: i32, m: u8, d: u8) -> PyResult<chrono::NaiveDate> {
         .ok_or_else(|| PyTypeError::new_err("not a valid date"))
 }
 
-/// `-123.4500` as a DECIMAL (unscaled digits and scale), at most 38 digits.
+/// `decimal.Decimal`, imported once.
+fn decimal_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    DECIMAL.import(py, "decimal", "Decimal")
+}
+
+/// `-123.4500`, `1E+3` or `1.5E-7` (Python's `str` of an int or a Decimal) as a DECIMAL
+/// (unscaled digits and scale): at most 38 digits, a scale from 0 to 38 (a positive exponent
+/// is written out as zeros). A zero keeps at most scale 38 (`0E-40` is 0 at scale 38).
 fn decimal_value(text: &str) -> PyResult<Value> {
     let text = text.trim();
-    let (negative, digits) = match text.strip_prefix('-') {
+    let bad = || PyTypeError::new_err(format!("{text} is not a number of at most 38 digits"));
+    let (negative, rest) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
-    let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
-    let all: String = format!("{int_part}{frac_part}");
-    let bad = || PyTypeError::new_err(format!("{text} is not a number of at most 38 digits"));
-    if all.is_empty() || !all.bytes().all(|b| b.is_ascii_digit()) || all.len() > 38 {
+    let (mantissa, exponent) = match rest.split_once(['E', 'e']) {
+        Some((m, e)) => (m, e.parse::<i32>().map_err(|_| bad())?),
+        None => (rest, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: String = format!("{int_part}{frac_part}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        // NaN, Infinity, sNaN
         return Err(bad());
     }
-    let unscaled: i128 = all.parse().map_err(|_| bad())?;
-    let scale = i8::try_from(frac_part.len()).map_err(|_| bad())?;
+    let mut scale = i32::try_from(frac_part.len()).map_err(|_| bad())? - exponent;
+    if scale < 0 {
+        digits.extend(std::iter::repeat_n(
+            '0',
+            usize::try_from(-scale).map_err(|_| bad())?,
+        ));
+        scale = 0;
+    }
+    let significant = digits.trim_start_matches('0');
+    if significant.is_empty() {
+        return Ok(Value::Decimal(
+            0,
+            i8::try_from(scale.min(38)).map_err(|_| bad())?,
+        ));
+    }
+    if significant.len() > 38 || scale > 38 {
+        return Err(bad());
+    }
+    let unscaled: i128 = significant.parse().map_err(|_| bad())?;
     Ok(Value::Decimal(
         if negative { -unscaled } else { unscaled },
-        scale,
+        i8::try_from(scale).map_err(|_| bad())?,
     ))
 }
 

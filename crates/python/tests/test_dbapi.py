@@ -90,6 +90,17 @@ def test_values_round_trip():
         assert cur.fetchone() == [decimal.Decimal(10**20 + 1)]
         with pytest.raises(TypeError):
             cur.execute("SELECT ?", [object()])
+        # Decimals written with an exponent, and zero beyond scale 38
+        D = decimal.Decimal
+        cur.execute("CREATE TABLE dd (x DECIMAL(38,10))")
+        cur.executemany("INSERT INTO dd VALUES (?)",
+                        [[D("1E+3")], [D("-1.5E-7")], [D("0E-40")], [D("12.5")]])
+        cur.execute("SELECT x FROM dd ORDER BY x")
+        assert [r[0] for r in cur.fetchall()] == [D("-0.0000001500"), D("0E-10"), D("12.5"),
+                                                  D("1000")]
+        for bad in [D("NaN"), D("Infinity"), D("1E+40"), D("1E-39")]:
+            with pytest.raises(TypeError):
+                cur.execute("SELECT ?", [bad])
 
 
 def test_errors_carry_the_teradata_code():

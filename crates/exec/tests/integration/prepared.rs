@@ -151,8 +151,8 @@ fn execute_batch_inserts_many_sets_in_few_requests_and_runs_other_requests_per_s
     s.execute("CREATE MULTISET TABLE t (id INTEGER, v VARCHAR(10), d DECIMAL(9,2))")
         .unwrap();
     let ins = s.prepare("INSERT INTO t VALUES (?, ?, ?)").unwrap();
-    // 2,500 sets: three batched requests; a column of NULLs and mixed kinds (Int and
-    // Decimal) converts per value, a column of one kind at once
+    // 2,500 sets in one batched request: a column of mixed kinds (Int and Decimal) converts
+    // kind by kind, a column of one kind (NULLs aside) at once
     let sets: Vec<Vec<Value>> = (0..2500)
         .map(|i| {
             vec![
@@ -170,7 +170,7 @@ fn execute_batch_inserts_many_sets_in_few_requests_and_runs_other_requests_per_s
             ]
         })
         .collect();
-    let r = s.execute_batch(&ins, &sets).unwrap();
+    let r = s.execute_batch(&ins, sets).unwrap();
     assert_eq!(r.last().unwrap().activity_count, 2500);
     let got = strings(&s.execute("SEL COUNT(*), COUNT(v), SUM(d) FROM t").unwrap());
     let total: i64 = (0..2500)
@@ -190,12 +190,76 @@ fn execute_batch_inserts_many_sets_in_few_requests_and_runs_other_requests_per_s
             format!("{}.{:02}", total / 100, total % 100)
         ]]
     );
+    // columns of one kind each (NULLs aside): 25,000 sets in three requests of up to 10,000,
+    // each column converted at once, the same rows as set by set
+    s.execute("CREATE MULTISET TABLE u (id INTEGER, v VARCHAR(10), d DECIMAL(9,2))")
+        .unwrap();
+    let ins_u = s.prepare("INSERT INTO u VALUES (?, ?, ?)").unwrap();
+    let sets: Vec<Vec<Value>> = (0..25_000)
+        .map(|i| {
+            vec![
+                Value::Int(i),
+                if i % 3 == 0 {
+                    Value::Null
+                } else {
+                    Value::Str(format!("v{i}"))
+                },
+                Value::Decimal(i128::from(i % 100 * 100 + 25), 2),
+            ]
+        })
+        .collect();
+    let r = s.execute_batch(&ins_u, sets).unwrap();
+    assert_eq!(r.last().unwrap().activity_count, 25_000);
+    let got = strings(
+        &s.execute("SEL COUNT(*), COUNT(v), SUM(d), MAX(v), SUM(id) FROM u")
+            .unwrap(),
+    );
+    let sum_d: i64 = (0..25_000).map(|i| (i % 100) * 100 + 25).sum();
+    assert_eq!(
+        got,
+        vec![vec![
+            "25000".to_string(),
+            (25_000 - (0..25_000).filter(|i| i % 3 == 0).count()).to_string(),
+            format!("{}.{:02}", sum_d / 100, sum_d % 100),
+            "v9998".to_string(),
+            (0..25_000i64).sum::<i64>().to_string(),
+        ]]
+    );
+    // a value that does not fit its column fails the request it is in, as INSERT would
+    let err = s
+        .execute_batch(
+            &ins_u,
+            vec![vec![Value::Int(i64::MAX), Value::Null, Value::Null]],
+        )
+        .unwrap_err();
+    assert_eq!(err.code().number, 2616, "{err}");
+    // mixed kinds into a character column: each value as it would convert alone
+    s.execute("CREATE MULTISET TABLE m (k INTEGER, v VARCHAR(20))")
+        .unwrap();
+    let ins_m = s.prepare("INSERT INTO m VALUES (?, ?)").unwrap();
+    let mixed = vec![
+        vec![Value::Int(1), Value::Int(5)],
+        vec![Value::Int(2), Value::Decimal(500, 2)],
+        vec![Value::Int(3), Value::Str("x".into())],
+        vec![Value::Int(4), Value::Null],
+        vec![Value::Int(5), Value::Decimal(5, 0)],
+    ];
+    s.execute_batch(&ins_m, mixed.clone()).unwrap();
+    let batched = strings(&s.execute("SEL k, v FROM m ORDER BY k").unwrap());
+    s.execute("DELETE FROM m").unwrap();
+    for set in &mixed {
+        s.execute_prepared(&ins_m, set).unwrap();
+    }
+    let alone = strings(&s.execute("SEL k, v FROM m ORDER BY k").unwrap());
+    assert_eq!(batched, alone);
+    assert_eq!(batched[1][1], "5.00");
+    assert_eq!(batched[0][1], "5");
     // not an INSERT of markers: once per set
     let upd = s.prepare("UPDATE t SET v = ? WHERE id = ?").unwrap();
     let r = s
         .execute_batch(
             &upd,
-            &[
+            vec![
                 vec![Value::Str("a".into()), Value::Int(1)],
                 vec![Value::Str("b".into()), Value::Int(2)],
             ],
@@ -203,6 +267,8 @@ fn execute_batch_inserts_many_sets_in_few_requests_and_runs_other_requests_per_s
         .unwrap();
     assert_eq!(r.last().unwrap().activity_count, 2);
     // a set of the wrong size: 3939 before anything runs
-    let err = s.execute_batch(&ins, &[vec![Value::Int(1)]]).unwrap_err();
+    let err = s
+        .execute_batch(&ins, vec![vec![Value::Int(1)]])
+        .unwrap_err();
     assert_eq!(err.code().number, 3939);
 }
