@@ -113,6 +113,7 @@ impl Exec<'_> {
                 PKind::Multiset => TableKind::Multiset,
             };
         }
+        schema.volatile = crate::ddl::volatile_commit(ct);
         if ct.no_primary_index {
             // a NoPI table is always MULTISET, whatever the session mode (as in Teradata)
             schema.primary_index = None;

@@ -19,7 +19,7 @@ use arrow::array::{ArrayRef, Int32Array, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
-use tdlite_storage::catalog::{Catalog, Column, DefaultValue, IndexSpec};
+use tdlite_storage::catalog::{Catalog, Column, DefaultValue, IndexSpec, TableSchema};
 use tdlite_storage::types::{SqlType, Value};
 
 /// A column of a view being built: text or integer cells.
@@ -175,40 +175,136 @@ fn comment(registry: &Registry, class: char, name: &str) -> Cell {
 }
 
 fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
+    // Teradata 17.20's DBC.TablesV columns, in order (`true`: an integer column)
     let mut b = Builder::new(&[
-        ("DatabaseName", false),
+        ("DataBaseName", false),
         ("TableName", false),
+        ("Version", true),
         ("TableKind", false),
         ("ProtectionType", false),
+        ("JournalFlag", false),
         ("CreatorName", false),
         ("RequestText", false),
         ("CommentString", false),
+        ("ParentCount", true),
+        ("ChildCount", true),
+        ("NamedTblCheckCount", true),
+        ("UnnamedTblCheckExist", false),
+        ("PrimaryKeyIndexId", true),
+        ("RepStatus", false),
         ("CreateTimeStamp", false),
         ("LastAlterName", false),
         ("LastAlterTimeStamp", false),
+        ("RequestTxtOverFlow", false),
+        ("AccessCount", true),
+        ("LastAccessTimeStamp", false),
+        ("UtilVersion", true),
         ("QueueFlag", false),
+        ("CommitOpt", false),
+        ("TransLog", false),
+        ("CheckOpt", false),
+        ("TemporalProperty", false),
+        ("ResolvedCurrent_Date", false),
+        ("ResolvedCurrent_TimeStamp", false),
+        ("SystemDefinedJI", false),
+        ("VTQualifier", false),
+        ("TTQualifier", false),
+        ("PIColumnCount", true),
+        ("PartitioningLevels", true),
+        ("LoadProperty", false),
+        ("CurrentLoadId", true),
+        ("LoadIdLayout", false),
+        ("DelayedJI", false),
+        ("BlockSize", true),
+        ("FreeSpacePercent", true),
+        ("MergeBlockRatio", true),
+        ("CheckSum", false),
+        ("BlockCompression", false),
+        ("BlockCompressionAlgorithm", false),
+        ("BlockCompressionLevel", false),
+        ("TableHeaderFormat", false),
+        ("RowSizeFormat", false),
+        ("MapName", false),
+        ("ColocationName", false),
+        ("TVMFlavor", false),
     ]);
     for t in catalog.tables() {
         let s = &t.schema;
         let (db, name) = split_name(&s.name, user);
-        let kind = match (&s.view, &s.macro_def, s.queue) {
+        let is_table = s.view.is_none() && s.macro_def.is_none();
+        let kind = match (&s.view, &s.macro_def, s.queue, &s.primary_index) {
             (Some(_), ..) => "V",
-            (_, Some(_), _) => "M",
-            (_, _, true) => "Q",
+            (_, Some(_), ..) => "M",
+            (_, _, true, _) => "Q",
+            (_, _, _, None) => "O",
             _ => "T",
         };
+        let unnamed_checks = !s.checks.is_empty();
+        let n = |v: i32| if is_table { Cell::Int(v) } else { Cell::Null };
         b.row(vec![
             text(db),
             text(name),
+            Cell::Int(1),
             text(kind),
             text("N"),
+            text("NN"),
             text(user),
             text(s.view.clone().unwrap_or_else(|| s.ddl.clone())),
             comment(registry, 'T', &s.name),
+            n(0),
+            n(0),
+            n(0),
+            text(if unnamed_checks { "Y" } else { "N" }),
+            Cell::Null,
+            Cell::Null,
             Cell::Null,
             text(user),
             Cell::Null,
+            text("N"),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
             text(if s.queue { "Y" } else { "N" }),
+            text("N"),
+            text("Y"),
+            // tables: Y for SET (duplicate rows checked), N for MULTISET
+            text(
+                if is_table && s.kind == tdlite_storage::catalog::TableKind::Set {
+                    "Y"
+                } else {
+                    "N"
+                },
+            ),
+            text("N"),
+            Cell::Null,
+            Cell::Null,
+            text("N"),
+            Cell::Null,
+            Cell::Null,
+            n(s.primary_index
+                .as_ref()
+                .map_or(0, |p| p.columns.len() as i32)),
+            n(0),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            text("N"),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            if is_table {
+                text("TD_MAP1")
+            } else {
+                Cell::Null
+            },
+            Cell::Null,
+            text("N"),
         ]);
     }
     b.finish()
@@ -255,6 +351,16 @@ fn length(ty: &SqlType) -> i32 {
     }
 }
 
+/// `DecimalTotalDigits` and `DecimalFractionalDigits`: a DECIMAL's precision and scale, a
+/// TIME's or TIMESTAMP's fractional digits.
+fn digits_of(ty: &SqlType) -> (Cell, Cell) {
+    match *ty {
+        SqlType::Decimal(p, s) => (Cell::Int(p.into()), Cell::Int(s.into())),
+        SqlType::Time(p) | SqlType::Timestamp(p) => (Cell::Null, Cell::Int(p.into())),
+        _ => (Cell::Null, Cell::Null),
+    }
+}
+
 fn default_text(c: &Column) -> Cell {
     match &c.default {
         None => Cell::Null,
@@ -278,13 +384,16 @@ fn default_text(c: &Column) -> Cell {
 }
 
 fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
+    // Teradata 17.20's DBC.ColumnsV columns, in order (`true`: an integer column)
     let mut b = Builder::new(&[
         ("DatabaseName", false),
         ("TableName", false),
         ("ColumnName", false),
         ("ColumnFormat", false),
         ("ColumnTitle", false),
+        ("SPParameterType", false),
         ("ColumnType", false),
+        ("ColumnUDTName", false),
         ("ColumnLength", true),
         ("DefaultValue", false),
         ("Nullable", false),
@@ -293,29 +402,65 @@ fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
         ("DecimalFractionalDigits", true),
         ("ColumnId", true),
         ("UpperCaseFlag", false),
+        ("Compressible", false),
+        ("CompressValue", false),
+        ("ColumnConstraint", false),
+        ("ConstraintCount", true),
+        ("CreatorName", false),
+        ("CreateTimeStamp", false),
+        ("LastAlterName", false),
+        ("LastAlterTimeStamp", false),
         ("CharType", true),
+        ("IdColType", false),
+        ("AccessCount", true),
+        ("LastAccessTimeStamp", false),
+        ("CompressValueList", false),
+        ("TimeDimension", false),
+        ("VTCheckType", false),
+        ("TTCheckType", false),
+        ("ConstraintID", false),
+        ("ArrayColNumberOfDimensions", true),
+        ("ArrayColScope", false),
+        ("ArrayColElementType", false),
+        ("ArrayColElementUdtName", false),
+        ("PartitioningColumn", false),
+        ("ColumnPartitionNumber", true),
+        ("ColumnPartitionFormat", false),
+        ("ColumnPartitionACOff", false),
+        ("PseudoUDTFieldCount", true),
+        ("PseudoUDTFieldType", false),
+        ("StorageFormat", false),
+        ("InlineLength", true),
+        ("TSColumnType", false),
     ]);
     for t in catalog.tables() {
         let (db, name) = split_name(&t.schema.name, user);
         for (i, c) in t.schema.columns.iter().enumerate() {
-            let (digits, fraction) = match c.ty {
-                SqlType::Decimal(p, s) => (Cell::Int(p.into()), Cell::Int(s.into())),
-                SqlType::Time(p) | SqlType::Timestamp(p) => (Cell::Null, Cell::Int(p.into())),
-                _ => (Cell::Null, Cell::Null),
-            };
+            let (digits, fraction) = digits_of(&c.ty);
             let case_flag = match (c.ty.is_character(), c.uppercase, c.case_specific) {
                 (false, ..) => Cell::Null,
                 (true, true, _) => text("U"),
                 (true, false, true) => text("C"),
                 (true, false, false) => text("N"),
             };
+            let checks = t
+                .schema
+                .checks
+                .iter()
+                .filter(|(col, _)| {
+                    col.as_deref()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(&c.name))
+                })
+                .count();
             b.row(vec![
                 text(db.clone()),
                 text(name.clone()),
                 text(c.name.clone()),
                 c.format.clone().map_or(Cell::Null, text),
                 c.title.clone().map_or(Cell::Null, text),
+                Cell::Null,
                 text(type_code(&c.ty)),
+                Cell::Null,
                 Cell::Int(length(&c.ty)),
                 default_text(c),
                 text(if c.nullable { "Y" } else { "N" }),
@@ -324,11 +469,41 @@ fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
                 fraction,
                 Cell::Int(1025 + i as i32),
                 case_flag,
+                text("N"),
+                Cell::Null,
+                Cell::Null,
+                Cell::Int(checks as i32),
+                text(user),
+                Cell::Null,
+                text(user),
+                Cell::Null,
+                // 2: UNICODE, tdlite's character set
                 if c.ty.is_character() {
                     Cell::Int(2)
                 } else {
                     Cell::Null
                 },
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                text("N"),
+                Cell::Int(0),
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
+                Cell::Null,
             ]);
         }
     }
@@ -351,6 +526,8 @@ fn databases(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows>
         ("LastAlterName", false),
         ("LastAlterTimeStamp", false),
         ("DBKind", false),
+        ("AccessCount", true),
+        ("LastAccessTimeStamp", false),
     ]);
     for (name, kind) in database_names(catalog, registry, user) {
         let owner = if name == "DBC" { "DBC" } else { user };
@@ -370,6 +547,8 @@ fn databases(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows>
             Cell::Null,
             Cell::Null,
             text(kind),
+            Cell::Null,
+            Cell::Null,
         ]);
     }
     b.finish()
@@ -472,6 +651,13 @@ fn indices(catalog: &Catalog, user: &str) -> Result<Rows> {
         ("ColumnName", false),
         ("ColumnPosition", true),
         ("CreatorName", false),
+        ("CreateTimeStamp", false),
+        ("LastAlterName", false),
+        ("LastAlterTimeStamp", false),
+        ("IndexMode", false),
+        ("AccessCount", true),
+        ("LastAccessTimeStamp", false),
+        ("UniqueOrPK", false),
     ]);
     for t in catalog.tables() {
         let s = &t.schema;
@@ -492,6 +678,9 @@ fn indices(catalog: &Catalog, user: &str) -> Result<Rows> {
                 columns,
                 unique,
             } = index;
+            // the PRIMARY KEY's index is K, whether it became the UPI or a USI
+            let is_key = s.primary_key.as_ref() == Some(columns);
+            let kind = if is_key { "K" } else { kind };
             for (pos, &col) in columns.iter().enumerate() {
                 let Some(c) = s.columns.get(col) else {
                     continue;
@@ -506,6 +695,19 @@ fn indices(catalog: &Catalog, user: &str) -> Result<Rows> {
                     text(c.name.clone()),
                     Cell::Int(pos as i32 + 1),
                     text(user),
+                    Cell::Null,
+                    text(user),
+                    Cell::Null,
+                    Cell::Null,
+                    Cell::Null,
+                    Cell::Null,
+                    if is_key {
+                        text("P")
+                    } else if *unique {
+                        text("U")
+                    } else {
+                        Cell::Null
+                    },
                 ]);
             }
         }
@@ -651,4 +853,72 @@ mod tests {
         assert_eq!(w(&["sales", "TablesV"], None), None);
         assert_eq!(w(&["DBC", "Nothing"], None), None);
     }
+}
+
+/// `HELP COLUMN`'s rows for `cols` of `table`, with Teradata's columns (the tools built on
+/// teradatasql read `Column Dictionary Name`, `Type`, `Max Length`, `Char Type`, …): the type
+/// as DBC.ColumnsV's two-character code, lengths in bytes.
+pub(crate) fn help_column(table: &TableSchema, cols: &[&Column]) -> Result<Rows> {
+    let mut b = Builder::new(&[
+        ("Column Name", false),
+        ("Type", false),
+        ("Nullable", false),
+        ("Format", false),
+        ("Max Length", true),
+        ("Decimal Total Digits", true),
+        ("Decimal Fractional Digits", true),
+        ("Table/View?", false),
+        ("Char Type", true),
+        ("IdCol Type", false),
+        ("UDT Name", false),
+        ("Temporal Column", false),
+        ("Current ValidTime Unique?", false),
+        ("Sequenced ValidTime Unique?", false),
+        ("NonSequenced ValidTime Unique?", false),
+        ("Current TransactionTime Unique?", false),
+        ("Partitioning Column", false),
+        ("Column Partition Number", true),
+        ("Column Partition Format", false),
+        ("Column Partition AC", false),
+        ("Column Dictionary Name", false),
+        ("Column SQL Name", false),
+        ("Column Name UEscape", false),
+        ("UDT Dictionary Name", false),
+        ("UDT SQL Name", false),
+        ("UDT Name UEscape", false),
+    ]);
+    for c in cols {
+        let (digits, fraction) = digits_of(&c.ty);
+        let mut row = vec![
+            text(c.name.clone()),
+            text(type_code(&c.ty)),
+            text(if c.nullable { "Y" } else { "N" }),
+            c.format.clone().map_or(Cell::Null, text),
+            Cell::Int(length(&c.ty)),
+            digits,
+            fraction,
+            text(if table.view.is_some() { "V" } else { "T" }),
+            if c.ty.is_character() {
+                Cell::Int(2)
+            } else {
+                Cell::Null
+            },
+            Cell::Null,
+            Cell::Null,
+            text("N"),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            text("N"),
+            Cell::Int(0),
+            Cell::Null,
+            Cell::Null,
+            text(c.name.clone()),
+            text(c.name.clone()),
+        ];
+        row.extend((0..4).map(|_| Cell::Null));
+        b.row(row);
+    }
+    b.finish()
 }

@@ -16,7 +16,9 @@ use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_parser::{ColumnDefault, CreateTable, DataType as PType, TableKind as PKind};
-use tdlite_storage::catalog::{Column, DefaultValue, IndexSpec, TableKind, TableSchema};
+use tdlite_storage::catalog::{
+    Column, DefaultValue, IndexSpec, TableKind, TableSchema, VolatileCommit,
+};
 use tdlite_storage::table::Table;
 use tdlite_storage::types::{value_at, SqlType, Value};
 
@@ -329,6 +331,14 @@ impl Exec<'_> {
             None if default_set && !ct.no_primary_index => TableKind::Set,
             None => TableKind::Multiset,
         };
+        let primary_key = match &ct.primary_key {
+            Some(cols) => Some(cols.iter().map(|c| position(c)).collect::<Result<_>>()?),
+            None => ct
+                .columns
+                .iter()
+                .position(|c| c.primary_key)
+                .map(|i| vec![i]),
+        };
         let mut schema = TableSchema::new(
             name,
             columns,
@@ -338,6 +348,8 @@ impl Exec<'_> {
             secondary,
             text.to_string(),
         );
+        schema.primary_key = primary_key;
+        schema.volatile = volatile_commit(ct);
         schema.checks = ct
             .columns
             .iter()
@@ -380,25 +392,14 @@ impl Exec<'_> {
         Ok(self.txn.drop_table(&n)?)
     }
 
-    /// HELP TABLE (and HELP COLUMN, `only` those columns): one row per column.
+    /// HELP TABLE: one row per column (`only`: those columns), in tdlite's readable shape
+    /// (the type as written, the case); HELP COLUMN has Teradata's columns ([`Exec::help_column`]).
     ///
     /// # Errors
     /// 3807, and 3810 for a column `only` names that the table does not have.
     pub fn help_table(&self, name: &ast::ObjectName, only: Option<&[String]>) -> Result<Rows> {
         let t = self.must_get_table(name)?;
-        let cols: Vec<&Column> = match only {
-            None => t.schema.columns.iter().collect(),
-            Some(names) => names
-                .iter()
-                .map(|n| {
-                    t.schema
-                        .columns
-                        .iter()
-                        .find(|c| c.name.eq_ignore_ascii_case(n))
-                        .ok_or_else(|| Error::ColumnNotFound(n.clone()))
-                })
-                .collect::<Result<_>>()?,
-        };
+        let cols = help_columns(&t.schema, only)?;
         let text = |f: &dyn Fn(&Column) -> String| -> ArrayRef {
             Arc::new(StringArray::from_iter_values(cols.iter().map(|c| f(c))))
         };
@@ -430,6 +431,17 @@ impl Exec<'_> {
             schema: schema.clone(),
             batches: vec![RecordBatch::try_new(schema, arrays)?],
         })
+    }
+
+    /// `HELP COLUMN`: Teradata's HELP COLUMN rows (see `dbc::help_column`) for the columns
+    /// `only` names, or all.
+    ///
+    /// # Errors
+    /// As [`Exec::help_table`].
+    pub fn help_column(&self, name: &ast::ObjectName, only: Option<&[String]>) -> Result<Rows> {
+        let t = self.must_get_table(name)?;
+        let cols = help_columns(&t.schema, only)?;
+        crate::dbc::help_column(&t.schema, &cols)
     }
 
     /// HELP INDEX: a row per index, with Teradata's columns: Unique? (Y/N), Primary or
@@ -527,5 +539,33 @@ impl Exec<'_> {
                 vec![Arc::new(StringArray::from(vec![text]))],
             )?],
         })
+    }
+}
+
+/// The `ON COMMIT` option a `CREATE VOLATILE TABLE` records (None: not volatile).
+pub(crate) fn volatile_commit(ct: &CreateTable) -> Option<VolatileCommit> {
+    ct.volatile.then(|| {
+        if ct.on_commit_preserve == Some(true) {
+            VolatileCommit::PreserveRows
+        } else {
+            VolatileCommit::DeleteRows
+        }
+    })
+}
+
+/// The columns `only` names (in its order), or all of `schema`'s; 3810 for one it lacks.
+fn help_columns<'s>(schema: &'s TableSchema, only: Option<&[String]>) -> Result<Vec<&'s Column>> {
+    match only {
+        None => Ok(schema.columns.iter().collect()),
+        Some(names) => names
+            .iter()
+            .map(|n| {
+                schema
+                    .columns
+                    .iter()
+                    .find(|c| c.name.eq_ignore_ascii_case(n))
+                    .ok_or_else(|| Error::ColumnNotFound(n.clone()))
+            })
+            .collect(),
     }
 }

@@ -19,7 +19,7 @@ use arrow::record_batch::RecordBatch;
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
-use tdlite_storage::catalog::Catalog;
+use tdlite_storage::catalog::{Catalog, VolatileCommit};
 
 /// The dictionary database of a Teradata system; accepted as existing.
 const DBC: &str = "DBC";
@@ -177,6 +177,42 @@ pub(crate) fn help_session(info: &SessionInfo<'_>) -> Result<Rows> {
         ("Current DateForm", one("IntegerDate")),
         ("Session Time Zone", one("00:00")),
         ("Default Character Type", one("UNICODE")),
+    ])
+}
+
+/// `HELP VOLATILE TABLE`: a row per table created VOLATILE, with Teradata's columns
+/// (teradatasqlalchemy reads `Table Dictionary Name`). tdlite does not yet keep volatile
+/// tables per session: every session sees them all.
+pub(crate) fn help_volatile_table(catalog: &Catalog, user: &str, session: u64) -> Result<Rows> {
+    let tables: Vec<_> = catalog
+        .tables()
+        .into_iter()
+        .filter_map(|t| t.schema.volatile.map(|c| (t.id, t.schema.name.clone(), c)))
+        .collect();
+    let col = |f: &dyn Fn(&(u64, String, VolatileCommit)) -> String| {
+        tables.iter().map(|t| Some(f(t))).collect::<Vec<_>>()
+    };
+    let bare = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
+    text_rows(vec![
+        ("Session Id", col(&|_| session.to_string())),
+        ("Table Name", col(&|t| bare(&t.1))),
+        ("Table Id", col(&|t| format!("{:012X}", t.0))),
+        ("Protection", col(&|_| "N".into())),
+        ("Creator Name", col(&|_| user.to_string())),
+        (
+            "Commit Option",
+            col(&|t| match t.2 {
+                VolatileCommit::PreserveRows => "P".into(),
+                VolatileCommit::DeleteRows => "D".into(),
+            }),
+        ),
+        ("Transaction Log", col(&|_| "Y".into())),
+        ("Table Dictionary Name", col(&|t| bare(&t.1))),
+        ("Table SQL Name", col(&|t| bare(&t.1))),
+        ("Table UEscape", vec![None; tables.len()]),
+        ("Creator Dictionary Name", col(&|_| user.to_string())),
+        ("Creator SQL Name", col(&|_| user.to_string())),
+        ("Creator UEscape", vec![None; tables.len()]),
     ])
 }
 

@@ -179,10 +179,18 @@ impl Exec<'_> {
 
     /// The catalog name of a table as written: an unqualified name is in the session's
     /// default database (`DATABASE x`), if one was set.
+    ///
+    /// A name qualified by the session's user (`tdlite.t`) is the unqualified one: the user's
+    /// own database holds the tables made without a database, as Teradata's logon user
+    /// database does.
     pub fn table_name(&self, name: &ast::ObjectName) -> String {
         let n = tdlite_parser::object_name_string(name);
         match (self.database, name.0.len()) {
             (Some(db), 1) => format!("{db}.{n}"),
+            (_, 2) => match n.split_once('.') {
+                Some((db, bare)) if db.eq_ignore_ascii_case(self.user) => bare.to_string(),
+                _ => n,
+            },
             _ => n,
         }
     }
@@ -202,13 +210,17 @@ impl Exec<'_> {
     pub(crate) fn must_get_object(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
         let n = self.table_name(name);
         let catalog = &self.shared.storage.catalog;
+        let written = tdlite_parser::object_name_string(name);
         catalog
             .get_table(&n)
             .or_else(|| {
-                self.database
-                    .and_then(|_| catalog.get_table(&tdlite_parser::object_name_string(name)))
+                // unqualified: also among the tables made without a database; qualified by
+                // the user: also as stored by tdlite before it read that as unqualified
+                (self.database.is_some() || written != n)
+                    .then(|| catalog.get_table(&written))
+                    .flatten()
             })
-            .ok_or(Error::ObjectNotFound(n))
+            .ok_or_else(|| Error::ObjectNotFound(if name.0.len() == 2 { written } else { n }))
     }
 
     /// The rows of a FROM clause, filtered by the WHERE clause.

@@ -648,6 +648,10 @@ impl Session {
                 };
                 StatementResult::rows(StatementKind::Help, dictionary::help_session(&info)?)
             }
+            Statement::HelpVolatileTable => StatementResult::rows(
+                StatementKind::Help,
+                dictionary::help_volatile_table(&self.shared.storage.catalog, &self.user, self.id)?,
+            ),
             Statement::HelpStatistics(name) => {
                 StatementResult::rows(StatementKind::Help, self.exec(now).help_statistics(name)?)
             }
@@ -724,7 +728,7 @@ impl Session {
             }
             Statement::HelpColumn { table, columns } => StatementResult::rows(
                 StatementKind::Help,
-                self.exec(now).help_table(table, columns.as_deref())?,
+                self.exec(now).help_column(table, columns.as_deref())?,
             ),
             Statement::ShowTable(name) => {
                 StatementResult::rows(StatementKind::Show, self.exec(now).show_table(name)?)

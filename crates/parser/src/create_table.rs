@@ -64,6 +64,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         partitioned: false,
         indexes: Vec::new(),
         unique_constraints: Vec::new(),
+        primary_key: None,
         on_commit_preserve: None,
         queue_location: None,
         checks: Vec::new(),
@@ -149,8 +150,12 @@ fn parse_element(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
     if cur.eat_word("CONSTRAINT") {
         cur.ident("a constraint name")?;
     }
-    if cur.eat_words(&["PRIMARY", "KEY"]) || cur.eat_word("UNIQUE") {
+    let primary_key = cur.eat_words(&["PRIMARY", "KEY"]);
+    if primary_key || cur.eat_word("UNIQUE") {
         let columns = column_list(cur)?;
+        if primary_key {
+            table.primary_key = Some(columns.clone());
+        }
         table.unique_constraints.push(IndexDef {
             name: None,
             unique: true,

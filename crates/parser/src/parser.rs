@@ -562,6 +562,14 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::HelpLocks)
         }
+        "HELP"
+            if cur.word_at(1).as_deref() == Some("VOLATILE")
+                && cur.word_at(2).as_deref() == Some("TABLE") =>
+        {
+            cur.pos += 3;
+            cur.expect_end()?;
+            Ok(Statement::HelpVolatileTable)
+        }
         "HELP" if cur.word_at(1).as_deref() == Some("SESSION") => {
             cur.pos += 2;
             cur.expect_end()?;

@@ -138,6 +138,8 @@ pub enum Statement {
     HelpLocks,
     /// `HELP SESSION`: the session's user, default database, mode and settings.
     HelpSession,
+    /// `HELP VOLATILE TABLE`: the tables created VOLATILE.
+    HelpVolatileTable,
     /// Databases and users, rights, comments, renames (see admin.rs).
     Admin(AdminStatement),
     /// `CREATE|REPLACE MACRO name [(params)] AS (body)`.
@@ -331,6 +333,8 @@ pub struct CreateTable {
     pub indexes: Vec<IndexDef>,
     /// Table-level `PRIMARY KEY (cols)` / `UNIQUE (cols)` constraints.
     pub unique_constraints: Vec<IndexDef>,
+    /// The PRIMARY KEY's columns (table-level or on a column), if there is one.
+    pub primary_key: Option<Vec<String>>,
     /// `ON COMMIT PRESERVE|DELETE ROWS` (true = preserve).
     pub on_commit_preserve: Option<bool>,
     /// Where the `QUEUE` keyword is, if present.

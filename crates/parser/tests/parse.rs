@@ -128,6 +128,7 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::BeginTransaction => writeln!(out, "BeginTransaction").unwrap(),
         Statement::EndTransaction => writeln!(out, "EndTransaction").unwrap(),
         Statement::Commit => writeln!(out, "Commit").unwrap(),
+        Statement::HelpVolatileTable => writeln!(out, "HelpVolatileTable").unwrap(),
         Statement::Rollback { abort } => writeln!(out, "Rollback {{ abort: {abort} }}").unwrap(),
         Statement::HelpTable(name) => writeln!(out, "HelpTable {name}").unwrap(),
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
@@ -236,6 +237,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         partitioned,
         indexes,
         unique_constraints,
+        primary_key,
         on_commit_preserve,
         queue_location: _,
         checks,
@@ -267,6 +269,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     }
     for ix in unique_constraints {
         writeln!(out, "  unique_constraint: {}", render_index(ix)).unwrap();
+    }
+    if let Some(key) = primary_key {
+        writeln!(out, "  primary_key: ({})", join(key)).unwrap();
     }
     if let Some(preserve) = on_commit_preserve {
         let rows = if *preserve { "PRESERVE" } else { "DELETE" };

@@ -465,6 +465,16 @@ impl Cursor {
     }
 
     /// Rows returned or changed by the current statement; -1 before any.
+    /// The kind of the statement the cursor is on (`Select`, `Insert`, `CreateTable`, …; None
+    /// before a request), as teradatasql's `activityname` (dbt-teradata reads it).
+    #[getter]
+    fn activityname(&self) -> Option<String> {
+        self.results
+            .as_ref()
+            .and_then(|r| r.get(self.current))
+            .map(|r| format!("{:?}", r.kind))
+    }
+
     #[getter]
     fn rowcount(&self) -> i64 {
         self.rowcount

@@ -103,6 +103,24 @@ pub struct TableSchema {
     /// Macros share the tables' namespace, log and checkpoints, as views do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub macro_def: Option<MacroDef>,
+    /// The PRIMARY KEY constraint's column positions, if one was declared (its index is the
+    /// unique key with these columns: the UPI, or a unique secondary index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_key: Option<Vec<usize>>,
+    /// Created `VOLATILE` (with `ON COMMIT PRESERVE ROWS` or not). tdlite keeps such a table
+    /// as a permanent one for now (not session-private, durable): the flag is what
+    /// `HELP VOLATILE TABLE` lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volatile: Option<VolatileCommit>,
+}
+
+/// A volatile table's `ON COMMIT` option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VolatileCommit {
+    /// `ON COMMIT PRESERVE ROWS`.
+    PreserveRows,
+    /// `ON COMMIT DELETE ROWS` (Teradata's default).
+    DeleteRows,
 }
 
 /// A macro's definition.
@@ -141,6 +159,8 @@ impl TableSchema {
             checks: Vec::new(),
             view: None,
             macro_def: None,
+            primary_key: None,
+            volatile: None,
         }
         .with_arrow()
     }

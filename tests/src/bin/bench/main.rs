@@ -4,24 +4,39 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | depth | priority | concurrent | wake | scan | all
+//!   WORKLOAD: fifo | depth | priority | concurrent | wake | scan | python | all
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)
 //!   --updates U     priority UPDATEs (1,000)           --prio-rows N  priority table rows (100,000)
 //!   --wakes W       wake-ups (2,000)                   --scan-rows N  scan table rows (1,000,000)
 //!   --join-rows M   rows of each joined table (100,000) --sqlite 0    priority: tdlite alone
+//!   --py-rows N     python executemany rows (100,000)  --py-loop-rows N  execute loop (20,000)
+//!   --py-fetch-rows N  python rows fetched (1,000,000)
 //! ```
+//!
+//! `python` runs the Python package's script (python.rs) under a Python that has a release
+//! build of it (`.ci/python-bench` makes one and runs this workload); Python's own figures and
+//! sqlite3's are in the same run.
 
 mod common;
 mod concurrent;
 mod fifo;
 mod priority;
+mod python;
 mod scan;
 
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 6] = ["fifo", "depth", "priority", "concurrent", "wake", "scan"];
+const WORKLOADS: [&str; 7] = [
+    "fifo",
+    "depth",
+    "priority",
+    "concurrent",
+    "wake",
+    "scan",
+    "python",
+];
 
 /// `all`: each workload in a process of its own (same options), so none inherits another's
 /// heap (a million freed rows left by one made the next one's scans up to 2x slower).
@@ -81,6 +96,14 @@ fn main() {
         scan::run(
             arg("--scan-rows", 1_000_000) as i64,
             arg("--join-rows", 100_000) as i64,
+        );
+    }
+    if wants("python") {
+        python::run(
+            arg("--py-rows", 100_000),
+            arg("--py-loop-rows", 20_000),
+            arg("--py-fetch-rows", 1_000_000),
+            rounds.max(3),
         );
     }
     if !WORKLOADS.contains(&workload.as_str()) {

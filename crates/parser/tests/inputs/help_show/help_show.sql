@@ -5,3 +5,5 @@ HELP TABLE db.t;
 SHOW TABLE q;
 
 show table db.q;
+
+HELP VOLATILE TABLE;
