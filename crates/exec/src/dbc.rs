@@ -828,33 +828,6 @@ fn all_rights(registry: &Registry) -> Result<Rows> {
     b.finish()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::which;
-    use crate::decimal::decimal_text;
-
-    #[test]
-    fn decimals_show_their_scale() {
-        assert_eq!(decimal_text(0, 2), "0.00");
-        assert_eq!(decimal_text(1050, 2), "10.50");
-        assert_eq!(decimal_text(-5, 3), "-0.005");
-        assert_eq!(decimal_text(7, 0), "7");
-    }
-
-    #[test]
-    fn names_with_and_without_v_and_x_find_the_view() {
-        let w = |p: &[&str], d| which(&p.iter().map(|s| s.to_string()).collect::<Vec<_>>(), d);
-        assert_eq!(w(&["DBC", "TablesV"], None), Some("TABLES"));
-        assert_eq!(w(&["dbc", "tables"], None), Some("TABLES"));
-        assert_eq!(w(&["DBC", "ColumnsVX"], None), Some("COLUMNS"));
-        assert_eq!(w(&["DBC", "IndicesX"], None), Some("INDICES"));
-        assert_eq!(w(&["DatabasesV"], Some("dbc")), Some("DATABASES"));
-        assert_eq!(w(&["DatabasesV"], None), None);
-        assert_eq!(w(&["sales", "TablesV"], None), None);
-        assert_eq!(w(&["DBC", "Nothing"], None), None);
-    }
-}
-
 /// `HELP COLUMN`'s rows for `cols` of `table`, with Teradata's columns (the tools built on
 /// teradatasql read `Column Dictionary Name`, `Type`, `Max Length`, `Char Type`, …): the type
 /// as DBC.ColumnsV's two-character code, lengths in bytes.
@@ -921,4 +894,31 @@ pub(crate) fn help_column(table: &TableSchema, cols: &[&Column]) -> Result<Rows>
         b.row(row);
     }
     b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::which;
+    use crate::decimal::decimal_text;
+
+    #[test]
+    fn decimals_show_their_scale() {
+        assert_eq!(decimal_text(0, 2), "0.00");
+        assert_eq!(decimal_text(1050, 2), "10.50");
+        assert_eq!(decimal_text(-5, 3), "-0.005");
+        assert_eq!(decimal_text(7, 0), "7");
+    }
+
+    #[test]
+    fn names_with_and_without_v_and_x_find_the_view() {
+        let w = |p: &[&str], d| which(&p.iter().map(|s| s.to_string()).collect::<Vec<_>>(), d);
+        assert_eq!(w(&["DBC", "TablesV"], None), Some("TABLES"));
+        assert_eq!(w(&["dbc", "tables"], None), Some("TABLES"));
+        assert_eq!(w(&["DBC", "ColumnsVX"], None), Some("COLUMNS"));
+        assert_eq!(w(&["DBC", "IndicesX"], None), Some("INDICES"));
+        assert_eq!(w(&["DatabasesV"], Some("dbc")), Some("DATABASES"));
+        assert_eq!(w(&["DatabasesV"], None), None);
+        assert_eq!(w(&["sales", "TablesV"], None), None);
+        assert_eq!(w(&["DBC", "Nothing"], None), None);
+    }
 }

@@ -360,11 +360,11 @@ impl Exec<'_> {
             pick.push((g, r));
         }
         let mut groups = Vec::with_capacity(keys.len());
-        for g in 0..keys.len() {
+        for group in &keys {
             let members: Vec<&Value> = cells
                 .iter()
                 .map(|v| {
-                    if !matches!(v, Value::Null) && key(v) == keys[g] {
+                    if !matches!(v, Value::Null) && key(v) == *group {
                         *v
                     } else {
                         &Value::Null

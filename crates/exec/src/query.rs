@@ -220,7 +220,11 @@ impl Exec<'_> {
                     .then(|| catalog.get_table(&written))
                     .flatten()
             })
-            .ok_or_else(|| Error::ObjectNotFound(if name.0.len() == 2 { written } else { n }))
+            .ok_or(Error::ObjectNotFound(if name.0.len() == 2 {
+                written
+            } else {
+                n
+            }))
     }
 
     /// The rows of a FROM clause, filtered by the WHERE clause.
