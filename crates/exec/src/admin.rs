@@ -231,7 +231,7 @@ impl Exec<'_> {
             _ => {}
         }
         let mut schema = old.schema.clone();
-        schema.name = self.table_name(to);
+        schema.name = self.new_permanent_name(to)?;
         schema.ddl = format!(
             "{};\nRENAME {} {} TO {};",
             schema.ddl.trim_end_matches(';'),

@@ -239,6 +239,12 @@ impl Exec<'_> {
         new_schema: TableSchema,
         origin: &[Option<usize>],
     ) -> Result<Arc<Table>> {
+        if old.schema.volatile.is_some() {
+            return Err(Error::Unsupported(format!(
+                "changing the definition of the volatile table {} (drop and create it again)",
+                old.schema.name
+            )));
+        }
         let (rows, _) = self.scan_table(old)?;
         let kept: Vec<ArrayRef> = origin
             .iter()

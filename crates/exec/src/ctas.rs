@@ -35,7 +35,7 @@ impl Exec<'_> {
         text: &str,
         ansi: bool,
     ) -> Result<u64> {
-        let name = self.table_name(&ct.name);
+        let name = self.created_table_name(ct)?;
         if ct.queue {
             return Err(Error::Unsupported(
                 "CREATE TABLE …, QUEUE AS (create the queue, then INSERT … SELECT)".into(),
@@ -113,7 +113,13 @@ impl Exec<'_> {
                 PKind::Multiset => TableKind::Multiset,
             };
         }
-        schema.volatile = crate::ddl::volatile_commit(ct);
+        schema.volatile = self.volatile_of(ct);
+        if schema.volatile.is_some() && schema.queue {
+            // `CREATE VOLATILE TABLE v AS queue_table`: the queue rule of CREATE holds here too
+            return Err(crate::ddl::queue_rule(
+                "a queue table cannot be VOLATILE (only SET or MULTISET base tables can be queues).",
+            ));
+        }
         if ct.no_primary_index {
             // a NoPI table is always MULTISET, whatever the session mode (as in Teradata)
             schema.primary_index = None;

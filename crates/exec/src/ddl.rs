@@ -17,7 +17,7 @@ use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_parser::{ColumnDefault, CreateTable, DataType as PType, TableKind as PKind};
 use tdlite_storage::catalog::{
-    Column, DefaultValue, IndexSpec, TableKind, TableSchema, VolatileCommit,
+    Column, DefaultValue, IndexSpec, TableKind, TableSchema, Volatile, VolatileCommit,
 };
 use tdlite_storage::table::Table;
 use tdlite_storage::types::{value_at, SqlType, Value};
@@ -41,7 +41,7 @@ fn storage_type(t: &PType) -> Result<SqlType> {
     })
 }
 
-fn queue_rule(rule: &str) -> Error {
+pub(crate) fn queue_rule(rule: &str) -> Error {
     Error::InvalidQueueTable(rule.to_string())
 }
 
@@ -265,7 +265,7 @@ impl Exec<'_> {
         if ct.queue {
             check_queue_rules(ct)?;
         }
-        let name = self.table_name(&ct.name);
+        let name = self.created_table_name(ct)?;
         let mut columns = Vec::new();
         for c in &ct.columns {
             if columns
@@ -349,7 +349,7 @@ impl Exec<'_> {
             text.to_string(),
         );
         schema.primary_key = primary_key;
-        schema.volatile = volatile_commit(ct);
+        schema.volatile = self.volatile_of(ct);
         schema.checks = ct
             .columns
             .iter()
@@ -386,8 +386,14 @@ impl Exec<'_> {
             }
         }
         let n = match found {
+            Ok(t) if t.schema.volatile.is_some() => {
+                self.txn.drop_volatile(t.clone())?;
+                return Ok(t);
+            }
             Ok(t) => t.schema.name.clone(),
-            Err(_) => self.table_name(name),
+            // not found: the storage layer says so (3807) after its own wait for the name
+            Err(Error::ObjectNotFound(_)) => self.table_name(name),
+            Err(e) => return Err(e),
         };
         Ok(self.txn.drop_table(&n)?)
     }
@@ -542,15 +548,69 @@ impl Exec<'_> {
     }
 }
 
-/// The `ON COMMIT` option a `CREATE VOLATILE TABLE` records (None: not volatile).
-pub(crate) fn volatile_commit(ct: &CreateTable) -> Option<VolatileCommit> {
-    ct.volatile.then(|| {
-        if ct.on_commit_preserve == Some(true) {
-            VolatileCommit::PreserveRows
-        } else {
-            VolatileCommit::DeleteRows
+impl Exec<'_> {
+    /// What a `CREATE VOLATILE TABLE` records: this session, and its ON COMMIT option
+    /// (DELETE ROWS unless PRESERVE ROWS is written, as Teradata's default). None otherwise.
+    pub(crate) fn volatile_of(&self, ct: &CreateTable) -> Option<Volatile> {
+        ct.volatile.then(|| Volatile {
+            session: self.session,
+            on_commit: if ct.on_commit_preserve == Some(true) {
+                VolatileCommit::PreserveRows
+            } else {
+                VolatileCommit::DeleteRows
+            },
+        })
+    }
+
+    /// The catalog name a CREATE TABLE makes. A volatile table is in the logon user's
+    /// database whatever the default database is: its name is unqualified (or qualified by
+    /// the user), never another database's (3802), nor the name of a permanent table of the
+    /// user's database (3803).
+    pub(crate) fn created_table_name(&self, ct: &CreateTable) -> Result<String> {
+        if !ct.volatile {
+            return self.new_permanent_name(&ct.name);
         }
-    })
+        let written = tdlite_parser::object_name_string(&ct.name);
+        let bare = match written.split_once('.') {
+            None => written.clone(),
+            Some((db, bare)) if db.eq_ignore_ascii_case(self.user) => bare.to_string(),
+            Some((db, _)) => {
+                return Err(Error::Unsupported(format!(
+                    "a volatile table in database {db}: volatile tables are in the logon user's database ({})",
+                    self.user
+                )))
+            }
+        };
+        let catalog = &self.shared.storage.catalog;
+        let permanent = catalog.get_table(&bare).or_else(|| {
+            // as tdlite stored a user-qualified name before it read that as unqualified
+            catalog.get_table(&format!("{}.{bare}", self.user))
+        });
+        if permanent.is_some() {
+            return Err(Error::Storage(tdlite_storage::StorageError::TableExists(
+                bare,
+            )));
+        }
+        Ok(bare)
+    }
+
+    /// The catalog name a new permanent object (table, view, macro, rename target) takes; 3803
+    /// if it is in the user's database under the name of one of this session's volatile
+    /// tables (which would make the name ambiguous for the session).
+    pub(crate) fn new_permanent_name(&self, name: &ast::ObjectName) -> Result<String> {
+        let n = self.table_name(name);
+        if !n.contains('.')
+            && self
+                .shared
+                .storage
+                .catalog
+                .get_volatile(self.session, &n)
+                .is_some()
+        {
+            return Err(Error::Storage(tdlite_storage::StorageError::TableExists(n)));
+        }
+        Ok(n)
+    }
 }
 
 /// The columns `only` names (in its order), or all of `schema`'s; 3810 for one it lacks.

@@ -180,39 +180,34 @@ pub(crate) fn help_session(info: &SessionInfo<'_>) -> Result<Rows> {
     ])
 }
 
-/// `HELP VOLATILE TABLE`: a row per table created VOLATILE, with Teradata's columns
-/// (teradatasqlalchemy reads `Table Dictionary Name`). tdlite does not yet keep volatile
-/// tables per session: every session sees them all.
+/// `HELP VOLATILE TABLE`: a row per volatile table of the session, with Teradata's columns
+/// (teradatasqlalchemy reads `Table Dictionary Name`).
 pub(crate) fn help_volatile_table(catalog: &Catalog, user: &str, session: u64) -> Result<Rows> {
-    let tables: Vec<_> = catalog
-        .tables()
-        .into_iter()
-        .filter_map(|t| t.schema.volatile.map(|c| (t.id, t.schema.name.clone(), c)))
-        .collect();
-    let col = |f: &dyn Fn(&(u64, String, VolatileCommit)) -> String| {
+    let tables = catalog.volatile_tables(session);
+    let col = |f: &dyn Fn(&tdlite_storage::table::Table) -> String| {
         tables.iter().map(|t| Some(f(t))).collect::<Vec<_>>()
     };
-    let bare = |n: &str| n.rsplit('.').next().unwrap_or(n).to_string();
+    let none = || vec![None; tables.len()];
     text_rows(vec![
         ("Session Id", col(&|_| session.to_string())),
-        ("Table Name", col(&|t| bare(&t.1))),
-        ("Table Id", col(&|t| format!("{:012X}", t.0))),
+        ("Table Name", col(&|t| t.schema.name.clone())),
+        ("Table Id", col(&|t| format!("{:012X}", t.id))),
         ("Protection", col(&|_| "N".into())),
         ("Creator Name", col(&|_| user.to_string())),
         (
             "Commit Option",
-            col(&|t| match t.2 {
-                VolatileCommit::PreserveRows => "P".into(),
-                VolatileCommit::DeleteRows => "D".into(),
+            col(&|t| match t.schema.volatile.map(|v| v.on_commit) {
+                Some(VolatileCommit::PreserveRows) => "P".into(),
+                _ => "D".into(),
             }),
         ),
         ("Transaction Log", col(&|_| "Y".into())),
-        ("Table Dictionary Name", col(&|t| bare(&t.1))),
-        ("Table SQL Name", col(&|t| bare(&t.1))),
-        ("Table UEscape", vec![None; tables.len()]),
+        ("Table Dictionary Name", col(&|t| t.schema.name.clone())),
+        ("Table SQL Name", col(&|t| t.schema.name.clone())),
+        ("Table UEscape", none()),
         ("Creator Dictionary Name", col(&|_| user.to_string())),
         ("Creator SQL Name", col(&|_| user.to_string())),
-        ("Creator UEscape", vec![None; tables.len()]),
+        ("Creator UEscape", none()),
     ])
 }
 

@@ -35,6 +35,10 @@ pub enum Error {
     /// A table that does not exist (3807).
     #[error("Object '{0}' does not exist.")]
     ObjectNotFound(String),
+    /// An unqualified name that is both a table of the default database and one of the
+    /// session's volatile tables (3806).
+    #[error("Table/view/trigger name '{0}' is ambiguous.")]
+    AmbiguousTable(String),
     /// A database that does not exist (3802).
     #[error("Database '{0}' does not exist.")]
     DatabaseNotFound(String),
@@ -263,6 +267,7 @@ impl Error {
             Error::ColumnNotFound(_) => code(3810),
             Error::AmbiguousColumn(_) => code(3822),
             Error::ObjectNotFound(_) => code(3807),
+            Error::AmbiguousTable(_) => code(3806),
             Error::DatabaseNotFound(_) => code(3802),
             Error::InvalidQueueTable(_) => code(9903),
             Error::NotAQueueTable(_) => code(9901),

@@ -56,12 +56,15 @@ fn named_tables(st: &Statement) -> Vec<String> {
 ///
 /// # Errors
 /// 3807 for a table that does not exist; 7423 (NOWAIT and taken); 2631 (deadlock).
+/// `names` is the session's (default database, user, session id): an unqualified name (or
+/// one qualified by the user) may be one of its volatile tables.
 pub(crate) fn take_locks(
     storage: &Storage,
-    database: Option<&str>,
+    names: (Option<&str>, &str, u64),
     txn: &mut Transaction,
     st: &Spanned,
 ) -> Result<()> {
+    let (database, user, session) = names;
     for l in &st.locking {
         let names = match &l.object {
             LockObject::Table(name) => vec![name.clone()],
@@ -69,6 +72,13 @@ pub(crate) fn take_locks(
             LockObject::Database(_) | LockObject::View(_) => Vec::new(),
         };
         for name in names {
+            let volatile = match name.split_once('.') {
+                None => storage.catalog.get_volatile(session, &name),
+                Some((db, bare)) if db.eq_ignore_ascii_case(user) => {
+                    storage.catalog.get_volatile(session, bare)
+                }
+                Some(_) => None,
+            };
             // an unqualified name is in the session's default database
             let name = match database {
                 Some(db) if !name.contains('.') => format!("{db}.{name}"),
@@ -76,7 +86,7 @@ pub(crate) fn take_locks(
             };
             // A name the statement itself creates or that is a derived-table alias is not a
             // table yet: the statement reports that, not the modifier.
-            let Some(t) = storage.catalog.get_table(&name) else {
+            let Some(t) = volatile.or_else(|| storage.catalog.get_table(&name)) else {
                 if matches!(l.object, LockObject::Row) {
                     continue;
                 }

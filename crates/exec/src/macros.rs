@@ -90,7 +90,7 @@ impl Exec<'_> {
         };
         let nulls: Vec<(Option<String>, String)> = Vec::new();
         tdlite_parser::parse_request(&expand(&def, &nulls)?)?;
-        let n = self.table_name(name);
+        let n = self.new_permanent_name(name)?;
         if replace {
             if let Some(old) = self.shared.storage.catalog.get_table(&n) {
                 if old.schema.macro_def.is_none() {

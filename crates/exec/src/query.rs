@@ -206,25 +206,41 @@ impl Exec<'_> {
         Ok(t)
     }
 
-    /// Looks up any catalog entry, a macro too (see [`Exec::must_get_table`]).
+    /// Looks up any catalog entry, a macro too (see [`Exec::must_get_table`]). An unqualified
+    /// name (or one qualified by the logon user) is also this session's volatile table of
+    /// that name; found both ways (a permanent table of the default database and a volatile
+    /// one), it is ambiguous (3806), as in Teradata.
     pub(crate) fn must_get_object(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
         let n = self.table_name(name);
         let catalog = &self.shared.storage.catalog;
         let written = tdlite_parser::object_name_string(name);
-        catalog
-            .get_table(&n)
-            .or_else(|| {
-                // unqualified: also among the tables made without a database; qualified by
-                // the user: also as stored by tdlite before it read that as unqualified
-                (self.database.is_some() || written != n)
-                    .then(|| catalog.get_table(&written))
-                    .flatten()
-            })
-            .ok_or(Error::ObjectNotFound(if name.0.len() == 2 {
+        let permanent = catalog.get_table(&n).or_else(|| {
+            // unqualified: also among the tables made without a database; qualified by
+            // the user: also as stored by tdlite before it read that as unqualified
+            (self.database.is_some() || written != n)
+                .then(|| catalog.get_table(&written))
+                .flatten()
+        });
+        let volatile = match written.split_once('.') {
+            None => catalog.get_volatile(self.session, &written),
+            Some((db, bare)) if db.eq_ignore_ascii_case(self.user) => {
+                catalog.get_volatile(self.session, bare)
+            }
+            Some(_) => None,
+        };
+        match (permanent, volatile) {
+            (Some(p), Some(_)) => Err(Error::AmbiguousTable(p.schema.name.clone())),
+            (None, Some(t)) => {
+                self.volatile_uses.set(self.volatile_uses.get() + 1);
+                Ok(t)
+            }
+            (Some(t), None) => Ok(t),
+            (None, None) => Err(Error::ObjectNotFound(if name.0.len() == 2 {
                 written
             } else {
                 n
-            }))
+            })),
+        }
     }
 
     /// The rows of a FROM clause, filtered by the WHERE clause.

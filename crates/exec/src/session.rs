@@ -452,6 +452,20 @@ impl Session {
                     return Err(failed.error.into());
                 }
             }
+            // ON COMMIT DELETE ROWS: the session's volatile tables that say so are emptied
+            let catalog = &self.shared.storage.catalog;
+            let tables = if catalog.has_volatile() {
+                catalog.volatile_tables(self.id)
+            } else {
+                Vec::new()
+            };
+            for t in tables {
+                if t.schema.volatile.map(|v| v.on_commit)
+                    == Some(tdlite_storage::catalog::VolatileCommit::DeleteRows)
+                {
+                    t.truncate_volatile();
+                }
+            }
         }
         Ok(())
     }
@@ -471,7 +485,13 @@ impl Session {
         if !st.locking.is_empty() {
             let shared = self.shared.clone();
             let db = self.database.clone();
-            crate::locking::take_locks(&shared.storage, db.as_deref(), self.txn(), st)?;
+            let (user, id) = (self.user.clone(), self.id);
+            crate::locking::take_locks(
+                &shared.storage,
+                (db.as_deref(), &user, id),
+                self.txn(),
+                st,
+            )?;
         }
         loop {
             // a statement that opens the transaction rolls back to its start
@@ -514,6 +534,7 @@ impl Session {
             outer: Vec::new(),
             corr: None,
             snap: std::cell::OnceCell::new(),
+            volatile_uses: std::cell::Cell::new(0),
             ctes: Vec::new(),
             windows: None,
             view_depth: 0,
@@ -1061,8 +1082,16 @@ fn check_request(stmts: &[Spanned]) -> std::result::Result<(), (Error, usize)> {
 }
 
 impl Drop for Session {
+    /// The open transaction rolls back; the session's volatile tables go.
     fn drop(&mut self) {
         self.abort();
+        let gone = self.shared.storage.catalog.drop_session(self.id);
+        if !gone.is_empty() {
+            let mut stats = self.shared.registry.stats.lock();
+            for t in gone {
+                stats.remove(&t.id);
+            }
+        }
     }
 }
 

@@ -37,8 +37,14 @@ impl Exec<'_> {
         replace: bool,
         text: &str,
     ) -> Result<()> {
-        let n = self.table_name(name);
+        let n = self.new_permanent_name(name)?;
+        let before = self.volatile_uses.get();
         let rows = self.run_query(query)?;
+        if self.volatile_uses.get() != before {
+            return Err(Error::Unsupported(format!(
+                "a view of a volatile table ({n}): a view outlives the session its volatile tables end with"
+            )));
+        }
         let fields = rows.schema.fields();
         if !columns.is_empty() && columns.len() != fields.len() {
             return Err(Error::TypeMismatch(format!(

@@ -12,7 +12,7 @@ use arrow::datatypes::{Field, Schema, SchemaRef};
 use indexmap::IndexMap;
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// A column default that storage records and `exec` evaluates.
@@ -107,11 +107,27 @@ pub struct TableSchema {
     /// unique key with these columns: the UPI, or a unique secondary index).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub primary_key: Option<Vec<usize>>,
-    /// Created `VOLATILE` (with `ON COMMIT PRESERVE ROWS` or not). tdlite keeps such a table
-    /// as a permanent one for now (not session-private, durable): the flag is what
-    /// `HELP VOLATILE TABLE` lists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub volatile: Option<VolatileCommit>,
+    /// A `VOLATILE` table: the session that owns it and its ON COMMIT option. Such a table
+    /// lives in the catalog's per-session map (only its session finds it), is never logged nor
+    /// checkpointed, and goes when its session ends.
+    #[serde(default, skip_serializing, deserialize_with = "never_volatile")]
+    pub volatile: Option<Volatile>,
+}
+
+/// A stored definition is never volatile: volatile tables are never logged nor checkpointed
+/// (a `volatile` value in an old log or manifest, written before they were, reads as none).
+fn never_volatile<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Volatile>, D::Error> {
+    serde::de::IgnoredAny::deserialize(d)?;
+    Ok(None)
+}
+
+/// A volatile table's owner and ON COMMIT option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Volatile {
+    /// The session that created it (and alone sees it).
+    pub session: u64,
+    /// What a commit does to its rows.
+    pub on_commit: VolatileCommit,
 }
 
 /// A volatile table's `ON COMMIT` option.
@@ -203,10 +219,17 @@ impl TableSchema {
     }
 }
 
-/// The name → table map.
+/// The name → table map, and each session's volatile tables.
+///
+/// Invariant: a volatile table is only ever in `volatile` (never in `tables` nor in
+/// `limbo`), so `tables()` and checkpoints never see one.
 #[derive(Default)]
 pub struct Catalog {
     tables: RwLock<IndexMap<String, Arc<Table>>>,
+    /// Volatile tables by (session, name key), in creation order.
+    volatile: RwLock<IndexMap<(u64, String), Arc<Table>>>,
+    /// How many entries `volatile` has (read without its lock).
+    volatile_count: AtomicUsize,
     next_id: AtomicU64,
     /// Tables dropped by a transaction that has not ended: a checkpoint must still save them,
     /// since a rollback brings them back.
@@ -298,6 +321,19 @@ impl Catalog {
         schema: TableSchema,
         creator: TxnId,
     ) -> Result<Arc<Table>, StorageError> {
+        if let Some(v) = schema.volatile {
+            let mut volatile = self.volatile.write();
+            self.changed();
+            let k = (v.session, key(&schema.name));
+            if volatile.contains_key(&k) {
+                return Err(StorageError::TableExists(schema.name));
+            }
+            let table = Arc::new(Table::new(self.assign_id(id), schema));
+            table.creator.store(creator, Ordering::Release);
+            volatile.insert(k, table.clone());
+            self.volatile_count.store(volatile.len(), Ordering::Release);
+            return Ok(table);
+        }
         let mut tables = self.tables.write();
         self.changed();
         let k = key(&schema.name);
@@ -312,17 +348,80 @@ impl Catalog {
         if dropped_by_other {
             return Err(StorageError::WriteConflict(schema.name));
         }
-        let id = match id {
+        let table = Arc::new(Table::new(self.assign_id(id), schema));
+        table.creator.store(creator, Ordering::Release);
+        tables.insert(k, table.clone());
+        Ok(table)
+    }
+
+    /// `id`, made never to be handed out again, or a new id.
+    fn assign_id(&self, id: Option<u64>) -> u64 {
+        match id {
             Some(id) => {
                 self.next_id.fetch_max(id, Ordering::Relaxed);
                 id
             }
             None => self.next_id.fetch_add(1, Ordering::Relaxed) + 1,
+        }
+    }
+
+    /// Session `session`'s volatile table of this (unqualified) name.
+    pub fn get_volatile(&self, session: u64, name: &str) -> Option<Arc<Table>> {
+        self.volatile.read().get(&(session, key(name))).cloned()
+    }
+
+    /// Whether any session has a volatile table (a commit checks this before looking for its
+    /// session's ones).
+    pub fn has_volatile(&self) -> bool {
+        self.volatile_count.load(Ordering::Acquire) > 0
+    }
+
+    /// Session `session`'s volatile tables, in creation order.
+    pub fn volatile_tables(&self, session: u64) -> Vec<Arc<Table>> {
+        self.volatile
+            .read()
+            .iter()
+            .filter(|((s, _), _)| *s == session)
+            .map(|(_, t)| t.clone())
+            .collect()
+    }
+
+    /// Removes a volatile table (DROP TABLE; undone by [`Catalog::restore_table`]).
+    pub(crate) fn drop_volatile(&self, table: &Arc<Table>) {
+        let Some(v) = table.schema.volatile else {
+            return;
         };
-        let table = Arc::new(Table::new(id, schema));
-        table.creator.store(creator, Ordering::Release);
-        tables.insert(k, table.clone());
-        Ok(table)
+        let mut volatile = self.volatile.write();
+        self.changed();
+        let k = (v.session, key(&table.schema.name));
+        if volatile.get(&k).is_some_and(|t| Arc::ptr_eq(t, table)) {
+            volatile.shift_remove(&k);
+            table.set_dropped(true);
+        }
+        self.volatile_count.store(volatile.len(), Ordering::Release);
+    }
+
+    /// Removes every volatile table of `session` (the session ended).
+    pub fn drop_session(&self, session: u64) -> Vec<Arc<Table>> {
+        if !self.has_volatile() {
+            return Vec::new();
+        }
+        let mut volatile = self.volatile.write();
+        let mut gone = Vec::new();
+        volatile.retain(|(s, _), t| {
+            if *s == session {
+                t.set_dropped(true);
+                gone.push(t.clone());
+                false
+            } else {
+                true
+            }
+        });
+        if !gone.is_empty() {
+            self.changed();
+        }
+        self.volatile_count.store(volatile.len(), Ordering::Release);
+        gone
     }
 
     /// The highest table id handed out so far.
@@ -365,6 +464,17 @@ impl Catalog {
     /// refuses while the DROP is open); if this transaction took it itself, that CREATE was
     /// undone first (undo runs in reverse).
     pub(crate) fn restore_table(&self, table: Arc<Table>) {
+        if let Some(v) = table.schema.volatile {
+            let mut volatile = self.volatile.write();
+            self.changed();
+            let k = (v.session, key(&table.schema.name));
+            if !volatile.contains_key(&k) {
+                table.set_dropped(false);
+                volatile.insert(k, table);
+            }
+            self.volatile_count.store(volatile.len(), Ordering::Release);
+            return;
+        }
         let mut tables = self.tables.write();
         self.changed();
         self.limbo.lock().retain(|(t, _)| !Arc::ptr_eq(t, &table));
@@ -404,6 +514,9 @@ impl Catalog {
 
     /// Removes a table only if it is this very table (undo of CREATE TABLE).
     pub(crate) fn remove_if_same(&self, table: &Arc<Table>) {
+        if table.schema.volatile.is_some() {
+            return self.drop_volatile(table);
+        }
         let mut tables = self.tables.write();
         self.changed();
         let k = key(&table.schema.name);
@@ -416,5 +529,35 @@ impl Catalog {
     /// All tables, in creation order.
     pub fn tables(&self) -> Vec<Arc<Table>> {
         self.tables.read().values().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_definition_is_never_volatile() {
+        let mut schema = TableSchema::new(
+            "t".into(),
+            Vec::new(),
+            TableKind::Multiset,
+            false,
+            None,
+            Vec::new(),
+            String::new(),
+        );
+        schema.volatile = Some(Volatile {
+            session: 7,
+            on_commit: VolatileCommit::PreserveRows,
+        });
+        let json = serde_json::to_string(&schema).unwrap();
+        assert!(!json.contains("volatile"), "{json}");
+        // an older tdlite wrote the ON COMMIT option alone: it reads as a permanent table
+        let old = json.replacen('{', r#"{"volatile":"DeleteRows","#, 1);
+        let back: TableSchema = serde_json::from_str(&old).unwrap();
+        assert!(back.volatile.is_none());
+        let back: TableSchema = serde_json::from_str(&json).unwrap();
+        assert!(back.volatile.is_none());
     }
 }

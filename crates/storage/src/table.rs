@@ -67,6 +67,27 @@ pub struct TableData {
     next_seq: u64,
 }
 
+impl TableData {
+    /// No rows, the indexes `schema` asks for.
+    fn empty(schema: &TableSchema) -> Self {
+        TableData {
+            segments: Vec::new(),
+            tail: Vec::new(),
+            xmin: Vec::new(),
+            xmax: Vec::new(),
+            seq: Vec::new(),
+            queue: QueueIndex::default(),
+            unique: schema.unique_keys().map(|_| HashMap::new()).collect(),
+            duplicates: (schema.kind == crate::catalog::TableKind::Set).then(HashMap::new),
+            ordered: schema
+                .indexes()
+                .map(|spec| indexable(schema, spec).then(|| OrderedIndex::new(schema, spec)))
+                .collect(),
+            next_seq: 0,
+        }
+    }
+}
+
 /// One batch of visible rows and their ids.
 #[derive(Debug, Clone)]
 pub struct ScanBatch {
@@ -78,12 +99,6 @@ pub struct ScanBatch {
 
 impl Table {
     pub(crate) fn new(id: u64, schema: TableSchema) -> Self {
-        let unique = schema.unique_keys().map(|_| HashMap::new()).collect();
-        let duplicates = (schema.kind == crate::catalog::TableKind::Set).then(HashMap::new);
-        let ordered = schema
-            .indexes()
-            .map(|spec| indexable(&schema, spec).then(|| OrderedIndex::new(&schema, spec)))
-            .collect();
         let all_nullable = Arc::new(Schema::new(
             schema
                 .arrow
@@ -94,23 +109,20 @@ impl Table {
         ));
         Table {
             id,
+            data: Mutex::new(TableData::empty(&schema)),
             schema,
-            data: Mutex::new(TableData {
-                segments: Vec::new(),
-                tail: Vec::new(),
-                xmin: Vec::new(),
-                xmax: Vec::new(),
-                seq: Vec::new(),
-                queue: QueueIndex::default(),
-                unique,
-                duplicates,
-                ordered,
-                next_seq: 0,
-            }),
             dropped: AtomicBool::new(false),
             creator: AtomicU64::new(0),
             dirty: AtomicBool::new(true),
             all_nullable,
+        }
+    }
+
+    /// Empties a volatile table at its session's commit (`ON COMMIT DELETE ROWS`): no other
+    /// session can see it and no transaction of its own is open, so no version is needed.
+    pub fn truncate_volatile(&self) {
+        if self.schema.volatile.is_some() {
+            *self.lock() = TableData::empty(&self.schema);
         }
     }
 

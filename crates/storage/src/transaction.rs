@@ -481,6 +481,17 @@ impl Transaction {
         Ok(t)
     }
 
+    /// Drops a volatile table (undone on rollback), first taking an EXCLUSIVE lock on it.
+    ///
+    /// # Errors
+    /// Lock errors.
+    pub fn drop_volatile(&mut self, table: Arc<Table>) -> Result<(), StorageError> {
+        self.lock(&table, LockMode::Exclusive, false)?;
+        self.storage.catalog.drop_volatile(&table);
+        self.undo.push(Undo::DropTable(table));
+        Ok(())
+    }
+
     /// Drops a table (undone on rollback), first waiting for an EXCLUSIVE lock on it.
     ///
     /// # Errors
@@ -555,6 +566,14 @@ impl Transaction {
     fn log_record(&self, touched: &mut Vec<Arc<Table>>) -> Vec<u8> {
         let mut rb = RecordBuilder::default();
         for u in &self.undo {
+            // a volatile table is never logged: it ends with its session
+            let (Undo::Insert { table, .. }
+            | Undo::Delete { table, .. }
+            | Undo::CreateTable(table)
+            | Undo::DropTable(table)) = u;
+            if table.schema.volatile.is_some() {
+                continue;
+            }
             let t = match u {
                 Undo::Insert { table, row } => {
                     let d = table.lock();

@@ -19,3 +19,4 @@ mod queue_model;
 mod robustness;
 mod snapshots;
 mod stress_queue;
+mod volatile;
