@@ -63,7 +63,7 @@ impl Scope {
                 Some(q) => c
                     .qualifier
                     .as_deref()
-                    .is_some_and(|cq| cq.eq_ignore_ascii_case(q)),
+                    .is_some_and(|cq| qualifier_matches(cq, q)),
             };
             if q_ok && c.name.eq_ignore_ascii_case(name) {
                 if found.is_some() {
@@ -73,6 +73,21 @@ impl Scope {
             }
         }
         Ok(found)
+    }
+}
+
+/// Whether a column of the table known as `cq` in the scope (an alias, `t` or `db.t`) is
+/// what the qualifier `q` written before it names: the same name, or `t` for `db.t` and
+/// `db.t` for `t` (Teradata accepts `t.c` and `db.t.c` for a table written `db.t`, and
+/// `db.t.c` for one written `t`).
+pub(crate) fn qualifier_matches(cq: &str, q: &str) -> bool {
+    if cq.eq_ignore_ascii_case(q) {
+        return true;
+    }
+    match (cq.rsplit_once('.'), q.rsplit_once('.')) {
+        (Some((_, t)), None) => t.eq_ignore_ascii_case(q),
+        (None, Some((_, t))) => t.eq_ignore_ascii_case(cq),
+        _ => false,
     }
 }
 
@@ -594,8 +609,13 @@ impl Exec<'_> {
         Ok(match e {
             ast::Expr::Identifier(id) => self.bind_column(None, &id.value, scope)?,
             ast::Expr::CompoundIdentifier(parts) => {
+                // `t.c`, or `db.t.c`: the qualifier is everything before the column
                 let n = parts.len();
-                let q = parts[n.saturating_sub(2)].value.clone();
+                let q = parts[..n.saturating_sub(1)]
+                    .iter()
+                    .map(|p| p.value.as_str())
+                    .collect::<Vec<_>>()
+                    .join(".");
                 self.bind_column(Some(&q), &parts[n - 1].value, scope)?
             }
             ast::Expr::Nested(x) => b(x, self)?,
@@ -1083,6 +1103,16 @@ impl Exec<'_> {
             "TO_CHAR" | "TO_DATE" | "TO_TIMESTAMP" | "TO_NUMBER"
         ) {
             return self.bind_to_char(&name, f, scope, grouping);
+        }
+        if name == "GETQUERYBAND" || name == "SYSLIB.GETQUERYBAND" {
+            if !Self::function_args(f)?.0.is_empty() {
+                return Err(Error::TypeMismatch(
+                    "GetQueryBand takes no arguments".into(),
+                ));
+            }
+            return Ok(one(Arc::new(StringArray::from(vec![self
+                .query_band
+                .to_string()]))));
         }
         if matches!(name.as_str(), "CURRENT_TIME" | "CURRENT_TIMESTAMP") {
             let bad = || Error::TypeMismatch(format!("{name} takes a precision from 0 to 6"));

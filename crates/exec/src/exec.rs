@@ -40,6 +40,8 @@ pub struct Exec<'a> {
     /// Parameter sets that an `INSERT … VALUES (?1, …, ?k)` inserts a row each of
     /// (`Session::execute_batch`); empty for any other request.
     pub(crate) param_rows: &'a [Vec<tdlite_storage::types::Value>],
+    /// The session's query bands as `GetQueryBand()` returns them.
+    pub(crate) query_band: &'a str,
     /// How many lookups found one of the session's volatile tables (CREATE VIEW refuses a
     /// query that uses one).
     pub(crate) volatile_uses: std::cell::Cell<usize>,

@@ -120,14 +120,21 @@ impl Expr {
 }
 
 /// The qualifier of a table in FROM: its alias, or its own name without the database part.
+///
+/// Without an alias it is the name as written (`db.t` or `t`): its columns are then `t.c`
+/// and `db.t.c` both (see `bind::qualifier_matches`), and `other.t.c` is no column of it.
 pub(crate) fn qualifier_of(name: &ast::ObjectName, alias: Option<&ast::TableAlias>) -> String {
     match alias {
         Some(a) => a.name.value.clone(),
-        None => match name.0.last() {
-            Some(ast::ObjectNamePart::Identifier(i)) => i.value.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        },
+        None => name
+            .0
+            .iter()
+            .map(|p| match p {
+                ast::ObjectNamePart::Identifier(i) => i.value.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("."),
     }
 }
 

@@ -77,6 +77,7 @@ mod numfmt;
 mod plan;
 mod prepared;
 mod query;
+mod query_band;
 mod result;
 mod sample;
 mod session;

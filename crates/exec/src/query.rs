@@ -222,6 +222,7 @@ impl Exec<'_> {
                 .flatten()
         });
         let volatile = match written.split_once('.') {
+            _ if !catalog.has_volatile() => None,
             None => catalog.get_volatile(self.session, &written),
             Some((db, bare)) if db.eq_ignore_ascii_case(self.user) => {
                 catalog.get_volatile(self.session, bare)
@@ -434,10 +435,11 @@ impl Exec<'_> {
                         _ => None,
                     };
                     for (i, c) in scope.columns.iter().enumerate() {
-                        if want
-                            .as_ref()
-                            .is_some_and(|w| c.qualifier.as_deref() != Some(w.as_str()))
-                        {
+                        if want.as_ref().is_some_and(|w| {
+                            !c.qualifier
+                                .as_deref()
+                                .is_some_and(|cq| crate::bind::qualifier_matches(cq, w))
+                        }) {
                             continue;
                         }
                         let expr = match grouping.as_mut() {
@@ -757,10 +759,66 @@ fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
                 .iter()
                 .find(|sc| sc.name.eq_ignore_ascii_case(&c))
                 .map(|sc| sc.name.clone())
-                .unwrap_or(c);
+                // not a column: DATE, TIME, CURRENT_DATE… have Teradata's headings
+                .unwrap_or_else(|| match e {
+                    ast::Expr::Identifier(_) => expression_heading(e),
+                    _ => c,
+                });
             (name, title)
         }
-        None => (e.to_string(), None),
+        None => (expression_heading(e), None),
+    }
+}
+
+/// Teradata's heading of an unnamed expression: the session values by their names
+/// (`Current TimeStamp(6)`, `Current Date`, `Current Time(0)`, `Date`, `Time`), a CAST by
+/// its operand's (dbt-teradata reads `cast(current_timestamp(0) as timestamp(0))` as
+/// `Current TimeStamp(0)`), anything else as written.
+fn expression_heading(e: &ast::Expr) -> String {
+    let precision = |args: &ast::FunctionArguments, default: u8| match args {
+        ast::FunctionArguments::List(l) => match l.args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
+                match &v.value {
+                    ast::Value::Number(n, _) => n.clone(),
+                    other => other.to_string(),
+                }
+            }
+            _ => default.to_string(),
+        },
+        _ => default.to_string(),
+    };
+    match e {
+        ast::Expr::Cast { expr, .. } if !tdlite_parser::phrase::is_format_phrase(e) => {
+            match &**expr {
+                ast::Expr::Identifier(id) => id.value.clone(),
+                ast::Expr::CompoundIdentifier(p) => p
+                    .last()
+                    .map_or_else(|| expr.to_string(), |i| i.value.clone()),
+                x => expression_heading(x),
+            }
+        }
+        ast::Expr::Function(f) => {
+            match tdlite_parser::object_name_string(&f.name)
+                .to_ascii_uppercase()
+                .as_str()
+            {
+                "CURRENT_TIMESTAMP" => format!("Current TimeStamp({})", precision(&f.args, 6)),
+                "CURRENT_TIME" => format!("Current Time({})", precision(&f.args, 0)),
+                "CURRENT_DATE" => "Current Date".to_string(),
+                _ => e.to_string(),
+            }
+        }
+        ast::Expr::Identifier(id) if id.quote_style.is_none() => {
+            match id.value.to_ascii_uppercase().as_str() {
+                "CURRENT_TIMESTAMP" => "Current TimeStamp(6)".to_string(),
+                "CURRENT_TIME" => "Current Time(0)".to_string(),
+                "CURRENT_DATE" => "Current Date".to_string(),
+                "DATE" => "Date".to_string(),
+                "TIME" => "Time".to_string(),
+                _ => e.to_string(),
+            }
+        }
+        _ => e.to_string(),
     }
 }
 

@@ -78,6 +78,8 @@ pub struct Session {
     /// The parameter sets a batched INSERT's VALUES row stands for (`execute_batch`); empty
     /// otherwise.
     param_rows: Vec<Vec<Value>>,
+    /// `SET QUERY_BAND`'s bands (`GetQueryBand()`).
+    bands: crate::query_band::QueryBands,
     /// The last consume select list of plain columns that was bound: (table id, select list,
     /// bound list). Such a list depends only on the table's columns, and a table id is never
     /// reused (ALTER and re-CREATE make a new table), so the same consume reuses it.
@@ -108,6 +110,7 @@ impl Session {
             macro_depth: 0,
             params: Vec::new(),
             param_rows: Vec::new(),
+            bands: Default::default(),
             consume_list: None,
             consume_table: None,
         }
@@ -442,6 +445,7 @@ impl Session {
 
     /// Commits the open transaction. If it cannot be made durable it is rolled back instead.
     fn commit(&mut self) -> Result<()> {
+        self.bands.end_transaction();
         self.bt_depth = 0;
         self.ddl_in_bt = false;
         if let Some(t) = self.txn.take() {
@@ -471,6 +475,7 @@ impl Session {
     }
 
     fn abort(&mut self) {
+        self.bands.end_transaction();
         if let Some(t) = self.txn.take() {
             let outcome = t.rollback();
             self.shared.publish(outcome);
@@ -531,6 +536,7 @@ impl Session {
             database: self.database.as_deref(),
             params: &self.params,
             param_rows: &self.param_rows,
+            query_band: self.bands.text(),
             outer: Vec::new(),
             corr: None,
             snap: std::cell::OnceCell::new(),
@@ -598,8 +604,16 @@ impl Session {
                 StatementResult::status(StatementKind::SetSession)
             }
             Statement::LockOnly => StatementResult::status(StatementKind::Lock),
-            // Query bands tag requests for workload management, which tdlite does not have.
-            Statement::QueryBand => StatementResult::status(StatementKind::QueryBand),
+            // Query bands tag requests for workload management, which tdlite does not have:
+            // kept for GetQueryBand()
+            Statement::QueryBand {
+                text,
+                update,
+                session,
+            } => {
+                self.bands.set(text.as_deref(), *update, *session);
+                StatementResult::status(StatementKind::QueryBand)
+            }
             // Optimizer diagnostics change plans' costs and EXPLAIN's notes, never an answer.
             Statement::Diagnostic(_) => StatementResult::status(StatementKind::Diagnostic),
             // kept for HELP STATISTICS; the planner does not use them

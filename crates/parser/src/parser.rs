@@ -494,22 +494,33 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 return Err(cur.unexpected("expected '=' after QUERY_BAND"));
             }
             cur.pos += 1;
-            if matches!(cur.peek(), Some(Token::SingleQuotedString(_))) {
+            let text = if let Some(Token::SingleQuotedString(s)) = cur.peek() {
+                let s = s.clone();
                 cur.pos += 1;
-            } else if !cur.eat_word("NONE") {
+                Some(s)
+            } else if cur.eat_word("NONE") {
+                None
+            } else {
                 return Err(cur.unexpected("expected a quoted query band or NONE"));
-            }
-            cur.eat_word("UPDATE");
+            };
+            let update = cur.eat_word("UPDATE");
             if !cur.eat_word("FOR") {
                 return Err(cur.unexpected("expected FOR SESSION or FOR TRANSACTION"));
             }
-            if cur.eat_word("SESSION") {
+            let session = if cur.eat_word("SESSION") {
                 cur.eat_word("VOLATILE");
-            } else if !cur.eat_word("TRANSACTION") {
+                true
+            } else if cur.eat_word("TRANSACTION") {
+                false
+            } else {
                 return Err(cur.unexpected("expected SESSION or TRANSACTION"));
-            }
+            };
             cur.expect_end()?;
-            Ok(Statement::QueryBand)
+            Ok(Statement::QueryBand {
+                text,
+                update,
+                session,
+            })
         }
         "DIAGNOSTIC" => {
             // `DIAGNOSTIC name [NOT] ON FOR SESSION|REQUEST`: optimizer switches (HELPSTATS,

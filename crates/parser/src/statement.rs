@@ -117,7 +117,14 @@ pub enum Statement {
     /// `DATABASE name`: the session's default database.
     Database(String),
     /// `SET QUERY_BAND = '…' | NONE [UPDATE] FOR SESSION [VOLATILE] | TRANSACTION`.
-    QueryBand,
+    QueryBand {
+        /// The `name=value;` pairs; None for NONE.
+        text: Option<String>,
+        /// `UPDATE`: the pairs replace those of the same names, the others stay.
+        update: bool,
+        /// `FOR SESSION` (else `FOR TRANSACTION`).
+        session: bool,
+    },
     /// `DIAGNOSTIC name [NOT] ON FOR SESSION|REQUEST` (the name upper-cased): accepted, no
     /// effect.
     Diagnostic(String),

@@ -195,7 +195,16 @@ fn render_statement(out: &mut String, statement: &Statement) {
         )
         .unwrap(),
         Statement::Database(name) => writeln!(out, "Database {name}").unwrap(),
-        Statement::QueryBand => writeln!(out, "QueryBand").unwrap(),
+        Statement::QueryBand {
+            text,
+            update,
+            session,
+        } => writeln!(
+            out,
+            "QueryBand {text:?} update: {update} for: {}",
+            if *session { "SESSION" } else { "TRANSACTION" }
+        )
+        .unwrap(),
         Statement::HelpColumn { table, columns } => {
             writeln!(out, "HelpColumn {table} {columns:?}").unwrap()
         }

@@ -283,6 +283,26 @@ fn watched(
     })
 }
 
+/// True when `params` is a non-empty sequence of rows (lists or tuples): teradatasql's
+/// `execute` then runs a batch. A row of values is never that (no value is a list or tuple).
+fn is_batch(params: &Bound<'_, PyAny>) -> PyResult<bool> {
+    // a list or tuple only: iterating it here does not use it up (a generator would be)
+    let is_row = |o: &Bound<'_, PyAny>| {
+        o.cast::<pyo3::types::PyList>().is_ok() || o.cast::<pyo3::types::PyTuple>().is_ok()
+    };
+    if !is_row(params) {
+        return Ok(false);
+    }
+    let mut any = false;
+    for item in params.try_iter()? {
+        if !is_row(&item?) {
+            return Ok(false);
+        }
+        any = true;
+    }
+    Ok(any)
+}
+
 /// A parameter set: a sequence of values (a mapping is refused, as teradatasql does).
 fn parameters(params: &Bound<'_, PyAny>) -> PyResult<Vec<Value>> {
     if params.cast::<PyMapping>().is_ok() || params.cast::<PyString>().is_ok() {
@@ -329,6 +349,18 @@ impl Cursor {
             }
         }
         let sets = match params {
+            // teradatasql's batch: a sequence of rows (each a list or tuple) runs as
+            // executemany does (dbt-teradata loads seeds so)
+            Some(p) if is_batch(p)? => {
+                let sets = p
+                    .try_iter()?
+                    .map(|row| parameters(&row?))
+                    .collect::<PyResult<Vec<_>>>()?;
+                if sets.is_empty() {
+                    return Err(errors::programming("an empty batch of parameter rows"));
+                }
+                sets
+            }
             Some(p) if !p.is_none() => vec![parameters(p)?],
             _ => Vec::new(),
         };

@@ -1,7 +1,9 @@
 //! teradatasql's escape functions at the start of a request that tools still send:
 //! `{fn teradata_nativesql}` (return the request's text instead of running it),
 //! `{fn teradata_autocommit_on}`, `{fn teradata_autocommit_off}` (set the connection's
-//! autocommit) and `{fn teradata_autocommit}` (return it as `true`/`false`). Any other
+//! autocommit) and `{fn teradata_autocommit}` (return it as `true`/`false`);
+//! `{fn teradata_try_fastload}` and `{fn teradata_require_fastload}` are read past (an INSERT
+//! batch then runs as any batch: tdlite has no FastLoad protocol, and needs none). Any other
 //! `{fn teradata_…}` is `NotSupportedError`, never sent on as SQL.
 //!
 //! Invariant: a request without a leading `{fn …}` is returned untouched.
@@ -42,6 +44,8 @@ pub(crate) fn split(sql: &str) -> PyResult<(Escapes, &str)> {
             "teradata_autocommit_on" => found.set_autocommit = Some(true),
             "teradata_autocommit_off" => found.set_autocommit = Some(false),
             "teradata_autocommit" => found.get_autocommit = true,
+            // FastLoad is a bulk protocol to a Teradata system: a batch INSERT is already one
+            "teradata_try_fastload" | "teradata_require_fastload" => {}
             other => {
                 return Err(errors::not_supported(format!(
                     "the escape function {{fn {other}}} is not supported by tdlite"

@@ -421,4 +421,14 @@ def test_teradatasql_escape_functions():
         cur.execute("SELECT '{fn teradata_nativesql}'")
         assert cur.fetchone() == ["{fn teradata_nativesql}"]
         with pytest.raises(tdlite.NotSupportedError):
-            cur.execute("{fn teradata_try_fastload}INSERT INTO t VALUES (?)", [1])
+            cur.execute("{fn teradata_logon_sequence_number}SELECT 1")
+        # FastLoad escapes are read past: the batch INSERT runs as any batch (as a seed of
+        # dbt-teradata with use_fastload sends it), rows as lists or tuples
+        cur.execute("CREATE TABLE fl (i INTEGER, s VARCHAR(5))")
+        cur.execute("{fn teradata_try_fastload}INSERT INTO fl VALUES (?, ?)",
+                    [[1, "a"], (2, "b")])
+        assert cur.rowcount == 2
+        assert cur.execute("SELECT i, s FROM fl ORDER BY i").fetchall() == [[1, "a"], [2, "b"]]
+        # one row of values is never taken for a batch
+        cur.execute("INSERT INTO fl VALUES (?, ?)", (3, "c"))
+        assert cur.rowcount == 1

@@ -63,10 +63,15 @@ def test_install_again_gives_a_fresh_database():
         con.cursor().execute("CREATE TABLE only_here (i INTEGER)")
     tdlite.install_as_teradatasql()
     import teradatasql as again
-    with again.connect() as con:
-        with pytest.raises(tdlite.OperationalError, match=r"\[Error 3807\]"):
-            con.cursor().execute("SELECT * FROM only_here")
+    # one module object: a tool that imported it before reaches the new database too
+    assert again is teradatasql
+    for module in (teradatasql, again):
+        with module.connect() as con:
+            with pytest.raises(tdlite.OperationalError, match=r"\[Error 3807\]"):
+                con.cursor().execute("SELECT * FROM only_here")
     tdlite.uninstall_teradatasql()
+    with pytest.raises(tdlite.InterfaceError):
+        teradatasql.connect()
 
 
 def test_pep249_type_objects_and_constructors():

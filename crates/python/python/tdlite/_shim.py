@@ -16,6 +16,23 @@ import tdlite._native as _native
 _NAME = "teradatasql"
 
 
+# The one module object that stands for teradatasql: a tool that imported it keeps this very
+# object, so a later install (a fresh database for the next test) must reach it too.
+_shim = None
+# What its connect uses: the Database and the default parameters of the latest install.
+_target = {"database": None, "defaults": {}}
+
+
+def _connect(json=None, **params):
+    database = _target["database"]
+    if database is None:
+        raise _native.InterfaceError(
+            "the teradatasql shim is not installed (tdlite.install_as_teradatasql())")
+    merged = dict(_target["defaults"])
+    merged.update(params)
+    return database.connect(json, **merged)
+
+
 def install_as_teradatasql(path=None, **defaults):
     """Makes ``import teradatasql`` give tdlite, until ``uninstall_teradatasql()``.
 
@@ -25,32 +42,35 @@ def install_as_teradatasql(path=None, **defaults):
     parameters win), for example ``tmode="ANSI"``. teradatasql's logon parameters (host, user,
     password, …) are accepted and ignored. Returns the ``tdlite.Database``.
 
+    The module is one object for the life of the process: a tool that imported teradatasql
+    before (dbt-teradata, teradatasqlalchemy) reaches the database of the latest install.
     Call it before the tool imports ``teradatasql``; in a ``conftest.py``::
 
         import tdlite; tdlite.install_as_teradatasql()
     """
+    global _shim
     database = _native.Database(path)
-    import tdlite
+    if _shim is None:
+        import tdlite
 
-    shim = types.ModuleType(_NAME, "tdlite standing in for teradatasql (tdlite's test shim)")
-    for name in tdlite.__all__:
-        setattr(shim, name, getattr(tdlite, name))
-
-    def connect(json=None, **params):
-        merged = dict(defaults)
-        merged.update(params)
-        return database.connect(json, **merged)
-
-    connect.__doc__ = _native.connect.__doc__
-    shim.connect = connect
-    shim.database = database
-    shim.__tdlite__ = True
-    sys.modules[_NAME] = shim
+        _shim = types.ModuleType(_NAME, "tdlite standing in for teradatasql (tdlite's test shim)")
+        for name in tdlite.__all__:
+            setattr(_shim, name, getattr(tdlite, name))
+        _connect.__doc__ = _native.connect.__doc__
+        _shim.connect = _connect
+        _shim.__tdlite__ = True
+    _target["database"] = database
+    _target["defaults"] = dict(defaults)
+    _shim.database = database
+    sys.modules[_NAME] = _shim
     return database
 
 
 def uninstall_teradatasql():
-    """Removes the shim from ``sys.modules`` (modules that imported it keep their reference)."""
+    """Removes the shim from ``sys.modules``; its connect then refuses (InterfaceError), also
+    for modules that imported it."""
     module = sys.modules.get(_NAME)
     if module is not None and getattr(module, "__tdlite__", False):
         del sys.modules[_NAME]
+    _target["database"] = None
+    _target["defaults"] = {}

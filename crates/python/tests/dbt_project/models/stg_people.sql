@@ -1,0 +1,1 @@
+select id, name, amount, joined from {{ ref('people') }}
