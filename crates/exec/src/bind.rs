@@ -1104,6 +1104,36 @@ impl Exec<'_> {
         ) {
             return self.bind_to_char(&name, f, scope, grouping);
         }
+        if name == "CONCAT" {
+            // CONCAT(a, b, …) is a || b || …: NULL if any argument is NULL
+            let args = Self::function_args(f)?.0;
+            let exprs: Vec<ast::Expr> = args
+                .iter()
+                .map(|a| match a {
+                    ast::FunctionArgExpr::Expr(e) => Ok(e.clone()),
+                    other => Err(Error::TypeMismatch(format!("CONCAT of {other}"))),
+                })
+                .collect::<Result<_>>()?;
+            let mut it = exprs.into_iter();
+            let (Some(first), Some(second)) = (it.next(), it.next()) else {
+                return Err(Error::TypeMismatch(
+                    "CONCAT takes two or more arguments".into(),
+                ));
+            };
+            let chain = it.fold(
+                ast::Expr::BinaryOp {
+                    left: Box::new(first),
+                    op: ast::BinaryOperator::StringConcat,
+                    right: Box::new(second),
+                },
+                |acc, e| ast::Expr::BinaryOp {
+                    left: Box::new(acc),
+                    op: ast::BinaryOperator::StringConcat,
+                    right: Box::new(e),
+                },
+            );
+            return self.bind_expr(&chain, scope, grouping);
+        }
         if name == "GETQUERYBAND" || name == "SYSLIB.GETQUERYBAND" {
             if !Self::function_args(f)?.0.is_empty() {
                 return Err(Error::TypeMismatch(

@@ -359,7 +359,9 @@ impl Exec<'_> {
             [one] if one.joins.is_empty() => match crate::sample::of_table(&one.relation)? {
                 Some(sample) => {
                     let mut one = one.clone();
-                    if let ast::TableFactor::Table { sample, .. } = &mut one.relation {
+                    if let ast::TableFactor::Table { sample, .. }
+                    | ast::TableFactor::Derived { sample, .. } = &mut one.relation
+                    {
                         *sample = None;
                     }
                     (Some(sample), std::borrow::Cow::Owned(vec![one]))

@@ -2,8 +2,9 @@
 //!
 //! Teradata samples the rows a SELECT produces (after WHERE, GROUP BY, HAVING and QUALIFY,
 //! before ORDER BY). sqlparser reads `SAMPLE` as a table sample when it follows the FROM table
-//! directly, so tdlite accepts it there, for a FROM of one table, and applies it to the result
-//! as Teradata does. `SAMPLE n` with an integer n keeps n rows (all if fewer); a fraction
+//! directly; the parser moves a SAMPLE written where Teradata writes it (after WHERE, GROUP
+//! BY, HAVING, QUALIFY) there, for a FROM of one table or derived table, and tdlite applies it
+//! to the result as Teradata does. `SAMPLE n` with an integer n keeps n rows (all if fewer); a fraction
 //! between 0 and 1 keeps that share of the rows, rounded to the nearest row. Several sizes in
 //! one clause (`SAMPLE 0.5, 0.25`, all counts or all fractions adding up to at most 1) draw
 //! disjoint samples and return their union; Teradata's SAMPLEID column that numbers them is
@@ -51,11 +52,14 @@ fn part(e: &ast::Expr) -> Result<Part> {
     }
 }
 
-/// The sample a FROM table carries, if any.
+/// The sample a FROM table (or derived table) carries, if any.
 pub(crate) fn of_table(tf: &ast::TableFactor) -> Result<Option<Sample>> {
-    let ast::TableFactor::Table {
+    let (ast::TableFactor::Table {
         sample: Some(kind), ..
-    } = tf
+    }
+    | ast::TableFactor::Derived {
+        sample: Some(kind), ..
+    }) = tf
     else {
         return Ok(None);
     };

@@ -22,6 +22,7 @@ pub mod legacy_olap;
 mod macros;
 mod parser;
 pub mod phrase;
+mod sample_clause;
 pub mod split;
 pub mod statement;
 mod statistics;

@@ -744,6 +744,7 @@ fn format_string_follows(toks: &[TokenWithSpan], i: usize) -> bool {
 
 /// Teradata spellings → tokens sqlparser parses.
 pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
+    crate::sample_clause::move_sample_clauses(toks);
     // CSUM, MSUM, MAVG, MDIFF, RANK(x), QUANTILE as ANSI window functions
     crate::legacy_olap::rewrite(toks);
     // Operators and SEL anywhere in the statement.
