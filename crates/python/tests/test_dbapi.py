@@ -432,3 +432,59 @@ def test_teradatasql_escape_functions():
         # one row of values is never taken for a batch
         cur.execute("INSERT INTO fl VALUES (?, ?)", (3, "c"))
         assert cur.rowcount == 1
+
+
+def test_producer_and_consumers_in_threads_consume_each_row_exactly_once():
+    """One producer thread, four consumer threads, each on a connection of its own to one
+    in-memory database: every row is consumed once, none twice, none lost; each consumer sees
+    the rows in the order they were committed. The seed of the producer's pauses is printed."""
+    import os
+    import random
+
+    seed = int(os.environ.get("TDLITE_SEED", random.randrange(2**32)))
+    print(f"seed {seed} (TDLITE_SEED={seed} replays the producer's pauses)")
+    rng = random.Random(seed)
+    db = tdlite.Database()
+    with db.connect() as setup:
+        setup.cursor().execute(
+            "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),"
+            " n INTEGER NOT NULL)")
+    rows = 400
+    done = threading.Event()
+    consumed = {}
+    errors = []
+
+    def consumer(name):
+        mine = consumed.setdefault(name, [])
+        with db.connect(consume_timeout=0.2) as con:
+            cur = con.cursor()
+            while True:
+                try:
+                    cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+                    mine.append(cur.fetchone()[0])
+                except tdlite.OperationalError as e:
+                    if e.code == 9904 and done.is_set():
+                        return  # the queue stayed empty after the last row
+                    if e.code != 9904:
+                        errors.append(e)
+                        return
+
+    workers = [threading.Thread(target=consumer, args=(i,)) for i in range(4)]
+    for w in workers:
+        w.start()
+    with db.connect() as producer:
+        cur = producer.cursor()
+        for n in range(rows):
+            cur.execute("INSERT INTO q (n) VALUES (?)", [n])
+            if rng.random() < 0.05:
+                time.sleep(rng.random() / 100)
+    done.set()
+    for w in workers:
+        w.join(timeout=60)
+    assert not errors, errors
+    everything = [n for got in consumed.values() for n in got]
+    assert sorted(everything) == list(range(rows)), f"seed {seed}"
+    for got in consumed.values():
+        assert got == sorted(got), f"a consumer saw rows out of order (seed {seed})"
+    with db.connect() as check:
+        assert check.cursor().execute("SELECT COUNT(*) FROM q").fetchone() == [0]
