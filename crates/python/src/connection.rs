@@ -7,7 +7,10 @@
 //! `DEFAULT`, which is Teradata mode), and tdlite's own `path` (a database folder; without it
 //! each connection has a database of its own, in memory). Connections opened with the same
 //! `path` in one process share one `Database`, so threads can be producers and consumers of one
-//! queue.
+//! queue. tdlite's `sync` (`full`, the default, `normal` or `off`; with `path` only) is what a
+//! commit waits for (docs/durability.md); a folder open already keeps its mode (asking
+//! another is `InterfaceError`). `Database(path=None, sync=None)` (the Python class) shares one
+//! database, in memory too, among the connections its `connect` makes.
 //!
 //! tdlite's `consume_timeout` (seconds; also a property) bounds a consume's wait on an empty
 //! queue (9904).
@@ -30,9 +33,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 use tdlite::{Database, Session, SessionMode};
 
-/// The databases open in this process, by folder: a second `connect(path=…)` shares the first.
-fn open_databases() -> &'static Mutex<HashMap<PathBuf, Weak<Database>>> {
-    static OPEN: OnceLock<Mutex<HashMap<PathBuf, Weak<Database>>>> = OnceLock::new();
+/// The databases open in this process, by folder, with their sync mode: a second
+/// `connect(path=…)` shares the first.
+type OpenDatabases = Mutex<HashMap<PathBuf, (Weak<Database>, tdlite::SyncMode)>>;
+
+fn open_databases() -> &'static OpenDatabases {
+    static OPEN: OnceLock<OpenDatabases> = OnceLock::new();
     OPEN.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -105,6 +111,7 @@ pub struct Connection {
 ///
 /// Parameters used: `path` (a database folder, made if missing; connections with the same
 /// path in one process share one database; without it, a new database in memory),
+/// `sync` (with `path`: `full`, the default, `normal` or `off`, what a commit waits for),
 /// `database` (the default database), `tmode` (`TERA`, `ANSI` or `DEFAULT`),
 /// `consume_timeout` (seconds a consume waits on an empty queue before error 9904).
 /// teradatasql's logon parameters (`host`, `user`, `password`, `logmech`, ...) are accepted
@@ -117,8 +124,10 @@ pub fn connect(
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Connection> {
     let settings = settings(json, params)?;
+    let sync = sync_mode(settings.get("sync").map(String::as_str))?;
     let database = match settings.get("path") {
-        Some(path) => open_shared(path)?,
+        Some(path) => open_shared(path, sync)?,
+        None if sync.is_some() => return Err(no_folder_to_sync()),
         None => Arc::new(Database::new()),
     };
     open(py, database, &settings)
@@ -136,10 +145,12 @@ pub struct SharedDatabase {
 #[pymethods]
 impl SharedDatabase {
     #[new]
-    #[pyo3(signature = (path = None))]
-    fn new(path: Option<&str>) -> PyResult<Self> {
+    #[pyo3(signature = (path = None, sync = None))]
+    fn new(path: Option<&str>, sync: Option<&str>) -> PyResult<Self> {
+        let sync = sync_mode(sync)?;
         let database = match path {
-            Some(path) => open_shared(path)?,
+            Some(path) => open_shared(path, sync)?,
+            None if sync.is_some() => return Err(no_folder_to_sync()),
             None => Arc::new(Database::new()),
         };
         Ok(SharedDatabase {
@@ -157,9 +168,9 @@ impl SharedDatabase {
         params: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Connection> {
         let settings = settings(json, params)?;
-        if settings.contains_key("path") {
+        if settings.contains_key("path") || settings.contains_key("sync") {
             return Err(errors::interface(
-                "path is the Database's: a Database's connections share it",
+                "path and sync are the Database's: a Database's connections share it",
             ));
         }
         open(py, self.database.clone(), &settings)
@@ -214,10 +225,17 @@ fn settings(
     Ok(settings)
 }
 
-/// The database folder at `path`, shared with this process's other connections to it.
-fn open_shared(path: &str) -> PyResult<Arc<Database>> {
-    shared_database(PathBuf::from(path))
-        .map_err(|e| errors::interface(format!("cannot open the database at {path}: {e}")))
+/// `sync`: `full`, `normal` or `off` (docs/durability.md), any case.
+fn sync_mode(text: Option<&str>) -> PyResult<Option<tdlite::SyncMode>> {
+    text.map(|t| {
+        t.parse::<tdlite::SyncMode>()
+            .map_err(|_| errors::interface(format!("sync is full, normal or off, not {t}")))
+    })
+    .transpose()
+}
+
+fn no_folder_to_sync() -> PyErr {
+    errors::interface("sync applies to a database folder: give path too")
 }
 
 /// A connection with `settings` (all but `path`) to `database`.
@@ -272,18 +290,36 @@ fn seconds(text: &str) -> PyResult<f64> {
         .ok_or_else(|| errors::interface(format!("{text} is not a number of seconds")))
 }
 
-/// The database open at `path` in this process, or a newly opened one.
-fn shared_database(path: PathBuf) -> Result<Arc<Database>, tdlite::Error> {
+/// The database folder at `path`, shared with this process's other connections to it, or
+/// newly opened (with `sync`, Full by default). Asking an open one for another sync mode is
+/// `InterfaceError`, as is a folder that cannot be opened.
+fn open_shared(path: &str, sync: Option<tdlite::SyncMode>) -> PyResult<Arc<Database>> {
+    let folder = PathBuf::from(path);
     // the folder exists before its name is made canonical, so every spelling of it meets
-    let _ = std::fs::create_dir_all(&path);
-    let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let _ = std::fs::create_dir_all(&folder);
+    let key = std::fs::canonicalize(&folder).unwrap_or_else(|_| folder.clone());
     let mut open = open_databases().lock();
-    if let Some(db) = open.get(&key).and_then(Weak::upgrade) {
+    if let Some((db, mode)) = open
+        .get(&key)
+        .and_then(|(w, m)| w.upgrade().map(|d| (d, *m)))
+    {
+        if sync.is_some_and(|s| s != mode) {
+            return Err(errors::interface(format!(
+                "the database at {path} is open in this process with sync {mode:?}"
+            )));
+        }
         return Ok(db);
     }
-    let db = Arc::new(Database::open(&path)?);
-    open.retain(|_, w| w.strong_count() > 0);
-    open.insert(key, Arc::downgrade(&db));
+    let mode = sync.unwrap_or_default();
+    let options = tdlite::Options {
+        sync: mode,
+        ..Default::default()
+    };
+    let db = Database::open_with(&folder, options)
+        .map(Arc::new)
+        .map_err(|e| errors::interface(format!("cannot open the database at {path}: {e}")))?;
+    open.retain(|_, (w, _)| w.strong_count() > 0);
+    open.insert(key, (Arc::downgrade(&db), mode));
     Ok(db)
 }
 

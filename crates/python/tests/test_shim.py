@@ -24,6 +24,30 @@ def test_database_connections_share_tables():
         db.connect(path="elsewhere")
 
 
+def test_sync_modes_of_a_folder(tmp_path):
+    with tdlite.connect(path=str(tmp_path / "a"), sync="normal") as con:
+        con.cursor().execute("CREATE TABLE t (i INTEGER)")
+        # the folder is open with normal: another mode is refused, none given is fine
+        with pytest.raises(tdlite.InterfaceError, match="sync"):
+            tdlite.connect(path=str(tmp_path / "a"), sync="full")
+        tdlite.connect(path=str(tmp_path / "a")).close()
+    db = tdlite.Database(str(tmp_path / "b"), sync="OFF")
+    with db.connect() as con:
+        con.cursor().execute("CREATE TABLE t (i INTEGER)")
+        con.cursor().execute("INSERT INTO t VALUES (1)")
+    del db, con
+    # closed, the folder opens again, with its rows (sync off writes them at close)
+    with tdlite.connect(path=str(tmp_path / "b")) as con:
+        assert con.cursor().execute("SELECT i FROM t").fetchall() == [[1]]
+    for bad in [dict(sync="sometimes", path=str(tmp_path / "c")), dict(sync="full")]:
+        with pytest.raises(tdlite.InterfaceError):
+            tdlite.connect(**bad)
+    with pytest.raises(tdlite.InterfaceError):
+        tdlite.Database(sync="full")
+    with pytest.raises(tdlite.InterfaceError):
+        tdlite.Database().connect(sync="full")
+
+
 def test_database_in_a_folder(tmp_path):
     db = tdlite.Database(str(tmp_path))
     assert db.path == str(tmp_path)

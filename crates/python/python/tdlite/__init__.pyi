@@ -29,13 +29,14 @@ def connect(json: Optional[str] = None, **params: Any) -> Connection:
     """A connection: a session of a database in memory, or of the folder ``path``.
 
     ``json`` is a JSON object of parameters; keyword parameters win over it. Used: ``path``,
+    ``sync`` (with ``path``: ``full``, ``normal`` or ``off``),
     ``database`` (the default database), ``tmode`` (``TERA``, ``ANSI``, ``DEFAULT``),
     ``consume_timeout`` (seconds). teradatasql's logon parameters are accepted and ignored.
     """
 
 class Database:
     """One database (in memory, or the folder ``path``) that its connections share."""
-    def __init__(self, path: Optional[str] = None) -> None: ...
+    def __init__(self, path: Optional[str] = None, sync: Optional[str] = None) -> None: ...
     @property
     def path(self) -> Optional[str]: ...
     def connect(self, json: Optional[str] = None, **params: Any) -> Connection: ...
