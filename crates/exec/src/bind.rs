@@ -55,6 +55,38 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// [`Scope::resolve`], and then, for `db.t.c` where `db` is `home` (the session's default
+    /// database, whose tables a FROM may write without it), a table written `t` exactly.
+    pub(crate) fn resolve_at(
+        &self,
+        qualifier: Option<&str>,
+        name: &str,
+        home: &str,
+    ) -> Result<Option<usize>> {
+        if let Some(i) = self.resolve(qualifier, name)? {
+            return Ok(Some(i));
+        }
+        match qualifier.and_then(|q| q.rsplit_once('.')) {
+            Some((db, t)) if db.eq_ignore_ascii_case(home) => {
+                let mut found = None;
+                for (i, c) in self.columns.iter().enumerate() {
+                    let exact = c
+                        .qualifier
+                        .as_deref()
+                        .is_some_and(|cq| cq.eq_ignore_ascii_case(t));
+                    if exact && c.name.eq_ignore_ascii_case(name) {
+                        if found.is_some() {
+                            return Err(Error::AmbiguousColumn(name.to_string()));
+                        }
+                        found = Some(i);
+                    }
+                }
+                Ok(found)
+            }
+            _ => Ok(None),
+        }
+    }
+
     pub(crate) fn resolve(&self, qualifier: Option<&str>, name: &str) -> Result<Option<usize>> {
         let mut found = None;
         for (i, c) in self.columns.iter().enumerate() {
@@ -77,16 +109,15 @@ impl Scope {
 }
 
 /// Whether a column of the table known as `cq` in the scope (an alias, `t` or `db.t`) is
-/// what the qualifier `q` written before it names: the same name, or `t` for `db.t` and
-/// `db.t` for `t` (Teradata accepts `t.c` and `db.t.c` for a table written `db.t`, and
-/// `db.t.c` for one written `t`).
+/// what the qualifier `q` written before it names: the same name, or `t` for a table written
+/// `db.t` (Teradata accepts `t.c` and `db.t.c` for it). `db.t.c` for a table written `t` is
+/// [`Scope::resolve_at`]'s: only the session's default database may be left out.
 pub(crate) fn qualifier_matches(cq: &str, q: &str) -> bool {
     if cq.eq_ignore_ascii_case(q) {
         return true;
     }
-    match (cq.rsplit_once('.'), q.rsplit_once('.')) {
-        (Some((_, t)), None) => t.eq_ignore_ascii_case(q),
-        (None, Some((_, t))) => t.eq_ignore_ascii_case(cq),
+    match (cq.rsplit_once('.'), q.contains('.')) {
+        (Some((_, t)), false) => t.eq_ignore_ascii_case(q),
         _ => false,
     }
 }
@@ -997,7 +1028,7 @@ impl Exec<'_> {
     }
 
     fn bind_column(&mut self, qualifier: Option<&str>, name: &str, scope: &Scope) -> Result<Expr> {
-        if let Some(i) = scope.resolve(qualifier, name)? {
+        if let Some(i) = scope.resolve_at(qualifier, name, self.home_database())? {
             return Ok(Expr::Column {
                 index: i,
                 case_specific: scope.columns[i].case_specific,
@@ -1017,6 +1048,12 @@ impl Exec<'_> {
             Some(q) => format!("{q}.{name}"),
             None => name.to_string(),
         }))
+    }
+
+    /// The database whose tables a FROM may name without it: the default database, else the
+    /// user's.
+    pub(crate) fn home_database(&self) -> &str {
+        self.database.unwrap_or(self.user)
     }
 
     fn bind_value(&self, v: &ast::Value) -> Result<ArrayRef> {

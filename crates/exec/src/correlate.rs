@@ -102,7 +102,7 @@ impl Exec<'_> {
         name: &str,
     ) -> Result<Option<ArrayRef>> {
         for o in self.outer.iter().rev() {
-            if let Some(i) = o.scope.resolve(qualifier, name)? {
+            if let Some(i) = o.scope.resolve_at(qualifier, name, self.home_database())? {
                 return Ok(Some(o.batch.column(i).slice(o.row, 1)));
             }
         }

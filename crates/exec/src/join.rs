@@ -122,7 +122,8 @@ impl Expr {
 /// The qualifier of a table in FROM: its alias, or its own name without the database part.
 ///
 /// Without an alias it is the name as written (`db.t` or `t`): its columns are then `t.c`
-/// and `db.t.c` both (see `bind::qualifier_matches`), and `other.t.c` is no column of it.
+/// and `db.t.c` both (`db` the default database for a table written `t`; see
+/// `Scope::resolve_at`), and `other.t.c` is no column of it.
 pub(crate) fn qualifier_of(name: &ast::ObjectName, alias: Option<&ast::TableAlias>) -> String {
     match alias {
         Some(a) => a.name.value.clone(),
@@ -196,14 +197,9 @@ fn kind_of(op: &ast::JoinOperator) -> Result<(Kind, Option<&ast::JoinConstraint>
 /// The name a FROM item is known by (its alias, or a table's own name), if any.
 fn exposed_name(tf: &ast::TableFactor) -> Option<String> {
     match tf {
-        ast::TableFactor::Table { name, alias, .. } => Some(match alias {
-            Some(a) => a.name.value.to_ascii_uppercase(),
-            None => match name.0.last() {
-                Some(ast::ObjectNamePart::Identifier(i)) => i.value.to_ascii_uppercase(),
-                Some(other) => other.to_string().to_ascii_uppercase(),
-                None => return None,
-            },
-        }),
+        ast::TableFactor::Table { name, alias, .. } => {
+            Some(qualifier_of(name, alias.as_ref()).to_ascii_uppercase())
+        }
         ast::TableFactor::Derived { alias, .. } => {
             alias.as_ref().map(|a| a.name.value.to_ascii_uppercase())
         }
@@ -343,15 +339,7 @@ impl Exec<'_> {
                 ..
             } => {
                 if let Some(rows) = self.named_rows(name)? {
-                    let q = alias.as_ref().map_or_else(
-                        || {
-                            name.0
-                                .last()
-                                .and_then(|p| p.as_ident())
-                                .map_or_else(String::new, |i| i.value.clone())
-                        },
-                        |a| a.name.value.clone(),
-                    );
+                    let q = qualifier_of(name, alias.as_ref());
                     return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
                 }
                 let table = self.must_get_table(name)?;

@@ -33,13 +33,7 @@ impl Exec<'_> {
             return Err(Error::Unsupported(format!("MERGE INTO {}", m.table)));
         };
         let table = self.must_get_base_table(name)?;
-        let q = alias.as_ref().map_or_else(
-            || match name.0.last() {
-                Some(ast::ObjectNamePart::Identifier(i)) => i.value.clone(),
-                _ => table.schema.name.clone(),
-            },
-            |a| a.name.value.clone(),
-        );
+        let q = crate::join::qualifier_of(name, alias.as_ref());
         let (src_scope, src) = self.relation(&m.source)?;
         let src_width = src.num_columns();
         let positions = Arc::new(UInt64Array::from_iter_values(0..src.num_rows() as u64));

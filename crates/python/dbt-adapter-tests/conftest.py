@@ -30,3 +30,13 @@ def dbt_profile_target():
         "schema": "dbt_test",
         "tmode": "ANSI",
     }
+
+
+@pytest.fixture(scope="class")
+def logs_dir(tmp_path_factory):
+    """dbt's logs in a temporary folder (the suite's own fixture writes them into the
+    checkout)."""
+    folder = tmp_path_factory.mktemp("dbt-logs")
+    os.environ["DBT_LOG_PATH"] = str(folder)
+    yield str(folder)
+    del os.environ["DBT_LOG_PATH"]

@@ -46,8 +46,9 @@ fn open_databases() -> &'static OpenDatabases {
 pub(crate) struct State {
     /// `None` once closed.
     pub(crate) session: Option<Session>,
-    /// Keeps a shared database open while the connection is.
-    _database: Arc<Database>,
+    /// Keeps a shared database open while the connection is (None once closed, so the last
+    /// close releases a folder's lock even while Python still holds the objects).
+    database: Option<Arc<Database>>,
     /// The autocommit property.
     pub(crate) autocommit: bool,
     /// Cancels the session's consume wait (Ctrl-C, `Connection.cancel`).
@@ -215,6 +216,10 @@ fn settings(
     }
     if let Some(params) = params {
         for (k, v) in params.iter() {
+            if v.is_none() {
+                // `database=None`: as if not given
+                continue;
+            }
             let v = match v.extract::<bool>() {
                 Ok(b) if v.is_instance_of::<pyo3::types::PyBool>() => b.to_string(),
                 _ => v.str()?.to_string(),
@@ -274,7 +279,7 @@ fn open(
         state: Arc::new(Mutex::new(State {
             cancel: session.cancel_handle(),
             session: Some(session),
-            _database: database,
+            database: Some(database),
             autocommit: true,
             consume_timeout,
         })),
@@ -348,7 +353,10 @@ impl Connection {
     /// Closes the connection: the session ends, rolling back what is uncommitted. Closing a
     /// closed connection does nothing.
     fn close(&self, py: Python<'_>) {
-        lock(py, &self.state).session = None;
+        let mut state = lock(py, &self.state);
+        // the session first (its rollback needs the database), then the database
+        state.session = None;
+        state.database = None;
     }
 
     /// Stops a consume of this connection that waits on an empty queue, from another thread:

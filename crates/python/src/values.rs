@@ -120,8 +120,9 @@ fn decimal_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 }
 
 /// `-123.4500`, `1E+3` or `1.5E-7` (Python's `str` of an int or a Decimal) as a DECIMAL
-/// (unscaled digits and scale): at most 38 digits, a scale from 0 to 38 (a positive exponent
-/// is written out as zeros). A zero keeps at most scale 38 (`0E-40` is 0 at scale 38).
+/// (unscaled digits and scale): at most 38 significant digits, a scale from 0 to 38 (a
+/// positive exponent is written out as zeros; trailing fractional zeros that do not fit are
+/// dropped, they change no value). A zero keeps at most scale 38 (`0E-40` is 0 at scale 38).
 fn decimal_value(text: &str) -> PyResult<Value> {
     let text = text.trim();
     let bad = || PyTypeError::new_err(format!("{text} is not a number of at most 38 digits"));
@@ -130,37 +131,41 @@ fn decimal_value(text: &str) -> PyResult<Value> {
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
     let (mantissa, exponent) = match rest.split_once(['E', 'e']) {
-        Some((m, e)) => (m, e.parse::<i32>().map_err(|_| bad())?),
+        // an exponent beyond i64 is far beyond any DECIMAL
+        Some((m, e)) => (m, e.parse::<i64>().map_err(|_| bad())?),
         None => (rest, 0),
     };
     let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let mut digits: String = format!("{int_part}{frac_part}");
+    let digits: String = format!("{int_part}{frac_part}");
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         // NaN, Infinity, sNaN
         return Err(bad());
     }
-    let mut scale = i32::try_from(frac_part.len()).map_err(|_| bad())? - exponent;
-    if scale < 0 {
-        digits.extend(std::iter::repeat_n(
-            '0',
-            usize::try_from(-scale).map_err(|_| bad())?,
-        ));
-        scale = 0;
-    }
-    let significant = digits.trim_start_matches('0');
+    let frac_len = i64::try_from(frac_part.len()).map_err(|_| bad())?;
+    let mut scale = frac_len.checked_sub(exponent).ok_or_else(bad)?;
+    let mut significant = digits.trim_start_matches('0').to_string();
     if significant.is_empty() {
         return Ok(Value::Decimal(
             0,
-            i8::try_from(scale.min(38)).map_err(|_| bad())?,
+            i8::try_from(scale.clamp(0, 38)).map_err(|_| bad())?,
         ));
     }
-    if significant.len() > 38 || scale > 38 {
+    // fractional zeros after the last significant digit change nothing: dropped while the
+    // scale or the digits are beyond DECIMAL(38)
+    while (scale > 38 || significant.len() > 38) && scale > 0 && significant.ends_with('0') {
+        significant.pop();
+        scale -= 1;
+    }
+    // a negative scale is that many zeros more: refused before they are written out
+    let zeros = usize::try_from((-scale).max(0)).map_err(|_| bad())?;
+    if scale > 38 || significant.len().saturating_add(zeros) > 38 {
         return Err(bad());
     }
+    significant.extend(std::iter::repeat_n('0', zeros));
     let unscaled: i128 = significant.parse().map_err(|_| bad())?;
     Ok(Value::Decimal(
         if negative { -unscaled } else { unscaled },
-        i8::try_from(scale).map_err(|_| bad())?,
+        i8::try_from(scale.max(0)).map_err(|_| bad())?,
     ))
 }
 

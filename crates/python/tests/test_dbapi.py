@@ -98,7 +98,11 @@ def test_values_round_trip():
         cur.execute("SELECT x FROM dd ORDER BY x")
         assert [r[0] for r in cur.fetchall()] == [D("-0.0000001500"), D("0E-10"), D("12.5"),
                                                   D("1000")]
-        for bad in [D("NaN"), D("Infinity"), D("1E+40"), D("1E-39")]:
+        # trailing zeros past scale 38 change no value
+        cur.execute("SELECT ?", [D("1." + "0" * 45)])
+        assert cur.fetchone() == [D(1)]
+        for bad in [D("NaN"), D("Infinity"), D("1E+40"), D("1E-39"), D("1E-2147483648"),
+                    D("1.5E-2147483647"), D("1E+999999999"), D("-1E+999999999999999999")]:
             with pytest.raises(TypeError):
                 cur.execute("SELECT ?", [bad])
 
@@ -287,22 +291,25 @@ def test_executemany_batches_and_is_all_or_nothing():
         cur = con.cursor()
         cur.execute("CREATE TABLE b (id INTEGER, v VARCHAR(10), d DECIMAL(5,2))"
                     " UNIQUE PRIMARY INDEX (id)")
-        # more rows than one batched request holds, with NULLs and mixed kinds in a column
+        # more rows than one batched request holds (10,000), with NULLs and mixed kinds in a
+        # column
+        n = 25_000
         rows = [[i, None if i % 7 == 0 else f"v{i}",
-                 decimal.Decimal(i % 400) / 4 if i % 2 else i % 400] for i in range(2500)]
+                 decimal.Decimal(i % 400) / 4 if i % 2 else i % 400] for i in range(n)]
         cur.executemany("INSERT INTO b VALUES (?, ?, ?)", rows)
-        assert cur.rowcount == 2500
+        assert cur.rowcount == n
         cur.execute("SELECT COUNT(*), COUNT(v), SUM(d) FROM b")
         count, with_v, total = cur.fetchone()
-        assert (count, with_v) == (2500, 2500 - len(range(0, 2500, 7)))
+        assert (count, with_v) == (n, n - len(range(0, n, 7)))
         assert total == sum(decimal.Decimal(i % 400) / 4 if i % 2 else i % 400
-                            for i in range(2500))
-        # a duplicate key in the batch: the whole batch is undone (one transaction)
+                            for i in range(n))
+        # a duplicate key in the second batched request: the first request's rows are undone
+        # too (executemany is one transaction)
+        dup = [[100_000 + i, "x", 1] for i in range(12_000)] + [[100_000, "z", 3]]
         with pytest.raises(tdlite.OperationalError) as info:
-            cur.executemany("INSERT INTO b VALUES (?, ?, ?)",
-                            [[5000, "x", 1], [5001, "y", 2], [5000, "z", 3]])
+            cur.executemany("INSERT INTO b VALUES (?, ?, ?)", dup)
         assert info.value.code == 2801
-        cur.execute("SELECT COUNT(*) FROM b WHERE id >= 5000")
+        cur.execute("SELECT COUNT(*) FROM b WHERE id >= 100000")
         assert cur.fetchone() == [0]
         # not an INSERT of markers: one request per set
         cur.executemany("UPDATE b SET v = ? WHERE id = ?", [["u1", 1], ["u2", 2]])
@@ -488,3 +495,17 @@ def test_producer_and_consumers_in_threads_consume_each_row_exactly_once():
         assert got == sorted(got), f"a consumer saw rows out of order (seed {seed})"
     with db.connect() as check:
         assert check.cursor().execute("SELECT COUNT(*) FROM q").fetchone() == [0]
+
+
+def test_headings_of_session_values_and_casts():
+    """Teradata's headings, which tools read results by (dbt-teradata reads
+    `cast(current_timestamp(0) as timestamp(0))` as 'Current TimeStamp(0)')."""
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE h (a INTEGER)")
+        cur.execute("SELECT CAST(CURRENT_TIMESTAMP(0) AS TIMESTAMP(0)), CURRENT_TIMESTAMP, "
+                    "CURRENT_DATE, CURRENT_TIME, DATE, TIME, CAST(a AS CHAR(5)), h.a, a + 1 "
+                    "FROM h")
+        assert [d[0] for d in cur.description] == [
+            "Current TimeStamp(0)", "Current TimeStamp(6)", "Current Date", "Current Time(0)",
+            "Date", "Time", "a", "a", "a + 1"]

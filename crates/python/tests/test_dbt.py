@@ -3,6 +3,7 @@ dbt_project/ goes through `dbt seed`, `run`, `test`, `snapshot` (twice, with a c
 `run` again (incremental) and `docs generate`, and the tables hold what they should.
 .ci/python-tests installs dbt-core and dbt-teradata (without the real driver)."""
 
+import datetime
 import json
 import os
 import shutil
@@ -65,8 +66,9 @@ def rows(database, sql):
 def test_seed_run_test_snapshot_docs(project):
     root, database = project
     dbt(root, "seed")
-    assert rows(database, "SELECT id, name, amount FROM dbt_demo.people ORDER BY id") == [
-        [1, "ann", 10.5], [2, "bob", 20.0], [3, "cid", 7.25]]
+    assert rows(database, "SELECT id, name, amount, joined FROM dbt_demo.people ORDER BY id") == [
+        [1, "ann", 10.5, datetime.date(2024, 1, 2)], [2, "bob", 20.0, datetime.date(2024, 2, 3)],
+        [3, "cid", 7.25, datetime.date(2024, 3, 4)]]
 
     dbt(root, "run")
     assert rows(database, "SELECT id, name_up, double_amount FROM dbt_demo.people_table "

@@ -71,10 +71,16 @@ def test_shim_makes_teradatasql_tdlite():
             cur = a.cursor()
             cur.execute("CREATE TABLE t (i INTEGER)")
             cur.execute("INSERT INTO t VALUES (1)")
-            # ANSI mode: the default tmode applied (autocommit commits with COMMIT)
-            cur.execute("{fn teradata_nativesql}SELECT SESSION")
+            # the default tmode applied: an ANSI session
+            cur.execute("HELP SESSION")
+            names = [d[0] for d in cur.description]
+            assert cur.fetchone()[names.index("Transaction Semantics")] == "ANSI"
         with teradatasql.connect(host="whomooz", tmode="TERA") as b:
             assert b.cursor().execute("SELECT i FROM t").fetchall() == [[1]]
+            # its own parameter wins over the default
+            cur = b.cursor().execute("HELP SESSION")
+            names = [d[0] for d in cur.description]
+            assert cur.fetchone()[names.index("Transaction Semantics")] == "Teradata"
     finally:
         tdlite.uninstall_teradatasql()
     assert "teradatasql" not in sys.modules
@@ -96,6 +102,24 @@ def test_install_again_gives_a_fresh_database():
     tdlite.uninstall_teradatasql()
     with pytest.raises(tdlite.InterfaceError):
         teradatasql.connect()
+
+
+def test_uninstall_puts_back_a_module_that_was_there():
+    import types
+
+    other = types.ModuleType("teradatasql")
+    sys.modules["teradatasql"] = other
+    try:
+        tdlite.install_as_teradatasql()
+        import teradatasql
+        assert teradatasql is not other
+        tdlite.uninstall_teradatasql()
+        assert sys.modules["teradatasql"] is other
+    finally:
+        sys.modules.pop("teradatasql", None)
+    # sync is for a folder
+    with pytest.raises(tdlite.InterfaceError):
+        tdlite.install_as_teradatasql(sync="full")
 
 
 def test_pep249_type_objects_and_constructors():
@@ -124,3 +148,37 @@ def test_help_is_useful():
     assert "path" in tdlite.connect.__doc__
     assert tdlite.__doc__ and "install_as_teradatasql" in tdlite.__doc__
     assert tdlite.install_as_teradatasql.__doc__
+
+
+def test_the_readme_conftest_gives_each_test_a_fresh_teradata(tmp_path):
+    """The README's conftest.py, run by pytest in a subprocess: test modules that import
+    teradatasql (and teradatasqlalchemy) at the top, two tests that each start empty."""
+    import pathlib
+    import subprocess
+
+    readme = (pathlib.Path(__file__).parents[3] / "README.md").read_text()
+    conftest = next(b.split("```", 1)[0] for b in readme.split("```python\n")[1:]
+                    if b.startswith("# conftest.py"))
+    (tmp_path / "conftest.py").write_text(conftest)
+    (tmp_path / "test_app.py").write_text('''
+import teradatasql
+import teradatasqlalchemy  # imports teradatasql as it loads
+import sqlalchemy as sa
+
+def test_one():
+    with teradatasql.connect(host="td", user="u", password="p") as con:
+        con.cursor().execute("CREATE TABLE t (i INTEGER)")
+        con.cursor().execute("INSERT INTO t VALUES (1)")
+    engine = sa.create_engine("teradatasql://u:p@td")
+    with engine.connect() as c:
+        assert c.execute(sa.text("SELECT i FROM t")).scalar() == 1
+
+def test_two_starts_empty():
+    with teradatasql.connect(host="td") as con:
+        con.cursor().execute("CREATE TABLE t (i INTEGER)")
+        assert con.cursor().execute("SELECT COUNT(*) FROM t").fetchone() == [0]
+''')
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "2 passed" in run.stdout

@@ -19,8 +19,9 @@ _NAME = "teradatasql"
 # The one module object that stands for teradatasql: a tool that imported it keeps this very
 # object, so a later install (a fresh database for the next test) must reach it too.
 _shim = None
-# What its connect uses: the Database and the default parameters of the latest install.
-_target = {"database": None, "defaults": {}}
+# What its connect uses: the Database and the default parameters of the latest install, and
+# the module `teradatasql` was before the first install (restored by uninstall).
+_target = {"database": None, "defaults": {}, "before": None}
 
 
 def _connect(json=None, **params):
@@ -33,12 +34,13 @@ def _connect(json=None, **params):
     return database.connect(json, **merged)
 
 
-def install_as_teradatasql(path=None, **defaults):
+def install_as_teradatasql(path=None, sync=None, **defaults):
     """Makes ``import teradatasql`` give tdlite, until ``uninstall_teradatasql()``.
 
     Every ``teradatasql.connect(...)`` after it opens a session on one ``tdlite.Database``: in
     memory without ``path`` (a fresh one at each call of this function), else the database
-    folder ``path``. ``defaults`` are connection parameters given to every ``connect`` (its own
+    folder ``path`` (opened with ``sync``: ``full``, the default, ``normal`` or ``off``).
+    ``defaults`` are connection parameters given to every ``connect`` (its own
     parameters win), for example ``tmode="ANSI"``. teradatasql's logon parameters (host, user,
     password, …) are accepted and ignored. Returns the ``tdlite.Database``.
 
@@ -49,7 +51,10 @@ def install_as_teradatasql(path=None, **defaults):
         import tdlite; tdlite.install_as_teradatasql()
     """
     global _shim
-    database = _native.Database(path)
+    database = _native.Database(path, sync)
+    current = sys.modules.get(_NAME)
+    if current is not None and not getattr(current, "__tdlite__", False):
+        _target["before"] = current
     if _shim is None:
         import tdlite
 
@@ -67,10 +72,16 @@ def install_as_teradatasql(path=None, **defaults):
 
 
 def uninstall_teradatasql():
-    """Removes the shim from ``sys.modules``; its connect then refuses (InterfaceError), also
-    for modules that imported it."""
+    """Removes the shim from ``sys.modules`` (putting back a ``teradatasql`` that was there
+    before the install); the shim's connect then refuses (InterfaceError), also for modules
+    that imported it."""
     module = sys.modules.get(_NAME)
     if module is not None and getattr(module, "__tdlite__", False):
         del sys.modules[_NAME]
+        if _target["before"] is not None:
+            sys.modules[_NAME] = _target["before"]
+    if _shim is not None:
+        _shim.database = None
     _target["database"] = None
     _target["defaults"] = {}
+    _target["before"] = None
