@@ -10,7 +10,12 @@ from dbt.tests.adapter.basic.test_base import BaseSimpleMaterializations
 from dbt.tests.adapter.basic.test_empty import BaseEmpty
 from dbt.tests.adapter.basic.test_ephemeral import BaseEphemeral
 from dbt.tests.adapter.basic.test_generic_tests import BaseGenericTests
-from dbt.tests.adapter.basic.test_incremental import BaseIncremental
+import pytest
+from dbt.tests.adapter.basic import files
+from dbt.tests.adapter.basic.test_incremental import (
+    BaseIncremental,
+    BaseIncrementalNotSchemaChange,
+)
 from dbt.tests.adapter.basic.test_singular_tests import BaseSingularTests
 from dbt.tests.adapter.basic.test_singular_tests_ephemeral import BaseSingularTestsEphemeral
 from dbt.tests.adapter.basic.test_snapshot_check_cols import BaseSnapshotCheckCols
@@ -64,4 +69,33 @@ class TestTableMaterialization(BaseTableMaterialization):
 
 
 class TestValidateConnection(BaseValidateConnection):
+    pass
+
+
+def incremental_with(strategy):
+    """The suite's incremental model under another of dbt-teradata's strategies."""
+    config = (
+        "{{ config(materialized='incremental', incremental_strategy='%s', unique_key='id') }}\n"
+        % strategy
+    )
+    return {"incremental.sql": config + files.model_incremental, "schema.yml": files.schema_base_yml}
+
+
+class TestIncrementalDeleteInsert(BaseIncremental):
+    """delete+insert: `DELETE … WHERE (id) IN (SELECT …)` then INSERT … SELECT."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return incremental_with("delete+insert")
+
+
+class TestIncrementalMerge(BaseIncremental):
+    """merge: MERGE INTO … USING … WHEN MATCHED THEN UPDATE … WHEN NOT MATCHED THEN INSERT."""
+
+    @pytest.fixture(scope="class")
+    def models(self):
+        return incremental_with("merge")
+
+
+class TestIncrementalNotSchemaChange(BaseIncrementalNotSchemaChange):
     pass
