@@ -443,41 +443,18 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
     }
 }
 
-/// Parses a SQL type name such as `DECIMAL(10,2)` or `VARCHAR(20)` (Display of sqlparser's
-/// `DataType`, or Teradata's own names) into a storage type.
+/// The storage type of a type as written in a CAST or a typed literal (`DECIMAL(10,2)`,
+/// `VARCHAR(20)`, sqlparser's `Display` of its `DataType`): read by the parser's one type
+/// grammar, the one CREATE TABLE reads column types with, and mapped as CREATE TABLE maps
+/// them (`ddl::storage_type`), so a type means the same everywhere.
+///
+/// # Errors
+/// 9910 for a type name tdlite does not know; the grammar's 3706 for a malformed one.
 pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
-    let t = text.trim().to_ascii_uppercase();
-    let (name, args) = match t.split_once('(') {
-        Some((n, rest)) => (n.trim().to_string(), rest.trim_end_matches(')').to_string()),
-        None => (t.clone(), String::new()),
-    };
-    let nums: Vec<u32> = args
-        .split(',')
-        .filter_map(|a| a.trim().parse().ok())
-        .collect();
-    let first = |d: u32| nums.first().copied().unwrap_or(d);
-    let base = name.split_whitespace().next().unwrap_or("").to_string();
-    Ok(match base.as_str() {
-        "BYTEINT" | "TINYINT" => SqlType::ByteInt,
-        "SMALLINT" => SqlType::SmallInt,
-        "INT" | "INTEGER" => SqlType::Integer,
-        "BIGINT" => SqlType::BigInt,
-        "DECIMAL" | "DEC" | "NUMERIC" | "NUMBER" => {
-            let p = first(if base == "NUMBER" { 38 } else { 5 }).clamp(1, 38);
-            let s = nums.get(1).copied().unwrap_or(0).min(p);
-            SqlType::Decimal(p as u8, s as i8)
-        }
-        "FLOAT" | "REAL" | "DOUBLE" => SqlType::Float,
-        "CHAR" | "CHARACTER" if name.contains("VARYING") => SqlType::VarChar(first(64000)),
-        "CHAR" | "CHARACTER" => SqlType::Char(first(1)),
-        "VARCHAR" => SqlType::VarChar(first(64000)),
-        "DATE" => SqlType::Date,
-        "TIME" => SqlType::Time(first(6).min(6) as u8),
-        "TIMESTAMP" => SqlType::Timestamp(first(6).min(6) as u8),
-        "BYTE" => SqlType::Byte(first(1)),
-        "VARBYTE" => SqlType::VarByte(first(64000)),
-        _ => return Err(Error::Unsupported(format!("the data type {text}"))),
-    })
+    match tdlite_parser::parse_data_type(text)? {
+        Some(t) => crate::ddl::storage_type(&t),
+        None => Err(Error::Unsupported(format!("the data type {text}"))),
+    }
 }
 
 fn typed_string(ty: SqlType, s: &str) -> Result<ArrayRef> {

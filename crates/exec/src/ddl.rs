@@ -22,7 +22,9 @@ use tdlite_storage::catalog::{
 use tdlite_storage::table::Table;
 use tdlite_storage::types::{value_at, SqlType, Value};
 
-fn storage_type(t: &PType) -> Result<SqlType> {
+/// The storage type of a parsed type: the one mapping from tdlite's type syntax to
+/// [`SqlType`] (CREATE TABLE columns, CAST, typed literals).
+pub(crate) fn storage_type(t: &PType) -> Result<SqlType> {
     Ok(match *t {
         PType::ByteInt => SqlType::ByteInt,
         PType::SmallInt => SqlType::SmallInt,

@@ -224,6 +224,56 @@ fn small(n: u32, max: u32, what: &str, cur: &Cursor) -> Result<u8, ParseError> {
     Ok(n as u8)
 }
 
+/// The type names [`parse_type`] knows (the first word of each).
+const TYPE_WORDS: [&str; 26] = [
+    "BYTEINT",
+    "SMALLINT",
+    "INTEGER",
+    "INT",
+    "BIGINT",
+    "DECIMAL",
+    "DEC",
+    "NUMERIC",
+    "NUMBER",
+    "FLOAT",
+    "REAL",
+    "DOUBLE",
+    "CHAR",
+    "CHARACTER",
+    "VARCHAR",
+    "LONG",
+    "TEXT",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "BYTE",
+    "VARBYTE",
+    "BLOB",
+    "CLOB",
+    "JSON",
+    "XML",
+];
+
+/// A data type written alone (`DECIMAL(9,2)`, `CHARACTER VARYING(10)`, `LONG VARCHAR`), read
+/// by the grammar CREATE TABLE reads column types with: the one type syntax of tdlite (CAST
+/// and typed literals use it too). `Ok(None)` when the first word names no type tdlite knows.
+///
+/// # Errors
+/// A syntax error in a type tdlite knows (`DECIMAL(50)`, `VARCHAR` without a length).
+pub fn parse_data_type(text: &str) -> Result<Option<DataType>, ParseError> {
+    let toks = crate::parser::significant_tokens(text)?;
+    let mut cur = Cursor::new(toks, crate::parser::end_location(text));
+    let known = cur
+        .word_at(0)
+        .is_some_and(|w| TYPE_WORDS.contains(&w.as_str()));
+    if !known {
+        return Ok(None);
+    }
+    let t = parse_type(&mut cur)?;
+    cur.expect_end()?;
+    Ok(Some(t))
+}
+
 fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
     let at = cur.loc();
     let Some(word) = cur.word_at(0) else {

@@ -28,6 +28,7 @@ pub mod statement;
 mod statistics;
 mod using;
 
+pub use create_table::parse_data_type;
 pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{
     object_name_string, parameter_count, parse_expression, parse_request, parse_statement_text,

@@ -160,7 +160,7 @@ fn check_request_rules(statements: &[Spanned]) -> Result<(), ParseError> {
     Ok(())
 }
 
-fn end_location(sql: &str) -> Location {
+pub(crate) fn end_location(sql: &str) -> Location {
     let line = sql.lines().count().max(1) as u64;
     let last = sql.lines().last().unwrap_or("");
     let column = if sql.ends_with('\n') {
@@ -782,6 +782,25 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
                     at(Token::RParen),
                 ],
             );
+        } else if unquoted_upper(&toks[i].token).as_deref() == Some("LONG")
+            && toks
+                .get(i + 1)
+                .and_then(|t| unquoted_upper(&t.token))
+                .as_deref()
+                == Some("VARCHAR")
+        {
+            // `LONG VARCHAR` (CAST, CREATE … AS): sqlparser's `VARCHAR(64000)`, what it is
+            let span = toks[i].span;
+            let at = |token| TokenWithSpan { token, span };
+            toks.splice(
+                i..i + 2,
+                [
+                    at(Token::make_keyword("VARCHAR")),
+                    at(Token::LParen),
+                    at(Token::Number("64000".into(), false)),
+                    at(Token::RParen),
+                ],
+            );
         } else if unquoted_upper(&toks[i].token).as_deref() == Some("SAMPLE")
             && matches!(toks.get(i + 1).map(|t| &t.token), Some(Token::Number(..)))
             && toks.get(i + 2).map(|t| &t.token) == Some(&Token::Comma)
@@ -976,21 +995,26 @@ pub fn parse_statement_text(sql: &str) -> Result<Spanned, ParseError> {
 /// # Errors
 /// 3706 if the text is not one expression.
 pub fn parse_expression(sql: &str) -> Result<ast::Expr, ParseError> {
+    let toks = significant_tokens(sql)?;
+    let mut cur = Cursor::new(toks, end_location(sql));
+    rewrite_tokens(&mut cur.toks);
+    let e = cur.with_sqlparser(|p| p.parse_expr())?;
+    cur.expect_end()?;
+    Ok(e)
+}
+
+/// `sql`'s tokens without whitespace and the end marker.
+pub(crate) fn significant_tokens(sql: &str) -> Result<Vec<TokenWithSpan>, ParseError> {
     let tokens = Tokenizer::new(&TeradataDialect, sql)
         .tokenize_with_location()
         .map_err(|e| {
             let at = Location::from_sql(e.location);
             ParseError::syntax(e.message, at).in_statement(statement_number_at(sql, at))
         })?;
-    let toks: Vec<TokenWithSpan> = tokens
+    Ok(tokens
         .into_iter()
         .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
-        .collect();
-    let mut cur = Cursor::new(toks, end_location(sql));
-    rewrite_tokens(&mut cur.toks);
-    let e = cur.with_sqlparser(|p| p.parse_expr())?;
-    cur.expect_end()?;
-    Ok(e)
+        .collect())
 }
 
 /// The object name of a sqlparser statement target, for callers that need one.
