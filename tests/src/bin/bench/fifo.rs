@@ -2,13 +2,16 @@
 //! per consume; per-consume latency p50/p99 and consumes per second. In memory (tdlite
 //! in-memory database vs SQLite `:memory:`), and on disk: tdlite's full sync vs SQLite WAL with
 //! synchronous=FULL (every commit synced) and =NORMAL (a commit is written, not synced), and
-//! tdlite's normal sync (also written, not synced) vs synchronous=NORMAL. `depth`: the cost of one consume with 10k, 100k and 1M
-//! rows waiting.
+//! tdlite's normal sync (also written, not synced) vs synchronous=NORMAL. In memory also with
+//! the whole row taken (`qits, id, payload`, every value read out of the result on both
+//! sides). `depth`: the cost of one consume with 10k, 100k and 1M rows waiting.
 
 use crate::common::{
     alternate, check_exactly_once, now_us, percentile, remove_sqlite, sqlite, sqlite_fill,
     sqlite_path, timed, TdQueue, PAYLOAD, SQLITE_POP, SQLITE_QUEUE,
 };
+use arrow::array::AsArray;
+use arrow::datatypes::{Int64Type, TimestampMicrosecondType};
 use rusqlite::Connection;
 use std::time::Instant;
 use tdlite::{Database, Options, SyncMode};
@@ -20,6 +23,18 @@ struct Fifo {
     consume_per_s: f64,
     p50_us: f64,
     p99_us: f64,
+}
+
+impl Fifo {
+    /// The figures of `n` rows enqueued in `fill` and drained at (rate, p50, p99).
+    fn of(n: i64, fill: std::time::Duration, (rate, p50, p99): (f64, f64, f64)) -> Fifo {
+        Fifo {
+            enqueue_per_s: n as f64 / fill.as_secs_f64(),
+            consume_per_s: rate,
+            p50_us: p50,
+            p99_us: p99,
+        }
+    }
 }
 
 /// Consumes `n` rows with `pop`, timing each; checks each id came exactly once.
@@ -47,12 +62,53 @@ fn tdlite_fifo(db: &Database, n: i64) -> Fifo {
     let mut s = db.session();
     let (_, fill) = timed(|| q.fill(&mut s, 0..n, 1_000));
     let (rate, p50, p99) = drain(n, "tdlite", || q.pop(&mut s));
-    Fifo {
-        enqueue_per_s: n as f64 / fill.as_secs_f64(),
-        consume_per_s: rate,
-        p50_us: p50,
-        p99_us: p99,
-    }
+    Fifo::of(n, fill, (rate, p50, p99))
+}
+
+/// tdlite's fifo taking the whole row (`SEL AND CONSUME TOP 1 qits, id, payload`) and reading
+/// every value out of the result, as a consumer that processes the message does.
+fn tdlite_fifo_whole_row(db: &Database, n: i64) -> Fifo {
+    let q = TdQueue::new(db);
+    let mut s = db.session();
+    let consume = s
+        .prepare("SEL AND CONSUME TOP 1 qits, id, payload FROM q")
+        .unwrap();
+    let (_, fill) = timed(|| q.fill(&mut s, 0..n, 1_000));
+    let (rate, p50, p99) = drain(n, "tdlite", || {
+        let r = s.execute_prepared(&consume, &[]).ok()?;
+        let rows = r.first()?.rows.as_ref()?;
+        let b = rows.batches.iter().find(|b| b.num_rows() > 0)?;
+        let qits = b
+            .column(0)
+            .as_primitive_opt::<TimestampMicrosecondType>()?
+            .value(0);
+        let id = b.column(1).as_primitive_opt::<Int64Type>()?.value(0);
+        let payload = b.column(2).as_string_opt::<i32>()?.value(0);
+        (qits > 0 && payload.len() == PAYLOAD.len()).then_some(id)
+    });
+    Fifo::of(n, fill, (rate, p50, p99))
+}
+
+/// SQLite's fifo returning the whole row (`RETURNING qits, id, payload`), every value read.
+fn sqlite_fifo_whole_row(c: &Connection, n: i64) -> Fifo {
+    let (_, fill) = timed(|| sqlite_fill(c, 0..n, 1_000));
+    let mut pop = c
+        .prepare(
+            "DELETE FROM q WHERE seq = (SELECT seq FROM q ORDER BY qits, seq LIMIT 1) \
+             RETURNING qits, id, payload",
+        )
+        .unwrap();
+    let (rate, p50, p99) = drain(n, "SQLite", || {
+        pop.query_row([], |r| {
+            let qits: i64 = r.get(0)?;
+            let id: i64 = r.get(1)?;
+            let payload: String = r.get(2)?;
+            Ok((qits > 0 && payload.len() == PAYLOAD.len()).then_some(id))
+        })
+        .ok()
+        .flatten()
+    });
+    Fifo::of(n, fill, (rate, p50, p99))
 }
 
 fn sqlite_fifo(c: &Connection, n: i64) -> Fifo {
@@ -61,12 +117,7 @@ fn sqlite_fifo(c: &Connection, n: i64) -> Fifo {
     let (rate, p50, p99) = drain(n, "SQLite", || {
         pop.query_row([], |r| r.get::<_, i64>(0)).ok()
     });
-    Fifo {
-        enqueue_per_s: n as f64 / fill.as_secs_f64(),
-        consume_per_s: rate,
-        p50_us: p50,
-        p99_us: p99,
-    }
+    Fifo::of(n, fill, (rate, p50, p99))
 }
 
 fn print(label: &str, td: Fifo, lite: Fifo) {
@@ -118,6 +169,16 @@ pub fn run(n: i64, disk_rows: i64, rounds: u32) {
         || sqlite_fifo(&memory_sqlite(), n),
     );
     print(&format!("memory, {n} rows"), td, lite);
+    let (td, lite) = best(
+        rounds,
+        || tdlite_fifo_whole_row(&Database::new(), n),
+        || sqlite_fifo_whole_row(&memory_sqlite(), n),
+    );
+    print(
+        &format!("memory, {n} rows, the whole row taken (qits, id, payload)"),
+        td,
+        lite,
+    );
     let dir = std::env::temp_dir().join(format!("tdlite-bench-fifo-{}", std::process::id()));
     for (sync, mode, label) in [
         ("FULL", SyncMode::Full, "full sync vs SQLite WAL FULL"),
