@@ -1043,6 +1043,38 @@ impl Exec<'_> {
         })
     }
 
+    /// `CONCAT(a, b, …)`: bound as `a || b || …` (NULL if any argument is NULL). Apart from
+    /// `bind_function`, whose frame is on every nested call's recursion path.
+    #[inline(never)]
+    fn bind_concat(
+        &mut self,
+        f: &ast::Function,
+        scope: &Scope,
+        grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        let exprs: Vec<ast::Expr> = Self::function_args(f)?
+            .0
+            .iter()
+            .map(|a| match a {
+                ast::FunctionArgExpr::Expr(e) => Ok(e.clone()),
+                other => Err(Error::TypeMismatch(format!("CONCAT of {other}"))),
+            })
+            .collect::<Result<_>>()?;
+        let mut it = exprs.into_iter();
+        let (Some(first), Some(second)) = (it.next(), it.next()) else {
+            return Err(Error::TypeMismatch(
+                "CONCAT takes two or more arguments".into(),
+            ));
+        };
+        let concat = |left, right| ast::Expr::BinaryOp {
+            left: Box::new(left),
+            op: ast::BinaryOperator::StringConcat,
+            right: Box::new(right),
+        };
+        let chain = it.fold(concat(first, second), concat);
+        self.bind_expr(&chain, scope, grouping)
+    }
+
     fn function_args(f: &ast::Function) -> Result<(Vec<&ast::FunctionArgExpr>, bool)> {
         match &f.args {
             ast::FunctionArguments::None => Ok((vec![], false)),
@@ -1119,34 +1151,7 @@ impl Exec<'_> {
             return self.bind_to_char(&name, f, scope, grouping);
         }
         if name == "CONCAT" {
-            // CONCAT(a, b, …) is a || b || …: NULL if any argument is NULL
-            let args = Self::function_args(f)?.0;
-            let exprs: Vec<ast::Expr> = args
-                .iter()
-                .map(|a| match a {
-                    ast::FunctionArgExpr::Expr(e) => Ok(e.clone()),
-                    other => Err(Error::TypeMismatch(format!("CONCAT of {other}"))),
-                })
-                .collect::<Result<_>>()?;
-            let mut it = exprs.into_iter();
-            let (Some(first), Some(second)) = (it.next(), it.next()) else {
-                return Err(Error::TypeMismatch(
-                    "CONCAT takes two or more arguments".into(),
-                ));
-            };
-            let chain = it.fold(
-                ast::Expr::BinaryOp {
-                    left: Box::new(first),
-                    op: ast::BinaryOperator::StringConcat,
-                    right: Box::new(second),
-                },
-                |acc, e| ast::Expr::BinaryOp {
-                    left: Box::new(acc),
-                    op: ast::BinaryOperator::StringConcat,
-                    right: Box::new(e),
-                },
-            );
-            return self.bind_expr(&chain, scope, grouping);
+            return self.bind_concat(f, scope, grouping);
         }
         if name == "GETQUERYBAND" || name == "SYSLIB.GETQUERYBAND" {
             if !Self::function_args(f)?.0.is_empty() {

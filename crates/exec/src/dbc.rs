@@ -98,6 +98,11 @@ enum Cell {
     Null,
 }
 
+/// `n` NULL cells.
+fn nulls(n: usize) -> impl Iterator<Item = Cell> {
+    (0..n).map(|_| Cell::Null)
+}
+
 fn text(s: impl Into<String>) -> Cell {
     Cell::Text(s.into())
 }
@@ -241,7 +246,7 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
         };
         let unnamed_checks = !s.checks.is_empty();
         let n = |v: i32| if is_table { Cell::Int(v) } else { Cell::Null };
-        b.row(vec![
+        let mut row = vec![
             text(db),
             text(name),
             Cell::Int(1),
@@ -289,15 +294,10 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
             Cell::Null,
             Cell::Null,
             text("N"),
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
+        ];
+        // BlockSize … RowSizeFormat: nothing tdlite keeps
+        row.extend(nulls(9));
+        row.extend([
             if is_table {
                 text("TD_MAP1")
             } else {
@@ -306,6 +306,7 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
             Cell::Null,
             text("N"),
         ]);
+        b.row(row);
     }
     b.finish()
 }
@@ -452,7 +453,7 @@ fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
                         .is_some_and(|n| n.eq_ignore_ascii_case(&c.name))
                 })
                 .count();
-            b.row(vec![
+            let mut row = vec![
                 text(db.clone()),
                 text(name.clone()),
                 text(c.name.clone()),
@@ -483,28 +484,13 @@ fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
                 } else {
                     Cell::Null
                 },
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                text("N"),
-                Cell::Int(0),
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-            ]);
+            ];
+            // IdColType … ArrayColElementUdtName: no identity, access counts or arrays
+            row.extend(nulls(12));
+            row.extend([text("N"), Cell::Int(0)]);
+            // ColumnPartitionFormat … TSColumnType
+            row.extend(nulls(7));
+            b.row(row);
         }
     }
     b.finish()
@@ -621,7 +607,7 @@ fn space(catalog: &Catalog, registry: &Registry, user: &str, kind: Space) -> Res
     let mut row = |db: String, table: Option<String>| {
         let mut cells = vec![Cell::Int(0), text(db), Cell::Null];
         cells.extend(table.map(text));
-        cells.extend((0..figures).map(|_| Cell::Null));
+        cells.extend(nulls(figures));
         b.row(cells);
     };
     if kind != Space::Tables {
@@ -890,7 +876,7 @@ pub(crate) fn help_column(table: &TableSchema, cols: &[&Column]) -> Result<Rows>
             text(c.name.clone()),
             text(c.name.clone()),
         ];
-        row.extend((0..4).map(|_| Cell::Null));
+        row.extend(nulls(4));
         b.row(row);
     }
     b.finish()

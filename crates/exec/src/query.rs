@@ -213,6 +213,12 @@ impl Exec<'_> {
     pub(crate) fn must_get_object(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
         let n = self.table_name(name);
         let catalog = &self.shared.storage.catalog;
+        // the common case first: no volatile table anywhere, the name as resolved is there
+        if !catalog.has_volatile() {
+            if let Some(t) = catalog.get_table(&n) {
+                return Ok(t);
+            }
+        }
         let written = tdlite_parser::object_name_string(name);
         let permanent = catalog.get_table(&n).or_else(|| {
             // unqualified: also among the tables made without a database; qualified by
@@ -777,18 +783,6 @@ fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
 /// its operand's (dbt-teradata reads `cast(current_timestamp(0) as timestamp(0))` as
 /// `Current TimeStamp(0)`), anything else as written.
 fn expression_heading(e: &ast::Expr) -> String {
-    let precision = |args: &ast::FunctionArguments, default: u8| match args {
-        ast::FunctionArguments::List(l) => match l.args.as_slice() {
-            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
-                match &v.value {
-                    ast::Value::Number(n, _) => n.clone(),
-                    other => other.to_string(),
-                }
-            }
-            _ => default.to_string(),
-        },
-        _ => default.to_string(),
-    };
     match e {
         ast::Expr::Cast { expr, .. } if !tdlite_parser::phrase::is_format_phrase(e) => {
             match &**expr {
@@ -804,8 +798,12 @@ fn expression_heading(e: &ast::Expr) -> String {
                 .to_ascii_uppercase()
                 .as_str()
             {
-                "CURRENT_TIMESTAMP" => format!("Current TimeStamp({})", precision(&f.args, 6)),
-                "CURRENT_TIME" => format!("Current Time({})", precision(&f.args, 0)),
+                "CURRENT_TIMESTAMP" => {
+                    format!("Current TimeStamp({})", precision_arg(&f.args).unwrap_or(6))
+                }
+                "CURRENT_TIME" => {
+                    format!("Current Time({})", precision_arg(&f.args).unwrap_or(0))
+                }
                 "CURRENT_DATE" => "Current Date".to_string(),
                 _ => e.to_string(),
             }
@@ -824,16 +822,9 @@ fn expression_heading(e: &ast::Expr) -> String {
     }
 }
 
-/// True for the types whose values have fractional seconds.
-fn is_time(t: &DataType) -> bool {
-    matches!(t, DataType::Time64(_) | DataType::Timestamp(..))
-}
-
-/// The fractional digits of a TIME or TIMESTAMP select item, where its type says: a column (as
-/// declared), a CAST to TIME(n)/TIMESTAMP(n), CURRENT_TIME[(n)] (0 unless given) and
-/// CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with six.
-fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
-    let number = |args: &ast::FunctionArguments| match args {
+/// The precision written as the one argument of `CURRENT_TIME(n)` / `CURRENT_TIMESTAMP(n)`.
+fn precision_arg(args: &ast::FunctionArguments) -> Option<u8> {
+    match args {
         ast::FunctionArguments::List(l) => match l.args.as_slice() {
             [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
                 match &v.value {
@@ -844,7 +835,18 @@ fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
             _ => None,
         },
         _ => None,
-    };
+    }
+}
+
+/// True for the types whose values have fractional seconds.
+fn is_time(t: &DataType) -> bool {
+    matches!(t, DataType::Time64(_) | DataType::Timestamp(..))
+}
+
+/// The fractional digits of a TIME or TIMESTAMP select item, where its type says: a column (as
+/// declared), a CAST to TIME(n)/TIMESTAMP(n), CURRENT_TIME[(n)] (0 unless given) and
+/// CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with six.
+fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
     match e {
         ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
             let (qualifier, name) = match e {
@@ -876,8 +878,8 @@ fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
                 .to_ascii_uppercase()
                 .as_str()
             {
-                "CURRENT_TIME" => Some(number(&f.args).unwrap_or(0)),
-                "CURRENT_TIMESTAMP" => Some(number(&f.args).unwrap_or(6)),
+                "CURRENT_TIME" => Some(precision_arg(&f.args).unwrap_or(0)),
+                "CURRENT_TIMESTAMP" => Some(precision_arg(&f.args).unwrap_or(6)),
                 _ => None,
             }
         }

@@ -225,7 +225,7 @@ fn small(n: u32, max: u32, what: &str, cur: &Cursor) -> Result<u8, ParseError> {
 }
 
 /// The type names [`parse_type`] knows (the first word of each).
-const TYPE_WORDS: [&str; 26] = [
+pub(crate) const TYPE_WORDS: [&str; 26] = [
     "BYTEINT",
     "SMALLINT",
     "INTEGER",

@@ -49,29 +49,13 @@ pub const CASESPECIFIC: &str = "CASESPECIFIC";
 /// The collation name `(NOT CASESPECIFIC)` and `(NOT CS)` parse to.
 pub const NOT_CASESPECIFIC: &str = "NOT_CASESPECIFIC";
 
-/// Words that name a data type a conversion phrase may start with.
-const TYPE_WORDS: &[&str] = &[
-    "BYTEINT",
-    "SMALLINT",
-    "INTEGER",
-    "INT",
-    "BIGINT",
-    "DECIMAL",
-    "DEC",
-    "NUMERIC",
-    "NUMBER",
-    "FLOAT",
-    "REAL",
-    "DOUBLE",
-    "DATE",
-    "TIME",
-    "TIMESTAMP",
-    "CHAR",
-    "CHARACTER",
-    "VARCHAR",
-    "BYTE",
-    "VARBYTE",
-];
+/// Whether `word` names a data type a conversion phrase may start with: the type words of
+/// CREATE TABLE's grammar but the large types and the two-word or extension spellings
+/// (`LONG VARCHAR`, `TEXT`), which a phrase does not take.
+fn is_phrase_type_word(word: &str) -> bool {
+    crate::create_table::TYPE_WORDS.contains(&word)
+        && !matches!(word, "LONG" | "TEXT" | "BLOB" | "CLOB" | "JSON" | "XML")
+}
 
 /// Words after which `(` opens a list, a subquery or arguments, never a phrase.
 const NOT_OPERANDS: &[&str] = &[
@@ -170,7 +154,7 @@ fn attribute_kind(item: &[TokenWithSpan]) -> Option<Kind> {
         }
         "DOUBLE" => (item.len() == 2 && upper(&item[1].token).as_deref() == Some("PRECISION"))
             .then_some(Kind::Type),
-        t if TYPE_WORDS.contains(&t) => {
+        t if is_phrase_type_word(t) => {
             // the type word, then at most one parenthesised list of numbers
             let rest = &item[1..];
             let ok = rest.is_empty()
