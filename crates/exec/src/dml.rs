@@ -757,30 +757,19 @@ impl Exec<'_> {
         list: &ConsumeList,
         wait_for_lock: bool,
     ) -> Result<Option<Rows>> {
-        let columns = list.columns.as_deref();
-        let Some((_, values)) = self.txn.consume(table, wait_for_lock, columns)? else {
+        let Some(row) = self.txn.take(table, wait_for_lock)? else {
             return Ok(None);
         };
-        // a list of columns (the usual consume): arrays for those columns only
-        let direct: Option<Vec<ArrayRef>> = columns.and_then(|cols| {
-            cols.iter()
-                .map(|&i| {
-                    let c = table.schema.columns.get(i)?;
-                    Some(values_to_array(c.ty, values.get(i).into_iter()))
-                })
-                .collect()
-        });
-        let arrays = match direct {
-            Some(arrays) => arrays,
-            None => {
+        let arrays = match list.columns.as_deref() {
+            // a list of columns (the usual consume): those columns only, sliced out of the
+            // row's segment where it is sealed
+            Some(cols) if cols.iter().all(|&c| c < table.schema.columns.len()) => {
+                table.row_arrays(row, cols)
+            }
+            _ => {
                 // expressions: evaluate them over the whole row
-                let cols = table
-                    .schema
-                    .columns
-                    .iter()
-                    .zip(&values)
-                    .map(|(c, v)| values_to_array(c.ty, std::iter::once(v)))
-                    .collect();
+                let all: Vec<usize> = (0..table.schema.columns.len()).collect();
+                let cols = table.row_arrays(row, &all);
                 let row = RecordBatch::try_new(table.schema.arrow.clone(), cols)?;
                 list.items
                     .iter()

@@ -41,6 +41,7 @@ pub mod mvcc;
 pub mod queue;
 pub mod recovery;
 pub mod sim;
+mod stamps;
 pub mod table;
 pub mod transaction;
 pub mod types;

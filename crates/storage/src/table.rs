@@ -5,7 +5,7 @@
 //! ```text
 //!   RowId:  0 ............ SEG-1 | SEG ........ 2·SEG-1 | 2·SEG ... (tail)
 //!           segment 0 (RecordBatch) segment 1 (RecordBatch)  Vec<Vec<Value>>, sealed when full
-//!   xmin[], xmax[], seq[]  one entry per RowId, beside the batches
+//!   stamps (xmin, xmax; crate::stamps), seq[]  one entry per RowId, beside the batches
 //! ```
 //!
 //! Invariants: a RowId never moves or changes its values (updates are delete + insert); the
@@ -17,6 +17,7 @@ use crate::error::StorageError;
 use crate::index::{indexable, IndexEntry, OrderedIndex};
 use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
 use crate::queue::{QueueIndex, QueueKey};
+use crate::stamps::{StampChunk, Stamps};
 use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
 use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, UInt64Array};
 use arrow::compute::filter_record_batch;
@@ -55,9 +56,10 @@ pub struct Table {
 /// The mutable part of a table, behind one lock held for short, bounded steps.
 pub struct TableData {
     segments: Vec<RecordBatch>,
-    tail: Vec<Vec<Value>>,
-    pub(crate) xmin: Vec<TxnId>,
-    pub(crate) xmax: Vec<TxnId>,
+    /// The rows after the last segment, each behind an `Arc` so a reader can take the tail
+    /// away under the mutex with a reference count per row instead of a copy.
+    tail: Vec<Arc<Vec<Value>>>,
+    pub(crate) stamps: Stamps,
     pub(crate) seq: Vec<u64>,
     pub(crate) queue: QueueIndex,
     unique: Vec<HashMap<RowKey, Vec<RowId>>>,
@@ -73,8 +75,7 @@ impl TableData {
         TableData {
             segments: Vec::new(),
             tail: Vec::new(),
-            xmin: Vec::new(),
-            xmax: Vec::new(),
+            stamps: Stamps::default(),
             seq: Vec::new(),
             queue: QueueIndex::default(),
             unique: schema.unique_keys().map(|_| HashMap::new()).collect(),
@@ -140,16 +141,24 @@ impl Table {
     }
 
     /// Rows visible to `snapshot`, as Arrow batches (at most [`SEGMENT_ROWS`] rows each).
+    ///
+    /// The mutex is held only to take the segments, the stamp chunks and the tail's rows
+    /// (reference counts, no row copied); the visibility test and the copies run after it is
+    /// released, so a scan of a big queue never holds up a consumer (see the `stamps` module for
+    /// why stamps read that late still answer for the snapshot).
     pub fn scan(&self, snapshot: &Snapshot) -> Vec<ScanBatch> {
-        let d = self.lock();
-        let mut out = Vec::with_capacity(d.segments.len() + 1);
-        for (s, batch) in d.segments.iter().enumerate() {
-            let base = s * SEGMENT_ROWS;
-            out.push(d.visible_part(snapshot, batch, base));
+        let (segments, tail, stamps) = {
+            let d = self.lock();
+            (d.segments.clone(), d.tail.clone(), d.stamps.chunks())
+        };
+        let mut out = Vec::with_capacity(segments.len() + 1);
+        for (s, batch) in segments.iter().enumerate() {
+            out.push(visible_part(snapshot, batch, &stamps[s], s * SEGMENT_ROWS));
         }
-        if !d.tail.is_empty() {
-            let batch = d.tail_batch(&self.schema);
-            out.push(d.visible_part(snapshot, &batch, d.segments.len() * SEGMENT_ROWS));
+        if !tail.is_empty() {
+            let batch = tail_batch(&self.schema, &tail);
+            let s = segments.len();
+            out.push(visible_part(snapshot, &batch, &stamps[s], s * SEGMENT_ROWS));
         }
         out.retain(|b| b.batch.num_rows() > 0);
         out
@@ -187,10 +196,7 @@ impl Table {
     ) -> Vec<IndexEntry> {
         let mut d = self.lock();
         let TableData {
-            ordered,
-            xmin,
-            xmax,
-            ..
+            ordered, stamps, ..
         } = &mut *d;
         let Some(Some(index)) = ordered.get_mut(ix) else {
             return Vec::new();
@@ -201,7 +207,7 @@ impl Table {
             if out.len() >= limit {
                 break;
             }
-            let (min, max) = (xmin[e.1 as usize], xmax[e.1 as usize]);
+            let (min, max) = stamps.get(e.1);
             if snapshot.visible(min, max) {
                 out.push(e.clone());
             } else if snapshot.dead_to_all(min, max) {
@@ -240,43 +246,59 @@ impl Table {
         if rids.is_empty() {
             return RecordBatch::new_empty(schema);
         }
-        let d = self.lock();
-        let sealed = (d.segments.len() * SEGMENT_ROWS) as RowId;
-        let in_tail = rids.iter().filter(|&&r| r >= sealed).count();
+        // under the mutex: the segments the rows are in and the tail rows asked for
+        let (sealed, used, batches, tail) = {
+            let d = self.lock();
+            let sealed = (d.segments.len() * SEGMENT_ROWS) as RowId;
+            let mut used: Vec<usize> = rids
+                .iter()
+                .filter(|&&r| r < sealed)
+                .map(|&r| r as usize / SEGMENT_ROWS)
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            let batches: Vec<RecordBatch> = used.iter().map(|&s| d.segments[s].clone()).collect();
+            let tail: Vec<Arc<Vec<Value>>> = rids
+                .iter()
+                .filter(|&&r| r >= sealed)
+                .map(|&r| d.tail[(r - sealed) as usize].clone())
+                .collect();
+            (sealed, used, batches, tail)
+        };
         let columns = self.schema.columns.iter().enumerate();
-        let arrays: Vec<ArrayRef> = if in_tail > 0 && rids.len() <= 256 {
-            // a few rows: straight from their values (no batch for the whole tail)
+        let arrays: Vec<ArrayRef> = if batches.is_empty() {
+            // tail rows only: straight from their values
             columns
                 .map(|(c, col)| match kept(c) {
-                    true => {
-                        let values: Vec<Value> = rids.iter().map(|&r| d.row_value(r, c)).collect();
-                        values_to_array(col.ty, values.iter())
-                    }
+                    true => values_to_array(col.ty, tail.iter().map(|r| &r[c])),
                     false => new_null_array(&col.ty.arrow_type(), rids.len()),
                 })
                 .collect()
         } else {
-            let tail = (in_tail > 0).then(|| d.tail_batch(&self.schema));
-            // interleave from the segments the rows are in only
-            let mut used: Vec<usize> = rids.iter().map(|&r| r as usize / SEGMENT_ROWS).collect();
-            used.sort_unstable();
-            used.dedup();
-            let batches: Vec<&RecordBatch> = used
-                .iter()
-                .filter_map(|&s| d.segments.get(s).or(tail.as_ref()))
-                .collect();
+            // interleave from the segments the rows are in (and the asked-for tail rows)
+            let tail_part = (!tail.is_empty()).then(|| tail_batch(&self.schema, &tail));
+            let mut next_tail = 0;
             let at: Vec<(usize, usize)> = rids
                 .iter()
-                .map(|&r| {
-                    let slot = used.partition_point(|&s| s < r as usize / SEGMENT_ROWS);
-                    (slot, r as usize % SEGMENT_ROWS)
+                .map(|&r| match r < sealed {
+                    true => {
+                        let s = r as usize / SEGMENT_ROWS;
+                        (used.partition_point(|&u| u < s), r as usize % SEGMENT_ROWS)
+                    }
+                    false => {
+                        next_tail += 1;
+                        (batches.len(), next_tail - 1)
+                    }
                 })
                 .collect();
             columns
                 .map(|(c, col)| match kept(c) {
                     true => {
-                        let parts: Vec<&dyn Array> =
-                            batches.iter().map(|b| b.column(c).as_ref()).collect();
+                        let parts: Vec<&dyn Array> = batches
+                            .iter()
+                            .chain(tail_part.as_ref())
+                            .map(|b| b.column(c).as_ref())
+                            .collect();
                         arrow::compute::interleave(&parts, &at)
                             .expect("row ids address stored rows of one schema")
                     }
@@ -287,50 +309,81 @@ impl Table {
         RecordBatch::try_new(schema, arrays).expect("stored rows match the schema")
     }
 
+    /// Columns `cols` of row `rid` as one-row arrays: slices of its segment's arrays (nothing
+    /// copied) when the row is sealed, built from its values when it is in the tail. The mutex
+    /// is held only to find the row. A column number past the table's is a NULL of type NULL.
+    pub fn row_arrays(&self, rid: RowId, cols: &[usize]) -> Vec<ArrayRef> {
+        let (segment, tail_row) = {
+            let d = self.lock();
+            let s = rid as usize / SEGMENT_ROWS;
+            match d.segments.get(s) {
+                Some(b) => (Some(b.clone()), None),
+                None => {
+                    let i = rid as usize - d.segments.len() * SEGMENT_ROWS;
+                    (None, d.tail.get(i).cloned())
+                }
+            }
+        };
+        let i = rid as usize % SEGMENT_ROWS;
+        cols.iter()
+            .map(|&c| match (&segment, &tail_row, self.schema.columns.get(c)) {
+                (Some(b), _, Some(_)) => b.column(c).slice(i, 1),
+                (None, Some(row), Some(col)) => values_to_array(col.ty, row.get(c).into_iter()),
+                _ => new_null_array(&arrow::datatypes::DataType::Null, 1),
+            })
+            .collect()
+    }
+
     /// Number of rows waiting in the queue index (committed, unclaimed).
     pub fn queue_depth(&self) -> usize {
         self.lock().queue.len()
     }
 }
 
+/// The rows of `batch` (rows `base..` of its table, stamped in `stamps`) that `snapshot` sees.
+fn visible_part(
+    snapshot: &Snapshot,
+    batch: &RecordBatch,
+    stamps: &StampChunk,
+    base: usize,
+) -> ScanBatch {
+    let n = batch.num_rows();
+    let seen: Vec<bool> = (0..n)
+        .map(|i| {
+            let (xmin, xmax) = stamps.get(i);
+            snapshot.visible(xmin, xmax)
+        })
+        .collect();
+    if seen.iter().all(|&v| v) {
+        // the common case: every row visible, no mask and no copy
+        return ScanBatch {
+            batch: batch.clone(),
+            row_ids: UInt64Array::from_iter_values(base as u64..(base + n) as u64),
+        };
+    }
+    let ids = UInt64Array::from_iter_values((0..n).filter(|&i| seen[i]).map(|i| (base + i) as u64));
+    let mask = BooleanArray::from(seen);
+    ScanBatch {
+        batch: filter_record_batch(batch, &mask).expect("mask length equals batch length"),
+        row_ids: ids,
+    }
+}
+
+/// Tail rows as one batch of the table's schema.
+fn tail_batch(schema: &TableSchema, rows: &[Arc<Vec<Value>>]) -> RecordBatch {
+    let arrays = schema
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
+        .collect();
+    RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
+}
+
 impl TableData {
-    fn visible_part(&self, snapshot: &Snapshot, batch: &RecordBatch, base: usize) -> ScanBatch {
-        let n = batch.num_rows();
-        let (xmin, xmax) = (&self.xmin[base..base + n], &self.xmax[base..base + n]);
-        let seen: Vec<bool> = xmin
-            .iter()
-            .zip(xmax)
-            .map(|(&a, &b)| snapshot.visible(a, b))
-            .collect();
-        if seen.iter().all(|&v| v) {
-            // the common case: every row visible, no mask and no copy
-            return ScanBatch {
-                batch: batch.clone(),
-                row_ids: UInt64Array::from_iter_values(base as u64..(base + n) as u64),
-            };
-        }
-        let ids =
-            UInt64Array::from_iter_values((0..n).filter(|&i| seen[i]).map(|i| (base + i) as u64));
-        let mask = BooleanArray::from(seen);
-        ScanBatch {
-            batch: filter_record_batch(batch, &mask).expect("mask length equals batch length"),
-            row_ids: ids,
-        }
-    }
-
-    fn tail_batch(&self, schema: &TableSchema) -> RecordBatch {
-        let arrays = schema
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(c, col)| values_to_array(col.ty, self.tail.iter().map(|r| &r[c])))
-            .collect();
-        RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
-    }
-
     /// Number of rows ever stored.
     pub(crate) fn len(&self) -> usize {
-        self.xmin.len()
+        self.stamps.len()
     }
 
     /// A row's values.
@@ -345,13 +398,13 @@ impl TableData {
                 .map(|a| value_at(a.as_ref(), i))
                 .collect()
         } else {
-            self.tail[rid - self.segments.len() * SEGMENT_ROWS].clone()
+            self.tail[rid - self.segments.len() * SEGMENT_ROWS].to_vec()
         }
     }
 
     /// True if the row may still exist for someone: not rolled back, deletion not committed.
     fn alive(&self, rid: RowId, me: TxnId, tm: &TxnManager) -> bool {
-        let (xmin, xmax) = (self.xmin[rid as usize], self.xmax[rid as usize]);
+        let (xmin, xmax) = self.stamps.get(rid);
         xmin != DEAD && xmax != me && !(xmax != 0 && tm.is_committed(xmax))
     }
 
@@ -359,7 +412,7 @@ impl TableData {
     /// rollback decides the clash (it inserted or deleted the row), or `None` if the clash is
     /// settled (the row is committed and not being deleted, or is this transaction's own).
     fn undecided(&self, rid: RowId, me: TxnId, tm: &TxnManager) -> Option<TxnId> {
-        let (xmin, xmax) = (self.xmin[rid as usize], self.xmax[rid as usize]);
+        let (xmin, xmax) = self.stamps.get(rid);
         if xmin != me && tm.is_active(xmin) {
             Some(xmin)
         } else if xmax != 0 && xmax != me && tm.is_active(xmax) {
@@ -478,8 +531,7 @@ impl TableData {
         }
         for &seq in seqs {
             self.next_seq = self.next_seq.max(seq);
-            self.xmin.push(xmin);
-            self.xmax.push(0);
+            self.stamps.push(xmin);
             self.seq.push(seq);
         }
         self.segments.push(batch);
@@ -494,7 +546,7 @@ impl TableData {
 
     /// Marks a recovered row deleted by a committed transaction and drops its queue entry.
     pub(crate) fn delete_recovered(&mut self, rid: RowId, xmax: TxnId) {
-        self.xmax[rid as usize] = xmax;
+        self.stamps.set_xmax(rid, xmax);
         let key = self.queue_key(rid);
         self.queue.remove(&key);
         self.unindex(rid);
@@ -525,12 +577,11 @@ impl TableData {
     }
 
     fn push_row(&mut self, schema: &TableSchema, values: Vec<Value>, xmin: TxnId, seq: u64) {
-        self.xmin.push(xmin);
-        self.xmax.push(0);
+        self.stamps.push(xmin);
         self.seq.push(seq);
-        self.tail.push(values);
+        self.tail.push(Arc::new(values));
         if self.tail.len() == SEGMENT_ROWS {
-            let batch = self.tail_batch(schema);
+            let batch = tail_batch(schema, &self.tail);
             self.segments.push(batch);
             self.tail.clear();
         }

@@ -247,11 +247,11 @@ impl Transaction {
         row: RowId,
     ) -> Result<(), StorageError> {
         self.check_creator(table)?;
-        let xmax = d.xmax[row as usize];
+        let xmax = d.stamps.xmax(row);
         if xmax == self.id {
             return Ok(());
         }
-        if d.xmin[row as usize] == DEAD {
+        if d.stamps.xmin(row) == DEAD {
             return Err(StorageError::RowChanged(table.schema.name.clone()));
         }
         if xmax != 0 {
@@ -264,7 +264,7 @@ impl Transaction {
                 StorageError::RowChanged(table.schema.name.clone())
             });
         }
-        d.xmax[row as usize] = self.id;
+        d.stamps.set_xmax(row, self.id);
         let mut requeue = None;
         if table.schema.queue {
             let key = d.queue_key(row);
@@ -339,7 +339,8 @@ impl Transaction {
     /// this call leaves no lock behind, so a consumer waiting for a row blocks no one.
     ///
     /// The row comes back with every column, or (`columns`) with those columns only, the
-    /// others NULL.
+    /// others NULL. [`Transaction::take`] returns the row's id alone, for a caller that reads
+    /// the row as Arrow arrays ([`Table::row_arrays`]).
     ///
     /// # Errors
     /// Lock errors: a DDL or `LOCKING … FOR READ|WRITE|EXCLUSIVE` holder makes it wait, or
@@ -350,6 +351,35 @@ impl Transaction {
         wait_for_lock: bool,
         columns: Option<&[usize]>,
     ) -> Result<Option<(RowId, Vec<Value>)>, StorageError> {
+        let Some(row) = self.take(table, wait_for_lock)? else {
+            return Ok(None);
+        };
+        let d = table.lock();
+        let values = match columns {
+            None => d.row(row),
+            Some(cols) => {
+                let mut v = vec![Value::Null; table.schema.columns.len()];
+                for &c in cols {
+                    if c < v.len() {
+                        v[c] = d.row_value(row, c);
+                    }
+                }
+                v
+            }
+        };
+        Ok(Some((row, values)))
+    }
+
+    /// [`Transaction::consume`] without reading the row: its id (the row's values never change,
+    /// so they can be read later, outside the table's mutex).
+    ///
+    /// # Errors
+    /// As [`Transaction::consume`].
+    pub fn take(
+        &mut self,
+        table: &Arc<Table>,
+        wait_for_lock: bool,
+    ) -> Result<Option<RowId>, StorageError> {
         let have = self.held.get(&table.id).copied().unwrap_or(0);
         let newly = !held_covers(have, LockMode::RowWrite);
         if newly {
@@ -362,7 +392,7 @@ impl Transaction {
             }
             self.lock(table, LockMode::RowWrite, !wait_for_lock)?;
         }
-        let taken = self.pop(table, columns);
+        let taken = self.pop(table);
         if taken.is_none() && newly {
             self.release(table, LockMode::RowWrite);
         }
@@ -377,11 +407,7 @@ impl Transaction {
         }
     }
 
-    fn pop(
-        &mut self,
-        table: &Arc<Table>,
-        columns: Option<&[usize]>,
-    ) -> Option<(RowId, Vec<Value>)> {
+    fn pop(&mut self, table: &Arc<Table>) -> Option<RowId> {
         self.check_creator(table).ok()?;
         let mut d = table.lock();
         let (key, row, from_index) = loop {
@@ -403,11 +429,11 @@ impl Transaction {
             }
             // The index holds only unclaimed rows. An entry that broke this would be a bug;
             // skipping it keeps the row from being delivered twice.
-            if d.xmax[row as usize] == 0 && d.xmin[row as usize] != DEAD {
+            if d.stamps.xmax(row) == 0 && d.stamps.xmin(row) != DEAD {
                 break (key, row, from_index);
             }
         };
-        d.xmax[row as usize] = self.id;
+        d.stamps.set_xmax(row, self.id);
         self.undo.push(Undo::Delete {
             table: table.clone(),
             row,
@@ -417,19 +443,7 @@ impl Transaction {
                 Requeue::Own(key)
             }),
         });
-        let values = match columns {
-            None => d.row(row),
-            Some(cols) => {
-                let mut v = vec![Value::Null; table.schema.columns.len()];
-                for &c in cols {
-                    if c < v.len() {
-                        v[c] = d.row_value(row, c);
-                    }
-                }
-                v
-            }
-        };
-        Some((row, values))
+        Some(row)
     }
 
     /// Creates a table (undone on rollback); until commit only this transaction may write it.
@@ -577,7 +591,7 @@ impl Transaction {
             let t = match u {
                 Undo::Insert { table, row } => {
                     let d = table.lock();
-                    if d.xmax[*row as usize] == self.id {
+                    if d.stamps.xmax(*row) == self.id {
                         continue;
                     }
                     rb.insert(table, d.seq[*row as usize], &d.row(*row));
@@ -585,7 +599,7 @@ impl Transaction {
                 }
                 Undo::Delete { table, row, .. } => {
                     let d = table.lock();
-                    if d.xmin[*row as usize] == self.id {
+                    if d.stamps.xmin(*row) == self.id {
                         continue;
                     }
                     rb.delete(table, d.seq[*row as usize]);
@@ -664,7 +678,7 @@ impl Transaction {
             match u {
                 Undo::Insert { table, row } => {
                     let mut d = table.lock();
-                    d.xmin[row as usize] = DEAD;
+                    d.stamps.set_xmin(row, DEAD);
                     d.unindex(row);
                     if table.schema.queue {
                         let key = d.queue_key(row);
@@ -680,7 +694,7 @@ impl Transaction {
                     requeue,
                 } => {
                     let mut d = table.lock();
-                    d.xmax[row as usize] = 0;
+                    d.stamps.set_xmax(row, 0);
                     match requeue {
                         Some(Requeue::Index(key)) => {
                             d.queue.insert(key, row);

@@ -18,6 +18,19 @@ pub fn ints(db: &Database, sql: &str) -> Vec<i64> {
         .collect()
 }
 
+/// The seed in environment variable `var`, or one from the clock (odd, never 0).
+pub fn seed_from_env(var: &str) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+                | 1
+        })
+}
+
 /// xorshift64*, so a seed replays a random sequence exactly.
 pub struct Rng(pub u64);
 

@@ -19,4 +19,5 @@ mod queue_model;
 mod robustness;
 mod snapshots;
 mod stress_queue;
+mod stress_scan;
 mod volatile;

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tdlite::{Database, Session};
 
-use crate::common::Rng;
+use crate::common::{seed_from_env, Rng};
 
 /// Queue order: QITS second, then insertion sequence.
 type Key = (u64, u64);
@@ -177,15 +177,7 @@ fn random_queue_operations_match_the_reference_model() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(40);
-    let first: u64 = std::env::var("TDLITE_MODEL_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-                | 1
-        });
+    let first = seed_from_env("TDLITE_MODEL_SEED");
     for i in 0..cases {
         let seed = first.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
         if std::panic::catch_unwind(|| run(seed, 300)).is_err() {

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | depth | priority | concurrent | wake | scan | python | all
+//!   WORKLOAD: fifo | depth | priority | concurrent | wake | browse | scan | python | all
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)
 //!   --updates U     priority UPDATEs (1,000)           --prio-rows N  priority table rows (100,000)
@@ -12,12 +12,14 @@
 //!   --join-rows M   rows of each joined table (100,000) --sqlite 0    priority: tdlite alone
 //!   --py-rows N     python executemany rows (100,000)  --py-loop-rows N  execute loop (20,000)
 //!   --py-fetch-rows N  python rows fetched (1,000,000)
+//!   --browse-rows N queue rows under the browser (1,000,000)  --browse-pops P  consumes per phase (300,000)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
 //! build of it (`.ci/python-bench` makes one and runs this workload); Python's own figures and
 //! sqlite3's are in the same run.
 
+mod browse;
 mod common;
 mod concurrent;
 mod fifo;
@@ -28,12 +30,13 @@ mod scan;
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 7] = [
+const WORKLOADS: [&str; 8] = [
     "fifo",
     "depth",
     "priority",
     "concurrent",
     "wake",
+    "browse",
     "scan",
     "python",
 ];
@@ -91,6 +94,12 @@ fn main() {
     }
     if wants("wake") {
         concurrent::wake(arg("--wakes", 2_000) as i64);
+    }
+    if wants("browse") {
+        browse::run(
+            arg("--browse-rows", 1_000_000) as i64,
+            arg("--browse-pops", 300_000) as i64,
+        );
     }
     if wants("scan") {
         scan::run(

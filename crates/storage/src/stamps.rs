@@ -1,0 +1,135 @@
+//! Per-row MVCC stamps (`xmin`, `xmax`), kept in fixed chunks that a reader can take away
+//! and test without the table's mutex.
+//!
+//! ```text
+//!   chunk 0: rows 0 .. SEGMENT_ROWS-1    chunk 1: rows SEGMENT_ROWS ..    (Arc'd, never moved)
+//!   xmin[i], xmax[i]: AtomicU64
+//! ```
+//!
+//! Invariants: only a holder of the table's mutex writes a stamp (so writers never race each
+//! other); a chunk, once allocated, lives as long as any reader holds it. A reader that took the
+//! chunks under the mutex and reads them after releasing it may see a stamp change under it,
+//! and that is safe: the only stamps that change after a snapshot is taken are written by
+//! transactions that snapshot does not count as committed (an open transaction claims a row,
+//! creates one, or its rollback turns `xmin` into `DEAD` or `xmax` back into 0, all before it
+//! ends), so [`crate::mvcc::Snapshot::visible`] answers the same either way. The stamps a
+//! snapshot does rely on were written before their transaction ended, and the end and the
+//! snapshot pass through the transaction manager's mutex, which orders them.
+
+use crate::mvcc::TxnId;
+use crate::table::SEGMENT_ROWS;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The stamps of [`SEGMENT_ROWS`] consecutive rows.
+pub(crate) struct StampChunk {
+    xmin: Box<[AtomicU64]>,
+    xmax: Box<[AtomicU64]>,
+}
+
+impl StampChunk {
+    fn new() -> Self {
+        let zeros = || (0..SEGMENT_ROWS).map(|_| AtomicU64::new(0)).collect();
+        StampChunk {
+            xmin: zeros(),
+            xmax: zeros(),
+        }
+    }
+
+    /// `(xmin, xmax)` of row `i` of the chunk.
+    pub(crate) fn get(&self, i: usize) -> (TxnId, TxnId) {
+        (
+            self.xmin[i].load(Ordering::Acquire),
+            self.xmax[i].load(Ordering::Acquire),
+        )
+    }
+}
+
+/// Every row's stamps, by RowId.
+#[derive(Default)]
+pub(crate) struct Stamps {
+    chunks: Vec<Arc<StampChunk>>,
+    len: usize,
+}
+
+impl Stamps {
+    /// Number of rows stamped.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    fn at(&self, row: u64) -> (&StampChunk, usize) {
+        let row = row as usize;
+        (&self.chunks[row / SEGMENT_ROWS], row % SEGMENT_ROWS)
+    }
+
+    /// The row's creator (or `DEAD`).
+    pub(crate) fn xmin(&self, row: u64) -> TxnId {
+        let (c, i) = self.at(row);
+        c.xmin[i].load(Ordering::Acquire)
+    }
+
+    /// The row's deleter, or 0.
+    pub(crate) fn xmax(&self, row: u64) -> TxnId {
+        let (c, i) = self.at(row);
+        c.xmax[i].load(Ordering::Acquire)
+    }
+
+    /// `(xmin, xmax)`.
+    pub(crate) fn get(&self, row: u64) -> (TxnId, TxnId) {
+        let (c, i) = self.at(row);
+        c.get(i)
+    }
+
+    /// Sets `xmin` (the caller holds the table's mutex).
+    pub(crate) fn set_xmin(&self, row: u64, id: TxnId) {
+        let (c, i) = self.at(row);
+        c.xmin[i].store(id, Ordering::Release);
+    }
+
+    /// Sets `xmax` (the caller holds the table's mutex).
+    pub(crate) fn set_xmax(&self, row: u64, id: TxnId) {
+        let (c, i) = self.at(row);
+        c.xmax[i].store(id, Ordering::Release);
+    }
+
+    /// Stamps a new row: created by `xmin`, not deleted.
+    pub(crate) fn push(&mut self, xmin: TxnId) {
+        if self.len == self.chunks.len() * SEGMENT_ROWS {
+            self.chunks.push(Arc::new(StampChunk::new()));
+        }
+        self.len += 1;
+        self.set_xmin(self.len as u64 - 1, xmin);
+    }
+
+    /// The chunks as they are now, for a reader that leaves the mutex.
+    pub(crate) fn chunks(&self) -> Vec<Arc<StampChunk>> {
+        self.chunks.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_span_chunks_and_start_undeleted() {
+        let mut s = Stamps::default();
+        for r in 0..SEGMENT_ROWS as u64 + 2 {
+            s.push(r + 1);
+        }
+        assert_eq!(s.len(), SEGMENT_ROWS + 2);
+        let last = SEGMENT_ROWS as u64 + 1;
+        assert_eq!(s.get(last), (last + 1, 0));
+        s.set_xmax(last, 7);
+        s.set_xmin(0, 9);
+        assert_eq!((s.xmin(0), s.xmax(last)), (9, 7));
+        let taken = s.chunks();
+        assert_eq!(taken.len(), 2);
+        assert_eq!(
+            taken[1].get(1),
+            (last + 1, 7),
+            "a taken chunk sees later stores"
+        );
+    }
+}
