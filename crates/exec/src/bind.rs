@@ -575,6 +575,17 @@ impl Exec<'_> {
         &mut self,
         e: &ast::Expr,
         scope: &Scope,
+        grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        crate::stack::deep(|| self.bind_expr_level(e, scope, grouping))
+    }
+
+    /// One level of [`Exec::bind_expr`] (which reaches the next level through
+    /// `crate::stack::deep`).
+    fn bind_expr_level(
+        &mut self,
+        e: &ast::Expr,
+        scope: &Scope,
         mut grouping: Option<&mut Grouping>,
     ) -> Result<Expr> {
         if let Some(g) = grouping.as_deref_mut() {

@@ -142,6 +142,11 @@ impl Expr {
     /// # Errors
     /// 2616, 2618, 2665, 3535 and 3640 from the values.
     pub fn eval(&self, batch: &RecordBatch) -> Result<ArrayRef> {
+        crate::stack::deep(|| self.eval_level(batch))
+    }
+
+    /// One level of [`Expr::eval`] (which reaches the next level through `crate::stack::deep`).
+    fn eval_level(&self, batch: &RecordBatch) -> Result<ArrayRef> {
         let n = batch.num_rows();
         match self {
             Expr::Column { index, .. } => Ok(batch.column(*index).clone()),

@@ -82,6 +82,7 @@ mod result;
 mod sample;
 mod session;
 mod setops;
+mod stack;
 mod statistics;
 mod to_char;
 mod view;

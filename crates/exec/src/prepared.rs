@@ -23,6 +23,8 @@ use tdlite_storage::types::{values_to_array, SqlType, Value};
 pub struct Prepared {
     pub(crate) statements: Vec<Spanned>,
     pub(crate) parameters: usize,
+    /// `tdlite_parser::limits::operator_bound` of the text: the stack an execution may need.
+    pub(crate) levels: usize,
 }
 
 impl Prepared {

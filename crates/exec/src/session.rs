@@ -182,6 +182,14 @@ impl Session {
         &mut self,
         sql: &str,
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        crate::stack::for_text(sql, || self.execute_text(sql))
+    }
+
+    /// [`Session::execute`] on a stack deep enough for `sql`.
+    fn execute_text(
+        &mut self,
+        sql: &str,
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         let stmts = match self.parse(sql)? {
             Some(s) => s,
             // a null request is legal and changes nothing (not even an open transaction)
@@ -236,6 +244,17 @@ impl Session {
         &mut self,
         sql: &str,
     ) -> std::result::Result<crate::prepared::Prepared, PositionedError> {
+        let levels = tdlite_parser::limits::operator_bound(sql);
+        let mut p = crate::stack::for_bound(levels, || self.prepare_text(sql))?;
+        p.levels = levels;
+        Ok(p)
+    }
+
+    /// [`Session::prepare`] on a stack deep enough for `sql`.
+    fn prepare_text(
+        &mut self,
+        sql: &str,
+    ) -> std::result::Result<crate::prepared::Prepared, PositionedError> {
         let Some(statements) = self.parse(sql)? else {
             return Err(PositionedError {
                 error: Error::Parse(tdlite_parser::ParseError::syntax(
@@ -250,6 +269,7 @@ impl Session {
         Ok(crate::prepared::Prepared {
             statements,
             parameters,
+            levels: 0,
         })
     }
 
@@ -259,6 +279,17 @@ impl Session {
     /// # Errors
     /// 3939 if `params` does not have one value per `?`; otherwise as [`Session::execute`].
     pub fn execute_prepared(
+        &mut self,
+        prepared: &crate::prepared::Prepared,
+        params: &[Value],
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        crate::stack::for_bound(prepared.levels, || {
+            self.execute_prepared_here(prepared, params)
+        })
+    }
+
+    /// [`Session::execute_prepared`] on a stack deep enough for the request.
+    fn execute_prepared_here(
         &mut self,
         prepared: &crate::prepared::Prepared,
         params: &[Value],
@@ -305,6 +336,15 @@ impl Session {
     /// 3939 if a set does not have one value per `?`; the first failing request's error (the
     /// sets before it stay run: wrap the call in a transaction for all or nothing).
     pub fn execute_batch(
+        &mut self,
+        prepared: &crate::prepared::Prepared,
+        sets: Vec<Vec<Value>>,
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        crate::stack::for_bound(prepared.levels, || self.execute_batch_here(prepared, sets))
+    }
+
+    /// [`Session::execute_batch`] on a stack deep enough for the request.
+    fn execute_batch_here(
         &mut self,
         prepared: &crate::prepared::Prepared,
         sets: Vec<Vec<Value>>,

@@ -104,6 +104,11 @@ impl Exec<'_> {
     /// The view query's errors; 9913 past `MAX_DEPTH` nested views.
     pub(crate) fn view_rows(&mut self, t: &Table) -> Result<Rows> {
         let sql = t.schema.view.as_deref().unwrap_or_default();
+        crate::stack::for_text(sql, || self.view_rows_here(t, sql))
+    }
+
+    /// [`Exec::view_rows`] on a stack deep enough for the view's query `sql`.
+    fn view_rows_here(&mut self, t: &Table, sql: &str) -> Result<Rows> {
         if self.view_depth >= MAX_DEPTH {
             return Err(Error::TypeMismatch(format!(
                 "view {} expands into itself (more than {MAX_DEPTH} levels)",

@@ -53,6 +53,8 @@ pub enum ParseErrorKind {
     EmptyRequest,
     /// Valid Teradata syntax that tdlite does not support (tdlite 9910).
     Unsupported(String),
+    /// A statement over a size limit of the parser (Teradata 3710), saying which.
+    TooComplex(String),
 }
 
 /// A parse error with its position.
@@ -144,6 +146,7 @@ impl ParseError {
             ParseErrorKind::DdlNotLast => 3932,
             ParseErrorKind::EmptyRequest => 9909,
             ParseErrorKind::Unsupported(_) => 9910,
+            ParseErrorKind::TooComplex(_) => 3710,
         }
     }
 
@@ -209,6 +212,10 @@ impl fmt::Display for ParseError {
             }
             ParseErrorKind::EmptyRequest => write!(f, "The request contains no statement."),
             ParseErrorKind::Unsupported(m) => write!(f, "{m} is not supported by tdlite yet."),
+            ParseErrorKind::TooComplex(m) => write!(
+                f,
+                "Insufficient memory to parse this request, during Parser phase: {m}."
+            ),
         }
     }
 }

@@ -19,6 +19,7 @@ mod cursor;
 pub mod dialect;
 pub mod error;
 pub mod legacy_olap;
+pub mod limits;
 mod macros;
 mod parser;
 pub mod phrase;

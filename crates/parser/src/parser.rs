@@ -223,6 +223,7 @@ fn parse_tokens(
     end: Location,
 ) -> Result<Spanned, ParseError> {
     let start = Location::from_sql(toks[0].span.start);
+    crate::limits::check_operator_depth(&toks)?;
     let mut cur = Cursor::new(toks, end);
     let locking = parse_locking(&mut cur)?;
     // the statement's own text, without its LOCKING modifiers

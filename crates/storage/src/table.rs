@@ -326,11 +326,13 @@ impl Table {
         };
         let i = rid as usize % SEGMENT_ROWS;
         cols.iter()
-            .map(|&c| match (&segment, &tail_row, self.schema.columns.get(c)) {
-                (Some(b), _, Some(_)) => b.column(c).slice(i, 1),
-                (None, Some(row), Some(col)) => values_to_array(col.ty, row.get(c).into_iter()),
-                _ => new_null_array(&arrow::datatypes::DataType::Null, 1),
-            })
+            .map(
+                |&c| match (&segment, &tail_row, self.schema.columns.get(c)) {
+                    (Some(b), _, Some(_)) => b.column(c).slice(i, 1),
+                    (None, Some(row), Some(col)) => values_to_array(col.ty, row.get(c).into_iter()),
+                    _ => new_null_array(&arrow::datatypes::DataType::Null, 1),
+                },
+            )
             .collect()
     }
 

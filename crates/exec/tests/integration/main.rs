@@ -6,6 +6,7 @@
 
 mod common;
 
+mod deep_input;
 mod delayed_state;
 mod dictionary;
 mod durability;
