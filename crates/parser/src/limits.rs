@@ -18,19 +18,25 @@ use crate::Location;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
-/// The most binary operators a statement may chain along one path of its tree (documented in
-/// docs/errors.md under 3710).
+/// The most binary operators a statement may chain along one path of its tree, AND/OR aside
+/// (documented in docs/errors.md under 3710).
 pub const MAX_OPERATOR_DEPTH: usize = 1_000;
 
-/// An upper bound, from the text alone, of the operator depth of any statement in `sql`
-/// (capped just past [`MAX_OPERATOR_DEPTH`]): the operator characters and operator words it
-/// holds, quoted or not. One pass over the bytes, no tokens: a caller sizes its stack with it
-/// before parsing.
+/// The most AND/OR/XOR a statement may chain along one path. Larger than
+/// [`MAX_OPERATOR_DEPTH`]: generated queries OR thousands of conditions, and the binder
+/// rebalances such chains, so only sqlparser's own passes (clone, drop, display; a few hundred
+/// bytes of stack a level) walk them at full depth.
+pub const MAX_LOGICAL_DEPTH: usize = 10_000;
+
+/// How many AND/OR levels cost the stack of one other level ([`operator_bound`]).
+const LOGICAL_PER_LEVEL: usize = 8;
+
+/// An upper bound, from the text alone, of how many stack levels any statement in `sql` can
+/// need: the operator characters and operator words it holds, quoted or not (capped just past
+/// [`MAX_OPERATOR_DEPTH`]), plus its AND/OR/XOR words over `LOGICAL_PER_LEVEL` (capped likewise).
+/// One pass over the bytes, no tokens: a caller sizes its stack with it before parsing.
 pub fn operator_bound(sql: &str) -> usize {
-    const WORDS: [&[u8]; 17] = [
-        b"AND",
-        b"OR",
-        b"XOR",
+    const WORDS: [&[u8]; 14] = [
         b"UNION",
         b"INTERSECT",
         b"EXCEPT",
@@ -47,9 +53,9 @@ pub fn operator_bound(sql: &str) -> usize {
         b"JOIN",
     ];
     let bytes = sql.as_bytes();
-    let mut n = 0usize;
+    let (mut n, mut logical) = (0usize, 0usize);
     let mut i = 0;
-    while i < bytes.len() && n <= MAX_OPERATOR_DEPTH {
+    while i < bytes.len() {
         let b = bytes[i];
         if b.is_ascii_alphabetic() {
             let start = i;
@@ -58,15 +64,26 @@ pub fn operator_bound(sql: &str) -> usize {
             }
             let word = &bytes[start..i];
             n += usize::from(WORDS.iter().any(|w| w.eq_ignore_ascii_case(word)));
+            logical += usize::from(
+                [&b"AND"[..], b"OR", b"XOR"]
+                    .iter()
+                    .any(|w| w.eq_ignore_ascii_case(word)),
+            );
             continue;
         }
         n += usize::from(b"+-*/|=<>^%&(".contains(&b));
         i += 1;
     }
     n.min(MAX_OPERATOR_DEPTH + 1)
+        + (logical / LOGICAL_PER_LEVEL).min(MAX_LOGICAL_DEPTH / LOGICAL_PER_LEVEL + 1)
 }
 
-/// True for a token that joins two operands into one node of a chain.
+/// True for AND, OR and XOR.
+fn is_logical_operator(token: &Token) -> bool {
+    matches!(token, Token::Word(w) if matches!(w.keyword, Keyword::AND | Keyword::OR | Keyword::XOR))
+}
+
+/// True for a token that joins two operands into one node of a chain (AND/OR aside).
 fn is_binary_operator(token: &Token) -> bool {
     match token {
         Token::Plus
@@ -86,12 +103,10 @@ fn is_binary_operator(token: &Token) -> bool {
         | Token::Ampersand
         | Token::Pipe => true,
         Token::Word(w) => {
-            matches!(
-                w.keyword,
-                Keyword::AND | Keyword::OR | Keyword::XOR | Keyword::MOD | Keyword::LIKE
-            ) || ["EQ", "NE", "LT", "LE", "GT", "GE"]
-                .iter()
-                .any(|op| w.value.eq_ignore_ascii_case(op))
+            matches!(w.keyword, Keyword::MOD | Keyword::LIKE)
+                || ["EQ", "NE", "LT", "LE", "GT", "GE"]
+                    .iter()
+                    .any(|op| w.value.eq_ignore_ascii_case(op))
         }
         _ => false,
     }
@@ -139,13 +154,24 @@ impl Level {
     }
 }
 
-/// Refuses a statement whose operator depth exceeds [`MAX_OPERATOR_DEPTH`] (3710, at the
-/// operator where a path first went over).
+/// Refuses a statement whose operator depth exceeds [`MAX_OPERATOR_DEPTH`], or whose AND/OR
+/// depth exceeds [`MAX_LOGICAL_DEPTH`] (3710, at the operator where a path first went over).
 pub(crate) fn check_operator_depth(tokens: &[TokenWithSpan]) -> Result<(), ParseError> {
-    check_depth(tokens, MAX_OPERATOR_DEPTH)
+    check_depth(tokens, is_binary_operator, MAX_OPERATOR_DEPTH, "operators")?;
+    check_depth(
+        tokens,
+        is_logical_operator,
+        MAX_LOGICAL_DEPTH,
+        "AND/OR conditions",
+    )
 }
 
-fn check_depth(tokens: &[TokenWithSpan], limit: usize) -> Result<(), ParseError> {
+fn check_depth(
+    tokens: &[TokenWithSpan],
+    counts: fn(&Token) -> bool,
+    limit: usize,
+    what: &str,
+) -> Result<(), ParseError> {
     let mut levels: Vec<Level> = vec![Level::default()];
     // operators counted on the enclosing levels (an upper bound of the path above)
     let mut above = 0usize;
@@ -179,11 +205,13 @@ fn check_depth(tokens: &[TokenWithSpan], limit: usize) -> Result<(), ParseError>
                 level.set_ops += 1;
                 true
             }
-            tok if starts_expression(tok) => {
+            // AND/OR bind loosest: for the other operators, their operands are separate
+            // expressions (AND/OR chains are counted in a pass of their own)
+            tok if starts_expression(tok) || (!counts(tok) && is_logical_operator(tok)) => {
                 level.finish_expression();
                 false
             }
-            tok if is_binary_operator(tok) => {
+            tok if counts(tok) => {
                 level.ops += 1;
                 true
             }
@@ -191,16 +219,16 @@ fn check_depth(tokens: &[TokenWithSpan], limit: usize) -> Result<(), ParseError>
         };
         let path = above + levels.last().map_or(0, Level::current);
         if counted && path > limit {
-            return Err(too_complex(Location::from_sql(t.span.start)));
+            return Err(too_complex(limit, what, Location::from_sql(t.span.start)));
         }
     }
     Ok(())
 }
 
-fn too_complex(location: Location) -> ParseError {
+fn too_complex(limit: usize, what: &str, location: Location) -> ParseError {
     ParseError {
         kind: ParseErrorKind::TooComplex(format!(
-            "more than {MAX_OPERATOR_DEPTH} operators chained in one expression or query"
+            "more than {limit} {what} chained in one expression or query"
         )),
         location,
         statement: 1,
@@ -221,7 +249,7 @@ mod tests {
     }
 
     fn depth_within(toks: &[TokenWithSpan], limit: usize) -> bool {
-        check_depth(toks, limit).is_ok()
+        check_depth(toks, is_binary_operator, limit, "operators").is_ok()
     }
 
     fn chain(op: &str, n: usize) -> String {
@@ -232,7 +260,6 @@ mod tests {
     fn the_text_bound_is_at_least_the_operator_depth() {
         for sql in [
             format!("SELECT {}", chain("+", 50)),
-            format!("SELECT 1 WHERE {}", chain(" or ", 50)),
             vec!["SELECT 1"; 50].join(" UNION ALL "),
             format!("SELECT ((({}))) - 1", chain("*", 40)),
         ] {
@@ -258,10 +285,18 @@ mod tests {
         let n = MAX_OPERATOR_DEPTH;
         assert!(depth_ok(&format!("SELECT {}", chain("+", n + 1))));
         assert!(!depth_ok(&format!("SELECT {}", chain("+", n + 2))));
+        let m = MAX_LOGICAL_DEPTH;
+        assert!(depth_ok(&format!(
+            "SELECT 1 WHERE {}",
+            chain(" OR ", m + 1)
+        )));
         assert!(!depth_ok(&format!(
             "SELECT 1 WHERE {}",
-            chain(" OR ", n + 2)
+            chain(" OR ", m + 2)
         )));
+        // the comparisons under an OR chain are not one chain
+        let ors = vec!["a = 1"; 3 * n].join(" OR ");
+        assert!(depth_ok(&format!("SELECT 1 WHERE {ors}")));
         let union = vec!["SELECT 1"; n + 2].join(" UNION ALL ");
         assert!(!depth_ok(&union));
         assert!(depth_ok(&vec!["SELECT 1"; n + 1].join(" UNION ALL ")));
@@ -291,8 +326,7 @@ mod tests {
         let whens = vec!["WHEN x = 1 THEN y + 1"; 3 * MAX_OPERATOR_DEPTH].join(" ");
         assert!(depth_ok(&format!("SELECT CASE {whens} END")));
         // a set operation's queries do add up, clauses and all
-        let union =
-            vec!["SELECT a FROM t WHERE b = 2 AND c = 3"; MAX_OPERATOR_DEPTH].join(" UNION ");
+        let union = vec!["SELECT a FROM t WHERE b = c + 1"; MAX_OPERATOR_DEPTH].join(" UNION ");
         assert!(!depth_ok(&union));
     }
 }

@@ -1,11 +1,12 @@
 //! Long flat chains and deep nesting never overflow the stack (issue 15, "nothing in the new
 //! layers recurses without a bound"; issue 16's first crash). A chain up to the parser's limit
 //! (`tdlite_parser::limits::MAX_OPERATOR_DEPTH`) runs, or fails with a numbered error of its
-//! own, on a thread with a small stack; one operator more is 3710; chains far past the limit
-//! (100,000 terms) are 3710 too, and the session carries on.
+//! own, on a thread with a small stack; one operator more is 3710; AND/OR chains have their own,
+//! larger limit (`MAX_LOGICAL_DEPTH`); chains far past the limits (200,000 terms) are 3710 too,
+//! and the session carries on.
 
 use tdlite::{Database, Session};
-use tdlite_parser::limits::MAX_OPERATOR_DEPTH;
+use tdlite_parser::limits::{MAX_LOGICAL_DEPTH, MAX_OPERATOR_DEPTH};
 
 /// Runs `f` on a thread with a 512 KiB stack (smaller than any thread a user would give us).
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -47,7 +48,7 @@ fn chains_at_the_limit_run_and_longer_ones_are_3710() {
             .unwrap();
         s.execute("INS t (1, 'x')").unwrap();
         let n = MAX_OPERATOR_DEPTH + 1; // terms: n - 1 = MAX_OPERATOR_DEPTH operators
-        let k = MAX_OPERATOR_DEPTH / 2; // `x = 1 AND …`: 2k - 1 operators
+        let k = MAX_LOGICAL_DEPTH + 1; // `x = 1 AND …`: k - 1 = MAX_LOGICAL_DEPTH ANDs
         let cases = |n: usize, k: usize| {
             [
                 format!("SELECT {}", chain("1", "+", n)),
@@ -99,7 +100,7 @@ fn chains_far_past_the_limit_are_3710_even_with_a_syntax_error_after_them() {
         let db = Database::new();
         let mut s = db.session();
         for (term, op) in [("1", "+"), ("'a'", "||"), ("1=1", " AND "), ("1=1", " OR ")] {
-            let long = chain(term, op, 100_000);
+            let long = chain(term, op, 200_000);
             assert_eq!(first(&mut s, &format!("SELECT {long}")), Err(3710), "{op}");
             assert_eq!(
                 first(&mut s, &format!("SELECT {long} FROM")),
