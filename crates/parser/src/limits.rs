@@ -36,7 +36,7 @@ const LOGICAL_PER_LEVEL: usize = 8;
 /// [`MAX_OPERATOR_DEPTH`]), plus its AND/OR/XOR words over `LOGICAL_PER_LEVEL` (capped likewise).
 /// One pass over the bytes, no tokens: a caller sizes its stack with it before parsing.
 pub fn operator_bound(sql: &str) -> usize {
-    const WORDS: [&[u8]; 14] = [
+    const WORDS: [&[u8]; 24] = [
         b"UNION",
         b"INTERSECT",
         b"EXCEPT",
@@ -51,6 +51,16 @@ pub fn operator_bound(sql: &str) -> usize {
         b"GE",
         b"SELECT",
         b"JOIN",
+        b"IS",
+        b"IN",
+        b"BETWEEN",
+        b"DIV",
+        b"ILIKE",
+        b"RLIKE",
+        b"SIMILAR",
+        b"REGEXP",
+        b"OVERLAPS",
+        b"CASE",
     ];
     let bytes = sql.as_bytes();
     let (mut n, mut logical) = (0usize, 0usize);
@@ -71,11 +81,16 @@ pub fn operator_bound(sql: &str) -> usize {
             );
             continue;
         }
-        n += usize::from(b"+-*/|=<>^%&(".contains(&b));
+        n += usize::from(b"+-*/|=<>^%&(~:".contains(&b));
         i += 1;
     }
-    n.min(MAX_OPERATOR_DEPTH + 1)
+    // past the operators' cap, what the parser's recursion limit allows besides
+    n.min(MAX_OPERATOR_DEPTH + 1 + crate::cursor::RECURSION_LIMIT)
         + (logical / LOGICAL_PER_LEVEL).min(MAX_LOGICAL_DEPTH / LOGICAL_PER_LEVEL + 1)
+}
+
+fn is_word(token: &Token, keyword: Keyword) -> bool {
+    matches!(token, Token::Word(w) if w.keyword == keyword)
 }
 
 /// True for AND, OR and XOR.
@@ -101,12 +116,31 @@ fn is_binary_operator(token: &Token) -> bool {
         | Token::GtEq
         | Token::Caret
         | Token::Ampersand
-        | Token::Pipe => true,
+        | Token::Pipe
+        | Token::DoubleColon
+        | Token::Tilde
+        | Token::TildeAsterisk
+        | Token::ExclamationMarkTilde
+        | Token::ExclamationMarkTildeAsterisk
+        | Token::Arrow
+        | Token::LongArrow => true,
         Token::Word(w) => {
-            matches!(w.keyword, Keyword::MOD | Keyword::LIKE)
-                || ["EQ", "NE", "LT", "LE", "GT", "GE"]
-                    .iter()
-                    .any(|op| w.value.eq_ignore_ascii_case(op))
+            matches!(
+                w.keyword,
+                Keyword::MOD
+                    | Keyword::LIKE
+                    | Keyword::ILIKE
+                    | Keyword::RLIKE
+                    | Keyword::SIMILAR
+                    | Keyword::REGEXP
+                    | Keyword::DIV
+                    | Keyword::IS
+                    | Keyword::IN
+                    | Keyword::BETWEEN
+                    | Keyword::OVERLAPS
+            ) || ["EQ", "NE", "LT", "LE", "GT", "GE"]
+                .iter()
+                .any(|op| w.value.eq_ignore_ascii_case(op))
         }
         _ => false,
     }
@@ -131,9 +165,11 @@ fn starts_expression(token: &Token) -> bool {
     ))
 }
 
-/// One parenthesis level while the tokens are read.
+/// One parenthesis level (or CASE … END) while the tokens are read.
 #[derive(Default, Clone, Copy)]
 struct Level {
+    /// Opened by CASE (closed by END), not by `(`.
+    case: bool,
     /// Set operators at this level (they chain across clauses).
     set_ops: usize,
     /// Binary operators of the expression being read.
@@ -181,12 +217,19 @@ fn check_depth(
             break;
         };
         let counted = match &t.token {
-            Token::LParen => {
+            // CASE … END sits inside the chain around it, as a group does: its WHEN, THEN
+            // and ELSE parts start expressions of their own, not of the enclosing chain
+            tok if tok == &Token::LParen || is_word(tok, Keyword::CASE) => {
                 above += level.set_ops + level.ops;
-                levels.push(Level::default());
+                levels.push(Level {
+                    case: tok != &Token::LParen,
+                    ..Level::default()
+                });
                 false
             }
-            Token::RParen if nested => {
+            tok if nested
+                && (tok == &Token::RParen || (level.case && is_word(tok, Keyword::END))) =>
+            {
                 let mut inner = levels.pop().unwrap_or_default();
                 inner.finish_expression();
                 let path = inner.set_ops + inner.done;
@@ -277,7 +320,10 @@ mod tests {
             assert!(operator_bound(&sql) >= exact, "{sql}: {exact}");
         }
         assert_eq!(operator_bound("SELECT a FROM t"), 1);
-        assert_eq!(operator_bound(&chain("+", 100_000)), MAX_OPERATOR_DEPTH + 1);
+        assert_eq!(
+            operator_bound(&chain("+", 100_000)),
+            MAX_OPERATOR_DEPTH + 1 + crate::cursor::RECURSION_LIMIT
+        );
     }
 
     #[test]
@@ -300,6 +346,22 @@ mod tests {
         let union = vec!["SELECT 1"; n + 2].join(" UNION ALL ");
         assert!(!depth_ok(&union));
         assert!(depth_ok(&vec!["SELECT 1"; n + 1].join(" UNION ALL ")));
+    }
+
+    #[test]
+    fn case_and_postfix_operators_do_not_hide_a_chain() {
+        let half = chain("+", MAX_OPERATOR_DEPTH / 2 + 1);
+        let case = "CASE WHEN c = 1 THEN 1 ELSE 0 END";
+        // the chain goes on after a CASE: its operators still add up
+        assert!(!depth_ok(&format!("SELECT {half} + {case} + {half}")));
+        assert!(depth_ok(&format!("SELECT {half} + {case}")));
+        // CASE's parts are expressions of their own
+        let whens = vec!["WHEN x = 1 THEN y + 1"; 3 * MAX_OPERATOR_DEPTH].join(" ");
+        assert!(depth_ok(&format!("SELECT CASE {whens} END + 1")));
+        let n = MAX_OPERATOR_DEPTH + 2;
+        assert!(!depth_ok(&format!("SELECT 1{}", " IS NULL".repeat(n))));
+        assert!(!depth_ok(&format!("SELECT 1{}", " IN (1)".repeat(n))));
+        assert!(!depth_ok(&format!("SELECT 1{}", "::INT".repeat(n))));
     }
 
     #[test]
