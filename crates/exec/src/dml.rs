@@ -56,7 +56,7 @@ impl ConsumeList {
 }
 
 impl Exec<'_> {
-    fn default_array(&self, col: &Column, n: usize) -> Result<ArrayRef> {
+    pub(crate) fn default_array(&self, col: &Column, n: usize) -> Result<ArrayRef> {
         let one: ArrayRef = match &col.default {
             None => values_to_array(col.ty, [Value::Null].iter()),
             Some(DefaultValue::Const(v)) => values_to_array(col.ty, [v.clone()].iter()),
@@ -101,12 +101,16 @@ impl Exec<'_> {
         if let SqlType::Timestamp(p) | SqlType::Time(p) = col.ty {
             if p < 6 {
                 let unit = 10i64.pow(6 - p as u32);
+                // a value so far out of range that its truncation overflows is 2616
                 let vals: Vec<Option<i64>> = (0..out.len())
                     .map(|i| match value_at(out.as_ref(), i) {
-                        Value::Timestamp(t) | Value::Time(t) => Some(t - t.rem_euclid(unit)),
-                        _ => None,
+                        Value::Timestamp(t) | Value::Time(t) => t
+                            .checked_sub(t.rem_euclid(unit))
+                            .map(Some)
+                            .ok_or(Error::Overflow),
+                        _ => Ok(None),
                     })
-                    .collect();
+                    .collect::<Result<_>>()?;
                 let v: Vec<Value> = vals
                     .into_iter()
                     .map(|o| {
@@ -227,6 +231,11 @@ impl Exec<'_> {
                 (self.parameter_sets_batch(v, &table, &targets)?, false)
             }
             ast::SetExpr::Values(v) => {
+                if let [row] = v.rows.as_slice() {
+                    if let Some(n) = self.insert_row(&table, &targets, &row.content)? {
+                        return Ok(n);
+                    }
+                }
                 let rows: Vec<Vec<ast::Expr>> = v.rows.iter().map(|r| r.content.clone()).collect();
                 (self.values_batch(&rows, targets.len())?, false)
             }
@@ -288,21 +297,29 @@ impl Exec<'_> {
         )?)
     }
 
-    /// The VALUES row `?1, …, ?k` of a batched INSERT (`Session::execute_batch`): one row per
-    /// parameter set. A column whose values are of one kind is built at once; one of mixed
+    /// The VALUES row of a batched INSERT (`Session::execute_batch`): one row per parameter
+    /// set. A marker's column whose values are of one kind is built at once; one of mixed
     /// kinds (an `int` beside a `Decimal`, DECIMALs of two scales) converts each kind to the
     /// target column's type, as a set on its own would, and the rows are picked back in order.
+    /// A cell that is the same for every set ([`crate::prepared::batch_cells`]) is evaluated
+    /// once and repeated.
     fn parameter_sets_batch(
-        &self,
+        &mut self,
         values: &ast::Values,
         table: &Table,
         targets: &[usize],
     ) -> Result<RecordBatch> {
-        let width = match values.rows.as_slice() {
-            [row] => crate::prepared::marker_positions(&row.content),
-            _ => None,
-        }
-        .ok_or_else(|| Error::Internal("a batched INSERT is not VALUES (?, …)".into()))?;
+        let (row, sources) = match values.rows.as_slice() {
+            [row] => (&row.content, crate::prepared::batch_cells(&row.content)),
+            _ => {
+                return Err(Error::Internal(
+                    "a batched INSERT has one VALUES row".into(),
+                ))
+            }
+        };
+        let sources = sources
+            .ok_or_else(|| Error::Internal("a batched INSERT is not VALUES (?, …)".into()))?;
+        let width = sources.len();
         if width > targets.len() {
             return Err(Error::TooManyValues);
         }
@@ -310,11 +327,24 @@ impl Exec<'_> {
         let mut fields = Vec::with_capacity(width);
         let mut arrays = Vec::with_capacity(width);
         let mut cells: Vec<&Value> = Vec::with_capacity(n);
-        for (k, &target) in targets.iter().enumerate().take(width) {
+        for ((&target, source), e) in targets.iter().zip(&sources).zip(row) {
+            let Some(k) = *source else {
+                let a = self
+                    .bind_expr(e, &Scope::default(), None)?
+                    .eval(&single_row())?;
+                let a = repeat(&a, n)?;
+                fields.push(Field::new(
+                    format!("c{}", fields.len()),
+                    a.data_type().clone(),
+                    true,
+                ));
+                arrays.push(a);
+                continue;
+            };
             cells.clear();
             for set in self.param_rows {
                 cells.push(set.get(k).ok_or(Error::ParameterCount {
-                    expected: width,
+                    expected: k + 1,
                     given: set.len(),
                 })?);
             }
@@ -322,7 +352,11 @@ impl Exec<'_> {
                 Some(a) => a,
                 None => self.mixed_column(&table.schema.columns[target], &cells)?,
             };
-            fields.push(Field::new(format!("c{k}"), a.data_type().clone(), true));
+            fields.push(Field::new(
+                format!("c{}", fields.len()),
+                a.data_type().clone(),
+                true,
+            ));
             arrays.push(a);
         }
         Ok(RecordBatch::try_new_with_options(

@@ -69,6 +69,7 @@ mod format;
 mod functions;
 mod grouping_sets;
 mod hash_join;
+mod insert_row;
 mod join;
 mod locking;
 mod macros;

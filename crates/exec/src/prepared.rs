@@ -44,9 +44,10 @@ impl Prepared {
 /// request's columns stay a modest size.
 pub(crate) const BATCH_ROWS: usize = 10_000;
 
-/// True for a request that is a lone `INSERT … VALUES (?, …)` of markers only, one per
-/// parameter: what `Session::execute_batch` runs once for many parameter sets.
-pub(crate) fn is_marker_insert(p: &Prepared) -> bool {
+/// True for a request that is a lone `INSERT … VALUES (…)` whose one row is the markers
+/// `?1, ?2, …` (one per parameter, in order) among expressions that are the same for every
+/// parameter set ([`batch_cells`]): what `Session::execute_batch` runs once for many sets.
+pub(crate) fn is_batch_insert(p: &Prepared) -> bool {
     let [st] = p.statements.as_slice() else {
         return false;
     };
@@ -63,22 +64,72 @@ pub(crate) fn is_marker_insert(p: &Prepared) -> bool {
         return false;
     };
     match values.rows.as_slice() {
-        [row] => p.parameters > 0 && marker_positions(&row.content) == Some(p.parameters),
+        [row] => {
+            p.parameters > 0
+                && batch_cells(&row.content).map(|c| c.iter().flatten().count())
+                    == Some(p.parameters)
+        }
         _ => false,
     }
 }
 
-/// `Some(k)` when `row` is `?1, ?2, …, ?k` in order (markers only): then value `c` of a
-/// parameter set is column `c` of the row.
-pub(crate) fn marker_positions(row: &[sqlparser::ast::Expr]) -> Option<usize> {
+/// For the VALUES row of a batched INSERT, each cell's source: `Some(k)` for the marker
+/// `?k+1` (value `k` of each parameter set), `None` for an expression that is the same for
+/// every set (no marker, no subquery, no RANDOM: a literal, CURRENT_TIMESTAMP, …), evaluated
+/// once for the request. `None` overall when the markers are not `?1, ?2, …` in order or a
+/// cell is neither kind.
+pub(crate) fn batch_cells(row: &[sqlparser::ast::Expr]) -> Option<Vec<Option<usize>>> {
+    let mut markers = 0;
     row.iter()
-        .enumerate()
-        .all(|(c, e)| {
-            matches!(e, sqlparser::ast::Expr::Value(v)
-                if matches!(&v.value, sqlparser::ast::Value::Placeholder(name)
-                    if name.strip_prefix('?').and_then(|d| d.parse::<usize>().ok()) == Some(c + 1)))
+        .map(|e| match marker_number(e) {
+            Some(k) if k == markers + 1 => {
+                markers = k;
+                Some(Some(k - 1))
+            }
+            Some(_) => None,
+            None => is_fixed(e).then_some(None),
         })
-        .then_some(row.len())
+        .collect()
+}
+
+/// The `k` of a marker `?k`.
+fn marker_number(e: &sqlparser::ast::Expr) -> Option<usize> {
+    match e {
+        sqlparser::ast::Expr::Value(v) => match &v.value {
+            sqlparser::ast::Value::Placeholder(name) => name.strip_prefix('?')?.parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// True for an expression whose value cannot differ between parameter sets of one request:
+/// no marker, no subquery (it could read rows the request inserted), no RANDOM.
+fn is_fixed(e: &sqlparser::ast::Expr) -> bool {
+    use sqlparser::ast::{Expr, Query, Value, Visit, Visitor};
+    use std::ops::ControlFlow;
+    struct Varies;
+    impl Visitor for Varies {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            ControlFlow::Break(())
+        }
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            let varies = match e {
+                Expr::Value(v) => matches!(v.value, Value::Placeholder(_)),
+                Expr::Function(f) => {
+                    tdlite_parser::object_name_string(&f.name).eq_ignore_ascii_case("RANDOM")
+                }
+                _ => false,
+            };
+            if varies {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+    e.visit(&mut Varies).is_continue()
 }
 
 /// The one-row array a parameter value binds as.
@@ -104,18 +155,7 @@ pub(crate) fn parameter_array(v: &Value) -> ArrayRef {
 pub(crate) fn parameter_column(names: &[&str], params: &[Value]) -> Result<Option<ArrayRef>> {
     let mut values = Vec::with_capacity(names.len());
     for name in names {
-        let n: usize = name
-            .strip_prefix('?')
-            .and_then(|d| d.parse().ok())
-            .ok_or_else(|| Error::Unsupported(format!("the parameter marker {name}")))?;
-        values.push(
-            n.checked_sub(1)
-                .and_then(|i| params.get(i))
-                .ok_or(Error::ParameterCount {
-                    expected: n,
-                    given: params.len(),
-                })?,
-        );
+        values.push(parameter_value(name, params)?);
     }
     Ok(values_column(&values))
 }
@@ -151,17 +191,24 @@ pub(crate) fn values_column(values: &[&Value]) -> Option<ArrayRef> {
 
 /// 3939 when the request has no such parameter value.
 pub(crate) fn parameter(name: &str, params: &[Value]) -> Result<ArrayRef> {
+    parameter_value(name, params).map(parameter_array)
+}
+
+/// The value of parameter `name` (`?n`).
+///
+/// # Errors
+/// 3939 when the request has no such parameter value.
+pub(crate) fn parameter_value<'v>(name: &str, params: &'v [Value]) -> Result<&'v Value> {
     let n: usize = name
         .strip_prefix('?')
         .and_then(|d| d.parse().ok())
         .ok_or_else(|| Error::Unsupported(format!("the parameter marker {name}")))?;
-    match n.checked_sub(1).and_then(|i| params.get(i)) {
-        Some(v) => Ok(parameter_array(v)),
-        None => Err(Error::ParameterCount {
+    n.checked_sub(1)
+        .and_then(|i| params.get(i))
+        .ok_or(Error::ParameterCount {
             expected: n,
             given: params.len(),
-        }),
-    }
+        })
 }
 
 /// `v` as an SQL literal of its type (what EXEC's arguments are made of).

@@ -326,10 +326,12 @@ impl Session {
         out
     }
 
-    /// Runs a prepared request once per parameter set. A lone `INSERT … VALUES (?, …)` of
-    /// markers runs once per 10,000 sets, its VALUES row standing for every set (each column
-    /// built at once, no syntax per row, each value converted as it would be alone); any
-    /// other request runs once per set. Returns the last request's results, the activity
+    /// Runs a prepared request once per parameter set. A lone `INSERT … VALUES (…)` whose row
+    /// is the markers `?1, ?2, …` in order, possibly among expressions that are the same for
+    /// every set (literals, CURRENT_TIMESTAMP: evaluated once, so every row of the request
+    /// shares one CURRENT_TIMESTAMP as in one Teradata request), runs once per 10,000 sets, its
+    /// VALUES row standing for every set (each column built at once, no syntax per row, each
+    /// value converted as it would be alone); any other request runs once per set. Returns the last request's results, the activity
     /// count of its last statement being the sum over all the sets.
     ///
     /// # Errors
@@ -354,7 +356,7 @@ impl Session {
         }
         let mut last = Vec::new();
         let mut changed = 0u64;
-        if crate::prepared::is_marker_insert(prepared) {
+        if crate::prepared::is_batch_insert(prepared) {
             let mut sets = sets.into_iter();
             loop {
                 self.param_rows.clear();

@@ -12,6 +12,7 @@ mod dictionary;
 mod durability;
 mod explain;
 mod index_model;
+mod insert_paths;
 mod isolation;
 mod join_model;
 mod power_cut;

@@ -272,3 +272,50 @@ fn execute_batch_inserts_many_sets_in_few_requests_and_runs_other_requests_per_s
         .unwrap_err();
     assert_eq!(err.code().number, 3939);
 }
+
+#[test]
+fn execute_batch_evaluates_fixed_cells_once_and_varying_ones_per_set() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE MULTISET TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT \
+         CURRENT_TIMESTAMP(6), id INTEGER, tag VARCHAR(10))",
+    )
+    .unwrap();
+    // CURRENT_TIMESTAMP and a literal beside the markers: one request, one QITS for every row,
+    // and the queue still gives the rows back in the order they were sent
+    let ins = s.prepare("INS q (CURRENT_TIMESTAMP, ?, 'fixed')").unwrap();
+    let sets: Vec<Vec<Value>> = (0..3000).map(|i| vec![Value::Int(i)]).collect();
+    let r = s.execute_batch(&ins, sets).unwrap();
+    assert_eq!(r.last().unwrap().activity_count, 3000);
+    let got = strings(
+        &s.execute("SEL COUNT(DISTINCT qits), COUNT(*), MIN(tag), MAX(tag) FROM q")
+            .unwrap(),
+    );
+    assert_eq!(got, vec![vec!["1", "3000", "fixed", "fixed"]]);
+    for want in 0..5 {
+        let got = strings(&s.execute("SEL AND CONSUME TOP 1 id FROM q").unwrap());
+        assert_eq!(got, vec![vec![want.to_string()]]);
+    }
+    // a subquery may read the rows the sets before inserted: each set runs on its own
+    s.execute("CREATE MULTISET TABLE t (k INTEGER, n INTEGER)")
+        .unwrap();
+    let ins = s
+        .prepare("INSERT INTO t VALUES (?, (SELECT COUNT(*) FROM t))")
+        .unwrap();
+    let sets: Vec<Vec<Value>> = (0..4).map(|i| vec![Value::Int(i)]).collect();
+    s.execute_batch(&ins, sets).unwrap();
+    let got = strings(&s.execute("SEL k, n FROM t ORDER BY k").unwrap());
+    let want: Vec<Vec<String>> = (0..4).map(|i| vec![i.to_string(), i.to_string()]).collect();
+    assert_eq!(got, want);
+    // RANDOM differs per set: each set runs on its own and draws its own number
+    s.execute("CREATE MULTISET TABLE r (k INTEGER, n INTEGER)")
+        .unwrap();
+    let ins = s
+        .prepare("INSERT INTO r VALUES (?, RANDOM(1, 1000000000))")
+        .unwrap();
+    let sets: Vec<Vec<Value>> = (0..40).map(|i| vec![Value::Int(i)]).collect();
+    s.execute_batch(&ins, sets).unwrap();
+    let got = strings(&s.execute("SEL COUNT(DISTINCT n) FROM r").unwrap());
+    assert_ne!(got, vec![vec!["1".to_string()]], "40 draws of one number");
+}

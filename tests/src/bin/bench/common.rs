@@ -65,6 +65,13 @@ pub fn sqlite(path: &Path, sync: &str) -> Connection {
     c
 }
 
+/// A SQLite `:memory:` connection with the queue table.
+pub fn memory_sqlite() -> Connection {
+    let c = Connection::open_in_memory().unwrap();
+    c.execute_batch(SQLITE_QUEUE).unwrap();
+    c
+}
+
 /// Pops one row in its own transaction; `None` when the queue is empty.
 pub fn sqlite_pop(c: &Connection) -> Option<i64> {
     c.execute_batch("BEGIN IMMEDIATE").unwrap();

@@ -7,8 +7,8 @@
 //! sides). `depth`: the cost of one consume with 10k, 100k and 1M rows waiting.
 
 use crate::common::{
-    alternate, check_exactly_once, now_us, percentile, remove_sqlite, sqlite, sqlite_fill,
-    sqlite_path, timed, TdQueue, PAYLOAD, SQLITE_POP, SQLITE_QUEUE,
+    alternate, check_exactly_once, memory_sqlite, now_us, percentile, remove_sqlite, sqlite,
+    sqlite_fill, sqlite_path, timed, TdQueue, PAYLOAD, SQLITE_POP,
 };
 use arrow::array::AsArray;
 use arrow::datatypes::{Int64Type, TimestampMicrosecondType};
@@ -150,12 +150,6 @@ fn best(rounds: u32, mut td: impl FnMut() -> Fifo, mut lite: impl FnMut() -> Fif
         }
     }
     (a, b)
-}
-
-fn memory_sqlite() -> Connection {
-    let c = Connection::open_in_memory().unwrap();
-    c.execute_batch(SQLITE_QUEUE).unwrap();
-    c
 }
 
 /// The `fifo` workload.

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | depth | priority | concurrent | wake | browse | scan | python | all
+//!   WORKLOAD: fifo | insert | depth | priority | concurrent | wake | browse | scan | python | all
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)
 //!   --updates U     priority UPDATEs (1,000)           --prio-rows N  priority table rows (100,000)
@@ -12,6 +12,7 @@
 //!   --join-rows M   rows of each joined table (100,000) --sqlite 0    priority: tdlite alone
 //!   --py-rows N     python executemany rows (100,000)  --py-loop-rows N  execute loop (20,000)
 //!   --py-fetch-rows N  python rows fetched (1,000,000)
+//!   --insert-rows N rows inserted one by one and in batches (200,000)  --copy-rows N  INSERT … SELECT (1,000,000)
 //!   --browse-rows N queue rows under the browser (1,000,000)  --browse-pops P  consumes per phase (300,000)
 //! ```
 //!
@@ -23,6 +24,7 @@ mod browse;
 mod common;
 mod concurrent;
 mod fifo;
+mod insert;
 mod priority;
 mod python;
 mod scan;
@@ -30,8 +32,9 @@ mod scan;
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 8] = [
+const WORKLOADS: [&str; 9] = [
     "fifo",
+    "insert",
     "depth",
     "priority",
     "concurrent",
@@ -72,6 +75,13 @@ fn main() {
         fifo::run(
             arg("--rows", 100_000) as i64,
             arg("--disk-rows", 5_000) as i64,
+            rounds,
+        );
+    }
+    if wants("insert") {
+        insert::run(
+            arg("--insert-rows", 200_000) as i64,
+            arg("--copy-rows", 1_000_000) as i64,
             rounds,
         );
     }

@@ -1,0 +1,155 @@
+//! The one-row `INSERT … VALUES (…)`: the row goes to storage as values, with no one-row
+//! Arrow batch in between (a prepared producer's `INS q (CURRENT_TIMESTAMP, ?, ?)` run once per
+//! message is the case that matters).
+//!
+//! A `?` parameter is taken as its value; any other expression is bound and evaluated as
+//! usual. Each value is then converted to its column's type.
+//!
+//! Invariant: every value stored is the one [`Exec::conform`] stores for it. A value is kept
+//! as it is only where conform provably leaves it unchanged (an integer within the column's
+//! range, a string within the column's length, a DECIMAL of the column's scale and precision,
+//! a timestamp into `TIMESTAMP(6)`, …); every other value goes through conform itself as the
+//! one-element array a parameter binds as ([`crate::prepared::parameter_array`]). Tables
+//! with CHECK constraints take the batch path, which evaluates them.
+
+use crate::bind::Scope;
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::query::single_row;
+use arrow::array::ArrayRef;
+use sqlparser::ast;
+use std::sync::Arc;
+use tdlite_storage::catalog::{Column, DefaultValue};
+use tdlite_storage::table::Table;
+use tdlite_storage::types::{value_at, SqlType, Value};
+use tdlite_storage::StorageError;
+
+/// One cell of the row before conversion: a value, or an evaluated expression's array.
+enum Cell {
+    Value(Value),
+    Array(ArrayRef),
+}
+
+impl Exec<'_> {
+    /// Inserts the one VALUES row `row` into `targets` of `table`; other columns get their
+    /// defaults. `None` when the row path does not apply (the table has CHECK constraints):
+    /// the caller then takes the batch path.
+    ///
+    /// # Errors
+    /// 3812/3813 arity, conversion errors, and storage's (3811, 2801, 2802, 2803).
+    pub(crate) fn insert_row(
+        &mut self,
+        table: &Arc<Table>,
+        targets: &[usize],
+        row: &[ast::Expr],
+    ) -> Result<Option<u64>> {
+        if !table.schema.checks.is_empty() {
+            return Ok(None);
+        }
+        if row.len() < targets.len() {
+            return Err(Error::TooFewValues);
+        }
+        if row.len() > targets.len() {
+            return Err(Error::TooManyValues);
+        }
+        let mut cells: Vec<Option<Cell>> = Vec::with_capacity(row.len());
+        for e in row {
+            cells.push(Some(self.cell(e)?));
+        }
+        let mut values = Vec::with_capacity(table.schema.columns.len());
+        for (i, col) in table.schema.columns.iter().enumerate() {
+            let cell = match targets.iter().position(|&t| t == i) {
+                Some(k) => cells[k].take(),
+                None => None,
+            };
+            let v = match cell {
+                Some(c) => self.conform_cell(col, c)?,
+                None => self.default_value(col)?,
+            };
+            values.push(v);
+        }
+        // after every conversion, as the batch path checks
+        for (v, col) in values.iter().zip(&table.schema.columns) {
+            if v.is_null() && !col.nullable {
+                return Err(StorageError::NotNull(col.name.clone()).into());
+            }
+        }
+        self.txn.insert(table, values)?;
+        Ok(Some(1))
+    }
+
+    /// A VALUES cell: a parameter's value, or the expression evaluated.
+    fn cell(&mut self, e: &ast::Expr) -> Result<Cell> {
+        if let ast::Expr::Value(v) = e {
+            if let ast::Value::Placeholder(name) = &v.value {
+                return Ok(Cell::Value(
+                    crate::prepared::parameter_value(name, self.params)?.clone(),
+                ));
+            }
+        }
+        let bound = self.bind_expr(e, &Scope::default(), None)?;
+        Ok(Cell::Array(bound.eval(&single_row())?))
+    }
+
+    /// A cell converted to `col`'s type, as [`Exec::conform`] converts it.
+    fn conform_cell(&self, col: &Column, cell: Cell) -> Result<Value> {
+        let a = match cell {
+            Cell::Value(v) => match as_stored(col, v) {
+                Ok(v) => return Ok(v),
+                Err(v) => crate::prepared::parameter_array(&v),
+            },
+            Cell::Array(a) => a,
+        };
+        Ok(value_at(self.conform(col, &a)?.as_ref(), 0))
+    }
+
+    /// `col`'s default for a row that does not name it.
+    fn default_value(&self, col: &Column) -> Result<Value> {
+        let v = match &col.default {
+            None => Some(Value::Null),
+            Some(DefaultValue::Const(v)) => Some(v.clone()),
+            Some(DefaultValue::CurrentTimestamp) => Some(Value::Timestamp(self.now_us)),
+            Some(_) => None,
+        };
+        if let Some(Ok(v)) = v.map(|v| as_stored(col, v)) {
+            return Ok(v);
+        }
+        let d = self.default_array(col, 1)?;
+        Ok(value_at(self.conform(col, &d)?.as_ref(), 0))
+    }
+}
+
+/// `Ok(v)` (or the padded string of a CHAR column) when [`Exec::conform`] would store `v`
+/// exactly so; `Err(v)`, handed back, when it needs conform's own conversion.
+fn as_stored(col: &Column, v: Value) -> std::result::Result<Value, Value> {
+    let fits = match (&v, col.ty) {
+        (Value::Null, _) => true,
+        (Value::Int(_), SqlType::BigInt) => true,
+        (Value::Int(i), SqlType::Integer) => i32::try_from(*i).is_ok(),
+        (Value::Int(i), SqlType::SmallInt) => i16::try_from(*i).is_ok(),
+        (Value::Int(i), SqlType::ByteInt) => i8::try_from(*i).is_ok(),
+        (Value::Decimal(d, s), SqlType::Decimal(p, scale)) => {
+            *s == scale && d.unsigned_abs() < 10u128.pow(u32::from(p.min(38)))
+        }
+        (Value::Float(f), SqlType::Float) => f.is_finite() && !(*f == 0.0 && f.is_sign_negative()),
+        (Value::Str(s), SqlType::VarChar(n)) => !col.uppercase && fits_chars(s, n),
+        (Value::Str(s), SqlType::Char(n)) if !col.uppercase && fits_chars(s, n) => {
+            let Value::Str(s) = v else { return Err(v) };
+            return Ok(Value::Str(format!("{s:<width$}", width = n as usize)));
+        }
+        (Value::Date(_), SqlType::Date) => true,
+        (Value::Time(_), SqlType::Time(6)) | (Value::Timestamp(_), SqlType::Timestamp(6)) => true,
+        _ => false,
+    };
+    if fits {
+        Ok(v)
+    } else {
+        Err(v)
+    }
+}
+
+/// True when `s` has at most `n` characters (counted only when its bytes could exceed `n`).
+fn fits_chars(s: &str, n: u32) -> bool {
+    let n = n as usize;
+    s.len() <= n || s.chars().count() <= n
+}

@@ -1,0 +1,172 @@
+//! The one-row INSERT path (values straight to storage) against the batch path (Arrow
+//! conversion of whole columns): for every column type and a spread of parameter values,
+//! in both session modes, the same value is stored or the same error is raised.
+
+use tdlite::{Database, Session, SessionMode, Value};
+
+/// Column types, with the attributes that change what is stored.
+const TYPES: &[&str] = &[
+    "BYTEINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "DECIMAL(9,2)",
+    "DECIMAL(5,0)",
+    "DECIMAL(38,4)",
+    "FLOAT",
+    "CHAR(5)",
+    "CHAR(5) UPPERCASE",
+    "VARCHAR(5)",
+    "VARCHAR(5) UPPERCASE",
+    "DATE",
+    "TIME(0)",
+    "TIME(6)",
+    "TIMESTAMP(6)",
+    "TIMESTAMP(2)",
+    "VARBYTE(4)",
+    "INTEGER NOT NULL",
+];
+
+fn values() -> Vec<Value> {
+    let s = |t: &str| Value::Str(t.to_string());
+    vec![
+        Value::Null,
+        Value::Int(0),
+        Value::Int(127),
+        Value::Int(128),
+        Value::Int(-129),
+        Value::Int(40_000),
+        Value::Int(3_000_000_000),
+        Value::Int(i64::MIN),
+        Value::Decimal(12_345, 2),
+        Value::Decimal(-5, 0),
+        Value::Decimal(123_456_789_012, 2),
+        Value::Decimal(15, 1),
+        Value::Decimal(99_999, 0),
+        Value::Decimal(100_000, 0),
+        Value::Decimal(-12_345_678_901, 3),
+        Value::Float(1.5),
+        Value::Float(-0.0),
+        Value::Float(f64::NAN),
+        Value::Float(f64::INFINITY),
+        Value::Float(1e300),
+        s(""),
+        s("ab"),
+        s("abcde"),
+        s("abcdef"),
+        s("  12 "),
+        s("héllo"),
+        s("héllos"),
+        s("2020-01-02"),
+        s("12:34:56"),
+        s("2020-01-02 03:04:05.123456"),
+        Value::Bytes(vec![1, 2]),
+        Value::Bytes(vec![1, 2, 3, 4, 5]),
+        Value::Date(0),
+        Value::Date(-1),
+        Value::Time(3_723_000_001),
+        Value::Timestamp(1_600_000_000_123_456),
+        Value::Timestamp(-1),
+    ]
+}
+
+/// What a statement did: the value stored (as text) or the error number.
+fn outcome(s: &mut Session, r: Result<(), u32>, table: &str, k: usize) -> Result<String, u32> {
+    r?;
+    let out = s
+        .execute(&format!("SELECT v FROM {table} WHERE k = {k}"))
+        .map_err(|e| e.code().number)?;
+    let rows = out[0]
+        .rows
+        .as_ref()
+        .map(|r| r.to_strings())
+        .unwrap_or_default();
+    Ok(format!("{rows:?}"))
+}
+
+/// Ends an ANSI-mode transaction (a Teradata-mode request has committed already).
+fn settle(s: &mut Session, mode: SessionMode) {
+    if mode == SessionMode::Ansi {
+        s.execute("COMMIT").expect("commit");
+    }
+}
+
+#[test]
+fn one_row_and_batch_paths_store_the_same() {
+    let values = values();
+    let mut compared = 0;
+    for mode in [SessionMode::Teradata, SessionMode::Ansi] {
+        let db = Database::new();
+        let mut s = db.session_in(mode);
+        for (t, ty) in TYPES.iter().enumerate() {
+            for side in ["r", "b"] {
+                s.execute(&format!(
+                    "CREATE MULTISET TABLE {side}{t} (k INTEGER, v {ty}) NO PRIMARY INDEX"
+                ))
+                .expect("create");
+                settle(&mut s, mode);
+            }
+            let row = s
+                .prepare(&format!("INSERT INTO r{t} VALUES (?, ?)"))
+                .expect("prepare");
+            let batch = s
+                .prepare(&format!("INSERT INTO b{t} VALUES (?, ?)"))
+                .expect("prepare");
+            for (k, v) in values.iter().enumerate() {
+                let set = vec![Value::Int(k as i64), v.clone()];
+                let r = s
+                    .execute_prepared(&row, &set)
+                    .map(drop)
+                    .map_err(|e| e.code().number);
+                settle(&mut s, mode);
+                let one = outcome(&mut s, r, &format!("r{t}"), k);
+                let r = s
+                    .execute_batch(&batch, vec![set])
+                    .map(drop)
+                    .map_err(|e| e.code().number);
+                settle(&mut s, mode);
+                let many = outcome(&mut s, r, &format!("b{t}"), k);
+                assert_eq!(one, many, "{mode:?}: {v:?} into {ty}");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 2 * TYPES.len() * values.len());
+}
+
+#[test]
+fn defaults_are_the_same_on_both_paths() {
+    let db = Database::new();
+    let mut s = db.session();
+    let columns = "(k INTEGER, a DECIMAL(5,1) DEFAULT 7, b CHAR(4) DEFAULT 'x', \
+         c TIMESTAMP(2) DEFAULT CURRENT_TIMESTAMP, d DATE DEFAULT CURRENT_DATE, \
+         e VARCHAR(10) DEFAULT USER, f INTEGER, g TIME(0) DEFAULT CURRENT_TIME, \
+         h TIMESTAMP(6) DEFAULT CURRENT_TIMESTAMP)";
+    s.execute(&format!("CREATE MULTISET TABLE r {columns}"))
+        .unwrap();
+    s.execute(&format!("CREATE MULTISET TABLE b {columns}"))
+        .unwrap();
+    let row = s.prepare("INSERT INTO r (k) VALUES (?)").unwrap();
+    let batch = s.prepare("INSERT INTO b (k) VALUES (?)").unwrap();
+    s.execute_prepared(&row, &[Value::Int(1)]).unwrap();
+    s.execute_batch(&batch, vec![vec![Value::Int(1)]]).unwrap();
+    // the clock columns differ between the two requests; their kind and precision do not
+    let q = |t: &str| {
+        format!(
+            "SELECT k, a, b, EXTRACT(SECOND FROM c) * 100 MOD 1, d = CURRENT_DATE, e, f, \
+             EXTRACT(SECOND FROM g) MOD 1, c IS NOT NULL, h IS NOT NULL FROM {t}"
+        )
+    };
+    let one = s.execute(&q("r")).unwrap()[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings();
+    let many = s.execute(&q("b")).unwrap()[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings();
+    assert_eq!(one, many);
+    assert_eq!(one.len(), 1);
+}
