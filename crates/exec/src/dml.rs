@@ -1,6 +1,7 @@
 //! INSERT, UPDATE, DELETE and the consume step of SELECT AND CONSUME.
 //!
-//! Values are converted to the target column types in whole batches (Arrow `cast`), defaults
+//! Values are converted to the target column types in whole batches (Arrow `cast`; a lone
+//! VALUES row takes the value path of `insert_row.rs`, which stores the same values), defaults
 //! are filled from the request's fixed CURRENT_TIMESTAMP, and rows go to storage one by one so
 //! each gets its constraint checks (3811, 2801, 2802, 2803).
 //!
