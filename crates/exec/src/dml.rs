@@ -157,16 +157,7 @@ impl Exec<'_> {
         }
         reject_nulls(table, &cols)?;
         self.check_constraints(table, &cols, n)?;
-        let mut inserted = 0;
-        for r in 0..n {
-            let values: Vec<Value> = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
-            match self.txn.insert(table, values) {
-                Ok(_) => inserted += 1,
-                Err(StorageError::DuplicateRow(_)) if skip_duplicates => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        Ok(inserted)
+        Ok(self.txn.insert_columns(table, &cols, skip_duplicates)?)
     }
 
     pub(crate) fn target_columns(table: &Table, columns: &[ast::ObjectName]) -> Result<Vec<usize>> {
@@ -227,9 +218,9 @@ impl Exec<'_> {
         let Some(source) = &ins.source else {
             return Err(Error::Unsupported("INSERT without VALUES or SELECT".into()));
         };
-        let (batch, from_select) = match source.body.as_ref() {
+        let (batches, from_select) = match source.body.as_ref() {
             ast::SetExpr::Values(v) if !self.param_rows.is_empty() => {
-                (self.parameter_sets_batch(v, &table, &targets)?, false)
+                (vec![self.parameter_sets_batch(v, &table, &targets)?], false)
             }
             ast::SetExpr::Values(v) => {
                 if let [row] = v.rows.as_slice() {
@@ -238,22 +229,34 @@ impl Exec<'_> {
                     }
                 }
                 let rows: Vec<Vec<ast::Expr>> = v.rows.iter().map(|r| r.content.clone()).collect();
-                (self.values_batch(&rows, targets.len())?, false)
+                (vec![self.values_batch(&rows, targets.len())?], false)
             }
             _ => {
+                // the query's batches go in one by one, as they came (a scan's batches are
+                // whole segments, which storage can take without copying)
                 let rows = self.run_query(source)?;
-                let b = arrow::compute::concat_batches(&rows.schema, &rows.batches)?;
-                (b, true)
+                let width = rows.schema.fields().len();
+                if width < targets.len() {
+                    return Err(Error::TooFewValues);
+                }
+                if width > targets.len() {
+                    return Err(Error::TooManyValues);
+                }
+                (rows.batches, true)
             }
         };
-        if batch.num_columns() < targets.len() {
-            return Err(Error::TooFewValues);
-        }
-        if batch.num_columns() > targets.len() {
-            return Err(Error::TooManyValues);
-        }
         let skip = from_select && table.schema.kind == tdlite_storage::catalog::TableKind::Set;
-        self.insert_batch(&table, &targets, &batch, skip)
+        let mut inserted = 0;
+        for batch in &batches {
+            if batch.num_columns() < targets.len() {
+                return Err(Error::TooFewValues);
+            }
+            if batch.num_columns() > targets.len() {
+                return Err(Error::TooManyValues);
+            }
+            inserted += self.insert_batch(&table, &targets, batch, skip)?;
+        }
+        Ok(inserted)
     }
 
     pub(crate) fn values_batch(

@@ -612,7 +612,9 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     };
     if let SqlType::Char(n) | SqlType::VarChar(n) = ty {
         let s = out.as_string::<i32>();
-        if s.iter().flatten().any(|v| v.chars().count() > n as usize) {
+        // a string of at most n bytes has at most n characters: count only longer ones
+        let long = |v: &str| v.len() > n as usize && v.chars().count() > n as usize;
+        if s.iter().flatten().any(long) {
             let n = n as usize;
             return Ok(Arc::new(StringArray::from_iter(
                 s.iter()

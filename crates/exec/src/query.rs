@@ -170,10 +170,11 @@ impl Exec<'_> {
     pub fn scan_table(&self, table: &Table) -> Result<(RecordBatch, UInt64Array)> {
         let parts = table.scan(self.snapshot());
         let batch = concat_batches(&table.schema.arrow, parts.iter().map(|p| &p.batch))?;
-        let ids: UInt64Array = parts
-            .iter()
-            .flat_map(|p| p.row_ids.values().iter().copied())
-            .collect();
+        let mut ids = Vec::with_capacity(parts.iter().map(|p| p.row_ids.len()).sum());
+        for p in &parts {
+            ids.extend_from_slice(p.row_ids.values());
+        }
+        let ids = UInt64Array::from(ids);
         Ok((batch, ids))
     }
 

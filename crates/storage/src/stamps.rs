@@ -28,11 +28,12 @@ pub(crate) struct StampChunk {
 }
 
 impl StampChunk {
-    fn new() -> Self {
-        let zeros = || (0..SEGMENT_ROWS).map(|_| AtomicU64::new(0)).collect();
+    /// Rows created by `xmin` (0: no rows yet), none deleted.
+    fn new(xmin: TxnId) -> Self {
+        let all = |v| (0..SEGMENT_ROWS).map(|_| AtomicU64::new(v)).collect();
         StampChunk {
-            xmin: zeros(),
-            xmax: zeros(),
+            xmin: all(xmin),
+            xmax: all(0),
         }
     }
 
@@ -96,10 +97,18 @@ impl Stamps {
     /// Stamps a new row: created by `xmin`, not deleted.
     pub(crate) fn push(&mut self, xmin: TxnId) {
         if self.len == self.chunks.len() * SEGMENT_ROWS {
-            self.chunks.push(Arc::new(StampChunk::new()));
+            self.chunks.push(Arc::new(StampChunk::new(0)));
         }
         self.len += 1;
         self.set_xmin(self.len as u64 - 1, xmin);
+    }
+
+    /// Stamps [`SEGMENT_ROWS`] new rows created by `xmin` at once; the rows stamped so far
+    /// must fill whole chunks (the table's tail is empty).
+    pub(crate) fn push_chunk(&mut self, xmin: TxnId) {
+        debug_assert_eq!(self.len, self.chunks.len() * SEGMENT_ROWS);
+        self.chunks.push(Arc::new(StampChunk::new(xmin)));
+        self.len += SEGMENT_ROWS;
     }
 
     /// The chunks as they are now, for a reader that leaves the mutex.
@@ -126,6 +135,25 @@ mod tests {
         assert_eq!((s.xmin(0), s.xmax(last)), (9, 7));
         let taken = s.chunks();
         assert_eq!(taken.len(), 2);
+        let mut whole = Stamps::default();
+        whole.push(3);
+        for _ in 0..SEGMENT_ROWS - 1 {
+            whole.push(4);
+        }
+        whole.push_chunk(5);
+        assert_eq!(whole.len(), 2 * SEGMENT_ROWS);
+        assert_eq!(
+            (whole.get(0), whole.get(SEGMENT_ROWS as u64 - 1)),
+            ((3, 0), (4, 0))
+        );
+        assert_eq!(
+            (
+                whole.get(SEGMENT_ROWS as u64),
+                whole.get(2 * SEGMENT_ROWS as u64 - 1)
+            ),
+            ((5, 0), (5, 0)),
+            "a whole chunk stamped at once"
+        );
         assert_eq!(
             taken[1].get(1),
             (last + 1, 7),

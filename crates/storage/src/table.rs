@@ -350,19 +350,18 @@ fn visible_part(
     base: usize,
 ) -> ScanBatch {
     let n = batch.num_rows();
-    let seen: Vec<bool> = (0..n)
-        .map(|i| {
-            let (xmin, xmax) = stamps.get(i);
-            snapshot.visible(xmin, xmax)
-        })
-        .collect();
-    if seen.iter().all(|&v| v) {
+    let sees = |i: usize| {
+        let (xmin, xmax) = stamps.get(i);
+        snapshot.visible(xmin, xmax)
+    };
+    if (0..n).all(sees) {
         // the common case: every row visible, no mask and no copy
         return ScanBatch {
             batch: batch.clone(),
             row_ids: UInt64Array::from_iter_values(base as u64..(base + n) as u64),
         };
     }
+    let seen: Vec<bool> = (0..n).map(sees).collect();
     let ids = UInt64Array::from_iter_values((0..n).filter(|&i| seen[i]).map(|i| (base + i) as u64));
     let mask = BooleanArray::from(seen);
     ScanBatch {
@@ -652,6 +651,56 @@ impl TableData {
         self.index_row(&values, rid);
         self.push_row(schema, values, me, seq);
         Ok(rid)
+    }
+
+    /// True if a new row must be checked against the others (unique keys, SET duplicates), so
+    /// rows go in one at a time through [`TableData::append`].
+    pub(crate) fn checks_each_row(&self) -> bool {
+        !self.unique.is_empty() || self.duplicates.is_some()
+    }
+
+    /// Appends rows created by `me`, given as columns of the table's Arrow types with no NULL
+    /// in a NOT NULL column, to a table with no per-row checks ([`TableData::checks_each_row`]).
+    /// Rows fill the open tail up to a segment boundary one at a time; from there every whole
+    /// [`SEGMENT_ROWS`] of them becomes a sealed segment of slices of `cols` (no copy), and the
+    /// rest opens the next tail. Returns the first new RowId.
+    pub(crate) fn append_columns(
+        &mut self,
+        schema: &TableSchema,
+        cols: &[ArrayRef],
+        me: TxnId,
+    ) -> RowId {
+        let first = self.len() as RowId;
+        let n = cols.first().map_or(0, |c| c.len());
+        let mut at = 0;
+        while at < n {
+            if self.tail.is_empty() && n - at >= SEGMENT_ROWS {
+                let slices = cols.iter().map(|c| c.slice(at, SEGMENT_ROWS)).collect();
+                if let Ok(batch) = RecordBatch::try_new(schema.arrow.clone(), slices) {
+                    let base = self.len() as RowId;
+                    self.stamps.push_chunk(me);
+                    let seq = self.next_seq + 1;
+                    self.next_seq += SEGMENT_ROWS as u64;
+                    self.seq.extend(seq..=self.next_seq);
+                    self.segments.push(batch);
+                    if self.ordered.iter().any(Option::is_some) {
+                        for rid in base..base + SEGMENT_ROWS as RowId {
+                            let values = self.row(rid);
+                            self.index_row(&values, rid);
+                        }
+                    }
+                    at += SEGMENT_ROWS;
+                    continue;
+                }
+            }
+            let values: Vec<Value> = cols.iter().map(|c| value_at(c.as_ref(), at)).collect();
+            let rid = self.len() as RowId;
+            self.next_seq += 1;
+            self.index_row(&values, rid);
+            self.push_row(schema, values, me, self.next_seq);
+            at += 1;
+        }
+        first
     }
 
     /// The queue key of a row of a queue table (its QITS is column 0).

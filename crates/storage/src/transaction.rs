@@ -24,18 +24,21 @@ use crate::error::StorageError;
 use crate::locks::{held_covers, LockMode};
 use crate::mvcc::{Snapshot, TxnId, DEAD};
 use crate::queue::QueueKey;
-use crate::table::{RowId, Table};
-use crate::types::Value;
+use crate::table::{RowId, Table, TableData};
+use crate::types::{value_at, Value};
 use crate::Storage;
+use arrow::array::{Array, ArrayRef};
 use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 enum Undo {
+    /// Rows this transaction created, consecutive RowIds.
     Insert {
         table: Arc<Table>,
-        row: RowId,
+        rows: Range<RowId>,
     },
     Delete {
         table: Arc<Table>,
@@ -211,15 +214,85 @@ impl Transaction {
         self.check_creator(table)?;
         let mut d = table.lock();
         let rid = d.append(&table.schema, values, self.id, &self.storage.txns, None)?;
+        self.note_inserted(table, &d, rid..rid + 1);
+        Ok(rid)
+    }
+
+    /// Inserts rows given as columns in table order, each array of its column's Arrow type
+    /// (values already converted): [`Transaction::insert`] for many rows under one lock. A
+    /// table without unique keys or SET duplicates takes them as whole segments where they line
+    /// up with a segment boundary; others check row by row. With `skip_duplicates`, a row that
+    /// duplicates another in a SET table is left out (INSERT … SELECT in Teradata mode) instead
+    /// of failing. Returns how many rows went in.
+    ///
+    /// # Errors
+    /// As [`Transaction::insert`]; [`StorageError::BadValue`] if the columns do not match the
+    /// table's. On an error some rows may be in: undo the statement ([`Transaction::rollback_to`]).
+    pub fn insert_columns(
+        &mut self,
+        table: &Arc<Table>,
+        cols: &[ArrayRef],
+        skip_duplicates: bool,
+    ) -> Result<u64, StorageError> {
+        let schema = &table.schema;
+        let n = cols.first().map_or(0, |c| c.len());
+        let fields = schema.arrow.fields();
+        if cols.len() != fields.len() {
+            return Err(StorageError::BadValue {
+                column: schema.name.clone(),
+                reason: format!("{} columns for a table of {}", cols.len(), fields.len()),
+            });
+        }
+        for ((c, f), col) in cols.iter().zip(fields.iter()).zip(&schema.columns) {
+            if c.len() != n || c.data_type() != f.data_type() {
+                return Err(StorageError::BadValue {
+                    column: col.name.clone(),
+                    reason: format!("{} values of type {}", c.len(), c.data_type()),
+                });
+            }
+            if !col.nullable && c.null_count() > 0 {
+                return Err(StorageError::NotNull(col.name.clone()));
+            }
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        self.lock(table, LockMode::RowWrite, false)?;
+        self.check_creator(table)?;
+        let mut d = table.lock();
+        let mut inserted = 0;
+        if d.checks_each_row() {
+            for r in 0..n {
+                let values = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
+                match d.append(schema, values, self.id, &self.storage.txns, None) {
+                    Ok(rid) => {
+                        self.note_inserted(table, &d, rid..rid + 1);
+                        inserted += 1;
+                    }
+                    Err(StorageError::DuplicateRow(_)) if skip_duplicates => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            return Ok(inserted);
+        }
+        let first = d.append_columns(schema, cols, self.id);
+        self.note_inserted(table, &d, first..first + n as RowId);
+        Ok(n as u64)
+    }
+
+    /// Records rows this transaction just appended (under the table's mutex, `d`): their undo
+    /// entry and, in a queue table, their places among its own pending rows.
+    fn note_inserted(&mut self, table: &Arc<Table>, d: &TableData, rows: Range<RowId>) {
+        if table.schema.queue {
+            let own = self.own_pending(table);
+            for rid in rows.clone() {
+                own.insert(d.queue_key(rid), rid);
+            }
+        }
         self.undo.push(Undo::Insert {
             table: table.clone(),
-            row: rid,
+            rows,
         });
-        if table.schema.queue {
-            let key = d.queue_key(rid);
-            self.own_pending(table).insert(key, rid);
-        }
-        Ok(rid)
     }
 
     /// A table another open transaction created is that transaction's alone until it commits.
@@ -317,15 +390,7 @@ impl Transaction {
             &self.storage.txns,
             Some(seq),
         )?;
-        self.undo.push(Undo::Insert {
-            table: table.clone(),
-            row: rid,
-        });
-        if table.schema.queue {
-            let key = d.queue_key(rid);
-            drop(d);
-            self.own_pending(table).insert(key, rid);
-        }
+        self.note_inserted(table, &d, rid..rid + 1);
         Ok(rid)
     }
 
@@ -589,12 +654,13 @@ impl Transaction {
                 continue;
             }
             let t = match u {
-                Undo::Insert { table, row } => {
+                Undo::Insert { table, rows } => {
                     let d = table.lock();
-                    if d.stamps.xmax(*row) == self.id {
-                        continue;
+                    for row in rows.clone() {
+                        if d.stamps.xmax(row) != self.id {
+                            rb.insert(table, d.seq[row as usize], &d.row(row));
+                        }
                     }
-                    rb.insert(table, d.seq[*row as usize], &d.row(*row));
                     table
                 }
                 Undo::Delete { table, row, .. } => {
@@ -676,15 +742,16 @@ impl Transaction {
         let mut removed = Vec::new();
         for u in entries.into_iter().rev() {
             match u {
-                Undo::Insert { table, row } => {
+                Undo::Insert { table, rows } => {
                     let mut d = table.lock();
-                    d.stamps.set_xmin(row, DEAD);
-                    d.unindex(row);
-                    if table.schema.queue {
-                        let key = d.queue_key(row);
-                        drop(d);
-                        if let Some((_, own)) = self.own_queue.get_mut(&table.id) {
-                            own.remove(&key);
+                    for row in rows.rev() {
+                        d.stamps.set_xmin(row, DEAD);
+                        d.unindex(row);
+                        if table.schema.queue {
+                            let key = d.queue_key(row);
+                            if let Some((_, own)) = self.own_queue.get_mut(&table.id) {
+                                own.remove(&key);
+                            }
                         }
                     }
                 }

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod bulk_insert;
 mod deep_input;
 mod delayed_state;
 mod dictionary;
