@@ -23,13 +23,12 @@ use crate::durable::RecordBuilder;
 use crate::error::StorageError;
 use crate::locks::{held_covers, LockMode};
 use crate::mvcc::{Snapshot, TxnId, DEAD};
-use crate::queue::QueueKey;
+use crate::queue::{QueueIndex, QueueKey};
 use crate::table::{RowId, Table, TableData};
 use crate::types::{value_at, Value};
 use crate::Storage;
 use arrow::array::{Array, ArrayRef};
 use foldhash::{HashMap, HashMapExt};
-use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -99,7 +98,7 @@ pub struct Transaction {
     id: TxnId,
     storage: Arc<Storage>,
     undo: Vec<Undo>,
-    own_queue: HashMap<u64, (Arc<Table>, BTreeMap<QueueKey, RowId>)>,
+    own_queue: HashMap<u64, (Arc<Table>, QueueIndex)>,
     /// Table locks held: table id → mode bits.
     held: HashMap<u64, u8>,
     /// The lock manager knows this transaction (it locked or waited): its end must tell it.
@@ -304,11 +303,11 @@ impl Transaction {
         Ok(())
     }
 
-    fn own_pending(&mut self, table: &Arc<Table>) -> &mut BTreeMap<QueueKey, RowId> {
+    fn own_pending(&mut self, table: &Arc<Table>) -> &mut QueueIndex {
         &mut self
             .own_queue
             .entry(table.id)
-            .or_insert_with(|| (table.clone(), BTreeMap::new()))
+            .or_insert_with(|| (table.clone(), QueueIndex::default()))
             .1
     }
 
@@ -344,7 +343,7 @@ impl Transaction {
             if d.queue.remove(&key) {
                 requeue = Some(Requeue::Index(key));
             } else if let Some((_, own)) = self.own_queue.get_mut(&table.id) {
-                if own.remove(&key).is_some() {
+                if own.remove(&key) {
                     requeue = Some(Requeue::Own(key));
                 }
             }
@@ -477,10 +476,7 @@ impl Transaction {
         let mut d = table.lock();
         let (key, row, from_index) = loop {
             let global = d.queue.first();
-            let own = self
-                .own_queue
-                .get(&table.id)
-                .and_then(|(_, m)| m.first_key_value().map(|(k, r)| (*k, *r)));
+            let own = self.own_queue.get(&table.id).and_then(|(_, m)| m.first());
             let (key, row, from_index) = match (global, own) {
                 (Some(g), Some(o)) if o.0 < g.0 => (o.0, o.1, false),
                 (Some(g), _) => (g.0, g.1, true),
@@ -490,7 +486,7 @@ impl Transaction {
             if from_index {
                 d.queue.pop_first(); // the entry `first` just gave
             } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {
-                m.remove(&key);
+                m.pop_first(); // likewise
             }
             // The index holds only unclaimed rows. An entry that broke this would be a bug;
             // skipping it keeps the row from being delivered twice.
@@ -704,7 +700,7 @@ impl Transaction {
             }
             let mut d = table.lock();
             let n = pending.len();
-            for (k, r) in pending {
+            for (k, r) in pending.into_sorted() {
                 d.queue.insert(k, r);
             }
             drop(d);
