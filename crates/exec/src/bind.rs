@@ -566,6 +566,30 @@ impl Exec<'_> {
         })
     }
 
+    /// A call `f` of `name` (upper case) that is a value of the request or session
+    /// (`CURRENT_TIMESTAMP[(p)]`, `CURRENT_TIME[(p)]`, CURRENT_DATE, USER, …: see
+    /// [`Exec::current`]) as its one-row array; `None` for any other function.
+    ///
+    /// # Errors
+    /// 9913 (type mismatch) for a precision that is not 0 to 6.
+    pub(crate) fn current_call(&self, name: &str, f: &ast::Function) -> Result<Option<ArrayRef>> {
+        if !matches!(name, "CURRENT_TIME" | "CURRENT_TIMESTAMP") {
+            return Ok(self.current(name, None));
+        }
+        let bad = || Error::TypeMismatch(format!("{name} takes a precision from 0 to 6"));
+        let precision = match Self::function_args(f)?.0.as_slice() {
+            [] => None,
+            [ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => Some(match &v.value {
+                ast::Value::Number(n, _) => {
+                    n.parse::<u32>().ok().filter(|p| *p <= 6).ok_or_else(bad)?
+                }
+                _ => return Err(bad()),
+            }),
+            _ => return Err(bad()),
+        };
+        self.current(name, precision).map(Some).ok_or_else(bad)
+    }
+
     /// Binds `e` against `scope`; with `grouping`, aggregates and GROUP BY expressions become
     /// references to the aggregated batch.
     ///
@@ -1174,21 +1198,7 @@ impl Exec<'_> {
                 .query_band
                 .to_string()]))));
         }
-        if matches!(name.as_str(), "CURRENT_TIME" | "CURRENT_TIMESTAMP") {
-            let bad = || Error::TypeMismatch(format!("{name} takes a precision from 0 to 6"));
-            let precision = match Self::function_args(f)?.0.as_slice() {
-                [] => None,
-                [ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => Some(match &v.value {
-                    ast::Value::Number(n, _) => {
-                        n.parse::<u32>().ok().filter(|p| *p <= 6).ok_or_else(bad)?
-                    }
-                    _ => return Err(bad()),
-                }),
-                _ => return Err(bad()),
-            };
-            return self.current(&name, precision).map(one).ok_or_else(bad);
-        }
-        if let Some(a) = self.current(&name, None) {
+        if let Some(a) = self.current_call(&name, f)? {
             return Ok(one(a));
         }
         let (args, _) = Self::function_args(f)?;

@@ -2,8 +2,9 @@
 //! Arrow batch in between (a prepared producer's `INS q (CURRENT_TIMESTAMP, ?, ?)` run once per
 //! message is the case that matters).
 //!
-//! A `?` parameter is taken as its value; any other expression is bound and evaluated as
-//! usual. Each value is then converted to its column's type.
+//! A `?` parameter is taken as its value; a value of the request (CURRENT_TIMESTAMP, …) is
+//! taken without binding; any other expression is bound and evaluated as usual (a literal
+//! without evaluation). Each value is then converted to its column's type.
 //!
 //! Invariant: every value stored is the one [`Exec::conform`] stores for it. A value is kept
 //! as it is only where conform provably leaves it unchanged (an integer within the column's
@@ -15,8 +16,10 @@
 use crate::bind::Scope;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
+use crate::expr::Expr;
 use crate::query::single_row;
 use arrow::array::ArrayRef;
+use arrow::datatypes::{DataType, TimeUnit};
 use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_storage::catalog::{Column, DefaultValue};
@@ -87,8 +90,19 @@ impl Exec<'_> {
                 ));
             }
         }
-        let bound = self.bind_expr(e, &Scope::default(), None)?;
-        Ok(Cell::Array(bound.eval(&single_row())?))
+        // a value of the request (CURRENT_TIMESTAMP, …) needs no binding
+        if let ast::Expr::Function(f) = e {
+            if f.over.is_none() {
+                let name = tdlite_parser::object_name_string(&f.name).to_ascii_uppercase();
+                if let Some(a) = self.current_call(&name, f)? {
+                    return Ok(literal_cell(a));
+                }
+            }
+        }
+        match self.bind_expr(e, &Scope::default(), None)? {
+            Expr::Literal(a) if a.len() == 1 => Ok(literal_cell(a)),
+            bound => Ok(Cell::Array(bound.eval(&single_row())?)),
+        }
     }
 
     /// A cell converted to `col`'s type, as [`Exec::conform`] converts it.
@@ -116,6 +130,26 @@ impl Exec<'_> {
         }
         let d = self.default_array(col, 1)?;
         Ok(value_at(self.conform(col, &d)?.as_ref(), 0))
+    }
+}
+
+/// A one-row literal as a cell: its value where the value's own array
+/// ([`crate::prepared::parameter_array`]) has the literal's type, so [`Exec::conform_cell`]
+/// converts it exactly as it would the literal; else the array itself.
+fn literal_cell(a: ArrayRef) -> Cell {
+    let one_to_one = matches!(
+        a.data_type(),
+        DataType::Int64
+            | DataType::Float64
+            | DataType::Utf8
+            | DataType::Date32
+            | DataType::Time64(TimeUnit::Microsecond)
+            | DataType::Timestamp(TimeUnit::Microsecond, None)
+    );
+    if one_to_one {
+        Cell::Value(value_at(a.as_ref(), 0))
+    } else {
+        Cell::Array(a)
     }
 }
 

@@ -170,3 +170,112 @@ fn defaults_are_the_same_on_both_paths() {
     assert_eq!(one, many);
     assert_eq!(one.len(), 1);
 }
+
+/// Literal cells (no parameter): the one-row path takes a literal of a kind a parameter also
+/// has as that value, and must store what the batch path (a multi-row VALUES) stores.
+#[test]
+fn literal_cells_are_the_same_on_both_paths() {
+    const LITERALS: &[&str] = &[
+        "NULL",
+        "0",
+        "127",
+        "40000",
+        "3000000000",
+        "-9223372036854775808",
+        "1.5",
+        "-0.005",
+        "123456789.12",
+        "1e300",
+        "-0e0",
+        "''",
+        "'ab'",
+        "'abcde'",
+        "'abcdef'",
+        "'héllos'",
+        "'  12 '",
+        "'2020-01-02'",
+        "'12:34:56'",
+        "DATE '2020-01-02'",
+        "TIME '10:11:12'",
+        "TIMESTAMP '2020-01-02 03:04:05.123456'",
+        "TIMESTAMP '2020-01-02 03:04:05'",
+        "1 + 1",
+        "'a' || 'b'",
+    ];
+    let mut compared = 0;
+    for mode in [SessionMode::Teradata, SessionMode::Ansi] {
+        let db = Database::new();
+        let mut s = db.session_in(mode);
+        for (t, ty) in TYPES.iter().enumerate() {
+            for side in ["r", "b"] {
+                s.execute(&format!(
+                    "CREATE MULTISET TABLE {side}{t} (k INTEGER, v {ty}) NO PRIMARY INDEX"
+                ))
+                .expect("create");
+                settle(&mut s, mode);
+            }
+            for (k, lit) in LITERALS.iter().enumerate() {
+                let run = |s: &mut Session, sql: String| {
+                    let r = s.execute(&sql).map(drop).map_err(|e| e.code().number);
+                    settle(s, mode);
+                    r
+                };
+                let r = run(&mut s, format!("INSERT INTO r{t} VALUES ({k}, {lit})"));
+                let one = outcome(&mut s, r, &format!("r{t}"), k);
+                let r = run(
+                    &mut s,
+                    format!("INSERT INTO b{t} VALUES ({k}, {lit}), (-1, {lit})"),
+                );
+                let many = outcome(&mut s, r, &format!("b{t}"), k);
+                assert_eq!(one, many, "{mode:?}: {lit} into {ty}");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 2 * TYPES.len() * LITERALS.len());
+}
+
+/// Values of the request named in the VALUES row (not defaults) keep their kind and
+/// precision on the one-row path.
+#[test]
+fn values_of_the_request_are_the_same_on_both_paths() {
+    let db = Database::new();
+    let mut s = db.session();
+    let columns = "(k INTEGER, c TIMESTAMP(2), d DATE, e VARCHAR(10), g TIME(0), \
+         h TIMESTAMP(6), i TIMESTAMP(6), j TIME(6))";
+    s.execute(&format!("CREATE MULTISET TABLE r {columns}"))
+        .unwrap();
+    s.execute(&format!("CREATE MULTISET TABLE b {columns}"))
+        .unwrap();
+    let cells = "CURRENT_TIMESTAMP, CURRENT_DATE, USER, CURRENT_TIME, CURRENT_TIMESTAMP, \
+         CURRENT_TIMESTAMP(3), CURRENT_TIME(6)";
+    let row = s
+        .prepare(&format!("INSERT INTO r VALUES (?, {cells})"))
+        .unwrap();
+    let batch = s
+        .prepare(&format!("INSERT INTO b VALUES (?, {cells})"))
+        .unwrap();
+    s.execute_prepared(&row, &[Value::Int(1)]).unwrap();
+    s.execute_batch(&batch, vec![vec![Value::Int(1)]]).unwrap();
+    let q = |t: &str| {
+        format!(
+            "SELECT k, EXTRACT(SECOND FROM c) * 100 MOD 1, d = CURRENT_DATE, e, \
+             EXTRACT(SECOND FROM g) MOD 1, h IS NOT NULL, EXTRACT(SECOND FROM i) * 1000 MOD 1, \
+             j IS NOT NULL FROM {t}"
+        )
+    };
+    let one = s.execute(&q("r")).unwrap()[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings();
+    let many = s.execute(&q("b")).unwrap()[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings();
+    assert_eq!(one, many);
+    assert_eq!(one.len(), 1);
+    let bad = s.execute("INSERT INTO r (k, h) VALUES (2, CURRENT_TIMESTAMP(7))");
+    assert!(bad.is_err(), "a precision over 6 is refused");
+}
