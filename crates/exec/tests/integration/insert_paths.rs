@@ -91,6 +91,17 @@ fn settle(s: &mut Session, mode: SessionMode) {
     }
 }
 
+/// Tables `r{t}` (for the one-row path) and `b{t}` (for the batch path) of `(k, v ty)`.
+fn create_pair(s: &mut Session, mode: SessionMode, t: usize, ty: &str) {
+    for side in ["r", "b"] {
+        s.execute(&format!(
+            "CREATE MULTISET TABLE {side}{t} (k INTEGER, v {ty}) NO PRIMARY INDEX"
+        ))
+        .expect("create");
+        settle(s, mode);
+    }
+}
+
 #[test]
 fn one_row_and_batch_paths_store_the_same() {
     let values = values();
@@ -99,13 +110,7 @@ fn one_row_and_batch_paths_store_the_same() {
         let db = Database::new();
         let mut s = db.session_in(mode);
         for (t, ty) in TYPES.iter().enumerate() {
-            for side in ["r", "b"] {
-                s.execute(&format!(
-                    "CREATE MULTISET TABLE {side}{t} (k INTEGER, v {ty}) NO PRIMARY INDEX"
-                ))
-                .expect("create");
-                settle(&mut s, mode);
-            }
+            create_pair(&mut s, mode, t, ty);
             let row = s
                 .prepare(&format!("INSERT INTO r{t} VALUES (?, ?)"))
                 .expect("prepare");
@@ -207,13 +212,7 @@ fn literal_cells_are_the_same_on_both_paths() {
         let db = Database::new();
         let mut s = db.session_in(mode);
         for (t, ty) in TYPES.iter().enumerate() {
-            for side in ["r", "b"] {
-                s.execute(&format!(
-                    "CREATE MULTISET TABLE {side}{t} (k INTEGER, v {ty}) NO PRIMARY INDEX"
-                ))
-                .expect("create");
-                settle(&mut s, mode);
-            }
+            create_pair(&mut s, mode, t, ty);
             for (k, lit) in LITERALS.iter().enumerate() {
                 let run = |s: &mut Session, sql: String| {
                     let r = s.execute(&sql).map(drop).map_err(|e| e.code().number);
