@@ -30,7 +30,7 @@ use arrow::datatypes::{DataType, IntervalMonthDayNano};
 use sqlparser::ast;
 use std::ops::ControlFlow;
 use std::sync::Arc;
-use tdlite_storage::types::SqlType;
+use tdlite_storage::types::{SqlType, Value};
 
 /// One column visible to expressions.
 #[derive(Debug, Clone)]
@@ -536,23 +536,16 @@ impl Exec<'_> {
     /// request or session; `precision` is n, fractional digits kept (CURRENT_TIME's default
     /// is 0, CURRENT_TIMESTAMP's 6, as Teradata documents).
     fn current(&self, name: &str, precision: Option<u32>) -> Option<ArrayRef> {
-        // the request's time, cut to `p` fractional digits
-        let cut = |us: i64, p: u32| us - us.rem_euclid(10i64.pow(6 - p.min(6)));
         Some(match name {
-            "CURRENT_TIMESTAMP" => Arc::new(TimestampMicrosecondArray::from(vec![cut(
-                self.now_us,
-                precision.unwrap_or(6),
-            )])),
+            "CURRENT_TIMESTAMP" => Arc::new(TimestampMicrosecondArray::from(vec![
+                self.clock(true, precision)
+            ])),
             "CURRENT_DATE" | "DATE" => {
                 crate::expr::cast_to_arrow(&self.now_literal(), &DataType::Date32).ok()?
             }
-            "CURRENT_TIME" | "TIME" => {
-                let us = cut(
-                    self.now_us.rem_euclid(86_400_000_000),
-                    precision.unwrap_or(0),
-                );
-                Arc::new(arrow::array::Time64MicrosecondArray::from(vec![us]))
-            }
+            "CURRENT_TIME" | "TIME" => Arc::new(arrow::array::Time64MicrosecondArray::from(vec![
+                self.clock(false, precision),
+            ])),
             "USER" | "CURRENT_USER" => Arc::new(StringArray::from(vec![self.user.to_string()])),
             "DATABASE" => Arc::new(StringArray::from(vec![self
                 .database
@@ -576,18 +569,64 @@ impl Exec<'_> {
         if !matches!(name, "CURRENT_TIME" | "CURRENT_TIMESTAMP") {
             return Ok(self.current(name, None));
         }
-        let bad = || Error::TypeMismatch(format!("{name} takes a precision from 0 to 6"));
-        let precision = match Self::function_args(f)?.0.as_slice() {
-            [] => None,
-            [ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => Some(match &v.value {
-                ast::Value::Number(n, _) => {
-                    n.parse::<u32>().ok().filter(|p| *p <= 6).ok_or_else(bad)?
-                }
-                _ => return Err(bad()),
-            }),
-            _ => return Err(bad()),
+        let precision = Self::clock_precision(name, f)?;
+        Ok(self.current(name, precision))
+    }
+
+    /// A call `f` of `name` (upper case) that is `CURRENT_TIMESTAMP[(p)]` or
+    /// `CURRENT_TIME[(p)]` as its value (what [`Exec::current_call`] gives as an array);
+    /// `None` for any other function.
+    ///
+    /// # Errors
+    /// As [`Exec::current_call`].
+    pub(crate) fn clock_call(&self, name: &str, f: &ast::Function) -> Result<Option<Value>> {
+        let timestamp = match name {
+            "CURRENT_TIMESTAMP" => true,
+            "CURRENT_TIME" => false,
+            _ => return Ok(None),
         };
-        self.current(name, precision).map(Some).ok_or_else(bad)
+        let us = self.clock(timestamp, Self::clock_precision(name, f)?);
+        Ok(Some(if timestamp {
+            Value::Timestamp(us)
+        } else {
+            Value::Time(us)
+        }))
+    }
+
+    /// The request's time as CURRENT_TIMESTAMP (`timestamp`) or CURRENT_TIME, in µs, cut to
+    /// `precision` fractional digits (CURRENT_TIME's default is 0, CURRENT_TIMESTAMP's 6, as
+    /// Teradata documents).
+    fn clock(&self, timestamp: bool, precision: Option<u32>) -> i64 {
+        let cut = |us: i64, p: u32| us - us.rem_euclid(10i64.pow(6 - p.min(6)));
+        if timestamp {
+            cut(self.now_us, precision.unwrap_or(6))
+        } else {
+            cut(
+                self.now_us.rem_euclid(86_400_000_000),
+                precision.unwrap_or(0),
+            )
+        }
+    }
+
+    /// The `(p)` of `CURRENT_TIMESTAMP(p)` / `CURRENT_TIME(p)`.
+    ///
+    /// # Errors
+    /// 9913 (type mismatch) for a precision that is not 0 to 6.
+    fn clock_precision(name: &str, f: &ast::Function) -> Result<Option<u32>> {
+        let bad = || Error::TypeMismatch(format!("{name} takes a precision from 0 to 6"));
+        match Self::function_args(f)?.0.as_slice() {
+            [] => Ok(None),
+            [ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => match &v.value {
+                ast::Value::Number(n, _) => n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|p| *p <= 6)
+                    .ok_or_else(bad)
+                    .map(Some),
+                _ => Err(bad()),
+            },
+            _ => Err(bad()),
+        }
     }
 
     /// Binds `e` against `scope`; with `grouping`, aggregates and GROUP BY expressions become

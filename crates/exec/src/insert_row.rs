@@ -94,6 +94,9 @@ impl Exec<'_> {
         if let ast::Expr::Function(f) = e {
             if f.over.is_none() {
                 let name = tdlite_parser::object_name_string(&f.name).to_ascii_uppercase();
+                if let Some(v) = self.clock_call(&name, f)? {
+                    return Ok(Cell::Value(v));
+                }
                 if let Some(a) = self.current_call(&name, f)? {
                     return Ok(literal_cell(a));
                 }

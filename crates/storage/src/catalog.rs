@@ -259,6 +259,16 @@ impl Catalog {
 
     /// Looks a table up by name.
     pub fn get_table(&self, name: &str) -> Option<Arc<Table>> {
+        // the key of a short ASCII name is made on the stack (a lookup per statement)
+        let mut buf = [0u8; 128];
+        if name.is_ascii() && name.len() <= buf.len() {
+            let upper = &mut buf[..name.len()];
+            upper.copy_from_slice(name.as_bytes());
+            upper.make_ascii_uppercase();
+            if let Ok(k) = std::str::from_utf8(upper) {
+                return self.tables.read().get(k).cloned();
+            }
+        }
         self.tables.read().get(&key(name)).cloned()
     }
 
