@@ -313,11 +313,19 @@ impl Table {
     /// copied) when the row is sealed, built from its values when it is in the tail. The mutex
     /// is held only to find the row. A column number past the table's is a NULL of type NULL.
     pub fn row_arrays(&self, rid: RowId, cols: &[usize]) -> Vec<ArrayRef> {
-        let (segment, tail_row) = {
+        // under the mutex: the wanted columns of the row's segment (reference counts), or the
+        // tail row
+        let (columns, tail_row) = {
             let d = self.lock();
             let s = rid as usize / SEGMENT_ROWS;
             match d.segments.get(s) {
-                Some(b) => (Some(b.clone()), None),
+                Some(b) => {
+                    let columns: Vec<Option<ArrayRef>> = cols
+                        .iter()
+                        .map(|&c| (c < b.num_columns()).then(|| b.column(c).clone()))
+                        .collect();
+                    (Some(columns), None)
+                }
                 None => {
                     let i = rid as usize - d.segments.len() * SEGMENT_ROWS;
                     (None, d.tail.get(i).cloned())
@@ -325,15 +333,20 @@ impl Table {
             }
         };
         let i = rid as usize % SEGMENT_ROWS;
-        cols.iter()
-            .map(
-                |&c| match (&segment, &tail_row, self.schema.columns.get(c)) {
-                    (Some(b), _, Some(_)) => b.column(c).slice(i, 1),
-                    (None, Some(row), Some(col)) => values_to_array(col.ty, row.get(c).into_iter()),
-                    _ => new_null_array(&arrow::datatypes::DataType::Null, 1),
-                },
-            )
-            .collect()
+        let null = || new_null_array(&arrow::datatypes::DataType::Null, 1);
+        match (columns, tail_row) {
+            (Some(columns), _) => columns
+                .into_iter()
+                .map(|a| a.map_or_else(null, |a| a.slice(i, 1)))
+                .collect(),
+            (None, row) => cols
+                .iter()
+                .map(|&c| match (&row, self.schema.columns.get(c)) {
+                    (Some(row), Some(col)) => values_to_array(col.ty, row.get(c).into_iter()),
+                    _ => null(),
+                })
+                .collect(),
+        }
     }
 
     /// Number of rows waiting in the queue index (committed, unclaimed).
