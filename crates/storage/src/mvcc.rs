@@ -14,7 +14,7 @@
 //! names an active or committed transaction.
 
 use parking_lot::Mutex;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// A transaction id. 0 means "none".
@@ -32,10 +32,16 @@ pub struct TxnManager {
 #[derive(Default)]
 struct Inner {
     next: TxnId,
-    active: BTreeSet<TxnId>,
-    /// For each active transaction, the oldest transaction active when it began (itself if
-    /// none): every id below it had ended by then. Non-decreasing in the id.
-    low: BTreeMap<TxnId, TxnId>,
+    /// The active transactions in id order (ids are handed out in increasing order, so a new
+    /// one goes at the back), each with the oldest transaction active when it began (itself if
+    /// none): every id below that had ended by then. That second id is non-decreasing too.
+    active: VecDeque<(TxnId, TxnId)>,
+}
+
+impl Inner {
+    fn find(&self, id: TxnId) -> Result<usize, usize> {
+        self.active.binary_search_by_key(&id, |&(t, _)| t)
+    }
 }
 
 impl TxnManager {
@@ -45,17 +51,17 @@ impl TxnManager {
         g.next = g.next.max(1);
         let id = g.next;
         g.next += 1;
-        let low = g.active.first().copied().unwrap_or(id);
-        g.active.insert(id);
-        g.low.insert(id, low);
+        let low = g.active.front().map_or(id, |&(t, _)| t);
+        g.active.push_back((id, low));
         id
     }
 
     /// Ends a transaction (commit or rollback).
     pub fn end(&self, id: TxnId) {
         let mut g = self.inner.lock();
-        g.active.remove(&id);
-        g.low.remove(&id);
+        if let Ok(i) = g.find(id) {
+            g.active.remove(i);
+        }
     }
 
     /// A snapshot for transaction `me`.
@@ -65,21 +71,21 @@ impl TxnManager {
         Snapshot {
             me,
             next,
-            first_active: g.active.first().copied().unwrap_or(next),
-            active: Arc::new(g.active.clone()),
-            horizon: g.low.first_key_value().map_or(next, |(_, &low)| low),
+            first_active: g.active.front().map_or(next, |&(t, _)| t),
+            active: g.active.iter().map(|&(t, _)| t).collect(),
+            horizon: g.active.front().map_or(next, |&(_, low)| low),
         }
     }
 
     /// True while transaction `id` has neither committed nor rolled back.
     pub fn is_active(&self, id: TxnId) -> bool {
-        self.inner.lock().active.contains(&id)
+        self.inner.lock().find(id).is_ok()
     }
 
     /// True if `id` has committed (as of now). Only meaningful for ids found in rows.
     pub fn is_committed(&self, id: TxnId) -> bool {
         let g = self.inner.lock();
-        id != 0 && id != DEAD && id < g.next && !g.active.contains(&id)
+        id != 0 && id != DEAD && id < g.next && g.find(id).is_err()
     }
 }
 
@@ -91,7 +97,8 @@ pub struct Snapshot {
     next: TxnId,
     /// The lowest active id (`next` if none): every id below it has ended.
     first_active: TxnId,
-    active: Arc<BTreeSet<TxnId>>,
+    /// The ids active when it was taken, in order.
+    active: Arc<[TxnId]>,
     /// Every transaction below this id had ended before any transaction open at the
     /// snapshot began: a row whose deletion such a transaction committed is invisible to every
     /// snapshot that any open or later transaction takes (indexes drop its entry).
@@ -103,7 +110,7 @@ impl Snapshot {
         id != 0
             && id != DEAD
             && id < self.next
-            && (id < self.first_active || !self.active.contains(&id))
+            && (id < self.first_active || self.active.binary_search(&id).is_err())
     }
 
     /// Whether a row with these stamps is gone for every reader now and later: its creator
