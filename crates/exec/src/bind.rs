@@ -529,7 +529,7 @@ fn overlaps(left: &ast::Expr, right: &ast::Expr) -> Result<ast::Expr> {
 impl Exec<'_> {
     /// The request's CURRENT_TIMESTAMP as a literal.
     pub fn now_literal(&self) -> ArrayRef {
-        Arc::new(TimestampMicrosecondArray::from(vec![self.now_us]))
+        Arc::new(TimestampMicrosecondArray::from(vec![self.now_us()]))
     }
 
     /// CURRENT_DATE, CURRENT_TIME[(n)], CURRENT_TIMESTAMP[(n)] and the other values of the
@@ -599,10 +599,10 @@ impl Exec<'_> {
     fn clock(&self, timestamp: bool, precision: Option<u32>) -> i64 {
         let cut = |us: i64, p: u32| us - us.rem_euclid(10i64.pow(6 - p.min(6)));
         if timestamp {
-            cut(self.now_us, precision.unwrap_or(6))
+            cut(self.now_us(), precision.unwrap_or(6))
         } else {
             cut(
-                self.now_us.rem_euclid(86_400_000_000),
+                self.now_us().rem_euclid(86_400_000_000),
                 precision.unwrap_or(0),
             )
         }

@@ -62,15 +62,15 @@ impl Exec<'_> {
             None => values_to_array(col.ty, [Value::Null].iter()),
             Some(DefaultValue::Const(v)) => values_to_array(col.ty, [v.clone()].iter()),
             Some(DefaultValue::CurrentTimestamp) => {
-                Arc::new(TimestampMicrosecondArray::from(vec![self.now_us]))
+                Arc::new(TimestampMicrosecondArray::from(vec![self.now_us()]))
             }
             Some(DefaultValue::CurrentDate) => cast_to_sql(
-                &(Arc::new(TimestampMicrosecondArray::from(vec![self.now_us])) as ArrayRef),
+                &(Arc::new(TimestampMicrosecondArray::from(vec![self.now_us()])) as ArrayRef),
                 SqlType::Date,
             )?,
             Some(DefaultValue::CurrentTime) => {
                 Arc::new(arrow::array::Time64MicrosecondArray::from(vec![self
-                    .now_us
+                    .now_us()
                     .rem_euclid(86_400_000_000)]))
             }
             Some(DefaultValue::User) => Arc::new(StringArray::from(vec![self.user.to_string()])),

@@ -16,8 +16,8 @@ pub struct Exec<'a> {
     pub txn: &'a mut Transaction,
     /// The database's shared state.
     pub shared: &'a Arc<Shared>,
-    /// CURRENT_TIMESTAMP of the request, µs since the epoch (fixed per request).
-    pub now_us: i64,
+    /// CURRENT_TIMESTAMP of the request, µs since the epoch, once read ([`Exec::now_us`]).
+    pub(crate) clock: &'a std::cell::OnceCell<i64>,
     /// The session's user name.
     pub user: &'a str,
     /// The session's number (`SELECT SESSION`).
@@ -50,6 +50,13 @@ pub struct Exec<'a> {
 }
 
 impl Exec<'_> {
+    /// CURRENT_TIMESTAMP of the request, µs since the epoch: read from the database's clock
+    /// when the request first needs it (a request that never does, a consume, reads no
+    /// clock), the same for the rest of the request.
+    pub fn now_us(&self) -> i64 {
+        *self.clock.get_or_init(|| self.shared.request_timestamp())
+    }
+
     /// What this statement reads: committed as of its first scan, plus its own changes.
     pub(crate) fn snapshot(&self) -> &tdlite_storage::mvcc::Snapshot {
         self.snap.get_or_init(|| self.txn.snapshot())

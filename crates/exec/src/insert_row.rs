@@ -125,7 +125,7 @@ impl Exec<'_> {
         let v = match &col.default {
             None => Some(Value::Null),
             Some(DefaultValue::Const(v)) => Some(v.clone()),
-            Some(DefaultValue::CurrentTimestamp) => Some(Value::Timestamp(self.now_us)),
+            Some(DefaultValue::CurrentTimestamp) => Some(Value::Timestamp(self.now_us())),
             Some(_) => None,
         };
         if let Some(Ok(v)) = v.map(|v| as_stored(col, v)) {

@@ -31,6 +31,7 @@ use crate::exec::Exec;
 use crate::result::{Rows, StatementKind, StatementResult};
 use crate::wait::{CancelHandle, WaitCell, WaitEnd};
 use sqlparser::ast;
+use std::cell::OnceCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tdlite_parser::{parse_request, Consume, Spanned, Statement};
@@ -221,7 +222,8 @@ impl Session {
                 crate::macros::MAX_DEPTH
             ))));
         }
-        let now = self.shared.request_timestamp();
+        let clock = OnceCell::new();
+        let now = &clock;
         let expanded = self
             .exec(now)
             .must_get_macro(name)
@@ -420,7 +422,10 @@ impl Session {
                 statement: i + 1,
             });
         }
-        let now = self.shared.request_timestamp();
+        // CURRENT_TIMESTAMP: read from the clock when the request first needs it, then the
+        // same for the whole request
+        let clock = OnceCell::new();
+        let now = &clock;
         // ANSI mode: the request's savepoint (a request undoes only itself)
         let mut request_start = match self.mode {
             SessionMode::Ansi => Some((self.txn().savepoint(), self.ddl_in_bt)),
@@ -528,7 +533,7 @@ impl Session {
 
     /// Runs one statement: its LOCKING modifiers, then the statement, again and again while
     /// it meets rows that other transactions changed (undone to its savepoint each time).
-    fn run_statement(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
+    fn run_statement(&mut self, st: &Spanned, now: &OnceCell<i64>) -> Result<StatementResult> {
         if !st.locking.is_empty() {
             let shared = self.shared.clone();
             let db = self.database.clone();
@@ -564,7 +569,7 @@ impl Session {
         }
     }
 
-    fn exec(&mut self, now: i64) -> Exec<'_> {
+    fn exec<'a>(&'a mut self, now: &'a OnceCell<i64>) -> Exec<'a> {
         self.txn();
         let Some(txn) = self.txn.as_mut() else {
             unreachable!("txn() just opened it")
@@ -572,7 +577,7 @@ impl Session {
         Exec {
             txn,
             shared: &self.shared,
-            now_us: now,
+            clock: now,
             user: &self.user,
             session: self.id,
             database: self.database.as_deref(),
@@ -589,7 +594,7 @@ impl Session {
         }
     }
 
-    fn run(&mut self, st: &Spanned, now: i64) -> Result<StatementResult> {
+    fn run(&mut self, st: &Spanned, now: &OnceCell<i64>) -> Result<StatementResult> {
         let ansi = self.mode == SessionMode::Ansi;
         let s = &st.statement;
         // after DDL only ET (Teradata, inside BT) or COMMIT (ANSI) may follow; ABORT/ROLLBACK
@@ -862,7 +867,7 @@ impl Session {
         })
     }
 
-    fn run_sql(&mut self, sql: &ast::Statement, now: i64) -> Result<StatementResult> {
+    fn run_sql(&mut self, sql: &ast::Statement, now: &OnceCell<i64>) -> Result<StatementResult> {
         let mut ex = self.exec(now);
         Ok(match sql {
             ast::Statement::Query(q) => {
@@ -927,7 +932,7 @@ impl Session {
 
     /// `SELECT AND CONSUME`: take the oldest row, or wait in the delayed state until a commit
     /// makes one available, the queue is dropped, the wait is cancelled or times out.
-    fn consume(&mut self, c: &Consume, now: i64) -> Result<Rows> {
+    fn consume(&mut self, c: &Consume, now: &OnceCell<i64>) -> Result<Rows> {
         let version = self.shared.storage.catalog.version();
         let table = match &self.consume_table {
             Some((v, name, db, t)) if *v == version && *name == c.table && *db == self.database => {
@@ -988,7 +993,7 @@ impl Session {
         list: &crate::dml::ConsumeList,
         cell: &Arc<WaitCell>,
         deadline: Option<Instant>,
-        now: i64,
+        now: &OnceCell<i64>,
         at_front: &mut bool,
     ) -> Result<Rows> {
         let name = table.schema.name.clone();

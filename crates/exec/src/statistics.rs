@@ -134,7 +134,7 @@ impl Exec<'_> {
         for set in &sets {
             fresh.push(Stat {
                 columns: names(set),
-                collected_us: self.now_us,
+                collected_us: self.now_us(),
                 unique: distinct(&batch, set)?,
             });
         }
