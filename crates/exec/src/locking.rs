@@ -114,7 +114,7 @@ struct Line {
 /// Only Arrow errors building the batch (none expected).
 pub(crate) fn help_locks(storage: &Storage, delayed: Vec<(u64, u64, u64)>) -> Result<Rows> {
     let mut lines = Vec::new();
-    for h in storage.locks.held() {
+    for h in storage.held_locks() {
         lines.push(Line {
             session: h.session,
             txn: h.holder,

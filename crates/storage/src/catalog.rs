@@ -338,8 +338,7 @@ impl Catalog {
             if volatile.contains_key(&k) {
                 return Err(StorageError::TableExists(schema.name));
             }
-            let table = Arc::new(Table::new(self.assign_id(id), schema));
-            table.creator.store(creator, Ordering::Release);
+            let table = Arc::new(Table::new(self.assign_id(id), schema, creator));
             volatile.insert(k, table.clone());
             self.volatile_count.store(volatile.len(), Ordering::Release);
             return Ok(table);
@@ -358,8 +357,7 @@ impl Catalog {
         if dropped_by_other {
             return Err(StorageError::WriteConflict(schema.name));
         }
-        let table = Arc::new(Table::new(self.assign_id(id), schema));
-        table.creator.store(creator, Ordering::Release);
+        let table = Arc::new(Table::new(self.assign_id(id), schema, creator));
         tables.insert(k, table.clone());
         Ok(table)
     }

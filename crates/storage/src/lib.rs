@@ -3,7 +3,8 @@
 //!
 //! Layers, bottom up: [`types`] (values ↔ Arrow), [`table`] (segments, stamps, side indexes),
 //! [`index`] (ordered indexes), [`mvcc`] (ids and snapshots), [`queue`] (the consumable-rows
-//! index), [`locks`] (table locks, waits, deadlock detection), [`transaction`] (writes, undo,
+//! index), [`locks`] (table locks, waits, deadlock detection; the ROW WRITE fast path in
+//! `fastlock`), [`transaction`] (writes, undo,
 //! commit/rollback), [`catalog`] (names → tables and views); for a database on disk,
 //! [`recovery`] (open) and [`durable`] (log each commit, checkpoint) over [`wal`] (the log),
 //! [`checkpoint`] (Arrow IPC files and the manifest), [`codec`] and [`vfs`] ([`sim`] simulates
@@ -35,6 +36,7 @@ pub mod checkpoint;
 pub mod codec;
 pub mod durable;
 pub mod error;
+mod fastlock;
 pub mod index;
 pub mod locks;
 pub mod mvcc;
@@ -76,6 +78,24 @@ impl Storage {
     /// file is damaged (naming it), [`StorageError::Io`] for other I/O failures.
     pub fn open(dir: &std::path::Path, options: Options) -> Result<Self, StorageError> {
         recovery::open(dir, options)
+    }
+
+    /// Every granted table lock, sorted by table name and holder: the lock manager's and the
+    /// ROW WRITE locks held on the fast path (`HELP LOCKS` shows both).
+    pub fn held_locks(&self) -> Vec<locks::LockHeld> {
+        let mut out = self.locks.held();
+        for t in self.catalog.tables() {
+            for (holder, session) in t.row_writers.lock().holders() {
+                out.push(locks::LockHeld {
+                    holder,
+                    session,
+                    table: t.schema.name.clone(),
+                    mode: locks::LockMode::RowWrite,
+                });
+            }
+        }
+        out.sort_by(|a, b| (&a.table, a.holder).cmp(&(&b.table, b.holder)));
+        out
     }
 
     /// Writes a checkpoint now (a no-op in memory).

@@ -36,6 +36,7 @@ use crate::error::StorageError;
 use crate::mvcc::{TxnId, TxnManager};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// A lock severity on a table.
@@ -73,6 +74,11 @@ impl LockMode {
             LockMode::Write => 2 | 4 | 8 | 16,
             LockMode::Exclusive => 31,
         }
+    }
+
+    /// True if this mode and `other` cannot be held by two transactions at once.
+    pub(crate) fn conflicts_with(self, other: LockMode) -> bool {
+        self.conflicts() & other.bit() != 0
     }
 
     /// The modes a holder of this one need not ask for again (it already excludes as much).
@@ -229,6 +235,11 @@ impl State {
 pub struct LockManager {
     state: Mutex<State>,
     released: Condvar,
+    /// Transactions in [`LockManager::wait_for_txn`] now. A transaction that ends without the
+    /// manager (its locks were all on the fast path) wakes the waiters when this is above 0:
+    /// a waiter counts itself before it first sees its blocker active, and the blocker reads
+    /// the count after ending, so either the blocker sees the count or the waiter sees it ended.
+    row_waiters: AtomicUsize,
 }
 
 impl LockManager {
@@ -275,6 +286,30 @@ impl LockManager {
         }
     }
 
+    /// Records `holders`, taken off table `id`'s ROW WRITE fast path because a strong lock is
+    /// wanted, as ROW WRITE holders here; those that have ended already are left out (their
+    /// release has run or will find nothing).
+    pub(crate) fn adopt(&self, txns: &TxnManager, id: u64, name: &str, holders: &[(TxnId, u64)]) {
+        let mut g = self.state.lock();
+        for &(t, session) in holders {
+            if !txns.is_active(t) {
+                continue;
+            }
+            if session != 0 {
+                g.owners.insert(t, session);
+            }
+            let entry = g
+                .tables
+                .entry(id)
+                .or_insert_with(|| (name.to_string(), HashMap::new()));
+            *entry.1.entry(t).or_insert(0) |= LockMode::RowWrite.bit();
+            let held = g.held.entry(t).or_default();
+            if !held.contains(&id) {
+                held.push(id);
+            }
+        }
+    }
+
     /// Waits until transaction `other` has ended (it changed a row `me` wants to change).
     ///
     /// # Errors
@@ -290,9 +325,13 @@ impl LockManager {
         if session != 0 {
             g.owners.insert(me, session);
         }
-        while txns.is_active(other) {
-            self.wait(&mut g, me, (table, None), WaitTarget::Row, vec![other])?;
+        self.row_waiters.fetch_add(1, Ordering::SeqCst);
+        let mut waited = Ok(());
+        while waited.is_ok() && txns.is_active(other) {
+            waited = self.wait(&mut g, me, (table, None), WaitTarget::Row, vec![other]);
         }
+        self.row_waiters.fetch_sub(1, Ordering::SeqCst);
+        waited?;
         g.waiting.remove(&me);
         Ok(())
     }
@@ -383,6 +422,15 @@ impl LockManager {
             }
         }
         if !g.waiting.is_empty() {
+            self.released.notify_all();
+        }
+    }
+
+    /// Called by an ended transaction that never used the manager: wakes the row waiters, if
+    /// any, since one of them may wait for it (see `row_waiters`).
+    pub(crate) fn ended_without_locks(&self) {
+        if self.row_waiters.load(Ordering::SeqCst) > 0 {
+            let _g = self.state.lock();
             self.released.notify_all();
         }
     }

@@ -51,6 +51,8 @@ pub struct Table {
     pub(crate) dirty: AtomicBool,
     /// The Arrow schema with every column nullable (for [`Table::fetch_columns`]).
     all_nullable: SchemaRef,
+    /// ROW WRITE locks held without the lock manager (see `fastlock`).
+    pub(crate) row_writers: Mutex<crate::fastlock::RowWriters>,
 }
 
 /// The mutable part of a table, behind one lock held for short, bounded steps.
@@ -99,7 +101,8 @@ pub struct ScanBatch {
 }
 
 impl Table {
-    pub(crate) fn new(id: u64, schema: TableSchema) -> Self {
+    /// A table `creator` (0: no one, it is committed) is creating.
+    pub(crate) fn new(id: u64, schema: TableSchema, creator: TxnId) -> Self {
         let all_nullable = Arc::new(Schema::new(
             schema
                 .arrow
@@ -113,9 +116,10 @@ impl Table {
             data: Mutex::new(TableData::empty(&schema)),
             schema,
             dropped: AtomicBool::new(false),
-            creator: AtomicU64::new(0),
+            creator: AtomicU64::new(creator),
             dirty: AtomicBool::new(true),
             all_nullable,
+            row_writers: Mutex::new(crate::fastlock::RowWriters::new(creator)),
         }
     }
 

@@ -102,8 +102,13 @@ pub struct Transaction {
     /// Table locks held: table id → mode bits.
     held: HashMap<u64, u8>,
     /// The lock manager knows this transaction (it locked or waited): its end must tell it.
-    /// A transaction that only read never touches the manager's mutex.
+    /// A transaction that only read, or locked only on the fast path, never touches the
+    /// manager's mutex.
     used_locks: bool,
+    /// Tables this transaction holds ROW WRITE on through the fast path (`fastlock`).
+    fast: Vec<Arc<Table>>,
+    /// Tables on which this transaction counts as wanting a strong lock (`fastlock`).
+    strong: Vec<Arc<Table>>,
     session: u64,
     ended: bool,
 }
@@ -118,6 +123,8 @@ impl Transaction {
             own_queue: HashMap::new(),
             held: HashMap::new(),
             used_locks: false,
+            fast: Vec::new(),
+            strong: Vec::new(),
             session: 0,
             ended: false,
         }
@@ -142,7 +149,7 @@ impl Transaction {
     /// (or its creation rolled back) while this transaction waited.
     pub fn lock(
         &mut self,
-        table: &Table,
+        table: &Arc<Table>,
         mode: LockMode,
         nowait: bool,
     ) -> Result<(), StorageError> {
@@ -150,15 +157,40 @@ impl Transaction {
         if held_covers(have, mode) {
             return Ok(());
         }
-        self.used_locks = true;
-        let bits = self.storage.locks.lock_table(
-            (self.id, self.session),
-            table.id,
-            &table.schema.name,
-            mode,
-            nowait,
-        )?;
-        self.held.insert(table.id, bits);
+        let fast =
+            mode == LockMode::RowWrite && table.row_writers.lock().try_join(self.id, self.session);
+        if fast {
+            if !self.fast.iter().any(|t| Arc::ptr_eq(t, table)) {
+                self.fast.push(table.clone());
+            }
+            *self.held.entry(table.id).or_insert(0) |= mode.bit();
+        } else {
+            if mode.conflicts_with(LockMode::RowWrite)
+                && !self.strong.iter().any(|t| Arc::ptr_eq(t, table))
+            {
+                // close the fast path and hand its holders to the manager (under the fast
+                // path's mutex, so none of them can give its lock back in between)
+                let mut w = table.row_writers.lock();
+                let holders = w.want_strong();
+                self.storage.locks.adopt(
+                    &self.storage.txns,
+                    table.id,
+                    &table.schema.name,
+                    &holders,
+                );
+                drop(w);
+                self.strong.push(table.clone());
+            }
+            self.used_locks = true;
+            let bits = self.storage.locks.lock_table(
+                (self.id, self.session),
+                table.id,
+                &table.schema.name,
+                mode,
+                nowait,
+            )?;
+            self.held.insert(table.id, bits);
+        }
         if table.is_dropped() {
             // nothing will be done under it: give it back
             self.release(table, mode);
@@ -465,9 +497,34 @@ impl Transaction {
 
     /// Gives back a lock mode taken for nothing (no change was made under it).
     fn release(&mut self, table: &Table, mode: LockMode) {
-        self.storage.locks.unlock(self.id, table.id, mode);
+        let on_fast_path = mode == LockMode::RowWrite
+            && self.fast.iter().any(|t| t.id == table.id)
+            && table.row_writers.lock().leave(self.id);
+        if on_fast_path {
+            self.fast.retain(|t| t.id != table.id);
+        } else {
+            self.storage.locks.unlock(self.id, table.id, mode);
+        }
         if let Some(bits) = self.held.get_mut(&table.id) {
             *bits &= !mode.bit();
+        }
+    }
+
+    /// Gives back every lock of this (ended) transaction: its fast-path ROW WRITE locks, the
+    /// manager's (if the manager knows it), then its claims on the fast path's closing.
+    fn release_locks(&mut self) {
+        let mut manager = self.used_locks;
+        for t in std::mem::take(&mut self.fast) {
+            // not there: a strong request handed it to the manager
+            manager |= !t.row_writers.lock().leave(self.id);
+        }
+        if manager {
+            self.storage.locks.release_all(self.id);
+        } else {
+            self.storage.locks.ended_without_locks();
+        }
+        for t in std::mem::take(&mut self.strong) {
+            t.row_writers.lock().strong_done();
         }
     }
 
@@ -553,6 +610,8 @@ impl Transaction {
             }
         };
         self.undo.push(Undo::CreateTable(t.clone()));
+        // the new table's fast path stays closed until this transaction ends (`fastlock`)
+        self.strong.push(t.clone());
         Ok(t)
     }
 
@@ -709,9 +768,7 @@ impl Transaction {
             }
         }
         self.storage.txns.end(self.id);
-        if self.used_locks {
-            self.storage.locks.release_all(self.id);
-        }
+        self.release_locks();
         out
     }
 
@@ -726,9 +783,7 @@ impl Transaction {
         let out = self.undo_entries(undo);
         self.own_queue.clear();
         self.storage.txns.end(self.id);
-        if self.used_locks {
-            self.storage.locks.release_all(self.id);
-        }
+        self.release_locks();
         out
     }
 

@@ -21,6 +21,7 @@ mod prepared;
 mod queue_model;
 mod robustness;
 mod snapshots;
+mod stress_locks;
 mod stress_queue;
 mod stress_scan;
 mod volatile;
