@@ -394,6 +394,11 @@ impl Catalog {
             .collect()
     }
 
+    /// Every session's volatile tables.
+    pub(crate) fn all_volatile_tables(&self) -> Vec<Arc<Table>> {
+        self.volatile.read().values().cloned().collect()
+    }
+
     /// Removes a volatile table (DROP TABLE; undone by [`Catalog::restore_table`]).
     pub(crate) fn drop_volatile(&self, table: &Arc<Table>) {
         let Some(v) = table.schema.volatile else {

@@ -84,7 +84,9 @@ impl Storage {
     /// ROW WRITE locks held on the fast path (`HELP LOCKS` shows both).
     pub fn held_locks(&self) -> Vec<locks::LockHeld> {
         let mut out = self.locks.held();
-        for t in self.catalog.tables() {
+        let mut tables = self.catalog.tables();
+        tables.extend(self.catalog.all_volatile_tables());
+        for t in tables {
             for (holder, session) in t.row_writers.lock().holders() {
                 out.push(locks::LockHeld {
                     holder,
