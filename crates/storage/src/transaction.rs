@@ -157,46 +157,57 @@ impl Transaction {
         if held_covers(have, mode) {
             return Ok(());
         }
-        let fast =
-            mode == LockMode::RowWrite && table.row_writers.lock().try_join(self.id, self.session);
-        if fast {
-            if !self.fast.iter().any(|t| Arc::ptr_eq(t, table)) {
-                self.fast.push(table.clone());
-            }
-            *self.held.entry(table.id).or_insert(0) |= mode.bit();
-        } else {
-            if mode.conflicts_with(LockMode::RowWrite)
-                && !self.strong.iter().any(|t| Arc::ptr_eq(t, table))
-            {
-                // close the fast path and hand its holders to the manager (under the fast
-                // path's mutex, so none of them can give its lock back in between)
-                let mut w = table.row_writers.lock();
-                let holders = w.want_strong();
-                self.storage.locks.adopt(
-                    &self.storage.txns,
-                    table.id,
-                    &table.schema.name,
-                    &holders,
-                );
-                drop(w);
-                self.strong.push(table.clone());
-            }
-            self.used_locks = true;
-            let bits = self.storage.locks.lock_table(
-                (self.id, self.session),
-                table.id,
-                &table.schema.name,
-                mode,
-                nowait,
-            )?;
-            self.held.insert(table.id, bits);
+        if mode == LockMode::RowWrite && self.join_fast(table)? {
+            return Ok(());
         }
+        if mode.conflicts_with(LockMode::RowWrite)
+            && !self.strong.iter().any(|t| Arc::ptr_eq(t, table))
+        {
+            // close the fast path and hand its holders to the manager (under the fast
+            // path's mutex, so none of them can give its lock back in between)
+            let mut w = table.row_writers.lock();
+            let holders = w.want_strong();
+            self.storage
+                .locks
+                .adopt(&self.storage.txns, table.id, &table.schema.name, &holders);
+            drop(w);
+            self.strong.push(table.clone());
+        }
+        self.used_locks = true;
+        let bits = self.storage.locks.lock_table(
+            (self.id, self.session),
+            table.id,
+            &table.schema.name,
+            mode,
+            nowait,
+        )?;
+        self.held.insert(table.id, bits);
         if table.is_dropped() {
             // nothing will be done under it: give it back
             self.release(table, mode);
             return Err(StorageError::ObjectNotFound(table.schema.name.clone()));
         }
         Ok(())
+    }
+
+    /// Takes ROW WRITE on `table` through the fast path (`fastlock`) if it is open; false if
+    /// it is not (the lock manager must be asked).
+    ///
+    /// # Errors
+    /// 3807 if the table was dropped (nothing is then held).
+    fn join_fast(&mut self, table: &Arc<Table>) -> Result<bool, StorageError> {
+        if !table.row_writers.lock().try_join(self.id, self.session) {
+            return Ok(false);
+        }
+        if !self.fast.iter().any(|t| Arc::ptr_eq(t, table)) {
+            self.fast.push(table.clone());
+        }
+        *self.held.entry(table.id).or_insert(0) |= LockMode::RowWrite.bit();
+        if table.is_dropped() {
+            self.release(table, LockMode::RowWrite);
+            return Err(StorageError::ObjectNotFound(table.schema.name.clone()));
+        }
+        Ok(true)
     }
 
     /// Waits until transaction `other` ends (it holds a row this one wants to change).
@@ -478,7 +489,9 @@ impl Transaction {
     ) -> Result<Option<RowId>, StorageError> {
         let have = self.held.get(&table.id).copied().unwrap_or(0);
         let newly = !held_covers(have, LockMode::RowWrite);
-        if newly {
+        // on the fast path the lock costs nothing to take and give back: no look at the
+        // queue first (that look keeps a consumer from waiting for a lock to take nothing)
+        if newly && !self.join_fast(table)? {
             let own = self
                 .own_queue
                 .get(&table.id)
