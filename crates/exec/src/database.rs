@@ -148,7 +148,7 @@ impl Database {
     /// Transactions waiting for a table lock or for another transaction's row, and whom they
     /// wait for (what `HELP LOCKS` shows as WAITING).
     pub fn lock_waits(&self) -> Vec<tdlite_storage::locks::LockWait> {
-        self.shared.storage.locks.waits()
+        self.shared.storage.lock_waits()
     }
 
     /// Number of sessions waiting to consume from `table` (0 if there is no such table).

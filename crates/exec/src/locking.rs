@@ -124,7 +124,7 @@ pub(crate) fn help_locks(storage: &Storage, delayed: Vec<(u64, u64, u64)>) -> Re
             blocking: None,
         });
     }
-    for w in storage.locks.waits() {
+    for w in storage.lock_waits() {
         let lock = match w.wants {
             WaitTarget::Table(m) => m.name().to_string(),
             WaitTarget::Row => "ROW".to_string(),

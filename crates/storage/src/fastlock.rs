@@ -26,8 +26,9 @@
 //! - a table another open transaction is creating starts with `strong = 1` (its creator holds
 //!   EXCLUSIVE), given back at the creator's end.
 //!
-//! The table mutex (`TableData`) and the lock manager's mutex are never held while this one is
-//! taken, nor is this one held while taking either.
+//! Lock order: this mutex is taken before the lock manager's (the hand-over records holders
+//! there while holding it) and never while the manager's or the table's data mutex
+//! (`TableData`) is held.
 
 use crate::mvcc::TxnId;
 

@@ -84,9 +84,7 @@ impl Storage {
     /// ROW WRITE locks held on the fast path (`HELP LOCKS` shows both).
     pub fn held_locks(&self) -> Vec<locks::LockHeld> {
         let mut out = self.locks.held();
-        let mut tables = self.catalog.tables();
-        tables.extend(self.catalog.all_volatile_tables());
-        for t in tables {
+        for t in self.every_table() {
             for (holder, session) in t.row_writers.lock().holders() {
                 out.push(locks::LockHeld {
                     holder,
@@ -98,6 +96,31 @@ impl Storage {
         }
         out.sort_by(|a, b| (&a.table, a.holder).cmp(&(&b.table, b.holder)));
         out
+    }
+
+    /// Who waits for whom now, sorted by waiter (`HELP LOCKS`), with the sessions of
+    /// blockers the lock manager never saw (their locks are on the fast path) filled in.
+    pub fn lock_waits(&self) -> Vec<locks::LockWait> {
+        let mut waits = self.locks.waits();
+        if waits.iter().any(|w| w.blockers.iter().any(|b| b.1 == 0)) {
+            let mut sessions = std::collections::HashMap::new();
+            for t in self.every_table() {
+                sessions.extend(t.row_writers.lock().holders());
+            }
+            for b in waits.iter_mut().flat_map(|w| w.blockers.iter_mut()) {
+                if b.1 == 0 {
+                    b.1 = sessions.get(&b.0).copied().unwrap_or(0);
+                }
+            }
+        }
+        waits
+    }
+
+    /// Every table, volatile ones included.
+    fn every_table(&self) -> Vec<std::sync::Arc<table::Table>> {
+        let mut tables = self.catalog.tables();
+        tables.extend(self.catalog.all_volatile_tables());
+        tables
     }
 
     /// Writes a checkpoint now (a no-op in memory).

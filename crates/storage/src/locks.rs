@@ -19,8 +19,9 @@
 //! Invariants:
 //! - a transaction's locks are released only when it has ended (after `TxnManager::end`), and
 //!   the release wakes every waiter, so a waiter that saw its blocker active under the manager's
-//!   mutex cannot miss the wake-up. A transaction that never locked or waited skips the
-//!   release (it holds nothing and no one waits for it: every row change takes a lock first);
+//!   mutex cannot miss the wake-up. A transaction the manager never knew (it read, or held
+//!   ROW WRITE only on the fast path, `fastlock`) skips the release; row waiters may still
+//!   wait for it, so it wakes them when [`LockManager::wait_for_txn`] has any (`row_waiters`);
 //! - a consumer in the delayed state (waiting for a row, not for a lock) is registered here
 //!   with a way to end its wait; no transaction waits for it: whoever would (asks for a lock
 //!   it holds, or a row it changed) ends its wait with 2631 instead, and a consumer about to

@@ -491,21 +491,35 @@ impl Transaction {
         let newly = !held_covers(have, LockMode::RowWrite);
         // on the fast path the lock costs nothing to take and give back: no look at the
         // queue first (that look keeps a consumer from waiting for a lock to take nothing)
-        if newly && !self.join_fast(table)? {
-            let own = self
-                .own_queue
-                .get(&table.id)
-                .is_some_and(|(_, m)| !m.is_empty());
-            if !own && table.lock().queue.is_empty() {
-                return Ok(None);
+        if newly {
+            let joined = match self.join_fast(table) {
+                Ok(joined) => joined,
+                // dropped: as before the fast path, an empty queue is "nothing to take"
+                Err(_) if self.queue_is_empty(table) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            if !joined {
+                if self.queue_is_empty(table) {
+                    return Ok(None);
+                }
+                self.lock(table, LockMode::RowWrite, !wait_for_lock)?;
             }
-            self.lock(table, LockMode::RowWrite, !wait_for_lock)?;
         }
         let taken = self.pop(table);
         if taken.is_none() && newly {
             self.release(table, LockMode::RowWrite);
         }
         Ok(taken)
+    }
+
+    /// True if neither the committed queue index nor this transaction's own pending rows have
+    /// a row of `table`.
+    fn queue_is_empty(&self, table: &Table) -> bool {
+        let own = self
+            .own_queue
+            .get(&table.id)
+            .is_some_and(|(_, m)| !m.is_empty());
+        !own && table.lock().queue.is_empty()
     }
 
     /// Gives back a lock mode taken for nothing (no change was made under it).
@@ -516,6 +530,9 @@ impl Transaction {
         if on_fast_path {
             self.fast.retain(|t| t.id != table.id);
         } else {
+            // the manager knows this transaction now (a hand-over recorded it): its end must
+            // tell it
+            self.used_locks = true;
             self.storage.locks.unlock(self.id, table.id, mode);
         }
         if let Some(bits) = self.held.get_mut(&table.id) {

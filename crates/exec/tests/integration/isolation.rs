@@ -54,7 +54,7 @@ fn dirty_write_is_prevented_the_second_writer_waits_and_builds_on_the_first() {
     let (mut a, mut b, mut c) = (db.session(), db.session(), db.session());
     a.execute("BT; UPD acct SET bal = bal + 1 WHERE id = 1")
         .unwrap();
-    let b_id = b.id();
+    let (a_id, b_id) = (a.id(), b.id());
     let writer = thread::spawn(move || {
         b.execute("UPD acct SET bal = bal * 10 WHERE id = 1")
             .map(|r| r[0].activity_count)
@@ -67,6 +67,13 @@ fn dirty_write_is_prevented_the_second_writer_waits_and_builds_on_the_first() {
         locks
             .iter()
             .any(|l| l.starts_with(&waiting) && l.contains("ROW WAITING")),
+        "{locks:?}"
+    );
+    // the blocker's session is named, though its lock never went through the lock manager
+    assert!(
+        locks
+            .iter()
+            .any(|l| l.starts_with(&waiting) && l.contains(&format!("ROW WAITING {a_id} "))),
         "{locks:?}"
     );
     a.execute("ET").unwrap();
