@@ -1,5 +1,6 @@
-//! Many producers and consumers on one queue (issue 4): 2 producers and 8 consumers on their
-//! own threads, random commits and rollbacks on both sides, random consume timeouts, and a
+//! Many producers and consumers on one queue (issue 4): 2 producers (a request per row, or a
+//! columnar `execute_batch` of up to 9,000 rows) and 8 consumers on their own threads, random
+//! commits and rollbacks on both sides, random consume timeouts, and a
 //! maintenance session re-prioritising rows: every committed row is consumed exactly once
 //! (none lost, none duplicated). Then a stable queue (filled, no producers): each consumer
 //! takes its rows in QITS order. The seed is printed on failure; set `TDLITE_STRESS_SEED` to
@@ -11,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
-use tdlite::Database;
+use tdlite::{Database, Value};
 
 /// xorshift64*: a tiny deterministic generator, so a seed replays a run's decisions.
 struct Rng(u64);
@@ -69,18 +70,34 @@ fn run(seed: u64, rows_per_producer: u64) {
         producers.push(thread::spawn(move || {
             let mut rng = Rng(seed ^ (p + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let mut s = db.session();
+            let bulk = s.prepare("INS q (CURRENT_TIMESTAMP, ?)").unwrap();
             let mut next = 0;
             while next < rows_per_producer {
-                let batch = 1 + rng.below(200);
+                // one request per row, or (a third of the time) one columnar batch of up to
+                // two segments' worth of rows (`execute_batch`)
+                let columnar = rng.below(3) == 0;
+                let batch = if columnar {
+                    1 + rng.below(9_000)
+                } else {
+                    1 + rng.below(200)
+                };
                 let mut ids = Vec::new();
                 let mut sql = String::from("BT;");
                 for _ in 0..batch.min(rows_per_producer - next) {
                     let id = p * 1_000_000 + next;
                     next += 1;
-                    sql.push_str(&format!("INS q (CURRENT_TIMESTAMP, {id});"));
+                    if !columnar {
+                        sql.push_str(&format!("INS q (CURRENT_TIMESTAMP, {id});"));
+                    }
                     ids.push(id);
                 }
-                s.execute(&sql).unwrap();
+                if columnar {
+                    s.execute("BT").unwrap();
+                    let sets = ids.iter().map(|&id| vec![Value::Int(id as i64)]).collect();
+                    s.execute_batch(&bulk, sets).unwrap();
+                } else {
+                    s.execute(&sql).unwrap();
+                }
                 if rng.below(5) == 0 {
                     assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
                 } else {
