@@ -57,6 +57,42 @@ enum Requeue {
     Own(QueueKey),
 }
 
+/// The table locks a transaction holds, as mode bits per table id (a transaction locks few
+/// tables: a short list searched in order beats a hash map).
+#[derive(Default)]
+struct HeldLocks(Vec<(u64, u8)>);
+
+impl HeldLocks {
+    fn get(&self, table: u64) -> u8 {
+        self.0
+            .iter()
+            .find(|(t, _)| *t == table)
+            .map_or(0, |&(_, b)| b)
+    }
+
+    fn set(&mut self, table: u64, bits: u8) {
+        match self.0.iter_mut().find(|(t, _)| *t == table) {
+            Some(e) => e.1 = bits,
+            None => self.0.push((table, bits)),
+        }
+    }
+
+    fn add(&mut self, table: u64, bits: u8) {
+        let now = self.get(table) | bits;
+        self.set(table, now);
+    }
+
+    fn clear(&mut self, table: u64, bits: u8) {
+        if let Some(e) = self.0.iter_mut().find(|(t, _)| *t == table) {
+            e.1 &= !bits;
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.0.iter().any(|&(_, b)| b != 0)
+    }
+}
+
 /// A mark in a transaction's history; [`Transaction::rollback_to`] undoes what came after it.
 #[derive(Debug, Clone, Copy)]
 pub struct Savepoint(usize);
@@ -100,7 +136,7 @@ pub struct Transaction {
     undo: Vec<Undo>,
     own_queue: HashMap<u64, (Arc<Table>, QueueIndex)>,
     /// Table locks held: table id → mode bits.
-    held: HashMap<u64, u8>,
+    held: HeldLocks,
     /// The lock manager knows this transaction (it locked or waited): its end must tell it.
     /// A transaction that only read, or locked only on the fast path, never touches the
     /// manager's mutex.
@@ -121,7 +157,7 @@ impl Transaction {
             storage: storage.clone(),
             undo: Vec::new(),
             own_queue: HashMap::new(),
-            held: HashMap::new(),
+            held: HeldLocks::default(),
             used_locks: false,
             fast: Vec::new(),
             strong: Vec::new(),
@@ -153,7 +189,7 @@ impl Transaction {
         mode: LockMode,
         nowait: bool,
     ) -> Result<(), StorageError> {
-        let have = self.held.get(&table.id).copied().unwrap_or(0);
+        let have = self.held.get(table.id);
         if held_covers(have, mode) {
             return Ok(());
         }
@@ -181,7 +217,7 @@ impl Transaction {
             mode,
             nowait,
         )?;
-        self.held.insert(table.id, bits);
+        self.held.set(table.id, bits);
         if table.is_dropped() {
             // nothing will be done under it: give it back
             self.release(table, mode);
@@ -202,7 +238,7 @@ impl Transaction {
         if !self.fast.iter().any(|t| Arc::ptr_eq(t, table)) {
             self.fast.push(table.clone());
         }
-        *self.held.entry(table.id).or_insert(0) |= LockMode::RowWrite.bit();
+        self.held.add(table.id, LockMode::RowWrite.bit());
         if table.is_dropped() {
             self.release(table, LockMode::RowWrite);
             return Err(StorageError::ObjectNotFound(table.schema.name.clone()));
@@ -223,7 +259,7 @@ impl Transaction {
 
     /// True once the transaction has changed or locked anything.
     pub fn has_changes(&self) -> bool {
-        !self.undo.is_empty() || self.held.values().any(|b| *b != 0)
+        !self.undo.is_empty() || self.held.any()
     }
 
     /// A mark to roll back to.
@@ -487,7 +523,7 @@ impl Transaction {
         table: &Arc<Table>,
         wait_for_lock: bool,
     ) -> Result<Option<RowId>, StorageError> {
-        let have = self.held.get(&table.id).copied().unwrap_or(0);
+        let have = self.held.get(table.id);
         let newly = !held_covers(have, LockMode::RowWrite);
         // on the fast path the lock costs nothing to take and give back: no look at the
         // queue first (that look keeps a consumer from waiting for a lock to take nothing)
@@ -535,9 +571,7 @@ impl Transaction {
             self.used_locks = true;
             self.storage.locks.unlock(self.id, table.id, mode);
         }
-        if let Some(bits) = self.held.get_mut(&table.id) {
-            *bits &= !mode.bit();
-        }
+        self.held.clear(table.id, mode.bit());
     }
 
     /// Gives back every lock of this (ended) transaction: its fast-path ROW WRITE locks, the
@@ -610,7 +644,7 @@ impl Transaction {
             LockMode::Exclusive,
             false,
         )?;
-        self.held.insert(id, bits);
+        self.held.set(id, bits);
         let t = loop {
             match self
                 .storage
@@ -633,7 +667,7 @@ impl Transaction {
                 }
                 Err(e) => {
                     self.storage.locks.unlock(self.id, id, LockMode::Exclusive);
-                    self.held.remove(&id);
+                    self.held.clear(id, u8::MAX);
                     return Err(e);
                 }
                 Ok(t) => break t,
