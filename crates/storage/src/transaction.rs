@@ -9,7 +9,8 @@
 //! - rows this transaction inserts into a queue become consumable by others only at commit.
 //!
 //! Concurrent writers: every change first takes a table lock ([`crate::locks`]: ROW WRITE for
-//! row changes, EXCLUSIVE for DDL), held until the transaction ends. A transaction that wants
+//! row changes, EXCLUSIVE for DDL), held until the transaction ends; ROW WRITE is granted on
+//! the fast path (`fastlock`, no lock manager) while no stronger lock is held or wanted. A transaction that wants
 //! to change a row another open transaction has changed gets [`StorageError::RowBusy`]; one
 //! whose row changed after it was read gets [`StorageError::RowChanged`]. Either way the
 //! caller undoes the statement ([`Transaction::rollback_to`]), waits if told to, and runs the
