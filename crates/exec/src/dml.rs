@@ -2,8 +2,9 @@
 //!
 //! Values are converted to the target column types in whole batches (Arrow `cast`; a lone
 //! VALUES row takes the value path of `insert_row.rs`, which stores the same values), defaults
-//! are filled from the request's fixed CURRENT_TIMESTAMP, and rows go to storage one by one so
-//! each gets its constraint checks (3811, 2801, 2802, 2803).
+//! are filled from the request's CURRENT_TIMESTAMP, and the rows go to storage as whole
+//! columns (`Transaction::insert_columns`), which checks each row against the constraints
+//! that need it (3811, 2801, 2802, 2803).
 //!
 //! The consume here never waits: it takes the oldest row or reports that there is none. The
 //! waiting (the delayed state) belongs to the session, outside every storage lock.
@@ -232,8 +233,8 @@ impl Exec<'_> {
                 (vec![self.values_batch(&rows, targets.len())?], false)
             }
             _ => {
-                // the query's batches go in one by one, as they came (a scan's batches are
-                // whole segments, which storage can take without copying)
+                // the query's batches go in one by one, as they came (today a query gives
+                // one batch; storage takes whole segments of it without copying)
                 let rows = self.run_query(source)?;
                 let width = rows.schema.fields().len();
                 if width < targets.len() {

@@ -670,6 +670,12 @@ impl TableData {
         Ok(rid)
     }
 
+    /// How many rows fit before the next segment boundary ([`SEGMENT_ROWS`] when the tail is
+    /// empty).
+    pub(crate) fn room_in_segment(&self) -> usize {
+        SEGMENT_ROWS - self.tail.len()
+    }
+
     /// True if a new row must be checked against the others (unique keys, SET duplicates), so
     /// rows go in one at a time through [`TableData::append`].
     pub(crate) fn checks_each_row(&self) -> bool {
@@ -749,10 +755,8 @@ mod tests {
     use crate::{Storage, Transaction};
     use arrow::array::{Array, Int64Array, StringArray};
 
-    #[test]
-    fn fetch_columns_copies_only_the_kept_columns() {
-        let storage = Arc::new(Storage::default());
-        let col = |name: &str, ty, nullable| Column {
+    fn col(name: &str, ty: SqlType, nullable: bool) -> Column {
+        Column {
             name: name.into(),
             ty,
             nullable,
@@ -761,21 +765,67 @@ mod tests {
             uppercase: false,
             title: None,
             format: None,
-        };
+        }
+    }
+
+    /// A MULTISET table `name` of `columns`, created by `t`.
+    fn multiset(t: &mut Transaction, name: &str, columns: Vec<Column>) -> Arc<Table> {
         let schema = TableSchema::new(
-            "t".into(),
-            vec![
-                col("k", SqlType::BigInt, false),
-                col("wide", SqlType::VarChar(100), false),
-            ],
+            name.into(),
+            columns,
             TableKind::Multiset,
             false,
             None,
             vec![],
             String::new(),
         );
+        t.create_table(schema).unwrap()
+    }
+
+    #[test]
+    fn a_bulk_insert_of_a_small_view_keeps_no_big_buffer_alive() {
+        let storage = Arc::new(Storage::default());
         let mut t = Transaction::begin(&storage);
-        let table = t.create_table(schema).unwrap();
+        let table = multiset(&mut t, "t", vec![col("k", SqlType::BigInt, false)]);
+        // 5,000 rows viewed in a 1,000,000-row array: one whole segment and a tail
+        let big: ArrayRef = Arc::new(Int64Array::from_iter_values(0..1_000_000));
+        let view = big.slice(10, 5_000);
+        assert_eq!(t.insert_columns(&table, &[view], false).unwrap(), 5_000);
+        let d = table.lock();
+        assert_eq!(d.segments.len(), 1);
+        let stored = d.segments[0].column(0);
+        assert!(
+            stored.get_buffer_memory_size() < 4 * 8 * SEGMENT_ROWS,
+            "the segment holds its own rows, not the big array ({} bytes)",
+            stored.get_buffer_memory_size()
+        );
+        assert_eq!(value_at(stored.as_ref(), 0), Value::Int(10));
+        assert_eq!(d.tail.len(), 5_000 - SEGMENT_ROWS);
+        drop(d);
+        // a view that is most of its array is taken as it is
+        let whole: ArrayRef = Arc::new(Int64Array::from_iter_values(0..2 * SEGMENT_ROWS as i64));
+        let mut t2 = Transaction::begin(&storage);
+        let other = multiset(&mut t2, "u", vec![col("k", SqlType::BigInt, false)]);
+        t2.insert_columns(&other, std::slice::from_ref(&whole), false)
+            .unwrap();
+        let d = other.lock();
+        assert_eq!(d.segments.len(), 2);
+        assert_eq!(
+            d.segments[0].column(0).to_data().buffers()[0].as_ptr(),
+            whole.to_data().buffers()[0].as_ptr(),
+            "no copy: the segments are slices of the given array"
+        );
+    }
+
+    #[test]
+    fn fetch_columns_copies_only_the_kept_columns() {
+        let storage = Arc::new(Storage::default());
+        let mut t = Transaction::begin(&storage);
+        let columns = vec![
+            col("k", SqlType::BigInt, false),
+            col("wide", SqlType::VarChar(100), false),
+        ];
+        let table = multiset(&mut t, "t", columns);
         // one sealed segment and a few rows in the tail
         for k in 0..SEGMENT_ROWS as i64 + 3 {
             let wide = Value::Str(format!("row {k}"));

@@ -25,7 +25,7 @@ use crate::error::StorageError;
 use crate::locks::{held_covers, LockMode};
 use crate::mvcc::{Snapshot, TxnId, DEAD};
 use crate::queue::{QueueIndex, QueueKey};
-use crate::table::{RowId, Table, TableData};
+use crate::table::{RowId, Table, TableData, SEGMENT_ROWS};
 use crate::types::{value_at, Value};
 use crate::Storage;
 use arrow::array::{Array, ArrayRef};
@@ -338,25 +338,46 @@ impl Transaction {
         }
         self.lock(table, LockMode::RowWrite, false)?;
         self.check_creator(table)?;
-        let mut d = table.lock();
+        // arrays that are small views of much bigger buffers are copied first, so a segment
+        // made of them does not keep the rest alive
+        let compacted: Vec<ArrayRef>;
+        let cols = if n >= SEGMENT_ROWS && cols.iter().any(|c| wasteful(c.as_ref())) {
+            compacted = cols.iter().map(compact).collect();
+            &compacted
+        } else {
+            cols
+        };
+        // the table's mutex is held for at most one segment's worth of rows at a time, so
+        // consumers and readers of the table are never held up for long
         let mut inserted = 0;
-        if d.checks_each_row() {
-            for r in 0..n {
-                let values = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
-                match d.append(schema, values, self.id, &self.storage.txns, None) {
-                    Ok(rid) => {
-                        self.note_inserted(table, &d, rid..rid + 1);
-                        inserted += 1;
+        let mut at = 0;
+        while at < n {
+            let mut d = table.lock();
+            if d.checks_each_row() {
+                let end = (at + SEGMENT_ROWS).min(n);
+                for r in at..end {
+                    let values = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
+                    match d.append(schema, values, self.id, &self.storage.txns, None) {
+                        Ok(rid) => {
+                            self.note_inserted(table, &d, rid..rid + 1);
+                            inserted += 1;
+                        }
+                        Err(StorageError::DuplicateRow(_)) if skip_duplicates => {}
+                        Err(e) => return Err(e),
                     }
-                    Err(StorageError::DuplicateRow(_)) if skip_duplicates => {}
-                    Err(e) => return Err(e),
                 }
+                at = end;
+                continue;
             }
-            return Ok(inserted);
+            // up to the next segment boundary: a whole segment when the tail is empty
+            let take = d.room_in_segment().min(n - at);
+            let part: Vec<ArrayRef> = cols.iter().map(|c| c.slice(at, take)).collect();
+            let first = d.append_columns(schema, &part, self.id);
+            self.note_inserted(table, &d, first..first + take as RowId);
+            inserted += take as u64;
+            at += take;
         }
-        let first = d.append_columns(schema, cols, self.id);
-        self.note_inserted(table, &d, first..first + n as RowId);
-        Ok(n as u64)
+        Ok(inserted)
     }
 
     /// Records rows this transaction just appended (under the table's mutex, `d`): their undo
@@ -776,10 +797,15 @@ impl Transaction {
             let t = match u {
                 Undo::Insert { table, rows } => {
                     let d = table.lock();
+                    let mut logged = false;
                     for row in rows.clone() {
                         if d.stamps.xmax(row) != self.id {
                             rb.insert(table, d.seq[row as usize], &d.row(row));
+                            logged = true;
                         }
+                    }
+                    if !logged {
+                        continue;
                     }
                     table
                 }
@@ -909,6 +935,22 @@ impl Transaction {
             removed,
         }
     }
+}
+
+/// True if `a` is a view of buffers more than twice its own size (a slice of a big array).
+fn wasteful(a: &dyn Array) -> bool {
+    let whole = a.get_buffer_memory_size();
+    let used = a.to_data().get_slice_memory_size().unwrap_or(whole);
+    whole > 2 * used + 4096
+}
+
+/// `a` in buffers of its own (a copy when it is [`wasteful`]).
+fn compact(a: &ArrayRef) -> ArrayRef {
+    if !wasteful(a.as_ref()) {
+        return a.clone();
+    }
+    let all = arrow::array::UInt32Array::from_iter_values(0..a.len() as u32);
+    arrow::compute::take(a.as_ref(), &all, None).unwrap_or_else(|_| a.clone())
 }
 
 impl Drop for Transaction {
