@@ -139,39 +139,41 @@ fn one_row_and_batch_paths_store_the_same() {
     assert_eq!(compared, 2 * TYPES.len() * values.len());
 }
 
+/// Creates tables `r` and `b` of `columns`, inserts one row (`k` = 1) into `r` by running
+/// `insert` (its `{t}` the table) prepared once, and into `b` by `execute_batch`, then
+/// returns the rows `select` (its `{t}` the table) gives for each: the clock columns differ
+/// between the two requests, so `select` shows only their kind and precision.
+fn both_paths(s: &mut Session, columns: &str, insert: &str, select: &str) -> [Vec<Vec<String>>; 2] {
+    for t in ["r", "b"] {
+        s.execute(&format!("CREATE MULTISET TABLE {t} {columns}"))
+            .unwrap();
+    }
+    let row = s.prepare(&insert.replace("{t}", "r")).unwrap();
+    let batch = s.prepare(&insert.replace("{t}", "b")).unwrap();
+    s.execute_prepared(&row, &[Value::Int(1)]).unwrap();
+    s.execute_batch(&batch, vec![vec![Value::Int(1)]]).unwrap();
+    ["r", "b"].map(|t| {
+        s.execute(&select.replace("{t}", t)).unwrap()[0]
+            .rows
+            .as_ref()
+            .unwrap()
+            .to_strings()
+    })
+}
+
 #[test]
 fn defaults_are_the_same_on_both_paths() {
     let db = Database::new();
-    let mut s = db.session();
-    let columns = "(k INTEGER, a DECIMAL(5,1) DEFAULT 7, b CHAR(4) DEFAULT 'x', \
+    let [one, many] = both_paths(
+        &mut db.session(),
+        "(k INTEGER, a DECIMAL(5,1) DEFAULT 7, b CHAR(4) DEFAULT 'x', \
          c TIMESTAMP(2) DEFAULT CURRENT_TIMESTAMP, d DATE DEFAULT CURRENT_DATE, \
          e VARCHAR(10) DEFAULT USER, f INTEGER, g TIME(0) DEFAULT CURRENT_TIME, \
-         h TIMESTAMP(6) DEFAULT CURRENT_TIMESTAMP)";
-    s.execute(&format!("CREATE MULTISET TABLE r {columns}"))
-        .unwrap();
-    s.execute(&format!("CREATE MULTISET TABLE b {columns}"))
-        .unwrap();
-    let row = s.prepare("INSERT INTO r (k) VALUES (?)").unwrap();
-    let batch = s.prepare("INSERT INTO b (k) VALUES (?)").unwrap();
-    s.execute_prepared(&row, &[Value::Int(1)]).unwrap();
-    s.execute_batch(&batch, vec![vec![Value::Int(1)]]).unwrap();
-    // the clock columns differ between the two requests; their kind and precision do not
-    let q = |t: &str| {
-        format!(
-            "SELECT k, a, b, EXTRACT(SECOND FROM c) * 100 MOD 1, d = CURRENT_DATE, e, f, \
-             EXTRACT(SECOND FROM g) MOD 1, c IS NOT NULL, h IS NOT NULL FROM {t}"
-        )
-    };
-    let one = s.execute(&q("r")).unwrap()[0]
-        .rows
-        .as_ref()
-        .unwrap()
-        .to_strings();
-    let many = s.execute(&q("b")).unwrap()[0]
-        .rows
-        .as_ref()
-        .unwrap()
-        .to_strings();
+         h TIMESTAMP(6) DEFAULT CURRENT_TIMESTAMP)",
+        "INSERT INTO {t} (k) VALUES (?)",
+        "SELECT k, a, b, EXTRACT(SECOND FROM c) * 100 MOD 1, d = CURRENT_DATE, e, f, \
+         EXTRACT(SECOND FROM g) MOD 1, c IS NOT NULL, h IS NOT NULL FROM {t}",
+    );
     assert_eq!(one, many);
     assert_eq!(one.len(), 1);
 }
@@ -240,39 +242,16 @@ fn literal_cells_are_the_same_on_both_paths() {
 fn values_of_the_request_are_the_same_on_both_paths() {
     let db = Database::new();
     let mut s = db.session();
-    let columns = "(k INTEGER, c TIMESTAMP(2), d DATE, e VARCHAR(10), g TIME(0), \
-         h TIMESTAMP(6), i TIMESTAMP(6), j TIME(6))";
-    s.execute(&format!("CREATE MULTISET TABLE r {columns}"))
-        .unwrap();
-    s.execute(&format!("CREATE MULTISET TABLE b {columns}"))
-        .unwrap();
-    let cells = "CURRENT_TIMESTAMP, CURRENT_DATE, USER, CURRENT_TIME, CURRENT_TIMESTAMP, \
-         CURRENT_TIMESTAMP(3), CURRENT_TIME(6)";
-    let row = s
-        .prepare(&format!("INSERT INTO r VALUES (?, {cells})"))
-        .unwrap();
-    let batch = s
-        .prepare(&format!("INSERT INTO b VALUES (?, {cells})"))
-        .unwrap();
-    s.execute_prepared(&row, &[Value::Int(1)]).unwrap();
-    s.execute_batch(&batch, vec![vec![Value::Int(1)]]).unwrap();
-    let q = |t: &str| {
-        format!(
-            "SELECT k, EXTRACT(SECOND FROM c) * 100 MOD 1, d = CURRENT_DATE, e, \
-             EXTRACT(SECOND FROM g) MOD 1, h IS NOT NULL, EXTRACT(SECOND FROM i) * 1000 MOD 1, \
-             j IS NOT NULL FROM {t}"
-        )
-    };
-    let one = s.execute(&q("r")).unwrap()[0]
-        .rows
-        .as_ref()
-        .unwrap()
-        .to_strings();
-    let many = s.execute(&q("b")).unwrap()[0]
-        .rows
-        .as_ref()
-        .unwrap()
-        .to_strings();
+    let [one, many] = both_paths(
+        &mut s,
+        "(k INTEGER, c TIMESTAMP(2), d DATE, e VARCHAR(10), g TIME(0), \
+         h TIMESTAMP(6), i TIMESTAMP(6), j TIME(6))",
+        "INSERT INTO {t} VALUES (?, CURRENT_TIMESTAMP, CURRENT_DATE, USER, CURRENT_TIME, \
+         CURRENT_TIMESTAMP, CURRENT_TIMESTAMP(3), CURRENT_TIME(6))",
+        "SELECT k, EXTRACT(SECOND FROM c) * 100 MOD 1, d = CURRENT_DATE, e, \
+         EXTRACT(SECOND FROM g) MOD 1, h IS NOT NULL, EXTRACT(SECOND FROM i) * 1000 MOD 1, \
+         j IS NOT NULL FROM {t}",
+    );
     assert_eq!(one, many);
     assert_eq!(one.len(), 1);
     let bad = s.execute("INSERT INTO r (k, h) VALUES (2, CURRENT_TIMESTAMP(7))");
