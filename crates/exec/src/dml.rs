@@ -237,24 +237,14 @@ impl Exec<'_> {
                 // one batch; storage takes whole segments of it without copying)
                 let rows = self.run_query(source)?;
                 let width = rows.schema.fields().len();
-                if width < targets.len() {
-                    return Err(Error::TooFewValues);
-                }
-                if width > targets.len() {
-                    return Err(Error::TooManyValues);
-                }
+                check_arity(width, targets.len())?;
                 (rows.batches, true)
             }
         };
         let skip = from_select && table.schema.kind == tdlite_storage::catalog::TableKind::Set;
         let mut inserted = 0;
         for batch in &batches {
-            if batch.num_columns() < targets.len() {
-                return Err(Error::TooFewValues);
-            }
-            if batch.num_columns() > targets.len() {
-                return Err(Error::TooManyValues);
-            }
+            check_arity(batch.num_columns(), targets.len())?;
             inserted += self.insert_batch(&table, &targets, batch, skip)?;
         }
         Ok(inserted)
@@ -275,12 +265,7 @@ impl Exec<'_> {
         }
         let mut columns: Vec<Vec<ArrayRef>> = Vec::new();
         for row in rows {
-            if row.len() < width {
-                return Err(Error::TooFewValues);
-            }
-            if row.len() > width {
-                return Err(Error::TooManyValues);
-            }
+            check_arity(row.len(), width)?;
             if columns.is_empty() {
                 columns = vec![Vec::new(); row.len()];
             }
@@ -837,6 +822,15 @@ impl Exec<'_> {
             schema,
             batches: vec![batch],
         }))
+    }
+}
+
+/// 3812 if `given` values are fewer than the `wanted` target columns, 3813 if more.
+pub(crate) fn check_arity(given: usize, wanted: usize) -> Result<()> {
+    match given.cmp(&wanted) {
+        std::cmp::Ordering::Less => Err(Error::TooFewValues),
+        std::cmp::Ordering::Greater => Err(Error::TooManyValues),
+        std::cmp::Ordering::Equal => Ok(()),
     }
 }
 

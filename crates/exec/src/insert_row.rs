@@ -14,7 +14,7 @@
 //! with CHECK constraints take the batch path, which evaluates them.
 
 use crate::bind::Scope;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::query::single_row;
@@ -49,12 +49,7 @@ impl Exec<'_> {
         if !table.schema.checks.is_empty() {
             return Ok(None);
         }
-        if row.len() < targets.len() {
-            return Err(Error::TooFewValues);
-        }
-        if row.len() > targets.len() {
-            return Err(Error::TooManyValues);
-        }
+        crate::dml::check_arity(row.len(), targets.len())?;
         let mut cells: Vec<Option<Cell>> = Vec::with_capacity(row.len());
         for e in row {
             cells.push(Some(self.cell(e)?));

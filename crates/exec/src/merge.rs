@@ -139,12 +139,7 @@ impl Exec<'_> {
                 "MERGE INSERT takes one VALUES row".into(),
             ));
         };
-        if row.content.len() < targets.len() {
-            return Err(Error::TooFewValues);
-        }
-        if row.content.len() > targets.len() {
-            return Err(Error::TooManyValues);
-        }
+        crate::dml::check_arity(row.content.len(), targets.len())?;
         let mut fields = Vec::new();
         let mut arrays: Vec<ArrayRef> = Vec::new();
         for (k, e) in row.content.iter().enumerate() {

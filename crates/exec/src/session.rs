@@ -840,12 +840,7 @@ impl Session {
                 };
                 let rows = self.consume(consume, now)?;
                 let batch = arrow::compute::concat_batches(&rows.schema, &rows.batches)?;
-                if batch.num_columns() < targets.len() {
-                    return Err(Error::TooFewValues);
-                }
-                if batch.num_columns() > targets.len() {
-                    return Err(Error::TooManyValues);
-                }
+                crate::dml::check_arity(batch.num_columns(), targets.len())?;
                 // Teradata mode INSERT … SELECT into a SET table drops duplicate rows silently;
                 // the consumed row is then gone (consumed, not inserted), as in Teradata.
                 let skip = target.schema.kind == tdlite_storage::catalog::TableKind::Set;
