@@ -1,12 +1,19 @@
 //! Correlated subqueries: a subquery that names a column of the query around it is run once
 //! per row of that query, with the row's values standing in for the outer columns.
 //!
-//! While a clause is bound over a batch that is already known (WHERE over the FROM rows, the
-//! select list and ORDER BY over the filtered rows of a query without GROUP BY), `Exec::corr`
-//! holds that batch. A subquery that fails to bind on its own with 3810 is then run for each row
+//! While a clause is bound over a batch that is already known, `Exec::corr` holds that batch. A
+//! subquery that fails to bind on its own with 3810 is then run for each row
 //! (`Exec::correlated`): the row is pushed on `Exec::outer`, where `bind_column` looks when a
 //! name is not in the subquery's own scope, and the per-row results become one more column of
-//! the batch, which the bound expression reads.
+//! the batch, which the bound expression reads. The batches clauses are bound over:
+//! - WHERE of one relation: its rows;
+//! - WHERE of a join, and the ON of a join of inner joins only: the conjuncts that hold a
+//!   subquery and fail with 3810 are set aside (`Exec::bind_or_defer`) and run last, over the
+//!   joined rows (`Exec::filter_correlated`), once every other condition has filtered them;
+//! - the select list and ORDER BY of a query without GROUP BY: its filtered rows;
+//! - the select list, HAVING, QUALIFY and ORDER BY of a grouped query: its groups (the
+//!   aggregated batch, whose GROUP BY key columns keep their names), bound a second time once
+//!   the groups exist (see `clauses`).
 //!
 //! Invariant: the columns added to a batch are aligned with its rows, and the caller widens the
 //! batch with them before evaluating anything bound while `corr` was set.
@@ -15,10 +22,13 @@ use crate::bind::Scope;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::Expr;
+use crate::query::filter_by;
 use arrow::array::{new_null_array, ArrayRef};
 use arrow::compute::concat;
-use arrow::datatypes::Field;
+use arrow::datatypes::{DataType, Field};
 use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// One row of an enclosing query, for a subquery run on its behalf.
@@ -95,6 +105,49 @@ impl Exec<'_> {
         )?)
     }
 
+    /// Binds the conjuncts of `cond` over `scope`, setting aside those that name a column the
+    /// scope lacks and hold a subquery: correlated subqueries whose rows are not known yet
+    /// (the WHERE of a join, bound before the join runs). The caller filters its result with
+    /// [`Exec::filter_correlated`] over them.
+    pub(crate) fn bind_or_defer(
+        &mut self,
+        cond: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<(Vec<Expr>, Vec<ast::Expr>)> {
+        let mut parts = Vec::new();
+        crate::join::conjuncts(cond, &mut parts);
+        let (mut bound, mut deferred) = (Vec::new(), Vec::new());
+        for p in parts {
+            match self.bind_expr(&p, scope, None) {
+                Ok(e) => bound.push(e),
+                Err(Error::ColumnNotFound(_)) if has_subquery(&p) => deferred.push(p),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((bound, deferred))
+    }
+
+    /// `batch` (rows of `scope`) filtered by each of `conds` in turn, each bound over the rows
+    /// left, so that its correlated subqueries run once per such row.
+    pub(crate) fn filter_correlated(
+        &mut self,
+        scope: &Scope,
+        mut batch: RecordBatch,
+        conds: &[ast::Expr],
+    ) -> Result<RecordBatch> {
+        for c in conds {
+            let width = batch.num_columns();
+            let (cond, wide) =
+                self.with_correlation(scope, batch, |ex| ex.bind_expr(c, scope, None))?;
+            batch = filter_by(&wide, &cond)?;
+            if batch.num_columns() > width {
+                // drop the correlated subqueries' columns again
+                batch = batch.project(&(0..width).collect::<Vec<_>>())?;
+            }
+        }
+        Ok(batch)
+    }
+
     /// The value of a name in the rows of enclosing queries, innermost first.
     pub(crate) fn outer_value(
         &self,
@@ -117,6 +170,11 @@ impl Exec<'_> {
         mut each: impl FnMut(&mut Self, &RecordBatch) -> Result<ArrayRef>,
     ) -> Result<Option<Expr>> {
         let Some(mut c) = self.corr.take() else {
+            // a grouped query's first binding: a placeholder until the groups exist
+            if let Some(n) = self.placeholders.as_mut() {
+                *n += 1;
+                return Ok(Some(Expr::lit(new_null_array(&DataType::Null, 1))));
+            }
             return Ok(None);
         };
         // With no rows the subquery still runs once, over a row of NULLs: its name errors
@@ -181,4 +239,16 @@ impl Exec<'_> {
             case_specific: false,
         }))
     }
+}
+
+/// True if `e` holds a subquery (at any depth).
+pub(crate) fn has_subquery(e: &ast::Expr) -> bool {
+    struct AnyQuery;
+    impl ast::Visitor for AnyQuery {
+        type Break = ();
+        fn pre_visit_query(&mut self, _q: &ast::Query) -> ControlFlow<()> {
+            ControlFlow::Break(())
+        }
+    }
+    ast::Visit::visit(e, &mut AnyQuery).is_break()
 }

@@ -391,11 +391,13 @@ impl Exec<'_> {
         let (other_scope, other) = self.joined_source(from, None)?;
         let mut scope = base_scope;
         scope.columns.extend(other_scope.columns);
-        let conds = match selection {
-            Some(w) => vec![self.bind_expr(w, &scope, None)?],
-            None => Vec::new(),
+        let (conds, deferred) = match selection {
+            Some(w) => self.bind_or_defer(w, &scope)?,
+            None => Default::default(),
         };
-        Ok((scope, join(&base, &other, Kind::Inner, &conds)?))
+        let joined = join(&base, &other, Kind::Inner, &conds)?;
+        let joined = self.filter_correlated(&scope, joined, &deferred)?;
+        Ok((scope, joined))
     }
 
     /// Joins the relations of `from` and applies `selection` (the WHERE clause).
@@ -427,8 +429,11 @@ impl Exec<'_> {
             }
             let mut acc = acc.ok_or_else(|| Error::Unsupported("an empty FROM".into()))?;
             if let Some(w) = selection {
-                let cond = self.bind_expr(w, &scope, None)?;
-                acc = filter_by(&acc, &cond)?;
+                let (conds, deferred) = self.bind_or_defer(w, &scope)?;
+                for cond in &conds {
+                    acc = filter_by(&acc, cond)?;
+                }
+                acc = self.filter_correlated(&scope, acc, &deferred)?;
             }
             return Ok((scope, acc));
         }
@@ -461,6 +466,9 @@ impl Exec<'_> {
         }
         let mut starts = Vec::with_capacity(rels.len());
         let mut scope = Scope::default();
+        // conjuncts with correlated subqueries run last, once per joined row (correlate.rs);
+        // of ON conditions only where every join is inner (where that means the same)
+        let mut deferred = Vec::new();
         // ON conditions, bound against the relations before them (as written)
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
         for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
@@ -469,6 +477,13 @@ impl Exec<'_> {
             scope.columns.extend(rscope.columns.iter().cloned());
             ons.push(match constraint {
                 None | Some(ast::JoinConstraint::None) => None,
+                Some(ast::JoinConstraint::On(e)) if inner_only => {
+                    let (bound, later) = self.bind_or_defer(e, &scope)?;
+                    deferred.extend(later);
+                    bound
+                        .into_iter()
+                        .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+                }
                 Some(ast::JoinConstraint::On(e)) => Some(self.bind_expr(e, &scope, None)?),
                 Some(ast::JoinConstraint::Using(cols)) => {
                     Some(using(&scope, left_width, rscope, cols)?)
@@ -490,10 +505,9 @@ impl Exec<'_> {
         // (condition, the relations it reads, whether it comes from an ON)
         let mut conds: Vec<(Expr, Vec<usize>, bool)> = Vec::new();
         if let Some(w) = selection {
-            let mut parts = Vec::new();
-            conjuncts(w, &mut parts);
-            for p in &parts {
-                let e = self.bind_expr(p, &scope, None)?;
+            let (bound, later) = self.bind_or_defer(w, &scope)?;
+            deferred.extend(later);
+            for e in bound {
                 let r = rels_of(&e);
                 conds.push((e, r, false));
             }
@@ -600,7 +614,9 @@ impl Exec<'_> {
             acc = filter_by(&acc, &e.remap(&map))?;
         }
         // back to the order the FROM clause gives its columns
-        Ok((scope, acc.project(&map)?))
+        let acc = acc.project(&map)?;
+        let acc = self.filter_correlated(&scope, acc, &deferred)?;
+        Ok((scope, acc))
     }
 }
 

@@ -52,6 +52,7 @@ mod access;
 mod admin;
 mod alter;
 mod bind;
+mod clauses;
 mod correlate;
 mod ctas;
 mod cte;

@@ -126,7 +126,7 @@ fn with_alias(e: &ast::Expr, name: &str, by: &ast::Expr) -> ast::Expr {
 /// does, puts the aliased expression in that name's place and tries again. So WHERE, QUALIFY
 /// and the select list may name aliases, as Teradata allows, and a column of the same name
 /// wins (it never fails).
-fn resolving_aliases<T>(
+pub(crate) fn resolving_aliases<T>(
     e: &ast::Expr,
     projection: &[ast::SelectItem],
     mut attempt: impl FnMut(&ast::Expr) -> Result<T>,
@@ -252,32 +252,6 @@ impl Exec<'_> {
     }
 
     /// The rows of a FROM clause, filtered by the WHERE clause.
-    /// Binds a select item; it may name the list's aliases (`a AS k, k + 1`), as Teradata
-    /// allows, where those names are no columns.
-    fn bind_item(
-        &mut self,
-        e: &ast::Expr,
-        projection: &[ast::SelectItem],
-        scope: &Scope,
-        mut grouping: Option<&mut Grouping>,
-    ) -> Result<Expr> {
-        resolving_aliases(e, projection, |e| {
-            // a failed try leaves no aggregate or window behind
-            let calls = grouping.as_deref().map(|g| g.calls.len());
-            let windows = self.windows.as_ref().map(Vec::len);
-            let r = self.bind_expr(e, scope, grouping.as_deref_mut());
-            if r.is_err() {
-                if let (Some(g), Some(n)) = (grouping.as_deref_mut(), calls) {
-                    g.calls.truncate(n);
-                }
-                if let (Some(w), Some(n)) = (self.windows.as_mut(), windows) {
-                    w.truncate(n);
-                }
-            }
-            r
-        })
-    }
-
     fn source(
         &mut self,
         from: &[ast::TableWithJoins],
@@ -305,14 +279,7 @@ impl Exec<'_> {
         };
         match selection {
             Some(w) => {
-                let width = input.num_columns();
-                let (cond, wide) =
-                    self.with_correlation(&scope, input, |ex| ex.bind_expr(w, &scope, None))?;
-                let mut input = filter_by(&wide, &cond)?;
-                if input.num_columns() > width {
-                    // drop the correlated subqueries' columns again
-                    input = input.project(&(0..width).collect::<Vec<_>>())?;
-                }
+                let input = self.filter_correlated(&scope, input, std::slice::from_ref(w))?;
                 Ok((scope, input))
             }
             None => Ok((scope, input)),
@@ -354,9 +321,11 @@ impl Exec<'_> {
         // a subquery's own query must not see (or lose) the enclosing binding context
         let saved = self.corr.take();
         let saved_windows = self.windows.take();
+        let saved_placeholders = self.placeholders.take();
         let result = self.run_select_here(s, order_by);
         self.corr = saved;
         self.windows = saved_windows;
+        self.placeholders = saved_placeholders;
         result
     }
 
@@ -423,100 +392,17 @@ impl Exec<'_> {
             flags: sets.is_some(),
         });
         // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
-        // correlated subquery there can run per row (see `correlate`)
+        // correlated subquery there can run per row (see `correlate`); with GROUP BY, over the
+        // groups once they are known (below)
         let mut input = input;
         let corr_saved = (!grouped).then(|| self.begin_correlation(&scope, input.clone()));
-
-        // window functions may appear from here on: select list, QUALIFY, ORDER BY
-        self.windows = Some(Vec::new());
-        // select list
-        // expr, name, title, alias
-        let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new();
-        // fractional digits of each TIME/TIMESTAMP item, as its type says (for display)
-        let mut precisions: Vec<Option<u8>> = Vec::new();
-        for item in &s.projection {
-            match item {
-                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
-                    let want = match item {
-                        ast::SelectItem::QualifiedWildcard(k, _) => {
-                            Some(k.to_string().trim_end_matches(".*").to_ascii_uppercase())
-                        }
-                        _ => None,
-                    };
-                    for (i, c) in scope.columns.iter().enumerate() {
-                        if want.as_ref().is_some_and(|w| {
-                            !c.qualifier
-                                .as_deref()
-                                .is_some_and(|cq| crate::bind::qualifier_matches(cq, w))
-                        }) {
-                            continue;
-                        }
-                        let expr = match grouping.as_mut() {
-                            None => Expr::Column {
-                                index: i,
-                                case_specific: c.case_specific,
-                            },
-                            // grouped: each column must be a GROUP BY key (else 3504)
-                            Some(g) => {
-                                let name = ast::Ident::new(c.name.clone());
-                                let e = match &c.qualifier {
-                                    Some(q) => ast::Expr::CompoundIdentifier(vec![
-                                        ast::Ident::new(q.clone()),
-                                        name,
-                                    ]),
-                                    None => ast::Expr::Identifier(name),
-                                };
-                                self.bind_expr(&e, &scope, Some(g))?
-                            }
-                        };
-                        items.push((expr, c.name.clone(), c.title.clone(), None));
-                        precisions.push(c.precision);
-                    }
-                }
-                ast::SelectItem::UnnamedExpr(e) => {
-                    let bound = self.bind_item(e, &s.projection, &scope, grouping.as_mut())?;
-                    let (e, phrase_title) = peel_title(e);
-                    let (name, title) = column_heading(&e, &scope);
-                    items.push((bound, name, phrase_title.or(title), None));
-                    precisions.push(time_precision(&e, &scope));
-                }
-                ast::SelectItem::ExprWithAlias { expr, alias } => {
-                    let bound = self.bind_item(expr, &s.projection, &scope, grouping.as_mut())?;
-                    let (e, title) = peel_title(expr);
-                    items.push((bound, alias.value.clone(), title, Some(alias.value.clone())));
-                    precisions.push(time_precision(&e, &scope));
-                }
-                other => return Err(Error::Unsupported(format!("the select item {other}"))),
-            }
-        }
-        let qualify = match &s.qualify {
-            // QUALIFY may name select-list aliases (`… AS rn QUALIFY rn = 1`)
-            Some(q) => Some(self.bind_item(q, &s.projection, &scope, grouping.as_mut())?),
-            None => None,
-        };
-        let windows = self.windows.take().unwrap_or_default();
-        let having = match &s.having {
-            Some(h) => Some(self.bind_expr(h, &scope, grouping.as_mut())?),
-            None => None,
-        };
-        let mut keys = Vec::new();
-        self.windows = Some(windows);
-        for ob in order_by {
-            let expr = self.order_key(&ob.expr, &items, &scope, grouping.as_mut())?;
-            let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
-            keys.push(SortKey {
-                expr,
-                descending,
-                nulls_first: ob.options.nulls_first.unwrap_or(!descending),
-            });
-        }
-
-        let windows = self.windows.take().unwrap_or_default();
+        let bound = self.bind_clauses(s, order_by, &scope, grouping.as_mut(), grouped);
         if let Some(saved) = corr_saved {
             input = self.end_correlation(saved)?;
         }
+        let bound = bound?;
         // aggregate
-        let mut rows = match grouping {
+        let rows = match &grouping {
             Some(g) => {
                 let key_exprs = g
                     .keys
@@ -532,6 +418,22 @@ impl Exec<'_> {
             }
             None => input,
         };
+        // a grouped query's correlated subqueries run per group: its clauses bound again
+        let (bound, mut rows) = match &grouping {
+            Some(g) if bound.placeholders > 0 => {
+                self.bind_over_groups(s, order_by, &scope, g, rows)?
+            }
+            _ => (bound, rows),
+        };
+        let crate::clauses::Clauses {
+            items,
+            precisions,
+            qualify,
+            having,
+            keys,
+            windows,
+            ..
+        } = bound;
         if let Some(h) = &having {
             rows = filter_by(&rows, h)?;
         }
@@ -612,39 +514,6 @@ impl Exec<'_> {
         })
     }
 
-    fn order_key(
-        &mut self,
-        e: &ast::Expr,
-        items: &[(Expr, String, Option<String>, Option<String>)],
-        scope: &Scope,
-        grouping: Option<&mut Grouping>,
-    ) -> Result<Expr> {
-        if let ast::Expr::Value(v) = e {
-            if let ast::Value::Number(n, _) = &v.value {
-                let k: usize = n
-                    .parse()
-                    .map_err(|_| Error::TypeMismatch(format!("ORDER BY {n}")))?;
-                return items
-                    .get(k.wrapping_sub(1))
-                    .map(|i| i.0.clone())
-                    .ok_or_else(|| {
-                        Error::TypeMismatch(format!(
-                            "ORDER BY position {k} is not in the select list"
-                        ))
-                    });
-            }
-        }
-        if let ast::Expr::Identifier(id) = e {
-            if let Some(i) = items.iter().find(|i| {
-                i.3.as_deref()
-                    .is_some_and(|a| a.eq_ignore_ascii_case(&id.value))
-            }) {
-                return Ok(i.0.clone());
-            }
-        }
-        self.bind_expr(e, scope, grouping)
-    }
-
     fn apply_top(
         &mut self,
         top: &ast::Top,
@@ -704,7 +573,7 @@ impl Exec<'_> {
 /// attribute phrases (TITLE, NAMED, [NOT] CASESPECIFIC, FORMAT) leave the heading as it was;
 /// the outermost TITLE written anywhere among the item's phrases (or after its last operand)
 /// is its title.
-fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
+pub(crate) fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
     fn title(e: &ast::Expr) -> Option<String> {
         if let Some((_, t)) = tdlite_parser::phrase::title(e) {
             return Some(t.to_string());
@@ -750,7 +619,7 @@ fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
     (tdlite_parser::phrase::without_titles(&heading(e)), title(e))
 }
 
-fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
+pub(crate) fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
     let col = match e {
         ast::Expr::Identifier(id) => Some(id.value.clone()),
         ast::Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()),
@@ -847,7 +716,7 @@ fn is_time(t: &DataType) -> bool {
 /// The fractional digits of a TIME or TIMESTAMP select item, where its type says: a column (as
 /// declared), a CAST to TIME(n)/TIMESTAMP(n), CURRENT_TIME[(n)] (0 unless given) and
 /// CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with six.
-fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
+pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
     match e {
         ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
             let (qualifier, name) = match e {

@@ -586,6 +586,7 @@ impl Session {
             query_band: self.bands.text(),
             outer: Vec::new(),
             corr: None,
+            placeholders: None,
             snap: std::cell::OnceCell::new(),
             volatile_uses: std::cell::Cell::new(0),
             ctes: Vec::new(),

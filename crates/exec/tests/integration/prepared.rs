@@ -319,3 +319,38 @@ fn execute_batch_evaluates_fixed_cells_once_and_varying_ones_per_set() {
     let got = strings(&s.execute("SEL COUNT(DISTINCT n) FROM r").unwrap());
     assert_ne!(got, vec![vec!["1".to_string()]], "40 draws of one number");
 }
+
+#[test]
+fn parameters_reach_correlated_subqueries_after_a_join_and_per_group() {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE t (a INTEGER, g INTEGER)",
+        "CREATE TABLE u (a INTEGER, c INTEGER)",
+        "INS t (1, 1); INS t (2, 1); INS t (3, 2); INS u (1, 5); INS u (2, 50); INS u (3, 7)",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    // the correlated conjunct runs last, over the joined rows, with the parameter's value
+    let joined = s
+        .prepare(
+            "SEL x.a, y.a FROM t x, t y WHERE x.g = y.g AND x.a < y.a \
+             AND EXISTS (SEL 1 FROM u WHERE u.a = y.a AND u.c > ?) ORDER BY 1, 2",
+        )
+        .unwrap();
+    let r = s.execute_prepared(&joined, &[Value::Int(10)]).unwrap();
+    assert_eq!(strings(&r), vec![vec!["1", "2"]]);
+    let r = s.execute_prepared(&joined, &[Value::Int(100)]).unwrap();
+    assert!(strings(&r).is_empty());
+    // per group, in HAVING
+    let grouped = s
+        .prepare(
+            "SEL g, COUNT(*) FROM t GROUP BY g \
+             HAVING (SEL MAX(c) FROM u, t z WHERE u.a = z.a AND z.g = t.g) > ? ORDER BY 1",
+        )
+        .unwrap();
+    let r = s.execute_prepared(&grouped, &[Value::Int(6)]).unwrap();
+    assert_eq!(strings(&r), vec![vec!["1", "2"], vec!["2", "1"]]);
+    let r = s.execute_prepared(&grouped, &[Value::Int(7)]).unwrap();
+    assert_eq!(strings(&r), vec![vec!["1", "2"]]);
+}

@@ -1,0 +1,307 @@
+//! Binding a SELECT's clauses: the select list (with `*` expanded), QUALIFY, HAVING and
+//! ORDER BY, over the scope of its FROM rows and, in a grouped query, its `Grouping` (where
+//! aggregates and GROUP BY keys become columns of the aggregated batch).
+//!
+//! A grouped query's correlated subqueries need the groups, which exist only after its
+//! aggregates have run, and which aggregates run is learnt by binding. So such a query is
+//! bound twice: first with each correlated subquery as a NULL placeholder (which collects the
+//! aggregate calls), then, after aggregation, again over the aggregated batch
+//! ([`Exec::bind_over_groups`]), where each correlated subquery runs once per group with that
+//! group's key values as its outer row (see `correlate`). Binding is deterministic, so the
+//! second pass finds the same aggregate calls, in the same order, as the first; it checks so.
+//!
+//! Invariant: the second pass replaces every bound expression of the first; nothing bound
+//! with a placeholder is ever evaluated.
+
+use crate::bind::{Grouping, Scope, ScopeColumn};
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::Expr;
+use crate::query::{column_heading, peel_title, resolving_aliases, time_precision, SortKey};
+use crate::window::WindowCall;
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+
+/// A select item bound: its expression, name, title and alias.
+pub(crate) type Item = (Expr, String, Option<String>, Option<String>);
+
+/// A SELECT's clauses, bound.
+pub(crate) struct Clauses {
+    /// The select list, `*` expanded.
+    pub(crate) items: Vec<Item>,
+    /// Fractional digits of each TIME/TIMESTAMP item, as its type says (for display).
+    pub(crate) precisions: Vec<Option<u8>>,
+    pub(crate) qualify: Option<Expr>,
+    pub(crate) having: Option<Expr>,
+    /// ORDER BY.
+    pub(crate) keys: Vec<SortKey>,
+    /// The window calls the select list, QUALIFY and ORDER BY make.
+    pub(crate) windows: Vec<WindowCall>,
+    /// How many correlated subqueries were bound as placeholders (see the module doc).
+    pub(crate) placeholders: usize,
+}
+
+impl Exec<'_> {
+    /// Binds the clauses of `s` over `scope` (and `grouping` in a grouped query). With
+    /// `placeholders`, a correlated subquery that cannot run yet binds as a NULL placeholder
+    /// and is counted in [`Clauses::placeholders`].
+    pub(crate) fn bind_clauses(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+        grouping: Option<&mut Grouping>,
+        placeholders: bool,
+    ) -> Result<Clauses> {
+        let saved = std::mem::replace(&mut self.placeholders, placeholders.then_some(0));
+        let r = self.bind_clauses_here(s, order_by, scope, grouping);
+        let n = std::mem::replace(&mut self.placeholders, saved).unwrap_or(0);
+        r.map(|c| Clauses {
+            placeholders: n,
+            ..c
+        })
+    }
+
+    fn bind_clauses_here(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Clauses> {
+        // window functions may appear from here on: select list, QUALIFY, ORDER BY
+        self.windows = Some(Vec::new());
+        // select list
+        // expr, name, title, alias
+        let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new();
+        // fractional digits of each TIME/TIMESTAMP item, as its type says (for display)
+        let mut precisions: Vec<Option<u8>> = Vec::new();
+        for item in &s.projection {
+            match item {
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                    let want = match item {
+                        ast::SelectItem::QualifiedWildcard(k, _) => {
+                            Some(k.to_string().trim_end_matches(".*").to_ascii_uppercase())
+                        }
+                        _ => None,
+                    };
+                    for (i, c) in scope.columns.iter().enumerate() {
+                        if want.as_ref().is_some_and(|w| {
+                            !c.qualifier
+                                .as_deref()
+                                .is_some_and(|cq| crate::bind::qualifier_matches(cq, w))
+                        }) {
+                            continue;
+                        }
+                        let expr = match grouping.as_deref_mut() {
+                            None => Expr::Column {
+                                index: i,
+                                case_specific: c.case_specific,
+                            },
+                            // grouped: each column must be a GROUP BY key (else 3504)
+                            Some(g) => {
+                                let name = ast::Ident::new(c.name.clone());
+                                let e = match &c.qualifier {
+                                    Some(q) => ast::Expr::CompoundIdentifier(vec![
+                                        ast::Ident::new(q.clone()),
+                                        name,
+                                    ]),
+                                    None => ast::Expr::Identifier(name),
+                                };
+                                self.bind_expr(&e, scope, Some(g))?
+                            }
+                        };
+                        items.push((expr, c.name.clone(), c.title.clone(), None));
+                        precisions.push(c.precision);
+                    }
+                }
+                ast::SelectItem::UnnamedExpr(e) => {
+                    let bound = self.bind_item(e, &s.projection, scope, grouping.as_deref_mut())?;
+                    let (e, phrase_title) = peel_title(e);
+                    let (name, title) = column_heading(&e, scope);
+                    items.push((bound, name, phrase_title.or(title), None));
+                    precisions.push(time_precision(&e, scope));
+                }
+                ast::SelectItem::ExprWithAlias { expr, alias } => {
+                    let bound =
+                        self.bind_item(expr, &s.projection, scope, grouping.as_deref_mut())?;
+                    let (e, title) = peel_title(expr);
+                    items.push((bound, alias.value.clone(), title, Some(alias.value.clone())));
+                    precisions.push(time_precision(&e, scope));
+                }
+                other => return Err(Error::Unsupported(format!("the select item {other}"))),
+            }
+        }
+        let qualify = match &s.qualify {
+            // QUALIFY may name select-list aliases (`… AS rn QUALIFY rn = 1`)
+            Some(q) => Some(self.bind_item(q, &s.projection, scope, grouping.as_deref_mut())?),
+            None => None,
+        };
+        let windows = self.windows.take().unwrap_or_default();
+        let having = match &s.having {
+            Some(h) => Some(self.bind_expr(h, scope, grouping.as_deref_mut())?),
+            None => None,
+        };
+        let mut keys = Vec::new();
+        self.windows = Some(windows);
+        for ob in order_by {
+            let expr = self.order_key(&ob.expr, &items, scope, grouping.as_deref_mut())?;
+            let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
+            keys.push(SortKey {
+                expr,
+                descending,
+                nulls_first: ob.options.nulls_first.unwrap_or(!descending),
+            });
+        }
+
+        let windows = self.windows.take().unwrap_or_default();
+        Ok(Clauses {
+            items,
+            precisions,
+            qualify,
+            having,
+            keys,
+            windows,
+            placeholders: 0,
+        })
+    }
+
+    /// Binds the clauses of grouped query `s` again over `rows`, its aggregated batch, whose
+    /// aggregate calls `g` collected: a correlated subquery now runs once per group, with the
+    /// group's keys as its outer row. Returns the clauses and `rows` widened by the subqueries'
+    /// columns.
+    pub(crate) fn bind_over_groups(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+        g: &Grouping,
+        rows: RecordBatch,
+    ) -> Result<(Clauses, RecordBatch)> {
+        let groups = self.group_scope(g, scope, rows.num_columns())?;
+        let mut again = Grouping {
+            keys: g.keys.clone(),
+            calls: Vec::new(),
+            flags: g.flags,
+        };
+        let (clauses, rows) = self
+            .with_correlation(&groups, rows, |ex| {
+                ex.bind_clauses(s, order_by, scope, Some(&mut again), false)
+            })
+            .map_err(|e| match e {
+                // a column of the FROM rows that is no GROUP BY key
+                Error::ColumnNotFound(n) if self.names_column(&n, scope) => Error::NotInGroup,
+                e => e,
+            })?;
+        if again.calls.len() != g.calls.len() {
+            return Err(Error::Internal(
+                "a grouped query bound to other aggregates the second time".into(),
+            ));
+        }
+        Ok((clauses, rows))
+    }
+
+    /// True if `name` (as a 3810 gives it: `c` or `t.c`) names a column of `scope`.
+    fn names_column(&self, name: &str, scope: &Scope) -> bool {
+        let (q, c) = match name.rsplit_once('.') {
+            Some((q, c)) => (Some(q), c),
+            None => (None, name),
+        };
+        matches!(scope.resolve_at(q, c, self.home_database()), Ok(Some(_)))
+    }
+
+    /// The scope of an aggregated batch `width` columns wide, as an outer row of a correlated
+    /// subquery sees it: each GROUP BY key that is a column keeps that column's name; the
+    /// other columns (expression keys, GROUPING flags, aggregates) can be named by no one.
+    fn group_scope(&self, g: &Grouping, scope: &Scope, width: usize) -> Result<Scope> {
+        let unnamed = || ScopeColumn {
+            qualifier: None,
+            name: "\0".into(),
+            case_specific: false,
+            title: None,
+            precision: None,
+        };
+        let mut columns = Vec::with_capacity(width);
+        for k in &g.keys {
+            let (qualifier, name) = match k {
+                ast::Expr::Identifier(id) => (None, &id.value),
+                ast::Expr::CompoundIdentifier(parts) if parts.len() > 1 => {
+                    let n = parts.len();
+                    let q: Vec<&str> = parts[..n - 1].iter().map(|p| p.value.as_str()).collect();
+                    (Some(q.join(".")), &parts[n - 1].value)
+                }
+                _ => {
+                    columns.push(unnamed());
+                    continue;
+                }
+            };
+            columns.push(
+                match scope.resolve_at(qualifier.as_deref(), name, self.home_database())? {
+                    Some(i) => scope.columns[i].clone(),
+                    None => unnamed(),
+                },
+            );
+        }
+        columns.resize_with(width.max(columns.len()), unnamed);
+        Ok(Scope { columns })
+    }
+
+    /// Binds a select item; it may name the list's aliases (`a AS k, k + 1`), as Teradata
+    /// allows, where those names are no columns.
+    pub(crate) fn bind_item(
+        &mut self,
+        e: &ast::Expr,
+        projection: &[ast::SelectItem],
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        resolving_aliases(e, projection, |e| {
+            // a failed try leaves no aggregate or window behind
+            let calls = grouping.as_deref().map(|g| g.calls.len());
+            let windows = self.windows.as_ref().map(Vec::len);
+            let r = self.bind_expr(e, scope, grouping.as_deref_mut());
+            if r.is_err() {
+                if let (Some(g), Some(n)) = (grouping.as_deref_mut(), calls) {
+                    g.calls.truncate(n);
+                }
+                if let (Some(w), Some(n)) = (self.windows.as_mut(), windows) {
+                    w.truncate(n);
+                }
+            }
+            r
+        })
+    }
+
+    fn order_key(
+        &mut self,
+        e: &ast::Expr,
+        items: &[Item],
+        scope: &Scope,
+        grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        if let ast::Expr::Value(v) = e {
+            if let ast::Value::Number(n, _) = &v.value {
+                let k: usize = n
+                    .parse()
+                    .map_err(|_| Error::TypeMismatch(format!("ORDER BY {n}")))?;
+                return items
+                    .get(k.wrapping_sub(1))
+                    .map(|i| i.0.clone())
+                    .ok_or_else(|| {
+                        Error::TypeMismatch(format!(
+                            "ORDER BY position {k} is not in the select list"
+                        ))
+                    });
+            }
+        }
+        if let ast::Expr::Identifier(id) = e {
+            if let Some(i) = items.iter().find(|i| {
+                i.3.as_deref()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(&id.value))
+            }) {
+                return Ok(i.0.clone());
+            }
+        }
+        self.bind_expr(e, scope, grouping)
+    }
+}
