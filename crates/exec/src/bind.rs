@@ -47,6 +47,19 @@ pub struct ScopeColumn {
     pub precision: Option<u8>,
 }
 
+impl ScopeColumn {
+    /// A column no name resolves to (a hidden or computed column of a batch).
+    pub(crate) fn unnamed() -> ScopeColumn {
+        ScopeColumn {
+            qualifier: None,
+            name: "\0".into(),
+            case_specific: false,
+            title: None,
+            precision: None,
+        }
+    }
+}
+
 /// The columns an expression may name, in input-batch order.
 #[derive(Debug, Clone, Default)]
 pub struct Scope {
@@ -793,7 +806,7 @@ impl Exec<'_> {
                 ..
             } => {
                 let x = b(left, self)?;
-                self.bind_quantified(x, compare_op, right, false)?
+                self.bind_quantified(x, compare_op, right, false, scope)?
             }
             ast::Expr::AllOp {
                 left,
@@ -801,7 +814,7 @@ impl Exec<'_> {
                 right,
             } => {
                 let x = b(left, self)?;
-                self.bind_quantified(x, compare_op, right, true)?
+                self.bind_quantified(x, compare_op, right, true, scope)?
             }
             ast::Expr::BinaryOp { left, op, right } => {
                 let op = match comparison(op) {
@@ -883,7 +896,7 @@ impl Exec<'_> {
                 match self.subquery_values(q) {
                     Ok(items) => Expr::InList(Box::new(v), items, *negated),
                     Err(Error::ColumnNotFound(c)) => self
-                        .correlated(|ex, row| {
+                        .correlated((&c, scope), &v.columns(), |ex, row| {
                             let items = ex.subquery_values(q)?;
                             Expr::InList(Box::new(v.clone()), items, *negated).eval(row)
                         })?
@@ -901,7 +914,7 @@ impl Exec<'_> {
                 match exists(self) {
                     Ok(a) => one(a),
                     Err(Error::ColumnNotFound(c)) => self
-                        .correlated(|ex, _| exists(ex))?
+                        .correlated((&c, scope), &[], |ex, _| exists(ex))?
                         .ok_or(Error::ColumnNotFound(c))?,
                     Err(e) => return Err(e),
                 }
@@ -1069,7 +1082,7 @@ impl Exec<'_> {
             ast::Expr::Subquery(q) => match self.scalar_subquery(q) {
                 Ok(a) => one(a),
                 Err(Error::ColumnNotFound(c)) => self
-                    .correlated(|ex, _| ex.scalar_subquery(q))?
+                    .correlated((&c, scope), &[], |ex, _| ex.scalar_subquery(q))?
                     .ok_or(Error::ColumnNotFound(c))?,
                 Err(e) => return Err(e),
             },
@@ -1192,7 +1205,12 @@ impl Exec<'_> {
                 if has_aggregate(x) {
                     return Err(Error::TypeMismatch("aggregates cannot be nested".into()));
                 }
-                Ok((Some(self.bind_expr(x, scope, None)?), distinct))
+                // a correlated subquery in an aggregate's argument is not supported: no
+                // placeholder for it (see clauses.rs), so it fails with 3810 here
+                let placeholders = self.placeholders.take();
+                let arg = self.bind_expr(x, scope, None);
+                self.placeholders = placeholders;
+                Ok((Some(arg?), distinct))
             }
             _ => Err(Error::TypeMismatch(format!(
                 "{} takes one argument",
@@ -1268,6 +1286,9 @@ impl Exec<'_> {
             }
         }
         if let Some(b) = crate::functions::lookup(&name) {
+            if matches!(b, crate::functions::Builtin::Random) {
+                self.random_uses += 1;
+            }
             return Ok(Expr::Func(Func::Builtin(b), bound));
         }
         let arity = |n: usize| -> Result<()> {
@@ -1583,6 +1604,7 @@ impl Exec<'_> {
         op: &ast::BinaryOperator,
         right: &ast::Expr,
         all: bool,
+        scope: &Scope,
     ) -> Result<Expr> {
         let Some(op) = comparison(op) else {
             return Err(Error::Unsupported(format!("the quantified operator {op}")));
@@ -1592,6 +1614,7 @@ impl Exec<'_> {
                 "ANY/ALL over {right} (use a subquery)"
             )));
         };
+        let reads = x.columns();
         let build = move |items: Vec<Expr>| -> Expr {
             let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
             match (op, all) {
@@ -1610,7 +1633,9 @@ impl Exec<'_> {
         match self.subquery_values(q) {
             Ok(items) => Ok(build(items)),
             Err(Error::ColumnNotFound(c)) => self
-                .correlated(|ex, row| build(ex.subquery_values(q)?).eval(row))?
+                .correlated((&c, scope), &reads, |ex, row| {
+                    build(ex.subquery_values(q)?).eval(row)
+                })?
                 .ok_or(Error::ColumnNotFound(c)),
             Err(e) => Err(e),
         }
@@ -1670,10 +1695,13 @@ impl Exec<'_> {
                 any
             })
         };
+        let left_reads: Vec<usize> = left.iter().flat_map(Expr::columns).collect();
         match membership(self, &left) {
             Ok(e) => Ok(e),
             Err(Error::ColumnNotFound(c)) => self
-                .correlated(|ex, row| membership(ex, &left)?.eval(row))?
+                .correlated((&c, scope), &left_reads, |ex, row| {
+                    membership(ex, &left)?.eval(row)
+                })?
                 .ok_or(Error::ColumnNotFound(c)),
             Err(e) => Err(e),
         }

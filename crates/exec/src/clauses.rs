@@ -193,7 +193,7 @@ impl Exec<'_> {
                 Error::ColumnNotFound(n) if self.names_column(&n, scope) => Error::NotInGroup,
                 e => e,
             })?;
-        if again.calls.len() != g.calls.len() {
+        if format!("{:?}", again.calls) != format!("{:?}", g.calls) {
             return Err(Error::Internal(
                 "a grouped query bound to other aggregates the second time".into(),
             ));
@@ -201,28 +201,17 @@ impl Exec<'_> {
         Ok((clauses, rows))
     }
 
-    /// True if `name` (as a 3810 gives it: `c` or `t.c`) names a column of `scope`.
-    fn names_column(&self, name: &str, scope: &Scope) -> bool {
-        let (q, c) = match name.rsplit_once('.') {
-            Some((q, c)) => (Some(q), c),
-            None => (None, name),
-        };
-        matches!(scope.resolve_at(q, c, self.home_database()), Ok(Some(_)))
-    }
-
     /// The scope of an aggregated batch `width` columns wide, as an outer row of a correlated
     /// subquery sees it: each GROUP BY key that is a column keeps that column's name; the
     /// other columns (expression keys, GROUPING flags, aggregates) can be named by no one.
     fn group_scope(&self, g: &Grouping, scope: &Scope, width: usize) -> Result<Scope> {
-        let unnamed = || ScopeColumn {
-            qualifier: None,
-            name: "\0".into(),
-            case_specific: false,
-            title: None,
-            precision: None,
-        };
-        let mut columns = Vec::with_capacity(width);
+        let mut columns: Vec<ScopeColumn> = Vec::with_capacity(width);
+        let mut named = Vec::new();
         for k in &g.keys {
+            let mut k = k;
+            while let ast::Expr::Nested(inner) = k {
+                k = inner;
+            }
             let (qualifier, name) = match k {
                 ast::Expr::Identifier(id) => (None, &id.value),
                 ast::Expr::CompoundIdentifier(parts) if parts.len() > 1 => {
@@ -231,18 +220,22 @@ impl Exec<'_> {
                     (Some(q.join(".")), &parts[n - 1].value)
                 }
                 _ => {
-                    columns.push(unnamed());
+                    columns.push(ScopeColumn::unnamed());
                     continue;
                 }
             };
+            // a column given as two keys (`GROUP BY a, t.a`) is named once
             columns.push(
                 match scope.resolve_at(qualifier.as_deref(), name, self.home_database())? {
-                    Some(i) => scope.columns[i].clone(),
-                    None => unnamed(),
+                    Some(i) if !named.contains(&i) => {
+                        named.push(i);
+                        scope.columns[i].clone()
+                    }
+                    _ => ScopeColumn::unnamed(),
                 },
             );
         }
-        columns.resize_with(width.max(columns.len()), unnamed);
+        columns.resize_with(width.max(columns.len()), ScopeColumn::unnamed);
         Ok(Scope { columns })
     }
 

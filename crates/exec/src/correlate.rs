@@ -15,6 +15,10 @@
 //!   aggregated batch, whose GROUP BY key columns keep their names), bound a second time once
 //!   the groups exist (see `clauses`).
 //!
+//! Rows that agree on the outer columns a subquery names share one run (`Memo`): the result of
+//! a run depends only on those values, the statement's snapshot and the request's parameters,
+//! except for RANDOM and SAMPLE, whose subqueries always run per row.
+//!
 //! Invariant: the columns added to a batch are aligned with its rows, and the caller widens the
 //! batch with them before evaluating anything bound while `corr` was set.
 
@@ -28,14 +32,20 @@ use arrow::compute::concat;
 use arrow::datatypes::{DataType, Field};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 use std::sync::Arc;
+use tdlite_storage::types::{value_at, Value};
 
 /// One row of an enclosing query, for a subquery run on its behalf.
 pub struct OuterRow {
     scope: Arc<Scope>,
     batch: RecordBatch,
     row: usize,
+    /// The columns of the row the subquery has named so far.
+    used: RefCell<Vec<usize>>,
 }
 
 /// The batch being bound over, and the per-row columns correlated subqueries added to it.
@@ -120,7 +130,11 @@ impl Exec<'_> {
         for p in parts {
             match self.bind_expr(&p, scope, None) {
                 Ok(e) => bound.push(e),
-                Err(Error::ColumnNotFound(_)) if has_subquery(&p) => deferred.push(p),
+                Err(Error::ColumnNotFound(n))
+                    if has_subquery(&p) && self.names_column(&n, scope) =>
+                {
+                    deferred.push(p)
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -148,6 +162,16 @@ impl Exec<'_> {
         Ok(batch)
     }
 
+    /// True if `name` (as a 3810 gives it: `c` or `t.c`) names a column of `scope`: the name
+    /// a subquery could not bind on its own is then one of the rows it is correlated with.
+    pub(crate) fn names_column(&self, name: &str, scope: &Scope) -> bool {
+        let (q, c) = match name.rsplit_once('.') {
+            Some((q, c)) => (Some(q), c),
+            None => (None, name),
+        };
+        matches!(scope.resolve_at(q, c, self.home_database()), Ok(Some(_)))
+    }
+
     /// The value of a name in the rows of enclosing queries, innermost first.
     pub(crate) fn outer_value(
         &self,
@@ -156,6 +180,7 @@ impl Exec<'_> {
     ) -> Result<Option<ArrayRef>> {
         for o in self.outer.iter().rev() {
             if let Some(i) = o.scope.resolve_at(qualifier, name, self.home_database())? {
+                o.used.borrow_mut().push(i);
                 return Ok(Some(o.batch.column(i).slice(o.row, 1)));
             }
         }
@@ -164,14 +189,23 @@ impl Exec<'_> {
 
     /// Runs `each` once per row of the batch being bound (with that row as the outer row and as
     /// a one-row batch), and returns a reference to the column of results; `None` when no batch
-    /// is known (the subquery then cannot be correlated here).
+    /// is known (the subquery then cannot be correlated here). `reads` are the columns of the
+    /// one-row batch that `each` reads itself (the left side of an IN), besides those its
+    /// subquery names.
+    ///
+    /// Rows that agree on every column the subquery names and on `reads` share one run (the
+    /// result is memoised), unless the subquery binds RANDOM or SAMPLE.
     pub(crate) fn correlated(
         &mut self,
+        (missing, scope): (&str, &Scope),
+        reads: &[usize],
         mut each: impl FnMut(&mut Self, &RecordBatch) -> Result<ArrayRef>,
     ) -> Result<Option<Expr>> {
         let Some(mut c) = self.corr.take() else {
-            // a grouped query's first binding: a placeholder until the groups exist
-            if let Some(n) = self.placeholders.as_mut() {
+            // a grouped query's first binding: a placeholder until the groups exist, for a
+            // subquery that names a column of the query (any other name is an error now)
+            let ours = self.placeholders.is_some() && self.names_column(missing, scope);
+            if let (true, Some(n)) = (ours, self.placeholders.as_mut()) {
                 *n += 1;
                 return Ok(Some(Expr::lit(new_null_array(&DataType::Null, 1))));
             }
@@ -197,16 +231,28 @@ impl Exec<'_> {
         };
         let mut parts: Vec<ArrayRef> = Vec::with_capacity(rows.num_rows());
         let mut failed = None;
+        let mut memo = Memo::new(reads, &rows);
         for row in 0..rows.num_rows() {
+            if let Some(v) = memo.get(&rows, row) {
+                parts.push(v);
+                continue;
+            }
+            let random = self.random_uses;
             self.outer.push(OuterRow {
                 scope: c.scope.clone(),
                 batch: rows.clone(),
                 row,
+                used: RefCell::new(Vec::new()),
             });
             let r = each(self, &rows.slice(row, 1));
-            self.outer.pop();
+            let used = self.outer.pop().map(|o| o.used.into_inner());
             match r {
-                Ok(v) => parts.push(v),
+                Ok(v) => {
+                    if self.random_uses == random {
+                        memo.put(&rows, row, used.unwrap_or_default(), &v);
+                    }
+                    parts.push(v);
+                }
                 Err(e) => {
                     failed = Some(e);
                     break;
@@ -238,6 +284,104 @@ impl Exec<'_> {
             index,
             case_specific: false,
         }))
+    }
+}
+
+/// The results of a correlated subquery so far, by the values of the outer row's columns it
+/// reads (exact values: `'a'` and `'A'` are different keys even where they compare equal, as
+/// the subquery may return them).
+struct Memo {
+    /// The columns the key is made of, sorted: those the caller reads and those the subquery
+    /// named.
+    columns: Vec<usize>,
+    /// False until the first run (which tells which columns the subquery names), and for
+    /// good when the key cannot be made.
+    ready: bool,
+    results: HashMap<Vec<ExactValue>, ArrayRef>,
+}
+
+impl Memo {
+    /// A memo for runs over `rows`, whose callers read the columns `reads` of it themselves.
+    fn new(reads: &[usize], rows: &RecordBatch) -> Memo {
+        let mut columns = reads.to_vec();
+        columns.sort_unstable();
+        columns.dedup();
+        Memo {
+            ready: false,
+            results: HashMap::new(),
+            // a column the batch lacks (one a subquery added) cannot be part of a key
+            columns: columns
+                .into_iter()
+                .map(|c| (c < rows.num_columns()).then_some(c))
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_else(|| vec![usize::MAX]),
+        }
+    }
+
+    fn key(&self, rows: &RecordBatch, row: usize) -> Option<Vec<ExactValue>> {
+        self.columns
+            .iter()
+            .map(|&c| {
+                let a = rows.columns().get(c)?;
+                Some(ExactValue(value_at(a.as_ref(), row)))
+            })
+            .collect()
+    }
+
+    /// The result for `row`, if a row with the same key has run.
+    fn get(&self, rows: &RecordBatch, row: usize) -> Option<ArrayRef> {
+        if !self.ready {
+            return None;
+        }
+        self.results.get(&self.key(rows, row)?).cloned()
+    }
+
+    /// Keeps `result`, the run for `row`, which named the outer columns `used`. A run that
+    /// named a column the key lacks starts the memo again with that column in the key (a
+    /// subquery names the same columns every time, so this happens at most once).
+    fn put(&mut self, rows: &RecordBatch, row: usize, mut used: Vec<usize>, result: &ArrayRef) {
+        used.retain(|c| !self.columns.contains(c));
+        if !used.is_empty() {
+            self.columns.extend(used);
+            self.columns.sort_unstable();
+            self.columns.dedup();
+            self.results.clear();
+        }
+        if let Some(key) = self.key(rows, row) {
+            self.ready = true;
+            self.results.insert(key, result.clone());
+        }
+    }
+}
+
+/// A value compared and hashed exactly: floats by their bits, strings with their case and
+/// trailing blanks.
+struct ExactValue(Value);
+
+impl PartialEq for ExactValue {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a == b,
+        }
+    }
+}
+
+impl Eq for ExactValue {}
+
+impl Hash for ExactValue {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(&self.0).hash(state);
+        match &self.0 {
+            Value::Null => {}
+            Value::Int(i) => i.hash(state),
+            Value::Decimal(d, s) => (d, s).hash(state),
+            Value::Float(f) => f.to_bits().hash(state),
+            Value::Str(s) => s.hash(state),
+            Value::Bytes(b) => b.hash(state),
+            Value::Date(d) => d.hash(state),
+            Value::Time(t) | Value::Timestamp(t) => t.hash(state),
+        }
     }
 }
 

@@ -34,6 +34,9 @@ pub struct Exec<'a> {
     /// Window calls of the select list, QUALIFY and ORDER BY being bound; `None` where window
     /// functions are not allowed.
     pub(crate) windows: Option<Vec<crate::window::WindowCall>>,
+    /// How many RANDOM calls and SAMPLE clauses were bound so far: a correlated subquery
+    /// that binds one is run for every outer row, never memoised (see correlate.rs).
+    pub(crate) random_uses: usize,
     /// How many views are being expanded inside each other now.
     pub(crate) view_depth: usize,
     /// Common table expressions in scope (`WITH`), innermost last.

@@ -74,6 +74,13 @@ impl Expr {
         }
     }
 
+    /// Every input column the expression reads, in a new vector.
+    pub(crate) fn columns(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.columns_used(&mut out);
+        out
+    }
+
     /// Every input column the expression reads.
     pub(crate) fn columns_used(&self, out: &mut Vec<usize>) {
         if let Expr::Column { index, .. } = self {
@@ -469,6 +476,7 @@ impl Exec<'_> {
         // conjuncts with correlated subqueries run last, once per joined row (correlate.rs);
         // of ON conditions only where every join is inner (where that means the same)
         let mut deferred = Vec::new();
+        let mut on_deferred = Vec::new();
         // ON conditions, bound against the relations before them (as written)
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
         for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
@@ -479,7 +487,8 @@ impl Exec<'_> {
                 None | Some(ast::JoinConstraint::None) => None,
                 Some(ast::JoinConstraint::On(e)) if inner_only => {
                     let (bound, later) = self.bind_or_defer(e, &scope)?;
-                    deferred.extend(later);
+                    // bound later over the relations before it only
+                    on_deferred.extend(later.into_iter().map(|p| (p, scope.columns.len())));
                     bound
                         .into_iter()
                         .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
@@ -614,7 +623,14 @@ impl Exec<'_> {
             acc = filter_by(&acc, &e.remap(&map))?;
         }
         // back to the order the FROM clause gives its columns
-        let acc = acc.project(&map)?;
+        let mut acc = acc.project(&map)?;
+        for (p, width) in &on_deferred {
+            let mut visible = scope.clone();
+            for c in visible.columns.iter_mut().skip(*width) {
+                *c = ScopeColumn::unnamed();
+            }
+            acc = self.filter_correlated(&visible, acc, std::slice::from_ref(p))?;
+        }
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
     }

@@ -291,6 +291,24 @@ impl Exec<'_> {
     /// # Errors
     /// Binding errors (3807, 3810, 3822, 3504) and evaluation errors (2616, 2618, …).
     pub fn run_query(&mut self, q: &ast::Query) -> Result<Rows> {
+        self.isolated(|ex| ex.run_query_here(q))
+    }
+
+    /// Runs `f` (a query inside the clause being bound) without the enclosing query's binding
+    /// context (correlation batch, window calls, placeholders), which it must neither see
+    /// nor lose.
+    fn isolated<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let saved = self.corr.take();
+        let saved_windows = self.windows.take();
+        let saved_placeholders = self.placeholders.take();
+        let result = f(self);
+        self.corr = saved;
+        self.windows = saved_windows;
+        self.placeholders = saved_placeholders;
+        result
+    }
+
+    fn run_query_here(&mut self, q: &ast::Query) -> Result<Rows> {
         if let Some(with) = &q.with {
             return self.run_with(with, q);
         }
@@ -318,15 +336,7 @@ impl Exec<'_> {
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
     ) -> Result<Rows> {
-        // a subquery's own query must not see (or lose) the enclosing binding context
-        let saved = self.corr.take();
-        let saved_windows = self.windows.take();
-        let saved_placeholders = self.placeholders.take();
-        let result = self.run_select_here(s, order_by);
-        self.corr = saved;
-        self.windows = saved_windows;
-        self.placeholders = saved_placeholders;
-        result
+        self.isolated(|ex| ex.run_select_here(s, order_by))
     }
 
     fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
@@ -334,6 +344,7 @@ impl Exec<'_> {
         let (sample, from) = match s.from.as_slice() {
             [one] if one.joins.is_empty() => match crate::sample::of_table(&one.relation)? {
                 Some(sample) => {
+                    self.random_uses += 1;
                     let mut one = one.clone();
                     if let ast::TableFactor::Table { sample, .. }
                     | ast::TableFactor::Derived { sample, .. } = &mut one.relation

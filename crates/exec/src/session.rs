@@ -587,6 +587,7 @@ impl Session {
             outer: Vec::new(),
             corr: None,
             placeholders: None,
+            random_uses: 0,
             snap: std::cell::OnceCell::new(),
             volatile_uses: std::cell::Cell::new(0),
             ctes: Vec::new(),

@@ -1,5 +1,6 @@
 //! `scan`: analytic queries next to the queue: GROUP BY over N rows, a join of two M-row
-//! tables on a key, and ORDER BY … TOP 10 over N rows. Both engines in memory, same rows;
+//! tables on a key, ORDER BY … TOP 10 over N rows, and three correlated subqueries over the
+//! M-row tables (run per outer row; tdlite does not decorrelate yet). Both engines in memory, same rows;
 //! the answers are compared, each query's best of three runs is reported.
 
 use crate::common::timed;
@@ -63,7 +64,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 3] = [
+const QUERIES: [(&str, &str, &str); 6] = [
     (
         "GROUP BY over t",
         "SEL g, COUNT(*), SUM(v) FROM t GROUP BY g ORDER BY g",
@@ -78,6 +79,21 @@ const QUERIES: [(&str, &str, &str); 3] = [
         "ORDER BY v DESC TOP 10 over t",
         "SEL TOP 10 k, v FROM t ORDER BY v DESC, k",
         "SELECT k, v FROM t ORDER BY v DESC, k LIMIT 10",
+    ),
+    (
+        "correlated scalar per row of a, through b's key",
+        "SEL COUNT(*) FROM a WHERE x = (SEL MAX(y) FROM b WHERE b.k = a.k)",
+        "SELECT COUNT(*) FROM a WHERE x = (SELECT MAX(y) FROM b WHERE b.k = a.k)",
+    ),
+    (
+        "correlated MAX per group of a (7 groups, no index)",
+        "SEL COUNT(*) FROM a WHERE k = (SEL MAX(k) FROM a a2 WHERE a2.x = a.x)",
+        "SELECT COUNT(*) FROM a WHERE k = (SELECT MAX(k) FROM a a2 WHERE a2.x = a.x)",
+    ),
+    (
+        "correlated EXISTS per row of a",
+        "SEL COUNT(*) FROM a WHERE EXISTS (SEL 1 FROM b WHERE b.k = a.k AND b.y > a.x)",
+        "SELECT COUNT(*) FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.y > a.x)",
     ),
 ];
 
