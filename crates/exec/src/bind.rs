@@ -913,9 +913,15 @@ impl Exec<'_> {
                 };
                 match exists(self) {
                     Ok(a) => one(a),
-                    Err(Error::ColumnNotFound(c)) => self
-                        .correlated((&c, scope), &[], |ex, _| exists(ex))?
-                        .ok_or(Error::ColumnNotFound(c))?,
+                    Err(Error::ColumnNotFound(c)) => {
+                        let shape = crate::decorrelate::Shape::Exists(*negated);
+                        match self.decorrelated(subquery, shape)? {
+                            Some(e) => e,
+                            None => self
+                                .correlated((&c, scope), &[], |ex, _| exists(ex))?
+                                .ok_or(Error::ColumnNotFound(c))?,
+                        }
+                    }
                     Err(e) => return Err(e),
                 }
             }
@@ -1081,9 +1087,14 @@ impl Exec<'_> {
             }
             ast::Expr::Subquery(q) => match self.scalar_subquery(q) {
                 Ok(a) => one(a),
-                Err(Error::ColumnNotFound(c)) => self
-                    .correlated((&c, scope), &[], |ex, _| ex.scalar_subquery(q))?
-                    .ok_or(Error::ColumnNotFound(c))?,
+                Err(Error::ColumnNotFound(c)) => {
+                    match self.decorrelated(q, crate::decorrelate::Shape::Scalar)? {
+                        Some(e) => e,
+                        None => self
+                            .correlated((&c, scope), &[], |ex, _| ex.scalar_subquery(q))?
+                            .ok_or(Error::ColumnNotFound(c))?,
+                    }
+                }
                 Err(e) => return Err(e),
             },
             ast::Expr::Function(f) => self.bind_function(f, scope, grouping)?,
@@ -1105,8 +1116,11 @@ impl Exec<'_> {
             }
         }
         // a correlated subquery reads the enclosing query's current row
-        if let Some(a) = self.outer_value(qualifier, name)? {
-            return Ok(one(a));
+        if let Some((a, case_specific)) = self.outer_value(qualifier, name)? {
+            return Ok(match case_specific {
+                true => Expr::CaseSpecific(Box::new(one(a))),
+                false => one(a),
+            });
         }
         Err(Error::ColumnNotFound(match qualifier {
             Some(q) => format!("{q}.{name}"),

@@ -55,6 +55,18 @@ pub struct Correlation {
     extra: Vec<ArrayRef>,
 }
 
+impl Correlation {
+    /// The scope of the rows being bound over.
+    pub(crate) fn scope(&self) -> &Arc<Scope> {
+        &self.scope
+    }
+
+    /// The rows being bound over (without the columns subqueries added).
+    pub(crate) fn batch(&self) -> &RecordBatch {
+        &self.batch
+    }
+}
+
 impl Exec<'_> {
     /// Lets correlated subqueries be bound while `batch` (rows of `scope`) is known; returns
     /// `f`'s result and the batch widened by their columns.
@@ -172,16 +184,18 @@ impl Exec<'_> {
         matches!(scope.resolve_at(q, c, self.home_database()), Ok(Some(_)))
     }
 
-    /// The value of a name in the rows of enclosing queries, innermost first.
+    /// The value of a name in the rows of enclosing queries, innermost first, and whether its
+    /// column is CASESPECIFIC.
     pub(crate) fn outer_value(
         &self,
         qualifier: Option<&str>,
         name: &str,
-    ) -> Result<Option<ArrayRef>> {
+    ) -> Result<Option<(ArrayRef, bool)>> {
         for o in self.outer.iter().rev() {
             if let Some(i) = o.scope.resolve_at(qualifier, name, self.home_database())? {
                 o.used.borrow_mut().push(i);
-                return Ok(Some(o.batch.column(i).slice(o.row, 1)));
+                let cs = o.scope.columns[i].case_specific;
+                return Ok(Some((o.batch.column(i).slice(o.row, 1), cs)));
             }
         }
         Ok(None)
@@ -201,7 +215,7 @@ impl Exec<'_> {
         reads: &[usize],
         mut each: impl FnMut(&mut Self, &RecordBatch) -> Result<ArrayRef>,
     ) -> Result<Option<Expr>> {
-        let Some(mut c) = self.corr.take() else {
+        let Some(c) = self.corr.take() else {
             // a grouped query's first binding: a placeholder until the groups exist, for a
             // subquery that names a column of the query (any other name is an error now)
             let ours = self.placeholders.is_some() && self.names_column(missing, scope);
@@ -277,13 +291,20 @@ impl Exec<'_> {
                 }
             }
         };
+        self.corr = Some(c);
+        Ok(self.add_correlated_column(column))
+    }
+
+    /// Adds `column` (one value per row of the batch being bound) to the batch, and returns
+    /// the expression that reads it; `None` when no batch is being bound.
+    pub(crate) fn add_correlated_column(&mut self, column: ArrayRef) -> Option<Expr> {
+        let c = self.corr.as_mut()?;
         let index = c.batch.num_columns() + c.extra.len();
         c.extra.push(column);
-        self.corr = Some(c);
-        Ok(Some(Expr::Column {
+        Some(Expr::Column {
             index,
             case_specific: false,
-        }))
+        })
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Exec<'a> {
     /// How many RANDOM calls and SAMPLE clauses were bound so far: a correlated subquery
     /// that binds one is run for every outer row, never memoised (see correlate.rs).
     pub(crate) random_uses: usize,
+    /// Whether correlated subqueries may run once as a join, and the session's count of those
+    /// that did (see decorrelate.rs).
+    pub(crate) decorrelation: (bool, &'a std::cell::Cell<u64>),
     /// How many views are being expanded inside each other now.
     pub(crate) view_depth: usize,
     /// Common table expressions in scope (`WITH`), innermost last.

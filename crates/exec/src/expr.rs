@@ -118,6 +118,9 @@ pub enum Expr {
     WindowRef(usize),
     /// `CAST(e AS type FORMAT 'fmt')`, and the `(FORMAT 'fmt')` phrase.
     CastFormat(Box<Expr>, SqlType, String),
+    /// `e`, compared case-specifically: the value of a CASESPECIFIC column of an enclosing
+    /// query's row, read by a correlated subquery.
+    CaseSpecific(Box<Expr>),
 }
 
 impl Expr {
@@ -130,6 +133,7 @@ impl Expr {
     pub fn case_specific(&self) -> bool {
         match self {
             Expr::Column { case_specific, .. } => *case_specific,
+            Expr::CaseSpecific(_) => true,
             Expr::Cast(e, _) => e.case_specific(),
             Expr::Func(Func::LikePattern, args) => args.first().is_some_and(Expr::case_specific),
             Expr::Binary(BinOp::Concat, l, r) => l.case_specific() || r.case_specific(),
@@ -201,6 +205,7 @@ impl Expr {
             Expr::Case(whens, otherwise) => eval_case(whens, otherwise.as_deref(), batch),
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
             Expr::CastFormat(e, ty, f) => crate::format::cast(&e.eval(batch)?, *ty, f),
+            Expr::CaseSpecific(e) => e.eval(batch),
             Expr::WindowRef(k) => batch
                 .column_by_name(&crate::window::column_name(*k))
                 .cloned()

@@ -63,7 +63,8 @@ impl Expr {
             | Expr::Neg(e)
             | Expr::IsNull(e, _)
             | Expr::Cast(e, _)
-            | Expr::CastFormat(e, _, _) => vec![e],
+            | Expr::CastFormat(e, _, _)
+            | Expr::CaseSpecific(e) => vec![e],
             Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
             Expr::Case(arms, other) => arms
                 .iter()
@@ -112,6 +113,7 @@ impl Expr {
             Expr::IsNull(e, not) => Expr::IsNull(r(e), *not),
             Expr::Cast(e, t) => Expr::Cast(r(e), *t),
             Expr::CastFormat(e, t, f) => Expr::CastFormat(r(e), *t, f.clone()),
+            Expr::CaseSpecific(e) => Expr::CaseSpecific(r(e)),
             Expr::InList(e, list, not) => {
                 Expr::InList(r(e), list.iter().map(|x| x.remap(map)).collect(), *not)
             }

@@ -60,6 +60,7 @@ mod database;
 mod dbc;
 mod ddl;
 mod decimal;
+mod decorrelate;
 mod dictionary;
 mod dml;
 mod error;

@@ -89,6 +89,9 @@ pub struct Session {
     /// database, table). Reused while the catalog's version is the same (no table created,
     /// dropped or restored since), as the lookup would give the same answer.
     consume_table: Option<ConsumeTarget>,
+    /// Whether correlated subqueries may run once as a join (decorrelate.rs), and how many
+    /// did.
+    decorrelation: (bool, std::cell::Cell<u64>),
 }
 
 /// See `Session::consume_table`.
@@ -114,7 +117,22 @@ impl Session {
             bands: Default::default(),
             consume_list: None,
             consume_table: None,
+            decorrelation: (true, std::cell::Cell::new(0)),
         }
+    }
+
+    /// Whether a correlated subquery of the shapes tdlite can decorrelate runs once for all
+    /// the rows it is correlated with, as a join (`true`, the default), or once per row. The
+    /// answers are the same; this is for comparing the two, or for ruling the optimisation
+    /// out when an answer looks wrong.
+    pub fn set_decorrelation(&mut self, on: bool) {
+        self.decorrelation.0 = on;
+    }
+
+    /// How many correlated subqueries this session has run once as a join so far (see
+    /// [`Session::set_decorrelation`]).
+    pub fn decorrelated_subqueries(&self) -> u64 {
+        self.decorrelation.1.get()
     }
 
     /// This session's number (unique in its database; `HELP LOCKS` shows it).
@@ -588,6 +606,7 @@ impl Session {
             corr: None,
             placeholders: None,
             random_uses: 0,
+            decorrelation: (self.decorrelation.0, &self.decorrelation.1),
             snap: std::cell::OnceCell::new(),
             volatile_uses: std::cell::Cell::new(0),
             ctes: Vec::new(),

@@ -224,6 +224,13 @@ impl Table {
         out
     }
 
+    /// How many row versions the table holds (live, deleted or rolled back): an upper bound on
+    /// its rows, for estimates of what reading it costs.
+    pub fn row_versions(&self) -> usize {
+        let d = self.lock();
+        d.segments.len() * SEGMENT_ROWS + d.tail.len()
+    }
+
     /// Number of entries (row versions) in ordered index `ix` (0 if it has none).
     pub fn index_len(&self, ix: usize) -> usize {
         self.lock()

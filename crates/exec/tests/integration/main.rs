@@ -7,6 +7,7 @@
 mod common;
 
 mod bulk_insert;
+mod decorrelate_model;
 mod deep_input;
 mod delayed_state;
 mod dictionary;

@@ -1,0 +1,529 @@
+//! Decorrelation: a correlated subquery of a common shape runs once for all the rows it is
+//! correlated with, as a join, instead of once per row (correlate.rs).
+//!
+//! The shape: one SELECT over base tables (no GROUP BY, HAVING, QUALIFY, TOP, DISTINCT, window
+//! or nested subquery of its own), whose WHERE conjuncts either name only its own columns or
+//! are `inner expression = outer column` equalities (the join keys; at least one); an EXISTS
+//! may also have other conjuncts that name both sides (checked on each joined pair). For
+//!
+//! ```sql
+//! … WHERE a.x = (SELECT MAX(y) FROM b WHERE b.k = a.k AND b.z > 0)
+//! ```
+//!
+//! the subquery runs once as `SELECT b.k, MAX(y) FROM b WHERE b.z > 0 GROUP BY b.k`, and each
+//! outer row takes the value of its key (hash-joined on `=`'s rules, hash_join.rs), or the
+//! value of the aggregate over no rows where its key has no group. An EXISTS becomes a
+//! semi-join (NOT EXISTS its complement), a scalar subquery without aggregates a lookup that
+//! fails with 3669 where a key has two rows.
+//!
+//! Invariant: the answer is the per-row answer. Whatever the batch run cannot do as the
+//! per-row runs would (an error while running it, RANDOM or SAMPLE, a key matching two groups)
+//! makes it give up (`None`), and the subquery runs per row instead; so does a batch of outer
+//! rows too small, next to the subquery's tables, for one run over all of them to pay.
+
+use crate::bind::{has_aggregate, Scope, ScopeColumn};
+use crate::correlate::has_subquery;
+use crate::error::{Error, Result};
+use crate::exec::Exec;
+use crate::expr::{BinOp, Expr};
+use arrow::array::{Array, ArrayRef, BooleanArray, UInt32Array};
+use arrow::compute::{concat_batches, interleave, take};
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use sqlparser::ast;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// What the subquery's result is used as.
+#[derive(Clone, Copy)]
+pub(crate) enum Shape {
+    /// `[NOT] EXISTS (…)`; true for NOT.
+    Exists(bool),
+    /// `(SELECT one item …)`.
+    Scalar,
+}
+
+/// Fewest outer rows worth a batch run at all.
+const MIN_ROWS: usize = 16;
+
+/// A batch run must not read more stored rows than this many per outer row (a per-row run
+/// through an index costs about as much as reading that many rows).
+const ROWS_PER_RUN: usize = 256;
+
+/// Where a name of the subquery resolves.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    /// A column of the subquery's own FROM.
+    Inner(usize),
+    /// A column of the outer batch.
+    Outer(usize),
+    /// Neither (CURRENT_DATE, USER, or a row further out): bound as it is.
+    Other,
+}
+
+/// The subquery taken apart.
+struct Parts {
+    /// (outer column, inner expression) of each key equality.
+    keys: Vec<(usize, ast::Expr)>,
+    /// Conjuncts that name only the subquery's own columns.
+    local: Vec<ast::Expr>,
+    /// Conjuncts that name both sides and are no key (EXISTS only).
+    residual: Vec<ast::Expr>,
+}
+
+impl Exec<'_> {
+    /// The column of `q`'s results for every row of the batch being bound, computed by one run
+    /// of `q` joined with the rows; `None` when `q` does not have the shape for it (see the
+    /// module doc) or the run gives up.
+    pub(crate) fn decorrelated(&mut self, q: &ast::Query, shape: Shape) -> Result<Option<Expr>> {
+        if !self.decorrelation.0 {
+            return Ok(None);
+        }
+        let Some((outer_scope, rows)) = self
+            .corr
+            .as_ref()
+            .map(|c| (c.scope().clone(), c.batch().clone()))
+        else {
+            return Ok(None);
+        };
+        let Some(select) = plain_select(q, shape) else {
+            return Ok(None);
+        };
+        // the subquery's own columns, and what reading them costs
+        let mut inner = Scope::default();
+        let mut stored = 0;
+        for twj in &select.from {
+            if !twj.joins.is_empty() {
+                return Ok(None);
+            }
+            match self.base_table(&twj.relation) {
+                Ok(Some((table, qualifier))) => {
+                    stored += table.row_versions();
+                    inner
+                        .columns
+                        .extend(crate::query::table_scope(&table, &qualifier).columns);
+                }
+                _ => return Ok(None),
+            }
+        }
+        if rows.num_rows() < MIN_ROWS || stored > rows.num_rows().saturating_mul(ROWS_PER_RUN) {
+            return Ok(None);
+        }
+        let Some(parts) = self.split(&select, shape, &inner, &outer_scope) else {
+            return Ok(None);
+        };
+        let random = self.random_uses;
+        let column = match self.batch_run(&select, shape, &parts, &inner, (&outer_scope, &rows)) {
+            Ok(Some(c)) if self.random_uses == random => c,
+            // its errors are the per-row runs' to raise, or not
+            _ => return Ok(None),
+        };
+        self.decorrelation.1.set(self.decorrelation.1.get() + 1);
+        Ok(self.add_correlated_column(column))
+    }
+
+    /// Where `name` (qualifier, name) resolves: the subquery's own columns first.
+    fn side_of(
+        &self,
+        (q, name): (Option<&str>, &str),
+        inner: &Scope,
+        outer: &Scope,
+    ) -> Option<Side> {
+        let home = self.home_database();
+        if let Some(i) = inner.resolve_at(q, name, home).ok()? {
+            return Some(Side::Inner(i));
+        }
+        Some(match outer.resolve_at(q, name, home).ok()? {
+            Some(i) => Side::Outer(i),
+            None => Side::Other,
+        })
+    }
+
+    /// The sides every name of `e` resolves to; `None` if one is ambiguous.
+    fn sides(&self, e: &ast::Expr, inner: &Scope, outer: &Scope) -> Option<Vec<Side>> {
+        let mut out = Vec::new();
+        let walk = crate::bind::visit_own_level(e, |x| {
+            if let Some(n) = name_of(x) {
+                match self.side_of((n.0.as_deref(), n.1), inner, outer) {
+                    Some(s) => out.push(s),
+                    None => return ControlFlow::Break(()),
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        (!walk.is_break()).then_some(out)
+    }
+
+    /// Splits the WHERE of `s` into keys, local conditions and residual ones.
+    fn split(&self, s: &ast::Select, shape: Shape, inner: &Scope, outer: &Scope) -> Option<Parts> {
+        let mut parts = Parts {
+            keys: Vec::new(),
+            local: Vec::new(),
+            residual: Vec::new(),
+        };
+        let mut all = Vec::new();
+        if let Some(w) = &s.selection {
+            crate::join::conjuncts(w, &mut all);
+        }
+        for p in all {
+            if has_subquery(&p) {
+                return None;
+            }
+            let sides = self.sides(&p, inner, outer)?;
+            if !sides.iter().any(|s| matches!(s, Side::Outer(_))) {
+                parts.local.push(p);
+                continue;
+            }
+            if let Some(key) = self.key_of(&p, inner, outer) {
+                parts.keys.push(key);
+            } else if matches!(shape, Shape::Exists(_)) {
+                parts.residual.push(p);
+            } else {
+                return None;
+            }
+        }
+        if let (Shape::Scalar, [ast::SelectItem::UnnamedExpr(e)])
+        | (Shape::Scalar, [ast::SelectItem::ExprWithAlias { expr: e, .. }]) =
+            (shape, s.projection.as_slice())
+        {
+            let sides = self.sides(e, inner, outer)?;
+            if has_subquery(e) || sides.iter().any(|s| matches!(s, Side::Outer(_))) {
+                return None;
+            }
+        } else if matches!(shape, Shape::Scalar) {
+            return None;
+        }
+        (!parts.keys.is_empty()).then_some(parts)
+    }
+
+    /// `inner expression = outer column` (either way round): the outer column and the inner
+    /// expression.
+    fn key_of(&self, p: &ast::Expr, inner: &Scope, outer: &Scope) -> Option<(usize, ast::Expr)> {
+        let ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::Eq,
+            right,
+        } = p
+        else {
+            return None;
+        };
+        for (a, b) in [(left, right), (right, left)] {
+            let Some(n) = name_of(a) else { continue };
+            let Some(Side::Outer(col)) = self.side_of((n.0.as_deref(), n.1), inner, outer) else {
+                continue;
+            };
+            let sides = self.sides(b, inner, outer)?;
+            let only_inner = sides
+                .iter()
+                .all(|s| matches!(s, Side::Inner(_) | Side::Other));
+            if only_inner && sides.iter().any(|s| matches!(s, Side::Inner(_))) {
+                return Some((col, b.as_ref().clone()));
+            }
+        }
+        None
+    }
+
+    /// Runs the subquery once for all rows and returns its column for them; `None` to give
+    /// up.
+    fn batch_run(
+        &mut self,
+        s: &ast::Select,
+        shape: Shape,
+        parts: &Parts,
+        inner: &Scope,
+        (outer_scope, rows): (&Scope, &RecordBatch),
+    ) -> Result<Option<ArrayRef>> {
+        // the inner columns the residual conditions name, in the order first named
+        let mut named: Vec<(usize, ast::Expr)> = Vec::new();
+        for r in &parts.residual {
+            let _ = crate::bind::visit_own_level(r, |x| {
+                if let Some(n) = name_of(x) {
+                    if let Some(Side::Inner(i)) =
+                        self.side_of((n.0.as_deref(), n.1), inner, outer_scope)
+                    {
+                        if !named.iter().any(|(j, _)| *j == i) {
+                            named.push((i, x.clone()));
+                        }
+                    }
+                }
+                ControlFlow::Continue(())
+            });
+        }
+        let aggregated = match (shape, s.projection.as_slice()) {
+            (Shape::Scalar, [ast::SelectItem::UnnamedExpr(e)])
+            | (Shape::Scalar, [ast::SelectItem::ExprWithAlias { expr: e, .. }]) => {
+                has_aggregate(e).then_some(e)
+            }
+            _ => None,
+        };
+        // The inner key expressions. Groups must split rows as the key's `=` does: where the
+        // outer column is CASESPECIFIC, so is the comparison, and the grouping with it (an
+        // expression the phrase cannot apply to fails the run: per-row runs then).
+        let keys: Vec<ast::Expr> = parts
+            .keys
+            .iter()
+            .map(|(col, e)| match outer_scope.columns[*col].case_specific {
+                true if aggregated.is_some() => ast::Expr::Collate {
+                    expr: Box::new(e.clone()),
+                    collation: ast::ObjectName::from(vec![ast::Ident::new(
+                        tdlite_parser::phrase::CASESPECIFIC,
+                    )]),
+                },
+                _ => e.clone(),
+            })
+            .collect();
+        // SELECT keys…, (the item | the named inner columns) FROM … WHERE local… [GROUP BY keys]
+        let mut run = s.clone();
+        run.projection = keys
+            .iter()
+            .map(|e| ast::SelectItem::UnnamedExpr(e.clone()))
+            .collect();
+        match shape {
+            Shape::Scalar => run.projection.push(s.projection[0].clone()),
+            Shape::Exists(_) => run.projection.extend(
+                named
+                    .iter()
+                    .map(|(_, e)| ast::SelectItem::UnnamedExpr(e.clone())),
+            ),
+        }
+        run.selection = parts
+            .local
+            .iter()
+            .cloned()
+            .reduce(|a, b| ast::Expr::BinaryOp {
+                left: Box::new(a),
+                op: ast::BinaryOperator::And,
+                right: Box::new(b),
+            });
+        if aggregated.is_some() {
+            run.group_by = ast::GroupByExpr::Expressions(keys, Vec::new());
+        }
+        let right = match self.run_select(&run, &[]) {
+            Ok(r) => concat_batches(&r.schema, &r.batches)?,
+            Err(_) => return Ok(None),
+        };
+        // the outer rows with their numbers, then the subquery's rows
+        let n = rows.num_rows();
+        let left = with_row_numbers(rows)?;
+        let width = left.num_columns();
+        let mut conds: Vec<Expr> = parts
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(i, (col, _))| {
+                let cs = |f: &Field| f.metadata().get("casespecific").is_some();
+                Expr::Binary(
+                    BinOp::Eq,
+                    Box::new(Expr::Column {
+                        index: *col,
+                        case_specific: outer_scope.columns[*col].case_specific,
+                    }),
+                    Box::new(Expr::Column {
+                        index: width + i,
+                        case_specific: cs(right.schema().field(i)),
+                    }),
+                )
+            })
+            .collect();
+        if !parts.residual.is_empty() {
+            // residual conditions over (outer, row number, keys, named inner columns), each
+            // name replaced by a name of its own so the two sides never clash
+            let mut scope = Scope::default();
+            for (j, c) in outer_scope.columns.iter().enumerate() {
+                scope.columns.push(ScopeColumn {
+                    name: format!("\0o{j}"),
+                    qualifier: None,
+                    ..c.clone()
+                });
+            }
+            scope.columns.push(ScopeColumn::unnamed());
+            scope
+                .columns
+                .extend(parts.keys.iter().map(|_| ScopeColumn::unnamed()));
+            for (i, _) in &named {
+                scope.columns.push(ScopeColumn {
+                    name: format!("\0i{i}"),
+                    qualifier: None,
+                    ..inner.columns[*i].clone()
+                });
+            }
+            for r in &parts.residual {
+                let renamed = self.renamed(r, inner, outer_scope);
+                match self.bind_expr(&renamed, &scope, None) {
+                    Ok(e) => conds.push(e),
+                    Err(_) => return Ok(None),
+                }
+            }
+        }
+        let Ok(pairs) = crate::join::inner_join(&left, &right, &conds) else {
+            return Ok(None);
+        };
+        let numbers = pairs
+            .column(width - 1)
+            .as_any()
+            .downcast_ref::<UInt32Array>()
+            .ok_or_else(|| Error::Internal("row numbers lost in a join".into()))?;
+        // each outer row's pair, and how many it has
+        let mut pair_of: Vec<Option<u32>> = vec![None; n];
+        let mut count = vec![0usize; n];
+        for (p, r) in numbers.values().iter().enumerate() {
+            let r = *r as usize;
+            count[r] += 1;
+            pair_of[r].get_or_insert(p as u32);
+        }
+        Ok(Some(match shape {
+            Shape::Exists(negated) => Arc::new(BooleanArray::from(
+                count
+                    .iter()
+                    .map(|&c| (c > 0) != negated)
+                    .collect::<Vec<_>>(),
+            )),
+            Shape::Scalar => {
+                if count.iter().any(|&c| c > 1) {
+                    if aggregated.is_some() {
+                        return Ok(None); // a key met two groups: leave it to the per-row runs
+                    }
+                    return Err(Error::SubqueryTooManyRows);
+                }
+                let values = pairs.column(width + parts.keys.len());
+                let taken = take(values.as_ref(), &UInt32Array::from(pair_of.clone()), None)?;
+                match aggregated {
+                    Some(_) if pair_of.iter().any(Option::is_none) => {
+                        // the aggregate over no rows, for the rows whose key has no group
+                        let mut none = s.clone();
+                        none.selection = Some(never());
+                        let Ok(r) = self.run_select(&none, &[]) else {
+                            return Ok(None);
+                        };
+                        let empty = concat_batches(&r.schema, &r.batches)?;
+                        if empty.num_rows() != 1 || empty.column(0).data_type() != taken.data_type()
+                        {
+                            return Ok(None);
+                        }
+                        let at: Vec<(usize, usize)> = pair_of
+                            .iter()
+                            .enumerate()
+                            .map(|(i, p)| if p.is_some() { (0, i) } else { (1, 0) })
+                            .collect();
+                        interleave(&[taken.as_ref(), empty.column(0).as_ref()], &at)?
+                    }
+                    _ => taken,
+                }
+            }
+        }))
+    }
+
+    /// `e` with each name of a column of either side replaced by its name in the residual
+    /// scope of `batch_run`.
+    fn renamed(&self, e: &ast::Expr, inner: &Scope, outer: &Scope) -> ast::Expr {
+        struct Rename<'a, 'b> {
+            ex: &'a Exec<'b>,
+            inner: &'a Scope,
+            outer: &'a Scope,
+        }
+        impl ast::VisitorMut for Rename<'_, '_> {
+            type Break = ();
+            fn post_visit_expr(&mut self, x: &mut ast::Expr) -> ControlFlow<()> {
+                let to = name_of(x).and_then(|n| {
+                    match self
+                        .ex
+                        .side_of((n.0.as_deref(), n.1), self.inner, self.outer)?
+                    {
+                        Side::Inner(i) => Some(format!("\0i{i}")),
+                        Side::Outer(j) => Some(format!("\0o{j}")),
+                        Side::Other => None,
+                    }
+                });
+                if let Some(to) = to {
+                    *x = ast::Expr::Identifier(ast::Ident::new(to));
+                }
+                ControlFlow::Continue(())
+            }
+        }
+        let mut e = e.clone();
+        let _ = ast::VisitMut::visit(
+            &mut e,
+            &mut Rename {
+                ex: self,
+                inner,
+                outer,
+            },
+        );
+        e
+    }
+}
+
+/// The SELECT of `q` if it is one the batch run can take for `shape`.
+fn plain_select(q: &ast::Query, shape: Shape) -> Option<ast::Select> {
+    if q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some() || q.fetch.is_some() {
+        return None;
+    }
+    let ast::SetExpr::Select(s) = q.body.as_ref() else {
+        return None;
+    };
+    let plain = s.top.is_none()
+        && s.having.is_none()
+        && s.qualify.is_none()
+        && s.named_window.is_empty()
+        && !s.from.is_empty()
+        && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty())
+        && (s.distinct.is_none() || matches!(shape, Shape::Exists(_)))
+        && s.projection.iter().all(|i| match i {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                !has_window(e)
+            }
+            _ => matches!(shape, Shape::Exists(_)),
+        });
+    plain.then(|| s.as_ref().clone())
+}
+
+/// True if `e` calls a window function at its own level.
+fn has_window(e: &ast::Expr) -> bool {
+    crate::bind::visit_own_level(e, |x| match x {
+        ast::Expr::Function(f) if f.over.is_some() => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+/// The (qualifier, name) a column reference is written with.
+fn name_of(e: &ast::Expr) -> Option<(Option<String>, &str)> {
+    match e {
+        ast::Expr::Identifier(id) => Some((None, &id.value)),
+        ast::Expr::CompoundIdentifier(parts) if parts.len() > 1 => {
+            let n = parts.len();
+            let q: Vec<&str> = parts[..n - 1].iter().map(|p| p.value.as_str()).collect();
+            Some((Some(q.join(".")), &parts[n - 1].value))
+        }
+        _ => None,
+    }
+}
+
+/// `1 = 0`.
+fn never() -> ast::Expr {
+    let one = |n: &str| ast::Expr::value(ast::Value::Number(n.into(), false));
+    ast::Expr::BinaryOp {
+        left: Box::new(one("1")),
+        op: ast::BinaryOperator::Eq,
+        right: Box::new(one("0")),
+    }
+}
+
+/// `rows` with one more column: each row's number (UInt32).
+fn with_row_numbers(rows: &RecordBatch) -> Result<RecordBatch> {
+    let n = u32::try_from(rows.num_rows()).map_err(|_| Error::SpoolSpace(u32::MAX as usize))?;
+    let mut fields: Vec<Field> = rows
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new("\0row", DataType::UInt32, false));
+    let mut cols = rows.columns().to_vec();
+    cols.push(Arc::new(UInt32Array::from_iter_values(0..n)));
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        cols,
+        &RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
+    )?)
+}
