@@ -29,7 +29,7 @@ use crate::expr::Expr;
 use crate::query::filter_by;
 use arrow::array::{new_null_array, ArrayRef};
 use arrow::compute::concat;
-use arrow::datatypes::{DataType, Field};
+use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::cell::RefCell;
@@ -103,28 +103,12 @@ impl Exec<'_> {
         if c.extra.is_empty() {
             return Ok(c.batch);
         }
-        let mut fields: Vec<Field> = c
-            .batch
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone())
-            .collect();
-        let mut cols = c.batch.columns().to_vec();
-        for (i, a) in c.extra.into_iter().enumerate() {
-            fields.push(Field::new(
-                format!("__subquery{i}"),
-                a.data_type().clone(),
-                true,
-            ));
-            cols.push(a);
-        }
-        Ok(RecordBatch::try_new_with_options(
-            Arc::new(arrow::datatypes::Schema::new(fields)),
-            cols,
-            &arrow::record_batch::RecordBatchOptions::new()
-                .with_row_count(Some(c.batch.num_rows())),
-        )?)
+        let extra = c
+            .extra
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| (format!("__subquery{i}"), a));
+        crate::query::with_columns(&c.batch, extra)
     }
 
     /// Binds the conjuncts of `cond` over `scope`, setting aside those that name a column the

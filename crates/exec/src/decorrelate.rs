@@ -28,8 +28,8 @@ use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
 use arrow::array::{Array, ArrayRef, BooleanArray, UInt32Array};
 use arrow::compute::{concat_batches, interleave, take};
-use arrow::datatypes::{DataType, Field, Schema};
-use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use arrow::datatypes::Field;
+use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -512,18 +512,6 @@ fn never() -> ast::Expr {
 /// `rows` with one more column: each row's number (UInt32).
 fn with_row_numbers(rows: &RecordBatch) -> Result<RecordBatch> {
     let n = u32::try_from(rows.num_rows()).map_err(|_| Error::SpoolSpace(u32::MAX as usize))?;
-    let mut fields: Vec<Field> = rows
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
-    fields.push(Field::new("\0row", DataType::UInt32, false));
-    let mut cols = rows.columns().to_vec();
-    cols.push(Arc::new(UInt32Array::from_iter_values(0..n)));
-    Ok(RecordBatch::try_new_with_options(
-        Arc::new(Schema::new(fields)),
-        cols,
-        &RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
-    )?)
+    let numbers: ArrayRef = Arc::new(UInt32Array::from_iter_values(0..n));
+    crate::query::with_columns(rows, [("\0row".to_string(), numbers)])
 }

@@ -841,15 +841,6 @@ pub(crate) fn with_hidden(
     name: &str,
     column: ArrayRef,
 ) -> Result<(Scope, RecordBatch)> {
-    let mut cols = batch.columns().to_vec();
-    let mut fields: Vec<Field> = batch
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
-    fields.push(Field::new(name, column.data_type().clone(), true));
-    cols.push(column);
     scope.columns.push(ScopeColumn {
         qualifier: None,
         name: name.to_string(),
@@ -857,11 +848,7 @@ pub(crate) fn with_hidden(
         title: None,
         precision: None,
     });
-    let b = RecordBatch::try_new_with_options(
-        Arc::new(Schema::new(fields)),
-        cols,
-        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
-    )?;
+    let b = crate::query::with_columns(batch, [(name.to_string(), column)])?;
     Ok((scope, b))
 }
 

@@ -53,6 +53,29 @@ pub fn single_row() -> RecordBatch {
     .expect("an empty schema with one row is valid")
 }
 
+/// `batch` with `extra` columns (name, values; as many values as it has rows) after its own.
+pub(crate) fn with_columns(
+    batch: &RecordBatch,
+    extra: impl IntoIterator<Item = (String, ArrayRef)>,
+) -> Result<RecordBatch> {
+    let mut fields: Vec<Field> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    let mut cols = batch.columns().to_vec();
+    for (name, a) in extra {
+        fields.push(Field::new(name, a.data_type().clone(), true));
+        cols.push(a);
+    }
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        cols,
+        &RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )?)
+}
+
 /// Scope for a table's columns, qualified by `qualifier`.
 pub fn table_scope(table: &Table, qualifier: &str) -> Scope {
     schema_scope(&table.schema, qualifier)

@@ -27,7 +27,6 @@ use crate::error::{Error, Result};
 use crate::expr::Expr;
 use crate::query::{aggregate_call, sort_indices, SortKey};
 use arrow::array::{ArrayRef, Float64Array, Int32Array};
-use arrow::datatypes::{Field, Schema};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
 use tdlite_storage::types::{normalize_for_key, value_at, RowKey};
@@ -141,23 +140,11 @@ fn keys(batch: &RecordBatch, exprs: &[Expr]) -> Result<Vec<RowKey>> {
 /// # Errors
 /// Evaluation errors of the arguments and keys; 2616 for a SUM that overflows.
 pub(crate) fn append(rows: &RecordBatch, calls: &[WindowCall]) -> Result<RecordBatch> {
-    let mut fields: Vec<Field> = rows
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
-    let mut columns = rows.columns().to_vec();
+    let mut extra = Vec::with_capacity(calls.len());
     for (k, call) in calls.iter().enumerate() {
-        let a = evaluate(rows, call)?;
-        fields.push(Field::new(column_name(k), a.data_type().clone(), true));
-        columns.push(a);
+        extra.push((column_name(k), evaluate(rows, call)?));
     }
-    Ok(RecordBatch::try_new_with_options(
-        Arc::new(Schema::new(fields)),
-        columns,
-        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
-    )?)
+    crate::query::with_columns(rows, extra)
 }
 
 /// The frame's first and last position (inclusive; `lo > hi` when empty) for the row at `i`

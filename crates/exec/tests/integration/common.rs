@@ -59,3 +59,37 @@ pub fn sorted_rows(s: &mut Session, sql: &str) -> Result<Vec<Vec<String>>, u32> 
         Err(e) => Err(e.code().number),
     }
 }
+
+/// Character values that differ only in case or trailing blanks, and NULL.
+const STRINGS: &[&str] = &["NULL", "'ab'", "'AB'", "'ab  '", "'b'", "'B '"];
+
+/// One of `items`, at random.
+pub fn pick<'a>(rng: &mut Rng, items: &[&'a str]) -> &'a str {
+    items[rng.below(items.len() as u64) as usize]
+}
+
+/// A small integer or NULL, as SQL text.
+fn int(rng: &mut Rng) -> String {
+    match rng.below(6) {
+        0 => "NULL".into(),
+        n => (n as i64 - 2).to_string(),
+    }
+}
+
+/// `rows` random rows `(k, a, d, s, cs)` into `table` (k numbers them from 0): a SMALLINT,
+/// a DECIMAL(4,1) and two strings, each sometimes NULL.
+pub fn fill(s: &mut Session, rng: &mut Rng, table: &str, rows: u64) {
+    for k in 0..rows {
+        let d = match rng.below(5) {
+            0 => "NULL".to_string(),
+            n => format!("{}.{}", n as i64 - 2, rng.below(2) * 5),
+        };
+        s.execute(&format!(
+            "INS {table} ({k}, {}, {d}, {}, {})",
+            int(rng),
+            pick(rng, STRINGS),
+            pick(rng, STRINGS)
+        ))
+        .unwrap();
+    }
+}

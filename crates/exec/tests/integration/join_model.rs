@@ -8,40 +8,11 @@
 //! The seed is printed on failure; `TDLITE_JOIN_SEED` replays one, `TDLITE_JOIN_CASES` runs
 //! more cases.
 
-use crate::common::{sorted_rows as rows, Rng};
-use tdlite::{Database, Session};
+use crate::common::{fill, pick, sorted_rows as rows, Rng};
+use tdlite::Database;
 
 /// True for every pair of t1 and t2 rows, and not a key equality.
 const TRUE12: &str = "(t1.k = t2.k OR 1 = 1)";
-
-const STRINGS: &[&str] = &["NULL", "'ab'", "'AB'", "'ab  '", "'b'", "'B '"];
-
-fn pick<'a>(rng: &mut Rng, items: &[&'a str]) -> &'a str {
-    items[rng.below(items.len() as u64) as usize]
-}
-
-fn int(rng: &mut Rng) -> String {
-    match rng.below(6) {
-        0 => "NULL".into(),
-        n => (n as i64 - 2).to_string(),
-    }
-}
-
-fn fill(s: &mut Session, rng: &mut Rng, table: &str, rows: u64) {
-    for k in 0..rows {
-        let d = match rng.below(5) {
-            0 => "NULL".to_string(),
-            n => format!("{}.{}", n as i64 - 2, rng.below(2) * 5),
-        };
-        s.execute(&format!(
-            "INS {table} ({k}, {}, {d}, {}, {})",
-            int(rng),
-            pick(rng, STRINGS),
-            pick(rng, STRINGS)
-        ))
-        .unwrap();
-    }
-}
 
 /// A key pair whose types compare: (column of the left table, column of the right one).
 fn key(rng: &mut Rng) -> (&'static str, &'static str) {
