@@ -895,12 +895,18 @@ impl Exec<'_> {
                 let v = b(expr, self)?;
                 match self.subquery_values(q) {
                     Ok(items) => Expr::InList(Box::new(v), items, *negated),
-                    Err(Error::ColumnNotFound(c)) => self
-                        .correlated((&c, scope), &v.columns(), |ex, row| {
-                            let items = ex.subquery_values(q)?;
-                            Expr::InList(Box::new(v.clone()), items, *negated).eval(row)
-                        })?
-                        .ok_or(Error::ColumnNotFound(c))?,
+                    Err(Error::ColumnNotFound(c)) => {
+                        let shape = crate::decorrelate::Shape::In(&v, *negated);
+                        match self.decorrelated(q, shape)? {
+                            Some(e) => e,
+                            None => self
+                                .correlated((&c, scope), &v.columns(), |ex, row| {
+                                    let items = ex.subquery_values(q)?;
+                                    Expr::InList(Box::new(v.clone()), items, *negated).eval(row)
+                                })?
+                                .ok_or(Error::ColumnNotFound(c))?,
+                        }
+                    }
                     Err(e) => return Err(e),
                 }
             }

@@ -4,7 +4,7 @@
 //! The shape: one SELECT over base tables (no GROUP BY, HAVING, QUALIFY, TOP, DISTINCT, window
 //! or nested subquery of its own), whose WHERE conjuncts either name only its own columns or
 //! are `inner expression = outer column` equalities (the join keys; at least one); an EXISTS
-//! may also have other conjuncts that name both sides (checked on each joined pair). For
+//! or IN may also have other conjuncts that name both sides (checked on each joined pair). For
 //!
 //! ```sql
 //! … WHERE a.x = (SELECT MAX(y) FROM b WHERE b.k = a.k AND b.z > 0)
@@ -13,8 +13,9 @@
 //! the subquery runs once as `SELECT b.k, MAX(y) FROM b WHERE b.z > 0 GROUP BY b.k`, and each
 //! outer row takes the value of its key (hash-joined on `=`'s rules, hash_join.rs), or the
 //! value of the aggregate over no rows where its key has no group. An EXISTS becomes a
-//! semi-join (NOT EXISTS its complement), a scalar subquery without aggregates a lookup that
-//! fails with 3669 where a key has two rows.
+//! semi-join (NOT EXISTS its complement), an IN a comparison on each joined pair (TRUE if one
+//! is, else UNKNOWN if one is NULL, else FALSE), a scalar subquery without aggregates a lookup
+//! that fails with 3669 where a key has two rows.
 //!
 //! Invariant: the answer is the per-row answer. Whatever the batch run cannot do as the
 //! per-row runs would (an error while running it, RANDOM or SAMPLE, a key matching two groups)
@@ -36,11 +37,20 @@ use std::sync::Arc;
 
 /// What the subquery's result is used as.
 #[derive(Clone, Copy)]
-pub(crate) enum Shape {
+pub(crate) enum Shape<'e> {
     /// `[NOT] EXISTS (…)`; true for NOT.
     Exists(bool),
     /// `(SELECT one item …)`.
     Scalar,
+    /// `value [NOT] IN (SELECT one item …)`: the value bound over the outer rows; true for NOT.
+    In(&'e Expr, bool),
+}
+
+impl Shape<'_> {
+    /// Whether the subquery's select list is one item the shape uses.
+    fn has_item(self) -> bool {
+        !matches!(self, Shape::Exists(_))
+    }
 }
 
 /// Fewest outer rows worth a batch run at all.
@@ -89,6 +99,12 @@ impl Exec<'_> {
         let Some(select) = plain_select(q, shape) else {
             return Ok(None);
         };
+        if let Shape::In(v, _) = shape {
+            // the value must read the outer rows only (not a column a subquery added)
+            if v.columns().iter().any(|&c| c >= rows.num_columns()) {
+                return Ok(None);
+            }
+        }
         // the subquery's own columns, and what reading them costs
         let mut inner = Scope::default();
         let mut stored = 0;
@@ -176,22 +192,22 @@ impl Exec<'_> {
             }
             if let Some(key) = self.key_of(&p, inner, outer) {
                 parts.keys.push(key);
-            } else if matches!(shape, Shape::Exists(_)) {
+            } else if !matches!(shape, Shape::Scalar) {
                 parts.residual.push(p);
             } else {
                 return None;
             }
         }
-        if let (Shape::Scalar, [ast::SelectItem::UnnamedExpr(e)])
-        | (Shape::Scalar, [ast::SelectItem::ExprWithAlias { expr: e, .. }]) =
-            (shape, s.projection.as_slice())
-        {
+        if shape.has_item() {
+            let ([ast::SelectItem::UnnamedExpr(e)]
+            | [ast::SelectItem::ExprWithAlias { expr: e, .. }]) = s.projection.as_slice()
+            else {
+                return None;
+            };
             let sides = self.sides(e, inner, outer)?;
             if has_subquery(e) || sides.iter().any(|s| matches!(s, Side::Outer(_))) {
                 return None;
             }
-        } else if matches!(shape, Shape::Scalar) {
-            return None;
         }
         (!parts.keys.is_empty()).then_some(parts)
     }
@@ -278,14 +294,14 @@ impl Exec<'_> {
             .iter()
             .map(|e| ast::SelectItem::UnnamedExpr(e.clone()))
             .collect();
-        match shape {
-            Shape::Scalar => run.projection.push(s.projection[0].clone()),
-            Shape::Exists(_) => run.projection.extend(
-                named
-                    .iter()
-                    .map(|(_, e)| ast::SelectItem::UnnamedExpr(e.clone())),
-            ),
+        if shape.has_item() {
+            run.projection.push(s.projection[0].clone());
         }
+        run.projection.extend(
+            named
+                .iter()
+                .map(|(_, e)| ast::SelectItem::UnnamedExpr(e.clone())),
+        );
         run.selection = parts
             .local
             .iter()
@@ -340,6 +356,9 @@ impl Exec<'_> {
             scope
                 .columns
                 .extend(parts.keys.iter().map(|_| ScopeColumn::unnamed()));
+            if shape.has_item() {
+                scope.columns.push(ScopeColumn::unnamed());
+            }
             for (i, _) in &named {
                 scope.columns.push(ScopeColumn {
                     name: format!("\0i{i}"),
@@ -410,6 +429,47 @@ impl Exec<'_> {
                     _ => taken,
                 }
             }
+            Shape::In(v, negated) => {
+                // `v = item` on each pair; per row: TRUE if one is, else NULL if one is NULL,
+                // else FALSE (no pairs: FALSE), as `v IN (items)` is
+                let item = width + parts.keys.len();
+                let cs = right
+                    .schema()
+                    .field(parts.keys.len())
+                    .metadata()
+                    .contains_key("casespecific");
+                let eq = Expr::Binary(
+                    BinOp::Eq,
+                    Box::new(v.clone()),
+                    Box::new(Expr::Column {
+                        index: item,
+                        case_specific: cs,
+                    }),
+                );
+                let Ok(eq) = eq.eval(&pairs) else {
+                    return Ok(None);
+                };
+                let Some(eq) = eq.as_any().downcast_ref::<BooleanArray>() else {
+                    return Ok(None);
+                };
+                let (mut yes, mut unknown) = (vec![false; n], vec![false; n]);
+                for (p, r) in numbers.values().iter().enumerate() {
+                    let r = *r as usize;
+                    match eq.is_valid(p) {
+                        true => yes[r] |= eq.value(p),
+                        false => unknown[r] = true,
+                    }
+                }
+                Arc::new(
+                    (0..n)
+                        .map(|r| match (yes[r], unknown[r]) {
+                            (true, _) => Some(!negated),
+                            (false, true) => None,
+                            (false, false) => Some(negated),
+                        })
+                        .collect::<BooleanArray>(),
+                )
+            }
         }))
     }
 
@@ -467,12 +527,12 @@ fn plain_select(q: &ast::Query, shape: Shape) -> Option<ast::Select> {
         && s.named_window.is_empty()
         && !s.from.is_empty()
         && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty())
-        && (s.distinct.is_none() || matches!(shape, Shape::Exists(_)))
+        && (s.distinct.is_none() || !matches!(shape, Shape::Scalar))
         && s.projection.iter().all(|i| match i {
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                 !has_window(e)
             }
-            _ => matches!(shape, Shape::Exists(_)),
+            _ => !shape.has_item(),
         });
     plain.then(|| s.as_ref().clone())
 }

@@ -1,5 +1,5 @@
-//! Differential test of decorrelation: each random correlated subquery runs twice, once as
-//! one join over all outer rows (the default) and once per outer row
+//! Differential test of decorrelation: each random correlated subquery (scalar, EXISTS, IN)
+//! runs twice, once as one join over all outer rows (the default) and once per outer row
 //! (`Session::set_decorrelation(false)`), over random rows with NULLs, mixed numeric types and
 //! character values that differ only in case or trailing blanks. Both must give the same rows,
 //! or the same error. The test also checks that the join path really ran.
@@ -46,7 +46,17 @@ fn query(rng: &mut Rng) -> String {
         _ => String::new(),
     };
     let corr = format!("t2.{y} = t1.{x}{local}{second}");
-    match rng.below(7) {
+    match rng.below(9) {
+        7 | 8 => {
+            // IN: TRUE, FALSE and UNKNOWN told apart
+            let (v, w) = key(rng);
+            let residual = pick(rng, &["", " AND t2.k < t1.k"]);
+            let sub = format!("(SEL t2.{v} FROM t2 WHERE {corr}{residual})");
+            format!(
+                "SEL t1.k, CASE WHEN t1.{w} IN {sub} THEN 'T' \
+                 WHEN t1.{w} NOT IN {sub} THEN 'F' ELSE 'U' END FROM t1"
+            )
+        }
         0 | 1 => {
             let agg = pick(
                 rng,
