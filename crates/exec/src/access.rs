@@ -236,6 +236,8 @@ impl Exec<'_> {
             let Some(a) = plan::choose_min_max(&table.schema, &preds, col) else {
                 return Ok(None);
             };
+            // where the key ranges enforce the whole condition, no row is fetched to test it
+            let cond = cond.filter(|c| !plan::covers(c, &table.schema, &a));
             match self.walk_extreme(table, cond, &preds, &a, max)? {
                 Some(found) => rids.extend(found),
                 None => return Ok(None),

@@ -106,6 +106,48 @@ pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
     preds
 }
 
+/// Whether reading the key ranges of access `a` (for `bound_preds(cond)`) yields only rows
+/// that satisfy `cond`, so the rows need not be fetched to test it: every conjunct is
+/// sargable, no two name the same column, each equality (IN, IS NULL) fixes a column of the
+/// index's equality prefix and each range conjunct bounds the column after it. (Keys hold
+/// values as `=` compares them, probes convert exactly, and ranges never hold NULL, so an
+/// entry in range is a row the conjunct is true for.)
+pub fn covers(cond: &Expr, schema: &TableSchema, a: &IndexAccess) -> bool {
+    let Some(spec) = schema.indexes().nth(a.index) else {
+        return false;
+    };
+    let mut seen = Vec::new();
+    let mut stack = vec![cond];
+    while let Some(e) = stack.pop() {
+        if let Expr::Binary(BinOp::And, l, r) = e {
+            stack.push(l);
+            stack.push(r);
+            continue;
+        }
+        let mut one = Preds::new();
+        add_conjunct(e, schema, &mut one);
+        let Some((&col, pred)) = one.iter().next() else {
+            return false; // not sargable
+        };
+        if seen.contains(&col) {
+            return false;
+        }
+        seen.push(col);
+        let Some(pos) = spec.columns.iter().position(|&c| c == col) else {
+            return false;
+        };
+        let ok = match (&pred.points, &pred.lo, &pred.hi) {
+            (Some(_), None, None) => pos < a.eq_len,
+            (None, lo, hi) => a.range && pos == a.eq_len && (lo.is_some() || hi.is_some()),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
 fn literal(e: &Expr) -> Option<Value> {
     match e {
         Expr::Literal(a) if a.len() == 1 => Some(value_at(a.as_ref(), 0)),
