@@ -130,6 +130,15 @@ fn filter_with_ids(
     Ok((filter_record_batch(batch, &mask)?, kept))
 }
 
+/// How a MIN/MAX walk tests the entries it meets.
+#[derive(Clone, Copy)]
+enum Test<'a> {
+    /// On the entries' keys: (position in the key, what it must satisfy); none for no WHERE.
+    Keys(&'a [(usize, plan::ColumnPred)]),
+    /// On the rows, fetched: the whole WHERE clause.
+    Rows(&'a Expr),
+}
+
 impl Exec<'_> {
     /// A one-table FROM over a base table, read through an index when the WHERE clause (or a
     /// MIN/MAX select list) allows: the scope and the rows that pass WHERE. `None` when the
@@ -236,9 +245,14 @@ impl Exec<'_> {
             let Some(a) = plan::choose_min_max(&table.schema, &preds, col) else {
                 return Ok(None);
             };
-            // where the key ranges enforce the whole condition, no row is fetched to test it
-            let cond = cond.filter(|c| !plan::covers(c, &table.schema, &a));
-            match self.walk_extreme(table, cond, &preds, &a, max)? {
+            // a condition on the index's columns alone is tested on the entries' keys
+            let keys = cond.and_then(|c| plan::key_tests(c, &table.schema, &a));
+            let test = match (&keys, cond) {
+                (Some(k), _) => Test::Keys(k),
+                (None, Some(c)) => Test::Rows(c),
+                (None, None) => Test::Keys(&[]),
+            };
+            match self.walk_extreme(table, test, &preds, &a, max)? {
                 Some(found) => rids.extend(found),
                 None => return Ok(None),
             }
@@ -253,7 +267,7 @@ impl Exec<'_> {
     fn walk_extreme(
         &mut self,
         table: &Table,
-        cond: Option<&Expr>,
+        test: Test<'_>,
         preds: &Preds,
         a: &IndexAccess,
         max: bool,
@@ -266,7 +280,7 @@ impl Exec<'_> {
         for r in a.ranges(&table.schema, preds) {
             let mut pos = if max { r.hi.clone() } else { r.lo.clone() };
             while let Some((key, rid)) =
-                self.first_match(table, cond, (a.index, &r), pos, max, target)?
+                self.first_match(table, test, (a.index, &r), pos, max, target)?
             {
                 let Some(KeyPart::Val(v)) = key.get(target) else {
                     return Ok(None);
@@ -300,12 +314,44 @@ impl Exec<'_> {
         Ok(Some(best.map(|(_, rid)| rid)))
     }
 
+    /// The position of the first of `entries` that passes `test`.
+    fn first_passing(
+        &mut self,
+        table: &Table,
+        test: Test<'_>,
+        entries: &[&IndexEntry],
+    ) -> Result<Option<usize>> {
+        if entries.is_empty() {
+            return Ok(None);
+        }
+        let c = match test {
+            Test::Keys(tests) => {
+                return Ok(entries.iter().position(|e| {
+                    tests
+                        .iter()
+                        .all(|(p, pred)| e.0.get(*p).is_some_and(|k| plan::key_passes(k, pred)))
+                }));
+            }
+            Test::Rows(c) => c,
+        };
+        let rids: Vec<RowId> = entries.iter().map(|e| e.1).collect();
+        // only the columns the condition reads (a wide row's other columns stay put)
+        let mut keep = vec![false; table.schema.columns.len()];
+        for i in c.columns() {
+            if let Some(k) = keep.get_mut(i) {
+                *k = true;
+            }
+        }
+        let mask = mask_of(&table.fetch_columns(&rids, Some(&keep)), c)?;
+        Ok((0..mask.len()).find(|&i| mask.is_valid(i) && mask.value(i)))
+    }
+
     /// The first entry from `pos` on (backwards for `rev`) within range `r` of index `ix`
-    /// whose target column is not NULL and whose row passes `cond`.
+    /// whose target column is not NULL and which passes `test`.
     fn first_match(
         &mut self,
         table: &Table,
-        cond: Option<&Expr>,
+        test: Test<'_>,
         (ix, r): (usize, &KeyRange),
         mut pos: Bound<IndexEntry>,
         rev: bool,
@@ -326,24 +372,8 @@ impl Exec<'_> {
                 .iter()
                 .filter(|e| !matches!(e.0.get(target), Some(KeyPart::Val(Value::Null))))
                 .collect();
-            if let Some(first) = candidates.first() {
-                let Some(c) = cond else {
-                    return Ok(Some((*first).clone()));
-                };
-                let rids: Vec<RowId> = candidates.iter().map(|e| e.1).collect();
-                // only the columns the condition reads (a wide row's other columns stay put)
-                let mut used = Vec::new();
-                c.columns_used(&mut used);
-                let mut keep = vec![false; table.schema.columns.len()];
-                for i in used {
-                    if let Some(k) = keep.get_mut(i) {
-                        *k = true;
-                    }
-                }
-                let mask = mask_of(&table.fetch_columns(&rids, Some(&keep)), c)?;
-                if let Some(i) = (0..mask.len()).find(|&i| mask.is_valid(i) && mask.value(i)) {
-                    return Ok(Some(candidates[i].clone()));
-                }
+            if let Some(i) = self.first_passing(table, test, &candidates)? {
+                return Ok(Some(candidates[i].clone()));
             }
             if entries.len() < chunk {
                 return Ok(None);

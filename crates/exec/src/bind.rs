@@ -549,6 +549,9 @@ impl Exec<'_> {
     /// request or session; `precision` is n, fractional digits kept (CURRENT_TIME's default
     /// is 0, CURRENT_TIMESTAMP's 6, as Teradata documents).
     fn current(&self, name: &str, precision: Option<u32>) -> Option<ArrayRef> {
+        if !is_request_value(name) {
+            return None;
+        }
         Some(match name {
             "CURRENT_TIMESTAMP" => Arc::new(TimestampMicrosecondArray::from(vec![
                 self.clock(true, precision)
@@ -1735,14 +1738,37 @@ impl Exec<'_> {
                 "an IN subquery must return one column".into(),
             ));
         }
+        // items of a CASESPECIFIC column compare case-specifically
+        let cs = rows.schema.field(0).metadata().contains_key("casespecific");
         let mut out = Vec::new();
         for b in &rows.batches {
             for i in 0..b.num_rows() {
-                out.push(one(b.column(0).slice(i, 1)));
+                let item = one(b.column(0).slice(i, 1));
+                out.push(match cs {
+                    true => Expr::CaseSpecific(Box::new(item)),
+                    false => item,
+                });
             }
         }
         Ok(out)
     }
+}
+
+/// Whether `name` (upper case) is a value of the request or session (CURRENT_DATE, USER, …)
+/// where a column of that name is not in scope.
+pub(crate) fn is_request_value(name: &str) -> bool {
+    matches!(
+        name,
+        "CURRENT_TIMESTAMP"
+            | "CURRENT_DATE"
+            | "DATE"
+            | "CURRENT_TIME"
+            | "TIME"
+            | "USER"
+            | "CURRENT_USER"
+            | "DATABASE"
+            | "SESSION"
+    )
 }
 
 /// Whether `f` is `name(CS)`: a CASESPECIFIC phrase on a column, if `name` is one.
@@ -1753,7 +1779,7 @@ pub(crate) fn is_cs_phrase_call(f: &ast::Function) -> bool {
 /// `col(DATE)`, `col(TIME)`, `col(CS)` or `col(UC)` where `col` is no function: Teradata's
 /// data attribute phrase on the column `col`, which the parser cannot tell from a call (see
 /// `tdlite_parser::phrase`): `CAST(col AS DATE)`, `col COLLATE CASESPECIFIC`, `UPPER(col)`.
-fn phrase_on_column(f: &ast::Function) -> Option<ast::Expr> {
+pub(crate) fn phrase_on_column(f: &ast::Function) -> Option<ast::Expr> {
     let parts: Option<Vec<ast::Ident>> = f.name.0.iter().map(|p| p.as_ident().cloned()).collect();
     let column = match parts? {
         p if p.len() == 1 => ast::Expr::Identifier(p[0].clone()),

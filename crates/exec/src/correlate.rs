@@ -209,23 +209,12 @@ impl Exec<'_> {
             }
             return Ok(None);
         };
-        // With no rows the subquery still runs once, over a row of NULLs: its name errors
-        // surface and its result type is known (the empty column must have it).
-        let empty = c.batch.num_rows() == 0;
-        let rows = if empty {
-            let nulls = c
-                .batch
-                .columns()
-                .iter()
-                .map(|a| new_null_array(a.data_type(), 1))
-                .collect();
-            RecordBatch::try_new_with_options(
-                c.batch.schema(),
-                nulls,
-                &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
-            )?
-        } else {
-            c.batch.clone()
+        let (rows, empty) = match rows_of(&c) {
+            Ok(r) => r,
+            Err(e) => {
+                self.corr = Some(c);
+                return Err(e);
+            }
         };
         let mut parts: Vec<ArrayRef> = Vec::with_capacity(rows.num_rows());
         let mut failed = None;
@@ -290,6 +279,37 @@ impl Exec<'_> {
             case_specific: false,
         })
     }
+}
+
+/// The rows a correlated subquery runs for: the batch being bound with the columns earlier
+/// subqueries added (which the caller's own expression may read), or one row of NULLs when it
+/// is empty (so that the subquery still runs once: its name errors surface and its result
+/// type is known); and whether it was empty.
+fn rows_of(c: &Correlation) -> Result<(RecordBatch, bool)> {
+    let wide = match c.extra.is_empty() {
+        true => c.batch.clone(),
+        false => {
+            let extra = c.extra.iter().enumerate();
+            crate::query::with_columns(
+                &c.batch,
+                extra.map(|(i, a)| (format!("__subquery{i}"), a.clone())),
+            )?
+        }
+    };
+    if wide.num_rows() > 0 {
+        return Ok((wide, false));
+    }
+    let nulls = wide
+        .columns()
+        .iter()
+        .map(|a| new_null_array(a.data_type(), 1))
+        .collect();
+    let one = RecordBatch::try_new_with_options(
+        wide.schema(),
+        nulls,
+        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
+    )?;
+    Ok((one, true))
 }
 
 /// The results of a correlated subquery so far, by the values of the outer row's columns it

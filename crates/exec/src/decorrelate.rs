@@ -15,9 +15,12 @@
 //! value of the aggregate over no rows where its key has no group. An EXISTS becomes a
 //! semi-join (NOT EXISTS its complement), an IN a comparison on each joined pair (TRUE if one
 //! is, else UNKNOWN if one is NULL, else FALSE), a scalar subquery without aggregates a lookup
-//! that fails with 3669 where a key has two rows.
+//! (a key with two rows is left to the per-row runs, which raise 3669).
 //!
-//! Invariant: the answer is the per-row answer. Whatever the batch run cannot do as the
+//! One difference is allowed, as with an index: a condition that would fail (a division by
+//! zero, say) only on rows that no key matches is not evaluated on them, so it does not fail.
+//!
+//! Invariant: otherwise the answer is the per-row answer. Whatever the batch run cannot do as the
 //! per-row runs would (an error while running it, RANDOM or SAMPLE, a key matching two groups)
 //! makes it give up (`None`), and the subquery runs per row instead; so does a batch of outer
 //! rows too small, next to the subquery's tables, for one run over all of them to pay.
@@ -29,7 +32,6 @@ use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
 use arrow::array::{Array, ArrayRef, BooleanArray, UInt32Array};
 use arrow::compute::{concat_batches, interleave, take};
-use arrow::datatypes::Field;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::ops::ControlFlow;
@@ -100,8 +102,9 @@ impl Exec<'_> {
             return Ok(None);
         };
         if let Shape::In(v, _) = shape {
-            // the value must read the outer rows only (not a column a subquery added)
-            if v.columns().iter().any(|&c| c >= rows.num_columns()) {
+            // the value must read the outer rows only (not a column a subquery added), and
+            // evaluate on all of them as the per-row runs do (a failure is theirs to raise)
+            if v.columns().iter().any(|&c| c >= rows.num_columns()) || v.eval(&rows).is_err() {
                 return Ok(None);
             }
         }
@@ -149,6 +152,10 @@ impl Exec<'_> {
         if let Some(i) = inner.resolve_at(q, name, home).ok()? {
             return Some(Side::Inner(i));
         }
+        // DATE, USER, …: the request's values come before an outer row's column
+        if q.is_none() && crate::bind::is_request_value(&name.to_ascii_uppercase()) {
+            return Some(Side::Other);
+        }
         Some(match outer.resolve_at(q, name, home).ok()? {
             Some(i) => Side::Outer(i),
             None => Side::Other,
@@ -159,6 +166,12 @@ impl Exec<'_> {
     fn sides(&self, e: &ast::Expr, inner: &Scope, outer: &Scope) -> Option<Vec<Side>> {
         let mut out = Vec::new();
         let walk = crate::bind::visit_own_level(e, |x| {
+            // `col (CS)` and the like read a column the names below do not show
+            if let ast::Expr::Function(f) = x {
+                if crate::bind::phrase_on_column(f).is_some() {
+                    return ControlFlow::Break(());
+                }
+            }
             if let Some(n) = name_of(x) {
                 match self.side_of((n.0.as_deref(), n.1), inner, outer) {
                     Some(s) => out.push(s),
@@ -182,7 +195,8 @@ impl Exec<'_> {
             crate::join::conjuncts(w, &mut all);
         }
         for p in all {
-            if has_subquery(&p) {
+            // (an aggregate or window in WHERE is an error the per-row runs raise)
+            if has_subquery(&p) || has_aggregate(&p) || has_window(&p) {
                 return None;
             }
             let sides = self.sides(&p, inner, outer)?;
@@ -272,22 +286,31 @@ impl Exec<'_> {
             }
             _ => None,
         };
-        // The inner key expressions. Groups must split rows as the key's `=` does: where the
-        // outer column is CASESPECIFIC, so is the comparison, and the grouping with it (an
-        // expression the phrase cannot apply to fails the run: per-row runs then).
-        let keys: Vec<ast::Expr> = parts
-            .keys
-            .iter()
-            .map(|(col, e)| match outer_scope.columns[*col].case_specific {
-                true if aggregated.is_some() => ast::Expr::Collate {
+        // Each key's `=` is CASESPECIFIC when either side is. Groups must split rows as that
+        // `=` does, so an aggregate's keys must be columns of the subquery (whose case rule is
+        // known), grouped CASESPECIFIC where the comparison is.
+        let mut key_cs = Vec::with_capacity(parts.keys.len());
+        let mut keys: Vec<ast::Expr> = Vec::with_capacity(parts.keys.len());
+        for (col, e) in &parts.keys {
+            let inner_cs = match name_of(e)
+                .and_then(|n| self.side_of((n.0.as_deref(), n.1), inner, outer_scope))
+            {
+                Some(Side::Inner(i)) => Some(inner.columns[i].case_specific),
+                _ => None,
+            };
+            let cs = outer_scope.columns[*col].case_specific || inner_cs == Some(true);
+            match (aggregated.is_some(), inner_cs) {
+                (true, None) => return Ok(None),
+                (true, Some(_)) if cs => keys.push(ast::Expr::Collate {
                     expr: Box::new(e.clone()),
                     collation: ast::ObjectName::from(vec![ast::Ident::new(
                         tdlite_parser::phrase::CASESPECIFIC,
                     )]),
-                },
-                _ => e.clone(),
-            })
-            .collect();
+                }),
+                _ => keys.push(e.clone()),
+            }
+            key_cs.push(cs);
+        }
         // SELECT keys…, (the item | the named inner columns) FROM … WHERE local… [GROUP BY keys]
         let mut run = s.clone();
         run.projection = keys
@@ -302,6 +325,12 @@ impl Exec<'_> {
                 .iter()
                 .map(|(_, e)| ast::SelectItem::UnnamedExpr(e.clone())),
         );
+        if !shape.has_item() {
+            // an EXISTS's own list is not used, but its errors must still be raised
+            run.projection.extend(s.projection.iter().cloned());
+            // and DISTINCT cannot change whether a row exists
+            run.distinct = None;
+        }
         run.selection = parts
             .local
             .iter()
@@ -318,6 +347,16 @@ impl Exec<'_> {
             Ok(r) => concat_batches(&r.schema, &r.batches)?,
             Err(_) => return Ok(None),
         };
+        // keys that would convert text to numbers (which can fail) are compared on other
+        // rows here than per row: leave those to the per-row runs
+        for (i, (col, _)) in parts.keys.iter().enumerate() {
+            if !crate::hash_join::hashable(
+                rows.column(*col).data_type(),
+                right.column(i).data_type(),
+            ) {
+                return Ok(None);
+            }
+        }
         // the outer rows with their numbers, then the subquery's rows
         let n = rows.num_rows();
         let left = with_row_numbers(rows)?;
@@ -327,7 +366,11 @@ impl Exec<'_> {
             .iter()
             .enumerate()
             .map(|(i, (col, _))| {
-                let cs = |f: &Field| f.metadata().get("casespecific").is_some();
+                let field_cs = right
+                    .schema()
+                    .field(i)
+                    .metadata()
+                    .contains_key("casespecific");
                 Expr::Binary(
                     BinOp::Eq,
                     Box::new(Expr::Column {
@@ -336,7 +379,7 @@ impl Exec<'_> {
                     }),
                     Box::new(Expr::Column {
                         index: width + i,
-                        case_specific: cs(right.schema().field(i)),
+                        case_specific: key_cs[i] || field_cs,
                     }),
                 )
             })
@@ -368,7 +411,7 @@ impl Exec<'_> {
             }
             for r in &parts.residual {
                 let renamed = self.renamed(r, inner, outer_scope);
-                match self.bind_expr(&renamed, &scope, None) {
+                match self.isolated(|ex| ex.bind_expr(&renamed, &scope, None)) {
                     Ok(e) => conds.push(e),
                     Err(_) => return Ok(None),
                 }
@@ -399,15 +442,16 @@ impl Exec<'_> {
             )),
             Shape::Scalar => {
                 if count.iter().any(|&c| c > 1) {
-                    if aggregated.is_some() {
-                        return Ok(None); // a key met two groups: leave it to the per-row runs
-                    }
-                    return Err(Error::SubqueryTooManyRows);
+                    // two rows for a key (3669), or a key that met two groups: the per-row
+                    // runs raise the error, or answer, as they do
+                    return Ok(None);
                 }
                 let values = pairs.column(width + parts.keys.len());
                 let taken = take(values.as_ref(), &UInt32Array::from(pair_of.clone()), None)?;
                 match aggregated {
-                    Some(_) if pair_of.iter().any(Option::is_none) => {
+                    // (run even when every row has a group: it checks that the item binds
+                    // without the GROUP BY added here, as it must per row)
+                    Some(_) => {
                         // the aggregate over no rows, for the rows whose key has no group
                         let mut none = s.clone();
                         none.selection = Some(never());
@@ -527,10 +571,11 @@ fn plain_select(q: &ast::Query, shape: Shape) -> Option<ast::Select> {
         && s.named_window.is_empty()
         && !s.from.is_empty()
         && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty())
-        && (s.distinct.is_none() || !matches!(shape, Shape::Scalar))
+        && (s.distinct.is_none() || matches!(shape, Shape::Exists(_)))
         && s.projection.iter().all(|i| match i {
+            // (an EXISTS over an aggregate always has its one row)
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                !has_window(e)
+                !has_window(e) && (shape.has_item() || !has_aggregate(e))
             }
             _ => !shape.has_item(),
         });

@@ -56,7 +56,7 @@ pub(crate) fn equi_keys(conds: &[Expr], left_width: usize) -> Vec<KeyPair> {
 
 /// Whether two key types compare without converting text to numbers (which can fail, and
 /// must fail only for the pairs the nested loop would have compared).
-fn hashable(l: &DataType, r: &DataType) -> bool {
+pub(crate) fn hashable(l: &DataType, r: &DataType) -> bool {
     let class = |t: &DataType| match t {
         DataType::Int8
         | DataType::Int16

@@ -17,7 +17,7 @@
 use crate::expr::{BinOp, Expr};
 use std::collections::BTreeMap;
 use tdlite_storage::catalog::{IndexSpec, TableSchema};
-use tdlite_storage::index::{indexable, KeyRange};
+use tdlite_storage::index::{indexable, KeyPart, KeyRange};
 use tdlite_storage::types::{normalize_for_key, value_at, SqlType, Value};
 
 /// The most probes an IN list (or several) may expand into.
@@ -106,16 +106,18 @@ pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
     preds
 }
 
-/// Whether reading the key ranges of access `a` (for `bound_preds(cond)`) yields only rows
-/// that satisfy `cond`, so the rows need not be fetched to test it: every conjunct is
-/// sargable, no two name the same column, each equality (IN, IS NULL) fixes a column of the
-/// index's equality prefix and each range conjunct bounds the column after it. (Keys hold
-/// values as `=` compares them, probes convert exactly, and ranges never hold NULL, so an
-/// entry in range is a row the conjunct is true for.)
-pub fn covers(cond: &Expr, schema: &TableSchema, a: &IndexAccess) -> bool {
-    let Some(spec) = schema.indexes().nth(a.index) else {
-        return false;
-    };
+/// `cond` as tests on the entries of access `a`'s index, so that rows need not be fetched to
+/// test it: (position in the key, what that column must satisfy) for each conjunct, when every
+/// conjunct is sargable on a column of the index and no two name the same column; `None`
+/// otherwise. Keys hold values as `=` and the index's ranges compare them, and probes convert
+/// exactly, so an entry passes its tests exactly when its row passes `cond`.
+pub fn key_tests(
+    cond: &Expr,
+    schema: &TableSchema,
+    a: &IndexAccess,
+) -> Option<Vec<(usize, ColumnPred)>> {
+    let spec = schema.indexes().nth(a.index)?;
+    let mut tests: Vec<(usize, ColumnPred)> = Vec::new();
     let mut seen = Vec::new();
     let mut stack = vec![cond];
     while let Some(e) = stack.pop() {
@@ -126,32 +128,55 @@ pub fn covers(cond: &Expr, schema: &TableSchema, a: &IndexAccess) -> bool {
         }
         let mut one = Preds::new();
         add_conjunct(e, schema, &mut one);
-        let Some((&col, pred)) = one.iter().next() else {
-            return false; // not sargable
-        };
-        if seen.contains(&col) {
-            return false;
+        let (col, pred) = one.into_iter().next()?;
+        // a conjunct that records nothing (`c <> v`) is no test
+        if seen.contains(&col) || pred == ColumnPred::default() {
+            return None;
         }
         seen.push(col);
-        let Some(pos) = spec.columns.iter().position(|&c| c == col) else {
-            return false;
-        };
-        let ok = match (&pred.points, &pred.lo, &pred.hi) {
-            (Some(_), None, None) => pos < a.eq_len,
-            (None, lo, hi) => a.range && pos == a.eq_len && (lo.is_some() || hi.is_some()),
-            _ => false,
-        };
-        if !ok {
-            return false;
-        }
+        tests.push((spec.columns.iter().position(|&c| c == col)?, pred));
     }
-    true
+    Some(tests)
+}
+
+/// Whether an index entry's key part passes `pred` (NULL passes only `IS NULL`).
+pub fn key_passes(part: &KeyPart, pred: &ColumnPred) -> bool {
+    use std::cmp::Ordering::*;
+    let KeyPart::Val(v) = part else {
+        return false;
+    };
+    let cmp = |b: &Value| tdlite_storage::types::compare_values(v, b);
+    if let Some(points) = &pred.points {
+        return points.iter().any(|p| match p.is_null() {
+            true => v.is_null(),
+            false => !v.is_null() && cmp(p) == Equal,
+        });
+    }
+    !v.is_null()
+        && pred
+            .lo
+            .as_ref()
+            .is_none_or(|(b, inc)| matches!((cmp(b), inc), (Greater, _) | (Equal, true)))
+        && pred
+            .hi
+            .as_ref()
+            .is_none_or(|(b, inc)| matches!((cmp(b), inc), (Less, _) | (Equal, true)))
 }
 
 fn literal(e: &Expr) -> Option<Value> {
     match e {
         Expr::Literal(a) if a.len() == 1 => Some(value_at(a.as_ref(), 0)),
         _ => None,
+    }
+}
+
+/// A value compared with a column of `case_specific`: a literal, or a CASESPECIFIC value
+/// (`Expr::CaseSpecific`) where the column is CASESPECIFIC too (the comparison is then the
+/// column's own).
+fn value_for(e: &Expr, case_specific: bool) -> Option<Value> {
+    match e {
+        Expr::CaseSpecific(inner) if case_specific => literal(inner),
+        e => literal(e),
     }
 }
 
@@ -175,7 +200,8 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
                 (None, Some(c)) => (c, l, flip(*op)),
                 _ => return,
             };
-            let Some(v) = literal(v).and_then(|v| probe_value(&v, c.1.ty, c.1.case_specific))
+            let Some(v) = value_for(v, c.1.case_specific)
+                .and_then(|v| probe_value(&v, c.1.ty, c.1.case_specific))
             else {
                 return;
             };
@@ -198,7 +224,10 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
             let Some((i, c)) = column(inner) else { return };
             let values: Option<Vec<Value>> = list
                 .iter()
-                .map(|e| literal(e).and_then(|v| probe_value(&v, c.ty, c.case_specific)))
+                .map(|e| {
+                    value_for(e, c.case_specific)
+                        .and_then(|v| probe_value(&v, c.ty, c.case_specific))
+                })
                 .collect();
             // an empty list (an IN subquery without rows) has no probe: nothing matches
             if let Some(mut values) = values {

@@ -320,7 +320,7 @@ impl Exec<'_> {
     /// Runs `f` (a query inside the clause being bound) without the enclosing query's binding
     /// context (correlation batch, window calls, placeholders), which it must neither see
     /// nor lose.
-    fn isolated<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+    pub(crate) fn isolated<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         let saved = self.corr.take();
         let saved_windows = self.windows.take();
         let saved_placeholders = self.placeholders.take();

@@ -20,6 +20,7 @@ fn key(rng: &mut Rng) -> (&'static str, &'static str) {
         ("s", "s"),
         ("s", "cs"),
         ("cs", "cs"),
+        ("cs", "s"),
         ("k", "a"),
         ("k", "k"),
     ];
@@ -51,7 +52,8 @@ fn query(rng: &mut Rng) -> String {
             // IN: TRUE, FALSE and UNKNOWN told apart
             let (v, w) = key(rng);
             let residual = pick(rng, &["", " AND t2.k < t1.k"]);
-            let sub = format!("(SEL t2.{v} FROM t2 WHERE {corr}{residual})");
+            let distinct = pick(rng, &["", "DISTINCT "]);
+            let sub = format!("(SEL {distinct}t2.{v} FROM t2 WHERE {corr}{residual})");
             format!(
                 "SEL t1.k, CASE WHEN t1.{w} IN {sub} THEN 'T' \
                  WHEN t1.{w} NOT IN {sub} THEN 'F' ELSE 'U' END FROM t1"
@@ -93,7 +95,10 @@ fn query(rng: &mut Rng) -> String {
                     " AND (t2.s = t1.cs OR t2.a IS NULL)",
                 ],
             );
-            format!("SEL t1.k FROM t1 WHERE {not}EXISTS (SEL 1 FROM t2 WHERE {corr}{residual})")
+            let list = pick(rng, &["1", "DISTINCT t2.s", "COUNT(*)", "t2.k / t2.a"]);
+            format!(
+                "SEL t1.k FROM t1 WHERE {not}EXISTS (SEL {list} FROM t2 WHERE {corr}{residual})"
+            )
         }
         _ => {
             let (y, x) = key(rng);
