@@ -222,8 +222,54 @@ impl Exec<'_> {
             if has_subquery(e) || sides.iter().any(|s| matches!(s, Side::Outer(_))) {
                 return None;
             }
+            // an aggregate's item with a column outside its aggregates is 3504 per row, but
+            // legal under the GROUP BY the batch run adds
+            if has_aggregate(e) && self.bare_inner_column(e, inner, outer) {
+                return None;
+            }
         }
         (!parts.keys.is_empty()).then_some(parts)
+    }
+
+    /// Whether `e` names a column of the subquery outside every aggregate call.
+    fn bare_inner_column(&self, e: &ast::Expr, inner: &Scope, outer: &Scope) -> bool {
+        struct Bare<'a, 'b> {
+            ex: &'a Exec<'b>,
+            inner: &'a Scope,
+            outer: &'a Scope,
+            in_aggregate: usize,
+        }
+        impl ast::Visitor for Bare<'_, '_> {
+            type Break = ();
+            fn pre_visit_expr(&mut self, x: &ast::Expr) -> ControlFlow<()> {
+                if is_aggregate_call(x) {
+                    self.in_aggregate += 1;
+                } else if self.in_aggregate == 0 {
+                    if let Some(n) = name_of(x) {
+                        let side = self
+                            .ex
+                            .side_of((n.0.as_deref(), n.1), self.inner, self.outer);
+                        if matches!(side, Some(Side::Inner(_)) | None) {
+                            return ControlFlow::Break(());
+                        }
+                    }
+                }
+                ControlFlow::Continue(())
+            }
+            fn post_visit_expr(&mut self, x: &ast::Expr) -> ControlFlow<()> {
+                if is_aggregate_call(x) {
+                    self.in_aggregate -= 1;
+                }
+                ControlFlow::Continue(())
+            }
+        }
+        let mut v = Bare {
+            ex: self,
+            inner,
+            outer,
+            in_aggregate: 0,
+        };
+        ast::Visit::visit(e, &mut v).is_break()
     }
 
     /// `inner expression = outer column` (either way round): the outer column and the inner
@@ -449,9 +495,7 @@ impl Exec<'_> {
                 let values = pairs.column(width + parts.keys.len());
                 let taken = take(values.as_ref(), &UInt32Array::from(pair_of.clone()), None)?;
                 match aggregated {
-                    // (run even when every row has a group: it checks that the item binds
-                    // without the GROUP BY added here, as it must per row)
-                    Some(_) => {
+                    Some(_) if pair_of.iter().any(Option::is_none) => {
                         // the aggregate over no rows, for the rows whose key has no group
                         let mut none = s.clone();
                         none.selection = Some(never());
@@ -580,6 +624,13 @@ fn plain_select(q: &ast::Query, shape: Shape) -> Option<ast::Select> {
             _ => !shape.has_item(),
         });
     plain.then(|| s.as_ref().clone())
+}
+
+/// True if `e` is a call of an aggregate function (not a window).
+fn is_aggregate_call(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::Function(f)
+        if f.over.is_none()
+            && crate::bind::agg_func(&tdlite_parser::object_name_string(&f.name)).is_some())
 }
 
 /// True if `e` calls a window function at its own level.

@@ -71,6 +71,7 @@ fn query(rng: &mut Rng) -> String {
                     "COUNT(*) * 2 + 1",
                     "MAX(t2.s)",
                     "AVG(t2.d)",
+                    "MAX(t2.a) + t2.k",
                 ],
             );
             format!("SEL t1.k, (SEL {agg} FROM t2 WHERE {corr}) FROM t1")
