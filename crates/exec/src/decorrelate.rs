@@ -196,7 +196,7 @@ impl Exec<'_> {
         }
         for p in all {
             // (an aggregate or window in WHERE is an error the per-row runs raise)
-            if has_subquery(&p) || has_aggregate(&p) || has_window(&p) {
+            if has_subquery(&p) || has_aggregate(&p) || crate::stream::has_window(&p) {
                 return None;
             }
             let sides = self.sides(&p, inner, outer)?;
@@ -619,7 +619,7 @@ fn plain_select(q: &ast::Query, shape: Shape) -> Option<ast::Select> {
         && s.projection.iter().all(|i| match i {
             // (an EXISTS over an aggregate always has its one row)
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                !has_window(e) && (shape.has_item() || !has_aggregate(e))
+                !crate::stream::has_window(e) && (shape.has_item() || !has_aggregate(e))
             }
             _ => !shape.has_item(),
         });
@@ -631,15 +631,6 @@ fn is_aggregate_call(e: &ast::Expr) -> bool {
     matches!(e, ast::Expr::Function(f)
         if f.over.is_none()
             && crate::bind::agg_func(&tdlite_parser::object_name_string(&f.name)).is_some())
-}
-
-/// True if `e` calls a window function at its own level.
-fn has_window(e: &ast::Expr) -> bool {
-    crate::bind::visit_own_level(e, |x| match x {
-        ast::Expr::Function(f) if f.over.is_some() => ControlFlow::Break(()),
-        _ => ControlFlow::Continue(()),
-    })
-    .is_break()
 }
 
 /// The (qualifier, name) a column reference is written with.

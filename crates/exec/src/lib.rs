@@ -87,6 +87,7 @@ mod session;
 mod setops;
 mod stack;
 mod statistics;
+mod stream;
 mod to_char;
 mod view;
 mod wait;

@@ -15,7 +15,7 @@ use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, UInt32Array, UInt64Ar
 use arrow::compute::{
     concat_batches, filter_record_batch, lexsort_to_indices, take, SortColumn, SortOptions,
 };
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use indexmap::IndexMap;
 use sqlparser::ast;
@@ -363,6 +363,11 @@ impl Exec<'_> {
     }
 
     fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
+        if order_by.is_empty() {
+            if let Some(rows) = self.streamed_select(s)? {
+                return Ok(rows);
+            }
+        }
         // SAMPLE on a one-table FROM samples the result (see sample.rs)
         let (sample, from) = match s.from.as_slice() {
             [one] if one.joins.is_empty() => match crate::sample::of_table(&one.relation)? {
@@ -497,39 +502,8 @@ impl Exec<'_> {
             rows = crate::expr::take_batch(&rows, &idx)?;
         }
         // project
-        let mut fields = Vec::with_capacity(items.len());
-        let mut arrays = Vec::with_capacity(items.len());
-        for ((expr, name, title, _), precision) in items.iter().zip(&precisions) {
-            let a = expr.eval(&rows)?;
-            let a = if a.data_type() == &DataType::Null {
-                arrow::array::new_null_array(&DataType::Int32, a.len())
-            } else {
-                a
-            };
-            let mut f = Field::new(name, a.data_type().clone(), true);
-            let mut meta = std::collections::HashMap::new();
-            if let Some(t) = title {
-                meta.insert("title".to_string(), t.clone());
-            }
-            if expr.case_specific() {
-                // a derived table over this query compares the column case-specifically too
-                meta.insert("casespecific".to_string(), "Y".to_string());
-            }
-            if let Some(p) = precision.filter(|_| is_time(a.data_type())) {
-                meta.insert("precision".to_string(), p.to_string());
-            }
-            if !meta.is_empty() {
-                f = f.with_metadata(meta);
-            }
-            fields.push(f);
-            arrays.push(a);
-        }
-        let schema: SchemaRef = Arc::new(Schema::new(fields));
-        let mut out = RecordBatch::try_new_with_options(
-            schema.clone(),
-            arrays,
-            &RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
-        )?;
+        let mut out = project(&items, &precisions, &rows)?;
+        let schema = out.schema();
         if matches!(s.distinct, Some(ast::Distinct::Distinct)) {
             out = distinct(
                 &out,
@@ -789,6 +763,47 @@ pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
         }
         _ => None,
     }
+}
+
+/// The select list `items` (with each TIME/TIMESTAMP item's display precision) evaluated over
+/// `rows`: names, TITLEs, CASESPECIFIC and precision go into the fields' metadata.
+pub(crate) fn project(
+    items: &[crate::clauses::Item],
+    precisions: &[Option<u8>],
+    rows: &RecordBatch,
+) -> Result<RecordBatch> {
+    let mut fields = Vec::with_capacity(items.len());
+    let mut arrays = Vec::with_capacity(items.len());
+    for ((expr, name, title, _), precision) in items.iter().zip(precisions) {
+        let a = expr.eval(rows)?;
+        let a = if a.data_type() == &DataType::Null {
+            arrow::array::new_null_array(&DataType::Int32, a.len())
+        } else {
+            a
+        };
+        let mut f = Field::new(name, a.data_type().clone(), true);
+        let mut meta = std::collections::HashMap::new();
+        if let Some(t) = title {
+            meta.insert("title".to_string(), t.clone());
+        }
+        if expr.case_specific() {
+            // a derived table over this query compares the column case-specifically too
+            meta.insert("casespecific".to_string(), "Y".to_string());
+        }
+        if let Some(p) = precision.filter(|_| is_time(a.data_type())) {
+            meta.insert("precision".to_string(), p.to_string());
+        }
+        if !meta.is_empty() {
+            f = f.with_metadata(meta);
+        }
+        fields.push(f);
+        arrays.push(a);
+    }
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
+    )?)
 }
 
 /// Keeps the rows where `cond` is true (NULL counts as false).

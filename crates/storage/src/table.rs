@@ -151,20 +151,56 @@ impl Table {
     /// released, so a scan of a big queue never holds up a consumer (see the `stamps` module for
     /// why stamps read that late still answer for the snapshot).
     pub fn scan(&self, snapshot: &Snapshot) -> Vec<ScanBatch> {
+        self.scan_parts(snapshot, true)
+            .into_iter()
+            .map(|(batch, ids)| ScanBatch {
+                batch,
+                row_ids: ids.unwrap_or_else(|| UInt64Array::from(Vec::<u64>::new())),
+            })
+            .collect()
+    }
+
+    /// [`Table::scan`] without the row ids (a reader that only wants the rows allocates no
+    /// id per row).
+    pub fn scan_rows(&self, snapshot: &Snapshot) -> Vec<RecordBatch> {
+        self.scan_parts(snapshot, false)
+            .into_iter()
+            .map(|(batch, _)| batch)
+            .collect()
+    }
+
+    /// The visible part of each segment and of the tail, with their row ids if `ids`.
+    fn scan_parts(
+        &self,
+        snapshot: &Snapshot,
+        ids: bool,
+    ) -> Vec<(RecordBatch, Option<UInt64Array>)> {
         let (segments, tail, stamps) = {
             let d = self.lock();
             (d.segments.clone(), d.tail.clone(), d.stamps.chunks())
         };
         let mut out = Vec::with_capacity(segments.len() + 1);
         for (s, batch) in segments.iter().enumerate() {
-            out.push(visible_part(snapshot, batch, &stamps[s], s * SEGMENT_ROWS));
+            out.push(visible_part(
+                snapshot,
+                batch,
+                &stamps[s],
+                s * SEGMENT_ROWS,
+                ids,
+            ));
         }
         if !tail.is_empty() {
             let batch = tail_batch(&self.schema, &tail);
             let s = segments.len();
-            out.push(visible_part(snapshot, &batch, &stamps[s], s * SEGMENT_ROWS));
+            out.push(visible_part(
+                snapshot,
+                &batch,
+                &stamps[s],
+                s * SEGMENT_ROWS,
+                ids,
+            ));
         }
-        out.retain(|b| b.batch.num_rows() > 0);
+        out.retain(|b| b.0.num_rows() > 0);
         out
     }
 
@@ -372,7 +408,8 @@ fn visible_part(
     batch: &RecordBatch,
     stamps: &StampChunk,
     base: usize,
-) -> ScanBatch {
+    ids: bool,
+) -> (RecordBatch, Option<UInt64Array>) {
     let n = batch.num_rows();
     let sees = |i: usize| {
         let (xmin, xmax) = stamps.get(i);
@@ -380,18 +417,16 @@ fn visible_part(
     };
     if (0..n).all(sees) {
         // the common case: every row visible, no mask and no copy
-        return ScanBatch {
-            batch: batch.clone(),
-            row_ids: UInt64Array::from_iter_values(base as u64..(base + n) as u64),
-        };
+        let ids = ids.then(|| UInt64Array::from_iter_values(base as u64..(base + n) as u64));
+        return (batch.clone(), ids);
     }
     let seen: Vec<bool> = (0..n).map(sees).collect();
-    let ids = UInt64Array::from_iter_values((0..n).filter(|&i| seen[i]).map(|i| (base + i) as u64));
+    let ids = ids.then(|| {
+        UInt64Array::from_iter_values((0..n).filter(|&i| seen[i]).map(|i| (base + i) as u64))
+    });
     let mask = BooleanArray::from(seen);
-    ScanBatch {
-        batch: filter_record_batch(batch, &mask).expect("mask length equals batch length"),
-        row_ids: ids,
-    }
+    let part = filter_record_batch(batch, &mask).expect("mask length equals batch length");
+    (part, ids)
 }
 
 /// Tail rows as one batch of the table's schema.

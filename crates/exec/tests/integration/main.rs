@@ -22,6 +22,7 @@ mod prepared;
 mod queue_model;
 mod robustness;
 mod snapshots;
+mod streaming;
 mod stress_locks;
 mod stress_queue;
 mod stress_scan;

@@ -1,0 +1,106 @@
+//! The streaming path of a SELECT: a query over one base table with nothing that needs all its
+//! rows at once (no aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT, TOP or
+//! SAMPLE, and no subquery) runs segment by segment: each of the table's batches (as the
+//! storage holds them, 4,096 rows) is filtered and projected on its own, and the result is
+//! those batches. Nothing concatenates the table into one batch, so an `INSERT … SELECT` or a
+//! browse of a big table copies only the rows it keeps.
+//!
+//! A query that an index can narrow (`plan::choose`) takes the general path, which reads
+//! through the index; so does one whose clauses fail to bind here (the general path raises
+//! the error, or binds them as it can, e.g. with select-list aliases in WHERE).
+//!
+//! Invariant: the rows, their order (row id order, as a scan gives them) and the result's
+//! schema are those of the general path.
+
+use crate::bind::has_aggregate;
+use crate::correlate::has_subquery;
+use crate::error::Result;
+use crate::exec::Exec;
+use crate::query::{filter_by, project, resolving_aliases, table_scope};
+use crate::result::Rows;
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+
+impl Exec<'_> {
+    /// The rows of `s` (with no ORDER BY), computed segment by segment; `None` when `s` is not
+    /// a query the streaming path takes (see the module doc).
+    pub(crate) fn streamed_select(&mut self, s: &ast::Select) -> Result<Option<Rows>> {
+        let [one] = s.from.as_slice() else {
+            return Ok(None);
+        };
+        let plain = one.joins.is_empty()
+            && s.top.is_none()
+            && s.distinct.is_none()
+            && s.having.is_none()
+            && s.qualify.is_none()
+            && s.named_window.is_empty()
+            && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty())
+            && s.selection.as_ref().is_none_or(|w| !has_subquery(w))
+            && s.projection.iter().all(|i| match i {
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                    !has_subquery(e) && !has_aggregate(e) && !has_window(e)
+                }
+                _ => true,
+            });
+        if !plain {
+            return Ok(None);
+        }
+        let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
+            return Ok(None);
+        };
+        let scope = table_scope(&table, &qualifier);
+        let cond = match &s.selection {
+            Some(w) => {
+                match resolving_aliases(w, &s.projection, |w| self.bind_expr(w, &scope, None)) {
+                    Ok(c) => Some(c),
+                    Err(_) => return Ok(None),
+                }
+            }
+            None => None,
+        };
+        // an index narrows the read: the general path's
+        if let Some(c) = &cond {
+            if crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
+                .is_some()
+            {
+                return Ok(None);
+            }
+        }
+        self.windows = Some(Vec::new());
+        let Ok(clauses) = self.bind_clauses(s, &[], &scope, None, false) else {
+            return Ok(None);
+        };
+        let mut batches: Vec<RecordBatch> = Vec::new();
+        for part in table.scan_rows(self.snapshot()) {
+            let rows = match &cond {
+                Some(c) => filter_by(&part, c)?,
+                None => part,
+            };
+            if rows.num_rows() > 0 || batches.is_empty() {
+                batches.push(project(&clauses.items, &clauses.precisions, &rows)?);
+            }
+        }
+        let schema = match batches.first() {
+            Some(b) => b.schema(),
+            // no segment at all: the general path's empty result
+            None => return Ok(None),
+        };
+        if batches.iter().any(|b| b.schema() != schema) {
+            return Ok(None); // an expression typed differently in two segments
+        }
+        if batches.len() > 1 && batches[0].num_rows() == 0 {
+            batches.remove(0);
+        }
+        Ok(Some(Rows { schema, batches }))
+    }
+}
+
+/// True if `e` calls a window function at its own level.
+pub(crate) fn has_window(e: &ast::Expr) -> bool {
+    crate::bind::visit_own_level(e, |x| match x {
+        ast::Expr::Function(f) if f.over.is_some() => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    })
+    .is_break()
+}
