@@ -10,6 +10,8 @@
 //! - WHERE of a join, and the ON of a join of inner joins only: the conjuncts that hold a
 //!   subquery and fail with 3810 are set aside (`Exec::bind_or_defer`) and run last, over the
 //!   joined rows (`Exec::filter_correlated`), once every other condition has filtered them;
+//! - the ON of a join step in a FROM with outer joins: the step's pairs that pass its other
+//!   conditions (`Exec::correlated_mask`, before unmatched rows are kept);
 //! - the select list and ORDER BY of a query without GROUP BY: its filtered rows;
 //! - the select list, HAVING, QUALIFY and ORDER BY of a grouped query: its groups (the
 //!   aggregated batch, whose GROUP BY key columns keep their names), bound a second time once
@@ -156,6 +158,24 @@ impl Exec<'_> {
             }
         }
         Ok(batch)
+    }
+
+    /// The rows of `batch` (rows of `scope`) for which every one of `conds` is true, each bound
+    /// over the batch so that its correlated subqueries run per row.
+    pub(crate) fn correlated_mask(
+        &mut self,
+        scope: &Scope,
+        batch: RecordBatch,
+        conds: &[ast::Expr],
+    ) -> Result<arrow::array::BooleanArray> {
+        let mut mask = arrow::array::BooleanArray::from(vec![true; batch.num_rows()]);
+        for c in conds {
+            let (cond, wide) =
+                self.with_correlation(scope, batch.clone(), |ex| ex.bind_expr(c, scope, None))?;
+            let m = crate::query::mask_of(&wide, &cond)?;
+            mask = arrow::compute::and(&mask, &m)?;
+        }
+        Ok(mask)
     }
 
     /// True if `name` (as a 3810 gives it: `c` or `t.c`) names a column of `scope`: the name

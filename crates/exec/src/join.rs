@@ -479,6 +479,8 @@ impl Exec<'_> {
         // of ON conditions only where every join is inner (where that means the same)
         let mut deferred = Vec::new();
         let mut on_deferred = Vec::new();
+        // (step, ON conjuncts with correlated subqueries, the scope of the step's pairs)
+        let mut on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)> = Vec::new();
         // ON conditions, bound against the relations before them (as written)
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
         for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
@@ -495,7 +497,16 @@ impl Exec<'_> {
                         .into_iter()
                         .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
                 }
-                Some(ast::JoinConstraint::On(e)) => Some(self.bind_expr(e, &scope, None)?),
+                Some(ast::JoinConstraint::On(e)) => {
+                    // with an outer join, correlated conjuncts run on the step's pairs
+                    let (bound, later) = self.bind_or_defer(e, &scope)?;
+                    if !later.is_empty() {
+                        on_pairs.push((ons.len(), later, scope.clone()));
+                    }
+                    bound
+                        .into_iter()
+                        .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+                }
                 Some(ast::JoinConstraint::Using(cols)) => {
                     Some(using(&scope, left_width, rscope, cols)?)
                 }
@@ -600,7 +611,18 @@ impl Exec<'_> {
                 Some(left) => {
                     let kind = steps[r].1;
                     let on = ons[r].iter().map(|e| e.remap(&map));
-                    if kind == Kind::Inner {
+                    let correlated = on_pairs.iter().find(|(step, ..)| *step == r);
+                    if let Some((_, later, pair_scope)) = correlated {
+                        // (written order here: the pairs' columns are the ON's scope)
+                        let mut on_parts = Vec::new();
+                        for e in on {
+                            split_and(e, &mut on_parts);
+                        }
+                        let mut test = |pairs: &RecordBatch| {
+                            self.correlated_mask(pair_scope, pairs.clone(), later)
+                        };
+                        join_filtered(&left, &right, kind, &on_parts, Some(&mut test))?
+                    } else if kind == Kind::Inner {
                         // WHERE conjuncts ready now filter the pairs as they are made, after
                         // the ON condition (so they only see pairs it accepts)
                         let conds: Vec<Expr> = on.chain(now).collect();
@@ -785,6 +807,22 @@ fn join(
     kind: Kind,
     conds: &[Expr],
 ) -> Result<RecordBatch> {
+    join_filtered(left, right, kind, conds, None)
+}
+
+/// A test of pairs of rows (as `combine` lays them out) beyond a join's conditions: the
+/// rows it keeps.
+type PairTest<'a> = &'a mut dyn FnMut(&RecordBatch) -> Result<arrow::array::BooleanArray>;
+
+/// [`join`], with `extra` run on the pairs that pass `conds` (correlated subqueries in an
+/// outer join's ON, which need the pairs to be bound over).
+fn join_filtered(
+    left: &RecordBatch,
+    right: &RecordBatch,
+    kind: Kind,
+    conds: &[Expr],
+    mut extra: Option<PairTest<'_>>,
+) -> Result<RecordBatch> {
     let (n, m) = (left.num_rows(), right.num_rows());
     if n > MAX_JOIN_ROWS || m > MAX_JOIN_ROWS {
         return Err(Error::SpoolSpace(MAX_JOIN_ROWS));
@@ -804,7 +842,7 @@ fn join(
         Some(_) => &conds[keys.len()..],
         None => conds,
     };
-    if let (true, Kind::Inner, Some(h)) = (rest.is_empty(), kind, &hashed) {
+    if let (true, Kind::Inner, Some(h), None) = (rest.is_empty(), kind, &hashed, &extra) {
         // an inner join on keys and nothing else: the hashed pairs are the answer
         if let Some((li, ri)) = h.pairs(MAX_JOIN_ROWS) {
             return combine(left, right, &UInt32Array::from(li), &UInt32Array::from(ri));
@@ -831,6 +869,18 @@ fn join(
                 &UInt32Array::from(cr.clone()),
             )?;
             let mask = mask_of(&pairs, cond)?;
+            let keep: Vec<usize> = (0..cl.len()).filter(|&k| mask.value(k)).collect();
+            cl = keep.iter().map(|&k| cl[k]).collect();
+            cr = keep.iter().map(|&k| cr[k]).collect();
+        }
+        if let (Some(f), false) = (extra.as_mut(), cl.is_empty()) {
+            let pairs = combine(
+                left,
+                right,
+                &UInt32Array::from(cl.clone()),
+                &UInt32Array::from(cr.clone()),
+            )?;
+            let mask = f(&pairs)?;
             let keep: Vec<usize> = (0..cl.len()).filter(|&k| mask.value(k)).collect();
             cl = keep.iter().map(|&k| cl[k]).collect();
             cr = keep.iter().map(|&k| cr[k]).collect();
