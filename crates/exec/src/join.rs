@@ -784,6 +784,27 @@ fn combine(
     )?)
 }
 
+/// The pairs (`cl[k]`, `cr[k]`) of `left` and `right` rows that `test` keeps.
+fn keep_pairs(
+    left: &RecordBatch,
+    right: &RecordBatch,
+    (cl, cr): (Vec<u32>, Vec<u32>),
+    test: &mut dyn FnMut(&RecordBatch) -> Result<arrow::array::BooleanArray>,
+) -> Result<(Vec<u32>, Vec<u32>)> {
+    let pairs = combine(
+        left,
+        right,
+        &UInt32Array::from(cl.clone()),
+        &UInt32Array::from(cr.clone()),
+    )?;
+    let mask = test(&pairs)?;
+    let keep: Vec<usize> = (0..cl.len()).filter(|&k| mask.value(k)).collect();
+    Ok((
+        keep.iter().map(|&k| cl[k]).collect(),
+        keep.iter().map(|&k| cr[k]).collect(),
+    ))
+}
+
 /// The most rows a join step may produce: beyond it the query fails with 2646 rather than
 /// exhaust memory (row indices are u32 as well).
 const MAX_JOIN_ROWS: usize = 50_000_000;
@@ -862,28 +883,10 @@ fn join_filtered(
             if cl.is_empty() {
                 break;
             }
-            let pairs = combine(
-                left,
-                right,
-                &UInt32Array::from(cl.clone()),
-                &UInt32Array::from(cr.clone()),
-            )?;
-            let mask = mask_of(&pairs, cond)?;
-            let keep: Vec<usize> = (0..cl.len()).filter(|&k| mask.value(k)).collect();
-            cl = keep.iter().map(|&k| cl[k]).collect();
-            cr = keep.iter().map(|&k| cr[k]).collect();
+            (cl, cr) = keep_pairs(left, right, (cl, cr), &mut |pairs| mask_of(pairs, cond))?;
         }
         if let (Some(f), false) = (extra.as_mut(), cl.is_empty()) {
-            let pairs = combine(
-                left,
-                right,
-                &UInt32Array::from(cl.clone()),
-                &UInt32Array::from(cr.clone()),
-            )?;
-            let mask = f(&pairs)?;
-            let keep: Vec<usize> = (0..cl.len()).filter(|&k| mask.value(k)).collect();
-            cl = keep.iter().map(|&k| cl[k]).collect();
-            cr = keep.iter().map(|&k| cr[k]).collect();
+            (cl, cr) = keep_pairs(left, right, (cl, cr), f)?;
         }
         if li.len() + cl.len() > MAX_JOIN_ROWS {
             return Err(Error::SpoolSpace(MAX_JOIN_ROWS));
