@@ -1,6 +1,8 @@
-//! Runs every `tests/slt/**/*.slt` file (found by glob, one test per file) against a fresh
-//! in-memory database. Errors are matched by their Teradata code: a failing statement's message
-//! reads `[3807] Object 'x' does not exist.`, so `statement error (3807)` matches it.
+//! Runs every `tests/slt/**/*.slt` file (found by glob) against a fresh in-memory database,
+//! and again (`disk/…`) against a database in a temporary folder, which is then reopened: every
+//! committed table must come back with the same rows (a file with the line `# tdlite: memory
+//! only` skips the second run). Errors are matched by their Teradata code: a failing
+//! statement's message reads `[3807] Object 'x' does not exist.`, so `statement error (3807)` matches it.
 //!
 //! Each `connection NAME` is a separate session of the same database. Sessions here have a
 //! consume timeout of zero, so a `SELECT AND CONSUME` on an empty queue fails at once with 9904
@@ -95,8 +97,9 @@ impl DB for Conn {
     }
 }
 
-fn run_file(path: &Path) -> Result<(), Failed> {
-    let db = Database::new();
+/// Runs the file against `db`.
+fn run_on(db: &Database, path: &Path) -> Result<(), Failed> {
+    let db = db.clone();
     let mut runner = Runner::new(move || {
         let db = db.clone();
         async move {
@@ -109,7 +112,76 @@ fn run_file(path: &Path) -> Result<(), Failed> {
     runner
         .run_file(path)
         .map_err(|e| Failed::from(e.display(true).to_string()))
+    // (the runner's sessions end here: open transactions roll back)
 }
+
+fn run_file(path: &Path) -> Result<(), Failed> {
+    run_on(&Database::new(), path)
+}
+
+/// Every committed table's rows (sorted), by name, as a fresh session reads them.
+fn contents(db: &Database) -> Result<Vec<(String, Vec<Vec<String>>)>, Failed> {
+    let mut s = db.session();
+    let failed = |e: tdlite::PositionedError| Failed::from(e.to_string());
+    let r = s
+        .execute(
+            "SEL DatabaseName, TableName FROM DBC.TablesV \
+             WHERE TableKind IN ('T', 'O', 'Q') ORDER BY 1, 2",
+        )
+        .map_err(failed)?;
+    let names = r[0]
+        .rows
+        .as_ref()
+        .map(|r| r.to_strings())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for n in names {
+        let name = format!("\"{}\".\"{}\"", n[0], n[1]);
+        let r = s.execute(&format!("SEL * FROM {name}")).map_err(failed)?;
+        let mut rows = r[0]
+            .rows
+            .as_ref()
+            .map(|r| r.to_strings())
+            .unwrap_or_default();
+        rows.sort();
+        out.push((name, rows));
+    }
+    Ok(out)
+}
+
+/// Runs the file against a database in a folder, then checks that a reopen of the folder
+/// finds every committed table with the same rows.
+fn run_file_on_disk(path: &Path) -> Result<(), Failed> {
+    let dir = tempfile::tempdir().map_err(|e| Failed::from(e.to_string()))?;
+    let options = || tdlite::Options {
+        sync: tdlite::SyncMode::Normal,
+        ..tdlite::Options::default()
+    };
+    let open =
+        || Database::open_with(dir.path(), options()).map_err(|e| Failed::from(e.to_string()));
+    let db = open()?;
+    run_on(&db, path)?;
+    let before = contents(&db)?;
+    drop(db);
+    let db = open()?;
+    let after = contents(&db)?;
+    if before != after {
+        let differ: Vec<&str> = before
+            .iter()
+            .filter(|t| !after.contains(t))
+            .map(|t| t.0.as_str())
+            .collect();
+        return Err(Failed::from(format!(
+            "after a reopen the tables differ ({} before, {} after; changed or missing: {differ:?})",
+            before.len(),
+            after.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The comment that keeps a file from the on-disk run.
+const MEMORY_ONLY: &str = "# tdlite: memory only";
 
 /// One test per `tests/slt/**/*.slt` file, named by its path under `tests/slt`.
 pub fn trials() -> Vec<Trial> {
@@ -123,6 +195,15 @@ pub fn trials() -> Vec<Trial> {
             .unwrap_or(&path)
             .display()
             .to_string();
+        // a file whose expected output names transaction numbers (HELP LOCKS) runs in memory
+        // only: opening a folder takes numbers of its own
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if !text.contains(MEMORY_ONLY) {
+            let on_disk = path.clone();
+            trials.push(Trial::test(format!("disk/{name}"), move || {
+                run_file_on_disk(&on_disk)
+            }));
+        }
         trials.push(Trial::test(name, move || run_file(&path)));
     }
     assert!(!trials.is_empty(), "no .slt file under {}", root.display());
