@@ -17,26 +17,15 @@
 //! with the reason. `corpus/baseline.tsv` holds the passes each file reached: a file that passes
 //! fewer records fails (a regression). `TDLITE_CORPUS_BASELINE=write` records the new counts.
 
+use crate::adapter::{self, Outcome, SqlError};
 use arrow::array::{Array, ArrayRef};
 use arrow::datatypes::DataType;
-use arrow::util::display::{ArrayFormatter, FormatOptions};
 use libtest_mimic::{Failed, Trial};
 use sqllogictest::{DBOutput, DefaultColumnType, QueryExpect, Record, Runner, DB};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use tdlite::{Database, Session};
-
-#[derive(Debug)]
-struct CorpusError(String);
-
-impl std::fmt::Display for CorpusError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CorpusError {}
 
 /// The type letters of the query about to run (the runner does not pass them to the DB).
 type Letters = Arc<Mutex<Vec<DefaultColumnType>>>;
@@ -92,47 +81,23 @@ fn cell(col: &ArrayRef, i: usize, text: String, letter: &DefaultColumnType) -> S
 }
 
 impl DB for Conn {
-    type Error = CorpusError;
+    type Error = SqlError;
     type ColumnType = DefaultColumnType;
 
-    fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, CorpusError> {
-        let results = self
-            .session
-            .execute(sql)
-            .map_err(|e| CorpusError(format!("[{}] {}", e.code().number, e.error)))?;
-        let Some(last) = results.last() else {
-            return Ok(DBOutput::StatementComplete(0));
-        };
-        let Some(rows) = &last.rows else {
-            return Ok(DBOutput::StatementComplete(last.activity_count));
+    fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SqlError> {
+        let rows = match adapter::run(&mut self.session, sql)? {
+            Outcome::Count(n) => return Ok(DBOutput::StatementComplete(n)),
+            Outcome::Rows(rows) => rows,
         };
         let letters = self.letters.lock().unwrap().clone();
-        let opts = FormatOptions::new().with_null("NULL");
-        let mut out = Vec::new();
-        for b in &rows.batches {
-            let fmts: Vec<_> = b
-                .columns()
-                .iter()
-                .map(|c| {
-                    ArrayFormatter::try_new(c.as_ref(), &opts)
-                        .map_err(|e| CorpusError(e.to_string()))
-                })
-                .collect::<Result<_, _>>()?;
-            for i in 0..b.num_rows() {
-                out.push(
-                    fmts.iter()
-                        .zip(b.columns())
-                        .enumerate()
-                        .map(|(c, (f, col))| {
-                            let letter = letters.get(c).unwrap_or(&DefaultColumnType::Text);
-                            cell(col, i, f.value(i).to_string(), letter)
-                        })
-                        .collect(),
-                );
-            }
-        }
-        let types = letters.clone();
-        Ok(DBOutput::Rows { types, rows: out })
+        let rows = adapter::cells(&rows, |c, col, i, text| {
+            let letter = letters.get(c).unwrap_or(&DefaultColumnType::Text);
+            cell(col, i, text, letter)
+        })?;
+        Ok(DBOutput::Rows {
+            types: letters,
+            rows,
+        })
     }
 }
 
@@ -209,7 +174,7 @@ fn run_file(path: &Path, name: &str, excluded: &HashMap<(String, u32), String>) 
     let mut runner = Runner::new(move || {
         let (db, letters) = (db.clone(), l2.clone());
         async move {
-            Ok::<_, CorpusError>(Conn {
+            Ok::<_, SqlError>(Conn {
                 session: db.session(),
                 letters,
             })

@@ -7,6 +7,7 @@
 
 use libtest_mimic::Arguments;
 
+mod adapter;
 mod corpus;
 mod slt;
 

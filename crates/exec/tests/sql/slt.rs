@@ -9,25 +9,14 @@
 //! instead of blocking the single-threaded runner; real waits are tested in
 //! `tests/integration/delayed_state.rs` with threads.
 
+use crate::adapter::{self, Outcome, SqlError};
 use arrow::array::Array;
 use arrow::datatypes::DataType;
-use arrow::util::display::{ArrayFormatter, FormatOptions};
 use libtest_mimic::{Failed, Trial};
 use sqllogictest::{strict_column_validator, DBOutput, DefaultColumnType, Runner, DB};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tdlite::{Database, Session};
-
-#[derive(Debug)]
-struct SltError(String);
-
-impl std::fmt::Display for SltError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SltError {}
 
 struct Conn {
     session: Session,
@@ -44,56 +33,28 @@ fn column_type(t: &DataType) -> DefaultColumnType {
 }
 
 impl DB for Conn {
-    type Error = SltError;
+    type Error = SqlError;
     type ColumnType = DefaultColumnType;
 
-    fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SltError> {
-        let results = self
-            .session
-            .execute(sql)
-            .map_err(|e| SltError(format!("[{}] {}", e.code().number, e.error)))?;
-        let Some(last) = results.last() else {
-            return Ok(DBOutput::StatementComplete(0));
+    fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, SqlError> {
+        let rows = match adapter::run(&mut self.session, sql)? {
+            Outcome::Count(n) => return Ok(DBOutput::StatementComplete(n)),
+            Outcome::Rows(rows) => rows,
         };
-        let Some(rows) = &last.rows else {
-            return Ok(DBOutput::StatementComplete(last.activity_count));
-        };
-        let opts = FormatOptions::new()
-            .with_null("NULL")
-            .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.6f"))
-            .with_date_format(Some("%Y-%m-%d"));
         let types = rows
             .schema
             .fields()
             .iter()
             .map(|f| column_type(f.data_type()))
             .collect();
-        let mut out = Vec::new();
-        for b in &rows.batches {
-            let fmts: Vec<_> = b
-                .columns()
-                .iter()
-                .map(|c| {
-                    ArrayFormatter::try_new(c.as_ref(), &opts).map_err(|e| SltError(e.to_string()))
-                })
-                .collect::<Result<_, _>>()?;
-            for i in 0..b.num_rows() {
-                out.push(
-                    fmts.iter()
-                        .zip(b.columns())
-                        .map(|(f, c)| {
-                            let s = f.value(i).to_string();
-                            if s.is_empty() && c.is_valid(i) {
-                                "(empty)".to_string()
-                            } else {
-                                s
-                            }
-                        })
-                        .collect(),
-                );
+        let rows = adapter::cells(&rows, |_, col, i, text| {
+            if text.is_empty() && col.is_valid(i) {
+                "(empty)".to_string()
+            } else {
+                text
             }
-        }
-        Ok(DBOutput::Rows { types, rows: out })
+        })?;
+        Ok(DBOutput::Rows { types, rows })
     }
 }
 
@@ -105,7 +66,7 @@ fn run_on(db: &Database, path: &Path) -> Result<(), Failed> {
         async move {
             let mut session = db.session();
             session.set_consume_timeout(Some(Duration::ZERO));
-            Ok::<_, SltError>(Conn { session })
+            Ok::<_, SqlError>(Conn { session })
         }
     });
     runner.with_column_validator(strict_column_validator);
@@ -119,8 +80,11 @@ fn run_file(path: &Path) -> Result<(), Failed> {
     run_on(&Database::new(), path)
 }
 
+/// Each table's name and its rows.
+type Contents = Vec<(String, Vec<Vec<String>>)>;
+
 /// Every committed table's rows (sorted), by name, as a fresh session reads them.
-fn contents(db: &Database) -> Result<Vec<(String, Vec<Vec<String>>)>, Failed> {
+fn contents(db: &Database) -> Result<Contents, Failed> {
     let mut s = db.session();
     let failed = |e: tdlite::PositionedError| Failed::from(e.to_string());
     let r = s
