@@ -233,8 +233,8 @@ impl Exec<'_> {
                 (vec![self.values_batch(&rows, targets.len())?], false)
             }
             _ => {
-                // the query's batches go in one by one, as they came (today a query gives
-                // one batch; storage takes whole segments of it without copying)
+                // the query's batches go in one by one, as they came (a streamed query gives
+                // one per segment; storage takes whole segments without copying)
                 let rows = self.run_query(source)?;
                 let width = rows.schema.fields().len();
                 check_arity(width, targets.len())?;

@@ -129,14 +129,59 @@ pub fn key_tests(
         let mut one = Preds::new();
         add_conjunct(e, schema, &mut one);
         let (col, pred) = one.into_iter().next()?;
-        // a conjunct that records nothing (`c <> v`) is no test
-        if seen.contains(&col) || pred == ColumnPred::default() {
+        // a conjunct that records nothing (`c <> v`) is no test, nor one whose comparison
+        // could overflow (it must raise that on the rows, as WHERE does)
+        if seen.contains(&col) || pred == ColumnPred::default() || may_overflow(e, schema) {
             return None;
         }
         seen.push(col);
         tests.push((spec.columns.iter().position(|&c| c == col)?, pred));
     }
     Some(tests)
+}
+
+/// Whether comparing the conjunct's column with its DECIMAL value needs more than 38 digits
+/// (the common type is capped there, and a value that does not fit is an error).
+fn may_overflow(e: &Expr, schema: &TableSchema) -> bool {
+    use arrow::datatypes::DataType;
+    let mut out = false;
+    let mut check = |col: usize, v: &Expr| {
+        let (Some(c), Expr::Literal(a)) = (schema.columns.get(col), v) else {
+            return;
+        };
+        let (int_c, scale_c) = match c.ty {
+            SqlType::ByteInt => (3, 0),
+            SqlType::SmallInt => (5, 0),
+            SqlType::Integer => (10, 0),
+            SqlType::BigInt => (19, 0),
+            SqlType::Decimal(p, s) => (i32::from(p) - i32::from(s), i32::from(s)),
+            _ => return,
+        };
+        let (int_v, scale_v) = match a.data_type() {
+            DataType::Decimal128(p, s) => (i32::from(*p) - i32::from(*s), i32::from(*s)),
+            DataType::Int64 => (19, 0),
+            DataType::Int32 => (10, 0),
+            DataType::Int16 => (5, 0),
+            DataType::Int8 => (3, 0),
+            _ => return,
+        };
+        out |= int_c.max(int_v) + scale_c.max(scale_v) > 38;
+    };
+    match e {
+        Expr::Binary(_, l, r) => match (l.as_ref(), r.as_ref()) {
+            (Expr::Column { index, .. }, v) | (v, Expr::Column { index, .. }) => check(*index, v),
+            _ => {}
+        },
+        Expr::InList(c, list, _) => {
+            if let Expr::Column { index, .. } = c.as_ref() {
+                for v in list {
+                    check(*index, v);
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// Whether an index entry's key part passes `pred` (NULL passes only `IS NULL`).

@@ -10,7 +10,9 @@
 //! the error, or binds them as it can, e.g. with select-list aliases in WHERE).
 //!
 //! Invariant: the rows, their order (row id order, as a scan gives them) and the result's
-//! schema are those of the general path.
+//! schema are those of the general path. Which error comes first when several rows would
+//! raise one may differ (each segment is filtered and projected before the next), as SQL
+//! leaves it unspecified.
 
 use crate::bind::has_aggregate;
 use crate::correlate::has_subquery;
@@ -67,10 +69,15 @@ impl Exec<'_> {
                 return Ok(None);
             }
         }
-        self.windows = Some(Vec::new());
-        let Ok(clauses) = self.bind_clauses(s, &[], &scope, None, false) else {
+        let windows = self.windows.replace(Vec::new());
+        let clauses = self.bind_clauses(s, &[], &scope, None, false);
+        self.windows = windows;
+        let Ok(clauses) = clauses else {
             return Ok(None);
         };
+        if !clauses.windows.is_empty() || clauses.placeholders > 0 {
+            return Ok(None);
+        }
         let mut batches: Vec<RecordBatch> = Vec::new();
         for part in table.scan_rows(self.snapshot()) {
             let rows = match &cond {
