@@ -204,6 +204,56 @@ impl std::fmt::Display for PositionedError {
 
 impl std::error::Error for PositionedError {}
 
+/// Where in statement `st` the name an error is about is written (a column or table that does
+/// not exist): the first identifier spelled that way, if the parse kept its position.
+pub(crate) fn name_location(st: &tdlite_parser::Spanned, error: &Error) -> Option<Location> {
+    use sqlparser::ast::{self, Visit, Visitor};
+    use std::ops::ControlFlow;
+    let name = match error {
+        Error::ColumnNotFound(n) | Error::ObjectNotFound(n) => n,
+        _ => return None,
+    };
+    let tdlite_parser::Statement::Sql(stmt) = &st.statement else {
+        return None;
+    };
+    struct Find<'a> {
+        name: &'a str,
+        at: Option<sqlparser::tokenizer::Location>,
+    }
+    impl Find<'_> {
+        fn try_parts(&mut self, parts: &[&ast::Ident]) -> ControlFlow<()> {
+            let written: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+            let first = parts.first().map(|p| p.span.start);
+            match (first, written.join(".").eq_ignore_ascii_case(self.name)) {
+                (Some(at), true) if at.line > 0 => {
+                    self.at = Some(at);
+                    ControlFlow::Break(())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    impl Visitor for Find<'_> {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            match e {
+                ast::Expr::Identifier(id) => self.try_parts(&[id]),
+                ast::Expr::CompoundIdentifier(parts) => {
+                    self.try_parts(&parts.iter().collect::<Vec<_>>())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+        fn pre_visit_relation(&mut self, r: &ast::ObjectName) -> ControlFlow<()> {
+            let parts: Vec<&ast::Ident> = r.0.iter().filter_map(|p| p.as_ident()).collect();
+            self.try_parts(&parts)
+        }
+    }
+    let mut find = Find { name, at: None };
+    let _ = stmt.visit(&mut find);
+    find.at.map(|l| Location::new(l.line, l.column))
+}
+
 impl PositionedError {
     /// The Teradata error number.
     pub fn code(&self) -> ErrorCode {

@@ -461,9 +461,10 @@ impl Session {
                 Err(error) => {
                     let whole = error.ends_transaction() || st.statement.is_ddl();
                     self.fail_request(request_start, whole);
+                    let at = crate::error::name_location(st, &error).unwrap_or(st.location);
                     return Err(PositionedError {
                         error,
-                        location: Some(st.location),
+                        location: Some(at),
                         statement: i + 1,
                     });
                 }

@@ -280,3 +280,28 @@ fn a_long_or_chain_does_not_exhaust_a_threads_stack() {
         .unwrap();
     assert_eq!(handle.join().unwrap(), vec![vec!["2".to_string()]]);
 }
+
+#[test]
+fn a_missing_column_or_table_is_located_at_its_name() {
+    let db = tdlite::Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (a INTEGER)").unwrap();
+    let at = |s: &mut tdlite::Session, sql: &str| {
+        let e = s.execute(sql).unwrap_err();
+        (e.code().number, e.location.map(|l| (l.line, l.column)))
+    };
+    assert_eq!(at(&mut s, "SELECT a,\n  nope FROM t"), (3810, Some((2, 3))));
+    assert_eq!(at(&mut s, "SELECT t.nope\nFROM t"), (3810, Some((1, 8))));
+    assert_eq!(
+        at(&mut s, "SELECT a FROM t;\nSELECT a FROM\n    missing"),
+        (3807, Some((3, 5)))
+    );
+    // in a subquery of the second statement
+    assert_eq!(
+        at(
+            &mut s,
+            "SELECT 1;\n SELECT * FROM t WHERE a IN (SELECT b FROM t)"
+        ),
+        (3810, Some((2, 37)))
+    );
+}
