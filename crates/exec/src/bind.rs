@@ -899,7 +899,12 @@ impl Exec<'_> {
                 match self.subquery_values(q) {
                     Ok(items) => Expr::InList(Box::new(v), items, *negated),
                     Err(Error::ColumnNotFound(c)) => {
-                        let shape = crate::decorrelate::Shape::In(&v, *negated);
+                        let shape = crate::decorrelate::Shape::Compare {
+                            value: &v,
+                            op: BinOp::Eq,
+                            all: false,
+                            negated: *negated,
+                        };
                         match self.decorrelated(q, shape)? {
                             Some(e) => e,
                             None => self
@@ -1638,6 +1643,7 @@ impl Exec<'_> {
             )));
         };
         let reads = x.columns();
+        let value = x.clone();
         let build = move |items: Vec<Expr>| -> Expr {
             let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
             match (op, all) {
@@ -1655,11 +1661,21 @@ impl Exec<'_> {
         };
         match self.subquery_values(q) {
             Ok(items) => Ok(build(items)),
-            Err(Error::ColumnNotFound(c)) => self
-                .correlated((&c, scope), &reads, |ex, row| {
+            Err(Error::ColumnNotFound(c)) => {
+                let shape = crate::decorrelate::Shape::Compare {
+                    value: &value,
+                    op,
+                    all,
+                    negated: false,
+                };
+                if let Some(e) = self.decorrelated(q, shape)? {
+                    return Ok(e);
+                }
+                self.correlated((&c, scope), &reads, |ex, row| {
                     build(ex.subquery_values(q)?).eval(row)
                 })?
-                .ok_or(Error::ColumnNotFound(c)),
+                .ok_or(Error::ColumnNotFound(c))
+            }
             Err(e) => Err(e),
         }
     }

@@ -13,8 +13,8 @@
 //! the subquery runs once as `SELECT b.k, MAX(y) FROM b WHERE b.z > 0 GROUP BY b.k`, and each
 //! outer row takes the value of its key (hash-joined on `=`'s rules, hash_join.rs), or the
 //! value of the aggregate over no rows where its key has no group. An EXISTS becomes a
-//! semi-join (NOT EXISTS its complement), an IN a comparison on each joined pair (TRUE if one
-//! is, else UNKNOWN if one is NULL, else FALSE), a scalar subquery without aggregates a lookup
+//! semi-join (NOT EXISTS its complement), an IN or `op ANY|ALL` a comparison on each joined
+//! pair (ANY: TRUE if one is, else UNKNOWN if one is NULL, else FALSE; ALL the dual), a scalar subquery without aggregates a lookup
 //! (a key with two rows is left to the per-row runs, which raise 3669).
 //!
 //! One difference is allowed, as with an index: a condition that would fail (a division by
@@ -44,8 +44,14 @@ pub(crate) enum Shape<'e> {
     Exists(bool),
     /// `(SELECT one item …)`.
     Scalar,
-    /// `value [NOT] IN (SELECT one item …)`: the value bound over the outer rows; true for NOT.
-    In(&'e Expr, bool),
+    /// `value op ANY|ALL (SELECT one item …)`, `[NOT]` before it: the value bound over the
+    /// outer rows. `value IN (…)` is `= ANY`, `NOT IN` its negation.
+    Compare {
+        value: &'e Expr,
+        op: BinOp,
+        all: bool,
+        negated: bool,
+    },
 }
 
 impl Shape<'_> {
@@ -101,7 +107,7 @@ impl Exec<'_> {
         let Some(select) = plain_select(q, shape) else {
             return Ok(None);
         };
-        if let Shape::In(v, _) = shape {
+        if let Shape::Compare { value: v, .. } = shape {
             // the value must read the outer rows only (not a column a subquery added), and
             // evaluate on all of them as the per-row runs do (a failure is theirs to raise)
             if v.columns().iter().any(|&c| c >= rows.num_columns()) || v.eval(&rows).is_err() {
@@ -517,9 +523,15 @@ impl Exec<'_> {
                     _ => taken,
                 }
             }
-            Shape::In(v, negated) => {
-                // `v = item` on each pair; per row: TRUE if one is, else NULL if one is NULL,
-                // else FALSE (no pairs: FALSE), as `v IN (items)` is
+            Shape::Compare {
+                value: v,
+                op,
+                all,
+                negated,
+            } => {
+                // `v op item` on each pair; per row, ANY: TRUE if one is, else NULL if one is
+                // NULL, else FALSE (no pairs: FALSE); ALL: FALSE if one is, else NULL if one is
+                // NULL, else TRUE (no pairs: TRUE); as the comparisons ORed or ANDed are
                 let item = width + parts.keys.len();
                 let cs = right
                     .schema()
@@ -527,7 +539,7 @@ impl Exec<'_> {
                     .metadata()
                     .contains_key("casespecific");
                 let eq = Expr::Binary(
-                    BinOp::Eq,
+                    op,
                     Box::new(v.clone()),
                     Box::new(Expr::Column {
                         index: item,
@@ -540,20 +552,22 @@ impl Exec<'_> {
                 let Some(eq) = eq.as_any().downcast_ref::<BooleanArray>() else {
                     return Ok(None);
                 };
-                let (mut yes, mut unknown) = (vec![false; n], vec![false; n]);
+                // `decisive`: a pair whose comparison settles the row (TRUE for ANY, FALSE
+                // for ALL)
+                let (mut decisive, mut unknown) = (vec![false; n], vec![false; n]);
                 for (p, r) in numbers.values().iter().enumerate() {
                     let r = *r as usize;
                     match eq.is_valid(p) {
-                        true => yes[r] |= eq.value(p),
+                        true => decisive[r] |= eq.value(p) != all,
                         false => unknown[r] = true,
                     }
                 }
                 Arc::new(
                     (0..n)
-                        .map(|r| match (yes[r], unknown[r]) {
-                            (true, _) => Some(!negated),
+                        .map(|r| match (decisive[r], unknown[r]) {
+                            (true, _) => Some(!all != negated),
                             (false, true) => None,
-                            (false, false) => Some(negated),
+                            (false, false) => Some(all != negated),
                         })
                         .collect::<BooleanArray>(),
                 )

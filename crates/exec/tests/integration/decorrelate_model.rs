@@ -1,4 +1,4 @@
-//! Differential test of decorrelation: each random correlated subquery (scalar, EXISTS, IN)
+//! Differential test of decorrelation: each random correlated subquery (scalar, EXISTS, IN, ANY/ALL)
 //! runs twice, once as one join over all outer rows (the default) and once per outer row
 //! (`Session::set_decorrelation(false)`), over random rows with NULLs, mixed numeric types and
 //! character values that differ only in case or trailing blanks. Both must give the same rows,
@@ -47,7 +47,18 @@ fn query(rng: &mut Rng) -> String {
         _ => String::new(),
     };
     let corr = format!("t2.{y} = t1.{x}{local}{second}");
-    match rng.below(9) {
+    match rng.below(11) {
+        9 | 10 => {
+            // ANY / ALL with another comparison: TRUE, FALSE and UNKNOWN told apart
+            let (v, w) = key(rng);
+            let op = pick(rng, &["<", "<=", ">", ">=", "<>", "="]);
+            let q = pick(rng, &["ANY", "ALL", "SOME"]);
+            let sub = format!("(SEL t2.{v} FROM t2 WHERE {corr})");
+            format!(
+                "SEL t1.k, CASE WHEN t1.{w} {op} {q} {sub} THEN 'T' \
+                 WHEN NOT (t1.{w} {op} {q} {sub}) THEN 'F' ELSE 'U' END FROM t1"
+            )
+        }
         7 | 8 => {
             // IN: TRUE, FALSE and UNKNOWN told apart
             let (v, w) = key(rng);
