@@ -565,7 +565,7 @@ impl Exec<'_> {
                 Arc::new(
                     (0..n)
                         .map(|r| match (decisive[r], unknown[r]) {
-                            (true, _) => Some(!all != negated),
+                            (true, _) => Some(all == negated),
                             (false, true) => None,
                             (false, false) => Some(all != negated),
                         })
