@@ -17,7 +17,6 @@ use arrow::compute::{
 };
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
-use indexmap::IndexMap;
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -906,67 +905,87 @@ pub(crate) fn aggregate(
         .iter()
         .map(|k| k.eval(input))
         .collect::<Result<Vec<_>>>()?;
-    let mut groups: IndexMap<RowKey, Vec<u32>> = IndexMap::new();
+    let n = input.num_rows();
+    // each row's group, numbered in order of first appearance
+    let mut group_of: Vec<u32> = Vec::with_capacity(n);
+    let mut groups = 0u32;
     let ints = match key_arrays.as_slice() {
         [a] => crate::expr::int_values(a),
         _ => None,
     };
-    // no GROUP BY: one group of every row
-    let general = ints.is_none() && !keys.is_empty();
     if keys.is_empty() {
-        groups.insert(RowKey(vec![]), (0..input.num_rows() as u32).collect());
-    }
-    if let Some(ints) = ints {
-        {
-            // one integer key: find each row's group by its i64, build the key once per group
-            let mut slot: foldhash::HashMap<Option<i64>, usize> = Default::default();
-            for (i, v) in ints.iter().enumerate() {
-                let g = *slot.entry(*v).or_insert_with(|| {
-                    let key = v.map_or(Value::Null, Value::Int);
-                    groups.insert_full(RowKey(vec![key]), Vec::new()).0
-                });
-                groups[g].push(i as u32);
-            }
+        // no GROUP BY: one group of every row (also of none)
+        group_of.resize(n, 0);
+        groups = 1;
+    } else if let Some(ints) = ints {
+        // one integer key: the group of each row by its i64, no key value built
+        let mut slot: foldhash::HashMap<Option<i64>, u32> = Default::default();
+        for v in ints.iter() {
+            let g = *slot.entry(*v).or_insert_with(|| {
+                groups += 1;
+                groups - 1
+            });
+            group_of.push(g);
+        }
+    } else {
+        let mut slot: HashMap<RowKey, u32> = HashMap::new();
+        for i in 0..n {
+            let k = RowKey(
+                key_arrays
+                    .iter()
+                    .zip(keys)
+                    .map(|(a, e)| normalize_for_key(&value_at(a.as_ref(), i), e.case_specific()))
+                    .collect(),
+            );
+            let g = *slot.entry(k).or_insert_with(|| {
+                groups += 1;
+                groups - 1
+            });
+            group_of.push(g);
         }
     }
-    for i in 0..if general { input.num_rows() } else { 0 } {
-        let k = RowKey(
-            key_arrays
-                .iter()
-                .zip(keys)
-                .map(|(a, e)| normalize_for_key(&value_at(a.as_ref(), i), e.case_specific()))
-                .collect(),
-        );
-        groups.entry(k).or_default().push(i as u32);
+    // the rows of each group, in row order, one after another (`rows[start[g]..start[g + 1]]`)
+    let mut start = vec![0usize; groups as usize + 1];
+    for &g in &group_of {
+        start[g as usize + 1] += 1;
     }
-    if keys.is_empty() && groups.is_empty() {
-        groups.insert(RowKey(vec![]), vec![]);
+    for g in 0..groups as usize {
+        start[g + 1] += start[g];
     }
+    let mut next = start.clone();
+    let mut rows = vec![0u32; n];
+    for (i, &g) in group_of.iter().enumerate() {
+        rows[next[g as usize]] = i as u32;
+        next[g as usize] += 1;
+    }
+    let group_rows: Vec<&[u32]> = (0..groups as usize)
+        .map(|g| &rows[start[g]..start[g + 1]])
+        .collect();
     let mut fields = Vec::new();
     let mut arrays: Vec<ArrayRef> = Vec::new();
-    for (n, a) in key_arrays.iter().enumerate() {
-        let firsts = UInt32Array::from(groups.values().map(|rows| rows[0]).collect::<Vec<_>>());
+    for (k, a) in key_arrays.iter().enumerate() {
+        let firsts = UInt32Array::from(group_rows.iter().map(|r| r[0]).collect::<Vec<_>>());
         let col = take(a.as_ref(), &firsts, None)?;
-        fields.push(Field::new(format!("k{n}"), col.data_type().clone(), true));
+        fields.push(Field::new(format!("k{k}"), col.data_type().clone(), true));
         arrays.push(col);
     }
-    for (n, call) in calls.iter().enumerate() {
+    for (k, call) in calls.iter().enumerate() {
         let arg = call.arg.as_ref().map(|e| e.eval(input)).transpose()?;
-        let col = aggregate_call(call, arg.as_ref(), groups.values())?;
-        fields.push(Field::new(format!("a{n}"), col.data_type().clone(), true));
+        let col = aggregate_call(call, arg.as_ref(), group_rows.iter().copied())?;
+        fields.push(Field::new(format!("a{k}"), col.data_type().clone(), true));
         arrays.push(col);
     }
     Ok(RecordBatch::try_new_with_options(
         Arc::new(Schema::new(fields)),
         arrays,
-        &RecordBatchOptions::new().with_row_count(Some(groups.len())),
+        &RecordBatchOptions::new().with_row_count(Some(group_rows.len())),
     )?)
 }
 
 pub(crate) fn aggregate_call<'g>(
     call: &AggCall,
     arg: Option<&ArrayRef>,
-    groups: impl Iterator<Item = &'g Vec<u32>>,
+    groups: impl Iterator<Item = &'g [u32]>,
 ) -> Result<ArrayRef> {
     let in_type = arg
         .map(|a| a.data_type().clone())

@@ -218,8 +218,8 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                         part_of_row[row as usize] = k as u32;
                     }
                 }
-                let groups: Vec<Vec<u32>> = partitions.iter().map(|p| p.to_vec()).collect();
-                let per_partition = aggregate_call(&agg, arg.as_ref(), groups.iter())?;
+                let per_partition =
+                    aggregate_call(&agg, arg.as_ref(), partitions.iter().copied())?;
                 return Ok(arrow::compute::take(
                     per_partition.as_ref(),
                     &arrow::array::UInt32Array::from(part_of_row),
@@ -250,7 +250,7 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                     p = q + 1;
                 }
             }
-            aggregate_call(&agg, arg.as_ref(), frames.iter())
+            aggregate_call(&agg, arg.as_ref(), frames.iter().map(Vec::as_slice))
         }
         ranking => {
             let mut out_i = vec![0i32; n];
