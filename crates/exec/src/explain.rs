@@ -13,7 +13,9 @@
 //! exactly to its column's type is treated as the executor treats it (unsargable). A value the
 //! executor learns only while running (a subquery's result, an outer row's column) is assumed
 //! to convert. Subqueries are numbered in the order they appear; a subquery that names a
-//! column of an enclosing query (correlated) runs once per row of that query instead.
+//! column of an enclosing query (correlated) runs once per distinct outer value it reads, or
+//! once as a hash join with the outer rows where decorrelate.rs can (decided while running,
+//! from the number of rows: EXPLAIN does not show which).
 //!
 //! Invariant: EXPLAIN reads definitions only: no rows, no locks, no subquery runs.
 
