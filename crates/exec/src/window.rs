@@ -218,8 +218,7 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                         part_of_row[row as usize] = k as u32;
                     }
                 }
-                let per_partition =
-                    aggregate_call(&agg, arg.as_ref(), partitions.iter().copied())?;
+                let per_partition = aggregate_call(&agg, arg.as_ref(), partitions.iter().copied())?;
                 return Ok(arrow::compute::take(
                     per_partition.as_ref(),
                     &arrow::array::UInt32Array::from(part_of_row),
