@@ -93,3 +93,21 @@ pub fn fill(s: &mut Session, rng: &mut Rng, table: &str, rows: u64) {
         .unwrap();
     }
 }
+
+/// Runs a model test's cases: the one seed in `TDLITE_<NAME>_SEED` if it is set, else seeds
+/// 0.. up to `TDLITE_<NAME>_CASES` (default `cases`), each caught so that a failure names the
+/// seed that replays it. Returns each case's result.
+pub fn model_cases<T>(name: &str, cases: u64, run: impl Fn(u64) -> T) -> Vec<T> {
+    let var = |what: &str| std::env::var(format!("TDLITE_{name}_{what}")).ok();
+    if let Some(seed) = var("SEED") {
+        return vec![run(seed.parse().expect("the seed is a number"))];
+    }
+    let cases = var("CASES").and_then(|v| v.parse().ok()).unwrap_or(cases);
+    (0..cases)
+        .map(|seed| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(seed))).unwrap_or_else(
+                |_| panic!("model test failed: replay with TDLITE_{name}_SEED={seed}"),
+            )
+        })
+        .collect()
+}

@@ -151,23 +151,8 @@ fn run_case(seed: u64) -> u64 {
 
 #[test]
 fn decorrelated_subqueries_agree_with_per_row_runs() {
-    if let Ok(seed) = std::env::var("TDLITE_DECORRELATE_SEED") {
-        run_case(seed.parse().expect("TDLITE_DECORRELATE_SEED is a number"));
-        return;
-    }
-    let cases: u64 = std::env::var("TDLITE_DECORRELATE_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
-    let mut decorrelated = 0;
-    for seed in 0..cases {
-        match std::panic::catch_unwind(|| run_case(seed)) {
-            Ok(n) => decorrelated += n,
-            Err(_) => {
-                panic!("decorrelation model failed: replay with TDLITE_DECORRELATE_SEED={seed}")
-            }
-        }
-    }
+    let counts = crate::common::model_cases("DECORRELATE", 30, run_case);
+    let (cases, decorrelated) = (counts.len() as u64, counts.iter().sum::<u64>());
     // most queries have the shape: the join path must really have run
     assert!(
         decorrelated > cases * 20,

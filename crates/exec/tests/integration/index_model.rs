@@ -180,18 +180,5 @@ fn run_case(seed: u64) {
 
 #[test]
 fn index_reads_agree_with_full_scans() {
-    if let Ok(seed) = std::env::var("TDLITE_INDEX_SEED") {
-        run_case(seed.parse().expect("TDLITE_INDEX_SEED is a number"));
-        return;
-    }
-    let cases: u64 = std::env::var("TDLITE_INDEX_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
-    for seed in 0..cases {
-        let r = std::panic::catch_unwind(|| run_case(seed));
-        if r.is_err() {
-            panic!("index model failed: replay with TDLITE_INDEX_SEED={seed}");
-        }
-    }
+    crate::common::model_cases("INDEX", 40, run_case);
 }

@@ -107,17 +107,5 @@ fn run_case(seed: u64) {
 
 #[test]
 fn hash_joins_agree_with_nested_loops() {
-    if let Ok(seed) = std::env::var("TDLITE_JOIN_SEED") {
-        run_case(seed.parse().expect("TDLITE_JOIN_SEED is a number"));
-        return;
-    }
-    let cases: u64 = std::env::var("TDLITE_JOIN_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
-    for seed in 0..cases {
-        if std::panic::catch_unwind(|| run_case(seed)).is_err() {
-            panic!("join model failed: replay with TDLITE_JOIN_SEED={seed}");
-        }
-    }
+    crate::common::model_cases("JOIN", 30, run_case);
 }
