@@ -386,6 +386,15 @@ pub fn has_aggregate(e: &ast::Expr) -> bool {
     .is_break()
 }
 
+/// True if `e` calls a window function at its own level.
+pub(crate) fn has_window(e: &ast::Expr) -> bool {
+    visit_own_level(e, |x| match x {
+        ast::Expr::Function(f) if f.over.is_some() => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
 /// The comparison operator `op` names, if it is one.
 fn comparison(op: &ast::BinaryOperator) -> Option<BinOp> {
     Some(match op {

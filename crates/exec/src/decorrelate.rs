@@ -202,7 +202,7 @@ impl Exec<'_> {
         }
         for p in all {
             // (an aggregate or window in WHERE is an error the per-row runs raise)
-            if has_subquery(&p) || has_aggregate(&p) || crate::stream::has_window(&p) {
+            if has_subquery(&p) || has_aggregate(&p) || crate::bind::has_window(&p) {
                 return None;
             }
             let sides = self.sides(&p, inner, outer)?;
@@ -633,7 +633,7 @@ fn plain_select(q: &ast::Query, shape: Shape) -> Option<ast::Select> {
         && s.projection.iter().all(|i| match i {
             // (an EXISTS over an aggregate always has its one row)
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                !crate::stream::has_window(e) && (shape.has_item() || !has_aggregate(e))
+                !crate::bind::has_window(e) && (shape.has_item() || !has_aggregate(e))
             }
             _ => !shape.has_item(),
         });

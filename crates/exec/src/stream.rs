@@ -5,16 +5,16 @@
 //! those batches. Nothing concatenates the table into one batch, so an `INSERT … SELECT` or a
 //! browse of a big table copies only the rows it keeps.
 //!
-//! A query that an index can narrow (`plan::choose`) takes the general path, which reads
-//! through the index; so does one whose clauses fail to bind here (the general path raises
-//! the error, or binds them as it can, e.g. with select-list aliases in WHERE).
+//! A query that an index can narrow (`plan::choose`) reads through it (`Exec::read_where`, as
+//! the general path does) in one batch. A query whose clauses fail to bind here takes the
+//! general path (which raises the error, or binds them as it can).
 //!
 //! Invariant: the rows, their order (row id order, as a scan gives them) and the result's
 //! schema are those of the general path. Which error comes first when several rows would
 //! raise one may differ (each segment is filtered and projected before the next), as SQL
 //! leaves it unspecified.
 
-use crate::bind::has_aggregate;
+use crate::bind::{has_aggregate, has_window};
 use crate::correlate::has_subquery;
 use crate::error::Result;
 use crate::exec::Exec;
@@ -61,14 +61,11 @@ impl Exec<'_> {
             }
             None => None,
         };
-        // an index narrows the read: the general path's
-        if let Some(c) = &cond {
-            if crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
+        // where an index narrows the read, the rows come from it in one batch
+        let indexed = cond.as_ref().is_some_and(|c| {
+            crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
                 .is_some()
-            {
-                return Ok(None);
-            }
-        }
+        });
         let windows = self.windows.replace(Vec::new());
         let clauses = self.bind_clauses(s, &[], &scope, None, false);
         self.windows = windows;
@@ -78,11 +75,15 @@ impl Exec<'_> {
         if !clauses.windows.is_empty() || clauses.placeholders > 0 {
             return Ok(None);
         }
+        let parts = match indexed {
+            true => vec![self.read_where(&table, cond.as_ref())?.0],
+            false => table.scan_rows(self.snapshot()),
+        };
         let mut batches: Vec<RecordBatch> = Vec::new();
-        for part in table.scan_rows(self.snapshot()) {
-            let rows = match &cond {
-                Some(c) => filter_by(&part, c)?,
-                None => part,
+        for part in parts {
+            let rows = match (&cond, indexed) {
+                (Some(c), false) => filter_by(&part, c)?,
+                _ => part,
             };
             if rows.num_rows() > 0 || batches.is_empty() {
                 batches.push(project(&clauses.items, &clauses.precisions, &rows)?);
@@ -101,13 +102,4 @@ impl Exec<'_> {
         }
         Ok(Some(Rows { schema, batches }))
     }
-}
-
-/// True if `e` calls a window function at its own level.
-pub(crate) fn has_window(e: &ast::Expr) -> bool {
-    crate::bind::visit_own_level(e, |x| match x {
-        ast::Expr::Function(f) if f.over.is_some() => std::ops::ControlFlow::Break(()),
-        _ => std::ops::ControlFlow::Continue(()),
-    })
-    .is_break()
 }
