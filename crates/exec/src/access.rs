@@ -166,7 +166,9 @@ impl Exec<'_> {
         };
         if let Some(calls) = min_max {
             if let Some(targets) = min_max_targets(calls, &scope) {
-                if let Some((batch, _)) = self.read_min_max(&table, cond.as_ref(), &targets)? {
+                if let Some((batch, _)) =
+                    self.read_min_max(&table, cond.as_ref(), &targets, None)?
+                {
                     return Ok(Some((scope, batch)));
                 }
             }
@@ -226,8 +228,9 @@ impl Exec<'_> {
     }
 
     /// For MIN/MAX of `targets` (column, is MAX) over the rows satisfying `cond`: those rows
-    /// that hold an extreme (none if no row qualifies). `None` when a target has no index to
-    /// walk, or a walk gave up.
+    /// that hold an extreme (none if no row qualifies), with every column, or with the
+    /// columns `keep` marks (the others NULL). `None` when a target has no index to walk, or
+    /// a walk gave up.
     ///
     /// # Errors
     /// Evaluation errors of `cond`.
@@ -236,6 +239,7 @@ impl Exec<'_> {
         table: &Table,
         cond: Option<&Expr>,
         targets: &[(usize, bool)],
+        keep: Option<&[bool]>,
     ) -> Result<Option<(RecordBatch, Vec<RowId>)>> {
         let preds = cond
             .map(|c| plan::bound_preds(c, &table.schema))
@@ -259,7 +263,7 @@ impl Exec<'_> {
         }
         rids.sort_unstable();
         rids.dedup();
-        Ok(Some((table.fetch(&rids), rids)))
+        Ok(Some((table.fetch_columns(&rids, keep), rids)))
     }
 
     /// The row holding the extreme of access `a`'s target column among rows passing `cond`:

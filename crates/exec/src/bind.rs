@@ -561,6 +561,7 @@ impl Exec<'_> {
         if !is_request_value(name) {
             return None;
         }
+        self.note_volatile();
         Some(match name {
             "CURRENT_TIMESTAMP" => Arc::new(TimestampMicrosecondArray::from(vec![
                 self.clock(true, precision)
@@ -1140,6 +1141,7 @@ impl Exec<'_> {
         }
         // a correlated subquery reads the enclosing query's current row
         if let Some((a, case_specific)) = self.outer_value(qualifier, name)? {
+            self.note_volatile();
             return Ok(match case_specific {
                 true => Expr::CaseSpecific(Box::new(one(a))),
                 false => one(a),
@@ -1162,7 +1164,11 @@ impl Exec<'_> {
             ast::Value::Number(s, _) => number_literal(s)?,
             ast::Value::SingleQuotedString(s) => Arc::new(StringArray::from(vec![s.as_str()])),
             ast::Value::Null => new_null_array(&DataType::Null, 1),
-            ast::Value::Placeholder(p) => crate::prepared::parameter(p, self.params)?,
+            ast::Value::Placeholder(p) => {
+                let a = crate::prepared::parameter(p, self.params)?;
+                self.note_slot(&a, || crate::plan_cache::Slot::Param(p.clone()));
+                a
+            }
             other => return Err(Error::Unsupported(format!("the literal {other}"))),
         })
     }
@@ -1283,6 +1289,7 @@ impl Exec<'_> {
             return self.bind_concat(f, scope, grouping);
         }
         if name == "GETQUERYBAND" || name == "SYSLIB.GETQUERYBAND" {
+            self.note_volatile();
             if !Self::function_args(f)?.0.is_empty() {
                 return Err(Error::TypeMismatch(
                     "GetQueryBand takes no arguments".into(),
@@ -1614,7 +1621,7 @@ impl Exec<'_> {
     }
 
     /// Runs an uncorrelated scalar subquery once: 0 rows → NULL, 2+ rows → 3669.
-    fn scalar_subquery(&mut self, q: &ast::Query) -> Result<ArrayRef> {
+    pub(crate) fn scalar_subquery(&mut self, q: &ast::Query) -> Result<ArrayRef> {
         let rows = self.run_query(q)?;
         if rows.schema.fields().len() != 1 {
             return Err(Error::TypeMismatch(
@@ -1625,10 +1632,14 @@ impl Exec<'_> {
         if n > 1 {
             return Err(Error::SubqueryTooManyRows);
         }
-        match rows.batches.iter().find(|b| b.num_rows() == 1) {
-            Some(b) => Ok(b.column(0).clone()),
-            None => Ok(new_null_array(rows.schema.field(0).data_type(), 1)),
-        }
+        let a = match rows.batches.iter().find(|b| b.num_rows() == 1) {
+            Some(b) => b.column(0).clone(),
+            None => new_null_array(rows.schema.field(0).data_type(), 1),
+        };
+        self.note_slot(&a, || {
+            crate::plan_cache::Slot::Subquery(Box::new(q.clone()))
+        });
+        Ok(a)
     }
 
     /// `x op ANY|SOME (subquery)` (`all` false) or `x op ALL (subquery)`: the comparison with

@@ -54,6 +54,10 @@ pub struct Exec<'a> {
     /// How many lookups found one of the session's volatile tables (CREATE VIEW refuses a
     /// query that uses one).
     pub(crate) volatile_uses: std::cell::Cell<usize>,
+    /// The prepared request's plan cache while one runs (see plan_cache.rs).
+    pub(crate) plans: Option<&'a crate::plan_cache::PlanCache>,
+    /// While a block is bound for the plan cache: what the binder noted (see plan_cache.rs).
+    pub(crate) recording: std::cell::RefCell<Option<crate::plan_cache::Recording>>,
     /// The statement's snapshot, taken at its first scan.
     pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,
 }
@@ -64,6 +68,26 @@ impl Exec<'_> {
     /// clock), the same for the rest of the request.
     pub fn now_us(&self) -> i64 {
         *self.clock.get_or_init(|| self.shared.request_timestamp())
+    }
+
+    /// Notes, while a block is bound for the plan cache, that binding read a value that
+    /// changes between executions (the block is then not kept).
+    pub(crate) fn note_volatile(&self) {
+        if let Some(r) = self.recording.borrow_mut().as_mut() {
+            r.volatile = true;
+        }
+    }
+
+    /// Notes, while a block is bound for the plan cache, a slot: a one-row array the binder
+    /// made from a parameter or a scalar subquery.
+    pub(crate) fn note_slot(
+        &self,
+        array: &arrow::array::ArrayRef,
+        slot: impl FnOnce() -> crate::plan_cache::Slot,
+    ) {
+        if let Some(r) = self.recording.borrow_mut().as_mut() {
+            r.slots.push((array.clone(), slot()));
+        }
     }
 
     /// What this statement reads: committed as of its first scan, plus its own changes.

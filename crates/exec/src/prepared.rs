@@ -8,9 +8,13 @@
 //! into, a comparison's common type). A consume (`SELECT AND CONSUME`) goes straight to the
 //! queue path; it never passes through the query planner.
 //!
-//! Invariant: a prepared request is immutable and independent of the session that prepared
-//! it (it holds no table, only the parsed statements), so any session of the database may run
-//! it, and a table dropped and re-created in between is simply looked up again.
+//! Its SELECT blocks are bound once and kept in its plan cache (plan_cache.rs) for later
+//! executions, with the parameters' values and scalar subqueries' results as the plans' inputs.
+//!
+//! Invariant: a prepared request's statements are immutable, and what it keeps depends on the
+//! session that prepared it only through its plan cache, whose entries hold for one catalog
+//! version, session, user and default database: any session of the database may run it, and a
+//! table dropped and re-created in between is looked up again.
 
 use crate::error::{Error, Result};
 use arrow::array::{new_null_array, ArrayRef};
@@ -25,12 +29,20 @@ pub struct Prepared {
     pub(crate) parameters: usize,
     /// `tdlite_parser::limits::operator_bound` of the text: the stack an execution may need.
     pub(crate) levels: usize,
+    /// Its SELECT blocks as bound by earlier executions (see plan_cache.rs).
+    pub(crate) plans: std::sync::Arc<crate::plan_cache::PlanCache>,
 }
 
 impl Prepared {
     /// How many `?` parameters the request has.
     pub fn parameter_count(&self) -> usize {
         self.parameters
+    }
+
+    /// How many times one of its SELECT blocks (its own or a subquery) ran from the plan kept
+    /// by an earlier execution instead of being bound again.
+    pub fn plan_cache_hits(&self) -> u64 {
+        self.plans.hits()
     }
 
     /// How many statements the request has.

@@ -320,6 +320,10 @@ impl Exec<'_> {
     /// context (correlation batch, window calls, placeholders), which it must neither see
     /// nor lose.
     pub(crate) fn isolated<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let saved_recording = self.recording.get_mut().take().map(|mut r| {
+            r.queries += 1;
+            r
+        });
         let saved = self.corr.take();
         let saved_windows = self.windows.take();
         let saved_placeholders = self.placeholders.take();
@@ -327,6 +331,7 @@ impl Exec<'_> {
         self.corr = saved;
         self.windows = saved_windows;
         self.placeholders = saved_placeholders;
+        *self.recording.get_mut() = saved_recording;
         result
     }
 
@@ -363,6 +368,9 @@ impl Exec<'_> {
 
     fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
         if order_by.is_empty() {
+            if let Some(rows) = self.cached_select(s)? {
+                return Ok(rows);
+            }
             if let Some(rows) = self.streamed_select(s)? {
                 return Ok(rows);
             }

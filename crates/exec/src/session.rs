@@ -76,6 +76,10 @@ pub struct Session {
     macro_depth: usize,
     /// The parameter values of the request being run (empty outside `execute_prepared`).
     params: Vec<Value>,
+    /// The plan cache of the prepared request being run (see plan_cache.rs).
+    plans: Option<Arc<crate::plan_cache::PlanCache>>,
+    /// `Session::set_plan_cache(false)` was called.
+    plan_cache_off: bool,
     /// The parameter sets a batched INSERT's VALUES row stands for (`execute_batch`); empty
     /// otherwise.
     param_rows: Vec<Vec<Value>>,
@@ -113,6 +117,8 @@ impl Session {
             database: None,
             macro_depth: 0,
             params: Vec::new(),
+            plans: None,
+            plan_cache_off: false,
             param_rows: Vec::new(),
             bands: Default::default(),
             consume_list: None,
@@ -133,6 +139,13 @@ impl Session {
     /// [`Session::set_decorrelation`]).
     pub fn decorrelated_subqueries(&self) -> u64 {
         self.decorrelation.1.get()
+    }
+
+    /// Whether prepared requests run in this session keep their SELECT blocks bound between
+    /// executions (on by default; see `Prepared::plan_cache_hits`). Off, every execution binds
+    /// afresh, as a request run as text does: for tests that compare both ways.
+    pub fn set_plan_cache(&mut self, on: bool) {
+        self.plan_cache_off = !on;
     }
 
     /// This session's number (unique in its database; `HELP LOCKS` shows it).
@@ -290,6 +303,7 @@ impl Session {
             statements,
             parameters,
             levels: 0,
+            plans: Arc::default(),
         })
     }
 
@@ -341,7 +355,9 @@ impl Session {
         }
         self.params.clear();
         self.params.extend_from_slice(params);
+        self.plans = (!self.plan_cache_off).then(|| prepared.plans.clone());
         let out = self.run_request(&prepared.statements);
+        self.plans = None;
         self.params.clear();
         out
     }
@@ -613,6 +629,8 @@ impl Session {
             ctes: Vec::new(),
             windows: None,
             view_depth: 0,
+            plans: self.plans.as_deref(),
+            recording: std::cell::RefCell::new(None),
         }
     }
 

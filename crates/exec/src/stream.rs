@@ -15,29 +15,41 @@
 //! leaves it unspecified.
 
 use crate::bind::{has_aggregate, has_window};
+use crate::clauses::Item;
 use crate::correlate::has_subquery;
 use crate::error::Result;
 use crate::exec::Exec;
+use crate::expr::Expr;
 use crate::query::{filter_by, project, resolving_aliases, table_scope};
 use crate::result::Rows;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
+use tdlite_storage::table::Table;
+
+/// The one FROM item of `s` when it has no join, GROUP BY, HAVING, QUALIFY, named window,
+/// DISTINCT or TOP: a block that reads one relation and keeps or drops each row alone.
+pub(crate) fn one_table_block(s: &ast::Select) -> Option<&ast::TableWithJoins> {
+    let [one] = s.from.as_slice() else {
+        return None;
+    };
+    let plain = one.joins.is_empty()
+        && s.top.is_none()
+        && s.distinct.is_none()
+        && s.having.is_none()
+        && s.qualify.is_none()
+        && s.named_window.is_empty()
+        && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
+    plain.then_some(one)
+}
 
 impl Exec<'_> {
     /// The rows of `s` (with no ORDER BY), computed segment by segment; `None` when `s` is not
     /// a query the streaming path takes (see the module doc).
     pub(crate) fn streamed_select(&mut self, s: &ast::Select) -> Result<Option<Rows>> {
-        let [one] = s.from.as_slice() else {
+        let Some(one) = one_table_block(s) else {
             return Ok(None);
         };
-        let plain = one.joins.is_empty()
-            && s.top.is_none()
-            && s.distinct.is_none()
-            && s.having.is_none()
-            && s.qualify.is_none()
-            && s.named_window.is_empty()
-            && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty())
-            && s.selection.as_ref().is_none_or(|w| !has_subquery(w))
+        let plain = s.selection.as_ref().is_none_or(|w| !has_subquery(w))
             && s.projection.iter().all(|i| match i {
                 ast::SelectItem::UnnamedExpr(e)
                 | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
@@ -61,11 +73,6 @@ impl Exec<'_> {
             }
             None => None,
         };
-        // where an index narrows the read, the rows come from it in one batch
-        let indexed = cond.as_ref().is_some_and(|c| {
-            crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
-                .is_some()
-        });
         let windows = self.windows.replace(Vec::new());
         let clauses = self.bind_clauses(s, &[], &scope, None, false);
         self.windows = windows;
@@ -75,18 +82,40 @@ impl Exec<'_> {
         if !clauses.windows.is_empty() || clauses.placeholders > 0 {
             return Ok(None);
         }
+        self.stream_rows(&table, cond.as_ref(), &clauses.items, &clauses.precisions)
+    }
+
+    /// The rows of `table` that pass `cond`, projected to `items`: read through an index in
+    /// one batch where `plan::choose` finds one, else segment by segment. `None` when there is
+    /// no segment at all, or an item's type differs between segments (the general path then
+    /// gives its own result).
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond` and `items`.
+    pub(crate) fn stream_rows(
+        &mut self,
+        table: &Table,
+        cond: Option<&Expr>,
+        items: &[Item],
+        precisions: &[Option<u8>],
+    ) -> Result<Option<Rows>> {
+        // where an index narrows the read, the rows come from it in one batch
+        let indexed = cond.is_some_and(|c| {
+            crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
+                .is_some()
+        });
         let parts = match indexed {
-            true => vec![self.read_where(&table, cond.as_ref())?.0],
+            true => vec![self.read_where(table, cond)?.0],
             false => table.scan_rows(self.snapshot()),
         };
         let mut batches: Vec<RecordBatch> = Vec::new();
         for part in parts {
-            let rows = match (&cond, indexed) {
+            let rows = match (cond, indexed) {
                 (Some(c), false) => filter_by(&part, c)?,
                 _ => part,
             };
             if rows.num_rows() > 0 || batches.is_empty() {
-                batches.push(project(&clauses.items, &clauses.precisions, &rows)?);
+                batches.push(project(items, precisions, &rows)?);
             }
         }
         let schema = match batches.first() {

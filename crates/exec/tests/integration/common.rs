@@ -76,6 +76,18 @@ fn int(rng: &mut Rng) -> String {
     }
 }
 
+/// Creates the model tests' tables t1 and t2 `(k, a, d, s, cs)` (see [`fill`]), each
+/// followed by `options` (a primary index, say).
+pub fn create_tables(s: &mut Session, options: &str) {
+    for t in ["t1", "t2"] {
+        s.execute(&format!(
+            "CREATE MULTISET TABLE {t} (k INTEGER, a SMALLINT, d DECIMAL(4,1), s VARCHAR(6), \
+             cs VARCHAR(6) CASESPECIFIC){options}"
+        ))
+        .unwrap();
+    }
+}
+
 /// `rows` random rows `(k, a, d, s, cs)` into `table` (k numbers them from 0): a SMALLINT,
 /// a DECIMAL(4,1) and two strings, each sometimes NULL.
 pub fn fill(s: &mut Session, rng: &mut Rng, table: &str, rows: u64) {

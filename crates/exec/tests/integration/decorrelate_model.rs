@@ -7,7 +7,7 @@
 //! The seed is printed on failure; `TDLITE_DECORRELATE_SEED` replays one,
 //! `TDLITE_DECORRELATE_CASES` runs more cases.
 
-use crate::common::{fill, pick, sorted_rows as rows, Rng};
+use crate::common::{create_tables, fill, pick, sorted_rows as rows, Rng};
 use tdlite::Database;
 
 /// A key pair whose types compare: (column of the inner table, column of the outer one).
@@ -123,13 +123,7 @@ fn run_case(seed: u64) -> u64 {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let db = Database::new();
     let mut s = db.session();
-    for t in ["t1", "t2"] {
-        s.execute(&format!(
-            "CREATE MULTISET TABLE {t} (k INTEGER, a SMALLINT, d DECIMAL(4,1), s VARCHAR(6), \
-             cs VARCHAR(6) CASESPECIFIC)"
-        ))
-        .unwrap();
-    }
+    create_tables(&mut s, "");
     let outer = 16 + rng.below(40);
     fill(&mut s, &mut rng, "t1", outer);
     let inner = rng.below(30);

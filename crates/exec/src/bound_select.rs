@@ -1,0 +1,270 @@
+//! A one-table SELECT block bound once and run many times: the form a prepared request keeps
+//! in its plan cache (plan_cache.rs).
+//!
+//! The blocks taken: one base table in FROM (no join, view, CTE, derived table or SAMPLE), no
+//! GROUP BY, HAVING, QUALIFY, window, DISTINCT, TOP or ORDER BY, and either no aggregate
+//! (the rows are read as the streaming path reads them: stream.rs) or only aggregates over
+//! the whole table (read through a MIN/MAX index walk where one applies, as the general path
+//! does, then aggregated). Binding happens once, with the binder recording the block's slots
+//! (its `?` parameters and uncorrelated scalar subqueries); each run computes the slots'
+//! values, puts them where the recorded arrays are in the bound expressions, plans the read
+//! (`plan::choose`, MIN/MAX walks) on those values, and reads.
+//!
+//! Invariant: a run gives what the general path gives for the block with the same inputs:
+//! the same rows in the same order and the same schema. Anything the binder did that the
+//! slots do not capture refuses the block (see plan_cache.rs); a block whose binding fails
+//! is not kept, and the general path raises the error.
+
+use crate::bind::{has_aggregate, AggCall, Grouping};
+use crate::clauses::Item;
+use crate::error::Result;
+use crate::exec::Exec;
+use crate::expr::Expr;
+use crate::plan_cache::{Context, Entry, Found, Recording, Slot};
+use crate::query::{aggregate, project, resolving_aliases, table_scope};
+use crate::result::Rows;
+use arrow::array::{Array, ArrayRef};
+use sqlparser::ast;
+use std::sync::Arc;
+use tdlite_storage::table::Table;
+
+/// How many blocks one prepared request keeps at most (blocks made while it runs, such as a
+/// decorrelated subquery's, are new each time and must not pile up).
+const MAX_ENTRIES: usize = 64;
+
+/// A MIN/MAX call's column and whether it is MAX.
+type MinMaxTarget = (usize, bool);
+
+/// A bound block (see the module doc).
+pub(crate) struct BoundSelect {
+    table: Arc<Table>,
+    cond: Option<Expr>,
+    items: Vec<Item>,
+    precisions: Vec<Option<u8>>,
+    /// The aggregate calls, and the MIN/MAX targets a walk may read: `None` for a block of
+    /// rows.
+    aggregate: Option<(Vec<AggCall>, Option<Vec<MinMaxTarget>>)>,
+    /// The columns the aggregate calls read: the only ones a MIN/MAX walk fetches.
+    reads: Vec<bool>,
+    /// Each slot's array as bound, and where its value comes from.
+    slots: Vec<(ArrayRef, Slot)>,
+}
+
+/// What binding a block for the cache gave.
+enum Bound {
+    Kept(BoundSelect),
+    /// Bound, but it depends on more than its slots.
+    Refused,
+    /// Not a block this module takes, or binding failed.
+    Not,
+}
+
+impl Exec<'_> {
+    /// The rows of `s` (with no ORDER BY) through the prepared request's plan cache; `None`
+    /// when there is no cache, or `s` is not a block it keeps (the caller runs it as usual).
+    ///
+    /// # Errors
+    /// Errors of the slots' subqueries, the read and the evaluation.
+    pub(crate) fn cached_select(&mut self, s: &ast::Select) -> Result<Option<Rows>> {
+        let Some(cache) = self.plans else {
+            return Ok(None);
+        };
+        if !self.outer.is_empty() || !self.ctes.is_empty() || self.view_depth > 0 {
+            return Ok(None);
+        }
+        let context = Context {
+            version: self.shared.storage.catalog.version(),
+            session: self.session,
+            user: self.user.to_string(),
+            database: self.database.map(str::to_string),
+        };
+        let (bound, kept) = match cache.get(s, &context) {
+            Found::Refused => return Ok(None),
+            Found::Bound(b) => (b, true),
+            Found::Missing => {
+                let entry = match self.bind_block(s) {
+                    Bound::Kept(b) => {
+                        let b = Arc::new(b);
+                        (Entry::Bound(Box::new(s.clone()), b.clone()), Some(b))
+                    }
+                    Bound::Refused => (Entry::Refused(Box::new(s.clone())), None),
+                    Bound::Not => return Ok(None),
+                };
+                if cache.len() < MAX_ENTRIES {
+                    cache.put(s, &context, entry.0);
+                }
+                match entry.1 {
+                    Some(b) => (b, false),
+                    None => return Ok(None),
+                }
+            }
+        };
+        let rows = self.run_bound(&bound)?;
+        if kept && rows.is_some() {
+            cache.hit();
+        }
+        Ok(rows)
+    }
+
+    /// Binds block `s` once for the cache.
+    fn bind_block(&mut self, s: &ast::Select) -> Bound {
+        let Some(one) = crate::stream::one_table_block(s) else {
+            return Bound::Not;
+        };
+        if s.selection.as_ref().is_some_and(has_aggregate) {
+            return Bound::Not;
+        }
+        let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
+            return Bound::Not;
+        };
+        let aggregated = s.projection.iter().any(|i| match i {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                has_aggregate(e)
+            }
+            _ => false,
+        });
+        let scope = table_scope(&table, &qualifier);
+        let saved = self.recording.replace(Some(Recording::default()));
+        let windows = self.windows.replace(Vec::new());
+        let bound = (|| -> Result<_> {
+            let cond = match &s.selection {
+                Some(w) => Some(resolving_aliases(w, &s.projection, |w| {
+                    self.bind_expr(w, &scope, None)
+                })?),
+                None => None,
+            };
+            let mut grouping = aggregated.then(|| Grouping {
+                keys: Vec::new(),
+                calls: Vec::new(),
+                flags: false,
+            });
+            let clauses = self.bind_clauses(s, &[], &scope, grouping.as_mut(), aggregated)?;
+            Ok((cond, clauses, grouping))
+        })();
+        self.windows = windows;
+        let recording = self.recording.replace(saved).unwrap_or_default();
+        let Ok((cond, clauses, grouping)) = bound else {
+            return Bound::Not;
+        };
+        if !clauses.windows.is_empty()
+            || clauses.placeholders > 0
+            || clauses.having.is_some()
+            || clauses.qualify.is_some()
+            || !clauses.keys.is_empty()
+        {
+            return Bound::Not;
+        }
+        let aggregate = grouping.map(|g| {
+            let targets = crate::access::min_max_calls(s)
+                .and_then(|calls| crate::access::min_max_targets(&calls, &scope));
+            (g.calls, targets)
+        });
+        let mut reads = vec![false; table.schema.columns.len()];
+        for c in aggregate.iter().flat_map(|(calls, _)| calls) {
+            for i in c.arg.iter().flat_map(Expr::columns) {
+                if let Some(r) = reads.get_mut(i) {
+                    *r = true;
+                }
+            }
+        }
+        let b = BoundSelect {
+            reads,
+            table,
+            cond,
+            items: clauses.items,
+            precisions: clauses.precisions,
+            aggregate,
+            slots: recording.slots.clone(),
+        };
+        // every slot's array must still be where the binder put it, as itself
+        let mut seen = vec![false; b.slots.len()];
+        b.visit_literals(&mut |a| {
+            if let Some(i) = b.slots.iter().position(|(t, _)| Arc::ptr_eq(t, a)) {
+                seen[i] = true;
+            }
+        });
+        match recording.only_slots() && seen.iter().all(|&s| s) {
+            true => Bound::Kept(b),
+            false => Bound::Refused,
+        }
+    }
+
+    /// Runs a bound block with this execution's slot values; `None` when a value's type
+    /// differs from the one it was bound with, or the rows path declines (the caller then
+    /// runs the block as usual).
+    fn run_bound(&mut self, b: &BoundSelect) -> Result<Option<Rows>> {
+        let mut values = Vec::with_capacity(b.slots.len());
+        for (array, slot) in &b.slots {
+            let v = match slot {
+                Slot::Param(name) => crate::prepared::parameter(name, self.params)?,
+                Slot::Subquery(q) => self.scalar_subquery(q)?,
+            };
+            if v.data_type() != array.data_type() {
+                return Ok(None);
+            }
+            values.push(v);
+        }
+        let put = |e: &Expr| -> Expr {
+            if values.is_empty() {
+                return e.clone();
+            }
+            e.rebuild(&mut |x| match x {
+                Expr::Literal(a) => b
+                    .slots
+                    .iter()
+                    .position(|(t, _)| Arc::ptr_eq(t, a))
+                    .map(|i| Expr::Literal(values[i].clone())),
+                _ => None,
+            })
+        };
+        let cond = b.cond.as_ref().map(put);
+        let items: Vec<Item> = b
+            .items
+            .iter()
+            .map(|(e, name, title, alias)| (put(e), name.clone(), title.clone(), alias.clone()))
+            .collect();
+        if b.table.schema.volatile.is_some() {
+            self.volatile_uses.set(self.volatile_uses.get() + 1);
+        }
+        let Some((calls, targets)) = &b.aggregate else {
+            return self.stream_rows(&b.table, cond.as_ref(), &items, &b.precisions);
+        };
+        let calls: Vec<AggCall> = calls
+            .iter()
+            .map(|c| AggCall {
+                arg: c.arg.as_ref().map(put),
+                ..c.clone()
+            })
+            .collect();
+        let walked = match targets {
+            Some(t) => self.read_min_max(&b.table, cond.as_ref(), t, Some(&b.reads))?,
+            None => None,
+        };
+        let input = match walked {
+            Some((batch, _)) => batch,
+            None => self.read_where(&b.table, cond.as_ref())?.0,
+        };
+        let rows = aggregate(&input, &[], &calls)?;
+        let out = project(&items, &b.precisions, &rows)?;
+        Ok(Some(Rows {
+            schema: out.schema(),
+            batches: vec![out],
+        }))
+    }
+}
+
+impl BoundSelect {
+    /// Calls `f` with every literal of the block's bound expressions.
+    fn visit_literals(&self, f: &mut impl FnMut(&ArrayRef)) {
+        for e in self.cond.iter().chain(self.items.iter().map(|i| &i.0)) {
+            e.visit_literals(f);
+        }
+        if let Some((calls, _)) = &self.aggregate {
+            for c in calls {
+                if let Some(a) = &c.arg {
+                    a.visit_literals(f);
+                }
+            }
+        }
+    }
+}

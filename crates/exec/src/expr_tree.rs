@@ -1,0 +1,118 @@
+//! Walking and rebuilding bound expressions ([`Expr`]) as trees: the columns one reads, its
+//! literals, and copies with columns renumbered or literals replaced.
+//!
+//! Every pass here recurses once per level of the tree through `crate::stack::deep`, as
+//! binding and evaluation do, so a deep tree continues on a new stack segment.
+
+use crate::expr::Expr;
+use arrow::array::ArrayRef;
+
+impl Expr {
+    /// The sub-expressions directly below this one.
+    pub(crate) fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) => Vec::new(),
+            Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
+            Expr::Not(e)
+            | Expr::Neg(e)
+            | Expr::IsNull(e, _)
+            | Expr::Cast(e, _)
+            | Expr::CastFormat(e, _, _)
+            | Expr::CaseSpecific(e) => vec![e],
+            Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
+            Expr::Case(arms, other) => arms
+                .iter()
+                .flat_map(|(w, t)| [w, t])
+                .chain(other.as_deref())
+                .collect(),
+            Expr::Func(_, args) => args.iter().collect(),
+        }
+    }
+
+    /// Every input column the expression reads, in a new vector.
+    pub(crate) fn columns(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.columns_used(&mut out);
+        out
+    }
+
+    /// Every input column the expression reads.
+    pub(crate) fn columns_used(&self, out: &mut Vec<usize>) {
+        crate::stack::deep(|| {
+            if let Expr::Column { index, .. } = self {
+                out.push(*index);
+            }
+            for c in self.children() {
+                c.columns_used(out);
+            }
+        })
+    }
+
+    /// Calls `f` with every literal of the expression (its one-row array), in tree order.
+    pub(crate) fn visit_literals(&self, f: &mut impl FnMut(&ArrayRef)) {
+        crate::stack::deep(|| {
+            if let Expr::Literal(a) = self {
+                f(a);
+            }
+            for c in self.children() {
+                c.visit_literals(f);
+            }
+        })
+    }
+
+    /// A copy of the expression in which each node that `leaf` maps is replaced by what it
+    /// gives (its subtree is not visited); other nodes are copied as they are.
+    pub(crate) fn rebuild(&self, leaf: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
+        crate::stack::deep(|| {
+            if let Some(e) = leaf(self) {
+                return e;
+            }
+            let mut r = |e: &Expr| Box::new(e.rebuild(leaf));
+            match self {
+                Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) => self.clone(),
+                Expr::Binary(op, a, b) => {
+                    let a = r(a);
+                    Expr::Binary(*op, a, r(b))
+                }
+                Expr::Like(a, b, not) => {
+                    let a = r(a);
+                    Expr::Like(a, r(b), *not)
+                }
+                Expr::Not(e) => Expr::Not(r(e)),
+                Expr::Neg(e) => Expr::Neg(r(e)),
+                Expr::IsNull(e, not) => Expr::IsNull(r(e), *not),
+                Expr::Cast(e, t) => Expr::Cast(r(e), *t),
+                Expr::CastFormat(e, t, f) => Expr::CastFormat(r(e), *t, f.clone()),
+                Expr::CaseSpecific(e) => Expr::CaseSpecific(r(e)),
+                Expr::InList(e, list, not) => {
+                    let e = r(e);
+                    Expr::InList(e, list.iter().map(|x| x.rebuild(leaf)).collect(), *not)
+                }
+                Expr::Case(arms, other) => {
+                    let arms = arms
+                        .iter()
+                        .map(|(w, t)| (w.rebuild(leaf), t.rebuild(leaf)))
+                        .collect();
+                    Expr::Case(arms, other.as_deref().map(|o| Box::new(o.rebuild(leaf))))
+                }
+                Expr::Func(f, args) => {
+                    Expr::Func(*f, args.iter().map(|x| x.rebuild(leaf)).collect())
+                }
+            }
+        })
+    }
+
+    /// The same expression reading column `map[i]` where it read column `i`.
+    pub(crate) fn remap(&self, map: &[usize]) -> Expr {
+        self.rebuild(&mut |e| match e {
+            Expr::Column {
+                index,
+                case_specific,
+            } => Some(Expr::Column {
+                index: map[*index],
+                case_specific: *case_specific,
+            }),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! The plans a prepared request keeps between its executions: each one-table SELECT block it
+//! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`] and run again
+//! with new inputs, instead of being bound afresh every time.
+//!
+//! A bound block's inputs are its *slots*: the request's `?` parameters and the uncorrelated
+//! scalar subqueries it uses. While a block is bound for the cache, the binder records each
+//! slot's one-row array as it makes it (a [`Recording`]); the bound expressions then hold
+//! those arrays as literals, and an execution puts each slot's new value where its array
+//! was (see bound_select.rs).
+//!
+//! Invariants:
+//! - A block is kept only if nothing but its slots depends on the values of this execution:
+//!   binding it ran no query but its scalar subqueries, read no value of the request or
+//!   session (CURRENT_TIMESTAMP, USER, GetQueryBand(), …), and each slot's array is still
+//!   in the bound expressions as itself (a binder that derived a value from it, a folded
+//!   constant say, would leave it out: the block is then refused). A slot whose new value
+//!   has another type than at binding makes that execution bind afresh.
+//! - Entries are valid for one context: the catalog's version (any CREATE, DROP, ALTER,
+//!   CREATE/DROP INDEX, volatile or not, raises it), and the session, user and default
+//!   database that resolved the names. Another context empties the cache.
+//! - An entry is found by the block's address and kept with a copy of the block: a lookup
+//!   whose block is not equal to the copy is a miss, so an address used again by another
+//!   block never finds the wrong plan.
+
+use crate::bound_select::BoundSelect;
+use arrow::array::ArrayRef;
+use foldhash::HashMap;
+use sqlparser::ast;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Where a slot's value comes from at each execution.
+#[derive(Debug, Clone)]
+pub(crate) enum Slot {
+    /// The request's parameter of this name (`?3`).
+    Param(String),
+    /// An uncorrelated scalar subquery, run once per execution.
+    Subquery(Box<ast::Query>),
+}
+
+/// What the binder noted while binding one block for the cache.
+#[derive(Default)]
+pub(crate) struct Recording {
+    /// Each slot's one-row array as the binder made it, and where its values come from.
+    pub slots: Vec<(ArrayRef, Slot)>,
+    /// How many queries binding ran (each scalar subquery is one).
+    pub queries: usize,
+    /// Binding read a value of the request or session, or of an enclosing query's row.
+    pub volatile: bool,
+}
+
+impl Recording {
+    /// True if every query binding ran was a recorded scalar subquery and it read nothing
+    /// else that changes between executions.
+    pub fn only_slots(&self) -> bool {
+        let subqueries = self
+            .slots
+            .iter()
+            .filter(|(_, s)| matches!(s, Slot::Subquery(_)))
+            .count();
+        !self.volatile && self.queries == subqueries
+    }
+}
+
+/// What resolved the names of the cached blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Context {
+    pub version: u64,
+    pub session: u64,
+    pub user: String,
+    pub database: Option<String>,
+}
+
+/// A block's cache entry.
+pub(crate) enum Entry {
+    /// Bound, with a copy of the block it was bound from.
+    Bound(Box<ast::Select>, Arc<BoundSelect>),
+    /// Cannot be kept (see the module doc); bound afresh each time.
+    Refused(Box<ast::Select>),
+}
+
+#[derive(Default)]
+struct Inner {
+    context: Option<Context>,
+    entries: HashMap<usize, Entry>,
+}
+
+/// The plans of one prepared request (shared by its clones).
+#[derive(Default)]
+pub struct PlanCache {
+    inner: Mutex<Inner>,
+    hits: AtomicU64,
+}
+
+impl std::fmt::Debug for PlanCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanCache")
+            .field("hits", &self.hits())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a lookup found.
+pub(crate) enum Found {
+    Bound(Arc<BoundSelect>),
+    Refused,
+    Missing,
+}
+
+impl PlanCache {
+    /// How many block executions used a kept plan.
+    pub fn hits(&self) -> u64 {
+        self.hits.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn hit(&self) {
+        self.hits.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn inner(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // a panic while holding it left nothing half-written (each step is one insert)
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many blocks are kept.
+    pub(crate) fn len(&self) -> usize {
+        self.inner().entries.len()
+    }
+
+    /// The entry of block `s` in `context`.
+    pub(crate) fn get(&self, s: &ast::Select, context: &Context) -> Found {
+        let mut inner = self.inner();
+        if inner.context.as_ref() != Some(context) {
+            inner.entries.clear();
+            inner.context = Some(context.clone());
+            return Found::Missing;
+        }
+        match inner.entries.get(&key(s)) {
+            Some(Entry::Bound(copy, b)) if **copy == *s => Found::Bound(b.clone()),
+            Some(Entry::Refused(copy)) if **copy == *s => Found::Refused,
+            _ => Found::Missing,
+        }
+    }
+
+    /// Keeps `entry` for block `s` in `context` (dropped if the context changed meanwhile).
+    pub(crate) fn put(&self, s: &ast::Select, context: &Context, entry: Entry) {
+        let mut inner = self.inner();
+        if inner.context.as_ref() == Some(context) {
+            inner.entries.insert(key(s), entry);
+        }
+    }
+}
+
+fn key(s: &ast::Select) -> usize {
+    std::ptr::from_ref(s) as usize
+}

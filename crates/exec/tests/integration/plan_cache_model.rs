@@ -1,0 +1,203 @@
+//! Differential test of prepared requests' plan cache: random one-table SELECTs with `?`
+//! parameters and scalar subqueries, each prepared once and run many times with parameter
+//! values of changing types (integers, decimals, floats, strings, NULL) while the tables
+//! change in between. Every execution runs twice on the same data: with the plan kept by
+//! earlier executions (the default) and bound afresh (`Session::set_plan_cache(false)`). Both
+//! must give the same rows in the same order with the same column types, or the same error.
+//! The test also checks that kept plans really ran.
+//!
+//! The seed is printed on failure; `TDLITE_PLAN_CACHE_SEED` replays one,
+//! `TDLITE_PLAN_CACHE_CASES` runs more cases.
+
+use crate::common::{create_tables, fill, model_cases, pick, Rng};
+use tdlite::{Database, Session, Value};
+
+/// One conjunct of a WHERE clause over t1, with its `?` markers.
+fn conjunct(rng: &mut Rng) -> &'static str {
+    pick(
+        rng,
+        &[
+            "k = ?",
+            "a = ?",
+            "a > ?",
+            "k BETWEEN ? AND ?",
+            "s = ?",
+            "cs = ?",
+            "s LIKE ?",
+            "d < ?",
+            "k IN (?, ?)",
+            "a IS NULL",
+            "s = 'ab'",
+            "d <> ? + 1",
+            "a = (SEL MAX(a) FROM t2 WHERE t2.k > ?)",
+            "k = (SEL MIN(k) FROM t2)",
+            "k < (SEL COUNT(*) FROM t2 WHERE t2.s = ?)",
+            "a = (SEL MAX(a) FROM t1 z WHERE z.d IS NOT NULL AND z.a < (SEL MAX(a) FROM t2))",
+            "k > (SEL k FROM t2 WHERE t2.k = ?)",
+        ],
+    )
+}
+
+/// A random select list and WHERE clause.
+fn query(rng: &mut Rng) -> String {
+    let list = pick(
+        rng,
+        &[
+            "k, a",
+            "*",
+            "k, s || 'x', d * ?",
+            "MIN(k)",
+            "MAX(a), COUNT(*)",
+            "MIN(a), MAX(k)",
+            "MAX(d)",
+            "SUM(d), AVG(a)",
+            "COUNT(*)",
+            "MAX(s)",
+            "k, (SEL MAX(a) FROM t2)",
+            "k, CASE WHEN a > ? THEN 'big' ELSE s END",
+            "MIN(k) + ?",
+        ],
+    );
+    let n = rng.below(4);
+    let conds: Vec<&str> = (0..n).map(|_| conjunct(rng)).collect();
+    match conds.is_empty() {
+        true => format!("SEL {list} FROM t1"),
+        false => format!("SEL {list} FROM t1 WHERE {}", conds.join(" AND ")),
+    }
+}
+
+/// A random parameter value: mostly small integers, sometimes another type.
+fn value(rng: &mut Rng) -> Value {
+    match rng.below(10) {
+        0 => Value::Null,
+        1 => Value::Decimal(i128::from(rng.below(60)) - 20, 1),
+        2 => Value::Float(rng.below(8) as f64 / 2.0 - 1.0),
+        3 => Value::Str(pick(rng, &["ab", "AB", "ab  ", "b", "%b%", "3"]).into()),
+        _ => Value::Int(rng.below(8) as i64 - 2),
+    }
+}
+
+/// The rows (in order) and column types of the last result, or the error number.
+fn outcome(s: &mut Session, p: &tdlite::Prepared, params: &[Value]) -> Result<String, u32> {
+    match s.execute_prepared(p, params) {
+        Ok(r) => {
+            let rows = r.last().and_then(|r| r.rows.as_ref()).expect("a query");
+            let types: Vec<String> = rows
+                .schema
+                .fields()
+                .iter()
+                .map(|f| format!("{} {}", f.name(), f.data_type()))
+                .collect();
+            Ok(format!("{types:?} {:?}", rows.to_strings()))
+        }
+        Err(e) => Err(e.code().number),
+    }
+}
+
+/// One random change to the tables, as text.
+fn change(rng: &mut Rng, next: &mut u64) -> String {
+    let t = pick(rng, &["t1", "t2"]);
+    match rng.below(3) {
+        0 => {
+            *next += 1;
+            format!("INS {t} ({next}, {}, 1.5, 'ab', 'AB')", rng.below(6))
+        }
+        1 => format!("DEL FROM {t} WHERE k = {}", rng.below(*next + 1)),
+        _ => format!("UPD {t} SET a = a + 1 WHERE k = {}", rng.below(*next + 1)),
+    }
+}
+
+fn run_case(seed: u64) -> (u64, u64) {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let db = Database::new();
+    let mut s = db.session();
+    create_tables(&mut s, " PRIMARY INDEX (k)");
+    s.execute("CREATE INDEX (a, k) ON t1").unwrap();
+    s.execute("CREATE INDEX (s) ON t1").unwrap();
+    let mut next = 20 + rng.below(30);
+    fill(&mut s, &mut rng, "t1", next);
+    let inner = rng.below(20);
+    fill(&mut s, &mut rng, "t2", inner);
+    let (mut runs, mut hits) = (0, 0);
+    for _ in 0..12 {
+        let sql = query(&mut rng);
+        let p = s.prepare(&sql).unwrap();
+        for _ in 0..6 {
+            let params: Vec<Value> = (0..p.parameter_count()).map(|_| value(&mut rng)).collect();
+            s.set_plan_cache(true);
+            let kept = outcome(&mut s, &p, &params);
+            s.set_plan_cache(false);
+            let fresh = outcome(&mut s, &p, &params);
+            assert_eq!(
+                kept, fresh,
+                "seed {seed}: {sql} with {params:?}: kept plan (left) against bound afresh"
+            );
+            runs += 1;
+            if rng.below(2) == 0 {
+                s.execute(&change(&mut rng, &mut next)).unwrap();
+            }
+        }
+        hits += p.plan_cache_hits();
+    }
+    (runs, hits)
+}
+
+#[test]
+fn kept_plans_give_what_fresh_binding_gives() {
+    let results = model_cases("PLAN_CACHE", 40, run_case);
+    let runs: u64 = results.iter().map(|r| r.0).sum();
+    let hits: u64 = results.iter().map(|r| r.1).sum();
+    // the kept plans must really have run (a block runs from one from its second execution
+    // on; refused blocks and type changes bind afresh)
+    assert!(
+        hits * 3 > runs,
+        "only {hits} executions of {runs} used a kept plan"
+    );
+}
+
+#[test]
+fn a_changed_catalog_or_session_value_is_never_served_from_a_kept_plan() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, a VARCHAR(5)) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t (1, 'one')").unwrap();
+    let p = s.prepare("SEL * FROM t WHERE k = ?").unwrap();
+    let strings = |s: &mut Session| {
+        let r = s.execute_prepared(&p, &[Value::Int(1)]).unwrap();
+        r[0].rows.as_ref().unwrap().to_strings()
+    };
+    assert_eq!(strings(&mut s), vec![vec!["1", "one"]]);
+    assert_eq!(strings(&mut s), vec![vec!["1", "one"]]);
+    assert_eq!(p.plan_cache_hits(), 1);
+    // the table made again with other columns: the kept plan is not used
+    s.execute("DROP TABLE t").unwrap();
+    s.execute("CREATE TABLE t (a VARCHAR(5), b INTEGER, k INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t ('uno', 7, 1)").unwrap();
+    assert_eq!(strings(&mut s), vec![vec!["uno", "7", "1"]]);
+    // an index created: still right, and kept again afterwards
+    s.execute("CREATE INDEX (b) ON t").unwrap();
+    assert_eq!(strings(&mut s), vec![vec!["uno", "7", "1"]]);
+    let before = p.plan_cache_hits();
+    assert_eq!(strings(&mut s), vec![vec!["uno", "7", "1"]]);
+    assert_eq!(p.plan_cache_hits(), before + 1);
+    // another session has its own volatile tables and names: it binds for itself
+    let mut other = db.session();
+    other
+        .execute("CREATE VOLATILE TABLE t2 (k INTEGER) ON COMMIT PRESERVE ROWS")
+        .unwrap();
+    assert_eq!(strings(&mut other), vec![vec!["uno", "7", "1"]]);
+
+    // a value of the request (CURRENT_TIMESTAMP) is read again at every execution
+    let now = s
+        .prepare("SEL CURRENT_TIMESTAMP(6) FROM t WHERE k = ?")
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let r = s.execute_prepared(&now, &[Value::Int(1)]).unwrap();
+        seen.push(r[0].rows.as_ref().unwrap().to_strings()[0][0].clone());
+    }
+    assert!(seen[0] < seen[1] && seen[1] < seen[2], "{seen:?}");
+    assert_eq!(now.plan_cache_hits(), 0);
+}
