@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!   chunk 0: rows 0 .. SEGMENT_ROWS-1    chunk 1: rows SEGMENT_ROWS ..    (Arc'd, never moved)
-//!   xmin[i], xmax[i]: AtomicU64
+//!   xmin[i], xmax[i]: AtomicU64, each array made at the first stamp that differs from the
+//!   chunk's default (its creator for xmin, 0 for xmax); until then every row has the default
 //! ```
 //!
 //! Invariants: only a holder of the table's mutex writes a stamp (so writers never race each
@@ -19,30 +20,60 @@
 use crate::mvcc::TxnId;
 use crate::table::SEGMENT_ROWS;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-/// The stamps of [`SEGMENT_ROWS`] consecutive rows.
+/// The stamps of [`SEGMENT_ROWS`] consecutive rows. Each array is made when a row's stamp first
+/// differs from the chunk's default (`base` for `xmin`, 0 for `xmax`): a chunk stamped whole by
+/// a bulk insert, whose rows are never deleted, holds no array at all.
 pub(crate) struct StampChunk {
-    xmin: Box<[AtomicU64]>,
-    xmax: Box<[AtomicU64]>,
+    /// The creator of every row while `xmin` has no array.
+    base: TxnId,
+    xmin: OnceLock<Box<[AtomicU64]>>,
+    xmax: OnceLock<Box<[AtomicU64]>>,
+}
+
+/// An array of [`SEGMENT_ROWS`] stamps, each `v`.
+fn all(v: TxnId) -> Box<[AtomicU64]> {
+    (0..SEGMENT_ROWS).map(|_| AtomicU64::new(v)).collect()
 }
 
 impl StampChunk {
-    /// Rows created by `xmin` (0: no rows yet), none deleted.
-    fn new(xmin: TxnId) -> Self {
-        let all = |v| (0..SEGMENT_ROWS).map(|_| AtomicU64::new(v)).collect();
+    /// Rows created by `base` (0: no rows yet), none deleted.
+    fn new(base: TxnId) -> Self {
         StampChunk {
-            xmin: all(xmin),
-            xmax: all(0),
+            base,
+            xmin: OnceLock::new(),
+            xmax: OnceLock::new(),
         }
     }
 
     /// `(xmin, xmax)` of row `i` of the chunk.
     pub(crate) fn get(&self, i: usize) -> (TxnId, TxnId) {
-        (
-            self.xmin[i].load(Ordering::Acquire),
-            self.xmax[i].load(Ordering::Acquire),
-        )
+        (self.xmin(i), self.xmax(i))
+    }
+
+    fn xmin(&self, i: usize) -> TxnId {
+        self.xmin
+            .get()
+            .map_or(self.base, |a| a[i].load(Ordering::Acquire))
+    }
+
+    fn xmax(&self, i: usize) -> TxnId {
+        self.xmax.get().map_or(0, |a| a[i].load(Ordering::Acquire))
+    }
+
+    fn set_xmin(&self, i: usize, id: TxnId) {
+        if self.xmin.get().is_none() && id == self.base {
+            return;
+        }
+        self.xmin.get_or_init(|| all(self.base))[i].store(id, Ordering::Release);
+    }
+
+    fn set_xmax(&self, i: usize, id: TxnId) {
+        if self.xmax.get().is_none() && id == 0 {
+            return;
+        }
+        self.xmax.get_or_init(|| all(0))[i].store(id, Ordering::Release);
     }
 }
 
@@ -67,13 +98,13 @@ impl Stamps {
     /// The row's creator (or `DEAD`).
     pub(crate) fn xmin(&self, row: u64) -> TxnId {
         let (c, i) = self.at(row);
-        c.xmin[i].load(Ordering::Acquire)
+        c.xmin(i)
     }
 
     /// The row's deleter, or 0.
     pub(crate) fn xmax(&self, row: u64) -> TxnId {
         let (c, i) = self.at(row);
-        c.xmax[i].load(Ordering::Acquire)
+        c.xmax(i)
     }
 
     /// `(xmin, xmax)`.
@@ -85,13 +116,13 @@ impl Stamps {
     /// Sets `xmin` (the caller holds the table's mutex).
     pub(crate) fn set_xmin(&self, row: u64, id: TxnId) {
         let (c, i) = self.at(row);
-        c.xmin[i].store(id, Ordering::Release);
+        c.set_xmin(i, id);
     }
 
     /// Sets `xmax` (the caller holds the table's mutex).
     pub(crate) fn set_xmax(&self, row: u64, id: TxnId) {
         let (c, i) = self.at(row);
-        c.xmax[i].store(id, Ordering::Release);
+        c.set_xmax(i, id);
     }
 
     /// Stamps a new row: created by `xmin`, not deleted.
@@ -165,6 +196,25 @@ mod tests {
             taken[1].get(1),
             (last + 1, 7),
             "a taken chunk sees later stores"
+        );
+    }
+
+    #[test]
+    fn a_whole_chunk_makes_its_arrays_only_when_a_stamp_differs() {
+        let mut s = Stamps::default();
+        s.push_chunk(5);
+        let chunk = s.chunks()[0].clone();
+        assert!(chunk.xmin.get().is_none() && chunk.xmax.get().is_none());
+        // setting a default changes nothing
+        s.set_xmin(3, 5);
+        s.set_xmax(3, 0);
+        assert!(chunk.xmin.get().is_none() && chunk.xmax.get().is_none());
+        s.set_xmax(3, 9);
+        s.set_xmin(4, crate::mvcc::DEAD);
+        assert_eq!(
+            (chunk.get(2), chunk.get(3), chunk.get(4)),
+            ((5, 0), (5, 9), (crate::mvcc::DEAD, 0)),
+            "the arrays start from the defaults, and a reader that took the chunk sees them"
         );
     }
 }
