@@ -1331,7 +1331,9 @@ impl Exec<'_> {
         }
         if let Some(b) = crate::functions::lookup(&name) {
             if matches!(b, crate::functions::Builtin::Random) {
+                // counted by correlate/decorrelate, which must see it at every execution
                 self.random_uses += 1;
+                self.note_volatile();
             }
             return Ok(Expr::Func(Func::Builtin(b), bound));
         }

@@ -15,7 +15,7 @@
 //! slots do not capture refuses the block (see plan_cache.rs); a block whose binding fails
 //! is not kept, and the general path raises the error.
 
-use crate::bind::{has_aggregate, AggCall, Grouping};
+use crate::bind::{has_aggregate, has_window, AggCall, Grouping};
 use crate::clauses::Item;
 use crate::error::Result;
 use crate::exec::Exec;
@@ -25,7 +25,7 @@ use crate::query::{aggregate, project, resolving_aliases, table_scope};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef};
 use sqlparser::ast;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use tdlite_storage::table::Table;
 
 /// How many blocks one prepared request keeps at most (blocks made while it runs, such as a
@@ -37,7 +37,9 @@ type MinMaxTarget = (usize, bool);
 
 /// A bound block (see the module doc).
 pub(crate) struct BoundSelect {
-    table: Arc<Table>,
+    /// Weak: a kept plan never keeps a dropped table's rows alive (a drop changes the
+    /// catalog's version, so the plan is not used again).
+    table: Weak<Table>,
     cond: Option<Expr>,
     items: Vec<Item>,
     precisions: Vec<Option<u8>>,
@@ -55,8 +57,11 @@ enum Bound {
     Kept(BoundSelect),
     /// Bound, but it depends on more than its slots.
     Refused,
-    /// Not a block this module takes, or binding failed.
+    /// Not a block this module takes.
     Not,
+    /// Binding failed (the general path raises the error): not tried again, since it would
+    /// run the block's subqueries twice at every execution.
+    Failed,
 }
 
 impl Exec<'_> {
@@ -87,7 +92,7 @@ impl Exec<'_> {
                         let b = Arc::new(b);
                         (Entry::Bound(Box::new(s.clone()), b.clone()), Some(b))
                     }
-                    Bound::Refused => (Entry::Refused(Box::new(s.clone())), None),
+                    Bound::Refused | Bound::Failed => (Entry::Refused(Box::new(s.clone())), None),
                     Bound::Not => return Ok(None),
                 };
                 if cache.len() < MAX_ENTRIES {
@@ -111,8 +116,11 @@ impl Exec<'_> {
         let Some(one) = crate::stream::one_table_block(s) else {
             return Bound::Not;
         };
-        if s.selection.as_ref().is_some_and(has_aggregate) {
-            return Bound::Not;
+        if s.selection
+            .as_ref()
+            .is_some_and(|w| has_aggregate(w) || has_window(w))
+        {
+            return Bound::Not; // the general path raises their errors
         }
         let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
             return Bound::Not;
@@ -125,14 +133,16 @@ impl Exec<'_> {
         });
         let scope = table_scope(&table, &qualifier);
         let saved = self.recording.replace(Some(Recording::default()));
-        let windows = self.windows.replace(Vec::new());
+        let windows = self.windows.take();
         let bound = (|| -> Result<_> {
+            // WHERE allows no window function; the select list may (and then is refused)
             let cond = match &s.selection {
                 Some(w) => Some(resolving_aliases(w, &s.projection, |w| {
                     self.bind_expr(w, &scope, None)
                 })?),
                 None => None,
             };
+            self.windows = Some(Vec::new());
             let mut grouping = aggregated.then(|| Grouping {
                 keys: Vec::new(),
                 calls: Vec::new(),
@@ -144,7 +154,7 @@ impl Exec<'_> {
         self.windows = windows;
         let recording = self.recording.replace(saved).unwrap_or_default();
         let Ok((cond, clauses, grouping)) = bound else {
-            return Bound::Not;
+            return Bound::Failed;
         };
         if !clauses.windows.is_empty()
             || clauses.placeholders > 0
@@ -169,7 +179,7 @@ impl Exec<'_> {
         }
         let b = BoundSelect {
             reads,
-            table,
+            table: Arc::downgrade(&table),
             cond,
             items: clauses.items,
             precisions: clauses.precisions,
@@ -193,6 +203,9 @@ impl Exec<'_> {
     /// differs from the one it was bound with, or the rows path declines (the caller then
     /// runs the block as usual).
     fn run_bound(&mut self, b: &BoundSelect) -> Result<Option<Rows>> {
+        let Some(table) = b.table.upgrade() else {
+            return Ok(None);
+        };
         let mut values = Vec::with_capacity(b.slots.len());
         for (array, slot) in &b.slots {
             let v = match slot {
@@ -223,11 +236,11 @@ impl Exec<'_> {
             .iter()
             .map(|(e, name, title, alias)| (put(e), name.clone(), title.clone(), alias.clone()))
             .collect();
-        if b.table.schema.volatile.is_some() {
+        if table.schema.volatile.is_some() {
             self.volatile_uses.set(self.volatile_uses.get() + 1);
         }
         let Some((calls, targets)) = &b.aggregate else {
-            return self.stream_rows(&b.table, cond.as_ref(), &items, &b.precisions);
+            return self.stream_rows(&table, cond.as_ref(), &items, &b.precisions);
         };
         let calls: Vec<AggCall> = calls
             .iter()
@@ -237,12 +250,12 @@ impl Exec<'_> {
             })
             .collect();
         let walked = match targets {
-            Some(t) => self.read_min_max(&b.table, cond.as_ref(), t, Some(&b.reads))?,
+            Some(t) => self.read_min_max(&table, cond.as_ref(), t, Some(&b.reads))?,
             None => None,
         };
         let input = match walked {
             Some((batch, _)) => batch,
-            None => self.read_where(&b.table, cond.as_ref())?.0,
+            None => self.read_where(&table, cond.as_ref())?.0,
         };
         let rows = aggregate(&input, &[], &calls)?;
         let out = project(&items, &b.precisions, &rows)?;

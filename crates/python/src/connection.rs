@@ -55,6 +55,8 @@ pub(crate) struct State {
     pub(crate) cancel: tdlite::CancelHandle,
     /// The consume timeout property.
     consume_timeout: Option<f64>,
+    /// The requests run with parameters, prepared once each (see statements.rs).
+    pub(crate) statements: crate::statements::Statements,
 }
 
 /// The state behind a connection, shared with its cursors.
@@ -282,6 +284,7 @@ fn open(
             database: Some(database),
             autocommit: true,
             consume_timeout,
+            statements: Default::default(),
         })),
     })
 }
@@ -356,6 +359,7 @@ impl Connection {
         let mut state = lock(py, &self.state);
         // the session first (its rollback needs the database), then the database
         state.session = None;
+        state.statements = Default::default();
         state.database = None;
     }
 

@@ -509,3 +509,35 @@ def test_headings_of_session_values_and_casts():
         assert [d[0] for d in cur.description] == [
             "Current TimeStamp(0)", "Current TimeStamp(6)", "Current Date", "Current Time(0)",
             "Date", "Time", "a", "a", "a + 1"]
+
+
+def test_requests_with_parameters_are_prepared_once_per_text_and_stay_right():
+    # a text run with parameters before reuses its prepared request (and the plans its
+    # executions kept); DDL in between, more texts than are kept, and errors change nothing
+    con = tdlite.connect()
+    cur = con.cursor()
+    cur.execute("CREATE TABLE t (k INTEGER, a VARCHAR(5)) PRIMARY INDEX (k)")
+    cur.execute("INS t (1, 'one')")
+    query = "SEL * FROM t WHERE k = ?"
+    for _ in range(3):
+        cur.execute(query, [1])
+        assert cur.fetchall() == [[1, "one"]]
+    cur.execute("DROP TABLE t")
+    cur.execute("CREATE TABLE t (a VARCHAR(5), b INTEGER, k INTEGER) PRIMARY INDEX (k)")
+    cur.execute("INS t ('uno', 7, 1)")
+    cur.execute(query, [1])
+    assert cur.fetchall() == [["uno", 7, 1]]
+    assert [d[0] for d in cur.description] == ["a", "b", "k"]
+    # more texts than a connection keeps, then the first again
+    for i in range(200):
+        cur.execute(f"SEL k + {i} FROM t WHERE k = ?", [1])
+        assert cur.fetchone() == [1 + i]
+    cur.execute(query, [1])
+    assert cur.fetchall() == [["uno", 7, 1]]
+    # a parameter of another type, then a text that does not parse, twice
+    cur.execute(query, ["1"])
+    assert cur.fetchall() == [["uno", 7, 1]]
+    for _ in range(2):
+        with pytest.raises(tdlite.DatabaseError, match="3706"):
+            cur.execute("SEL FROM WHERE ?", [1])
+    con.close()

@@ -34,6 +34,12 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             "k < (SEL COUNT(*) FROM t2 WHERE t2.s = ?)",
             "a = (SEL MAX(a) FROM t1 z WHERE z.d IS NOT NULL AND z.a < (SEL MAX(a) FROM t2))",
             "k > (SEL k FROM t2 WHERE t2.k = ?)",
+            // refused or failing blocks: a window where none may be, RANDOM, IN (subquery),
+            // a correlated subquery
+            "ROW_NUMBER() OVER (ORDER BY k) = ?",
+            "k >= RANDOM(1, 1) - 1",
+            "a IN (SEL a FROM t2 WHERE t2.k < ?)",
+            "EXISTS (SEL 1 FROM t2 WHERE t2.k = t1.k)",
         ],
     )
 }
@@ -56,6 +62,7 @@ fn query(rng: &mut Rng) -> String {
             "k, (SEL MAX(a) FROM t2)",
             "k, CASE WHEN a > ? THEN 'big' ELSE s END",
             "MIN(k) + ?",
+            "k, CURRENT_DATE - CURRENT_DATE",
         ],
     );
     let n = rng.below(4);
@@ -200,4 +207,39 @@ fn a_changed_catalog_or_session_value_is_never_served_from_a_kept_plan() {
     }
     assert!(seen[0] < seen[1] && seen[1] < seen[2], "{seen:?}");
     assert_eq!(now.plan_cache_hits(), 0);
+}
+
+#[test]
+fn a_subquery_with_random_is_never_run_once_for_all_rows_from_a_kept_plan() {
+    // decorrelation runs a subquery once for all outer rows only if it draws no RANDOM
+    // value; a kept plan of its one run must not hide the draw at later executions
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t1 (k INTEGER)").unwrap();
+    s.execute("CREATE TABLE t2 (k INTEGER)").unwrap();
+    for k in 0..40 {
+        s.execute(&format!("INS t1 ({k})")).unwrap();
+        s.execute(&format!("INS t2 ({k})")).unwrap();
+    }
+    let p = s
+        .prepare(
+            "SEL COUNT(*) FROM t1 WHERE EXISTS \
+             (SEL 1 FROM t2 WHERE t2.k = t1.k AND RANDOM(1, 2) = 1 AND t2.k >= ?)",
+        )
+        .unwrap();
+    for _ in 0..3 {
+        s.execute_prepared(&p, &[Value::Int(0)]).unwrap();
+    }
+    assert_eq!(s.decorrelated_subqueries(), 0);
+    // without RANDOM the same query is decorrelated at each execution
+    let p = s
+        .prepare(
+            "SEL COUNT(*) FROM t1 WHERE EXISTS (SEL 1 FROM t2 WHERE t2.k = t1.k AND t2.k >= ?)",
+        )
+        .unwrap();
+    for _ in 0..3 {
+        let r = s.execute_prepared(&p, &[Value::Int(0)]).unwrap();
+        assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["40"]]);
+    }
+    assert_eq!(s.decorrelated_subqueries(), 3);
 }
