@@ -80,7 +80,7 @@ fn unscaled(a: &ArrayRef) -> Result<(Vec<Option<i128>>, i32)> {
             i32::from(*s),
         )),
         t if integer_digits(t).is_some() => {
-            let c = arrow::compute::cast(a, &DataType::Int64)?;
+            let c = crate::expr::cast_to_arrow(a, &DataType::Int64)?;
             Ok((
                 c.as_primitive::<arrow::datatypes::Int64Type>()
                     .iter()

@@ -363,36 +363,15 @@ impl Error {
     }
 }
 
+/// An Arrow kernel's error where the call site did not classify it: division by zero and
+/// overflow by their kinds; anything else is 9913. Casts classify their own failures by the
+/// types involved (`expr::cast_to_arrow`); no error is classified by its message.
 impl From<arrow::error::ArrowError> for Error {
     fn from(e: arrow::error::ArrowError) -> Self {
         use arrow::error::ArrowError as A;
         match e {
             A::DivideByZero => Error::DivisionByZero,
             A::ArithmeticOverflow(_) => Error::Overflow,
-            A::CastError(m) | A::ParseError(m) => {
-                let quoted = m.split('\'').nth(1).unwrap_or(&m).to_string();
-                if m.contains("Timestamp")
-                    || m.contains("Date")
-                    || m.contains("date")
-                    || m.contains("Time")
-                {
-                    Error::InvalidDate(quoted)
-                } else if m.contains("Cannot cast string") {
-                    Error::BadNumber
-                } else if m.contains("Can't cast value")
-                    || m.contains("overflow")
-                    || m.contains("too large")
-                    || m.contains("Overflow")
-                    || m.contains("is too large to store")
-                {
-                    Error::Overflow
-                } else {
-                    Error::TypeMismatch(m)
-                }
-            }
-            A::InvalidArgumentError(m) if m.contains("overflow") || m.contains("Overflow") => {
-                Error::Overflow
-            }
             other => Error::TypeMismatch(other.to_string()),
         }
     }

@@ -250,7 +250,7 @@ fn eval_case(
         let values = match e {
             Some(e) => {
                 let sub = take_batch(batch, rows)?;
-                cast_with_options(&e.eval(&sub)?, &out_type, &strict())?
+                cast_to_arrow(&e.eval(&sub)?, &out_type)?
             }
             None => new_null_array(&out_type, rows.len()),
         };
@@ -321,7 +321,7 @@ fn to_utf8(a: &ArrayRef) -> Result<ArrayRef> {
     if a.data_type() == &DataType::Utf8 {
         Ok(a.clone())
     } else {
-        Ok(cast_with_options(a, &DataType::Utf8, &strict())?)
+        Ok(cast_to_arrow(a, &DataType::Utf8)?)
     }
 }
 
@@ -387,10 +387,7 @@ pub fn coerce_pair(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)> {
         return Ok((l, r));
     }
     let t = common_type(l.data_type(), r.data_type())?;
-    Ok((
-        cast_with_options(&l, &t, &strict())?,
-        cast_with_options(&r, &t, &strict())?,
-    ))
+    Ok((cast_to_arrow(&l, &t)?, cast_to_arrow(&r, &t)?))
 }
 
 /// An integer array's values as i64 (None for NULL), if it is an integer array (the fast
@@ -482,8 +479,8 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     // DATE ± integer adds days; DATE − DATE is a number of days.
     if lt == DataType::Date32 && (is_int(&rt) || rt == DataType::Date32) && matches!(op, Add | Sub)
     {
-        let days = cast_with_options(&l, &DataType::Int32, &strict())?;
-        let rhs = cast_with_options(&r, &DataType::Int32, &strict())?;
+        let days = cast_to_arrow(&l, &DataType::Int32)?;
+        let rhs = cast_to_arrow(&r, &DataType::Int32)?;
         let out = if op == Add {
             numeric::add(&days, &rhs)?
         } else {
@@ -552,11 +549,7 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
         } else {
             10
         };
-        Ok(cast_with_options(
-            a,
-            &DataType::Decimal128(p, 0),
-            &strict(),
-        )?)
+        cast_to_arrow(a, &DataType::Decimal128(p, 0))
     };
     match (l.data_type(), r.data_type()) {
         (DataType::Decimal128(..), DataType::Decimal128(..)) => Ok((l, r)),
@@ -572,9 +565,37 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
     }
 }
 
-/// Strict Arrow cast (a value that does not convert is an error, never NULL).
+/// Strict Arrow cast (a value that does not convert is an error, never NULL). A failure is
+/// classified by the types involved ([`cast_error`]), never by Arrow's message.
 pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
-    Ok(cast_with_options(a, t, &strict())?)
+    cast_with_options(a, t, &strict()).map_err(|e| cast_error(a.data_type(), t, e))
+}
+
+/// What a failed strict cast from `from` to `to` is in Teradata's terms: text that is no
+/// number 3535, text (or a number) that is no date or time 2665, a number that does not fit
+/// 2616, anything else 9913.
+fn cast_error(from: &DataType, to: &DataType, e: arrow::error::ArrowError) -> Error {
+    use arrow::error::ArrowError as A;
+    use DataType as D;
+    let text = |t: &D| matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View);
+    let temporal = |t: &D| {
+        matches!(
+            t,
+            D::Date32 | D::Date64 | D::Time32(_) | D::Time64(_) | D::Timestamp(..)
+        )
+    };
+    match e {
+        A::DivideByZero => Error::DivisionByZero,
+        A::ArithmeticOverflow(_) => Error::Overflow,
+        _ if text(from) && to.is_numeric() => Error::BadNumber,
+        e if temporal(to) && (text(from) || from.is_numeric()) => {
+            // the value as Arrow quotes it, for the message
+            let m = e.to_string();
+            Error::InvalidDate(m.split('\'').nth(1).unwrap_or(&m).to_string())
+        }
+        _ if from.is_numeric() && to.is_numeric() => Error::Overflow,
+        e => Error::TypeMismatch(e.to_string()),
+    }
 }
 
 /// Text → integer: exact for integers, truncating for decimals, errors for the rest.
@@ -611,9 +632,9 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
             });
         }
         let arr: ArrayRef = Arc::new(arrow::array::Int64Array::from(vals));
-        cast_with_options(&arr, &target, &strict())?
+        cast_to_arrow(&arr, &target)?
     } else {
-        cast_with_options(&a, &target, &strict())?
+        cast_to_arrow(&a, &target)?
     };
     if let SqlType::Char(n) | SqlType::VarChar(n) = ty {
         let s = out.as_string::<i32>();
@@ -714,10 +735,9 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         Func::Abs => {
             let a = arg(0)?;
             let neg = numeric::neg(&a)?;
-            let zero = cast_with_options(
+            let zero = cast_to_arrow(
                 &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
                 a.data_type(),
-                &strict(),
             )?;
             let is_neg = cmp::lt(&a, &arrow::array::Scalar::new(zero))?;
             Ok(zip(&is_neg, &neg, &a)?)
@@ -762,22 +782,17 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             } else {
                 a.data_type().clone()
             };
-            let zero = cast_with_options(
-                &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
-                &t,
-                &strict(),
-            )?;
-            let a = cast_with_options(&a, &t, &strict())?;
+            let zero = cast_to_arrow(&(Arc::new(Int32Array::from(vec![0])) as ArrayRef), &t)?;
+            let a = cast_to_arrow(&a, &t)?;
             let mask = boolean::is_not_null(&a)?;
             Ok(zip(&mask, &a, &arrow::array::Scalar::new(zero))?)
         }
         Func::Builtin(b) => crate::functions::eval(b, &args, n),
         Func::NullIfZero => {
             let a = arg(0)?;
-            let zero = cast_with_options(
+            let zero = cast_to_arrow(
                 &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
                 a.data_type(),
-                &strict(),
             )?;
             let m = cmp::eq(&a, &arrow::array::Scalar::new(zero))?;
             let m = boolean::and_kleene(&m, &boolean::is_not_null(&m)?)?;
