@@ -15,22 +15,19 @@
 //! slots do not capture refuses the block (see plan_cache.rs); a block whose binding fails
 //! is not kept, and the general path raises the error.
 
+use crate::bind::Scope;
 use crate::bind::{has_aggregate, has_window, AggCall, Grouping};
 use crate::clauses::Item;
 use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
-use crate::plan_cache::{Context, Entry, Found, Recording, Slot};
+use crate::plan_cache::{Block, Context, Found, Plan, PlanCache, Recording, Slot};
 use crate::query::{aggregate, project, resolving_aliases, table_scope};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef};
 use sqlparser::ast;
 use std::sync::{Arc, Weak};
 use tdlite_storage::table::Table;
-
-/// How many blocks one prepared request keeps at most (blocks made while it runs, such as a
-/// decorrelated subquery's, are new each time and must not pile up).
-const MAX_ENTRIES: usize = 64;
 
 /// A MIN/MAX call's column and whether it is MAX.
 type MinMaxTarget = (usize, bool);
@@ -64,44 +61,31 @@ enum Bound {
     Failed,
 }
 
-impl Exec<'_> {
+impl<'a> Exec<'a> {
     /// The rows of `s` (with no ORDER BY) through the prepared request's plan cache; `None`
     /// when there is no cache, or `s` is not a block it keeps (the caller runs it as usual).
     ///
     /// # Errors
     /// Errors of the slots' subqueries, the read and the evaluation.
     pub(crate) fn cached_select(&mut self, s: &ast::Select) -> Result<Option<Rows>> {
-        let Some(cache) = self.plans else {
+        let Some((cache, context)) = self.plan_cache() else {
             return Ok(None);
         };
-        if !self.outer.is_empty() || !self.ctes.is_empty() || self.view_depth > 0 {
-            return Ok(None);
-        }
-        let context = Context {
-            version: self.shared.storage.catalog.version(),
-            session: self.session,
-            user: self.user.to_string(),
-            database: self.database.map(str::to_string),
-        };
-        let (bound, kept) = match cache.get(s, &context) {
+        let block = Block::Select(s);
+        let (bound, kept) = match cache.get(block, &context) {
             Found::Refused => return Ok(None),
-            Found::Bound(b) => (b, true),
-            Found::Missing => {
-                let entry = match self.bind_block(s) {
-                    Bound::Kept(b) => {
-                        let b = Arc::new(b);
-                        (Entry::Bound(Box::new(s.clone()), b.clone()), Some(b))
+            Found::Kept(Plan::Select(b)) => (b, true),
+            Found::Kept(Plan::Condition(_)) | Found::Missing => {
+                let b = match self.bind_block(s) {
+                    Bound::Kept(b) => Arc::new(b),
+                    Bound::Refused | Bound::Failed => {
+                        cache.put(block, &context, None);
+                        return Ok(None);
                     }
-                    Bound::Refused | Bound::Failed => (Entry::Refused(Box::new(s.clone())), None),
                     Bound::Not => return Ok(None),
                 };
-                if cache.len() < MAX_ENTRIES {
-                    cache.put(s, &context, entry.0);
-                }
-                match entry.1 {
-                    Some(b) => (b, false),
-                    None => return Ok(None),
-                }
+                cache.put(block, &context, Some(Plan::Select(b.clone())));
+                (b, false)
             }
         };
         let rows = self.run_bound(&bound)?;
@@ -109,6 +93,94 @@ impl Exec<'_> {
             cache.hit();
         }
         Ok(rows)
+    }
+
+    /// The plan cache of the prepared request running, and the context its entries must
+    /// have; `None` without one, or where names may resolve to more than the catalog (a
+    /// correlated subquery's enclosing row, a CTE, a view's expansion).
+    fn plan_cache(&self) -> Option<(&'a PlanCache, Context)> {
+        let cache = self.plans?;
+        if !self.outer.is_empty() || !self.ctes.is_empty() || self.view_depth > 0 {
+            return None;
+        }
+        let context = Context {
+            version: self.shared.storage.catalog.version(),
+            session: self.session,
+            user: self.user.to_string(),
+            database: self.database.map(str::to_string),
+        };
+        Some((cache, context))
+    }
+
+    /// `w`, the WHERE clause of an UPDATE or DELETE of `table` (whose rows `scope` names),
+    /// bound through the plan cache with this execution's slot values; `None` without a
+    /// cache, or when `w` does not bind on its own (a correlated subquery: the caller binds
+    /// it as usual). The first execution's binding is used as it is.
+    ///
+    /// # Errors
+    /// Errors of the slots' subqueries.
+    pub(crate) fn cached_condition(
+        &mut self,
+        table: &Arc<Table>,
+        scope: &Scope,
+        w: &ast::Expr,
+    ) -> Result<Option<Expr>> {
+        let Some((cache, context)) = self.plan_cache() else {
+            return Ok(None);
+        };
+        let block = Block::Condition(w);
+        match cache.get(block, &context) {
+            Found::Refused => return Ok(None),
+            Found::Kept(Plan::Condition(b)) => {
+                if !b.table.upgrade().is_some_and(|t| Arc::ptr_eq(&t, table)) {
+                    return Ok(None);
+                }
+                let Some(values) = self.slot_values(&b.slots)? else {
+                    return Ok(None);
+                };
+                cache.hit();
+                return Ok(Some(put_values(&b.slots, &values, &b.cond)));
+            }
+            Found::Kept(Plan::Select(_)) | Found::Missing => {}
+        }
+        let saved = self.recording.replace(Some(Recording::default()));
+        let windows = self.windows.take();
+        let bound = self.bind_expr(w, scope, None);
+        self.windows = windows;
+        let recording = self.recording.replace(saved).unwrap_or_default();
+        let Ok(cond) = bound else {
+            cache.put(block, &context, None);
+            return Ok(None);
+        };
+        let plan = kept_slots(&recording, &[&cond]).then(|| {
+            Plan::Condition(Arc::new(BoundCondition {
+                table: Arc::downgrade(table),
+                cond: cond.clone(),
+                slots: recording.slots.clone(),
+            }))
+        });
+        cache.put(block, &context, plan);
+        Ok(Some(cond))
+    }
+
+    /// This execution's values of `slots`: parameters read, subqueries run; `None` if one has
+    /// another type than when it was bound.
+    ///
+    /// # Errors
+    /// Errors of the subqueries (3669 for more than one row, …) and 3939.
+    fn slot_values(&mut self, slots: &[(ArrayRef, Slot)]) -> Result<Option<Vec<ArrayRef>>> {
+        let mut values = Vec::with_capacity(slots.len());
+        for (array, slot) in slots {
+            let v = match slot {
+                Slot::Param(name) => crate::prepared::parameter(name, self.params)?,
+                Slot::Subquery(q) => self.scalar_subquery(q)?,
+            };
+            if v.data_type() != array.data_type() {
+                return Ok(None);
+            }
+            values.push(v);
+        }
+        Ok(Some(values))
     }
 
     /// Binds block `s` once for the cache.
@@ -186,14 +258,8 @@ impl Exec<'_> {
             aggregate,
             slots: recording.slots.clone(),
         };
-        // every slot's array must still be where the binder put it, as itself
-        let mut seen = vec![false; b.slots.len()];
-        b.visit_literals(&mut |a| {
-            if let Some(i) = b.slots.iter().position(|(t, _)| Arc::ptr_eq(t, a)) {
-                seen[i] = true;
-            }
-        });
-        match recording.only_slots() && seen.iter().all(|&s| s) {
+        let exprs: Vec<&Expr> = b.exprs().collect();
+        match kept_slots(&recording, &exprs) {
             true => Bound::Kept(b),
             false => Bound::Refused,
         }
@@ -206,30 +272,10 @@ impl Exec<'_> {
         let Some(table) = b.table.upgrade() else {
             return Ok(None);
         };
-        let mut values = Vec::with_capacity(b.slots.len());
-        for (array, slot) in &b.slots {
-            let v = match slot {
-                Slot::Param(name) => crate::prepared::parameter(name, self.params)?,
-                Slot::Subquery(q) => self.scalar_subquery(q)?,
-            };
-            if v.data_type() != array.data_type() {
-                return Ok(None);
-            }
-            values.push(v);
-        }
-        let put = |e: &Expr| -> Expr {
-            if values.is_empty() {
-                return e.clone();
-            }
-            e.rebuild(&mut |x| match x {
-                Expr::Literal(a) => b
-                    .slots
-                    .iter()
-                    .position(|(t, _)| Arc::ptr_eq(t, a))
-                    .map(|i| Expr::Literal(values[i].clone())),
-                _ => None,
-            })
+        let Some(values) = self.slot_values(&b.slots)? else {
+            return Ok(None);
         };
+        let put = |e: &Expr| put_values(&b.slots, &values, e);
         let cond = b.cond.as_ref().map(put);
         let items: Vec<Item> = b
             .items
@@ -267,17 +313,52 @@ impl Exec<'_> {
 }
 
 impl BoundSelect {
-    /// Calls `f` with every literal of the block's bound expressions.
-    fn visit_literals(&self, f: &mut impl FnMut(&ArrayRef)) {
-        for e in self.cond.iter().chain(self.items.iter().map(|i| &i.0)) {
-            e.visit_literals(f);
-        }
-        if let Some((calls, _)) = &self.aggregate {
-            for c in calls {
-                if let Some(a) = &c.arg {
-                    a.visit_literals(f);
-                }
-            }
-        }
+    /// The block's bound expressions: WHERE, the select list, the aggregate calls' arguments.
+    fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        let args = self
+            .aggregate
+            .iter()
+            .flat_map(|(calls, _)| calls.iter().filter_map(|c| c.arg.as_ref()));
+        self.cond
+            .iter()
+            .chain(self.items.iter().map(|i| &i.0))
+            .chain(args)
     }
+}
+
+/// True if a binding noted in `recording` depends on nothing but its slots, and each slot's
+/// array is still in `exprs` as itself (a binder that derived a value from it would leave it
+/// out).
+fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
+    let mut seen = vec![false; recording.slots.len()];
+    for e in exprs {
+        e.visit_literals(&mut |a| {
+            if let Some(i) = recording.slots.iter().position(|(t, _)| Arc::ptr_eq(t, a)) {
+                seen[i] = true;
+            }
+        });
+    }
+    recording.only_slots() && seen.iter().all(|&s| s)
+}
+
+/// `e` with each slot's array (`slots`) replaced by this execution's value (`values`).
+fn put_values(slots: &[(ArrayRef, Slot)], values: &[ArrayRef], e: &Expr) -> Expr {
+    if values.is_empty() {
+        return e.clone();
+    }
+    e.rebuild(&mut |x| match x {
+        Expr::Literal(a) => slots
+            .iter()
+            .position(|(t, _)| Arc::ptr_eq(t, a))
+            .map(|i| Expr::Literal(values[i].clone())),
+        _ => None,
+    })
+}
+
+/// The WHERE clause of an UPDATE or DELETE bound once (see [`Exec::cached_condition`]).
+pub(crate) struct BoundCondition {
+    /// The table it was bound for (weak, as [`BoundSelect`]'s).
+    table: Weak<Table>,
+    cond: Expr,
+    slots: Vec<(ArrayRef, Slot)>,
 }

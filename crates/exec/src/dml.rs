@@ -461,10 +461,15 @@ impl Exec<'_> {
 
     fn matching_rows(
         &mut self,
-        table: &Table,
+        table: &Arc<Table>,
         scope: &Scope,
         selection: &Option<ast::Expr>,
     ) -> Result<(RecordBatch, Vec<u64>)> {
+        if let Some(w) = selection {
+            if let Some(cond) = self.cached_condition(table, scope, w)? {
+                return self.read_where(table, Some(&cond));
+            }
+        }
         let cond = match selection {
             Some(w) => match self.bind_expr(w, scope, None) {
                 Ok(c) => Some(c),

@@ -1,6 +1,7 @@
 //! The plans a prepared request keeps between its executions: each one-table SELECT block it
-//! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`] and run again
-//! with new inputs, instead of being bound afresh every time.
+//! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], and the WHERE
+//! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
+//! inputs instead of being bound afresh every time.
 //!
 //! A bound block's inputs are its *slots*: the request's `?` parameters and the uncorrelated
 //! scalar subqueries it uses. While a block is bound for the cache, the binder records each
@@ -18,11 +19,11 @@
 //! - Entries are valid for one context: the catalog's version (any CREATE, DROP, ALTER,
 //!   CREATE/DROP INDEX, volatile or not, raises it), and the session, user and default
 //!   database that resolved the names. Another context empties the cache.
-//! - An entry is found by the block's address and kept with a copy of the block: a lookup
-//!   whose block is not equal to the copy is a miss, so an address used again by another
-//!   block never finds the wrong plan.
+//! - An entry is found by the block's address and kind and kept with a copy of the block: a
+//!   lookup whose block is not equal to the copy is a miss, so an address used again by
+//!   another block never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept.
 
-use crate::bound_select::BoundSelect;
+use crate::bound_select::{BoundCondition, BoundSelect};
 use arrow::array::ArrayRef;
 use foldhash::HashMap;
 use sqlparser::ast;
@@ -71,18 +72,58 @@ pub(crate) struct Context {
     pub database: Option<String>,
 }
 
-/// A block's cache entry.
-pub(crate) enum Entry {
-    /// Bound, with a copy of the block it was bound from.
-    Bound(Box<ast::Select>, Arc<BoundSelect>),
-    /// Cannot be kept (see the module doc); bound afresh each time.
-    Refused(Box<ast::Select>),
+/// What is kept: a SELECT block, or the WHERE clause of an UPDATE or DELETE of one table.
+#[derive(Clone, Copy)]
+pub(crate) enum Block<'a> {
+    Select(&'a ast::Select),
+    Condition(&'a ast::Expr),
+}
+
+/// A copy of a block, to check that an entry found by address is for that block.
+#[derive(PartialEq)]
+enum Copy {
+    Select(Box<ast::Select>),
+    Condition(Box<ast::Expr>),
+}
+
+impl Block<'_> {
+    /// The block's address and kind.
+    fn key(self) -> (usize, bool) {
+        match self {
+            Block::Select(s) => (std::ptr::from_ref(s) as usize, false),
+            Block::Condition(e) => (std::ptr::from_ref(e) as usize, true),
+        }
+    }
+
+    fn is(self, copy: &Copy) -> bool {
+        match (self, copy) {
+            (Block::Select(s), Copy::Select(c)) => **c == *s,
+            (Block::Condition(e), Copy::Condition(c)) => **c == *e,
+            _ => false,
+        }
+    }
+
+    fn copy(self) -> Copy {
+        match self {
+            Block::Select(s) => Copy::Select(Box::new(s.clone())),
+            Block::Condition(e) => Copy::Condition(Box::new(e.clone())),
+        }
+    }
+}
+
+/// A kept plan.
+#[derive(Clone)]
+pub(crate) enum Plan {
+    Select(Arc<BoundSelect>),
+    Condition(Arc<BoundCondition>),
 }
 
 #[derive(Default)]
 struct Inner {
     context: Option<Context>,
-    entries: HashMap<usize, Entry>,
+    /// By the block's address and kind: a copy of the block, and its plan (`None`: refused,
+    /// bound afresh each time).
+    entries: HashMap<(usize, bool), (Copy, Option<Plan>)>,
 }
 
 /// The plans of one prepared request (shared by its clones).
@@ -102,10 +143,14 @@ impl std::fmt::Debug for PlanCache {
 
 /// What a lookup found.
 pub(crate) enum Found {
-    Bound(Arc<BoundSelect>),
+    Kept(Plan),
     Refused,
     Missing,
 }
+
+/// How many blocks one prepared request keeps at most (blocks made while it runs, such as a
+/// decorrelated subquery's, are new each time and must not pile up).
+const MAX_ENTRIES: usize = 64;
 
 impl PlanCache {
     /// How many block executions used a kept plan.
@@ -122,35 +167,29 @@ impl PlanCache {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// How many blocks are kept.
-    pub(crate) fn len(&self) -> usize {
-        self.inner().entries.len()
-    }
-
-    /// The entry of block `s` in `context`.
-    pub(crate) fn get(&self, s: &ast::Select, context: &Context) -> Found {
+    /// The entry of `block` in `context`.
+    pub(crate) fn get(&self, block: Block<'_>, context: &Context) -> Found {
         let mut inner = self.inner();
         if inner.context.as_ref() != Some(context) {
             inner.entries.clear();
             inner.context = Some(context.clone());
             return Found::Missing;
         }
-        match inner.entries.get(&key(s)) {
-            Some(Entry::Bound(copy, b)) if **copy == *s => Found::Bound(b.clone()),
-            Some(Entry::Refused(copy)) if **copy == *s => Found::Refused,
+        match inner.entries.get(&block.key()) {
+            Some((copy, plan)) if block.is(copy) => match plan {
+                Some(p) => Found::Kept(p.clone()),
+                None => Found::Refused,
+            },
             _ => Found::Missing,
         }
     }
 
-    /// Keeps `entry` for block `s` in `context` (dropped if the context changed meanwhile).
-    pub(crate) fn put(&self, s: &ast::Select, context: &Context, entry: Entry) {
+    /// Keeps `plan` (`None`: refused) for `block` in `context`; nothing if the context changed
+    /// meanwhile or the cache is full.
+    pub(crate) fn put(&self, block: Block<'_>, context: &Context, plan: Option<Plan>) {
         let mut inner = self.inner();
-        if inner.context.as_ref() == Some(context) {
-            inner.entries.insert(key(s), entry);
+        if inner.context.as_ref() == Some(context) && inner.entries.len() < MAX_ENTRIES {
+            inner.entries.insert(block.key(), (block.copy(), plan));
         }
     }
-}
-
-fn key(s: &ast::Select) -> usize {
-    std::ptr::from_ref(s) as usize
 }

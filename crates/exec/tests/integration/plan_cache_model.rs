@@ -243,3 +243,75 @@ fn a_subquery_with_random_is_never_run_once_for_all_rows_from_a_kept_plan() {
     }
     assert_eq!(s.decorrelated_subqueries(), 3);
 }
+
+/// A random UPDATE or DELETE of t1 with `?` markers in its WHERE clause.
+fn dml(rng: &mut Rng) -> String {
+    let cond = match rng.below(3) {
+        0 => conjunct(rng).to_string(),
+        _ => format!("{} AND {}", conjunct(rng), conjunct(rng)),
+    };
+    match rng.below(3) {
+        0 => format!("DEL FROM t1 WHERE {cond}"),
+        1 => format!("UPD t1 SET a = a + 1 WHERE {cond}"),
+        _ => format!("UPD t1 SET s = 'z', d = d - 1 WHERE {cond}"),
+    }
+}
+
+/// Every row of t1 and t2, in key order, or the error number.
+fn contents(s: &mut Session) -> Vec<Vec<String>> {
+    let r = s
+        .execute("SEL * FROM t1 ORDER BY 1, 2, 3, 4, 5; SEL * FROM t2 ORDER BY 1, 2, 3, 4, 5")
+        .unwrap();
+    r.iter()
+        .flat_map(|r| r.rows.as_ref().unwrap().to_strings())
+        .collect()
+}
+
+fn run_dml_case(seed: u64) -> (u64, u64) {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    // two databases with the same rows: one runs with kept plans, one binds afresh
+    let (a, b) = (Database::new(), Database::new());
+    let (mut kept, mut fresh) = (a.session(), b.session());
+    fresh.set_plan_cache(false);
+    let rows = 20 + rng.below(30);
+    let inner = rng.below(20);
+    for (s, mut r) in [(&mut kept, Rng(rng.0)), (&mut fresh, Rng(rng.0))] {
+        create_tables(s, " PRIMARY INDEX (k)");
+        s.execute("CREATE INDEX (a, k) ON t1").unwrap();
+        fill(s, &mut r, "t1", rows);
+        fill(s, &mut r, "t2", inner);
+    }
+    let (mut runs, mut hits) = (0, 0);
+    for _ in 0..8 {
+        let sql = dml(&mut rng);
+        let (p, q) = (kept.prepare(&sql).unwrap(), fresh.prepare(&sql).unwrap());
+        for _ in 0..5 {
+            let params: Vec<Value> = (0..p.parameter_count()).map(|_| value(&mut rng)).collect();
+            let count = |r: Result<Vec<tdlite::StatementResult>, tdlite::PositionedError>| {
+                r.map(|r| r[0].activity_count).map_err(|e| e.code().number)
+            };
+            let left = count(kept.execute_prepared(&p, &params));
+            let right = count(fresh.execute_prepared(&q, &params));
+            assert_eq!(left, right, "seed {seed}: {sql} with {params:?}");
+            runs += 1;
+        }
+        assert_eq!(
+            contents(&mut kept),
+            contents(&mut fresh),
+            "seed {seed}: after {sql}"
+        );
+        hits += p.plan_cache_hits();
+    }
+    (runs, hits)
+}
+
+#[test]
+fn kept_where_clauses_of_updates_and_deletes_change_what_fresh_ones_change() {
+    let results = model_cases("PLAN_CACHE_DML", 25, run_dml_case);
+    let runs: u64 = results.iter().map(|r| r.0).sum();
+    let hits: u64 = results.iter().map(|r| r.1).sum();
+    assert!(
+        hits * 3 > runs,
+        "only {hits} executions of {runs} used a kept plan"
+    );
+}
