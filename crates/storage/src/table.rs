@@ -51,6 +51,9 @@ pub struct Table {
     pub(crate) dirty: AtomicBool,
     /// The Arrow schema with every column nullable (for [`Table::fetch_columns`]).
     all_nullable: SchemaRef,
+    /// A one-row NULL of each column's type: what [`Table::fetch_columns`] gives for a column
+    /// left out of a one-row fetch (a MIN/MAX walk's), shared instead of made each time.
+    null_cells: Vec<ArrayRef>,
     /// ROW WRITE locks held without the lock manager (see `fastlock`).
     pub(crate) row_writers: Mutex<crate::fastlock::RowWriters>,
 }
@@ -111,8 +114,15 @@ impl Table {
                 .map(|f| f.as_ref().clone().with_nullable(true))
                 .collect::<Vec<_>>(),
         ));
+        let null_cells = schema
+            .arrow
+            .fields()
+            .iter()
+            .map(|f| new_null_array(f.data_type(), 1))
+            .collect();
         Table {
             id,
+            null_cells,
             data: Mutex::new(TableData::empty(&schema)),
             schema,
             dropped: AtomicBool::new(false),
@@ -276,6 +286,14 @@ impl Table {
             .map_or(0, OrderedIndex::len)
     }
 
+    /// A NULL column `c` (of type `col`'s) of `rows` rows.
+    fn null_column(&self, c: usize, col: &crate::catalog::Column, rows: usize) -> ArrayRef {
+        match (rows, self.null_cells.get(c)) {
+            (1, Some(cell)) => cell.clone(),
+            _ => new_null_array(&col.ty.arrow_type(), rows),
+        }
+    }
+
     /// The rows `rids`, in that order, as one batch.
     pub fn fetch(&self, rids: &[RowId]) -> RecordBatch {
         self.fetch_columns(rids, None)
@@ -318,7 +336,7 @@ impl Table {
             columns
                 .map(|(c, col)| match kept(c) {
                     true => values_to_array(col.ty, tail.iter().map(|r| &r[c])),
-                    false => new_null_array(&col.ty.arrow_type(), rids.len()),
+                    false => self.null_column(c, col, rids.len()),
                 })
                 .collect()
         } else {
@@ -349,7 +367,7 @@ impl Table {
                         arrow::compute::interleave(&parts, &at)
                             .expect("row ids address stored rows of one schema")
                     }
-                    false => new_null_array(&col.ty.arrow_type(), rids.len()),
+                    false => self.null_column(c, col, rids.len()),
                 })
                 .collect()
         };
