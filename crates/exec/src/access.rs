@@ -4,6 +4,9 @@
 //! A MIN (MAX) walk reads the index forwards (backwards) from the start (end) of the range the
 //! prefix fixes, a few entries at a time (1, 4, 16, … up to [`MAX_CHUNK`]), fetches their
 //! rows and evaluates the WHERE clause on them; the first row that passes holds the extreme.
+//! When every condition is on the index's columns (`plan::key_tests`), the walk tests the
+//! entries' keys instead, under the table's mutex for at most [`MAX_CHUNK`] entries at a time
+//! (`Table::index_find`), and copies only the entry it finds.
 //! When one ranged column sits between the prefix and the aggregated column, the walk finds
 //! the first passing row of each value of that column and skips to the next value (at most
 //! [`MAX_GROUPS`] of them, else it gives up for a full scan). Each step is O(log n) plus the
@@ -25,7 +28,7 @@ use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::ops::Bound::{self, Excluded};
 use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyPart, KeyRange};
-use tdlite_storage::table::{RowId, Table};
+use tdlite_storage::table::{IndexFind, RowId, Table};
 use tdlite_storage::types::{compare_values, Value};
 
 /// The most index entries a MIN/MAX walk reads in one step.
@@ -318,26 +321,16 @@ impl Exec<'_> {
         Ok(Some(best.map(|(_, rid)| rid)))
     }
 
-    /// The position of the first of `entries` that passes `test`.
+    /// The position of the first of `entries` whose row passes `c` (the rows fetched).
     fn first_passing(
         &mut self,
         table: &Table,
-        test: Test<'_>,
+        c: &Expr,
         entries: &[&IndexEntry],
     ) -> Result<Option<usize>> {
         if entries.is_empty() {
             return Ok(None);
         }
-        let c = match test {
-            Test::Keys(tests) => {
-                return Ok(entries.iter().position(|e| {
-                    tests
-                        .iter()
-                        .all(|(p, pred)| e.0.get(*p).is_some_and(|k| plan::key_passes(k, pred)))
-                }));
-            }
-            Test::Rows(c) => c,
-        };
         let rids: Vec<RowId> = entries.iter().map(|e| e.1).collect();
         // only the columns the condition reads (a wide row's other columns stay put)
         let mut keep = vec![false; table.schema.columns.len()];
@@ -361,6 +354,32 @@ impl Exec<'_> {
         rev: bool,
         target: usize,
     ) -> Result<Option<IndexEntry>> {
+        let c = match test {
+            Test::Rows(c) => c,
+            Test::Keys(tests) => {
+                // tested on the keys under the table's mutex, MAX_CHUNK entries at a time: no
+                // entry copied but the one found
+                let wanted = |e: &IndexEntry| {
+                    !matches!(e.0.get(target), Some(KeyPart::Val(Value::Null)))
+                        && tests
+                            .iter()
+                            .all(|(p, pred)| e.0.get(*p).is_some_and(|k| plan::key_passes(k, pred)))
+                };
+                loop {
+                    let bounds = if rev {
+                        (r.lo.as_ref(), pos.as_ref())
+                    } else {
+                        (pos.as_ref(), r.hi.as_ref())
+                    };
+                    let snapshot = self.snapshot();
+                    match table.index_find(ix, bounds, rev, (MAX_CHUNK, snapshot), wanted) {
+                        IndexFind::Found(e) => return Ok(Some(e)),
+                        IndexFind::None => return Ok(None),
+                        IndexFind::Stopped(last) => pos = Excluded(last),
+                    }
+                }
+            }
+        };
         let mut chunk = 1;
         loop {
             let bounds = if rev {
@@ -376,7 +395,7 @@ impl Exec<'_> {
                 .iter()
                 .filter(|e| !matches!(e.0.get(target), Some(KeyPart::Val(Value::Null))))
                 .collect();
-            if let Some(i) = self.first_passing(table, test, &candidates)? {
+            if let Some(i) = self.first_passing(table, c, &candidates)? {
                 return Ok(Some(candidates[i].clone()));
             }
             if entries.len() < chunk {

@@ -58,6 +58,18 @@ pub struct Table {
     pub(crate) row_writers: Mutex<crate::fastlock::RowWriters>,
 }
 
+/// What [`Table::index_find`] found.
+#[derive(Debug)]
+pub enum IndexFind {
+    /// The first wanted entry.
+    Found(IndexEntry),
+    /// No wanted entry in the range.
+    None,
+    /// It looked at as many entries as it may, this one last (not wanted): the next call
+    /// starts after it.
+    Stopped(IndexEntry),
+}
+
 /// The mutable part of a table, behind one lock held for short, bounded steps.
 pub struct TableData {
     segments: Vec<RecordBatch>,
@@ -268,6 +280,49 @@ impl Table {
             index.remove_entry(e);
         }
         out
+    }
+
+    /// The first entry of ordered index `ix` between `lo` and `hi`, in key order (or
+    /// reversed), whose row `snapshot` sees and which `wanted` accepts, looking at no more than
+    /// `visits` entries under the mutex (a walk that must go further calls again from where
+    /// this one stopped). Entries dead to every reader are pruned on the way, as
+    /// [`Table::index_entries`] does.
+    pub fn index_find(
+        &self,
+        ix: usize,
+        (lo, hi): (Bound<&IndexEntry>, Bound<&IndexEntry>),
+        reverse: bool,
+        (visits, snapshot): (usize, &Snapshot),
+        mut wanted: impl FnMut(&IndexEntry) -> bool,
+    ) -> IndexFind {
+        let mut d = self.lock();
+        let TableData {
+            ordered, stamps, ..
+        } = &mut *d;
+        let Some(Some(index)) = ordered.get_mut(ix) else {
+            return IndexFind::None;
+        };
+        let mut dead = Vec::new();
+        let mut found = IndexFind::None;
+        for (n, e) in index.range(lo, hi, reverse).enumerate() {
+            let (min, max) = stamps.get(e.1);
+            if snapshot.visible(min, max) {
+                if wanted(e) {
+                    found = IndexFind::Found(e.clone());
+                    break;
+                }
+            } else if snapshot.dead_to_all(min, max) {
+                dead.push(e.clone());
+            }
+            if n + 1 >= visits {
+                found = IndexFind::Stopped(e.clone());
+                break;
+            }
+        }
+        for e in &dead {
+            index.remove_entry(e);
+        }
+        found
     }
 
     /// How many row versions the table holds (live, deleted or rolled back): an upper bound on

@@ -182,3 +182,41 @@ fn run_case(seed: u64) {
 fn index_reads_agree_with_full_scans() {
     crate::common::model_cases("INDEX", 40, run_case);
 }
+
+#[test]
+fn a_min_max_walk_on_the_keys_goes_on_past_its_step_and_past_dead_entries() {
+    // The walk tests keys under the table's mutex at most 4,096 entries at a time: here the
+    // first passing entry comes after 10,000 that fail, and after rows deleted (one by a
+    // transaction still open in another session, which this one still sees).
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (g INTEGER, k INTEGER, r INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("CREATE INDEX (g, k, r) ON t").unwrap();
+    let rows: Vec<String> = (0..10_010)
+        .map(|k| format!("INS t (1, {k}, {});", if k < 10_000 { 50 } else { 5 }))
+        .collect();
+    s.execute(&format!("BT; {} ET;", rows.concat())).unwrap();
+    s.execute("DEL FROM t WHERE k = 10000").unwrap();
+    let mut other = db.session();
+    other.execute("BT").unwrap();
+    other.execute("DEL FROM t WHERE k = 10001").unwrap();
+    let min = "SEL MIN(k) FROM t WHERE g = 1 AND r < 10";
+    let plan = rows_of(&mut s, &format!("EXPLAIN {min}"))
+        .concat()
+        .join(" ");
+    assert!(plan.contains("Index walk for MIN(k)"), "{plan}");
+    assert_eq!(rows_of(&mut s, min), vec![vec!["10001"]]);
+    other.execute("ET").unwrap();
+    assert_eq!(rows_of(&mut s, min), vec![vec!["10002"]]);
+    let max = "SEL MAX(k) FROM t WHERE g = 1 AND r > 10";
+    assert_eq!(rows_of(&mut s, max), vec![vec!["9999"]]);
+    assert_eq!(
+        rows_of(&mut s, "SEL MIN(k) FROM t WHERE g = 1 AND r = 7"),
+        vec![vec!["?"]]
+    );
+}
+
+fn rows_of(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    rows(s, sql).unwrap()
+}
