@@ -4,6 +4,8 @@ peer in the same run, as ratios (docs/benchmarks.md).
 - executemany vs execute in a loop: INSERT of (INTEGER, VARCHAR(20), DECIMAL(9,2)) rows into a
   MULTISET table, µs per row each way, and their ratio (issue 14 asks executemany to cost at
   most a tenth of the loop per row).
+- lookups by key: `SELECT name FROM p WHERE id = ?` with `execute` in a loop over 100,000
+  rows (the connection keeps the request prepared), against sqlite3 doing the same.
 - fetching N rows of (INTEGER, VARCHAR, FLOAT): tdlite `fetch_arrow()` (a pyarrow.Table),
   tdlite `fetchall()`, and sqlite3 `fetchall()` on the same rows.
 
@@ -94,6 +96,39 @@ def fetch_figures(n, rounds):
     return figures
 
 
+def lookup_figures(n, lookups, rounds):
+    """Seconds per point query `SELECT ... WHERE id = ?` run with `execute` in a loop (the
+    connection keeps the request prepared), tdlite against sqlite3 (which keeps its own)."""
+    rows = [(i, f"name {i}") for i in range(n)]
+    con = tdlite.connect()
+    cur = con.cursor()
+    cur.execute("CREATE TABLE p (id INTEGER NOT NULL, name VARCHAR(20)) UNIQUE PRIMARY INDEX (id)")
+    cur.executemany("INSERT INTO p VALUES (?, ?)", rows)
+    lite = sqlite3.connect(":memory:")
+    lite.execute("CREATE TABLE p (id INTEGER PRIMARY KEY, name TEXT)")
+    lite.executemany("INSERT INTO p VALUES (?, ?)", rows)
+    lite.commit()
+    keys = [(i * 7919) % n for i in range(lookups)]
+    query = "SELECT name FROM p WHERE id = ?"
+
+    def td():
+        start = time.perf_counter()
+        for k in keys:
+            assert cur.execute(query, [k]).fetchone() == [f"name {k}"]
+        return time.perf_counter() - start
+
+    def sq():
+        start = time.perf_counter()
+        for k in keys:
+            assert lite.execute(query, (k,)).fetchone() == (f"name {k}",)
+        return time.perf_counter() - start
+
+    figures = best(rounds, td) / lookups, best(rounds, sq) / lookups
+    con.close()
+    lite.close()
+    return figures
+
+
 def main():
     args = argparse.ArgumentParser()
     args.add_argument("--rows", type=int, default=100_000)
@@ -108,6 +143,9 @@ def main():
     print(f"insert: executemany {many * 1e6:.2f} us/row ({a.rows} rows), "
           f"execute loop {loop * 1e6:.2f} us/row ({a.loop_rows} rows), "
           f"loop/executemany = {loop / many:.1f}")
+    td, sq = lookup_figures(100_000, a.loop_rows, a.rounds)
+    print(f"lookup by key: execute loop {td * 1e6:.2f} us/query, sqlite3 {sq * 1e6:.2f} us/query, "
+          f"sqlite3/tdlite = {sq / td:.2f}")
     arrow, fetchall, lite = fetch_figures(a.fetch_rows, a.rounds)
     print(f"fetch {a.fetch_rows} rows: fetch_arrow {arrow * 1e3:.1f} ms, "
           f"fetchall {fetchall * 1e3:.1f} ms, sqlite3 fetchall {lite * 1e3:.1f} ms; "
