@@ -568,15 +568,16 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
 /// Strict Arrow cast (a value that does not convert is an error, never NULL). A failure is
 /// classified by the types involved ([`cast_error`]), never by Arrow's message.
 pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
-    cast_with_options(a, t, &strict()).map_err(|e| cast_error(a.data_type(), t, e))
+    cast_with_options(a, t, &strict()).map_err(|e| cast_error(a, t, e))
 }
 
-/// What a failed strict cast from `from` to `to` is in Teradata's terms: text that is no
-/// number 3535, text (or a number) that is no date or time 2665, a number that does not fit
-/// 2616, anything else 9913.
-fn cast_error(from: &DataType, to: &DataType, e: arrow::error::ArrowError) -> Error {
+/// What a failed strict cast of `a` to `to` is in Teradata's terms, from the types and
+/// values involved: text that is no number 3535, a number (or numeric text) that does not fit
+/// 2616, a conversion from or to a date or time 2665, anything else 9913.
+fn cast_error(a: &ArrayRef, to: &DataType, e: arrow::error::ArrowError) -> Error {
     use arrow::error::ArrowError as A;
     use DataType as D;
+    let from = a.data_type();
     let text = |t: &D| matches!(t, D::Utf8 | D::LargeUtf8 | D::Utf8View);
     let temporal = |t: &D| {
         matches!(
@@ -587,8 +588,15 @@ fn cast_error(from: &DataType, to: &DataType, e: arrow::error::ArrowError) -> Er
     match e {
         A::DivideByZero => Error::DivisionByZero,
         A::ArithmeticOverflow(_) => Error::Overflow,
-        _ if text(from) && to.is_numeric() => Error::BadNumber,
-        e if temporal(to) && (text(from) || from.is_numeric()) => {
+        _ if text(from) && to.is_numeric() => {
+            // every value reads as a number (a lenient cast keeps them all): one did not fit
+            let numbers = arrow::compute::cast(a, &D::Float64).ok();
+            match numbers.is_some_and(|n| n.null_count() == a.null_count()) {
+                true => Error::Overflow,
+                false => Error::BadNumber,
+            }
+        }
+        e if temporal(to) || temporal(from) => {
             // the value as Arrow quotes it, for the message
             let m = e.to_string();
             Error::InvalidDate(m.split('\'').nth(1).unwrap_or(&m).to_string())
