@@ -88,7 +88,7 @@ impl<'a> Exec<'a> {
                 (b, false)
             }
         };
-        let rows = self.run_bound(&bound)?;
+        let rows = self.run_bound(&bound, kept)?;
         if kept && rows.is_some() {
             cache.hit();
         }
@@ -268,12 +268,19 @@ impl<'a> Exec<'a> {
     /// Runs a bound block with this execution's slot values; `None` when a value's type
     /// differs from the one it was bound with, or the rows path declines (the caller then
     /// runs the block as usual).
-    fn run_bound(&mut self, b: &BoundSelect) -> Result<Option<Rows>> {
+    ///
+    /// Right after binding (`kept` false) the slots' values are the arrays binding just made
+    /// in this execution: the subqueries are not run again.
+    fn run_bound(&mut self, b: &BoundSelect, kept: bool) -> Result<Option<Rows>> {
         let Some(table) = b.table.upgrade() else {
             return Ok(None);
         };
-        let Some(values) = self.slot_values(&b.slots)? else {
-            return Ok(None);
+        let values = match kept {
+            true => match self.slot_values(&b.slots)? {
+                Some(values) => values,
+                None => return Ok(None),
+            },
+            false => Vec::new(), // the bound expressions hold this execution's values
         };
         let put = |e: &Expr| put_values(&b.slots, &values, e);
         let cond = b.cond.as_ref().map(put);
