@@ -6,9 +6,10 @@
 //! (the rows are read as the streaming path reads them: stream.rs) or only aggregates over
 //! the whole table (read through a MIN/MAX index walk where one applies, as the general path
 //! does, then aggregated). Binding happens once, with the binder recording the block's slots
-//! (its `?` parameters and uncorrelated scalar subqueries); each run computes the slots'
-//! values, puts them where the recorded arrays are in the bound expressions, plans the read
-//! (`plan::choose`, MIN/MAX walks) on those values, and reads.
+//! (its `?` parameters and uncorrelated scalar subqueries); each later run computes the
+//! slots' values (the run right after binding uses binding's own), puts them where the
+//! recorded arrays are in the bound expressions, plans the read (`plan::choose`, MIN/MAX
+//! walks) on those values, and reads.
 //!
 //! Invariant: a run gives what the general path gives for the block with the same inputs:
 //! the same rows in the same order and the same schema. Anything the binder did that the
@@ -26,6 +27,7 @@ use crate::query::{aggregate, project, resolving_aliases, table_scope};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef};
 use sqlparser::ast;
+use std::borrow::Cow;
 use std::sync::{Arc, Weak};
 use tdlite_storage::table::Table;
 
@@ -98,7 +100,7 @@ impl<'a> Exec<'a> {
     /// The plan cache of the prepared request running, and the context its entries must
     /// have; `None` without one, or where names may resolve to more than the catalog (a
     /// correlated subquery's enclosing row, a CTE, a view's expansion).
-    fn plan_cache(&self) -> Option<(&'a PlanCache, Context)> {
+    fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {
         let cache = self.plans?;
         if !self.outer.is_empty() || !self.ctes.is_empty() || self.view_depth > 0 {
             return None;
@@ -106,8 +108,8 @@ impl<'a> Exec<'a> {
         let context = Context {
             version: self.shared.storage.catalog.version(),
             session: self.session,
-            user: self.user.to_string(),
-            database: self.database.map(str::to_string),
+            user: self.user,
+            database: self.database,
         };
         Some((cache, context))
     }
@@ -282,33 +284,49 @@ impl<'a> Exec<'a> {
             },
             false => Vec::new(), // the bound expressions hold this execution's values
         };
+        // with no values to put in, the bound expressions serve as they are
         let put = |e: &Expr| put_values(&b.slots, &values, e);
-        let cond = b.cond.as_ref().map(put);
-        let items: Vec<Item> = b
-            .items
-            .iter()
-            .map(|(e, name, title, alias)| (put(e), name.clone(), title.clone(), alias.clone()))
-            .collect();
+        let cond: Option<Cow<'_, Expr>> = b.cond.as_ref().map(|e| match values.is_empty() {
+            true => Cow::Borrowed(e),
+            false => Cow::Owned(put(e)),
+        });
+        let cond = cond.as_deref();
+        let items: Cow<'_, [Item]> = match values.is_empty() {
+            true => Cow::Borrowed(&b.items),
+            false => Cow::Owned(
+                b.items
+                    .iter()
+                    .map(|(e, name, title, alias)| {
+                        (put(e), name.clone(), title.clone(), alias.clone())
+                    })
+                    .collect(),
+            ),
+        };
         if table.schema.volatile.is_some() {
             self.volatile_uses.set(self.volatile_uses.get() + 1);
         }
         let Some((calls, targets)) = &b.aggregate else {
-            return self.stream_rows(&table, cond.as_ref(), &items, &b.precisions);
+            return self.stream_rows(&table, cond, &items, &b.precisions);
         };
-        let calls: Vec<AggCall> = calls
-            .iter()
-            .map(|c| AggCall {
-                arg: c.arg.as_ref().map(put),
-                ..c.clone()
-            })
-            .collect();
+        let calls: Cow<'_, [AggCall]> = match values.is_empty() {
+            true => Cow::Borrowed(calls),
+            false => Cow::Owned(
+                calls
+                    .iter()
+                    .map(|c| AggCall {
+                        arg: c.arg.as_ref().map(put),
+                        ..c.clone()
+                    })
+                    .collect(),
+            ),
+        };
         let walked = match targets {
-            Some(t) => self.read_min_max(&table, cond.as_ref(), t, Some(&b.reads))?,
+            Some(t) => self.read_min_max(&table, cond, t, Some(&b.reads))?,
             None => None,
         };
         let input = match walked {
             Some((batch, _)) => batch,
-            None => self.read_where(&table, cond.as_ref())?.0,
+            None => self.read_where(&table, cond)?.0,
         };
         let rows = aggregate(&input, &[], &calls)?;
         let out = project(&items, &b.precisions, &rows)?;

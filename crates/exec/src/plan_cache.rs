@@ -63,13 +63,41 @@ impl Recording {
     }
 }
 
-/// What resolved the names of the cached blocks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Context {
+/// What resolved the names of the cached blocks, as a lookup sees it (borrowed: a lookup
+/// allocates nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Context<'a> {
     pub version: u64,
     pub session: u64,
-    pub user: String,
-    pub database: Option<String>,
+    pub user: &'a str,
+    pub database: Option<&'a str>,
+}
+
+/// The context the kept entries were made in.
+#[derive(Debug, PartialEq, Eq)]
+struct OwnedContext {
+    version: u64,
+    session: u64,
+    user: String,
+    database: Option<String>,
+}
+
+impl OwnedContext {
+    fn of(c: &Context<'_>) -> Self {
+        OwnedContext {
+            version: c.version,
+            session: c.session,
+            user: c.user.to_string(),
+            database: c.database.map(str::to_string),
+        }
+    }
+
+    fn is(&self, c: &Context<'_>) -> bool {
+        self.version == c.version
+            && self.session == c.session
+            && self.user == c.user
+            && self.database.as_deref() == c.database
+    }
 }
 
 /// What is kept: a SELECT block, or the WHERE clause of an UPDATE or DELETE of one table.
@@ -120,7 +148,7 @@ pub(crate) enum Plan {
 
 #[derive(Default)]
 struct Inner {
-    context: Option<Context>,
+    context: Option<OwnedContext>,
     /// By the block's address and kind: a copy of the block, and its plan (`None`: refused,
     /// bound afresh each time).
     entries: HashMap<(usize, bool), (Copy, Option<Plan>)>,
@@ -168,11 +196,11 @@ impl PlanCache {
     }
 
     /// The entry of `block` in `context`.
-    pub(crate) fn get(&self, block: Block<'_>, context: &Context) -> Found {
+    pub(crate) fn get(&self, block: Block<'_>, context: &Context<'_>) -> Found {
         let mut inner = self.inner();
-        if inner.context.as_ref() != Some(context) {
+        if !inner.context.as_ref().is_some_and(|c| c.is(context)) {
             inner.entries.clear();
-            inner.context = Some(context.clone());
+            inner.context = Some(OwnedContext::of(context));
             return Found::Missing;
         }
         match inner.entries.get(&block.key()) {
@@ -186,9 +214,10 @@ impl PlanCache {
 
     /// Keeps `plan` (`None`: refused) for `block` in `context`; nothing if the context changed
     /// meanwhile or the cache is full.
-    pub(crate) fn put(&self, block: Block<'_>, context: &Context, plan: Option<Plan>) {
+    pub(crate) fn put(&self, block: Block<'_>, context: &Context<'_>, plan: Option<Plan>) {
         let mut inner = self.inner();
-        if inner.context.as_ref() == Some(context) && inner.entries.len() < MAX_ENTRIES {
+        let same = inner.context.as_ref().is_some_and(|c| c.is(context));
+        if same && inner.entries.len() < MAX_ENTRIES {
             inner.entries.insert(block.key(), (block.copy(), plan));
         }
     }
