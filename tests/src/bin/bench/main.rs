@@ -12,6 +12,7 @@
 //!   --join-rows M   rows of each joined table (100,000) --sqlite 0    priority: tdlite alone
 //!   --py-rows N     python executemany rows (100,000)  --py-loop-rows N  execute loop (20,000)
 //!   --py-fetch-rows N  python rows fetched (1,000,000)
+//!   --small-rows S  scan's small table rows (3,000)   --small-runs R  runs of each small query (1,000)
 //!   --insert-rows N rows inserted one by one and in batches (200,000)  --copy-rows N  INSERT … SELECT (1,000,000)
 //!   --browse-rows N queue rows under the browser (1,000,000)  --browse-pops P  consumes per phase (300,000)
 //! ```
@@ -115,6 +116,10 @@ fn main() {
         scan::run(
             arg("--scan-rows", 1_000_000) as i64,
             arg("--join-rows", 100_000) as i64,
+        );
+        scan::small(
+            arg("--small-rows", 3_000) as i64,
+            arg("--small-runs", 1_000) as u32,
         );
     }
     if wants("python") {

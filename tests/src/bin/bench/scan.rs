@@ -2,6 +2,9 @@
 //! tables on a key, ORDER BY … TOP 10 over N rows, and three correlated subqueries over the
 //! M-row tables (run per outer row; tdlite does not decorrelate yet). Both engines in memory, same rows;
 //! the answers are compared, each query's best of three runs is reported.
+//!
+//! Then small tables, the size most test suites use: queries over a table of S rows (fewer
+//! than a segment, so in tdlite all of it is the open tail), each run R times, µs per query.
 
 use crate::common::timed;
 use rusqlite::Connection;
@@ -142,6 +145,89 @@ pub fn run(n: i64, m: i64) {
             ms(td),
             ms(lite),
             ms(lite) / ms(td)
+        );
+    }
+}
+
+/// Queries over the small table `s` (no index on `g`: both engines read every row).
+const SMALL_QUERIES: [(&str, &str, &str); 3] = [
+    (
+        "filtered count and sum",
+        "SEL COUNT(*), SUM(v) FROM s WHERE g = 7",
+        "SELECT COUNT(*), SUM(v) FROM s WHERE g = 7",
+    ),
+    (
+        "GROUP BY",
+        "SEL g, COUNT(*) FROM s GROUP BY g ORDER BY g",
+        "SELECT g, COUNT(*) FROM s GROUP BY g ORDER BY g",
+    ),
+    (
+        "rows of one group",
+        "SEL k, v FROM s WHERE g = 3 ORDER BY k",
+        "SELECT k, v FROM s WHERE g = 3 ORDER BY k",
+    ),
+];
+
+/// The small-table part of `scan`: a table of `rows` rows inserted one at a time, each query
+/// run `runs` times (best of three rounds).
+pub fn small(rows: i64, runs: u32) {
+    println!("\n## scan, small table: s has {rows} rows; µs per query, {runs} runs");
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE s (k INTEGER NOT NULL, g INTEGER, v INTEGER) UNIQUE PRIMARY INDEX (k)")
+        .unwrap();
+    let ins = s.prepare("INS s (?, ?, ?)").unwrap();
+    for k in 0..rows {
+        s.execute_prepared(
+            &ins,
+            &[Value::Int(k), Value::Int(k % 10), Value::Int(v_of(k))],
+        )
+        .unwrap();
+    }
+    let c = Connection::open_in_memory().unwrap();
+    c.execute_batch("CREATE TABLE s (k INTEGER PRIMARY KEY, g INTEGER, v INTEGER)")
+        .unwrap();
+    {
+        let mut st = c.prepare("INSERT INTO s VALUES (?1, ?2, ?3)").unwrap();
+        for k in 0..rows {
+            st.execute((k, k % 10, v_of(k))).unwrap();
+        }
+    }
+    println!("| query | tdlite µs | SQLite µs | tdlite × SQLite speed |");
+    println!("|---|---|---|---|");
+    for (label, td_sql, lite_sql) in SMALL_QUERIES {
+        let (td_rows, td) = best_of(3, || {
+            let mut last = Vec::new();
+            for _ in 0..runs {
+                let r = s.execute(td_sql).unwrap();
+                last = r[0].rows.as_ref().unwrap().to_strings();
+            }
+            last
+        });
+        let (lite_rows, lite) = best_of(3, || {
+            let mut last = Vec::new();
+            for _ in 0..runs {
+                let mut st = c.prepare_cached(lite_sql).unwrap();
+                let cols = st.column_count();
+                last = st
+                    .query_map([], |row| {
+                        (0..cols)
+                            .map(|i| row.get::<_, i64>(i).map(|v| v.to_string()))
+                            .collect::<Result<Vec<_>, _>>()
+                    })
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+            }
+            last
+        });
+        assert_eq!(td_rows, lite_rows, "{label}: the engines disagree");
+        let us = |d: Duration| d.as_secs_f64() * 1e6 / f64::from(runs);
+        println!(
+            "| {label} | {:.1} | {:.1} | {:.2} |",
+            us(td),
+            us(lite),
+            us(lite) / us(td)
         );
     }
 }
