@@ -786,19 +786,21 @@ impl Exec<'_> {
         list: &ConsumeList,
         wait_for_lock: bool,
     ) -> Result<Option<Rows>> {
-        let Some(row) = self.txn.take(table, wait_for_lock)? else {
-            return Ok(None);
-        };
         let arrays = match list.columns.as_deref() {
             // a list of columns (the usual consume): those columns only, sliced out of the
-            // row's segment where it is sealed
+            // row's segment where it is sealed, under the same hold of the table as the pop
             Some(cols) if cols.iter().all(|&c| c < table.schema.columns.len()) => {
-                table.row_arrays(row, cols)
+                match self.txn.take_arrays(table, wait_for_lock, cols)? {
+                    Some((_, arrays)) => arrays,
+                    None => return Ok(None),
+                }
             }
             _ => {
                 // expressions: evaluate them over the whole row
                 let all: Vec<usize> = (0..table.schema.columns.len()).collect();
-                let cols = table.row_arrays(row, &all);
+                let Some((_, cols)) = self.txn.take_arrays(table, wait_for_lock, &all)? else {
+                    return Ok(None);
+                };
                 let row = RecordBatch::try_new(table.schema.arrow.clone(), cols)?;
                 list.items
                     .iter()

@@ -51,6 +51,22 @@ pub struct Column {
     pub format: Option<String>,
 }
 
+impl Column {
+    /// A column with no default, attribute, title or format.
+    pub fn plain(name: &str, ty: SqlType, nullable: bool) -> Self {
+        Column {
+            name: name.into(),
+            ty,
+            nullable,
+            default: None,
+            case_specific: false,
+            uppercase: false,
+            title: None,
+            format: None,
+        }
+    }
+}
+
 /// SET or MULTISET.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TableKind {

@@ -227,16 +227,7 @@ mod tests {
     #[test]
     fn rollbacks_and_old_deletions_leave_the_index() {
         let storage = Arc::new(Storage::default());
-        let col = |name: &str| Column {
-            name: name.into(),
-            ty: SqlType::Integer,
-            nullable: true,
-            default: None,
-            case_specific: false,
-            uppercase: false,
-            title: None,
-            format: None,
-        };
+        let col = |name: &str| Column::plain(name, SqlType::Integer, true);
         let pi = IndexSpec {
             name: None,
             columns: vec![0],

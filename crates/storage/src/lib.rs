@@ -45,6 +45,7 @@ pub mod recovery;
 pub mod sim;
 mod stamps;
 pub mod table;
+mod tail;
 pub mod transaction;
 pub mod types;
 pub mod vfs;

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   RowId:  0 ............ SEG-1 | SEG ........ 2·SEG-1 | 2·SEG ... (tail)
-//!           segment 0 (RecordBatch) segment 1 (RecordBatch)  Vec<Vec<Value>>, sealed when full
+//!           segment 0 (RecordBatch) segment 1 (RecordBatch)  Tail (crate::tail), sealed when full
 //!   stamps (xmin, xmax; crate::stamps), seq[]  one entry per RowId, beside the batches
 //! ```
 //!
@@ -18,6 +18,7 @@ use crate::index::{indexable, IndexEntry, OrderedIndex};
 use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
 use crate::queue::{QueueIndex, QueueKey};
 use crate::stamps::{StampChunk, Stamps};
+use crate::tail::{row_slices, Tail, TailRow, TailView};
 use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
 use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, UInt64Array};
 use arrow::compute::filter_record_batch;
@@ -73,9 +74,8 @@ pub enum IndexFind {
 /// The mutable part of a table, behind one lock held for short, bounded steps.
 pub struct TableData {
     segments: Vec<RecordBatch>,
-    /// The rows after the last segment, each behind an `Arc` so a reader can take the tail
-    /// away under the mutex with a reference count per row instead of a copy.
-    tail: Vec<Arc<Vec<Value>>>,
+    /// The rows after the last segment (tail.rs).
+    tail: Tail,
     pub(crate) stamps: Stamps,
     pub(crate) seq: Vec<u64>,
     pub(crate) queue: QueueIndex,
@@ -91,7 +91,7 @@ impl TableData {
     fn empty(schema: &TableSchema) -> Self {
         TableData {
             segments: Vec::new(),
-            tail: Vec::new(),
+            tail: Tail::default(),
             stamps: Stamps::default(),
             seq: Vec::new(),
             queue: QueueIndex::default(),
@@ -199,28 +199,16 @@ impl Table {
     ) -> Vec<(RecordBatch, Option<UInt64Array>)> {
         let (segments, tail, stamps) = {
             let d = self.lock();
-            (d.segments.clone(), d.tail.clone(), d.stamps.chunks())
+            (d.segments.clone(), d.tail.view(), d.stamps.chunks())
         };
-        let mut out = Vec::with_capacity(segments.len() + 1);
+        let tail = tail.batches(&self.schema);
+        let mut out = Vec::with_capacity(segments.len() + tail.len());
         for (s, batch) in segments.iter().enumerate() {
-            out.push(visible_part(
-                snapshot,
-                batch,
-                &stamps[s],
-                s * SEGMENT_ROWS,
-                ids,
-            ));
+            out.push(visible_part(snapshot, batch, &stamps[s], (s, 0), ids));
         }
-        if !tail.is_empty() {
-            let batch = tail_batch(&self.schema, &tail);
-            let s = segments.len();
-            out.push(visible_part(
-                snapshot,
-                &batch,
-                &stamps[s],
-                s * SEGMENT_ROWS,
-                ids,
-            ));
+        let s = segments.len();
+        for (at, batch) in &tail {
+            out.push(visible_part(snapshot, batch, &stamps[s], (s, *at), ids));
         }
         out.retain(|b| b.0.num_rows() > 0);
         out
@@ -366,8 +354,8 @@ impl Table {
         if rids.is_empty() {
             return RecordBatch::new_empty(schema);
         }
-        // under the mutex: the segments the rows are in and the tail rows asked for
-        let (sealed, used, batches, tail) = {
+        // under the mutex: the segments the rows are in, and the tail if a row is there
+        let (sealed, used, mut batches, tail) = {
             let d = self.lock();
             let sealed = (d.segments.len() * SEGMENT_ROWS) as RowId;
             let mut used: Vec<usize> = rids
@@ -378,54 +366,51 @@ impl Table {
             used.sort_unstable();
             used.dedup();
             let batches: Vec<RecordBatch> = used.iter().map(|&s| d.segments[s].clone()).collect();
-            let tail: Vec<Arc<Vec<Value>>> = rids
-                .iter()
-                .filter(|&&r| r >= sealed)
-                .map(|&r| d.tail[(r - sealed) as usize].clone())
-                .collect();
+            let tail = match rids.iter().any(|&r| r >= sealed) {
+                true => d.tail.view(),
+                false => TailView::default(),
+            };
             (sealed, used, batches, tail)
         };
-        let columns = self.schema.columns.iter().enumerate();
-        let arrays: Vec<ArrayRef> = if batches.is_empty() {
-            // tail rows only: straight from their values
-            columns
-                .map(|(c, col)| match kept(c) {
-                    true => values_to_array(col.ty, tail.iter().map(|r| &r[c])),
-                    false => self.null_column(c, col, rids.len()),
-                })
-                .collect()
-        } else {
-            // interleave from the segments the rows are in (and the asked-for tail rows)
-            let tail_part = (!tail.is_empty()).then(|| tail_batch(&self.schema, &tail));
-            let mut next_tail = 0;
-            let at: Vec<(usize, usize)> = rids
-                .iter()
-                .map(|&r| match r < sealed {
-                    true => {
-                        let s = r as usize / SEGMENT_ROWS;
-                        (used.partition_point(|&u| u < s), r as usize % SEGMENT_ROWS)
-                    }
-                    false => {
-                        next_tail += 1;
-                        (batches.len(), next_tail - 1)
-                    }
-                })
-                .collect();
-            columns
-                .map(|(c, col)| match kept(c) {
-                    true => {
-                        let parts: Vec<&dyn Array> = batches
-                            .iter()
-                            .chain(tail_part.as_ref())
-                            .map(|b| b.column(c).as_ref())
-                            .collect();
-                        arrow::compute::interleave(&parts, &at)
-                            .expect("row ids address stored rows of one schema")
-                    }
-                    false => self.null_column(c, col, rids.len()),
-                })
-                .collect()
-        };
+        // the tail's batches follow the segments', each with its first row's tail offset
+        let first_tail = batches.len();
+        let tail_at: Vec<usize> = tail
+            .batches(&self.schema)
+            .into_iter()
+            .map(|(at, b)| {
+                batches.push(b);
+                at
+            })
+            .collect();
+        let at: Vec<(usize, usize)> = rids
+            .iter()
+            .map(|&r| match r < sealed {
+                true => {
+                    let s = r as usize / SEGMENT_ROWS;
+                    (used.partition_point(|&u| u < s), r as usize % SEGMENT_ROWS)
+                }
+                false => {
+                    let i = (r - sealed) as usize;
+                    let k = tail_at.partition_point(|&a| a <= i).saturating_sub(1);
+                    (first_tail + k, i - tail_at.get(k).copied().unwrap_or(0))
+                }
+            })
+            .collect();
+        let arrays: Vec<ArrayRef> = self
+            .schema
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(c, col)| match kept(c) {
+                true => {
+                    let parts: Vec<&dyn Array> =
+                        batches.iter().map(|b| b.column(c).as_ref()).collect();
+                    arrow::compute::interleave(&parts, &at)
+                        .expect("row ids address stored rows of one schema")
+                }
+                false => self.null_column(c, col, rids.len()),
+            })
+            .collect();
         RecordBatch::try_new(schema, arrays).expect("stored rows match the schema")
     }
 
@@ -433,33 +418,17 @@ impl Table {
     /// copied) when the row is sealed, built from its values when it is in the tail. The mutex
     /// is held only to find the row. A column number past the table's is a NULL of type NULL.
     pub fn row_arrays(&self, rid: RowId, cols: &[usize]) -> Vec<ArrayRef> {
-        // under the mutex: the wanted columns of the row's segment (reference counts), or the
-        // tail row
-        let (columns, tail_row) = {
-            let d = self.lock();
-            let s = rid as usize / SEGMENT_ROWS;
-            match d.segments.get(s) {
-                Some(b) => {
-                    let columns: Vec<Option<ArrayRef>> = cols
-                        .iter()
-                        .map(|&c| (c < b.num_columns()).then(|| b.column(c).clone()))
-                        .collect();
-                    (Some(columns), None)
-                }
-                None => {
-                    let i = rid as usize - d.segments.len() * SEGMENT_ROWS;
-                    (None, d.tail.get(i).cloned())
-                }
-            }
-        };
-        let i = rid as usize % SEGMENT_ROWS;
+        let part = self.lock().row_part(rid, cols);
+        self.row_part_arrays(part, cols)
+    }
+
+    /// The arrays of a row taken by [`TableData::row_part`] (outside the mutex: a tail row's
+    /// arrays are built here).
+    pub(crate) fn row_part_arrays(&self, part: RowPart, cols: &[usize]) -> Vec<ArrayRef> {
         let null = || new_null_array(&arrow::datatypes::DataType::Null, 1);
-        match (columns, tail_row) {
-            (Some(columns), _) => columns
-                .into_iter()
-                .map(|a| a.map_or_else(null, |a| a.slice(i, 1)))
-                .collect(),
-            (None, row) => cols
+        match part {
+            RowPart::Sealed(arrays) => arrays,
+            RowPart::Values(row) => cols
                 .iter()
                 .map(|&c| match (&row, self.schema.columns.get(c)) {
                     (Some(row), Some(col)) => values_to_array(col.ty, row.get(c).into_iter()),
@@ -475,17 +444,19 @@ impl Table {
     }
 }
 
-/// The rows of `batch` (rows `base..` of its table, stamped in `stamps`) that `snapshot` sees.
+/// The rows of `batch` that `snapshot` sees: its rows are rows `at..` of segment `s` (the
+/// segment being built, for the tail), stamped in `stamps` (segment `s`'s stamps).
 fn visible_part(
     snapshot: &Snapshot,
     batch: &RecordBatch,
     stamps: &StampChunk,
-    base: usize,
+    (s, at): (usize, usize),
     ids: bool,
 ) -> (RecordBatch, Option<UInt64Array>) {
     let n = batch.num_rows();
+    let base = s * SEGMENT_ROWS + at;
     let sees = |i: usize| {
-        let (xmin, xmax) = stamps.get(i);
+        let (xmin, xmax) = stamps.get(at + i);
         snapshot.visible(xmin, xmax)
     };
     if (0..n).all(sees) {
@@ -502,21 +473,38 @@ fn visible_part(
     (part, ids)
 }
 
-/// Tail rows as one batch of the table's schema.
-fn tail_batch(schema: &TableSchema, rows: &[Arc<Vec<Value>>]) -> RecordBatch {
-    let arrays = schema
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
-        .collect();
-    RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
+/// One row's wanted columns as taken under the table's mutex ([`TableData::row_part`]).
+pub(crate) enum RowPart {
+    /// The row is in Arrow (a segment, or a chunk of the tail): one-row slices of its arrays
+    /// (reference counts).
+    Sealed(Vec<ArrayRef>),
+    /// The row waits in the tail as values (`None`: no such row), turned into arrays after
+    /// the mutex is released.
+    Values(Option<Arc<Vec<Value>>>),
 }
 
 impl TableData {
     /// Number of rows ever stored.
     pub(crate) fn len(&self) -> usize {
         self.stamps.len()
+    }
+
+    /// Columns `cols` of row `rid`, as cheaply as the mutex allows: slices of a sealed row's
+    /// arrays (O(1) each; a column past the table's is a one-row NULL), or a tail row's values
+    /// behind their `Arc`.
+    pub(crate) fn row_part(&self, rid: RowId, cols: &[usize]) -> RowPart {
+        let s = rid as usize / SEGMENT_ROWS;
+        match self.segments.get(s) {
+            Some(b) => RowPart::Sealed(row_slices(b, rid as usize % SEGMENT_ROWS, cols)),
+            None => match self
+                .tail
+                .get(rid as usize - self.segments.len() * SEGMENT_ROWS)
+            {
+                Some(TailRow::Chunk(b, r)) => RowPart::Sealed(row_slices(b, r, cols)),
+                Some(TailRow::Values(v)) => RowPart::Values(Some(v.clone())),
+                None => RowPart::Values(None),
+            },
+        }
     }
 
     /// A row's values.
@@ -531,7 +519,7 @@ impl TableData {
                 .map(|a| value_at(a.as_ref(), i))
                 .collect()
         } else {
-            self.tail[rid - self.segments.len() * SEGMENT_ROWS].to_vec()
+            self.tail.row(rid - self.segments.len() * SEGMENT_ROWS)
         }
     }
 
@@ -712,11 +700,8 @@ impl TableData {
     fn push_row(&mut self, schema: &TableSchema, values: Vec<Value>, xmin: TxnId, seq: u64) {
         self.stamps.push(xmin);
         self.seq.push(seq);
-        self.tail.push(Arc::new(values));
-        if self.tail.len() == SEGMENT_ROWS {
-            let batch = tail_batch(schema, &self.tail);
+        if let Some(batch) = self.tail.push(schema, values) {
             self.segments.push(batch);
-            self.tail.clear();
         }
     }
 
@@ -857,7 +842,8 @@ impl TableData {
         if s < self.segments.len() {
             value_at(self.segments[s].column(col).as_ref(), rid % SEGMENT_ROWS)
         } else {
-            self.tail[rid - self.segments.len() * SEGMENT_ROWS][col].clone()
+            self.tail
+                .value(rid - self.segments.len() * SEGMENT_ROWS, col)
         }
     }
 }
@@ -871,16 +857,7 @@ mod tests {
     use arrow::array::{Array, Int64Array, StringArray};
 
     fn col(name: &str, ty: SqlType, nullable: bool) -> Column {
-        Column {
-            name: name.into(),
-            ty,
-            nullable,
-            default: None,
-            case_specific: false,
-            uppercase: false,
-            title: None,
-            format: None,
-        }
+        Column::plain(name, ty, nullable)
     }
 
     /// A MULTISET table `name` of `columns`, created by `t`.

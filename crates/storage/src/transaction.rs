@@ -516,14 +516,11 @@ impl Transaction {
         wait_for_lock: bool,
         columns: Option<&[usize]>,
     ) -> Result<Option<(RowId, Vec<Value>)>, StorageError> {
-        let Some(row) = self.take(table, wait_for_lock)? else {
-            return Ok(None);
-        };
-        let d = table.lock();
-        let values = match columns {
+        let width = table.schema.columns.len();
+        self.take_with(table, wait_for_lock, |d, row| match columns {
             None => d.row(row),
             Some(cols) => {
-                let mut v = vec![Value::Null; table.schema.columns.len()];
+                let mut v = vec![Value::Null; width];
                 for &c in cols {
                     if c < v.len() {
                         v[c] = d.row_value(row, c);
@@ -531,8 +528,7 @@ impl Transaction {
                 }
                 v
             }
-        };
-        Ok(Some((row, values)))
+        })
     }
 
     /// [`Transaction::consume`] without reading the row: its id (the row's values never change,
@@ -545,6 +541,32 @@ impl Transaction {
         table: &Arc<Table>,
         wait_for_lock: bool,
     ) -> Result<Option<RowId>, StorageError> {
+        Ok(self
+            .take_with(table, wait_for_lock, |_, _| ())?
+            .map(|(r, ())| r))
+    }
+
+    /// [`Transaction::take`] that also returns columns `cols` of the row as one-row arrays
+    /// (see [`Table::row_arrays`]), found under the same hold of the table's mutex as the pop.
+    ///
+    /// # Errors
+    /// As [`Transaction::consume`].
+    pub fn take_arrays(
+        &mut self,
+        table: &Arc<Table>,
+        wait_for_lock: bool,
+        cols: &[usize],
+    ) -> Result<Option<(RowId, Vec<ArrayRef>)>, StorageError> {
+        let taken = self.take_with(table, wait_for_lock, |d, row| d.row_part(row, cols))?;
+        Ok(taken.map(|(row, part)| (row, table.row_part_arrays(part, cols))))
+    }
+
+    fn take_with<R>(
+        &mut self,
+        table: &Arc<Table>,
+        wait_for_lock: bool,
+        read: impl FnOnce(&TableData, RowId) -> R,
+    ) -> Result<Option<(RowId, R)>, StorageError> {
         let have = self.held.get(table.id);
         let newly = !held_covers(have, LockMode::RowWrite);
         // on the fast path the lock costs nothing to take and give back: no look at the
@@ -563,7 +585,7 @@ impl Transaction {
                 self.lock(table, LockMode::RowWrite, !wait_for_lock)?;
             }
         }
-        let taken = self.pop(table);
+        let taken = self.pop_with(table, read);
         if taken.is_none() && newly {
             self.release(table, LockMode::RowWrite);
         }
@@ -614,7 +636,13 @@ impl Transaction {
         }
     }
 
-    fn pop(&mut self, table: &Arc<Table>) -> Option<RowId> {
+    /// Pops the oldest row (see [`Transaction::take`]) and runs `read` on it under the same
+    /// hold of the table's mutex.
+    fn pop_with<R>(
+        &mut self,
+        table: &Arc<Table>,
+        read: impl FnOnce(&TableData, RowId) -> R,
+    ) -> Option<(RowId, R)> {
         self.check_creator(table).ok()?;
         let mut d = table.lock();
         let (key, row, from_index) = loop {
@@ -647,7 +675,8 @@ impl Transaction {
                 Requeue::Own(key)
             }),
         });
-        Some(row)
+        let r = read(&d, row);
+        Some((row, r))
     }
 
     /// Creates a table (undone on rollback); until commit only this transaction may write it.

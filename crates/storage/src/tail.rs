@@ -1,0 +1,278 @@
+//! The open tail of a table: the rows after its last sealed segment, fewer than
+//! [`SEGMENT_ROWS`], held as Arrow like the segments.
+//!
+//! Rows come in one at a time as values (an INSERT, a recovered row). The newest, fewer than
+//! [`RUN_ROWS`], wait as values; each time [`RUN_ROWS`] of them have come they become one Arrow
+//! chunk, and two neighbouring chunks of the same size merge into one (a binary counter):
+//!
+//! ```text
+//!   rows 0 ........................ 2047 | 2048 ..... 3071 | 3072 .. 3135 | 3136 .. 3170
+//!   chunk of 2048                        | chunk of 1024   | chunk of 64   | 35 values
+//! ```
+//!
+//! So a tail is at most log2(SEGMENT_ROWS / RUN_ROWS) + 1 chunks and fewer than [`RUN_ROWS`]
+//! values; every row is turned into Arrow once and copied at most log2(SEGMENT_ROWS /
+//! RUN_ROWS) times more (each merge is a bounded copy, done by the append that completes it);
+//! and a full tail is one batch of [`SEGMENT_ROWS`] rows, the next segment as it is.
+//!
+//! A reader takes a [`TailView`] under the table's mutex: reference counts of the chunks and
+//! of the waiting values, at most a few dozen, never a copy of a row. It builds batches from
+//! the view after the mutex is released.
+//!
+//! Invariants: the chunks, then the values, are the tail's rows in order; a chunk never
+//! changes once made (readers share it); chunk sizes are powers of two times [`RUN_ROWS`],
+//! strictly decreasing from first to last.
+
+use crate::catalog::TableSchema;
+use crate::table::SEGMENT_ROWS;
+use crate::types::{value_at, values_to_array, Value};
+use arrow::array::{Array, ArrayRef};
+use arrow::record_batch::RecordBatch;
+use std::sync::Arc;
+
+/// How many rows wait as values before they become an Arrow chunk.
+pub(crate) const RUN_ROWS: usize = 64;
+
+/// The rows after the last segment.
+#[derive(Default)]
+pub(crate) struct Tail {
+    chunks: Vec<RecordBatch>,
+    /// Rows not yet in a chunk, each behind an `Arc` so a reader takes it by reference count.
+    values: Vec<Arc<Vec<Value>>>,
+    /// Rows in `chunks`.
+    chunked: usize,
+}
+
+/// Where a tail row is.
+pub(crate) enum TailRow<'a> {
+    /// Row `row` of this chunk.
+    Chunk(&'a RecordBatch, usize),
+    /// Waiting as values.
+    Values(&'a Arc<Vec<Value>>),
+}
+
+impl Tail {
+    /// Number of rows.
+    pub(crate) fn len(&self) -> usize {
+        self.chunked + self.values.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends a row; returns the tail's rows as one batch (a new segment, the tail now
+    /// empty) when this row fills it to [`SEGMENT_ROWS`].
+    pub(crate) fn push(&mut self, schema: &TableSchema, row: Vec<Value>) -> Option<RecordBatch> {
+        self.values.push(Arc::new(row));
+        if self.values.len() < RUN_ROWS {
+            return None;
+        }
+        let run = values_batch(schema, &self.values);
+        self.values.clear();
+        self.chunked += run.num_rows();
+        self.chunks.push(run);
+        // the binary counter's carries: merge while the last two chunks are the same size
+        while let [.., a, b] = self.chunks.as_slice() {
+            if a.num_rows() != b.num_rows() {
+                break;
+            }
+            let merged = arrow::compute::concat_batches(&schema.arrow, [a, b])
+                .expect("chunks of one table share its schema");
+            self.chunks.truncate(self.chunks.len() - 2);
+            self.chunks.push(merged);
+        }
+        if self.chunked < SEGMENT_ROWS {
+            return None;
+        }
+        self.chunked = 0;
+        self.chunks.pop()
+    }
+
+    /// Where row `i` of the tail is, if there is one.
+    pub(crate) fn get(&self, i: usize) -> Option<TailRow<'_>> {
+        locate(&self.chunks, &self.values, i)
+    }
+
+    /// Column `col` of row `i` (NULL past the end).
+    pub(crate) fn value(&self, i: usize, col: usize) -> Value {
+        match self.get(i) {
+            Some(TailRow::Chunk(b, r)) => value_at(b.column(col).as_ref(), r),
+            Some(TailRow::Values(v)) => v.get(col).cloned().unwrap_or(Value::Null),
+            None => Value::Null,
+        }
+    }
+
+    /// Every column of row `i` (empty past the end).
+    pub(crate) fn row(&self, i: usize) -> Vec<Value> {
+        match self.get(i) {
+            Some(TailRow::Chunk(b, r)) => b.columns().iter().map(|a| value_at(a, r)).collect(),
+            Some(TailRow::Values(v)) => v.to_vec(),
+            None => Vec::new(),
+        }
+    }
+
+    /// What a reader takes under the mutex (reference counts only).
+    pub(crate) fn view(&self) -> TailView {
+        TailView {
+            chunks: self.chunks.clone(),
+            values: self.values.clone(),
+        }
+    }
+}
+
+/// A reader's copy of a tail (see the module doc).
+#[derive(Default)]
+pub(crate) struct TailView {
+    chunks: Vec<RecordBatch>,
+    values: Vec<Arc<Vec<Value>>>,
+}
+
+impl TailView {
+    /// The tail as batches, each with the tail offset of its first row.
+    pub(crate) fn batches(&self, schema: &TableSchema) -> Vec<(usize, RecordBatch)> {
+        let mut out = Vec::with_capacity(self.chunks.len() + 1);
+        let mut at = 0;
+        for c in &self.chunks {
+            out.push((at, c.clone()));
+            at += c.num_rows();
+        }
+        if !self.values.is_empty() {
+            out.push((at, values_batch(schema, &self.values)));
+        }
+        out
+    }
+}
+
+fn locate<'a>(
+    chunks: &'a [RecordBatch],
+    values: &'a [Arc<Vec<Value>>],
+    mut i: usize,
+) -> Option<TailRow<'a>> {
+    for c in chunks {
+        if i < c.num_rows() {
+            return Some(TailRow::Chunk(c, i));
+        }
+        i -= c.num_rows();
+    }
+    values.get(i).map(TailRow::Values)
+}
+
+/// Rows given as values, as one batch of the table's schema.
+fn values_batch(schema: &TableSchema, rows: &[Arc<Vec<Value>>]) -> RecordBatch {
+    let arrays: Vec<ArrayRef> = schema
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
+        .collect();
+    RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
+}
+
+/// One-row slices of columns `cols` of row `r` of `batch`; a column past the batch's is a
+/// one-row NULL.
+pub(crate) fn row_slices(batch: &RecordBatch, r: usize, cols: &[usize]) -> Vec<ArrayRef> {
+    cols.iter()
+        .map(|&c| match c < batch.num_columns() {
+            true => batch.column(c).slice(r, 1),
+            false => arrow::array::new_null_array(&arrow::datatypes::DataType::Null, 1),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, TableKind};
+    use crate::types::SqlType;
+
+    fn schema() -> TableSchema {
+        let col = |name: &str, ty| Column::plain(name, ty, true);
+        TableSchema::new(
+            "t".into(),
+            vec![col("a", SqlType::BigInt), col("s", SqlType::VarChar(20))],
+            TableKind::Multiset,
+            false,
+            None,
+            Vec::new(),
+            String::new(),
+        )
+    }
+
+    fn row(i: i64) -> Vec<Value> {
+        let s = match i % 3 {
+            0 => Value::Null,
+            _ => Value::Str(format!("r{i}")),
+        };
+        vec![Value::Int(i), s]
+    }
+
+    #[test]
+    fn rows_read_back_in_order_at_every_size_up_to_the_seal() {
+        let schema = schema();
+        let mut tail = Tail::default();
+        for i in 0..SEGMENT_ROWS as i64 - 1 {
+            assert!(tail.push(&schema, row(i)).is_none(), "sealed early at {i}");
+            let n = tail.len();
+            assert_eq!(n, i as usize + 1);
+            // chunk sizes: powers of two times RUN_ROWS, strictly decreasing
+            let sizes: Vec<usize> = tail.chunks.iter().map(RecordBatch::num_rows).collect();
+            assert!(
+                sizes.windows(2).all(|w| w[0] > w[1]),
+                "{sizes:?} at {n} rows"
+            );
+            assert!(sizes
+                .iter()
+                .all(|&s| s % RUN_ROWS == 0 && (s / RUN_ROWS).is_power_of_two()));
+            assert!(tail.values.len() < RUN_ROWS);
+            // spot checks: the first, the newest and one in between
+            for at in [0, n / 2, n - 1] {
+                assert_eq!(tail.row(at), row(at as i64), "row {at} of {n}");
+                assert_eq!(tail.value(at, 1), row(at as i64)[1]);
+            }
+        }
+        // the batches a reader builds hold every row, offsets matching
+        let parts = tail.view().batches(&schema);
+        let mut next = 0;
+        for (at, b) in &parts {
+            assert_eq!(*at, next);
+            for r in 0..b.num_rows() {
+                let got: Vec<Value> = b.columns().iter().map(|a| value_at(a, r)).collect();
+                assert_eq!(got, row((at + r) as i64));
+            }
+            next += b.num_rows();
+        }
+        assert_eq!(next, SEGMENT_ROWS - 1);
+        let sealed = tail
+            .push(&schema, row(SEGMENT_ROWS as i64 - 1))
+            .expect("the last row seals");
+        assert_eq!(sealed.num_rows(), SEGMENT_ROWS);
+        assert!(tail.is_empty() && tail.get(0).is_none());
+        for r in [0, 1, 2, 4095] {
+            let got: Vec<Value> = sealed.columns().iter().map(|a| value_at(a, r)).collect();
+            assert_eq!(got, row(r as i64));
+        }
+        // and the next tail starts over
+        assert!(tail.push(&schema, row(7)).is_none());
+        assert_eq!(tail.row(0), row(7));
+    }
+
+    #[test]
+    fn a_view_is_unchanged_by_later_appends() {
+        let schema = schema();
+        let mut tail = Tail::default();
+        for i in 0..100 {
+            tail.push(&schema, row(i));
+        }
+        let view = tail.view();
+        for i in 100..1000 {
+            tail.push(&schema, row(i));
+        }
+        let parts = view.batches(&schema);
+        // one chunk of 64 and 36 values, as they were
+        let sizes: Vec<(usize, usize)> = parts.iter().map(|(at, b)| (*at, b.num_rows())).collect();
+        assert_eq!(sizes, [(0, 64), (64, 36)]);
+        let last = &parts[1].1;
+        assert_eq!(value_at(last.column(0), 35), Value::Int(99));
+    }
+}
