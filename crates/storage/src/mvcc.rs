@@ -113,6 +113,12 @@ impl Snapshot {
             && (id < self.first_active || self.active.binary_search(&id).is_err())
     }
 
+    /// True if transaction `id` and every one before it had ended (committed, or rolled back)
+    /// when the snapshot was taken.
+    pub(crate) fn ended_before(&self, id: TxnId) -> bool {
+        id < self.first_active
+    }
+
     /// Whether a row with these stamps is gone for every reader now and later: its creator
     /// rolled back, or its deletion committed below the horizon.
     pub fn dead_to_all(&self, xmin: TxnId, xmax: TxnId) -> bool {

@@ -17,9 +17,9 @@
 //! snapshot does rely on were written before their transaction ended, and the end and the
 //! snapshot pass through the transaction manager's mutex, which orders them.
 
-use crate::mvcc::TxnId;
+use crate::mvcc::{Snapshot, TxnId, DEAD};
 use crate::table::SEGMENT_ROWS;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The stamps of [`SEGMENT_ROWS`] consecutive rows. Each array is made when a row's stamp first
@@ -30,6 +30,10 @@ pub(crate) struct StampChunk {
     base: TxnId,
     xmin: OnceLock<Box<[AtomicU64]>>,
     xmax: OnceLock<Box<[AtomicU64]>>,
+    /// The highest `xmin` ever stamped here (`DEAD` left out).
+    max_xmin: AtomicU64,
+    /// True once some row's `xmin` became `DEAD`.
+    dead: AtomicBool,
 }
 
 /// An array of [`SEGMENT_ROWS`] stamps, each `v`.
@@ -44,7 +48,21 @@ impl StampChunk {
             base,
             xmin: OnceLock::new(),
             xmax: OnceLock::new(),
+            max_xmin: AtomicU64::new(base),
+            dead: AtomicBool::new(false),
         }
+    }
+
+    /// True if `snapshot` sees every row the chunk held when the caller took it from under
+    /// the table's mutex, without a look at any row: no row was ever deleted or claimed
+    /// (there is no `xmax` array), none was rolled back, and every creator ended before the
+    /// snapshot's oldest active transaction began. A stamp written after the caller took the
+    /// chunk is by a transaction the snapshot does not count as committed, whose rows' `xmin`s
+    /// already fail the last test, or whose `xmax` leaves the row visible to it.
+    pub(crate) fn all_visible(&self, snapshot: &Snapshot) -> bool {
+        self.xmax.get().is_none()
+            && !self.dead.load(Ordering::Acquire)
+            && snapshot.ended_before(self.max_xmin.load(Ordering::Acquire))
     }
 
     /// `(xmin, xmax)` of row `i` of the chunk.
@@ -63,6 +81,11 @@ impl StampChunk {
     }
 
     fn set_xmin(&self, i: usize, id: TxnId) {
+        if id == DEAD {
+            self.dead.store(true, Ordering::Release);
+        } else {
+            self.max_xmin.fetch_max(id, Ordering::AcqRel);
+        }
         if self.xmin.get().is_none() && id == self.base {
             return;
         }
@@ -216,5 +239,39 @@ mod tests {
             ((5, 0), (5, 9), (crate::mvcc::DEAD, 0)),
             "the arrays start from the defaults, and a reader that took the chunk sees them"
         );
+    }
+
+    #[test]
+    fn all_visible_holds_only_for_ended_creators_and_no_deletion_or_rollback() {
+        let tm = crate::mvcc::TxnManager::default();
+        let (a, b) = (tm.begin(), tm.begin());
+        let mut s = Stamps::default();
+        s.push(a);
+        s.push(b);
+        let chunk = s.chunks()[0].clone();
+        tm.end(a);
+        // b is still open: a snapshot must look at the rows
+        let early = tm.begin();
+        assert!(!chunk.all_visible(&tm.snapshot(early)));
+        tm.end(early);
+        tm.end(b);
+        let reader = tm.begin();
+        assert!(chunk.all_visible(&tm.snapshot(reader)));
+        // a row of the reader's own (its id is not below the oldest active one)
+        s.push(reader);
+        assert!(!chunk.all_visible(&tm.snapshot(reader)));
+        tm.end(reader);
+        let later = tm.begin();
+        assert!(chunk.all_visible(&tm.snapshot(later)));
+        // a claim, even one later undone, and a rolled-back row each end the shortcut
+        let mut claimed = Stamps::default();
+        claimed.push(a);
+        claimed.set_xmax(0, later);
+        claimed.set_xmax(0, 0);
+        assert!(!claimed.chunks()[0].all_visible(&tm.snapshot(later)));
+        let mut dead = Stamps::default();
+        dead.push(a);
+        dead.set_xmin(0, DEAD);
+        assert!(!dead.chunks()[0].all_visible(&tm.snapshot(later)));
     }
 }

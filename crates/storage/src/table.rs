@@ -459,7 +459,7 @@ fn visible_part(
         let (xmin, xmax) = stamps.get(at + i);
         snapshot.visible(xmin, xmax)
     };
-    if (0..n).all(sees) {
+    if stamps.all_visible(snapshot) || (0..n).all(sees) {
         // the common case: every row visible, no mask and no copy
         let ids = ids.then(|| UInt64Array::from_iter_values(base as u64..(base + n) as u64));
         return (batch.clone(), ids);
