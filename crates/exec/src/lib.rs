@@ -84,6 +84,7 @@ mod plan_cache;
 mod prepared;
 mod query;
 mod query_band;
+mod requests;
 mod result;
 mod sample;
 mod session;

@@ -80,6 +80,8 @@ pub struct Session {
     plans: Option<Arc<crate::plan_cache::PlanCache>>,
     /// `Session::set_plan_cache(false)` was called.
     plan_cache_off: bool,
+    /// Requests kept by their text (requests.rs).
+    requests: crate::requests::Requests,
     /// The parameter sets a batched INSERT's VALUES row stands for (`execute_batch`); empty
     /// otherwise.
     param_rows: Vec<Vec<Value>>,
@@ -119,6 +121,7 @@ impl Session {
             params: Vec::new(),
             plans: None,
             plan_cache_off: false,
+            requests: Default::default(),
             param_rows: Vec::new(),
             bands: Default::default(),
             consume_list: None,
@@ -141,9 +144,10 @@ impl Session {
         self.decorrelation.1.get()
     }
 
-    /// Whether prepared requests run in this session keep their SELECT blocks bound between
-    /// executions (on by default; see `Prepared::plan_cache_hits`). Off, every execution binds
-    /// afresh, as a request run as text does: for tests that compare both ways.
+    /// Whether requests run in this session keep their SELECT blocks bound between executions
+    /// (on by default; see `Prepared::plan_cache_hits`): prepared requests, and requests run
+    /// as text, which the session keeps by their text (its 128 most recently used). Off, every
+    /// execution binds afresh: for tests that compare both ways.
     pub fn set_plan_cache(&mut self, on: bool) {
         self.plan_cache_off = !on;
     }
@@ -222,11 +226,26 @@ impl Session {
         &mut self,
         sql: &str,
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        if let Some(p) = self.requests.get(sql) {
+            return self.execute_prepared_here(&p, &[]);
+        }
         let stmts = match self.parse(sql)? {
             Some(s) => s,
             // a null request is legal and changes nothing (not even an open transaction)
             None => return Ok(Vec::new()),
         };
+        let parameters = tdlite_parser::parameter_count(sql);
+        if parameters == 0 && sql.len() <= crate::requests::MAX_TEXT {
+            // kept (requests.rs): the next run of this text neither parses nor binds again
+            let p = Arc::new(crate::prepared::Prepared {
+                statements: stmts,
+                parameters,
+                levels: tdlite_parser::limits::operator_bound(sql),
+                plans: Arc::default(),
+            });
+            self.requests.keep(sql, p.clone());
+            return self.execute_prepared_here(&p, &[]);
+        }
         if let [st] = stmts.as_slice() {
             if let Statement::ExecMacro { name, args, .. } = &st.statement {
                 return self.exec_macro(name, args);
@@ -234,6 +253,24 @@ impl Session {
         }
         self.params.clear();
         self.run_request(&stmts)
+    }
+
+    /// `sql` prepared (see [`Session::prepare`]), kept by its text in this session: a text
+    /// prepared or run before comes back without being parsed again, with the plans its
+    /// earlier executions kept (the session keeps its 128 most recently used texts).
+    ///
+    /// # Errors
+    /// As [`Session::prepare`].
+    pub fn prepare_cached(
+        &mut self,
+        sql: &str,
+    ) -> std::result::Result<Arc<crate::prepared::Prepared>, PositionedError> {
+        if let Some(p) = self.requests.get(sql) {
+            return Ok(p);
+        }
+        let p = Arc::new(self.prepare(sql)?);
+        self.requests.keep(sql, p.clone());
+        Ok(p)
     }
 
     /// `EXEC m(args)`: the macro's statements, with the arguments in place, as one request.

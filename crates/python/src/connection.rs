@@ -55,8 +55,6 @@ pub(crate) struct State {
     pub(crate) cancel: tdlite::CancelHandle,
     /// The consume timeout property.
     consume_timeout: Option<f64>,
-    /// The requests run with parameters, prepared once each (see statements.rs).
-    pub(crate) statements: crate::statements::Statements,
 }
 
 /// The state behind a connection, shared with its cursors.
@@ -284,7 +282,6 @@ fn open(
             database: Some(database),
             autocommit: true,
             consume_timeout,
-            statements: Default::default(),
         })),
     })
 }
@@ -359,7 +356,6 @@ impl Connection {
         let mut state = lock(py, &self.state);
         // the session first (its rollback needs the database), then the database
         state.session = None;
-        state.statements = Default::default();
         state.database = None;
     }
 

@@ -84,15 +84,10 @@ impl Cursor {
         let work = move || -> Outcome {
             let mut guard = state.lock();
             let autocommit = guard.autocommit;
-            let crate::connection::State {
-                session,
-                statements,
-                ..
-            } = &mut *guard;
-            let Some(session) = session.as_mut() else {
+            let Some(session) = guard.session.as_mut() else {
                 return Err(Failure::Closed);
             };
-            let outcome = run_request(session, statements, &sql, sets);
+            let outcome = run_request(session, &sql, sets);
             // autocommit in ANSI mode: each request commits (Teradata mode's requests commit
             // by themselves); a failed one leaves nothing of itself behind
             if autocommit && session.mode() == tdlite::SessionMode::Ansi {
@@ -199,22 +194,18 @@ impl Cursor {
     }
 }
 
-/// One request on `session`: `sql` as it is (no sets), prepared (once per text: `statements`)
+/// One request on `session`: `sql` as it is (no sets), prepared (once per text, kept by the
+/// session: `Session::prepare_cached`)
 /// with one set, or prepared and run for many (executemany): one transaction in Teradata mode (a BT … ET around the sets,
 /// unless one is open), so a failing set leaves none of them; an INSERT of markers inserts many
 /// sets per request (`Session::execute_batch`).
-fn run_request(
-    session: &mut tdlite::Session,
-    statements: &mut crate::statements::Statements,
-    sql: &str,
-    sets: Vec<Vec<Value>>,
-) -> Outcome {
+fn run_request(session: &mut tdlite::Session, sql: &str, sets: Vec<Vec<Value>>) -> Outcome {
     let id = session.id();
     let fail = |e| Err(Failure::Database(id, e));
     if sets.is_empty() {
         return session.execute(sql).or_else(fail);
     }
-    let prepared = match statements.prepare(session, sql) {
+    let prepared = match session.prepare_cached(sql) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };

@@ -19,7 +19,6 @@ mod connection;
 mod cursor;
 mod errors;
 mod escapes;
-mod statements;
 mod values;
 
 /// The native module `tdlite._native`; the package `tdlite` (python/tdlite) re-exports it.

@@ -210,6 +210,68 @@ fn a_changed_catalog_or_session_value_is_never_served_from_a_kept_plan() {
 }
 
 #[test]
+fn a_request_run_as_text_again_is_neither_parsed_nor_bound_again_yet_always_current() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, a VARCHAR(5)) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t (1, 'one')").unwrap();
+    let q = "SEL a FROM t WHERE k = 1";
+    let rows = |s: &mut Session| s.execute(q).unwrap()[0].rows.as_ref().unwrap().to_strings();
+    assert_eq!(rows(&mut s), [["one"]]);
+    assert_eq!(rows(&mut s), [["one"]]);
+    // the session kept the text: prepare_cached gives that same request back
+    let kept = s.prepare_cached(q).unwrap();
+    assert_eq!(
+        kept.plan_cache_hits(),
+        1,
+        "the second run used the first run's plan"
+    );
+    // changed rows are read by the kept plan
+    s.execute("UPD t SET a = 'uno' WHERE k = 1").unwrap();
+    assert_eq!(rows(&mut s), [["uno"]]);
+    assert_eq!(kept.plan_cache_hits(), 2);
+    // the table dropped: the kept text fails as a new one would, and runs again once the
+    // table is back, with other columns
+    s.execute("DROP TABLE t").unwrap();
+    assert_eq!(s.execute(q).unwrap_err().code().number, 3807);
+    s.execute("CREATE TABLE t (a CHAR(3), k INTEGER)").unwrap();
+    s.execute("INS t ('ein', 1)").unwrap();
+    assert_eq!(rows(&mut s), [["ein"]]);
+    assert_eq!(
+        kept.plan_cache_hits(),
+        2,
+        "a changed catalog is bound afresh"
+    );
+    assert_eq!(rows(&mut s), [["ein"]]);
+    assert_eq!(kept.plan_cache_hits(), 3);
+    // with the plan cache off, a text binds afresh at each run
+    s.set_plan_cache(false);
+    assert_eq!(rows(&mut s), [["ein"]]);
+    assert_eq!(kept.plan_cache_hits(), 3);
+    // a text that does not parse is reported at every run, never kept
+    for _ in 0..2 {
+        assert_eq!(
+            s.execute("SEL a FROM t WHERE").unwrap_err().code().number,
+            3706
+        );
+    }
+    // a text with markers run without values: the same error each time
+    let first = s
+        .execute("SEL a FROM t WHERE k = ?")
+        .unwrap_err()
+        .code()
+        .number;
+    assert_eq!(
+        s.execute("SEL a FROM t WHERE k = ?")
+            .unwrap_err()
+            .code()
+            .number,
+        first
+    );
+}
+
+#[test]
 fn a_subquery_with_random_is_never_run_once_for_all_rows_from_a_kept_plan() {
     // decorrelation runs a subquery once for all outer rows only if it draws no RANDOM
     // value; a kept plan of its one run must not hide the draw at later executions
