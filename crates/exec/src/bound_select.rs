@@ -199,6 +199,19 @@ impl<'a> Exec<'a> {
         let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
             return Bound::Not;
         };
+        let own_exprs = s
+            .selection
+            .iter()
+            .chain(s.projection.iter().filter_map(|i| match i {
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+                _ => None,
+            }));
+        if own_exprs.clone().any(reads_a_set) {
+            // binding would run the subquery, then refuse the block (its rows are not a
+            // slot), and the general path would run it again
+            return Bound::Refused;
+        }
         let aggregated = s.projection.iter().any(|i| match i {
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                 has_aggregate(e)
@@ -386,4 +399,20 @@ pub(crate) struct BoundCondition {
     table: Weak<Table>,
     cond: Expr,
     slots: Vec<(ArrayRef, Slot)>,
+}
+
+/// True if `e` has, at its own level, a subquery read as a set (IN, EXISTS, ANY, ALL)
+/// rather than as one value.
+fn reads_a_set(e: &ast::Expr) -> bool {
+    crate::bind::visit_own_level(e, |x| match x {
+        ast::Expr::In {
+            target: ast::InTarget::Subquery(_),
+            ..
+        }
+        | ast::Expr::Exists { .. }
+        | ast::Expr::AnyOp { .. }
+        | ast::Expr::AllOp { .. } => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    })
+    .is_break()
 }

@@ -227,16 +227,24 @@ impl Session {
         sql: &str,
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         if let Some(p) = self.requests.get(sql) {
-            return self.execute_prepared_here(&p, &[]);
+            // one kept by prepare_cached may have markers: that goes the way of any text
+            if p.parameters == 0 {
+                return self.execute_prepared_here(&p, &[]);
+            }
         }
         let stmts = match self.parse(sql)? {
             Some(s) => s,
             // a null request is legal and changes nothing (not even an open transaction)
             None => return Ok(Vec::new()),
         };
+        if let [st] = stmts.as_slice() {
+            if let Statement::ExecMacro { name, args, .. } = &st.statement {
+                return self.exec_macro(name, args);
+            }
+        }
         let parameters = tdlite_parser::parameter_count(sql);
         if parameters == 0 && sql.len() <= crate::requests::MAX_TEXT {
-            // kept (requests.rs): the next run of this text neither parses nor binds again
+            // kept (requests.rs): the next run of this text is not parsed again
             let p = Arc::new(crate::prepared::Prepared {
                 statements: stmts,
                 parameters,
@@ -244,12 +252,9 @@ impl Session {
                 plans: Arc::default(),
             });
             self.requests.keep(sql, p.clone());
-            return self.execute_prepared_here(&p, &[]);
-        }
-        if let [st] = stmts.as_slice() {
-            if let Statement::ExecMacro { name, args, .. } = &st.statement {
-                return self.exec_macro(name, args);
-            }
+            // the first run keeps no plans: most texts run once, and binding for the cache
+            // costs a copy of each block; a second run starts keeping them
+            return self.run_prepared(&p, &[], false);
         }
         self.params.clear();
         self.run_request(&stmts)
@@ -390,9 +395,20 @@ impl Session {
                 return self.exec_macro(name, &args);
             }
         }
+        self.run_prepared(prepared, params, true)
+    }
+
+    /// Runs a prepared request (its lone EXEC handled by the caller) with `params`, through
+    /// its plan cache if `plans` and the session's cache is on.
+    fn run_prepared(
+        &mut self,
+        prepared: &crate::prepared::Prepared,
+        params: &[Value],
+        plans: bool,
+    ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         self.params.clear();
         self.params.extend_from_slice(params);
-        self.plans = (!self.plan_cache_off).then(|| prepared.plans.clone());
+        self.plans = (plans && !self.plan_cache_off).then(|| prepared.plans.clone());
         let out = self.run_request(&prepared.statements);
         self.plans = None;
         self.params.clear();

@@ -32,7 +32,7 @@ pub(crate) struct StampChunk {
     xmax: OnceLock<Box<[AtomicU64]>>,
     /// The highest `xmin` ever stamped here (`DEAD` left out).
     max_xmin: AtomicU64,
-    /// True once some row's `xmin` became `DEAD`.
+    /// True once some row's `xmin` became `DEAD` (or was stamped 0).
     dead: AtomicBool,
 }
 
@@ -81,7 +81,8 @@ impl StampChunk {
     }
 
     fn set_xmin(&self, i: usize, id: TxnId) {
-        if id == DEAD {
+        if id == DEAD || id == 0 {
+            // 0 (no creator) is never committed either: no shortcut past it
             self.dead.store(true, Ordering::Release);
         } else {
             self.max_xmin.fetch_max(id, Ordering::AcqRel);

@@ -18,7 +18,7 @@ use crate::index::{indexable, IndexEntry, OrderedIndex};
 use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
 use crate::queue::{QueueIndex, QueueKey};
 use crate::stamps::{StampChunk, Stamps};
-use crate::tail::{row_slices, Tail, TailRow, TailView};
+use crate::tail::{row_slices, values_batch, Tail, TailRow, TailView};
 use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
 use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, UInt64Array};
 use arrow::compute::filter_record_batch;
@@ -354,6 +354,24 @@ impl Table {
         if rids.is_empty() {
             return RecordBatch::new_empty(schema);
         }
+        if let [rid] = rids {
+            // one row (a key lookup): one-row slices of its arrays, nothing copied but a row
+            // that waits in the tail as values
+            let cols: Vec<usize> = (0..self.schema.columns.len()).filter(|&c| kept(c)).collect();
+            let part = self.lock().row_part(*rid, &cols);
+            let mut got = self.row_part_arrays(part, &cols).into_iter();
+            let arrays: Vec<ArrayRef> = self
+                .schema
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(c, col)| match kept(c).then(|| got.next()).flatten() {
+                    Some(a) => a,
+                    None => self.null_column(c, col, 1),
+                })
+                .collect();
+            return RecordBatch::try_new(schema, arrays).expect("stored rows match the schema");
+        }
         // under the mutex: the segments the rows are in, and the tail if a row is there
         let (sealed, used, mut batches, tail) = {
             let d = self.lock();
@@ -372,16 +390,12 @@ impl Table {
             };
             (sealed, used, batches, tail)
         };
-        // the tail's batches follow the segments', each with its first row's tail offset
+        // the tail's chunks follow the segments' batches, then one batch of the asked-for
+        // rows that wait as values
         let first_tail = batches.len();
-        let tail_at: Vec<usize> = tail
-            .batches(&self.schema)
-            .into_iter()
-            .map(|(at, b)| {
-                batches.push(b);
-                at
-            })
-            .collect();
+        batches.extend(tail.chunks().iter().cloned());
+        let waiting_batch = batches.len();
+        let mut waiting: Vec<Arc<Vec<Value>>> = Vec::new();
         let at: Vec<(usize, usize)> = rids
             .iter()
             .map(|&r| match r < sealed {
@@ -389,13 +403,19 @@ impl Table {
                     let s = r as usize / SEGMENT_ROWS;
                     (used.partition_point(|&u| u < s), r as usize % SEGMENT_ROWS)
                 }
-                false => {
-                    let i = (r - sealed) as usize;
-                    let k = tail_at.partition_point(|&a| a <= i).saturating_sub(1);
-                    (first_tail + k, i - tail_at.get(k).copied().unwrap_or(0))
-                }
+                false => match tail.get((r - sealed) as usize) {
+                    Some(TailRow::Chunk { index, row, .. }) => (first_tail + index, row),
+                    Some(TailRow::Values(v)) => {
+                        waiting.push(v.clone());
+                        (waiting_batch, waiting.len() - 1)
+                    }
+                    None => unreachable!("row id {r} is not a stored row"),
+                },
             })
             .collect();
+        if !waiting.is_empty() {
+            batches.push(values_batch(&self.schema, &waiting));
+        }
         let arrays: Vec<ArrayRef> = self
             .schema
             .columns
@@ -500,7 +520,9 @@ impl TableData {
                 .tail
                 .get(rid as usize - self.segments.len() * SEGMENT_ROWS)
             {
-                Some(TailRow::Chunk(b, r)) => RowPart::Sealed(row_slices(b, r, cols)),
+                Some(TailRow::Chunk { batch, row, .. }) => {
+                    RowPart::Sealed(row_slices(batch, row, cols))
+                }
                 Some(TailRow::Values(v)) => RowPart::Values(Some(v.clone())),
                 None => RowPart::Values(None),
             },

@@ -45,8 +45,12 @@ pub(crate) struct Tail {
 
 /// Where a tail row is.
 pub(crate) enum TailRow<'a> {
-    /// Row `row` of this chunk.
-    Chunk(&'a RecordBatch, usize),
+    /// Row `row` of chunk number `index`.
+    Chunk {
+        index: usize,
+        batch: &'a RecordBatch,
+        row: usize,
+    },
     /// Waiting as values.
     Values(&'a Arc<Vec<Value>>),
 }
@@ -97,7 +101,7 @@ impl Tail {
     /// Column `col` of row `i` (NULL past the end).
     pub(crate) fn value(&self, i: usize, col: usize) -> Value {
         match self.get(i) {
-            Some(TailRow::Chunk(b, r)) => value_at(b.column(col).as_ref(), r),
+            Some(TailRow::Chunk { batch, row, .. }) => value_at(batch.column(col).as_ref(), row),
             Some(TailRow::Values(v)) => v.get(col).cloned().unwrap_or(Value::Null),
             None => Value::Null,
         }
@@ -106,7 +110,9 @@ impl Tail {
     /// Every column of row `i` (empty past the end).
     pub(crate) fn row(&self, i: usize) -> Vec<Value> {
         match self.get(i) {
-            Some(TailRow::Chunk(b, r)) => b.columns().iter().map(|a| value_at(a, r)).collect(),
+            Some(TailRow::Chunk { batch, row, .. }) => {
+                batch.columns().iter().map(|a| value_at(a, row)).collect()
+            }
             Some(TailRow::Values(v)) => v.to_vec(),
             None => Vec::new(),
         }
@@ -142,6 +148,16 @@ impl TailView {
         }
         out
     }
+
+    /// The chunks.
+    pub(crate) fn chunks(&self) -> &[RecordBatch] {
+        &self.chunks
+    }
+
+    /// Where row `i` of the tail is, if there is one.
+    pub(crate) fn get(&self, i: usize) -> Option<TailRow<'_>> {
+        locate(&self.chunks, &self.values, i)
+    }
 }
 
 fn locate<'a>(
@@ -149,17 +165,21 @@ fn locate<'a>(
     values: &'a [Arc<Vec<Value>>],
     mut i: usize,
 ) -> Option<TailRow<'a>> {
-    for c in chunks {
-        if i < c.num_rows() {
-            return Some(TailRow::Chunk(c, i));
+    for (index, batch) in chunks.iter().enumerate() {
+        if i < batch.num_rows() {
+            return Some(TailRow::Chunk {
+                index,
+                batch,
+                row: i,
+            });
         }
-        i -= c.num_rows();
+        i -= batch.num_rows();
     }
     values.get(i).map(TailRow::Values)
 }
 
 /// Rows given as values, as one batch of the table's schema.
-fn values_batch(schema: &TableSchema, rows: &[Arc<Vec<Value>>]) -> RecordBatch {
+pub(crate) fn values_batch(schema: &TableSchema, rows: &[Arc<Vec<Value>>]) -> RecordBatch {
     let arrays: Vec<ArrayRef> = schema
         .columns
         .iter()
