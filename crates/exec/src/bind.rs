@@ -1495,7 +1495,7 @@ impl Exec<'_> {
             let mut order = Vec::new();
             for ob in &spec.order_by {
                 let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
-                order.push(crate::query::SortKey {
+                order.push(crate::ops::SortKey {
                     expr: self.bind_expr(&ob.expr, scope, grouping.as_deref_mut())?,
                     descending,
                     nulls_first: ob.options.nulls_first.unwrap_or(!descending),

@@ -16,14 +16,16 @@
 //! slots do not capture refuses the block (see plan_cache.rs); a block whose binding fails
 //! is not kept, and the general path raises the error.
 
+use crate::aggregate::aggregate;
 use crate::bind::Scope;
 use crate::bind::{has_aggregate, has_window, AggCall, Grouping};
 use crate::clauses::Item;
 use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
+use crate::names::{resolving_aliases, table_scope};
+use crate::ops::project;
 use crate::plan_cache::{Block, Context, Found, Plan, PlanCache, Recording, Slot};
-use crate::query::{aggregate, project, resolving_aliases, table_scope};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef};
 use sqlparser::ast;

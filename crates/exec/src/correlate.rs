@@ -28,7 +28,7 @@ use crate::bind::Scope;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::Expr;
-use crate::query::filter_by;
+use crate::ops::filter_by;
 use arrow::array::{new_null_array, ArrayRef};
 use arrow::compute::concat;
 use arrow::datatypes::DataType;
@@ -110,7 +110,7 @@ impl Exec<'_> {
             .into_iter()
             .enumerate()
             .map(|(i, a)| (format!("__subquery{i}"), a));
-        crate::query::with_columns(&c.batch, extra)
+        crate::ops::with_columns(&c.batch, extra)
     }
 
     /// Binds the conjuncts of `cond` over `scope`, setting aside those that name a column the
@@ -172,7 +172,7 @@ impl Exec<'_> {
         for c in conds {
             let (cond, wide) =
                 self.with_correlation(scope, batch.clone(), |ex| ex.bind_expr(c, scope, None))?;
-            let m = crate::query::mask_of(&wide, &cond)?;
+            let m = crate::ops::mask_of(&wide, &cond)?;
             mask = arrow::compute::and(&mask, &m)?;
         }
         Ok(mask)
@@ -310,7 +310,7 @@ fn rows_of(c: &Correlation) -> Result<(RecordBatch, bool)> {
         true => c.batch.clone(),
         false => {
             let extra = c.extra.iter().enumerate();
-            crate::query::with_columns(
+            crate::ops::with_columns(
                 &c.batch,
                 extra.map(|(i, a)| (format!("__subquery{i}"), a.clone())),
             )?

@@ -15,7 +15,7 @@
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::query::sql_type_of;
+use crate::types::sql_type_of;
 use arrow::compute::concat_batches;
 use arrow::datatypes::DataType;
 use tdlite_parser::{AsFrom, AsSource, CreateTable, TableKind as PKind};

@@ -18,7 +18,7 @@
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::take_batch;
-use crate::query::row_keys;
+use crate::ops::row_keys;
 use crate::result::Rows;
 use crate::setops::combine;
 use arrow::compute::concat_batches;

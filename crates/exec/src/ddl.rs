@@ -216,7 +216,7 @@ impl Exec<'_> {
                     }
                     _ => self
                         .bind_expr(e, &crate::bind::Scope::default(), None)?
-                        .eval(&crate::query::single_row())?,
+                        .eval(&crate::ops::single_row())?,
                 };
                 let a = crate::expr::cast_to_sql(&a, ty)?;
                 DefaultValue::Const(value_at(a.as_ref(), 0))
@@ -363,7 +363,7 @@ impl Exec<'_> {
             .chain(ct.checks.iter().map(|e| (None, e.to_string())))
             .collect();
         // a CHECK must name existing columns: bind each once now
-        let scope = crate::query::schema_scope(&schema, &schema.name);
+        let scope = crate::names::schema_scope(&schema, &schema.name);
         for e in ct
             .columns
             .iter()

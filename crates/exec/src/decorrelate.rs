@@ -126,7 +126,7 @@ impl Exec<'_> {
                     stored += table.row_versions();
                     inner
                         .columns
-                        .extend(crate::query::table_scope(&table, &qualifier).columns);
+                        .extend(crate::names::table_scope(&table, &qualifier).columns);
                 }
                 _ => return Ok(None),
             }
@@ -674,5 +674,5 @@ fn never() -> ast::Expr {
 fn with_row_numbers(rows: &RecordBatch) -> Result<RecordBatch> {
     let n = u32::try_from(rows.num_rows()).map_err(|_| Error::SpoolSpace(u32::MAX as usize))?;
     let numbers: ArrayRef = Arc::new(UInt32Array::from_iter_values(0..n));
-    crate::query::with_columns(rows, [("\0row".to_string(), numbers)])
+    crate::ops::with_columns(rows, [("\0row".to_string(), numbers)])
 }

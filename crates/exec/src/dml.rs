@@ -13,7 +13,8 @@ use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{cast_to_sql, repeat, Expr};
-use crate::query::{mask_of, single_row, table_scope};
+use crate::names::table_scope;
+use crate::ops::{mask_of, single_row};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef, AsArray, StringArray, TimestampMicrosecondArray};
 use arrow::compute::{concat, filter_record_batch};
@@ -855,7 +856,7 @@ pub(crate) fn with_hidden(
         title: None,
         precision: None,
     });
-    let b = crate::query::with_columns(batch, [(name.to_string(), column)])?;
+    let b = crate::ops::with_columns(batch, [(name.to_string(), column)])?;
     Ok((scope, b))
 }
 

@@ -23,8 +23,8 @@ use crate::access::min_max_calls;
 use crate::bind::{visit_own_level, Scope};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
+use crate::names::table_scope;
 use crate::plan::{self, ColumnPred, IndexAccess, Preds};
-use crate::query::table_scope;
 use crate::result::Rows;
 use arrow::array::StringArray;
 use arrow::datatypes::{DataType, Field, Schema};
@@ -782,7 +782,7 @@ impl Exec<'_> {
             }
             let c = schema.columns.get(col)?;
             let bound = ex.bind_expr(v, &Scope::default(), None).ok()?;
-            let a = bound.eval(&crate::query::single_row()).ok()?;
+            let a = bound.eval(&crate::ops::single_row()).ok()?;
             plan::probe_value(&value_at(a.as_ref(), 0), c.ty, c.case_specific)
         };
         let ph = |v: Value| (v, true);

@@ -779,7 +779,7 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
                 DataType::Utf8 => "VARCHAR".to_string(),
                 DataType::Binary => "VARBYTE".to_string(),
                 DataType::Null => "INTEGER".to_string(),
-                t => crate::query::sql_type_of(t).to_string(),
+                t => crate::types::sql_type_of(t).to_string(),
             };
             Ok(Arc::new(StringArray::from(vec![name; a.len()])))
         }

@@ -14,7 +14,7 @@
 //! are FLOAT for the transcendental functions.
 
 use crate::error::{Error, Result};
-use crate::query::sql_type_of;
+use crate::types::sql_type_of;
 use arrow::array::ArrayRef;
 use arrow::datatypes::DataType;
 use chrono::{Datelike, NaiveDate, Timelike};

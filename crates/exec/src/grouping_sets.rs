@@ -11,9 +11,9 @@
 //! Invariant: a row of set s has, for every key k, `GROUPING(k) = 1` exactly when s leaves k
 //! out, and then the key's value is NULL.
 
+use crate::aggregate::aggregate;
 use crate::error::{Error, Result};
 use crate::expr::Expr;
-use crate::query::aggregate;
 use arrow::array::{new_null_array, ArrayRef, Int32Array, RecordBatch};
 use arrow::datatypes::{DataType, Field, Schema};
 use sqlparser::ast;

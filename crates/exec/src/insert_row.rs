@@ -17,7 +17,7 @@ use crate::bind::Scope;
 use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
-use crate::query::single_row;
+use crate::ops::single_row;
 use arrow::array::ArrayRef;
 use arrow::datatypes::{DataType, TimeUnit};
 use sqlparser::ast;

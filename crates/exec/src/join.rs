@@ -33,7 +33,7 @@ use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
-use crate::query::{filter_by, mask_of};
+use crate::ops::{filter_by, mask_of};
 use arrow::array::{ArrayRef, UInt32Array};
 use arrow::compute::{concat_batches, take};
 use arrow::datatypes::{Field, Schema};
@@ -282,7 +282,7 @@ impl Exec<'_> {
                     let rows = self.view_rows(&table)?;
                     return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
                 }
-                let scope = crate::query::table_scope(&table, &q);
+                let scope = crate::names::table_scope(&table, &q);
                 let (batch, _) = self.scan_table(&table)?;
                 Ok((scope, batch))
             }
@@ -389,7 +389,7 @@ impl Exec<'_> {
             match self.base_table(tf)?.filter(|_| inner_only) {
                 Some((table, q)) => {
                     let empty = RecordBatch::new_empty(table.schema.arrow.clone());
-                    rels.push((crate::query::table_scope(&table, &q), empty));
+                    rels.push((crate::names::table_scope(&table, &q), empty));
                     lazy.push(Some(table));
                 }
                 None => {

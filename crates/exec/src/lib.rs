@@ -50,6 +50,7 @@
 
 mod access;
 mod admin;
+mod aggregate;
 mod alter;
 mod bind;
 mod bound_select;
@@ -78,7 +79,9 @@ mod join;
 mod locking;
 mod macros;
 mod merge;
+mod names;
 mod numfmt;
+mod ops;
 mod plan;
 mod plan_cache;
 mod prepared;
@@ -93,6 +96,7 @@ mod stack;
 mod statistics;
 mod stream;
 mod to_char;
+mod types;
 mod view;
 mod wait;
 mod window;

@@ -14,7 +14,8 @@
 use crate::dml::with_hidden;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::query::{mask_of, table_scope};
+use crate::names::table_scope;
+use crate::ops::mask_of;
 use arrow::array::{ArrayRef, AsArray, UInt64Array};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{Field, Schema, UInt64Type};

@@ -196,7 +196,7 @@ pub(crate) fn values_column(values: &[&Value]) -> Option<ArrayRef> {
         None => return Some(new_null_array(&DataType::Null, values.len())),
         Some(Value::Str(_)) => SqlType::VarChar(u32::try_from(longest).unwrap_or(u32::MAX)),
         Some(Value::Bytes(_)) => SqlType::VarByte(u32::try_from(longest).unwrap_or(u32::MAX)),
-        Some(other) => crate::query::sql_type_of(parameter_array(other).data_type()),
+        Some(other) => crate::types::sql_type_of(parameter_array(other).data_type()),
     };
     Some(values_to_array(ty, values.iter().copied()))
 }

@@ -12,7 +12,7 @@ use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{cast_to_arrow, take_batch, Expr};
-use crate::query::{row_keys, sort_batch, SortKey};
+use crate::ops::{row_keys, sort_batch, SortKey};
 use crate::result::Rows;
 use arrow::array::ArrayRef;
 use arrow::compute::concat_batches;

@@ -22,10 +22,11 @@
 //! with equal ORDER BY values by the same rules; each result lands on its own row, whatever
 //! order the rows are in.
 
+use crate::aggregate::aggregate_call;
 use crate::bind::{AggCall, AggFunc};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
-use crate::query::{aggregate_call, sort_indices, SortKey};
+use crate::ops::{sort_indices, SortKey};
 use arrow::array::{ArrayRef, Float64Array, Int32Array};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
@@ -144,7 +145,7 @@ pub(crate) fn append(rows: &RecordBatch, calls: &[WindowCall]) -> Result<RecordB
     for (k, call) in calls.iter().enumerate() {
         extra.push((column_name(k), evaluate(rows, call)?));
     }
-    crate::query::with_columns(rows, extra)
+    crate::ops::with_columns(rows, extra)
 }
 
 /// The frame's first and last position (inclusive; `lo > hi` when empty) for the row at `i`

@@ -1,0 +1,258 @@
+//! GROUP BY and the aggregate functions over one batch: each row numbered into its group by
+//! its Teradata-normalised key (one group in all without keys), then one value per group per
+//! aggregate call.
+
+use crate::bind::{AggCall, AggFunc};
+use crate::error::{Error, Result};
+use crate::expr::Expr;
+use crate::types::sql_type_of;
+use arrow::array::{Array, ArrayRef, UInt32Array};
+use arrow::compute::take;
+use arrow::datatypes::{DataType, Field, Schema};
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tdlite_storage::types::{
+    compare_values, normalize_for_key, value_at, values_to_array, RowKey, SqlType, Value,
+};
+
+/// GROUP BY: one output row per distinct key (one row in all when there are no keys), with
+/// the key columns first and one column per aggregate call.
+pub(crate) fn aggregate(
+    input: &RecordBatch,
+    keys: &[Expr],
+    calls: &[AggCall],
+) -> Result<RecordBatch> {
+    let key_arrays = keys
+        .iter()
+        .map(|k| k.eval(input))
+        .collect::<Result<Vec<_>>>()?;
+    let n = input.num_rows();
+    // each row's group, numbered in order of first appearance
+    let mut group_of: Vec<u32> = Vec::with_capacity(n);
+    let mut groups = 0u32;
+    let ints = match key_arrays.as_slice() {
+        [a] => crate::expr::int_values(a),
+        _ => None,
+    };
+    if keys.is_empty() {
+        // no GROUP BY: one group of every row (also of none)
+        group_of.resize(n, 0);
+        groups = 1;
+    } else if let Some(ints) = ints {
+        // one integer key: the group of each row by its i64, no key value built
+        let mut slot: foldhash::HashMap<Option<i64>, u32> = Default::default();
+        for v in ints.iter() {
+            let g = *slot.entry(*v).or_insert_with(|| {
+                groups += 1;
+                groups - 1
+            });
+            group_of.push(g);
+        }
+    } else {
+        let mut slot: HashMap<RowKey, u32> = HashMap::new();
+        for i in 0..n {
+            let k = RowKey(
+                key_arrays
+                    .iter()
+                    .zip(keys)
+                    .map(|(a, e)| normalize_for_key(&value_at(a.as_ref(), i), e.case_specific()))
+                    .collect(),
+            );
+            let g = *slot.entry(k).or_insert_with(|| {
+                groups += 1;
+                groups - 1
+            });
+            group_of.push(g);
+        }
+    }
+    // the rows of each group, in row order, one after another (`rows[start[g]..start[g + 1]]`)
+    let mut start = vec![0usize; groups as usize + 1];
+    for &g in &group_of {
+        start[g as usize + 1] += 1;
+    }
+    for g in 0..groups as usize {
+        start[g + 1] += start[g];
+    }
+    let mut next = start.clone();
+    let mut rows = vec![0u32; n];
+    for (i, &g) in group_of.iter().enumerate() {
+        rows[next[g as usize]] = i as u32;
+        next[g as usize] += 1;
+    }
+    let group_rows: Vec<&[u32]> = (0..groups as usize)
+        .map(|g| &rows[start[g]..start[g + 1]])
+        .collect();
+    let mut fields = Vec::new();
+    let mut arrays: Vec<ArrayRef> = Vec::new();
+    for (k, a) in key_arrays.iter().enumerate() {
+        let firsts = UInt32Array::from(group_rows.iter().map(|r| r[0]).collect::<Vec<_>>());
+        let col = take(a.as_ref(), &firsts, None)?;
+        fields.push(Field::new(format!("k{k}"), col.data_type().clone(), true));
+        arrays.push(col);
+    }
+    for (k, call) in calls.iter().enumerate() {
+        let arg = call.arg.as_ref().map(|e| e.eval(input)).transpose()?;
+        let col = aggregate_call(call, arg.as_ref(), group_rows.iter().copied())?;
+        fields.push(Field::new(format!("a{k}"), col.data_type().clone(), true));
+        arrays.push(col);
+    }
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(group_rows.len())),
+    )?)
+}
+
+pub(crate) fn aggregate_call<'g>(
+    call: &AggCall,
+    arg: Option<&ArrayRef>,
+    groups: impl Iterator<Item = &'g [u32]>,
+) -> Result<ArrayRef> {
+    let in_type = arg
+        .map(|a| a.data_type().clone())
+        .unwrap_or(DataType::Int32);
+    let out_type = match (call.func, &in_type) {
+        (AggFunc::Count, _) => SqlType::Integer,
+        (
+            AggFunc::Avg
+            | AggFunc::StddevSamp
+            | AggFunc::StddevPop
+            | AggFunc::VarSamp
+            | AggFunc::VarPop,
+            _,
+        ) => SqlType::Float,
+        (AggFunc::Sum, DataType::Decimal128(_, s)) => SqlType::Decimal(38, *s),
+        (AggFunc::Sum, DataType::Float64) => SqlType::Float,
+        (
+            AggFunc::Sum,
+            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::Null,
+        ) => SqlType::BigInt,
+        (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
+        (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
+    };
+    let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
+    let mut out = Vec::new();
+    // COUNT(*): the group sizes
+    if arg.is_none() && call.func == AggFunc::Count {
+        let counts: Vec<Value> = groups.map(|rows| Value::Int(rows.len() as i64)).collect();
+        return Ok(values_to_array(out_type, counts.iter()));
+    }
+    // an integer argument without DISTINCT: read the array directly, no `Value` per row
+    if let (Some(ints), false) = (arg.and_then(crate::expr::int_values), call.distinct) {
+        for rows in groups {
+            let vals = rows.iter().filter_map(|&i| ints[i as usize]);
+            out.push(match call.func {
+                AggFunc::Count => Value::Int(vals.count() as i64),
+                AggFunc::Sum => {
+                    let mut acc: Option<i64> = None;
+                    for v in vals {
+                        acc = Some(acc.unwrap_or(0).checked_add(v).ok_or(Error::Overflow)?);
+                    }
+                    acc.map_or(Value::Null, Value::Int)
+                }
+                AggFunc::Min => vals.min().map_or(Value::Null, Value::Int),
+                AggFunc::Max => vals.max().map_or(Value::Null, Value::Int),
+                AggFunc::Avg => {
+                    let (n, total) = vals.fold((0usize, 0f64), |(n, t), v| (n + 1, t + v as f64));
+                    if n == 0 {
+                        Value::Null
+                    } else {
+                        Value::Float(total / n as f64)
+                    }
+                }
+                f => spread(f, &vals.map(|v| v as f64).collect::<Vec<_>>()),
+            });
+        }
+        return Ok(values_to_array(out_type, out.iter()));
+    }
+    for rows in groups {
+        let mut vals: Vec<Value> = match arg {
+            None => rows.iter().map(|_| Value::Int(1)).collect(),
+            Some(a) => rows
+                .iter()
+                .map(|&i| value_at(a.as_ref(), i as usize))
+                .filter(|v| !v.is_null())
+                .collect(),
+        };
+        if call.distinct {
+            let mut seen = HashMap::new();
+            vals.retain(|v| {
+                seen.insert(RowKey(vec![normalize_for_key(v, false)]), ())
+                    .is_none()
+            });
+        }
+        out.push(match call.func {
+            AggFunc::Count => Value::Int(vals.len() as i64),
+            _ if vals.is_empty() => Value::Null,
+            // characters compare by Teradata's rules (trailing blanks, case unless CS); the
+            // value returned is the original one
+            AggFunc::Min => vals
+                .into_iter()
+                .min_by(|a, b| compare_values(&normalize_for_key(a, cs), &normalize_for_key(b, cs)))
+                .unwrap_or(Value::Null),
+            AggFunc::Max => vals
+                .into_iter()
+                .max_by(|a, b| compare_values(&normalize_for_key(a, cs), &normalize_for_key(b, cs)))
+                .unwrap_or(Value::Null),
+            AggFunc::Sum => sum(&vals)?,
+            AggFunc::Avg => {
+                let n = vals.len() as f64;
+                let total: f64 = vals.iter().map(as_f64).sum();
+                Value::Float(total / n)
+            }
+            f => spread(f, &vals.iter().map(as_f64).collect::<Vec<_>>()),
+        });
+    }
+    Ok(values_to_array(out_type, out.iter()))
+}
+
+/// STDDEV_SAMP, STDDEV_POP, VAR_SAMP or VAR_POP of `vals` (NULLs already left out): two
+/// passes, the mean first, so large values with a small spread keep their precision.
+fn spread(f: AggFunc, vals: &[f64]) -> Value {
+    let n = vals.len() as f64;
+    let sample = matches!(f, AggFunc::StddevSamp | AggFunc::VarSamp);
+    if vals.is_empty() || sample && vals.len() < 2 {
+        return Value::Null;
+    }
+    let mean = vals.iter().sum::<f64>() / n;
+    let squares: f64 = vals.iter().map(|v| (v - mean) * (v - mean)).sum();
+    let variance = squares / if sample { n - 1.0 } else { n };
+    Value::Float(match f {
+        AggFunc::StddevSamp | AggFunc::StddevPop => variance.sqrt(),
+        _ => variance,
+    })
+}
+
+fn as_f64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) => *i as f64,
+        Value::Decimal(d, s) => *d as f64 / 10f64.powi(*s as i32),
+        Value::Float(f) => *f,
+        _ => 0.0,
+    }
+}
+
+fn sum(vals: &[Value]) -> Result<Value> {
+    match vals.first() {
+        Some(Value::Int(_)) => {
+            let mut acc: i64 = 0;
+            for v in vals {
+                if let Value::Int(i) = v {
+                    acc = acc.checked_add(*i).ok_or(Error::Overflow)?;
+                }
+            }
+            Ok(Value::Int(acc))
+        }
+        Some(Value::Decimal(_, s)) => {
+            let mut acc: i128 = 0;
+            for v in vals {
+                if let Value::Decimal(d, _) = v {
+                    acc = acc.checked_add(*d).ok_or(Error::Overflow)?;
+                }
+            }
+            Ok(Value::Decimal(acc, *s))
+        }
+        _ => Ok(Value::Float(vals.iter().map(as_f64).sum())),
+    }
+}
