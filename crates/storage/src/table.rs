@@ -357,7 +357,9 @@ impl Table {
         if let [rid] = rids {
             // one row (a key lookup): one-row slices of its arrays, nothing copied but a row
             // that waits in the tail as values
-            let cols: Vec<usize> = (0..self.schema.columns.len()).filter(|&c| kept(c)).collect();
+            let cols: Vec<usize> = (0..self.schema.columns.len())
+                .filter(|&c| kept(c))
+                .collect();
             let part = self.lock().row_part(*rid, &cols);
             let mut got = self.row_part_arrays(part, &cols).into_iter();
             let arrays: Vec<ArrayRef> = self

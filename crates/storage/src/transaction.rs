@@ -135,7 +135,9 @@ pub struct Transaction {
     id: TxnId,
     storage: Arc<Storage>,
     undo: Vec<Undo>,
-    own_queue: HashMap<u64, (Arc<Table>, QueueIndex)>,
+    /// Queue rows this transaction inserted, by table id (a fixed hash seed: the ids are
+    /// the engine's own, and a random seed per transaction costs a consume measurably).
+    own_queue: std::collections::HashMap<u64, (Arc<Table>, QueueIndex), foldhash::fast::FixedState>,
     /// Table locks held: table id → mode bits.
     held: HeldLocks,
     /// The lock manager knows this transaction (it locked or waited): its end must tell it.
@@ -157,7 +159,7 @@ impl Transaction {
             id: storage.txns.begin(),
             storage: storage.clone(),
             undo: Vec::new(),
-            own_queue: HashMap::new(),
+            own_queue: Default::default(),
             held: HeldLocks::default(),
             used_locks: false,
             fast: Vec::new(),
