@@ -465,20 +465,6 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
     }
 }
 
-/// The storage type of a type as written in a CAST or a typed literal (`DECIMAL(10,2)`,
-/// `VARCHAR(20)`, sqlparser's `Display` of its `DataType`): read by the parser's one type
-/// grammar, the one CREATE TABLE reads column types with, and mapped as CREATE TABLE maps
-/// them (`ddl::storage_type`), so a type means the same everywhere.
-///
-/// # Errors
-/// 9910 for a type name tdlite does not know; the grammar's 3706 for a malformed one.
-pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
-    match tdlite_parser::parse_data_type(text)? {
-        Some(t) => crate::ddl::storage_type(&t),
-        None => Err(Error::Unsupported(format!("the data type {text}"))),
-    }
-}
-
 fn typed_string(ty: SqlType, s: &str) -> Result<ArrayRef> {
     let a: ArrayRef = Arc::new(StringArray::from(vec![s]));
     crate::expr::cast_to_arrow(&a, &ty.arrow_type()).map_err(|_| Error::InvalidDate(s.to_string()))
@@ -759,7 +745,7 @@ impl Exec<'_> {
             }
             ast::Expr::Value(v) => one(self.bind_value(&v.value)?),
             ast::Expr::TypedString(ts) => {
-                let ty = sql_type_from_name(&ts.data_type.to_string())?;
+                let ty = crate::types::sql_type_from_name(&ts.data_type.to_string())?;
                 let s = match &ts.value.value {
                     ast::Value::SingleQuotedString(s) => s.clone(),
                     other => other.to_string(),
@@ -1006,7 +992,7 @@ impl Exec<'_> {
                 format: None,
             } => {
                 // TRYCAST: NULL where the value does not convert (row by row)
-                let ty = sql_type_from_name(&data_type.to_string())?;
+                let ty = crate::types::sql_type_from_name(&data_type.to_string())?;
                 Expr::Func(
                     Func::Builtin(crate::functions::Builtin::TryCast(ty)),
                     vec![b(expr, self)?],
@@ -1018,7 +1004,7 @@ impl Exec<'_> {
                 format: None,
                 ..
             } => {
-                let ty = sql_type_from_name(&data_type.to_string())?;
+                let ty = crate::types::sql_type_from_name(&data_type.to_string())?;
                 Expr::Cast(Box::new(b(expr, self)?), ty)
             }
             ast::Expr::Cast {
@@ -1027,7 +1013,7 @@ impl Exec<'_> {
                 format: Some(ast::CastFormat::Value(v)),
                 ..
             } => {
-                let ty = sql_type_from_name(&data_type.to_string())?;
+                let ty = crate::types::sql_type_from_name(&data_type.to_string())?;
                 let fmt = match &v.value {
                     ast::Value::SingleQuotedString(f) => f.clone(),
                     other => return Err(Error::Unsupported(format!("FORMAT {other}"))),
@@ -1165,7 +1151,7 @@ impl Exec<'_> {
             ast::Value::SingleQuotedString(s) => Arc::new(StringArray::from(vec![s.as_str()])),
             ast::Value::Null => new_null_array(&DataType::Null, 1),
             ast::Value::Placeholder(p) => {
-                let a = crate::prepared::parameter(p, self.params)?;
+                let a = crate::params::parameter(p, self.params)?;
                 self.note_slot(&a, || crate::plan_cache::Slot::Param(p.clone()));
                 a
             }

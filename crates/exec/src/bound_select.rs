@@ -176,7 +176,7 @@ impl<'a> Exec<'a> {
         let mut values = Vec::with_capacity(slots.len());
         for (array, slot) in slots {
             let v = match slot {
-                Slot::Param(name) => crate::prepared::parameter(name, self.params)?,
+                Slot::Param(name) => crate::params::parameter(name, self.params)?,
                 Slot::Subquery(q) => self.scalar_subquery(q)?,
             };
             if v.data_type() != array.data_type() {

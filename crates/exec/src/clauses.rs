@@ -23,8 +23,7 @@ use crate::window::WindowCall;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 
-/// A select item bound: its expression, name, title and alias.
-pub(crate) type Item = (Expr, String, Option<String>, Option<String>);
+pub(crate) use crate::ops::Item;
 
 /// A SELECT's clauses, bound.
 pub(crate) struct Clauses {

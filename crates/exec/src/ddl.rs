@@ -22,27 +22,6 @@ use tdlite_storage::catalog::{
 use tdlite_storage::table::Table;
 use tdlite_storage::types::{value_at, SqlType, Value};
 
-/// The storage type of a parsed type: the one mapping from tdlite's type syntax to
-/// [`SqlType`] (CREATE TABLE columns, CAST, typed literals).
-pub(crate) fn storage_type(t: &PType) -> Result<SqlType> {
-    Ok(match *t {
-        PType::ByteInt => SqlType::ByteInt,
-        PType::SmallInt => SqlType::SmallInt,
-        PType::Integer => SqlType::Integer,
-        PType::BigInt => SqlType::BigInt,
-        PType::Decimal(p, s) => SqlType::Decimal(p, s),
-        PType::Float => SqlType::Float,
-        PType::Char(n) => SqlType::Char(n.max(1)),
-        PType::VarChar(n) => SqlType::VarChar(n),
-        PType::Date => SqlType::Date,
-        PType::Time(p) => SqlType::Time(p),
-        PType::Timestamp { precision, .. } => SqlType::Timestamp(precision),
-        PType::Byte(n) => SqlType::Byte(n),
-        PType::VarByte(n) => SqlType::VarByte(n),
-        PType::Unsupported(l) => return Err(Error::Unsupported(format!("the {l:?} data type"))),
-    })
-}
-
 pub(crate) fn queue_rule(rule: &str) -> Error {
     Error::InvalidQueueTable(rule.to_string())
 }
@@ -234,7 +213,7 @@ impl Exec<'_> {
         c: &tdlite_parser::ColumnDef,
         ansi: bool,
     ) -> Result<Column> {
-        let ty = storage_type(&c.data_type)?;
+        let ty = crate::types::storage_type(&c.data_type)?;
         let default = c
             .default
             .as_ref()

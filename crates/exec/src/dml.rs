@@ -292,7 +292,7 @@ impl Exec<'_> {
     /// set. A marker's column whose values are of one kind is built at once; one of mixed
     /// kinds (an `int` beside a `Decimal`, DECIMALs of two scales) converts each kind to the
     /// target column's type, as a set on its own would, and the rows are picked back in order.
-    /// A cell that is the same for every set ([`crate::prepared::batch_cells`]) is evaluated
+    /// A cell that is the same for every set ([`crate::params::batch_cells`]) is evaluated
     /// once and repeated.
     fn parameter_sets_batch(
         &mut self,
@@ -301,7 +301,7 @@ impl Exec<'_> {
         targets: &[usize],
     ) -> Result<RecordBatch> {
         let (row, sources) = match values.rows.as_slice() {
-            [row] => (&row.content, crate::prepared::batch_cells(&row.content)),
+            [row] => (&row.content, crate::params::batch_cells(&row.content)),
             _ => {
                 return Err(Error::Internal(
                     "a batched INSERT has one VALUES row".into(),
@@ -339,7 +339,7 @@ impl Exec<'_> {
                     given: set.len(),
                 })?);
             }
-            let a = match crate::prepared::values_column(&cells) {
+            let a = match crate::params::values_column(&cells) {
                 Some(a) => a,
                 None => self.mixed_column(&table.schema.columns[target], &cells)?,
             };
@@ -396,7 +396,7 @@ impl Exec<'_> {
                     }
                 })
                 .collect();
-            let a = crate::prepared::values_column(&members)
+            let a = crate::params::values_column(&members)
                 .ok_or_else(|| Error::Internal("a parameter kind split in two".into()))?;
             groups.push(self.conform(col, &a)?);
         }
@@ -430,7 +430,7 @@ impl Exec<'_> {
         let mut arrays = Vec::with_capacity(width);
         for (k, column) in names.iter().enumerate() {
             let refs: Vec<&str> = column.iter().map(String::as_str).collect();
-            let Some(a) = crate::prepared::parameter_column(&refs, self.params)? else {
+            let Some(a) = crate::params::parameter_column(&refs, self.params)? else {
                 return Ok(None);
             };
             fields.push(Field::new(format!("c{k}"), a.data_type().clone(), true));

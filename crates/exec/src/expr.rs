@@ -207,7 +207,7 @@ impl Expr {
             Expr::CastFormat(e, ty, f) => crate::format::cast(&e.eval(batch)?, *ty, f),
             Expr::CaseSpecific(e) => e.eval(batch),
             Expr::WindowRef(k) => batch
-                .column_by_name(&crate::window::column_name(*k))
+                .column_by_name(&window_column(*k))
                 .cloned()
                 .ok_or_else(|| Error::Internal(format!("window column {k} is missing"))),
             Expr::Func(f, args) => {
@@ -807,4 +807,10 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             Ok(arrow::compute::nullif(&a, &m)?)
         }
     }
+}
+
+/// The name of the hidden column that holds window call `k`'s values (window.rs appends it;
+/// `Expr::Window` reads it). No SQL name can reach it.
+pub(crate) fn window_column(k: usize) -> String {
+    format!("\u{1}window{k}")
 }

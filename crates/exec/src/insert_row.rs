@@ -10,7 +10,7 @@
 //! as it is only where conform provably leaves it unchanged (an integer within the column's
 //! range, a string within the column's length, a DECIMAL of the column's scale and precision,
 //! a timestamp into `TIMESTAMP(6)`, …); every other value goes through conform itself as the
-//! one-element array a parameter binds as ([`crate::prepared::parameter_array`]). Tables
+//! one-element array a parameter binds as ([`crate::params::parameter_array`]). Tables
 //! with CHECK constraints take the batch path, which evaluates them.
 
 use crate::bind::Scope;
@@ -81,7 +81,7 @@ impl Exec<'_> {
         if let ast::Expr::Value(v) = e {
             if let ast::Value::Placeholder(name) = &v.value {
                 return Ok(Cell::Value(
-                    crate::prepared::parameter_value(name, self.params)?.clone(),
+                    crate::params::parameter_value(name, self.params)?.clone(),
                 ));
             }
         }
@@ -108,7 +108,7 @@ impl Exec<'_> {
         let a = match cell {
             Cell::Value(v) => match as_stored(col, v) {
                 Ok(v) => return Ok(v),
-                Err(v) => crate::prepared::parameter_array(&v),
+                Err(v) => crate::params::parameter_array(&v),
             },
             Cell::Array(a) => a,
         };
@@ -132,7 +132,7 @@ impl Exec<'_> {
 }
 
 /// A one-row literal as a cell: its value where the value's own array
-/// ([`crate::prepared::parameter_array`]) has the literal's type, so [`Exec::conform_cell`]
+/// ([`crate::params::parameter_array`]) has the literal's type, so [`Exec::conform_cell`]
 /// converts it exactly as it would the literal; else the array itself.
 fn literal_cell(a: ArrayRef) -> Cell {
     let one_to_one = matches!(

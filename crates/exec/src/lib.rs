@@ -82,6 +82,7 @@ mod merge;
 mod names;
 mod numfmt;
 mod ops;
+mod params;
 mod plan;
 mod plan_cache;
 mod prepared;

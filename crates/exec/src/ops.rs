@@ -12,6 +12,9 @@ use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use std::sync::Arc;
 use tdlite_storage::types::{normalize_for_key, value_at, RowKey};
 
+/// A select item bound: its expression, name, title and alias.
+pub(crate) type Item = (Expr, String, Option<String>, Option<String>);
+
 /// A one-row batch with no columns: the input of `SELECT 1` and of `VALUES` expressions.
 pub fn single_row() -> RecordBatch {
     RecordBatch::try_new_with_options(
@@ -61,7 +64,7 @@ pub(crate) fn is_time(t: &DataType) -> bool {
 /// The select list `items` (with each TIME/TIMESTAMP item's display precision) evaluated over
 /// `rows`: names, TITLEs, CASESPECIFIC and precision go into the fields' metadata.
 pub(crate) fn project(
-    items: &[crate::clauses::Item],
+    items: &[Item],
     precisions: &[Option<u8>],
     rows: &RecordBatch,
 ) -> Result<RecordBatch> {

@@ -382,7 +382,7 @@ impl Session {
                     .iter()
                     .map(|(n, text)| {
                         tdlite_parser::replace_markers(text, || {
-                            values.next().map(crate::prepared::literal)
+                            values.next().map(crate::params::literal)
                         })
                         .map(|t| (n.clone(), t))
                     })

@@ -1,7 +1,10 @@
-//! The SQL type that holds the values of an Arrow type: the type a computed column's values
-//! take when they are made into values, compared, or stored.
+//! SQL types: the one mapping from tdlite's type syntax (CREATE TABLE columns, CAST, typed
+//! literals) to [`SqlType`], and the SQL type that holds the values of an Arrow type (the
+//! type a computed column's values take when they are made into values, compared, or stored).
 
+use crate::error::{Error, Result};
 use arrow::datatypes::DataType;
+use tdlite_parser::DataType as PType;
 use tdlite_storage::types::SqlType;
 
 /// Storage type that holds values of an Arrow type (for building arrays from values).
@@ -18,5 +21,40 @@ pub fn sql_type_of(dt: &DataType) -> SqlType {
         DataType::Timestamp(..) => SqlType::Timestamp(6),
         DataType::Binary => SqlType::VarByte(u32::MAX),
         _ => SqlType::VarChar(u32::MAX),
+    }
+}
+
+/// The storage type of a parsed type: the one mapping from tdlite's type syntax to
+/// [`SqlType`] (CREATE TABLE columns, CAST, typed literals).
+pub(crate) fn storage_type(t: &PType) -> Result<SqlType> {
+    Ok(match *t {
+        PType::ByteInt => SqlType::ByteInt,
+        PType::SmallInt => SqlType::SmallInt,
+        PType::Integer => SqlType::Integer,
+        PType::BigInt => SqlType::BigInt,
+        PType::Decimal(p, s) => SqlType::Decimal(p, s),
+        PType::Float => SqlType::Float,
+        PType::Char(n) => SqlType::Char(n.max(1)),
+        PType::VarChar(n) => SqlType::VarChar(n),
+        PType::Date => SqlType::Date,
+        PType::Time(p) => SqlType::Time(p),
+        PType::Timestamp { precision, .. } => SqlType::Timestamp(precision),
+        PType::Byte(n) => SqlType::Byte(n),
+        PType::VarByte(n) => SqlType::VarByte(n),
+        PType::Unsupported(l) => return Err(Error::Unsupported(format!("the {l:?} data type"))),
+    })
+}
+
+/// The storage type of a type as written in a CAST or a typed literal (`DECIMAL(10,2)`,
+/// `VARCHAR(20)`, sqlparser's `Display` of its `DataType`): read by the parser's one type
+/// grammar, the one CREATE TABLE reads column types with, and mapped as CREATE TABLE maps
+/// them ([`storage_type`]), so a type means the same everywhere.
+///
+/// # Errors
+/// 9910 for a type name tdlite does not know; the grammar's 3706 for a malformed one.
+pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
+    match tdlite_parser::parse_data_type(text)? {
+        Some(t) => storage_type(&t),
+        None => Err(Error::Unsupported(format!("the data type {text}"))),
     }
 }

@@ -114,7 +114,7 @@ pub(crate) struct WindowCall {
 
 /// The hidden column that holds window call `k`'s values.
 pub fn column_name(k: usize) -> String {
-    format!("\u{1}window{k}")
+    crate::expr::window_column(k)
 }
 
 /// Equality keys of `exprs` per row, by GROUP BY's rules.

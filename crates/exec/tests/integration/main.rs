@@ -17,6 +17,7 @@ mod index_model;
 mod insert_paths;
 mod isolation;
 mod join_model;
+mod layers;
 mod plan_cache_model;
 mod power_cut;
 mod prepared;

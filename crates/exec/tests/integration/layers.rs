@@ -1,0 +1,183 @@
+//! The layers of the engine's modules (`crates/exec/src`), checked: every module has a layer,
+//! and a module imports (`crate::x`) only modules of its own layer or a lower one, except the
+//! edges listed in [`KNOWN_UPWARD`], which the redesign of issue 15 is to remove. A new upward
+//! import fails here; so does a listed edge that no longer exists (the list only shrinks).
+//! docs/architecture.md ("Layers") describes the layers.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Each module's layer, lowest first.
+const LAYERS: &[(&str, &[&str])] = &[
+    (
+        "values and errors",
+        &[
+            "error",
+            "numfmt",
+            "stack",
+            "query_band",
+            "result",
+            "to_char",
+            "types",
+        ],
+    ),
+    (
+        "expressions",
+        &["expr", "expr_tree", "functions", "format", "ops", "decimal"],
+    ),
+    (
+        "binding",
+        &[
+            "bind",
+            "params",
+            "clauses",
+            "window",
+            "window_value",
+            "grouping_sets",
+            "correlate",
+            "decorrelate",
+            "cte",
+            "view",
+            "sample",
+            "names",
+            "aggregate",
+        ],
+    ),
+    (
+        "planning and access",
+        &[
+            "plan",
+            "access",
+            "join",
+            "hash_join",
+            "plan_cache",
+            "bound_select",
+            "stream",
+            "explain",
+        ],
+    ),
+    (
+        "statements",
+        &[
+            "query",
+            "dml",
+            "insert_row",
+            "merge",
+            "setops",
+            "ctas",
+            "ddl",
+            "alter",
+            "admin",
+            "dbc",
+            "dictionary",
+            "statistics",
+            "macros",
+            "locking",
+        ],
+    ),
+    (
+        "session",
+        &[
+            "exec", "session", "database", "wait", "prepared", "requests", "lib",
+        ],
+    ),
+];
+
+/// Imports that go up a layer today. Most are `exec`: the per-statement context (`Exec`)
+/// that binding, planning and execution all take, which holds state of several layers.
+const KNOWN_UPWARD: &[(&str, &str)] = &[
+    ("access", "exec"),
+    ("admin", "exec"),
+    ("alter", "exec"),
+    ("bind", "exec"),
+    ("bind", "plan_cache"),
+    ("bound_select", "exec"),
+    ("clauses", "exec"),
+    ("correlate", "exec"),
+    ("correlate", "join"),
+    ("ctas", "exec"),
+    ("cte", "exec"),
+    ("cte", "setops"),
+    ("ddl", "exec"),
+    ("decorrelate", "exec"),
+    ("decorrelate", "hash_join"),
+    ("decorrelate", "join"),
+    ("dml", "exec"),
+    ("explain", "exec"),
+    ("insert_row", "exec"),
+    ("join", "dbc"),
+    ("join", "exec"),
+    ("macros", "exec"),
+    ("merge", "exec"),
+    ("query", "exec"),
+    ("setops", "exec"),
+    ("statistics", "exec"),
+    ("stream", "exec"),
+    ("view", "ctas"),
+    ("view", "exec"),
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|(_, ms)| ms.contains(&module))
+}
+
+/// The modules `source` imports through `crate::name` (tests left out).
+fn imports(source: &str) -> BTreeSet<String> {
+    let code = source.split("#[cfg(test)]").next().unwrap_or(source);
+    let mut out = BTreeSet::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn modules_import_only_their_own_layer_or_lower_ones() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut modules = Vec::new();
+    for entry in std::fs::read_dir(&src).expect("the crate's src folder") {
+        let path = entry.expect("a folder entry").path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let name = path.file_stem().expect("a file name").to_string_lossy();
+            modules.push((name.to_string(), path));
+        }
+    }
+    assert!(modules.len() > 40, "found only {} modules", modules.len());
+    let mut upward = BTreeSet::new();
+    for (name, path) in &modules {
+        let from = layer_of(name)
+            .unwrap_or_else(|| panic!("module {name} has no layer: add it to LAYERS"));
+        let source = std::fs::read_to_string(path).expect("a module's source");
+        for dep in imports(&source) {
+            if dep == *name {
+                continue;
+            }
+            if let Some(to) = layer_of(&dep) {
+                if to > from {
+                    upward.insert((name.clone(), dep));
+                }
+            }
+        }
+    }
+    let known: BTreeSet<(String, String)> = KNOWN_UPWARD
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let new: Vec<_> = upward.difference(&known).collect();
+    assert!(
+        new.is_empty(),
+        "imports that go up a layer (docs/architecture.md, Layers): {new:?}"
+    );
+    let gone: Vec<_> = known.difference(&upward).collect();
+    assert!(
+        gone.is_empty(),
+        "upward imports that no longer exist: take them out of KNOWN_UPWARD: {gone:?}"
+    );
+}
