@@ -12,7 +12,7 @@
 //! - each figure is the best of `--rounds` runs (tdlite and SQLite alternating): on this shared
 //!   machine the same run varies by up to 3× between tries, the best one being the least
 //!   disturbed.
-//! - concurrent, prefilled (on disk): the fifo target with C consumers. All N rows are
+//! - concurrent, prefilled (in memory, and on disk): the fifo target with C consumers. All N rows are
 //!   enqueued first (transactions of 1,000, not timed); then the consumers alone pop them, one
 //!   row per transaction, so every commit is a consume and group commit can share syncs.
 //! - wake: a consumer waits; the producer inserts one row at a random moment 0.3–1 ms later;
@@ -173,6 +173,7 @@ pub fn run(memory_rows: i64, disk_rows: i64, rounds: u32) {
     sqlite_run(Place::Memory, 1, memory_rows.min(10_000), false);
     for (place, n, prefilled, label) in [
         (Place::Memory, memory_rows, false, "memory"),
+        (Place::Memory, memory_rows, true, "memory, prefilled"),
         (Place::Disk, disk_rows, false, "disk (full sync)"),
         (Place::Disk, disk_rows, true, "disk (full sync), prefilled"),
     ] {
