@@ -1099,7 +1099,7 @@ impl Session {
             let mut got = None;
             for _ in 0..SPIN_YIELDS {
                 std::thread::yield_now();
-                if table.queue_depth_hint() > 0 {
+                if table.queue_depth() > 0 {
                     if let Some(rows) = self.exec(now).try_consume(table, list, true)? {
                         got = Some(rows);
                     }

@@ -20,8 +20,6 @@
 
 use crate::table::RowId;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 /// Order of consumption: QITS (µs), then insertion sequence (tdlite's documented tie-break).
 pub type QueueKey = (i64, u64);
@@ -41,34 +39,11 @@ pub struct QueueIndex {
     run: VecDeque<(QueueKey, Option<RowId>)>,
     live: usize,
     scattered: BTreeMap<QueueKey, RowId>,
-    /// Where each change stores [`QueueIndex::len`], for readers that may not take the lock
-    /// the index is behind ([`QueueIndex::mirrored`]).
-    mirror: Option<Arc<AtomicUsize>>,
 }
 
 impl QueueIndex {
-    /// An empty index that keeps `mirror` equal to its length after every change.
-    pub fn mirrored(mirror: Arc<AtomicUsize>) -> Self {
-        mirror.store(0, Ordering::Release);
-        QueueIndex {
-            mirror: Some(mirror),
-            ..QueueIndex::default()
-        }
-    }
-
-    fn publish(&self) {
-        if let Some(m) = &self.mirror {
-            m.store(self.len(), Ordering::Release);
-        }
-    }
-
     /// Adds a consumable row (a key already present gets the new row).
     pub fn insert(&mut self, key: QueueKey, row: RowId) {
-        self.insert_entry(key, row);
-        self.publish();
-    }
-
-    fn insert_entry(&mut self, key: QueueKey, row: RowId) {
         if let Some(r) = self.scattered.get_mut(&key) {
             *r = row;
             return;
@@ -96,12 +71,6 @@ impl QueueIndex {
 
     /// Removes a row's entry; returns whether it was there.
     pub fn remove(&mut self, key: &QueueKey) -> bool {
-        let removed = self.remove_entry(key);
-        self.publish();
-        removed
-    }
-
-    fn remove_entry(&mut self, key: &QueueKey) -> bool {
         if let Ok(i) = self.find(key) {
             if self.run[i].1.take().is_some() {
                 self.live -= 1;
@@ -114,12 +83,6 @@ impl QueueIndex {
 
     /// Removes and returns the oldest entry.
     pub fn pop_first(&mut self) -> Option<(QueueKey, RowId)> {
-        let popped = self.pop_entry();
-        self.publish();
-        popped
-    }
-
-    fn pop_entry(&mut self) -> Option<(QueueKey, RowId)> {
         let run = self.run.front().and_then(|&(k, r)| r.map(|r| (k, r)));
         match (run, self.scattered.first_key_value()) {
             (Some(a), Some((b, _))) if *b < a.0 => self.scattered.pop_first(),
@@ -204,8 +167,7 @@ mod tests {
     fn behaves_as_an_ordered_map_under_random_operations() {
         for seed in 1..=40u64 {
             let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let depth = Arc::new(AtomicUsize::new(7));
-            let mut q = QueueIndex::mirrored(depth.clone());
+            let mut q = QueueIndex::default();
             let mut model: BTreeMap<QueueKey, RowId> = BTreeMap::new();
             let mut seq = 0u64;
             for step in 0..4_000 {
@@ -241,7 +203,6 @@ mod tests {
                     assert_eq!(q.first(), first, "seed {seed} step {step}");
                 }
                 assert_eq!(q.len(), model.len(), "seed {seed} step {step}");
-                assert_eq!(depth.load(Ordering::Acquire), model.len(), "the mirror");
                 assert_eq!(q.is_empty(), model.is_empty());
             }
             let want: Vec<(QueueKey, RowId)> = model.into_iter().collect();

@@ -27,7 +27,7 @@ use arrow::record_batch::RecordBatch;
 use foldhash::{HashMap, HashMapExt};
 use parking_lot::{Mutex, MutexGuard};
 use std::ops::Bound;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Rows per sealed segment.
@@ -57,8 +57,6 @@ pub struct Table {
     null_cells: Vec<ArrayRef>,
     /// ROW WRITE locks held without the lock manager (see `fastlock`).
     pub(crate) row_writers: Mutex<crate::fastlock::RowWriters>,
-    /// The queue index's length, stored by every change to it ([`Table::queue_depth_hint`]).
-    depth: Arc<AtomicUsize>,
 }
 
 /// What [`Table::index_find`] found.
@@ -90,13 +88,13 @@ pub struct TableData {
 
 impl TableData {
     /// No rows, the indexes `schema` asks for.
-    fn empty(schema: &TableSchema, depth: &Arc<AtomicUsize>) -> Self {
+    fn empty(schema: &TableSchema) -> Self {
         TableData {
             segments: Vec::new(),
             tail: Tail::default(),
             stamps: Stamps::default(),
             seq: Vec::new(),
-            queue: QueueIndex::mirrored(depth.clone()),
+            queue: QueueIndex::default(),
             unique: schema.unique_keys().map(|_| HashMap::new()).collect(),
             duplicates: (schema.kind == crate::catalog::TableKind::Set).then(HashMap::new),
             ordered: schema
@@ -134,12 +132,10 @@ impl Table {
             .iter()
             .map(|f| new_null_array(f.data_type(), 1))
             .collect();
-        let depth = Arc::new(AtomicUsize::new(0));
         Table {
             id,
             null_cells,
-            data: Mutex::new(TableData::empty(&schema, &depth)),
-            depth,
+            data: Mutex::new(TableData::empty(&schema)),
             schema,
             dropped: AtomicBool::new(false),
             creator: AtomicU64::new(creator),
@@ -153,7 +149,7 @@ impl Table {
     /// session can see it and no transaction of its own is open, so no version is needed.
     pub fn truncate_volatile(&self) {
         if self.schema.volatile.is_some() {
-            *self.lock() = TableData::empty(&self.schema, &self.depth);
+            *self.lock() = TableData::empty(&self.schema);
         }
     }
 
@@ -467,13 +463,6 @@ impl Table {
     /// Number of rows waiting in the queue index (committed, unclaimed).
     pub fn queue_depth(&self) -> usize {
         self.lock().queue.len()
-    }
-
-    /// [`Table::queue_depth`] without the table's mutex: the depth as of the index's latest
-    /// change, for a consumer that polls the queue (it must take the row under the mutex,
-    /// where the depth may already be 0 again).
-    pub fn queue_depth_hint(&self) -> usize {
-        self.depth.load(Ordering::Acquire)
     }
 }
 
