@@ -201,7 +201,7 @@ impl<'a> Exec<'a> {
         let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
             return Bound::Not;
         };
-        let own_exprs = s
+        let mut own_exprs = s
             .selection
             .iter()
             .chain(s.projection.iter().filter_map(|i| match i {
@@ -209,7 +209,7 @@ impl<'a> Exec<'a> {
                 | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
                 _ => None,
             }));
-        if own_exprs.clone().any(reads_a_set) {
+        if own_exprs.any(reads_a_set) {
             // binding would run the subquery, then refuse the block (its rows are not a
             // slot), and the general path would run it again
             return Bound::Refused;

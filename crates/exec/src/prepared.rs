@@ -30,6 +30,16 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// The request `statements` parsed from `sql`, with nothing kept yet.
+    pub(crate) fn new(statements: Vec<Spanned>, sql: &str) -> Self {
+        Prepared {
+            statements,
+            parameters: tdlite_parser::parameter_count(sql),
+            levels: tdlite_parser::limits::operator_bound(sql),
+            plans: std::sync::Arc::default(),
+        }
+    }
+
     /// How many `?` parameters the request has.
     pub fn parameter_count(&self) -> usize {
         self.parameters

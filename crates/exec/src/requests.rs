@@ -71,12 +71,7 @@ mod tests {
     use super::*;
 
     fn prepared() -> Arc<Prepared> {
-        Arc::new(Prepared {
-            statements: Vec::new(),
-            parameters: 0,
-            levels: 0,
-            plans: Arc::default(),
-        })
+        Arc::new(Prepared::new(Vec::new(), ""))
     }
 
     #[test]

@@ -242,15 +242,9 @@ impl Session {
                 return self.exec_macro(name, args);
             }
         }
-        let parameters = tdlite_parser::parameter_count(sql);
-        if parameters == 0 && sql.len() <= crate::requests::MAX_TEXT {
+        if tdlite_parser::parameter_count(sql) == 0 && sql.len() <= crate::requests::MAX_TEXT {
             // kept (requests.rs): the next run of this text is not parsed again
-            let p = Arc::new(crate::prepared::Prepared {
-                statements: stmts,
-                parameters,
-                levels: tdlite_parser::limits::operator_bound(sql),
-                plans: Arc::default(),
-            });
+            let p = Arc::new(crate::prepared::Prepared::new(stmts, sql));
             self.requests.keep(sql, p.clone());
             // the first run keeps no plans: most texts run once, and binding for the cache
             // costs a copy of each block; a second run starts keeping them
@@ -320,9 +314,7 @@ impl Session {
         sql: &str,
     ) -> std::result::Result<crate::prepared::Prepared, PositionedError> {
         let levels = tdlite_parser::limits::operator_bound(sql);
-        let mut p = crate::stack::for_bound(levels, || self.prepare_text(sql))?;
-        p.levels = levels;
-        Ok(p)
+        crate::stack::for_bound(levels, || self.prepare_text(sql))
     }
 
     /// [`Session::prepare`] on a stack deep enough for `sql`.
@@ -340,13 +332,7 @@ impl Session {
                 statement: 1,
             });
         };
-        let parameters = tdlite_parser::parameter_count(sql);
-        Ok(crate::prepared::Prepared {
-            statements,
-            parameters,
-            levels: 0,
-            plans: Arc::default(),
-        })
+        Ok(crate::prepared::Prepared::new(statements, sql))
     }
 
     /// Runs a prepared request with one value per `?`, in order, as [`Session::execute`] runs

@@ -39,8 +39,6 @@ pub(crate) struct Tail {
     chunks: Vec<RecordBatch>,
     /// Rows not yet in a chunk, each behind an `Arc` so a reader takes it by reference count.
     values: Vec<Arc<Vec<Value>>>,
-    /// Rows in `chunks`.
-    chunked: usize,
 }
 
 /// Where a tail row is.
@@ -58,7 +56,7 @@ pub(crate) enum TailRow<'a> {
 impl Tail {
     /// Number of rows.
     pub(crate) fn len(&self) -> usize {
-        self.chunked + self.values.len()
+        self.chunks.iter().map(RecordBatch::num_rows).sum::<usize>() + self.values.len()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -74,7 +72,6 @@ impl Tail {
         }
         let run = values_batch(schema, &self.values);
         self.values.clear();
-        self.chunked += run.num_rows();
         self.chunks.push(run);
         // the binary counter's carries: merge while the last two chunks are the same size
         while let [.., a, b] = self.chunks.as_slice() {
@@ -86,11 +83,11 @@ impl Tail {
             self.chunks.truncate(self.chunks.len() - 2);
             self.chunks.push(merged);
         }
-        if self.chunked < SEGMENT_ROWS {
-            return None;
+        // a full tail has merged into one chunk: the next segment
+        match self.chunks.as_slice() {
+            [full] if full.num_rows() == SEGMENT_ROWS => self.chunks.pop(),
+            _ => None,
         }
-        self.chunked = 0;
-        self.chunks.pop()
     }
 
     /// Where row `i` of the tail is, if there is one.

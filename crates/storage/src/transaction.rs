@@ -506,8 +506,7 @@ impl Transaction {
     /// this call leaves no lock behind, so a consumer waiting for a row blocks no one.
     ///
     /// The row comes back with every column, or (`columns`) with those columns only, the
-    /// others NULL. [`Transaction::take`] returns the row's id alone, for a caller that reads
-    /// the row as Arrow arrays ([`Table::row_arrays`]).
+    /// others NULL. [`Transaction::take_arrays`] returns the row as Arrow arrays.
     ///
     /// # Errors
     /// Lock errors: a DDL or `LOCKING … FOR READ|WRITE|EXCLUSIVE` holder makes it wait, or
@@ -533,23 +532,8 @@ impl Transaction {
         })
     }
 
-    /// [`Transaction::consume`] without reading the row: its id (the row's values never change,
-    /// so they can be read later, outside the table's mutex).
-    ///
-    /// # Errors
-    /// As [`Transaction::consume`].
-    pub fn take(
-        &mut self,
-        table: &Arc<Table>,
-        wait_for_lock: bool,
-    ) -> Result<Option<RowId>, StorageError> {
-        Ok(self
-            .take_with(table, wait_for_lock, |_, _| ())?
-            .map(|(r, ())| r))
-    }
-
-    /// [`Transaction::take`] that also returns columns `cols` of the row as one-row arrays
-    /// (see [`Table::row_arrays`]), found under the same hold of the table's mutex as the pop.
+    /// [`Transaction::consume`] with columns `cols` of the row as one-row arrays (see
+    /// [`Table::row_arrays`]), found under the same hold of the table's mutex as the pop.
     ///
     /// # Errors
     /// As [`Transaction::consume`].
@@ -563,6 +547,8 @@ impl Transaction {
         Ok(taken.map(|(row, part)| (row, table.row_part_arrays(part, cols))))
     }
 
+    /// Takes the oldest consumable row (see [`Transaction::consume`]) and runs `read` on it
+    /// under the pop's hold of the table's mutex.
     fn take_with<R>(
         &mut self,
         table: &Arc<Table>,
@@ -638,7 +624,7 @@ impl Transaction {
         }
     }
 
-    /// Pops the oldest row (see [`Transaction::take`]) and runs `read` on it under the same
+    /// Pops the oldest row (see [`Transaction::consume`]) and runs `read` on it under the same
     /// hold of the table's mutex.
     fn pop_with<R>(
         &mut self,
