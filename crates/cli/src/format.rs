@@ -187,9 +187,9 @@ pub fn table(rows: &Rows, report: &Report) -> String {
             .enumerate()
             .map(|(c, v)| {
                 if right[c] {
-                    format!("{v:>w$}", w = widths[c])
+                    pad(v, widths[c], Side::Start)
                 } else {
-                    format!("{v:<w$}", w = widths[c])
+                    pad(v, widths[c], Side::End)
                 }
             })
             .collect::<Vec<_>>()
@@ -247,7 +247,7 @@ pub fn table(rows: &Rows, report: &Report) -> String {
                     lines.push(String::new());
                 }
                 for (h, v) in heads.iter().zip(r) {
-                    let l = format!("{h:<title_width$}{}{v}", report.separator);
+                    let l = format!("{}{}{v}", pad(h, title_width, Side::End), report.separator);
                     lines.push(l.trim_end().to_string());
                 }
             }
@@ -400,4 +400,28 @@ pub fn default_severity(code: u32) -> i32 {
         9999 | 9914 | 9916 => 12,
         _ => 8,
     }
+}
+
+/// Which end of a cell [`pad`] fills.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// Blanks before the value (numbers, right-aligned).
+    Start,
+    /// Blanks after it.
+    End,
+}
+
+/// `v` padded with blanks to `width` characters. `format!`'s width panics above 65,535, and a
+/// column (a value or a heading) can be wider.
+pub(crate) fn pad(v: &str, width: usize, side: Side) -> String {
+    let fill = width.saturating_sub(v.chars().count());
+    let mut out = String::with_capacity(v.len() + fill);
+    if side == Side::End {
+        out.push_str(v);
+    }
+    out.extend(std::iter::repeat_n(' ', fill));
+    if side == Side::Start {
+        out.push_str(v);
+    }
+    out
 }

@@ -185,6 +185,7 @@ fn real_main() -> i32 {
     };
     if let Some(f) = file {
         let Ok(input) = open(&f) else { return 8 };
+        stop_script_on_ctrl_c(&runner);
         runner.echo = true;
         script::run_reader(&mut runner, input, charset);
         return runner.leave();
@@ -200,9 +201,23 @@ fn real_main() -> i32 {
         return repl::run_repl(&mut runner);
     }
     // a pipe: each request runs as soon as its last line arrives
+    stop_script_on_ctrl_c(&runner);
     runner.echo = true;
     script::run_reader(&mut runner, std::io::stdin().lock(), charset);
     runner.leave()
+}
+
+/// Ctrl-C while a script runs: the running request is cancelled (it fails, 3110 or a
+/// consume's 9905, and is rolled back) and the script stops after it, with the usual logoff
+/// lines and return code. Between requests no further request starts: the script stops
+/// after the line being read (a pipe's writer gets the same Ctrl-C and closes it).
+fn stop_script_on_ctrl_c(runner: &runner::Runner) {
+    let cancel = runner.cancel.clone();
+    let interrupted = runner.interrupted.clone();
+    let _ = ctrlc::set_handler(move || {
+        interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
+        cancel.lock().unwrap_or_else(|e| e.into_inner()).cancel();
+    });
 }
 
 fn usage_error(msg: &str) -> i32 {

@@ -250,7 +250,8 @@ fn field(
                 (false, Some(f)) => f.value(row).to_string(),
                 _ => String::new(),
             };
-            out.extend(format!("{s:<width$}").bytes().take(width));
+            let padded = crate::format::pad(&s, width, crate::format::Side::End);
+            out.extend(padded.bytes().take(width));
         }
         other => return Err(format!("a {other} column has no record form")),
     }

@@ -65,6 +65,8 @@ pub struct Runner {
     pub data_format: Option<DataFormat>,
     /// The session's cancel handle, where the Ctrl-C handler finds it after a new `.LOGON`.
     pub cancel: Arc<Mutex<tdlite::CancelHandle>>,
+    /// Set by Ctrl-C while a script runs: the script stops after the request it cancelled.
+    pub interrupted: Arc<std::sync::atomic::AtomicBool>,
     logged_on: bool,
     consume_timeout: Option<Duration>,
     quiet: bool,
@@ -152,7 +154,8 @@ every command. Commands (case does not matter; a final ';' is optional):
   .tables, .schema TABLE           list tables, show a table's DDL (tdlite)
   .timeout SECONDS|off             bound SELECT AND CONSUME waits (tdlite; default off)
   .checkpoint                      write a checkpoint now (a database folder)
-Ctrl-C clears the current input, or cancels a SELECT AND CONSUME that is waiting.
+Ctrl-C clears the current input, or cancels the running request (a waiting SELECT AND
+CONSUME too); the request fails and is rolled back, and the REPL goes on.
 SQL to look around: HELP DATABASE name; HELP TABLE t; SHOW TABLE t; HELP SESSION;
 SEL DATABASE; SEL USER; SEL SESSION; SEL DATE; SEL TIME; HELP LOCKS;
 ";
@@ -174,6 +177,7 @@ impl Runner {
             charset: crate::script::Charset::default(),
             data_format: None,
             cancel,
+            interrupted: Default::default(),
             logged_on: true,
             consume_timeout: None,
             quiet: false,
@@ -199,7 +203,7 @@ impl Runner {
 
     /// Messages: to standard output, or to standard error while `--format` gives standard
     /// output to the rows.
-    fn out(&self, s: &str) {
+    pub(crate) fn out(&self, s: &str) {
         if self.data_format.is_some() {
             let mut o = std::io::stderr().lock();
             let _ = o.write_all(s.as_bytes());
@@ -295,6 +299,14 @@ impl Runner {
         sql: &str,
     ) -> Result<Vec<tdlite::StatementResult>, tdlite::PositionedError> {
         if !self.interactive {
+            if self.interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+                // Ctrl-C came as the request was read: it does not start
+                return Err(tdlite::PositionedError {
+                    error: tdlite::Error::Cancelled,
+                    location: None,
+                    statement: 1,
+                });
+            }
             return self.session.execute(sql);
         }
         let handle = self.session.cancel_handle();

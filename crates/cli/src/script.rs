@@ -290,6 +290,10 @@ pub fn run_reader(runner: &mut Runner, mut input: impl BufRead, charset: Charset
             Flow::EndOfFile => return Flow::Continue,
             Flow::Continue | Flow::Goto(_) => {}
         }
+        if runner.interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+            runner.out(" *** The script was interrupted (Ctrl-C).\n");
+            return Flow::Quit;
+        }
     }
     match feeder.finish(runner) {
         Flow::Quit => Flow::Quit,

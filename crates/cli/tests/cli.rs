@@ -23,12 +23,16 @@ fn run_in(dir: &Path, args: &[&str], stdin: &[u8]) -> (String, String, i32) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("tdlite runs");
+    // written from another thread: a long input and a long output would fill both pipes
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || input.write_all(&stdin));
+    let out = child.wait_with_output().expect("tdlite finishes");
     // a tdlite that fails at startup (a locked folder) exits without reading its input
-    match child.stdin.take().expect("stdin").write_all(stdin) {
+    match writer.join().expect("the writer thread") {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.expect("write stdin"),
     }
-    let out = child.wait_with_output().expect("tdlite finishes");
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -547,4 +551,87 @@ SEL id FROM t ORDER BY id;
     assert_eq!(read("rows.txt"), " 1|Ada\n22|?\n");
     assert_eq!(read("plain.txt"), "id\n--\n 1\n22\n", "no kind: a report");
     assert_eq!(code, 0, "{out}");
+}
+
+/// Issue 16: an output column wider than 65,535 characters (a value or a heading) panicked
+/// (`format!`'s width limit); it is printed like any other, in table and record mode.
+#[test]
+fn a_column_wider_than_65535_characters_is_printed() {
+    let wide = "x".repeat(70_000);
+    let script = format!("SEL '{wide}' AS v;\nSEL 1 AS \"{wide}\";\nSEL 'done' AS last;\n");
+    let (out, err, code) = run_with_stdin(&[], script.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.contains(&wide), "the value is printed whole");
+    assert!(
+        out.contains(&format!("{}\n", "-".repeat(70_000))),
+        "the heading's dashes are as wide as the column"
+    );
+    assert!(out.contains("done"), "{out}");
+}
+
+/// Issue 16: Ctrl-C under `-f` cancels the running request (3110, rolled back) and stops the
+/// script after it, with the logoff lines and return code 8.
+#[test]
+fn ctrl_c_under_a_script_cancels_the_running_request_and_stops_the_script() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = std::env::temp_dir().join(format!("tdlite-ctrl-c-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("long.sql");
+    let mut f = std::fs::File::create(&script).unwrap();
+    writeln!(f, "CREATE TABLE d (k INTEGER);").unwrap();
+    for k in 0..10 {
+        writeln!(f, "INS d ({k});").unwrap();
+    }
+    writeln!(f, "CREATE TABLE t AS (SELECT a.k * 1000 + b.k * 100 + c.k * 10 + e.k AS a FROM d a, d b, d c, d e) WITH DATA;").unwrap();
+    // a subquery correlated by a non-equality, per row of 10,000: minutes uncancelled
+    writeln!(
+        f,
+        "SELECT COUNT(*) FROM t x WHERE x.a > (SELECT AVG(y.a) FROM t y WHERE y.a < x.a);"
+    )
+    .unwrap();
+    writeln!(f, "SEL 'after the cancel' AS never;").unwrap();
+    drop(f);
+    let mut child = tdlite()
+        .args(["-f", script.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    // the long request is echoed as it starts
+    loop {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "ended early: {seen}");
+        seen.push_str(&line);
+        if line.starts_with("SELECT COUNT(*) FROM t x") {
+            break;
+        }
+    }
+    // give the request a moment to start, then interrupt it
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let code = child.wait().unwrap().code();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        rest.contains(" *** Failure 3110 The transaction was aborted by the user."),
+        "{rest}"
+    );
+    assert!(
+        rest.contains(" *** The script was interrupted (Ctrl-C)."),
+        "{rest}"
+    );
+    assert!(
+        !rest.contains("after the cancel"),
+        "the script stopped: {rest}"
+    );
+    assert!(rest.contains(" *** RC (return code) = 8"), "{rest}");
+    assert_eq!(code, Some(8));
 }

@@ -104,15 +104,15 @@ pub(crate) fn aggregate(
     )?)
 }
 
-pub(crate) fn aggregate_call<'g>(
-    call: &AggCall,
-    arg: Option<&ArrayRef>,
-    groups: impl Iterator<Item = &'g [u32]>,
-) -> Result<ArrayRef> {
+/// The type of `func`'s result over `arg` (none: `COUNT(*)`).
+///
+/// # Errors
+/// 9913 for a SUM of a type that does not add up.
+pub(crate) fn result_type(func: AggFunc, arg: Option<&ArrayRef>) -> Result<SqlType> {
     let in_type = arg
         .map(|a| a.data_type().clone())
         .unwrap_or(DataType::Int32);
-    let out_type = match (call.func, &in_type) {
+    Ok(match (func, &in_type) {
         (AggFunc::Count, _) => SqlType::Integer,
         (
             AggFunc::Avg
@@ -130,7 +130,15 @@ pub(crate) fn aggregate_call<'g>(
         ) => SqlType::BigInt,
         (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
-    };
+    })
+}
+
+pub(crate) fn aggregate_call<'g>(
+    call: &AggCall,
+    arg: Option<&ArrayRef>,
+    groups: impl Iterator<Item = &'g [u32]>,
+) -> Result<ArrayRef> {
+    let out_type = result_type(call.func, arg)?;
     let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
     let mut out = Vec::new();
     // COUNT(*): the group sizes

@@ -240,6 +240,7 @@ impl Exec<'_> {
         let mut failed = None;
         let mut memo = Memo::new(reads, &rows);
         for row in 0..rows.num_rows() {
+            crate::interrupt::check()?;
             if let Some(v) = memo.get(&rows, row) {
                 parts.push(v);
                 continue;

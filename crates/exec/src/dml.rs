@@ -95,7 +95,7 @@ impl Exec<'_> {
                         v.to_string()
                     };
                     match col.ty {
-                        SqlType::Char(n) => format!("{v:<width$}", width = n as usize),
+                        SqlType::Char(n) => crate::limits::pad_end(&v, n as usize),
                         _ => v,
                     }
                 })

@@ -180,6 +180,21 @@ pub enum Error {
     /// A recursive CTE that does not stop (2646).
     #[error("No more spool space: WITH RECURSIVE {0}.")]
     RecursionLimit(String),
+    /// The running request was cancelled (`CancelHandle::cancel`, Ctrl-C) (3110); the
+    /// transaction is rolled back.
+    #[error("The transaction was aborted by the user.")]
+    Cancelled,
+    /// The request ran past the session's statement timeout (tdlite 9920).
+    #[error("The request ran longer than the statement timeout of {0} s and was stopped.")]
+    StatementTimeout(f64),
+    /// A FROM clause with more tables or views than one query block may have (tdlite 9921;
+    /// Teradata's limit is the same, its number not researched).
+    #[error("A query block names {0} tables or views; the most is 128.")]
+    TooManyTables(usize),
+    /// A value over a size limit: a character value over 64,000 characters (3577; see
+    /// limits.rs).
+    #[error("Row size or Sort Key size overflow: {0}.")]
+    SizeLimit(String),
     /// A bug: an invariant did not hold (tdlite 9999). Please report it.
     #[error("Internal error: {0}")]
     Internal(String),
@@ -289,6 +304,7 @@ impl Error {
                     | StorageError::Io(_)
             ) | Error::QueueDropped(_)
                 | Error::UserAbort
+                | Error::Cancelled
         )
     }
 
@@ -357,6 +373,10 @@ impl Error {
             Error::Unsupported(_) => code(9910),
             Error::ParameterCount { .. } => code(3939),
             Error::CheckViolation(_) => code(5317),
+            Error::SizeLimit(_) => code(3577),
+            Error::Cancelled => code(3110),
+            Error::TooManyTables(_) => code(9921),
+            Error::StatementTimeout(_) => retryable(9920),
             Error::Internal(_) => code(9999),
             Error::SpoolSpace(_) => code(2646),
         }

@@ -442,12 +442,14 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
         }
         Concat => {
             let (l, r) = (to_utf8(&l)?, to_utf8(&r)?);
-            Ok(Arc::new(
+            let out: ArrayRef = Arc::new(
                 arrow::compute::kernels::concat_elements::concat_elements_utf8(
                     l.as_string::<i32>(),
                     r.as_string::<i32>(),
                 )?,
-            ))
+            );
+            crate::limits::check_chars(&out)?;
+            Ok(out)
         }
         Eq | NotEq | Lt | LtEq | Gt | GtEq => {
             let (mut l, mut r) = coerce_pair(l, r)?;
@@ -490,7 +492,9 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
             return Ok(out);
         }
         let out = out.as_primitive::<arrow::datatypes::Int32Type>();
-        return Ok(Arc::new(Date32Array::from(out.iter().collect::<Vec<_>>())));
+        let out: ArrayRef = Arc::new(Date32Array::from(out.iter().collect::<Vec<_>>()));
+        crate::limits::check(&out)?;
+        return Ok(out);
     }
     if is_int(&lt) && rt == DataType::Date32 && op == Add {
         return arithmetic(op, r, l);
@@ -536,6 +540,9 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         Div => numeric::div(&l, &r)?,
         _ => numeric::rem(&l, &r)?,
     };
+    if is_temporal(out.data_type()) {
+        crate::limits::check(&out)?;
+    }
     Ok(out)
 }
 
@@ -567,8 +574,23 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
 
 /// Strict Arrow cast (a value that does not convert is an error, never NULL). A failure is
 /// classified by the types involved ([`cast_error`]), never by Arrow's message.
+///
+/// A cast to a date or time type is checked against the type's range (`limits::check`): a
+/// number read as days or microseconds past it is 2665, never a value chrono cannot show.
 pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
-    cast_with_options(a, t, &strict()).map_err(|e| cast_error(a, t, e))
+    let out = cast_with_options(a, t, &strict()).map_err(|e| cast_error(a, t, e))?;
+    if a.data_type() != t && is_temporal(t) {
+        crate::limits::check(&out)?;
+    }
+    Ok(out)
+}
+
+/// DATE, TIME and TIMESTAMP's Arrow types.
+fn is_temporal(t: &DataType) -> bool {
+    matches!(
+        t,
+        DataType::Date32 | DataType::Time64(_) | DataType::Timestamp(..)
+    )
 }
 
 /// What a failed strict cast of `a` to `to` is in Teradata's terms, from the types and

@@ -393,6 +393,13 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             return Ok(Value::Str(s));
         };
         let with = text(&arg(2)).unwrap_or_default();
+        if with.len() > search.len() {
+            // the result's size is known before it is made: never build one over the limit
+            let grows = (with.len() - search.len()) * s.matches(&search).count();
+            if s.len() + grows > crate::limits::MAX_CHAR_BYTES {
+                return Err(crate::limits::too_long());
+            }
+        }
         return Ok(Value::Str(s.replace(&search, &with)));
     }
     if a.iter().any(Value::is_null) {
@@ -720,6 +727,9 @@ pub(crate) fn eval(f: Builtin, args: &[ArrayRef], n: usize) -> Result<ArrayRef> 
     let mut out = Vec::with_capacity(n);
     let mut vals = Vec::with_capacity(args.len());
     for i in 0..n {
+        if i % 4096 == 4095 {
+            crate::interrupt::check()?;
+        }
         vals.clear();
         vals.extend(args.iter().map(|a| value_at(a.as_ref(), i)));
         out.push(row(f, &vals, &mut rng)?);
@@ -732,7 +742,9 @@ pub(crate) fn eval(f: Builtin, args: &[ArrayRef], n: usize) -> Result<ArrayRef> 
             return Err(Error::Overflow);
         }
     }
-    Ok(values_to_array(ty, out.iter()))
+    let out = values_to_array(ty, out.iter());
+    crate::limits::check(&out)?;
+    Ok(out)
 }
 
 #[cfg(test)]

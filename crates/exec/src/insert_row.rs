@@ -167,7 +167,7 @@ fn as_stored(col: &Column, v: Value) -> std::result::Result<Value, Value> {
         (Value::Str(s), SqlType::VarChar(n)) => !col.uppercase && fits_chars(s, n),
         (Value::Str(s), SqlType::Char(n)) if !col.uppercase && fits_chars(s, n) => {
             let Value::Str(s) = v else { return Err(v) };
-            return Ok(Value::Str(format!("{s:<width$}", width = n as usize)));
+            return Ok(Value::Str(crate::limits::pad_end(&s, n as usize)));
         }
         (Value::Date(_), SqlType::Date) => true,
         (Value::Time(_), SqlType::Time(6)) | (Value::Timestamp(_), SqlType::Timestamp(6)) => true,

@@ -341,6 +341,10 @@ impl Exec<'_> {
         selection: Option<&ast::Expr>,
     ) -> Result<(Scope, RecordBatch)> {
         check_names(from)?;
+        let named: usize = from.iter().map(|t| 1 + t.joins.len()).sum();
+        if named > MAX_TABLES {
+            return Err(Error::TooManyTables(named));
+        }
         let outer = from.iter().flat_map(|t| &t.joins).any(|j| {
             !matches!(
                 j.join_operator,
@@ -585,6 +589,9 @@ impl Exec<'_> {
     }
 }
 
+/// The most tables and views one FROM clause may name (Teradata's limit per query block).
+const MAX_TABLES: usize = 128;
+
 /// A join order for inner joins: start with a relation that has a filter of its own (the
 /// smallest such), then repeatedly take the smallest relation that a condition connects to
 /// those already joined (the smallest of all if none is), so intermediate results stay small.
@@ -800,6 +807,7 @@ fn join_filtered(
         Some(h) => Box::new((0..n).flat_map(move |i| h.partners(i).map(move |j| (i as u32, j)))),
     };
     loop {
+        crate::interrupt::check()?;
         let (mut cl, mut cr): (Vec<u32>, Vec<u32>) = pairs.by_ref().take(CHUNK_PAIRS).unzip();
         if cl.is_empty() {
             break;

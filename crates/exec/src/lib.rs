@@ -75,7 +75,9 @@ mod functions;
 mod grouping_sets;
 mod hash_join;
 mod insert_row;
+mod interrupt;
 mod join;
+mod limits;
 mod locking;
 mod macros;
 mod merge;
@@ -101,6 +103,7 @@ mod types;
 mod view;
 mod wait;
 mod window;
+mod window_frame;
 mod window_value;
 
 pub use arrow;

@@ -237,13 +237,13 @@ pub(crate) fn write(unscaled: i128, scale: u32, fmt: &str) -> Option<String> {
         q + u128::from(r * 2 >= div)
     };
     let digits = value.to_string();
-    let digits = format!("{digits:0>width$}", width = frac_places as usize + 1);
+    let digits = crate::limits::pad_start(&digits, frac_places as usize + 1, '0');
     let (int_digits, frac_digits) = digits.split_at(digits.len() - frac_places as usize);
     let int_digits = int_digits.trim_start_matches('0');
     if int_digits.len() > int_places {
         return Some("*".repeat(places.len()));
     }
-    let int_digits = format!("{int_digits:0>int_places$}");
+    let int_digits = crate::limits::pad_start(int_digits, int_places, '0');
     let mut int_iter = int_digits.chars();
     let mut frac_iter = frac_digits.chars();
     let sign_char = if negative { '-' } else { '+' };

@@ -29,6 +29,7 @@ use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
 impl Exec<'_> {
     /// Scans a table as one batch of visible rows, with their row ids.
     pub fn scan_table(&self, table: &Table) -> Result<(RecordBatch, UInt64Array)> {
+        crate::interrupt::check()?;
         let parts = table.scan(self.snapshot());
         let batch = concat_batches(&table.schema.arrow, parts.iter().map(|p| &p.batch))?;
         let mut ids = Vec::with_capacity(parts.iter().map(|p| p.row_ids.len()).sum());
@@ -206,6 +207,7 @@ impl Exec<'_> {
     }
 
     fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
+        crate::interrupt::check()?;
         if order_by.is_empty() {
             if let Some(rows) = self.cached_select(s)? {
                 return Ok(rows);

@@ -66,6 +66,8 @@ pub struct Session {
     bt_depth: u32,
     ddl_in_bt: bool,
     consume_timeout: Option<Duration>,
+    /// How long a request may run before it is stopped with 9920 (interrupt.rs).
+    statement_timeout: Option<Duration>,
     cancel: CancelHandle,
     user: String,
     /// When the session began, µs since the epoch (`HELP SESSION`'s logon date and time).
@@ -113,6 +115,7 @@ impl Session {
             bt_depth: 0,
             ddl_in_bt: false,
             consume_timeout: None,
+            statement_timeout: None,
             cancel: CancelHandle::default(),
             user: "TDLITE".to_string(),
             logon_us: chrono::Utc::now().timestamp_micros(),
@@ -185,7 +188,17 @@ impl Session {
         self.consume_timeout = timeout;
     }
 
-    /// A handle that cancels this session's waiting consume from another thread (9905).
+    /// Bounds how long a request may run (`None`, the default: no bound). A request still
+    /// running when the bound expires stops at its next check (interrupt.rs) with 9920 and is
+    /// undone as any failing request is; a consume's wait on an empty queue is bounded by
+    /// [`Session::set_consume_timeout`] instead. A batch (`execute_batch`) is bounded per
+    /// group of rows it runs together.
+    pub fn set_statement_timeout(&mut self, timeout: Option<Duration>) {
+        self.statement_timeout = timeout;
+    }
+
+    /// A handle that cancels, from another thread, this session's waiting consume (9905) or
+    /// running request (3110).
     pub fn cancel_handle(&self) -> CancelHandle {
         self.cancel.clone()
     }
@@ -495,6 +508,8 @@ impl Session {
                 statement: i + 1,
             });
         }
+        // a cancel or the statement timeout stops it (interrupt.rs)
+        let _watch = self.cancel.watch(self.statement_timeout);
         // CURRENT_TIMESTAMP: read from the clock when the request first needs it, then the
         // same for the whole request
         let clock = OnceCell::new();

@@ -19,6 +19,7 @@
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -200,23 +201,40 @@ impl Waiters {
     }
 }
 
-/// Cancels the consume wait of one session from any thread (the REPL's Ctrl-C uses this).
+/// Cancels what one session is doing, from any thread (the REPL's Ctrl-C uses this).
 #[derive(Clone, Default)]
 pub struct CancelHandle {
     current: Arc<Mutex<Option<Arc<WaitCell>>>>,
+    /// Set to stop the running request (see interrupt.rs).
+    cancelled: Arc<AtomicBool>,
+    /// True while the session runs a request.
+    running: Arc<AtomicBool>,
 }
 
 impl CancelHandle {
-    /// Cancels the session's consume if it is waiting now; the consume fails with 9905 and
-    /// consumes nothing. Does nothing if the session is not waiting.
+    /// Cancels what the session is doing now: a waiting consume fails with 9905 and consumes
+    /// nothing; a running request stops at its next check with 3110 and is rolled back.
+    /// Returns false (and does nothing) if the session is idle.
     pub fn cancel(&self) -> bool {
-        match self.current.lock().as_ref() {
-            Some(cell) => {
-                cell.cancel();
-                true
-            }
-            None => false,
+        if let Some(cell) = self.current.lock().as_ref() {
+            cell.cancel();
+            return true;
         }
+        if self.running.load(Ordering::SeqCst) {
+            self.cancelled.store(true, Ordering::SeqCst);
+            return true;
+        }
+        false
+    }
+
+    /// True while the session runs a request (or waits in a consume).
+    pub fn is_running(&self) -> bool {
+        self.running.load(Ordering::SeqCst)
+    }
+
+    /// Watches the request the session is about to run (see interrupt.rs).
+    pub(crate) fn watch(&self, timeout: Option<std::time::Duration>) -> crate::interrupt::Guard {
+        crate::interrupt::watch(&self.cancelled, &self.running, timeout)
     }
 
     /// True while the session's consume sleeps in the delayed state: the queue had no row for
@@ -225,7 +243,7 @@ impl CancelHandle {
         self.current
             .lock()
             .as_ref()
-            .is_some_and(|c| c.delayed.load(std::sync::atomic::Ordering::Relaxed))
+            .is_some_and(|c| c.delayed.load(Ordering::Relaxed))
     }
 
     pub(crate) fn set(&self, cell: Option<Arc<WaitCell>>) {

@@ -15,7 +15,7 @@
 //! bounds; RANGE frames take UNBOUNDED and CURRENT ROW (which includes the row's peers).
 //!
 //! Cost: a whole-partition frame (the default) is one aggregate per partition; other frames
-//! are evaluated row by row, O(rows × frame size).
+//! move along the partition (window_frame.rs), O(rows) whatever their size.
 //!
 //! Invariants: a partition is the rows with equal PARTITION BY values by GROUP BY's rules
 //! (NULLs together, trailing blanks ignored, case-blind unless CASESPECIFIC); peers are rows
@@ -174,6 +174,7 @@ pub(crate) fn frame_span(f: Frame, i: usize, n: usize, peers: (usize, usize)) ->
 }
 
 fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
+    crate::interrupt::check()?;
     let n = rows.num_rows();
     let mut sort: Vec<SortKey> = call
         .partition
@@ -226,10 +227,15 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                     None,
                 )?);
             }
-            // each row's frame as row indices, in row order
-            let mut frames: Vec<Vec<u32>> = vec![Vec::new(); n];
+            // each row's frame as a span of its partition, aggregated as the frame moves
+            let out_type = crate::aggregate::result_type(func, arg.as_ref())?;
+            let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
+            let mut out = vec![tdlite_storage::types::Value::Null; n];
+            let mut spans = Vec::new();
             for part in partitions {
+                crate::interrupt::check()?;
                 let len = part.len();
+                spans.clear();
                 let mut p = 0;
                 while p < len {
                     // the peers of position p: rows with equal ORDER BY values
@@ -239,18 +245,12 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                     {
                         q += 1;
                     }
-                    for i in p..=q {
-                        let (lo, hi) = frame_span(call.frame, i, len, (p, q));
-                        frames[part[i] as usize] = if lo <= hi && lo < len {
-                            part[lo..=hi.min(len - 1)].to_vec()
-                        } else {
-                            Vec::new()
-                        };
-                    }
+                    spans.extend((p..=q).map(|i| frame_span(call.frame, i, len, (p, q))));
                     p = q + 1;
                 }
+                crate::window_frame::aggregate(func, arg.as_ref(), cs, part, &spans, &mut out)?;
             }
-            aggregate_call(&agg, arg.as_ref(), frames.iter().map(Vec::as_slice))
+            Ok(tdlite_storage::types::values_to_array(out_type, out.iter()))
         }
         ranking => {
             let mut out_i = vec![0i32; n];

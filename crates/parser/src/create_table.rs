@@ -6,7 +6,7 @@
 //! when the table is created, where every violation gets its own message.
 
 use crate::cursor::Cursor;
-use crate::error::ParseError;
+use crate::error::{Location, ParseError};
 use crate::statement::{
     AsFrom, AsSource, ColumnDef, ColumnDefault, CreateTable, DataType, IndexDef, LargeType,
     TableKind,
@@ -214,6 +214,21 @@ fn paren_number(cur: &mut Cursor) -> Result<Option<u32>, ParseError> {
     Ok(Some(n))
 }
 
+/// The most characters of a CHAR or VARCHAR, and bytes of a BYTE or VARBYTE (Teradata's
+/// limit; docs/limits.md).
+pub const MAX_LENGTH: u32 = 64_000;
+
+/// A CHAR/VARCHAR/BYTE/VARBYTE length: at most [`MAX_LENGTH`], else 3706 at the type.
+fn length(n: u32, ty: &str, at: Location) -> Result<u32, ParseError> {
+    if n > MAX_LENGTH {
+        return Err(ParseError::syntax(
+            format!("{ty}({n}) is invalid: the length is at most {MAX_LENGTH}."),
+            at,
+        ));
+    }
+    Ok(n)
+}
+
 fn small(n: u32, max: u32, what: &str, cur: &Cursor) -> Result<u8, ParseError> {
     if n > max {
         return Err(ParseError::syntax(
@@ -320,14 +335,17 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
         }
         "CHAR" | "CHARACTER" => {
             if cur.eat_word("VARYING") {
-                DataType::VarChar(paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n)"))?)
+                let n = paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n)"))?;
+                DataType::VarChar(length(n, "VARCHAR", at)?)
             } else {
-                DataType::Char(paren_number(cur)?.unwrap_or(1))
+                DataType::Char(length(paren_number(cur)?.unwrap_or(1), "CHAR", at)?)
             }
         }
-        "VARCHAR" => DataType::VarChar(
-            paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARCHAR"))?,
-        ),
+        "VARCHAR" => {
+            let n =
+                paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARCHAR"))?;
+            DataType::VarChar(length(n, "VARCHAR", at)?)
+        }
         "LONG" => {
             cur.expect_word("VARCHAR")?;
             DataType::VarChar(64000)
@@ -351,10 +369,12 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
                 with_time_zone,
             }
         }
-        "BYTE" => DataType::Byte(paren_number(cur)?.unwrap_or(1)),
-        "VARBYTE" => DataType::VarByte(
-            paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARBYTE"))?,
-        ),
+        "BYTE" => DataType::Byte(length(paren_number(cur)?.unwrap_or(1), "BYTE", at)?),
+        "VARBYTE" => {
+            let n =
+                paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARBYTE"))?;
+            DataType::VarByte(length(n, "VARBYTE", at)?)
+        }
         "BLOB" | "CLOB" | "JSON" | "XML" => {
             if cur.peek() == Some(&Token::LParen) {
                 cur.skip_parens()?;

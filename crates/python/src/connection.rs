@@ -359,8 +359,9 @@ impl Connection {
         state.database = None;
     }
 
-    /// Stops a consume of this connection that waits on an empty queue, from another thread:
-    /// it fails with 9905. True if one was waiting.
+    /// Stops what this connection is doing, from another thread: a consume waiting on an
+    /// empty queue fails with 9905, a running request with 3110 (rolled back). True if
+    /// something was stopped.
     fn cancel(&self) -> bool {
         self.cancel.cancel()
     }

@@ -13,6 +13,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         "values and errors",
         &[
             "error",
+            "interrupt",
+            "limits",
             "numfmt",
             "stack",
             "query_band",
@@ -33,6 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "clauses",
             "window",
             "window_value",
+            "window_frame",
             "grouping_sets",
             "correlate",
             "decorrelate",

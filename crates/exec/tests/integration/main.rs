@@ -15,6 +15,7 @@ mod durability;
 mod explain;
 mod index_model;
 mod insert_paths;
+mod interrupt;
 mod isolation;
 mod join_model;
 mod layers;

@@ -1,0 +1,123 @@
+//! Issue 16: a running request can be stopped (a cancel from another thread, the statement
+//! timeout), and so can requests whose cost would otherwise grow without bound (a FROM clause
+//! of thousands of tables). The request fails with a numbered error, is undone, and the
+//! session and the database carry on.
+
+use std::time::Duration;
+use tdlite::Database;
+
+/// A table of 0..n (one column `a`).
+fn numbers(db: &Database, n: usize) {
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (a INTEGER)").unwrap();
+    let p = s.prepare("INSERT INTO t VALUES (?)").unwrap();
+    let rows: Vec<Vec<tdlite::Value>> =
+        (0..n as i64).map(|i| vec![tdlite::Value::Int(i)]).collect();
+    s.execute_batch(&p, rows).unwrap();
+}
+
+/// A request that runs for minutes: a subquery correlated by a non-equality, run per row of
+/// 10,000 (each run reads the 10,000 rows).
+const LONG: &str =
+    "SELECT COUNT(*) FROM t x WHERE x.a > (SELECT AVG(y.a) FROM t y WHERE y.a < x.a)";
+
+#[test]
+fn a_running_request_is_cancelled_from_another_thread_and_rolled_back() {
+    let db = Database::new();
+    numbers(&db, 10_000);
+    let mut s = db.session();
+    let handle = s.cancel_handle();
+    assert!(!handle.cancel(), "an idle session has nothing to cancel");
+    s.execute("BT").unwrap();
+    s.execute("INSERT INTO t VALUES (-1)").unwrap();
+    let canceller = std::thread::spawn(move || {
+        // the request is running once its flag is up; cancel it then
+        while !handle.is_running() {
+            std::thread::yield_now();
+        }
+        assert!(handle.cancel());
+    });
+    let err = s.execute(LONG).unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(err.code().number, 3110, "{err}");
+    // the whole transaction was rolled back, and the session works on
+    assert!(!s.in_explicit_transaction());
+    let r = s.execute("SELECT COUNT(*), MIN(a) FROM t").unwrap();
+    let rows = r[0].rows.as_ref().unwrap().to_strings();
+    assert_eq!(rows, vec![vec!["10000".to_string(), "0".to_string()]]);
+    // a cancel that came while idle does not stop the next request
+    let handle = s.cancel_handle();
+    assert!(!handle.cancel());
+    assert_eq!(
+        s.execute("SELECT COUNT(*) FROM t").unwrap()[0].activity_count,
+        1
+    );
+}
+
+#[test]
+fn the_statement_timeout_stops_a_request_and_the_session_goes_on() {
+    let db = Database::new();
+    numbers(&db, 10_000);
+    let mut s = db.session();
+    s.set_statement_timeout(Some(Duration::ZERO));
+    let err = s.execute("SELECT COUNT(*) FROM t").unwrap_err();
+    assert_eq!(err.code().number, 9920, "{err}");
+    assert!(err.code().retryable);
+    s.set_statement_timeout(Some(Duration::from_millis(200)));
+    assert_eq!(
+        s.execute("SELECT 1").unwrap()[0].activity_count,
+        1,
+        "no table, no check"
+    );
+    let err = s.execute(LONG).unwrap_err();
+    assert_eq!(err.code().number, 9920, "{err}");
+    // an INSERT stopped by the timeout left nothing behind
+    s.set_statement_timeout(Some(Duration::ZERO));
+    let err = s
+        .execute("INSERT INTO t SELECT a + 10000 FROM t")
+        .unwrap_err();
+    assert_eq!(err.code().number, 9920, "{err}");
+    s.set_statement_timeout(None);
+    let r = s.execute("SELECT COUNT(*) FROM t").unwrap();
+    assert_eq!(
+        r[0].rows.as_ref().unwrap().to_strings(),
+        vec![vec!["10000".to_string()]]
+    );
+}
+
+#[test]
+fn a_from_clause_of_more_than_128_tables_is_refused_before_it_is_planned() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE e (a INTEGER)").unwrap();
+    let from = |n: usize| {
+        (0..n)
+            .map(|i| format!("e e{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let r = s
+        .execute(&format!("SELECT COUNT(*) FROM {}", from(128)))
+        .unwrap();
+    assert_eq!(
+        r[0].rows.as_ref().unwrap().to_strings(),
+        vec![vec!["0".to_string()]]
+    );
+    // 2,000 joins of empty tables took 39 s to plan
+    let err = s
+        .execute(&format!("SELECT COUNT(*) FROM {}", from(2000)))
+        .unwrap_err();
+    assert_eq!(err.code().number, 9921, "{err}");
+    let joined = (1..200)
+        .map(|i| format!("JOIN e e{i} ON e{i}.a = e0.a"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let err = s
+        .execute(&format!("SELECT COUNT(*) FROM e e0 {joined}"))
+        .unwrap_err();
+    assert_eq!(err.code().number, 9921, "{err}");
+    assert_eq!(
+        s.execute("SELECT COUNT(*) FROM e").unwrap()[0].activity_count,
+        1
+    );
+}
