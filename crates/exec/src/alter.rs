@@ -159,6 +159,12 @@ impl Exec<'_> {
         let old = self.must_get_base_table(table)?;
         let schema = &old.schema;
         let positions = crate::ctas::column_positions(schema, columns)?;
+        if schema.queue && unique && positions == [0] {
+            // the rule CREATE TABLE applies to a queue's indexes (ddl.rs check_queue_rules)
+            return Err(crate::ddl::queue_rule(
+                "the QITS column cannot be a UNIQUE index of a queue table.",
+            ));
+        }
         if let Some(n) = name {
             if index_named(schema, n).is_some() {
                 return Err(Error::IndexExists(n.to_string()));

@@ -440,7 +440,9 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
         let digits = format!("{int}{frac}");
         let v: i128 = digits.parse().map_err(|_| Error::Overflow)?;
         let scale = frac.len() as i8;
-        let precision = (digits.trim_start_matches('0').len().max(1) as u8)
+        // the sign is no digit
+        let unsigned = digits.trim_start_matches('-').trim_start_matches('0');
+        let precision = (unsigned.len().max(1) as u8)
             .max(scale as u8)
             .max(1);
         if precision > 38 {
@@ -455,7 +457,7 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
         Ok(v) => Ok(Arc::new(Int64Array::from(vec![v]))),
         Err(_) => {
             let v: i128 = s.parse().map_err(|_| Error::Overflow)?;
-            if s.len() > 38 {
+            if s.trim_start_matches('-').trim_start_matches('0').len() > 38 {
                 return Err(Error::Overflow);
             }
             Ok(Arc::new(
@@ -480,6 +482,17 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
     };
     let neg = text.trim().starts_with('-');
     let body = text.trim().trim_start_matches('-');
+    // digits, with a fraction: no exponent, no NaN or infinity
+    let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() && fraction.is_empty() || !digits(whole) || !digits(fraction) {
+        return Err(Error::TypeMismatch(format!("'{text}' is not an interval value")));
+    }
+    // the leading field has at most its precision's digits (2 unless written, at most 4)
+    let precision = iv.leading_precision.unwrap_or(2).min(4) as usize;
+    if whole.trim_start_matches('0').len() > precision {
+        return Err(Error::IntervalOverflow(text.clone()));
+    }
     let amount: f64 = body
         .parse()
         .map_err(|_| Error::TypeMismatch(format!("'{text}' is not an interval value")))?;

@@ -153,6 +153,36 @@ fn scaled_div(a: i128, e: i32, b: i128) -> Result<i128> {
     Ok(if negative { -q } else { q })
 }
 
+/// `a·b / 10^drop` rounded half to even, the product taken in 256 bits (it may need up to 76
+/// digits before the division brings it back).
+///
+/// # Errors
+/// 2616 when the result does not fit 128 bits.
+fn wide_product(a: i128, b: i128, drop: i32) -> Result<i128> {
+    use arrow::datatypes::i256;
+    let product = i256::from_i128(a)
+        .checked_mul(i256::from_i128(b))
+        .ok_or(Error::Overflow)?;
+    let den = u32::try_from(drop)
+        .ok()
+        .and_then(|d| i256::from_i128(10).checked_pow(d))
+        .ok_or(Error::Overflow)?;
+    let (q, r) = product.checked_div_rem(den).ok_or(Error::Overflow)?;
+    // half to even: compare 2|r| with the divisor (|r| < den < 2^255, so 2|r| fits)
+    let twice = r.wrapping_abs().wrapping_mul(i256::from_i128(2));
+    let away = match twice.cmp(&den) {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Less => false,
+        std::cmp::Ordering::Equal => q.wrapping_rem(i256::from_i128(2)) != i256::from_i128(0),
+    };
+    let q = match (away, product.is_negative()) {
+        (false, _) => q,
+        (true, true) => q.wrapping_sub(i256::from_i128(1)),
+        (true, false) => q.wrapping_add(i256::from_i128(1)),
+    };
+    q.to_i128().ok_or(Error::Overflow)
+}
+
 /// `l op r` for DECIMAL operands (an integer operand is DECIMAL(k,0)), with Teradata's result
 /// type.
 ///
@@ -192,13 +222,14 @@ pub fn arithmetic(op: BinOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
                 rescale(v, common, s)?
             }
             BinOp::Mul => {
-                let v = a.checked_mul(b).ok_or(Error::Overflow)?;
                 // the product's scale is ls + rs; the result keeps it (or the DECIMAL's own)
                 let exact = ls + rs;
-                if exact <= s {
-                    rescale(v, exact, s)?
-                } else {
-                    div_half_even(v, pow10(exact - s)?)
+                match a.checked_mul(b) {
+                    Some(v) if exact <= s => rescale(v, exact, s)?,
+                    Some(v) => div_half_even(v, pow10(exact - s)?),
+                    // 0.1 × 0.1 at scale 38 each: 76 digits of scale before the rounding
+                    None if exact > s => wide_product(a, b, exact - s)?,
+                    None => return Err(Error::Overflow),
                 }
             }
             BinOp::Div => {

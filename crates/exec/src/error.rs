@@ -191,6 +191,12 @@ pub enum Error {
     /// Teradata's limit is the same, its number not researched).
     #[error("A query block names {0} tables or views; the most is 128.")]
     TooManyTables(usize),
+    /// An interval literal whose leading field has more digits than its precision (7453).
+    #[error("Interval field overflow: '{0}'.")]
+    IntervalOverflow(String),
+    /// An intermediate result larger than the session's spool space (2646).
+    #[error("No more spool space: an intermediate result would take more than {} MiB (the session's spool space).", .0 >> 20)]
+    SpoolBytes(usize),
     /// A value over a size limit: a character value over 64,000 characters (3577; see
     /// limits.rs).
     #[error("Row size or Sort Key size overflow: {0}.")]
@@ -375,6 +381,8 @@ impl Error {
             Error::CheckViolation(_) => code(5317),
             Error::SizeLimit(_) => code(3577),
             Error::Cancelled => code(3110),
+            Error::SpoolBytes(_) => code(2646),
+            Error::IntervalOverflow(_) => code(7453),
             Error::TooManyTables(_) => code(9921),
             Error::StatementTimeout(_) => retryable(9920),
             Error::Internal(_) => code(9999),

@@ -528,8 +528,9 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         arithmetic_operands(l, r)?
     };
     if matches!(op, Div | Mod) && r.data_type() == &DataType::Float64 {
-        let zero = arrow::array::Scalar::new(arrow::array::Float64Array::from(vec![0.0]));
-        if cmp::eq(&r, &zero)?.true_count() > 0 {
+        // -0.0 is a zero too (Arrow's eq orders it below 0.0)
+        let f = r.as_primitive::<arrow::datatypes::Float64Type>();
+        if f.iter().flatten().any(|v| v == 0.0) {
             return Err(Error::DivisionByZero);
         }
     }
@@ -540,10 +541,58 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         Div => numeric::div(&l, &r)?,
         _ => numeric::rem(&l, &r)?,
     };
-    if is_temporal(out.data_type()) {
+    if is_temporal(out.data_type()) || out.data_type() == &DataType::Float64 {
         crate::limits::check(&out)?;
     }
+    if matches!(op, Add | Sub) && is_temporal(&lt) {
+        month_days_exist(&l, &r, &out)?;
+    }
     Ok(out)
+}
+
+/// Adding months to a date keeps its day of the month, and a day the new month does not have
+/// is an error (ANSI interval arithmetic, which Teradata follows: `DATE '2020-03-31' -
+/// INTERVAL '1' MONTH` is 2665; ADD_MONTHS is the function that moves to the month's end).
+/// Arrow's kernel moves to the month's end instead; this finds where it did.
+fn month_days_exist(l: &ArrayRef, r: &ArrayRef, out: &ArrayRef) -> Result<()> {
+    use arrow::datatypes::{IntervalMonthDayNanoType, IntervalUnit};
+    use chrono::Datelike;
+    if r.data_type() != &DataType::Interval(IntervalUnit::MonthDayNano) {
+        return Ok(());
+    }
+    let months = r.as_primitive::<IntervalMonthDayNanoType>();
+    let at = |a: &ArrayRef, i: usize| if a.len() == 1 { 0 } else { i };
+    let day = |a: &ArrayRef, i: usize| -> Option<u32> {
+        let i = at(a, i);
+        if a.is_null(i) {
+            return None;
+        }
+        match a.data_type() {
+            DataType::Date32 => {
+                let d = a.as_primitive::<arrow::datatypes::Date32Type>().value(i);
+                crate::functions::date_from_days(d).map(|d| d.day())
+            }
+            DataType::Timestamp(..) => {
+                let us = a.as_primitive::<arrow::datatypes::TimestampMicrosecondType>().value(i);
+                chrono::DateTime::from_timestamp_micros(us).map(|t| t.day())
+            }
+            _ => None,
+        }
+    };
+    for i in 0..out.len() {
+        let m = at(r, i);
+        if r.is_null(m) || months.value(m).months == 0 {
+            continue;
+        }
+        if let (Some(before), Some(after)) = (day(l, i), day(out, i)) {
+            if before != after {
+                return Err(Error::InvalidDate(
+                    "the day does not exist in the month the interval leads to".into(),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Brings arithmetic operands to types Arrow's kernels combine: an integer next to a DECIMAL
@@ -633,6 +682,14 @@ fn parse_integer_text(t: &str) -> Result<i64> {
     if let Ok(i) = t.parse::<i64>() {
         return Ok(i);
     }
+    // digits (with a fraction, truncated): read exactly, so one past the range is 2616 and
+    // never the range's end (as a float would make it)
+    let whole = t.split_once('.').map_or(t, |(w, _)| w);
+    if let Ok(i) = whole.parse::<i128>() {
+        if t.len() == whole.len() || t[whole.len() + 1..].bytes().all(|b| b.is_ascii_digit()) {
+            return i64::try_from(i).map_err(|_| Error::Overflow);
+        }
+    }
     let f: f64 = t.parse().map_err(|_| Error::BadNumber)?;
     if !f.is_finite() || t.chars().any(|c| c.is_alphabetic() && c != 'e' && c != 'E') {
         return Err(Error::BadNumber);
@@ -666,6 +723,23 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     } else {
         cast_to_arrow(&a, &target)?
     };
+    if let SqlType::Timestamp(p) | SqlType::Time(p) = ty {
+        if p < 6 {
+            // TIMESTAMP(p) keeps p digits of the second's fraction: the rest is dropped
+            let unit = 10i64.pow(6 - u32::from(p));
+            let cut = |v: i64| v - v.rem_euclid(unit);
+            return Ok(match ty {
+                SqlType::Time(_) => Arc::new(
+                    out.as_primitive::<arrow::datatypes::Time64MicrosecondType>()
+                        .unary::<_, arrow::datatypes::Time64MicrosecondType>(cut),
+                ),
+                _ => Arc::new(
+                    out.as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+                        .unary::<_, arrow::datatypes::TimestampMicrosecondType>(cut),
+                ),
+            });
+        }
+    }
     if let SqlType::Char(n) | SqlType::VarChar(n) = ty {
         let s = out.as_string::<i32>();
         // a string of at most n bytes has at most n characters: count only longer ones

@@ -241,7 +241,8 @@ fn round_unscaled(v: i128, drop: u32, truncate: bool, ceil_floor: Option<bool>) 
         Some(false) if r < 0 => q - 1,
         Some(_) => q,
         None if truncate => q,
-        None if r.abs() * 2 >= factor => q + v.signum(),
+        // |r| < 10^38: twice it fits a u128, not an i128
+        None if r.unsigned_abs() * 2 >= factor.unsigned_abs() => q + v.signum(),
         None => q,
     };
     q.checked_mul(factor).ok_or(Error::Overflow)

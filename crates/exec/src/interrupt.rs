@@ -1,6 +1,7 @@
 //! Stopping a running request: a cancel from another thread (`CancelHandle::cancel`, the
-//! REPL's and the script runner's Ctrl-C, Python's `Connection.cancel`) or the session's
-//! statement timeout (`Session::set_statement_timeout`).
+//! REPL's and the script runner's Ctrl-C, Python's `Connection.cancel`), the session's
+//! statement timeout (`Session::set_statement_timeout`), or a step that would make an
+//! intermediate result larger than the session's spool space (`Session::set_spool_space`).
 //!
 //! A request runs under a [`Watch`] (installed for the thread that runs it by [`watch`]).
 //! The places where a statement can run long call [`check`]: each outer row of a correlated
@@ -9,6 +10,10 @@
 //! there fails with 3110 (cancelled) or 9920 (timed out) and is undone as any failing
 //! statement is; the session carries on. Between two checks a statement runs Arrow kernels over
 //! whole batches, so a stop is seen within milliseconds on tables of millions of rows.
+//!
+//! Spool: a join checks the size of its result before it builds it ([`check_spool`]): a
+//! result over the spool space is 2646, as Teradata's "No more spool space", instead of an
+//! allocation that ends the process.
 //!
 //! Invariant: a watch belongs to the thread that installed it, for as long as its [`Guard`]
 //! lives (a session is used from one thread at a time); a nested request (a macro) keeps the
@@ -27,7 +32,12 @@ struct Watch {
     cancelled: Arc<AtomicBool>,
     /// The statement timeout: when the request began plus the timeout, and the timeout.
     deadline: Option<(Instant, Duration)>,
+    /// The most bytes one intermediate result may take.
+    spool: usize,
 }
+
+/// The spool space a session has unless it sets another (`Session::set_spool_space`).
+pub const DEFAULT_SPOOL: usize = 4 << 30;
 
 thread_local! {
     static CURRENT: RefCell<Option<Watch>> = const { RefCell::new(None) };
@@ -55,6 +65,7 @@ pub(crate) fn watch(
     cancelled: &Arc<AtomicBool>,
     running: &Arc<AtomicBool>,
     timeout: Option<Duration>,
+    spool: usize,
 ) -> Guard {
     CURRENT.with(|c| {
         let mut c = c.borrow_mut();
@@ -66,6 +77,7 @@ pub(crate) fn watch(
         *c = Some(Watch {
             cancelled: cancelled.clone(),
             deadline: timeout.map(|t| (Instant::now() + t, t)),
+            spool,
         });
         Guard {
             running: Some(running.clone()),
@@ -88,6 +100,17 @@ pub(crate) fn check() -> Result<()> {
     })
 }
 
+/// Fails if an intermediate result of `bytes` would not fit the request's spool space.
+///
+/// # Errors
+/// 2646 past the spool space.
+pub(crate) fn check_spool(bytes: usize) -> Result<()> {
+    CURRENT.with(|c| match c.borrow().as_ref() {
+        Some(w) if bytes > w.spool => Err(Error::SpoolBytes(w.spool)),
+        _ => Ok(()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,14 +121,14 @@ mod tests {
         let running = Arc::new(AtomicBool::new(false));
         assert!(check().is_ok(), "nothing watched: nothing to stop");
         {
-            let _g = watch(&flag, &running, None);
+            let _g = watch(&flag, &running, None, DEFAULT_SPOOL);
             assert!(running.load(Ordering::SeqCst));
             assert!(check().is_ok(), "installing clears an earlier cancel");
             flag.store(true, Ordering::SeqCst);
             assert_eq!(check().unwrap_err().code().number, 3110);
             {
                 let other = Arc::new(AtomicBool::new(false));
-                let _inner = watch(&other, &other, None);
+                let _inner = watch(&other, &other, None, 10);
                 assert_eq!(
                     check().unwrap_err().code().number,
                     3110,
@@ -116,7 +139,9 @@ mod tests {
         }
         assert!(check().is_ok(), "the guard took the watch away");
         assert!(!running.load(Ordering::SeqCst));
-        let _g = watch(&flag, &running, Some(Duration::ZERO));
+        let _g = watch(&flag, &running, Some(Duration::ZERO), 100);
         assert_eq!(check().unwrap_err().code().number, 9920);
+        assert!(check_spool(100).is_ok());
+        assert_eq!(check_spool(101).unwrap_err().code().number, 2646);
     }
 }

@@ -7,6 +7,8 @@
 //! - A DATE is within 0001-01-01 … 9999-12-31, a TIMESTAMP within 0001-01-01 00:00:00 …
 //!   9999-12-31 23:59:59.999999 and a TIME within a day (Teradata's ranges); a value outside is
 //!   2665 (Invalid date), never a day count that chrono cannot turn into a date.
+//! - A FLOAT is finite: `1e308 * 10` is 2616, never infinity.
+//! - A DECIMAL(p, s) has at most p digits (a function result rounded up past them is 2616).
 //!
 //! docs/limits.md lists these with every other limit.
 
@@ -34,12 +36,26 @@ const DAY_MICROS: i64 = 86_400_000_000;
 ///
 /// # Errors
 /// 3577 for a character value over [`MAX_CHARS`]; 2665 for a date, time or timestamp out of
-/// its range.
+/// its range; 2616 for a DECIMAL with more digits than its precision or a FLOAT that is not
+/// finite.
 pub fn check(a: &ArrayRef) -> Result<()> {
     use arrow::compute::{max, min};
     let out_of_range = |what: &str| Err(Error::InvalidDate(format!("a {what} out of range")));
     match a.data_type() {
         DataType::Utf8 => check_chars(a),
+        DataType::Float64 => {
+            let f = a.as_primitive::<arrow::datatypes::Float64Type>();
+            match f.values().iter().all(|v| v.is_finite()) {
+                true => Ok(()),
+                // a NULL slot may hold anything: look again at the valid ones only
+                false if f.iter().flatten().all(f64::is_finite) => Ok(()),
+                false => Err(Error::Overflow),
+            }
+        }
+        DataType::Decimal128(p, _) => a
+            .as_primitive::<arrow::datatypes::Decimal128Type>()
+            .validate_decimal_precision(*p)
+            .map_err(|_| Error::Overflow),
         DataType::Date32 => {
             let d = a.as_primitive::<Date32Type>();
             match (min(d), max(d)) {
@@ -104,6 +120,15 @@ pub fn too_long() -> Error {
     Error::SizeLimit(format!(
         "a character value is over the limit of {MAX_CHARS} characters"
     ))
+}
+
+/// The bytes the rows of `batch` take (the slice's own, not the buffers it shares).
+pub fn batch_bytes(batch: &arrow::record_batch::RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+        .sum()
 }
 
 /// `s` padded at its end with blanks to `width` characters. `format!`'s width panics above

@@ -68,6 +68,8 @@ pub struct Session {
     consume_timeout: Option<Duration>,
     /// How long a request may run before it is stopped with 9920 (interrupt.rs).
     statement_timeout: Option<Duration>,
+    /// The most bytes one intermediate result may take (2646 past it; interrupt.rs).
+    spool: usize,
     cancel: CancelHandle,
     user: String,
     /// When the session began, µs since the epoch (`HELP SESSION`'s logon date and time).
@@ -116,6 +118,7 @@ impl Session {
             ddl_in_bt: false,
             consume_timeout: None,
             statement_timeout: None,
+            spool: crate::interrupt::DEFAULT_SPOOL,
             cancel: CancelHandle::default(),
             user: "TDLITE".to_string(),
             logon_us: chrono::Utc::now().timestamp_micros(),
@@ -195,6 +198,14 @@ impl Session {
     /// group of rows it runs together.
     pub fn set_statement_timeout(&mut self, timeout: Option<Duration>) {
         self.statement_timeout = timeout;
+    }
+
+    /// The most memory one intermediate result of a request (a join's rows) may take, in
+    /// bytes; 4 GiB unless set. A step that would need more fails with 2646 ("No more spool
+    /// space", as Teradata says when a request outgrows its spool) before it allocates, and
+    /// the request is undone; the session goes on.
+    pub fn set_spool_space(&mut self, bytes: usize) {
+        self.spool = bytes;
     }
 
     /// A handle that cancels, from another thread, this session's waiting consume (9905) or
@@ -509,7 +520,7 @@ impl Session {
             });
         }
         // a cancel or the statement timeout stops it (interrupt.rs)
-        let _watch = self.cancel.watch(self.statement_timeout);
+        let _watch = self.cancel.watch(self.statement_timeout, self.spool);
         // CURRENT_TIMESTAMP: read from the clock when the request first needs it, then the
         // same for the whole request
         let clock = OnceCell::new();

@@ -233,8 +233,12 @@ impl CancelHandle {
     }
 
     /// Watches the request the session is about to run (see interrupt.rs).
-    pub(crate) fn watch(&self, timeout: Option<std::time::Duration>) -> crate::interrupt::Guard {
-        crate::interrupt::watch(&self.cancelled, &self.running, timeout)
+    pub(crate) fn watch(
+        &self,
+        timeout: Option<std::time::Duration>,
+        spool: usize,
+    ) -> crate::interrupt::Guard {
+        crate::interrupt::watch(&self.cancelled, &self.running, timeout, spool)
     }
 
     /// True while the session's consume sleeps in the delayed state: the queue had no row for

@@ -31,6 +31,11 @@ pub struct Manifest {
     pub last_table_id: u64,
     /// The saved tables.
     pub tables: Vec<TableEntry>,
+    /// Every LSN up to this one was durable in the logs when the manifest was written (at
+    /// open, at a checkpoint and at a clean close): a replay that ends before it found a log
+    /// cut short (9916). 0 in manifests written before tdlite kept it.
+    #[serde(default)]
+    pub durable_lsn: u64,
 }
 
 /// One saved table.
@@ -60,6 +65,7 @@ impl Manifest {
             next_lsn: 1,
             last_table_id: 0,
             tables: Vec::new(),
+            durable_lsn: 0,
         }
     }
 }

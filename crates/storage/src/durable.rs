@@ -249,15 +249,22 @@ impl Durable {
             next_lsn,
             last_table_id,
             tables: entries,
+            // the new log starts at next_lsn; everything before it is in the table files
+            durable_lsn: next_lsn - 1,
         };
-        let tmp = self.dir.join("MANIFEST.tmp");
-        let path = self.dir.join("MANIFEST");
-        self.vfs
-            .write_file(&tmp, &checkpoint::encode_manifest(&manifest))
-            .map_err(io_err(&tmp))?;
-        self.vfs.rename(&tmp, &path).map_err(io_err(&path))?;
+        store_manifest(&*self.vfs, &self.dir, &manifest)?;
         Ok(manifest)
     }
+}
+
+/// Writes `m` as the folder's manifest: aside, then renamed over the old one (a crash leaves
+/// one whole manifest, old or new).
+pub(crate) fn store_manifest(vfs: &dyn Vfs, dir: &Path, m: &Manifest) -> Result<(), StorageError> {
+    let tmp = dir.join("MANIFEST.tmp");
+    let path = dir.join("MANIFEST");
+    vfs.write_file(&tmp, &checkpoint::encode_manifest(m))
+        .map_err(io_err(&tmp))?;
+    vfs.rename(&tmp, &path).map_err(io_err(&path))
 }
 
 /// Cuts a table's rows into batches of exactly `SEGMENT_ROWS` (the last may be shorter), so a
@@ -278,8 +285,17 @@ fn rechunk(
 
 impl Drop for Durable {
     fn drop(&mut self) {
-        // make everything durable (sync=normal/off) and vouch for it with a close marker
-        let _ = self.wal.close();
+        // make everything durable (sync=normal/off) and vouch for it with a close marker,
+        // then record in the manifest how far the log goes (a later open that finds less
+        // refuses it)
+        if self.wal.close().is_ok() {
+            let state = self.checkpoint.get_mut();
+            let mut m = state.manifest.clone();
+            m.durable_lsn = self.wal.next_lsn() - 1;
+            if m.durable_lsn > state.manifest.durable_lsn {
+                let _ = store_manifest(&*self.vfs, &self.dir, &m);
+            }
+        }
     }
 }
 

@@ -45,6 +45,11 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
             .map_err(io_err(&ignore))?;
     }
     let manifest = read_manifest(&*vfs, dir, &files)?;
+    // a new database's log was made just now
+    let files = match files.iter().any(|f| f.starts_with("wal-")) {
+        true => files,
+        false => vfs.list(dir).map_err(io_err(dir))?,
+    };
 
     let mut rec = Recovery {
         catalog: Catalog::default(),
@@ -69,6 +74,12 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
     // What a killed process wrote but never synced is replayed and now counts as durable: new
     // frames will say so (`synced`), so make it true before logging anything.
     file.sync().map_err(io_err(&log_path))?;
+    // record how far the log goes now: a later open that finds less refuses it (9916)
+    let mut manifest = manifest;
+    if log.next_lsn - 1 > manifest.durable_lsn {
+        manifest.durable_lsn = log.next_lsn - 1;
+        crate::durable::store_manifest(&*vfs, dir, &manifest)?;
+    }
     let wal = wal::Wal::new(file, log.salt, log.len, log.next_lsn, opts.sync);
     let durable = Durable::new(dir, &opts, wal, log.generation, manifest, report, lock);
     Ok(Storage {
@@ -89,19 +100,25 @@ fn read_manifest(vfs: &dyn Vfs, dir: &Path, files: &[String]) -> Result<Manifest
         }
         return Ok(m);
     }
-    if files
-        .iter()
-        .any(|f| f.starts_with("wal-") || f.ends_with(".arrow"))
-    {
-        return Err(corrupt(&path, "missing, but log or table files exist"));
+    let first = wal_name(0);
+    for f in files {
+        let half_made = f == &first && {
+            // a new database's log, made before its manifest: a crash came in between
+            let bytes = vfs.read(&dir.join(f)).map_err(io_err(&dir.join(f)))?;
+            blank_header(&bytes) || wal::scan(&bytes).is_some_and(|s| s.frames.is_empty())
+        };
+        if (f.starts_with("wal-") || f.ends_with(".arrow")) && !half_made {
+            return Err(corrupt(&path, "missing, but log or table files exist"));
+        }
     }
-    // A new database: the manifest first (written aside and renamed, so a crash here leaves
-    // either nothing or a whole manifest), then its empty log.
+    // A new database: its empty log first, then the manifest that names it (written aside
+    // and renamed), so a manifest never names a log that was not made: a log it names that is
+    // missing was removed (9916), and a crash in between leaves an empty log and no manifest.
+    let log = dir.join(first);
+    vfs.write_file(&log, &wal::file_header(0, wal::new_salt()))
+        .map_err(io_err(&log))?;
     let m = Manifest::empty();
-    let tmp = dir.join("MANIFEST.tmp");
-    vfs.write_file(&tmp, &checkpoint::encode_manifest(&m))
-        .map_err(io_err(&tmp))?;
-    vfs.rename(&tmp, &path).map_err(io_err(&path))?;
+    crate::durable::store_manifest(vfs, dir, &m)?;
     Ok(m)
 }
 
@@ -136,16 +153,11 @@ fn replay_logs(
     };
     if gens.first() != Some(&manifest.generation) {
         let path = dir.join(wal_name(manifest.generation));
-        if manifest.next_lsn != 1 || manifest.generation != 0 {
-            return Err(corrupt(&path, "the log file the manifest names is missing"));
-        }
-        gens.insert(0, 0);
-        let salt = wal::new_salt();
-        vfs.write_file(&path, &wal::file_header(0, salt))
-            .map_err(io_err(&path))?;
+        return Err(corrupt(&path, "the log file the manifest names is missing"));
     }
     let mut logs = Vec::with_capacity(gens.len());
     for &g in &gens {
+        // the new database's log was just made: the listing taken before does not show it
         let path = dir.join(wal_name(g));
         let bytes = vfs.read(&path).map_err(io_err(&path))?;
         logs.push((g, path, bytes));
@@ -197,7 +209,8 @@ fn replay_logs(
             end.next_lsn += 1;
         }
         if let Some(at) = scan.damage {
-            if !torn_tail(end.next_lsn, &scan.after_damage) || later_content {
+            let recorded = end.next_lsn <= manifest.durable_lsn;
+            if !torn_tail(end.next_lsn, &scan.after_damage) || later_content || recorded {
                 return Err(corrupt(
                     path,
                     format!(
@@ -219,6 +232,18 @@ fn replay_logs(
             repairs.push(Repair::Cut(path, scan.valid_len as u64));
         }
         (end.generation, end.salt, end.len) = (*g, scan.salt, scan.valid_len as u64);
+    }
+    if end.next_lsn <= manifest.durable_lsn {
+        // the manifest saw LSNs up to durable_lsn in the logs, and they are gone
+        let path = dir.join(wal_name(end.generation));
+        return Err(corrupt(
+            &path,
+            format!(
+                "the log ends before LSN {}, but LSN {} was durable when MANIFEST was written: \
+                 the log was cut short or a log file removed",
+                end.next_lsn, manifest.durable_lsn
+            ),
+        ));
     }
     for r in repairs {
         match r {

@@ -128,6 +128,16 @@ fn three_commits(dir: &Path) {
     }
 }
 
+/// [`three_commits`], leaving the folder as a crash after the commits would: the manifest as
+/// the open wrote it (a clean close records in it how far the log goes, which a crash never
+/// gets to do). Cutting the log afterwards then looks like a torn write, not like damage.
+fn three_commits_then_crash(dir: &Path) {
+    drop(Database::open(dir).unwrap()); // the folder and its manifest
+    let manifest = std::fs::read(dir.join("MANIFEST")).unwrap();
+    three_commits(dir);
+    std::fs::write(dir.join("MANIFEST"), manifest).unwrap();
+}
+
 fn flip(path: &Path, at: usize) {
     let mut bytes = std::fs::read(path).unwrap();
     bytes[at] ^= 0x20;
@@ -137,7 +147,7 @@ fn flip(path: &Path, at: usize) {
 #[test]
 fn a_torn_log_tail_is_cut_off_and_reported() {
     let dir = tempfile::tempdir().unwrap();
-    three_commits(dir.path());
+    three_commits_then_crash(dir.path());
     let wal = wal_file(dir.path());
     let log = std::fs::read(&wal).unwrap();
     let f = frames(&log);
@@ -183,6 +193,68 @@ fn damage_to_the_last_record_before_a_clean_close_is_corruption() {
     );
     flip(&wal, f[f.len() - 2].end - 2); // inside the last insert, which the marker vouches for
     let err = Database::open(dir.path()).err().expect("corrupt log");
+    assert_eq!(err.code().number, 9916, "{err}");
+}
+
+/// Issue 16: a log cut at a record boundary, or removed, lost committed rows without a word
+/// (`truncate -s 24` on the log; the log of a database that never had a checkpoint deleted).
+/// The manifest records how far the log went at each open, checkpoint and clean close, and
+/// names its log, so less than that is 9916, and the folder is left as it was.
+#[test]
+fn a_log_cut_short_or_removed_is_9916_never_missing_rows() {
+    // cut to its header, or at a record boundary
+    for keep_frames in [0, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        three_commits(dir.path());
+        let wal = wal_file(dir.path());
+        let log = std::fs::read(&wal).unwrap();
+        let cut = if keep_frames == 0 { 24 } else { frames(&log)[keep_frames - 1].end };
+        std::fs::write(&wal, &log[..cut]).unwrap();
+        let err = Database::open(dir.path()).err().expect("a log cut short");
+        assert_eq!(err.code().number, 9916, "{err}");
+        assert!(err.to_string().contains(&*wal.to_string_lossy()), "{err}");
+        assert!(err.to_string().contains("cut short"), "{err}");
+        assert_eq!(std::fs::read(&wal).unwrap(), &log[..cut], "the folder is left as it was");
+    }
+    // removed: the manifest names it
+    let dir = tempfile::tempdir().unwrap();
+    three_commits_then_crash(dir.path());
+    let wal = wal_file(dir.path());
+    std::fs::remove_file(&wal).unwrap();
+    let err = Database::open(dir.path()).err().expect("a missing log");
+    assert_eq!(err.code().number, 9916, "{err}");
+    assert!(err.to_string().contains("missing"), "{err}");
+    // after a checkpoint and a reopen, the same
+    let dir = tempfile::tempdir().unwrap();
+    three_commits(dir.path());
+    Database::open(dir.path()).unwrap().checkpoint().unwrap();
+    {
+        let db = Database::open(dir.path()).unwrap();
+        db.session().execute("INS q (n) VALUES (9)").unwrap();
+    }
+    let wal = wal_file(dir.path());
+    std::fs::write(&wal, &std::fs::read(&wal).unwrap()[..24]).unwrap();
+    let err = Database::open(dir.path()).err().expect("a log cut short");
+    assert_eq!(err.code().number, 9916, "{err}");
+}
+
+/// A crash between making a new database's log and its manifest leaves an empty log and no
+/// manifest: the next open makes the database as new.
+#[test]
+fn a_new_database_interrupted_before_its_manifest_opens_as_new() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Database::open(dir.path()).unwrap());
+    std::fs::remove_file(dir.path().join("MANIFEST")).unwrap();
+    let db = Database::open(dir.path()).unwrap();
+    db.session().execute(QUEUE).unwrap();
+    db.session().execute("INS q (n) VALUES (1)").unwrap();
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(ints(&db, "SEL n FROM q"), vec![1]);
+    drop(db);
+    // with a record in the log, a missing manifest is damage
+    std::fs::remove_file(dir.path().join("MANIFEST")).unwrap();
+    let err = Database::open(dir.path()).err().expect("no manifest");
     assert_eq!(err.code().number, 9916, "{err}");
 }
 
