@@ -442,9 +442,7 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
         let scale = frac.len() as i8;
         // the sign is no digit
         let unsigned = digits.trim_start_matches('-').trim_start_matches('0');
-        let precision = (unsigned.len().max(1) as u8)
-            .max(scale as u8)
-            .max(1);
+        let precision = (unsigned.len().max(1) as u8).max(scale as u8).max(1);
         if precision > 38 {
             return Err(Error::Overflow);
         }
@@ -486,7 +484,9 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
     let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if whole.is_empty() && fraction.is_empty() || !digits(whole) || !digits(fraction) {
-        return Err(Error::TypeMismatch(format!("'{text}' is not an interval value")));
+        return Err(Error::TypeMismatch(format!(
+            "'{text}' is not an interval value"
+        )));
     }
     // the leading field has at most its precision's digits (2 unless written, at most 4)
     let precision = iv.leading_precision.unwrap_or(2).min(4) as usize;

@@ -573,7 +573,9 @@ fn month_days_exist(l: &ArrayRef, r: &ArrayRef, out: &ArrayRef) -> Result<()> {
                 crate::functions::date_from_days(d).map(|d| d.day())
             }
             DataType::Timestamp(..) => {
-                let us = a.as_primitive::<arrow::datatypes::TimestampMicrosecondType>().value(i);
+                let us = a
+                    .as_primitive::<arrow::datatypes::TimestampMicrosecondType>()
+                    .value(i);
                 chrono::DateTime::from_timestamp_micros(us).map(|t| t.day())
             }
             _ => None,

@@ -68,10 +68,11 @@ impl Agg<'_> {
         let Some(a) = self.arg else {
             return Acc::Count(1); // COUNT(*)
         };
-        if a.is_null(row as usize) {
+        let v = value_at(a.as_ref(), row as usize);
+        // (a NullArray has no validity bits: its values say NULL, `is_null` does not)
+        if v.is_null() {
             return self.unit();
         }
-        let v = value_at(a.as_ref(), row as usize);
         let f = match &v {
             Value::Int(i) => *i as f64,
             Value::Decimal(d, s) => *d as f64 / 10f64.powi(i32::from(*s)),
@@ -320,8 +321,9 @@ mod tests {
         for case in 0..400 {
             let n = 1 + r.below(40) as usize;
             let null = |r: &mut Rng| r.below(5) == 0;
-            let arg: Option<ArrayRef> = match r.below(5) {
+            let arg: Option<ArrayRef> = match r.below(6) {
                 0 => None,
+                5 => Some(Arc::new(arrow::array::NullArray::new(n))),
                 1 => Some(Arc::new(Int32Array::from_iter(
                     (0..n).map(|_| (!null(&mut r)).then(|| r.below(100) as i32 - 50)),
                 ))),

@@ -208,13 +208,21 @@ fn a_log_cut_short_or_removed_is_9916_never_missing_rows() {
         three_commits(dir.path());
         let wal = wal_file(dir.path());
         let log = std::fs::read(&wal).unwrap();
-        let cut = if keep_frames == 0 { 24 } else { frames(&log)[keep_frames - 1].end };
+        let cut = if keep_frames == 0 {
+            24
+        } else {
+            frames(&log)[keep_frames - 1].end
+        };
         std::fs::write(&wal, &log[..cut]).unwrap();
         let err = Database::open(dir.path()).err().expect("a log cut short");
         assert_eq!(err.code().number, 9916, "{err}");
         assert!(err.to_string().contains(&*wal.to_string_lossy()), "{err}");
         assert!(err.to_string().contains("cut short"), "{err}");
-        assert_eq!(std::fs::read(&wal).unwrap(), &log[..cut], "the folder is left as it was");
+        assert_eq!(
+            std::fs::read(&wal).unwrap(),
+            &log[..cut],
+            "the folder is left as it was"
+        );
     }
     // removed: the manifest names it
     let dir = tempfile::tempdir().unwrap();

@@ -127,16 +127,28 @@ fn a_join_larger_than_the_spool_space_is_2646_before_it_is_built() {
     let db = Database::new();
     numbers(&db, 1_000);
     let mut s = db.session();
-    s.execute("CREATE TABLE w (a INTEGER, pad VARCHAR(200))").unwrap();
-    s.execute("INSERT INTO w SELECT a, LPAD('x', 200, 'y') FROM t").unwrap();
+    s.execute("CREATE TABLE w (a INTEGER, pad VARCHAR(200))")
+        .unwrap();
+    s.execute("INSERT INTO w SELECT a, LPAD('x', 200, 'y') FROM t")
+        .unwrap();
     s.set_spool_space(1 << 20);
     // 1,000,000 rows of over 200 bytes: far past 1 MiB
     let err = s.execute("SELECT COUNT(*) FROM w x, w y").unwrap_err();
     assert_eq!(err.code().number, 2646, "{err}");
     // a join that fits runs, and so does the big one with room for it
-    let r = s.execute("SELECT COUNT(*) FROM w x, w y WHERE x.a = y.a").unwrap();
-    assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["1000".to_string()]]);
+    let r = s
+        .execute("SELECT COUNT(*) FROM w x, w y WHERE x.a = y.a")
+        .unwrap();
+    assert_eq!(
+        r[0].rows.as_ref().unwrap().to_strings(),
+        vec![vec!["1000".to_string()]]
+    );
     s.set_spool_space(1 << 30);
-    let r = s.execute("SELECT COUNT(*) FROM w x, w y WHERE x.a < 10").unwrap();
-    assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["10000".to_string()]]);
+    let r = s
+        .execute("SELECT COUNT(*) FROM w x, w y WHERE x.a < 10")
+        .unwrap();
+    assert_eq!(
+        r[0].rows.as_ref().unwrap().to_strings(),
+        vec![vec!["10000".to_string()]]
+    );
 }

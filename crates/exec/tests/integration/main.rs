@@ -13,6 +13,7 @@ mod delayed_state;
 mod dictionary;
 mod durability;
 mod explain;
+mod fuzz;
 mod index_model;
 mod insert_paths;
 mod interrupt;
