@@ -162,6 +162,9 @@ impl Expr {
             Expr::Not(e) => Ok(Arc::new(boolean::not(as_bool(&e.eval(batch)?)?)?)),
             Expr::Neg(e) => {
                 let v = e.eval(batch)?;
+                if v.data_type() == &DataType::Null {
+                    return Ok(v); // - NULL is NULL
+                }
                 if v.data_type() == &DataType::Utf8 {
                     return Ok(numeric::neg(&to_float_or_number(&v)?)?);
                 }
@@ -431,6 +434,15 @@ pub(crate) fn normalize_chars(a: &ArrayRef, case_specific: bool) -> ArrayRef {
 
 fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<ArrayRef> {
     use BinOp::*;
+    if l.data_type() == &DataType::Null && r.data_type() == &DataType::Null {
+        // NULL op NULL is NULL, whatever op is (Arrow's kernels take no untyped operands)
+        let n = l.len().max(r.len());
+        return Ok(match op {
+            Add | Sub | Mul | Div | Mod => new_null_array(&DataType::Null, n),
+            Concat => new_null_array(&DataType::Utf8, n),
+            _ => new_null_array(&DataType::Boolean, n),
+        });
+    }
     match op {
         And | Or => {
             let (l, r) = (as_bool(&l)?, as_bool(&r)?);
@@ -840,6 +852,9 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         }
         Func::Abs => {
             let a = arg(0)?;
+            if a.data_type() == &DataType::Null {
+                return Ok(a); // ABS(NULL) is NULL
+            }
             let neg = numeric::neg(&a)?;
             let zero = cast_to_arrow(
                 &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
@@ -896,6 +911,9 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         Func::Builtin(b) => crate::functions::eval(b, &args, n),
         Func::NullIfZero => {
             let a = arg(0)?;
+            if a.data_type() == &DataType::Null {
+                return Ok(a); // NULLIFZERO(NULL) is NULL
+            }
             let zero = cast_to_arrow(
                 &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),
                 a.data_type(),
