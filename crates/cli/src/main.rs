@@ -210,12 +210,18 @@ fn real_main() -> i32 {
 /// Ctrl-C while a script runs: the running request is cancelled (it fails, 3110 or a
 /// consume's 9905, and is rolled back) and the script stops after it, with the usual logoff
 /// lines and return code. Between requests no further request starts: the script stops
-/// after the line being read (a pipe's writer gets the same Ctrl-C and closes it).
+/// after the line being read (a pipe's writer gets the same Ctrl-C and closes it). A second
+/// Ctrl-C exits at once with 130 (a wait for a lock, or a read that does not end, is not
+/// stopped by the first).
 fn stop_script_on_ctrl_c(runner: &runner::Runner) {
     let cancel = runner.cancel.clone();
     let interrupted = runner.interrupted.clone();
     let _ = ctrlc::set_handler(move || {
-        interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
+        if interrupted.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            // a second Ctrl-C: something did not stop (a lock wait, a blocked read); leave
+            // now, as an interrupted shell command does (uncommitted work stays uncommitted)
+            std::process::exit(130);
+        }
         cancel.lock().unwrap_or_else(|e| e.into_inner()).cancel();
     });
 }

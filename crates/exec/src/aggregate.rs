@@ -212,7 +212,9 @@ pub(crate) fn aggregate_call<'g>(
             f => spread(f, &vals.iter().map(as_f64).collect::<Vec<_>>()),
         });
     }
-    Ok(values_to_array(out_type, out.iter()))
+    let out = values_to_array(out_type, out.iter());
+    crate::limits::check(&out)?; // a DECIMAL SUM past 38 digits is 2616
+    Ok(out)
 }
 
 /// STDDEV_SAMP, STDDEV_POP, VAR_SAMP or VAR_POP of `vals` (NULLs already left out): two

@@ -434,6 +434,9 @@ fn one(a: ArrayRef) -> Expr {
 pub fn number_literal(s: &str) -> Result<ArrayRef> {
     if s.contains(['e', 'E']) {
         let f: f64 = s.parse().map_err(|_| Error::BadNumber)?;
+        if !f.is_finite() {
+            return Err(Error::Overflow); // 1e309
+        }
         return Ok(Arc::new(Float64Array::from(vec![f])));
     }
     if let Some((int, frac)) = s.split_once('.') {
@@ -479,7 +482,7 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
         other => return Err(Error::Unsupported(format!("the interval value {other}"))),
     };
     let neg = text.trim().starts_with('-');
-    let body = text.trim().trim_start_matches('-');
+    let body = text.trim().strip_prefix('-').unwrap_or(text.trim());
     // digits, with a fraction: no exponent, no NaN or infinity
     let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
@@ -489,7 +492,14 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
         )));
     }
     // the leading field has at most its precision's digits (2 unless written, at most 4)
-    let precision = iv.leading_precision.unwrap_or(2).min(4) as usize;
+    let precision = match iv.leading_precision.unwrap_or(2) {
+        p @ 1..=4 => p as usize,
+        p => {
+            return Err(Error::TypeMismatch(format!(
+                "an interval's precision is 1 to 4, not {p}"
+            )))
+        }
+    };
     if whole.trim_start_matches('0').len() > precision {
         return Err(Error::IntervalOverflow(text.clone()));
     }

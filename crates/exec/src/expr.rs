@@ -558,6 +558,8 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     }
     if matches!(op, Add | Sub) && is_temporal(&lt) {
         month_days_exist(&l, &r, &out)?;
+    } else if op == Add && is_temporal(&rt) {
+        month_days_exist(&r, &l, &out)?; // INTERVAL '1' MONTH + DATE '…'
     }
     Ok(out)
 }
@@ -595,7 +597,9 @@ fn month_days_exist(l: &ArrayRef, r: &ArrayRef, out: &ArrayRef) -> Result<()> {
     };
     for i in 0..out.len() {
         let m = at(r, i);
-        if r.is_null(m) || months.value(m).months == 0 {
+        let iv = months.value(m);
+        // only a year-month interval keeps the day (a mixed one moves it on purpose)
+        if r.is_null(m) || iv.months == 0 || iv.days != 0 || iv.nanoseconds != 0 {
             continue;
         }
         if let (Some(before), Some(after)) = (day(l, i), day(out, i)) {
@@ -639,10 +643,11 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
 /// classified by the types involved ([`cast_error`]), never by Arrow's message.
 ///
 /// A cast to a date or time type is checked against the type's range (`limits::check`): a
-/// number read as days or microseconds past it is 2665, never a value chrono cannot show.
+/// number read as days or microseconds past it is 2665, never a value chrono cannot show; a
+/// cast to FLOAT must be finite (`CAST('inf' AS FLOAT)` is 2616).
 pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
     let out = cast_with_options(a, t, &strict()).map_err(|e| cast_error(a, t, e))?;
-    if a.data_type() != t && is_temporal(t) {
+    if a.data_type() != t && (is_temporal(t) || t == &DataType::Float64) {
         crate::limits::check(&out)?;
     }
     Ok(out)

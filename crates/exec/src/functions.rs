@@ -688,7 +688,9 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
             SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt => {
                 SqlType::BigInt
             }
-            SqlType::Decimal(p, s) => SqlType::Decimal(p, s),
+            // a carry may need one more digit (CEILING(9.5) is 10.0): DECIMAL(p+1, s), as
+            // Teradata types these; at 38 digits there is none to add (a carry past it: 2616)
+            SqlType::Decimal(p, s) => SqlType::Decimal((p + 1).min(38), s),
             _ => SqlType::Float,
         },
         Builtin::Sqrt | Builtin::Ln | Builtin::Log | Builtin::Exp | Builtin::Power => {

@@ -15,21 +15,25 @@
 //! result over the spool space is 2646, as Teradata's "No more spool space", instead of an
 //! allocation that ends the process.
 //!
-//! Invariant: a watch belongs to the thread that installed it, for as long as its [`Guard`]
+//! Invariants: a watch belongs to the thread that installed it, for as long as its [`Guard`]
 //! lives (a session is used from one thread at a time); a nested request (a macro) keeps the
-//! watch of the request it runs in.
+//! watch of the request it runs in. Each watched request has a generation of its own, and a
+//! cancel names the generation it saw running: a cancel that comes as one request ends and
+//! the next begins stops neither the wrong one nor, later, any other.
 
 use crate::error::{Error, Result};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What stops the running request.
 #[derive(Clone)]
 struct Watch {
-    /// Set by a cancel from another thread.
-    cancelled: Arc<AtomicBool>,
+    /// The generation a cancel from another thread names (see [`watch`]).
+    cancelled: Arc<AtomicU64>,
+    /// This request's generation.
+    generation: u64,
     /// The statement timeout: when the request began plus the timeout, and the timeout.
     deadline: Option<(Instant, Duration)>,
     /// The most bytes one intermediate result may take.
@@ -45,25 +49,28 @@ thread_local! {
 
 /// Keeps a watch installed; dropping it takes the watch away again and clears `running`.
 pub(crate) struct Guard {
-    /// The running flag to clear, if this guard installed the watch.
-    running: Option<Arc<AtomicBool>>,
+    /// The running cell to clear, if this guard installed the watch.
+    running: Option<Arc<AtomicU64>>,
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
         if let Some(running) = self.running.take() {
             CURRENT.with(|c| *c.borrow_mut() = None);
-            running.store(false, Ordering::SeqCst);
+            running.store(0, Ordering::SeqCst);
         }
     }
 }
 
-/// Watches the request about to run on this thread: `cancelled` (cleared now) stops it, and
-/// so does the time running past `timeout`; `running` is set until the guard is dropped.
-/// Inside a watched request (a macro's statements) the outer request's watch stays.
+/// Generations of watched requests, across all sessions (0 means none).
+static GENERATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// Watches the request about to run on this thread: it stops when `cancelled` names its
+/// generation (which `running` holds until the guard is dropped), and when the time runs past
+/// `timeout`. Inside a watched request (a macro's statements) the outer request's watch stays.
 pub(crate) fn watch(
-    cancelled: &Arc<AtomicBool>,
-    running: &Arc<AtomicBool>,
+    cancelled: &Arc<AtomicU64>,
+    running: &Arc<AtomicU64>,
     timeout: Option<Duration>,
     spool: usize,
 ) -> Guard {
@@ -72,11 +79,13 @@ pub(crate) fn watch(
         if c.is_some() {
             return Guard { running: None };
         }
-        cancelled.store(false, Ordering::SeqCst);
-        running.store(true, Ordering::SeqCst);
+        let generation = GENERATIONS.fetch_add(1, Ordering::SeqCst) + 1;
+        running.store(generation, Ordering::SeqCst);
         *c = Some(Watch {
             cancelled: cancelled.clone(),
-            deadline: timeout.map(|t| (Instant::now() + t, t)),
+            generation,
+            // a timeout too far to add to the clock is no bound
+            deadline: timeout.and_then(|t| Some((Instant::now().checked_add(t)?, t))),
             spool,
         });
         Guard {
@@ -91,7 +100,7 @@ pub(crate) fn watch(
 /// 3110 after a cancel, 9920 past the statement timeout.
 pub(crate) fn check() -> Result<()> {
     CURRENT.with(|c| match c.borrow().as_ref() {
-        Some(w) if w.cancelled.load(Ordering::Relaxed) => Err(Error::Cancelled),
+        Some(w) if w.cancelled.load(Ordering::Relaxed) == w.generation => Err(Error::Cancelled),
         Some(Watch {
             deadline: Some((at, timeout)),
             ..
@@ -117,17 +126,18 @@ mod tests {
 
     #[test]
     fn a_watch_stops_on_cancel_or_deadline_and_only_while_installed() {
-        let flag = Arc::new(AtomicBool::new(true));
-        let running = Arc::new(AtomicBool::new(false));
+        let cancelled = Arc::new(AtomicU64::new(0));
+        let running = Arc::new(AtomicU64::new(0));
         assert!(check().is_ok(), "nothing watched: nothing to stop");
         {
-            let _g = watch(&flag, &running, None, DEFAULT_SPOOL);
-            assert!(running.load(Ordering::SeqCst));
-            assert!(check().is_ok(), "installing clears an earlier cancel");
-            flag.store(true, Ordering::SeqCst);
+            let _g = watch(&cancelled, &running, None, DEFAULT_SPOOL);
+            let generation = running.load(Ordering::SeqCst);
+            assert_ne!(generation, 0);
+            assert!(check().is_ok());
+            cancelled.store(generation, Ordering::SeqCst);
             assert_eq!(check().unwrap_err().code().number, 3110);
             {
-                let other = Arc::new(AtomicBool::new(false));
+                let other = Arc::new(AtomicU64::new(0));
                 let _inner = watch(&other, &other, None, 10);
                 assert_eq!(
                     check().unwrap_err().code().number,
@@ -138,8 +148,13 @@ mod tests {
             assert!(check().is_err());
         }
         assert!(check().is_ok(), "the guard took the watch away");
-        assert!(!running.load(Ordering::SeqCst));
-        let _g = watch(&flag, &running, Some(Duration::ZERO), 100);
+        assert_eq!(running.load(Ordering::SeqCst), 0);
+        {
+            // the cancel named the request before: the next one runs
+            let _g = watch(&cancelled, &running, Some(Duration::MAX), DEFAULT_SPOOL);
+            assert!(check().is_ok(), "a stale cancel and a timeout too far to add stop nothing");
+        }
+        let _g = watch(&cancelled, &running, Some(Duration::ZERO), 100);
         assert_eq!(check().unwrap_err().code().number, 9920);
         assert!(check_spool(100).is_ok());
         assert_eq!(check_spool(101).unwrap_err().code().number, 2646);

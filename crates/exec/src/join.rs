@@ -695,9 +695,10 @@ fn combine(
     li: &UInt32Array,
     ri: &UInt32Array,
 ) -> Result<RecordBatch> {
-    // the result's size before it is built: rows × the sides' bytes per row
-    let per_row = |b: &RecordBatch| crate::limits::batch_bytes(b) / b.num_rows().max(1);
-    crate::interrupt::check_spool(li.len().saturating_mul(per_row(left) + per_row(right)))?;
+    // the result's size before it is built
+    let bytes = crate::limits::taken_bytes(left, li.values())
+        .saturating_add(crate::limits::taken_bytes(right, ri.values()));
+    crate::interrupt::check_spool(bytes)?;
     let fields: Vec<Field> = left
         .schema()
         .fields()

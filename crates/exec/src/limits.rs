@@ -122,12 +122,26 @@ pub fn too_long() -> Error {
     ))
 }
 
-/// The bytes the rows of `batch` take (the slice's own, not the buffers it shares).
-pub fn batch_bytes(batch: &arrow::record_batch::RecordBatch) -> usize {
+/// About the bytes `take(batch, rows)` would make: each character or byte value's own length
+/// for the rows taken (a few long values among short ones count as what they are), the
+/// average width for the other columns.
+pub fn taken_bytes(batch: &arrow::record_batch::RecordBatch, rows: &[u32]) -> usize {
+    fn lengths<O: arrow::array::OffsetSizeTrait>(offsets: &[O], rows: &[u32]) -> usize {
+        let len = |i: usize| match (offsets.get(i), offsets.get(i + 1)) {
+            (Some(a), Some(b)) => (*b - *a).as_usize(),
+            _ => 0,
+        };
+        rows.iter().map(|&i| len(i as usize) + 4).sum()
+    }
+    let n = batch.num_rows().max(1);
     batch
         .columns()
         .iter()
-        .map(|c| c.to_data().get_slice_memory_size().unwrap_or(0))
+        .map(|c| match c.data_type() {
+            DataType::Utf8 => lengths(c.as_string::<i32>().value_offsets(), rows),
+            DataType::Binary => lengths(c.as_binary::<i32>().value_offsets(), rows),
+            _ => c.to_data().get_slice_memory_size().unwrap_or(0) / n * rows.len(),
+        })
         .sum()
 }
 

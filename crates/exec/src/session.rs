@@ -1135,7 +1135,9 @@ impl Session {
                     Err(Error::Storage(StorageError::LockNowait(_))) => continue,
                     Err(e) => return Err(e),
                 }
-                if cell.is_cancelled() {
+                // a cancel that came before the wait cell was set stopped the request instead
+                let stopped = matches!(crate::interrupt::check(), Err(Error::Cancelled));
+                if cell.is_cancelled() || stopped {
                     return Err(Error::ConsumeCancelled(name));
                 }
                 if deadline.is_some_and(|d| Instant::now() >= d) {

@@ -19,7 +19,7 @@
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -205,10 +205,10 @@ impl Waiters {
 #[derive(Clone, Default)]
 pub struct CancelHandle {
     current: Arc<Mutex<Option<Arc<WaitCell>>>>,
-    /// Set to stop the running request (see interrupt.rs).
-    cancelled: Arc<AtomicBool>,
-    /// True while the session runs a request.
-    running: Arc<AtomicBool>,
+    /// The generation of the request a cancel stops (see interrupt.rs).
+    cancelled: Arc<AtomicU64>,
+    /// The running request's generation; 0 while the session is idle.
+    running: Arc<AtomicU64>,
 }
 
 impl CancelHandle {
@@ -220,16 +220,18 @@ impl CancelHandle {
             cell.cancel();
             return true;
         }
-        if self.running.load(Ordering::SeqCst) {
-            self.cancelled.store(true, Ordering::SeqCst);
-            return true;
+        match self.running.load(Ordering::SeqCst) {
+            0 => false,
+            generation => {
+                self.cancelled.store(generation, Ordering::SeqCst);
+                true
+            }
         }
-        false
     }
 
     /// True while the session runs a request (or waits in a consume).
     pub fn is_running(&self) -> bool {
-        self.running.load(Ordering::SeqCst)
+        self.running.load(Ordering::SeqCst) != 0
     }
 
     /// Watches the request the session is about to run (see interrupt.rs).

@@ -231,6 +231,7 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
             let out_type = crate::aggregate::result_type(func, arg.as_ref())?;
             let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
             let mut out = vec![tdlite_storage::types::Value::Null; n];
+            let keys = crate::window_frame::keys(func, arg.as_ref(), cs);
             let mut spans = Vec::new();
             for part in partitions {
                 crate::interrupt::check()?;
@@ -248,9 +249,11 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                     spans.extend((p..=q).map(|i| frame_span(call.frame, i, len, (p, q))));
                     p = q + 1;
                 }
-                crate::window_frame::aggregate(func, arg.as_ref(), cs, part, &spans, &mut out)?;
+                crate::window_frame::aggregate(func, arg.as_ref(), &keys, part, &spans, &mut out)?;
             }
-            Ok(tdlite_storage::types::values_to_array(out_type, out.iter()))
+            let out = tdlite_storage::types::values_to_array(out_type, out.iter());
+            crate::limits::check(&out)?; // a DECIMAL SUM past 38 digits is 2616
+            Ok(out)
         }
         ranking => {
             let mut out_i = vec![0i32; n];

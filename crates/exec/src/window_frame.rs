@@ -45,8 +45,20 @@ enum Acc {
 struct Agg<'a> {
     func: AggFunc,
     arg: Option<&'a ArrayRef>,
-    /// MIN/MAX: each row's value as Teradata compares it (trailing blanks, case).
-    keys: Vec<Value>,
+    /// MIN/MAX: each row's value as Teradata compares it ([`keys`]).
+    keys: &'a [Value],
+}
+
+/// What MIN/MAX compare: each row's value of `arg` as Teradata compares it (trailing blanks,
+/// case unless `case_specific`); empty for other functions. Made once per window call, for
+/// all its partitions.
+pub(crate) fn keys(func: AggFunc, arg: Option<&ArrayRef>, case_specific: bool) -> Vec<Value> {
+    match (func, arg) {
+        (AggFunc::Min | AggFunc::Max, Some(a)) => (0..a.len())
+            .map(|i| normalize_for_key(&value_at(a.as_ref(), i), case_specific))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 impl Agg<'_> {
@@ -213,7 +225,8 @@ impl Queue {
     }
 }
 
-/// `func(arg)` over each row's frame: `part` is a partition's rows in window order and
+/// `func(arg)` over each row's frame (`keys`: [`keys`] of the call): `part` is a partition's
+/// rows in window order and
 /// `spans[i]` the first and last position of row `part[i]`'s frame (inclusive; empty when the
 /// first is past the last). Each result goes to `out[row]`.
 ///
@@ -222,17 +235,11 @@ impl Queue {
 pub(crate) fn aggregate(
     func: AggFunc,
     arg: Option<&ArrayRef>,
-    case_specific: bool,
+    keys: &[Value],
     part: &[u32],
     spans: &[(usize, usize)],
     out: &mut [Value],
 ) -> Result<()> {
-    let keys = match (func, arg) {
-        (AggFunc::Min | AggFunc::Max, Some(a)) => (0..a.len())
-            .map(|i| normalize_for_key(&value_at(a.as_ref(), i), case_specific))
-            .collect(),
-        _ => Vec::new(),
-    };
     let agg = Agg { func, arg, keys };
     let mut queue = Queue::new(&agg);
     // the queue holds positions [lo, hi) of `part`
@@ -374,7 +381,8 @@ mod tests {
                 .flat_map(|&(p, q)| (p..=q).map(move |i| frame_span(frame, i, n, (p, q))))
                 .collect();
             let mut got = vec![Value::Null; n];
-            aggregate(func, arg.as_ref(), false, &part, &spans, &mut got).unwrap();
+            let k = keys(func, arg.as_ref(), false);
+            aggregate(func, arg.as_ref(), &k, &part, &spans, &mut got).unwrap();
             let frames: Vec<&[u32]> = spans
                 .iter()
                 .map(|&(lo, hi)| {
