@@ -157,7 +157,6 @@ fn replay_logs(
     }
     let mut logs = Vec::with_capacity(gens.len());
     for &g in &gens {
-        // the new database's log was just made: the listing taken before does not show it
         let path = dir.join(wal_name(g));
         let bytes = vfs.read(&path).map_err(io_err(&path))?;
         logs.push((g, path, bytes));
