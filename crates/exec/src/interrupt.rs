@@ -152,7 +152,10 @@ mod tests {
         {
             // the cancel named the request before: the next one runs
             let _g = watch(&cancelled, &running, Some(Duration::MAX), DEFAULT_SPOOL);
-            assert!(check().is_ok(), "a stale cancel and a timeout too far to add stop nothing");
+            assert!(
+                check().is_ok(),
+                "a stale cancel and a timeout too far to add stop nothing"
+            );
         }
         let _g = watch(&cancelled, &running, Some(Duration::ZERO), 100);
         assert_eq!(check().unwrap_err().code().number, 9920);
