@@ -1,6 +1,6 @@
 //! The limits every value keeps, checked where values are made (casts, arithmetic, function
-//! results, concatenation), so that no value outside them is ever computed further, stored or
-//! printed.
+//! results, concatenation, aggregate and window results), so that no value outside them is
+//! ever computed further, stored or printed.
 //!
 //! - A character value has at most [`MAX_CHARS`] characters (Teradata's limit for CHAR and
 //!   VARCHAR); a longer result is 3577, never a string that grows without bound.
