@@ -2,7 +2,7 @@
 //! sequence numbers) and the `MANIFEST` that names them.
 //!
 //! ```text
-//!   MANIFEST      = "TDLITE-MANIFEST 1 crc32=<8 hex> len=<n>\n" <n bytes of JSON>
+//!   MANIFEST      = "TDLITE-MANIFEST 2 crc32=<8 hex> len=<n>\n" <n bytes of JSON>  (1: older)
 //!   t<id>-<gen>.arrow = Arrow IPC file: the table's columns, then one UInt64 column of sequences
 //! ```
 //!
@@ -36,6 +36,12 @@ pub struct Manifest {
     /// cut short (9916). 0 in manifests written before tdlite kept it.
     #[serde(default)]
     pub durable_lsn: u64,
+    /// Log files from this generation on keep the rules of [`crate::wal`]: never shrunk, a
+    /// zero tail, a next-log frame ending every log but the newest; replay refuses less (9916).
+    /// Absent in manifests written before tdlite kept these rules; the first open by a version
+    /// that does sets it to the log it goes on writing.
+    #[serde(default)]
+    pub sealed_from: Option<u64>,
 }
 
 /// One saved table.
@@ -66,17 +72,23 @@ impl Manifest {
             last_table_id: 0,
             tables: Vec::new(),
             durable_lsn: 0,
+            sealed_from: Some(0),
         }
     }
 }
 
-const MANIFEST_TAG: &str = "TDLITE-MANIFEST 1";
+const MANIFEST_TAG: &str = "TDLITE-MANIFEST";
+
+/// The manifest format written: 2 since logs keep the rules of [`crate::wal`] (a version
+/// that reads only 1 would trim their zero tails, so it must refuse the folder instead).
+const MANIFEST_VERSION: u32 = 2;
 
 /// Serializes a manifest with its checksum line.
 pub fn encode_manifest(m: &Manifest) -> Vec<u8> {
     let json = serde_json::to_vec_pretty(m).expect("a manifest always serializes");
     let crc = crc32fast::hash(&json);
-    let mut out = format!("{MANIFEST_TAG} crc32={crc:08x} len={}\n", json.len()).into_bytes();
+    let head = format!("{MANIFEST_TAG} {MANIFEST_VERSION} crc32={crc:08x}");
+    let mut out = format!("{head} len={}\n", json.len()).into_bytes();
     out.extend_from_slice(&json);
     out
 }
@@ -95,6 +107,11 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest, String> {
         .strip_prefix(MANIFEST_TAG)
         .ok_or("not a tdlite manifest")?
         .split_whitespace();
+    let version = match words.next() {
+        Some("1") => 1,
+        Some("2") => 2,
+        _ => return Err("not a manifest version this tdlite reads".into()),
+    };
     let crc = words
         .next()
         .and_then(|w| w.strip_prefix("crc32="))
@@ -112,7 +129,11 @@ pub fn decode_manifest(bytes: &[u8]) -> Result<Manifest, String> {
     if crc32fast::hash(json) != crc {
         return Err("checksum mismatch".into());
     }
-    let m: Manifest = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    let mut m: Manifest = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    if version == 1 {
+        // an older version wrote it, and may have trimmed the logs
+        m.sealed_from = None;
+    }
     if m.next_lsn == 0 {
         return Err("next_lsn is 0".into());
     }

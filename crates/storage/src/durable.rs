@@ -15,7 +15,8 @@
 //! - the `gate` (read by committers from logging until visible, written by a checkpoint while it
 //!   takes its snapshot and switches log files) makes "in the checkpoint" and "in the new log"
 //!   an exact partition of the committed transactions;
-//! - a log file is deleted only after a manifest that no longer needs it is durable.
+//! - a log file is deleted only after a manifest that no longer needs it is durable, or (at
+//!   open) when it is the last log and the log before it never switched to it.
 
 use crate::checkpoint::{self, Manifest, TableEntry};
 use crate::codec::Writer;
@@ -56,6 +57,24 @@ pub(crate) const OP_CREATE: u8 = 1;
 pub(crate) const OP_DROP: u8 = 2;
 pub(crate) const OP_INSERT: u8 = 3;
 pub(crate) const OP_DELETE: u8 = 4;
+/// The last frame of a log a checkpoint left: `OP_NEXT_LOG generation:u64`, the file that
+/// continues it (replay refuses a log that ends with it when that file is missing).
+pub(crate) const OP_NEXT_LOG: u8 = 5;
+
+/// The payload of the frame that ends a log and names the next one.
+pub(crate) fn next_log_marker(generation: u64) -> Vec<u8> {
+    let mut m = vec![OP_NEXT_LOG];
+    m.extend_from_slice(&generation.to_le_bytes());
+    m
+}
+
+/// The generation a next-log frame names, if `payload` is one.
+pub(crate) fn next_log(payload: &[u8]) -> Option<u64> {
+    match payload {
+        [OP_NEXT_LOG, g @ ..] => Some(u64::from_le_bytes(g.try_into().ok()?)),
+        _ => None,
+    }
+}
 
 struct CheckpointState {
     generation: u64,
@@ -145,6 +164,15 @@ impl Durable {
         };
         let generation = state.generation + 1;
         let log_path = self.dir.join(wal_name(generation));
+        // the next log is made before commits are held up (a crash now leaves it unused, and
+        // the next open removes it)
+        let salt = wal::new_salt();
+        self.vfs
+            .create_log(&log_path, &wal::file_header(generation, salt))
+            .map_err(io_err(&log_path))?;
+        let next_log = (self.vfs)
+            .open_log(&log_path, wal::HEADER_LEN as u64)
+            .map_err(io_err(&log_path))?;
         let gate = self.gate.write();
         let snapshot = storage.txns.snapshot(0);
         let tables: Vec<(Arc<Table>, bool)> = storage
@@ -164,16 +192,10 @@ impl Durable {
                 }
             }
         };
-        let salt = wal::new_salt();
-        let rotated = self
-            .vfs
-            .write_file(&log_path, &wal::file_header(generation, salt))
-            .map_err(io_err(&log_path))
-            .and_then(|()| self.vfs.open_log(&log_path).map_err(io_err(&log_path)))
-            .and_then(|f| self.wal.rotate(f, salt).map_err(StorageError::Io));
-        if let Err(e) = rotated {
+        let marker = next_log_marker(generation);
+        if let Err(e) = self.wal.rotate(&marker, next_log, salt) {
             restore_dirty(&tables);
-            return Err(e);
+            return Err(StorageError::Io(e));
         }
         state.generation = generation;
         let next_lsn = self.wal.next_lsn();
@@ -251,6 +273,7 @@ impl Durable {
             tables: entries,
             // the new log starts at next_lsn; everything before it is in the table files
             durable_lsn: next_lsn - 1,
+            sealed_from: previous.sealed_from.or(Some(generation)),
         };
         store_manifest(&*self.vfs, &self.dir, &manifest)?;
         Ok(manifest)

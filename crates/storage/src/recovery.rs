@@ -3,8 +3,10 @@
 //!
 //! Invariants: nothing is decoded before its checksum matched; every value replayed fits its
 //! column (a checksummed but inconsistent file is 9916, never a panic); damage is repaired only
-//! when no later intact frame proves the damaged frame had been durable (see [`crate::wal`]);
-//! anything else is [`StorageError::Corrupt`] naming the file. docs/durability.md walks through it.
+//! when no later intact frame proves the damaged frame had been durable (see [`crate::wal`]),
+//! and then zeroed, never cut (a log never shrinks); a log cut short, or missing where the
+//! log before it names it, is refused; anything else is [`StorageError::Corrupt`] naming the
+//! file. docs/durability.md walks through it.
 
 use crate::catalog::{Catalog, TableSchema};
 use crate::checkpoint::{self, Manifest, TableEntry};
@@ -70,14 +72,19 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
     remove_leftovers(&*vfs, dir, &files, &manifest);
 
     let log_path = dir.join(wal_name(log.generation));
-    let mut file = vfs.open_log(&log_path).map_err(io_err(&log_path))?;
+    let mut file = vfs
+        .open_log(&log_path, log.len)
+        .map_err(io_err(&log_path))?;
     // What a killed process wrote but never synced is replayed and now counts as durable: new
     // frames will say so (`synced`), so make it true before logging anything.
     file.sync().map_err(io_err(&log_path))?;
-    // record how far the log goes now: a later open that finds less refuses it (9916)
+    // record how far the log goes now (a later open that finds less refuses it, 9916), and
+    // that the logs from this one on keep the rules of `wal` (a folder of an older version)
     let mut manifest = manifest;
-    if log.next_lsn - 1 > manifest.durable_lsn {
-        manifest.durable_lsn = log.next_lsn - 1;
+    let grown = log.next_lsn - 1 > manifest.durable_lsn;
+    if grown || manifest.sealed_from.is_none() {
+        manifest.durable_lsn = manifest.durable_lsn.max(log.next_lsn - 1);
+        manifest.sealed_from = manifest.sealed_from.or(Some(log.generation));
         crate::durable::store_manifest(&*vfs, dir, &manifest)?;
     }
     let wal = wal::Wal::new(file, log.salt, log.len, log.next_lsn, opts.sync);
@@ -115,7 +122,7 @@ fn read_manifest(vfs: &dyn Vfs, dir: &Path, files: &[String]) -> Result<Manifest
     // and renamed), so a manifest never names a log that was not made: a log it names that is
     // missing was removed (9916), and a crash in between leaves an empty log and no manifest.
     let log = dir.join(first);
-    vfs.write_file(&log, &wal::file_header(0, wal::new_salt()))
+    vfs.create_log(&log, &wal::file_header(0, wal::new_salt()))
         .map_err(io_err(&log))?;
     let m = Manifest::empty();
     crate::durable::store_manifest(vfs, dir, &m)?;
@@ -164,7 +171,12 @@ fn replay_logs(
     let scans: Vec<Option<wal::LogScan>> = logs.iter().map(|(_, _, b)| wal::scan(b)).collect();
     // Every file is judged before anything is repaired, so a refusal leaves the folder as it was.
     let mut repairs = Vec::new();
+    // whether the log before this one keeps the rules of `wal` (sealed), and which log its
+    // last frame switched to, if it ended with one
+    let (mut prev_sealed, mut switched) = (false, None::<u64>);
     for (i, ((g, path, bytes), scan)) in logs.iter().zip(&scans).enumerate() {
+        let path: &Path = path;
+        let sealed = manifest.sealed_from.is_some_and(|s| *g >= s);
         // A later log with anything in it proves this one was synced before the switch.
         let later_content =
             logs[i + 1..]
@@ -174,11 +186,42 @@ fn replay_logs(
                     Some(s) => !s.frames.is_empty() || s.damage.is_some(),
                     None => !blank_header(b),
                 });
+        let empty = match scan {
+            Some(s) => s.frames.is_empty() && s.damage.is_none(),
+            None => blank_header(bytes),
+        };
+        if i > 0 && i + 1 == logs.len() && switched.is_none() && empty {
+            // A checkpoint made this log (perhaps not even its whole header) and crashed
+            // before switching to it: nothing was ever logged in it. Logging goes on in the
+            // log before it, which never switched.
+            report.push(format!(
+                "{}: removed a log file a checkpoint made but never used",
+                path.display()
+            ));
+            repairs.push(Repair::Remove(path));
+            continue;
+        }
+        match switched.take() {
+            Some(next) if next != *g => {
+                let missing = dir.join(wal_name(next));
+                return Err(corrupt(
+                    &missing,
+                    "missing: the log before it ends by naming it",
+                ));
+            }
+            None if i > 0 && prev_sealed => {
+                return Err(corrupt(
+                    path,
+                    "the log before it never switched to it, yet it is not an unused last \
+                     log (it has records or damage, or logs follow it)",
+                ));
+            }
+            _ => {}
+        }
         let Some(scan) = scan else {
-            // A header torn (or never written) by a crash while a checkpoint switched to this
-            // log, or while a new database started: nothing was ever logged in it.
-            let newer = *g > manifest.generation || (*g == 0 && manifest.next_lsn == 1);
-            if newer && blank_header(bytes) && !later_content {
+            // A new database's first log, its header torn (or never written) by a crash
+            // (versions that wrote the manifest first): nothing was ever logged in it.
+            if i == 0 && *g == 0 && manifest.next_lsn == 1 && empty && !later_content {
                 let salt = wal::new_salt();
                 report.push(format!(
                     "{}: rewrote a log header torn by a crash",
@@ -186,6 +229,7 @@ fn replay_logs(
                 ));
                 repairs.push(Repair::Header(path, wal::file_header(*g, salt)));
                 (end.generation, end.salt, end.len) = (*g, salt, wal::HEADER_LEN as u64);
+                prev_sealed = sealed;
                 continue;
             }
             return Err(corrupt(
@@ -196,15 +240,43 @@ fn replay_logs(
         if scan.generation != *g {
             return Err(corrupt(path, "log header names another generation"));
         }
-        for f in &scan.frames {
+        if sealed && scan.cut {
+            // a log always ends in zeros (preallocated, never shrunk): less is a cut
+            return Err(corrupt(
+                path,
+                format!(
+                    "the log was cut short: it ends at byte {} {}, where a log file always \
+                     ends in preallocated zeros",
+                    bytes.len(),
+                    match bytes.len() == scan.valid_len {
+                        true if scan.frames.is_empty() => "right after its header",
+                        true => "right after a record",
+                        false => "inside a record, or in bytes that are not zeros",
+                    },
+                ),
+            ));
+        }
+        for (k, f) in scan.frames.iter().enumerate() {
             if f.lsn != end.next_lsn {
                 return Err(corrupt(
                     path,
                     format!("expected LSN {}, found {}", end.next_lsn, f.lsn),
                 ));
             }
-            rec.apply(f.payload)
-                .map_err(|e| corrupt(path, format!("record LSN {}: {e}", f.lsn)))?;
+            if let Some(next) = crate::durable::next_log(f.payload) {
+                // a checkpoint's switch: the last thing ever written to this log
+                let last = k + 1 == scan.frames.len() && scan.damage.is_none();
+                if !last || g.checked_add(1) != Some(next) {
+                    return Err(corrupt(
+                        path,
+                        format!("record LSN {} names log {next} in the wrong place", f.lsn),
+                    ));
+                }
+                switched = Some(next);
+            } else {
+                rec.apply(f.payload)
+                    .map_err(|e| corrupt(path, format!("record LSN {}: {e}", f.lsn)))?;
+            }
             end.next_lsn += 1;
         }
         if let Some(at) = scan.damage {
@@ -219,18 +291,30 @@ fn replay_logs(
                     ),
                 ));
             }
+            // zeroed, not cut: the log keeps its length, and nothing of the torn write can
+            // be read as a frame once appends continue over it
+            let torn_end = bytes.iter().rposition(|&b| b != 0).map_or(at, |p| p + 1);
             report.push(format!(
                 "{}: discarded a torn write at the end of the log ({} bytes from byte {at}); \
                  it was never synced",
                 path.display(),
-                bytes.len() - scan.valid_len,
+                torn_end - at,
             ));
+            repairs.push(Repair::Zero(path, at as u64, torn_end - at));
         }
-        if bytes.len() > scan.valid_len {
-            // a torn tail, or preallocated zeros: appends continue at the logical end
-            repairs.push(Repair::Cut(path, scan.valid_len as u64));
+        if bytes.len() == scan.valid_len {
+            // a log of a version that cut its zero tail: give it one again
+            repairs.push(Repair::Pad(path, bytes.len() as u64));
         }
         (end.generation, end.salt, end.len) = (*g, scan.salt, scan.valid_len as u64);
+        prev_sealed = sealed;
+    }
+    if let Some(next) = switched {
+        let missing = dir.join(wal_name(next));
+        return Err(corrupt(
+            &missing,
+            "missing: the log before it ends by naming it",
+        ));
     }
     if end.next_lsn <= manifest.durable_lsn {
         // the manifest saw LSNs up to durable_lsn in the logs, and they are gone
@@ -246,24 +330,35 @@ fn replay_logs(
     }
     for r in repairs {
         match r {
-            Repair::Header(path, header) => vfs.write_file(path, &header).map_err(io_err(path))?,
-            Repair::Cut(path, len) => vfs.truncate(path, len).map_err(io_err(path))?,
+            Repair::Header(path, header) => vfs.create_log(path, &header).map_err(io_err(path))?,
+            Repair::Zero(path, at, n) => {
+                vfs.write_at(path, at, &vec![0; n]).map_err(io_err(path))?
+            }
+            Repair::Pad(path, at) => vfs.write_at(path, at, &[0; 4096]).map_err(io_err(path))?,
+            Repair::Remove(path) => vfs.remove(path).map_err(io_err(path))?,
         }
     }
     Ok((report, end))
 }
 
+/// What opening changes in the folder, once every file has been judged.
 enum Repair<'a> {
+    /// A new database's first log, made again.
     Header(&'a Path, Vec<u8>),
-    Cut(&'a Path, u64),
+    /// A torn write zeroed: from byte, how many.
+    Zero(&'a Path, u64, usize),
+    /// A zero tail added at this byte (a log of a version that cut it).
+    Pad(&'a Path, u64),
+    /// A log a checkpoint made but never switched to.
+    Remove(&'a Path),
 }
 
-/// What a crash can leave of a log header that was being written: nothing, a prefix of it, or
-/// zeros no longer than a header.
+/// What a crash can leave of a log file that was being created: nothing, or a prefix of a
+/// header, followed by any number of zeros. Nothing in it can have been logged.
 fn blank_header(bytes: &[u8]) -> bool {
-    let cut = bytes.len().min(wal::FILE_MAGIC.len());
-    bytes.len() <= wal::HEADER_LEN
-        && (bytes.iter().all(|&b| b == 0) || wal::FILE_MAGIC.starts_with(&bytes[..cut]))
+    let content = bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+    let magic = content.min(wal::FILE_MAGIC.len());
+    content <= wal::HEADER_LEN && wal::FILE_MAGIC.starts_with(&bytes[..magic])
 }
 
 /// Whether damage at the frame with LSN `d` is what a power cut leaves of a write that was

@@ -6,8 +6,10 @@
 //! mutating operations (the `n`-th is torn and fails, and so does everything after it), or
 //! [`SimVfs::power_cut`] at any moment; then [`SimVfs::restart`] and reopen.
 //!
-//! Model: `write_file`, `rename`, `remove` and `truncate` are durable when they return (as the
-//! [`crate::vfs::Vfs`] contract says); `append` is durable only after `sync`. After a cut every
+//! Model: `write_file`, `create_log`, `write_at`, `rename` and `remove` are durable when they
+//! return (as the [`crate::vfs::Vfs`] contract says); `append` writes in place into zeroed
+//! space that grows in synced chunks, as the OS version does, and is durable only after
+//! `sync`. After a cut every
 //! handle opened before it fails, so a database that lived through the cut cannot write again.
 
 use crate::vfs::{LockGuard, LogFile, Vfs};
@@ -24,8 +26,8 @@ pub enum Tear {
     Drop,
     /// A random prefix (the default).
     Prefix,
-    /// Each 512-byte page independently, the others read back as zeros: a disk that saves
-    /// pages out of order into preallocated space.
+    /// Each 512-byte page independently, the others keep what they held before (zeros in
+    /// preallocated space): a disk that saves pages out of order.
     Pages,
 }
 
@@ -84,28 +86,39 @@ impl State {
         self.down = true;
         let paths: Vec<PathBuf> = self.files.keys().cloned().collect();
         for p in paths {
-            let f = self.files[&p].clone();
-            let mut kept = f.durable.clone();
-            if f.data.len() > f.durable.len() && f.data.starts_with(&f.durable) {
-                let unsynced = &f.data[f.durable.len()..];
+            let f = &self.files[&p];
+            // the unsynced writes: from the first byte that differs to the last one (or to the
+            // end of what was written past the durable length)
+            let differs = |i: usize| f.durable.get(i) != f.data.get(i);
+            let len = f.durable.len().max(f.data.len());
+            let from = (0..len).find(|&i| differs(i)).unwrap_or(len);
+            let to = (from..len)
+                .rev()
+                .find(|&i| differs(i))
+                .map_or(from, |i| i + 1);
+            let to = to.min(f.data.len()); // nothing makes a file shorter than it was
+            let (durable, data) = (f.durable.clone(), f.data.clone());
+            let mut kept = durable.clone();
+            if to > from {
+                if kept.len() < data.len() {
+                    kept.resize(data.len(), 0);
+                }
                 match self.tear {
-                    Tear::Drop => {}
+                    Tear::Drop => kept = durable,
                     Tear::Prefix => {
-                        let n = self.random(unsynced.len());
-                        kept.extend_from_slice(&unsynced[..n]);
+                        let n = self.random(to - from);
+                        kept[from..from + n].copy_from_slice(&data[from..from + n]);
+                        kept.truncate(durable.len().max(from + n));
                     }
                     Tear::Pages => {
-                        // pages aligned to file offsets; the first one may start mid-page
-                        let mut at = 0;
-                        while at < unsynced.len() {
-                            let file_off = f.durable.len() + at;
-                            let end =
-                                ((file_off / 512 + 1) * 512 - f.durable.len()).min(unsynced.len());
-                            let page = &unsynced[at..end];
+                        // pages aligned to file offsets; the first one may start mid-page,
+                        // and a page not saved keeps what was there before (zeros past the
+                        // durable end: preallocated space)
+                        let mut at = from;
+                        while at < to {
+                            let end = ((at / 512 + 1) * 512).min(to);
                             if self.random(1) == 1 {
-                                kept.extend_from_slice(page);
-                            } else {
-                                kept.extend(std::iter::repeat_n(0, page.len()));
+                                kept[at..end].copy_from_slice(&data[at..end]);
                             }
                             at = end;
                         }
@@ -208,10 +221,15 @@ impl SimVfs {
     }
 }
 
+/// How much a simulated log grows at a time (the OS version grows by 4 MiB).
+const SIM_CHUNK: usize = 4096;
+
 struct SimLog {
     vfs: SimVfs,
     path: PathBuf,
     epoch: u64,
+    /// Where the next append goes.
+    pos: usize,
 }
 
 impl SimLog {
@@ -229,7 +247,17 @@ impl SimLog {
 
 impl LogFile for SimLog {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
-        self.with(|f| f.data.extend_from_slice(data))
+        let (at, end) = (self.pos, self.pos + data.len());
+        self.with(|f| {
+            if end >= f.data.len() {
+                // like the OS version: grow by zeroed chunks, synced, before writing into them
+                f.data.resize((end / SIM_CHUNK + 1) * SIM_CHUNK, 0);
+                f.durable = f.data.clone();
+            }
+            f.data[at..end].copy_from_slice(data);
+        })?;
+        self.pos = end;
+        Ok(())
     }
     fn sync(&mut self) -> io::Result<()> {
         let delay = self.vfs.state.lock().sync_delay;
@@ -289,14 +317,40 @@ impl Vfs for SimVfs {
         );
         Ok(())
     }
-    fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+    fn create_log(&self, path: &Path, header: &[u8]) -> io::Result<()> {
+        let mut bytes = vec![0; SIM_CHUNK.max(header.len() + 1)];
+        bytes[..header.len()].copy_from_slice(header);
+        let mut s = self.state.lock();
+        if let Err(e) = s.step() {
+            // made, and part of it written: the header torn, or whole and some zeros after it
+            let keep = s.random(header.len() * 2);
+            let data = bytes[..keep].to_vec();
+            let file = SimFile {
+                durable: data.clone(),
+                data,
+            };
+            s.files.insert(path.to_path_buf(), file);
+            return Err(e);
+        }
+        let file = SimFile {
+            durable: bytes.clone(),
+            data: bytes,
+        };
+        s.files.insert(path.to_path_buf(), file);
+        Ok(())
+    }
+    fn open_log(&self, path: &Path, end: u64) -> io::Result<Box<dyn LogFile>> {
         let mut s = self.state.lock();
         s.step()?;
-        s.files.entry(path.to_path_buf()).or_default();
+        let len = s.files.get(path).ok_or_else(|| not_found(path))?.data.len();
+        if end as usize >= len {
+            return Err(io::Error::other("no zero tail after the end"));
+        }
         Ok(Box::new(SimLog {
             vfs: self.clone(),
             path: path.to_path_buf(),
             epoch: s.epoch,
+            pos: end as usize,
         }))
     }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
@@ -314,12 +368,17 @@ impl Vfs for SimVfs {
             .map(|_| ())
             .ok_or_else(|| not_found(path))
     }
-    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+    fn write_at(&self, path: &Path, at: u64, data: &[u8]) -> io::Result<()> {
         let mut s = self.state.lock();
         s.step()?;
         let f = s.files.get_mut(path).ok_or_else(|| not_found(path))?;
-        f.data.truncate(len as usize);
-        f.durable = f.data.clone();
+        let (at, end) = (at as usize, at as usize + data.len());
+        for buf in [&mut f.data, &mut f.durable] {
+            if buf.len() < end {
+                buf.resize(end, 0);
+            }
+            buf[at..end].copy_from_slice(data);
+        }
         Ok(())
     }
     fn lock(&self, dir: &Path) -> io::Result<LockGuard> {

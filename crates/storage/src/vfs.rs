@@ -3,19 +3,22 @@
 //! power cut.
 //!
 //! Contract every implementation keeps (and the log and checkpoint code relies on):
-//! - [`Vfs::write_file`] returns only when the whole file is durable;
+//! - [`Vfs::write_file`], [`Vfs::create_log`] and [`Vfs::write_at`] return only when what they
+//!   wrote is durable;
 //! - [`Vfs::rename`] is atomic and durable when it returns (the OS version syncs the folder);
-//! - [`LogFile::append`] may be lost or torn by a crash until [`LogFile::sync`] returns.
+//! - [`LogFile::append`] may be lost or torn by a crash until [`LogFile::sync`] returns, but
+//!   never leaves a log file without a zero last byte, and no file is ever made shorter.
 
 use std::any::Any;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// A file that grows by appends: the write-ahead log. An implementation may leave zeros
-/// after the last append (preallocation); a reader treats a zero tail as the end.
+/// A file that grows by appends: the write-ahead log. It always ends in at least one zero
+/// byte after the last append (preallocated space, made durable before an append reaches
+/// it), so a log that does not was cut short: no crash can leave one (see [`crate::wal`]).
 pub trait LogFile: Send {
-    /// Appends bytes (not durable until [`LogFile::sync`]).
+    /// Appends bytes (not durable until [`LogFile::sync`]), keeping a zero tail after them.
     fn append(&mut self, data: &[u8]) -> io::Result<()>;
     /// Makes every append so far durable.
     fn sync(&mut self) -> io::Result<()>;
@@ -34,14 +37,17 @@ pub trait Vfs: Send + Sync {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>>;
     /// Creates or replaces a file with `data` and makes it durable.
     fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()>;
-    /// Opens a file for appending at its current end, creating it if needed.
-    fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>>;
+    /// Creates a log file holding `header` and then zeros (at least one), durably.
+    fn create_log(&self, path: &Path, header: &[u8]) -> io::Result<()>;
+    /// Opens an existing log file for appending at `end`, where its records end (the bytes
+    /// after `end` are zeros).
+    fn open_log(&self, path: &Path, end: u64) -> io::Result<Box<dyn LogFile>>;
     /// Renames a file, atomically and durably.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Removes a file.
     fn remove(&self, path: &Path) -> io::Result<()>;
-    /// Cuts a file to `len` bytes, durably.
-    fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
+    /// Overwrites (or extends) an existing file from byte `at` with `data`, durably.
+    fn write_at(&self, path: &Path, at: u64, data: &[u8]) -> io::Result<()>;
     /// Takes the folder's exclusive lock; `ErrorKind::WouldBlock` if another holder has it.
     fn lock(&self, dir: &Path) -> io::Result<LockGuard>;
 }
@@ -55,7 +61,9 @@ pub struct OsVfs;
 
 /// A log file that grows in zero-filled, synced chunks and is then overwritten in place: a
 /// commit's `fdatasync` then never has to journal a new file size or block allocation, which
-/// roughly halves its cost on ext4. Replay treats a zero tail as the end of the log.
+/// roughly halves its cost on ext4. Replay treats a zero tail as the end of the log. An append
+/// never reaches the last allocated byte (the file grows first), so the file always ends in a
+/// zero, whatever a crash interrupts.
 struct OsLog {
     file: File,
     /// Where the next append goes (the log's logical end).
@@ -67,12 +75,15 @@ struct OsLog {
 /// How much the log grows at a time.
 const LOG_CHUNK: u64 = 4 << 20;
 
+/// How big a new log file is made (small: a checkpoint makes one while commits wait).
+const LOG_FIRST: u64 = 64 << 10;
+
 impl LogFile for OsLog {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
         use std::os::unix::fs::FileExt;
         let end = self.pos + data.len() as u64;
-        if end > self.allocated {
-            let target = end.div_ceil(LOG_CHUNK) * LOG_CHUNK;
+        if end >= self.allocated {
+            let target = (end / LOG_CHUNK + 1) * LOG_CHUNK;
             let zeros = vec![0u8; (target - self.allocated) as usize];
             self.file.write_all_at(&zeros, self.allocated)?;
             self.file.sync_all()?;
@@ -112,18 +123,24 @@ impl Vfs for OsVfs {
         f.sync_all()?;
         sync_dir(path)
     }
-    fn open_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(path)?;
-        sync_dir(path)?;
+    fn create_log(&self, path: &Path, header: &[u8]) -> io::Result<()> {
+        // the first commits need not grow the file
+        let mut bytes = vec![0u8; LOG_FIRST.max(header.len() as u64 + 1) as usize];
+        bytes[..header.len()].copy_from_slice(header);
+        self.write_file(path, &bytes)
+    }
+    fn open_log(&self, path: &Path, end: u64) -> io::Result<Box<dyn LogFile>> {
+        let file = OpenOptions::new().read(true).write(true).open(path)?;
         let len = file.metadata()?.len();
+        if end >= len {
+            return Err(io::Error::other(format!(
+                "{}: no zero tail after byte {end}",
+                path.display()
+            )));
+        }
         Ok(Box::new(OsLog {
             file,
-            pos: len,
+            pos: end,
             allocated: len,
         }))
     }
@@ -134,9 +151,10 @@ impl Vfs for OsVfs {
     fn remove(&self, path: &Path) -> io::Result<()> {
         fs::remove_file(path)
     }
-    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+    fn write_at(&self, path: &Path, at: u64, data: &[u8]) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
         let f = OpenOptions::new().write(true).open(path)?;
-        f.set_len(len)?;
+        f.write_all_at(data, at)?;
         f.sync_all()
     }
     fn lock(&self, dir: &Path) -> io::Result<LockGuard> {

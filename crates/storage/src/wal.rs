@@ -2,7 +2,7 @@
 //! of committers and made durable together (group commit).
 //!
 //! ```text
-//!   file   = "TDLWAL2\n" generation:u64 salt:u32 crc32(the 20 bytes before):u32   frame*
+//!   file   = "TDLWAL2\n" generation:u64 salt:u32 crc32(the 20 bytes before):u32   frame*  0+
 //!   frame  = magic:u32 len:u32 lsn:u64 synced:u64 crc:u32 payload[len]
 //!            crc = crc32(salt, len, lsn, synced, payload)
 //! ```
@@ -15,6 +15,12 @@
 //! `synced` covers everything, so damage to the last group before a close is corruption too.
 //! The per-file random salt keeps bytes that merely look like a frame (a copy of another log
 //! file inside a VARBYTE value) from validating.
+//!
+//! A log file never shrinks and always ends in zeros: it is created with a zero tail, grows by
+//! zeroed chunks made durable before a frame reaches them, and a torn tail is zeroed, not cut.
+//! So a log that ends inside or right after a frame was cut short, which no crash does. A
+//! checkpoint ends the log it leaves with a frame naming the next file ([`Wal::rotate`]), so
+//! a later log that is missing, or cut to its header, is seen too.
 //!
 //! Group commit: committers append their frame to a shared buffer under a short lock; the first
 //! one that needs it durable becomes the leader, writes the whole buffer and syncs once, and
@@ -124,6 +130,11 @@ pub struct LogScan<'a> {
     /// Intact frames found anywhere after the damage (a byte-by-byte search), with their
     /// offsets.
     pub after_damage: Vec<(usize, Frame<'a>)>,
+    /// No crash leaves a log that keeps the rules of the module docs like this: it ends
+    /// right after a frame or in a non-zero byte, or the damaged frame's header says it runs
+    /// to the end of the file or past it (a torn header only ever says less than was written,
+    /// and what was written had a zero after it). The file was cut short.
+    pub cut: bool,
 }
 
 fn frame_at(bytes: &[u8], at: usize, salt: u32) -> Option<(Frame<'_>, usize)> {
@@ -170,6 +181,24 @@ pub fn scan(bytes: &[u8]) -> Option<LogScan<'_>> {
     } else {
         Vec::new()
     };
+    let runs_off = |at: usize| match bytes.get(at..at + FRAME_HEADER) {
+        None => true,
+        Some(h) if h[..4] == FRAME_MAGIC.to_le_bytes() => {
+            let len = u32::from_le_bytes([h[4], h[5], h[6], h[7]]) as usize;
+            at + FRAME_HEADER + len >= bytes.len()
+        }
+        Some(_) => false,
+    };
+    // after the last intact frame found past the damage: zeros, or a torn frame (whose
+    // header has its first byte and the rest of the header after it, or is lost)
+    let after_last = after_damage
+        .last()
+        .map(|(o, f)| o + FRAME_HEADER + f.payload.len());
+    let torn_after = |o: usize| bytes.get(o).is_some_and(|&b| b != 0) && runs_off(o);
+    let cut = at == bytes.len()
+        || bytes.last() != Some(&0)
+        || (damaged && runs_off(at))
+        || after_last.is_some_and(torn_after);
     Some(LogScan {
         generation,
         salt,
@@ -177,6 +206,7 @@ pub fn scan(bytes: &[u8]) -> Option<LogScan<'_>> {
         valid_len: at,
         damage: damaged.then_some(at),
         after_damage,
+        cut,
     })
 }
 
@@ -351,13 +381,14 @@ impl Wal {
         }
     }
 
-    /// Makes everything durable and continues in `file` (a new log file holding only a header
-    /// with `salt`). Callers make sure no one appends meanwhile.
+    /// Ends this log with a frame holding `marker` (which names the next log file), makes
+    /// everything durable, and continues in `file` (a new log file holding only a header with
+    /// `salt`). Callers make sure no one appends meanwhile.
     ///
     /// # Errors
     /// As [`Wal::commit_wait`].
-    pub fn rotate(&self, file: Box<dyn LogFile>, salt: u32) -> Result<(), String> {
-        let last = self.next_lsn() - 1;
+    pub fn rotate(&self, marker: &[u8], file: Box<dyn LogFile>, salt: u32) -> Result<(), String> {
+        let last = self.append(marker)?;
         self.flush(last, true)?;
         *self.file.lock() = file;
         let mut s = self.state.lock();
@@ -434,6 +465,53 @@ mod tests {
         let mut salted = log.clone();
         salted[17] ^= 1; // the salt, which the header checksum covers
         assert!(scan(&salted).is_none());
+    }
+
+    /// Where frame `k` (0-based) of [`log_of`] starts.
+    fn frame_start(log: &[u8], k: usize) -> usize {
+        let mut at = HEADER_LEN;
+        for _ in 0..k {
+            at +=
+                FRAME_HEADER + u32::from_le_bytes(log[at + 4..at + 8].try_into().unwrap()) as usize;
+        }
+        at
+    }
+
+    #[test]
+    fn a_log_not_ending_in_zeros_past_every_frame_it_declares_was_cut() {
+        let log = log_of(3, |_| 0);
+        let with = |extra: &[u8]| [&log[..], extra].concat();
+        assert!(
+            !scan(&with(&[0])).unwrap().cut,
+            "one zero after the last frame"
+        );
+        assert!(scan(&log).unwrap().cut, "ends right after a frame");
+        assert!(scan(&with(&[0, 7])).unwrap().cut, "ends in a non-zero byte");
+        // cut inside the last frame's header, where its length's high bytes are zeros
+        let third = frame_start(&log, 2);
+        assert!(scan(&log[..third + 6]).unwrap().cut);
+        // damaged, with a zero after the extent its header declares: a torn write
+        let mut torn = with(&[0]);
+        torn[third + FRAME_HEADER + 1] ^= 1;
+        let s = scan(&torn).unwrap();
+        assert!(s.damage.is_some() && !s.cut);
+        // damaged, its declared extent reaching the end: cut inside it
+        let mut cut = log.clone();
+        *cut.last_mut().unwrap() = 0;
+        let s = scan(&cut).unwrap();
+        assert!(s.damage.is_some() && s.cut);
+        // damage first, intact frames after it, then a frame cut where a zero happens to be
+        let log4 = log_of(4, |_| 0);
+        let mut bytes = log4[..frame_start(&log4, 3) + 6].to_vec();
+        bytes[HEADER_LEN + FRAME_HEADER + 1] ^= 1;
+        let s = scan(&bytes).unwrap();
+        assert_eq!((s.after_damage.len(), s.cut), (2, true));
+        // the same with zeros after the last intact frame instead: a torn write
+        let mut bytes = log4[..frame_start(&log4, 3)].to_vec();
+        bytes.extend_from_slice(&[0; 64]);
+        bytes[HEADER_LEN + FRAME_HEADER + 1] ^= 1;
+        let s = scan(&bytes).unwrap();
+        assert_eq!((s.after_damage.len(), s.cut), (2, false));
     }
 
     #[test]

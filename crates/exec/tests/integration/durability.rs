@@ -9,7 +9,7 @@ use tdlite::{Database, Options, SimVfs};
 
 use crate::common::{ints, rows};
 
-const QUEUE: &str =
+pub(crate) const QUEUE: &str =
     "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)";
 
 #[test]
@@ -108,7 +108,7 @@ fn a_new_database_folder_tells_git_to_ignore_it_and_an_old_one_is_left_alone() {
     assert!(!ignore.exists());
 }
 
-fn wal_file(dir: &Path) -> PathBuf {
+pub(crate) fn wal_file(dir: &Path) -> PathBuf {
     let mut wals: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -119,7 +119,7 @@ fn wal_file(dir: &Path) -> PathBuf {
 }
 
 /// A database with queue rows 1..=n committed one request each, closed again.
-fn three_commits(dir: &Path) {
+pub(crate) fn three_commits(dir: &Path) {
     let db = Database::open(dir).unwrap();
     let mut s = db.session();
     s.execute(QUEUE).unwrap();
@@ -131,7 +131,7 @@ fn three_commits(dir: &Path) {
 /// [`three_commits`], leaving the folder as a crash after the commits would: the manifest as
 /// the open wrote it (a clean close records in it how far the log goes, which a crash never
 /// gets to do). Cutting the log afterwards then looks like a torn write, not like damage.
-fn three_commits_then_crash(dir: &Path) {
+pub(crate) fn three_commits_then_crash(dir: &Path) {
     drop(Database::open(dir).unwrap()); // the folder and its manifest
     let manifest = std::fs::read(dir.join("MANIFEST")).unwrap();
     three_commits(dir);
@@ -145,26 +145,32 @@ fn flip(path: &Path, at: usize) {
 }
 
 #[test]
-fn a_torn_log_tail_is_cut_off_and_reported() {
+fn a_torn_log_tail_is_zeroed_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     three_commits_then_crash(dir.path());
     let wal = wal_file(dir.path());
-    let log = std::fs::read(&wal).unwrap();
+    let mut log = std::fs::read(&wal).unwrap();
     let f = frames(&log);
-    // a crash while the last insert was being written: no close marker, the record cut short
-    let cut = f[f.len() - 2].end - 5;
-    let file = std::fs::OpenOptions::new().write(true).open(&wal).unwrap();
-    file.set_len(cut as u64).unwrap();
-    drop(file);
+    // a crash while the last insert was being written: no close marker, the record cut
+    // short, and the preallocated zeros it was written into still after it
+    let cut = f[f.len() - 2].start + 28; // its payload, from its first (non-zero) byte
+    log[cut..f[f.len() - 1].end].fill(0);
+    std::fs::write(&wal, &log).unwrap();
     let db = Database::open(dir.path()).unwrap();
     let report = db.recovery_report();
     assert_eq!(report.len(), 1, "{report:?}");
     assert!(report[0].contains("torn write"), "{report:?}");
     assert_eq!(ints(&db, "SEL n FROM q ORDER BY n"), vec![1, 2]);
+    let zeroed = std::fs::read(&wal).unwrap();
+    assert_eq!(zeroed.len(), log.len(), "a log never shrinks");
+    assert!(
+        zeroed[f[f.len() - 3].end..].iter().all(|&b| b == 0),
+        "the torn write is zeroed"
+    );
     db.session().execute("INS q (n) VALUES (4)").unwrap();
     drop(db);
     let db = Database::open(dir.path()).unwrap();
-    assert!(db.recovery_report().is_empty(), "the cut was durable");
+    assert!(db.recovery_report().is_empty(), "the repair was durable");
     drop(db);
     let wal = wal_file(dir.path());
     let mut bytes = std::fs::read(&wal).unwrap();
@@ -401,7 +407,7 @@ fn concurrent_committers_share_log_syncs() {
 }
 
 /// Byte ranges of the frames in a log file (header 24 bytes; frame header 28, length at +4).
-fn frames(log: &[u8]) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn frames(log: &[u8]) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut at = 24;
     while at + 28 <= log.len() && log[at..at + 4] != [0; 4] {

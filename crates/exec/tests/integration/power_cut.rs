@@ -249,6 +249,23 @@ fn run_seed(seed: u64, mode: SyncMode) {
         }
         drop(db);
         sim.restart();
+        if rng.gen_bool(0.5) {
+            // and again while the reopen replays and repairs what the cut left
+            sim.fail_after(rng.gen_range(0..8));
+            let interrupted = Database::open_with(dir, opts.clone());
+            if let Err(e) = &interrupted {
+                let damage = e.code().number == 9916;
+                assert!(
+                    !damage,
+                    "seed {seed} cycle {cycle}: interrupted reopen: {e}"
+                );
+            }
+            if !sim.is_down() {
+                sim.power_cut();
+            }
+            drop(interrupted);
+            sim.restart();
+        }
         let db = Database::open_with(dir, opts.clone()).unwrap_or_else(|e| {
             if std::env::var("TDLITE_POWER_DUMP").is_ok() {
                 for f in tdlite::vfs::Vfs::list(&sim, dir).unwrap() {
