@@ -310,6 +310,9 @@ pub fn repeat(a: &ArrayRef, n: usize) -> Result<ArrayRef> {
     if a.len() == n {
         return Ok(a.clone());
     }
+    // a 64,000-character literal on each of millions of rows: checked before it is made
+    let each = crate::limits::value_bytes(a.as_ref()) / a.len().max(1);
+    crate::interrupt::check_spool(each.saturating_mul(n))?;
     let idx = UInt32Array::from(vec![0u32; n]);
     Ok(take(a.as_ref(), &idx, None)?)
 }
@@ -454,6 +457,8 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
         }
         Concat => {
             let (l, r) = (to_utf8(&l)?, to_utf8(&r)?);
+            let bytes = crate::limits::value_bytes(&l) + crate::limits::value_bytes(&r);
+            crate::interrupt::check_spool(bytes)?;
             let out: ArrayRef = Arc::new(
                 arrow::compute::kernels::concat_elements::concat_elements_utf8(
                     l.as_string::<i32>(),

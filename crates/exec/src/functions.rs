@@ -729,13 +729,26 @@ pub(crate) fn eval(f: Builtin, args: &[ArrayRef], n: usize) -> Result<ArrayRef> 
             .map_or(1, |d| d.as_nanos() as u64);
     let mut out = Vec::with_capacity(n);
     let mut vals = Vec::with_capacity(args.len());
+    // the result's character and byte values so far, checked against the spool space as
+    // they grow (LPAD to 64,000 characters on each of a million rows)
+    let (mut bytes, mut checked) = (0usize, 0usize);
     for i in 0..n {
         if i % 4096 == 4095 {
             crate::interrupt::check()?;
         }
         vals.clear();
         vals.extend(args.iter().map(|a| value_at(a.as_ref(), i)));
-        out.push(row(f, &vals, &mut rng)?);
+        let v = row(f, &vals, &mut rng)?;
+        if let Value::Str(s) = &v {
+            bytes += s.len();
+        } else if let Value::Bytes(b) = &v {
+            bytes += b.len();
+        }
+        if bytes - checked > 1 << 20 {
+            crate::interrupt::check_spool(bytes)?;
+            checked = bytes;
+        }
+        out.push(v);
     }
     if let SqlType::Integer = ty {
         if out

@@ -169,6 +169,8 @@ pub(crate) fn aggregate_sets(
         )?);
     }
     let schema = schema.ok_or_else(|| Error::Internal("no grouping sets".into()))?;
+    let cols = batches.iter().flat_map(|b| b.columns());
+    crate::interrupt::check_spool(cols.map(|c| crate::limits::value_bytes(c.as_ref())).sum())?;
     Ok(arrow::compute::concat_batches(&schema, &batches)?)
 }
 

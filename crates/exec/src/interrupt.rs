@@ -11,9 +11,11 @@
 //! statement is; the session carries on. Between two checks a statement runs Arrow kernels over
 //! whole batches, so a stop is seen within milliseconds on tables of millions of rows.
 //!
-//! Spool: a join checks the size of its result before it builds it ([`check_spool`]): a
-//! result over the spool space is 2646, as Teradata's "No more spool space", instead of an
-//! allocation that ends the process.
+//! Spool: every step whose result can outgrow its inputs (a join, a set operation, grouping
+//! sets, a select list's computed columns, a repeated literal, `||`, a built-in's character
+//! results) checks the size of its result before it builds it, or as it grows
+//! ([`check_spool`]): a result over the spool space is 2646, as Teradata's "No more spool
+//! space", instead of an allocation that ends the process.
 //!
 //! Invariants: a watch belongs to the thread that installed it, for as long as its [`Guard`]
 //! lives (a session is used from one thread at a time); a nested request (a macro) keeps the

@@ -145,6 +145,23 @@ pub fn taken_bytes(batch: &arrow::record_batch::RecordBatch, rows: &[u32]) -> us
         .sum()
 }
 
+/// About the bytes an array's values take: a character or byte array's value bytes (of the
+/// rows it holds, not of a buffer it shares), the buffers' size for the others. What a step
+/// that copies or repeats the array checks against the spool space.
+pub fn value_bytes(a: &dyn Array) -> usize {
+    fn span<O: arrow::array::OffsetSizeTrait>(offsets: &[O]) -> usize {
+        match (offsets.first(), offsets.last()) {
+            (Some(a), Some(b)) => (*b - *a).as_usize() + 4 * offsets.len(),
+            _ => 0,
+        }
+    }
+    match a.data_type() {
+        DataType::Utf8 => span(a.as_string::<i32>().value_offsets()),
+        DataType::Binary => span(a.as_binary::<i32>().value_offsets()),
+        _ => a.to_data().get_slice_memory_size().unwrap_or(0),
+    }
+}
+
 /// `s` padded at its end with blanks to `width` characters. `format!`'s width panics above
 /// 65,535; values here reach 64,000 characters and masks longer.
 pub fn pad_end(s: &str, width: usize) -> String {

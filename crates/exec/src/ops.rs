@@ -70,8 +70,14 @@ pub(crate) fn project(
 ) -> Result<RecordBatch> {
     let mut fields = Vec::with_capacity(items.len());
     let mut arrays = Vec::with_capacity(items.len());
+    // what the computed items take together (an input column is shared, not copied)
+    let mut bytes = 0usize;
     for ((expr, name, title, _), precision) in items.iter().zip(precisions) {
         let a = expr.eval(rows)?;
+        if !matches!(expr, Expr::Column { .. }) {
+            bytes = bytes.saturating_add(crate::limits::value_bytes(a.as_ref()));
+            crate::interrupt::check_spool(bytes)?;
+        }
         let a = if a.data_type() == &DataType::Null {
             arrow::array::new_null_array(&DataType::Int32, a.len())
         } else {

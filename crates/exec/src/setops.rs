@@ -108,6 +108,13 @@ impl Exec<'_> {
 
 /// Combines two results by a set operator; the first decides names and types.
 pub(crate) fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Result<Rows> {
+    // both sides are copied into one result: a UNION ALL of a big table with itself, many
+    // times over, stops here
+    let size = |rows: &Rows| -> usize {
+        let cols = rows.batches.iter().flat_map(|b| b.columns());
+        cols.map(|c| crate::limits::value_bytes(c.as_ref())).sum()
+    };
+    crate::interrupt::check_spool(size(&l).saturating_add(size(&r)))?;
     let left = concat_batches(&l.schema, &l.batches)?;
     let right = concat_batches(&r.schema, &r.batches)?;
     if left.num_columns() != right.num_columns() {

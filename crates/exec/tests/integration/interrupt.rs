@@ -152,3 +152,40 @@ fn a_join_larger_than_the_spool_space_is_2646_before_it_is_built() {
         vec![vec!["10000".to_string()]]
     );
 }
+
+/// Issue 16: every step whose result can outgrow its inputs checks the spool space before
+/// (or while) it builds the result, so a runaway is 2646 rather than an allocation that ends
+/// the process: a long literal repeated on every row, `||`, a built-in's character results,
+/// a select list of many computed columns, UNION ALL, grouping sets. Each query here takes
+/// about 4 MB at most, the spool space is 1 MiB: each is 2646, and then runs with room.
+#[test]
+fn every_step_that_can_outgrow_its_inputs_is_2646_past_the_spool_space() {
+    let db = Database::new();
+    numbers(&db, 2_000);
+    let mut s = db.session();
+    s.execute("CREATE TABLE w (a INTEGER, v VARCHAR(2000))")
+        .unwrap();
+    s.execute("INSERT INTO w SELECT a, LPAD('x', 2000, 'y') FROM t")
+        .unwrap();
+    let long = "z".repeat(2_000);
+    let queries = [
+        format!("SELECT COUNT(*) FROM t WHERE CHARACTER_LENGTH('{long}') > a"),
+        "SELECT MAX(CHARACTER_LENGTH(v || v)) FROM w".to_string(),
+        "SELECT MAX(CHARACTER_LENGTH(LPAD(CAST(a AS VARCHAR(10)), 2000, 'p'))) FROM t".to_string(),
+        "SELECT TRIM(v), TRIM(v), TRIM(v) FROM w".to_string(),
+        "SELECT COUNT(*) FROM (SELECT v FROM w UNION ALL SELECT v FROM w) d".to_string(),
+        "SELECT COUNT(*) FROM (SELECT a, v, COUNT(*) c FROM w GROUP BY ROLLUP (a, v)) d"
+            .to_string(),
+    ];
+    for q in &queries {
+        s.set_spool_space(1 << 20);
+        let short = &q[..q.len().min(80)];
+        let err = s
+            .execute(q)
+            .err()
+            .unwrap_or_else(|| panic!("no 2646: {short}"));
+        assert_eq!(err.code().number, 2646, "{short}: {err}");
+        s.set_spool_space(1 << 30);
+        s.execute(q).unwrap_or_else(|e| panic!("{short}: {e}"));
+    }
+}
