@@ -25,7 +25,7 @@ pub enum Error {
     Parse(#[from] ParseError),
     /// Storage refused a change.
     #[error(transparent)]
-    Storage(#[from] StorageError),
+    Storage(StorageError),
     /// A column name that no table in scope has (3810).
     #[error("Column/Parameter '{0}' does not exist.")]
     ColumnNotFound(String),
@@ -296,6 +296,20 @@ fn retryable(number: u32) -> ErrorCode {
     }
 }
 
+impl From<StorageError> for Error {
+    /// A lock wait stopped by the request's cancel or timeout is that cancel or timeout.
+    fn from(e: StorageError) -> Self {
+        use tdlite_storage::locks::Interruption;
+        match e {
+            StorageError::Interrupted(Interruption::Cancelled, _) => Error::Cancelled,
+            StorageError::Interrupted(Interruption::TimedOut(secs), _) => {
+                Error::StatementTimeout(secs)
+            }
+            e => Error::Storage(e),
+        }
+    }
+}
+
 impl Error {
     /// True if this error rolls back the whole transaction even in ANSI mode, where other
     /// errors undo only the failing request: a deadlock, a NOWAIT refusal, a failed commit,
@@ -335,6 +349,11 @@ impl Error {
                 StorageError::Io(_) => code(9914),
                 StorageError::Locked(_) => code(9915),
                 StorageError::Corrupt { .. } => code(9916),
+                // never kept: `From` makes it `Cancelled` or `StatementTimeout`
+                StorageError::Interrupted(tdlite_storage::locks::Interruption::Cancelled, _) => {
+                    code(3110)
+                }
+                StorageError::Interrupted(..) => retryable(9920),
             },
             Error::ColumnNotFound(_) => code(3810),
             Error::AmbiguousColumn(_) => code(3822),

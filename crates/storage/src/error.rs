@@ -72,4 +72,8 @@ pub enum StorageError {
     /// The transaction has already ended.
     #[error("The transaction has already ended.")]
     TransactionEnded,
+    /// A wait for a lock was stopped by the request's cancel or statement timeout (see
+    /// [`crate::locks::set_wait_stop`]); `exec` turns it into its own cancel or timeout error.
+    #[error("The request was stopped while it waited for a lock on '{1}'.")]
+    Interrupted(crate::locks::Interruption, String),
 }

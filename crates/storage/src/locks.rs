@@ -28,6 +28,9 @@
 //!   sleep while someone waits for it fails with 2631 at once. Both checks run under the
 //!   manager's mutex, so one of the two always fires. A delayed consumer thus never blocks a
 //!   producer, a DDL statement or anyone else;
+//! - a wait ends only when what it waits for is released, when it would close a cycle, or
+//!   when the hook the running request installed ([`set_wait_stop`]) says the request was
+//!   cancelled or ran out of time; its entry in `waiting` goes with it;
 //! - a waiting transaction has exactly one entry in `waiting`, naming the transactions it
 //!   waits for right now; each wait re-checks the graph when it starts and whenever it wakes,
 //!   and the transaction that would close a cycle is the one refused (2631), so no cycle ever
@@ -37,8 +40,36 @@ use crate::error::StorageError;
 use crate::mvcc::{TxnId, TxnManager};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use parking_lot::{Condvar, Mutex};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// Why a lock wait was stopped before its lock came.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Interruption {
+    /// The request was cancelled.
+    Cancelled,
+    /// The request ran past its statement timeout (seconds).
+    TimedOut(f64),
+}
+
+/// Asked by a lock wait whether the running request was stopped (see [`set_wait_stop`]).
+pub type WaitStop = fn() -> Option<Interruption>;
+
+thread_local! {
+    /// What a lock wait on this thread asks, every [`STOP_POLL`], whether to stop.
+    static WAIT_STOP: Cell<Option<WaitStop>> = const { Cell::new(None) };
+}
+
+/// How often a lock wait with a stop hook looks at it.
+const STOP_POLL: Duration = Duration::from_millis(20);
+
+/// Installs (or, with `None`, removes) the hook lock waits on this thread ask whether the
+/// running request was cancelled or timed out: `exec` installs it for each request it runs.
+pub fn set_wait_stop(stop: Option<WaitStop>) {
+    WAIT_STOP.with(|s| s.set(stop));
+}
 
 /// A lock severity on a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -249,7 +280,8 @@ impl LockManager {
     ///
     /// # Errors
     /// [`StorageError::LockNowait`] (7423) if `nowait` and the lock is taken;
-    /// [`StorageError::Deadlock`] (2631) if waiting would close a cycle of waits.
+    /// [`StorageError::Deadlock`] (2631) if waiting would close a cycle of waits;
+    /// [`StorageError::Interrupted`] if the request is stopped meanwhile.
     pub(crate) fn lock_table(
         &self,
         (me, session): (TxnId, u64),
@@ -314,7 +346,8 @@ impl LockManager {
     /// Waits until transaction `other` has ended (it changed a row `me` wants to change).
     ///
     /// # Errors
-    /// [`StorageError::Deadlock`] (2631) if `other` waits, directly or not, for `me`.
+    /// [`StorageError::Deadlock`] (2631) if `other` waits, directly or not, for `me`;
+    /// [`StorageError::Interrupted`] if the request is stopped meanwhile.
     pub fn wait_for_txn(
         &self,
         txns: &TxnManager,
@@ -365,7 +398,18 @@ impl LockManager {
                 on,
             },
         );
-        self.released.wait(g);
+        match WAIT_STOP.with(Cell::get) {
+            None => {
+                self.released.wait(g);
+            }
+            Some(stop) => {
+                self.released.wait_for(g, STOP_POLL);
+                if let Some(why) = stop() {
+                    g.waiting.remove(&me);
+                    return Err(StorageError::Interrupted(why, table.to_string()));
+                }
+            }
+        }
         Ok(())
     }
 

@@ -189,3 +189,47 @@ fn every_step_that_can_outgrow_its_inputs_is_2646_past_the_spool_space() {
         s.execute(q).unwrap_or_else(|e| panic!("{short}: {e}"));
     }
 }
+
+/// A wait for a lock another transaction holds is stopped by a cancel (3110) and by the
+/// statement timeout (9920), as any running request is; the holder goes on, and once it
+/// ends the waiter's session runs the statement.
+#[test]
+fn a_wait_for_a_lock_is_stopped_by_a_cancel_and_by_the_statement_timeout() {
+    let db = Database::new();
+    numbers(&db, 10);
+    let mut holder = db.session();
+    holder.execute("BT").unwrap();
+    holder
+        .execute("LOCKING TABLE t FOR WRITE SELECT COUNT(*) FROM t")
+        .unwrap();
+    let mut s = db.session();
+    s.set_statement_timeout(Some(Duration::from_millis(200)));
+    let err = s.execute("UPDATE t SET a = a + 100").unwrap_err();
+    assert_eq!(err.code().number, 9920, "{err}");
+    s.set_statement_timeout(None);
+    let handle = s.cancel_handle();
+    let canceller = std::thread::spawn(move || {
+        while !handle.is_running() {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(Duration::from_millis(50)); // well into its wait
+        assert!(handle.cancel());
+    });
+    let err = s.execute("UPDATE t SET a = a + 100").unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(err.code().number, 3110, "{err}");
+    holder.execute("ET").unwrap();
+    let r = s.execute("UPDATE t SET a = a + 100").unwrap();
+    assert_eq!(r[0].activity_count, 10);
+    // a wait for a row another open transaction changed, likewise
+    holder.execute("BT").unwrap();
+    holder
+        .execute("UPDATE t SET a = a + 1000 WHERE a = 105")
+        .unwrap();
+    s.set_statement_timeout(Some(Duration::from_millis(200)));
+    let err = s.execute("DELETE FROM t WHERE a = 105").unwrap_err();
+    assert_eq!(err.code().number, 9920, "{err}");
+    holder.execute("ET").unwrap();
+    let r = s.execute("DELETE FROM t WHERE a = 1105").unwrap();
+    assert_eq!(r[0].activity_count, 1);
+}
