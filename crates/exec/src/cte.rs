@@ -18,6 +18,7 @@
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::take_batch;
+use crate::limits::value_bytes;
 use crate::ops::row_keys;
 use crate::result::Rows;
 use crate::setops::combine;
@@ -137,7 +138,7 @@ impl Exec<'_> {
             .collect();
         let mut seen: HashSet<RowKey> = HashSet::new();
         let mut batches: Vec<RecordBatch> = Vec::new();
-        let mut total = 0usize;
+        let (mut total, mut bytes) = (0usize, 0usize);
         // keeps the rows of `rows` (cast to the anchor's columns) not produced before
         let mut admit = |rows: Rows, batches: &mut Vec<RecordBatch>| -> Result<Option<Rows>> {
             let rows = combine(empty(&schema), rows, ast::SetOperator::Union, true)?;
@@ -162,6 +163,10 @@ impl Exec<'_> {
                     "produced more than {MAX_ROWS} rows"
                 )));
             }
+            // the rows of every round are kept to the end: together, they are one result
+            let size = batch.columns().iter().map(|c| value_bytes(c.as_ref()));
+            bytes = bytes.saturating_add(size.sum());
+            crate::interrupt::check_spool(bytes)?;
             batches.push(batch.clone());
             Ok(Some(Rows {
                 schema: schema.clone(),

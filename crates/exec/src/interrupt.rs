@@ -14,7 +14,7 @@
 //! whole batches, so a stop is seen within milliseconds on tables of millions of rows.
 //!
 //! Spool: every step whose result can outgrow its inputs (a join, a set operation, grouping
-//! sets, a select list's computed columns, a repeated literal, `||`, a built-in's character
+//! sets, a recursive query's rows, a select list's computed columns, a repeated literal, `||`, a built-in's character
 //! results) checks the size of its result before it builds it, or as it grows
 //! ([`check_spool`]): a result over the spool space is 2646, as Teradata's "No more spool
 //! space", instead of an allocation that ends the process.

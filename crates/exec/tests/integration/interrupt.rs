@@ -156,7 +156,8 @@ fn a_join_larger_than_the_spool_space_is_2646_before_it_is_built() {
 /// Issue 16: every step whose result can outgrow its inputs checks the spool space before
 /// (or while) it builds the result, so a runaway is 2646 rather than an allocation that ends
 /// the process: a long literal repeated on every row, `||`, a built-in's character results,
-/// a select list of many computed columns, UNION ALL, grouping sets. Each query here takes
+/// a select list of many computed columns, UNION ALL, grouping sets, the rows of a recursive
+/// query. Each query here takes
 /// about 4 MB at most, the spool space is 1 MiB: each is 2646, and then runs with room.
 #[test]
 fn every_step_that_can_outgrow_its_inputs_is_2646_past_the_spool_space() {
@@ -175,6 +176,10 @@ fn every_step_that_can_outgrow_its_inputs_is_2646_past_the_spool_space() {
         "SELECT TRIM(v), TRIM(v), TRIM(v) FROM w".to_string(),
         "SELECT COUNT(*) FROM (SELECT v FROM w UNION ALL SELECT v FROM w) d".to_string(),
         "SELECT COUNT(*) FROM (SELECT a, v, COUNT(*) c FROM w GROUP BY ROLLUP (a, v)) d"
+            .to_string(),
+        // every round's rows are kept to the end: 2,000 rounds of a 2,000-character row
+        "WITH RECURSIVE r (n, v) AS (SELECT a, v FROM w WHERE a = 0 \
+         UNION ALL SELECT n + 1, v FROM r WHERE n < 1999) SELECT COUNT(*) FROM r"
             .to_string(),
     ];
     for q in &queries {
