@@ -211,14 +211,14 @@ fn real_main() -> i32 {
 /// consume's 9905, and is rolled back) and the script stops after it, with the usual logoff
 /// lines and return code. Between requests no further request starts: the script stops
 /// after the line being read (a pipe's writer gets the same Ctrl-C and closes it). A second
-/// Ctrl-C exits at once with 130 (a wait for a lock, or a read that does not end, is not
+/// Ctrl-C exits at once with 130 (a read that does not end, or one long Arrow kernel, is not
 /// stopped by the first).
 fn stop_script_on_ctrl_c(runner: &runner::Runner) {
     let cancel = runner.cancel.clone();
     let interrupted = runner.interrupted.clone();
     let _ = ctrlc::set_handler(move || {
         if interrupted.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            // a second Ctrl-C: something did not stop (a lock wait, a blocked read); leave
+            // a second Ctrl-C: something did not stop (a blocked read, a long kernel); leave
             // now, as an interrupted shell command does (uncommitted work stays uncommitted)
             std::process::exit(130);
         }

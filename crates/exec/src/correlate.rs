@@ -344,13 +344,7 @@ struct Memo {
     /// good when the key cannot be made.
     ready: bool,
     results: HashMap<Vec<ExactValue>, ArrayRef>,
-    /// About what `results` holds, in bytes: past [`MEMO_BYTES`] it is emptied (a cache
-    /// whose every run is a set of rows would otherwise grow as distinct keys × rows).
-    bytes: usize,
 }
-
-/// The most a memo keeps before it starts again.
-const MEMO_BYTES: usize = 64 << 20;
 
 impl Memo {
     /// A memo for runs over `rows`, whose callers read the columns `reads` of it themselves.
@@ -361,7 +355,6 @@ impl Memo {
         Memo {
             ready: false,
             results: HashMap::new(),
-            bytes: 0,
             // a column the batch lacks (one a subquery added) cannot be part of a key
             columns: columns
                 .into_iter()
@@ -402,12 +395,6 @@ impl Memo {
         }
         if let Some(key) = self.key(rows, row) {
             self.ready = true;
-            let size = crate::limits::value_bytes(result.as_ref()) + 64 * key.len();
-            if self.bytes + size > MEMO_BYTES {
-                self.results.clear();
-                self.bytes = 0;
-            }
-            self.bytes += size;
             self.results.insert(key, result.clone());
         }
     }
@@ -454,32 +441,4 @@ pub(crate) fn has_subquery(e: &ast::Expr) -> bool {
         }
     }
     ast::Visit::visit(e, &mut AnyQuery).is_break()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow::array::{Int64Array, StringArray};
-
-    /// A memo of IN-subquery runs, one set of rows per distinct key, stays under its bound:
-    /// past it, it starts again (a run comes back as a miss, never as a wrong answer).
-    #[test]
-    fn a_memo_keeps_at_most_its_bound() {
-        let n = 4096;
-        let keys: ArrayRef = Arc::new(Int64Array::from_iter_values(0..n));
-        let rows = RecordBatch::try_from_iter([("k", keys)]).unwrap();
-        let mut memo = Memo::new(&[0], &rows);
-        let run: ArrayRef = Arc::new(StringArray::from(vec!["x".repeat(64 << 10)]));
-        for row in 0..n as usize {
-            memo.put(&rows, row, vec![], &run);
-            assert!(memo.bytes <= MEMO_BYTES, "row {row}: {} bytes", memo.bytes);
-            assert!(memo.get(&rows, row).is_some(), "the last run is kept");
-        }
-        assert!(
-            memo.results.len() < 1024,
-            "{} runs kept",
-            memo.results.len()
-        );
-        assert!(memo.get(&rows, 0).is_none(), "the first runs were let go");
-    }
 }

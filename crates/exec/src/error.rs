@@ -322,6 +322,7 @@ impl Error {
                     | StorageError::LockNowait(_)
                     | StorageError::WriteConflict(_)
                     | StorageError::Io(_)
+                    | StorageError::Interrupted(tdlite_storage::locks::Interruption::Cancelled, _)
             ) | Error::QueueDropped(_)
                 | Error::UserAbort
                 | Error::Cancelled

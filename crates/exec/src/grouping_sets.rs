@@ -134,6 +134,9 @@ pub(crate) fn aggregate_sets(
         .collect::<Result<_>>()?;
     let mut batches = Vec::with_capacity(masks.len());
     let mut schema = None;
+    // the sets built so far (CUBE of 12 keys is 4,096 sets), and at the end their
+    // concatenation beside them, twice as much: checked as each set is added
+    let mut bytes = 0usize;
     for &mask in masks {
         let grouped: Vec<usize> = (0..keys.len()).filter(|i| mask & (1 << i) != 0).collect();
         let subset: Vec<Expr> = grouped.iter().map(|&i| keys[i].clone()).collect();
@@ -151,6 +154,11 @@ pub(crate) fn aggregate_sets(
             columns.push(Arc::new(Int32Array::from(vec![flag; rows])));
         }
         columns.extend(part.columns()[grouped.len()..].iter().cloned());
+        let size = columns
+            .iter()
+            .map(|c| crate::limits::value_bytes(c.as_ref()));
+        bytes = bytes.saturating_add(size.sum());
+        crate::interrupt::check_spool(bytes.saturating_mul(2))?;
         let schema = schema
             .get_or_insert_with(|| {
                 let fields: Vec<Field> = columns
@@ -169,8 +177,6 @@ pub(crate) fn aggregate_sets(
         )?);
     }
     let schema = schema.ok_or_else(|| Error::Internal("no grouping sets".into()))?;
-    let cols = batches.iter().flat_map(|b| b.columns());
-    crate::interrupt::check_spool(cols.map(|c| crate::limits::value_bytes(c.as_ref())).sum())?;
     Ok(arrow::compute::concat_batches(&schema, &batches)?)
 }
 

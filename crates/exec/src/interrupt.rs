@@ -15,8 +15,8 @@
 //!
 //! Spool: every step whose result can outgrow its inputs (a join, a set operation, grouping
 //! sets, a recursive query's rows, a select list's computed columns, a repeated literal, `||`, a built-in's character
-//! results) checks the size of its result before it builds it, or as it grows
-//! ([`check_spool`]): a result over the spool space is 2646, as Teradata's "No more spool
+//! results) checks the size of its result before it builds it, or as it grows (row by row,
+//! item by item of a select list, set by set) ([`check_spool`]): a result over the spool space is 2646, as Teradata's "No more spool
 //! space", instead of an allocation that ends the process.
 //!
 //! Invariants: a watch belongs to the thread that installed it, for as long as its [`Guard`]

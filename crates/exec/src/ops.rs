@@ -74,7 +74,7 @@ pub(crate) fn project(
     let mut bytes = 0usize;
     for ((expr, name, title, _), precision) in items.iter().zip(precisions) {
         let a = expr.eval(rows)?;
-        if !matches!(expr, Expr::Column { .. }) {
+        if !rows.columns().iter().any(|c| Arc::ptr_eq(c, &a)) {
             bytes = bytes.saturating_add(crate::limits::value_bytes(a.as_ref()));
             crate::interrupt::check_spool(bytes)?;
         }

@@ -1106,7 +1106,13 @@ impl Session {
             if table.is_dropped() {
                 return Err(Error::QueueDropped(name));
             }
-            if let Some(rows) = self.exec(now).try_consume(table, list, true)? {
+            // a cancel that stops a wait for the row's lock is a consume's cancel: 9905
+            let cancelled = |e: Error| match e {
+                Error::Cancelled => Error::ConsumeCancelled(name.clone()),
+                e => e,
+            };
+            let tried = self.exec(now).try_consume(table, list, true);
+            if let Some(rows) = tried.map_err(cancelled)? {
                 return Ok(rows);
             }
             // Yield a few times before sleeping (see SPIN_YIELDS).
@@ -1114,7 +1120,8 @@ impl Session {
             for _ in 0..SPIN_YIELDS {
                 std::thread::yield_now();
                 if table.queue_depth() > 0 {
-                    if let Some(rows) = self.exec(now).try_consume(table, list, true)? {
+                    let tried = self.exec(now).try_consume(table, list, true);
+                    if let Some(rows) = tried.map_err(cancelled)? {
                         got = Some(rows);
                     }
                     break;

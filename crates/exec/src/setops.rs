@@ -114,16 +114,15 @@ pub(crate) fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Resu
         let cols = rows.batches.iter().flat_map(|b| b.columns());
         cols.map(|c| crate::limits::value_bytes(c.as_ref())).sum()
     };
+    let (lw, rw) = (l.schema.fields().len(), r.schema.fields().len());
+    if lw != rw {
+        return Err(Error::TypeMismatch(format!(
+            "the queries of {op} have {lw} and {rw} columns"
+        )));
+    }
     crate::interrupt::check_spool(size(&l).saturating_add(size(&r)))?;
     let left = concat_batches(&l.schema, &l.batches)?;
     let right = concat_batches(&r.schema, &r.batches)?;
-    if left.num_columns() != right.num_columns() {
-        return Err(Error::TypeMismatch(format!(
-            "the queries of {op} have {} and {} columns",
-            left.num_columns(),
-            right.num_columns()
-        )));
-    }
     // the first query decides names and types (a NULL-only column takes the other side's)
     let mut fields = Vec::with_capacity(left.num_columns());
     let mut lcols: Vec<ArrayRef> = Vec::new();

@@ -218,6 +218,12 @@ impl CancelHandle {
     pub fn cancel(&self) -> bool {
         if let Some(cell) = self.current.lock().as_ref() {
             cell.cancel();
+            // and the request too, should the consume be waiting for a lock rather than a row
+            // (a lock wait asks the request's watch; the consume answers it with 9905)
+            let generation = self.running.load(Ordering::SeqCst);
+            if generation != 0 {
+                self.cancelled.store(generation, Ordering::SeqCst);
+            }
             return true;
         }
         match self.running.load(Ordering::SeqCst) {

@@ -51,7 +51,7 @@ pub(crate) struct State {
     database: Option<Arc<Database>>,
     /// The autocommit property.
     pub(crate) autocommit: bool,
-    /// Cancels the session's consume wait (Ctrl-C, `Connection.cancel`).
+    /// Cancels the session's consume wait or running request (Ctrl-C, `Connection.cancel`).
     pub(crate) cancel: tdlite::CancelHandle,
     /// The consume timeout property.
     consume_timeout: Option<f64>,

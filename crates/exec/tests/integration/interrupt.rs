@@ -173,7 +173,8 @@ fn every_step_that_can_outgrow_its_inputs_is_2646_past_the_spool_space() {
         format!("SELECT COUNT(*) FROM t WHERE CHARACTER_LENGTH('{long}') > a"),
         "SELECT MAX(CHARACTER_LENGTH(v || v)) FROM w".to_string(),
         "SELECT MAX(CHARACTER_LENGTH(LPAD(CAST(a AS VARCHAR(10)), 2000, 'p'))) FROM t".to_string(),
-        "SELECT TRIM(v), TRIM(v), TRIM(v) FROM w".to_string(),
+        // each item about 400 KB: only the three together are over 1 MiB
+        "SELECT TRIM(v), TRIM(v), TRIM(v) FROM w WHERE a < 200".to_string(),
         "SELECT COUNT(*) FROM (SELECT v FROM w UNION ALL SELECT v FROM w) d".to_string(),
         "SELECT COUNT(*) FROM (SELECT a, v, COUNT(*) c FROM w GROUP BY ROLLUP (a, v)) d"
             .to_string(),
@@ -211,6 +212,11 @@ fn a_wait_for_a_lock_is_stopped_by_a_cancel_and_by_the_statement_timeout() {
     s.set_statement_timeout(Some(Duration::from_millis(200)));
     let err = s.execute("UPDATE t SET a = a + 100").unwrap_err();
     assert_eq!(err.code().number, 9920, "{err}");
+    assert_eq!(
+        db.lock_waits().len(),
+        0,
+        "the stopped wait left the wait-for graph"
+    );
     s.set_statement_timeout(None);
     let handle = s.cancel_handle();
     let canceller = std::thread::spawn(move || {
@@ -223,6 +229,7 @@ fn a_wait_for_a_lock_is_stopped_by_a_cancel_and_by_the_statement_timeout() {
     let err = s.execute("UPDATE t SET a = a + 100").unwrap_err();
     canceller.join().unwrap();
     assert_eq!(err.code().number, 3110, "{err}");
+    assert_eq!(db.lock_waits().len(), 0);
     holder.execute("ET").unwrap();
     let r = s.execute("UPDATE t SET a = a + 100").unwrap();
     assert_eq!(r[0].activity_count, 10);
@@ -237,4 +244,38 @@ fn a_wait_for_a_lock_is_stopped_by_a_cancel_and_by_the_statement_timeout() {
     holder.execute("ET").unwrap();
     let r = s.execute("DELETE FROM t WHERE a = 1105").unwrap();
     assert_eq!(r[0].activity_count, 1);
+}
+
+/// A consume that waits for a lock (not for a row) is cancelled too: 9905, nothing consumed.
+#[test]
+fn a_consume_waiting_for_a_lock_is_cancelled_with_9905() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
+    )
+    .unwrap();
+    s.execute("INS q (n) VALUES (1)").unwrap();
+    let mut holder = db.session();
+    holder.execute("BT").unwrap();
+    holder
+        .execute("LOCKING TABLE q FOR WRITE SELECT COUNT(*) FROM q")
+        .unwrap();
+    let handle = s.cancel_handle();
+    let canceller = std::thread::spawn(move || {
+        while !handle.is_running() {
+            std::thread::yield_now();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(handle.cancel());
+    });
+    let err = s.execute("SELECT AND CONSUME TOP 1 n FROM q").unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(err.code().number, 9905, "{err}");
+    holder.execute("ET").unwrap();
+    let r = s.execute("SELECT COUNT(*) FROM q").unwrap();
+    assert_eq!(
+        r[0].rows.as_ref().unwrap().to_strings(),
+        vec![vec!["1".to_string()]]
+    );
 }
