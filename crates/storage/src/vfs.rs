@@ -72,11 +72,10 @@ struct OsLog {
     allocated: u64,
 }
 
-/// How much the log grows at a time.
+/// How much the log grows at a time, and how big a new log is made (a checkpoint makes the
+/// next log before it holds commits up; a new database makes its first log before it has
+/// any commit to hold up).
 const LOG_CHUNK: u64 = 4 << 20;
-
-/// How big a new log file is made (small: a checkpoint makes one while commits wait).
-const LOG_FIRST: u64 = 64 << 10;
 
 impl LogFile for OsLog {
     fn append(&mut self, data: &[u8]) -> io::Result<()> {
@@ -124,8 +123,8 @@ impl Vfs for OsVfs {
         sync_dir(path)
     }
     fn create_log(&self, path: &Path, header: &[u8]) -> io::Result<()> {
-        // the first commits need not grow the file
-        let mut bytes = vec![0u8; LOG_FIRST.max(header.len() as u64 + 1) as usize];
+        // a whole chunk: the first commits need not grow the file while others wait
+        let mut bytes = vec![0u8; LOG_CHUNK.max(header.len() as u64 + 1) as usize];
         bytes[..header.len()].copy_from_slice(header);
         self.write_file(path, &bytes)
     }
