@@ -7,17 +7,17 @@
 //! The places where a statement can run long call [`check`]: each outer row of a correlated
 //! subquery, each chunk of join pairs, each step of join ordering, each round of a recursive
 //! CTE, each partition of a window, each SELECT block and each table read; and a wait for a
-//! lock another transaction holds asks it every 20 ms (a hook the watch installs in
-//! storage, `locks::set_wait_stop`). A statement stopped
-//! there fails with 3110 (cancelled) or 9920 (timed out) and is undone as any failing
-//! statement is; the session carries on. Between two checks a statement runs Arrow kernels over
+//! lock another transaction holds asks it every 20 ms (a hook the watch installs in storage,
+//! `locks::set_wait_stop`). A statement stopped there fails with 3110 (cancelled) or 9920
+//! (timed out) and is undone as any failing statement is; the session carries on. Between two checks a statement runs Arrow kernels over
 //! whole batches, so a stop is seen within milliseconds on tables of millions of rows.
 //!
 //! Spool: every step whose result can outgrow its inputs (a join, a set operation, grouping
-//! sets, a recursive query's rows, a select list's computed columns, a repeated literal, `||`, a built-in's character
-//! results) checks the size of its result before it builds it, or as it grows (row by row,
-//! item by item of a select list, set by set) ([`check_spool`]): a result over the spool space is 2646, as Teradata's "No more spool
-//! space", instead of an allocation that ends the process.
+//! sets, a recursive query's rows, a select list's computed columns, a repeated literal,
+//! `||`, a built-in's character results) checks the size of its result before it builds it,
+//! or as it grows (row by row, item by item of a select list, set by set) ([`check_spool`]):
+//! a result over the spool space is 2646, as Teradata's "No more spool space", instead of an
+//! allocation that ends the process.
 //!
 //! Invariants: a watch belongs to the thread that installed it, for as long as its [`Guard`]
 //! lives (a session is used from one thread at a time); a nested request (a macro) keeps the

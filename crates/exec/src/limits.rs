@@ -158,7 +158,10 @@ pub fn value_bytes(a: &dyn Array) -> usize {
     match a.data_type() {
         DataType::Utf8 => span(a.as_string::<i32>().value_offsets()),
         DataType::Binary => span(a.as_binary::<i32>().value_offsets()),
-        _ => a.to_data().get_slice_memory_size().unwrap_or(0),
+        t => match t.primitive_width() {
+            Some(width) => width * a.len(),
+            None => a.to_data().get_slice_memory_size().unwrap_or(0),
+        },
     }
 }
 

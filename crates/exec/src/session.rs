@@ -203,9 +203,10 @@ impl Session {
     /// The most memory one intermediate result of a request may take, in bytes; 4 GiB unless
     /// set. Checked at every step whose result can outgrow its inputs: a join's rows, a set
     /// operation's, grouping sets', a recursive query's rows, a select list's computed columns
-    /// together, a literal repeated on every row, `||`, a built-in's character results. A step that would need more fails with 2646 ("No more spool
-    /// space", as Teradata says when a request outgrows its spool) before it allocates, and
-    /// the request is undone; the session goes on.
+    /// together, a literal repeated on every row, `||`, a built-in's character results. A
+    /// step that would need more fails with 2646 ("No more spool space", as Teradata says when
+    /// a request outgrows its spool) before it allocates, and the request is undone; the
+    /// session goes on.
     pub fn set_spool_space(&mut self, bytes: usize) {
         self.spool = bytes;
     }

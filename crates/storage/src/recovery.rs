@@ -174,6 +174,10 @@ fn replay_logs(
     // whether the log before this one keeps the rules of `wal` (sealed), and which log its
     // last frame switched to, if it ended with one
     let (mut prev_sealed, mut switched) = (false, None::<u64>);
+    let missing = |next: u64| {
+        let path = dir.join(wal_name(next));
+        corrupt(&path, "missing: the log before it ends by naming it")
+    };
     for (i, ((g, path, bytes), scan)) in logs.iter().zip(&scans).enumerate() {
         let path: &Path = path;
         let sealed = manifest.sealed_from.is_some_and(|s| *g >= s);
@@ -202,13 +206,7 @@ fn replay_logs(
             continue;
         }
         match switched.take() {
-            Some(next) if next != *g => {
-                let missing = dir.join(wal_name(next));
-                return Err(corrupt(
-                    &missing,
-                    "missing: the log before it ends by naming it",
-                ));
-            }
+            Some(next) if next != *g => return Err(missing(next)),
             None if i > 0 && prev_sealed => {
                 return Err(corrupt(
                     path,
@@ -310,11 +308,7 @@ fn replay_logs(
         prev_sealed = sealed;
     }
     if let Some(next) = switched {
-        let missing = dir.join(wal_name(next));
-        return Err(corrupt(
-            &missing,
-            "missing: the log before it ends by naming it",
-        ));
+        return Err(missing(next));
     }
     if end.next_lsn <= manifest.durable_lsn {
         // the manifest saw LSNs up to durable_lsn in the logs, and they are gone

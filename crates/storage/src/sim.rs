@@ -9,8 +9,8 @@
 //! Model: `write_file`, `create_log`, `write_at`, `rename` and `remove` are durable when they
 //! return (as the [`crate::vfs::Vfs`] contract says); `append` writes in place into zeroed
 //! space that grows in synced chunks, as the OS version does, and is durable only after
-//! `sync`. After a cut every
-//! handle opened before it fails, so a database that lived through the cut cannot write again.
+//! `sync`. After a cut every handle opened before it fails, so a database that lived through
+//! the cut cannot write again.
 
 use crate::vfs::{LockGuard, LogFile, Vfs};
 use parking_lot::Mutex;
@@ -224,6 +224,25 @@ impl SimVfs {
 /// How much a simulated log grows at a time (the OS version grows by 4 MiB).
 const SIM_CHUNK: usize = 4096;
 
+impl SimVfs {
+    /// Creates or replaces a file with `data`, durably; if the power is cut instead, the file
+    /// is left made and holding a random prefix of `data` of at most `torn` bytes.
+    fn write_whole(&self, path: &Path, data: &[u8], torn: usize) -> io::Result<()> {
+        let mut s = self.state.lock();
+        let result = s.step();
+        let keep = match result {
+            Ok(()) => data.len(),
+            Err(_) => s.random(torn.min(data.len())),
+        };
+        let file = SimFile {
+            durable: data[..keep].to_vec(),
+            data: data[..keep].to_vec(),
+        };
+        s.files.insert(path.to_path_buf(), file);
+        result
+    }
+}
+
 struct SimLog {
     vfs: SimVfs,
     path: PathBuf,
@@ -295,49 +314,13 @@ impl Vfs for SimVfs {
             .ok_or_else(|| not_found(path))
     }
     fn write_file(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        let mut s = self.state.lock();
-        if let Err(e) = s.step() {
-            // the file was created (emptied) and part of it written before the cut
-            let keep = s.random(data.len());
-            s.files.insert(
-                path.to_path_buf(),
-                SimFile {
-                    durable: data[..keep].to_vec(),
-                    data: data[..keep].to_vec(),
-                },
-            );
-            return Err(e);
-        }
-        s.files.insert(
-            path.to_path_buf(),
-            SimFile {
-                durable: data.to_vec(),
-                data: data.to_vec(),
-            },
-        );
-        Ok(())
+        self.write_whole(path, data, data.len())
     }
     fn create_log(&self, path: &Path, header: &[u8]) -> io::Result<()> {
         let mut bytes = vec![0; SIM_CHUNK.max(header.len() + 1)];
         bytes[..header.len()].copy_from_slice(header);
-        let mut s = self.state.lock();
-        if let Err(e) = s.step() {
-            // made, and part of it written: the header torn, or whole and some zeros after it
-            let keep = s.random(header.len() * 2);
-            let data = bytes[..keep].to_vec();
-            let file = SimFile {
-                durable: data.clone(),
-                data,
-            };
-            s.files.insert(path.to_path_buf(), file);
-            return Err(e);
-        }
-        let file = SimFile {
-            durable: bytes.clone(),
-            data: bytes,
-        };
-        s.files.insert(path.to_path_buf(), file);
-        Ok(())
+        // a cut tears it within its header, or keeps the header and some zeros
+        self.write_whole(path, &bytes, header.len() * 2)
     }
     fn open_log(&self, path: &Path, end: u64) -> io::Result<Box<dyn LogFile>> {
         let mut s = self.state.lock();

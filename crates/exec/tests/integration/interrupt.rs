@@ -16,6 +16,18 @@ fn numbers(db: &Database, n: usize) {
     s.execute_batch(&p, rows).unwrap();
 }
 
+/// [`numbers`] with `n` rows, and table `w`: the same keys, each with a `width`-character value.
+fn padded(db: &Database, n: usize, width: usize) {
+    numbers(db, n);
+    let mut s = db.session();
+    s.execute(&format!("CREATE TABLE w (a INTEGER, v VARCHAR({width}))"))
+        .unwrap();
+    s.execute(&format!(
+        "INSERT INTO w SELECT a, LPAD('x', {width}, 'y') FROM t"
+    ))
+    .unwrap();
+}
+
 /// A request that runs for minutes: a subquery correlated by a non-equality, run per row of
 /// 10,000 (each run reads the 10,000 rows).
 const LONG: &str =
@@ -125,12 +137,8 @@ fn a_from_clause_of_more_than_128_tables_is_refused_before_it_is_planned() {
 #[test]
 fn a_join_larger_than_the_spool_space_is_2646_before_it_is_built() {
     let db = Database::new();
-    numbers(&db, 1_000);
+    padded(&db, 1_000, 200);
     let mut s = db.session();
-    s.execute("CREATE TABLE w (a INTEGER, pad VARCHAR(200))")
-        .unwrap();
-    s.execute("INSERT INTO w SELECT a, LPAD('x', 200, 'y') FROM t")
-        .unwrap();
     s.set_spool_space(1 << 20);
     // 1,000,000 rows of over 200 bytes: far past 1 MiB
     let err = s.execute("SELECT COUNT(*) FROM w x, w y").unwrap_err();
@@ -157,17 +165,13 @@ fn a_join_larger_than_the_spool_space_is_2646_before_it_is_built() {
 /// (or while) it builds the result, so a runaway is 2646 rather than an allocation that ends
 /// the process: a long literal repeated on every row, `||`, a built-in's character results,
 /// a select list of many computed columns, UNION ALL, grouping sets, the rows of a recursive
-/// query. Each query here takes
-/// about 4 MB at most, the spool space is 1 MiB: each is 2646, and then runs with room.
+/// query. Each query here takes about 4 MB at most, the spool space is 1 MiB: each is 2646,
+/// and then runs with room.
 #[test]
 fn every_step_that_can_outgrow_its_inputs_is_2646_past_the_spool_space() {
     let db = Database::new();
-    numbers(&db, 2_000);
+    padded(&db, 2_000, 2_000);
     let mut s = db.session();
-    s.execute("CREATE TABLE w (a INTEGER, v VARCHAR(2000))")
-        .unwrap();
-    s.execute("INSERT INTO w SELECT a, LPAD('x', 2000, 'y') FROM t")
-        .unwrap();
     let long = "z".repeat(2_000);
     let queries = [
         format!("SELECT COUNT(*) FROM t WHERE CHARACTER_LENGTH('{long}') > a"),
