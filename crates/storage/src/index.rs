@@ -13,8 +13,19 @@
 //! entries are pruned lazily by the scans that meet them. An index scan checks visibility
 //! itself, so callers only ever get rows their snapshot may see. Keys never change, because
 //! rows never change (an update is a delete plus an insert).
+//!
+//! **Own deletions are set aside.** A row an open transaction T deleted is invisible to T
+//! but still visible to everyone else, so its entry must stay. When T's own scan meets such
+//! an entry it moves it into T's *hidden* set ([`OrderedIndex::hide`]): T's later scans skip
+//! it without stepping over it (a transaction that claims the head of an index over and over,
+//! as a hand-made queue's `UPDATE … WHERE key = (SELECT MIN …)` does, would otherwise step
+//! over every row it claimed before: quadratic), while every other reader's scan merges the
+//! hidden sets back in ([`OrderedIndex::range`]). Each entry is in the main set or in exactly
+//! one hidden set; T moves its hidden entries back before it ends (commit) and as it undoes
+//! their deletions (rollback, savepoint), see `Transaction`.
 
 use crate::catalog::{IndexSpec, TableSchema};
+use crate::mvcc::TxnId;
 use crate::table::RowId;
 use crate::types::{compare_values, normalize_for_key, Value};
 use std::cmp::Ordering;
@@ -70,6 +81,9 @@ pub struct OrderedIndex {
     columns: Vec<usize>,
     case_specific: Vec<bool>,
     entries: BTreeSet<IndexEntry>,
+    /// Entries of rows an open transaction deleted, set aside by that transaction's own scans
+    /// (see the module docs), per transaction.
+    hidden: Vec<(TxnId, BTreeSet<IndexEntry>)>,
 }
 
 impl OrderedIndex {
@@ -83,6 +97,7 @@ impl OrderedIndex {
                 .map(|&c| schema.columns.get(c).is_some_and(|c| c.case_specific))
                 .collect(),
             entries: BTreeSet::new(),
+            hidden: Vec::new(),
         }
     }
 
@@ -100,41 +115,130 @@ impl OrderedIndex {
         self.entries.insert((key, rid));
     }
 
+    /// Takes a row's entry out (wherever it is: the main set or a hidden one).
     pub(crate) fn remove(&mut self, values: &[Value], rid: RowId) {
-        let key = self.key_of(values);
-        self.entries.remove(&(key, rid));
+        let entry = (self.key_of(values), rid);
+        if !self.entries.remove(&entry) {
+            for (_, set) in &mut self.hidden {
+                if set.remove(&entry) {
+                    break;
+                }
+            }
+            self.hidden.retain(|(_, set)| !set.is_empty());
+        }
     }
 
     pub(crate) fn remove_entry(&mut self, entry: &IndexEntry) {
         self.entries.remove(entry);
     }
 
-    /// Entries between `lo` and `hi` in key order (or reversed).
+    /// Sets aside `entries`, rows transaction `me` deleted that its own scan met: its later
+    /// scans skip them, other readers' scans still see them. Returns how many moved.
+    pub(crate) fn hide(&mut self, me: TxnId, entries: Vec<IndexEntry>) -> usize {
+        let mut moved = Vec::with_capacity(entries.len());
+        for e in entries {
+            if let Some(e) = self.entries.take(&e) {
+                moved.push(e);
+            }
+        }
+        let n = moved.len();
+        if n > 0 {
+            let at = match self.hidden.iter().position(|(t, _)| *t == me) {
+                Some(at) => at,
+                None => {
+                    self.hidden.push((me, BTreeSet::new()));
+                    self.hidden.len() - 1
+                }
+            };
+            self.hidden[at].1.extend(moved);
+        }
+        n
+    }
+
+    /// Puts back the entries transaction `me` set aside whose row `back` accepts (every one
+    /// at its commit; those whose deletion was undone at a rollback). Returns how many moved.
+    pub(crate) fn unhide(&mut self, me: TxnId, mut back: impl FnMut(RowId) -> bool) -> usize {
+        let Some(at) = self.hidden.iter().position(|(t, _)| *t == me) else {
+            return 0;
+        };
+        let set = &mut self.hidden[at].1;
+        let before = set.len();
+        let moved: Vec<IndexEntry> = set.extract_if(.., |e| back(e.1)).collect();
+        debug_assert_eq!(before - set.len(), moved.len());
+        if set.is_empty() {
+            self.hidden.swap_remove(at);
+        }
+        let n = moved.len();
+        self.entries.extend(moved);
+        n
+    }
+
+    /// Entries between `lo` and `hi` in key order (or reversed), as transaction `me` scans
+    /// them: the main set merged with every other transaction's hidden set.
     pub(crate) fn range<'a>(
         &'a self,
         lo: Bound<&IndexEntry>,
         hi: Bound<&IndexEntry>,
         reverse: bool,
+        me: TxnId,
     ) -> Box<dyn Iterator<Item = &'a IndexEntry> + 'a> {
         if bounds_empty(lo, hi) {
             return Box::new(std::iter::empty());
         }
-        let r = self.entries.range::<IndexEntry, _>((lo, hi));
-        if reverse {
-            Box::new(r.rev())
-        } else {
-            Box::new(r)
+        let one = |set: &'a BTreeSet<IndexEntry>| -> Box<dyn Iterator<Item = &'a IndexEntry> + 'a> {
+            let r = set.range::<IndexEntry, _>((lo, hi));
+            if reverse {
+                Box::new(r.rev())
+            } else {
+                Box::new(r)
+            }
+        };
+        let others: Vec<_> = self
+            .hidden
+            .iter()
+            .filter(|(t, _)| *t != me)
+            .map(|(_, set)| one(set).peekable())
+            .collect();
+        if others.is_empty() {
+            return one(&self.entries);
         }
+        let mut parts = vec![one(&self.entries).peekable()];
+        parts.extend(others);
+        Box::new(Merge { parts, reverse })
     }
 
-    /// Number of entries (row versions), for tests and HELP.
+    /// Number of entries (row versions, set-aside ones included), for estimates and tests.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.hidden.iter().map(|(_, s)| s.len()).sum::<usize>()
     }
 
     /// True when the index holds no entry.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
+    }
+}
+
+/// Sorted sets' ranges merged into one ordered walk (ascending, or descending for
+/// `reverse`); the sets never share an entry.
+struct Merge<'a> {
+    parts: Vec<std::iter::Peekable<Box<dyn Iterator<Item = &'a IndexEntry> + 'a>>>,
+    reverse: bool,
+}
+
+impl<'a> Iterator for Merge<'a> {
+    type Item = &'a IndexEntry;
+
+    fn next(&mut self) -> Option<&'a IndexEntry> {
+        let mut best: Option<(usize, &'a IndexEntry)> = None;
+        for (i, p) in self.parts.iter_mut().enumerate() {
+            let Some(&e) = p.peek() else { continue };
+            let better = best.is_none_or(|(_, b)| if self.reverse { e > b } else { e < b });
+            if better {
+                best = Some((i, e));
+            }
+        }
+        let (i, _) = best?;
+        self.parts[i].next()
     }
 }
 
@@ -220,12 +324,16 @@ pub fn before_prefix(key: &[KeyPart], len: usize) -> IndexEntry {
 mod tests {
     use super::*;
     use crate::catalog::{Column, TableKind};
+    use crate::mvcc::Snapshot;
+    use crate::table::IndexFind;
     use crate::types::SqlType;
     use crate::{Storage, Transaction};
+    use std::sync::atomic::Ordering;
     use std::sync::Arc;
 
-    #[test]
-    fn rollbacks_and_old_deletions_leave_the_index() {
+    /// A table `(k INTEGER, v INTEGER)` with a unique primary index on `k` and the committed
+    /// rows `k = 0..n`.
+    fn table_of(n: i64) -> (Arc<Storage>, Arc<crate::table::Table>, Vec<RowId>) {
         let storage = Arc::new(Storage::default());
         let col = |name: &str| Column::plain(name, SqlType::Integer, true);
         let pi = IndexSpec {
@@ -244,10 +352,16 @@ mod tests {
         );
         let mut t = Transaction::begin(&storage);
         let table = t.create_table(schema).unwrap();
-        let rows: Vec<RowId> = (0..4)
+        let rows: Vec<RowId> = (0..n)
             .map(|k| t.insert(&table, vec![Value::Int(k), Value::Null]).unwrap())
             .collect();
         t.commit().unwrap();
+        (storage, table, rows)
+    }
+
+    #[test]
+    fn rollbacks_and_old_deletions_leave_the_index() {
+        let (storage, table, rows) = table_of(4);
         // a rolled-back insert leaves at once
         let mut t = Transaction::begin(&storage);
         t.insert(&table, vec![Value::Int(9), Value::Null]).unwrap();
@@ -287,6 +401,7 @@ mod tests {
             columns: vec![0, 1],
             case_specific: vec![false, false],
             entries: BTreeSet::new(),
+            hidden: Vec::new(),
         };
         for (rid, (a, b)) in [(1, 1), (1, 2), (1, 3), (2, 1)].into_iter().enumerate() {
             ix.entries.insert((key(&[a, b]), rid as RowId));
@@ -296,7 +411,7 @@ mod tests {
             9,
         ));
         let rids = |r: &KeyRange, rev| {
-            ix.range(r.lo.as_ref(), r.hi.as_ref(), rev)
+            ix.range(r.lo.as_ref(), r.hi.as_ref(), rev, 0)
                 .map(|e| e.1)
                 .collect::<Vec<_>>()
         };
@@ -320,10 +435,105 @@ mod tests {
         assert!(rids(&empty, false).is_empty());
         let after = after_prefix(&key(&[1, 2]), 1);
         assert_eq!(
-            ix.range(Bound::Excluded(&after), Bound::Unbounded, false)
+            ix.range(Bound::Excluded(&after), Bound::Unbounded, false, 0)
                 .map(|e| e.1)
                 .collect::<Vec<_>>(),
             vec![3]
         );
+    }
+
+    #[test]
+    fn set_aside_entries_merge_back_in_order_for_every_other_reader() {
+        let mut ix = OrderedIndex {
+            columns: vec![0],
+            case_specific: vec![false],
+            entries: (0..10).map(|k| (key(&[k]), k as RowId)).collect(),
+            hidden: Vec::new(),
+        };
+        let all = |ix: &OrderedIndex, me, rev| {
+            ix.range(Bound::Unbounded, Bound::Unbounded, rev, me)
+                .map(|e| e.1)
+                .collect::<Vec<_>>()
+        };
+        let evens = |t: TxnId| (0..10).filter(move |k| k % 2 == t as i64 % 2);
+        assert_eq!(
+            ix.hide(7, evens(7).map(|k| (key(&[k]), k as RowId)).collect()),
+            5
+        );
+        assert_eq!(
+            ix.hide(8, evens(8).map(|k| (key(&[k]), k as RowId)).collect()),
+            5
+        );
+        assert_eq!(ix.len(), 10);
+        assert_eq!(all(&ix, 1, false), (0..10).collect::<Vec<_>>());
+        assert_eq!(all(&ix, 1, true), (0..10).rev().collect::<Vec<_>>());
+        assert_eq!(all(&ix, 7, false), vec![0, 2, 4, 6, 8]);
+        assert_eq!(all(&ix, 8, true), vec![9, 7, 5, 3, 1]);
+        // an entry already set aside is not set aside twice
+        assert_eq!(ix.hide(9, vec![(key(&[1]), 1)]), 0);
+        // back: those the predicate picks, then the rest
+        assert_eq!(ix.unhide(7, |rid| rid < 5), 2);
+        assert_eq!(all(&ix, 7, false), vec![0, 1, 2, 3, 4, 6, 8]);
+        assert_eq!(ix.unhide(7, |_| true), 3);
+        assert_eq!(ix.unhide(7, |_| true), 0);
+        // removing a row finds its entry where it is
+        ix.remove(&[Value::Int(4)], 4);
+        assert_eq!(all(&ix, 1, false), vec![0, 1, 2, 3, 5, 6, 7, 8, 9]);
+        assert_eq!(ix.unhide(8, |_| true), 4);
+        assert!(ix.hidden.is_empty());
+        assert_eq!(all(&ix, 8, false), vec![0, 1, 2, 3, 5, 6, 7, 8, 9]);
+    }
+
+    #[test]
+    fn a_transaction_steps_over_its_own_deletions_once() {
+        let (storage, table, rows) = table_of(10);
+        let all = (Bound::Unbounded, Bound::Unbounded);
+        let keys = |s: &Snapshot| {
+            table
+                .index_entries(0, all, false, usize::MAX, s)
+                .iter()
+                .map(|e| e.1)
+                .collect::<Vec<_>>()
+        };
+        // the first entry T can see, looking at one entry per call
+        let first = |s: &Snapshot| table.index_find(0, all, false, (1, s), |_| true);
+        let reader = Transaction::begin(&storage);
+        let mut t = Transaction::begin(&storage);
+        for &r in &rows[..4] {
+            t.delete(&table, r).unwrap();
+        }
+        assert!(matches!(first(&t.snapshot()), IndexFind::Stopped(_)));
+        assert_eq!(keys(&t.snapshot()), rows[4..].to_vec());
+        // the scan set them aside: the next one finds row 4 at its first step
+        assert!(matches!(first(&t.snapshot()), IndexFind::Found(e) if e.1 == rows[4]));
+        assert_eq!(table.hidden.load(Ordering::Acquire), 4);
+        // every other reader still sees them, in order
+        let old = reader.snapshot();
+        assert_eq!(keys(&old), rows);
+        // a savepoint's rollback puts back what it undid
+        let sp = t.savepoint();
+        t.delete(&table, rows[4]).unwrap();
+        assert_eq!(keys(&t.snapshot()), rows[5..].to_vec());
+        t.rollback_to(sp);
+        assert_eq!(keys(&t.snapshot()), rows[4..].to_vec());
+        assert_eq!(table.hidden.load(Ordering::Acquire), 4);
+        t.commit().unwrap();
+        assert_eq!(table.hidden.load(Ordering::Acquire), 0);
+        assert_eq!(keys(&old), rows, "a snapshot from before the commit");
+        drop(reader);
+        let after = Transaction::begin(&storage);
+        assert_eq!(keys(&after.snapshot()), rows[4..].to_vec());
+        drop(after);
+        // a rollback puts every one back
+        let mut t = Transaction::begin(&storage);
+        for &r in &rows[4..8] {
+            t.delete(&table, r).unwrap();
+        }
+        assert_eq!(keys(&t.snapshot()), rows[8..].to_vec());
+        assert_eq!(table.hidden.load(Ordering::Acquire), 4);
+        t.rollback();
+        assert_eq!(table.hidden.load(Ordering::Acquire), 0);
+        let after = Transaction::begin(&storage);
+        assert_eq!(keys(&after.snapshot()), rows[4..].to_vec());
     }
 }

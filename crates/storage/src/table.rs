@@ -27,7 +27,7 @@ use arrow::record_batch::RecordBatch;
 use foldhash::{HashMap, HashMapExt};
 use parking_lot::{Mutex, MutexGuard};
 use std::ops::Bound;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Rows per sealed segment.
@@ -57,6 +57,9 @@ pub struct Table {
     null_cells: Vec<ArrayRef>,
     /// ROW WRITE locks held without the lock manager (see `fastlock`).
     pub(crate) row_writers: Mutex<crate::fastlock::RowWriters>,
+    /// How many index entries open transactions have set aside (see [`crate::index`]): a
+    /// transaction that ends looks at its tables' hidden sets only when this is not 0.
+    pub(crate) hidden: AtomicUsize,
 }
 
 /// What [`Table::index_find`] found.
@@ -142,6 +145,7 @@ impl Table {
             dirty: AtomicBool::new(true),
             all_nullable,
             row_writers: Mutex::new(crate::fastlock::RowWriters::new(creator)),
+            hidden: AtomicUsize::new(0),
         }
     }
 
@@ -150,6 +154,7 @@ impl Table {
     pub fn truncate_volatile(&self) {
         if self.schema.volatile.is_some() {
             *self.lock() = TableData::empty(&self.schema);
+            self.hidden.store(0, Ordering::Release);
         }
     }
 
@@ -252,8 +257,8 @@ impl Table {
             return Vec::new();
         };
         let mut out = Vec::new();
-        let mut dead = Vec::new();
-        for e in index.range(lo, hi, reverse) {
+        let (mut dead, mut own) = (Vec::new(), Vec::new());
+        for e in index.range(lo, hi, reverse, snapshot.me) {
             if out.len() >= limit {
                 break;
             }
@@ -262,12 +267,41 @@ impl Table {
                 out.push(e.clone());
             } else if snapshot.dead_to_all(min, max) {
                 dead.push(e.clone());
+            } else if max != 0 && max == snapshot.me {
+                own.push(e.clone());
             }
         }
         for e in &dead {
             index.remove_entry(e);
         }
+        self.hide(index, snapshot.me, own);
         out
+    }
+
+    /// Sets aside entries of rows transaction `me` deleted (see [`crate::index`]).
+    fn hide(&self, index: &mut OrderedIndex, me: TxnId, own: Vec<IndexEntry>) {
+        if !own.is_empty() {
+            let n = index.hide(me, own);
+            self.hidden.fetch_add(n, Ordering::Release);
+        }
+    }
+
+    /// Puts back the index entries transaction `me` set aside: all of them (`all`, at its
+    /// commit), or those whose rows it no longer deletes (after it undid deletions). Call only
+    /// from `me`'s own thread, before `me` ends.
+    pub(crate) fn unhide(&self, me: TxnId, all: bool) {
+        if self.hidden.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let mut d = self.lock();
+        let TableData {
+            ordered, stamps, ..
+        } = &mut *d;
+        let mut n = 0;
+        for index in ordered.iter_mut().flatten() {
+            n += index.unhide(me, |rid| all || stamps.xmax(rid) != me);
+        }
+        self.hidden.fetch_sub(n, Ordering::Release);
     }
 
     /// The first entry of ordered index `ix` between `lo` and `hi`, in key order (or
@@ -290,9 +324,9 @@ impl Table {
         let Some(Some(index)) = ordered.get_mut(ix) else {
             return IndexFind::None;
         };
-        let mut dead = Vec::new();
+        let (mut dead, mut own) = (Vec::new(), Vec::new());
         let mut found = IndexFind::None;
-        for (n, e) in index.range(lo, hi, reverse).enumerate() {
+        for (n, e) in index.range(lo, hi, reverse, snapshot.me).enumerate() {
             let (min, max) = stamps.get(e.1);
             if snapshot.visible(min, max) {
                 if wanted(e) {
@@ -301,6 +335,8 @@ impl Table {
                 }
             } else if snapshot.dead_to_all(min, max) {
                 dead.push(e.clone());
+            } else if max != 0 && max == snapshot.me {
+                own.push(e.clone());
             }
             if n + 1 >= visits {
                 found = IndexFind::Stopped(e.clone());
@@ -310,6 +346,7 @@ impl Table {
         for e in &dead {
             index.remove_entry(e);
         }
+        self.hide(index, snapshot.me, own);
         found
     }
 

@@ -860,6 +860,11 @@ impl Transaction {
                 _ => {}
             }
         }
+        // index entries this transaction set aside go back while it is still active (a
+        // reader whose snapshot has it active must find them)
+        for t in tables_with_hidden(self.undo.iter()) {
+            t.unhide(self.id, true);
+        }
         let mut out = Outcome::default();
         for (_, (table, pending)) in std::mem::take(&mut self.own_queue) {
             if pending.is_empty() {
@@ -899,6 +904,7 @@ impl Transaction {
     fn undo_entries(&mut self, entries: Vec<Undo>) -> Outcome {
         let mut requeued: HashMap<u64, (Arc<Table>, usize)> = HashMap::new();
         let mut removed = Vec::new();
+        let hidden_in = tables_with_hidden(entries.iter());
         for u in entries.into_iter().rev() {
             match u {
                 Undo::Insert { table, rows } => {
@@ -944,6 +950,10 @@ impl Transaction {
                 Undo::DropTable(t) => self.storage.catalog.restore_table(t),
             }
         }
+        // entries set aside for deletions just undone go back (see crate::index)
+        for t in &hidden_in {
+            t.unhide(self.id, false);
+        }
         Outcome {
             published: requeued
                 .into_values()
@@ -952,6 +962,20 @@ impl Transaction {
             removed,
         }
     }
+}
+
+/// The tables `undo` deletes rows of in which index entries are set aside now (see
+/// [`crate::index`]), each once.
+fn tables_with_hidden<'a>(undo: impl Iterator<Item = &'a Undo>) -> Vec<Arc<Table>> {
+    let mut out: Vec<Arc<Table>> = Vec::new();
+    for u in undo {
+        if let Undo::Delete { table, .. } = u {
+            if table.hidden.load(Ordering::Acquire) != 0 && !out.iter().any(|t| t.id == table.id) {
+                out.push(table.clone());
+            }
+        }
+    }
+    out
 }
 
 /// True if `a` is a view of buffers more than twice its own size (a slice of a big array).
