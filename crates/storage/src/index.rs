@@ -16,11 +16,11 @@
 //!
 //! **Own deletions are set aside.** A row an open transaction T deleted is invisible to T
 //! but still visible to everyone else, so its entry must stay. When T's own scan meets such
-//! an entry it moves it into T's *hidden* set ([`OrderedIndex::hide`]): T's later scans skip
+//! an entry it moves it into T's *hidden* set (`OrderedIndex::hide`): T's later scans skip
 //! it without stepping over it (a transaction that claims the head of an index over and over,
 //! as a hand-made queue's `UPDATE … WHERE key = (SELECT MIN …)` does, would otherwise step
 //! over every row it claimed before: quadratic), while every other reader's scan merges the
-//! hidden sets back in ([`OrderedIndex::range`]). Each entry is in the main set or in exactly
+//! hidden sets back in (`OrderedIndex::range`). Each entry is in the main set or in exactly
 //! one hidden set; T moves its hidden entries back before it ends (commit) and as it undoes
 //! their deletions (rollback, savepoint), see `Transaction`.
 
