@@ -162,9 +162,7 @@ impl OrderedIndex {
             return 0;
         };
         let set = &mut self.hidden[at].1;
-        let before = set.len();
         let moved: Vec<IndexEntry> = set.extract_if(.., |e| back(e.1)).collect();
-        debug_assert_eq!(before - set.len(), moved.len());
         if set.is_empty() {
             self.hidden.swap_remove(at);
         }
@@ -207,9 +205,14 @@ impl OrderedIndex {
         Box::new(Merge { parts, reverse })
     }
 
+    /// How many entries are set aside now (every transaction's).
+    pub(crate) fn hidden_len(&self) -> usize {
+        self.hidden.iter().map(|(_, s)| s.len()).sum()
+    }
+
     /// Number of entries (row versions, set-aside ones included), for estimates and tests.
     pub fn len(&self) -> usize {
-        self.entries.len() + self.hidden.iter().map(|(_, s)| s.len()).sum::<usize>()
+        self.entries.len() + self.hidden_len()
     }
 
     /// True when the index holds no entry.
@@ -535,5 +538,18 @@ mod tests {
         assert_eq!(table.hidden.load(Ordering::Acquire), 0);
         let after = Transaction::begin(&storage);
         assert_eq!(keys(&after.snapshot()), rows[4..].to_vec());
+        drop(after);
+        // a row it inserted, deleted and set aside leaves with the insert's rollback
+        let before = table.index_len(0);
+        let mut t = Transaction::begin(&storage);
+        let r = t
+            .insert(&table, vec![Value::Int(100), Value::Null])
+            .unwrap();
+        t.delete(&table, r).unwrap();
+        assert_eq!(keys(&t.snapshot()), rows[4..].to_vec());
+        assert_eq!(table.hidden.load(Ordering::Acquire), 1);
+        t.rollback();
+        assert_eq!(table.hidden.load(Ordering::Acquire), 0);
+        assert_eq!(table.index_len(0), before);
     }
 }

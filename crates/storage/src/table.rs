@@ -297,11 +297,14 @@ impl Table {
         let TableData {
             ordered, stamps, ..
         } = &mut *d;
-        let mut n = 0;
+        let mut left = 0;
         for index in ordered.iter_mut().flatten() {
-            n += index.unhide(me, |rid| all || stamps.xmax(rid) != me);
+            index.unhide(me, |rid| all || stamps.xmax(rid) != me);
+            left += index.hidden_len();
         }
-        self.hidden.fetch_sub(n, Ordering::Release);
+        // counted afresh (under the mutex, as every change of it is): a rolled-back insert's
+        // entry may have left a hidden set without passing here
+        self.hidden.store(left, Ordering::Release);
     }
 
     /// The first entry of ordered index `ix` between `lo` and `hi`, in key order (or
