@@ -153,7 +153,8 @@ impl Table {
     /// session can see it and no transaction of its own is open, so no version is needed.
     pub fn truncate_volatile(&self) {
         if self.schema.volatile.is_some() {
-            *self.lock() = TableData::empty(&self.schema);
+            let mut d = self.lock();
+            *d = TableData::empty(&self.schema);
             self.hidden.store(0, Ordering::Release);
         }
     }
