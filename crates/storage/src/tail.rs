@@ -3,25 +3,30 @@
 //!
 //! Rows come in one at a time as values (an INSERT, a recovered row). The newest, fewer than
 //! [`RUN_ROWS`], wait as values; each time [`RUN_ROWS`] of them have come they become one Arrow
-//! chunk, and two neighbouring chunks of the same size merge into one (a binary counter):
+//! chunk, and [`FANOUT`] neighbouring chunks of the same size merge into one (a counter in
+//! base [`FANOUT`]; with 64-row runs and 4,096-row segments, sizes 64, 512 and 4,096):
 //!
 //! ```text
-//!   rows 0 ........................ 2047 | 2048 ..... 3071 | 3072 .. 3135 | 3136 .. 3170
-//!   chunk of 2048                        | chunk of 1024   | chunk of 64   | 35 values
+//!   rows 0 ................ 2559 | 2560 .. 2623 | ... | 2944 .. 3007 | 3008 .. 3042
+//!   5 chunks of 512              | 64           | ... | 64 (7 in all) | 35 values
 //! ```
 //!
-//! So a tail is at most log2(SEGMENT_ROWS / RUN_ROWS) + 1 chunks and fewer than [`RUN_ROWS`]
-//! values; every row is turned into Arrow once and copied at most log2(SEGMENT_ROWS /
-//! RUN_ROWS) times more (each merge is a bounded copy, done by the append that completes it);
-//! and a full tail is one batch of [`SEGMENT_ROWS`] rows, the next segment as it is.
+//! So a tail is at most (FANOUT − 1) chunks of each size below [`SEGMENT_ROWS`] (14) and fewer
+//! than [`RUN_ROWS`] values; every row is turned into Arrow once and copied at most
+//! log_FANOUT(SEGMENT_ROWS / RUN_ROWS) times more (twice; each merge is a bounded copy, done by
+//! the append that completes it); and a full tail is one batch of [`SEGMENT_ROWS`] rows, the
+//! next segment as it is. A binary counter (fan-out 2) kept at most 7 chunks but copied each
+//! row six times: for wide rows (the 2 KB rows of `bench priority`) the copies and the fresh
+//! pages they touch were a quarter of an UPDATE's time, while a tail of 14 chunks scans as
+//! fast as one of 7 (docs/benchmarks.md, thirteenth session).
 //!
 //! A reader takes a [`TailView`] under the table's mutex: reference counts of the chunks and
 //! of the waiting values, at most a few dozen, never a copy of a row. It builds batches from
 //! the view after the mutex is released.
 //!
 //! Invariants: the chunks, then the values, are the tail's rows in order; a chunk never
-//! changes once made (readers share it); chunk sizes are powers of two times [`RUN_ROWS`],
-//! strictly decreasing from first to last.
+//! changes once made (readers share it); chunk sizes are powers of [`FANOUT`] times
+//! [`RUN_ROWS`], never increasing from first to last, fewer than [`FANOUT`] chunks of each.
 
 use crate::catalog::TableSchema;
 use crate::table::SEGMENT_ROWS;
@@ -32,6 +37,12 @@ use std::sync::Arc;
 
 /// How many rows wait as values before they become an Arrow chunk.
 pub(crate) const RUN_ROWS: usize = 64;
+
+/// How many chunks of one size merge into one; [`SEGMENT_ROWS`] / [`RUN_ROWS`] is a power of
+/// it (checked below), so a full tail is one chunk.
+const FANOUT: usize = 8;
+
+const _: () = assert!(SEGMENT_ROWS / RUN_ROWS == FANOUT * FANOUT);
 
 /// The rows after the last segment.
 #[derive(Default)]
@@ -73,14 +84,20 @@ impl Tail {
         let run = values_batch(schema, &self.values);
         self.values.clear();
         self.chunks.push(run);
-        // the binary counter's carries: merge while the last two chunks are the same size
-        while let [.., a, b] = self.chunks.as_slice() {
-            if a.num_rows() != b.num_rows() {
+        // the counter's carries: the last FANOUT chunks, when they are of one size, merge
+        // into one chunk (one copy of each of their rows)
+        while let Some(last) = self
+            .chunks
+            .len()
+            .checked_sub(FANOUT)
+            .map(|at| &self.chunks[at..])
+        {
+            if last.iter().any(|c| c.num_rows() != last[0].num_rows()) {
                 break;
             }
-            let merged = arrow::compute::concat_batches(&schema.arrow, [a, b])
+            let merged = arrow::compute::concat_batches(&schema.arrow, last)
                 .expect("chunks of one table share its schema");
-            self.chunks.truncate(self.chunks.len() - 2);
+            self.chunks.truncate(self.chunks.len() - FANOUT);
             self.chunks.push(merged);
         }
         // a full tail has merged into one chunk: the next segment
@@ -232,16 +249,27 @@ mod tests {
             assert!(tail.push(&schema, row(i)).is_none(), "sealed early at {i}");
             let n = tail.len();
             assert_eq!(n, i as usize + 1);
-            // chunk sizes: powers of two times RUN_ROWS, strictly decreasing
+            // chunk sizes: RUN_ROWS times a power of FANOUT, never increasing, fewer than
+            // FANOUT of each; and every full run is in a chunk
             let sizes: Vec<usize> = tail.chunks.iter().map(RecordBatch::num_rows).collect();
             assert!(
-                sizes.windows(2).all(|w| w[0] > w[1]),
+                sizes.windows(2).all(|w| w[0] >= w[1]),
                 "{sizes:?} at {n} rows"
             );
-            assert!(sizes
-                .iter()
-                .all(|&s| s % RUN_ROWS == 0 && (s / RUN_ROWS).is_power_of_two()));
+            assert!(
+                sizes.iter().all(|&s| [1, FANOUT, FANOUT * FANOUT]
+                    .iter()
+                    .any(|&k| s == RUN_ROWS * k)),
+                "{sizes:?}"
+            );
+            for &s in &sizes {
+                assert!(
+                    sizes.iter().filter(|&&t| t == s).count() < FANOUT,
+                    "{sizes:?}"
+                );
+            }
             assert!(tail.values.len() < RUN_ROWS);
+            assert_eq!(sizes.iter().sum::<usize>(), n / RUN_ROWS * RUN_ROWS);
             // spot checks: the first, the newest and one in between
             for at in [0, n / 2, n - 1] {
                 assert_eq!(tail.row(at), row(at as i64), "row {at} of {n}");
