@@ -17,8 +17,8 @@
 //! the append that completes it); and a full tail is one batch of [`SEGMENT_ROWS`] rows, the
 //! next segment as it is. A binary counter (fan-out 2) kept at most 7 chunks but copied each
 //! row six times: for wide rows (the 2 KB rows of `bench priority`) the copies and the fresh
-//! pages they touch were a quarter of an UPDATE's time, while a tail of 14 chunks scans as
-//! fast as one of 7 (docs/benchmarks.md, thirteenth session).
+//! pages they touch were a quarter of an UPDATE's time, while a small table in 11 chunks
+//! costs the instructions to scan that it did in 4 (docs/benchmarks.md, thirteenth session).
 //!
 //! A reader takes a [`TailView`] under the table's mutex: reference counts of the chunks and
 //! of the waiting values, at most a few dozen, never a copy of a row. It builds batches from

@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
 //!   WORKLOAD: fifo | insert | depth | priority | concurrent | wake | browse | scan | python | all
+//!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)
 //!   --updates U     priority UPDATEs (1,000)           --prio-rows N  priority table rows (100,000)
@@ -130,9 +131,16 @@ fn main() {
             rounds.max(3),
         );
     }
+    if wants("steps") {
+        priority::steps(
+            arg("--prio-rows", 100_000) as usize,
+            arg("--updates", 1_000) as usize,
+        );
+        return;
+    }
     if !WORKLOADS.contains(&workload.as_str()) {
         eprintln!(
-            "unknown workload {workload}: {} | all",
+            "unknown workload {workload}: {} | all | steps",
             WORKLOADS.join(" | ")
         );
         std::process::exit(2);

@@ -17,7 +17,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rusqlite::Connection;
 use std::time::{Duration, Instant};
-use tdlite::Database;
+use tdlite::{Database, Value};
 
 const CREATE: &str = "CREATE TABLE t_myqueue (order_of_arrival INTEGER NOT NULL PRIMARY KEY, \
     priority INTEGER NOT NULL, retrycount INTEGER DEFAULT 0 NOT NULL, \
@@ -208,4 +208,68 @@ pub fn run(n: usize, updates: usize, with_sqlite: bool) {
             ms(lite) / ms(prep)
         );
     }
+}
+
+/// `steps`: tdlite alone, one table of `n` rows at 10% matching (inserted by a prepared INSERT
+/// in one transaction), then `updates` prepared claims in one transaction, printing µs per
+/// UPDATE over each window of 250. Wall-clock figures on a shared machine move by ±50%; run it
+/// under `valgrind --tool=cachegrind` with `--updates 0` and with `--updates U` instead: the
+/// difference of the two instruction counts, divided by U, is the instructions one UPDATE
+/// costs, the same from run to run (docs/benchmarks.md, thirteenth session).
+pub fn steps(n: usize, updates: usize) {
+    let rows = rows(n, 10, 52);
+    let want = expected(&rows, updates);
+    assert!(
+        want.len() == updates,
+        "only {} rows match: use more rows",
+        want.len()
+    );
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(CREATE).unwrap();
+    s.execute(INDEX_TD).unwrap();
+    let ins = s
+        .prepare("INSERT INTO t_myqueue VALUES (?, ?, 0, '*', ?, ?, ?)")
+        .unwrap();
+    let (f1, f2) = (Value::Str("a".repeat(1000)), Value::Str("b".repeat(1000)));
+    s.execute("BT").unwrap();
+    for &(k, p, null) in &rows {
+        let id = if null {
+            Value::Null
+        } else {
+            Value::Str("done".into())
+        };
+        let params = [Value::Int(k), Value::Int(p), id, f1.clone(), f2.clone()];
+        s.execute_prepared(&ins, &params).unwrap();
+    }
+    s.execute("ET").unwrap();
+    let update = s.prepare(UPDATE).unwrap();
+    s.execute("BT").unwrap();
+    let mut windows = Vec::new();
+    let mut start = Instant::now();
+    for i in 1..=updates {
+        let r = s.execute_prepared(&update, &[]).unwrap();
+        assert_eq!(r[0].activity_count, 1, "tdlite: an UPDATE claimed no row");
+        if i % 250 == 0 {
+            windows.push(format!(
+                "{:.1}",
+                start.elapsed().as_secs_f64() * 1e6 / 250.0
+            ));
+            start = Instant::now();
+        }
+    }
+    s.execute("ET").unwrap();
+    let r = s
+        .execute("SELECT order_of_arrival FROM t_myqueue WHERE id = 'x'")
+        .unwrap();
+    let claimed = r[0].rows.as_ref().unwrap().to_strings();
+    check(
+        claimed.iter().map(|r| r[0].parse().unwrap()).collect(),
+        &want,
+        "tdlite steps",
+    );
+    println!(
+        "\n## steps: t_myqueue, {n} rows (10% matching), {updates} prepared UPDATEs in one transaction"
+    );
+    println!("µs per UPDATE, each window of 250: {}", windows.join(" "));
 }
