@@ -215,7 +215,8 @@ pub fn run(n: usize, updates: usize, with_sqlite: bool) {
 /// UPDATE over each window of 250. Wall-clock figures on a shared machine move by ±50%; run it
 /// under `valgrind --tool=cachegrind` with `--updates 0` and with `--updates U` instead: the
 /// difference of the two instruction counts, divided by U, is the instructions one UPDATE
-/// costs, the same from run to run (docs/benchmarks.md, thirteenth session).
+/// costs (with a U-th share of the commit and of the final check's read, small beside it),
+/// the same from run to run (docs/benchmarks.md, thirteenth session).
 pub fn steps(n: usize, updates: usize) {
     let rows = rows(n, 10, 52);
     let want = expected(&rows, updates);
