@@ -123,7 +123,7 @@ impl Exec<'_> {
         scope: &Scope,
     ) -> Result<(Vec<Expr>, Vec<ast::Expr>)> {
         let mut parts = Vec::new();
-        crate::join::conjuncts(cond, &mut parts);
+        crate::conjuncts::conjuncts(cond, &mut parts);
         let (mut bound, mut deferred) = (Vec::new(), Vec::new());
         for p in parts {
             match self.bind_expr(&p, scope, None) {

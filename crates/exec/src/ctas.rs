@@ -15,12 +15,10 @@
 
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::types::sql_type_of;
+use crate::view::{column_of, parse_query};
 use arrow::compute::concat_batches;
-use arrow::datatypes::DataType;
 use tdlite_parser::{AsFrom, AsSource, CreateTable, TableKind as PKind};
 use tdlite_storage::catalog::{Column, IndexSpec, TableKind, TableSchema};
-use tdlite_storage::types::SqlType;
 
 impl Exec<'_> {
     /// Runs `CREATE TABLE … AS …`; returns the number of rows copied.
@@ -153,34 +151,6 @@ impl Exec<'_> {
     }
 }
 
-/// The column a result column becomes in a table or view made from a query: its type (text as
-/// VARCHAR(64000), since Arrow keeps no declared length; TIME and TIMESTAMP with the precision
-/// the query's column declares), CASESPECIFIC and TITLE; nullable.
-pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
-    Column {
-        name,
-        ty: match (f.data_type(), sql_type_of(f.data_type())) {
-            (DataType::Utf8, _) => SqlType::VarChar(64000),
-            (DataType::Null, _) => SqlType::Integer,
-            // TIME(n)/TIMESTAMP(n): the precision the query's column carries
-            (_, SqlType::Time(p)) => SqlType::Time(precision(f).unwrap_or(p)),
-            (_, SqlType::Timestamp(p)) => SqlType::Timestamp(precision(f).unwrap_or(p)),
-            (_, t) => t,
-        },
-        nullable: true,
-        default: None,
-        case_specific: f.metadata().contains_key("casespecific"),
-        uppercase: false,
-        title: f.metadata().get("title").cloned(),
-        format: None,
-    }
-}
-
-/// The fractional digits a query's TIME or TIMESTAMP column declares (field metadata).
-fn precision(f: &arrow::datatypes::Field) -> Option<u8> {
-    f.metadata().get("precision").and_then(|p| p.parse().ok())
-}
-
 /// The positions of named columns in a table definition.
 ///
 /// # Errors
@@ -194,16 +164,4 @@ pub(crate) fn column_positions(schema: &TableSchema, columns: &[String]) -> Resu
                 .ok_or_else(|| Error::ColumnNotFound(c.clone()))
         })
         .collect()
-}
-
-/// The query of a stored view's SQL text.
-pub(crate) fn parse_query(sql: &str) -> Result<sqlparser::ast::Query> {
-    let stmts = tdlite_parser::parse_request(sql)?;
-    match stmts.first().map(|s| &s.statement) {
-        Some(tdlite_parser::Statement::Sql(b)) => match b.as_ref() {
-            sqlparser::ast::Statement::Query(q) => Ok(q.as_ref().clone()),
-            _ => Err(Error::Internal("a view that is not a query".into())),
-        },
-        _ => Err(Error::Internal("a view that is not a query".into())),
-    }
 }

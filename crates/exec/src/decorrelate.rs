@@ -198,7 +198,7 @@ impl Exec<'_> {
         };
         let mut all = Vec::new();
         if let Some(w) = &s.selection {
-            crate::join::conjuncts(w, &mut all);
+            crate::conjuncts::conjuncts(w, &mut all);
         }
         for p in all {
             // (an aggregate or window in WHERE is an error the per-row runs raise)
@@ -402,10 +402,7 @@ impl Exec<'_> {
         // keys that would convert text to numbers (which can fail) are compared on other
         // rows here than per row: leave those to the per-row runs
         for (i, (col, _)) in parts.keys.iter().enumerate() {
-            if !crate::hash_join::hashable(
-                rows.column(*col).data_type(),
-                right.column(i).data_type(),
-            ) {
+            if !crate::types::hashable(rows.column(*col).data_type(), right.column(i).data_type()) {
                 return Ok(None);
             }
         }

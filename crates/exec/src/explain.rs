@@ -417,7 +417,7 @@ impl Explainer<'_, '_> {
         // the conditions: WHERE's conjuncts, and the ON conjuncts of inner joins
         let mut conds = Vec::new();
         if let Some(w) = selection {
-            crate::join::conjuncts(w, &mut conds);
+            crate::conjuncts::conjuncts(w, &mut conds);
         }
         let on_of = |op: &ast::JoinOperator| -> Option<ast::Expr> {
             use ast::JoinOperator::*;
@@ -434,7 +434,7 @@ impl Explainer<'_, '_> {
         };
         for (_, op) in &items {
             if let Some(e) = op.and_then(on_of) {
-                crate::join::conjuncts(&e, &mut conds);
+                crate::conjuncts::conjuncts(&e, &mut conds);
             }
         }
         // the scope of each base table
@@ -746,7 +746,7 @@ impl Exec<'_> {
         let mut preds = Preds::new();
         let mut texts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         let mut parts = Vec::new();
-        crate::join::conjuncts(w, &mut parts);
+        crate::conjuncts::conjuncts(w, &mut parts);
         for p in &parts {
             let Some((col, pred)) = self.written_pred(p, scope, schema) else {
                 continue;

@@ -13,6 +13,7 @@
 
 use crate::error::Result;
 use crate::expr::{coerce_pair, BinOp, Expr};
+use crate::types::hashable;
 use arrow::array::{Array, ArrayRef};
 use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
@@ -52,26 +53,6 @@ pub(crate) fn equi_keys(conds: &[Expr], left_width: usize) -> Vec<KeyPair> {
         keys.push(pair);
     }
     keys
-}
-
-/// Whether two key types compare without converting text to numbers (which can fail, and
-/// must fail only for the pairs the nested loop would have compared).
-pub(crate) fn hashable(l: &DataType, r: &DataType) -> bool {
-    let class = |t: &DataType| match t {
-        DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::Decimal128(..)
-        | DataType::Float64 => 1,
-        DataType::Utf8 => 2,
-        DataType::Date32 => 3,
-        DataType::Timestamp(..) => 4,
-        DataType::Time64(_) => 5,
-        DataType::Binary => 6,
-        _ => 0,
-    };
-    class(l) != 0 && class(l) == class(r)
 }
 
 /// The key of each row, or `None` where a key column is NULL.

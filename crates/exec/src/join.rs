@@ -84,22 +84,6 @@ fn split_and(e: Expr, out: &mut Vec<Expr>) {
     }
 }
 
-/// Splits `a AND b AND c` into its conjuncts.
-pub(crate) fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
-    match e {
-        ast::Expr::BinaryOp {
-            left,
-            op: ast::BinaryOperator::And,
-            right,
-        } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
-        }
-        ast::Expr::Nested(inner) => conjuncts(inner, out),
-        other => out.push(other.clone()),
-    }
-}
-
 fn kind_of(op: &ast::JoinOperator) -> Result<(Kind, Option<&ast::JoinConstraint>)> {
     use ast::JoinOperator as J;
     // a JOIN other than CROSS JOIN needs ON or USING (3706, as in Teradata)

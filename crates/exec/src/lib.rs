@@ -55,6 +55,7 @@ mod alter;
 mod bind;
 mod bound_select;
 mod clauses;
+mod conjuncts;
 mod correlate;
 mod ctas;
 mod cte;

@@ -1,6 +1,7 @@
 //! SQL types: the one mapping from tdlite's type syntax (CREATE TABLE columns, CAST, typed
 //! literals) to [`SqlType`], and the SQL type that holds the values of an Arrow type (the
-//! type a computed column's values take when they are made into values, compared, or stored).
+//! type a computed column's values take when they are made into values, compared, or stored);
+//! and which pairs of Arrow types a hash join may compare as keys (`hashable`).
 
 use crate::error::{Error, Result};
 use arrow::datatypes::DataType;
@@ -57,4 +58,24 @@ pub fn sql_type_from_name(text: &str) -> Result<SqlType> {
         Some(t) => storage_type(&t),
         None => Err(Error::Unsupported(format!("the data type {text}"))),
     }
+}
+
+/// Whether two key types compare without converting text to numbers (which can fail, and
+/// must fail only for the pairs the nested loop would have compared).
+pub(crate) fn hashable(l: &DataType, r: &DataType) -> bool {
+    let class = |t: &DataType| match t {
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::Decimal128(..)
+        | DataType::Float64 => 1,
+        DataType::Utf8 => 2,
+        DataType::Date32 => 3,
+        DataType::Timestamp(..) => 4,
+        DataType::Time64(_) => 5,
+        DataType::Binary => 6,
+        _ => 0,
+    };
+    class(l) != 0 && class(l) == class(r)
 }

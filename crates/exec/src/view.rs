@@ -15,10 +15,13 @@
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::result::Rows;
+use crate::types::sql_type_of;
+use arrow::datatypes::DataType;
 use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_storage::catalog::{Column, TableKind, TableSchema};
 use tdlite_storage::table::Table;
+use tdlite_storage::types::SqlType;
 
 /// How deep views may expand inside each other.
 const MAX_DEPTH: usize = 32;
@@ -61,7 +64,7 @@ impl Exec<'_> {
                     "view {n} has two columns named '{cname}'; name them"
                 )));
             }
-            cols.push(crate::ctas::column_of(f, cname));
+            cols.push(column_of(f, cname));
         }
         if replace {
             if let Some(old) = self.shared.storage.catalog.get_table(&n) {
@@ -115,7 +118,7 @@ impl Exec<'_> {
                 t.schema.name
             )));
         }
-        let query = crate::ctas::parse_query(sql)?;
+        let query = parse_query(sql)?;
         // the view's query sees tables, not the reader's CTEs
         let ctes = std::mem::take(&mut self.ctes);
         self.view_depth += 1;
@@ -159,5 +162,45 @@ impl Exec<'_> {
             return Err(Error::ViewNotUpdatable(t.schema.name.clone()));
         }
         Ok(t)
+    }
+}
+
+/// The column a result column becomes in a table or view made from a query: its type (text as
+/// VARCHAR(64000), since Arrow keeps no declared length; TIME and TIMESTAMP with the precision
+/// the query's column declares), CASESPECIFIC and TITLE; nullable.
+pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
+    Column {
+        name,
+        ty: match (f.data_type(), sql_type_of(f.data_type())) {
+            (DataType::Utf8, _) => SqlType::VarChar(64000),
+            (DataType::Null, _) => SqlType::Integer,
+            // TIME(n)/TIMESTAMP(n): the precision the query's column carries
+            (_, SqlType::Time(p)) => SqlType::Time(precision(f).unwrap_or(p)),
+            (_, SqlType::Timestamp(p)) => SqlType::Timestamp(precision(f).unwrap_or(p)),
+            (_, t) => t,
+        },
+        nullable: true,
+        default: None,
+        case_specific: f.metadata().contains_key("casespecific"),
+        uppercase: false,
+        title: f.metadata().get("title").cloned(),
+        format: None,
+    }
+}
+
+/// The fractional digits a query's TIME or TIMESTAMP column declares (field metadata).
+fn precision(f: &arrow::datatypes::Field) -> Option<u8> {
+    f.metadata().get("precision").and_then(|p| p.parse().ok())
+}
+
+/// The query of a stored view's SQL text.
+pub(crate) fn parse_query(sql: &str) -> Result<sqlparser::ast::Query> {
+    let stmts = tdlite_parser::parse_request(sql)?;
+    match stmts.first().map(|s| &s.statement) {
+        Some(tdlite_parser::Statement::Sql(b)) => match b.as_ref() {
+            sqlparser::ast::Statement::Query(q) => Ok(q.as_ref().clone()),
+            _ => Err(Error::Internal("a view that is not a query".into())),
+        },
+        _ => Err(Error::Internal("a view that is not a query".into())),
     }
 }
