@@ -1175,7 +1175,7 @@ impl Exec<'_> {
             ast::Value::Null => new_null_array(&DataType::Null, 1),
             ast::Value::Placeholder(p) => {
                 let a = crate::params::parameter(p, self.params)?;
-                self.note_slot(&a, || crate::plan_cache::Slot::Param(p.clone()));
+                self.note_slot(&a, || crate::slots::Slot::Param(p.clone()));
                 a
             }
             other => return Err(Error::Unsupported(format!("the literal {other}"))),
@@ -1647,9 +1647,7 @@ impl Exec<'_> {
             Some(b) => b.column(0).clone(),
             None => new_null_array(rows.schema.field(0).data_type(), 1),
         };
-        self.note_slot(&a, || {
-            crate::plan_cache::Slot::Subquery(Box::new(q.clone()))
-        });
+        self.note_slot(&a, || crate::slots::Slot::Subquery(Box::new(q.clone())));
         Ok(a)
     }
 

@@ -57,7 +57,7 @@ pub struct Exec<'a> {
     /// The prepared request's plan cache while one runs (see plan_cache.rs).
     pub(crate) plans: Option<&'a crate::plan_cache::PlanCache>,
     /// While a block is bound for the plan cache: what the binder noted (see plan_cache.rs).
-    pub(crate) recording: std::cell::RefCell<Option<crate::plan_cache::Recording>>,
+    pub(crate) recording: std::cell::RefCell<Option<crate::slots::Recording>>,
     /// The statement's snapshot, taken at its first scan.
     pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,
 }
@@ -83,7 +83,7 @@ impl Exec<'_> {
     pub(crate) fn note_slot(
         &self,
         array: &arrow::array::ArrayRef,
-        slot: impl FnOnce() -> crate::plan_cache::Slot,
+        slot: impl FnOnce() -> crate::slots::Slot,
     ) {
         if let Some(r) = self.recording.borrow_mut().as_mut() {
             r.slots.push((array.clone(), slot()));

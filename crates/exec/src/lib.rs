@@ -96,6 +96,7 @@ mod result;
 mod sample;
 mod session;
 mod setops;
+mod slots;
 mod stack;
 mod statistics;
 mod stream;

@@ -5,9 +5,9 @@
 //!
 //! A bound block's inputs are its *slots*: the request's `?` parameters and the uncorrelated
 //! scalar subqueries it uses. While a block is bound for the cache, the binder records each
-//! slot's one-row array as it makes it (a [`Recording`]); the bound expressions then hold
-//! those arrays as literals, and an execution puts each slot's new value where its array
-//! was (see bound_select.rs).
+//! slot's one-row array as it makes it (a [`Recording`](crate::slots::Recording), slots.rs);
+//! the bound expressions then hold those arrays as literals, and an execution puts each
+//! slot's new value where its array was (see bound_select.rs).
 //!
 //! Invariants:
 //! - A block is kept only if nothing but its slots depends on the values of this execution:
@@ -24,44 +24,10 @@
 //!   another block never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept.
 
 use crate::bound_select::{BoundCondition, BoundSelect};
-use arrow::array::ArrayRef;
 use foldhash::HashMap;
 use sqlparser::ast;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Where a slot's value comes from at each execution.
-#[derive(Debug, Clone)]
-pub(crate) enum Slot {
-    /// The request's parameter of this name (`?3`).
-    Param(String),
-    /// An uncorrelated scalar subquery, run once per execution.
-    Subquery(Box<ast::Query>),
-}
-
-/// What the binder noted while binding one block for the cache.
-#[derive(Default)]
-pub(crate) struct Recording {
-    /// Each slot's one-row array as the binder made it, and where its values come from.
-    pub slots: Vec<(ArrayRef, Slot)>,
-    /// How many queries binding ran (each scalar subquery is one).
-    pub queries: usize,
-    /// Binding read a value of the request or session, or of an enclosing query's row.
-    pub volatile: bool,
-}
-
-impl Recording {
-    /// True if every query binding ran was a recorded scalar subquery and it read nothing
-    /// else that changes between executions.
-    pub fn only_slots(&self) -> bool {
-        let subqueries = self
-            .slots
-            .iter()
-            .filter(|(_, s)| matches!(s, Slot::Subquery(_)))
-            .count();
-        !self.volatile && self.queries == subqueries
-    }
-}
 
 /// What resolved the names of the cached blocks, as a lookup sees it (borrowed: a lookup
 /// allocates nothing).

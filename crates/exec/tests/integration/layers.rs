@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "sample",
             "names",
             "aggregate",
+            "slots",
         ],
     ),
     (
@@ -94,7 +95,6 @@ const KNOWN_UPWARD: &[(&str, &str)] = &[
     ("admin", "exec"),
     ("alter", "exec"),
     ("bind", "exec"),
-    ("bind", "plan_cache"),
     ("bound_select", "exec"),
     ("clauses", "exec"),
     ("correlate", "exec"),

@@ -1,0 +1,45 @@
+//! What the binder records while it binds a block for a prepared request's plan cache
+//! (plan_cache.rs): each *slot*, a one-row array it made from a `?` parameter or from an
+//! uncorrelated scalar subquery's result, with where the slot's value comes from at each
+//! execution; how many queries binding ran; and whether it read anything else that changes
+//! between executions. It lives in the binding layer, beside the binder that fills it; the
+//! plan cache, a layer up, decides from it whether a bound block may be kept.
+//!
+//! Invariant: a recording is filled only while a block is bound for the cache (the binder
+//! notes slots through `Exec::note_slot`, which does nothing otherwise).
+
+use arrow::array::ArrayRef;
+use sqlparser::ast;
+
+/// Where a slot's value comes from at each execution.
+#[derive(Debug, Clone)]
+pub(crate) enum Slot {
+    /// The request's parameter of this name (`?3`).
+    Param(String),
+    /// An uncorrelated scalar subquery, run once per execution.
+    Subquery(Box<ast::Query>),
+}
+
+/// What the binder noted while binding one block for the cache.
+#[derive(Default)]
+pub(crate) struct Recording {
+    /// Each slot's one-row array as the binder made it, and where its values come from.
+    pub slots: Vec<(ArrayRef, Slot)>,
+    /// How many queries binding ran (each scalar subquery is one).
+    pub queries: usize,
+    /// Binding read a value of the request or session, or of an enclosing query's row.
+    pub volatile: bool,
+}
+
+impl Recording {
+    /// True if every query binding ran was a recorded scalar subquery and it read nothing
+    /// else that changes between executions.
+    pub fn only_slots(&self) -> bool {
+        let subqueries = self
+            .slots
+            .iter()
+            .filter(|(_, s)| matches!(s, Slot::Subquery(_)))
+            .count();
+        !self.volatile && self.queries == subqueries
+    }
+}
