@@ -853,16 +853,18 @@ impl Transaction {
     /// Makes the commit visible: queue rows into the index, DDL settled, then the id ends.
     fn publish(&mut self) -> Outcome {
         self.ended = true;
+        let mut hidden = Vec::new();
         for u in &self.undo {
             match u {
                 Undo::CreateTable(t) => t.creator.store(0, Ordering::Release),
                 Undo::DropTable(t) => self.storage.catalog.limbo_remove(t),
+                Undo::Delete { table, .. } => note_hidden(&mut hidden, table),
                 _ => {}
             }
         }
         // index entries this transaction set aside go back while it is still active (a
         // reader whose snapshot has it active must find them)
-        for t in tables_with_hidden(self.undo.iter()) {
+        for t in hidden {
             t.unhide(self.id, true);
         }
         let mut out = Outcome::default();
@@ -967,15 +969,20 @@ impl Transaction {
 /// The tables `undo` deletes rows of in which index entries are set aside now (see
 /// [`crate::index`]), each once.
 fn tables_with_hidden<'a>(undo: impl Iterator<Item = &'a Undo>) -> Vec<Arc<Table>> {
-    let mut out: Vec<Arc<Table>> = Vec::new();
+    let mut out = Vec::new();
     for u in undo {
         if let Undo::Delete { table, .. } = u {
-            if table.hidden.load(Ordering::Acquire) != 0 && !out.iter().any(|t| t.id == table.id) {
-                out.push(table.clone());
-            }
+            note_hidden(&mut out, table);
         }
     }
     out
+}
+
+/// Adds `table` to `out` if it has index entries set aside now and is not in `out` yet.
+fn note_hidden(out: &mut Vec<Arc<Table>>, table: &Arc<Table>) {
+    if table.hidden.load(Ordering::Acquire) != 0 && !out.iter().any(|t| t.id == table.id) {
+        out.push(table.clone());
+    }
 }
 
 /// True if `a` is a view of buffers more than twice its own size (a slice of a big array).
