@@ -3,7 +3,7 @@
 //! aggregate call.
 
 use crate::bind::{AggCall, AggFunc};
-use crate::error::{Error, Result};
+use crate::error::{Error, OrOverflow, Result};
 use crate::expr::Expr;
 use crate::types::sql_type_of;
 use arrow::array::{Array, ArrayRef, UInt32Array};
@@ -155,7 +155,7 @@ pub(crate) fn aggregate_call<'g>(
                 AggFunc::Sum => {
                     let mut acc: Option<i64> = None;
                     for v in vals {
-                        acc = Some(acc.unwrap_or(0).checked_add(v).ok_or(Error::Overflow)?);
+                        acc = Some(acc.unwrap_or(0).checked_add(v).or_overflow()?);
                     }
                     acc.map_or(Value::Null, Value::Int)
                 }
@@ -249,7 +249,7 @@ fn sum(vals: &[Value]) -> Result<Value> {
             let mut acc: i64 = 0;
             for v in vals {
                 if let Value::Int(i) = v {
-                    acc = acc.checked_add(*i).ok_or(Error::Overflow)?;
+                    acc = acc.checked_add(*i).or_overflow()?;
                 }
             }
             Ok(Value::Int(acc))
@@ -258,7 +258,7 @@ fn sum(vals: &[Value]) -> Result<Value> {
             let mut acc: i128 = 0;
             for v in vals {
                 if let Value::Decimal(d, _) = v {
-                    acc = acc.checked_add(*d).ok_or(Error::Overflow)?;
+                    acc = acc.checked_add(*d).or_overflow()?;
                 }
             }
             Ok(Value::Decimal(acc, *s))

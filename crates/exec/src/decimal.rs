@@ -17,7 +17,7 @@
 //!
 //! Invariant: every value of the result array fits the result type's precision.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OrOverflow, Result};
 use crate::expr::BinOp;
 use arrow::array::{Array, ArrayRef, AsArray, Decimal128Array};
 use arrow::datatypes::{DataType, Decimal128Type};
@@ -97,12 +97,12 @@ fn pow10(e: i32) -> Result<i128> {
     u32::try_from(e)
         .ok()
         .and_then(|e| 10i128.checked_pow(e))
-        .ok_or(Error::Overflow)
+        .or_overflow()
 }
 
 /// `v` (at scale `from`) at scale `to` ≥ `from`.
 fn rescale(v: i128, from: i32, to: i32) -> Result<i128> {
-    v.checked_mul(pow10(to - from)?).ok_or(Error::Overflow)
+    v.checked_mul(pow10(to - from)?).or_overflow()
 }
 
 /// `num / den` rounded half to even.
@@ -137,17 +137,17 @@ fn scaled_div(a: i128, e: i32, b: i128) -> Result<i128> {
     let (ua, ub) = (a.unsigned_abs(), b.unsigned_abs());
     let (mut q, mut r) = (ua / ub, ua % ub);
     for _ in 0..e {
-        r = r.checked_mul(10).ok_or(Error::Overflow)?;
+        r = r.checked_mul(10).or_overflow()?;
         q = q
             .checked_mul(10)
             .and_then(|q| q.checked_add(r / ub))
-            .ok_or(Error::Overflow)?;
+            .or_overflow()?;
         r %= ub;
     }
     // r < ub ≤ 2^127, so 2r fits
     let twice = r * 2;
     if twice > ub || (twice == ub && q % 2 == 1) {
-        q = q.checked_add(1).ok_or(Error::Overflow)?;
+        q = q.checked_add(1).or_overflow()?;
     }
     let q = i128::try_from(q).map_err(|_| Error::Overflow)?;
     Ok(if negative { -q } else { q })
@@ -162,12 +162,12 @@ fn wide_product(a: i128, b: i128, drop: i32) -> Result<i128> {
     use arrow::datatypes::i256;
     let product = i256::from_i128(a)
         .checked_mul(i256::from_i128(b))
-        .ok_or(Error::Overflow)?;
+        .or_overflow()?;
     let den = u32::try_from(drop)
         .ok()
         .and_then(|d| i256::from_i128(10).checked_pow(d))
-        .ok_or(Error::Overflow)?;
-    let (q, r) = product.checked_div_rem(den).ok_or(Error::Overflow)?;
+        .or_overflow()?;
+    let (q, r) = product.checked_div_rem(den).or_overflow()?;
     // half to even: compare 2|r| with the divisor (|r| < den < 2^255, so 2|r| fits)
     let twice = r.wrapping_abs().wrapping_mul(i256::from_i128(2));
     let away = match twice.cmp(&den) {
@@ -180,7 +180,7 @@ fn wide_product(a: i128, b: i128, drop: i32) -> Result<i128> {
         (true, true) => q.wrapping_sub(i256::from_i128(1)),
         (true, false) => q.wrapping_add(i256::from_i128(1)),
     };
-    q.to_i128().ok_or(Error::Overflow)
+    q.to_i128().or_overflow()
 }
 
 /// `l op r` for DECIMAL operands (an integer operand is DECIMAL(k,0)), with Teradata's result
@@ -218,7 +218,7 @@ pub fn arithmetic(op: BinOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
                 } else {
                     a.checked_sub(b)
                 }
-                .ok_or(Error::Overflow)?;
+                .or_overflow()?;
                 rescale(v, common, s)?
             }
             BinOp::Mul => {
@@ -241,7 +241,7 @@ pub fn arithmetic(op: BinOp, l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
                 if e >= 0 {
                     scaled_div(a, e, b)?
                 } else {
-                    div_half_even(a, b.checked_mul(pow10(-e)?).ok_or(Error::Overflow)?)
+                    div_half_even(a, b.checked_mul(pow10(-e)?).or_overflow()?)
                 }
             }
             BinOp::Mod => {

@@ -10,7 +10,7 @@
 //! waiting (the delayed state) belongs to the session, outside every storage lock.
 
 use crate::bind::{Scope, ScopeColumn};
-use crate::error::{Error, Result};
+use crate::error::{Error, OrOverflow, Result};
 use crate::exec::Exec;
 use crate::expr::{cast_to_sql, repeat, Expr};
 use crate::names::table_scope;
@@ -107,10 +107,9 @@ impl Exec<'_> {
                 // a value so far out of range that its truncation overflows is 2616
                 let vals: Vec<Option<i64>> = (0..out.len())
                     .map(|i| match value_at(out.as_ref(), i) {
-                        Value::Timestamp(t) | Value::Time(t) => t
-                            .checked_sub(t.rem_euclid(unit))
-                            .map(Some)
-                            .ok_or(Error::Overflow),
+                        Value::Timestamp(t) | Value::Time(t) => {
+                            t.checked_sub(t.rem_euclid(unit)).map(Some).or_overflow()
+                        }
                         _ => Ok(None),
                     })
                     .collect::<Result<_>>()?;

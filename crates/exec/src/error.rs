@@ -427,3 +427,20 @@ impl From<arrow::error::ArrowError> for Error {
 
 /// Result alias for exec.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `Option` to `Result` with [`Error::Overflow`] (2616) for `None`, as `ok_or(Error::Overflow)`
+/// would, without making (and dropping) an error for every `Some`: checked arithmetic in
+/// per-row loops calls it once a row.
+pub(crate) trait OrOverflow<T> {
+    fn or_overflow(self) -> Result<T>;
+}
+
+impl<T> OrOverflow<T> for Option<T> {
+    #[inline]
+    fn or_overflow(self) -> Result<T> {
+        match self {
+            Some(v) => Ok(v),
+            None => Err(Error::Overflow),
+        }
+    }
+}

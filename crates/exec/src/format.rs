@@ -9,7 +9,7 @@
 //! Character formats `X(n)` / `XXX` keep the first n characters of text. Numeric masks
 //! (`'ZZZ,ZZ9.99'`, `'-(8)9'`, …) are numfmt.rs's.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OrOverflow, Result};
 use crate::functions;
 use arrow::array::{Array, ArrayRef, AsArray, StringArray};
 use arrow::datatypes::DataType;
@@ -138,7 +138,7 @@ pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
                                 SqlType::Date => Value::Date(functions::days(d)),
                                 _ => Value::Timestamp(
                                     d.and_hms_opt(0, 0, 0)
-                                        .ok_or(Error::Overflow)?
+                                        .or_overflow()?
                                         .and_utc()
                                         .timestamp_micros(),
                                 ),
@@ -232,7 +232,7 @@ fn character(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
 }
 
 fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {
-    let midnight = |d: NaiveDate| d.and_hms_opt(0, 0, 0).ok_or(Error::Overflow);
+    let midnight = |d: NaiveDate| d.and_hms_opt(0, 0, 0).or_overflow();
     let mut out: Vec<Option<String>> = Vec::with_capacity(a.len());
     for i in 0..a.len() {
         // a date is written as a timestamp at midnight, so time elements give zeros
@@ -241,12 +241,12 @@ fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {
                 out.push(None);
                 continue;
             }
-            Value::Date(d) => midnight(functions::date_from_days(d).ok_or(Error::Overflow)?)?,
+            Value::Date(d) => midnight(functions::date_from_days(d).or_overflow()?)?,
             Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(us)
-                .ok_or(Error::Overflow)?
+                .or_overflow()?
                 .naive_utc(),
             Value::Time(us) => {
-                midnight(NaiveDate::from_ymd_opt(1970, 1, 1).ok_or(Error::Overflow)?)?
+                midnight(NaiveDate::from_ymd_opt(1970, 1, 1).or_overflow()?)?
                     + chrono::Duration::microseconds(us)
             }
             other => return Err(Error::TypeMismatch(format!("{other:?} has no date FORMAT"))),

@@ -13,7 +13,7 @@
 //! (ROUND/TRUNC/CEILING/FLOOR of a DECIMAL stay DECIMAL of the same precision and scale) and
 //! are FLOAT for the transcendental functions.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, OrOverflow, Result};
 use crate::types::sql_type_of;
 use arrow::array::ArrayRef;
 use arrow::datatypes::DataType;
@@ -234,7 +234,7 @@ pub(crate) fn days(d: NaiveDate) -> i32 {
 
 /// Rounds (or truncates) an unscaled integer at `drop` decimal digits.
 fn round_unscaled(v: i128, drop: u32, truncate: bool, ceil_floor: Option<bool>) -> Result<i128> {
-    let factor = 10i128.checked_pow(drop).ok_or(Error::Overflow)?;
+    let factor = 10i128.checked_pow(drop).or_overflow()?;
     let (q, r) = (v / factor, v % factor);
     let q = match ceil_floor {
         Some(true) if r > 0 => q + 1,
@@ -245,7 +245,7 @@ fn round_unscaled(v: i128, drop: u32, truncate: bool, ceil_floor: Option<bool>) 
         None if r.unsigned_abs() * 2 >= factor.unsigned_abs() => q + v.signum(),
         None => q,
     };
-    q.checked_mul(factor).ok_or(Error::Overflow)
+    q.checked_mul(factor).or_overflow()
 }
 
 /// ROUND, TRUNC, CEILING, FLOOR on one value, keeping its type.
@@ -307,11 +307,11 @@ fn transcendental(f: Builtin, x: f64, y: f64) -> Result<f64> {
 fn add_months(d: NaiveDate, n: i64) -> Result<NaiveDate> {
     let total = (i64::from(d.year()) * 12 + i64::from(d.month0()))
         .checked_add(n)
-        .ok_or(Error::Overflow)?;
+        .or_overflow()?;
     let (y, m0) = (total.div_euclid(12), total.rem_euclid(12));
     let y = i32::try_from(y).map_err(|_| Error::Overflow)?;
-    let last = last_day(y, m0 as u32 + 1).ok_or(Error::Overflow)?;
-    NaiveDate::from_ymd_opt(y, m0 as u32 + 1, d.day().min(last.day())).ok_or(Error::Overflow)
+    let last = last_day(y, m0 as u32 + 1).or_overflow()?;
+    NaiveDate::from_ymd_opt(y, m0 as u32 + 1, d.day().min(last.day())).or_overflow()
 }
 
 fn last_day(y: i32, m: u32) -> Option<NaiveDate> {
@@ -532,24 +532,24 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             let n = int(&arg(1))?.unwrap_or(0);
             match arg(0) {
                 Value::Timestamp(us) => {
-                    let t = chrono::DateTime::from_timestamp_micros(us).ok_or(Error::Overflow)?;
+                    let t = chrono::DateTime::from_timestamp_micros(us).or_overflow()?;
                     let d = add_months(t.date_naive(), n)?;
                     let moved = d.and_time(t.time()).and_utc().timestamp_micros();
                     Value::Timestamp(moved)
                 }
                 other => {
-                    let d = date_of(&other)?.ok_or(Error::Overflow)?;
+                    let d = date_of(&other)?.or_overflow()?;
                     Value::Date(days(add_months(d, n)?))
                 }
             }
         }
         Builtin::LastDay => {
-            let d = date_of(&arg(0))?.ok_or(Error::Overflow)?;
-            Value::Date(days(last_day(d.year(), d.month()).ok_or(Error::Overflow)?))
+            let d = date_of(&arg(0))?.or_overflow()?;
+            Value::Date(days(last_day(d.year(), d.month()).or_overflow()?))
         }
         Builtin::MonthsBetween => {
-            let a = date_of(&arg(0))?.ok_or(Error::Overflow)?;
-            let b = date_of(&arg(1))?.ok_or(Error::Overflow)?;
+            let a = date_of(&arg(0))?.or_overflow()?;
+            let b = date_of(&arg(1))?.or_overflow()?;
             let months = (i64::from(a.year()) - i64::from(b.year())) * 12 + i64::from(a.month())
                 - i64::from(b.month());
             let month_end = |d: NaiveDate| last_day(d.year(), d.month()) == Some(d);
@@ -562,7 +562,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             Value::Float(months as f64 + fraction)
         }
         Builtin::NextDay => {
-            let d = date_of(&arg(0))?.ok_or(Error::Overflow)?;
+            let d = date_of(&arg(0))?.or_overflow()?;
             let name = text(&arg(1))
                 .unwrap_or_default()
                 .trim()
@@ -583,7 +583,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             let ahead = (target + 7 - from - 1) % 7 + 1;
             Value::Date(days(
                 d.checked_add_days(chrono::Days::new(ahead as u64))
-                    .ok_or(Error::Overflow)?,
+                    .or_overflow()?,
             ))
         }
         Builtin::Extract(field) => extract(field, &arg(0))?,
@@ -630,7 +630,7 @@ fn row_hash(values: &[Value]) -> u32 {
 fn extract(field: Field, v: &Value) -> Result<Value> {
     let t = match v {
         Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us)
-            .ok_or(Error::Overflow)?
+            .or_overflow()?
             .naive_utc(),
         Value::Time(us) => {
             let base = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");

@@ -126,7 +126,11 @@ pub fn mask_of(batch: &RecordBatch, cond: &Expr) -> Result<BooleanArray> {
     let b = mask
         .as_boolean_opt()
         .ok_or_else(|| Error::TypeMismatch("the condition is not true/false".into()))?;
-    Ok(b.iter().map(|v| Some(v == Some(true))).collect())
+    // NULL (unknown) is not true: the values ANDed with the validity bits, no row by row
+    Ok(match b.nulls() {
+        Some(_) => arrow::compute::prep_null_mask_filter(b),
+        None => b.clone(),
+    })
 }
 
 pub(crate) fn sort_batch(batch: &RecordBatch, keys: &[SortKey]) -> Result<RecordBatch> {

@@ -18,7 +18,7 @@
 //! empty then.
 
 use crate::bind::AggFunc;
-use crate::error::{Error, Result};
+use crate::error::{Error, OrOverflow, Result};
 use arrow::array::{Array, ArrayRef};
 use std::cmp::Ordering;
 use tdlite_storage::types::{compare_values, normalize_for_key, value_at, Value};
@@ -107,7 +107,7 @@ impl Agg<'_> {
         Ok(match (a, b) {
             (Acc::Count(x), Acc::Count(y)) => Acc::Count(x + y),
             (Acc::Exact(x), Acc::Exact(y)) => Acc::Exact(match (x, y) {
-                (Some(x), Some(y)) => Some(x.checked_add(y).ok_or(Error::Overflow)?),
+                (Some(x), Some(y)) => Some(x.checked_add(y).or_overflow()?),
                 (x, y) => x.or(y),
             }),
             (Acc::Float(x), Acc::Float(y)) => Acc::Float(match (x, y) {
