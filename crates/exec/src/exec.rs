@@ -56,7 +56,7 @@ pub struct Exec<'a> {
     pub(crate) volatile_uses: std::cell::Cell<usize>,
     /// The prepared request's plan cache while one runs (see plan_cache.rs).
     pub(crate) plans: Option<&'a crate::plan_cache::PlanCache>,
-    /// While a block is bound for the plan cache: what the binder noted (see plan_cache.rs).
+    /// While a block is bound for the plan cache: what the binder noted (see slots.rs).
     pub(crate) recording: std::cell::RefCell<Option<crate::slots::Recording>>,
     /// The statement's snapshot, taken at its first scan.
     pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,

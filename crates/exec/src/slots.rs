@@ -5,8 +5,10 @@
 //! between executions. It lives in the binding layer, beside the binder that fills it; the
 //! plan cache, a layer up, decides from it whether a bound block may be kept.
 //!
-//! Invariant: a recording is filled only while a block is bound for the cache (the binder
-//! notes slots through `Exec::note_slot`, which does nothing otherwise).
+//! Invariant: a recording is filled only while a block is bound for the cache: slots through
+//! `Exec::note_slot`, a read that changes between executions through `Exec::note_volatile`,
+//! and each query run through the count in `Exec::isolated` (query.rs); each does nothing
+//! when no recording is open.
 
 use arrow::array::ArrayRef;
 use sqlparser::ast;
