@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::names::table_scope;
-use crate::ops::mask_of;
+use crate::ops::{filter_keeping, mask_of};
 use crate::plan::{self, IndexAccess, Preds};
 use arrow::array::{Array, UInt64Array};
 use arrow::compute::{filter, filter_record_batch};
@@ -115,15 +115,17 @@ pub(crate) fn min_max_targets(calls: &[MinMaxCall], scope: &Scope) -> Option<Vec
         .collect()
 }
 
-/// `batch` and `ids` filtered by `cond`.
+/// `batch` and `ids` filtered by `cond`, with only the columns `keep` marks copied (see
+/// [`filter_keeping`]), or every column for `None`.
 fn filter_with_ids(
-    batch: &RecordBatch,
-    ids: Vec<RowId>,
+    table: &Table,
+    (batch, ids): (RecordBatch, Vec<RowId>),
     cond: &Expr,
+    keep: Option<&[bool]>,
 ) -> Result<(RecordBatch, Vec<RowId>)> {
-    let mask = mask_of(batch, cond)?;
+    let mask = mask_of(&batch, cond)?;
     if mask.true_count() == mask.len() {
-        return Ok((batch.clone(), ids)); // every row passes: nothing to copy
+        return Ok((batch, ids)); // every row passes: nothing to copy
     }
     let kept = filter(&UInt64Array::from(ids), &mask)?;
     let kept = kept
@@ -131,7 +133,11 @@ fn filter_with_ids(
         .downcast_ref::<UInt64Array>()
         .map(|a| a.values().to_vec())
         .unwrap_or_default();
-    Ok((filter_record_batch(batch, &mask)?, kept))
+    let rows = match keep {
+        Some(k) => filter_keeping(&batch, &mask, k, table.nullable_schema())?,
+        None => filter_record_batch(&batch, &mask)?,
+    };
+    Ok((rows, kept))
 }
 
 /// How a MIN/MAX walk tests the entries it meets.
@@ -191,13 +197,28 @@ impl Exec<'_> {
         table: &Table,
         cond: Option<&Expr>,
     ) -> Result<(RecordBatch, Vec<RowId>)> {
+        self.read_where_keeping(table, cond, None)
+    }
+
+    /// [`Exec::read_where`] for a reader that needs only the columns `keep` marks (the
+    /// others may come back NULL, in a batch of [`Table::nullable_schema`]); `keep` must
+    /// mark every column `cond` reads.
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond`.
+    pub(crate) fn read_where_keeping(
+        &mut self,
+        table: &Table,
+        cond: Option<&Expr>,
+        keep: Option<&[bool]>,
+    ) -> Result<(RecordBatch, Vec<RowId>)> {
         let preds = cond
             .map(|c| plan::bound_preds(c, &table.schema))
             .unwrap_or_default();
-        let (batch, ids) = self.read_candidates(table, &preds)?;
+        let read = self.read_candidates_keeping(table, &preds, keep)?;
         match cond {
-            None => Ok((batch, ids)),
-            Some(c) => filter_with_ids(&batch, ids, c),
+            None => Ok(read),
+            Some(c) => filter_with_ids(table, read, c, keep),
         }
     }
 
@@ -211,6 +232,17 @@ impl Exec<'_> {
         table: &Table,
         preds: &Preds,
     ) -> Result<(RecordBatch, Vec<RowId>)> {
+        self.read_candidates_keeping(table, preds, None)
+    }
+
+    /// [`Exec::read_candidates`] with, where an index finds the rows, only the columns `keep`
+    /// marks fetched (the others NULL); a full scan's batch has every column.
+    fn read_candidates_keeping(
+        &mut self,
+        table: &Table,
+        preds: &Preds,
+        keep: Option<&[bool]>,
+    ) -> Result<(RecordBatch, Vec<RowId>)> {
         Ok(match plan::choose(&table.schema, preds) {
             Some(a) => {
                 let mut rids = Vec::new();
@@ -222,7 +254,7 @@ impl Exec<'_> {
                 }
                 rids.sort_unstable();
                 rids.dedup();
-                (table.fetch(&rids), rids)
+                (table.fetch_columns(&rids, keep), rids)
             }
             None => {
                 let (b, ids) = self.scan_table(table)?;
@@ -335,11 +367,7 @@ impl Exec<'_> {
         let rids: Vec<RowId> = entries.iter().map(|e| e.1).collect();
         // only the columns the condition reads (a wide row's other columns stay put)
         let mut keep = vec![false; table.schema.columns.len()];
-        for i in c.columns() {
-            if let Some(k) = keep.get_mut(i) {
-                *k = true;
-            }
-        }
+        c.mark_columns(&mut keep);
         let mask = mask_of(&table.fetch_columns(&rids, Some(&keep)), c)?;
         Ok((0..mask.len()).find(|&i| mask.is_valid(i) && mask.value(i)))
     }

@@ -261,11 +261,7 @@ impl<'a> Exec<'a> {
         });
         let mut reads = vec![false; table.schema.columns.len()];
         for c in aggregate.iter().flat_map(|(calls, _)| calls) {
-            for i in c.arg.iter().flat_map(Expr::columns) {
-                if let Some(r) = reads.get_mut(i) {
-                    *r = true;
-                }
-            }
+            c.arg.iter().for_each(|a| a.mark_columns(&mut reads));
         }
         let b = BoundSelect {
             reads,
@@ -342,7 +338,12 @@ impl<'a> Exec<'a> {
         };
         let input = match walked {
             Some((batch, _)) => batch,
-            None => self.read_where(&table, cond)?.0,
+            None => {
+                // the aggregates' columns and the condition's: no other is copied
+                let mut fetched = b.reads.clone();
+                cond.iter().for_each(|c| c.mark_columns(&mut fetched));
+                self.read_where_keeping(&table, cond, Some(&fetched))?.0
+            }
         };
         let rows = aggregate(&input, &[], &calls)?;
         let out = project(&items, &b.precisions, &rows)?;

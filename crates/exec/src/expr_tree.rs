@@ -36,6 +36,15 @@ impl Expr {
         out
     }
 
+    /// Marks in `keep` (one flag per input column) every column the expression reads.
+    pub(crate) fn mark_columns(&self, keep: &mut [bool]) {
+        for c in self.columns() {
+            if let Some(k) = keep.get_mut(c) {
+                *k = true;
+            }
+        }
+    }
+
     /// Every input column the expression reads.
     pub(crate) fn columns_used(&self, out: &mut Vec<usize>) {
         crate::stack::deep(|| {

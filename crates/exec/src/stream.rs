@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::names::{resolving_aliases, table_scope};
-use crate::ops::{filter_by, project};
+use crate::ops::{filter_keeping, mask_of, project};
 use crate::result::Rows;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
@@ -100,19 +100,28 @@ impl Exec<'_> {
         items: &[Item],
         precisions: &[Option<u8>],
     ) -> Result<Option<Rows>> {
+        // only the columns the select list reads are copied out of the rows kept
+        let mut keep = vec![false; table.schema.columns.len()];
+        items.iter().for_each(|i| i.0.mark_columns(&mut keep));
         // where an index narrows the read, the rows come from it in one batch
         let indexed = cond.is_some_and(|c| {
             crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
                 .is_some()
         });
-        let parts = match indexed {
-            true => vec![self.read_where(table, cond)?.0],
-            false => table.scan_rows(self.snapshot()),
+        let parts = match (indexed, cond) {
+            (true, Some(c)) => {
+                let mut fetched = keep.clone();
+                c.mark_columns(&mut fetched);
+                vec![self.read_where_keeping(table, cond, Some(&fetched))?.0]
+            }
+            _ => table.scan_rows(self.snapshot()),
         };
         let mut batches: Vec<RecordBatch> = Vec::new();
         for part in parts {
             let rows = match (cond, indexed) {
-                (Some(c), false) => filter_by(&part, c)?,
+                (Some(c), false) => {
+                    filter_keeping(&part, &mask_of(&part, c)?, &keep, table.nullable_schema())?
+                }
                 _ => part,
             };
             if rows.num_rows() > 0 || batches.is_empty() {

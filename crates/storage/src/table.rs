@@ -378,6 +378,12 @@ impl Table {
         }
     }
 
+    /// The table's Arrow schema with every column nullable: the schema of a batch in which
+    /// columns a reader does not need are NULL (see [`Table::fetch_columns`]).
+    pub fn nullable_schema(&self) -> &SchemaRef {
+        &self.all_nullable
+    }
+
     /// The rows `rids`, in that order, as one batch.
     pub fn fetch(&self, rids: &[RowId]) -> RecordBatch {
         self.fetch_columns(rids, None)
