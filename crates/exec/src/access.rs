@@ -12,6 +12,9 @@
 //! [`MAX_GROUPS`] of them, else it gives up for a full scan). Each step is O(log n) plus the
 //! entries it steps over that the statement's snapshot cannot see.
 //!
+//! Which index each target walks and how entries are tested (`plan::plan_min_max`) depends
+//! on the conditions' shape only; a prepared block keeps it per shape ([`KeptWalks`]).
+//!
 //! Invariant: the rows returned satisfy the WHERE clause and, for MIN/MAX, include a row
 //! holding each extreme, so aggregating them gives the full scan's answer. Row order of plain
 //! reads is the table's (row id) order, as for a full scan.
@@ -21,13 +24,16 @@ use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::names::table_scope;
-use crate::ops::{filter_keeping, mask_of};
-use crate::plan::{self, IndexAccess, Preds};
+use crate::ops::mask_of;
+use crate::plan::{self, ColumnPred, IndexAccess, MinMaxWalk, PredShape, Preds};
 use arrow::array::{Array, UInt64Array};
 use arrow::compute::{filter, filter_record_batch};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::ops::Bound::{self, Excluded};
+use std::sync::{Arc, Mutex, PoisonError};
+use tdlite_storage::catalog::TableSchema;
+use tdlite_storage::columns::filter_columns;
 use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyPart, KeyRange};
 use tdlite_storage::table::{IndexFind, RowId, Table};
 use tdlite_storage::types::{compare_values, Value};
@@ -116,7 +122,7 @@ pub(crate) fn min_max_targets(calls: &[MinMaxCall], scope: &Scope) -> Option<Vec
 }
 
 /// `batch` and `ids` filtered by `cond`, with only the columns `keep` marks copied (see
-/// [`filter_keeping`]), or every column for `None`.
+/// [`filter_columns`]), or every column for `None`.
 fn filter_with_ids(
     table: &Table,
     (batch, ids): (RecordBatch, Vec<RowId>),
@@ -134,17 +140,49 @@ fn filter_with_ids(
         .map(|a| a.values().to_vec())
         .unwrap_or_default();
     let rows = match keep {
-        Some(k) => filter_keeping(&batch, &mask, k, table.nullable_schema())?,
+        Some(k) => filter_columns(&batch, &mask, k, table.nullable_schema())?,
         None => filter_record_batch(&batch, &mask)?,
     };
     Ok((rows, kept))
+}
+
+/// The MIN/MAX walks a kept block (bound_select.rs) planned for the last shape of conditions
+/// it met (`plan::same_shape`), used again while its conditions keep that shape.
+#[derive(Default)]
+pub(crate) struct KeptWalks(Mutex<Option<KeptPlan>>);
+
+/// A shape of conditions and the walks planned for it (`None`: no index to walk).
+type KeptPlan = (Vec<PredShape>, Option<Arc<[MinMaxWalk]>>);
+
+impl KeptWalks {
+    /// The walks for `targets` under `cond` (whose sargable conditions are `preds`): the kept
+    /// ones when `preds` have their shape, else planned afresh and kept.
+    fn plan(
+        &self,
+        cond: Option<&Expr>,
+        schema: &TableSchema,
+        preds: &Preds,
+        targets: &[(usize, bool)],
+    ) -> Option<Arc<[MinMaxWalk]>> {
+        // each step below leaves the value whole: a panic elsewhere cannot tear it
+        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((shape, walks)) = kept.as_ref() {
+            if plan::same_shape(preds, shape) {
+                return walks.clone();
+            }
+        }
+        let walks: Option<Arc<[MinMaxWalk]>> =
+            plan::plan_min_max(cond, schema, preds, targets).map(Into::into);
+        *kept = Some((plan::pred_shape(preds), walks.clone()));
+        walks
+    }
 }
 
 /// How a MIN/MAX walk tests the entries it meets.
 #[derive(Clone, Copy)]
 enum Test<'a> {
     /// On the entries' keys: (position in the key, what it must satisfy); none for no WHERE.
-    Keys(&'a [(usize, plan::ColumnPred)]),
+    Keys(&'a [(usize, &'a ColumnPred)]),
     /// On the rows, fetched: the whole WHERE clause.
     Rows(&'a Expr),
 }
@@ -177,7 +215,7 @@ impl Exec<'_> {
         if let Some(calls) = min_max {
             if let Some(targets) = min_max_targets(calls, &scope) {
                 if let Some((batch, _)) =
-                    self.read_min_max(&table, cond.as_ref(), &targets, None)?
+                    self.read_min_max(&table, cond.as_ref(), &targets, (None, None))?
                 {
                     return Ok(Some((scope, batch)));
                 }
@@ -257,7 +295,7 @@ impl Exec<'_> {
                 (table.fetch_columns(&rids, keep), rids)
             }
             None => {
-                let (b, ids) = self.scan_table(table)?;
+                let (b, ids) = self.scan_table_keeping(table, keep)?;
                 (b, ids.values().to_vec())
             }
         })
@@ -275,24 +313,33 @@ impl Exec<'_> {
         table: &Table,
         cond: Option<&Expr>,
         targets: &[(usize, bool)],
-        keep: Option<&[bool]>,
+        (keep, kept): (Option<&[bool]>, Option<&KeptWalks>),
     ) -> Result<Option<(RecordBatch, Vec<RowId>)>> {
         let preds = cond
             .map(|c| plan::bound_preds(c, &table.schema))
             .unwrap_or_default();
+        let walks = match kept {
+            Some(k) => k.plan(cond, &table.schema, &preds, targets),
+            None => plan::plan_min_max(cond, &table.schema, &preds, targets).map(Into::into),
+        };
+        let Some(walks) = walks else {
+            return Ok(None);
+        };
         let mut rids = Vec::new();
-        for &(col, max) in targets {
-            let Some(a) = plan::choose_min_max(&table.schema, &preds, col) else {
-                return Ok(None);
-            };
-            // a condition on the index's columns alone is tested on the entries' keys
-            let keys = cond.and_then(|c| plan::key_tests(c, &table.schema, &a));
+        for (w, &(_, max)) in walks.iter().zip(targets) {
+            // a condition on the index's columns alone is tested on the entries' keys (each
+            // column's conditions are its entry in `preds`)
+            let keys: Option<Vec<(usize, &ColumnPred)>> = w.keys.as_ref().and_then(|k| {
+                k.iter()
+                    .map(|&(pos, col)| preds.get(&col).map(|p| (pos, p)))
+                    .collect()
+            });
             let test = match (&keys, cond) {
                 (Some(k), _) => Test::Keys(k),
                 (None, Some(c)) => Test::Rows(c),
                 (None, None) => Test::Keys(&[]),
             };
-            match self.walk_extreme(table, test, &preds, &a, max)? {
+            match self.walk_extreme(table, test, &preds, &w.access, max)? {
                 Some(found) => rids.extend(found),
                 None => return Ok(None),
             }

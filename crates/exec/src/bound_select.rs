@@ -8,14 +8,17 @@
 //! does, then aggregated). Binding happens once, with the binder recording the block's slots
 //! (its `?` parameters and uncorrelated scalar subqueries); each later run computes the
 //! slots' values (the run right after binding uses binding's own), puts them where the
-//! recorded arrays are in the bound expressions, plans the read (`plan::choose`, MIN/MAX
-//! walks) on those values, and reads.
+//! recorded arrays are in the bound expressions, plans the read (`plan::choose`) on those
+//! values, and reads. MIN/MAX walks are planned once per shape of the conditions (which
+//! columns the values fix or bound, not the values: `plan::plan_min_max`) and kept with the
+//! block (`access::KeptWalks`); the ranges walked are made from each run's values.
 //!
 //! Invariant: a run gives what the general path gives for the block with the same inputs:
 //! the same rows in the same order and the same schema. Anything the binder did that the
 //! slots do not capture refuses the block (see plan_cache.rs); a block whose binding fails
 //! is not kept, and the general path raises the error.
 
+use crate::access::KeptWalks;
 use crate::aggregate::aggregate;
 use crate::bind::Scope;
 use crate::bind::{has_aggregate, has_window, AggCall, Grouping};
@@ -50,6 +53,8 @@ pub(crate) struct BoundSelect {
     aggregate: Option<(Vec<AggCall>, Option<Vec<MinMaxTarget>>)>,
     /// The columns the aggregate calls read: the only ones a MIN/MAX walk fetches.
     reads: Vec<bool>,
+    /// The MIN/MAX walks planned for the last shape of conditions this block met.
+    walks: KeptWalks,
     /// Each slot's array as bound, and where its value comes from.
     slots: Vec<(ArrayRef, Slot)>,
 }
@@ -265,6 +270,7 @@ impl<'a> Exec<'a> {
         }
         let b = BoundSelect {
             reads,
+            walks: KeptWalks::default(),
             table: Arc::downgrade(&table),
             cond,
             items: clauses.items,
@@ -333,7 +339,7 @@ impl<'a> Exec<'a> {
             ),
         };
         let walked = match targets {
-            Some(t) => self.read_min_max(&table, cond, t, Some(&b.reads))?,
+            Some(t) => self.read_min_max(&table, cond, t, (Some(&b.reads), Some(&b.walks)))?,
             None => None,
         };
         let input = match walked {

@@ -120,41 +120,6 @@ pub fn filter_by(batch: &RecordBatch, cond: &Expr) -> Result<RecordBatch> {
     Ok(filter_record_batch(batch, mask)?)
 }
 
-/// The rows of `batch` that `mask` (a [`mask_of`], no NULLs) keeps, with only the columns
-/// `keep` marks copied: the others come back NULL, in a batch of `nullable` (`batch`'s
-/// schema with every column nullable). A select list that reads two columns of a wide table
-/// then copies those two of each kept row, not the whole row.
-pub(crate) fn filter_keeping(
-    batch: &RecordBatch,
-    mask: &BooleanArray,
-    keep: &[bool],
-    nullable: &arrow::datatypes::SchemaRef,
-) -> Result<RecordBatch> {
-    let kept = |c: usize| keep.get(c).copied().unwrap_or(true);
-    if mask.true_count() == mask.len() {
-        return Ok(batch.clone()); // every row passes: nothing to copy
-    }
-    if (0..batch.num_columns()).all(kept) {
-        return Ok(filter_record_batch(batch, mask)?);
-    }
-    let predicate = arrow::compute::FilterBuilder::new(mask).optimize().build();
-    let rows = predicate.count();
-    let columns = batch
-        .columns()
-        .iter()
-        .enumerate()
-        .map(|(c, a)| match kept(c) {
-            true => predicate.filter(a.as_ref()).map_err(Into::into),
-            false => Ok(arrow::array::new_null_array(a.data_type(), rows)),
-        })
-        .collect::<Result<Vec<ArrayRef>>>()?;
-    Ok(RecordBatch::try_new_with_options(
-        nullable.clone(),
-        columns,
-        &RecordBatchOptions::new().with_row_count(Some(rows)),
-    )?)
-}
-
 /// Row mask of `cond` (NULL → false).
 pub fn mask_of(batch: &RecordBatch, cond: &Expr) -> Result<BooleanArray> {
     let mask = cond.eval(batch)?;
@@ -223,55 +188,4 @@ pub(crate) fn row_keys(batch: &RecordBatch, case_specific: &[bool]) -> Vec<RowKe
             )
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arrow::array::{Int32Array, StringArray};
-
-    fn batch() -> RecordBatch {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("a", DataType::Int32, false),
-            Field::new("b", DataType::Utf8, false),
-            Field::new("c", DataType::Utf8, true),
-        ]));
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(Int32Array::from(vec![1, 2, 3])),
-            Arc::new(StringArray::from(vec!["x", "y", "z"])),
-            Arc::new(StringArray::from(vec![Some("p"), None, Some("r")])),
-        ];
-        RecordBatch::try_new(schema, columns).unwrap()
-    }
-
-    fn nullable(b: &RecordBatch) -> arrow::datatypes::SchemaRef {
-        let fields: Vec<Field> = b
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone().with_nullable(true))
-            .collect();
-        Arc::new(Schema::new(fields))
-    }
-
-    #[test]
-    fn filter_keeping_copies_only_the_kept_columns() {
-        let b = batch();
-        let mask = BooleanArray::from(vec![true, false, true]);
-        let out = filter_keeping(&b, &mask, &[true, false, true], &nullable(&b)).unwrap();
-        assert_eq!(out.num_rows(), 2);
-        let a = out.column(0).as_primitive::<arrow::datatypes::Int32Type>();
-        assert_eq!(a.values().to_vec(), vec![1, 3]);
-        assert_eq!(out.column(1).null_count(), 2, "a column not kept is NULL");
-        assert_eq!(out.column(1).data_type(), &DataType::Utf8);
-        let c = out.column(2).as_string::<i32>();
-        assert_eq!((c.value(0), c.value(1)), ("p", "r"));
-        // every column kept: the rows as a plain filter gives them, in the batch's schema
-        let all = filter_keeping(&b, &mask, &[true, true, true], &nullable(&b)).unwrap();
-        assert_eq!(all, filter_record_batch(&b, &mask).unwrap());
-        // every row passes: the batch itself, nothing copied
-        let every = BooleanArray::from(vec![true, true, true]);
-        let same = filter_keeping(&b, &every, &[false, false, false], &nullable(&b)).unwrap();
-        assert!(Arc::ptr_eq(same.column(1), b.column(1)));
-    }
 }

@@ -73,7 +73,10 @@ impl IndexAccess {
                 })
                 .collect();
         }
-        let (lo, hi) = match self.range.then(|| &preds[&spec.columns[self.eq_len]]) {
+        // (a column without its range, from a plan kept for other conditions, reads more
+        // entries, never fewer: the condition still filters them)
+        let ranged = self.range.then(|| spec.columns.get(self.eq_len)).flatten();
+        let (lo, hi) = match ranged.and_then(|c| preds.get(c)) {
             Some(p) => (
                 // a range never holds NULL: start above it
                 p.lo.clone().or(Some((Value::Null, false))),
@@ -107,17 +110,18 @@ pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
 }
 
 /// `cond` as tests on the entries of access `a`'s index, so that rows need not be fetched to
-/// test it: (position in the key, what that column must satisfy) for each conjunct, when every
-/// conjunct is sargable on a column of the index and no two name the same column; `None`
-/// otherwise. Keys hold values as `=` and the index's ranges compare them, and probes convert
-/// exactly, so an entry passes its tests exactly when its row passes `cond`.
+/// test it: (position in the key, the column tested) for each conjunct, when every conjunct
+/// is sargable on a column of the index and no two name the same column; `None` otherwise.
+/// What a column must satisfy is then its entry in the condition's [`Preds`] (its one
+/// conjunct's). Keys hold values as `=` and the index's ranges compare them, and probes
+/// convert exactly, so an entry passes its tests exactly when its row passes `cond`.
 pub fn key_tests(
     cond: &Expr,
     schema: &TableSchema,
     a: &IndexAccess,
-) -> Option<Vec<(usize, ColumnPred)>> {
+) -> Option<Vec<(usize, usize)>> {
     let spec = schema.indexes().nth(a.index)?;
-    let mut tests: Vec<(usize, ColumnPred)> = Vec::new();
+    let mut tests: Vec<(usize, usize)> = Vec::new();
     let mut seen = Vec::new();
     let mut stack = vec![cond];
     while let Some(e) = stack.pop() {
@@ -135,9 +139,69 @@ pub fn key_tests(
             return None;
         }
         seen.push(col);
-        tests.push((spec.columns.iter().position(|&c| c == col)?, pred));
+        tests.push((spec.columns.iter().position(|&c| c == col)?, col));
     }
     Some(tests)
+}
+
+/// How a MIN/MAX walk reads one target column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MinMaxWalk {
+    /// The index walked ([`choose_min_max`]).
+    pub access: IndexAccess,
+    /// The condition as tests on the index's keys ([`key_tests`]; empty for no condition), or
+    /// `None`: each row met is fetched and the condition evaluated on it.
+    pub keys: Option<Vec<(usize, usize)>>,
+}
+
+/// The walks for MIN/MAX of `targets` (column, is MAX) over the rows passing `cond` (whose
+/// sargable conditions are `preds`); `None` when a target has no index to walk.
+///
+/// The plan depends on `preds` only through their [`same_shape`]: which columns have points
+/// (and how many), a lower bound or an upper bound, not the values. A kept plan serves again
+/// for conditions of the same shape: `cond`'s conjuncts are fixed by binding, and a conjunct
+/// whose value stops (or starts) converting exactly to its column's type removes (adds) its
+/// column, which changes the shape.
+pub fn plan_min_max(
+    cond: Option<&Expr>,
+    schema: &TableSchema,
+    preds: &Preds,
+    targets: &[(usize, bool)],
+) -> Option<Vec<MinMaxWalk>> {
+    targets
+        .iter()
+        .map(|&(col, _)| {
+            let access = choose_min_max(schema, preds, col)?;
+            let keys = match cond {
+                Some(c) => key_tests(c, schema, &access),
+                None => Some(Vec::new()),
+            };
+            Some(MinMaxWalk { access, keys })
+        })
+        .collect()
+}
+
+/// What the access-path choice reads of one column's [`ColumnPred`]: (column, number of
+/// points, has a lower bound, has an upper bound).
+pub type PredShape = (usize, Option<usize>, bool, bool);
+
+/// The shape of `preds` (see [`plan_min_max`]).
+pub fn pred_shape(preds: &Preds) -> Vec<PredShape> {
+    preds.iter().map(shape_of).collect()
+}
+
+fn shape_of((col, p): (&usize, &ColumnPred)) -> PredShape {
+    (
+        *col,
+        p.points.as_ref().map(Vec::len),
+        p.lo.is_some(),
+        p.hi.is_some(),
+    )
+}
+
+/// Whether `preds` have the shape `shape` (allocates nothing).
+pub fn same_shape(preds: &Preds, shape: &[PredShape]) -> bool {
+    preds.len() == shape.len() && preds.iter().map(shape_of).eq(shape.iter().copied())
 }
 
 /// Whether comparing the conjunct's column with its DECIMAL value needs more than 38 digits

@@ -29,9 +29,29 @@ use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
 impl Exec<'_> {
     /// Scans a table as one batch of visible rows, with their row ids.
     pub fn scan_table(&self, table: &Table) -> Result<(RecordBatch, UInt64Array)> {
+        self.scan_table_keeping(table, None)
+    }
+
+    /// [`Exec::scan_table`] copying only the columns `keep` marks (the others NULL, in a
+    /// batch of [`Table::nullable_schema`]), or every column for `None`.
+    ///
+    /// # Errors
+    /// 3110 after a cancel, 9920 past the statement timeout.
+    pub(crate) fn scan_table_keeping(
+        &self,
+        table: &Table,
+        keep: Option<&[bool]>,
+    ) -> Result<(RecordBatch, UInt64Array)> {
         crate::interrupt::check()?;
-        let parts = table.scan(self.snapshot());
-        let batch = concat_batches(&table.schema.arrow, parts.iter().map(|p| &p.batch))?;
+        let parts = table.scan_keeping(self.snapshot(), keep);
+        let batches = parts.iter().map(|p| &p.batch);
+        let batch = match keep {
+            Some(k) => {
+                let parts: Vec<RecordBatch> = batches.cloned().collect();
+                tdlite_storage::columns::concat_columns(table.nullable_schema(), &parts, k)?
+            }
+            None => concat_batches(&table.schema.arrow, batches)?,
+        };
         let mut ids = Vec::with_capacity(parts.iter().map(|p| p.row_ids.len()).sum());
         for p in &parts {
             ids.extend_from_slice(p.row_ids.values());

@@ -21,10 +21,11 @@ use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::names::{resolving_aliases, table_scope};
-use crate::ops::{filter_keeping, mask_of, project};
+use crate::ops::{mask_of, project};
 use crate::result::Rows;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
+use tdlite_storage::columns::filter_columns;
 use tdlite_storage::table::Table;
 
 /// The one FROM item of `s` when it has no join, GROUP BY, HAVING, QUALIFY, named window,
@@ -108,19 +109,19 @@ impl Exec<'_> {
             crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
                 .is_some()
         });
-        let parts = match (indexed, cond) {
-            (true, Some(c)) => {
-                let mut fetched = keep.clone();
-                c.mark_columns(&mut fetched);
-                vec![self.read_where_keeping(table, cond, Some(&fetched))?.0]
-            }
-            _ => table.scan_rows(self.snapshot()),
+        // what is read: those columns and the condition's
+        let mut read = keep.clone();
+        cond.iter().for_each(|c| c.mark_columns(&mut read));
+        let parts = match indexed {
+            true => vec![self.read_where_keeping(table, cond, Some(&read))?.0],
+            false => table.scan_rows(self.snapshot(), Some(&read)),
         };
         let mut batches: Vec<RecordBatch> = Vec::new();
         for part in parts {
             let rows = match (cond, indexed) {
                 (Some(c), false) => {
-                    filter_keeping(&part, &mask_of(&part, c)?, &keep, table.nullable_schema())?
+                    let mask = mask_of(&part, c)?;
+                    filter_columns(&part, &mask, &keep, table.nullable_schema())?
                 }
                 _ => part,
             };

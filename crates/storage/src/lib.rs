@@ -1,7 +1,8 @@
 //! tdlite storage: the catalog, tables as Arrow record batches with MVCC stamps, transactions,
 //! and the queue index that makes `SELECT AND CONSUME` O(log n).
 //!
-//! Layers, bottom up: [`types`] (values ↔ Arrow), [`table`] (segments, stamps, side indexes),
+//! Layers, bottom up: [`types`] (values ↔ Arrow), [`columns`] (batches with only the columns a
+//! reader needs), [`table`] (segments, stamps, side indexes),
 //! [`index`] (ordered indexes), [`mvcc`] (ids and snapshots), [`queue`] (the consumable-rows
 //! index), [`locks`] (table locks, waits, deadlock detection; the ROW WRITE fast path in
 //! `fastlock`), [`transaction`] (writes, undo,
@@ -34,6 +35,7 @@
 pub mod catalog;
 pub mod checkpoint;
 pub mod codec;
+pub mod columns;
 pub mod durable;
 pub mod error;
 mod fastlock;

@@ -179,7 +179,15 @@ impl Table {
     /// released, so a scan of a big queue never holds up a consumer (see the `stamps` module for
     /// why stamps read that late still answer for the snapshot).
     pub fn scan(&self, snapshot: &Snapshot) -> Vec<ScanBatch> {
-        self.scan_parts(snapshot, true)
+        self.scan_keeping(snapshot, None)
+    }
+
+    /// [`Table::scan`] for a reader that needs only the columns `keep` marks: a part that has
+    /// to be copied (it has rows `snapshot` does not see) copies only those, the others NULL
+    /// (see [`crate::columns`]); a part with every column is its schema's, one with NULLs
+    /// [`Table::nullable_schema`]'s.
+    pub fn scan_keeping(&self, snapshot: &Snapshot, keep: Option<&[bool]>) -> Vec<ScanBatch> {
+        self.scan_parts(snapshot, true, keep)
             .into_iter()
             .map(|(batch, ids)| ScanBatch {
                 batch,
@@ -188,21 +196,24 @@ impl Table {
             .collect()
     }
 
-    /// [`Table::scan`] without the row ids (a reader that only wants the rows allocates no
-    /// id per row).
-    pub fn scan_rows(&self, snapshot: &Snapshot) -> Vec<RecordBatch> {
-        self.scan_parts(snapshot, false)
+    /// [`Table::scan_keeping`] without the row ids (a reader that only wants the rows
+    /// allocates no id per row).
+    pub fn scan_rows(&self, snapshot: &Snapshot, keep: Option<&[bool]>) -> Vec<RecordBatch> {
+        self.scan_parts(snapshot, false, keep)
             .into_iter()
             .map(|(batch, _)| batch)
             .collect()
     }
 
-    /// The visible part of each segment and of the tail, with their row ids if `ids`.
+    /// The visible part of each segment and of the tail, with their row ids if `ids`, copying
+    /// only the columns `keep` marks where a part is copied.
     fn scan_parts(
         &self,
         snapshot: &Snapshot,
         ids: bool,
+        keep: Option<&[bool]>,
     ) -> Vec<(RecordBatch, Option<UInt64Array>)> {
+        let keep = keep.map(|k| (k, &self.all_nullable));
         let (segments, tail, stamps) = {
             let d = self.lock();
             (d.segments.clone(), d.tail.view(), d.stamps.chunks())
@@ -210,11 +221,23 @@ impl Table {
         let tail = tail.batches(&self.schema);
         let mut out = Vec::with_capacity(segments.len() + tail.len());
         for (s, batch) in segments.iter().enumerate() {
-            out.push(visible_part(snapshot, batch, &stamps[s], (s, 0), ids));
+            out.push(visible_part(
+                snapshot,
+                batch,
+                &stamps[s],
+                (s, 0),
+                (ids, keep),
+            ));
         }
         let s = segments.len();
         for (at, batch) in &tail {
-            out.push(visible_part(snapshot, batch, &stamps[s], (s, *at), ids));
+            out.push(visible_part(
+                snapshot,
+                batch,
+                &stamps[s],
+                (s, *at),
+                (ids, keep),
+            ));
         }
         out.retain(|b| b.0.num_rows() > 0);
         out
@@ -514,13 +537,15 @@ impl Table {
 }
 
 /// The rows of `batch` that `snapshot` sees: its rows are rows `at..` of segment `s` (the
-/// segment being built, for the tail), stamped in `stamps` (segment `s`'s stamps).
+/// segment being built, for the tail), stamped in `stamps` (segment `s`'s stamps). Where rows
+/// are left out, only the columns `keep` marks are copied (`crate::columns`), the others NULL
+/// in a batch of the nullable schema given with it.
 fn visible_part(
     snapshot: &Snapshot,
     batch: &RecordBatch,
     stamps: &StampChunk,
     (s, at): (usize, usize),
-    ids: bool,
+    (ids, keep): (bool, Option<(&[bool], &SchemaRef)>),
 ) -> (RecordBatch, Option<UInt64Array>) {
     let n = batch.num_rows();
     let base = s * SEGMENT_ROWS + at;
@@ -538,8 +563,11 @@ fn visible_part(
         UInt64Array::from_iter_values((0..n).filter(|&i| seen[i]).map(|i| (base + i) as u64))
     });
     let mask = BooleanArray::from(seen);
-    let part = filter_record_batch(batch, &mask).expect("mask length equals batch length");
-    (part, ids)
+    let part = match keep {
+        Some((keep, nullable)) => crate::columns::filter_columns(batch, &mask, keep, nullable),
+        None => filter_record_batch(batch, &mask),
+    };
+    (part.expect("mask length equals batch length"), ids)
 }
 
 /// One row's wanted columns as taken under the table's mutex ([`TableData::row_part`]).
@@ -1020,5 +1048,54 @@ mod tests {
             .downcast_ref::<Int64Array>()
             .unwrap();
         assert_eq!(k.values().to_vec(), vec![9, 3]);
+    }
+
+    #[test]
+    fn a_scan_copies_only_the_kept_columns_of_parts_it_filters() {
+        let storage = Arc::new(Storage::default());
+        let mut t = Transaction::begin(&storage);
+        let columns = vec![
+            col("k", SqlType::BigInt, false),
+            col("wide", SqlType::VarChar(100), false),
+        ];
+        let table = multiset(&mut t, "t", columns);
+        for k in 0..SEGMENT_ROWS as i64 + 3 {
+            let wide = Value::Str(format!("row {k}"));
+            t.insert(&table, vec![Value::Int(k), wide]).unwrap();
+        }
+        t.commit().unwrap();
+        // a deleted row in the segment: that part is copied, the tail's is not
+        let mut d = Transaction::begin(&storage);
+        d.delete(&table, 5).unwrap();
+        d.commit().unwrap();
+        let snapshot = Transaction::begin(&storage).snapshot();
+        let parts = table.scan_keeping(&snapshot, Some(&[true, false]));
+        let rows: usize = parts.iter().map(|p| p.batch.num_rows()).sum();
+        assert_eq!(rows, SEGMENT_ROWS + 2);
+        let segment = &parts[0];
+        assert_eq!(segment.batch.num_rows(), SEGMENT_ROWS - 1);
+        assert!(!segment.row_ids.values().contains(&5));
+        let k = segment
+            .batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>();
+        assert_eq!(
+            k.unwrap().value(5),
+            6,
+            "the kept column skips the deleted row"
+        );
+        assert_eq!(segment.batch.column(1).null_count(), SEGMENT_ROWS - 1);
+        // the tail needed no copy: every column as stored
+        let tail = parts.last().unwrap();
+        assert_eq!(tail.batch.column(1).null_count(), 0);
+        // with every column: the deleted row's neighbours as stored
+        let all = table.scan(&snapshot);
+        let wide = all[0]
+            .batch
+            .column(1)
+            .as_any()
+            .downcast_ref::<StringArray>();
+        assert_eq!(wide.unwrap().value(5), "row 6");
     }
 }
