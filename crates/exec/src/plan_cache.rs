@@ -19,15 +19,22 @@
 //! - Entries are valid for one context: the catalog's version (any CREATE, DROP, ALTER,
 //!   CREATE/DROP INDEX, volatile or not, raises it), and the session, user and default
 //!   database that resolved the names. Another context empties the cache.
-//! - An entry is found by the block's address and kind and kept with a copy of the block: a
-//!   lookup whose block is not equal to the copy is a miss, so an address used again by
-//!   another block never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept.
+//! - An entry is found by the block's address and kind. A block of the request's own
+//!   statements is that block for as long as the cache lives: the cache holds the statements
+//!   (shared with every clone of the prepared request, never changed), so no other block can
+//!   take its address, and a block of one kind never holds another of that kind in place
+//!   (Rust types cannot contain themselves without a box). Any other block (one made while
+//!   running, a decorrelated subquery's say) is kept with a copy of itself: a lookup whose
+//!   block is not equal to the copy is a miss, so an address used again by another block
+//!   never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept.
 
 use crate::bound_select::{BoundCondition, BoundSelect};
 use foldhash::HashMap;
-use sqlparser::ast;
+use sqlparser::ast::{self, Visit, Visitor};
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use tdlite_parser::{Spanned, Statement};
 
 /// What resolved the names of the cached blocks, as a lookup sees it (borrowed: a lookup
 /// allocates nothing).
@@ -115,9 +122,9 @@ pub(crate) enum Plan {
 #[derive(Default)]
 struct Inner {
     context: Option<OwnedContext>,
-    /// By the block's address and kind: a copy of the block, and its plan (`None`: refused,
-    /// bound afresh each time).
-    entries: HashMap<(usize, bool), (Copy, Option<Plan>)>,
+    /// By the block's address and kind: a copy of the block (none for a block of the
+    /// request's own statements), and its plan (`None`: refused, bound afresh each time).
+    entries: HashMap<(usize, bool), (Option<Copy>, Option<Plan>)>,
 }
 
 /// The plans of one prepared request (shared by its clones).
@@ -125,6 +132,9 @@ struct Inner {
 pub struct PlanCache {
     inner: Mutex<Inner>,
     hits: AtomicU64,
+    /// The request's statements, kept alive and unchanged while the cache lives (see the
+    /// module doc).
+    request: Arc<[Spanned]>,
 }
 
 impl std::fmt::Debug for PlanCache {
@@ -147,6 +157,27 @@ pub(crate) enum Found {
 const MAX_ENTRIES: usize = 64;
 
 impl PlanCache {
+    /// An empty cache for the request `statements`.
+    pub(crate) fn for_request(statements: Arc<[Spanned]>) -> Self {
+        PlanCache {
+            request: statements,
+            ..PlanCache::default()
+        }
+    }
+
+    /// Whether `block` is a node of the request's own statements (found by its address).
+    fn owns(&self, block: Block<'_>) -> bool {
+        let (addr, condition) = block.key();
+        let mut find = FindNode { addr, condition };
+        self.request.iter().any(|st| match &st.statement {
+            Statement::Sql(s) => s.visit(&mut find).is_break(),
+            Statement::Upsert { update, insert } => {
+                update.visit(&mut find).is_break() || insert.visit(&mut find).is_break()
+            }
+            _ => false,
+        })
+    }
+
     /// How many block executions used a kept plan.
     pub fn hits(&self) -> u64 {
         self.hits.load(Ordering::Relaxed)
@@ -170,7 +201,7 @@ impl PlanCache {
             return Found::Missing;
         }
         match inner.entries.get(&block.key()) {
-            Some((copy, plan)) if block.is(copy) => match plan {
+            Some((copy, plan)) if copy.as_ref().is_none_or(|c| block.is(c)) => match plan {
                 Some(p) => Found::Kept(p.clone()),
                 None => Found::Refused,
             },
@@ -181,10 +212,138 @@ impl PlanCache {
     /// Keeps `plan` (`None`: refused) for `block` in `context`; nothing if the context changed
     /// meanwhile or the cache is full.
     pub(crate) fn put(&self, block: Block<'_>, context: &Context<'_>, plan: Option<Plan>) {
+        let copy = (!self.owns(block)).then(|| block.copy());
         let mut inner = self.inner();
         let same = inner.context.as_ref().is_some_and(|c| c.is(context));
         if same && inner.entries.len() < MAX_ENTRIES {
-            inner.entries.insert(block.key(), (block.copy(), plan));
+            inner.entries.insert(block.key(), (copy, plan));
         }
+    }
+}
+
+/// Looks for the SELECT block (`!condition`) or expression (`condition`) at address `addr`.
+struct FindNode {
+    addr: usize,
+    condition: bool,
+}
+
+impl Visitor for FindNode {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+        if self.condition {
+            return ControlFlow::Continue(());
+        }
+        // the query's own SELECT blocks (nested queries are visited on their own)
+        let mut stack = vec![q.body.as_ref()];
+        while let Some(body) = stack.pop() {
+            match body {
+                ast::SetExpr::Select(s) if std::ptr::from_ref(s.as_ref()) as usize == self.addr => {
+                    return ControlFlow::Break(())
+                }
+                ast::SetExpr::SetOperation { left, right, .. } => {
+                    stack.push(left);
+                    stack.push(right);
+                }
+                _ => {}
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+        match self.condition && std::ptr::from_ref(e) as usize == self.addr {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SELECT blocks of a query body, in order.
+    fn selects(q: &ast::Query) -> Vec<&ast::Select> {
+        match q.body.as_ref() {
+            ast::SetExpr::Select(s) => vec![s.as_ref()],
+            ast::SetExpr::SetOperation { left, right, .. } => [left, right]
+                .into_iter()
+                .filter_map(|b| match b.as_ref() {
+                    ast::SetExpr::Select(s) => Some(s.as_ref()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_requests_own_blocks_are_found_by_address_and_copies_are_not() {
+        let sql = "SELECT a FROM t WHERE a = (SELECT MAX(b) FROM u) UNION SELECT c FROM v; \
+                   UPDATE t SET a = 1 WHERE a = 2";
+        let statements: Arc<[Spanned]> = tdlite_parser::parse_request(sql).unwrap().into();
+        let cache = PlanCache::for_request(statements.clone());
+        let Statement::Sql(first) = &statements[0].statement else {
+            panic!("a query")
+        };
+        let ast::Statement::Query(q) = first.as_ref() else {
+            panic!("a query")
+        };
+        let own = selects(q);
+        assert_eq!(own.len(), 2);
+        for s in &own {
+            assert!(cache.owns(Block::Select(s)), "a block of the union");
+        }
+        // the scalar subquery's block, inside the first block's WHERE
+        let Some(ast::Expr::BinaryOp { right, .. }) = &own[0].selection else {
+            panic!("a comparison")
+        };
+        let ast::Expr::Subquery(sub) = right.as_ref() else {
+            panic!("a subquery")
+        };
+        assert!(cache.owns(Block::Select(selects(sub)[0])));
+        // the UPDATE's WHERE clause, as a condition block, and not as a SELECT block
+        let Statement::Sql(second) = &statements[1].statement else {
+            panic!("an update")
+        };
+        let ast::Statement::Update(update) = second.as_ref() else {
+            panic!("an update")
+        };
+        let w = update.selection.as_ref().unwrap();
+        assert!(cache.owns(Block::Condition(w)));
+        // equal blocks elsewhere (a copy, another request's) are not the request's own
+        let copy = own[0].clone();
+        assert!(!cache.owns(Block::Select(&copy)));
+        assert!(!cache.owns(Block::Condition(&w.clone())));
+        let other = PlanCache::for_request(tdlite_parser::parse_request(sql).unwrap().into());
+        assert!(!other.owns(Block::Select(own[0])));
+    }
+
+    #[test]
+    fn a_block_not_of_the_request_is_kept_with_a_copy_that_a_lookup_compares() {
+        let cache = PlanCache::default();
+        let context = Context {
+            version: 1,
+            session: 1,
+            user: "u",
+            database: None,
+        };
+        let parse = |sql: &str| tdlite_parser::parse_request(sql).unwrap();
+        let one = parse("SELECT a FROM t");
+        let Statement::Sql(s) = &one[0].statement else {
+            panic!("a query")
+        };
+        let ast::Statement::Query(q) = s.as_ref() else {
+            panic!("a query")
+        };
+        let block = Block::Select(selects(q)[0]);
+        assert!(matches!(cache.get(block, &context), Found::Missing));
+        cache.put(block, &context, None);
+        assert!(matches!(cache.get(block, &context), Found::Refused));
+        // the entry holds a copy, so another block at that address would not match it
+        let inner = cache.inner();
+        let (copy, _) = inner.entries.get(&block.key()).unwrap();
+        assert!(copy.as_ref().is_some_and(|c| block.is(c)));
     }
 }

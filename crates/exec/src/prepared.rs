@@ -21,7 +21,8 @@ use tdlite_parser::Spanned;
 /// A parsed request, ready to run with parameters.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub(crate) statements: Vec<Spanned>,
+    /// Shared by its clones, and held by its plan cache (see plan_cache.rs).
+    pub(crate) statements: std::sync::Arc<[Spanned]>,
     pub(crate) parameters: usize,
     /// `tdlite_parser::limits::operator_bound` of the text: the stack an execution may need.
     pub(crate) levels: usize,
@@ -32,11 +33,14 @@ pub struct Prepared {
 impl Prepared {
     /// The request `statements` parsed from `sql`, with nothing kept yet.
     pub(crate) fn new(statements: Vec<Spanned>, sql: &str) -> Self {
+        let statements: std::sync::Arc<[Spanned]> = statements.into();
         Prepared {
+            plans: std::sync::Arc::new(crate::plan_cache::PlanCache::for_request(
+                statements.clone(),
+            )),
             statements,
             parameters: tdlite_parser::parameter_count(sql),
             levels: tdlite_parser::limits::operator_bound(sql),
-            plans: std::sync::Arc::default(),
         }
     }
 
@@ -66,7 +70,7 @@ pub(crate) const BATCH_ROWS: usize = 10_000;
 /// `?1, ?2, …` (one per parameter, in order) among expressions that are the same for every
 /// parameter set ([`batch_cells`]): what `Session::execute_batch` runs once for many sets.
 pub(crate) fn is_batch_insert(p: &Prepared) -> bool {
-    let [st] = p.statements.as_slice() else {
+    let [st] = &*p.statements else {
         return false;
     };
     let tdlite_parser::Statement::Sql(sql) = &st.statement else {

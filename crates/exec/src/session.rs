@@ -388,7 +388,7 @@ impl Session {
         }
         // a lone EXEC runs its macro: the values go into its arguments as literals (a macro
         // runs as its own request, and cannot see the prepared request's parameters)
-        if let [st] = prepared.statements.as_slice() {
+        if let [st] = &*prepared.statements {
             if let Statement::ExecMacro { name, args, .. } = &st.statement {
                 let mut values = params.iter();
                 let args = args
