@@ -273,18 +273,20 @@ impl Exec<'_> {
         self.read_candidates_keeping(table, preds, None)
     }
 
-    /// [`Exec::read_candidates`] with, where an index finds the rows, only the columns `keep`
-    /// marks fetched (the others NULL); a full scan's batch has every column.
+    /// [`Exec::read_candidates`] with only the columns `keep` marks copied (the others NULL,
+    /// see [`tdlite_storage::columns`]), or every column for `None`.
     fn read_candidates_keeping(
         &mut self,
         table: &Table,
         preds: &Preds,
         keep: Option<&[bool]>,
     ) -> Result<(RecordBatch, Vec<RowId>)> {
-        Ok(match plan::choose(&table.schema, preds) {
-            Some(a) => {
+        let access = plan::choose(&table.schema, preds)
+            .and_then(|a| a.ranges(&table.schema, preds).map(|r| (a, r)));
+        Ok(match access {
+            Some((a, ranges)) => {
                 let mut rids = Vec::new();
-                for r in a.ranges(&table.schema, preds) {
+                for r in ranges {
                     let bounds = (r.lo.as_ref(), r.hi.as_ref());
                     let found =
                         table.index_entries(a.index, bounds, false, usize::MAX, self.snapshot());
@@ -362,9 +364,12 @@ impl Exec<'_> {
         let Some(target) = a.target else {
             return Ok(None);
         };
+        let Some(ranges) = a.ranges(&table.schema, preds) else {
+            return Ok(None); // a kept walk that does not fit these conditions: read another way
+        };
         let mut best: Option<(Value, RowId)> = None;
         let mut groups = 0;
-        for r in a.ranges(&table.schema, preds) {
+        for r in ranges {
             let mut pos = if max { r.hi.clone() } else { r.lo.clone() };
             while let Some((key, rid)) =
                 self.first_match(table, test, (a.index, &r), pos, max, target)?

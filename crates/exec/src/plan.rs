@@ -51,30 +51,42 @@ pub struct IndexAccess {
 }
 
 impl IndexAccess {
-    /// The key ranges to read: one per combination of the fixed prefix's points.
-    pub fn ranges(&self, schema: &TableSchema, preds: &Preds) -> Vec<KeyRange> {
-        let Some(spec) = schema.indexes().nth(self.index) else {
-            return Vec::new();
-        };
-        let mut probes: Vec<Vec<Value>> = vec![Vec::new()];
-        for c in &spec.columns[..self.eq_len] {
-            let points = preds
+    /// The key ranges to read: one per combination of the fixed prefix's points (none when
+    /// a list of points is empty: an IN subquery without rows). `None` when the access does
+    /// not fit `preds` (a fixed column without points, or no such index): the caller reads
+    /// another way.
+    pub fn ranges(&self, schema: &TableSchema, preds: &Preds) -> Option<Vec<KeyRange>> {
+        let spec = schema.indexes().nth(self.index)?;
+        let fixed = spec.columns.get(..self.eq_len)?;
+        if !fixed
+            .iter()
+            .all(|c| preds.get(c).is_some_and(|p| p.points.is_some()))
+        {
+            return None;
+        }
+        let points = |c: &usize| {
+            preds
                 .get(c)
                 .and_then(|p| p.points.as_deref())
-                .unwrap_or_default();
-            probes = probes
-                .iter()
-                .flat_map(|p| {
-                    points.iter().map(move |v| {
-                        let mut p = p.clone();
-                        p.push(v.clone());
-                        p
-                    })
-                })
-                .collect();
+                .unwrap_or_default()
+        };
+        // one probe per combination of the fixed columns' points, each made at its width
+        let count: usize = fixed.iter().map(|c| points(c).len()).product();
+        let mut probes: Vec<Vec<Value>> = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut probe = Vec::with_capacity(fixed.len());
+            let mut rest = i;
+            let mut stride = count;
+            for c in fixed {
+                let p = points(c);
+                stride /= p.len();
+                probe.push(p[rest / stride].clone());
+                rest %= stride;
+            }
+            probes.push(probe);
         }
-        // (a column without its range, from a plan kept for other conditions, reads more
-        // entries, never fewer: the condition still filters them)
+        // (a ranged column without its range, from a plan kept for other conditions, reads
+        // more entries, never fewer: the condition still filters them)
         let ranged = self.range.then(|| spec.columns.get(self.eq_len)).flatten();
         let (lo, hi) = match ranged.and_then(|c| preds.get(c)) {
             Some(p) => (
@@ -86,10 +98,12 @@ impl IndexAccess {
         };
         let width = spec.columns.len();
         // each column's points are sorted and distinct, so the probes are too
-        probes
-            .iter()
-            .map(|p| KeyRange::new(p, lo.clone(), hi.clone(), width))
-            .collect()
+        Some(
+            probes
+                .iter()
+                .map(|p| KeyRange::new(p, lo.clone(), hi.clone(), width))
+                .collect(),
+        )
     }
 }
 
@@ -159,9 +173,12 @@ pub struct MinMaxWalk {
 ///
 /// The plan depends on `preds` only through their [`same_shape`]: which columns have points
 /// (and how many), a lower bound or an upper bound, not the values. A kept plan serves again
-/// for conditions of the same shape: `cond`'s conjuncts are fixed by binding, and a conjunct
-/// whose value stops (or starts) converting exactly to its column's type removes (adds) its
-/// column, which changes the shape.
+/// for conditions of the same shape: `cond`'s conjuncts are fixed by binding, the index
+/// choice reads the shape alone, and key tests exist only when each conjunct records its own
+/// column alone, so that a conjunct whose value stops (or starts) converting exactly to its
+/// column's type removes (adds) that column and changes the shape. (Where two conjuncts name
+/// one column, a failing one may leave the shape as it was; such a condition never has key
+/// tests, with either value.)
 pub fn plan_min_max(
     cond: Option<&Expr>,
     schema: &TableSchema,
@@ -534,5 +551,101 @@ pub fn choose_min_max(schema: &TableSchema, preds: &Preds, col: usize) -> Option
         // an index can fetch the qualifying rows instead, that is the safer plan
         Some(((0, _), _)) if choose(schema, preds).is_some() => None,
         b => b.map(|(_, a)| a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ops::Bound;
+    use tdlite_storage::catalog::{Column, TableKind};
+
+    fn schema() -> TableSchema {
+        let col = |name: &str| Column {
+            name: name.into(),
+            ty: SqlType::Integer,
+            nullable: true,
+            default: None,
+            case_specific: false,
+            uppercase: false,
+            title: None,
+            format: None,
+        };
+        let index = IndexSpec {
+            name: None,
+            columns: vec![0, 1, 2],
+            unique: false,
+        };
+        let columns = vec![col("a"), col("b"), col("c")];
+        TableSchema::new(
+            "t".into(),
+            columns,
+            TableKind::Multiset,
+            false,
+            Some(index),
+            vec![],
+            String::new(),
+        )
+    }
+
+    fn points(values: &[i64]) -> ColumnPred {
+        ColumnPred {
+            points: Some(values.iter().map(|&v| Value::Int(v)).collect()),
+            ..ColumnPred::default()
+        }
+    }
+
+    /// The first two key parts of a range's lower bound.
+    fn prefix(r: &KeyRange) -> (Value, Value) {
+        let Bound::Included((k, _)) = &r.lo else {
+            panic!("an inclusive lower bound")
+        };
+        let val = |p: &KeyPart| match p {
+            KeyPart::Val(v) => v.clone(),
+            _ => panic!("a value"),
+        };
+        (val(&k[0]), val(&k[1]))
+    }
+
+    #[test]
+    fn ranges_are_every_combination_of_the_points_in_key_order() {
+        let s = schema();
+        let a = IndexAccess {
+            index: 0,
+            eq_len: 2,
+            range: false,
+            target: None,
+        };
+        let preds = Preds::from([(0, points(&[1, 2])), (1, points(&[5, 6, 7]))]);
+        let got: Vec<(Value, Value)> = a.ranges(&s, &preds).unwrap().iter().map(prefix).collect();
+        let want: Vec<(Value, Value)> = [(1, 5), (1, 6), (1, 7), (2, 5), (2, 6), (2, 7)]
+            .into_iter()
+            .map(|(x, y)| (Value::Int(x), Value::Int(y)))
+            .collect();
+        assert_eq!(got, want);
+        // an empty list of points (an IN subquery without rows) reads nothing
+        let none = Preds::from([(0, points(&[])), (1, points(&[5]))]);
+        assert_eq!(a.ranges(&s, &none), Some(Vec::new()));
+        // a fixed column without points does not fit the access: no ranges at all
+        let missing = Preds::from([(0, points(&[1]))]);
+        assert_eq!(a.ranges(&s, &missing), None);
+    }
+
+    #[test]
+    fn a_walk_plan_is_kept_for_conditions_of_the_same_shape_only() {
+        let preds = Preds::from([(0, points(&[1])), (1, points(&[2, 3]))]);
+        let shape = pred_shape(&preds);
+        let other_values = Preds::from([(0, points(&[9])), (1, points(&[4, 8]))]);
+        assert!(same_shape(&other_values, &shape));
+        let fewer_points = Preds::from([(0, points(&[9])), (1, points(&[4]))]);
+        assert!(!same_shape(&fewer_points, &shape));
+        let bounded = ColumnPred {
+            lo: Some((Value::Int(1), true)),
+            ..ColumnPred::default()
+        };
+        let ranged = Preds::from([(0, points(&[1])), (1, bounded)]);
+        assert!(!same_shape(&ranged, &shape));
+        let one_column = Preds::from([(0, points(&[1]))]);
+        assert!(!same_shape(&one_column, &shape));
     }
 }

@@ -212,10 +212,10 @@ impl PlanCache {
     /// Keeps `plan` (`None`: refused) for `block` in `context`; nothing if the context changed
     /// meanwhile or the cache is full.
     pub(crate) fn put(&self, block: Block<'_>, context: &Context<'_>, plan: Option<Plan>) {
-        let copy = (!self.owns(block)).then(|| block.copy());
         let mut inner = self.inner();
         let same = inner.context.as_ref().is_some_and(|c| c.is(context));
         if same && inner.entries.len() < MAX_ENTRIES {
+            let copy = (!self.owns(block)).then(|| block.copy());
             inner.entries.insert(block.key(), (copy, plan));
         }
     }

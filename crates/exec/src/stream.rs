@@ -5,9 +5,11 @@
 //! those batches. Nothing concatenates the table into one batch, so an `INSERT … SELECT` or a
 //! browse of a big table copies only the rows it keeps.
 //!
-//! A query that an index can narrow (`plan::choose`) reads through it (`Exec::read_where`, as
-//! the general path does) in one batch. A query whose clauses fail to bind here takes the
-//! general path (which raises the error, or binds them as it can).
+//! A query that an index can narrow (`plan::choose`) reads through it
+//! (`Exec::read_where_keeping`, as the general path does) in one batch. Either way only the
+//! columns the select list and WHERE read are copied (the others come back NULL:
+//! `tdlite_storage::columns`). A query whose clauses fail to bind here takes the general path
+//! (which raises the error, or binds them as it can).
 //!
 //! Invariant: the rows, their order (row id order, as a scan gives them) and the result's
 //! schema are those of the general path. Which error comes first when several rows would

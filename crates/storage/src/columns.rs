@@ -6,8 +6,9 @@
 //! takes the table's schema with every column nullable. A select list that reads two columns
 //! of a table of 2 KB rows then copies those two columns of each row, not the row.
 //!
-//! Invariant: a kept column holds exactly what a full copy would hold; a batch that needs no
-//! copy (every row kept) is returned as it is, with every column.
+//! Invariant: a kept column holds exactly what a full copy would hold. A filter that keeps
+//! every row returns the batch as it is, every column and its own schema included; a filter
+//! that keeps every column is a plain filter, in the batch's own schema.
 
 use arrow::array::{new_null_array, ArrayRef, BooleanArray};
 use arrow::compute::{concat, filter_record_batch, FilterBuilder};
@@ -22,7 +23,7 @@ fn kept(keep: &[bool], c: usize) -> bool {
 
 /// The rows of `batch` that `mask` keeps (it must have no NULLs), with only the columns
 /// `keep` marks copied and the others NULL, in a batch of `nullable` (`batch`'s schema with
-/// every column nullable).
+/// every column nullable); see the module doc for the two cases that copy nothing more.
 ///
 /// # Errors
 /// Arrow's, for a mask whose length is not the batch's.

@@ -281,11 +281,15 @@ impl KeyRange {
         upper: Option<(Value, bool)>,
         width: usize,
     ) -> Self {
-        let prefix = || eq.iter().cloned().map(KeyPart::Val).collect::<IndexKey>();
+        // each key is made at its full width at once (no growth as parts are pushed)
+        let prefix = || {
+            let mut k = IndexKey::with_capacity(width.max(eq.len() + 1));
+            k.extend(eq.iter().cloned().map(KeyPart::Val));
+            k
+        };
         let pad = |mut k: IndexKey, with: KeyPart| {
-            while k.len() < width {
-                k.push(with.clone());
-            }
+            let n = width.saturating_sub(k.len());
+            k.extend(std::iter::repeat_n(with, n));
             k
         };
         let with = |v: Value| {

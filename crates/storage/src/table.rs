@@ -50,7 +50,8 @@ pub struct Table {
     pub(crate) creator: AtomicU64,
     /// Changed since the last checkpoint (set when a commit logs a change to it).
     pub(crate) dirty: AtomicBool,
-    /// The Arrow schema with every column nullable (for [`Table::fetch_columns`]).
+    /// The Arrow schema with every column nullable: that of a batch with columns left out
+    /// ([`Table::fetch_columns`], [`Table::scan_keeping`]).
     all_nullable: SchemaRef,
     /// A one-row NULL of each column's type: what [`Table::fetch_columns`] gives for a column
     /// left out of a one-row fetch (a MIN/MAX walk's), shared instead of made each time.
