@@ -212,17 +212,28 @@ impl Exec<'_> {
             },
             None => None,
         };
+        // the block names every column WHERE and the MIN/MAX calls read
+        let keep = self.keep_named(&table);
+        let keep = keep.as_deref();
         if let Some(calls) = min_max {
             if let Some(targets) = min_max_targets(calls, &scope) {
                 if let Some((batch, _)) =
-                    self.read_min_max(&table, cond.as_ref(), &targets, (None, None))?
+                    self.read_min_max(&table, cond.as_ref(), &targets, (keep, None))?
                 {
                     return Ok(Some((scope, batch)));
                 }
             }
         }
-        let (batch, _) = self.read_where(&table, cond.as_ref())?;
+        let (batch, _) = self.read_where_keeping(&table, cond.as_ref(), keep)?;
         Ok(Some((scope, batch)))
+    }
+
+    /// The columns of `table` the SELECT block whose FROM clause is being read may name (see
+    /// `Exec::names_read`), as a keep mask; `None`: every column.
+    pub(crate) fn keep_named(&self, table: &Table) -> Option<Vec<bool>> {
+        self.names_read
+            .as_deref()
+            .and_then(|n| crate::names::keep_named(table, n))
     }
 
     /// The rows of `table` that satisfy `cond` (all rows for `None`) and their ids, in row id
@@ -253,7 +264,7 @@ impl Exec<'_> {
         let preds = cond
             .map(|c| plan::bound_preds(c, &table.schema))
             .unwrap_or_default();
-        let read = self.read_candidates_keeping(table, &preds, keep)?;
+        let read = self.read_candidates(table, &preds, keep)?;
         match cond {
             None => Ok(read),
             Some(c) => filter_with_ids(table, read, c, keep),
@@ -261,21 +272,13 @@ impl Exec<'_> {
     }
 
     /// The rows of `table` an index finds for `preds` (a superset of the rows they select),
-    /// or all rows if no index applies; in row id order, with their ids.
+    /// or all rows if no index applies; in row id order, with their ids; only the columns
+    /// `keep` marks copied (the others NULL, see [`tdlite_storage::columns`]), or every
+    /// column for `None`.
     ///
     /// # Errors
-    /// None in practice (a full scan's batch concatenation).
+    /// A cancel or the statement timeout during a full scan.
     pub(crate) fn read_candidates(
-        &mut self,
-        table: &Table,
-        preds: &Preds,
-    ) -> Result<(RecordBatch, Vec<RowId>)> {
-        self.read_candidates_keeping(table, preds, None)
-    }
-
-    /// [`Exec::read_candidates`] with only the columns `keep` marks copied (the others NULL,
-    /// see [`tdlite_storage::columns`]), or every column for `None`.
-    fn read_candidates_keeping(
         &mut self,
         table: &Table,
         preds: &Preds,

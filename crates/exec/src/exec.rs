@@ -60,6 +60,10 @@ pub struct Exec<'a> {
     pub(crate) recording: std::cell::RefCell<Option<crate::slots::Recording>>,
     /// The statement's snapshot, taken at its first scan.
     pub(crate) snap: std::cell::OnceCell<tdlite_storage::mvcc::Snapshot>,
+    /// While the general path reads a SELECT block's FROM clause: the column names the block
+    /// may read (`names::names_read`); a base table read then copies only those columns.
+    /// `None`: every column (any other read, and every nested query until it sets its own).
+    pub(crate) names_read: Option<std::rc::Rc<std::collections::HashSet<String>>>,
 }
 
 impl Exec<'_> {

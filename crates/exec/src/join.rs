@@ -267,7 +267,8 @@ impl Exec<'_> {
                     return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
                 }
                 let scope = crate::names::table_scope(&table, &q);
-                let (batch, _) = self.scan_table(&table)?;
+                let keep = self.keep_named(&table);
+                let (batch, _) = self.scan_table_keeping(&table, keep.as_deref())?;
                 Ok((scope, batch))
             }
             ast::TableFactor::Derived {
@@ -476,7 +477,8 @@ impl Exec<'_> {
                 let preds = own
                     .map(|e| crate::plan::bound_preds(&e, &table.schema))
                     .unwrap_or_default();
-                rels[r].1 = self.read_candidates(table, &preds)?.0;
+                let keep = self.keep_named(table);
+                rels[r].1 = self.read_candidates(table, &preds, keep.as_deref())?.0;
             }
             join_order(&rels, &conds)
         } else {

@@ -1,10 +1,13 @@
 //! Names in a query: the scope a table's columns make, select-list aliases (WHERE, QUALIFY
 //! and the select list may name them, as Teradata allows; a column of the same name wins),
-//! and each output column's heading, TITLE and TIME/TIMESTAMP display precision.
+//! each output column's heading, TITLE and TIME/TIMESTAMP display precision, and the column
+//! names a block may read (so that its tables' other columns need not be copied).
 
 use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
-use sqlparser::ast;
+use sqlparser::ast::{self, Visit, Visitor};
+use std::collections::HashSet;
+use std::ops::ControlFlow;
 use tdlite_storage::table::Table;
 use tdlite_storage::types::SqlType;
 
@@ -292,5 +295,206 @@ pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
             }
         }
         _ => None,
+    }
+}
+
+/// The column names, upper-cased, that SELECT block `s` with its ORDER BY may read from the
+/// tables of its FROM clause: every identifier in it, each part of a qualified name, and each
+/// function's name (the parser reads `name (CS)` as a call), nested subqueries included (a
+/// correlated one names the block's columns). `None` when the block
+/// may read columns it does not name: a `*` or `t.*` in its select list, a NATURAL join or
+/// USING, or a function given `*` other than `COUNT(*)`.
+///
+/// Names are compared as the scope resolves them (ASCII case-insensitively), so the set
+/// holds every column the binder can resolve for the block; it may hold more (aliases,
+/// names of other tables' columns), which only keeps a column that is not needed.
+pub(crate) fn names_read(
+    s: &ast::Select,
+    order_by: &[ast::OrderByExpr],
+) -> Option<HashSet<String>> {
+    let star = s.projection.iter().any(|i| {
+        matches!(
+            i,
+            ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..)
+        )
+    });
+    let implied = implies_columns(&s.from);
+    if star || implied {
+        return None;
+    }
+    let mut names = Names::default();
+    let stopped = s.visit(&mut names).is_break()
+        || order_by.iter().any(|o| o.expr.visit(&mut names).is_break());
+    (!stopped).then_some(names.0)
+}
+
+/// Whether a join in `from` (nested joins included) reads columns it does not name: NATURAL,
+/// USING, or a join form not listed here.
+fn implies_columns(from: &[ast::TableWithJoins]) -> bool {
+    use ast::JoinOperator as J;
+    let mut stack: Vec<&ast::TableWithJoins> = from.iter().collect();
+    while let Some(t) = stack.pop() {
+        let factors = std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation));
+        for f in factors {
+            if let ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } = f
+            {
+                stack.push(table_with_joins);
+            }
+        }
+        for j in &t.joins {
+            let constraint = match &j.join_operator {
+                J::Join(c)
+                | J::Inner(c)
+                | J::Left(c)
+                | J::LeftOuter(c)
+                | J::Right(c)
+                | J::RightOuter(c)
+                | J::FullOuter(c)
+                | J::CrossJoin(c)
+                | J::Semi(c)
+                | J::LeftSemi(c)
+                | J::RightSemi(c)
+                | J::Anti(c)
+                | J::LeftAnti(c)
+                | J::RightAnti(c)
+                | J::StraightJoin(c) => c,
+                _ => return true,
+            };
+            if matches!(
+                constraint,
+                ast::JoinConstraint::Natural | ast::JoinConstraint::Using(_)
+            ) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Collects identifiers; stops at a function given `*` (other than COUNT).
+#[derive(Default)]
+struct Names(HashSet<String>);
+
+impl Visitor for Names {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+        match e {
+            ast::Expr::Identifier(i) => {
+                self.0.insert(i.value.to_ascii_uppercase());
+            }
+            ast::Expr::CompoundIdentifier(parts) => {
+                for i in parts {
+                    self.0.insert(i.value.to_ascii_uppercase());
+                }
+            }
+            ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => {
+                return ControlFlow::Break(())
+            }
+            ast::Expr::Function(f) => {
+                // a column with a phrase the parser read as a call (`name (CS)`, `x (DATE)`)
+                // is named by the call's name
+                for part in &f.name.0 {
+                    if let Some(i) = part.as_ident() {
+                        self.0.insert(i.value.to_ascii_uppercase());
+                    }
+                }
+                let count =
+                    tdlite_parser::object_name_string(&f.name).eq_ignore_ascii_case("COUNT");
+                let star = match &f.args {
+                    ast::FunctionArguments::List(l) => l.args.iter().any(|a| {
+                        matches!(
+                            a,
+                            ast::FunctionArg::Unnamed(
+                                ast::FunctionArgExpr::Wildcard
+                                    | ast::FunctionArgExpr::QualifiedWildcard(_)
+                            )
+                        )
+                    }),
+                    _ => false,
+                };
+                if star && !count {
+                    return ControlFlow::Break(());
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The columns of `table` that `names` (from [`names_read`]) may name, as a keep mask;
+/// `None` when every column may be read.
+pub(crate) fn keep_named(table: &Table, names: &HashSet<String>) -> Option<Vec<bool>> {
+    let keep: Vec<bool> = table
+        .schema
+        .columns
+        .iter()
+        .map(|c| names.contains(&c.name.to_ascii_uppercase()))
+        .collect();
+    (!keep.iter().all(|&k| k)).then_some(keep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `names_read` of the one SELECT block (and ORDER BY) of `sql`.
+    fn names(sql: &str) -> Option<Vec<String>> {
+        let statements = tdlite_parser::parse_request(sql).unwrap();
+        let tdlite_parser::Statement::Sql(st) = &statements[0].statement else {
+            panic!("a query")
+        };
+        let ast::Statement::Query(q) = st.as_ref() else {
+            panic!("a query")
+        };
+        let ast::SetExpr::Select(s) = q.body.as_ref() else {
+            panic!("a SELECT")
+        };
+        let order: &[ast::OrderByExpr] = match q.order_by.as_ref().map(|o| &o.kind) {
+            Some(ast::OrderByKind::Expressions(v)) => v,
+            _ => &[],
+        };
+        names_read(s, order).map(|n| {
+            let mut v: Vec<String> = n.into_iter().collect();
+            v.sort();
+            v
+        })
+    }
+
+    #[test]
+    fn a_block_reads_the_names_it_writes_anywhere_in_it() {
+        let got = names(
+            "SEL a, t.b, COUNT(*) FROM t WHERE c IN (SEL x FROM u WHERE u.y = t.d) \
+             GROUP BY a, t.b QUALIFY RANK() OVER (ORDER BY e) = 1 ORDER BY f",
+        );
+        let want = [
+            "A", "B", "C", "COUNT", "D", "E", "F", "RANK", "T", "U", "X", "Y",
+        ];
+        assert_eq!(got, Some(want.map(String::from).to_vec()));
+        // a phrase the parser reads as a call names its column
+        assert!(names("SEL note (UC) FROM t")
+            .unwrap()
+            .contains(&"NOTE".to_string()));
+        // quoted names keep their spaces, compared upper-cased
+        assert!(names("SEL \"Mixed Case\" FROM t")
+            .unwrap()
+            .contains(&"MIXED CASE".to_string()));
+    }
+
+    #[test]
+    fn a_block_that_may_read_unnamed_columns_reads_them_all() {
+        assert_eq!(names("SEL * FROM t"), None);
+        assert_eq!(names("SEL t.*, u.a FROM t, u"), None);
+        assert_eq!(names("SEL a FROM t JOIN u USING (g)"), None);
+        assert_eq!(
+            names("SEL a FROM (t JOIN u USING (g)) JOIN v ON v.a = t.a"),
+            None
+        );
+        // a wildcard inside a nested query names that query's columns, not the block's
+        assert!(names("SEL a FROM t WHERE EXISTS (SEL * FROM u)").is_some());
+        assert!(names("SEL COUNT(*) FROM t").is_some());
     }
 }

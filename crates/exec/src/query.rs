@@ -187,10 +187,12 @@ impl Exec<'_> {
         let saved = self.corr.take();
         let saved_windows = self.windows.take();
         let saved_placeholders = self.placeholders.take();
+        let saved_names = self.names_read.take();
         let result = f(self);
         self.corr = saved;
         self.windows = saved_windows;
         self.placeholders = saved_placeholders;
+        self.names_read = saved_names;
         *self.recording.get_mut() = saved_recording;
         result
     }
@@ -254,13 +256,18 @@ impl Exec<'_> {
             _ => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
         let min_max = crate::access::min_max_calls(s);
-        let (scope, input) = match &s.selection {
+        // the block's base tables are read with only the columns it may name
+        let names = crate::names::names_read(s, order_by).map(std::rc::Rc::new);
+        let saved = std::mem::replace(&mut self.names_read, names);
+        let read = match &s.selection {
             // WHERE may name select-list aliases, as Teradata allows
             Some(w) => resolving_aliases(w, &s.projection, |w| {
                 self.source(&from, Some(w), min_max.as_deref())
-            })?,
-            None => self.source(&from, None, min_max.as_deref())?,
+            }),
+            None => self.source(&from, None, min_max.as_deref()),
         };
+        self.names_read = saved;
+        let (scope, input) = read?;
         let (group_keys, sets) = match &s.group_by {
             ast::GroupByExpr::Expressions(v, m) if m.is_empty() => crate::grouping_sets::expand(v)?,
             _ => return Err(Error::Unsupported("GROUP BY ALL / WITH ROLLUP".into())),

@@ -699,6 +699,7 @@ impl Session {
             view_depth: 0,
             plans: self.plans.as_deref(),
             recording: std::cell::RefCell::new(None),
+            names_read: None,
         }
     }
 
