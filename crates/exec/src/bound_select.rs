@@ -61,7 +61,7 @@ pub(crate) struct BoundSelect {
 
 /// What binding a block for the cache gave.
 enum Bound {
-    Kept(BoundSelect),
+    Kept(Box<BoundSelect>),
     /// Bound, but it depends on more than its slots.
     Refused,
     /// Not a block this module takes.
@@ -87,7 +87,7 @@ impl<'a> Exec<'a> {
             Found::Kept(Plan::Select(b)) => (b, true),
             Found::Kept(Plan::Condition(_)) | Found::Missing => {
                 let b = match self.bind_block(s) {
-                    Bound::Kept(b) => Arc::new(b),
+                    Bound::Kept(b) => Arc::<BoundSelect>::from(b),
                     Bound::Refused | Bound::Failed => {
                         cache.put(block, &context, None);
                         return Ok(None);
@@ -280,7 +280,7 @@ impl<'a> Exec<'a> {
         };
         let exprs: Vec<&Expr> = b.exprs().collect();
         match kept_slots(&recording, &exprs) {
-            true => Bound::Kept(b),
+            true => Bound::Kept(Box::new(b)),
             false => Bound::Refused,
         }
     }
