@@ -119,11 +119,14 @@ impl Exec<'_> {
             )));
         }
         let query = parse_query(sql)?;
-        // the view's query sees tables, not the reader's CTEs
+        // the view's query sees tables, not the reader's CTEs, nor the rows of the reader's
+        // enclosing queries (a name the view's tables lack is 3810, never an outer column)
         let ctes = std::mem::take(&mut self.ctes);
+        let outer = std::mem::take(&mut self.outer);
         self.view_depth += 1;
         let rows = self.run_query(&query);
         self.view_depth -= 1;
+        self.outer = outer;
         self.ctes = ctes;
         let rows = rows?;
         // the view's own column names (its column list, or the names when it was created)
