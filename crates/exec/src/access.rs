@@ -232,7 +232,7 @@ impl Exec<'_> {
     /// `Exec::names_read`), as a keep mask; `None`: every column.
     pub(crate) fn keep_named(&self, table: &Table) -> Option<Vec<bool>> {
         self.names_read
-            .as_deref()
+            .as_ref()
             .and_then(|n| crate::names::keep_named(table, n))
     }
 

@@ -63,7 +63,7 @@ pub struct Exec<'a> {
     /// While the general path reads a SELECT block's FROM clause: the column names the block
     /// may read (`names::names_read`); a base table read then copies only those columns.
     /// `None`: every column (any other read, and every nested query until it sets its own).
-    pub(crate) names_read: Option<std::rc::Rc<std::collections::HashSet<String>>>,
+    pub(crate) names_read: Option<std::collections::HashSet<String>>,
 }
 
 impl Exec<'_> {

@@ -257,7 +257,7 @@ impl Exec<'_> {
         };
         let min_max = crate::access::min_max_calls(s);
         // the block's base tables are read with only the columns it may name
-        let names = crate::names::names_read(s, order_by).map(std::rc::Rc::new);
+        let names = crate::names::names_read(s, order_by);
         let saved = std::mem::replace(&mut self.names_read, names);
         let read = match &s.selection {
             // WHERE may name select-list aliases, as Teradata allows

@@ -50,11 +50,7 @@ pub fn filter_columns(
             false => Ok(new_null_array(a.data_type(), rows)),
         })
         .collect::<Result<Vec<ArrayRef>, ArrowError>>()?;
-    RecordBatch::try_new_with_options(
-        nullable.clone(),
-        columns,
-        &RecordBatchOptions::new().with_row_count(Some(rows)),
-    )
+    batch_of(nullable, columns, rows)
 }
 
 /// `batches` (each with `nullable`'s columns, nullable or not) as one batch of `nullable`,
@@ -85,6 +81,15 @@ pub fn concat_columns(
             false => Ok(new_null_array(f.data_type(), rows)),
         })
         .collect::<Result<Vec<ArrayRef>, ArrowError>>()?;
+    batch_of(nullable, columns, rows)
+}
+
+/// `columns` (`rows` long) as a batch of `nullable`.
+fn batch_of(
+    nullable: &SchemaRef,
+    columns: Vec<ArrayRef>,
+    rows: usize,
+) -> Result<RecordBatch, ArrowError> {
     RecordBatch::try_new_with_options(
         nullable.clone(),
         columns,

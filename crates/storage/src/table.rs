@@ -1009,8 +1009,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn fetch_columns_copies_only_the_kept_columns() {
+    /// A committed table (k BIGINT, wide VARCHAR) of one sealed segment and three rows in
+    /// the tail, row k holding `row k`.
+    fn wide_table() -> (Arc<Storage>, Arc<Table>) {
         let storage = Arc::new(Storage::default());
         let mut t = Transaction::begin(&storage);
         let columns = vec![
@@ -1018,12 +1019,17 @@ mod tests {
             col("wide", SqlType::VarChar(100), false),
         ];
         let table = multiset(&mut t, "t", columns);
-        // one sealed segment and a few rows in the tail
         for k in 0..SEGMENT_ROWS as i64 + 3 {
             let wide = Value::Str(format!("row {k}"));
             t.insert(&table, vec![Value::Int(k), wide]).unwrap();
         }
         t.commit().unwrap();
+        (storage, table)
+    }
+
+    #[test]
+    fn fetch_columns_copies_only_the_kept_columns() {
+        let (_storage, table) = wide_table();
         let rids = [SEGMENT_ROWS as RowId + 1, 7];
         let all = table.fetch(&rids);
         let wide = all
@@ -1053,18 +1059,7 @@ mod tests {
 
     #[test]
     fn a_scan_copies_only_the_kept_columns_of_parts_it_filters() {
-        let storage = Arc::new(Storage::default());
-        let mut t = Transaction::begin(&storage);
-        let columns = vec![
-            col("k", SqlType::BigInt, false),
-            col("wide", SqlType::VarChar(100), false),
-        ];
-        let table = multiset(&mut t, "t", columns);
-        for k in 0..SEGMENT_ROWS as i64 + 3 {
-            let wide = Value::Str(format!("row {k}"));
-            t.insert(&table, vec![Value::Int(k), wide]).unwrap();
-        }
-        t.commit().unwrap();
+        let (storage, table) = wide_table();
         // a deleted row in the segment: that part is copied, the tail's is not
         let mut d = Transaction::begin(&storage);
         d.delete(&table, 5).unwrap();
