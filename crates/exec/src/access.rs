@@ -25,7 +25,7 @@ use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::names::table_scope;
 use crate::ops::mask_of;
-use crate::plan::{self, ColumnPred, IndexAccess, MinMaxWalk, PredShape, Preds};
+use crate::plan::{self, IndexAccess, MinMaxWalk, PredShape, Preds};
 use arrow::array::{Array, UInt64Array};
 use arrow::compute::{filter, filter_record_batch};
 use arrow::record_batch::RecordBatch;
@@ -34,9 +34,9 @@ use std::ops::Bound::{self, Excluded};
 use std::sync::{Arc, Mutex, PoisonError};
 use tdlite_storage::catalog::TableSchema;
 use tdlite_storage::columns::filter_columns;
-use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyPart, KeyRange};
+use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyRange};
+use tdlite_storage::key::{IndexKey, PartTest};
 use tdlite_storage::table::{IndexFind, RowId, Table};
-use tdlite_storage::types::{compare_values, Value};
 
 /// The most index entries a MIN/MAX walk reads in one step.
 const MAX_CHUNK: usize = 4096;
@@ -182,7 +182,7 @@ impl KeptWalks {
 #[derive(Clone, Copy)]
 enum Test<'a> {
     /// On the entries' keys: (position in the key, what it must satisfy); none for no WHERE.
-    Keys(&'a [(usize, &'a ColumnPred)]),
+    Keys(&'a [(usize, PartTest)]),
     /// On the rows, fetched: the whole WHERE clause.
     Rows(&'a Expr),
 }
@@ -334,9 +334,9 @@ impl Exec<'_> {
         for (w, &(_, max)) in walks.iter().zip(targets) {
             // a condition on the index's columns alone is tested on the entries' keys (each
             // column's conditions are its entry in `preds`)
-            let keys: Option<Vec<(usize, &ColumnPred)>> = w.keys.as_ref().and_then(|k| {
+            let keys: Option<Vec<(usize, PartTest)>> = w.keys.as_ref().and_then(|k| {
                 k.iter()
-                    .map(|&(pos, col)| preds.get(&col).map(|p| (pos, p)))
+                    .map(|&(pos, col)| preds.get(&col).map(|p| (pos, plan::part_test(p))))
                     .collect()
             });
             let test = match (&keys, cond) {
@@ -370,40 +370,47 @@ impl Exec<'_> {
         let Some(ranges) = a.ranges(&table.schema, preds) else {
             return Ok(None); // a kept walk that does not fit these conditions: read another way
         };
-        let mut best: Option<(Value, RowId)> = None;
+        // the extreme so far: its key (the target part compares as bytes, in value order)
+        let mut best: Option<(IndexKey, RowId)> = None;
         let mut groups = 0;
         for r in ranges {
             let mut pos = if max { r.hi.clone() } else { r.lo.clone() };
             while let Some((key, rid)) =
                 self.first_match(table, test, (a.index, &r), pos, max, target)?
             {
-                let Some(KeyPart::Val(v)) = key.get(target) else {
+                let Some(v) = key.part_bytes(target) else {
                     return Ok(None);
                 };
                 let better = best.as_ref().is_none_or(|(b, _)| {
-                    compare_values(v, b)
-                        == if max {
-                            std::cmp::Ordering::Greater
-                        } else {
-                            std::cmp::Ordering::Less
-                        }
+                    b.part_bytes(target).is_none_or(|b| {
+                        v.cmp(b)
+                            == if max {
+                                std::cmp::Ordering::Greater
+                            } else {
+                                std::cmp::Ordering::Less
+                            }
+                    })
+                });
+                // past the first passing row in index order only when a column between the
+                // fixed ones and the target is skipped: on to its next value
+                let next = (target > a.eq_len).then(|| {
+                    if max {
+                        before_prefix(&key, target)
+                    } else {
+                        after_prefix(&key, target)
+                    }
                 });
                 if better {
-                    best = Some((v.clone(), rid));
+                    best = Some((key, rid));
                 }
-                if target <= a.eq_len {
+                let Some(next) = next else {
                     break; // the first passing row in index order holds the extreme
-                }
+                };
                 groups += 1;
                 if groups > MAX_GROUPS {
                     return Ok(None);
                 }
-                // on to the next value of the skipped column
-                pos = if max {
-                    Excluded(before_prefix(&key, target))
-                } else {
-                    Excluded(after_prefix(&key, target))
-                };
+                pos = Excluded(next);
             }
         }
         Ok(Some(best.map(|(_, rid)| rid)))
@@ -444,10 +451,10 @@ impl Exec<'_> {
                 // tested on the keys under the table's mutex, MAX_CHUNK entries at a time: no
                 // entry copied but the one found
                 let wanted = |e: &IndexEntry| {
-                    !matches!(e.0.get(target), Some(KeyPart::Val(Value::Null)))
+                    !e.0.is_null_at(target)
                         && tests
                             .iter()
-                            .all(|(p, pred)| e.0.get(*p).is_some_and(|k| plan::key_passes(k, pred)))
+                            .all(|(p, t)| e.0.part_bytes(*p).is_some_and(|k| t.passes(k)))
                 };
                 loop {
                     let bounds = if rev {
@@ -475,10 +482,8 @@ impl Exec<'_> {
             let Some(last) = entries.last().cloned() else {
                 return Ok(None);
             };
-            let candidates: Vec<&IndexEntry> = entries
-                .iter()
-                .filter(|e| !matches!(e.0.get(target), Some(KeyPart::Val(Value::Null))))
-                .collect();
+            let candidates: Vec<&IndexEntry> =
+                entries.iter().filter(|e| !e.0.is_null_at(target)).collect();
             if let Some(i) = self.first_passing(table, c, &candidates)? {
                 return Ok(Some(candidates[i].clone()));
             }

@@ -17,7 +17,8 @@
 use crate::expr::{BinOp, Expr};
 use std::collections::BTreeMap;
 use tdlite_storage::catalog::{IndexSpec, TableSchema};
-use tdlite_storage::index::{indexable, KeyPart, KeyRange};
+use tdlite_storage::index::{indexable, KeyRange};
+use tdlite_storage::key::PartTest;
 use tdlite_storage::types::{normalize_for_key, value_at, SqlType, Value};
 
 /// The most probes an IN list (or several) may expand into.
@@ -265,28 +266,11 @@ fn may_overflow(e: &Expr, schema: &TableSchema) -> bool {
     out
 }
 
-/// Whether an index entry's key part passes `pred` (NULL passes only `IS NULL`).
-pub fn key_passes(part: &KeyPart, pred: &ColumnPred) -> bool {
-    use std::cmp::Ordering::*;
-    let KeyPart::Val(v) = part else {
-        return false;
-    };
-    let cmp = |b: &Value| tdlite_storage::types::compare_values(v, b);
-    if let Some(points) = &pred.points {
-        return points.iter().any(|p| match p.is_null() {
-            true => v.is_null(),
-            false => !v.is_null() && cmp(p) == Equal,
-        });
-    }
-    !v.is_null()
-        && pred
-            .lo
-            .as_ref()
-            .is_none_or(|(b, inc)| matches!((cmp(b), inc), (Greater, _) | (Equal, true)))
-        && pred
-            .hi
-            .as_ref()
-            .is_none_or(|(b, inc)| matches!((cmp(b), inc), (Less, _) | (Equal, true)))
+/// `pred` as a test on an index entry's key part (its bytes): the values in `pred` are
+/// already as the index stores them (`probe_value`), so comparing the encoded bytes is
+/// comparing the values; NULL passes only `IS NULL`.
+pub fn part_test(pred: &ColumnPred) -> PartTest {
+    PartTest::new(pred.points.as_deref(), pred.lo.as_ref(), pred.hi.as_ref())
 }
 
 fn literal(e: &Expr) -> Option<Value> {
@@ -559,6 +543,7 @@ mod tests {
     use super::*;
     use std::ops::Bound;
     use tdlite_storage::catalog::{Column, TableKind};
+    use tdlite_storage::key::KeyPart;
 
     fn schema() -> TableSchema {
         let col = |name: &str| Column {
@@ -600,11 +585,11 @@ mod tests {
         let Bound::Included((k, _)) = &r.lo else {
             panic!("an inclusive lower bound")
         };
-        let val = |p: &KeyPart| match p {
-            KeyPart::Val(v) => v.clone(),
+        let val = |i| match k.part(i) {
+            Some(KeyPart::Val(v)) => v,
             _ => panic!("a value"),
         };
-        (val(&k[0]), val(&k[1]))
+        (val(0), val(1))
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //!   key = the index columns' values, normalised as for comparisons (trailing blanks dropped,
-//!         upper-cased unless CASESPECIFIC); NULL sorts first
+//!         upper-cased unless CASESPECIFIC), encoded as bytes that compare in key order
+//!         (crate::key); NULL sorts first
 //!   entries: BTreeSet<(key, RowId)>     one per row version, visible or not
 //! ```
 //!
@@ -25,52 +26,14 @@
 //! their deletions (rollback, savepoint), see `Transaction`.
 
 use crate::catalog::{IndexSpec, TableSchema};
+use crate::key::{encoded_len, KeyWriter};
 use crate::mvcc::TxnId;
 use crate::table::RowId;
-use crate::types::{compare_values, normalize_for_key, Value};
-use std::cmp::Ordering;
+use crate::types::Value;
 use std::collections::BTreeSet;
 use std::ops::Bound;
 
-/// One column of an index key or of a search bound.
-#[derive(Debug, Clone)]
-pub enum KeyPart {
-    /// Below every value (NULL included): pads a bound that takes everything after a prefix.
-    Low,
-    /// A stored (normalised) value; NULL sorts before every other value.
-    Val(Value),
-    /// Above every value: pads a bound that ends after a prefix.
-    High,
-}
-
-impl Ord for KeyPart {
-    fn cmp(&self, other: &Self) -> Ordering {
-        use KeyPart::*;
-        match (self, other) {
-            (Low, Low) | (High, High) => Ordering::Equal,
-            (Low, _) | (_, High) => Ordering::Less,
-            (_, Low) | (High, _) => Ordering::Greater,
-            (Val(a), Val(b)) => compare_values(a, b),
-        }
-    }
-}
-
-impl PartialOrd for KeyPart {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for KeyPart {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for KeyPart {}
-
-/// An index key: one part per index column.
-pub type IndexKey = Vec<KeyPart>;
+pub use crate::key::{IndexKey, KeyPart};
 
 /// One index entry.
 pub type IndexEntry = (IndexKey, RowId);
@@ -103,11 +66,12 @@ impl OrderedIndex {
 
     /// The key of a row with these values.
     pub fn key_of(&self, values: &[Value]) -> IndexKey {
-        self.columns
-            .iter()
-            .zip(&self.case_specific)
-            .map(|(&c, &cs)| KeyPart::Val(normalize_for_key(&values[c], cs)))
-            .collect()
+        let len = self.columns.iter().map(|&c| encoded_len(&values[c])).sum();
+        let mut w = KeyWriter::with_capacity(len);
+        for (&c, &cs) in self.columns.iter().zip(&self.case_specific) {
+            w.normalized(&values[c], cs);
+        }
+        w.finish()
     }
 
     pub(crate) fn insert(&mut self, values: &[Value], rid: RowId) {
@@ -281,50 +245,46 @@ impl KeyRange {
         upper: Option<(Value, bool)>,
         width: usize,
     ) -> Self {
-        // each key is made at its full width at once (no growth as parts are pushed)
-        let prefix = || {
-            let mut k = IndexKey::with_capacity(width.max(eq.len() + 1));
-            k.extend(eq.iter().cloned().map(KeyPart::Val));
-            k
-        };
-        let pad = |mut k: IndexKey, with: KeyPart| {
-            let n = width.saturating_sub(k.len());
-            k.extend(std::iter::repeat_n(with, n));
-            k
-        };
-        let with = |v: Value| {
-            let mut k = prefix();
-            k.push(KeyPart::Val(v));
-            k
+        // each key is written at its full width at once
+        let key = |last: Option<&Value>, pad: KeyPart| {
+            let len: usize = eq.iter().chain(last).map(encoded_len).sum();
+            let mut w = KeyWriter::with_capacity(len + width);
+            for v in eq.iter().chain(last) {
+                w.value(v);
+            }
+            let parts = eq.len() + usize::from(last.is_some());
+            for _ in parts..width {
+                w.part(&pad);
+            }
+            w.finish()
         };
         // an exclusive bound pads the other way and is itself excluded, so it also works
         // when the value fills the key's last column
         let lo = match lower {
-            None => Bound::Included((pad(prefix(), KeyPart::Low), 0)),
-            Some((v, true)) => Bound::Included((pad(with(v), KeyPart::Low), 0)),
-            Some((v, false)) => Bound::Excluded((pad(with(v), KeyPart::High), RowId::MAX)),
+            None => Bound::Included((key(None, KeyPart::Low), 0)),
+            Some((v, true)) => Bound::Included((key(Some(&v), KeyPart::Low), 0)),
+            Some((v, false)) => Bound::Excluded((key(Some(&v), KeyPart::High), RowId::MAX)),
         };
         let hi = match upper {
-            None => Bound::Included((pad(prefix(), KeyPart::High), RowId::MAX)),
-            Some((v, true)) => Bound::Included((pad(with(v), KeyPart::High), RowId::MAX)),
-            Some((v, false)) => Bound::Excluded((pad(with(v), KeyPart::Low), 0)),
+            None => Bound::Included((key(None, KeyPart::High), RowId::MAX)),
+            Some((v, true)) => Bound::Included((key(Some(&v), KeyPart::High), RowId::MAX)),
+            Some((v, false)) => Bound::Excluded((key(Some(&v), KeyPart::Low), 0)),
         };
         KeyRange { lo, hi }
     }
 }
 
-/// The first entry after every key that starts with `key[..len]`.
-pub fn after_prefix(key: &[KeyPart], len: usize) -> IndexEntry {
-    let mut k: IndexKey = key[..len].to_vec();
-    k.resize(key.len(), KeyPart::High);
-    (k, RowId::MAX)
+/// The first entry after every key that starts with `key`'s first `len` parts.
+pub fn after_prefix(key: &IndexKey, len: usize) -> IndexEntry {
+    (
+        key.prefix_padded(len, &KeyPart::High, key.width()),
+        RowId::MAX,
+    )
 }
 
-/// The last entry before every key that starts with `key[..len]`.
-pub fn before_prefix(key: &[KeyPart], len: usize) -> IndexEntry {
-    let mut k: IndexKey = key[..len].to_vec();
-    k.resize(key.len(), KeyPart::Low);
-    (k, 0)
+/// The last entry before every key that starts with `key`'s first `len` parts.
+pub fn before_prefix(key: &IndexKey, len: usize) -> IndexEntry {
+    (key.prefix_padded(len, &KeyPart::Low, key.width()), 0)
 }
 
 #[cfg(test)]
@@ -399,7 +359,8 @@ mod tests {
     }
 
     fn key(v: &[i64]) -> IndexKey {
-        v.iter().map(|&i| KeyPart::Val(Value::Int(i))).collect()
+        let parts: Vec<KeyPart> = v.iter().map(|&i| KeyPart::Val(Value::Int(i))).collect();
+        IndexKey::from_parts(&parts)
     }
 
     #[test]
@@ -414,7 +375,7 @@ mod tests {
             ix.entries.insert((key(&[a, b]), rid as RowId));
         }
         ix.entries.insert((
-            vec![KeyPart::Val(Value::Int(1)), KeyPart::Val(Value::Null)],
+            IndexKey::from_parts(&[KeyPart::Val(Value::Int(1)), KeyPart::Val(Value::Null)]),
             9,
         ));
         let rids = |r: &KeyRange, rev| {

@@ -2,13 +2,13 @@
 //! and the queue index that makes `SELECT AND CONSUME` O(log n).
 //!
 //! Layers, bottom up: [`types`] (values ↔ Arrow), [`columns`] (batches with only the columns a
-//! reader needs), [`table`] (segments, stamps, side indexes),
-//! [`index`] (ordered indexes), [`mvcc`] (ids and snapshots), [`queue`] (the consumable-rows
-//! index), [`locks`] (table locks, waits, deadlock detection; the ROW WRITE fast path in
-//! `fastlock`), [`transaction`] (writes, undo,
-//! commit/rollback), [`catalog`] (names → tables and views); for a database on disk,
-//! [`recovery`] (open) and [`durable`] (log each commit, checkpoint) over [`wal`] (the log),
-//! [`checkpoint`] (Arrow IPC files and the manifest), [`codec`] and [`vfs`] ([`sim`] simulates
+//! reader needs), [`table`] (segments, stamps, side indexes), [`index`] (ordered indexes,
+//! over [`key`]: keys as bytes in key order), [`mvcc`] (ids and snapshots), [`queue`] (the
+//! consumable-rows index), [`locks`] (table locks, waits, deadlock detection; the ROW WRITE
+//! fast path in `fastlock`), [`transaction`] (writes, undo, commit/rollback), [`catalog`]
+//! (names → tables and views); for a database on disk, [`recovery`] (open) and [`durable`]
+//! (log each commit, checkpoint) over [`wal`] (the log), [`checkpoint`] (Arrow IPC files and
+//! the manifest), [`codec`] and [`vfs`] ([`sim`] simulates
 //! power cuts). Storage never parses SQL: it keeps CREATE texts, CHECK conditions and view
 //! queries only as strings.
 //!
@@ -40,6 +40,7 @@ pub mod durable;
 pub mod error;
 mod fastlock;
 pub mod index;
+pub mod key;
 pub mod locks;
 pub mod mvcc;
 pub mod queue;

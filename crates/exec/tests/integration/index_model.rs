@@ -23,10 +23,23 @@ impl Pick for Rng {
 }
 
 const COLUMNS: &str = "(k INTEGER NOT NULL, a INTEGER, b SMALLINT, s VARCHAR(8), \
-    cs VARCHAR(8) CASESPECIFIC, d DECIMAL(4,1))";
+    cs VARCHAR(8) CASESPECIFIC, d DECIMAL(4,1), f FLOAT, dt DATE)";
 
 const STRINGS: &[&str] = &["NULL", "'ab'", "'AB'", "'ab  '", "'b'", "'B '", "'c'", "''"];
 const DECIMALS: &[&str] = &["NULL", "-1.5", "0", "0.5", "2", "2.5", "10.0"];
+/// Floats around zero (both zeros), below and above one, and large.
+const FLOATS: &[&str] = &[
+    "NULL", "-2.5E0", "-0E0", "0E0", "0.5E0", "2E0", "1E10", "-1E10",
+];
+/// Dates before and after 1970 (negative and positive day numbers).
+const DATES: &[&str] = &[
+    "NULL",
+    "DATE '1960-05-01'",
+    "DATE '1969-12-31'",
+    "DATE '1970-01-01'",
+    "DATE '2000-02-29'",
+    "DATE '2024-12-31'",
+];
 
 fn small(rng: &mut Rng) -> String {
     match rng.below(8) {
@@ -37,12 +50,14 @@ fn small(rng: &mut Rng) -> String {
 
 fn row(rng: &mut Rng, k: u64) -> String {
     format!(
-        "({k}, {}, {}, {}, {}, {})",
+        "({k}, {}, {}, {}, {}, {}, {}, {})",
         small(rng),
         small(rng),
         rng.pick(STRINGS),
         rng.pick(STRINGS),
-        rng.pick(DECIMALS)
+        rng.pick(DECIMALS),
+        rng.pick(FLOATS),
+        rng.pick(DATES)
     )
 }
 
@@ -51,6 +66,11 @@ fn value(rng: &mut Rng, c: &str) -> String {
     match c {
         "s" | "cs" => rng.pick(&STRINGS[1..]).to_string(),
         "d" => rng.pick(&DECIMALS[1..]).to_string(),
+        "f" => match rng.below(4) {
+            0 => (rng.below(5) as i64 - 2).to_string(),
+            _ => rng.pick(&FLOATS[1..]).to_string(),
+        },
+        "dt" => rng.pick(&DATES[1..]).to_string(),
         _ => match rng.below(10) {
             0 => "2.0".into(),
             1 => "2.5".into(),
@@ -60,7 +80,7 @@ fn value(rng: &mut Rng, c: &str) -> String {
 }
 
 fn condition(rng: &mut Rng) -> String {
-    let c = rng.pick(&["k", "a", "b", "s", "cs", "d"]);
+    let c = rng.pick(&["k", "a", "b", "s", "cs", "d", "f", "dt"]);
     match rng.below(9) {
         0 => format!("{c} IS NULL"),
         1 => format!("{c} IS NOT NULL"),
@@ -87,7 +107,7 @@ fn query(rng: &mut Rng, table: &str, conds: &[String]) -> (String, String) {
     };
     let list = match rng.below(4) {
         0 => {
-            let c = rng.pick(&["k", "a", "b", "d"]);
+            let c = rng.pick(&["k", "a", "b", "d", "f", "dt"]);
             let f = rng.pick(&["MIN", "MAX"]);
             format!(
                 "{f}({c}), {}({})",
@@ -95,7 +115,7 @@ fn query(rng: &mut Rng, table: &str, conds: &[String]) -> (String, String) {
                 rng.pick(&["k", "a"])
             )
         }
-        _ => "k, a, b, s, cs, d".into(),
+        _ => "k, a, b, s, cs, d, f, dt".into(),
     };
     let sql = |t: &str| format!("SEL {list} FROM {t}{filter}");
     (sql(table), sql("tn"))
@@ -121,7 +141,15 @@ fn run_case(seed: u64) {
         "CREATE MULTISET TABLE tn {COLUMNS} NO PRIMARY INDEX"
     ))
     .unwrap();
-    for ix in ["(a, b)", "(s)", "(cs, k)", "(d)", "(b, a, k)"] {
+    for ix in [
+        "(a, b)",
+        "(s)",
+        "(cs, k)",
+        "(d)",
+        "(b, a, k)",
+        "(f, k)",
+        "(dt)",
+    ] {
         s.execute(&format!("CREATE INDEX {ix} ON ti")).unwrap();
     }
     let mut next_k = 1;
@@ -134,7 +162,9 @@ fn run_case(seed: u64) {
     other.execute("BT").unwrap();
     for t in ["ti", "tn"] {
         other
-            .execute(&format!("INS {t} (1000, 1, 1, 'ab', 'ab', 1)"))
+            .execute(&format!(
+                "INS {t} (1000, 1, 1, 'ab', 'ab', 1, 0E0, DATE '1970-01-01')"
+            ))
             .unwrap();
     }
     let mut in_txn = false;
