@@ -523,7 +523,9 @@ impl Explainer<'_, '_> {
                     for c in own {
                         let (p, tx) = self.ex.written_preds(c, scope, &t.schema);
                         for (col, pred) in p {
-                            preds.entry(col).or_insert(pred);
+                            if preds.get(&col).is_none() {
+                                *preds.entry(col) = pred;
+                            }
                         }
                         for (col, t) in tx {
                             texts.entry(col).or_default().extend(t);
@@ -752,7 +754,7 @@ impl Exec<'_> {
                 continue;
             };
             texts.entry(col).or_default().push(p.to_string());
-            let e = preds.entry(col).or_default();
+            let e = preds.entry(col);
             if e.points.is_none() {
                 e.points = pred.points;
             }

@@ -15,7 +15,6 @@
 //! exactly to the column's type makes its conjunct unsargable instead of approximate.
 
 use crate::expr::{BinOp, Expr};
-use std::collections::BTreeMap;
 use tdlite_storage::catalog::{IndexSpec, TableSchema};
 use tdlite_storage::index::{indexable, KeyRange};
 use tdlite_storage::key::PartTest;
@@ -35,8 +34,66 @@ pub struct ColumnPred {
     pub hi: Option<(Value, bool)>,
 }
 
-/// Sargable conditions by column position.
-pub type Preds = BTreeMap<usize, ColumnPred>;
+/// Sargable conditions by column position, in column order: a few entries in one `Vec`
+/// (a `BTreeMap` allocated a 1.4 KB node for the first one, on every execution).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Preds(Vec<(usize, ColumnPred)>);
+
+impl Preds {
+    /// No conditions.
+    pub fn new() -> Self {
+        Preds(Vec::new())
+    }
+
+    /// The conditions on column `col`.
+    pub fn get(&self, col: &usize) -> Option<&ColumnPred> {
+        self.0
+            .binary_search_by_key(col, |e| e.0)
+            .ok()
+            .map(|i| &self.0[i].1)
+    }
+
+    /// The conditions on column `col`, an empty entry made if there is none.
+    pub fn entry(&mut self, col: usize) -> &mut ColumnPred {
+        let i = match self.0.binary_search_by_key(&col, |e| e.0) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (col, ColumnPred::default()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    /// (column, conditions) in column order.
+    pub fn iter(&self) -> impl Iterator<Item = (&usize, &ColumnPred)> {
+        self.0.iter().map(|(c, p)| (c, p))
+    }
+
+    /// How many columns have conditions.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl IntoIterator for Preds {
+    type Item = (usize, ColumnPred);
+    type IntoIter = std::vec::IntoIter<(usize, ColumnPred)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<const N: usize> From<[(usize, ColumnPred); N]> for Preds {
+    fn from(entries: [(usize, ColumnPred); N]) -> Self {
+        let mut preds = Preds::new();
+        for (c, p) in entries {
+            *preds.entry(c) = p;
+        }
+        preds
+    }
+}
 
 /// An index chosen for a read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,38 +128,33 @@ impl IndexAccess {
                 .and_then(|p| p.points.as_deref())
                 .unwrap_or_default()
         };
-        // one probe per combination of the fixed columns' points, each made at its width
-        let count: usize = fixed.iter().map(|c| points(c).len()).product();
-        let mut probes: Vec<Vec<Value>> = Vec::with_capacity(count);
-        for i in 0..count {
-            let mut probe = Vec::with_capacity(fixed.len());
-            let mut rest = i;
-            let mut stride = count;
-            for c in fixed {
-                let p = points(c);
-                stride /= p.len();
-                probe.push(p[rest / stride].clone());
-                rest %= stride;
-            }
-            probes.push(probe);
-        }
         // (a ranged column without its range, from a plan kept for other conditions, reads
         // more entries, never fewer: the condition still filters them)
         let ranged = self.range.then(|| spec.columns.get(self.eq_len)).flatten();
+        // a range never holds NULL: it starts above NULL when it has no lower bound
+        let above_null = (Value::Null, false);
         let (lo, hi) = match ranged.and_then(|c| preds.get(c)) {
-            Some(p) => (
-                // a range never holds NULL: start above it
-                p.lo.clone().or(Some((Value::Null, false))),
-                p.hi.clone(),
-            ),
+            Some(p) => (Some(p.lo.as_ref().unwrap_or(&above_null)), p.hi.as_ref()),
             None => (None, None),
         };
         let width = spec.columns.len();
-        // each column's points are sorted and distinct, so the probes are too
+        // one range per combination of the fixed columns' points, in key order (each
+        // column's points are sorted and distinct), its keys written from the points
+        let count: usize = fixed.iter().map(|c| points(c).len()).product();
+        let mut probe: Vec<&Value> = Vec::with_capacity(fixed.len());
         Some(
-            probes
-                .iter()
-                .map(|p| KeyRange::new(p, lo.clone(), hi.clone(), width))
+            (0..count)
+                .map(|i| {
+                    probe.clear();
+                    let (mut rest, mut stride) = (i, count);
+                    for c in fixed {
+                        let p = points(c);
+                        stride /= p.len();
+                        probe.push(&p[rest / stride]);
+                        rest %= stride;
+                    }
+                    KeyRange::new(&probe, lo, hi, width)
+                })
                 .collect(),
         )
     }
@@ -315,7 +367,7 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
             else {
                 return;
             };
-            let p = preds.entry(c.0).or_default();
+            let p = preds.entry(c.0);
             match op {
                 BinOp::Eq => {
                     p.points.get_or_insert_with(|| vec![v]);
@@ -327,7 +379,7 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
         }
         Expr::IsNull(inner, false) => {
             if let Some((i, _)) = column(inner) {
-                preds.entry(i).or_default().points = Some(vec![Value::Null]);
+                preds.entry(i).points = Some(vec![Value::Null]);
             }
         }
         Expr::InList(inner, list, false) => {
@@ -343,7 +395,7 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
             if let Some(mut values) = values {
                 values.sort_by(tdlite_storage::types::compare_values);
                 values.dedup();
-                preds.entry(i).or_default().points.get_or_insert(values);
+                preds.entry(i).points.get_or_insert(values);
             }
         }
         _ => {}

@@ -240,16 +240,16 @@ impl KeyRange {
     /// `upper` is given) lies within them: `(value, inclusive)`. `width` is the number of
     /// index columns.
     pub fn new(
-        eq: &[Value],
-        lower: Option<(Value, bool)>,
-        upper: Option<(Value, bool)>,
+        eq: &[&Value],
+        lower: Option<&(Value, bool)>,
+        upper: Option<&(Value, bool)>,
         width: usize,
     ) -> Self {
         // each key is written at its full width at once
         let key = |last: Option<&Value>, pad: KeyPart| {
-            let len: usize = eq.iter().chain(last).map(encoded_len).sum();
+            let len: usize = eq.iter().copied().chain(last).map(encoded_len).sum();
             let mut w = KeyWriter::with_capacity(len + width);
-            for v in eq.iter().chain(last) {
+            for v in eq.iter().copied().chain(last) {
                 w.value(v);
             }
             let parts = eq.len() + usize::from(last.is_some());
@@ -262,13 +262,13 @@ impl KeyRange {
         // when the value fills the key's last column
         let lo = match lower {
             None => Bound::Included((key(None, KeyPart::Low), 0)),
-            Some((v, true)) => Bound::Included((key(Some(&v), KeyPart::Low), 0)),
-            Some((v, false)) => Bound::Excluded((key(Some(&v), KeyPart::High), RowId::MAX)),
+            Some((v, true)) => Bound::Included((key(Some(v), KeyPart::Low), 0)),
+            Some((v, false)) => Bound::Excluded((key(Some(v), KeyPart::High), RowId::MAX)),
         };
         let hi = match upper {
             None => Bound::Included((key(None, KeyPart::High), RowId::MAX)),
-            Some((v, true)) => Bound::Included((key(Some(&v), KeyPart::High), RowId::MAX)),
-            Some((v, false)) => Bound::Excluded((key(Some(&v), KeyPart::Low), 0)),
+            Some((v, true)) => Bound::Included((key(Some(v), KeyPart::High), RowId::MAX)),
+            Some((v, false)) => Bound::Excluded((key(Some(v), KeyPart::Low), 0)),
         };
         KeyRange { lo, hi }
     }
@@ -383,21 +383,21 @@ mod tests {
                 .map(|e| e.1)
                 .collect::<Vec<_>>()
         };
-        let all_a1 = KeyRange::new(&[Value::Int(1)], None, None, 2);
+        let all_a1 = KeyRange::new(&[&Value::Int(1)], None, None, 2);
         assert_eq!(rids(&all_a1, false), vec![9, 0, 1, 2]);
-        let gt1 = KeyRange::new(&[Value::Int(1)], Some((Value::Int(1), false)), None, 2);
+        let gt1 = KeyRange::new(&[&Value::Int(1)], Some(&(Value::Int(1), false)), None, 2);
         assert_eq!(rids(&gt1, true), vec![2, 1]);
         let lt3 = KeyRange::new(
-            &[Value::Int(1)],
-            Some((Value::Null, false)),
-            Some((Value::Int(3), false)),
+            &[&Value::Int(1)],
+            Some(&(Value::Null, false)),
+            Some(&(Value::Int(3), false)),
             2,
         );
         assert_eq!(rids(&lt3, false), vec![0, 1]);
         let empty = KeyRange::new(
             &[],
-            Some((Value::Int(3), true)),
-            Some((Value::Int(1), true)),
+            Some(&(Value::Int(3), true)),
+            Some(&(Value::Int(1), true)),
             2,
         );
         assert!(rids(&empty, false).is_empty());
