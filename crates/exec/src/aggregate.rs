@@ -28,6 +28,11 @@ pub(crate) fn aggregate(
         .map(|k| k.eval(input))
         .collect::<Result<Vec<_>>>()?;
     let n = input.num_rows();
+    if keys.is_empty() && n == 1 {
+        if let Some(out) = min_max_of_one_row(input, calls)? {
+            return Ok(out);
+        }
+    }
     // each row's group, numbered in order of first appearance
     let mut group_of: Vec<u32> = Vec::with_capacity(n);
     let mut groups = 0u32;
@@ -102,6 +107,31 @@ pub(crate) fn aggregate(
         arrays,
         &RecordBatchOptions::new().with_row_count(Some(group_rows.len())),
     )?)
+}
+
+/// MIN and MAX (without DISTINCT) over one row, as a MIN/MAX walk's read gives them: each
+/// is its argument's value in that row, NULL included. `None` for other calls.
+fn min_max_of_one_row(input: &RecordBatch, calls: &[AggCall]) -> Result<Option<RecordBatch>> {
+    let mut fields = Vec::with_capacity(calls.len());
+    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(calls.len());
+    for (k, call) in calls.iter().enumerate() {
+        let (AggFunc::Min | AggFunc::Max, false, Some(arg)) = (call.func, call.distinct, &call.arg)
+        else {
+            return Ok(None);
+        };
+        let col = arg.eval(input)?;
+        // the type the general path gives (`result_type`), or that path decides
+        if sql_type_of(col.data_type()).arrow_type() != *col.data_type() {
+            return Ok(None);
+        }
+        fields.push(Field::new(format!("a{k}"), col.data_type().clone(), true));
+        arrays.push(col);
+    }
+    Ok(Some(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields)),
+        arrays,
+        &RecordBatchOptions::new().with_row_count(Some(1)),
+    )?))
 }
 
 /// The type of `func`'s result over `arg` (none: `COUNT(*)`).
