@@ -9,8 +9,11 @@
 //! ```
 //!
 //! Invariants: a RowId never moves or changes its values (updates are delete + insert); the
-//! stamps follow the rules in [`crate::mvcc`]; the unique and duplicate maps hold every row whose
-//! creator did not roll back, and lookups skip rows whose deletion committed.
+//! stamps follow the rules in [`crate::mvcc`]; the unique maps hold every row whose creator did
+//! not roll back (with a key without NULLs), the SET duplicate map every such row that has no
+//! whole unique key (an identical row would share that key, so the unique check, which comes
+//! first, decides for it), and lookups skip rows whose deletion committed. A change of the
+//! unique keys (CREATE/DROP INDEX, ALTER) rebuilds the table, and with it these maps.
 
 use crate::catalog::TableSchema;
 use crate::error::StorageError;
@@ -691,13 +694,16 @@ impl TableData {
         xmin: TxnId,
     ) -> RowId {
         let rid = self.len() as RowId;
+        let mut implied = false;
         for (k, (spec, _)) in schema.unique_keys().enumerate() {
             let key = Self::key_of(schema, &values, &spec.columns);
             if !key.0.iter().any(Value::is_null) {
                 self.unique[k].entry(key).or_default().push(rid);
+                implied = true;
             }
         }
-        if self.duplicates.is_some() {
+        // as in `append`: only rows without a whole unique key are checked for duplicates
+        if self.duplicates.is_some() && !implied {
             let all: Vec<usize> = (0..schema.columns.len()).collect();
             let key = Self::key_of(schema, &values, &all);
             if let Some(map) = self.duplicates.as_mut() {
@@ -838,8 +844,12 @@ impl TableData {
             }
             unique_keys.push(Some(key));
         }
+        // an identical row would have the same unique key: a row with a whole (non-NULL)
+        // unique key needs no duplicate-row check, the unique check above is it (and comes
+        // first, as Teradata reports a uniqueness violation before a duplicate row)
+        let implied = unique_keys.iter().any(Option::is_some);
         let all: Vec<usize> = (0..schema.columns.len()).collect();
-        let dup_key = if self.duplicates.is_some() {
+        let dup_key = if self.duplicates.is_some() && !implied {
             let key = Self::key_of(schema, &values, &all);
             let rows = self.duplicates.as_ref().and_then(|m| m.get(&key));
             if let Some(rows) = rows {

@@ -93,6 +93,46 @@ fn a_macro_survives_reopen() {
 }
 
 #[test]
+fn set_and_unique_checks_hold_after_reopen() {
+    // the unique keys and the SET duplicate map are rebuilt from the rows on open (from the
+    // log, then from a checkpoint); a row with a whole unique key is checked by that key
+    let dir = tempfile::tempdir().unwrap();
+    let code = |db: &Database, sql: &str| db.session().execute(sql).err().map(|e| e.code().number);
+    let checks = |db: &Database| {
+        assert_eq!(code(db, "INS su (1, 10, 'a')"), Some(2803));
+        assert_eq!(code(db, "INS su (3, 10, 'c')"), Some(2803));
+        assert_eq!(code(db, "INS su (NULL, NULL, 'B ')"), Some(2802));
+        assert_eq!(code(db, "INS st (1)"), Some(2802));
+    };
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        s.execute("CREATE SET TABLE su (k INTEGER, u INTEGER, s VARCHAR(10)) PRIMARY INDEX (s)")
+            .unwrap();
+        for sql in [
+            "CREATE UNIQUE INDEX (k) ON su",
+            "CREATE UNIQUE INDEX (u) ON su",
+            "CREATE SET TABLE st (n INTEGER)",
+            "INS su (1, 10, 'a'); INS su (NULL, NULL, 'b'); INS st (1)",
+        ] {
+            s.execute(sql).unwrap();
+        }
+        checks(&db);
+    }
+    let db = Database::open(dir.path()).unwrap();
+    checks(&db);
+    db.checkpoint().unwrap();
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    checks(&db);
+    assert_eq!(
+        rows(&db, "SEL COUNT(*) FROM su"),
+        vec!["2"],
+        "nothing went in beside the two rows"
+    );
+}
+
+#[test]
 fn a_new_database_folder_tells_git_to_ignore_it_and_an_old_one_is_left_alone() {
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("mydb");
