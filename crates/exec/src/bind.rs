@@ -22,6 +22,7 @@
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr, Func};
+use crate::result::Rows;
 use arrow::array::{
     new_null_array, Array, ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array,
     Int64Array, IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
@@ -119,6 +120,23 @@ impl Scope {
         }
         Ok(found)
     }
+}
+
+/// The one value of a scalar subquery's rows: NULL for no row, 3669 for more than one.
+pub(crate) fn scalar_of(rows: &Rows) -> Result<ArrayRef> {
+    if rows.schema.fields().len() != 1 {
+        return Err(Error::TypeMismatch(
+            "a scalar subquery must return one column".into(),
+        ));
+    }
+    let n: usize = rows.batches.iter().map(|b| b.num_rows()).sum();
+    if n > 1 {
+        return Err(Error::SubqueryTooManyRows);
+    }
+    Ok(match rows.batches.iter().find(|b| b.num_rows() == 1) {
+        Some(b) => b.column(0).clone(),
+        None => new_null_array(rows.schema.field(0).data_type(), 1),
+    })
 }
 
 /// Whether a column of the table known as `cq` in the scope (an alias, `t` or `db.t`) is
@@ -1634,19 +1652,7 @@ impl Exec<'_> {
     /// Runs an uncorrelated scalar subquery once: 0 rows → NULL, 2+ rows → 3669.
     pub(crate) fn scalar_subquery(&mut self, q: &ast::Query) -> Result<ArrayRef> {
         let rows = self.run_query(q)?;
-        if rows.schema.fields().len() != 1 {
-            return Err(Error::TypeMismatch(
-                "a scalar subquery must return one column".into(),
-            ));
-        }
-        let n: usize = rows.batches.iter().map(|b| b.num_rows()).sum();
-        if n > 1 {
-            return Err(Error::SubqueryTooManyRows);
-        }
-        let a = match rows.batches.iter().find(|b| b.num_rows() == 1) {
-            Some(b) => b.column(0).clone(),
-            None => new_null_array(rows.schema.field(0).data_type(), 1),
-        };
+        let a = scalar_of(&rows)?;
         self.note_slot(&a, || crate::slots::Slot::Subquery(Box::new(q.clone())));
         Ok(a)
     }

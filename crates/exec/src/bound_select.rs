@@ -7,7 +7,8 @@
 //! the whole table (read through a MIN/MAX index walk where one applies, as the general path
 //! does, then aggregated). Binding happens once, with the binder recording the block's slots
 //! (its `?` parameters and uncorrelated scalar subqueries); each later run computes the
-//! slots' values (the run right after binding uses binding's own), puts them where the
+//! slots' values (the run right after binding uses binding's own; a subquery whose own block
+//! is kept runs from the plan its parent holds, `KeptSlots`), puts them where the
 //! recorded arrays are in the bound expressions, plans the read (`plan::choose`) on those
 //! values, and reads. MIN/MAX walks are planned once per shape of the conditions (which
 //! columns the values fix or bound, not the values: `plan::plan_min_max`) and kept with the
@@ -34,7 +35,7 @@ use crate::slots::{Recording, Slot};
 use arrow::array::{Array, ArrayRef};
 use sqlparser::ast;
 use std::borrow::Cow;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use tdlite_storage::table::Table;
 
 /// A MIN/MAX call's column and whether it is MAX.
@@ -55,8 +56,26 @@ pub(crate) struct BoundSelect {
     reads: Vec<bool>,
     /// The MIN/MAX walks planned for the last shape of conditions this block met.
     walks: KeptWalks,
-    /// Each slot's array as bound, and where its value comes from.
+    /// Each slot's array as bound, where its value comes from, and its subquery's plan.
+    slots: KeptSlots,
+}
+
+/// A kept plan's slots (each one's array as bound, and where its value comes from), and for
+/// each scalar subquery among them its own kept plan once a run has found it in the cache:
+/// the plan holds its subqueries' plans, so later runs take them from here without a cache
+/// lookup (which compares a subquery's syntax tree, a copy the slot owns, with the entry's).
+/// A child plan is valid whenever its parent is: the parent was found under the same cache
+/// context (catalog version, session, user, database) the child was kept under.
+struct KeptSlots {
     slots: Vec<(ArrayRef, Slot)>,
+    plans: Box<[OnceLock<Arc<BoundSelect>>]>,
+}
+
+impl KeptSlots {
+    fn new(slots: Vec<(ArrayRef, Slot)>) -> Self {
+        let plans = slots.iter().map(|_| OnceLock::new()).collect();
+        KeptSlots { slots, plans }
+    }
 }
 
 /// What binding a block for the cache gave.
@@ -149,7 +168,7 @@ impl<'a> Exec<'a> {
                     return Ok(None);
                 };
                 cache.hit();
-                return Ok(Some(put_values(&b.slots, &values, &b.cond)));
+                return Ok(Some(put_values(&b.slots.slots, &values, &b.cond)));
             }
             Found::Kept(Plan::Select(_)) | Found::Missing => {}
         }
@@ -166,7 +185,7 @@ impl<'a> Exec<'a> {
             Plan::Condition(Arc::new(BoundCondition {
                 table: Arc::downgrade(table),
                 cond: cond.clone(),
-                slots: recording.slots.clone(),
+                slots: KeptSlots::new(recording.slots.clone()),
             }))
         });
         cache.put(block, &context, plan);
@@ -178,12 +197,22 @@ impl<'a> Exec<'a> {
     ///
     /// # Errors
     /// Errors of the subqueries (3669 for more than one row, …) and 3939.
-    fn slot_values(&mut self, slots: &[(ArrayRef, Slot)]) -> Result<Option<Vec<ArrayRef>>> {
-        let mut values = Vec::with_capacity(slots.len());
-        for (array, slot) in slots {
+    fn slot_values(&mut self, kept: &KeptSlots) -> Result<Option<Vec<ArrayRef>>> {
+        let mut values = Vec::with_capacity(kept.slots.len());
+        for ((array, slot), plan) in kept.slots.iter().zip(&kept.plans) {
             let v = match slot {
                 Slot::Param(name) => crate::params::parameter(name, self.params)?,
-                Slot::Subquery(q) => self.scalar_subquery(q)?,
+                Slot::Subquery(q) => match plan.get() {
+                    Some(child) => match self.run_child(child)? {
+                        Some(v) => v,
+                        None => self.scalar_subquery(q)?,
+                    },
+                    None => {
+                        let v = self.scalar_subquery(q)?;
+                        self.find_child(q, plan);
+                        v
+                    }
+                },
             };
             if v.data_type() != array.data_type() {
                 return Ok(None);
@@ -191,6 +220,36 @@ impl<'a> Exec<'a> {
             values.push(v);
         }
         Ok(Some(values))
+    }
+
+    /// The value of a slot's subquery from its kept plan, as `scalar_subquery` would give it
+    /// through the cache; `None` when the plan declines (the caller runs the subquery).
+    fn run_child(&mut self, child: &BoundSelect) -> Result<Option<ArrayRef>> {
+        crate::interrupt::check()?;
+        let Some(rows) = self.isolated(|ex| ex.run_bound(child, true))? else {
+            return Ok(None);
+        };
+        if let Some(cache) = self.plans {
+            cache.hit();
+        }
+        crate::bind::scalar_of(&rows).map(Some)
+    }
+
+    /// After a slot's subquery `q` ran through the cache: its kept plan, into `cell`.
+    fn find_child(&self, q: &ast::Query, cell: &OnceLock<Arc<BoundSelect>>) {
+        let ast::SetExpr::Select(s) = q.body.as_ref() else {
+            return;
+        };
+        let plain = q.with.is_none()
+            && q.order_by.is_none()
+            && q.limit_clause.is_none()
+            && q.fetch.is_none();
+        let Some((cache, context)) = self.plan_cache().filter(|_| plain) else {
+            return;
+        };
+        if let Found::Kept(Plan::Select(b)) = cache.get(Block::Select(s), &context) {
+            let _ = cell.set(b);
+        }
     }
 
     /// Binds block `s` once for the cache.
@@ -276,7 +335,7 @@ impl<'a> Exec<'a> {
             items: clauses.items,
             precisions: clauses.precisions,
             aggregate,
-            slots: recording.slots.clone(),
+            slots: KeptSlots::new(recording.slots.clone()),
         };
         let exprs: Vec<&Expr> = b.exprs().collect();
         match kept_slots(&recording, &exprs) {
@@ -303,7 +362,7 @@ impl<'a> Exec<'a> {
             false => Vec::new(), // the bound expressions hold this execution's values
         };
         // with no values to put in, the bound expressions serve as they are
-        let put = |e: &Expr| put_values(&b.slots, &values, e);
+        let put = |e: &Expr| put_values(&b.slots.slots, &values, e);
         let cond: Option<Cow<'_, Expr>> = b.cond.as_ref().map(|e| match values.is_empty() {
             true => Cow::Borrowed(e),
             false => Cow::Owned(put(e)),
@@ -408,7 +467,7 @@ pub(crate) struct BoundCondition {
     /// The table it was bound for (weak, as [`BoundSelect`]'s).
     table: Weak<Table>,
     cond: Expr,
-    slots: Vec<(ArrayRef, Slot)>,
+    slots: KeptSlots,
 }
 
 /// True if `e` has, at its own level, a subquery read as a set (IN, EXISTS, ANY, ALL)

@@ -34,6 +34,10 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             "k < (SEL COUNT(*) FROM t2 WHERE t2.s = ?)",
             "a = (SEL MAX(a) FROM t1 z WHERE z.d IS NOT NULL AND z.a < (SEL MAX(a) FROM t2))",
             "k > (SEL k FROM t2 WHERE t2.k = ?)",
+            // a subquery of several rows at some values (3669), and subqueries two deep
+            // with a parameter in the inner one (a kept plan runs its subqueries' plans)
+            "a = (SEL a FROM t2 WHERE t2.k > ?)",
+            "k = (SEL MIN(k) FROM t2 WHERE t2.a > (SEL MIN(a) FROM t1 y WHERE y.k > ?))",
             // refused or failing blocks: a window where none may be, RANDOM, IN (subquery),
             // a correlated subquery
             "ROW_NUMBER() OVER (ORDER BY k) = ?",
