@@ -137,10 +137,14 @@ impl OrderedIndex {
 
     /// Entries between `lo` and `hi` in key order (or reversed), as transaction `me` scans
     /// them: the main set merged with every other transaction's hidden set.
+    ///
+    /// One B-tree descent per set, to the end the walk starts from; the far bound is tested
+    /// on each entry as the walk meets it (a walk usually stops after a few entries, and
+    /// `BTreeSet::range` would descend to both ends first).
     pub(crate) fn range<'a>(
         &'a self,
-        lo: Bound<&IndexEntry>,
-        hi: Bound<&IndexEntry>,
+        lo: Bound<&'a IndexEntry>,
+        hi: Bound<&'a IndexEntry>,
         reverse: bool,
         me: TxnId,
     ) -> Box<dyn Iterator<Item = &'a IndexEntry> + 'a> {
@@ -148,11 +152,20 @@ impl OrderedIndex {
             return Box::new(std::iter::empty());
         }
         let one = |set: &'a BTreeSet<IndexEntry>| -> Box<dyn Iterator<Item = &'a IndexEntry> + 'a> {
-            let r = set.range::<IndexEntry, _>((lo, hi));
             if reverse {
-                Box::new(r.rev())
+                let r = set.range::<IndexEntry, _>((Bound::Unbounded, hi)).rev();
+                Box::new(r.take_while(move |e| match lo {
+                    Bound::Included(b) => *e >= b,
+                    Bound::Excluded(b) => *e > b,
+                    Bound::Unbounded => true,
+                }))
             } else {
-                Box::new(r)
+                let r = set.range::<IndexEntry, _>((lo, Bound::Unbounded));
+                Box::new(r.take_while(move |e| match hi {
+                    Bound::Included(b) => *e <= b,
+                    Bound::Excluded(b) => *e < b,
+                    Bound::Unbounded => true,
+                }))
             }
         };
         let others: Vec<_> = self
