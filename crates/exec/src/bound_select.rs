@@ -141,14 +141,15 @@ impl<'a> Exec<'a> {
         Some((cache, context))
     }
 
-    /// `w`, the WHERE clause of an UPDATE or DELETE of `table` (whose rows `scope` names),
-    /// bound through the plan cache with this execution's slot values; `None` without a
-    /// cache, or when `w` does not bind on its own (a correlated subquery: the caller binds
-    /// it as usual). The first execution's binding is used as it is.
+    /// `w`, an expression over the rows of `table` (whose rows `scope` names: the WHERE
+    /// clause of an UPDATE or DELETE, or a SET value of an UPDATE), bound through the plan
+    /// cache with this execution's slot values; `None` without a cache, or when `w` does not
+    /// bind on its own (a correlated subquery, a binding error: the caller binds it as usual
+    /// and raises the error). The first execution's binding is used as it is.
     ///
     /// # Errors
     /// Errors of the slots' subqueries.
-    pub(crate) fn cached_condition(
+    pub(crate) fn cached_expr(
         &mut self,
         table: &Arc<Table>,
         scope: &Scope,
@@ -462,7 +463,8 @@ fn put_values(slots: &[(ArrayRef, Slot)], values: &[ArrayRef], e: &Expr) -> Expr
     })
 }
 
-/// The WHERE clause of an UPDATE or DELETE bound once (see [`Exec::cached_condition`]).
+/// An UPDATE's or DELETE's WHERE clause, or an UPDATE's SET value, bound once (see
+/// [`Exec::cached_expr`]).
 pub(crate) struct BoundCondition {
     /// The table it was bound for (weak, as [`BoundSelect`]'s).
     table: Weak<Table>,

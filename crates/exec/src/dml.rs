@@ -466,7 +466,7 @@ impl Exec<'_> {
         selection: &Option<ast::Expr>,
     ) -> Result<(RecordBatch, Vec<u64>)> {
         if let Some(w) = selection {
-            if let Some(cond) = self.cached_condition(table, scope, w)? {
+            if let Some(cond) = self.cached_expr(table, scope, w)? {
                 return self.read_where(table, Some(&cond));
             }
         }
@@ -524,7 +524,9 @@ impl Exec<'_> {
             }
             Some(f) => self.joined_rows(&table, &q, scope, f, u.selection.as_ref(), false)?,
         };
-        self.apply_assignments(&table, &scope, &batch, &ids, &u.assignments)
+        // a SET value binds against the target's rows alone only without FROM
+        let kept = from.is_none();
+        self.apply_assignments(&table, (&scope, kept), &batch, &ids, &u.assignments)
     }
 
     /// Updates the target rows `ids`, whose current values are the first columns of `batch`
@@ -535,7 +537,7 @@ impl Exec<'_> {
     pub(crate) fn apply_assignments(
         &mut self,
         table: &Arc<Table>,
-        scope: &Scope,
+        (scope, cacheable): (&Scope, bool),
         batch: &RecordBatch,
         ids: &[u64],
         assignments: &[ast::Assignment],
@@ -547,12 +549,23 @@ impl Exec<'_> {
                 return Err(Error::Unsupported("tuple assignment".into()));
             };
             let name = tdlite_parser::object_name_string(c);
-            let short = name.rsplit('.').next().unwrap_or(&name).to_string();
-            let idx = table
+            let Some(idx) = table
                 .schema
-                .column_index(&short)
-                .ok_or(Error::ColumnNotFound(name))?;
-            let v = self.bind_expr(&a.value, scope, None)?.eval(batch)?;
+                .column_index(name.rsplit('.').next().unwrap_or(&name))
+            else {
+                return Err(Error::ColumnNotFound(name));
+            };
+            // a prepared request's kept binding where it has one (the value's `?`s and
+            // scalar subqueries as slots), else bound here
+            let kept = match cacheable {
+                true => self.cached_expr(table, scope, &a.value)?,
+                false => None,
+            };
+            let bound = match kept {
+                Some(e) => e,
+                None => self.bind_expr(&a.value, scope, None)?,
+            };
+            let v = bound.eval(batch)?;
             new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
         }
         reject_nulls(table, &new_cols)?;

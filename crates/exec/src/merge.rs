@@ -75,9 +75,13 @@ impl Exec<'_> {
                     done_targets.extend(rids.iter().copied());
                     count += match &clause.action {
                         ast::MergeAction::Update(u) => match &u.kind {
-                            ast::MergeUpdateKind::Set(assignments) => {
-                                self.apply_assignments(&table, &scope, &rows, &rids, assignments)?
-                            }
+                            ast::MergeUpdateKind::Set(assignments) => self.apply_assignments(
+                                &table,
+                                (&scope, false),
+                                &rows,
+                                &rids,
+                                assignments,
+                            )?,
                             other => {
                                 return Err(Error::Unsupported(format!("MERGE UPDATE {other}")))
                             }

@@ -310,15 +310,21 @@ fn a_subquery_with_random_is_never_run_once_for_all_rows_from_a_kept_plan() {
     assert_eq!(s.decorrelated_subqueries(), 3);
 }
 
-/// A random UPDATE or DELETE of t1 with `?` markers in its WHERE clause.
+/// A random UPDATE or DELETE of t1 with `?` markers in its WHERE clause, and in some SET
+/// values (parameters and scalar subqueries there are kept as slots too).
 fn dml(rng: &mut Rng) -> String {
     let cond = match rng.below(3) {
         0 => conjunct(rng).to_string(),
         _ => format!("{} AND {}", conjunct(rng), conjunct(rng)),
     };
-    match rng.below(3) {
+    match rng.below(6) {
         0 => format!("DEL FROM t1 WHERE {cond}"),
         1 => format!("UPD t1 SET a = a + 1 WHERE {cond}"),
+        2 => format!("UPD t1 SET a = ?, d = d * ? WHERE {cond}"),
+        3 => {
+            format!("UPD t1 SET a = (SEL MAX(a) FROM t2 WHERE t2.k > ?), s = s || 'y' WHERE {cond}")
+        }
+        4 => format!("UPD t1 SET d = d + (SEL COUNT(*) FROM t2) WHERE {cond}"),
         _ => format!("UPD t1 SET s = 'z', d = d - 1 WHERE {cond}"),
     }
 }
