@@ -68,7 +68,9 @@ pub(crate) struct BoundSelect {
 /// context (catalog version, session, user, database) the child was kept under.
 struct KeptSlots {
     slots: Vec<(ArrayRef, Slot)>,
-    plans: Box<[OnceLock<Arc<BoundSelect>>]>,
+    /// Per slot: unset until a run looks, then the subquery's kept plan or `None` (a
+    /// parameter, or a subquery the cache does not keep: it runs as a query each time).
+    plans: Box<[OnceLock<Option<Arc<BoundSelect>>>]>,
 }
 
 impl KeptSlots {
@@ -204,10 +206,18 @@ impl<'a> Exec<'a> {
             let v = match slot {
                 Slot::Param(name) => crate::params::parameter(name, self.params)?,
                 Slot::Subquery(q) => match plan.get() {
-                    Some(child) => match self.run_child(child)? {
+                    Some(Some(child)) => match self.run_child(child)? {
                         Some(v) => v,
-                        None => self.scalar_subquery(q)?,
+                        None => {
+                            // the kept plan declined (a value of another type): run the
+                            // query bound afresh, not through that plan again
+                            let plans = self.plans.take();
+                            let v = self.scalar_subquery(q);
+                            self.plans = plans;
+                            v?
+                        }
                     },
+                    Some(None) => self.scalar_subquery(q)?,
                     None => {
                         let v = self.scalar_subquery(q)?;
                         self.find_child(q, plan);
@@ -236,21 +246,23 @@ impl<'a> Exec<'a> {
         crate::bind::scalar_of(&rows).map(Some)
     }
 
-    /// After a slot's subquery `q` ran through the cache: its kept plan, into `cell`.
-    fn find_child(&self, q: &ast::Query, cell: &OnceLock<Arc<BoundSelect>>) {
-        let ast::SetExpr::Select(s) = q.body.as_ref() else {
-            return;
-        };
+    /// After a slot's subquery `q` ran through the cache: its kept plan, or that it has
+    /// none, into `cell`.
+    fn find_child(&self, q: &ast::Query, cell: &OnceLock<Option<Arc<BoundSelect>>>) {
         let plain = q.with.is_none()
             && q.order_by.is_none()
             && q.limit_clause.is_none()
             && q.fetch.is_none();
-        let Some((cache, context)) = self.plan_cache().filter(|_| plain) else {
-            return;
+        let found = match (q.body.as_ref(), self.plan_cache()) {
+            (ast::SetExpr::Select(s), Some((cache, context))) if plain => {
+                match cache.get(Block::Select(s), &context) {
+                    Found::Kept(Plan::Select(b)) => Some(b),
+                    _ => None,
+                }
+            }
+            _ => None,
         };
-        if let Found::Kept(Plan::Select(b)) = cache.get(Block::Select(s), &context) {
-            let _ = cell.set(b);
-        }
+        let _ = cell.set(found);
     }
 
     /// Binds block `s` once for the cache.

@@ -235,8 +235,8 @@ impl KeyWriter {
     }
 }
 
-/// Bytes a value's part takes when written normalised (exact for every ASCII value; a
-/// starting capacity otherwise).
+/// Bytes a value's part takes when written normalised: a starting capacity (exact unless
+/// a string holds NUL bytes, which are escaped, or characters whose upper case is longer).
 pub fn encoded_len(v: &Value) -> usize {
     match v {
         Value::Null => 1,

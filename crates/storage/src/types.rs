@@ -161,7 +161,8 @@ pub fn normalize_for_key(v: &Value, case_specific: bool) -> Value {
     }
 }
 
-/// Orders two non-null values of the same type (used by storage's ordered indexes).
+/// Orders two values of the same type, NULL first (the order `crate::key` encodes index
+/// keys in; exec's aggregates and sorts use it on values).
 pub fn compare_values(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => x.cmp(y),
