@@ -29,8 +29,8 @@ pub(crate) fn aggregate(
         .collect::<Result<Vec<_>>>()?;
     let n = input.num_rows();
     if keys.is_empty() && n == 1 {
-        if let Some(out) = min_max_of_one_row(input, calls)? {
-            return Ok(out);
+        if let Some(cols) = min_max_of_one_row(input, calls)? {
+            return output(Vec::new(), cols, 1);
         }
     }
     // each row's group, numbered in order of first appearance
@@ -88,33 +88,51 @@ pub(crate) fn aggregate(
     let group_rows: Vec<&[u32]> = (0..groups as usize)
         .map(|g| &rows[start[g]..start[g + 1]])
         .collect();
-    let mut fields = Vec::new();
-    let mut arrays: Vec<ArrayRef> = Vec::new();
-    for (k, a) in key_arrays.iter().enumerate() {
-        let firsts = UInt32Array::from(group_rows.iter().map(|r| r[0]).collect::<Vec<_>>());
-        let col = take(a.as_ref(), &firsts, None)?;
-        fields.push(Field::new(format!("k{k}"), col.data_type().clone(), true));
-        arrays.push(col);
-    }
-    for (k, call) in calls.iter().enumerate() {
-        let arg = call.arg.as_ref().map(|e| e.eval(input)).transpose()?;
-        let col = aggregate_call(call, arg.as_ref(), group_rows.iter().copied())?;
-        fields.push(Field::new(format!("a{k}"), col.data_type().clone(), true));
-        arrays.push(col);
-    }
+    // each group's first row holds its key (only with keys: without them the one group
+    // may be empty)
+    let key_cols = match key_arrays.is_empty() {
+        true => Vec::new(),
+        false => {
+            let firsts = UInt32Array::from(group_rows.iter().map(|r| r[0]).collect::<Vec<_>>());
+            key_arrays
+                .iter()
+                .map(|a| take(a.as_ref(), &firsts, None))
+                .collect::<Result<Vec<_>, _>>()?
+        }
+    };
+    let call_cols = calls
+        .iter()
+        .map(|call| {
+            let arg = call.arg.as_ref().map(|e| e.eval(input)).transpose()?;
+            aggregate_call(call, arg.as_ref(), group_rows.iter().copied())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    output(key_cols, call_cols, group_rows.len())
+}
+
+/// The result of [`aggregate`]: the key columns (`k0`, …), then one column per call (`a0`,
+/// …), `rows` rows.
+fn output(keys: Vec<ArrayRef>, calls: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+    let named = |p: char| {
+        move |(k, col): (usize, &ArrayRef)| {
+            Field::new(format!("{p}{k}"), col.data_type().clone(), true)
+        }
+    };
+    let fields: Vec<Field> = (keys.iter().enumerate().map(named('k')))
+        .chain(calls.iter().enumerate().map(named('a')))
+        .collect();
     Ok(RecordBatch::try_new_with_options(
         Arc::new(Schema::new(fields)),
-        arrays,
-        &RecordBatchOptions::new().with_row_count(Some(group_rows.len())),
+        keys.into_iter().chain(calls).collect(),
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
     )?)
 }
 
 /// MIN and MAX (without DISTINCT) over one row, as a MIN/MAX walk's read gives them: each
 /// is its argument's value in that row, NULL included. `None` for other calls.
-fn min_max_of_one_row(input: &RecordBatch, calls: &[AggCall]) -> Result<Option<RecordBatch>> {
-    let mut fields = Vec::with_capacity(calls.len());
-    let mut arrays: Vec<ArrayRef> = Vec::with_capacity(calls.len());
-    for (k, call) in calls.iter().enumerate() {
+fn min_max_of_one_row(input: &RecordBatch, calls: &[AggCall]) -> Result<Option<Vec<ArrayRef>>> {
+    let mut cols = Vec::with_capacity(calls.len());
+    for call in calls {
         let (AggFunc::Min | AggFunc::Max, false, Some(arg)) = (call.func, call.distinct, &call.arg)
         else {
             return Ok(None);
@@ -124,14 +142,9 @@ fn min_max_of_one_row(input: &RecordBatch, calls: &[AggCall]) -> Result<Option<R
         if sql_type_of(col.data_type()).arrow_type() != *col.data_type() {
             return Ok(None);
         }
-        fields.push(Field::new(format!("a{k}"), col.data_type().clone(), true));
-        arrays.push(col);
+        cols.push(col);
     }
-    Ok(Some(RecordBatch::try_new_with_options(
-        Arc::new(Schema::new(fields)),
-        arrays,
-        &RecordBatchOptions::new().with_row_count(Some(1)),
-    )?))
+    Ok(Some(cols))
 }
 
 /// The type of `func`'s result over `arg` (none: `COUNT(*)`).

@@ -68,8 +68,9 @@ pub(crate) struct BoundSelect {
 /// context (catalog version, session, user, database) the child was kept under.
 struct KeptSlots {
     slots: Vec<(ArrayRef, Slot)>,
-    /// Per slot: unset until a run looks, then the subquery's kept plan or `None` (a
-    /// parameter, or a subquery the cache does not keep: it runs as a query each time).
+    /// Per slot: unset until a run looks (a parameter's stays unset), then the subquery's
+    /// kept plan, or `None` for a subquery the cache does not keep (it runs as a query
+    /// each time).
     plans: Box<[OnceLock<Option<Arc<BoundSelect>>>]>,
 }
 
