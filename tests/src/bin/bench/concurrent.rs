@@ -162,6 +162,12 @@ fn finish(
     n as f64 / secs
 }
 
+/// The `prefilled` workload (tdlite alone, in memory, for `perf`): rows/s of `consumers`
+/// consumers popping `n` prefilled rows.
+pub fn prefilled(consumers: usize, n: i64) -> f64 {
+    tdlite_run(Place::Memory, consumers, n, true)
+}
+
 /// The `concurrent` workload.
 pub fn run(memory_rows: i64, disk_rows: i64, rounds: u32) {
     println!("\n## concurrent: C consumers and 1 producer (or a prefilled queue), one row per transaction, exactly once");

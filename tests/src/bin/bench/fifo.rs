@@ -258,3 +258,19 @@ pub fn depth(depths: &[i64], consumes: i64, rounds: u32) {
         );
     }
 }
+
+/// The `enqueue-steps` workload (tdlite alone, for callgrind): enqueues `n` rows in memory
+/// the way `fifo` does (the prepared `INS q (CURRENT_TIMESTAMP, ?, ?)`, transactions of
+/// 1,000), then pops `pops` of them, one transaction each. Run it with `--rows 0` and with
+/// `--rows N` (or `--pops 0` and `--pops P` over the same rows): the difference of the two
+/// instruction counts over N (or P) is what one enqueue (one consume) costs.
+pub fn steps(n: i64, pops: i64) {
+    let db = Database::new();
+    let q = TdQueue::new(&db);
+    let mut s = db.session();
+    q.fill(&mut s, 0..n, 1_000);
+    for _ in 0..pops.min(n) {
+        q.pop(&mut s).expect("a row");
+    }
+    println!("enqueued {n} rows, consumed {}", pops.min(n));
+}

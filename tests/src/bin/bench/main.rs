@@ -6,6 +6,8 @@
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
 //!   WORKLOAD: fifo | insert | depth | priority | concurrent | wake | browse | scan | python | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
+//!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
+//!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)
 //!   --updates U     priority UPDATEs (1,000)           --prio-rows N  priority table rows (100,000)
@@ -138,9 +140,24 @@ fn main() {
         );
         return;
     }
+    if wants("prefilled") {
+        let (n, c) = (
+            arg("--conc-rows", 40_000) as i64,
+            arg("--consumers", 8) as usize,
+        );
+        println!(
+            "{c} consumers, {n} rows: {:.0} rows/s",
+            concurrent::prefilled(c, n)
+        );
+        return;
+    }
+    if wants("enqueue-steps") {
+        fifo::steps(arg("--rows", 100_000) as i64, arg("--pops", 0) as i64);
+        return;
+    }
     if !WORKLOADS.contains(&workload.as_str()) {
         eprintln!(
-            "unknown workload {workload}: {} | all | steps",
+            "unknown workload {workload}: {} | all | steps | prefilled | enqueue-steps",
             WORKLOADS.join(" | ")
         );
         std::process::exit(2);
