@@ -43,6 +43,7 @@ pub mod index;
 pub mod key;
 pub mod locks;
 pub mod mvcc;
+mod padded;
 pub mod queue;
 pub mod recovery;
 pub mod sim;

@@ -26,7 +26,7 @@ pub const DEAD: TxnId = u64::MAX;
 /// Hands out transaction ids and tracks which are active.
 #[derive(Default)]
 pub struct TxnManager {
-    inner: Mutex<Inner>,
+    inner: crate::padded::Padded<Mutex<Inner>>,
 }
 
 #[derive(Default)]

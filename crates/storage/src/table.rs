@@ -19,6 +19,7 @@ use crate::catalog::TableSchema;
 use crate::error::StorageError;
 use crate::index::{indexable, IndexEntry, OrderedIndex};
 use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
+use crate::padded::Padded;
 use crate::queue::{QueueIndex, QueueKey};
 use crate::stamps::{StampChunk, Stamps};
 use crate::tail::{row_slices, values_batch, Tail, TailRow, TailView};
@@ -45,7 +46,7 @@ pub struct Table {
     pub id: u64,
     /// The definition.
     pub schema: TableSchema,
-    data: Mutex<TableData>,
+    data: Padded<Mutex<TableData>>,
     dropped: AtomicBool,
     /// The transaction that created the table while it is uncommitted, else 0. Only that
     /// transaction may write to it (others get 2631), so the log never holds a change to a
@@ -60,7 +61,7 @@ pub struct Table {
     /// left out of a one-row fetch (a MIN/MAX walk's), shared instead of made each time.
     null_cells: Vec<ArrayRef>,
     /// ROW WRITE locks held without the lock manager (see `fastlock`).
-    pub(crate) row_writers: Mutex<crate::fastlock::RowWriters>,
+    pub(crate) row_writers: Padded<Mutex<crate::fastlock::RowWriters>>,
     /// How many index entries open transactions have set aside (see [`crate::index`]): a
     /// transaction that ends looks at its tables' hidden sets only when this is not 0.
     pub(crate) hidden: AtomicUsize,
@@ -142,13 +143,13 @@ impl Table {
         Table {
             id,
             null_cells,
-            data: Mutex::new(TableData::empty(&schema)),
+            data: Padded(Mutex::new(TableData::empty(&schema))),
             schema,
             dropped: AtomicBool::new(false),
             creator: AtomicU64::new(creator),
             dirty: AtomicBool::new(true),
             all_nullable,
-            row_writers: Mutex::new(crate::fastlock::RowWriters::new(creator)),
+            row_writers: Padded(Mutex::new(crate::fastlock::RowWriters::new(creator))),
             hidden: AtomicUsize::new(0),
         }
     }
