@@ -107,7 +107,7 @@ impl<'a> Exec<'a> {
         let (bound, kept) = match cache.get(block, &context) {
             Found::Refused => return Ok(None),
             Found::Kept(Plan::Select(b)) => (b, true),
-            Found::Kept(Plan::Condition(_)) | Found::Missing => {
+            Found::Kept(Plan::Condition(_) | Plan::Table(_)) | Found::Missing => {
                 let b = match self.bind_block(s) {
                     Bound::Kept(b) => Arc::<BoundSelect>::from(b),
                     Bound::Refused | Bound::Failed => {
@@ -125,6 +125,32 @@ impl<'a> Exec<'a> {
             cache.hit();
         }
         Ok(rows)
+    }
+
+    /// The base table `name` (a name in the request's statements, the target of an INSERT,
+    /// UPDATE or DELETE) resolves to, through the plan cache: resolved once for the cache's
+    /// context (the catalog's version, the session, user and default database), as
+    /// [`Exec::must_get_base_table`] resolves it.
+    ///
+    /// # Errors
+    /// As [`Exec::must_get_base_table`].
+    pub(crate) fn target_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let Some((cache, context)) = self.plan_cache() else {
+            return self.must_get_base_table(name);
+        };
+        let block = Block::Target(name);
+        if let Found::Kept(Plan::Table(t)) = cache.get(block, &context) {
+            if let Some(t) = t.upgrade().filter(|t| !t.is_dropped()) {
+                if t.schema.volatile.is_some() {
+                    // as a lookup counts it (a view may not use a volatile table)
+                    self.volatile_uses.set(self.volatile_uses.get() + 1);
+                }
+                return Ok(t);
+            }
+        }
+        let t = self.must_get_base_table(name)?;
+        cache.put(block, &context, Some(Plan::Table(Arc::downgrade(&t))));
+        Ok(t)
     }
 
     /// The plan cache of the prepared request running, and the context its entries must
@@ -174,7 +200,7 @@ impl<'a> Exec<'a> {
                 cache.hit();
                 return Ok(Some(put_values(&b.slots.slots, &values, &b.cond)));
             }
-            Found::Kept(Plan::Select(_)) | Found::Missing => {}
+            Found::Kept(Plan::Select(_) | Plan::Table(_)) | Found::Missing => {}
         }
         let saved = self.recording.replace(Some(Recording::default()));
         let windows = self.windows.take();

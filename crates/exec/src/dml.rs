@@ -168,12 +168,12 @@ impl Exec<'_> {
         columns
             .iter()
             .map(|c| {
-                let name = tdlite_parser::object_name_string(c);
-                let short = name.rsplit('.').next().unwrap_or(&name).to_string();
-                table
-                    .schema
-                    .column_index(&short)
-                    .ok_or(Error::ColumnNotFound(name))
+                // the column's own name: the last part of a qualified one
+                let found = match c.0.last() {
+                    Some(ast::ObjectNamePart::Identifier(i)) => table.schema.column_index(&i.value),
+                    _ => None,
+                };
+                found.ok_or_else(|| Error::ColumnNotFound(tdlite_parser::object_name_string(c)))
             })
             .collect()
     }
@@ -214,21 +214,28 @@ impl Exec<'_> {
             ast::TableObject::TableName(n) => n,
             other => return Err(Error::Unsupported(format!("INSERT INTO {other}"))),
         };
-        let table = self.must_get_base_table(name)?;
-        let targets = Self::target_columns(&table, &ins.columns)?;
+        let table = self.target_table(name)?;
         let Some(source) = &ins.source else {
             return Err(Error::Unsupported("INSERT without VALUES or SELECT".into()));
         };
+        // one row of values (a prepared producer's INSERT): no list of every column made
+        if let ast::SetExpr::Values(v) = source.body.as_ref() {
+            if let ([row], true) = (v.rows.as_slice(), self.param_rows.is_empty()) {
+                let named = match ins.columns.is_empty() {
+                    true => None,
+                    false => Some(Self::target_columns(&table, &ins.columns)?),
+                };
+                if let Some(n) = self.insert_row(&table, named.as_deref(), &row.content)? {
+                    return Ok(n);
+                }
+            }
+        }
+        let targets = Self::target_columns(&table, &ins.columns)?;
         let (batches, from_select) = match source.body.as_ref() {
             ast::SetExpr::Values(v) if !self.param_rows.is_empty() => {
                 (vec![self.parameter_sets_batch(v, &table, &targets)?], false)
             }
             ast::SetExpr::Values(v) => {
-                if let [row] = v.rows.as_slice() {
-                    if let Some(n) = self.insert_row(&table, &targets, &row.content)? {
-                        return Ok(n);
-                    }
-                }
                 let rows: Vec<Vec<ast::Expr>> = v.rows.iter().map(|r| r.content.clone()).collect();
                 (vec![self.values_batch(&rows, targets.len())?], false)
             }
@@ -448,7 +455,7 @@ impl Exec<'_> {
         }
         match &t.relation {
             ast::TableFactor::Table { name, alias, .. } => {
-                let table = self.must_get_base_table(name)?;
+                let table = self.target_table(name)?;
                 let q = alias
                     .as_ref()
                     .map(|a| a.name.value.clone())

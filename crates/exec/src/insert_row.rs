@@ -34,40 +34,48 @@ enum Cell {
 }
 
 impl Exec<'_> {
-    /// Inserts the one VALUES row `row` into `targets` of `table`; other columns get their
-    /// defaults. `None` when the row path does not apply (the table has CHECK constraints):
-    /// the caller then takes the batch path.
+    /// Inserts the one VALUES row `row` into `targets` of `table` (`None`: every column, in
+    /// order); other columns get their defaults. `None` when the row path does not apply (the
+    /// table has CHECK constraints): the caller then takes the batch path.
+    ///
+    /// Each cell is evaluated and converted in the row's order, then the defaults are made:
+    /// the first failing step's error is the one raised.
     ///
     /// # Errors
     /// 3812/3813 arity, conversion errors, and storage's (3811, 2801, 2802, 2803).
     pub(crate) fn insert_row(
         &mut self,
         table: &Arc<Table>,
-        targets: &[usize],
+        targets: Option<&[usize]>,
         row: &[ast::Expr],
     ) -> Result<Option<u64>> {
         if !table.schema.checks.is_empty() {
             return Ok(None);
         }
-        crate::dml::check_arity(row.len(), targets.len())?;
-        let mut cells: Vec<Option<Cell>> = Vec::with_capacity(row.len());
-        for e in row {
-            cells.push(Some(self.cell(e)?));
+        let columns = &table.schema.columns;
+        crate::dml::check_arity(row.len(), targets.map_or(columns.len(), <[usize]>::len))?;
+        // the row as stored: each cell converted into its column's place, the other places
+        // filled with defaults below (a column named twice takes its first cell; the later
+        // one is still evaluated)
+        let mut values = vec![Value::Null; columns.len()];
+        for (k, e) in row.iter().enumerate() {
+            let cell = self.cell(e)?;
+            let i = match targets {
+                None => k,
+                Some(t) if t[..k].contains(&t[k]) => continue,
+                Some(t) => t[k],
+            };
+            values[i] = self.conform_cell(&columns[i], cell)?;
         }
-        let mut values = Vec::with_capacity(table.schema.columns.len());
-        for (i, col) in table.schema.columns.iter().enumerate() {
-            let cell = match targets.iter().position(|&t| t == i) {
-                Some(k) => cells[k].take(),
-                None => None,
-            };
-            let v = match cell {
-                Some(c) => self.conform_cell(col, c)?,
-                None => self.default_value(col)?,
-            };
-            values.push(v);
+        if let Some(targets) = targets {
+            for (i, col) in columns.iter().enumerate() {
+                if !targets.contains(&i) {
+                    values[i] = self.default_value(col)?;
+                }
+            }
         }
         // after every conversion, as the batch path checks
-        for (v, col) in values.iter().zip(&table.schema.columns) {
+        for (v, col) in values.iter().zip(columns) {
             if v.is_null() && !col.nullable {
                 return Err(StorageError::NotNull(col.name.clone()).into());
             }
@@ -87,12 +95,12 @@ impl Exec<'_> {
         }
         // a value of the request (CURRENT_TIMESTAMP, …) needs no binding
         if let ast::Expr::Function(f) = e {
-            if f.over.is_none() {
-                let name = tdlite_parser::object_name_string(&f.name).to_ascii_uppercase();
-                if let Some(v) = self.clock_call(&name, f)? {
+            let mut buf = [0u8; NAME_MAX];
+            if let (None, Some(name)) = (&f.over, upper_name(&f.name, &mut buf)) {
+                if let Some(v) = self.clock_call(name, f)? {
                     return Ok(Cell::Value(v));
                 }
-                if let Some(a) = self.current_call(&name, f)? {
+                if let Some(a) = self.current_call(name, f)? {
                     return Ok(literal_cell(a));
                 }
             }
@@ -129,6 +137,22 @@ impl Exec<'_> {
         let d = self.default_array(col, 1)?;
         Ok(value_at(self.conform(col, &d)?.as_ref(), 0))
     }
+}
+
+/// The longest function name [`upper_name`] gives: longer than any value of the request
+/// (CURRENT_TIMESTAMP and the like, see [`Exec::current_call`]).
+const NAME_MAX: usize = 24;
+
+/// A one-part function name in upper case, written into `buf` (a per-row call allocates
+/// nothing); `None` for a longer or qualified name, which is no value of the request.
+fn upper_name<'b>(name: &ast::ObjectName, buf: &'b mut [u8; NAME_MAX]) -> Option<&'b str> {
+    let [ast::ObjectNamePart::Identifier(i)] = name.0.as_slice() else {
+        return None;
+    };
+    let out = buf.get_mut(..i.value.len())?;
+    out.copy_from_slice(i.value.as_bytes());
+    out.make_ascii_uppercase();
+    std::str::from_utf8(out).ok()
 }
 
 /// A one-row literal as a cell: its value where the value's own array
@@ -184,4 +208,41 @@ fn as_stored(col: &Column, v: Value) -> std::result::Result<Value, Value> {
 fn fits_chars(s: &str, n: u32) -> bool {
     let n = n as usize;
     s.len() <= n || s.chars().count() <= n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(parts: &[&str]) -> ast::ObjectName {
+        ast::ObjectName(
+            parts
+                .iter()
+                .map(|p| ast::ObjectNamePart::Identifier(ast::Ident::new(*p)))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn upper_name_gives_one_part_names_up_to_its_limit_in_upper_case() {
+        let mut buf = [0u8; NAME_MAX];
+        let got = upper_name(&name(&["current_Timestamp"]), &mut buf);
+        assert_eq!(got, Some("CURRENT_TIMESTAMP"));
+        let mut buf = [0u8; NAME_MAX];
+        let exact = "u".repeat(NAME_MAX);
+        assert_eq!(
+            upper_name(&name(&[&exact]), &mut buf),
+            Some("U".repeat(NAME_MAX).as_str())
+        );
+        let mut buf = [0u8; NAME_MAX];
+        assert_eq!(
+            upper_name(&name(&[&"u".repeat(NAME_MAX + 1)]), &mut buf),
+            None
+        );
+        let mut buf = [0u8; NAME_MAX];
+        assert_eq!(upper_name(&name(&["syslib", "user"]), &mut buf), None);
+        // non-ASCII letters stay as they are, as to_ascii_uppercase leaves them
+        let mut buf = [0u8; NAME_MAX];
+        assert_eq!(upper_name(&name(&["dätum"]), &mut buf), Some("DäTUM"));
+    }
 }

@@ -1,7 +1,8 @@
 //! The plans a prepared request keeps between its executions: each one-table SELECT block it
-//! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], and the WHERE
+//! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], the WHERE
 //! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
-//! inputs instead of being bound afresh every time.
+//! inputs instead of being bound afresh every time, and the table each INSERT, UPDATE or
+//! DELETE names (its name resolved once).
 //!
 //! A bound block's inputs are its *slots*: the request's `?` parameters and the uncorrelated
 //! scalar subqueries it uses. While a block is bound for the cache, the binder records each
@@ -33,8 +34,9 @@ use foldhash::HashMap;
 use sqlparser::ast::{self, Visit, Visitor};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use tdlite_parser::{Spanned, Statement};
+use tdlite_storage::table::Table;
 
 /// What resolved the names of the cached blocks, as a lookup sees it (borrowed: a lookup
 /// allocates nothing).
@@ -73,11 +75,22 @@ impl OwnedContext {
     }
 }
 
-/// What is kept: a SELECT block, or the WHERE clause of an UPDATE or DELETE of one table.
+/// What is kept: a SELECT block, the WHERE clause of an UPDATE or DELETE of one table, or
+/// the name of a table a statement changes.
 #[derive(Clone, Copy)]
 pub(crate) enum Block<'a> {
     Select(&'a ast::Select),
     Condition(&'a ast::Expr),
+    Target(&'a ast::ObjectName),
+}
+
+/// A block's kind, part of its key (a block of one kind never holds another of that kind in
+/// place, but may hold one of another kind: a WHERE clause's address may be its first node's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    Select,
+    Condition,
+    Target,
 }
 
 /// A copy of a block, to check that an entry found by address is for that block.
@@ -85,14 +98,16 @@ pub(crate) enum Block<'a> {
 enum Copy {
     Select(Box<ast::Select>),
     Condition(Box<ast::Expr>),
+    Target(Box<ast::ObjectName>),
 }
 
 impl Block<'_> {
     /// The block's address and kind.
-    fn key(self) -> (usize, bool) {
+    fn key(self) -> (usize, Kind) {
         match self {
-            Block::Select(s) => (std::ptr::from_ref(s) as usize, false),
-            Block::Condition(e) => (std::ptr::from_ref(e) as usize, true),
+            Block::Select(s) => (std::ptr::from_ref(s) as usize, Kind::Select),
+            Block::Condition(e) => (std::ptr::from_ref(e) as usize, Kind::Condition),
+            Block::Target(n) => (std::ptr::from_ref(n) as usize, Kind::Target),
         }
     }
 
@@ -100,6 +115,7 @@ impl Block<'_> {
         match (self, copy) {
             (Block::Select(s), Copy::Select(c)) => **c == *s,
             (Block::Condition(e), Copy::Condition(c)) => **c == *e,
+            (Block::Target(n), Copy::Target(c)) => **c == *n,
             _ => false,
         }
     }
@@ -108,6 +124,7 @@ impl Block<'_> {
         match self {
             Block::Select(s) => Copy::Select(Box::new(s.clone())),
             Block::Condition(e) => Copy::Condition(Box::new(e.clone())),
+            Block::Target(n) => Copy::Target(Box::new(n.clone())),
         }
     }
 }
@@ -117,6 +134,8 @@ impl Block<'_> {
 pub(crate) enum Plan {
     Select(Arc<BoundSelect>),
     Condition(Arc<BoundCondition>),
+    /// The table a [`Block::Target`] name resolved to (not kept alive by the cache).
+    Table(Weak<Table>),
 }
 
 #[derive(Default)]
@@ -124,7 +143,7 @@ struct Inner {
     context: Option<OwnedContext>,
     /// By the block's address and kind: a copy of the block (none for a block of the
     /// request's own statements), and its plan (`None`: refused, bound afresh each time).
-    entries: HashMap<(usize, bool), (Option<Copy>, Option<Plan>)>,
+    entries: HashMap<(usize, Kind), (Option<Copy>, Option<Plan>)>,
 }
 
 /// The plans of one prepared request (shared by its clones).
@@ -167,8 +186,8 @@ impl PlanCache {
 
     /// Whether `block` is a node of the request's own statements (found by its address).
     fn owns(&self, block: Block<'_>) -> bool {
-        let (addr, condition) = block.key();
-        let mut find = FindNode { addr, condition };
+        let (addr, kind) = block.key();
+        let mut find = FindNode { addr, kind };
         self.request.iter().any(|st| match &st.statement {
             Statement::Sql(s) => s.visit(&mut find).is_break(),
             Statement::Upsert { update, insert } => {
@@ -221,17 +240,17 @@ impl PlanCache {
     }
 }
 
-/// Looks for the SELECT block (`!condition`) or expression (`condition`) at address `addr`.
+/// Looks for the SELECT block, expression or table name (by `kind`) at address `addr`.
 struct FindNode {
     addr: usize,
-    condition: bool,
+    kind: Kind,
 }
 
 impl Visitor for FindNode {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
-        if self.condition {
+        if self.kind != Kind::Select {
             return ControlFlow::Continue(());
         }
         // the query's own SELECT blocks (nested queries are visited on their own)
@@ -252,7 +271,14 @@ impl Visitor for FindNode {
     }
 
     fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
-        match self.condition && std::ptr::from_ref(e) as usize == self.addr {
+        match self.kind == Kind::Condition && std::ptr::from_ref(e) as usize == self.addr {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
+        }
+    }
+
+    fn pre_visit_relation(&mut self, name: &ast::ObjectName) -> ControlFlow<()> {
+        match self.kind == Kind::Target && std::ptr::from_ref(name) as usize == self.addr {
             true => ControlFlow::Break(()),
             false => ControlFlow::Continue(()),
         }

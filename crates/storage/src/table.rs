@@ -849,8 +849,8 @@ impl TableData {
         // unique key needs no duplicate-row check, the unique check above is it (and comes
         // first, as Teradata reports a uniqueness violation before a duplicate row)
         let implied = unique_keys.iter().any(Option::is_some);
-        let all: Vec<usize> = (0..schema.columns.len()).collect();
         let dup_key = if self.duplicates.is_some() && !implied {
+            let all: Vec<usize> = (0..schema.columns.len()).collect();
             let key = Self::key_of(schema, &values, &all);
             let rows = self.duplicates.as_ref().and_then(|m| m.get(&key));
             if let Some(rows) = rows {

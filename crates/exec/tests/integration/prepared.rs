@@ -112,6 +112,53 @@ fn a_prepared_request_runs_in_any_session_and_finds_tables_again() {
     );
 }
 
+/// A prepared INSERT, UPDATE or DELETE resolves its table's name once per context (plan
+/// cache): another default database, another session, or a volatile table of the same name
+/// must each resolve it afresh.
+#[test]
+fn a_prepared_change_resolves_its_table_in_each_database_and_session() {
+    let db = Database::new();
+    let mut a = db.session();
+    let mut b = db.session();
+    for d in ["d1", "d2"] {
+        a.execute(&format!("CREATE DATABASE {d} AS PERM = 1000000"))
+            .unwrap();
+        a.execute(&format!("CREATE TABLE {d}.t (n INTEGER)"))
+            .unwrap();
+    }
+    let ins = a.prepare("INS t (?)").unwrap();
+    let upd = a.prepare("UPD t SET n = n + 100 WHERE n = ?").unwrap();
+    let del = a.prepare("DEL FROM t WHERE n = ?").unwrap();
+    let rows = |s: &mut tdlite::Session, d: &str| {
+        strings(&s.execute(&format!("SEL n FROM {d}.t ORDER BY n")).unwrap())
+    };
+    for (d, n) in [("d1", 1), ("d2", 2), ("d1", 3)] {
+        a.execute(&format!("DATABASE {d}")).unwrap();
+        a.execute_prepared(&ins, &[Value::Int(n)]).unwrap();
+        a.execute_prepared(&ins, &[Value::Int(n + 10)]).unwrap();
+        a.execute_prepared(&upd, &[Value::Int(n)]).unwrap();
+        a.execute_prepared(&del, &[Value::Int(n + 10)]).unwrap();
+    }
+    assert_eq!(rows(&mut a, "d1"), vec![vec!["101"], vec!["103"]]);
+    assert_eq!(rows(&mut a, "d2"), vec![vec!["102"]]);
+    // session b's default database is its user's: no table t there
+    let e = b.execute_prepared(&ins, &[Value::Int(4)]).unwrap_err();
+    assert_eq!(e.code().number, 3807, "{e}");
+    // a volatile table of a's session is found by a, and not by b (in the same database)
+    b.execute("DATABASE d1").unwrap();
+    let vol = a.prepare("INS v (?)").unwrap();
+    a.execute("CREATE VOLATILE TABLE v (n INTEGER) ON COMMIT PRESERVE ROWS")
+        .unwrap();
+    a.execute_prepared(&vol, &[Value::Int(5)]).unwrap();
+    let e = b.execute_prepared(&vol, &[Value::Int(6)]).unwrap_err();
+    assert_eq!(e.code().number, 3807, "{e}");
+    a.execute_prepared(&vol, &[Value::Int(7)]).unwrap();
+    assert_eq!(
+        strings(&a.execute("SEL n FROM v ORDER BY n").unwrap()),
+        vec![vec!["5"], vec!["7"]]
+    );
+}
+
 #[test]
 fn a_prepared_exec_passes_its_values_to_the_macro() {
     let db = Database::new();
