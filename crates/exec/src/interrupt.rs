@@ -21,9 +21,9 @@
 //!
 //! Invariants: a watch belongs to the thread that installed it, for as long as its [`Guard`]
 //! lives (a session is used from one thread at a time); a nested request (a macro) keeps the
-//! watch of the request it runs in. Each watched request has a generation of its own, and a
-//! cancel names the generation it saw running: a cancel that comes as one request ends and
-//! the next begins stops neither the wrong one nor, later, any other.
+//! watch of the request it runs in. Each watched request of a session has a generation of its
+//! own, and a cancel names the generation it saw running in that session: a cancel that comes
+//! as one request ends and the next begins stops neither the wrong one nor, later, any other.
 
 use crate::error::{Error, Result};
 use std::cell::RefCell;
@@ -67,15 +67,13 @@ impl Drop for Guard {
     }
 }
 
-/// Generations of watched requests, across all sessions (0 means none).
-static GENERATIONS: AtomicU64 = AtomicU64::new(0);
-
 /// Watches the request about to run on this thread: it stops when `cancelled` names its
-/// generation (which `running` holds until the guard is dropped), and when the time runs past
-/// `timeout`. Inside a watched request (a macro's statements) the outer request's watch stays.
+/// generation (the next of the session's `generations`, which `running` holds until the guard
+/// is dropped), and when the time runs past `timeout`. Inside a watched request (a macro's
+/// statements) the outer request's watch stays. The three cells are the session's own
+/// (`CancelHandle`): no cell that other sessions write is written per request.
 pub(crate) fn watch(
-    cancelled: &Arc<AtomicU64>,
-    running: &Arc<AtomicU64>,
+    (cancelled, running, generations): (&Arc<AtomicU64>, &Arc<AtomicU64>, &AtomicU64),
     timeout: Option<Duration>,
     spool: usize,
 ) -> Guard {
@@ -84,7 +82,7 @@ pub(crate) fn watch(
         if c.is_some() {
             return Guard { running: None };
         }
-        let generation = GENERATIONS.fetch_add(1, Ordering::SeqCst) + 1;
+        let generation = generations.fetch_add(1, Ordering::SeqCst) + 1;
         running.store(generation, Ordering::SeqCst);
         *c = Some(Watch {
             cancelled: cancelled.clone(),
@@ -145,9 +143,11 @@ mod tests {
     fn a_watch_stops_on_cancel_or_deadline_and_only_while_installed() {
         let cancelled = Arc::new(AtomicU64::new(0));
         let running = Arc::new(AtomicU64::new(0));
+        let generations = AtomicU64::new(0);
+        let cells = (&cancelled, &running, &generations);
         assert!(check().is_ok(), "nothing watched: nothing to stop");
         {
-            let _g = watch(&cancelled, &running, None, DEFAULT_SPOOL);
+            let _g = watch(cells, None, DEFAULT_SPOOL);
             let generation = running.load(Ordering::SeqCst);
             assert_ne!(generation, 0);
             assert!(check().is_ok());
@@ -155,7 +155,7 @@ mod tests {
             assert_eq!(check().unwrap_err().code().number, 3110);
             {
                 let other = Arc::new(AtomicU64::new(0));
-                let _inner = watch(&other, &other, None, 10);
+                let _inner = watch((&other, &other, &generations), None, 10);
                 assert_eq!(
                     check().unwrap_err().code().number,
                     3110,
@@ -168,13 +168,13 @@ mod tests {
         assert_eq!(running.load(Ordering::SeqCst), 0);
         {
             // the cancel named the request before: the next one runs
-            let _g = watch(&cancelled, &running, Some(Duration::MAX), DEFAULT_SPOOL);
+            let _g = watch(cells, Some(Duration::MAX), DEFAULT_SPOOL);
             assert!(
                 check().is_ok(),
                 "a stale cancel and a timeout too far to add stop nothing"
             );
         }
-        let _g = watch(&cancelled, &running, Some(Duration::ZERO), 100);
+        let _g = watch(cells, Some(Duration::ZERO), 100);
         assert_eq!(check().unwrap_err().code().number, 9920);
         assert!(check_spool(100).is_ok());
         assert_eq!(check_spool(101).unwrap_err().code().number, 2646);

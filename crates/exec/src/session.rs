@@ -80,8 +80,11 @@ pub struct Session {
     macro_depth: usize,
     /// The parameter values of the request being run (empty outside `execute_prepared`).
     params: Vec<Value>,
-    /// The plan cache of the prepared request being run (see plan_cache.rs).
+    /// The plan cache of the prepared request last run (see plan_cache.rs), kept after the
+    /// run so that running it again clones no handle; used only while `plans_on`.
     plans: Option<Arc<crate::plan_cache::PlanCache>>,
+    /// A prepared request with its plan cache is running.
+    plans_on: bool,
     /// `Session::set_plan_cache(false)` was called.
     plan_cache_off: bool,
     /// Requests kept by their text (requests.rs).
@@ -99,6 +102,9 @@ pub struct Session {
     /// database, table). Reused while the catalog's version is the same (no table created,
     /// dropped or restored since), as the lookup would give the same answer.
     consume_table: Option<ConsumeTarget>,
+    /// Handles of the tables the last commit changed, for the next transaction
+    /// (`Transaction::begin_with`: a consume then changes no reference count).
+    kept_tables: Vec<Arc<Table>>,
     /// Whether correlated subqueries may run once as a join (decorrelate.rs), and how many
     /// did.
     decorrelation: (bool, std::cell::Cell<u64>),
@@ -126,12 +132,14 @@ impl Session {
             macro_depth: 0,
             params: Vec::new(),
             plans: None,
+            plans_on: false,
             plan_cache_off: false,
             requests: Default::default(),
             param_rows: Vec::new(),
             bands: Default::default(),
             consume_list: None,
             consume_table: None,
+            kept_tables: Vec::new(),
             decorrelation: (true, std::cell::Cell::new(0)),
         }
     }
@@ -421,9 +429,20 @@ impl Session {
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         self.params.clear();
         self.params.extend_from_slice(params);
-        self.plans = (plans && !self.plan_cache_off).then(|| prepared.plans.clone());
+        let on = plans && !self.plan_cache_off;
+        // the same prepared request run again keeps its handle: no reference count written
+        // per run (many sessions may run one prepared request)
+        if on
+            && !self
+                .plans
+                .as_ref()
+                .is_some_and(|p| Arc::ptr_eq(p, &prepared.plans))
+        {
+            self.plans = Some(prepared.plans.clone());
+        }
+        let was = std::mem::replace(&mut self.plans_on, on);
         let out = self.run_request(&prepared.statements);
-        self.plans = None;
+        self.plans_on = was;
         self.params.clear();
         out
     }
@@ -586,8 +605,9 @@ impl Session {
     fn txn(&mut self) -> &mut Transaction {
         let storage = &self.shared.storage;
         let id = self.id;
+        let kept = &mut self.kept_tables;
         self.txn.get_or_insert_with(|| {
-            let mut t = Transaction::begin(storage);
+            let mut t = Transaction::begin_with(storage, std::mem::take(kept));
             t.set_session(id);
             t
         })
@@ -600,9 +620,12 @@ impl Session {
         self.ddl_in_bt = false;
         if let Some(t) = self.txn.take() {
             match t.commit() {
-                Ok(outcome) => self.shared.publish(outcome),
+                Ok(mut outcome) => {
+                    self.kept_tables = std::mem::take(&mut outcome.kept);
+                    self.shared.publish(outcome);
+                }
                 Err(failed) => {
-                    self.shared.publish(failed.outcome);
+                    self.shared.publish(*failed.outcome);
                     return Err(failed.error.into());
                 }
             }
@@ -697,7 +720,7 @@ impl Session {
             ctes: Vec::new(),
             windows: None,
             view_depth: 0,
-            plans: self.plans.as_deref(),
+            plans: self.plans.as_deref().filter(|_| self.plans_on),
             recording: std::cell::RefCell::new(None),
             names_read: None,
         }
@@ -1038,24 +1061,34 @@ impl Session {
     /// makes one available, the queue is dropped, the wait is cancelled or times out.
     fn consume(&mut self, c: &Consume, now: &OnceCell<i64>) -> Result<Rows> {
         let version = self.shared.storage.catalog.version();
-        let table = match &self.consume_table {
-            Some((v, name, db, t)) if *v == version && *name == c.table && *db == self.database => {
-                t.clone()
-            }
+        // the table is taken out of its cache while the consume runs and put back after (no
+        // clone: its reference count is written by every session that clones it)
+        let target = match self.consume_table.take() {
+            Some(t) if t.0 == version && t.1 == c.table && t.2 == self.database => t,
             _ => {
                 let t = self.exec(now).must_get_base_table(&c.table)?;
-                let target = (version, c.table.clone(), self.database.clone(), t.clone());
-                self.consume_table = Some(target);
-                t
+                (version, c.table.clone(), self.database.clone(), t)
             }
         };
+        let result = self.consume_from(&target.3, c, now);
+        self.consume_table = Some(target);
+        result
+    }
+
+    /// [`Session::consume`] from `table`, the queue `c` names.
+    fn consume_from(
+        &mut self,
+        table: &Arc<Table>,
+        c: &Consume,
+        now: &OnceCell<i64>,
+    ) -> Result<Rows> {
         if !table.schema.queue {
             return Err(Error::NotAQueueTable(table.schema.name.clone()));
         }
         let list = match &self.consume_list {
             Some((id, items, list)) if *id == table.id && *items == c.projection => list.clone(),
             _ => {
-                let list = Arc::new(self.exec(now).bind_consume(&table, &c.projection)?);
+                let list = Arc::new(self.exec(now).bind_consume(table, &c.projection)?);
                 if list.is_plain() {
                     self.consume_list = Some((table.id, c.projection.clone(), list.clone()));
                 }
@@ -1067,7 +1100,7 @@ impl Session {
         // round trip for the delayed state. It must not wait for a lock (a cancel then would
         // find no cell to mark), so a taken lock goes to the path below.
         if !table.is_dropped() {
-            match ex.try_consume(&table, &list, false) {
+            match ex.try_consume(table, &list, false) {
                 Ok(Some(rows)) => return Ok(rows),
                 Ok(None) | Err(Error::Storage(StorageError::LockNowait(_))) => {}
                 Err(e) => return Err(e),
@@ -1081,7 +1114,7 @@ impl Session {
         let cell = Arc::new(WaitCell::new(self.id, txn_id));
         self.cancel.set(Some(cell.clone()));
         let mut at_front = false;
-        let result = self.consume_attempts(&table, &list, &cell, deadline, now, &mut at_front);
+        let result = self.consume_attempts(table, &list, &cell, deadline, now, &mut at_front);
         if result.is_err() && at_front {
             // woken for a row we did not take: hand the wake-up on
             self.shared.waiters.notify(table.id, 1);

@@ -209,6 +209,8 @@ pub struct CancelHandle {
     cancelled: Arc<AtomicU64>,
     /// The running request's generation; 0 while the session is idle.
     running: Arc<AtomicU64>,
+    /// The last generation given to a request of the session.
+    generations: Arc<AtomicU64>,
 }
 
 impl CancelHandle {
@@ -246,7 +248,8 @@ impl CancelHandle {
         timeout: Option<std::time::Duration>,
         spool: usize,
     ) -> crate::interrupt::Guard {
-        crate::interrupt::watch(&self.cancelled, &self.running, timeout, spool)
+        let cells = (&self.cancelled, &self.running, self.generations.as_ref());
+        crate::interrupt::watch(cells, timeout, spool)
     }
 
     /// True while the session's consume sleeps in the delayed state: the queue had no row for

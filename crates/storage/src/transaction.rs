@@ -110,6 +110,9 @@ pub struct Outcome {
     pub published: Vec<(Arc<Table>, usize)>,
     /// Tables that disappeared (a rolled-back CREATE TABLE): their waiters must fail.
     pub removed: Vec<Arc<Table>>,
+    /// Handles of the tables a committed transaction changed (a few, none dropped), for the
+    /// session's next transaction ([`Transaction::begin_with`]).
+    pub kept: Vec<Arc<Table>>,
 }
 
 /// A commit that could not be made durable: the transaction was rolled back instead.
@@ -118,7 +121,7 @@ pub struct CommitFailed {
     /// Why (an I/O error; the database accepts no more commits).
     pub error: StorageError,
     /// What the rollback changed (queue rows put back), for waking waiters.
-    pub outcome: Outcome,
+    pub outcome: Box<Outcome>,
 }
 
 impl std::fmt::Debug for Outcome {
@@ -150,11 +153,25 @@ pub struct Transaction {
     strong: Vec<Arc<Table>>,
     session: u64,
     ended: bool,
+    /// Table handles to use instead of cloning (see [`Transaction::begin_with`]).
+    kept: Vec<Arc<Table>>,
 }
+
+/// How many table handles a commit hands on to the session's next transaction.
+const KEPT_TABLES: usize = 8;
 
 impl Transaction {
     /// Starts a transaction.
     pub fn begin(storage: &Arc<Storage>) -> Self {
+        Self::begin_with(storage, Vec::new())
+    }
+
+    /// Starts a transaction with handles (`Arc`s) of tables it may change, the `kept` of the
+    /// session's previous commit ([`Outcome::kept`]). Each undo entry and fast-path lock holds
+    /// a handle of its table; one taken from `kept` and given back at commit changes no
+    /// reference count. A table's count is one cache line that every session changing the
+    /// table would otherwise write on each change, and consumers on other cores wait for it.
+    pub fn begin_with(storage: &Arc<Storage>, kept: Vec<Arc<Table>>) -> Self {
         Transaction {
             id: storage.txns.begin(),
             storage: storage.clone(),
@@ -166,6 +183,23 @@ impl Transaction {
             strong: Vec::new(),
             session: 0,
             ended: false,
+            kept,
+        }
+    }
+
+    /// A handle of `table`: a kept one if there is one, else a clone.
+    fn handle(&mut self, table: &Arc<Table>) -> Arc<Table> {
+        match self.kept.iter().position(|t| Arc::ptr_eq(t, table)) {
+            Some(i) => self.kept.swap_remove(i),
+            None => table.clone(),
+        }
+    }
+
+    /// Keeps `table`'s handle for the session's next transaction, if there is room and the
+    /// table was not dropped (a kept handle keeps the table's memory alive).
+    fn keep(&mut self, table: Arc<Table>) {
+        if self.kept.len() < KEPT_TABLES && !table.is_dropped() {
+            self.kept.push(table);
         }
     }
 
@@ -239,7 +273,8 @@ impl Transaction {
             return Ok(false);
         }
         if !self.fast.iter().any(|t| Arc::ptr_eq(t, table)) {
-            self.fast.push(table.clone());
+            let t = self.handle(table);
+            self.fast.push(t);
         }
         self.held.add(table.id, LockMode::RowWrite.bit());
         if table.is_dropped() {
@@ -391,10 +426,8 @@ impl Transaction {
                 own.insert(d.queue_key(rid), rid);
             }
         }
-        self.undo.push(Undo::Insert {
-            table: table.clone(),
-            rows,
-        });
+        let table = self.handle(table);
+        self.undo.push(Undo::Insert { table, rows });
     }
 
     /// A table another open transaction created is that transaction's alone until it commits.
@@ -451,8 +484,9 @@ impl Transaction {
                 }
             }
         }
+        let table = self.handle(table);
         self.undo.push(Undo::Delete {
-            table: table.clone(),
+            table,
             row,
             requeue,
         });
@@ -613,6 +647,7 @@ impl Transaction {
         for t in std::mem::take(&mut self.fast) {
             // not there: a strong request handed it to the manager
             manager |= !t.row_writers.lock().leave(self.id);
+            self.keep(t);
         }
         if manager {
             self.storage.locks.release_all(self.id);
@@ -654,8 +689,9 @@ impl Transaction {
             }
         };
         d.stamps.set_xmax(row, self.id);
+        let table = self.handle(table);
         self.undo.push(Undo::Delete {
-            table: table.clone(),
+            table,
             row,
             requeue: Some(if from_index {
                 Requeue::Index(key)
@@ -768,32 +804,37 @@ impl Transaction {
     /// # Errors
     /// The log could not be written: the transaction is rolled back instead.
     pub fn commit(mut self) -> Result<Outcome, CommitFailed> {
+        if self.storage.durable.is_none() {
+            // in memory: no log record, and no clone of the storage handle (its reference
+            // count is one cache line every session's commit would write)
+            return Ok(self.publish());
+        }
         let storage = self.storage.clone();
-        let durable = storage.durable.as_ref();
-        let mut touched = Vec::new();
-        let record = match durable {
-            Some(_) => self.log_record(&mut touched),
-            None => Vec::new(),
+        let Some(d) = storage.durable.as_ref() else {
+            return Ok(self.publish());
         };
-        let gate = durable.map(|d| d.gate.read());
-        if let (Some(d), false) = (durable, record.is_empty()) {
+        let mut touched = Vec::new();
+        let record = self.log_record(&mut touched);
+        let gate = d.gate.read();
+        if !record.is_empty() {
             for t in &touched {
                 t.dirty.store(true, Ordering::Release);
             }
             if let Err(error) = d.log(&record) {
                 drop(gate);
                 let outcome = self.rollback_in_place();
-                return Err(CommitFailed { error, outcome });
+                return Err(CommitFailed {
+                    error,
+                    outcome: Box::new(outcome),
+                });
             }
         }
         let out = self.publish();
         drop(gate);
-        if let Some(d) = durable {
-            if d.wants_checkpoint() {
-                // The commit stands whatever happens here; a failed checkpoint leaves the log
-                // in place and is tried again after a later commit.
-                let _ = d.checkpoint(&storage, false);
-            }
+        if d.wants_checkpoint() {
+            // The commit stands whatever happens here; a failed checkpoint leaves the log in
+            // place and is tried again after a later commit.
+            let _ = d.checkpoint(&storage, false);
         }
         Ok(out)
     }
@@ -884,6 +925,12 @@ impl Transaction {
         }
         self.storage.txns.end(self.id);
         self.release_locks();
+        for u in std::mem::take(&mut self.undo) {
+            if let Undo::Insert { table, .. } | Undo::Delete { table, .. } = u {
+                self.keep(table);
+            }
+        }
+        out.kept = std::mem::take(&mut self.kept);
         out
     }
 
@@ -895,10 +942,11 @@ impl Transaction {
     fn rollback_in_place(&mut self) -> Outcome {
         self.ended = true;
         let undo = std::mem::take(&mut self.undo);
-        let out = self.undo_entries(undo);
+        let mut out = self.undo_entries(undo);
         self.own_queue.clear();
         self.storage.txns.end(self.id);
         self.release_locks();
+        out.kept = std::mem::take(&mut self.kept);
         out
     }
 
@@ -962,6 +1010,7 @@ impl Transaction {
                 .filter(|(t, _)| !t.is_dropped())
                 .collect(),
             removed,
+            kept: Vec::new(),
         }
     }
 }
