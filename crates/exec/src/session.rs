@@ -102,9 +102,10 @@ pub struct Session {
     /// database, table). Reused while the catalog's version is the same (no table created,
     /// dropped or restored since), as the lookup would give the same answer.
     consume_table: Option<ConsumeTarget>,
-    /// Handles of the tables the last commit changed, for the next transaction
-    /// (`Transaction::begin_with`: a consume then changes no reference count).
-    kept_tables: Vec<Arc<Table>>,
+    /// The session's last transaction, ended, to be started again for the next one
+    /// (`Transaction::restart`: it keeps its handles of the storage and of the tables it
+    /// changed, so a consume writes no shared reference count, and its allocations).
+    spare: Option<Transaction>,
     /// Whether correlated subqueries may run once as a join (decorrelate.rs), and how many
     /// did.
     decorrelation: (bool, std::cell::Cell<u64>),
@@ -139,7 +140,7 @@ impl Session {
             bands: Default::default(),
             consume_list: None,
             consume_table: None,
-            kept_tables: Vec::new(),
+            spare: None,
             decorrelation: (true, std::cell::Cell::new(0)),
         }
     }
@@ -605,9 +606,14 @@ impl Session {
     fn txn(&mut self) -> &mut Transaction {
         let storage = &self.shared.storage;
         let id = self.id;
-        let kept = &mut self.kept_tables;
+        let spare = &mut self.spare;
         self.txn.get_or_insert_with(|| {
-            let mut t = Transaction::begin_with(storage, std::mem::take(kept));
+            if let Some(mut t) = spare.take() {
+                if t.restart() {
+                    return t;
+                }
+            }
+            let mut t = Transaction::begin(storage);
             t.set_session(id);
             t
         })
@@ -618,12 +624,11 @@ impl Session {
         self.bands.end_transaction();
         self.bt_depth = 0;
         self.ddl_in_bt = false;
-        if let Some(t) = self.txn.take() {
-            match t.commit() {
-                Ok(mut outcome) => {
-                    self.kept_tables = std::mem::take(&mut outcome.kept);
-                    self.shared.publish(outcome);
-                }
+        if let Some(mut t) = self.txn.take() {
+            let committed = t.commit_in_place();
+            self.spare = Some(t);
+            match committed {
+                Ok(outcome) => self.shared.publish(outcome),
                 Err(failed) => {
                     self.shared.publish(*failed.outcome);
                     return Err(failed.error.into());
@@ -649,8 +654,9 @@ impl Session {
 
     fn abort(&mut self) {
         self.bands.end_transaction();
-        if let Some(t) = self.txn.take() {
-            let outcome = t.rollback();
+        if let Some(mut t) = self.txn.take() {
+            let outcome = t.rollback_in_place();
+            self.spare = Some(t);
             self.shared.publish(outcome);
         }
         self.bt_depth = 0;

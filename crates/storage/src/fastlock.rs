@@ -31,14 +31,16 @@
 //! (`TableData`) is held.
 
 use crate::mvcc::TxnId;
+use smallvec::SmallVec;
 
 /// The fast-path lock state of one table.
 #[derive(Debug, Default)]
 pub(crate) struct RowWriters {
     /// Transactions holding or waiting for a READ, WRITE or EXCLUSIVE lock on the table.
     strong: u32,
-    /// Transactions holding ROW WRITE on the fast path, with their sessions.
-    fast: Vec<(TxnId, u64)>,
+    /// Transactions holding ROW WRITE on the fast path, with their sessions (inline for a
+    /// few: a join or leave touches only the mutex's own cache lines).
+    fast: SmallVec<[(TxnId, u64); 4]>,
 }
 
 impl RowWriters {
@@ -47,7 +49,7 @@ impl RowWriters {
     pub(crate) fn new(creator: TxnId) -> Self {
         RowWriters {
             strong: u32::from(creator != 0),
-            fast: Vec::new(),
+            fast: SmallVec::new(),
         }
     }
 
@@ -78,7 +80,7 @@ impl RowWriters {
     /// holders go to the lock manager (returned).
     pub(crate) fn want_strong(&mut self) -> Vec<(TxnId, u64)> {
         self.strong += 1;
-        std::mem::take(&mut self.fast)
+        std::mem::take(&mut self.fast).into_vec()
     }
 
     /// A transaction that wanted a strong lock has ended (its locks are released).
@@ -88,7 +90,7 @@ impl RowWriters {
 
     /// The fast holders now, for `HELP LOCKS`.
     pub(crate) fn holders(&self) -> Vec<(TxnId, u64)> {
-        self.fast.clone()
+        self.fast.to_vec()
     }
 }
 

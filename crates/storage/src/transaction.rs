@@ -110,9 +110,6 @@ pub struct Outcome {
     pub published: Vec<(Arc<Table>, usize)>,
     /// Tables that disappeared (a rolled-back CREATE TABLE): their waiters must fail.
     pub removed: Vec<Arc<Table>>,
-    /// Handles of the tables a committed transaction changed (a few, none dropped), for the
-    /// session's next transaction ([`Transaction::begin_with`]).
-    pub kept: Vec<Arc<Table>>,
 }
 
 /// A commit that could not be made durable: the transaction was rolled back instead.
@@ -153,25 +150,17 @@ pub struct Transaction {
     strong: Vec<Arc<Table>>,
     session: u64,
     ended: bool,
-    /// Table handles to use instead of cloning (see [`Transaction::begin_with`]).
+    /// Handles of tables an earlier transaction of this object changed, to use instead of
+    /// cloning (see [`Transaction::restart`]).
     kept: Vec<Arc<Table>>,
 }
 
-/// How many table handles a commit hands on to the session's next transaction.
+/// How many table handles an ended transaction keeps for its restart.
 const KEPT_TABLES: usize = 8;
 
 impl Transaction {
     /// Starts a transaction.
     pub fn begin(storage: &Arc<Storage>) -> Self {
-        Self::begin_with(storage, Vec::new())
-    }
-
-    /// Starts a transaction with handles (`Arc`s) of tables it may change, the `kept` of the
-    /// session's previous commit ([`Outcome::kept`]). Each undo entry and fast-path lock holds
-    /// a handle of its table; one taken from `kept` and given back at commit changes no
-    /// reference count. A table's count is one cache line that every session changing the
-    /// table would otherwise write on each change, and consumers on other cores wait for it.
-    pub fn begin_with(storage: &Arc<Storage>, kept: Vec<Arc<Table>>) -> Self {
         Transaction {
             id: storage.txns.begin(),
             storage: storage.clone(),
@@ -183,8 +172,38 @@ impl Transaction {
             strong: Vec::new(),
             session: 0,
             ended: false,
-            kept,
+            kept: Vec::new(),
         }
+    }
+
+    /// Starts a new transaction in this ended one ([`Transaction::commit_in_place`],
+    /// [`Transaction::rollback_in_place`]): a new id, the same session, and the handles
+    /// (`Arc`s) of the storage and of the tables the ended one changed, kept instead of cloned
+    /// again. Each undo entry and fast-path lock holds a handle of its table, and a clone
+    /// writes the table's reference count: one cache line that every session changing the
+    /// table would write on each change, consumers on other cores waiting for it in turn.
+    /// Returns false (and does nothing) if this transaction has not ended.
+    pub fn restart(&mut self) -> bool {
+        if !self.ended {
+            return false;
+        }
+        // ended: its undo list, own queue rows, fast and strong locks are given back already
+        self.undo.clear();
+        self.own_queue.clear();
+        self.held = HeldLocks::default();
+        self.used_locks = false;
+        self.fast.clear();
+        self.strong.clear();
+        // a handle of a table dropped since is let go (it keeps the table's memory alive)
+        self.kept.retain(|t| !t.is_dropped());
+        self.id = self.storage.txns.begin();
+        self.ended = false;
+        true
+    }
+
+    /// True once committed or rolled back (then only [`Transaction::restart`] makes it usable).
+    pub fn is_ended(&self) -> bool {
+        self.ended
     }
 
     /// A handle of `table`: a kept one if there is one, else a clone.
@@ -804,6 +823,18 @@ impl Transaction {
     /// # Errors
     /// The log could not be written: the transaction is rolled back instead.
     pub fn commit(mut self) -> Result<Outcome, CommitFailed> {
+        self.commit_in_place()
+    }
+
+    /// [`Transaction::commit`], leaving this object ended, to be started again with
+    /// [`Transaction::restart`] or dropped. Committing an ended transaction does nothing.
+    ///
+    /// # Errors
+    /// As [`Transaction::commit`].
+    pub fn commit_in_place(&mut self) -> Result<Outcome, CommitFailed> {
+        if self.ended {
+            return Ok(Outcome::default());
+        }
         if self.storage.durable.is_none() {
             // in memory: no log record, and no clone of the storage handle (its reference
             // count is one cache line every session's commit would write)
@@ -930,7 +961,6 @@ impl Transaction {
                 self.keep(table);
             }
         }
-        out.kept = std::mem::take(&mut self.kept);
         out
     }
 
@@ -939,14 +969,18 @@ impl Transaction {
         self.rollback_in_place()
     }
 
-    fn rollback_in_place(&mut self) -> Outcome {
+    /// [`Transaction::rollback`], leaving this object ended (see
+    /// [`Transaction::commit_in_place`]). Rolling back an ended transaction does nothing.
+    pub fn rollback_in_place(&mut self) -> Outcome {
+        if self.ended {
+            return Outcome::default();
+        }
         self.ended = true;
         let undo = std::mem::take(&mut self.undo);
-        let mut out = self.undo_entries(undo);
+        let out = self.undo_entries(undo);
         self.own_queue.clear();
         self.storage.txns.end(self.id);
         self.release_locks();
-        out.kept = std::mem::take(&mut self.kept);
         out
     }
 
@@ -1010,7 +1044,6 @@ impl Transaction {
                 .filter(|(t, _)| !t.is_dropped())
                 .collect(),
             removed,
-            kept: Vec::new(),
         }
     }
 }
@@ -1055,5 +1088,82 @@ impl Drop for Transaction {
         if !self.ended {
             self.rollback_in_place();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, TableKind};
+    use crate::types::SqlType;
+
+    fn queue(storage: &Arc<Storage>) -> Arc<Table> {
+        let columns = vec![
+            Column::plain("qits", SqlType::Timestamp(6), false),
+            Column::plain("n", SqlType::Integer, true),
+        ];
+        let schema = TableSchema::new(
+            "q".into(),
+            columns,
+            TableKind::Multiset,
+            true,
+            None,
+            vec![],
+            String::new(),
+        );
+        let mut t = Transaction::begin(storage);
+        let table = t.create_table(schema).unwrap();
+        for n in 0..3 {
+            t.insert(&table, vec![Value::Timestamp(n), Value::Int(n)])
+                .unwrap();
+        }
+        t.commit().unwrap();
+        table
+    }
+
+    fn pop(t: &mut Transaction, table: &Arc<Table>) -> Option<Value> {
+        let (_, row) = t.consume(table, false, None).unwrap()?;
+        Some(row[1].clone())
+    }
+
+    #[test]
+    fn a_restarted_transaction_is_a_new_one_that_keeps_its_table_handles() {
+        let storage = Arc::new(Storage::default());
+        let table = queue(&storage);
+        let alone = Arc::strong_count(&table);
+        let mut t = Transaction::begin(&storage);
+        assert!(!t.restart(), "an open transaction does not restart");
+        let first = t.id();
+        assert_eq!(pop(&mut t, &table), Some(Value::Int(0)));
+        t.rollback_in_place();
+        assert!(t.is_ended());
+        assert!(t.restart());
+        assert!(t.id() > first, "a new id");
+        // the rolled-back consume put its row back
+        assert_eq!(pop(&mut t, &table), Some(Value::Int(0)));
+        t.commit_in_place().unwrap();
+        assert!(
+            t.commit_in_place().is_ok(),
+            "committing an ended one does nothing"
+        );
+        assert!(
+            Arc::strong_count(&table) > alone,
+            "the ended transaction keeps a handle of the table it changed"
+        );
+        assert!(t.restart());
+        assert_eq!(pop(&mut t, &table), Some(Value::Int(1)));
+        t.commit_in_place().unwrap();
+        // another transaction sees what the restarted ones committed
+        let mut other = Transaction::begin(&storage);
+        assert_eq!(pop(&mut other, &table), Some(Value::Int(2)));
+        assert_eq!(pop(&mut other, &table), None);
+        other.rollback();
+        // a table dropped since: its handle is let go at the restart
+        let mut d = Transaction::begin(&storage);
+        d.drop_table("q").unwrap();
+        d.commit().unwrap();
+        let before = Arc::strong_count(&table);
+        assert!(t.restart());
+        assert!(Arc::strong_count(&table) < before);
     }
 }
