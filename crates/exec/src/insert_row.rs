@@ -20,6 +20,7 @@ use crate::expr::Expr;
 use crate::ops::single_row;
 use arrow::array::ArrayRef;
 use arrow::datatypes::{DataType, TimeUnit};
+use smallvec::SmallVec;
 use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_storage::catalog::{Column, DefaultValue};
@@ -38,8 +39,9 @@ impl Exec<'_> {
     /// order); other columns get their defaults. `None` when the row path does not apply (the
     /// table has CHECK constraints): the caller then takes the batch path.
     ///
-    /// Each cell is evaluated and converted in the row's order, then the defaults are made:
-    /// the first failing step's error is the one raised.
+    /// As the batch path does, every cell is evaluated first (in the row's order), then each
+    /// column in the table's order gets its cell converted or its default: the first failing
+    /// step's error is the one raised. A column named twice takes its first cell.
     ///
     /// # Errors
     /// 3812/3813 arity, conversion errors, and storage's (3811, 2801, 2802, 2803).
@@ -54,25 +56,22 @@ impl Exec<'_> {
         }
         let columns = &table.schema.columns;
         crate::dml::check_arity(row.len(), targets.map_or(columns.len(), <[usize]>::len))?;
-        // the row as stored: each cell converted into its column's place, the other places
-        // filled with defaults below (a column named twice takes its first cell; the later
-        // one is still evaluated)
-        let mut values = vec![Value::Null; columns.len()];
-        for (k, e) in row.iter().enumerate() {
-            let cell = self.cell(e)?;
-            let i = match targets {
-                None => k,
-                Some(t) if t[..k].contains(&t[k]) => continue,
-                Some(t) => t[k],
-            };
-            values[i] = self.conform_cell(&columns[i], cell)?;
+        // inline for a row of a few cells: one row per request allocates no list of them
+        let mut cells: SmallVec<[Option<Cell>; 8]> = SmallVec::with_capacity(row.len());
+        for e in row {
+            cells.push(Some(self.cell(e)?));
         }
-        if let Some(targets) = targets {
-            for (i, col) in columns.iter().enumerate() {
-                if !targets.contains(&i) {
-                    values[i] = self.default_value(col)?;
-                }
-            }
+        let mut values = Vec::with_capacity(columns.len());
+        for (i, col) in columns.iter().enumerate() {
+            let k = match targets {
+                None => Some(i),
+                Some(t) => t.iter().position(|&c| c == i),
+            };
+            let v = match k.and_then(|k| cells.get_mut(k)?.take()) {
+                Some(c) => self.conform_cell(col, c)?,
+                None => self.default_value(col)?,
+            };
+            values.push(v);
         }
         // after every conversion, as the batch path checks
         for (v, col) in values.iter().zip(columns) {

@@ -9,7 +9,9 @@
 //! queue path; it never passes through the query planner.
 //!
 //! Its SELECT blocks are bound once and kept in its plan cache (plan_cache.rs) for later
-//! executions, with the parameters' values and scalar subqueries' results as the plans' inputs.
+//! executions, with the parameters' values and scalar subqueries' results as the plans' inputs,
+//! and so are the WHERE clauses and SET values of its UPDATEs and DELETEs and the tables its
+//! INSERTs, UPDATEs and DELETEs name (resolved once).
 //!
 //! Invariant: a prepared request's statements are immutable, and what it keeps depends on the
 //! session that prepared it only through its plan cache, whose entries hold for one catalog
@@ -26,7 +28,7 @@ pub struct Prepared {
     pub(crate) parameters: usize,
     /// `tdlite_parser::limits::operator_bound` of the text: the stack an execution may need.
     pub(crate) levels: usize,
-    /// Its SELECT blocks as bound by earlier executions (see plan_cache.rs).
+    /// What earlier executions bound and resolved (see plan_cache.rs).
     pub(crate) plans: std::sync::Arc<crate::plan_cache::PlanCache>,
 }
 

@@ -104,7 +104,9 @@ pub struct Session {
     consume_table: Option<ConsumeTarget>,
     /// The session's last transaction, ended, to be started again for the next one
     /// (`Transaction::restart`: it keeps its handles of the storage and of the tables it
-    /// changed, so a consume writes no shared reference count, and its allocations).
+    /// changed, so a consume writes no shared reference count, and its undo list's buffer).
+    /// A table dropped meanwhile stays in memory until the restart lets its handle go (or the
+    /// session ends), as the consume table's cache already holds one.
     spare: Option<Transaction>,
     /// Whether correlated subqueries may run once as a join (decorrelate.rs), and how many
     /// did.

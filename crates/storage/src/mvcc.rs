@@ -36,7 +36,8 @@ struct Inner {
     /// one goes at the back), each with the oldest transaction active when it began (itself if
     /// none): every id below that had ended by then. That second id is non-decreasing too.
     /// Held inline up to `INLINE_ACTIVE` (beside `next`, on the mutex's own cache lines: a
-    /// begin or end touches no other memory), in a heap buffer beyond.
+    /// begin or end touches no other memory), in a heap buffer beyond (until few are open
+    /// again).
     active: SmallVec<[(TxnId, TxnId); INLINE_ACTIVE]>,
 }
 
@@ -66,6 +67,10 @@ impl TxnManager {
         let mut g = self.inner.lock();
         if let Ok(i) = g.find(id) {
             g.active.remove(i);
+            // back inline once few are open again (a SmallVec stays on the heap otherwise)
+            if g.active.spilled() && g.active.len() <= INLINE_ACTIVE / 2 {
+                g.active.shrink_to_fit();
+            }
         }
     }
 

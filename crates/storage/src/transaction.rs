@@ -130,7 +130,9 @@ impl std::fmt::Debug for Outcome {
     }
 }
 
-/// An open transaction. Dropping it without commit rolls it back.
+/// A transaction: open until [`Transaction::commit`] or [`Transaction::rollback`] (or their
+/// `_in_place` forms, which leave it ended, to be started again with
+/// [`Transaction::restart`]). Dropping an open one rolls it back.
 pub struct Transaction {
     id: TxnId,
     storage: Arc<Storage>,
@@ -663,11 +665,13 @@ impl Transaction {
     /// manager's (if the manager knows it), then its claims on the fast path's closing.
     fn release_locks(&mut self) {
         let mut manager = self.used_locks;
-        for t in std::mem::take(&mut self.fast) {
+        let mut fast = std::mem::take(&mut self.fast);
+        for t in fast.drain(..) {
             // not there: a strong request handed it to the manager
             manager |= !t.row_writers.lock().leave(self.id);
             self.keep(t);
         }
+        self.fast = fast;
         if manager {
             self.storage.locks.release_all(self.id);
         } else {
@@ -956,11 +960,14 @@ impl Transaction {
         }
         self.storage.txns.end(self.id);
         self.release_locks();
-        for u in std::mem::take(&mut self.undo) {
+        // the list's buffer stays for a restart
+        let mut undo = std::mem::take(&mut self.undo);
+        for u in undo.drain(..) {
             if let Undo::Insert { table, .. } | Undo::Delete { table, .. } = u {
                 self.keep(table);
             }
         }
+        self.undo = undo;
         out
     }
 
