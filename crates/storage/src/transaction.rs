@@ -160,6 +160,9 @@ pub struct Transaction {
 /// How many table handles an ended transaction keeps for its restart.
 const KEPT_TABLES: usize = 8;
 
+/// The largest undo list buffer (in entries) an ended transaction keeps for its restart.
+const KEPT_UNDO: usize = 4096;
+
 impl Transaction {
     /// Starts a transaction.
     pub fn begin(storage: &Arc<Storage>) -> Self {
@@ -960,14 +963,16 @@ impl Transaction {
         }
         self.storage.txns.end(self.id);
         self.release_locks();
-        // the list's buffer stays for a restart
+        // the list's buffer stays for a restart, unless a big transaction grew it
         let mut undo = std::mem::take(&mut self.undo);
         for u in undo.drain(..) {
             if let Undo::Insert { table, .. } | Undo::Delete { table, .. } = u {
                 self.keep(table);
             }
         }
-        self.undo = undo;
+        if undo.capacity() <= KEPT_UNDO {
+            self.undo = undo;
+        }
         out
     }
 
