@@ -215,22 +215,26 @@ impl Exec<'_> {
             other => return Err(Error::Unsupported(format!("INSERT INTO {other}"))),
         };
         let table = self.target_table(name)?;
+        // the columns named, if any (the list of every column is made only where needed)
+        let named = match ins.columns.is_empty() {
+            true => None,
+            false => Some(Self::target_columns(&table, &ins.columns)?),
+        };
         let Some(source) = &ins.source else {
             return Err(Error::Unsupported("INSERT without VALUES or SELECT".into()));
         };
-        // one row of values (a prepared producer's INSERT): no list of every column made
+        // one row of values (a prepared producer's INSERT) goes to storage as values
         if let ast::SetExpr::Values(v) = source.body.as_ref() {
             if let ([row], true) = (v.rows.as_slice(), self.param_rows.is_empty()) {
-                let named = match ins.columns.is_empty() {
-                    true => None,
-                    false => Some(Self::target_columns(&table, &ins.columns)?),
-                };
                 if let Some(n) = self.insert_row(&table, named.as_deref(), &row.content)? {
                     return Ok(n);
                 }
             }
         }
-        let targets = Self::target_columns(&table, &ins.columns)?;
+        let targets = match named {
+            Some(t) => t,
+            None => Self::target_columns(&table, &[])?,
+        };
         let (batches, from_select) = match source.body.as_ref() {
             ast::SetExpr::Values(v) if !self.param_rows.is_empty() => {
                 (vec![self.parameter_sets_batch(v, &table, &targets)?], false)
