@@ -237,21 +237,10 @@ impl Exec<'_> {
     }
 
     /// The rows of `table` that satisfy `cond` (all rows for `None`) and their ids, in row id
-    /// order, read through the best index for `cond`, or by a full scan.
-    ///
-    /// # Errors
-    /// Evaluation errors of `cond`.
-    pub(crate) fn read_where(
-        &mut self,
-        table: &Table,
-        cond: Option<&Expr>,
-    ) -> Result<(RecordBatch, Vec<RowId>)> {
-        self.read_where_keeping(table, cond, None)
-    }
-
-    /// [`Exec::read_where`] for a reader that needs only the columns `keep` marks (the
-    /// others may come back NULL, in a batch of [`Table::nullable_schema`]); `keep` must
-    /// mark every column `cond` reads.
+    /// order, read through the best index for `cond`, or by a full scan; only the columns
+    /// `keep` marks (the others may come back NULL, in a batch of
+    /// [`Table::nullable_schema`]), or every column for `None`. `keep` must mark every
+    /// column `cond` reads.
     ///
     /// # Errors
     /// Evaluation errors of `cond`.

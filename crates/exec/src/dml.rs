@@ -156,7 +156,7 @@ impl Exec<'_> {
             };
             cols.push(a);
         }
-        reject_nulls(table, &cols)?;
+        reject_nulls(table, cols.iter().enumerate())?;
         self.check_constraints(table, &cols, n)?;
         Ok(self.txn.insert_columns(table, &cols, skip_duplicates)?)
     }
@@ -470,15 +470,29 @@ impl Exec<'_> {
         }
     }
 
+    /// The rows of `table` that `selection` selects and their ids. The batch holds the
+    /// columns the third value marks, the others NULL (`None`: every column): a caller that
+    /// needs more fetches them by id ([`Exec::apply_assignments`]), one that needs only the
+    /// ids (DELETE) copies nothing of a wide row.
     fn matching_rows(
         &mut self,
         table: &Arc<Table>,
         scope: &Scope,
         selection: &Option<ast::Expr>,
-    ) -> Result<(RecordBatch, Vec<u64>)> {
+    ) -> Result<(RecordBatch, Vec<u64>, Option<Vec<bool>>)> {
+        // only the columns the condition reads
+        let marks = |cond: Option<&Expr>| {
+            let mut keep = vec![false; table.schema.columns.len()];
+            if let Some(c) = cond {
+                c.mark_columns(&mut keep);
+            }
+            keep
+        };
         if let Some(w) = selection {
             if let Some(cond) = self.cached_expr(table, scope, w)? {
-                return self.read_where(table, Some(&cond));
+                let keep = marks(Some(&cond));
+                let (batch, ids) = self.read_where_keeping(table, Some(&cond), Some(&keep))?;
+                return Ok((batch, ids, Some(keep)));
             }
         }
         let cond = match selection {
@@ -495,13 +509,15 @@ impl Exec<'_> {
                     let batch = filter_record_batch(&wide, &mask)?
                         .project(&(0..width).collect::<Vec<_>>())?;
                     let ids = kept.as_primitive::<arrow::datatypes::UInt64Type>();
-                    return Ok((batch, ids.values().to_vec()));
+                    return Ok((batch, ids.values().to_vec(), None));
                 }
                 Err(e) => return Err(e),
             },
             None => None,
         };
-        self.read_where(table, cond.as_ref())
+        let keep = marks(cond.as_ref());
+        let (batch, ids) = self.read_where_keeping(table, cond.as_ref(), Some(&keep))?;
+        Ok((batch, ids, Some(keep)))
     }
 
     /// UPDATE … SET … [WHERE …]; returns the number of rows changed.
@@ -528,20 +544,28 @@ impl Exec<'_> {
         };
         let (table, q) = self.table_of(target)?;
         let scope = table_scope(&table, &q);
-        let (batch, ids, scope) = match from {
+        let (batch, ids, have, scope) = match from {
             None => {
-                let (batch, ids) = self.matching_rows(&table, &scope, &u.selection)?;
-                (batch, ids, scope)
+                let (batch, ids, have) = self.matching_rows(&table, &scope, &u.selection)?;
+                (batch, ids, have, scope)
             }
-            Some(f) => self.joined_rows(&table, &q, scope, f, u.selection.as_ref(), false)?,
+            Some(f) => {
+                let (batch, ids, scope) =
+                    self.joined_rows(&table, &q, scope, f, u.selection.as_ref(), false)?;
+                (batch, ids, None, scope)
+            }
         };
         // a SET value binds against the target's rows alone only without FROM
         let kept = from.is_none();
-        self.apply_assignments(&table, (&scope, kept), &batch, &ids, &u.assignments)
+        self.apply_assignments(&table, (&scope, kept), (batch, have), &ids, &u.assignments)
     }
 
     /// Updates the target rows `ids`, whose current values are the first columns of `batch`
-    /// (a joined batch may carry more), by `assignments` bound over `scope`.
+    /// (a joined batch may carry more), by `assignments` bound over `scope`. `have` marks the
+    /// target columns `batch` holds (`None`: all of them); a SET value that reads another
+    /// column has it fetched first, and so does a table with CHECK constraints (they see
+    /// whole rows). Only the columns assigned go to storage: the new versions keep the others
+    /// from the rows they replace.
     ///
     /// # Errors
     /// 3810 for unknown columns; 3811, 5317 and storage errors.
@@ -549,12 +573,15 @@ impl Exec<'_> {
         &mut self,
         table: &Arc<Table>,
         (scope, cacheable): (&Scope, bool),
-        batch: &RecordBatch,
+        (mut batch, mut have): (RecordBatch, Option<Vec<bool>>),
         ids: &[u64],
         assignments: &[ast::Assignment],
     ) -> Result<u64> {
+        let width = table.schema.columns.len();
         // the target's own columns (UPDATE … FROM appends the row ids and the sources' columns)
-        let mut new_cols: Vec<ArrayRef> = batch.columns()[..table.schema.columns.len()].to_vec();
+        let mut new_cols: Vec<ArrayRef> = batch.columns()[..width].to_vec();
+        // the columns assigned, each once, in the order first assigned
+        let mut changed: Vec<usize> = Vec::new();
         for a in assignments {
             let ast::AssignmentTarget::ColumnName(c) = &a.target else {
                 return Err(Error::Unsupported("tuple assignment".into()));
@@ -576,14 +603,30 @@ impl Exec<'_> {
                 Some(e) => e,
                 None => self.bind_expr(&a.value, scope, None)?,
             };
-            let v = bound.eval(batch)?;
+            let mut reads = vec![false; width];
+            bound.mark_columns(&mut reads);
+            batch = fetch_missing(table, batch, &mut have, &reads, ids)?;
+            let v = bound.eval(&batch)?;
             new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
+            if !changed.contains(&idx) {
+                changed.push(idx);
+            }
         }
-        reject_nulls(table, &new_cols)?;
-        self.check_constraints(table, &new_cols, ids.len())?;
+        reject_nulls(table, changed.iter().map(|&c| (c, &new_cols[c])))?;
+        if !table.schema.checks.is_empty() {
+            let all = fetch_missing(table, batch, &mut have, &vec![true; width], ids)?;
+            for (c, col) in new_cols.iter_mut().enumerate() {
+                if !changed.contains(&c) {
+                    *col = all.column(c).clone();
+                }
+            }
+            self.check_constraints(table, &new_cols, ids.len())?;
+        }
         for (r, rid) in ids.iter().enumerate() {
-            let values: Vec<Value> = new_cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
-            self.txn.update(table, *rid, values)?;
+            let cells = changed
+                .iter()
+                .map(|&c| (c, value_at(new_cols[c].as_ref(), r)));
+            self.txn.update(table, *rid, cells)?;
         }
         Ok(ids.len() as u64)
     }
@@ -693,7 +736,7 @@ impl Exec<'_> {
         };
         let (table, q) = self.table_of(t)?;
         let scope = table_scope(&table, &q);
-        let (_, ids) = self.matching_rows(&table, &scope, &d.selection)?;
+        let (_, ids, _) = self.matching_rows(&table, &scope, &d.selection)?;
         for rid in &ids {
             self.txn.delete(&table, *rid)?;
         }
@@ -883,14 +926,50 @@ pub(crate) fn with_hidden(
     Ok((scope, b))
 }
 
-/// NOT NULL first (3811), before anything builds a batch with the table's non-nullable schema.
-fn reject_nulls(table: &Table, cols: &[ArrayRef]) -> Result<()> {
-    for (c, col) in cols.iter().zip(&table.schema.columns) {
-        if !col.nullable && c.null_count() > 0 {
+/// NOT NULL first (3811), before anything builds a batch with the table's non-nullable
+/// schema: `cols` are (column number, new values).
+fn reject_nulls<'a>(
+    table: &Table,
+    cols: impl IntoIterator<Item = (usize, &'a ArrayRef)>,
+) -> Result<()> {
+    for (c, a) in cols {
+        let col = &table.schema.columns[c];
+        if !col.nullable && a.null_count() > 0 {
             return Err(StorageError::NotNull(col.name.clone()).into());
         }
     }
     Ok(())
+}
+
+/// `batch` (rows `ids` of `table`, holding the columns `have` marks; `None`: all) with the
+/// columns `wanted` marks that it lacks fetched and put in.
+fn fetch_missing(
+    table: &Table,
+    batch: RecordBatch,
+    have: &mut Option<Vec<bool>>,
+    wanted: &[bool],
+    ids: &[u64],
+) -> Result<RecordBatch> {
+    let Some(marks) = have.as_mut() else {
+        return Ok(batch);
+    };
+    let missing: Vec<bool> = wanted
+        .iter()
+        .zip(marks.iter())
+        .map(|(&w, &h)| w && !h)
+        .collect();
+    if !missing.contains(&true) {
+        return Ok(batch);
+    }
+    let got = table.fetch_columns(ids, Some(&missing));
+    let mut cols = batch.columns().to_vec();
+    for (c, m) in missing.iter().enumerate() {
+        if *m {
+            cols[c] = got.column(c).clone();
+            marks[c] = true;
+        }
+    }
+    Ok(RecordBatch::try_new(batch.schema(), cols)?)
 }
 
 fn with_title(f: Field, c: &ScopeColumn) -> Field {

@@ -78,7 +78,7 @@ impl Exec<'_> {
                             ast::MergeUpdateKind::Set(assignments) => self.apply_assignments(
                                 &table,
                                 (&scope, false),
-                                &rows,
+                                (rows, None),
                                 &rids,
                                 assignments,
                             )?,

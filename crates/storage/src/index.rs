@@ -50,6 +50,11 @@ pub struct OrderedIndex {
 }
 
 impl OrderedIndex {
+    /// The table columns the index's key is made of, in key order.
+    pub fn columns(&self) -> &[usize] {
+        &self.columns
+    }
+
     /// An empty index on `spec`'s columns.
     pub fn new(schema: &TableSchema, spec: &IndexSpec) -> Self {
         OrderedIndex {

@@ -53,6 +53,7 @@ mod tail;
 pub mod transaction;
 pub mod types;
 pub mod vfs;
+mod waiting;
 pub mod wal;
 
 pub use durable::Options;

@@ -22,8 +22,9 @@ use crate::mvcc::{Snapshot, TxnId, TxnManager, DEAD};
 use crate::padded::Padded;
 use crate::queue::{QueueIndex, QueueKey};
 use crate::stamps::{StampChunk, Stamps};
-use crate::tail::{row_slices, values_batch, Tail, TailRow, TailView};
+use crate::tail::{row_slices, Tail, TailRow, TailView};
 use crate::types::{normalize_for_key, value_at, values_to_array, RowKey, Value};
+use crate::waiting::{values_batch, Waiting};
 use arrow::array::{new_null_array, Array, ArrayRef, BooleanArray, UInt64Array};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{Schema, SchemaRef};
@@ -472,7 +473,7 @@ impl Table {
         let first_tail = batches.len();
         batches.extend(tail.chunks().iter().cloned());
         let waiting_batch = batches.len();
-        let mut waiting: Vec<Arc<Vec<Value>>> = Vec::new();
+        let mut waiting: Vec<Arc<Waiting>> = Vec::new();
         let at: Vec<(usize, usize)> = rids
             .iter()
             .map(|&r| match r < sealed {
@@ -528,7 +529,9 @@ impl Table {
             RowPart::Values(row) => cols
                 .iter()
                 .map(|&c| match (&row, self.schema.columns.get(c)) {
-                    (Some(row), Some(col)) => values_to_array(col.ty, row.get(c).into_iter()),
+                    (Some(row), Some(col)) if c < row.width() => {
+                        values_to_array(col.ty, std::iter::once(&row.value(c)))
+                    }
                     _ => null(),
                 })
                 .collect(),
@@ -580,9 +583,9 @@ pub(crate) enum RowPart {
     /// The row is in Arrow (a segment, or a chunk of the tail): one-row slices of its arrays
     /// (reference counts).
     Sealed(Vec<ArrayRef>),
-    /// The row waits in the tail as values (`None`: no such row), turned into arrays after
-    /// the mutex is released.
-    Values(Option<Arc<Vec<Value>>>),
+    /// The row waits in the tail (`None`: no such row), turned into arrays after the mutex
+    /// is released.
+    Values(Option<Arc<Waiting>>),
 }
 
 impl TableData {
@@ -718,7 +721,7 @@ impl TableData {
         }
         self.next_seq = self.next_seq.max(seq);
         self.index_row(&values, rid);
-        self.push_row(schema, values, xmin, seq);
+        self.push_row(schema, values.into(), xmin, seq);
         rid
     }
 
@@ -804,10 +807,10 @@ impl TableData {
         self.next_seq = self.next_seq.max(seq);
     }
 
-    fn push_row(&mut self, schema: &TableSchema, values: Vec<Value>, xmin: TxnId, seq: u64) {
+    fn push_row(&mut self, schema: &TableSchema, row: Waiting, xmin: TxnId, seq: u64) {
         self.stamps.push(xmin);
         self.seq.push(seq);
-        if let Some(batch) = self.tail.push(schema, values) {
+        if let Some(batch) = self.tail.push(schema, row) {
             self.segments.push(batch);
         }
     }
@@ -816,16 +819,23 @@ impl TableData {
     pub(crate) fn append(
         &mut self,
         schema: &TableSchema,
-        values: Vec<Value>,
+        row: Waiting,
         me: TxnId,
         tm: &TxnManager,
         seq: Option<u64>,
     ) -> Result<RowId, StorageError> {
-        for (v, col) in values.iter().zip(&schema.columns) {
-            if v.is_null() && !col.nullable {
+        let null_in = |c: usize| match &row {
+            Waiting::Values(v) => v.get(c).is_some_and(Value::is_null),
+            Waiting::Derived(_) => row.is_null(c),
+        };
+        for (c, col) in schema.columns.iter().enumerate() {
+            if !col.nullable && null_in(c) {
                 return Err(StorageError::NotNull(col.name.clone()));
             }
         }
+        // the values keys are made of (all of a row given as values; a derived row's key
+        // columns read out of its segment)
+        let values = row.probe(|c| self.keyed(schema, c));
         let mut unique_keys = Vec::new();
         for (k, (spec, primary)) in schema.unique_keys().enumerate() {
             let key = Self::key_of(schema, &values, &spec.columns);
@@ -877,8 +887,47 @@ impl TableData {
             self.next_seq
         });
         self.index_row(&values, rid);
-        self.push_row(schema, values, me, seq);
+        drop(values);
+        self.push_row(schema, row, me, seq);
         Ok(rid)
+    }
+
+    /// True if column `c` is part of a key this table keeps for its rows: a unique key, an
+    /// ordered index, or (a SET table without a whole unique key) the duplicate-row key.
+    fn keyed(&self, schema: &TableSchema, c: usize) -> bool {
+        self.duplicates.is_some()
+            || schema.unique_keys().any(|(k, _)| k.columns.contains(&c))
+            || self
+                .ordered
+                .iter()
+                .flatten()
+                .any(|ix| ix.columns().contains(&c))
+    }
+
+    /// The new version of row `rid` with `changes` (column, value) applied, as it will wait
+    /// in the tail: derived from its segment when the row is sealed (nothing of the columns
+    /// it keeps is copied), else its values with the changes.
+    pub(crate) fn changed_row(
+        &self,
+        schema: &TableSchema,
+        rid: RowId,
+        changes: impl IntoIterator<Item = (usize, Value)>,
+    ) -> Waiting {
+        let i = rid as usize;
+        if let Some(seg) = self.segments.get(i / SEGMENT_ROWS) {
+            let same =
+                Arc::ptr_eq(seg.schema_ref(), &schema.arrow) || **seg.schema_ref() == *schema.arrow;
+            if same {
+                return Waiting::derived(seg.clone(), i % SEGMENT_ROWS, changes);
+            }
+        }
+        match self
+            .tail
+            .get(i.wrapping_sub(self.segments.len() * SEGMENT_ROWS))
+        {
+            Some(TailRow::Values(w)) => w.changed(changes),
+            _ => Waiting::from(self.row(rid)).changed(changes),
+        }
     }
 
     /// How many rows fit before the next segment boundary ([`SEGMENT_ROWS`] when the tail is
@@ -931,7 +980,7 @@ impl TableData {
             let rid = self.len() as RowId;
             self.next_seq += 1;
             self.index_row(&values, rid);
-            self.push_row(schema, values, me, self.next_seq);
+            self.push_row(schema, values.into(), me, self.next_seq);
             at += 1;
         }
         first

@@ -30,7 +30,8 @@
 
 use crate::catalog::TableSchema;
 use crate::table::SEGMENT_ROWS;
-use crate::types::{value_at, values_to_array, Value};
+use crate::types::{value_at, Value};
+use crate::waiting::{values_batch, Waiting};
 use arrow::array::{Array, ArrayRef};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
@@ -49,7 +50,7 @@ const _: () = assert!(SEGMENT_ROWS == RUN_ROWS * FANOUT * FANOUT);
 pub(crate) struct Tail {
     chunks: Vec<RecordBatch>,
     /// Rows not yet in a chunk, each behind an `Arc` so a reader takes it by reference count.
-    values: Vec<Arc<Vec<Value>>>,
+    values: Vec<Arc<Waiting>>,
 }
 
 /// Where a tail row is.
@@ -60,8 +61,8 @@ pub(crate) enum TailRow<'a> {
         batch: &'a RecordBatch,
         row: usize,
     },
-    /// Waiting as values.
-    Values(&'a Arc<Vec<Value>>),
+    /// Waiting: as values, or derived from a sealed row (waiting.rs).
+    Values(&'a Arc<Waiting>),
 }
 
 impl Tail {
@@ -76,7 +77,7 @@ impl Tail {
 
     /// Appends a row; returns the tail's rows as one batch (a new segment, the tail now
     /// empty) when this row fills it to [`SEGMENT_ROWS`].
-    pub(crate) fn push(&mut self, schema: &TableSchema, row: Vec<Value>) -> Option<RecordBatch> {
+    pub(crate) fn push(&mut self, schema: &TableSchema, row: Waiting) -> Option<RecordBatch> {
         self.values.push(Arc::new(row));
         if self.values.len() < RUN_ROWS {
             return None;
@@ -116,7 +117,7 @@ impl Tail {
     pub(crate) fn value(&self, i: usize, col: usize) -> Value {
         match self.get(i) {
             Some(TailRow::Chunk { batch, row, .. }) => value_at(batch.column(col).as_ref(), row),
-            Some(TailRow::Values(v)) => v.get(col).cloned().unwrap_or(Value::Null),
+            Some(TailRow::Values(v)) => v.value(col),
             None => Value::Null,
         }
     }
@@ -127,7 +128,7 @@ impl Tail {
             Some(TailRow::Chunk { batch, row, .. }) => {
                 batch.columns().iter().map(|a| value_at(a, row)).collect()
             }
-            Some(TailRow::Values(v)) => v.to_vec(),
+            Some(TailRow::Values(v)) => v.values(),
             None => Vec::new(),
         }
     }
@@ -145,7 +146,7 @@ impl Tail {
 #[derive(Default)]
 pub(crate) struct TailView {
     chunks: Vec<RecordBatch>,
-    values: Vec<Arc<Vec<Value>>>,
+    values: Vec<Arc<Waiting>>,
 }
 
 impl TailView {
@@ -176,7 +177,7 @@ impl TailView {
 
 fn locate<'a>(
     chunks: &'a [RecordBatch],
-    values: &'a [Arc<Vec<Value>>],
+    values: &'a [Arc<Waiting>],
     mut i: usize,
 ) -> Option<TailRow<'a>> {
     for (index, batch) in chunks.iter().enumerate() {
@@ -190,17 +191,6 @@ fn locate<'a>(
         i -= batch.num_rows();
     }
     values.get(i).map(TailRow::Values)
-}
-
-/// Rows given as values, as one batch of the table's schema.
-pub(crate) fn values_batch(schema: &TableSchema, rows: &[Arc<Vec<Value>>]) -> RecordBatch {
-    let arrays: Vec<ArrayRef> = schema
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
-        .collect();
-    RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
 }
 
 /// One-row slices of columns `cols` of row `r` of `batch`; a column past the batch's is a
@@ -246,7 +236,10 @@ mod tests {
         let schema = schema();
         let mut tail = Tail::default();
         for i in 0..SEGMENT_ROWS as i64 - 1 {
-            assert!(tail.push(&schema, row(i)).is_none(), "sealed early at {i}");
+            assert!(
+                tail.push(&schema, Waiting::from(row(i))).is_none(),
+                "sealed early at {i}"
+            );
             let n = tail.len();
             assert_eq!(n, i as usize + 1);
             // chunk sizes: RUN_ROWS times a power of FANOUT, never increasing, fewer than
@@ -289,7 +282,7 @@ mod tests {
         }
         assert_eq!(next, SEGMENT_ROWS - 1);
         let sealed = tail
-            .push(&schema, row(SEGMENT_ROWS as i64 - 1))
+            .push(&schema, Waiting::from(row(SEGMENT_ROWS as i64 - 1)))
             .expect("the last row seals");
         assert_eq!(sealed.num_rows(), SEGMENT_ROWS);
         assert!(tail.is_empty() && tail.get(0).is_none());
@@ -298,7 +291,7 @@ mod tests {
             assert_eq!(got, row(r as i64));
         }
         // and the next tail starts over
-        assert!(tail.push(&schema, row(7)).is_none());
+        assert!(tail.push(&schema, Waiting::from(row(7))).is_none());
         assert_eq!(tail.row(0), row(7));
     }
 
@@ -307,11 +300,11 @@ mod tests {
         let schema = schema();
         let mut tail = Tail::default();
         for i in 0..100 {
-            tail.push(&schema, row(i));
+            tail.push(&schema, Waiting::from(row(i)));
         }
         let view = tail.view();
         for i in 100..1000 {
-            tail.push(&schema, row(i));
+            tail.push(&schema, Waiting::from(row(i)));
         }
         let parts = view.batches(&schema);
         // one chunk of 64 and 36 values, as they were

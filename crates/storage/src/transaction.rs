@@ -353,7 +353,13 @@ impl Transaction {
         self.lock(table, LockMode::RowWrite, false)?;
         self.check_creator(table)?;
         let mut d = table.lock();
-        let rid = d.append(&table.schema, values, self.id, &self.storage.txns, None)?;
+        let rid = d.append(
+            &table.schema,
+            values.into(),
+            self.id,
+            &self.storage.txns,
+            None,
+        )?;
         self.note_inserted(table, &d, rid..rid + 1);
         Ok(rid)
     }
@@ -417,8 +423,8 @@ impl Transaction {
             if d.checks_each_row() {
                 let end = (at + SEGMENT_ROWS).min(n);
                 for r in at..end {
-                    let values = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
-                    match d.append(schema, values, self.id, &self.storage.txns, None) {
+                    let values: Vec<Value> = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
+                    match d.append(schema, values.into(), self.id, &self.storage.txns, None) {
                         Ok(rid) => {
                             self.note_inserted(table, &d, rid..rid + 1);
                             inserted += 1;
@@ -528,8 +534,11 @@ impl Transaction {
         self.claim(table, &mut d, row)
     }
 
-    /// Replaces a row by a new version (delete + insert); a queue row keeps its insertion
-    /// sequence, so ties on QITS keep their original order.
+    /// Replaces a row by a new version (delete + insert) that has the row's values but for
+    /// `changes` (column, new value; of two changes of one column the later wins; columns
+    /// past the table's are ignored). A queue row keeps its insertion sequence, so ties on
+    /// QITS keep their original order. A sealed row's new version copies none of the
+    /// columns it keeps until its run of rows becomes Arrow (see `waiting.rs`).
     ///
     /// # Errors
     /// As [`Transaction::delete`] and [`Transaction::insert`].
@@ -537,19 +546,14 @@ impl Transaction {
         &mut self,
         table: &Arc<Table>,
         row: RowId,
-        values: Vec<Value>,
+        changes: impl IntoIterator<Item = (usize, Value)>,
     ) -> Result<RowId, StorageError> {
         self.lock(table, LockMode::RowWrite, false)?;
         let mut d = table.lock();
         self.claim(table, &mut d, row)?;
         let seq = d.seq[row as usize];
-        let rid = d.append(
-            &table.schema,
-            values,
-            self.id,
-            &self.storage.txns,
-            Some(seq),
-        )?;
+        let new = d.changed_row(&table.schema, row, changes);
+        let rid = d.append(&table.schema, new, self.id, &self.storage.txns, Some(seq))?;
         self.note_inserted(table, &d, rid..rid + 1);
         Ok(rid)
     }

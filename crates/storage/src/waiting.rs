@@ -1,0 +1,232 @@
+//! A row waiting in the open tail (tail.rs) before its run becomes Arrow: its values, or, for
+//! a new version of a sealed row (an UPDATE), that row's place in its segment and the columns
+//! that changed.
+//!
+//! A derived row copies nothing of the columns it keeps: an UPDATE that sets one column of a
+//! 2 KB row waits as a reference to the segment and one value, and its kept columns are
+//! copied once, when its run of rows becomes an Arrow chunk ([`values_batch`]).
+//!
+//! Invariants: a derived row's segment is a sealed segment of the same table, with the
+//! table's Arrow schema (so its columns are the table's, in order, of the table's types);
+//! segments are never changed or dropped while the table lives, so holding one keeps no
+//! memory alive that the table does not hold anyway. `changes` has at most one entry per
+//! column, sorted by column, every column below the table's width.
+
+use crate::catalog::TableSchema;
+use crate::types::{value_at, values_to_array, Value};
+use arrow::array::{Array, ArrayRef};
+use arrow::record_batch::RecordBatch;
+use std::sync::Arc;
+
+/// A row waiting in the tail (see the module doc).
+#[derive(Debug)]
+pub(crate) enum Waiting {
+    /// Every column's value.
+    Values(Vec<Value>),
+    /// A sealed row with some columns changed (boxed: most waiting rows are values, and
+    /// this keeps them small).
+    Derived(Box<Derived>),
+}
+
+/// Row `row` of sealed `segment`, but for the columns in `changes`.
+#[derive(Debug)]
+pub(crate) struct Derived {
+    segment: RecordBatch,
+    row: usize,
+    changes: Vec<(usize, Value)>,
+}
+
+/// One column of a waiting row, where it is.
+enum Cell<'a> {
+    Value(&'a Value),
+    At(&'a ArrayRef, usize),
+}
+
+impl Waiting {
+    /// Row `row` of `segment` with `changes` (column, new value) applied: later changes of a
+    /// column win, columns past the segment's are ignored.
+    pub(crate) fn derived(
+        segment: RecordBatch,
+        row: usize,
+        changes: impl IntoIterator<Item = (usize, Value)>,
+    ) -> Self {
+        let width = segment.num_columns();
+        let mut changes: Vec<(usize, Value)> =
+            changes.into_iter().filter(|(c, _)| *c < width).collect();
+        // stable: of a column's changes, the last stays last, and dedup keeps the first of a
+        // run, so reverse first
+        changes.reverse();
+        changes.sort_by_key(|(c, _)| *c);
+        changes.dedup_by_key(|(c, _)| *c);
+        Waiting::Derived(Box::new(Derived {
+            segment,
+            row,
+            changes,
+        }))
+    }
+
+    /// This row with `changes` applied (see [`Waiting::derived`]); a derived row stays
+    /// derived from its segment.
+    pub(crate) fn changed(&self, changes: impl IntoIterator<Item = (usize, Value)>) -> Self {
+        match self {
+            Waiting::Values(v) => {
+                let mut v = v.clone();
+                for (c, x) in changes {
+                    if let Some(slot) = v.get_mut(c) {
+                        *slot = x;
+                    }
+                }
+                Waiting::Values(v)
+            }
+            Waiting::Derived(d) => Waiting::derived(
+                d.segment.clone(),
+                d.row,
+                d.changes.iter().cloned().chain(changes),
+            ),
+        }
+    }
+
+    fn cell(&self, col: usize) -> Option<Cell<'_>> {
+        match self {
+            Waiting::Values(v) => v.get(col).map(Cell::Value),
+            Waiting::Derived(d) => match d.changes.binary_search_by_key(&col, |(c, _)| *c) {
+                Ok(i) => Some(Cell::Value(&d.changes[i].1)),
+                Err(_) => {
+                    (col < d.segment.num_columns()).then(|| Cell::At(d.segment.column(col), d.row))
+                }
+            },
+        }
+    }
+
+    /// Number of columns.
+    pub(crate) fn width(&self) -> usize {
+        match self {
+            Waiting::Values(v) => v.len(),
+            Waiting::Derived(d) => d.segment.num_columns(),
+        }
+    }
+
+    /// Column `col`'s value (NULL past the row's width).
+    pub(crate) fn value(&self, col: usize) -> Value {
+        match self.cell(col) {
+            Some(Cell::Value(v)) => v.clone(),
+            Some(Cell::At(a, r)) => value_at(a.as_ref(), r),
+            None => Value::Null,
+        }
+    }
+
+    /// True if column `col` is NULL (or past the row's width).
+    pub(crate) fn is_null(&self, col: usize) -> bool {
+        match self.cell(col) {
+            Some(Cell::Value(v)) => v.is_null(),
+            Some(Cell::At(a, r)) => a.is_null(r),
+            None => true,
+        }
+    }
+
+    /// Every column's value.
+    pub(crate) fn values(&self) -> Vec<Value> {
+        match self {
+            Waiting::Values(v) => v.clone(),
+            Waiting::Derived { .. } => (0..self.width()).map(|c| self.value(c)).collect(),
+        }
+    }
+
+    /// The values of the columns `wanted` marks, the others NULL (a row to compute keys
+    /// from); borrowed when the row is values.
+    pub(crate) fn probe(&self, wanted: impl Fn(usize) -> bool) -> std::borrow::Cow<'_, [Value]> {
+        match self {
+            Waiting::Values(v) => std::borrow::Cow::Borrowed(v),
+            Waiting::Derived { .. } => (0..self.width())
+                .map(|c| match wanted(c) {
+                    true => self.value(c),
+                    false => Value::Null,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<Vec<Value>> for Waiting {
+    fn from(v: Vec<Value>) -> Self {
+        Waiting::Values(v)
+    }
+}
+
+/// A cell's value when it is given as one (a column past the row's width is NULL), `None`
+/// when it is kept in a segment.
+fn given_value<'a>(x: &Option<Cell<'a>>) -> Option<&'a Value> {
+    static NULL: Value = Value::Null;
+    match x {
+        Some(Cell::Value(v)) => Some(*v),
+        Some(Cell::At(..)) => None,
+        None => Some(&NULL),
+    }
+}
+
+/// Waiting rows as one batch of the table's schema. A column every row holds as a value is
+/// built from the values; one that some rows keep in their segment is gathered from those
+/// segments' arrays and an array of the values (`interleave`).
+pub(crate) fn values_batch(schema: &TableSchema, rows: &[Arc<Waiting>]) -> RecordBatch {
+    let all_values: Option<Vec<&Vec<Value>>> = rows
+        .iter()
+        .map(|r| match &**r {
+            Waiting::Values(v) => Some(v),
+            Waiting::Derived(_) => None,
+        })
+        .collect();
+    if let Some(rows) = all_values {
+        // the common case: every row given as values
+        let arrays: Vec<ArrayRef> = schema
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
+            .collect();
+        return RecordBatch::try_new(schema.arrow.clone(), arrays)
+            .expect("tail rows match the schema");
+    }
+    let arrays: Vec<ArrayRef> = schema
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, col)| {
+            let cells: Vec<Option<Cell<'_>>> = rows.iter().map(|r| r.cell(c)).collect();
+            let kept = cells.iter().any(|x| matches!(x, Some(Cell::At(..))));
+            if !kept {
+                return values_to_array(col.ty, cells.iter().filter_map(given_value));
+            }
+            // source 0: the values, in row order; then each distinct array kept rows are in
+            let given = values_to_array(col.ty, cells.iter().filter_map(given_value));
+            let mut sources: Vec<&ArrayRef> = vec![&given];
+            let mut next_value = 0;
+            let at: Vec<(usize, usize)> = cells
+                .iter()
+                .map(|x| match x {
+                    Some(Cell::At(a, r)) => {
+                        let s = match sources.iter().position(|s| Arc::ptr_eq(s, a)) {
+                            Some(s) => s,
+                            None => {
+                                sources.push(a);
+                                sources.len() - 1
+                            }
+                        };
+                        (s, *r)
+                    }
+                    _ => {
+                        next_value += 1;
+                        (0, next_value - 1)
+                    }
+                })
+                .collect();
+            let parts: Vec<&dyn Array> = sources.iter().map(|s| s.as_ref()).collect();
+            // a segment holds the table's types (module invariant); were one to differ, the
+            // values are read out one by one instead of failing
+            arrow::compute::interleave(&parts, &at).unwrap_or_else(|_| {
+                let all: Vec<Value> = rows.iter().map(|r| r.value(c)).collect();
+                values_to_array(col.ty, all.iter())
+            })
+        })
+        .collect();
+    RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
+}
