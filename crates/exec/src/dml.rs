@@ -580,7 +580,7 @@ impl Exec<'_> {
         let width = table.schema.columns.len();
         // the target's own columns (UPDATE … FROM appends the row ids and the sources' columns)
         let mut new_cols: Vec<ArrayRef> = batch.columns()[..width].to_vec();
-        // the columns assigned, each once, in the order first assigned
+        // the columns assigned, each once
         let mut changed: Vec<usize> = Vec::new();
         for a in assignments {
             let ast::AssignmentTarget::ColumnName(c) = &a.target else {
@@ -612,6 +612,8 @@ impl Exec<'_> {
                 changed.push(idx);
             }
         }
+        // checked in the table's order, as the whole-row check did
+        changed.sort_unstable();
         reject_nulls(table, changed.iter().map(|&c| (c, &new_cols[c])))?;
         if !table.schema.checks.is_empty() {
             let all = fetch_missing(table, batch, &mut have, &vec![true; width], ids)?;

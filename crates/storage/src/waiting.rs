@@ -230,3 +230,113 @@ pub(crate) fn values_batch(schema: &TableSchema, rows: &[Arc<Waiting>]) -> Recor
         .collect();
     RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, TableKind};
+    use crate::types::SqlType;
+
+    fn schema() -> TableSchema {
+        let col = |name: &str, ty| Column::plain(name, ty, true);
+        TableSchema::new(
+            "t".into(),
+            vec![
+                col("a", SqlType::BigInt),
+                col("s", SqlType::VarChar(20)),
+                col("f", SqlType::Float),
+            ],
+            TableKind::Multiset,
+            false,
+            None,
+            Vec::new(),
+            String::new(),
+        )
+    }
+
+    fn row(i: i64) -> Vec<Value> {
+        let s = match i % 3 {
+            0 => Value::Null,
+            _ => Value::Str(format!("r{i}")),
+        };
+        vec![Value::Int(i), s, Value::Float(i as f64 / 2.0)]
+    }
+
+    /// A "segment" of rows `from..to`, built from values.
+    fn segment(schema: &TableSchema, from: i64, to: i64) -> RecordBatch {
+        let rows: Vec<Arc<Waiting>> = (from..to).map(|i| Arc::new(row(i).into())).collect();
+        values_batch(schema, &rows)
+    }
+
+    #[test]
+    fn a_derived_row_reads_its_changes_and_keeps_the_rest_of_its_segment_row() {
+        let schema = schema();
+        let seg = segment(&schema, 0, 10);
+        // the later change of a column wins; a column past the width is ignored
+        let w = Waiting::derived(
+            seg.clone(),
+            4,
+            [
+                (1, Value::Str("x".into())),
+                (5, Value::Int(9)),
+                (1, Value::Null),
+            ],
+        );
+        assert_eq!(
+            w.values(),
+            vec![Value::Int(4), Value::Null, Value::Float(2.0)]
+        );
+        assert!(w.is_null(1) && !w.is_null(0) && w.is_null(7));
+        // changed again: still derived from the segment, the newest change on top
+        let w2 = w.changed([(0, Value::Int(40)), (1, Value::Str("y".into()))]);
+        assert!(matches!(w2, Waiting::Derived(_)));
+        assert_eq!(
+            w2.values(),
+            vec![Value::Int(40), Value::Str("y".into()), Value::Float(2.0)]
+        );
+        // a row of values changed stays values
+        let v = Waiting::from(row(5)).changed([(2, Value::Null)]);
+        assert_eq!(
+            v.values(),
+            vec![Value::Int(5), Value::Str("r5".into()), Value::Null]
+        );
+        // only the wanted columns are read out for keys
+        assert_eq!(
+            &*w2.probe(|c| c == 0),
+            &[Value::Int(40), Value::Null, Value::Null]
+        );
+    }
+
+    #[test]
+    fn a_run_of_values_and_derived_rows_becomes_the_rows_they_stand_for() {
+        let schema = schema();
+        let (a, b) = (segment(&schema, 0, 10), segment(&schema, 100, 110));
+        let rows: Vec<Arc<Waiting>> = vec![
+            Arc::new(row(50).into()),
+            Arc::new(Waiting::derived(
+                a.clone(),
+                3,
+                [(1, Value::Str("c".into()))],
+            )),
+            Arc::new(Waiting::derived(b.clone(), 2, [])),
+            Arc::new(Waiting::derived(a.clone(), 7, [(2, Value::Null)])),
+            Arc::new(row(51).into()),
+        ];
+        let want: Vec<Vec<Value>> = rows.iter().map(|r| r.values()).collect();
+        assert_eq!(
+            want[1],
+            vec![Value::Int(3), Value::Str("c".into()), Value::Float(1.5)]
+        );
+        assert_eq!(want[2], row(102));
+        assert_eq!(
+            want[3],
+            vec![Value::Int(7), Value::Str("r7".into()), Value::Null]
+        );
+        let batch = values_batch(&schema, &rows);
+        assert_eq!(batch.schema(), schema.arrow);
+        for (r, w) in want.iter().enumerate() {
+            let got: Vec<Value> = batch.columns().iter().map(|c| value_at(c, r)).collect();
+            assert_eq!(&got, w, "row {r}");
+        }
+    }
+}

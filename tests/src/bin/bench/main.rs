@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | insert | depth | priority | concurrent | wake | browse | scan | python | all
+//!   WORKLOAD: fifo | insert | dml | depth | priority | concurrent | wake | browse | scan | python | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
 //!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
@@ -18,6 +18,7 @@
 //!   --small-rows S  scan's small table rows (3,000)   --small-runs R  runs of each small query (1,000)
 //!   --insert-rows N rows inserted one by one and in batches (200,000)  --copy-rows N  INSERT … SELECT (1,000,000)
 //!   --browse-rows N queue rows under the browser (1,000,000)  --browse-pops P  consumes per phase (300,000)
+//!   --dml-rows N    rows of the table UPDATE and DELETE change (100,000)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -27,6 +28,7 @@
 mod browse;
 mod common;
 mod concurrent;
+mod dml;
 mod fifo;
 mod insert;
 mod priority;
@@ -36,9 +38,10 @@ mod scan;
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 9] = [
+const WORKLOADS: [&str; 10] = [
     "fifo",
     "insert",
+    "dml",
     "depth",
     "priority",
     "concurrent",
@@ -88,6 +91,9 @@ fn main() {
             arg("--copy-rows", 1_000_000) as i64,
             rounds,
         );
+    }
+    if wants("dml") {
+        dml::run(arg("--dml-rows", 100_000) as i64, rounds);
     }
     if wants("depth") {
         fifo::depth(&[10_000, 100_000, 1_000_000], 10_000, rounds);

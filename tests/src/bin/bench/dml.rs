@@ -1,0 +1,119 @@
+//! `dml`: set-oriented UPDATE and DELETE over wide rows, in memory, on both engines.
+//!
+//! A table of `N` rows (default 100,000) shaped like the priority queue's: a key, a number
+//! and two 1,000-character fillers, `(k INTEGER PRIMARY KEY, n INTEGER, f1 VARCHAR(1000),
+//! f2 VARCHAR(1000))`, the same rows on both engines. Each figure times one statement on a
+//! freshly filled table (the fill is not timed), in autocommit (its commit is timed):
+//! - `UPDATE t SET n = n + 1`: every row, one narrow column changed;
+//! - `UPDATE t SET n = n + 1 WHERE k MOD 10 = 0`: a tenth of the rows, found by a full scan;
+//! - `DELETE FROM t WHERE k MOD 10 = 0`: a tenth of the rows, found by a full scan.
+//!
+//! Each figure is rows changed per second, best of the rounds, tdlite's ratio beside it; the
+//! count of rows changed is checked on both engines.
+
+use crate::common::{alternate, memory_sqlite, timed};
+use tdlite::{Database, Session, Value};
+
+/// The statements timed: label, tdlite's text, SQLite's text, rows changed per 10 rows.
+const STATEMENTS: [(&str, &str, &str, i64); 3] = [
+    (
+        "UPDATE t SET n = n + 1 (every row)",
+        "UPDATE t SET n = n + 1",
+        "UPDATE t SET n = n + 1",
+        10,
+    ),
+    (
+        "UPDATE t SET n = n + 1 WHERE k MOD 10 = 0",
+        "UPDATE t SET n = n + 1 WHERE k MOD 10 = 0",
+        "UPDATE t SET n = n + 1 WHERE k % 10 = 0",
+        1,
+    ),
+    (
+        "DELETE FROM t WHERE k MOD 10 = 0",
+        "DELETE FROM t WHERE k MOD 10 = 0",
+        "DELETE FROM t WHERE k % 10 = 0",
+        1,
+    ),
+];
+
+const CREATE: &str = "CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, n INTEGER, \
+    f1 VARCHAR(1000), f2 VARCHAR(1000))";
+
+/// Runs the workload over `n` rows (a multiple of 10).
+pub fn run(n: i64, rounds: u32) {
+    println!(
+        "\n## dml: UPDATE and DELETE of 2 KB rows in memory ({n} rows), rows changed per second"
+    );
+    println!("| statement | tdlite rows/s | SQLite rows/s | tdlite × SQLite |");
+    println!("|---|---|---|---|");
+    for (label, td, lite, per_ten) in STATEMENTS {
+        let changed = n / 10 * per_ten;
+        let (a, b) = alternate(
+            rounds,
+            || {
+                let db = Database::new();
+                let mut s = db.session();
+                tdlite_fill(&mut s, n);
+                let (r, t) = timed(|| s.execute(td));
+                let count = r.expect("tdlite statement")[0].activity_count;
+                assert_eq!(count, changed as u64, "tdlite: {label}");
+                changed as f64 / t.as_secs_f64()
+            },
+            || {
+                let c = memory_sqlite();
+                sqlite_fill(&c, n);
+                let (r, t) = timed(|| c.execute(lite, []));
+                assert_eq!(
+                    r.expect("SQLite statement"),
+                    changed as usize,
+                    "SQLite: {label}"
+                );
+                changed as f64 / t.as_secs_f64()
+            },
+        );
+        println!(
+            "| {label} | {a:.0} | {b:.0} | {:.2}× |",
+            a / b.max(f64::MIN_POSITIVE)
+        );
+    }
+}
+
+/// The fillers of row `k`.
+fn fillers(k: i64) -> (String, String) {
+    let digit = char::from(b'a' + (k % 26) as u8);
+    (
+        std::iter::repeat_n(digit, 1_000).collect(),
+        std::iter::repeat_n('b', 1_000).collect(),
+    )
+}
+
+fn tdlite_fill(s: &mut Session, n: i64) {
+    s.execute(CREATE).expect("create t");
+    let ins = s
+        .prepare("INSERT INTO t VALUES (?, ?, ?, ?)")
+        .expect("prepare");
+    let mut k = 0;
+    while k < n {
+        let end = (k + 10_000).min(n);
+        let sets: Vec<Vec<Value>> = (k..end)
+            .map(|k| {
+                let (f1, f2) = fillers(k);
+                vec![Value::Int(k), Value::Int(0), Value::Str(f1), Value::Str(f2)]
+            })
+            .collect();
+        s.execute_batch(&ins, sets).expect("fill t");
+        k = end;
+    }
+}
+
+fn sqlite_fill(c: &rusqlite::Connection, n: i64) {
+    c.execute_batch(&format!("{CREATE}; BEGIN;")).unwrap();
+    {
+        let mut st = c.prepare("INSERT INTO t VALUES (?1, ?2, ?3, ?4)").unwrap();
+        for k in 0..n {
+            let (f1, f2) = fillers(k);
+            st.execute((k, 0, f1, f2)).unwrap();
+        }
+    }
+    c.execute_batch("COMMIT").unwrap();
+}
