@@ -833,8 +833,8 @@ impl TableData {
                 return Err(StorageError::NotNull(col.name.clone()));
             }
         }
-        // the values keys are made of (all of a row given as values; a derived row's key
-        // columns read out of its segment)
+        // the values unique keys and ordered indexes are made of (all of a row given as
+        // values; a derived row's key columns read out of its segment)
         let values = row.probe(|c| self.keyed(schema, c));
         let mut unique_keys = Vec::new();
         for (k, (spec, primary)) in schema.unique_keys().enumerate() {
@@ -861,7 +861,12 @@ impl TableData {
         let implied = unique_keys.iter().any(Option::is_some);
         let dup_key = if self.duplicates.is_some() && !implied {
             let all: Vec<usize> = (0..schema.columns.len()).collect();
-            let key = Self::key_of(schema, &values, &all);
+            // every column: a derived row's are read out of its segment only here
+            let whole = match &row {
+                Waiting::Values(_) => None,
+                Waiting::Derived(_) => Some(row.values()),
+            };
+            let key = Self::key_of(schema, whole.as_deref().unwrap_or(&values), &all);
             let rows = self.duplicates.as_ref().and_then(|m| m.get(&key));
             if let Some(rows) = rows {
                 let duplicate = StorageError::DuplicateRow(schema.name.clone());
@@ -892,11 +897,11 @@ impl TableData {
         Ok(rid)
     }
 
-    /// True if column `c` is part of a key this table keeps for its rows: a unique key, an
-    /// ordered index, or (a SET table without a whole unique key) the duplicate-row key.
+    /// True if column `c` is part of a unique key or an ordered index of this table (the
+    /// duplicate-row key of a SET table, every column, is made apart: most rows have a whole
+    /// unique key and need none).
     fn keyed(&self, schema: &TableSchema, c: usize) -> bool {
-        self.duplicates.is_some()
-            || schema.unique_keys().any(|(k, _)| k.columns.contains(&c))
+        schema.unique_keys().any(|(k, _)| k.columns.contains(&c))
             || self
                 .ordered
                 .iter()
