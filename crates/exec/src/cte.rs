@@ -21,7 +21,7 @@ use crate::expr::take_batch;
 use crate::limits::value_bytes;
 use crate::ops::row_keys;
 use crate::result::Rows;
-use crate::setops::combine;
+use crate::set_combine::combine;
 use arrow::compute::concat_batches;
 use arrow::datatypes::{Field, Schema};
 use arrow::record_batch::RecordBatch;

@@ -466,7 +466,7 @@ impl Exec<'_> {
                 }
             }
         }
-        let Ok(pairs) = crate::join::inner_join(&left, &right, &conds) else {
+        let Ok(pairs) = crate::join_step::inner_join(&left, &right, &conds) else {
             return Ok(None);
         };
         let numbers = pairs

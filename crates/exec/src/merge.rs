@@ -46,7 +46,7 @@ impl Exec<'_> {
         let mut scope = target_scope;
         scope.columns.extend(src_scope.columns.iter().cloned());
         let on = self.bind_expr(&m.on, &scope, None)?;
-        let pairs = crate::join::inner_join(&target, &src, &[on])?;
+        let pairs = crate::join_step::inner_join(&target, &src, &[on])?;
         let column = |b: &RecordBatch, i: usize| -> Vec<u64> {
             b.column(i).as_primitive::<UInt64Type>().values().to_vec()
         };
