@@ -1,7 +1,8 @@
 //! FROM clauses: one relation (`relation`: a table, a view, a CTE or a derived table) and
 //! joins of several (`joined_source`): comma lists, `CROSS JOIN`, `[INNER] JOIN`,
 //! `LEFT`/`RIGHT`/`FULL [OUTER] JOIN` with `ON` or `USING`, and parenthesised joins. The joins
-//! of `UPDATE t FROM …` and joined DELETE (`join_onto`) and of MERGE (`inner_join`) run here too.
+//! of `UPDATE t FROM …` and joined DELETE (`join_onto`) run here too; MERGE and decorrelation
+//! call the join step itself (`join_step::inner_join`).
 //!
 //! The scope of the whole FROM clause (its columns, in order) is known before any row is
 //! joined, so the WHERE conjuncts and ON conditions bind once against it, and name errors are
@@ -10,13 +11,13 @@
 //! CTEs and derived tables, and every relation of a FROM with an outer join, are read before
 //! that, without the join's conditions.
 //!
-//! A join step (`join`, join_step.rs) pairs the rows joined so far with one more relation:
-//! hashed on leading column equalities, else a nested loop, at most `MAX_JOIN_ROWS` rows. There
-//! is no index nested-loop join: an index serves
-//! only a relation's own conditions. When every join is an inner join the order is chosen
-//! greedily (`join_order`) and each condition runs as soon as the relations it names are
-//! joined (ON conditions first; WHERE conjuncts once every ON condition has run, so they only
-//! see rows the ONs accept), so equalities between tables keep intermediate results small.
+//! A join step (`join`, in join_step.rs with its row limit) pairs the rows joined so far with
+//! one more relation: hashed on leading column equalities, else a nested loop. There is no
+//! index nested-loop join: an index serves only a relation's own conditions. When every join
+//! is an inner join the order is chosen greedily (`join_order`) and each condition runs as soon
+//! as the relations it names are joined (ON conditions first; WHERE conjuncts once every ON
+//! condition has run, so they only see rows the ONs accept), so equalities between tables keep
+//! intermediate results small.
 //! With an outer join the written order stands, each comma item is joined on its own
 //! (`a, b RIGHT JOIN c` is `a × (b ⟖ c)`), and WHERE runs on the joined rows.
 //!

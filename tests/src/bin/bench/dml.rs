@@ -9,45 +9,48 @@
 //! - `DELETE FROM t WHERE k MOD 10 = 0`: a tenth of the rows, found by a full scan.
 //!
 //! Each figure is rows changed per second, best of the rounds, tdlite's ratio beside it; the
-//! count of rows changed is checked on both engines.
+//! count of rows changed is checked on both engines. The engines do not do the same physical
+//! work: tdlite keeps row versions (a DELETE stamps each row and leaves it in its segment, an
+//! UPDATE adds a version; in memory nothing is reclaimed), SQLite rewrites its B-tree pages.
 
 use crate::common::{alternate, memory_sqlite, timed};
 use tdlite::{Database, Session, Value};
 
-/// The statements timed: label, tdlite's text, SQLite's text, rows changed per 10 rows.
-const STATEMENTS: [(&str, &str, &str, i64); 3] = [
+/// The statements timed: label, tdlite's text, SQLite's text, whether every row changes (else
+/// the rows whose key is a multiple of 10).
+const STATEMENTS: [(&str, &str, &str, bool); 3] = [
     (
         "UPDATE t SET n = n + 1 (every row)",
         "UPDATE t SET n = n + 1",
         "UPDATE t SET n = n + 1",
-        10,
+        true,
     ),
     (
         "UPDATE t SET n = n + 1 WHERE k MOD 10 = 0",
         "UPDATE t SET n = n + 1 WHERE k MOD 10 = 0",
         "UPDATE t SET n = n + 1 WHERE k % 10 = 0",
-        1,
+        false,
     ),
     (
         "DELETE FROM t WHERE k MOD 10 = 0",
         "DELETE FROM t WHERE k MOD 10 = 0",
         "DELETE FROM t WHERE k % 10 = 0",
-        1,
+        false,
     ),
 ];
 
 const CREATE: &str = "CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, n INTEGER, \
     f1 VARCHAR(1000), f2 VARCHAR(1000))";
 
-/// Runs the workload over `n` rows (a multiple of 10).
+/// Runs the workload over `n` rows (keys 0 to n − 1).
 pub fn run(n: i64, rounds: u32) {
     println!(
         "\n## dml: UPDATE and DELETE of 2 KB rows in memory ({n} rows), rows changed per second"
     );
     println!("| statement | tdlite rows/s | SQLite rows/s | tdlite × SQLite |");
     println!("|---|---|---|---|");
-    for (label, td, lite, per_ten) in STATEMENTS {
-        let changed = n / 10 * per_ten;
+    for (label, td, lite, every) in STATEMENTS {
+        let changed = if every { n } else { (n + 9) / 10 };
         let (a, b) = alternate(
             rounds,
             || {
