@@ -127,14 +127,7 @@ pub struct ScanBatch {
 impl Table {
     /// A table `creator` (0: no one, it is committed) is creating.
     pub(crate) fn new(id: u64, schema: TableSchema, creator: TxnId) -> Self {
-        let all_nullable = Arc::new(Schema::new(
-            schema
-                .arrow
-                .fields()
-                .iter()
-                .map(|f| f.as_ref().clone().with_nullable(true))
-                .collect::<Vec<_>>(),
-        ));
+        let all_nullable = all_nullable(&schema.arrow);
         let null_cells = schema
             .arrow
             .fields()
@@ -224,7 +217,7 @@ impl Table {
             let d = self.lock();
             (d.segments.clone(), d.tail.view(), d.stamps.chunks())
         };
-        let tail = tail.batches(&self.schema);
+        let tail = tail.batches(&self.schema, keep);
         let mut out = Vec::with_capacity(segments.len() + tail.len());
         for (s, batch) in segments.iter().enumerate() {
             out.push(visible_part(
@@ -492,7 +485,8 @@ impl Table {
             })
             .collect();
         if !waiting.is_empty() {
-            batches.push(values_batch(&self.schema, &waiting));
+            let keep = keep.map(|k| (k, &self.all_nullable));
+            batches.push(values_batch(&self.schema, &waiting, keep));
         }
         let arrays: Vec<ArrayRef> = self
             .schema
@@ -576,6 +570,18 @@ fn visible_part(
         None => filter_record_batch(batch, &mask),
     };
     (part.expect("mask length equals batch length"), ids)
+}
+
+/// `schema` with every field nullable: the schema of a batch in which columns a reader does
+/// not need are NULL.
+pub(crate) fn all_nullable(schema: &Schema) -> SchemaRef {
+    Arc::new(Schema::new(
+        schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect::<Vec<_>>(),
+    ))
 }
 
 /// One row's wanted columns as taken under the table's mutex ([`TableData::row_part`]).
@@ -1147,9 +1153,12 @@ mod tests {
             "the kept column skips the deleted row"
         );
         assert_eq!(segment.batch.column(1).null_count(), SEGMENT_ROWS - 1);
-        // the tail needed no copy: every column as stored
+        // the tail's three rows wait as values: their batch is built with the kept column
+        // only (the other NULL), nothing of the wide one made
         let tail = parts.last().unwrap();
-        assert_eq!(tail.batch.column(1).null_count(), 0);
+        assert_eq!(tail.batch.num_rows(), 3);
+        assert_eq!(tail.batch.column(1).null_count(), 3);
+        assert_eq!(tail.batch.column(0).null_count(), 0);
         // with every column: the deleted row's neighbours as stored
         let all = table.scan(&snapshot);
         let wide = all[0]

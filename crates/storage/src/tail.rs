@@ -31,7 +31,7 @@
 use crate::catalog::TableSchema;
 use crate::table::SEGMENT_ROWS;
 use crate::types::{value_at, Value};
-use crate::waiting::{values_batch, Waiting};
+use crate::waiting::{values_batch, Keep, Waiting};
 use arrow::array::{Array, ArrayRef};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
@@ -82,7 +82,7 @@ impl Tail {
         if self.values.len() < RUN_ROWS {
             return None;
         }
-        let run = values_batch(schema, &self.values);
+        let run = values_batch(schema, &self.values, None);
         self.values.clear();
         self.chunks.push(run);
         // the counter's carries: the last FANOUT chunks, when they are of one size, merge
@@ -150,8 +150,13 @@ pub(crate) struct TailView {
 }
 
 impl TailView {
-    /// The tail as batches, each with the tail offset of its first row.
-    pub(crate) fn batches(&self, schema: &TableSchema) -> Vec<(usize, RecordBatch)> {
+    /// The tail as batches, each with the tail offset of its first row; the waiting rows'
+    /// batch holds only the columns `keep` marks (see [`Keep`]), the chunks every column.
+    pub(crate) fn batches(
+        &self,
+        schema: &TableSchema,
+        keep: Keep<'_>,
+    ) -> Vec<(usize, RecordBatch)> {
         let mut out = Vec::with_capacity(self.chunks.len() + 1);
         let mut at = 0;
         for c in &self.chunks {
@@ -159,7 +164,7 @@ impl TailView {
             at += c.num_rows();
         }
         if !self.values.is_empty() {
-            out.push((at, values_batch(schema, &self.values)));
+            out.push((at, values_batch(schema, &self.values, keep)));
         }
         out
     }
@@ -270,7 +275,7 @@ mod tests {
             }
         }
         // the batches a reader builds hold every row, offsets matching
-        let parts = tail.view().batches(&schema);
+        let parts = tail.view().batches(&schema, None);
         let mut next = 0;
         for (at, b) in &parts {
             assert_eq!(*at, next);
@@ -306,7 +311,7 @@ mod tests {
         for i in 100..1000 {
             tail.push(&schema, Waiting::from(row(i)));
         }
-        let parts = view.batches(&schema);
+        let parts = view.batches(&schema, None);
         // one chunk of 64 and 36 values, as they were
         let sizes: Vec<(usize, usize)> = parts.iter().map(|(at, b)| (*at, b.num_rows())).collect();
         assert_eq!(sizes, [(0, 64), (64, 36)]);

@@ -12,9 +12,10 @@
 //! memory alive that the table does not hold anyway. `changes` has at most one entry per
 //! column, sorted by column, every column below the table's width.
 
-use crate::catalog::TableSchema;
+use crate::catalog::{Column, TableSchema};
 use crate::types::{value_at, values_to_array, Value};
-use arrow::array::{Array, ArrayRef};
+use arrow::array::{new_null_array, Array, ArrayRef};
+use arrow::datatypes::SchemaRef;
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
 
@@ -164,10 +165,21 @@ fn given_value<'a>(x: &Option<Cell<'a>>) -> Option<&'a Value> {
     }
 }
 
-/// Waiting rows as one batch of the table's schema. A column every row holds as a value is
-/// built from the values; one that some rows keep in their segment is gathered from those
-/// segments' arrays and an array of the values (`interleave`).
-pub(crate) fn values_batch(schema: &TableSchema, rows: &[Arc<Waiting>]) -> RecordBatch {
+/// The columns a reader keeps and the schema of a batch with the others NULL (every field
+/// nullable); `None`: every column, in the table's schema.
+pub(crate) type Keep<'a> = Option<(&'a [bool], &'a SchemaRef)>;
+
+/// Waiting rows as one batch of the table's schema (or, for a reader that keeps only some
+/// columns, `keep`'s schema with the others NULL: nothing of them is built). A column every
+/// row holds as a value is built from the values; one that some rows keep in their segment
+/// is gathered from those segments' arrays and an array of the values (`interleave`).
+pub(crate) fn values_batch(
+    schema: &TableSchema,
+    rows: &[Arc<Waiting>],
+    keep: Keep<'_>,
+) -> RecordBatch {
+    let wanted = |c: usize| keep.is_none_or(|(k, _)| k.get(c).copied().unwrap_or(true));
+    // the common case: every row given as values
     let all_values: Option<Vec<&Vec<Value>>> = rows
         .iter()
         .map(|r| match &**r {
@@ -175,60 +187,60 @@ pub(crate) fn values_batch(schema: &TableSchema, rows: &[Arc<Waiting>]) -> Recor
             Waiting::Derived(_) => None,
         })
         .collect();
-    if let Some(rows) = all_values {
-        // the common case: every row given as values
-        let arrays: Vec<ArrayRef> = schema
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(c, col)| values_to_array(col.ty, rows.iter().map(|r| &r[c])))
-            .collect();
-        return RecordBatch::try_new(schema.arrow.clone(), arrays)
-            .expect("tail rows match the schema");
-    }
     let arrays: Vec<ArrayRef> = schema
         .columns
         .iter()
         .enumerate()
-        .map(|(c, col)| {
-            let cells: Vec<Option<Cell<'_>>> = rows.iter().map(|r| r.cell(c)).collect();
-            let kept = cells.iter().any(|x| matches!(x, Some(Cell::At(..))));
-            if !kept {
-                return values_to_array(col.ty, cells.iter().filter_map(given_value));
-            }
-            // source 0: the values, in row order; then each distinct array kept rows are in
-            let given = values_to_array(col.ty, cells.iter().filter_map(given_value));
-            let mut sources: Vec<&ArrayRef> = vec![&given];
-            let mut next_value = 0;
-            let at: Vec<(usize, usize)> = cells
-                .iter()
-                .map(|x| match x {
-                    Some(Cell::At(a, r)) => {
-                        let s = match sources.iter().position(|s| Arc::ptr_eq(s, a)) {
-                            Some(s) => s,
-                            None => {
-                                sources.push(a);
-                                sources.len() - 1
-                            }
-                        };
-                        (s, *r)
-                    }
-                    _ => {
-                        next_value += 1;
-                        (0, next_value - 1)
-                    }
-                })
-                .collect();
-            let parts: Vec<&dyn Array> = sources.iter().map(|s| s.as_ref()).collect();
-            // a segment holds the table's types (module invariant); were one to differ, the
-            // values are read out one by one instead of failing
-            arrow::compute::interleave(&parts, &at).unwrap_or_else(|_| {
-                let all: Vec<Value> = rows.iter().map(|r| r.value(c)).collect();
-                values_to_array(col.ty, all.iter())
-            })
+        .map(|(c, col)| match (wanted(c), &all_values) {
+            (false, _) => new_null_array(&col.ty.arrow_type(), rows.len()),
+            (true, Some(values)) => values_to_array(col.ty, values.iter().map(|r| &r[c])),
+            (true, None) => mixed_column(rows, c, col),
         })
         .collect();
-    RecordBatch::try_new(schema.arrow.clone(), arrays).expect("tail rows match the schema")
+    let out = match keep {
+        Some((_, nullable)) => nullable.clone(),
+        None => schema.arrow.clone(),
+    };
+    RecordBatch::try_new(out, arrays).expect("tail rows match the schema")
+}
+
+/// Column `c` of waiting rows some of which keep it in their segment.
+fn mixed_column(rows: &[Arc<Waiting>], c: usize, col: &Column) -> ArrayRef {
+    let cells: Vec<Option<Cell<'_>>> = rows.iter().map(|r| r.cell(c)).collect();
+    let kept = cells.iter().any(|x| matches!(x, Some(Cell::At(..))));
+    if !kept {
+        return values_to_array(col.ty, cells.iter().filter_map(given_value));
+    }
+    // source 0: the values, in row order; then each distinct array kept rows are in
+    let given = values_to_array(col.ty, cells.iter().filter_map(given_value));
+    let mut sources: Vec<&ArrayRef> = vec![&given];
+    let mut next_value = 0;
+    let at: Vec<(usize, usize)> = cells
+        .iter()
+        .map(|x| match x {
+            Some(Cell::At(a, r)) => {
+                let s = match sources.iter().position(|s| Arc::ptr_eq(s, a)) {
+                    Some(s) => s,
+                    None => {
+                        sources.push(a);
+                        sources.len() - 1
+                    }
+                };
+                (s, *r)
+            }
+            _ => {
+                next_value += 1;
+                (0, next_value - 1)
+            }
+        })
+        .collect();
+    let parts: Vec<&dyn Array> = sources.iter().map(|s| s.as_ref()).collect();
+    // a segment holds the table's types (module invariant); were one to differ, the
+    // values are read out one by one instead of failing
+    arrow::compute::interleave(&parts, &at).unwrap_or_else(|_| {
+        let all: Vec<Value> = rows.iter().map(|r| r.value(c)).collect();
+        values_to_array(col.ty, all.iter())
+    })
 }
 
 #[cfg(test)]
@@ -265,7 +277,7 @@ mod tests {
     /// A "segment" of rows `from..to`, built from values.
     fn segment(schema: &TableSchema, from: i64, to: i64) -> RecordBatch {
         let rows: Vec<Arc<Waiting>> = (from..to).map(|i| Arc::new(row(i).into())).collect();
-        values_batch(schema, &rows)
+        values_batch(schema, &rows, None)
     }
 
     #[test]
@@ -332,11 +344,23 @@ mod tests {
             want[3],
             vec![Value::Int(7), Value::Str("r7".into()), Value::Null]
         );
-        let batch = values_batch(&schema, &rows);
+        let batch = values_batch(&schema, &rows, None);
         assert_eq!(batch.schema(), schema.arrow);
         for (r, w) in want.iter().enumerate() {
             let got: Vec<Value> = batch.columns().iter().map(|c| value_at(c, r)).collect();
             assert_eq!(&got, w, "row {r}");
+        }
+        // a reader keeping columns 0 and 2: column 1 comes back NULL, the others as above
+        let nullable = crate::table::all_nullable(&schema.arrow);
+        for rows in [&rows[..], &rows[..1]] {
+            let keep = [true, false, true];
+            let part = values_batch(&schema, rows, Some((&keep, &nullable)));
+            assert_eq!(part.schema(), nullable);
+            assert_eq!(part.column(1).null_count(), rows.len());
+            for (r, w) in want.iter().enumerate().take(rows.len()) {
+                assert_eq!(value_at(part.column(0), r), w[0]);
+                assert_eq!(value_at(part.column(2), r), w[2]);
+            }
         }
     }
 }
