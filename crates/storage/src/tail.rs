@@ -212,29 +212,7 @@ pub(crate) fn row_slices(batch: &RecordBatch, r: usize, cols: &[usize]) -> Vec<A
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Column, TableKind};
-    use crate::types::SqlType;
-
-    fn schema() -> TableSchema {
-        let col = |name: &str, ty| Column::plain(name, ty, true);
-        TableSchema::new(
-            "t".into(),
-            vec![col("a", SqlType::BigInt), col("s", SqlType::VarChar(20))],
-            TableKind::Multiset,
-            false,
-            None,
-            Vec::new(),
-            String::new(),
-        )
-    }
-
-    fn row(i: i64) -> Vec<Value> {
-        let s = match i % 3 {
-            0 => Value::Null,
-            _ => Value::Str(format!("r{i}")),
-        };
-        vec![Value::Int(i), s]
-    }
+    use crate::waiting::fixtures::{row, schema};
 
     #[test]
     fn rows_read_back_in_order_at_every_size_up_to_the_seal() {

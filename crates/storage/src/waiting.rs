@@ -243,13 +243,13 @@ fn mixed_column(rows: &[Arc<Waiting>], c: usize, col: &Column) -> ArrayRef {
     })
 }
 
+/// A small table and its rows, for this module's and tail.rs's tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::catalog::{Column, TableKind};
-    use crate::types::SqlType;
+pub(crate) mod fixtures {
+    use crate::catalog::{Column, TableKind, TableSchema};
+    use crate::types::{SqlType, Value};
 
-    fn schema() -> TableSchema {
+    pub(crate) fn schema() -> TableSchema {
         let col = |name: &str, ty| Column::plain(name, ty, true);
         TableSchema::new(
             "t".into(),
@@ -266,13 +266,19 @@ mod tests {
         )
     }
 
-    fn row(i: i64) -> Vec<Value> {
+    pub(crate) fn row(i: i64) -> Vec<Value> {
         let s = match i % 3 {
             0 => Value::Null,
             _ => Value::Str(format!("r{i}")),
         };
         vec![Value::Int(i), s, Value::Float(i as f64 / 2.0)]
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{row, schema};
+    use super::*;
 
     /// A "segment" of rows `from..to`, built from values.
     fn segment(schema: &TableSchema, from: i64, to: i64) -> RecordBatch {
