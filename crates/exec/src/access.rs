@@ -250,14 +250,54 @@ impl Exec<'_> {
         cond: Option<&Expr>,
         keep: Option<&[bool]>,
     ) -> Result<(RecordBatch, Vec<RowId>)> {
-        let preds = cond
-            .map(|c| plan::bound_preds(c, &table.schema))
+        let (preds, whole) = cond
+            .map(|c| plan::whole_preds(c, &table.schema))
             .unwrap_or_default();
+        if whole {
+            if let Some(read) = self.read_by_keys(table, &preds, keep) {
+                return Ok(read);
+            }
+        }
         let read = self.read_candidates(table, &preds, keep)?;
         match cond {
             None => Ok(read),
             Some(c) => filter_with_ids(table, read, c, keep),
         }
+    }
+
+    /// The rows of a condition that `preds` are the whole of ([`plan::whole_preds`]: `pk = ?`,
+    /// say) and their ids, as [`Exec::read_where_keeping`] gives them, when the index chosen
+    /// for `preds` bounds every column they name: its fixed columns' points and its ranged
+    /// column's bounds. The entries in its ranges are then exactly the rows that pass, and
+    /// the condition is never evaluated on a row. `None` otherwise (the caller reads and
+    /// filters).
+    fn read_by_keys(
+        &self,
+        table: &Table,
+        preds: &Preds,
+        keep: Option<&[bool]>,
+    ) -> Option<(RecordBatch, Vec<RowId>)> {
+        let a = plan::choose(&table.schema, preds)?;
+        let spec = table.schema.indexes().nth(a.index)?;
+        let bounded = spec.columns.get(..a.eq_len + usize::from(a.range))?;
+        let ranged = a.range.then(|| spec.columns.get(a.eq_len)).flatten();
+        // a ranged column's entry is its bounds alone (points would have fixed it)
+        if !preds
+            .iter()
+            .all(|(c, p)| bounded.contains(c) && (Some(c) != ranged || p.points.is_none()))
+        {
+            return None;
+        }
+        let ranges = a.ranges(&table.schema, preds)?;
+        let mut rids = Vec::new();
+        for r in ranges {
+            let bounds = (r.lo.as_ref(), r.hi.as_ref());
+            let found = table.index_entries(a.index, bounds, false, usize::MAX, self.snapshot());
+            rids.extend(found.into_iter().map(|e| e.1));
+        }
+        rids.sort_unstable();
+        rids.dedup();
+        Some((table.fetch_columns(&rids, keep), rids))
     }
 
     /// The rows of `table` an index finds for `preds` (a superset of the rows they select),
@@ -309,6 +349,24 @@ impl Exec<'_> {
         targets: &[(usize, bool)],
         (keep, kept): (Option<&[bool]>, Option<&KeptWalks>),
     ) -> Result<Option<(RecordBatch, Vec<RowId>)>> {
+        Ok(self
+            .walk_min_max(table, cond, targets, kept)?
+            .map(|rids| (table.fetch_columns(&rids, keep), rids)))
+    }
+
+    /// The rows [`Exec::read_min_max`] reads, not fetched: the ids of the rows holding the
+    /// targets' extremes, sorted and distinct (none when no row passes `cond`); `None` where
+    /// no index walk applies.
+    ///
+    /// # Errors
+    /// Errors of the condition's evaluation on rows the walk fetches.
+    pub(crate) fn walk_min_max(
+        &mut self,
+        table: &Table,
+        cond: Option<&Expr>,
+        targets: &[(usize, bool)],
+        kept: Option<&KeptWalks>,
+    ) -> Result<Option<Vec<RowId>>> {
         let preds = cond
             .map(|c| plan::bound_preds(c, &table.schema))
             .unwrap_or_default();
@@ -340,7 +398,7 @@ impl Exec<'_> {
         }
         rids.sort_unstable();
         rids.dedup();
-        Ok(Some((table.fetch_columns(&rids, keep), rids)))
+        Ok(Some(rids))
     }
 
     /// The row holding the extreme of access `a`'s target column among rows passing `cond`:

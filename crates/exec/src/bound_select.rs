@@ -22,7 +22,7 @@
 use crate::access::KeptWalks;
 use crate::aggregate::aggregate;
 use crate::bind::Scope;
-use crate::bind::{has_aggregate, has_window, AggCall, Grouping};
+use crate::bind::{has_aggregate, has_window, AggCall, AggFunc, Grouping};
 use crate::clauses::Item;
 use crate::error::Result;
 use crate::exec::Exec;
@@ -32,11 +32,12 @@ use crate::ops::project;
 use crate::plan_cache::{Block, Context, Found, Plan, PlanCache};
 use crate::result::Rows;
 use crate::slots::{Recording, Slot};
+use crate::types::sql_type_of;
 use arrow::array::{Array, ArrayRef};
 use sqlparser::ast;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock, Weak};
-use tdlite_storage::table::Table;
+use tdlite_storage::table::{RowId, Table};
 
 /// A MIN/MAX call's column and whether it is MAX.
 type MinMaxTarget = (usize, bool);
@@ -120,7 +121,10 @@ impl<'a> Exec<'a> {
                 (b, false)
             }
         };
-        let rows = self.run_bound(&bound, kept)?;
+        let rows = match self.run_bound(&bound, kept, false)? {
+            Some(Ran::Rows(rows)) => Some(rows),
+            Some(Ran::Value(_)) | None => None, // (no value without asking for one)
+        };
         if kept && rows.is_some() {
             cache.hit();
         }
@@ -264,13 +268,16 @@ impl<'a> Exec<'a> {
     /// through the cache; `None` when the plan declines (the caller runs the subquery).
     fn run_child(&mut self, child: &BoundSelect) -> Result<Option<ArrayRef>> {
         crate::interrupt::check()?;
-        let Some(rows) = self.isolated(|ex| ex.run_bound(child, true))? else {
+        let Some(ran) = self.isolated(|ex| ex.run_bound(child, true, true))? else {
             return Ok(None);
         };
         if let Some(cache) = self.plans {
             cache.hit();
         }
-        crate::bind::scalar_of(&rows).map(Some)
+        match ran {
+            Ran::Rows(rows) => crate::bind::scalar_of(&rows).map(Some),
+            Ran::Value(v) => Ok(Some(v)),
+        }
     }
 
     /// After a slot's subquery `q` ran through the cache: its kept plan, or that it has
@@ -389,8 +396,11 @@ impl<'a> Exec<'a> {
     /// runs the block as usual).
     ///
     /// Right after binding (`kept` false) the slots' values are the arrays binding just made
-    /// in this execution: the subqueries are not run again.
-    fn run_bound(&mut self, b: &BoundSelect, kept: bool) -> Result<Option<Rows>> {
+    /// in this execution: the subqueries are not run again. Asked for a scalar subquery's
+    /// value (`scalar`), a block whose one item is MIN or MAX of a column gives the value of
+    /// the row its index walk found, with no batch, aggregation or projection around it
+    /// (what those would give: the column's one-row array, [`BoundSelect::walked_value`]).
+    fn run_bound(&mut self, b: &BoundSelect, kept: bool, scalar: bool) -> Result<Option<Ran>> {
         let Some(table) = b.table.upgrade() else {
             return Ok(None);
         };
@@ -423,7 +433,9 @@ impl<'a> Exec<'a> {
             self.volatile_uses.set(self.volatile_uses.get() + 1);
         }
         let Some((calls, targets)) = &b.aggregate else {
-            return self.stream_rows(&table, cond, &items, &b.precisions);
+            return Ok(self
+                .stream_rows(&table, cond, &items, &b.precisions)?
+                .map(Ran::Rows));
         };
         let calls: Cow<'_, [AggCall]> = match values.is_empty() {
             true => Cow::Borrowed(calls),
@@ -438,11 +450,18 @@ impl<'a> Exec<'a> {
             ),
         };
         let walked = match targets {
-            Some(t) => self.read_min_max(&table, cond, t, (Some(&b.reads), Some(&b.walks)))?,
+            Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
             None => None,
         };
+        if let Some(v) = walked
+            .as_deref()
+            .filter(|_| scalar)
+            .and_then(|rids| b.walked_value(&table, rids))
+        {
+            return Ok(Some(Ran::Value(v)));
+        }
         let input = match walked {
-            Some((batch, _)) => batch,
+            Some(rids) => table.fetch_columns(&rids, Some(&b.reads)),
             None => {
                 // the aggregates' columns and the condition's: no other is copied
                 let mut fetched = b.reads.clone();
@@ -452,14 +471,43 @@ impl<'a> Exec<'a> {
         };
         let rows = aggregate(&input, &[], &calls)?;
         let out = project(&items, &b.precisions, &rows)?;
-        Ok(Some(Rows {
+        Ok(Some(Ran::Rows(Rows {
             schema: out.schema(),
             batches: vec![out],
-        }))
+        })))
     }
 }
 
+/// What a run of a bound block gives (see [`Exec::run_bound`]).
+enum Ran {
+    Rows(Rows),
+    /// A scalar subquery's value, asked for and found without building rows.
+    Value(ArrayRef),
+}
+
 impl BoundSelect {
+    /// For a block `SELECT MIN(c)` or `SELECT MAX(c)` whose index walk found the one row
+    /// `rids` (no other item, no DISTINCT): that row's `c` as a one-row array, which is what
+    /// aggregating the fetched row and projecting the item give (`aggregate`'s one-row
+    /// MIN/MAX takes the argument's array as it is, and the item is the call's column).
+    /// `None` for any other block, an empty walk (its NULL is the general path's to type),
+    /// or a column whose array type is not its SQL type's (the general path decides).
+    fn walked_value(&self, table: &Table, rids: &[RowId]) -> Option<ArrayRef> {
+        let (calls, _) = self.aggregate.as_ref()?;
+        let ([(Expr::Column { index: 0, .. }, ..)], [call], [rid]) =
+            (self.items.as_slice(), calls.as_slice(), rids)
+        else {
+            return None;
+        };
+        let (AggFunc::Min | AggFunc::Max, false, Some(Expr::Column { index: c, .. })) =
+            (call.func, call.distinct, &call.arg)
+        else {
+            return None;
+        };
+        let v = table.row_columns(*rid, &[*c]).pop()?;
+        (sql_type_of(v.data_type()).arrow_type() == *v.data_type()).then_some(v)
+    }
+
     /// The block's bound expressions: WHERE, the select list, the aggregate calls' arguments.
     fn exprs(&self) -> impl Iterator<Item = &Expr> {
         let args = self

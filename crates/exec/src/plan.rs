@@ -162,7 +162,19 @@ impl IndexAccess {
 
 /// The sargable conditions among the conjuncts of `cond`, a condition on `schema`'s rows.
 pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
+    whole_preds(cond, schema).0
+}
+
+/// [`bound_preds`], and whether they are the whole of `cond`: every conjunct recorded, each
+/// alone on its column, none a comparison that could overflow (which WHERE must raise on the
+/// rows). Then a row passes `cond` exactly when its columns satisfy their entries (keys hold
+/// values as `=` compares them, probes convert exactly: see [`key_tests`]), so a read
+/// through index ranges that bound every entry's column needs no filter.
+pub fn whole_preds(cond: &Expr, schema: &TableSchema) -> (Preds, bool) {
     let mut preds = Preds::new();
+    let mut whole = true;
+    // the columns conjuncts recorded a condition on, once per conjunct
+    let mut named: Vec<usize> = Vec::new();
     let mut stack = vec![cond];
     while let Some(e) = stack.pop() {
         match e {
@@ -170,10 +182,20 @@ pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
                 stack.push(l);
                 stack.push(r);
             }
-            e => add_conjunct(e, schema, &mut preds),
+            e => match add_conjunct(e, schema, &mut preds) {
+                Some(c) if !may_overflow(e, schema) => named.push(c),
+                _ => whole = false,
+            },
         }
     }
-    preds
+    // a column's entry is its conjuncts' intersection when it is one conjunct's, or bounds
+    // alone (the tighter of two is kept); not when a point has another condition beside it
+    // (the point's probe would leave that one unchecked)
+    whole = whole
+        && preds
+            .iter()
+            .all(|(c, p)| p.points.is_none() || named.iter().filter(|&&x| x == *c).count() == 1);
+    (preds, whole)
 }
 
 /// `cond` as tests on the entries of access `a`'s index, so that rows need not be fetched to
@@ -198,7 +220,7 @@ pub fn key_tests(
             continue;
         }
         let mut one = Preds::new();
-        add_conjunct(e, schema, &mut one);
+        add_conjunct(e, schema, &mut one)?;
         let (col, pred) = one.into_iter().next()?;
         // a conjunct that records nothing (`c <> v`) is no test, nor one whose comparison
         // could overflow (it must raise that on the rows, as WHERE does)
@@ -342,7 +364,9 @@ fn value_for(e: &Expr, case_specific: bool) -> Option<Value> {
     }
 }
 
-fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
+/// Records `e`'s condition on a column in `preds`: that column, or `None` for a conjunct
+/// that is not sargable (`c <> v`, say), which records nothing.
+fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) -> Option<usize> {
     // a column compared as written (not under a [NOT] CASESPECIFIC phrase that changes it)
     let column = |e: &Expr| match e {
         Expr::Column {
@@ -360,13 +384,10 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
             let (c, v, op) = match (column(l), column(r)) {
                 (Some(c), None) => (c, r, *op),
                 (None, Some(c)) => (c, l, flip(*op)),
-                _ => return,
+                _ => return None,
             };
-            let Some(v) = value_for(v, c.1.case_specific)
-                .and_then(|v| probe_value(&v, c.1.ty, c.1.case_specific))
-            else {
-                return;
-            };
+            let v = value_for(v, c.1.case_specific)
+                .and_then(|v| probe_value(&v, c.1.ty, c.1.case_specific))?;
             let p = preds.entry(c.0);
             match op {
                 BinOp::Eq => {
@@ -374,16 +395,17 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
                 }
                 BinOp::Gt | BinOp::GtEq => tighten(&mut p.lo, v, op == BinOp::GtEq, true),
                 BinOp::Lt | BinOp::LtEq => tighten(&mut p.hi, v, op == BinOp::LtEq, false),
-                _ => {}
+                _ => return None,
             }
+            Some(c.0)
         }
         Expr::IsNull(inner, false) => {
-            if let Some((i, _)) = column(inner) {
-                preds.entry(i).points = Some(vec![Value::Null]);
-            }
+            let (i, _) = column(inner)?;
+            preds.entry(i).points = Some(vec![Value::Null]);
+            Some(i)
         }
         Expr::InList(inner, list, false) => {
-            let Some((i, c)) = column(inner) else { return };
+            let (i, c) = column(inner)?;
             let values: Option<Vec<Value>> = list
                 .iter()
                 .map(|e| {
@@ -391,14 +413,15 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) {
                         .and_then(|v| probe_value(&v, c.ty, c.case_specific))
                 })
                 .collect();
-            // an empty list (an IN subquery without rows) has no probe: nothing matches
-            if let Some(mut values) = values {
-                values.sort_by(tdlite_storage::types::compare_values);
-                values.dedup();
-                preds.entry(i).points.get_or_insert(values);
-            }
+            // a value that does not convert exactly: no probe; an empty list (an IN
+            // subquery without rows) is no point at all: nothing matches
+            let mut values = values?;
+            values.sort_by(tdlite_storage::types::compare_values);
+            values.dedup();
+            preds.entry(i).points.get_or_insert(values);
+            Some(i)
         }
-        _ => {}
+        _ => None,
     }
 }
 

@@ -411,6 +411,14 @@ impl Table {
         self.fetch_columns(rids, None)
     }
 
+    /// Columns `cols` of row `rid`, each a one-row array of its column's type (a slice of the
+    /// stored array, nothing copied but a row that waits in the tail as values): what
+    /// [`Table::fetch_columns`] gives for one row, without the batch around them.
+    pub fn row_columns(&self, rid: RowId, cols: &[usize]) -> Vec<ArrayRef> {
+        let part = self.lock().row_part(rid, cols);
+        self.row_part_arrays(part, cols)
+    }
+
     /// The rows `rids`, in that order, as one batch of the table's schema in which only the
     /// columns `keep` marks hold values (the others are NULL), or every column for `None`: a
     /// reader that tests a few columns does not copy the rest (wide text, say).
@@ -429,8 +437,7 @@ impl Table {
             let cols: Vec<usize> = (0..self.schema.columns.len())
                 .filter(|&c| kept(c))
                 .collect();
-            let part = self.lock().row_part(*rid, &cols);
-            let mut got = self.row_part_arrays(part, &cols).into_iter();
+            let mut got = self.row_columns(*rid, &cols).into_iter();
             let arrays: Vec<ArrayRef> = self
                 .schema
                 .columns
