@@ -7,6 +7,7 @@
 mod common;
 
 mod bulk_insert;
+mod claim_model;
 mod cut_logs;
 mod decorrelate_model;
 mod deep_input;
