@@ -37,6 +37,7 @@ use tdlite_storage::columns::filter_columns;
 use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyRange};
 use tdlite_storage::key::{IndexKey, PartTest};
 use tdlite_storage::table::{IndexFind, RowId, Table};
+use tdlite_storage::types::Value;
 
 /// The most index entries a MIN/MAX walk reads in one step.
 const MAX_CHUNK: usize = 4096;
@@ -287,6 +288,22 @@ impl Exec<'_> {
             .all(|(c, p)| bounded.contains(c) && (Some(c) != ranged || p.points.is_none()))
         {
             return None;
+        }
+        // a whole unique key of one value per column: its rows by one hash lookup
+        let point = |c: &usize| match preds.get(c)?.points.as_deref()? {
+            [v] => Some(v.clone()),
+            _ => None,
+        };
+        let key = (!a.range && a.eq_len == spec.columns.len())
+            .then(|| {
+                spec.columns
+                    .iter()
+                    .map(point)
+                    .collect::<Option<Vec<Value>>>()
+            })
+            .flatten();
+        if let Some(rids) = key.and_then(|k| table.unique_rows(a.index, &k, self.snapshot())) {
+            return Some((table.fetch_columns(&rids, keep), rids));
         }
         let ranges = a.ranges(&table.schema, preds)?;
         let mut rids = Vec::new();

@@ -376,6 +376,36 @@ impl Table {
         found
     }
 
+    /// The rows `snapshot` sees whose key in index `ix` (a position in
+    /// [`TableSchema::indexes`]) is `key`, the index's columns' values as its keys hold them
+    /// (normalised: [`normalize_for_key`]), found in the index's unique map by one hash
+    /// lookup, not by a walk of its ordered entries; in row id order. `None` when the index is
+    /// not unique or `key` holds a NULL (the map keeps no such key): the caller walks the
+    /// ordered index.
+    pub fn unique_rows(&self, ix: usize, key: &[Value], snapshot: &Snapshot) -> Option<Vec<RowId>> {
+        let spec = self.schema.indexes().nth(ix)?;
+        let k = self
+            .schema
+            .unique_keys()
+            .position(|(u, _)| std::ptr::eq(u, spec))?;
+        if key.len() != spec.columns.len() || key.iter().any(Value::is_null) {
+            return None;
+        }
+        let d = self.lock();
+        let rows = d.unique.get(k)?.get(&RowKey(key.to_vec()));
+        let mut rids: Vec<RowId> = rows
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&r| {
+                let (min, max) = d.stamps.get(r);
+                snapshot.visible(min, max)
+            })
+            .collect();
+        rids.sort_unstable();
+        Some(rids)
+    }
+
     /// How many row versions the table holds (live, deleted or rolled back): an upper bound on
     /// its rows, for estimates of what reading it costs.
     pub fn row_versions(&self) -> usize {
