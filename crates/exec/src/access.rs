@@ -367,29 +367,37 @@ impl Exec<'_> {
         (keep, kept): (Option<&[bool]>, Option<&KeptWalks>),
     ) -> Result<Option<(RecordBatch, Vec<RowId>)>> {
         Ok(self
-            .walk_min_max(table, cond, targets, kept)?
+            .walk_min_max(table, (cond, None), targets, kept)?
             .map(|rids| (table.fetch_columns(&rids, keep), rids)))
     }
 
     /// The rows [`Exec::read_min_max`] reads, not fetched: the ids of the rows holding the
     /// targets' extremes, sorted and distinct (none when no row passes `cond`); `None` where
-    /// no index walk applies.
+    /// no index walk applies. `known` is `cond`'s sargable conditions where the caller
+    /// keeps them (a kept block whose condition has no slot: the same at every run).
     ///
     /// # Errors
     /// Errors of the condition's evaluation on rows the walk fetches.
     pub(crate) fn walk_min_max(
         &mut self,
         table: &Table,
-        cond: Option<&Expr>,
+        (cond, known): (Option<&Expr>, Option<&Preds>),
         targets: &[(usize, bool)],
         kept: Option<&KeptWalks>,
     ) -> Result<Option<Vec<RowId>>> {
-        let preds = cond
-            .map(|c| plan::bound_preds(c, &table.schema))
-            .unwrap_or_default();
+        let made;
+        let preds = match known {
+            Some(p) => p,
+            None => {
+                made = cond
+                    .map(|c| plan::bound_preds(c, &table.schema))
+                    .unwrap_or_default();
+                &made
+            }
+        };
         let walks = match kept {
-            Some(k) => k.plan(cond, &table.schema, &preds, targets),
-            None => plan::plan_min_max(cond, &table.schema, &preds, targets).map(Into::into),
+            Some(k) => k.plan(cond, &table.schema, preds, targets),
+            None => plan::plan_min_max(cond, &table.schema, preds, targets).map(Into::into),
         };
         let Some(walks) = walks else {
             return Ok(None);
@@ -408,7 +416,7 @@ impl Exec<'_> {
                 (None, Some(c)) => Test::Rows(c),
                 (None, None) => Test::Keys(&[]),
             };
-            match self.walk_extreme(table, test, &preds, &w.access, max)? {
+            match self.walk_extreme(table, test, preds, &w.access, max)? {
                 Some(found) => rids.extend(found),
                 None => return Ok(None),
             }

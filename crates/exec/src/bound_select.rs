@@ -12,7 +12,10 @@
 //! recorded arrays are in the bound expressions, plans the read (`plan::choose`) on those
 //! values, and reads. MIN/MAX walks are planned once per shape of the conditions (which
 //! columns the values fix or bound, not the values: `plan::plan_min_max`) and kept with the
-//! block (`access::KeptWalks`); the ranges walked are made from each run's values.
+//! block (`access::KeptWalks`); the ranges walked are made from each run's values (a
+//! condition without slots keeps its sargable conditions as well: they never change). Asked
+//! for a scalar subquery's value, a walked `SELECT MIN(c)`/`MAX(c)` gives the found row's
+//! `c` without building rows (`BoundSelect::walked_value`).
 //!
 //! Invariant: a run gives what the general path gives for the block with the same inputs:
 //! the same rows in the same order and the same schema. Anything the binder did that the
@@ -29,6 +32,7 @@ use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::names::{resolving_aliases, table_scope};
 use crate::ops::project;
+use crate::plan::Preds;
 use crate::plan_cache::{Block, Context, Found, Plan, PlanCache};
 use crate::result::Rows;
 use crate::slots::{Recording, Slot};
@@ -57,6 +61,8 @@ pub(crate) struct BoundSelect {
     reads: Vec<bool>,
     /// The MIN/MAX walks planned for the last shape of conditions this block met.
     walks: KeptWalks,
+    /// The sargable conditions of `cond` when it has no slot (made at the first walk).
+    preds: OnceLock<Preds>,
     /// Each slot's array as bound, where its value comes from, and its subquery's plan.
     slots: KeptSlots,
 }
@@ -377,6 +383,7 @@ impl<'a> Exec<'a> {
         let b = BoundSelect {
             reads,
             walks: KeptWalks::default(),
+            preds: OnceLock::new(),
             table: Arc::downgrade(&table),
             cond,
             items: clauses.items,
@@ -450,7 +457,17 @@ impl<'a> Exec<'a> {
             ),
         };
         let walked = match targets {
-            Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
+            Some(t) => {
+                // a condition without slots is the same at every run, and so are its
+                // sargable conditions
+                let known = b.slots.slots.is_empty().then(|| {
+                    b.preds.get_or_init(|| {
+                        cond.map(|c| crate::plan::bound_preds(c, &table.schema))
+                            .unwrap_or_default()
+                    })
+                });
+                self.walk_min_max(&table, (cond, known), t, Some(&b.walks))?
+            }
             None => None,
         };
         if let Some(v) = walked
