@@ -10,9 +10,10 @@
 //!
 //! Invariants: a RowId never moves or changes its values (updates are delete + insert); the
 //! stamps follow the rules in [`crate::mvcc`]; the unique maps hold every row whose creator did
-//! not roll back (with a key without NULLs), the SET duplicate map every such row that has no
-//! whole unique key (an identical row would share that key, so the unique check, which comes
-//! first, decides for it), and lookups skip rows whose deletion committed. A change of the
+//! not roll back (with a key without NULLs) and that a reader may still see (a lookup,
+//! [`Table::unique_rows`], prunes versions dead to all), the SET duplicate map every such row
+//! that has no whole unique key (an identical row would share that key, so the unique check,
+//! which comes first, decides for it), and lookups skip rows whose deletion committed. A change of the
 //! unique keys (CREATE/DROP INDEX, ALTER) rebuilds the table, and with it these maps.
 
 use crate::catalog::TableSchema;
@@ -391,14 +392,23 @@ impl Table {
         if key.len() != spec.columns.len() || key.iter().any(Value::is_null) {
             return None;
         }
-        let d = self.lock();
-        let rows = d.unique.get(k)?.get(&RowKey(key.to_vec()));
+        let mut d = self.lock();
+        let TableData { unique, stamps, .. } = &mut *d;
+        let Some(rows) = unique.get_mut(k)?.get_mut(&RowKey(key.to_vec())) else {
+            return Some(Vec::new());
+        };
+        // versions dead to every reader go on the way (as an ordered index's walk prunes
+        // them): they clash with nothing, and a row updated again and again would otherwise
+        // make each lookup and each uniqueness check longer
+        rows.retain(|&r| {
+            let (min, max) = stamps.get(r);
+            !snapshot.dead_to_all(min, max)
+        });
         let mut rids: Vec<RowId> = rows
-            .into_iter()
-            .flatten()
+            .iter()
             .copied()
             .filter(|&r| {
-                let (min, max) = d.stamps.get(r);
+                let (min, max) = stamps.get(r);
                 snapshot.visible(min, max)
             })
             .collect();
@@ -1059,7 +1069,7 @@ impl TableData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Column, TableKind};
+    use crate::catalog::{Column, IndexSpec, TableKind};
     use crate::types::SqlType;
     use crate::{Storage, Transaction};
     use arrow::array::{Array, Int64Array, StringArray};
@@ -1115,6 +1125,79 @@ mod tests {
             whole.to_data().buffers()[0].as_ptr(),
             "no copy: the segments are slices of the given array"
         );
+    }
+
+    #[test]
+    fn a_unique_key_lookup_sees_its_snapshot_and_prunes_versions_dead_to_all() {
+        let storage = Arc::new(Storage::default());
+        let mut t = Transaction::begin(&storage);
+        let upi = IndexSpec {
+            name: None,
+            columns: vec![0],
+            unique: true,
+        };
+        let schema = TableSchema::new(
+            "t".into(),
+            vec![
+                col("k", SqlType::Integer, false),
+                col("n", SqlType::Integer, true),
+            ],
+            TableKind::Multiset,
+            false,
+            Some(upi),
+            vec![],
+            String::new(),
+        );
+        let table = t.create_table(schema).unwrap();
+        let mut rid = t
+            .insert(&table, vec![Value::Int(1), Value::Int(0)])
+            .unwrap();
+        t.commit().unwrap();
+        let key = [Value::Int(1)];
+        let versions = |table: &Table| {
+            table.lock().unique[0]
+                .get(&RowKey(key.to_vec()))
+                .map(Vec::len)
+        };
+        // a row updated 100 times, each in a transaction of its own that looks it up first
+        for n in 1..=100 {
+            let mut t = Transaction::begin(&storage);
+            assert_eq!(table.unique_rows(0, &key, &t.snapshot()), Some(vec![rid]));
+            rid = t.update(&table, rid, [(1, Value::Int(n))]).unwrap();
+            // its own new version, not the one it deleted
+            assert_eq!(table.unique_rows(0, &key, &t.snapshot()), Some(vec![rid]));
+            t.commit().unwrap();
+        }
+        // the versions no reader can see went at the lookups: the map holds a few, not 101
+        assert!(
+            versions(&table).is_some_and(|n| n <= 2),
+            "{:?}",
+            versions(&table)
+        );
+        // an open reader keeps what it sees: a later update's old version stays findable
+        let reader = Transaction::begin(&storage);
+        let seen = reader.snapshot();
+        let mut t = Transaction::begin(&storage);
+        let newer = t.update(&table, rid, [(1, Value::Int(0))]).unwrap();
+        t.commit().unwrap();
+        let later = Transaction::begin(&storage);
+        assert_eq!(
+            table.unique_rows(0, &key, &later.snapshot()),
+            Some(vec![newer])
+        );
+        assert_eq!(table.unique_rows(0, &key, &seen), Some(vec![rid]));
+        // a key with NULL, an index that is not unique or out of range: not looked up here
+        assert_eq!(
+            table.unique_rows(0, &[Value::Null], &later.snapshot()),
+            None
+        );
+        assert_eq!(table.unique_rows(1, &key, &later.snapshot()), None);
+        assert_eq!(
+            table.unique_rows(0, &[Value::Int(2)], &later.snapshot()),
+            Some(vec![])
+        );
+        later.rollback();
+        reader.rollback();
     }
 
     /// A committed table (k BIGINT, wide VARCHAR) of one sealed segment and three rows in
