@@ -36,6 +36,10 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+/// How many versions of one unique key an insert finds before it prunes those dead to every
+/// reader (see [`TableData::append`]).
+const PRUNE_VERSIONS: usize = 16;
+
 /// Rows per sealed segment.
 pub const SEGMENT_ROWS: usize = 4096;
 
@@ -896,7 +900,18 @@ impl TableData {
                 unique_keys.push(None);
                 continue;
             }
-            if let Some(rows) = self.unique[k].get(&key) {
+            if let Some(rows) = self.unique[k].get_mut(&key) {
+                if rows.len() >= PRUNE_VERSIONS {
+                    // a key written again and again: the versions dead to every reader go
+                    // before they are checked (a snapshot taken only for a long list)
+                    let s = tm.snapshot(me);
+                    let stamps = &self.stamps;
+                    rows.retain(|&r| {
+                        let (min, max) = stamps.get(r);
+                        !s.dead_to_all(min, max)
+                    });
+                }
+                let rows = &self.unique[k][&key];
                 let duplicate = if primary {
                     StorageError::DuplicatePrimaryKey(schema.name.clone())
                 } else {
@@ -1171,6 +1186,17 @@ mod tests {
         // the versions no reader can see went at the lookups: the map holds a few, not 101
         assert!(
             versions(&table).is_some_and(|n| n <= 2),
+            "{:?}",
+            versions(&table)
+        );
+        // updated without lookups, the inserts of new versions prune a long list themselves
+        for n in 0..4 * PRUNE_VERSIONS as i64 {
+            let mut t = Transaction::begin(&storage);
+            rid = t.update(&table, rid, [(1, Value::Int(n))]).unwrap();
+            t.commit().unwrap();
+        }
+        assert!(
+            versions(&table).is_some_and(|n| n <= PRUNE_VERSIONS),
             "{:?}",
             versions(&table)
         );
