@@ -1,5 +1,6 @@
 //! Reading one table through the access path `plan` picks: index probes, a MIN/MAX walk, or
-//! a full scan, always followed by the whole WHERE clause.
+//! a full scan, followed by the whole WHERE clause, except where the index's ranges are the
+//! condition exactly (`plan::whole_preds`, `read_by_keys`): then they are its answer.
 //!
 //! A MIN (MAX) walk reads the index forwards (backwards) from the start (end) of the range the
 //! prefix fixes, a few entries at a time (1, 4, 16, … up to [`MAX_CHUNK`]), fetches their

@@ -521,7 +521,7 @@ impl BoundSelect {
         else {
             return None;
         };
-        let v = table.row_columns(*rid, &[*c]).pop()?;
+        let v = table.row_arrays(*rid, &[*c]).pop()?;
         (sql_type_of(v.data_type()).arrow_type() == *v.data_type()).then_some(v)
     }
 

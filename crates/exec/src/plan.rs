@@ -11,8 +11,11 @@
 //! fixed prefix (see `access`).
 //!
 //! Invariant: an access path only narrows the rows read; the whole WHERE clause still filters
-//! them, so a plan can never change a result, only its cost. A value that does not convert
-//! exactly to the column's type makes its conjunct unsargable instead of approximate.
+//! them, so a plan can never change a result, only its cost. The one exception is a read
+//! whose index ranges are exactly the condition ([`whole_preds`]: every conjunct sargable,
+//! exact, and bounded by the index), which skips the filter: its rows are the ones that pass.
+//! A value that does not convert exactly to the column's type makes its conjunct unsargable
+//! instead of approximate.
 
 use crate::expr::{BinOp, Expr};
 use tdlite_storage::catalog::{IndexSpec, TableSchema};
@@ -165,9 +168,9 @@ pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
     whole_preds(cond, schema).0
 }
 
-/// [`bound_preds`], and whether they are the whole of `cond`: every conjunct recorded, each
-/// alone on its column, none a comparison that could overflow (which WHERE must raise on the
-/// rows). Then a row passes `cond` exactly when its columns satisfy their entries (keys hold
+/// [`bound_preds`], and whether they are the whole of `cond`: every conjunct recorded, none a
+/// comparison that could overflow (which WHERE must raise on the rows), and a point (`=`, IN,
+/// IS NULL) alone on its column (bounds on one column are their intersection). Then a row passes `cond` exactly when its columns satisfy their entries (keys hold
 /// values as `=` compares them, probes convert exactly: see [`key_tests`]), so a read
 /// through index ranges that bound every entry's column needs no filter.
 pub fn whole_preds(cond: &Expr, schema: &TableSchema) -> (Preds, bool) {

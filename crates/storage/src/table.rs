@@ -11,7 +11,8 @@
 //! Invariants: a RowId never moves or changes its values (updates are delete + insert); the
 //! stamps follow the rules in [`crate::mvcc`]; the unique maps hold every row whose creator did
 //! not roll back (with a key without NULLs) and that a reader may still see (a lookup,
-//! [`Table::unique_rows`], prunes versions dead to all), the SET duplicate map every such row
+//! [`Table::unique_rows`], and an insert of a key with many versions prune the versions dead
+//! to all), the SET duplicate map every such row
 //! that has no whole unique key (an identical row would share that key, so the unique check,
 //! which comes first, decides for it), and lookups skip rows whose deletion committed. A change of the
 //! unique keys (CREATE/DROP INDEX, ALTER) rebuilds the table, and with it these maps.
@@ -37,7 +38,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// How many versions of one unique key an insert finds before it prunes those dead to every
-/// reader (see [`TableData::append`]).
+/// reader (see [`TableData::append`]; again at each doubling while none can go).
 const PRUNE_VERSIONS: usize = 16;
 
 /// Rows per sealed segment.
@@ -455,14 +456,6 @@ impl Table {
         self.fetch_columns(rids, None)
     }
 
-    /// Columns `cols` of row `rid`, each a one-row array of its column's type (a slice of the
-    /// stored array, nothing copied but a row that waits in the tail as values): what
-    /// [`Table::fetch_columns`] gives for one row, without the batch around them.
-    pub fn row_columns(&self, rid: RowId, cols: &[usize]) -> Vec<ArrayRef> {
-        let part = self.lock().row_part(rid, cols);
-        self.row_part_arrays(part, cols)
-    }
-
     /// The rows `rids`, in that order, as one batch of the table's schema in which only the
     /// columns `keep` marks hold values (the others are NULL), or every column for `None`: a
     /// reader that tests a few columns does not copy the rest (wide text, say).
@@ -481,7 +474,7 @@ impl Table {
             let cols: Vec<usize> = (0..self.schema.columns.len())
                 .filter(|&c| kept(c))
                 .collect();
-            let mut got = self.row_columns(*rid, &cols).into_iter();
+            let mut got = self.row_arrays(*rid, &cols).into_iter();
             let arrays: Vec<ArrayRef> = self
                 .schema
                 .columns
@@ -901,9 +894,10 @@ impl TableData {
                 continue;
             }
             if let Some(rows) = self.unique[k].get_mut(&key) {
-                if rows.len() >= PRUNE_VERSIONS {
+                if rows.len() >= PRUNE_VERSIONS && rows.len().is_power_of_two() {
                     // a key written again and again: the versions dead to every reader go
-                    // before they are checked (a snapshot taken only for a long list)
+                    // before they are checked (a snapshot taken only for a long list, and at
+                    // each doubling while an old reader keeps them all: amortised O(1))
                     let s = tm.snapshot(me);
                     let stamps = &self.stamps;
                     rows.retain(|&r| {
@@ -1212,7 +1206,7 @@ mod tests {
             Some(vec![newer])
         );
         assert_eq!(table.unique_rows(0, &key, &seen), Some(vec![rid]));
-        // a key with NULL, an index that is not unique or out of range: not looked up here
+        // a key with NULL, or an index the table does not have: not looked up here
         assert_eq!(
             table.unique_rows(0, &[Value::Null], &later.snapshot()),
             None

@@ -10,7 +10,7 @@
 //! `TDLITE_CLAIM_CASES` runs more cases, `TDLITE_CLAIM_SEED` replays one.
 
 use crate::common::{model_cases, Rng};
-use tdlite::{Database, Session, Value};
+use tdlite::{Database, Session, StatementResult, Value};
 
 const CREATE: &str = "CREATE MULTISET TABLE q (tag VARCHAR(3) NOT NULL, claimed VARCHAR(3), \
     pri DECIMAL(4,1) NOT NULL, due DATE NOT NULL, seq INTEGER NOT NULL, note VARCHAR(40)) \
@@ -57,6 +57,15 @@ fn insert(s: &mut Session, r: &Row) {
         r.seq
     ))
     .unwrap();
+}
+
+/// The integers of a result's first column, sorted.
+fn sorted_seqs(r: &StatementResult) -> Vec<i64> {
+    let mut v: Vec<i64> = (r.rows.as_ref().unwrap().to_strings().iter())
+        .map(|r| r[0].parse().unwrap())
+        .collect();
+    v.sort_unstable();
+    v
 }
 
 /// The seq the model's claim for `tag` takes.
@@ -122,16 +131,7 @@ fn run_case(seed: u64) {
                 }
             }
             14..=15 => {
-                let r = s.execute_prepared(&earliest, &[]).unwrap();
-                let mut got: Vec<i64> = r[0]
-                    .rows
-                    .as_ref()
-                    .unwrap()
-                    .to_strings()
-                    .iter()
-                    .map(|r| r[0].parse().unwrap())
-                    .collect();
-                got.sort_unstable();
+                let got = sorted_seqs(&s.execute_prepared(&earliest, &[]).unwrap()[0]);
                 let open = || rows.iter().filter(|r| !r.claimed);
                 let first = open().map(|r| r.due).min();
                 let mut want: Vec<i64> = open()
@@ -158,6 +158,11 @@ fn run_case(seed: u64) {
             }
         }
     }
+    // every claimed row, as the model has them
+    let got = sorted_seqs(&s.execute("SEL seq FROM q WHERE claimed = 'x'").unwrap()[0]);
+    let mut want: Vec<i64> = rows.iter().filter(|r| r.claimed).map(|r| r.seq).collect();
+    want.sort_unstable();
+    assert_eq!(got, want, "seed {seed}: the claimed rows");
     // the kept plans served (the claims were not bound afresh each time)
     assert!(claim.plan_cache_hits() > 0, "seed {seed}");
 }
