@@ -425,36 +425,27 @@ impl<'a> Exec<'a> {
             false => Cow::Owned(put(e)),
         });
         let cond = cond.as_deref();
-        let items: Cow<'_, [Item]> = match values.is_empty() {
-            true => Cow::Borrowed(&b.items),
-            false => Cow::Owned(
-                b.items
-                    .iter()
-                    .map(|(e, name, title, alias)| {
-                        (put(e), name.clone(), title.clone(), alias.clone())
-                    })
-                    .collect(),
-            ),
+        // the select list with this run's values, made only where rows are made
+        let items = || -> Cow<'_, [Item]> {
+            match values.is_empty() {
+                true => Cow::Borrowed(&b.items),
+                false => Cow::Owned(
+                    b.items
+                        .iter()
+                        .map(|(e, name, title, alias)| {
+                            (put(e), name.clone(), title.clone(), alias.clone())
+                        })
+                        .collect(),
+                ),
+            }
         };
         if table.schema.volatile.is_some() {
             self.volatile_uses.set(self.volatile_uses.get() + 1);
         }
         let Some((calls, targets)) = &b.aggregate else {
             return Ok(self
-                .stream_rows(&table, cond, &items, &b.precisions)?
+                .stream_rows(&table, cond, &items(), &b.precisions)?
                 .map(Ran::Rows));
-        };
-        let calls: Cow<'_, [AggCall]> = match values.is_empty() {
-            true => Cow::Borrowed(calls),
-            false => Cow::Owned(
-                calls
-                    .iter()
-                    .map(|c| AggCall {
-                        arg: c.arg.as_ref().map(put),
-                        ..c.clone()
-                    })
-                    .collect(),
-            ),
         };
         let walked = match targets {
             Some(t) => {
@@ -477,6 +468,18 @@ impl<'a> Exec<'a> {
         {
             return Ok(Some(Ran::Value(v)));
         }
+        let calls: Cow<'_, [AggCall]> = match values.is_empty() {
+            true => Cow::Borrowed(calls),
+            false => Cow::Owned(
+                calls
+                    .iter()
+                    .map(|c| AggCall {
+                        arg: c.arg.as_ref().map(put),
+                        ..c.clone()
+                    })
+                    .collect(),
+            ),
+        };
         let input = match walked {
             Some(rids) => table.fetch_columns(&rids, Some(&b.reads)),
             None => {
@@ -487,7 +490,7 @@ impl<'a> Exec<'a> {
             }
         };
         let rows = aggregate(&input, &[], &calls)?;
-        let out = project(&items, &b.precisions, &rows)?;
+        let out = project(&items(), &b.precisions, &rows)?;
         Ok(Some(Ran::Rows(Rows {
             schema: out.schema(),
             batches: vec![out],
