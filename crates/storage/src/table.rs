@@ -12,10 +12,10 @@
 //! stamps follow the rules in [`crate::mvcc`]; the unique maps hold every row whose creator did
 //! not roll back (with a key without NULLs) and that a reader may still see (a lookup,
 //! [`Table::unique_rows`], and an insert of a key with many versions prune the versions dead
-//! to all), the SET duplicate map every such row
-//! that has no whole unique key (an identical row would share that key, so the unique check,
-//! which comes first, decides for it), and lookups skip rows whose deletion committed. A change of the
-//! unique keys (CREATE/DROP INDEX, ALTER) rebuilds the table, and with it these maps.
+//! to all), the SET duplicate map every such row that has no whole unique key (an identical
+//! row would share that key, so the unique check, which comes first, decides for it), and
+//! lookups skip rows whose deletion committed. A change of the unique keys (CREATE/DROP
+//! INDEX, ALTER) rebuilds the table, and with it these maps.
 
 use crate::catalog::TableSchema;
 use crate::error::StorageError;
