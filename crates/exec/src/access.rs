@@ -24,6 +24,7 @@ use crate::bind::{agg_func, visit_own_level, AggFunc, Scope};
 use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
+use crate::inputs::RunCond;
 use crate::names::table_scope;
 use crate::ops::mask_of;
 use crate::plan::{self, IndexAccess, MinMaxWalk, PredShape, Preds};
@@ -31,6 +32,7 @@ use arrow::array::{Array, UInt64Array};
 use arrow::compute::{filter, filter_record_batch};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
+use std::borrow::Cow;
 use std::ops::Bound::{self, Excluded};
 use std::sync::{Arc, Mutex, PoisonError};
 use tdlite_storage::catalog::TableSchema;
@@ -157,11 +159,11 @@ pub(crate) struct KeptWalks(Mutex<Option<KeptPlan>>);
 type KeptPlan = (Vec<PredShape>, Option<Arc<[MinMaxWalk]>>);
 
 impl KeptWalks {
-    /// The walks for `targets` under `cond` (whose sargable conditions are `preds`): the kept
-    /// ones when `preds` have their shape, else planned afresh and kept.
-    fn plan(
+    /// The walks for `targets` under `cond` (whose sargable conditions are `preds`; made only
+    /// to plan): the kept ones when `preds` have their shape, else planned afresh and kept.
+    fn plan<'c>(
         &self,
-        cond: Option<&Expr>,
+        cond: impl FnOnce() -> Option<&'c Expr>,
         schema: &TableSchema,
         preds: &Preds,
         targets: &[(usize, bool)],
@@ -174,7 +176,7 @@ impl KeptWalks {
             }
         }
         let walks: Option<Arc<[MinMaxWalk]>> =
-            plan::plan_min_max(cond, schema, preds, targets).map(Into::into);
+            plan::plan_min_max(cond(), schema, preds, targets).map(Into::into);
         *kept = Some((plan::pred_shape(preds), walks.clone()));
         walks
     }
@@ -252,18 +254,32 @@ impl Exec<'_> {
         cond: Option<&Expr>,
         keep: Option<&[bool]>,
     ) -> Result<(RecordBatch, Vec<RowId>)> {
-        let (preds, whole) = cond
-            .map(|c| plan::whole_preds(c, &table.schema))
-            .unwrap_or_default();
-        if whole {
-            if let Some(read) = self.read_by_keys(table, &preds, keep) {
+        self.read_where(table, cond.map(RunCond::plain).as_ref(), keep)
+    }
+
+    /// [`Exec::read_where_keeping`] for a condition at one run of a kept plan: its
+    /// expression is made only if the rows must be filtered.
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond`.
+    pub(crate) fn read_where(
+        &mut self,
+        table: &Table,
+        cond: Option<&RunCond<'_>>,
+        keep: Option<&[bool]>,
+    ) -> Result<(RecordBatch, Vec<RowId>)> {
+        let none = (Preds::new(), false);
+        let preds = cond.map_or(Cow::Borrowed(&none), |c| c.preds(&table.schema));
+        let (preds, whole) = preds.as_ref();
+        if *whole {
+            if let Some(read) = self.read_by_keys(table, preds, keep) {
                 return Ok(read);
             }
         }
-        let read = self.read_candidates(table, &preds, keep)?;
+        let read = self.read_candidates(table, preds, keep)?;
         match cond {
             None => Ok(read),
-            Some(c) => filter_with_ids(table, read, c, keep),
+            Some(c) => filter_with_ids(table, read, c.expr(), keep),
         }
     }
 
@@ -368,37 +384,31 @@ impl Exec<'_> {
         (keep, kept): (Option<&[bool]>, Option<&KeptWalks>),
     ) -> Result<Option<(RecordBatch, Vec<RowId>)>> {
         Ok(self
-            .walk_min_max(table, (cond, None), targets, kept)?
+            .walk_min_max(table, cond.map(RunCond::plain).as_ref(), targets, kept)?
             .map(|rids| (table.fetch_columns(&rids, keep), rids)))
     }
 
     /// The rows [`Exec::read_min_max`] reads, not fetched: the ids of the rows holding the
     /// targets' extremes, sorted and distinct (none when no row passes `cond`); `None` where
-    /// no index walk applies. `known` is `cond`'s sargable conditions where the caller
-    /// keeps them (a kept block whose condition has no slot: the same at every run).
+    /// no index walk applies. `cond` (a condition at one run of a kept plan, or a plain one)
+    /// is made with its values only where a walk tests rows or is planned.
     ///
     /// # Errors
     /// Errors of the condition's evaluation on rows the walk fetches.
     pub(crate) fn walk_min_max(
         &mut self,
         table: &Table,
-        (cond, known): (Option<&Expr>, Option<&Preds>),
+        cond: Option<&RunCond<'_>>,
         targets: &[(usize, bool)],
         kept: Option<&KeptWalks>,
     ) -> Result<Option<Vec<RowId>>> {
-        let made;
-        let preds = match known {
-            Some(p) => p,
-            None => {
-                made = cond
-                    .map(|c| plan::bound_preds(c, &table.schema))
-                    .unwrap_or_default();
-                &made
-            }
-        };
+        let none = Preds::new();
+        let made = cond.map(|c| c.preds(&table.schema));
+        let preds = made.as_ref().map_or(&none, |p| &p.0);
+        let expr = || cond.map(RunCond::expr);
         let walks = match kept {
-            Some(k) => k.plan(cond, &table.schema, preds, targets),
-            None => plan::plan_min_max(cond, &table.schema, preds, targets).map(Into::into),
+            Some(k) => k.plan(expr, &table.schema, preds, targets),
+            None => plan::plan_min_max(expr(), &table.schema, preds, targets).map(Into::into),
         };
         let Some(walks) = walks else {
             return Ok(None);
@@ -412,7 +422,8 @@ impl Exec<'_> {
                     .map(|&(pos, col)| preds.get(&col).map(|p| (pos, plan::part_test(p))))
                     .collect()
             });
-            let test = match (&keys, cond) {
+            // (the condition is made only for a walk that tests rows)
+            let test = match (&keys, keys.is_none().then(expr).flatten()) {
                 (Some(k), _) => Test::Keys(k),
                 (None, Some(c)) => Test::Rows(c),
                 (None, None) => Test::Keys(&[]),

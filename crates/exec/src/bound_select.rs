@@ -30,9 +30,10 @@ use crate::clauses::Item;
 use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
+use crate::inputs::{Inputs, RunCond};
 use crate::names::{resolving_aliases, table_scope};
 use crate::ops::project;
-use crate::plan::Preds;
+use crate::plan::CondTemplate;
 use crate::plan_cache::{Block, Context, Found, Plan, PlanCache};
 use crate::result::Rows;
 use crate::slots::{Recording, Slot};
@@ -41,6 +42,7 @@ use arrow::array::{Array, ArrayRef};
 use sqlparser::ast;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock, Weak};
+use tdlite_storage::catalog::TableSchema;
 use tdlite_storage::table::{RowId, Table};
 
 /// A MIN/MAX call's column and whether it is MAX.
@@ -61,8 +63,8 @@ pub(crate) struct BoundSelect {
     reads: Vec<bool>,
     /// The MIN/MAX walks planned for the last shape of conditions this block met.
     walks: KeptWalks,
-    /// The sargable conditions of `cond` when it has no slot (made at the first walk).
-    preds: OnceLock<Preds>,
+    /// `cond`'s sargable conditions with the slots as inputs.
+    template: Option<CondTemplate>,
     /// Each slot's array as bound, where its value comes from, and its subquery's plan.
     slots: KeptSlots,
 }
@@ -193,7 +195,7 @@ impl<'a> Exec<'a> {
         table: &Arc<Table>,
         scope: &Scope,
         w: &ast::Expr,
-    ) -> Result<Option<Expr>> {
+    ) -> Result<Option<CachedExpr>> {
         let Some((cache, context)) = self.plan_cache() else {
             return Ok(None);
         };
@@ -208,7 +210,7 @@ impl<'a> Exec<'a> {
                     return Ok(None);
                 };
                 cache.hit();
-                return Ok(Some(put_values(&b.slots.slots, &values, &b.cond)));
+                return Ok(Some(CachedExpr::Kept(b, values)));
             }
             Found::Kept(Plan::Select(_) | Plan::Table(_)) | Found::Missing => {}
         }
@@ -224,12 +226,13 @@ impl<'a> Exec<'a> {
         let plan = kept_slots(&recording, &[&cond]).then(|| {
             Plan::Condition(Arc::new(BoundCondition {
                 table: Arc::downgrade(table),
+                template: template(&cond, &table.schema, &recording.slots),
                 cond: cond.clone(),
                 slots: KeptSlots::new(recording.slots.clone()),
             }))
         });
         cache.put(block, &context, plan);
-        Ok(Some(cond))
+        Ok(Some(CachedExpr::Bound(cond)))
     }
 
     /// This execution's values of `slots`: parameters read, subqueries run; `None` if one has
@@ -380,16 +383,17 @@ impl<'a> Exec<'a> {
         for c in aggregate.iter().flat_map(|(calls, _)| calls) {
             c.arg.iter().for_each(|a| a.mark_columns(&mut reads));
         }
+        let slots = recording.slots.clone();
         let b = BoundSelect {
             reads,
             walks: KeptWalks::default(),
-            preds: OnceLock::new(),
+            template: cond.as_ref().map(|c| template(c, &table.schema, &slots)),
             table: Arc::downgrade(&table),
             cond,
             items: clauses.items,
             precisions: clauses.precisions,
             aggregate,
-            slots: KeptSlots::new(recording.slots.clone()),
+            slots: KeptSlots::new(slots),
         };
         let exprs: Vec<&Expr> = b.exprs().collect();
         match kept_slots(&recording, &exprs) {
@@ -419,12 +423,13 @@ impl<'a> Exec<'a> {
             false => Vec::new(), // the bound expressions hold this execution's values
         };
         // with no values to put in, the bound expressions serve as they are
-        let put = |e: &Expr| put_values(&b.slots.slots, &values, e);
-        let cond: Option<Cow<'_, Expr>> = b.cond.as_ref().map(|e| match values.is_empty() {
-            true => Cow::Borrowed(e),
-            false => Cow::Owned(put(e)),
-        });
-        let cond = cond.as_deref();
+        let inputs = Inputs::new(&b.slots.slots, &values);
+        let put = |e: &Expr| inputs.put(e);
+        let cond = b
+            .cond
+            .as_ref()
+            .map(|c| RunCond::new(c, inputs, b.template.as_ref()));
+        let cond = cond.as_ref();
         // the select list with this run's values, made only where rows are made
         let items = || -> Cow<'_, [Item]> {
             match values.is_empty() {
@@ -444,21 +449,11 @@ impl<'a> Exec<'a> {
         }
         let Some((calls, targets)) = &b.aggregate else {
             return Ok(self
-                .stream_rows(&table, cond, &items(), &b.precisions)?
+                .stream_rows(&table, cond.map(RunCond::expr), &items(), &b.precisions)?
                 .map(Ran::Rows));
         };
         let walked = match targets {
-            Some(t) => {
-                // a condition without slots is the same at every run, and so are its
-                // sargable conditions
-                let known = b.slots.slots.is_empty().then(|| {
-                    b.preds.get_or_init(|| {
-                        cond.map(|c| crate::plan::bound_preds(c, &table.schema))
-                            .unwrap_or_default()
-                    })
-                });
-                self.walk_min_max(&table, (cond, known), t, Some(&b.walks))?
-            }
+            Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
             None => None,
         };
         if let Some(v) = walked
@@ -485,8 +480,9 @@ impl<'a> Exec<'a> {
             None => {
                 // the aggregates' columns and the condition's: no other is copied
                 let mut fetched = b.reads.clone();
-                cond.iter().for_each(|c| c.mark_columns(&mut fetched));
-                self.read_where_keeping(&table, cond, Some(&fetched))?.0
+                cond.iter()
+                    .for_each(|c| c.bound().mark_columns(&mut fetched));
+                self.read_where(&table, cond, Some(&fetched))?.0
             }
         };
         let rows = aggregate(&input, &[], &calls)?;
@@ -556,17 +552,11 @@ fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
     recording.only_slots() && seen.iter().all(|&s| s)
 }
 
-/// `e` with each slot's array (`slots`) replaced by this execution's value (`values`).
-fn put_values(slots: &[(ArrayRef, Slot)], values: &[ArrayRef], e: &Expr) -> Expr {
-    if values.is_empty() {
-        return e.clone();
-    }
-    e.rebuild(&mut |x| match x {
-        Expr::Literal(a) => slots
-            .iter()
-            .position(|(t, _)| Arc::ptr_eq(t, a))
-            .map(|i| Expr::Literal(values[i].clone())),
-        _ => None,
+/// The sargable-condition template of `cond`, a condition on `schema`'s rows holding the
+/// arrays of `slots`.
+fn template(cond: &Expr, schema: &TableSchema, slots: &[(ArrayRef, Slot)]) -> CondTemplate {
+    CondTemplate::new(cond, schema, &|a| {
+        slots.iter().any(|(t, _)| Arc::ptr_eq(t, a))
     })
 }
 
@@ -576,7 +566,40 @@ pub(crate) struct BoundCondition {
     /// The table it was bound for (weak, as [`BoundSelect`]'s).
     table: Weak<Table>,
     cond: Expr,
+    /// `cond`'s sargable conditions with the slots as inputs (as a WHERE clause).
+    template: CondTemplate,
     slots: KeptSlots,
+}
+
+/// An expression from [`Exec::cached_expr`].
+pub(crate) enum CachedExpr {
+    /// Bound in this execution (the first), holding its values.
+    Bound(Expr),
+    /// A kept binding, and this execution's slot values.
+    Kept(Arc<BoundCondition>, Vec<ArrayRef>),
+}
+
+impl CachedExpr {
+    /// The expression with this execution's values.
+    pub(crate) fn into_expr(self) -> Expr {
+        match self {
+            CachedExpr::Bound(e) => e,
+            CachedExpr::Kept(b, values) => Inputs::new(&b.slots.slots, &values).put(&b.cond),
+        }
+    }
+
+    /// The expression as a WHERE condition at this execution: for a kept binding, made with
+    /// the values only if rows are tested against it.
+    pub(crate) fn as_cond(&self) -> RunCond<'_> {
+        match self {
+            CachedExpr::Bound(e) => RunCond::plain(e),
+            CachedExpr::Kept(b, values) => RunCond::new(
+                &b.cond,
+                Inputs::new(&b.slots.slots, values),
+                Some(&b.template),
+            ),
+        }
+    }
 }
 
 /// True if `e` has, at its own level, a subquery read as a set (IN, EXISTS, ANY, ALL)

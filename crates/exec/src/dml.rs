@@ -489,9 +489,11 @@ impl Exec<'_> {
             keep
         };
         if let Some(w) = selection {
-            if let Some(cond) = self.cached_expr(table, scope, w)? {
-                let keep = marks(Some(&cond));
-                let (batch, ids) = self.read_where_keeping(table, Some(&cond), Some(&keep))?;
+            if let Some(cached) = self.cached_expr(table, scope, w)? {
+                let cond = cached.as_cond();
+                // (the bound condition reads the columns its run reads)
+                let keep = marks(Some(cond.bound()));
+                let (batch, ids) = self.read_where(table, Some(&cond), Some(&keep))?;
                 return Ok((batch, ids, Some(keep)));
             }
         }
@@ -600,7 +602,7 @@ impl Exec<'_> {
                 false => None,
             };
             let bound = match kept {
-                Some(e) => e,
+                Some(e) => e.into_expr(),
                 None => self.bind_expr(&a.value, scope, None)?,
             };
             let mut reads = vec![false; width];

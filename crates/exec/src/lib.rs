@@ -75,6 +75,7 @@ mod format;
 mod functions;
 mod grouping_sets;
 mod hash_join;
+mod inputs;
 mod insert_row;
 mod interrupt;
 mod join;

@@ -18,6 +18,8 @@
 //! instead of approximate.
 
 use crate::expr::{BinOp, Expr};
+use arrow::array::{Array, ArrayRef};
+use std::borrow::Cow;
 use tdlite_storage::catalog::{IndexSpec, TableSchema};
 use tdlite_storage::index::{indexable, KeyRange};
 use tdlite_storage::key::PartTest;
@@ -170,14 +172,21 @@ pub fn bound_preds(cond: &Expr, schema: &TableSchema) -> Preds {
 
 /// [`bound_preds`], and whether they are the whole of `cond`: every conjunct recorded, none a
 /// comparison that could overflow (which WHERE must raise on the rows), and a point (`=`, IN,
-/// IS NULL) alone on its column (bounds on one column are their intersection). Then a row passes `cond` exactly when its columns satisfy their entries (keys hold
-/// values as `=` compares them, probes convert exactly: see [`key_tests`]), so a read
-/// through index ranges that bound every entry's column needs no filter.
+/// IS NULL) alone on its column (bounds on one column are their intersection). Then a row
+/// passes `cond` exactly when its columns satisfy their entries (keys hold values as `=`
+/// compares them, probes convert exactly: see [`key_tests`]), so a read through index ranges
+/// that bound every entry's column needs no filter.
 pub fn whole_preds(cond: &Expr, schema: &TableSchema) -> (Preds, bool) {
-    let mut preds = Preds::new();
-    let mut whole = true;
-    // the columns conjuncts recorded a condition on, once per conjunct
-    let mut named: Vec<usize> = Vec::new();
+    collect(
+        conjuncts(cond)
+            .into_iter()
+            .map(|e| (effect(e, schema, &literal_value), may_overflow(e, schema))),
+    )
+}
+
+/// The conjuncts of `cond` (its operands of AND), in the order [`whole_preds`] records them.
+fn conjuncts(cond: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
     let mut stack = vec![cond];
     while let Some(e) = stack.pop() {
         match e {
@@ -185,10 +194,23 @@ pub fn whole_preds(cond: &Expr, schema: &TableSchema) -> (Preds, bool) {
                 stack.push(l);
                 stack.push(r);
             }
-            e => match add_conjunct(e, schema, &mut preds) {
-                Some(c) if !may_overflow(e, schema) => named.push(c),
-                _ => whole = false,
-            },
+            e => out.push(e),
+        }
+    }
+    out
+}
+
+/// Preds from each conjunct's effect (`None`: not sargable) and whether it may overflow, in
+/// order, and whether they are the whole condition (see [`whole_preds`]).
+fn collect(items: impl Iterator<Item = (Option<(usize, Effect)>, bool)>) -> (Preds, bool) {
+    let mut preds = Preds::new();
+    let mut whole = true;
+    // the columns conjuncts recorded a condition on, once per conjunct
+    let mut named: Vec<usize> = Vec::new();
+    for (effect, overflow) in items {
+        match effect.and_then(|e| apply(&mut preds, e)) {
+            Some(c) if !overflow => named.push(c),
+            _ => whole = false,
         }
     }
     // a column's entry is its conjuncts' intersection when it is one conjunct's, or bounds
@@ -199,6 +221,76 @@ pub fn whole_preds(cond: &Expr, schema: &TableSchema) -> (Preds, bool) {
             .iter()
             .all(|(c, p)| p.points.is_none() || named.iter().filter(|&&x| x == *c).count() == 1);
     (preds, whole)
+}
+
+/// A condition's sargable conditions with its slots (the arrays a kept plan's bound
+/// expressions hold for `?` parameters and scalar subqueries) as inputs, made once per kept
+/// plan: [`CondTemplate::preds`] gives what [`whole_preds`] gives for the condition with one
+/// run's values put in, without making that condition. A conjunct without a slot is read
+/// once, here; one with a slot is read at each run, through the run's values.
+pub struct CondTemplate {
+    /// Each conjunct in [`whole_preds`]' order, and whether it may overflow (which reads the
+    /// value's type alone: a run's value has its slot's type, or the plan is not used).
+    conjuncts: Vec<(Conjunct, bool)>,
+    /// The whole answer when no conjunct holds a slot.
+    fixed: Option<(Preds, bool)>,
+}
+
+/// One conjunct of a [`CondTemplate`].
+enum Conjunct {
+    /// Holds no slot: what it records.
+    Fixed(Option<(usize, Effect)>),
+    /// Holds a slot: the conjunct, read at each run.
+    Slotted(Expr),
+}
+
+impl CondTemplate {
+    /// The template of `cond`, on `schema`'s rows, whose slot arrays are those `is_slot`
+    /// picks.
+    pub fn new(cond: &Expr, schema: &TableSchema, is_slot: &dyn Fn(&ArrayRef) -> bool) -> Self {
+        let conjuncts: Vec<(Conjunct, bool)> = conjuncts(cond)
+            .into_iter()
+            .map(|e| {
+                let mut slotted = false;
+                e.visit_literals(&mut |a| slotted |= is_slot(a));
+                let c = match slotted {
+                    true => Conjunct::Slotted(e.clone()),
+                    false => Conjunct::Fixed(effect(e, schema, &literal_value)),
+                };
+                (c, may_overflow(e, schema))
+            })
+            .collect();
+        let fixed = conjuncts
+            .iter()
+            .all(|(c, _)| matches!(c, Conjunct::Fixed(_)))
+            .then(|| collect(conjuncts.iter().map(|(c, o)| (c.fixed(), *o))));
+        CondTemplate { conjuncts, fixed }
+    }
+
+    /// [`whole_preds`] of the condition with each literal's value read by `lit` (for a
+    /// slot's array, the run's value: [`literal_value`] of it; for another literal, its
+    /// own).
+    pub fn preds(&self, schema: &TableSchema, lit: Lit<'_>) -> Cow<'_, (Preds, bool)> {
+        if let Some(f) = &self.fixed {
+            return Cow::Borrowed(f);
+        }
+        Cow::Owned(collect(self.conjuncts.iter().map(|(c, o)| {
+            let e = match c {
+                Conjunct::Fixed(e) => e.clone(),
+                Conjunct::Slotted(e) => effect(e, schema, lit),
+            };
+            (e, *o)
+        })))
+    }
+}
+
+impl Conjunct {
+    fn fixed(&self) -> Option<(usize, Effect)> {
+        match self {
+            Conjunct::Fixed(e) => e.clone(),
+            Conjunct::Slotted(_) => None,
+        }
+    }
 }
 
 /// `cond` as tests on the entries of access `a`'s index, so that rows need not be fetched to
@@ -350,26 +442,70 @@ pub fn part_test(pred: &ColumnPred) -> PartTest {
     PartTest::new(pred.points.as_deref(), pred.lo.as_ref(), pred.hi.as_ref())
 }
 
-fn literal(e: &Expr) -> Option<Value> {
-    match e {
-        Expr::Literal(a) if a.len() == 1 => Some(value_at(a.as_ref(), 0)),
-        _ => None,
-    }
+/// A literal's value: a one-row array's one value.
+pub fn literal_value(a: &ArrayRef) -> Option<Value> {
+    (a.len() == 1).then(|| value_at(a.as_ref(), 0))
 }
+
+/// The value a literal's array reads as (see [`effect`]).
+pub type Lit<'a> = &'a dyn Fn(&ArrayRef) -> Option<Value>;
 
 /// A value compared with a column of `case_specific`: a literal, or a CASESPECIFIC value
 /// (`Expr::CaseSpecific`) where the column is CASESPECIFIC too (the comparison is then the
 /// column's own).
-fn value_for(e: &Expr, case_specific: bool) -> Option<Value> {
+fn value_for(e: &Expr, case_specific: bool, lit: Lit<'_>) -> Option<Value> {
     match e {
-        Expr::CaseSpecific(inner) if case_specific => literal(inner),
-        e => literal(e),
+        Expr::CaseSpecific(inner) if case_specific => value_for(inner, false, lit),
+        Expr::Literal(a) => lit(a),
+        _ => None,
     }
+}
+
+/// What one conjunct records about its column (see [`effect`]).
+#[derive(Debug, Clone)]
+enum Effect {
+    /// `c = v`: the column's points, unless it has some.
+    Eq(Value),
+    /// `c IN (…)`: the column's points (sorted, distinct), unless it has some.
+    In(Vec<Value>),
+    /// `c IS NULL`: the column's points become NULL.
+    Null,
+    /// A lower bound and whether it is inclusive (the tighter of two is kept).
+    Lo(Value, bool),
+    /// An upper bound and whether it is inclusive.
+    Hi(Value, bool),
+    /// A comparison of the column with a value that records nothing (`c <> v`): the
+    /// column's entry is made, empty.
+    Touch,
 }
 
 /// Records `e`'s condition on a column in `preds`: that column, or `None` for a conjunct
 /// that is not sargable (`c <> v`, say), which records nothing.
 fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) -> Option<usize> {
+    effect(e, schema, &literal_value).and_then(|x| apply(preds, x))
+}
+
+/// Records an effect on its column: the column, or `None` for [`Effect::Touch`].
+fn apply(preds: &mut Preds, (col, effect): (usize, Effect)) -> Option<usize> {
+    let p = preds.entry(col);
+    match effect {
+        Effect::Eq(v) => {
+            p.points.get_or_insert_with(|| vec![v]);
+        }
+        Effect::In(values) => {
+            p.points.get_or_insert(values);
+        }
+        Effect::Null => p.points = Some(vec![Value::Null]),
+        Effect::Lo(v, inclusive) => tighten(&mut p.lo, v, inclusive, true),
+        Effect::Hi(v, inclusive) => tighten(&mut p.hi, v, inclusive, false),
+        Effect::Touch => return None,
+    }
+    Some(col)
+}
+
+/// What conjunct `e` records about a column, its literals read through `lit`: `None` when it
+/// names no column as a sargable condition would, or its value does not convert exactly.
+fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect)> {
     // a column compared as written (not under a [NOT] CASESPECIFIC phrase that changes it)
     let column = |e: &Expr| match e {
         Expr::Column {
@@ -389,30 +525,23 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) -> Option<usi
                 (None, Some(c)) => (c, l, flip(*op)),
                 _ => return None,
             };
-            let v = value_for(v, c.1.case_specific)
+            let v = value_for(v, c.1.case_specific, lit)
                 .and_then(|v| probe_value(&v, c.1.ty, c.1.case_specific))?;
-            let p = preds.entry(c.0);
-            match op {
-                BinOp::Eq => {
-                    p.points.get_or_insert_with(|| vec![v]);
-                }
-                BinOp::Gt | BinOp::GtEq => tighten(&mut p.lo, v, op == BinOp::GtEq, true),
-                BinOp::Lt | BinOp::LtEq => tighten(&mut p.hi, v, op == BinOp::LtEq, false),
-                _ => return None,
-            }
-            Some(c.0)
+            let effect = match op {
+                BinOp::Eq => Effect::Eq(v),
+                BinOp::Gt | BinOp::GtEq => Effect::Lo(v, op == BinOp::GtEq),
+                BinOp::Lt | BinOp::LtEq => Effect::Hi(v, op == BinOp::LtEq),
+                _ => Effect::Touch,
+            };
+            Some((c.0, effect))
         }
-        Expr::IsNull(inner, false) => {
-            let (i, _) = column(inner)?;
-            preds.entry(i).points = Some(vec![Value::Null]);
-            Some(i)
-        }
+        Expr::IsNull(inner, false) => Some((column(inner)?.0, Effect::Null)),
         Expr::InList(inner, list, false) => {
             let (i, c) = column(inner)?;
             let values: Option<Vec<Value>> = list
                 .iter()
                 .map(|e| {
-                    value_for(e, c.case_specific)
+                    value_for(e, c.case_specific, lit)
                         .and_then(|v| probe_value(&v, c.ty, c.case_specific))
                 })
                 .collect();
@@ -421,8 +550,7 @@ fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) -> Option<usi
             let mut values = values?;
             values.sort_by(tdlite_storage::types::compare_values);
             values.dedup();
-            preds.entry(i).points.get_or_insert(values);
-            Some(i)
+            Some((i, Effect::In(values)))
         }
         _ => None,
     }
@@ -710,5 +838,81 @@ mod tests {
         assert!(!same_shape(&ranged, &shape));
         let one_column = Preds::from([(0, points(&[1]))]);
         assert!(!same_shape(&one_column, &shape));
+    }
+
+    /// A template read through slot values gives what `whole_preds` gives for the condition
+    /// with those values put in: over every condition of up to three conjuncts from a list
+    /// (points, bounds either way round, IN lists, IS NULL, `<>`, conjuncts that are not
+    /// sargable, two on one column) and values that convert exactly, do not, or are NULL.
+    #[test]
+    fn a_template_gives_the_preds_of_its_condition_with_each_runs_values() {
+        use arrow::array::{Decimal128Array, Int64Array};
+        use std::sync::Arc;
+        let s = schema();
+        let col = |i| Expr::Column {
+            index: i,
+            case_specific: false,
+        };
+        let int = |v: Option<i64>| -> ArrayRef { Arc::new(Int64Array::from(vec![v])) };
+        let dec = |v: Option<i128>| -> ArrayRef {
+            Arc::new(
+                Decimal128Array::from(vec![v])
+                    .with_precision_and_scale(10, 1)
+                    .unwrap(),
+            )
+        };
+        let lit = |a: &ArrayRef| Expr::Literal(a.clone());
+        let bin = |op, l: Expr, r: Expr| Expr::Binary(op, Box::new(l), Box::new(r));
+        let (s1, s2) = (int(Some(1)), dec(Some(20)));
+        let conjuncts = [
+            bin(BinOp::Eq, col(0), lit(&s1)),
+            bin(BinOp::Gt, col(1), lit(&s1)),
+            bin(BinOp::LtEq, col(1), lit(&s2)),
+            bin(BinOp::Lt, lit(&s2), col(2)),
+            Expr::InList(Box::new(col(2)), vec![lit(&s1), lit(&int(Some(3)))], false),
+            bin(BinOp::NotEq, col(0), lit(&s1)),
+            Expr::IsNull(Box::new(col(2)), false),
+            bin(BinOp::Eq, col(0), lit(&int(Some(5)))),
+            bin(BinOp::Eq, col(0), col(1)),
+            bin(BinOp::Eq, bin(BinOp::Add, col(0), lit(&s1)), lit(&s2)),
+        ];
+        let values = [
+            (int(Some(2)), dec(Some(30))),
+            (int(Some(7)), dec(Some(25))), // 2.5: not an INTEGER
+            (int(None), dec(None)),
+        ];
+        let is_slot = |a: &ArrayRef| Arc::ptr_eq(a, &s1) || Arc::ptr_eq(a, &s2);
+        let mut conds = Vec::new();
+        for (i, x) in conjuncts.iter().enumerate() {
+            conds.push(x.clone());
+            for (j, y) in conjuncts.iter().enumerate() {
+                conds.push(bin(BinOp::And, x.clone(), y.clone()));
+                let z = &conjuncts[(i + j) % conjuncts.len()];
+                conds.push(bin(
+                    BinOp::And,
+                    bin(BinOp::And, x.clone(), y.clone()),
+                    z.clone(),
+                ));
+            }
+        }
+        let mut checked = 0;
+        for cond in &conds {
+            let t = CondTemplate::new(cond, &s, &is_slot);
+            for (v1, v2) in &values {
+                let value = |a: &ArrayRef| match a {
+                    a if Arc::ptr_eq(a, &s1) => v1.clone(),
+                    a if Arc::ptr_eq(a, &s2) => v2.clone(),
+                    a => a.clone(),
+                };
+                let put = cond.rebuild(&mut |e| match e {
+                    Expr::Literal(a) => Some(Expr::Literal(value(a))),
+                    _ => None,
+                });
+                let got = t.preds(&s, &|a| literal_value(&value(a)));
+                assert_eq!(*got, whole_preds(&put, &s), "{cond:?} with {v1:?}, {v2:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 3 * (10 + 100 + 100));
     }
 }

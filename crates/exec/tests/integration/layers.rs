@@ -67,6 +67,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "plan_cache",
             "bound_select",
             "stream",
+            "inputs",
             "explain",
         ],
     ),
