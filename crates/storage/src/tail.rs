@@ -11,22 +11,29 @@
 //!   5 chunks of 512              | 64           | ... | 64 (7 in all) | 35 values
 //! ```
 //!
-//! So a tail is at most (FANOUT − 1) chunks of each size below [`SEGMENT_ROWS`] (14) and fewer
-//! than [`RUN_ROWS`] values; every row is turned into Arrow once and copied at most
-//! log_FANOUT(SEGMENT_ROWS / RUN_ROWS) times more (twice; each merge is a bounded copy, done by
-//! the append that completes it); and a full tail is one batch of [`SEGMENT_ROWS`] rows, the
-//! next segment as it is. A binary counter (fan-out 2) kept at most 7 chunks but copied each
-//! row six times: for wide rows (the 2 KB rows of `bench priority`) the copies and the fresh
-//! pages they touch were a quarter of an UPDATE's time, while a small table in 11 chunks
-//! costs the instructions to scan that it did in 4 (docs/benchmarks.md, thirteenth session).
+//! A merge that would make a chunk of more than [`MERGE_BYTES`] of Arrow buffers is not done:
+//! wide rows' chunks stay as they are, and the append that fills the tail copies whatever
+//! chunks it holds into the segment. So a tail of narrow rows is at most (FANOUT − 1) chunks
+//! of each size below [`SEGMENT_ROWS`] (14), one of wide rows up to 63 chunks, and either has
+//! fewer than [`RUN_ROWS`] values; every row is turned into Arrow once and copied at most
+//! log_FANOUT(SEGMENT_ROWS / RUN_ROWS) times more (twice; a wide row once, into its segment;
+//! each copy done by the append that completes it); and a full tail is one batch of
+//! [`SEGMENT_ROWS`] rows, the next segment as it is. A binary counter (fan-out 2) kept at most
+//! 7 chunks but copied each row six times: for wide rows (the 2 KB rows of `bench priority`)
+//! the copies and the fresh pages they touch were a quarter of an UPDATE's time, while a
+//! small table in 11 chunks costs the instructions to scan that it did in 4; merging 64-row
+//! chunks straight into the segment whatever their width made small narrow tables slower to
+//! scan (docs/benchmarks.md, thirteenth and eighteenth sessions). A merge's copy costs by
+//! the byte, a reader's extra chunk by the chunk: the byte limit keeps both small.
 //!
 //! A reader takes a [`TailView`] under the table's mutex: reference counts of the chunks and
-//! of the waiting values, at most 77, never a copy of a row. It builds batches from
+//! of the waiting values, at most 126, never a copy of a row. It builds batches from
 //! the view after the mutex is released.
 //!
 //! Invariants: the chunks, then the values, are the tail's rows in order; a chunk never
 //! changes once made (readers share it); chunk sizes are powers of [`FANOUT`] times
-//! [`RUN_ROWS`], never increasing from first to last, fewer than [`FANOUT`] chunks of each.
+//! [`RUN_ROWS`], with fewer than [`FANOUT`] neighbouring chunks of one size whose merge
+//! would hold at most [`MERGE_BYTES`].
 
 use crate::catalog::TableSchema;
 use crate::table::SEGMENT_ROWS;
@@ -44,6 +51,11 @@ pub(crate) const RUN_ROWS: usize = 64;
 const FANOUT: usize = 8;
 
 const _: () = assert!(SEGMENT_ROWS == RUN_ROWS * FANOUT * FANOUT);
+
+/// The widest chunk a merge makes below a full tail (bytes of Arrow buffers, capacity
+/// counted). Chunks whose merge would be wider stay as they are until the seal copies them
+/// into the segment (see the module doc).
+pub(crate) const MERGE_BYTES: usize = 256 * 1024;
 
 /// The rows after the last segment.
 #[derive(Default)]
@@ -86,14 +98,21 @@ impl Tail {
         self.values.clear();
         self.chunks.push(run);
         // the counter's carries: the last FANOUT chunks, when they are of one size, merge
-        // into one chunk (one copy of each of their rows)
+        // into one chunk (one copy of each of their rows), unless it would be wider than
+        // MERGE_BYTES: those wait for the seal
         while let Some(last) = self
             .chunks
             .len()
             .checked_sub(FANOUT)
             .map(|at| &self.chunks[at..])
         {
-            if last.iter().any(|c| c.num_rows() != last[0].num_rows()) {
+            if last.iter().any(|c| c.num_rows() != last[0].num_rows())
+                || last
+                    .iter()
+                    .map(RecordBatch::get_array_memory_size)
+                    .sum::<usize>()
+                    > MERGE_BYTES
+            {
                 break;
             }
             let merged = arrow::compute::concat_batches(&schema.arrow, last)
@@ -101,10 +120,18 @@ impl Tail {
             self.chunks.truncate(self.chunks.len() - FANOUT);
             self.chunks.push(merged);
         }
-        // a full tail has merged into one chunk: the next segment
+        // a full tail is the next segment, in one batch (its chunks merged if they have not)
+        if self.len() < SEGMENT_ROWS {
+            return None;
+        }
         match self.chunks.as_slice() {
-            [full] if full.num_rows() == SEGMENT_ROWS => self.chunks.pop(),
-            _ => None,
+            [_] => self.chunks.pop(),
+            chunks => {
+                let full = arrow::compute::concat_batches(&schema.arrow, chunks)
+                    .expect("chunks of one table share its schema");
+                self.chunks.clear();
+                Some(full)
+            }
         }
     }
 
@@ -295,5 +322,64 @@ mod tests {
         assert_eq!(sizes, [(0, 64), (64, 36)]);
         let last = &parts[1].1;
         assert_eq!(value_at(last.column(0), 35), Value::Int(99));
+    }
+
+    /// Wide rows' chunks are never merged below a full tail (each merge would pass
+    /// MERGE_BYTES); narrow rows' after them still are; every row reads back in order, and
+    /// the seal copies all the chunks into one segment.
+    #[test]
+    fn wide_rows_wait_unmerged_until_the_seal() {
+        use crate::catalog::{Column, TableKind};
+        use crate::types::SqlType;
+        let schema = TableSchema::new(
+            "w".into(),
+            vec![
+                Column::plain("a", SqlType::BigInt, true),
+                Column::plain("s", SqlType::VarChar(8000), true),
+            ],
+            TableKind::Multiset,
+            false,
+            None,
+            Vec::new(),
+            String::new(),
+        );
+        let half = SEGMENT_ROWS as i64 / 2;
+        // rows of the first half are 5,000 bytes wide (64 of them pass MERGE_BYTES alone)
+        let row = |i: i64| {
+            let width = if i < half { 5_000 } else { 3 };
+            vec![Value::Int(i), Value::Str(format!("{i:0width$}"))]
+        };
+        const { assert!(RUN_ROWS * 5_000 > MERGE_BYTES) };
+        let mut tail = Tail::default();
+        let mut merged_narrow = false;
+        for i in 0..SEGMENT_ROWS as i64 - 1 {
+            assert!(tail.push(&schema, Waiting::from(row(i))).is_none());
+            let n = i as usize + 1;
+            if !n.is_multiple_of(RUN_ROWS) {
+                continue;
+            }
+            let sizes: Vec<usize> = tail.chunks.iter().map(RecordBatch::num_rows).collect();
+            let wide_chunks = (n.min(half as usize)) / RUN_ROWS;
+            assert!(
+                sizes[..wide_chunks].iter().all(|&s| s == RUN_ROWS),
+                "{sizes:?} at {n}"
+            );
+            merged_narrow |= sizes[wide_chunks..].contains(&(RUN_ROWS * FANOUT));
+            assert_eq!(sizes.iter().sum::<usize>(), n);
+            assert!(sizes.len() < SEGMENT_ROWS / RUN_ROWS);
+            for at in [0, n / 2, n - 1] {
+                assert_eq!(tail.row(at), row(at as i64), "row {at} of {n}");
+            }
+        }
+        assert!(merged_narrow, "the narrow rows' chunks merged");
+        let sealed = tail
+            .push(&schema, Waiting::from(row(SEGMENT_ROWS as i64 - 1)))
+            .expect("the last row seals");
+        assert_eq!(sealed.num_rows(), SEGMENT_ROWS);
+        assert!(tail.is_empty());
+        for r in 0..SEGMENT_ROWS {
+            let got: Vec<Value> = sealed.columns().iter().map(|a| value_at(a, r)).collect();
+            assert_eq!(got, row(r as i64), "row {r}");
+        }
     }
 }
