@@ -679,18 +679,16 @@ impl Session {
                 st,
             )?;
         }
-        loop {
+        for retry in 0.. {
             // a statement that opens the transaction rolls back to its start
             let sp = Some(
                 self.txn
                     .as_ref()
                     .map_or(Savepoint::START, Transaction::savepoint),
             );
-            let err = match self.run(st, now) {
-                Err(Error::Storage(
-                    e @ (StorageError::RowBusy { .. } | StorageError::RowChanged(_)),
-                )) => e,
-                r => return r,
+            let err = match retried(self.run(st, now), retry) {
+                Ok(e) => e,
+                Err(r) => return r,
             };
             let (Some(sp), Some(t)) = (sp, self.txn.as_mut()) else {
                 return Err(Error::Internal(format!("{err} outside a transaction")));
@@ -701,6 +699,7 @@ impl Session {
                 self.txn().wait_for(holder, &table)?;
             }
         }
+        unreachable!("the retries are counted by an unbounded range")
     }
 
     fn exec<'a>(&'a mut self, now: &'a OnceCell<i64>) -> Exec<'a> {
@@ -1319,5 +1318,65 @@ fn parameter_count_error(prepared: &crate::prepared::Prepared, given: usize) -> 
         },
         location: prepared.statements.first().map(|s| s.location),
         statement: 1,
+    }
+}
+
+/// How many times one statement runs again after meeting rows that other transactions
+/// changed or hold. Each retry follows another transaction's commit or a wait for one, so only
+/// a defect (a read that keeps meeting a row its snapshot should not see) reaches it; the
+/// statement then fails with that row's 2631 instead of running forever.
+const MAX_STATEMENT_RETRIES: u32 = 10_000;
+
+/// What retry number `retry` of a statement that gave `r` does: `Ok(e)` to undo it and run it
+/// again after `e` (a row another transaction changed or holds), `Err(r)` to end with `r` (a
+/// result, another error, or the last retry's error).
+fn retried(
+    r: Result<StatementResult>,
+    retry: u32,
+) -> std::result::Result<StorageError, Result<StatementResult>> {
+    match r {
+        Err(Error::Storage(e @ (StorageError::RowBusy { .. } | StorageError::RowChanged(_))))
+            if retry < MAX_STATEMENT_RETRIES =>
+        {
+            Ok(e)
+        }
+        r => Err(r),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A statement that keeps meeting a row changed under it runs again at most
+    /// MAX_STATEMENT_RETRIES times (the loop of `Session::run_statement`), then fails with
+    /// 2631; a result or another error ends it at once.
+    #[test]
+    fn a_statement_that_keeps_meeting_changed_rows_stops_with_2631() {
+        let changed = || Err(Error::Storage(StorageError::RowChanged("t".into())));
+        let mut runs = 0;
+        let mut last = None;
+        for retry in 0..=MAX_STATEMENT_RETRIES + 5 {
+            runs += 1;
+            if let Err(r) = retried(changed(), retry) {
+                last = Some(r);
+                break;
+            }
+        }
+        assert_eq!(runs, MAX_STATEMENT_RETRIES + 1);
+        let err = last.expect("the retries end").expect_err("with an error");
+        assert_eq!(err.code().number, 2631);
+        assert!(matches!(
+            retried(Err(Error::DdlNotLast), 0),
+            Err(Err(Error::DdlNotLast))
+        ));
+        let busy = StorageError::RowBusy {
+            table: "t".into(),
+            holder: 7,
+        };
+        assert!(matches!(
+            retried(Err(Error::Storage(busy)), 3),
+            Ok(StorageError::RowBusy { holder: 7, .. })
+        ));
     }
 }
