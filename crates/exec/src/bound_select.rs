@@ -8,12 +8,14 @@
 //! does, then aggregated). Binding happens once, with the binder recording the block's slots
 //! (its `?` parameters and uncorrelated scalar subqueries); each later run computes the
 //! slots' values (the run right after binding uses binding's own; a subquery whose own block
-//! is kept runs from the plan its parent holds, `KeptSlots`), puts them where the
-//! recorded arrays are in the bound expressions, plans the read (`plan::choose`) on those
-//! values, and reads. MIN/MAX walks are planned once per shape of the conditions (which
-//! columns the values fix or bound, not the values: `plan::plan_min_max`) and kept with the
-//! block (`access::KeptWalks`); the ranges walked are made from each run's values (a
-//! condition without slots keeps its sargable conditions as well: they never change). Asked
+//! is kept runs from the plan its parent holds, `KeptSlots`), plans the read on those
+//! values (the WHERE's sargable conditions from its `plan::CondTemplate`, made at binding and
+//! read through the values: inputs.rs; then `plan::choose`), and reads; the expressions
+//! get the values put where the recorded arrays are only where rows are tested or made
+//! (`inputs::RunCond`, the select list and aggregate calls). MIN/MAX walks are planned once
+//! per shape of the conditions (which columns the values fix or bound, not the values:
+//! `plan::plan_min_max`) and kept with the block (`access::KeptWalks`); the ranges walked
+//! are made from each run's values. Asked
 //! for a scalar subquery's value, a walked `SELECT MIN(c)`/`MAX(c)` gives the found row's
 //! `c` without building rows (`BoundSelect::walked_value`).
 //!
