@@ -312,13 +312,16 @@ impl From<StorageError> for Error {
 
 impl Error {
     /// True if this error rolls back the whole transaction even in ANSI mode, where other
-    /// errors undo only the failing request: a deadlock, a NOWAIT refusal, a failed commit,
-    /// a dropped queue, an explicit ABORT.
+    /// errors undo only the failing request: a deadlock (any 2631: a row another transaction
+    /// held or changed, met past the statement's retries, too), a NOWAIT refusal, a failed
+    /// commit, a dropped queue, an explicit ABORT.
     pub fn ends_transaction(&self) -> bool {
         matches!(
             self,
             Error::Storage(
                 StorageError::Deadlock(_)
+                    | StorageError::RowBusy { .. }
+                    | StorageError::RowChanged(_)
                     | StorageError::LockNowait(_)
                     | StorageError::WriteConflict(_)
                     | StorageError::Io(_)

@@ -1322,9 +1322,10 @@ fn parameter_count_error(prepared: &crate::prepared::Prepared, given: usize) -> 
 }
 
 /// How many times one statement runs again after meeting rows that other transactions
-/// changed or hold. Each retry follows another transaction's commit or a wait for one, so only
-/// a defect (a read that keeps meeting a row its snapshot should not see) reaches it; the
-/// statement then fails with that row's 2631 instead of running forever.
+/// changed or hold. Each retry follows another transaction's commit or a wait for one, so in
+/// practice only a defect (a read that keeps meeting a row its snapshot should not see) or a
+/// statement starved by a ceaseless stream of commits to its rows reaches it; the statement
+/// then fails with that row's 2631 (ending the transaction) instead of running forever.
 const MAX_STATEMENT_RETRIES: u32 = 10_000;
 
 /// What retry number `retry` of a statement that gave `r` does: `Ok(e)` to undo it and run it
@@ -1366,6 +1367,8 @@ mod tests {
         assert_eq!(runs, MAX_STATEMENT_RETRIES + 1);
         let err = last.expect("the retries end").expect_err("with an error");
         assert_eq!(err.code().number, 2631);
+        // as every 2631, it ends the transaction in ANSI mode too
+        assert!(err.ends_transaction());
         assert!(matches!(
             retried(Err(Error::DdlNotLast), 0),
             Err(Err(Error::DdlNotLast))
