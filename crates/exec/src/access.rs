@@ -32,7 +32,6 @@ use arrow::array::{Array, UInt64Array};
 use arrow::compute::{filter, filter_record_batch};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
-use std::borrow::Cow;
 use std::ops::Bound::{self, Excluded};
 use std::sync::{Arc, Mutex, PoisonError};
 use tdlite_storage::catalog::TableSchema;
@@ -268,9 +267,24 @@ impl Exec<'_> {
         cond: Option<&RunCond<'_>>,
         keep: Option<&[bool]>,
     ) -> Result<(RecordBatch, Vec<RowId>)> {
+        let preds = cond.map(|c| c.preds(&table.schema));
+        self.read_where_preds(table, cond, preds.as_deref(), keep)
+    }
+
+    /// [`Exec::read_where`] with `cond`'s sargable conditions (`RunCond::preds`) already
+    /// made (`None` with no condition).
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond`.
+    pub(crate) fn read_where_preds(
+        &mut self,
+        table: &Table,
+        cond: Option<&RunCond<'_>>,
+        preds: Option<&(Preds, bool)>,
+        keep: Option<&[bool]>,
+    ) -> Result<(RecordBatch, Vec<RowId>)> {
         let none = (Preds::new(), false);
-        let preds = cond.map_or(Cow::Borrowed(&none), |c| c.preds(&table.schema));
-        let (preds, whole) = preds.as_ref();
+        let (preds, whole) = preds.unwrap_or(&none);
         if *whole {
             if let Some(read) = self.read_by_keys(table, preds, keep) {
                 return Ok(read);

@@ -451,7 +451,7 @@ impl<'a> Exec<'a> {
         }
         let Some((calls, targets)) = &b.aggregate else {
             return Ok(self
-                .stream_rows(&table, cond.map(RunCond::expr), &items(), &b.precisions)?
+                .stream_rows(&table, cond, &items(), &b.precisions)?
                 .map(Ran::Rows));
         };
         let walked = match targets {

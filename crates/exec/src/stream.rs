@@ -21,7 +21,7 @@ use crate::clauses::Item;
 use crate::correlate::has_subquery;
 use crate::error::Result;
 use crate::exec::Exec;
-use crate::expr::Expr;
+use crate::inputs::RunCond;
 use crate::names::{resolving_aliases, table_scope};
 use crate::ops::{mask_of, project};
 use crate::result::Rows;
@@ -86,11 +86,13 @@ impl Exec<'_> {
         if !clauses.windows.is_empty() || clauses.placeholders > 0 {
             return Ok(None);
         }
+        let cond = cond.as_ref().map(RunCond::plain);
         self.stream_rows(&table, cond.as_ref(), &clauses.items, &clauses.precisions)
     }
 
-    /// The rows of `table` that pass `cond`, projected to `items`: read through an index in
-    /// one batch where `plan::choose` finds one, else segment by segment. `None` when there is
+    /// The rows of `table` that pass `cond` (a plain condition, or one at a run of a kept
+    /// plan: made with its values only where rows are filtered), projected to `items`: read
+    /// through an index in one batch where `plan::choose` finds one, else segment by segment. `None` when there is
     /// no segment at all, or an item's type differs between segments (the general path then
     /// gives its own result).
     ///
@@ -99,7 +101,7 @@ impl Exec<'_> {
     pub(crate) fn stream_rows(
         &mut self,
         table: &Table,
-        cond: Option<&Expr>,
+        cond: Option<&RunCond<'_>>,
         items: &[Item],
         precisions: &[Option<u8>],
     ) -> Result<Option<Rows>> {
@@ -107,22 +109,25 @@ impl Exec<'_> {
         let mut keep = vec![false; table.schema.columns.len()];
         items.iter().for_each(|i| i.0.mark_columns(&mut keep));
         // where an index narrows the read, the rows come from it in one batch
-        let indexed = cond.is_some_and(|c| {
-            crate::plan::choose(&table.schema, &crate::plan::bound_preds(c, &table.schema))
-                .is_some()
-        });
+        let preds = cond.map(|c| c.preds(&table.schema));
+        let indexed = preds
+            .as_ref()
+            .is_some_and(|p| crate::plan::choose(&table.schema, &p.0).is_some());
         // what is read: those columns and the condition's
         let mut read = keep.clone();
-        cond.iter().for_each(|c| c.mark_columns(&mut read));
+        cond.iter().for_each(|c| c.bound().mark_columns(&mut read));
         let parts = match indexed {
-            true => vec![self.read_where_keeping(table, cond, Some(&read))?.0],
+            true => vec![
+                self.read_where_preds(table, cond, preds.as_deref(), Some(&read))?
+                    .0,
+            ],
             false => table.scan_rows(self.snapshot(), Some(&read)),
         };
         let mut batches: Vec<RecordBatch> = Vec::new();
         for part in parts {
             let rows = match (cond, indexed) {
                 (Some(c), false) => {
-                    let mask = mask_of(&part, c)?;
+                    let mask = mask_of(&part, c.expr())?;
                     filter_columns(&part, &mask, &keep, table.nullable_schema())?
                 }
                 _ => part,

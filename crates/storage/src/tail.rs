@@ -47,7 +47,8 @@ use std::sync::Arc;
 pub(crate) const RUN_ROWS: usize = 64;
 
 /// How many chunks of one size merge into one. [`SEGMENT_ROWS`] is [`RUN_ROWS`] × FANOUT²
-/// (checked below), so a full tail is one chunk, made at its last row.
+/// (checked below), so a full tail of narrow rows is one chunk, made at its last row (a wide
+/// one is copied into one at its last row: [`MERGE_BYTES`]).
 const FANOUT: usize = 8;
 
 const _: () = assert!(SEGMENT_ROWS == RUN_ROWS * FANOUT * FANOUT);
