@@ -228,7 +228,7 @@ impl<'a> Exec<'a> {
         let plan = kept_slots(&recording, &[&cond]).then(|| {
             Plan::Condition(Arc::new(BoundCondition {
                 table: Arc::downgrade(table),
-                template: template(&cond, &table.schema, &recording.slots),
+                template: OnceLock::new(),
                 cond: cond.clone(),
                 slots: KeptSlots::new(recording.slots.clone()),
             }))
@@ -568,8 +568,9 @@ pub(crate) struct BoundCondition {
     /// The table it was bound for (weak, as [`BoundSelect`]'s).
     table: Weak<Table>,
     cond: Expr,
-    /// `cond`'s sargable conditions with the slots as inputs (as a WHERE clause).
-    template: CondTemplate,
+    /// `cond`'s sargable conditions with the slots as inputs, made the first time it is
+    /// used as a WHERE clause (a SET value never is).
+    template: OnceLock<CondTemplate>,
     slots: KeptSlots,
 }
 
@@ -590,16 +591,18 @@ impl CachedExpr {
         }
     }
 
-    /// The expression as a WHERE condition at this execution: for a kept binding, made with
-    /// the values only if rows are tested against it.
-    pub(crate) fn as_cond(&self) -> RunCond<'_> {
+    /// The expression as a WHERE condition on `schema`'s rows (the table it was bound for) at
+    /// this execution: for a kept binding, made with the values only if rows are tested
+    /// against it.
+    pub(crate) fn as_cond(&self, schema: &TableSchema) -> RunCond<'_> {
         match self {
             CachedExpr::Bound(e) => RunCond::plain(e),
-            CachedExpr::Kept(b, values) => RunCond::new(
-                &b.cond,
-                Inputs::new(&b.slots.slots, values),
-                Some(&b.template),
-            ),
+            CachedExpr::Kept(b, values) => {
+                let t = b
+                    .template
+                    .get_or_init(|| template(&b.cond, schema, &b.slots.slots));
+                RunCond::new(&b.cond, Inputs::new(&b.slots.slots, values), Some(t))
+            }
         }
     }
 }

@@ -490,7 +490,7 @@ impl Exec<'_> {
         };
         if let Some(w) = selection {
             if let Some(cached) = self.cached_expr(table, scope, w)? {
-                let cond = cached.as_cond();
+                let cond = cached.as_cond(&table.schema);
                 // (the bound condition reads the columns its run reads)
                 let keep = marks(Some(cond.bound()));
                 let (batch, ids) = self.read_where(table, Some(&cond), Some(&keep))?;
