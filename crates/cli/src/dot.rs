@@ -424,11 +424,30 @@ pub fn parse(line: &str) -> Result<Command, String> {
         // BTEQ's settings are commands of their own too: `.WIDTH 80` is `.SET WIDTH 80`
         _ => match set(body) {
             Ok(option) => Ok(Command::Set(option)),
-            Err(e) if e.starts_with(".SET: unknown option") => {
-                Err(format!("Unrecognized command '{word}'"))
-            }
+            Err(e) if e.starts_with(".SET: unknown option") => Err(unrecognized(word)),
             Err(e) => Err(e),
         },
+    }
+}
+
+/// The message for a command word BTEQ does not know (`word`, or the command word of the line
+/// `word`).
+pub fn unrecognized(word: &str) -> String {
+    let body = word.trim().trim_start_matches('.');
+    let word = body
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next();
+    format!("Unrecognized command '{}'", word.unwrap_or(body))
+}
+
+impl Command {
+    /// True for tdlite's own commands, which BTEQ does not have: `.tables`, `.schema`,
+    /// `.timeout`, `.checkpoint` (strict mode refuses them).
+    pub fn is_tdlite_only(&self) -> bool {
+        matches!(
+            self,
+            Command::Tables | Command::Schema(_) | Command::Timeout(_) | Command::Checkpoint
+        )
     }
 }
 

@@ -20,7 +20,7 @@ use tdlite::{Database, Options, SessionMode, SyncMode};
 const USAGE: &str = "\
 usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
               [--mode teradata|ansi] [--charset utf8|latin1] [--allow-os]
-              [--format csv|tsv|json|arrow]
+              [--format csv|tsv|json|arrow] [--strict]
        tdlite --help | --version";
 
 const HELP: &str = "\
@@ -50,6 +50,9 @@ last line arrives. The exit status is BTEQ's return code: 0 ok, 2 SQL without a 
                              write the rows of each query to standard output in that format
                              (json: one object per line; arrow: an Arrow IPC stream per
                              query), and everything else to standard error
+  --strict                   strict mode: refuse tdlite's extensions to Teradata SQL (batch
+                             and bounded consumes, the TEXT type, != ...) and its own dot
+                             commands with the errors Teradata and BTEQ give (docs/queues.md)
   -h, --help                 this text
   -V, --version              the version";
 fn main() {
@@ -66,6 +69,7 @@ fn real_main() -> i32 {
     let mut mode = SessionMode::Teradata;
     let mut charset = script::Charset::default();
     let mut allow_os = false;
+    let mut strict = false;
     let mut data_format = None;
     let mut i = 0;
     while i < args.len() {
@@ -120,6 +124,7 @@ fn real_main() -> i32 {
                 }
             }
             "--allow-os" => allow_os = true,
+            "--strict" => strict = true,
             "--format" => {
                 i += 1;
                 match args.get(i).map(|f| f.parse::<export::DataFormat>()) {
@@ -174,6 +179,7 @@ fn real_main() -> i32 {
     runner.set_consume_timeout(timeout);
     runner.charset = charset;
     runner.allow_os = allow_os;
+    runner.set_strict(strict);
     runner.data_format = data_format;
     if runner.session.set_mode(mode).is_err() {
         return usage_error("cannot set the session mode");

@@ -69,6 +69,8 @@ pub struct Runner {
     pub interrupted: Arc<std::sync::atomic::AtomicBool>,
     logged_on: bool,
     consume_timeout: Option<Duration>,
+    /// Strict mode (`--strict`): see [`Runner::set_strict`].
+    strict: bool,
     quiet: bool,
     report: Report,
     vars: Vars,
@@ -180,6 +182,7 @@ impl Runner {
             interrupted: Default::default(),
             logged_on: true,
             consume_timeout: None,
+            strict: false,
             quiet: false,
             report: Report::default(),
             vars: Vars::default(),
@@ -193,6 +196,14 @@ impl Runner {
             import: None,
             repeat: None,
         }
+    }
+
+    /// Strict mode (`--strict`) in this and every later session: tdlite's SQL extensions are
+    /// refused (docs/queues.md), and so are its own dot commands (`.tables`, `.schema`,
+    /// `.timeout`, `.checkpoint`), with BTEQ's answer to a command it does not know.
+    pub fn set_strict(&mut self, on: bool) {
+        self.strict = on;
+        self.session.set_strict(on);
     }
 
     /// Bounds consume waits in this and every later session (`--consume-timeout`, `.timeout`).
@@ -628,6 +639,10 @@ impl Runner {
 
     fn dot(&mut self, line: &str) -> Flow {
         let command = match dot::parse(line) {
+            Ok(c) if self.strict && c.is_tdlite_only() => Err(dot::unrecognized(line)),
+            other => other,
+        };
+        let command = match command {
             Ok(c) => c,
             Err(msg) => {
                 self.error(&format!("{msg}. Type .help for the list."));
@@ -826,6 +841,7 @@ impl Runner {
         let mut fresh = self.db.session();
         let _ = fresh.set_mode(mode);
         fresh.set_consume_timeout(self.consume_timeout);
+        fresh.set_strict(self.strict);
         *self.cancel.lock().unwrap_or_else(|e| e.into_inner()) = fresh.cancel_handle();
         // dropping the old session rolls its transaction back
         self.session = fresh;

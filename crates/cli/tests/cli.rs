@@ -183,6 +183,28 @@ fn the_consume_timeout_flag_bounds_a_wait() {
 }
 
 #[test]
+fn the_strict_flag_refuses_tdlite_extensions_and_dot_commands() {
+    let script = b"CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER);\nINS q (CURRENT_TIMESTAMP, 1);\nSELECT AND CONSUME TOP 2 n FROM q;\n.timeout 0\nSEL AND CONSUME TOP 1 n FROM q NOWAIT;\n.logoff\n.logon u\nSELECT 7 % 2;\nSELECT AND CONSUME TOP 1 n FROM q;\n";
+    let (out, _, code) = run_with_stdin(&["--strict"], script);
+    assert_eq!(
+        out.matches(" *** Failure 3706 ").count(),
+        3,
+        "TOP 2, NOWAIT and % (after a new logon too):\n{out}"
+    );
+    assert!(out.contains("not TOP 2"), "{out}");
+    assert!(out.contains("Unrecognized command 'timeout'"), "{out}");
+    // Teradata's own consume still runs, and takes the row nothing else took
+    assert!(
+        out.contains(" *** Query completed. One row found."),
+        "{out}"
+    );
+    assert_eq!(code, 8);
+    // without the flag the same extensions run
+    let (out, _, _) = run_with_stdin(&[], script);
+    assert!(!out.contains("3706"), "{out}");
+}
+
+#[test]
 fn the_mode_flag_starts_an_ansi_session() {
     let (out, _, code) = run_with_stdin(
         &["--mode", "ansi"],

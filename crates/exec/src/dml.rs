@@ -844,45 +844,87 @@ impl Exec<'_> {
         Ok(ConsumeList::new(items, None))
     }
 
-    /// Takes the oldest row of a queue table (own uncommitted inserts included) and projects
-    /// it; `None` if there is none. If another transaction holds a conflicting table lock,
-    /// waits for it when `wait_for_lock`, else fails with 7423.
+    /// Takes up to `top` of the oldest rows of a queue table (own uncommitted inserts
+    /// included) in one step and projects them; `None` if there is none. If another
+    /// transaction holds a conflicting table lock, waits for it when `wait_for_lock`, else
+    /// fails with 7423.
     ///
     /// # Errors
-    /// Lock errors; evaluation errors of the select list (the row is then still claimed by
-    /// the transaction, whose failure returns it to the queue).
+    /// Lock errors; evaluation errors of the select list (the rows are then still claimed by
+    /// the transaction, whose failure returns them to the queue).
     pub fn try_consume(
         &mut self,
         table: &Arc<Table>,
         list: &ConsumeList,
+        top: usize,
         wait_for_lock: bool,
     ) -> Result<Option<Rows>> {
-        let arrays = match list.columns.as_deref() {
-            // a list of columns (the usual consume): those columns only, sliced out of the
-            // row's segment where it is sealed, under the same hold of the table as the pop
-            Some(cols) if cols.iter().all(|&c| c < table.schema.columns.len()) => {
-                match self.txn.take_arrays(table, wait_for_lock, cols)? {
-                    Some((_, arrays)) => arrays,
-                    None => return Ok(None),
-                }
+        let all: Vec<usize>;
+        let cols = match list.read_columns(table) {
+            Some(cols) => cols,
+            None => {
+                all = (0..table.schema.columns.len()).collect();
+                &all
             }
-            _ => {
-                // expressions: evaluate them over the whole row
-                let all: Vec<usize> = (0..table.schema.columns.len()).collect();
-                let Some((_, cols)) = self.txn.take_arrays(table, wait_for_lock, &all)? else {
-                    return Ok(None);
-                };
-                let row = RecordBatch::try_new(table.schema.arrow.clone(), cols)?;
-                list.items
+        };
+        // one row (the usual consume): only the columns read, sliced out of the row's segment
+        // where it is sealed, under the same hold of the table as the pop
+        let (n, arrays) = if top == 1 {
+            match self.txn.take_arrays(table, wait_for_lock, cols)? {
+                Some((_, arrays)) => (1, arrays),
+                None => return Ok(None),
+            }
+        } else {
+            match self.txn.take_many(table, wait_for_lock, top, cols)? {
+                Some((rows, arrays)) => (rows.len(), arrays),
+                None => return Ok(None),
+            }
+        };
+        list.project(table, n, arrays).map(Some)
+    }
+}
+
+impl ConsumeList {
+    /// The columns to read for a list of plain columns; `None`: read every column.
+    fn read_columns(&self, table: &Table) -> Option<&[usize]> {
+        self.columns
+            .as_deref()
+            .filter(|cols| cols.iter().all(|&c| c < table.schema.columns.len()))
+    }
+
+    /// The result of a consume that took nothing (a `NOWAIT` on an empty queue): no rows,
+    /// with the columns and types a taken row would have.
+    ///
+    /// # Errors
+    /// Evaluation errors of the select list.
+    pub(crate) fn empty_rows(&self, table: &Table) -> Result<Rows> {
+        let empty =
+            |c: usize| arrow::array::new_empty_array(table.schema.arrow.field(c).data_type());
+        let arrays = match self.read_columns(table) {
+            Some(cols) => cols.iter().map(|&c| empty(c)).collect(),
+            None => (0..table.schema.columns.len()).map(empty).collect(),
+        };
+        self.project(table, 0, arrays)
+    }
+
+    /// The select list over `n` taken rows: `arrays` are the columns [`Self::read_columns`]
+    /// names (every column of `table` where it says `None`).
+    fn project(&self, table: &Table, n: usize, arrays: Vec<ArrayRef>) -> Result<Rows> {
+        let arrays = match self.read_columns(table) {
+            Some(_) => arrays,
+            None => {
+                // expressions: evaluate them over the whole rows
+                let rows = RecordBatch::try_new(table.schema.arrow.clone(), arrays)?;
+                self.items
                     .iter()
-                    .map(|(e, _)| e.eval(&row))
+                    .map(|(e, _)| e.eval(&rows))
                     .collect::<Result<Vec<_>>>()?
             }
         };
-        let schema = match &list.plain {
+        let schema = match &self.plain {
             Some(schema) => schema.clone(),
             None => {
-                let fields: Vec<Field> = list
+                let fields: Vec<Field> = self
                     .items
                     .iter()
                     .zip(&arrays)
@@ -894,12 +936,12 @@ impl Exec<'_> {
         let batch = RecordBatch::try_new_with_options(
             schema.clone(),
             arrays,
-            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
+            &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(n)),
         )?;
-        Ok(Some(Rows {
+        Ok(Rows {
             schema,
             batches: vec![batch],
-        }))
+        })
     }
 }
 

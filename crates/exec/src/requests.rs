@@ -6,9 +6,10 @@
 //!
 //! Invariants: at most [`CAPACITY`] texts are kept, none longer than [`MAX_TEXT`] bytes; a new
 //! one beyond that replaces the one used least recently. A text that fails to parse is never
-//! kept (each run reports its error). Parsing depends on the text alone, so a kept request is
-//! the one parsing the text again would give; what binding depends on is checked by the plan
-//! cache at each run.
+//! kept (each run reports its error). Parsing depends on the text and the session's strict
+//! mode alone (a change of that mode forgets every kept text), so a kept request is the one
+//! parsing the text again would give; what binding depends on is checked by the plan cache at
+//! each run.
 
 use crate::prepared::Prepared;
 use std::collections::HashMap;
@@ -57,6 +58,11 @@ impl Requests {
         }
         self.clock += 1;
         self.kept.insert(sql.to_string(), (self.clock, p));
+    }
+
+    /// Forgets every kept text.
+    pub(crate) fn clear(&mut self) {
+        self.kept.clear();
     }
 
     /// How many texts are kept.

@@ -34,7 +34,7 @@ use sqlparser::ast;
 use std::cell::OnceCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tdlite_parser::{parse_request, Consume, Spanned, Statement};
+use tdlite_parser::{parse_request, Consume, ConsumeWait, Spanned, Statement};
 use tdlite_storage::table::Table;
 use tdlite_storage::transaction::Savepoint;
 use tdlite_storage::types::Value;
@@ -65,7 +65,10 @@ pub struct Session {
     txn: Option<Transaction>,
     bt_depth: u32,
     ddl_in_bt: bool,
-    consume_timeout: Option<Duration>,
+    /// How long a consume waits on an empty queue unless its statement says (docs/queues.md).
+    consume_wait: ConsumeWait,
+    /// Strict mode: tdlite's extensions are refused (docs/queues.md).
+    strict: bool,
     /// How long a request may run before it is stopped with 9920 (interrupt.rs).
     statement_timeout: Option<Duration>,
     /// The most bytes one intermediate result may take (2646 past it; interrupt.rs).
@@ -125,7 +128,8 @@ impl Session {
             txn: None,
             bt_depth: 0,
             ddl_in_bt: false,
-            consume_timeout: None,
+            consume_wait: ConsumeWait::Forever,
+            strict: false,
             statement_timeout: None,
             spool: crate::interrupt::DEFAULT_SPOOL,
             cancel: CancelHandle::default(),
@@ -198,8 +202,31 @@ impl Session {
 
     /// Bounds how long `SELECT AND CONSUME` waits on an empty queue (`None`: forever, as in
     /// Teradata). When the bound expires the statement fails with 9904 and consumes nothing.
+    /// (`SET SESSION CONSUME WAIT s SECONDS | WAIT FOREVER` says the same in SQL; a
+    /// statement's own wait clause overrides both.)
     pub fn set_consume_timeout(&mut self, timeout: Option<Duration>) {
-        self.consume_timeout = timeout;
+        self.consume_wait = match timeout {
+            Some(d) => ConsumeWait::For(d),
+            None => ConsumeWait::Forever,
+        };
+    }
+
+    /// Strict mode (docs/queues.md): when on, every tdlite extension in request text (batch
+    /// and bounded consumes, `SET SESSION CONSUME`, the `TEXT` type, `!=`, …) is refused with
+    /// 3706 at the extension, so a request that runs in strict mode is Teradata's SQL. Off by
+    /// default. Settings made through this API (timeouts) are not refused. It applies to
+    /// requests parsed from then on (the session's kept request texts are forgotten); a
+    /// [`Prepared`](crate::prepared::Prepared) made before keeps the text it was made from.
+    pub fn set_strict(&mut self, on: bool) {
+        if self.strict != on {
+            self.requests.clear();
+        }
+        self.strict = on;
+    }
+
+    /// True in strict mode ([`Session::set_strict`]).
+    pub fn is_strict(&self) -> bool {
+        self.strict
     }
 
     /// Bounds how long a request may run (`None`, the default: no bound). A request still
@@ -509,7 +536,13 @@ impl Session {
     /// Parses a request; `None` for a null request. A parse error ends the request as
     /// `execute` reports it.
     fn parse(&mut self, sql: &str) -> std::result::Result<Option<Vec<Spanned>>, PositionedError> {
-        match parse_request(sql) {
+        let parsed = parse_request(sql).and_then(|s| {
+            if self.strict {
+                tdlite_parser::strict::check(sql, &s)?;
+            }
+            Ok(s)
+        });
+        match parsed {
             Ok(s) => Ok(Some(s)),
             Err(e) if e.kind == tdlite_parser::ParseErrorKind::EmptyRequest => Ok(None),
             Err(e) => {
@@ -787,6 +820,10 @@ impl Session {
                 } else {
                     SessionMode::Teradata
                 })?;
+                StatementResult::status(StatementKind::SetSession)
+            }
+            Statement::SetConsumeWait(wait) => {
+                self.consume_wait = *wait;
                 StatementResult::status(StatementKind::SetSession)
             }
             Statement::LockOnly => StatementResult::status(StatementKind::Lock),
@@ -1102,26 +1139,33 @@ impl Session {
                 list
             }
         };
+        let top = c.top as usize;
         let mut ex = self.exec(now);
         // the common case, a row is there: no wait cell, no cancel handle, no lock-manager
         // round trip for the delayed state. It must not wait for a lock (a cancel then would
         // find no cell to mark), so a taken lock goes to the path below.
         if !table.is_dropped() {
-            match ex.try_consume(table, &list, false) {
+            match ex.try_consume(table, &list, top, false) {
                 Ok(Some(rows)) => return Ok(rows),
                 Ok(None) | Err(Error::Storage(StorageError::LockNowait(_))) => {}
                 Err(e) => return Err(e),
             }
         }
+        let wait = c.wait.map_or(self.consume_wait, |(w, _)| w);
+        if wait == ConsumeWait::NoWait {
+            return self.consume_nowait(table, &list, top, now);
+        }
         // a bound too large to represent is no bound
-        let deadline = self
-            .consume_timeout
-            .and_then(|d| Instant::now().checked_add(d));
+        let deadline = match wait {
+            ConsumeWait::For(d) => Instant::now().checked_add(d),
+            _ => None,
+        };
         let txn_id = self.txn().id();
         let cell = Arc::new(WaitCell::new(self.id, txn_id));
         self.cancel.set(Some(cell.clone()));
         let mut at_front = false;
-        let result = self.consume_attempts(table, &list, &cell, deadline, now, &mut at_front);
+        let result =
+            self.consume_attempts((table, top), &list, &cell, deadline, now, &mut at_front);
         if result.is_err() && at_front {
             // woken for a row we did not take: hand the wake-up on
             self.shared.waiters.notify(table.id, 1);
@@ -1131,9 +1175,31 @@ impl Session {
         result
     }
 
-    fn consume_attempts(
+    /// A `NOWAIT` consume that found nothing on its first try without waiting for a lock:
+    /// one more try that waits for a table lock another transaction holds (as every consume
+    /// does), then the rows or an empty result.
+    fn consume_nowait(
         &mut self,
         table: &Arc<Table>,
+        list: &crate::dml::ConsumeList,
+        top: usize,
+        now: &OnceCell<i64>,
+    ) -> Result<Rows> {
+        if table.is_dropped() {
+            return Err(Error::QueueDropped(table.schema.name.clone()));
+        }
+        match self.exec(now).try_consume(table, list, top, true) {
+            Ok(Some(rows)) => Ok(rows),
+            Ok(None) => list.empty_rows(table),
+            // a cancel that stops a wait for the table's lock is a consume's cancel: 9905
+            Err(Error::Cancelled) => Err(Error::ConsumeCancelled(table.schema.name.clone())),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn consume_attempts(
+        &mut self,
+        (table, top): (&Arc<Table>, usize),
         list: &crate::dml::ConsumeList,
         cell: &Arc<WaitCell>,
         deadline: Option<Instant>,
@@ -1153,7 +1219,7 @@ impl Session {
                 Error::Cancelled => Error::ConsumeCancelled(name.clone()),
                 e => e,
             };
-            let tried = self.exec(now).try_consume(table, list, true);
+            let tried = self.exec(now).try_consume(table, list, top, true);
             if let Some(rows) = tried.map_err(cancelled)? {
                 return Ok(rows);
             }
@@ -1162,7 +1228,7 @@ impl Session {
             for _ in 0..SPIN_YIELDS {
                 std::thread::yield_now();
                 if table.queue_depth() > 0 {
-                    let tried = self.exec(now).try_consume(table, list, true);
+                    let tried = self.exec(now).try_consume(table, list, top, true);
                     if let Some(rows) = tried.map_err(cancelled)? {
                         got = Some(rows);
                     }
@@ -1179,7 +1245,7 @@ impl Session {
                     return Err(Error::QueueDropped(name));
                 }
                 // Decide to sleep only under the registry, so no commit's wake-up is lost.
-                match self.exec(now).try_consume(table, list, false) {
+                match self.exec(now).try_consume(table, list, top, false) {
                     Ok(Some(rows)) => return Ok(rows),
                     Ok(None) => {}
                     // the lock is taken: wait for it outside the registry

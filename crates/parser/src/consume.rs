@@ -2,12 +2,17 @@
 //! misuse that Teradata's rules for consuming from a queue table forbid is rejected (3706) by a
 //! message that names the rule.
 //!
-//! Invariant: a consume statement parsed here has exactly `TOP 1`, a select list free of
-//! aggregates and window functions, one queue table, and nothing after it.
+//! tdlite's extensions (docs/queues.md) parse here too: `TOP n` with n > 1 (batch consume),
+//! a wait clause after the table (`WAIT s SECONDS`, `WAIT FOREVER`, `NOWAIT`) and `SET SESSION
+//! CONSUME` with the same clause; `strict.rs` refuses them in strict mode.
+//!
+//! Invariant: a consume statement parsed here has `TOP n` with 1 ≤ n ≤ 2,147,483,647, a
+//! select list free of aggregates and window functions, one queue table, at most a wait
+//! clause after it, and nothing else.
 
 use crate::cursor::Cursor;
 use crate::error::ParseError;
-use crate::statement::{Consume, Statement};
+use crate::statement::{Consume, ConsumeWait, Statement};
 use sqlparser::ast;
 use sqlparser::tokenizer::Token;
 use std::ops::ControlFlow;
@@ -45,14 +50,19 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
             top_at,
         ));
     }
-    let n_at = cur.loc();
-    let n = cur.number("the number 1 after TOP")?;
-    if n != "1" {
-        return Err(ParseError::consume(
-            format!("SELECT AND CONSUME allows only TOP 1, not TOP {n}."),
-            n_at,
-        ));
-    }
+    let top_location = cur.loc();
+    let n = cur.number("the number of rows after TOP")?;
+    let top = match n.parse::<u32>() {
+        Ok(top) if (1..=i32::MAX as u32).contains(&top) => top,
+        _ => {
+            return Err(ParseError::consume(
+                format!(
+                    "TOP {n} is not a number of rows SELECT AND CONSUME can take (1 to 2147483647)."
+                ),
+                top_location,
+            ))
+        }
+    };
     if cur.is_word("PERCENT") {
         return Err(ParseError::consume(
             "SELECT AND CONSUME does not support the PERCENT option of TOP n.",
@@ -90,12 +100,76 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
         ));
     }
     let table = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let wait_at = cur.loc();
+    let wait = wait_clause(cur)?.map(|w| (w, wait_at));
     reject_trailing_clause(cur)?;
     Ok(Consume {
+        top,
+        top_location,
         projection,
         table,
         table_location,
+        wait,
     })
+}
+
+/// The longest wait a clause may ask for: a year, in seconds.
+const MAX_WAIT_SECONDS: u64 = 31_536_000;
+
+/// `WAIT s [SECOND|SECONDS] | WAIT FOREVER | NOWAIT` at the cursor, if there is one.
+fn wait_clause(cur: &mut Cursor) -> Result<Option<ConsumeWait>, ParseError> {
+    if cur.eat_word("NOWAIT") {
+        return Ok(Some(ConsumeWait::NoWait));
+    }
+    if !cur.eat_word("WAIT") {
+        return Ok(None);
+    }
+    if cur.eat_word("FOREVER") {
+        return Ok(Some(ConsumeWait::Forever));
+    }
+    let at = cur.loc();
+    let n = cur.number("a number of seconds or FOREVER after WAIT")?;
+    let Some(wait) = seconds(&n) else {
+        return Err(ParseError::syntax(
+            format!("WAIT {n} is not a number of seconds from 0 to {MAX_WAIT_SECONDS}."),
+            at,
+        ));
+    };
+    let _ = cur.eat_word("SECONDS") || cur.eat_word("SECOND");
+    Ok(Some(ConsumeWait::For(wait)))
+}
+
+/// `n` (digits, with at most one `.`) as a duration of at most [`MAX_WAIT_SECONDS`], to the
+/// microsecond (digits past the sixth decimal are dropped).
+fn seconds(n: &str) -> Option<std::time::Duration> {
+    let (whole, frac) = n.split_once('.').unwrap_or((n, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !digits(frac) || (whole.is_empty() && frac.is_empty()) {
+        return None;
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let micros = frac
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(6)
+        .fold(0u32, |acc, b| acc * 10 + u32::from(b - b'0'));
+    if whole > MAX_WAIT_SECONDS || (whole == MAX_WAIT_SECONDS && micros > 0) {
+        return None;
+    }
+    Some(std::time::Duration::from_secs(whole) + std::time::Duration::from_micros(micros.into()))
+}
+
+/// `SET SESSION CONSUME wait` (the cursor past `SET SESSION CONSUME`).
+pub(crate) fn parse_set_wait(cur: &mut Cursor) -> Result<Statement, ParseError> {
+    let Some(wait) = wait_clause(cur)? else {
+        return Err(cur.unexpected("expected WAIT seconds SECONDS, WAIT FOREVER or NOWAIT"));
+    };
+    cur.expect_end()?;
+    Ok(Statement::SetConsumeWait(wait))
 }
 
 fn reject_trailing_clause(cur: &Cursor) -> Result<(), ParseError> {

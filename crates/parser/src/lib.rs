@@ -7,8 +7,12 @@
 //! ```
 //! let stmts = tdlite_parser::parse_request("SEL * FROM q; INS q (1, 'a');").unwrap();
 //! assert_eq!(stmts.len(), 2);
-//! let err = tdlite_parser::parse_request("SELECT AND CONSUME TOP 2 * FROM q").unwrap_err();
+//! let err = tdlite_parser::parse_request("SELECT AND CONSUME TOP 0 * FROM q").unwrap_err();
 //! assert_eq!(err.code(), 3706);
+//! // strict mode (docs/queues.md): tdlite's extensions are refused as Teradata refuses them
+//! let sql = "SELECT AND CONSUME TOP 2 * FROM q";
+//! let stmts = tdlite_parser::parse_request(sql).unwrap();
+//! assert_eq!(tdlite_parser::strict::check(sql, &stmts).unwrap_err().code(), 3706);
 //! ```
 #![warn(missing_docs)]
 
@@ -27,6 +31,7 @@ mod sample_clause;
 pub mod split;
 pub mod statement;
 mod statistics;
+pub mod strict;
 mod using;
 
 pub use create_table::parse_data_type;
@@ -38,8 +43,8 @@ pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
 pub use sqlparser::ast;
 pub use statement::{
-    AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, CreateTable,
-    DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement, StatsGroup,
-    TableKind,
+    AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeWait,
+    CreateTable, DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement,
+    StatsGroup, TableKind,
 };
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

@@ -595,6 +595,13 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
         }
         "SET"
             if cur.word_at(1).as_deref() == Some("SESSION")
+                && cur.word_at(2).as_deref() == Some("CONSUME") =>
+        {
+            cur.pos += 3;
+            crate::consume::parse_set_wait(&mut cur)
+        }
+        "SET"
+            if cur.word_at(1).as_deref() == Some("SESSION")
                 && cur.word_at(2).as_deref() == Some("TRANSACTION") =>
         {
             cur.pos += 3;

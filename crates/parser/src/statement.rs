@@ -185,6 +185,9 @@ pub enum Statement {
         /// True for ANSI, false for Teradata (BTET).
         ansi: bool,
     },
+    /// `SET SESSION CONSUME WAIT s SECONDS | WAIT FOREVER | NOWAIT` (tdlite extension): how
+    /// long this session's consumes wait on an empty queue (docs/queues.md).
+    SetConsumeWait(ConsumeWait),
 }
 
 impl Statement {
@@ -307,12 +310,30 @@ pub enum LockMode {
 /// `SELECT AND CONSUME TOP 1 list FROM queue`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Consume {
+    /// `TOP n`: how many rows to take at most (1 in Teradata; more is batch consume, a tdlite
+    /// extension).
+    pub top: u32,
+    /// Where `n` of `TOP n` is written.
+    pub top_location: Location,
     /// The select list (`*` or expressions).
     pub projection: Vec<ast::SelectItem>,
     /// The queue table.
     pub table: ast::ObjectName,
     /// Where the queue table's name is written.
     pub table_location: Location,
+    /// The wait clause after the table (a tdlite extension) and where it starts.
+    pub wait: Option<(ConsumeWait, Location)>,
+}
+
+/// How long a consume waits on an empty queue (docs/queues.md, Wait control).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsumeWait {
+    /// `WAIT s SECONDS`: at most this long, then error 9904.
+    For(std::time::Duration),
+    /// `WAIT FOREVER`: until a row comes (Teradata's behaviour).
+    Forever,
+    /// `NOWAIT`: never; an empty queue gives no rows.
+    NoWait,
 }
 
 /// Teradata `CREATE TABLE`.

@@ -114,7 +114,8 @@ fn consume_where_clause() {
 
 #[test]
 fn consume_top_other_than_one() {
-    check(3706, "SELECT AND CONSUME TOP /*a*/2 * FROM q");
+    check(3706, "SELECT AND CONSUME TOP /*a*/0 * FROM q");
+    check(3706, "SELECT AND CONSUME TOP /*a*/2147483648 * FROM q");
     check(3706, "SELECT AND CONSUME TOP 1 /*a*/PERCENT * FROM q");
     check(3706, "SELECT AND CONSUME TOP 1 /*a*/WITH TIES * FROM q");
     check(3706, "SELECT AND CONSUME /*a*/* FROM q");

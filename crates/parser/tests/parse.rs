@@ -220,17 +220,28 @@ fn render_statement(out: &mut String, statement: &Statement) {
         } => writeln!(out, "Statistics drop={drop} {table} {groups:?}").unwrap(),
         Statement::HelpStatistics(name) => writeln!(out, "HelpStatistics {name}").unwrap(),
         Statement::SetSessionMode { ansi } => writeln!(out, "SetSessionMode ansi={ansi}").unwrap(),
+        Statement::SetConsumeWait(wait) => writeln!(out, "SetConsumeWait {wait:?}").unwrap(),
     }
 }
 
 fn render_consume(out: &mut String, c: &Consume, indent: &str) {
     let Consume {
+        top,
+        top_location: _,
         projection,
         table,
         table_location: _,
+        wait,
     } = c;
+    // TOP 1 and no wait clause (Teradata's form) print as before the extensions came
+    if *top != 1 {
+        writeln!(out, "{indent}top: {top}").unwrap();
+    }
     writeln!(out, "{indent}projection: {}", join(projection)).unwrap();
     writeln!(out, "{indent}table: {table}").unwrap();
+    if let Some((wait, at)) = wait {
+        writeln!(out, "{indent}wait: {wait:?} at {at}").unwrap();
+    }
 }
 
 fn render_create_table(out: &mut String, c: &CreateTable) {

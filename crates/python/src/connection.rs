@@ -13,7 +13,8 @@
 //! database, in memory too, among the connections its `connect` makes.
 //!
 //! tdlite's `consume_timeout` (seconds; also a property) bounds a consume's wait on an empty
-//! queue (9904).
+//! queue (9904). tdlite's `strict` (`True` or `False`, the default; also a property) is strict
+//! mode: SQL that Teradata lacks is refused with Teradata's error (docs/queues.md).
 //!
 //! `autocommit` is a property, True by default: each request commits (in ANSI mode the
 //! cursor runs `COMMIT` after it). Set to False, the connection starts a transaction before
@@ -114,7 +115,8 @@ pub struct Connection {
 /// path in one process share one database; without it, a new database in memory),
 /// `sync` (with `path`: `full`, the default, `normal` or `off`, what a commit waits for),
 /// `database` (the default database), `tmode` (`TERA`, `ANSI` or `DEFAULT`),
-/// `consume_timeout` (seconds a consume waits on an empty queue before error 9904).
+/// `consume_timeout` (seconds a consume waits on an empty queue before error 9904),
+/// `strict` (True: refuse tdlite's extensions to Teradata SQL, docs/queues.md).
 /// teradatasql's logon parameters (`host`, `user`, `password`, `logmech`, ...) are accepted
 /// and ignored. `tdlite.Database(path).connect(...)` shares one database, in memory too.
 #[pyfunction]
@@ -268,6 +270,19 @@ fn open(
         Some(t) => Some(seconds(t)?),
     };
     session.set_consume_timeout(consume_timeout.map(std::time::Duration::from_secs_f64));
+    match settings
+        .get("strict")
+        .map(|s| s.to_ascii_lowercase())
+        .as_deref()
+    {
+        None | Some("false" | "0") => {}
+        Some("true" | "1") => session.set_strict(true),
+        Some(other) => {
+            return Err(errors::interface(format!(
+                "strict is True or False, not {other}"
+            )))
+        }
+    }
     if let Some(db) = settings.get("database").filter(|d| !d.is_empty()) {
         let id = session.id();
         session
@@ -397,6 +412,27 @@ impl Connection {
             .session()?
             .set_consume_timeout(seconds.map(std::time::Duration::from_secs_f64));
         state.consume_timeout = seconds;
+        Ok(())
+    }
+
+    /// Strict mode: SQL that Teradata lacks (tdlite's extensions) is refused with
+    /// Teradata's error (docs/queues.md). False by default.
+    #[getter]
+    fn get_strict(&self, py: Python<'_>) -> PyResult<bool> {
+        let mut state = lock(py, &self.state);
+        Ok(state.session()?.is_strict())
+    }
+
+    #[setter]
+    fn set_strict(&self, py: Python<'_>, on: &Bound<'_, PyAny>) -> PyResult<()> {
+        if !on.is_instance_of::<pyo3::types::PyBool>() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "strict is True or False",
+            ));
+        }
+        let on: bool = on.extract()?;
+        let mut state = lock(py, &self.state);
+        state.session()?.set_strict(on);
         Ok(())
     }
 

@@ -130,6 +130,10 @@ impl std::fmt::Debug for Outcome {
     }
 }
 
+/// Rows [`Transaction::take_many`] took, in consume order, and the columns asked for as
+/// arrays of that many rows.
+pub type Taken = (Vec<RowId>, Vec<ArrayRef>);
+
 /// A transaction: open until [`Transaction::commit`] or [`Transaction::rollback`] (or their
 /// `_in_place` forms, which leave it ended, to be started again with
 /// [`Transaction::restart`]). Dropping an open one rolls it back.
@@ -617,6 +621,66 @@ impl Transaction {
         wait_for_lock: bool,
         read: impl FnOnce(&TableData, RowId) -> R,
     ) -> Result<Option<(RowId, R)>, StorageError> {
+        let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
+            return Ok(None);
+        };
+        let taken = self.pop_with(table, read);
+        if taken.is_none() && newly {
+            self.release(table, LockMode::RowWrite);
+        }
+        Ok(taken)
+    }
+
+    /// Takes up to `n` of the oldest consumable rows (see [`Transaction::consume`]) under one
+    /// hold of the table's mutex, so no other transaction takes a row between two of them, and
+    /// returns them in consume order with columns `cols` as arrays of that many rows. `None`
+    /// if there is nothing to take (as [`Transaction::consume`]: no lock is left behind).
+    ///
+    /// # Errors
+    /// As [`Transaction::consume`].
+    pub fn take_many(
+        &mut self,
+        table: &Arc<Table>,
+        wait_for_lock: bool,
+        n: usize,
+        cols: &[usize],
+    ) -> Result<Option<Taken>, StorageError> {
+        let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
+            return Ok(None);
+        };
+        let mut rows = Vec::new();
+        if self.check_creator(table).is_ok() {
+            let mut d = table.lock();
+            while rows.len() < n {
+                match self.pop_locked(table, &mut d) {
+                    Some(row) => rows.push(row),
+                    None => break,
+                }
+            }
+        }
+        if rows.is_empty() {
+            if newly {
+                self.release(table, LockMode::RowWrite);
+            }
+            return Ok(None);
+        }
+        // the rows are this transaction's now (claimed under the mutex): read them after it
+        let keep: Vec<bool> = (0..table.schema.columns.len())
+            .map(|c| cols.contains(&c))
+            .collect();
+        let batch = table.fetch_columns(&rows, Some(&keep));
+        let arrays = cols.iter().map(|&c| batch.column(c).clone()).collect();
+        Ok(Some((rows, arrays)))
+    }
+
+    /// Takes `table`'s ROW WRITE lock for a consume unless this transaction holds it:
+    /// `Some(true)` if taken now, `Some(false)` if held already, `None` if there is nothing to
+    /// take and the lock was not taken (a consumer waiting for a row holds no lock).
+    fn lock_for_take(
+        &mut self,
+        table: &Arc<Table>,
+        wait_for_lock: bool,
+    ) -> Result<Option<bool>, StorageError> {
         let have = self.held.get(table.id);
         let newly = !held_covers(have, LockMode::RowWrite);
         // on the fast path the lock costs nothing to take and give back: no look at the
@@ -635,11 +699,7 @@ impl Transaction {
                 self.lock(table, LockMode::RowWrite, !wait_for_lock)?;
             }
         }
-        let taken = self.pop_with(table, read);
-        if taken.is_none() && newly {
-            self.release(table, LockMode::RowWrite);
-        }
-        Ok(taken)
+        Ok(Some(newly))
     }
 
     /// True if neither the committed queue index nor this transaction's own pending rows have
@@ -698,6 +758,14 @@ impl Transaction {
     ) -> Option<(RowId, R)> {
         self.check_creator(table).ok()?;
         let mut d = table.lock();
+        let row = self.pop_locked(table, &mut d)?;
+        let r = read(&d, row);
+        Some((row, r))
+    }
+
+    /// Pops the oldest row of the committed queue index and this transaction's own pending
+    /// rows (`d` is `table`'s data, locked) and claims it for this transaction.
+    fn pop_locked(&mut self, table: &Arc<Table>, d: &mut TableData) -> Option<RowId> {
         let (key, row, from_index) = loop {
             let global = d.queue.first();
             let own = self.own_queue.get(&table.id).and_then(|(_, m)| m.first());
@@ -729,8 +797,7 @@ impl Transaction {
                 Requeue::Own(key)
             }),
         });
-        let r = read(&d, row);
-        Some((row, r))
+        Some(row)
     }
 
     /// Creates a table (undone on rollback); until commit only this transaction may write it.

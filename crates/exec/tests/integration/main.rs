@@ -29,6 +29,7 @@ mod queue_model;
 mod robustness;
 mod snapshots;
 mod streaming;
+mod stress_batch;
 mod stress_locks;
 mod stress_queue;
 mod stress_scan;

@@ -4,6 +4,11 @@
 //! only` skips the second run). Errors are matched by their Teradata code: a failing
 //! statement's message reads `[3807] Object 'x' does not exist.`, so `statement error (3807)` matches it.
 //!
+//! Strict mode (docs/queues.md): every file under `queue/` runs again with strict sessions
+//! (`strict/queue/…`), so the queue suite holds in both modes, unless it has the line `#
+//! tdlite: extensions` (it uses tdlite's extensions: normal sessions only); a file with the
+//! line `# tdlite: strict` runs with strict sessions only (it pins what strict mode refuses).
+//!
 //! Each `connection NAME` is a separate session of the same database. Sessions here have a
 //! consume timeout of zero, so a `SELECT AND CONSUME` on an empty queue fails at once with 9904
 //! instead of blocking the single-threaded runner; real waits are tested in
@@ -58,14 +63,15 @@ impl DB for Conn {
     }
 }
 
-/// Runs the file against `db`.
-fn run_on(db: &Database, path: &Path) -> Result<(), Failed> {
+/// Runs the file against `db`, its sessions strict or not.
+fn run_on(db: &Database, path: &Path, strict: bool) -> Result<(), Failed> {
     let db = db.clone();
     let mut runner = Runner::new(move || {
         let db = db.clone();
         async move {
             let mut session = db.session();
             session.set_consume_timeout(Some(Duration::ZERO));
+            session.set_strict(strict);
             Ok::<_, SqlError>(Conn { session })
         }
     });
@@ -76,8 +82,8 @@ fn run_on(db: &Database, path: &Path) -> Result<(), Failed> {
     // (the runner's sessions end here: open transactions roll back)
 }
 
-fn run_file(path: &Path) -> Result<(), Failed> {
-    run_on(&Database::new(), path)
+fn run_file(path: &Path, strict: bool) -> Result<(), Failed> {
+    run_on(&Database::new(), path, strict)
 }
 
 /// Each table's name and its rows.
@@ -115,7 +121,7 @@ fn contents(db: &Database) -> Result<Contents, Failed> {
 
 /// Runs the file against a database in a folder, then checks that a reopen of the folder
 /// finds every committed table with the same rows.
-fn run_file_on_disk(path: &Path) -> Result<(), Failed> {
+fn run_file_on_disk(path: &Path, strict: bool) -> Result<(), Failed> {
     let dir = tempfile::tempdir().map_err(|e| Failed::from(e.to_string()))?;
     let options = || tdlite::Options {
         sync: tdlite::SyncMode::Normal,
@@ -124,7 +130,7 @@ fn run_file_on_disk(path: &Path) -> Result<(), Failed> {
     let open =
         || Database::open_with(dir.path(), options()).map_err(|e| Failed::from(e.to_string()));
     let db = open()?;
-    run_on(&db, path)?;
+    run_on(&db, path, strict)?;
     let before = contents(&db)?;
     drop(db);
     let db = open()?;
@@ -147,6 +153,15 @@ fn run_file_on_disk(path: &Path) -> Result<(), Failed> {
 /// The comment that keeps a file from the on-disk run.
 const MEMORY_ONLY: &str = "# tdlite: memory only";
 
+/// The comment of a file that uses tdlite's extensions: no strict run.
+const EXTENSIONS: &str = "# tdlite: extensions";
+
+/// The comment of a file that runs with strict sessions only.
+const STRICT: &str = "# tdlite: strict\n";
+
+/// The folder whose files run in both modes.
+const BOTH_MODES: &str = "queue/";
+
 /// One test per `tests/slt/**/*.slt` file, named by its path under `tests/slt`.
 pub fn trials() -> Vec<Trial> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/slt");
@@ -162,13 +177,28 @@ pub fn trials() -> Vec<Trial> {
         // a file whose expected output names transaction numbers (HELP LOCKS) runs in memory
         // only: opening a folder takes numbers of its own
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        if !text.contains(MEMORY_ONLY) {
-            let on_disk = path.clone();
-            trials.push(Trial::test(format!("disk/{name}"), move || {
-                run_file_on_disk(&on_disk)
-            }));
+        let modes: &[bool] = if text.contains(STRICT) {
+            &[true]
+        } else if name.starts_with(BOTH_MODES) && !text.contains(EXTENSIONS) {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &strict in modes {
+            let name = if strict {
+                format!("strict/{name}")
+            } else {
+                name.clone()
+            };
+            if !text.contains(MEMORY_ONLY) {
+                let on_disk = path.clone();
+                trials.push(Trial::test(format!("disk/{name}"), move || {
+                    run_file_on_disk(&on_disk, strict)
+                }));
+            }
+            let path = path.clone();
+            trials.push(Trial::test(name, move || run_file(&path, strict)));
         }
-        trials.push(Trial::test(name, move || run_file(&path)));
     }
     assert!(!trials.is_empty(), "no .slt file under {}", root.display());
     trials

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | insert | dml | depth | priority | concurrent | wake | browse | scan | python | all
+//!   WORKLOAD: fifo | batch | insert | dml | depth | priority | concurrent | wake | browse | scan | python | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
 //!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
@@ -19,12 +19,14 @@
 //!   --insert-rows N rows inserted one by one and in batches (200,000)  --copy-rows N  INSERT … SELECT (1,000,000)
 //!   --browse-rows N queue rows under the browser (1,000,000)  --browse-pops P  consumes per phase (300,000)
 //!   --dml-rows N    rows of the table UPDATE and DELETE change (100,000)
+//!   --batch-rows N  rows drained 100 at a time and one at a time (200,000)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
 //! build of it (`.ci/python-bench` makes one and runs this workload); Python's own figures and
 //! sqlite3's are in the same run.
 
+mod batch;
 mod browse;
 mod common;
 mod concurrent;
@@ -38,8 +40,9 @@ mod scan;
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 10] = [
+const WORKLOADS: [&str; 11] = [
     "fifo",
+    "batch",
     "insert",
     "dml",
     "depth",
@@ -84,6 +87,9 @@ fn main() {
             arg("--disk-rows", 5_000) as i64,
             rounds,
         );
+    }
+    if wants("batch") {
+        batch::run(arg("--batch-rows", 200_000) as i64, rounds);
     }
     if wants("insert") {
         insert::run(

@@ -1,0 +1,298 @@
+//! Strict mode's refusals (docs/queues.md, Strict mode): the text tdlite accepts and Teradata
+//! does not, found in a parsed request and refused with 3706 at the first word that is not
+//! Teradata's, so a request that passes on tdlite in strict mode parses on Teradata.
+//!
+//! Two kinds of look: the parsed statements (a consume's `TOP n` and wait clause, tdlite's own
+//! statements, `IF EXISTS`, multi-row VALUES), and the request's tokens as written, before the
+//! parser's rewrites (`^`, `%`, `!=`, `::`, `TRY_CAST`, the `TEXT` type, SQLite's CREATE INDEX).
+//!
+//! Invariant: [`check`] refuses only text that the rest of the parser accepts (it runs on a
+//! parsed request) and refuses nothing Teradata's manuals document; each refusal is listed in
+//! docs/queues.md with its error.
+
+use crate::error::{Location, ParseError};
+use crate::statement::{Spanned, Statement};
+use sqlparser::ast;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+/// Refuses the first tdlite extension in `stmts`, the parsed statements of request `sql`.
+///
+/// # Errors
+/// 3706 naming the extension, at its line and column, in its statement.
+pub fn check(sql: &str, stmts: &[Spanned]) -> Result<(), ParseError> {
+    let tokens = crate::parser::significant_tokens(sql)?;
+    for (n, (st, toks)) in stmts.iter().zip(statements(&tokens)).enumerate() {
+        let refusal = parsed(st, toks).or_else(|| written(sql, toks));
+        if let Some(e) = refusal {
+            return Err(e.in_statement(n + 1));
+        }
+    }
+    Ok(())
+}
+
+/// The tokens of each statement: split at `;` outside parentheses, as the parser splits them.
+fn statements(tokens: &[TokenWithSpan]) -> Vec<&[TokenWithSpan]> {
+    let mut out = Vec::new();
+    let (mut start, mut depth) = (0, 0usize);
+    for (i, t) in tokens.iter().enumerate() {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            Token::SemiColon if depth == 0 => {
+                if i > start {
+                    out.push(&tokens[start..i]);
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < tokens.len() {
+        out.push(&tokens[start..]);
+    }
+    out
+}
+
+fn at(t: &TokenWithSpan) -> Location {
+    Location::from_sql(t.span.start)
+}
+
+/// 3706 for extension `what`, written at `location`.
+fn refuse(what: &str, location: Location) -> ParseError {
+    ParseError::syntax(
+        format!(
+            "{what} is a tdlite extension, refused in strict mode (Teradata does not have it)."
+        ),
+        location,
+    )
+}
+
+/// The upper-cased text of an unquoted word.
+fn word(t: &TokenWithSpan) -> Option<String> {
+    match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    }
+}
+
+/// The first token of `toks` that is the unquoted word `w`.
+fn find_word<'a>(toks: &'a [TokenWithSpan], w: &str) -> Option<&'a TokenWithSpan> {
+    toks.iter().find(|t| word(t).as_deref() == Some(w))
+}
+
+/// Extensions found in the parsed statement `st` (its tokens `toks`).
+fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
+    let first = toks.first().map(at).unwrap_or(st.location);
+    let word_at = |w: &str| find_word(toks, w).map(at).unwrap_or(first);
+    match &st.statement {
+        Statement::Consume(c) => consume(c),
+        Statement::InsertConsume { consume: c, .. } => consume(c),
+        Statement::SetConsumeWait(_) => Some(refuse("SET SESSION CONSUME", word_at("CONSUME"))),
+        Statement::SetSessionMode { .. } => Some(refuse(
+            "SET SESSION TRANSACTION as SQL (BTEQ's .SET SESSION TRANSACTION is Teradata's)",
+            word_at("TRANSACTION"),
+        )),
+        Statement::HelpLocks => Some(refuse("HELP LOCKS", word_at("LOCKS"))),
+        Statement::Sql(s) => match s.as_ref() {
+            ast::Statement::Drop {
+                if_exists: true, ..
+            } => Some(refuse("IF EXISTS", word_at("IF"))),
+            ast::Statement::Insert(insert) => match insert.source.as_deref().map(|q| &*q.body) {
+                Some(ast::SetExpr::Values(v)) if v.rows.len() > 1 => Some(refuse(
+                    "INSERT of several rows in one VALUES clause",
+                    word_at("VALUES"),
+                )),
+                _ => None,
+            },
+            _ => None,
+        },
+        Statement::DropIndex {
+            if_exists: true, ..
+        } => Some(refuse("IF EXISTS", word_at("IF"))),
+        _ => None,
+    }
+}
+
+fn consume(c: &crate::statement::Consume) -> Option<ParseError> {
+    if c.top != 1 {
+        return Some(ParseError::consume(
+            format!("SELECT AND CONSUME allows only TOP 1, not TOP {}.", c.top),
+            c.top_location,
+        ));
+    }
+    let (_, location) = c.wait?;
+    Some(refuse(
+        "A wait clause (WAIT n SECONDS, WAIT FOREVER, NOWAIT) after the queue table",
+        location,
+    ))
+}
+
+/// Extensions found in the statement's tokens as written (`sql` is the request's text).
+fn written(sql: &str, toks: &[TokenWithSpan]) -> Option<ParseError> {
+    // which construct each open parenthesis belongs to: a CAST's, or another
+    let mut parens: Vec<bool> = Vec::new();
+    let is_create_table = {
+        let words: Vec<String> = toks.iter().take(4).filter_map(word).collect();
+        matches!(words.first().map(String::as_str), Some("CREATE" | "CT"))
+            && (words.first().map(String::as_str) == Some("CT")
+                || words.iter().any(|w| w == "TABLE"))
+    };
+    for (i, t) in toks.iter().enumerate() {
+        let next = toks.get(i + 1).map(|t| &t.token);
+        let prev = |k: usize| i.checked_sub(k).map(|j| &toks[j]);
+        match &t.token {
+            Token::LParen => {
+                let cast = prev(1)
+                    .and_then(word)
+                    .is_some_and(|w| matches!(w.as_str(), "CAST" | "TRYCAST" | "TRY_CAST"));
+                parens.push(cast);
+            }
+            Token::RParen => {
+                parens.pop();
+            }
+            // `^=` is Teradata's not-equal; `^` alone is not its exponent (`**` is)
+            Token::Caret if next != Some(&Token::Eq) => {
+                return Some(refuse("The operator ^ (Teradata's exponent is **)", at(t)))
+            }
+            Token::Mod => return Some(refuse("The operator % (Teradata's is MOD)", at(t))),
+            Token::Neq if char_at(sql, at(t)) == Some('!') => {
+                return Some(refuse(
+                    "The operator != (Teradata's are <>, ^= and NE)",
+                    at(t),
+                ))
+            }
+            Token::DoubleColon => {
+                return Some(refuse("The cast x::type (Teradata's is CAST)", at(t)))
+            }
+            Token::Word(_) => {
+                let w = word(t)?;
+                match w.as_str() {
+                    "TRY_CAST" | "SAFE_CAST" if next == Some(&Token::LParen) => {
+                        return Some(refuse(&format!("{w} (Teradata's is TRYCAST)"), at(t)));
+                    }
+                    "TEXT" => {
+                        let after_as = prev(1).and_then(word).as_deref() == Some("AS");
+                        let in_cast = parens.last() == Some(&true) && after_as;
+                        // a column definition: `(name TEXT` or `, name TEXT`
+                        let column_type = is_create_table
+                            && prev(1).is_some_and(|p| matches!(p.token, Token::Word(_)))
+                            && prev(2)
+                                .is_some_and(|p| matches!(p.token, Token::LParen | Token::Comma));
+                        if in_cast || column_type {
+                            return Some(refuse("The type TEXT", at(t)));
+                        }
+                    }
+                    // SQLite's `CREATE [UNIQUE] INDEX name ON t (cols)`; Teradata's is
+                    // `CREATE INDEX [name] (cols) ON t`
+                    "INDEX"
+                        if i <= 2
+                            && prev(i).and_then(word).as_deref() == Some("CREATE")
+                            && matches!(next, Some(Token::Word(_)))
+                            && toks.get(i + 2).and_then(word).as_deref() == Some("ON") =>
+                    {
+                        return Some(refuse(
+                            "CREATE INDEX name ON table (columns)",
+                            at(&toks[i + 2]),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The character of `sql` at `at` (1-based line and column, in characters).
+fn char_at(sql: &str, at: Location) -> Option<char> {
+    let line = sql
+        .split('\n')
+        .nth(usize::try_from(at.line).ok()?.checked_sub(1)?)?;
+    line.chars()
+        .nth(usize::try_from(at.column).ok()?.checked_sub(1)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(sql: &str) -> Option<(String, u64, u64)> {
+        let stmts = crate::parse_request(sql).expect("parses");
+        check(sql, &stmts)
+            .err()
+            .map(|e| (e.to_string(), e.location.line, e.location.column))
+    }
+
+    #[test]
+    fn teradata_text_passes() {
+        for sql in [
+            "SELECT AND CONSUME TOP 1 * FROM q",
+            "INSERT INTO t SELECT AND CONSUME TOP 1 * FROM q",
+            "LOCKING TABLE q FOR WRITE NOWAIT SELECT * FROM q",
+            "SELECT 2 ** 3, 7 MOD 2, a ^= b, a NE b, a <> b FROM t",
+            "SELECT CAST(x AS VARCHAR(10)), TRYCAST('1' AS INTEGER) FROM t",
+            "SELECT a AS text FROM t",
+            "SELECT text FROM t WHERE text LIKE '%a%'",
+            "CREATE TABLE t (text VARCHAR(10), b INTEGER)",
+            "CREATE INDEX ix (a) ON t",
+            "CREATE UNIQUE INDEX (a) ON t",
+            "DROP TABLE t",
+            "INSERT INTO t VALUES (1, 2)",
+            "SET SESSION DATEFORM = ANSIDATE",
+        ] {
+            assert_eq!(refused(sql), None, "{sql}");
+        }
+    }
+
+    #[test]
+    fn each_extension_is_refused_where_it_is_written() {
+        for (sql, line, column, says) in [
+            ("SELECT AND CONSUME TOP 5 * FROM q", 1, 24, "not TOP 5"),
+            (
+                "SEL AND CONSUME TOP 1 * FROM q NOWAIT",
+                1,
+                32,
+                "wait clause",
+            ),
+            (
+                "SEL AND CONSUME TOP 1 * FROM q\n  WAIT 5 SECONDS",
+                2,
+                3,
+                "wait clause",
+            ),
+            (
+                "INS t SEL AND CONSUME TOP 1 * FROM q WAIT FOREVER",
+                1,
+                38,
+                "wait clause",
+            ),
+            ("SET SESSION CONSUME NOWAIT", 1, 13, "SET SESSION CONSUME"),
+            (
+                "SET SESSION TRANSACTION ANSI",
+                1,
+                13,
+                "SET SESSION TRANSACTION",
+            ),
+            ("HELP LOCKS", 1, 6, "HELP LOCKS"),
+            ("DROP TABLE IF EXISTS t", 1, 12, "IF EXISTS"),
+            ("INSERT INTO t VALUES (1), (2)", 1, 15, "several rows"),
+            ("SELECT 2 ^ 3", 1, 10, "^"),
+            ("SELECT 7 % 2", 1, 10, "%"),
+            ("SELECT 1 FROM t WHERE a != b", 1, 25, "!="),
+            ("SELECT a::INTEGER FROM t", 1, 9, "::"),
+            ("SELECT TRY_CAST('1' AS INTEGER)", 1, 8, "TRY_CAST"),
+            ("SELECT CAST(a AS TEXT) FROM t", 1, 18, "TEXT"),
+            ("CREATE TABLE t (a INTEGER,\n b TEXT)", 2, 4, "TEXT"),
+            ("CREATE INDEX ix ON t (a)", 1, 17, "CREATE INDEX name ON"),
+            ("SELECT 1; SELECT 2 ^ 3", 1, 20, "^"),
+        ] {
+            let got = refused(sql);
+            let Some((message, l, c)) = got else {
+                panic!("{sql}: not refused");
+            };
+            assert_eq!((l, c), (line, column), "{sql}: {message}");
+            assert!(message.contains(says), "{sql}: {message}");
+        }
+    }
+}
