@@ -26,6 +26,53 @@ pub(crate) fn queue_rule(rule: &str) -> Error {
     Error::InvalidQueueTable(rule.to_string())
 }
 
+/// A queue's `CONSUME ORDER (c [DESC])` (docs/queues.md, Priority): `c` must be an integer
+/// column other than the QITS, NOT NULL, of a queue table.
+///
+/// # Errors
+/// 9903 naming the rule broken; 3810 for a column the table does not have.
+fn consume_order(
+    queue: bool,
+    columns: &[Column],
+    o: &tdlite_parser::ConsumeOrder,
+) -> Result<tdlite_storage::catalog::QueueOrder> {
+    use tdlite_storage::types::SqlType;
+    if !queue {
+        return Err(queue_rule(
+            "CONSUME ORDER is for queue tables (CREATE TABLE name, QUEUE, CONSUME ORDER (c)).",
+        ));
+    }
+    let column = columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(&o.column))
+        .ok_or_else(|| Error::ColumnNotFound(o.column.clone()))?;
+    let c = &columns[column];
+    if column == 0 {
+        return Err(queue_rule(
+            "CONSUME ORDER names a column other than the QITS (QITS orders rows within it).",
+        ));
+    }
+    if !matches!(
+        c.ty,
+        SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt
+    ) {
+        return Err(queue_rule(&format!(
+            "the CONSUME ORDER column {} must be BYTEINT, SMALLINT, INTEGER or BIGINT.",
+            c.name
+        )));
+    }
+    if c.nullable {
+        return Err(queue_rule(&format!(
+            "the CONSUME ORDER column {} must be NOT NULL.",
+            c.name
+        )));
+    }
+    Ok(tdlite_storage::catalog::QueueOrder {
+        column,
+        descending: o.descending,
+    })
+}
+
 fn is_current_timestamp(e: &ast::Expr) -> Option<Option<String>> {
     match e {
         ast::Expr::Function(f)
@@ -240,6 +287,11 @@ impl Exec<'_> {
     /// column definitions, 9910 for unsupported types.
     pub fn create_table(&mut self, ct: &CreateTable, text: &str, ansi: bool) -> Result<()> {
         if let Some(src) = &ct.as_source {
+            if ct.consume_order.is_some() {
+                return Err(queue_rule(
+                    "CONSUME ORDER needs the queue's column definitions, not CREATE TABLE … AS.",
+                ));
+            }
             return self.create_table_as(ct, src, text, ansi).map(|_| ());
         }
         let default_set = !ansi;
@@ -330,6 +382,10 @@ impl Exec<'_> {
             text.to_string(),
         );
         schema.primary_key = primary_key;
+        schema.queue_order = match &ct.consume_order {
+            Some(o) => Some(consume_order(ct.queue, &schema.columns, o)?),
+            None => None,
+        };
         schema.volatile = self.volatile_of(ct);
         schema.checks = ct
             .columns

@@ -8,8 +8,8 @@
 use crate::cursor::Cursor;
 use crate::error::{Location, ParseError};
 use crate::statement::{
-    AsFrom, AsSource, ColumnDef, ColumnDefault, CreateTable, DataType, IndexDef, LargeType,
-    TableKind,
+    AsFrom, AsSource, ColumnDef, ColumnDefault, ConsumeOrder, CreateTable, DataType, IndexDef,
+    LargeType, TableKind,
 };
 use sqlparser::tokenizer::Token;
 
@@ -69,6 +69,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         queue_location: None,
         checks: Vec::new(),
         as_source: None,
+        consume_order: None,
     };
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
@@ -122,6 +123,29 @@ fn parse_as(cur: &mut Cursor) -> Result<AsSource, ParseError> {
 }
 
 fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseError> {
+    if cur.is_word("CONSUME") && cur.word_at(1).as_deref() == Some("ORDER") {
+        let location = cur.loc();
+        cur.pos += 2;
+        cur.expect_token(&Token::LParen, "'(' and a column name after CONSUME ORDER")?;
+        let column = cur.ident("a column name")?;
+        let descending = cur.eat_word("DESC");
+        if !descending {
+            cur.eat_word("ASC");
+        }
+        cur.expect_token(&Token::RParen, "')' after the column of CONSUME ORDER")?;
+        if table.consume_order.is_some() {
+            return Err(ParseError::syntax(
+                "CONSUME ORDER is given twice.",
+                location,
+            ));
+        }
+        table.consume_order = Some(ConsumeOrder {
+            column,
+            descending,
+            location,
+        });
+        return Ok(());
+    }
     if cur.is_word("QUEUE") {
         table.queue_location = Some(cur.loc());
         cur.pos += 1;

@@ -43,8 +43,8 @@ pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
 pub use sqlparser::ast;
 pub use statement::{
-    AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeWait,
-    CreateTable, DataType, IndexDef, LargeType, LockMode, LockObject, Locking, Spanned, Statement,
-    StatsGroup, TableKind,
+    AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeOrder,
+    ConsumeWait, CreateTable, DataType, IndexDef, LargeType, LockMode, LockObject, Locking,
+    Spanned, Statement, StatsGroup, TableKind,
 };
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

@@ -371,6 +371,21 @@ pub struct CreateTable {
     pub checks: Vec<ast::Expr>,
     /// `AS (query) | AS table WITH [NO] DATA`: where the columns (and rows) come from.
     pub as_source: Option<AsSource>,
+    /// `CONSUME ORDER (column [ASC|DESC])` (a tdlite extension, docs/queues.md): a queue's
+    /// consume order before QITS.
+    pub consume_order: Option<ConsumeOrder>,
+}
+
+/// A queue table's declared consume order: rows leave by this column first (largest first
+/// when `descending`), then by QITS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumeOrder {
+    /// The column's name, as written.
+    pub column: String,
+    /// `DESC`: the largest value leaves first.
+    pub descending: bool,
+    /// Where `CONSUME` is written.
+    pub location: Location,
 }
 
 /// A column set of `COLLECT|DROP STATISTICS`.

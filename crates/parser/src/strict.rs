@@ -93,6 +93,10 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
             word_at("TRANSACTION"),
         )),
         Statement::HelpLocks => Some(refuse("HELP LOCKS", word_at("LOCKS"))),
+        Statement::CreateTable(ct) => ct
+            .consume_order
+            .as_ref()
+            .map(|o| refuse("CONSUME ORDER", o.location)),
         Statement::Sql(s) => match s.as_ref() {
             ast::Statement::Drop {
                 if_exists: true, ..
@@ -285,6 +289,12 @@ mod tests {
             ("SELECT CAST(a AS TEXT) FROM t", 1, 18, "TEXT"),
             ("CREATE TABLE t (a INTEGER,\n b TEXT)", 2, 4, "TEXT"),
             ("CREATE INDEX ix ON t (a)", 1, 17, "CREATE INDEX name ON"),
+            (
+                "CREATE TABLE q, QUEUE, CONSUME ORDER (p DESC) (qits TIMESTAMP(6), p INTEGER)",
+                1,
+                24,
+                "CONSUME ORDER",
+            ),
             ("SELECT 1; SELECT 2 ^ 3", 1, 20, "^"),
         ] {
             let got = refused(sql);

@@ -262,6 +262,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         queue_location: _,
         checks,
         as_source,
+        consume_order,
     } = c;
     writeln!(out, "CreateTable").unwrap();
     writeln!(out, "  name: {name}").unwrap();
@@ -270,6 +271,10 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     writeln!(out, "  queue: {queue}").unwrap();
     if !options.is_empty() {
         writeln!(out, "  options: [{}]", options.join(", ")).unwrap();
+    }
+    if let Some(o) = consume_order {
+        let dir = if o.descending { "DESC" } else { "ASC" };
+        writeln!(out, "  consume order: {} {dir} at {}", o.column, o.location).unwrap();
     }
     writeln!(out, "  columns:").unwrap();
     for col in columns {

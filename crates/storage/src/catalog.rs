@@ -128,6 +128,19 @@ pub struct TableSchema {
     /// checkpointed, and goes when its session ends.
     #[serde(default, skip_serializing, deserialize_with = "never_volatile")]
     pub volatile: Option<Volatile>,
+    /// A queue's declared consume order (`CONSUME ORDER (c [DESC])`, a tdlite extension): rows
+    /// leave by this column first, then by QITS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_order: Option<QueueOrder>,
+}
+
+/// A queue table's consume order before QITS: an integer column, NOT NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueOrder {
+    /// The column's position.
+    pub column: usize,
+    /// Largest value first.
+    pub descending: bool,
 }
 
 /// A stored definition is never volatile: volatile tables are never logged nor checkpointed
@@ -193,6 +206,7 @@ impl TableSchema {
             macro_def: None,
             primary_key: None,
             volatile: None,
+            queue_order: None,
         }
         .with_arrow()
     }

@@ -21,8 +21,21 @@
 use crate::table::RowId;
 use std::collections::{BTreeMap, VecDeque};
 
-/// Order of consumption: QITS (µs), then insertion sequence (tdlite's documented tie-break).
-pub type QueueKey = (i64, u64);
+/// Order of consumption: the declared consume order's value (0 for a queue without one; see
+/// [`order_key`]), then QITS (µs), then insertion sequence (tdlite's documented tie-break).
+pub type QueueKey = (i64, i64, u64);
+
+/// The first part of a row's [`QueueKey`] from the value of its queue's consume-order column
+/// (`CONSUME ORDER (c [DESC])`): smaller leaves first, so a descending order keys by the
+/// bitwise complement (`!v` orders every `i64` in reverse, with no overflow); a NULL (which the
+/// column's NOT NULL keeps out) would leave last.
+pub fn order_key(value: Option<i64>, descending: bool) -> i64 {
+    match value {
+        Some(v) if descending => !v,
+        Some(v) => v,
+        None => i64::MAX,
+    }
+}
 
 /// The ordered index of consumable rows.
 ///
@@ -180,15 +193,15 @@ mod tests {
                     } else {
                         1_000 + seq as i64
                     };
-                    q.insert((qits, seq), seq);
-                    model.insert((qits, seq), seq);
+                    q.insert((0, qits, seq), seq);
+                    model.insert((0, qits, seq), seq);
                 } else if op < 75 {
                     assert_eq!(q.pop_first(), model.pop_first(), "seed {seed} step {step}");
                 } else if op < 90 {
                     // remove a key that may or may not be there, then maybe put it back
                     let keys: Vec<QueueKey> = model.keys().copied().collect();
                     let key = if keys.is_empty() || next(&mut rng).is_multiple_of(4) {
-                        (1_000 + (next(&mut rng) % (seq + 1)) as i64, seq / 2)
+                        (0, 1_000 + (next(&mut rng) % (seq + 1)) as i64, seq / 2)
                     } else {
                         keys[(next(&mut rng) % keys.len() as u64) as usize]
                     };
@@ -214,9 +227,9 @@ mod tests {
     fn in_order_traffic_stays_in_the_run() {
         let mut q = QueueIndex::default();
         for s in 1..=10_000u64 {
-            q.insert((s as i64, s), s);
+            q.insert((0, s as i64, s), s);
             if s.is_multiple_of(3) {
-                assert_eq!(q.pop_first().map(|(k, _)| k.1), Some(s / 3));
+                assert_eq!(q.pop_first().map(|(k, _)| k.2), Some(s / 3));
             }
         }
         assert!(q.scattered.is_empty(), "nothing arrived out of order");
@@ -226,5 +239,14 @@ mod tests {
         q.insert(k, r);
         assert_eq!(q.scattered.len(), 1);
         assert_eq!(q.pop_first(), Some((k, r)));
+    }
+
+    #[test]
+    fn a_descending_order_key_reverses_every_value() {
+        let values = [i64::MIN, -5, -1, 0, 1, 7, i64::MAX];
+        for pair in values.windows(2) {
+            assert!(order_key(Some(pair[0]), false) < order_key(Some(pair[1]), false));
+            assert!(order_key(Some(pair[0]), true) > order_key(Some(pair[1]), true));
+        }
     }
 }

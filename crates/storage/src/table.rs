@@ -99,6 +99,8 @@ pub struct TableData {
     /// One per index of [`TableSchema::indexes`], `None` where [`indexable`] says no.
     ordered: Vec<Option<OrderedIndex>>,
     next_seq: u64,
+    /// The queue's consume order ([`TableSchema::queue_order`]), read into each queue key.
+    queue_order: Option<crate::catalog::QueueOrder>,
 }
 
 impl TableData {
@@ -117,6 +119,7 @@ impl TableData {
                 .map(|spec| indexable(schema, spec).then(|| OrderedIndex::new(schema, spec)))
                 .collect(),
             next_seq: 0,
+            queue_order: schema.queue_order,
         }
     }
 }
@@ -766,7 +769,8 @@ impl TableData {
         }
         if schema.queue {
             if let Value::Timestamp(q) = values[0] {
-                self.queue.insert((q, seq), rid);
+                let order = self.order_of(|c| values.get(c).cloned().unwrap_or(Value::Null));
+                self.queue.insert((order, q, seq), rid);
             }
         }
         self.next_seq = self.next_seq.max(seq);
@@ -806,7 +810,9 @@ impl TableData {
                 .downcast_ref::<arrow::array::TimestampMicrosecondArray>()
             {
                 for (i, &seq) in seqs.iter().enumerate() {
-                    self.queue.insert((q.value(i), seq), base + i as RowId);
+                    let order = self.order_of(|c| value_at(batch.column(c).as_ref(), i));
+                    self.queue
+                        .insert((order, q.value(i), seq), base + i as RowId);
                 }
             }
         }
@@ -1059,7 +1065,21 @@ impl TableData {
             Value::Timestamp(t) => t,
             _ => i64::MIN,
         };
-        (qits, self.seq[rid as usize])
+        let order = self.order_of(|c| self.row_value(rid, c));
+        (order, qits, self.seq[rid as usize])
+    }
+
+    /// The consume-order part of a queue key ([`crate::queue::order_key`]) of the row whose
+    /// column `c` is `value(c)`; 0 for a queue without a declared order.
+    fn order_of(&self, value: impl FnOnce(usize) -> Value) -> i64 {
+        let Some(o) = self.queue_order else {
+            return 0;
+        };
+        let v = match value(o.column) {
+            Value::Int(v) => Some(v),
+            _ => None,
+        };
+        crate::queue::order_key(v, o.descending)
     }
 
     /// One value of a row.

@@ -93,6 +93,54 @@ fn a_macro_survives_reopen() {
 }
 
 #[test]
+fn a_queues_consume_order_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let fill = |db: &Database, from: i64| {
+        let mut s = db.session();
+        for i in from..from + 3_000 {
+            // priorities 0..9, QITS counting down: order is by priority, then QITS
+            s.execute(&format!(
+                "INS jobs (TIMESTAMP '2024-01-01 00:00:00' - INTERVAL '{i}' SECOND(4), {}, {i})",
+                i % 10
+            ))
+            .unwrap();
+        }
+    };
+    let expected = |ids: &[i64]| {
+        let mut v = ids.to_vec();
+        v.sort_by_key(|&i| (-(i % 10), -i));
+        v
+    };
+    {
+        let db = Database::open(dir.path()).unwrap();
+        db.session()
+            .execute(
+                "CREATE TABLE jobs, QUEUE, CONSUME ORDER (prio DESC) (qits TIMESTAMP(6) NOT NULL \
+                 DEFAULT CURRENT_TIMESTAMP(6), prio INTEGER NOT NULL, id INTEGER NOT NULL)",
+            )
+            .unwrap();
+        fill(&db, 0);
+    }
+    // replayed from the log
+    let db = Database::open(dir.path()).unwrap();
+    let all: Vec<i64> = (0..3_000).collect();
+    assert_eq!(
+        ints(&db, "SELECT AND CONSUME TOP 100 id FROM jobs"),
+        expected(&all)[..100].to_vec()
+    );
+    // loaded from a checkpoint (with more rows than one segment)
+    fill(&db, 3_000);
+    db.checkpoint().unwrap();
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    let left: Vec<i64> = expected(&(0..6_000).collect::<Vec<_>>())
+        .into_iter()
+        .filter(|i| !expected(&all)[..100].contains(i))
+        .collect();
+    assert_eq!(ints(&db, "SELECT AND CONSUME TOP 6000 id FROM jobs"), left);
+}
+
+#[test]
 fn set_and_unique_checks_hold_after_reopen() {
     // the unique keys and the SET duplicate map are rebuilt from the rows on open (from the
     // log, then from a checkpoint); a row with a whole unique key is checked by that key

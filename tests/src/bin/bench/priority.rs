@@ -11,7 +11,9 @@
 //! (`Session::set_plan_cache(false)`: bound every time), and as text (parsed every time). Each engine's claimed rows are checked against the
 //! rows the definition says it must claim, in order. SQLite (rusqlite, bundled, in memory,
 //! one prepared statement) runs once with the same index and once with the partial index
-//! `… WHERE id IS NULL` as well.
+//! `… WHERE id IS NULL` as well. The last column is the same job without a hand-made UPDATE:
+//! a tdlite queue table with `CONSUME ORDER (priority DESC)` holding the unclaimed rows, each
+//! claim a prepared `SELECT AND CONSUME TOP 1` (issue 17).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -37,6 +39,13 @@ const UPDATE: &str = "UPDATE t_myqueue SET id = 'x' WHERE order_of_arrival = \
     (SELECT MIN(order_of_arrival) FROM t_myqueue q2 WHERE q2.queue_tag = '*' AND q2.id IS NULL \
     AND q2.retrycount < 10 AND q2.priority = (SELECT MAX(priority) FROM t_myqueue q3 \
     WHERE q3.queue_tag = '*' AND q3.id IS NULL AND q3.retrycount < 10))";
+
+/// The same queue declared as a tdlite queue table with a consume order (docs/queues.md,
+/// Priority): the unclaimed rows are its rows, and a claim is a consume, no hand-made UPDATE.
+const QUEUE_TD: &str = "CREATE TABLE jobs, QUEUE, CONSUME ORDER (priority DESC) (qits \
+    TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), order_of_arrival INTEGER NOT NULL, \
+    priority INTEGER NOT NULL, retrycount INTEGER DEFAULT 0 NOT NULL, \
+    queue_tag VARCHAR(1000) DEFAULT '*' NOT NULL, filler1 VARCHAR(1000), filler2 VARCHAR(1000))";
 
 /// Runs per figure; the best is kept.
 const ROUNDS: usize = 3;
@@ -150,11 +159,60 @@ fn check(mut got: Vec<i64>, want: &[i64], who: &str) {
     assert!(got == want, "{who}: claimed the wrong rows");
 }
 
+/// tdlite's queue table with `CONSUME ORDER (priority DESC)` holding the rows that match
+/// (the unclaimed ones; QITS in order of arrival), then `updates` prepared `SELECT AND CONSUME
+/// TOP 1` in one transaction: the time of the consumes and the rows taken, in order.
+fn queue_run(rows: &[Row], updates: usize) -> (Duration, Vec<i64>) {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(QUEUE_TD).unwrap();
+    let ins = s
+        .prepare("INSERT INTO jobs VALUES (?, ?, ?, 0, '*', ?, ?)")
+        .unwrap();
+    // QITS: 2024-01-01 plus the order of arrival in microseconds
+    let qits = |k: i64| Value::Timestamp(1_704_067_200_000_000 + k);
+    let (f1, f2) = (Value::Str("a".repeat(1000)), Value::Str("b".repeat(1000)));
+    s.execute("BT").unwrap();
+    for &(k, p, null) in rows {
+        if null {
+            let params = [
+                qits(k),
+                Value::Int(k),
+                Value::Int(p),
+                f1.clone(),
+                f2.clone(),
+            ];
+            s.execute_prepared(&ins, &params).unwrap();
+        }
+    }
+    s.execute("ET").unwrap();
+    let consume = s
+        .prepare("SELECT AND CONSUME TOP 1 order_of_arrival FROM jobs")
+        .unwrap();
+    s.execute("BT").unwrap();
+    let mut got = Vec::with_capacity(updates);
+    let start = Instant::now();
+    for _ in 0..updates {
+        let r = s.execute_prepared(&consume, &[]).unwrap();
+        let b = &r[0].rows.as_ref().unwrap().batches[0];
+        got.push(
+            b.column(0)
+                .as_any()
+                .downcast_ref::<arrow::array::Int32Array>()
+                .expect("an INTEGER column")
+                .value(0) as i64,
+        );
+    }
+    let t = start.elapsed();
+    s.execute("ET").unwrap();
+    (t, got)
+}
+
 /// The `priority` workload.
 pub fn run(n: usize, updates: usize, with_sqlite: bool) {
     println!("\n## priority: t_myqueue, {n} rows, {updates} UPDATEs in one transaction (ms per {updates})");
-    println!("| match | tdlite prepared | tdlite prepared, no plan cache | tdlite text | SQLite | SQLite + partial index | tdlite prepared × SQLite speed |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| match | tdlite prepared | tdlite prepared, no plan cache | tdlite text | SQLite | SQLite + partial index | tdlite prepared × SQLite speed | tdlite queue, CONSUME ORDER |");
+    println!("|---|---|---|---|---|---|---|---|");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for pct in [10, 20, 100] {
         let rows = rows(n, pct, 42 + u64::from(pct));
@@ -187,25 +245,28 @@ pub fn run(n: usize, updates: usize, with_sqlite: bool) {
             "tdlite prepared, no cache",
         );
         let text = best(&|| tdlite_run(&rows, updates, false, true), "tdlite text");
+        let queue = best(&|| queue_run(&rows, updates), "tdlite queue");
         if !with_sqlite {
             println!(
-                "| {pct}% | {:.1} | {:.1} | {:.1} | | | |",
+                "| {pct}% | {:.1} | {:.1} | {:.1} | | | | {:.1} |",
                 ms(prep),
                 ms(fresh),
-                ms(text)
+                ms(text),
+                ms(queue)
             );
             continue;
         }
         let lite = best(&|| sqlite_run(&rows, updates, false), "sqlite");
         let part = best(&|| sqlite_run(&rows, updates, true), "sqlite partial");
         println!(
-            "| {pct}% | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} |",
+            "| {pct}% | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} |",
             ms(prep),
             ms(fresh),
             ms(text),
             ms(lite),
             ms(part),
-            ms(lite) / ms(prep)
+            ms(lite) / ms(prep),
+            ms(queue)
         );
     }
 }

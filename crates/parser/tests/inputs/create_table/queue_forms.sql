@@ -13,3 +13,7 @@ ct lower_q, queue (qits timestamp(6) not null default current_timestamp(6), n in
 
 -- QITS WITH TIME ZONE is allowed by the grammar.
 CREATE TABLE qz, QUEUE (qits TIMESTAMP(6) WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER);
+
+-- tdlite's CONSUME ORDER (docs/queues.md, Priority)
+CREATE TABLE jobs, QUEUE, CONSUME ORDER (prio DESC) (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), prio INTEGER NOT NULL, body VARCHAR(100));
+CREATE MULTISET TABLE jobs2, QUEUE, NO FALLBACK, CONSUME ORDER (level) (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), level SMALLINT NOT NULL);
