@@ -1,6 +1,7 @@
 //! The DBC dictionary views that scripts query (`DBC.TablesV`, `ColumnsV`, `DatabasesV`,
 //! `IndicesV`, `UsersV`, `AllRightsV`, `DBCInfoV`, the space views `TableSizeV`, `DiskSpaceV`
-//! and `AllSpaceV`, and their `…V`-less and `…X` names), filled from the
+//! and `AllSpaceV`, tdlite's own `QueueStatsV` (docs/queues.md, Metrics), and their `…V`-less
+//! and `…X` names), filled from the
 //! catalog when a query names one. They read like tables: `SEL TableName FROM DBC.TablesV
 //! WHERE DatabaseName = 'sales'` works as on Teradata, with Teradata's column names and codes
 //! (TableKind `T`/`V`/`Q`, ColumnType `I `/`CV`/`DA`/…).
@@ -15,17 +16,18 @@
 use crate::dictionary::Registry;
 use crate::error::Result;
 use crate::result::Rows;
-use arrow::array::{ArrayRef, Int32Array, StringArray};
+use arrow::array::{ArrayRef, Int32Array, Int64Array, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
 use tdlite_storage::catalog::{Catalog, Column, DefaultValue, IndexSpec, TableSchema};
 use tdlite_storage::types::{SqlType, Value};
 
-/// A column of a view being built: text or integer cells.
+/// A column of a view being built: text, INTEGER or BIGINT cells.
 enum Cells {
     Text(Vec<Option<String>>),
     Int(Vec<Option<i32>>),
+    Big(Vec<Option<i64>>),
 }
 
 /// Builds a view's rows column by column.
@@ -51,10 +53,23 @@ impl Builder {
         }
     }
 
+    /// Makes column `name` a BIGINT column.
+    fn big(mut self, name: &str) -> Self {
+        if let Some(i) = self.names.iter().position(|n| *n == name) {
+            self.cells[i] = Cells::Big(Vec::new());
+        }
+        self
+    }
+
     /// Adds a row: one `Cell` per column, in order.
     fn row(&mut self, values: Vec<Cell>) {
         for (col, v) in self.cells.iter_mut().zip(values) {
             match (col, v) {
+                (Cells::Big(c), Cell::Big(i)) => c.push(Some(i)),
+                (Cells::Big(c), Cell::Int(i)) => c.push(Some(i.into())),
+                (Cells::Big(c), _) => c.push(None),
+                (Cells::Int(c), Cell::Big(i)) => c.push(i32::try_from(i).ok()),
+                (Cells::Text(c), Cell::Big(i)) => c.push(Some(i.to_string())),
                 (Cells::Text(c), Cell::Text(t)) => c.push(Some(t)),
                 (Cells::Int(c), Cell::Int(i)) => c.push(Some(i)),
                 (Cells::Text(c), Cell::Null) => c.push(None),
@@ -73,6 +88,7 @@ impl Builder {
             .map(|(n, c)| match c {
                 Cells::Text(_) => Field::new(*n, DataType::Utf8, true),
                 Cells::Int(_) => Field::new(*n, DataType::Int32, true),
+                Cells::Big(_) => Field::new(*n, DataType::Int64, true),
             })
             .collect();
         let schema = Arc::new(Schema::new(fields));
@@ -82,6 +98,7 @@ impl Builder {
             .map(|c| match c {
                 Cells::Text(v) => Arc::new(StringArray::from(v)) as ArrayRef,
                 Cells::Int(v) => Arc::new(Int32Array::from(v)) as ArrayRef,
+                Cells::Big(v) => Arc::new(Int64Array::from(v)) as ArrayRef,
             })
             .collect();
         Ok(Rows {
@@ -95,7 +112,16 @@ impl Builder {
 enum Cell {
     Text(String),
     Int(i32),
+    Big(i64),
     Null,
+}
+
+/// What `DBC.QueueStatsV` reads beyond the catalog: the open transactions (for rows in
+/// flight), the consumers waiting on each queue (by table id), and the clock.
+pub(crate) struct QueueSource<'a> {
+    pub txns: &'a tdlite_storage::mvcc::TxnManager,
+    pub waiting: &'a dyn Fn(u64) -> usize,
+    pub now_us: i64,
 }
 
 /// `n` NULL cells.
@@ -132,6 +158,7 @@ fn which(parts: &[String], default_db: Option<&str>) -> Option<&'static str> {
         "TABLESIZE" => "TABLESIZE",
         "DISKSPACE" => "DISKSPACE",
         "ALLSPACE" => "ALLSPACE",
+        "QUEUESTATS" => "QUEUESTATS",
         _ => return None,
     })
 }
@@ -147,11 +174,17 @@ pub(crate) fn view_rows(
     user: &str,
     default_db: Option<&str>,
     parts: &[String],
+    queues: &QueueSource,
 ) -> Result<Option<Rows>> {
     let Some(view) = which(parts, default_db) else {
         return Ok(None);
     };
     let rows = match view {
+        "QUEUESTATS" => queue_stats(
+            catalog.tables().into_iter().filter(|t| t.schema.queue),
+            user,
+            queues,
+        ),
         "TABLES" => tables(catalog, registry, user),
         "COLUMNS" => columns(catalog, registry, user),
         "DATABASES" => databases(catalog, registry, user),
@@ -731,6 +764,71 @@ fn users(registry: &Registry, user: &str) -> Result<Rows> {
             note,
             Cell::Null,
         ]);
+    }
+    b.finish()
+}
+
+/// `DBC.QueueStatsV` (tdlite's own, docs/queues.md): a row per queue table of `queues`, with
+/// its figures now (`Table::queue_stats`), the consumers waiting on it, and the age of its
+/// oldest row. `HELP QUEUE q` gives the same row for one queue.
+///
+/// # Errors
+/// Only Arrow errors building the batch (none expected).
+pub(crate) fn queue_stats(
+    queues: impl Iterator<Item = Arc<tdlite_storage::table::Table>>,
+    user: &str,
+    source: &QueueSource,
+) -> Result<Rows> {
+    let mut b = Builder::new(&[
+        ("DatabaseName", false),
+        ("TableName", false),
+        ("Depth", true),
+        ("OldestQITS", false),
+        ("OldestAgeSeconds", true),
+        ("InFlight", true),
+        ("Waiting", true),
+        ("Enqueued", true),
+        ("Consumed", true),
+    ])
+    .big("Depth")
+    .big("OldestAgeSeconds")
+    .big("InFlight")
+    .big("Enqueued")
+    .big("Consumed");
+    let snapshot = source.txns.snapshot(0);
+    let mut rows: Vec<(String, String, Vec<Cell>)> = Vec::new();
+    for t in queues {
+        let (db, name) = split_name(&t.schema.name, user);
+        let q = t.queue_stats(&snapshot);
+        let big = |n: u64| Cell::Big(i64::try_from(n).unwrap_or(i64::MAX));
+        let oldest = q
+            .oldest_qits
+            .and_then(chrono::DateTime::from_timestamp_micros);
+        let age = q
+            .oldest_qits
+            .map(|us| Cell::Big(source.now_us.saturating_sub(us).max(0) / 1_000_000));
+        let waiting = i32::try_from((source.waiting)(t.id)).unwrap_or(i32::MAX);
+        rows.push((
+            db.clone(),
+            name.clone(),
+            vec![
+                text(db),
+                text(name),
+                big(q.depth),
+                oldest.map_or(Cell::Null, |t| {
+                    text(t.naive_utc().format("%Y-%m-%d %H:%M:%S%.6f").to_string())
+                }),
+                age.unwrap_or(Cell::Null),
+                big(q.in_flight),
+                Cell::Int(waiting),
+                big(q.enqueued),
+                big(q.consumed),
+            ],
+        ));
+    }
+    rows.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    for (_, _, cells) in rows {
+        b.row(cells);
     }
     b.finish()
 }

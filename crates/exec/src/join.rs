@@ -192,12 +192,19 @@ impl Exec<'_> {
                     .map_or_else(|| p.to_string(), |i| i.value.clone())
             })
             .collect();
+        let waiters = &self.shared.waiters;
+        let queues = crate::dbc::QueueSource {
+            txns: &self.shared.storage.txns,
+            waiting: &|table| waiters.count(table),
+            now_us: self.now_us(),
+        };
         crate::dbc::view_rows(
             &self.shared.storage.catalog,
             &self.shared.registry,
             self.user,
             self.database,
             &parts,
+            &queues,
         )
     }
 

@@ -916,6 +916,22 @@ impl Session {
             Statement::Explain(inner) => {
                 StatementResult::rows(StatementKind::Explain, self.exec(now).explain(inner)?)
             }
+            Statement::HelpQueue(name) => {
+                let ex = self.exec(now);
+                let table = ex.must_get_base_table(name)?;
+                if !table.schema.queue {
+                    return Err(Error::NotAQueueTable(table.schema.name.clone()));
+                }
+                let now_us = ex.now_us();
+                let waiters = &self.shared.waiters;
+                let source = crate::dbc::QueueSource {
+                    txns: &self.shared.storage.txns,
+                    waiting: &|id| waiters.count(id),
+                    now_us,
+                };
+                let rows = crate::dbc::queue_stats(std::iter::once(table), &self.user, &source)?;
+                StatementResult::rows(StatementKind::Help, rows)
+            }
             Statement::HelpLocks => {
                 let delayed = self.shared.waiters.delayed();
                 StatementResult::rows(

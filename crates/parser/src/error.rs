@@ -53,6 +53,9 @@ pub enum ParseErrorKind {
     EmptyRequest,
     /// Valid Teradata syntax that tdlite does not support (tdlite 9910).
     Unsupported(String),
+    /// A name that only tdlite knows, refused in strict mode as Teradata refuses an unknown
+    /// object (3807; docs/queues.md).
+    ObjectNotFound(String),
     /// A statement over a size limit of the parser (Teradata 3710), saying which.
     TooComplex(String),
 }
@@ -146,6 +149,7 @@ impl ParseError {
             ParseErrorKind::DdlNotLast => 3932,
             ParseErrorKind::EmptyRequest => 9909,
             ParseErrorKind::Unsupported(_) => 9910,
+            ParseErrorKind::ObjectNotFound(_) => 3807,
             ParseErrorKind::TooComplex(_) => 3710,
         }
     }
@@ -212,6 +216,7 @@ impl fmt::Display for ParseError {
             }
             ParseErrorKind::EmptyRequest => write!(f, "The request contains no statement."),
             ParseErrorKind::Unsupported(m) => write!(f, "{m} is not supported by tdlite yet."),
+            ParseErrorKind::ObjectNotFound(name) => write!(f, "Object '{name}' does not exist."),
             ParseErrorKind::TooComplex(m) => write!(
                 f,
                 "Insufficient memory to parse this request, during Parser phase: {m}."

@@ -569,6 +569,12 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::HelpStatistics(name))
         }
+        "HELP" if cur.word_at(1).as_deref() == Some("QUEUE") => {
+            cur.pos += 2;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            cur.expect_end()?;
+            Ok(Statement::HelpQueue(name))
+        }
         "HELP" if cur.word_at(1).as_deref() == Some("LOCKS") => {
             cur.pos += 2;
             cur.expect_end()?;

@@ -185,6 +185,9 @@ pub enum Statement {
         /// True for ANSI, false for Teradata (BTET).
         ansi: bool,
     },
+    /// `HELP QUEUE name` (tdlite extension): the queue's figures, as `DBC.QueueStatsV` has
+    /// them (docs/queues.md, Metrics).
+    HelpQueue(ast::ObjectName),
     /// `SET SESSION CONSUME WAIT s SECONDS | WAIT FOREVER | NOWAIT` (tdlite extension): how
     /// long this session's consumes wait on an empty queue (docs/queues.md).
     SetConsumeWait(ConsumeWait),

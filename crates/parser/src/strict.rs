@@ -93,6 +93,7 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
             word_at("TRANSACTION"),
         )),
         Statement::HelpLocks => Some(refuse("HELP LOCKS", word_at("LOCKS"))),
+        Statement::HelpQueue(_) => Some(refuse("HELP QUEUE", word_at("QUEUE"))),
         Statement::CreateTable(ct) => ct
             .consume_order
             .as_ref()
@@ -186,6 +187,24 @@ fn written(sql: &str, toks: &[TokenWithSpan]) -> Option<ParseError> {
                             return Some(refuse("The type TEXT", at(t)));
                         }
                     }
+                    // tdlite's own dictionary view: an object Teradata does not have
+                    "DBC" if next == Some(&Token::Period) => {
+                        let view = toks.get(i + 2).and_then(word).unwrap_or_default();
+                        let base = view
+                            .strip_suffix("VX")
+                            .or_else(|| view.strip_suffix('V'))
+                            .or_else(|| view.strip_suffix('X'))
+                            .unwrap_or(&view);
+                        if base == "QUEUESTATS" {
+                            return Some(ParseError {
+                                kind: crate::error::ParseErrorKind::ObjectNotFound(format!(
+                                    "DBC.{view}"
+                                )),
+                                location: at(&toks[i + 2]),
+                                statement: 1,
+                            });
+                        }
+                    }
                     // SQLite's `CREATE [UNIQUE] INDEX name ON t (cols)`; Teradata's is
                     // `CREATE INDEX [name] (cols) ON t`
                     "INDEX"
@@ -244,6 +263,7 @@ mod tests {
             "DROP TABLE t",
             "INSERT INTO t VALUES (1, 2)",
             "SET SESSION DATEFORM = ANSIDATE",
+            "SEL * FROM DBC.TablesV WHERE TableName = 'QueueStatsV'",
         ] {
             assert_eq!(refused(sql), None, "{sql}");
         }
@@ -296,6 +316,13 @@ mod tests {
                 "CONSUME ORDER",
             ),
             ("SELECT 1; SELECT 2 ^ 3", 1, 20, "^"),
+            ("HELP QUEUE q", 1, 6, "HELP QUEUE"),
+            (
+                "SEL * FROM dbc.QueueStatsV",
+                1,
+                16,
+                "Object 'DBC.QUEUESTATSV'",
+            ),
         ] {
             let got = refused(sql);
             let Some((message, l, c)) = got else {

@@ -221,6 +221,7 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::HelpStatistics(name) => writeln!(out, "HelpStatistics {name}").unwrap(),
         Statement::SetSessionMode { ansi } => writeln!(out, "SetSessionMode ansi={ansi}").unwrap(),
         Statement::SetConsumeWait(wait) => writeln!(out, "SetConsumeWait {wait:?}").unwrap(),
+        Statement::HelpQueue(name) => writeln!(out, "HelpQueue {name}").unwrap(),
     }
 }
 

@@ -119,6 +119,16 @@ impl QueueIndex {
         }
     }
 
+    /// The keys of every entry, in no particular order.
+    pub fn keys(&self) -> impl Iterator<Item = QueueKey> + '_ {
+        let run = self
+            .run
+            .iter()
+            .filter(|(_, r)| r.is_some())
+            .map(|(k, _)| *k);
+        run.chain(self.scattered.keys().copied())
+    }
+
     /// Number of consumable rows.
     pub fn len(&self) -> usize {
         self.live + self.scattered.len()
@@ -216,6 +226,14 @@ mod tests {
                     assert_eq!(q.first(), first, "seed {seed} step {step}");
                 }
                 assert_eq!(q.len(), model.len(), "seed {seed} step {step}");
+                if step % 500 == 0 {
+                    let mut keys: Vec<QueueKey> = q.keys().collect();
+                    keys.sort_unstable();
+                    assert!(
+                        keys.iter().copied().eq(model.keys().copied()),
+                        "seed {seed}"
+                    );
+                }
                 assert_eq!(q.is_empty(), model.is_empty());
             }
             let want: Vec<(QueueKey, RowId)> = model.into_iter().collect();

@@ -101,6 +101,27 @@ pub struct TableData {
     next_seq: u64,
     /// The queue's consume order ([`TableSchema::queue_order`]), read into each queue key.
     queue_order: Option<crate::catalog::QueueOrder>,
+    /// Rows committed into the queue since the table was opened (see [`QueueStats`]).
+    pub(crate) enqueued: u64,
+    /// Rows taken by consumes since the table was opened, less those whose take was undone.
+    pub(crate) consumed: u64,
+}
+
+/// What [`Table::queue_stats`] says of a queue table now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueueStats {
+    /// Consumable rows: committed, taken by no open transaction.
+    pub depth: u64,
+    /// The oldest QITS among them (µs since the epoch).
+    pub oldest_qits: Option<i64>,
+    /// Rows open transactions have taken (consumed, updated or deleted) and not yet committed.
+    pub in_flight: u64,
+    /// Rows committed into the queue since the database was opened (inserts; an UPDATE of a
+    /// queued row puts it back, and counts again).
+    pub enqueued: u64,
+    /// Rows taken by consumes since the database was opened; a take that is rolled back no
+    /// longer counts, one still open does.
+    pub consumed: u64,
 }
 
 impl TableData {
@@ -120,6 +141,8 @@ impl TableData {
                 .collect(),
             next_seq: 0,
             queue_order: schema.queue_order,
+            enqueued: 0,
+            consumed: 0,
         }
     }
 }
@@ -582,6 +605,32 @@ impl Table {
     /// Number of rows waiting in the queue index (committed, unclaimed).
     pub fn queue_depth(&self) -> usize {
         self.lock().queue.len()
+    }
+
+    /// The queue's figures now ([`QueueStats`]); `snapshot` (any transaction's, taken now)
+    /// says which transactions are open. Reads every row's stamps under the table's mutex
+    /// (and every queue entry of a queue with a consume order): for a dictionary query, not
+    /// for a hot path.
+    pub fn queue_stats(&self, snapshot: &Snapshot) -> QueueStats {
+        let d = self.lock();
+        let oldest_qits = match d.queue_order {
+            None => d.queue.first().map(|(k, _)| k.1),
+            Some(_) => d.queue.keys().map(|k| k.1).min(),
+        };
+        // taken by an open transaction: a committed row whose deletion is not committed
+        let in_flight = (0..d.seq.len() as RowId)
+            .filter(|&r| {
+                let xmax = d.stamps.xmax(r);
+                xmax != 0 && snapshot.visible(d.stamps.xmin(r), xmax)
+            })
+            .count() as u64;
+        QueueStats {
+            depth: d.queue.len() as u64,
+            oldest_qits,
+            in_flight,
+            enqueued: d.enqueued,
+            consumed: d.consumed,
+        }
     }
 }
 

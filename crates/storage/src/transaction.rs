@@ -44,6 +44,8 @@ enum Undo {
         table: Arc<Table>,
         row: RowId,
         requeue: Option<Requeue>,
+        /// Taken by a consume (counted in the table's consumed rows until undone).
+        consumed: bool,
     },
     CreateTable(Arc<Table>),
     DropTable(Arc<Table>),
@@ -523,6 +525,7 @@ impl Transaction {
             table,
             row,
             requeue,
+            consumed: false,
         });
         Ok(())
     }
@@ -787,6 +790,7 @@ impl Transaction {
             }
         };
         d.stamps.set_xmax(row, self.id);
+        d.consumed += 1;
         let table = self.handle(table);
         self.undo.push(Undo::Delete {
             table,
@@ -796,6 +800,7 @@ impl Transaction {
             } else {
                 Requeue::Own(key)
             }),
+            consumed: true,
         });
         Some(row)
     }
@@ -1027,6 +1032,7 @@ impl Transaction {
             for (k, r) in pending.into_sorted() {
                 d.queue.insert(k, r);
             }
+            d.enqueued += n as u64;
             drop(d);
             if !table.is_dropped() {
                 out.published.push((table, n));
@@ -1091,9 +1097,13 @@ impl Transaction {
                     table,
                     row,
                     requeue,
+                    consumed,
                 } => {
                     let mut d = table.lock();
                     d.stamps.set_xmax(row, 0);
+                    if consumed {
+                        d.consumed = d.consumed.saturating_sub(1);
+                    }
                     match requeue {
                         Some(Requeue::Index(key)) => {
                             d.queue.insert(key, row);

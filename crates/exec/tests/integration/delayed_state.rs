@@ -259,3 +259,47 @@ fn a_huge_consume_timeout_means_no_bound_and_does_not_panic() {
         6
     );
 }
+
+#[test]
+fn the_queue_stats_view_counts_waiting_consumers_and_a_batch_wakes_for_one_row() {
+    let (db, mut s) = setup();
+    let waiting = |s: &mut Session| -> Vec<String> {
+        let r = s
+            .execute("SELECT Waiting, Depth FROM DBC.QueueStatsV WHERE TableName = 'q'")
+            .expect("the view");
+        r[0].rows.as_ref().expect("rows").to_strings()[0].clone()
+    };
+    assert_eq!(waiting(&mut s), ["0", "0"]);
+    let batch = {
+        let db = db.clone();
+        thread::spawn(move || {
+            let mut c = db.session();
+            let r = c
+                .execute("SELECT AND CONSUME TOP 10 n FROM q")
+                .expect("a batch consume");
+            r[0].rows.as_ref().expect("rows").to_strings()
+        })
+    };
+    let single = spawn_consumer(&db);
+    wait_until_waiting(&db, "q", 2);
+    assert_eq!(waiting(&mut s), ["2", "0"]);
+    // one committed row: the first waiter (whichever began first) takes it; a batch does not
+    // wait to fill up
+    s.execute("INS q (CURRENT_TIMESTAMP, 7)").expect("insert");
+    // the woken consumer takes its row (then the second row cannot go to it too)
+    while waiting(&mut s) != ["1", "0"] {
+        thread::sleep(Duration::from_millis(1));
+    }
+    s.execute("INS q (CURRENT_TIMESTAMP, 8)").expect("insert");
+    let got_batch = batch.join().expect("the batch consumer");
+    let got_single = single.join().expect("the single consumer").expect("a row");
+    assert_eq!(
+        got_batch.len(),
+        1,
+        "a batch takes what there is: {got_batch:?}"
+    );
+    let mut all = vec![got_batch[0][0].parse::<i32>().unwrap(), got_single];
+    all.sort_unstable();
+    assert_eq!(all, [7, 8]);
+    assert_eq!(waiting(&mut s), ["0", "0"]);
+}
