@@ -268,6 +268,34 @@ def test_consume_timeout_per_connection():
             con.consume_timeout = -1.0
 
 
+def test_strict_mode_refuses_tdlite_extensions_with_teradatas_error():
+    with tdlite.connect(strict=True) as con:
+        assert con.strict is True
+        cur = con.cursor()
+        cur.execute(QUEUE)
+        cur.execute("INSERT INTO q (n) VALUES (1)")
+        cur.execute("INSERT INTO q (n) VALUES (2)")
+        for sql in ["SELECT AND CONSUME TOP 2 n FROM q",
+                    "SELECT AND CONSUME TOP 1 n FROM q NOWAIT",
+                    "SELECT n FROM q WHERE n != 1"]:
+            with pytest.raises(tdlite.DatabaseError) as info:
+                cur.execute(sql)
+            assert info.value.code == 3706, sql
+        cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+        assert cur.fetchall() == [[1]]
+        # off again: the batch consume (an extension) runs
+        con.strict = False
+        assert con.strict is False
+        cur.execute("SELECT AND CONSUME TOP 5 n FROM q NOWAIT")
+        assert cur.fetchall() == [[2]]
+        cur.execute("SELECT AND CONSUME TOP 5 n FROM q NOWAIT")
+        assert cur.fetchall() == []
+        with pytest.raises(TypeError):
+            con.strict = 1
+    with pytest.raises(tdlite.InterfaceError):
+        tdlite.connect(strict="maybe")
+
+
 def test_ctrl_c_interrupts_a_waiting_consume():
     import os
     import signal
