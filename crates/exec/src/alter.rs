@@ -90,9 +90,15 @@ impl Exec<'_> {
                         .iter()
                         .chain(&schema.secondary)
                         .any(|ix| old_pos.is_some_and(|p| ix.columns.contains(&p)));
-                    if in_index || in_check(c) || (schema.queue && old_pos == Some(0)) {
+                    let queue_column = schema.queue
+                        && (old_pos == Some(0)
+                            || old_pos.is_some_and(|p| {
+                                schema.queue_order.is_some_and(|o| o.column == p)
+                            }));
+                    if in_index || in_check(c) || queue_column {
                         return Err(Error::TypeMismatch(format!(
-                            "column '{c}' is used by an index, a CHECK or the queue; it cannot be dropped"
+                            "column '{c}' is used by an index, a CHECK or the queue (its QITS or \
+                             CONSUME ORDER); it cannot be dropped"
                         )));
                     }
                     if columns.len() == 1 {
@@ -140,6 +146,11 @@ impl Exec<'_> {
             format!("{};\n{}", schema.ddl.trim_end_matches(';'), text),
         );
         new_schema.checks = schema.checks.clone();
+        // the consume order follows its column (which cannot be dropped)
+        new_schema.queue_order = schema.queue_order.and_then(|o| {
+            let column = origin.iter().position(|p| *p == Some(o.column))?;
+            Some(tdlite_storage::catalog::QueueOrder { column, ..o })
+        });
         self.rebuild(&old, new_schema, &origin)
     }
 

@@ -121,7 +121,8 @@ enum Cell {
 pub(crate) struct QueueSource<'a> {
     pub txns: &'a tdlite_storage::mvcc::TxnManager,
     pub waiting: &'a dyn Fn(u64) -> usize,
-    pub now_us: i64,
+    /// The request's CURRENT_TIMESTAMP (read only when the view is asked for).
+    pub now_us: &'a dyn Fn() -> i64,
 }
 
 /// `n` NULL cells.
@@ -796,6 +797,7 @@ pub(crate) fn queue_stats(
     .big("Enqueued")
     .big("Consumed");
     let snapshot = source.txns.snapshot(0);
+    let now_us = (source.now_us)();
     let mut rows: Vec<(String, String, Vec<Cell>)> = Vec::new();
     for t in queues {
         let (db, name) = split_name(&t.schema.name, user);
@@ -806,7 +808,7 @@ pub(crate) fn queue_stats(
             .and_then(chrono::DateTime::from_timestamp_micros);
         let age = q
             .oldest_qits
-            .map(|us| Cell::Big(source.now_us.saturating_sub(us).max(0) / 1_000_000));
+            .map(|us| Cell::Big(now_us.saturating_sub(us).max(0) / 1_000_000));
         let waiting = i32::try_from((source.waiting)(t.id)).unwrap_or(i32::MAX);
         rows.push((
             db.clone(),

@@ -216,24 +216,12 @@ impl Explainer<'_, '_> {
                 }
             },
             Statement::Consume(c) => {
-                self.line(
-                    depth,
-                    format!(
-                        "Consume from queue table {}: pop the row with the oldest QITS from the queue index (waits while the queue is empty)",
-                        tdlite_parser::object_name_string(&c.table)
-                    ),
-                );
+                self.line(depth, consume_line(c));
                 Ok(())
             }
             Statement::InsertConsume { table, consume, .. } => {
                 self.line(depth, format!("Insert into {table}"));
-                self.line(
-                    depth + 1,
-                    format!(
-                        "Consume from queue table {}: pop the row with the oldest QITS from the queue index (waits while the queue is empty)",
-                        tdlite_parser::object_name_string(&consume.table)
-                    ),
-                );
+                self.line(depth + 1, consume_line(consume));
                 Ok(())
             }
             Statement::Explain(inner) => self.statement(inner, depth),
@@ -873,4 +861,29 @@ impl Exec<'_> {
             _ => None,
         }
     }
+}
+
+/// What a consume does: the rows it pops from the queue index, and how it waits.
+fn consume_line(c: &tdlite_parser::Consume) -> String {
+    let rows = match c.top {
+        1 => "the first row".to_string(),
+        n => format!("up to {n} rows, in one step,"),
+    };
+    let wait = match c.wait.map(|(w, _)| w) {
+        None => "waits while the queue is empty, as the session's setting says".to_string(),
+        Some(tdlite_parser::ConsumeWait::NoWait) => {
+            "no rows if the queue is empty (NOWAIT)".to_string()
+        }
+        Some(tdlite_parser::ConsumeWait::Forever) => {
+            "waits while the queue is empty (WAIT FOREVER)".to_string()
+        }
+        Some(tdlite_parser::ConsumeWait::For(d)) => format!(
+            "waits at most {} s while the queue is empty",
+            d.as_secs_f64()
+        ),
+    };
+    format!(
+        "Consume from queue table {}: pop {rows} in consume order (its CONSUME ORDER if declared, then the oldest QITS) from the queue index ({wait})",
+        tdlite_parser::object_name_string(&c.table)
+    )
 }

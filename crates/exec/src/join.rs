@@ -196,7 +196,7 @@ impl Exec<'_> {
         let queues = crate::dbc::QueueSource {
             txns: &self.shared.storage.txns,
             waiting: &|table| waiters.count(table),
-            now_us: self.now_us(),
+            now_us: &|| self.now_us(),
         };
         crate::dbc::view_rows(
             &self.shared.storage.catalog,

@@ -927,7 +927,7 @@ impl Session {
                 let source = crate::dbc::QueueSource {
                     txns: &self.shared.storage.txns,
                     waiting: &|id| waiters.count(id),
-                    now_us,
+                    now_us: &|| now_us,
                 };
                 let rows = crate::dbc::queue_stats(std::iter::once(table), &self.user, &source)?;
                 StatementResult::rows(StatementKind::Help, rows)

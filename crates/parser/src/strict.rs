@@ -136,12 +136,18 @@ fn consume(c: &crate::statement::Consume) -> Option<ParseError> {
 fn written(sql: &str, toks: &[TokenWithSpan]) -> Option<ParseError> {
     // which construct each open parenthesis belongs to: a CAST's, or another
     let mut parens: Vec<bool> = Vec::new();
-    let is_create_table = {
-        let words: Vec<String> = toks.iter().take(4).filter_map(word).collect();
-        matches!(words.first().map(String::as_str), Some("CREATE" | "CT"))
-            && (words.first().map(String::as_str) == Some("CT")
-                || words.iter().any(|w| w == "TABLE"))
-    };
+    // where column definitions are: a CREATE TABLE's column list (not one made `AS` a query),
+    // or an ALTER TABLE's `ADD name type`
+    let head: Vec<String> = toks
+        .iter()
+        .take_while(|t| t.token != Token::LParen)
+        .filter_map(word)
+        .collect();
+    let first = head.first().map(String::as_str);
+    let is_create_table = (first == Some("CT")
+        || (first == Some("CREATE") && head.iter().any(|w| w == "TABLE")))
+        && !head.iter().any(|w| w == "AS");
+    let is_alter_table = first == Some("ALTER");
     for (i, t) in toks.iter().enumerate() {
         let next = toks.get(i + 1).map(|t| &t.token);
         let prev = |k: usize| i.checked_sub(k).map(|j| &toks[j]);
@@ -170,7 +176,9 @@ fn written(sql: &str, toks: &[TokenWithSpan]) -> Option<ParseError> {
                 return Some(refuse("The cast x::type (Teradata's is CAST)", at(t)))
             }
             Token::Word(_) => {
-                let w = word(t)?;
+                let Some(w) = word(t) else {
+                    continue; // a quoted name: no keyword
+                };
                 match w.as_str() {
                     "TRY_CAST" | "SAFE_CAST" if next == Some(&Token::LParen) => {
                         return Some(refuse(&format!("{w} (Teradata's is TRYCAST)"), at(t)));
@@ -178,18 +186,26 @@ fn written(sql: &str, toks: &[TokenWithSpan]) -> Option<ParseError> {
                     "TEXT" => {
                         let after_as = prev(1).and_then(word).as_deref() == Some("AS");
                         let in_cast = parens.last() == Some(&true) && after_as;
-                        // a column definition: `(name TEXT` or `, name TEXT`
-                        let column_type = is_create_table
-                            && prev(1).is_some_and(|p| matches!(p.token, Token::Word(_)))
-                            && prev(2)
-                                .is_some_and(|p| matches!(p.token, Token::LParen | Token::Comma));
+                        // a column definition: `(name TEXT` or `, name TEXT` in CREATE
+                        // TABLE, `ADD name TEXT` in ALTER TABLE
+                        let after_name = prev(1).is_some_and(|p| matches!(p.token, Token::Word(_)));
+                        let column_type = after_name
+                            && ((is_create_table
+                                && prev(2).is_some_and(|p| {
+                                    matches!(p.token, Token::LParen | Token::Comma)
+                                }))
+                                || (is_alter_table
+                                    && prev(2).and_then(word).as_deref() == Some("ADD")));
                         if in_cast || column_type {
                             return Some(refuse("The type TEXT", at(t)));
                         }
                     }
                     // tdlite's own dictionary view: an object Teradata does not have
                     "DBC" if next == Some(&Token::Period) => {
-                        let view = toks.get(i + 2).and_then(word).unwrap_or_default();
+                        let view = match toks.get(i + 2).map(|t| &t.token) {
+                            Some(Token::Word(v)) => v.value.to_ascii_uppercase(),
+                            _ => String::new(),
+                        };
                         let base = view
                             .strip_suffix("VX")
                             .or_else(|| view.strip_suffix('V'))
@@ -207,16 +223,18 @@ fn written(sql: &str, toks: &[TokenWithSpan]) -> Option<ParseError> {
                     }
                     // SQLite's `CREATE [UNIQUE] INDEX name ON t (cols)`; Teradata's is
                     // `CREATE INDEX [name] (cols) ON t`
-                    "INDEX"
-                        if i <= 2
-                            && prev(i).and_then(word).as_deref() == Some("CREATE")
-                            && matches!(next, Some(Token::Word(_)))
-                            && toks.get(i + 2).and_then(word).as_deref() == Some("ON") =>
-                    {
-                        return Some(refuse(
-                            "CREATE INDEX name ON table (columns)",
-                            at(&toks[i + 2]),
-                        ));
+                    "INDEX" if i <= 2 && prev(i).and_then(word).as_deref() == Some("CREATE") => {
+                        // the ON right after INDEX, or after its name
+                        let on = [i + 1, i + 2].into_iter().find(|&j| {
+                            toks.get(j).and_then(word).as_deref() == Some("ON")
+                                && (j == i + 1 || matches!(next, Some(Token::Word(_))))
+                        });
+                        if let Some(j) = on {
+                            return Some(refuse(
+                                "CREATE INDEX [name] ON table (columns)",
+                                at(&toks[j]),
+                            ));
+                        }
                     }
                     _ => {}
                 }
@@ -264,6 +282,10 @@ mod tests {
             "INSERT INTO t VALUES (1, 2)",
             "SET SESSION DATEFORM = ANSIDATE",
             "SEL * FROM DBC.TablesV WHERE TableName = 'QueueStatsV'",
+            "CREATE TABLE t AS (SELECT a, b text FROM s) WITH DATA",
+            "SELECT \"text\" FROM t WHERE \"on\" <> 1",
+            "ALTER TABLE t ADD text VARCHAR(5)",
+            "CREATE INDEX (a) ON t",
         ] {
             assert_eq!(refused(sql), None, "{sql}");
         }
@@ -308,7 +330,7 @@ mod tests {
             ("SELECT TRY_CAST('1' AS INTEGER)", 1, 8, "TRY_CAST"),
             ("SELECT CAST(a AS TEXT) FROM t", 1, 18, "TEXT"),
             ("CREATE TABLE t (a INTEGER,\n b TEXT)", 2, 4, "TEXT"),
-            ("CREATE INDEX ix ON t (a)", 1, 17, "CREATE INDEX name ON"),
+            ("CREATE INDEX ix ON t (a)", 1, 17, "CREATE INDEX [name] ON"),
             (
                 "CREATE TABLE q, QUEUE, CONSUME ORDER (p DESC) (qits TIMESTAMP(6), p INTEGER)",
                 1,
@@ -317,6 +339,18 @@ mod tests {
             ),
             ("SELECT 1; SELECT 2 ^ 3", 1, 20, "^"),
             ("HELP QUEUE q", 1, 6, "HELP QUEUE"),
+            ("SELECT \"a\" FROM t WHERE x != 1", 1, 27, "!="),
+            ("SELECT \"n\" % 2 FROM t", 1, 12, "%"),
+            ("CREATE TABLE \"t\" (a TEXT)", 1, 21, "TEXT"),
+            ("CREATE MULTISET VOLATILE TABLE t (a TEXT)", 1, 37, "TEXT"),
+            ("ALTER TABLE t ADD b TEXT", 1, 21, "TEXT"),
+            ("CREATE INDEX ON t (a)", 1, 14, "CREATE INDEX [name] ON"),
+            (
+                "SEL * FROM DBC.\"QueueStatsV\"",
+                1,
+                16,
+                "Object 'DBC.QUEUESTATSV'",
+            ),
             (
                 "SEL * FROM dbc.QueueStatsV",
                 1,

@@ -535,6 +535,17 @@ fn check_schema(s: &TableSchema) -> Result<(), String> {
     if s.queue && !matches!(s.columns[0].ty, SqlType::Timestamp(_)) {
         return bad("a queue table whose first column is not a timestamp");
     }
+    if let Some(o) = s.queue_order {
+        let integer = s.columns.get(o.column).is_some_and(|c| {
+            matches!(
+                c.ty,
+                SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt
+            )
+        });
+        if !s.queue || o.column == 0 || !integer {
+            return bad("a consume order that is not an integer column of a queue");
+        }
+    }
     Ok(())
 }
 

@@ -119,7 +119,8 @@ pub struct QueueStats {
     /// Rows committed into the queue since the database was opened (inserts; an UPDATE of a
     /// queued row puts it back, and counts again).
     pub enqueued: u64,
-    /// Rows taken by consumes since the database was opened; a take that is rolled back no
+    /// Rows taken by consumes since the database was opened from among the committed rows (a
+    /// transaction consuming its own insert counts in neither); a take that is rolled back no
     /// longer counts, one still open does.
     pub consumed: u64,
 }

@@ -790,7 +790,10 @@ impl Transaction {
             }
         };
         d.stamps.set_xmax(row, self.id);
-        d.consumed += 1;
+        // counted when the row was enqueued by a commit (not one of this transaction's own)
+        if from_index {
+            d.consumed += 1;
+        }
         let table = self.handle(table);
         self.undo.push(Undo::Delete {
             table,
@@ -800,7 +803,7 @@ impl Transaction {
             } else {
                 Requeue::Own(key)
             }),
-            consumed: true,
+            consumed: from_index,
         });
         Some(row)
     }

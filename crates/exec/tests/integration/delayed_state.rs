@@ -283,6 +283,15 @@ fn the_queue_stats_view_counts_waiting_consumers_and_a_batch_wakes_for_one_row()
     let single = spawn_consumer(&db);
     wait_until_waiting(&db, "q", 2);
     assert_eq!(waiting(&mut s), ["2", "0"]);
+    // HELP QUEUE gives the view's row for one queue (within one request: the same clock)
+    let r = s
+        .execute("HELP QUEUE q; SELECT * FROM DBC.QueueStatsV WHERE TableName = 'q'")
+        .expect("HELP QUEUE and the view");
+    let help = r[0].rows.as_ref().expect("rows").to_strings();
+    let view = r[1].rows.as_ref().expect("rows").to_strings();
+    assert_eq!(help, view);
+    assert_eq!(help[0][1..3], ["q".to_string(), "0".to_string()]);
+    assert_eq!(help[0][6], "2", "Waiting: {help:?}");
     // one committed row: the first waiter (whichever began first) takes it; a batch does not
     // wait to fill up
     s.execute("INS q (CURRENT_TIMESTAMP, 7)").expect("insert");

@@ -117,6 +117,23 @@ fn joins_subqueries_and_other_statements() {
 }
 
 #[test]
+fn a_batch_consume_says_how_many_rows_and_how_it_waits() {
+    let mut s = fixture();
+    let batch = explain(&mut s, "SELECT AND CONSUME TOP 10 * FROM q NOWAIT");
+    assert!(batch.contains("pop up to 10 rows, in one step,"), "{batch}");
+    assert!(
+        batch.contains("no rows if the queue is empty (NOWAIT)"),
+        "{batch}"
+    );
+    let bounded = explain(
+        &mut s,
+        "INS q SELECT AND CONSUME TOP 1 * FROM q WAIT 2.5 SECONDS",
+    );
+    assert!(bounded.contains("pop the first row"), "{bounded}");
+    assert!(bounded.contains("waits at most 2.5 s"), "{bounded}");
+}
+
+#[test]
 fn explain_checks_names_and_runs_nothing() {
     let mut s = fixture();
     let e = s

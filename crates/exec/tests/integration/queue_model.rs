@@ -1,7 +1,9 @@
 //! Model-based test of the queue (issue 4): random sequences of inserts, consumes, commits and
 //! rollbacks from three sessions run against tdlite and against a plain reference model (a
 //! sorted map of committed rows, per-session pending inserts and claims). After every step the
-//! consumed row, the errors and every session's view of the queue must match the model.
+//! consumed rows, the errors and every session's view of the queue must match the model.
+//! Consumes take one row or a batch (`TOP k`, issue 17), some with `NOWAIT`; a second test
+//! runs the same on a priority queue (`CONSUME ORDER (p DESC)`) with UPDATEs of the priority.
 //!
 //! The seed is printed on failure; `TDLITE_MODEL_SEED` replays one, `TDLITE_MODEL_CASES` runs
 //! more sequences (a soak).
@@ -12,8 +14,9 @@ use tdlite::{Database, Session};
 
 use crate::common::{seed_from_env, Rng};
 
-/// Queue order: QITS second, then insertion sequence.
-type Key = (u64, u64);
+/// Queue order: the consume order's key (0, or minus the priority), then QITS (in seconds),
+/// then insertion sequence.
+type Key = (i64, u64, u64);
 
 #[derive(Default)]
 struct Txn {
@@ -94,11 +97,36 @@ fn ids(s: &mut Session) -> BTreeSet<u64> {
         .collect()
 }
 
-fn run(seed: u64, steps: usize) {
+/// The rows session `s` consumes with `TOP k` (in order), taken in the model.
+fn take(m: &mut Model, s: usize, k: u64) -> Vec<u64> {
+    let mut got = Vec::new();
+    while (got.len() as u64) < k {
+        let Some((key, id, global)) = m.next_for(s) else {
+            break;
+        };
+        if global {
+            m.txns[s].claimed.insert(key, id);
+        } else {
+            // its own insert, consumed before commit: both vanish together
+            m.txns[s].inserted.remove(&key);
+        }
+        got.push(id);
+    }
+    got
+}
+
+fn run(seed: u64, steps: usize, priority: bool) {
     let db = Database::new();
+    let order = if priority {
+        ", CONSUME ORDER (p DESC)"
+    } else {
+        ""
+    };
     db.session()
-        .execute("CREATE MULTISET TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)")
+        .execute(&format!("CREATE MULTISET TABLE q, QUEUE{order} (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, p INTEGER NOT NULL)"))
         .unwrap();
+    // the order key of priority p
+    let key_of = |p: u64| if priority { -(p as i64) } else { 0 };
     let mut sessions: Vec<Session> = (0..3).map(|_| db.session()).collect();
     for s in &mut sessions {
         s.set_consume_timeout(Some(Duration::ZERO));
@@ -116,37 +144,74 @@ fn run(seed: u64, steps: usize) {
         match rng.below(10) {
             0..=3 => {
                 let qits = rng.below(5);
+                let p = rng.below(3);
                 next_id += 1;
                 sessions[s]
                     .execute(&format!(
-                        "INS q (TIMESTAMP '2024-01-01 00:00:0{qits}', {next_id})"
+                        "INS q (TIMESTAMP '2024-01-01 00:00:0{qits}', {next_id}, {p})"
                     ))
                     .unwrap();
                 m.seq += 1;
-                m.txns[s].inserted.insert((qits, m.seq), next_id);
+                m.txns[s].inserted.insert((key_of(p), qits, m.seq), next_id);
             }
             4..=6 => {
-                let r = sessions[s].execute("SELECT AND CONSUME TOP 1 id FROM q");
-                match m.next_for(s) {
-                    Some((k, id, global)) => {
-                        let got = r.unwrap_or_else(|e| panic!("{ctx}: {e}"));
-                        let got: u64 = got[0].rows.as_ref().unwrap().to_strings()[0][0]
-                            .parse()
-                            .unwrap();
-                        assert_eq!(got, id, "{ctx}: consumed the wrong row");
-                        if global {
-                            m.txns[s].claimed.insert(k, id);
-                        } else {
-                            // its own insert, consumed before commit: both vanish together
-                            m.txns[s].inserted.remove(&k);
-                        }
-                    }
-                    None => {
-                        // nothing to take: 9904 at once, and Teradata mode rolls back the txn
-                        assert_eq!(r.err().map(|e| e.code().number), Some(9904), "{ctx}");
-                        m.rollback(s);
-                    }
+                // one row or a batch, waiting (zero seconds here) or not
+                let k = if rng.below(2) == 0 {
+                    1
+                } else {
+                    1 + rng.below(4)
+                };
+                let nowait = rng.below(3) == 0;
+                let sql = format!(
+                    "SELECT AND CONSUME TOP {k} id FROM q{}",
+                    if nowait { " NOWAIT" } else { "" }
+                );
+                let r = sessions[s].execute(&sql);
+                let want = take(&mut m, s, k);
+                if want.is_empty() && !nowait {
+                    // nothing to take: 9904 at once, and Teradata mode rolls back the txn
+                    assert_eq!(r.err().map(|e| e.code().number), Some(9904), "{ctx}");
+                    m.rollback(s);
+                } else {
+                    let got = r.unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                    let got: Vec<u64> = got[0]
+                        .rows
+                        .as_ref()
+                        .unwrap()
+                        .to_strings()
+                        .iter()
+                        .map(|row| row[0].parse().unwrap())
+                        .collect();
+                    assert_eq!(got, want, "{ctx}: {sql} took the wrong rows");
                 }
+            }
+            9 if priority && rng.below(2) == 0 => {
+                // reprioritise a row the session may change: committed and claimed by no
+                // one, or its own insert
+                let claimed = m.claimed_by_anyone();
+                let mut candidates: Vec<(Key, u64, bool)> = m
+                    .committed
+                    .iter()
+                    .filter(|(k, _)| !claimed.contains(k))
+                    .map(|(k, v)| (*k, *v, true))
+                    .chain(m.txns[s].inserted.iter().map(|(k, v)| (*k, *v, false)))
+                    .collect();
+                candidates.sort_by_key(|c| c.1);
+                if candidates.is_empty() {
+                    continue;
+                }
+                let (key, id, global) = candidates[rng.below(candidates.len() as u64) as usize];
+                let p = rng.below(3);
+                let r = sessions[s]
+                    .execute(&format!("UPD q SET p = {p} WHERE id = {id}"))
+                    .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                assert_eq!(r[0].activity_count, 1, "{ctx}: UPDATE of {id}");
+                if global {
+                    m.txns[s].claimed.insert(key, id);
+                } else {
+                    m.txns[s].inserted.remove(&key);
+                }
+                m.txns[s].inserted.insert((key_of(p), key.1, key.2), id);
             }
             7 | 8 => {
                 sessions[s].execute("ET").unwrap();
@@ -180,8 +245,26 @@ fn random_queue_operations_match_the_reference_model() {
     let first = seed_from_env("TDLITE_MODEL_SEED");
     for i in 0..cases {
         let seed = first.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
-        if std::panic::catch_unwind(|| run(seed, 300)).is_err() {
+        if std::panic::catch_unwind(|| run(seed, 300, false)).is_err() {
             panic!("model test failed; replay with TDLITE_MODEL_SEED={seed} TDLITE_MODEL_CASES=1");
+        }
+    }
+}
+
+#[test]
+fn random_operations_on_a_priority_queue_match_the_reference_model() {
+    let cases: u64 = std::env::var("TDLITE_MODEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let first = seed_from_env("TDLITE_MODEL_SEED");
+    for i in 0..cases {
+        let seed = first.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
+        if std::panic::catch_unwind(|| run(seed, 300, true)).is_err() {
+            panic!(
+                "priority model test failed; replay with TDLITE_MODEL_SEED={seed} \
+                 TDLITE_MODEL_CASES=1"
+            );
         }
     }
 }

@@ -156,8 +156,8 @@ const MEMORY_ONLY: &str = "# tdlite: memory only";
 /// The comment of a file that uses tdlite's extensions: no strict run.
 const EXTENSIONS: &str = "# tdlite: extensions";
 
-/// The comment of a file that runs with strict sessions only.
-const STRICT: &str = "# tdlite: strict\n";
+/// The comment of a file that runs with strict sessions only (a line of its own).
+const STRICT: &str = "# tdlite: strict";
 
 /// The folder whose files run in both modes.
 const BOTH_MODES: &str = "queue/";
@@ -177,7 +177,7 @@ pub fn trials() -> Vec<Trial> {
         // a file whose expected output names transaction numbers (HELP LOCKS) runs in memory
         // only: opening a folder takes numbers of its own
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let modes: &[bool] = if text.contains(STRICT) {
+        let modes: &[bool] = if text.lines().any(|l| l.trim_end() == STRICT) {
             &[true]
         } else if name.starts_with(BOTH_MODES) && !text.contains(EXTENSIONS) {
             &[false, true]

@@ -31,7 +31,8 @@ def connect(json: Optional[str] = None, **params: Any) -> Connection:
     ``json`` is a JSON object of parameters; keyword parameters win over it. Used: ``path``,
     ``sync`` (with ``path``: ``full``, ``normal`` or ``off``),
     ``database`` (the default database), ``tmode`` (``TERA``, ``ANSI``, ``DEFAULT``),
-    ``consume_timeout`` (seconds). teradatasql's logon parameters are accepted and ignored.
+    ``consume_timeout`` (seconds), ``strict`` (True: refuse tdlite's extensions with
+    Teradata's errors). teradatasql's logon parameters are accepted and ignored.
     """
 
 class Database:
@@ -44,6 +45,7 @@ class Database:
 class Connection:
     autocommit: bool
     consume_timeout: Optional[float]
+    strict: bool
     def cursor(self) -> Cursor: ...
     def commit(self) -> None: ...
     def rollback(self) -> None: ...
