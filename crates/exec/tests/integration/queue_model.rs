@@ -236,8 +236,9 @@ fn run(seed: u64, steps: usize, priority: bool) {
     }
 }
 
-#[test]
-fn random_queue_operations_match_the_reference_model() {
+/// Runs the model test over `TDLITE_MODEL_CASES` seeds (40 by default), on a priority queue
+/// or a plain one.
+fn run_cases(priority: bool) {
     let cases: u64 = std::env::var("TDLITE_MODEL_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -245,26 +246,21 @@ fn random_queue_operations_match_the_reference_model() {
     let first = seed_from_env("TDLITE_MODEL_SEED");
     for i in 0..cases {
         let seed = first.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
-        if std::panic::catch_unwind(|| run(seed, 300, false)).is_err() {
-            panic!("model test failed; replay with TDLITE_MODEL_SEED={seed} TDLITE_MODEL_CASES=1");
+        if std::panic::catch_unwind(|| run(seed, 300, priority)).is_err() {
+            panic!(
+                "model test (priority queue: {priority}) failed; replay with \
+                 TDLITE_MODEL_SEED={seed} TDLITE_MODEL_CASES=1"
+            );
         }
     }
 }
 
 #[test]
+fn random_queue_operations_match_the_reference_model() {
+    run_cases(false);
+}
+
+#[test]
 fn random_operations_on_a_priority_queue_match_the_reference_model() {
-    let cases: u64 = std::env::var("TDLITE_MODEL_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
-    let first = seed_from_env("TDLITE_MODEL_SEED");
-    for i in 0..cases {
-        let seed = first.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
-        if std::panic::catch_unwind(|| run(seed, 300, true)).is_err() {
-            panic!(
-                "priority model test failed; replay with TDLITE_MODEL_SEED={seed} \
-                 TDLITE_MODEL_CASES=1"
-            );
-        }
-    }
+    run_cases(true);
 }
