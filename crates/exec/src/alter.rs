@@ -151,6 +151,7 @@ impl Exec<'_> {
             let column = origin.iter().position(|p| *p == Some(o.column))?;
             Some(tdlite_storage::catalog::QueueOrder { column, ..o })
         });
+        new_schema.delivers_at_qits = schema.delivers_at_qits;
         self.rebuild(&old, new_schema, &origin)
     }
 

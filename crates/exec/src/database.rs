@@ -37,6 +37,15 @@ impl Shared {
         wall.max(prev + 1)
     }
 
+    /// The clock [`Shared::request_timestamp`] reads, now, without moving it: the time a
+    /// delayed row's QITS is compared with (a QITS from CURRENT_TIMESTAMP is never after it).
+    pub(crate) fn clock_now(&self) -> i64 {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        wall.max(self.clock.load(Ordering::Acquire))
+    }
+
     /// Wakes the consumers that a commit or rollback gave rows to.
     pub(crate) fn publish(&self, outcome: Outcome) {
         for (table, n) in outcome.published {

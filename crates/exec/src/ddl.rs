@@ -73,6 +73,35 @@ fn consume_order(
     })
 }
 
+/// A queue's `DELIVER AT (c)` (docs/queues.md, Delayed delivery): `c` must be the QITS of a
+/// queue without a consume order.
+///
+/// # Errors
+/// 9903 naming the rule broken; 3810 for a column the table does not have.
+fn deliver_at(schema: &TableSchema, column: &str) -> Result<()> {
+    if !schema.queue {
+        return Err(queue_rule(
+            "DELIVER AT is for queue tables (CREATE TABLE name, QUEUE, DELIVER AT (qits)).",
+        ));
+    }
+    let position = schema
+        .columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(column))
+        .ok_or_else(|| Error::ColumnNotFound(column.to_string()))?;
+    if position != 0 {
+        return Err(queue_rule(
+            "DELIVER AT names the QITS column (rows are consumable from their QITS on).",
+        ));
+    }
+    if schema.queue_order.is_some() {
+        return Err(queue_rule(
+            "DELIVER AT and CONSUME ORDER cannot be given together (not yet).",
+        ));
+    }
+    Ok(())
+}
+
 fn is_current_timestamp(e: &ast::Expr) -> Option<Option<String>> {
     match e {
         ast::Expr::Function(f)
@@ -287,9 +316,10 @@ impl Exec<'_> {
     /// column definitions, 9910 for unsupported types.
     pub fn create_table(&mut self, ct: &CreateTable, text: &str, ansi: bool) -> Result<()> {
         if let Some(src) = &ct.as_source {
-            if ct.consume_order.is_some() {
+            if ct.consume_order.is_some() || ct.deliver_at.is_some() {
                 return Err(queue_rule(
-                    "CONSUME ORDER needs the queue's column definitions, not CREATE TABLE … AS.",
+                    "CONSUME ORDER and DELIVER AT need the queue's column definitions, not \
+                     CREATE TABLE … AS.",
                 ));
             }
             return self.create_table_as(ct, src, text, ansi).map(|_| ());
@@ -386,6 +416,10 @@ impl Exec<'_> {
             Some(o) => Some(consume_order(ct.queue, &schema.columns, o)?),
             None => None,
         };
+        if let Some((column, _)) = &ct.deliver_at {
+            deliver_at(&schema, column)?;
+            schema.delivers_at_qits = true;
+        }
         schema.volatile = self.volatile_of(ct);
         schema.checks = ct
             .columns

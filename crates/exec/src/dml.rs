@@ -869,13 +869,23 @@ impl Exec<'_> {
         };
         // one row (the usual consume): only the columns read, sliced out of the row's segment
         // where it is sealed, under the same hold of the table as the pop
+        // a queue that delivers at QITS gives only rows whose QITS has come (the clock is
+        // read for such a queue only: it is a cache line every request writes)
+        let due_by = if table.schema.delivers_at_qits {
+            self.shared.clock_now()
+        } else {
+            i64::MAX
+        };
         let (n, arrays) = if top == 1 {
-            match self.txn.take_arrays(table, wait_for_lock, cols)? {
+            match self.txn.take_arrays(table, (wait_for_lock, due_by), cols)? {
                 Some((_, arrays)) => (1, arrays),
                 None => return Ok(None),
             }
         } else {
-            match self.txn.take_many(table, wait_for_lock, top, cols)? {
+            match self
+                .txn
+                .take_many(table, (wait_for_lock, due_by), top, cols)?
+            {
                 Some((rows, arrays)) => (rows.len(), arrays),
                 None => return Ok(None),
             }

@@ -1293,9 +1293,19 @@ impl Session {
                     q.push_back(cell.clone());
                 }
             }
+            // a queue that delivers at QITS: wake when its next row comes due as well (a
+            // timer, not polling); a commit of an earlier row wakes the waiter as any commit
+            let due = self.txn().next_due(table).map(|at| {
+                let ahead = at.saturating_sub(self.shared.clock_now()).max(0);
+                Instant::now() + Duration::from_micros(ahead.unsigned_abs())
+            });
+            let until = match (deadline, due) {
+                (Some(d), Some(u)) => Some(d.min(u)),
+                (d, u) => d.or(u),
+            };
             cell.delayed
                 .store(true, std::sync::atomic::Ordering::Relaxed);
-            let end = cell.wait(deadline);
+            let end = cell.wait(until);
             cell.delayed
                 .store(false, std::sync::atomic::Ordering::Relaxed);
             self.shared.storage.locks.leave_delayed(cell.who.1);
@@ -1311,6 +1321,10 @@ impl Session {
                 WaitEnd::Deadlock => return Err(StorageError::Deadlock(name).into()),
                 WaitEnd::Dropped => return Err(Error::QueueDropped(name)),
                 WaitEnd::Cancelled => return Err(Error::ConsumeCancelled(name)),
+                // the timer of a row coming due, before the consume's own bound: try again
+                WaitEnd::TimedOut if deadline.is_none_or(|d| Instant::now() < d) => {
+                    *at_front = true;
+                }
                 WaitEnd::TimedOut => return Err(Error::ConsumeTimeout(name)),
             }
         }

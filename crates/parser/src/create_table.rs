@@ -70,6 +70,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         checks: Vec::new(),
         as_source: None,
         consume_order: None,
+        deliver_at: None,
     };
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
@@ -144,6 +145,18 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
             descending,
             location,
         });
+        return Ok(());
+    }
+    if cur.is_word("DELIVER") && cur.word_at(1).as_deref() == Some("AT") {
+        let location = cur.loc();
+        cur.pos += 2;
+        cur.expect_token(&Token::LParen, "'(' and a column name after DELIVER AT")?;
+        let column = cur.ident("a column name")?;
+        cur.expect_token(&Token::RParen, "')' after the column of DELIVER AT")?;
+        if table.deliver_at.is_some() {
+            return Err(ParseError::syntax("DELIVER AT is given twice.", location));
+        }
+        table.deliver_at = Some((column, location));
         return Ok(());
     }
     if cur.is_word("QUEUE") {

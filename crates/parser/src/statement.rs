@@ -377,6 +377,9 @@ pub struct CreateTable {
     /// `CONSUME ORDER (column [ASC|DESC])` (a tdlite extension, docs/queues.md): a queue's
     /// consume order before QITS.
     pub consume_order: Option<ConsumeOrder>,
+    /// `DELIVER AT (column)` (a tdlite extension, docs/queues.md): rows are consumable from
+    /// that time on; the column's name, and where `DELIVER` is written.
+    pub deliver_at: Option<(String, Location)>,
 }
 
 /// A queue table's declared consume order: rows leave by this column first (largest first

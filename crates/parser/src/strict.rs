@@ -97,7 +97,12 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
         Statement::CreateTable(ct) => ct
             .consume_order
             .as_ref()
-            .map(|o| refuse("CONSUME ORDER", o.location)),
+            .map(|o| refuse("CONSUME ORDER", o.location))
+            .or_else(|| {
+                ct.deliver_at
+                    .as_ref()
+                    .map(|(_, at)| refuse("DELIVER AT", *at))
+            }),
         Statement::Sql(s) => match s.as_ref() {
             ast::Statement::Drop {
                 if_exists: true, ..
@@ -339,6 +344,12 @@ mod tests {
             ),
             ("SELECT 1; SELECT 2 ^ 3", 1, 20, "^"),
             ("HELP QUEUE q", 1, 6, "HELP QUEUE"),
+            (
+                "CREATE TABLE q, QUEUE, DELIVER AT (qits) (qits TIMESTAMP(6))",
+                1,
+                24,
+                "DELIVER AT",
+            ),
             ("SELECT \"a\" FROM t WHERE x != 1", 1, 27, "!="),
             ("SELECT \"n\" % 2 FROM t", 1, 12, "%"),
             ("CREATE TABLE \"t\" (a TEXT)", 1, 21, "TEXT"),

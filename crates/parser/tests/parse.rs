@@ -264,6 +264,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         checks,
         as_source,
         consume_order,
+        deliver_at,
     } = c;
     writeln!(out, "CreateTable").unwrap();
     writeln!(out, "  name: {name}").unwrap();
@@ -276,6 +277,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     if let Some(o) = consume_order {
         let dir = if o.descending { "DESC" } else { "ASC" };
         writeln!(out, "  consume order: {} {dir} at {}", o.column, o.location).unwrap();
+    }
+    if let Some((column, at)) = deliver_at {
+        writeln!(out, "  deliver at: {column} at {at}").unwrap();
     }
     writeln!(out, "  columns:").unwrap();
     for col in columns {

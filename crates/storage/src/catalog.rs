@@ -132,6 +132,10 @@ pub struct TableSchema {
     /// leave by this column first, then by QITS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_order: Option<QueueOrder>,
+    /// A queue whose rows are consumable only from their QITS on (`DELIVER AT (qits)`, a
+    /// tdlite extension: delayed delivery).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delivers_at_qits: bool,
 }
 
 /// A queue table's consume order before QITS: an integer column, NOT NULL.
@@ -207,6 +211,7 @@ impl TableSchema {
             primary_key: None,
             volatile: None,
             queue_order: None,
+            delivers_at_qits: false,
         }
         .with_arrow()
     }

@@ -546,6 +546,9 @@ fn check_schema(s: &TableSchema) -> Result<(), String> {
             return bad("a consume order that is not an integer column of a queue");
         }
     }
+    if s.delivers_at_qits && (!s.queue || s.queue_order.is_some()) {
+        return bad("delivery at QITS for a table that is no plain queue");
+    }
     Ok(())
 }
 

@@ -101,10 +101,19 @@ pub struct TableData {
     next_seq: u64,
     /// The queue's consume order ([`TableSchema::queue_order`]), read into each queue key.
     queue_order: Option<crate::catalog::QueueOrder>,
+    /// Rows are consumable from their QITS on ([`TableSchema::delivers_at_qits`]).
+    pub(crate) delivers_at_qits: bool,
     /// Rows committed into the queue since the table was opened (see [`QueueStats`]).
     pub(crate) enqueued: u64,
     /// Rows taken by consumes since the table was opened, less those whose take was undone.
     pub(crate) consumed: u64,
+}
+
+/// Microseconds since the epoch, from the system clock.
+pub(crate) fn wall_clock_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 /// What [`Table::queue_stats`] says of a queue table now.
@@ -142,6 +151,7 @@ impl TableData {
                 .collect(),
             next_seq: 0,
             queue_order: schema.queue_order,
+            delivers_at_qits: schema.delivers_at_qits,
             enqueued: 0,
             consumed: 0,
         }

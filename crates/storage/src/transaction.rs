@@ -587,7 +587,8 @@ impl Transaction {
         columns: Option<&[usize]>,
     ) -> Result<Option<(RowId, Vec<Value>)>, StorageError> {
         let width = table.schema.columns.len();
-        self.take_with(table, wait_for_lock, |d, row| match columns {
+        let due_by = crate::table::wall_clock_us();
+        self.take_with(table, (wait_for_lock, due_by), |d, row| match columns {
             None => d.row(row),
             Some(cols) => {
                 let mut v = vec![Value::Null; width];
@@ -602,17 +603,21 @@ impl Transaction {
     }
 
     /// [`Transaction::consume`] with columns `cols` of the row as one-row arrays (see
-    /// [`Table::row_arrays`]), found under the same hold of the table's mutex as the pop.
+    /// [`Table::row_arrays`]), found under the same hold of the table's mutex as the pop. In
+    /// a queue that delivers at QITS (`DELIVER AT`), only a row whose QITS is at most
+    /// `due_by` (µs since the epoch) can be taken; [`Transaction::consume`] reads the clock.
     ///
     /// # Errors
     /// As [`Transaction::consume`].
     pub fn take_arrays(
         &mut self,
         table: &Arc<Table>,
-        wait_for_lock: bool,
+        (wait_for_lock, due_by): (bool, i64),
         cols: &[usize],
     ) -> Result<Option<(RowId, Vec<ArrayRef>)>, StorageError> {
-        let taken = self.take_with(table, wait_for_lock, |d, row| d.row_part(row, cols))?;
+        let taken = self.take_with(table, (wait_for_lock, due_by), |d, row| {
+            d.row_part(row, cols)
+        })?;
         Ok(taken.map(|(row, part)| (row, table.row_part_arrays(part, cols))))
     }
 
@@ -621,13 +626,13 @@ impl Transaction {
     fn take_with<R>(
         &mut self,
         table: &Arc<Table>,
-        wait_for_lock: bool,
+        (wait_for_lock, due_by): (bool, i64),
         read: impl FnOnce(&TableData, RowId) -> R,
     ) -> Result<Option<(RowId, R)>, StorageError> {
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
         };
-        let taken = self.pop_with(table, read);
+        let taken = self.pop_with(table, due_by, read);
         if taken.is_none() && newly {
             self.release(table, LockMode::RowWrite);
         }
@@ -638,13 +643,14 @@ impl Transaction {
     /// hold of the table's mutex, so no other transaction takes a row between two of them, and
     /// returns them in consume order with columns `cols` as arrays of that many rows. `None`
     /// if there is nothing to take (as [`Transaction::consume`]: no lock is left behind).
+    /// `due_by` as for [`Transaction::take_arrays`].
     ///
     /// # Errors
     /// As [`Transaction::consume`].
     pub fn take_many(
         &mut self,
         table: &Arc<Table>,
-        wait_for_lock: bool,
+        (wait_for_lock, due_by): (bool, i64),
         n: usize,
         cols: &[usize],
     ) -> Result<Option<Taken>, StorageError> {
@@ -655,7 +661,7 @@ impl Transaction {
         if self.check_creator(table).is_ok() {
             let mut d = table.lock();
             while rows.len() < n {
-                match self.pop_locked(table, &mut d) {
+                match self.pop_locked(table, &mut d, due_by) {
                     Some(row) => rows.push(row),
                     None => break,
                 }
@@ -703,6 +709,22 @@ impl Transaction {
             }
         }
         Ok(Some(newly))
+    }
+
+    /// In a queue that delivers at QITS (`DELIVER AT`), the earliest QITS (µs) among the rows
+    /// this transaction could take (committed ones and its own); `None` otherwise, or if
+    /// there are none: when a waiting consumer's next row comes due.
+    pub fn next_due(&self, table: &Table) -> Option<i64> {
+        if !table.schema.delivers_at_qits {
+            return None;
+        }
+        let own = self
+            .own_queue
+            .get(&table.id)
+            .and_then(|(_, m)| m.first())
+            .map(|(k, _)| k.1);
+        let global = table.lock().queue.first().map(|(k, _)| k.1);
+        own.into_iter().chain(global).min()
     }
 
     /// True if neither the committed queue index nor this transaction's own pending rows have
@@ -757,18 +779,21 @@ impl Transaction {
     fn pop_with<R>(
         &mut self,
         table: &Arc<Table>,
+        due_by: i64,
         read: impl FnOnce(&TableData, RowId) -> R,
     ) -> Option<(RowId, R)> {
         self.check_creator(table).ok()?;
         let mut d = table.lock();
-        let row = self.pop_locked(table, &mut d)?;
+        let row = self.pop_locked(table, &mut d, due_by)?;
         let r = read(&d, row);
         Some((row, r))
     }
 
     /// Pops the oldest row of the committed queue index and this transaction's own pending
-    /// rows (`d` is `table`'s data, locked) and claims it for this transaction.
-    fn pop_locked(&mut self, table: &Arc<Table>, d: &mut TableData) -> Option<RowId> {
+    /// rows (`d` is `table`'s data, locked) and claims it for this transaction; in a queue
+    /// that delivers at QITS, only if its QITS is at most `due_by` (its keys are in QITS
+    /// order: no later row is due either).
+    fn pop_locked(&mut self, table: &Arc<Table>, d: &mut TableData, due_by: i64) -> Option<RowId> {
         let (key, row, from_index) = loop {
             let global = d.queue.first();
             let own = self.own_queue.get(&table.id).and_then(|(_, m)| m.first());
@@ -778,6 +803,9 @@ impl Transaction {
                 (None, Some(o)) => (o.0, o.1, false),
                 (None, None) => return None,
             };
+            if d.delivers_at_qits && key.1 > due_by {
+                return None;
+            }
             if from_index {
                 d.queue.pop_first(); // the entry `first` just gave
             } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {

@@ -312,3 +312,51 @@ fn the_queue_stats_view_counts_waiting_consumers_and_a_batch_wakes_for_one_row()
     assert_eq!(all, [7, 8]);
     assert_eq!(waiting(&mut s), ["0", "0"]);
 }
+
+#[test]
+fn a_consumer_waiting_on_a_delayed_queue_is_woken_by_the_due_time_not_before() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE later, QUEUE, DELIVER AT (qits) (qits TIMESTAMP(6) NOT NULL \
+         DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
+    )
+    .expect("create");
+    let consumer = {
+        let db = db.clone();
+        thread::spawn(move || {
+            let mut c = db.session();
+            let mut got = Vec::new();
+            for _ in 0..3 {
+                let r = c
+                    .execute("SELECT AND CONSUME TOP 1 n, qits FROM later")
+                    .expect("a consume that waits");
+                let taken_at = chrono::Utc::now().naive_utc();
+                let row = r[0].rows.as_ref().expect("rows").to_strings().remove(0);
+                got.push((row[0].clone(), row[1].clone(), taken_at));
+            }
+            got
+        })
+    };
+    wait_until_waiting(&db, "later", 1);
+    // committed now, due later and out of order: each comes when due, oldest QITS first
+    s.execute(
+        "INS later (CURRENT_TIMESTAMP + INTERVAL '0.3' SECOND, 3); \
+         INS later (CURRENT_TIMESTAMP + INTERVAL '0.1' SECOND, 1); \
+         INS later (CURRENT_TIMESTAMP + INTERVAL '0.2' SECOND, 2)",
+    )
+    .expect("insert");
+    let got = consumer.join().expect("the consumer");
+    let order: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(order, ["1", "2", "3"]);
+    for (n, qits, taken_at) in &got {
+        // (Arrow's display puts a T between the date and the time)
+        let due =
+            chrono::NaiveDateTime::parse_from_str(&qits.replace('T', " "), "%Y-%m-%d %H:%M:%S%.f")
+                .unwrap_or_else(|e| panic!("{qits}: {e}"));
+        assert!(
+            *taken_at >= due,
+            "row {n} taken at {taken_at}, before its QITS {due}"
+        );
+    }
+}

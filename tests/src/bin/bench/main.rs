@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | batch | insert | dml | depth | priority | concurrent | wake | browse | scan | python | all
+//!   WORKLOAD: fifo | batch | insert | dml | depth | priority | concurrent | wake | delay | browse
+//!             | scan | python | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
 //!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
@@ -20,6 +21,7 @@
 //!   --browse-rows N queue rows under the browser (1,000,000)  --browse-pops P  consumes per phase (300,000)
 //!   --dml-rows N    rows of the table UPDATE and DELETE change (100,000)
 //!   --batch-rows N  rows drained 100 at a time and one at a time (200,000)
+//!   --delayed N     rows due 2 ms apart, for the delay latency (1,000)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -30,6 +32,7 @@ mod batch;
 mod browse;
 mod common;
 mod concurrent;
+mod delay;
 mod dml;
 mod fifo;
 mod insert;
@@ -40,7 +43,7 @@ mod scan;
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 11] = [
+const WORKLOADS: [&str; 12] = [
     "fifo",
     "batch",
     "insert",
@@ -49,6 +52,7 @@ const WORKLOADS: [&str; 11] = [
     "priority",
     "concurrent",
     "wake",
+    "delay",
     "browse",
     "scan",
     "python",
@@ -120,6 +124,9 @@ fn main() {
     }
     if wants("wake") {
         concurrent::wake(arg("--wakes", 2_000) as i64);
+    }
+    if wants("delay") {
+        delay::run(arg("--delayed", 1_000) as i64);
     }
     if wants("browse") {
         browse::run(
