@@ -1295,9 +1295,10 @@ impl Session {
             }
             // a queue that delivers at QITS: wake when its next row comes due as well (a
             // timer, not polling); a commit of an earlier row wakes the waiter as any commit
-            let due = self.txn().next_due(table).map(|at| {
+            // (a due time too far to represent is no timer)
+            let due = self.txn().next_due(table).and_then(|at| {
                 let ahead = at.saturating_sub(self.shared.clock_now()).max(0);
-                Instant::now() + Duration::from_micros(ahead.unsigned_abs())
+                Instant::now().checked_add(Duration::from_micros(ahead.unsigned_abs()))
             });
             let until = match (deadline, due) {
                 (Some(d), Some(u)) => Some(d.min(u)),
