@@ -1185,6 +1185,14 @@ impl Session {
         if result.is_err() && at_front {
             // woken for a row we did not take: hand the wake-up on
             self.shared.waiters.notify(table.id, 1);
+        } else if result.is_ok()
+            && table.schema.delivers_at_qits
+            && table.queue_depth() > 0
+            && self.shared.waiters.count(table.id) > 0
+        {
+            // A delayed queue: this waiter may have held the timer of a row not due yet, and
+            // a waiter that slept before that row came has none: wake one to set it again.
+            self.shared.waiters.notify(table.id, 1);
         }
         self.cancel.set(None);
         self.shared.storage.locks.leave_delayed(txn_id);
@@ -1223,6 +1231,10 @@ impl Session {
         at_front: &mut bool,
     ) -> Result<Rows> {
         let name = table.schema.name.clone();
+        // the shortest due timer (µs): it doubles after each timer wake that found nothing
+        // due (the request clock can stand still after the system clock steps back), back to
+        // nothing once a row is taken
+        let mut timer_floor: i64 = 0;
         loop {
             // First try outside the waiter registry: taking the row's lock may have to wait
             // (for a LOCKING … FOR READ/WRITE/EXCLUSIVE holder), and no one may wait holding
@@ -1297,7 +1309,10 @@ impl Session {
             // timer, not polling); a commit of an earlier row wakes the waiter as any commit
             // (a due time too far to represent is no timer)
             let due = self.txn().next_due(table).and_then(|at| {
-                let ahead = at.saturating_sub(self.shared.clock_now()).max(0);
+                let ahead = at
+                    .saturating_sub(self.shared.clock_now())
+                    .max(timer_floor)
+                    .max(0);
                 Instant::now().checked_add(Duration::from_micros(ahead.unsigned_abs()))
             });
             let until = match (deadline, due) {
@@ -1322,9 +1337,11 @@ impl Session {
                 WaitEnd::Deadlock => return Err(StorageError::Deadlock(name).into()),
                 WaitEnd::Dropped => return Err(Error::QueueDropped(name)),
                 WaitEnd::Cancelled => return Err(Error::ConsumeCancelled(name)),
-                // the timer of a row coming due, before the consume's own bound: try again
-                WaitEnd::TimedOut if deadline.is_none_or(|d| Instant::now() < d) => {
+                // the timer of a row coming due, sooner than the consume's own bound (which
+                // the try after it checks): try again
+                WaitEnd::TimedOut if due.is_some_and(|u| deadline.is_none_or(|d| u <= d)) => {
                     *at_front = true;
+                    timer_floor = (timer_floor * 2).clamp(100, 1_000_000);
                 }
                 WaitEnd::TimedOut => return Err(Error::ConsumeTimeout(name)),
             }

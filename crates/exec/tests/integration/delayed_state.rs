@@ -12,6 +12,10 @@ use tdlite::{Database, Session, StatementResult};
 const QUEUE: &str =
     "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)";
 
+/// A queue whose rows are consumable from their QITS on (docs/queues.md, Delayed delivery).
+const LATER: &str = "CREATE TABLE later, QUEUE, DELIVER AT (qits) (qits TIMESTAMP(6) NOT NULL \
+                     DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)";
+
 fn setup() -> (Database, Session) {
     let db = Database::new();
     let mut s = db.session();
@@ -317,11 +321,7 @@ fn the_queue_stats_view_counts_waiting_consumers_and_a_batch_wakes_for_one_row()
 fn a_consumer_waiting_on_a_delayed_queue_is_woken_by_the_due_time_not_before() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute(
-        "CREATE TABLE later, QUEUE, DELIVER AT (qits) (qits TIMESTAMP(6) NOT NULL \
-         DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
-    )
-    .expect("create");
+    s.execute(LATER).expect("create");
     let consumer = {
         let db = db.clone();
         thread::spawn(move || {
@@ -359,4 +359,34 @@ fn a_consumer_waiting_on_a_delayed_queue_is_woken_by_the_due_time_not_before() {
             "row {n} taken at {taken_at}, before its QITS {due}"
         );
     }
+}
+
+#[test]
+fn a_row_coming_due_is_not_lost_when_the_waiter_with_its_timer_takes_another() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(LATER).expect("create");
+    let spawn = |db: &Database| {
+        let db = db.clone();
+        thread::spawn(move || {
+            let mut c = db.session();
+            c.execute("SELECT AND CONSUME TOP 1 n FROM later WAIT 20 SECONDS")
+                .map(|r| r[0].rows.as_ref().expect("rows").to_strings()[0][0].clone())
+                .map_err(|e| e.code().number)
+        })
+    };
+    let (a, b) = (spawn(&db), spawn(&db));
+    wait_until_waiting(&db, "later", 2);
+    // a row due later wakes one waiter, which sets a timer for it; the other has none
+    s.execute("INS later (CURRENT_TIMESTAMP + INTERVAL '0.3' SECOND, 1)")
+        .expect("insert");
+    thread::sleep(Duration::from_millis(50));
+    wait_until_waiting(&db, "later", 2);
+    // a row due now goes to the first waiter: if that was the one with the timer, the other
+    // must be told to set it again, or the first row is never taken
+    s.execute("INS later (CURRENT_TIMESTAMP, 2)")
+        .expect("insert");
+    let mut got = vec![a.join().expect("a"), b.join().expect("b")];
+    got.sort();
+    assert_eq!(got, [Ok("1".to_string()), Ok("2".to_string())]);
 }
