@@ -3,7 +3,9 @@
 //! sorted map of committed rows, per-session pending inserts and claims). After every step the
 //! consumed rows, the errors and every session's view of the queue must match the model.
 //! Consumes take one row or a batch (`TOP k`, issue 17), some with `NOWAIT`; a second test
-//! runs the same on a priority queue (`CONSUME ORDER (p DESC)`) with UPDATEs of the priority.
+//! runs the same on a priority queue (`CONSUME ORDER (p DESC)`) with UPDATEs of the priority,
+//! a third on a queue that delivers at QITS (`DELIVER AT (qits)`) where some rows are due in
+//! the year 9999 and must never be consumed.
 //!
 //! The seed is printed on failure; `TDLITE_MODEL_SEED` replays one, `TDLITE_MODEL_CASES` runs
 //! more sequences (a soak).
@@ -31,6 +33,19 @@ struct Model {
     committed: BTreeMap<Key, u64>,
     txns: [Txn; 3],
     seq: u64,
+    /// A queue that delivers at QITS: rows whose QITS key is at least [`FUTURE`] are not due.
+    delayed: bool,
+}
+
+/// The QITS key of the rows due in the year 9999 (the others are 0..5: seconds of 2024).
+const FUTURE: u64 = 100;
+
+/// Which queue a model run uses.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Plain,
+    Priority,
+    Delayed,
 }
 
 impl Model {
@@ -54,10 +69,12 @@ impl Model {
             .iter()
             .next()
             .map(|(k, v)| (*k, *v, false));
-        match (global, own) {
+        let first = match (global, own) {
             (Some(g), Some(o)) => Some(if o.0 < g.0 { o } else { g }),
             (g, o) => g.or(o),
-        }
+        };
+        // keys are in QITS order there: if the first is not due, none is
+        first.filter(|(k, _, _)| !(self.delayed && k.1 >= FUTURE))
     }
 
     fn rollback(&mut self, s: usize) {
@@ -115,12 +132,13 @@ fn take(m: &mut Model, s: usize, k: u64) -> Vec<u64> {
     got
 }
 
-fn run(seed: u64, steps: usize, priority: bool) {
+fn run(seed: u64, steps: usize, kind: Kind) {
     let db = Database::new();
-    let order = if priority {
-        ", CONSUME ORDER (p DESC)"
-    } else {
-        ""
+    let priority = kind == Kind::Priority;
+    let order = match kind {
+        Kind::Plain => "",
+        Kind::Priority => ", CONSUME ORDER (p DESC)",
+        Kind::Delayed => ", DELIVER AT (qits)",
     };
     db.session()
         .execute(&format!("CREATE MULTISET TABLE q, QUEUE{order} (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, p INTEGER NOT NULL)"))
@@ -131,7 +149,10 @@ fn run(seed: u64, steps: usize, priority: bool) {
     for s in &mut sessions {
         s.set_consume_timeout(Some(Duration::ZERO));
     }
-    let mut m = Model::default();
+    let mut m = Model {
+        delayed: kind == Kind::Delayed,
+        ..Model::default()
+    };
     let mut rng = Rng(seed);
     let mut next_id = 0;
     for step in 0..steps {
@@ -143,12 +164,19 @@ fn run(seed: u64, steps: usize, priority: bool) {
         }
         match rng.below(10) {
             0..=3 => {
-                let qits = rng.below(5);
+                let mut qits = rng.below(5);
                 let p = rng.below(3);
                 next_id += 1;
+                let year = if kind == Kind::Delayed && rng.below(4) == 0 {
+                    qits += FUTURE;
+                    9999
+                } else {
+                    2024
+                };
                 sessions[s]
                     .execute(&format!(
-                        "INS q (TIMESTAMP '2024-01-01 00:00:0{qits}', {next_id}, {p})"
+                        "INS q (TIMESTAMP '{year}-01-01 00:00:0{}', {next_id}, {p})",
+                        qits % FUTURE
                     ))
                     .unwrap();
                 m.seq += 1;
@@ -236,9 +264,8 @@ fn run(seed: u64, steps: usize, priority: bool) {
     }
 }
 
-/// Runs the model test over `TDLITE_MODEL_CASES` seeds (40 by default), on a priority queue
-/// or a plain one.
-fn run_cases(priority: bool) {
+/// Runs the model test over `TDLITE_MODEL_CASES` seeds (40 by default) on a queue of `kind`.
+fn run_cases(kind: Kind) {
     let cases: u64 = std::env::var("TDLITE_MODEL_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -246,21 +273,23 @@ fn run_cases(priority: bool) {
     let first = seed_from_env("TDLITE_MODEL_SEED");
     for i in 0..cases {
         let seed = first.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1;
-        if std::panic::catch_unwind(|| run(seed, 300, priority)).is_err() {
-            panic!(
-                "model test (priority queue: {priority}) failed; replay with \
-                 TDLITE_MODEL_SEED={seed} TDLITE_MODEL_CASES=1"
-            );
+        if std::panic::catch_unwind(|| run(seed, 300, kind)).is_err() {
+            panic!("model test failed; replay with TDLITE_MODEL_SEED={seed} TDLITE_MODEL_CASES=1");
         }
     }
 }
 
 #[test]
 fn random_queue_operations_match_the_reference_model() {
-    run_cases(false);
+    run_cases(Kind::Plain);
 }
 
 #[test]
 fn random_operations_on_a_priority_queue_match_the_reference_model() {
-    run_cases(true);
+    run_cases(Kind::Priority);
+}
+
+#[test]
+fn random_operations_on_a_delayed_queue_match_the_reference_model() {
+    run_cases(Kind::Delayed);
 }
