@@ -5,7 +5,8 @@
 //!   in the queue (unless their consume's commit was in flight);
 //! - nothing uncommitted is: every row in the queue was inserted by a commit that was
 //!   acknowledged or in flight, and no acknowledged consume's row is back;
-//! - no row is duplicated; an in-flight insert batch is all there or not at all;
+//! - no row is duplicated; an in-flight insert batch is all there or not at all, and so is
+//!   an in-flight batch consume (`SELECT AND CONSUME TOP k`: its rows all back or all gone);
 //! - the account total is unchanged (transfers are atomic).
 //!
 //! `TDLITE_CRASH_CYCLES=n` runs more kill cycles (default 50); `TDLITE_CRASH_SEED` replays one.
@@ -29,12 +30,14 @@ struct Said {
     doubtful_batches: Vec<Vec<i64>>,
     /// Consumed ids whose commit was in flight.
     doubtful_consumes: BTreeSet<i64>,
+    /// The same, by the consume that took them.
+    doubtful_consume_batches: Vec<Vec<i64>>,
 }
 
 fn parse(lines: &[String]) -> Said {
     let mut said = Said::default();
     let mut try_p: HashMap<String, Vec<i64>> = HashMap::new();
-    let mut try_c: HashMap<String, i64> = HashMap::new();
+    let mut try_c: HashMap<String, Vec<i64>> = HashMap::new();
     for line in lines {
         let w: Vec<&str> = line.split_whitespace().collect();
         match w.as_slice() {
@@ -45,11 +48,14 @@ fn parse(lines: &[String]) -> Said {
                 );
             }
             ["OKP", t] => said.produced.extend(try_p.remove(*t).unwrap()),
-            ["TRYC", t, id] => {
-                try_c.insert(t.to_string(), id.parse().unwrap());
+            ["TRYC", t, ids @ ..] => {
+                try_c.insert(
+                    t.to_string(),
+                    ids.iter().map(|i| i.parse().unwrap()).collect(),
+                );
             }
             ["OKC", t] => {
-                said.consumed.insert(try_c.remove(*t).unwrap());
+                said.consumed.extend(try_c.remove(*t).unwrap());
             }
             ["RBC", t] => {
                 try_c.remove(*t);
@@ -58,7 +64,13 @@ fn parse(lines: &[String]) -> Said {
         }
     }
     said.doubtful_batches = try_p.into_values().collect();
-    said.doubtful_consumes = try_c.into_values().collect();
+    said.doubtful_consume_batches = try_c.into_values().collect();
+    said.doubtful_consumes = said
+        .doubtful_consume_batches
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
     said
 }
 
@@ -123,6 +135,13 @@ fn check(
         assert!(
             present == 0 || present == settled.len(),
             "{ctx}: in-flight batch {batch:?} is partly there"
+        );
+    }
+    for batch in &said.doubtful_consume_batches {
+        let present = batch.iter().filter(|i| now.contains(i)).count();
+        assert!(
+            present == 0 || present == batch.len(),
+            "{ctx}: in-flight consume of {batch:?} is partly undone"
         );
     }
     let total: i64 = ints(db, "SEL v FROM acct").iter().sum();

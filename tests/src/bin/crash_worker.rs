@@ -6,7 +6,8 @@
 //!   READY                       the database is open
 //!   TRYP <t> <id> <id> …        thread t is about to commit inserts of these ids
 //!   OKP <t>                     … and the commit returned
-//!   TRYC <t> <id>               thread t consumed id and is about to commit
+//!   TRYC <t> <id> <id> …        thread t consumed these ids (a batch consume, `TOP k`, takes
+//!                               up to k) and is about to commit
 //!   OKC <t> | RBC <t>           … the commit returned | it rolled back instead
 //! ```
 //!
@@ -49,12 +50,32 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                 say(format!("OKP {t}"));
             }
             5..=7 => {
-                let r = match s.execute("BT; SELECT AND CONSUME TOP 1 n FROM q") {
+                // one row or a batch (issue 17), waiting (20 ms) or not
+                let k = if rng.gen_bool(0.5) {
+                    1
+                } else {
+                    rng.gen_range(2..6)
+                };
+                let wait = if rng.gen_bool(0.3) { " NOWAIT" } else { "" };
+                let sql = format!("BT; SELECT AND CONSUME TOP {k} n FROM q{wait}");
+                let r = match s.execute(&sql) {
                     Ok(r) => r,
                     Err(_) => continue, // empty queue: timed out, rolled back
                 };
-                let id = &r[1].rows.as_ref().unwrap().to_strings()[0][0];
-                say(format!("TRYC {t} {id}"));
+                let ids: Vec<String> = r[1]
+                    .rows
+                    .as_ref()
+                    .unwrap()
+                    .to_strings()
+                    .into_iter()
+                    .map(|row| row[0].clone())
+                    .collect();
+                if ids.is_empty() {
+                    // NOWAIT on an empty queue: nothing taken
+                    s.execute("ET").expect("commit");
+                    continue;
+                }
+                say(format!("TRYC {t} {}", ids.join(" ")));
                 if rng.gen_bool(0.25) {
                     let _ = s.execute("ABORT");
                     say(format!("RBC {t}"));
