@@ -24,10 +24,7 @@ impl Shared {
     /// The timestamp of a new request: the wall clock in µs (UTC), made strictly increasing
     /// across the database so that requests get distinct, ordered CURRENT_TIMESTAMPs.
     pub(crate) fn request_timestamp(&self) -> i64 {
-        // SystemTime straight from the clock (chrono's `Utc::now` also builds a calendar date)
-        let wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        let wall = tdlite_storage::table::wall_clock_us();
         let prev = self
             .clock
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| {
@@ -40,10 +37,7 @@ impl Shared {
     /// The clock [`Shared::request_timestamp`] reads, now, without moving it: the time a
     /// delayed row's QITS is compared with (a QITS from CURRENT_TIMESTAMP is never after it).
     pub(crate) fn clock_now(&self) -> i64 {
-        let wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
-        wall.max(self.clock.load(Ordering::Acquire))
+        tdlite_storage::table::wall_clock_us().max(self.clock.load(Ordering::Acquire))
     }
 
     /// Wakes the consumers that a commit or rollback gave rows to.

@@ -36,7 +36,6 @@ fn consume_order(
     columns: &[Column],
     o: &tdlite_parser::ConsumeOrder,
 ) -> Result<tdlite_storage::catalog::QueueOrder> {
-    use tdlite_storage::types::SqlType;
     if !queue {
         return Err(queue_rule(
             "CONSUME ORDER is for queue tables (CREATE TABLE name, QUEUE, CONSUME ORDER (c)).",
@@ -52,10 +51,7 @@ fn consume_order(
             "CONSUME ORDER names a column other than the QITS (QITS orders rows within it).",
         ));
     }
-    if !matches!(
-        c.ty,
-        SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt
-    ) {
+    if !c.ty.is_integer() {
         return Err(queue_rule(&format!(
             "the CONSUME ORDER column {} must be BYTEINT, SMALLINT, INTEGER or BIGINT.",
             c.name

@@ -536,12 +536,7 @@ fn check_schema(s: &TableSchema) -> Result<(), String> {
         return bad("a queue table whose first column is not a timestamp");
     }
     if let Some(o) = s.queue_order {
-        let integer = s.columns.get(o.column).is_some_and(|c| {
-            matches!(
-                c.ty,
-                SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt
-            )
-        });
+        let integer = s.columns.get(o.column).is_some_and(|c| c.ty.is_integer());
         if !s.queue || o.column == 0 || !integer {
             return bad("a consume order that is not an integer column of a queue");
         }

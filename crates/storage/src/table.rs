@@ -109,8 +109,9 @@ pub struct TableData {
     pub(crate) consumed: u64,
 }
 
-/// Microseconds since the epoch, from the system clock.
-pub(crate) fn wall_clock_us() -> i64 {
+/// Microseconds since the epoch (UTC), from the system clock (`SystemTime` straight: chrono's
+/// `Utc::now` also builds a calendar date).
+pub fn wall_clock_us() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))

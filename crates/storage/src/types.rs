@@ -47,6 +47,14 @@ pub enum SqlType {
 }
 
 impl SqlType {
+    /// BYTEINT, SMALLINT, INTEGER or BIGINT.
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self,
+            SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt
+        )
+    }
+
     /// The Arrow type that stores this SQL type.
     pub fn arrow_type(&self) -> ArrowType {
         match self {
