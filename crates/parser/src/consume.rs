@@ -3,12 +3,12 @@
 //! message that names the rule.
 //!
 //! tdlite's extensions (docs/queues.md) parse here too: `TOP n` with n > 1 (batch consume),
-//! a wait clause after the table (`WAIT s SECONDS`, `WAIT FOREVER`, `NOWAIT`) and `SET SESSION
+//! `WHERE condition` after the table (selective consume), a wait clause after that (`WAIT s SECONDS`, `WAIT FOREVER`, `NOWAIT`) and `SET SESSION
 //! CONSUME` with the same clause; `strict.rs` refuses them in strict mode.
 //!
 //! Invariant: a consume statement parsed here has `TOP n` with 1 ≤ n ≤ 2,147,483,647, a
-//! select list free of aggregates and window functions, one queue table, at most a wait
-//! clause after it, and nothing else.
+//! select list free of aggregates and window functions, one queue table, at most a condition
+//! free of subqueries and aggregates and a wait clause after it, and nothing else.
 
 use crate::cursor::Cursor;
 use crate::error::ParseError;
@@ -43,6 +43,10 @@ pub(crate) fn reject_nested_consume(cur: &Cursor) -> Result<(), ParseError> {
 /// Parses `SELECT AND CONSUME TOP 1 list FROM queue` at the cursor.
 pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
     cur.pos += 3; // SELECT AND CONSUME
+                  // Teradata's spellings (`MOD`, `NE`, `**`, …) in the select list and the condition
+    let mut rest = cur.toks.split_off(cur.pos);
+    crate::parser::rewrite_tokens(&mut rest);
+    cur.toks.extend(rest);
     let top_at = cur.loc();
     if !cur.eat_word("TOP") {
         return Err(ParseError::consume(
@@ -100,6 +104,15 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
         ));
     }
     let table = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let where_at = cur.loc();
+    let filter = if cur.eat_word("WHERE") {
+        let cond_at = cur.loc();
+        let cond = cur.with_sqlparser(|p| p.parse_expr())?;
+        check_condition(&cond, cond_at)?;
+        Some((cond, where_at))
+    } else {
+        None
+    };
     let wait_at = cur.loc();
     let wait = wait_clause(cur)?.map(|w| (w, wait_at));
     reject_trailing_clause(cur)?;
@@ -109,6 +122,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
         projection,
         table,
         table_location,
+        filter,
         wait,
     })
 }
@@ -182,7 +196,7 @@ fn reject_trailing_clause(cur: &Cursor) -> Result<(), ParseError> {
             "You cannot join queue tables with other tables in a SELECT AND CONSUME statement."
         }
         _ => match cur.word_at(0).as_deref() {
-            Some("WHERE") => "You cannot specify a WHERE clause in a SELECT AND CONSUME statement.",
+            Some("WHERE") => "In a selective SELECT AND CONSUME, WHERE comes before the wait clause.",
             Some("JOIN" | "INNER" | "LEFT" | "RIGHT" | "FULL" | "CROSS" | "NATURAL") => {
                 "You cannot join queue tables with other tables in a SELECT AND CONSUME statement."
             }
@@ -215,36 +229,60 @@ fn check_projection(
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
             _ => continue,
         };
-        let found = ast::visit_expressions(expr, |e| match e {
-            ast::Expr::Function(f) if f.over.is_some() || is_aggregate(&f.name) => {
-                ControlFlow::Break("aggregate")
-            }
-            ast::Expr::Subquery(_)
-            | ast::Expr::Exists { .. }
-            | ast::Expr::In {
-                target: ast::InTarget::Subquery(_),
-                ..
-            } => ControlFlow::Break("subquery"),
-            _ => ControlFlow::Continue(()),
-        });
-        match found {
-            ControlFlow::Break("subquery") => {
+        match forbidden(expr) {
+            Some("subquery") => {
                 return Err(ParseError::consume(
                     "The select list of SELECT AND CONSUME cannot contain a subquery.",
                     at,
                 ))
             }
-            ControlFlow::Break(_) => {
+            Some(_) => {
                 return Err(ParseError::consume(
                     "You cannot specify aggregate or ordered analytic functions in a SELECT AND \
                      CONSUME statement.",
                     at,
                 ))
             }
-            ControlFlow::Continue(()) => {}
+            None => {}
         }
     }
     Ok(())
+}
+
+/// A selective consume's condition reads the queue's row alone: no subquery, no aggregate.
+fn check_condition(cond: &ast::Expr, at: crate::error::Location) -> Result<(), ParseError> {
+    match forbidden(cond) {
+        Some("subquery") => Err(ParseError::consume(
+            "The condition of a selective SELECT AND CONSUME cannot contain a subquery.",
+            at,
+        )),
+        Some(_) => Err(ParseError::consume(
+            "The condition of a selective SELECT AND CONSUME cannot contain aggregate or \
+             ordered analytic functions.",
+            at,
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `Some("subquery")` or `Some("aggregate")` if `expr` holds one, else `None`.
+fn forbidden(expr: &ast::Expr) -> Option<&'static str> {
+    let found = ast::visit_expressions(expr, |e| match e {
+        ast::Expr::Function(f) if f.over.is_some() || is_aggregate(&f.name) => {
+            ControlFlow::Break("aggregate")
+        }
+        ast::Expr::Subquery(_)
+        | ast::Expr::Exists { .. }
+        | ast::Expr::In {
+            target: ast::InTarget::Subquery(_),
+            ..
+        } => ControlFlow::Break("subquery"),
+        _ => ControlFlow::Continue(()),
+    });
+    match found {
+        ControlFlow::Break(what) => Some(what),
+        ControlFlow::Continue(()) => None,
+    }
 }
 
 fn is_aggregate(name: &ast::ObjectName) -> bool {

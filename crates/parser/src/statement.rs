@@ -324,6 +324,9 @@ pub struct Consume {
     pub table: ast::ObjectName,
     /// Where the queue table's name is written.
     pub table_location: Location,
+    /// `WHERE condition` after the table (selective consume, a tdlite extension) and where
+    /// `WHERE` is written.
+    pub filter: Option<(ast::Expr, Location)>,
     /// The wait clause after the table (a tdlite extension) and where it starts.
     pub wait: Option<(ConsumeWait, Location)>,
 }

@@ -130,6 +130,12 @@ fn consume(c: &crate::statement::Consume) -> Option<ParseError> {
             c.top_location,
         ));
     }
+    if let Some((_, at)) = &c.filter {
+        return Some(ParseError::consume(
+            "You cannot specify a WHERE clause in a SELECT AND CONSUME statement.",
+            *at,
+        ));
+    }
     let (_, location) = c.wait?;
     Some(refuse(
         "A wait clause (WAIT n SECONDS, WAIT FOREVER, NOWAIT) after the queue table",
@@ -317,6 +323,12 @@ mod tests {
                 1,
                 38,
                 "wait clause",
+            ),
+            (
+                "SEL AND CONSUME TOP 1 * FROM q\nWHERE n = 1 NOWAIT",
+                2,
+                1,
+                "cannot specify a WHERE clause",
             ),
             ("SET SESSION CONSUME NOWAIT", 1, 13, "SET SESSION CONSUME"),
             (

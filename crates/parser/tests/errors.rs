@@ -106,9 +106,23 @@ fn unterminated_string_points_at_its_quote() {
 
 #[test]
 fn consume_where_clause() {
+    // a selective consume's condition (a tdlite extension; strict mode refuses it: strict.rs)
+    // reads the queue's row alone, and comes before the wait clause
     check(
         3706,
-        "SELECT AND CONSUME TOP 1 * FROM q /*a*/WHERE qits > CURRENT_TIMESTAMP",
+        "SELECT AND CONSUME TOP 1 * FROM q WHERE /*a*/n IN (SELECT n FROM t)",
+    );
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q WHERE /*a*/MAX(n) > 1",
+    );
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q NOWAIT /*a*/WHERE n = 1",
+    );
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q WHERE n = 1 /*a*/ORDER BY n",
     );
 }
 

@@ -232,6 +232,7 @@ fn render_consume(out: &mut String, c: &Consume, indent: &str) {
         projection,
         table,
         table_location: _,
+        filter,
         wait,
     } = c;
     // TOP 1 and no wait clause (Teradata's form) print as before the extensions came
@@ -240,6 +241,9 @@ fn render_consume(out: &mut String, c: &Consume, indent: &str) {
     }
     writeln!(out, "{indent}projection: {}", join(projection)).unwrap();
     writeln!(out, "{indent}table: {table}").unwrap();
+    if let Some((cond, at)) = filter {
+        writeln!(out, "{indent}where: {cond} at {at}").unwrap();
+    }
     if let Some((wait, at)) = wait {
         writeln!(out, "{indent}wait: {wait:?} at {at}").unwrap();
     }

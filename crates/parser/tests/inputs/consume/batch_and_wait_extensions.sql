@@ -1,4 +1,4 @@
--- tdlite's extensions (docs/queues.md): batch consume and the wait clause
+-- tdlite's extensions (docs/queues.md): batch consume, the wait clause and selective consume
 SELECT AND CONSUME TOP 100 * FROM q;
 SEL AND CONSUME TOP 5 id, payload FROM db.q NOWAIT;
 SELECT AND CONSUME TOP 1 * FROM q WAIT 30 SECONDS;
@@ -9,3 +9,6 @@ INSERT INTO done SELECT AND CONSUME TOP 10 * FROM q NOWAIT;
 SET SESSION CONSUME WAIT 5 SECONDS;
 SET SESSION CONSUME WAIT FOREVER;
 SET SESSION CONSUME NOWAIT;
+SELECT AND CONSUME TOP 1 * FROM q WHERE tenant = 7;
+SEL AND CONSUME TOP 10 id FROM q WHERE kind NE 'x' AND n MOD 2 = 0 WAIT 3 SECONDS;
+INSERT INTO done SELECT AND CONSUME TOP 1 * FROM q WHERE qits < CURRENT_TIMESTAMP NOWAIT;
