@@ -59,11 +59,7 @@ impl OrderedIndex {
     pub fn new(schema: &TableSchema, spec: &IndexSpec) -> Self {
         OrderedIndex {
             columns: spec.columns.clone(),
-            case_specific: spec
-                .columns
-                .iter()
-                .map(|&c| schema.columns.get(c).is_some_and(|c| c.case_specific))
-                .collect(),
+            case_specific: case_flags(schema, &spec.columns),
             entries: BTreeSet::new(),
             hidden: Vec::new(),
         }
@@ -235,6 +231,14 @@ fn bounds_empty(lo: Bound<&IndexEntry>, hi: Bound<&IndexEntry>) -> bool {
         | (Bound::Excluded(a), Bound::Included(b)) => a >= b,
         _ => false,
     }
+}
+
+/// Whether each of `columns` compares case-specifically (its key bytes keep the case).
+pub(crate) fn case_flags(schema: &TableSchema, columns: &[usize]) -> Vec<bool> {
+    columns
+        .iter()
+        .map(|&c| schema.columns.get(c).is_some_and(|c| c.case_specific))
+        .collect()
 }
 
 /// Whether a table keeps an ordered index for `spec`: every index except a queue table's

@@ -41,6 +41,7 @@ pub mod error;
 mod fastlock;
 pub mod index;
 pub mod key;
+mod keyed_queue;
 pub mod locks;
 pub mod mvcc;
 mod padded;

@@ -82,6 +82,25 @@ impl QueueIndex {
         self.live += 1;
     }
 
+    /// Removes the entry at `key` if it is row `row`'s; returns whether it was. (Another row
+    /// can hold a key a row held before: an UPDATE's new version keeps the old one's key.)
+    pub fn remove_row(&mut self, key: &QueueKey, row: RowId) -> bool {
+        if let Ok(i) = self.find(key) {
+            if self.run[i].1 == Some(row) {
+                self.run[i].1 = None;
+                self.live -= 1;
+                self.tidy();
+                return true;
+            }
+            return false;
+        }
+        if self.scattered.get(key) == Some(&row) {
+            self.scattered.remove(key);
+            return true;
+        }
+        false
+    }
+
     /// Removes a row's entry; returns whether it was there.
     pub fn remove(&mut self, key: &QueueKey) -> bool {
         if let Ok(i) = self.find(key) {
@@ -117,6 +136,36 @@ impl QueueIndex {
             (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Up to `limit` entries after `after` (all entries if `None`), oldest first: the
+    /// candidates a selective consume tests next.
+    pub fn after(&self, after: Option<QueueKey>, limit: usize) -> Vec<(QueueKey, RowId)> {
+        let start = match after {
+            None => 0,
+            Some(k) => match self.find(&k) {
+                Ok(i) => i + 1,
+                Err(i) => i,
+            },
+        };
+        let run = self
+            .run
+            .range(start..)
+            .filter_map(|&(k, r)| r.map(|r| (k, r)))
+            .take(limit);
+        let lo = after.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
+        let scattered = self
+            .scattered
+            .range((lo, std::ops::Bound::Unbounded))
+            .map(|(k, r)| (*k, *r))
+            .take(limit);
+        if self.scattered.is_empty() {
+            return run.collect();
+        }
+        let mut all: Vec<(QueueKey, RowId)> = run.chain(scattered).collect();
+        all.sort_unstable_by_key(|&(k, _)| k);
+        all.truncate(limit);
+        all
     }
 
     /// The keys of every entry, in no particular order.
@@ -239,6 +288,35 @@ mod tests {
             let want: Vec<(QueueKey, RowId)> = model.into_iter().collect();
             assert_eq!(q.into_sorted(), want, "seed {seed}");
         }
+    }
+
+    #[test]
+    fn after_walks_both_parts_in_key_order() {
+        let mut q = QueueIndex::default();
+        let mut model = BTreeMap::new();
+        for s in 1..=300u64 {
+            // every seventh row arrives out of order (into the tree)
+            let qits = if s % 7 == 0 { -(s as i64) } else { s as i64 };
+            q.insert((0, qits, s), s);
+            model.insert((0, qits, s), s);
+        }
+        for s in (1..=300u64).step_by(5) {
+            let key = (0, if s % 7 == 0 { -(s as i64) } else { s as i64 }, s);
+            assert_eq!(q.remove(&key), model.remove(&key).is_some());
+        }
+        let mut walked = Vec::new();
+        let mut at = None;
+        loop {
+            let chunk = q.after(at, 16);
+            assert!(chunk.len() <= 16);
+            let Some(&(last, _)) = chunk.last() else {
+                break;
+            };
+            at = Some(last);
+            walked.extend(chunk);
+        }
+        let want: Vec<(QueueKey, RowId)> = model.into_iter().collect();
+        assert_eq!(walked, want);
     }
 
     #[test]

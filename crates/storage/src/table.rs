@@ -67,6 +67,11 @@ pub struct Table {
     /// A one-row NULL of each column's type: what [`Table::fetch_columns`] gives for a column
     /// left out of a one-row fetch (a MIN/MAX walk's), shared instead of made each time.
     null_cells: Vec<ArrayRef>,
+    /// A NULL of each column's type [`NULL_RUN`] rows long, made when first needed: sliced
+    /// for a column left out of a fetch of up to that many rows (a selective consume's).
+    null_runs: Vec<std::sync::OnceLock<ArrayRef>>,
+    /// An empty batch of [`Table::nullable_schema`].
+    empty_nullable: RecordBatch,
     /// ROW WRITE locks held without the lock manager (see `fastlock`).
     pub(crate) row_writers: Padded<Mutex<crate::fastlock::RowWriters>>,
     /// How many index entries open transactions have set aside (see [`crate::index`]): a
@@ -94,6 +99,8 @@ pub struct TableData {
     pub(crate) stamps: Stamps,
     pub(crate) seq: Vec<u64>,
     pub(crate) queue: QueueIndex,
+    /// The queue's rows by each ordered index, for selective consume (keyed_queue.rs).
+    pub(crate) keyed: Vec<crate::keyed_queue::KeyedQueue>,
     unique: Vec<HashMap<RowKey, Vec<RowId>>>,
     duplicates: Option<HashMap<RowKey, Vec<RowId>>>,
     /// One per index of [`TableSchema::indexes`], `None` where [`indexable`] says no.
@@ -144,6 +151,7 @@ impl TableData {
             stamps: Stamps::default(),
             seq: Vec::new(),
             queue: QueueIndex::default(),
+            keyed: crate::keyed_queue::KeyedQueue::for_schema(schema),
             unique: schema.unique_keys().map(|_| HashMap::new()).collect(),
             duplicates: (schema.kind == crate::catalog::TableKind::Set).then(HashMap::new),
             ordered: schema
@@ -168,6 +176,9 @@ pub struct ScanBatch {
     pub row_ids: UInt64Array,
 }
 
+/// The longest run of NULLs a table keeps per column (see `Table::null_runs`).
+const NULL_RUN: usize = 4096;
+
 impl Table {
     /// A table `creator` (0: no one, it is committed) is creating.
     pub(crate) fn new(id: u64, schema: TableSchema, creator: TxnId) -> Self {
@@ -181,6 +192,10 @@ impl Table {
         Table {
             id,
             null_cells,
+            null_runs: (0..schema.columns.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
+            empty_nullable: RecordBatch::new_empty(all_nullable.clone()),
             data: Padded(Mutex::new(TableData::empty(&schema))),
             schema,
             dropped: AtomicBool::new(false),
@@ -477,10 +492,18 @@ impl Table {
 
     /// A NULL column `c` (of type `col`'s) of `rows` rows.
     fn null_column(&self, c: usize, col: &crate::catalog::Column, rows: usize) -> ArrayRef {
-        match (rows, self.null_cells.get(c)) {
-            (1, Some(cell)) => cell.clone(),
+        match (rows, self.null_cells.get(c), self.null_runs.get(c)) {
+            (1, Some(cell), _) => cell.clone(),
+            (2..=NULL_RUN, _, Some(run)) => run
+                .get_or_init(|| new_null_array(&col.ty.arrow_type(), NULL_RUN))
+                .slice(0, rows),
             _ => new_null_array(&col.ty.arrow_type(), rows),
         }
+    }
+
+    /// An empty batch of [`Table::nullable_schema`] (to check an expression's type on).
+    pub fn empty_batch(&self) -> RecordBatch {
+        self.empty_nullable.clone()
     }
 
     /// The table's Arrow schema with every column nullable: the schema of a batch in which
@@ -828,15 +851,20 @@ impl TableData {
                 map.entry(key).or_default().push(rid);
             }
         }
-        if schema.queue {
-            if let Value::Timestamp(q) = values[0] {
+        let queued = match values.first() {
+            Some(Value::Timestamp(q)) if schema.queue => {
                 let order = self.order_of(|c| values.get(c).cloned().unwrap_or(Value::Null));
-                self.queue.insert((order, q, seq), rid);
+                Some((order, *q, seq))
             }
-        }
+            _ => None,
+        };
         self.next_seq = self.next_seq.max(seq);
         self.index_row(&values, rid);
         self.push_row(schema, values.into(), xmin, seq);
+        // stored first: the keyed queues read the row's values
+        if let Some(key) = queued {
+            self.enqueue(key, rid);
+        }
         rid
     }
 
@@ -864,6 +892,7 @@ impl TableData {
                 .collect();
         }
         let base = self.len() as RowId;
+        let mut queued = Vec::new();
         if schema.queue {
             if let Some(q) = batch
                 .column(0)
@@ -872,8 +901,7 @@ impl TableData {
             {
                 for (i, &seq) in seqs.iter().enumerate() {
                     let order = self.order_of(|c| value_at(batch.column(c).as_ref(), i));
-                    self.queue
-                        .insert((order, q.value(i), seq), base + i as RowId);
+                    queued.push(((order, q.value(i), seq), base + i as RowId));
                 }
             }
         }
@@ -883,6 +911,10 @@ impl TableData {
             self.seq.push(seq);
         }
         self.segments.push(batch);
+        // stored first: the keyed queues read the rows' values
+        for (key, rid) in queued {
+            self.enqueue(key, rid);
+        }
         if self.ordered.iter().any(Option::is_some) {
             for rid in base..base + SEGMENT_ROWS as RowId {
                 let values = self.row(rid);
@@ -896,7 +928,7 @@ impl TableData {
     pub(crate) fn delete_recovered(&mut self, rid: RowId, xmax: TxnId) {
         self.stamps.set_xmax(rid, xmax);
         let key = self.queue_key(rid);
-        self.queue.remove(&key);
+        self.dequeue(&key, rid);
         self.unindex(rid);
     }
 

@@ -34,6 +34,9 @@ use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+mod selective;
+pub use selective::Selection;
+
 enum Undo {
     /// Rows this transaction created, consecutive RowIds.
     Insert {
@@ -108,8 +111,9 @@ impl Savepoint {
 /// What commit or rollback changed in queue tables, so the session layer can wake waiters.
 #[derive(Default)]
 pub struct Outcome {
-    /// Queue tables that gained consumable rows, with how many.
-    pub published: Vec<(Arc<Table>, usize)>,
+    /// Queue tables that gained consumable rows, with those rows (a commit's in consume
+    /// order).
+    pub published: Vec<(Arc<Table>, Vec<RowId>)>,
     /// Tables that disappeared (a rolled-back CREATE TABLE): their waiters must fail.
     pub removed: Vec<Arc<Table>>,
 }
@@ -512,7 +516,7 @@ impl Transaction {
         let mut requeue = None;
         if table.schema.queue {
             let key = d.queue_key(row);
-            if d.queue.remove(&key) {
+            if d.dequeue(&key, row) {
                 requeue = Some(Requeue::Index(key));
             } else if let Some((_, own)) = self.own_queue.get_mut(&table.id) {
                 if own.remove(&key) {
@@ -674,12 +678,7 @@ impl Transaction {
             return Ok(None);
         }
         // the rows are this transaction's now (claimed under the mutex): read them after it
-        let keep: Vec<bool> = (0..table.schema.columns.len())
-            .map(|c| cols.contains(&c))
-            .collect();
-        let batch = table.fetch_columns(&rows, Some(&keep));
-        let arrays = cols.iter().map(|&c| batch.column(c).clone()).collect();
-        Ok(Some((rows, arrays)))
+        Ok(Some(read_taken(table, rows, cols)))
     }
 
     /// Takes `table`'s ROW WRITE lock for a consume unless this transaction holds it:
@@ -711,19 +710,20 @@ impl Transaction {
         Ok(Some(newly))
     }
 
-    /// In a queue that delivers at QITS (`DELIVER AT`), the earliest QITS (µs) among the rows
-    /// this transaction could take (committed ones and its own); `None` otherwise, or if
-    /// there are none: when a waiting consumer's next row comes due.
-    pub fn next_due(&self, table: &Table) -> Option<i64> {
+    /// In a queue that delivers at QITS (`DELIVER AT`), the earliest QITS (µs) after `after`
+    /// among the rows this transaction could take (committed ones and its own); `None`
+    /// otherwise, or if there are none: when a waiting consumer's next row comes due. A
+    /// consumer that tried a take with `due_by` passes that: every row due by then was
+    /// there for its try (and taken, or not accepted by its condition).
+    pub fn next_due(&self, table: &Table, after: i64) -> Option<i64> {
         if !table.schema.delivers_at_qits {
             return None;
         }
-        let own = self
-            .own_queue
-            .get(&table.id)
-            .and_then(|(_, m)| m.first())
-            .map(|(k, _)| k.1);
-        let global = table.lock().queue.first().map(|(k, _)| k.1);
+        // such a queue has no consume order: its keys are (0, QITS, sequence)
+        let past = Some((0, after, u64::MAX));
+        let first = |m: &QueueIndex| m.after(past, 1).first().map(|(k, _)| k.1);
+        let own = self.own_queue.get(&table.id).and_then(|(_, m)| first(m));
+        let global = first(&table.lock().queue);
         own.into_iter().chain(global).min()
     }
 
@@ -807,7 +807,7 @@ impl Transaction {
                 return None;
             }
             if from_index {
-                d.queue.pop_first(); // the entry `first` just gave
+                d.pop_queue(); // the entry `first` just gave
             } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {
                 m.pop_first(); // likewise
             }
@@ -817,6 +817,19 @@ impl Transaction {
                 break (key, row, from_index);
             }
         };
+        self.note_taken(table, d, (key, row, from_index));
+        Some(row)
+    }
+
+    /// Claims `row` (queue key `key`), just taken out of the committed queue index
+    /// (`from_index`) or this transaction's own pending rows, for this transaction: its
+    /// deletion stamp, the consume count and the undo entry that puts it back.
+    fn note_taken(
+        &mut self,
+        table: &Arc<Table>,
+        d: &mut TableData,
+        (key, row, from_index): (QueueKey, RowId, bool),
+    ) {
         d.stamps.set_xmax(row, self.id);
         // counted when the row was enqueued by a commit (not one of this transaction's own)
         if from_index {
@@ -833,7 +846,6 @@ impl Transaction {
             }),
             consumed: from_index,
         });
-        Some(row)
     }
 
     /// Creates a table (undone on rollback); until commit only this transaction may write it.
@@ -1059,14 +1071,16 @@ impl Transaction {
                 continue;
             }
             let mut d = table.lock();
-            let n = pending.len();
-            for (k, r) in pending.into_sorted() {
-                d.queue.insert(k, r);
+            let pending = pending.into_sorted();
+            let mut rows = Vec::with_capacity(pending.len());
+            for (k, r) in pending {
+                d.enqueue(k, r);
+                rows.push(r);
             }
-            d.enqueued += n as u64;
+            d.enqueued += rows.len() as u64;
             drop(d);
             if !table.is_dropped() {
-                out.published.push((table, n));
+                out.published.push((table, rows));
             }
         }
         self.storage.txns.end(self.id);
@@ -1106,7 +1120,7 @@ impl Transaction {
 
     /// Reverses `entries` (newest first).
     fn undo_entries(&mut self, entries: Vec<Undo>) -> Outcome {
-        let mut requeued: HashMap<u64, (Arc<Table>, usize)> = HashMap::new();
+        let mut requeued: HashMap<u64, (Arc<Table>, Vec<RowId>)> = HashMap::new();
         let mut removed = Vec::new();
         let hidden_in = tables_with_hidden(entries.iter());
         for u in entries.into_iter().rev() {
@@ -1137,12 +1151,13 @@ impl Transaction {
                     }
                     match requeue {
                         Some(Requeue::Index(key)) => {
-                            d.queue.insert(key, row);
+                            d.enqueue(key, row);
                             drop(d);
                             requeued
                                 .entry(table.id)
-                                .or_insert_with(|| (table.clone(), 0))
-                                .1 += 1;
+                                .or_insert_with(|| (table.clone(), Vec::new()))
+                                .1
+                                .push(row);
                         }
                         Some(Requeue::Own(key)) => {
                             drop(d);
@@ -1196,6 +1211,16 @@ fn wasteful(a: &dyn Array) -> bool {
     let whole = a.get_buffer_memory_size();
     let used = a.to_data().get_slice_memory_size().unwrap_or(whole);
     whole > 2 * used + 4096
+}
+
+/// Columns `cols` of the rows a consume took (its own now, so read outside the mutex).
+fn read_taken(table: &Table, rows: Vec<RowId>, cols: &[usize]) -> Taken {
+    let keep: Vec<bool> = (0..table.schema.columns.len())
+        .map(|c| cols.contains(&c))
+        .collect();
+    let batch = table.fetch_columns(&rows, Some(&keep));
+    let arrays = cols.iter().map(|&c| batch.column(c).clone()).collect();
+    (rows, arrays)
 }
 
 /// `a` in buffers of its own (a copy when it is [`wasteful`]).
