@@ -40,10 +40,21 @@ impl Shared {
         tdlite_storage::table::wall_clock_us().max(self.clock.load(Ordering::Acquire))
     }
 
+    /// The newest QITS a consume of `table` may take now: the clock, for a queue that
+    /// delivers at QITS (read for such a queue only: it is a cache line every request
+    /// writes); any, for another.
+    pub(crate) fn due_by(&self, table: &tdlite_storage::table::Table) -> i64 {
+        if table.schema.delivers_at_qits {
+            self.clock_now()
+        } else {
+            i64::MAX
+        }
+    }
+
     /// Wakes the consumers that a commit or rollback gave rows to.
     pub(crate) fn publish(&self, outcome: Outcome) {
-        for (table, n) in outcome.published {
-            self.waiters.notify(table.id, n);
+        for (table, rows) in outcome.published {
+            self.waiters.notify(table.id, &rows);
         }
         for table in outcome.removed {
             self.waiters.drop_table(table.id);

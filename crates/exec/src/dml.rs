@@ -27,6 +27,18 @@ use tdlite_storage::table::Table;
 use tdlite_storage::types::{value_at, values_to_array, SqlType, Value};
 use tdlite_storage::StorageError;
 
+/// What one consume asks for.
+#[derive(Clone, Copy)]
+pub struct Ask<'a> {
+    /// At most this many rows (`TOP n`).
+    pub top: usize,
+    /// Only rows this condition accepts (selective consume).
+    pub filter: Option<&'a crate::consume_filter::ConsumeFilter>,
+    /// In a queue that delivers at QITS, only rows whose QITS is at most this (µs since the
+    /// epoch), as the session's `Shared::due_by` says.
+    pub due_by: i64,
+}
+
 /// A bound select list of a consume: expressions over the queue table's columns.
 pub struct ConsumeList {
     items: Vec<(Expr, Field)>,
@@ -844,19 +856,33 @@ impl Exec<'_> {
         Ok(ConsumeList::new(items, None))
     }
 
-    /// Takes up to `top` of the oldest rows of a queue table (own uncommitted inserts
-    /// included) in one step and projects them; `None` if there is none. If another
-    /// transaction holds a conflicting table lock, waits for it when `wait_for_lock`, else
-    /// fails with 7423.
+    /// Binds a selective consume's condition against queue table `table`'s columns.
     ///
     /// # Errors
-    /// Lock errors; evaluation errors of the select list (the rows are then still claimed by
-    /// the transaction, whose failure returns them to the queue).
+    /// 3810/3822 for bad names; a type mismatch if the condition is not true/false.
+    pub(crate) fn bind_consume_filter(
+        &mut self,
+        table: &Table,
+        cond: &ast::Expr,
+    ) -> Result<crate::consume_filter::ConsumeFilter> {
+        let scope = table_scope(table, &table.schema.name);
+        let cond = self.bind_expr(cond, &scope, None)?;
+        crate::consume_filter::ConsumeFilter::new(cond, table)
+    }
+
+    /// Takes up to `ask.top` of the oldest rows of a queue table (own uncommitted inserts
+    /// included) in one step and projects them; `None` if there is none. With a filter, only
+    /// rows it accepts, skipping the rest (selective consume). If another transaction holds a
+    /// conflicting table lock, waits for it when `wait_for_lock`, else fails with 7423.
+    ///
+    /// # Errors
+    /// Lock errors; evaluation errors of the filter or the select list (the rows are then
+    /// still claimed by the transaction, whose failure returns them to the queue).
     pub fn try_consume(
         &mut self,
         table: &Arc<Table>,
         list: &ConsumeList,
-        top: usize,
+        ask: Ask<'_>,
         wait_for_lock: bool,
     ) -> Result<Option<Rows>> {
         let all: Vec<usize>;
@@ -867,16 +893,24 @@ impl Exec<'_> {
                 &all
             }
         };
+        let Ask {
+            top,
+            filter,
+            due_by,
+        } = ask;
         // one row (the usual consume): only the columns read, sliced out of the row's segment
         // where it is sealed, under the same hold of the table as the pop
-        // a queue that delivers at QITS gives only rows whose QITS has come (the clock is
-        // read for such a queue only: it is a cache line every request writes)
-        let due_by = if table.schema.delivers_at_qits {
-            self.shared.clock_now()
-        } else {
-            i64::MAX
-        };
-        let (n, arrays) = if top == 1 {
+        let (n, arrays) = if let Some(f) = filter {
+            let mut test = |b: &RecordBatch| f.test(b);
+            let sel = f.selection(&mut test);
+            match self
+                .txn
+                .take_matching(table, (wait_for_lock, due_by), (top, cols), sel)?
+            {
+                Some((rows, arrays)) => (rows.len(), arrays),
+                None => return Ok(None),
+            }
+        } else if top == 1 {
             match self.txn.take_arrays(table, (wait_for_lock, due_by), cols)? {
                 Some((_, arrays)) => (1, arrays),
                 None => return Ok(None),

@@ -216,12 +216,14 @@ impl Explainer<'_, '_> {
                 }
             },
             Statement::Consume(c) => {
-                self.line(depth, consume_line(c));
+                let line = self.consume_line(c)?;
+                self.line(depth, line);
                 Ok(())
             }
             Statement::InsertConsume { table, consume, .. } => {
                 self.line(depth, format!("Insert into {table}"));
-                self.line(depth + 1, consume_line(consume));
+                let line = self.consume_line(consume)?;
+                self.line(depth + 1, line);
                 Ok(())
             }
             Statement::Explain(inner) => self.statement(inner, depth),
@@ -863,27 +865,56 @@ impl Exec<'_> {
     }
 }
 
-/// What a consume does: the rows it pops from the queue index, and how it waits.
-fn consume_line(c: &tdlite_parser::Consume) -> String {
-    let rows = match c.top {
-        1 => "the first row".to_string(),
-        n => format!("up to {n} rows, in one step,"),
-    };
-    let wait = match c.wait.map(|(w, _)| w) {
-        None => "waits while the queue is empty, as the session's setting says".to_string(),
-        Some(tdlite_parser::ConsumeWait::NoWait) => {
-            "no rows if the queue is empty (NOWAIT)".to_string()
+impl Explainer<'_, '_> {
+    /// What a consume does: the rows it pops, where it finds them, and how it waits.
+    fn consume_line(&mut self, c: &tdlite_parser::Consume) -> Result<String> {
+        let rows = match c.top {
+            1 => "the first row".to_string(),
+            // a selective walk lets other consumers in between its chunks
+            n if c.filter.is_some() => format!("up to {n} rows"),
+            n => format!("up to {n} rows, in one step,"),
+        };
+        let wait = match c.wait.map(|(w, _)| w) {
+            None => "waits while the queue is empty, as the session's setting says".to_string(),
+            Some(tdlite_parser::ConsumeWait::NoWait) => {
+                "no rows if the queue is empty (NOWAIT)".to_string()
+            }
+            Some(tdlite_parser::ConsumeWait::Forever) => {
+                "waits while the queue is empty (WAIT FOREVER)".to_string()
+            }
+            Some(tdlite_parser::ConsumeWait::For(d)) => format!(
+                "waits at most {} s while the queue is empty",
+                d.as_secs_f64()
+            ),
+        };
+        let name = tdlite_parser::object_name_string(&c.table);
+        let Some((cond, _)) = &c.filter else {
+            return Ok(format!(
+                "Consume from queue table {name}: pop {rows} in consume order (its CONSUME ORDER if declared, then the oldest QITS) from the queue index ({wait})"
+            ));
+        };
+        let table = self.ex.must_get_base_table(&c.table)?;
+        let filter = self.ex.bind_consume_filter(&table, cond)?;
+        let walk = match filter.index().and_then(|ix| table.schema.indexes().nth(ix)) {
+            Some(spec) => {
+                let cols: Vec<&str> = spec
+                    .columns
+                    .iter()
+                    .map(|&i| table.schema.columns[i].name.as_str())
+                    .collect();
+                format!(
+                    "the rows of one key of the index on ({}), in consume order, by way of that index",
+                    cols.join(", ")
+                )
+            }
+            None => "the queue index in consume order, testing each row".to_string(),
+        };
+        let mut wait = wait.replace("the queue is empty", "no row matches");
+        if !matches!(c.wait, Some((tdlite_parser::ConsumeWait::NoWait, _))) {
+            wait.push_str(", woken only by a committed row that matches");
         }
-        Some(tdlite_parser::ConsumeWait::Forever) => {
-            "waits while the queue is empty (WAIT FOREVER)".to_string()
-        }
-        Some(tdlite_parser::ConsumeWait::For(d)) => format!(
-            "waits at most {} s while the queue is empty",
-            d.as_secs_f64()
-        ),
-    };
-    format!(
-        "Consume from queue table {}: pop {rows} in consume order (its CONSUME ORDER if declared, then the oldest QITS) from the queue index ({wait})",
-        tdlite_parser::object_name_string(&c.table)
-    )
+        Ok(format!(
+            "Consume from queue table {name}: take {rows} for which {cond} is true, walking {walk}, skipping rows other transactions hold ({wait})"
+        ))
+    }
 }

@@ -56,6 +56,7 @@ mod bind;
 mod bound_select;
 mod clauses;
 mod conjuncts;
+mod consume_filter;
 mod correlate;
 mod ctas;
 mod cte;

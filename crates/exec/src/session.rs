@@ -26,6 +26,7 @@
 
 use crate::database::Shared;
 use crate::dictionary;
+use crate::dml::Ask;
 use crate::error::{Error, PositionedError, Result};
 use crate::exec::Exec;
 use crate::result::{Rows, StatementKind, StatementResult};
@@ -115,6 +116,14 @@ pub struct Session {
     /// did.
     decorrelation: (bool, std::cell::Cell<u64>),
 }
+
+/// What `Session::consume_attempts` takes from: the queue, the bound select list, `TOP n`
+/// and the selective consume's condition.
+type ConsumeArgs<'a> = (
+    &'a Arc<Table>,
+    &'a crate::dml::ConsumeList,
+    (usize, Option<&'a crate::consume_filter::ConsumeFilter>),
+);
 
 /// See `Session::consume_table`.
 type ConsumeTarget = (u64, ast::ObjectName, Option<String>, Arc<Table>);
@@ -1155,13 +1164,26 @@ impl Session {
                 list
             }
         };
+        // a selective consume's condition, bound afresh each time (it may read the request's
+        // CURRENT_TIMESTAMP)
+        let filter = match &c.filter {
+            Some((cond, _)) => Some(Arc::new(self.exec(now).bind_consume_filter(table, cond)?)),
+            None => None,
+        };
+        let filter = filter.as_ref();
         let top = c.top as usize;
+        let ask = |shared: &Shared| Ask {
+            top,
+            filter: filter.map(|f| &**f),
+            due_by: shared.due_by(table),
+        };
+        let first = ask(&self.shared);
         let mut ex = self.exec(now);
         // the common case, a row is there: no wait cell, no cancel handle, no lock-manager
         // round trip for the delayed state. It must not wait for a lock (a cancel then would
         // find no cell to mark), so a taken lock goes to the path below.
         if !table.is_dropped() {
-            match ex.try_consume(table, &list, top, false) {
+            match ex.try_consume(table, &list, first, false) {
                 Ok(Some(rows)) => return Ok(rows),
                 Ok(None) | Err(Error::Storage(StorageError::LockNowait(_))) => {}
                 Err(e) => return Err(e),
@@ -1169,7 +1191,7 @@ impl Session {
         }
         let wait = c.wait.map_or(self.consume_wait, |(w, _)| w);
         if wait == ConsumeWait::NoWait {
-            return self.consume_nowait(table, &list, top, now);
+            return self.consume_nowait(table, &list, ask(&self.shared), now);
         }
         // a bound too large to represent is no bound
         let deadline = match wait {
@@ -1177,14 +1199,20 @@ impl Session {
             _ => None,
         };
         let txn_id = self.txn().id();
-        let cell = Arc::new(WaitCell::new(self.id, txn_id));
+        let matcher = filter.map(|f| crate::consume_filter::matcher(f.clone(), table.clone()));
+        let cell = Arc::new(WaitCell::selective(self.id, txn_id, matcher));
         self.cancel.set(Some(cell.clone()));
         let mut at_front = false;
-        let result =
-            self.consume_attempts((table, top), &list, &cell, deadline, now, &mut at_front);
+        let result = self.consume_attempts(
+            (table, &list, (top, filter.map(|f| &**f))),
+            &cell,
+            deadline,
+            now,
+            &mut at_front,
+        );
         if result.is_err() && at_front {
             // woken for a row we did not take: hand the wake-up on
-            self.shared.waiters.notify(table.id, 1);
+            self.shared.waiters.pass_on(table.id);
         } else if result.is_ok()
             && table.schema.delivers_at_qits
             && table.queue_depth() > 0
@@ -1192,7 +1220,7 @@ impl Session {
         {
             // A delayed queue: this waiter may have held the timer of a row not due yet, and
             // a waiter that slept before that row came has none: wake one to set it again.
-            self.shared.waiters.notify(table.id, 1);
+            self.shared.waiters.pass_on(table.id);
         }
         self.cancel.set(None);
         self.shared.storage.locks.leave_delayed(txn_id);
@@ -1206,13 +1234,13 @@ impl Session {
         &mut self,
         table: &Arc<Table>,
         list: &crate::dml::ConsumeList,
-        top: usize,
+        ask: Ask<'_>,
         now: &OnceCell<i64>,
     ) -> Result<Rows> {
         if table.is_dropped() {
             return Err(Error::QueueDropped(table.schema.name.clone()));
         }
-        match self.exec(now).try_consume(table, list, top, true) {
+        match self.exec(now).try_consume(table, list, ask, true) {
             Ok(Some(rows)) => Ok(rows),
             Ok(None) => list.empty_rows(table),
             // a cancel that stops a wait for the table's lock is a consume's cancel: 9905
@@ -1223,8 +1251,7 @@ impl Session {
 
     fn consume_attempts(
         &mut self,
-        (table, top): (&Arc<Table>, usize),
-        list: &crate::dml::ConsumeList,
+        (table, list, (top, filter)): ConsumeArgs<'_>,
         cell: &Arc<WaitCell>,
         deadline: Option<Instant>,
         now: &OnceCell<i64>,
@@ -1235,6 +1262,9 @@ impl Session {
         // due (the request clock can stand still after the system clock steps back), back to
         // nothing once a row is taken
         let mut timer_floor: i64 = 0;
+        // the due time of the last try under the registry (every row due by then was there
+        // for it)
+        let mut due_by;
         loop {
             // First try outside the waiter registry: taking the row's lock may have to wait
             // (for a LOCKING … FOR READ/WRITE/EXCLUSIVE holder), and no one may wait holding
@@ -1247,16 +1277,25 @@ impl Session {
                 Error::Cancelled => Error::ConsumeCancelled(name.clone()),
                 e => e,
             };
-            let tried = self.exec(now).try_consume(table, list, top, true);
+            let ask = |shared: &Shared| Ask {
+                top,
+                filter,
+                due_by: shared.due_by(table),
+            };
+            let asked = ask(&self.shared);
+            let tried = self.exec(now).try_consume(table, list, asked, true);
             if let Some(rows) = tried.map_err(cancelled)? {
                 return Ok(rows);
             }
-            // Yield a few times before sleeping (see SPIN_YIELDS).
+            // Yield a few times before sleeping (see SPIN_YIELDS); not for a selective
+            // consume, which rows in the queue need not satisfy (each try is a walk).
             let mut got = None;
-            for _ in 0..SPIN_YIELDS {
+            let spins = if filter.is_some() { 0 } else { SPIN_YIELDS };
+            for _ in 0..spins {
                 std::thread::yield_now();
                 if table.queue_depth() > 0 {
-                    let tried = self.exec(now).try_consume(table, list, top, true);
+                    let asked = ask(&self.shared);
+                    let tried = self.exec(now).try_consume(table, list, asked, true);
                     if let Some(rows) = tried.map_err(cancelled)? {
                         got = Some(rows);
                     }
@@ -1273,7 +1312,9 @@ impl Session {
                     return Err(Error::QueueDropped(name));
                 }
                 // Decide to sleep only under the registry, so no commit's wake-up is lost.
-                match self.exec(now).try_consume(table, list, top, false) {
+                let asked = ask(&shared);
+                due_by = asked.due_by;
+                match self.exec(now).try_consume(table, list, asked, false) {
                     Ok(Some(rows)) => return Ok(rows),
                     Ok(None) => {}
                     // the lock is taken: wait for it outside the registry
@@ -1308,7 +1349,7 @@ impl Session {
             // a queue that delivers at QITS: wake when its next row comes due as well (a
             // timer, not polling); a commit of an earlier row wakes the waiter as any commit
             // (a due time too far to represent is no timer)
-            let due = self.txn().next_due(table).and_then(|at| {
+            let due = self.txn().next_due(table, due_by).and_then(|at| {
                 let ahead = at
                     .saturating_sub(self.shared.clock_now())
                     .max(timer_floor)
@@ -1330,7 +1371,7 @@ impl Session {
                 && end != WaitEnd::Dropped
             {
                 // We were woken at the same moment we gave up: hand the wake-up on.
-                self.shared.waiters.notify(table.id, 1);
+                self.shared.waiters.pass_on(table.id);
             }
             match end {
                 WaitEnd::Woken => *at_front = true,

@@ -2,7 +2,10 @@
 //!
 //! Each queue table has a FIFO list of waiters. A waiter is a condition variable of its own; a
 //! commit that makes k rows consumable wakes the first k waiters, a dropped table wakes all of
-//! them with an error, and a cancel or timeout removes one. A woken waiter retries the take and,
+//! them with an error, and a cancel or timeout removes one. A selective consumer (one with a
+//! condition, consume_filter.rs) waits with a [`Matcher`]: each committed row goes to the first
+//! waiter, in waiting order, that would take it, so a selective waiter is woken only by a
+//! row that matches and a row that matches no one wakes no one. A woken waiter retries the take and,
 //! if another consumer was faster, goes back to the *front* of the list, so waiters are served
 //! in the order they began waiting. A consumer that has not begun waiting yet (it is still
 //! yielding the CPU before it sleeps, see `session.rs` `SPIN_YIELDS`) can take a row before
@@ -17,11 +20,13 @@
 //!   rows before it takes that lock to notify, so a wake-up cannot be lost;
 //! - a waiter that was woken but leaves without a row (timeout, cancel) passes the wake-up on.
 
+use crate::consume_filter::Matcher;
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+use tdlite_storage::table::RowId;
 
 /// Why a wait ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +54,8 @@ struct CellState {
 /// One waiting consumer.
 #[derive(Default)]
 pub(crate) struct WaitCell {
+    /// For a selective consumer, which rows it would take (`None`: any).
+    matcher: Option<Matcher>,
     state: Mutex<CellState>,
     cv: Condvar,
     /// The waiting session and its transaction (for `HELP LOCKS`).
@@ -64,6 +71,19 @@ impl WaitCell {
             who: (session, txn),
             ..WaitCell::default()
         }
+    }
+
+    /// A waiter that takes only the rows `matcher` accepts.
+    pub(crate) fn selective(session: u64, txn: u64, matcher: Option<Matcher>) -> Self {
+        WaitCell {
+            matcher,
+            ..WaitCell::new(session, txn)
+        }
+    }
+
+    /// Whether this waiter would take row `row`.
+    fn takes(&self, row: RowId) -> bool {
+        self.matcher.as_ref().is_none_or(|m| m(row))
     }
 
     /// Forgets an earlier end-as-deadlock (before registering for a new wait: only a transaction
@@ -143,16 +163,53 @@ impl Waiters {
         self.queues.lock()
     }
 
-    /// Wakes the first `n` waiters of a table.
-    pub(crate) fn notify(&self, table: u64, n: usize) {
+    /// Hands each of `rows`, rows a table just gained, to the first waiter that would take
+    /// it, and wakes those waiters (without selective waiters: the first `rows.len()`).
+    pub(crate) fn notify(&self, table: u64, rows: &[RowId]) {
         let mut reg = self.queues.lock();
         if let Some(q) = reg.get_mut(&table) {
-            for _ in 0..n {
-                match q.pop_front() {
-                    Some(w) => w.wake(false),
-                    None => break,
+            if q.iter().all(|w| w.matcher.is_none()) {
+                for _ in 0..rows.len() {
+                    match q.pop_front() {
+                        Some(w) => w.wake(false),
+                        None => break,
+                    }
+                }
+            } else {
+                // one row to one waiter, in waiting order
+                for &row in rows {
+                    if let Some(w) = q
+                        .iter()
+                        .position(|w| w.takes(row))
+                        .and_then(|i| q.remove(i))
+                    {
+                        w.wake(false);
+                    }
+                    if q.is_empty() {
+                        break;
+                    }
                 }
             }
+            if q.is_empty() {
+                reg.remove(&table);
+            }
+        }
+    }
+
+    /// Passes on a wake-up whose rows are not known (its waiter left without a row): wakes
+    /// the first waiter that takes any row and every selective one (each tries, and waits
+    /// again if nothing it takes is there).
+    pub(crate) fn pass_on(&self, table: u64) {
+        let mut reg = self.queues.lock();
+        if let Some(q) = reg.get_mut(&table) {
+            let mut plain = false;
+            q.retain(|w| {
+                let wake = w.matcher.is_some() || !std::mem::replace(&mut plain, true);
+                if wake {
+                    w.wake(false);
+                }
+                !wake
+            });
             if q.is_empty() {
                 reg.remove(&table);
             }

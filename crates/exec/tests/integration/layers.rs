@@ -69,6 +69,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "stream",
             "inputs",
             "explain",
+            "consume_filter",
         ],
     ),
     (

@@ -27,6 +27,7 @@ mod power_cut;
 mod prepared;
 mod queue_model;
 mod robustness;
+mod selective_consume;
 mod snapshots;
 mod streaming;
 mod stress_batch;

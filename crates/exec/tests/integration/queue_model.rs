@@ -5,7 +5,9 @@
 //! Consumes take one row or a batch (`TOP k`, issue 17), some with `NOWAIT`; a second test
 //! runs the same on a priority queue (`CONSUME ORDER (p DESC)`) with UPDATEs of the priority,
 //! a third on a queue that delivers at QITS (`DELIVER AT (qits)`) where some rows are due in
-//! the year 9999 and must never be consumed.
+//! the year 9999 and must never be consumed. Half the consumes are selective (`WHERE` on the
+//! priority column, with or without a condition on the id too); a fourth test runs the plain
+//! queue with an index on that column, so that they walk its keyed queue.
 //!
 //! The seed is printed on failure; `TDLITE_MODEL_SEED` replays one, `TDLITE_MODEL_CASES` runs
 //! more sequences (a soak).
@@ -20,17 +22,28 @@ use crate::common::{seed_from_env, Rng};
 /// then insertion sequence.
 type Key = (i64, u64, u64);
 
+/// A row: its id and its priority column `p`.
+type Row = (u64, u64);
+
 #[derive(Default)]
 struct Txn {
     open: bool,
-    inserted: BTreeMap<Key, u64>,
-    claimed: BTreeMap<Key, u64>,
+    inserted: BTreeMap<Key, Row>,
+    claimed: BTreeMap<Key, Row>,
+}
+
+/// A selective consume's condition: `p = v` (`true`) or `p <> v`, and whether it also asks
+/// for an even id.
+type Filter = Option<(bool, u64, bool)>;
+
+fn accepts(f: Filter, (id, p): Row) -> bool {
+    f.is_none_or(|(eq, v, even)| (p == v) == eq && (!even || id % 2 == 0))
 }
 
 /// The reference model.
 #[derive(Default)]
 struct Model {
-    committed: BTreeMap<Key, u64>,
+    committed: BTreeMap<Key, Row>,
     txns: [Txn; 3],
     seq: u64,
     /// A queue that delivers at QITS: rows whose QITS key is at least [`FUTURE`] are not due.
@@ -56,18 +69,18 @@ impl Model {
             .collect()
     }
 
-    /// What session `s` would consume now.
-    fn next_for(&self, s: usize) -> Option<(Key, u64, bool)> {
+    /// What session `s` would consume now with condition `f`.
+    fn next_for(&self, s: usize, f: Filter) -> Option<(Key, Row, bool)> {
         let claimed = self.claimed_by_anyone();
         let global = self
             .committed
             .iter()
-            .find(|(k, _)| !claimed.contains(k))
+            .find(|(k, r)| !claimed.contains(k) && accepts(f, **r))
             .map(|(k, v)| (*k, *v, true));
         let own = self.txns[s]
             .inserted
             .iter()
-            .next()
+            .find(|(_, r)| accepts(f, **r))
             .map(|(k, v)| (*k, *v, false));
         let first = match (global, own) {
             (Some(g), Some(o)) => Some(if o.0 < g.0 { o } else { g }),
@@ -95,8 +108,8 @@ impl Model {
         self.committed
             .iter()
             .filter(|(k, _)| !t.claimed.contains_key(k))
-            .map(|(_, v)| *v)
-            .chain(t.inserted.values().copied())
+            .map(|(_, v)| v.0)
+            .chain(t.inserted.values().map(|v| v.0))
             .collect()
     }
 }
@@ -114,25 +127,40 @@ fn ids(s: &mut Session) -> BTreeSet<u64> {
         .collect()
 }
 
-/// The rows session `s` consumes with `TOP k` (in order), taken in the model.
-fn take(m: &mut Model, s: usize, k: u64) -> Vec<u64> {
+/// The rows session `s` consumes with `TOP k` and condition `f` (in order), taken in the
+/// model.
+fn take(m: &mut Model, s: usize, k: u64, f: Filter) -> Vec<u64> {
     let mut got = Vec::new();
     while (got.len() as u64) < k {
-        let Some((key, id, global)) = m.next_for(s) else {
+        let Some((key, row, global)) = m.next_for(s, f) else {
             break;
         };
         if global {
-            m.txns[s].claimed.insert(key, id);
+            m.txns[s].claimed.insert(key, row);
         } else {
             // its own insert, consumed before commit: both vanish together
             m.txns[s].inserted.remove(&key);
         }
-        got.push(id);
+        got.push(row.0);
     }
     got
 }
 
-fn run(seed: u64, steps: usize, kind: Kind) {
+/// A random condition for a consume (none half the time).
+fn filter(rng: &mut Rng) -> (Filter, String) {
+    if rng.below(2) == 0 {
+        return (None, String::new());
+    }
+    let (eq, v, even) = (rng.below(3) != 0, rng.below(3), rng.below(3) == 0);
+    let sql = format!(
+        " WHERE p {} {v}{}",
+        if eq { "=" } else { "<>" },
+        if even { " AND id MOD 2 = 0" } else { "" }
+    );
+    (Some((eq, v, even)), sql)
+}
+
+fn run(seed: u64, steps: usize, (kind, indexed): (Kind, bool)) {
     let db = Database::new();
     let priority = kind == Kind::Priority;
     let order = match kind {
@@ -141,7 +169,7 @@ fn run(seed: u64, steps: usize, kind: Kind) {
         Kind::Delayed => ", DELIVER AT (qits)",
     };
     db.session()
-        .execute(&format!("CREATE MULTISET TABLE q, QUEUE{order} (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, p INTEGER NOT NULL)"))
+        .execute(&format!("CREATE MULTISET TABLE q, QUEUE{order} (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, p INTEGER NOT NULL){}", if indexed { " INDEX (p)" } else { "" }))
         .unwrap();
     // the order key of priority p
     let key_of = |p: u64| if priority { -(p as i64) } else { 0 };
@@ -180,7 +208,9 @@ fn run(seed: u64, steps: usize, kind: Kind) {
                     ))
                     .unwrap();
                 m.seq += 1;
-                m.txns[s].inserted.insert((key_of(p), qits, m.seq), next_id);
+                m.txns[s]
+                    .inserted
+                    .insert((key_of(p), qits, m.seq), (next_id, p));
             }
             4..=6 => {
                 // one row or a batch, waiting (zero seconds here) or not
@@ -190,18 +220,19 @@ fn run(seed: u64, steps: usize, kind: Kind) {
                     1 + rng.below(4)
                 };
                 let nowait = rng.below(3) == 0;
+                let (f, cond) = filter(&mut rng);
                 let sql = format!(
-                    "SELECT AND CONSUME TOP {k} id FROM q{}",
+                    "SELECT AND CONSUME TOP {k} id FROM q{cond}{}",
                     if nowait { " NOWAIT" } else { "" }
                 );
                 let r = sessions[s].execute(&sql);
-                let want = take(&mut m, s, k);
+                let want = take(&mut m, s, k, f);
                 if want.is_empty() && !nowait {
                     // nothing to take: 9904 at once, and Teradata mode rolls back the txn
                     assert_eq!(r.err().map(|e| e.code().number), Some(9904), "{ctx}");
                     m.rollback(s);
                 } else {
-                    let got = r.unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                    let got = r.unwrap_or_else(|e| panic!("{ctx}: {sql} (wanted {want:?}): {e}"));
                     let got: Vec<u64> = got[0]
                         .rows
                         .as_ref()
@@ -213,11 +244,11 @@ fn run(seed: u64, steps: usize, kind: Kind) {
                     assert_eq!(got, want, "{ctx}: {sql} took the wrong rows");
                 }
             }
-            9 if priority && rng.below(2) == 0 => {
+            9 if (priority || indexed) && rng.below(2) == 0 => {
                 // reprioritise a row the session may change: committed and claimed by no
                 // one, or its own insert
                 let claimed = m.claimed_by_anyone();
-                let mut candidates: Vec<(Key, u64, bool)> = m
+                let mut candidates: Vec<(Key, Row, bool)> = m
                     .committed
                     .iter()
                     .filter(|(k, _)| !claimed.contains(k))
@@ -228,18 +259,22 @@ fn run(seed: u64, steps: usize, kind: Kind) {
                 if candidates.is_empty() {
                     continue;
                 }
-                let (key, id, global) = candidates[rng.below(candidates.len() as u64) as usize];
+                let (key, (id, _), global) =
+                    candidates[rng.below(candidates.len() as u64) as usize];
                 let p = rng.below(3);
                 let r = sessions[s]
                     .execute(&format!("UPD q SET p = {p} WHERE id = {id}"))
                     .unwrap_or_else(|e| panic!("{ctx}: {e}"));
                 assert_eq!(r[0].activity_count, 1, "{ctx}: UPDATE of {id}");
                 if global {
-                    m.txns[s].claimed.insert(key, id);
+                    let row = m.committed[&key];
+                    m.txns[s].claimed.insert(key, row);
                 } else {
                     m.txns[s].inserted.remove(&key);
                 }
-                m.txns[s].inserted.insert((key_of(p), key.1, key.2), id);
+                m.txns[s]
+                    .inserted
+                    .insert((key_of(p), key.1, key.2), (id, p));
             }
             7 | 8 => {
                 sessions[s].execute("ET").unwrap();
@@ -265,7 +300,7 @@ fn run(seed: u64, steps: usize, kind: Kind) {
 }
 
 /// Runs the model test over `TDLITE_MODEL_CASES` seeds (40 by default) on a queue of `kind`.
-fn run_cases(kind: Kind) {
+fn run_cases(kind: (Kind, bool)) {
     let cases: u64 = std::env::var("TDLITE_MODEL_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -281,15 +316,20 @@ fn run_cases(kind: Kind) {
 
 #[test]
 fn random_queue_operations_match_the_reference_model() {
-    run_cases(Kind::Plain);
+    run_cases((Kind::Plain, false));
 }
 
 #[test]
 fn random_operations_on_a_priority_queue_match_the_reference_model() {
-    run_cases(Kind::Priority);
+    run_cases((Kind::Priority, false));
 }
 
 #[test]
 fn random_operations_on_a_delayed_queue_match_the_reference_model() {
-    run_cases(Kind::Delayed);
+    run_cases((Kind::Delayed, false));
+}
+
+#[test]
+fn selective_consumes_through_an_index_match_the_reference_model() {
+    run_cases((Kind::Plain, true));
 }
