@@ -30,6 +30,11 @@ CREATE TABLE done_q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP
 INSERT INTO done_q SELECT AND CONSUME TOP 1 * FROM shopping_cart;
 SEL cart_id, item FROM done_q;
 
+-- A tdlite extension (docs/queues.md): take the oldest row that matches, skipping others;
+-- NOWAIT returns no row at once instead of waiting for one that matches.
+SELECT AND CONSUME TOP 1 cart_id, item FROM shopping_cart WHERE cart_id = 101 NOWAIT;
+SELECT AND CONSUME TOP 1 cart_id, item FROM shopping_cart WHERE cart_id = 101 NOWAIT;
+
 -- Mistakes get Teradata error numbers.
-SELECT AND CONSUME TOP 1 * FROM shopping_cart WHERE cart_id = 101;
+SELECT AND CONSUME TOP 1 * FROM shopping_cart ORDER BY qits;
 SEL * FROM no_such_table;

@@ -75,6 +75,23 @@ fn scripts_match_their_expected_output() {
     );
 }
 
+/// The README's first command runs `examples/demo.sql`: it must end, and say what it said.
+#[test]
+fn the_readme_demo_runs_as_pinned() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let (stdout, stderr, code) = run_in(&root, &["-f", "examples/demo.sql"], b"");
+    let actual = format!("{stdout}{stderr}--\nexit status: {code}\n");
+    let expected_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/demo.out");
+    if std::env::var_os("TDLITE_UPDATE").is_some() {
+        std::fs::write(&expected_path, &actual).expect("write demo.out");
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+    assert_eq!(
+        actual, expected,
+        "examples/demo.sql's output differs from tests/demo.out"
+    );
+}
+
 #[test]
 fn a_script_on_standard_input_runs_non_interactively() {
     let (out, _, code) = run_with_stdin(&[], b"SEL 1 AS one;\n");
