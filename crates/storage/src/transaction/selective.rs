@@ -17,7 +17,8 @@
 //! between is skipped (SKIP LOCKED's semantics, never a wait): its stamps say so, and an
 //! UPDATE's new version, which keeps the old one's queue key, is a different row that stays. Rows other
 //! transactions hold are not in the queue index at all, so they are never candidates.
-//! Chunks grow from 16 to 4,096 rows, so a match near the front costs one small read.
+//! Chunks grow from 16 to 4,096 rows (through an index, from as many as are wanted, since a
+//! key's rows usually all match), so a match near the front costs one small read.
 
 use super::Transaction;
 use crate::error::StorageError;
@@ -95,7 +96,11 @@ impl Transaction {
         sel: Selection<'_, E>,
     ) -> Result<(), E> {
         let mut after = None;
-        let mut chunk = FIRST_CHUNK;
+        // a key's rows through an index usually all match: read no more than are wanted
+        let mut chunk = match sel.probe {
+            Some(_) => n.clamp(1, FIRST_CHUNK),
+            None => FIRST_CHUNK,
+        };
         while rows.len() < n {
             let (cands, more) = {
                 let d = table.lock();
