@@ -138,15 +138,19 @@ impl TdQueue {
     /// Pops one row in its own transaction (waits if the queue is empty, unless the session
     /// has a consume timeout).
     pub fn pop(&self, s: &mut Session) -> Option<i64> {
-        let r = s.execute_prepared(&self.consume, &[]).ok()?;
-        let rows = r.first()?.rows.as_ref()?;
-        let b = rows.batches.iter().find(|b| b.num_rows() > 0)?;
-        let a = b
-            .column(0)
-            .as_any()
-            .downcast_ref::<arrow::array::Int64Array>()?;
-        Some(a.value(0))
+        first_id(&s.execute_prepared(&self.consume, &[]).ok()?)
     }
+}
+
+/// The first column's BIGINT of a request's first row, if it returned one.
+pub fn first_id(r: &[tdlite::StatementResult]) -> Option<i64> {
+    let rows = r.first()?.rows.as_ref()?;
+    let b = rows.batches.iter().find(|b| b.num_rows() > 0)?;
+    let a = b
+        .column(0)
+        .as_any()
+        .downcast_ref::<arrow::array::Int64Array>()?;
+    Some(a.value(0))
 }
 
 /// Sorted copy's `p` quantile (0..=1).

@@ -4,8 +4,8 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | batch | insert | dml | depth | priority | concurrent | wake | delay | browse
-//!             | scan | python | all
+//!   WORKLOAD: fifo | batch | selective | insert | dml | depth | priority | concurrent | wake
+//!             | delay | browse | scan | python | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
 //!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
@@ -22,6 +22,7 @@
 //!   --dml-rows N    rows of the table UPDATE and DELETE change (100,000)
 //!   --batch-rows N  rows drained 100 at a time and one at a time (200,000)
 //!   --delayed N     rows due 2 ms apart, for the delay latency (1,000)
+//!   --sel-rows N    selective's largest queue (1,000,000, at least 100,000; also 1% and 10% of it)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -39,13 +40,15 @@ mod insert;
 mod priority;
 mod python;
 mod scan;
+mod selective;
 
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 12] = [
+const WORKLOADS: [&str; 13] = [
     "fifo",
     "batch",
+    "selective",
     "insert",
     "dml",
     "depth",
@@ -94,6 +97,14 @@ fn main() {
     }
     if wants("batch") {
         batch::run(arg("--batch-rows", 200_000) as i64, rounds);
+    }
+    if wants("selective") {
+        let n = arg("--sel-rows", 1_000_000) as i64;
+        if n / 100 < selective::MIN_DEPTH {
+            eprintln!("--sel-rows must be at least {}", 100 * selective::MIN_DEPTH);
+            std::process::exit(2);
+        }
+        selective::run(&[n / 100, n / 10, n]);
     }
     if wants("insert") {
         insert::run(
