@@ -48,6 +48,11 @@ use tdlite_storage::{StorageError, Transaction};
 /// cores as fast as one when every row must be handed to a waiting consumer.
 const SPIN_YIELDS: usize = 8;
 
+/// How many selective tries in a row may be made stale by rows coming in before one is made
+/// under the waiter registry instead (as a plain consume's always is): a selective consumer
+/// on a busy queue then still goes to sleep rather than walk again and again.
+const SELECTIVE_RETRIES: u32 = 3;
+
 /// How transactions begin and end in a session (docs/isolation.md, Session modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SessionMode {
@@ -1265,6 +1270,8 @@ impl Session {
         // the due time of the last try under the registry (every row due by then was there
         // for it)
         let mut due_by;
+        // selective tries in a row that rows coming in made stale (see SELECTIVE_RETRIES)
+        let mut retried = 0;
         loop {
             // First try outside the waiter registry: taking the row's lock may have to wait
             // (for a LOCKING … FOR READ/WRITE/EXCLUSIVE holder), and no one may wait holding
@@ -1282,7 +1289,13 @@ impl Session {
                 filter,
                 due_by: shared.due_by(table),
             };
+            // a selective consume's walk can be long: it is not repeated under the registry
+            // if no row came since it began (wait.rs, Waiters::generation), up to
+            // SELECTIVE_RETRIES times in a row
+            let generation = (filter.is_some() && retried < SELECTIVE_RETRIES)
+                .then(|| self.shared.waiters.generation(table.id));
             let asked = ask(&self.shared);
+            let outside_due_by = asked.due_by;
             let tried = self.exec(now).try_consume(table, list, asked, true);
             if let Some(rows) = tried.map_err(cancelled)? {
                 return Ok(rows);
@@ -1312,14 +1325,27 @@ impl Session {
                     return Err(Error::QueueDropped(name));
                 }
                 // Decide to sleep only under the registry, so no commit's wake-up is lost.
-                let asked = ask(&shared);
-                due_by = asked.due_by;
-                match self.exec(now).try_consume(table, list, asked, false) {
-                    Ok(Some(rows)) => return Ok(rows),
-                    Ok(None) => {}
-                    // the lock is taken: wait for it outside the registry
-                    Err(Error::Storage(StorageError::LockNowait(_))) => continue,
-                    Err(e) => return Err(e),
+                match generation {
+                    Some(g) if shared.waiters.generation(table.id) == g => {
+                        due_by = outside_due_by;
+                        retried = 0;
+                    }
+                    Some(_) => {
+                        retried += 1;
+                        continue;
+                    }
+                    None => {
+                        retried = 0;
+                        let asked = ask(&shared);
+                        due_by = asked.due_by;
+                        match self.exec(now).try_consume(table, list, asked, false) {
+                            Ok(Some(rows)) => return Ok(rows),
+                            Ok(None) => {}
+                            // the lock is taken: wait for it outside the registry
+                            Err(Error::Storage(StorageError::LockNowait(_))) => continue,
+                            Err(e) => return Err(e),
+                        }
+                    }
                 }
                 // a cancel that came before the wait cell was set stopped the request instead
                 let stopped = matches!(crate::interrupt::check(), Err(Error::Cancelled));

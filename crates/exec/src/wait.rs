@@ -17,7 +17,9 @@
 //! - lock order is registry → table, and commits release every table lock before notifying,
 //!   so there is no cycle;
 //! - a consumer decides to sleep while holding the registry lock, and a commit publishes its
-//!   rows before it takes that lock to notify, so a wake-up cannot be lost;
+//!   rows before it takes that lock to notify, so a wake-up cannot be lost; the decision is
+//!   a take tried under the lock, or (a selective consumer) an unchanged
+//!   [`Waiters::generation`] since a take tried before it;
 //! - a waiter that was woken but leaves without a row (timeout, cancel) passes the wake-up on.
 
 use crate::consume_filter::Matcher;
@@ -149,10 +151,25 @@ impl WaitCell {
     }
 }
 
+/// Stripes of [`Waiters::generation`]: tables share a counter when their ids are equal
+/// modulo this (a shared counter only makes a selective consumer try once more).
+const GENERATION_STRIPES: usize = 64;
+
 /// Waiters of every queue table, by table id.
-#[derive(Default)]
 pub(crate) struct Waiters {
     queues: Mutex<HashMap<u64, VecDeque<Arc<WaitCell>>>>,
+    /// Per table (striped), how many times rows were handed out ([`Waiters::notify`]),
+    /// counted under the registry lock.
+    generations: [AtomicU64; GENERATION_STRIPES],
+}
+
+impl Default for Waiters {
+    fn default() -> Self {
+        Waiters {
+            queues: Mutex::default(),
+            generations: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
 }
 
 /// The registry, locked.
@@ -167,6 +184,7 @@ impl Waiters {
     /// it, and wakes those waiters (without selective waiters: the first `rows.len()`).
     pub(crate) fn notify(&self, table: u64, rows: &[RowId]) {
         let mut reg = self.queues.lock();
+        self.stripe(table).fetch_add(1, Ordering::AcqRel);
         if let Some(q) = reg.get_mut(&table) {
             if q.iter().all(|w| w.matcher.is_none()) {
                 for _ in 0..rows.len() {
@@ -194,6 +212,19 @@ impl Waiters {
                 reg.remove(&table);
             }
         }
+    }
+
+    /// How many times table `table` (or one sharing its stripe) gained rows: a consumer that
+    /// read this before a take that found nothing, and reads the same under the registry
+    /// lock, knows no row came between its take and its registration (every commit counts
+    /// here, under that lock, after its rows are there). A selective consumer then need not
+    /// repeat its walk, perhaps long, under the registry lock.
+    pub(crate) fn generation(&self, table: u64) -> u64 {
+        self.stripe(table).load(Ordering::Acquire)
+    }
+
+    fn stripe(&self, table: u64) -> &AtomicU64 {
+        &self.generations[(table % GENERATION_STRIPES as u64) as usize]
     }
 
     /// Passes on a wake-up whose rows are not known (its waiter left without a row): wakes
