@@ -3,10 +3,12 @@
 
 use tdlite::Database;
 
-/// The queue and account tables the crash workload uses.
-pub const SETUP: [&str; 3] = [
+/// The queue and account tables the crash workload uses; the queue's `g` is `n MOD 4`, indexed
+/// so that selective consumes walk a keyed queue that recovery must rebuild.
+pub const SETUP: [&str; 4] = [
     "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), \
-     n BIGINT NOT NULL, pad VARCHAR(300))",
+     n BIGINT NOT NULL, g INTEGER NOT NULL, pad VARCHAR(300))",
+    "CREATE INDEX (g) ON q",
     "CREATE TABLE acct (k INTEGER NOT NULL, v INTEGER NOT NULL) UNIQUE PRIMARY INDEX (k)",
     "INS acct (0, 250); INS acct (1, 250); INS acct (2, 250); INS acct (3, 250)",
 ];

@@ -7,7 +7,9 @@
 //!   acknowledged or in flight, and no acknowledged consume's row is back;
 //! - no row is duplicated; an in-flight insert batch is all there or not at all, and so is
 //!   an in-flight batch consume (`SELECT AND CONSUME TOP k`: its rows all back or all gone);
-//! - the account total is unchanged (transfers are atomic).
+//! - the account total is unchanged (transfers are atomic);
+//! - the keyed queue of the queue's index (selective consume) holds exactly the queue's rows:
+//!   a consume through it of each key's rows finds what a browse finds.
 //!
 //! `TDLITE_CRASH_CYCLES=n` runs more kill cycles (default 50); `TDLITE_CRASH_SEED` replays one.
 
@@ -32,6 +34,10 @@ struct Said {
     doubtful_consumes: BTreeSet<i64>,
     /// The same, by the consume that took them.
     doubtful_consume_batches: Vec<Vec<i64>>,
+    /// Selective consumes that took rows.
+    selective: usize,
+    /// What the worker reported as failed (must be nothing).
+    failures: Vec<String>,
 }
 
 fn parse(lines: &[String]) -> Said {
@@ -60,6 +66,8 @@ fn parse(lines: &[String]) -> Said {
             ["RBC", t] => {
                 try_c.remove(*t);
             }
+            ["SELC", _] => said.selective += 1,
+            ["FAIL", ..] => said.failures.push(line.clone()),
             _ => {} // READY, or a line cut short by the kill
         }
     }
@@ -144,6 +152,20 @@ fn check(
             "{ctx}: in-flight consume of {batch:?} is partly undone"
         );
     }
+    // the keyed queue of the index on g was rebuilt with the queue: a selective consume
+    // through it finds exactly the rows of each g (taken and given back)
+    for g in 0..4 {
+        let browsed: BTreeSet<i64> = ints(db, &format!("SEL n FROM q WHERE g = {g}"))
+            .into_iter()
+            .collect();
+        let walked: BTreeSet<i64> = ints(
+            db,
+            &format!("BT; SELECT AND CONSUME TOP 2000000 n FROM q WHERE g = {g} NOWAIT"),
+        )
+        .into_iter()
+        .collect();
+        assert_eq!(walked, browsed, "{ctx}: the index walk of g = {g} differs");
+    }
     let total: i64 = ints(db, "SEL v FROM acct").iter().sum();
     assert_eq!(total, TOTAL, "{ctx}: a transfer was half applied");
     now
@@ -170,6 +192,7 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
     }
     let mut live = BTreeSet::new();
     let mut acknowledged = 0;
+    let mut selective = 0;
     for cycle in 0..cycles {
         let lines = run_worker(
             &dir,
@@ -178,13 +201,23 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
             &mut rng,
         );
         let said = parse(&lines);
+        assert!(
+            said.failures.is_empty(),
+            "seed {seed} cycle {cycle}: {:?}",
+            said.failures
+        );
         acknowledged += said.produced.len() + said.consumed.len();
+        selective += said.selective;
         let db = Database::open(&dir)
             .unwrap_or_else(|e| panic!("seed {seed} cycle {cycle}: reopen failed: {e}"));
         live = check(seed, cycle, &db, &live, &said);
     }
-    println!("{cycles} kills, {acknowledged} acknowledged inserts and consumes checked");
+    println!(
+        "{cycles} kills, {acknowledged} acknowledged inserts and consumes checked, \
+         {selective} selective consumes"
+    );
     assert!(acknowledged > 0, "the worker never got to commit anything");
+    assert!(selective > 0, "no selective consume took a row");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -7,8 +7,12 @@
 //!   TRYP <t> <id> <id> …        thread t is about to commit inserts of these ids
 //!   OKP <t>                     … and the commit returned
 //!   TRYC <t> <id> <id> …        thread t consumed these ids (a batch consume, `TOP k`, takes
-//!                               up to k) and is about to commit
+//!                               up to k; a selective one, `WHERE …`, only matching rows) and
+//!                               is about to commit
 //!   OKC <t> | RBC <t>           … the commit returned | it rolled back instead
+//!   SELC <t>                    (before TRYC) the consume was selective
+//!   FAIL <t> <what>             a consume failed unexpectedly or took a row its WHERE
+//!                               does not match (the test fails)
 //! ```
 //!
 //! Usage: `crash_worker DIR SEED FIRST_ID`.
@@ -41,7 +45,7 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                 let mut sql = String::from("BT;");
                 for id in &ids {
                     let pad = "p".repeat(rng.gen_range(0..300));
-                    sql += &format!("INS q (n, pad) VALUES ({id}, '{pad}');");
+                    sql += &format!("INS q (n, g, pad) VALUES ({id}, {}, '{pad}');", id % 4);
                 }
                 s.execute(&sql).expect("inserts");
                 let list: Vec<String> = ids.iter().map(i64::to_string).collect();
@@ -50,17 +54,38 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                 say(format!("OKP {t}"));
             }
             5..=7 => {
-                // one row or a batch (issue 17), waiting (20 ms) or not
+                // one row or a batch (issue 17), waiting (20 ms) or not, of every row or
+                // selective: through the index on g, or testing each row
                 let k = if rng.gen_bool(0.5) {
                     1
                 } else {
                     rng.gen_range(2..6)
                 };
+                let (filter, matches): (String, Box<dyn Fn(i64) -> bool>) =
+                    match rng.gen_range(0..4) {
+                        0 => {
+                            let g = rng.gen_range(0..4);
+                            (format!(" WHERE g = {g}"), Box::new(move |n| n % 4 == g))
+                        }
+                        1 => {
+                            let r = rng.gen_range(0..3);
+                            (
+                                format!(" WHERE n MOD 3 = {r}"),
+                                Box::new(move |n| n % 3 == r),
+                            )
+                        }
+                        _ => (String::new(), Box::new(|_| true)),
+                    };
                 let wait = if rng.gen_bool(0.3) { " NOWAIT" } else { "" };
-                let sql = format!("BT; SELECT AND CONSUME TOP {k} n FROM q{wait}");
+                let sql = format!("BT; SELECT AND CONSUME TOP {k} n FROM q{filter}{wait}");
                 let r = match s.execute(&sql) {
                     Ok(r) => r,
-                    Err(_) => continue, // empty queue: timed out, rolled back
+                    // empty queue: timed out, rolled back
+                    Err(e) if e.code().number == 9904 => continue,
+                    Err(e) => {
+                        say(format!("FAIL {t} {sql}: {e}"));
+                        continue;
+                    }
                 };
                 let ids: Vec<String> = r[1]
                     .rows
@@ -74,6 +99,12 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                     // NOWAIT on an empty queue: nothing taken
                     s.execute("ET").expect("commit");
                     continue;
+                }
+                if let Some(bad) = ids.iter().find(|n| !n.parse().is_ok_and(&matches)) {
+                    say(format!("FAIL {t} {sql}: row {bad} does not match"));
+                }
+                if !filter.is_empty() {
+                    say(format!("SELC {t}"));
                 }
                 say(format!("TRYC {t} {}", ids.join(" ")));
                 if rng.gen_bool(0.25) {

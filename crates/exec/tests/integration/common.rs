@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use tdlite::{Database, Session};
 
 /// Each row of the last result of `sql` (run in a new session) as one string, cells joined
@@ -122,4 +124,60 @@ pub fn model_cases<T>(name: &str, cases: u64, run: impl Fn(u64) -> T) -> Vec<T> 
             )
         })
         .collect()
+}
+
+/// `COUNT(*)` of queue `q`, seen by session `s`.
+pub fn depth(s: &mut Session) -> i64 {
+    let r = s.execute("SELECT COUNT(*) FROM q").unwrap();
+    r[0].rows.as_ref().unwrap().to_strings()[0][0]
+        .parse()
+        .unwrap()
+}
+
+/// `producers` threads that each insert ids `p * 1,000,000 + 0..rows` into queue `q` in
+/// transactions of 1 to `most` rows (the INSERT of one row is `insert(rng, id)`), one in five
+/// rolled back; the ids of the committed ones go to `produced`.
+pub fn spawn_producers(
+    db: &Database,
+    (seed, producers, rows, most): (u64, u64, u64, u64),
+    insert: fn(&mut Rng, i64) -> String,
+    produced: &Arc<Mutex<Vec<i64>>>,
+) -> Vec<JoinHandle<()>> {
+    (0..producers)
+        .map(|p| {
+            let (db, produced) = (db.clone(), produced.clone());
+            std::thread::spawn(move || {
+                let mut rng = Rng(seed ^ (p + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let mut s = db.session();
+                let mut next = 0;
+                while next < rows {
+                    let mut sql = String::from("BT;");
+                    let mut ids = Vec::new();
+                    for _ in 0..(1 + rng.below(most)).min(rows - next) {
+                        let id = (p * 1_000_000 + next) as i64;
+                        next += 1;
+                        sql.push_str(&insert(&mut rng, id));
+                        ids.push(id);
+                    }
+                    s.execute(&sql).unwrap();
+                    if rng.below(5) == 0 {
+                        assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
+                    } else {
+                        s.execute("ET").unwrap();
+                        produced.lock().unwrap().extend(ids);
+                    }
+                }
+            })
+        })
+        .collect()
+}
+
+/// Checks that `consumed` holds every id of `produced` once and nothing else; the count.
+pub fn assert_exactly_once(produced: &[i64], consumed: &[i64]) -> usize {
+    let produced: std::collections::HashSet<i64> = produced.iter().copied().collect();
+    let unique: std::collections::HashSet<i64> = consumed.iter().copied().collect();
+    assert_eq!(unique.len(), consumed.len(), "a row was consumed twice");
+    assert_eq!(unique, produced, "consumed rows differ from committed rows");
+    assert!(!produced.is_empty(), "the producers committed nothing");
+    produced.len()
 }

@@ -34,4 +34,5 @@ mod stress_batch;
 mod stress_locks;
 mod stress_queue;
 mod stress_scan;
+mod stress_selective;
 mod volatile;

@@ -6,7 +6,7 @@
 //! consumer took a row between two rows of one batch. The seed is printed; `TDLITE_BATCH_SEED`
 //! replays one, `TDLITE_BATCH_ROWS` (rows per producer) makes a longer soak.
 
-use crate::common::{seed_from_env, Rng};
+use crate::common::{assert_exactly_once, depth, seed_from_env, spawn_producers, Rng};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -51,36 +51,15 @@ fn with_producers(seed: u64, rows_per_producer: u64) {
     const CONSUMERS: u64 = 8;
     let db = Database::new();
     db.session().execute(QUEUE).unwrap();
-    let produced = Arc::new(Mutex::new(HashSet::new()));
+    let produced = Arc::new(Mutex::new(Vec::new()));
     let consumed = Arc::new(Mutex::new(Vec::new()));
     let done = Arc::new(AtomicBool::new(false));
-    let producers: Vec<_> = (0..PRODUCERS)
-        .map(|p| {
-            let (db, produced) = (db.clone(), produced.clone());
-            thread::spawn(move || {
-                let mut rng = Rng(seed ^ (p + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-                let mut s = db.session();
-                let mut next = 0;
-                while next < rows_per_producer {
-                    let mut sql = String::from("BT;");
-                    let mut ids = Vec::new();
-                    for _ in 0..(1 + rng.below(50)).min(rows_per_producer - next) {
-                        let id = p * 1_000_000 + next;
-                        next += 1;
-                        sql.push_str(&format!("INS q (CURRENT_TIMESTAMP, {id});"));
-                        ids.push(id as i64);
-                    }
-                    s.execute(&sql).unwrap();
-                    if rng.below(5) == 0 {
-                        assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
-                    } else {
-                        s.execute("ET").unwrap();
-                        produced.lock().unwrap().extend(ids);
-                    }
-                }
-            })
-        })
-        .collect();
+    let producers = spawn_producers(
+        &db,
+        (seed, PRODUCERS, rows_per_producer, 50),
+        |_, id| format!("INS q (CURRENT_TIMESTAMP, {id});"),
+        &produced,
+    );
     let consumers: Vec<_> = (0..CONSUMERS)
         .map(|c| {
             let (db, consumed, done) = (db.clone(), consumed.clone(), done.clone());
@@ -137,23 +116,8 @@ fn with_producers(seed: u64, rows_per_producer: u64) {
     for c in consumers {
         c.join().unwrap();
     }
-    let produced = produced.lock().unwrap();
-    let consumed = consumed.lock().unwrap();
-    let unique: HashSet<i64> = consumed.iter().copied().collect();
-    assert_eq!(unique.len(), consumed.len(), "a row was consumed twice");
-    assert_eq!(
-        unique, *produced,
-        "consumed rows differ from committed rows"
-    );
-    assert!(!produced.is_empty(), "the producers committed nothing");
-    println!("{} rows produced and consumed exactly once", produced.len());
-}
-
-fn depth(s: &mut Session) -> i64 {
-    let r = s.execute("SELECT COUNT(*) FROM q").unwrap();
-    r[0].rows.as_ref().unwrap().to_strings()[0][0]
-        .parse()
-        .unwrap()
+    let n = assert_exactly_once(&produced.lock().unwrap(), &consumed.lock().unwrap());
+    println!("{n} rows produced and consumed exactly once");
 }
 
 /// A stable queue of distinct QITS in a shuffled order: 8 consumers taking committed batches
