@@ -12,10 +12,15 @@
 //!   keyed queue:  (index key, (order, QITS, seq), row) every consumable row, per index
 //! ```
 //!
-//! Invariant: each keyed queue of a table holds exactly the rows of the table's queue index
-//! (committed, claimed by no open transaction), each under its index key. Only
+//! A keyed queue is built the first time a consume probes its index
+//! ([`TableData::keyed_queue`]: one pass over the queue index, under the table's mutex), and
+//! kept from then on: a queue that is never consumed selectively through an index pays
+//! nothing for it, and one that is pays an insertion per enqueue and a removal per consume.
+//!
+//! Invariant: each *built* keyed queue of a table holds exactly the rows of the table's queue
+//! index (committed, claimed by no open transaction), each under its index key. Only
 //! [`TableData::enqueue`], [`TableData::dequeue`] and [`TableData::pop_queue`] change the
-//! queue index, and they change the keyed queues with it.
+//! queue index, and they change the built keyed queues with it.
 
 use crate::catalog::TableSchema;
 use crate::index::{case_flags, indexable};
@@ -33,6 +38,8 @@ pub(crate) struct KeyedQueue {
     pub(crate) ix: usize,
     columns: Vec<usize>,
     case_specific: Vec<bool>,
+    /// Whether `entries` is built (see the module doc); empty until then.
+    built: bool,
     entries: BTreeSet<(IndexKey, QueueKey, RowId)>,
 }
 
@@ -50,6 +57,7 @@ impl KeyedQueue {
                 ix,
                 columns: spec.columns.clone(),
                 case_specific: case_flags(schema, &spec.columns),
+                built: false,
                 entries: BTreeSet::new(),
             })
             .collect()
@@ -93,19 +101,13 @@ impl KeyedQueue {
 }
 
 impl TableData {
-    /// The index keys of row `rid` in each keyed queue, in their order.
-    fn keyed_keys(&self, rid: RowId) -> Vec<IndexKey> {
-        let value = |c: usize| self.row_value(rid, c);
-        self.keyed.iter().map(|k| k.key_of(&value)).collect()
-    }
-
     /// Makes row `rid` (stored already) consumable under queue key `key`.
     pub(crate) fn enqueue(&mut self, key: QueueKey, rid: RowId) {
         self.queue.insert(key, rid);
-        if !self.keyed.is_empty() {
-            let keys = self.keyed_keys(rid);
-            for (k, ix) in self.keyed.iter_mut().zip(keys) {
-                k.entries.insert((ix, key, rid));
+        for i in 0..self.keyed.len() {
+            if self.keyed[i].built {
+                let ix = self.keyed[i].key_of(&|c| self.row_value(rid, c));
+                self.keyed[i].entries.insert((ix, key, rid));
             }
         }
     }
@@ -127,16 +129,27 @@ impl TableData {
         Some((key, rid))
     }
 
-    /// The keyed queue of index `ix`, if the table keeps one.
-    pub(crate) fn keyed_queue(&self, ix: usize) -> Option<&KeyedQueue> {
-        self.keyed.iter().find(|k| k.ix == ix)
+    /// The keyed queue of index `ix`, if the table keeps one; built now if it was not.
+    pub(crate) fn keyed_queue(&mut self, ix: usize) -> Option<&KeyedQueue> {
+        let i = self.keyed.iter().position(|k| k.ix == ix)?;
+        if !self.keyed[i].built {
+            let mut entries = BTreeSet::new();
+            for (key, rid) in self.queue.after(None, usize::MAX) {
+                let ix = self.keyed[i].key_of(&|c| self.row_value(rid, c));
+                entries.insert((ix, key, rid));
+            }
+            let k = &mut self.keyed[i];
+            k.entries = entries;
+            k.built = true;
+        }
+        Some(&self.keyed[i])
     }
 
     fn unkey(&mut self, key: &QueueKey, rid: RowId) {
-        if !self.keyed.is_empty() {
-            let keys = self.keyed_keys(rid);
-            for (k, ix) in self.keyed.iter_mut().zip(keys) {
-                k.entries.remove(&(ix, *key, rid));
+        for i in 0..self.keyed.len() {
+            if self.keyed[i].built {
+                let ix = self.keyed[i].key_of(&|c| self.row_value(rid, c));
+                self.keyed[i].entries.remove(&(ix, *key, rid));
             }
         }
     }
@@ -182,19 +195,21 @@ mod tests {
         table
     }
 
-    /// Every keyed queue holds exactly the queue index's rows, each under its row's key.
-    fn check_invariant(table: &Table, ctx: &str) {
+    /// Every built keyed queue holds exactly the queue index's rows, each under its row's key;
+    /// whether the one keyed queue is built.
+    fn check_invariant(table: &Table, ctx: &str) -> bool {
         let d = table.lock();
         let main: BTreeSet<(QueueKey, RowId)> =
             d.queue.after(None, usize::MAX).into_iter().collect();
         assert_eq!(d.keyed.len(), 1, "one index, one keyed queue");
-        for k in &d.keyed {
+        for k in d.keyed.iter().filter(|k| k.built) {
             assert_eq!(k.len(), main.len(), "{ctx}");
             for &(key, rid) in &main {
                 let ix = k.key_of(&|c| d.row_value(rid, c));
                 assert!(k.entries.contains(&(ix, key, rid)), "{ctx}: row {rid}");
             }
         }
+        d.keyed[0].built
     }
 
     /// Takes up to `n` rows whose `k` is `v`, through the index or by testing every row.
@@ -285,6 +300,10 @@ mod tests {
                 check_invariant(&table, &ctx);
             }
             assert!(took > 20, "seed {seed}: the takes found rows ({took})");
+            assert!(
+                check_invariant(&table, "end"),
+                "seed {seed}: a probe built the keyed queue"
+            );
         }
     }
 
@@ -330,7 +349,8 @@ mod tests {
             assert!(took.is_none(), "probe {probe}: the old version was taken");
             assert!(updated, "probe {probe}: the test ran");
             t1.commit().unwrap();
-            check_invariant(&table, &format!("probe {probe}"));
+            let built = check_invariant(&table, &format!("probe {probe}"));
+            assert_eq!(built, probe, "only a probe builds the keyed queue");
             let mut t3 = Transaction::begin(&storage);
             let row = t3
                 .consume(&table, true, None)

@@ -103,8 +103,8 @@ impl Transaction {
         };
         while rows.len() < n {
             let (cands, more) = {
-                let d = table.lock();
-                self.candidates(table, &d, (sel.probe.as_ref(), after), chunk, due_by)
+                let mut d = table.lock();
+                self.candidates(table, &mut d, (sel.probe.as_ref(), after), chunk, due_by)
             };
             let Some(&(last, _, _)) = cands.last() else {
                 break;
@@ -140,12 +140,13 @@ impl Transaction {
     fn candidates(
         &self,
         table: &Table,
-        d: &TableData,
+        d: &mut TableData,
         (probe, after): (Option<&(usize, IndexKey)>, Option<QueueKey>),
         limit: usize,
         due_by: i64,
     ) -> (Vec<Candidate>, bool) {
-        let committed = match probe.and_then(|(ix, key)| Some((d.keyed_queue(*ix)?, key))) {
+        let keyed = probe.and_then(|(ix, key)| Some((d.keyed_queue(*ix)?, key)));
+        let committed = match keyed {
             Some((keyed, key)) => keyed.after(key, after, limit),
             None => d.queue.after(after, limit),
         };

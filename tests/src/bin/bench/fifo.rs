@@ -4,7 +4,7 @@
 //! synchronous=FULL (every commit synced) and =NORMAL (a commit is written, not synced), and
 //! tdlite's normal sync (also written, not synced) vs synchronous=NORMAL. In memory also with
 //! the whole row taken (`qits, id, payload`, every value read out of the result on both
-//! sides). `depth`: the cost of one consume with 10k, 100k and 1M rows waiting.
+//! sides), and with an index on the id (tdlite's PRIMARY INDEX, SQLite's index). `depth`: the cost of one consume with 10k, 100k and 1M rows waiting.
 
 use crate::common::{
     alternate, check_exactly_once, memory_sqlite, now_us, percentile, remove_sqlite, sqlite,
@@ -173,6 +173,23 @@ pub fn run(n: i64, disk_rows: i64, rounds: u32) {
         td,
         lite,
     );
+    // an index on a column (a Teradata queue's PRIMARY INDEX, say) costs each enqueue and
+    // consume its upkeep: tdlite's keyed queue (selective consume), SQLite's index
+    let (td, lite) = best(
+        rounds,
+        || {
+            let db = Database::new();
+            let pi = format!("{} PRIMARY INDEX (id)", crate::common::TD_QUEUE);
+            db.session().execute(&pi).unwrap();
+            tdlite_fifo(&db, n)
+        },
+        || {
+            let c = memory_sqlite();
+            c.execute_batch("CREATE INDEX q_id ON q (id)").unwrap();
+            sqlite_fifo(&c, n)
+        },
+    );
+    print(&format!("memory, {n} rows, an index on id"), td, lite);
     let dir = std::env::temp_dir().join(format!("tdlite-bench-fifo-{}", std::process::id()));
     for (sync, mode, label) in [
         ("FULL", SyncMode::Full, "full sync vs SQLite WAL FULL"),
