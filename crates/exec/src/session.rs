@@ -1325,14 +1325,18 @@ impl Session {
                     return Err(Error::QueueDropped(name));
                 }
                 // Decide to sleep only under the registry, so no commit's wake-up is lost.
-                match generation {
+                // (stale: rows came since the selective try began; it tries again)
+                let stale = match generation {
                     Some(g) if shared.waiters.generation(table.id) == g => {
                         due_by = outside_due_by;
                         retried = 0;
+                        false
                     }
                     Some(_) => {
+                        // (not slept on: the try comes again)
+                        due_by = outside_due_by;
                         retried += 1;
-                        continue;
+                        true
                     }
                     None => {
                         retried = 0;
@@ -1345,8 +1349,9 @@ impl Session {
                             Err(Error::Storage(StorageError::LockNowait(_))) => continue,
                             Err(e) => return Err(e),
                         }
+                        false
                     }
-                }
+                };
                 // a cancel that came before the wait cell was set stopped the request instead
                 let stopped = matches!(crate::interrupt::check(), Err(Error::Cancelled));
                 if cell.is_cancelled() || stopped {
@@ -1354,6 +1359,9 @@ impl Session {
                 }
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     return Err(Error::ConsumeTimeout(name));
+                }
+                if stale {
+                    continue;
                 }
                 // no one may wait for a transaction that waits for a row (see locks.rs)
                 let end = {

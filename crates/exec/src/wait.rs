@@ -152,8 +152,10 @@ impl WaitCell {
 }
 
 /// Stripes of [`Waiters::generation`]: tables share a counter when their ids are equal
-/// modulo this (a shared counter only makes a selective consumer try once more).
-const GENERATION_STRIPES: usize = 64;
+/// modulo this. Rows handed out on one then count as rows come to the other, whose
+/// selective consumers try again (and after `SELECTIVE_RETRIES` stale tries in a row, try
+/// under the registry lock, session.rs): rare with this many stripes.
+const GENERATION_STRIPES: usize = 1024;
 
 /// Waiters of every queue table, by table id.
 pub(crate) struct Waiters {
