@@ -107,6 +107,8 @@ pub struct Session {
     /// bound list). Such a list depends only on the table's columns, and a table id is never
     /// reused (ALTER and re-CREATE make a new table), so the same consume reuses it.
     consume_list: Option<(u64, Vec<ast::SelectItem>, Arc<crate::dml::ConsumeList>)>,
+    /// The last selective consume's bound condition (see [`KeptFilter`]).
+    consume_filter: Option<KeptFilter>,
     /// The table the last consume's name resolved to: (catalog version, name, default
     /// database, table). Reused while the catalog's version is the same (no table created,
     /// dropped or restored since), as the lookup would give the same answer.
@@ -159,6 +161,7 @@ impl Session {
             param_rows: Vec::new(),
             bands: Default::default(),
             consume_list: None,
+            consume_filter: None,
             consume_table: None,
             spare: None,
             decorrelation: (true, std::cell::Cell::new(0)),
@@ -1149,6 +1152,37 @@ impl Session {
         result
     }
 
+    /// A selective consume's condition bound against `table`: the last one again if it is
+    /// the same condition on the same table with the same parameters (and the catalog did
+    /// not change), else bound now and kept unless it may read something a request fixes
+    /// afresh (the clock, the session's user or database: [`reads_request_values`]).
+    fn consume_filter(
+        &mut self,
+        table: &Arc<Table>,
+        cond: &ast::Expr,
+        now: &OnceCell<i64>,
+    ) -> Result<Arc<crate::consume_filter::ConsumeFilter>> {
+        let version = self.shared.storage.catalog.version();
+        if let Some(k) = &self.consume_filter {
+            if k.version == version
+                && k.table == table.id
+                && k.cond == *cond
+                && k.params == self.params
+            {
+                return Ok(k.filter.clone());
+            }
+        }
+        let filter = Arc::new(self.exec(now).bind_consume_filter(table, cond)?);
+        self.consume_filter = (!reads_request_values(cond)).then(|| KeptFilter {
+            version,
+            table: table.id,
+            cond: cond.clone(),
+            params: self.params.clone(),
+            filter: filter.clone(),
+        });
+        Ok(filter)
+    }
+
     /// [`Session::consume`] from `table`, the queue `c` names.
     fn consume_from(
         &mut self,
@@ -1169,10 +1203,8 @@ impl Session {
                 list
             }
         };
-        // a selective consume's condition, bound afresh each time (it may read the request's
-        // CURRENT_TIMESTAMP)
         let filter = match &c.filter {
-            Some((cond, _)) => Some(Arc::new(self.exec(now).bind_consume_filter(table, cond)?)),
+            Some((cond, _)) => Some(self.consume_filter(table, cond, now)?),
             None => None,
         };
         let filter = filter.as_ref();
@@ -1422,6 +1454,40 @@ impl Session {
             }
         }
     }
+}
+
+/// A selective consume's bound condition, kept by the session for the next consume with the
+/// same condition, table, parameters and catalog version (a table id is never reused).
+struct KeptFilter {
+    version: u64,
+    table: u64,
+    cond: ast::Expr,
+    params: Vec<Value>,
+    filter: Arc<crate::consume_filter::ConsumeFilter>,
+}
+
+/// Whether condition `cond` may read a value binding fixes per request (CURRENT_TIMESTAMP,
+/// DATE, TIME, USER, DATABASE, SESSION, RANDOM, …): judged on its text, erring towards yes (a
+/// column named `due_date` only costs binding again).
+fn reads_request_values(cond: &ast::Expr) -> bool {
+    let text = cond.to_string().to_uppercase();
+    [
+        "CURRENT",
+        "DATE",
+        "TIME",
+        "NOW",
+        "USER",
+        "DATABASE",
+        "SESSION",
+        "ACCOUNT",
+        "ROLE",
+        "PROFILE",
+        "QUERY_BAND",
+        "QUERYBAND",
+        "RANDOM",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
 }
 
 /// Request-level rules: BT only first; SET SESSION TRANSACTION alone; no DELETE/UPDATE of a

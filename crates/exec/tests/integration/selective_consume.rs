@@ -10,7 +10,7 @@ use super::common::ints;
 use arrow::array::{Array, Int32Array};
 use std::thread;
 use std::time::Duration;
-use tdlite::{Database, Session, StatementResult};
+use tdlite::{Database, Session, StatementResult, Value};
 
 const QUEUE: &str = "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT \
                      CURRENT_TIMESTAMP(6), tenant INTEGER, n INTEGER)";
@@ -249,4 +249,42 @@ fn selective_waiters_get_every_matching_row_committed_while_they_try() {
         );
     }
     assert_eq!(ints(&db, "SEL COUNT(*) FROM q"), vec![0]);
+}
+
+/// A session keeps a selective consume's bound condition for the next consume of the same
+/// text: only while the parameters and the catalog are the same. A prepared `WHERE tenant =
+/// ?` with another value, and the same text after `CREATE INDEX` (now through the index, as
+/// EXPLAIN says), take the right rows.
+#[test]
+fn a_kept_condition_follows_parameters_and_indexes() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    for (t, n) in [(1, 10), (2, 20), (1, 11), (2, 21), (1, 12)] {
+        s.execute(&format!("INS q (CURRENT_TIMESTAMP, {t}, {n})"))
+            .unwrap();
+    }
+    let pop = s
+        .prepare("SELECT AND CONSUME TOP 1 n FROM q WHERE tenant = ? NOWAIT")
+        .unwrap();
+    let take =
+        |s: &mut Session, t: i64| taken(&s.execute_prepared(&pop, &[Value::Int(t)]).unwrap());
+    assert_eq!(take(&mut s, 1), vec![10]);
+    assert_eq!(take(&mut s, 2), vec![20]);
+    assert_eq!(take(&mut s, 2), vec![21]);
+    assert_eq!(take(&mut s, 2), Vec::<i32>::new());
+    let text = "SELECT AND CONSUME TOP 1 n FROM q WHERE tenant = 1 NOWAIT";
+    assert_eq!(taken(&s.execute(text).unwrap()), vec![11]);
+    s.execute("CREATE INDEX (tenant) ON q").unwrap();
+    let plan = s.execute(&format!("EXPLAIN {text}")).unwrap();
+    let plan = plan[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings()
+        .concat()
+        .concat();
+    assert!(plan.contains("by way of that index"), "{plan}");
+    assert_eq!(taken(&s.execute(text).unwrap()), vec![12]);
+    assert_eq!(taken(&s.execute(text).unwrap()), Vec::<i32>::new());
 }
