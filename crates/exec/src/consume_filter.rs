@@ -2,7 +2,8 @@
 //! (docs/queues.md, Selective consume).
 //!
 //! Bound once per statement against the queue's columns alone (`Exec::bind_consume_filter`
-//! in dml.rs). It gives storage three things:
+//! in dml.rs; a session keeps the last one for the next consume of the same text and
+//! parameters, `Session::consume_filter`). It gives storage three things:
 //! the columns it reads, the index it can probe (an index every column of which the condition
 //! fixes by equality: then only that key's rows are walked, in O(log n) to the first), and
 //! the test run on each chunk of candidate rows ([`ConsumeFilter::test`]). A consumer that

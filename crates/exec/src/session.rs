@@ -1154,8 +1154,8 @@ impl Session {
 
     /// A selective consume's condition bound against `table`: the last one again if it is
     /// the same condition on the same table with the same parameters (and the catalog did
-    /// not change), else bound now and kept unless it may read something a request fixes
-    /// afresh (the clock, the session's user or database: [`reads_request_values`]).
+    /// not change), unless it may read something a request fixes afresh (the clock, the
+    /// session's user or database: [`reads_request_values`]); else bound now and kept.
     fn consume_filter(
         &mut self,
         table: &Arc<Table>,
@@ -1163,23 +1163,34 @@ impl Session {
         now: &OnceCell<i64>,
     ) -> Result<Arc<crate::consume_filter::ConsumeFilter>> {
         let version = self.shared.storage.catalog.version();
-        if let Some(k) = &self.consume_filter {
-            if k.version == version
-                && k.table == table.id
-                && k.cond == *cond
-                && k.params == self.params
-            {
+        // the same condition on the same table as last time: only the parameters may differ
+        let same = self
+            .consume_filter
+            .as_ref()
+            .filter(|k| k.version == version && k.table == table.id && k.cond == *cond);
+        if let Some(k) = same {
+            if !k.reads && k.params == self.params {
                 return Ok(k.filter.clone());
             }
         }
+        let same = same.is_some();
         let filter = Arc::new(self.exec(now).bind_consume_filter(table, cond)?);
-        self.consume_filter = (!reads_request_values(cond)).then(|| KeptFilter {
-            version,
-            table: table.id,
-            cond: cond.clone(),
-            params: self.params.clone(),
-            filter: filter.clone(),
-        });
+        match &mut self.consume_filter {
+            Some(k) if same => {
+                k.params.clone_from(&self.params);
+                k.filter = filter.clone();
+            }
+            _ => {
+                self.consume_filter = Some(KeptFilter {
+                    version,
+                    table: table.id,
+                    reads: reads_request_values(cond),
+                    cond: cond.clone(),
+                    params: self.params.clone(),
+                    filter: filter.clone(),
+                })
+            }
+        }
         Ok(filter)
     }
 
@@ -1461,6 +1472,9 @@ impl Session {
 struct KeptFilter {
     version: u64,
     table: u64,
+    /// Whether the condition may read a per-request value ([`reads_request_values`]): then
+    /// it is bound again each time (kept only so that this is not judged again).
+    reads: bool,
     cond: ast::Expr,
     params: Vec<Value>,
     filter: Arc<crate::consume_filter::ConsumeFilter>,
@@ -1636,5 +1650,30 @@ mod tests {
             retried(Err(Error::Storage(busy)), 3),
             Ok(StorageError::RowBusy { holder: 7, .. })
         ));
+    }
+
+    #[test]
+    fn a_condition_that_reads_the_clock_or_the_session_is_bound_each_time() {
+        let reads =
+            |sql: &str| super::reads_request_values(&tdlite_parser::parse_expression(sql).unwrap());
+        for sql in [
+            "qits <= CURRENT_TIMESTAMP",
+            "d = DATE",
+            "t < TIME",
+            "owner = USER",
+            "db = DATABASE",
+            "s = SESSION",
+            "RANDOM(1, 4) = 1",
+            "qits < CURRENT_TIMESTAMP(6) - INTERVAL '1' SECOND",
+        ] {
+            assert!(reads(sql), "{sql}");
+        }
+        for sql in [
+            "tenant = 1",
+            "tenant = ? AND n MOD 2 = 0",
+            "kind IN ('a', 'b')",
+        ] {
+            assert!(!reads(sql), "{sql}");
+        }
     }
 }
