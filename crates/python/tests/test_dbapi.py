@@ -296,6 +296,27 @@ def test_strict_mode_refuses_tdlite_extensions_with_teradatas_error():
         tdlite.connect(strict="maybe")
 
 
+def test_selective_consume_takes_the_oldest_matching_row_with_a_parameter():
+    # docs/queues.md, Selective consume: a worker per tenant on one queue
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE jobs, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT "
+                    "CURRENT_TIMESTAMP(6), tenant INTEGER, n INTEGER) INDEX (tenant)")
+        cur.executemany("INSERT INTO jobs (tenant, n) VALUES (?, ?)",
+                        [[1, 10], [2, 20], [1, 11], [2, 21]])
+        take = "SELECT AND CONSUME TOP 1 n FROM jobs WHERE tenant = ? NOWAIT"
+        got = []
+        for tenant in [2, 1, 2, 1, 2]:
+            cur.execute(take, [tenant])
+            got.append(cur.fetchall())
+        assert got == [[[20]], [[10]], [[21]], [[11]], []]
+        # strict mode refuses the WHERE as Teradata does
+        con.strict = True
+        with pytest.raises(tdlite.DatabaseError) as info:
+            cur.execute(take, [1])
+        assert info.value.code == 3706
+
+
 def test_ctrl_c_interrupts_a_waiting_consume():
     import os
     import signal
