@@ -102,20 +102,23 @@ impl ConsumeFilter {
         self.probe.as_ref().map(|(ix, _)| *ix)
     }
 
-    /// Whether a waiting consumer with this condition would take row `row` of `table` (a
-    /// row a commit just made consumable). A condition that fails on it says yes: the
-    /// consumer then meets the error itself.
-    pub(crate) fn accepts(&self, table: &Table, row: RowId) -> bool {
-        let batch = table.fetch_columns(&[row], Some(&self.keep));
-        self.test(&batch)
-            .map_or(true, |ok| ok.first() == Some(&true))
+    /// Which of `rows` of `table` (rows a commit just made consumable) a waiting consumer
+    /// with this condition would take, read and tested as one batch. A condition that fails
+    /// on them says yes to all: the consumer then meets the error itself.
+    pub(crate) fn accepts(&self, table: &Table, rows: &[RowId]) -> Vec<bool> {
+        let batch = table.fetch_columns(rows, Some(&self.keep));
+        match self.test(&batch) {
+            Ok(ok) if ok.len() == rows.len() => ok,
+            _ => vec![true; rows.len()],
+        }
     }
 }
 
-/// A selective waiter's test of a row its queue just gained (see wait.rs).
-pub(crate) type Matcher = Arc<dyn Fn(RowId) -> bool + Send + Sync>;
+/// A selective waiter's test of the rows its queue just gained (see wait.rs): which it would
+/// take.
+pub(crate) type Matcher = Arc<dyn Fn(&[RowId]) -> Vec<bool> + Send + Sync>;
 
-/// A waiting consumer's test of a committed row: the filter and its table.
+/// A waiting consumer's test of committed rows: the filter and its table.
 pub(crate) fn matcher(filter: Arc<ConsumeFilter>, table: Arc<Table>) -> Matcher {
-    Arc::new(move |row| filter.accepts(&table, row))
+    Arc::new(move |rows| filter.accepts(&table, rows))
 }

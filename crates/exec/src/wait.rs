@@ -3,9 +3,9 @@
 //! Each queue table has a FIFO list of waiters. A waiter is a condition variable of its own; a
 //! commit that makes k rows consumable wakes the first k waiters, a dropped table wakes all of
 //! them with an error, and a cancel or timeout removes one. A selective consumer (one with a
-//! condition, consume_filter.rs) waits with a [`Matcher`]: each committed row goes to the first
-//! waiter, in waiting order, that would take it, so a selective waiter is woken only by a
-//! row that matches and a row that matches no one wakes no one. A woken waiter retries the take and,
+//! condition, consume_filter.rs) waits with a [`Matcher`]: in waiting order, each waiter is
+//! handed the first of a commit's rows (not yet handed out) that it would take, so a selective
+//! waiter is woken only by a row that matches and a row that matches no one wakes no one. A woken waiter retries the take and,
 //! if another consumer was faster, goes back to the *front* of the list, so waiters are served
 //! in the order they began waiting. A consumer that has not begun waiting yet (it is still
 //! yielding the CPU before it sleeps, see `session.rs` `SPIN_YIELDS`) can take a row before
@@ -83,9 +83,12 @@ impl WaitCell {
         }
     }
 
-    /// Whether this waiter would take row `row`.
-    fn takes(&self, row: RowId) -> bool {
-        self.matcher.as_ref().is_none_or(|m| m(row))
+    /// The first of `rows` this waiter would take (a plain waiter: the first).
+    fn first_taken(&self, rows: &[RowId]) -> Option<usize> {
+        match &self.matcher {
+            None => (!rows.is_empty()).then_some(0),
+            Some(m) => m(rows).iter().position(|&ok| ok),
+        }
     }
 
     /// Forgets an earlier end-as-deadlock (before registering for a new wait: only a transaction
@@ -182,8 +185,10 @@ impl Waiters {
         self.queues.lock()
     }
 
-    /// Hands each of `rows`, rows a table just gained, to the first waiter that would take
-    /// it, and wakes those waiters (without selective waiters: the first `rows.len()`).
+    /// Hands `rows`, rows a table just gained, to its waiters: in waiting order, each is handed
+    /// the first row left that it would take, and woken (without selective waiters: the
+    /// first `rows.len()`). A selective waiter's condition is tested once, on all the rows
+    /// left when its turn comes.
     pub(crate) fn notify(&self, table: u64, rows: &[RowId]) {
         let mut reg = self.queues.lock();
         self.stripe(table).fetch_add(1, Ordering::AcqRel);
@@ -196,17 +201,19 @@ impl Waiters {
                     }
                 }
             } else {
-                // one row to one waiter, in waiting order
-                for &row in rows {
-                    if let Some(w) = q
-                        .iter()
-                        .position(|w| w.takes(row))
-                        .and_then(|i| q.remove(i))
-                    {
-                        w.wake(false);
-                    }
-                    if q.is_empty() {
-                        break;
+                // in waiting order, each waiter is handed the first of the rows left that it
+                // would take (a selective waiter's condition is tested on them as one batch)
+                let mut left = rows.to_vec();
+                let mut i = 0;
+                while i < q.len() && !left.is_empty() {
+                    match q[i].first_taken(&left) {
+                        Some(k) => {
+                            left.remove(k);
+                            if let Some(w) = q.remove(i) {
+                                w.wake(false);
+                            }
+                        }
+                        None => i += 1,
                     }
                 }
             }
