@@ -115,7 +115,13 @@ impl Transaction {
                 // a row the table does not hold: the candidates were wrong, take nothing
                 return Ok(());
             }
-            let accepted = (sel.test)(&batch)?;
+            // a test that fails on the chunk is run again row by row: the rows before the one
+            // it fails on count, and the error only if the walk needs rows beyond them
+            let (accepted, failed) = match (sel.test)(&batch) {
+                Ok(accepted) => (accepted, None),
+                Err(e) if batch.num_rows() == 1 => return Err(e),
+                Err(_) => row_by_row(&batch, &mut *sel.test),
+            };
             let mut d = table.lock();
             for (c, ok) in cands.into_iter().zip(accepted) {
                 if rows.len() == n {
@@ -126,6 +132,11 @@ impl Transaction {
                 }
             }
             drop(d);
+            if let Some(e) = failed {
+                if rows.len() < n {
+                    return Err(e);
+                }
+            }
             if !more {
                 break;
             }
@@ -199,4 +210,20 @@ impl Transaction {
         self.note_taken(table, d, c);
         true
     }
+}
+
+/// `test` run on each row of `batch` in turn, up to the first it fails on: the results before
+/// it, and its error.
+fn row_by_row<E>(
+    batch: &RecordBatch,
+    test: &mut dyn FnMut(&RecordBatch) -> Result<Vec<bool>, E>,
+) -> (Vec<bool>, Option<E>) {
+    let mut accepted = Vec::with_capacity(batch.num_rows());
+    for i in 0..batch.num_rows() {
+        match test(&batch.slice(i, 1)) {
+            Ok(v) => accepted.push(v.first().copied().unwrap_or(false)),
+            Err(e) => return (accepted, Some(e)),
+        }
+    }
+    (accepted, None)
 }
