@@ -85,32 +85,30 @@ impl QueueIndex {
     /// Removes the entry at `key` if it is row `row`'s; returns whether it was. (Another row
     /// can hold a key a row held before: an UPDATE's new version keeps the old one's key.)
     pub fn remove_row(&mut self, key: &QueueKey, row: RowId) -> bool {
+        self.remove_if(key, |r| r == row)
+    }
+
+    /// Removes a row's entry; returns whether it was there.
+    pub fn remove(&mut self, key: &QueueKey) -> bool {
+        self.remove_if(key, |_| true)
+    }
+
+    /// Removes the live entry at `key` if its row passes `is`; whether it did.
+    fn remove_if(&mut self, key: &QueueKey, is: impl Fn(RowId) -> bool) -> bool {
         if let Ok(i) = self.find(key) {
-            if self.run[i].1 == Some(row) {
+            if self.run[i].1.is_some_and(&is) {
                 self.run[i].1 = None;
                 self.live -= 1;
                 self.tidy();
                 return true;
             }
-            return false;
         }
-        if self.scattered.get(key) == Some(&row) {
+        // (a key is in one part at most, so a run entry found above is not also here)
+        if self.scattered.get(key).is_some_and(|&r| is(r)) {
             self.scattered.remove(key);
             return true;
         }
         false
-    }
-
-    /// Removes a row's entry; returns whether it was there.
-    pub fn remove(&mut self, key: &QueueKey) -> bool {
-        if let Ok(i) = self.find(key) {
-            if self.run[i].1.take().is_some() {
-                self.live -= 1;
-                self.tidy();
-                return true;
-            }
-        }
-        self.scattered.remove(key).is_some()
     }
 
     /// Removes and returns the oldest entry.
