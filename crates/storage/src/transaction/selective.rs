@@ -18,7 +18,9 @@
 //! UPDATE's new version, which keeps the old one's queue key, is a different row that stays. Rows other
 //! transactions hold are not in the queue index at all, so they are never candidates.
 //! Chunks grow from 16 to 4,096 rows (through an index, from as many as are wanted, since a
-//! key's rows usually all match), so a match near the front costs one small read.
+//! key's rows usually all match), so a match near the front costs one small read. A test that
+//! fails on a chunk is run again row by row: the error stops the walk only at the row it
+//! fails on, and only if rows beyond it are still wanted.
 
 use super::Transaction;
 use crate::error::StorageError;
