@@ -94,11 +94,12 @@ impl Exec<'_> {
                         && (old_pos == Some(0)
                             || old_pos.is_some_and(|p| {
                                 schema.queue_order.is_some_and(|o| o.column == p)
+                                    || schema.attempts.as_ref().is_some_and(|a| a.column == p)
                             }));
                     if in_index || in_check(c) || queue_column {
                         return Err(Error::TypeMismatch(format!(
-                            "column '{c}' is used by an index, a CHECK or the queue (its QITS or \
-                             CONSUME ORDER); it cannot be dropped"
+                            "column '{c}' is used by an index, a CHECK or the queue (its QITS, \
+                             CONSUME ORDER or ATTEMPTS); it cannot be dropped"
                         )));
                     }
                     if columns.len() == 1 {
@@ -152,6 +153,10 @@ impl Exec<'_> {
             Some(tdlite_storage::catalog::QueueOrder { column, ..o })
         });
         new_schema.delivers_at_qits = schema.delivers_at_qits;
+        new_schema.attempts = schema.attempts.clone().and_then(|a| {
+            let column = origin.iter().position(|p| *p == Some(a.column))?;
+            Some(tdlite_storage::catalog::QueueAttempts { column, ..a })
+        });
         self.rebuild(&old, new_schema, &origin)
     }
 

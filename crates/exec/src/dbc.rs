@@ -790,12 +790,14 @@ pub(crate) fn queue_stats(
         ("Waiting", true),
         ("Enqueued", true),
         ("Consumed", true),
+        ("DeadLettered", true),
     ])
     .big("Depth")
     .big("OldestAgeSeconds")
     .big("InFlight")
     .big("Enqueued")
-    .big("Consumed");
+    .big("Consumed")
+    .big("DeadLettered");
     let snapshot = source.txns.snapshot(0);
     let now_us = (source.now_us)();
     let mut rows: Vec<(String, String, Vec<Cell>)> = Vec::new();
@@ -825,6 +827,7 @@ pub(crate) fn queue_stats(
                 Cell::Int(waiting),
                 big(q.enqueued),
                 big(q.consumed),
+                big(q.dead_lettered),
             ],
         ));
     }

@@ -312,10 +312,13 @@ impl Exec<'_> {
     /// column definitions, 9910 for unsupported types.
     pub fn create_table(&mut self, ct: &CreateTable, text: &str, ansi: bool) -> Result<()> {
         if let Some(src) = &ct.as_source {
-            if ct.consume_order.is_some() || ct.deliver_at.is_some() {
+            if ct.consume_order.is_some()
+                || ct.deliver_at.is_some()
+                || ct.attempts.location().is_some()
+            {
                 return Err(queue_rule(
-                    "CONSUME ORDER and DELIVER AT need the queue's column definitions, not \
-                     CREATE TABLE … AS.",
+                    "CONSUME ORDER, DELIVER AT and ATTEMPTS need the queue's column definitions, \
+                     not CREATE TABLE … AS.",
                 ));
             }
             return self.create_table_as(ct, src, text, ansi).map(|_| ());
@@ -416,6 +419,7 @@ impl Exec<'_> {
             deliver_at(&schema, column)?;
             schema.delivers_at_qits = true;
         }
+        schema.attempts = self.queue_attempts(&schema, &ct.attempts)?;
         schema.volatile = self.volatile_of(ct);
         schema.checks = ct
             .columns

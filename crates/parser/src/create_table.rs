@@ -9,7 +9,7 @@ use crate::cursor::Cursor;
 use crate::error::{Location, ParseError};
 use crate::statement::{
     AsFrom, AsSource, ColumnDef, ColumnDefault, ConsumeOrder, CreateTable, DataType, IndexDef,
-    LargeType, TableKind,
+    LargeType, QueueAttempts, TableKind,
 };
 use sqlparser::tokenizer::Token;
 
@@ -71,6 +71,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         as_source: None,
         consume_order: None,
         deliver_at: None,
+        attempts: QueueAttempts::default(),
     };
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
@@ -159,6 +160,9 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
         table.deliver_at = Some((column, location));
         return Ok(());
     }
+    if parse_attempts_option(cur, &mut table.attempts)? {
+        return Ok(());
+    }
     if cur.is_word("QUEUE") {
         table.queue_location = Some(cur.loc());
         cur.pos += 1;
@@ -179,6 +183,48 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
         .join(" ");
     table.options.push(text.to_ascii_uppercase());
     Ok(())
+}
+
+/// `ATTEMPTS (column)`, `MAX ATTEMPTS n` or `DEAD LETTER TO table` (docs/queues.md): true if
+/// the cursor was at one of them.
+fn parse_attempts_option(cur: &mut Cursor, a: &mut QueueAttempts) -> Result<bool, ParseError> {
+    let location = cur.loc();
+    let twice = |what: &str| ParseError::syntax(&format!("{what} is given twice."), location);
+    if cur.is_word("ATTEMPTS") && cur.word_at(1).is_none() && cur.peek_at(1) == Some(&Token::LParen)
+    {
+        cur.pos += 2;
+        let column = cur.ident("a column name after ATTEMPTS (")?;
+        cur.expect_token(&Token::RParen, "')' after the column of ATTEMPTS")?;
+        if a.column.replace((column, location)).is_some() {
+            return Err(twice("ATTEMPTS"));
+        }
+        return Ok(true);
+    }
+    if cur.is_word("MAX") && cur.word_at(1).as_deref() == Some("ATTEMPTS") {
+        cur.pos += 2;
+        let n = cur.number("a number of attempts after MAX ATTEMPTS")?;
+        let n = n
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (1..=i64::MAX as u64).contains(n))
+            .ok_or_else(|| {
+                ParseError::syntax("MAX ATTEMPTS takes a whole number from 1 up.", location)
+            })?;
+        if a.max.replace((n, location)).is_some() {
+            return Err(twice("MAX ATTEMPTS"));
+        }
+        return Ok(true);
+    }
+    if cur.is_word("DEAD") && cur.word_at(1).as_deref() == Some("LETTER") {
+        cur.pos += 2;
+        cur.expect_word("TO")?;
+        let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+        if a.dead_letter.replace((name, location)).is_some() {
+            return Err(twice("DEAD LETTER"));
+        }
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 /// A column definition or a table-level constraint.

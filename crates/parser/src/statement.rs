@@ -383,6 +383,34 @@ pub struct CreateTable {
     /// `DELIVER AT (column)` (a tdlite extension, docs/queues.md): rows are consumable from
     /// that time on; the column's name, and where `DELIVER` is written.
     pub deliver_at: Option<(String, Location)>,
+    /// `ATTEMPTS (column)`, `MAX ATTEMPTS n`, `DEAD LETTER TO table` (tdlite extensions,
+    /// docs/queues.md): attempt counting and dead letters.
+    pub attempts: QueueAttempts,
+}
+
+/// A queue table's attempt-counting options, each with where its first word is written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueAttempts {
+    /// `ATTEMPTS (column)`: the column a rolled-back consume counts in.
+    pub column: Option<(String, Location)>,
+    /// `MAX ATTEMPTS n`: the count at which a row goes to the dead-letter table.
+    pub max: Option<(u64, Location)>,
+    /// `DEAD LETTER TO table`: where such rows go.
+    pub dead_letter: Option<(ast::ObjectName, Location)>,
+}
+
+impl QueueAttempts {
+    /// Where the first of the options is written, if any is.
+    pub fn location(&self) -> Option<Location> {
+        [
+            self.column.as_ref().map(|c| c.1),
+            self.max.as_ref().map(|m| m.1),
+            self.dead_letter.as_ref().map(|d| d.1),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|l| (l.line, l.column))
+    }
 }
 
 /// A queue table's declared consume order: rows leave by this column first (largest first

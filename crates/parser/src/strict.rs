@@ -102,6 +102,11 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
                 ct.deliver_at
                     .as_ref()
                     .map(|(_, at)| refuse("DELIVER AT", *at))
+            })
+            .or_else(|| {
+                ct.attempts
+                    .location()
+                    .map(|at| refuse("ATTEMPTS, MAX ATTEMPTS and DEAD LETTER", at))
             }),
         Statement::Sql(s) => match s.as_ref() {
             ast::Statement::Drop {
@@ -361,6 +366,18 @@ mod tests {
                 1,
                 24,
                 "DELIVER AT",
+            ),
+            (
+                "CREATE TABLE q, QUEUE, NO FALLBACK,\n MAX ATTEMPTS 3, ATTEMPTS (a) (qits TIMESTAMP(6))",
+                2,
+                2,
+                "MAX ATTEMPTS",
+            ),
+            (
+                "CT q, QUEUE, DEAD LETTER TO d (qits TIMESTAMP(6))",
+                1,
+                14,
+                "DEAD LETTER",
             ),
             ("SELECT \"a\" FROM t WHERE x != 1", 1, 27, "!="),
             ("SELECT \"n\" % 2 FROM t", 1, 12, "%"),

@@ -214,3 +214,23 @@ fn errors_at_the_end_of_a_statement_point_at_its_end() {
     check_in(3706, 2, "SEL 1; SEL * FROM/*a*/");
     check(3706, "LOCKING TABLE t FOR ACCESS SEL * FROM/*a*/;");
 }
+
+#[test]
+fn attempt_options_given_twice_or_out_of_range() {
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, ATTEMPTS (a), /*a*/ATTEMPTS (b) (qits TIMESTAMP(6), a INTEGER)",
+    );
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, /*a*/MAX ATTEMPTS 0 (qits TIMESTAMP(6), a INTEGER)",
+    );
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, MAX ATTEMPTS /*a*/'3' (qits TIMESTAMP(6), a INTEGER)",
+    );
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, DEAD LETTER /*a*/INTO d (qits TIMESTAMP(6), a INTEGER)",
+    );
+}

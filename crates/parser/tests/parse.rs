@@ -269,6 +269,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         as_source,
         consume_order,
         deliver_at,
+        attempts,
     } = c;
     writeln!(out, "CreateTable").unwrap();
     writeln!(out, "  name: {name}").unwrap();
@@ -284,6 +285,15 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     }
     if let Some((column, at)) = deliver_at {
         writeln!(out, "  deliver at: {column} at {at}").unwrap();
+    }
+    if let Some((column, at)) = &attempts.column {
+        writeln!(out, "  attempts: {column} at {at}").unwrap();
+    }
+    if let Some((n, at)) = &attempts.max {
+        writeln!(out, "  max attempts: {n} at {at}").unwrap();
+    }
+    if let Some((table, at)) = &attempts.dead_letter {
+        writeln!(out, "  dead letter to: {table} at {at}").unwrap();
     }
     writeln!(out, "  columns:").unwrap();
     for col in columns {

@@ -136,6 +136,65 @@ pub struct TableSchema {
     /// tdlite extension: delayed delivery).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub delivers_at_qits: bool,
+    /// A queue's attempt counting and dead letters (`ATTEMPTS (c)`, `MAX ATTEMPTS n`, `DEAD
+    /// LETTER TO t`, tdlite extensions): a rolled-back consume counts in a column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<QueueAttempts>,
+}
+
+/// A queue's attempt counting (docs/queues.md, Attempts and dead letters): when a transaction
+/// that consumed a row rolls back, the row goes back with `column` one higher; a row whose
+/// count reaches `max` goes to the `dead_letter` table instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueAttempts {
+    /// The count's column: an integer column other than the QITS (NULL counts as 0).
+    pub column: usize,
+    /// The count at which a row is dead (with `dead_letter`).
+    pub max: Option<u64>,
+    /// The dead-letter table's name: the queue's columns, then optionally one character
+    /// column that receives the reason (see [`dead_letter_fits`]).
+    pub dead_letter: Option<String>,
+}
+
+/// Whether table `dead` can take `queue`'s dead rows: the same number of columns of the same
+/// types (a character column as long or longer; nullable where the queue's is), then at most
+/// one more, a character column of at least 12 characters or nullable.
+pub fn dead_letter_fits(queue: &TableSchema, dead: &TableSchema) -> Result<(), String> {
+    let n = queue.columns.len();
+    if dead.view.is_some() || dead.macro_def.is_some() {
+        return Err(format!("{} is not a table", dead.name));
+    }
+    if dead.columns.len() != n && dead.columns.len() != n + 1 {
+        return Err(format!(
+            "{} has {} columns; it needs the queue's {n}, optionally followed by one for the reason",
+            dead.name,
+            dead.columns.len()
+        ));
+    }
+    for (q, d) in queue.columns.iter().zip(&dead.columns) {
+        let fits = match (q.ty, d.ty) {
+            (SqlType::Char(a) | SqlType::VarChar(a), SqlType::VarChar(b)) => a <= b,
+            (SqlType::Char(a), SqlType::Char(b)) => a == b,
+            (SqlType::Byte(a) | SqlType::VarByte(a), SqlType::VarByte(b)) => a <= b,
+            (a, b) => a == b,
+        };
+        if !fits || (q.nullable && !d.nullable) {
+            return Err(format!(
+                "column {} of {} cannot hold the queue's column {}",
+                d.name, dead.name, q.name
+            ));
+        }
+    }
+    if let Some(reason) = dead.columns.get(n) {
+        let long_enough = matches!(reason.ty, SqlType::Char(l) | SqlType::VarChar(l) if l >= 12);
+        if !long_enough {
+            return Err(format!(
+                "the reason column {} of {} must be CHAR or VARCHAR of 12 characters or more",
+                reason.name, dead.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A queue table's consume order before QITS: an integer column, NOT NULL.
@@ -212,6 +271,7 @@ impl TableSchema {
             volatile: None,
             queue_order: None,
             delivers_at_qits: false,
+            attempts: None,
         }
         .with_arrow()
     }

@@ -114,6 +114,8 @@ pub struct TableData {
     pub(crate) enqueued: u64,
     /// Rows taken by consumes since the table was opened, less those whose take was undone.
     pub(crate) consumed: u64,
+    /// Rows moved to the dead-letter table since the table was opened.
+    pub(crate) dead_lettered: u64,
 }
 
 /// Microseconds since the epoch (UTC), from the system clock (`SystemTime` straight: chrono's
@@ -140,6 +142,8 @@ pub struct QueueStats {
     /// transaction consuming its own insert counts in neither); a take that is rolled back no
     /// longer counts, one still open does.
     pub consumed: u64,
+    /// Rows moved to the queue's dead-letter table since the database was opened.
+    pub dead_lettered: u64,
 }
 
 impl TableData {
@@ -163,6 +167,7 @@ impl TableData {
             delivers_at_qits: schema.delivers_at_qits,
             enqueued: 0,
             consumed: 0,
+            dead_lettered: 0,
         }
     }
 }
@@ -665,6 +670,7 @@ impl Table {
             in_flight,
             enqueued: d.enqueued,
             consumed: d.consumed,
+            dead_lettered: d.dead_lettered,
         }
     }
 }

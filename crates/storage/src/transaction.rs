@@ -34,7 +34,9 @@ use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+mod attempts;
 mod selective;
+pub use attempts::REASON_MAX_ATTEMPTS;
 pub use selective::Selection;
 
 enum Undo {
@@ -1109,10 +1111,18 @@ impl Transaction {
         if self.ended {
             return Outcome::default();
         }
-        self.ended = true;
         let undo = std::mem::take(&mut self.undo);
-        let out = self.undo_entries(undo);
+        let (attempted, undo) = attempts::split_attempted(undo);
+        let mut out = self.undo_entries(undo);
         self.own_queue.clear();
+        if !attempted.is_empty() {
+            // counting the attempts commits, which ends the transaction
+            let counted = self.count_attempts(attempted);
+            out.published.extend(counted.published);
+            out.removed.extend(counted.removed);
+            return out;
+        }
+        self.ended = true;
         self.storage.txns.end(self.id);
         self.release_locks();
         out

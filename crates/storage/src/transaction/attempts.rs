@@ -1,0 +1,313 @@
+//! Attempt counting and dead letters (docs/queues.md, Attempts and dead letters): what a
+//! rollback does to the rows a transaction consumed from a queue with `ATTEMPTS (c)`.
+//!
+//! Such rows do not go back as they were. The rollback undoes everything else first and keeps
+//! them claimed; then the transaction commits one change of its own: each row's new version
+//! with its count one higher (keeping the row's queue key, so it goes back to its place), or,
+//! for a row whose count reaches `MAX ATTEMPTS`, the row deleted and a copy of it (count and
+//! reason included) inserted into the dead-letter table.
+//!
+//! Invariants:
+//! - the rows stay claimed from the consume until that commit is visible, so no consumer ever
+//!   sees a row with its old count, and a row is never both in the queue and dead;
+//! - the change is logged as any commit is: a count the rollback returned is durable (as the
+//!   sync mode says), and a crash before it leaves the rows as if the consume never ran;
+//! - nothing is lost on a failure: a dead-letter table that is missing, does not fit, or
+//!   cannot be locked or written at once leaves the row in the queue with its count (it moves
+//!   at a later rollback), and a commit that cannot be logged puts the rows back unchanged.
+//!
+//! Only a rollback of the whole transaction counts (`ROLLBACK`, `ABORT`, a failed request in
+//! Teradata mode, a session that ends); undoing one statement ([`Transaction::rollback_to`])
+//! puts its rows back uncounted.
+
+use super::{Outcome, Transaction, Undo};
+use crate::catalog::{dead_letter_fits, QueueAttempts};
+use crate::table::{RowId, Table};
+use crate::types::{SqlType, Value};
+use std::sync::Arc;
+
+/// The reason a row a rollback moves is given in the dead-letter table.
+pub const REASON_MAX_ATTEMPTS: &str = "MAX ATTEMPTS";
+
+/// Splits `undo` into the entries of rows consumed from queues that count attempts, and the
+/// rest (both in their order).
+pub(super) fn split_attempted(undo: Vec<Undo>) -> (Vec<Undo>, Vec<Undo>) {
+    let counts = |u: &Undo| {
+        matches!(u, Undo::Delete { table, consumed: true, .. }
+            if table.schema.attempts.is_some() && !table.is_dropped())
+    };
+    if !undo.iter().any(counts) {
+        return (Vec::new(), undo);
+    }
+    undo.into_iter().partition(counts)
+}
+
+/// The largest value an integer column of type `ty` holds.
+fn integer_max(ty: SqlType) -> i64 {
+    match ty {
+        SqlType::ByteInt => i64::from(i8::MAX),
+        SqlType::SmallInt => i64::from(i16::MAX),
+        SqlType::Integer => i64::from(i32::MAX),
+        _ => i64::MAX,
+    }
+}
+
+impl Transaction {
+    /// Counts one attempt on each row of `taken` (undo entries of rows this transaction
+    /// consumed, still claimed by it; the rest of the transaction already undone) and commits
+    /// that, which ends the transaction. Returns what the commit (or, if it fails, its
+    /// rollback) published.
+    pub(super) fn count_attempts(&mut self, taken: Vec<Undo>) -> Outcome {
+        // the claims stay this transaction's (undone, if it comes to that, as plain deletes),
+        // and are no longer counted as consumed
+        let mut rows = Vec::with_capacity(taken.len());
+        for u in taken {
+            if let Undo::Delete {
+                table,
+                row,
+                requeue,
+                ..
+            } = u
+            {
+                table.lock().consumed -= 1;
+                rows.push((table.clone(), row));
+                self.undo.push(Undo::Delete {
+                    table,
+                    row,
+                    requeue,
+                    consumed: false,
+                });
+            }
+        }
+        let mut dead: Vec<Arc<Table>> = Vec::new();
+        for (table, row) in rows {
+            let Some(attempts) = table.schema.attempts.clone() else {
+                continue;
+            };
+            match self.count_one(&table, row, &attempts) {
+                Ok(true) => dead.push(table),
+                Ok(false) => {}
+                // give every row back unchanged
+                Err(()) => return self.rollback_in_place(),
+            }
+        }
+        match self.commit_in_place() {
+            Ok(out) => {
+                for t in dead {
+                    t.lock().dead_lettered += 1;
+                }
+                out
+            }
+            Err(failed) => *failed.outcome,
+        }
+    }
+
+    /// One row's new count: its copy in the dead-letter table (true) or its new version in the
+    /// queue (false).
+    fn count_one(
+        &mut self,
+        table: &Arc<Table>,
+        row: RowId,
+        attempts: &QueueAttempts,
+    ) -> Result<bool, ()> {
+        let column = attempts.column;
+        let ty = table.schema.columns[column].ty;
+        let mut values = table.lock().row(row);
+        let count = match values[column] {
+            Value::Int(n) => n.saturating_add(1).min(integer_max(ty)),
+            _ => 1,
+        };
+        values[column] = Value::Int(count);
+        let due = attempts
+            .max
+            .is_some_and(|m| count >= i64::try_from(m).unwrap_or(i64::MAX));
+        if due {
+            if let Some(dlq) = self.dead_letter_table(table, attempts) {
+                let width = dlq.schema.columns.len();
+                let mut copy = values;
+                if width > copy.len() {
+                    copy.push(Value::Str(REASON_MAX_ATTEMPTS.to_string()));
+                }
+                let sp = self.savepoint();
+                // a rollback never waits for a lock: a busy dead-letter table keeps the row
+                let locked = self.lock(&dlq, crate::locks::LockMode::RowWrite, true);
+                if locked.is_ok() && self.insert(&dlq, copy).is_ok() {
+                    return Ok(true);
+                }
+                self.rollback_to(sp);
+            }
+        }
+        let mut d = table.lock();
+        let seq = d.seq[row as usize];
+        let new = d.changed_row(&table.schema, row, [(column, Value::Int(count))]);
+        let rid = d
+            .append(&table.schema, new, self.id, &self.storage.txns, Some(seq))
+            .map_err(|_| ())?;
+        self.note_inserted(table, &d, rid..rid + 1);
+        Ok(false)
+    }
+
+    /// The dead-letter table of `queue`, if it exists and fits.
+    fn dead_letter_table(&self, queue: &Table, attempts: &QueueAttempts) -> Option<Arc<Table>> {
+        let dlq = self
+            .storage
+            .catalog
+            .get_table(attempts.dead_letter.as_deref()?)?;
+        let usable = !dlq.is_dropped()
+            && dlq.id != queue.id
+            && dead_letter_fits(&queue.schema, &dlq.schema).is_ok();
+        usable.then_some(dlq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, TableKind, TableSchema};
+    use crate::Storage;
+
+    /// A queue (qits, tries, n) counting in `tries`, dead at 2, into `dead` (qits, tries, n,
+    /// why); two rows committed.
+    fn setup(storage: &Arc<Storage>) -> (Arc<Table>, Arc<Table>) {
+        let cols = |extra: bool| {
+            let mut c = vec![
+                Column::plain("qits", SqlType::Timestamp(6), false),
+                Column::plain("tries", SqlType::SmallInt, true),
+                Column::plain("n", SqlType::Integer, true),
+            ];
+            if extra {
+                c.push(Column::plain("why", SqlType::VarChar(20), true));
+            }
+            c
+        };
+        let schema = |name: &str, extra: bool| {
+            TableSchema::new(
+                name.into(),
+                cols(extra),
+                TableKind::Multiset,
+                true,
+                None,
+                vec![],
+                String::new(),
+            )
+        };
+        let mut q = schema("q", false);
+        q.attempts = Some(QueueAttempts {
+            column: 1,
+            max: Some(2),
+            dead_letter: Some("dead".into()),
+        });
+        let mut t = Transaction::begin(storage);
+        let dead = t.create_table(schema("dead", true)).unwrap();
+        let q = t.create_table(q).unwrap();
+        for n in 0..2 {
+            t.insert(&q, vec![Value::Timestamp(n), Value::Null, Value::Int(n)])
+                .unwrap();
+        }
+        t.commit().unwrap();
+        (q, dead)
+    }
+
+    fn take(storage: &Arc<Storage>, q: &Arc<Table>) -> (Transaction, Vec<Value>) {
+        let mut t = Transaction::begin(storage);
+        let (_, row) = t.consume(q, false, None).unwrap().unwrap();
+        (t, row)
+    }
+
+    fn rows(storage: &Arc<Storage>, table: &Arc<Table>) -> Vec<Vec<Value>> {
+        let t = Transaction::begin(storage);
+        let snapshot = t.snapshot();
+        let d = table.lock();
+        (0..d.seq.len() as RowId)
+            .filter(|&r| snapshot.visible(d.stamps.xmin(r), d.stamps.xmax(r)))
+            .map(|r| d.row(r))
+            .collect()
+    }
+
+    #[test]
+    fn a_rolled_back_consume_counts_and_the_last_attempt_moves_the_row() {
+        let storage = Arc::new(Storage::default());
+        let (q, dead) = setup(&storage);
+        let (t, row) = take(&storage, &q);
+        assert_eq!(row, vec![Value::Timestamp(0), Value::Null, Value::Int(0)]);
+        let out = t.rollback();
+        assert_eq!(out.published.len(), 1, "the counted row is published again");
+        // back in its place (oldest QITS first), counted once
+        let (t, row) = take(&storage, &q);
+        assert_eq!(row, vec![Value::Timestamp(0), Value::Int(1), Value::Int(0)]);
+        assert_eq!(q.queue_stats(&t.snapshot()).consumed, 1);
+        t.rollback();
+        // the second attempt reached MAX ATTEMPTS: the row is dead, with its QITS and count
+        assert_eq!(
+            rows(&storage, &dead),
+            vec![vec![
+                Value::Timestamp(0),
+                Value::Int(2),
+                Value::Int(0),
+                Value::Str(REASON_MAX_ATTEMPTS.into())
+            ]]
+        );
+        let (t, row) = take(&storage, &q);
+        assert_eq!(
+            row[2],
+            Value::Int(1),
+            "the next row is the queue's first now"
+        );
+        let stats = q.queue_stats(&t.snapshot());
+        assert_eq!((stats.dead_lettered, stats.consumed), (1, 1));
+        t.commit().unwrap();
+        assert!(rows(&storage, &q).is_empty());
+        assert_eq!(
+            dead.queue_depth(),
+            1,
+            "the dead-letter queue can be consumed"
+        );
+    }
+
+    #[test]
+    fn a_missing_dead_letter_table_keeps_the_row_counting() {
+        let storage = Arc::new(Storage::default());
+        let (q, dead) = setup(&storage);
+        let mut t = Transaction::begin(&storage);
+        t.drop_table(&dead.schema.name).unwrap();
+        t.commit().unwrap();
+        for count in 1..=3 {
+            let (t, row) = take(&storage, &q);
+            assert_eq!(row[2], Value::Int(0));
+            assert_eq!(
+                row[1],
+                if count == 1 {
+                    Value::Null
+                } else {
+                    Value::Int(count - 1)
+                }
+            );
+            t.rollback();
+        }
+        assert_eq!(rows(&storage, &q).len(), 2, "nothing lost");
+    }
+
+    #[test]
+    fn a_statement_undo_counts_nothing_and_other_changes_roll_back() {
+        let storage = Arc::new(Storage::default());
+        let (q, _) = setup(&storage);
+        let mut t = Transaction::begin(&storage);
+        let sp = t.savepoint();
+        t.consume(&q, false, None).unwrap().unwrap();
+        t.rollback_to(sp);
+        // a consume and an insert in one transaction: the insert goes, the take counts
+        t.consume(&q, false, None).unwrap().unwrap();
+        t.insert(&q, vec![Value::Timestamp(9), Value::Null, Value::Int(9)])
+            .unwrap();
+        t.rollback();
+        let mut left = rows(&storage, &q);
+        left.sort_by_key(|r| format!("{:?}", r[0]));
+        assert_eq!(
+            left,
+            vec![
+                vec![Value::Timestamp(0), Value::Int(1), Value::Int(0)],
+                vec![Value::Timestamp(1), Value::Null, Value::Int(1)],
+            ]
+        );
+    }
+}
