@@ -9,19 +9,23 @@
 //!   an in-flight batch consume (`SELECT AND CONSUME TOP k`: its rows all back or all gone);
 //! - the account total is unchanged (transfers are atomic);
 //! - the keyed queue of the queue's index (selective consume) holds exactly the queue's rows:
-//!   a consume through it of each key's rows finds what a browse finds.
+//!   a consume through it of each key's rows finds what a browse finds;
+//! - attempts are durable: a row's count is at least its count before the run plus the
+//!   rollbacks of its consumes the worker saw return, and at most one more (a rollback in
+//!   flight); a row is in the queue or in the dead-letter table, never both, and a dead one
+//!   has `MAX_ATTEMPTS` attempts. (The walk above is rolled back: one more attempt each.)
 //!
 //! `TDLITE_CRASH_CYCLES=n` runs more kill cycles (default 50); `TDLITE_CRASH_SEED` replays one.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use tdlite::Database;
-use tdlite_system_tests::{ints, SETUP, TOTAL};
+use tdlite_system_tests::{int_pairs, ints, MAX_ATTEMPTS, SETUP, TOTAL};
 
 /// What one worker run said before it died.
 #[derive(Default, Debug)]
@@ -36,6 +40,8 @@ struct Said {
     doubtful_consume_batches: Vec<Vec<i64>>,
     /// Selective consumes that took rows.
     selective: usize,
+    /// Acknowledged rollbacks of consumes, by id taken.
+    rolled_back: HashMap<i64, i64>,
     /// What the worker reported as failed (must be nothing).
     failures: Vec<String>,
 }
@@ -64,7 +70,9 @@ fn parse(lines: &[String]) -> Said {
                 said.consumed.extend(try_c.remove(*t).unwrap());
             }
             ["RBC", t] => {
-                try_c.remove(*t);
+                for id in try_c.remove(*t).unwrap() {
+                    *said.rolled_back.entry(id).or_default() += 1;
+                }
             }
             ["SELC", _] => said.selective += 1,
             ["FAIL", ..] => said.failures.push(line.clone()),
@@ -111,13 +119,29 @@ fn check(
     seed: u64,
     cycle: u32,
     db: &Database,
-    before: &BTreeSet<i64>,
+    before: &BTreeMap<i64, i64>,
     said: &Said,
-) -> BTreeSet<i64> {
+) -> BTreeMap<i64, i64> {
     let ctx = format!("seed {seed} cycle {cycle}");
-    let all = ints(db, "SEL n FROM q");
-    let now: BTreeSet<i64> = all.iter().copied().collect();
-    assert_eq!(all.len(), now.len(), "{ctx}: a row is duplicated");
+    let counts = attempts(db, &ctx);
+    let now: BTreeSet<i64> = counts.keys().copied().collect();
+    for (id, &count) in &counts {
+        let base = before.get(id).copied().unwrap_or(0);
+        let acked = said.rolled_back.get(id).copied().unwrap_or(0);
+        // each thread's last consume may be in flight, and a rollback that counted may be
+        // followed by another thread's consume of the row before the first could say so
+        let in_flight = said
+            .doubtful_consume_batches
+            .iter()
+            .filter(|b| b.contains(id))
+            .count() as i64;
+        assert!(
+            base + acked <= count && count <= base + acked + in_flight,
+            "{ctx}: row {id} has {count} attempts; before {base}, {acked} rollbacks \
+             acknowledged, {in_flight} in flight"
+        );
+    }
+    let before: BTreeSet<i64> = before.keys().copied().collect();
     let doubtful: BTreeSet<i64> = said.doubtful_batches.iter().flatten().copied().collect();
     for id in before.iter().chain(&said.produced) {
         if !said.consumed.contains(id) && !said.doubtful_consumes.contains(id) {
@@ -145,11 +169,23 @@ fn check(
             "{ctx}: in-flight batch {batch:?} is partly there"
         );
     }
-    for batch in &said.doubtful_consume_batches {
-        let present = batch.iter().filter(|i| now.contains(i)).count();
+    for (k, batch) in said.doubtful_consume_batches.iter().enumerate() {
+        // rows that went back before the kill may have been taken again since, by an
+        // acknowledged consume or another one in flight: those say nothing of this one
+        let retaken = |i: &i64| {
+            said.consumed.contains(i)
+                || said
+                    .doubtful_consume_batches
+                    .iter()
+                    .enumerate()
+                    .any(|(j, b)| j != k && b.contains(i))
+        };
+        let settled: Vec<&i64> = batch.iter().filter(|i| !retaken(i)).collect();
+        let present = settled.iter().filter(|i| now.contains(i)).count();
         assert!(
-            present == 0 || present == batch.len(),
-            "{ctx}: in-flight consume of {batch:?} is partly undone"
+            present == 0 || present == settled.len(),
+            "{ctx}: in-flight consume of {batch:?} is partly undone: {:?}",
+            batch.iter().map(|i| (i, counts.get(i))).collect::<Vec<_>>()
         );
     }
     // the keyed queue of the index on g was rebuilt with the queue: a selective consume
@@ -168,7 +204,30 @@ fn check(
     }
     let total: i64 = ints(db, "SEL v FROM acct").iter().sum();
     assert_eq!(total, TOTAL, "{ctx}: a transfer was half applied");
-    now
+    // the walks were rolled back: their rows counted one more attempt
+    attempts(db, &ctx)
+}
+
+/// Each row's attempts, whether in the queue or dead: a row is in one of them, once, and a
+/// dead one has `MAX_ATTEMPTS` attempts and its reason.
+fn attempts(db: &Database, ctx: &str) -> BTreeMap<i64, i64> {
+    let queued = int_pairs(db, "SEL n, tries FROM q");
+    let dead = int_pairs(db, "SEL n, tries FROM q_dead");
+    let wrong = ints(
+        db,
+        &format!("SEL n FROM q_dead WHERE tries <> {MAX_ATTEMPTS} OR why <> 'MAX ATTEMPTS'"),
+    );
+    assert!(
+        wrong.is_empty(),
+        "{ctx}: dead rows {wrong:?} without their last attempt"
+    );
+    let all: BTreeMap<i64, i64> = queued.iter().chain(&dead).copied().collect();
+    assert_eq!(
+        all.len(),
+        queued.len() + dead.len(),
+        "{ctx}: a row is duplicated (in the queue and dead, or twice)"
+    );
+    all
 }
 
 #[test]
@@ -190,9 +249,10 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
             db.session().execute(sql).unwrap();
         }
     }
-    let mut live = BTreeSet::new();
+    let mut live = BTreeMap::new();
     let mut acknowledged = 0;
     let mut selective = 0;
+    let mut rollbacks = 0;
     for cycle in 0..cycles {
         let lines = run_worker(
             &dir,
@@ -208,16 +268,19 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
         );
         acknowledged += said.produced.len() + said.consumed.len();
         selective += said.selective;
+        rollbacks += said.rolled_back.values().sum::<i64>();
         let db = Database::open(&dir)
             .unwrap_or_else(|e| panic!("seed {seed} cycle {cycle}: reopen failed: {e}"));
         live = check(seed, cycle, &db, &live, &said);
     }
+    let dead = live.values().filter(|&&c| c == MAX_ATTEMPTS).count();
     println!(
         "{cycles} kills, {acknowledged} acknowledged inserts and consumes checked, \
-         {selective} selective consumes"
+         {selective} selective consumes, {rollbacks} counted rollbacks, {dead} rows dead"
     );
     assert!(acknowledged > 0, "the worker never got to commit anything");
     assert!(selective > 0, "no selective consume took a row");
+    assert!(rollbacks > 0 && dead > 0, "no attempt was counted");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -268,6 +268,7 @@ impl Exec<'_> {
                 old.schema.name
             )));
         }
+        self.check_dead_letter_links(&old.schema.name, Some(&new_schema))?;
         let (rows, _) = self.scan_table(old)?;
         let kept: Vec<ArrayRef> = origin
             .iter()

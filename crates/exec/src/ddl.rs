@@ -461,7 +461,10 @@ impl Exec<'_> {
                 self.txn.drop_volatile(t.clone())?;
                 return Ok(t);
             }
-            Ok(t) => t.schema.name.clone(),
+            Ok(t) => {
+                self.check_dead_letter_links(&t.schema.name, None)?;
+                t.schema.name.clone()
+            }
             // not found: the storage layer says so (3807) after its own wait for the name
             Err(Error::ObjectNotFound(_)) => self.table_name(name),
             Err(e) => return Err(e),

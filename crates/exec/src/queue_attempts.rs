@@ -42,7 +42,18 @@ impl Exec<'_> {
                 "the ATTEMPTS column {name} must be BYTEINT, SMALLINT, INTEGER or BIGINT, not the QITS."
             )));
         }
+        if schema.queue_order.is_some_and(|o| o.column == column) {
+            return Err(queue_rule(
+                "ATTEMPTS and CONSUME ORDER name different columns (a counted row keeps its place).",
+            ));
+        }
         let max = written.max.as_ref().map(|(n, _)| *n);
+        let largest = schema.columns[column].ty.integer_max().unwrap_or(i64::MAX);
+        if max.is_some_and(|m| m > largest as u64) {
+            return Err(queue_rule(&format!(
+                "MAX ATTEMPTS is larger than the ATTEMPTS column {name} can count ({largest})."
+            )));
+        }
         let dead_letter = match (&written.dead_letter, max) {
             (None, None) => None,
             (Some(_), None) | (None, Some(_)) => {
@@ -72,5 +83,60 @@ impl Exec<'_> {
             max,
             dead_letter,
         }))
+    }
+}
+
+impl Exec<'_> {
+    /// Refuses a change of table `old_name` (its new definition, `None` for a DROP) that would
+    /// break a dead-letter link: the table's own, if it is a queue that has one, or that of a
+    /// queue whose dead-letter table it is.
+    ///
+    /// # Errors
+    /// 9903 naming the queue and why.
+    pub(crate) fn check_dead_letter_links(
+        &self,
+        old_name: &str,
+        new: Option<&TableSchema>,
+    ) -> Result<()> {
+        if let Some(dlq) = new
+            .and_then(|s| s.attempts.as_ref())
+            .and_then(|a| a.dead_letter.as_deref())
+        {
+            if let (Some(s), Some(dead)) = (new, self.shared.storage.catalog.get_table(dlq)) {
+                dead_letter_fits(s, &dead.schema).map_err(|why| {
+                    queue_rule(&format!(
+                        "after this change the dead-letter table of {} would not fit: {why}.",
+                        s.name
+                    ))
+                })?;
+            }
+        }
+        for q in self.shared.storage.catalog.tables() {
+            let Some(a) = q.schema.attempts.as_ref() else {
+                continue;
+            };
+            let names_it = a
+                .dead_letter
+                .as_deref()
+                .is_some_and(|d| d.eq_ignore_ascii_case(old_name));
+            if !names_it || q.schema.name.eq_ignore_ascii_case(old_name) {
+                continue;
+            }
+            let why = match new {
+                None => "it cannot be dropped before the queue".to_string(),
+                Some(s) if !s.name.eq_ignore_ascii_case(old_name) => {
+                    "it cannot be renamed".to_string()
+                }
+                Some(s) => match dead_letter_fits(&q.schema, s) {
+                    Ok(()) => continue,
+                    Err(why) => format!("after this change it would not fit: {why}"),
+                },
+            };
+            return Err(queue_rule(&format!(
+                "{old_name} is the dead-letter table of the queue {}: {why}.",
+                q.schema.name
+            )));
+        }
+        Ok(())
     }
 }

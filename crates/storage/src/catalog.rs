@@ -156,13 +156,17 @@ pub struct QueueAttempts {
     pub dead_letter: Option<String>,
 }
 
-/// Whether table `dead` can take `queue`'s dead rows: the same number of columns of the same
-/// types (a character column as long or longer; nullable where the queue's is), then at most
-/// one more, a character column of at least 12 characters or nullable.
+/// Whether table `dead` can take `queue`'s dead rows: the queue's columns, in order, by name
+/// and type (a character column as long or longer; nullable where the queue's is), then at most
+/// one more, a character column of at least 12 characters for the reason; no CHECK
+/// constraints (the copy is made by storage, which does not evaluate them).
 pub fn dead_letter_fits(queue: &TableSchema, dead: &TableSchema) -> Result<(), String> {
     let n = queue.columns.len();
     if dead.view.is_some() || dead.macro_def.is_some() {
         return Err(format!("{} is not a table", dead.name));
+    }
+    if !dead.checks.is_empty() {
+        return Err(format!("{} has CHECK constraints", dead.name));
     }
     if dead.columns.len() != n && dead.columns.len() != n + 1 {
         return Err(format!(
@@ -178,7 +182,7 @@ pub fn dead_letter_fits(queue: &TableSchema, dead: &TableSchema) -> Result<(), S
             (SqlType::Byte(a) | SqlType::VarByte(a), SqlType::VarByte(b)) => a <= b,
             (a, b) => a == b,
         };
-        if !fits || (q.nullable && !d.nullable) {
+        if !fits || (q.nullable && !d.nullable) || !q.name.eq_ignore_ascii_case(&d.name) {
             return Err(format!(
                 "column {} of {} cannot hold the queue's column {}",
                 d.name, dead.name, q.name

@@ -55,6 +55,17 @@ impl SqlType {
         )
     }
 
+    /// The largest value of an integer type (`None` for other types).
+    pub fn integer_max(&self) -> Option<i64> {
+        match self {
+            SqlType::ByteInt => Some(i64::from(i8::MAX)),
+            SqlType::SmallInt => Some(i64::from(i16::MAX)),
+            SqlType::Integer => Some(i64::from(i32::MAX)),
+            SqlType::BigInt => Some(i64::MAX),
+            _ => None,
+        }
+    }
+
     /// The Arrow type that stores this SQL type.
     pub fn arrow_type(&self) -> ArrowType {
         match self {

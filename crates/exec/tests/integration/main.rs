@@ -6,6 +6,7 @@
 
 mod common;
 
+mod attempts;
 mod bulk_insert;
 mod claim_model;
 mod cut_logs;

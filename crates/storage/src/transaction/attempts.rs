@@ -14,7 +14,9 @@
 //!   sync mode says), and a crash before it leaves the rows as if the consume never ran;
 //! - nothing is lost on a failure: a dead-letter table that is missing, does not fit, or
 //!   cannot be locked or written at once leaves the row in the queue with its count (it moves
-//!   at a later rollback), and a commit that cannot be logged puts the rows back unchanged.
+//!   at a later rollback); a row whose new version cannot be written (a unique key, a SET
+//!   duplicate) goes back uncounted, the others still count; and a commit that cannot be
+//!   logged puts the rows back unchanged.
 //!
 //! Only a rollback of the whole transaction counts (`ROLLBACK`, `ABORT`, a failed request in
 //! Teradata mode, a session that ends); undoing one statement ([`Transaction::rollback_to`])
@@ -32,24 +34,11 @@ pub const REASON_MAX_ATTEMPTS: &str = "MAX ATTEMPTS";
 /// Splits `undo` into the entries of rows consumed from queues that count attempts, and the
 /// rest (both in their order).
 pub(super) fn split_attempted(undo: Vec<Undo>) -> (Vec<Undo>, Vec<Undo>) {
-    let counts = |u: &Undo| {
-        matches!(u, Undo::Delete { table, consumed: true, .. }
-            if table.schema.attempts.is_some() && !table.is_dropped())
-    };
+    let counts = |u: &Undo| matches!(u, Undo::Delete { table, consumed: true, .. } if table.schema.attempts.is_some());
     if !undo.iter().any(counts) {
         return (Vec::new(), undo);
     }
     undo.into_iter().partition(counts)
-}
-
-/// The largest value an integer column of type `ty` holds.
-fn integer_max(ty: SqlType) -> i64 {
-    match ty {
-        SqlType::ByteInt => i64::from(i8::MAX),
-        SqlType::SmallInt => i64::from(i16::MAX),
-        SqlType::Integer => i64::from(i32::MAX),
-        _ => i64::MAX,
-    }
 }
 
 impl Transaction {
@@ -58,47 +47,65 @@ impl Transaction {
     /// that, which ends the transaction. Returns what the commit (or, if it fails, its
     /// rollback) published.
     pub(super) fn count_attempts(&mut self, taken: Vec<Undo>) -> Outcome {
-        // the claims stay this transaction's (undone, if it comes to that, as plain deletes),
-        // and are no longer counted as consumed
-        let mut rows = Vec::with_capacity(taken.len());
+        let mut out = Outcome::default();
+        // (table, moved to its dead-letter table) per row counted
+        let mut counted: Vec<(Arc<Table>, bool)> = Vec::with_capacity(taken.len());
         for u in taken {
-            if let Undo::Delete {
+            let Undo::Delete {
                 table,
                 row,
                 requeue,
                 ..
             } = u
-            {
-                table.lock().consumed -= 1;
-                rows.push((table.clone(), row));
-                self.undo.push(Undo::Delete {
-                    table,
-                    row,
-                    requeue,
-                    consumed: false,
-                });
-            }
-        }
-        let mut dead: Vec<Arc<Table>> = Vec::new();
-        for (table, row) in rows {
-            let Some(attempts) = table.schema.attempts.clone() else {
+            else {
                 continue;
             };
-            match self.count_one(&table, row, &attempts) {
-                Ok(true) => dead.push(table),
-                Ok(false) => {}
-                // give every row back unchanged
-                Err(()) => return self.rollback_in_place(),
+            // the claim stays this transaction's, no longer counted as consumed; undone (a row
+            // that cannot be counted, or a commit that fails), it is a plain delete's
+            {
+                let mut d = table.lock();
+                d.consumed = d.consumed.saturating_sub(1);
+            }
+            let sp = self.savepoint();
+            self.undo.push(Undo::Delete {
+                table: table.clone(),
+                row,
+                requeue,
+                consumed: false,
+            });
+            // a queue this transaction dropped (its drop is undone by now) counts nothing
+            let attempts = table
+                .schema
+                .attempts
+                .clone()
+                .filter(|_| !table.is_dropped());
+            match attempts.map(|a| self.count_one(&table, row, &a)) {
+                Some(Ok(moved)) => counted.push((table, moved)),
+                // this row goes back as it was; the others are still counted
+                _ => {
+                    let back = self.rollback_to(sp);
+                    out.published.extend(back.published);
+                }
             }
         }
         match self.commit_in_place() {
-            Ok(out) => {
-                for t in dead {
-                    t.lock().dead_lettered += 1;
+            Ok(committed) => {
+                for (t, moved) in counted {
+                    let mut d = t.lock();
+                    if moved {
+                        d.dead_lettered += 1;
+                    } else {
+                        // back in the queue, not enqueued anew
+                        d.enqueued = d.enqueued.saturating_sub(1);
+                    }
                 }
+                out.published.extend(committed.published);
                 out
             }
-            Err(failed) => *failed.outcome,
+            Err(failed) => {
+                out.published.extend(failed.outcome.published);
+                out
+            }
         }
     }
 
@@ -114,7 +121,9 @@ impl Transaction {
         let ty = table.schema.columns[column].ty;
         let mut values = table.lock().row(row);
         let count = match values[column] {
-            Value::Int(n) => n.saturating_add(1).min(integer_max(ty)),
+            Value::Int(n) => n
+                .saturating_add(1)
+                .min(ty.integer_max().unwrap_or(i64::MAX)),
             _ => 1,
         };
         values[column] = Value::Int(count);
@@ -123,10 +132,14 @@ impl Transaction {
             .is_some_and(|m| count >= i64::try_from(m).unwrap_or(i64::MAX));
         if due {
             if let Some(dlq) = self.dead_letter_table(table, attempts) {
-                let width = dlq.schema.columns.len();
                 let mut copy = values;
-                if width > copy.len() {
-                    copy.push(Value::Str(REASON_MAX_ATTEMPTS.to_string()));
+                if let Some(reason) = dlq.schema.columns.get(copy.len()) {
+                    // CHAR values are kept padded to their length
+                    let width = match reason.ty {
+                        SqlType::Char(n) => n as usize,
+                        _ => 0,
+                    };
+                    copy.push(Value::Str(format!("{REASON_MAX_ATTEMPTS:width$}")));
                 }
                 let sp = self.savepoint();
                 // a rollback never waits for a lock: a busy dead-letter table keeps the row
