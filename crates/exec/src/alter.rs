@@ -94,7 +94,10 @@ impl Exec<'_> {
                         && (old_pos == Some(0)
                             || old_pos.is_some_and(|p| {
                                 schema.queue_order.is_some_and(|o| o.column == p)
-                                    || schema.attempts.as_ref().is_some_and(|a| a.column == p)
+                                    || schema
+                                        .limits
+                                        .as_ref()
+                                        .is_some_and(|l| l.attempts == Some(p))
                             }));
                     if in_index || in_check(c) || queue_column {
                         return Err(Error::TypeMismatch(format!(
@@ -153,9 +156,12 @@ impl Exec<'_> {
             Some(tdlite_storage::catalog::QueueOrder { column, ..o })
         });
         new_schema.delivers_at_qits = schema.delivers_at_qits;
-        new_schema.attempts = schema.attempts.clone().and_then(|a| {
-            let column = origin.iter().position(|p| *p == Some(a.column))?;
-            Some(tdlite_storage::catalog::QueueAttempts { column, ..a })
+        new_schema.limits = schema.limits.clone().map(|l| {
+            // the count's column cannot be dropped: it is found
+            let attempts = l
+                .attempts
+                .and_then(|c| origin.iter().position(|p| *p == Some(c)));
+            tdlite_storage::catalog::QueueLimits { attempts, ..l }
         });
         self.rebuild(&old, new_schema, &origin)
     }

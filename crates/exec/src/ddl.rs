@@ -314,10 +314,10 @@ impl Exec<'_> {
         if let Some(src) = &ct.as_source {
             if ct.consume_order.is_some()
                 || ct.deliver_at.is_some()
-                || ct.attempts.location().is_some()
+                || ct.limits.location().is_some()
             {
                 return Err(queue_rule(
-                    "CONSUME ORDER, DELIVER AT and ATTEMPTS need the queue's column definitions, \
+                    "CONSUME ORDER, DELIVER AT, ATTEMPTS and the like need the queue's column definitions, \
                      not CREATE TABLE … AS.",
                 ));
             }
@@ -419,7 +419,7 @@ impl Exec<'_> {
             deliver_at(&schema, column)?;
             schema.delivers_at_qits = true;
         }
-        schema.attempts = self.queue_attempts(&schema, &ct.attempts)?;
+        schema.limits = self.queue_limits(&schema, &ct.limits)?;
         schema.volatile = self.volatile_of(ct);
         schema.checks = ct
             .columns

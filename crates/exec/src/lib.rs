@@ -94,7 +94,7 @@ mod plan_cache;
 mod prepared;
 mod query;
 mod query_band;
-mod queue_attempts;
+mod queue_limits;
 mod requests;
 mod result;
 mod sample;

@@ -678,6 +678,9 @@ impl Session {
         self.ddl_in_bt = false;
         if let Some(mut t) = self.txn.take() {
             let committed = t.commit_in_place();
+            if let Some(side) = t.take_side_outcome() {
+                self.shared.publish(side);
+            }
             self.spare = Some(t);
             match committed {
                 Ok(outcome) => self.shared.publish(outcome),
@@ -704,10 +707,21 @@ impl Session {
         Ok(())
     }
 
+    /// Wakes the consumers of rows that transactions run on this one's behalf published
+    /// (expiry's moves to a dead-letter table, `Transaction::take_side_outcome`).
+    fn publish_side(&mut self) {
+        if let Some(side) = self.txn.as_mut().and_then(Transaction::take_side_outcome) {
+            self.shared.publish(side);
+        }
+    }
+
     fn abort(&mut self) {
         self.bands.end_transaction();
         if let Some(mut t) = self.txn.take() {
             let outcome = t.rollback_in_place();
+            if let Some(side) = t.take_side_outcome() {
+                self.shared.publish(side);
+            }
             self.spare = Some(t);
             self.shared.publish(outcome);
         }
@@ -736,7 +750,9 @@ impl Session {
                     .as_ref()
                     .map_or(Savepoint::START, Transaction::savepoint),
             );
-            let err = match retried(self.run(st, now), retry) {
+            let ran = self.run(st, now);
+            self.publish_side();
+            let err = match retried(ran, retry) {
                 Ok(e) => e,
                 Err(r) => return r,
             };
@@ -1340,6 +1356,7 @@ impl Session {
             let asked = ask(&self.shared);
             let outside_due_by = asked.due_by;
             let tried = self.exec(now).try_consume(table, list, asked, true);
+            self.publish_side();
             if let Some(rows) = tried.map_err(cancelled)? {
                 return Ok(rows);
             }

@@ -143,7 +143,7 @@ fn wait_clause(cur: &mut Cursor) -> Result<Option<ConsumeWait>, ParseError> {
     }
     let at = cur.loc();
     let n = cur.number("a number of seconds or FOREVER after WAIT")?;
-    let Some(wait) = seconds(&n) else {
+    let Some(wait) = duration(&n, MAX_WAIT_SECONDS) else {
         return Err(ParseError::syntax(
             format!("WAIT {n} is not a number of seconds from 0 to {MAX_WAIT_SECONDS}."),
             at,
@@ -153,9 +153,9 @@ fn wait_clause(cur: &mut Cursor) -> Result<Option<ConsumeWait>, ParseError> {
     Ok(Some(ConsumeWait::For(wait)))
 }
 
-/// `n` (digits, with at most one `.`) as a duration of at most [`MAX_WAIT_SECONDS`], to the
+/// `n` (digits, with at most one `.`) seconds as a duration of at most `max` seconds, to the
 /// microsecond (digits past the sixth decimal are dropped).
-fn seconds(n: &str) -> Option<std::time::Duration> {
+pub(crate) fn duration(n: &str, max: u64) -> Option<std::time::Duration> {
     let (whole, frac) = n.split_once('.').unwrap_or((n, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     if !digits(whole) || !digits(frac) || (whole.is_empty() && frac.is_empty()) {
@@ -171,7 +171,7 @@ fn seconds(n: &str) -> Option<std::time::Duration> {
         .chain(std::iter::repeat(b'0'))
         .take(6)
         .fold(0u32, |acc, b| acc * 10 + u32::from(b - b'0'));
-    if whole > MAX_WAIT_SECONDS || (whole == MAX_WAIT_SECONDS && micros > 0) {
+    if whole > max || (whole == max && micros > 0) {
         return None;
     }
     Some(std::time::Duration::from_secs(whole) + std::time::Duration::from_micros(micros.into()))

@@ -9,7 +9,7 @@ use crate::cursor::Cursor;
 use crate::error::{Location, ParseError};
 use crate::statement::{
     AsFrom, AsSource, ColumnDef, ColumnDefault, ConsumeOrder, CreateTable, DataType, IndexDef,
-    LargeType, QueueAttempts, TableKind,
+    LargeType, QueueLimits, TableKind,
 };
 use sqlparser::tokenizer::Token;
 
@@ -71,7 +71,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         as_source: None,
         consume_order: None,
         deliver_at: None,
-        attempts: QueueAttempts::default(),
+        limits: QueueLimits::default(),
     };
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
@@ -160,7 +160,7 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
         table.deliver_at = Some((column, location));
         return Ok(());
     }
-    if parse_attempts_option(cur, &mut table.attempts)? {
+    if parse_limits_option(cur, &mut table.limits)? {
         return Ok(());
     }
     if cur.is_word("QUEUE") {
@@ -185,9 +185,9 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
     Ok(())
 }
 
-/// `ATTEMPTS (column)`, `MAX ATTEMPTS n` or `DEAD LETTER TO table` (docs/queues.md): true if
-/// the cursor was at one of them.
-fn parse_attempts_option(cur: &mut Cursor, a: &mut QueueAttempts) -> Result<bool, ParseError> {
+/// `ATTEMPTS (column)`, `MAX ATTEMPTS n`, `EXPIRE AFTER n unit` or `DEAD LETTER TO table`
+/// (docs/queues.md): true if the cursor was at one of them.
+fn parse_limits_option(cur: &mut Cursor, a: &mut QueueLimits) -> Result<bool, ParseError> {
     let location = cur.loc();
     let twice = |what: &str| ParseError::syntax(&format!("{what} is given twice."), location);
     if cur.is_word("ATTEMPTS") && cur.word_at(1).is_none() && cur.peek_at(1) == Some(&Token::LParen)
@@ -212,6 +212,32 @@ fn parse_attempts_option(cur: &mut Cursor, a: &mut QueueAttempts) -> Result<bool
             })?;
         if a.max.replace((n, location)).is_some() {
             return Err(twice("MAX ATTEMPTS"));
+        }
+        return Ok(true);
+    }
+    if cur.is_word("EXPIRE") && cur.word_at(1).as_deref() == Some("AFTER") {
+        cur.pos += 2;
+        let n = cur.number("a number after EXPIRE AFTER")?;
+        let unit = match cur.word_at(0).as_deref() {
+            Some("SECOND" | "SECONDS") => 1,
+            Some("MINUTE" | "MINUTES") => 60,
+            Some("HOUR" | "HOURS") => 3_600,
+            Some("DAY" | "DAYS") => 86_400,
+            _ => return Err(cur.unexpected("expected SECONDS, MINUTES, HOURS or DAYS")),
+        };
+        cur.pos += 1;
+        // at most about a century, and more than nothing
+        let after = crate::consume::duration(&n, 3_155_760_000 / unit)
+            .map(|d| d * unit as u32)
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                ParseError::syntax(
+                    "EXPIRE AFTER takes a time from a microsecond to a century.",
+                    location,
+                )
+            })?;
+        if a.expire_after.replace((after, location)).is_some() {
+            return Err(twice("EXPIRE AFTER"));
         }
         return Ok(true);
     }

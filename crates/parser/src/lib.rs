@@ -45,6 +45,6 @@ pub use sqlparser::ast;
 pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeOrder,
     ConsumeWait, CreateTable, DataType, IndexDef, LargeType, LockMode, LockObject, Locking,
-    QueueAttempts, Spanned, Statement, StatsGroup, TableKind,
+    QueueLimits, Spanned, Statement, StatsGroup, TableKind,
 };
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

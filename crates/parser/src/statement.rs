@@ -383,28 +383,32 @@ pub struct CreateTable {
     /// `DELIVER AT (column)` (a tdlite extension, docs/queues.md): rows are consumable from
     /// that time on; the column's name, and where `DELIVER` is written.
     pub deliver_at: Option<(String, Location)>,
-    /// `ATTEMPTS (column)`, `MAX ATTEMPTS n`, `DEAD LETTER TO table` (tdlite extensions,
-    /// docs/queues.md): attempt counting and dead letters.
-    pub attempts: QueueAttempts,
+    /// `ATTEMPTS (column)`, `MAX ATTEMPTS n`, `EXPIRE AFTER n unit`, `DEAD LETTER TO table`
+    /// (tdlite extensions, docs/queues.md): attempts, expiry and dead letters.
+    pub limits: QueueLimits,
 }
 
-/// A queue table's attempt-counting options, each with where its first word is written.
+/// A queue table's attempt, expiry and dead-letter options, each with where its first word
+/// is written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct QueueAttempts {
+pub struct QueueLimits {
     /// `ATTEMPTS (column)`: the column a rolled-back consume counts in.
     pub column: Option<(String, Location)>,
     /// `MAX ATTEMPTS n`: the count at which a row goes to the dead-letter table.
     pub max: Option<(u64, Location)>,
-    /// `DEAD LETTER TO table`: where such rows go.
+    /// `EXPIRE AFTER n SECONDS|MINUTES|HOURS|DAYS`: how long after its QITS a row expires.
+    pub expire_after: Option<(std::time::Duration, Location)>,
+    /// `DEAD LETTER TO table`: where rows past their last attempt or expired go.
     pub dead_letter: Option<(ast::ObjectName, Location)>,
 }
 
-impl QueueAttempts {
+impl QueueLimits {
     /// Where the first of the options is written, if any is.
     pub fn location(&self) -> Option<Location> {
         [
             self.column.as_ref().map(|c| c.1),
             self.max.as_ref().map(|m| m.1),
+            self.expire_after.as_ref().map(|e| e.1),
             self.dead_letter.as_ref().map(|d| d.1),
         ]
         .into_iter()

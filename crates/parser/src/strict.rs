@@ -104,9 +104,9 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
                     .map(|(_, at)| refuse("DELIVER AT", *at))
             })
             .or_else(|| {
-                ct.attempts
+                ct.limits
                     .location()
-                    .map(|at| refuse("ATTEMPTS, MAX ATTEMPTS and DEAD LETTER", at))
+                    .map(|at| refuse("ATTEMPTS, MAX ATTEMPTS, EXPIRE AFTER and DEAD LETTER", at))
             }),
         Statement::Sql(s) => match s.as_ref() {
             ast::Statement::Drop {

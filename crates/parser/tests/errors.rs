@@ -233,4 +233,16 @@ fn attempt_options_given_twice_or_out_of_range() {
         3706,
         "CREATE TABLE q, QUEUE, DEAD LETTER /*a*/INTO d (qits TIMESTAMP(6), a INTEGER)",
     );
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, EXPIRE AFTER 3 /*a*/WEEKS (qits TIMESTAMP(6), a INTEGER)",
+    );
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, /*a*/EXPIRE AFTER 0 SECONDS (qits TIMESTAMP(6), a INTEGER)",
+    );
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, /*a*/EXPIRE AFTER 40000 DAYS (qits TIMESTAMP(6), a INTEGER)",
+    );
 }

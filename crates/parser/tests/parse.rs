@@ -269,7 +269,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         as_source,
         consume_order,
         deliver_at,
-        attempts,
+        limits,
     } = c;
     writeln!(out, "CreateTable").unwrap();
     writeln!(out, "  name: {name}").unwrap();
@@ -286,13 +286,16 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     if let Some((column, at)) = deliver_at {
         writeln!(out, "  deliver at: {column} at {at}").unwrap();
     }
-    if let Some((column, at)) = &attempts.column {
+    if let Some((column, at)) = &limits.column {
         writeln!(out, "  attempts: {column} at {at}").unwrap();
     }
-    if let Some((n, at)) = &attempts.max {
+    if let Some((n, at)) = &limits.max {
         writeln!(out, "  max attempts: {n} at {at}").unwrap();
     }
-    if let Some((table, at)) = &attempts.dead_letter {
+    if let Some((after, at)) = &limits.expire_after {
+        writeln!(out, "  expire after: {after:?} at {at}").unwrap();
+    }
+    if let Some((table, at)) = &limits.dead_letter {
         writeln!(out, "  dead letter to: {table} at {at}").unwrap();
     }
     writeln!(out, "  columns:").unwrap();

@@ -136,21 +136,24 @@ pub struct TableSchema {
     /// tdlite extension: delayed delivery).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub delivers_at_qits: bool,
-    /// A queue's attempt counting and dead letters (`ATTEMPTS (c)`, `MAX ATTEMPTS n`, `DEAD
-    /// LETTER TO t`, tdlite extensions): a rolled-back consume counts in a column.
+    /// A queue's attempts, expiry and dead letters (`ATTEMPTS (c)`, `MAX ATTEMPTS n`, `EXPIRE
+    /// AFTER n unit`, `DEAD LETTER TO t`, tdlite extensions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attempts: Option<QueueAttempts>,
+    pub limits: Option<QueueLimits>,
 }
 
-/// A queue's attempt counting (docs/queues.md, Attempts and dead letters): when a transaction
-/// that consumed a row rolls back, the row goes back with `column` one higher; a row whose
-/// count reaches `max` goes to the `dead_letter` table instead.
+/// A queue's limits (docs/queues.md, Attempts, expiry and dead letters): when a transaction
+/// that consumed a row rolls back, the row goes back with its `attempts` column one higher; a
+/// row whose count reaches `max_attempts`, or whose QITS is `expire_after_us` in the past,
+/// goes to the `dead_letter` table instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueueAttempts {
+pub struct QueueLimits {
     /// The count's column: an integer column other than the QITS (NULL counts as 0).
-    pub column: usize,
-    /// The count at which a row is dead (with `dead_letter`).
-    pub max: Option<u64>,
+    pub attempts: Option<usize>,
+    /// The count at which a row is dead (with `attempts` and `dead_letter`).
+    pub max_attempts: Option<u64>,
+    /// How long after its QITS a row expires, in µs (with `dead_letter`).
+    pub expire_after_us: Option<i64>,
     /// The dead-letter table's name: the queue's columns, then optionally one character
     /// column that receives the reason (see [`dead_letter_fits`]).
     pub dead_letter: Option<String>,
@@ -275,7 +278,7 @@ impl TableSchema {
             volatile: None,
             queue_order: None,
             delivers_at_qits: false,
-            attempts: None,
+            limits: None,
         }
         .with_arrow()
     }

@@ -544,9 +544,9 @@ fn check_schema(s: &TableSchema) -> Result<(), String> {
     if s.delivers_at_qits && (!s.queue || s.queue_order.is_some()) {
         return bad("delivery at QITS for a table that is no plain queue");
     }
-    if let Some(a) = &s.attempts {
-        let integer = s.columns.get(a.column).is_some_and(|c| c.ty.is_integer());
-        if !s.queue || a.column == 0 || !integer {
+    if let Some(l) = &s.limits {
+        let integer = |c: usize| c > 0 && s.columns.get(c).is_some_and(|c| c.ty.is_integer());
+        if !s.queue || l.attempts.is_some_and(|c| !integer(c)) {
             return bad("an attempt count that is not an integer column of a queue");
         }
     }

@@ -35,8 +35,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 mod attempts;
+mod dead_letter;
+mod expiry;
 mod selective;
-pub use attempts::REASON_MAX_ATTEMPTS;
+pub use dead_letter::{REASON_EXPIRED, REASON_MAX_ATTEMPTS};
 pub use selective::Selection;
 
 enum Undo {
@@ -167,6 +169,9 @@ pub struct Transaction {
     /// Handles of tables an earlier transaction of this object changed, to use instead of
     /// cloning (see [`Transaction::restart`]).
     kept: Vec<Arc<Table>>,
+    /// What transactions run on this one's behalf published (see `expiry`), until the
+    /// session takes it.
+    side: Option<Outcome>,
 }
 
 /// How many table handles an ended transaction keeps for its restart.
@@ -190,6 +195,7 @@ impl Transaction {
             session: 0,
             ended: false,
             kept: Vec::new(),
+            side: None,
         }
     }
 
@@ -635,6 +641,7 @@ impl Transaction {
         (wait_for_lock, due_by): (bool, i64),
         read: impl FnOnce(&TableData, RowId) -> R,
     ) -> Result<Option<(RowId, R)>, StorageError> {
+        self.expire_head(table, due_by);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
         };
@@ -660,6 +667,7 @@ impl Transaction {
         n: usize,
         cols: &[usize],
     ) -> Result<Option<Taken>, StorageError> {
+        self.expire_head(table, due_by);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
         };

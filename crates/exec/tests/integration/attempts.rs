@@ -1,6 +1,7 @@
-//! Attempts and dead letters with real sessions, threads and a database on disk (docs/queues.md,
-//! Attempts and dead letters): the count and the dead letters survive reopen and checkpoint; a
-//! session that ends with a consume open counts an attempt; and under 2 producers and 6
+//! Attempts, expiry and dead letters with real sessions, threads and a database on disk
+//! (docs/queues.md, Attempts, expiry and dead letters): the count and the dead letters survive
+//! reopen and checkpoint; a session that ends with a consume open counts an attempt; rows a
+//! rollback or an expiry moves wake the dead-letter table's consumers; and under 2 producers and 6
 //! consumers that roll back half their consumes, every row is consumed once or is dead, and
 //! each consume of a row sees as its count the number of rolled-back consumes of it before.
 //! The stress seed is printed; `TDLITE_ATTEMPTS_SEED` replays one, `TDLITE_ATTEMPTS_ROWS`
@@ -113,6 +114,53 @@ fn a_waiting_consumer_gets_the_row_a_rollback_counted() {
     }
     assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
     assert_eq!(waiter.join().unwrap(), "7|1");
+}
+
+#[test]
+fn an_expiry_wakes_a_consumer_of_the_dead_letter_table() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(DEAD).unwrap();
+    s.execute(
+        "CREATE MULTISET TABLE q, QUEUE, EXPIRE AFTER 1 HOUR, DEAD LETTER TO q_dead (qits \
+         TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, tries \
+         INTEGER, g INTEGER)",
+    )
+    .unwrap();
+    let waiter = {
+        let db = db.clone();
+        thread::spawn(move || {
+            let mut c = db.session();
+            let r = c
+                .execute("SELECT AND CONSUME TOP 1 id, why FROM q_dead WAIT 60 SECONDS")
+                .unwrap();
+            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
+        })
+    };
+    while db.waiting_consumers("q_dead") != 1 {
+        thread::sleep(std::time::Duration::from_millis(1));
+    }
+    s.execute("INS q (CURRENT_TIMESTAMP - INTERVAL '2' HOUR, 5, 0, 0)")
+        .unwrap();
+    // a consumer of q, waiting too: its take moves the expired row, and it keeps waiting; the
+    // move wakes the other consumer now, not when this one's request ends
+    let consumer = {
+        let db = db.clone();
+        thread::spawn(move || {
+            let mut c = db.session();
+            let r = c
+                .execute("SELECT AND CONSUME TOP 1 id FROM q WAIT 60 SECONDS")
+                .unwrap();
+            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
+        })
+    };
+    assert_eq!(waiter.join().unwrap(), "5|EXPIRED");
+    s.execute("INS q (CURRENT_TIMESTAMP, 6, 0, 0)").unwrap();
+    assert_eq!(
+        consumer.join().unwrap(),
+        "6",
+        "the expired row was not taken"
+    );
 }
 
 /// What the stress consumers saw: per id, each consume's count and whether it committed.

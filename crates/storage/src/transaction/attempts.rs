@@ -22,19 +22,20 @@
 //! Teradata mode, a session that ends); undoing one statement ([`Transaction::rollback_to`])
 //! puts its rows back uncounted.
 
+use super::dead_letter::REASON_MAX_ATTEMPTS;
 use super::{Outcome, Transaction, Undo};
-use crate::catalog::{dead_letter_fits, QueueAttempts};
+use crate::catalog::QueueLimits;
 use crate::table::{RowId, Table};
-use crate::types::{SqlType, Value};
+use crate::types::Value;
 use std::sync::Arc;
-
-/// The reason a row a rollback moves is given in the dead-letter table.
-pub const REASON_MAX_ATTEMPTS: &str = "MAX ATTEMPTS";
 
 /// Splits `undo` into the entries of rows consumed from queues that count attempts, and the
 /// rest (both in their order).
 pub(super) fn split_attempted(undo: Vec<Undo>) -> (Vec<Undo>, Vec<Undo>) {
-    let counts = |u: &Undo| matches!(u, Undo::Delete { table, consumed: true, .. } if table.schema.attempts.is_some());
+    let counts = |u: &Undo| {
+        matches!(u, Undo::Delete { table, consumed: true, .. }
+            if table.schema.limits.as_ref().is_some_and(|l| l.attempts.is_some()))
+    };
     if !undo.iter().any(counts) {
         return (Vec::new(), undo);
     }
@@ -74,12 +75,8 @@ impl Transaction {
                 consumed: false,
             });
             // a queue this transaction dropped (its drop is undone by now) counts nothing
-            let attempts = table
-                .schema
-                .attempts
-                .clone()
-                .filter(|_| !table.is_dropped());
-            match attempts.map(|a| self.count_one(&table, row, &a)) {
+            let limits = table.schema.limits.clone().filter(|_| !table.is_dropped());
+            match limits.map(|l| self.count_one(&table, row, &l)) {
                 Some(Ok(moved)) => counted.push((table, moved)),
                 // this row goes back as it was; the others are still counted
                 _ => {
@@ -115,9 +112,9 @@ impl Transaction {
         &mut self,
         table: &Arc<Table>,
         row: RowId,
-        attempts: &QueueAttempts,
+        limits: &QueueLimits,
     ) -> Result<bool, ()> {
-        let column = attempts.column;
+        let column = limits.attempts.ok_or(())?;
         let ty = table.schema.columns[column].ty;
         let mut values = table.lock().row(row);
         let count = match values[column] {
@@ -127,28 +124,11 @@ impl Transaction {
             _ => 1,
         };
         values[column] = Value::Int(count);
-        let due = attempts
-            .max
+        let last = limits
+            .max_attempts
             .is_some_and(|m| count >= i64::try_from(m).unwrap_or(i64::MAX));
-        if due {
-            if let Some(dlq) = self.dead_letter_table(table, attempts) {
-                let mut copy = values;
-                if let Some(reason) = dlq.schema.columns.get(copy.len()) {
-                    // CHAR values are kept padded to their length
-                    let width = match reason.ty {
-                        SqlType::Char(n) => n as usize,
-                        _ => 0,
-                    };
-                    copy.push(Value::Str(format!("{REASON_MAX_ATTEMPTS:width$}")));
-                }
-                let sp = self.savepoint();
-                // a rollback never waits for a lock: a busy dead-letter table keeps the row
-                let locked = self.lock(&dlq, crate::locks::LockMode::RowWrite, true);
-                if locked.is_ok() && self.insert(&dlq, copy).is_ok() {
-                    return Ok(true);
-                }
-                self.rollback_to(sp);
-            }
+        if last && self.copy_to_dead_letter(table, values, REASON_MAX_ATTEMPTS) {
+            return Ok(true);
         }
         let mut d = table.lock();
         let seq = d.seq[row as usize];
@@ -159,24 +139,13 @@ impl Transaction {
         self.note_inserted(table, &d, rid..rid + 1);
         Ok(false)
     }
-
-    /// The dead-letter table of `queue`, if it exists and fits.
-    fn dead_letter_table(&self, queue: &Table, attempts: &QueueAttempts) -> Option<Arc<Table>> {
-        let dlq = self
-            .storage
-            .catalog
-            .get_table(attempts.dead_letter.as_deref()?)?;
-        let usable = !dlq.is_dropped()
-            && dlq.id != queue.id
-            && dead_letter_fits(&queue.schema, &dlq.schema).is_ok();
-        usable.then_some(dlq)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::{Column, TableKind, TableSchema};
+    use crate::types::SqlType;
     use crate::Storage;
 
     /// A queue (qits, tries, n) counting in `tries`, dead at 2, into `dead` (qits, tries, n,
@@ -205,9 +174,10 @@ mod tests {
             )
         };
         let mut q = schema("q", false);
-        q.attempts = Some(QueueAttempts {
-            column: 1,
-            max: Some(2),
+        q.limits = Some(QueueLimits {
+            attempts: Some(1),
+            max_attempts: Some(2),
+            expire_after_us: None,
             dead_letter: Some("dead".into()),
         });
         let mut t = Transaction::begin(storage);

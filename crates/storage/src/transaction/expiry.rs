@@ -1,0 +1,103 @@
+//! Expiry (docs/queues.md, Attempts, expiry and dead letters): a queue with `EXPIRE AFTER`
+//! never hands out a row whose QITS is that long past; such rows go to its dead-letter table.
+//!
+//! Every take from such a queue first looks at the head of its queue index (rows leave in QITS
+//! order, so the expired rows are the first ones). If the first has expired, a transaction of
+//! its own claims the expired rows at the head (at most [`EXPIRE_BATCH`] a time), copies them
+//! into the dead-letter table with the reason `EXPIRED`, and commits (logged like any
+//! commit) before the take goes on; its outcome waits in [`Transaction::take_side_outcome`]
+//! for the session to wake the dead-letter table's consumers.
+//!
+//! Invariants: the expired rows leave the queue and enter the dead-letter table in one commit
+//! (never both, never neither); the move never waits for a lock (if the queue or the
+//! dead-letter table cannot be locked at once, or the latter is missing, the rows stay and the
+//! take goes on as if they had not expired). Rows this transaction inserted itself are not in
+//! the queue yet and do not expire. A queue nobody takes from keeps its expired rows until
+//! someone does.
+
+use super::dead_letter::REASON_EXPIRED;
+use super::{Outcome, Requeue, Transaction, Undo};
+use crate::locks::LockMode;
+use crate::mvcc::DEAD;
+use crate::table::Table;
+use std::sync::Arc;
+
+/// The most rows one take moves out of the queue (the next take moves the next ones).
+pub const EXPIRE_BATCH: usize = 1024;
+
+impl Transaction {
+    /// Before a take from `table` at time `now` (µs since the epoch): moves the rows at the
+    /// head of its queue whose QITS is `EXPIRE AFTER` or more before `now` to its dead-letter
+    /// table (see the module doc). Does nothing for other queues.
+    pub(super) fn expire_head(&mut self, table: &Arc<Table>, now: i64) {
+        let Some(after) = table.schema.limits.as_ref().and_then(|l| l.expire_after_us) else {
+            return;
+        };
+        let cutoff = now.saturating_sub(after);
+        let expired =
+            |d: &crate::table::TableData| d.queue.first().is_some_and(|(k, _)| k.1 <= cutoff);
+        if !expired(&table.lock()) {
+            return;
+        }
+        let mut x = Transaction::begin(&self.storage);
+        x.set_session(self.session);
+        if x.lock(table, LockMode::RowWrite, true).is_err() || x.check_creator(table).is_err() {
+            return;
+        }
+        let mut rows = Vec::new();
+        {
+            let mut d = table.lock();
+            while rows.len() < EXPIRE_BATCH && expired(&d) {
+                let Some((key, row)) = d.pop_queue() else {
+                    break;
+                };
+                // the index holds only unclaimed rows (as in `pop_locked`)
+                if d.stamps.xmax(row) != 0 || d.stamps.xmin(row) == DEAD {
+                    continue;
+                }
+                d.stamps.set_xmax(row, x.id);
+                let handle = x.handle(table);
+                x.undo.push(Undo::Delete {
+                    table: handle,
+                    row,
+                    requeue: Some(Requeue::Index(key)),
+                    consumed: false,
+                });
+                rows.push(d.row(row));
+            }
+        }
+        let moved = rows.len() as u64;
+        for values in rows {
+            if !x.copy_to_dead_letter(table, values, REASON_EXPIRED) {
+                // all of them back, as they were
+                let back = x.rollback_in_place();
+                self.note_side_outcome(back);
+                return;
+            }
+        }
+        match x.commit_in_place() {
+            Ok(out) => {
+                table.lock().dead_lettered += moved;
+                self.note_side_outcome(out);
+            }
+            Err(failed) => self.note_side_outcome(*failed.outcome),
+        }
+    }
+
+    /// Keeps what another transaction this one ran published, for the session to wake the
+    /// waiters of ([`Transaction::take_side_outcome`]).
+    fn note_side_outcome(&mut self, out: Outcome) {
+        if out.published.is_empty() && out.removed.is_empty() {
+            return;
+        }
+        let side = self.side.get_or_insert_with(Outcome::default);
+        side.published.extend(out.published);
+        side.removed.extend(out.removed);
+    }
+
+    /// What transactions this one ran on its own behalf (expiry) published since the last
+    /// call: rows to wake the waiters of, as a commit's outcome says.
+    pub fn take_side_outcome(&mut self) -> Option<Outcome> {
+        self.side.take()
+    }
+}
