@@ -163,6 +163,29 @@ fn an_expiry_wakes_a_consumer_of_the_dead_letter_table() {
     );
 }
 
+#[test]
+fn a_take_moves_every_expired_row_at_the_head_however_many() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(DEAD).unwrap();
+    s.execute(
+        "CREATE MULTISET TABLE q, QUEUE, EXPIRE AFTER 1 HOUR, DEAD LETTER TO q_dead (qits \
+         TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, tries \
+         INTEGER, g INTEGER)",
+    )
+    .unwrap();
+    // more expired rows than one move takes (storage's EXPIRE_BATCH, 1,024)
+    let mut sql = String::from("BT;");
+    for id in 0..2_500 {
+        sql += &format!("INS q (CURRENT_TIMESTAMP - INTERVAL '2' HOUR, {id}, 0, 0);");
+    }
+    sql += "INS q (CURRENT_TIMESTAMP, 9999, 0, 0); ET";
+    s.execute(&sql).unwrap();
+    assert_eq!(rows(&db, "SELECT AND CONSUME TOP 1 id FROM q"), ["9999"]);
+    assert_eq!(rows(&db, "SELECT COUNT(*) FROM q_dead"), ["2500"]);
+    assert_eq!(rows(&db, "SELECT COUNT(*) FROM q"), ["0"]);
+}
+
 /// What the stress consumers saw: per id, each consume's count and whether it committed.
 type Seen = BTreeMap<i64, Vec<(i64, bool)>>;
 

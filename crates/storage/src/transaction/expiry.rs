@@ -3,7 +3,8 @@
 //!
 //! Every take from such a queue first looks at the head of its queue index (rows leave in QITS
 //! order, so the expired rows are the first ones). If the first has expired, a transaction of
-//! its own claims the expired rows at the head (at most [`EXPIRE_BATCH`] a time), copies them
+//! its own claims the expired rows at the head ([`EXPIRE_BATCH`] at a time, each batch its own
+//! commit, until the head has not expired), copies them
 //! into the dead-letter table with the reason `EXPIRED`, and commits (logged like any
 //! commit) before the take goes on; its outcome waits in [`Transaction::take_side_outcome`]
 //! for the session to wake the dead-letter table's consumers.
@@ -34,15 +35,22 @@ impl Transaction {
             return;
         };
         let cutoff = now.saturating_sub(after);
+        // a batch at a time, each its own commit, until the head has not expired
+        while self.expire_batch(table, cutoff) == EXPIRE_BATCH {}
+    }
+
+    /// Moves up to [`EXPIRE_BATCH`] rows at the head of `table`'s queue whose QITS is at most
+    /// `cutoff`; how many it moved.
+    fn expire_batch(&mut self, table: &Arc<Table>, cutoff: i64) -> usize {
         let expired =
             |d: &crate::table::TableData| d.queue.first().is_some_and(|(k, _)| k.1 <= cutoff);
         if !expired(&table.lock()) {
-            return;
+            return 0;
         }
         let mut x = Transaction::begin(&self.storage);
         x.set_session(self.session);
         if x.lock(table, LockMode::RowWrite, true).is_err() || x.check_creator(table).is_err() {
-            return;
+            return 0;
         }
         let mut rows = Vec::new();
         {
@@ -66,21 +74,25 @@ impl Transaction {
                 rows.push(d.row(row));
             }
         }
-        let moved = rows.len() as u64;
+        let moved = rows.len();
         for values in rows {
             if !x.copy_to_dead_letter(table, values, REASON_EXPIRED) {
                 // all of them back, as they were
                 let back = x.rollback_in_place();
                 self.note_side_outcome(back);
-                return;
+                return 0;
             }
         }
         match x.commit_in_place() {
             Ok(out) => {
-                table.lock().dead_lettered += moved;
+                table.lock().dead_lettered += moved as u64;
                 self.note_side_outcome(out);
+                moved
             }
-            Err(failed) => self.note_side_outcome(*failed.outcome),
+            Err(failed) => {
+                self.note_side_outcome(*failed.outcome);
+                0
+            }
         }
     }
 
