@@ -79,6 +79,8 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::CreateMacro => "Macro has been created.".to_string(),
         StatementKind::ReplaceMacro => "Macro has been replaced.".to_string(),
         StatementKind::DropMacro => "Macro has been dropped.".to_string(),
+        StatementKind::Acknowledge => format!("Acknowledge completed. {} removed.", rows_word(n)),
+        StatementKind::Release => format!("Release completed. {} returned.", rows_word(n)),
     };
     format!(" *** {s}")
 }

@@ -37,6 +37,9 @@ pub struct Ask<'a> {
     /// In a queue that delivers at QITS, only rows whose QITS is at most this (µs since the
     /// epoch), as the session's `Shared::due_by` says.
     pub due_by: i64,
+    /// `LEASE`: take the rows for this many µs, outside the transaction (docs/queues.md,
+    /// Leases); the result then ends with a `LEASE_ID` column.
+    pub lease: Option<i64>,
 }
 
 /// A bound select list of a consume: expressions over the queue table's columns.
@@ -897,22 +900,23 @@ impl Exec<'_> {
             top,
             filter,
             due_by,
+            lease,
         } = ask;
         // one row (the usual consume): only the columns read, sliced out of the row's segment
         // where it is sealed, under the same hold of the table as the pop
-        let (n, arrays) = if let Some(f) = filter {
+        let (rows, arrays) = if let Some(f) = filter {
             let mut test = |b: &RecordBatch| f.test(b);
             let sel = f.selection(&mut test);
             match self
                 .txn
                 .take_matching(table, (wait_for_lock, due_by), (top, cols), sel)?
             {
-                Some((rows, arrays)) => (rows.len(), arrays),
+                Some(taken) => taken,
                 None => return Ok(None),
             }
         } else if top == 1 {
             match self.txn.take_arrays(table, (wait_for_lock, due_by), cols)? {
-                Some((_, arrays)) => (1, arrays),
+                Some((row, arrays)) => (vec![row], arrays),
                 None => return Ok(None),
             }
         } else {
@@ -920,11 +924,18 @@ impl Exec<'_> {
                 .txn
                 .take_many(table, (wait_for_lock, due_by), top, cols)?
             {
-                Some((rows, arrays)) => (rows.len(), arrays),
+                Some(taken) => taken,
                 None => return Ok(None),
             }
         };
-        list.project(table, n, arrays).map(Some)
+        let result = list.project(table, rows.len(), arrays)?;
+        match lease {
+            None => Ok(Some(result)),
+            Some(us) => {
+                let id = self.txn.lease_taken(table, &rows, us)?;
+                result.with_lease_column(Some(id)).map(Some)
+            }
+        }
     }
 }
 

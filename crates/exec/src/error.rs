@@ -350,6 +350,8 @@ impl Error {
                 StorageError::LockNowait(_) => retryable(7423),
                 StorageError::BadValue { .. } => code(3996),
                 StorageError::TransactionEnded => code(9999),
+                StorageError::LeaseEnded { .. } => code(9922),
+                StorageError::LeaseOwnRows(_) => code(9923),
                 StorageError::Io(_) => code(9914),
                 StorageError::Locked(_) => code(9915),
                 StorageError::Corrupt { .. } => code(9916),

@@ -124,7 +124,41 @@ pub enum StatementKind {
     ReplaceMacro,
     /// DROP MACRO.
     DropMacro,
+    /// `ACKNOWLEDGE q LEASE …` (docs/queues.md, Leases): rows deleted.
+    Acknowledge,
+    /// `RELEASE q LEASE …`: rows given back to the queue.
+    Release,
 }
+
+impl Rows {
+    /// These rows with a last column `LEASE_ID` (BIGINT), `lease` in every row: the result of
+    /// a consume with `LEASE` (docs/queues.md, Leases).
+    ///
+    /// # Errors
+    /// Only Arrow errors building the batches (none expected).
+    pub(crate) fn with_lease_column(self, lease: Option<u64>) -> crate::error::Result<Rows> {
+        use arrow::array::{ArrayRef, Int64Array};
+        use arrow::datatypes::{DataType, Field, Schema};
+        use std::sync::Arc;
+        let mut fields: Vec<Field> = self.schema.fields().iter().map(|f| (**f).clone()).collect();
+        fields.push(Field::new(LEASE_ID, DataType::Int64, false));
+        let schema = Arc::new(Schema::new(fields));
+        let id = lease.map_or(0, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        let batches = self
+            .batches
+            .into_iter()
+            .map(|b| {
+                let mut columns: Vec<ArrayRef> = b.columns().to_vec();
+                columns.push(Arc::new(Int64Array::from(vec![id; b.num_rows()])));
+                RecordBatch::try_new(schema.clone(), columns)
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(Rows { schema, batches })
+    }
+}
+
+/// The name of the column a consume with `LEASE` adds to its result.
+pub const LEASE_ID: &str = "LEASE_ID";
 
 /// The result of one statement.
 #[derive(Debug, Clone)]

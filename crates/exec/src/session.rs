@@ -41,6 +41,8 @@ use tdlite_storage::transaction::Savepoint;
 use tdlite_storage::types::Value;
 use tdlite_storage::{StorageError, Transaction};
 
+mod lease;
+
 /// How many times a consumer that finds its queue empty yields the CPU (re-checking the queue
 /// each time) before it sleeps in the delayed state. A producer that commits meanwhile hands
 /// it the row without a futex wake-up and two context switches; measured in
@@ -122,6 +124,8 @@ pub struct Session {
     /// Whether correlated subqueries may run once as a join (decorrelate.rs), and how many
     /// did.
     decorrelation: (bool, std::cell::Cell<u64>),
+    /// It took a lease (docs/queues.md, Leases): its end gives its leases back.
+    leased: bool,
 }
 
 /// What `Session::consume_attempts` takes from: the queue, the bound select list, `TOP n`
@@ -129,7 +133,11 @@ pub struct Session {
 type ConsumeArgs<'a> = (
     &'a Arc<Table>,
     &'a crate::dml::ConsumeList,
-    (usize, Option<&'a crate::consume_filter::ConsumeFilter>),
+    (
+        usize,
+        Option<&'a crate::consume_filter::ConsumeFilter>,
+        Option<i64>,
+    ),
 );
 
 /// See `Session::consume_table`.
@@ -165,6 +173,7 @@ impl Session {
             consume_table: None,
             spare: None,
             decorrelation: (true, std::cell::Cell::new(0)),
+            leased: false,
         }
     }
 
@@ -949,6 +958,11 @@ impl Session {
             Statement::Explain(inner) => {
                 StatementResult::rows(StatementKind::Explain, self.exec(now).explain(inner)?)
             }
+            Statement::EndLease {
+                table,
+                leases,
+                acknowledge,
+            } => self.end_lease(table, leases, *acknowledge, now)?,
             Statement::HelpQueue(name) => {
                 let ex = self.exec(now);
                 let table = ex.must_get_base_table(name)?;
@@ -1236,10 +1250,15 @@ impl Session {
         };
         let filter = filter.as_ref();
         let top = c.top as usize;
+        let lease = c
+            .lease
+            .map(|(d, _)| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        self.leased |= lease.is_some();
         let ask = |shared: &Shared| Ask {
             top,
             filter: filter.map(|f| &**f),
             due_by: shared.due_by(table),
+            lease,
         };
         let first = ask(&self.shared);
         let mut ex = self.exec(now);
@@ -1268,7 +1287,7 @@ impl Session {
         self.cancel.set(Some(cell.clone()));
         let mut at_front = false;
         let result = self.consume_attempts(
-            (table, &list, (top, filter.map(|f| &**f))),
+            (table, &list, (top, filter.map(|f| &**f), lease)),
             &cell,
             deadline,
             now,
@@ -1306,6 +1325,7 @@ impl Session {
         }
         match self.exec(now).try_consume(table, list, ask, true) {
             Ok(Some(rows)) => Ok(rows),
+            Ok(None) if ask.lease.is_some() => list.empty_rows(table)?.with_lease_column(None),
             Ok(None) => list.empty_rows(table),
             // a cancel that stops a wait for the table's lock is a consume's cancel: 9905
             Err(Error::Cancelled) => Err(Error::ConsumeCancelled(table.schema.name.clone())),
@@ -1315,7 +1335,7 @@ impl Session {
 
     fn consume_attempts(
         &mut self,
-        (table, list, (top, filter)): ConsumeArgs<'_>,
+        (table, list, (top, filter, lease)): ConsumeArgs<'_>,
         cell: &Arc<WaitCell>,
         deadline: Option<Instant>,
         now: &OnceCell<i64>,
@@ -1347,6 +1367,7 @@ impl Session {
                 top,
                 filter,
                 due_by: shared.due_by(table),
+                lease,
             };
             // a selective consume's walk can be long: it is not repeated under the registry
             // if no row came since it began (wait.rs, Waiters::generation), up to
@@ -1582,8 +1603,10 @@ fn check_request(stmts: &[Spanned]) -> std::result::Result<(), (Error, usize)> {
 }
 
 impl Drop for Session {
-    /// The open transaction rolls back; the session's volatile tables go.
+    /// The open transaction rolls back; the session's leases end; its volatile tables go.
     fn drop(&mut self) {
+        self.abort();
+        self.release_all_leases();
         self.abort();
         let gone = self.shared.storage.catalog.drop_session(self.id);
         if !gone.is_empty() {

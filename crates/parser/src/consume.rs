@@ -113,6 +113,17 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
     } else {
         None
     };
+    let lease_at = cur.loc();
+    let lease = if cur.eat_word("LEASE") {
+        let n = cur.number("a number of seconds, minutes or hours after LEASE")?;
+        // a lease of a microsecond up to a day
+        let time = duration_in_units(cur, &n, 86_400)?.ok_or_else(|| {
+            ParseError::syntax("LEASE takes a time from a microsecond to a day.", lease_at)
+        })?;
+        Some((time, lease_at))
+    } else {
+        None
+    };
     let wait_at = cur.loc();
     let wait = wait_clause(cur)?.map(|w| (w, wait_at));
     reject_trailing_clause(cur)?;
@@ -123,6 +134,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
         table,
         table_location,
         filter,
+        lease,
         wait,
     })
 }
@@ -151,6 +163,29 @@ fn wait_clause(cur: &mut Cursor) -> Result<Option<ConsumeWait>, ParseError> {
     };
     let _ = cur.eat_word("SECONDS") || cur.eat_word("SECOND");
     Ok(Some(ConsumeWait::For(wait)))
+}
+
+/// `n` followed by its unit at the cursor (`SECOND[S]`, `MINUTE[S]`, `HOUR[S]`, `DAY[S]`),
+/// as a duration: `None` if it is zero or longer than `max` seconds.
+///
+/// # Errors
+/// 3706 if no unit follows.
+pub(crate) fn duration_in_units(
+    cur: &mut Cursor,
+    n: &str,
+    max: u64,
+) -> Result<Option<std::time::Duration>, ParseError> {
+    let unit: u32 = match cur.word_at(0).as_deref() {
+        Some("SECOND" | "SECONDS") => 1,
+        Some("MINUTE" | "MINUTES") => 60,
+        Some("HOUR" | "HOURS") => 3_600,
+        Some("DAY" | "DAYS") => 86_400,
+        _ => return Err(cur.unexpected("expected SECONDS, MINUTES, HOURS or DAYS")),
+    };
+    cur.pos += 1;
+    Ok(duration(n, max / u64::from(unit))
+        .map(|d| d * unit)
+        .filter(|d| !d.is_zero()))
 }
 
 /// `n` (digits, with at most one `.`) seconds as a duration of at most `max` seconds, to the
@@ -352,6 +387,13 @@ pub(crate) fn parse_insert_consume(cur: &mut Cursor) -> Result<Option<Statement>
     let mut name_cur = Cursor::new(cur.toks[name_at..name_end].to_vec(), cur.end);
     let table = name_cur.with_sqlparser(|p| p.parse_object_name(false))?;
     let consume = parse(cur)?;
+    if let Some((_, at)) = consume.lease {
+        return Err(ParseError::syntax(
+            "INSERT … SELECT AND CONSUME cannot take a LEASE: its rows are consumed into the \
+             target table.",
+            at,
+        ));
+    }
     Ok(Some(Statement::InsertConsume {
         table,
         columns,

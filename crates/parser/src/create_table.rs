@@ -218,19 +218,9 @@ fn parse_limits_option(cur: &mut Cursor, a: &mut QueueLimits) -> Result<bool, Pa
     if cur.is_word("EXPIRE") && cur.word_at(1).as_deref() == Some("AFTER") {
         cur.pos += 2;
         let n = cur.number("a number after EXPIRE AFTER")?;
-        let unit = match cur.word_at(0).as_deref() {
-            Some("SECOND" | "SECONDS") => 1,
-            Some("MINUTE" | "MINUTES") => 60,
-            Some("HOUR" | "HOURS") => 3_600,
-            Some("DAY" | "DAYS") => 86_400,
-            _ => return Err(cur.unexpected("expected SECONDS, MINUTES, HOURS or DAYS")),
-        };
-        cur.pos += 1;
         // at most about a century, and more than nothing
-        let after = crate::consume::duration(&n, 3_155_760_000 / unit)
-            .map(|d| d * unit as u32)
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| {
+        let after =
+            crate::consume::duration_in_units(cur, &n, 3_155_760_000)?.ok_or_else(|| {
                 ParseError::syntax(
                     "EXPIRE AFTER takes a time from a microsecond to a century.",
                     location,

@@ -22,6 +22,7 @@ mod create_table;
 mod cursor;
 pub mod dialect;
 pub mod error;
+mod lease;
 pub mod legacy_olap;
 pub mod limits;
 mod macros;

@@ -191,6 +191,16 @@ pub enum Statement {
     /// `SET SESSION CONSUME WAIT s SECONDS | WAIT FOREVER | NOWAIT` (tdlite extension): how
     /// long this session's consumes wait on an empty queue (docs/queues.md).
     SetConsumeWait(ConsumeWait),
+    /// `ACKNOWLEDGE q LEASE id [, id …]` / `RELEASE q LEASE id [, id …]` (tdlite extensions,
+    /// docs/queues.md Leases): delete a lease's rows, or give them back to the queue now.
+    EndLease {
+        /// The queue.
+        table: ast::ObjectName,
+        /// The leases, as the consume that took them numbered them.
+        leases: Vec<u64>,
+        /// ACKNOWLEDGE (delete the rows) rather than RELEASE (give them back).
+        acknowledge: bool,
+    },
 }
 
 impl Statement {
@@ -327,6 +337,9 @@ pub struct Consume {
     /// `WHERE condition` after the table (selective consume, a tdlite extension) and where
     /// `WHERE` is written.
     pub filter: Option<(ast::Expr, Location)>,
+    /// `LEASE n SECONDS|MINUTES|HOURS` after the table (a tdlite extension, docs/queues.md
+    /// Leases): take the rows for that long, outside the transaction, and where `LEASE` is.
+    pub lease: Option<(std::time::Duration, Location)>,
     /// The wait clause after the table (a tdlite extension) and where it starts.
     pub wait: Option<(ConsumeWait, Location)>,
 }

@@ -94,6 +94,14 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
         )),
         Statement::HelpLocks => Some(refuse("HELP LOCKS", word_at("LOCKS"))),
         Statement::HelpQueue(_) => Some(refuse("HELP QUEUE", word_at("QUEUE"))),
+        Statement::EndLease { acknowledge, .. } => Some(refuse(
+            if *acknowledge {
+                "ACKNOWLEDGE … LEASE"
+            } else {
+                "RELEASE … LEASE"
+            },
+            first,
+        )),
         Statement::CreateTable(ct) => ct
             .consume_order
             .as_ref()
@@ -140,6 +148,9 @@ fn consume(c: &crate::statement::Consume) -> Option<ParseError> {
             "You cannot specify a WHERE clause in a SELECT AND CONSUME statement.",
             *at,
         ));
+    }
+    if let Some((_, at)) = &c.lease {
+        return Some(refuse("LEASE", *at));
     }
     let (_, location) = c.wait?;
     Some(refuse(
@@ -379,6 +390,9 @@ mod tests {
                 14,
                 "DEAD LETTER",
             ),
+            ("SELECT AND CONSUME TOP 1 * FROM q LEASE 9 SECONDS", 1, 35, "LEASE"),
+            ("ACKNOWLEDGE q LEASE 1", 1, 1, "ACKNOWLEDGE"),
+            ("RELEASE q LEASE 1, 2", 1, 1, "RELEASE"),
             ("SELECT \"a\" FROM t WHERE x != 1", 1, 27, "!="),
             ("SELECT \"n\" % 2 FROM t", 1, 12, "%"),
             ("CREATE TABLE \"t\" (a TEXT)", 1, 21, "TEXT"),

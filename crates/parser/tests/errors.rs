@@ -246,3 +246,26 @@ fn attempt_options_given_twice_or_out_of_range() {
         "CREATE TABLE q, QUEUE, /*a*/EXPIRE AFTER 40000 DAYS (qits TIMESTAMP(6), a INTEGER)",
     );
 }
+
+#[test]
+fn lease_clause_and_statements() {
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q LEASE 30 /*a*/WEEKS",
+    );
+    check(3706, "SELECT AND CONSUME TOP 1 * FROM q /*a*/LEASE 2 DAYS");
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q /*a*/LEASE 0 SECONDS",
+    );
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q NOWAIT /*a*/LEASE 5 SECONDS",
+    );
+    check(
+        3706,
+        "INSERT INTO t SELECT AND CONSUME TOP 1 * FROM q /*a*/LEASE 5 SECONDS",
+    );
+    check(3706, "ACKNOWLEDGE q LEASE /*a*/x");
+    check(3706, "RELEASE q LEASE 1 /*a*/2");
+}

@@ -222,6 +222,11 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::SetSessionMode { ansi } => writeln!(out, "SetSessionMode ansi={ansi}").unwrap(),
         Statement::SetConsumeWait(wait) => writeln!(out, "SetConsumeWait {wait:?}").unwrap(),
         Statement::HelpQueue(name) => writeln!(out, "HelpQueue {name}").unwrap(),
+        Statement::EndLease {
+            table,
+            leases,
+            acknowledge,
+        } => writeln!(out, "EndLease {table} {leases:?} acknowledge={acknowledge}").unwrap(),
     }
 }
 
@@ -233,6 +238,7 @@ fn render_consume(out: &mut String, c: &Consume, indent: &str) {
         table,
         table_location: _,
         filter,
+        lease,
         wait,
     } = c;
     // TOP 1 and no wait clause (Teradata's form) print as before the extensions came
@@ -243,6 +249,9 @@ fn render_consume(out: &mut String, c: &Consume, indent: &str) {
     writeln!(out, "{indent}table: {table}").unwrap();
     if let Some((cond, at)) = filter {
         writeln!(out, "{indent}where: {cond} at {at}").unwrap();
+    }
+    if let Some((lease, at)) = lease {
+        writeln!(out, "{indent}lease: {lease:?} at {at}").unwrap();
     }
     if let Some((wait, at)) = wait {
         writeln!(out, "{indent}wait: {wait:?} at {at}").unwrap();

@@ -69,6 +69,18 @@ pub enum StorageError {
         /// What is wrong.
         detail: String,
     },
+    /// `ACKNOWLEDGE`/`RELEASE` of a lease that is not there: it ended (its rows went back to
+    /// the queue) or never was (9922).
+    #[error("Lease {lease} of '{table}' has ended or does not exist; its rows may have gone to another consumer.")]
+    LeaseEnded {
+        /// The queue.
+        table: String,
+        /// The lease number.
+        lease: u64,
+    },
+    /// A consume with `LEASE` took rows this transaction inserted and has not committed (9923).
+    #[error("A LEASE cannot take rows of '{0}' that this transaction inserted and has not committed; commit them first.")]
+    LeaseOwnRows(String),
     /// The transaction has already ended.
     #[error("The transaction has already ended.")]
     TransactionEnded,

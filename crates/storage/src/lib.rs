@@ -42,6 +42,7 @@ mod fastlock;
 pub mod index;
 pub mod key;
 mod keyed_queue;
+mod lease;
 pub mod locks;
 pub mod mvcc;
 mod padded;
@@ -74,6 +75,10 @@ pub struct Storage {
     pub locks: locks::LockManager,
     /// The log and checkpoints; `None` in memory.
     pub durable: Option<durable::Durable>,
+    /// The last lease number given (docs/queues.md, Leases): numbers go 1, 2, … for the whole
+    /// database while it is open (no lease outlives it), so a lease number names one lease
+    /// even after its table is rebuilt.
+    pub(crate) last_lease: std::sync::atomic::AtomicU64,
 }
 
 impl Storage {

@@ -94,6 +94,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
         txns: rec.txns,
         locks: Default::default(),
         durable: Some(durable),
+        last_lease: Default::default(),
     })
 }
 

@@ -77,6 +77,9 @@ pub struct Table {
     /// How many index entries open transactions have set aside (see [`crate::index`]): a
     /// transaction that ends looks at its tables' hidden sets only when this is not 0.
     pub(crate) hidden: AtomicUsize,
+    /// When its first lease ends (µs since the epoch; `i64::MAX`: it has none), read by every
+    /// take without the mutex (see [`crate::lease`]).
+    next_lease_end: std::sync::atomic::AtomicI64,
 }
 
 /// What [`Table::index_find`] found.
@@ -116,6 +119,8 @@ pub struct TableData {
     pub(crate) consumed: u64,
     /// Rows moved to the dead-letter table since the table was opened.
     pub(crate) dead_lettered: u64,
+    /// Rows leased out of the queue (see [`crate::lease`]).
+    pub(crate) leases: crate::lease::Leases,
 }
 
 /// Microseconds since the epoch (UTC), from the system clock (`SystemTime` straight: chrono's
@@ -133,7 +138,8 @@ pub struct QueueStats {
     pub depth: u64,
     /// The oldest QITS among them (µs since the epoch).
     pub oldest_qits: Option<i64>,
-    /// Rows open transactions have taken (consumed, updated or deleted) and not yet committed.
+    /// Rows open transactions have taken (consumed, updated or deleted) and not yet committed,
+    /// and rows leased out (docs/queues.md, Leases).
     pub in_flight: u64,
     /// Rows committed into the queue since the database was opened (inserts; an UPDATE of a
     /// queued row puts it back, and counts again).
@@ -168,6 +174,7 @@ impl TableData {
             enqueued: 0,
             consumed: 0,
             dead_lettered: 0,
+            leases: crate::lease::Leases::default(),
         }
     }
 }
@@ -209,7 +216,20 @@ impl Table {
             all_nullable,
             row_writers: Padded(Mutex::new(crate::fastlock::RowWriters::new(creator))),
             hidden: AtomicUsize::new(0),
+            next_lease_end: std::sync::atomic::AtomicI64::new(i64::MAX),
         }
+    }
+
+    /// When the first of its leases ends (µs since the epoch), if it has any.
+    pub fn next_lease_end(&self) -> Option<i64> {
+        let t = self.next_lease_end.load(Ordering::Acquire);
+        (t != i64::MAX).then_some(t)
+    }
+
+    /// Sets [`Table::next_lease_end`] from `d`, its data (locked), after a change of leases.
+    pub(crate) fn note_leases(&self, d: &TableData) {
+        self.next_lease_end
+            .store(d.leases.first_end(), Ordering::Release);
     }
 
     /// Empties a volatile table at its session's commit (`ON COMMIT DELETE ROWS`): no other
@@ -667,7 +687,7 @@ impl Table {
         QueueStats {
             depth: d.queue.len() as u64,
             oldest_qits,
-            in_flight,
+            in_flight: in_flight + d.leases.rows() as u64,
             enqueued: d.enqueued,
             consumed: d.consumed,
             dead_lettered: d.dead_lettered,

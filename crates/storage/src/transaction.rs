@@ -37,6 +37,7 @@ use std::sync::Arc;
 mod attempts;
 mod dead_letter;
 mod expiry;
+mod lease;
 mod selective;
 pub use dead_letter::{REASON_EXPIRED, REASON_MAX_ATTEMPTS};
 pub use selective::Selection;
@@ -641,6 +642,7 @@ impl Transaction {
         (wait_for_lock, due_by): (bool, i64),
         read: impl FnOnce(&TableData, RowId) -> R,
     ) -> Result<Option<(RowId, R)>, StorageError> {
+        self.return_due_leases(table);
         self.expire_head(table, due_by);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
@@ -667,6 +669,7 @@ impl Transaction {
         n: usize,
         cols: &[usize],
     ) -> Result<Option<Taken>, StorageError> {
+        self.return_due_leases(table);
         self.expire_head(table, due_by);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
@@ -726,15 +729,17 @@ impl Transaction {
     /// consumer that tried a take with `due_by` passes that: every row due by then was
     /// there for its try (and taken, or not accepted by its condition).
     pub fn next_due(&self, table: &Table, after: i64) -> Option<i64> {
+        // the first lease to end gives its rows back then (docs/queues.md, Leases)
+        let lease = table.next_lease_end();
         if !table.schema.delivers_at_qits {
-            return None;
+            return lease;
         }
         // such a queue has no consume order: its keys are (0, QITS, sequence)
         let past = Some((0, after, u64::MAX));
         let first = |m: &QueueIndex| m.after(past, 1).first().map(|(k, _)| k.1);
         let own = self.own_queue.get(&table.id).and_then(|(_, m)| first(m));
         let global = first(&table.lock().queue);
-        own.into_iter().chain(global).min()
+        own.into_iter().chain(global).chain(lease).min()
     }
 
     /// True if neither the committed queue index nor this transaction's own pending rows have

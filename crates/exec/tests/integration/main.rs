@@ -23,6 +23,7 @@ mod interrupt;
 mod isolation;
 mod join_model;
 mod layers;
+mod leases;
 mod plan_cache_model;
 mod power_cut;
 mod prepared;

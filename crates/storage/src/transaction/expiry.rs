@@ -98,7 +98,7 @@ impl Transaction {
 
     /// Keeps what another transaction this one ran published, for the session to wake the
     /// waiters of ([`Transaction::take_side_outcome`]).
-    fn note_side_outcome(&mut self, out: Outcome) {
+    pub(super) fn note_side_outcome(&mut self, out: Outcome) {
         if out.published.is_empty() && out.removed.is_empty() {
             return;
         }

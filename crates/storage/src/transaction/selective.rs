@@ -68,6 +68,7 @@ impl Transaction {
         (n, cols): (usize, &[usize]),
         sel: Selection<'_, E>,
     ) -> Result<Option<super::Taken>, E> {
+        self.return_due_leases(table);
         self.expire_head(table, due_by);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);

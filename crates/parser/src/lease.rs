@@ -1,0 +1,47 @@
+//! `ACKNOWLEDGE q LEASE id [, id …]` and `RELEASE q LEASE id [, id …]` (tdlite extensions,
+//! docs/queues.md Leases): the end of leases a `SELECT AND CONSUME … LEASE` took. Teradata's
+//! own `RELEASE LOCK` and `RELEASE MLOAD` are not these (`LEASE` follows the table's name).
+
+use crate::cursor::Cursor;
+use crate::error::ParseError;
+use crate::statement::Statement;
+use sqlparser::tokenizer::Token;
+
+/// The statement at the cursor, if it is one of these.
+pub(crate) fn parse(cur: &mut Cursor) -> Option<Result<Statement, ParseError>> {
+    let acknowledge = match cur.word_at(0).as_deref() {
+        Some("ACKNOWLEDGE") => true,
+        Some("RELEASE") => false,
+        _ => return None,
+    };
+    // `RELEASE name LEASE …` or `RELEASE db.name LEASE …`
+    let lease_word = (1..=3).find(|&i| cur.word_at(i).as_deref() == Some("LEASE"));
+    if !acknowledge && lease_word.is_none() {
+        return None;
+    }
+    cur.pos += 1;
+    Some(parse_rest(cur, acknowledge))
+}
+
+fn parse_rest(cur: &mut Cursor, acknowledge: bool) -> Result<Statement, ParseError> {
+    let table = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    cur.expect_word("LEASE")?;
+    let mut leases = Vec::new();
+    loop {
+        let at = cur.loc();
+        let n = cur.number("a lease number")?;
+        let id = n
+            .parse::<u64>()
+            .map_err(|_| ParseError::syntax(format!("{n} is not a lease number."), at))?;
+        leases.push(id);
+        if !cur.eat_token(&Token::Comma) {
+            break;
+        }
+    }
+    cur.expect_end()?;
+    Ok(Statement::EndLease {
+        table,
+        leases,
+        acknowledge,
+    })
+}

@@ -1,0 +1,370 @@
+//! Leases (docs/queues.md, Leases; the registry is [`crate::lease`]): a consume that takes
+//! rows for a while without holding them in a transaction, and the end of such a take.
+//!
+//! - **Taking**: the consume takes its rows as any consume does (claimed by this transaction,
+//!   out of the queue index), then [`Transaction::lease_taken`] turns those claims into a
+//!   lease: the undo entries go, the rows are unclaimed (readers and writers see them as
+//!   before) and stay out of the queue index, in the table's lease registry. Nothing is
+//!   logged: the lease stands whatever this transaction does next.
+//! - **Ending** ([`Transaction::return_leases`]): a transaction of its own claims the rows
+//!   that are still there (not deleted since) as if it had consumed them and rolls back, so
+//!   they go back to their places in the queue, counting an attempt in a queue with `ATTEMPTS`
+//!   (`attempts`). A lease with a row a transaction still open is changing (an `ACKNOWLEDGE`
+//!   that has not committed) waits, whole, until that transaction ends: an acknowledgement
+//!   deletes all of a lease's rows or fails with none. Ends happen at a lease's time (each
+//!   take from the queue returns the leases due first, and a waiting consumer's timer is the
+//!   first lease end), by `RELEASE`, and when the session that took them ends.
+//! - **Acknowledging** ([`Transaction::acknowledge`]): deletes a lease's rows in this
+//!   transaction, as a DELETE would; committed, they are gone, and the lease ends with
+//!   nothing to give back. Rolled back, they are still leased.
+
+use super::{Outcome, Requeue, Transaction, Undo};
+use crate::error::StorageError;
+use crate::lease::Lease;
+use crate::mvcc::DEAD;
+use crate::table::{wall_clock_us, RowId, Table};
+use std::sync::Arc;
+
+impl Transaction {
+    /// Turns the rows this transaction just took from `table` by consume (`rows`, the last
+    /// entries of its undo list) into a lease that ends `for_us` µs from now; returns its
+    /// number.
+    ///
+    /// # Errors
+    /// [`StorageError::LeaseOwnRows`] if a row is one this transaction inserted (nothing is
+    /// changed: the caller undoes the statement).
+    pub fn lease_taken(
+        &mut self,
+        table: &Arc<Table>,
+        rows: &[RowId],
+        for_us: i64,
+    ) -> Result<u64, StorageError> {
+        let n = rows.len();
+        let start = self
+            .undo
+            .len()
+            .checked_sub(n)
+            .ok_or(StorageError::TransactionEnded)?;
+        let mut keys = Vec::with_capacity(n);
+        for (u, &want) in self.undo[start..].iter().zip(rows) {
+            match u {
+                Undo::Delete {
+                    table: t,
+                    row,
+                    requeue: Some(Requeue::Index(key)),
+                    consumed: true,
+                } if Arc::ptr_eq(t, table) && *row == want => keys.push(*key),
+                Undo::Delete {
+                    requeue: Some(Requeue::Own(_)),
+                    ..
+                } => return Err(StorageError::LeaseOwnRows(table.schema.name.clone())),
+                _ => return Err(StorageError::TransactionEnded),
+            }
+        }
+        self.undo.truncate(start);
+        let id = 1 + self
+            .storage
+            .last_lease
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        {
+            let mut d = table.lock();
+            for &row in rows {
+                d.stamps.set_xmax(row, 0);
+            }
+            d.leases.add(
+                id,
+                Lease {
+                    until: wall_clock_us().saturating_add(for_us),
+                    session: self.session,
+                    rows: keys.into_iter().zip(rows.iter().copied()).collect(),
+                },
+            );
+            table.note_leases(&d);
+        }
+        // index entries this transaction set aside for the rows it no longer deletes
+        table.unhide(self.id, false);
+        Ok(id)
+    }
+
+    /// `ACKNOWLEDGE`: deletes the rows of leases `ids` of `table` that are still there, in
+    /// this transaction; how many.
+    ///
+    /// # Errors
+    /// [`StorageError::LeaseEnded`] for a lease that is not there; as
+    /// [`Transaction::delete`].
+    pub fn acknowledge(&mut self, table: &Arc<Table>, ids: &[u64]) -> Result<u64, StorageError> {
+        let mut rows = Vec::new();
+        {
+            let d = table.lock();
+            for &id in ids {
+                let lease = d.leases.get(id).ok_or_else(|| StorageError::LeaseEnded {
+                    table: table.schema.name.clone(),
+                    lease: id,
+                })?;
+                // rows a commit deleted or changed are gone; one another open transaction
+                // is changing makes the delete below wait for it (RowBusy)
+                rows.extend(lease.rows.iter().map(|(_, r)| *r).filter(|&r| {
+                    let xmax = d.stamps.xmax(r);
+                    d.stamps.xmin(r) != DEAD
+                        && (xmax == 0 || xmax == self.id || self.storage.txns.is_active(xmax))
+                }));
+            }
+        }
+        let mut deleted = 0;
+        for row in rows {
+            if table.lock().stamps.xmax(row) == self.id {
+                continue; // acknowledged twice in this transaction
+            }
+            self.delete(table, row)?;
+            deleted += 1;
+        }
+        Ok(deleted)
+    }
+
+    /// Ends leases `ids` of `table` now (`RELEASE`, or the end of the session that took
+    /// them): their rows go back to the queue (see the module doc); how many went back.
+    ///
+    /// # Errors
+    /// [`StorageError::LeaseEnded`] for a lease that is not there (the others still end).
+    pub fn release_leases(&mut self, table: &Arc<Table>, ids: &[u64]) -> Result<u64, StorageError> {
+        let (returned, missing) = self.return_leases(table, ids);
+        match missing {
+            Some(lease) => Err(StorageError::LeaseEnded {
+                table: table.schema.name.clone(),
+                lease,
+            }),
+            None => Ok(returned),
+        }
+    }
+
+    /// Before a take from `table`: ends the leases whose time has come.
+    pub(super) fn return_due_leases(&mut self, table: &Arc<Table>) {
+        let Some(first) = table.next_lease_end() else {
+            return;
+        };
+        let now = wall_clock_us();
+        if first > now {
+            return;
+        }
+        let due = table.lock().leases.ended_by(now);
+        self.return_leases(table, &due);
+    }
+
+    /// Ends the leases session `session` took on `table`, if any (the session is ending).
+    pub fn release_session_leases(&mut self, table: &Arc<Table>, session: u64) {
+        let mine = table.lock().leases.of_session(session);
+        if !mine.is_empty() {
+            self.return_leases(table, &mine);
+        }
+    }
+
+    /// Ends leases `ids` of `table`: their rows that are still there go back to the queue in
+    /// a transaction of its own (its outcome kept for the session, see
+    /// [`Transaction::take_side_outcome`]). Returns how many went back, and a lease of `ids`
+    /// that was not there.
+    fn return_leases(&mut self, table: &Arc<Table>, ids: &[u64]) -> (u64, Option<u64>) {
+        let mut x = Transaction::begin(&self.storage);
+        x.set_session(self.session);
+        let mut missing = None;
+        let mut returned = 0;
+        {
+            let mut d = table.lock();
+            for &id in ids {
+                let Some(lease) = d.leases.remove(id) else {
+                    missing = Some(id);
+                    continue;
+                };
+                // a row an open transaction is changing (an acknowledgement on its way): the
+                // lease waits for it to end, whole, so that an acknowledgement takes all of
+                // its rows or, if it rolls back, none goes missing
+                let busy = lease.rows.iter().any(|&(_, row)| {
+                    let xmax = d.stamps.xmax(row);
+                    xmax != 0 && d.stamps.xmin(row) != DEAD && self.storage.txns.is_active(xmax)
+                });
+                if busy {
+                    d.leases.add(id, lease);
+                    continue;
+                }
+                for (key, row) in lease.rows {
+                    if d.stamps.xmin(row) == DEAD || d.stamps.xmax(row) != 0 {
+                        continue; // deleted or changed by a commit: gone from the lease
+                    }
+                    // back as a consume of it rolled back would bring it
+                    d.stamps.set_xmax(row, x.id);
+                    let handle = x.handle(table);
+                    x.undo.push(Undo::Delete {
+                        table: handle,
+                        row,
+                        requeue: Some(Requeue::Index(key)),
+                        consumed: true,
+                    });
+                    returned += 1;
+                }
+            }
+            table.note_leases(&d);
+        }
+        let out: Outcome = x.rollback_in_place();
+        self.note_side_outcome(out);
+        (returned, missing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, TableKind, TableSchema};
+    use crate::types::{SqlType, Value};
+    use crate::Storage;
+
+    /// A queue (qits, n) with rows n = 0, 1, 2 committed.
+    fn queue(storage: &Arc<Storage>) -> Arc<Table> {
+        let schema = TableSchema::new(
+            "q".into(),
+            vec![
+                Column::plain("qits", SqlType::Timestamp(6), false),
+                Column::plain("n", SqlType::Integer, true),
+            ],
+            TableKind::Multiset,
+            true,
+            None,
+            vec![],
+            String::new(),
+        );
+        let mut t = Transaction::begin(storage);
+        let q = t.create_table(schema).unwrap();
+        for n in 0..3 {
+            t.insert(&q, vec![Value::Timestamp(n), Value::Int(n)])
+                .unwrap();
+        }
+        t.commit().unwrap();
+        q
+    }
+
+    /// Takes the first row by consume and leases it for `for_us`; (lease, n).
+    fn lease(storage: &Arc<Storage>, q: &Arc<Table>, for_us: i64) -> (u64, Value) {
+        let mut t = Transaction::begin(storage);
+        let (row, values) = t.consume(q, false, None).unwrap().unwrap();
+        let id = t.lease_taken(q, &[row], for_us).unwrap();
+        // the lease stands whatever the transaction does
+        t.rollback();
+        (id, values[1].clone())
+    }
+
+    fn next(storage: &Arc<Storage>, q: &Arc<Table>) -> Option<Value> {
+        let mut t = Transaction::begin(storage);
+        let taken = t
+            .consume(q, false, None)
+            .unwrap()
+            .map(|(_, v)| v[1].clone());
+        t.rollback();
+        taken
+    }
+
+    #[test]
+    fn a_leased_row_is_out_of_the_queue_until_released() {
+        let storage = Arc::new(Storage::default());
+        let q = queue(&storage);
+        let (id, n) = lease(&storage, &q, 60_000_000);
+        assert_eq!(n, Value::Int(0));
+        assert_eq!(
+            next(&storage, &q),
+            Some(Value::Int(1)),
+            "the leased row is skipped"
+        );
+        let t = Transaction::begin(&storage);
+        let stats = q.queue_stats(&t.snapshot());
+        assert_eq!((stats.depth, stats.in_flight), (2, 1));
+        drop(t);
+        let mut t = Transaction::begin(&storage);
+        assert_eq!(t.release_leases(&q, &[id]), Ok(1));
+        assert!(
+            t.take_side_outcome().is_some(),
+            "the row is published for waiters"
+        );
+        t.commit().unwrap();
+        assert_eq!(next(&storage, &q), Some(Value::Int(0)), "back in its place");
+        let mut t = Transaction::begin(&storage);
+        assert!(matches!(
+            t.release_leases(&q, &[id]),
+            Err(StorageError::LeaseEnded { lease, .. }) if lease == id
+        ));
+    }
+
+    #[test]
+    fn a_lease_ends_at_its_time_at_the_next_take() {
+        let storage = Arc::new(Storage::default());
+        let q = queue(&storage);
+        let (_, n) = lease(&storage, &q, 0);
+        assert_eq!(n, Value::Int(0));
+        assert!(q.next_lease_end().is_some());
+        assert_eq!(
+            next(&storage, &q),
+            Some(Value::Int(0)),
+            "returned, then taken"
+        );
+        assert!(q.next_lease_end().is_none());
+    }
+
+    #[test]
+    fn an_acknowledgement_deletes_when_committed_and_not_when_rolled_back() {
+        let storage = Arc::new(Storage::default());
+        let q = queue(&storage);
+        let (id, _) = lease(&storage, &q, 60_000_000);
+        let mut t = Transaction::begin(&storage);
+        assert_eq!(t.acknowledge(&q, &[id]), Ok(1));
+        // while the acknowledgement is open, a release keeps the row leased
+        let mut other = Transaction::begin(&storage);
+        assert_eq!(other.release_leases(&q, &[id]), Ok(0));
+        other.commit().unwrap();
+        t.rollback();
+        // rolled back: still leased, so not in the queue; released, it comes back
+        assert_eq!(next(&storage, &q), Some(Value::Int(1)));
+        let mut t = Transaction::begin(&storage);
+        assert_eq!(t.release_leases(&q, &[id]), Ok(1));
+        t.commit().unwrap();
+        assert_eq!(next(&storage, &q), Some(Value::Int(0)));
+        // acknowledged and committed: gone for good
+        let (id, _) = lease(&storage, &q, 60_000_000);
+        let mut t = Transaction::begin(&storage);
+        assert_eq!(t.acknowledge(&q, &[id]), Ok(1));
+        t.commit().unwrap();
+        let mut t = Transaction::begin(&storage);
+        assert_eq!(t.release_leases(&q, &[id]), Ok(0));
+        t.commit().unwrap();
+        assert_eq!(next(&storage, &q), Some(Value::Int(1)));
+    }
+
+    #[test]
+    fn a_transactions_own_rows_cannot_be_leased() {
+        let storage = Arc::new(Storage::default());
+        let q = queue(&storage);
+        let mut t = Transaction::begin(&storage);
+        t.insert(&q, vec![Value::Timestamp(-1), Value::Int(9)])
+            .unwrap();
+        let (row, _) = t.consume(&q, false, None).unwrap().unwrap();
+        assert!(matches!(
+            t.lease_taken(&q, &[row], 1),
+            Err(StorageError::LeaseOwnRows(_))
+        ));
+    }
+
+    #[test]
+    fn a_session_that_ends_gives_its_leases_back() {
+        let storage = Arc::new(Storage::default());
+        let q = queue(&storage);
+        let mut t = Transaction::begin(&storage);
+        t.set_session(42);
+        let (row, _) = t.consume(&q, false, None).unwrap().unwrap();
+        t.lease_taken(&q, &[row], 60_000_000).unwrap();
+        t.commit().unwrap();
+        let mut t = Transaction::begin(&storage);
+        t.release_session_leases(&q, 41);
+        assert_eq!(
+            next(&storage, &q),
+            Some(Value::Int(1)),
+            "another session's: kept"
+        );
+        t.release_session_leases(&q, 42);
+        assert_eq!(next(&storage, &q), Some(Value::Int(0)));
+    }
+}
