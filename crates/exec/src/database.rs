@@ -40,18 +40,11 @@ impl Shared {
         tdlite_storage::table::wall_clock_us().max(self.clock.load(Ordering::Acquire))
     }
 
-    /// The newest QITS a consume of `table` may take now, and the time its rows expire by:
-    /// the clock, for a queue that delivers at QITS or expires rows (read for such a queue
-    /// only: it is a cache line every request writes); any, for another.
+    /// The newest QITS a consume of `table` may take now: the clock, for a queue that
+    /// delivers at QITS (read for such a queue only: it is a cache line every request
+    /// writes); any, for another.
     pub(crate) fn due_by(&self, table: &tdlite_storage::table::Table) -> i64 {
-        let expires = || {
-            table
-                .schema
-                .limits
-                .as_ref()
-                .is_some_and(|l| l.expire_after_us.is_some())
-        };
-        if table.schema.delivers_at_qits || expires() {
+        if table.schema.delivers_at_qits {
             self.clock_now()
         } else {
             i64::MAX

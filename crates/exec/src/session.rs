@@ -1390,6 +1390,7 @@ impl Session {
                 if table.queue_depth() > 0 {
                     let asked = ask(&self.shared);
                     let tried = self.exec(now).try_consume(table, list, asked, true);
+                    self.publish_side();
                     if let Some(rows) = tried.map_err(cancelled)? {
                         got = Some(rows);
                     }
@@ -1423,7 +1424,13 @@ impl Session {
                         retried = 0;
                         let asked = ask(&shared);
                         due_by = asked.due_by;
-                        match self.exec(now).try_consume(table, list, asked, false) {
+                        // no housekeeping commits under the registry (they may sync the log):
+                        // expired rows are passed over all the same, and a lease due is
+                        // returned by the next try outside, which the timer brings
+                        self.txn().set_side_work(false);
+                        let tried = self.exec(now).try_consume(table, list, asked, false);
+                        self.txn().set_side_work(true);
+                        match tried {
                             Ok(Some(rows)) => return Ok(rows),
                             Ok(None) => {}
                             // the lock is taken: wait for it outside the registry
@@ -1461,9 +1468,12 @@ impl Session {
                     q.push_back(cell.clone());
                 }
             }
+            // what this session's housekeeping moved wakes others before it sleeps (outside
+            // the registry: publishing takes it)
+            self.publish_side();
             // a queue that delivers at QITS: wake when its next row comes due as well (a
             // timer, not polling); a commit of an earlier row wakes the waiter as any commit
-            // (a due time too far to represent is no timer)
+            // (a due time too far to represent is no timer); likewise the end of a lease
             let due = self.txn().next_due(table, due_by).and_then(|at| {
                 let ahead = at
                     .saturating_sub(self.shared.clock_now())

@@ -161,8 +161,9 @@ pub struct QueueLimits {
 
 /// Whether table `dead` can take `queue`'s dead rows: the queue's columns, in order, by name
 /// and type (a character column as long or longer; nullable where the queue's is), then at most
-/// one more, a character column of at least 12 characters for the reason; no CHECK
-/// constraints (the copy is made by storage, which does not evaluate them).
+/// one more, a character column of at least 12 characters for the reason; MULTISET, without
+/// unique indexes or CHECK constraints (the copy is made by storage, which does not evaluate
+/// CHECKs, and must not fail on a duplicate).
 pub fn dead_letter_fits(queue: &TableSchema, dead: &TableSchema) -> Result<(), String> {
     let n = queue.columns.len();
     if dead.view.is_some() || dead.macro_def.is_some() {
@@ -170,6 +171,13 @@ pub fn dead_letter_fits(queue: &TableSchema, dead: &TableSchema) -> Result<(), S
     }
     if !dead.checks.is_empty() {
         return Err(format!("{} has CHECK constraints", dead.name));
+    }
+    // a copy never fails on its values: no duplicate-row check, no unique key
+    if dead.kind != TableKind::Multiset || dead.unique_keys().next().is_some() {
+        return Err(format!(
+            "{} must be a MULTISET table without unique indexes",
+            dead.name
+        ));
     }
     if dead.columns.len() != n && dead.columns.len() != n + 1 {
         return Err(format!(

@@ -550,6 +550,12 @@ fn check_schema(s: &TableSchema) -> Result<(), String> {
         if !s.queue || l.attempts.is_some_and(|c| !integer(c)) {
             return bad("an attempt count that is not an integer column of a queue");
         }
+        // expired rows are at the head only in QITS order
+        if l.expire_after_us
+            .is_some_and(|a| a <= 0 || s.queue_order.is_some())
+        {
+            return bad("an expiry that is not a positive time of a queue in QITS order");
+        }
     }
     Ok(())
 }

@@ -173,6 +173,8 @@ pub struct Transaction {
     /// What transactions run on this one's behalf published (see `expiry`), until the
     /// session takes it.
     side: Option<Outcome>,
+    /// A take does no housekeeping ([`Transaction::set_side_work`]).
+    no_side_work: bool,
 }
 
 /// How many table handles an ended transaction keeps for its restart.
@@ -197,6 +199,7 @@ impl Transaction {
             ended: false,
             kept: Vec::new(),
             side: None,
+            no_side_work: false,
         }
     }
 
@@ -642,8 +645,7 @@ impl Transaction {
         (wait_for_lock, due_by): (bool, i64),
         read: impl FnOnce(&TableData, RowId) -> R,
     ) -> Result<Option<(RowId, R)>, StorageError> {
-        self.return_due_leases(table);
-        self.expire_head(table, due_by);
+        self.side_work(table);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
         };
@@ -669,16 +671,16 @@ impl Transaction {
         n: usize,
         cols: &[usize],
     ) -> Result<Option<Taken>, StorageError> {
-        self.return_due_leases(table);
-        self.expire_head(table, due_by);
+        self.side_work(table);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
         };
         let mut rows = Vec::new();
         if self.check_creator(table).is_ok() {
+            let cutoff = self.expiry_cutoff(table);
             let mut d = table.lock();
             while rows.len() < n {
-                match self.pop_locked(table, &mut d, due_by) {
+                match self.pop_locked(table, &mut d, (due_by, cutoff)) {
                     Some(row) => rows.push(row),
                     None => break,
                 }
@@ -799,7 +801,8 @@ impl Transaction {
     ) -> Option<(RowId, R)> {
         self.check_creator(table).ok()?;
         let mut d = table.lock();
-        let row = self.pop_locked(table, &mut d, due_by)?;
+        let cutoff = self.expiry_cutoff(table);
+        let row = self.pop_locked(table, &mut d, (due_by, cutoff))?;
         let r = read(&d, row);
         Some((row, r))
     }
@@ -808,9 +811,21 @@ impl Transaction {
     /// rows (`d` is `table`'s data, locked) and claims it for this transaction; in a queue
     /// that delivers at QITS, only if its QITS is at most `due_by` (its keys are in QITS
     /// order: no later row is due either).
-    fn pop_locked(&mut self, table: &Arc<Table>, d: &mut TableData, due_by: i64) -> Option<RowId> {
+    ///
+    /// In a queue with `EXPIRE AFTER`, committed rows whose QITS is at most `cutoff` are passed
+    /// over (left for `expire_head` to move): an expired row is never handed out.
+    fn pop_locked(
+        &mut self,
+        table: &Arc<Table>,
+        d: &mut TableData,
+        (due_by, cutoff): (i64, Option<i64>),
+    ) -> Option<RowId> {
         let (key, row, from_index) = loop {
-            let global = d.queue.first();
+            // such a queue has no consume order: its keys are (0, QITS, sequence)
+            let global = match cutoff {
+                None => d.queue.first(),
+                Some(c) => d.queue.after(Some((0, c, u64::MAX)), 1).first().copied(),
+            };
             let own = self.own_queue.get(&table.id).and_then(|(_, m)| m.first());
             let (key, row, from_index) = match (global, own) {
                 (Some(g), Some(o)) if o.0 < g.0 => (o.0, o.1, false),
@@ -822,7 +837,12 @@ impl Transaction {
                 return None;
             }
             if from_index {
-                d.pop_queue(); // the entry `first` just gave
+                // the entry just found
+                if cutoff.is_none() {
+                    d.pop_queue();
+                } else {
+                    d.dequeue(&key, row);
+                }
             } else if let Some((_, m)) = self.own_queue.get_mut(&table.id) {
                 m.pop_first(); // likewise
             }
@@ -834,6 +854,26 @@ impl Transaction {
         };
         self.note_taken(table, d, (key, row, from_index));
         Some(row)
+    }
+
+    /// Claims `row` (queue key `key`, taken out of `table`'s committed queue index or lease
+    /// registry; `d` is its data, locked) for this transaction, its undo entry putting it back
+    /// in the queue (`consumed`: as a consume's take, whose rollback counts an attempt).
+    fn claim_queued(
+        &mut self,
+        table: &Arc<Table>,
+        d: &mut TableData,
+        (key, row): (QueueKey, RowId),
+        consumed: bool,
+    ) {
+        d.stamps.set_xmax(row, self.id);
+        let table = self.handle(table);
+        self.undo.push(Undo::Delete {
+            table,
+            row,
+            requeue: Some(Requeue::Index(key)),
+            consumed,
+        });
     }
 
     /// Claims `row` (queue key `key`), just taken out of the committed queue index
@@ -1269,7 +1309,8 @@ mod tests {
     use crate::catalog::{Column, TableKind};
     use crate::types::SqlType;
 
-    fn queue(storage: &Arc<Storage>) -> Arc<Table> {
+    /// A queue (qits, n) with rows n = 0, 1, 2 committed (QITS 0, 1, 2).
+    pub(super) fn queue(storage: &Arc<Storage>) -> Arc<Table> {
         let columns = vec![
             Column::plain("qits", SqlType::Timestamp(6), false),
             Column::plain("n", SqlType::Integer, true),

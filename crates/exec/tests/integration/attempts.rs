@@ -186,6 +186,47 @@ fn a_take_moves_every_expired_row_at_the_head_however_many() {
     assert_eq!(rows(&db, "SELECT COUNT(*) FROM q"), ["0"]);
 }
 
+#[test]
+fn an_expired_row_that_cannot_move_yet_is_passed_over_not_handed_out() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(DEAD).unwrap();
+    s.execute(
+        "CREATE MULTISET TABLE q, QUEUE, EXPIRE AFTER 1 HOUR, DEAD LETTER TO q_dead (qits \
+         TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, tries \
+         INTEGER, g INTEGER)",
+    )
+    .unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP - INTERVAL '2' HOUR, 1, 0, 0)")
+        .unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 2, 0, 0)").unwrap();
+    // another session holds the dead-letter table: the expired row cannot move now
+    let mut holder = db.session();
+    holder
+        .execute("BT; LOCKING TABLE q_dead FOR EXCLUSIVE SELECT COUNT(*) FROM q_dead")
+        .unwrap();
+    assert_eq!(
+        rows(&db, "SELECT AND CONSUME TOP 5 id FROM q NOWAIT"),
+        ["2"]
+    );
+    assert_eq!(
+        rows(&db, "SELECT AND CONSUME TOP 5 id FROM q NOWAIT"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        rows(&db, "SELECT id FROM q"),
+        ["1"],
+        "still there, not handed out"
+    );
+    holder.execute("ET").unwrap();
+    // the next take moves it
+    assert_eq!(
+        rows(&db, "SELECT AND CONSUME TOP 5 id FROM q NOWAIT"),
+        Vec::<String>::new()
+    );
+    assert_eq!(rows(&db, "SELECT id, why FROM q_dead"), ["1|EXPIRED"]);
+}
+
 /// What the stress consumers saw: per id, each consume's count and whether it committed.
 type Seen = BTreeMap<i64, Vec<(i64, bool)>>;
 

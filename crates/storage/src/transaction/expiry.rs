@@ -9,15 +9,17 @@
 //! commit) before the take goes on; its outcome waits in [`Transaction::take_side_outcome`]
 //! for the session to wake the dead-letter table's consumers.
 //!
-//! Invariants: the expired rows leave the queue and enter the dead-letter table in one commit
-//! (never both, never neither); the move never waits for a lock (if the queue or the
-//! dead-letter table cannot be locked at once, or the latter is missing, the rows stay and the
-//! take goes on as if they had not expired). Rows this transaction inserted itself are not in
-//! the queue yet and do not expire. A queue nobody takes from keeps its expired rows until
-//! someone does.
+//! Invariants: no take hands out an expired row (`pop_locked` and the selective walk pass over
+//! committed rows whose QITS is at most the cutoff, whether or not they have moved yet); the
+//! expired rows leave the queue and enter the dead-letter table in one commit (never both,
+//! never neither); the move never waits for a lock (if the queue or the dead-letter table
+//! cannot be locked at once, or the latter is missing, the rows stay, passed over, until a
+//! later take moves them). Rows this transaction inserted itself are not in the queue yet and
+//! do not expire. A queue nobody takes from keeps its expired rows until someone does. "Now"
+//! is the system clock.
 
 use super::dead_letter::REASON_EXPIRED;
-use super::{Outcome, Requeue, Transaction, Undo};
+use super::{Outcome, Transaction};
 use crate::locks::LockMode;
 use crate::mvcc::DEAD;
 use crate::table::Table;
@@ -27,14 +29,38 @@ use std::sync::Arc;
 pub const EXPIRE_BATCH: usize = 1024;
 
 impl Transaction {
-    /// Before a take from `table` at time `now` (µs since the epoch): moves the rows at the
-    /// head of its queue whose QITS is `EXPIRE AFTER` or more before `now` to its dead-letter
-    /// table (see the module doc). Does nothing for other queues.
-    pub(super) fn expire_head(&mut self, table: &Arc<Table>, now: i64) {
-        let Some(after) = table.schema.limits.as_ref().and_then(|l| l.expire_after_us) else {
+    /// In a queue with `EXPIRE AFTER`, the newest QITS that has expired now (by the system
+    /// clock); `None` for other tables.
+    pub(super) fn expiry_cutoff(&self, table: &Table) -> Option<i64> {
+        let after = table.schema.limits.as_ref()?.expire_after_us?;
+        Some(crate::table::wall_clock_us().saturating_sub(after))
+    }
+
+    /// Before a take from `table`: the housekeeping a take does first, unless
+    /// [`Transaction::set_side_work`] turned it off: leases that have ended give their rows
+    /// back, expired rows move to the dead-letter table.
+    pub(super) fn side_work(&mut self, table: &Arc<Table>) {
+        if self.no_side_work {
+            return;
+        }
+        self.return_due_leases(table);
+        self.expire_head(table);
+    }
+
+    /// Turns a take's housekeeping ([`Transaction::side_work`]: commits of transactions of
+    /// its own) off or back on: off for a take made under a lock no one may wait on for long
+    /// (the session's waiter registry). A take without it still hands out no expired row.
+    pub fn set_side_work(&mut self, on: bool) {
+        self.no_side_work = !on;
+    }
+
+    /// Moves the rows at the head of `table`'s queue whose QITS is `EXPIRE AFTER` or more
+    /// before now to its dead-letter table (see the module doc). Does nothing for other
+    /// queues.
+    fn expire_head(&mut self, table: &Arc<Table>) {
+        let Some(cutoff) = self.expiry_cutoff(table) else {
             return;
         };
-        let cutoff = now.saturating_sub(after);
         // a batch at a time, each its own commit, until the head has not expired
         while self.expire_batch(table, cutoff) == EXPIRE_BATCH {}
     }
@@ -63,14 +89,7 @@ impl Transaction {
                 if d.stamps.xmax(row) != 0 || d.stamps.xmin(row) == DEAD {
                     continue;
                 }
-                d.stamps.set_xmax(row, x.id);
-                let handle = x.handle(table);
-                x.undo.push(Undo::Delete {
-                    table: handle,
-                    row,
-                    requeue: Some(Requeue::Index(key)),
-                    consumed: false,
-                });
+                x.claim_queued(table, &mut d, (key, row), false);
                 rows.push(d.row(row));
             }
         }

@@ -190,14 +190,7 @@ impl Transaction {
                         continue; // deleted or changed by a commit: gone from the lease
                     }
                     // back as a consume of it rolled back would bring it
-                    d.stamps.set_xmax(row, x.id);
-                    let handle = x.handle(table);
-                    x.undo.push(Undo::Delete {
-                        table: handle,
-                        row,
-                        requeue: Some(Requeue::Index(key)),
-                        consumed: true,
-                    });
+                    x.claim_queued(table, &mut d, (key, row), true);
                     returned += 1;
                 }
             }
@@ -212,33 +205,9 @@ impl Transaction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Column, TableKind, TableSchema};
-    use crate::types::{SqlType, Value};
+    use crate::transaction::tests::queue;
+    use crate::types::Value;
     use crate::Storage;
-
-    /// A queue (qits, n) with rows n = 0, 1, 2 committed.
-    fn queue(storage: &Arc<Storage>) -> Arc<Table> {
-        let schema = TableSchema::new(
-            "q".into(),
-            vec![
-                Column::plain("qits", SqlType::Timestamp(6), false),
-                Column::plain("n", SqlType::Integer, true),
-            ],
-            TableKind::Multiset,
-            true,
-            None,
-            vec![],
-            String::new(),
-        );
-        let mut t = Transaction::begin(storage);
-        let q = t.create_table(schema).unwrap();
-        for n in 0..3 {
-            t.insert(&q, vec![Value::Timestamp(n), Value::Int(n)])
-                .unwrap();
-        }
-        t.commit().unwrap();
-        q
-    }
 
     /// Takes the first row by consume and leases it for `for_us`; (lease, n).
     fn lease(storage: &Arc<Storage>, q: &Arc<Table>, for_us: i64) -> (u64, Value) {

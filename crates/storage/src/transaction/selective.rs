@@ -68,8 +68,7 @@ impl Transaction {
         (n, cols): (usize, &[usize]),
         sel: Selection<'_, E>,
     ) -> Result<Option<super::Taken>, E> {
-        self.return_due_leases(table);
-        self.expire_head(table, due_by);
+        self.side_work(table);
         let Some(newly) = self.lock_for_take(table, wait_for_lock)? else {
             return Ok(None);
         };
@@ -161,9 +160,15 @@ impl Transaction {
         due_by: i64,
     ) -> (Vec<Candidate>, bool) {
         let keyed = probe.and_then(|(ix, key)| Some((d.keyed_queue(*ix)?, key)));
+        // expired rows are passed over (see `pop_locked`); such a queue's keys are (0, QITS,
+        // sequence)
+        let after_expired = match self.expiry_cutoff(table) {
+            Some(c) => after.max(Some((0, c, u64::MAX))),
+            None => after,
+        };
         let committed = match keyed {
-            Some((keyed, key)) => keyed.after(key, after, limit),
-            None => d.queue.after(after, limit),
+            Some((keyed, key)) => keyed.after(key, after_expired, limit),
+            None => d.queue.after(after_expired, limit),
         };
         let own = self
             .own_queue
