@@ -8,6 +8,8 @@
 //! - no row is duplicated; an in-flight insert batch is all there or not at all, and so is
 //!   an in-flight batch consume (`SELECT AND CONSUME TOP k`: its rows all back or all gone);
 //! - the account total is unchanged (transfers are atomic);
+//! - a quarter of the takes are leases, acknowledged (a consume) or released (a rollback);
+//!   a lease that was running at the kill is over at reopen, its rows back in the queue;
 //! - the keyed queue of the queue's index (selective consume) holds exactly the queue's rows:
 //!   a consume through it of each key's rows finds what a browse finds;
 //! - attempts are durable: a row's count is at least its count before the run plus the
@@ -40,6 +42,8 @@ struct Said {
     doubtful_consume_batches: Vec<Vec<i64>>,
     /// Selective consumes that took rows.
     selective: usize,
+    /// Consumes that took rows as a lease.
+    leases: usize,
     /// Acknowledged rollbacks of consumes, by id taken.
     rolled_back: HashMap<i64, i64>,
     /// What the worker reported as failed (must be nothing).
@@ -75,6 +79,7 @@ fn parse(lines: &[String]) -> Said {
                 }
             }
             ["SELC", _] => said.selective += 1,
+            ["LEAS", _] => said.leases += 1,
             ["FAIL", ..] => said.failures.push(line.clone()),
             _ => {} // READY, or a line cut short by the kill
         }
@@ -253,6 +258,7 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
     let mut acknowledged = 0;
     let mut selective = 0;
     let mut rollbacks = 0;
+    let mut leases = 0;
     for cycle in 0..cycles {
         let lines = run_worker(
             &dir,
@@ -269,6 +275,7 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
         acknowledged += said.produced.len() + said.consumed.len();
         selective += said.selective;
         rollbacks += said.rolled_back.values().sum::<i64>();
+        leases += said.leases;
         let db = Database::open(&dir)
             .unwrap_or_else(|e| panic!("seed {seed} cycle {cycle}: reopen failed: {e}"));
         live = check(seed, cycle, &db, &live, &said);
@@ -276,8 +283,10 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
     let dead = live.values().filter(|&&c| c == MAX_ATTEMPTS).count();
     println!(
         "{cycles} kills, {acknowledged} acknowledged inserts and consumes checked, \
-         {selective} selective consumes, {rollbacks} counted rollbacks, {dead} rows dead"
+         {selective} selective consumes, {leases} leases, {rollbacks} counted rollbacks, \
+         {dead} rows dead"
     );
+    assert!(leases > 0, "no lease took a row");
     assert!(acknowledged > 0, "the worker never got to commit anything");
     assert!(selective > 0, "no selective consume took a row");
     assert!(rollbacks > 0 && dead > 0, "no attempt was counted");

@@ -8,9 +8,12 @@
 //!   OKP <t>                     … and the commit returned
 //!   TRYC <t> <id> <id> …        thread t consumed these ids (a batch consume, `TOP k`, takes
 //!                               up to k; a selective one, `WHERE …`, only matching rows) and
-//!                               is about to commit
-//!   OKC <t> | RBC <t>           … the commit returned | it rolled back instead
+//!                               is about to commit, or leased them (`LEASE`) and is about to
+//!                               acknowledge or release the lease
+//!   OKC <t> | RBC <t>           … the commit (acknowledgement) returned | it rolled back
+//!                               instead (the lease was released or had ended)
 //!   SELC <t>                    (before TRYC) the consume was selective
+//!   LEAS <t>                    (before TRYC) the consume took a lease
 //!   FAIL <t> <what>             a consume failed unexpectedly or took a row its WHERE
 //!                               does not match (the test fails)
 //! ```
@@ -77,7 +80,13 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                         _ => (String::new(), Box::new(|_| true)),
                     };
                 let wait = if rng.gen_bool(0.3) { " NOWAIT" } else { "" };
-                let sql = format!("BT; SELECT AND CONSUME TOP {k} n FROM q{filter}{wait}");
+                // a quarter of the takes are leases (no transaction; acknowledged or released)
+                let lease = rng.gen_bool(0.25);
+                let sql = if lease {
+                    format!("SELECT AND CONSUME TOP {k} n FROM q{filter} LEASE 5 SECONDS{wait}")
+                } else {
+                    format!("BT; SELECT AND CONSUME TOP {k} n FROM q{filter}{wait}")
+                };
                 let r = match s.execute(&sql) {
                     Ok(r) => r,
                     // empty queue: timed out, rolled back
@@ -87,17 +96,13 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                         continue;
                     }
                 };
-                let ids: Vec<String> = r[1]
-                    .rows
-                    .as_ref()
-                    .unwrap()
-                    .to_strings()
-                    .into_iter()
-                    .map(|row| row[0].clone())
-                    .collect();
+                let taken = r.last().unwrap().rows.as_ref().unwrap().to_strings();
+                let ids: Vec<String> = taken.iter().map(|row| row[0].clone()).collect();
                 if ids.is_empty() {
                     // NOWAIT on an empty queue: nothing taken
-                    s.execute("ET").expect("commit");
+                    if !lease {
+                        s.execute("ET").expect("commit");
+                    }
                     continue;
                 }
                 if let Some(bad) = ids.iter().find(|n| !n.parse().is_ok_and(&matches)) {
@@ -106,8 +111,22 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                 if !filter.is_empty() {
                     say(format!("SELC {t}"));
                 }
+                if lease {
+                    say(format!("LEAS {t}"));
+                }
                 say(format!("TRYC {t} {}", ids.join(" ")));
-                if rng.gen_bool(0.25) {
+                if lease {
+                    // acknowledged: consumed; released (or ended meanwhile): back, counted
+                    let id = &taken[0][1];
+                    let release = rng.gen_bool(0.25);
+                    let verb = if release { "RELEASE" } else { "ACKNOWLEDGE" };
+                    match s.execute(&format!("{verb} q LEASE {id}")) {
+                        Ok(_) if !release => say(format!("OKC {t}")),
+                        Ok(_) => say(format!("RBC {t}")),
+                        Err(e) if e.code().number == 9922 => say(format!("RBC {t}")),
+                        Err(e) => say(format!("FAIL {t} {verb} q LEASE {id}: {e}")),
+                    }
+                } else if rng.gen_bool(0.25) {
                     let _ = s.execute("ABORT");
                     say(format!("RBC {t}"));
                 } else {
