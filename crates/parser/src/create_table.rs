@@ -189,7 +189,7 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
 /// (docs/queues.md): true if the cursor was at one of them.
 fn parse_limits_option(cur: &mut Cursor, a: &mut QueueLimits) -> Result<bool, ParseError> {
     let location = cur.loc();
-    let twice = |what: &str| ParseError::syntax(&format!("{what} is given twice."), location);
+    let twice = |what: &str| ParseError::syntax(format!("{what} is given twice."), location);
     if cur.is_word("ATTEMPTS") && cur.word_at(1).is_none() && cur.peek_at(1) == Some(&Token::LParen)
     {
         cur.pos += 2;

@@ -339,7 +339,7 @@ fn stress(db: &Database, seed: u64, rows_each: u64) -> Vec<String> {
     let produced = produced.lock().unwrap().clone();
     assert!(!produced.is_empty(), "the producers committed nothing");
     let seen = seen.lock().unwrap();
-    let dead: BTreeMap<i64, String> = rows(&db, "SELECT id, tries, why FROM q_dead")
+    let dead: BTreeMap<i64, String> = rows(db, "SELECT id, tries, why FROM q_dead")
         .into_iter()
         .map(|r| {
             let (id, rest) = r.split_once('|').unwrap();
@@ -393,7 +393,7 @@ fn stress(db: &Database, seed: u64, rows_each: u64) -> Vec<String> {
     );
     assert_eq!(committed + dead.len(), produced.len());
     let dead_lettered = rows(
-        &db,
+        db,
         "SELECT DeadLettered FROM DBC.QueueStatsV WHERE TableName = 'q'",
     );
     assert_eq!(dead_lettered, [dead.len().to_string()]);
