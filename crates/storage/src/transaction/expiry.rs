@@ -47,7 +47,7 @@ impl Transaction {
         self.expire_head(table);
     }
 
-    /// Turns a take's housekeeping ([`Transaction::side_work`]: commits of transactions of
+    /// Turns a take's housekeeping (`side_work`: commits of transactions of
     /// its own) off or back on: off for a take made under a lock no one may wait on for long
     /// (the session's waiter registry). A take without it still hands out no expired row.
     pub fn set_side_work(&mut self, on: bool) {
