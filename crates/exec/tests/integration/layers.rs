@@ -89,6 +89,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "statistics",
             "macros",
             "locking",
+            "queue_limits",
         ],
     ),
     (
@@ -121,6 +122,7 @@ const KNOWN_UPWARD: &[(&str, &str)] = &[
     ("macros", "exec"),
     ("merge", "exec"),
     ("query", "exec"),
+    ("queue_limits", "exec"),
     ("setops", "exec"),
     ("statistics", "exec"),
     ("stream", "exec"),
