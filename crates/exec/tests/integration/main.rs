@@ -24,6 +24,7 @@ mod isolation;
 mod join_model;
 mod layers;
 mod leases;
+mod limits_model;
 mod plan_cache_model;
 mod power_cut;
 mod prepared;

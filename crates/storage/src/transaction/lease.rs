@@ -95,19 +95,32 @@ impl Transaction {
     pub fn acknowledge(&mut self, table: &Arc<Table>, ids: &[u64]) -> Result<u64, StorageError> {
         let mut rows = Vec::new();
         {
-            let d = table.lock();
+            let mut d = table.lock();
             for &id in ids {
-                let lease = d.leases.get(id).ok_or_else(|| StorageError::LeaseEnded {
+                let ended = || StorageError::LeaseEnded {
                     table: table.schema.name.clone(),
                     lease: id,
-                })?;
+                };
+                let lease = d.leases.get(id).ok_or_else(ended)?;
                 // rows a commit deleted or changed are gone; one another open transaction
                 // is changing makes the delete below wait for it (RowBusy)
-                rows.extend(lease.rows.iter().map(|(_, r)| *r).filter(|&r| {
-                    let xmax = d.stamps.xmax(r);
-                    d.stamps.xmin(r) != DEAD
-                        && (xmax == 0 || xmax == self.id || self.storage.txns.is_active(xmax))
-                }));
+                let live: Vec<RowId> = lease
+                    .rows
+                    .iter()
+                    .map(|(_, r)| *r)
+                    .filter(|&r| {
+                        let xmax = d.stamps.xmax(r);
+                        d.stamps.xmin(r) != DEAD
+                            && (xmax == 0 || xmax == self.id || self.storage.txns.is_active(xmax))
+                    })
+                    .collect();
+                if live.is_empty() {
+                    // every row gone (an acknowledgement committed): the lease is over
+                    d.leases.remove(id);
+                    table.note_leases(&d);
+                    return Err(ended());
+                }
+                rows.extend(live);
             }
         }
         let mut deleted = 0;
@@ -183,6 +196,15 @@ impl Transaction {
                 });
                 if busy {
                     d.leases.add(id, lease);
+                    continue;
+                }
+                let gone = lease
+                    .rows
+                    .iter()
+                    .all(|&(_, row)| d.stamps.xmin(row) == DEAD || d.stamps.xmax(row) != 0);
+                if gone {
+                    // every row gone (an acknowledgement committed): it was over already
+                    missing = Some(id);
                     continue;
                 }
                 for (key, row) in lease.rows {
@@ -292,13 +314,20 @@ mod tests {
         assert_eq!(t.release_leases(&q, &[id]), Ok(1));
         t.commit().unwrap();
         assert_eq!(next(&storage, &q), Some(Value::Int(0)));
-        // acknowledged and committed: gone for good
+        // acknowledged and committed: gone for good, and the lease is over
         let (id, _) = lease(&storage, &q, 60_000_000);
         let mut t = Transaction::begin(&storage);
         assert_eq!(t.acknowledge(&q, &[id]), Ok(1));
         t.commit().unwrap();
         let mut t = Transaction::begin(&storage);
-        assert_eq!(t.release_leases(&q, &[id]), Ok(0));
+        assert!(matches!(
+            t.release_leases(&q, &[id]),
+            Err(StorageError::LeaseEnded { .. })
+        ));
+        assert!(matches!(
+            t.acknowledge(&q, &[id]),
+            Err(StorageError::LeaseEnded { .. })
+        ));
         t.commit().unwrap();
         assert_eq!(next(&storage, &q), Some(Value::Int(1)));
     }
