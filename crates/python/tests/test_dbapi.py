@@ -317,6 +317,38 @@ def test_selective_consume_takes_the_oldest_matching_row_with_a_parameter():
         assert info.value.code == 3706
 
 
+def test_a_worker_leases_acknowledges_and_dead_letters():
+    # docs/queues.md, Leases and Attempts: a worker takes a batch for 30 seconds, acknowledges
+    # what it did, gives back what it could not; the third failure is a dead letter
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE MULTISET TABLE jobs_dead (qits TIMESTAMP(6), tries INTEGER, "
+                    "n INTEGER, why VARCHAR(20))")
+        cur.execute("CREATE TABLE jobs, QUEUE, ATTEMPTS (tries), MAX ATTEMPTS 3, "
+                    "DEAD LETTER TO jobs_dead (qits TIMESTAMP(6) NOT NULL DEFAULT "
+                    "CURRENT_TIMESTAMP(6), tries INTEGER NOT NULL DEFAULT 0, n INTEGER)")
+        cur.executemany("INSERT INTO jobs (n) VALUES (?)", [[1], [2]])
+        take = "SELECT AND CONSUME TOP 1 n, tries FROM jobs LEASE 30 SECONDS NOWAIT"
+        cur.execute(take)
+        assert [d[0] for d in cur.description] == ["n", "tries", "LEASE_ID"]
+        (n, tries, lease), = cur.fetchall()
+        assert (n, tries) == (1, 0)
+        cur.execute(f"ACKNOWLEDGE jobs LEASE {lease}")
+        assert cur.rowcount == 1
+        for attempt in range(3):
+            cur.execute(take)
+            (n, tries, lease), = cur.fetchall()
+            assert (n, tries) == (2, attempt)
+            cur.execute(f"RELEASE jobs LEASE {lease}")
+        cur.execute(take)
+        assert cur.fetchall() == []
+        cur.execute("SELECT n, tries, why FROM jobs_dead")
+        assert cur.fetchall() == [[2, 3, "MAX ATTEMPTS"]]
+        with pytest.raises(tdlite.DatabaseError) as info:
+            cur.execute(f"ACKNOWLEDGE jobs LEASE {lease}")
+        assert info.value.code == 9922
+
+
 def test_ctrl_c_interrupts_a_waiting_consume():
     import os
     import signal
