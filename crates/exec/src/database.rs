@@ -59,6 +59,9 @@ impl Shared {
         for table in outcome.removed {
             self.waiters.drop_table(table.id);
         }
+        for table in outcome.retimed {
+            self.waiters.retime(table.id);
+        }
     }
 }
 

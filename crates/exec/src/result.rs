@@ -157,6 +157,17 @@ impl Rows {
     }
 }
 
+/// The lease number in a consume's `LEASE_ID` column (its last), if it took rows.
+pub(crate) fn lease_of(rows: &Rows) -> Option<u64> {
+    let b = rows.batches.iter().find(|b| b.num_rows() > 0)?;
+    let ids = b
+        .columns()
+        .last()?
+        .as_any()
+        .downcast_ref::<arrow::array::Int64Array>()?;
+    u64::try_from(ids.value(0)).ok()
+}
+
 /// The name of the column a consume with `LEASE` adds to its result.
 pub const LEASE_ID: &str = "LEASE_ID";
 

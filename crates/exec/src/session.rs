@@ -126,6 +126,9 @@ pub struct Session {
     decorrelation: (bool, std::cell::Cell<u64>),
     /// It took a lease (docs/queues.md, Leases): its end gives its leases back.
     leased: bool,
+    /// The leases the running request took: given back if the request fails (its results,
+    /// the lease numbers among them, never reach the client).
+    request_leases: Vec<(Arc<Table>, u64)>,
 }
 
 /// What `Session::consume_attempts` takes from: the queue, the bound select list, `TOP n`
@@ -174,6 +177,7 @@ impl Session {
             spare: None,
             decorrelation: (true, std::cell::Cell::new(0)),
             leased: false,
+            request_leases: Vec::new(),
         }
     }
 
@@ -595,6 +599,7 @@ impl Session {
         &mut self,
         stmts: &[Spanned],
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
+        self.request_leases.clear();
         if let Err((error, i)) = check_request(stmts) {
             self.fail_request(None, false);
             return Err(PositionedError {
@@ -637,6 +642,7 @@ impl Session {
         }
         if self.mode == SessionMode::Teradata && self.bt_depth == 0 {
             if let Err(error) = self.commit() {
+                self.release_request_leases();
                 let last = stmts.len() - 1;
                 return Err(PositionedError {
                     error,
@@ -662,6 +668,7 @@ impl Session {
             (SessionMode::Ansi, None) if !whole => {}
             _ => self.abort(),
         }
+        self.release_request_leases();
     }
 
     fn txn(&mut self) -> &mut Transaction {
@@ -1249,11 +1256,30 @@ impl Session {
             None => None,
         };
         let filter = filter.as_ref();
-        let top = c.top as usize;
         let lease = c
             .lease
             .map(|(d, _)| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
         self.leased |= lease.is_some();
+        let rows = self.consume_rows(table, c, &list, filter, lease, now)?;
+        if lease.is_some() {
+            if let Some(id) = crate::result::lease_of(&rows) {
+                self.request_leases.push((table.clone(), id));
+            }
+        }
+        Ok(rows)
+    }
+
+    /// [`Session::consume_from`]'s take, once the select list and condition are bound.
+    fn consume_rows(
+        &mut self,
+        table: &Arc<Table>,
+        c: &Consume,
+        list: &Arc<crate::dml::ConsumeList>,
+        filter: Option<&Arc<crate::consume_filter::ConsumeFilter>>,
+        lease: Option<i64>,
+        now: &OnceCell<i64>,
+    ) -> Result<Rows> {
+        let top = c.top as usize;
         let ask = |shared: &Shared| Ask {
             top,
             filter: filter.map(|f| &**f),

@@ -256,6 +256,16 @@ impl Waiters {
         }
     }
 
+    /// Wakes every waiter of `table` to try again and set its timer afresh: a lease that
+    /// ends before the timers they set came (docs/queues.md, Leases).
+    pub(crate) fn retime(&self, table: u64) {
+        if let Some(q) = self.queues.lock().remove(&table) {
+            for w in q {
+                w.wake(false);
+            }
+        }
+    }
+
     /// Fails every waiter of a dropped table.
     pub(crate) fn drop_table(&self, table: u64) {
         if let Some(q) = self.queues.lock().remove(&table) {

@@ -14,10 +14,14 @@ pub(crate) fn parse(cur: &mut Cursor) -> Option<Result<Statement, ParseError>> {
         Some("RELEASE") => false,
         _ => return None,
     };
-    // `RELEASE name LEASE …` or `RELEASE db.name LEASE …`
-    let lease_word = (1..=3).find(|&i| cur.word_at(i).as_deref() == Some("LEASE"));
-    if !acknowledge && lease_word.is_none() {
-        return None;
+    // `RELEASE [db.]name LEASE …`; Teradata's `RELEASE LOCK …` / `RELEASE MLOAD …` are not
+    if !acknowledge {
+        let mut ahead = Cursor::new(cur.toks.clone(), cur.end);
+        ahead.pos = cur.pos + 1;
+        let named = ahead.with_sqlparser(|p| p.parse_object_name(false)).is_ok();
+        if !named || !ahead.is_word("LEASE") {
+            return None;
+        }
     }
     cur.pos += 1;
     Some(parse_rest(cur, acknowledge))

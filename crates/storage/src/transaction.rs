@@ -57,6 +57,13 @@ enum Undo {
     },
     CreateTable(Arc<Table>),
     DropTable(Arc<Table>),
+    /// A lease this transaction acknowledged, taken out of its table's registry (see
+    /// `lease`): back in on undo.
+    EndLease {
+        table: Arc<Table>,
+        id: u64,
+        lease: crate::lease::Lease,
+    },
 }
 
 /// Where a claimed queue row goes back on undo.
@@ -121,6 +128,9 @@ pub struct Outcome {
     pub published: Vec<(Arc<Table>, Vec<RowId>)>,
     /// Tables that disappeared (a rolled-back CREATE TABLE): their waiters must fail.
     pub removed: Vec<Arc<Table>>,
+    /// Queues whose first lease end came earlier (a new lease): their sleeping consumers must
+    /// set their timers again (docs/queues.md, Leases).
+    pub retimed: Vec<Arc<Table>>,
 }
 
 /// A commit that could not be made durable: the transaction was rolled back instead.
@@ -137,6 +147,7 @@ impl std::fmt::Debug for Outcome {
         f.debug_struct("Outcome")
             .field("published", &self.published.len())
             .field("removed", &self.removed.len())
+            .field("retimed", &self.retimed.len())
             .finish()
     }
 }
@@ -1060,7 +1071,8 @@ impl Transaction {
             let (Undo::Insert { table, .. }
             | Undo::Delete { table, .. }
             | Undo::CreateTable(table)
-            | Undo::DropTable(table)) = u;
+            | Undo::DropTable(table)
+            | Undo::EndLease { table, .. }) = u;
             if table.schema.volatile.is_some() {
                 continue;
             }
@@ -1095,6 +1107,8 @@ impl Transaction {
                     rb.drop_table(t);
                     t
                 }
+                // leases are not logged
+                Undo::EndLease { .. } => continue,
             };
             if !touched.iter().any(|x| Arc::ptr_eq(x, t)) {
                 touched.push(t.clone());
@@ -1234,6 +1248,11 @@ impl Transaction {
                     removed.push(t);
                 }
                 Undo::DropTable(t) => self.storage.catalog.restore_table(t),
+                Undo::EndLease { table, id, lease } => {
+                    let mut d = table.lock();
+                    d.leases.add(id, lease);
+                    table.note_leases(&d);
+                }
             }
         }
         // entries set aside for deletions just undone go back (see crate::index)
@@ -1246,6 +1265,7 @@ impl Transaction {
                 .filter(|(t, _)| !t.is_dropped())
                 .collect(),
             removed,
+            retimed: Vec::new(),
         }
     }
 }

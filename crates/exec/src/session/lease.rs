@@ -38,6 +38,23 @@ impl Session {
         Ok(result?)
     }
 
+    /// Gives back the leases the running request took: it failed, so no one will hear of
+    /// them.
+    pub(crate) fn release_request_leases(&mut self) {
+        if self.request_leases.is_empty() {
+            return;
+        }
+        for (table, id) in std::mem::take(&mut self.request_leases) {
+            self.txn().end_leases_now(&table, &[id]);
+        }
+        self.publish_side();
+        // in Teradata mode the failed request ended its transaction: the one opened here to
+        // host the give-back holds nothing (in ANSI mode the transaction goes on)
+        if self.mode == super::SessionMode::Teradata && self.bt_depth == 0 {
+            self.abort();
+        }
+    }
+
     /// Gives back every lease this session took (it is ending): their rows return to their
     /// queues, counting an attempt where the queue counts them.
     pub(crate) fn release_all_leases(&mut self) {

@@ -61,6 +61,70 @@ fn a_session_that_ends_gives_its_leases_back_to_a_waiting_consumer() {
 }
 
 #[test]
+fn a_lease_that_ends_wakes_a_consumer_that_slept_before_it_was_taken() {
+    let db = Database::new();
+    db.session().execute(QUEUE).unwrap();
+    // W1 waits to lease a row, then keeps its session (and lease) open until told
+    let (done, hold) = std::sync::mpsc::channel::<()>();
+    let w1 = {
+        let db = db.clone();
+        thread::spawn(move || {
+            let mut c = db.session();
+            let r = c
+                .execute("SELECT AND CONSUME TOP 1 id FROM q LEASE 0.2 SECONDS WAIT 60 SECONDS")
+                .unwrap();
+            let got = r[0].rows.as_ref().unwrap().to_strings()[0][0].clone();
+            hold.recv().unwrap();
+            got
+        })
+    };
+    while db.waiting_consumers("q") != 1 {
+        thread::sleep(Duration::from_millis(1));
+    }
+    // W2 waits too, with no timer: there is no lease yet
+    let w2 = {
+        let db = db.clone();
+        thread::spawn(move || {
+            let mut c = db.session();
+            let r = c
+                .execute("SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS")
+                .unwrap();
+            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
+        })
+    };
+    while db.waiting_consumers("q") != 2 {
+        thread::sleep(Duration::from_millis(1));
+    }
+    db.session()
+        .execute("INS q (CURRENT_TIMESTAMP, 1, 0)")
+        .unwrap();
+    // W1 leases it; when the lease ends nothing takes from the queue but W2, which the new
+    // lease woke to set its timer
+    assert_eq!(w2.join().unwrap(), "1|1");
+    done.send(()).unwrap();
+    assert_eq!(w1.join().unwrap(), "1");
+}
+
+#[test]
+fn a_request_that_fails_gives_back_the_lease_it_took() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 1, 0)").unwrap();
+    // the lease number never reaches the client: the lease must not outlive the request
+    let err = s
+        .execute("SELECT AND CONSUME TOP 1 id FROM q LEASE 1 HOUR; SELECT 1 / 0")
+        .unwrap_err();
+    assert_eq!(err.code().number, 2618);
+    assert_eq!(
+        rows(&db, "SELECT AND CONSUME TOP 1 id, tries FROM q NOWAIT"),
+        ["1|1"]
+    );
+    let locks = rows(&db, "HELP LOCKS");
+    assert!(locks.is_empty(), "no lock left behind: {locks:?}");
+}
+
+#[test]
 fn a_database_that_closes_ends_its_leases_and_keeps_what_was_deleted() {
     let dir = tempfile::tempdir().unwrap();
     {

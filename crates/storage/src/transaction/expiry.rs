@@ -118,12 +118,13 @@ impl Transaction {
     /// Keeps what another transaction this one ran published, for the session to wake the
     /// waiters of ([`Transaction::take_side_outcome`]).
     pub(super) fn note_side_outcome(&mut self, out: Outcome) {
-        if out.published.is_empty() && out.removed.is_empty() {
+        if out.published.is_empty() && out.removed.is_empty() && out.retimed.is_empty() {
             return;
         }
         let side = self.side.get_or_insert_with(Outcome::default);
         side.published.extend(out.published);
         side.removed.extend(out.removed);
+        side.retimed.extend(out.retimed);
     }
 
     /// What transactions this one ran on its own behalf (expiry) published since the last

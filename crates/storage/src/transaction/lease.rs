@@ -21,6 +21,7 @@
 use super::{Outcome, Requeue, Transaction, Undo};
 use crate::error::StorageError;
 use crate::lease::Lease;
+use crate::locks::LockMode;
 use crate::mvcc::DEAD;
 use crate::table::{wall_clock_us, RowId, Table};
 use std::sync::Arc;
@@ -66,11 +67,13 @@ impl Transaction {
             .storage
             .last_lease
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let earlier;
         {
             let mut d = table.lock();
             for &row in rows {
                 d.stamps.set_xmax(row, 0);
             }
+            let before = d.leases.first_end();
             d.leases.add(
                 id,
                 Lease {
@@ -80,9 +83,17 @@ impl Transaction {
                 },
             );
             table.note_leases(&d);
+            earlier = d.leases.first_end() < before;
         }
         // index entries this transaction set aside for the rows it no longer deletes
         table.unhide(self.id, false);
+        if earlier {
+            // consumers asleep on the queue set their timers for the leases there were
+            self.note_side_outcome(Outcome {
+                retimed: vec![table.clone()],
+                ..Outcome::default()
+            });
+        }
         Ok(id)
     }
 
@@ -93,43 +104,49 @@ impl Transaction {
     /// [`StorageError::LeaseEnded`] for a lease that is not there; as
     /// [`Transaction::delete`].
     pub fn acknowledge(&mut self, table: &Arc<Table>, ids: &[u64]) -> Result<u64, StorageError> {
-        let mut rows = Vec::new();
-        {
-            let mut d = table.lock();
-            for &id in ids {
-                let ended = || StorageError::LeaseEnded {
-                    table: table.schema.name.clone(),
-                    lease: id,
-                };
-                let lease = d.leases.get(id).ok_or_else(ended)?;
-                // rows a commit deleted or changed are gone; one another open transaction
-                // is changing makes the delete below wait for it (RowBusy)
-                let live: Vec<RowId> = lease
-                    .rows
-                    .iter()
-                    .map(|(_, r)| *r)
-                    .filter(|&r| {
-                        let xmax = d.stamps.xmax(r);
-                        d.stamps.xmin(r) != DEAD
-                            && (xmax == 0 || xmax == self.id || self.storage.txns.is_active(xmax))
-                    })
-                    .collect();
-                if live.is_empty() {
-                    // every row gone (an acknowledgement committed): the lease is over
-                    d.leases.remove(id);
-                    table.note_leases(&d);
-                    return Err(ended());
-                }
-                rows.extend(live);
-            }
-        }
+        self.lock(table, LockMode::RowWrite, false)?;
         let mut deleted = 0;
-        for row in rows {
-            if table.lock().stamps.xmax(row) == self.id {
-                continue; // acknowledged twice in this transaction
+        for &id in ids {
+            // the lease is looked up, its rows claimed and the lease taken out of the registry
+            // under one hold of the mutex: no end of the lease comes in between
+            let mut d = table.lock();
+            let ended = || StorageError::LeaseEnded {
+                table: table.schema.name.clone(),
+                lease: id,
+            };
+            let lease = d.leases.get(id).ok_or_else(ended)?;
+            // rows a commit deleted or changed are gone; one another open transaction is
+            // changing fails the claim (RowBusy: the statement waits for it and runs again)
+            let live: Vec<RowId> = lease
+                .rows
+                .iter()
+                .map(|(_, r)| *r)
+                .filter(|&r| {
+                    let xmax = d.stamps.xmax(r);
+                    d.stamps.xmin(r) != DEAD
+                        && (xmax == 0 || xmax == self.id || self.storage.txns.is_active(xmax))
+                })
+                .collect();
+            if live.is_empty() {
+                // every row gone (deleted by others): the lease is over
+                d.leases.remove(id);
+                table.note_leases(&d);
+                return Err(ended());
             }
-            self.delete(table, row)?;
-            deleted += 1;
+            for row in live {
+                self.claim(table, &mut d, row)?;
+                deleted += 1;
+            }
+            // over for everyone now; back in the registry if this transaction rolls back
+            if let Some(lease) = d.leases.remove(id) {
+                table.note_leases(&d);
+                let handle = self.handle(table);
+                self.undo.push(Undo::EndLease {
+                    table: handle,
+                    id,
+                    lease,
+                });
+            }
         }
         Ok(deleted)
     }
@@ -140,7 +157,8 @@ impl Transaction {
     /// # Errors
     /// [`StorageError::LeaseEnded`] for a lease that is not there (the others still end).
     pub fn release_leases(&mut self, table: &Arc<Table>, ids: &[u64]) -> Result<u64, StorageError> {
-        let (returned, missing) = self.return_leases(table, ids);
+        self.lock(table, LockMode::RowWrite, false)?;
+        let (returned, missing) = self.return_leases(table, ids)?;
         match missing {
             Some(lease) => Err(StorageError::LeaseEnded {
                 table: table.schema.name.clone(),
@@ -148,6 +166,13 @@ impl Transaction {
             }),
             None => Ok(returned),
         }
+    }
+
+    /// Ends leases `ids` of `table` now if they are still there and the queue's lock can be
+    /// had at once, taking no lock in this transaction (a failed request's leases; see
+    /// [`Transaction::release_leases`] for `RELEASE`); otherwise they end at their time.
+    pub fn end_leases_now(&mut self, table: &Arc<Table>, ids: &[u64]) {
+        let _ = self.return_leases(table, ids);
     }
 
     /// Before a take from `table`: ends the leases whose time has come.
@@ -160,14 +185,16 @@ impl Transaction {
             return;
         }
         let due = table.lock().leases.ended_by(now);
-        self.return_leases(table, &due);
+        // a queue locked against it now gives them back at a later take
+        let _ = self.return_leases(table, &due);
     }
 
     /// Ends the leases session `session` took on `table`, if any (the session is ending).
     pub fn release_session_leases(&mut self, table: &Arc<Table>, session: u64) {
         let mine = table.lock().leases.of_session(session);
         if !mine.is_empty() {
-            self.return_leases(table, &mine);
+            // a queue locked against it gives them back at their end
+            let _ = self.return_leases(table, &mine);
         }
     }
 
@@ -175,9 +202,19 @@ impl Transaction {
     /// a transaction of its own (its outcome kept for the session, see
     /// [`Transaction::take_side_outcome`]). Returns how many went back, and a lease of `ids`
     /// that was not there.
-    fn return_leases(&mut self, table: &Arc<Table>, ids: &[u64]) -> (u64, Option<u64>) {
+    ///
+    /// # Errors
+    /// [`StorageError::LockNowait`] if the queue's ROW WRITE lock cannot be had at once (a
+    /// `LOCKING … FOR READ|WRITE|EXCLUSIVE` or a DDL holds it): nothing changed.
+    fn return_leases(
+        &mut self,
+        table: &Arc<Table>,
+        ids: &[u64],
+    ) -> Result<(u64, Option<u64>), StorageError> {
         let mut x = Transaction::begin(&self.storage);
         x.set_session(self.session);
+        // the returned rows are written (a count) as any change: under the queue's lock
+        x.lock(table, LockMode::RowWrite, true)?;
         let mut missing = None;
         let mut returned = 0;
         {
@@ -220,7 +257,7 @@ impl Transaction {
         }
         let out: Outcome = x.rollback_in_place();
         self.note_side_outcome(out);
-        (returned, missing)
+        Ok((returned, missing))
     }
 }
 
@@ -303,10 +340,15 @@ mod tests {
         let (id, _) = lease(&storage, &q, 60_000_000);
         let mut t = Transaction::begin(&storage);
         assert_eq!(t.acknowledge(&q, &[id]), Ok(1));
-        // while the acknowledgement is open, a release keeps the row leased
+        // while the acknowledgement is open, the lease is over for everyone else
         let mut other = Transaction::begin(&storage);
-        assert_eq!(other.release_leases(&q, &[id]), Ok(0));
+        assert!(matches!(
+            other.release_leases(&q, &[id]),
+            Err(StorageError::LeaseEnded { .. })
+        ));
         other.commit().unwrap();
+        // and a lease whose time comes meanwhile cannot give the row back
+        assert_eq!(next(&storage, &q), Some(Value::Int(1)));
         t.rollback();
         // rolled back: still leased, so not in the queue; released, it comes back
         assert_eq!(next(&storage, &q), Some(Value::Int(1)));

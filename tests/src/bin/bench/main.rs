@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | batch | selective | insert | dml | depth | priority | concurrent | wake
+//!   WORKLOAD: fifo | batch | selective | lease | insert | dml | depth | priority | concurrent | wake
 //!             | delay | browse | scan | python | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
@@ -23,6 +23,7 @@
 //!   --batch-rows N  rows drained 100 at a time and one at a time (200,000)
 //!   --delayed N     rows due 2 ms apart, for the delay latency (1,000)
 //!   --sel-rows N    selective's largest queue (1,000,000, at least 100,000; also 1% and 10% of it)
+//!   --lease-rows N  rows drained by lease and acknowledgement (100,000)  --failures R  failed takes (20,000)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -37,6 +38,7 @@ mod delay;
 mod dml;
 mod fifo;
 mod insert;
+mod lease;
 mod priority;
 mod python;
 mod scan;
@@ -45,10 +47,11 @@ mod selective;
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 13] = [
+const WORKLOADS: [&str; 14] = [
     "fifo",
     "batch",
     "selective",
+    "lease",
     "insert",
     "dml",
     "depth",
@@ -105,6 +108,13 @@ fn main() {
             std::process::exit(2);
         }
         selective::run(&[n / 100, n / 10, n]);
+    }
+    if wants("lease") {
+        lease::run(
+            arg("--lease-rows", 100_000) as i64,
+            arg("--failures", 20_000) as i64,
+            rounds,
+        );
     }
     if wants("insert") {
         insert::run(
