@@ -7,7 +7,7 @@
 //! The stress seed is printed; `TDLITE_ATTEMPTS_SEED` replays one, `TDLITE_ATTEMPTS_ROWS`
 //! (rows per producer) makes a longer soak.
 
-use crate::common::{rows, seed_from_env, spawn_producers, Rng};
+use crate::common::{rows, seed_from_env, spawn_producers, spawn_take, until_waiting, Rng};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -99,19 +99,11 @@ fn a_waiting_consumer_gets_the_row_a_rollback_counted() {
     s.execute(&queue(5)).unwrap();
     s.execute("INS q (CURRENT_TIMESTAMP, 7, 0, 0)").unwrap();
     s.execute("BT; SELECT AND CONSUME TOP 1 id FROM q").unwrap();
-    let waiter = {
-        let db = db.clone();
-        thread::spawn(move || {
-            let mut c = db.session();
-            let r = c
-                .execute("SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS")
-                .unwrap();
-            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
-        })
-    };
-    while db.waiting_consumers("q") != 1 {
-        thread::sleep(std::time::Duration::from_millis(1));
-    }
+    let waiter = spawn_take(
+        &db,
+        "SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS",
+    );
+    until_waiting(&db, "q", 1);
     assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
     assert_eq!(waiter.join().unwrap(), "7|1");
 }
@@ -127,33 +119,16 @@ fn an_expiry_wakes_a_consumer_of_the_dead_letter_table() {
          INTEGER, g INTEGER)",
     )
     .unwrap();
-    let waiter = {
-        let db = db.clone();
-        thread::spawn(move || {
-            let mut c = db.session();
-            let r = c
-                .execute("SELECT AND CONSUME TOP 1 id, why FROM q_dead WAIT 60 SECONDS")
-                .unwrap();
-            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
-        })
-    };
-    while db.waiting_consumers("q_dead") != 1 {
-        thread::sleep(std::time::Duration::from_millis(1));
-    }
+    let waiter = spawn_take(
+        &db,
+        "SELECT AND CONSUME TOP 1 id, why FROM q_dead WAIT 60 SECONDS",
+    );
+    until_waiting(&db, "q_dead", 1);
     s.execute("INS q (CURRENT_TIMESTAMP - INTERVAL '2' HOUR, 5, 0, 0)")
         .unwrap();
     // a consumer of q, waiting too: its take moves the expired row, and it keeps waiting; the
     // move wakes the other consumer now, not when this one's request ends
-    let consumer = {
-        let db = db.clone();
-        thread::spawn(move || {
-            let mut c = db.session();
-            let r = c
-                .execute("SELECT AND CONSUME TOP 1 id FROM q WAIT 60 SECONDS")
-                .unwrap();
-            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
-        })
-    };
+    let consumer = spawn_take(&db, "SELECT AND CONSUME TOP 1 id FROM q WAIT 60 SECONDS");
     assert_eq!(waiter.join().unwrap(), "5|EXPIRED");
     s.execute("INS q (CURRENT_TIMESTAMP, 6, 0, 0)").unwrap();
     assert_eq!(

@@ -181,3 +181,20 @@ pub fn assert_exactly_once(produced: &[i64], consumed: &[i64]) -> usize {
     assert!(!produced.is_empty(), "the producers committed nothing");
     produced.len()
 }
+
+/// A thread that runs `sql` (a consume that waits) in a new session and returns its first
+/// row, cells joined by `|`.
+pub fn spawn_take(db: &Database, sql: &'static str) -> JoinHandle<String> {
+    let db = db.clone();
+    std::thread::spawn(move || {
+        let r = db.session().execute(sql).unwrap();
+        r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
+    })
+}
+
+/// Waits until `n` consumers wait on `table`.
+pub fn until_waiting(db: &Database, table: &str, n: usize) {
+    while db.waiting_consumers(table) != n {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}

@@ -6,7 +6,7 @@
 //! The stress seed is printed; `TDLITE_LEASE_SEED` replays one, `TDLITE_LEASE_ROWS` (rows per
 //! producer) makes a longer soak.
 
-use crate::common::{rows, seed_from_env, spawn_producers, Rng};
+use crate::common::{rows, seed_from_env, spawn_producers, spawn_take, until_waiting, Rng};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,19 +39,11 @@ fn a_session_that_ends_gives_its_leases_back_to_a_waiting_consumer() {
     let mut holder = db.session();
     let (_, ids) = lease(&mut holder, 1, "3600").unwrap();
     assert_eq!(ids, [1]);
-    let waiter = {
-        let db = db.clone();
-        thread::spawn(move || {
-            let mut c = db.session();
-            let r = c
-                .execute("SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS")
-                .unwrap();
-            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
-        })
-    };
-    while db.waiting_consumers("q") != 1 {
-        thread::sleep(Duration::from_millis(1));
-    }
+    let waiter = spawn_take(
+        &db,
+        "SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS",
+    );
+    until_waiting(&db, "q", 1);
     drop(holder);
     assert_eq!(
         waiter.join().unwrap(),
@@ -78,23 +70,13 @@ fn a_lease_that_ends_wakes_a_consumer_that_slept_before_it_was_taken() {
             got
         })
     };
-    while db.waiting_consumers("q") != 1 {
-        thread::sleep(Duration::from_millis(1));
-    }
+    until_waiting(&db, "q", 1);
     // W2 waits too, with no timer: there is no lease yet
-    let w2 = {
-        let db = db.clone();
-        thread::spawn(move || {
-            let mut c = db.session();
-            let r = c
-                .execute("SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS")
-                .unwrap();
-            r[0].rows.as_ref().unwrap().to_strings()[0].join("|")
-        })
-    };
-    while db.waiting_consumers("q") != 2 {
-        thread::sleep(Duration::from_millis(1));
-    }
+    let w2 = spawn_take(
+        &db,
+        "SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS",
+    );
+    until_waiting(&db, "q", 2);
     db.session()
         .execute("INS q (CURRENT_TIMESTAMP, 1, 0)")
         .unwrap();
