@@ -1292,7 +1292,7 @@ impl Session {
         // round trip for the delayed state. It must not wait for a lock (a cancel then would
         // find no cell to mark), so a taken lock goes to the path below.
         if !table.is_dropped() {
-            match ex.try_consume(table, &list, first, false) {
+            match ex.try_consume(table, list, first, false) {
                 Ok(Some(rows)) => return Ok(rows),
                 Ok(None) | Err(Error::Storage(StorageError::LockNowait(_))) => {}
                 Err(e) => return Err(e),
@@ -1300,7 +1300,7 @@ impl Session {
         }
         let wait = c.wait.map_or(self.consume_wait, |(w, _)| w);
         if wait == ConsumeWait::NoWait {
-            return self.consume_nowait(table, &list, ask(&self.shared), now);
+            return self.consume_nowait(table, list, ask(&self.shared), now);
         }
         // a bound too large to represent is no bound
         let deadline = match wait {
@@ -1313,7 +1313,7 @@ impl Session {
         self.cancel.set(Some(cell.clone()));
         let mut at_front = false;
         let result = self.consume_attempts(
-            (table, &list, (top, filter.map(|f| &**f), lease)),
+            (table, list, (top, filter.map(|f| &**f), lease)),
             &cell,
             deadline,
             now,
