@@ -904,19 +904,20 @@ impl Exec<'_> {
         } = ask;
         // one row (the usual consume): only the columns read, sliced out of the row's segment
         // where it is sealed, under the same hold of the table as the pop
-        let (rows, arrays) = if let Some(f) = filter {
+        // the rows' ids are kept only for a lease (a one-row consume allocates none)
+        let (n, rows, arrays) = if let Some(f) = filter {
             let mut test = |b: &RecordBatch| f.test(b);
             let sel = f.selection(&mut test);
             match self
                 .txn
                 .take_matching(table, (wait_for_lock, due_by), (top, cols), sel)?
             {
-                Some(taken) => taken,
+                Some((rows, arrays)) => (rows.len(), rows, arrays),
                 None => return Ok(None),
             }
         } else if top == 1 {
             match self.txn.take_arrays(table, (wait_for_lock, due_by), cols)? {
-                Some((row, arrays)) => (vec![row], arrays),
+                Some((row, arrays)) => (1, lease.map(|_| vec![row]).unwrap_or_default(), arrays),
                 None => return Ok(None),
             }
         } else {
@@ -924,11 +925,11 @@ impl Exec<'_> {
                 .txn
                 .take_many(table, (wait_for_lock, due_by), top, cols)?
             {
-                Some(taken) => taken,
+                Some((rows, arrays)) => (rows.len(), rows, arrays),
                 None => return Ok(None),
             }
         };
-        let result = list.project(table, rows.len(), arrays)?;
+        let result = list.project(table, n, arrays)?;
         match lease {
             None => Ok(Some(result)),
             Some(us) => {

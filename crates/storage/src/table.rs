@@ -80,6 +80,9 @@ pub struct Table {
     /// When its first lease ends (µs since the epoch; `i64::MAX`: it has none), read by every
     /// take without the mutex (see [`crate::lease`]).
     next_lease_end: std::sync::atomic::AtomicI64,
+    /// How long after its QITS a row expires (`EXPIRE AFTER`, µs), read by every take: a
+    /// copy of the schema's, next to the queue's other hot fields.
+    pub(crate) expire_after_us: Option<i64>,
 }
 
 /// What [`Table::index_find`] found.
@@ -195,6 +198,7 @@ impl Table {
     /// A table `creator` (0: no one, it is committed) is creating.
     pub(crate) fn new(id: u64, schema: TableSchema, creator: TxnId) -> Self {
         let all_nullable = all_nullable(&schema.arrow);
+        let expire_after_us = schema.limits.as_ref().and_then(|l| l.expire_after_us);
         let null_cells = schema
             .arrow
             .fields()
@@ -217,6 +221,7 @@ impl Table {
             row_writers: Padded(Mutex::new(crate::fastlock::RowWriters::new(creator))),
             hidden: AtomicUsize::new(0),
             next_lease_end: std::sync::atomic::AtomicI64::new(i64::MAX),
+            expire_after_us,
         }
     }
 

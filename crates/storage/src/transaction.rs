@@ -62,7 +62,8 @@ enum Undo {
     EndLease {
         table: Arc<Table>,
         id: u64,
-        lease: crate::lease::Lease,
+        /// (boxed: the undo list's entries stay as small as a row's)
+        lease: Box<crate::lease::Lease>,
     },
 }
 
@@ -182,8 +183,8 @@ pub struct Transaction {
     /// cloning (see [`Transaction::restart`]).
     kept: Vec<Arc<Table>>,
     /// What transactions run on this one's behalf published (see `expiry`), until the
-    /// session takes it.
-    side: Option<Outcome>,
+    /// session takes it (boxed: the transaction, moved at each commit, stays small).
+    side: Option<Box<Outcome>>,
     /// A take does no housekeeping ([`Transaction::set_side_work`]).
     no_side_work: bool,
 }
@@ -1250,7 +1251,7 @@ impl Transaction {
                 Undo::DropTable(t) => self.storage.catalog.restore_table(t),
                 Undo::EndLease { table, id, lease } => {
                     let mut d = table.lock();
-                    d.leases.add(id, lease);
+                    d.leases.add(id, *lease);
                     table.note_leases(&d);
                 }
             }

@@ -31,16 +31,21 @@ pub const EXPIRE_BATCH: usize = 1024;
 impl Transaction {
     /// In a queue with `EXPIRE AFTER`, the newest QITS that has expired now (by the system
     /// clock); `None` for other tables.
+    #[inline]
     pub(super) fn expiry_cutoff(&self, table: &Table) -> Option<i64> {
-        let after = table.schema.limits.as_ref()?.expire_after_us?;
+        let after = table.expire_after_us?;
         Some(crate::table::wall_clock_us().saturating_sub(after))
     }
 
     /// Before a take from `table`: the housekeeping a take does first, unless
     /// [`Transaction::set_side_work`] turned it off: leases that have ended give their rows
     /// back, expired rows move to the dead-letter table.
+    #[inline]
     pub(super) fn side_work(&mut self, table: &Arc<Table>) {
-        if self.no_side_work {
+        // the usual queue: no expiry, no lease (one field and one atomic read)
+        if self.no_side_work
+            || (table.expire_after_us.is_none() && table.next_lease_end().is_none())
+        {
             return;
         }
         self.return_due_leases(table);
@@ -121,7 +126,7 @@ impl Transaction {
         if out.published.is_empty() && out.removed.is_empty() && out.retimed.is_empty() {
             return;
         }
-        let side = self.side.get_or_insert_with(Outcome::default);
+        let side = self.side.get_or_insert_with(Box::default);
         side.published.extend(out.published);
         side.removed.extend(out.removed);
         side.retimed.extend(out.retimed);
@@ -130,6 +135,10 @@ impl Transaction {
     /// What transactions this one ran on its own behalf (expiry) published since the last
     /// call: rows to wake the waiters of, as a commit's outcome says.
     pub fn take_side_outcome(&mut self) -> Option<Outcome> {
-        self.side.take()
+        // (looked at after every statement: a read, not a write, when there is nothing)
+        if self.side.is_none() {
+            return None;
+        }
+        self.side.take().map(|b| *b)
     }
 }

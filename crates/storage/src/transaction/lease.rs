@@ -144,7 +144,7 @@ impl Transaction {
                 self.undo.push(Undo::EndLease {
                     table: handle,
                     id,
-                    lease,
+                    lease: Box::new(lease),
                 });
             }
         }
