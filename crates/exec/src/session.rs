@@ -651,6 +651,8 @@ impl Session {
                 });
             }
         }
+        // the request's results, lease numbers among them, reach the client
+        self.request_leases.clear();
         Ok(results)
     }
 
@@ -1643,7 +1645,6 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.abort();
         self.release_all_leases();
-        self.abort();
         let gone = self.shared.storage.catalog.drop_session(self.id);
         if !gone.is_empty() {
             let mut stats = self.shared.registry.stats.lock();

@@ -256,14 +256,12 @@ impl Waiters {
         }
     }
 
-    /// Wakes every waiter of `table` to try again and set its timer afresh: a lease that
-    /// ends before the timers they set came (docs/queues.md, Leases).
+    /// A lease that ends before the timers `table`'s waiters set came (docs/queues.md,
+    /// Leases): the first waiter that takes any row, and every selective one, try again and
+    /// set their timers afresh (as [`Waiters::pass_on`]); when such a timer fires, the take
+    /// gives the rows back and the commit of that wakes the others.
     pub(crate) fn retime(&self, table: u64) {
-        if let Some(q) = self.queues.lock().remove(&table) {
-            for w in q {
-                w.wake(false);
-            }
-        }
+        self.pass_on(table);
     }
 
     /// Fails every waiter of a dropped table.

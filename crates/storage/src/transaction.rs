@@ -1200,6 +1200,7 @@ impl Transaction {
     fn undo_entries(&mut self, entries: Vec<Undo>) -> Outcome {
         let mut requeued: HashMap<u64, (Arc<Table>, Vec<RowId>)> = HashMap::new();
         let mut removed = Vec::new();
+        let mut retimed = Vec::new();
         let hidden_in = tables_with_hidden(entries.iter());
         for u in entries.into_iter().rev() {
             match u {
@@ -1251,8 +1252,14 @@ impl Transaction {
                 Undo::DropTable(t) => self.storage.catalog.restore_table(t),
                 Undo::EndLease { table, id, lease } => {
                     let mut d = table.lock();
+                    let before = d.leases.first_end();
                     d.leases.add(id, *lease);
                     table.note_leases(&d);
+                    // back and ending before any other: sleeping consumers set their timers
+                    if d.leases.first_end() < before {
+                        drop(d);
+                        retimed.push(table);
+                    }
                 }
             }
         }
@@ -1266,7 +1273,7 @@ impl Transaction {
                 .filter(|(t, _)| !t.is_dropped())
                 .collect(),
             removed,
-            retimed: Vec::new(),
+            retimed,
         }
     }
 }

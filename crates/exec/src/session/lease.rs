@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::result::{StatementKind, StatementResult};
 use std::cell::OnceCell;
 use tdlite_parser::ast;
+use tdlite_storage::Transaction;
 
 impl Session {
     /// `ACKNOWLEDGE q LEASE …` (delete the leases' rows in this transaction) or `RELEASE q
@@ -44,14 +45,15 @@ impl Session {
         if self.request_leases.is_empty() {
             return;
         }
+        // in a transaction of their own: the session's (ended, or going on in ANSI mode) is
+        // not touched
+        let mut t = Transaction::begin(&self.shared.storage);
+        t.set_session(self.id);
         for (table, id) in std::mem::take(&mut self.request_leases) {
-            self.txn().end_leases_now(&table, &[id]);
+            t.end_leases_now(&table, &[id]);
         }
-        self.publish_side();
-        // in Teradata mode the failed request ended its transaction: the one opened here to
-        // host the give-back holds nothing (in ANSI mode the transaction goes on)
-        if self.mode == super::SessionMode::Teradata && self.bt_depth == 0 {
-            self.abort();
+        if let Some(side) = t.take_side_outcome() {
+            self.shared.publish(side);
         }
     }
 
@@ -70,9 +72,13 @@ impl Session {
             .into_iter()
             .filter(|t| t.schema.queue && t.next_lease_end().is_some())
             .collect();
+        let mut t = Transaction::begin(&self.shared.storage);
+        t.set_session(id);
         for q in queues {
-            self.txn().release_session_leases(&q, id);
+            t.release_session_leases(&q, id);
         }
-        self.publish_side();
+        if let Some(side) = t.take_side_outcome() {
+            self.shared.publish(side);
+        }
     }
 }

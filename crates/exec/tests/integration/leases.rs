@@ -107,6 +107,60 @@ fn a_request_that_fails_gives_back_the_lease_it_took() {
 }
 
 #[test]
+fn a_later_request_that_fails_keeps_the_lease_an_earlier_one_took() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 1, 0)").unwrap();
+    let (lease_id, _) = lease(&mut s, 1, "3600").unwrap();
+    assert_eq!(s.execute("SELEC oops").unwrap_err().code().number, 3706);
+    assert_eq!(s.execute("SELECT 1 / 0").unwrap_err().code().number, 2618);
+    assert!(lease(&mut db.session(), 1, "1").is_none(), "still leased");
+    let r = s
+        .execute(&format!("ACKNOWLEDGE q LEASE {lease_id}"))
+        .unwrap();
+    assert_eq!(r[0].activity_count, 1);
+}
+
+#[test]
+fn a_release_under_the_sessions_own_table_lock() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 1, 0)").unwrap();
+    let (lease_id, _) = lease(&mut s, 1, "3600").unwrap();
+    s.execute("BT; LOCKING TABLE q FOR WRITE SELECT COUNT(*) FROM q")
+        .unwrap();
+    let r = s.execute(&format!("RELEASE q LEASE {lease_id}")).unwrap();
+    assert_eq!(r[0].activity_count, 1);
+    s.execute("ET").unwrap();
+    assert_eq!(
+        rows(&db, "SELECT AND CONSUME TOP 1 id, tries FROM q NOWAIT"),
+        ["1|1"]
+    );
+}
+
+#[test]
+fn an_acknowledgement_rolled_back_re_times_a_sleeping_consumer() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(QUEUE).unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 1, 0)").unwrap();
+    let (lease_id, _) = lease(&mut s, 1, "0.2").unwrap();
+    s.execute(&format!("BT; ACKNOWLEDGE q LEASE {lease_id}"))
+        .unwrap();
+    // no lease now: the consumer sleeps with no timer
+    let waiter = spawn_take(
+        &db,
+        "SELECT AND CONSUME TOP 1 id, tries FROM q WAIT 60 SECONDS",
+    );
+    until_waiting(&db, "q", 1);
+    assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
+    // the lease is back, and ends: the consumer set its timer for it
+    assert_eq!(waiter.join().unwrap(), "1|1");
+}
+
+#[test]
 fn a_database_that_closes_ends_its_leases_and_keeps_what_was_deleted() {
     let dir = tempfile::tempdir().unwrap();
     {

@@ -135,10 +135,6 @@ impl Transaction {
     /// What transactions this one ran on its own behalf (expiry) published since the last
     /// call: rows to wake the waiters of, as a commit's outcome says.
     pub fn take_side_outcome(&mut self) -> Option<Outcome> {
-        // (looked at after every statement: a read, not a write, when there is nothing)
-        if self.side.is_none() {
-            return None;
-        }
         self.side.take().map(|b| *b)
     }
 }

@@ -172,7 +172,23 @@ impl Transaction {
     /// had at once, taking no lock in this transaction (a failed request's leases; see
     /// [`Transaction::release_leases`] for `RELEASE`); otherwise they end at their time.
     pub fn end_leases_now(&mut self, table: &Arc<Table>, ids: &[u64]) {
-        let _ = self.return_leases(table, ids);
+        if self.return_leases(table, ids).is_err() {
+            self.due_now(table, ids);
+        }
+    }
+
+    /// Makes leases `ids` of `table` due now, so that the next take gives them back (they
+    /// could not be given back at once).
+    fn due_now(&mut self, table: &Table, ids: &[u64]) {
+        let now = wall_clock_us();
+        let mut d = table.lock();
+        for &id in ids {
+            if let Some(mut lease) = d.leases.remove(id) {
+                lease.until = lease.until.min(now);
+                d.leases.add(id, lease);
+            }
+        }
+        table.note_leases(&d);
     }
 
     /// Before a take from `table`: ends the leases whose time has come.
@@ -192,9 +208,9 @@ impl Transaction {
     /// Ends the leases session `session` took on `table`, if any (the session is ending).
     pub fn release_session_leases(&mut self, table: &Arc<Table>, session: u64) {
         let mine = table.lock().leases.of_session(session);
-        if !mine.is_empty() {
-            // a queue locked against it gives them back at their end
-            let _ = self.return_leases(table, &mine);
+        if !mine.is_empty() && self.return_leases(table, &mine).is_err() {
+            // a queue locked against it now: the next take gives them back
+            self.due_now(table, &mine);
         }
     }
 
@@ -213,8 +229,12 @@ impl Transaction {
     ) -> Result<(u64, Option<u64>), StorageError> {
         let mut x = Transaction::begin(&self.storage);
         x.set_session(self.session);
-        // the returned rows are written (a count) as any change: under the queue's lock
-        x.lock(table, LockMode::RowWrite, true)?;
+        // the returned rows are written (a count) as any change: under the queue's lock,
+        // unless this transaction (the same session) holds one already, which keeps the
+        // others out until `x`, done within this call, is
+        if self.held.get(table.id) == 0 {
+            x.lock(table, LockMode::RowWrite, true)?;
+        }
         let mut missing = None;
         let mut returned = 0;
         {
@@ -347,8 +367,6 @@ mod tests {
             Err(StorageError::LeaseEnded { .. })
         ));
         other.commit().unwrap();
-        // and a lease whose time comes meanwhile cannot give the row back
-        assert_eq!(next(&storage, &q), Some(Value::Int(1)));
         t.rollback();
         // rolled back: still leased, so not in the queue; released, it comes back
         assert_eq!(next(&storage, &q), Some(Value::Int(1)));
@@ -372,6 +390,20 @@ mod tests {
         ));
         t.commit().unwrap();
         assert_eq!(next(&storage, &q), Some(Value::Int(1)));
+    }
+
+    #[test]
+    fn a_lease_due_while_it_is_being_acknowledged_gives_nothing_back() {
+        let storage = Arc::new(Storage::default());
+        let q = queue(&storage);
+        let (id, _) = lease(&storage, &q, 0);
+        let mut t = Transaction::begin(&storage);
+        assert_eq!(t.acknowledge(&q, &[id]), Ok(1));
+        // its time has come: the next take would give it back, but it is being acknowledged
+        assert_eq!(next(&storage, &q), Some(Value::Int(1)));
+        t.rollback();
+        // rolled back, the lease is back, still due: the next take gives the row back first
+        assert_eq!(next(&storage, &q), Some(Value::Int(0)));
     }
 
     #[test]
