@@ -35,6 +35,12 @@ SEL cart_id, item FROM done_q;
 SELECT AND CONSUME TOP 1 cart_id, item FROM shopping_cart WHERE cart_id = 101 NOWAIT;
 SELECT AND CONSUME TOP 1 cart_id, item FROM shopping_cart WHERE cart_id = 101 NOWAIT;
 
+-- Another: a lease takes rows for a while without holding a transaction open; acknowledge
+-- them when done (or RELEASE them, or let the lease run out, and they come back).
+INS shopping_cart (CURRENT_TIMESTAMP, 102, 'figs', 2);
+SELECT AND CONSUME TOP 1 cart_id, item FROM shopping_cart LEASE 30 SECONDS;
+ACKNOWLEDGE shopping_cart LEASE 1;
+
 -- Mistakes get Teradata error numbers.
 SELECT AND CONSUME TOP 1 * FROM shopping_cart ORDER BY qits;
 SEL * FROM no_such_table;
