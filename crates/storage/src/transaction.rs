@@ -834,9 +834,11 @@ impl Transaction {
     ) -> Option<RowId> {
         let (key, row, from_index) = loop {
             // such a queue has no consume order: its keys are (0, QITS, sequence)
-            let global = match cutoff {
-                None => d.queue.first(),
-                Some(c) => d.queue.after(Some((0, c, u64::MAX)), 1).first().copied(),
+            let global = match (cutoff, d.queue.first()) {
+                // the head has not expired (the usual case): it is the first row
+                (None, first) => first,
+                (Some(c), Some(first)) if first.0 .1 > c => Some(first),
+                (Some(c), _) => d.queue.after(Some((0, c, u64::MAX)), 1).first().copied(),
             };
             let own = self.own_queue.get(&table.id).and_then(|(_, m)| m.first());
             let (key, row, from_index) = match (global, own) {
