@@ -58,6 +58,16 @@ impl Exec<'_> {
                 "EXPIRE AFTER and CONSUME ORDER cannot be given together (not yet).",
             ));
         }
+        let retry_delay_us = written
+            .retry_delay
+            .as_ref()
+            .map(|(d, _)| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        if retry_delay_us.is_some() && (attempts.is_none() || !schema.delivers_at_qits) {
+            return Err(queue_rule(
+                "RETRY DELAY needs ATTEMPTS (c) and DELIVER AT (qits): a counted row comes back \
+                 with its QITS that much later.",
+            ));
+        }
         let ends = max_attempts.is_some() || expire_after_us.is_some();
         let dead_letter = match (&written.dead_letter, ends) {
             (None, false) => None,
@@ -91,6 +101,7 @@ impl Exec<'_> {
             attempts,
             max_attempts,
             expire_after_us,
+            retry_delay_us,
             dead_letter,
         }))
     }

@@ -231,6 +231,21 @@ fn parse_limits_option(cur: &mut Cursor, a: &mut QueueLimits) -> Result<bool, Pa
         }
         return Ok(true);
     }
+    if cur.is_word("RETRY") && cur.word_at(1).as_deref() == Some("DELAY") {
+        cur.pos += 2;
+        let n = cur.number("a number after RETRY DELAY")?;
+        let delay =
+            crate::consume::duration_in_units(cur, &n, 3_155_760_000)?.ok_or_else(|| {
+                ParseError::syntax(
+                    "RETRY DELAY takes a time from a microsecond to a century.",
+                    location,
+                )
+            })?;
+        if a.retry_delay.replace((delay, location)).is_some() {
+            return Err(twice("RETRY DELAY"));
+        }
+        return Ok(true);
+    }
     if cur.is_word("DEAD") && cur.word_at(1).as_deref() == Some("LETTER") {
         cur.pos += 2;
         cur.expect_word("TO")?;

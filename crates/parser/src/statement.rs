@@ -411,6 +411,9 @@ pub struct QueueLimits {
     pub max: Option<(u64, Location)>,
     /// `EXPIRE AFTER n SECONDS|MINUTES|HOURS|DAYS`: how long after its QITS a row expires.
     pub expire_after: Option<(std::time::Duration, Location)>,
+    /// `RETRY DELAY n SECONDS|MINUTES|HOURS|DAYS`: how long a counted row waits before it
+    /// comes back (with `ATTEMPTS` and `DELIVER AT (qits)`).
+    pub retry_delay: Option<(std::time::Duration, Location)>,
     /// `DEAD LETTER TO table`: where rows past their last attempt or expired go.
     pub dead_letter: Option<(ast::ObjectName, Location)>,
 }
@@ -422,6 +425,7 @@ impl QueueLimits {
             self.column.as_ref().map(|c| c.1),
             self.max.as_ref().map(|m| m.1),
             self.expire_after.as_ref().map(|e| e.1),
+            self.retry_delay.as_ref().map(|e| e.1),
             self.dead_letter.as_ref().map(|d| d.1),
         ]
         .into_iter()

@@ -112,9 +112,12 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
                     .map(|(_, at)| refuse("DELIVER AT", *at))
             })
             .or_else(|| {
-                ct.limits
-                    .location()
-                    .map(|at| refuse("ATTEMPTS, MAX ATTEMPTS, EXPIRE AFTER and DEAD LETTER", at))
+                ct.limits.location().map(|at| {
+                    refuse(
+                        "ATTEMPTS, MAX ATTEMPTS, RETRY DELAY, EXPIRE AFTER and DEAD LETTER",
+                        at,
+                    )
+                })
             }),
         Statement::Sql(s) => match s.as_ref() {
             ast::Statement::Drop {

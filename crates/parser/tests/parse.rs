@@ -301,6 +301,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     if let Some((n, at)) = &limits.max {
         writeln!(out, "  max attempts: {n} at {at}").unwrap();
     }
+    if let Some((delay, at)) = &limits.retry_delay {
+        writeln!(out, "  retry delay: {delay:?} at {at}").unwrap();
+    }
     if let Some((after, at)) = &limits.expire_after {
         writeln!(out, "  expire after: {after:?} at {at}").unwrap();
     }

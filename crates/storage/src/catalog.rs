@@ -154,6 +154,10 @@ pub struct QueueLimits {
     pub max_attempts: Option<u64>,
     /// How long after its QITS a row expires, in µs (with `dead_letter`).
     pub expire_after_us: Option<i64>,
+    /// How long a counted row waits before it comes back, in µs: its new version's QITS is
+    /// that far after the rollback (a queue that delivers at QITS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_delay_us: Option<i64>,
     /// The dead-letter table's name: the queue's columns, then optionally one character
     /// column that receives the reason (see [`dead_letter_fits`]).
     pub dead_letter: Option<String>,

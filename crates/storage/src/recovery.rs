@@ -550,6 +550,11 @@ fn check_schema(s: &TableSchema) -> Result<(), String> {
         if !s.queue || l.attempts.is_some_and(|c| !integer(c)) {
             return bad("an attempt count that is not an integer column of a queue");
         }
+        if l.retry_delay_us.is_some_and(|d| d <= 0)
+            || (l.retry_delay_us.is_some() && (!s.delivers_at_qits || l.attempts.is_none()))
+        {
+            return bad("a retry delay that is not a positive time of a delivering queue");
+        }
         // expired rows are at the head only in QITS order
         if l.expire_after_us
             .is_some_and(|a| a <= 0 || s.queue_order.is_some())

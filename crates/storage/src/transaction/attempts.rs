@@ -3,7 +3,8 @@
 //!
 //! Such rows do not go back as they were. The rollback undoes everything else first and keeps
 //! them claimed; then the transaction commits one change of its own: each row's new version
-//! with its count one higher (keeping the row's queue key, so it goes back to its place), or,
+//! with its count one higher (keeping the row's queue key, so it goes back to its place; with
+//! `RETRY DELAY` its QITS, the delivery time of such a queue, that much after now), or,
 //! for a row whose count reaches `MAX ATTEMPTS`, the row deleted and a copy of it (count and
 //! reason included) inserted into the dead-letter table.
 //!
@@ -130,9 +131,15 @@ impl Transaction {
         if last && self.copy_to_dead_letter(table, values, REASON_MAX_ATTEMPTS) {
             return Ok(true);
         }
+        // `RETRY DELAY`: the row comes back that much later (its QITS is its delivery time)
+        let later = limits.retry_delay_us.map(|delay| {
+            let at = crate::table::wall_clock_us().saturating_add(delay);
+            (0, Value::Timestamp(at))
+        });
         let mut d = table.lock();
         let seq = d.seq[row as usize];
-        let new = d.changed_row(&table.schema, row, [(column, Value::Int(count))]);
+        let changes = std::iter::once((column, Value::Int(count))).chain(later);
+        let new = d.changed_row(&table.schema, row, changes);
         let rid = d
             .append(&table.schema, new, self.id, &self.storage.txns, Some(seq))
             .map_err(|_| ())?;
@@ -178,6 +185,7 @@ mod tests {
             attempts: Some(1),
             max_attempts: Some(2),
             expire_after_us: None,
+            retry_delay_us: None,
             dead_letter: Some("dead".into()),
         });
         let mut t = Transaction::begin(storage);
