@@ -1,4 +1,5 @@
-//! A queue's `ATTEMPTS (c)`, `MAX ATTEMPTS n`, `EXPIRE AFTER n unit` and `DEAD LETTER TO t`
+//! A queue's `ATTEMPTS (c)`, `MAX ATTEMPTS n`, `RETRY DELAY n unit`, `EXPIRE AFTER n unit` and
+//! `DEAD LETTER TO t`
 //! options, checked at CREATE TABLE and kept true through ALTER, RENAME and DROP
 //! (docs/queues.md, Attempts, expiry and dead letters). What a rollback and a take then do is
 //! storage's (`tdlite_storage::transaction`, modules `attempts`, `expiry`, `dead_letter`).
@@ -26,7 +27,7 @@ impl Exec<'_> {
         }
         if !schema.queue {
             return Err(queue_rule(
-                "ATTEMPTS, MAX ATTEMPTS, EXPIRE AFTER and DEAD LETTER are for queue tables \
+                "ATTEMPTS, MAX ATTEMPTS, RETRY DELAY, EXPIRE AFTER and DEAD LETTER are for queue tables \
                  (CREATE TABLE name, QUEUE, ATTEMPTS (c) …).",
             ));
         }

@@ -185,7 +185,8 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
     Ok(())
 }
 
-/// `ATTEMPTS (column)`, `MAX ATTEMPTS n`, `EXPIRE AFTER n unit` or `DEAD LETTER TO table`
+/// `ATTEMPTS (column)`, `MAX ATTEMPTS n`, `RETRY DELAY n unit`, `EXPIRE AFTER n unit` or
+/// `DEAD LETTER TO table`
 /// (docs/queues.md): true if the cursor was at one of them.
 fn parse_limits_option(cur: &mut Cursor, a: &mut QueueLimits) -> Result<bool, ParseError> {
     let location = cur.loc();

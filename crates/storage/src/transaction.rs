@@ -187,6 +187,9 @@ pub struct Transaction {
     side: Option<Box<Outcome>>,
     /// A take does no housekeeping ([`Transaction::set_side_work`]).
     no_side_work: bool,
+    /// The last QITS a `RETRY DELAY` gave a counted row of each table, in the rollback
+    /// counting attempts now (see `attempts`).
+    last_retry_qits: Vec<(u64, i64)>,
 }
 
 /// How many table handles an ended transaction keeps for its restart.
@@ -212,6 +215,7 @@ impl Transaction {
             kept: Vec::new(),
             side: None,
             no_side_work: false,
+            last_retry_qits: Vec::new(),
         }
     }
 

@@ -50,6 +50,7 @@ impl Transaction {
     /// rollback) published.
     pub(super) fn count_attempts(&mut self, taken: Vec<Undo>) -> Outcome {
         let mut out = Outcome::default();
+        self.last_retry_qits.clear();
         // (table, moved to its dead-letter table) per row counted
         let mut counted: Vec<(Arc<Table>, bool)> = Vec::with_capacity(taken.len());
         for u in taken {
@@ -125,26 +126,55 @@ impl Transaction {
             _ => 1,
         };
         values[column] = Value::Int(count);
+        let old_qits = match values[0] {
+            Value::Timestamp(t) => t,
+            _ => i64::MIN,
+        };
         let last = limits
             .max_attempts
             .is_some_and(|m| count >= i64::try_from(m).unwrap_or(i64::MAX));
         if last && self.copy_to_dead_letter(table, values, REASON_MAX_ATTEMPTS) {
             return Ok(true);
         }
-        // `RETRY DELAY`: the row comes back that much later (its QITS is its delivery time)
+        // `RETRY DELAY`: the row comes back that much later (its QITS is its delivery time),
+        // never before its old QITS, and after the row counted just before it (rows of one
+        // rollback must not become duplicates of one another in a SET queue)
         let later = limits.retry_delay_us.map(|delay| {
-            let at = crate::table::wall_clock_us().saturating_add(delay);
-            (0, Value::Timestamp(at))
+            let at = crate::table::wall_clock_us()
+                .max(old_qits)
+                .saturating_add(delay);
+            let at = match self
+                .last_retry_qits
+                .iter_mut()
+                .find(|(t, _)| *t == table.id)
+            {
+                Some((_, last)) => {
+                    *last = at.max(last.saturating_add(1));
+                    *last
+                }
+                None => {
+                    self.last_retry_qits.push((table.id, at));
+                    at
+                }
+            };
+            Value::Timestamp(at)
         });
-        let mut d = table.lock();
-        let seq = d.seq[row as usize];
-        let changes = std::iter::once((column, Value::Int(count))).chain(later);
-        let new = d.changed_row(&table.schema, row, changes);
-        let rid = d
-            .append(&table.schema, new, self.id, &self.storage.txns, Some(seq))
-            .map_err(|_| ())?;
-        self.note_inserted(table, &d, rid..rid + 1);
-        Ok(false)
+        // the delayed version, or, if it cannot be written (a unique key on the QITS), the
+        // counted one at its old place: the count is never lost for the delay
+        for qits in [later, None] {
+            let mut d = table.lock();
+            let seq = d.seq[row as usize];
+            let changes = std::iter::once((column, Value::Int(count))).chain(qits.map(|q| (0, q)));
+            let new = d.changed_row(&table.schema, row, changes);
+            if let Ok(rid) = d.append(&table.schema, new, self.id, &self.storage.txns, Some(seq)) {
+                self.note_inserted(table, &d, rid..rid + 1);
+                return Ok(false);
+            }
+            if limits.retry_delay_us.is_none() {
+                break;
+            }
+        }
+        Err(())
     }
 }
 
