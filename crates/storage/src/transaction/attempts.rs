@@ -331,4 +331,57 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_retry_delay_moves_the_counted_row_to_later() {
+        use crate::catalog::IndexSpec;
+        let storage = Arc::new(Storage::default());
+        let mut schema = TableSchema::new(
+            "slow".into(),
+            vec![
+                Column::plain("qits", SqlType::Timestamp(6), false),
+                Column::plain("tries", SqlType::Integer, true),
+            ],
+            TableKind::Multiset,
+            true,
+            // the default primary index of a queue: a NUPI on the QITS
+            Some(IndexSpec {
+                name: None,
+                columns: vec![0],
+                unique: false,
+            }),
+            vec![],
+            String::new(),
+        );
+        schema.delivers_at_qits = true;
+        schema.limits = Some(QueueLimits {
+            attempts: Some(1),
+            max_attempts: None,
+            expire_after_us: None,
+            retry_delay_us: Some(3_600_000_000),
+            dead_letter: None,
+        });
+        let mut t = Transaction::begin(&storage);
+        let q = t.create_table(schema).unwrap();
+        let old = crate::table::wall_clock_us() - 1_000_000;
+        t.insert(&q, vec![Value::Timestamp(old), Value::Int(0)])
+            .unwrap();
+        t.commit().unwrap();
+        let (t, _) = take(&storage, &q);
+        t.rollback();
+        let mut t = Transaction::begin(&storage);
+        assert!(
+            t.consume(&q, false, None).unwrap().is_none(),
+            "not due for an hour"
+        );
+        t.rollback();
+        let now = crate::table::wall_clock_us();
+        let rows = rows(&storage, &q);
+        assert_eq!(rows.len(), 1);
+        let Value::Timestamp(at) = rows[0][0] else {
+            panic!("a QITS: {rows:?}");
+        };
+        assert!(at >= now + 3_500_000_000, "an hour later: {at} vs {now}");
+        assert_eq!(rows[0][1], Value::Int(1));
+    }
 }
