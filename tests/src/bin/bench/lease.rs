@@ -38,6 +38,12 @@ fn td_queue(attempts: bool) -> String {
 /// A tdlite queue of `n` rows (ids 0..n), in memory.
 fn td_filled(n: i64, attempts: bool) -> Database {
     let db = Database::new();
+    td_fill(&db, n, attempts);
+    db
+}
+
+/// Creates the queue in `db` with `n` rows (ids 0..n).
+fn td_fill(db: &Database, n: i64, attempts: bool) {
     let mut s = db.session();
     s.execute(&td_queue(attempts)).unwrap();
     let ins = s
@@ -51,12 +57,17 @@ fn td_filled(n: i64, attempts: bool) -> Database {
         }
         s.execute("ET").unwrap();
     }
-    db
 }
 
 /// SQLite's pgmq-style queue of `n` rows, in memory.
 fn lite_filled(n: i64) -> Connection {
     let c = Connection::open_in_memory().unwrap();
+    lite_fill(&c, n);
+    c
+}
+
+/// Creates the pgmq-style queue in `c` with `n` rows.
+fn lite_fill(c: &Connection, n: i64) {
     c.execute_batch(
         "CREATE TABLE q (seq INTEGER PRIMARY KEY, qits INTEGER NOT NULL, vt INTEGER NOT NULL, \
          read_ct INTEGER NOT NULL DEFAULT 0, id INTEGER NOT NULL, payload TEXT); \
@@ -74,7 +85,6 @@ fn lite_filled(n: i64) -> Connection {
         }
     }
     c.execute_batch("COMMIT").unwrap();
-    c
 }
 
 /// SQLite's take: up to 10 visible rows made invisible for 30 s, with their count.
@@ -141,7 +151,11 @@ fn lite_drain(n: i64) -> f64 {
 /// Failures per second for tdlite: `r` consumes rolled back, on a queue counting attempts or
 /// not.
 fn td_failures(r: i64, attempts: bool) -> f64 {
-    let db = td_filled(1_000, attempts);
+    td_failures_in(&td_filled(1_000, attempts), r)
+}
+
+/// Failures per second for tdlite on `db` (its queue filled).
+fn td_failures_in(db: &Database, r: i64) -> f64 {
     let mut s = db.session();
     let take = s.prepare("SEL AND CONSUME TOP 1 id FROM q NOWAIT").unwrap();
     let start = Instant::now();
@@ -157,7 +171,11 @@ fn td_failures(r: i64, attempts: bool) -> f64 {
 /// their `vt` (set in the past here, so that the same row comes again, as a counted rollback
 /// brings it back at once).
 fn lite_failures(r: i64) -> f64 {
-    let c = lite_filled(1_000);
+    lite_failures_in(&lite_filled(1_000), r)
+}
+
+/// Failures per second for SQLite on `c` (its queue filled).
+fn lite_failures_in(c: &Connection, r: i64) -> f64 {
     let start = Instant::now();
     for _ in 0..r {
         c.execute_batch("BEGIN IMMEDIATE").unwrap();
@@ -203,4 +221,44 @@ pub fn run(n: i64, failures: i64, rounds: u32) {
         plain / lite
     );
     println!("| SQLite | UPDATE of `vt` and `read_ct` | {lite:.0} | — |");
+}
+
+/// The `lease` workload's failures on disk: every commit synced (tdlite's full sync, SQLite's
+/// WAL with `synchronous` FULL); a counted rollback is a commit, a plain one writes nothing.
+pub fn disk(failures: i64, rounds: u32) {
+    println!("\n## lease: {failures} failed takes of the oldest row, on disk, every commit synced");
+    println!("| engine | how | failures/s | × SQLite |");
+    println!("|---|---|---|---|");
+    let dir = std::env::temp_dir().join(format!("tdlite-bench-lease-{}", std::process::id()));
+    let td = |attempts: bool| {
+        let _ = std::fs::remove_dir_all(&dir);
+        let db = Database::open(&dir).expect("open");
+        td_fill(&db, 1_000, attempts);
+        let r = td_failures_in(&db, failures);
+        drop(db);
+        let _ = std::fs::remove_dir_all(&dir);
+        r
+    };
+    let lite = || {
+        let p = crate::common::sqlite_path(&std::env::temp_dir(), "lease");
+        let c = Connection::open(&p).unwrap();
+        c.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+            .unwrap();
+        lite_fill(&c, 1_000);
+        let r = lite_failures_in(&c, failures);
+        drop(c);
+        crate::common::remove_sqlite(&p);
+        r
+    };
+    let (counted, lite_rate) = alternate(rounds, || td(true), lite);
+    let (plain, _) = alternate(rounds, || td(false), || 0.0);
+    println!(
+        "| tdlite | consume rolled back, `ATTEMPTS (tries)` counts it (a synced commit) | {counted:.0} | {:.2} |",
+        counted / lite_rate
+    );
+    println!(
+        "| tdlite | consume rolled back, nothing counted (nothing written) | {plain:.0} | {:.2} |",
+        plain / lite_rate
+    );
+    println!("| SQLite | UPDATE of `vt` and `read_ct`, WAL FULL | {lite_rate:.0} | — |");
 }

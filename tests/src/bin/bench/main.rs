@@ -24,6 +24,7 @@
 //!   --delayed N     rows due 2 ms apart, for the delay latency (1,000)
 //!   --sel-rows N    selective's largest queue (1,000,000, at least 100,000; also 1% and 10% of it)
 //!   --lease-rows N  rows drained by lease and acknowledgement (100,000)  --failures R  failed takes (20,000)
+//!   --disk-failures R  failed takes on disk, every commit synced (500)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -115,6 +116,7 @@ fn main() {
             arg("--failures", 20_000) as i64,
             rounds,
         );
+        lease::disk(arg("--disk-failures", 500) as i64, rounds);
     }
     if wants("insert") {
         insert::run(
