@@ -216,34 +216,25 @@ fn parse_limits_option(cur: &mut Cursor, a: &mut QueueLimits) -> Result<bool, Pa
         }
         return Ok(true);
     }
-    if cur.is_word("EXPIRE") && cur.word_at(1).as_deref() == Some("AFTER") {
-        cur.pos += 2;
-        let n = cur.number("a number after EXPIRE AFTER")?;
-        // at most about a century, and more than nothing
-        let after =
-            crate::consume::duration_in_units(cur, &n, 3_155_760_000)?.ok_or_else(|| {
-                ParseError::syntax(
-                    "EXPIRE AFTER takes a time from a microsecond to a century.",
-                    location,
-                )
-            })?;
-        if a.expire_after.replace((after, location)).is_some() {
-            return Err(twice("EXPIRE AFTER"));
+    for (words, slot) in [
+        (["EXPIRE", "AFTER"], &mut a.expire_after),
+        (["RETRY", "DELAY"], &mut a.retry_delay),
+    ] {
+        if !(cur.is_word(words[0]) && cur.word_at(1).as_deref() == Some(words[1])) {
+            continue;
         }
-        return Ok(true);
-    }
-    if cur.is_word("RETRY") && cur.word_at(1).as_deref() == Some("DELAY") {
+        let what = words.join(" ");
         cur.pos += 2;
-        let n = cur.number("a number after RETRY DELAY")?;
-        let delay =
-            crate::consume::duration_in_units(cur, &n, 3_155_760_000)?.ok_or_else(|| {
-                ParseError::syntax(
-                    "RETRY DELAY takes a time from a microsecond to a century.",
-                    location,
-                )
-            })?;
-        if a.retry_delay.replace((delay, location)).is_some() {
-            return Err(twice("RETRY DELAY"));
+        let n = cur.number(&format!("a number after {what}"))?;
+        // more than nothing, at most about a century
+        let time = crate::consume::duration_in_units(cur, &n, 3_155_760_000)?.ok_or_else(|| {
+            ParseError::syntax(
+                format!("{what} takes a time from a microsecond to a century."),
+                location,
+            )
+        })?;
+        if slot.replace((time, location)).is_some() {
+            return Err(twice(&what));
         }
         return Ok(true);
     }

@@ -108,8 +108,8 @@ fn a_waiting_consumer_gets_the_row_a_rollback_counted() {
     assert_eq!(waiter.join().unwrap(), "7|1");
 }
 
-#[test]
-fn an_expiry_wakes_a_consumer_of_the_dead_letter_table() {
+/// A queue whose rows expire an hour after their QITS into `q_dead`, and a session on it.
+fn expiring_queue() -> (Database, Session) {
     let db = Database::new();
     let mut s = db.session();
     s.execute(DEAD).unwrap();
@@ -119,6 +119,12 @@ fn an_expiry_wakes_a_consumer_of_the_dead_letter_table() {
          INTEGER, g INTEGER)",
     )
     .unwrap();
+    (db, s)
+}
+
+#[test]
+fn an_expiry_wakes_a_consumer_of_the_dead_letter_table() {
+    let (db, mut s) = expiring_queue();
     let waiter = spawn_take(
         &db,
         "SELECT AND CONSUME TOP 1 id, why FROM q_dead WAIT 60 SECONDS",
@@ -140,15 +146,7 @@ fn an_expiry_wakes_a_consumer_of_the_dead_letter_table() {
 
 #[test]
 fn a_take_moves_every_expired_row_at_the_head_however_many() {
-    let db = Database::new();
-    let mut s = db.session();
-    s.execute(DEAD).unwrap();
-    s.execute(
-        "CREATE MULTISET TABLE q, QUEUE, EXPIRE AFTER 1 HOUR, DEAD LETTER TO q_dead (qits \
-         TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, tries \
-         INTEGER, g INTEGER)",
-    )
-    .unwrap();
+    let (db, mut s) = expiring_queue();
     // more expired rows than one move takes (storage's EXPIRE_BATCH, 1,024)
     let mut sql = String::from("BT;");
     for id in 0..2_500 {
@@ -163,15 +161,7 @@ fn a_take_moves_every_expired_row_at_the_head_however_many() {
 
 #[test]
 fn an_expired_row_that_cannot_move_yet_is_passed_over_not_handed_out() {
-    let db = Database::new();
-    let mut s = db.session();
-    s.execute(DEAD).unwrap();
-    s.execute(
-        "CREATE MULTISET TABLE q, QUEUE, EXPIRE AFTER 1 HOUR, DEAD LETTER TO q_dead (qits \
-         TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL, tries \
-         INTEGER, g INTEGER)",
-    )
-    .unwrap();
+    let (db, mut s) = expiring_queue();
     s.execute("INS q (CURRENT_TIMESTAMP - INTERVAL '2' HOUR, 1, 0, 0)")
         .unwrap();
     s.execute("INS q (CURRENT_TIMESTAMP, 2, 0, 0)").unwrap();
