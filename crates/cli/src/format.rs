@@ -81,6 +81,8 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::DropMacro => "Macro has been dropped.".to_string(),
         StatementKind::Acknowledge => format!("Acknowledge completed. {} removed.", rows_word(n)),
         StatementKind::Release => format!("Release completed. {} returned.", rows_word(n)),
+        StatementKind::CreateSubscriber => "Subscriber has been created.".to_string(),
+        StatementKind::DropSubscriber => "Subscriber has been dropped.".to_string(),
     };
     format!(" *** {s}")
 }

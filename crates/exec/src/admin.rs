@@ -225,6 +225,7 @@ impl Exec<'_> {
         view: bool,
     ) -> Result<Arc<Table>> {
         let old = self.must_get_table(from)?;
+        crate::subscribers::refuse_change(&old, "RENAME")?;
         match (view, old.schema.view.is_some()) {
             (false, true) => return Err(Error::NotATable(old.schema.name.clone())),
             (true, false) => return Err(Error::NotAView(old.schema.name.clone())),

@@ -47,6 +47,7 @@ impl Exec<'_> {
         ansi: bool,
     ) -> Result<Arc<Table>> {
         let old = self.must_get_base_table(name)?;
+        crate::subscribers::refuse_change(&old, "ALTER TABLE")?;
         let schema = &old.schema;
         // where each new column comes from: Some(old position) or None (added)
         let mut columns = schema.columns.clone();
@@ -180,6 +181,7 @@ impl Exec<'_> {
         text: &str,
     ) -> Result<Arc<Table>> {
         let old = self.must_get_base_table(table)?;
+        crate::subscribers::refuse_change(&old, "CREATE INDEX")?;
         let schema = &old.schema;
         let positions = crate::ctas::column_positions(schema, columns)?;
         if schema.queue && unique && positions == [0] {
@@ -248,6 +250,7 @@ impl Exec<'_> {
                 )))
             }
         };
+        crate::subscribers::refuse_change(&old, "DROP INDEX")?;
         let mut schema = old.schema.clone();
         schema.secondary.remove(k);
         schema.ddl = format!("{};\n{}", schema.ddl.trim_end_matches(';'), text);

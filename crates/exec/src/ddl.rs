@@ -315,9 +315,10 @@ impl Exec<'_> {
             if ct.consume_order.is_some()
                 || ct.deliver_at.is_some()
                 || ct.limits.location().is_some()
+                || ct.subscribers.is_some()
             {
                 return Err(queue_rule(
-                    "CONSUME ORDER, DELIVER AT, ATTEMPTS and the like need the queue's column definitions, \
+                    "CONSUME ORDER, DELIVER AT, ATTEMPTS, SUBSCRIBERS and the like need the queue's column definitions, \
                      not CREATE TABLE … AS.",
                 ));
             }
@@ -421,6 +422,9 @@ impl Exec<'_> {
         }
         schema.limits = self.queue_limits(&schema, &ct.limits)?;
         schema.volatile = self.volatile_of(ct);
+        if let Some((names, _)) = &ct.subscribers {
+            Self::check_subscribers(&mut schema, names)?;
+        }
         schema.checks = ct
             .columns
             .iter()
@@ -441,7 +445,10 @@ impl Exec<'_> {
         {
             self.bind_expr(e, &scope, None)?;
         }
-        self.txn.create_table(schema)?;
+        let table = self.txn.create_table(schema)?;
+        if let Some((names, _)) = &ct.subscribers {
+            self.create_subscriber_tables(&table.schema, names)?;
+        }
         Ok(())
     }
 

@@ -59,6 +59,10 @@ pub enum Error {
         "Queue table '{0}' was dropped while waiting to consume; the transaction was rolled back."
     )]
     QueueDropped(String),
+    /// A statement a queue with subscribers does not allow, or a subscriber it does not have
+    /// (tdlite 9924; docs/queues.md, Subscribers).
+    #[error("{0}")]
+    Subscribers(String),
     /// DELETE/UPDATE of the queue in the same request as a consume of it (tdlite 9907).
     #[error("A request that consumes from '{0}' cannot also DELETE from or UPDATE it.")]
     ConsumeWithModify(String),
@@ -352,6 +356,7 @@ impl Error {
                 StorageError::TransactionEnded => code(9999),
                 StorageError::LeaseEnded { .. } => code(9922),
                 StorageError::LeaseOwnRows(_) => code(9923),
+                StorageError::NoSubscribers(_) => code(9924),
                 StorageError::Io(_) => code(9914),
                 StorageError::Locked(_) => code(9915),
                 StorageError::Corrupt { .. } => code(9916),
@@ -367,6 +372,7 @@ impl Error {
             Error::AmbiguousTable(_) => code(3806),
             Error::DatabaseNotFound(_) => code(3802),
             Error::InvalidQueueTable(_) => code(9903),
+            Error::Subscribers(_) => code(9924),
             Error::NotAQueueTable(_) => code(9901),
             Error::ConsumeTimeout(_) => retryable(9904),
             Error::ConsumeCancelled(_) => code(9905),

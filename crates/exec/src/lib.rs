@@ -105,6 +105,7 @@ mod slots;
 mod stack;
 mod statistics;
 mod stream;
+mod subscribers;
 mod to_char;
 mod types;
 mod view;

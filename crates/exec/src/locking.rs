@@ -140,7 +140,7 @@ pub(crate) fn help_locks(storage: &Storage, delayed: Vec<(u64, u64, u64)>) -> Re
             });
         }
     }
-    let tables = storage.catalog.tables();
+    let tables = storage.catalog.all_tables();
     for (table, session, txn) in delayed {
         let name = tables
             .iter()

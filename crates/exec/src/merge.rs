@@ -34,6 +34,7 @@ impl Exec<'_> {
             return Err(Error::Unsupported(format!("MERGE INTO {}", m.table)));
         };
         let table = self.must_get_base_table(name)?;
+        crate::subscribers::refuse_change(&table, "MERGE")?;
         let q = crate::join::qualifier_of(name, alias.as_ref());
         let (src_scope, src) = self.relation(&m.source)?;
         let src_width = src.num_columns();

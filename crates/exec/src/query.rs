@@ -97,17 +97,23 @@ impl Exec<'_> {
         let n = self.table_name(name);
         let catalog = &self.shared.storage.catalog;
         // the common case first: no volatile table anywhere, the name as resolved is there
+        // a subscriber's table is reached through its queue only (subscribers.rs)
+        let get = |n: &str| {
+            catalog
+                .get_table(n)
+                .filter(|t| t.schema.subscription.is_none())
+        };
         if !catalog.has_volatile() {
-            if let Some(t) = catalog.get_table(&n) {
+            if let Some(t) = get(&n) {
                 return Ok(t);
             }
         }
         let written = tdlite_parser::object_name_string(name);
-        let permanent = catalog.get_table(&n).or_else(|| {
+        let permanent = get(&n).or_else(|| {
             // unqualified: also among the tables made without a database; qualified by
             // the user: also as stored by tdlite before it read that as unqualified
             (self.database.is_some() || written != n)
-                .then(|| catalog.get_table(&written))
+                .then(|| get(&written))
                 .flatten()
         });
         let volatile = match written.split_once('.') {

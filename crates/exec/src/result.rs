@@ -128,6 +128,10 @@ pub enum StatementKind {
     Acknowledge,
     /// `RELEASE q LEASE …`: rows given back to the queue.
     Release,
+    /// `CREATE SUBSCRIBER s ON q` (docs/queues.md, Subscribers).
+    CreateSubscriber,
+    /// `DROP SUBSCRIBER s ON q`.
+    DropSubscriber,
 }
 
 impl Rows {

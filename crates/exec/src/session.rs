@@ -144,7 +144,13 @@ type ConsumeArgs<'a> = (
 );
 
 /// See `Session::consume_table`.
-type ConsumeTarget = (u64, ast::ObjectName, Option<String>, Arc<Table>);
+type ConsumeTarget = (
+    u64,
+    ast::ObjectName,
+    Option<String>,
+    Arc<Table>,
+    Option<String>,
+);
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>, id: u64) -> Self {
@@ -972,6 +978,20 @@ impl Session {
                 leases,
                 acknowledge,
             } => self.end_lease(table, leases, *acknowledge, now)?,
+            Statement::Subscriber {
+                name,
+                queue,
+                create,
+            } => {
+                if let Some(t) = self.exec(now).subscriber(name, queue, *create)? {
+                    self.shared.waiters.drop_table(t.id);
+                }
+                StatementResult::status(if *create {
+                    StatementKind::CreateSubscriber
+                } else {
+                    StatementKind::DropSubscriber
+                })
+            }
             Statement::HelpQueue(name) => {
                 let ex = self.exec(now);
                 let table = ex.must_get_base_table(name)?;
@@ -1180,10 +1200,26 @@ impl Session {
         // the table is taken out of its cache while the consume runs and put back after (no
         // clone: its reference count is written by every session that clones it)
         let target = match self.consume_table.take() {
-            Some(t) if t.0 == version && t.1 == c.table && t.2 == self.database => t,
+            Some(t)
+                if t.0 == version
+                    && t.1 == c.table
+                    && t.2 == self.database
+                    && t.4.as_deref() == c.subscriber.as_ref().map(|s| s.0.as_str()) =>
+            {
+                t
+            }
             _ => {
-                let t = self.exec(now).must_get_base_table(&c.table)?;
-                (version, c.table.clone(), self.database.clone(), t)
+                let ex = self.exec(now);
+                let q = ex.must_get_base_table(&c.table)?;
+                let subscriber = c.subscriber.as_ref().map(|s| s.0.clone());
+                let t = ex.consume_target(q, subscriber.as_deref())?;
+                (
+                    version,
+                    c.table.clone(),
+                    self.database.clone(),
+                    t,
+                    subscriber,
+                )
             }
         };
         let result = self.consume_from(&target.3, c, now);

@@ -3,7 +3,7 @@
 //! message that names the rule.
 //!
 //! tdlite's extensions (docs/queues.md) parse here too: `TOP n` with n > 1 (batch consume),
-//! `WHERE condition` after the table (selective consume), a wait clause after that (`WAIT s SECONDS`, `WAIT FOREVER`, `NOWAIT`) and `SET SESSION
+//! `FOR SUBSCRIBER name` after the table (subscribers), `WHERE condition` after that (selective consume), a wait clause after that (`WAIT s SECONDS`, `WAIT FOREVER`, `NOWAIT`) and `SET SESSION
 //! CONSUME` with the same clause; `strict.rs` refuses them in strict mode.
 //!
 //! Invariant: a consume statement parsed here has `TOP n` with 1 ≤ n ≤ 2,147,483,647, a
@@ -104,6 +104,13 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
         ));
     }
     let table = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let subscriber_at = cur.loc();
+    let subscriber = if cur.is_word("FOR") && cur.word_at(1).as_deref() == Some("SUBSCRIBER") {
+        cur.pos += 2;
+        Some((cur.ident("a subscriber's name")?, subscriber_at))
+    } else {
+        None
+    };
     let where_at = cur.loc();
     let filter = if cur.eat_word("WHERE") {
         let cond_at = cur.loc();
@@ -136,6 +143,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
         filter,
         lease,
         wait,
+        subscriber,
     })
 }
 

@@ -72,6 +72,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         consume_order: None,
         deliver_at: None,
         limits: QueueLimits::default(),
+        subscribers: None,
     };
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
@@ -161,6 +162,15 @@ fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseEr
         return Ok(());
     }
     if parse_limits_option(cur, &mut table.limits)? {
+        return Ok(());
+    }
+    if cur.is_word("SUBSCRIBERS") && cur.peek_at(1) == Some(&Token::LParen) {
+        let location = cur.loc();
+        cur.pos += 1;
+        let names = column_list(cur)?;
+        if table.subscribers.replace((names, location)).is_some() {
+            return Err(ParseError::syntax("SUBSCRIBERS is given twice.", location));
+        }
         return Ok(());
     }
     if cur.is_word("QUEUE") {

@@ -33,6 +33,7 @@ pub mod split;
 pub mod statement;
 mod statistics;
 pub mod strict;
+mod subscriber;
 mod using;
 
 pub use create_table::parse_data_type;

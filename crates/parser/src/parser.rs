@@ -298,6 +298,9 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
     if let Some(l) = crate::lease::parse(&mut cur) {
         return l;
     }
+    if let Some(s) = crate::subscriber::parse(&mut cur) {
+        return s;
+    }
     let first = cur.word_at(0).unwrap_or_default();
     if matches!(first.as_str(), "UPDATE" | "UPD") {
         if let Some(at) = upsert_else(&cur) {

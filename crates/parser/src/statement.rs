@@ -201,6 +201,17 @@ pub enum Statement {
         /// ACKNOWLEDGE (delete the rows) rather than RELEASE (give them back).
         acknowledge: bool,
     },
+    /// `CREATE SUBSCRIBER name ON q` / `DROP SUBSCRIBER name ON q` (tdlite extensions,
+    /// docs/queues.md Subscribers): add a subscriber to a queue with subscribers (it gets the
+    /// rows inserted from then on), or remove one (its unconsumed copies go with it).
+    Subscriber {
+        /// The subscriber's name.
+        name: String,
+        /// The queue.
+        queue: ast::ObjectName,
+        /// CREATE rather than DROP.
+        create: bool,
+    },
 }
 
 impl Statement {
@@ -211,7 +222,8 @@ impl Statement {
             | Statement::CreateView { .. }
             | Statement::AlterTable { .. }
             | Statement::CreateIndex { .. }
-            | Statement::DropIndex { .. } => true,
+            | Statement::DropIndex { .. }
+            | Statement::Subscriber { .. } => true,
             Statement::Admin(a) => !matches!(a, AdminStatement::Rights { .. }),
             Statement::CreateMacro { .. } | Statement::DropMacro(_) => true,
             Statement::Sql(s) => matches!(
@@ -342,6 +354,9 @@ pub struct Consume {
     pub lease: Option<(std::time::Duration, Location)>,
     /// The wait clause after the table (a tdlite extension) and where it starts.
     pub wait: Option<(ConsumeWait, Location)>,
+    /// `FOR SUBSCRIBER name` after the table (a tdlite extension, docs/queues.md
+    /// Subscribers): consume as that subscriber; and where `FOR` is written.
+    pub subscriber: Option<(String, Location)>,
 }
 
 /// How long a consume waits on an empty queue (docs/queues.md, Wait control).
@@ -399,6 +414,9 @@ pub struct CreateTable {
     /// `ATTEMPTS (column)`, `MAX ATTEMPTS n`, `EXPIRE AFTER n unit`, `DEAD LETTER TO table`
     /// (tdlite extensions, docs/queues.md): attempts, expiry and dead letters.
     pub limits: QueueLimits,
+    /// `SUBSCRIBERS (name, …)` (a tdlite extension, docs/queues.md Subscribers): a queue each
+    /// of whose rows every subscriber consumes once; the names, and where the word is.
+    pub subscribers: Option<(Vec<String>, Location)>,
 }
 
 /// A queue table's attempt, expiry and dead-letter options, each with where its first word

@@ -102,6 +102,14 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
             },
             first,
         )),
+        Statement::Subscriber { create, .. } => Some(refuse(
+            if *create {
+                "CREATE SUBSCRIBER"
+            } else {
+                "DROP SUBSCRIBER"
+            },
+            word_at("SUBSCRIBER"),
+        )),
         Statement::CreateTable(ct) => ct
             .consume_order
             .as_ref()
@@ -110,6 +118,11 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
                 ct.deliver_at
                     .as_ref()
                     .map(|(_, at)| refuse("DELIVER AT", *at))
+            })
+            .or_else(|| {
+                ct.subscribers
+                    .as_ref()
+                    .map(|(_, at)| refuse("SUBSCRIBERS", *at))
             })
             .or_else(|| {
                 ct.limits.location().map(|at| {
@@ -146,6 +159,9 @@ fn consume(c: &crate::statement::Consume) -> Option<ParseError> {
             c.top_location,
         ));
     }
+    if let Some((_, at)) = &c.subscriber {
+        return Some(refuse("FOR SUBSCRIBER", *at));
+    }
     if let Some((_, at)) = &c.filter {
         return Some(ParseError::consume(
             "You cannot specify a WHERE clause in a SELECT AND CONSUME statement.",
@@ -155,6 +171,7 @@ fn consume(c: &crate::statement::Consume) -> Option<ParseError> {
     if let Some((_, at)) = &c.lease {
         return Some(refuse("LEASE", *at));
     }
+
     let (_, location) = c.wait?;
     Some(refuse(
         "A wait clause (WAIT n SECONDS, WAIT FOREVER, NOWAIT) after the queue table",

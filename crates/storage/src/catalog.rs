@@ -140,6 +140,29 @@ pub struct TableSchema {
     /// AFTER n unit`, `DEAD LETTER TO t`, tdlite extensions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<QueueLimits>,
+    /// A queue with subscribers (`SUBSCRIBERS (…)`, a tdlite extension, docs/queues.md
+    /// Subscribers): an INSERT puts each row here and a copy of it in every subscriber's
+    /// table; the row leaves when every copy has been consumed (see `transaction/subscribers`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multi_consumer: bool,
+    /// For a subscriber's table: the queue and the subscriber it serves. Such a table is not
+    /// in [`Catalog::tables`]: only a consume `FOR SUBSCRIBER` reaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscription: Option<Subscription>,
+}
+
+/// What a subscriber's table serves (see [`TableSchema::subscription`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subscription {
+    /// The queue's name, as in the catalog.
+    pub queue: String,
+    /// The subscriber's name, as written.
+    pub name: String,
+}
+
+/// The catalog name of subscriber `name`'s table of queue `queue` (what errors about it say).
+pub fn subscriber_table_name(queue: &str, name: &str) -> String {
+    format!("{queue} FOR SUBSCRIBER {name}")
 }
 
 /// A queue's limits (docs/queues.md, Attempts, expiry and dead letters): when a transaction
@@ -291,6 +314,8 @@ impl TableSchema {
             queue_order: None,
             delivers_at_qits: false,
             limits: None,
+            multi_consumer: false,
+            subscription: None,
         }
         .with_arrow()
     }
@@ -351,6 +376,11 @@ pub struct Catalog {
     /// Raised by every change to the name → table map (under its write lock): a lookup made
     /// at one version gives the same answer while the version stays.
     version: AtomicU64,
+}
+
+/// Whether two catalog names name the same entry (names compare without case).
+pub fn same_name(a: &str, b: &str) -> bool {
+    key(a) == key(b)
 }
 
 fn key(name: &str) -> String {
@@ -653,9 +683,36 @@ impl Catalog {
         }
     }
 
-    /// All tables, in creation order.
+    /// All tables, in creation order, but for subscribers' tables (see
+    /// [`TableSchema::subscription`]): what the dictionary shows.
     pub fn tables(&self) -> Vec<Arc<Table>> {
+        self.tables
+            .read()
+            .values()
+            .filter(|t| t.schema.subscription.is_none())
+            .cloned()
+            .collect()
+    }
+
+    /// All tables, in creation order, subscribers' tables too.
+    pub fn all_tables(&self) -> Vec<Arc<Table>> {
         self.tables.read().values().cloned().collect()
+    }
+
+    /// The subscribers' tables of queue `queue` (by its catalog name), in creation order.
+    pub fn subscribers_of(&self, queue: &str) -> Vec<Arc<Table>> {
+        let k = key(queue);
+        self.tables
+            .read()
+            .values()
+            .filter(|t| {
+                t.schema
+                    .subscription
+                    .as_ref()
+                    .is_some_and(|s| key(&s.queue) == k)
+            })
+            .cloned()
+            .collect()
     }
 }
 

@@ -81,6 +81,10 @@ pub enum StorageError {
     /// A consume with `LEASE` took rows this transaction inserted and has not committed (9923).
     #[error("A LEASE cannot take rows of '{0}' that this transaction inserted and has not committed; commit them first.")]
     LeaseOwnRows(String),
+    /// An INSERT into a queue with subscribers that has none (9924): no one would ever
+    /// consume the row.
+    #[error("Queue '{0}' has no subscribers: a row inserted now would reach no one (CREATE SUBSCRIBER name ON the queue first).")]
+    NoSubscribers(String),
     /// The transaction has already ended.
     #[error("The transaction has already ended.")]
     TransactionEnded,

@@ -130,7 +130,7 @@ impl Storage {
 
     /// Every table, volatile ones included.
     fn every_table(&self) -> Vec<std::sync::Arc<table::Table>> {
-        let mut tables = self.catalog.tables();
+        let mut tables = self.catalog.all_tables();
         tables.extend(self.catalog.all_volatile_tables());
         tables
     }

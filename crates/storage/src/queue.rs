@@ -111,6 +111,16 @@ impl QueueIndex {
         false
     }
 
+    /// The row at `key`, if its entry is live.
+    pub fn get(&self, key: &QueueKey) -> Option<RowId> {
+        if let Ok(i) = self.find(key) {
+            if let Some(r) = self.run[i].1 {
+                return Some(r);
+            }
+        }
+        self.scattered.get(key).copied()
+    }
+
     /// Removes and returns the oldest entry.
     pub fn pop_first(&mut self) -> Option<(QueueKey, RowId)> {
         let run = self.run.front().and_then(|&(k, r)| r.map(|r| (k, r)));

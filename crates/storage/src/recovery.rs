@@ -70,6 +70,7 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
     let (report, log) = replay_logs(&*vfs, dir, &files, &manifest, &mut rec)?;
     rec.txns.end(rec.boot);
     remove_leftovers(&*vfs, dir, &files, &manifest);
+    crate::transaction::count_copies(&rec.catalog);
 
     let log_path = dir.join(wal_name(log.generation));
     let mut file = vfs

@@ -83,6 +83,10 @@ pub struct Table {
     /// How long after its QITS a row expires (`EXPIRE AFTER`, µs), read by every take: a
     /// copy of the schema's, next to the queue's other hot fields.
     pub(crate) expire_after_us: Option<i64>,
+    /// A queue with subscribers: how many of each row's copies (by the row's sequence
+    /// number) are committed and not consumed by a committed transaction; its mutex decides
+    /// one commit at a time which rows leave (see `transaction/subscribers`).
+    pub(crate) copies: Mutex<HashMap<u64, u32>>,
 }
 
 /// What [`Table::index_find`] found.
@@ -222,7 +226,19 @@ impl Table {
             hidden: AtomicUsize::new(0),
             next_lease_end: std::sync::atomic::AtomicI64::new(i64::MAX),
             expire_after_us,
+            copies: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Whether transaction `txn` may use this table: it is committed, or `txn` creates it.
+    pub fn usable_by(&self, txn: TxnId) -> bool {
+        let creator = self.creator.load(Ordering::Acquire);
+        creator == 0 || creator == txn
+    }
+
+    /// Whether lease `id` is one of this table's and has not ended.
+    pub fn holds_lease(&self, id: u64) -> bool {
+        self.lock().leases.get(id).is_some()
     }
 
     /// When the first of its leases ends (µs since the epoch), if it has any.
@@ -1181,6 +1197,15 @@ impl TableData {
             at += 1;
         }
         first
+    }
+
+    /// The sequence numbers of the rows no transaction has deleted (after recovery: every
+    /// committed row's).
+    pub(crate) fn live_seqs(&self) -> Vec<u64> {
+        (0..self.seq.len() as RowId)
+            .filter(|&r| self.stamps.xmax(r) == 0 && self.stamps.xmin(r) != DEAD)
+            .map(|r| self.seq[r as usize])
+            .collect()
     }
 
     /// The queue key of a row of a queue table (its QITS is column 0).

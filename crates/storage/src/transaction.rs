@@ -39,8 +39,10 @@ mod dead_letter;
 mod expiry;
 mod lease;
 mod selective;
+mod subscribers;
 pub use dead_letter::{REASON_EXPIRED, REASON_MAX_ATTEMPTS};
 pub use selective::Selection;
+pub(crate) use subscribers::count_copies;
 
 enum Undo {
     /// Rows this transaction created, consecutive RowIds.
@@ -190,6 +192,9 @@ pub struct Transaction {
     /// The last QITS a `RETRY DELAY` gave a counted row of each table, in the rollback
     /// counting attempts now (see `attempts`).
     last_retry_qits: Vec<(u64, i64)>,
+    /// It changed a queue with subscribers or a subscriber's table: its commit settles their
+    /// counts first (see `subscribers`).
+    subscribed: bool,
 }
 
 /// How many table handles an ended transaction keeps for its restart.
@@ -216,6 +221,7 @@ impl Transaction {
             side: None,
             no_side_work: false,
             last_retry_qits: Vec::new(),
+            subscribed: false,
         }
     }
 
@@ -239,6 +245,7 @@ impl Transaction {
         self.strong.clear();
         // a handle of a table dropped since is let go (it keeps the table's memory alive)
         self.kept.retain(|t| !t.is_dropped());
+        self.subscribed = false;
         self.id = self.storage.txns.begin();
         self.ended = false;
         true
@@ -251,6 +258,7 @@ impl Transaction {
 
     /// A handle of `table`: a kept one if there is one, else a clone.
     fn handle(&mut self, table: &Arc<Table>) -> Arc<Table> {
+        self.subscribed |= table.schema.multi_consumer || table.schema.subscription.is_some();
         match self.kept.iter().position(|t| Arc::ptr_eq(t, table)) {
             Some(i) => self.kept.swap_remove(i),
             None => table.clone(),
@@ -388,6 +396,11 @@ impl Transaction {
         table: &Arc<Table>,
         values: Vec<Value>,
     ) -> Result<RowId, StorageError> {
+        if table.schema.multi_consumer {
+            return self
+                .insert_subscribed(table, values, false)
+                .map(|r| r.unwrap_or_default());
+        }
         self.lock(table, LockMode::RowWrite, false)?;
         self.check_creator(table)?;
         let mut d = table.lock();
@@ -440,6 +453,20 @@ impl Transaction {
         }
         if n == 0 {
             return Ok(0);
+        }
+        if schema.multi_consumer {
+            // row by row: each row's copies take its sequence number
+            let mut inserted = 0;
+            for r in 0..n {
+                let values: Vec<Value> = cols.iter().map(|c| value_at(c.as_ref(), r)).collect();
+                if self
+                    .insert_subscribed(table, values, skip_duplicates)?
+                    .is_some()
+                {
+                    inserted += 1;
+                }
+            }
+            return Ok(inserted);
         }
         self.lock(table, LockMode::RowWrite, false)?;
         self.check_creator(table)?;
@@ -1004,6 +1031,12 @@ impl Transaction {
             {
                 let t = self.storage.catalog.drop_table(name, self.id)?;
                 self.undo.push(Undo::DropTable(t.clone()));
+                // a queue's subscribers go with it
+                if t.schema.multi_consumer {
+                    for s in self.storage.catalog.subscribers_of(&t.schema.name) {
+                        self.drop_table(&s.schema.name)?;
+                    }
+                }
                 return Ok(t);
             }
         }
@@ -1034,6 +1067,11 @@ impl Transaction {
         if self.ended {
             return Ok(Outcome::default());
         }
+        let settled = if self.subscribed {
+            self.settle_subscribers()
+        } else {
+            Vec::new()
+        };
         if self.storage.durable.is_none() {
             // in memory: no log record, and no clone of the storage handle (its reference
             // count is one cache line every session's commit would write)
@@ -1052,6 +1090,7 @@ impl Transaction {
             }
             if let Err(error) = d.log(&record) {
                 drop(gate);
+                Self::unsettle(settled);
                 let outcome = self.rollback_in_place();
                 return Err(CommitFailed {
                     error,

@@ -7,7 +7,9 @@ use super::Session;
 use crate::error::{Error, Result};
 use crate::result::{StatementKind, StatementResult};
 use std::cell::OnceCell;
+use std::sync::Arc;
 use tdlite_parser::ast;
+use tdlite_storage::table::Table;
 use tdlite_storage::Transaction;
 
 impl Session {
@@ -23,20 +25,47 @@ impl Session {
         acknowledge: bool,
         now: &OnceCell<i64>,
     ) -> Result<StatementResult> {
-        let table = self.exec(now).must_get_base_table(name)?;
-        if !table.schema.queue {
-            return Err(Error::NotAQueueTable(table.schema.name.clone()));
+        let ex = self.exec(now);
+        let queue = ex.must_get_base_table(name)?;
+        if !queue.schema.queue {
+            return Err(Error::NotAQueueTable(queue.schema.name.clone()));
+        }
+        // the leases by the table they are in (a queue with subscribers: its subscribers')
+        let mut by_table: Vec<(Arc<Table>, Vec<u64>)> = Vec::new();
+        for &id in leases {
+            let t = ex.lease_table(&queue, id);
+            match by_table.iter_mut().find(|(x, _)| Arc::ptr_eq(x, &t)) {
+                Some((_, ids)) => ids.push(id),
+                None => by_table.push((t, vec![id])),
+            }
         }
         let txn = self.txn();
-        let result = if acknowledge {
-            txn.acknowledge(&table, leases)
-                .map(|n| StatementResult::count(StatementKind::Acknowledge, n))
-        } else {
-            txn.release_leases(&table, leases)
-                .map(|n| StatementResult::count(StatementKind::Release, n))
-        };
+        let mut n = 0;
+        let mut result = Ok(());
+        for (table, ids) in &by_table {
+            let done = if acknowledge {
+                txn.acknowledge(table, ids)
+            } else {
+                txn.release_leases(table, ids)
+            };
+            match done {
+                Ok(k) => n += k,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
         self.publish_side();
-        Ok(result?)
+        result?;
+        Ok(StatementResult::count(
+            if acknowledge {
+                StatementKind::Acknowledge
+            } else {
+                StatementKind::Release
+            },
+            n,
+        ))
     }
 
     /// Gives back the leases the running request took: it failed, so no one will hear of
@@ -68,7 +97,7 @@ impl Session {
             .shared
             .storage
             .catalog
-            .tables()
+            .all_tables()
             .into_iter()
             .filter(|t| t.schema.queue && t.next_lease_end().is_some())
             .collect();

@@ -1,0 +1,222 @@
+//! Queues with subscribers (docs/queues.md, Subscribers; AQ's multi-consumer queues): an
+//! INSERT into such a queue puts the row in the queue and a copy of it in each subscriber's
+//! table ([`crate::catalog::TableSchema::subscription`]), under the same sequence number and
+//! so the same queue key; a subscriber consumes its copies as from any queue; the queue's row
+//! leaves when the last copy has been consumed.
+//!
+//! Invariants:
+//! - a row of a queue with subscribers and its copies share their sequence number, and every
+//!   copy is of a row still in the queue (a copy never outlives its row);
+//! - the queue's `copies` map counts, per sequence number, the copies that are committed and
+//!   not consumed by a committed transaction: it changes only at commit, decided one commit
+//!   at a time under its mutex ([`Transaction::settle_subscribers`]), so of two transactions
+//!   consuming a row's last two copies exactly one sees the count reach 0, and that one deletes
+//!   the row in the same log record as its consume (atomic on disk);
+//! - a reopen counts the copies afresh ([`count_copies`]).
+//!
+//! A commit whose log write fails after its count was decided gives the count back; if a later
+//! commit had meanwhile deleted the row on the strength of it, the copy stays without its row
+//! (the database then accepts no more commits; at reopen the copy is still consumable and the
+//! row no longer shows in a browse of the queue).
+
+use super::{Transaction, Undo};
+use crate::catalog::Catalog;
+use crate::error::StorageError;
+use crate::locks::LockMode;
+use crate::mvcc::DEAD;
+use crate::table::{RowId, Table};
+use crate::types::Value;
+use std::sync::Arc;
+
+impl Transaction {
+    /// The subscribers' tables of `queue` this transaction may write to: committed ones and
+    /// those it creates itself (a subscriber another open transaction is adding gets no
+    /// copies until that commits; its CREATE SUBSCRIBER holds the queue locked meanwhile).
+    fn subscriber_tables(&self, queue: &Table) -> Vec<Arc<Table>> {
+        let mut subs = self.storage.catalog.subscribers_of(&queue.schema.name);
+        subs.retain(|t| {
+            let creator = t.creator.load(std::sync::atomic::Ordering::Acquire);
+            creator == 0 || creator == self.id
+        });
+        subs
+    }
+
+    /// [`Transaction::insert`] into a queue with subscribers: the row, then its copy in each
+    /// subscriber's table under the row's sequence number. `Ok(None)`: a duplicate of a row of
+    /// a SET queue, left out (`skip_duplicates`).
+    ///
+    /// # Errors
+    /// [`StorageError::NoSubscribers`] (9924) if it has none; as [`Transaction::insert`].
+    pub(super) fn insert_subscribed(
+        &mut self,
+        queue: &Arc<Table>,
+        values: Vec<Value>,
+        skip_duplicates: bool,
+    ) -> Result<Option<RowId>, StorageError> {
+        self.lock(queue, LockMode::RowWrite, false)?;
+        self.check_creator(queue)?;
+        let subs = self.subscriber_tables(queue);
+        if subs.is_empty() {
+            return Err(StorageError::NoSubscribers(queue.schema.name.clone()));
+        }
+        let (rid, seq) = {
+            let mut d = queue.lock();
+            let appended = d.append(
+                &queue.schema,
+                values.clone().into(),
+                self.id,
+                &self.storage.txns,
+                None,
+            );
+            let rid = match appended {
+                Ok(rid) => rid,
+                Err(StorageError::DuplicateRow(_)) if skip_duplicates => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            self.note_inserted(queue, &d, rid..rid + 1);
+            (rid, d.seq[rid as usize])
+        };
+        for s in subs {
+            self.lock(&s, LockMode::RowWrite, false)?;
+            let mut d = s.lock();
+            let copy = d.append(
+                &s.schema,
+                values.clone().into(),
+                self.id,
+                &self.storage.txns,
+                Some(seq),
+            )?;
+            self.note_inserted(&s, &d, copy..copy + 1);
+        }
+        Ok(Some(rid))
+    }
+
+    /// Before a commit is logged: counts the copies it adds and consumes into their queues'
+    /// `copies` maps, and deletes (in this transaction) each queue row whose count it brings
+    /// to 0, or that it inserted with every copy consumed by itself. Returns what it changed,
+    /// for [`Transaction::unsettle`] if the log write then fails.
+    pub(super) fn settle_subscribers(&mut self) -> Vec<(Arc<Table>, u64, i64)> {
+        // (queue name, copy's sequence number, change, the copy's queue key) and the queue
+        // rows this transaction inserted
+        let mut changes: Vec<(String, u64, i64, crate::queue::QueueKey)> = Vec::new();
+        let mut inserted: Vec<(Arc<Table>, RowId)> = Vec::new();
+        for u in &self.undo {
+            match u {
+                Undo::Insert { table, rows } => {
+                    if table.schema.subscription.is_none() && !table.schema.multi_consumer {
+                        continue;
+                    }
+                    let d = table.lock();
+                    for r in rows.clone() {
+                        if d.stamps.xmax(r) == self.id {
+                            continue; // consumed by this transaction itself: no copy left
+                        }
+                        if let Some(s) = &table.schema.subscription {
+                            changes.push((s.queue.clone(), d.seq[r as usize], 1, d.queue_key(r)));
+                        } else if table.schema.multi_consumer {
+                            inserted.push((table.clone(), r));
+                        }
+                    }
+                }
+                Undo::Delete { table, row, .. } => {
+                    let Some(s) = &table.schema.subscription else {
+                        continue;
+                    };
+                    let d = table.lock();
+                    if d.stamps.xmin(*row) == self.id || d.stamps.xmin(*row) == DEAD {
+                        continue; // a copy this transaction made: never counted
+                    }
+                    changes.push((s.queue.clone(), d.seq[*row as usize], -1, d.queue_key(*row)));
+                }
+                _ => {}
+            }
+        }
+        let mut applied = Vec::new();
+        let mut queues: Vec<Arc<Table>> = inserted.iter().map(|(q, _)| q.clone()).collect();
+        for (name, ..) in &changes {
+            if let Some(q) = self.storage.catalog.get_table(name) {
+                queues.push(q);
+            }
+        }
+        queues.sort_by_key(|q| q.id);
+        queues.dedup_by_key(|q| q.id);
+        for q in queues {
+            let mut gone = Vec::new();
+            {
+                let mut copies = q.copies.lock();
+                for (name, seq, delta, key) in &changes {
+                    if !crate::catalog::same_name(name, &q.schema.name) {
+                        continue;
+                    }
+                    let n = copies.entry(*seq).or_insert(0);
+                    *n = n.saturating_add_signed(*delta as i32);
+                    applied.push((q.clone(), *seq, *delta));
+                    if *n == 0 {
+                        copies.remove(seq);
+                        if *delta < 0 {
+                            gone.push(*key);
+                        }
+                    }
+                }
+                // a row inserted here whose copies were all consumed here has no count
+                let d = q.lock();
+                for (t, r) in &inserted {
+                    if Arc::ptr_eq(t, &q) && !copies.contains_key(&d.seq[*r as usize]) {
+                        gone.push(d.queue_key(*r));
+                    }
+                }
+            }
+            self.delete_queue_rows(&q, &gone);
+        }
+        applied
+    }
+
+    /// Deletes the rows of queue `q` at `keys` (committed and queued, or this transaction's
+    /// own pending ones) in this transaction; a key with no such row is passed over.
+    fn delete_queue_rows(&mut self, q: &Arc<Table>, keys: &[crate::queue::QueueKey]) {
+        if keys.is_empty() {
+            return;
+        }
+        let mut d = q.lock();
+        for key in keys {
+            let committed = d.queue.get(key);
+            let row =
+                committed.or_else(|| self.own_queue.get(&q.id).and_then(|(_, own)| own.get(key)));
+            let Some(row) = row else {
+                continue;
+            };
+            if self.claim(q, &mut d, row).is_ok() && committed.is_some() {
+                d.consumed += 1;
+            }
+        }
+    }
+
+    /// Gives back the counts [`Transaction::settle_subscribers`] changed (its commit failed).
+    pub(super) fn unsettle(applied: Vec<(Arc<Table>, u64, i64)>) {
+        for (q, seq, delta) in applied {
+            let mut copies = q.copies.lock();
+            let n = copies.entry(seq).or_insert(0);
+            *n = n.saturating_add_signed(-delta as i32);
+            if *n == 0 {
+                copies.remove(&seq);
+            }
+        }
+    }
+}
+
+/// Counts the copies in every subscriber's table into its queue's `copies` map (at open).
+pub(crate) fn count_copies(catalog: &Catalog) {
+    for t in catalog.all_tables() {
+        let Some(s) = &t.schema.subscription else {
+            continue;
+        };
+        let Some(q) = catalog.get_table(&s.queue) else {
+            continue;
+        };
+        let seqs = t.lock().live_seqs();
+        let mut copies = q.copies.lock();
+        for seq in seqs {
+            *copies.entry(seq).or_insert(0) += 1;
+        }
+    }
+}
