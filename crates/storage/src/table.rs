@@ -87,6 +87,9 @@ pub struct Table {
     /// number) are committed and not consumed by a committed transaction; its mutex decides
     /// one commit at a time which rows leave (see `transaction/subscribers`).
     pub(crate) copies: Mutex<HashMap<u64, u32>>,
+    /// A queue with subscribers: their tables as the catalog had them at a version (an
+    /// INSERT looks them up there instead of going through the whole catalog).
+    pub(crate) subscribers: Mutex<(u64, Vec<Arc<Table>>)>,
 }
 
 /// What [`Table::index_find`] found.
@@ -227,6 +230,7 @@ impl Table {
             next_lease_end: std::sync::atomic::AtomicI64::new(i64::MAX),
             expire_after_us,
             copies: Mutex::new(HashMap::new()),
+            subscribers: Mutex::new((u64::MAX, Vec::new())),
         }
     }
 

@@ -38,4 +38,5 @@ mod stress_locks;
 mod stress_queue;
 mod stress_scan;
 mod stress_selective;
+mod subscribers;
 mod volatile;

@@ -33,12 +33,18 @@ impl Transaction {
     /// those it creates itself (a subscriber another open transaction is adding gets no
     /// copies until that commits; its CREATE SUBSCRIBER holds the queue locked meanwhile).
     fn subscriber_tables(&self, queue: &Table) -> Vec<Arc<Table>> {
-        let mut subs = self.storage.catalog.subscribers_of(&queue.schema.name);
-        subs.retain(|t| {
-            let creator = t.creator.load(std::sync::atomic::Ordering::Acquire);
-            creator == 0 || creator == self.id
-        });
-        subs
+        let catalog = &self.storage.catalog;
+        // the version first: a change made meanwhile leaves a list newer than its version
+        let version = catalog.version();
+        let mut kept = queue.subscribers.lock();
+        if kept.0 != version {
+            *kept = (version, catalog.subscribers_of(&queue.schema.name));
+        }
+        kept.1
+            .iter()
+            .filter(|t| t.usable_by(self.id) && !t.is_dropped())
+            .cloned()
+            .collect()
     }
 
     /// [`Transaction::insert`] into a queue with subscribers: the row, then its copy in each
