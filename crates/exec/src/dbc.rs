@@ -182,7 +182,11 @@ pub(crate) fn view_rows(
     };
     let rows = match view {
         "QUEUESTATS" => queue_stats(
-            catalog.tables().into_iter().filter(|t| t.schema.queue),
+            with_subscribers(
+                catalog,
+                catalog.tables().into_iter().filter(|t| t.schema.queue),
+            )
+            .into_iter(),
             user,
             queues,
         ),
@@ -775,6 +779,24 @@ fn users(registry: &Registry, user: &str) -> Result<Rows> {
 ///
 /// # Errors
 /// Only Arrow errors building the batch (none expected).
+/// `queues` and, after each queue with subscribers, its subscribers' tables (their rows in
+/// the view: docs/queues.md, Subscribers).
+pub(crate) fn with_subscribers(
+    catalog: &Catalog,
+    queues: impl Iterator<Item = Arc<tdlite_storage::table::Table>>,
+) -> Vec<Arc<tdlite_storage::table::Table>> {
+    let mut out = Vec::new();
+    for q in queues {
+        let subs = match q.schema.multi_consumer {
+            true => catalog.subscribers_of(&q.schema.name),
+            false => Vec::new(),
+        };
+        out.push(q);
+        out.extend(subs);
+    }
+    out
+}
+
 pub(crate) fn queue_stats(
     queues: impl Iterator<Item = Arc<tdlite_storage::table::Table>>,
     user: &str,
@@ -791,6 +813,7 @@ pub(crate) fn queue_stats(
         ("Enqueued", true),
         ("Consumed", true),
         ("DeadLettered", true),
+        ("Subscriber", false),
     ])
     .big("Depth")
     .big("OldestAgeSeconds")
@@ -800,9 +823,14 @@ pub(crate) fn queue_stats(
     .big("DeadLettered");
     let snapshot = source.txns.snapshot(0);
     let now_us = (source.now_us)();
-    let mut rows: Vec<(String, String, Vec<Cell>)> = Vec::new();
+    let mut rows: Vec<(String, String, Option<String>, Vec<Cell>)> = Vec::new();
     for t in queues {
-        let (db, name) = split_name(&t.schema.name, user);
+        // a subscriber's table: its queue's name, and the subscriber's
+        let (queue, subscriber) = match &t.schema.subscription {
+            Some(s) => (s.queue.as_str(), Some(s.name.clone())),
+            None => (t.schema.name.as_str(), None),
+        };
+        let (db, name) = split_name(queue, user);
         let q = t.queue_stats(&snapshot);
         let big = |n: u64| Cell::Big(i64::try_from(n).unwrap_or(i64::MAX));
         let oldest = q
@@ -815,6 +843,7 @@ pub(crate) fn queue_stats(
         rows.push((
             db.clone(),
             name.clone(),
+            subscriber.clone(),
             vec![
                 text(db),
                 text(name),
@@ -828,11 +857,13 @@ pub(crate) fn queue_stats(
                 big(q.enqueued),
                 big(q.consumed),
                 big(q.dead_lettered),
+                subscriber.map_or(Cell::Null, text),
             ],
         ));
     }
-    rows.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-    for (_, _, cells) in rows {
+    // a queue's own row first, then its subscribers'
+    rows.sort_by(|a, b| (&a.0, &a.1, &a.2).cmp(&(&b.0, &b.1, &b.2)));
+    for (_, _, _, cells) in rows {
         b.row(cells);
     }
     b.finish()

@@ -1005,7 +1005,11 @@ impl Session {
                     waiting: &|id| waiters.count(id),
                     now_us: &|| now_us,
                 };
-                let rows = crate::dbc::queue_stats(std::iter::once(table), &self.user, &source)?;
+                let tables = crate::dbc::with_subscribers(
+                    &self.shared.storage.catalog,
+                    std::iter::once(table),
+                );
+                let rows = crate::dbc::queue_stats(tables.into_iter(), &self.user, &source)?;
                 StatementResult::rows(StatementKind::Help, rows)
             }
             Statement::HelpLocks => {

@@ -269,3 +269,26 @@ fn lease_clause_and_statements() {
     check(3706, "ACKNOWLEDGE q LEASE /*a*/x");
     check(3706, "RELEASE q LEASE 1 /*a*/2");
 }
+
+#[test]
+fn subscriber_clause_and_statements() {
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q FOR SUBSCRIBER /*a*/7",
+    );
+    check(3706, "SELECT AND CONSUME TOP 1 * FROM q /*a*/FOR UPDATE");
+    check(
+        3706,
+        "SELECT AND CONSUME TOP 1 * FROM q WHERE n = 1 /*a*/FOR SUBSCRIBER a",
+    );
+    check(3706, "CREATE SUBSCRIBER a /*a*/q");
+    check(3706, "DROP SUBSCRIBER a ON q /*a*/CASCADE");
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, SUBSCRIBERS (/*a*/) (qits TIMESTAMP(6))",
+    );
+    check(
+        3706,
+        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a), /*a*/SUBSCRIBERS (b) (qits TIMESTAMP(6))",
+    );
+}

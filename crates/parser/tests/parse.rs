@@ -227,6 +227,11 @@ fn render_statement(out: &mut String, statement: &Statement) {
             leases,
             acknowledge,
         } => writeln!(out, "EndLease {table} {leases:?} acknowledge={acknowledge}").unwrap(),
+        Statement::Subscriber {
+            name,
+            queue,
+            create,
+        } => writeln!(out, "Subscriber {name} on {queue} create={create}").unwrap(),
     }
 }
 
@@ -240,6 +245,7 @@ fn render_consume(out: &mut String, c: &Consume, indent: &str) {
         filter,
         lease,
         wait,
+        subscriber,
     } = c;
     // TOP 1 and no wait clause (Teradata's form) print as before the extensions came
     if *top != 1 {
@@ -247,6 +253,9 @@ fn render_consume(out: &mut String, c: &Consume, indent: &str) {
     }
     writeln!(out, "{indent}projection: {}", join(projection)).unwrap();
     writeln!(out, "{indent}table: {table}").unwrap();
+    if let Some((name, at)) = subscriber {
+        writeln!(out, "{indent}for subscriber: {name} at {at}").unwrap();
+    }
     if let Some((cond, at)) = filter {
         writeln!(out, "{indent}where: {cond} at {at}").unwrap();
     }
@@ -279,6 +288,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         consume_order,
         deliver_at,
         limits,
+        subscribers,
     } = c;
     writeln!(out, "CreateTable").unwrap();
     writeln!(out, "  name: {name}").unwrap();
@@ -294,6 +304,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     }
     if let Some((column, at)) = deliver_at {
         writeln!(out, "  deliver at: {column} at {at}").unwrap();
+    }
+    if let Some((names, at)) = subscribers {
+        writeln!(out, "  subscribers: {names:?} at {at}").unwrap();
     }
     if let Some((column, at)) = &limits.column {
         writeln!(out, "  attempts: {column} at {at}").unwrap();

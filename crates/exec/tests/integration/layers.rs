@@ -90,6 +90,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "macros",
             "locking",
             "queue_limits",
+            "subscribers",
         ],
     ),
     (
@@ -126,6 +127,7 @@ const KNOWN_UPWARD: &[(&str, &str)] = &[
     ("setops", "exec"),
     ("statistics", "exec"),
     ("stream", "exec"),
+    ("subscribers", "exec"),
     ("view", "exec"),
 ];
 
