@@ -39,4 +39,5 @@ mod stress_queue;
 mod stress_scan;
 mod stress_selective;
 mod subscribers;
+mod subscribers_model;
 mod volatile;

@@ -1,0 +1,236 @@
+//! Model-based test of subscribers (issue 17, docs/queues.md Subscribers): random sequences of
+//! inserts (alone or a few in a transaction, committed or rolled back), consumes of `TOP k`
+//! as a random subscriber by two sessions whose transactions commit or roll back, subscribers
+//! created and dropped, and reopens of the database (on disk), run against tdlite and a plain
+//! reference model. After every step the rows each take returned (in order), and, from a
+//! third session, the queue's rows and each subscriber's depth must match the model.
+//!
+//! The seed is printed on failure; `TDLITE_SUBSCRIBERS_MODEL_SEED` replays one,
+//! `TDLITE_SUBSCRIBERS_MODEL_CASES` runs more sequences (a soak).
+
+use crate::common::{model_cases, Rng};
+use std::collections::{BTreeMap, BTreeSet};
+use tdlite::{Database, Session};
+
+/// Queue order: the QITS's second, then the insertion sequence.
+type Key = (u64, u64);
+
+#[derive(Default)]
+struct Model {
+    /// Rows in the queue: id and the subscribers that have still to consume it.
+    rows: BTreeMap<Key, (u64, BTreeSet<String>)>,
+    subscribers: BTreeSet<String>,
+    /// Each consumer session's open transaction, if any: the (subscriber, row) it took.
+    open: [Option<Vec<(String, Key)>>; 2],
+    seq: u64,
+    next_id: u64,
+}
+
+impl Model {
+    fn held(&self, sub: &str, k: &Key) -> bool {
+        self.open
+            .iter()
+            .flatten()
+            .any(|t| t.iter().any(|(s, x)| s == sub && x == k))
+    }
+
+    /// The rows subscriber `sub` may take now, in order.
+    fn available(&self, sub: &str) -> Vec<Key> {
+        self.rows
+            .iter()
+            .filter(|(k, (_, pending))| pending.contains(sub) && !self.held(sub, k))
+            .map(|(k, _)| *k)
+            .collect()
+    }
+
+    /// `sub` consumed row `k` for good.
+    fn consumed(&mut self, sub: &str, k: &Key) {
+        if let Some((_, pending)) = self.rows.get_mut(k) {
+            pending.remove(sub);
+            if pending.is_empty() {
+                self.rows.remove(k);
+            }
+        }
+    }
+
+    fn any_open(&self) -> bool {
+        self.open.iter().any(Option::is_some)
+    }
+}
+
+const SUBSCRIBERS: [&str; 4] = ["s0", "s1", "s2", "s3"];
+
+fn ids(s: &mut Session, sql: &str) -> Vec<u64> {
+    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.last()
+        .unwrap()
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings()
+        .iter()
+        .map(|r| r[0].parse().unwrap())
+        .collect()
+}
+
+fn check(db: &Database, m: &Model, step: &str) {
+    let mut s = db.session();
+    let want: Vec<u64> = {
+        let mut v: Vec<u64> = m.rows.values().map(|(id, _)| *id).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(
+        ids(&mut s, "SELECT id FROM q ORDER BY id"),
+        want,
+        "queue after {step}"
+    );
+    let r = s
+        .execute(
+            "SELECT Subscriber, Depth FROM DBC.QueueStatsV WHERE TableName = 'q' AND \
+             Subscriber IS NOT NULL ORDER BY 1",
+        )
+        .unwrap();
+    let got: Vec<(String, u64)> = r[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings()
+        .iter()
+        .map(|r| (r[0].clone(), r[1].parse().unwrap()))
+        .collect();
+    let want: Vec<(String, u64)> = m
+        .subscribers
+        .iter()
+        .map(|sub| (sub.clone(), m.available(sub).len() as u64))
+        .collect();
+    assert_eq!(got, want, "subscribers' depths after {step}");
+}
+
+fn run(seed: u64) {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open(dir.path()).unwrap();
+    db.session()
+        .execute(
+            "CREATE TABLE q, QUEUE, SUBSCRIBERS (s0, s1) (qits TIMESTAMP(6) NOT NULL DEFAULT \
+             CURRENT_TIMESTAMP(6), id INTEGER NOT NULL)",
+        )
+        .unwrap();
+    let mut m = Model {
+        subscribers: ["s0", "s1"].iter().map(|s| s.to_string()).collect(),
+        ..Model::default()
+    };
+    let mut consumers = [db.session(), db.session()];
+    for step in 0..60 {
+        let what = rng.below(100);
+        let label;
+        if what < 30 {
+            // a few rows in one transaction, committed or not
+            let n = 1 + rng.below(3);
+            let commit = rng.below(4) != 0;
+            let mut sql = String::from("BT;");
+            let mut new = Vec::new();
+            for _ in 0..n {
+                let second = rng.below(5);
+                m.next_id += 1;
+                sql.push_str(&format!(
+                    "INS q (TIMESTAMP '2024-01-01 10:00:0{second}', {});",
+                    m.next_id
+                ));
+                new.push((second, m.next_id));
+            }
+            let mut p = db.session();
+            let inserted = p.execute(&sql);
+            if m.subscribers.is_empty() {
+                assert_eq!(inserted.unwrap_err().code().number, 9924);
+                label = "an insert with no subscriber".to_string();
+            } else {
+                inserted.unwrap();
+                if commit {
+                    p.execute("ET").unwrap();
+                    for (second, id) in new {
+                        m.seq += 1;
+                        m.rows.insert((second, m.seq), (id, m.subscribers.clone()));
+                    }
+                } else {
+                    assert_eq!(p.execute("ROLLBACK").unwrap_err().code().number, 3514);
+                    m.seq += n;
+                }
+                label = format!("an insert of {n} (commit {commit})");
+            }
+        } else if what < 65 && !m.subscribers.is_empty() {
+            let c = rng.below(2) as usize;
+            let subs: Vec<String> = m.subscribers.iter().cloned().collect();
+            let sub = subs[rng.below(subs.len() as u64) as usize].clone();
+            let top = 1 + rng.below(3) as usize;
+            let got = ids(
+                &mut consumers[c],
+                &format!("SELECT AND CONSUME TOP {top} id FROM q FOR SUBSCRIBER {sub} NOWAIT"),
+            );
+            let taken: Vec<Key> = m.available(&sub).into_iter().take(top).collect();
+            let want: Vec<u64> = taken.iter().map(|k| m.rows[k].0).collect();
+            assert_eq!(got, want, "seed {seed} step {step}: {sub} by consumer {c}");
+            match &mut m.open[c] {
+                Some(t) => t.extend(taken.into_iter().map(|k| (sub.clone(), k))),
+                None => {
+                    for k in taken {
+                        m.consumed(&sub, &k);
+                    }
+                }
+            }
+            label = format!("consumer {c} took {want:?} for {sub}");
+        } else if what < 80 {
+            let c = rng.below(2) as usize;
+            match m.open[c].take() {
+                None => {
+                    consumers[c].execute("BT").unwrap();
+                    m.open[c] = Some(Vec::new());
+                    label = format!("consumer {c} began");
+                }
+                Some(t) if rng.below(2) == 0 => {
+                    consumers[c].execute("ET").unwrap();
+                    for (sub, k) in t {
+                        m.consumed(&sub, &k);
+                    }
+                    label = format!("consumer {c} committed");
+                }
+                Some(_) => {
+                    let e = consumers[c].execute("ROLLBACK").unwrap_err();
+                    assert_eq!(e.code().number, 3514);
+                    label = format!("consumer {c} rolled back");
+                }
+            }
+        } else if what < 90 && !m.any_open() {
+            let sub = SUBSCRIBERS[rng.below(4) as usize];
+            let mut s = db.session();
+            if m.subscribers.contains(sub) {
+                s.execute(&format!("DROP SUBSCRIBER {sub} ON q")).unwrap();
+                m.subscribers.remove(sub);
+                let keys: Vec<Key> = m.rows.keys().copied().collect();
+                for k in keys {
+                    m.consumed(sub, &k);
+                }
+                label = format!("dropped {sub}");
+            } else {
+                s.execute(&format!("CREATE SUBSCRIBER {sub} ON q")).unwrap();
+                m.subscribers.insert(sub.to_string());
+                label = format!("created {sub}");
+            }
+        } else if !m.any_open() {
+            drop(consumers);
+            drop(db);
+            db = Database::open(dir.path()).unwrap();
+            consumers = [db.session(), db.session()];
+            label = "reopened".to_string();
+        } else {
+            continue;
+        }
+        check(&db, &m, &format!("seed {seed} step {step}: {label}"));
+    }
+}
+
+#[test]
+fn subscribers_match_the_model() {
+    model_cases("SUBSCRIBERS_MODEL", 40, run);
+}
