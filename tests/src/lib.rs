@@ -3,10 +3,11 @@
 
 use tdlite::Database;
 
-/// The queue and account tables the crash workload uses; the queue's `g` is `n MOD 4`, indexed
+/// The queue and account tables the crash workload uses (and `fan`, a queue with
+/// subscribers); the queue's `g` is `n MOD 4`, indexed
 /// so that selective consumes walk a keyed queue that recovery must rebuild; a rolled-back
 /// consume counts in `tries`, and the third moves the row to `q_dead` (attempts are durable).
-pub const SETUP: [&str; 5] = [
+pub const SETUP: [&str; 6] = [
     "CREATE MULTISET TABLE q_dead, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT \
      CURRENT_TIMESTAMP(6), n BIGINT NOT NULL, g INTEGER NOT NULL, pad VARCHAR(300), \
      tries INTEGER NOT NULL, why VARCHAR(20))",
@@ -16,7 +17,12 @@ pub const SETUP: [&str; 5] = [
     "CREATE INDEX (g) ON q",
     "CREATE TABLE acct (k INTEGER NOT NULL, v INTEGER NOT NULL) UNIQUE PRIMARY INDEX (k)",
     "INS acct (0, 250); INS acct (1, 250); INS acct (2, 250); INS acct (3, 250)",
+    "CREATE TABLE fan, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
+     CURRENT_TIMESTAMP(6), n BIGINT NOT NULL)",
 ];
+
+/// The subscribers of the crash workload's queue with subscribers, `fan`.
+pub const SUBSCRIBERS: [&str; 2] = ["a", "b"];
 
 /// The number of attempts after which the crash workload's rows are dead.
 pub const MAX_ATTEMPTS: i64 = 3;

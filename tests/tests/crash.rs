@@ -16,6 +16,11 @@
 //!   rollbacks of its consumes the worker saw return, and at most one more (a rollback in
 //!   flight); a row is in the queue or in the dead-letter table, never both, and a dead one
 //!   has `MAX_ATTEMPTS` attempts. (The walk above is rolled back: one more attempt each.)
+//! - a queue with subscribers (`fan`, subscribers a and b) keeps each subscriber's rows as
+//!   above (acknowledged inserts there unless that subscriber's consume was acknowledged or in
+//!   flight, acknowledged consumes gone, nothing uncommitted, in-flight batches whole), and the
+//!   queue holds exactly the rows some subscriber still has (a row left with its last copy,
+//!   in the same commit, or not at all).
 //!
 //! `TDLITE_CRASH_CYCLES=n` runs more kill cycles (default 50); `TDLITE_CRASH_SEED` replays one.
 
@@ -27,7 +32,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use tdlite::Database;
-use tdlite_system_tests::{int_pairs, ints, MAX_ATTEMPTS, SETUP, TOTAL};
+use tdlite_system_tests::{int_pairs, ints, MAX_ATTEMPTS, SETUP, SUBSCRIBERS, TOTAL};
 
 /// What one worker run said before it died.
 #[derive(Default, Debug)]
@@ -48,12 +53,21 @@ struct Said {
     rolled_back: HashMap<i64, i64>,
     /// What the worker reported as failed (must be nothing).
     failures: Vec<String>,
+    /// Acknowledged inserts into `fan`, and batches whose commit was in flight.
+    fan_produced: BTreeSet<i64>,
+    fan_doubtful_batches: Vec<Vec<i64>>,
+    /// Acknowledged consumes of `fan` by subscriber, and those in flight.
+    fan_consumed: BTreeMap<String, BTreeSet<i64>>,
+    fan_doubtful: BTreeMap<String, BTreeSet<i64>>,
 }
 
 fn parse(lines: &[String]) -> Said {
     let mut said = Said::default();
     let mut try_p: HashMap<String, Vec<i64>> = HashMap::new();
     let mut try_c: HashMap<String, Vec<i64>> = HashMap::new();
+    let mut try_f: HashMap<String, Vec<i64>> = HashMap::new();
+    let mut try_s: HashMap<String, (String, Vec<i64>)> = HashMap::new();
+    let ids_of = |ids: &[&str]| -> Vec<i64> { ids.iter().map(|i| i.parse().unwrap()).collect() };
     for line in lines {
         let w: Vec<&str> = line.split_whitespace().collect();
         match w.as_slice() {
@@ -78,6 +92,20 @@ fn parse(lines: &[String]) -> Said {
                     *said.rolled_back.entry(id).or_default() += 1;
                 }
             }
+            ["TRYF", t, ids @ ..] => {
+                try_f.insert(t.to_string(), ids_of(ids));
+            }
+            ["OKF", t] => said.fan_produced.extend(try_f.remove(*t).unwrap()),
+            ["TRYS", t, s, ids @ ..] => {
+                try_s.insert(t.to_string(), (s.to_string(), ids_of(ids)));
+            }
+            ["OKS", t] => {
+                let (s, ids) = try_s.remove(*t).unwrap();
+                said.fan_consumed.entry(s).or_default().extend(ids);
+            }
+            ["RBS", t] => {
+                try_s.remove(*t).unwrap();
+            }
             ["SELC", _] => said.selective += 1,
             ["LEAS", _] => said.leases += 1,
             ["FAIL", ..] => said.failures.push(line.clone()),
@@ -85,6 +113,10 @@ fn parse(lines: &[String]) -> Said {
         }
     }
     said.doubtful_batches = try_p.into_values().collect();
+    said.fan_doubtful_batches = try_f.into_values().collect();
+    for (s, ids) in try_s.into_values() {
+        said.fan_doubtful.entry(s).or_default().extend(ids);
+    }
     said.doubtful_consume_batches = try_c.into_values().collect();
     said.doubtful_consumes = said
         .doubtful_consume_batches
@@ -213,6 +245,73 @@ fn check(
     attempts(db, &ctx)
 }
 
+/// Checks the queue with subscribers `fan` against what was there `before` (each subscriber's
+/// rows) and what the worker said; returns each subscriber's rows now.
+fn check_fan(
+    ctx: &str,
+    db: &Database,
+    before: &BTreeMap<String, BTreeSet<i64>>,
+    said: &Said,
+) -> BTreeMap<String, BTreeSet<i64>> {
+    let doubtful: BTreeSet<i64> = said
+        .fan_doubtful_batches
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
+    let empty = BTreeSet::new();
+    let mut now = BTreeMap::new();
+    let mut union = BTreeSet::new();
+    for sub in SUBSCRIBERS {
+        // every row the subscriber has, by a consume rolled back (no attempts on `fan`)
+        let rows = ints(
+            db,
+            &format!("BT; SELECT AND CONSUME TOP 2000000 n FROM fan FOR SUBSCRIBER {sub} NOWAIT"),
+        );
+        let mine: BTreeSet<i64> = rows.iter().copied().collect();
+        assert_eq!(mine.len(), rows.len(), "{ctx}: {sub} has a row twice");
+        let consumed = said.fan_consumed.get(sub).unwrap_or(&empty);
+        let in_flight = said.fan_doubtful.get(sub).unwrap_or(&empty);
+        let had = before.get(sub).unwrap_or(&empty);
+        for id in had.iter().chain(&said.fan_produced) {
+            if !consumed.contains(id) && !in_flight.contains(id) {
+                assert!(mine.contains(id), "{ctx}: {sub} lost acknowledged row {id}");
+            }
+        }
+        for id in &mine {
+            assert!(
+                !consumed.contains(id),
+                "{ctx}: {sub}'s consumed row {id} came back"
+            );
+            assert!(
+                had.contains(id) || said.fan_produced.contains(id) || doubtful.contains(id),
+                "{ctx}: {sub}'s row {id} was never committed"
+            );
+        }
+        for batch in &said.fan_doubtful_batches {
+            let settled: Vec<&i64> = batch
+                .iter()
+                .filter(|i| !consumed.contains(i) && !in_flight.contains(i))
+                .collect();
+            let present = settled.iter().filter(|i| mine.contains(i)).count();
+            assert!(
+                present == 0 || present == settled.len(),
+                "{ctx}: in-flight batch {batch:?} is partly in {sub}'s rows"
+            );
+        }
+        union.extend(mine.iter().copied());
+        now.insert(sub.to_string(), mine);
+    }
+    let queued = ints(db, "SEL n FROM fan");
+    let set: BTreeSet<i64> = queued.iter().copied().collect();
+    assert_eq!(set.len(), queued.len(), "{ctx}: fan holds a row twice");
+    assert_eq!(
+        set, union,
+        "{ctx}: fan does not hold exactly the rows some subscriber still has"
+    );
+    now
+}
+
 /// Each row's attempts, whether in the queue or dead: a row is in one of them, once, and a
 /// dead one has `MAX_ATTEMPTS` attempts and its reason.
 fn attempts(db: &Database, ctx: &str) -> BTreeMap<i64, i64> {
@@ -255,6 +354,8 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
         }
     }
     let mut live = BTreeMap::new();
+    let mut fan = BTreeMap::new();
+    let mut fan_consumed = 0;
     let mut acknowledged = 0;
     let mut selective = 0;
     let mut rollbacks = 0;
@@ -279,6 +380,8 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
         let db = Database::open(&dir)
             .unwrap_or_else(|e| panic!("seed {seed} cycle {cycle}: reopen failed: {e}"));
         live = check(seed, cycle, &db, &live, &said);
+        fan = check_fan(&format!("seed {seed} cycle {cycle}"), &db, &fan, &said);
+        fan_consumed += said.fan_consumed.values().map(BTreeSet::len).sum::<usize>();
     }
     let dead = live.values().filter(|&&c| c == MAX_ATTEMPTS).count();
     println!(
@@ -290,6 +393,8 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
     assert!(acknowledged > 0, "the worker never got to commit anything");
     assert!(selective > 0, "no selective consume took a row");
     assert!(rollbacks > 0 && dead > 0, "no attempt was counted");
+    assert!(fan_consumed > 0, "no subscriber consumed a row");
+    println!("{fan_consumed} acknowledged consumes by subscribers");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

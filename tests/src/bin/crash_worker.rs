@@ -16,6 +16,10 @@
 //!   LEAS <t>                    (before TRYC) the consume took a lease
 //!   FAIL <t> <what>             a consume failed unexpectedly or took a row its WHERE
 //!                               does not match (the test fails)
+//!   TRYF <t> <id> …  / OKF <t>  as TRYP/OKP, into `fan` (a queue with subscribers)
+//!   TRYS <t> <sub> <id> …       thread t consumed these ids of `fan` for subscriber sub and
+//!                               is about to commit
+//!   OKS <t> | RBS <t>           … the commit returned | it rolled back instead
 //! ```
 //!
 //! Usage: `crash_worker DIR SEED FIRST_ID`.
@@ -39,7 +43,51 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
     let mut s = db.session();
     s.set_consume_timeout(Some(Duration::from_millis(20)));
     loop {
-        match rng.gen_range(0..10) {
+        match rng.gen_range(0..12) {
+            10 => {
+                let n = rng.gen_range(1..4);
+                let ids: Vec<i64> = (0..n)
+                    .map(|_| next_id.fetch_add(1, Ordering::Relaxed))
+                    .collect();
+                let mut sql = String::from("BT;");
+                for id in &ids {
+                    sql += &format!("INS fan (n) VALUES ({id});");
+                }
+                s.execute(&sql).expect("inserts into fan");
+                let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+                say(format!("TRYF {t} {}", list.join(" ")));
+                s.execute("ET").expect("commit");
+                say(format!("OKF {t}"));
+            }
+            11 => {
+                let sub = tdlite_system_tests::SUBSCRIBERS[rng.gen_range(0..2)];
+                let k = rng.gen_range(1..4);
+                let sql = format!(
+                    "BT; SELECT AND CONSUME TOP {k} n FROM fan FOR SUBSCRIBER {sub} NOWAIT"
+                );
+                let r = match s.execute(&sql) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        say(format!("FAIL {t} {sql}: {e}"));
+                        let _ = s.execute("ABORT");
+                        continue;
+                    }
+                };
+                let taken = r.last().unwrap().rows.as_ref().unwrap().to_strings();
+                if taken.is_empty() {
+                    s.execute("ET").expect("commit");
+                    continue;
+                }
+                let ids: Vec<String> = taken.iter().map(|row| row[0].clone()).collect();
+                say(format!("TRYS {t} {sub} {}", ids.join(" ")));
+                if rng.gen_bool(0.25) {
+                    let _ = s.execute("ABORT");
+                    say(format!("RBS {t}"));
+                } else {
+                    s.execute("ET").expect("commit");
+                    say(format!("OKS {t}"));
+                }
+            }
             0..=4 => {
                 let n = rng.gen_range(1..4);
                 let ids: Vec<i64> = (0..n)
