@@ -57,6 +57,9 @@ impl Exec<'_> {
                 let mut schema = source.schema.clone();
                 schema.name = name.clone();
                 schema.ddl = text.to_string();
+                // a queue with subscribers gives its columns and rows, not its subscribers
+                schema.multi_consumer = false;
+                schema.subscription = None;
                 let rows = src
                     .with_data
                     .then(|| self.scan_table(&source).map(|(b, _)| b))

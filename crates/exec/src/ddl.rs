@@ -609,11 +609,17 @@ impl Exec<'_> {
             (false, TableKind::Multiset) => "MULTISET TABLE",
         };
         // ending with `;`, as Teradata's does, so that SHOW's text runs as a script
-        let text = format!(
+        let mut text = format!(
             "-- {kind}{}\n{};",
             if t.schema.queue { ", QUEUE" } else { "" },
             t.schema.ddl.trim_end().trim_end_matches(';')
         );
+        if t.schema.multi_consumer {
+            text.push_str(&crate::subscribers::subscribers_since(
+                &self.shared.storage.catalog,
+                &t.schema,
+            ));
+        }
         let schema = Arc::new(Schema::new(vec![Field::new(
             "Request Text",
             DataType::Utf8,

@@ -86,7 +86,10 @@ pub(crate) fn take_locks(
             };
             // A name the statement itself creates or that is a derived-table alias is not a
             // table yet: the statement reports that, not the modifier.
-            let Some(t) = volatile.or_else(|| storage.catalog.get_table(&name)) else {
+            // (a subscriber's table is reached through its queue only)
+            let permanent = storage.catalog.get_table(&name);
+            let permanent = permanent.filter(|t| t.schema.subscription.is_none());
+            let Some(t) = volatile.or(permanent) else {
                 if matches!(l.object, LockObject::Row) {
                     continue;
                 }

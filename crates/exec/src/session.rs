@@ -947,7 +947,7 @@ impl Session {
             Statement::Admin(a) => {
                 let (result, dropped) = self.exec(now).admin(a)?;
                 for t in dropped {
-                    self.shared.waiters.drop_table(t.id);
+                    self.wake_dropped(&t);
                 }
                 result
             }
@@ -1181,7 +1181,7 @@ impl Session {
                     }
                 }
                 for t in dropped {
-                    self.shared.waiters.drop_table(t.id);
+                    self.wake_dropped(&t);
                 }
                 StatementResult::status(StatementKind::DropTable)
             }
@@ -1195,6 +1195,18 @@ impl Session {
                 return Err(Error::Unsupported(word));
             }
         })
+    }
+
+    /// Tells the consumers waiting on table `t`, which this request dropped, and on its
+    /// subscribers' tables (dropped with it), that it is gone (9906).
+    fn wake_dropped(&self, t: &Table) {
+        self.shared.waiters.drop_table(t.id);
+        if t.schema.multi_consumer {
+            let catalog = &self.shared.storage.catalog;
+            for s in catalog.subscribers_dropping(&t.schema.name) {
+                self.shared.waiters.drop_table(s.id);
+            }
+        }
     }
 
     /// `SELECT AND CONSUME`: take the oldest row, or wait in the delayed state until a commit

@@ -1,7 +1,8 @@
 //! Queues with subscribers in the statement layer (docs/queues.md, Subscribers): `CREATE
 //! TABLE q …, QUEUE, SUBSCRIBERS (a, b)`, `CREATE|DROP SUBSCRIBER s ON q`, which table a
-//! `SELECT AND CONSUME … FROM q FOR SUBSCRIBER s` takes from, and the statements such a queue
-//! refuses. Copying each inserted row to the subscribers, and deleting it once every copy is
+//! `SELECT AND CONSUME … FROM q FOR SUBSCRIBER s` takes from, the statements such a queue
+//! refuses, and what SHOW TABLE adds for it. (A take from a subscriber's table locks the queue
+//! too: storage's `lock_queue_of`.) Copying each inserted row to the subscribers, and deleting it once every copy is
 //! consumed, is storage's (`tdlite_storage::transaction`, module `subscribers`).
 //!
 //! Invariant: a subscriber's table is reached only through its queue (name lookups never find
@@ -39,6 +40,39 @@ pub(crate) fn refuse_change(table: &Table, what: &str) -> Result<()> {
          every subscriber consumes them (DROP SUBSCRIBER drops one subscriber's rows).",
         table.schema.name
     )))
+}
+
+/// What SHOW TABLE adds to a queue's CREATE TABLE for the subscribers it has now: `DROP
+/// SUBSCRIBER` for each one the text names that it no longer has, `CREATE SUBSCRIBER` for each
+/// it has that the text does not name (so that SHOW's text, run as a script, makes the queue
+/// as it is).
+pub(crate) fn subscribers_since(
+    catalog: &tdlite_storage::catalog::Catalog,
+    queue: &TableSchema,
+) -> String {
+    let created: Vec<String> = match tdlite_parser::parse_statement_text(&queue.ddl) {
+        Ok(st) => match st.statement {
+            tdlite_parser::Statement::CreateTable(ct) => {
+                ct.subscribers.map(|(names, _)| names).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        },
+        Err(_) => Vec::new(),
+    };
+    let now: Vec<String> = catalog
+        .subscribers_of(&queue.name)
+        .iter()
+        .filter_map(|t| t.schema.subscription.as_ref().map(|s| s.name.clone()))
+        .collect();
+    let has = |list: &[String], n: &str| list.iter().any(|x| x.eq_ignore_ascii_case(n));
+    let mut out = String::new();
+    for n in created.iter().filter(|n| !has(&now, n)) {
+        out.push_str(&format!("\nDROP SUBSCRIBER \"{n}\" ON {};", queue.name));
+    }
+    for n in now.iter().filter(|n| !has(&created, n)) {
+        out.push_str(&format!("\nCREATE SUBSCRIBER \"{n}\" ON {};", queue.name));
+    }
+    out
 }
 
 /// The definition of subscriber `name`'s table of queue `queue`: the queue's columns, order
@@ -112,6 +146,16 @@ impl Exec<'_> {
         names: &[String],
     ) -> Result<()> {
         for n in names {
+            // a name with the separator in it could make another queue's subscriber's name
+            if n.to_uppercase().contains(" FOR SUBSCRIBER ")
+                || queue.name.to_uppercase().contains(" FOR SUBSCRIBER ")
+            {
+                return Err(rule(format!(
+                    "a queue with subscribers and its subscribers cannot have ' FOR SUBSCRIBER ' \
+                     in their names ({}, {n}).",
+                    queue.name
+                )));
+            }
             let schema = subscriber_schema(queue, n);
             if self
                 .shared
@@ -153,6 +197,18 @@ impl Exec<'_> {
         // no INSERT copies rows to the subscribers while they change
         self.txn.lock(&q, LockMode::Exclusive, false)?;
         if create {
+            let n = self
+                .shared
+                .storage
+                .catalog
+                .subscribers_of(&q.schema.name)
+                .len();
+            if n >= MAX_SUBSCRIBERS {
+                return Err(rule(format!(
+                    "{} has {n} subscribers, the most a queue may have.",
+                    q.schema.name
+                )));
+            }
             self.create_subscriber_tables(&q.schema, &[name.to_string()])?;
             return Ok(None);
         }
@@ -165,7 +221,7 @@ impl Exec<'_> {
                 self.txn.delete(&sub, rid)?;
             }
         }
-        Ok(Some(self.txn.drop_table(&sub.schema.name)?))
+        Ok(Some(self.txn.drop_subscriber(&sub)?))
     }
 
     /// The table subscriber `name` of queue `q` consumes from.

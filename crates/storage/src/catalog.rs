@@ -699,6 +699,35 @@ impl Catalog {
         self.tables.read().values().cloned().collect()
     }
 
+    /// The table of this name, or the one an open transaction is dropping under it.
+    pub fn get_table_or_dropping(&self, name: &str) -> Option<Arc<Table>> {
+        self.get_table(name).or_else(|| {
+            let k = key(name);
+            self.limbo
+                .lock()
+                .iter()
+                .find(|(t, _)| key(&t.schema.name) == k)
+                .map(|(t, _)| t.clone())
+        })
+    }
+
+    /// The subscribers' tables of queue `queue` that an open transaction is dropping (with
+    /// the queue: see `Transaction::drop_table`).
+    pub fn subscribers_dropping(&self, queue: &str) -> Vec<Arc<Table>> {
+        let k = key(queue);
+        self.limbo
+            .lock()
+            .iter()
+            .filter(|(t, _)| {
+                t.schema
+                    .subscription
+                    .as_ref()
+                    .is_some_and(|s| key(&s.queue) == k)
+            })
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+
     /// The subscribers' tables of queue `queue` (by its catalog name), in creation order.
     pub fn subscribers_of(&self, queue: &str) -> Vec<Arc<Table>> {
         let k = key(queue);

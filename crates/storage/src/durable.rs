@@ -143,9 +143,15 @@ impl Durable {
         &self.dir
     }
 
-    /// Logs one commit record and waits as the sync mode says.
-    pub(crate) fn log(&self, payload: &[u8]) -> Result<(), StorageError> {
-        let lsn = self.wal.append(payload).map_err(StorageError::Io)?;
+    /// Logs one commit record, first half: the record gets its place in the log (records
+    /// appended one after another replay in that order), not yet durable.
+    pub(crate) fn append(&self, payload: &[u8]) -> Result<u64, StorageError> {
+        self.wal.append(payload).map_err(StorageError::Io)
+    }
+
+    /// Logs one commit record, second half: waits until the record at `lsn` is durable, as
+    /// the sync mode says.
+    pub(crate) fn wait(&self, lsn: u64) -> Result<(), StorageError> {
         self.wal.commit_wait(lsn).map_err(StorageError::Io)
     }
 

@@ -195,6 +195,9 @@ pub struct Transaction {
     /// It changed a queue with subscribers or a subscriber's table: its commit settles their
     /// counts first (see `subscribers`).
     subscribed: bool,
+    /// The queue whose ROW WRITE the running take took for a subscriber's table (given back
+    /// if the take takes nothing).
+    queue_lock: Option<Arc<Table>>,
 }
 
 /// How many table handles an ended transaction keeps for its restart.
@@ -222,6 +225,7 @@ impl Transaction {
             no_side_work: false,
             last_retry_qits: Vec::new(),
             subscribed: false,
+            queue_lock: None,
         }
     }
 
@@ -693,8 +697,8 @@ impl Transaction {
             return Ok(None);
         };
         let taken = self.pop_with(table, due_by, read);
-        if taken.is_none() && newly {
-            self.release(table, LockMode::RowWrite);
+        if taken.is_none() {
+            self.release_take(table, newly);
         }
         Ok(taken)
     }
@@ -730,9 +734,7 @@ impl Transaction {
             }
         }
         if rows.is_empty() {
-            if newly {
-                self.release(table, LockMode::RowWrite);
-            }
+            self.release_take(table, newly);
             return Ok(None);
         }
         // the rows are this transaction's now (claimed under the mutex): read them after it
@@ -742,7 +744,36 @@ impl Transaction {
     /// Takes `table`'s ROW WRITE lock for a consume unless this transaction holds it:
     /// `Some(true)` if taken now, `Some(false)` if held already, `None` if there is nothing to
     /// take and the lock was not taken (a consumer waiting for a row holds no lock).
+    ///
+    /// A subscriber's table: its queue's ROW WRITE first (see `subscribers`), kept with the
+    /// table's, and given back with it ([`Transaction::release_take`]) if taken for nothing.
     fn lock_for_take(
+        &mut self,
+        table: &Arc<Table>,
+        wait_for_lock: bool,
+    ) -> Result<Option<bool>, StorageError> {
+        self.queue_lock = None;
+        if table.schema.subscription.is_some() {
+            self.lock_queue_of(table, wait_for_lock)?;
+        }
+        let locked = self.lock_table_for_take(table, wait_for_lock);
+        if !matches!(locked, Ok(Some(_))) {
+            self.release_queue_lock();
+        }
+        locked
+    }
+
+    /// Gives back the locks a take took for nothing: `table`'s ROW WRITE if `newly` taken,
+    /// and its queue's (a subscriber's table).
+    fn release_take(&mut self, table: &Table, newly: bool) {
+        if newly {
+            self.release(table, LockMode::RowWrite);
+        }
+        self.release_queue_lock();
+    }
+
+    /// [`Transaction::lock_for_take`] of the table itself.
+    fn lock_table_for_take(
         &mut self,
         table: &Arc<Table>,
         wait_for_lock: bool,
@@ -1015,8 +1046,24 @@ impl Transaction {
     /// # Errors
     /// 3807 if it does not exist; lock errors.
     pub fn drop_table(&mut self, name: &str) -> Result<Arc<Table>, StorageError> {
+        self.drop_named(name, false)
+    }
+
+    /// Drops a subscriber's table (`DROP SUBSCRIBER`; [`Transaction::drop_table`] does not
+    /// find those).
+    ///
+    /// # Errors
+    /// As [`Transaction::drop_table`].
+    pub fn drop_subscriber(&mut self, table: &Table) -> Result<Arc<Table>, StorageError> {
+        self.drop_named(&table.schema.name, true)
+    }
+
+    fn drop_named(&mut self, name: &str, subscriber: bool) -> Result<Arc<Table>, StorageError> {
         loop {
             let t = self.storage.catalog.must_get_table(name)?;
+            if t.schema.subscription.is_some() != subscriber {
+                return Err(StorageError::ObjectNotFound(name.to_string()));
+            }
             match self.lock(&t, LockMode::Exclusive, false) {
                 // dropped while we waited: look the name up again
                 Err(StorageError::ObjectNotFound(_)) => continue,
@@ -1034,7 +1081,7 @@ impl Transaction {
                 // a queue's subscribers go with it
                 if t.schema.multi_consumer {
                     for s in self.storage.catalog.subscribers_of(&t.schema.name) {
-                        self.drop_table(&s.schema.name)?;
+                        self.drop_subscriber(&s)?;
                     }
                 }
                 return Ok(t);
@@ -1067,11 +1114,17 @@ impl Transaction {
         if self.ended {
             return Ok(Outcome::default());
         }
-        let settled = if self.subscribed {
-            self.settle_subscribers()
+        // A queue with subscribers: the counts of the copies this commit adds and consumes
+        // are decided under each queue's `copies` mutex, held until the log record has its
+        // place, so the records of commits that decided for one queue replay in the order
+        // they decided (see `subscribers`).
+        let (changes, queues) = if self.subscribed {
+            self.subscriber_changes()
         } else {
-            Vec::new()
+            Default::default()
         };
+        let mut guards: Vec<_> = queues.iter().map(|q| q.copies.lock()).collect();
+        let settled = self.settle_subscribers(changes, &queues, &mut guards);
         if self.storage.durable.is_none() {
             // in memory: no log record, and no clone of the storage handle (its reference
             // count is one cache line every session's commit would write)
@@ -1088,7 +1141,11 @@ impl Transaction {
             for t in &touched {
                 t.dirty.store(true, Ordering::Release);
             }
-            if let Err(error) = d.log(&record) {
+            let logged = d.append(&record).and_then(|lsn| {
+                drop(guards);
+                d.wait(lsn)
+            });
+            if let Err(error) = logged {
                 drop(gate);
                 Self::unsettle(settled);
                 let outcome = self.rollback_in_place();

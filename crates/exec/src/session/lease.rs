@@ -40,6 +40,10 @@ impl Session {
             }
         }
         let txn = self.txn();
+        if queue.schema.multi_consumer {
+            // an acknowledgement may delete the queue's rows (see subscribers.rs)
+            txn.lock(&queue, tdlite_storage::locks::LockMode::RowWrite, false)?;
+        }
         let mut n = 0;
         let mut result = Ok(());
         for (table, ids) in &by_table {

@@ -1,7 +1,9 @@
 //! Queues with subscribers under real sessions and threads (docs/queues.md, Subscribers): the
 //! last two copies of a row consumed in two open transactions leave the row exactly when the
 //! second of them commits; the copies' counts survive a reopen (from the log and from a
-//! checkpoint); a waiting subscriber is woken by an insert and told when it is dropped; and
+//! checkpoint); a waiting subscriber is woken by an insert and told when it is dropped; DROP
+//! TABLE of the queue waits for an open consume of a subscriber's row and tells the waiting
+//! ones; SHOW TABLE's text makes the queue with the subscribers it has now; and
 //! under 2 producers and 6 consumers of 3 subscribers (rolling back a quarter of their
 //! consumes) while a fourth subscriber is dropped, each subscriber gets every committed row
 //! exactly once and the queue ends empty, in memory and on disk. The stress seed is printed;
@@ -253,4 +255,72 @@ fn stress_each_subscriber_gets_every_row_once_on_disk() {
     drop(db);
     let db = Database::open(dir.path()).unwrap();
     assert_eq!(count(&db), 0, "and after a reopen");
+}
+
+#[test]
+fn show_table_makes_the_queue_with_the_subscribers_it_has_now() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
+         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
+    )
+    .unwrap();
+    s.execute("DROP SUBSCRIBER b ON q").unwrap();
+    s.execute("CREATE SUBSCRIBER c ON q").unwrap();
+    let shown = rows(&db, "SHOW TABLE q").join("\n");
+    assert!(
+        shown.ends_with("DROP SUBSCRIBER \"b\" ON q;\nCREATE SUBSCRIBER \"c\" ON q;"),
+        "{shown}"
+    );
+    // its text, run as a script in another database (a request per statement), makes the
+    // same queue
+    let other = Database::new();
+    for statement in shown.split(";\n") {
+        other.session().execute(statement).unwrap();
+    }
+    other
+        .session()
+        .execute("INS q (CURRENT_TIMESTAMP, 1)")
+        .unwrap();
+    let mut o = other.session();
+    assert_eq!(take(&mut o, "a", 1), [1]);
+    assert_eq!(take(&mut o, "c", 1), [1]);
+    assert_eq!(ints(&other, "SELECT COUNT(*) FROM q"), [0]);
+}
+
+#[test]
+fn dropping_the_queue_waits_for_subscribers_consumes_and_wakes_their_waiters() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
+         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
+    )
+    .unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
+    // a consume of b's row in an open transaction holds the queue: DROP TABLE waits for it
+    let mut holder = db.session();
+    holder.execute("BT").unwrap();
+    assert_eq!(take(&mut holder, "b", 1), [1]);
+    let waiter = {
+        let db = db.clone();
+        thread::spawn(move || {
+            db.session()
+                .execute("SELECT AND CONSUME TOP 1 id FROM q FOR SUBSCRIBER b WAIT 60 SECONDS")
+        })
+    };
+    until_waiting(&db, "q FOR SUBSCRIBER b", 1);
+    let dropper = {
+        let db = db.clone();
+        thread::spawn(move || db.session().execute("DROP TABLE q"))
+    };
+    thread::sleep(std::time::Duration::from_millis(50));
+    assert!(
+        !dropper.is_finished(),
+        "DROP TABLE did not wait for the open consume"
+    );
+    holder.execute("ET").unwrap();
+    dropper.join().unwrap().unwrap();
+    assert_eq!(waiter.join().unwrap().unwrap_err().code().number, 9906);
 }

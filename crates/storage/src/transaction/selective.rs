@@ -77,10 +77,10 @@ impl Transaction {
             Ok(()) => self.walk(table, due_by, (n, &mut rows), sel),
             Err(_) => Ok(()),
         };
-        if rows.is_empty() && newly {
-            // the lock was taken for nothing (after an error, claimed rows and their lock
+        if rows.is_empty() {
+            // the locks were taken for nothing (after an error, claimed rows and their lock
             // are the request's undo's)
-            self.release(table, crate::locks::LockMode::RowWrite);
+            self.release_take(table, newly);
         }
         walked?;
         if rows.is_empty() {

@@ -11,7 +11,10 @@
 //!   not consumed by a committed transaction: it changes only at commit, decided one commit
 //!   at a time under its mutex ([`Transaction::settle_subscribers`]), so of two transactions
 //!   consuming a row's last two copies exactly one sees the count reach 0, and that one deletes
-//!   the row in the same log record as its consume (atomic on disk);
+//!   the row in the same log record as its consume (atomic on disk); the mutex is held until
+//!   the commit's log record has its place in the log, so records of commits that decided for
+//!   one queue replay in the order they decided (a crash keeps a prefix: never the deletion
+//!   of a row without the consumes it counted on);
 //! - a reopen counts the copies afresh ([`count_copies`]).
 //!
 //! A commit whose log write fails after its count was decided gives the count back; if a later
@@ -27,6 +30,15 @@ use crate::mvcc::DEAD;
 use crate::table::{RowId, Table};
 use crate::types::Value;
 use std::sync::Arc;
+
+/// See [`Transaction::subscriber_changes`].
+#[derive(Default)]
+pub(super) struct Changes {
+    /// (queue name, copy's sequence number, +1 added / -1 consumed, the copy's queue key).
+    counts: Vec<(String, u64, i64, crate::queue::QueueKey)>,
+    /// Queue rows this transaction inserted (and did not delete itself).
+    inserted: Vec<(Arc<Table>, RowId)>,
+}
 
 impl Transaction {
     /// The subscribers' tables of `queue` this transaction may write to: committed ones and
@@ -45,6 +57,36 @@ impl Transaction {
             .filter(|t| t.usable_by(self.id) && !t.is_dropped())
             .cloned()
             .collect()
+    }
+
+    /// Takes ROW WRITE on the queue of subscriber's table `table` (a take from it may end in
+    /// the deletion of queue rows, and `DROP TABLE` or `LOCKING … FOR EXCLUSIVE` of the queue
+    /// must wait for it), unless held; remembered in `queue_lock` if taken now.
+    ///
+    /// # Errors
+    /// Lock errors (7423 if `!wait` and it must wait); 3807 if the queue is gone.
+    pub(super) fn lock_queue_of(&mut self, table: &Table, wait: bool) -> Result<(), StorageError> {
+        let Some(s) = &table.schema.subscription else {
+            return Ok(());
+        };
+        let q = self
+            .storage
+            .catalog
+            .get_table_or_dropping(&s.queue)
+            .ok_or_else(|| StorageError::ObjectNotFound(s.queue.clone()))?;
+        if crate::locks::held_covers(self.held.get(q.id), LockMode::RowWrite) {
+            return Ok(());
+        }
+        self.lock(&q, LockMode::RowWrite, !wait)?;
+        self.queue_lock = Some(q);
+        Ok(())
+    }
+
+    /// Gives back the queue lock [`Transaction::lock_queue_of`] took for the running take.
+    pub(super) fn release_queue_lock(&mut self) {
+        if let Some(q) = self.queue_lock.take() {
+            self.release(&q, LockMode::RowWrite);
+        }
     }
 
     /// [`Transaction::insert`] into a queue with subscribers: the row, then its copy in each
@@ -97,15 +139,11 @@ impl Transaction {
         Ok(Some(rid))
     }
 
-    /// Before a commit is logged: counts the copies it adds and consumes into their queues'
-    /// `copies` maps, and deletes (in this transaction) each queue row whose count it brings
-    /// to 0, or that it inserted with every copy consumed by itself. Returns what it changed,
-    /// for [`Transaction::unsettle`] if the log write then fails.
-    pub(super) fn settle_subscribers(&mut self) -> Vec<(Arc<Table>, u64, i64)> {
-        // (queue name, copy's sequence number, change, the copy's queue key) and the queue
-        // rows this transaction inserted
-        let mut changes: Vec<(String, u64, i64, crate::queue::QueueKey)> = Vec::new();
-        let mut inserted: Vec<(Arc<Table>, RowId)> = Vec::new();
+    /// What a commit changes in its queues' `copies` maps: the copies it adds and consumes,
+    /// and the queue rows it inserted; and those queues, by id (the order their mutexes are
+    /// taken in).
+    pub(super) fn subscriber_changes(&self) -> (Changes, Vec<Arc<Table>>) {
+        let mut changes = Changes::default();
         for u in &self.undo {
             match u {
                 Undo::Insert { table, rows } => {
@@ -118,9 +156,12 @@ impl Transaction {
                             continue; // consumed by this transaction itself: no copy left
                         }
                         if let Some(s) = &table.schema.subscription {
-                            changes.push((s.queue.clone(), d.seq[r as usize], 1, d.queue_key(r)));
-                        } else if table.schema.multi_consumer {
-                            inserted.push((table.clone(), r));
+                            let k = d.queue_key(r);
+                            changes
+                                .counts
+                                .push((s.queue.clone(), d.seq[r as usize], 1, k));
+                        } else {
+                            changes.inserted.push((table.clone(), r));
                         }
                     }
                 }
@@ -132,47 +173,63 @@ impl Transaction {
                     if d.stamps.xmin(*row) == self.id || d.stamps.xmin(*row) == DEAD {
                         continue; // a copy this transaction made: never counted
                     }
-                    changes.push((s.queue.clone(), d.seq[*row as usize], -1, d.queue_key(*row)));
+                    let k = d.queue_key(*row);
+                    changes
+                        .counts
+                        .push((s.queue.clone(), d.seq[*row as usize], -1, k));
                 }
                 _ => {}
             }
         }
-        let mut applied = Vec::new();
-        let mut queues: Vec<Arc<Table>> = inserted.iter().map(|(q, _)| q.clone()).collect();
-        for (name, ..) in &changes {
+        let mut queues: Vec<Arc<Table>> = changes.inserted.iter().map(|(q, _)| q.clone()).collect();
+        for (name, ..) in &changes.counts {
             if let Some(q) = self.storage.catalog.get_table(name) {
                 queues.push(q);
             }
         }
         queues.sort_by_key(|q| q.id);
         queues.dedup_by_key(|q| q.id);
-        for q in queues {
+        (changes, queues)
+    }
+
+    /// Before a commit is logged, with the `copies` mutex of each of `queues` held
+    /// (`guards`, in the same order): counts `changes` in, and deletes (in this transaction)
+    /// each queue row whose count it brings to 0, or that it inserted with every copy consumed
+    /// by itself. Returns what it changed, for [`Transaction::unsettle`] if the log write then
+    /// fails.
+    pub(super) fn settle_subscribers(
+        &mut self,
+        changes: Changes,
+        queues: &[Arc<Table>],
+        guards: &mut [parking_lot::MutexGuard<'_, foldhash::HashMap<u64, u32>>],
+    ) -> Vec<(Arc<Table>, u64, i64)> {
+        let mut applied = Vec::new();
+        for (q, copies) in queues.iter().zip(guards.iter_mut()) {
             let mut gone = Vec::new();
-            {
-                let mut copies = q.copies.lock();
-                for (name, seq, delta, key) in &changes {
-                    if !crate::catalog::same_name(name, &q.schema.name) {
-                        continue;
-                    }
-                    let n = copies.entry(*seq).or_insert(0);
-                    *n = n.saturating_add_signed(*delta as i32);
-                    applied.push((q.clone(), *seq, *delta));
-                    if *n == 0 {
-                        copies.remove(seq);
-                        if *delta < 0 {
-                            gone.push(*key);
-                        }
+            for (name, seq, delta, key) in &changes.counts {
+                if !crate::catalog::same_name(name, &q.schema.name) {
+                    continue;
+                }
+                let n = copies.entry(*seq).or_insert(0);
+                *n = n.saturating_add_signed(*delta as i32);
+                applied.push((q.clone(), *seq, *delta));
+                if *n == 0 {
+                    copies.remove(seq);
+                    if *delta < 0 {
+                        gone.push(*key);
                     }
                 }
-                // a row inserted here whose copies were all consumed here has no count
+            }
+            // a row inserted here whose copies were all consumed here has no count
+            {
                 let d = q.lock();
-                for (t, r) in &inserted {
-                    if Arc::ptr_eq(t, &q) && !copies.contains_key(&d.seq[*r as usize]) {
+                for (t, r) in &changes.inserted {
+                    if Arc::ptr_eq(t, q) && !copies.contains_key(&d.seq[*r as usize]) {
                         gone.push(d.queue_key(*r));
                     }
                 }
             }
-            self.delete_queue_rows(&q, &gone);
+            self.delete_queue_rows(q, &gone);
         }
         applied
     }
@@ -192,7 +249,11 @@ impl Transaction {
                 continue;
             };
             if self.claim(q, &mut d, row).is_ok() && committed.is_some() {
+                // a row every subscriber consumed: counted as consumed (until undone)
                 d.consumed += 1;
+                if let Some(Undo::Delete { consumed, .. }) = self.undo.last_mut() {
+                    *consumed = true;
+                }
             }
         }
     }
