@@ -779,8 +779,15 @@ fn users(registry: &Registry, user: &str) -> Result<Rows> {
 ///
 /// # Errors
 /// Only Arrow errors building the batch (none expected).
-/// `queues` and, after each queue with subscribers, its subscribers' tables (their rows in
-/// the view: docs/queues.md, Subscribers).
+/// The committed ones of `tables`.
+fn committed(
+    tables: Vec<Arc<tdlite_storage::table::Table>>,
+) -> Vec<Arc<tdlite_storage::table::Table>> {
+    tables.into_iter().filter(|t| t.usable_by(0)).collect()
+}
+
+/// `queues` and, after each queue with subscribers, its committed subscribers' tables (their
+/// rows in the view: docs/queues.md, Subscribers).
 pub(crate) fn with_subscribers(
     catalog: &Catalog,
     queues: impl Iterator<Item = Arc<tdlite_storage::table::Table>>,
@@ -788,7 +795,7 @@ pub(crate) fn with_subscribers(
     let mut out = Vec::new();
     for q in queues {
         let subs = match q.schema.multi_consumer {
-            true => catalog.subscribers_of(&q.schema.name),
+            true => committed(catalog.subscribers_of(&q)),
             false => Vec::new(),
         };
         out.push(q);

@@ -447,7 +447,7 @@ impl Exec<'_> {
         }
         let table = self.txn.create_table(schema)?;
         if let Some((names, _)) = &ct.subscribers {
-            self.create_subscriber_tables(&table.schema, names)?;
+            self.create_subscriber_tables(&table, names)?;
         }
         Ok(())
     }
@@ -617,7 +617,8 @@ impl Exec<'_> {
         if t.schema.multi_consumer {
             text.push_str(&crate::subscribers::subscribers_since(
                 &self.shared.storage.catalog,
-                &t.schema,
+                &t,
+                self.txn.id(),
             ));
         }
         let schema = Arc::new(Schema::new(vec![Field::new(

@@ -1203,7 +1203,7 @@ impl Session {
         self.shared.waiters.drop_table(t.id);
         if t.schema.multi_consumer {
             let catalog = &self.shared.storage.catalog;
-            for s in catalog.subscribers_dropping(&t.schema.name) {
+            for s in catalog.subscribers_dropping(t) {
                 self.shared.waiters.drop_table(s.id);
             }
         }

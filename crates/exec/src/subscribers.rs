@@ -48,9 +48,10 @@ pub(crate) fn refuse_change(table: &Table, what: &str) -> Result<()> {
 /// as it is).
 pub(crate) fn subscribers_since(
     catalog: &tdlite_storage::catalog::Catalog,
-    queue: &TableSchema,
+    queue: &Table,
+    me: tdlite_storage::mvcc::TxnId,
 ) -> String {
-    let created: Vec<String> = match tdlite_parser::parse_statement_text(&queue.ddl) {
+    let created: Vec<String> = match tdlite_parser::parse_statement_text(&queue.schema.ddl) {
         Ok(st) => match st.statement {
             tdlite_parser::Statement::CreateTable(ct) => {
                 ct.subscribers.map(|(names, _)| names).unwrap_or_default()
@@ -60,25 +61,41 @@ pub(crate) fn subscribers_since(
         Err(_) => Vec::new(),
     };
     let now: Vec<String> = catalog
-        .subscribers_of(&queue.name)
+        .subscribers_of(queue)
         .iter()
+        .filter(|t| t.usable_by(me))
         .filter_map(|t| t.schema.subscription.as_ref().map(|s| s.name.clone()))
         .collect();
     let has = |list: &[String], n: &str| list.iter().any(|x| x.eq_ignore_ascii_case(n));
+    let on = quoted_name(&queue.schema.name);
     let mut out = String::new();
     for n in created.iter().filter(|n| !has(&now, n)) {
-        out.push_str(&format!("\nDROP SUBSCRIBER \"{n}\" ON {};", queue.name));
+        out.push_str(&format!("\nDROP SUBSCRIBER {} ON {on};", quoted(n)));
     }
     for n in now.iter().filter(|n| !has(&created, n)) {
-        out.push_str(&format!("\nCREATE SUBSCRIBER \"{n}\" ON {};", queue.name));
+        out.push_str(&format!("\nCREATE SUBSCRIBER {} ON {on};", quoted(n)));
     }
     out
+}
+
+/// `name` as a quoted identifier.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// A catalog name (`db.t` or `t`) with each part quoted.
+fn quoted_name(name: &str) -> String {
+    match name.split_once('.') {
+        Some((db, t)) => format!("{}.{}", quoted(db), quoted(t)),
+        None => quoted(name),
+    }
 }
 
 /// The definition of subscriber `name`'s table of queue `queue`: the queue's columns, order
 /// and delivery rule; MULTISET, with no unique index (a copy never fails where its row went
 /// in) and no CHECK (the row passed them).
-fn subscriber_schema(queue: &TableSchema, name: &str) -> TableSchema {
+fn subscriber_schema(queue_table: &Table, name: &str) -> TableSchema {
+    let queue = &queue_table.schema;
     let non_unique = |mut i: tdlite_storage::catalog::IndexSpec| {
         i.unique = false;
         i
@@ -97,6 +114,7 @@ fn subscriber_schema(queue: &TableSchema, name: &str) -> TableSchema {
     s.subscription = Some(Subscription {
         queue: queue.name.clone(),
         name: name.to_string(),
+        queue_id: queue_table.id,
     });
     s
 }
@@ -142,9 +160,10 @@ impl Exec<'_> {
     /// 9924 for a subscriber it has already; lock errors.
     pub(crate) fn create_subscriber_tables(
         &mut self,
-        queue: &TableSchema,
+        queue_table: &Table,
         names: &[String],
     ) -> Result<()> {
+        let queue = &queue_table.schema;
         for n in names {
             // a name with the separator in it could make another queue's subscriber's name
             if n.to_uppercase().contains(" FOR SUBSCRIBER ")
@@ -156,7 +175,7 @@ impl Exec<'_> {
                     queue.name
                 )));
             }
-            let schema = subscriber_schema(queue, n);
+            let schema = subscriber_schema(queue_table, n);
             if self
                 .shared
                 .storage
@@ -197,19 +216,14 @@ impl Exec<'_> {
         // no INSERT copies rows to the subscribers while they change
         self.txn.lock(&q, LockMode::Exclusive, false)?;
         if create {
-            let n = self
-                .shared
-                .storage
-                .catalog
-                .subscribers_of(&q.schema.name)
-                .len();
+            let n = self.shared.storage.catalog.subscribers_of(&q).len();
             if n >= MAX_SUBSCRIBERS {
                 return Err(rule(format!(
                     "{} has {n} subscribers, the most a queue may have.",
                     q.schema.name
                 )));
             }
-            self.create_subscriber_tables(&q.schema, &[name.to_string()])?;
+            self.create_subscriber_tables(&q, &[name.to_string()])?;
             return Ok(None);
         }
         let sub = self.subscriber_table(&q, name)?;
@@ -269,7 +283,7 @@ impl Exec<'_> {
         if !q.schema.multi_consumer {
             return q.clone();
         }
-        let subs = self.shared.storage.catalog.subscribers_of(&q.schema.name);
+        let subs = self.shared.storage.catalog.subscribers_of(q);
         subs.iter()
             .find(|t| t.holds_lease(id))
             .or(subs.first())

@@ -317,6 +317,28 @@ def test_selective_consume_takes_the_oldest_matching_row_with_a_parameter():
         assert info.value.code == 3706
 
 
+def test_each_subscriber_gets_every_row_once():
+    # docs/queues.md, Subscribers: billing and audit each consume every event; an event
+    # leaves the queue when both have
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE events, QUEUE, SUBSCRIBERS (billing, audit) (qits "
+                    "TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)")
+        cur.executemany("INSERT INTO events (n) VALUES (?)", [[1], [2]])
+        take = "SELECT AND CONSUME TOP 5 n FROM events FOR SUBSCRIBER {} NOWAIT"
+        cur.execute(take.format("billing"))
+        assert cur.fetchall() == [[1], [2]]
+        cur.execute("SELECT COUNT(*) FROM events")
+        assert cur.fetchall() == [[2]]
+        cur.execute(take.format("audit"))
+        assert cur.fetchall() == [[1], [2]]
+        cur.execute("SELECT COUNT(*) FROM events")
+        assert cur.fetchall() == [[0]]
+        with pytest.raises(tdlite.DatabaseError) as info:
+            cur.execute("SELECT AND CONSUME TOP 1 n FROM events NOWAIT")
+        assert info.value.code == 9924
+
+
 def test_a_worker_leases_acknowledges_and_dead_letters():
     # docs/queues.md, Leases and Attempts: a worker takes a batch for 30 seconds, acknowledges
     # what it did, gives back what it could not; the third failure is a dead letter

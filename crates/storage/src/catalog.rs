@@ -158,6 +158,17 @@ pub struct Subscription {
     pub queue: String,
     /// The subscriber's name, as written.
     pub name: String,
+    /// The queue's table id (a queue dropped and made again under its name in one
+    /// transaction is another queue).
+    #[serde(default)]
+    pub queue_id: u64,
+}
+
+impl Subscription {
+    /// Whether `table` is the queue this subscription serves.
+    pub fn is_of(&self, table: &Table) -> bool {
+        table.id == self.queue_id && same_name(&table.schema.name, &self.queue)
+    }
 }
 
 /// The catalog name of subscriber `name`'s table of queue `queue` (what errors about it say).
@@ -699,22 +710,21 @@ impl Catalog {
         self.tables.read().values().cloned().collect()
     }
 
-    /// The table of this name, or the one an open transaction is dropping under it.
-    pub fn get_table_or_dropping(&self, name: &str) -> Option<Arc<Table>> {
-        self.get_table(name).or_else(|| {
-            let k = key(name);
-            self.limbo
-                .lock()
-                .iter()
-                .find(|(t, _)| key(&t.schema.name) == k)
-                .map(|(t, _)| t.clone())
-        })
+    /// The queue subscription `s` serves: in the catalog, or dropped by an open transaction.
+    pub fn queue_of(&self, s: &Subscription) -> Option<Arc<Table>> {
+        if let Some(t) = self.get_table(&s.queue).filter(|t| s.is_of(t)) {
+            return Some(t);
+        }
+        self.limbo
+            .lock()
+            .iter()
+            .find(|(t, _)| s.is_of(t))
+            .map(|(t, _)| t.clone())
     }
 
     /// The subscribers' tables of queue `queue` that an open transaction is dropping (with
     /// the queue: see `Transaction::drop_table`).
-    pub fn subscribers_dropping(&self, queue: &str) -> Vec<Arc<Table>> {
-        let k = key(queue);
+    pub fn subscribers_dropping(&self, queue: &Table) -> Vec<Arc<Table>> {
         self.limbo
             .lock()
             .iter()
@@ -722,15 +732,15 @@ impl Catalog {
                 t.schema
                     .subscription
                     .as_ref()
-                    .is_some_and(|s| key(&s.queue) == k)
+                    .is_some_and(|s| s.is_of(queue))
             })
             .map(|(t, _)| t.clone())
             .collect()
     }
 
-    /// The subscribers' tables of queue `queue` (by its catalog name), in creation order.
-    pub fn subscribers_of(&self, queue: &str) -> Vec<Arc<Table>> {
-        let k = key(queue);
+    /// The subscribers' tables of queue `queue`, in creation order (committed or not: see
+    /// [`Table::usable_by`]).
+    pub fn subscribers_of(&self, queue: &Table) -> Vec<Arc<Table>> {
         self.tables
             .read()
             .values()
@@ -738,7 +748,7 @@ impl Catalog {
                 t.schema
                     .subscription
                     .as_ref()
-                    .is_some_and(|s| key(&s.queue) == k)
+                    .is_some_and(|s| s.is_of(queue))
             })
             .cloned()
             .collect()

@@ -754,7 +754,15 @@ impl Transaction {
     ) -> Result<Option<bool>, StorageError> {
         self.queue_lock = None;
         if table.schema.subscription.is_some() {
-            self.lock_queue_of(table, wait_for_lock)?;
+            match self.lock_queue_of(table, wait_for_lock) {
+                Ok(true) => {}
+                // nothing to take: no wait for the queue's lock (as for the table's, below)
+                Ok(false) => return Ok(None),
+                // the queue was dropped while this waited: so was the subscriber's table,
+                // which the caller reports (9906)
+                Err(StorageError::ObjectNotFound(_)) if table.is_dropped() => return Ok(None),
+                Err(e) => return Err(e),
+            }
         }
         let locked = self.lock_table_for_take(table, wait_for_lock);
         if !matches!(locked, Ok(Some(_))) {
@@ -1080,7 +1088,7 @@ impl Transaction {
                 self.undo.push(Undo::DropTable(t.clone()));
                 // a queue's subscribers go with it
                 if t.schema.multi_consumer {
-                    for s in self.storage.catalog.subscribers_of(&t.schema.name) {
+                    for s in self.storage.catalog.subscribers_of(&t) {
                         self.drop_subscriber(&s)?;
                     }
                 }
@@ -1126,6 +1134,7 @@ impl Transaction {
         let mut guards: Vec<_> = queues.iter().map(|q| q.copies.lock()).collect();
         let settled = self.settle_subscribers(changes, &queues, &mut guards);
         if self.storage.durable.is_none() {
+            drop(guards);
             // in memory: no log record, and no clone of the storage handle (its reference
             // count is one cache line every session's commit would write)
             return Ok(self.publish());
@@ -1141,11 +1150,9 @@ impl Transaction {
             for t in &touched {
                 t.dirty.store(true, Ordering::Release);
             }
-            let logged = d.append(&record).and_then(|lsn| {
-                drop(guards);
-                d.wait(lsn)
-            });
-            if let Err(error) = logged {
+            let appended = d.append(&record);
+            guards.clear();
+            if let Err(error) = appended.and_then(|lsn| d.wait(lsn)) {
                 drop(gate);
                 Self::unsettle(settled);
                 let outcome = self.rollback_in_place();
@@ -1155,6 +1162,8 @@ impl Transaction {
                 });
             }
         }
+        // (an empty record: nothing to order)
+        guards.clear();
         let out = self.publish();
         drop(gate);
         if d.wants_checkpoint() {
@@ -1238,7 +1247,13 @@ impl Transaction {
             t.unhide(self.id, true);
         }
         let mut out = Outcome::default();
-        for (_, (table, pending)) in std::mem::take(&mut self.own_queue) {
+        let mut own: Vec<_> = std::mem::take(&mut self.own_queue).into_values().collect();
+        if self.subscribed {
+            // a queue's rows before its subscribers' copies (a queue's id is smaller than its
+            // subscribers'): a consumer that takes a copy finds the row it may delete
+            own.sort_by_key(|(t, _)| t.id);
+        }
+        for (table, pending) in own {
             if pending.is_empty() {
                 continue;
             }

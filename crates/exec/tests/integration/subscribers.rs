@@ -270,7 +270,7 @@ fn show_table_makes_the_queue_with_the_subscribers_it_has_now() {
     s.execute("CREATE SUBSCRIBER c ON q").unwrap();
     let shown = rows(&db, "SHOW TABLE q").join("\n");
     assert!(
-        shown.ends_with("DROP SUBSCRIBER \"b\" ON q;\nCREATE SUBSCRIBER \"c\" ON q;"),
+        shown.ends_with("DROP SUBSCRIBER \"b\" ON \"q\";\nCREATE SUBSCRIBER \"c\" ON \"q\";"),
         "{shown}"
     );
     // its text, run as a script in another database (a request per statement), makes the
@@ -323,4 +323,68 @@ fn dropping_the_queue_waits_for_subscribers_consumes_and_wakes_their_waiters() {
     holder.execute("ET").unwrap();
     dropper.join().unwrap().unwrap();
     assert_eq!(waiter.join().unwrap().unwrap_err().code().number, 9906);
+}
+
+#[test]
+fn a_consumer_with_nothing_to_take_waits_for_no_lock_on_the_queue() {
+    let db = Database::new();
+    db.session()
+        .execute(
+            "CREATE TABLE q, QUEUE, SUBSCRIBERS (a) (qits TIMESTAMP(6) NOT NULL DEFAULT \
+             CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
+        )
+        .unwrap();
+    let mut holder = db.session();
+    holder.execute("BT").unwrap();
+    holder
+        .execute("LOCKING TABLE q FOR EXCLUSIVE SELECT COUNT(*) FROM q")
+        .unwrap();
+    let nowait = {
+        let db = db.clone();
+        thread::spawn(move || take(&mut db.session(), "a", 1))
+    };
+    for _ in 0..500 {
+        if nowait.is_finished() {
+            break;
+        }
+        thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(
+        nowait.is_finished(),
+        "a NOWAIT consume of an empty subscriber waited for the queue's lock"
+    );
+    assert_eq!(nowait.join().unwrap(), Vec::<i64>::new());
+    holder.execute("ET").unwrap();
+}
+
+#[test]
+fn a_consumer_waiting_for_the_queues_lock_hears_of_its_drop() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a) (qits TIMESTAMP(6) NOT NULL DEFAULT \
+         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
+    )
+    .unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
+    // the consumer finds the queue, then waits for its lock; the holder drops it
+    let mut holder = db.session();
+    holder.execute("BT").unwrap();
+    holder
+        .execute("LOCKING TABLE q FOR EXCLUSIVE SELECT COUNT(*) FROM q")
+        .unwrap();
+    let consumer = {
+        let db = db.clone();
+        thread::spawn(move || {
+            db.session()
+                .execute("SELECT AND CONSUME TOP 1 id FROM q FOR SUBSCRIBER a WAIT 60 SECONDS")
+        })
+    };
+    while db.lock_waits().is_empty() {
+        thread::sleep(std::time::Duration::from_millis(1));
+    }
+    holder.execute("DROP TABLE q").unwrap();
+    holder.execute("ET").unwrap();
+    let err = consumer.join().unwrap().unwrap_err();
+    assert_eq!(err.code().number, 9906, "{err}");
 }

@@ -23,7 +23,7 @@
 //! row no longer shows in a browse of the queue).
 
 use super::{Transaction, Undo};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Subscription};
 use crate::error::StorageError;
 use crate::locks::LockMode;
 use crate::mvcc::DEAD;
@@ -34,8 +34,8 @@ use std::sync::Arc;
 /// See [`Transaction::subscriber_changes`].
 #[derive(Default)]
 pub(super) struct Changes {
-    /// (queue name, copy's sequence number, +1 added / -1 consumed, the copy's queue key).
-    counts: Vec<(String, u64, i64, crate::queue::QueueKey)>,
+    /// (the copy's subscription, its sequence number, +1 added / -1 consumed, its queue key).
+    counts: Vec<(Subscription, u64, i64, crate::queue::QueueKey)>,
     /// Queue rows this transaction inserted (and did not delete itself).
     inserted: Vec<(Arc<Table>, RowId)>,
 }
@@ -50,7 +50,7 @@ impl Transaction {
         let version = catalog.version();
         let mut kept = queue.subscribers.lock();
         if kept.0 != version {
-            *kept = (version, catalog.subscribers_of(&queue.schema.name));
+            *kept = (version, catalog.subscribers_of(queue));
         }
         kept.1
             .iter()
@@ -61,25 +61,34 @@ impl Transaction {
 
     /// Takes ROW WRITE on the queue of subscriber's table `table` (a take from it may end in
     /// the deletion of queue rows, and `DROP TABLE` or `LOCKING … FOR EXCLUSIVE` of the queue
-    /// must wait for it), unless held; remembered in `queue_lock` if taken now.
+    /// must wait for it), unless held; remembered in `queue_lock` if taken now. False (and
+    /// no lock) if the lock is not held and `table` has no row to take: a consumer waiting
+    /// for a row waits for no lock.
     ///
     /// # Errors
     /// Lock errors (7423 if `!wait` and it must wait); 3807 if the queue is gone.
-    pub(super) fn lock_queue_of(&mut self, table: &Table, wait: bool) -> Result<(), StorageError> {
+    pub(super) fn lock_queue_of(
+        &mut self,
+        table: &Table,
+        wait: bool,
+    ) -> Result<bool, StorageError> {
         let Some(s) = &table.schema.subscription else {
-            return Ok(());
+            return Ok(true);
         };
         let q = self
             .storage
             .catalog
-            .get_table_or_dropping(&s.queue)
+            .queue_of(s)
             .ok_or_else(|| StorageError::ObjectNotFound(s.queue.clone()))?;
         if crate::locks::held_covers(self.held.get(q.id), LockMode::RowWrite) {
-            return Ok(());
+            return Ok(true);
+        }
+        if self.queue_is_empty(table) && table.next_lease_end().is_none() {
+            return Ok(false);
         }
         self.lock(&q, LockMode::RowWrite, !wait)?;
         self.queue_lock = Some(q);
-        Ok(())
+        Ok(true)
     }
 
     /// Gives back the queue lock [`Transaction::lock_queue_of`] took for the running take.
@@ -157,9 +166,7 @@ impl Transaction {
                         }
                         if let Some(s) = &table.schema.subscription {
                             let k = d.queue_key(r);
-                            changes
-                                .counts
-                                .push((s.queue.clone(), d.seq[r as usize], 1, k));
+                            changes.counts.push((s.clone(), d.seq[r as usize], 1, k));
                         } else {
                             changes.inserted.push((table.clone(), r));
                         }
@@ -176,14 +183,14 @@ impl Transaction {
                     let k = d.queue_key(*row);
                     changes
                         .counts
-                        .push((s.queue.clone(), d.seq[*row as usize], -1, k));
+                        .push((s.clone(), d.seq[*row as usize], -1, k));
                 }
                 _ => {}
             }
         }
         let mut queues: Vec<Arc<Table>> = changes.inserted.iter().map(|(q, _)| q.clone()).collect();
-        for (name, ..) in &changes.counts {
-            if let Some(q) = self.storage.catalog.get_table(name) {
+        for (s, ..) in &changes.counts {
+            if let Some(q) = self.storage.catalog.queue_of(s) {
                 queues.push(q);
             }
         }
@@ -206,8 +213,8 @@ impl Transaction {
         let mut applied = Vec::new();
         for (q, copies) in queues.iter().zip(guards.iter_mut()) {
             let mut gone = Vec::new();
-            for (name, seq, delta, key) in &changes.counts {
-                if !crate::catalog::same_name(name, &q.schema.name) {
+            for (s, seq, delta, key) in &changes.counts {
+                if !s.is_of(q) {
                     continue;
                 }
                 let n = copies.entry(*seq).or_insert(0);
@@ -277,7 +284,7 @@ pub(crate) fn count_copies(catalog: &Catalog) {
         let Some(s) = &t.schema.subscription else {
             continue;
         };
-        let Some(q) = catalog.get_table(&s.queue) else {
+        let Some(q) = catalog.queue_of(s) else {
             continue;
         };
         let seqs = t.lock().live_seqs();

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
-//!   WORKLOAD: fifo | batch | selective | lease | insert | dml | depth | priority | concurrent | wake
+//!   WORKLOAD: fifo | batch | selective | lease | subscribers | insert | dml | depth | priority
+//!             | concurrent | wake
 //!             | delay | browse | scan | python | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
@@ -25,6 +26,7 @@
 //!   --sel-rows N    selective's largest queue (1,000,000, at least 100,000; also 1% and 10% of it)
 //!   --lease-rows N  rows drained by lease and acknowledgement (100,000)  --failures R  failed takes (20,000)
 //!   --disk-failures R  failed takes on disk, every commit synced (500)
+//!   --sub-rows N    rows fanned out to 3 subscribers (50,000)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -44,15 +46,17 @@ mod priority;
 mod python;
 mod scan;
 mod selective;
+mod subscribers;
 
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 14] = [
+const WORKLOADS: [&str; 15] = [
     "fifo",
     "batch",
     "selective",
     "lease",
+    "subscribers",
     "insert",
     "dml",
     "depth",
@@ -117,6 +121,9 @@ fn main() {
             rounds,
         );
         lease::disk(arg("--disk-failures", 500) as i64, rounds);
+    }
+    if wants("subscribers") {
+        subscribers::run(arg("--sub-rows", 50_000) as i64, rounds);
     }
     if wants("insert") {
         insert::run(
