@@ -752,8 +752,8 @@ impl Transaction {
         table: &Arc<Table>,
         wait_for_lock: bool,
     ) -> Result<Option<bool>, StorageError> {
-        self.queue_lock = None;
         if table.schema.subscription.is_some() {
+            self.queue_lock = None;
             match self.lock_queue_of(table, wait_for_lock) {
                 Ok(true) => {}
                 // nothing to take: no wait for the queue's lock (as for the table's, below)
@@ -1126,13 +1126,16 @@ impl Transaction {
         // are decided under each queue's `copies` mutex, held until the log record has its
         // place, so the records of commits that decided for one queue replay in the order
         // they decided (see `subscribers`).
-        let (changes, queues) = if self.subscribed {
-            self.subscriber_changes()
-        } else {
-            Default::default()
+        let (changes, queues) = match self.subscribed {
+            true => self.subscriber_changes(),
+            false => Default::default(),
         };
-        let mut guards: Vec<_> = queues.iter().map(|q| q.copies.lock()).collect();
-        let settled = self.settle_subscribers(changes, &queues, &mut guards);
+        let mut guards = Vec::new();
+        let mut settled = Vec::new();
+        if self.subscribed {
+            guards = queues.iter().map(|q| q.copies.lock()).collect();
+            settled = self.settle_subscribers(changes, &queues, &mut guards);
+        }
         if self.storage.durable.is_none() {
             drop(guards);
             // in memory: no log record, and no clone of the storage handle (its reference
@@ -1247,28 +1250,18 @@ impl Transaction {
             t.unhide(self.id, true);
         }
         let mut out = Outcome::default();
-        let mut own: Vec<_> = std::mem::take(&mut self.own_queue).into_values().collect();
+        let mut own = std::mem::take(&mut self.own_queue);
         if self.subscribed {
             // a queue's rows before its subscribers' copies (a queue's id is smaller than its
             // subscribers'): a consumer that takes a copy finds the row it may delete
-            own.sort_by_key(|(t, _)| t.id);
+            let mut sorted: Vec<_> = own.drain().collect();
+            sorted.sort_by_key(|(id, _)| *id);
+            for (_, (table, pending)) in sorted {
+                publish_own(&mut out, table, pending);
+            }
         }
-        for (table, pending) in own {
-            if pending.is_empty() {
-                continue;
-            }
-            let mut d = table.lock();
-            let pending = pending.into_sorted();
-            let mut rows = Vec::with_capacity(pending.len());
-            for (k, r) in pending {
-                d.enqueue(k, r);
-                rows.push(r);
-            }
-            d.enqueued += rows.len() as u64;
-            drop(d);
-            if !table.is_dropped() {
-                out.published.push((table, rows));
-            }
+        for (_, (table, pending)) in own {
+            publish_own(&mut out, table, pending);
         }
         self.storage.txns.end(self.id);
         self.release_locks();
@@ -1405,6 +1398,26 @@ fn tables_with_hidden<'a>(undo: impl Iterator<Item = &'a Undo>) -> Vec<Arc<Table
         }
     }
     out
+}
+
+/// Puts a committing transaction's pending rows of queue `table` into its queue index, and
+/// notes them in `out` for the waiting consumers.
+fn publish_own(out: &mut Outcome, table: Arc<Table>, pending: QueueIndex) {
+    if pending.is_empty() {
+        return;
+    }
+    let mut d = table.lock();
+    let pending = pending.into_sorted();
+    let mut rows = Vec::with_capacity(pending.len());
+    for (k, r) in pending {
+        d.enqueue(k, r);
+        rows.push(r);
+    }
+    d.enqueued += rows.len() as u64;
+    drop(d);
+    if !table.is_dropped() {
+        out.published.push((table, rows));
+    }
 }
 
 /// Adds `table` to `out` if it has index entries set aside now and is not in `out` yet.
