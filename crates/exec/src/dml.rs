@@ -475,7 +475,6 @@ impl Exec<'_> {
         match &t.relation {
             ast::TableFactor::Table { name, alias, .. } => {
                 let table = self.target_table(name)?;
-                crate::subscribers::refuse_change(&table, "UPDATE or DELETE")?;
                 let q = alias
                     .as_ref()
                     .map(|a| a.name.value.clone())
@@ -561,6 +560,7 @@ impl Exec<'_> {
             _ => &u.table,
         };
         let (table, q) = self.table_of(target)?;
+        crate::subscribers::refuse_change(&table, "UPDATE")?;
         let scope = table_scope(&table, &q);
         let (batch, ids, have, scope) = match from {
             None => {
@@ -743,7 +743,6 @@ impl Exec<'_> {
                 _ => None,
             });
             let table = self.must_get_base_table(entry.unwrap_or(target))?;
-            crate::subscribers::refuse_change(&table, "DELETE")?;
             let scope = table_scope(&table, &n);
             let (_, ids, _) =
                 self.joined_rows(&table, &n, scope, from, d.selection.as_ref(), true)?;

@@ -26,8 +26,9 @@ fn rule(why: String) -> Error {
     Error::Subscribers(why)
 }
 
-/// Refuses statement `what` (UPDATE, DELETE, MERGE, ALTER TABLE, …) on `table` if it is a
-/// queue with subscribers: their copies would no longer be of its rows.
+/// Refuses statement `what` (UPDATE, MERGE, ALTER TABLE, …) on `table` if it is a queue
+/// with subscribers: their copies would no longer be of its rows. (A DELETE deletes the
+/// copies too: storage's `Transaction::delete`.)
 ///
 /// # Errors
 /// 9924.
@@ -37,7 +38,7 @@ pub(crate) fn refuse_change(table: &Table, what: &str) -> Result<()> {
     }
     Err(rule(format!(
         "{what} of {} is not allowed: it is a queue with subscribers, whose rows leave as \
-         every subscriber consumes them (DROP SUBSCRIBER drops one subscriber's rows).",
+         every subscriber consumes them (DELETE takes rows out for every subscriber).",
         table.schema.name
     )))
 }

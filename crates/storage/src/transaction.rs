@@ -598,10 +598,19 @@ impl Transaction {
     /// # Errors
     /// [`StorageError::RowBusy`] / [`StorageError::RowChanged`] if another transaction has
     /// changed the row (undo the statement, wait if busy, run it again); lock errors.
+    ///
+    /// A row of a queue with subscribers goes with its subscribers' copies (see
+    /// `subscribers`).
     pub fn delete(&mut self, table: &Arc<Table>, row: RowId) -> Result<(), StorageError> {
         self.lock(table, LockMode::RowWrite, false)?;
         let mut d = table.lock();
-        self.claim(table, &mut d, row)
+        self.claim(table, &mut d, row)?;
+        if !table.schema.multi_consumer {
+            return Ok(());
+        }
+        let key = d.queue_key(row);
+        drop(d);
+        self.delete_copies(table, key)
     }
 
     /// Replaces a row by a new version (delete + insert) that has the row's values but for

@@ -388,3 +388,39 @@ fn a_consumer_waiting_for_the_queues_lock_hears_of_its_drop() {
     let err = consumer.join().unwrap().unwrap_err();
     assert_eq!(err.code().number, 9906, "{err}");
 }
+
+#[test]
+fn a_delete_takes_leased_copies_and_waits_for_taken_ones() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute(
+        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
+         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
+    )
+    .unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 2)").unwrap();
+    // a's copy of row 1 is leased, b's copy of row 2 taken by an open transaction
+    let r = s
+        .execute("SELECT AND CONSUME TOP 1 id FROM q FOR SUBSCRIBER a LEASE 60 SECONDS")
+        .unwrap();
+    assert_eq!(r[0].rows.as_ref().unwrap().to_strings()[0][0], "1");
+    let mut holder = db.session();
+    holder.execute("BT").unwrap();
+    assert_eq!(take(&mut holder, "b", 1), [1]);
+    assert_eq!(take(&mut holder, "b", 1), [2]);
+    let deleter = {
+        let db = db.clone();
+        thread::spawn(move || db.session().execute("DELETE FROM q"))
+    };
+    thread::sleep(std::time::Duration::from_millis(50));
+    assert!(
+        !deleter.is_finished(),
+        "DELETE did not wait for the taken copies"
+    );
+    assert_eq!(holder.execute("ROLLBACK").unwrap_err().code().number, 3514);
+    deleter.join().unwrap().unwrap();
+    assert_eq!(count(&db), 0);
+    assert_eq!(take(&mut s, "a", 5), Vec::<i64>::new());
+    assert_eq!(take(&mut s, "b", 5), Vec::<i64>::new());
+}

@@ -1,7 +1,7 @@
 //! Model-based test of subscribers (issue 17, docs/queues.md Subscribers): random sequences of
 //! inserts (alone or a few in a transaction, committed or rolled back), consumes of `TOP k`
-//! as a random subscriber by two sessions whose transactions commit or roll back, subscribers
-//! created and dropped, and reopens of the database (on disk), run against tdlite and a plain
+//! as a random subscriber by two sessions whose transactions commit or roll back, DELETEs,
+//! subscribers created and dropped, and reopens of the database (on disk), run against tdlite and a plain
 //! reference model. After every step the rows each take returned (in order), and, from a
 //! third session, the queue's rows and each subscriber's depth must match the model.
 //!
@@ -200,6 +200,21 @@ fn run(seed: u64) {
                     assert_eq!(e.code().number, 3514);
                     label = format!("consumer {c} rolled back");
                 }
+            }
+        } else if what < 84 && !m.any_open() {
+            // a DELETE of one row (by id) or of all: the rows and every copy go
+            let ids: Vec<u64> = m.rows.values().map(|(id, _)| *id).collect();
+            let mut s = db.session();
+            if ids.is_empty() || rng.below(4) == 0 {
+                s.execute("DELETE FROM q").unwrap();
+                m.rows.clear();
+                label = "deleted all".to_string();
+            } else {
+                let id = ids[rng.below(ids.len() as u64) as usize];
+                s.execute(&format!("DELETE FROM q WHERE id = {id}"))
+                    .unwrap();
+                m.rows.retain(|_, (x, _)| *x != id);
+                label = format!("deleted {id}");
             }
         } else if what < 90 && !m.any_open() {
             let sub = SUBSCRIBERS[rng.below(4) as usize];

@@ -91,6 +91,38 @@ impl Transaction {
         Ok(true)
     }
 
+    /// Deletes the copies of the row of queue `queue` at `key` (the row itself is deleted):
+    /// each is found by that key in its subscriber's queue, among this transaction's own
+    /// rows, or (leased, or taken by another transaction) by its sequence number; a copy
+    /// already consumed is passed over.
+    ///
+    /// # Errors
+    /// As [`Transaction::delete`]: [`StorageError::RowBusy`] if another open transaction
+    /// took a copy (the statement waits for it and runs again).
+    pub(super) fn delete_copies(
+        &mut self,
+        queue: &Arc<Table>,
+        key: crate::queue::QueueKey,
+    ) -> Result<(), StorageError> {
+        for s in self.subscriber_tables(queue) {
+            self.lock(&s, LockMode::RowWrite, false)?;
+            let mut d = s.lock();
+            let own = self.own_queue.get(&s.id).and_then(|(_, m)| m.get(&key));
+            let found = d.queue.get(&key).or(own).or_else(|| {
+                // leased, or taken: the live version with the row's sequence number
+                (0..d.seq.len() as RowId).rev().find(|&r| {
+                    d.seq[r as usize] == key.2
+                        && d.stamps.xmin(r) != DEAD
+                        && (d.stamps.xmax(r) == 0 || self.storage.txns.is_active(d.stamps.xmax(r)))
+                })
+            });
+            if let Some(r) = found {
+                self.claim(&s, &mut d, r)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Gives back the queue lock [`Transaction::lock_queue_of`] took for the running take.
     pub(super) fn release_queue_lock(&mut self) {
         if let Some(q) = self.queue_lock.take() {
