@@ -1,4 +1,4 @@
-//! Kill -9: a real `crash_worker` process runs producers, consumers and transfers on three
+//! Kill -9: a real `crash_worker` process runs producers, consumers and transfers on ten
 //! threads against a database folder (sync=full, frequent checkpoints) and is killed with
 //! SIGKILL at a random moment, again and again. After each kill the folder is reopened and:
 //! - every acknowledged commit is there: acknowledged inserts not acknowledged as consumed are

@@ -131,6 +131,9 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                 // a quarter of the takes are leases (no transaction; acknowledged or released)
                 let lease = rng.gen_bool(0.25);
                 let sql = if lease {
+                    // (5 s: longer than a run. A lease that runs out makes its counted return
+                    // durable through another thread, possibly before this one could say it
+                    // took the rows; leases that run out are stressed in memory, attempts.rs)
                     format!("SELECT AND CONSUME TOP {k} n FROM q{filter} LEASE 5 SECONDS{wait}")
                 } else {
                     format!("BT; SELECT AND CONSUME TOP {k} n FROM q{filter}{wait}")
@@ -213,7 +216,9 @@ fn main() {
     });
     say("READY".into());
     let next_id = Arc::new(AtomicI64::new(first));
-    let threads: Vec<_> = (0..3)
+    // ten threads (issue 17's stress: 2 producers and 8 consumers, here each thread choosing
+    // its next step at random)
+    let threads: Vec<_> = (0..10)
         .map(|t| {
             let (db, next_id) = (db.clone(), next_id.clone());
             std::thread::spawn(move || worker(db, t, seed, next_id))

@@ -1,9 +1,11 @@
 //! Attempts, expiry and dead letters with real sessions, threads and a database on disk
 //! (docs/queues.md, Attempts, expiry and dead letters): the count and the dead letters survive
 //! reopen and checkpoint; a session that ends with a consume open counts an attempt; rows a
-//! rollback or an expiry moves wake the dead-letter table's consumers; and under 2 producers and 6
-//! consumers that roll back half their consumes, every row is consumed once or is dead, and
-//! each consume of a row sees as its count the number of rolled-back consumes of it before.
+//! rollback or an expiry moves wake the dead-letter table's consumers; and under 2 producers and 8
+//! consumers mixing batch, selective and lease consumes (issue 17's stress), that roll back half
+//! their consumes or release their leases or let them run out, every row is consumed once or is
+//! dead, and each consume of a row sees as its count the number of failed takes of it before,
+//! in memory and on disk.
 //! The stress seed is printed; `TDLITE_ATTEMPTS_SEED` replays one, `TDLITE_ATTEMPTS_ROWS`
 //! (rows per producer) makes a longer soak.
 
@@ -196,7 +198,7 @@ fn an_expired_row_that_cannot_move_yet_is_passed_over_not_handed_out() {
 type Seen = BTreeMap<i64, Vec<(i64, bool)>>;
 
 #[test]
-fn attempts_are_counted_once_per_rollback_under_six_consumers() {
+fn attempts_are_counted_once_per_failure_under_eight_mixed_consumers() {
     let seed = seed_from_env("TDLITE_ATTEMPTS_SEED");
     let rows_each: u64 = std::env::var("TDLITE_ATTEMPTS_ROWS")
         .ok()
@@ -221,6 +223,10 @@ fn attempts_are_counted_once_per_rollback_under_six_consumers() {
 
 const MAX: i64 = 3;
 
+/// Leases the stress consumers took, and those that ran out before their end was asked for.
+static LEASES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static RAN_OUT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The queue and the dead-letter table, sorted.
 fn dump(db: &Database) -> Vec<String> {
     let mut all = rows(db, "SELECT id, tries FROM q");
@@ -243,7 +249,7 @@ fn stress(db: &Database, seed: u64, rows_each: u64) -> Vec<String> {
     );
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let seen = Arc::new(Mutex::new(Seen::new()));
-    let consumers: Vec<_> = (0..6u64)
+    let consumers: Vec<_> = (0..8u64)
         .map(|c| {
             let (db, done, seen) = (db.clone(), done.clone(), seen.clone());
             thread::spawn(move || {
@@ -260,24 +266,47 @@ fn stress(db: &Database, seed: u64, rows_each: u64) -> Vec<String> {
                         1 => format!("WHERE g = {}", rng.below(4)),
                         _ => format!("WHERE id MOD 3 = {}", rng.below(3)),
                     };
-                    let r = s
-                        .execute(&format!(
+                    // a quarter of the takes are leases of 2 to 40 ms, acknowledged (the
+                    // consume), released or left to run out (a failure, counted)
+                    let lease = rng.below(4) == 0;
+                    let sql = match lease {
+                        true => format!(
+                            "SELECT AND CONSUME TOP {top} id, tries FROM q {filter} LEASE \
+                             0.{:03} SECONDS NOWAIT",
+                            2 + rng.below(39)
+                        ),
+                        false => format!(
                             "BT; SELECT AND CONSUME TOP {top} id, tries FROM q {filter} NOWAIT"
-                        ))
-                        .unwrap();
-                    let taken: Vec<(i64, i64)> = r[1]
-                        .rows
-                        .as_ref()
-                        .unwrap()
-                        .to_strings()
+                        ),
+                    };
+                    let r = s.execute(&sql).unwrap();
+                    let rows = r.last().unwrap().rows.as_ref().unwrap().to_strings();
+                    let taken: Vec<(i64, i64)> = rows
                         .iter()
                         .map(|r| (r[0].parse().unwrap(), r[1].parse().unwrap()))
                         .collect();
-                    let commit = rng.below(2) == 0;
-                    if commit {
-                        s.execute("ET").unwrap();
-                    } else {
-                        assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
+                    let mut commit = rng.below(2) == 0;
+                    if !lease {
+                        if commit {
+                            s.execute("ET").unwrap();
+                        } else {
+                            assert_eq!(s.execute("ROLLBACK").unwrap_err().code().number, 3514);
+                        }
+                    } else if let Some(id) = rows.first().map(|r| r[2].clone()) {
+                        LEASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if rng.below(4) == 0 {
+                            thread::sleep(std::time::Duration::from_millis(rng.below(50)));
+                        }
+                        let verb = if commit { "ACKNOWLEDGE" } else { "RELEASE" };
+                        match s.execute(&format!("{verb} q LEASE {id}")) {
+                            Ok(_) => {}
+                            // it ran out first: its rows went back, counted
+                            Err(e) if e.code().number == 9922 => {
+                                commit = false;
+                                RAN_OUT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            Err(e) => panic!("{verb} q LEASE {id}: {e}"),
+                        }
                     }
                     let mut seen = seen.lock().unwrap();
                     for &(id, tries) in &taken {
@@ -362,10 +391,13 @@ fn stress(db: &Database, seed: u64, rows_each: u64) -> Vec<String> {
         "SELECT DeadLettered FROM DBC.QueueStatsV WHERE TableName = 'q'",
     );
     assert_eq!(dead_lettered, [dead.len().to_string()]);
+    let leases = LEASES.swap(0, std::sync::atomic::Ordering::Relaxed);
+    let ran_out = RAN_OUT.swap(0, std::sync::atomic::Ordering::Relaxed);
     println!(
-        "attempts stress: {} rows, {committed} consumed, {} dead",
+        "attempts stress: {} rows, {committed} consumed, {} dead; {leases} leases, {ran_out} ran out",
         produced.len(),
         dead.len()
     );
+    assert!(leases > 0, "no lease took a row");
     dump(db)
 }
