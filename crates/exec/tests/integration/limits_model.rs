@@ -3,9 +3,11 @@
 //! rolled back (session A), leases acknowledged, released or asked for after their end
 //! (session B), run against tdlite and a plain reference model. The queue counts attempts in
 //! `tries` (`MAX ATTEMPTS 3`), expires rows a day after their QITS, and sends both to `q_dead`.
-//! After every step the rows a take returned (in order, with their counts), the lease numbers,
-//! the errors, and, from a third session, the whole queue and dead-letter table must match
-//! the model.
+//! Now and then the sessions end (an open consume and the leases give their rows back,
+//! counted) and the database, on disk, is closed and opened again: the counts and dead letters
+//! come back from the log. After every step the rows a take returned (in order, with their
+//! counts), the lease numbers, the errors, and, from a third session, the whole queue and
+//! dead-letter table must match the model.
 //!
 //! The seed is printed on failure; `TDLITE_LIMITS_SEED` replays one, `TDLITE_LIMITS_CASES` runs
 //! more sequences (a soak).
@@ -107,7 +109,9 @@ fn attempts_expiry_and_leases_match_the_model() {
 /// One sequence; how many rows its takes returned.
 fn run(seed: u64) -> usize {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let db = Database::new();
+    // on disk: the counts and dead letters must come back from the log at a reopen
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Database::open(dir.path()).unwrap();
     let mut c = db.session();
     c.execute(
         "CREATE MULTISET TABLE q_dead (qits TIMESTAMP(6), id INTEGER, tries INTEGER, \
@@ -218,6 +222,29 @@ fn run(seed: u64) -> usize {
                         }
                     }
                 }
+            }
+            8 if rng.below(3) == 0 => {
+                // the sessions end (an open consume rolls back and a lease ends: both count
+                // an attempt), then the database is closed and opened again
+                drop(a);
+                if m.a_open {
+                    for k in std::mem::take(&mut m.claimed) {
+                        m.give_back(k);
+                    }
+                    m.a_open = false;
+                }
+                drop(b);
+                for (_, keys) in std::mem::take(&mut m.leases) {
+                    for k in keys {
+                        m.give_back(k);
+                    }
+                }
+                drop(c);
+                drop(db);
+                db = Database::open(dir.path()).unwrap_or_else(|e| panic!("{ctx}: reopen: {e}"));
+                (a, b, c) = (db.session(), db.session(), db.session());
+                // lease numbers start again at 1 in each open
+                m.last_lease = 0;
             }
             _ => {}
         }
