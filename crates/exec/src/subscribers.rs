@@ -112,6 +112,9 @@ fn subscriber_schema(queue_table: &Table, name: &str) -> TableSchema {
     );
     s.queue_order = queue.queue_order;
     s.delivers_at_qits = queue.delivers_at_qits;
+    // each subscriber's copies count their own attempts, expire and go to the queue's
+    // dead-letter table
+    s.limits = queue.limits.clone();
     s.subscription = Some(Subscription {
         queue: queue.name.clone(),
         name: name.to_string(),
@@ -135,10 +138,13 @@ impl Exec<'_> {
         if schema.volatile.is_some() {
             return Err(queue_rule("a volatile queue cannot have SUBSCRIBERS."));
         }
-        if schema.limits.is_some() {
+        if schema
+            .limits
+            .as_ref()
+            .is_some_and(|l| l.retry_delay_us.is_some())
+        {
             return Err(queue_rule(
-                "SUBSCRIBERS cannot be combined with ATTEMPTS, MAX ATTEMPTS, RETRY DELAY, EXPIRE \
-                 AFTER or DEAD LETTER (not built yet).",
+                "SUBSCRIBERS cannot be combined with RETRY DELAY (not built yet).",
             ));
         }
         if names.len() > MAX_SUBSCRIBERS {

@@ -2,8 +2,10 @@
 //! inserts (alone or a few in a transaction, committed or rolled back), consumes of `TOP k`
 //! as a random subscriber by two sessions whose transactions commit or roll back, DELETEs,
 //! subscribers created and dropped, and reopens of the database (on disk), run against tdlite and a plain
-//! reference model. After every step the rows each take returned (in order), and, from a
-//! third session, the queue's rows and each subscriber's depth must match the model.
+//! reference model. The queue counts attempts (`MAX ATTEMPTS 3`, a dead-letter table): each
+//! subscriber's copy counts its own rolled-back consumes. After every step the rows each take
+//! returned (in order, with their counts), and, from a third session, the queue's rows, each
+//! subscriber's depth and the dead letters must match the model.
 //!
 //! The seed is printed on failure; `TDLITE_SUBSCRIBERS_MODEL_SEED` replays one,
 //! `TDLITE_SUBSCRIBERS_MODEL_CASES` runs more sequences (a soak).
@@ -17,8 +19,11 @@ type Key = (u64, u64);
 
 #[derive(Default)]
 struct Model {
-    /// Rows in the queue: id and the subscribers that have still to consume it.
-    rows: BTreeMap<Key, (u64, BTreeSet<String>)>,
+    /// Rows in the queue: id and the subscribers that have still to consume it, with the
+    /// attempts each has made at it.
+    rows: BTreeMap<Key, (u64, BTreeMap<String, u64>)>,
+    /// The dead-letter table: (id, attempts).
+    dead: Vec<(u64, u64)>,
     subscribers: BTreeSet<String>,
     /// Each consumer session's open transaction, if any: the (subscriber, row) it took.
     open: [Option<Vec<(String, Key)>>; 2],
@@ -38,7 +43,7 @@ impl Model {
     fn available(&self, sub: &str) -> Vec<Key> {
         self.rows
             .iter()
-            .filter(|(k, (_, pending))| pending.contains(sub) && !self.held(sub, k))
+            .filter(|(k, (_, pending))| pending.contains_key(sub) && !self.held(sub, k))
             .map(|(k, _)| *k)
             .collect()
     }
@@ -53,12 +58,31 @@ impl Model {
         }
     }
 
+    /// A consume of `k` by `sub` rolled back: one more attempt, dead at [`MAX`].
+    fn failed(&mut self, sub: &str, k: &Key) {
+        let Some((id, pending)) = self.rows.get_mut(k) else {
+            return;
+        };
+        let Some(tries) = pending.get_mut(sub) else {
+            return;
+        };
+        *tries += 1;
+        if *tries >= MAX {
+            let id = *id;
+            self.dead.push((id, MAX));
+            self.consumed(sub, k);
+        }
+    }
+
     fn any_open(&self) -> bool {
         self.open.iter().any(Option::is_some)
     }
 }
 
 const SUBSCRIBERS: [&str; 4] = ["s0", "s1", "s2", "s3"];
+
+/// A subscriber's copy goes to the dead-letter table at its third failed consume.
+const MAX: u64 = 3;
 
 fn ids(s: &mut Session, sql: &str) -> Vec<u64> {
     let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -105,18 +129,42 @@ fn check(db: &Database, m: &Model, step: &str) {
         .map(|sub| (sub.clone(), m.available(sub).len() as u64))
         .collect();
     assert_eq!(got, want, "subscribers' depths after {step}");
+    let r = s
+        .execute("SELECT id, tries FROM q_dead ORDER BY 1, 2")
+        .unwrap();
+    let got: Vec<String> = r[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings()
+        .iter()
+        .map(|r| r.join("|"))
+        .collect();
+    let mut want: Vec<(u64, u64)> = m.dead.clone();
+    want.sort_unstable();
+    let want: Vec<String> = want.iter().map(|(id, t)| format!("{id}|{t}")).collect();
+    assert_eq!(got, want, "dead letters after {step}");
 }
 
 fn run(seed: u64) {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let dir = tempfile::tempdir().unwrap();
     let mut db = Database::open(dir.path()).unwrap();
-    db.session()
+    let mut setup = db.session();
+    setup
         .execute(
-            "CREATE TABLE q, QUEUE, SUBSCRIBERS (s0, s1) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-             CURRENT_TIMESTAMP(6), id INTEGER NOT NULL)",
+            "CREATE MULTISET TABLE q_dead (qits TIMESTAMP(6), id INTEGER, tries INTEGER, why \
+             VARCHAR(20))",
         )
         .unwrap();
+    setup
+        .execute(&format!(
+            "CREATE TABLE q, QUEUE, SUBSCRIBERS (s0, s1), ATTEMPTS (tries), MAX ATTEMPTS {MAX}, \
+             DEAD LETTER TO q_dead (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), \
+             id INTEGER NOT NULL, tries INTEGER NOT NULL DEFAULT 0)"
+        ))
+        .unwrap();
+    drop(setup);
     let mut m = Model {
         subscribers: ["s0", "s1"].iter().map(|s| s.to_string()).collect(),
         ..Model::default()
@@ -135,7 +183,7 @@ fn run(seed: u64) {
                 let second = rng.below(5);
                 m.next_id += 1;
                 sql.push_str(&format!(
-                    "INS q (TIMESTAMP '2024-01-01 10:00:0{second}', {});",
+                    "INS q (TIMESTAMP '2024-01-01 10:00:0{second}', {}, 0);",
                     m.next_id
                 ));
                 new.push((second, m.next_id));
@@ -151,7 +199,8 @@ fn run(seed: u64) {
                     p.execute("ET").unwrap();
                     for (second, id) in new {
                         m.seq += 1;
-                        m.rows.insert((second, m.seq), (id, m.subscribers.clone()));
+                        let pending = m.subscribers.iter().map(|s| (s.clone(), 0)).collect();
+                        m.rows.insert((second, m.seq), (id, pending));
                     }
                 } else {
                     assert_eq!(p.execute("ROLLBACK").unwrap_err().code().number, 3514);
@@ -164,12 +213,24 @@ fn run(seed: u64) {
             let subs: Vec<String> = m.subscribers.iter().cloned().collect();
             let sub = subs[rng.below(subs.len() as u64) as usize].clone();
             let top = 1 + rng.below(3) as usize;
-            let got = ids(
-                &mut consumers[c],
-                &format!("SELECT AND CONSUME TOP {top} id FROM q FOR SUBSCRIBER {sub} NOWAIT"),
-            );
+            let r = consumers[c]
+                .execute(&format!(
+                    "SELECT AND CONSUME TOP {top} id, tries FROM q FOR SUBSCRIBER {sub} NOWAIT"
+                ))
+                .unwrap();
+            let got: Vec<String> = r[0]
+                .rows
+                .as_ref()
+                .unwrap()
+                .to_strings()
+                .iter()
+                .map(|r| r.join("|"))
+                .collect();
             let taken: Vec<Key> = m.available(&sub).into_iter().take(top).collect();
-            let want: Vec<u64> = taken.iter().map(|k| m.rows[k].0).collect();
+            let want: Vec<String> = taken
+                .iter()
+                .map(|k| format!("{}|{}", m.rows[k].0, m.rows[k].1[&sub]))
+                .collect();
             assert_eq!(got, want, "seed {seed} step {step}: {sub} by consumer {c}");
             match &mut m.open[c] {
                 Some(t) => t.extend(taken.into_iter().map(|k| (sub.clone(), k))),
@@ -195,9 +256,12 @@ fn run(seed: u64) {
                     }
                     label = format!("consumer {c} committed");
                 }
-                Some(_) => {
+                Some(t) => {
                     let e = consumers[c].execute("ROLLBACK").unwrap_err();
                     assert_eq!(e.code().number, 3514);
+                    for (sub, k) in t {
+                        m.failed(&sub, &k);
+                    }
                     label = format!("consumer {c} rolled back");
                 }
             }

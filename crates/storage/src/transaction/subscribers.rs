@@ -245,17 +245,31 @@ impl Transaction {
         let mut applied = Vec::new();
         for (q, copies) in queues.iter().zip(guards.iter_mut()) {
             let mut gone = Vec::new();
+            // netted per row first: a counted rollback (`ATTEMPTS`) deletes a copy and
+            // writes its new version, which is no change in the count
+            let mut net: std::collections::BTreeMap<u64, (i64, crate::queue::QueueKey)> =
+                std::collections::BTreeMap::new();
             for (s, seq, delta, key) in &changes.counts {
                 if !s.is_of(q) {
                     continue;
                 }
-                let n = copies.entry(*seq).or_insert(0);
-                *n = n.saturating_add_signed(*delta as i32);
-                applied.push((q.clone(), *seq, *delta));
+                let e = net.entry(*seq).or_insert((0, *key));
+                e.0 += delta;
+                if *delta < 0 {
+                    e.1 = *key; // the consumed copy's key: the row's own
+                }
+            }
+            for (seq, (delta, key)) in net {
+                if delta == 0 {
+                    continue;
+                }
+                let n = copies.entry(seq).or_insert(0);
+                *n = n.saturating_add_signed(delta as i32);
+                applied.push((q.clone(), seq, delta));
                 if *n == 0 {
-                    copies.remove(seq);
-                    if *delta < 0 {
-                        gone.push(*key);
+                    copies.remove(&seq);
+                    if delta < 0 {
+                        gone.push(key);
                     }
                 }
             }
