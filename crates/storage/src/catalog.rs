@@ -167,7 +167,9 @@ pub struct Subscription {
 impl Subscription {
     /// Whether `table` is the queue this subscription serves.
     pub fn is_of(&self, table: &Table) -> bool {
-        table.id == self.queue_id && same_name(&table.schema.name, &self.queue)
+        // (0: written before the id was kept; the name alone then)
+        (self.queue_id == 0 || table.id == self.queue_id)
+            && same_name(&table.schema.name, &self.queue)
     }
 }
 

@@ -48,6 +48,18 @@ impl Leases {
         Some(lease)
     }
 
+    /// The leased row at queue key `key`, if a lease holds one.
+    pub(crate) fn row_at(&self, key: &crate::queue::QueueKey) -> Option<crate::table::RowId> {
+        if self.rows == 0 {
+            return None;
+        }
+        self.by_id
+            .values()
+            .flat_map(|l| l.rows.iter())
+            .find(|(k, _)| k == key)
+            .map(|(_, r)| *r)
+    }
+
     /// Lease `id`, if it is there.
     pub(crate) fn get(&self, id: u64) -> Option<&Lease> {
         self.by_id.get(&id)

@@ -250,6 +250,7 @@ impl Transaction {
         // a handle of a table dropped since is let go (it keeps the table's memory alive)
         self.kept.retain(|t| !t.is_dropped());
         self.subscribed = false;
+        self.queue_lock = None;
         self.id = self.storage.txns.begin();
         self.ended = false;
         true
@@ -603,14 +604,13 @@ impl Transaction {
     /// `subscribers`).
     pub fn delete(&mut self, table: &Arc<Table>, row: RowId) -> Result<(), StorageError> {
         self.lock(table, LockMode::RowWrite, false)?;
-        let mut d = table.lock();
-        self.claim(table, &mut d, row)?;
-        if !table.schema.multi_consumer {
-            return Ok(());
+        if table.schema.multi_consumer {
+            // the copies first: a commit consuming one cannot then need the row this holds
+            let key = table.lock().queue_key(row);
+            self.delete_copies(table, key)?;
         }
-        let key = d.queue_key(row);
-        drop(d);
-        self.delete_copies(table, key)
+        let mut d = table.lock();
+        self.claim(table, &mut d, row)
     }
 
     /// Replaces a row by a new version (delete + insert) that has the row's values but for
@@ -761,8 +761,8 @@ impl Transaction {
         table: &Arc<Table>,
         wait_for_lock: bool,
     ) -> Result<Option<bool>, StorageError> {
+        self.queue_lock = None;
         if table.schema.subscription.is_some() {
-            self.queue_lock = None;
             match self.lock_queue_of(table, wait_for_lock) {
                 Ok(true) => {}
                 // nothing to take: no wait for the queue's lock (as for the table's, below)

@@ -399,5 +399,6 @@ fn stress(db: &Database, seed: u64, rows_each: u64) -> Vec<String> {
         dead.len()
     );
     assert!(leases > 0, "no lease took a row");
+    assert!(ran_out > 0, "no lease ran out before its end was asked for");
     dump(db)
 }

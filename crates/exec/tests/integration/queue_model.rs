@@ -7,7 +7,9 @@
 //! a third on a queue that delivers at QITS (`DELIVER AT (qits)`) where some rows are due in
 //! the year 9999 and must never be consumed. Half the consumes are selective (`WHERE` on the
 //! priority column, with or without a condition on the id too); a fourth test runs the plain
-//! queue with an index on that column, so that they walk its keyed queue.
+//! queue with an index on that column, so that they walk its keyed queue. After every step
+//! `DBC.QueueStatsV`'s Depth, InFlight, Enqueued and Consumed must match the model's counts
+//! too (metrics).
 //!
 //! The seed is printed on failure; `TDLITE_MODEL_SEED` replays one, `TDLITE_MODEL_CASES` runs
 //! more sequences (a soak).
@@ -30,6 +32,8 @@ struct Txn {
     open: bool,
     inserted: BTreeMap<Key, Row>,
     claimed: BTreeMap<Key, Row>,
+    /// Committed rows its consumes took (its UPDATEs' claims are not consumes).
+    consumed: u64,
 }
 
 /// A selective consume's condition: `p = v` (`true`) or `p <> v`, and whether it also asks
@@ -48,6 +52,10 @@ struct Model {
     seq: u64,
     /// A queue that delivers at QITS: rows whose QITS key is at least [`FUTURE`] are not due.
     delayed: bool,
+    /// `DBC.QueueStatsV`'s counts since open: rows committed into the queue, and committed
+    /// rows taken by consumes (by committed transactions; open ones add theirs).
+    enqueued: u64,
+    consumed: u64,
 }
 
 /// The QITS key of the rows due in the year 9999 (the others are 0..5: seconds of 2024).
@@ -99,7 +107,21 @@ impl Model {
         for k in t.claimed.keys() {
             self.committed.remove(k);
         }
+        self.enqueued += t.inserted.len() as u64;
+        self.consumed += t.consumed;
         self.committed.extend(t.inserted);
+    }
+
+    /// `DBC.QueueStatsV`'s Depth, InFlight, Enqueued and Consumed of the queue now.
+    fn stats(&self) -> [u64; 4] {
+        let claimed = self.claimed_by_anyone();
+        let open: u64 = self.txns.iter().map(|t| t.consumed).sum();
+        [
+            (self.committed.len() - claimed.len()) as u64,
+            claimed.len() as u64,
+            self.enqueued,
+            self.consumed + open,
+        ]
     }
 
     /// Ids session `s` sees in the queue (committed, minus its own claims, plus its inserts).
@@ -137,6 +159,7 @@ fn take(m: &mut Model, s: usize, k: u64, f: Filter) -> Vec<u64> {
         };
         if global {
             m.txns[s].claimed.insert(key, row);
+            m.txns[s].consumed += 1;
         } else {
             // its own insert, consumed before commit: both vanish together
             m.txns[s].inserted.remove(&key);
@@ -174,6 +197,7 @@ fn run(seed: u64, steps: usize, (kind, indexed): (Kind, bool)) {
     // the order key of priority p
     let key_of = |p: u64| if priority { -(p as i64) } else { 0 };
     let mut sessions: Vec<Session> = (0..3).map(|_| db.session()).collect();
+    let mut observer = db.session();
     for s in &mut sessions {
         s.set_consume_timeout(Some(Duration::ZERO));
     }
@@ -296,6 +320,18 @@ fn run(seed: u64, steps: usize, (kind, indexed): (Kind, bool)) {
                 assert_eq!(ids(sess), m.visible(i), "{ctx}: session {i}'s view");
             }
         }
+        // the metrics (docs/queues.md, Metrics), as a fourth session sees them
+        let r = observer
+            .execute(
+                "SELECT Depth, InFlight, Enqueued, Consumed FROM DBC.QueueStatsV \
+                 WHERE TableName = 'q'",
+            )
+            .unwrap();
+        let got: Vec<u64> = r[0].rows.as_ref().unwrap().to_strings()[0]
+            .iter()
+            .map(|c| c.parse().unwrap())
+            .collect();
+        assert_eq!(got, m.stats(), "{ctx}: Depth, InFlight, Enqueued, Consumed");
     }
 }
 

@@ -423,4 +423,17 @@ fn a_delete_takes_leased_copies_and_waits_for_taken_ones() {
     assert_eq!(count(&db), 0);
     assert_eq!(take(&mut s, "a", 5), Vec::<i64>::new());
     assert_eq!(take(&mut s, "b", 5), Vec::<i64>::new());
+    // the leased copy went too: its lease cannot give it back
+    assert_eq!(
+        s.execute("RELEASE q LEASE 1").unwrap_err().code().number,
+        9922
+    );
+    assert_eq!(take(&mut s, "a", 5), Vec::<i64>::new());
+    assert_eq!(
+        rows(
+            &db,
+            "SELECT Depth, InFlight FROM DBC.QueueStatsV WHERE Subscriber = 'a'"
+        ),
+        ["0|0"]
+    );
 }

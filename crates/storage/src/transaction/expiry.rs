@@ -80,7 +80,10 @@ impl Transaction {
         }
         let mut x = Transaction::begin(&self.storage);
         x.set_session(self.session);
-        if x.lock(table, LockMode::RowWrite, true).is_err() || x.check_creator(table).is_err() {
+        if x.lock(table, LockMode::RowWrite, true).is_err()
+            || x.lock_queue_for_side_work(table, &self.held).is_err()
+            || x.check_creator(table).is_err()
+        {
             return 0;
         }
         let mut rows = Vec::new();

@@ -235,6 +235,8 @@ impl Transaction {
         if self.held.get(table.id) == 0 {
             x.lock(table, LockMode::RowWrite, true)?;
         }
+        // a subscriber's table: its queue too (the commit may delete the queue's rows)
+        x.lock_queue_for_side_work(table, &self.held)?;
         let mut missing = None;
         let mut returned = 0;
         {

@@ -22,7 +22,7 @@
 //! (the database then accepts no more commits; at reopen the copy is still consumable and the
 //! row no longer shows in a browse of the queue).
 
-use super::{Transaction, Undo};
+use super::{HeldLocks, Transaction, Undo};
 use crate::catalog::{Catalog, Subscription};
 use crate::error::StorageError;
 use crate::locks::LockMode;
@@ -91,36 +91,84 @@ impl Transaction {
         Ok(true)
     }
 
-    /// Deletes the copies of the row of queue `queue` at `key` (the row itself is deleted):
-    /// each is found by that key in its subscriber's queue, among this transaction's own
-    /// rows, or (leased, or taken by another transaction) by its sequence number; a copy
-    /// already consumed is passed over.
+    /// Deletes the copies of the row of queue `queue` at `key` (before the row itself): each
+    /// is found by that key in its subscriber's queue, among this transaction's own rows, or
+    /// among its subscriber's leases; if the queue's count says some copy is still elsewhere
+    /// (taken by another transaction, or being written again by one), by a walk of the
+    /// subscribers' tables that have not given theirs. A copy already consumed is passed over.
     ///
     /// # Errors
     /// As [`Transaction::delete`]: [`StorageError::RowBusy`] if another open transaction
-    /// took a copy (the statement waits for it and runs again).
+    /// took a copy or is writing its new version (the statement waits for it and runs again).
     pub(super) fn delete_copies(
         &mut self,
         queue: &Arc<Table>,
         key: crate::queue::QueueKey,
     ) -> Result<(), StorageError> {
-        for s in self.subscriber_tables(queue) {
-            self.lock(&s, LockMode::RowWrite, false)?;
+        let subs = self.subscriber_tables(queue);
+        let mut missing = Vec::new();
+        let mut committed = 0u32;
+        for s in &subs {
+            self.lock(s, LockMode::RowWrite, false)?;
             let mut d = s.lock();
             let own = self.own_queue.get(&s.id).and_then(|(_, m)| m.get(&key));
-            let found = d.queue.get(&key).or(own).or_else(|| {
-                // leased, or taken: the live version with the row's sequence number
-                (0..d.seq.len() as RowId).rev().find(|&r| {
-                    d.seq[r as usize] == key.2
-                        && d.stamps.xmin(r) != DEAD
-                        && (d.stamps.xmax(r) == 0 || self.storage.txns.is_active(d.stamps.xmax(r)))
-                })
-            });
-            if let Some(r) = found {
-                self.claim(&s, &mut d, r)?;
+            let shared = d.queue.get(&key).or_else(|| d.leases.row_at(&key));
+            committed += u32::from(shared.is_some());
+            match shared.or(own) {
+                Some(r) => self.claim(s, &mut d, r)?,
+                None => missing.push(s.clone()),
+            }
+        }
+        let counted = queue.copies.lock().get(&key.2).copied().unwrap_or(0);
+        if committed >= counted {
+            return Ok(()); // the others were consumed
+        }
+        for s in &missing {
+            let mut d = s.lock();
+            // the newest version with the row's sequence number, unless it is gone
+            let found = (0..d.seq.len() as RowId)
+                .rev()
+                .find(|&r| d.seq[r as usize] == key.2 && d.stamps.xmin(r) != DEAD);
+            let Some(r) = found else {
+                continue;
+            };
+            let (xmin, xmax) = (d.stamps.xmin(r), d.stamps.xmax(r));
+            if xmin != self.id && self.storage.txns.is_active(xmin) {
+                return Err(StorageError::RowBusy {
+                    table: s.schema.name.clone(),
+                    holder: xmin,
+                });
+            }
+            if xmax == 0 || self.storage.txns.is_active(xmax) {
+                self.claim(s, &mut d, r)?;
             }
         }
         Ok(())
+    }
+
+    /// For a side transaction that changes subscriber's table `table` (an expiry, a lease's
+    /// return, whose commit may delete queue rows): ROW WRITE on its queue without waiting,
+    /// unless `holder` (the transaction it works for) holds a lock on the queue already.
+    ///
+    /// # Errors
+    /// [`StorageError::LockNowait`] if it must wait; 3807 if the queue is gone.
+    pub(super) fn lock_queue_for_side_work(
+        &mut self,
+        table: &Table,
+        holder: &HeldLocks,
+    ) -> Result<(), StorageError> {
+        let Some(s) = &table.schema.subscription else {
+            return Ok(());
+        };
+        let q = self
+            .storage
+            .catalog
+            .queue_of(s)
+            .ok_or_else(|| StorageError::ObjectNotFound(s.queue.clone()))?;
+        if holder.get(q.id) != 0 {
+            return Ok(());
+        }
+        self.lock(&q, LockMode::RowWrite, true)
     }
 
     /// Gives back the queue lock [`Transaction::lock_queue_of`] took for the running take.
