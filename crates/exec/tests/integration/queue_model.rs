@@ -2,7 +2,8 @@
 //! rollbacks from three sessions run against tdlite and against a plain reference model (a
 //! sorted map of committed rows, per-session pending inserts and claims). After every step the
 //! consumed rows, the errors and every session's view of the queue must match the model.
-//! Consumes take one row or a batch (`TOP k`, issue 17), some with `NOWAIT`; a second test
+//! Consumes take one row or a batch (`TOP k`, issue 17), with `NOWAIT`, `WAIT 0 SECONDS` or
+//! the session's zero consume timeout (wait control: an empty take is 9904); a second test
 //! runs the same on a priority queue (`CONSUME ORDER (p DESC)`) with UPDATEs of the priority,
 //! a third on a queue that delivers at QITS (`DELIVER AT (qits)`) where some rows are due in
 //! the year 9999 and must never be consumed. Half the consumes are selective (`WHERE` on the
@@ -243,11 +244,14 @@ fn run(seed: u64, steps: usize, (kind, indexed): (Kind, bool)) {
                 } else {
                     1 + rng.below(4)
                 };
-                let nowait = rng.below(3) == 0;
+                // wait control: NOWAIT, the statement's own bound, or the session's (both
+                // zero here: an empty take is 9904 at once)
+                let wait = rng.below(3);
+                let nowait = wait == 0;
                 let (f, cond) = filter(&mut rng);
                 let sql = format!(
                     "SELECT AND CONSUME TOP {k} id FROM q{cond}{}",
-                    if nowait { " NOWAIT" } else { "" }
+                    [" NOWAIT", " WAIT 0 SECONDS", ""][wait as usize]
                 );
                 let r = sessions[s].execute(&sql);
                 let want = take(&mut m, s, k, f);
