@@ -379,6 +379,8 @@ fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
         (Utf8, b) | (b, Utf8) if is_numeric(b) => Float64,
         (Utf8, t) | (t, Utf8) => t.clone(),
         (Date32, Timestamp(u, z)) | (Timestamp(u, z), Date32) => Timestamp(*u, z.clone()),
+        // a DATE compared with a number is its number (td_date)
+        (Date32, b) | (b, Date32) if is_numeric(b) => b.clone(),
         _ => {
             return Err(Error::TypeMismatch(format!(
                 "cannot compare or combine {l} with {r}"
@@ -498,8 +500,8 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     // DATE ± integer adds days; DATE − DATE is a number of days.
     if lt == DataType::Date32 && (is_int(&rt) || rt == DataType::Date32) && matches!(op, Add | Sub)
     {
-        let days = cast_to_arrow(&l, &DataType::Int32)?;
-        let rhs = cast_to_arrow(&r, &DataType::Int32)?;
+        let days = crate::td_date::day_numbers(&l)?;
+        let rhs = crate::td_date::day_numbers(&r)?;
         let out = if op == Add {
             numeric::add(&days, &rhs)?
         } else {
@@ -651,6 +653,14 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
 /// number read as days or microseconds past it is 2665, never a value chrono cannot show; a
 /// cast to FLOAT must be finite (`CAST('inf' AS FLOAT)` is 2616).
 pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
+    // a DATE is a number underneath: (year − 1900) · 10000 + month · 100 + day
+    if a.data_type() == &DataType::Date32 && t.is_numeric() {
+        return cast_to_arrow(&crate::td_date::to_number(a), t);
+    }
+    if t == &DataType::Date32 && a.data_type().is_numeric() {
+        let whole = cast_to_arrow(a, &DataType::Int64)?;
+        return crate::td_date::from_number(&whole);
+    }
     let out = cast_with_options(a, t, &strict()).map_err(|e| cast_error(a, t, e))?;
     if a.data_type() != t && (is_temporal(t) || t == &DataType::Float64) {
         crate::limits::check(&out)?;

@@ -106,6 +106,7 @@ mod stack;
 mod statistics;
 mod stream;
 mod subscribers;
+mod td_date;
 mod to_char;
 mod types;
 mod view;

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "expressions",
         &[
             "expr",
+            "td_date",
             "expr_tree",
             "functions",
             "format",
