@@ -106,7 +106,7 @@ fn rescale(v: i128, from: i32, to: i32) -> Result<i128> {
 }
 
 /// `num / den` rounded half to even.
-fn div_half_even(num: i128, den: i128) -> i128 {
+pub(crate) fn div_half_even(num: i128, den: i128) -> i128 {
     let q = num / den;
     let r = num % den;
     if r == 0 {

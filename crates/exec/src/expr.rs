@@ -661,11 +661,45 @@ pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
         let whole = cast_to_arrow(a, &DataType::Int64)?;
         return crate::td_date::from_number(&whole);
     }
+    // to fewer decimal places: half to even (Teradata's default, RoundHalfwayMagUp FALSE)
+    if let (DataType::Decimal128(_, from), DataType::Decimal128(p, to)) = (a.data_type(), t) {
+        if to < from {
+            return decimal_half_even(a, *from, (*p, *to));
+        }
+    }
     let out = cast_with_options(a, t, &strict()).map_err(|e| cast_error(a, t, e))?;
     if a.data_type() != t && (is_temporal(t) || t == &DataType::Float64) {
         crate::limits::check(&out)?;
     }
     Ok(out)
+}
+
+/// Decimal array `a` (scale `from`) at the smaller scale `to`, rounded half to even, as
+/// DECIMAL(`p`, `to`).
+///
+/// # Errors
+/// 2616 if a value does not fit `p` digits.
+fn decimal_half_even(a: &ArrayRef, from: i8, (p, to): (u8, i8)) -> Result<ArrayRef> {
+    let factor = 10i128
+        .checked_pow(u32::try_from(i32::from(from) - i32::from(to)).unwrap_or(u32::MAX))
+        .ok_or(Error::Overflow)?;
+    let limit = 10i128.checked_pow(u32::from(p)).unwrap_or(i128::MAX);
+    let d = a.as_primitive::<arrow::datatypes::Decimal128Type>();
+    let mut out = Vec::with_capacity(d.len());
+    for v in d.iter() {
+        out.push(match v {
+            None => None,
+            Some(v) => {
+                let r = crate::decimal::div_half_even(v, factor);
+                if r.unsigned_abs() >= limit.unsigned_abs() {
+                    return Err(Error::Overflow);
+                }
+                Some(r)
+            }
+        });
+    }
+    let arr = arrow::array::Decimal128Array::from(out).with_precision_and_scale(p, to)?;
+    Ok(Arc::new(arr))
 }
 
 /// DATE, TIME and TIMESTAMP's Arrow types.
