@@ -38,6 +38,14 @@ fn say(line: String) {
     let _ = out.flush();
 }
 
+/// One to three fresh ids for an insert batch.
+fn new_ids(rng: &mut SmallRng, next_id: &AtomicI64) -> Vec<i64> {
+    let n = rng.gen_range(1..4);
+    (0..n)
+        .map(|_| next_id.fetch_add(1, Ordering::Relaxed))
+        .collect()
+}
+
 fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
     let mut rng = SmallRng::seed_from_u64(seed ^ (t as u64) << 32);
     let mut s = db.session();
@@ -45,10 +53,7 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
     loop {
         match rng.gen_range(0..12) {
             10 => {
-                let n = rng.gen_range(1..4);
-                let ids: Vec<i64> = (0..n)
-                    .map(|_| next_id.fetch_add(1, Ordering::Relaxed))
-                    .collect();
+                let ids = new_ids(&mut rng, &next_id);
                 let mut sql = String::from("BT;");
                 for id in &ids {
                     sql += &format!("INS fan (n) VALUES ({id});");
@@ -89,10 +94,7 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
                 }
             }
             0..=4 => {
-                let n = rng.gen_range(1..4);
-                let ids: Vec<i64> = (0..n)
-                    .map(|_| next_id.fetch_add(1, Ordering::Relaxed))
-                    .collect();
+                let ids = new_ids(&mut rng, &next_id);
                 let mut sql = String::from("BT;");
                 for id in &ids {
                     let pad = "p".repeat(rng.gen_range(0..300));

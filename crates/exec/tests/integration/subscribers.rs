@@ -36,6 +36,15 @@ fn take(s: &mut Session, sub: &str, top: u64) -> Vec<i64> {
         .collect()
 }
 
+/// Creates queue `q (qits, id)` with `subscribers` (`"a, b"`) in session `s`.
+fn create(s: &mut Session, subscribers: &str) {
+    s.execute(&format!(
+        "CREATE TABLE q, QUEUE, SUBSCRIBERS ({subscribers}) (qits TIMESTAMP(6) NOT NULL \
+         DEFAULT CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)"
+    ))
+    .unwrap();
+}
+
 fn count(db: &Database) -> i64 {
     ints(db, "SELECT COUNT(*) FROM q")[0]
 }
@@ -45,11 +54,7 @@ fn the_last_copy_committed_takes_the_row_whichever_commits_first() {
     for a_first in [true, false] {
         let db = Database::new();
         let mut s = db.session();
-        s.execute(
-            "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-             CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-        )
-        .unwrap();
+        create(&mut s, "a, b");
         s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
         let (mut a, mut b) = (db.session(), db.session());
         a.execute("BT").unwrap();
@@ -74,11 +79,7 @@ fn the_last_copy_committed_takes_the_row_whichever_commits_first() {
 fn a_rolled_back_last_copy_keeps_the_row_for_its_subscriber() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute(
-        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-    )
-    .unwrap();
+    create(&mut s, "a, b");
     s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
     let (mut a, mut b) = (db.session(), db.session());
     a.execute("BT").unwrap();
@@ -104,11 +105,7 @@ fn copies_are_counted_again_at_reopen_from_the_log_and_from_a_checkpoint() {
         {
             let db = Database::open(dir.path()).unwrap();
             let mut s = db.session();
-            s.execute(
-                "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-                 CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-            )
-            .unwrap();
+            create(&mut s, "a, b");
             for id in 1..=4 {
                 s.execute(&format!("INS q (CURRENT_TIMESTAMP, {id})"))
                     .unwrap();
@@ -136,12 +133,7 @@ fn copies_are_counted_again_at_reopen_from_the_log_and_from_a_checkpoint() {
 #[test]
 fn a_waiting_subscriber_wakes_for_an_insert_and_hears_of_its_drop() {
     let db = Database::new();
-    db.session()
-        .execute(
-            "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-             CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-        )
-        .unwrap();
+    create(&mut db.session(), "a, b");
     let waiter = |sub: &'static str| {
         let db = db.clone();
         thread::spawn(move || {
@@ -261,11 +253,7 @@ fn stress_each_subscriber_gets_every_row_once_on_disk() {
 fn show_table_makes_the_queue_with_the_subscribers_it_has_now() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute(
-        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-    )
-    .unwrap();
+    create(&mut s, "a, b");
     s.execute("DROP SUBSCRIBER b ON q").unwrap();
     s.execute("CREATE SUBSCRIBER c ON q").unwrap();
     let shown = rows(&db, "SHOW TABLE q").join("\n");
@@ -293,11 +281,7 @@ fn show_table_makes_the_queue_with_the_subscribers_it_has_now() {
 fn dropping_the_queue_waits_for_subscribers_consumes_and_wakes_their_waiters() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute(
-        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-    )
-    .unwrap();
+    create(&mut s, "a, b");
     s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
     // a consume of b's row in an open transaction holds the queue: DROP TABLE waits for it
     let mut holder = db.session();
@@ -328,12 +312,7 @@ fn dropping_the_queue_waits_for_subscribers_consumes_and_wakes_their_waiters() {
 #[test]
 fn a_consumer_with_nothing_to_take_waits_for_no_lock_on_the_queue() {
     let db = Database::new();
-    db.session()
-        .execute(
-            "CREATE TABLE q, QUEUE, SUBSCRIBERS (a) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-             CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-        )
-        .unwrap();
+    create(&mut db.session(), "a");
     let mut holder = db.session();
     holder.execute("BT").unwrap();
     holder
@@ -361,11 +340,7 @@ fn a_consumer_with_nothing_to_take_waits_for_no_lock_on_the_queue() {
 fn a_consumer_waiting_for_the_queues_lock_hears_of_its_drop() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute(
-        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-    )
-    .unwrap();
+    create(&mut s, "a");
     s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
     // the consumer finds the queue, then waits for its lock; the holder drops it
     let mut holder = db.session();
@@ -393,11 +368,7 @@ fn a_consumer_waiting_for_the_queues_lock_hears_of_its_drop() {
 fn a_delete_takes_leased_copies_and_waits_for_taken_ones() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute(
-        "CREATE TABLE q, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
-         CURRENT_TIMESTAMP(6), id BIGINT NOT NULL)",
-    )
-    .unwrap();
+    create(&mut s, "a, b");
     s.execute("INS q (CURRENT_TIMESTAMP, 1)").unwrap();
     s.execute("INS q (CURRENT_TIMESTAMP, 2)").unwrap();
     // a's copy of row 1 is leased, b's copy of row 2 taken by an open transaction

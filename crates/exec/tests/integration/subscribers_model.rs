@@ -84,7 +84,8 @@ const SUBSCRIBERS: [&str; 4] = ["s0", "s1", "s2", "s3"];
 /// A subscriber's copy goes to the dead-letter table at its third failed consume.
 const MAX: u64 = 3;
 
-fn ids(s: &mut Session, sql: &str) -> Vec<u64> {
+/// The rows of `sql`'s last result, cells joined by `|`.
+fn lines(s: &mut Session, sql: &str) -> Vec<String> {
     let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     r.last()
         .unwrap()
@@ -93,53 +94,29 @@ fn ids(s: &mut Session, sql: &str) -> Vec<u64> {
         .unwrap()
         .to_strings()
         .iter()
-        .map(|r| r[0].parse().unwrap())
+        .map(|r| r.join("|"))
         .collect()
 }
 
 fn check(db: &Database, m: &Model, step: &str) {
     let mut s = db.session();
-    let want: Vec<u64> = {
-        let mut v: Vec<u64> = m.rows.values().map(|(id, _)| *id).collect();
-        v.sort_unstable();
-        v
-    };
-    assert_eq!(
-        ids(&mut s, "SELECT id FROM q ORDER BY id"),
-        want,
-        "queue after {step}"
+    let mut want: Vec<u64> = m.rows.values().map(|(id, _)| *id).collect();
+    want.sort_unstable();
+    let want: Vec<String> = want.iter().map(u64::to_string).collect();
+    let got = lines(&mut s, "SELECT id FROM q ORDER BY id");
+    assert_eq!(got, want, "queue after {step}");
+    let got = lines(
+        &mut s,
+        "SELECT Subscriber, Depth FROM DBC.QueueStatsV WHERE TableName = 'q' AND Subscriber IS \
+         NOT NULL ORDER BY 1",
     );
-    let r = s
-        .execute(
-            "SELECT Subscriber, Depth FROM DBC.QueueStatsV WHERE TableName = 'q' AND \
-             Subscriber IS NOT NULL ORDER BY 1",
-        )
-        .unwrap();
-    let got: Vec<(String, u64)> = r[0]
-        .rows
-        .as_ref()
-        .unwrap()
-        .to_strings()
-        .iter()
-        .map(|r| (r[0].clone(), r[1].parse().unwrap()))
-        .collect();
-    let want: Vec<(String, u64)> = m
+    let want: Vec<String> = m
         .subscribers
         .iter()
-        .map(|sub| (sub.clone(), m.available(sub).len() as u64))
+        .map(|sub| format!("{sub}|{}", m.available(sub).len()))
         .collect();
     assert_eq!(got, want, "subscribers' depths after {step}");
-    let r = s
-        .execute("SELECT id, tries FROM q_dead ORDER BY 1, 2")
-        .unwrap();
-    let got: Vec<String> = r[0]
-        .rows
-        .as_ref()
-        .unwrap()
-        .to_strings()
-        .iter()
-        .map(|r| r.join("|"))
-        .collect();
+    let got = lines(&mut s, "SELECT id, tries FROM q_dead ORDER BY 1, 2");
     let mut want: Vec<(u64, u64)> = m.dead.clone();
     want.sort_unstable();
     let want: Vec<String> = want.iter().map(|(id, t)| format!("{id}|{t}")).collect();
@@ -213,19 +190,12 @@ fn run(seed: u64) {
             let subs: Vec<String> = m.subscribers.iter().cloned().collect();
             let sub = subs[rng.below(subs.len() as u64) as usize].clone();
             let top = 1 + rng.below(3) as usize;
-            let r = consumers[c]
-                .execute(&format!(
+            let got = lines(
+                &mut consumers[c],
+                &format!(
                     "SELECT AND CONSUME TOP {top} id, tries FROM q FOR SUBSCRIBER {sub} NOWAIT"
-                ))
-                .unwrap();
-            let got: Vec<String> = r[0]
-                .rows
-                .as_ref()
-                .unwrap()
-                .to_strings()
-                .iter()
-                .map(|r| r.join("|"))
-                .collect();
+                ),
+            );
             let taken: Vec<Key> = m.available(&sub).into_iter().take(top).collect();
             let want: Vec<String> = taken
                 .iter()
