@@ -15,7 +15,14 @@
 //!   the commit's log record has its place in the log, so records of commits that decided for
 //!   one queue replay in the order they decided (a crash keeps a prefix: never the deletion
 //!   of a row without the consumes it counted on);
-//! - a reopen counts the copies afresh ([`count_copies`]).
+//! - a reopen counts the copies afresh ([`count_copies`]);
+//! - counts are netted per row before they change: a counted rollback (`ATTEMPTS`) deletes a
+//!   copy and writes its new version under the same sequence number (no change), a dead
+//!   letter or an expiry is one copy less;
+//! - whatever may delete queue rows holds the queue's ROW WRITE: a take from a subscriber's
+//!   table ([`Transaction::lock_queue_of`]), an expiry or a lease's return
+//!   ([`Transaction::lock_queue_for_side_work`]); a DELETE of a queue row takes its copies
+//!   first ([`Transaction::delete_copies`]), so no other commit can need a row it holds.
 //!
 //! A commit whose log write fails after its count was decided gives the count back; if a later
 //! commit had meanwhile deleted the row on the strength of it, the copy stays without its row
