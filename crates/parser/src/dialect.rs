@@ -8,8 +8,9 @@
 //!
 //! The tokenizer splits `**` into two `*`; `parser::rewrite_tokens` turns an adjacent pair into
 //! one `^` token (Teradata has no `^` operator of its own: `^=` was rewritten before). Here
-//! `^` binds tighter than `*` and `/` and associates to the right, as `**` does in Teradata,
-//! and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER. Unary `+`/`-`
+//! `^` binds tighter than `*` and `/` and associates to the left — Teradata evaluates operators
+//! of equal precedence left to right, `**` included: `2 ** 3 ** 2` is `(2 ** 3) ** 2`, 64
+//! (SQL Functions, Expressions, and Predicates, "Order of Evaluation") — and parses to `BinaryOperator::PGExp`, which the binder evaluates as POWER. Unary `+`/`-`
 //! bind tighter still (as in Teradata: `-2 ** 2` is 4).
 
 use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator};
@@ -115,10 +116,10 @@ impl Dialect for TdliteDialect {
             return None;
         }
         parser.next_token();
-        // right-associative: 2 ** 3 ** 2 is 2 ** (3 ** 2)
+        // left-associative: 2 ** 3 ** 2 is (2 ** 3) ** 2
         Some(
             parser
-                .parse_subexpr(EXPONENT_PRECEDENCE - 1)
+                .parse_subexpr(EXPONENT_PRECEDENCE)
                 .map(|right| Expr::BinaryOp {
                     left: Box::new(expr.clone()),
                     op: BinaryOperator::PGExp,
