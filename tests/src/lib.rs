@@ -7,7 +7,7 @@ use tdlite::Database;
 /// subscribers); the queue's `g` is `n MOD 4`, indexed
 /// so that selective consumes walk a keyed queue that recovery must rebuild; a rolled-back
 /// consume counts in `tries`, and the third moves the row to `q_dead` (attempts are durable).
-pub const SETUP: [&str; 6] = [
+pub const SETUP: [&str; 7] = [
     "CREATE MULTISET TABLE q_dead, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT \
      CURRENT_TIMESTAMP(6), n BIGINT NOT NULL, g INTEGER NOT NULL, pad VARCHAR(300), \
      tries INTEGER NOT NULL, why VARCHAR(20))",
@@ -19,6 +19,7 @@ pub const SETUP: [&str; 6] = [
     "INS acct (0, 250); INS acct (1, 250); INS acct (2, 250); INS acct (3, 250)",
     "CREATE TABLE fan, QUEUE, SUBSCRIBERS (a, b) (qits TIMESTAMP(6) NOT NULL DEFAULT \
      CURRENT_TIMESTAMP(6), n BIGINT NOT NULL)",
+    "CREATE MULTISET TABLE idt (id BIGINT GENERATED ALWAYS AS IDENTITY, n BIGINT NOT NULL)",
 ];
 
 /// The subscribers of the crash workload's queue with subscribers, `fan`.

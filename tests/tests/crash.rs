@@ -21,6 +21,9 @@
 //!   flight, acknowledged consumes gone, nothing uncommitted, in-flight batches whole), and the
 //!   queue holds exactly the rows some subscriber still has (a row left with its last copy,
 //!   in the same commit, or not at all).
+//! - identity numbers (`idt`) are never handed out twice: the rows' numbers are distinct,
+//!   and a number generated after the reopen is above every number the table has shown and
+//!   every number an acknowledged commit saw (its rows deleted since or not).
 //!
 //! `TDLITE_CRASH_CYCLES=n` runs more kill cycles (default 50); `TDLITE_CRASH_SEED` replays one.
 
@@ -59,6 +62,8 @@ struct Said {
     /// Acknowledged consumes of `fan` by subscriber, and those in flight.
     fan_consumed: BTreeMap<String, BTreeSet<i64>>,
     fan_doubtful: BTreeMap<String, BTreeSet<i64>>,
+    /// The largest identity number an acknowledged commit into `idt` saw.
+    identity_seen: i64,
 }
 
 fn parse(lines: &[String]) -> Said {
@@ -67,6 +72,7 @@ fn parse(lines: &[String]) -> Said {
     let mut try_c: HashMap<String, Vec<i64>> = HashMap::new();
     let mut try_f: HashMap<String, Vec<i64>> = HashMap::new();
     let mut try_s: HashMap<String, (String, Vec<i64>)> = HashMap::new();
+    let mut try_i: HashMap<String, i64> = HashMap::new();
     let ids_of = |ids: &[&str]| -> Vec<i64> { ids.iter().map(|i| i.parse().unwrap()).collect() };
     for line in lines {
         let w: Vec<&str> = line.split_whitespace().collect();
@@ -105,6 +111,12 @@ fn parse(lines: &[String]) -> Said {
             }
             ["RBS", t] => {
                 try_s.remove(*t).unwrap();
+            }
+            ["TRYI", t, id] => {
+                try_i.insert(t.to_string(), id.parse().unwrap());
+            }
+            ["OKI", t] => {
+                said.identity_seen = said.identity_seen.max(try_i.remove(*t).unwrap());
             }
             ["SELC", _] => said.selective += 1,
             ["LEAS", _] => said.leases += 1,
@@ -312,6 +324,25 @@ fn check_fan(
     now
 }
 
+/// Checks `idt` after a reopen: its numbers are distinct, and a number generated now is above
+/// `highest` (every number seen before) and what the worker saw. Returns the new highest.
+fn check_identity(ctx: &str, db: &Database, highest: i64, said: &Said) -> i64 {
+    let ids = ints(db, "SEL id FROM idt");
+    let distinct: BTreeSet<i64> = ids.iter().copied().collect();
+    assert_eq!(distinct.len(), ids.len(), "{ctx}: idt holds a number twice");
+    let seen = highest
+        .max(said.identity_seen)
+        .max(distinct.last().copied().unwrap_or(0));
+    let mut s = db.session();
+    s.execute("INS idt (n) VALUES (-1)").unwrap();
+    let new = ints(db, "SEL MAX(id) FROM idt WHERE n = -1")[0];
+    assert!(
+        new > seen,
+        "{ctx}: identity number {new} handed out again (seen up to {seen})"
+    );
+    new
+}
+
 /// Each row's attempts, whether in the queue or dead: a row is in one of them, once, and a
 /// dead one has `MAX_ATTEMPTS` attempts and its reason.
 fn attempts(db: &Database, ctx: &str) -> BTreeMap<i64, i64> {
@@ -360,6 +391,8 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
     let mut selective = 0;
     let mut rollbacks = 0;
     let mut leases = 0;
+    let mut highest_id = 0;
+    let mut identity_commits = 0;
     for cycle in 0..cycles {
         let lines = run_worker(
             &dir,
@@ -382,6 +415,13 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
         live = check(seed, cycle, &db, &live, &said);
         fan = check_fan(&format!("seed {seed} cycle {cycle}"), &db, &fan, &said);
         fan_consumed += said.fan_consumed.values().map(BTreeSet::len).sum::<usize>();
+        identity_commits += usize::from(said.identity_seen > 0);
+        highest_id = check_identity(
+            &format!("seed {seed} cycle {cycle}"),
+            &db,
+            highest_id,
+            &said,
+        );
     }
     let dead = live.values().filter(|&&c| c == MAX_ATTEMPTS).count();
     println!(
@@ -395,6 +435,7 @@ fn kill_9_loses_no_acknowledged_commit_and_keeps_nothing_uncommitted() {
     assert!(rollbacks > 0 && dead > 0, "no attempt was counted");
     assert!(fan_consumed > 0, "no subscriber consumed a row");
     println!("{fan_consumed} acknowledged consumes by subscribers");
+    assert!(identity_commits > 0, "no commit into idt was acknowledged");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

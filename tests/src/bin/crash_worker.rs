@@ -20,6 +20,10 @@
 //!   TRYS <t> <sub> <id> …       thread t consumed these ids of `fan` for subscriber sub and
 //!                               is about to commit
 //!   OKS <t> | RBS <t>           … the commit returned | it rolled back instead
+//!   TRYI <t> <id>               thread t inserted rows into `idt` (an identity column), the
+//!                               largest number it sees is id (then maybe deleted it), and it
+//!                               is about to commit
+//!   OKI <t>                     … the commit returned
 //! ```
 //!
 //! Usage: `crash_worker DIR SEED FIRST_ID`.
@@ -51,7 +55,25 @@ fn worker(db: Database, t: usize, seed: u64, next_id: Arc<AtomicI64>) {
     let mut s = db.session();
     s.set_consume_timeout(Some(Duration::from_millis(20)));
     loop {
-        match rng.gen_range(0..12) {
+        match rng.gen_range(0..13) {
+            12 => {
+                // identity numbers: never handed out again, even once their rows are deleted
+                let k = rng.gen_range(1..4);
+                let mut sql = String::from("BT;");
+                for _ in 0..k {
+                    sql += &format!("INS idt (n) VALUES ({t});");
+                }
+                s.execute(&sql).expect("inserts into idt");
+                let r = s.execute("SEL MAX(id) FROM idt").expect("max id");
+                let max = r[0].rows.as_ref().unwrap().to_strings()[0][0].clone();
+                if rng.gen_bool(0.5) {
+                    s.execute(&format!("DEL FROM idt WHERE id = {max}"))
+                        .expect("delete the largest");
+                }
+                say(format!("TRYI {t} {max}"));
+                s.execute("ET").expect("commit");
+                say(format!("OKI {t}"));
+            }
             10 => {
                 let ids = new_ids(&mut rng, &next_id);
                 let mut sql = String::from("BT;");
