@@ -77,6 +77,12 @@ impl Exec<'_> {
                             def.name
                         )));
                     }
+                    if def.identity.is_some() {
+                        return Err(Error::IdentityUsage(format!(
+                            "{} (ALTER TABLE cannot add an identity column)",
+                            def.name
+                        )));
+                    }
                     columns.push(self.column_from_def(def, ansi)?);
                     origin.push(None);
                 }
@@ -306,7 +312,8 @@ impl Exec<'_> {
             kept,
             &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(rows.num_rows())),
         )?;
-        self.insert_batch(&table, &targets, &source, false)?;
+        self.txn.continue_identity(&table, old);
+        self.insert_batch_numbered(&table, &targets, &source, false, false)?;
         crate::statistics::carry_over(&self.shared.registry, old, &table, origin);
         Ok(dropped)
     }

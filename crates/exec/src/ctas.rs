@@ -51,9 +51,13 @@ impl Exec<'_> {
             },
             other => other.clone(),
         };
+        // a copy of a table with an identity column keeps its rows' numbers and goes on
+        // where the source's sequence is
+        let mut numbered_from = None;
         let (mut schema, rows) = match &from {
             AsFrom::Table(t) => {
                 let source = self.must_get_table(t)?;
+                numbered_from = Some(source.clone());
                 let mut schema = source.schema.clone();
                 schema.name = name.clone();
                 schema.ddl = text.to_string();
@@ -143,11 +147,18 @@ impl Exec<'_> {
             });
         }
         let table = self.txn.create_table(schema)?;
+        let copy = match &numbered_from {
+            Some(from) if table.identity.is_some() => {
+                self.txn.continue_identity(&table, from);
+                true
+            }
+            _ => false,
+        };
         match rows {
             Some(batch) => {
                 let targets: Vec<usize> = (0..table.schema.columns.len()).collect();
                 let skip = table.schema.kind == TableKind::Set;
-                self.insert_batch(&table, &targets, &batch, skip)
+                self.insert_batch_numbered(&table, &targets, &batch, skip, !copy)
             }
             None => Ok(0),
         }

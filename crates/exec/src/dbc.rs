@@ -523,8 +523,13 @@ fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
                     Cell::Null
                 },
             ];
-            // IdColType … ArrayColElementUdtName: no identity, access counts or arrays
-            row.extend(nulls(12));
+            // IdColType: GA (GENERATED ALWAYS) or GD (BY DEFAULT) for an identity column
+            row.push(match c.identity {
+                Some(id) => text(if id.always { "GA" } else { "GD" }),
+                None => Cell::Null,
+            });
+            // AccessCount … ArrayColElementUdtName: no access counts or arrays
+            row.extend(nulls(11));
             row.extend([text("N"), Cell::Int(0)]);
             // ColumnPartitionFormat … TSColumnType
             row.extend(nulls(7));

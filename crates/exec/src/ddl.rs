@@ -193,7 +193,7 @@ fn check_queue_rules(ct: &CreateTable) -> Result<()> {
             "the QITS column cannot be UNIQUE or a PRIMARY KEY.",
         ));
     }
-    if q.identity {
+    if q.identity.is_some() {
         return Err(queue_rule("the QITS column cannot be an identity column."));
     }
     let qits = q.name.to_ascii_uppercase();
@@ -300,6 +300,11 @@ impl Exec<'_> {
             uppercase: c.uppercase,
             title: c.title.clone(),
             format: c.format.clone(),
+            identity: c
+                .identity
+                .as_ref()
+                .map(|spec| crate::identity::definition(spec, ty, &c.name))
+                .transpose()?,
         })
     }
 
@@ -340,7 +345,14 @@ impl Exec<'_> {
                     c.name
                 )));
             }
-            columns.push(self.column_from_def(c, ansi)?);
+            let col = self.column_from_def(c, ansi)?;
+            if col.identity.is_some() && columns.iter().any(|x| x.identity.is_some()) {
+                return Err(Error::IdentityUsage(format!(
+                    "{} (a table has at most one identity column)",
+                    c.name
+                )));
+            }
+            columns.push(col);
         }
         let position = |n: &str| -> Result<usize> {
             columns

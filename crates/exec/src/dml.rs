@@ -159,6 +159,19 @@ impl Exec<'_> {
         source: &RecordBatch,
         skip_duplicates: bool,
     ) -> Result<u64> {
+        self.insert_batch_numbered(table, targets, source, skip_duplicates, true)
+    }
+
+    /// [`Exec::insert_batch`]; with `number` false, an identity column keeps the values
+    /// `source` gives (a table rebuilt by ALTER TABLE keeps its rows' numbers).
+    pub(crate) fn insert_batch_numbered(
+        &mut self,
+        table: &Arc<Table>,
+        targets: &[usize],
+        source: &RecordBatch,
+        skip_duplicates: bool,
+        number: bool,
+    ) -> Result<u64> {
         let n = source.num_rows();
         let mut cols: Vec<ArrayRef> = Vec::with_capacity(table.schema.columns.len());
         for (i, col) in table.schema.columns.iter().enumerate() {
@@ -170,6 +183,9 @@ impl Exec<'_> {
                 }
             };
             cols.push(a);
+        }
+        if number {
+            crate::identity::fill_columns(self.txn, table, &mut cols, n)?;
         }
         reject_nulls(table, cols.iter().enumerate())?;
         self.check_constraints(table, &cols, n)?;
@@ -611,6 +627,7 @@ impl Exec<'_> {
             else {
                 return Err(Error::ColumnNotFound(name));
             };
+            crate::identity::check_update(table, [idx])?;
             // a prepared request's kept binding where it has one (the value's `?`s and
             // scalar subqueries as slots), else bound here
             let kept = match cacheable {

@@ -136,6 +136,13 @@ pub enum Error {
         /// Values given.
         given: usize,
     },
+    /// A use of an identity column Teradata does not allow: on a type that is not an exact
+    /// whole number, a second one in a table, an UPDATE of a GENERATED ALWAYS one (5784).
+    #[error("Illegal usage of Identity Column {0}.")]
+    IdentityUsage(String),
+    /// An identity column option out of range or inconsistent with the others (5785).
+    #[error("Invalid value for Identity Column parameter {0}.")]
+    IdentityParameter(String),
     /// A statement tdlite parses but does not run yet (tdlite 9910).
     #[error("{0} is not supported by tdlite yet.")]
     Unsupported(String),
@@ -347,6 +354,7 @@ impl Error {
                 StorageError::DuplicatePrimaryKey(_) => code(2801),
                 StorageError::DuplicateUniqueKey(_) => code(2803),
                 StorageError::NotNull(_) => code(3811),
+                StorageError::IdentityExhausted(_) => code(7545),
                 StorageError::WriteConflict(_)
                 | StorageError::Deadlock(_)
                 | StorageError::RowBusy { .. }
@@ -408,6 +416,8 @@ impl Error {
             Error::NotATable(_) => code(3853),
             Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),
+            Error::IdentityUsage(_) => code(5784),
+            Error::IdentityParameter(_) => code(5785),
             Error::ParameterCount { .. } => code(3939),
             Error::CheckViolation(_) => code(5317),
             Error::SizeLimit(_) => code(3577),

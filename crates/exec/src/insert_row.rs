@@ -73,6 +73,7 @@ impl Exec<'_> {
             };
             values.push(v);
         }
+        crate::identity::fill_row(self.txn, table, &mut values)?;
         // after every conversion, as the batch path checks
         for (v, col) in values.iter().zip(columns) {
             if v.is_null() && !col.nullable {

@@ -76,6 +76,7 @@ mod format;
 mod functions;
 mod grouping_sets;
 mod hash_join;
+mod identity;
 mod inputs;
 mod insert_row;
 mod interrupt;

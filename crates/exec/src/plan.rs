@@ -761,6 +761,7 @@ mod tests {
             uppercase: false,
             title: None,
             format: None,
+            identity: None,
         };
         let index = IndexSpec {
             name: None,

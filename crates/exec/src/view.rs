@@ -188,6 +188,7 @@ pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
         uppercase: false,
         title: f.metadata().get("title").cloned(),
         format: None,
+        identity: None,
     }
 }
 

@@ -8,8 +8,8 @@
 use crate::cursor::Cursor;
 use crate::error::{Location, ParseError};
 use crate::statement::{
-    AsFrom, AsSource, ColumnDef, ColumnDefault, ConsumeOrder, CreateTable, DataType, IndexDef,
-    LargeType, QueueLimits, TableKind,
+    AsFrom, AsSource, ColumnDef, ColumnDefault, ConsumeOrder, CreateTable, DataType, IdentitySpec,
+    IndexDef, LargeType, QueueLimits, TableKind,
 };
 use sqlparser::tokenizer::Token;
 
@@ -533,7 +533,7 @@ pub(crate) fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
         compress: false,
         primary_key: false,
         unique: false,
-        identity: false,
+        identity: None,
         checks: Vec::new(),
         location,
         default_location: None,
@@ -592,21 +592,78 @@ pub(crate) fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
             cur.expect_token(&Token::RParen, "')' after the CHECK condition")?;
             col.checks.push(e);
         } else if cur.eat_word("GENERATED") {
-            if !(cur.eat_word("ALWAYS") || cur.eat_words(&["BY", "DEFAULT"])) {
-                return Err(cur.unexpected("expected ALWAYS or BY DEFAULT after GENERATED"));
-            }
-            cur.expect_word("AS")?;
-            cur.expect_word("IDENTITY")?;
-            if cur.peek() == Some(&Token::LParen) {
-                cur.skip_parens()?;
-            }
-            col.identity = true;
+            col.identity = Some(Box::new(identity(cur)?));
         } else if cur.is_word("REFERENCES") {
             return Err(ParseError::unsupported("REFERENCES", at));
         } else {
             return Err(cur.unexpected(&format!("expected a column attribute for '{}'", col.name)));
         }
     }
+}
+
+/// What follows `GENERATED`: `ALWAYS|BY DEFAULT AS IDENTITY [(option …)]`.
+fn identity(cur: &mut Cursor) -> Result<IdentitySpec, ParseError> {
+    let always = if cur.eat_word("ALWAYS") {
+        true
+    } else if cur.eat_words(&["BY", "DEFAULT"]) {
+        false
+    } else {
+        return Err(cur.unexpected("expected ALWAYS or BY DEFAULT after GENERATED"));
+    };
+    cur.expect_word("AS")?;
+    cur.expect_word("IDENTITY")?;
+    let mut spec = IdentitySpec {
+        always,
+        start: None,
+        increment: None,
+        min: None,
+        max: None,
+        cycle: false,
+    };
+    if !cur.eat_token(&Token::LParen) {
+        return Ok(spec);
+    }
+    while !cur.eat_token(&Token::RParen) {
+        if cur.eat_words(&["START", "WITH"]) {
+            spec.start = Some(signed_integer(cur)?);
+        } else if cur.eat_words(&["INCREMENT", "BY"]) {
+            spec.increment = Some(signed_integer(cur)?);
+        } else if cur.eat_word("MINVALUE") {
+            spec.min = Some(signed_integer(cur)?);
+        } else if cur.eat_word("MAXVALUE") {
+            spec.max = Some(signed_integer(cur)?);
+        } else if cur.eat_words(&["NO", "MINVALUE"]) {
+            spec.min = None;
+        } else if cur.eat_words(&["NO", "MAXVALUE"]) {
+            spec.max = None;
+        } else if cur.eat_words(&["NO", "CYCLE"]) {
+            spec.cycle = false;
+        } else if cur.eat_word("CYCLE") {
+            spec.cycle = true;
+        } else {
+            return Err(cur.unexpected(
+                "expected START WITH, INCREMENT BY, MINVALUE, MAXVALUE, CYCLE or ')'",
+            ));
+        }
+        cur.eat_token(&Token::Comma);
+    }
+    Ok(spec)
+}
+
+/// An integer, maybe signed (an identity column's options).
+fn signed_integer(cur: &mut Cursor) -> Result<i128, ParseError> {
+    let negative = if cur.eat_token(&Token::Minus) {
+        true
+    } else {
+        cur.eat_token(&Token::Plus);
+        false
+    };
+    let at = cur.loc();
+    let n = cur.number("an integer")?;
+    let v: i128 = n
+        .parse()
+        .map_err(|_| ParseError::syntax(format!("'{n}' is not an integer."), at))?;
+    Ok(if negative { -v } else { v })
 }
 
 /// `DEFAULT` values: a literal (optionally signed), NULL, USER, DATE, TIME, CURRENT_DATE,

@@ -46,7 +46,7 @@ pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 pub use sqlparser::ast;
 pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeOrder,
-    ConsumeWait, CreateTable, DataType, IndexDef, LargeType, LockMode, LockObject, Locking,
-    QueueLimits, Spanned, Statement, StatsGroup, TableKind,
+    ConsumeWait, CreateTable, DataType, IdentitySpec, IndexDef, LargeType, LockMode, LockObject,
+    Locking, QueueLimits, Spanned, Statement, StatsGroup, TableKind,
 };
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

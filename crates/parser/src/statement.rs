@@ -577,6 +577,24 @@ pub enum LargeType {
     Xml,
 }
 
+/// `GENERATED ALWAYS|BY DEFAULT AS IDENTITY (START WITH n INCREMENT BY n MINVALUE n |
+/// NO MINVALUE MAXVALUE n | NO MAXVALUE [NO] CYCLE)`, as written (unset options are `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdentitySpec {
+    /// ALWAYS (else BY DEFAULT).
+    pub always: bool,
+    /// START WITH.
+    pub start: Option<i128>,
+    /// INCREMENT BY.
+    pub increment: Option<i128>,
+    /// MINVALUE (`NO MINVALUE`: None).
+    pub min: Option<i128>,
+    /// MAXVALUE (`NO MAXVALUE`: None).
+    pub max: Option<i128>,
+    /// CYCLE.
+    pub cycle: bool,
+}
+
 /// A column's `DEFAULT`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnDefault {
@@ -613,8 +631,8 @@ pub struct ColumnDef {
     pub primary_key: bool,
     /// Column-level `UNIQUE`.
     pub unique: bool,
-    /// `GENERATED … AS IDENTITY`.
-    pub identity: bool,
+    /// `GENERATED … AS IDENTITY (…)`.
+    pub identity: Option<Box<IdentitySpec>>,
     /// `CHECK (…)` constraints.
     pub checks: Vec<ast::Expr>,
     /// Where the column name is written.

@@ -414,8 +414,8 @@ fn render_column(col: &ColumnDef) -> String {
     if *unique {
         s.push_str(" unique");
     }
-    if *identity {
-        s.push_str(" identity");
+    if let Some(i) = identity {
+        write!(s, " identity={i:?}").unwrap();
     }
     for c in checks {
         write!(s, " check=({c})").unwrap();

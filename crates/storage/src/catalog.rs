@@ -49,6 +49,29 @@ pub struct Column {
     pub title: Option<String>,
     /// FORMAT string, kept for HELP/SHOW.
     pub format: Option<String>,
+    /// `GENERATED … AS IDENTITY`: the column's numbers come from the table's generator
+    /// ([`crate::identity`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
+}
+
+/// An identity column's definition (`GENERATED ALWAYS|BY DEFAULT AS IDENTITY (START WITH …
+/// INCREMENT BY … MINVALUE … MAXVALUE … [NO] CYCLE)`), with Teradata's defaults filled in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    /// GENERATED ALWAYS (every inserted row gets a generated number) rather than BY DEFAULT
+    /// (only a row that gives none or NULL).
+    pub always: bool,
+    /// START WITH.
+    pub start: i64,
+    /// INCREMENT BY (not 0).
+    pub increment: i64,
+    /// MINVALUE.
+    pub min: i64,
+    /// MAXVALUE.
+    pub max: i64,
+    /// CYCLE: after the bound, start again at the other end.
+    pub cycle: bool,
 }
 
 impl Column {
@@ -63,6 +86,7 @@ impl Column {
             uppercase: false,
             title: None,
             format: None,
+            identity: None,
         }
     }
 }

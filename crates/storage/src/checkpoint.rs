@@ -61,6 +61,22 @@ pub struct TableEntry {
     pub crc32: u32,
     /// The table's insertion-sequence counter when saved (never handed out again).
     pub next_seq: u64,
+    /// The state of the table's identity generator when saved (absent: no identity column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<SavedIdentity>,
+}
+
+/// An identity generator's saved state (see [`crate::identity`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedIdentity {
+    /// The next number; `None`: a NO CYCLE sequence is used up.
+    pub next: Option<i64>,
+}
+
+impl From<Option<i64>> for SavedIdentity {
+    fn from(next: Option<i64>) -> Self {
+        SavedIdentity { next }
+    }
 }
 
 impl Manifest {

@@ -60,6 +60,9 @@ pub(crate) const OP_DELETE: u8 = 4;
 /// The last frame of a log a checkpoint left: `OP_NEXT_LOG generation:u64`, the file that
 /// continues it (replay refuses a log that ends with it when that file is missing).
 pub(crate) const OP_NEXT_LOG: u8 = 5;
+/// `OP_IDENTITY table:u64 used_up:u8 next:i64`: the state of a table's identity generator
+/// when a commit that inserted into it was logged (see [`crate::identity`]).
+pub(crate) const OP_IDENTITY: u8 = 6;
 
 /// The payload of the frame that ends a log and names the next one.
 pub(crate) fn next_log_marker(generation: u64) -> Vec<u8> {
@@ -270,6 +273,7 @@ impl Durable {
                 bytes: bytes.len() as u64,
                 crc32: crc32fast::hash(&bytes),
                 next_seq,
+                identity: t.identity.as_ref().map(|g| g.state().into()),
             });
         }
         let manifest = Manifest {
@@ -353,6 +357,12 @@ impl RecordBuilder {
         for v in values {
             self.w.value(v);
         }
+    }
+    pub(crate) fn identity(&mut self, t: &Table, state: Option<i64>) {
+        self.w.u8(OP_IDENTITY);
+        self.w.u64(t.id);
+        self.w.u8(u8::from(state.is_none()));
+        self.w.i64(state.unwrap_or(0));
     }
     pub(crate) fn delete(&mut self, t: &Table, seq: u64) {
         self.w.u8(OP_DELETE);

@@ -19,6 +19,9 @@ pub enum StorageError {
     /// A unique secondary index or UNIQUE/PRIMARY KEY constraint was violated (2803).
     #[error("Secondary index uniqueness violation in {0}.")]
     DuplicateUniqueKey(String),
+    /// A NO CYCLE identity column has handed out its last number (7545); names `table.column`.
+    #[error("Numbering for Identity Column {0} is over its limit.")]
+    IdentityExhausted(String),
     /// NULL for a NOT NULL column (3811).
     #[error("Column '{0}' is NOT NULL. Give the column a value.")]
     NotNull(String),

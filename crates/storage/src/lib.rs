@@ -6,7 +6,7 @@
 //! over [`key`]: keys as bytes in key order), [`mvcc`] (ids and snapshots), [`queue`] (the
 //! consumable-rows index), [`locks`] (table locks, waits, deadlock detection; the ROW WRITE
 //! fast path in `fastlock`), [`transaction`] (writes, undo, commit/rollback), [`catalog`]
-//! (names → tables and views); for a database on disk, [`recovery`] (open) and [`durable`]
+//! (names → tables and views), [`identity`] (identity columns' numbers); for a database on disk, [`recovery`] (open) and [`durable`]
 //! (log each commit, checkpoint) over [`wal`] (the log), [`checkpoint`] (Arrow IPC files and
 //! the manifest), [`codec`] and [`vfs`] ([`sim`] simulates
 //! power cuts). Storage never parses SQL: it keeps CREATE texts, CHECK conditions and view
@@ -17,7 +17,7 @@
 //! use tdlite_storage::{catalog::*, types::*, Storage, Transaction};
 //! let storage = Arc::new(Storage::default());
 //! let col = |name: &str, ty| Column { name: name.into(), ty, nullable: false, default: None,
-//!     case_specific: false, uppercase: false, title: None, format: None };
+//!     case_specific: false, uppercase: false, title: None, format: None, identity: None };
 //! let schema = TableSchema::new("q".into(), vec![col("qits", SqlType::Timestamp(6)),
 //!     col("n", SqlType::Integer)], TableKind::Multiset, true, None, vec![], String::new());
 //! let mut t = Transaction::begin(&storage);
@@ -39,6 +39,7 @@ pub mod columns;
 pub mod durable;
 pub mod error;
 mod fastlock;
+pub mod identity;
 pub mod index;
 pub mod key;
 mod keyed_queue;

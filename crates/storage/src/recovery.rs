@@ -12,7 +12,7 @@ use crate::catalog::{Catalog, TableSchema};
 use crate::checkpoint::{self, Manifest, TableEntry};
 use crate::codec::Reader;
 use crate::durable::{corrupt, io_err, wal_name, Durable, Options};
-use crate::durable::{OP_CREATE, OP_DELETE, OP_DROP, OP_INSERT};
+use crate::durable::{OP_CREATE, OP_DELETE, OP_DROP, OP_IDENTITY, OP_INSERT};
 use crate::error::StorageError;
 use crate::mvcc::TxnManager;
 use crate::table::{RowId, Table};
@@ -433,6 +433,9 @@ impl Recovery {
         }
         d.raise_next_seq(e.next_seq);
         drop(d);
+        if let (Some(g), Some(saved)) = (&t.identity, e.identity) {
+            g.raise(saved.next);
+        }
         t.dirty.store(false, Ordering::Relaxed);
         self.by_id.insert(e.id, t);
         Ok(())
@@ -498,6 +501,20 @@ impl Recovery {
                             })?;
                         t.lock().delete_recovered(rid, self.boot);
                         t.dirty.store(true, Ordering::Relaxed);
+                    }
+                }
+                OP_IDENTITY => {
+                    let id = r.u64().map_err(bad)?;
+                    let used_up = r.u8().map_err(bad)? != 0;
+                    let next = r.i64().map_err(bad)?;
+                    if let Some(t) = self.table(id)? {
+                        let g = t.identity.as_ref().ok_or_else(|| {
+                            format!(
+                                "identity state for {}, which has no identity column",
+                                t.schema.name
+                            )
+                        })?;
+                        g.raise((!used_up).then_some(next));
                     }
                 }
                 other => return Err(format!("unknown operation {other}")),

@@ -87,6 +87,8 @@ pub struct Table {
     /// number) are committed and not consumed by a committed transaction; its mutex decides
     /// one commit at a time which rows leave (see `transaction/subscribers`).
     pub(crate) copies: Mutex<HashMap<u64, u32>>,
+    /// The number generator of the table's identity column, if it has one.
+    pub identity: Option<crate::identity::IdentityGen>,
     /// A queue with subscribers: their tables as the catalog had them at a version (an
     /// INSERT looks them up there instead of going through the whole catalog).
     pub(crate) subscribers: Mutex<(u64, Vec<Arc<Table>>)>,
@@ -212,6 +214,10 @@ impl Table {
             .iter()
             .map(|f| new_null_array(f.data_type(), 1))
             .collect();
+        let identity = schema.columns.iter().enumerate().find_map(|(i, c)| {
+            c.identity
+                .map(|spec| crate::identity::IdentityGen::new(i, spec))
+        });
         Table {
             id,
             null_cells,
@@ -230,6 +236,7 @@ impl Table {
             next_lease_end: std::sync::atomic::AtomicI64::new(i64::MAX),
             expire_after_us,
             copies: Mutex::new(HashMap::new()),
+            identity,
             subscribers: Mutex::new((u64::MAX, Vec::new())),
         }
     }

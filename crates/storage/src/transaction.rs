@@ -198,6 +198,9 @@ pub struct Transaction {
     /// The queue whose ROW WRITE the running take took for a subscriber's table (given back
     /// if the take takes nothing).
     queue_lock: Option<Arc<Table>>,
+    /// Tables whose identity numbers this transaction took: its commit logs their generators'
+    /// states (see `identity`).
+    numbered: Vec<Arc<Table>>,
 }
 
 /// How many table handles an ended transaction keeps for its restart.
@@ -226,6 +229,7 @@ impl Transaction {
             last_retry_qits: Vec::new(),
             subscribed: false,
             queue_lock: None,
+            numbered: Vec::new(),
         }
     }
 
@@ -251,6 +255,7 @@ impl Transaction {
         self.kept.retain(|t| !t.is_dropped());
         self.subscribed = false;
         self.queue_lock = None;
+        self.numbered.clear();
         self.id = self.storage.txns.begin();
         self.ended = false;
         true
@@ -515,6 +520,46 @@ impl Transaction {
             at += take;
         }
         Ok(inserted)
+    }
+
+    /// Takes `n` numbers of `table`'s identity column, in order, for rows this transaction is
+    /// about to insert; its commit makes them durable (see `identity`), so no number of a
+    /// committed transaction is handed out again after a crash, even if its row is gone.
+    ///
+    /// # Errors
+    /// 7545 ([`StorageError::IdentityExhausted`]); [`StorageError::BadValue`] if the table
+    /// has no identity column; lock errors.
+    pub fn identity_numbers(
+        &mut self,
+        table: &Arc<Table>,
+        n: usize,
+    ) -> Result<Vec<i64>, StorageError> {
+        let Some(g) = &table.identity else {
+            return Err(StorageError::BadValue {
+                column: table.schema.name.clone(),
+                reason: "the table has no identity column".into(),
+            });
+        };
+        self.lock(table, LockMode::RowWrite, false)?;
+        self.check_creator(table)?;
+        let col = &table.schema.columns[g.column].name;
+        let numbers = g.take(n, &table.schema.name, col)?;
+        if !self.numbered.iter().any(|t| Arc::ptr_eq(t, table)) {
+            self.numbered.push(table.clone());
+        }
+        Ok(numbers)
+    }
+
+    /// A table this transaction made as a copy of `from` (ALTER TABLE's rebuild, CREATE TABLE
+    /// … AS … WITH DATA) goes on with `from`'s identity sequence, durably from its commit.
+    /// Does nothing unless both have an identity column.
+    pub fn continue_identity(&mut self, table: &Arc<Table>, from: &Table) {
+        if let (Some(new), Some(old)) = (&table.identity, &from.identity) {
+            new.continue_from(old);
+            if !self.numbered.iter().any(|t| Arc::ptr_eq(t, table)) {
+                self.numbered.push(table.clone());
+            }
+        }
     }
 
     /// Records rows this transaction just appended (under the table's mutex, `d`): their undo
@@ -1236,6 +1281,17 @@ impl Transaction {
             };
             if !touched.iter().any(|x| Arc::ptr_eq(x, t)) {
                 touched.push(t.clone());
+            }
+        }
+        // the identity numbers handed out so far, for every table this transaction took
+        // numbers of (whether or not the rows that got them are still there): replay keeps
+        // the furthest (see `identity`)
+        for t in &self.numbered {
+            if let (Some(g), None) = (&t.identity, &t.schema.volatile) {
+                rb.identity(t, g.state());
+                if !touched.iter().any(|x| Arc::ptr_eq(x, t)) {
+                    touched.push(t.clone());
+                }
             }
         }
         rb.finish()

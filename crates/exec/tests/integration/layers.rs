@@ -92,6 +92,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "locking",
             "queue_limits",
             "subscribers",
+            "identity",
         ],
     ),
     (

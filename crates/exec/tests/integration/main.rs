@@ -17,6 +17,7 @@ mod dictionary;
 mod durability;
 mod explain;
 mod fuzz;
+mod identity;
 mod index_model;
 mod insert_paths;
 mod interrupt;
