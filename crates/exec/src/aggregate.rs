@@ -229,7 +229,7 @@ pub(crate) fn aggregate_call<'g>(
         if call.distinct {
             let mut seen = HashMap::new();
             vals.retain(|v| {
-                seen.insert(RowKey(vec![normalize_for_key(v, false)]), ())
+                seen.insert(RowKey(vec![normalize_for_key(v, cs)]), ())
                     .is_none()
             });
         }

@@ -776,6 +776,8 @@ impl Exec<'_> {
                         case_specific: want,
                     },
                     e if e.case_specific() == want => e,
+                    // `'abc' (CASESPECIFIC)`: comparisons and searches with it are case specific
+                    e if want => Expr::CaseSpecific(Box::new(e)),
                     _ => {
                         return Err(Error::Unsupported(
                             "a [NOT] CASESPECIFIC phrase that changes an expression other than a column"
@@ -1101,10 +1103,9 @@ impl Exec<'_> {
                 }
                 Expr::Func(Func::Builtin(crate::functions::Builtin::Substr), args)
             }
-            ast::Expr::Position { expr, r#in } => Expr::Func(
-                Func::Builtin(crate::functions::Builtin::Index),
-                vec![b(r#in, self)?, b(expr, self)?],
-            ),
+            ast::Expr::Position { expr, r#in } => {
+                crate::functions::index_call(vec![b(r#in, self)?, b(expr, self)?])
+            }
             ast::Expr::Extract { field, expr, .. } => {
                 use crate::functions::Field;
                 let f = match field {
@@ -1361,6 +1362,9 @@ impl Exec<'_> {
                 // counted by correlate/decorrelate, which must see it at every execution
                 self.random_uses += 1;
                 self.note_volatile();
+            }
+            if name == "INDEX" {
+                return Ok(crate::functions::index_call(bound));
             }
             return Ok(Expr::Func(Func::Builtin(b), bound));
         }

@@ -75,8 +75,12 @@ pub enum Builtin {
     Random,
     /// `SUBSTR(s, start [, length])`, `SUBSTRING(s FROM start [FOR length])`.
     Substr,
-    /// `INDEX(s, t)` / `POSITION(t IN s)`: 1-based position of t in s, 0 if absent.
+    /// `INDEX(s, t)` / `POSITION(t IN s)`: 1-based position of t in s, 0 if absent (case
+    /// specific: an argument is CASESPECIFIC; `INSTR` always).
     Index,
+    /// [`Builtin::Index`] of two NOT CASESPECIFIC arguments: simple Latin letters compared in
+    /// upper case ([`index_call`]).
+    IndexCaseBlind,
     /// `OREPLACE(s, search [, replace])`.
     OReplace,
     /// `OTRANSLATE(s, from, to)`: per character; characters of `from` beyond `to` are removed.
@@ -109,6 +113,17 @@ pub enum Builtin {
     HashBucket,
     /// `HASHAMP(b)`, `HASHBAKAMP(b)`: the AMP a bucket lives on; tdlite is one AMP, number 0.
     HashAmp,
+}
+
+/// `INDEX(s, t)` / `POSITION(t IN s)` over bound arguments `[s, t]`: case specific if either
+/// argument is CASESPECIFIC, else case blind (simple Latin letters compared in upper case;
+/// SQL Functions, Expressions, and Predicates, "INDEX: Rules for Character Type Arguments").
+pub(crate) fn index_call(args: Vec<crate::expr::Expr>) -> crate::expr::Expr {
+    let b = match args.iter().any(crate::expr::Expr::case_specific) {
+        true => Builtin::Index,
+        false => Builtin::IndexCaseBlind,
+    };
+    crate::expr::Expr::Func(crate::expr::Func::Builtin(b), args)
 }
 
 /// The built-in a function name calls, if it is one of this module's.
@@ -353,7 +368,11 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         }
     };
     need(match f {
-        Builtin::Power | Builtin::Random | Builtin::Substr | Builtin::Index => 2,
+        Builtin::Power
+        | Builtin::Random
+        | Builtin::Substr
+        | Builtin::Index
+        | Builtin::IndexCaseBlind => 2,
         Builtin::OReplace | Builtin::LPad | Builtin::RPad | Builtin::AddMonths => 2,
         Builtin::MonthsBetween | Builtin::NextDay => 2,
         Builtin::OTranslate | Builtin::StrTok => 3,
@@ -462,11 +481,16 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
                 String::new()
             })
         }
-        Builtin::Index => {
-            let (s, t) = (
+        Builtin::Index | Builtin::IndexCaseBlind => {
+            let (mut s, mut t) = (
                 text(&arg(0)).unwrap_or_default(),
                 text(&arg(1)).unwrap_or_default(),
             );
+            if f == Builtin::IndexCaseBlind {
+                // only simple Latin letters: every character keeps its place
+                s.make_ascii_uppercase();
+                t.make_ascii_uppercase();
+            }
             Value::Int(match s.find(&t) {
                 Some(b) => s[..b].chars().count() as i64 + 1,
                 None => 0,
@@ -696,7 +720,7 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         Builtin::Sqrt | Builtin::Ln | Builtin::Log | Builtin::Exp | Builtin::Power => {
             SqlType::Float
         }
-        Builtin::Sign | Builtin::Index => SqlType::Integer,
+        Builtin::Sign | Builtin::Index | Builtin::IndexCaseBlind => SqlType::Integer,
         Builtin::Random => SqlType::Integer,
         Builtin::AddMonths => match first {
             SqlType::Timestamp(p) => SqlType::Timestamp(p),
