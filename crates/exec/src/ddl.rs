@@ -300,11 +300,16 @@ impl Exec<'_> {
             uppercase: c.uppercase,
             title: c.title.clone(),
             format: c.format.clone(),
-            identity: c
-                .identity
-                .as_ref()
-                .map(|spec| crate::identity::definition(spec, ty, &c.name))
-                .transpose()?,
+            identity: match (&c.identity, &c.default) {
+                (Some(_), Some(_)) => {
+                    return Err(Error::IdentityUsage(format!(
+                        "{} (an identity column takes no DEFAULT)",
+                        c.name
+                    )))
+                }
+                (Some(spec), None) => Some(crate::identity::definition(spec, ty, &c.name)?),
+                (None, _) => None,
+            },
         })
     }
 

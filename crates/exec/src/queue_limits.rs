@@ -124,6 +124,11 @@ impl Exec<'_> {
                 "the ATTEMPTS column {name} must be BYTEINT, SMALLINT, INTEGER or BIGINT, not the QITS."
             )));
         }
+        if schema.columns[column].identity.is_some() {
+            return Err(queue_rule(&format!(
+                "the ATTEMPTS column {name} cannot be an identity column."
+            )));
+        }
         if schema.queue_order.is_some_and(|o| o.column == column) {
             return Err(queue_rule(
                 "ATTEMPTS and CONSUME ORDER name different columns (a counted row keeps its place).",

@@ -69,14 +69,8 @@ pub struct TableEntry {
 /// An identity generator's saved state (see [`crate::identity`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedIdentity {
-    /// The next number; `None`: a NO CYCLE sequence is used up.
-    pub next: Option<i64>,
-}
-
-impl From<Option<i64>> for SavedIdentity {
-    fn from(next: Option<i64>) -> Self {
-        SavedIdentity { next }
-    }
+    /// How many numbers it had handed out.
+    pub taken: u64,
 }
 
 impl Manifest {

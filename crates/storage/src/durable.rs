@@ -18,7 +18,7 @@
 //! - a log file is deleted only after a manifest that no longer needs it is durable, or (at
 //!   open) when it is the last log and the log before it never switched to it.
 
-use crate::checkpoint::{self, Manifest, TableEntry};
+use crate::checkpoint::{self, Manifest, SavedIdentity, TableEntry};
 use crate::codec::Writer;
 use crate::error::StorageError;
 use crate::table::Table;
@@ -60,8 +60,8 @@ pub(crate) const OP_DELETE: u8 = 4;
 /// The last frame of a log a checkpoint left: `OP_NEXT_LOG generation:u64`, the file that
 /// continues it (replay refuses a log that ends with it when that file is missing).
 pub(crate) const OP_NEXT_LOG: u8 = 5;
-/// `OP_IDENTITY table:u64 used_up:u8 next:i64`: the state of a table's identity generator
-/// when a commit that inserted into it was logged (see [`crate::identity`]).
+/// `OP_IDENTITY table:u64 taken:u64`: how many numbers a table's identity generator had
+/// handed out when a commit that took some was logged (see [`crate::identity`]).
 pub(crate) const OP_IDENTITY: u8 = 6;
 
 /// The payload of the frame that ends a log and names the next one.
@@ -273,7 +273,10 @@ impl Durable {
                 bytes: bytes.len() as u64,
                 crc32: crc32fast::hash(&bytes),
                 next_seq,
-                identity: t.identity.as_ref().map(|g| g.state().into()),
+                identity: t
+                    .identity
+                    .as_ref()
+                    .map(|g| SavedIdentity { taken: g.state() }),
             });
         }
         let manifest = Manifest {
@@ -358,11 +361,10 @@ impl RecordBuilder {
             self.w.value(v);
         }
     }
-    pub(crate) fn identity(&mut self, t: &Table, state: Option<i64>) {
+    pub(crate) fn identity(&mut self, t: &Table, taken: u64) {
         self.w.u8(OP_IDENTITY);
         self.w.u64(t.id);
-        self.w.u8(u8::from(state.is_none()));
-        self.w.i64(state.unwrap_or(0));
+        self.w.u64(taken);
     }
     pub(crate) fn delete(&mut self, t: &Table, seq: u64) {
         self.w.u8(OP_DELETE);

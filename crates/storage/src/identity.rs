@@ -1,19 +1,20 @@
 //! Identity columns (`GENERATED ALWAYS|BY DEFAULT AS IDENTITY (…)`): the table's number
 //! generator and what keeps it from handing a number out twice.
 //!
-//! A table has at most one identity column; its [`IdentityGen`] holds the next number to hand
-//! out (`None` once a NO CYCLE sequence has passed its bound). Numbers are taken when a row is
-//! built, before it is inserted, and are never given back: a rolled-back insert leaves a gap,
-//! as in Teradata.
+//! A table has at most one identity column; its [`IdentityGen`] counts the numbers handed out
+//! so far (`taken`), and the k-th number (from 0) follows from the definition alone
+//! ([`Identity::nth`]): START WITH, then every INCREMENT BY up to the bound, then (CYCLE) again
+//! from MINVALUE (ascending) or MAXVALUE (descending). Numbers are taken when a row is built,
+//! before it is inserted, and are never given back: a rolled-back insert leaves a gap, as in
+//! Teradata.
 //!
-//! Durability (a database on disk): every commit that logs an insert into a table with an
-//! identity column logs the generator's state at that moment (`OP_IDENTITY` in
-//! [`crate::durable`]), and a checkpoint saves it in the table's manifest entry. Replay keeps
-//! the furthest state it sees ([`IdentityGen::raise`]), so no number of a committed row is
-//! handed out again after a crash or a reopen; numbers only uncommitted transactions had taken
-//! may be (no one saw them). Invariant: the state is monotone in the direction of the
-//! increment for a NO CYCLE sequence (a CYCLE sequence may wrap, and replay then keeps the
-//! latest state logged).
+//! Durability (a database on disk): a commit of a transaction that took numbers logs the
+//! count at that moment (`OP_IDENTITY` in [`crate::durable`]), and a checkpoint saves it in
+//! the table's manifest entry. Invariant: the count only grows (a CYCLE sequence too, which
+//! is why the count is kept rather than the next number), so replay keeps the largest count it
+//! sees ([`IdentityGen::raise`]) whatever order racing commits and checkpoints wrote theirs
+//! in, and no number a committed transaction took is handed out again after a crash or a
+//! reopen; numbers only uncommitted transactions had taken may be (no one saw them).
 
 use crate::catalog::Identity;
 use crate::error::StorageError;
@@ -26,8 +27,8 @@ pub struct IdentityGen {
     pub column: usize,
     /// Its definition.
     pub spec: Identity,
-    /// The next number; `None`: a NO CYCLE sequence is used up.
-    next: Mutex<Option<i64>>,
+    /// How many numbers have been handed out.
+    taken: Mutex<u64>,
 }
 
 impl IdentityGen {
@@ -36,7 +37,7 @@ impl IdentityGen {
         IdentityGen {
             column,
             spec,
-            next: Mutex::new(Some(spec.start)),
+            taken: Mutex::new(0),
         }
     }
 
@@ -46,53 +47,68 @@ impl IdentityGen {
     /// [`StorageError::IdentityExhausted`] (7545) when a NO CYCLE sequence has fewer than `n`
     /// numbers left; none is then taken.
     pub fn take(&self, n: usize, table: &str, column: &str) -> Result<Vec<i64>, StorageError> {
-        let mut next = self.next.lock();
-        let mut at = *next;
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let Some(v) = at else {
-                return Err(StorageError::IdentityExhausted(format!("{table}.{column}")));
-            };
-            out.push(v);
-            at = self.spec.after(v);
+        let mut taken = self.taken.lock();
+        let end = taken.saturating_add(n as u64);
+        if !self.spec.cycle && end > self.spec.first_lap() {
+            return Err(StorageError::IdentityExhausted(format!("{table}.{column}")));
         }
-        *next = at;
+        let out = (*taken..end).map(|k| self.spec.nth(k)).collect();
+        *taken = end;
         Ok(out)
     }
 
-    /// The state to log or save.
-    pub(crate) fn state(&self) -> Option<i64> {
-        *self.next.lock()
+    /// The state to log or save: how many numbers have been handed out.
+    pub(crate) fn state(&self) -> u64 {
+        *self.taken.lock()
     }
 
-    /// Replay: the state a commit logged or a checkpoint saved, kept if it is further on.
-    pub(crate) fn raise(&self, state: Option<i64>) {
-        let mut next = self.next.lock();
-        *next = match (*next, state) {
-            _ if self.spec.cycle => state,
-            (None, _) | (_, None) => None,
-            (Some(a), Some(b)) if self.spec.increment > 0 => Some(a.max(b)),
-            (Some(a), Some(b)) => Some(a.min(b)),
-        };
+    /// Replay: a count a commit logged or a checkpoint saved, kept if it is larger.
+    pub(crate) fn raise(&self, state: u64) {
+        let mut taken = self.taken.lock();
+        *taken = (*taken).max(state);
     }
 
     /// Copies another generator's state (a table rebuilt by ALTER TABLE keeps its sequence;
     /// see `Transaction::continue_identity`).
     pub(crate) fn continue_from(&self, other: &IdentityGen) {
-        *self.next.lock() = other.state();
+        self.raise(other.state());
     }
 }
 
 impl Identity {
-    /// The number after `v`: `None` past the bound of a NO CYCLE sequence; a CYCLE sequence
-    /// starts again at MINVALUE (ascending) or MAXVALUE (descending).
-    pub fn after(&self, v: i64) -> Option<i64> {
-        match v.checked_add(self.increment) {
-            Some(n) if (self.min..=self.max).contains(&n) => Some(n),
-            _ if !self.cycle => None,
-            _ if self.increment > 0 => Some(self.min),
-            _ => Some(self.max),
+    /// How many numbers there are from START WITH to the bound in the increment's direction.
+    fn first_lap(&self) -> u64 {
+        let (start, inc) = (i128::from(self.start), i128::from(self.increment));
+        let room = match inc > 0 {
+            true => i128::from(self.max) - start,
+            false => start - i128::from(self.min),
+        };
+        // START WITH is within the bounds (checked at CREATE); a bad definition has none
+        if room < 0 || inc == 0 {
+            return 0;
         }
+        u64::try_from(room / inc.abs() + 1).unwrap_or(u64::MAX)
+    }
+
+    /// The `k`-th number handed out (from 0). Past the first lap, a CYCLE sequence starts
+    /// again at MINVALUE (ascending) or MAXVALUE (descending); a NO CYCLE one never gets there
+    /// (see [`IdentityGen::take`]).
+    pub fn nth(&self, k: u64) -> i64 {
+        let (inc, k) = (i128::from(self.increment), i128::from(k));
+        let first = i128::from(self.first_lap());
+        let v = if k < first {
+            i128::from(self.start) + k * inc
+        } else {
+            let span = i128::from(self.max) - i128::from(self.min);
+            let lap = (span / inc.abs() + 1).max(1);
+            let along = (k - first) % lap * inc.abs();
+            match inc > 0 {
+                true => i128::from(self.min) + along,
+                false => i128::from(self.max) - along,
+            }
+        };
+        // within MINVALUE..=MAXVALUE by construction
+        i64::try_from(v).unwrap_or(if inc > 0 { self.max } else { self.min })
     }
 }
 
@@ -121,30 +137,30 @@ mod tests {
             Err(StorageError::IdentityExhausted(n)) if n == "t.id"
         ));
         let g = IdentityGen::new(0, spec(2, 1, 1, 3, true));
-        assert_eq!(g.take(4, "t", "id").unwrap(), vec![2, 3, 1, 2]);
+        assert_eq!(g.take(5, "t", "id").unwrap(), vec![2, 3, 1, 2, 3]);
         let g = IdentityGen::new(0, spec(-1, -2, -4, 0, true));
-        assert_eq!(g.take(3, "t", "id").unwrap(), vec![-1, -3, 0]);
+        assert_eq!(g.take(4, "t", "id").unwrap(), vec![-1, -3, 0, -2]);
         let g = IdentityGen::new(0, spec(i64::MAX - 1, 1, 1, i64::MAX, false));
         assert_eq!(g.take(2, "t", "id").unwrap(), vec![i64::MAX - 1, i64::MAX]);
         assert!(g.take(1, "t", "id").is_err());
+        let wide = spec(i64::MIN + 1, i64::MAX, i64::MIN + 1, i64::MAX, true);
+        let g = IdentityGen::new(0, wide);
+        assert_eq!(
+            g.take(4, "t", "id").unwrap(),
+            vec![i64::MIN + 1, 0, i64::MAX, i64::MIN + 1]
+        );
     }
 
     #[test]
-    fn replay_keeps_the_furthest_state_of_a_no_cycle_sequence() {
-        let g = IdentityGen::new(0, spec(1, 1, 1, 100, false));
-        g.raise(Some(7));
-        g.raise(Some(5));
-        assert_eq!(g.state(), Some(7));
-        g.raise(None);
-        g.raise(Some(9));
-        assert_eq!(g.state(), None);
-        let down = IdentityGen::new(0, spec(-1, -1, -100, -1, false));
-        down.raise(Some(-7));
-        down.raise(Some(-5));
-        assert_eq!(down.state(), Some(-7));
-        let c = IdentityGen::new(0, spec(1, 1, 1, 10, true));
-        c.raise(Some(9));
-        c.raise(Some(2));
-        assert_eq!(c.state(), Some(2));
+    fn replay_keeps_the_largest_count_of_a_cycle_sequence_too() {
+        let g = IdentityGen::new(0, spec(1, 1, 1, 3, true));
+        g.raise(7);
+        g.raise(5);
+        assert_eq!(g.state(), 7);
+        assert_eq!(
+            g.take(1, "t", "id").unwrap(),
+            vec![2],
+            "the 8th number: 1 2 3 1 2 3 1 [2]"
+        );
     }
 }

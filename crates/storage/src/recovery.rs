@@ -434,7 +434,7 @@ impl Recovery {
         d.raise_next_seq(e.next_seq);
         drop(d);
         if let (Some(g), Some(saved)) = (&t.identity, e.identity) {
-            g.raise(saved.next);
+            g.raise(saved.taken);
         }
         t.dirty.store(false, Ordering::Relaxed);
         self.by_id.insert(e.id, t);
@@ -504,17 +504,13 @@ impl Recovery {
                     }
                 }
                 OP_IDENTITY => {
-                    let id = r.u64().map_err(bad)?;
-                    let used_up = r.u8().map_err(bad)? != 0;
-                    let next = r.i64().map_err(bad)?;
-                    if let Some(t) = self.table(id)? {
-                        let g = t.identity.as_ref().ok_or_else(|| {
-                            format!(
-                                "identity state for {}, which has no identity column",
-                                t.schema.name
-                            )
-                        })?;
-                        g.raise((!used_up).then_some(next));
+                    let (id, taken) = (r.u64().map_err(bad)?, r.u64().map_err(bad)?);
+                    // (a table this log does not know is one its transaction's own CREATE of
+                    // was undone before the commit: nothing to number)
+                    if let Some(g) = self.by_id.get(&id).and_then(|t| t.identity.as_ref()) {
+                        g.raise(taken);
+                        // the next checkpoint saves the new count, not the old entry's
+                        self.by_id[&id].dirty.store(true, Ordering::Relaxed);
                     }
                 }
                 other => return Err(format!("unknown operation {other}")),

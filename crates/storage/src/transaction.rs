@@ -1287,6 +1287,10 @@ impl Transaction {
         // numbers of (whether or not the rows that got them are still there): replay keeps
         // the furthest (see `identity`)
         for t in &self.numbered {
+            // (a table this transaction dropped, or whose creation it undid, needs none)
+            if t.is_dropped() {
+                continue;
+            }
             if let (Some(g), None) = (&t.identity, &t.schema.volatile) {
                 rb.identity(t, g.state());
                 if !touched.iter().any(|x| Arc::ptr_eq(x, t)) {
