@@ -778,6 +778,8 @@ impl Exec<'_> {
                     e if e.case_specific() == want => e,
                     // `'abc' (CASESPECIFIC)`: comparisons and searches with it are case specific
                     e if want => Expr::CaseSpecific(Box::new(e)),
+                    // `'abc' (NOT CASESPECIFIC)` in ANSI mode: the literal as it is
+                    Expr::CaseSpecific(inner) if !inner.case_specific() => *inner,
                     _ => {
                         return Err(Error::Unsupported(
                             "a [NOT] CASESPECIFIC phrase that changes an expression other than a column"
@@ -786,7 +788,14 @@ impl Exec<'_> {
                     }
                 }
             }
-            ast::Expr::Value(v) => one(self.bind_value(&v.value)?),
+            // ANSI mode: a character literal is CASESPECIFIC (SQL Data Types and Literals,
+            // "Default Case Specificity"); in Teradata mode NOT CASESPECIFIC
+            ast::Expr::Value(v) => match (&v.value, self.ansi) {
+                (ast::Value::SingleQuotedString(_), true) => {
+                    Expr::CaseSpecific(Box::new(one(self.bind_value(&v.value)?)))
+                }
+                _ => one(self.bind_value(&v.value)?),
+            },
             ast::Expr::TypedString(ts) => {
                 let ty = crate::types::sql_type_from_name(&ts.data_type.to_string())?;
                 let s = match &ts.value.value {

@@ -98,6 +98,9 @@ impl Exec<'_> {
     /// Converts a source column to a table column's type, applying UPPERCASE, CHAR padding
     /// and TIMESTAMP/TIME precision.
     pub fn conform(&self, col: &Column, a: &ArrayRef) -> Result<ArrayRef> {
+        if self.ansi {
+            check_truncation(col, a)?;
+        }
         // one zero is stored, as comparisons see one (see `positive_zero`)
         let mut out = crate::expr::positive_zero(&cast_to_sql(a, col.ty)?);
         if col.ty.is_character() && (col.uppercase || matches!(col.ty, SqlType::Char(_))) {
@@ -283,7 +286,11 @@ impl Exec<'_> {
                 (rows.batches, true)
             }
         };
-        let skip = from_select && table.schema.kind == tdlite_storage::catalog::TableKind::Set;
+        // Teradata mode drops the duplicate rows an INSERT … SELECT gives a SET table; ANSI
+        // mode refuses them (2802; SQL Data Manipulation Language, INSERT … SELECT)
+        let skip = from_select
+            && !self.ansi
+            && table.schema.kind == tdlite_storage::catalog::TableKind::Set;
         let mut inserted = 0;
         for batch in &batches {
             check_arity(batch.num_columns(), targets.len())?;
@@ -1117,4 +1124,25 @@ fn concat_mixed(parts: &[ArrayRef]) -> Result<ArrayRef> {
         .collect::<Result<_>>()?;
     let refs: Vec<&dyn Array> = cast.iter().map(|a| a.as_ref()).collect();
     Ok(concat(&refs)?)
+}
+
+/// ANSI mode: a character value assigned to a CHAR(n)/VARCHAR(n) column that has characters
+/// other than blanks past the n-th is 3996 (trailing blanks are cut, as in Teradata mode,
+/// which cuts everything silently). International Character Set Support, "Truncation
+/// Exceptions in ANSI Mode".
+///
+/// # Errors
+/// 3996 naming the column.
+fn check_truncation(col: &Column, a: &ArrayRef) -> Result<()> {
+    let (SqlType::Char(n) | SqlType::VarChar(n)) = col.ty else {
+        return Ok(());
+    };
+    let Some(s) = a.as_string_opt::<i32>() else {
+        return Ok(());
+    };
+    let cut = |v: &str| v.chars().skip(n as usize).any(|c| c != ' ');
+    if s.iter().flatten().any(|v| v.len() > n as usize && cut(v)) {
+        return Err(Error::RightTruncation(col.name.clone()));
+    }
+    Ok(())
 }

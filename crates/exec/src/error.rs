@@ -143,6 +143,9 @@ pub enum Error {
     /// An identity column option out of range or inconsistent with the others (5785).
     #[error("Invalid value for Identity Column parameter {0}.")]
     IdentityParameter(String),
+    /// ANSI mode: a character value too long for its column, past its trailing blanks (3996).
+    #[error("Right truncation of string data: the value for column '{0}' is too long.")]
+    RightTruncation(String),
     /// A statement tdlite parses but does not run yet (tdlite 9910).
     #[error("{0} is not supported by tdlite yet.")]
     Unsupported(String),
@@ -417,6 +420,7 @@ impl Error {
             Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),
             Error::IdentityUsage(_) => code(5784),
+            Error::RightTruncation(_) => code(3996),
             Error::IdentityParameter(_) => code(5785),
             Error::ParameterCount { .. } => code(3939),
             Error::CheckViolation(_) => code(5317),

@@ -64,6 +64,9 @@ pub struct Exec<'a> {
     /// may read (`names::names_read`); a base table read then copies only those columns.
     /// `None`: every column (any other read, and every nested query until it sets its own).
     pub(crate) names_read: Option<std::collections::HashSet<String>>,
+    /// The session is in ANSI mode: assignments that would cut non-blank characters fail
+    /// (3996), INSERT … SELECT of duplicate rows into a SET table fails (2802).
+    pub(crate) ansi: bool,
 }
 
 impl Exec<'_> {

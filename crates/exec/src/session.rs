@@ -820,6 +820,7 @@ impl Session {
             plans: self.plans.as_deref().filter(|_| self.plans_on),
             recording: std::cell::RefCell::new(None),
             names_read: None,
+            ansi: self.mode == SessionMode::Ansi,
         }
     }
 
@@ -1114,8 +1115,10 @@ impl Session {
                 let batch = arrow::compute::concat_batches(&rows.schema, &rows.batches)?;
                 crate::dml::check_arity(batch.num_columns(), targets.len())?;
                 // Teradata mode INSERT … SELECT into a SET table drops duplicate rows silently;
-                // the consumed row is then gone (consumed, not inserted), as in Teradata.
-                let skip = target.schema.kind == tdlite_storage::catalog::TableKind::Set;
+                // the consumed row is then gone (consumed, not inserted), as in Teradata. ANSI
+                // mode refuses them (2802).
+                let skip = self.mode != SessionMode::Ansi
+                    && target.schema.kind == tdlite_storage::catalog::TableKind::Set;
                 let n = self
                     .exec(now)
                     .insert_batch(&target, &targets, &batch, skip)?;
