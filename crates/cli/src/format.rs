@@ -53,6 +53,7 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::Commit => "COMMIT done.".to_string(),
         StatementKind::Lock => "Locking completed.".to_string(),
         StatementKind::Rollback => "ROLLBACK done.".to_string(),
+        StatementKind::AbortNotTaken => "ABORT not taken: its condition is not true.".to_string(),
         StatementKind::SetSession => "Session mode set.".to_string(),
         StatementKind::QueryBand => "SET QUERY_BAND accepted.".to_string(),
         StatementKind::Diagnostic => "Null statement accepted.".to_string(),

@@ -1201,6 +1201,10 @@ impl Exec<'_> {
             ast::Value::Number(s, _) => number_literal(s)?,
             ast::Value::SingleQuotedString(s) => Arc::new(StringArray::from(vec![s.as_str()])),
             ast::Value::Null => new_null_array(&DataType::Null, 1),
+            // X'4142': a byte string (VARBYTE)
+            ast::Value::HexStringLiteral(h) => Arc::new(arrow::array::BinaryArray::from(vec![
+                crate::functions::hex_bytes(h)?.as_slice(),
+            ])),
             ast::Value::Placeholder(p) => {
                 let a = crate::params::parameter(p, self.params)?;
                 self.note_slot(&a, || crate::slots::Slot::Param(p.clone()));
@@ -1396,6 +1400,9 @@ impl Exec<'_> {
                 vec![(Expr::IsNull(Box::new(x), true), a)],
                 Some(Box::new(b)),
             ));
+        }
+        if name == "DECODE" {
+            return crate::functions::decode(bound);
         }
         let func = match name.as_str() {
             "COALESCE" => Func::Coalesce,

@@ -103,9 +103,9 @@ pub enum Error {
     /// BT inside a multi-statement request but not first (3706 class; tdlite 9912).
     #[error("BEGIN TRANSACTION must be the first statement of a multistatement request.")]
     BtNotFirst,
-    /// The user's ROLLBACK/ABORT (3514).
-    #[error("User-generated transaction ABORT.")]
-    UserAbort,
+    /// The user's ROLLBACK/ABORT (3514), with its message if it gave one.
+    #[error("{}", .0.as_deref().unwrap_or("User-generated transaction ABORT."))]
+    UserAbort(Option<String>),
     /// A DDL statement inside an explicit transaction that is not followed by ET (3932).
     #[error("Only an ET or null statement is legal after a DDL Statement.")]
     DdlNotLast,
@@ -341,7 +341,7 @@ impl Error {
                     | StorageError::Io(_)
                     | StorageError::Interrupted(tdlite_storage::locks::Interruption::Cancelled, _)
             ) | Error::QueueDropped(_)
-                | Error::UserAbort
+                | Error::UserAbort(_)
                 | Error::Cancelled
         )
     }
@@ -401,7 +401,7 @@ impl Error {
             Error::TooManyEt => code(3510),
             Error::CommitInTeradataMode => code(9911),
             Error::BtNotFirst => code(9912),
-            Error::UserAbort => code(3514),
+            Error::UserAbort(_) => code(3514),
             Error::DdlNotLast => code(3932),
             Error::DdlNotLastAnsi => code(3722),
             Error::BtEtInAnsiMode => code(9917),

@@ -14,6 +14,7 @@
 //! are FLOAT for the transcendental functions.
 
 use crate::error::{Error, OrOverflow, Result};
+use crate::expr::{BinOp, Expr, Func};
 use crate::types::sql_type_of;
 use arrow::array::ArrayRef;
 use arrow::datatypes::DataType;
@@ -113,22 +114,31 @@ pub enum Builtin {
     HashBucket,
     /// `HASHAMP(b)`, `HASHBAKAMP(b)`: the AMP a bucket lives on; tdlite is one AMP, number 0.
     HashAmp,
+    /// `REGEXP_SUBSTR`, `REGEXP_REPLACE`, `REGEXP_INSTR`, `REGEXP_SIMILAR` (`crate::regexp`).
+    Regexp(crate::regexp::Regexp),
+    /// `CHAR2HEXINT(s)`: each character's UTF-16 code unit(s) as four hex digits (tdlite's
+    /// characters are UNICODE: `CHAR2HEXINT('A')` is `0041`).
+    Char2HexInt,
 }
 
 /// `INDEX(s, t)` / `POSITION(t IN s)` over bound arguments `[s, t]`: case specific if either
 /// argument is CASESPECIFIC, else case blind (simple Latin letters compared in upper case;
 /// SQL Functions, Expressions, and Predicates, "INDEX: Rules for Character Type Arguments").
-pub(crate) fn index_call(args: Vec<crate::expr::Expr>) -> crate::expr::Expr {
-    let b = match args.iter().any(crate::expr::Expr::case_specific) {
+pub(crate) fn index_call(args: Vec<Expr>) -> Expr {
+    let b = match args.iter().any(Expr::case_specific) {
         true => Builtin::Index,
         false => Builtin::IndexCaseBlind,
     };
-    crate::expr::Expr::Func(crate::expr::Func::Builtin(b), args)
+    Expr::Func(Func::Builtin(b), args)
 }
 
 /// The built-in a function name calls, if it is one of this module's.
 pub fn lookup(name: &str) -> Option<Builtin> {
+    if let Some(r) = crate::regexp::Regexp::lookup(name) {
+        return Some(Builtin::Regexp(r));
+    }
     Some(match name {
+        "CHAR2HEXINT" => Builtin::Char2HexInt,
         "ROUND" => Builtin::Round,
         "TRUNC" | "TRUNCATE" => Builtin::Trunc,
         "CEILING" | "CEIL" => Builtin::Ceiling,
@@ -188,6 +198,19 @@ fn int(v: &Value) -> Result<Option<i64>> {
 }
 
 /// A value as character text, as CAST to VARCHAR writes it.
+/// A value as text (numbers as Teradata converts them), `None` for NULL.
+pub(crate) fn text_of(v: &Value) -> Option<String> {
+    text(v)
+}
+
+/// A value as an integer, `None` for NULL.
+///
+/// # Errors
+/// As the conversion of a string or a number out of range gives.
+pub(crate) fn int_of(v: &Value) -> Result<Option<i64>> {
+    int(v)
+}
+
 fn text(v: &Value) -> Option<String> {
     Some(match v {
         Value::Null => return None,
@@ -496,6 +519,14 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
                 None => 0,
             })
         }
+        Builtin::Char2HexInt => {
+            let s = text(&arg(0)).unwrap_or_default();
+            let mut hex = String::with_capacity(s.len() * 4);
+            for unit in s.encode_utf16() {
+                hex.push_str(&format!("{unit:04X}"));
+            }
+            Value::Str(hex)
+        }
         Builtin::OTranslate => {
             let s = text(&arg(0)).unwrap_or_default();
             let from: Vec<char> = text(&arg(1)).unwrap_or_default().chars().collect();
@@ -613,6 +644,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         Builtin::Extract(field) => extract(field, &arg(0))?,
         Builtin::OReplace
         | Builtin::TryCast(_)
+        | Builtin::Regexp(_)
         | Builtin::HashRow
         | Builtin::HashBucket
         | Builtin::HashAmp => return Err(Error::Internal(format!("{f:?} is evaluated elsewhere"))),
@@ -731,6 +763,7 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         Builtin::MonthsBetween => SqlType::Float,
         Builtin::NextDay => SqlType::Date,
         Builtin::HashBucket | Builtin::HashAmp => SqlType::Integer,
+        Builtin::Regexp(r) if r.is_integer() => SqlType::Integer,
         Builtin::Extract(Field::Second) => SqlType::Decimal(8, 6),
         Builtin::Extract(_) => SqlType::Integer,
         _ => SqlType::VarChar(64000),
@@ -744,6 +777,9 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
 pub(crate) fn eval(f: Builtin, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
     if let Builtin::TryCast(ty) = f {
         return try_cast(args.first(), ty, n);
+    }
+    if let Builtin::Regexp(r) = f {
+        return crate::regexp::eval(r, args, n);
     }
     let types: Vec<DataType> = args.iter().map(|a| a.data_type().clone()).collect();
     let ty = result_type(f, &types);
@@ -785,6 +821,61 @@ pub(crate) fn eval(f: Builtin, args: &[ArrayRef], n: usize) -> Result<ArrayRef> 
     let out = values_to_array(ty, out.iter());
     crate::limits::check(&out)?;
     Ok(out)
+}
+
+/// `DECODE(x, s1, r1, …, [default])` (SQL Functions, Expressions, and Predicates, DECODE): the
+/// first `ri` whose `si` equals `x`, a NULL `si` matching a NULL `x`; else the default, else
+/// NULL. As a CASE.
+///
+/// # Errors
+/// 9913 for fewer than three arguments.
+pub(crate) fn decode(args: Vec<Expr>) -> Result<Expr> {
+    if args.len() < 3 {
+        return Err(Error::TypeMismatch(
+            "DECODE takes an expression, then search and result pairs".into(),
+        ));
+    }
+    let mut it = args.into_iter();
+    let Some(x) = it.next() else {
+        return Err(Error::Internal("DECODE lost its first argument".into()));
+    };
+    let mut rest: Vec<Expr> = it.collect();
+    let otherwise = (rest.len() % 2 == 1).then(|| rest.pop()).flatten();
+    let mut whens = Vec::with_capacity(rest.len() / 2);
+    let mut pairs = rest.into_iter();
+    while let (Some(search), Some(result)) = (pairs.next(), pairs.next()) {
+        let equal = Expr::Binary(BinOp::Eq, Box::new(x.clone()), Box::new(search.clone()));
+        let both_null = Expr::Binary(
+            BinOp::And,
+            Box::new(Expr::IsNull(Box::new(x.clone()), false)),
+            Box::new(Expr::IsNull(Box::new(search), false)),
+        );
+        whens.push((
+            Expr::Binary(BinOp::Or, Box::new(equal), Box::new(both_null)),
+            result,
+        ));
+    }
+    Ok(Expr::Case(whens, otherwise.map(Box::new)))
+}
+
+/// The bytes a hex literal's digits spell.
+///
+/// # Errors
+/// 9913 for an odd number of digits or a character that is not one.
+pub(crate) fn hex_bytes(h: &str) -> Result<Vec<u8>> {
+    let digits: Vec<u32> = h
+        .chars()
+        .map(|c| c.to_digit(16))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            Error::TypeMismatch(format!("X'{h}' has a character that is not a hex digit"))
+        })?;
+    if digits.len() % 2 == 1 {
+        return Err(Error::TypeMismatch(format!(
+            "X'{h}' has an odd number of hex digits"
+        )));
+    }
+    Ok(digits.chunks(2).map(|p| (p[0] * 16 + p[1]) as u8).collect())
 }
 
 #[cfg(test)]

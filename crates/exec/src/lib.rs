@@ -96,6 +96,7 @@ mod prepared;
 mod query;
 mod query_band;
 mod queue_limits;
+mod regexp;
 mod requests;
 mod result;
 mod sample;

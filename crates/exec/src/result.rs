@@ -72,6 +72,8 @@ pub enum StatementKind {
     Lock,
     /// ROLLBACK / ABORT in ANSI mode (in Teradata mode they report 3514 instead).
     Rollback,
+    /// ROLLBACK / ABORT … WHERE whose condition found no row: nothing was rolled back.
+    AbortNotTaken,
     /// SET SESSION TRANSACTION.
     SetSession,
     /// MERGE.

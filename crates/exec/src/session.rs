@@ -865,10 +865,19 @@ impl Session {
                 StatementResult::status(StatementKind::Commit)
             }
             Statement::Commit => return Err(Error::CommitInTeradataMode),
-            Statement::Rollback { .. } => {
+            Statement::Rollback {
+                message, condition, ..
+            } => {
+                // `ABORT … WHERE c`: only if c is true (of some row of the FROM tables)
+                if let Some(q) = condition {
+                    let rows = self.exec(now).run_query(q)?;
+                    if rows.batches.iter().all(|b| b.num_rows() == 0) {
+                        return Ok(StatementResult::status(StatementKind::AbortNotTaken));
+                    }
+                }
                 self.abort();
                 if !ansi {
-                    return Err(Error::UserAbort);
+                    return Err(Error::UserAbort(message.clone()));
                 }
                 StatementResult::status(StatementKind::Rollback)
             }

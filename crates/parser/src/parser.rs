@@ -347,12 +347,23 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
         "ROLLBACK" | "ABORT" => {
             cur.pos += 1;
             cur.eat_word("WORK");
-            if matches!(cur.peek(), Some(Token::SingleQuotedString(_))) {
-                cur.pos += 1;
-            }
+            let message = match cur.peek() {
+                Some(Token::SingleQuotedString(m)) => {
+                    let m = m.clone();
+                    cur.pos += 1;
+                    Some(m)
+                }
+                _ => None,
+            };
+            let condition = match cur.word_at(0).as_deref() {
+                Some("FROM" | "WHERE") => Some(Box::new(rollback_condition(&mut cur)?)),
+                _ => None,
+            };
             cur.expect_end()?;
             Ok(Statement::Rollback {
                 abort: first == "ABORT",
+                message,
+                condition,
             })
         }
         "CREATE" | "REPLACE" if cur.word_at(1).as_deref() == Some("VIEW") => {
@@ -763,6 +774,32 @@ fn format_string_follows(toks: &[TokenWithSpan], i: usize) -> bool {
 }
 
 /// Teradata spellings → tokens sqlparser parses.
+/// `ABORT`'s `[FROM …] WHERE condition` as the query `SELECT 1 [FROM …] WHERE condition`.
+fn rollback_condition(cur: &mut Cursor) -> Result<ast::Query, ParseError> {
+    let span = cur.toks[cur.pos].span;
+    let at = |token| TokenWithSpan { token, span };
+    let mut toks = vec![
+        at(Token::make_keyword("SELECT")),
+        at(Token::Number("1".into(), false)),
+    ];
+    toks.extend(cur.toks[cur.pos..].iter().cloned());
+    let mut sub = Cursor::new(toks, cur.end);
+    let q = sub.with_sqlparser(|p| p.parse_query())?;
+    sub.expect_end()?;
+    cur.pos = cur.toks.len();
+    Ok(*q)
+}
+
+/// `LEADING`, `TRAILING` or `BOTH` right after `TRIM(` and right before `FROM`.
+fn trim_side_without_characters(toks: &[TokenWithSpan], i: usize) -> bool {
+    let word = |k: usize| toks.get(k).and_then(|t| unquoted_upper(&t.token));
+    i >= 2
+        && matches!(word(i).as_deref(), Some("LEADING" | "TRAILING" | "BOTH"))
+        && word(i + 1).as_deref() == Some("FROM")
+        && toks[i - 1].token == Token::LParen
+        && word(i - 2).as_deref() == Some("TRIM")
+}
+
 pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::sample_clause::move_sample_clauses(toks);
     // CSUM, MSUM, MAVG, MDIFF, RANK(x), QUANTILE as ANSI window functions
@@ -801,6 +838,16 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
                     at(Token::Number("64000".into(), false)),
                     at(Token::RParen),
                 ],
+            );
+        } else if trim_side_without_characters(toks, i) {
+            // `TRIM(LEADING FROM s)`: the characters default to blanks (sqlparser wants them)
+            let span = toks[i].span;
+            toks.insert(
+                i + 1,
+                TokenWithSpan {
+                    token: Token::SingleQuotedString(" ".into()),
+                    span,
+                },
             );
         } else if unquoted_upper(&toks[i].token).as_deref() == Some("LONG")
             && toks

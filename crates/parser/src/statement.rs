@@ -54,10 +54,16 @@ pub enum Statement {
     EndTransaction,
     /// `COMMIT [WORK]`.
     Commit,
-    /// `ROLLBACK [WORK]` or `ABORT` (`abort` says which was written).
+    /// `ROLLBACK [WORK]` or `ABORT` (`abort` says which was written), with Teradata's
+    /// `['message'] [FROM tables] [WHERE condition]`.
     Rollback {
         /// True for `ABORT`.
         abort: bool,
+        /// The message the failure reports instead of Teradata's default.
+        message: Option<String>,
+        /// `[FROM …] WHERE condition` as the query `SELECT 1 [FROM …] WHERE condition`: the
+        /// transaction is rolled back only if it returns a row.
+        condition: Option<Box<ast::Query>>,
     },
     /// `HELP TABLE name`: one row per column.
     HelpTable(ast::ObjectName),

@@ -129,7 +129,20 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::EndTransaction => writeln!(out, "EndTransaction").unwrap(),
         Statement::Commit => writeln!(out, "Commit").unwrap(),
         Statement::HelpVolatileTable => writeln!(out, "HelpVolatileTable").unwrap(),
-        Statement::Rollback { abort } => writeln!(out, "Rollback {{ abort: {abort} }}").unwrap(),
+        Statement::Rollback {
+            abort,
+            message,
+            condition,
+        } => {
+            write!(out, "Rollback {{ abort: {abort}").unwrap();
+            if let Some(m) = message {
+                write!(out, ", message: {m:?}").unwrap();
+            }
+            if let Some(c) = condition {
+                write!(out, ", condition: {c}").unwrap();
+            }
+            writeln!(out, " }}").unwrap();
+        }
         Statement::HelpTable(name) => writeln!(out, "HelpTable {name}").unwrap(),
         Statement::ShowTable(name) => writeln!(out, "ShowTable {name}").unwrap(),
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),

@@ -30,6 +30,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "td_date",
             "expr_tree",
             "functions",
+            "regexp",
             "format",
             "ops",
             "decimal",
