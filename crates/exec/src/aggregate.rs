@@ -165,12 +165,23 @@ pub(crate) fn result_type(func: AggFunc, arg: Option<&ArrayRef>) -> Result<SqlTy
             | AggFunc::VarPop,
             _,
         ) => SqlType::Float,
-        (AggFunc::Sum, DataType::Decimal128(_, s)) => SqlType::Decimal(38, *s),
-        (AggFunc::Sum, DataType::Float64) => SqlType::Float,
-        (
-            AggFunc::Sum,
-            DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::Null,
-        ) => SqlType::BigInt,
+        // Teradata's SUM result types (SQL Functions, Expressions, and Predicates, "SUM:
+        // Return Values", MaxDecimal 0): BYTEINT, SMALLINT and INTEGER sum to an INTEGER,
+        // BIGINT to a BIGINT (a sum past the type is 2616, as in Teradata); DECIMAL(n,m) to
+        // DECIMAL(15,m) up to 15 digits, DECIMAL(18,m) up to 18, else DECIMAL(38,m)
+        (AggFunc::Sum, DataType::Decimal128(p, s)) => SqlType::Decimal(
+            match *p {
+                ..=15 => 15,
+                16..=18 => 18,
+                _ => 38,
+            },
+            *s,
+        ),
+        (AggFunc::Sum, DataType::Float64 | DataType::Utf8) => SqlType::Float,
+        (AggFunc::Sum, DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Null) => {
+            SqlType::Integer
+        }
+        (AggFunc::Sum, DataType::Int64) => SqlType::BigInt,
         (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
     })
@@ -215,7 +226,7 @@ pub(crate) fn aggregate_call<'g>(
                 f => spread(f, &vals.map(|v| v as f64).collect::<Vec<_>>()),
             });
         }
-        return Ok(values_to_array(out_type, out.iter()));
+        return aggregate_array(out_type, &out);
     }
     for rows in groups {
         let mut vals: Vec<Value> = match arg {
@@ -255,8 +266,26 @@ pub(crate) fn aggregate_call<'g>(
             f => spread(f, &vals.iter().map(as_f64).collect::<Vec<_>>()),
         });
     }
+    aggregate_array(out_type, &out)
+}
+
+/// Aggregate results as an array of `out_type`.
+///
+/// # Errors
+/// 2616 for a value past its type: a SUM beyond INTEGER (or BIGINT), a DECIMAL sum beyond its
+/// precision.
+pub(crate) fn aggregate_array(out_type: SqlType, out: &[Value]) -> Result<ArrayRef> {
+    let fits = |i: i64| match out_type {
+        SqlType::ByteInt => i8::try_from(i).is_ok(),
+        SqlType::SmallInt => i16::try_from(i).is_ok(),
+        SqlType::Integer => i32::try_from(i).is_ok(),
+        _ => true,
+    };
+    if out.iter().any(|v| matches!(v, Value::Int(i) if !fits(*i))) {
+        return Err(Error::Overflow);
+    }
     let out = values_to_array(out_type, out.iter());
-    crate::limits::check(&out)?; // a DECIMAL SUM past 38 digits is 2616
+    crate::limits::check(&out)?;
     Ok(out)
 }
 

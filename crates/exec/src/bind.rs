@@ -780,12 +780,8 @@ impl Exec<'_> {
                     e if want => Expr::CaseSpecific(Box::new(e)),
                     // `'abc' (NOT CASESPECIFIC)` in ANSI mode: the literal as it is
                     Expr::CaseSpecific(inner) if !inner.case_specific() => *inner,
-                    _ => {
-                        return Err(Error::Unsupported(
-                            "a [NOT] CASESPECIFIC phrase that changes an expression other than a column"
-                                .into(),
-                        ))
-                    }
+                    // `CAST(cs_col AS …) (NOT CS)`, `a || b (NOT CS)`: compared case blind
+                    e => Expr::NotCaseSpecific(Box::new(e)),
                 }
             }
             // ANSI mode: a character literal is CASESPECIFIC (SQL Data Types and Literals,

@@ -180,6 +180,7 @@ impl<'a> Exec<'a> {
             session: self.session,
             user: self.user,
             database: self.database,
+            ansi: self.ansi,
         };
         Some((cache, context))
     }

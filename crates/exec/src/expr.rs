@@ -119,8 +119,12 @@ pub enum Expr {
     /// `CAST(e AS type FORMAT 'fmt')`, and the `(FORMAT 'fmt')` phrase.
     CastFormat(Box<Expr>, SqlType, String),
     /// `e`, compared case-specifically: the value of a CASESPECIFIC column of an enclosing
-    /// query's row, read by a correlated subquery.
+    /// query's row, read by a correlated subquery; `e (CASESPECIFIC)`; an ANSI session's
+    /// character literal.
     CaseSpecific(Box<Expr>),
+    /// `e (NOT CASESPECIFIC)` of an expression that is CASESPECIFIC otherwise: compared case
+    /// blind.
+    NotCaseSpecific(Box<Expr>),
 }
 
 impl Expr {
@@ -208,7 +212,7 @@ impl Expr {
             Expr::Case(whens, otherwise) => eval_case(whens, otherwise.as_deref(), batch),
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
             Expr::CastFormat(e, ty, f) => crate::format::cast(&e.eval(batch)?, *ty, f),
-            Expr::CaseSpecific(e) => e.eval(batch),
+            Expr::CaseSpecific(e) | Expr::NotCaseSpecific(e) => e.eval(batch),
             Expr::WindowRef(k) => batch
                 .column_by_name(&window_column(*k))
                 .cloned()

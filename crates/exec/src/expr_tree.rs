@@ -18,7 +18,8 @@ impl Expr {
             | Expr::IsNull(e, _)
             | Expr::Cast(e, _)
             | Expr::CastFormat(e, _, _)
-            | Expr::CaseSpecific(e) => vec![e],
+            | Expr::CaseSpecific(e)
+            | Expr::NotCaseSpecific(e) => vec![e],
             Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
             Expr::Case(arms, other) => arms
                 .iter()
@@ -93,6 +94,7 @@ impl Expr {
                 Expr::Cast(e, t) => Expr::Cast(r(e), *t),
                 Expr::CastFormat(e, t, f) => Expr::CastFormat(r(e), *t, f.clone()),
                 Expr::CaseSpecific(e) => Expr::CaseSpecific(r(e)),
+                Expr::NotCaseSpecific(e) => Expr::NotCaseSpecific(r(e)),
                 Expr::InList(e, list, not) => {
                     let e = r(e);
                     Expr::InList(e, list.iter().map(|x| x.rebuild(leaf)).collect(), *not)

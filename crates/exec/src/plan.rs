@@ -451,8 +451,8 @@ pub fn literal_value(a: &ArrayRef) -> Option<Value> {
 pub type Lit<'a> = &'a dyn Fn(&ArrayRef) -> Option<Value>;
 
 /// A value compared with a column of `case_specific`: a literal, or a CASESPECIFIC value
-/// (`Expr::CaseSpecific`) where the column is CASESPECIFIC too (the comparison is then the
-/// column's own).
+/// (`Expr::CaseSpecific`) where the column is CASESPECIFIC too, or not of a character type
+/// (the comparison is then the column's own).
 fn value_for(e: &Expr, case_specific: bool, lit: Lit<'_>) -> Option<Value> {
     match e {
         Expr::CaseSpecific(inner) if case_specific => value_for(inner, false, lit),
@@ -525,7 +525,7 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
                 (None, Some(c)) => (c, l, flip(*op)),
                 _ => return None,
             };
-            let v = value_for(v, c.1.case_specific, lit)
+            let v = value_for(v, c.1.case_specific || !c.1.ty.is_character(), lit)
                 .and_then(|v| probe_value(&v, c.1.ty, c.1.case_specific))?;
             let effect = match op {
                 BinOp::Eq => Effect::Eq(v),
@@ -541,7 +541,7 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
             let values: Option<Vec<Value>> = list
                 .iter()
                 .map(|e| {
-                    value_for(e, c.case_specific, lit)
+                    value_for(e, c.case_specific || !c.ty.is_character(), lit)
                         .and_then(|v| probe_value(&v, c.ty, c.case_specific))
                 })
                 .collect();

@@ -46,6 +46,8 @@ pub(crate) struct Context<'a> {
     pub session: u64,
     pub user: &'a str,
     pub database: Option<&'a str>,
+    /// ANSI session mode (its literals bind CASESPECIFIC).
+    pub ansi: bool,
 }
 
 /// The context the kept entries were made in.
@@ -55,6 +57,7 @@ struct OwnedContext {
     session: u64,
     user: String,
     database: Option<String>,
+    ansi: bool,
 }
 
 impl OwnedContext {
@@ -64,6 +67,7 @@ impl OwnedContext {
             session: c.session,
             user: c.user.to_string(),
             database: c.database.map(str::to_string),
+            ansi: c.ansi,
         }
     }
 
@@ -72,6 +76,7 @@ impl OwnedContext {
             && self.session == c.session
             && self.user == c.user
             && self.database.as_deref() == c.database
+            && self.ansi == c.ansi
     }
 }
 
@@ -354,6 +359,7 @@ mod tests {
             session: 1,
             user: "u",
             database: None,
+            ansi: false,
         };
         let parse = |sql: &str| tdlite_parser::parse_request(sql).unwrap();
         let one = parse("SELECT a FROM t");

@@ -12,17 +12,18 @@
 //! - `REGEXP_SIMILAR(source, pattern [, match])`: 1 if the whole source matches, else 0.
 //!
 //! `match` is a string of flags: `i` case blind, `c` case specific (the default), `n` `.`
-//! matches a newline, `m` `^`/`$` match at each line, `x` blanks in the pattern are ignored;
-//! `l` (the pattern is a literal string) too. Any argument NULL gives NULL. Patterns follow
-//! the Rust `regex` crate's syntax (POSIX classes, `\d`, groups, alternation; no
-//! backreferences in a pattern), compiled once per distinct pattern and flags in a call, with
-//! a bound on the compiled size so that no pattern can take the memory (a pattern over it is
-//! 9919, as is a bad pattern, position or occurrence).
+//! matches a newline, `m` `^`/`$` match at each line, `x` blanks in the pattern are ignored
+//! (as in the Rust crate, `#` then starts a comment), `l` (Teradata: NULL instead of an error
+//! for a source over its size limit; tdlite has no such limit, so it changes nothing). Any
+//! argument NULL gives NULL; REGEXP_SUBSTR from a position past the end gives NULL. Patterns
+//! follow the Rust `regex` crate's syntax (POSIX classes, `\d`, groups, alternation; no
+//! backreferences in a pattern), compiled once for each run of rows with the same pattern and
+//! flags, with a bound on the compiled size so that no pattern can take the memory (a
+//! pattern over it is 9919, as is a bad pattern, position or occurrence).
 
 use crate::error::{Error, Result};
 use arrow::array::{ArrayRef, StringArray};
 use regex::{Regex, RegexBuilder};
-use std::collections::HashMap;
 use std::sync::Arc;
 use tdlite_storage::types::{value_at, values_to_array, SqlType, Value};
 
@@ -92,10 +93,15 @@ pub(crate) fn eval(f: Regexp, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
     if args.len() < least || args.len() > most {
         return Err(bad(f, &format!("takes {least} to {most} arguments")));
     }
-    let mut compiled: HashMap<(String, String), Regex> = HashMap::new();
+    // the pattern of the last row (a pattern of every row is the common case; a pattern per
+    // row compiles per row and keeps one)
+    let mut compiled: Option<((String, String), Regex)> = None;
     let mut texts: Vec<Option<String>> = Vec::with_capacity(n);
     let mut ints: Vec<Option<i64>> = Vec::with_capacity(n);
     for row in 0..n {
+        if row % 1024 == 1023 {
+            crate::interrupt::check()?;
+        }
         let vals: Vec<Value> = args.iter().map(|a| value_at(a.as_ref(), row)).collect();
         if vals.iter().any(Value::is_null) {
             texts.push(None);
@@ -120,15 +126,19 @@ pub(crate) fn eval(f: Regexp, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
             .map(|_| text(flags_at))
             .unwrap_or_default();
         let key = (text(1), flags);
-        if !compiled.contains_key(&key) {
-            let re = compile(f, &key.0, &key.1)?;
-            compiled.insert(key.clone(), re);
-        }
-        let re = &compiled[&key];
+        let re = match compiled.take() {
+            Some((k, re)) if k == key => (k, re),
+            _ => {
+                let re = compile(f, &key.0, &key.1)?;
+                (key, re)
+            }
+        };
+        let re = &compiled.insert(re).1;
         match f {
             Regexp::Similar => ints.push(Some(i64::from(re.is_match(&source)))),
             Regexp::Substr => {
-                let at = start_byte(f, &source, int(2, 1)?)?;
+                // (a position past the last character finds nothing, not an empty match)
+                let at = start_byte(f, &source, int(2, 1)?)?.filter(|&b| b < source.len());
                 let k = occurrence(f, int(3, 1)?, false)?;
                 texts.push(
                     at.and_then(|at| re.find_iter(&source[at..]).nth(k - 1))
@@ -182,7 +192,6 @@ pub(crate) fn eval(f: Regexp, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
 
 /// `pattern` with the `match` flags; REGEXP_SIMILAR's must match the whole source.
 fn compile(f: Regexp, pattern: &str, flags: &str) -> Result<Regex> {
-    let mut literal = false;
     let mut settings = [false; 4]; // case blind, dot-all, multi-line, blanks ignored
     for c in flags.chars() {
         match c.to_ascii_lowercase() {
@@ -191,23 +200,19 @@ fn compile(f: Regexp, pattern: &str, flags: &str) -> Result<Regex> {
             'n' => settings[1] = true,
             'm' => settings[2] = true,
             'x' => settings[3] = true,
-            'l' => literal = true,
+            'l' => {}
             other => return Err(bad(f, &format!("unknown match option '{other}'"))),
         }
     }
-    let body = match literal {
-        true => regex::escape(pattern),
-        false => pattern.to_string(),
-    };
     let body = match f {
-        Regexp::Similar => format!(r"\A(?:{body})\z"),
-        _ => body,
+        Regexp::Similar => format!(r"\A(?:{pattern})\z"),
+        _ => pattern.to_string(),
     };
     RegexBuilder::new(&body)
         .case_insensitive(settings[0])
         .dot_matches_new_line(settings[1])
         .multi_line(settings[2])
-        .ignore_whitespace(settings[3] && !literal)
+        .ignore_whitespace(settings[3])
         .size_limit(SIZE_LIMIT)
         .dfa_size_limit(SIZE_LIMIT)
         .build()
@@ -335,7 +340,12 @@ mod tests {
         assert_eq!(run(Regexp::Similar, &["abc", "a.c"]), Value::Int(1));
         assert_eq!(run(Regexp::Similar, &["abcd", "a.c"]), Value::Int(0));
         assert_eq!(run(Regexp::Similar, &["ab", "a|ab"]), Value::Int(1));
-        assert_eq!(run(Regexp::Similar, &["A.C", ".", "l"]), Value::Int(0));
+        assert_eq!(run(Regexp::Similar, &["A.C", "...", "l"]), Value::Int(1));
+        assert_eq!(
+            run(Regexp::Substr, &["abc", "x*", "4"]),
+            Value::Null,
+            "past the end"
+        );
     }
 
     #[test]

@@ -232,6 +232,10 @@ impl Session {
         if self.txn.is_some() || self.bt_depth > 0 {
             return Err(Error::ModeChangeInTransaction);
         }
+        if mode != self.mode {
+            // a kept consume filter was bound in the old mode (literals' case specificity)
+            self.consume_filter = None;
+        }
         self.mode = mode;
         Ok(())
     }

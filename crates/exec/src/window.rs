@@ -251,8 +251,7 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                 }
                 crate::window_frame::aggregate(func, arg.as_ref(), &keys, part, &spans, &mut out)?;
             }
-            let out = tdlite_storage::types::values_to_array(out_type, out.iter());
-            crate::limits::check(&out)?; // a DECIMAL SUM past 38 digits is 2616
+            let out = crate::aggregate::aggregate_array(out_type, &out)?;
             Ok(out)
         }
         ranking => {

@@ -773,7 +773,6 @@ fn format_string_follows(toks: &[TokenWithSpan], i: usize) -> bool {
         && toks.get(i + 3).map(|t| &t.token) == Some(&Token::RParen)
 }
 
-/// Teradata spellings → tokens sqlparser parses.
 /// `ABORT`'s `[FROM …] WHERE condition` as the query `SELECT 1 [FROM …] WHERE condition`.
 fn rollback_condition(cur: &mut Cursor) -> Result<ast::Query, ParseError> {
     let span = cur.toks[cur.pos].span;
@@ -783,11 +782,30 @@ fn rollback_condition(cur: &mut Cursor) -> Result<ast::Query, ParseError> {
         at(Token::Number("1".into(), false)),
     ];
     toks.extend(cur.toks[cur.pos..].iter().cloned());
+    rewrite_tokens(&mut toks);
     let mut sub = Cursor::new(toks, cur.end);
     let q = sub.with_sqlparser(|p| p.parse_query())?;
     sub.expect_end()?;
     cur.pos = cur.toks.len();
     Ok(*q)
+}
+
+/// The hex digits of `'…'XB`, `'…'XBV` or `'…'XBF` at `i` (the suffix written right after the
+/// closing quote), padded to whole bytes.
+fn byte_literal(toks: &[TokenWithSpan], i: usize) -> Option<String> {
+    let Token::SingleQuotedString(digits) = &toks[i].token else {
+        return None;
+    };
+    let next = toks.get(i + 1)?;
+    let suffix = unquoted_upper(&next.token)?;
+    if !matches!(suffix.as_str(), "XB" | "XBV" | "XBF") || next.span.start != toks[i].span.end {
+        return None;
+    }
+    let mut hex = digits.clone();
+    if hex.len() % 2 == 1 {
+        hex.push('0');
+    }
+    Some(hex)
 }
 
 /// `LEADING`, `TRAILING` or `BOTH` right after `TRIM(` and right before `FROM`.
@@ -800,6 +818,7 @@ fn trim_side_without_characters(toks: &[TokenWithSpan], i: usize) -> bool {
         && word(i - 2).as_deref() == Some("TRIM")
 }
 
+/// Teradata spellings → tokens sqlparser parses.
 pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::sample_clause::move_sample_clauses(toks);
     // CSUM, MSUM, MAVG, MDIFF, RANK(x), QUANTILE as ANSI window functions
@@ -839,6 +858,11 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
                     at(Token::RParen),
                 ],
             );
+        } else if let Some(hex) = byte_literal(toks, i) {
+            // `'0102'XB` (also XBV, XBF): Teradata's byte literal, as sqlparser's X'0102'; an
+            // odd number of digits is padded with a zero on the right, as Teradata pads it
+            toks[i].token = Token::HexStringLiteral(hex);
+            toks.remove(i + 1);
         } else if trim_side_without_characters(toks, i) {
             // `TRIM(LEADING FROM s)`: the characters default to blanks (sqlparser wants them)
             let span = toks[i].span;

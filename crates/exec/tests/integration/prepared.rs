@@ -401,3 +401,45 @@ fn parameters_reach_correlated_subqueries_after_a_join_and_per_group() {
     let r = s.execute_prepared(&grouped, &[Value::Int(7)]).unwrap();
     assert_eq!(strings(&r), vec![vec!["1", "2"]]);
 }
+
+/// A prepared request's kept binding is made in one session mode: run after the mode
+/// changes, its literals follow the new mode (ANSI: CASESPECIFIC), and so does a selective
+/// consume's kept filter.
+#[test]
+fn a_prepared_request_binds_again_after_the_session_mode_changes() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE MULTISET TABLE t (k INTEGER, s VARCHAR(5) NOT CASESPECIFIC)")
+        .unwrap();
+    s.execute("INS t (1, 'abc')").unwrap();
+    s.execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), \
+         s VARCHAR(5) NOT CASESPECIFIC)",
+    )
+    .unwrap();
+    s.execute("INS q (CURRENT_TIMESTAMP, 'abc')").unwrap();
+    let count = s.prepare("SEL COUNT(*) FROM t WHERE s = 'ABC'").unwrap();
+    let take = "SELECT AND CONSUME TOP 1 s FROM q WHERE s = 'ABC' NOWAIT";
+    for _ in 0..2 {
+        // Teradata mode: the literal is NOT CASESPECIFIC, the comparison case blind
+        assert_eq!(
+            strings(&s.execute_prepared(&count, &[]).unwrap()),
+            vec![vec!["1"]]
+        );
+        assert_eq!(
+            strings(&s.execute(&format!("BT; {take}")).unwrap())[0],
+            vec!["abc"]
+        );
+        s.execute("ABORT").unwrap_err();
+    }
+    s.set_mode(tdlite::SessionMode::Ansi).unwrap();
+    assert_eq!(
+        strings(&s.execute_prepared(&count, &[]).unwrap()),
+        vec![vec!["0"]]
+    );
+    assert!(
+        strings(&s.execute(take).unwrap()).is_empty(),
+        "the kept filter was rebound"
+    );
+    s.execute("ROLLBACK").unwrap();
+}
