@@ -12,7 +12,9 @@ use std::time::Duration;
 use tdlite::{Database, Session, Value};
 
 fn td_load(s: &mut Session, n: i64, m: i64) {
-    s.execute("CREATE TABLE t (k INTEGER NOT NULL, g INTEGER, v INTEGER) UNIQUE PRIMARY INDEX (k)")
+    // v is BIGINT: a group's SUM(v) passes 2^31, and SUM of an INTEGER is an INTEGER (2616
+    // past it), in Teradata and in tdlite
+    s.execute("CREATE TABLE t (k INTEGER NOT NULL, g INTEGER, v BIGINT) UNIQUE PRIMARY INDEX (k)")
         .unwrap();
     s.execute("CREATE TABLE a (k INTEGER NOT NULL, x INTEGER) UNIQUE PRIMARY INDEX (k)")
         .unwrap();
