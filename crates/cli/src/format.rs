@@ -176,12 +176,15 @@ pub fn table(rows: &Rows, report: &Report) -> String {
             );
         }
     }
+    // a TITLE's `//` breaks the heading into lines, stacked so that every heading's last
+    // line sits on the dashes (BTEQ's multi-line titles)
+    let head_lines = heading_lines(&heads);
     let widths: Vec<usize> = (0..heads.len())
         .map(|c| {
             cells
                 .iter()
                 .map(|r| r[c].chars().count())
-                .chain([heads[c].chars().count()])
+                .chain(head_lines.iter().map(|l| l[c].chars().count()))
                 .max()
                 .unwrap_or(0)
         })
@@ -205,7 +208,7 @@ pub fn table(rows: &Rows, report: &Report) -> String {
     let mut out = String::new();
     let paging = &report.page;
     if paging.on && report.headings && !report.sidetitles && !cells.is_empty() {
-        let mut titles = vec![line(&heads)];
+        let mut titles: Vec<String> = head_lines.iter().map(|l| line(l)).collect();
         if report.titledashes {
             let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
             titles.push(dashes.join(&report.separator));
@@ -246,6 +249,7 @@ pub fn table(rows: &Rows, report: &Report) -> String {
     } else {
         let mut lines = Vec::new();
         if report.sidetitles {
+            let heads: Vec<String> = heads.iter().map(|h| h.replace("//", " ")).collect();
             let title_width = heads.iter().map(|h| h.chars().count()).max().unwrap_or(0);
             for (i, r) in cells.iter().enumerate() {
                 if i > 0 {
@@ -259,7 +263,7 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         } else if !report.headings {
             lines.extend(cells.iter().map(|r| line(r)));
         } else {
-            lines.push(line(&heads));
+            lines.extend(head_lines.iter().map(|l| line(l)));
             if report.titledashes {
                 let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
                 lines.push(dashes.join(&report.separator));
@@ -277,6 +281,27 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         out.push_str(" *** Warning: RetLimit exceeded. Ignoring the rest of the output.\n");
     }
     out
+}
+
+/// The headings as lines: each split at `//`, the shorter ones padded with empty lines at
+/// the top, so that `lines[k][c]` is column c's text on heading line k.
+fn heading_lines(heads: &[String]) -> Vec<Vec<String>> {
+    let split: Vec<Vec<&str>> = heads.iter().map(|h| h.split("//").collect()).collect();
+    let depth = split.iter().map(Vec::len).max().unwrap_or(1).max(1);
+    (0..depth)
+        .map(|k| {
+            split
+                .iter()
+                .map(|parts| {
+                    let skip = depth - parts.len();
+                    match k.checked_sub(skip) {
+                        Some(j) => parts[j].to_string(),
+                        None => String::new(),
+                    }
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The fractional digits a TIME or TIMESTAMP column is shown with, when its type says fewer

@@ -101,6 +101,27 @@ impl Exec<'_> {
         if self.ansi {
             check_truncation(col, a)?;
         }
+        // character input to a DATE/TIME/TIMESTAMP column with a FORMAT is read by that
+        // format ('2020/01/02' into DATE FORMAT 'YYYY/MM/DD'); text that does not fit it is
+        // read as usual (the ANSI form '2020-01-02' always works)
+        if let (
+            Some(mask),
+            arrow::datatypes::DataType::Utf8,
+            SqlType::Date | SqlType::Time(_) | SqlType::Timestamp(_),
+        ) = (&col.format, a.data_type(), col.ty)
+        {
+            if let Ok(v) = crate::format::cast(a, col.ty, mask) {
+                if v.null_count() == a.null_count() {
+                    return self.conform(
+                        &Column {
+                            format: None,
+                            ..col.clone()
+                        },
+                        &v,
+                    );
+                }
+            }
+        }
         // one zero is stored, as comparisons see one (see `positive_zero`)
         let mut out = crate::expr::positive_zero(&cast_to_sql(a, col.ty)?);
         if col.ty.is_character() && (col.uppercase || matches!(col.ty, SqlType::Char(_))) {

@@ -11,3 +11,8 @@ SEL COUNT(*) (TITLE 'Head count') FROM emp;
 SEL salary (TITLE 'Pay') (FORMAT '$$$,$$9.99'), name (CS), name (TITLE 'Who') (NOT CS), id (TITLE 'N') (INTEGER) FROM emp WHERE id = 1;
 SEL 'no' || ' heading' (TITLE ''), 1 + 2 (TITLE 'Three');
 SEL id, CSUM(1, id), RANK(salary) FROM emp ORDER BY 1;
+* A TITLE's // breaks the heading into lines; every heading's last line sits on the dashes.
+CREATE TABLE titled (c CHAR(5) TITLE 'Code//Name', n INTEGER TITLE 'Big//Long//Number', x INTEGER);
+INS titled ('ab', 1, 2);
+SEL * FROM titled;
+SEL c (TITLE 'A//B'), x FROM titled;
