@@ -58,6 +58,8 @@ pub enum ParseErrorKind {
     ObjectNotFound(String),
     /// A statement over a size limit of the parser (Teradata 3710), saying which.
     TooComplex(String),
+    /// `TOP n` where Teradata does not allow it (Teradata 6916), saying with what.
+    TopRule(String),
 }
 
 /// A parse error with its position.
@@ -151,6 +153,7 @@ impl ParseError {
             ParseErrorKind::Unsupported(_) => 9910,
             ParseErrorKind::ObjectNotFound(_) => 3807,
             ParseErrorKind::TooComplex(_) => 3710,
+            ParseErrorKind::TopRule(_) => 6916,
         }
     }
 
@@ -220,6 +223,10 @@ impl fmt::Display for ParseError {
             ParseErrorKind::TooComplex(m) => write!(
                 f,
                 "Insufficient memory to parse this request, during Parser phase: {m}."
+            ),
+            ParseErrorKind::TopRule(with) => write!(
+                f,
+                "TOP N Syntax error: Top N option is not supported with {with}."
             ),
         }
     }

@@ -34,6 +34,7 @@ pub mod statement;
 mod statistics;
 pub mod strict;
 mod subscriber;
+mod top_rules;
 mod using;
 
 pub use create_table::parse_data_type;

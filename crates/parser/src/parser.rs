@@ -743,6 +743,7 @@ fn sql_statement(cur: Cursor) -> Result<Statement, ParseError> {
     let mut stmt = cur.with_sqlparser(|p| p.parse_statement())?;
     cur.expect_end()?;
     crate::phrase::name_select_items(&mut stmt);
+    crate::top_rules::check(&stmt)?;
     Ok(Statement::Sql(Box::new(stmt)))
 }
 

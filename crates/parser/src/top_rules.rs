@@ -1,0 +1,203 @@
+//! Teradata's restrictions on `TOP n` (SQL Data Manipulation Language, "Rules and
+//! Restrictions for the TOP n Operator"), checked after a statement parses:
+//!
+//! - a SELECT with TOP n takes no DISTINCT, QUALIFY or SAMPLE, and no ORDER BY on an ordered
+//!   analytical (window) function;
+//! - no subselect of a set operation (UNION, INTERSECT, EXCEPT/MINUS) has TOP n;
+//! - no subquery in a search condition (EXISTS, IN, ANY/ALL/SOME, a scalar subquery compared
+//!   with `=`, `<`, …) has TOP n.
+//!
+//! Each is error 6916 (`TOP N Syntax error: Top N option is not supported with …`), at the
+//! SELECT that has the TOP. Not checked: TOP n in a correlated subquery outside a search
+//! condition, and in a recursive query's seed or recursive statement.
+
+use crate::error::{Location, ParseError, ParseErrorKind};
+use sqlparser::ast::{
+    BinaryOperator, Expr, InTarget, Query, Select, SetExpr, TableFactor, Visit, Visitor,
+};
+use std::ops::ControlFlow;
+
+/// Checks `stmt` (see the module).
+///
+/// # Errors
+/// 6916 at the first SELECT that breaks a rule.
+pub(crate) fn check(stmt: &sqlparser::ast::Statement) -> Result<(), ParseError> {
+    match stmt.visit(&mut TopRules) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+struct TopRules;
+
+fn refuse(s: &Select, what: &str) -> ControlFlow<ParseError> {
+    ControlFlow::Break(ParseError {
+        kind: ParseErrorKind::TopRule(what.to_string()),
+        location: Location::from_sql(s.select_token.0.span.start),
+        statement: 1,
+    })
+}
+
+/// The SELECT of a query body, if it is one (a parenthesised query's too).
+fn select_of(body: &SetExpr) -> Option<&Select> {
+    match body {
+        SetExpr::Select(s) => Some(s),
+        SetExpr::Query(q) => select_of(&q.body),
+        _ => None,
+    }
+}
+
+/// The SELECT of a subquery that has TOP n, if any.
+fn top_select(q: &Query) -> Option<&Select> {
+    select_of(&q.body).filter(|s| s.top.is_some())
+}
+
+/// Each SELECT that is an operand of a set operation in `body`, with TOP n.
+fn set_operand_with_top(body: &SetExpr) -> Option<&Select> {
+    match body {
+        SetExpr::SetOperation { left, right, .. } => {
+            [left, right]
+                .into_iter()
+                .find_map(|side| match side.as_ref() {
+                    SetExpr::SetOperation { .. } => set_operand_with_top(side),
+                    other => select_of(other).filter(|s| s.top.is_some()),
+                })
+        }
+        SetExpr::Query(q) => set_operand_with_top(&q.body),
+        _ => None,
+    }
+}
+
+fn has_window(e: &Expr) -> bool {
+    struct Finder;
+    impl Visitor for Finder {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::Function(f) if f.over.is_some() => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    e.visit(&mut Finder).is_break()
+}
+
+impl Visitor for TopRules {
+    type Break = ParseError;
+
+    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<ParseError> {
+        if let Some(s) = set_operand_with_top(&q.body) {
+            return refuse(s, "set operations");
+        }
+        let Some(s) = top_select(q) else {
+            return ControlFlow::Continue(());
+        };
+        if s.distinct.is_some() {
+            return refuse(s, "DISTINCT");
+        }
+        if s.qualify.is_some() {
+            return refuse(s, "QUALIFY clause");
+        }
+        let sampled = s.from.iter().any(|t| {
+            matches!(
+                &t.relation,
+                TableFactor::Table {
+                    sample: Some(_),
+                    ..
+                } | TableFactor::Derived {
+                    sample: Some(_),
+                    ..
+                }
+            )
+        });
+        if sampled {
+            return refuse(s, "SAMPLE clause");
+        }
+        let by_window = q.order_by.as_ref().is_some_and(|o| match &o.kind {
+            sqlparser::ast::OrderByKind::Expressions(list) => {
+                list.iter().any(|e| has_window(&e.expr))
+            }
+            sqlparser::ast::OrderByKind::All(_) => false,
+        });
+        if by_window {
+            return refuse(s, "ordered analytical functions in ORDER BY");
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<ParseError> {
+        let sub = match e {
+            Expr::Exists { subquery, .. }
+            | Expr::In {
+                target: InTarget::Subquery(subquery),
+                ..
+            } => Some(subquery),
+            Expr::AnyOp { right, .. } | Expr::AllOp { right, .. } => match right.as_ref() {
+                Expr::Subquery(q) => Some(q),
+                _ => None,
+            },
+            Expr::BinaryOp { left, op, right } if is_comparison(op) => {
+                match (left.as_ref(), right.as_ref()) {
+                    (Expr::Subquery(q), _) | (_, Expr::Subquery(q)) => Some(q),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match sub.and_then(|q| top_select(q)) {
+            Some(s) => refuse(s, "subqueries in a search condition"),
+            None => ControlFlow::Continue(()),
+        }
+    }
+}
+
+fn is_comparison(op: &BinaryOperator) -> bool {
+    matches!(
+        op,
+        BinaryOperator::Eq
+            | BinaryOperator::NotEq
+            | BinaryOperator::Lt
+            | BinaryOperator::LtEq
+            | BinaryOperator::Gt
+            | BinaryOperator::GtEq
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse_request;
+
+    fn code(sql: &str) -> Option<u32> {
+        parse_request(sql).err().map(|e| e.code())
+    }
+
+    #[test]
+    fn top_n_is_refused_where_teradata_refuses_it() {
+        for sql in [
+            "SEL TOP 1 DISTINCT a FROM t",
+            "SEL TOP 1 a FROM t QUALIFY ROW_NUMBER() OVER (ORDER BY a) = 1",
+            "SEL TOP 1 a FROM t SAMPLE 1",
+            "SEL TOP 1 a FROM t ORDER BY RANK() OVER (ORDER BY a)",
+            "SEL TOP 1 a FROM t UNION SEL a FROM t",
+            "SEL a FROM t UNION ALL SEL b FROM u EXCEPT SEL TOP 2 c FROM v",
+            "SEL a FROM t WHERE a IN (SEL TOP 1 a FROM t)",
+            "SEL a FROM t x WHERE EXISTS (SEL TOP 1 * FROM t y WHERE y.a = x.a)",
+            "SEL a FROM t WHERE a = (SEL TOP 1 a FROM t ORDER BY a)",
+            "SEL a FROM t WHERE a > ANY (SEL TOP 3 a FROM t)",
+            "DELETE FROM t WHERE a IN (SEL TOP 1 a FROM t)",
+        ] {
+            assert_eq!(code(sql), Some(6916), "{sql}");
+        }
+        for sql in [
+            "SEL TOP 1 a FROM t ORDER BY a",
+            "SEL TOP 10 PERCENT WITH TIES a FROM t ORDER BY a",
+            "SEL a FROM (SEL TOP 1 a FROM t ORDER BY a) d",
+            "SEL (SEL TOP 1 a FROM t ORDER BY a), b FROM u",
+            "WITH c AS (SEL a FROM t) SEL TOP 1 a FROM c ORDER BY a",
+            "SEL DISTINCT a FROM t UNION SEL a FROM (SEL TOP 1 a FROM t) d",
+            "INSERT INTO u SEL TOP 5 a FROM t ORDER BY a",
+        ] {
+            assert_eq!(code(sql), None, "{sql}");
+        }
+    }
+}
