@@ -146,6 +146,9 @@ pub enum Error {
     /// ANSI mode: a character value too long for its column, past its trailing blanks (3996).
     #[error("Right truncation of string data: the value for column '{0}' is too long.")]
     RightTruncation(String),
+    /// An aggregate in a SELECT's WHERE clause (3569).
+    #[error("Improper use of an aggregate function in a WHERE Clause.")]
+    AggregateInWhere,
     /// A statement tdlite parses but does not run yet (tdlite 9910).
     #[error("{0} is not supported by tdlite yet.")]
     Unsupported(String),
@@ -420,6 +423,7 @@ impl Error {
             Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),
             Error::IdentityUsage(_) => code(5784),
+            Error::AggregateInWhere => code(3569),
             Error::RightTruncation(_) => code(3996),
             Error::IdentityParameter(_) => code(5785),
             Error::ParameterCount { .. } => code(3939),

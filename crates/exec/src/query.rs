@@ -148,9 +148,7 @@ impl Exec<'_> {
     ) -> Result<(Scope, RecordBatch)> {
         if let Some(w) = selection {
             if has_aggregate(w) {
-                return Err(Error::TypeMismatch(
-                    "aggregates are not allowed in WHERE".into(),
-                ));
+                return Err(Error::AggregateInWhere);
             }
         }
         if let [one] = from {

@@ -874,7 +874,14 @@ impl Session {
             } => {
                 // `ABORT … WHERE c`: only if c is true (of some row of the FROM tables)
                 if let Some(q) = condition {
-                    let rows = self.exec(now).run_query(q)?;
+                    let rows = match self.exec(now).run_query(q) {
+                        // an aggregate condition (`ABORT FROM t WHERE SUM(x) > 100`, which
+                        // Teradata allows): the condition of the one group
+                        Err(Error::AggregateInWhere) => {
+                            self.exec(now).run_query(&condition_as_having(q))?
+                        }
+                        other => other?,
+                    };
                     if rows.batches.iter().all(|b| b.num_rows() == 0) {
                         return Ok(StatementResult::status(StatementKind::AbortNotTaken));
                     }
@@ -1757,6 +1764,16 @@ fn retried(
         }
         r => Err(r),
     }
+}
+
+/// `SELECT 1 FROM … WHERE c` as `SELECT 1 FROM … HAVING c`: an ABORT condition with
+/// aggregates, true or not of the whole FROM as one group.
+fn condition_as_having(q: &sqlparser::ast::Query) -> sqlparser::ast::Query {
+    let mut q = q.clone();
+    if let sqlparser::ast::SetExpr::Select(s) = q.body.as_mut() {
+        s.having = s.selection.take();
+    }
+    q
 }
 
 #[cfg(test)]
