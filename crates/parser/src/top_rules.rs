@@ -10,6 +10,11 @@
 //! Each is error 6916 (`TOP N Syntax error: Top N option is not supported with …`), at the
 //! SELECT that has the TOP. Not checked: TOP n in a correlated subquery outside a search
 //! condition, and in a recursive query's seed or recursive statement.
+//!
+//! Also here, as it is the same walk: ORDER BY in a derived table or a subquery without TOP n
+//! (SQL Data Manipulation Language, "Rules and Restrictions for Derived Tables": "You cannot
+//! specify … ORDER BY"; with TOP n it picks the rows) is 3706, "ORDER BY is not allowed in
+//! subqueries".
 
 use crate::error::{Location, ParseError, ParseErrorKind};
 use sqlparser::ast::{
@@ -125,7 +130,26 @@ impl Visitor for TopRules {
         ControlFlow::Continue(())
     }
 
+    fn pre_visit_table_factor(&mut self, t: &TableFactor) -> ControlFlow<ParseError> {
+        match t {
+            TableFactor::Derived { subquery, .. } => ordered_without_top(subquery),
+            _ => ControlFlow::Continue(()),
+        }
+    }
+
     fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<ParseError> {
+        let any_sub = match e {
+            Expr::Exists { subquery, .. }
+            | Expr::In {
+                target: InTarget::Subquery(subquery),
+                ..
+            }
+            | Expr::Subquery(subquery) => Some(subquery),
+            _ => None,
+        };
+        if let Some(q) = any_sub {
+            ordered_without_top(q)?;
+        }
         let sub = match e {
             Expr::Exists { subquery, .. }
             | Expr::In {
@@ -149,6 +173,34 @@ impl Visitor for TopRules {
             None => ControlFlow::Continue(()),
         }
     }
+}
+
+/// 3706 if `q` (a derived table's or a subquery's) has ORDER BY but no TOP n.
+fn ordered_without_top(q: &Query) -> ControlFlow<ParseError> {
+    let Some(order) = &q.order_by else {
+        return ControlFlow::Continue(());
+    };
+    if top_select(q).is_some() {
+        return ControlFlow::Continue(());
+    }
+    let at = match &order.kind {
+        sqlparser::ast::OrderByKind::Expressions(list) => list
+            .first()
+            .and_then(|e| expr_start(&e.expr))
+            .unwrap_or_default(),
+        sqlparser::ast::OrderByKind::All(_) => Location::default(),
+    };
+    ControlFlow::Break(ParseError::syntax(
+        "ORDER BY is not allowed in subqueries.",
+        at,
+    ))
+}
+
+/// Where an expression starts, if sqlparser knows.
+fn expr_start(e: &Expr) -> Option<Location> {
+    use sqlparser::ast::Spanned;
+    let span = e.span();
+    (span.start.line > 0).then(|| Location::from_sql(span.start))
 }
 
 fn is_comparison(op: &BinaryOperator) -> bool {
@@ -189,10 +241,19 @@ mod tests {
             assert_eq!(code(sql), Some(6916), "{sql}");
         }
         for sql in [
+            "SEL a FROM (SEL a FROM t ORDER BY a) d",
+            "SEL a FROM t WHERE a IN (SEL a FROM t ORDER BY 1)",
+            "SEL (SEL MAX(a) FROM t ORDER BY 1), b FROM u",
+        ] {
+            assert_eq!(code(sql), Some(3706), "{sql}");
+        }
+        for sql in [
             "SEL TOP 1 a FROM t ORDER BY a",
             "SEL TOP 10 PERCENT WITH TIES a FROM t ORDER BY a",
             "SEL a FROM (SEL TOP 1 a FROM t ORDER BY a) d",
             "SEL (SEL TOP 1 a FROM t ORDER BY a), b FROM u",
+            "SEL a FROM t ORDER BY a",
+            "SEL a FROM (SEL a FROM t) d ORDER BY a",
             "WITH c AS (SEL a FROM t) SEL TOP 1 a FROM c ORDER BY a",
             "SEL DISTINCT a FROM t UNION SEL a FROM (SEL TOP 1 a FROM t) d",
             "INSERT INTO u SEL TOP 5 a FROM t ORDER BY a",
