@@ -151,11 +151,25 @@ pub fn table(rows: &Rows, report: &Report) -> String {
                 .unwrap_or_else(|| f.name().clone())
         })
         .collect();
-    let digits: Vec<Option<usize>> = fields.iter().map(|f| fraction_digits(f)).collect();
+    // a column's FORMAT says how its values are shown (the text it writes)
+    let masks: Vec<Option<&String>> = fields.iter().map(|f| f.metadata().get("format")).collect();
+    let digits: Vec<Option<usize>> = fields
+        .iter()
+        .zip(&masks)
+        .map(|(f, m)| m.is_none().then(|| fraction_digits(f)).flatten())
+        .collect();
     let mut cells: Vec<Vec<String>> = Vec::new();
     for b in &rows.batches {
-        let fmts: Vec<ArrayFormatter<'_>> = b
+        let shown: Vec<arrow::array::ArrayRef> = b
             .columns()
+            .iter()
+            .zip(&masks)
+            .map(|(c, m)| {
+                m.and_then(|m| tdlite::display_with_format(c, m))
+                    .unwrap_or_else(|| c.clone())
+            })
+            .collect();
+        let fmts: Vec<ArrayFormatter<'_>> = shown
             .iter()
             .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).expect("every tdlite type formats"))
             .collect();

@@ -46,6 +46,8 @@ pub struct ScopeColumn {
     pub title: Option<String>,
     /// Fractional digits of a TIME(n) or TIMESTAMP(n) column (shown with n digits).
     pub precision: Option<u8>,
+    /// The column's FORMAT: how BTEQ shows its values (never what they are).
+    pub format: Option<String>,
 }
 
 impl ScopeColumn {
@@ -57,6 +59,7 @@ impl ScopeColumn {
             case_specific: false,
             title: None,
             precision: None,
+            format: None,
         }
     }
 }

@@ -57,7 +57,7 @@ pub(crate) struct BoundSelect {
     table: Weak<Table>,
     cond: Option<Expr>,
     items: Vec<Item>,
-    precisions: Vec<Option<u8>>,
+    precisions: Vec<crate::ops::Display>,
     /// The aggregate calls, and the MIN/MAX targets a walk may read: `None` for a block of
     /// rows.
     aggregate: Option<(Vec<AggCall>, Option<Vec<MinMaxTarget>>)>,

@@ -17,7 +17,7 @@ use crate::bind::{Grouping, Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::Expr;
-use crate::names::{column_heading, peel_title, resolving_aliases, time_precision};
+use crate::names::{column_format, column_heading, peel_title, resolving_aliases, time_precision};
 use crate::ops::SortKey;
 use crate::window::WindowCall;
 use arrow::record_batch::RecordBatch;
@@ -30,7 +30,7 @@ pub(crate) struct Clauses {
     /// The select list, `*` expanded.
     pub(crate) items: Vec<Item>,
     /// Fractional digits of each TIME/TIMESTAMP item, as its type says (for display).
-    pub(crate) precisions: Vec<Option<u8>>,
+    pub(crate) precisions: Vec<crate::ops::Display>,
     pub(crate) qualify: Option<Expr>,
     pub(crate) having: Option<Expr>,
     /// ORDER BY.
@@ -75,7 +75,7 @@ impl Exec<'_> {
         // expr, name, title, alias
         let mut items: Vec<(Expr, String, Option<String>, Option<String>)> = Vec::new();
         // fractional digits of each TIME/TIMESTAMP item, as its type says (for display)
-        let mut precisions: Vec<Option<u8>> = Vec::new();
+        let mut precisions: Vec<crate::ops::Display> = Vec::new();
         for item in &s.projection {
             match item {
                 ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
@@ -112,7 +112,10 @@ impl Exec<'_> {
                             }
                         };
                         items.push((expr, c.name.clone(), c.title.clone(), None));
-                        precisions.push(c.precision);
+                        precisions.push(crate::ops::Display {
+                            precision: c.precision,
+                            format: c.format.clone(),
+                        });
                     }
                 }
                 ast::SelectItem::UnnamedExpr(e) => {
@@ -120,14 +123,20 @@ impl Exec<'_> {
                     let (e, phrase_title) = peel_title(e);
                     let (name, title) = column_heading(&e, scope);
                     items.push((bound, name, phrase_title.or(title), None));
-                    precisions.push(time_precision(&e, scope));
+                    precisions.push(crate::ops::Display {
+                        precision: time_precision(&e, scope),
+                        format: column_format(&e, scope),
+                    });
                 }
                 ast::SelectItem::ExprWithAlias { expr, alias } => {
                     let bound =
                         self.bind_item(expr, &s.projection, scope, grouping.as_deref_mut())?;
                     let (e, title) = peel_title(expr);
                     items.push((bound, alias.value.clone(), title, Some(alias.value.clone())));
-                    precisions.push(time_precision(&e, scope));
+                    precisions.push(crate::ops::Display {
+                        precision: time_precision(&e, scope),
+                        format: column_format(&e, scope),
+                    });
                 }
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),
             }

@@ -1069,6 +1069,7 @@ pub(crate) fn with_hidden(
         case_specific: false,
         title: None,
         precision: None,
+        format: None,
     });
     let b = crate::ops::with_columns(batch, [(name.to_string(), column)])?;
     Ok((scope, b))

@@ -94,6 +94,15 @@ fn has_time(f: &str) -> bool {
     ["%H", "%M", "%S"].iter().any(|t| f.contains(t))
 }
 
+/// The values of `a` as BTEQ shows them under a column's FORMAT `fmt` (field metadata
+/// `format`, which the select list gives a column that has one), or `None` where the format
+/// does not apply to them (an element tdlite does not know, a value it cannot write): the
+/// caller then shows them as usual. The values themselves never change.
+pub fn display(a: &ArrayRef, fmt: &str) -> Option<ArrayRef> {
+    let text = cast(a, SqlType::VarChar(64000), fmt).ok()?;
+    (text.null_count() == a.null_count()).then_some(text)
+}
+
 /// `CAST(a AS ty FORMAT fmt)`.
 ///
 /// # Errors

@@ -158,6 +158,7 @@ fn derived_relation(
             case_specific: f.metadata().contains_key("casespecific"),
             title: f.metadata().get("title").cloned(),
             precision: f.metadata().get("precision").and_then(|p| p.parse().ok()),
+            format: f.metadata().get("format").cloned(),
         })
         .collect();
     Ok((Scope { columns }, batch))

@@ -31,6 +31,7 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
                     SqlType::Time(p) | SqlType::Timestamp(p) => Some(p),
                     _ => None,
                 },
+                format: c.format.clone(),
             })
             .collect(),
     }
@@ -250,6 +251,23 @@ fn precision_arg(args: &ast::FunctionArguments) -> Option<u8> {
             }
             _ => None,
         },
+        _ => None,
+    }
+}
+
+/// The FORMAT of a select item that is a column with one (BTEQ shows its values by it).
+pub(crate) fn column_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
+    let (qualifier, name) = match e {
+        ast::Expr::CompoundIdentifier(p) if p.len() >= 2 => (
+            Some(p[p.len() - 2].value.as_str()),
+            p[p.len() - 1].value.as_str(),
+        ),
+        ast::Expr::Identifier(i) => (None, i.value.as_str()),
+        ast::Expr::Nested(x) => return column_format(x, scope),
+        _ => return None,
+    };
+    match scope.resolve(qualifier, name) {
+        Ok(Some(i)) => scope.columns[i].format.clone(),
         _ => None,
     }
 }

@@ -61,18 +61,27 @@ pub(crate) fn is_time(t: &DataType) -> bool {
     matches!(t, DataType::Time64(_) | DataType::Timestamp(..))
 }
 
-/// The select list `items` (with each TIME/TIMESTAMP item's display precision) evaluated over
-/// `rows`: names, TITLEs, CASESPECIFIC and precision go into the fields' metadata.
+/// How a select item is shown (field metadata; the values are what they are).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Display {
+    /// The fractional digits of a TIME/TIMESTAMP item.
+    pub precision: Option<u8>,
+    /// The FORMAT of the column the item is (BTEQ shows its values by it).
+    pub format: Option<String>,
+}
+
+/// The select list `items` (with how each is shown) evaluated over `rows`: names, TITLEs,
+/// CASESPECIFIC, precision and FORMAT go into the fields' metadata.
 pub(crate) fn project(
     items: &[Item],
-    precisions: &[Option<u8>],
+    display: &[Display],
     rows: &RecordBatch,
 ) -> Result<RecordBatch> {
     let mut fields = Vec::with_capacity(items.len());
     let mut arrays = Vec::with_capacity(items.len());
     // what the computed items take together (an input column is shared, not copied)
     let mut bytes = 0usize;
-    for ((expr, name, title, _), precision) in items.iter().zip(precisions) {
+    for ((expr, name, title, _), shown) in items.iter().zip(display) {
         let a = expr.eval(rows)?;
         if !rows.columns().iter().any(|c| Arc::ptr_eq(c, &a)) {
             bytes = bytes.saturating_add(crate::limits::value_bytes(a.as_ref()));
@@ -92,8 +101,11 @@ pub(crate) fn project(
             // a derived table over this query compares the column case-specifically too
             meta.insert("casespecific".to_string(), "Y".to_string());
         }
-        if let Some(p) = precision.filter(|_| is_time(a.data_type())) {
+        if let Some(p) = shown.precision.filter(|_| is_time(a.data_type())) {
             meta.insert("precision".to_string(), p.to_string());
+        }
+        if let Some(f) = &shown.format {
+            meta.insert("format".to_string(), f.clone());
         }
         if !meta.is_empty() {
             f = f.with_metadata(meta);

@@ -38,6 +38,7 @@ impl Exec<'_> {
                     case_specific: f.metadata().contains_key("casespecific"),
                     title: f.metadata().get("title").cloned(),
                     precision: f.metadata().get("precision").and_then(|p| p.parse().ok()),
+                    format: f.metadata().get("format").cloned(),
                 })
                 .collect(),
         };

@@ -103,7 +103,7 @@ impl Exec<'_> {
         table: &Table,
         cond: Option<&RunCond<'_>>,
         items: &[Item],
-        precisions: &[Option<u8>],
+        precisions: &[crate::ops::Display],
     ) -> Result<Option<Rows>> {
         // only the columns the select list reads are copied out of the rows kept
         let mut keep = vec![false; table.schema.columns.len()];

@@ -16,3 +16,10 @@ CREATE TABLE titled (c CHAR(5) TITLE 'Code//Name', n INTEGER TITLE 'Big//Long//N
 INS titled ('ab', 1, 2);
 SEL * FROM titled;
 SEL c (TITLE 'A//B'), x FROM titled;
+* A column's FORMAT is how its values are shown (and how text is read into a DATE); the
+* values themselves do not change: sorting and comparing use them.
+CREATE TABLE fmt (d DATE FORMAT 'YYYY/MM/DD', n DECIMAL(9,2) FORMAT 'ZZZ,ZZ9.99', i INTEGER FORMAT '9(5)');
+INS fmt ('2020/01/02', 1234.5, 42);
+INS fmt (DATE '2021-03-04', 7, 7);
+SEL * FROM fmt ORDER BY n DESC;
+SEL d, i + 1 FROM fmt WHERE i > 10;
