@@ -153,21 +153,25 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         .collect();
     // a column's FORMAT says how its values are shown (the text it writes)
     let masks: Vec<Option<&String>> = fields.iter().map(|f| f.metadata().get("format")).collect();
-    let digits: Vec<Option<usize>> = fields
-        .iter()
-        .zip(&masks)
-        .map(|(f, m)| m.is_none().then(|| fraction_digits(f)).flatten())
-        .collect();
+    let time_digits: Vec<Option<usize>> = fields.iter().map(|f| fraction_digits(f)).collect();
     let mut cells: Vec<Vec<String>> = Vec::new();
     for b in &rows.batches {
+        // (a column whose FORMAT applied is written by it; the others as usual)
+        let mut digits = time_digits.clone();
         let shown: Vec<arrow::array::ArrayRef> = b
             .columns()
             .iter()
             .zip(&masks)
-            .map(|(c, m)| {
-                m.and_then(|m| tdlite::display_with_format(c, m))
-                    .unwrap_or_else(|| c.clone())
-            })
+            .zip(&mut digits)
+            .map(
+                |((c, m), d)| match m.and_then(|m| tdlite::display_with_format(c, m)) {
+                    Some(text) => {
+                        *d = None;
+                        text
+                    }
+                    None => c.clone(),
+                },
+            )
             .collect();
         let fmts: Vec<ArrayFormatter<'_>> = shown
             .iter()
@@ -192,7 +196,11 @@ pub fn table(rows: &Rows, report: &Report) -> String {
     }
     // a TITLE's `//` breaks the heading into lines, stacked so that every heading's last
     // line sits on the dashes (BTEQ's multi-line titles)
-    let head_lines = heading_lines(&heads);
+    let titled: Vec<bool> = fields
+        .iter()
+        .map(|f| f.metadata().contains_key("title"))
+        .collect();
+    let head_lines = heading_lines(&heads, &titled);
     let widths: Vec<usize> = (0..heads.len())
         .map(|c| {
             cells
@@ -263,7 +271,14 @@ pub fn table(rows: &Rows, report: &Report) -> String {
     } else {
         let mut lines = Vec::new();
         if report.sidetitles {
-            let heads: Vec<String> = heads.iter().map(|h| h.replace("//", " ")).collect();
+            let heads: Vec<String> = heads
+                .iter()
+                .zip(fields.iter())
+                .map(|(h, f)| match f.metadata().contains_key("title") {
+                    true => h.replace("//", " "),
+                    false => h.clone(),
+                })
+                .collect();
             let title_width = heads.iter().map(|h| h.chars().count()).max().unwrap_or(0);
             for (i, r) in cells.iter().enumerate() {
                 if i > 0 {
@@ -297,10 +312,17 @@ pub fn table(rows: &Rows, report: &Report) -> String {
     out
 }
 
-/// The headings as lines: each split at `//`, the shorter ones padded with empty lines at
-/// the top, so that `lines[k][c]` is column c's text on heading line k.
-fn heading_lines(heads: &[String]) -> Vec<Vec<String>> {
-    let split: Vec<Vec<&str>> = heads.iter().map(|h| h.split("//").collect()).collect();
+/// The headings as lines: each TITLE (`titled`) split at `//`, the shorter ones padded with
+/// empty lines at the top, so that `lines[k][c]` is column c's text on heading line k.
+fn heading_lines(heads: &[String], titled: &[bool]) -> Vec<Vec<String>> {
+    let split: Vec<Vec<&str>> = heads
+        .iter()
+        .zip(titled)
+        .map(|(h, &t)| match t {
+            true => h.split("//").collect(),
+            false => vec![h.as_str()],
+        })
+        .collect();
     let depth = split.iter().map(Vec::len).max().unwrap_or(1).max(1);
     (0..depth)
         .map(|k| {

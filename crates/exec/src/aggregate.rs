@@ -192,6 +192,8 @@ pub(crate) fn aggregate_call<'g>(
     arg: Option<&ArrayRef>,
     groups: impl Iterator<Item = &'g [u32]>,
 ) -> Result<ArrayRef> {
+    let numeric = numeric_argument(call.func, arg)?;
+    let arg = numeric.as_ref().or(arg);
     let out_type = result_type(call.func, arg)?;
     let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
     let mut out = Vec::new();
@@ -267,6 +269,23 @@ pub(crate) fn aggregate_call<'g>(
         });
     }
     aggregate_array(out_type, &out)
+}
+
+/// The argument of SUM, AVG and the spread functions as FLOAT where it is character data (as
+/// Teradata converts it); `None` where it is used as it is.
+///
+/// # Errors
+/// 3535 for text that is not a number.
+pub(crate) fn numeric_argument(func: AggFunc, arg: Option<&ArrayRef>) -> Result<Option<ArrayRef>> {
+    match arg {
+        Some(a)
+            if a.data_type() == &DataType::Utf8
+                && !matches!(func, AggFunc::Count | AggFunc::Min | AggFunc::Max) =>
+        {
+            Ok(Some(crate::expr::cast_to_sql(a, SqlType::Float)?))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Aggregate results as an array of `out_type`.

@@ -101,26 +101,20 @@ impl Exec<'_> {
         if self.ansi {
             check_truncation(col, a)?;
         }
-        // character input to a DATE/TIME/TIMESTAMP column with a FORMAT is read by that
-        // format ('2020/01/02' into DATE FORMAT 'YYYY/MM/DD'); text that does not fit it is
-        // read as usual (the ANSI form '2020-01-02' always works)
+        // character input to a DATE or TIMESTAMP column with a FORMAT is read by that format
+        // ('2020/01/02' into DATE FORMAT 'YYYY/MM/DD'); a value that does not fit it is read
+        // as usual (the ANSI form '2020-01-02')
         if let (
             Some(mask),
             arrow::datatypes::DataType::Utf8,
-            SqlType::Date | SqlType::Time(_) | SqlType::Timestamp(_),
+            SqlType::Date | SqlType::Timestamp(_),
         ) = (&col.format, a.data_type(), col.ty)
         {
-            if let Ok(v) = crate::format::cast(a, col.ty, mask) {
-                if v.null_count() == a.null_count() {
-                    return self.conform(
-                        &Column {
-                            format: None,
-                            ..col.clone()
-                        },
-                        &v,
-                    );
-                }
-            }
+            let plain = Column {
+                format: None,
+                ..col.clone()
+            };
+            return self.conform(&plain, &by_format(a, col.ty, mask)?);
         }
         // one zero is stored, as comparisons see one (see `positive_zero`)
         let mut out = crate::expr::positive_zero(&cast_to_sql(a, col.ty)?);
@@ -1167,4 +1161,28 @@ fn check_truncation(col: &Column, a: &ArrayRef) -> Result<()> {
         return Err(Error::RightTruncation(col.name.clone()));
     }
     Ok(())
+}
+
+/// Text `a` read as `ty` by `mask` where a value fits it, as usual where it does not (each
+/// value on its own).
+///
+/// # Errors
+/// 2665 for a value that fits neither.
+fn by_format(a: &ArrayRef, ty: SqlType, mask: &str) -> Result<ArrayRef> {
+    if let Ok(v) = crate::format::cast(a, ty, mask) {
+        if v.null_count() == a.null_count() {
+            return Ok(v);
+        }
+    }
+    let values = (0..a.len())
+        .map(|i| {
+            let one = a.slice(i, 1);
+            let v = match crate::format::cast(&one, ty, mask) {
+                Ok(v) if v.null_count() == one.null_count() => v,
+                _ => cast_to_sql(&one, ty)?,
+            };
+            Ok(value_at(v.as_ref(), 0))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(values_to_array(ty, values.iter()))
 }

@@ -207,6 +207,11 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
         | WinFunc::LastValue => crate::window_value::evaluate(rows, call, &partitions, &peer_keys),
         WinFunc::Agg(func) => {
             let arg = call.arg.as_ref().map(|e| e.eval(rows)).transpose()?;
+            // text summed or averaged is FLOAT (3535 for text that is not a number)
+            let arg = match crate::aggregate::numeric_argument(func, arg.as_ref())? {
+                Some(n) => Some(n),
+                None => arg,
+            };
             let agg = AggCall {
                 func,
                 arg: call.arg.clone(),

@@ -187,8 +187,8 @@ fn ordered_without_top(q: &Query) -> ControlFlow<ParseError> {
         sqlparser::ast::OrderByKind::Expressions(list) => list
             .first()
             .and_then(|e| expr_start(&e.expr))
-            .unwrap_or_default(),
-        sqlparser::ast::OrderByKind::All(_) => Location::default(),
+            .unwrap_or(Location::new(1, 1)),
+        sqlparser::ast::OrderByKind::All(_) => Location::new(1, 1),
     };
     ControlFlow::Break(ParseError::syntax(
         "ORDER BY is not allowed in subqueries.",

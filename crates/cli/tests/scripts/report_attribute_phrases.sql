@@ -23,3 +23,5 @@ INS fmt ('2020/01/02', 1234.5, 42);
 INS fmt (DATE '2021-03-04', 7, 7);
 SEL * FROM fmt ORDER BY n DESC;
 SEL d, i + 1 FROM fmt WHERE i > 10;
+* Only a TITLE breaks at //: an expression's heading stays on one line.
+SEL 'http://x' AS url, 1 (TITLE 'a//b');
