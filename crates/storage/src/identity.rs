@@ -12,7 +12,7 @@
 //! count at that moment (`OP_IDENTITY` in [`crate::durable`]), and a checkpoint saves it in
 //! the table's manifest entry. Invariant: the count only grows (a CYCLE sequence too, which
 //! is why the count is kept rather than the next number), so replay keeps the largest count it
-//! sees ([`IdentityGen::raise`]) whatever order racing commits and checkpoints wrote theirs
+//! sees (`IdentityGen::raise`) whatever order racing commits and checkpoints wrote theirs
 //! in, and no number a committed transaction took is handed out again after a crash or a
 //! reopen; numbers only uncommitted transactions had taken may be (no one saw them).
 
