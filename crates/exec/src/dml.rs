@@ -104,18 +104,18 @@ impl Exec<'_> {
         // character input to a DATE or TIMESTAMP column with a FORMAT is read by that format
         // ('2020/01/02' into DATE FORMAT 'YYYY/MM/DD'); a value that does not fit it is read
         // as usual (the ANSI form '2020-01-02')
-        if let (
-            Some(mask),
-            arrow::datatypes::DataType::Utf8,
-            SqlType::Date | SqlType::Timestamp(_),
-        ) = (&col.format, a.data_type(), col.ty)
-        {
-            let plain = Column {
-                format: None,
-                ..col.clone()
-            };
-            return self.conform(&plain, &by_format(a, col.ty, mask)?);
-        }
+        let parsed;
+        let a = match (&col.format, a.data_type(), col.ty) {
+            (
+                Some(mask),
+                arrow::datatypes::DataType::Utf8,
+                SqlType::Date | SqlType::Timestamp(_),
+            ) => {
+                parsed = by_format(a, col.ty, mask)?;
+                &parsed
+            }
+            _ => a,
+        };
         // one zero is stored, as comparisons see one (see `positive_zero`)
         let mut out = crate::expr::positive_zero(&cast_to_sql(a, col.ty)?);
         if col.ty.is_character() && (col.uppercase || matches!(col.ty, SqlType::Char(_))) {

@@ -186,7 +186,11 @@ fn float(v: &Value) -> Result<Option<f64>> {
     })
 }
 
-fn int(v: &Value) -> Result<Option<i64>> {
+/// A value as a whole number (text and fractions as Teradata converts them); `None` for NULL.
+///
+/// # Errors
+/// 2616 past BIGINT; the conversion errors of a value that is not a number.
+pub(crate) fn int(v: &Value) -> Result<Option<i64>> {
     Ok(match v {
         Value::Int(i) => Some(*i),
         other => match float(other)? {
@@ -197,21 +201,8 @@ fn int(v: &Value) -> Result<Option<i64>> {
     })
 }
 
-/// A value as character text, as CAST to VARCHAR writes it.
-/// A value as text (numbers as Teradata converts them), `None` for NULL.
-pub(crate) fn text_of(v: &Value) -> Option<String> {
-    text(v)
-}
-
-/// A value as an integer, `None` for NULL.
-///
-/// # Errors
-/// As the conversion of a string or a number out of range gives.
-pub(crate) fn int_of(v: &Value) -> Result<Option<i64>> {
-    int(v)
-}
-
-fn text(v: &Value) -> Option<String> {
+/// A value as character text, as CAST to VARCHAR writes it; `None` for NULL.
+pub(crate) fn text(v: &Value) -> Option<String> {
     Some(match v {
         Value::Null => return None,
         Value::Str(s) => s.clone(),

@@ -108,12 +108,10 @@ impl Exec<'_> {
         match self.bind_expr(e, &Scope::default(), None)? {
             Expr::Literal(a) if a.len() == 1 => Ok(literal_cell(a)),
             // an ANSI session's character literal: its case specificity does not matter here
-            Expr::CaseSpecific(inner) if matches!(&*inner, Expr::Literal(a) if a.len() == 1) => {
-                match *inner {
-                    Expr::Literal(a) => Ok(literal_cell(a)),
-                    other => Ok(Cell::Array(other.eval(&single_row())?)),
-                }
-            }
+            Expr::CaseSpecific(inner) => match *inner {
+                Expr::Literal(a) if a.len() == 1 => Ok(literal_cell(a)),
+                other => Ok(Cell::Array(other.eval(&single_row())?)),
+            },
             bound => Ok(Cell::Array(bound.eval(&single_row())?)),
         }
     }

@@ -108,11 +108,11 @@ pub(crate) fn eval(f: Regexp, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
             ints.push(None);
             continue;
         }
-        let text = |i: usize| crate::functions::text_of(&vals[i]).unwrap_or_default();
+        let text = |i: usize| crate::functions::text(&vals[i]).unwrap_or_default();
         let int = |i: usize, default: i64| -> Result<i64> {
             match vals.get(i) {
                 None => Ok(default),
-                Some(v) => crate::functions::int_of(v)?.ok_or_else(|| bad(f, "a NULL number")),
+                Some(v) => crate::functions::int(v)?.ok_or_else(|| bad(f, "a NULL number")),
             }
         };
         let source = text(0);

@@ -544,10 +544,15 @@ impl Transaction {
         self.check_creator(table)?;
         let col = &table.schema.columns[g.column].name;
         let numbers = g.take(n, &table.schema.name, col)?;
+        self.note_numbered(table);
+        Ok(numbers)
+    }
+
+    /// Notes that this transaction's commit must log `table`'s identity state.
+    fn note_numbered(&mut self, table: &Arc<Table>) {
         if !self.numbered.iter().any(|t| Arc::ptr_eq(t, table)) {
             self.numbered.push(table.clone());
         }
-        Ok(numbers)
     }
 
     /// A table this transaction made as a copy of `from` (ALTER TABLE's rebuild, CREATE TABLE
@@ -556,9 +561,7 @@ impl Transaction {
     pub fn continue_identity(&mut self, table: &Arc<Table>, from: &Table) {
         if let (Some(new), Some(old)) = (&table.identity, &from.identity) {
             new.continue_from(old);
-            if !self.numbered.iter().any(|t| Arc::ptr_eq(t, table)) {
-                self.numbered.push(table.clone());
-            }
+            self.note_numbered(table);
         }
     }
 
