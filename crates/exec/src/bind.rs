@@ -330,10 +330,10 @@ fn same_group_key(key: &ast::Expr, e: &ast::Expr, scope: &Scope) -> bool {
             _ => None,
         }
     }
-    // a TITLE phrase changes the heading, not the value
+    // a TITLE or FORMAT phrase changes the heading or the display, not the value
     let (key, e) = (
-        &tdlite_parser::phrase::without_titles(key),
-        &tdlite_parser::phrase::without_titles(e),
+        &tdlite_parser::phrase::without_display_phrases(key),
+        &tdlite_parser::phrase::without_display_phrases(e),
     );
     match (column(key, scope), column(e, scope)) {
         (Some(a), Some(b)) => a == b,
@@ -759,9 +759,14 @@ impl Exec<'_> {
             ast::Expr::Nested(x) => b(x, self)?,
             // a NAMED or TITLE phrase away from the select list's top names nothing here
             ast::Expr::Named { expr: x, .. } => b(x, self)?,
-            ast::Expr::Function(_) if tdlite_parser::phrase::title(e).is_some() => {
-                // a TITLE phrase: the select list takes the title, the value is the expression
-                match tdlite_parser::phrase::title(e) {
+            _ if tdlite_parser::phrase::title(e).is_some()
+                || tdlite_parser::phrase::format_phrase(e).is_some() =>
+            {
+                // a TITLE or FORMAT phrase: the select list takes the title or the format (the
+                // display), the value is the expression's
+                match tdlite_parser::phrase::title(e)
+                    .or_else(|| tdlite_parser::phrase::format_phrase(e))
+                {
                     Some((x, _)) => b(x, self)?,
                     None => unreachable!("checked by the guard"),
                 }
@@ -881,7 +886,24 @@ impl Exec<'_> {
                         other => return Err(Error::Unsupported(format!("the operator {other}"))),
                     },
                 };
-                Expr::Binary(op, Box::new(b(left, self)?), Box::new(b(right, self)?))
+                let (l, r) = (b(left, self)?, b(right, self)?);
+                if op == BinOp::Concat {
+                    // an operand with a FORMAT of its own is written by it (Teradata's
+                    // implicit conversion of a number, date or time to text)
+                    let text = |bound: Expr, x: &ast::Expr| match crate::names::own_format(x, scope)
+                    {
+                        Some(f) => Expr::WriteOwnFormat(
+                            Box::new(bound),
+                            SqlType::VarChar(64000),
+                            f,
+                            crate::format::Pads::Keep,
+                        ),
+                        None => bound,
+                    };
+                    Expr::Binary(op, Box::new(text(l, left)), Box::new(text(r, right)))
+                } else {
+                    Expr::Binary(op, Box::new(l), Box::new(r))
+                }
             }
             ast::Expr::UnaryOp { op, expr } => match op {
                 ast::UnaryOperator::Not => Expr::Not(Box::new(b(expr, self)?)),
@@ -1050,13 +1072,24 @@ impl Exec<'_> {
                 )
             }
             ast::Expr::Cast {
+                kind,
                 expr,
                 data_type,
                 format: None,
-                ..
             } => {
                 let ty = crate::types::sql_type_from_name(&data_type.to_string())?;
-                Expr::Cast(Box::new(b(expr, self)?), ty)
+                match crate::names::own_format(expr, scope) {
+                    // a number, date or time with a FORMAT of its own becomes text by it:
+                    // CAST trims the pad characters, the conversion syntax keeps them
+                    Some(f) if ty.is_character() => {
+                        let pads = match kind {
+                            ast::CastKind::DoubleColon => crate::format::Pads::Keep,
+                            _ => crate::format::Pads::Trim,
+                        };
+                        Expr::WriteOwnFormat(Box::new(b(expr, self)?), ty, f, pads)
+                    }
+                    _ => Expr::Cast(Box::new(b(expr, self)?), ty),
+                }
             }
             ast::Expr::Cast {
                 expr,

@@ -17,7 +17,7 @@ use crate::bind::{Grouping, Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::Expr;
-use crate::names::{column_format, column_heading, peel_title, resolving_aliases, time_precision};
+use crate::names::{column_heading, own_format, peel_title, resolving_aliases, time_precision};
 use crate::ops::SortKey;
 use crate::window::WindowCall;
 use arrow::record_batch::RecordBatch;
@@ -120,12 +120,13 @@ impl Exec<'_> {
                 }
                 ast::SelectItem::UnnamedExpr(e) => {
                     let bound = self.bind_item(e, &s.projection, scope, grouping.as_deref_mut())?;
+                    let format = own_format(e, scope);
                     let (e, phrase_title) = peel_title(e);
                     let (name, title) = column_heading(&e, scope);
                     items.push((bound, name, phrase_title.or(title), None));
                     precisions.push(crate::ops::Display {
                         precision: time_precision(&e, scope),
-                        format: column_format(&e, scope),
+                        format,
                     });
                 }
                 ast::SelectItem::ExprWithAlias { expr, alias } => {
@@ -135,7 +136,7 @@ impl Exec<'_> {
                     items.push((bound, alias.value.clone(), title, Some(alias.value.clone())));
                     precisions.push(crate::ops::Display {
                         precision: time_precision(&e, scope),
-                        format: column_format(&e, scope),
+                        format: own_format(expr, scope),
                     });
                 }
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),

@@ -116,8 +116,12 @@ pub enum Expr {
     Func(Func, Vec<Expr>),
     /// The result of window call `k` (a hidden column added by `window::append`).
     WindowRef(usize),
-    /// `CAST(e AS type FORMAT 'fmt')`, and the `(FORMAT 'fmt')` phrase.
+    /// `CAST(e AS type FORMAT 'fmt')`: the FORMAT is the target's (text read by it, a value
+    /// written by it).
     CastFormat(Box<Expr>, SqlType, String),
+    /// `e`, which has a FORMAT of its own (a phrase's, a column's), converted to the
+    /// character type `type`: written by that format first ([`crate::format::write_own`]).
+    WriteOwnFormat(Box<Expr>, SqlType, String, crate::format::Pads),
     /// `e`, compared case-specifically: the value of a CASESPECIFIC column of an enclosing
     /// query's row, read by a correlated subquery; `e (CASESPECIFIC)`; an ANSI session's
     /// character literal.
@@ -212,6 +216,9 @@ impl Expr {
             Expr::Case(whens, otherwise) => eval_case(whens, otherwise.as_deref(), batch),
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
             Expr::CastFormat(e, ty, f) => crate::format::cast(&e.eval(batch)?, *ty, f),
+            Expr::WriteOwnFormat(e, ty, f, pads) => {
+                crate::format::write_own(&e.eval(batch)?, *ty, f, *pads)
+            }
             Expr::CaseSpecific(e) | Expr::NotCaseSpecific(e) => e.eval(batch),
             Expr::WindowRef(k) => batch
                 .column_by_name(&window_column(*k))
@@ -814,14 +821,17 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     }
     if let SqlType::Char(n) | SqlType::VarChar(n) = ty {
         let s = out.as_string::<i32>();
+        let n = n as usize;
         // a string of at most n bytes has at most n characters: count only longer ones
-        let long = |v: &str| v.len() > n as usize && v.chars().count() > n as usize;
-        if s.iter().flatten().any(long) {
-            let n = n as usize;
-            return Ok(Arc::new(StringArray::from_iter(
-                s.iter()
-                    .map(|v| v.map(|v| v.chars().take(n).collect::<String>())),
-            )));
+        let long = |v: &str| v.len() > n && v.chars().count() > n;
+        // CHAR(n) is n characters: a shorter value is extended with pad characters
+        let short = |v: &str| matches!(ty, SqlType::Char(_)) && v.chars().count() < n;
+        if s.iter().flatten().any(|v| long(v) || short(v)) {
+            let width = if matches!(ty, SqlType::Char(_)) { n } else { 0 };
+            crate::interrupt::check_spool(width.saturating_mul(s.len()))?;
+            return Ok(Arc::new(StringArray::from_iter(s.iter().map(|v| {
+                v.map(|v| crate::limits::pad_end(&v.chars().take(n).collect::<String>(), width))
+            }))));
         }
     }
     Ok(out)

@@ -18,6 +18,7 @@ impl Expr {
             | Expr::IsNull(e, _)
             | Expr::Cast(e, _)
             | Expr::CastFormat(e, _, _)
+            | Expr::WriteOwnFormat(e, ..)
             | Expr::CaseSpecific(e)
             | Expr::NotCaseSpecific(e) => vec![e],
             Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
@@ -93,6 +94,7 @@ impl Expr {
                 Expr::IsNull(e, not) => Expr::IsNull(r(e), *not),
                 Expr::Cast(e, t) => Expr::Cast(r(e), *t),
                 Expr::CastFormat(e, t, f) => Expr::CastFormat(r(e), *t, f.clone()),
+                Expr::WriteOwnFormat(e, t, f, p) => Expr::WriteOwnFormat(r(e), *t, f.clone(), *p),
                 Expr::CaseSpecific(e) => Expr::CaseSpecific(r(e)),
                 Expr::NotCaseSpecific(e) => Expr::NotCaseSpecific(r(e)),
                 Expr::InList(e, list, not) => {

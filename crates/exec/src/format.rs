@@ -1,6 +1,7 @@
 //! Teradata FORMAT strings for dates and times: `CAST(x AS DATE FORMAT 'YYYY/MM/DD')` reads a
-//! string by the format, `CAST(d AS VARCHAR(n) FORMAT 'DD.MM.YYYY')` and the `(FORMAT '…')`
-//! phrase write a date, time or timestamp by it.
+//! string by the format, `CAST(d AS VARCHAR(n) FORMAT 'DD.MM.YYYY')` writes a date, time or
+//! timestamp by it, and [`write_own`] writes a value by a FORMAT of its own (a `(FORMAT '…')`
+//! phrase's, a column's) where it becomes text; [`display`] is how BTEQ shows a value by one.
 //!
 //! Format elements: `YYYY`, `YY`, `MMMM` (month name), `MMM` (abbreviated), `MM`, `DDD` (day of
 //! the year), `DD`, `EEEE`/`EEE` (day name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (fraction of a
@@ -169,6 +170,41 @@ pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
         // any other value: the plain conversion (FORMAT does not change it)
         _ => crate::expr::cast_to_sql(a, ty),
     }
+}
+
+/// How a value written by a FORMAT of its own (a phrase's, a column's) keeps the format's pad
+/// characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pads {
+    /// `CAST(x AS CHAR(n))`: leading and trailing pad characters trimmed (Teradata's CAST).
+    Trim,
+    /// Teradata's conversion syntax `x (CHAR(n))` and the implicit conversion of `||`: kept.
+    Keep,
+}
+
+/// `a`, whose values have the FORMAT `fmt` of their own, converted to the character type
+/// `ty`: a number, date or time is written by the format first (Teradata's "the format of
+/// the original value determines" rule); text goes as it is.
+///
+/// # Errors
+/// As [`cast`] (9910 for a format element tdlite does not know), and the conversion to `ty`.
+pub(crate) fn write_own(a: &ArrayRef, ty: SqlType, fmt: &str, pads: Pads) -> Result<ArrayRef> {
+    if matches!(
+        a.data_type(),
+        DataType::Utf8 | DataType::Null | DataType::Binary
+    ) {
+        return crate::expr::cast_to_sql(a, ty);
+    }
+    let text = cast(a, SqlType::VarChar(64000), fmt)?;
+    let text = match pads {
+        Pads::Keep => text,
+        Pads::Trim => Arc::new(StringArray::from_iter(
+            text.as_string::<i32>()
+                .iter()
+                .map(|v| v.map(|v| v.trim_matches(' '))),
+        )),
+    };
+    crate::expr::cast_to_sql(&text, ty)
 }
 
 /// A cast with a numeric mask (numfmt.rs): a number to text is written by the mask; text to a

@@ -125,6 +125,9 @@ pub(crate) fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
         if let Some((_, t)) = tdlite_parser::phrase::title(e) {
             return Some(t.to_string());
         }
+        if let Some((x, _)) = tdlite_parser::phrase::format_phrase(e) {
+            return title(x);
+        }
         match e {
             ast::Expr::Named { expr, .. }
             | ast::Expr::Collate { expr, .. }
@@ -141,13 +144,14 @@ pub(crate) fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
         }
         match e {
             ast::Expr::Named { expr, .. } | ast::Expr::Collate { expr, .. } => heading(expr),
-            ast::Expr::Cast { expr, .. } if tdlite_parser::phrase::is_format_phrase(e) => {
-                match &**expr {
+            _ if tdlite_parser::phrase::format_phrase(e).is_some() => {
+                match tdlite_parser::phrase::format_phrase(e).map(|(x, _)| x) {
                     // `DATE (FORMAT …)` reached sqlparser as `(DATE) (FORMAT …)`
-                    ast::Expr::Nested(x) if matches!(**x, ast::Expr::Identifier(_)) => {
+                    Some(ast::Expr::Nested(x)) if matches!(**x, ast::Expr::Identifier(_)) => {
                         (**x).clone()
                     }
-                    x => heading(x),
+                    Some(x) => heading(x),
+                    None => e.clone(),
                 }
             }
             // `name (CS)`, which the parser read as a call: the column's heading
@@ -163,7 +167,17 @@ pub(crate) fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
             _ => e.clone(),
         }
     }
-    (tdlite_parser::phrase::without_titles(&heading(e)), title(e))
+    let mut shown = tdlite_parser::phrase::without_display_phrases(&heading(e));
+    // a conversion phrase `x (CHAR(3))` is headed as the CAST it is like
+    let _ = ast::visit_expressions_mut(&mut shown, |x| {
+        if let ast::Expr::Cast { kind, .. } = x {
+            if *kind == ast::CastKind::DoubleColon {
+                *kind = ast::CastKind::Cast;
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    (shown, title(e))
 }
 
 pub(crate) fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<String>) {
@@ -201,15 +215,13 @@ pub(crate) fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<St
 /// `Current TimeStamp(0)`), anything else as written.
 fn expression_heading(e: &ast::Expr) -> String {
     match e {
-        ast::Expr::Cast { expr, .. } if !tdlite_parser::phrase::is_format_phrase(e) => {
-            match &**expr {
-                ast::Expr::Identifier(id) => id.value.clone(),
-                ast::Expr::CompoundIdentifier(p) => p
-                    .last()
-                    .map_or_else(|| expr.to_string(), |i| i.value.clone()),
-                x => expression_heading(x),
-            }
-        }
+        ast::Expr::Cast { expr, .. } => match &**expr {
+            ast::Expr::Identifier(id) => id.value.clone(),
+            ast::Expr::CompoundIdentifier(p) => p
+                .last()
+                .map_or_else(|| expr.to_string(), |i| i.value.clone()),
+            x => expression_heading(x),
+        },
         ast::Expr::Function(f) => {
             match tdlite_parser::object_name_string(&f.name)
                 .to_ascii_uppercase()
@@ -255,15 +267,39 @@ fn precision_arg(args: &ast::FunctionArguments) -> Option<u8> {
     }
 }
 
-/// The FORMAT of a select item that is a column with one (BTEQ shows its values by it).
-pub(crate) fn column_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
+/// The FORMAT a value has of its own: a FORMAT phrase's (`x (FORMAT 'f')`, `CAST(x AS
+/// FORMAT 'f')`), a conversion's to a type that is not character (`'…' (DATE, FORMAT 'f')`,
+/// `CAST(… AS DATE FORMAT 'f')`), or that of the column it is. BTEQ shows a select item's
+/// values by it; a conversion to a character type and `||` write a number, date or time by
+/// it (as Teradata does).
+pub(crate) fn own_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
+    if let Some((_, f)) = tdlite_parser::phrase::format_phrase(e) {
+        return Some(f.to_string());
+    }
+    if let Some((x, _)) = tdlite_parser::phrase::title(e) {
+        return own_format(x, scope);
+    }
     let (qualifier, name) = match e {
         ast::Expr::CompoundIdentifier(p) if p.len() >= 2 => (
             Some(p[p.len() - 2].value.as_str()),
             p[p.len() - 1].value.as_str(),
         ),
         ast::Expr::Identifier(i) => (None, i.value.as_str()),
-        ast::Expr::Nested(x) => return column_format(x, scope),
+        ast::Expr::Nested(x)
+        | ast::Expr::Named { expr: x, .. }
+        | ast::Expr::Collate { expr: x, .. } => return own_format(x, scope),
+        ast::Expr::Cast {
+            kind,
+            data_type,
+            format: Some(ast::CastFormat::Value(v)),
+            ..
+        } if !matches!(kind, ast::CastKind::TryCast) => {
+            let ty = crate::types::sql_type_from_name(&data_type.to_string()).ok()?;
+            return match &v.value {
+                ast::Value::SingleQuotedString(f) if !ty.is_character() => Some(f.clone()),
+                _ => None,
+            };
+        }
         _ => return None,
     };
     match scope.resolve(qualifier, name) {

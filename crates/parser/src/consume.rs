@@ -88,6 +88,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<Consume, ParseError> {
     let list_at = cur.loc();
     let mut projection = cur.with_sqlparser(|p| p.parse_projection())?;
     crate::phrase::name_items(&mut projection);
+    crate::phrase::format_casts_as_phrases(&mut projection);
     check_projection(&projection, list_at)?;
     let from_at = cur.loc();
     if !cur.eat_word("FROM") {

@@ -282,7 +282,7 @@ fn parse_element(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
     }
     if cur.eat_word("CHECK") {
         cur.expect_token(&Token::LParen, "'(' after CHECK")?;
-        let e = cur.with_sqlparser(|p| p.parse_expr())?;
+        let e = check_condition(cur)?;
         cur.expect_token(&Token::RParen, "')' after the CHECK condition")?;
         table.checks.push(e);
         return Ok(());
@@ -588,7 +588,7 @@ pub(crate) fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
                 return Err(cur.unexpected("expected '(' after CHECK"));
             }
             cur.pos += 1;
-            let e = cur.with_sqlparser(|p| p.parse_expr())?;
+            let e = check_condition(cur)?;
             cur.expect_token(&Token::RParen, "')' after the CHECK condition")?;
             col.checks.push(e);
         } else if cur.eat_word("GENERATED") {
@@ -701,6 +701,30 @@ fn parse_default(cur: &mut Cursor) -> Result<sqlparser::ast::Expr, ParseError> {
     let mut sub = Cursor::new(cur.toks[start..cur.pos].to_vec(), cur.loc());
     let e = sub.with_sqlparser(|p| p.parse_expr())?;
     sub.expect_end()?;
+    Ok(e)
+}
+
+/// A CHECK condition: the tokens up to the `)` that closes it, rewritten as a statement's are
+/// (attribute phrases, `**`, …), read as one expression. The cursor stops at that `)`.
+fn check_condition(cur: &mut Cursor) -> Result<sqlparser::ast::Expr, ParseError> {
+    let start = cur.pos;
+    let mut depth = 0usize;
+    let close = loop {
+        match cur.toks.get(cur.pos).map(|t| &t.token) {
+            None => return Err(cur.unexpected("expected ')' after the CHECK condition")),
+            Some(Token::LParen) => depth += 1,
+            Some(Token::RParen) if depth == 0 => break cur.pos,
+            Some(Token::RParen) => depth -= 1,
+            Some(_) => {}
+        }
+        cur.pos += 1;
+    };
+    let mut toks = cur.toks[start..close].to_vec();
+    crate::parser::rewrite_tokens(&mut toks);
+    let mut sub = Cursor::new(toks, cur.loc());
+    let mut e = sub.with_sqlparser(|p| p.parse_expr())?;
+    sub.expect_end()?;
+    crate::phrase::format_casts_as_phrases(&mut e);
     Ok(e)
 }
 

@@ -847,17 +847,20 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         } else if unquoted_upper(&toks[i].token).as_deref() == Some("AS")
             && format_string_follows(toks, i)
         {
-            // `CAST(x AS FORMAT 'f')`: the FORMAT phrase without a type, as `x (FORMAT 'f')`
+            // `CAST(x AS FORMAT 'f')`: the FORMAT phrase without a type, as `x (FORMAT 'f')`;
+            // a cast to the type `"tdlite format"` until `phrase::name_select_items` makes it
+            // the phrase's call
             let span = toks[i + 1].span;
-            let at = |token| TokenWithSpan { token, span };
-            toks.splice(
-                i + 1..i + 1,
-                [
-                    at(Token::make_keyword("VARCHAR")),
-                    at(Token::LParen),
-                    at(Token::Number("64000".into(), false)),
-                    at(Token::RParen),
-                ],
+            toks.insert(
+                i + 1,
+                TokenWithSpan {
+                    token: Token::Word(sqlparser::tokenizer::Word {
+                        value: crate::phrase::FORMAT_FUNCTION.to_string(),
+                        quote_style: Some('"'),
+                        keyword: sqlparser::keywords::Keyword::NoKeyword,
+                    }),
+                    span,
+                },
             );
         } else if let Some(hex) = byte_literal(toks, i) {
             // `'0102'XB` (also XBV, XBF): Teradata's byte literal, as sqlparser's X'0102'; an
@@ -1090,8 +1093,9 @@ pub fn parse_expression(sql: &str) -> Result<ast::Expr, ParseError> {
     let toks = significant_tokens(sql)?;
     let mut cur = Cursor::new(toks, end_location(sql));
     rewrite_tokens(&mut cur.toks);
-    let e = cur.with_sqlparser(|p| p.parse_expr())?;
+    let mut e = cur.with_sqlparser(|p| p.parse_expr())?;
     cur.expect_end()?;
+    crate::phrase::format_casts_as_phrases(&mut e);
     Ok(e)
 }
 

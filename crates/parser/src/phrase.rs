@@ -13,10 +13,13 @@
 //!   `SUM(number)` are calls (the binder reads `col(DATE)` on a column as the conversion).
 //!   `parser::rewrite_tokens` then turns the `(` into the [`MARKER`] placeholder.
 //! - `parse` (in the dialect's `parse_infix`, binding tightest): the attributes, as sqlparser
-//!   expressions. A data type becomes `CAST(expr AS type)`, with the phrase's FORMAT as the
-//!   cast's format (`'20261130' (DATE, FORMAT 'YYYYMMDD')` reads the text by that format);
-//!   FORMAT alone becomes `CAST(expr AS VARCHAR(64000) FORMAT 'f')`, the value written by the
-//!   format as text; UPPERCASE becomes `UPPER(expr)`; `[NOT] CASESPECIFIC` becomes
+//!   expressions. A data type becomes a cast of kind `CastKind::DoubleColon` (Teradata's
+//!   conversion syntax, which differs from CAST: a number written by its own FORMAT keeps its
+//!   pad characters; printed `x::type`, which reads back the same), or with the phrase's
+//!   FORMAT a CAST with that format (`'20261130' (DATE, FORMAT
+//!   'YYYYMMDD')` reads the text by that format); FORMAT alone becomes the call
+//!   `"tdlite format"(expr, 'f')` ([`FORMAT_FUNCTION`]): the value as it was, with a display
+//!   format (as does `CAST(expr AS FORMAT 'f')`); UPPERCASE becomes `UPPER(expr)`; `[NOT] CASESPECIFIC` becomes
 //!   `Expr::Collate` with [`CASESPECIFIC`] or [`NOT_CASESPECIFIC`] as its collation; NAMED n becomes `Expr::Named` with `n`;
 //!   TITLE 't' becomes the call `"tdlite title"(expr, 't')` ([`TITLE_FUNCTION`]).
 //! - `name_select_items` (after the statement parsed): a select item whose outermost NAMED
@@ -27,7 +30,7 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    CastFormat, CastKind, CharacterLength, DataType, Expr, Function, FunctionArg, FunctionArgExpr,
+    CastFormat, CastKind, DataType, Expr, Function, FunctionArg, FunctionArgExpr,
     FunctionArgumentList, FunctionArguments, Ident, ObjectName, Query, SelectItem, SetExpr, Value,
     ValueWithSpan, VisitMut, VisitorMut,
 };
@@ -42,6 +45,10 @@ pub const MARKER: &str = "\u{1}PHRASE";
 /// The function a TITLE phrase becomes, named with double quotes: `"tdlite title"(expr, 't')`
 /// prints and parses back as itself (a view keeps its text), which `Expr::Named` would not.
 pub const TITLE_FUNCTION: &str = "tdlite title";
+
+/// The function a FORMAT phrase without a data type becomes: `"tdlite format"(expr, 'f')`,
+/// the value of `expr` unchanged, shown (and converted to text) by the format `f`.
+pub const FORMAT_FUNCTION: &str = "tdlite format";
 
 /// The collation name `(CASESPECIFIC)` and `(CS)` parse to (as `Expr::Collate`).
 pub const CASESPECIFIC: &str = "CASESPECIFIC";
@@ -275,13 +282,28 @@ pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserErro
     let format =
         format.map(|f| CastFormat::Value(ValueWithSpan::from(Value::SingleQuotedString(f))));
     let mut out = expr.clone();
-    if ty.is_some() || format.is_some() {
-        out = Expr::Cast {
-            kind: CastKind::Cast,
-            expr: Box::new(out),
-            data_type: ty.unwrap_or_else(format_text),
-            format,
-        };
+    match (ty, format) {
+        (Some(data_type), format) => {
+            out = Expr::Cast {
+                // sqlparser prints a `::` cast without its FORMAT: that one stays a CAST (its
+                // FORMAT is the target type's, where the two syntaxes agree)
+                kind: if format.is_some() {
+                    CastKind::Cast
+                } else {
+                    CastKind::DoubleColon
+                },
+                expr: Box::new(out),
+                data_type,
+                format,
+            };
+        }
+        (None, Some(CastFormat::Value(f))) => {
+            out = call(
+                Ident::with_quote('"', FORMAT_FUNCTION),
+                vec![out, Expr::Value(f)],
+            );
+        }
+        (None, _) => {}
     }
     if uppercase {
         out = call(Ident::new("UPPER"), vec![out]);
@@ -328,30 +350,53 @@ pub fn call(name: Ident, args: Vec<Expr>) -> Expr {
     })
 }
 
-/// The type a FORMAT phrase without a data type casts to (the value written by the format).
-fn format_text() -> DataType {
-    DataType::Varchar(Some(CharacterLength::IntegerLength {
-        length: 64000,
-        unit: None,
-    }))
+/// A FORMAT phrase's expression and format: `"tdlite format"(expr, 'f')` ([`FORMAT_FUNCTION`]),
+/// or `CAST(expr AS FORMAT 'f')` where the parse left it as a cast (an expression parsed
+/// outside a statement's visitors).
+pub fn format_phrase(e: &Expr) -> Option<(&Expr, &str)> {
+    marker_call(e, FORMAT_FUNCTION).or_else(|| format_cast(e))
 }
 
-/// Whether `e` is what a FORMAT phrase without a data type parses to (`CAST(x AS
-/// VARCHAR(64000) FORMAT 'f')`).
-pub fn is_format_phrase(e: &Expr) -> bool {
-    matches!(e, Expr::Cast { data_type, format: Some(_), .. } if *data_type == format_text())
+/// `CAST(x AS FORMAT 'f')` as the token rewrite leaves it: a cast to the type named
+/// [`FORMAT_FUNCTION`].
+fn format_cast(e: &Expr) -> Option<(&Expr, &str)> {
+    let Expr::Cast {
+        expr,
+        data_type: DataType::Custom(name, modifiers),
+        format: Some(CastFormat::Value(f)),
+        ..
+    } = e
+    else {
+        return None;
+    };
+    let [part] = name.0.as_slice() else {
+        return None;
+    };
+    let ident = part.as_ident()?;
+    if ident.value != FORMAT_FUNCTION || ident.quote_style != Some('"') || !modifiers.is_empty() {
+        return None;
+    }
+    match &f.value {
+        Value::SingleQuotedString(f) => Some((expr, f)),
+        _ => None,
+    }
 }
 
 /// A TITLE phrase's expression and title: `"tdlite title"(expr, 't')` ([`TITLE_FUNCTION`]).
 pub fn title(e: &Expr) -> Option<(&Expr, &str)> {
+    marker_call(e, TITLE_FUNCTION)
+}
+
+/// The operands of `"name"(expr, 'text')`, the call a phrase became.
+fn marker_call<'a>(e: &'a Expr, name: &str) -> Option<(&'a Expr, &'a str)> {
     let Expr::Function(f) = e else {
         return None;
     };
     let [part] = f.name.0.as_slice() else {
         return None;
     };
-    let name = part.as_ident()?;
-    if name.value != TITLE_FUNCTION || name.quote_style != Some('"') {
+    let ident = part.as_ident()?;
+    if ident.value != name || ident.quote_style != Some('"') {
         return None;
     }
     let FunctionArguments::List(list) = &f.args else {
@@ -368,11 +413,36 @@ pub fn title(e: &Expr) -> Option<(&Expr, &str)> {
     }
 }
 
-/// `e` with every TITLE phrase replaced by its expression (for headings and comparisons).
-pub fn without_titles(e: &Expr) -> Expr {
+/// Makes every `CAST(x AS FORMAT 'f')` in `v` the FORMAT phrase's call it stands for
+/// ([`name_select_items`] does it too).
+pub(crate) fn format_casts_as_phrases<V: VisitMut>(v: &mut V) {
+    let _ = sqlparser::ast::visit_expressions_mut(v, |e| {
+        if let Some(phrase) = format_cast_as_phrase(e) {
+            *e = phrase;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+/// `CAST(x AS FORMAT 'f')`, which the token rewrite turned into a cast to the type named
+/// [`FORMAT_FUNCTION`], as the FORMAT phrase's call.
+fn format_cast_as_phrase(e: &Expr) -> Option<Expr> {
+    let (x, f) = format_cast(e)?;
+    Some(call(
+        Ident::with_quote('"', FORMAT_FUNCTION),
+        vec![
+            x.clone(),
+            Expr::value(Value::SingleQuotedString(f.to_string())),
+        ],
+    ))
+}
+
+/// `e` with every TITLE and FORMAT phrase replaced by its expression (for headings and
+/// comparisons: both change how a value is shown, not the value).
+pub fn without_display_phrases(e: &Expr) -> Expr {
     let mut e = e.clone();
     let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| {
-        if let Some((inner, _)) = title(x) {
+        while let Some((inner, _)) = title(x).or_else(|| format_phrase(x)) {
             *x = inner.clone();
         }
         ControlFlow::<()>::Continue(())
@@ -381,8 +451,8 @@ pub fn without_titles(e: &Expr) -> Expr {
 }
 
 /// Turns the outermost NAMED phrase of each select item into the item's alias (`AS` wins
-/// over NAMED when both are written), in every query of `stmt`, and drops the other NAMED
-/// phrases.
+/// over NAMED when both are written), in every query of `stmt`, drops the other NAMED
+/// phrases, and makes each `CAST(x AS FORMAT 'f')` the FORMAT phrase it stands for.
 pub(crate) fn name_select_items<V: VisitMut>(stmt: &mut V) {
     struct Namer;
     impl VisitorMut for Namer {
@@ -395,6 +465,8 @@ pub(crate) fn name_select_items<V: VisitMut>(stmt: &mut V) {
             // a NAMED phrase anywhere else names nothing (and would not print back)
             if let Expr::Named { expr, .. } = e {
                 *e = (**expr).clone();
+            } else if let Some(phrase) = format_cast_as_phrase(e) {
+                *e = phrase;
             }
             ControlFlow::Continue(())
         }
@@ -471,7 +543,7 @@ mod tests {
     fn phrases_become_casts_names_and_titles() {
         assert_eq!(
             parsed("SEL x (INTEGER), '1' (DATE, FORMAT 'YYYY'), y (TITLE 'T') FROM t"),
-            "SELECT CAST(x AS INTEGER), CAST('1' AS DATE FORMAT 'YYYY'), \"tdlite title\"(y, 'T') FROM t"
+            "SELECT x::INTEGER, CAST('1' AS DATE FORMAT 'YYYY'), \"tdlite title\"(y, 'T') FROM t"
         );
         assert_eq!(
             parsed("SEL x (NAMED a, TITLE 'T'), z (NAMED b) AS c FROM t"),
@@ -479,7 +551,7 @@ mod tests {
         );
         assert_eq!(
             parsed("SEL DATE (FORMAT 'YYYY') (CHAR(4)), n (NOT CS), n (UPPERCASE) FROM t"),
-            "SELECT CAST(CAST((DATE) AS VARCHAR(64000) FORMAT 'YYYY') AS CHAR(4)), \
+            "SELECT \"tdlite format\"((DATE), 'YYYY')::CHAR(4), \
              n COLLATE NOT_CASESPECIFIC, UPPER(n) FROM t"
         );
         // VALUES-less INSERT with a phrase inside; NAMED away from the select list's top
@@ -491,6 +563,17 @@ mod tests {
             parsed("SEL x FROM t WHERE x (NAMED y) > 1 AND (z) (CS) = 'a' AND z (CS) = 'b'"),
             "SELECT x FROM t WHERE x > 1 AND (z) COLLATE CASESPECIFIC = 'a' AND z(CS) = 'b'"
         );
+    }
+
+    #[test]
+    fn format_phrases_print_as_calls_that_read_back_the_same() {
+        let once =
+            parsed("SEL CAST(d AS FORMAT 'YYYY'), d (FORMAT 'MM') (CHAR(2)), n (CHAR(3)) FROM t");
+        assert_eq!(
+            once,
+            "SELECT \"tdlite format\"(d, 'YYYY'), \"tdlite format\"(d, 'MM')::CHAR(2), n::CHAR(3) FROM t"
+        );
+        assert_eq!(parsed(&once), once);
     }
 
     #[test]

@@ -25,3 +25,5 @@ SEL * FROM fmt ORDER BY n DESC;
 SEL d, i + 1 FROM fmt WHERE i > 10;
 * Only a TITLE breaks at //: an expression's heading stays on one line.
 SEL 'http://x' AS url, 1 (TITLE 'a//b');
+SEL d (FORMAT 'DD.MM.YYYY') AS shown, n (FORMAT '-(5)9'), i || '|' FROM fmt ORDER BY shown DESC;
+SEL CAST(CAST(n AS FORMAT 'Z(4)9') AS CHAR(5)) || '|', n (FORMAT 'Z(4)9') (CHAR(5)) || '|' FROM fmt ORDER BY 1;
