@@ -25,7 +25,7 @@ fn cols_word(n: usize) -> String {
     }
 }
 
-/// The BTEQ status line of a successful statement.
+/// The BTEQ status line of a successful statement (and its warning's line, if it has one).
 pub fn status_line(r: &StatementResult) -> String {
     let n = r.activity_count;
     let s = match r.kind {
@@ -85,7 +85,11 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::CreateSubscriber => "Subscriber has been created.".to_string(),
         StatementKind::DropSubscriber => "Subscriber has been dropped.".to_string(),
     };
-    format!(" *** {s}")
+    match &r.warning {
+        // a statement that succeeded with a warning (7473: a SAMPLE larger than the rows)
+        Some(w) => format!(" *** {s}\n *** Warning: {} {}", w.code, w.message),
+        None => format!(" *** {s}"),
+    }
 }
 
 fn is_numeric(t: &DataType) -> bool {

@@ -745,6 +745,14 @@ impl Exec<'_> {
         let mut b =
             |x: &ast::Expr, this: &mut Self| this.bind_expr(x, scope, grouping.as_deref_mut());
         Ok(match e {
+            ast::Expr::Identifier(id)
+                if self.sample_ids
+                    && id.quote_style.is_none()
+                    && id.value.eq_ignore_ascii_case("SAMPLEID")
+                    && scope.resolve(None, &id.value).ok().flatten().is_none() =>
+            {
+                Expr::SampleId
+            }
             ast::Expr::Identifier(id) => self.bind_column(None, &id.value, scope)?,
             ast::Expr::CompoundIdentifier(parts) => {
                 // `t.c`, or `db.t.c`: the qualifier is everything before the column

@@ -64,6 +64,12 @@ pub struct Exec<'a> {
     /// may read (`names::names_read`); a base table read then copies only those columns.
     /// `None`: every column (any other read, and every nested query until it sets its own).
     pub(crate) names_read: Option<std::collections::HashSet<String>>,
+    /// While a block with a SAMPLE clause binds its clauses: `SAMPLEID` names the sample's
+    /// number (see sample.rs).
+    pub(crate) sample_ids: bool,
+    /// The warning the statement ends with, if any (Teradata's 7473 for a SAMPLE that asked
+    /// for more rows than there were).
+    pub(crate) warning: Option<crate::result::Warning>,
     /// The session is in ANSI mode: assignments that would cut non-blank characters fail
     /// (3996), INSERT … SELECT of duplicate rows into a SET table fails (2802).
     pub(crate) ansi: bool,

@@ -116,6 +116,9 @@ pub enum Expr {
     Func(Func, Vec<Expr>),
     /// The result of window call `k` (a hidden column added by `window::append`).
     WindowRef(usize),
+    /// `SAMPLEID`: the number of the sample a row was drawn in (a hidden column that
+    /// `sample::apply`'s caller adds).
+    SampleId,
     /// `CAST(e AS type FORMAT 'fmt')`: the FORMAT is the target's (text read by it, a value
     /// written by it).
     CastFormat(Box<Expr>, SqlType, String),
@@ -220,6 +223,10 @@ impl Expr {
                 crate::format::write_own(&e.eval(batch)?, *ty, f, *pads)
             }
             Expr::CaseSpecific(e) | Expr::NotCaseSpecific(e) => e.eval(batch),
+            Expr::SampleId => batch
+                .column_by_name(SAMPLE_ID_COLUMN)
+                .cloned()
+                .ok_or_else(|| Error::ColumnNotFound("SAMPLEID".into())),
             Expr::WindowRef(k) => batch
                 .column_by_name(&window_column(*k))
                 .cloned()
@@ -992,6 +999,9 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         }
     }
 }
+
+/// The name of the hidden column that holds each sampled row's SAMPLEID (see sample.rs).
+pub(crate) const SAMPLE_ID_COLUMN: &str = "\u{1}sampleid";
 
 /// The name of the hidden column that holds window call `k`'s values (window.rs appends it;
 /// `Expr::Window` reads it). No SQL name can reach it.

@@ -11,7 +11,9 @@ impl Expr {
     /// The sub-expressions directly below this one.
     pub(crate) fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) => Vec::new(),
+            Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) | Expr::SampleId => {
+                Vec::new()
+            }
             Expr::Binary(_, l, r) | Expr::Like(l, r, _) => vec![l, r],
             Expr::Not(e)
             | Expr::Neg(e)
@@ -80,7 +82,9 @@ impl Expr {
             }
             let mut r = |e: &Expr| Box::new(e.rebuild(leaf));
             match self {
-                Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) => self.clone(),
+                Expr::Column { .. } | Expr::Literal(_) | Expr::WindowRef(_) | Expr::SampleId => {
+                    self.clone()
+                }
                 Expr::Binary(op, a, b) => {
                     let a = r(a);
                     Expr::Binary(*op, a, r(b))

@@ -122,7 +122,7 @@ pub use database::Database;
 pub use error::{Error, ErrorCode, PositionedError};
 pub use format::display as display_with_format;
 pub use prepared::Prepared;
-pub use result::{Rows, StatementKind, StatementResult};
+pub use result::{Rows, StatementKind, StatementResult, Warning};
 pub use session::{Session, SessionMode};
 pub use tdlite_parser::{Location, ParseError};
 pub use tdlite_storage::locks::LockWait;

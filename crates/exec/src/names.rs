@@ -244,6 +244,8 @@ fn expression_heading(e: &ast::Expr) -> String {
                 "CURRENT_DATE" => "Current Date".to_string(),
                 "DATE" => "Date".to_string(),
                 "TIME" => "Time".to_string(),
+                // Teradata's heading of the sample's number
+                "SAMPLEID" => "SampleId".to_string(),
                 _ => e.to_string(),
             }
         }

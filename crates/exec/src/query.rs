@@ -242,22 +242,22 @@ impl Exec<'_> {
                 return Ok(rows);
             }
         }
-        // SAMPLE on a one-table FROM samples the result (see sample.rs)
-        let (sample, from) = match s.from.as_slice() {
-            [one] if one.joins.is_empty() => match crate::sample::of_table(&one.relation)? {
+        // the SAMPLE on the first FROM item samples the block's result (see sample.rs)
+        let (sample, from) = match s.from.first() {
+            Some(first) => match crate::sample::of_table(&first.relation)? {
                 Some(sample) => {
                     self.random_uses += 1;
-                    let mut one = one.clone();
+                    let mut from = s.from.clone();
                     if let ast::TableFactor::Table { sample, .. }
-                    | ast::TableFactor::Derived { sample, .. } = &mut one.relation
+                    | ast::TableFactor::Derived { sample, .. } = &mut from[0].relation
                     {
                         *sample = None;
                     }
-                    (Some(sample), std::borrow::Cow::Owned(vec![one]))
+                    (Some(sample), std::borrow::Cow::Owned(from))
                 }
                 None => (None, std::borrow::Cow::Borrowed(&s.from)),
             },
-            _ => (None, std::borrow::Cow::Borrowed(&s.from)),
+            None => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
         let min_max = crate::access::min_max_calls(s);
         // the block's base tables are read with only the columns it may name
@@ -314,7 +314,10 @@ impl Exec<'_> {
         // groups once they are known (below)
         let mut input = input;
         let corr_saved = (!grouped).then(|| self.begin_correlation(&scope, input.clone()));
+        // SAMPLEID names the sample's number in a sampled block
+        let sample_ids = std::mem::replace(&mut self.sample_ids, sample.is_some());
         let bound = self.bind_clauses(s, order_by, &scope, grouping.as_mut(), grouped);
+        self.sample_ids = sample_ids;
         if let Some(saved) = corr_saved {
             input = self.end_correlation(saved)?;
         }
@@ -362,7 +365,7 @@ impl Exec<'_> {
             rows = filter_by(&rows, q)?;
         }
         if let Some(sample) = sample {
-            rows = crate::sample::apply(&rows, &sample)?;
+            rows = self.sample_rows(&rows, &sample, &scope, grouping.is_some())?;
         }
         if !keys.is_empty() {
             // TOP n (no PERCENT, WITH TIES or DISTINCT) needs only the first n in order
@@ -399,6 +402,52 @@ impl Exec<'_> {
             schema,
             batches: vec![out],
         })
+    }
+
+    /// `rows` (a block's result before ORDER BY, over `scope`) sampled by `sample`, with the
+    /// hidden SAMPLEID column added; a count that could not be met leaves warning 7473.
+    ///
+    /// # Errors
+    /// 9910 for a stratified sample (WHEN) of a grouped query; a WHEN condition's own errors.
+    pub(crate) fn sample_rows(
+        &mut self,
+        rows: &RecordBatch,
+        sample: &crate::sample::Sample,
+        scope: &crate::bind::Scope,
+        grouped: bool,
+    ) -> Result<RecordBatch> {
+        let mut tests = Vec::new();
+        for when in sample.strata.iter().filter_map(|s| s.when.as_ref()) {
+            if grouped {
+                return Err(Error::Unsupported(
+                    "SAMPLE WHEN in a query with GROUP BY or aggregates".into(),
+                ));
+            }
+            let value = self.bind_expr(when, scope, None)?.eval(rows)?;
+            tests.push(match arrow::array::AsArray::as_boolean_opt(&value) {
+                Some(b) => b.clone(),
+                // a NULL condition puts no row in the stratum
+                None if value.null_count() == value.len() => {
+                    arrow::array::BooleanArray::from(vec![false; value.len()])
+                }
+                None => {
+                    return Err(Error::TypeMismatch(format!(
+                        "SAMPLE WHEN {when} is not a condition"
+                    )))
+                }
+            });
+        }
+        let sampled = crate::sample::apply(rows, sample, &tests)?;
+        if sampled.short {
+            self.warning = Some(crate::result::Warning {
+                code: 7473,
+                message: "Requested sample is larger than table rows. All rows returned.".into(),
+            });
+        }
+        crate::ops::with_columns(
+            &sampled.rows,
+            vec![(crate::expr::SAMPLE_ID_COLUMN.to_string(), sampled.ids)],
+        )
     }
 
     fn apply_top(

@@ -177,6 +177,16 @@ pub(crate) fn lease_of(rows: &Rows) -> Option<u64> {
 /// The name of the column a consume with `LEASE` adds to its result.
 pub const LEASE_ID: &str = "LEASE_ID";
 
+/// A warning a statement that succeeded returns with its result (BTEQ prints it as
+/// `*** Warning: <code> <message>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Teradata's number for it.
+    pub code: u32,
+    /// Its text.
+    pub message: String,
+}
+
 /// The result of one statement.
 #[derive(Debug, Clone)]
 pub struct StatementResult {
@@ -186,6 +196,8 @@ pub struct StatementResult {
     pub activity_count: u64,
     /// Rows, for statements that return them.
     pub rows: Option<Rows>,
+    /// The warning it succeeded with, if any.
+    pub warning: Option<Warning>,
 }
 
 impl StatementResult {
@@ -194,6 +206,7 @@ impl StatementResult {
             kind,
             activity_count: 0,
             rows: None,
+            warning: None,
         }
     }
 
@@ -202,7 +215,13 @@ impl StatementResult {
             kind,
             activity_count: n,
             rows: None,
+            warning: None,
         }
+    }
+
+    /// The result with `warning`.
+    pub(crate) fn warned(self, warning: Option<Warning>) -> Self {
+        StatementResult { warning, ..self }
     }
 
     pub(crate) fn rows(kind: StatementKind, rows: Rows) -> Self {
@@ -210,6 +229,7 @@ impl StatementResult {
             kind,
             activity_count: rows.num_rows() as u64,
             rows: Some(rows),
+            warning: None,
         }
     }
 }

@@ -824,6 +824,8 @@ impl Session {
             plans: self.plans.as_deref().filter(|_| self.plans_on),
             recording: std::cell::RefCell::new(None),
             names_read: None,
+            sample_ids: false,
+            warning: None,
             ansi: self.mode == SessionMode::Ansi,
         }
     }
@@ -1160,11 +1162,14 @@ impl Session {
     fn run_sql(&mut self, sql: &ast::Statement, now: &OnceCell<i64>) -> Result<StatementResult> {
         let mut ex = self.exec(now);
         Ok(match sql {
+            // a SAMPLE that asked for more rows than there were ends with a warning
             ast::Statement::Query(q) => {
                 StatementResult::rows(StatementKind::Select, ex.run_query(q)?)
+                    .warned(ex.warning.take())
             }
             ast::Statement::Insert(i) => {
                 StatementResult::count(StatementKind::Insert, ex.insert(i)?)
+                    .warned(ex.warning.take())
             }
             ast::Statement::Update(u) => {
                 StatementResult::count(StatementKind::Update, ex.update(u)?)

@@ -42,6 +42,7 @@ pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{
     object_name_string, parameter_count, parse_expression, parse_request, parse_statement_text,
 };
+pub use sample_clause::SAMPLE_FUNCTION;
 pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
 pub use sqlparser::ast;

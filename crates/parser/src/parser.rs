@@ -896,45 +896,6 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
                     at(Token::RParen),
                 ],
             );
-        } else if unquoted_upper(&toks[i].token).as_deref() == Some("SAMPLE")
-            && matches!(toks.get(i + 1).map(|t| &t.token), Some(Token::Number(..)))
-            && toks.get(i + 2).map(|t| &t.token) == Some(&Token::Comma)
-            && matches!(toks.get(i + 3).map(|t| &t.token), Some(Token::Number(..)))
-        {
-            // `SAMPLE a, b, …` (several samples): `SAMPLE ((a, b, …))`, one tuple quantity
-            let mut end = i + 1;
-            while toks.get(end + 1).map(|t| &t.token) == Some(&Token::Comma)
-                && matches!(toks.get(end + 2).map(|t| &t.token), Some(Token::Number(..)))
-            {
-                end += 2;
-            }
-            let (open, close) = (toks[i + 1].span, toks[end].span);
-            toks.splice(
-                end + 1..end + 1,
-                [
-                    TokenWithSpan {
-                        token: Token::RParen,
-                        span: close,
-                    },
-                    TokenWithSpan {
-                        token: Token::RParen,
-                        span: close,
-                    },
-                ],
-            );
-            toks.splice(
-                i + 1..i + 1,
-                [
-                    TokenWithSpan {
-                        token: Token::LParen,
-                        span: open,
-                    },
-                    TokenWithSpan {
-                        token: Token::LParen,
-                        span: open,
-                    },
-                ],
-            );
         } else if toks[i].token == Token::LParen
             && matching_paren(toks, i).is_some_and(|close| crate::phrase::is_phrase(toks, i, close))
         {

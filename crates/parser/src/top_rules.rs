@@ -11,7 +11,9 @@
 //! SELECT that has the TOP. Not checked: TOP n in a correlated subquery outside a search
 //! condition, and in a recursive query's seed or recursive statement.
 //!
-//! Also here, as it is the same walk: ORDER BY in a derived table or a subquery without TOP n
+//! Also here, as it is the same walk: SAMPLE in a subquery of a search condition is 3706
+//! (SQL Data Definition Language, CREATE VIEW's search_condition: "You cannot specify a SAMPLE
+//! clause within a subquery predicate within a WHERE clause"); ORDER BY in a derived table or a subquery without TOP n
 //! (SQL Data Manipulation Language, "Rules and Restrictions for Derived Tables": "You cannot
 //! specify … ORDER BY"; with TOP n it picks the rows) is 3706, "ORDER BY is not allowed in
 //! subqueries".
@@ -103,19 +105,7 @@ impl Visitor for TopRules {
         if s.qualify.is_some() {
             return refuse(s, "QUALIFY clause");
         }
-        let sampled = s.from.iter().any(|t| {
-            matches!(
-                &t.relation,
-                TableFactor::Table {
-                    sample: Some(_),
-                    ..
-                } | TableFactor::Derived {
-                    sample: Some(_),
-                    ..
-                }
-            )
-        });
-        if sampled {
+        if sampled(s) {
             return refuse(s, "SAMPLE clause");
         }
         let by_window = q.order_by.as_ref().is_some_and(|o| match &o.kind {
@@ -168,11 +158,33 @@ impl Visitor for TopRules {
             }
             _ => None,
         };
+        if let Some(s) = sub.and_then(|q| select_of(&q.body)).filter(|s| sampled(s)) {
+            return ControlFlow::Break(ParseError::syntax(
+                "SAMPLE is not allowed in a subquery of a search condition.",
+                Location::from_sql(s.select_token.0.span.start),
+            ));
+        }
         match sub.and_then(|q| top_select(q)) {
             Some(s) => refuse(s, "subqueries in a search condition"),
             None => ControlFlow::Continue(()),
         }
     }
+}
+
+/// Whether a SELECT has a SAMPLE clause (on its FROM items, where the parser puts it).
+fn sampled(s: &Select) -> bool {
+    s.from.iter().any(|t| {
+        matches!(
+            &t.relation,
+            TableFactor::Table {
+                sample: Some(_),
+                ..
+            } | TableFactor::Derived {
+                sample: Some(_),
+                ..
+            }
+        )
+    })
 }
 
 /// 3706 if `q` (a derived table's or a subquery's) has ORDER BY but no TOP n.
@@ -244,6 +256,8 @@ mod tests {
             "SEL a FROM (SEL a FROM t ORDER BY a) d",
             "SEL a FROM t WHERE a IN (SEL a FROM t ORDER BY 1)",
             "SEL (SEL MAX(a) FROM t ORDER BY 1), b FROM u",
+            "SEL a FROM t WHERE a IN (SEL a FROM t SAMPLE 2)",
+            "SEL a FROM t x WHERE EXISTS (SEL 1 FROM t y WHERE y.a = x.a SAMPLE 0.5)",
         ] {
             assert_eq!(code(sql), Some(3706), "{sql}");
         }
@@ -257,6 +271,8 @@ mod tests {
             "WITH c AS (SEL a FROM t) SEL TOP 1 a FROM c ORDER BY a",
             "SEL DISTINCT a FROM t UNION SEL a FROM (SEL TOP 1 a FROM t) d",
             "INSERT INTO u SEL TOP 5 a FROM t ORDER BY a",
+            "SEL a FROM (SEL a FROM t SAMPLE 2) d WHERE a IN (SEL a FROM t)",
+            "SEL (SEL a FROM t SAMPLE 1), b FROM u",
         ] {
             assert_eq!(code(sql), None, "{sql}");
         }

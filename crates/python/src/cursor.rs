@@ -155,6 +155,7 @@ impl Cursor {
                 schema,
                 batches: vec![batch],
             }),
+            warning: None,
         }]);
         self.current = 0;
         self.row = 0;
