@@ -29,6 +29,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, IntervalMonthDayNano};
 use sqlparser::ast;
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::types::{SqlType, Value};
@@ -880,6 +881,7 @@ impl Exec<'_> {
                 self.bind_quantified(x, compare_op, right, true, scope)?
             }
             ast::Expr::BinaryOp { left, op, right } => {
+                let ast_op = op;
                 let op = match comparison(op) {
                     Some(c) => c,
                     None => match op {
@@ -894,6 +896,18 @@ impl Exec<'_> {
                         other => return Err(Error::Unsupported(format!("the operator {other}"))),
                     },
                 };
+                // a character literal compared with a DATE or TIMESTAMP that has a FORMAT may
+                // be written in that format
+                let (left, right) = match comparison(ast_op) {
+                    Some(_) => (
+                        crate::names::literal_by_format(left, right, scope)
+                            .map_or(Cow::Borrowed(&**left), Cow::Owned),
+                        crate::names::literal_by_format(right, left, scope)
+                            .map_or(Cow::Borrowed(&**right), Cow::Owned),
+                    ),
+                    None => (Cow::Borrowed(&**left), Cow::Borrowed(&**right)),
+                };
+                let (left, right) = (left.as_ref(), right.as_ref());
                 let (l, r) = (b(left, self)?, b(right, self)?);
                 if op == BinOp::Concat {
                     // an operand with a FORMAT of its own is written by it (Teradata's
@@ -936,8 +950,14 @@ impl Exec<'_> {
                 high,
             } => {
                 let v = b(expr, self)?;
-                let ge = Expr::Binary(BinOp::GtEq, Box::new(v.clone()), Box::new(b(low, self)?));
-                let le = Expr::Binary(BinOp::LtEq, Box::new(v), Box::new(b(high, self)?));
+                let (low, high) = (
+                    crate::names::literal_by_format(low, expr, scope)
+                        .map_or(Cow::Borrowed(&**low), Cow::Owned),
+                    crate::names::literal_by_format(high, expr, scope)
+                        .map_or(Cow::Borrowed(&**high), Cow::Owned),
+                );
+                let ge = Expr::Binary(BinOp::GtEq, Box::new(v.clone()), Box::new(b(&low, self)?));
+                let le = Expr::Binary(BinOp::LtEq, Box::new(v), Box::new(b(&high, self)?));
                 let both = Expr::Binary(BinOp::And, Box::new(ge), Box::new(le));
                 if *negated {
                     Expr::Not(Box::new(both))
@@ -954,7 +974,10 @@ impl Exec<'_> {
                 let v = b(expr, self)?;
                 let items = list
                     .iter()
-                    .map(|x| b(x, self))
+                    .map(|x| match crate::names::literal_by_format(x, expr, scope) {
+                        Some(ansi) => b(&ansi, self),
+                        None => b(x, self),
+                    })
                     .collect::<Result<Vec<_>>>()?;
                 Expr::InList(Box::new(v), items, *negated)
             }

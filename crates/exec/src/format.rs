@@ -276,6 +276,26 @@ fn character(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
     crate::expr::cast_to_sql(&cut, ty)
 }
 
+/// `text` read by the date or time FORMAT `fmt` and written in the ANSI form (`2020-01-02`,
+/// `2020-01-02 10:11:12.000000`), or `None` if `fmt` is not a date/time format or the text
+/// does not fit it. A character literal compared with a DATE or TIMESTAMP that has a FORMAT
+/// may be written in that format (Teradata's "DATE Comparisons"); this turns it into the form
+/// every comparison reads.
+pub(crate) fn ansi_text(text: &str, fmt: &str) -> Option<String> {
+    if crate::numfmt::is_numeric(fmt) {
+        return None;
+    }
+    let cf = chrono_format(fmt).ok()?;
+    let t = text.trim();
+    if has_time(&cf) {
+        let dt = NaiveDateTime::parse_from_str(t, &cf).ok()?;
+        Some(dt.format("%Y-%m-%d %H:%M:%S%.6f").to_string())
+    } else {
+        let d = NaiveDate::parse_from_str(t, &cf).ok()?;
+        Some(d.format("%Y-%m-%d").to_string())
+    }
+}
+
 fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {
     let midnight = |d: NaiveDate| d.and_hms_opt(0, 0, 0).or_overflow();
     let mut out: Vec<Option<String>> = Vec::with_capacity(a.len());

@@ -310,6 +310,26 @@ pub(crate) fn own_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
     }
 }
 
+/// `lit`, a character literal compared with `other`, written in the ANSI form when `other`
+/// has a date or time FORMAT of its own that the literal is written in (`WHERE d =
+/// '2020/01/02'` for `d DATE FORMAT 'YYYY/MM/DD'`: Teradata's "DATE Comparisons" reads the
+/// text by the DATE value's format); `None` otherwise (the literal is compared as it is).
+pub(crate) fn literal_by_format(
+    lit: &ast::Expr,
+    other: &ast::Expr,
+    scope: &Scope,
+) -> Option<ast::Expr> {
+    let ast::Expr::Value(v) = lit else {
+        return None;
+    };
+    let ast::Value::SingleQuotedString(text) = &v.value else {
+        return None;
+    };
+    let fmt = own_format(other, scope)?;
+    let ansi = crate::format::ansi_text(text, &fmt)?;
+    Some(ast::Expr::value(ast::Value::SingleQuotedString(ansi)))
+}
+
 /// The fractional digits of a TIME or TIMESTAMP select item, where its type says: a column (as
 /// declared), a CAST to TIME(n)/TIMESTAMP(n), CURRENT_TIME[(n)] (0 unless given) and
 /// CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with six.
