@@ -750,7 +750,7 @@ impl Exec<'_> {
                 if self.sample_ids
                     && id.quote_style.is_none()
                     && id.value.eq_ignore_ascii_case("SAMPLEID")
-                    && scope.resolve(None, &id.value).ok().flatten().is_none() =>
+                    && matches!(scope.resolve(None, &id.value), Ok(None)) =>
             {
                 Expr::SampleId
             }

@@ -269,7 +269,13 @@ impl Exec<'_> {
                         .bind_expr(e, &crate::bind::Scope::default(), None)?
                         .eval(&crate::ops::single_row())?,
                 };
-                let a = crate::expr::cast_to_sql(&a, ty)?;
+                // kept as written (a CHAR(n) value is padded where it is stored, not here:
+                // DBC.ColumnsV shows the default as the DDL gave it)
+                let as_written = match ty {
+                    SqlType::Char(n) => SqlType::VarChar(n),
+                    other => other,
+                };
+                let a = crate::expr::cast_to_sql(&a, as_written)?;
                 DefaultValue::Const(value_at(a.as_ref(), 0))
             }
         })

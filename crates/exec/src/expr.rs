@@ -145,7 +145,7 @@ impl Expr {
         match self {
             Expr::Column { case_specific, .. } => *case_specific,
             Expr::CaseSpecific(_) => true,
-            Expr::Cast(e, _) => e.case_specific(),
+            Expr::Cast(e, _) | Expr::WriteOwnFormat(e, ..) => e.case_specific(),
             Expr::Func(Func::LikePattern, args) => args.first().is_some_and(Expr::case_specific),
             Expr::Binary(BinOp::Concat, l, r) => l.case_specific() || r.case_specific(),
             _ => false,

@@ -187,7 +187,8 @@ pub(crate) enum Pads {
 /// the original value determines" rule); text goes as it is.
 ///
 /// # Errors
-/// As [`cast`] (9910 for a format element tdlite does not know), and the conversion to `ty`.
+/// As [`cast`] but 9910 (a format tdlite cannot write gives the plain conversion), and the
+/// conversion to `ty`.
 pub(crate) fn write_own(a: &ArrayRef, ty: SqlType, fmt: &str, pads: Pads) -> Result<ArrayRef> {
     if matches!(
         a.data_type(),
@@ -195,7 +196,13 @@ pub(crate) fn write_own(a: &ArrayRef, ty: SqlType, fmt: &str, pads: Pads) -> Res
     ) {
         return crate::expr::cast_to_sql(a, ty);
     }
-    let text = cast(a, SqlType::VarChar(64000), fmt)?;
+    let text = match cast(a, SqlType::VarChar(64000), fmt) {
+        Ok(text) => text,
+        // a FORMAT tdlite cannot write (an element it does not know): the plain conversion,
+        // as BTEQ's display falls back (see `display`)
+        Err(Error::Unsupported(_)) => return crate::expr::cast_to_sql(a, ty),
+        Err(e) => return Err(e),
+    };
     let text = match pads {
         Pads::Keep => text,
         Pads::Trim => Arc::new(StringArray::from_iter(

@@ -241,7 +241,7 @@ impl Exec<'_> {
             ast::TableFactor::Table {
                 sample: Some(_), ..
             } => Err(Error::Unsupported(
-                "SAMPLE on a table of a join (SAMPLE a one-table FROM)".into(),
+                "SAMPLE on a table inside a join (write SAMPLE at the end of the query)".into(),
             )),
             ast::TableFactor::Table {
                 name,

@@ -192,7 +192,9 @@ impl Exec<'_> {
         let saved_windows = self.windows.take();
         let saved_placeholders = self.placeholders.take();
         let saved_names = self.names_read.take();
+        let saved_sample_ids = std::mem::replace(&mut self.sample_ids, false);
         let result = f(self);
+        self.sample_ids = saved_sample_ids;
         self.corr = saved;
         self.windows = saved_windows;
         self.placeholders = saved_placeholders;

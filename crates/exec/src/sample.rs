@@ -285,10 +285,13 @@ pub(crate) fn apply(
             })
             .collect();
         if sample.replacement {
-            for want in wants {
+            // the draws are bounded by the spool space before any is made
+            let all = wants.iter().fold(0usize, |a, w| a.saturating_add(*w));
+            crate::interrupt::check_spool(picked.len().saturating_add(all).saturating_mul(8))?;
+            for (want, part) in wants.into_iter().zip(&stratum.parts) {
                 id += 1;
                 if m == 0 {
-                    short |= want > 0;
+                    short |= want > 0 && matches!(part, Part::Rows(_));
                     continue;
                 }
                 picked.extend((0..want).map(|_| (rows[rng.below(m)], id)));
@@ -296,7 +299,9 @@ pub(crate) fn apply(
             continue;
         }
         let total = wants.iter().fold(0usize, |a, w| a.saturating_add(*w));
-        short |= total > m;
+        // counts that ask for more rows than there are warn; fractions that each round up
+        // past the whole just leave the last sample a row short
+        short |= total > m && stratum.parts.iter().any(|p| matches!(p, Part::Rows(_)));
         // partial Fisher–Yates: the first `take` places get a uniform random choice of rows
         let take = total.min(m);
         for i in 0..take {

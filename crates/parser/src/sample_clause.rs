@@ -55,7 +55,9 @@ fn word(t: Option<&TokenWithSpan>) -> Option<String> {
 /// One past the SAMPLE clause at `i`, if one starts there: `SAMPLE [WITH REPLACEMENT]
 /// [RANDOMIZED ALLOCATION]` and sizes (`n [, m]…`) or `WHEN … END`.
 fn clause_end(toks: &[TokenWithSpan], i: usize) -> Option<usize> {
-    if word(toks.get(i)).as_deref() != Some("SAMPLE") {
+    if word(toks.get(i)).as_deref() != Some("SAMPLE")
+        || !ends_a_clause(i.checked_sub(1).and_then(|k| toks.get(k)))
+    {
         return None;
     }
     let mut j = i + 1;
@@ -92,6 +94,39 @@ fn clause_end(toks: &[TokenWithSpan], i: usize) -> Option<usize> {
             None
         }
         _ => None,
+    }
+}
+
+/// Whether `prev`, the token before a SAMPLE, can end what a SAMPLE clause follows (a FROM
+/// item, a condition, a GROUP BY list): a name, a literal or a `)`, but not a word that wants
+/// an operand after it (`CASE sample WHEN …` names a column).
+fn ends_a_clause(prev: Option<&TokenWithSpan>) -> bool {
+    match prev.map(|t| &t.token) {
+        Some(Token::Number(..) | Token::SingleQuotedString(_) | Token::RParen) => true,
+        Some(Token::Word(w)) => {
+            w.quote_style.is_some()
+                || !matches!(
+                    w.value.to_ascii_uppercase().as_str(),
+                    "CASE"
+                        | "WHEN"
+                        | "THEN"
+                        | "ELSE"
+                        | "AND"
+                        | "OR"
+                        | "NOT"
+                        | "SELECT"
+                        | "SEL"
+                        | "DISTINCT"
+                        | "BY"
+                        | "ON"
+                        | "IS"
+                        | "IN"
+                        | "LIKE"
+                        | "BETWEEN"
+                        | "AS"
+                )
+        }
+        _ => false,
     }
 }
 
@@ -152,13 +187,26 @@ fn canonical(toks: &[TokenWithSpan]) -> Vec<TokenWithSpan> {
         at(Token::Comma, 1),
     ];
     if stratified {
-        // `CASE WHEN c THEN (sizes) … ELSE (sizes) END`: each size list in parentheses
+        // `CASE WHEN c THEN (sizes) … ELSE (sizes) END`: each size list in parentheses (the
+        // THEN and ELSE of the clause itself, not of a CASE or a parenthesis in a condition)
         out.push(at(Token::make_keyword("CASE"), j));
-        let mut k = j;
+        let (mut k, mut depth, mut cases) = (j, 0i32, 0usize);
         while k < toks.len() {
             let w = word(toks.get(k));
+            match (&toks[k].token, w.as_deref()) {
+                (Token::LParen, _) => depth += 1,
+                (Token::RParen, _) => depth -= 1,
+                (_, Some("CASE")) => cases += 1,
+                (_, Some("END")) if cases > 0 => cases -= 1,
+                _ => {}
+            }
             out.push(toks[k].clone());
-            if matches!(w.as_deref(), Some("THEN" | "ELSE")) && k + 1 < toks.len() {
+            let sizes_follow = matches!(toks.get(k + 1).map(|t| &t.token), Some(Token::Number(..)));
+            if depth == 0
+                && cases == 0
+                && matches!(w.as_deref(), Some("THEN" | "ELSE"))
+                && sizes_follow
+            {
                 let end = sizes_end(toks, k + 1).min(toks.len());
                 out.push(at(Token::LParen, k + 1));
                 out.extend(toks[k + 1..end].iter().cloned());
@@ -326,6 +374,16 @@ mod tests {
     }
 
     #[test]
+    fn a_column_named_sample_is_no_clause() {
+        for sql in [
+            "SELECT CASE sample WHEN 1 THEN 'a' END FROM t",
+            "SELECT CASE WHEN x = 1 THEN sample WHEN x = 2 THEN 0 END FROM t",
+        ] {
+            assert_eq!(moved(sql), tokens(sql, false), "{sql}");
+        }
+    }
+
+    #[test]
     fn extended_samples_become_one_call() {
         assert_eq!(
             moved("SELECT a FROM t SAMPLE WITH REPLACEMENT 5, 6"),
@@ -334,6 +392,11 @@ mod tests {
         assert_eq!(
             moved("SELECT a FROM t WHERE a > 0 SAMPLE RANDOMIZED ALLOCATION WHEN a < 5 THEN 0.5, 0.2 ELSE 0.1 END ORDER BY 1"),
             "SELECT a FROM t SAMPLE ( \"tdlite sample\" ( 0 , 1 , CASE WHEN a < 5 THEN ( 0.5 , 0.2 ) ELSE ( 0.1 ) END ) ) WHERE a > 0 ORDER BY 1"
+        );
+        // a CASE in a condition keeps its own THEN and ELSE
+        assert_eq!(
+            moved("SELECT a FROM t SAMPLE WHEN CASE WHEN a < 3 THEN -1 ELSE t.b END < 0 THEN 2 END"),
+            "SELECT a FROM t SAMPLE ( \"tdlite sample\" ( 0 , 0 , CASE WHEN CASE WHEN a < 3 THEN - 1 ELSE t . b END < 0 THEN ( 2 ) END ) )"
         );
     }
 }
