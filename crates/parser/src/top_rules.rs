@@ -8,10 +8,12 @@
 //!   with `=`, `<`, …) has TOP n.
 //!
 //! Each is error 6916 (`TOP N Syntax error: Top N option is not supported with …`), at the
-//! SELECT that has the TOP. Not checked: TOP n in a correlated subquery outside a search
-//! condition, and in a recursive query's seed or recursive statement.
+//! SELECT that has the TOP; so is TOP n in a recursive query's seed or recursive statement.
+//! Not checked: TOP n in a correlated subquery outside a search condition (correlation is
+//! known only when binding).
 //!
-//! Also here, as it is the same walk: SAMPLE in a subquery of a search condition is 3706
+//! Also here, as it is the same walk: Teradata's rules for QUALIFY (an ordered analytical
+//! function in the select list, GROUP BY or QUALIFY; no OR with a subquery in it), 3706; SAMPLE in a subquery of a search condition is 3706
 //! (SQL Data Definition Language, CREATE VIEW's search_condition: "You cannot specify a SAMPLE
 //! clause within a subquery predicate within a WHERE clause"); ORDER BY in a derived table or a subquery without TOP n
 //! (SQL Data Manipulation Language, "Rules and Restrictions for Derived Tables": "You cannot
@@ -75,6 +77,18 @@ fn set_operand_with_top(body: &SetExpr) -> Option<&Select> {
     }
 }
 
+/// The first SELECT of `body` (a set operation's operands included) that has TOP n.
+fn selects_with_top(body: &SetExpr) -> Option<&Select> {
+    match body {
+        SetExpr::SetOperation { left, right, .. } => {
+            selects_with_top(left).or_else(|| selects_with_top(right))
+        }
+        SetExpr::Query(q) => selects_with_top(&q.body),
+        SetExpr::Select(s) => s.top.is_some().then_some(&**s),
+        _ => None,
+    }
+}
+
 fn has_window(e: &Expr) -> bool {
     struct Finder;
     impl Visitor for Finder {
@@ -93,6 +107,15 @@ impl Visitor for TopRules {
     type Break = ParseError;
 
     fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<ParseError> {
+        qualify_rules(&q.body)?;
+        // no TOP n in a recursive query's seed or recursive statement
+        if let Some(with) = q.with.as_ref().filter(|w| w.recursive) {
+            for cte in &with.cte_tables {
+                if let Some(s) = selects_with_top(&cte.query.body) {
+                    return refuse(s, "recursive queries");
+                }
+            }
+        }
         if let Some(s) = set_operand_with_top(&q.body) {
             return refuse(s, "set operations");
         }
@@ -169,6 +192,78 @@ impl Visitor for TopRules {
             None => ControlFlow::Continue(()),
         }
     }
+}
+
+/// Teradata's "Rules and Restrictions for the QUALIFY Clause" (SQL Data Manipulation
+/// Language), for each SELECT of `body` that has QUALIFY: an ordered analytical function in
+/// its select list, GROUP BY or QUALIFY; no OR joined with a subquery in the condition. Each
+/// is 3706 at the SELECT.
+fn qualify_rules(body: &SetExpr) -> ControlFlow<ParseError> {
+    match body {
+        SetExpr::SetOperation { left, right, .. } => {
+            qualify_rules(left)?;
+            qualify_rules(right)
+        }
+        SetExpr::Query(q) => qualify_rules(&q.body),
+        SetExpr::Select(s) => {
+            let Some(cond) = &s.qualify else {
+                return ControlFlow::Continue(());
+            };
+            let at = Location::from_sql(s.select_token.0.span.start);
+            let listed = s.projection.iter().any(|item| match item {
+                sqlparser::ast::SelectItem::UnnamedExpr(e)
+                | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => has_window(e),
+                _ => false,
+            });
+            let grouped = match &s.group_by {
+                sqlparser::ast::GroupByExpr::Expressions(keys, _) => keys.iter().any(has_window),
+                sqlparser::ast::GroupByExpr::All(_) => false,
+            };
+            if !(listed || grouped || has_window(cond)) {
+                return ControlFlow::Break(ParseError::syntax(
+                    "QUALIFY needs an ordered analytical function in the select list, the GROUP BY or the QUALIFY condition.",
+                    at,
+                ));
+            }
+            if or_with_subquery(cond) {
+                return ControlFlow::Break(ParseError::syntax(
+                    "QUALIFY does not allow OR with a subquery.",
+                    at,
+                ));
+            }
+            ControlFlow::Continue(())
+        }
+        _ => ControlFlow::Continue(()),
+    }
+}
+
+/// Whether `e` has an OR one of whose sides holds a subquery.
+fn or_with_subquery(e: &Expr) -> bool {
+    fn has_subquery(e: &Expr) -> bool {
+        struct Finder;
+        impl Visitor for Finder {
+            type Break = ();
+            fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+                ControlFlow::Break(())
+            }
+        }
+        e.visit(&mut Finder).is_break()
+    }
+    struct Finder;
+    impl Visitor for Finder {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::BinaryOp {
+                    left,
+                    op: BinaryOperator::Or,
+                    right,
+                } if has_subquery(left) || has_subquery(right) => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    e.visit(&mut Finder).is_break()
 }
 
 /// Whether a SELECT has a SAMPLE clause (on its FROM items, where the parser puts it).
@@ -249,6 +344,7 @@ mod tests {
             "SEL a FROM t WHERE a = (SEL TOP 1 a FROM t ORDER BY a)",
             "SEL a FROM t WHERE a > ANY (SEL TOP 3 a FROM t)",
             "DELETE FROM t WHERE a IN (SEL TOP 1 a FROM t)",
+            "WITH RECURSIVE r (n) AS (SEL TOP 1 a FROM t UNION ALL SEL n + 1 FROM r WHERE n < 5) SEL n FROM r",
         ] {
             assert_eq!(code(sql), Some(6916), "{sql}");
         }
@@ -258,6 +354,10 @@ mod tests {
             "SEL (SEL MAX(a) FROM t ORDER BY 1), b FROM u",
             "SEL a FROM t WHERE a IN (SEL a FROM t SAMPLE 2)",
             "SEL a FROM t x WHERE EXISTS (SEL 1 FROM t y WHERE y.a = x.a SAMPLE 0.5)",
+            "SEL a FROM t QUALIFY a > 1",
+            "SEL a, b FROM t GROUP BY a, b QUALIFY SUM(b) > 1",
+            "SEL RANK() OVER (ORDER BY a) FROM t QUALIFY a IN (SEL a FROM u) OR a = 1",
+            "SEL a FROM t UNION SEL a FROM u QUALIFY a = 1",
         ] {
             assert_eq!(code(sql), Some(3706), "{sql}");
         }
@@ -273,6 +373,10 @@ mod tests {
             "INSERT INTO u SEL TOP 5 a FROM t ORDER BY a",
             "SEL a FROM (SEL a FROM t SAMPLE 2) d WHERE a IN (SEL a FROM t)",
             "SEL (SEL a FROM t SAMPLE 1), b FROM u",
+            "SEL a FROM t QUALIFY ROW_NUMBER() OVER (ORDER BY a) = 1",
+            "SEL a, ROW_NUMBER() OVER (ORDER BY a) AS rn FROM t QUALIFY rn = 1",
+            "SEL a FROM t QUALIFY RANK(a) <= 2",
+            "SEL RANK() OVER (ORDER BY a) FROM t QUALIFY a IN (SEL a FROM u) AND a = 1",
         ] {
             assert_eq!(code(sql), None, "{sql}");
         }
