@@ -728,9 +728,14 @@ impl Exec<'_> {
                         distinct,
                     });
                     let index = g.call_column(g.calls.len() - 1);
-                    return Ok(Expr::Column {
+                    let column = Expr::Column {
                         index,
                         case_specific: false,
+                    };
+                    return Ok(if func == AggFunc::Count {
+                        self.count_type(column)
+                    } else {
+                        column
                     });
                 }
             }
@@ -1668,11 +1673,29 @@ impl Exec<'_> {
             })
         })();
         let k = collected.len();
+        let count = matches!(&result, Ok(c) if c.func == WinFunc::Agg(AggFunc::Count));
         if let Ok(call) = &result {
             collected.push(call.clone());
         }
         self.windows = Some(collected);
-        result.map(|_| Expr::WindowRef(k))
+        result.map(|_| {
+            if count {
+                self.count_type(Expr::WindowRef(k))
+            } else {
+                Expr::WindowRef(k)
+            }
+        })
+    }
+
+    /// COUNT's result as the session mode types it: INTEGER in Teradata mode, DECIMAL(15,0)
+    /// in ANSI mode (SQL Functions, Expressions, and Predicates, COUNT "Result Type and
+    /// Attributes", MaxDecimal 0).
+    fn count_type(&self, count: Expr) -> Expr {
+        if self.ansi {
+            Expr::Cast(Box::new(count), SqlType::Decimal(15, 0))
+        } else {
+            count
+        }
     }
 
     /// `TO_CHAR(x [, model])`, `TO_DATE(s [, model])`, `TO_TIMESTAMP(s [, model])`,

@@ -179,6 +179,10 @@ impl Expr {
                 if v.data_type() == &DataType::Utf8 {
                     return Ok(numeric::neg(&to_float_or_number(&v)?)?);
                 }
+                if matches!(v.data_type(), DataType::Int8 | DataType::Int16) {
+                    // as INTEGER, as the binary operators compute (-(-128) is 128)
+                    return Ok(numeric::neg(&cast_to_arrow(&v, &DataType::Int32)?)?);
+                }
                 Ok(numeric::neg(&v)?)
             }
             Expr::IsNull(e, negated) => {
@@ -514,6 +518,15 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
 
 fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     use BinOp::*;
+    // BYTEINT and SMALLINT operands are computed as INTEGER (Teradata's "Binary Arithmetic
+    // Result Data Types"): a BYTEINT 100 + 100 is the INTEGER 200, not an overflow
+    let widen = |a: ArrayRef| -> Result<ArrayRef> {
+        match a.data_type() {
+            DataType::Int8 | DataType::Int16 => cast_to_arrow(&a, &DataType::Int32),
+            _ => Ok(a),
+        }
+    };
+    let (l, r) = (widen(l)?, widen(r)?);
     let (lt, rt) = (l.data_type().clone(), r.data_type().clone());
     // DATE ± integer adds days; DATE − DATE is a number of days.
     if lt == DataType::Date32 && (is_int(&rt) || rt == DataType::Date32) && matches!(op, Add | Sub)
