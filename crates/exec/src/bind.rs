@@ -915,17 +915,15 @@ impl Exec<'_> {
                 let (left, right) = (left.as_ref(), right.as_ref());
                 let (l, r) = (b(left, self)?, b(right, self)?);
                 if op == BinOp::Concat {
-                    // an operand with a FORMAT of its own is written by it (Teradata's
-                    // implicit conversion of a number, date or time to text)
-                    let text = |bound: Expr, x: &ast::Expr| match crate::names::own_format(x, scope)
-                    {
-                        Some(f) => Expr::WriteOwnFormat(
+                    // a number, date or time operand is written by its FORMAT (its own, else
+                    // its type's default: Teradata's implicit conversion to text, pads kept)
+                    let text = |bound: Expr, x: &ast::Expr| {
+                        Expr::WriteOwnFormat(
                             Box::new(bound),
                             SqlType::VarChar(64000),
-                            f,
+                            crate::names::text_format(x, scope),
                             crate::format::Pads::Keep,
-                        ),
-                        None => bound,
+                        )
                     };
                     Expr::Binary(op, Box::new(text(l, left)), Box::new(text(r, right)))
                 } else {
@@ -1114,16 +1112,26 @@ impl Exec<'_> {
                 format: None,
             } => {
                 let ty = crate::types::sql_type_from_name(&data_type.to_string())?;
+                let conversion_syntax = matches!(kind, ast::CastKind::DoubleColon);
                 match crate::names::own_format(expr, scope) {
                     // a number, date or time with a FORMAT of its own becomes text by it:
                     // CAST trims the pad characters, the conversion syntax keeps them
                     Some(f) if ty.is_character() => {
-                        let pads = match kind {
-                            ast::CastKind::DoubleColon => crate::format::Pads::Keep,
-                            _ => crate::format::Pads::Trim,
+                        let pads = if conversion_syntax {
+                            crate::format::Pads::Keep
+                        } else {
+                            crate::format::Pads::Trim
                         };
-                        Expr::WriteOwnFormat(Box::new(b(expr, self)?), ty, f, pads)
+                        Expr::WriteOwnFormat(Box::new(b(expr, self)?), ty, Some(f), pads)
                     }
+                    // the conversion syntax writes a number by its type's default FORMAT,
+                    // pads kept and cut to the length (`5 (CHAR(4))` is '   5')
+                    None if ty.is_character() && conversion_syntax => Expr::WriteOwnFormat(
+                        Box::new(b(expr, self)?),
+                        ty,
+                        crate::names::text_format(expr, scope),
+                        crate::format::Pads::Keep,
+                    ),
                     _ => Expr::Cast(Box::new(b(expr, self)?), ty),
                 }
             }

@@ -122,9 +122,11 @@ pub enum Expr {
     /// `CAST(e AS type FORMAT 'fmt')`: the FORMAT is the target's (text read by it, a value
     /// written by it).
     CastFormat(Box<Expr>, SqlType, String),
-    /// `e`, which has a FORMAT of its own (a phrase's, a column's), converted to the
-    /// character type `type`: written by that format first ([`crate::format::write_own`]).
-    WriteOwnFormat(Box<Expr>, SqlType, String, crate::format::Pads),
+    /// `e` converted to the character type `type` by Teradata's rule for a value that
+    /// becomes text implicitly or through the conversion syntax: written by its own FORMAT
+    /// (a phrase's, a column's; `None`: its type's default FORMAT) first
+    /// ([`crate::format::write_own`]).
+    WriteOwnFormat(Box<Expr>, SqlType, Option<String>, crate::format::Pads),
     /// `e`, compared case-specifically: the value of a CASESPECIFIC column of an enclosing
     /// query's row, read by a correlated subquery; `e (CASESPECIFIC)`; an ANSI session's
     /// character literal.
@@ -224,7 +226,7 @@ impl Expr {
             Expr::Cast(e, ty) => cast_to_sql(&e.eval(batch)?, *ty),
             Expr::CastFormat(e, ty, f) => crate::format::cast(&e.eval(batch)?, *ty, f),
             Expr::WriteOwnFormat(e, ty, f, pads) => {
-                crate::format::write_own(&e.eval(batch)?, *ty, f, *pads)
+                crate::format::write_own(&e.eval(batch)?, *ty, f.as_deref(), *pads)
             }
             Expr::CaseSpecific(e) | Expr::NotCaseSpecific(e) => e.eval(batch),
             Expr::SampleId => batch

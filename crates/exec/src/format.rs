@@ -182,20 +182,57 @@ pub(crate) enum Pads {
     Keep,
 }
 
-/// `a`, whose values have the FORMAT `fmt` of their own, converted to the character type
-/// `ty`: a number, date or time is written by the format first (Teradata's "the format of
-/// the original value determines" rule); text goes as it is.
+/// Teradata's default FORMAT of an integer or FLOAT type ("Data Type Default Formats":
+/// BYTEINT `-(3)9`, SMALLINT `-(5)9`, INTEGER `-(10)9`, BIGINT `-(19)9`, FLOAT
+/// `-9.99999999999999E-999`); `None` for the others (written as they are).
+pub(crate) fn default_format(t: &DataType) -> Option<&'static str> {
+    Some(match t {
+        DataType::Int8 => "-(3)9",
+        DataType::Int16 => "-(5)9",
+        DataType::Int32 => "-(10)9",
+        DataType::Int64 => "-(19)9",
+        DataType::Float64 => "-9.99999999999999E-999",
+        _ => return None,
+    })
+}
+
+/// The default FORMAT of an integer literal's Teradata type (the smallest of BYTEINT,
+/// SMALLINT, INTEGER and BIGINT that holds it; tdlite types it INTEGER or BIGINT).
+pub(crate) fn integer_literal_format(v: i128) -> &'static str {
+    if i8::try_from(v).is_ok() {
+        "-(3)9"
+    } else if i16::try_from(v).is_ok() {
+        "-(5)9"
+    } else if i32::try_from(v).is_ok() {
+        "-(10)9"
+    } else {
+        "-(19)9"
+    }
+}
+
+/// `a`, whose values have the FORMAT `fmt` of their own (`None`: their type's
+/// [`default_format`]), converted to the character type `ty`: a number, date or time is
+/// written by the format first (Teradata's "the format of the original value determines"
+/// rule); text goes as it is.
 ///
 /// # Errors
 /// As [`cast`] but 9910 (a format tdlite cannot write gives the plain conversion), and the
 /// conversion to `ty`.
-pub(crate) fn write_own(a: &ArrayRef, ty: SqlType, fmt: &str, pads: Pads) -> Result<ArrayRef> {
+pub(crate) fn write_own(
+    a: &ArrayRef,
+    ty: SqlType,
+    fmt: Option<&str>,
+    pads: Pads,
+) -> Result<ArrayRef> {
     if matches!(
         a.data_type(),
         DataType::Utf8 | DataType::Null | DataType::Binary
     ) {
         return crate::expr::cast_to_sql(a, ty);
     }
+    let Some(fmt) = fmt.or_else(|| default_format(a.data_type())) else {
+        return crate::expr::cast_to_sql(a, ty);
+    };
     let text = match cast(a, SqlType::VarChar(64000), fmt) {
         Ok(text) => text,
         // a FORMAT tdlite cannot write (an element it does not know): the plain conversion,

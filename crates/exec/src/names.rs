@@ -310,6 +310,32 @@ pub(crate) fn own_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
     }
 }
 
+/// The FORMAT a value becomes text by, where it does implicitly (`||`) or through the
+/// conversion syntax: its own ([`own_format`]); an integer literal's, by the Teradata type
+/// of its value; `None`: its type's default FORMAT, found when it is evaluated.
+pub(crate) fn text_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
+    if let Some(f) = own_format(e, scope) {
+        return Some(f);
+    }
+    let (negative, v) = match e {
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => (true, expr.as_ref()),
+        ast::Expr::Nested(x) => return text_format(x, scope),
+        other => (false, other),
+    };
+    let ast::Expr::Value(v) = v else {
+        return None;
+    };
+    let ast::Value::Number(n, _) = &v.value else {
+        return None;
+    };
+    let value: i128 = n.parse().ok()?;
+    let value = if negative { -value } else { value };
+    Some(crate::format::integer_literal_format(value).to_string())
+}
+
 /// `lit`, a character literal compared with `other`, written in the ANSI form when `other`
 /// has a date or time FORMAT of its own that the literal is written in (`WHERE d =
 /// '2020/01/02'` for `d DATE FORMAT 'YYYY/MM/DD'`: Teradata's "DATE Comparisons" reads the
