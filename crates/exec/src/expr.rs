@@ -529,6 +529,18 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         }
     };
     let (l, r) = (widen(l)?, widen(r)?);
+    // a whole DECIMAL (an ANSI session's COUNT) added to or taken from a DATE counts days
+    let whole = |a: ArrayRef, other: &ArrayRef| -> Result<ArrayRef> {
+        match (a.data_type(), other.data_type()) {
+            (DataType::Decimal128(_, 0), DataType::Date32) if matches!(op, Add | Sub) => {
+                cast_to_arrow(&a, &DataType::Int64)
+            }
+            _ => Ok(a),
+        }
+    };
+    let left = whole(l.clone(), &r)?;
+    let r = whole(r, &l)?;
+    let l = left;
     let (lt, rt) = (l.data_type().clone(), r.data_type().clone());
     // DATE ± integer adds days; DATE − DATE is a number of days.
     if lt == DataType::Date32 && (is_int(&rt) || rt == DataType::Date32) && matches!(op, Add | Sub)

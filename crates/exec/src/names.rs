@@ -322,7 +322,11 @@ pub(crate) fn text_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
             op: ast::UnaryOperator::Minus,
             expr,
         } => (true, expr.as_ref()),
-        ast::Expr::Nested(x) => return text_format(x, scope),
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Plus,
+            expr,
+        }
+        | ast::Expr::Nested(expr) => return text_format(expr, scope),
         other => (false, other),
     };
     let ast::Expr::Value(v) = v else {

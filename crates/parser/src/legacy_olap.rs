@@ -167,9 +167,21 @@ pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
                     at(Token::LParen, span),
                 ]);
                 out.extend(slice(*q));
-                out.extend([at(Token::RParen, span), at(Token::Div, span)]);
+                // the count as INTEGER: an ANSI session's COUNT is DECIMAL(15,0), whose
+                // division would round where QUANTILE's truncates
+                out.extend([
+                    at(Token::RParen, span),
+                    at(Token::Div, span),
+                    at(Token::make_keyword("CAST"), span),
+                    at(Token::LParen, span),
+                ]);
                 out.extend(count);
-                out.push(at(Token::RParen, span));
+                out.extend([
+                    at(Token::make_keyword("AS"), span),
+                    at(Token::make_keyword("INTEGER"), span),
+                    at(Token::RParen, span),
+                    at(Token::RParen, span),
+                ]);
                 Some(out)
             }
             _ => None,

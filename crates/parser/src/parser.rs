@@ -402,6 +402,7 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             let mut query = sub.with_sqlparser(|p| p.parse_query())?;
             crate::phrase::name_select_items(&mut query);
             sub.expect_end()?;
+            crate::top_rules::check_view(&query)?;
             Ok(Statement::CreateView {
                 name,
                 columns,

@@ -37,6 +37,33 @@ pub(crate) fn check(stmt: &sqlparser::ast::Statement) -> Result<(), ParseError> 
     }
 }
 
+/// [`check`]'s rules for a view's query, and CREATE VIEW's own: ORDER BY only with TOP n
+/// (SQL Data Definition Language, CREATE VIEW order_by_specification: "You can only specify
+/// an ORDER BY clause for a view definition if you also specify either the TOP n or the TOP m
+/// PERCENT operators"), 3706.
+///
+/// # Errors
+/// 3706 or 6916 at the first rule the query breaks.
+pub(crate) fn check_view(q: &Query) -> Result<(), ParseError> {
+    if let (Some(order), None) = (&q.order_by, top_select(q)) {
+        let at = match &order.kind {
+            sqlparser::ast::OrderByKind::Expressions(list) => list
+                .first()
+                .and_then(|e| expr_start(&e.expr))
+                .unwrap_or(Location::new(1, 1)),
+            sqlparser::ast::OrderByKind::All(_) => Location::new(1, 1),
+        };
+        return Err(ParseError::syntax(
+            "ORDER BY is not allowed in a view definition without TOP n.",
+            at,
+        ));
+    }
+    match q.visit(&mut TopRules) {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
 struct TopRules;
 
 fn refuse(s: &Select, what: &str) -> ControlFlow<ParseError> {
@@ -77,6 +104,29 @@ fn set_operand_with_top(body: &SetExpr) -> Option<&Select> {
     }
 }
 
+/// Whether a common table expression reads itself (a recursive one).
+fn names_itself(cte: &sqlparser::ast::Cte) -> bool {
+    struct Finder<'a>(&'a str);
+    impl Visitor for Finder<'_> {
+        type Break = ();
+        fn pre_visit_relation(&mut self, r: &sqlparser::ast::ObjectName) -> ControlFlow<()> {
+            match r.0.as_slice() {
+                [one]
+                    if one
+                        .as_ident()
+                        .is_some_and(|i| i.value.eq_ignore_ascii_case(self.0)) =>
+                {
+                    ControlFlow::Break(())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    cte.query
+        .visit(&mut Finder(&cte.alias.name.value))
+        .is_break()
+}
+
 /// The first SELECT of `body` (a set operation's operands included) that has TOP n.
 fn selects_with_top(body: &SetExpr) -> Option<&Select> {
     match body {
@@ -108,9 +158,10 @@ impl Visitor for TopRules {
 
     fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<ParseError> {
         qualify_rules(&q.body)?;
-        // no TOP n in a recursive query's seed or recursive statement
+        // no TOP n in a recursive query's seed or recursive statement (a CTE of WITH
+        // RECURSIVE that names itself)
         if let Some(with) = q.with.as_ref().filter(|w| w.recursive) {
-            for cte in &with.cte_tables {
+            for cte in with.cte_tables.iter().filter(|c| names_itself(c)) {
                 if let Some(s) = selects_with_top(&cte.query.body) {
                     return refuse(s, "recursive queries");
                 }
@@ -212,14 +263,14 @@ fn qualify_rules(body: &SetExpr) -> ControlFlow<ParseError> {
             let at = Location::from_sql(s.select_token.0.span.start);
             let listed = s.projection.iter().any(|item| match item {
                 sqlparser::ast::SelectItem::UnnamedExpr(e)
-                | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => has_window(e),
+                | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => own_window(e),
                 _ => false,
             });
             let grouped = match &s.group_by {
-                sqlparser::ast::GroupByExpr::Expressions(keys, _) => keys.iter().any(has_window),
+                sqlparser::ast::GroupByExpr::Expressions(keys, _) => keys.iter().any(own_window),
                 sqlparser::ast::GroupByExpr::All(_) => false,
             };
-            if !(listed || grouped || has_window(cond)) {
+            if !(listed || grouped || own_window(cond)) {
                 return ControlFlow::Break(ParseError::syntax(
                     "QUALIFY needs an ordered analytical function in the select list, the GROUP BY or the QUALIFY condition.",
                     at,
@@ -237,7 +288,31 @@ fn qualify_rules(body: &SetExpr) -> ControlFlow<ParseError> {
     }
 }
 
-/// Whether `e` has an OR one of whose sides holds a subquery.
+/// Whether `e` calls an ordered analytical function of its own (not one inside a subquery).
+fn own_window(e: &Expr) -> bool {
+    struct Finder(usize);
+    impl Visitor for Finder {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            self.0 += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
+            self.0 -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::Function(f) if f.over.is_some() && self.0 == 0 => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    e.visit(&mut Finder(0)).is_break()
+}
+
+/// Whether the condition `e` joins a subquery with OR (in its own AND/OR/NOT structure, not
+/// inside a subquery).
 fn or_with_subquery(e: &Expr) -> bool {
     fn has_subquery(e: &Expr) -> bool {
         struct Finder;
@@ -249,21 +324,26 @@ fn or_with_subquery(e: &Expr) -> bool {
         }
         e.visit(&mut Finder).is_break()
     }
-    struct Finder;
-    impl Visitor for Finder {
-        type Break = ();
-        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-            match e {
-                Expr::BinaryOp {
-                    left,
-                    op: BinaryOperator::Or,
-                    right,
-                } if has_subquery(left) || has_subquery(right) => ControlFlow::Break(()),
-                _ => ControlFlow::Continue(()),
-            }
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Or,
+            right,
+        } => {
+            has_subquery(left)
+                || has_subquery(right)
+                || or_with_subquery(left)
+                || or_with_subquery(right)
         }
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And,
+            right,
+        } => or_with_subquery(left) || or_with_subquery(right),
+        Expr::Nested(x) => or_with_subquery(x),
+        Expr::UnaryOp { expr, .. } => or_with_subquery(expr),
+        _ => false,
     }
-    e.visit(&mut Finder).is_break()
 }
 
 /// Whether a SELECT has a SAMPLE clause (on its FROM items, where the parser puts it).
@@ -358,6 +438,7 @@ mod tests {
             "SEL a, b FROM t GROUP BY a, b QUALIFY SUM(b) > 1",
             "SEL RANK() OVER (ORDER BY a) FROM t QUALIFY a IN (SEL a FROM u) OR a = 1",
             "SEL a FROM t UNION SEL a FROM u QUALIFY a = 1",
+            "SEL a FROM t QUALIFY a IN (SEL a FROM u QUALIFY ROW_NUMBER() OVER (ORDER BY a) = 1)",
         ] {
             assert_eq!(code(sql), Some(3706), "{sql}");
         }
@@ -377,6 +458,8 @@ mod tests {
             "SEL a, ROW_NUMBER() OVER (ORDER BY a) AS rn FROM t QUALIFY rn = 1",
             "SEL a FROM t QUALIFY RANK(a) <= 2",
             "SEL RANK() OVER (ORDER BY a) FROM t QUALIFY a IN (SEL a FROM u) AND a = 1",
+            "SEL a, RANK() OVER (ORDER BY b) r FROM t QUALIFY a IN (SEL x FROM u WHERE y = 1 OR y IN (SEL z FROM v))",
+            "WITH RECURSIVE a AS (SEL TOP 5 x FROM t), r (n) AS (SEL x FROM a UNION ALL SEL n + 1 FROM r WHERE n < 9) SEL * FROM r",
         ] {
             assert_eq!(code(sql), None, "{sql}");
         }
