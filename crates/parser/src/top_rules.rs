@@ -45,14 +45,7 @@ pub(crate) fn check(stmt: &sqlparser::ast::Statement) -> Result<(), ParseError> 
 /// # Errors
 /// 3706 or 6916 at the first rule the query breaks.
 pub(crate) fn check_view(q: &Query) -> Result<(), ParseError> {
-    if let (Some(order), None) = (&q.order_by, top_select(q)) {
-        let at = match &order.kind {
-            sqlparser::ast::OrderByKind::Expressions(list) => list
-                .first()
-                .and_then(|e| expr_start(&e.expr))
-                .unwrap_or(Location::new(1, 1)),
-            sqlparser::ast::OrderByKind::All(_) => Location::new(1, 1),
-        };
+    if let Some(at) = order_without_top(q) {
         return Err(ParseError::syntax(
             "ORDER BY is not allowed in a view definition without TOP n.",
             at,
@@ -364,23 +357,28 @@ fn sampled(s: &Select) -> bool {
 
 /// 3706 if `q` (a derived table's or a subquery's) has ORDER BY but no TOP n.
 fn ordered_without_top(q: &Query) -> ControlFlow<ParseError> {
-    let Some(order) = &q.order_by else {
-        return ControlFlow::Continue(());
-    };
-    if top_select(q).is_some() {
-        return ControlFlow::Continue(());
+    match order_without_top(q) {
+        Some(at) => ControlFlow::Break(ParseError::syntax(
+            "ORDER BY is not allowed in subqueries.",
+            at,
+        )),
+        None => ControlFlow::Continue(()),
     }
-    let at = match &order.kind {
+}
+
+/// Where `q`'s ORDER BY starts, if it has one but no TOP n.
+fn order_without_top(q: &Query) -> Option<Location> {
+    let order = q.order_by.as_ref()?;
+    if top_select(q).is_some() {
+        return None;
+    }
+    Some(match &order.kind {
         sqlparser::ast::OrderByKind::Expressions(list) => list
             .first()
             .and_then(|e| expr_start(&e.expr))
             .unwrap_or(Location::new(1, 1)),
         sqlparser::ast::OrderByKind::All(_) => Location::new(1, 1),
-    };
-    ControlFlow::Break(ParseError::syntax(
-        "ORDER BY is not allowed in subqueries.",
-        at,
-    ))
+    })
 }
 
 /// Where an expression starts, if sqlparser knows.
