@@ -1,12 +1,16 @@
-//! Teradata FORMAT strings for dates and times: `CAST(x AS DATE FORMAT 'YYYY/MM/DD')` reads a
-//! string by the format, `CAST(d AS VARCHAR(n) FORMAT 'DD.MM.YYYY')` writes a date, time or
-//! timestamp by it, and [`write_own`] writes a value by a FORMAT of its own (a `(FORMAT '…')`
-//! phrase's, a column's) where it becomes text; [`display`] is how BTEQ shows a value by one.
+//! Teradata FORMAT strings: `CAST(x AS DATE FORMAT 'YYYY/MM/DD')` reads a string by the
+//! format, `CAST(d AS VARCHAR(n) FORMAT 'DD.MM.YYYY')` writes a date, time or timestamp by it,
+//! and [`write_own`] writes a value by a FORMAT of its own (a `(FORMAT '…')` phrase's, a
+//! column's) or by its type's [`default_format`] where it becomes text ([`Pads`]: CAST trims,
+//! the conversion syntax and `||` keep them); [`display`] is how BTEQ shows a value by one;
+//! [`ansi_text`] turns a literal written in a date FORMAT into the ANSI form for comparisons.
 //!
 //! Format elements: `YYYY`, `YY`, `MMMM` (month name), `MMM` (abbreviated), `MM`, `DDD` (day of
 //! the year), `DD`, `EEEE`/`EEE` (day name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (fraction of a
-//! second, n digits), `B` (a blank); any other character is itself (`-`, `/`, `:`, `.`, `,`,
-//! blanks). As Teradata says, a format without separators reads text without them.
+//! second: chrono writes 3 digits for n up to 3, else 6), `B` (a blank); punctuation and
+//! blanks are themselves (`-`, `/`, `:`, `.`, `,`); any other letter or digit is an element
+//! tdlite does not know (9910). As Teradata says, a format without separators reads text
+//! without them.
 //! Character formats `X(n)` / `XXX` keep the first n characters of text. Numeric masks
 //! (`'ZZZ,ZZ9.99'`, `'-(8)9'`, …) are numfmt.rs's.
 

@@ -7,8 +7,9 @@
 //! - `is_phrase` (tokens): whether the parenthesis at `i` opens a phrase rather than a
 //!   function call's arguments or a parenthesised expression. A phrase with FORMAT, TITLE or
 //!   NAMED is unambiguous; one with only data types needs the token before it to end an
-//!   expression (a `)`, a literal, or a name that is not an SQL keyword), and has one data
-//!   type (`COALESCE(DATE, DATE)` is a call). A word that is also a value or a column's name
+//!   expression (a `)`, a literal, a `?` parameter, `DATE`/`TIME`/`CURRENT_DATE`/
+//!   `CURRENT_TIME`, or a name that is not an SQL keyword), and has one data type
+//!   (`COALESCE(DATE, DATE)` is a call). A word that is also a value or a column's name
 //!   (`DATE`, `TIME`, `NUMBER`, `UC`, …) needs a `)` or a literal before it: `f(DATE)` and
 //!   `SUM(number)` are calls (the binder reads `col(DATE)` on a column as the conversion).
 //!   `parser::rewrite_tokens` then turns the `(` into the [`MARKER`] placeholder.

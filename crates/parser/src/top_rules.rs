@@ -12,6 +12,9 @@
 //! Not checked: TOP n in a correlated subquery outside a search condition (correlation is
 //! known only when binding).
 //!
+//! CREATE VIEW's query gets the same walk and its own rule: ORDER BY only with TOP n, 3706
+//! (`check_view`).
+//!
 //! Also here, as it is the same walk: Teradata's rules for QUALIFY (an ordered analytical
 //! function in the select list, GROUP BY or QUALIFY; no OR with a subquery in it), 3706; SAMPLE in a subquery of a search condition is 3706
 //! (SQL Data Definition Language, CREATE VIEW's search_condition: "You cannot specify a SAMPLE
@@ -29,7 +32,7 @@ use std::ops::ControlFlow;
 /// Checks `stmt` (see the module).
 ///
 /// # Errors
-/// 6916 at the first SELECT that breaks a rule.
+/// 6916 (TOP n) or 3706 (QUALIFY, SAMPLE, ORDER BY) at the first rule a query breaks.
 pub(crate) fn check(stmt: &sqlparser::ast::Statement) -> Result<(), ParseError> {
     match stmt.visit(&mut TopRules) {
         ControlFlow::Break(e) => Err(e),
