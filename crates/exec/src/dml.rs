@@ -95,8 +95,8 @@ impl Exec<'_> {
         repeat(&cast_to_sql(&one, col.ty)?, n)
     }
 
-    /// Converts a source column to a table column's type, applying UPPERCASE, CHAR padding
-    /// and TIMESTAMP/TIME precision.
+    /// Converts a source column to a table column's type (CHAR padding included), applying
+    /// UPPERCASE and TIMESTAMP/TIME precision.
     pub fn conform(&self, col: &Column, a: &ArrayRef) -> Result<ArrayRef> {
         if self.ansi {
             check_truncation(col, a)?;
@@ -118,21 +118,12 @@ impl Exec<'_> {
         };
         // one zero is stored, as comparisons see one (see `positive_zero`)
         let mut out = crate::expr::positive_zero(&cast_to_sql(a, col.ty)?);
-        if col.ty.is_character() && (col.uppercase || matches!(col.ty, SqlType::Char(_))) {
+        // (a CHAR(n) value comes padded to n from `cast_to_sql`)
+        if col.ty.is_character() && col.uppercase {
             let s = out.as_string::<i32>();
-            out = Arc::new(StringArray::from_iter(s.iter().map(|v| {
-                v.map(|v| {
-                    let v = if col.uppercase {
-                        v.to_uppercase()
-                    } else {
-                        v.to_string()
-                    };
-                    match col.ty {
-                        SqlType::Char(n) => crate::limits::pad_end(&v, n as usize),
-                        _ => v,
-                    }
-                })
-            })));
+            out = Arc::new(StringArray::from_iter(
+                s.iter().map(|v| v.map(str::to_uppercase)),
+            ));
         }
         if let SqlType::Timestamp(p) | SqlType::Time(p) = col.ty {
             if p < 6 {
