@@ -90,8 +90,14 @@ fn write_text(format: DataFormat, rows: &Rows, w: &mut dyn Write) -> std::io::Re
         .map(|f| crate::format::fraction_digits(f))
         .collect();
     for b in &rows.batches {
-        let cols: Vec<(ArrayFormatter, &dyn Array)> = b
+        // a PERIOD column as its text, with its fractional digits (the others as they are)
+        let shown: Vec<arrow::array::ArrayRef> = b
             .columns()
+            .iter()
+            .zip(&digits)
+            .map(|(c, d)| tdlite::period_text::display(c, *d).unwrap_or_else(|| c.clone()))
+            .collect();
+        let cols: Vec<(ArrayFormatter, &dyn Array)> = shown
             .iter()
             .map(|c| {
                 let f = ArrayFormatter::try_new(c.as_ref(), &opts)

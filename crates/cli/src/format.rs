@@ -167,15 +167,18 @@ pub fn table(rows: &Rows, report: &Report) -> String {
             .iter()
             .zip(&masks)
             .zip(&mut digits)
-            .map(
-                |((c, m), d)| match m.and_then(|m| tdlite::display_with_format(c, m)) {
+            .map(|((c, m), d)| {
+                match m
+                    .and_then(|m| tdlite::display_with_format(c, m))
+                    .or_else(|| tdlite::period_text::display(c, *d))
+                {
                     Some(text) => {
                         *d = None;
                         text
                     }
                     None => c.clone(),
-                },
-            )
+                }
+            })
             .collect();
         let fmts: Vec<ArrayFormatter<'_>> = shown
             .iter()

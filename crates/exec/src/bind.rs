@@ -864,10 +864,28 @@ impl Exec<'_> {
                 left,
                 op: ast::BinaryOperator::Overlaps,
                 right,
-            } => {
+            } if matches!(**left, ast::Expr::Tuple(_))
+                || matches!(**right, ast::Expr::Tuple(_)) =>
+            {
                 let expanded = overlaps(left, right)?;
                 b(&expanded, self)?
             }
+            ast::Expr::BinaryOp {
+                left,
+                op: ast::BinaryOperator::Overlaps,
+                right,
+            } => crate::period_fns::call(
+                crate::period_fns::PeriodFn::Overlaps,
+                vec![b(left, self)?, b(right, self)?],
+            )?,
+            ast::Expr::BinaryOp {
+                left,
+                op: ast::BinaryOperator::Custom(words),
+                right,
+            } => match crate::period_fns::operator(words) {
+                Some(f) => crate::period_fns::call(f, vec![b(left, self)?, b(right, self)?])?,
+                None => return Err(Error::Unsupported(format!("the operator {words}"))),
+            },
             ast::Expr::AnyOp {
                 left,
                 compare_op,
@@ -1379,6 +1397,55 @@ impl Exec<'_> {
         }
     }
 
+    /// `PERIOD(b [, e | UNTIL_CHANGED])` and the literal `PERIOD '(b, e)'` (which the parser
+    /// made the call `"tdlite period"('(b, e)')`; period_fns.rs).
+    fn bind_period(
+        &mut self,
+        name: &str,
+        f: &ast::Function,
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        use crate::period_fns::{call, literal, PeriodFn};
+        let (args, _) = Self::function_args(f)?;
+        if name != "PERIOD" {
+            return match args.as_slice() {
+                [ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => match &v.value {
+                    ast::Value::SingleQuotedString(s) => Ok(one(literal(s)?)),
+                    other => Err(Error::TypeMismatch(format!("PERIOD {other}"))),
+                },
+                _ => Err(Error::TypeMismatch(
+                    "a PERIOD literal is PERIOD '(b, e)'".into(),
+                )),
+            };
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        let mut until_changed = false;
+        for (k, a) in args.iter().enumerate() {
+            match a {
+                ast::FunctionArgExpr::Expr(ast::Expr::Identifier(id))
+                    if k == 1
+                        && id.quote_style.is_none()
+                        && id.value.eq_ignore_ascii_case("UNTIL_CHANGED") =>
+                {
+                    until_changed = true;
+                }
+                ast::FunctionArgExpr::Expr(x) => {
+                    bound.push(self.bind_expr(x, scope, grouping.as_deref_mut())?)
+                }
+                other => {
+                    return Err(Error::Unsupported(format!(
+                        "the argument {other} of PERIOD"
+                    )))
+                }
+            }
+        }
+        match until_changed {
+            true => call(PeriodFn::UntilChanged, bound),
+            false => call(PeriodFn::Make, bound),
+        }
+    }
+
     /// A function call (not a window): kept out of `bind_expr`'s frame, which recurses.
     #[inline(never)]
     fn bind_function(
@@ -1404,6 +1471,9 @@ impl Exec<'_> {
         }
         if name == "CONCAT" {
             return self.bind_concat(f, scope, grouping);
+        }
+        if name == "PERIOD" || name.eq_ignore_ascii_case(tdlite_parser::PERIOD_LITERAL_FUNCTION) {
+            return self.bind_period(&name, f, scope, grouping);
         }
         if name == "GETQUERYBAND" || name == "SYSLIB.GETQUERYBAND" {
             self.note_volatile();
@@ -1445,6 +1515,9 @@ impl Exec<'_> {
                     )))
                 }
             }
+        }
+        if let Some(p) = crate::period_fns::lookup(&name) {
+            return crate::period_fns::call(p, bound);
         }
         if let Some(b) = crate::functions::lookup(&name) {
             if matches!(b, crate::functions::Builtin::Random) {

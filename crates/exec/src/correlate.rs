@@ -427,6 +427,7 @@ impl Hash for ExactValue {
             Value::Bytes(b) => b.hash(state),
             Value::Date(d) => d.hash(state),
             Value::Time(t) | Value::Timestamp(t) => t.hash(state),
+            Value::Period(p) => p.hash(state),
         }
     }
 }

@@ -21,6 +21,7 @@ use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
 use tdlite_storage::catalog::{Catalog, Column, DefaultValue, IndexSpec, TableSchema};
+use tdlite_storage::period::PeriodElem;
 use tdlite_storage::types::{SqlType, Value};
 
 /// A column of a view being built: text, INTEGER or BIGINT cells.
@@ -365,6 +366,9 @@ fn type_code(ty: &SqlType) -> &'static str {
         SqlType::Timestamp(_) => "TS",
         SqlType::Byte(_) => "BF",
         SqlType::VarByte(_) => "BV",
+        SqlType::Period(PeriodElem::Date) => "PD",
+        SqlType::Period(PeriodElem::Time(_)) => "PT",
+        SqlType::Period(PeriodElem::Timestamp(_)) => "PS",
     }
 }
 
@@ -387,6 +391,9 @@ fn length(ty: &SqlType) -> i32 {
         SqlType::Byte(n) | SqlType::VarByte(n) => *n as i32,
         SqlType::Time(_) => 6,
         SqlType::Timestamp(_) => 10,
+        SqlType::Period(PeriodElem::Date) => 8,
+        SqlType::Period(PeriodElem::Time(_)) => 12,
+        SqlType::Period(PeriodElem::Timestamp(_)) => 20,
     }
 }
 
@@ -395,7 +402,11 @@ fn length(ty: &SqlType) -> i32 {
 fn digits_of(ty: &SqlType) -> (Cell, Cell) {
     match *ty {
         SqlType::Decimal(p, s) => (Cell::Int(p.into()), Cell::Int(s.into())),
-        SqlType::Time(p) | SqlType::Timestamp(p) => (Cell::Null, Cell::Int(p.into())),
+        SqlType::Time(p)
+        | SqlType::Timestamp(p)
+        | SqlType::Period(PeriodElem::Time(p) | PeriodElem::Timestamp(p)) => {
+            (Cell::Null, Cell::Int(p.into()))
+        }
         _ => (Cell::Null, Cell::Null),
     }
 }
@@ -417,7 +428,7 @@ fn default_text(c: &Column) -> Cell {
                 chrono::DateTime::from_timestamp(i64::from(*d) * 86_400, 0)
                     .map_or_else(String::new, |t| format!("DATE '{}'", t.format("%Y-%m-%d"))),
             ),
-            Value::Time(_) | Value::Timestamp(_) | Value::Bytes(_) => Cell::Null,
+            Value::Time(_) | Value::Timestamp(_) | Value::Bytes(_) | Value::Period(_) => Cell::Null,
         },
     }
 }

@@ -87,6 +87,12 @@ pub enum Error {
     /// A string that is not a valid date/time (2665).
     #[error("Invalid date supplied: '{0}'.")]
     InvalidDate(String),
+    /// A PERIOD made with a beginning bound not before its ending bound (9103).
+    #[error("Invalid Period value constructor. The beginning bound must be less than the ending bound, both values of the element type: {0}.")]
+    InvalidPeriod(String),
+    /// Text cast to a PERIOD (or a PERIOD literal) that is no period of its type (9102).
+    #[error("Invalid CAST. '{0}' is not a valid Period value.")]
+    InvalidPeriodText(String),
     /// A string that does not convert to a number (3535).
     #[error("A character string failed conversion to a numeric value.")]
     BadNumber,
@@ -399,6 +405,8 @@ impl Error {
             Error::DivisionByZero => code(2618),
             Error::Overflow => code(2616),
             Error::InvalidDate(_) => code(2665),
+            Error::InvalidPeriod(_) => code(9103),
+            Error::InvalidPeriodText(_) => code(9102),
             Error::BadNumber => code(3535),
             Error::TypeMismatch(_) => code(9913),
             Error::TooManyEt => code(3510),

@@ -82,6 +82,8 @@ pub enum Func {
     Type,
     /// One of the row-by-row built-ins of `functions.rs`.
     Builtin(crate::functions::Builtin),
+    /// A PERIOD function or operator (`period_fns.rs`).
+    Period(crate::period_fns::PeriodFn),
 }
 
 /// A bound expression: names resolved to input column positions.
@@ -698,6 +700,10 @@ fn arithmetic_operands(l: ArrayRef, r: ArrayRef) -> Result<(ArrayRef, ArrayRef)>
 /// number read as days or microseconds past it is 2665, never a value chrono cannot show; a
 /// cast to FLOAT must be finite (`CAST('inf' AS FLOAT)` is 2616).
 pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
+    // a PERIOD to or from text, or to another PERIOD (period.rs)
+    if let Some(out) = crate::period::cast(a, t) {
+        return out;
+    }
     // a DATE is a number underneath: (year − 1900) · 10000 + month · 100 + day
     if a.data_type() == &DataType::Date32 && t.is_numeric() {
         return cast_to_arrow(&crate::td_date::to_number(a), t);
@@ -852,6 +858,9 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
                 ),
             });
         }
+    }
+    if let SqlType::Period(elem) = ty {
+        return crate::period::conform(out, elem);
     }
     if let SqlType::Char(n) | SqlType::VarChar(n) = ty {
         let s = out.as_string::<i32>();
@@ -1011,6 +1020,7 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             Ok(zip(&mask, &a, &arrow::array::Scalar::new(zero))?)
         }
         Func::Builtin(b) => crate::functions::eval(b, &args, n),
+        Func::Period(p) => crate::period_fns::eval(p, &args, n),
         Func::NullIfZero => {
             let a = arg(0)?;
             if a.data_type() == &DataType::Null {

@@ -221,6 +221,7 @@ pub(crate) fn text(v: &Value) -> Option<String> {
             }
         }
         Value::Date(d) => date_from_days(*d)?.format("%Y-%m-%d").to_string(),
+        Value::Period(p) => crate::period_text::text(p, None),
         Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us)?
             .naive_utc()
             .format("%Y-%m-%d %H:%M:%S%.6f")
@@ -668,6 +669,10 @@ fn row_hash(values: &[Value]) -> u32 {
             Value::Bytes(b) => eat(&b),
             Value::Date(d) => eat(&d.to_le_bytes()),
             Value::Time(t) | Value::Timestamp(t) => eat(&t.to_le_bytes()),
+            Value::Period(p) => {
+                eat(&p.begin.to_le_bytes());
+                eat(&p.end.to_le_bytes());
+            }
         }
         eat(&[0xff]);
     }

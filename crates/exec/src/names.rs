@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use sqlparser::ast::{self, Visit, Visitor};
 use std::collections::HashSet;
 use std::ops::ControlFlow;
+use tdlite_storage::period::PeriodElem;
 use tdlite_storage::table::Table;
 use tdlite_storage::types::SqlType;
 
@@ -28,7 +29,9 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
                 case_specific: c.case_specific,
                 title: c.title.clone(),
                 precision: match c.ty {
-                    SqlType::Time(p) | SqlType::Timestamp(p) => Some(p),
+                    SqlType::Time(p)
+                    | SqlType::Timestamp(p)
+                    | SqlType::Period(PeriodElem::Time(p) | PeriodElem::Timestamp(p)) => Some(p),
                     _ => None,
                 },
                 format: c.format.clone(),
@@ -174,6 +177,10 @@ pub(crate) fn peel_title(e: &ast::Expr) -> (ast::Expr, Option<String>) {
             if *kind == ast::CastKind::DoubleColon {
                 *kind = ast::CastKind::Cast;
             }
+        }
+        // a PERIOD literal is headed as written
+        if let Some(written) = tdlite_parser::period_literal_as_written(x) {
+            *x = written;
         }
         std::ops::ControlFlow::<()>::Continue(())
     });

@@ -59,6 +59,8 @@ pub(crate) struct SortKey {
 /// True for the types whose values have fractional seconds.
 pub(crate) fn is_time(t: &DataType) -> bool {
     matches!(t, DataType::Time64(_) | DataType::Timestamp(..))
+        || crate::period_text::kind_of(t)
+            .is_some_and(|k| k != tdlite_storage::period::PeriodKind::Date)
 }
 
 /// How a select item is shown (field metadata; the values are what they are).

@@ -80,6 +80,7 @@ pub(crate) fn parameter_array(v: &Value) -> ArrayRef {
         Value::Date(_) => SqlType::Date,
         Value::Time(_) => SqlType::Time(6),
         Value::Timestamp(_) => SqlType::Timestamp(6),
+        Value::Period(p) => SqlType::Period(p.kind.elem()),
     };
     values_to_array(ty, std::iter::once(v))
 }
@@ -172,5 +173,10 @@ pub(crate) fn literal(v: &Value) -> String {
         ),
         Value::Time(us) => format!("TIME '{}'", stamp(*us, "%H:%M:%S%.6f")),
         Value::Timestamp(us) => format!("TIMESTAMP '{}'", stamp(*us, "%Y-%m-%d %H:%M:%S%.6f")),
+        Value::Period(p) => format!(
+            "PERIOD '({}, {})'",
+            crate::period_text::bound_text(p.kind, p.begin, None),
+            crate::period_text::bound_text(p.kind, p.end, None)
+        ),
     }
 }

@@ -20,14 +20,19 @@ impl Rows {
         self.batches.iter().map(|b| b.num_rows()).sum()
     }
 
-    /// Every row as text, one string per cell (Arrow's display format; NULL is `?` as in
-    /// BTEQ). Handy in tests and tools; the CLI has its own BTEQ formatting.
+    /// Every row as text, one string per cell (Arrow's display format, a PERIOD as Teradata
+    /// writes it; NULL is `?` as in BTEQ). Handy in tests and tools; the CLI has its own BTEQ
+    /// formatting.
     pub fn to_strings(&self) -> Vec<Vec<String>> {
         let opts = FormatOptions::default().with_null("?");
         let mut out = Vec::with_capacity(self.num_rows());
         for b in &self.batches {
-            let cols: Vec<_> = b
+            let shown: Vec<_> = b
                 .columns()
+                .iter()
+                .map(|c| crate::period_text::display(c, None).unwrap_or_else(|| c.clone()))
+                .collect();
+            let cols: Vec<_> = shown
                 .iter()
                 .filter_map(|c| ArrayFormatter::try_new(c.as_ref(), &opts).ok())
                 .collect();

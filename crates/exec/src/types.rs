@@ -5,7 +5,8 @@
 
 use crate::error::{Error, Result};
 use arrow::datatypes::DataType;
-use tdlite_parser::DataType as PType;
+use tdlite_parser::{DataType as PType, PeriodOf};
+use tdlite_storage::period::{PeriodElem, PeriodKind};
 use tdlite_storage::types::SqlType;
 
 /// Storage type that holds values of an Arrow type (for building arrays from values).
@@ -21,6 +22,10 @@ pub fn sql_type_of(dt: &DataType) -> SqlType {
         DataType::Time64(_) => SqlType::Time(6),
         DataType::Timestamp(..) => SqlType::Timestamp(6),
         DataType::Binary => SqlType::VarByte(u32::MAX),
+        DataType::FixedSizeBinary(w) => match PeriodKind::from_width(*w) {
+            Some(k) => SqlType::Period(k.elem()),
+            None => SqlType::VarByte(u32::MAX),
+        },
         _ => SqlType::VarChar(u32::MAX),
     }
 }
@@ -42,6 +47,11 @@ pub(crate) fn storage_type(t: &PType) -> Result<SqlType> {
         PType::Timestamp { precision, .. } => SqlType::Timestamp(precision),
         PType::Byte(n) => SqlType::Byte(n),
         PType::VarByte(n) => SqlType::VarByte(n),
+        PType::Period(of) => SqlType::Period(match of {
+            PeriodOf::Date => PeriodElem::Date,
+            PeriodOf::Time(p) => PeriodElem::Time(p),
+            PeriodOf::Timestamp(p) => PeriodElem::Timestamp(p),
+        }),
         PType::Unsupported(l) => return Err(Error::Unsupported(format!("the {l:?} data type"))),
     })
 }
@@ -75,7 +85,8 @@ pub(crate) fn hashable(l: &DataType, r: &DataType) -> bool {
         DataType::Timestamp(..) => 4,
         DataType::Time64(_) => 5,
         DataType::Binary => 6,
+        DataType::FixedSizeBinary(_) => 7,
         _ => 0,
     };
-    class(l) != 0 && class(l) == class(r)
+    class(l) != 0 && class(l) == class(r) && (class(l) != 7 || l == r)
 }

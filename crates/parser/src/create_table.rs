@@ -9,7 +9,7 @@ use crate::cursor::Cursor;
 use crate::error::{Location, ParseError};
 use crate::statement::{
     AsFrom, AsSource, ColumnDef, ColumnDefault, ConsumeOrder, CreateTable, DataType, IdentitySpec,
-    IndexDef, LargeType, QueueLimits, TableKind,
+    IndexDef, LargeType, PeriodOf, QueueLimits, TableKind,
 };
 use sqlparser::tokenizer::Token;
 
@@ -356,7 +356,7 @@ fn small(n: u32, max: u32, what: &str, cur: &Cursor) -> Result<u8, ParseError> {
 }
 
 /// The type names [`parse_type`] knows (the first word of each).
-pub(crate) const TYPE_WORDS: [&str; 26] = [
+pub(crate) const TYPE_WORDS: [&str; 27] = [
     "BYTEINT",
     "SMALLINT",
     "INTEGER",
@@ -383,6 +383,7 @@ pub(crate) const TYPE_WORDS: [&str; 26] = [
     "CLOB",
     "JSON",
     "XML",
+    "PERIOD",
 ];
 
 /// A data type written alone (`DECIMAL(9,2)`, `CHARACTER VARYING(10)`, `LONG VARCHAR`), read
@@ -490,6 +491,30 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
             let n =
                 paren_number(cur)?.ok_or_else(|| cur.unexpected("expected (n) after VARBYTE"))?;
             DataType::VarByte(length(n, "VARBYTE", at)?)
+        }
+        "PERIOD" => {
+            cur.expect_token(&Token::LParen, "'(' after PERIOD")?;
+            // a cast's element type arrives as one string (period_syntax.rs)
+            let of = match cur.peek() {
+                Some(Token::SingleQuotedString(s)) => {
+                    let s = s.clone();
+                    cur.pos += 1;
+                    parse_data_type(&s)?
+                }
+                _ => Some(parse_type(cur)?),
+            };
+            cur.expect_token(&Token::RParen, "')'")?;
+            DataType::Period(match of {
+                Some(DataType::Date) => PeriodOf::Date,
+                Some(DataType::Time(p)) => PeriodOf::Time(p),
+                Some(DataType::Timestamp { precision, .. }) => PeriodOf::Timestamp(precision),
+                _ => {
+                    return Err(ParseError::syntax(
+                        "A PERIOD's element type is DATE, TIME or TIMESTAMP.",
+                        at,
+                    ))
+                }
+            })
         }
         "BLOB" | "CLOB" | "JSON" | "XML" => {
             if cur.peek() == Some(&Token::LParen) {

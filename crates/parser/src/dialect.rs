@@ -1,6 +1,7 @@
 //! tdlite's sqlparser dialect: sqlparser's `TeradataDialect` (every setting it makes is
 //! repeated here, and `dialect()` reports `TeradataDialect`, so sqlparser treats the two
-//! alike) plus Teradata's exponent operator `**`.
+//! alike) plus Teradata's exponent operator `**` and the PERIOD operators
+//! (`period_syntax.rs`).
 //!
 //! Teradata's data attribute phrases (`expr (FORMAT 'f')`, `(TITLE 't')`, `(NAMED n)`,
 //! `(type)`) reach the parser behind a marker token (`parser::rewrite_tokens`); here they bind
@@ -98,7 +99,7 @@ impl Dialect for TdliteDialect {
         match &parser.peek_token_ref().token {
             Token::Caret => Some(Ok(EXPONENT_PRECEDENCE)),
             Token::Placeholder(p) if p == crate::phrase::MARKER => Some(Ok(PHRASE_PRECEDENCE)),
-            _ => None,
+            _ => crate::period_syntax::precedence(parser).map(Ok),
         }
     }
 
@@ -113,7 +114,7 @@ impl Dialect for TdliteDialect {
             return Some(crate::phrase::parse(parser, expr));
         }
         if parser.peek_token_ref().token != Token::Caret {
-            return None;
+            return crate::period_syntax::parse_infix(parser, expr);
         }
         parser.next_token();
         // left-associative: 2 ** 3 ** 2 is (2 ** 3) ** 2

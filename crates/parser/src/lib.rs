@@ -27,6 +27,7 @@ pub mod legacy_olap;
 pub mod limits;
 mod macros;
 mod parser;
+mod period_syntax;
 pub mod phrase;
 mod sample_clause;
 pub mod split;
@@ -42,6 +43,9 @@ pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{
     object_name_string, parameter_count, parse_expression, parse_request, parse_statement_text,
 };
+pub use period_syntax::{
+    literal_as_written as period_literal_as_written, LITERAL_FUNCTION as PERIOD_LITERAL_FUNCTION,
+};
 pub use sample_clause::SAMPLE_FUNCTION;
 pub use split::{is_dot_command, split_requests, RequestText, Splitter};
 /// sqlparser's AST, as used inside [`Statement::Sql`].
@@ -49,6 +53,6 @@ pub use sqlparser::ast;
 pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeOrder,
     ConsumeWait, CreateTable, DataType, IdentitySpec, IndexDef, LargeType, LockMode, LockObject,
-    Locking, QueueLimits, Spanned, Statement, StatsGroup, TableKind,
+    Locking, PeriodOf, QueueLimits, Spanned, Statement, StatsGroup, TableKind,
 };
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

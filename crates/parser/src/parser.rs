@@ -823,6 +823,8 @@ fn trim_side_without_characters(toks: &[TokenWithSpan], i: usize) -> bool {
 /// Teradata spellings → tokens sqlparser parses.
 pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::sample_clause::move_sample_clauses(toks);
+    // PERIOD literals and a cast's PERIOD(TIMESTAMP(n)) (period_syntax.rs)
+    crate::period_syntax::rewrite(toks);
     // CSUM, MSUM, MAVG, MDIFF, RANK(x), QUANTILE as ANSI window functions
     crate::legacy_olap::rewrite(toks);
     // Operators and SEL anywhere in the statement.
@@ -1013,7 +1015,7 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     }
 }
 
-fn matching_paren(toks: &[TokenWithSpan], open: usize) -> Option<usize> {
+pub(crate) fn matching_paren(toks: &[TokenWithSpan], open: usize) -> Option<usize> {
     let mut depth = 0usize;
     for (k, t) in toks.iter().enumerate().skip(open) {
         match &t.token {

@@ -566,8 +566,21 @@ pub enum DataType {
     Byte(u32),
     /// `VARBYTE(n)`.
     VarByte(u32),
+    /// `PERIOD(DATE)`, `PERIOD(TIME(n))`, `PERIOD(TIMESTAMP(n) [WITH TIME ZONE])`.
+    Period(PeriodOf),
     /// `BLOB`, `CLOB`, `JSON`, `XML` and other large or structured types (kept by name).
     Unsupported(LargeType),
+}
+
+/// The element type of a `PERIOD` type, with its fractional-second precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PeriodOf {
+    /// `PERIOD(DATE)`.
+    Date,
+    /// `PERIOD(TIME(n))`.
+    Time(u8),
+    /// `PERIOD(TIMESTAMP(n))` (`WITH TIME ZONE` is read and kept as TIMESTAMP is).
+    Timestamp(u8),
 }
 
 /// Types tdlite parses but cannot store.

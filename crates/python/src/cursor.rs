@@ -181,10 +181,12 @@ impl Cursor {
         let mut at = self.row;
         for batch in &rows.batches {
             if at < batch.num_rows() {
+                let schema = batch.schema();
                 let cells = batch
                     .columns()
                     .iter()
-                    .map(|c| values::to_py(py, c, at))
+                    .zip(schema.fields())
+                    .map(|(c, f)| values::to_py(py, c, at, values::fraction_digits(f)))
                     .collect::<PyResult<Vec<_>>>()?;
                 self.row += 1;
                 return Ok(Some(PyList::new(py, cells)?.into_any().unbind()));

@@ -169,11 +169,26 @@ fn decimal_value(text: &str) -> PyResult<Value> {
     ))
 }
 
-/// The value at row `i` of a result column, as Python sees it.
+/// The fractional digits a column's TIME or TIMESTAMP bounds are written with in a PERIOD's
+/// text, when its type says fewer than six (a `PERIOD(TIMESTAMP(2))` column).
+pub(crate) fn fraction_digits(f: &tdlite::arrow::datatypes::Field) -> Option<usize> {
+    f.metadata()
+        .get("precision")
+        .and_then(|p| p.parse::<usize>().ok())
+        .filter(|p| *p < 6)
+}
+
+/// The value at row `i` of a result column, as Python sees it; `digits` is the column's
+/// fractional-second precision ([`fraction_digits`]).
 ///
 /// # Errors
 /// A Python error building the object (a date out of Python's range, say).
-pub(crate) fn to_py(py: Python<'_>, a: &ArrayRef, i: usize) -> PyResult<Py<PyAny>> {
+pub(crate) fn to_py(
+    py: Python<'_>,
+    a: &ArrayRef,
+    i: usize,
+    digits: Option<usize>,
+) -> PyResult<Py<PyAny>> {
     if a.is_null(i) {
         return Ok(py.None());
     }
@@ -249,6 +264,18 @@ pub(crate) fn to_py(py: Python<'_>, a: &ArrayRef, i: usize) -> PyResult<Py<PyAny
                 .ok_or_else(|| PyTypeError::new_err("the timestamp is out of range"))?
                 .naive_utc();
             datetime(py, t)?.into_any().unbind()
+        }
+        // a PERIOD is its text, `('2005-02-03', '2006-02-04')`, as teradatasql gives it
+        DataType::FixedSizeBinary(_) => {
+            match tdlite::period_text::display(&a.slice(i, 1), digits) {
+                Some(t) => t
+                    .as_string::<i32>()
+                    .value(0)
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind(),
+                None => return Err(PyTypeError::new_err("tdlite has no Python value for it")),
+            }
         }
         other => {
             return Err(PyTypeError::new_err(format!(

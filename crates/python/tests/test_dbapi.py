@@ -107,6 +107,22 @@ def test_values_round_trip():
                 cur.execute("SELECT ?", [bad])
 
 
+
+def test_periods_are_their_text_as_teradatasql_gives_them():
+    # teradatasql's README: PERIOD values are str; their text is Teradata's `('b', 'e')`
+    with tdlite.connect() as con:
+        cur = con.cursor()
+        cur.execute("CREATE TABLE p (k INTEGER, d PERIOD(DATE), s PERIOD(TIMESTAMP(2)))")
+        cur.execute("INSERT INTO p VALUES (?, ?, ?)",
+                    [1, "(2005-02-03, 2006-02-04)", "('2005-02-03 10:00:00', '2005-02-04 10:00:00')"])
+        cur.execute("SELECT d, s, BEGIN(d) FROM p")
+        assert cur.fetchone() == ["('2005-02-03', '2006-02-04')",
+                                  "('2005-02-03 10:00:00.00', '2005-02-04 10:00:00.00')",
+                                  datetime.date(2005, 2, 3)]
+        assert [d[1] for d in cur.description] == [str, str, datetime.date]
+        with pytest.raises(tdlite.DatabaseError, match="9102"):
+            cur.execute("INSERT INTO p VALUES (?, ?, NULL)", [2, "(2006-02-04, 2005-02-03)"])
+
 def test_errors_carry_the_teradata_code():
     with tdlite.connect() as con:
         cur = con.cursor()

@@ -4,6 +4,7 @@
 //! Invariant: `Reader` never panics and never reads past its input; every malformed input is a
 //! [`Truncated`] error (the frame checksum catches damage first, this is the second line).
 
+use crate::period::{Period, PeriodKind};
 use crate::types::Value;
 
 /// The input ended early or held an unknown tag.
@@ -76,6 +77,16 @@ impl Writer {
                 self.u8(8);
                 self.i64(*t);
             }
+            Value::Period(p) => {
+                self.u8(9);
+                self.u8(match p.kind {
+                    PeriodKind::Date => 0,
+                    PeriodKind::Time => 1,
+                    PeriodKind::Timestamp => 2,
+                });
+                self.i64(p.begin);
+                self.i64(p.end);
+            }
         }
     }
 }
@@ -145,6 +156,19 @@ impl<'a> Reader<'a> {
             6 => Value::Date(i32::try_from(self.i64()?).map_err(|_| Truncated)?),
             7 => Value::Time(self.i64()?),
             8 => Value::Timestamp(self.i64()?),
+            9 => {
+                let kind = match self.u8()? {
+                    0 => PeriodKind::Date,
+                    1 => PeriodKind::Time,
+                    2 => PeriodKind::Timestamp,
+                    _ => return Err(Truncated),
+                };
+                Value::Period(Period {
+                    kind,
+                    begin: self.i64()?,
+                    end: self.i64()?,
+                })
+            }
             _ => return Err(Truncated),
         })
     }
@@ -163,6 +187,11 @@ mod tests {
             Value::Float(2.5),
             Value::Str("héllo".into()),
             Value::Bytes(vec![0, 255]),
+            Value::Period(Period {
+                kind: PeriodKind::Time,
+                begin: 1,
+                end: 86_399_999_999,
+            }),
             Value::Date(-3),
             Value::Time(5),
             Value::Timestamp(1 << 50),

@@ -14,6 +14,7 @@
 //!   DATE        15 + 4 bytes    days, sign bit flipped
 //!   TIME        16 + 8 bytes    microseconds, sign bit flipped
 //!   TIMESTAMP   17 + 8 bytes    microseconds, sign bit flipped
+//!   PERIOD      18 + 1 byte of kind, then begin and end as TIMESTAMP's 8 bytes each
 //!   High        FF              above everything (pads a search bound)
 //! ```
 //!
@@ -30,6 +31,7 @@
 //! Keys live only in memory (indexes are rebuilt from the rows when a database opens), so
 //! the encoding may change between versions.
 
+use crate::period::{Period, PeriodKind};
 use crate::types::Value;
 use std::fmt;
 
@@ -43,6 +45,7 @@ const BYTES: u8 = 0x14;
 const DATE: u8 = 0x15;
 const TIME: u8 = 0x16;
 const TIMESTAMP: u8 = 0x17;
+const PERIOD: u8 = 0x18;
 const HIGH: u8 = 0xFF;
 
 /// One column of an index key or of a search bound, as a value.
@@ -207,6 +210,12 @@ impl KeyWriter {
                 b.push(TIMESTAMP);
                 b.extend_from_slice(&flip64(*t));
             }
+            Value::Period(p) => {
+                b.push(PERIOD);
+                b.push(period_kind_byte(p.kind));
+                b.extend_from_slice(&flip64(p.begin));
+                b.extend_from_slice(&flip64(p.end));
+            }
         }
     }
 
@@ -245,6 +254,16 @@ pub fn encoded_len(v: &Value) -> usize {
         Value::Date(_) => 5,
         Value::Str(s) => s.trim_end_matches(' ').len() + 3,
         Value::Bytes(x) => x.len() + 3,
+        Value::Period(_) => 18,
+    }
+}
+
+/// The byte a period's kind is written as.
+fn period_kind_byte(k: PeriodKind) -> u8 {
+    match k {
+        PeriodKind::Date => 0,
+        PeriodKind::Time => 1,
+        PeriodKind::Timestamp => 2,
     }
 }
 
@@ -287,7 +306,7 @@ fn part_len(b: &[u8]) -> Option<usize> {
     let n = match *b.first()? {
         LOW | NULL | HIGH => 1,
         INT | FLOAT | TIME | TIMESTAMP => 9,
-        DECIMAL => 18,
+        DECIMAL | PERIOD => 18,
         DATE => 5,
         STR | BYTES => {
             let mut i = 1;
@@ -327,6 +346,17 @@ fn decode(b: &[u8]) -> Option<KeyPart> {
         INT => KeyPart::Val(Value::Int(u64_of(rest)?)),
         TIME => KeyPart::Val(Value::Time(u64_of(rest)?)),
         TIMESTAMP => KeyPart::Val(Value::Timestamp(u64_of(rest)?)),
+        PERIOD => {
+            let byte = *rest.first()?;
+            let kind = [PeriodKind::Date, PeriodKind::Time, PeriodKind::Timestamp]
+                .into_iter()
+                .find(|k| period_kind_byte(*k) == byte)?;
+            KeyPart::Val(Value::Period(Period {
+                kind,
+                begin: u64_of(rest.get(1..)?)?,
+                end: u64_of(rest.get(9..)?)?,
+            }))
+        }
         FLOAT => {
             let o = u64::from_be_bytes(rest.get(..8)?.try_into().ok()?);
             let bits = if o >> 63 == 1 { o ^ (1 << 63) } else { !o };

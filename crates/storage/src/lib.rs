@@ -47,6 +47,7 @@ mod lease;
 pub mod locks;
 pub mod mvcc;
 mod padded;
+pub mod period;
 pub mod queue;
 pub mod recovery;
 pub mod sim;

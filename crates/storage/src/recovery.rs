@@ -599,6 +599,7 @@ fn check_row(s: &TableSchema, values: &[Value]) -> Result<(), String> {
             (Value::Date(_), SqlType::Date) => true,
             (Value::Time(_), SqlType::Time(_)) => true,
             (Value::Timestamp(_), SqlType::Timestamp(_)) => true,
+            (Value::Period(p), SqlType::Period(e)) => p.kind == e.kind() && p.begin < p.end,
             _ => false,
         };
         if !fits {

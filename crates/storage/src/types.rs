@@ -1,13 +1,15 @@
 //! SQL types, single values, and their Arrow mapping: BYTEINT/SMALLINT/INTEGER/BIGINT →
 //! Int8/16/32/64, DECIMAL(p,s) → Decimal128(p,s), FLOAT → Float64, CHAR/VARCHAR → Utf8,
-//! BYTE/VARBYTE → Binary, DATE → Date32, TIME → Time64(µs), TIMESTAMP → Timestamp(µs).
+//! BYTE/VARBYTE → Binary, DATE → Date32, TIME → Time64(µs), TIMESTAMP → Timestamp(µs),
+//! PERIOD(…) → FixedSizeBinary (its bounds, [`crate::period`]).
 //!
 //! Invariant: [`values_to_array`] and [`value_at`] are inverse for every value that fits its
 //! type, so a row read back is the row written.
 
+use crate::period::{Period, PeriodElem};
 use arrow::array::{
-    Array, ArrayRef, BinaryArray, Date32Array, Decimal128Array, Float64Array, Int16Array,
-    Int32Array, Int64Array, Int8Array, StringArray, Time64MicrosecondArray,
+    Array, ArrayRef, BinaryArray, Date32Array, Decimal128Array, FixedSizeBinaryArray, Float64Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, StringArray, Time64MicrosecondArray,
     TimestampMicrosecondArray,
 };
 use arrow::datatypes::{DataType as ArrowType, TimeUnit};
@@ -44,6 +46,8 @@ pub enum SqlType {
     Byte(u32),
     /// Variable-length byte string.
     VarByte(u32),
+    /// `PERIOD(DATE)`, `PERIOD(TIME(n))`, `PERIOD(TIMESTAMP(n))`.
+    Period(PeriodElem),
 }
 
 impl SqlType {
@@ -80,6 +84,7 @@ impl SqlType {
             SqlType::Time(_) => ArrowType::Time64(TimeUnit::Microsecond),
             SqlType::Timestamp(_) => ArrowType::Timestamp(TimeUnit::Microsecond, None),
             SqlType::Byte(_) | SqlType::VarByte(_) => ArrowType::Binary,
+            SqlType::Period(e) => ArrowType::FixedSizeBinary(e.kind().width()),
         }
     }
 
@@ -105,6 +110,9 @@ impl std::fmt::Display for SqlType {
             SqlType::Timestamp(p) => write!(f, "TIMESTAMP({p})"),
             SqlType::Byte(n) => write!(f, "BYTE({n})"),
             SqlType::VarByte(n) => write!(f, "VARBYTE({n})"),
+            SqlType::Period(PeriodElem::Date) => write!(f, "PERIOD(DATE)"),
+            SqlType::Period(PeriodElem::Time(p)) => write!(f, "PERIOD(TIME({p}))"),
+            SqlType::Period(PeriodElem::Timestamp(p)) => write!(f, "PERIOD(TIMESTAMP({p}))"),
         }
     }
 }
@@ -130,6 +138,8 @@ pub enum Value {
     Time(i64),
     /// Microseconds since 1970-01-01 00:00:00.
     Timestamp(i64),
+    /// A PERIOD: `[begin, end)`.
+    Period(Period),
 }
 
 impl Value {
@@ -159,6 +169,7 @@ impl Hash for RowKey {
                 Value::Date(d) => (6u8, *d).hash(state),
                 Value::Time(t) => (7u8, *t).hash(state),
                 Value::Timestamp(t) => (8u8, *t).hash(state),
+                Value::Period(p) => (9u8, p).hash(state),
             }
         }
     }
@@ -191,6 +202,7 @@ pub fn compare_values(a: &Value, b: &Value) -> Ordering {
         (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Time(x), Value::Time(y)) | (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
+        (Value::Period(x), Value::Period(y)) => (x.begin, x.end).cmp(&(y.begin, y.end)),
         (Value::Null, Value::Null) => Ordering::Equal,
         (Value::Null, _) => Ordering::Less,
         (_, Value::Null) => Ordering::Greater,
@@ -257,6 +269,19 @@ pub fn values_to_array<'a>(ty: SqlType, values: impl Iterator<Item = &'a Value>)
                 },
             )))
         }
+        SqlType::Period(e) => {
+            let width = e.kind().width();
+            let encoded: Vec<Option<Vec<u8>>> = values
+                .map(|v| match v {
+                    Value::Period(p) if p.kind == e.kind() => Some(crate::period::encode(p)),
+                    _ => None,
+                })
+                .collect();
+            Arc::new(
+                FixedSizeBinaryArray::try_from_sparse_iter_with_size(encoded.into_iter(), width)
+                    .expect("every period of one kind encodes to its kind's width"),
+            )
+        }
     }
 }
 
@@ -290,6 +315,9 @@ pub fn value_at(array: &dyn Array, i: usize) -> Value {
         ArrowType::Timestamp(TimeUnit::Microsecond, _) => {
             Value::Timestamp(get!(TimestampMicrosecondArray).unwrap_or_default())
         }
+        ArrowType::FixedSizeBinary(_) => get!(FixedSizeBinaryArray)
+            .and_then(crate::period::decode)
+            .map_or(Value::Null, Value::Period),
         _ => Value::Null,
     }
 }
@@ -312,6 +340,22 @@ mod tests {
             (
                 SqlType::Timestamp(6),
                 Value::Timestamp(1_700_000_000_000_000),
+            ),
+            (
+                SqlType::Period(PeriodElem::Date),
+                Value::Period(Period {
+                    kind: crate::period::PeriodKind::Date,
+                    begin: 12_000,
+                    end: 12_400,
+                }),
+            ),
+            (
+                SqlType::Period(PeriodElem::Timestamp(2)),
+                Value::Period(Period {
+                    kind: crate::period::PeriodKind::Timestamp,
+                    begin: 1_700_000_000_000_000,
+                    end: 1_700_000_000_000_001,
+                }),
             ),
         ];
         for (ty, v) in cases {

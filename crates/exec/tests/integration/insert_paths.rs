@@ -2,7 +2,7 @@
 //! conversion of whole columns): for every column type and a spread of parameter values,
 //! in both session modes, the same value is stored or the same error is raised.
 
-use tdlite::{Database, Session, SessionMode, Value};
+use tdlite::{Database, Period, PeriodKind, Session, SessionMode, Value};
 
 /// Column types, with the attributes that change what is stored.
 const TYPES: &[&str] = &[
@@ -24,6 +24,8 @@ const TYPES: &[&str] = &[
     "TIMESTAMP(6)",
     "TIMESTAMP(2)",
     "VARBYTE(4)",
+    "PERIOD(DATE)",
+    "PERIOD(TIMESTAMP(2))",
     "INTEGER NOT NULL",
 ];
 
@@ -67,6 +69,24 @@ fn values() -> Vec<Value> {
         Value::Time(3_723_000_001),
         Value::Timestamp(1_600_000_000_123_456),
         Value::Timestamp(-1),
+        s("(2020-01-02, 2020-02-03)"),
+        s("('2020-01-02 03:04:05.123456', '2020-01-03 00:00:00')"),
+        s("(2020-02-03, 2020-01-02)"),
+        Value::Period(Period {
+            kind: PeriodKind::Date,
+            begin: 18_000,
+            end: 18_001,
+        }),
+        Value::Period(Period {
+            kind: PeriodKind::Timestamp,
+            begin: 1_600_000_000_123_456,
+            end: 1_600_000_001_000_000,
+        }),
+        Value::Period(Period {
+            kind: PeriodKind::Date,
+            begin: 18_001,
+            end: 18_000,
+        }),
     ]
 }
 

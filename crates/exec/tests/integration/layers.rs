@@ -21,6 +21,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "result",
             "to_char",
             "types",
+            "period_text",
         ],
     ),
     (
@@ -30,6 +31,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "td_date",
             "expr_tree",
             "functions",
+            "period",
+            "period_fns",
             "regexp",
             "format",
             "ops",

@@ -26,6 +26,7 @@ mod join_model;
 mod layers;
 mod leases;
 mod limits_model;
+mod periods;
 mod plan_cache_model;
 mod power_cut;
 mod prepared;

@@ -53,8 +53,13 @@ pub fn cells(
         .with_date_format(Some("%Y-%m-%d"));
     let mut out = Vec::new();
     for b in &rows.batches {
-        let fmts: Vec<_> = b
+        // a PERIOD as Teradata writes it: ('2005-02-03', '2006-02-04')
+        let shown: Vec<ArrayRef> = b
             .columns()
+            .iter()
+            .map(|c| tdlite::period_text::display(c, None).unwrap_or_else(|| c.clone()))
+            .collect();
+        let fmts: Vec<_> = shown
             .iter()
             .map(|c| ArrayFormatter::try_new(c.as_ref(), &opts))
             .collect::<Result<_, _>>()

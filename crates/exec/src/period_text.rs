@@ -1,0 +1,63 @@
+//! The text of PERIOD values: `('2005-02-03', '2006-02-04')`, both bounds quoted, each in its
+//! element type's own text, separated by a comma and a blank (SQL Data Types and Literals,
+//! "Period to Character Conversion"). What BTEQ shows, what a cast to character gives, and
+//! what the CLI, the test runners and Python (as teradatasql does, a `str`) receive.
+//!
+//! A period column is an Arrow `FixedSizeBinary` array (`tdlite_storage::period`); a TIME or
+//! TIMESTAMP bound is written with six fractional digits unless the caller knows the column's
+//! precision.
+
+use arrow::array::{Array, ArrayRef, FixedSizeBinaryArray, StringArray};
+use arrow::datatypes::DataType;
+use std::sync::Arc;
+use tdlite_storage::period::{decode, Period, PeriodKind};
+
+/// The kind of period an Arrow type holds, if it holds periods.
+pub fn kind_of(t: &DataType) -> Option<PeriodKind> {
+    match t {
+        DataType::FixedSizeBinary(w) => PeriodKind::from_width(*w),
+        _ => None,
+    }
+}
+
+/// One bound as the text of its element type (`2005-02-03`, `10:11:12.000000`,
+/// `2005-02-03 10:11:12.000000`), with `digits` fractional digits (six if `None`).
+pub fn bound_text(kind: PeriodKind, v: i64, digits: Option<usize>) -> String {
+    let full = match kind {
+        PeriodKind::Date => {
+            return chrono::DateTime::from_timestamp(v * 86_400, 0)
+                .map_or_else(|| v.to_string(), |d| d.format("%Y-%m-%d").to_string())
+        }
+        PeriodKind::Time => chrono::DateTime::from_timestamp_micros(v.rem_euclid(86_400_000_000))
+            .map(|d| d.format("%H:%M:%S%.6f").to_string()),
+        PeriodKind::Timestamp => chrono::DateTime::from_timestamp_micros(v)
+            .map(|d| d.format("%Y-%m-%d %H:%M:%S%.6f").to_string()),
+    };
+    let full = full.unwrap_or_else(|| v.to_string());
+    match (digits, full.rfind('.')) {
+        (Some(0), Some(dot)) => full[..dot].to_string(),
+        (Some(d), Some(dot)) if d < 6 => full[..dot + 1 + d].to_string(),
+        _ => full,
+    }
+}
+
+/// A period's text, as BTEQ shows it: `('2005-02-03', '2006-02-04')`.
+pub fn text(p: &Period, digits: Option<usize>) -> String {
+    format!(
+        "('{}', '{}')",
+        bound_text(p.kind, p.begin, digits),
+        bound_text(p.kind, p.end, digits)
+    )
+}
+
+/// A period column's values as text (`None` for an array of another type): what the CLI, the
+/// test runners and the Python values show. `digits` is the column's fractional-second
+/// precision when it has fewer than six.
+pub fn display(a: &ArrayRef, digits: Option<usize>) -> Option<ArrayRef> {
+    kind_of(a.data_type())?;
+    let b = a.as_any().downcast_ref::<FixedSizeBinaryArray>()?;
+    Some(Arc::new(StringArray::from_iter(
+        b.iter()
+            .map(|v| v.and_then(decode).map(|p| text(&p, digits))),
+    )))
+}
