@@ -87,6 +87,10 @@ pub enum Error {
     /// A string that is not a valid date/time (2665).
     #[error("Invalid date supplied: '{0}'.")]
     InvalidDate(String),
+    /// CASE (COALESCE, NVL, …) branches whose types do not mix (3800): a date, time, period or
+    /// byte branch with a branch of another type.
+    #[error("Datatype Mismatch in THEN/ELSE expression: {0}.")]
+    BranchTypeMismatch(String),
     /// A PERIOD made with a beginning bound not before its ending bound (9103).
     #[error("Invalid Period value constructor. The beginning bound must be less than the ending bound, both values of the element type: {0}.")]
     InvalidPeriod(String),
@@ -406,6 +410,7 @@ impl Error {
             Error::Overflow => code(2616),
             Error::InvalidDate(_) => code(2665),
             Error::InvalidPeriod(_) => code(9103),
+            Error::BranchTypeMismatch(_) => code(3800),
             Error::InvalidPeriodText(_) => code(9102),
             Error::BadNumber => code(3535),
             Error::TypeMismatch(_) => code(9913),

@@ -258,13 +258,13 @@ fn eval_case(
     batch: &RecordBatch,
 ) -> Result<ArrayRef> {
     let n = batch.num_rows();
-    // the result type: the common type of every branch (evaluated on no rows)
+    // the result type: Teradata's rule over every branch's type (evaluated on no rows)
     let empty = batch.slice(0, 0);
-    let mut typed: ArrayRef = new_null_array(&DataType::Null, 0);
+    let mut types = Vec::with_capacity(whens.len() + 1);
     for then in whens.iter().map(|w| &w.1).chain(otherwise) {
-        typed = coerce_pair(typed, then.eval(&empty)?)?.0;
+        types.push(then.eval(&empty)?.data_type().clone());
     }
-    let out_type = typed.data_type().clone();
+    let out_type = crate::branch_types::of_all(&types)?;
     let mut parts: Vec<ArrayRef> = Vec::new();
     let mut slot: Vec<(usize, usize)> = vec![(usize::MAX, 0); n];
     let mut undecided: Vec<u32> = (0..n as u32).collect();
@@ -279,7 +279,7 @@ fn eval_case(
         let values = match e {
             Some(e) => {
                 let sub = take_batch(batch, rows)?;
-                cast_to_arrow(&e.eval(&sub)?, &out_type)?
+                crate::branch_types::convert(&e.eval(&sub)?, &out_type)?
             }
             None => new_null_array(&out_type, rows.len()),
         };
@@ -380,7 +380,7 @@ fn to_float_or_number(a: &ArrayRef) -> Result<ArrayRef> {
 }
 
 /// The common type two operands are brought to before a kernel runs.
-fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
+pub(crate) fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
     use DataType::*;
     Ok(match (l, r) {
         _ if l == r => l.clone(),
@@ -933,6 +933,12 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
     };
     match f {
         Func::Coalesce => {
+            // a CASE: Teradata's rule for its result type (branch_types.rs)
+            let t = crate::branch_types::of_all(args.iter().map(|a| a.data_type()))?;
+            let args = args
+                .iter()
+                .map(|a| crate::branch_types::convert(a, &t))
+                .collect::<Result<Vec<_>>>()?;
             let mut it = args.into_iter().rev();
             let mut acc = it
                 .next()

@@ -54,6 +54,7 @@ mod aggregate;
 mod alter;
 mod bind;
 mod bound_select;
+mod branch_types;
 mod clauses;
 mod conjuncts;
 mod consume_filter;

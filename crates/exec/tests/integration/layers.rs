@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "td_date",
             "expr_tree",
             "functions",
+            "branch_types",
             "period",
             "period_fns",
             "regexp",
