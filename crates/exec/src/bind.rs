@@ -936,10 +936,15 @@ impl Exec<'_> {
                     // a number, date or time operand is written by its FORMAT (its own, else
                     // its type's default: Teradata's implicit conversion to text, pads kept)
                     let text = |bound: Expr, x: &ast::Expr| {
+                        let format = crate::names::text_format(x, scope);
+                        let bound = match format {
+                            Some(_) => bound,
+                            None => crate::names::with_time_digits(bound, x, scope),
+                        };
                         Expr::WriteOwnFormat(
                             Box::new(bound),
                             SqlType::VarChar(64000),
-                            crate::names::text_format(x, scope),
+                            format,
                             crate::format::Pads::Keep,
                         )
                     };
@@ -1144,11 +1149,18 @@ impl Exec<'_> {
                     }
                     // the conversion syntax writes a number by its type's default FORMAT,
                     // pads kept and cut to the length (`5 (CHAR(4))` is '   5')
-                    None if ty.is_character() && conversion_syntax => Expr::WriteOwnFormat(
-                        Box::new(b(expr, self)?),
+                    None if ty.is_character() && conversion_syntax => {
+                        let format = crate::names::text_format(expr, scope);
+                        let bound = match format {
+                            Some(_) => b(expr, self)?,
+                            None => crate::names::with_time_digits(b(expr, self)?, expr, scope),
+                        };
+                        Expr::WriteOwnFormat(Box::new(bound), ty, format, crate::format::Pads::Keep)
+                    }
+                    // a TIME, TIMESTAMP or PERIOD with its type's fractional digits
+                    None if ty.is_character() => Expr::Cast(
+                        Box::new(crate::names::with_time_digits(b(expr, self)?, expr, scope)),
                         ty,
-                        crate::names::text_format(expr, scope),
-                        crate::format::Pads::Keep,
                     ),
                     _ => Expr::Cast(Box::new(b(expr, self)?), ty),
                 }
@@ -1442,7 +1454,14 @@ impl Exec<'_> {
         }
         match until_changed {
             true => call(PeriodFn::UntilChanged, bound),
-            false => call(PeriodFn::Make, bound),
+            false => {
+                let precision = match args.first() {
+                    Some(ast::FunctionArgExpr::Expr(x)) => crate::names::time_precision(x, scope),
+                    _ => None,
+                };
+                let granule = crate::period_fns::granule(precision);
+                call(PeriodFn::Make { granule }, bound)
+            }
         }
     }
 
@@ -1491,7 +1510,7 @@ impl Exec<'_> {
         }
         let (args, _) = Self::function_args(f)?;
         let mut bound = Vec::new();
-        for a in args {
+        for a in args.iter().copied() {
             match a {
                 ast::FunctionArgExpr::Expr(x) => {
                     match self.bind_expr(x, scope, grouping.as_deref_mut()) {
@@ -1517,6 +1536,15 @@ impl Exec<'_> {
             }
         }
         if let Some(p) = crate::period_fns::lookup(&name) {
+            // LAST: END less one granule of the period's element type
+            let p = match (p, args.first()) {
+                (crate::period_fns::PeriodFn::Last { .. }, Some(ast::FunctionArgExpr::Expr(x))) => {
+                    crate::period_fns::PeriodFn::Last {
+                        granule: crate::period_fns::granule(crate::names::time_precision(x, scope)),
+                    }
+                }
+                (p, _) => p,
+            };
             return crate::period_fns::call(p, bound);
         }
         if let Some(b) = crate::functions::lookup(&name) {

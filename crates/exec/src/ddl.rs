@@ -242,6 +242,10 @@ impl Exec<'_> {
                 SqlType::Byte(_) | SqlType::VarByte(_) => DefaultValue::Const(Value::Bytes(vec![])),
                 SqlType::Float => DefaultValue::Const(Value::Float(0.0)),
                 SqlType::Decimal(_, s) => DefaultValue::Const(Value::Decimal(0, s)),
+                // a PERIOD has no system default value
+                SqlType::Period(_) => {
+                    return Err(Error::Unsupported("WITH DEFAULT on a PERIOD column".into()))
+                }
                 _ => DefaultValue::Const(Value::Int(0)),
             },
             ColumnDefault::Expr(e) => {

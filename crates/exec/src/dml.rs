@@ -415,13 +415,15 @@ impl Exec<'_> {
     /// scale counting as a kind) built as an array of its own with NULL elsewhere and
     /// converted to the column's type, then each row taken from its kind's array.
     fn mixed_column(&self, col: &Column, cells: &[&Value]) -> Result<ArrayRef> {
+        // a DECIMAL's scale and a PERIOD's element kind count as kinds of their own
         let key = |v: &Value| {
             (
                 std::mem::discriminant(v),
-                matches!(v, Value::Decimal(..)).then(|| match v {
-                    Value::Decimal(_, s) => *s,
-                    _ => 0,
-                }),
+                match v {
+                    Value::Decimal(_, s) => Some(i16::from(*s)),
+                    Value::Period(p) => Some(p.kind as i16),
+                    _ => None,
+                },
             )
         };
         let mut keys = Vec::new();

@@ -82,6 +82,9 @@ pub enum Func {
     Type,
     /// One of the row-by-row built-ins of `functions.rs`.
     Builtin(crate::functions::Builtin),
+    /// A TIME, TIMESTAMP or PERIOD value as text with this many fractional digits (its type's
+    /// precision, where it is below six); any other value as it is.
+    TimeText(u8),
     /// A PERIOD function or operator (`period_fns.rs`).
     Period(crate::period_fns::PeriodFn),
 }
@@ -704,6 +707,13 @@ pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
     if let Some(out) = crate::period::cast(a, t) {
         return out;
     }
+    // a TIME or TIMESTAMP as Teradata writes it, `2005-02-03 10:11:12.000000` (Arrow's text
+    // would be `2005-02-03T10:11:12`)
+    if t == &DataType::Utf8 {
+        if let Some(text) = crate::period_text::time_text(a, None) {
+            return Ok(text);
+        }
+    }
     // a DATE is a number underneath: (year − 1900) · 10000 + month · 100 + day
     if a.data_type() == &DataType::Date32 && t.is_numeric() {
         return cast_to_arrow(&crate::td_date::to_number(a), t);
@@ -1027,6 +1037,13 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         }
         Func::Builtin(b) => crate::functions::eval(b, &args, n),
         Func::Period(p) => crate::period_fns::eval(p, &args, n),
+        Func::TimeText(digits) => {
+            let a = arg(0)?;
+            let digits = Some(usize::from(digits));
+            Ok(crate::period_text::time_text(&a, digits)
+                .or_else(|| crate::period_text::display(&a, digits))
+                .unwrap_or(a))
+        }
         Func::NullIfZero => {
             let a = arg(0)?;
             if a.data_type() == &DataType::Null {

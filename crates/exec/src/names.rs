@@ -5,6 +5,7 @@
 
 use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
+use crate::expr::Expr;
 use sqlparser::ast::{self, Visit, Visitor};
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -367,9 +368,22 @@ pub(crate) fn literal_by_format(
     Some(ast::Expr::value(ast::Value::SingleQuotedString(ansi)))
 }
 
-/// The fractional digits of a TIME or TIMESTAMP select item, where its type says: a column (as
-/// declared), a CAST to TIME(n)/TIMESTAMP(n), CURRENT_TIME[(n)] (0 unless given) and
-/// CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with six.
+/// `bound`, the bound `e`, written as text with its type's fractional digits when `e` is a
+/// TIME, TIMESTAMP or PERIOD whose precision is known to be below six (a `TIMESTAMP(0)`
+/// column becomes `2005-02-03 10:11:12`, not `… 10:11:12.000000`); `bound` itself otherwise.
+/// For the places a value becomes text without a FORMAT of its own: CAST to a character
+/// type, the conversion syntax, `||`.
+pub(crate) fn with_time_digits(bound: Expr, e: &ast::Expr, scope: &Scope) -> Expr {
+    match time_precision(e, scope) {
+        Some(p) if p < 6 => Expr::Func(crate::expr::Func::TimeText(p), vec![bound]),
+        _ => bound,
+    }
+}
+
+/// The fractional digits of a TIME, TIMESTAMP or PERIOD select item, where its type says: a
+/// column (as declared), a CAST to TIME(n)/TIMESTAMP(n)/PERIOD(…(n)), CURRENT_TIME[(n)] (0
+/// unless given) and CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with
+/// six.
 pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
     match e {
         ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
@@ -393,10 +407,40 @@ pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
             }
         }
         ast::Expr::Nested(x) => time_precision(x, scope),
+        // P_INTERSECT, P_NORMALIZE, LDIFF, RDIFF: periods of their operands' element type
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::Custom(_),
+            right,
+        } => time_precision(left, scope).or_else(|| time_precision(right, scope)),
+        // a literal has the fractional digits it is written with (Teradata's TIME and
+        // TIMESTAMP literals: `TIMESTAMP '2005-01-01 10:00:00'` is a TIMESTAMP(0))
+        ast::Expr::TypedString(ts)
+            if matches!(
+                ts.data_type,
+                ast::DataType::Time(..) | ast::DataType::Timestamp(..)
+            ) =>
+        {
+            let text = match &ts.value.value {
+                ast::Value::SingleQuotedString(t) => t.as_str(),
+                _ => return None,
+            };
+            let digits = text.rsplit_once('.').map_or(0, |(_, f)| {
+                f.chars().take_while(char::is_ascii_digit).count()
+            });
+            Some(u8::try_from(digits.min(6)).unwrap_or(6))
+        }
         ast::Expr::Cast {
             data_type: ast::DataType::Time(p, _) | ast::DataType::Timestamp(p, _),
             ..
         } => Some(p.map_or(6, |p| u8::try_from(p.min(6)).unwrap_or(6))),
+        ast::Expr::Cast {
+            data_type: data_type @ ast::DataType::Custom(..),
+            ..
+        } => match crate::types::sql_type_from_name(&data_type.to_string()).ok()? {
+            SqlType::Period(PeriodElem::Time(p) | PeriodElem::Timestamp(p)) => Some(p),
+            _ => None,
+        },
         ast::Expr::Function(f) => {
             match tdlite_parser::object_name_string(&f.name)
                 .to_ascii_uppercase()
@@ -404,6 +448,16 @@ pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
             {
                 "CURRENT_TIME" => Some(precision_arg(&f.args).unwrap_or(0)),
                 "CURRENT_TIMESTAMP" => Some(precision_arg(&f.args).unwrap_or(6)),
+                // a period made of a value, or a bound of a period: its element's digits
+                "PERIOD" | "BEGIN" | "END" | "LAST" => match &f.args {
+                    ast::FunctionArguments::List(l) => match l.args.first() {
+                        Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))) => {
+                            time_precision(x, scope)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                },
                 _ => None,
             }
         }

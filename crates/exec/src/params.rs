@@ -109,6 +109,7 @@ pub(crate) fn values_column(values: &[&Value]) -> Option<ArrayRef> {
             (None, v) => kind = Some(v),
             (Some(k), v) if std::mem::discriminant(k) != std::mem::discriminant(*v) => return None,
             (Some(Value::Decimal(_, a)), Value::Decimal(_, b)) if a != b => return None,
+            (Some(Value::Period(a)), Value::Period(b)) if a.kind != b.kind => return None,
             _ => {}
         }
         match v {

@@ -112,7 +112,7 @@ fn convert_bound(v: i64, from: PeriodKind, to: PeriodKind) -> Result<i64> {
     const DAY: i64 = 86_400_000_000;
     match (from, to) {
         _ if from == to => Ok(v),
-        (PeriodKind::Date, PeriodKind::Timestamp) => Ok(v * DAY),
+        (PeriodKind::Date, PeriodKind::Timestamp) => v.checked_mul(DAY).ok_or(Error::Overflow),
         (PeriodKind::Timestamp, PeriodKind::Date) => Ok(v.div_euclid(DAY)),
         (PeriodKind::Timestamp, PeriodKind::Time) => Ok(v.rem_euclid(DAY)),
         _ => Err(Error::TypeMismatch(format!(
@@ -197,7 +197,7 @@ pub(crate) fn conform(a: ArrayRef, elem: PeriodElem) -> Result<ArrayRef> {
         PeriodElem::Time(p) | PeriodElem::Timestamp(p) if p < 6 => 10i64.pow(6 - u32::from(p)),
         _ => 1,
     };
-    let cut = |v: i64| v - v.rem_euclid(unit);
+    let cut = |v: i64| v.saturating_sub(v.rem_euclid(unit));
     let mut out = Vec::with_capacity(a.len());
     for i in 0..a.len() {
         out.push(match value_at(a.as_ref(), i) {

@@ -12,10 +12,9 @@
 //!
 //! They run row by row over storage values. Invariants: a NULL operand gives NULL; both
 //! periods of an operator have the same element type (else 9913); every period made passes
-//! `period::check` (begin before end, else 9103). A granule is a day for DATE and a
-//! microsecond for TIME and TIMESTAMP: tdlite computes times with six fractional digits, so
-//! `PERIOD(b)` and `LAST` of a TIMESTAMP(0) period use a microsecond where Teradata uses a
-//! second (docs/dialect.md).
+//! `period::check` (begin before end, else 9103). A granule is a day for DATE and 10^(6-n)
+//! microseconds for a TIME(n) or TIMESTAMP(n) whose precision the binder knows (a column, a
+//! CAST); a computed time has six digits, so its granule is a microsecond.
 
 use crate::error::{Error, Result};
 use crate::expr::{Expr, Func};
@@ -30,16 +29,23 @@ use tdlite_storage::types::{value_at, values_to_array, SqlType, Value};
 /// One period function or operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeriodFn {
-    /// `PERIOD(b, e)`; `PERIOD(b)` is one granule long.
-    Make,
+    /// `PERIOD(b, e)`; `PERIOD(b)` is one granule long (in days for a DATE, microseconds for
+    /// a TIME or TIMESTAMP: 10^(6-n) for precision n).
+    Make {
+        /// The granule of `b`'s type.
+        granule: i64,
+    },
     /// `PERIOD(b, UNTIL_CHANGED)`.
     UntilChanged,
     /// `BEGIN(p)`.
     Begin,
     /// `END(p)`.
     End,
-    /// `LAST(p)`.
-    Last,
+    /// `LAST(p)`: END less one granule.
+    Last {
+        /// The granule of `p`'s element type.
+        granule: i64,
+    },
     /// `p1 P_INTERSECT p2`.
     Intersect,
     /// `p1 P_NORMALIZE p2`.
@@ -69,9 +75,18 @@ pub(crate) fn lookup(name: &str) -> Option<PeriodFn> {
     Some(match name {
         "BEGIN" => PeriodFn::Begin,
         "END" => PeriodFn::End,
-        "LAST" => PeriodFn::Last,
+        "LAST" => PeriodFn::Last { granule: 1 },
         _ => return None,
     })
+}
+
+/// The granule of a value whose type has `precision` fractional digits (`None`: a DATE, or a
+/// time computed with six): 10^(6-n) microseconds, else 1 (a day, or a microsecond).
+pub(crate) fn granule(precision: Option<u8>) -> i64 {
+    match precision {
+        Some(p) if p < 6 => 10i64.pow(6 - u32::from(p)),
+        _ => 1,
+    }
 }
 
 /// The operator written with these words (`P_INTERSECT`, `IMMEDIATELY PRECEDES`, …).
@@ -97,8 +112,8 @@ pub(crate) fn operator(words: &str) -> Option<PeriodFn> {
 /// 9913 for the wrong number of arguments.
 pub(crate) fn call(f: PeriodFn, args: Vec<Expr>) -> Result<Expr> {
     let want: &[usize] = match f {
-        PeriodFn::Make => &[1, 2],
-        PeriodFn::UntilChanged | PeriodFn::Begin | PeriodFn::End | PeriodFn::Last => &[1],
+        PeriodFn::Make { .. } => &[1, 2],
+        PeriodFn::UntilChanged | PeriodFn::Begin | PeriodFn::End | PeriodFn::Last { .. } => &[1],
         _ => &[2],
     };
     if !want.contains(&args.len()) {
@@ -169,7 +184,7 @@ fn operand_kind(f: PeriodFn, types: &[&DataType]) -> Result<Option<PeriodKind>> 
         Error::TypeMismatch(format!(
             "{f:?} needs {}, not {}",
             match f {
-                PeriodFn::Make | PeriodFn::UntilChanged => "DATE, TIME or TIMESTAMP values",
+                PeriodFn::Make { .. } | PeriodFn::UntilChanged => "DATE, TIME or TIMESTAMP values",
                 _ => "PERIOD values of one element type",
             },
             types
@@ -185,7 +200,7 @@ fn operand_kind(f: PeriodFn, types: &[&DataType]) -> Result<Option<PeriodKind>> 
             continue;
         }
         let this = match f {
-            PeriodFn::Make | PeriodFn::UntilChanged => value_kind(t),
+            PeriodFn::Make { .. } | PeriodFn::UntilChanged => value_kind(t),
             // CONTAINS takes a period or a value on its right
             PeriodFn::Contains if k == 1 => kind_of(t).or_else(|| value_kind(t)),
             _ => kind_of(t),
@@ -206,6 +221,12 @@ fn operand_kind(f: PeriodFn, types: &[&DataType]) -> Result<Option<PeriodKind>> 
 pub(crate) fn eval(f: PeriodFn, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
     let types: Vec<&DataType> = args.iter().map(|a| a.data_type()).collect();
     let kind = operand_kind(f, &types)?.unwrap_or(PeriodKind::Date);
+    // UNTIL_CHANGED ends a DATE or TIMESTAMP period only
+    if f == PeriodFn::UntilChanged && kind == PeriodKind::Time {
+        return Err(Error::TypeMismatch(
+            "UNTIL_CHANGED cannot end a PERIOD(TIME)".into(),
+        ));
+    }
     let predicate = matches!(
         f,
         PeriodFn::Overlaps
@@ -236,7 +257,7 @@ pub(crate) fn eval(f: PeriodFn, args: &[ArrayRef], n: usize) -> Result<ArrayRef>
         out.push(row(f, kind, &vals)?);
     }
     let ty = match f {
-        PeriodFn::Begin | PeriodFn::End | PeriodFn::Last => match kind {
+        PeriodFn::Begin | PeriodFn::End | PeriodFn::Last { .. } => match kind {
             PeriodKind::Date => SqlType::Date,
             PeriodKind::Time => SqlType::Time(6),
             PeriodKind::Timestamp => SqlType::Timestamp(6),
@@ -262,23 +283,18 @@ fn row(f: PeriodFn, kind: PeriodKind, vals: &[Value]) -> Result<Value> {
         Ok(Value::Period(check(Period { kind, begin, end })?))
     };
     match f {
-        PeriodFn::Make | PeriodFn::UntilChanged => {
+        PeriodFn::Make { .. } | PeriodFn::UntilChanged => {
             let Some(b) = vals.first().and_then(bound_of) else {
                 return Ok(Value::Null);
             };
             let e = match (f, vals.get(1)) {
-                // UNTIL_CHANGED ends a DATE or TIMESTAMP period only
-                (PeriodFn::UntilChanged, _) if kind == PeriodKind::Time => {
-                    return Err(Error::TypeMismatch(
-                        "UNTIL_CHANGED cannot end a PERIOD(TIME)".into(),
-                    ))
-                }
                 (PeriodFn::UntilChanged, _) => until_changed(kind),
-                (_, None) => b + 1,
                 (_, Some(v)) => match bound_of(v) {
                     Some(e) => e,
                     None => return Ok(Value::Null),
                 },
+                (PeriodFn::Make { granule }, None) => b.saturating_add(granule),
+                (_, None) => b.saturating_add(1),
             };
             make(b, e)
         }
@@ -290,7 +306,7 @@ fn row(f: PeriodFn, kind: PeriodKind, vals: &[Value]) -> Result<Value> {
             match (f, ps.get(1)) {
                 (PeriodFn::Begin, _) => value_of(kind, p.begin),
                 (PeriodFn::End, _) => value_of(kind, p.end),
-                (PeriodFn::Last, _) => value_of(kind, p.end - 1),
+                (PeriodFn::Last { granule }, _) => value_of(kind, p.end - granule),
                 (PeriodFn::Intersect, Some(q)) => {
                     let (b, e) = (p.begin.max(q.begin), p.end.min(q.end));
                     if b < e {

@@ -1,11 +1,14 @@
-//! The text of PERIOD values: `('2005-02-03', '2006-02-04')`, both bounds quoted, each in its
-//! element type's own text, separated by a comma and a blank (SQL Data Types and Literals,
-//! "Period to Character Conversion"). What BTEQ shows, what a cast to character gives, and
-//! what the CLI, the test runners and Python (as teradatasql does, a `str`) receive.
+//! The text of TIME, TIMESTAMP and PERIOD values where they become character: a TIMESTAMP
+//! `2005-02-03 10:11:12.000000`, a TIME `10:11:12.000000` (Teradata's default formats
+//! `YYYY-MM-DDBHH:MI:SS.S(F)` and `HH:MI:SS.S(F)`, F the type's fractional digits), a PERIOD
+//! `('2005-02-03', '2006-02-04')`: both bounds quoted, each in its element type's own text,
+//! separated by a comma and a blank (SQL Data Types and Literals, "Period to Character
+//! Conversion"). What BTEQ shows, what a cast to character and `||` give, and what the CLI,
+//! the test runners and Python (as teradatasql does, a `str`) receive for a period.
 //!
-//! A period column is an Arrow `FixedSizeBinary` array (`tdlite_storage::period`); a TIME or
-//! TIMESTAMP bound is written with six fractional digits unless the caller knows the column's
-//! precision.
+//! A period column is an Arrow `FixedSizeBinary` array (`tdlite_storage::period`). tdlite's
+//! times carry six fractional digits: they are written with six unless the caller knows the
+//! type's precision (a column's, a CAST's).
 
 use arrow::array::{Array, ArrayRef, FixedSizeBinaryArray, StringArray};
 use arrow::datatypes::DataType;
@@ -25,7 +28,9 @@ pub fn kind_of(t: &DataType) -> Option<PeriodKind> {
 pub fn bound_text(kind: PeriodKind, v: i64, digits: Option<usize>) -> String {
     let full = match kind {
         PeriodKind::Date => {
-            return chrono::DateTime::from_timestamp(v * 86_400, 0)
+            return v
+                .checked_mul(86_400)
+                .and_then(|s| chrono::DateTime::from_timestamp(s, 0))
                 .map_or_else(|| v.to_string(), |d| d.format("%Y-%m-%d").to_string())
         }
         PeriodKind::Time => chrono::DateTime::from_timestamp_micros(v.rem_euclid(86_400_000_000))
@@ -48,6 +53,31 @@ pub fn text(p: &Period, digits: Option<usize>) -> String {
         bound_text(p.kind, p.begin, digits),
         bound_text(p.kind, p.end, digits)
     )
+}
+
+/// A TIME or TIMESTAMP array's values as text with `digits` fractional digits (six if
+/// `None`); `None` for an array of another type.
+pub fn time_text(a: &ArrayRef, digits: Option<usize>) -> Option<ArrayRef> {
+    use arrow::array::AsArray;
+    use arrow::datatypes::{Time64MicrosecondType, TimeUnit, TimestampMicrosecondType};
+    let (values, kind): (Vec<Option<i64>>, PeriodKind) = match a.data_type() {
+        DataType::Timestamp(TimeUnit::Microsecond, _) => (
+            a.as_primitive::<TimestampMicrosecondType>()
+                .iter()
+                .collect(),
+            PeriodKind::Timestamp,
+        ),
+        DataType::Time64(TimeUnit::Microsecond) => (
+            a.as_primitive::<Time64MicrosecondType>().iter().collect(),
+            PeriodKind::Time,
+        ),
+        _ => return None,
+    };
+    Some(Arc::new(StringArray::from_iter(
+        values
+            .into_iter()
+            .map(|v| v.map(|v| bound_text(kind, v, digits))),
+    )))
 }
 
 /// A period column's values as text (`None` for an array of another type): what the CLI, the

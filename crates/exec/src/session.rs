@@ -464,6 +464,7 @@ impl Session {
         if params.len() != prepared.parameters {
             return Err(parameter_count_error(prepared, params.len()));
         }
+        periods_in_order(params)?;
         // a lone EXEC runs its macro: the values go into its arguments as literals (a macro
         // runs as its own request, and cannot see the prepared request's parameters)
         if let [st] = &*prepared.statements {
@@ -544,6 +545,9 @@ impl Session {
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         if let Some(bad) = sets.iter().find(|s| s.len() != prepared.parameters) {
             return Err(parameter_count_error(prepared, bad.len()));
+        }
+        for set in &sets {
+            periods_in_order(set)?;
         }
         let mut last = Vec::new();
         let mut changed = 0u64;
@@ -1736,6 +1740,21 @@ impl Drop for Session {
 }
 
 /// 3939: `given` values for a request with another number of `?`.
+/// Refuses a PERIOD parameter whose bounds are out of order or outside its element type
+/// (9103), before it is bound anywhere: an application's `Value::Period` is unchecked.
+fn periods_in_order(params: &[Value]) -> std::result::Result<(), PositionedError> {
+    for v in params {
+        if let Value::Period(p) = v {
+            crate::period::check(*p).map_err(|error| PositionedError {
+                error,
+                location: None,
+                statement: 1,
+            })?;
+        }
+    }
+    Ok(())
+}
+
 fn parameter_count_error(prepared: &crate::prepared::Prepared, given: usize) -> PositionedError {
     PositionedError {
         error: Error::ParameterCount {

@@ -20,6 +20,7 @@ use arrow::datatypes::DataType;
 use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_storage::catalog::{Column, TableKind, TableSchema};
+use tdlite_storage::period::PeriodElem;
 use tdlite_storage::table::Table;
 use tdlite_storage::types::SqlType;
 
@@ -180,6 +181,12 @@ pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
             // TIME(n)/TIMESTAMP(n): the precision the query's column carries
             (_, SqlType::Time(p)) => SqlType::Time(precision(f).unwrap_or(p)),
             (_, SqlType::Timestamp(p)) => SqlType::Timestamp(precision(f).unwrap_or(p)),
+            (_, SqlType::Period(PeriodElem::Time(p))) => {
+                SqlType::Period(PeriodElem::Time(precision(f).unwrap_or(p)))
+            }
+            (_, SqlType::Period(PeriodElem::Timestamp(p))) => {
+                SqlType::Period(PeriodElem::Timestamp(precision(f).unwrap_or(p)))
+            }
             (_, t) => t,
         },
         nullable: true,

@@ -128,7 +128,7 @@ pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
                 );
                 i += 4;
             }
-            Some(Token::LParen) if i > 0 && upper(&toks[i - 1].token).as_deref() == Some("AS") => {
+            Some(Token::LParen) if in_cast_type(toks, i) => {
                 let Some(close) = crate::parser::matching_paren(toks, i + 1) else {
                     i += 1;
                     continue;
@@ -144,6 +144,31 @@ pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
             _ => i += 1,
         }
     }
+}
+
+/// Whether the word at `i` follows the `AS` of a `CAST(` or `TRY_CAST(` (not a derived
+/// table's alias `AS period (a, b)`).
+fn in_cast_type(toks: &[TokenWithSpan], i: usize) -> bool {
+    if i < 2 || upper(&toks[i - 1].token).as_deref() != Some("AS") {
+        return false;
+    }
+    // the unmatched `(` before the AS, and the word before it
+    let mut depth = 0usize;
+    for k in (0..i - 1).rev() {
+        match &toks[k].token {
+            Token::RParen => depth += 1,
+            Token::LParen if depth > 0 => depth -= 1,
+            Token::LParen => {
+                return k > 0
+                    && matches!(
+                        upper(&toks[k - 1].token).as_deref(),
+                        Some("CAST" | "TRY_CAST" | "TRYCAST")
+                    );
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Tokens written back as text, with no blank before `(`, `)` and `,` or after `(`.
@@ -184,8 +209,10 @@ fn operator_at(parser: &Parser) -> Option<(Vec<String>, u8)> {
     let next = &parser.peek_nth_token_ref(words.len()).token;
     let operand = match next {
         Token::Comma | Token::RParen | Token::SemiColon | Token::EOF => false,
+        // `p CONTAINS END(q)`: END with its argument is an operand
         Token::Word(w) if w.quote_style.is_none() => {
             !NO_OPERAND.contains(&w.value.to_ascii_uppercase().as_str())
+                || parser.peek_nth_token_ref(words.len() + 1).token == Token::LParen
         }
         _ => true,
     };
@@ -260,6 +287,22 @@ mod tests {
         assert_eq!(
             printed("SELECT x meets, y contains FROM t"),
             "SELECT x AS meets, y AS contains FROM t"
+        );
+        assert_eq!(
+            printed("SELECT * FROM t WHERE p CONTAINS END(q)"),
+            "SELECT * FROM t WHERE p CONTAINS END(q)"
+        );
+    }
+
+    #[test]
+    fn only_a_cast_type_is_rewritten() {
+        assert_eq!(
+            printed("SELECT a FROM (SELECT 1, 2) AS period (a, b)"),
+            "SELECT a FROM (SELECT 1, 2) AS period (a, b)"
+        );
+        assert_eq!(
+            printed("SELECT TRYCAST(x AS PERIOD(TIME(2))) FROM t"),
+            "SELECT TRY_CAST(x AS PERIOD('TIME(2)')) FROM t"
         );
     }
 }

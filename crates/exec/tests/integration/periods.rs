@@ -47,6 +47,29 @@ fn a_period_parameter_is_checked_and_stored() {
         rows(&db, "SEL k, d FROM p"),
         vec!["1|('1970-01-01', '1970-02-01')"]
     );
+    // one batch of periods of two element types: each converted, none lost
+    let stamp = Value::Period(Period {
+        kind: PeriodKind::Timestamp,
+        begin: 86_400_000_000 * 40,
+        end: 86_400_000_000 * 41,
+    });
+    s.execute_batch(
+        &ins,
+        vec![
+            vec![Value::Int(3), day(10, 20)],
+            vec![Value::Int(4), stamp],
+            vec![Value::Int(5), Value::Str("(1970-03-01, 1970-04-01)".into())],
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        rows(&db, "SEL k, d FROM p WHERE k > 1 ORDER BY k"),
+        vec![
+            "3|('1970-01-11', '1970-01-21')",
+            "4|('1970-02-10', '1970-02-11')",
+            "5|('1970-03-01', '1970-04-01')"
+        ]
+    );
 }
 
 #[test]
