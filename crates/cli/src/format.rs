@@ -171,6 +171,8 @@ pub fn table(rows: &Rows, report: &Report) -> String {
                 match m
                     .and_then(|m| tdlite::display_with_format(c, m))
                     .or_else(|| tdlite::period_text::display(c, *d))
+                    // a DECIMAL as Teradata's default FORMAT writes it: `.50`, `123.`
+                    .or_else(|| tdlite::decimal_text(c))
                 {
                     Some(text) => {
                         *d = None;

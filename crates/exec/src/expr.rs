@@ -713,6 +713,10 @@ pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
         if let Some(text) = crate::period_text::time_text(a, None) {
             return Ok(text);
         }
+        // a DECIMAL by its default FORMAT, trimmed: `.50`, `123.` (format.rs)
+        if let Some(text) = crate::format::decimal_text(a) {
+            return Ok(text);
+        }
     }
     // a DATE is a number underneath: (year − 1900) · 10000 + month · 100 + day
     if a.data_type() == &DataType::Date32 && t.is_numeric() {

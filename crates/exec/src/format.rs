@@ -186,16 +186,48 @@ pub(crate) enum Pads {
     Keep,
 }
 
-/// Teradata's default FORMAT of an integer or FLOAT type ("Data Type Default Formats":
-/// BYTEINT `-(3)9`, SMALLINT `-(5)9`, INTEGER `-(10)9`, BIGINT `-(19)9`, FLOAT
-/// `-9.99999999999999E-999`); `None` for the others (written as they are).
-pub(crate) fn default_format(t: &DataType) -> Option<&'static str> {
+/// A DECIMAL array as the text CAST gives it: written by the type's default FORMAT, pads
+/// trimmed (Teradata's numeric-to-character CAST: 0.50 of a DECIMAL(5,2) is `'.50'`, 123 of a
+/// DECIMAL(5,0) `'123.'`); `None` for another array, or a precision the mask writer refuses.
+pub fn decimal_text(a: &ArrayRef) -> Option<ArrayRef> {
+    if !matches!(a.data_type(), DataType::Decimal128(..)) {
+        return None;
+    }
+    let fmt = default_format(a.data_type())?;
+    let text = cast(a, SqlType::VarChar(64000), &fmt).ok()?;
+    Some(Arc::new(StringArray::from_iter(
+        text.as_string::<i32>()
+            .iter()
+            .map(|v| v.map(|v| v.trim_matches(' '))),
+    )))
+}
+
+/// Teradata's default FORMAT of a numeric type ("Data Type Default Formats": BYTEINT
+/// `-(3)9`, SMALLINT `-(5)9`, INTEGER `-(10)9`, BIGINT `-(19)9`, FLOAT
+/// `-9.99999999999999E-999`, DECIMAL(n,m) `--(I).9(F)` with I = n-m and F = m: a floating
+/// minus over the integer digits, so 0.50 of a DECIMAL(5,2) is `'    .50'`); `None` for the
+/// others (written as they are).
+pub(crate) fn default_format(t: &DataType) -> Option<std::borrow::Cow<'static, str>> {
     Some(match t {
-        DataType::Int8 => "-(3)9",
-        DataType::Int16 => "-(5)9",
-        DataType::Int32 => "-(10)9",
-        DataType::Int64 => "-(19)9",
-        DataType::Float64 => "-9.99999999999999E-999",
+        DataType::Int8 => "-(3)9".into(),
+        DataType::Int16 => "-(5)9".into(),
+        DataType::Int32 => "-(10)9".into(),
+        DataType::Int64 => "-(19)9".into(),
+        DataType::Float64 => "-9.99999999999999E-999".into(),
+        DataType::Decimal128(p, s) => {
+            let (int, frac) = (i32::from(*p) - i32::from(*s), i32::from(*s).max(0));
+            let sign = if int > 0 {
+                format!("--({int})")
+            } else {
+                "-".to_string()
+            };
+            let fraction = if frac > 0 {
+                format!(".9({frac})")
+            } else {
+                ".".to_string()
+            };
+            format!("{sign}{fraction}").into()
+        }
         _ => return None,
     })
 }
@@ -234,7 +266,8 @@ pub(crate) fn write_own(
     ) {
         return crate::expr::cast_to_sql(a, ty);
     }
-    let Some(fmt) = fmt.or_else(|| default_format(a.data_type())) else {
+    let default = default_format(a.data_type());
+    let Some(fmt) = fmt.or(default.as_deref()) else {
         return crate::expr::cast_to_sql(a, ty);
     };
     let text = match cast(a, SqlType::VarChar(64000), fmt) {

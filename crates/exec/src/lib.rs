@@ -124,6 +124,7 @@ mod window_value;
 pub use arrow;
 pub use database::Database;
 pub use error::{Error, ErrorCode, PositionedError};
+pub use format::decimal_text;
 pub use format::display as display_with_format;
 pub use prepared::Prepared;
 pub use result::{Rows, StatementKind, StatementResult, Warning};

@@ -45,11 +45,15 @@ enum Place {
     Literal(char),
 }
 
-/// True if `fmt` is a numeric mask (it has a digit element, `9` or `Z`, and no date or time
-/// element).
+/// True if `fmt` is a numeric mask (it has a digit element, `9`, `Z` or a floating sign's
+/// run, and no date or time element).
 pub(crate) fn is_numeric(fmt: &str) -> bool {
     let up = fmt.to_ascii_uppercase();
-    up.contains(['9', 'Z'])
+    // a floating sign's run is digit places too (DECIMAL(n,0)'s default `--(n).`)
+    let floating = ["--", "++", "$$", "-(", "+(", "$("]
+        .iter()
+        .any(|r| up.contains(r));
+    (up.contains(['9', 'Z']) || floating)
         && !["YY", "MM", "DD", "HH", "MI", "SS"]
             .iter()
             .any(|d| up.contains(d))

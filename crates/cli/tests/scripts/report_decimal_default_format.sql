@@ -1,0 +1,5 @@
+CREATE TABLE d (k INTEGER, a DECIMAL(5,2), b DECIMAL(5,0), c DECIMAL(4,4));
+INS d (1, 0.5, 123, -0.25);
+INS d (2, -12.5, NULL, 0);
+SEL * FROM d ORDER BY k;
+SEL a || '|' AS padded, CAST(a AS VARCHAR(10)) AS trimmed, a (FORMAT '9.99') AS own FROM d ORDER BY k;
