@@ -935,19 +935,8 @@ impl Exec<'_> {
                 if op == BinOp::Concat {
                     // a number, date or time operand is written by its FORMAT (its own, else
                     // its type's default: Teradata's implicit conversion to text, pads kept)
-                    let text = |bound: Expr, x: &ast::Expr| {
-                        let format = crate::names::text_format(x, scope);
-                        let bound = match format {
-                            Some(_) => bound,
-                            None => crate::names::with_time_digits(bound, x, scope),
-                        };
-                        Expr::WriteOwnFormat(
-                            Box::new(bound),
-                            SqlType::VarChar(64000),
-                            format,
-                            crate::format::Pads::Keep,
-                        )
-                    };
+                    let text =
+                        |bound: Expr, x: &ast::Expr| crate::names::implicit_text(bound, x, scope);
                     Expr::Binary(op, Box::new(text(l, left)), Box::new(text(r, right)))
                 } else {
                     Expr::Binary(op, Box::new(l), Box::new(r))
@@ -1086,8 +1075,11 @@ impl Exec<'_> {
                 if let Some(e) = escape_char {
                     args.push(b(e, self)?);
                 }
+                // a number is matched as the text its FORMAT writes (`n LIKE '1%'` of an
+                // INTEGER 12 is false: its text is '         12')
+                let text = crate::names::implicit_text(b(expr, self)?, expr, scope);
                 Expr::Like(
-                    Box::new(b(expr, self)?),
+                    Box::new(text),
                     Box::new(Expr::Func(Func::LikePattern, args)),
                     *negated,
                 )
@@ -1183,7 +1175,10 @@ impl Exec<'_> {
                 trim_where: None,
                 trim_what: None,
                 trim_characters: None,
-            } => Expr::Func(Func::Trim, vec![b(expr, self)?]),
+            } => Expr::Func(
+                Func::Trim,
+                vec![crate::names::implicit_text(b(expr, self)?, expr, scope)],
+            ),
             ast::Expr::Trim {
                 expr,
                 trim_where,
@@ -1196,7 +1191,7 @@ impl Exec<'_> {
                     Some(ast::TrimWhereField::Trailing) => Side::Trailing,
                     _ => Side::Both,
                 };
-                let mut args = vec![b(expr, self)?];
+                let mut args = vec![crate::names::implicit_text(b(expr, self)?, expr, scope)];
                 if let Some(w) = trim_what {
                     args.push(b(w, self)?);
                 }
@@ -1208,7 +1203,7 @@ impl Exec<'_> {
                 substring_for,
                 ..
             } => {
-                let mut args = vec![b(expr, self)?];
+                let mut args = vec![crate::names::implicit_text(b(expr, self)?, expr, scope)];
                 args.push(match substring_from {
                     Some(f) => b(f, self)?,
                     None => one(Arc::new(arrow::array::Int64Array::from(vec![1]))),
@@ -1218,9 +1213,10 @@ impl Exec<'_> {
                 }
                 Expr::Func(Func::Builtin(crate::functions::Builtin::Substr), args)
             }
-            ast::Expr::Position { expr, r#in } => {
-                crate::functions::index_call(vec![b(r#in, self)?, b(expr, self)?])
-            }
+            ast::Expr::Position { expr, r#in } => crate::functions::index_call(vec![
+                crate::names::implicit_text(b(r#in, self)?, r#in, scope),
+                crate::names::implicit_text(b(expr, self)?, expr, scope),
+            ]),
             ast::Expr::Extract { field, expr, .. } => {
                 use crate::functions::Field;
                 let f = match field {
@@ -1547,6 +1543,34 @@ impl Exec<'_> {
             };
             return crate::period_fns::call(p, bound);
         }
+        // a number, date or time where a string function takes text is written by its FORMAT
+        let text_args: &[usize] = match crate::functions::lookup(&name) {
+            Some(b) => crate::functions::text_args(b),
+            None if matches!(
+                name.as_str(),
+                "UPPER"
+                    | "LOWER"
+                    | "TRIM"
+                    | "CHARACTERS"
+                    | "CHARS"
+                    | "CHAR_LENGTH"
+                    | "CHARACTER_LENGTH"
+            ) =>
+            {
+                &[0]
+            }
+            None => &[],
+        };
+        let bound: Vec<Expr> = bound
+            .into_iter()
+            .enumerate()
+            .map(|(k, e)| match (text_args.contains(&k), args.get(k)) {
+                (true, Some(ast::FunctionArgExpr::Expr(x))) => {
+                    crate::names::implicit_text(e, x, scope)
+                }
+                _ => e,
+            })
+            .collect();
         if let Some(b) = crate::functions::lookup(&name) {
             if matches!(b, crate::functions::Builtin::Random) {
                 // counted by correlate/decorrelate, which must see it at every execution

@@ -132,6 +132,19 @@ pub(crate) fn index_call(args: Vec<Expr>) -> Expr {
     Expr::Func(Func::Builtin(b), args)
 }
 
+/// The positions of `f`'s character arguments: a number, date or time given there becomes the
+/// text its FORMAT writes (Teradata's implicit conversion: `SUBSTR(12345, 1, 2)` of an INTEGER
+/// takes the first two characters of `'      12345'`, two blanks).
+pub(crate) fn text_args(f: Builtin) -> &'static [usize] {
+    match f {
+        Builtin::Substr | Builtin::Char2HexInt | Builtin::Regexp(_) => &[0],
+        Builtin::Index | Builtin::IndexCaseBlind | Builtin::Trim(_) | Builtin::StrTok => &[0, 1],
+        Builtin::OReplace | Builtin::OTranslate => &[0, 1, 2],
+        Builtin::LPad | Builtin::RPad => &[0, 2],
+        _ => &[],
+    }
+}
+
 /// The built-in a function name calls, if it is one of this module's.
 pub fn lookup(name: &str) -> Option<Builtin> {
     if let Some(r) = crate::regexp::Regexp::lookup(name) {

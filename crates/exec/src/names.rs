@@ -368,6 +368,24 @@ pub(crate) fn literal_by_format(
     Some(ast::Expr::value(ast::Value::SingleQuotedString(ansi)))
 }
 
+/// `bound`, the bound `e`, as character, where Teradata converts a value implicitly (an
+/// operand of `||`, an argument of a string function, the left side of LIKE): a number, date
+/// or time is written by its FORMAT (its own, else its type's default), pads kept; a TIME,
+/// TIMESTAMP or PERIOD with its type's fractional digits; text stays as it is.
+pub(crate) fn implicit_text(bound: Expr, e: &ast::Expr, scope: &Scope) -> Expr {
+    let format = text_format(e, scope);
+    let bound = match format {
+        Some(_) => bound,
+        None => with_time_digits(bound, e, scope),
+    };
+    Expr::WriteOwnFormat(
+        Box::new(bound),
+        SqlType::VarChar(64000),
+        format,
+        crate::format::Pads::Keep,
+    )
+}
+
 /// `bound`, the bound `e`, written as text with its type's fractional digits when `e` is a
 /// TIME, TIMESTAMP or PERIOD whose precision is known to be below six (a `TIMESTAMP(0)`
 /// column becomes `2005-02-03 10:11:12`, not `… 10:11:12.000000`); `bound` itself otherwise.
