@@ -24,8 +24,8 @@ use crate::exec::Exec;
 use crate::expr::{BinOp, Expr, Func};
 use crate::result::Rows;
 use arrow::array::{
-    new_null_array, Array, ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array,
-    Int64Array, IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
+    new_null_array, Array, ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int16Array,
+    Int32Array, Int8Array, IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
 };
 use arrow::datatypes::{DataType, IntervalMonthDayNano};
 use sqlparser::ast;
@@ -452,7 +452,7 @@ fn one(a: ArrayRef) -> Expr {
     Expr::lit(a)
 }
 
-/// A typed literal for a SQL number: INTEGER, BIGINT, DECIMAL(p,s) or FLOAT.
+/// A typed literal for a SQL number: BYTEINT, SMALLINT, INTEGER, DECIMAL(p,s) or FLOAT.
 pub fn number_literal(s: &str) -> Result<ArrayRef> {
     if s.contains(['e', 'E']) {
         let f: f64 = s.parse().map_err(|_| Error::BadNumber)?;
@@ -475,16 +475,21 @@ pub fn number_literal(s: &str) -> Result<ArrayRef> {
             Decimal128Array::from(vec![v]).with_precision_and_scale(precision, scale)?,
         ));
     }
+    // the smallest of BYTEINT, SMALLINT and INTEGER that holds it, else DECIMAL(n,0) of its n
+    // digits (SQL Data Types and Literals, "Integer Literals": "Numeric literals are not
+    // assigned to the BIGINT type")
     match s.parse::<i64>() {
+        Ok(v) if i8::try_from(v).is_ok() => Ok(Arc::new(Int8Array::from(vec![v as i8]))),
+        Ok(v) if i16::try_from(v).is_ok() => Ok(Arc::new(Int16Array::from(vec![v as i16]))),
         Ok(v) if i32::try_from(v).is_ok() => Ok(Arc::new(Int32Array::from(vec![v as i32]))),
-        Ok(v) => Ok(Arc::new(Int64Array::from(vec![v]))),
-        Err(_) => {
+        _ => {
             let v: i128 = s.parse().map_err(|_| Error::Overflow)?;
-            if s.trim_start_matches('-').trim_start_matches('0').len() > 38 {
+            let digits = s.trim_start_matches('-').trim_start_matches('0').len();
+            if digits > 38 {
                 return Err(Error::Overflow);
             }
             Ok(Arc::new(
-                Decimal128Array::from(vec![v]).with_precision_and_scale(38, 0)?,
+                Decimal128Array::from(vec![v]).with_precision_and_scale(digits.max(1) as u8, 0)?,
             ))
         }
     }
@@ -1866,7 +1871,11 @@ impl Exec<'_> {
             _ => SqlType::Float,
         };
         let Some(model) = model else {
-            return Ok(Expr::Cast(Box::new(x), ty));
+            return Ok(match name {
+                // exactly the significant digits (TO_CHAR(Numeric): no FORMAT applies)
+                "TO_CHAR" => Expr::Func(Func::PlainText, vec![x]),
+                _ => Expr::Cast(Box::new(x), ty),
+            });
         };
         if crate::to_char::is_number_model(&model) {
             let (mask, fm) = crate::to_char::number_mask(&model);

@@ -58,6 +58,12 @@ pub enum BinOp {
 pub enum Func {
     /// `COALESCE(a, b, …)`
     Coalesce,
+    /// The merged key of `JOIN … USING (k)`: the first non-NULL side, typed as the sides
+    /// compare (not by the CASE rule of COALESCE: an INTEGER and a DECIMAL key stay exact).
+    MergeKeys,
+    /// `TO_CHAR(x)` without a model: a number as exactly its significant digits (`1.5`, not
+    /// the DECIMAL FORMAT's `1.50`); anything else as CAST writes it.
+    PlainText,
     /// `NULLIF(a, b)`
     NullIf,
     /// `UPPER(s)`
@@ -408,7 +414,9 @@ pub(crate) fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
         (Utf8, b) | (b, Utf8) if is_numeric(b) => Float64,
         (Utf8, t) | (t, Utf8) => t.clone(),
         (Date32, Timestamp(u, z)) | (Timestamp(u, z), Date32) => Timestamp(*u, z.clone()),
-        // a DATE compared with a number is its number (td_date)
+        // a DATE compared with a number is its number (td_date), at least an INTEGER (its
+        // number does not fit a BYTEINT or SMALLINT literal's type)
+        (Date32, Int8 | Int16) | (Int8 | Int16, Date32) => Int32,
         (Date32, b) | (b, Date32) if is_numeric(b) => b.clone(),
         _ => {
             return Err(Error::TypeMismatch(format!(
@@ -946,13 +954,16 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         Ok(Arc::new(StringArray::from_iter(s.iter().map(|v| v.map(g)))))
     };
     match f {
-        Func::Coalesce => {
-            // a CASE: Teradata's rule for its result type (branch_types.rs)
-            let t = crate::branch_types::of_all(args.iter().map(|a| a.data_type()))?;
-            let args = args
-                .iter()
-                .map(|a| crate::branch_types::convert(a, &t))
-                .collect::<Result<Vec<_>>>()?;
+        Func::Coalesce | Func::MergeKeys => {
+            // COALESCE is a CASE: Teradata's rule for its result type (branch_types.rs)
+            let args = if f == Func::Coalesce {
+                let t = crate::branch_types::of_all(args.iter().map(|a| a.data_type()))?;
+                args.iter()
+                    .map(|a| crate::branch_types::convert(a, &t))
+                    .collect::<Result<Vec<_>>>()?
+            } else {
+                args
+            };
             let mut it = args.into_iter().rev();
             let mut acc = it
                 .next()
@@ -981,11 +992,32 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
                 s.iter().map(|v| v.map(|v| v.chars().count() as i32)),
             )))
         }
+        Func::PlainText => {
+            let a = arg(0)?;
+            let Some(d) = a.as_primitive_opt::<arrow::datatypes::Decimal128Type>() else {
+                return to_utf8(&a);
+            };
+            let scale = d.scale();
+            Ok(Arc::new(StringArray::from_iter(d.iter().map(|v| {
+                v.map(|v| {
+                    let t = crate::decimal::decimal_text(v, scale);
+                    match t.contains('.') {
+                        true => t.trim_end_matches('0').trim_end_matches('.').to_string(),
+                        false => t,
+                    }
+                })
+            }))))
+        }
         Func::Abs => {
             let a = arg(0)?;
             if a.data_type() == &DataType::Null {
                 return Ok(a); // ABS(NULL) is NULL
             }
+            // as INTEGER, as the arithmetic computes (ABS(-128) is 128)
+            let a = match a.data_type() {
+                DataType::Int8 | DataType::Int16 => cast_to_arrow(&a, &DataType::Int32)?,
+                _ => a,
+            };
             let neg = numeric::neg(&a)?;
             let zero = cast_to_arrow(
                 &(Arc::new(Int32Array::from(vec![0])) as ArrayRef),

@@ -221,29 +221,15 @@ pub(crate) fn default_format(t: &DataType) -> Option<std::borrow::Cow<'static, s
             } else {
                 "-".to_string()
             };
-            let fraction = if frac > 0 {
-                format!(".9({frac})")
-            } else {
-                ".".to_string()
-            };
-            format!("{sign}{fraction}").into()
+            if frac == 0 {
+                // DECIMAL(n,0): the last place a 9, so zero is written `0.` (a lone `.` would
+                // be no number when read back)
+                return Some(format!("-({int})9.").into());
+            }
+            format!("{sign}.9({frac})").into()
         }
         _ => return None,
     })
-}
-
-/// The default FORMAT of an integer literal's Teradata type (the smallest of BYTEINT,
-/// SMALLINT, INTEGER and BIGINT that holds it; tdlite types it INTEGER or BIGINT).
-pub(crate) fn integer_literal_format(v: i128) -> &'static str {
-    if i8::try_from(v).is_ok() {
-        "-(3)9"
-    } else if i16::try_from(v).is_ok() {
-        "-(5)9"
-    } else if i32::try_from(v).is_ok() {
-        "-(10)9"
-    } else {
-        "-(19)9"
-    }
 }
 
 /// `a`, whose values have the FORMAT `fmt` of their own (`None`: their type's

@@ -648,7 +648,7 @@ fn using(
         let left = match left_hits.as_slice() {
             [] => return Err(Error::ColumnNotFound(name.clone())),
             [one] => one.clone(),
-            _ => Expr::Func(crate::expr::Func::Coalesce, left_hits),
+            _ => Expr::Func(crate::expr::Func::MergeKeys, left_hits),
         };
         let (r, rcs) = find(&right.columns, left_width)?;
         let eq = Expr::Binary(

@@ -319,33 +319,11 @@ pub(crate) fn own_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
 }
 
 /// The FORMAT a value becomes text by, where it does implicitly (`||`) or through the
-/// conversion syntax: its own ([`own_format`]); an integer literal's, by the Teradata type
-/// of its value; `None`: its type's default FORMAT, found when it is evaluated.
+/// conversion syntax: its own ([`own_format`]); `None`: its type's default FORMAT, found when
+/// it is evaluated (an integer literal has Teradata's type by its value, so its default is
+/// that type's).
 pub(crate) fn text_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
-    if let Some(f) = own_format(e, scope) {
-        return Some(f);
-    }
-    let (negative, v) = match e {
-        ast::Expr::UnaryOp {
-            op: ast::UnaryOperator::Minus,
-            expr,
-        } => (true, expr.as_ref()),
-        ast::Expr::UnaryOp {
-            op: ast::UnaryOperator::Plus,
-            expr,
-        }
-        | ast::Expr::Nested(expr) => return text_format(expr, scope),
-        other => (false, other),
-    };
-    let ast::Expr::Value(v) = v else {
-        return None;
-    };
-    let ast::Value::Number(n, _) = &v.value else {
-        return None;
-    };
-    let value: i128 = n.parse().ok()?;
-    let value = if negative { -value } else { value };
-    Some(crate::format::integer_literal_format(value).to_string())
+    own_format(e, scope)
 }
 
 /// `lit`, a character literal compared with `other`, written in the ANSI form when `other`
