@@ -554,6 +554,14 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
     ])))
 }
 
+/// Where the `SELECT` of a query with `TOP n` is written (`None` without TOP).
+fn top_of(q: &ast::Query) -> Option<sqlparser::tokenizer::Location> {
+    match q.body.as_ref() {
+        ast::SetExpr::Select(s) if s.top.is_some() => Some(s.select_token.0.span.start),
+        _ => None,
+    }
+}
+
 /// `(s1, t1) OVERLAPS (s2, t2)` as the comparisons that define it (SQL's rule, which Teradata
 /// follows): each period is first put in order (start ≤ end; a NULL start goes to the end),
 /// then the periods overlap if one starts inside the other, or both start together. A NULL
@@ -1256,6 +1264,18 @@ impl Exec<'_> {
             ast::Expr::Subquery(q) => match self.scalar_subquery(q) {
                 Ok(a) => one(a),
                 Err(Error::ColumnNotFound(c)) => {
+                    // TOP n in a correlated subquery: Teradata's 6916 ("Rules and
+                    // Restrictions for the TOP n Operator"; one in a search condition is the
+                    // parser's)
+                    if let (Some(at), true) = (top_of(q), self.names_column(&c, scope)) {
+                        return Err(Error::Parse(tdlite_parser::ParseError {
+                            kind: tdlite_parser::ParseErrorKind::TopRule(
+                                "a correlated subquery".into(),
+                            ),
+                            location: tdlite_parser::Location::new(at.line, at.column),
+                            statement: 1,
+                        }));
+                    }
                     match self.decorrelated(q, crate::decorrelate::Shape::Scalar)? {
                         Some(e) => e,
                         None => self
