@@ -87,7 +87,7 @@ fn write_text(format: DataFormat, rows: &Rows, w: &mut dyn Write) -> std::io::Re
         .schema
         .fields()
         .iter()
-        .map(|f| crate::format::fraction_digits(f))
+        .map(|f| tdlite::period_text::fraction_digits(f))
         .collect();
     for b in &rows.batches {
         // a PERIOD column as its text, with its fractional digits (the others as they are)

@@ -157,7 +157,10 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         .collect();
     // a column's FORMAT says how its values are shown (the text it writes)
     let masks: Vec<Option<&String>> = fields.iter().map(|f| f.metadata().get("format")).collect();
-    let time_digits: Vec<Option<usize>> = fields.iter().map(|f| fraction_digits(f)).collect();
+    let time_digits: Vec<Option<usize>> = fields
+        .iter()
+        .map(|f| tdlite::period_text::fraction_digits(f))
+        .collect();
     let mut cells: Vec<Vec<String>> = Vec::new();
     for b in &rows.batches {
         // (a column whose FORMAT applied is written by it; the others as usual)
@@ -347,15 +350,6 @@ fn heading_lines(heads: &[String], titled: &[bool]) -> Vec<Vec<String>> {
                 .collect()
         })
         .collect()
-}
-
-/// The fractional digits a TIME or TIMESTAMP column is shown with, when its type says fewer
-/// than the six its values are written with (a TIME(0) column shows `10:11:12`).
-pub fn fraction_digits(f: &arrow::datatypes::Field) -> Option<usize> {
-    f.metadata()
-        .get("precision")
-        .and_then(|p| p.parse::<usize>().ok())
-        .filter(|p| *p < 6)
 }
 
 /// `text` (a time written with six fractional digits) with only `digits` of them.

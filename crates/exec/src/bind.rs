@@ -1155,12 +1155,7 @@ impl Exec<'_> {
                     // the conversion syntax writes a number by its type's default FORMAT,
                     // pads kept and cut to the length (`5 (CHAR(4))` is '   5')
                     None if ty.is_character() && conversion_syntax => {
-                        let format = crate::names::text_format(expr, scope);
-                        let bound = match format {
-                            Some(_) => b(expr, self)?,
-                            None => crate::names::with_time_digits(b(expr, self)?, expr, scope),
-                        };
-                        Expr::WriteOwnFormat(Box::new(bound), ty, format, crate::format::Pads::Keep)
+                        crate::names::text_as(b(expr, self)?, expr, scope, ty)
                     }
                     // a TIME, TIMESTAMP or PERIOD with its type's fractional digits
                     None if ty.is_character() => Expr::Cast(

@@ -180,7 +180,20 @@ impl Expr {
             Expr::Column { index, .. } => Ok(batch.column(*index).clone()),
             Expr::Literal(a) => repeat(a, n),
             Expr::Binary(op, l, r) => {
-                let (lv, rv) = (l.eval(batch)?, r.eval(batch)?);
+                // a literal is brought to its operand's integer type before it is repeated
+                // per row: `k MOD 10 = 0` casts two one-row BYTEINTs, not two columns
+                let (lv, rv) = match (l.as_ref(), r.as_ref()) {
+                    (x, Expr::Literal(a)) => {
+                        let xv = x.eval(batch)?;
+                        let a = literal_beside(a, xv.data_type())?;
+                        (xv, repeat(&a, n)?)
+                    }
+                    (Expr::Literal(a), x) => {
+                        let xv = x.eval(batch)?;
+                        (repeat(&literal_beside(a, xv.data_type())?, n)?, xv)
+                    }
+                    _ => (l.eval(batch)?, r.eval(batch)?),
+                };
                 binary(*op, lv, rv, l.case_specific() || r.case_specific())
             }
             Expr::Not(e) => Ok(Arc::new(boolean::not(as_bool(&e.eval(batch)?)?)?)),
@@ -338,6 +351,18 @@ pub(crate) fn take_batch(batch: &RecordBatch, idx: &[u32]) -> Result<RecordBatch
         cols,
         &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(idx.len())),
     )?)
+}
+
+/// A BYTEINT or SMALLINT literal beside an INTEGER or BIGINT operand, as that operand's type
+/// (what the operator would bring it to anyway: the wider integer type), so that the cast is
+/// of one value, not of a column; any other literal as it is.
+fn literal_beside(a: &ArrayRef, other: &DataType) -> Result<ArrayRef> {
+    match (a.data_type(), other) {
+        (DataType::Int8 | DataType::Int16, DataType::Int32 | DataType::Int64) => {
+            cast_to_arrow(a, other)
+        }
+        _ => Ok(a.clone()),
+    }
 }
 
 /// Repeats a one-row array `n` times.

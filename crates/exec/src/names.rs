@@ -318,14 +318,6 @@ pub(crate) fn own_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
     }
 }
 
-/// The FORMAT a value becomes text by, where it does implicitly (`||`) or through the
-/// conversion syntax: its own ([`own_format`]); `None`: its type's default FORMAT, found when
-/// it is evaluated (an integer literal has Teradata's type by its value, so its default is
-/// that type's).
-pub(crate) fn text_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
-    own_format(e, scope)
-}
-
 /// `lit`, a character literal compared with `other`, written in the ANSI form when `other`
 /// has a date or time FORMAT of its own that the literal is written in (`WHERE d =
 /// '2020/01/02'` for `d DATE FORMAT 'YYYY/MM/DD'`: Teradata's "DATE Comparisons" reads the
@@ -347,21 +339,23 @@ pub(crate) fn literal_by_format(
 }
 
 /// `bound`, the bound `e`, as character, where Teradata converts a value implicitly (an
-/// operand of `||`, an argument of a string function, the left side of LIKE): a number, date
-/// or time is written by its FORMAT (its own, else its type's default), pads kept; a TIME,
-/// TIMESTAMP or PERIOD with its type's fractional digits; text stays as it is.
+/// operand of `||`, an argument of a string function, the left side of LIKE): see
+/// [`text_as`].
 pub(crate) fn implicit_text(bound: Expr, e: &ast::Expr, scope: &Scope) -> Expr {
-    let format = text_format(e, scope);
+    text_as(bound, e, scope, SqlType::VarChar(64000))
+}
+
+/// `bound`, the bound `e`, as the character type `ty` the way implicit conversion and the
+/// conversion syntax write it: a number, date or time by its FORMAT (its own, else its type's
+/// default, found when it is evaluated: an integer literal has Teradata's type by its value),
+/// pads kept; a TIME, TIMESTAMP or PERIOD with its type's fractional digits; text as it is.
+pub(crate) fn text_as(bound: Expr, e: &ast::Expr, scope: &Scope, ty: SqlType) -> Expr {
+    let format = own_format(e, scope);
     let bound = match format {
         Some(_) => bound,
         None => with_time_digits(bound, e, scope),
     };
-    Expr::WriteOwnFormat(
-        Box::new(bound),
-        SqlType::VarChar(64000),
-        format,
-        crate::format::Pads::Keep,
-    )
+    Expr::WriteOwnFormat(Box::new(bound), ty, format, crate::format::Pads::Keep)
 }
 
 /// `bound`, the bound `e`, written as text with its type's fractional digits when `e` is a

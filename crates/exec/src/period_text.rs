@@ -23,6 +23,16 @@ pub fn kind_of(t: &DataType) -> Option<PeriodKind> {
     }
 }
 
+/// The fractional digits a result column's TIME, TIMESTAMP or PERIOD values are written with,
+/// when its type says fewer than the six they carry (field metadata `precision`: a TIME(0)
+/// column shows `10:11:12`).
+pub fn fraction_digits(f: &arrow::datatypes::Field) -> Option<usize> {
+    f.metadata()
+        .get("precision")
+        .and_then(|p| p.parse::<usize>().ok())
+        .filter(|p| *p < 6)
+}
+
 /// One bound as the text of its element type (`2005-02-03`, `10:11:12.000000`,
 /// `2005-02-03 10:11:12.000000`), with `digits` fractional digits (six if `None`).
 pub fn bound_text(kind: PeriodKind, v: i64, digits: Option<usize>) -> String {

@@ -100,7 +100,7 @@ pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
     let mut i = 0;
     while i < toks.len() {
         let after_dot = i > 0 && toks[i - 1].token == Token::Period;
-        if after_dot || upper(&toks[i].token).as_deref() != Some("PERIOD") {
+        if after_dot || !word(&toks[i].token).is_some_and(|w| w.eq_ignore_ascii_case("PERIOD")) {
             i += 1;
             continue;
         }
@@ -149,7 +149,7 @@ pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
 /// Whether the word at `i` follows the `AS` of a `CAST(` or `TRY_CAST(` (not a derived
 /// table's alias `AS period (a, b)`).
 fn in_cast_type(toks: &[TokenWithSpan], i: usize) -> bool {
-    if i < 2 || upper(&toks[i - 1].token).as_deref() != Some("AS") {
+    if i < 2 || !word(&toks[i - 1].token).is_some_and(|w| w.eq_ignore_ascii_case("AS")) {
         return false;
     }
     // the unmatched `(` before the AS, and the word before it
@@ -160,10 +160,9 @@ fn in_cast_type(toks: &[TokenWithSpan], i: usize) -> bool {
             Token::LParen if depth > 0 => depth -= 1,
             Token::LParen => {
                 return k > 0
-                    && matches!(
-                        upper(&toks[k - 1].token).as_deref(),
-                        Some("CAST" | "TRY_CAST" | "TRYCAST")
-                    );
+                    && word(&toks[k - 1].token)
+                        .and_then(|w| one_of(w, &["CAST", "TRY_CAST", "TRYCAST"]))
+                        .is_some();
             }
             _ => {}
         }
@@ -185,24 +184,33 @@ fn spelled(toks: &[TokenWithSpan]) -> String {
     out
 }
 
-fn upper(t: &Token) -> Option<String> {
-    crate::parser::unquoted_upper(t)
+/// The unquoted word `t` is, as written (no copy: this runs at every operator check).
+fn word(t: &Token) -> Option<&str> {
+    match t {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.as_str()),
+        _ => None,
+    }
+}
+
+/// The entry of `list` that `w` spells, case blind.
+fn one_of(w: &str, list: &[&'static str]) -> Option<&'static str> {
+    list.iter().copied().find(|x| x.eq_ignore_ascii_case(w))
 }
 
 /// The words of the period operator the parser is at, and its precedence, if an operand
 /// follows it.
-fn operator_at(parser: &Parser) -> Option<(Vec<String>, u8)> {
-    let first = upper(&parser.peek_token_ref().token)?;
-    let (words, precedence) = if PERIOD_VALUED.contains(&first.as_str()) {
-        (vec![first], PLUS_PRECEDENCE)
-    } else if PREDICATES.contains(&first.as_str()) {
-        (vec![first], EQ_PRECEDENCE)
-    } else if first == "IMMEDIATELY" {
-        let second = upper(&parser.peek_nth_token_ref(1).token)?;
-        if second != "PRECEDES" && second != "SUCCEEDS" {
-            return None;
-        }
-        (vec![first, second], EQ_PRECEDENCE)
+fn operator_at(parser: &Parser) -> Option<(Vec<&'static str>, u8)> {
+    let first = word(&parser.peek_token_ref().token)?;
+    let (words, precedence) = if let Some(op) = one_of(first, &PERIOD_VALUED) {
+        (vec![op], PLUS_PRECEDENCE)
+    } else if let Some(op) = one_of(first, &PREDICATES) {
+        (vec![op], EQ_PRECEDENCE)
+    } else if first.eq_ignore_ascii_case("IMMEDIATELY") {
+        let second = one_of(
+            word(&parser.peek_nth_token_ref(1).token)?,
+            &["PRECEDES", "SUCCEEDS"],
+        )?;
+        (vec!["IMMEDIATELY", second], EQ_PRECEDENCE)
     } else {
         return None;
     };
@@ -211,7 +219,7 @@ fn operator_at(parser: &Parser) -> Option<(Vec<String>, u8)> {
         Token::Comma | Token::RParen | Token::SemiColon | Token::EOF => false,
         // `p CONTAINS END(q)`: END with its argument is an operand
         Token::Word(w) if w.quote_style.is_none() => {
-            !NO_OPERAND.contains(&w.value.to_ascii_uppercase().as_str())
+            one_of(&w.value, &NO_OPERAND).is_none()
                 || parser.peek_nth_token_ref(words.len() + 1).token == Token::LParen
         }
         _ => true,

@@ -186,7 +186,7 @@ impl Cursor {
                     .columns()
                     .iter()
                     .zip(schema.fields())
-                    .map(|(c, f)| values::to_py(py, c, at, values::fraction_digits(f)))
+                    .map(|(c, f)| values::to_py(py, c, at, tdlite::period_text::fraction_digits(f)))
                     .collect::<PyResult<Vec<_>>>()?;
                 self.row += 1;
                 return Ok(Some(PyList::new(py, cells)?.into_any().unbind()));

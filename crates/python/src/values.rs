@@ -169,17 +169,8 @@ fn decimal_value(text: &str) -> PyResult<Value> {
     ))
 }
 
-/// The fractional digits a column's TIME or TIMESTAMP bounds are written with in a PERIOD's
-/// text, when its type says fewer than six (a `PERIOD(TIMESTAMP(2))` column).
-pub(crate) fn fraction_digits(f: &tdlite::arrow::datatypes::Field) -> Option<usize> {
-    f.metadata()
-        .get("precision")
-        .and_then(|p| p.parse::<usize>().ok())
-        .filter(|p| *p < 6)
-}
-
 /// The value at row `i` of a result column, as Python sees it; `digits` is the column's
-/// fractional-second precision ([`fraction_digits`]).
+/// fractional-second precision (`tdlite::period_text::fraction_digits`).
 ///
 /// # Errors
 /// A Python error building the object (a date out of Python's range, say).
