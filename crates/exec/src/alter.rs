@@ -190,6 +190,7 @@ impl Exec<'_> {
         crate::subscribers::refuse_change(&old, "CREATE INDEX")?;
         let schema = &old.schema;
         let positions = crate::ctas::column_positions(schema, columns)?;
+        crate::ddl::no_period_in_index(&schema.columns, &positions)?;
         if schema.queue && unique && positions == [0] {
             // the rule CREATE TABLE applies to a queue's indexes (ddl.rs check_queue_rules)
             return Err(crate::ddl::queue_rule(

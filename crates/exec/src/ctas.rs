@@ -96,7 +96,7 @@ impl Exec<'_> {
                 };
                 let pi = Some(IndexSpec {
                     name: None,
-                    columns: vec![0],
+                    columns: vec![crate::ddl::default_index_column(&columns)],
                     unique: false,
                 });
                 let schema = TableSchema::new(
@@ -132,6 +132,7 @@ impl Exec<'_> {
         }
         for ix in &ct.indexes {
             let columns = column_positions(&schema, &ix.columns)?;
+            crate::ddl::no_period_in_index(&schema.columns, &columns)?;
             schema.secondary.push(IndexSpec {
                 name: ix.name.clone(),
                 columns,
@@ -140,6 +141,7 @@ impl Exec<'_> {
         }
         if let Some(p) = &ct.primary_index {
             let columns = column_positions(&schema, &p.columns)?;
+            crate::ddl::no_period_in_index(&schema.columns, &columns)?;
             schema.primary_index = Some(IndexSpec {
                 name: p.name.clone(),
                 columns,

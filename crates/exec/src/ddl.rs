@@ -376,13 +376,15 @@ impl Exec<'_> {
                 .ok_or_else(|| Error::ColumnNotFound(n.to_string()))
         };
         let spec = |d: &tdlite_parser::IndexDef, unique: bool| -> Result<IndexSpec> {
+            let positions = d
+                .columns
+                .iter()
+                .map(|c| position(c))
+                .collect::<Result<Vec<_>>>()?;
+            no_period_in_index(&columns, &positions)?;
             Ok(IndexSpec {
                 name: d.name.clone(),
-                columns: d
-                    .columns
-                    .iter()
-                    .map(|c| position(c))
-                    .collect::<Result<_>>()?,
+                columns: positions,
                 unique,
             })
         };
@@ -392,6 +394,7 @@ impl Exec<'_> {
         }
         for (i, c) in ct.columns.iter().enumerate() {
             if c.unique || c.primary_key {
+                no_period_in_index(&columns, &[i])?;
                 secondary.push(IndexSpec {
                     name: None,
                     columns: vec![i],
@@ -410,7 +413,7 @@ impl Exec<'_> {
                 Some(k) => Some(secondary.remove(k)),
                 None => Some(IndexSpec {
                     name: None,
-                    columns: vec![0],
+                    columns: vec![default_index_column(&columns)],
                     unique: false,
                 }),
             },
@@ -743,4 +746,31 @@ fn help_columns<'s>(schema: &'s TableSchema, only: Option<&[String]>) -> Result<
             })
             .collect(),
     }
+}
+
+/// 9913 if one of `positions` is a PERIOD column of `columns`: Teradata allows none in a
+/// primary index (SQL Fundamentals, Primary Indexes, "Restrictions": "A primary index column
+/// … cannot be a column that has a … Period data type") nor a secondary one (Database Design,
+/// "Restrictions on Secondary Indexes"), so neither in a UNIQUE or PRIMARY KEY constraint.
+pub(crate) fn no_period_in_index(columns: &[Column], positions: &[usize]) -> Result<()> {
+    match positions
+        .iter()
+        .filter_map(|&i| columns.get(i))
+        .find(|c| matches!(c.ty, SqlType::Period(_)))
+    {
+        Some(c) => Err(Error::TypeMismatch(format!(
+            "PERIOD column {} cannot be part of an index",
+            c.name
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The column of a primary index nobody named: the first that an index may hold (no PERIOD
+/// column: [`no_period_in_index`]).
+pub(crate) fn default_index_column(columns: &[Column]) -> usize {
+    columns
+        .iter()
+        .position(|c| !matches!(c.ty, SqlType::Period(_)))
+        .unwrap_or(0)
 }

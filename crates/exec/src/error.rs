@@ -63,6 +63,10 @@ pub enum Error {
     /// (tdlite 9924; docs/queues.md, Subscribers).
     #[error("{0}")]
     Subscribers(String),
+    /// A view whose query names a queue table (tdlite 9925; SQL Data Definition Language,
+    /// CREATE VIEW: "You cannot create a view on a queue table").
+    #[error("A view cannot be created on queue table '{0}'.")]
+    ViewOnQueue(String),
     /// DELETE/UPDATE of the queue in the same request as a consume of it (tdlite 9907).
     #[error("A request that consumes from '{0}' cannot also DELETE from or UPDATE it.")]
     ConsumeWithModify(String),
@@ -402,6 +406,7 @@ impl Error {
             Error::ConsumeCancelled(_) => code(9905),
             Error::QueueDropped(_) => code(9906),
             Error::ConsumeWithModify(_) => code(9907),
+            Error::ViewOnQueue(_) => code(9925),
             Error::TooFewValues => code(3812),
             Error::TooManyValues => code(3813),
             Error::NotInGroup => code(3504),

@@ -8,6 +8,9 @@
 //! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
 //! its columns renamed by the view's column list.
 //!
+//! A view's query may not name a queue table (9925), nor hold a WITH clause or a subquery
+//! with TOP n (the parser's `top_rules::check_view`), as Teradata's CREATE VIEW rules say.
+//!
 //! Views are read-only in tdlite: INSERT, UPDATE, DELETE, MERGE and consume name a view →
 //! 3823. Invariant: a view that (through others) names itself fails with 9913 after
 //! `MAX_DEPTH` nested expansions instead of recursing forever.
@@ -42,6 +45,7 @@ impl Exec<'_> {
         text: &str,
     ) -> Result<()> {
         let n = self.new_permanent_name(name)?;
+        self.refuse_queue_tables(query)?;
         let before = self.volatile_uses.get();
         let rows = self.run_query(query)?;
         if self.volatile_uses.get() != before {
@@ -87,6 +91,28 @@ impl Exec<'_> {
         schema.view = Some(query.to_string());
         self.txn.create_table(schema)?;
         Ok(())
+    }
+
+    /// 9925 if `query` names a queue table (SQL Data Definition Language, "Rules and
+    /// Restrictions for Creating, Replacing, and Using Views": "You cannot create a view on a
+    /// queue table"). Names that are no table (a derived table's alias, a missing table) are
+    /// left to the query's own run.
+    fn refuse_queue_tables(&self, query: &ast::Query) -> Result<()> {
+        let mut found = None;
+        let _ = ast::visit_relations(query, |r| {
+            match self.must_get_table(r) {
+                Ok(t) if t.schema.queue => {
+                    found = Some(t.schema.name.clone());
+                    return std::ops::ControlFlow::Break(());
+                }
+                _ => {}
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        match found {
+            Some(q) => Err(Error::ViewOnQueue(q)),
+            None => Ok(()),
+        }
     }
 
     /// DROP VIEW.

@@ -12,8 +12,8 @@
 //! Not checked: TOP n in a correlated subquery outside a search condition (correlation is
 //! known only when binding).
 //!
-//! CREATE VIEW's query gets the same walk and its own rule: ORDER BY only with TOP n, 3706
-//! (`check_view`).
+//! CREATE VIEW's query gets the same walk and its own rules: ORDER BY only with TOP n, no
+//! WITH clause, 3706; no TOP n in a subquery, 6916 (`check_view`).
 //!
 //! Also here, as it is the same walk: Teradata's rules for QUALIFY (an ordered analytical
 //! function in the select list, GROUP BY or QUALIFY; no OR with a subquery in it), 3706; SAMPLE in a subquery of a search condition is 3706
@@ -54,9 +54,53 @@ pub(crate) fn check_view(q: &Query) -> Result<(), ParseError> {
             at,
         ));
     }
+    if let ControlFlow::Break(e) = q.visit(&mut ViewRules) {
+        return Err(e);
+    }
     match q.visit(&mut TopRules) {
         ControlFlow::Break(e) => Err(e),
         ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+/// CREATE VIEW's own rules on its query (SQL Data Definition Language, "Rules and
+/// Restrictions for Creating, Replacing, and Using Views": "You cannot refer to a recursive
+/// view, a WITH clause, or WITH RECURSIVE clause in a view definition", 3706; CREATE VIEW's
+/// TOP: "a subquery within a view definition cannot contain a TOP operator", 6916). A
+/// derived table is no subquery here: TOP n in one picks its rows, as anywhere.
+struct ViewRules;
+
+impl Visitor for ViewRules {
+    type Break = ParseError;
+
+    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<ParseError> {
+        match &q.with {
+            Some(w) => ControlFlow::Break(ParseError::syntax(
+                "WITH is not allowed in a view definition.",
+                Location::from_sql(w.with_token.0.span.start),
+            )),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<ParseError> {
+        match subquery_of(e).and_then(top_select) {
+            Some(s) => refuse(s, "subqueries in a view definition"),
+            None => ControlFlow::Continue(()),
+        }
+    }
+}
+
+/// The query of a subquery expression (EXISTS, IN, a scalar subquery), if `e` is one.
+fn subquery_of(e: &Expr) -> Option<&Query> {
+    match e {
+        Expr::Exists { subquery, .. }
+        | Expr::In {
+            target: InTarget::Subquery(subquery),
+            ..
+        }
+        | Expr::Subquery(subquery) => Some(subquery),
+        _ => None,
     }
 }
 
@@ -198,16 +242,7 @@ impl Visitor for TopRules {
     }
 
     fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<ParseError> {
-        let any_sub = match e {
-            Expr::Exists { subquery, .. }
-            | Expr::In {
-                target: InTarget::Subquery(subquery),
-                ..
-            }
-            | Expr::Subquery(subquery) => Some(subquery),
-            _ => None,
-        };
-        if let Some(q) = any_sub {
+        if let Some(q) = subquery_of(e) {
             ordered_without_top(q)?;
         }
         let sub = match e {
