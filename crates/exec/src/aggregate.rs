@@ -182,7 +182,7 @@ pub(crate) fn result_type(func: AggFunc, arg: Option<&ArrayRef>) -> Result<SqlTy
             SqlType::Integer
         }
         (AggFunc::Sum, DataType::Int64) => SqlType::BigInt,
-        (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {t}"))),
+        (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {}", sql_type_of(t)))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
     })
 }
@@ -272,19 +272,28 @@ pub(crate) fn aggregate_call<'g>(
 }
 
 /// The argument of SUM, AVG and the spread functions as FLOAT where it is character data (as
-/// Teradata converts it); `None` where it is used as it is.
+/// Teradata converts it); a DATE's as Teradata's number for it, for AVG and the spread
+/// functions (SQL Functions, Expressions, and Predicates, window aggregates' "Result Type and
+/// Format": AVG of a DATE is a FLOAT; td_date.rs); `None` where it is used as it is.
 ///
 /// # Errors
-/// 3535 for text that is not a number.
+/// 3535 for text that is not a number; 9913 for AVG or a spread function of a value that is
+/// no number (TIME, TIMESTAMP, PERIOD, BYTE, …).
 pub(crate) fn numeric_argument(func: AggFunc, arg: Option<&ArrayRef>) -> Result<Option<ArrayRef>> {
-    match arg {
-        Some(a)
-            if a.data_type() == &DataType::Utf8
-                && !matches!(func, AggFunc::Count | AggFunc::Min | AggFunc::Max) =>
-        {
-            Ok(Some(crate::expr::cast_to_sql(a, SqlType::Float)?))
-        }
-        _ => Ok(None),
+    let Some(a) = arg else {
+        return Ok(None);
+    };
+    match (func, a.data_type()) {
+        (AggFunc::Count | AggFunc::Min | AggFunc::Max, _) => Ok(None),
+        (_, DataType::Utf8) => Ok(Some(crate::expr::cast_to_sql(a, SqlType::Float)?)),
+        (AggFunc::Sum, _) => Ok(None),
+        (_, DataType::Date32) => Ok(Some(crate::td_date::to_number(a))),
+        (_, t) if t.is_numeric() || t == &DataType::Null => Ok(None),
+        (f, t) => Err(Error::TypeMismatch(format!(
+            "{} of {}",
+            f.name(),
+            sql_type_of(t)
+        ))),
     }
 }
 

@@ -191,6 +191,23 @@ pub enum AggFunc {
     VarPop,
 }
 
+impl AggFunc {
+    /// The function's name, as messages give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            AggFunc::Count => "COUNT",
+            AggFunc::Sum => "SUM",
+            AggFunc::Avg => "AVG",
+            AggFunc::Min => "MIN",
+            AggFunc::Max => "MAX",
+            AggFunc::StddevSamp => "STDDEV_SAMP",
+            AggFunc::StddevPop => "STDDEV_POP",
+            AggFunc::VarSamp => "VAR_SAMP",
+            AggFunc::VarPop => "VAR_POP",
+        }
+    }
+}
+
 /// Grouping context: expressions in GROUP BY become columns 0..g of the aggregated batch,
 /// then (with ROLLUP, CUBE or GROUPING SETS) g GROUPING flags, then the aggregate calls.
 #[derive(Debug, Default)]
@@ -1411,10 +1428,10 @@ impl Exec<'_> {
                 if has_aggregate(x) {
                     return Err(Error::TypeMismatch("aggregates cannot be nested".into()));
                 }
-                // a correlated subquery in an aggregate's argument is not supported: no
-                // placeholder for it (see clauses.rs), so it fails with 3810 here
+                // a correlated subquery in an aggregate's argument runs per FROM row, where
+                // those are known (correlate.rs); never as a group's placeholder
                 let placeholders = self.placeholders.take();
-                let arg = self.bind_expr(x, scope, None);
+                let arg = self.over_aggregate_input(|ex| ex.bind_expr(x, scope, None));
                 self.placeholders = placeholders;
                 Ok((Some(arg?), distinct))
             }

@@ -58,6 +58,19 @@ pub struct Correlation {
 }
 
 impl Correlation {
+    /// The rows bound over, widened by the columns correlated subqueries added.
+    fn widened(self) -> Result<RecordBatch> {
+        if self.extra.is_empty() {
+            return Ok(self.batch);
+        }
+        let extra = self
+            .extra
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| (format!("__subquery{i}"), a));
+        crate::ops::with_columns(&self.batch, extra)
+    }
+
     /// The scope of the rows being bound over.
     pub(crate) fn scope(&self) -> &Arc<Scope> {
         &self.scope
@@ -102,15 +115,44 @@ impl Exec<'_> {
     pub(crate) fn end_correlation(&mut self, saved: Option<Correlation>) -> Result<RecordBatch> {
         let c = std::mem::replace(&mut self.corr, saved)
             .ok_or_else(|| Error::Internal("correlation context lost".into()))?;
-        if c.extra.is_empty() {
-            return Ok(c.batch);
-        }
-        let extra = c
-            .extra
-            .into_iter()
-            .enumerate()
-            .map(|(i, a)| (format!("__subquery{i}"), a));
-        crate::ops::with_columns(&c.batch, extra)
+        c.widened()
+    }
+
+    /// Lets a correlated subquery in an aggregate's argument run per row of `batch` (the FROM
+    /// rows of the grouped query whose clauses are bound next, over `scope`); returns the
+    /// context to restore with [`Exec::end_aggregate_input`].
+    pub(crate) fn begin_aggregate_input(
+        &mut self,
+        scope: &Scope,
+        batch: RecordBatch,
+    ) -> Option<Correlation> {
+        self.agg_input.replace(Correlation {
+            scope: Arc::new(scope.clone()),
+            batch,
+            extra: Vec::new(),
+        })
+    }
+
+    /// Ends [`Exec::begin_aggregate_input`]: restores `saved` and returns the FROM rows
+    /// widened by the columns the aggregates' correlated subqueries added, which their bound
+    /// arguments read.
+    pub(crate) fn end_aggregate_input(
+        &mut self,
+        saved: Option<Correlation>,
+    ) -> Result<RecordBatch> {
+        std::mem::replace(&mut self.agg_input, saved)
+            .ok_or_else(|| Error::Internal("aggregate input lost".into()))?
+            .widened()
+    }
+
+    /// Runs `f` (binding an aggregate's argument) over the grouped query's FROM rows, if they
+    /// are known, instead of the batch the rest of the clause is bound over.
+    pub(crate) fn over_aggregate_input<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let rows = self.agg_input.take();
+        let saved = std::mem::replace(&mut self.corr, rows);
+        let r = f(self);
+        self.agg_input = std::mem::replace(&mut self.corr, saved);
+        r
     }
 
     /// Binds the conjuncts of `cond` over `scope`, setting aside those that name a column the

@@ -28,6 +28,9 @@ pub struct Exec<'a> {
     pub(crate) outer: Vec<crate::correlate::OuterRow>,
     /// The batch a clause is being bound over, if correlated subqueries may use it.
     pub(crate) corr: Option<crate::correlate::Correlation>,
+    /// While a grouped query's clauses are bound: its FROM rows, over which a correlated
+    /// subquery in an aggregate's argument runs per row (see correlate.rs).
+    pub(crate) agg_input: Option<crate::correlate::Correlation>,
     /// While a grouped query's clauses are bound before its groups exist: how many correlated
     /// subqueries were bound as placeholders (see clauses.rs); `None` elsewhere.
     pub(crate) placeholders: Option<usize>,

@@ -189,6 +189,7 @@ impl Exec<'_> {
             r
         });
         let saved = self.corr.take();
+        let saved_agg_input = self.agg_input.take();
         let saved_windows = self.windows.take();
         let saved_placeholders = self.placeholders.take();
         let saved_names = self.names_read.take();
@@ -196,6 +197,7 @@ impl Exec<'_> {
         let result = f(self);
         self.sample_ids = saved_sample_ids;
         self.corr = saved;
+        self.agg_input = saved_agg_input;
         self.windows = saved_windows;
         self.placeholders = saved_placeholders;
         self.names_read = saved_names;
@@ -314,14 +316,21 @@ impl Exec<'_> {
         // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
         // correlated subquery there can run per row (see `correlate`); with GROUP BY, over the
         // groups once they are known (below)
+        // groups over the FROM rows: a correlated subquery in an aggregate's argument runs
+        // per such row, its column added to them before they are aggregated
         let mut input = input;
+        let from_rows = input.clone();
         let corr_saved = (!grouped).then(|| self.begin_correlation(&scope, input.clone()));
+        let agg_saved = grouped.then(|| self.begin_aggregate_input(&scope, input.clone()));
         // SAMPLEID names the sample's number in a sampled block
         let sample_ids = std::mem::replace(&mut self.sample_ids, sample.is_some());
         let bound = self.bind_clauses(s, order_by, &scope, grouping.as_mut(), grouped);
         self.sample_ids = sample_ids;
         if let Some(saved) = corr_saved {
             input = self.end_correlation(saved)?;
+        }
+        if let Some(saved) = agg_saved {
+            input = self.end_aggregate_input(saved)?;
         }
         let bound = bound?;
         // aggregate
@@ -344,7 +353,11 @@ impl Exec<'_> {
         // a grouped query's correlated subqueries run per group: its clauses bound again
         let (bound, mut rows) = match &grouping {
             Some(g) if bound.placeholders > 0 => {
-                self.bind_over_groups(s, order_by, &scope, g, rows)?
+                // the aggregates' arguments are bound again too, over the same FROM rows
+                let saved = self.begin_aggregate_input(&scope, from_rows);
+                let r = self.bind_over_groups(s, order_by, &scope, g, rows);
+                self.end_aggregate_input(saved)?;
+                r?
             }
             _ => (bound, rows),
         };

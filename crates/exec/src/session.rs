@@ -817,6 +817,7 @@ impl Session {
             query_band: self.bands.text(),
             outer: Vec::new(),
             corr: None,
+            agg_input: None,
             placeholders: None,
             random_uses: 0,
             decorrelation: (self.decorrelation.0, &self.decorrelation.1),

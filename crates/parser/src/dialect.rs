@@ -46,6 +46,13 @@ impl Dialect for TdliteDialect {
     fn is_identifier_part(&self, ch: char) -> bool {
         TeradataDialect.is_identifier_part(ch)
     }
+    /// `SUM(SELECT …)`: a subquery as a function's only argument, without its own
+    /// parentheses (SQL Data Manipulation Language, "Scalar Subqueries": "Aggregate
+    /// expressions: SELECT SUM(SELECT count(*) FROM sales …)"); `phrase::name_select_items`
+    /// makes it the one argument `(SELECT …)`.
+    fn supports_subquery_as_function_arg(&self) -> bool {
+        true
+    }
     fn supports_group_by_expr(&self) -> bool {
         TeradataDialect.supports_group_by_expr()
     }

@@ -468,6 +468,17 @@ pub(crate) fn name_select_items<V: VisitMut>(stmt: &mut V) {
                 *e = (**expr).clone();
             } else if let Some(phrase) = format_cast_as_phrase(e) {
                 *e = phrase;
+            } else if let Expr::Function(f) = e {
+                // `SUM(SELECT …)` is `SUM((SELECT …))` (see the dialect)
+                if let FunctionArguments::Subquery(q) = &f.args {
+                    f.args = FunctionArguments::List(FunctionArgumentList {
+                        duplicate_treatment: None,
+                        args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Subquery(
+                            q.clone(),
+                        )))],
+                        clauses: vec![],
+                    });
+                }
             }
             ControlFlow::Continue(())
         }
