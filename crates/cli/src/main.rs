@@ -12,6 +12,7 @@ mod repl;
 mod report;
 mod runner;
 mod script;
+mod serve;
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -21,6 +22,7 @@ const USAGE: &str = "\
 usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
               [--mode teradata|ansi] [--charset utf8|latin1] [--allow-os]
               [--format csv|tsv|json|arrow] [--strict]
+       tdlite serve [PATH] [--listen ADDR] …  (tdlite serve --help)
        tdlite --help | --version";
 
 const HELP: &str = "\
@@ -61,6 +63,9 @@ fn main() {
 
 fn real_main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("serve") {
+        return serve::main(&args[1..]);
+    }
     let mut file = None;
     let mut timeout = None;
     let mut init = None;
@@ -155,22 +160,9 @@ fn real_main() -> i32 {
     if sync.is_some() && path.is_none() {
         return usage_error("--sync needs a database folder (PATH): in memory nothing is synced");
     }
-    let db = match &path {
-        None => Database::new(),
-        Some(p) => {
-            let opts = Options {
-                sync: sync.unwrap_or(SyncMode::Full),
-                ..Options::default()
-            };
-            match Database::open_with(p, opts) {
-                Ok(db) => db,
-                Err(e) => {
-                    let code = e.code().number;
-                    eprintln!(" *** Failure {code} {e}");
-                    return if code == 9915 { 8 } else { 12 };
-                }
-            }
-        }
+    let db = match open_database(path.as_deref(), sync) {
+        Ok(db) => db,
+        Err(status) => return status,
     };
     for line in db.recovery_report() {
         eprintln!(" *** Warning: recovery: {line}");
@@ -230,6 +222,27 @@ fn stop_script_on_ctrl_c(runner: &runner::Runner) {
         }
         cancel.lock().unwrap_or_else(|e| e.into_inner()).cancel();
     });
+}
+
+/// The database in folder `path` (synced as `sync` says), or a new one in memory; on failure,
+/// the error printed and the exit status (8 for a folder another process has open, else 12).
+pub(crate) fn open_database(path: Option<&str>, sync: Option<SyncMode>) -> Result<Database, i32> {
+    let Some(p) = path else {
+        return Ok(Database::new());
+    };
+    let opts = Options {
+        sync: sync.unwrap_or(SyncMode::Full),
+        ..Options::default()
+    };
+    Database::open_with(p, opts).map_err(|e| {
+        let code = e.code().number;
+        eprintln!(" *** Failure {code} {e}");
+        if code == 9915 {
+            8
+        } else {
+            12
+        }
+    })
 }
 
 fn usage_error(msg: &str) -> i32 {

@@ -1,0 +1,406 @@
+//! One connection's handlers for pgwire: the simple query protocol (a query message is one
+//! Teradata request, all its statements in one implicit transaction), the extended protocol
+//! (Parse/Bind/Describe/Execute, backed by the session's prepared requests and their cached
+//! plans), and errors as PostgreSQL error responses carrying the Teradata code.
+//!
+//! Describe of a bound portal runs it (a request's result columns are known once it ran) and
+//! keeps the results for the Execute that follows, so a request runs once; Describe of a
+//! statement not yet bound runs a plain SELECT with NULL parameters in the describing session
+//! (worker.rs) and reports no columns for anything else (a consume is not run to be
+//! described).
+//!
+//! Invariant: every request reaches the session thread whole and in the order the client
+//! sent it; a result kept by a Describe is taken by the next Execute of that portal only.
+
+use crate::params::{number, Numbered};
+use crate::wire_types::{data_rows, fields};
+use crate::worker::{Job, Reply, Worker};
+use async_trait::async_trait;
+use futures::stream;
+use pgwire::api::auth::noop::NoopStartupHandler;
+use pgwire::api::portal::{Format, Portal};
+use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
+use pgwire::api::results::{
+    DescribePortalResponse, DescribeStatementResponse, FieldFormat, QueryResponse, Response, Tag,
+};
+use pgwire::api::stmt::{QueryParser, StoredStatement};
+use pgwire::api::{ClientInfo, ClientPortalStore, PgWireServerHandlers, Type};
+use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::PgWireBackendMessage;
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex};
+use tdlite::{PositionedError, StatementKind, StatementResult, Value};
+
+/// A statement of the extended protocol: the request's text with `?` markers.
+pub type Statement = Arc<Numbered>;
+
+/// One connection: its session thread and the results a Describe ran early.
+pub struct Connection {
+    worker: Worker,
+    /// The client's socket, watched while a request runs: a client that goes cancels it.
+    watch: tokio::net::TcpStream,
+    /// The results a Describe of a portal ran, by portal name, for its Execute.
+    early: Mutex<Option<(String, Reply)>>,
+    parser: Arc<Parser>,
+}
+
+impl Connection {
+    /// A connection served by `worker`.
+    pub fn new(worker: Worker, watch: tokio::net::TcpStream) -> Connection {
+        Connection {
+            worker,
+            watch,
+            early: Mutex::new(None),
+            parser: Arc::new(Parser),
+        }
+    }
+
+    /// Runs `job` on the session; should the client go meanwhile (a consume waiting for a row,
+    /// say), cancels it, so that nothing is consumed for a client that cannot receive it.
+    async fn run(&self, job: Job) -> PgWireResult<Reply> {
+        let reply = self.worker.run(job);
+        tokio::pin!(reply);
+        tokio::select! {
+            r = &mut reply => r.map_err(PgWireError::IoError),
+            () = gone(&self.watch) => {
+                self.worker.cancel();
+                reply.await.map_err(PgWireError::IoError)
+            }
+        }
+    }
+
+    /// Cancels what the session runs now.
+    pub fn cancel(&self) {
+        self.worker.cancel();
+    }
+}
+
+/// Resolves once the client has closed its end of `socket` (bytes it sent meanwhile are
+/// left for pgwire to read).
+async fn gone(socket: &tokio::net::TcpStream) {
+    let mut byte = [0u8; 1];
+    loop {
+        match socket.peek(&mut byte).await {
+            Ok(0) | Err(_) => return,
+            // the client sent more (a pipelined message): look again later
+            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// The handlers pgwire asks for, all one [`Connection`].
+pub struct Handlers(pub Arc<Connection>);
+
+impl PgWireServerHandlers for Handlers {
+    fn simple_query_handler(&self) -> Arc<impl SimpleQueryHandler> {
+        self.0.clone()
+    }
+    fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
+        self.0.clone()
+    }
+    fn startup_handler(&self) -> Arc<impl pgwire::api::auth::StartupHandler> {
+        self.0.clone()
+    }
+}
+
+impl NoopStartupHandler for Connection {}
+
+/// The error response for a tdlite error: the Teradata code leads the message
+/// (`[Error 3807] Object 'q' does not exist.`, as teradatasql writes it), and the SQLSTATE
+/// is the PostgreSQL class that fits (`sqlstate`).
+pub fn error_response(e: &PositionedError) -> ErrorInfo {
+    let code = e.code().number;
+    let mut message = format!("[Error {code}] {}", e.error);
+    if let Some(at) = e.location {
+        message.push_str(&format!(" (line {}, column {})", at.line, at.column));
+    }
+    ErrorInfo::new("ERROR".to_owned(), sqlstate(code).to_owned(), message)
+}
+
+/// The SQLSTATE sent for Teradata error `code`.
+pub fn sqlstate(code: u32) -> &'static str {
+    match code {
+        3706 | 3707 | 3704 | 6916 | 3708 => "42601", // syntax_error
+        3807 | 3802 => "42P01",                      // undefined_table
+        3810 | 3822 => "42703",                      // undefined_column
+        3803 | 3804 => "42P07",                      // duplicate_table
+        2801..=2803 => "23505",                      // unique_violation
+        3811 => "23502",                             // not_null_violation
+        5317 => "23514",                             // check_violation
+        2618 | 2619 => "22012",                      // division_by_zero
+        2616 => "22003",                             // numeric_value_out_of_range
+        2665 | 2666 | 9102 | 9103 => "22007",        // invalid_datetime_format
+        3535 | 2620 => "22P02",                      // invalid_text_representation
+        3996 => "22001",                             // string_data_right_truncation
+        3504 | 3569 => "42803",                      // grouping_error
+        3523 | 3524 => "42501",                      // insufficient_privilege
+        2631 => "40P01",                             // deadlock_detected
+        3110 | 9905 => "57014",                      // query_canceled
+        9904 | 9920 => "57014",
+        9913 => "42804", // datatype_mismatch
+        9910 => "0A000", // feature_not_supported
+        9914 | 9916 => "58030",
+        _ => "HV000",
+    }
+}
+
+/// The command tag of a statement's result (`INSERT 0 3`, `SELECT 2`, `CREATE TABLE`).
+fn tag(r: &StatementResult) -> Tag {
+    let n = usize::try_from(r.activity_count).unwrap_or(usize::MAX);
+    match r.kind {
+        StatementKind::Insert => Tag::new("INSERT").with_oid(0).with_rows(n),
+        StatementKind::Update => Tag::new("UPDATE").with_rows(n),
+        StatementKind::Delete => Tag::new("DELETE").with_rows(n),
+        StatementKind::Merge => Tag::new("MERGE").with_rows(n),
+        StatementKind::Select | StatementKind::Consume => Tag::new("SELECT").with_rows(n),
+        StatementKind::BeginTransaction => Tag::new("BEGIN"),
+        StatementKind::EndTransaction | StatementKind::Commit => Tag::new("COMMIT"),
+        StatementKind::Rollback => Tag::new("ROLLBACK"),
+        other => Tag::new(&words(&format!("{other:?}"))),
+    }
+}
+
+/// `CreateTable` as `CREATE TABLE`.
+fn words(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+/// A request's results as responses, rows in `format`.
+fn responses(
+    results: Vec<StatementResult>,
+    format: &dyn Fn(usize) -> FieldFormat,
+) -> PgWireResult<Vec<Response>> {
+    let mut out = Vec::with_capacity(results.len());
+    for r in results {
+        match &r.rows {
+            Some(rows) => {
+                let header = Arc::new(fields(rows, format));
+                let data = data_rows(rows, &header)?;
+                // pgwire tags it `SELECT n` (a consume too)
+                let q = QueryResponse::new(header, stream::iter(data.into_iter().map(Ok)));
+                out.push(Response::Query(q));
+            }
+            None => out.push(Response::Execution(tag(&r))),
+        }
+    }
+    Ok(out)
+}
+
+fn failed(e: PositionedError) -> PgWireError {
+    PgWireError::UserError(Box::new(error_response(&e)))
+}
+
+#[async_trait]
+impl SimpleQueryHandler for Connection {
+    async fn do_query<C>(&self, _client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
+    where
+        C: ClientInfo
+            + ClientPortalStore
+            + futures::Sink<PgWireBackendMessage>
+            + Unpin
+            + Send
+            + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        let (result, _) = self
+            .run(Job::Run {
+                text: query.to_owned(),
+                params: None,
+            })
+            .await?;
+        responses(result.map_err(failed)?, &|_| FieldFormat::Text)
+    }
+}
+
+/// Reads a Parse message's text: `$n` markers become `?` (params.rs).
+#[derive(Debug, Default)]
+pub struct Parser;
+
+#[async_trait]
+impl QueryParser for Parser {
+    type Statement = Statement;
+
+    async fn parse_sql<C>(
+        &self,
+        _client: &C,
+        sql: &str,
+        _types: &[Option<Type>],
+    ) -> PgWireResult<Option<Statement>>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        Ok(Some(Arc::new(number(sql))))
+    }
+
+    fn get_parameter_types(&self, stmt: &Statement) -> PgWireResult<Vec<Type>> {
+        // tdlite learns a parameter's type where it is used: the client may send any as text
+        Ok(vec![Type::TEXT; stmt.count])
+    }
+
+    fn get_result_schema(
+        &self,
+        _stmt: &Statement,
+        _format: Option<&Format>,
+    ) -> PgWireResult<Vec<pgwire::api::results::FieldInfo>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The parameter types of `stmt`: the client's where it gave them, else text.
+fn parameter_types(stmt: &StoredStatement<Statement>) -> Vec<Type> {
+    (0..stmt.statement.count.max(stmt.parameter_types.len()))
+        .map(|i| {
+            stmt.parameter_types
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or(Type::TEXT)
+        })
+        .collect()
+}
+
+/// Whether `text` is one plain SELECT (no consume, no other statement): one that can be run
+/// to learn its columns without changing anything.
+fn plain_select(text: &str) -> bool {
+    match tdlite_parser::parse_request(text) {
+        Ok(stmts) => {
+            stmts.len() == 1
+                && matches!(&stmts[0].statement, tdlite_parser::Statement::Sql(s)
+                    if matches!(**s, sqlparser::ast::Statement::Query(_)))
+        }
+        Err(_) => false,
+    }
+}
+
+#[async_trait]
+impl ExtendedQueryHandler for Connection {
+    type Statement = Statement;
+    type QueryParser = Parser;
+
+    fn query_parser(&self) -> Arc<Parser> {
+        self.parser.clone()
+    }
+
+    async fn do_describe_statement<C>(
+        &self,
+        _client: &mut C,
+        stmt: &StoredStatement<Statement>,
+    ) -> PgWireResult<DescribeStatementResponse>
+    where
+        C: ClientInfo
+            + ClientPortalStore
+            + futures::Sink<PgWireBackendMessage>
+            + Unpin
+            + Send
+            + Sync,
+        C::PortalStore: pgwire::api::store::PortalStore<Statement = Statement>,
+        C::Error: Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        let types = parameter_types(stmt);
+        let numbered = &stmt.statement;
+        let mut columns = Vec::new();
+        if plain_select(&numbered.text) {
+            let (result, _) = self
+                .run(Job::Describe {
+                    text: numbered.text.clone(),
+                    params: vec![Value::Null; numbered.order.len()],
+                })
+                .await?;
+            if let Ok(results) = result {
+                if let Some(rows) = results.first().and_then(|r| r.rows.as_ref()) {
+                    columns = fields(rows, |_| FieldFormat::Text);
+                }
+            }
+        }
+        Ok(DescribeStatementResponse::new(types, columns))
+    }
+
+    async fn do_describe_portal<C>(
+        &self,
+        _client: &mut C,
+        portal: &Portal<Statement>,
+    ) -> PgWireResult<DescribePortalResponse>
+    where
+        C: ClientInfo
+            + ClientPortalStore
+            + futures::Sink<PgWireBackendMessage>
+            + Unpin
+            + Send
+            + Sync,
+        C::PortalStore: pgwire::api::store::PortalStore<Statement = Statement>,
+        C::Error: Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        let reply = self.run_portal(portal).await?;
+        let columns = match &reply.0 {
+            Ok(results) => match results.last().and_then(|r| r.rows.as_ref()) {
+                Some(rows) => fields(rows, |i| portal.result_column_format.format_for(i)),
+                None => Vec::new(),
+            },
+            Err(_) => Vec::new(),
+        };
+        if let Ok(mut early) = self.early.lock() {
+            *early = Some((portal.name.clone(), reply));
+        }
+        Ok(DescribePortalResponse::new(columns))
+    }
+
+    async fn do_query<C>(
+        &self,
+        _client: &mut C,
+        portal: &Portal<Statement>,
+        _max_rows: usize,
+    ) -> PgWireResult<Response>
+    where
+        C: ClientInfo
+            + ClientPortalStore
+            + futures::Sink<PgWireBackendMessage>
+            + Unpin
+            + Send
+            + Sync,
+        C::PortalStore: pgwire::api::store::PortalStore<Statement = Statement>,
+        C::Error: Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        let kept = self
+            .early
+            .lock()
+            .ok()
+            .and_then(|mut e| e.take())
+            .filter(|(name, _)| *name == portal.name)
+            .map(|(_, reply)| reply);
+        let reply = match kept {
+            Some(r) => r,
+            None => self.run_portal(portal).await?,
+        };
+        let results = reply.0.map_err(failed)?;
+        let format = |i| portal.result_column_format.format_for(i);
+        // a request of several statements answers with its last one's result
+        Ok(responses(results, &format)?
+            .pop()
+            .unwrap_or(Response::EmptyQuery))
+    }
+}
+
+impl Connection {
+    /// Runs a bound portal's request.
+    async fn run_portal(&self, portal: &Portal<Statement>) -> PgWireResult<Reply> {
+        let numbered = &portal.statement.statement;
+        let types = parameter_types(&portal.statement);
+        let params = crate::params::values(portal, numbered, &types)?;
+        self.run(Job::Run {
+            text: numbered.text.clone(),
+            params: Some(params),
+        })
+        .await
+    }
+}

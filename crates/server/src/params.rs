@@ -1,0 +1,218 @@
+//! PostgreSQL's numbered parameters (`$1`, `$2`, …) as tdlite's positional `?` markers, and
+//! the values a client binds to them as tdlite values.
+//!
+//! A request's text is read once: each `$n` outside string literals, quoted names and
+//! comments becomes `?`, and the order of the `$n` is kept, so `$2 … $1 … $2` takes the
+//! bound values 2, 1, 2. A client that writes `?` itself is served as well.
+//!
+//! Values: integers, floats and booleans (1/0) as numbers; text as character data, which
+//! tdlite converts where the statement needs another type (`'2024-05-01'` for a DATE, `'12.5'`
+//! for a DECIMAL); `bytea` as bytes; `date`, `time`, `timestamp` as those; `numeric` sent as
+//! text becomes a DECIMAL.
+
+use pgwire::api::portal::Portal;
+use pgwire::api::Type;
+use pgwire::error::{PgWireError, PgWireResult};
+use tdlite::Value;
+
+/// A request's text with `?` for each `$n`, and the parameter each `?` takes (0-based).
+#[derive(Debug, Clone)]
+pub struct Numbered {
+    /// The text tdlite runs.
+    pub text: String,
+    /// For each `?` of `text`, in order, the index of the bound value it takes.
+    pub order: Vec<usize>,
+    /// How many values the client binds (the highest `$n`, or the count of `?`).
+    pub count: usize,
+}
+
+/// `sql` with its `$n` markers made `?` (see the module).
+pub fn number(sql: &str) -> Numbered {
+    let mut text = String::with_capacity(sql.len());
+    let mut order = Vec::new();
+    let mut questions = 0usize;
+    let mut chars = sql.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                // a literal or quoted name, doubled quotes inside
+                text.push(c);
+                while let Some((_, d)) = chars.next() {
+                    text.push(d);
+                    if d == c {
+                        if chars.peek().map(|&(_, n)| n) == Some(c) {
+                            if let Some((_, n)) = chars.next() {
+                                text.push(n);
+                            }
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            '-' if chars.peek().map(|&(_, n)| n) == Some('-') => {
+                text.push(c);
+                for (_, d) in chars.by_ref() {
+                    text.push(d);
+                    if d == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek().map(|&(_, n)| n) == Some('*') => {
+                text.push(c);
+                let mut star = false;
+                for (_, d) in chars.by_ref() {
+                    text.push(d);
+                    if star && d == '/' {
+                        break;
+                    }
+                    star = d == '*';
+                }
+            }
+            '$' if chars.peek().is_some_and(|&(_, n)| n.is_ascii_digit()) => {
+                let mut n = 0usize;
+                while let Some(&(_, d)) = chars.peek() {
+                    match d.to_digit(10) {
+                        Some(v) => {
+                            n = n.saturating_mul(10).saturating_add(v as usize);
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                text.push('?');
+                order.push(n.saturating_sub(1));
+            }
+            '?' => {
+                text.push(c);
+                order.push(questions);
+                questions += 1;
+            }
+            _ => text.push(c),
+        }
+    }
+    let count = order.iter().map(|&i| i + 1).max().unwrap_or(0);
+    Numbered { text, order, count }
+}
+
+/// The values bound in `portal`, in the order of `numbered`'s `?` markers; `types` are the
+/// parameter types the statement was described with.
+///
+/// # Errors
+/// A value that cannot be read as its type, or too few values.
+pub fn values(
+    portal: &Portal<crate::handler::Statement>,
+    numbered: &Numbered,
+    types: &[Type],
+) -> PgWireResult<Vec<Value>> {
+    let bound = (0..portal.parameter_len())
+        .map(|i| value(portal, i, types.get(i).unwrap_or(&Type::UNKNOWN)))
+        .collect::<PgWireResult<Vec<Value>>>()?;
+    numbered
+        .order
+        .iter()
+        .map(|&i| {
+            bound
+                .get(i)
+                .cloned()
+                .ok_or(PgWireError::ParameterIndexOutOfBound(i))
+        })
+        .collect()
+}
+
+fn value(portal: &Portal<crate::handler::Statement>, i: usize, t: &Type) -> PgWireResult<Value> {
+    let v = match *t {
+        Type::BOOL => portal
+            .parameter::<bool>(i, t)?
+            .map(|b| Value::Int(i64::from(b))),
+        Type::INT2 => portal.parameter::<i16>(i, t)?.map(|v| Value::Int(v.into())),
+        Type::INT4 => portal.parameter::<i32>(i, t)?.map(|v| Value::Int(v.into())),
+        Type::INT8 => portal.parameter::<i64>(i, t)?.map(Value::Int),
+        Type::FLOAT4 => portal
+            .parameter::<f32>(i, t)?
+            .map(|v| Value::Float(v.into())),
+        Type::FLOAT8 => portal.parameter::<f64>(i, t)?.map(Value::Float),
+        Type::BYTEA => portal.parameter::<Vec<u8>>(i, t)?.map(Value::Bytes),
+        Type::DATE => portal
+            .parameter::<chrono::NaiveDate>(i, t)?
+            .map(|d| Value::Date(days(d))),
+        Type::TIME => portal.parameter::<chrono::NaiveTime>(i, t)?.map(|v| {
+            use chrono::Timelike;
+            Value::Time(
+                i64::from(v.num_seconds_from_midnight()) * 1_000_000
+                    + i64::from(v.nanosecond() / 1000),
+            )
+        }),
+        Type::TIMESTAMP => portal
+            .parameter::<chrono::NaiveDateTime>(i, t)?
+            .map(|v| Value::Timestamp(v.and_utc().timestamp_micros())),
+        Type::NUMERIC => portal
+            .parameter::<String>(i, &Type::TEXT)?
+            .map(|text| decimal(&text).unwrap_or(Value::Str(text))),
+        _ => portal.parameter::<String>(i, &Type::TEXT)?.map(Value::Str),
+    };
+    Ok(v.unwrap_or(Value::Null))
+}
+
+/// Days since 1970-01-01.
+fn days(d: chrono::NaiveDate) -> i32 {
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
+    i32::try_from((d - epoch).num_days()).unwrap_or(i32::MAX)
+}
+
+/// `-12.50` as a DECIMAL (`None` for anything else, or beyond 38 digits).
+fn decimal(text: &str) -> Option<Value> {
+    let t = text.trim();
+    let (negative, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = format!("{int}{frac}");
+    if digits.is_empty() || digits.len() > 38 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let unscaled: i128 = digits.parse().ok()?;
+    Some(Value::Decimal(
+        if negative { -unscaled } else { unscaled },
+        i8::try_from(frac.len()).ok()?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_markers_become_question_marks_in_order() {
+        let n = number("SELECT $2, '$1', \"$1\", $1 -- $3\n FROM t WHERE a = $2 /* $4 */");
+        assert_eq!(
+            n.text,
+            "SELECT ?, '$1', \"$1\", ? -- $3\n FROM t WHERE a = ? /* $4 */"
+        );
+        assert_eq!(n.order, [1, 0, 1]);
+        assert_eq!(n.count, 2);
+    }
+
+    #[test]
+    fn quotes_doubled_inside_literals_do_not_end_them() {
+        let n = number("SELECT 'it''s $1', $1");
+        assert_eq!(n.text, "SELECT 'it''s $1', ?");
+        assert_eq!(n.order, [0]);
+    }
+
+    #[test]
+    fn question_marks_count_in_order() {
+        let n = number("INS t (?, ?)");
+        assert_eq!(n.order, [0, 1]);
+        assert_eq!(n.count, 2);
+    }
+
+    #[test]
+    fn decimals_keep_their_scale() {
+        assert_eq!(decimal("-12.50"), Some(Value::Decimal(-1250, 2)));
+        assert_eq!(decimal("7"), Some(Value::Decimal(7, 0)));
+        assert_eq!(decimal("1e5"), None);
+    }
+}

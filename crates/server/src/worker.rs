@@ -1,0 +1,112 @@
+//! One connection's tdlite session, on a thread of its own.
+//!
+//! A request can block for as long as a consume waits for a row (forever, by default), so a
+//! session never runs on the async runtime: each connection starts a thread that owns its
+//! `Session` and runs the jobs the connection sends it, one at a time, in order, answering
+//! each on a oneshot channel. A consume that waits blocks its own connection only.
+//!
+//! Describing a statement before it is bound (PostgreSQL's Describe of a prepared statement)
+//! needs its result columns; a SELECT is then run with NULL parameters in a second session of
+//! the same database, so that nothing it does or fails with touches the connection's own
+//! transaction (`Job::Describe`).
+//!
+//! Invariant: the thread ends when the connection's handle is dropped; its sessions are
+//! dropped with it, which rolls back a transaction left open.
+
+use std::sync::mpsc;
+use tdlite::{CancelHandle, Database, PositionedError, Session, StatementResult, Value};
+use tokio::sync::oneshot;
+
+/// What a connection asks its session to do.
+pub enum Job {
+    /// Run a request: its text, and the values of its `?` markers (none: run as text).
+    Run {
+        text: String,
+        params: Option<Vec<Value>>,
+    },
+    /// Run a request in the describing session, for its result columns.
+    Describe { text: String, params: Vec<Value> },
+}
+
+/// A job's results, and whether the session is inside a transaction afterwards.
+pub type Reply = (Result<Vec<StatementResult>, PositionedError>, bool);
+
+/// A connection's handle on its session thread.
+pub struct Worker {
+    jobs: mpsc::Sender<(Job, oneshot::Sender<Reply>)>,
+    cancel: CancelHandle,
+}
+
+impl Worker {
+    /// Starts the session thread of a new connection to `db`.
+    ///
+    /// # Errors
+    /// The OS's, if no thread can be started.
+    pub fn start(db: &Database) -> std::io::Result<Worker> {
+        let (jobs, inbox) = mpsc::channel::<(Job, oneshot::Sender<Reply>)>();
+        let (handle_tx, handle_rx) = mpsc::channel();
+        let db = db.clone();
+        std::thread::Builder::new()
+            .name("tdlite-session".into())
+            .spawn(move || {
+                let mut session = db.session();
+                let _ = handle_tx.send(session.cancel_handle());
+                let mut describer: Option<Session> = None;
+                for (job, answer) in inbox {
+                    let reply = match job {
+                        Job::Run { text, params } => {
+                            let r = run(&mut session, &text, params.as_deref());
+                            (r, session.in_explicit_transaction())
+                        }
+                        Job::Describe { text, params } => {
+                            let s = describer.get_or_insert_with(|| db.session());
+                            let r = run(s, &text, Some(&params));
+                            if s.in_explicit_transaction() || s.has_uncommitted_work() {
+                                let _ = s.execute("ROLLBACK");
+                            }
+                            (r, session.in_explicit_transaction())
+                        }
+                    };
+                    // the connection may have gone while the job ran
+                    let _ = answer.send(reply);
+                }
+            })?;
+        let cancel = handle_rx
+            .recv()
+            .map_err(|_| std::io::Error::other("the session thread ended at its start"))?;
+        Ok(Worker { jobs, cancel })
+    }
+
+    /// Runs `job` on the session thread and waits (without blocking the runtime) for it.
+    ///
+    /// # Errors
+    /// If the session thread has ended.
+    pub async fn run(&self, job: Job) -> std::io::Result<Reply> {
+        let (answer, reply) = oneshot::channel();
+        self.jobs
+            .send((job, answer))
+            .map_err(|_| std::io::Error::other("the session has ended"))?;
+        reply
+            .await
+            .map_err(|_| std::io::Error::other("the session has ended"))
+    }
+
+    /// Cancels the request the session runs now (a waiting consume ends with 9905).
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+}
+
+fn run(
+    session: &mut Session,
+    text: &str,
+    params: Option<&[Value]>,
+) -> Result<Vec<StatementResult>, PositionedError> {
+    match params {
+        None => session.execute(text),
+        Some(values) => {
+            let p = session.prepare_cached(text)?;
+            session.execute_prepared(&p, values)
+        }
+    }
+}
