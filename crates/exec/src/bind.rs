@@ -1174,11 +1174,15 @@ impl Exec<'_> {
                     None if ty.is_character() && conversion_syntax => {
                         crate::names::text_as(b(expr, self)?, expr, scope, ty)
                     }
-                    // a TIME, TIMESTAMP or PERIOD with its type's fractional digits
-                    None if ty.is_character() => Expr::Cast(
-                        Box::new(crate::names::with_time_digits(b(expr, self)?, expr, scope)),
-                        ty,
-                    ),
+                    // a TIME, TIMESTAMP or PERIOD with its type's fractional digits; in ANSI
+                    // mode, text that would lose more than blanks is 3996
+                    None if ty.is_character() => {
+                        let mut x = crate::names::with_time_digits(b(expr, self)?, expr, scope);
+                        if let (true, SqlType::Char(n) | SqlType::VarChar(n)) = (self.ansi, ty) {
+                            x = Expr::Func(Func::NoTruncation(n), vec![x]);
+                        }
+                        Expr::Cast(Box::new(x), ty)
+                    }
                     _ => Expr::Cast(Box::new(b(expr, self)?), ty),
                 }
             }

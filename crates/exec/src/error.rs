@@ -160,6 +160,11 @@ pub enum Error {
     /// ANSI mode: a character value too long for its column, past its trailing blanks (3996).
     #[error("Right truncation of string data: the value for column '{0}' is too long.")]
     RightTruncation(String),
+    /// ANSI mode: a CAST to a character type that would cut characters other than trailing
+    /// blanks (3996; SQL Fundamentals' Teradata-vs-ANSI example,
+    /// `cast('Teradata Database' as varchar(10))`).
+    #[error("Right truncation of string data.")]
+    CastTruncation,
     /// An aggregate in a SELECT's WHERE clause (3569).
     #[error("Improper use of an aggregate function in a WHERE Clause.")]
     AggregateInWhere,
@@ -442,7 +447,7 @@ impl Error {
             Error::Unsupported(_) => code(9910),
             Error::IdentityUsage(_) => code(5784),
             Error::AggregateInWhere => code(3569),
-            Error::RightTruncation(_) => code(3996),
+            Error::RightTruncation(_) | Error::CastTruncation => code(3996),
             Error::IdentityParameter(_) => code(5785),
             Error::ParameterCount { .. } => code(3939),
             Error::CheckViolation(_) => code(5317),

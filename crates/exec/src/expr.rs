@@ -64,6 +64,9 @@ pub enum Func {
     /// `TO_CHAR(x)` without a model: a number as exactly its significant digits (`1.5`, not
     /// the DECIMAL FORMAT's `1.50`); anything else as CAST writes it.
     PlainText,
+    /// ANSI mode, before a CAST of text to CHAR(n)/VARCHAR(n): the text unchanged, or 3996
+    /// where a value has more than n characters and one past the n-th is not a blank.
+    NoTruncation(u32),
     /// `NULLIF(a, b)`
     NullIf,
     /// `UPPER(s)`
@@ -1016,6 +1019,17 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             Ok(Arc::new(Int32Array::from_iter(
                 s.iter().map(|v| v.map(|v| v.chars().count() as i32)),
             )))
+        }
+        Func::NoTruncation(n) => {
+            let a = arg(0)?;
+            if let Some(s) = a.as_string_opt::<i32>() {
+                let n = n as usize;
+                let cut = |v: &str| v.len() > n && v.chars().skip(n).any(|c| c != ' ');
+                if s.iter().flatten().any(cut) {
+                    return Err(Error::CastTruncation);
+                }
+            }
+            Ok(a)
         }
         Func::PlainText => {
             let a = arg(0)?;

@@ -79,6 +79,11 @@ pub enum Builtin {
     /// `INDEX(s, t)` / `POSITION(t IN s)`: 1-based position of t in s, 0 if absent (case
     /// specific: an argument is CASESPECIFIC; `INSTR` always).
     Index,
+    /// `INSTR(s, t [, position [, occurrence]])`: the 1-based position of the occurrence-th
+    /// t in s from position on (a negative position counts from the end and searches
+    /// backwards; occurrences may overlap), 0 if there is none; case specific (SQL Functions,
+    /// Expressions, and Predicates, INSTR).
+    InStr,
     /// [`Builtin::Index`] of two NOT CASESPECIFIC arguments: simple Latin letters compared in
     /// upper case ([`index_call`]).
     IndexCaseBlind,
@@ -138,7 +143,11 @@ pub(crate) fn index_call(args: Vec<Expr>) -> Expr {
 pub(crate) fn text_args(f: Builtin) -> &'static [usize] {
     match f {
         Builtin::Substr | Builtin::Char2HexInt | Builtin::Regexp(_) => &[0],
-        Builtin::Index | Builtin::IndexCaseBlind | Builtin::Trim(_) | Builtin::StrTok => &[0, 1],
+        Builtin::Index
+        | Builtin::IndexCaseBlind
+        | Builtin::InStr
+        | Builtin::Trim(_)
+        | Builtin::StrTok => &[0, 1],
         Builtin::OReplace | Builtin::OTranslate => &[0, 1, 2],
         Builtin::LPad | Builtin::RPad => &[0, 2],
         _ => &[],
@@ -164,7 +173,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "SIGN" => Builtin::Sign,
         "RANDOM" => Builtin::Random,
         "SUBSTR" | "SUBSTRING" => Builtin::Substr,
-        "INDEX" | "INSTR" => Builtin::Index,
+        "INDEX" => Builtin::Index,
+        "INSTR" => Builtin::InStr,
         "OREPLACE" => Builtin::OReplace,
         "OTRANSLATE" => Builtin::OTranslate,
         "LPAD" => Builtin::LPad,
@@ -185,6 +195,27 @@ pub fn lookup(name: &str) -> Option<Builtin> {
 
 fn bad(f: Builtin, why: &str) -> Error {
     Error::BadArgument(format!("{f:?}: {why}"))
+}
+
+/// [`Builtin::InStr`] of `s`, `t` from `position` (not 0), its `occurrence`-th (1 or more).
+fn instr(s: &str, t: &str, position: i64, occurrence: i64) -> i64 {
+    let s: Vec<char> = s.chars().collect();
+    let t: Vec<char> = t.chars().collect();
+    let len = s.len() as i64;
+    if t.is_empty() || t.len() > s.len() {
+        return 0;
+    }
+    let last = len - t.len() as i64;
+    let at = |i: i64| s[i as usize..].starts_with(&t);
+    let starts: Box<dyn Iterator<Item = i64>> = if position > 0 {
+        Box::new(position - 1..=last)
+    } else {
+        Box::new((0..=(len + position).min(last)).rev())
+    };
+    starts
+        .filter(|&i| at(i))
+        .nth(usize::try_from(occurrence - 1).unwrap_or(usize::MAX))
+        .map_or(0, |i| i + 1)
 }
 
 /// A numeric view of a value (strings convert, as Teradata converts them to FLOAT).
@@ -400,7 +431,8 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         | Builtin::Random
         | Builtin::Substr
         | Builtin::Index
-        | Builtin::IndexCaseBlind => 2,
+        | Builtin::IndexCaseBlind
+        | Builtin::InStr => 2,
         Builtin::OReplace | Builtin::LPad | Builtin::RPad | Builtin::AddMonths => 2,
         Builtin::MonthsBetween | Builtin::NextDay => 2,
         Builtin::OTranslate | Builtin::StrTok => 3,
@@ -523,6 +555,22 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
                 Some(b) => s[..b].chars().count() as i64 + 1,
                 None => 0,
             })
+        }
+        Builtin::InStr => {
+            let position = if a.len() > 2 { int(&arg(2))? } else { Some(1) };
+            let occurrence = if a.len() > 3 { int(&arg(3))? } else { Some(1) };
+            match (text(&arg(0)), text(&arg(1)), position, occurrence) {
+                (Some(s), Some(t), Some(p), Some(n)) => {
+                    if p == 0 {
+                        return Err(bad(f, "the position cannot be 0"));
+                    }
+                    if n < 1 {
+                        return Err(bad(f, "the occurrence must be 1 or more"));
+                    }
+                    Value::Int(instr(&s, &t, p, n))
+                }
+                _ => Value::Null,
+            }
         }
         Builtin::Char2HexInt => {
             let s = text(&arg(0)).unwrap_or_default();
@@ -761,7 +809,9 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         Builtin::Sqrt | Builtin::Ln | Builtin::Log | Builtin::Exp | Builtin::Power => {
             SqlType::Float
         }
-        Builtin::Sign | Builtin::Index | Builtin::IndexCaseBlind => SqlType::Integer,
+        Builtin::Sign | Builtin::Index | Builtin::IndexCaseBlind | Builtin::InStr => {
+            SqlType::Integer
+        }
         Builtin::Random => SqlType::Integer,
         Builtin::AddMonths => match first {
             SqlType::Timestamp(p) => SqlType::Timestamp(p),
