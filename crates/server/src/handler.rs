@@ -26,6 +26,7 @@ use pgwire::api::results::{
 use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::{ClientInfo, ClientPortalStore, PgWireServerHandlers, Type};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::response::TransactionStatus;
 use pgwire::messages::PgWireBackendMessage;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
@@ -193,13 +194,39 @@ fn responses(
     Ok(out)
 }
 
+/// Tells the client whether a transaction is open after a request (the status of its next
+/// ReadyForQuery, which drivers such as psycopg go by to send COMMIT or ROLLBACK): the last
+/// command response of the request says BEGIN or END where the state changed. (A request
+/// that answers only with rows cannot say so; such a one changes no state in Teradata mode.)
+fn mark_transaction(out: &mut [Response], before: TransactionStatus, open: bool) {
+    let was = !matches!(before, TransactionStatus::Idle);
+    if was == open {
+        return;
+    }
+    let Some(last) = out
+        .iter_mut()
+        .rev()
+        .find(|r| matches!(r, Response::Execution(_)))
+    else {
+        return;
+    };
+    if let Response::Execution(tag) = last {
+        let tag = tag.clone();
+        *last = if open {
+            Response::TransactionStart(tag)
+        } else {
+            Response::TransactionEnd(tag)
+        };
+    }
+}
+
 fn failed(e: PositionedError) -> PgWireError {
     PgWireError::UserError(Box::new(error_response(&e)))
 }
 
 #[async_trait]
 impl SimpleQueryHandler for Connection {
-    async fn do_query<C>(&self, _client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
+    async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
     where
         C: ClientInfo
             + ClientPortalStore
@@ -210,13 +237,15 @@ impl SimpleQueryHandler for Connection {
         C::Error: Debug,
         PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
     {
-        let (result, _) = self
+        let (result, open) = self
             .run(Job::Run {
                 text: query.to_owned(),
                 params: None,
             })
             .await?;
-        responses(result.map_err(failed)?, &|_| FieldFormat::Text)
+        let mut out = responses(result.map_err(failed)?, &|_| FieldFormat::Text)?;
+        mark_transaction(&mut out, client.transaction_status(), open);
+        Ok(out)
     }
 }
 
@@ -356,7 +385,7 @@ impl ExtendedQueryHandler for Connection {
 
     async fn do_query<C>(
         &self,
-        _client: &mut C,
+        client: &mut C,
         portal: &Portal<Statement>,
         _max_rows: usize,
     ) -> PgWireResult<Response>
@@ -382,12 +411,12 @@ impl ExtendedQueryHandler for Connection {
             Some(r) => r,
             None => self.run_portal(portal).await?,
         };
-        let results = reply.0.map_err(failed)?;
+        let (results, open) = (reply.0.map_err(failed)?, reply.1);
         let format = |i| portal.result_column_format.format_for(i);
         // a request of several statements answers with its last one's result
-        Ok(responses(results, &format)?
-            .pop()
-            .unwrap_or(Response::EmptyQuery))
+        let mut last: Vec<Response> = responses(results, &format)?.pop().into_iter().collect();
+        mark_transaction(&mut last, client.transaction_status(), open);
+        Ok(last.pop().unwrap_or(Response::EmptyQuery))
     }
 }
 

@@ -14,7 +14,10 @@
 //! dropped with it, which rolls back a transaction left open.
 
 use std::sync::mpsc;
-use tdlite::{CancelHandle, Database, PositionedError, Session, StatementResult, Value};
+use tdlite::{
+    CancelHandle, Database, PositionedError, Session, SessionMode, StatementKind, StatementResult,
+    Value,
+};
 use tokio::sync::oneshot;
 
 /// What a connection asks its session to do.
@@ -97,11 +100,70 @@ impl Worker {
     }
 }
 
+/// The transaction statements PostgreSQL drivers send by themselves, as the session's mode
+/// has them: `BEGIN` / `START TRANSACTION` is `BT` in Teradata mode and nothing in ANSI mode
+/// (a transaction starts with its first statement); `COMMIT` / `END` is `ET` in Teradata
+/// mode (nothing outside a transaction) and `COMMIT` in ANSI mode; `ROLLBACK` / `ABORT`
+/// ends the transaction without the 3514 failure Teradata reports to BTEQ, and is nothing
+/// outside one (a driver rolls back after any error, when Teradata mode has already done
+/// so).
+enum Control {
+    Begin,
+    Commit,
+    Rollback,
+}
+
+fn control(text: &str) -> Option<Control> {
+    let words: Vec<String> = text
+        .trim()
+        .trim_end_matches(';')
+        .split_whitespace()
+        .map(str::to_ascii_uppercase)
+        .collect();
+    match words
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["BEGIN"] | ["BEGIN", "WORK"] | ["START", "TRANSACTION"] => Some(Control::Begin),
+        ["COMMIT"] | ["COMMIT", "WORK"] | ["END"] | ["END", "WORK"] => Some(Control::Commit),
+        ["ROLLBACK"] | ["ROLLBACK", "WORK"] | ["ABORT"] => Some(Control::Rollback),
+        _ => None,
+    }
+}
+
+fn done(kind: StatementKind) -> Vec<StatementResult> {
+    vec![StatementResult {
+        kind,
+        activity_count: 0,
+        rows: None,
+        warning: None,
+    }]
+}
+
 fn run(
     session: &mut Session,
     text: &str,
     params: Option<&[Value]>,
 ) -> Result<Vec<StatementResult>, PositionedError> {
+    let ansi = session.mode() == SessionMode::Ansi;
+    let open = session.in_explicit_transaction();
+    match control(text) {
+        Some(Control::Begin) if ansi => return Ok(done(StatementKind::BeginTransaction)),
+        Some(Control::Begin) => return session.execute("BT"),
+        Some(Control::Commit) if ansi => return session.execute("COMMIT"),
+        Some(Control::Commit) if open => return session.execute("ET"),
+        Some(Control::Commit) => return Ok(done(StatementKind::EndTransaction)),
+        Some(Control::Rollback) if open => {
+            return match session.execute("ROLLBACK") {
+                Err(e) if e.code().number == 3514 => Ok(done(StatementKind::Rollback)),
+                other => other,
+            }
+        }
+        Some(Control::Rollback) => return Ok(done(StatementKind::Rollback)),
+        None => {}
+    }
     match params {
         None => session.execute(text),
         Some(values) => {
