@@ -326,3 +326,41 @@ async fn nothing_listens_beyond_loopback_unless_asked() {
     .expect("refused");
     assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_driver_s_transactions_are_teradata_transactions() {
+    let addr = start(Config::default()).await;
+    let mut c = connect(addr).await.expect("connect");
+    c.batch_execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
+    )
+    .await
+    .expect("create");
+    c.batch_execute("INS q (n) VALUES (1); INS q (n) VALUES (2)")
+        .await
+        .expect("insert");
+    // BEGIN … ROLLBACK: the consumed row is back
+    let tx = c.transaction().await.expect("BEGIN");
+    let got = texts(&tx.simple_query("SELECT AND CONSUME TOP 1 n FROM q").await.expect("consume"));
+    assert_eq!(got, [[Some("1".to_string())]]);
+    tx.rollback().await.expect("ROLLBACK");
+    let count = texts(&c.simple_query("SEL COUNT(*) FROM q").await.expect("count"));
+    assert_eq!(count, [[Some("2".to_string())]]);
+    // BEGIN … COMMIT: it is gone for good
+    let tx = c.transaction().await.expect("BEGIN");
+    let got = texts(&tx.simple_query("SELECT AND CONSUME TOP 1 n FROM q").await.expect("consume"));
+    assert_eq!(got, [[Some("1".to_string())]]);
+    tx.commit().await.expect("COMMIT");
+    let left = texts(&c.simple_query("SEL n FROM q").await.expect("browse"));
+    assert_eq!(left, [[Some("2".to_string())]]);
+    // an error inside a transaction: Teradata mode has rolled it back; the driver's ROLLBACK
+    // that follows succeeds
+    let tx = c.transaction().await.expect("BEGIN");
+    tx.simple_query("SELECT AND CONSUME TOP 1 n FROM q")
+        .await
+        .expect("consume");
+    tx.simple_query("SEL 1/0").await.expect_err("2618");
+    tx.rollback().await.expect("ROLLBACK after the error");
+    let left = texts(&c.simple_query("SEL n FROM q").await.expect("browse"));
+    assert_eq!(left, [[Some("2".to_string())]]);
+}

@@ -1,0 +1,143 @@
+"""`tdlite serve` with real PostgreSQL clients in separate processes (psycopg).
+
+A producer (this test) and three consumer processes share one queue through the server:
+each consumer takes a row and records it in a `done` table in the same transaction, so
+the invariant is exact: every row produced is in `done` exactly once, or still in the
+queue. Halfway, the server is killed with SIGKILL while consumers are inside their
+transactions, and started again on the same folder; the consumers reconnect and go on.
+Consumers wait on an empty queue before rows arrive, so a lost wake-up hangs the test.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+BIN = Path(os.environ.get("TDLITE_BIN", ROOT / "target" / "debug" / "tdlite"))
+
+CONSUMER = textwrap.dedent(
+    """
+    import sys, time, psycopg
+    port_file, name = sys.argv[1], sys.argv[2]
+    epoch, conn = None, None
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            if conn is None:
+                epoch, port = open(port_file).read().split()
+                conn = psycopg.connect(f"host=127.0.0.1 port={port} user=dbc", connect_timeout=5)
+            cur = conn.cursor()
+            cur.execute("SELECT AND CONSUME TOP 1 n FROM q")
+            (n,) = cur.fetchone()
+            if n < 0:
+                conn.commit()
+                sys.exit(0)
+            cur.execute("INS done (n, who, epoch) VALUES (%s, %s, %s)", (n, name, int(epoch)))
+            conn.commit()
+        except psycopg.OperationalError:
+            # the server went away: its transaction is rolled back; connect again
+            conn = None
+            time.sleep(0.2)
+    sys.exit("gave up waiting for the server")
+    """
+)
+
+
+def serve(folder, port_file, epoch):
+    """Starts `tdlite serve` on the folder and writes `epoch port` to port_file."""
+    if not BIN.exists():
+        pytest.fail(f"{BIN} is missing: build it with cargo build -p tdlite-cli")
+    proc = subprocess.Popen(
+        [str(BIN), "serve", str(folder), "--listen", "127.0.0.1:0"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stderr.readline()
+    assert "listening on" in line, line
+    port = int(line.strip().rsplit(":", 1)[1])
+    tmp = port_file.with_suffix(".tmp")
+    tmp.write_text(f"{epoch} {port}")
+    tmp.replace(port_file)
+    return proc, port
+
+
+def connect(port):
+    return psycopg.connect(f"host=127.0.0.1 port={port} user=dbc", autocommit=True)
+
+
+def test_producer_and_consumer_processes_share_one_queue_across_a_kill(tmp_path):
+    folder, port_file = tmp_path / "db", tmp_path / "port"
+    server, port = serve(folder, port_file, 1)
+    consumers = []
+    try:
+        with connect(port) as c:
+            c.execute(
+                "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL "
+                "DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)"
+            )
+            c.execute("CREATE MULTISET TABLE done (n INTEGER, who VARCHAR(10), epoch INTEGER)")
+        consumers = [
+            subprocess.Popen([sys.executable, "-c", CONSUMER, str(port_file), f"c{i}"])
+            for i in range(3)
+        ]
+        time.sleep(0.5)  # the consumers now wait on the empty queue
+        with connect(port) as c:
+            for n in range(0, 150):
+                c.execute("INS q (n) VALUES (%s)", (n,))
+        time.sleep(0.3)  # consumers are inside their transactions
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        server, port = serve(folder, port_file, 2)
+        with connect(port) as c:
+            for n in range(150, 300):
+                c.execute("INS q (n) VALUES (%s)", (n,))
+            for _ in consumers:
+                c.execute("INS q (n) VALUES (-1)")
+        for p in consumers:
+            assert p.wait(timeout=120) == 0
+        with connect(port) as c:
+            done = c.execute("SEL n, who, epoch FROM done").fetchall()
+            left = [r[0] for r in c.execute("SEL n FROM q").fetchall()]
+        got = sorted(r[0] for r in done)
+        # exactly once: nothing lost (committed rows survived the kill) and nothing twice
+        assert len(got) == len(set(got)), "a row consumed twice"
+        assert sorted(got + left) == list(range(300)), "a row lost"
+        assert left == [], "rows left in the queue"
+        # FIFO within an epoch: each consumer took its rows oldest first
+        for who in {r[1] for r in done}:
+            for epoch in (1, 2):
+                mine = [r[0] for r in done if r[1] == who and r[2] == epoch]
+                assert mine == sorted(mine), (who, epoch, mine)
+        assert {r[2] for r in done} == {1, 2}, "the kill came before or after all the work"
+    finally:
+        for p in consumers:
+            if p.poll() is None:
+                p.kill()
+        server.kill()
+        server.wait()
+
+
+def test_psql_style_simple_queries_and_errors(tmp_path):
+    server, port = serve(tmp_path / "db", tmp_path / "port", 1)
+    try:
+        with connect(port) as c:
+            c.execute("CREATE TABLE t (k INTEGER, amt DECIMAL(9,2), d DATE)")
+            c.execute("INS t (1, 12.50, DATE '2024-05-01'); INS t (2, NULL, NULL)")
+            rows = c.execute("SEL k, amt, d FROM t ORDER BY k").fetchall()
+            assert [(r[0], str(r[1]), str(r[2])) for r in rows] == [
+                (1, "12.50", "2024-05-01"),
+                (2, "None", "None"),
+            ]
+            with pytest.raises(psycopg.errors.UndefinedTable) as e:
+                c.execute("SEL * FROM nowhere")
+            assert "[Error 3807]" in str(e.value)
+    finally:
+        server.kill()
+        server.wait()
