@@ -3,11 +3,13 @@
 //! clients (crate `tdlite-server`; docs/server.md). Runs until killed.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 use tdlite::SyncMode;
 
 const USAGE: &str = "\
 usage: tdlite serve [PATH] [--listen ADDR] [--allow-remote] [--max-connections N]
-                    [--sync full|normal|off]";
+                    [--idle-timeout SECONDS] [--statement-timeout SECONDS]
+                    [--shutdown-grace SECONDS] [--sync full|normal|off]";
 
 const HELP: &str = "\
 tdlite serve: one tdlite database shared by many processes over the PostgreSQL wire protocol.
@@ -19,7 +21,15 @@ Clients (psql, psycopg, JDBC, …) send Teradata SQL; each connection is one tdl
                         machine without it)
   --max-connections N   connections served at once (default 100); one more is refused
                         with SQLSTATE 53300
-  --sync full|normal|off  with PATH: as for tdlite PATH";
+  --idle-timeout SECONDS      close a connection that sends no request for this long
+                              (its uncommitted work is rolled back); default: never
+  --statement-timeout SECONDS bound each request (error 9920 past it; a consume's wait for
+                              a row is not bounded by it); default: none
+  --shutdown-grace SECONDS    on SIGTERM or Ctrl-C: how long open transactions may go on
+                              before they are rolled back (default 10); connections between
+                              requests and outside a transaction close at once; then a
+                              database folder is checkpointed
+  --sync full|normal|off      with PATH: as for tdlite PATH";
 
 /// Runs `tdlite serve` with its arguments (those after `serve`); the exit status.
 pub fn main(args: &[String]) -> i32 {
@@ -42,6 +52,20 @@ pub fn main(args: &[String]) -> i32 {
                 None => return usage("--listen needs an address and port, like 127.0.0.1:5433"),
             },
             "--allow-remote" => config.allow_remote = true,
+            "--idle-timeout" | "--statement-timeout" | "--shutdown-grace" => {
+                let Some(d) = value
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                else {
+                    return usage(&format!("{} needs a number of seconds", args[i]));
+                };
+                match args[i].as_str() {
+                    "--idle-timeout" => config.idle_timeout = Some(d),
+                    "--statement-timeout" => config.statement_timeout = Some(d),
+                    _ => config.shutdown_grace = d,
+                }
+                i += 1;
+            }
             "--max-connections" => match value.and_then(|v| v.parse::<usize>().ok()) {
                 Some(n) if n > 0 => {
                     config.max_connections = n;

@@ -50,12 +50,12 @@ CONSUMER = textwrap.dedent(
 )
 
 
-def serve(folder, port_file, epoch):
+def serve(folder, port_file, epoch, *extra):
     """Starts `tdlite serve` on the folder and writes `epoch port` to port_file."""
     if not BIN.exists():
         pytest.fail(f"{BIN} is missing: build it with cargo build -p tdlite-cli")
     proc = subprocess.Popen(
-        [str(BIN), "serve", str(folder), "--listen", "127.0.0.1:0"],
+        [str(BIN), "serve", str(folder), "--listen", "127.0.0.1:0", *extra],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -138,6 +138,28 @@ def test_psql_style_simple_queries_and_errors(tmp_path):
             with pytest.raises(psycopg.errors.UndefinedTable) as e:
                 c.execute("SEL * FROM nowhere")
             assert "[Error 3807]" in str(e.value)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_sigterm_lets_the_server_end_cleanly_rolling_back_open_work(tmp_path):
+    folder, port_file = tmp_path / "db", tmp_path / "port"
+    server, port = serve(folder, port_file, 1, "--shutdown-grace", "1")
+    try:
+        with connect(port) as c:
+            c.execute("CREATE TABLE t (k INTEGER)")
+            c.execute("INS t (1)")
+        open_txn = psycopg.connect(f"host=127.0.0.1 port={port} user=dbc")
+        open_txn.execute("INS t (2)")  # psycopg began a transaction: not committed
+        started = time.time()
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        assert time.time() - started >= 1, "the open transaction had its grace"
+        assert "shutting down" in server.stderr.read()
+        server, port = serve(folder, port_file, 2)
+        with connect(port) as c:
+            assert c.execute("SEL k FROM t ORDER BY k").fetchall() == [(1,)]
     finally:
         server.kill()
         server.wait()

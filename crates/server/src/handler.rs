@@ -18,18 +18,21 @@ use crate::worker::{Job, Reply, Worker};
 use async_trait::async_trait;
 use futures::stream;
 use pgwire::api::auth::noop::NoopStartupHandler;
+use pgwire::api::cancel::DefaultCancelHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
     DescribePortalResponse, DescribeStatementResponse, FieldFormat, QueryResponse, Response, Tag,
 };
 use pgwire::api::stmt::{QueryParser, StoredStatement};
-use pgwire::api::{ClientInfo, ClientPortalStore, PgWireServerHandlers, Type};
+use pgwire::api::{ClientInfo, ClientPortalStore, ConnectionManager, PgWireServerHandlers, Type};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::response::TransactionStatus;
 use pgwire::messages::PgWireBackendMessage;
 use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 use tdlite::{PositionedError, StatementKind, StatementResult, Value};
 
 /// A statement of the extended protocol: the request's text with `?` markers.
@@ -38,8 +41,17 @@ pub type Statement = Arc<Numbered>;
 /// One connection: its session thread and the results a Describe ran early.
 pub struct Connection {
     worker: Worker,
-    /// The client's socket, watched while a request runs: a client that goes cancels it.
-    watch: tokio::net::TcpStream,
+    /// Every connection of the server, for PostgreSQL cancel requests.
+    manager: Arc<ConnectionManager>,
+    /// The client's socket, watched while a request runs (a client that goes cancels it),
+    /// and closed by the server (idle timeout, shutdown).
+    link: Link,
+    /// Whether a request runs now.
+    busy: AtomicBool,
+    /// Whether the session was inside a transaction after its last request.
+    in_transaction: AtomicBool,
+    /// When the last request ended (or the connection began).
+    idle_since: Mutex<Instant>,
     /// The results a Describe of a portal ran, by portal name, for its Execute.
     early: Mutex<Option<(String, Reply)>>,
     parser: Arc<Parser>,
@@ -47,10 +59,14 @@ pub struct Connection {
 
 impl Connection {
     /// A connection served by `worker`.
-    pub fn new(worker: Worker, watch: tokio::net::TcpStream) -> Connection {
+    pub fn new(worker: Worker, link: Link, manager: Arc<ConnectionManager>) -> Connection {
         Connection {
             worker,
-            watch,
+            manager,
+            link,
+            busy: AtomicBool::new(false),
+            in_transaction: AtomicBool::new(false),
+            idle_since: Mutex::new(Instant::now()),
             early: Mutex::new(None),
             parser: Arc::new(Parser),
         }
@@ -59,13 +75,51 @@ impl Connection {
     /// Runs `job` on the session; should the client go meanwhile (a consume waiting for a row,
     /// say), cancels it, so that nothing is consumed for a client that cannot receive it.
     async fn run(&self, job: Job) -> PgWireResult<Reply> {
+        // a cancel request drops this future (pgwire answers 57014): the session's request
+        // is cancelled then too
+        let mut guard = CancelOnDrop(&self.worker, true);
+        self.busy.store(true, Ordering::SeqCst);
         let reply = self.worker.run(job);
         tokio::pin!(reply);
+        let r = self.run_here(&mut reply).await;
+        guard.1 = false;
+        if let Ok((_, open)) = &r {
+            self.in_transaction.store(*open, Ordering::SeqCst);
+        }
+        if let Ok(mut t) = self.idle_since.lock() {
+            *t = Instant::now();
+        }
+        self.busy.store(false, Ordering::SeqCst);
+        r
+    }
+
+    /// How long the connection has waited for its client's next request (`None` while a
+    /// request runs), and whether a transaction is open.
+    pub fn idle(&self) -> (Option<std::time::Duration>, bool) {
+        let open = self.in_transaction.load(Ordering::SeqCst);
+        if self.busy.load(Ordering::SeqCst) {
+            return (None, open);
+        }
+        let since = self.idle_since.lock().map(|t| t.elapsed()).ok();
+        (since, open)
+    }
+
+    /// Closes the connection: its client sees the socket end, its session rolls back what
+    /// it has not committed, and a running request is cancelled.
+    pub fn close(&self) {
+        self.worker.cancel();
+        let _ = self.link.closer.shutdown(std::net::Shutdown::Both);
+    }
+
+    async fn run_here(
+        &self,
+        reply: &mut std::pin::Pin<&mut impl std::future::Future<Output = std::io::Result<Reply>>>,
+    ) -> PgWireResult<Reply> {
         tokio::select! {
-            r = &mut reply => r.map_err(PgWireError::IoError),
-            () = gone(&self.watch) => {
+            r = reply.as_mut() => r.map_err(PgWireError::IoError),
+            () = gone(&self.link.watch) => {
                 self.worker.cancel();
-                reply.await.map_err(PgWireError::IoError)
+                reply.as_mut().await.map_err(PgWireError::IoError)
             }
         }
     }
@@ -73,6 +127,26 @@ impl Connection {
     /// Cancels what the session runs now.
     pub fn cancel(&self) {
         self.worker.cancel();
+    }
+}
+
+/// A second and a third handle on a connection's socket: one watched for the client going,
+/// one to close it from the server's side.
+pub struct Link {
+    /// Non-blocking, for peeking while a request runs.
+    pub watch: tokio::net::TcpStream,
+    /// For `shutdown`.
+    pub closer: std::net::TcpStream,
+}
+
+/// Cancels the session's running request when dropped armed (`.1`).
+struct CancelOnDrop<'a>(&'a Worker, bool);
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.cancel();
+        }
     }
 }
 
@@ -102,9 +176,16 @@ impl PgWireServerHandlers for Handlers {
     fn startup_handler(&self) -> Arc<impl pgwire::api::auth::StartupHandler> {
         self.0.clone()
     }
+    fn cancel_handler(&self) -> Arc<impl pgwire::api::cancel::CancelHandler> {
+        Arc::new(DefaultCancelHandler::new(self.0.manager.clone()))
+    }
 }
 
-impl NoopStartupHandler for Connection {}
+impl NoopStartupHandler for Connection {
+    fn connection_manager(&self) -> Option<Arc<ConnectionManager>> {
+        Some(self.manager.clone())
+    }
+}
 
 /// The error response for a tdlite error: the Teradata code leads the message
 /// (`[Error 3807] Object 'q' does not exist.`, as teradatasql writes it), and the SQLSTATE

@@ -3,14 +3,15 @@
 //! tokio-postgres). Clients send Teradata SQL; tdlite answers as it answers an embedded
 //! session. docs/server.md is the user's page.
 //!
-//! Layers: `lib` (listening, the connection limit) → `handler` (pgwire's handlers: simple
-//! and extended query protocol, errors) → `worker` (a connection's session thread) and
-//! `params` / `wire_types` (values in and out). The crate uses `tdlite` only through its
-//! public API.
+//! Layers: `lib` (listening, the connection limit, timeouts, shutdown) → `handler` (pgwire's
+//! handlers: simple and extended query protocol, errors) → `worker` (a connection's session
+//! thread) and `params` / `wire_types` (values in and out). The crate uses `tdlite` only
+//! through its public API.
 //!
 //! Invariants: nothing listens beyond loopback unless the caller says so
 //! ([`Config::allow_remote`]); each connection is one tdlite session, and a request that
-//! waits (a consume on an empty queue) blocks only its own connection.
+//! waits (a consume on an empty queue) blocks only its own connection; a connection the
+//! server closes (idle timeout, shutdown) has its uncommitted work rolled back.
 
 pub mod handler;
 pub mod params;
@@ -19,7 +20,8 @@ pub mod worker;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 use tdlite::Database;
 use tokio::net::TcpListener;
 
@@ -32,6 +34,14 @@ pub struct Config {
     pub allow_remote: bool,
     /// The most connections served at once; one more is refused with SQLSTATE 53300.
     pub max_connections: usize,
+    /// A connection that sends no request for this long is closed (its uncommitted work
+    /// rolled back); `None`: never.
+    pub idle_timeout: Option<Duration>,
+    /// Each request's bound (tdlite's 9920 past it); `None`: none. A consume's wait for a
+    /// row is not bounded by it (docs/errors.md, 9920).
+    pub statement_timeout: Option<Duration>,
+    /// On SIGTERM: how long open transactions may go on before they are rolled back.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for Config {
@@ -40,9 +50,15 @@ impl Default for Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 5433)),
             allow_remote: false,
             max_connections: 100,
+            idle_timeout: None,
+            statement_timeout: None,
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
+
+/// The server's open connections.
+type Registry = Arc<Mutex<Vec<Weak<handler::Connection>>>>;
 
 /// A bound listener, ready to serve.
 pub struct Server {
@@ -50,6 +66,9 @@ pub struct Server {
     db: Database,
     config: Config,
     open: Arc<AtomicUsize>,
+    /// Every open connection, by its cancel key (PostgreSQL cancel requests).
+    manager: Arc<pgwire::api::ConnectionManager>,
+    connections: Registry,
 }
 
 impl Server {
@@ -73,6 +92,8 @@ impl Server {
             db,
             config,
             open: Arc::new(AtomicUsize::new(0)),
+            manager: Arc::new(pgwire::api::ConnectionManager::new()),
+            connections: Arc::new(Mutex::new(Vec::new())),
         })
     }
 
@@ -84,13 +105,30 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// Serves connections until the listener fails.
+    /// The connections open now.
+    fn live(&self) -> Vec<Arc<handler::Connection>> {
+        let Ok(mut list) = self.connections.lock() else {
+            return Vec::new();
+        };
+        list.retain(|w| w.strong_count() > 0);
+        list.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// Serves connections until the listener fails (or the future is dropped: the
+    /// connections already open go on).
     ///
     /// # Errors
     /// The listener's error.
-    pub async fn run(self) -> std::io::Result<()> {
+    pub async fn run(&self) -> std::io::Result<()> {
+        let mut tick = tokio::time::interval(Duration::from_millis(500));
         loop {
-            let (socket, peer) = self.listener.accept().await?;
+            let (socket, peer) = tokio::select! {
+                accepted = self.listener.accept() => accepted?,
+                _ = tick.tick() => {
+                    self.close_idle();
+                    continue;
+                }
+            };
             let open = self.open.clone();
             if open.fetch_add(1, Ordering::SeqCst) >= self.config.max_connections {
                 open.fetch_sub(1, Ordering::SeqCst);
@@ -101,45 +139,102 @@ impl Server {
                 tokio::spawn(refuse(socket));
                 continue;
             }
-            let db = self.db.clone();
+            let (socket, link) = match split(socket) {
+                Ok(pair) => pair,
+                Err(e) => {
+                    eprintln!("tdlite serve: connection from {peer}: {e}");
+                    open.fetch_sub(1, Ordering::SeqCst);
+                    continue;
+                }
+            };
+            let worker = match worker::Worker::start(&self.db, self.config.statement_timeout) {
+                Ok(w) => w,
+                Err(e) => {
+                    eprintln!("tdlite serve: no session for {peer}: {e}");
+                    open.fetch_sub(1, Ordering::SeqCst);
+                    continue;
+                }
+            };
+            let conn = Arc::new(handler::Connection::new(worker, link, self.manager.clone()));
+            if let Ok(mut list) = self.connections.lock() {
+                list.push(Arc::downgrade(&conn));
+            }
             tokio::spawn(async move {
-                // a second handle on the socket, to see the client go while a request runs
-                let (socket, watch) = match split_watch(socket) {
-                    Ok(pair) => pair,
-                    Err(e) => {
-                        eprintln!("tdlite serve: connection from {peer}: {e}");
-                        open.fetch_sub(1, Ordering::SeqCst);
-                        return;
-                    }
-                };
-                match worker::Worker::start(&db) {
-                    Ok(w) => {
-                        let conn = Arc::new(handler::Connection::new(w, watch));
-                        let handlers = Arc::new(handler::Handlers(conn));
-                        if let Err(e) = pgwire::tokio::process_socket(socket, None, handlers).await
-                        {
-                            eprintln!("tdlite serve: connection from {peer}: {e}");
-                        }
-                    }
-                    Err(e) => eprintln!("tdlite serve: no session for {peer}: {e}"),
+                let handlers = Arc::new(handler::Handlers(conn));
+                if let Err(e) = pgwire::tokio::process_socket(socket, None, handlers).await {
+                    eprintln!("tdlite serve: connection from {peer}: {e}");
                 }
                 open.fetch_sub(1, Ordering::SeqCst);
             });
         }
     }
+
+    /// Closes the connections idle past the idle timeout.
+    fn close_idle(&self) {
+        let Some(limit) = self.config.idle_timeout else {
+            return;
+        };
+        for c in self.live() {
+            if matches!(c.idle(), (Some(t), _) if t > limit) {
+                eprintln!(
+                    "tdlite serve: closed a connection idle for {} s",
+                    limit.as_secs()
+                );
+                c.close();
+            }
+        }
+    }
+
+    /// Shuts down after a SIGTERM (the accept loop already stopped): connections outside a
+    /// transaction and between requests are closed at once, the others as they get there,
+    /// until `shutdown_grace` has passed; then the rest are cancelled and closed (their
+    /// transactions roll back), and a database on disk is checkpointed.
+    ///
+    /// # Errors
+    /// The checkpoint's.
+    pub async fn shutdown(&self) -> std::io::Result<()> {
+        let until = Instant::now() + self.config.shutdown_grace;
+        loop {
+            for c in self.live() {
+                if matches!(c.idle(), (Some(_), false)) {
+                    c.close();
+                }
+            }
+            if self.open.load(Ordering::SeqCst) == 0 || Instant::now() >= until {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        for c in self.live() {
+            c.close();
+        }
+        // the closed connections' sessions end (and roll back) on their threads
+        let settle = Instant::now() + Duration::from_secs(5);
+        while self.open.load(Ordering::SeqCst) > 0 && Instant::now() < settle {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if self.db.path().is_some() {
+            self.db
+                .checkpoint()
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+        }
+        Ok(())
+    }
 }
 
-/// `socket` and a second handle on the same connection, for [`handler::Connection`] to
-/// notice a client that has gone.
-fn split_watch(
-    socket: tokio::net::TcpStream,
-) -> std::io::Result<(tokio::net::TcpStream, tokio::net::TcpStream)> {
+/// `socket` and a [`handler::Link`] on the same connection: a handle to notice a client that
+/// has gone, and one to close the connection from the server's side.
+fn split(socket: tokio::net::TcpStream) -> std::io::Result<(tokio::net::TcpStream, handler::Link)> {
     let std_socket = socket.into_std()?;
     let watch = std_socket.try_clone()?;
     watch.set_nonblocking(true)?;
+    let closer = std_socket.try_clone()?;
     Ok((
         tokio::net::TcpStream::from_std(std_socket)?,
-        tokio::net::TcpStream::from_std(watch)?,
+        handler::Link {
+            watch: tokio::net::TcpStream::from_std(watch)?,
+            closer,
+        },
     ))
 }
 
@@ -189,11 +284,11 @@ async fn refuse(mut socket: tokio::net::TcpStream) {
     let _ = socket.write_all(&msg).await;
 }
 
-/// Serves `db` as `config` says, on a runtime of its own, until the listener fails; calls
-/// `ready` with the bound address first.
+/// Serves `db` as `config` says, on a runtime of its own, until SIGTERM or SIGINT (then
+/// [`Server::shutdown`]) or a listener failure; calls `ready` with the bound address first.
 ///
 /// # Errors
-/// As [`Server::bind`] and [`Server::run`].
+/// As [`Server::bind`], [`Server::run`] and [`Server::shutdown`].
 pub fn serve(db: Database, config: Config, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -201,6 +296,28 @@ pub fn serve(db: Database, config: Config, ready: impl FnOnce(SocketAddr)) -> st
     runtime.block_on(async move {
         let server = Server::bind(db, config).await?;
         ready(server.local_addr()?);
-        server.run().await
+        tokio::select! {
+            r = server.run() => r,
+            () = stop_signal() => {
+                eprintln!("tdlite serve: shutting down");
+                server.shutdown().await
+            }
+        }
     })
+}
+
+/// Resolves at SIGTERM or SIGINT (Ctrl-C).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -14,6 +14,7 @@
 //! dropped with it, which rolls back a transaction left open.
 
 use std::sync::mpsc;
+use std::time::Duration;
 use tdlite::{
     CancelHandle, Database, PositionedError, Session, SessionMode, StatementKind, StatementResult,
     Value,
@@ -41,11 +42,12 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts the session thread of a new connection to `db`.
+    /// Starts the session thread of a new connection to `db`, its requests bounded by
+    /// `statement_timeout`.
     ///
     /// # Errors
     /// The OS's, if no thread can be started.
-    pub fn start(db: &Database) -> std::io::Result<Worker> {
+    pub fn start(db: &Database, statement_timeout: Option<Duration>) -> std::io::Result<Worker> {
         let (jobs, inbox) = mpsc::channel::<(Job, oneshot::Sender<Reply>)>();
         let (handle_tx, handle_rx) = mpsc::channel();
         let db = db.clone();
@@ -53,6 +55,7 @@ impl Worker {
             .name("tdlite-session".into())
             .spawn(move || {
                 let mut session = db.session();
+                session.set_statement_timeout(statement_timeout);
                 let _ = handle_tx.send(session.cancel_handle());
                 let mut describer: Option<Session> = None;
                 for (job, answer) in inbox {
@@ -62,7 +65,11 @@ impl Worker {
                             (r, session.in_explicit_transaction())
                         }
                         Job::Describe { text, params } => {
-                            let s = describer.get_or_insert_with(|| db.session());
+                            let s = describer.get_or_insert_with(|| {
+                                let mut s = db.session();
+                                s.set_statement_timeout(statement_timeout);
+                                s
+                            });
                             let r = run(s, &text, Some(&params));
                             if s.in_explicit_transaction() || s.has_uncommitted_work() {
                                 let _ = s.execute("ROLLBACK");

@@ -5,23 +5,28 @@
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tdlite::Database;
 use tdlite_server::{Config, Server};
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
 
-/// A server on a free loopback port, serving in the background.
+/// A server of a new database on a free loopback port, serving in the background.
 async fn start(config: Config) -> SocketAddr {
+    start_on(Database::new(), config).await
+}
+
+/// A server of `db` on a free loopback port, serving in the background.
+async fn start_on(db: Database, config: Config) -> SocketAddr {
     let config = Config {
         listen: SocketAddr::from(([127, 0, 0, 1], 0)),
         ..config
     };
-    let server = Server::bind(Database::new(), config)
+    let server = Server::bind(db, config)
         .await
         .expect("bind a loopback port");
     let addr = server.local_addr().expect("the bound address");
-    tokio::spawn(server.run());
+    tokio::spawn(async move { server.run().await });
     addr
 }
 
@@ -341,14 +346,22 @@ async fn a_driver_s_transactions_are_teradata_transactions() {
         .expect("insert");
     // BEGIN … ROLLBACK: the consumed row is back
     let tx = c.transaction().await.expect("BEGIN");
-    let got = texts(&tx.simple_query("SELECT AND CONSUME TOP 1 n FROM q").await.expect("consume"));
+    let got = texts(
+        &tx.simple_query("SELECT AND CONSUME TOP 1 n FROM q")
+            .await
+            .expect("consume"),
+    );
     assert_eq!(got, [[Some("1".to_string())]]);
     tx.rollback().await.expect("ROLLBACK");
     let count = texts(&c.simple_query("SEL COUNT(*) FROM q").await.expect("count"));
     assert_eq!(count, [[Some("2".to_string())]]);
     // BEGIN … COMMIT: it is gone for good
     let tx = c.transaction().await.expect("BEGIN");
-    let got = texts(&tx.simple_query("SELECT AND CONSUME TOP 1 n FROM q").await.expect("consume"));
+    let got = texts(
+        &tx.simple_query("SELECT AND CONSUME TOP 1 n FROM q")
+            .await
+            .expect("consume"),
+    );
     assert_eq!(got, [[Some("1".to_string())]]);
     tx.commit().await.expect("COMMIT");
     let left = texts(&c.simple_query("SEL n FROM q").await.expect("browse"));
@@ -363,4 +376,171 @@ async fn a_driver_s_transactions_are_teradata_transactions() {
     tx.rollback().await.expect("ROLLBACK after the error");
     let left = texts(&c.simple_query("SEL n FROM q").await.expect("browse"));
     assert_eq!(left, [[Some("2".to_string())]]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_request_ends_a_waiting_consume() {
+    let addr = start(Config::default()).await;
+    let c = connect(addr).await.expect("connect");
+    c.batch_execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
+    )
+    .await
+    .expect("create");
+    let waiter = connect(addr).await.expect("connect");
+    let token = waiter.cancel_token();
+    let waiting = tokio::spawn(async move {
+        let r = waiter
+            .simple_query("SELECT AND CONSUME TOP 1 n FROM q")
+            .await;
+        (r.map(|m| texts(&m)), waiter)
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    token
+        .cancel_query(NoTls)
+        .await
+        .expect("send the cancel request");
+    let (result, waiter) = waiting.await.expect("the waiting task");
+    let err = result.expect_err("cancelled");
+    assert_eq!(
+        err.as_db_error().map(|e| e.code().code()),
+        Some("57014"),
+        "{err}"
+    );
+    // nothing was consumed, and the connection goes on
+    c.batch_execute("INS q (n) VALUES (5)")
+        .await
+        .expect("insert");
+    let rows = texts(&c.simple_query("SEL n FROM q").await.expect("browse"));
+    assert_eq!(rows, [[Some("5".to_string())]]);
+    let got = texts(
+        &waiter
+            .simple_query("SELECT AND CONSUME TOP 1 n FROM q")
+            .await
+            .expect("consume after the cancel"),
+    );
+    assert_eq!(got, [[Some("5".to_string())]]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_connection_is_closed_and_its_transaction_rolled_back() {
+    let addr = start(Config {
+        idle_timeout: Some(Duration::from_millis(300)),
+        ..Config::default()
+    })
+    .await;
+    let c = connect(addr).await.expect("connect");
+    c.batch_execute("CREATE TABLE t (k INTEGER)")
+        .await
+        .expect("create");
+    let idle = connect(addr).await.expect("connect");
+    idle.batch_execute("BT; INS t (1)")
+        .await
+        .expect("an open transaction");
+    // c stays busy enough; idle waits past the timeout
+    for _ in 0..20 {
+        c.batch_execute("SEL 1")
+            .await
+            .expect("a busy connection stays");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        idle.batch_execute("SEL 1").await.is_err(),
+        "the idle connection was closed"
+    );
+    let rows = texts(&c.simple_query("SEL COUNT(*) FROM t").await.expect("count"));
+    assert_eq!(
+        rows,
+        [[Some("0".to_string())]],
+        "its insert was rolled back"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_statement_timeout_stops_a_long_request() {
+    let db = Database::new();
+    // the rows come through a server without the timeout (a debug build is slow at them)
+    let setup = connect(start_on(db.clone(), Config::default()).await)
+        .await
+        .expect("connect");
+    let addr = start_on(
+        db,
+        Config {
+            statement_timeout: Some(Duration::from_millis(200)),
+            ..Config::default()
+        },
+    )
+    .await;
+    let c = connect(addr).await.expect("connect");
+    c.batch_execute("CREATE TABLE t (k INTEGER)")
+        .await
+        .expect("create");
+    setup
+        .batch_execute(
+            "INSERT INTO t WITH RECURSIVE r (n) AS (SEL CAST(1 AS INTEGER) FROM (SEL 1 AS x) d \
+         UNION ALL SEL n + 1 FROM r WHERE n < 2000) SEL n FROM r",
+        )
+        .await
+        .expect("2,000 rows");
+    let err = c
+        .simple_query("SEL COUNT(*) FROM t a, t b, t c WHERE a.k + b.k = c.k")
+        .await
+        .expect_err("past the timeout");
+    let db = err.as_db_error().expect("a database error");
+    assert!(db.message().starts_with("[Error 9920]"), "{}", db.message());
+    assert_eq!(db.code().code(), "57014");
+    // the session goes on
+    c.batch_execute("SEL 1").await.expect("served again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_closes_idle_connections_and_rolls_back_open_transactions() {
+    let db = Database::new();
+    let server = std::sync::Arc::new(
+        Server::bind(
+            db.clone(),
+            Config {
+                listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+                shutdown_grace: Duration::from_millis(500),
+                ..Config::default()
+            },
+        )
+        .await
+        .expect("bind"),
+    );
+    let addr = server.local_addr().expect("address");
+    let running = {
+        let s = server.clone();
+        tokio::spawn(async move { s.run().await })
+    };
+    let c = connect(addr).await.expect("connect");
+    c.batch_execute("CREATE TABLE t (k INTEGER)")
+        .await
+        .expect("create");
+    c.batch_execute("INS t (1)").await.expect("committed");
+    let in_txn = connect(addr).await.expect("connect");
+    in_txn
+        .batch_execute("BT; INS t (2)")
+        .await
+        .expect("open transaction");
+    // SIGTERM's path: stop accepting, then shut down
+    running.abort();
+    let started = Instant::now();
+    server.shutdown().await.expect("shutdown");
+    assert!(c.batch_execute("SEL 1").await.is_err(), "closed");
+    assert!(
+        in_txn.batch_execute("SEL 1").await.is_err(),
+        "closed after the grace"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "the open transaction had its grace"
+    );
+    let mut s = db.session();
+    let rows = s.execute("SEL k FROM t ORDER BY k").expect("read");
+    let n = rows[0].rows.as_ref().map_or(0, tdlite::Rows::num_rows);
+    assert_eq!(
+        n, 1,
+        "the committed row stays, the open transaction's is rolled back"
+    );
 }
