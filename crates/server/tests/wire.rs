@@ -44,6 +44,15 @@ async fn connect(addr: SocketAddr) -> Result<Client, tokio_postgres::Error> {
     Ok(client)
 }
 
+/// Creates queue `q (qits, n INTEGER)`.
+async fn create_queue(c: &Client) {
+    c.batch_execute(
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
+    )
+    .await
+    .expect("create the queue");
+}
+
 /// The rows of a simple query's result, each as its columns' text.
 fn texts(messages: &[SimpleQueryMessage]) -> Vec<Vec<Option<String>>> {
     messages
@@ -219,12 +228,7 @@ async fn consume_one(c: &Client, q: &str) -> Option<i64> {
 async fn connections_share_one_queue_exactly_once() {
     let addr = start(Config::default()).await;
     let producer = connect(addr).await.expect("connect");
-    producer
-        .batch_execute(
-            "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
-        )
-        .await
-        .expect("create");
+    create_queue(&producer).await;
     const ROWS: i64 = 60;
     const CONSUMERS: i64 = 3;
     let mut tasks = Vec::new();
@@ -261,11 +265,7 @@ async fn connections_share_one_queue_exactly_once() {
 async fn a_consume_whose_client_goes_consumes_nothing() {
     let addr = start(Config::default()).await;
     let c = connect(addr).await.expect("connect");
-    c.batch_execute(
-        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
-    )
-    .await
-    .expect("create");
+    create_queue(&c).await;
     // a consumer waits on the empty queue, then its process is gone
     let (gone, connection) = tokio_postgres::connect(
         &format!("host={} port={} user=dbc", addr.ip(), addr.port()),
@@ -336,11 +336,7 @@ async fn nothing_listens_beyond_loopback_unless_asked() {
 async fn a_driver_s_transactions_are_teradata_transactions() {
     let addr = start(Config::default()).await;
     let mut c = connect(addr).await.expect("connect");
-    c.batch_execute(
-        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
-    )
-    .await
-    .expect("create");
+    create_queue(&c).await;
     c.batch_execute("INS q (n) VALUES (1); INS q (n) VALUES (2)")
         .await
         .expect("insert");
@@ -382,11 +378,7 @@ async fn a_driver_s_transactions_are_teradata_transactions() {
 async fn a_cancel_request_ends_a_waiting_consume() {
     let addr = start(Config::default()).await;
     let c = connect(addr).await.expect("connect");
-    c.batch_execute(
-        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
-    )
-    .await
-    .expect("create");
+    create_queue(&c).await;
     let waiter = connect(addr).await.expect("connect");
     let token = waiter.cancel_token();
     let waiting = tokio::spawn(async move {
