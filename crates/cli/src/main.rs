@@ -22,7 +22,7 @@ const USAGE: &str = "\
 usage: tdlite [PATH] [-f FILE | --init FILE] [--consume-timeout SECONDS] [--sync full|normal|off]
               [--mode teradata|ansi] [--charset utf8|latin1] [--allow-os]
               [--format csv|tsv|json|arrow] [--strict]
-       tdlite serve [PATH] [--listen ADDR] …  (tdlite serve --help)
+       tdlite serve [PATH] [OPTIONS]   (a server for PostgreSQL clients)
        tdlite --help | --version";
 
 const HELP: &str = "\
@@ -31,6 +31,8 @@ With a terminal on standard input and no -f: an interactive REPL (like BTEQ; typ
 A script on standard input, or -f FILE, runs as BTEQ runs it: each request as soon as its
 last line arrives. The exit status is BTEQ's return code: 0 ok, 2 SQL without a logon,
 4 warning, 8 user error, 12 severe, or what .QUIT n says.
+tdlite serve [PATH] shares one database with PostgreSQL clients in other processes (psql,
+psycopg, …) that send Teradata SQL; tdlite serve --help lists its options.
 
   PATH                       keep the database in this folder (created if needed); without
                              it the database is in memory and gone when tdlite exits
