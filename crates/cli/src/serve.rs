@@ -9,7 +9,8 @@ use tdlite::SyncMode;
 const USAGE: &str = "\
 usage: tdlite serve [PATH] [--listen ADDR] [--allow-remote] [--max-connections N]
                     [--idle-timeout SECONDS] [--statement-timeout SECONDS]
-                    [--shutdown-grace SECONDS] [--sync full|normal|off]";
+                    [--shutdown-grace SECONDS] [--user NAME:PASSWORD]... [--users FILE]
+                    [--tls-cert FILE --tls-key FILE] [--sync full|normal|off]";
 
 const HELP: &str = "\
 tdlite serve: one tdlite database shared by many processes over the PostgreSQL wire protocol.
@@ -29,6 +30,11 @@ Clients (psql, psycopg, JDBC, …) send Teradata SQL; each connection is one tdl
                               before they are rolled back (default 10); connections between
                               requests and outside a transaction close at once; then a
                               database folder is checkpointed
+  --user NAME:PASSWORD        a user who may log in (SCRAM-SHA-256); repeat for more
+  --users FILE                users from a file of NAME:PASSWORD lines (# comments); with
+                              users, every login needs its password, else any is accepted
+  --tls-cert FILE, --tls-key FILE
+                              offer TLS with this PEM certificate chain and private key
   --sync full|normal|off      with PATH: as for tdlite PATH";
 
 /// Runs `tdlite serve` with its arguments (those after `serve`); the exit status.
@@ -36,6 +42,8 @@ pub fn main(args: &[String]) -> i32 {
     let mut config = tdlite_server::Config::default();
     let mut path = None;
     let mut sync = None;
+    let mut users = tdlite_server::auth::Users::default();
+    let (mut cert, mut key) = (None, None);
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1);
@@ -52,6 +60,35 @@ pub fn main(args: &[String]) -> i32 {
                 None => return usage("--listen needs an address and port, like 127.0.0.1:5433"),
             },
             "--allow-remote" => config.allow_remote = true,
+            "--user" => match value.map(|v| users.add_entry(v)) {
+                Some(Ok(())) => i += 1,
+                Some(Err(e)) => return usage(&format!("--user: {e}")),
+                None => return usage("--user needs NAME:PASSWORD"),
+            },
+            "--users" => {
+                let Some(file) = value else {
+                    return usage("--users needs a file");
+                };
+                let text = match std::fs::read_to_string(file) {
+                    Ok(t) => t,
+                    Err(e) => return usage(&format!("--users {file}: {e}")),
+                };
+                if let Err(e) = users.add_lines(&text) {
+                    return usage(&format!("--users {file}: {e}"));
+                }
+                i += 1;
+            }
+            "--tls-cert" | "--tls-key" => {
+                let Some(file) = value else {
+                    return usage(&format!("{} needs a file", args[i]));
+                };
+                match std::fs::read(file) {
+                    Ok(pem) if args[i] == "--tls-cert" => cert = Some(pem),
+                    Ok(pem) => key = Some(pem),
+                    Err(e) => return usage(&format!("{} {file}: {e}", args[i])),
+                }
+                i += 1;
+            }
             "--idle-timeout" | "--statement-timeout" | "--shutdown-grace" => {
                 let Some(d) = value
                     .and_then(|v| v.parse::<f64>().ok())
@@ -85,6 +122,14 @@ pub fn main(args: &[String]) -> i32 {
             extra => return usage(&format!("unexpected argument '{extra}'")),
         }
         i += 1;
+    }
+    config.tls = match (cert, key) {
+        (Some(c), Some(k)) => Some((c, k)),
+        (None, None) => None,
+        _ => return usage("--tls-cert and --tls-key go together"),
+    };
+    if !users.is_empty() {
+        config.users = Some(std::sync::Arc::new(users));
     }
     let db = match crate::open_database(path.as_deref(), sync) {
         Ok(db) => db,

@@ -163,3 +163,33 @@ def test_sigterm_lets_the_server_end_cleanly_rolling_back_open_work(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+def test_users_and_tls(tmp_path):
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    made = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
+        capture_output=True,
+    )
+    assert made.returncode == 0, made.stderr
+    users = tmp_path / "users"
+    users.write_text("# who may log in\nalice:s3cret\n")
+    server, port = serve(
+        tmp_path / "db", tmp_path / "port", 1,
+        "--users", str(users), "--tls-cert", str(cert), "--tls-key", str(key),
+    )
+    try:
+        dsn = f"host=127.0.0.1 port={port} user=alice"
+        with psycopg.connect(f"{dsn} password=s3cret sslmode=require") as c:
+            assert c.pgconn.ssl_in_use
+            assert c.execute("SEL 1").fetchone() == (1,)
+        with psycopg.connect(f"{dsn} password=s3cret sslmode=disable") as c:
+            assert not c.pgconn.ssl_in_use
+        with pytest.raises(psycopg.OperationalError) as e:
+            psycopg.connect(f"{dsn} password=wrong sslmode=require")
+        assert "authentication failed" in str(e.value)
+    finally:
+        server.kill()
+        server.wait()
+    assert "refused a login" in server.stderr.read()

@@ -18,6 +18,8 @@ use crate::worker::{Job, Reply, Worker};
 use async_trait::async_trait;
 use futures::stream;
 use pgwire::api::auth::noop::NoopStartupHandler;
+use pgwire::api::auth::sasl::SASLAuthStartupHandler;
+use pgwire::api::auth::{DefaultServerParameterProvider, StartupHandler};
 use pgwire::api::cancel::DefaultCancelHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
@@ -25,10 +27,12 @@ use pgwire::api::results::{
     DescribePortalResponse, DescribeStatementResponse, FieldFormat, QueryResponse, Response, Tag,
 };
 use pgwire::api::stmt::{QueryParser, StoredStatement};
-use pgwire::api::{ClientInfo, ClientPortalStore, ConnectionManager, PgWireServerHandlers, Type};
+use pgwire::api::{
+    ClientInfo, ClientPortalStore, ConnectionManager, ErrorHandler, PgWireServerHandlers, Type,
+};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::response::TransactionStatus;
-use pgwire::messages::PgWireBackendMessage;
+use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -163,21 +167,80 @@ async fn gone(socket: &tokio::net::TcpStream) {
     }
 }
 
-/// The handlers pgwire asks for, all one [`Connection`].
-pub struct Handlers(pub Arc<Connection>);
+/// The SCRAM startup handler a server with users shares among its connections.
+pub type Scram = Arc<SASLAuthStartupHandler<DefaultServerParameterProvider>>;
+
+/// The handlers pgwire asks for: one [`Connection`], and how its client logs in.
+pub struct Handlers {
+    /// The connection.
+    pub conn: Arc<Connection>,
+    /// SCRAM when the server has users; `None`: any login is accepted.
+    pub scram: Option<Scram>,
+}
 
 impl PgWireServerHandlers for Handlers {
     fn simple_query_handler(&self) -> Arc<impl SimpleQueryHandler> {
-        self.0.clone()
+        self.conn.clone()
     }
     fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
-        self.0.clone()
+        self.conn.clone()
     }
-    fn startup_handler(&self) -> Arc<impl pgwire::api::auth::StartupHandler> {
-        self.0.clone()
+    fn startup_handler(&self) -> Arc<impl StartupHandler> {
+        Arc::new(match &self.scram {
+            Some(s) => Startup::Scram(s.clone()),
+            None => Startup::Open(self.conn.clone()),
+        })
     }
     fn cancel_handler(&self) -> Arc<impl pgwire::api::cancel::CancelHandler> {
-        Arc::new(DefaultCancelHandler::new(self.0.manager.clone()))
+        Arc::new(DefaultCancelHandler::new(self.conn.manager.clone()))
+    }
+    fn error_handler(&self) -> Arc<impl ErrorHandler> {
+        Arc::new(LoginLog)
+    }
+}
+
+/// How a client logs in: without a password, or by SCRAM-SHA-256 (auth.rs).
+pub enum Startup {
+    /// Any user, no password.
+    Open(Arc<Connection>),
+    /// The server's users, by SCRAM.
+    Scram(Scram),
+}
+
+#[async_trait]
+impl StartupHandler for Startup {
+    async fn on_startup<C>(
+        &self,
+        client: &mut C,
+        message: PgWireFrontendMessage,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + futures::Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        match self {
+            Startup::Open(c) => c.on_startup(client, message).await,
+            Startup::Scram(s) => s.on_startup(client, message).await,
+        }
+    }
+}
+
+/// Logs refused logins (a wrong password or an unknown user).
+pub struct LoginLog;
+
+impl ErrorHandler for LoginLog {
+    fn on_error<C>(&self, client: &C, error: &mut PgWireError)
+    where
+        C: ClientInfo,
+    {
+        if let PgWireError::InvalidPassword(_) = error {
+            let user = client.metadata().get("user").cloned().unwrap_or_default();
+            eprintln!(
+                "tdlite serve: refused a login from {} as '{user}': wrong password or no such user",
+                client.socket_addr()
+            );
+        }
     }
 }
 

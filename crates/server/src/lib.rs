@@ -13,6 +13,7 @@
 //! waits (a consume on an empty queue) blocks only its own connection; a connection the
 //! server closes (idle timeout, shutdown) has its uncommitted work rolled back.
 
+pub mod auth;
 pub mod handler;
 pub mod params;
 pub mod wire_types;
@@ -42,6 +43,10 @@ pub struct Config {
     pub statement_timeout: Option<Duration>,
     /// On SIGTERM: how long open transactions may go on before they are rolled back.
     pub shutdown_grace: Duration,
+    /// The users who may log in (SCRAM-SHA-256); `None`: anyone, without a password.
+    pub users: Option<Arc<auth::Users>>,
+    /// TLS: a PEM certificate chain and its private key; `None`: no TLS.
+    pub tls: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Default for Config {
@@ -53,6 +58,8 @@ impl Default for Config {
             idle_timeout: None,
             statement_timeout: None,
             shutdown_grace: Duration::from_secs(10),
+            users: None,
+            tls: None,
         }
     }
 }
@@ -69,6 +76,8 @@ pub struct Server {
     /// Every open connection, by its cancel key (PostgreSQL cancel requests).
     manager: Arc<pgwire::api::ConnectionManager>,
     connections: Registry,
+    scram: Option<handler::Scram>,
+    tls: Option<pgwire::tokio::TlsAcceptor>,
 }
 
 impl Server {
@@ -86,13 +95,24 @@ impl Server {
                 ),
             ));
         }
+        let tls = match &config.tls {
+            Some((cert, key)) => Some(auth::tls(cert, key)?),
+            None => None,
+        };
+        let manager = Arc::new(pgwire::api::ConnectionManager::new());
+        let scram = config
+            .users
+            .as_ref()
+            .map(|users| Arc::new(auth::scram(users.clone(), manager.clone())));
         let listener = TcpListener::bind(config.listen).await?;
         Ok(Server {
+            scram,
+            tls,
             listener,
             db,
             config,
             open: Arc::new(AtomicUsize::new(0)),
-            manager: Arc::new(pgwire::api::ConnectionManager::new()),
+            manager,
             connections: Arc::new(Mutex::new(Vec::new())),
         })
     }
@@ -159,9 +179,13 @@ impl Server {
             if let Ok(mut list) = self.connections.lock() {
                 list.push(Arc::downgrade(&conn));
             }
+            let handlers = Arc::new(handler::Handlers {
+                conn,
+                scram: self.scram.clone(),
+            });
+            let tls = self.tls.clone();
             tokio::spawn(async move {
-                let handlers = Arc::new(handler::Handlers(conn));
-                if let Err(e) = pgwire::tokio::process_socket(socket, None, handlers).await {
+                if let Err(e) = pgwire::tokio::process_socket(socket, tls, handlers).await {
                     eprintln!("tdlite serve: connection from {peer}: {e}");
                 }
                 open.fetch_sub(1, Ordering::SeqCst);

@@ -536,3 +536,36 @@ async fn shutdown_closes_idle_connections_and_rolls_back_open_transactions() {
         "the committed row stays, the open transaction's is rolled back"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_users_a_login_needs_its_password() {
+    let mut users = tdlite_server::auth::Users::default();
+    users.add("alice", "s3cret");
+    let addr = start(Config {
+        users: Some(std::sync::Arc::new(users)),
+        ..Config::default()
+    })
+    .await;
+    let login = |user: &str, password: &str| {
+        format!(
+            "host={} port={} user={user} password={password}",
+            addr.ip(),
+            addr.port()
+        )
+    };
+    let (c, connection) = tokio_postgres::connect(&login("alice", "s3cret"), NoTls)
+        .await
+        .expect("the right password");
+    tokio::spawn(connection);
+    c.batch_execute("SEL 1").await.expect("served");
+    for (user, password) in [("alice", "wrong"), ("mallory", "s3cret")] {
+        let Err(err) = tokio_postgres::connect(&login(user, password), NoTls).await else {
+            panic!("{user} with {password} was let in");
+        };
+        assert_eq!(
+            err.as_db_error().map(|e| e.code().code()),
+            Some("28P01"),
+            "{user}: {err}"
+        );
+    }
+}
