@@ -8,8 +8,8 @@
 //! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
 //! its columns renamed by the view's column list.
 //!
-//! A view's query may not name a queue table (9925), nor hold a WITH clause or a subquery
-//! with TOP n (the parser's `top_rules::check_view`), as Teradata's CREATE VIEW rules say.
+//! A view's query may not name a queue table (9925), nor hold a subquery with TOP n (the
+//! parser's `top_rules::check_view`), as Teradata's CREATE VIEW rules say.
 //!
 //! Views are read-only in tdlite: INSERT, UPDATE, DELETE, MERGE and consume name a view →
 //! 3823. Invariant: a view that (through others) names itself fails with 9913 after

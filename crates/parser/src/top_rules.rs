@@ -12,8 +12,8 @@
 //! Not checked: TOP n in a correlated subquery outside a search condition (correlation is
 //! known only when binding).
 //!
-//! CREATE VIEW's query gets the same walk and its own rules: ORDER BY only with TOP n, no
-//! WITH clause, 3706; no TOP n in a subquery, 6916 (`check_view`).
+//! CREATE VIEW's query gets the same walk and its own rules: ORDER BY only with TOP n, 3706;
+//! no TOP n in a subquery, 6916 (`check_view`).
 //!
 //! Also here, as it is the same walk: Teradata's rules for QUALIFY (an ordered analytical
 //! function in the select list, GROUP BY or QUALIFY; no OR with a subquery in it), 3706; SAMPLE in a subquery of a search condition is 3706
@@ -63,25 +63,15 @@ pub(crate) fn check_view(q: &Query) -> Result<(), ParseError> {
     }
 }
 
-/// CREATE VIEW's own rules on its query (SQL Data Definition Language, "Rules and
-/// Restrictions for Creating, Replacing, and Using Views": "You cannot refer to a recursive
-/// view, a WITH clause, or WITH RECURSIVE clause in a view definition", 3706; CREATE VIEW's
-/// TOP: "a subquery within a view definition cannot contain a TOP operator", 6916). A
-/// derived table is no subquery here: TOP n in one picks its rows, as anywhere.
+/// CREATE VIEW's own rule on its query (SQL Data Definition Language, CREATE VIEW's TOP: "a
+/// subquery within a view definition cannot contain a TOP operator", 6916). A derived table
+/// is no subquery here: TOP n in one picks its rows, as anywhere. A WITH clause is allowed:
+/// the 17.05 syntax of CREATE VIEW has one (an older rules page refuses it, but dbt-teradata
+/// builds views with WITH on Teradata 17.20).
 struct ViewRules;
 
 impl Visitor for ViewRules {
     type Break = ParseError;
-
-    fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<ParseError> {
-        match &q.with {
-            Some(w) => ControlFlow::Break(ParseError::syntax(
-                "WITH is not allowed in a view definition.",
-                Location::from_sql(w.with_token.0.span.start),
-            )),
-            None => ControlFlow::Continue(()),
-        }
-    }
 
     fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<ParseError> {
         match subquery_of(e).and_then(top_select) {
