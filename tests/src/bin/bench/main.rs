@@ -6,7 +6,7 @@
 //! cargo run --release -p tdlite-system-tests --features bench --bin bench -- WORKLOAD [options]
 //!   WORKLOAD: fifo | batch | selective | lease | subscribers | insert | dml | depth | priority
 //!             | concurrent | wake
-//!             | delay | browse | scan | python | all
+//!             | delay | browse | scan | python | wire | all
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
 //!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
@@ -27,6 +27,7 @@
 //!   --lease-rows N  rows drained by lease and acknowledgement (100,000)  --failures R  failed takes (20,000)
 //!   --disk-failures R  failed takes on disk, every commit synced (500)
 //!   --sub-rows N    rows fanned out to 3 subscribers (50,000)
+//!   --wire-rows N   rows enqueued and consumed over the wire, tdlite serve vs PostgreSQL (5,000)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -47,11 +48,12 @@ mod python;
 mod scan;
 mod selective;
 mod subscribers;
+mod wire;
 
 use tdlite_system_tests::arg;
 
 /// Every workload, in the order `all` runs them.
-const WORKLOADS: [&str; 15] = [
+const WORKLOADS: [&str; 16] = [
     "fifo",
     "batch",
     "selective",
@@ -67,6 +69,7 @@ const WORKLOADS: [&str; 15] = [
     "browse",
     "scan",
     "python",
+    "wire",
 ];
 
 /// `all`: each workload in a process of its own (same options), so none inherits another's
@@ -181,6 +184,9 @@ fn main() {
             arg("--py-fetch-rows", 1_000_000),
             rounds.max(3),
         );
+    }
+    if wants("wire") {
+        wire::run(arg("--wire-rows", 5_000) as i64, &std::env::temp_dir());
     }
     if wants("steps") {
         priority::steps(
