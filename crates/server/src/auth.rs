@@ -13,7 +13,6 @@ use async_trait::async_trait;
 use pgwire::api::auth::sasl::scram::{gen_salted_password, random_nonce, ScramAuth};
 use pgwire::api::auth::sasl::SASLAuthStartupHandler;
 use pgwire::api::auth::{AuthSource, DefaultServerParameterProvider, LoginInfo, Password};
-use pgwire::api::ConnectionManager;
 use pgwire::error::{PgWireError, PgWireResult};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -84,15 +83,11 @@ impl AuthSource for Users {
 
 /// The startup handler that asks for SCRAM-SHA-256 (without channel binding: pgwire would
 /// offer SCRAM-SHA-256-PLUS on plain connections too, which clients refuse).
-pub fn scram(
-    users: Arc<Users>,
-    manager: Arc<ConnectionManager>,
-) -> SASLAuthStartupHandler<DefaultServerParameterProvider> {
+pub fn scram(users: Arc<Users>) -> SASLAuthStartupHandler<DefaultServerParameterProvider> {
     let mut auth = ScramAuth::new(users);
     auth.set_iterations(ITERATIONS);
     SASLAuthStartupHandler::new(Arc::new(DefaultServerParameterProvider::default()))
         .with_scram(auth)
-        .with_connection_manager(manager)
 }
 
 /// The TLS acceptor for a PEM certificate chain and private key.

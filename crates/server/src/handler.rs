@@ -20,19 +20,18 @@ use futures::stream;
 use pgwire::api::auth::noop::NoopStartupHandler;
 use pgwire::api::auth::sasl::SASLAuthStartupHandler;
 use pgwire::api::auth::{DefaultServerParameterProvider, StartupHandler};
-use pgwire::api::cancel::DefaultCancelHandler;
 use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
 use pgwire::api::results::{
     DescribePortalResponse, DescribeStatementResponse, FieldFormat, QueryResponse, Response, Tag,
 };
 use pgwire::api::stmt::{QueryParser, StoredStatement};
-use pgwire::api::{
-    ClientInfo, ClientPortalStore, ConnectionManager, ErrorHandler, PgWireServerHandlers, Type,
-};
+use pgwire::api::{ClientInfo, ClientPortalStore, ErrorHandler, PgWireServerHandlers, Type};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
-use pgwire::messages::response::TransactionStatus;
+use pgwire::messages::extendedquery::Sync as PgSync;
+use pgwire::messages::response::{ReadyForQuery, TransactionStatus};
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use std::collections::HashMap;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -45,8 +44,12 @@ pub type Statement = Arc<Numbered>;
 /// One connection: its session thread and the results a Describe ran early.
 pub struct Connection {
     worker: Worker,
-    /// Every connection of the server, for PostgreSQL cancel requests.
-    manager: Arc<ConnectionManager>,
+    /// Every connection of the server by its cancel key, for PostgreSQL cancel requests.
+    cancels: Cancels,
+    /// This connection's cancel key, once a request has registered it.
+    key: std::sync::OnceLock<CancelKey>,
+    /// Itself, for the cancel map.
+    me: std::sync::Weak<Connection>,
     /// The client's socket, watched while a request runs (a client that goes cancels it),
     /// and closed by the server (idle timeout, shutdown).
     link: Link,
@@ -56,32 +59,35 @@ pub struct Connection {
     in_transaction: AtomicBool,
     /// When the last request ended (or the connection began).
     idle_since: Mutex<Instant>,
-    /// The results a Describe of a portal ran, by portal name, for its Execute.
-    early: Mutex<Option<(String, Reply)>>,
+    /// The results a Describe of a portal ran, by portal name (and the portal's identity),
+    /// for its Execute; cleared at Sync.
+    early: Mutex<HashMap<String, (usize, Reply)>>,
     parser: Arc<Parser>,
 }
 
 impl Connection {
     /// A connection served by `worker`.
-    pub fn new(worker: Worker, link: Link, manager: Arc<ConnectionManager>) -> Connection {
-        Connection {
+    pub fn new(worker: Worker, link: Link, cancels: Cancels) -> Arc<Connection> {
+        Arc::new_cyclic(|me| Connection {
+            me: me.clone(),
             worker,
-            manager,
+            cancels,
+            key: std::sync::OnceLock::new(),
             link,
             busy: AtomicBool::new(false),
             in_transaction: AtomicBool::new(false),
             idle_since: Mutex::new(Instant::now()),
-            early: Mutex::new(None),
+            early: Mutex::new(HashMap::new()),
             parser: Arc::new(Parser),
-        }
+        })
     }
 
     /// Runs `job` on the session; should the client go meanwhile (a consume waiting for a row,
     /// say), cancels it, so that nothing is consumed for a client that cannot receive it.
     async fn run(&self, job: Job) -> PgWireResult<Reply> {
-        // a cancel request drops this future (pgwire answers 57014): the session's request
-        // is cancelled then too
-        let mut guard = CancelOnDrop(&self.worker, true);
+        // should this future be dropped (the connection ends), the session's request is
+        // cancelled and the connection counts as idle again
+        let mut guard = CancelOnDrop(self, true);
         self.busy.store(true, Ordering::SeqCst);
         let reply = self.worker.run(job);
         tokio::pin!(reply);
@@ -90,11 +96,30 @@ impl Connection {
         if let Ok((_, open)) = &r {
             self.in_transaction.store(*open, Ordering::SeqCst);
         }
+        self.done();
+        r
+    }
+
+    /// Marks the connection idle from now.
+    fn done(&self) {
         if let Ok(mut t) = self.idle_since.lock() {
             *t = Instant::now();
         }
         self.busy.store(false, Ordering::SeqCst);
-        r
+    }
+
+    /// Registers this connection under its client's cancel key (once).
+    fn register<C: ClientInfo>(&self, client: &C) {
+        if self.key.get().is_some() {
+            return;
+        }
+        let (pid, secret) = client.pid_and_secret_key();
+        let key = (pid, secret.to_bytes());
+        if self.key.set(key.clone()).is_ok() {
+            if let Ok(mut map) = self.cancels.lock() {
+                map.insert(key, self.me.clone());
+            }
+        }
     }
 
     /// How long the connection has waited for its client's next request (`None` while a
@@ -109,10 +134,18 @@ impl Connection {
     }
 
     /// Closes the connection: its client sees the socket end, its session rolls back what
-    /// it has not committed, and a running request is cancelled.
-    pub fn close(&self) {
-        self.worker.cancel();
-        let _ = self.link.closer.shutdown(std::net::Shutdown::Both);
+    /// it has not committed, and a running request is cancelled. `gently`: only the reading
+    /// side, so that a reply being written still reaches the client.
+    pub fn close(&self, gently: bool) {
+        if !gently {
+            self.worker.cancel();
+        }
+        let how = if gently {
+            std::net::Shutdown::Read
+        } else {
+            std::net::Shutdown::Both
+        };
+        let _ = self.link.closer.shutdown(how);
     }
 
     async fn run_here(
@@ -128,9 +161,55 @@ impl Connection {
         }
     }
 
-    /// Cancels what the session runs now.
-    pub fn cancel(&self) {
-        self.worker.cancel();
+    /// A PostgreSQL cancel request: cancels the request the session runs, also one sent but
+    /// not yet started (tried again until it takes or the request has ended). The client then
+    /// gets the request's own answer: 9905 for a waiting consume (nothing taken), or its rows
+    /// if it had already finished.
+    pub async fn cancel(&self) {
+        for _ in 0..500 {
+            if self.worker.cancel() || !self.busy.load(Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let (Some(key), Ok(mut map)) = (self.key.get(), self.cancels.lock()) {
+            map.remove(key);
+        }
+    }
+}
+
+/// A connection's cancel key: the process id and secret its client was given at startup
+/// (the secret as bytes: a cancel request may decode a 4-byte one as a number).
+pub type CancelKey = (i32, bytes::Bytes);
+
+/// The server's connections by cancel key.
+pub type Cancels = Arc<Mutex<HashMap<CancelKey, std::sync::Weak<Connection>>>>;
+
+/// Answers PostgreSQL cancel requests from the server's [`Cancels`] (pgwire's own manager
+/// would drop the running request's future and lose its answer: a consume that had already
+/// taken its row would take it for no one).
+pub struct Canceller(pub Cancels);
+
+#[async_trait]
+impl pgwire::api::cancel::CancelHandler for Canceller {
+    async fn on_cancel_request(&self, request: pgwire::messages::cancel::CancelRequest) {
+        let conn = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|m| {
+                m.get(&(request.pid, request.secret_key.to_bytes()))
+                    .cloned()
+            })
+            .and_then(|w| w.upgrade());
+        if let Some(c) = conn {
+            c.cancel().await;
+        }
     }
 }
 
@@ -143,26 +222,34 @@ pub struct Link {
     pub closer: std::net::TcpStream,
 }
 
-/// Cancels the session's running request when dropped armed (`.1`).
-struct CancelOnDrop<'a>(&'a Worker, bool);
+/// Cancels the session's running request when dropped armed (`.1`), and marks the
+/// connection idle.
+struct CancelOnDrop<'a>(&'a Connection, bool);
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
         if self.1 {
-            self.0.cancel();
+            self.0.worker.cancel();
+            self.0.done();
         }
     }
 }
 
-/// Resolves once the client has closed its end of `socket` (bytes it sent meanwhile are
-/// left for pgwire to read).
+/// Resolves once the client has closed its end of `socket`, also after sending a last
+/// message (libpq's Terminate, TLS's close_notify) that stays unread: the socket's read side
+/// closed (EPOLLRDHUP), or a peek that reads nothing.
 async fn gone(socket: &tokio::net::TcpStream) {
     let mut byte = [0u8; 1];
     loop {
+        match socket.ready(tokio::io::Interest::READABLE).await {
+            Err(_) => return,
+            Ok(r) if r.is_read_closed() => return,
+            Ok(_) => {}
+        }
         match socket.peek(&mut byte).await {
             Ok(0) | Err(_) => return,
             // the client sent more (a pipelined message): look again later
-            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
         }
     }
 }
@@ -192,7 +279,7 @@ impl PgWireServerHandlers for Handlers {
         })
     }
     fn cancel_handler(&self) -> Arc<impl pgwire::api::cancel::CancelHandler> {
-        Arc::new(DefaultCancelHandler::new(self.conn.manager.clone()))
+        Arc::new(Canceller(self.conn.cancels.clone()))
     }
     fn error_handler(&self) -> Arc<impl ErrorHandler> {
         Arc::new(LoginLog)
@@ -244,11 +331,7 @@ impl ErrorHandler for LoginLog {
     }
 }
 
-impl NoopStartupHandler for Connection {
-    fn connection_manager(&self) -> Option<Arc<ConnectionManager>> {
-        Some(self.manager.clone())
-    }
-}
+impl NoopStartupHandler for Connection {}
 
 /// The error response for a tdlite error: the Teradata code leads the message
 /// (`[Error 3807] Object 'q' does not exist.`, as teradatasql writes it), and the SQLSTATE
@@ -381,6 +464,7 @@ impl SimpleQueryHandler for Connection {
         C::Error: Debug,
         PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
     {
+        self.register(client);
         let (result, open) = self
             .run(Job::Run {
                 text: query.to_owned(),
@@ -410,7 +494,15 @@ impl QueryParser for Parser {
     where
         C: ClientInfo + Unpin + Send + Sync,
     {
-        Ok(Some(Arc::new(number(sql))))
+        let numbered = number(sql);
+        numbered.check().map_err(|m| {
+            PgWireError::UserError(Box::new(ErrorInfo::new(
+                "ERROR".to_owned(),
+                "42P18".to_owned(),
+                m,
+            )))
+        })?;
+        Ok(Some(Arc::new(numbered)))
     }
 
     fn get_parameter_types(&self, stmt: &Statement) -> PgWireResult<Vec<Type>> {
@@ -446,6 +538,7 @@ fn plain_select(text: &str) -> bool {
     match tdlite_parser::parse_request(text) {
         Ok(stmts) => {
             stmts.len() == 1
+                && stmts[0].locking.is_empty()
                 && matches!(&stmts[0].statement, tdlite_parser::Statement::Sql(s)
                     if matches!(**s, sqlparser::ast::Statement::Query(_)))
         }
@@ -462,9 +555,38 @@ impl ExtendedQueryHandler for Connection {
         self.parser.clone()
     }
 
+    /// pgwire's Sync, and results a Describe ran that no Execute took are dropped (a portal
+    /// bound again after the Sync runs afresh).
+    async fn on_sync<C>(&self, client: &mut C, _message: PgSync) -> PgWireResult<()>
+    where
+        C: ClientInfo
+            + ClientPortalStore
+            + futures::Sink<PgWireBackendMessage>
+            + Unpin
+            + Send
+            + Sync,
+        C::PortalStore: pgwire::api::store::PortalStore<Statement = Statement>,
+        C::Error: Debug,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        use futures::SinkExt;
+        use pgwire::api::store::PortalStore;
+        if let Ok(mut early) = self.early.lock() {
+            early.clear();
+        }
+        client.portal_store().rm_portal(pgwire::api::DEFAULT_NAME);
+        client
+            .send(PgWireBackendMessage::ReadyForQuery(ReadyForQuery::new(
+                client.transaction_status(),
+            )))
+            .await?;
+        client.flush().await?;
+        Ok(())
+    }
+
     async fn do_describe_statement<C>(
         &self,
-        _client: &mut C,
+        client: &mut C,
         stmt: &StoredStatement<Statement>,
     ) -> PgWireResult<DescribeStatementResponse>
     where
@@ -478,6 +600,7 @@ impl ExtendedQueryHandler for Connection {
         C::Error: Debug,
         PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
     {
+        self.register(client);
         let types = parameter_types(stmt);
         let numbered = &stmt.statement;
         let mut columns = Vec::new();
@@ -499,7 +622,7 @@ impl ExtendedQueryHandler for Connection {
 
     async fn do_describe_portal<C>(
         &self,
-        _client: &mut C,
+        client: &mut C,
         portal: &Portal<Statement>,
     ) -> PgWireResult<DescribePortalResponse>
     where
@@ -513,6 +636,7 @@ impl ExtendedQueryHandler for Connection {
         C::Error: Debug,
         PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
     {
+        self.register(client);
         let reply = self.run_portal(portal).await?;
         let columns = match &reply.0 {
             Ok(results) => match results.last().and_then(|r| r.rows.as_ref()) {
@@ -522,7 +646,7 @@ impl ExtendedQueryHandler for Connection {
             Err(_) => Vec::new(),
         };
         if let Ok(mut early) = self.early.lock() {
-            *early = Some((portal.name.clone(), reply));
+            early.insert(portal.name.clone(), (identity(portal), reply));
         }
         Ok(DescribePortalResponse::new(columns))
     }
@@ -544,12 +668,13 @@ impl ExtendedQueryHandler for Connection {
         C::Error: Debug,
         PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
     {
+        self.register(client);
         let kept = self
             .early
             .lock()
             .ok()
-            .and_then(|mut e| e.take())
-            .filter(|(name, _)| *name == portal.name)
+            .and_then(|mut e| e.remove(&portal.name))
+            .filter(|(id, _)| *id == identity(portal))
             .map(|(_, reply)| reply);
         let reply = match kept {
             Some(r) => r,
@@ -562,6 +687,11 @@ impl ExtendedQueryHandler for Connection {
         mark_transaction(&mut last, client.transaction_status(), open);
         Ok(last.pop().unwrap_or(Response::EmptyQuery))
     }
+}
+
+/// A portal's identity while it lives (a portal bound again under its name is another).
+fn identity(portal: &Portal<Statement>) -> usize {
+    std::ptr::from_ref(portal) as usize
 }
 
 impl Connection {

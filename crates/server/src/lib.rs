@@ -74,7 +74,7 @@ pub struct Server {
     config: Config,
     open: Arc<AtomicUsize>,
     /// Every open connection, by its cancel key (PostgreSQL cancel requests).
-    manager: Arc<pgwire::api::ConnectionManager>,
+    cancels: handler::Cancels,
     connections: Registry,
     scram: Option<handler::Scram>,
     tls: Option<pgwire::tokio::TlsAcceptor>,
@@ -99,11 +99,10 @@ impl Server {
             Some((cert, key)) => Some(auth::tls(cert, key)?),
             None => None,
         };
-        let manager = Arc::new(pgwire::api::ConnectionManager::new());
         let scram = config
             .users
             .as_ref()
-            .map(|users| Arc::new(auth::scram(users.clone(), manager.clone())));
+            .map(|users| Arc::new(auth::scram(users.clone())));
         let listener = TcpListener::bind(config.listen).await?;
         Ok(Server {
             scram,
@@ -112,7 +111,7 @@ impl Server {
             db,
             config,
             open: Arc::new(AtomicUsize::new(0)),
-            manager,
+            cancels: Arc::new(Mutex::new(std::collections::HashMap::new())),
             connections: Arc::new(Mutex::new(Vec::new())),
         })
     }
@@ -175,7 +174,7 @@ impl Server {
                     continue;
                 }
             };
-            let conn = Arc::new(handler::Connection::new(worker, link, self.manager.clone()));
+            let conn = handler::Connection::new(worker, link, self.cancels.clone());
             if let Ok(mut list) = self.connections.lock() {
                 list.push(Arc::downgrade(&conn));
             }
@@ -185,10 +184,11 @@ impl Server {
             });
             let tls = self.tls.clone();
             tokio::spawn(async move {
+                // counted out however the task ends (a panic included)
+                let _open = Counted(open);
                 if let Err(e) = pgwire::tokio::process_socket(socket, tls, handlers).await {
                     eprintln!("tdlite serve: connection from {peer}: {e}");
                 }
-                open.fetch_sub(1, Ordering::SeqCst);
             });
         }
     }
@@ -204,7 +204,7 @@ impl Server {
                     "tdlite serve: closed a connection idle for {} s",
                     limit.as_secs()
                 );
-                c.close();
+                c.close(false);
             }
         }
     }
@@ -221,7 +221,8 @@ impl Server {
         loop {
             for c in self.live() {
                 if matches!(c.idle(), (Some(_), false)) {
-                    c.close();
+                    // the reading side only: a reply still being written gets out
+                    c.close(true);
                 }
             }
             if self.open.load(Ordering::SeqCst) == 0 || Instant::now() >= until {
@@ -230,7 +231,7 @@ impl Server {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         for c in self.live() {
-            c.close();
+            c.close(false);
         }
         // the closed connections' sessions end (and roll back) on their threads
         let settle = Instant::now() + Duration::from_secs(5);
@@ -243,6 +244,15 @@ impl Server {
                 .map_err(|e| std::io::Error::other(e.to_string()))?;
         }
         Ok(())
+    }
+}
+
+/// One open connection in the server's count, until dropped.
+struct Counted(Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -70,19 +70,27 @@ pub fn number(sql: &str) -> Numbered {
                     star = d == '*';
                 }
             }
-            '$' if chars.peek().is_some_and(|&(_, n)| n.is_ascii_digit()) => {
+            // `$n`, not inside a name (`a$1` is a name in Teradata)
+            '$' if chars.peek().is_some_and(|&(_, n)| n.is_ascii_digit())
+                && !text
+                    .chars()
+                    .next_back()
+                    .is_some_and(|p| p.is_alphanumeric() || p == '_' || p == '$' || p == '#') =>
+            {
                 let mut n = 0usize;
                 while let Some(&(_, d)) = chars.peek() {
                     match d.to_digit(10) {
                         Some(v) => {
-                            n = n.saturating_mul(10).saturating_add(v as usize);
+                            // past PostgreSQL's limit it stays past it (refused by `check`)
+                            n = n.saturating_mul(10).saturating_add(v as usize).min(MAX + 1);
                             chars.next();
                         }
                         None => break,
                     }
                 }
                 text.push('?');
-                order.push(n.saturating_sub(1));
+                // `$0` numbers nothing: past the limit, so `check` refuses it
+                order.push(if n == 0 { MAX } else { n - 1 });
             }
             '?' => {
                 text.push(c);
@@ -94,6 +102,22 @@ pub fn number(sql: &str) -> Numbered {
     }
     let count = order.iter().map(|&i| i + 1).max().unwrap_or(0);
     Numbered { text, order, count }
+}
+
+/// The most parameters a request may number (PostgreSQL's limit, 65,535).
+pub const MAX: usize = 65_535;
+
+impl Numbered {
+    /// Whether every marker is `$1` … `$65535`.
+    ///
+    /// # Errors
+    /// The message for a `$0` or a number past the limit.
+    pub fn check(&self) -> Result<(), String> {
+        if self.count > MAX {
+            return Err(format!("a request may number at most {MAX} parameters"));
+        }
+        Ok(())
+    }
 }
 
 /// The values bound in `portal`, in the order of `numbered`'s `?` markers; `types` are the
@@ -200,6 +224,15 @@ mod tests {
         let n = number("SELECT 'it''s $1', $1");
         assert_eq!(n.text, "SELECT 'it''s $1', ?");
         assert_eq!(n.order, [0]);
+    }
+
+    #[test]
+    fn names_with_dollars_and_huge_numbers() {
+        let n = number("SEL a$1, $1 FROM t");
+        assert_eq!(n.text, "SEL a$1, ? FROM t");
+        assert!(number("SEL $99999999999999999999").check().is_err());
+        assert!(number("SEL $0").check().is_err());
+        assert!(number("SEL $65535").check().is_ok());
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub enum Job {
 /// A job's results, and whether the session is inside a transaction afterwards.
 pub type Reply = (Result<Vec<StatementResult>, PositionedError>, bool);
 
+/// The longest a Describe runs a SELECT for its columns.
+const DESCRIBE_BOUND: Duration = Duration::from_secs(5);
+
 /// A connection's handle on its session thread.
 pub struct Worker {
     jobs: mpsc::Sender<(Job, oneshot::Sender<Reply>)>,
@@ -61,13 +64,22 @@ impl Worker {
                 for (job, answer) in inbox {
                     let reply = match job {
                         Job::Run { text, params } => {
+                            // ANSI mode: after a driver's BEGIN the client is in a transaction,
+                            // which the session opens with its next statement
+                            let begun = session.mode() == SessionMode::Ansi
+                                && matches!(control(&text), Some(Control::Begin));
                             let r = run(&mut session, &text, params.as_deref());
-                            (r, session.in_explicit_transaction())
+                            (r, begun || session.in_explicit_transaction())
                         }
                         Job::Describe { text, params } => {
+                            // bounded: it may wait for a lock the connection's own session
+                            // holds, which no deadlock check sees (another thread's session)
                             let s = describer.get_or_insert_with(|| {
                                 let mut s = db.session();
-                                s.set_statement_timeout(statement_timeout);
+                                s.set_statement_timeout(Some(
+                                    statement_timeout
+                                        .map_or(DESCRIBE_BOUND, |t| t.min(DESCRIBE_BOUND)),
+                                ));
                                 s
                             });
                             let r = run(s, &text, Some(&params));
@@ -101,9 +113,10 @@ impl Worker {
             .map_err(|_| std::io::Error::other("the session has ended"))
     }
 
-    /// Cancels the request the session runs now (a waiting consume ends with 9905).
-    pub fn cancel(&self) {
-        self.cancel.cancel();
+    /// Cancels the request the session runs now (a waiting consume ends with 9905); false
+    /// (and nothing done) when it runs none.
+    pub fn cancel(&self) -> bool {
+        self.cancel.cancel()
     }
 }
 
