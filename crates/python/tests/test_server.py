@@ -193,3 +193,31 @@ def test_users_and_tls(tmp_path):
         server.kill()
         server.wait()
     assert "refused a login" in server.stderr.read()
+
+
+def test_ansi_mode_transactions_commit_through_psycopg(tmp_path):
+    server, port = serve(tmp_path / "db", tmp_path / "port", 1)
+    try:
+        with connect(port) as c:
+            c.execute(
+                "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL "
+                "DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)"
+            )
+            c.execute("INS q (n) VALUES (1)")
+            c.execute("INS q (n) VALUES (2)")
+        conn = psycopg.connect(f"host=127.0.0.1 port={port} user=dbc", autocommit=True)
+        conn.execute("SET SESSION TRANSACTION ANSI")
+        conn.autocommit = False
+        assert conn.execute("SELECT AND CONSUME TOP 1 n FROM q").fetchall() == [(1,)]
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        conn.rollback()  # ROLLBACK reaches the session: the row is back
+        with connect(port) as c:
+            assert c.execute("SEL COUNT(*) FROM q").fetchone() == (2,)
+        assert conn.execute("SELECT AND CONSUME TOP 1 n FROM q").fetchall() == [(1,)]
+        conn.commit()  # COMMIT reaches the session: the row is gone for good
+        conn.close()
+        with connect(port) as c:
+            assert c.execute("SEL n FROM q").fetchall() == [(2,)]
+    finally:
+        server.kill()
+        server.wait()
