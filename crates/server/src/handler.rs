@@ -13,6 +13,7 @@
 //! sent it; a result kept by a Describe is taken by the next Execute of that portal only.
 
 use crate::params::{number, Numbered};
+use crate::settings::Settings;
 use crate::wire_types::{data_rows, fields};
 use crate::worker::{Job, Reply, Worker};
 use async_trait::async_trait;
@@ -148,6 +149,35 @@ impl Connection {
         let _ = self.link.closer.shutdown(how);
     }
 
+    /// Sets the session up as the startup `parameters` ask (settings.rs); a setting that
+    /// cannot be read or applied refuses the login.
+    async fn configure(
+        &self,
+        parameters: &std::collections::BTreeMap<String, String>,
+    ) -> PgWireResult<()> {
+        let refuse = |code: &str, message: String| {
+            PgWireError::UserError(Box::new(ErrorInfo::new(
+                "FATAL".to_owned(),
+                code.to_owned(),
+                message,
+            )))
+        };
+        let settings = Settings::from_startup(parameters).map_err(|m| refuse("22023", m))?;
+        if settings.is_empty() {
+            return Ok(());
+        }
+        let (r, _) = self
+            .worker
+            .run(Job::Configure(settings))
+            .await
+            .map_err(PgWireError::IoError)?;
+        r.map_err(|e| {
+            let info = error_response(&e);
+            refuse(&info.code, info.message)
+        })?;
+        Ok(())
+    }
+
     async fn run_here(
         &self,
         reply: &mut std::pin::Pin<&mut impl std::future::Future<Output = std::io::Result<Reply>>>,
@@ -273,9 +303,9 @@ impl PgWireServerHandlers for Handlers {
         self.conn.clone()
     }
     fn startup_handler(&self) -> Arc<impl StartupHandler> {
-        Arc::new(match &self.scram {
-            Some(s) => Startup::Scram(s.clone()),
-            None => Startup::Open(self.conn.clone()),
+        Arc::new(Startup {
+            conn: self.conn.clone(),
+            scram: self.scram.clone(),
         })
     }
     fn cancel_handler(&self) -> Arc<impl pgwire::api::cancel::CancelHandler> {
@@ -286,12 +316,11 @@ impl PgWireServerHandlers for Handlers {
     }
 }
 
-/// How a client logs in: without a password, or by SCRAM-SHA-256 (auth.rs).
-pub enum Startup {
-    /// Any user, no password.
-    Open(Arc<Connection>),
-    /// The server's users, by SCRAM.
-    Scram(Scram),
+/// How a client logs in: its session settings (settings.rs) read from the startup message,
+/// then without a password, or by SCRAM-SHA-256 (auth.rs) when the server has users.
+pub struct Startup {
+    conn: Arc<Connection>,
+    scram: Option<Scram>,
 }
 
 #[async_trait]
@@ -306,9 +335,12 @@ impl StartupHandler for Startup {
         C::Error: Debug,
         PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
     {
-        match self {
-            Startup::Open(c) => c.on_startup(client, message).await,
-            Startup::Scram(s) => s.on_startup(client, message).await,
+        if let PgWireFrontendMessage::Startup(startup) = &message {
+            self.conn.configure(&startup.parameters).await?;
+        }
+        match &self.scram {
+            Some(s) => s.on_startup(client, message).await,
+            None => self.conn.on_startup(client, message).await,
         }
     }
 }

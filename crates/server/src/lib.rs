@@ -16,6 +16,7 @@
 pub mod auth;
 pub mod handler;
 pub mod params;
+pub mod settings;
 pub mod wire_types;
 pub mod worker;
 

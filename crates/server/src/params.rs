@@ -171,12 +171,26 @@ fn value(portal: &Portal<crate::handler::Statement>, i: usize, t: &Type) -> PgWi
         Type::TIMESTAMP => portal
             .parameter::<chrono::NaiveDateTime>(i, t)?
             .map(|v| Value::Timestamp(v.and_utc().timestamp_micros())),
-        Type::NUMERIC => portal
-            .parameter::<String>(i, &Type::TEXT)?
-            .map(|text| decimal(&text).unwrap_or(Value::Str(text))),
-        _ => portal.parameter::<String>(i, &Type::TEXT)?.map(Value::Str),
+        Type::NUMERIC => text(portal, i)?.map(|text| decimal(&text).unwrap_or(Value::Str(text))),
+        _ => text(portal, i)?.map(Value::Str),
     };
     Ok(v.unwrap_or(Value::Null))
+}
+
+/// Parameter `i` as character data, exactly as sent (text or binary format alike: UTF-8).
+/// Not pgwire's text reading, which takes `''` inside a value for a quote (a literal's
+/// escape, which a bound value does not have).
+fn text(portal: &Portal<crate::handler::Statement>, i: usize) -> PgWireResult<Option<String>> {
+    let raw = portal
+        .parameters
+        .get(i)
+        .ok_or(PgWireError::ParameterIndexOutOfBound(i))?;
+    raw.as_ref()
+        .map(|bytes| {
+            String::from_utf8(bytes.to_vec())
+                .map_err(|e| PgWireError::FailedToParseParameter(Box::new(e)))
+        })
+        .transpose()
 }
 
 /// Days since 1970-01-01.

@@ -15,6 +15,9 @@
 //! | PERIOD(…) | FixedSizeBinary | text (25), as `('b', 'e')` |
 //! | a column of NULLs only | Null | text (25) |
 //!
+//! The row description carries PostgreSQL's type modifier where it has one: a numeric's
+//! precision and scale, a time's or timestamp's fractional digits.
+//!
 //! Values go out in the format the client asked for (text or binary), through postgres-types'
 //! and pgwire's encoders; a DECIMAL is written by [`Numeric`] (all 38 digits, its scale kept).
 //!
@@ -70,8 +73,23 @@ pub fn fields(rows: &Rows, format: impl Fn(usize) -> FieldFormat) -> Vec<FieldIn
                 pg_type(f.data_type()),
                 format(i),
             )
+            .with_type_modifier(type_modifier(f))
         })
         .collect()
+}
+
+/// PostgreSQL's type modifier for a column (`atttypmod`): a numeric's precision and scale
+/// (`(p << 16 | s) + 4`), a time's or timestamp's fractional digits; -1 for the others.
+pub fn type_modifier(f: &tdlite::arrow::datatypes::Field) -> i32 {
+    match f.data_type() {
+        DataType::Decimal128(p, s) => {
+            (i32::from(*p) << 16 | i32::from(u8::try_from(*s).unwrap_or(0))) + 4
+        }
+        DataType::Time64(_) | DataType::Timestamp(..) => {
+            tdlite::period_text::fraction_digits(f).map_or(6, |d| i32::try_from(d).unwrap_or(6))
+        }
+        _ => -1,
+    }
 }
 
 /// `rows` as data rows described by `fields`.

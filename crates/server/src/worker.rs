@@ -13,6 +13,7 @@
 //! Invariant: the thread ends when the connection's handle is dropped; its sessions are
 //! dropped with it, which rolls back a transaction left open.
 
+use crate::settings::Settings;
 use std::sync::mpsc;
 use std::time::Duration;
 use tdlite::{
@@ -30,6 +31,8 @@ pub enum Job {
     },
     /// Run a request in the describing session, for its result columns.
     Describe { text: String, params: Vec<Value> },
+    /// Set the session up as its client asked at login.
+    Configure(Settings),
 }
 
 /// A job's results, and whether the session is inside a transaction afterwards.
@@ -70,6 +73,10 @@ impl Worker {
                                 && matches!(control(&text), Some(Control::Begin));
                             let r = run(&mut session, &text, params.as_deref());
                             (r, begun || session.in_explicit_transaction())
+                        }
+                        Job::Configure(settings) => {
+                            let r = settings.apply(&mut session).map(|()| Vec::new());
+                            (r, session.in_explicit_transaction())
                         }
                         Job::Describe { text, params } => {
                             // bounded: it may wait for a lock the connection's own session
