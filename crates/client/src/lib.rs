@@ -46,7 +46,7 @@ pub struct Config {
     /// (or the self-signed certificate) the server's certificate must be signed by; the
     /// server's name is checked against `host`.
     pub tls_root: Option<PathBuf>,
-    /// Session settings sent at login (`tmode`, `database`, `consume_timeout`, `strict`:
+    /// Session settings sent at login (`tmode`, `default_database`, `consume_timeout`, `strict`:
     /// docs/server.md).
     pub settings: Vec<(String, String)>,
     /// How long to wait for the connection to be made (not for requests: a consume may wait

@@ -311,7 +311,7 @@ fn login_settings_shape_the_session_and_a_bad_one_refuses_the_login() {
     );
     let mut cfg = config(addr);
     cfg.settings = vec![
-        ("database".into(), "shop".into()),
+        ("default_database".into(), "shop".into()),
         ("consume_timeout".into(), "0.2".into()),
         ("tmode".into(), "ANSI".into()),
     ];
@@ -326,7 +326,7 @@ fn login_settings_shape_the_session_and_a_bad_one_refuses_the_login() {
     run(&mut c, "COMMIT");
     assert!(!c.in_transaction());
 
-    for (name, value, expected) in [("tmode", "X", 0), ("database", "nowhere", 3802)] {
+    for (name, value, expected) in [("tmode", "X", 0), ("default_database", "nowhere", 3802)] {
         let mut bad = config(addr);
         bad.settings = vec![(name.into(), value.into())];
         match Client::connect(&bad) {

@@ -24,6 +24,7 @@
 //! Invariant: a closed connection refuses every call but `close` with `InterfaceError`; its
 //! session is dropped, which rolls back anything uncommitted.
 
+use crate::backend::{Backend, Canceller, Failure, Remote};
 use crate::cursor::Cursor;
 use crate::errors;
 use parking_lot::Mutex;
@@ -32,7 +33,7 @@ use pyo3::types::{PyDict, PyString};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
-use tdlite::{Database, Session, SessionMode};
+use tdlite::{Database, SessionMode};
 
 /// The databases open in this process, by folder, with their sync mode: a second
 /// `connect(path=…)` shares the first.
@@ -45,15 +46,16 @@ fn open_databases() -> &'static OpenDatabases {
 
 /// A connection's session and its state; cursors hold it too.
 pub(crate) struct State {
-    /// `None` once closed.
-    pub(crate) session: Option<Session>,
+    /// The session, here or on a server; `None` once closed.
+    pub(crate) backend: Option<Backend>,
     /// Keeps a shared database open while the connection is (None once closed, so the last
-    /// close releases a folder's lock even while Python still holds the objects).
+    /// close releases a folder's lock even while Python still holds the objects; None for a
+    /// remote session).
     database: Option<Arc<Database>>,
     /// The autocommit property.
     pub(crate) autocommit: bool,
     /// Cancels the session's consume wait or running request (Ctrl-C, `Connection.cancel`).
-    pub(crate) cancel: tdlite::CancelHandle,
+    pub(crate) cancel: Canceller,
     /// The consume timeout property.
     consume_timeout: Option<f64>,
 }
@@ -75,8 +77,8 @@ pub(crate) fn lock<'a>(py: Python<'_>, state: &'a Shared) -> parking_lot::MutexG
 
 impl State {
     /// The open session, or `InterfaceError` once closed.
-    pub(crate) fn session(&mut self) -> PyResult<&mut Session> {
-        self.session
+    pub(crate) fn session(&mut self) -> PyResult<&mut Backend> {
+        self.backend
             .as_mut()
             .ok_or_else(|| errors::interface("the connection is closed"))
     }
@@ -85,14 +87,8 @@ impl State {
     pub(crate) fn begin_if_needed(&mut self, py: Python<'_>) -> PyResult<()> {
         let autocommit = self.autocommit;
         let session = self.session()?;
-        if !autocommit
-            && session.mode() == SessionMode::Teradata
-            && !session.in_explicit_transaction()
-        {
-            let id = session.id();
-            session
-                .execute("BT")
-                .map_err(|e| errors::database_error(py, id, &e))?;
+        if !autocommit && session.mode() == SessionMode::Teradata && !session.in_transaction() {
+            session.execute("BT").map_err(|f| failure(py, f))?;
         }
         Ok(())
     }
@@ -103,7 +99,7 @@ impl State {
 pub struct Connection {
     pub(crate) state: Shared,
     /// Cancels the session's wait without its lock, which the waiting request holds.
-    cancel: tdlite::CancelHandle,
+    cancel: Canceller,
 }
 
 /// connect(json=None, **params) -> Connection
@@ -127,6 +123,9 @@ pub fn connect(
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Connection> {
     let settings = settings(json, params)?;
+    if settings.contains_key("port") {
+        return remote(py, &settings);
+    }
     let sync = sync_mode(settings.get("sync").map(String::as_str))?;
     let database = match settings.get("path") {
         Some(path) => open_shared(path, sync)?,
@@ -174,6 +173,11 @@ impl SharedDatabase {
         if settings.contains_key("path") || settings.contains_key("sync") {
             return Err(errors::interface(
                 "path and sync are the Database's: a Database's connections share it",
+            ));
+        }
+        if settings.contains_key("port") {
+            return Err(errors::interface(
+                "a Database's connections are in this process: tdlite.connect(host=..., port=...) reaches a server",
             ));
         }
         open(py, self.database.clone(), &settings)
@@ -251,54 +255,130 @@ fn open(
     database: Arc<Database>,
     settings: &HashMap<String, String>,
 ) -> PyResult<Connection> {
-    let mode = match settings
+    let mode = session_mode(settings)?;
+    let mut session = database.session_in(mode);
+    let consume_timeout = consume_timeout(settings)?;
+    session.set_consume_timeout(consume_timeout.map(std::time::Duration::from_secs_f64));
+    session.set_strict(strict(settings)?);
+    if let Some(db) = settings.get("database").filter(|d| !d.is_empty()) {
+        let id = session.id();
+        session
+            .execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")))
+            .map_err(|e| errors::engine_error(py, id, &e))?;
+    }
+    Ok(Connection::over(
+        Backend::Local(Box::new(session)),
+        Some(database),
+        consume_timeout,
+    ))
+}
+
+/// A connection to the `tdlite serve` at `host` (127.0.0.1 by default) and `port`: `user`
+/// (`dbc` by default) and `password` log in, `sslca` (a PEM file of the authority that signed
+/// the server's certificate) asks for TLS, and `tmode`, `database`, `consume_timeout`,
+/// `strict` go to the server for the session. `path` and `sync` are the server's.
+fn remote(py: Python<'_>, settings: &HashMap<String, String>) -> PyResult<Connection> {
+    if settings.contains_key("path") || settings.contains_key("sync") {
+        return Err(errors::interface(
+            "path and sync belong to the server (tdlite serve PATH): give host and port only",
+        ));
+    }
+    let port = settings
+        .get("port")
+        .and_then(|p| p.trim().parse::<u16>().ok())
+        .filter(|p| *p > 0)
+        .ok_or_else(|| errors::interface("port is a TCP port number"))?;
+    let host = settings
+        .get("host")
+        .filter(|h| !h.is_empty())
+        .map_or("127.0.0.1", String::as_str);
+    let user = settings
+        .get("user")
+        .filter(|u| !u.is_empty())
+        .map_or("dbc", String::as_str);
+    let mode = session_mode(settings)?;
+    let strict = strict(settings)?;
+    let consume_timeout = consume_timeout(settings)?;
+    let mut config = tdlite_client::Config::new(host, port, user);
+    config.password = settings.get("password").cloned();
+    config.tls_root = settings.get("sslca").map(PathBuf::from);
+    let mut send = |name: &str, value: String| config.settings.push((name.to_string(), value));
+    if mode == SessionMode::Ansi {
+        send("tmode", "ANSI".to_string());
+    }
+    if strict {
+        send("strict", "true".to_string());
+    }
+    if let Some(t) = consume_timeout {
+        send("consume_timeout", t.to_string());
+    }
+    if let Some(db) = settings.get("database").filter(|d| !d.is_empty()) {
+        send("default_database", db.clone());
+    }
+    let client = py
+        .detach(|| tdlite_client::Client::connect(&config))
+        .map_err(|e| match e {
+            tdlite_client::Error::Server { code, message, .. } if code > 0 => {
+                errors::database_error(py, 0, code, &message)
+            }
+            other => errors::connection(format!(
+                "cannot connect to tdlite serve at {host}:{port}: {other}"
+            )),
+        })?;
+    let backend = Backend::Remote(Box::new(Remote {
+        client,
+        mode,
+        strict,
+    }));
+    Ok(Connection::over(backend, None, consume_timeout))
+}
+
+/// `tmode`: `TERA`, `ANSI` or `DEFAULT` (Teradata mode).
+fn session_mode(settings: &HashMap<String, String>) -> PyResult<SessionMode> {
+    match settings
         .get("tmode")
         .map(|m| m.to_ascii_uppercase())
         .as_deref()
     {
-        None | Some("DEFAULT" | "TERA") => SessionMode::Teradata,
-        Some("ANSI") => SessionMode::Ansi,
-        Some(other) => {
-            return Err(errors::interface(format!(
-                "tmode is TERA, ANSI or DEFAULT, not {other}"
-            )))
-        }
-    };
-    let mut session = database.session_in(mode);
-    let consume_timeout = match settings.get("consume_timeout") {
-        None => None,
-        Some(t) => Some(seconds(t)?),
-    };
-    session.set_consume_timeout(consume_timeout.map(std::time::Duration::from_secs_f64));
+        None | Some("DEFAULT" | "TERA") => Ok(SessionMode::Teradata),
+        Some("ANSI") => Ok(SessionMode::Ansi),
+        Some(other) => Err(errors::interface(format!(
+            "tmode is TERA, ANSI or DEFAULT, not {other}"
+        ))),
+    }
+}
+
+/// `strict`: True or False (the default).
+fn strict(settings: &HashMap<String, String>) -> PyResult<bool> {
     match settings
         .get("strict")
         .map(|s| s.to_ascii_lowercase())
         .as_deref()
     {
-        None | Some("false" | "0") => {}
-        Some("true" | "1") => session.set_strict(true),
-        Some(other) => {
-            return Err(errors::interface(format!(
-                "strict is True or False, not {other}"
-            )))
-        }
+        None | Some("false" | "0") => Ok(false),
+        Some("true" | "1") => Ok(true),
+        Some(other) => Err(errors::interface(format!(
+            "strict is True or False, not {other}"
+        ))),
     }
-    if let Some(db) = settings.get("database").filter(|d| !d.is_empty()) {
-        let id = session.id();
-        session
-            .execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")))
-            .map_err(|e| errors::database_error(py, id, &e))?;
+}
+
+/// `consume_timeout`: seconds, if given.
+fn consume_timeout(settings: &HashMap<String, String>) -> PyResult<Option<f64>> {
+    settings
+        .get("consume_timeout")
+        .map(|t| seconds(t))
+        .transpose()
+}
+
+/// A request's failure as Python's exception.
+pub(crate) fn failure(py: Python<'_>, f: Failure) -> PyErr {
+    match f {
+        Failure::Closed => errors::interface("the connection is closed"),
+        Failure::Database(id, code, text) => errors::database_error(py, id, code, &text),
+        Failure::Connection(m) => errors::connection(m),
+        Failure::Panicked => errors::internal("the request stopped on an internal error"),
     }
-    Ok(Connection {
-        cancel: session.cancel_handle(),
-        state: Arc::new(Mutex::new(State {
-            cancel: session.cancel_handle(),
-            session: Some(session),
-            database: Some(database),
-            autocommit: true,
-            consume_timeout,
-        })),
-    })
 }
 
 /// A number of seconds (`consume_timeout`): finite, not negative.
@@ -370,7 +450,7 @@ impl Connection {
     fn close(&self, py: Python<'_>) {
         let mut state = lock(py, &self.state);
         // the session first (its rollback needs the database), then the database
-        state.session = None;
+        state.backend = None;
         state.database = None;
     }
 
@@ -408,9 +488,18 @@ impl Connection {
             }
         }
         let mut state = lock(py, &self.state);
-        state
-            .session()?
-            .set_consume_timeout(seconds.map(std::time::Duration::from_secs_f64));
+        let current = state.consume_timeout;
+        match state.session()? {
+            Backend::Local(s) => {
+                s.set_consume_timeout(seconds.map(std::time::Duration::from_secs_f64));
+            }
+            Backend::Remote(_) if seconds != current => {
+                return Err(errors::not_supported(
+                    "a remote session's consume_timeout is set at connect (connect(consume_timeout=...))",
+                ))
+            }
+            Backend::Remote(_) => {}
+        }
         state.consume_timeout = seconds;
         Ok(())
     }
@@ -432,7 +521,15 @@ impl Connection {
         }
         let on: bool = on.extract()?;
         let mut state = lock(py, &self.state);
-        state.session()?.set_strict(on);
+        match state.session()? {
+            Backend::Local(s) => s.set_strict(on),
+            Backend::Remote(r) if r.strict != on => {
+                return Err(errors::not_supported(
+                    "a remote session's strict mode is set at connect (connect(strict=...))",
+                ))
+            }
+            Backend::Remote(_) => {}
+        }
         Ok(())
     }
 
@@ -477,21 +574,40 @@ impl Connection {
     fn end(&self, py: Python<'_>, commit: bool) -> PyResult<()> {
         let mut state = lock(py, &self.state);
         let session = state.session()?;
-        let open = session.in_explicit_transaction() || session.has_uncommitted_work();
-        if !open {
+        if !session.has_open_work() {
             return Ok(());
         }
-        let sql = match (session.mode(), commit) {
-            (SessionMode::Teradata, true) => "ET",
-            (SessionMode::Ansi, true) => "COMMIT",
-            (_, false) => "ROLLBACK",
+        let sql = match (&*session, session.mode(), commit) {
+            // a server takes a driver's words and ends the transaction as its mode does
+            (Backend::Remote(_), _, true) => "COMMIT",
+            (Backend::Local(_), SessionMode::Teradata, true) => "ET",
+            (Backend::Local(_), SessionMode::Ansi, true) => "COMMIT",
+            (_, _, false) => "ROLLBACK",
         };
-        let id = session.id();
         match session.execute(sql) {
             Ok(_) => Ok(()),
             // ROLLBACK reports itself as error 3514 in Teradata mode: the rollback happened
-            Err(e) if !commit && e.code().number == 3514 => Ok(()),
-            Err(e) => Err(errors::database_error(py, id, &e)),
+            Err(Failure::Database(_, 3514, _)) if !commit => Ok(()),
+            Err(f) => Err(failure(py, f)),
+        }
+    }
+
+    /// A connection over `backend`, keeping `database` open while it lives.
+    fn over(
+        backend: Backend,
+        database: Option<Arc<Database>>,
+        consume_timeout: Option<f64>,
+    ) -> Self {
+        let cancel = backend.canceller();
+        Connection {
+            cancel: cancel.clone(),
+            state: Arc::new(Mutex::new(State {
+                cancel,
+                backend: Some(backend),
+                database,
+                autocommit: true,
+                consume_timeout,
+            })),
         }
     }
 }

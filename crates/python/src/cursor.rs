@@ -11,14 +11,15 @@
 //! Invariant: a closed cursor (or one of a closed connection) refuses every call with an error,
 //! and a failed request leaves no result behind (`rowcount` -1).
 
-use crate::connection::{lock, Connection, Shared};
+use crate::backend::{Answer, Failure};
+use crate::connection::{failure, lock, Connection, Shared};
 use crate::errors;
 use crate::values;
 use pyo3::exceptions::PyStopIteration;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyMapping, PyString};
 use tdlite::arrow::datatypes::DataType;
-use tdlite::{StatementResult, Value};
+use tdlite::Value;
 
 /// A DB-API cursor.
 #[pyclass(module = "tdlite")]
@@ -26,7 +27,7 @@ pub struct Cursor {
     connection: Py<Connection>,
     state: Shared,
     /// The results of the last request, one per statement; `None` before any.
-    results: Option<Vec<StatementResult>>,
+    results: Option<Vec<Answer>>,
     /// The result the cursor is on.
     current: usize,
     /// The next row of that result.
@@ -84,10 +85,14 @@ impl Cursor {
         let work = move || -> Outcome {
             let mut guard = state.lock();
             let autocommit = guard.autocommit;
-            let Some(session) = guard.session.as_mut() else {
+            let Some(session) = guard.backend.as_mut() else {
                 return Err(Failure::Closed);
             };
-            let outcome = run_request(session, &sql, sets);
+            let outcome = if sets.is_empty() {
+                session.execute(&sql)
+            } else {
+                session.execute_sets(&sql, sets)
+            };
             // autocommit in ANSI mode: each request commits (Teradata mode's requests commit
             // by themselves); a failed one leaves nothing of itself behind
             if autocommit && session.mode() == tdlite::SessionMode::Ansi {
@@ -98,7 +103,7 @@ impl Cursor {
                 };
                 if let Err(e) = session.execute(end) {
                     if outcome.is_ok() {
-                        return Err(Failure::Database(session.id(), e));
+                        return Err(e);
                     }
                 }
             }
@@ -116,11 +121,7 @@ impl Cursor {
         let results = match outcome {
             Ok(r) => r,
             Err(_) if interrupted.is_some() => Vec::new(),
-            Err(Failure::Closed) => return Err(errors::interface("the connection is closed")),
-            Err(Failure::Database(id, e)) => return Err(errors::database_error(py, id, &e)),
-            Err(Failure::Panicked) => {
-                return Err(errors::internal("the request stopped on an internal error"))
-            }
+            Err(f) => return Err(failure(py, f)),
         };
         self.current = 0;
         self.row = 0;
@@ -148,14 +149,13 @@ impl Cursor {
         let column: ArrayRef = std::sync::Arc::new(StringArray::from(vec![text]));
         let batch = RecordBatch::try_new(schema.clone(), vec![column])
             .map_err(|e| errors::internal(e.to_string()))?;
-        self.results = Some(vec![StatementResult {
-            kind: tdlite::StatementKind::Select,
+        self.results = Some(vec![Answer {
+            activity: "Select".to_string(),
             activity_count: 1,
             rows: Some(tdlite::Rows {
                 schema,
                 batches: vec![batch],
             }),
-            warning: None,
         }]);
         self.current = 0;
         self.row = 0;
@@ -197,69 +197,15 @@ impl Cursor {
     }
 }
 
-/// One request on `session`: `sql` as it is (no sets), prepared (once per text, kept by the
-/// session: `Session::prepare_cached`)
-/// with one set, or prepared and run for many (executemany): one transaction in Teradata mode (a BT … ET around the sets,
-/// unless one is open), so a failing set leaves none of them; an INSERT of markers inserts many
-/// sets per request (`Session::execute_batch`).
-fn run_request(session: &mut tdlite::Session, sql: &str, sets: Vec<Vec<Value>>) -> Outcome {
-    let id = session.id();
-    let fail = |e| Err(Failure::Database(id, e));
-    if sets.is_empty() {
-        return session.execute(sql).or_else(fail);
-    }
-    let prepared = match session.prepare_cached(sql) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    if let [params] = sets.as_slice() {
-        return session.execute_prepared(&prepared, params).or_else(fail);
-    }
-    let batch =
-        session.mode() == tdlite::SessionMode::Teradata && !session.in_explicit_transaction();
-    if batch {
-        if let Err(e) = session.execute("BT") {
-            return fail(e);
-        }
-    }
-    let outcome = session.execute_batch(&prepared, sets).and_then(|last| {
-        if batch {
-            session.execute("ET")?;
-        }
-        Ok(last)
-    });
-    match outcome {
-        Ok(last) => Ok(last),
-        Err(e) => {
-            // an error that did not end the BT (a set of the wrong size, say) must not leave
-            // it open
-            if batch && session.in_explicit_transaction() {
-                let _ = session.execute("ROLLBACK");
-            }
-            fail(e)
-        }
-    }
-}
-
-/// Why a request gave no results.
-enum Failure {
-    /// The connection was closed.
-    Closed,
-    /// The engine's error, with the session's number.
-    Database(u64, tdlite::PositionedError),
-    /// The helper thread that ran it panicked (a bug: the engine promises no panics).
-    Panicked,
-}
-
 /// A request's outcome.
-type Outcome = Result<Vec<StatementResult>, Failure>;
+type Outcome = Result<Vec<Answer>, Failure>;
 
 /// Runs `work` on a helper thread, checking every 50 ms whether Python has a signal to raise
 /// (Ctrl-C); if so, cancels the session's consume, waits for `work` to end, and returns the
 /// signal's exception beside its outcome.
 fn watched(
     work: impl FnOnce() -> Outcome + Send,
-    cancel: &tdlite::CancelHandle,
+    cancel: &crate::backend::Canceller,
 ) -> (Outcome, Option<PyErr>) {
     std::thread::scope(|scope| {
         let (done, finished) = std::sync::mpsc::channel::<()>();
@@ -508,7 +454,7 @@ impl Cursor {
         self.results
             .as_ref()
             .and_then(|r| r.get(self.current))
-            .map(|r| format!("{:?}", r.kind))
+            .map(|r| r.activity.clone())
     }
 
     #[getter]

@@ -76,16 +76,26 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// An engine error as teradatasql raises it: `OperationalError`, the Teradata code in the
-/// message and as the `code` attribute.
-pub(crate) fn database_error(py: Python<'_>, session: u64, e: &tdlite::PositionedError) -> PyErr {
-    let code = e.code().number;
-    let message =
-        format!("[Version {VERSION}] [Session {session}] [Teradata Database] [Error {code}] {e}");
+/// A database error as teradatasql raises it: `OperationalError`, the Teradata `code` in the
+/// message and as the `code` attribute; `text` is the error's own message.
+pub(crate) fn database_error(py: Python<'_>, session: u64, code: u32, text: &str) -> PyErr {
+    let message = format!(
+        "[Version {VERSION}] [Session {session}] [Teradata Database] [Error {code}] {text}"
+    );
     let err = OperationalError::new_err(message);
     // the attribute is a convenience: a failure to set it leaves the message, which has it
     let _ = err.value(py).setattr("code", code);
     err
+}
+
+/// An engine error of session `session` (`database_error` with its code and message).
+pub(crate) fn engine_error(py: Python<'_>, session: u64, e: &tdlite::PositionedError) -> PyErr {
+    database_error(py, session, e.code().number, &e.to_string())
+}
+
+/// A connection to a server that failed (refused, lost, or a server that spoke out of turn).
+pub(crate) fn connection(message: impl Into<String>) -> PyErr {
+    OperationalError::new_err(message.into())
 }
 
 /// A misuse of the interface (a closed connection or cursor, a bad argument).

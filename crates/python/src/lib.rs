@@ -15,6 +15,7 @@
 use pyo3::prelude::*;
 
 mod arrow_stream;
+mod backend;
 mod connection;
 mod cursor;
 mod errors;

@@ -2,7 +2,9 @@
 //!
 //! A client may set, as startup parameters of their own or as `-c name=value` items of the
 //! `options` parameter (how psql and psycopg pass them: `options='-c tmode=ANSI'`):
-//! `tmode` (`TERA`, `ANSI` or `DEFAULT`), `database` (the session's default database),
+//! `tmode` (`TERA`, `ANSI` or `DEFAULT`), `default_database` (the session's default
+//! database, as `DATABASE x`; not PostgreSQL's `database` parameter, which libpq fills with
+//! the user's name when none is given, and which tdlite ignores),
 //! `consume_timeout` (seconds a consume waits on an empty queue before 9904) and `strict`
 //! (`true`/`false`, `on`/`off`, `1`/`0`: refuse tdlite's extensions). Other names (the
 //! `application_name`, `client_encoding` … that drivers send) are left alone.
@@ -51,7 +53,7 @@ impl Settings {
                         _ => return Err(format!("tmode is TERA, ANSI or DEFAULT, not {value}")),
                     });
                 }
-                "database" if !value.is_empty() => s.database = Some(value.to_string()),
+                "default_database" if !value.is_empty() => s.database = Some(value.to_string()),
                 "consume_timeout" => {
                     let secs = value
                         .parse::<f64>()
@@ -162,9 +164,11 @@ mod tests {
         let s = startup(&[
             ("user", "me"),
             ("tmode", "ansi"),
+            // libpq's database name (the user's by default): not tdlite's default database
+            ("database", "me"),
             (
                 "options",
-                "-c consume_timeout=2.5 --strict=on -cdatabase=my\\ db",
+                "-c consume_timeout=2.5 --strict=on -cdefault_database=my\\ db",
             ),
         ])
         .unwrap_or_else(|e| panic!("{e}"));
