@@ -2,7 +2,8 @@
 //!
 //! `connect(json=None, **params)`: an optional JSON string of parameters, then keyword
 //! parameters, which win over the JSON's. teradatasql's connection parameters (`host`, `user`,
-//! `password`, `logmech`, `account`, …) are accepted and ignored: there is no server. Used:
+//! `password`, `logmech`, `account`, …) are accepted and ignored, unless tdlite's `port` is
+//! given: then the connection is a session on a `tdlite serve` (`remote`, backend.rs). Used:
 //! `database` (the session's default database, `DATABASE x`), `tmode` (`TERA`, `ANSI` or
 //! `DEFAULT`, which is Teradata mode), and tdlite's own `path` (a database folder; without it
 //! each connection has a database of its own, in memory). Connections opened with the same
@@ -114,7 +115,10 @@ pub struct Connection {
 /// `consume_timeout` (seconds a consume waits on an empty queue before error 9904),
 /// `strict` (True: refuse tdlite's extensions to Teradata SQL, docs/queues.md).
 /// teradatasql's logon parameters (`host`, `user`, `password`, `logmech`, ...) are accepted
-/// and ignored. `tdlite.Database(path).connect(...)` shares one database, in memory too.
+/// and ignored, unless `port` is given: then the session is on the `tdlite serve` at `host`
+/// (127.0.0.1 by default) and `port`, logged in as `user` (`dbc`) with `password`, over TLS
+/// checked against the CA file `sslca` if given. `tdlite.Database(path).connect(...)` shares
+/// one database, in memory too.
 #[pyfunction]
 #[pyo3(signature = (json = None, **params))]
 pub fn connect(

@@ -4,8 +4,8 @@
 //! This crate is the native module `tdlite._native`; the package `tdlite` around it
 //! (`python/tdlite`: the re-exports, the teradatasql shim, type stubs) is Python.
 //! The module: `connect`, `Database`, the PEP 249 globals and exception classes (errors.rs), `Connection`
-//! (connection.rs), `Cursor` (cursor.rs), and the conversions between Python values and
-//! tdlite's (values.rs). Built with maturin (pyproject.toml); the tests are Python's
+//! (connection.rs), `Cursor` (cursor.rs), the session behind them, here or on a `tdlite serve`
+//! (backend.rs), and the conversions between Python values and tdlite's (values.rs). Built with maturin (pyproject.toml); the tests are Python's
 //! (`crates/python/tests`, run by `.ci/python-tests`).
 //!
 //! Invariant: every engine error reaches Python as an exception of the PEP 249 hierarchy whose

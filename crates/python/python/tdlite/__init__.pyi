@@ -26,13 +26,15 @@ class ProgrammingError(DatabaseError): ...
 class NotSupportedError(DatabaseError): ...
 
 def connect(json: Optional[str] = None, **params: Any) -> Connection:
-    """A connection: a session of a database in memory, or of the folder ``path``.
+    """A connection: a session of a database in memory, of the folder ``path``, or of a server.
 
     ``json`` is a JSON object of parameters; keyword parameters win over it. Used: ``path``,
     ``sync`` (with ``path``: ``full``, ``normal`` or ``off``),
     ``database`` (the default database), ``tmode`` (``TERA``, ``ANSI``, ``DEFAULT``),
     ``consume_timeout`` (seconds), ``strict`` (True: refuse tdlite's extensions with
-    Teradata's errors). teradatasql's logon parameters are accepted and ignored.
+    Teradata's errors). teradatasql's logon parameters are accepted and ignored, unless
+    ``port`` is given: then the session is on the ``tdlite serve`` at ``host`` (127.0.0.1) and
+    ``port``, as ``user`` (``dbc``) with ``password``, over TLS checked against ``sslca``.
     """
 
 class Database:
