@@ -1,6 +1,10 @@
 //! Making a connection: TCP (and TLS), the startup message with the session settings, the
-//! login (no password, cleartext, MD5 or SCRAM-SHA-256 as the server asks), and the cancel
-//! key; cancel requests ([`CancelToken`]); reading the server's error responses.
+//! login (none, or SCRAM-SHA-256 with the server's proof checked), and the cancel key; cancel
+//! requests ([`CancelToken`]); reading the server's error responses.
+//!
+//! Invariant: a password never leaves this process (SCRAM proves it; a server asking for it in
+//! clear or as MD5, which tdlite's never does, is refused), and a login that hangs ends with
+//! the connect timeout.
 
 use crate::transport::{self, Transport};
 use crate::{Client, Config, Error};
@@ -60,6 +64,9 @@ pub(crate) fn connect(config: &Config) -> Result<Client, Error> {
         })
     })?;
     socket.set_nodelay(true)?;
+    // the TLS handshake and the login are bounded too; requests are not (a consume waits)
+    socket.set_read_timeout(Some(config.connect_timeout))?;
+    socket.set_write_timeout(Some(config.connect_timeout))?;
     let stream = match &config.tls_root {
         Some(root) => transport::tls(socket, &config.host, root)?,
         None => Transport::Plain(socket),
@@ -74,6 +81,7 @@ pub(crate) fn connect(config: &Config) -> Result<Client, Error> {
             secret: 0,
         },
         broken: false,
+        tmode: None,
     };
     let mut out = BytesMut::new();
     let mut parameters: Vec<(&str, &str)> =
@@ -87,6 +95,8 @@ pub(crate) fn connect(config: &Config) -> Result<Client, Error> {
     frontend::startup_message(parameters, &mut out).map_err(|e| Error::Protocol(e.to_string()))?;
     client.send(&out)?;
     login(&mut client, config)?;
+    client.stream.tcp().set_read_timeout(None)?;
+    client.stream.tcp().set_write_timeout(None)?;
     Ok(client)
 }
 
@@ -99,23 +109,27 @@ fn login(client: &mut Client, config: &Config) -> Result<(), Error> {
             .ok_or_else(|| Error::Protocol("the server asks for a password; none was given".into()))
     };
     let mut scram: Option<ScramSha256> = None;
+    // SCRAM's last step checks the server's proof: a login is only done after it
+    let mut proved = false;
     loop {
         let mut out = BytesMut::new();
         let protocol = |e: std::io::Error| Error::Protocol(e.to_string());
         match client.message()? {
+            backend::Message::AuthenticationOk if scram.is_some() && !proved => {
+                return Err(client.fail(Error::Protocol(
+                    "the server ended SCRAM without proving it knows the password".into(),
+                )));
+            }
             backend::Message::AuthenticationOk
             | backend::Message::ParameterStatus(_)
             | backend::Message::NoticeResponse(_) => {}
-            backend::Message::AuthenticationCleartextPassword => {
-                frontend::password_message(password()?.as_bytes(), &mut out).map_err(protocol)?;
-            }
-            backend::Message::AuthenticationMd5Password(body) => {
-                let hash = postgres_protocol::authentication::md5_hash(
-                    config.user.as_bytes(),
-                    password()?.as_bytes(),
-                    body.salt(),
-                );
-                frontend::password_message(hash.as_bytes(), &mut out).map_err(protocol)?;
+            backend::Message::AuthenticationCleartextPassword
+            | backend::Message::AuthenticationMd5Password(_) => {
+                return Err(client.fail(Error::Protocol(
+                    "the server asks for the password in clear or as MD5; this client only \
+                     proves it by SCRAM-SHA-256 (tdlite serve's way)"
+                        .into(),
+                )));
             }
             backend::Message::AuthenticationSasl(body) => {
                 let offered: Vec<String> = body
@@ -146,6 +160,7 @@ fn login(client: &mut Client, config: &Config) -> Result<(), Error> {
                     .ok_or_else(|| Error::Protocol("SCRAM out of order".into()))?;
                 // checks that the server knew the password too
                 s.finish(body.data()).map_err(protocol)?;
+                proved = true;
             }
             backend::Message::BackendKeyData(body) => {
                 client.cancel.process_id = body.process_id();

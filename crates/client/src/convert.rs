@@ -24,9 +24,9 @@ use postgres_protocol::message::backend::{DataRowBody, RowDescriptionBody};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tdlite::arrow::array::{
-    ArrayRef, BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder, Float64Builder,
-    Int16Builder, Int32Builder, Int64Builder, RecordBatch, StringBuilder, Time64MicrosecondBuilder,
-    TimestampMicrosecondBuilder,
+    ArrayRef, AsArray, BinaryBuilder, BooleanBuilder, Date32Builder, Decimal128Builder,
+    Float64Builder, Int16Builder, Int32Builder, Int64Builder, RecordBatch, StringBuilder,
+    Time64MicrosecondBuilder, TimestampMicrosecondBuilder,
 };
 use tdlite::arrow::datatypes::{DataType, Field, Schema, TimeUnit};
 use tdlite::Rows;
@@ -135,6 +135,13 @@ fn arrow_type(c: &Column, rows: &[Vec<Option<Bytes>>], i: usize) -> DataType {
 /// # Errors
 /// A value that does not read as its column's type.
 pub(crate) fn rows(columns: &[Column], rows: Vec<Vec<Option<Bytes>>>) -> Result<Rows, Error> {
+    if let Some(r) = rows.iter().find(|r| r.len() != columns.len()) {
+        return Err(Error::Protocol(format!(
+            "the server sent a row of {} values for {} columns",
+            r.len(),
+            columns.len()
+        )));
+    }
     let mut fields = Vec::with_capacity(columns.len());
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(columns.len());
     for (i, c) in columns.iter().enumerate() {
@@ -205,7 +212,12 @@ fn column(t: &DataType, values: impl Iterator<Item = Option<Bytes>>) -> Result<A
             let b = Decimal128Builder::new()
                 .with_precision_and_scale(*p, *s)
                 .map_err(|e| e.to_string())?;
-            build!(b, |text: &str| scaled(text, scale))
+            let a = build!(b, |text: &str| scaled(text, scale));
+            // a value with more digits than the column's precision is not one of its values
+            a.as_primitive::<tdlite::arrow::datatypes::Decimal128Type>()
+                .validate_decimal_precision(*p)
+                .map_err(|e| e.to_string())?;
+            a
         }
         DataType::Binary => build!(BinaryBuilder::new(), bytea),
         DataType::Date32 => build!(Date32Builder::new(), |s: &str| {

@@ -14,8 +14,8 @@
 //!   (numeric's precision and scale from the type modifier) — [`convert`].
 //!
 //! Invariant: a [`Client`] is always between requests when a call returns (every reply is read
-//! up to its ReadyForQuery), or broken for good (an I/O or protocol failure: every later call
-//! fails at once).
+//! up to its ReadyForQuery, also when a value in it did not convert), or broken for good (an
+//! I/O failure or a message it cannot read: every later call fails at once).
 
 mod connect;
 pub mod convert;
@@ -31,8 +31,8 @@ use tdlite::{Rows, Value};
 
 pub use connect::CancelToken;
 
-/// Where and how to connect.
-#[derive(Debug, Clone)]
+/// Where and how to connect (its `Debug` leaves the password out).
+#[derive(Clone)]
 pub struct Config {
     /// The server's host name or address.
     pub host: String,
@@ -43,7 +43,8 @@ pub struct Config {
     /// The password, for a server with users (SCRAM-SHA-256).
     pub password: Option<String>,
     /// TLS: `None` for a plain connection, else the PEM file of the certificate authority
-    /// (or the self-signed certificate) the server's certificate must be signed by; the
+    /// (or the self-signed certificate, which must not be marked as a CA: rustls refuses a
+    /// CA certificate as a server's) the server's certificate must be signed by; the
     /// server's name is checked against `host`.
     pub tls_root: Option<PathBuf>,
     /// Session settings sent at login (`tmode`, `default_database`, `consume_timeout`, `strict`:
@@ -52,6 +53,20 @@ pub struct Config {
     /// How long to wait for the connection to be made (not for requests: a consume may wait
     /// for as long as it must).
     pub connect_timeout: Duration,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "…"))
+            .field("tls_root", &self.tls_root)
+            .field("settings", &self.settings)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish()
+    }
 }
 
 impl Config {
@@ -84,9 +99,12 @@ pub enum Error {
     },
     /// The connection failed (refused, closed, reset); the client is broken.
     Io(std::io::Error),
-    /// The server said something this client cannot read, or a value cannot be sent; the
-    /// client is broken unless the request never left.
+    /// The server said something this client cannot read; the client is broken (unless
+    /// the whole reply could still be read: a value that did not convert).
     Protocol(String),
+    /// A parameter value that cannot be sent (a PERIOD, a set of another width, bytes among
+    /// text); nothing was sent, the client goes on.
+    Value(String),
 }
 
 impl std::fmt::Display for Error {
@@ -99,7 +117,7 @@ impl std::fmt::Display for Error {
                 sqlstate, message, ..
             } => write!(f, "{message} (SQLSTATE {sqlstate})"),
             Error::Io(e) => write!(f, "the connection to the server failed: {e}"),
-            Error::Protocol(m) => write!(f, "{m}"),
+            Error::Protocol(m) | Error::Value(m) => write!(f, "{m}"),
         }
     }
 }
@@ -133,10 +151,15 @@ pub struct Client {
     cancel: CancelToken,
     /// Set by an I/O or protocol failure: the conversation's place is lost.
     broken: bool,
+    /// The session mode the server last reported (ParameterStatus `tmode`: `ANSI`, `TERA`).
+    tmode: Option<String>,
 }
 
-/// How many parameter sets go to the server before their replies are read.
+/// How many parameter sets go to the server before their replies are read…
 const CHUNK: usize = 256;
+/// …and how many bytes of them at most (the server reads a set at a time and writes its
+/// reply: a chunk that fits in the sockets' buffers cannot leave both sides writing).
+const CHUNK_BYTES: usize = 32 * 1024;
 
 impl Client {
     /// Connects and logs in.
@@ -158,6 +181,12 @@ impl Client {
         self.cancel.clone()
     }
 
+    /// The session mode as the server last reported it (`ANSI` or `TERA`), if it did: at
+    /// a `SET SESSION TRANSACTION`, or a login setting applied at the first request.
+    pub fn reported_mode(&self) -> Option<&str> {
+        self.tmode.as_deref()
+    }
+
     /// The server's process id for this connection (its session's number in logs).
     pub fn process_id(&self) -> i32 {
         self.cancel.process_id
@@ -176,10 +205,11 @@ impl Client {
     }
 
     /// Runs `sql` with `params` for its `?` markers (extended protocol): the reply of its
-    /// last statement.
+    /// last statement (the extended protocol answers an Execute with one result).
     ///
     /// # Errors
-    /// As [`Client::query`]; a value that cannot be sent (a PERIOD) is refused before.
+    /// As [`Client::query`]; a value that cannot be sent (a PERIOD) is [`Error::Value`],
+    /// before anything is sent.
     pub fn query_with(&mut self, sql: &str, params: &[Value]) -> Result<Reply, Error> {
         let mut replies = self.query_many(sql, std::slice::from_ref(&params.to_vec()))?;
         replies
@@ -192,22 +222,27 @@ impl Client {
     /// have run: wrap the call in a transaction to have all or none).
     ///
     /// # Errors
-    /// As [`Client::query_with`].
+    /// As [`Client::query_with`]; every set is checked before anything is sent.
     pub fn query_many(&mut self, sql: &str, sets: &[Vec<Value>]) -> Result<Vec<Reply>, Error> {
         self.usable()?;
-        let types = params::types(sets);
+        let (types, texts) = params::texts(sets)?;
         let mut replies = Vec::with_capacity(sets.len());
-        for (n, chunk) in sets.chunks(CHUNK).enumerate() {
+        let mut texts = texts.into_iter().peekable();
+        let mut first = true;
+        while texts.peek().is_some() {
             let mut out = BytesMut::new();
-            if n == 0 {
-                frontend::parse("", sql, types.iter().copied(), &mut out)
-                    .map_err(|e| Error::Protocol(e.to_string()))?;
+            let protocol = |e: std::io::Error| Error::Protocol(e.to_string());
+            if first {
+                frontend::parse("", sql, types.iter().copied(), &mut out).map_err(protocol)?;
+                first = false;
             }
-            for set in chunk {
-                params::bind(set, &types, &mut out)?;
-                let protocol = |e: std::io::Error| Error::Protocol(e.to_string());
+            let mut sets_in_chunk = 0;
+            while sets_in_chunk < CHUNK && out.len() < CHUNK_BYTES {
+                let Some(set) = texts.next() else { break };
+                params::bind(set, &mut out)?;
                 frontend::describe(b'P', "", &mut out).map_err(protocol)?;
                 frontend::execute("", 0, &mut out).map_err(protocol)?;
+                sets_in_chunk += 1;
             }
             frontend::sync(&mut out);
             self.send(&out)?;
@@ -286,25 +321,37 @@ impl Client {
                 backend::Message::DataRow(body) => {
                     rows.push(convert::cells(&body).map_err(|e| self.fail(e))?);
                 }
+                backend::Message::ParameterStatus(body)
+                    if body.name().is_ok_and(|n| n == "tmode") =>
+                {
+                    self.tmode = body.value().ok().map(str::to_string);
+                }
                 backend::Message::NoData => columns = None,
                 backend::Message::CommandComplete(body) => {
                     let tag = body
                         .tag()
                         .map_err(|e| self.fail(Error::Protocol(e.to_string())))?;
                     let (command, count) = convert::tag(tag);
-                    let result = match columns.take() {
-                        Some(cols) => Some(convert::rows(&cols, std::mem::take(&mut rows))?),
-                        None => None,
-                    };
-                    replies.push(Reply {
-                        command,
-                        activity_count: count,
-                        rows: result,
-                    });
+                    // a value that does not convert fails the call, after the whole reply
+                    // is read (the conversation stays in step)
+                    match columns
+                        .take()
+                        .map(|cols| convert::rows(&cols, std::mem::take(&mut rows)))
+                        .transpose()
+                    {
+                        Ok(result) => replies.push(Reply {
+                            command,
+                            activity_count: count,
+                            rows: result,
+                        }),
+                        Err(e) => {
+                            error.get_or_insert(e);
+                        }
+                    }
                 }
                 backend::Message::EmptyQueryResponse => {}
                 backend::Message::ErrorResponse(body) => {
-                    let e = connect::server_error(body.fields())?;
+                    let e = connect::server_error(body.fields()).map_err(|e| self.fail(e))?;
                     error.get_or_insert(e);
                 }
                 backend::Message::ReadyForQuery(body) => {

@@ -2,9 +2,11 @@
 //! PostgreSQL type of its values (the server reads a value by its declared type, docs/server.md).
 //!
 //! A parameter whose values are of one kind in every set is declared as that kind's type
-//! (INTEGER values as int8, DECIMAL as numeric, …); one that mixes kinds, or has only NULLs, is
-//! declared unknown and its values go as character data, which tdlite converts where the
-//! statement needs another type (as it converts a character literal).
+//! (INTEGER values as int8, DECIMAL as numeric, …); one that mixes kinds of numbers as the
+//! one that holds them all (numeric, or float8 with a float among them); bytes never mix with
+//! other kinds (refused); any other mix, or only NULLs, is declared unknown and its values go
+//! as character data, which tdlite converts where the statement needs another type (as it
+//! converts a character literal). Every set is checked before anything is sent.
 //!
 //! Invariant: a value's text reads back on the server as the same value (floats in Rust's
 //! shortest round-trip form, timestamps with all six fractional digits).
@@ -41,31 +43,66 @@ fn kind(v: &Value) -> Option<u32> {
     })
 }
 
-/// The declared types of the parameters of `sets` (see the module).
-pub(crate) fn types(sets: &[Vec<Value>]) -> Vec<u32> {
-    let width = sets.iter().map(Vec::len).max().unwrap_or(0);
-    (0..width)
-        .map(|i| {
-            let mut kinds = sets.iter().filter_map(|s| s.get(i).and_then(kind));
-            match kinds.next() {
-                Some(first) if kinds.all(|k| k == first) => first,
-                _ => UNKNOWN,
-            }
-        })
-        .collect()
+/// One parameter set's values as text (`None`: NULL).
+pub(crate) type SetTexts = Vec<Option<String>>;
+
+/// The declared type of a parameter whose values have the kinds `kinds` (see the module).
+fn declared(kinds: &[u32]) -> Result<u32, Error> {
+    let Some(&first) = kinds.first() else {
+        return Ok(UNKNOWN);
+    };
+    if kinds.iter().all(|&k| k == first) {
+        return Ok(first);
+    }
+    if kinds.contains(&BYTEA) {
+        return Err(Error::Value(
+            "a parameter has bytes in one set and another kind of value in another".into(),
+        ));
+    }
+    // numbers of several kinds: the one that holds them all
+    if kinds.iter().all(|k| [INT8, NUMERIC, FLOAT8].contains(k)) {
+        return Ok(if kinds.contains(&FLOAT8) {
+            FLOAT8
+        } else {
+            NUMERIC
+        });
+    }
+    Ok(UNKNOWN)
 }
 
-/// A Bind of the unnamed statement to the unnamed portal with `set`, read as `types`
-/// declare; results asked for in text.
+/// The declared types of the parameters of `sets` and each set's values as text (`None`:
+/// NULL), every value checked.
 ///
 /// # Errors
-/// A PERIOD value (it has no PostgreSQL type to go as).
-pub(crate) fn bind(set: &[Value], types: &[u32], out: &mut BytesMut) -> Result<(), Error> {
-    let texts = set
+/// [`Error::Value`]: sets of different widths, a PERIOD, bytes mixed with other kinds.
+pub(crate) fn texts(sets: &[Vec<Value>]) -> Result<(Vec<u32>, Vec<SetTexts>), Error> {
+    let width = sets.first().map_or(0, Vec::len);
+    if let Some((i, s)) = sets.iter().enumerate().find(|(_, s)| s.len() != width) {
+        return Err(Error::Value(format!(
+            "parameter set {} has {} values, the first has {width}",
+            i + 1,
+            s.len()
+        )));
+    }
+    let types = (0..width)
+        .map(|i| {
+            let kinds: Vec<u32> = sets.iter().filter_map(|s| kind(&s[i])).collect();
+            declared(&kinds)
+        })
+        .collect::<Result<Vec<u32>, Error>>()?;
+    let texts = sets
         .iter()
-        .enumerate()
-        .map(|(i, v)| text(v, types.get(i).copied().unwrap_or(UNKNOWN)))
+        .map(|set| set.iter().map(text).collect::<Result<Vec<_>, Error>>())
         .collect::<Result<Vec<_>, Error>>()?;
+    Ok((types, texts))
+}
+
+/// A Bind of the unnamed statement to the unnamed portal with a set's texts; results asked
+/// for in text.
+///
+/// # Errors
+/// Only if the message cannot be written (more than 65,535 values).
+pub(crate) fn bind(texts: Vec<Option<String>>, out: &mut BytesMut) -> Result<(), Error> {
     frontend::bind(
         "",
         "",
@@ -84,20 +121,21 @@ pub(crate) fn bind(set: &[Value], types: &[u32], out: &mut BytesMut) -> Result<(
         out,
     )
     .map_err(|e| match e {
-        frontend::BindError::Conversion(e) => Error::Protocol(e.to_string()),
-        frontend::BindError::Serialization(e) => Error::Protocol(e.to_string()),
+        frontend::BindError::Conversion(e) => Error::Value(e.to_string()),
+        frontend::BindError::Serialization(e) => Error::Value(e.to_string()),
     })
 }
 
-/// A value's text for a parameter declared `declared` (`None`: NULL).
-fn text(v: &Value, declared: u32) -> Result<Option<String>, Error> {
+/// A value's text (`None`: NULL).
+fn text(v: &Value) -> Result<Option<String>, Error> {
     Ok(Some(match v {
         Value::Null => return Ok(None),
         Value::Int(i) => i.to_string(),
         Value::Decimal(unscaled, scale) => decimal(*unscaled, *scale),
         Value::Float(f) => float(*f),
         Value::Str(s) => s.clone(),
-        Value::Bytes(b) if declared == BYTEA => {
+        // bytes are declared bytea (never mixed with other kinds: `declared`)
+        Value::Bytes(b) => {
             let mut t = String::with_capacity(2 + 2 * b.len());
             t.push_str("\\x");
             for byte in b {
@@ -105,22 +143,21 @@ fn text(v: &Value, declared: u32) -> Result<Option<String>, Error> {
             }
             t
         }
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         Value::Date(days) => crate::convert::epoch()
             .checked_add_signed(chrono::Duration::days(i64::from(*days)))
             .map(|d| d.format("%Y-%m-%d").to_string())
-            .ok_or_else(|| Error::Protocol(format!("day {days} is not a date")))?,
+            .ok_or_else(|| Error::Value(format!("day {days} is not a date")))?,
         Value::Time(us) => chrono::NaiveTime::from_num_seconds_from_midnight_opt(
             u32::try_from(us.div_euclid(1_000_000)).unwrap_or(u32::MAX),
             u32::try_from(us.rem_euclid(1_000_000) * 1000).unwrap_or(0),
         )
         .map(|t| t.format("%H:%M:%S%.6f").to_string())
-        .ok_or_else(|| Error::Protocol(format!("{us} µs is not a time of day")))?,
+        .ok_or_else(|| Error::Value(format!("{us} µs is not a time of day")))?,
         Value::Timestamp(us) => chrono::DateTime::from_timestamp_micros(*us)
             .map(|t| t.naive_utc().format("%Y-%m-%d %H:%M:%S%.6f").to_string())
-            .ok_or_else(|| Error::Protocol(format!("{us} µs is not a timestamp")))?,
+            .ok_or_else(|| Error::Value(format!("{us} µs is not a timestamp")))?,
         Value::Period(_) => {
-            return Err(Error::Protocol(
+            return Err(Error::Value(
                 "a PERIOD cannot be a parameter over the wire; send its bounds".into(),
             ))
         }
@@ -161,10 +198,28 @@ mod tests {
                 Value::Null,
                 Value::Str("a".into()),
                 Value::Null,
+                Value::Int(1),
+                Value::Int(1),
             ],
-            vec![Value::Int(2), Value::Float(1.5), Value::Int(3), Value::Null],
+            vec![
+                Value::Int(2),
+                Value::Float(1.5),
+                Value::Int(3),
+                Value::Null,
+                Value::Decimal(15, 1),
+                Value::Float(0.5),
+            ],
         ];
-        assert_eq!(types(&sets), vec![INT8, FLOAT8, UNKNOWN, UNKNOWN]);
+        let (types, texts) = texts(&sets).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(types, vec![INT8, FLOAT8, UNKNOWN, UNKNOWN, NUMERIC, FLOAT8]);
+        assert_eq!(texts[1][4].as_deref(), Some("1.5"));
+        let refused = |sets: Vec<Vec<Value>>| matches!(super::texts(&sets), Err(Error::Value(_)));
+        assert!(refused(vec![
+            vec![Value::Bytes(vec![1])],
+            vec![Value::Str("a".into())]
+        ]));
+        assert!(refused(vec![vec![Value::Int(1)], vec![]]));
+        assert!(refused(vec![vec![Value::Time(-1)]]));
     }
 
     #[test]
@@ -178,7 +233,7 @@ mod tests {
             float(f64::NEG_INFINITY).parse::<f64>().ok(),
             Some(f64::NEG_INFINITY)
         );
-        let t = |v: Value, d| text(&v, d).ok().flatten().unwrap_or_default();
+        let t = |v: Value, _: u32| text(&v).ok().flatten().unwrap_or_default();
         assert_eq!(t(Value::Bytes(vec![0, 255]), BYTEA), "\\x00ff");
         assert_eq!(t(Value::Date(0), DATE), "1970-01-01");
         assert_eq!(t(Value::Time(3_723_000_001), TIME), "01:02:03.000001");

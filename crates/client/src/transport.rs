@@ -13,6 +13,16 @@ pub(crate) enum Transport {
     Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
 }
 
+impl Transport {
+    /// The TCP connection under it.
+    pub(crate) fn tcp(&self) -> &TcpStream {
+        match self {
+            Transport::Plain(s) => s,
+            Transport::Tls(s) => &s.sock,
+        }
+    }
+}
+
 impl Read for Transport {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {

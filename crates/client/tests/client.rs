@@ -357,8 +357,8 @@ fn teradata_mode_transactions_are_reported() {
     assert_eq!(first_int(&n), 0);
 }
 
-#[test]
-fn scram_logins_need_the_password() {
+/// A server whose one user is alice (password `s3cret`), and a login as her, no password.
+fn alices_server() -> Config {
     let mut users = tdlite_server::auth::Users::default();
     users.add("alice", "s3cret");
     let addr = serve(
@@ -368,7 +368,12 @@ fn scram_logins_need_the_password() {
             ..Default::default()
         },
     );
-    let mut cfg = Config::new("127.0.0.1", addr.port(), "alice");
+    Config::new("127.0.0.1", addr.port(), "alice")
+}
+
+#[test]
+fn scram_logins_need_the_password() {
+    let mut cfg = alices_server();
     cfg.password = Some("s3cret".into());
     let mut c = Client::connect(&cfg).expect("the right password");
     run(&mut c, "SEL 1");
@@ -433,4 +438,110 @@ fn tempfile_dir() -> std::path::PathBuf {
     ));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     dir
+}
+
+#[test]
+fn a_failure_in_teradata_mode_ends_the_transaction_the_client_sees() {
+    let addr = start();
+    let mut c = connect(addr);
+    run(&mut c, "CREATE TABLE t (k INTEGER)");
+    run(&mut c, "BT");
+    run(&mut c, "INS t (1)");
+    assert!(c.in_transaction());
+    // Teradata mode: the failure rolls the whole transaction back
+    assert_eq!(code(c.query("INS t (1/0)")), 2618);
+    assert!(
+        !c.in_transaction(),
+        "the server reports the transaction gone"
+    );
+    assert_eq!(
+        code(c.query_with("INS t (?)", &[Value::Str("x".into())])),
+        3535
+    );
+    assert!(!c.in_transaction());
+    assert_eq!(first_int(&run(&mut c, "SEL COUNT(*) FROM t")), 0);
+    // a mode switch is reported
+    assert_eq!(c.reported_mode(), None);
+    run(&mut c, "SET SESSION TRANSACTION ANSI");
+    assert_eq!(c.reported_mode(), Some("ANSI"));
+    run(&mut c, "SET SESSION TRANSACTION BTET");
+    assert_eq!(c.reported_mode(), Some("TERA"));
+}
+
+#[test]
+fn bad_parameter_sets_are_refused_and_the_client_goes_on() {
+    let addr = start();
+    let mut c = connect(addr);
+    // more values than markers: the server's 3939, as an embedded prepared request
+    assert_eq!(
+        code(c.query_with("SEL ? + 1", &[Value::Int(1), Value::Int(2)])),
+        3939
+    );
+    // sets of different widths, a PERIOD: refused before anything is sent
+    let uneven = vec![vec![Value::Int(1)], vec![]];
+    assert!(matches!(
+        c.query_many("SEL ?", &uneven),
+        Err(Error::Value(_))
+    ));
+    assert_eq!(first_int(&run(&mut c, "SEL 41 + 1")), 42);
+}
+
+#[test]
+fn big_pipelined_sets_with_big_answers_do_not_deadlock() {
+    let addr = start();
+    let mut c = connect(addr);
+    // each set sends 60 KB and gets it back: more than the sockets hold, both ways
+    let big = "x".repeat(60_000);
+    let sets: Vec<Vec<Value>> = (0..40).map(|_| vec![Value::Str(big.clone())]).collect();
+    let replies = c
+        .query_many("SEL CAST(? AS VARCHAR(64000))", &sets)
+        .expect("echo the sets");
+    assert_eq!(replies.len(), 40);
+    let rows = replies[39].rows.as_ref().expect("rows");
+    assert_eq!(
+        rows.batches[0].column(0).as_string::<i32>().value(0).len(),
+        60_000
+    );
+}
+
+#[test]
+fn a_cancel_reaches_a_server_at_its_connection_limit() {
+    let addr = serve(
+        Database::new(),
+        tdlite_server::Config {
+            max_connections: 1,
+            ..Default::default()
+        },
+    );
+    let mut c = connect(addr);
+    run(
+        &mut c,
+        "CREATE TABLE q, QUEUE (qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), n INTEGER)",
+    );
+    let token = c.cancel_token();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        token.cancel().expect("send the cancel request");
+    });
+    assert_eq!(code(c.query("SELECT AND CONSUME TOP 1 * FROM q")), 9905);
+    canceller.join().expect("the canceller");
+}
+
+#[test]
+fn with_users_login_settings_wait_for_the_password() {
+    let mut cfg = alices_server();
+    cfg.settings = vec![("default_database".into(), "nowhere".into())];
+    // without the password, nothing is said of the database
+    cfg.password = Some("wrong".into());
+    match Client::connect(&cfg) {
+        Err(Error::Server { sqlstate, code, .. }) => {
+            assert_eq!((sqlstate.as_str(), code), ("28P01", 0));
+        }
+        other => panic!("expected the password's refusal, got {:?}", other.err()),
+    }
+    // with it, the setting is applied at the first request: FATAL, the connection ends
+    cfg.password = Some("s3cret".into());
+    let mut c = Client::connect(&cfg).expect("the password is right");
+    assert_eq!(code(c.query("SEL 1")), 3802);
+    assert!(matches!(c.query("SEL 1"), Err(Error::Io(_))));
 }

@@ -41,6 +41,8 @@ pub(crate) enum Failure {
     Database(u64, u32, String),
     /// A remote connection failed (or the server spoke out of turn).
     Connection(String),
+    /// A parameter value that cannot go to a server (nothing was sent).
+    Value(String),
     /// The thread that ran it panicked (a bug: the engine promises no panics).
     Panicked,
 }
@@ -54,8 +56,20 @@ pub(crate) enum Backend {
 /// A session on a server, and what it was given at login.
 pub(crate) struct Remote {
     pub(crate) client: Client,
+    /// The mode asked for at login (the server reports a change: `Client::reported_mode`).
     pub(crate) mode: SessionMode,
     pub(crate) strict: bool,
+}
+
+impl Remote {
+    /// The session's mode: as the server last reported it, else as asked at login.
+    fn mode(&self) -> SessionMode {
+        match self.client.reported_mode() {
+            Some("ANSI") => SessionMode::Ansi,
+            Some("TERA") => SessionMode::Teradata,
+            _ => self.mode,
+        }
+    }
 }
 
 /// Stops a backend's running request from another thread.
@@ -74,6 +88,11 @@ impl Canceller {
             Canceller::Remote(t) => t.cancel().is_ok(),
         }
     }
+
+    /// Whether a cancel costs a connection to a server (then not repeated often).
+    pub(crate) fn is_remote(&self) -> bool {
+        matches!(self, Canceller::Remote(_))
+    }
 }
 
 impl Backend {
@@ -88,7 +107,7 @@ impl Backend {
     pub(crate) fn mode(&self) -> SessionMode {
         match self {
             Backend::Local(s) => s.mode(),
-            Backend::Remote(r) => r.mode,
+            Backend::Remote(r) => r.mode(),
         }
     }
 
@@ -105,7 +124,7 @@ impl Backend {
     pub(crate) fn has_open_work(&self) -> bool {
         match self {
             Backend::Local(s) => s.in_explicit_transaction() || s.has_uncommitted_work(),
-            Backend::Remote(r) => r.mode == SessionMode::Ansi || r.client.in_transaction(),
+            Backend::Remote(r) => r.mode() == SessionMode::Ansi || r.client.in_transaction(),
         }
     }
 
@@ -134,16 +153,12 @@ impl Backend {
             }
             Backend::Remote(r) => {
                 let id = u64::try_from(r.client.process_id()).unwrap_or(0);
-                let mode = r.mode;
-                r.client
-                    .query(sql)
-                    .map(|replies| {
-                        replies
-                            .into_iter()
-                            .map(|reply| remote_answer(reply, mode))
-                            .collect()
-                    })
-                    .map_err(|e| remote_failure(id, e))
+                let replies = r.client.query(sql).map_err(|e| remote_failure(id, e))?;
+                let mode = r.mode();
+                Ok(replies
+                    .into_iter()
+                    .map(|reply| remote_answer(reply, mode))
+                    .collect())
             }
         }
     }
@@ -157,6 +172,11 @@ impl Backend {
         sets: Vec<Vec<Value>>,
     ) -> Result<Vec<Answer>, Failure> {
         let id = self.id();
+        if matches!(self, Backend::Remote(_)) && sets.iter().all(Vec::is_empty) {
+            // no values: the simple protocol, which answers every statement of the request
+            // (the extended one answers with the last)
+            return self.execute(sql);
+        }
         let many = sets.len() > 1;
         let wrap = many && self.mode() == SessionMode::Teradata && !self.in_transaction();
         if wrap {
@@ -165,7 +185,7 @@ impl Backend {
         let outcome = match self {
             Backend::Local(s) => local_sets(s, sql, sets),
             Backend::Remote(r) => {
-                let mode = r.mode;
+                let mode = r.mode();
                 r.client
                     .query_many(sql, &sets)
                     .map_err(|e| remote_failure(id, e))
@@ -247,6 +267,7 @@ fn remote_answer(reply: tdlite_client::Reply, mode: SessionMode) -> Answer {
 fn remote_failure(id: u64, e: tdlite_client::Error) -> Failure {
     match e {
         tdlite_client::Error::Server { code, message, .. } => Failure::Database(id, code, message),
+        tdlite_client::Error::Value(m) => Failure::Value(m),
         other => Failure::Connection(other.to_string()),
     }
 }

@@ -260,7 +260,9 @@ fn open(
     settings: &HashMap<String, String>,
 ) -> PyResult<Connection> {
     let mode = session_mode(settings)?;
-    let mut session = database.session_in(mode);
+    // the default database in Teradata mode: in ANSI mode the statement would open a
+    // transaction that nothing commits
+    let mut session = database.session_in(SessionMode::Teradata);
     let consume_timeout = consume_timeout(settings)?;
     session.set_consume_timeout(consume_timeout.map(std::time::Duration::from_secs_f64));
     session.set_strict(strict(settings)?);
@@ -270,6 +272,9 @@ fn open(
             .execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")))
             .map_err(|e| errors::engine_error(py, id, &e))?;
     }
+    session
+        .set_mode(mode)
+        .map_err(|e| errors::internal(e.to_string()))?;
     Ok(Connection::over(
         Backend::Local(Box::new(session)),
         Some(database),
@@ -306,6 +311,21 @@ fn remote(py: Python<'_>, settings: &HashMap<String, String>) -> PyResult<Connec
     let mut config = tdlite_client::Config::new(host, port, user);
     config.password = settings.get("password").cloned();
     config.tls_root = settings.get("sslca").map(PathBuf::from);
+    // teradatasql's ways of asking for encryption: never answered by a plain connection
+    let wants_tls = settings.get("sslmode").is_some_and(|m| {
+        matches!(
+            m.to_ascii_uppercase().as_str(),
+            "REQUIRE" | "VERIFY-CA" | "VERIFY-FULL"
+        )
+    }) || settings
+        .get("encryptdata")
+        .is_some_and(|e| e.eq_ignore_ascii_case("true"));
+    if wants_tls && config.tls_root.is_none() {
+        return Err(errors::interface(
+            "encryption asked for (sslmode, encryptdata): give sslca, the PEM file of the \
+             authority that signed the server's certificate",
+        ));
+    }
     let mut send = |name: &str, value: String| config.settings.push((name.to_string(), value));
     if mode == SessionMode::Ansi {
         send("tmode", "ANSI".to_string());
@@ -381,6 +401,7 @@ pub(crate) fn failure(py: Python<'_>, f: Failure) -> PyErr {
         Failure::Closed => errors::interface("the connection is closed"),
         Failure::Database(id, code, text) => errors::database_error(py, id, code, &text),
         Failure::Connection(m) => errors::connection(m),
+        Failure::Value(m) => errors::programming(m),
         Failure::Panicked => errors::internal("the request stopped on an internal error"),
     }
 }
@@ -460,9 +481,11 @@ impl Connection {
 
     /// Stops what this connection is doing, from another thread: a consume waiting on an
     /// empty queue fails with 9905, a running request with 3110 (rolled back). True if
-    /// something was stopped.
-    fn cancel(&self) -> bool {
-        self.cancel.cancel()
+    /// something was stopped (remote: if the server was asked; its answer to the request
+    /// says what happened).
+    fn cancel(&self, py: Python<'_>) -> bool {
+        let cancel = self.cancel.clone();
+        py.detach(move || cancel.cancel())
     }
 
     /// Whether each request commits by itself (True by default).

@@ -215,6 +215,8 @@ fn watched(
             outcome
         });
         let mut interrupt = None;
+        // ticks of 50 ms since the interrupt
+        let mut ticks = 0u32;
         while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
             finished.recv_timeout(std::time::Duration::from_millis(50))
         {
@@ -224,8 +226,12 @@ fn watched(
                     interrupt = Some(e);
                 }
             } else {
-                // a request that is not waiting in a consume cannot be stopped: let it end
-                cancel.cancel();
+                // a request that had not started waiting is cancelled again, until it ends
+                // (a server's once a second: each cancel is a connection)
+                ticks += 1;
+                if !cancel.is_remote() || ticks.is_multiple_of(20) {
+                    cancel.cancel();
+                }
             }
         }
         let outcome = worker.join().unwrap_or(Err(Failure::Panicked));

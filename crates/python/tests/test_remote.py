@@ -212,3 +212,34 @@ def test_psycopg_passes_session_settings_as_options(server):
     with pytest.raises(psycopg.OperationalError) as e:
         psycopg.connect(f"host=127.0.0.1 port={server} user=dbc", options="-c tmode=X")
     assert "tmode" in str(e.value)
+
+
+def test_remote_transactions_follow_the_servers_state(server):
+    url = dict(host="127.0.0.1", port=server)
+    with tdlite.connect(**url) as c, tdlite.connect(**url) as other:
+        cur = c.cursor()
+        cur.execute("CREATE TABLE t (k INTEGER)")
+        c.autocommit = False
+        cur.execute("INS t (1)")
+        # Teradata mode: the failure rolls the transaction back, and the next request starts
+        # a new one (BT), which rollback() undoes
+        with pytest.raises(tdlite.OperationalError) as e:
+            cur.execute("INS t (1/0)")
+        assert e.value.code == 2618
+        cur.execute("INS t (2)")
+        c.rollback()
+        c.autocommit = True
+        assert other.cursor().execute("SEL COUNT(*) FROM t").fetchone() == [0]
+        # a mode switch by SQL is followed: in ANSI mode autocommit commits each request
+        cur.execute("SET SESSION TRANSACTION ANSI")
+        cur.execute("INSERT INTO t VALUES (3)")
+        assert other.cursor().execute("SEL COUNT(*) FROM t").fetchone() == [1]
+        # no parameters (an empty set): every statement answers, as embedded
+        cur.execute("SEL 1; SEL 2", ())
+        assert cur.fetchall() == [[1]] and cur.nextset() and cur.fetchall() == [[2]]
+        # a value that cannot go over the wire is the caller's error; the connection goes on
+        with pytest.raises(tdlite.ProgrammingError):
+            cur.executemany("SEL ?", [[b"\x00"], ["text"]])
+        assert cur.execute("SEL 5").fetchone() == [5]
+    with pytest.raises(tdlite.InterfaceError):
+        tdlite.connect(host="127.0.0.1", port=server, sslmode="VERIFY-FULL")

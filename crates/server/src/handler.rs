@@ -64,6 +64,11 @@ pub struct Connection {
     /// for its Execute; cleared at Sync.
     early: Mutex<HashMap<String, (usize, Reply)>>,
     parser: Arc<Parser>,
+    /// Login settings to apply before the first request (a server with users applies them
+    /// after the password is proved, settings.rs).
+    pending: Mutex<Option<Settings>>,
+    /// The session mode the client was last told of (ParameterStatus `tmode`).
+    told_ansi: AtomicBool,
 }
 
 impl Connection {
@@ -80,12 +85,18 @@ impl Connection {
             idle_since: Mutex::new(Instant::now()),
             early: Mutex::new(HashMap::new()),
             parser: Arc::new(Parser),
+            pending: Mutex::new(None),
+            told_ansi: AtomicBool::new(false),
         })
     }
 
     /// Runs `job` on the session; should the client go meanwhile (a consume waiting for a row,
     /// say), cancels it, so that nothing is consumed for a client that cannot receive it.
     async fn run(&self, job: Job) -> PgWireResult<Reply> {
+        let pending = self.pending.lock().ok().and_then(|mut p| p.take());
+        if let Some(settings) = pending {
+            self.apply(settings).await?;
+        }
         // should this future be dropped (the connection ends), the session's request is
         // cancelled and the connection counts as idle again
         let mut guard = CancelOnDrop(self, true);
@@ -149,33 +160,84 @@ impl Connection {
         let _ = self.link.closer.shutdown(how);
     }
 
-    /// Sets the session up as the startup `parameters` ask (settings.rs); a setting that
-    /// cannot be read or applied refuses the login.
+    /// Reads the startup `parameters`' session settings (settings.rs): applied now (`now`),
+    /// or kept for the first request (a server with users, before the password is proved).
+    /// A setting that cannot be read refuses the login.
     async fn configure(
         &self,
         parameters: &std::collections::BTreeMap<String, String>,
+        now: bool,
     ) -> PgWireResult<()> {
-        let refuse = |code: &str, message: String| {
-            PgWireError::UserError(Box::new(ErrorInfo::new(
-                "FATAL".to_owned(),
-                code.to_owned(),
-                message,
-            )))
-        };
-        let settings = Settings::from_startup(parameters).map_err(|m| refuse("22023", m))?;
+        let settings = Settings::from_startup(parameters).map_err(|m| fatal("22023", m))?;
         if settings.is_empty() {
             return Ok(());
         }
+        if now {
+            return self.apply(settings).await;
+        }
+        if let Ok(mut p) = self.pending.lock() {
+            *p = Some(settings);
+        }
+        Ok(())
+    }
+
+    /// Applies login settings to the session; a failure (a default database that does not
+    /// exist) is FATAL: the connection ends, as PostgreSQL ends one whose database is missing.
+    async fn apply(&self, settings: Settings) -> PgWireResult<()> {
         let (r, _) = self
             .worker
             .run(Job::Configure(settings))
             .await
             .map_err(PgWireError::IoError)?;
+        // the client asked for the mode it has: nothing to tell it
+        self.told_ansi.store(self.worker.ansi(), Ordering::SeqCst);
         r.map_err(|e| {
             let info = error_response(&e);
-            refuse(&info.code, info.message)
+            fatal(&info.code, info.message)
         })?;
         Ok(())
+    }
+
+    /// Tells the client the session's mode when a request changed it (`SET SESSION
+    /// TRANSACTION ANSI|BTET`): a ParameterStatus `tmode` of `ANSI` or `TERA`, as PostgreSQL
+    /// reports a changed setting. tdlite's clients follow it; others ignore it.
+    async fn report_mode<C>(&self, client: &mut C) -> PgWireResult<()>
+    where
+        C: futures::Sink<PgWireBackendMessage> + Unpin + Send,
+        PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
+    {
+        use futures::SinkExt;
+        let ansi = self.worker.ansi();
+        if self.told_ansi.swap(ansi, Ordering::SeqCst) != ansi {
+            let value = if ansi { "ANSI" } else { "TERA" };
+            client
+                .feed(PgWireBackendMessage::ParameterStatus(
+                    pgwire::messages::startup::ParameterStatus::new(
+                        "tmode".to_owned(),
+                        value.to_owned(),
+                    ),
+                ))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// A request's results, or its failure as the client's error. A failure that left no
+    /// transaction open (any failure in Teradata mode rolls the transaction back) makes the
+    /// client's transaction status idle, so its next ReadyForQuery says so (pgwire would
+    /// report a failed transaction, and drivers would think one still open).
+    fn after_failure<C: ClientInfo>(
+        &self,
+        client: &mut C,
+        result: Result<Vec<StatementResult>, PositionedError>,
+        open: bool,
+    ) -> PgWireResult<Vec<StatementResult>> {
+        result.map_err(|e| {
+            if !open {
+                client.set_transaction_status(TransactionStatus::Idle);
+            }
+            failed(e)
+        })
     }
 
     async fn run_here(
@@ -228,14 +290,19 @@ pub struct Canceller(pub Cancels);
 #[async_trait]
 impl pgwire::api::cancel::CancelHandler for Canceller {
     async fn on_cancel_request(&self, request: pgwire::messages::cancel::CancelRequest) {
+        self.cancel_key((request.pid, request.secret_key.to_bytes()))
+            .await;
+    }
+}
+
+impl Canceller {
+    /// Cancels the running request of the connection with cancel key `key`, if there is one.
+    pub async fn cancel_key(&self, key: CancelKey) {
         let conn = self
             .0
             .lock()
             .ok()
-            .and_then(|m| {
-                m.get(&(request.pid, request.secret_key.to_bytes()))
-                    .cloned()
-            })
+            .and_then(|m| m.get(&key).cloned())
             .and_then(|w| w.upgrade());
         if let Some(c) = conn {
             c.cancel().await;
@@ -336,7 +403,9 @@ impl StartupHandler for Startup {
         PgWireError: From<<C as futures::Sink<PgWireBackendMessage>>::Error>,
     {
         if let PgWireFrontendMessage::Startup(startup) = &message {
-            self.conn.configure(&startup.parameters).await?;
+            self.conn
+                .configure(&startup.parameters, self.scram.is_none())
+                .await?;
         }
         match &self.scram {
             Some(s) => s.on_startup(client, message).await,
@@ -479,6 +548,15 @@ fn mark_transaction(out: &mut [Response], before: TransactionStatus, open: bool)
     }
 }
 
+/// A FATAL error: the connection ends after it.
+fn fatal(code: &str, message: String) -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "FATAL".to_owned(),
+        code.to_owned(),
+        message,
+    )))
+}
+
 fn failed(e: PositionedError) -> PgWireError {
     PgWireError::UserError(Box::new(error_response(&e)))
 }
@@ -503,7 +581,9 @@ impl SimpleQueryHandler for Connection {
                 params: None,
             })
             .await?;
-        let mut out = responses(result.map_err(failed)?, &|_| FieldFormat::Text)?;
+        self.report_mode(client).await?;
+        let result = self.after_failure(client, result, open)?;
+        let mut out = responses(result, &|_| FieldFormat::Text)?;
         mark_transaction(&mut out, client.transaction_status(), open);
         Ok(out)
     }
@@ -712,7 +792,9 @@ impl ExtendedQueryHandler for Connection {
             Some(r) => r,
             None => self.run_portal(portal).await?,
         };
-        let (results, open) = (reply.0.map_err(failed)?, reply.1);
+        self.report_mode(client).await?;
+        let open = reply.1;
+        let results = self.after_failure(client, reply.0, open)?;
         let format = |i| portal.result_column_format.format_for(i);
         // a request of several statements answers with its last one's result
         let mut last: Vec<Response> = responses(results, &format)?.pop().into_iter().collect();

@@ -156,7 +156,7 @@ impl Server {
                     "tdlite serve: refused {peer}: {} connections are open",
                     self.config.max_connections
                 );
-                tokio::spawn(refuse(socket));
+                tokio::spawn(refuse(socket, self.cancels.clone()));
                 continue;
             }
             let (socket, link) = match split(socket) {
@@ -274,8 +274,10 @@ fn split(socket: tokio::net::TcpStream) -> std::io::Result<(tokio::net::TcpStrea
 }
 
 /// Answers a connection over the limit with PostgreSQL's `too_many_connections` (53300)
-/// error and closes it, after reading its startup packet (and refusing SSL if asked).
-async fn refuse(mut socket: tokio::net::TcpStream) {
+/// error and closes it, after reading its startup packet (and refusing SSL if asked). A
+/// cancel request is not refused: it comes on a connection of its own, so a server at its
+/// limit must still act on it (a client's Ctrl-C would do nothing otherwise).
+async fn refuse(mut socket: tokio::net::TcpStream, cancels: handler::Cancels) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut len = [0u8; 4];
     for _ in 0..2 {
@@ -293,6 +295,15 @@ async fn refuse(mut socket: tokio::net::TcpStream) {
         let code = body
             .get(..4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        if code == Some(80_877_102) {
+            // CancelRequest: the process id, then the secret key
+            if let Some(pid) = body.get(4..8) {
+                let pid = i32::from_be_bytes([pid[0], pid[1], pid[2], pid[3]]);
+                let secret = bytes::Bytes::copy_from_slice(body.get(8..).unwrap_or_default());
+                handler::Canceller(cancels).cancel_key((pid, secret)).await;
+            }
+            return;
+        }
         if matches!(code, Some(80_877_103 | 80_877_104)) {
             if socket.write_all(b"N").await.is_err() {
                 return;

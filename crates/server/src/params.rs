@@ -130,6 +130,20 @@ pub fn values(
     numbered: &Numbered,
     types: &[Type],
 ) -> PgWireResult<Vec<Value>> {
+    if portal.parameter_len() != numbered.count {
+        // as an embedded prepared request refuses it (PostgreSQL refuses it too)
+        let e = tdlite::PositionedError {
+            error: tdlite::Error::ParameterCount {
+                expected: numbered.count,
+                given: portal.parameter_len(),
+            },
+            location: None,
+            statement: 1,
+        };
+        return Err(PgWireError::UserError(Box::new(
+            crate::handler::error_response(&e),
+        )));
+    }
     let bound = (0..portal.parameter_len())
         .map(|i| value(portal, i, types.get(i).unwrap_or(&Type::UNKNOWN)))
         .collect::<PgWireResult<Vec<Value>>>()?;

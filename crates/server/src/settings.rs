@@ -10,7 +10,9 @@
 //! `application_name`, `client_encoding` … that drivers send) are left alone.
 //!
 //! Invariant: a value that cannot be read refuses the login (a startup error naming it);
-//! nothing of a refused setting reaches the session.
+//! nothing of a refused setting reaches the session. On a server with users the settings are
+//! applied only after the password is proved (at the first request), so that a client
+//! without one learns nothing of the database (not even whether a database exists).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -87,6 +89,10 @@ impl Settings {
     /// # Errors
     /// The engine's, for a default database that does not exist (3802).
     pub fn apply(&self, session: &mut Session) -> Result<(), PositionedError> {
+        // the default database first: in ANSI mode the statement would open a transaction
+        if let Some(db) = &self.database {
+            session.execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")))?;
+        }
         if let Some(mode) = self.mode {
             session.set_mode(mode).map_err(|error| PositionedError {
                 error,
@@ -99,9 +105,6 @@ impl Settings {
         }
         if let Some(on) = self.strict {
             session.set_strict(on);
-        }
-        if let Some(db) = &self.database {
-            session.execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")))?;
         }
         Ok(())
     }

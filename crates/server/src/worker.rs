@@ -45,6 +45,8 @@ const DESCRIBE_BOUND: Duration = Duration::from_secs(5);
 pub struct Worker {
     jobs: mpsc::Sender<(Job, oneshot::Sender<Reply>)>,
     cancel: CancelHandle,
+    /// Whether the session is in ANSI mode after its last job.
+    ansi: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Worker {
@@ -57,6 +59,8 @@ impl Worker {
         let (jobs, inbox) = mpsc::channel::<(Job, oneshot::Sender<Reply>)>();
         let (handle_tx, handle_rx) = mpsc::channel();
         let db = db.clone();
+        let ansi = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mode = ansi.clone();
         std::thread::Builder::new()
             .name("tdlite-session".into())
             .spawn(move || {
@@ -96,6 +100,10 @@ impl Worker {
                             (r, session.in_explicit_transaction())
                         }
                     };
+                    mode.store(
+                        session.mode() == SessionMode::Ansi,
+                        std::sync::atomic::Ordering::SeqCst,
+                    );
                     // the connection may have gone while the job ran
                     let _ = answer.send(reply);
                 }
@@ -103,7 +111,7 @@ impl Worker {
         let cancel = handle_rx
             .recv()
             .map_err(|_| std::io::Error::other("the session thread ended at its start"))?;
-        Ok(Worker { jobs, cancel })
+        Ok(Worker { jobs, cancel, ansi })
     }
 
     /// Runs `job` on the session thread and waits (without blocking the runtime) for it.
@@ -118,6 +126,11 @@ impl Worker {
         reply
             .await
             .map_err(|_| std::io::Error::other("the session has ended"))
+    }
+
+    /// Whether the session was in ANSI mode after its last job.
+    pub fn ansi(&self) -> bool {
+        self.ansi.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Cancels the request the session runs now (a waiting consume ends with 9905); false

@@ -28,6 +28,7 @@
 //!   --disk-failures R  failed takes on disk, every commit synced (500)
 //!   --sub-rows N    rows fanned out to 3 subscribers (50,000)
 //!   --wire-rows N   rows enqueued and consumed over the wire, tdlite serve vs PostgreSQL (5,000)
+//!   --wire-wakes W  wire: rows for the cross-process wake latency, 10 ms apart (500)
 //! ```
 //!
 //! `python` runs the Python package's script (python.rs) under a Python that has a release
@@ -91,6 +92,11 @@ fn main() {
     let workload = std::env::args().nth(1).unwrap_or_else(|| "all".into());
     if workload == "all" {
         return run_all();
+    }
+    if workload == "wire-child" {
+        // a client process of `wire` (wire/child.rs)
+        let args: Vec<String> = std::env::args().skip(2).collect();
+        return wire::child(&args);
     }
     let rounds = arg("--rounds", 2) as u32;
     println!(
@@ -186,7 +192,11 @@ fn main() {
         );
     }
     if wants("wire") {
-        wire::run(arg("--wire-rows", 5_000) as i64, &std::env::temp_dir());
+        wire::run(
+            arg("--wire-rows", 5_000) as i64,
+            arg("--wire-wakes", 500) as i64,
+            &std::env::temp_dir(),
+        );
     }
     if wants("steps") {
         priority::steps(
