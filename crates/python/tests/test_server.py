@@ -221,3 +221,53 @@ def test_ansi_mode_transactions_commit_through_psycopg(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+README_TOUR = """\
+CREATE TABLE jobs, QUEUE (
+  qits TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  job_id INTEGER NOT NULL,
+  task VARCHAR(40));
+INSERT INTO jobs (job_id, task) VALUES (1, 'resize image');
+INS jobs (CURRENT_TIMESTAMP, 2, 'send mail');
+INS jobs (TIMESTAMP '2020-01-01 00:00:00', 0, 'urgent');
+SEL job_id, task FROM jobs ORDER BY qits;
+SELECT AND CONSUME TOP 1 * FROM jobs;
+BT;
+SELECT AND CONSUME TOP 1 job_id FROM jobs;
+ABORT;
+SELECT AND CONSUME TOP 1 job_id FROM jobs;
+SEL * FROM nowhere;
+"""
+
+
+def test_psql_runs_the_readme_tour(tmp_path):
+    """The README's tour (its SQL; the REPL's dot commands are the REPL's) through the real
+    psql, which sends each statement as a simple query."""
+    import shutil
+
+    psql = shutil.which("psql")
+    if psql is None:
+        pytest.fail("psql is missing: install Debian's postgresql-client")
+    script = tmp_path / "tour.sql"
+    script.write_text(README_TOUR)
+    server, port = serve(tmp_path / "db", tmp_path / "port", 1)
+    try:
+        out = subprocess.run(
+            [psql, "-X", "-A", "-t", "-h", "127.0.0.1", "-p", str(port), "-U", "dbc",
+             "-f", str(script)],
+            capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PGCONNECT_TIMEOUT": "5"},
+        )
+        # browse in QITS order; the old QITS pops first (with its QITS); ABORT puts job 1
+        # back, so the next consume takes it again
+        assert out.stdout.split("\n")[:12] == [
+            "CREATE TABLE", "INSERT 0 1", "INSERT 0 1", "INSERT 0 1",
+            "0|urgent", "1|resize image", "2|send mail",
+            "2020-01-01 00:00:00.000000|0|urgent",
+            "BEGIN", "1", "ROLLBACK", "1",
+        ], out.stdout
+        assert "[Error 3807] Object 'nowhere' does not exist." in out.stderr
+    finally:
+        server.kill()
+        server.wait()
