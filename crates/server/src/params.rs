@@ -185,6 +185,19 @@ fn value(portal: &Portal<crate::handler::Statement>, i: usize, t: &Type) -> PgWi
         Type::TIMESTAMP => portal
             .parameter::<chrono::NaiveDateTime>(i, t)?
             .map(|v| Value::Timestamp(v.and_utc().timestamp_micros())),
+        Type::NUMERIC if portal.parameter_format.is_binary(i) => portal
+            .parameters
+            .get(i)
+            .ok_or(PgWireError::ParameterIndexOutOfBound(i))?
+            .as_ref()
+            .map(|b| {
+                binary_numeric(b).ok_or_else(|| {
+                    PgWireError::FailedToParseParameter(
+                        format!("parameter {} is not a numeric tdlite can hold", i + 1).into(),
+                    )
+                })
+            })
+            .transpose()?,
         Type::NUMERIC => text(portal, i)?.map(|text| decimal(&text).unwrap_or(Value::Str(text))),
         _ => text(portal, i)?.map(Value::Str),
     };
@@ -211,6 +224,44 @@ fn text(portal: &Portal<crate::handler::Statement>, i: usize) -> PgWireResult<Op
 fn days(d: chrono::NaiveDate) -> i32 {
     let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
     i32::try_from((d - epoch).num_days()).unwrap_or(i32::MAX)
+}
+
+/// PostgreSQL's binary numeric (digit count, weight of the first base-10000 digit, sign,
+/// display scale, the digits) as a DECIMAL; `None` for NaN, infinities, or beyond 38 digits.
+fn binary_numeric(b: &[u8]) -> Option<Value> {
+    let word = |i: usize| {
+        b.get(i * 2..i * 2 + 2)
+            .map(|w| u16::from_be_bytes([w[0], w[1]]))
+    };
+    let count = usize::from(word(0)?);
+    let weight = i32::from(i16::from_be_bytes(word(1)?.to_be_bytes()));
+    let sign = match word(2)? {
+        0 => "",
+        0x4000 => "-",
+        _ => return None,
+    };
+    let scale = usize::from(word(3)?);
+    let digits: Vec<u16> = (0..count).map(|i| word(4 + i)).collect::<Option<_>>()?;
+    if digits.iter().any(|d| *d > 9999) || scale > 38 {
+        return None;
+    }
+    // the base-10000 digit of power `p` (10000^p)
+    let group = |p: i32| {
+        usize::try_from(weight - p)
+            .ok()
+            .and_then(|i| digits.get(i).copied())
+            .unwrap_or(0)
+    };
+    let int: String = (0..=weight.max(0))
+        .rev()
+        .map(|p| format!("{:04}", group(p)))
+        .collect();
+    let int = int.trim_start_matches('0');
+    let groups = i32::try_from(scale.div_ceil(4)).ok()?;
+    let frac: String = (1..=groups).map(|p| format!("{:04}", group(-p))).collect();
+    let frac = frac.get(..scale)?;
+    let int = if int.is_empty() { "0" } else { int };
+    decimal(&format!("{sign}{int}.{frac}"))
 }
 
 /// `-12.50` as a DECIMAL (`None` for anything else, or beyond 38 digits).
@@ -268,6 +319,30 @@ mod tests {
         let n = number("INS t (?, ?)");
         assert_eq!(n.order, [0, 1]);
         assert_eq!(n.count, 2);
+    }
+
+    #[test]
+    fn binary_numerics_read_as_decimals() {
+        // 12.50: one integer digit 12 (weight 0), one fraction digit 5000, scale 2
+        let n = |bytes: &[u8]| binary_numeric(bytes);
+        assert_eq!(
+            n(&[0, 2, 0, 0, 0, 0, 0, 2, 0, 12, 0x13, 0x88]),
+            Some(Value::Decimal(1250, 2))
+        );
+        // -10000: digit 1 at weight 1
+        assert_eq!(
+            n(&[0, 1, 0, 1, 0x40, 0, 0, 0, 0, 1]),
+            Some(Value::Decimal(-10000, 0))
+        );
+        // 0.0001: digit 1 at weight -1, scale 4
+        assert_eq!(
+            n(&[0, 1, 0xff, 0xff, 0, 0, 0, 4, 0, 1]),
+            Some(Value::Decimal(1, 4))
+        );
+        // zero with scale 2; NaN; a truncated message
+        assert_eq!(n(&[0, 0, 0, 0, 0, 0, 0, 2]), Some(Value::Decimal(0, 2)));
+        assert_eq!(n(&[0, 0, 0, 0, 0xc0, 0, 0, 0]), None);
+        assert_eq!(n(&[0, 1, 0, 0]), None);
     }
 
     #[test]

@@ -213,6 +213,36 @@ async fn values_arrive_as_their_postgresql_types() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_binary_numeric_parameter_is_a_decimal() {
+    use tdlite_server::wire_types::Numeric;
+    let addr = start(Config::default()).await;
+    let c = connect(addr).await.expect("connect");
+    // as a driver with a decimal type sends one (tokio-postgres with rust_decimal): binary
+    let st = c
+        .prepare_typed(
+            "SEL TRIM(CAST($1 * 2 AS VARCHAR(50))), TYPE($1)",
+            &[Type::NUMERIC],
+        )
+        .await
+        .expect("prepare");
+    for (unscaled, scale, doubled, ty) in [
+        (-1250, 2, "-25.00", ",2)"),
+        (1, 4, ".0002", ",4)"),
+        (123_456_789_012, 0, "246913578024.", ",0)"), // Teradata writes DECIMAL(n,0) with its point
+    ] {
+        let n = Numeric { unscaled, scale };
+        let row = c.query_one(&st, &[&n]).await.expect("a numeric parameter");
+        assert_eq!(row.get::<_, String>(0), doubled, "{unscaled}e-{scale}");
+        // a DECIMAL with the value's scale
+        let t = row.get::<_, String>(1);
+        assert!(
+            t.starts_with("DECIMAL(") && t.ends_with(ty),
+            "{unscaled}e-{scale}: {t}"
+        );
+    }
+}
+
 async fn consume_one(c: &Client, q: &str) -> Option<i64> {
     let messages = c
         .simple_query(&format!("SELECT AND CONSUME TOP 1 n FROM {q}"))
