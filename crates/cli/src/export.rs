@@ -83,20 +83,10 @@ fn write_text(format: DataFormat, rows: &Rows, w: &mut dyn Write) -> std::io::Re
         )?,
         DataFormat::Json | DataFormat::Arrow => {}
     }
-    let digits: Vec<Option<usize>> = rows
-        .schema
-        .fields()
-        .iter()
-        .map(|f| tdlite::period_text::fraction_digits(f))
-        .collect();
+    let digits = tdlite::period_text::schema_digits(&rows.schema);
     for b in &rows.batches {
         // a PERIOD column as its text, with its fractional digits (the others as they are)
-        let shown: Vec<arrow::array::ArrayRef> = b
-            .columns()
-            .iter()
-            .zip(&digits)
-            .map(|(c, d)| tdlite::period_text::display(c, *d).unwrap_or_else(|| c.clone()))
-            .collect();
+        let shown = tdlite::period_text::periods_as_text(b, &digits);
         let cols: Vec<(ArrayFormatter, &dyn Array)> = shown
             .iter()
             .map(|c| {

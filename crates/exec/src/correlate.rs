@@ -58,6 +58,15 @@ pub struct Correlation {
 }
 
 impl Correlation {
+    /// Binding over `batch`, whose columns `scope` names; no subquery columns yet.
+    fn new(scope: &Scope, batch: RecordBatch) -> Self {
+        Correlation {
+            scope: Arc::new(scope.clone()),
+            batch,
+            extra: Vec::new(),
+        }
+    }
+
     /// The rows bound over, widened by the columns correlated subqueries added.
     fn widened(self) -> Result<RecordBatch> {
         if self.extra.is_empty() {
@@ -103,11 +112,7 @@ impl Exec<'_> {
         scope: &Scope,
         batch: RecordBatch,
     ) -> Option<Correlation> {
-        self.corr.replace(Correlation {
-            scope: Arc::new(scope.clone()),
-            batch,
-            extra: Vec::new(),
-        })
+        self.corr.replace(Correlation::new(scope, batch))
     }
 
     /// Ends binding over the batch given to `begin_correlation`: restores `saved` and returns
@@ -126,11 +131,7 @@ impl Exec<'_> {
         scope: &Scope,
         batch: RecordBatch,
     ) -> Option<Correlation> {
-        self.agg_input.replace(Correlation {
-            scope: Arc::new(scope.clone()),
-            batch,
-            extra: Vec::new(),
-        })
+        self.agg_input.replace(Correlation::new(scope, batch))
     }
 
     /// Ends [`Exec::begin_aggregate_input`]: restores `saved` and returns the FROM rows

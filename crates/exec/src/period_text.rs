@@ -90,6 +90,25 @@ pub fn time_text(a: &ArrayRef, digits: Option<usize>) -> Option<ArrayRef> {
     )))
 }
 
+/// The fractional digits of each column of `schema` ([`fraction_digits`]).
+pub fn schema_digits(schema: &arrow::datatypes::Schema) -> Vec<Option<usize>> {
+    schema.fields().iter().map(|f| fraction_digits(f)).collect()
+}
+
+/// `batch`'s columns with each PERIOD column as its text ([`display`]), the others as they
+/// are; `digits` from [`schema_digits`].
+pub fn periods_as_text(
+    batch: &arrow::array::RecordBatch,
+    digits: &[Option<usize>],
+) -> Vec<ArrayRef> {
+    batch
+        .columns()
+        .iter()
+        .zip(digits)
+        .map(|(c, d)| display(c, *d).unwrap_or_else(|| c.clone()))
+        .collect()
+}
+
 /// A period column's values as text (`None` for an array of another type): what the CLI, the
 /// test runners and the Python values show. `digits` is the column's fractional-second
 /// precision when it has fewer than six.

@@ -97,27 +97,12 @@ pub fn type_modifier(f: &tdlite::arrow::datatypes::Field) -> i32 {
 /// # Errors
 /// An encoder's error (a value its PostgreSQL type cannot hold).
 pub fn data_rows(rows: &Rows, fields: &Arc<Vec<FieldInfo>>) -> PgWireResult<Vec<DataRow>> {
-    let digits: Vec<Option<usize>> = rows
-        .schema
-        .fields()
-        .iter()
-        .map(|f| tdlite::period_text::fraction_digits(f))
-        .collect();
+    let digits = tdlite::period_text::schema_digits(&rows.schema);
     let mut out = Vec::new();
     let mut encoder = DataRowEncoder::new(fields.clone());
     for batch in &rows.batches {
         // periods become text column by column, not per value
-        let columns: Vec<ArrayRef> = batch
-            .columns()
-            .iter()
-            .zip(&digits)
-            .map(|(a, d)| match a.data_type() {
-                DataType::FixedSizeBinary(_) => {
-                    tdlite::period_text::display(a, *d).unwrap_or_else(|| a.clone())
-                }
-                _ => a.clone(),
-            })
-            .collect();
+        let columns = tdlite::period_text::periods_as_text(batch, &digits);
         for row in 0..batch.num_rows() {
             for a in &columns {
                 encode(&mut encoder, a, row)?;
