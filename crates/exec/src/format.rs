@@ -5,20 +5,23 @@
 //! the conversion syntax and `||` keep them); [`display`] is how BTEQ shows a value by one;
 //! [`ansi_text`] turns a literal written in a date FORMAT into the ANSI form for comparisons.
 //!
-//! Format elements: `YYYY`, `YY`, `MMMM` (month name), `MMM` (abbreviated), `MM`, `DDD` (day of
-//! the year), `DD`, `EEEE`/`EEE` (day name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (fraction of a
-//! second: chrono writes 3 digits for n up to 3, else 6), `B` (a blank); punctuation and
-//! blanks are themselves (`-`, `/`, `:`, `.`, `,`); any other letter or digit is an element
-//! tdlite does not know (9910). As Teradata says, a format without separators reads text
+//! Format elements: `YYYY`/`Y4`, `YY` (read as 19yy: Teradata's CenturyBreak default; four
+//! digits in the text are the year as written), `MMMM`/`M4` (month name), `MMM`/`M3`
+//! (abbreviated), `MM`, `DDD`/`D3` (day of the year), `DD`, `EEEE`/`E4` and `EEE`/`E3` (day
+//! name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (fraction of a second: chrono writes 3 digits for
+//! n up to 3, else 6), `D` (the radix symbol, `.`), `T` (`AM`/`PM`: the time on the 12-hour
+//! clock, `HH` then 01–12), `B` (a blank); punctuation and blanks are themselves (`-`, `/`,
+//! `:`, `.`, `,`); any other letter or digit is an element tdlite does not know (9910). As Teradata says, a format without separators reads text
 //! without them.
 //! Character formats `X(n)` / `XXX` keep the first n characters of text. Numeric masks
 //! (`'ZZZ,ZZ9.99'`, `'-(8)9'`, …) are numfmt.rs's.
 
 use crate::error::{Error, OrOverflow, Result};
 use crate::functions;
+use crate::to_char::ORACLE_YY;
 use arrow::array::{Array, ArrayRef, AsArray, StringArray};
 use arrow::datatypes::DataType;
-use chrono::{NaiveDate, NaiveDateTime};
+use chrono::{Datelike, NaiveDate, NaiveDateTime};
 use std::sync::Arc;
 use tdlite_storage::types::{value_at, values_to_array, SqlType, Value};
 
@@ -29,29 +32,51 @@ fn chrono_format(fmt: &str) -> Result<String> {
     let mut out = String::new();
     let mut i = 0;
     let at = |i: usize, s: &str| up[i..].starts_with(s);
+    // `T` writes the time of day on the 12-hour clock, so its `HH` is the 12-hour one
+    let twelve = twelve_hour(&up);
     while i < b.len() {
         let (piece, len) = if at(i, "YYYY") {
             ("%Y", 4)
+        } else if at(i, "Y4") {
+            ("%Y", 2)
         } else if at(i, "YY") {
             ("%y", 2)
+        } else if at(i, ORACLE_YY) {
+            ("%y", ORACLE_YY.len())
         } else if at(i, "MMMM") {
             ("%B", 4)
+        } else if at(i, "M4") {
+            ("%B", 2)
         } else if at(i, "MMM") {
             ("%b", 3)
+        } else if at(i, "M3") {
+            ("%b", 2)
         } else if at(i, "MM") {
             ("%m", 2)
         } else if at(i, "MI") {
             ("%M", 2)
         } else if at(i, "DDD") {
             ("%j", 3)
+        } else if at(i, "D3") {
+            ("%j", 2)
         } else if at(i, "DD") {
             ("%d", 2)
         } else if at(i, "EEEE") {
             ("%A", 4)
+        } else if at(i, "E4") {
+            ("%A", 2)
         } else if at(i, "EEE") {
             ("%a", 3)
+        } else if at(i, "E3") {
+            ("%a", 2)
         } else if at(i, "HH") {
-            ("%H", 2)
+            (if twelve { "%I" } else { "%H" }, 2)
+        } else if at(i, "T") {
+            // AM or PM
+            ("%p", 1)
+        } else if at(i, "D") {
+            // the radix symbol (a time's fraction follows it)
+            (".", 1)
         } else if at(i, "SS") {
             ("%S", 2)
         } else if at(i, "S(") {
@@ -96,7 +121,40 @@ fn chrono_format(fmt: &str) -> Result<String> {
 }
 
 fn has_time(f: &str) -> bool {
-    ["%H", "%M", "%S"].iter().any(|t| f.contains(t))
+    ["%H", "%I", "%M", "%S"].iter().any(|t| f.contains(t))
+}
+
+/// True if the (upper-cased) format has the `T` element: no other element has the letter.
+fn twelve_hour(up: &str) -> bool {
+    up.contains('T')
+}
+
+/// Text read by chrono format `cf` as a date and time (midnight for a date; `None` if it does
+/// not match). Teradata's two-digit years (`YY`): as its CenturyBreak setting's default (0)
+/// has them, every two-digit year is 19yy; four digits where the format has two are the year
+/// as written.
+fn read_date_time(t: &str, cf: &str, oracle: bool) -> Option<NaiveDateTime> {
+    let read = |cf: &str| {
+        if has_time(cf) {
+            NaiveDateTime::parse_from_str(t, cf).ok()
+        } else {
+            NaiveDate::parse_from_str(t, cf)
+                .ok()
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+        }
+    };
+    if !cf.contains("%y") {
+        return read(cf);
+    }
+    match read(cf) {
+        // chrono reads 00–68 as 20yy
+        Some(dt) if oracle && dt.year() >= 2050 => dt.with_year(dt.year() - 100),
+        Some(dt) if oracle && dt.year() < 1950 => dt.with_year(dt.year() + 100),
+        Some(dt) if oracle => Some(dt),
+        Some(dt) if dt.year() >= 2000 => dt.with_year(dt.year() - 100),
+        Some(dt) => Some(dt),
+        None => read(&cf.replace("%y", "%Y")),
+    }
 }
 
 /// The values of `a` as BTEQ shows them under a column's FORMAT `fmt` (field metadata
@@ -138,25 +196,11 @@ pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
                     None => Value::Null,
                     Some(t) => {
                         let t = t.trim();
-                        if has_time(&cf) {
-                            let dt = NaiveDateTime::parse_from_str(t, &cf)
-                                .map_err(|_| Error::InvalidDate(t.to_string()))?;
-                            match ty {
-                                SqlType::Date => Value::Date(functions::days(dt.date())),
-                                _ => Value::Timestamp(dt.and_utc().timestamp_micros()),
-                            }
-                        } else {
-                            let d = NaiveDate::parse_from_str(t, &cf)
-                                .map_err(|_| Error::InvalidDate(t.to_string()))?;
-                            match ty {
-                                SqlType::Date => Value::Date(functions::days(d)),
-                                _ => Value::Timestamp(
-                                    d.and_hms_opt(0, 0, 0)
-                                        .or_overflow()?
-                                        .and_utc()
-                                        .timestamp_micros(),
-                                ),
-                            }
+                        let dt = read_date_time(t, &cf, fmt.contains(ORACLE_YY))
+                            .ok_or_else(|| Error::InvalidDate(t.to_string()))?;
+                        match ty {
+                            SqlType::Date => Value::Date(functions::days(dt.date())),
+                            _ => Value::Timestamp(dt.and_utc().timestamp_micros()),
                         }
                     }
                 });
@@ -353,14 +397,12 @@ pub(crate) fn ansi_text(text: &str, fmt: &str) -> Option<String> {
         return None;
     }
     let cf = chrono_format(fmt).ok()?;
-    let t = text.trim();
-    if has_time(&cf) {
-        let dt = NaiveDateTime::parse_from_str(t, &cf).ok()?;
-        Some(dt.format("%Y-%m-%d %H:%M:%S%.6f").to_string())
+    let dt = read_date_time(text.trim(), &cf, false)?;
+    Some(if has_time(&cf) {
+        dt.format("%Y-%m-%d %H:%M:%S%.6f").to_string()
     } else {
-        let d = NaiveDate::parse_from_str(t, &cf).ok()?;
-        Some(d.format("%Y-%m-%d").to_string())
-    }
+        dt.format("%Y-%m-%d").to_string()
+    })
 }
 
 fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {

@@ -11,22 +11,33 @@
 
 use crate::error::{Error, Result};
 
-/// Date and time elements, longest first so that `MONTH` is not read as `MON` + `TH`.
-const DATE_ELEMENTS: [(&str, &str); 15] = [
+/// The two-digit year of TO_DATE's Oracle models (`YY`, `RR`) in a mask: read as Oracle's `RR`
+/// (00–49 → 20yy, 50–99 → 19yy), not by Teradata's CenturyBreak. A control character starts
+/// it, so no FORMAT a user writes has it.
+pub(crate) const ORACLE_YY: &str = "\u{1}YY";
+
+/// Date and time elements, longest first so that `MONTH` is not read as `MON` + `TH`. Oracle's
+/// two-digit years (`YY`, `RR`) read as Oracle's `RR` does ([`ORACLE_YY`]); `AM`/`PM`
+/// is Teradata's `T`, which makes the mask's `HH` the 12-hour one.
+const DATE_ELEMENTS: [(&str, &str); 19] = [
     ("MONTH", "MMMM"),
     ("YYYY", "YYYY"),
     ("HH24", "HH"),
+    ("HH12", "HH"),
     ("DDD", "DDD"),
     ("DAY", "EEEE"),
     ("MON", "MMM"),
-    ("YY", "YY"),
+    ("YY", ORACLE_YY),
+    ("HH", "HH"),
+    ("AM", "T"),
+    ("PM", "T"),
     ("MM", "MM"),
     ("DD", "DD"),
     ("DY", "EEE"),
     ("MI", "MI"),
     ("SS", "SS"),
     ("FF", "S(6)"),
-    ("RR", "YY"),
+    ("RR", ORACLE_YY),
     ("Y", "Y"),
 ];
 
@@ -49,11 +60,12 @@ pub(crate) fn name_case(model: &str) -> Option<bool> {
     }
 }
 
-/// True if `model` is a number model (digits and separators, no date element).
+/// True if `model` is a number model (digit places and separators, no date element).
 pub(crate) fn is_number_model(model: &str) -> bool {
     let up = model.to_ascii_uppercase();
     let body = up.trim_start_matches("FM");
-    !body.is_empty()
+    // at least one digit place: `D` alone is the day of the week, not a radix
+    body.contains(['9', '0'])
         && body
             .chars()
             .all(|c| matches!(c, '9' | '0' | ',' | '.' | 'D' | 'G' | '$' | 'S' | '-' | 'B'))
@@ -62,10 +74,17 @@ pub(crate) fn is_number_model(model: &str) -> bool {
 /// The Teradata FORMAT mask for an Oracle date/time model.
 ///
 /// # Errors
-/// 9910 for an element with no Teradata counterpart: the 12-hour clock (`HH`, `HH12`, `AM`),
-/// quoted text (its letters would read as mask elements), `J`, `Q`, `WW`, ….
+/// 9910 for an element with no Teradata counterpart: the 12-hour clock without `AM`/`PM`
+/// (Teradata's mask writes it only beside its `T`), quoted text (its letters would read as
+/// mask elements), `J`, `Q`, `D`, `CC`, `WW`, ….
 pub(crate) fn date_mask(model: &str) -> Result<String> {
     let up = model.to_ascii_uppercase();
+    let twelve = up.replace("HH24", "").contains("HH");
+    if twelve && !(up.contains("AM") || up.contains("PM")) {
+        return Err(Error::Unsupported(format!(
+            "the 12-hour clock without AM or PM in '{model}'"
+        )));
+    }
     let chars: Vec<char> = up.chars().collect();
     let mut out = String::new();
     let mut i = 0;
@@ -148,7 +167,7 @@ mod tests {
     #[test]
     fn date_models_become_teradata_masks() {
         assert_eq!(date_mask("YYYY-MM-DD").unwrap(), "YYYY-MM-DD");
-        assert_eq!(date_mask("DD-MON-YY").unwrap(), "DD-MMM-YY");
+        assert_eq!(date_mask("DD-MON-YY").unwrap(), "DD-MMM-\u{1}YY");
         assert_eq!(
             date_mask("yyyy-mm-dd hh24:mi:ss").unwrap(),
             "YYYY-MM-DDBHH:MI:SS"
@@ -156,7 +175,9 @@ mod tests {
         assert_eq!(date_mask("Month DD, YYYY").unwrap(), "MMMMBDD,BYYYY");
         assert_eq!(date_mask("HH24:MI:SS.FF3").unwrap(), "HH:MI:SS.S(3)");
         assert_eq!(date_mask("DY DAY").unwrap(), "EEEBEEEE");
-        assert!(date_mask("HH:MI AM").is_err());
+        assert_eq!(date_mask("HH:MI AM").unwrap(), "HH:MIBT");
+        assert_eq!(date_mask("HH12:MI:SS PM").unwrap(), "HH:MI:SSBT");
+        assert_eq!(date_mask("DD-MON-RR").unwrap(), "DD-MMM-\u{1}YY");
         assert!(date_mask("HH12:MI").is_err(), "a 12-hour clock needs AM/PM");
         assert!(date_mask("HH:MI").is_err());
         assert!(date_mask("YYYY\"year\"").is_err());
