@@ -20,7 +20,7 @@ use arrow::array::{ArrayRef, Int32Array, Int64Array, StringArray};
 use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use std::sync::Arc;
-use tdlite_storage::catalog::{Catalog, Column, DefaultValue, IndexSpec, TableSchema};
+use tdlite_storage::catalog::{Catalog, Column, DefaultValue, IndexSpec};
 use tdlite_storage::period::PeriodElem;
 use tdlite_storage::types::{SqlType, Value};
 
@@ -32,13 +32,13 @@ enum Cells {
 }
 
 /// Builds a view's rows column by column.
-struct Builder {
+pub(crate) struct Builder {
     names: Vec<&'static str>,
     cells: Vec<Cells>,
 }
 
 impl Builder {
-    fn new(columns: &[(&'static str, bool)]) -> Self {
+    pub(crate) fn new(columns: &[(&'static str, bool)]) -> Self {
         Builder {
             names: columns.iter().map(|(n, _)| *n).collect(),
             cells: columns
@@ -63,7 +63,7 @@ impl Builder {
     }
 
     /// Adds a row: one `Cell` per column, in order.
-    fn row(&mut self, values: Vec<Cell>) {
+    pub(crate) fn row(&mut self, values: Vec<Cell>) {
         for (col, v) in self.cells.iter_mut().zip(values) {
             match (col, v) {
                 (Cells::Big(c), Cell::Big(i)) => c.push(Some(i)),
@@ -81,7 +81,7 @@ impl Builder {
         }
     }
 
-    fn finish(self) -> Result<Rows> {
+    pub(crate) fn finish(self) -> Result<Rows> {
         let fields: Vec<Field> = self
             .names
             .iter()
@@ -110,7 +110,7 @@ impl Builder {
 }
 
 /// One cell of a row being added.
-enum Cell {
+pub(crate) enum Cell {
     Text(String),
     Int(i32),
     Big(i64),
@@ -127,11 +127,11 @@ pub(crate) struct QueueSource<'a> {
 }
 
 /// `n` NULL cells.
-fn nulls(n: usize) -> impl Iterator<Item = Cell> {
+pub(crate) fn nulls(n: usize) -> impl Iterator<Item = Cell> {
     (0..n).map(|_| Cell::Null)
 }
 
-fn text(s: impl Into<String>) -> Cell {
+pub(crate) fn text(s: impl Into<String>) -> Cell {
     Cell::Text(s.into())
 }
 
@@ -214,7 +214,7 @@ fn split_name(name: &str, user: &str) -> (String, String) {
 }
 
 /// A registry comment as a cell (NULL when there is none).
-fn comment(registry: &Registry, class: char, name: &str) -> Cell {
+pub(crate) fn comment(registry: &Registry, class: char, name: &str) -> Cell {
     registry.comment(class, name).map_or(Cell::Null, text)
 }
 
@@ -351,7 +351,7 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
 }
 
 /// Teradata's two-character type code (`DBC.ColumnsV.ColumnType`).
-fn type_code(ty: &SqlType) -> &'static str {
+pub(crate) fn type_code(ty: &SqlType) -> &'static str {
     match ty {
         SqlType::ByteInt => "I1",
         SqlType::SmallInt => "I2",
@@ -374,7 +374,7 @@ fn type_code(ty: &SqlType) -> &'static str {
 
 /// The bytes Teradata stores a value of `ty` in (`ColumnLength`); character columns count
 /// two bytes a character (tdlite's character set is Unicode).
-fn length(ty: &SqlType) -> i32 {
+pub(crate) fn length(ty: &SqlType) -> i32 {
     match ty {
         SqlType::ByteInt => 1,
         SqlType::SmallInt => 2,
@@ -399,7 +399,7 @@ fn length(ty: &SqlType) -> i32 {
 
 /// `DecimalTotalDigits` and `DecimalFractionalDigits`: a DECIMAL's precision and scale, a
 /// TIME's or TIMESTAMP's fractional digits.
-fn digits_of(ty: &SqlType) -> (Cell, Cell) {
+pub(crate) fn digits_of(ty: &SqlType) -> (Cell, Cell) {
     match *ty {
         SqlType::Decimal(p, s) => (Cell::Int(p.into()), Cell::Int(s.into())),
         SqlType::Time(p)
@@ -411,7 +411,7 @@ fn digits_of(ty: &SqlType) -> (Cell, Cell) {
     }
 }
 
-fn default_text(c: &Column) -> Cell {
+pub(crate) fn default_text(c: &Column) -> Cell {
     match &c.default {
         None => Cell::Null,
         Some(DefaultValue::CurrentTimestamp) => text("CURRENT_TIMESTAMP"),
@@ -487,11 +487,10 @@ fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
         let (db, name) = split_name(&t.schema.name, user);
         for (i, c) in t.schema.columns.iter().enumerate() {
             let (digits, fraction) = digits_of(&c.ty);
-            let case_flag = match (c.ty.is_character(), c.uppercase, c.case_specific) {
-                (false, ..) => Cell::Null,
-                (true, true, _) => text("U"),
-                (true, false, true) => text("C"),
-                (true, false, false) => text("N"),
+            let case_flag = if c.ty.is_character() {
+                text(case_code(c))
+            } else {
+                Cell::Null
             };
             let checks = t
                 .schema
@@ -506,7 +505,7 @@ fn columns(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
                 text(db.clone()),
                 text(name.clone()),
                 text(c.name.clone()),
-                c.format.clone().map_or(Cell::Null, text),
+                shown_format(c).map_or(Cell::Null, text),
                 c.title.clone().map_or(Cell::Null, text),
                 Cell::Null,
                 text(type_code(&c.ty)),
@@ -971,72 +970,23 @@ fn all_rights(registry: &Registry) -> Result<Rows> {
     b.finish()
 }
 
-/// `HELP COLUMN`'s rows for `cols` of `table`, with Teradata's columns (the tools built on
-/// teradatasql read `Column Dictionary Name`, `Type`, `Max Length`, `Char Type`, …): the type
-/// as DBC.ColumnsV's two-character code, lengths in bytes.
-pub(crate) fn help_column(table: &TableSchema, cols: &[&Column]) -> Result<Rows> {
-    let mut b = Builder::new(&[
-        ("Column Name", false),
-        ("Type", false),
-        ("Nullable", false),
-        ("Format", false),
-        ("Max Length", true),
-        ("Decimal Total Digits", true),
-        ("Decimal Fractional Digits", true),
-        ("Table/View?", false),
-        ("Char Type", true),
-        ("IdCol Type", false),
-        ("UDT Name", false),
-        ("Temporal Column", false),
-        ("Current ValidTime Unique?", false),
-        ("Sequenced ValidTime Unique?", false),
-        ("NonSequenced ValidTime Unique?", false),
-        ("Current TransactionTime Unique?", false),
-        ("Partitioning Column", false),
-        ("Column Partition Number", true),
-        ("Column Partition Format", false),
-        ("Column Partition AC", false),
-        ("Column Dictionary Name", false),
-        ("Column SQL Name", false),
-        ("Column Name UEscape", false),
-        ("UDT Dictionary Name", false),
-        ("UDT SQL Name", false),
-        ("UDT Name UEscape", false),
-    ]);
-    for c in cols {
-        let (digits, fraction) = digits_of(&c.ty);
-        let mut row = vec![
-            text(c.name.clone()),
-            text(type_code(&c.ty)),
-            text(if c.nullable { "Y" } else { "N" }),
-            c.format.clone().map_or(Cell::Null, text),
-            Cell::Int(length(&c.ty)),
-            digits,
-            fraction,
-            text(if table.view.is_some() { "V" } else { "T" }),
-            if c.ty.is_character() {
-                Cell::Int(2)
-            } else {
-                Cell::Null
-            },
-            Cell::Null,
-            Cell::Null,
-            text("N"),
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            text("N"),
-            Cell::Int(0),
-            Cell::Null,
-            Cell::Null,
-            text(c.name.clone()),
-            text(c.name.clone()),
-        ];
-        row.extend(nulls(4));
-        b.row(row);
+/// A character column's case attributes as Teradata's code (`UpperCaseFlag`): `U`
+/// UPPERCASE, `C` CASESPECIFIC, `B` both, `N` neither.
+pub(crate) fn case_code(c: &Column) -> &'static str {
+    match (c.uppercase, c.case_specific) {
+        (true, true) => "B",
+        (true, false) => "U",
+        (false, true) => "C",
+        (false, false) => "N",
     }
-    b.finish()
+}
+
+/// A column's display format: its own FORMAT, else its type's default (Teradata's "Data Type
+/// Default Formats").
+pub(crate) fn shown_format(c: &Column) -> Option<String> {
+    c.format
+        .clone()
+        .or_else(|| crate::format::type_format(&c.ty))
 }
 
 #[cfg(test)]

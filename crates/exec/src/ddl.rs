@@ -509,48 +509,18 @@ impl Exec<'_> {
         Ok(self.txn.drop_table(&n)?)
     }
 
-    /// HELP TABLE: one row per column (`only`: those columns), in tdlite's readable shape
-    /// (the type as written, the case); HELP COLUMN has Teradata's columns ([`Exec::help_column`]).
+    /// HELP TABLE: Teradata's attributes of each column (`only`: those columns), see
+    /// help_attrs.rs.
     ///
     /// # Errors
     /// 3807, and 3810 for a column `only` names that the table does not have.
     pub fn help_table(&self, name: &ast::ObjectName, only: Option<&[String]>) -> Result<Rows> {
         let t = self.must_get_table(name)?;
         let cols = help_columns(&t.schema, only)?;
-        let text = |f: &dyn Fn(&Column) -> String| -> ArrayRef {
-            Arc::new(StringArray::from_iter_values(cols.iter().map(|c| f(c))))
-        };
-        let arrays = vec![
-            text(&|c| c.name.clone()),
-            text(&|c| c.ty.to_string()),
-            text(&|c| if c.nullable { "Y".into() } else { "N".into() }),
-            text(&|c| c.format.clone().unwrap_or_default()),
-            text(&|c| c.title.clone().unwrap_or_default()),
-            text(&|c| {
-                if c.ty.is_character() {
-                    if c.case_specific {
-                        "CS".into()
-                    } else {
-                        "NOT CS".into()
-                    }
-                } else {
-                    String::new()
-                }
-            }),
-        ];
-        let schema = Arc::new(Schema::new(
-            ["Column Name", "Type", "Nullable", "Format", "Title", "Case"]
-                .iter()
-                .map(|n| Field::new(*n, DataType::Utf8, false))
-                .collect::<Vec<_>>(),
-        ));
-        Ok(Rows {
-            schema: schema.clone(),
-            batches: vec![RecordBatch::try_new(schema, arrays)?],
-        })
+        crate::help_attrs::help_table(&t.schema, &cols, &self.shared.registry)
     }
 
-    /// `HELP COLUMN`: Teradata's HELP COLUMN rows (see `dbc::help_column`) for the columns
+    /// `HELP COLUMN`: Teradata's HELP COLUMN rows (see help_attrs.rs) for the columns
     /// `only` names, or all.
     ///
     /// # Errors
@@ -558,7 +528,7 @@ impl Exec<'_> {
     pub fn help_column(&self, name: &ast::ObjectName, only: Option<&[String]>) -> Result<Rows> {
         let t = self.must_get_table(name)?;
         let cols = help_columns(&t.schema, only)?;
-        crate::dbc::help_column(&t.schema, &cols)
+        crate::help_attrs::help_column(&t.schema, &cols)
     }
 
     /// HELP INDEX: a row per index, with Teradata's columns: Unique? (Y/N), Primary or

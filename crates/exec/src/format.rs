@@ -276,6 +276,30 @@ pub(crate) fn default_format(t: &DataType) -> Option<std::borrow::Cow<'static, s
     })
 }
 
+/// Teradata's default FORMAT of a column type ("Data Type Default Formats"): the numeric ones
+/// of [`default_format`], `X(n)` for CHAR(n) and VARCHAR(n), `X(2n)` for BYTE(n) and
+/// VARBYTE(n) (at most `X(64000)`), `YYYY-MM-DD` for DATE (ANSIDATE mode, tdlite's),
+/// `HH:MI:SS.S(n)` and `YYYY-MM-DDBHH:MI:SS.S(n)` for TIME(n) and TIMESTAMP(n) (`S(F)` resolved
+/// to the precision; no fraction for 0); `None` for a PERIOD.
+pub(crate) fn type_format(ty: &SqlType) -> Option<String> {
+    let fraction = |p: u8| {
+        if p == 0 {
+            String::new()
+        } else {
+            format!(".S({p})")
+        }
+    };
+    Some(match ty {
+        SqlType::Char(n) | SqlType::VarChar(n) => format!("X({n})"),
+        SqlType::Byte(n) | SqlType::VarByte(n) => format!("X({})", (2 * u64::from(*n)).min(64_000)),
+        SqlType::Date => "YYYY-MM-DD".to_string(),
+        SqlType::Time(p) => format!("HH:MI:SS{}", fraction(*p)),
+        SqlType::Timestamp(p) => format!("YYYY-MM-DDBHH:MI:SS{}", fraction(*p)),
+        SqlType::Period(_) => return None,
+        numeric => default_format(&numeric.arrow_type())?.into_owned(),
+    })
+}
+
 /// `a`, whose values have the FORMAT `fmt` of their own (`None`: their type's
 /// [`default_format`]), converted to the character type `ty`: a number, date or time is
 /// written by the format first (Teradata's "the format of the original value determines"

@@ -77,6 +77,7 @@ mod format;
 mod functions;
 mod grouping_sets;
 mod hash_join;
+mod help_attrs;
 mod identity;
 mod inputs;
 mod insert_row;
