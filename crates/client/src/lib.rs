@@ -181,8 +181,9 @@ impl Client {
         self.cancel.clone()
     }
 
-    /// The session mode as the server last reported it (`ANSI` or `TERA`), if it did: at
-    /// a `SET SESSION TRANSACTION`, or a login setting applied at the first request.
+    /// The session mode as the server last reported it (`ANSI` or `TERA`), if it did: after
+    /// a request that switched it (`SET SESSION TRANSACTION`; the mode asked for at login is
+    /// not reported).
     pub fn reported_mode(&self) -> Option<&str> {
         self.tmode.as_deref()
     }
@@ -226,26 +227,43 @@ impl Client {
     pub fn query_many(&mut self, sql: &str, sets: &[Vec<Value>]) -> Result<Vec<Reply>, Error> {
         self.usable()?;
         let (types, texts) = params::texts(sets)?;
+        let protocol = |e: std::io::Error| Error::Protocol(e.to_string());
+        // each set's messages: Bind, Describe of the portal, Execute
+        let mut sets = texts
+            .into_iter()
+            .map(|set| -> Result<BytesMut, Error> {
+                let mut m = BytesMut::new();
+                params::bind(set, &mut m)?;
+                frontend::describe(b'P', "", &mut m).map_err(protocol)?;
+                frontend::execute("", 0, &mut m).map_err(protocol)?;
+                Ok(m)
+            })
+            .peekable();
         let mut replies = Vec::with_capacity(sets.len());
-        let mut texts = texts.into_iter().peekable();
-        let mut first = true;
-        while texts.peek().is_some() {
-            let mut out = BytesMut::new();
-            let protocol = |e: std::io::Error| Error::Protocol(e.to_string());
-            if first {
-                frontend::parse("", sql, types.iter().copied(), &mut out).map_err(protocol)?;
-                first = false;
-            }
-            let mut sets_in_chunk = 0;
-            while sets_in_chunk < CHUNK && out.len() < CHUNK_BYTES {
-                let Some(set) = texts.next() else { break };
-                params::bind(set, &mut out)?;
-                frontend::describe(b'P', "", &mut out).map_err(protocol)?;
-                frontend::execute("", 0, &mut out).map_err(protocol)?;
-                sets_in_chunk += 1;
+        let mut out = BytesMut::new();
+        frontend::parse("", sql, types.iter().copied(), &mut out).map_err(protocol)?;
+        while sets.peek().is_some() {
+            let mut in_chunk = 0;
+            // a chunk stays within its bounds but always takes one set (the server reads a
+            // whole Bind before it answers, so a lone big set cannot leave both sides writing)
+            while let Some(next) = sets.peek() {
+                let fits = match next {
+                    Ok(m) => in_chunk < CHUNK && out.len() + m.len() <= CHUNK_BYTES,
+                    Err(_) => true,
+                };
+                if in_chunk > 0 && !fits {
+                    break;
+                }
+                match sets.next() {
+                    Some(Ok(m)) => out.extend_from_slice(&m),
+                    Some(Err(e)) => return Err(e),
+                    None => break,
+                }
+                in_chunk += 1;
             }
             frontend::sync(&mut out);
             self.send(&out)?;
+            out.clear();
             replies.extend(self.replies()?);
         }
         Ok(replies)
@@ -313,7 +331,18 @@ impl Client {
         let mut columns: Option<Vec<convert::Column>> = None;
         let mut rows: Vec<Vec<Option<bytes::Bytes>>> = Vec::new();
         loop {
-            match self.message()? {
+            let message = match self.message() {
+                Ok(m) => m,
+                // a FATAL error closes the connection without a ReadyForQuery: its own
+                // message, not the closing, is the answer
+                Err(e) => {
+                    return Err(match error {
+                        Some(server @ Error::Server { .. }) => server,
+                        _ => e,
+                    })
+                }
+            };
+            match message {
                 backend::Message::RowDescription(body) => {
                     columns = Some(convert::columns(&body).map_err(|e| self.fail(e))?);
                     rows.clear();

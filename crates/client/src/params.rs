@@ -101,7 +101,7 @@ pub(crate) fn texts(sets: &[Vec<Value>]) -> Result<(Vec<u32>, Vec<SetTexts>), Er
 /// for in text.
 ///
 /// # Errors
-/// Only if the message cannot be written (more than 65,535 values).
+/// Only if the message cannot be written (more than 32,767 values: the count is an i16).
 pub(crate) fn bind(texts: Vec<Option<String>>, out: &mut BytesMut) -> Result<(), Error> {
     frontend::bind(
         "",

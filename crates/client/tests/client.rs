@@ -544,4 +544,7 @@ fn with_users_login_settings_wait_for_the_password() {
     let mut c = Client::connect(&cfg).expect("the password is right");
     assert_eq!(code(c.query("SEL 1")), 3802);
     assert!(matches!(c.query("SEL 1"), Err(Error::Io(_))));
+    // the same through the extended protocol (a FATAL error ends it without a ReadyForQuery)
+    let mut c = Client::connect(&cfg).expect("the password is right");
+    assert_eq!(code(c.query_with("SEL ?", &[Value::Int(1)])), 3802);
 }

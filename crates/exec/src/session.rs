@@ -269,6 +269,11 @@ impl Session {
         self.strict
     }
 
+    /// The session's default database: the one `DATABASE x` set, else the user's own.
+    pub fn default_database(&self) -> &str {
+        self.database.as_deref().unwrap_or(&self.user)
+    }
+
     /// Bounds how long a request may run (`None`, the default: no bound). A request still
     /// running when the bound expires stops at its next check (interrupt.rs) with 9920 and is
     /// undone as any failing request is; a consume's wait on an empty queue is bounded by

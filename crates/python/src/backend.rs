@@ -172,7 +172,7 @@ impl Backend {
         sets: Vec<Vec<Value>>,
     ) -> Result<Vec<Answer>, Failure> {
         let id = self.id();
-        if matches!(self, Backend::Remote(_)) && sets.iter().all(Vec::is_empty) {
+        if matches!(self, Backend::Remote(_)) && sets.len() == 1 && sets[0].is_empty() {
             // no values: the simple protocol, which answers every statement of the request
             // (the extended one answers with the last)
             return self.execute(sql);

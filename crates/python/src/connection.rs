@@ -89,7 +89,9 @@ impl State {
         let autocommit = self.autocommit;
         let session = self.session()?;
         if !autocommit && session.mode() == SessionMode::Teradata && !session.in_transaction() {
-            session.execute("BT").map_err(|f| failure(py, f))?;
+            // without the GIL: a remote session's BT is a round trip to its server
+            py.detach(|| session.execute("BT"))
+                .map_err(|f| failure(py, f))?;
         }
         Ok(())
     }
@@ -611,7 +613,8 @@ impl Connection {
             (Backend::Local(_), SessionMode::Ansi, true) => "COMMIT",
             (_, _, false) => "ROLLBACK",
         };
-        match session.execute(sql) {
+        // without the GIL: a remote session's end is a round trip to its server
+        match py.detach(|| session.execute(sql)) {
             Ok(_) => Ok(()),
             // ROLLBACK reports itself as error 3514 in Teradata mode: the rollback happened
             Err(Failure::Database(_, 3514, _)) if !commit => Ok(()),

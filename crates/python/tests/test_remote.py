@@ -237,6 +237,11 @@ def test_remote_transactions_follow_the_servers_state(server):
         # no parameters (an empty set): every statement answers, as embedded
         cur.execute("SEL 1; SEL 2", ())
         assert cur.fetchall() == [[1]] and cur.nextset() and cur.fetchall() == [[2]]
+        # several empty parameter sets run the statement once each, as embedded
+        cur.execute("CREATE TABLE ticks (at TIMESTAMP(6))")
+        cur.executemany("INS ticks (CURRENT_TIMESTAMP(6))", [(), (), ()])
+        assert cur.rowcount == 3
+        assert cur.execute("SEL COUNT(*) FROM ticks").fetchone() == [3]
         # a value that cannot go over the wire is the caller's error; the connection goes on
         with pytest.raises(tdlite.ProgrammingError):
             cur.executemany("SEL ?", [[b"\x00"], ["text"]])

@@ -223,9 +223,10 @@ impl Connection {
     }
 
     /// A request's results, or its failure as the client's error. A failure that left no
-    /// transaction open (any failure in Teradata mode rolls the transaction back) makes the
-    /// client's transaction status idle, so its next ReadyForQuery says so (pgwire would
-    /// report a failed transaction, and drivers would think one still open).
+    /// transaction open (any failure of a request in Teradata mode rolls the transaction back)
+    /// makes the client's transaction status idle, so its next ReadyForQuery says so (pgwire
+    /// would report a failed transaction, and drivers would think one still open); one that
+    /// left a transaction open (ANSI mode) is reported failed (`E`).
     fn after_failure<C: ClientInfo>(
         &self,
         client: &mut C,
@@ -235,6 +236,10 @@ impl Connection {
         result.map_err(|e| {
             if !open {
                 client.set_transaction_status(TransactionStatus::Idle);
+            } else if matches!(client.transaction_status(), TransactionStatus::Idle) {
+                // an ANSI transaction that a request of rows only opened: pgwire reports
+                // a failed transaction (E) only from an open one
+                client.set_transaction_status(TransactionStatus::Transaction);
             }
             failed(e)
         })

@@ -79,7 +79,15 @@ pub struct Server {
     connections: Registry,
     scram: Option<handler::Scram>,
     tls: Option<pgwire::tokio::TlsAcceptor>,
+    /// Bounds the connections being refused at once (each holds a socket until it has
+    /// read a startup packet or timed out).
+    refusing: Arc<tokio::sync::Semaphore>,
 }
+
+/// The most connections being refused at once; past it, one over the limit is closed at once.
+const REFUSING: usize = 64;
+/// How long a refused connection may take to send its startup packet.
+const REFUSE_WITHIN: Duration = Duration::from_secs(5);
 
 impl Server {
     /// Binds `config.listen` for `db`.
@@ -114,6 +122,7 @@ impl Server {
             open: Arc::new(AtomicUsize::new(0)),
             cancels: Arc::new(Mutex::new(std::collections::HashMap::new())),
             connections: Arc::new(Mutex::new(Vec::new())),
+            refusing: Arc::new(tokio::sync::Semaphore::new(REFUSING)),
         })
     }
 
@@ -143,7 +152,17 @@ impl Server {
         let mut tick = tokio::time::interval(Duration::from_millis(500));
         loop {
             let (socket, peer) = tokio::select! {
-                accepted = self.listener.accept() => accepted?,
+                accepted = self.listener.accept() => match accepted {
+                    Ok(pair) => pair,
+                    // out of file descriptors, a connection reset before it was taken: the
+                    // server goes on (a flood of connections must not end it)
+                    Err(e) if transient(&e) => {
+                        eprintln!("tdlite serve: accept: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                },
                 _ = tick.tick() => {
                     self.close_idle();
                     continue;
@@ -156,7 +175,14 @@ impl Server {
                     "tdlite serve: refused {peer}: {} connections are open",
                     self.config.max_connections
                 );
-                tokio::spawn(refuse(socket, self.cancels.clone()));
+                // bounded in number and in time, so that idle sockets cannot pile up
+                if let Ok(permit) = self.refusing.clone().try_acquire_owned() {
+                    let cancels = self.cancels.clone();
+                    tokio::spawn(async move {
+                        let _ = tokio::time::timeout(REFUSE_WITHIN, refuse(socket, cancels)).await;
+                        drop(permit);
+                    });
+                }
                 continue;
             }
             let (socket, link) = match split(socket) {
@@ -246,6 +272,18 @@ impl Server {
         }
         Ok(())
     }
+}
+
+/// An accept error the server survives: a resource running out for a moment (file
+/// descriptors, memory) or a connection that went before it was taken.
+fn transient(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::Interrupted
+            | std::io::ErrorKind::OutOfMemory
+    ) || matches!(e.raw_os_error(), Some(23 | 24))
 }
 
 /// One open connection in the server's count, until dropped.

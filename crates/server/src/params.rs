@@ -24,6 +24,9 @@ pub struct Numbered {
     pub order: Vec<usize>,
     /// How many values the client binds (the highest `$n`, or the count of `?`).
     pub count: usize,
+    /// Whether the text has Teradata's own `?` markers (then it takes exactly `count`
+    /// values, as an embedded prepared request does).
+    pub questions: bool,
 }
 
 /// `sql` with its `$n` markers made `?` (see the module).
@@ -101,7 +104,12 @@ pub fn number(sql: &str) -> Numbered {
         }
     }
     let count = order.iter().map(|&i| i + 1).max().unwrap_or(0);
-    Numbered { text, order, count }
+    Numbered {
+        text,
+        order,
+        count,
+        questions: questions > 0,
+    }
 }
 
 /// The most parameters a request may number (PostgreSQL's limit, 65,535).
@@ -130,7 +138,16 @@ pub fn values(
     numbered: &Numbered,
     types: &[Type],
 ) -> PgWireResult<Vec<Value>> {
-    if portal.parameter_len() != numbered.count {
+    // as many values as markers; with `$n` markers (or none) also as many as the statement
+    // declared types for (PostgreSQL takes values for declared parameters the text does not
+    // use); with `?` markers exactly as many (an embedded prepared request's rule)
+    let given = portal.parameter_len();
+    let most = if numbered.questions {
+        numbered.count
+    } else {
+        numbered.count.max(types.len())
+    };
+    if given < numbered.count || given > most {
         // as an embedded prepared request refuses it (PostgreSQL refuses it too)
         let e = tdlite::PositionedError {
             error: tdlite::Error::ParameterCount {
@@ -235,16 +252,29 @@ fn binary_numeric(b: &[u8]) -> Option<Value> {
     };
     let count = usize::from(word(0)?);
     let weight = i32::from(i16::from_be_bytes(word(1)?.to_be_bytes()));
+    if count > 64 {
+        // more base-10000 digits than any 38-digit value with its scale has
+        return None;
+    }
     let sign = match word(2)? {
         0 => "",
         0x4000 => "-",
         _ => return None,
     };
     let scale = usize::from(word(3)?);
-    let digits: Vec<u16> = (0..count).map(|i| word(4 + i)).collect::<Option<_>>()?;
-    if digits.iter().any(|d| *d > 9999) || scale > 38 {
+    let mut digits: Vec<u16> = (0..count).map(|i| word(4 + i)).collect::<Option<_>>()?;
+    // leading zero digits say nothing (they only shift the weight)
+    let mut weight = weight;
+    while digits.first() == Some(&0) {
+        digits.remove(0);
+        weight -= 1;
+    }
+    // 38 digits at most: an integer part of ten or more base-10000 digits (40 decimal
+    // digits) cannot be a DECIMAL, so nothing that long is ever written out
+    if digits.iter().any(|d| *d > 9999) || scale > 38 || (weight >= 10 && !digits.is_empty()) {
         return None;
     }
+    let weight = if digits.is_empty() { 0 } else { weight };
     // the base-10000 digit of power `p` (10000^p)
     let group = |p: i32| {
         usize::try_from(weight - p)
@@ -342,7 +372,14 @@ mod tests {
         // zero with scale 2; NaN; a truncated message
         assert_eq!(n(&[0, 0, 0, 0, 0, 0, 0, 2]), Some(Value::Decimal(0, 2)));
         assert_eq!(n(&[0, 0, 0, 0, 0xc0, 0, 0, 0]), None);
-        assert_eq!(n(&[0, 1, 0, 0]), None);
+        assert_eq!(n(&[0, 1, 0, 4]), None);
+        // an integer part far beyond 38 digits is refused without being written out
+        assert_eq!(n(&[0, 1, 0x7f, 0xff, 0, 0, 0, 0, 0, 1]), None);
+        // leading zero digits only shift the weight
+        assert_eq!(
+            n(&[0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7]),
+            Some(Value::Decimal(7, 0))
+        );
     }
 
     #[test]

@@ -599,3 +599,45 @@ async fn with_users_a_login_needs_its_password() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prepared_statement_is_described_in_the_connection_s_default_database() {
+    let addr = start(Config::default()).await;
+    let admin = connect(addr).await.expect("connect");
+    admin
+        .batch_execute("CREATE DATABASE shop AS PERM = 1e6")
+        .await
+        .expect("database");
+    admin
+        .batch_execute("CREATE TABLE shop.orders (id INTEGER, item VARCHAR(10))")
+        .await
+        .expect("table");
+    let (c, conn) = tokio_postgres::connect(
+        &format!(
+            "host={} port={} user=dbc options='-c default_database=shop'",
+            addr.ip(),
+            addr.port()
+        ),
+        NoTls,
+    )
+    .await
+    .expect("connect with a default database");
+    tokio::spawn(conn);
+    // Describe of an unbound statement runs it in the describing session: it resolves
+    // `orders` in the connection's default database
+    let st = c
+        .prepare("SEL id, item FROM orders WHERE id = $1")
+        .await
+        .expect("prepare");
+    assert_eq!(st.columns().len(), 2);
+    // a value for a declared parameter the text does not use is taken, as PostgreSQL takes it
+    let st = c
+        .prepare_typed("SEL 1", &[Type::INT4])
+        .await
+        .expect("prepare");
+    let rows = c
+        .query(&st, &[&7i32])
+        .await
+        .expect("an unused declared parameter");
+    assert_eq!(rows.len(), 1);
+}
