@@ -101,9 +101,10 @@ impl Exec<'_> {
         if self.ansi {
             check_truncation(col, a)?;
         }
-        // character input to a DATE or TIMESTAMP column with a FORMAT is read by that format
-        // ('2020/01/02' into DATE FORMAT 'YYYY/MM/DD'); a value that does not fit it is read
-        // as usual (the ANSI form '2020-01-02')
+        // character input to a DATE, TIMESTAMP or number column with a FORMAT is read by
+        // that format ('2020/01/02' into DATE FORMAT 'YYYY/MM/DD', '1,234.50' into DECIMAL
+        // FORMAT 'ZZZ,ZZ9.99': Data Types and Literals, "FORMAT can also be used for input");
+        // a value that does not fit it is read as usual (the ANSI form '2020-01-02', '12.5')
         let parsed;
         let a = match (&col.format, a.data_type(), col.ty) {
             (
@@ -111,6 +112,12 @@ impl Exec<'_> {
                 arrow::datatypes::DataType::Utf8,
                 SqlType::Date | SqlType::Timestamp(_),
             ) => {
+                parsed = by_format(a, col.ty, mask)?;
+                &parsed
+            }
+            (Some(mask), arrow::datatypes::DataType::Utf8, ty)
+                if ty.arrow_type().is_numeric() && crate::numfmt::is_numeric(mask) =>
+            {
                 parsed = by_format(a, col.ty, mask)?;
                 &parsed
             }

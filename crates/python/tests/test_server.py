@@ -271,3 +271,28 @@ def test_psql_runs_the_readme_tour(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+def test_psycopg_runs_the_readme_tour(tmp_path):
+    """The same tour through psycopg, statement by statement, as an application would."""
+    server, port = serve(tmp_path / "db", tmp_path / "port", 1)
+    try:
+        with connect(port) as c:
+            seen = []
+            for statement in README_TOUR.split(";\n"):
+                if not statement.strip():
+                    continue
+                try:
+                    cur = c.execute(statement)
+                except psycopg.Error as e:
+                    seen.append(str(e).split(" (line")[0])
+                    continue
+                seen.append(cur.fetchall() if cur.description else cur.statusmessage)
+        assert seen[:4] == ["CREATE TABLE", "INSERT 0 1", "INSERT 0 1", "INSERT 0 1"]
+        assert seen[4] == [(0, "urgent"), (1, "resize image"), (2, "send mail")]
+        assert [r[1:] for r in seen[5]] == [(0, "urgent")]
+        assert seen[6:10] == ["BEGIN", [(1,)], "ROLLBACK", [(1,)]]
+        assert seen[10] == "[Error 3807] Object 'nowhere' does not exist."
+    finally:
+        server.kill()
+        server.wait()

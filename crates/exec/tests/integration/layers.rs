@@ -91,6 +91,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "alter",
             "admin",
             "dbc",
+            "help_attrs",
             "dictionary",
             "statistics",
             "macros",
