@@ -527,6 +527,13 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
     };
     let neg = text.trim().starts_with('-');
     let body = text.trim().strip_prefix('-').unwrap_or(text.trim());
+    if let Some(last) = &iv.last_field {
+        let leading = iv
+            .leading_field
+            .clone()
+            .unwrap_or(ast::DateTimeField::Second);
+        return compound_interval(&text, body, neg, &leading, last, iv.leading_precision);
+    }
     // digits, with a fraction: no exponent, no NaN or infinity
     let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
@@ -571,6 +578,101 @@ fn interval_literal(iv: &ast::Interval) -> Result<ArrayRef> {
     ])))
 }
 
+/// The place of an interval field: YEAR 0, MONTH 1; DAY 2, HOUR 3, MINUTE 4, SECOND 5.
+fn field_place(f: &ast::DateTimeField) -> Option<usize> {
+    use ast::DateTimeField as F;
+    Some(match f {
+        F::Year | F::Years => 0,
+        F::Month | F::Months => 1,
+        F::Day | F::Days => 2,
+        F::Hour | F::Hours => 3,
+        F::Minute | F::Minutes => 4,
+        F::Second | F::Seconds => 5,
+        _ => return None,
+    })
+}
+
+/// An interval of several fields (`INTERVAL '2-06' YEAR TO MONTH`, `'3 04:05' DAY TO MINUTE`,
+/// `'1:30' HOUR TO MINUTE`, `'5:30.25' MINUTE TO SECOND`): the fields from `leading` to
+/// `last` in order, a blank after the days, `:` between time fields, `-` between years and
+/// months; the leading field has at most its precision's digits, the others stay within
+/// their unit (months under 12, hours under 24, minutes and seconds under 60).
+fn compound_interval(
+    text: &str,
+    body: &str,
+    neg: bool,
+    leading: &ast::DateTimeField,
+    last: &ast::DateTimeField,
+    precision: Option<u64>,
+) -> Result<ArrayRef> {
+    let bad = || Error::TypeMismatch(format!("'{text}' is not an interval value"));
+    let (Some(from), Some(to)) = (field_place(leading), field_place(last)) else {
+        return Err(Error::Unsupported(format!(
+            "INTERVAL … {leading} TO {last}"
+        )));
+    };
+    // YEAR TO MONTH, or within DAY … SECOND, leading before last
+    if from >= to || (from < 2) != (to < 2) {
+        return Err(Error::TypeMismatch(format!(
+            "INTERVAL {leading} TO {last} is not an interval type"
+        )));
+    }
+    let parts: Vec<&str> = body.split([' ', ':', '-']).collect();
+    if parts.len() != to - from + 1 {
+        return Err(bad());
+    }
+    let precision = match precision.unwrap_or(2) {
+        p @ 1..=4 => p as usize,
+        p => {
+            return Err(Error::TypeMismatch(format!(
+                "an interval's precision is 1 to 4, not {p}"
+            )))
+        }
+    };
+    let mut months = 0i64;
+    let mut days = 0i64;
+    let mut nanos = 0i64;
+    for (k, part) in parts.iter().enumerate() {
+        let place = from + k;
+        let (whole, fraction) = part.split_once('.').unwrap_or((part, ""));
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        // only the seconds have a fraction
+        if whole.is_empty()
+            || !digits(whole)
+            || !digits(fraction)
+            || (place != 5 && part.contains('.'))
+        {
+            return Err(bad());
+        }
+        let v: i64 = whole.parse().map_err(|_| bad())?;
+        if k == 0 {
+            if whole.trim_start_matches('0').len() > precision {
+                return Err(Error::IntervalOverflow(text.to_string()));
+            }
+        } else if v >= [0, 12, 0, 24, 60, 60][place] {
+            return Err(Error::IntervalOverflow(text.to_string()));
+        }
+        match place {
+            0 => months += v * 12,
+            1 => months += v,
+            2 => days += v,
+            3 => nanos += v * 3_600_000_000_000,
+            4 => nanos += v * 60_000_000_000,
+            _ => {
+                let frac: f64 = format!("0.{fraction}").parse().unwrap_or(0.0);
+                nanos += v * 1_000_000_000 + (frac * 1e9).round() as i64;
+            }
+        }
+    }
+    let sign = if neg { -1 } else { 1 };
+    let months =
+        i32::try_from(sign * months).map_err(|_| Error::IntervalOverflow(text.to_string()))?;
+    let days = i32::try_from(sign * days).map_err(|_| Error::IntervalOverflow(text.to_string()))?;
+    Ok(Arc::new(IntervalMonthDayNanoArray::from(vec![
+        IntervalMonthDayNano::new(months, days, sign * nanos),
+    ])))
+}
+
 /// Where the `SELECT` of a query with `TOP n` is written (`None` without TOP).
 fn top_of(q: &ast::Query) -> Option<sqlparser::tokenizer::Location> {
     match q.body.as_ref() {
@@ -580,7 +682,7 @@ fn top_of(q: &ast::Query) -> Option<sqlparser::tokenizer::Location> {
 }
 
 /// `(s1, t1) OVERLAPS (s2, t2)` as the comparisons that define it (SQL's rule, which Teradata
-/// follows): each period is first put in order (start ≤ end; a NULL start goes to the end),
+/// follows; an end written as an INTERVAL literal is start + interval): each period is first put in order (start ≤ end; a NULL start goes to the end),
 /// then the periods overlap if one starts inside the other, or both start together. A NULL
 /// makes the answer unknown where the rule needs it. The operands are bound from their SQL
 /// text, once for each place the rule uses them: an operand with a subquery or RANDOM runs
@@ -590,6 +692,10 @@ fn top_of(q: &ast::Query) -> Option<sqlparser::tokenizer::Location> {
 /// 9913 unless both operands are pairs.
 fn overlaps(left: &ast::Expr, right: &ast::Expr) -> Result<ast::Expr> {
     let pair = |e: &ast::Expr| match e {
+        // (start, INTERVAL …): the period ends at start + interval (SQL's rule)
+        ast::Expr::Tuple(v) if v.len() == 2 && matches!(v[1], ast::Expr::Interval(_)) => {
+            Ok((v[0].to_string(), format!("({}) + {}", v[0], v[1])))
+        }
         ast::Expr::Tuple(v) if v.len() == 2 => Ok((v[0].to_string(), v[1].to_string())),
         _ => Err(Error::TypeMismatch(
             "OVERLAPS compares two periods: (start, end) OVERLAPS (start, end)".into(),

@@ -604,6 +604,13 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     if is_int(&lt) && rt == DataType::Date32 && op == Add {
         return arithmetic(op, r, l);
     }
+    let interval = |t: &DataType| matches!(t, DataType::Interval(_));
+    if matches!(lt, DataType::Time64(_)) && interval(&rt) && matches!(op, Add | Sub) {
+        return time_plus_interval(&l, &r, op == Sub);
+    }
+    if interval(&lt) && matches!(rt, DataType::Time64(_)) && op == Add {
+        return time_plus_interval(&r, &l, false);
+    }
     let temporal = |t: &DataType| {
         matches!(
             t,
@@ -655,6 +662,46 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         month_days_exist(&r, &l, &out)?; // INTERVAL '1' MONTH + DATE '…'
     }
     Ok(out)
+}
+
+/// TIME ± a day-time INTERVAL: a TIME again, on a 24-hour clock (SQL's rule, which Teradata
+/// follows: "TIME values ... arithmetic is performed modulo 24 hours"); a year-month interval
+/// has no meaning for a time of day (9913).
+fn time_plus_interval(t: &ArrayRef, iv: &ArrayRef, minus: bool) -> Result<ArrayRef> {
+    use arrow::datatypes::{IntervalMonthDayNanoType, Time64MicrosecondType};
+    const DAY_US: i64 = 86_400_000_000;
+    let t = cast_to_arrow(
+        t,
+        &DataType::Time64(arrow::datatypes::TimeUnit::Microsecond),
+    )?;
+    let iv = cast_to_arrow(
+        iv,
+        &DataType::Interval(arrow::datatypes::IntervalUnit::MonthDayNano),
+    )?;
+    let (times, ivs) = (
+        t.as_primitive::<Time64MicrosecondType>(),
+        iv.as_primitive::<IntervalMonthDayNanoType>(),
+    );
+    let n = times.len().max(ivs.len());
+    let at = |len: usize, i: usize| if len == 1 { 0 } else { i };
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let (ti, ii) = (at(times.len(), i), at(ivs.len(), i));
+        if times.is_null(ti) || ivs.is_null(ii) {
+            out.push(None);
+            continue;
+        }
+        let v = ivs.value(ii);
+        if v.months != 0 {
+            return Err(Error::TypeMismatch(
+                "a year-month INTERVAL cannot be added to a TIME".into(),
+            ));
+        }
+        let shift = (v.nanoseconds / 1000).rem_euclid(DAY_US);
+        let shift = if minus { -shift } else { shift };
+        out.push(Some((times.value(ti) + shift).rem_euclid(DAY_US)));
+    }
+    Ok(Arc::new(arrow::array::Time64MicrosecondArray::from(out)))
 }
 
 /// Adding months to a date keeps its day of the month, and a day the new month does not have
