@@ -18,7 +18,12 @@
 
 use crate::error::{Error, OrOverflow, Result};
 use crate::functions;
-use crate::to_char::ORACLE_YY;
+use crate::to_char::{ORACLE_YY, PADDED_DAY, PADDED_MONTH};
+
+/// chrono formats standing for [`PADDED_MONTH`] and [`PADDED_DAY`]: the name, then a mark
+/// that `write` replaces with the padded name.
+const PAD_MONTH: &str = "%B\u{3}";
+const PAD_DAY: &str = "%A\u{4}";
 use arrow::array::{Array, ArrayRef, AsArray, StringArray};
 use arrow::datatypes::DataType;
 use chrono::{Datelike, NaiveDate, NaiveDateTime};
@@ -43,6 +48,10 @@ fn chrono_format(fmt: &str) -> Result<String> {
             ("%y", 2)
         } else if at(i, ORACLE_YY) {
             ("%y", ORACLE_YY.len())
+        } else if at(i, PADDED_MONTH) {
+            (PAD_MONTH, PADDED_MONTH.len())
+        } else if at(i, PADDED_DAY) {
+            (PAD_DAY, PADDED_DAY.len())
         } else if at(i, "MMMM") {
             ("%B", 4)
         } else if at(i, "M4") {
@@ -134,6 +143,9 @@ fn twelve_hour(up: &str) -> bool {
 /// has them, every two-digit year is 19yy; four digits where the format has two are the year
 /// as written.
 fn read_date_time(t: &str, cf: &str, oracle: bool) -> Option<NaiveDateTime> {
+    // a padded name reads as the name (blanks after it are skipped by the next blank)
+    let unpadded = cf.replace(PAD_MONTH, "%B").replace(PAD_DAY, "%A");
+    let cf = unpadded.as_str();
     let read = |cf: &str| {
         if has_time(cf) {
             NaiveDateTime::parse_from_str(t, cf).ok()
@@ -451,6 +463,17 @@ fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {
         };
         let mut s = String::new();
         use std::fmt::Write;
+        // TO_CHAR's padded names, written out before chrono writes the rest
+        let padded;
+        let cf = if cf.contains(['\u{3}', '\u{4}']) {
+            let pad = |spec: &str| format!("{:<9}", t.format(spec)).replace('%', "%%");
+            padded = cf
+                .replace(PAD_MONTH, &pad("%B"))
+                .replace(PAD_DAY, &pad("%A"));
+            padded.as_str()
+        } else {
+            cf
+        };
         write!(s, "{}", t.format(cf))
             .map_err(|_| Error::TypeMismatch(format!("the FORMAT cannot write {t}")))?;
         out.push(Some(s));

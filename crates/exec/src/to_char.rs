@@ -16,16 +16,22 @@ use crate::error::{Error, Result};
 /// it, so no FORMAT a user writes has it.
 pub(crate) const ORACLE_YY: &str = "\u{1}YY";
 
+/// Oracle's `MONTH` and `DAY` in a mask: the full name padded with blanks to the longest one's
+/// width (nine: September, Wednesday), as Oracle's and Teradata's TO_CHAR write them. A
+/// control character starts each, so no FORMAT a user writes has them.
+pub(crate) const PADDED_MONTH: &str = "\u{1}MMMM";
+pub(crate) const PADDED_DAY: &str = "\u{1}EEEE";
+
 /// Date and time elements, longest first so that `MONTH` is not read as `MON` + `TH`. Oracle's
 /// two-digit years (`YY`, `RR`) read as Oracle's `RR` does ([`ORACLE_YY`]); `AM`/`PM`
 /// is Teradata's `T`, which makes the mask's `HH` the 12-hour one.
 const DATE_ELEMENTS: [(&str, &str); 19] = [
-    ("MONTH", "MMMM"),
+    ("MONTH", PADDED_MONTH),
     ("YYYY", "YYYY"),
     ("HH24", "HH"),
     ("HH12", "HH"),
     ("DDD", "DDD"),
-    ("DAY", "EEEE"),
+    ("DAY", PADDED_DAY),
     ("MON", "MMM"),
     ("YY", ORACLE_YY),
     ("HH", "HH"),
@@ -172,9 +178,9 @@ mod tests {
             date_mask("yyyy-mm-dd hh24:mi:ss").unwrap(),
             "YYYY-MM-DDBHH:MI:SS"
         );
-        assert_eq!(date_mask("Month DD, YYYY").unwrap(), "MMMMBDD,BYYYY");
+        assert_eq!(date_mask("Month DD, YYYY").unwrap(), "\u{1}MMMMBDD,BYYYY");
         assert_eq!(date_mask("HH24:MI:SS.FF3").unwrap(), "HH:MI:SS.S(3)");
-        assert_eq!(date_mask("DY DAY").unwrap(), "EEEBEEEE");
+        assert_eq!(date_mask("DY DAY").unwrap(), "EEEB\u{1}EEEE");
         assert_eq!(date_mask("HH:MI AM").unwrap(), "HH:MIBT");
         assert_eq!(date_mask("HH12:MI:SS PM").unwrap(), "HH:MI:SSBT");
         assert_eq!(date_mask("DD-MON-RR").unwrap(), "DD-MMM-\u{1}YY");
