@@ -190,10 +190,15 @@ fn login(client: &mut Client, config: &Config) -> Result<(), Error> {
 pub(crate) fn server_error(mut fields: backend::ErrorFields<'_>) -> Result<Error, Error> {
     let mut sqlstate = String::new();
     let mut message = String::new();
+    let mut fatal = false;
     while let Some(field) = fields.next().map_err(|e| Error::Protocol(e.to_string()))? {
         match field.type_() {
             b'C' => sqlstate = String::from_utf8_lossy(field.value_bytes()).into_owned(),
             b'M' => message = String::from_utf8_lossy(field.value_bytes()).into_owned(),
+            // the severity, not localized (V) or as sent (S)
+            b'V' | b'S' => {
+                fatal |= matches!(field.value_bytes(), b"FATAL" | b"PANIC");
+            }
             _ => {}
         }
     }
@@ -209,5 +214,6 @@ pub(crate) fn server_error(mut fields: backend::ErrorFields<'_>) -> Result<Error
         code,
         sqlstate,
         message,
+        fatal,
     })
 }

@@ -96,6 +96,8 @@ pub enum Error {
         sqlstate: String,
         /// The message, without its `[Error NNNN]` lead.
         message: String,
+        /// A FATAL error: the server ended the connection with it.
+        fatal: bool,
     },
     /// The connection failed (refused, closed, reset); the client is broken.
     Io(std::io::Error),
@@ -337,7 +339,7 @@ impl Client {
                 // message, not the closing, is the answer
                 Err(e) => {
                     return Err(match error {
-                        Some(server @ Error::Server { .. }) => server,
+                        Some(server @ Error::Server { fatal: true, .. }) => server,
                         _ => e,
                     })
                 }
@@ -381,7 +383,10 @@ impl Client {
                 backend::Message::EmptyQueryResponse => {}
                 backend::Message::ErrorResponse(body) => {
                     let e = connect::server_error(body.fields()).map_err(|e| self.fail(e))?;
-                    error.get_or_insert(e);
+                    // the first error answers the call, unless a FATAL one ends it
+                    if error.is_none() || matches!(e, Error::Server { fatal: true, .. }) {
+                        error = Some(e);
+                    }
                 }
                 backend::Message::ReadyForQuery(body) => {
                     self.status = body.status();

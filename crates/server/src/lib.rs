@@ -154,11 +154,13 @@ impl Server {
             let (socket, peer) = tokio::select! {
                 accepted = self.listener.accept() => match accepted {
                     Ok(pair) => pair,
-                    // out of file descriptors, a connection reset before it was taken: the
-                    // server goes on (a flood of connections must not end it)
-                    Err(e) if transient(&e) => {
+                    // a connection's own failure, or resources running out for a moment:
+                    // the server goes on (only a broken listener ends it)
+                    Err(e) if !listener_broken(&e) => {
                         eprintln!("tdlite serve: accept: {e}");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        if out_of_resources(&e) {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
                         continue;
                     }
                     Err(e) => return Err(e),
@@ -176,13 +178,7 @@ impl Server {
                     self.config.max_connections
                 );
                 // bounded in number and in time, so that idle sockets cannot pile up
-                if let Ok(permit) = self.refusing.clone().try_acquire_owned() {
-                    let cancels = self.cancels.clone();
-                    tokio::spawn(async move {
-                        let _ = tokio::time::timeout(REFUSE_WITHIN, refuse(socket, cancels)).await;
-                        drop(permit);
-                    });
-                }
+                tokio::spawn(refuse(socket, self.cancels.clone(), self.refusing.clone()));
                 continue;
             }
             let (socket, link) = match split(socket) {
@@ -274,16 +270,17 @@ impl Server {
     }
 }
 
-/// An accept error the server survives: a resource running out for a moment (file
-/// descriptors, memory) or a connection that went before it was taken.
-fn transient(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::ConnectionAborted
-            | std::io::ErrorKind::ConnectionReset
-            | std::io::ErrorKind::Interrupted
-            | std::io::ErrorKind::OutOfMemory
-    ) || matches!(e.raw_os_error(), Some(23 | 24))
+/// An accept error that says the listening socket itself is unusable (Linux's EBADF, EFAULT,
+/// EINVAL, ENOTSOCK); any other is the new connection's (a reset, a network error, a
+/// firewall's EPERM) or a passing shortage.
+fn listener_broken(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(9 | 14 | 22 | 88))
+}
+
+/// An accept error from a shortage that a moment's wait may end (EMFILE, ENFILE, ENOMEM,
+/// ENOBUFS).
+fn out_of_resources(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(12 | 23 | 24 | 105))
 }
 
 /// One open connection in the server's count, until dropped.
@@ -314,41 +311,73 @@ fn split(socket: tokio::net::TcpStream) -> std::io::Result<(tokio::net::TcpStrea
 /// Answers a connection over the limit with PostgreSQL's `too_many_connections` (53300)
 /// error and closes it, after reading its startup packet (and refusing SSL if asked). A
 /// cancel request is not refused: it comes on a connection of its own, so a server at its
-/// limit must still act on it (a client's Ctrl-C would do nothing otherwise).
-async fn refuse(mut socket: tokio::net::TcpStream, cancels: handler::Cancels) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// limit must still act on it (a client's Ctrl-C would do nothing otherwise). The first packet
+/// must come within a second; then a cancel is acted on (without a bound of its own: it waits
+/// for the request it cancels), and anything else is answered within `REFUSE_WITHIN` if one
+/// of the `refusing` permits is free, else the socket is closed at once.
+async fn refuse(
+    mut socket: tokio::net::TcpStream,
+    cancels: handler::Cancels,
+    refusing: Arc<tokio::sync::Semaphore>,
+) {
+    let Ok(Some(first)) = tokio::time::timeout(FIRST_PACKET, read_packet(&mut socket)).await else {
+        return;
+    };
+    if code_of(&first) == Some(80_877_102) {
+        // CancelRequest: the process id, then the secret key
+        if let Some(pid) = first.get(4..8) {
+            let pid = i32::from_be_bytes([pid[0], pid[1], pid[2], pid[3]]);
+            let secret = bytes::Bytes::copy_from_slice(first.get(8..).unwrap_or_default());
+            handler::Canceller(cancels).cancel_key((pid, secret)).await;
+        }
+        return;
+    }
+    let Ok(_permit) = refusing.try_acquire_owned() else {
+        return;
+    };
+    let _ = tokio::time::timeout(REFUSE_WITHIN, too_many(socket, first)).await;
+}
+
+/// How long a connection over the limit may take to send its first packet.
+const FIRST_PACKET: Duration = Duration::from_secs(1);
+
+/// One packet of the startup phase (length, then body; the body cut at 10,000 bytes), or
+/// `None` if the client went.
+async fn read_packet(socket: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
     let mut len = [0u8; 4];
+    socket.read_exact(&mut len).await.ok()?;
+    let n = usize::try_from(u32::from_be_bytes(len))
+        .unwrap_or(0)
+        .saturating_sub(4);
+    let mut body = vec![0u8; n.min(10_000)];
+    socket.read_exact(&mut body).await.ok()?;
+    Some(body)
+}
+
+/// The request code a startup-phase packet starts with.
+fn code_of(body: &[u8]) -> Option<u32> {
+    body.get(..4)
+        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Says no to SSL (or GSS) if `first` asks, then answers the startup message with FATAL
+/// 53300.
+async fn too_many(mut socket: tokio::net::TcpStream, first: Vec<u8>) {
+    use tokio::io::AsyncWriteExt;
+    let mut body = first;
     for _ in 0..2 {
-        if socket.read_exact(&mut len).await.is_err() {
-            return;
-        }
-        let n = usize::try_from(u32::from_be_bytes(len))
-            .unwrap_or(0)
-            .saturating_sub(4);
-        let mut body = vec![0u8; n.min(10_000)];
-        if socket.read_exact(&mut body).await.is_err() {
-            return;
-        }
         // an SSLRequest (80877103) or GSSENCRequest: say no, then read the startup message
-        let code = body
-            .get(..4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
-        if code == Some(80_877_102) {
-            // CancelRequest: the process id, then the secret key
-            if let Some(pid) = body.get(4..8) {
-                let pid = i32::from_be_bytes([pid[0], pid[1], pid[2], pid[3]]);
-                let secret = bytes::Bytes::copy_from_slice(body.get(8..).unwrap_or_default());
-                handler::Canceller(cancels).cancel_key((pid, secret)).await;
-            }
+        if !matches!(code_of(&body), Some(80_877_103 | 80_877_104)) {
+            break;
+        }
+        if socket.write_all(b"N").await.is_err() {
             return;
         }
-        if matches!(code, Some(80_877_103 | 80_877_104)) {
-            if socket.write_all(b"N").await.is_err() {
-                return;
-            }
-            continue;
+        match read_packet(&mut socket).await {
+            Some(next) => body = next,
+            None => return,
         }
-        break;
     }
     let mut fields = Vec::new();
     for (k, v) in [

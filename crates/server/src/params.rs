@@ -27,6 +27,8 @@ pub struct Numbered {
     /// Whether the text has Teradata's own `?` markers (then it takes exactly `count`
     /// values, as an embedded prepared request does).
     pub questions: bool,
+    /// Whether the text has PostgreSQL's `$n` markers.
+    pub dollars: bool,
 }
 
 /// `sql` with its `$n` markers made `?` (see the module).
@@ -104,11 +106,13 @@ pub fn number(sql: &str) -> Numbered {
         }
     }
     let count = order.iter().map(|&i| i + 1).max().unwrap_or(0);
+    let dollars = order.len() > questions;
     Numbered {
         text,
         order,
         count,
         questions: questions > 0,
+        dollars,
     }
 }
 
@@ -121,6 +125,13 @@ impl Numbered {
     /// # Errors
     /// The message for a `$0` or a number past the limit.
     pub fn check(&self) -> Result<(), String> {
+        if self.questions && self.dollars {
+            return Err(
+                "a request numbers its parameters ($1, $2, …) or marks them with ?, \
+                        not both"
+                    .into(),
+            );
+        }
         if self.count > MAX {
             return Err(format!("a request may number at most {MAX} parameters"));
         }
@@ -302,8 +313,19 @@ fn decimal(text: &str) -> Option<Value> {
         None => (false, t.strip_prefix('+').unwrap_or(t)),
     };
     let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-    let digits = format!("{int}{frac}");
-    if digits.is_empty() || digits.len() > 38 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    // leading zeros are no digits of the value (0.1234… may have 38 after the point)
+    let digits = format!("{int}{frac}").trim_start_matches('0').to_string();
+    let digits = if digits.is_empty() {
+        "0".to_string()
+    } else {
+        digits
+    };
+    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+        || (int.is_empty() && frac.is_empty())
+    {
+        return None;
+    }
+    if digits.len() > 38 || frac.len() > 38 {
         return None;
     }
     let unscaled: i128 = digits.parse().ok()?;
@@ -342,6 +364,8 @@ mod tests {
         assert!(number("SEL $99999999999999999999").check().is_err());
         assert!(number("SEL $0").check().is_err());
         assert!(number("SEL $65535").check().is_ok());
+        assert!(number("SEL $1, ?").check().is_err());
+        assert!(number("SEL '?', $1").check().is_ok());
     }
 
     #[test]
@@ -387,5 +411,10 @@ mod tests {
         assert_eq!(decimal("-12.50"), Some(Value::Decimal(-1250, 2)));
         assert_eq!(decimal("7"), Some(Value::Decimal(7, 0)));
         assert_eq!(decimal("1e5"), None);
+        // 38 digits after the point fit DECIMAL(38,38); leading zeros are no digits
+        let d = decimal("0.12345678901234567890123456789012345678");
+        assert!(matches!(d, Some(Value::Decimal(_, 38))), "{d:?}");
+        assert_eq!(decimal("0007.5"), Some(Value::Decimal(75, 1)));
+        assert_eq!(decimal("."), None);
     }
 }

@@ -95,12 +95,13 @@ impl Worker {
                             });
                             // the connection's default database, so that names resolve alike
                             let db = session.default_database();
-                            let r = if s.default_database() == db {
-                                Ok(Vec::new())
-                            } else {
-                                s.execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")))
+                            // (a database gone since is no reason not to describe: qualified
+                            // names still resolve)
+                            if s.default_database() != db {
+                                let _ =
+                                    s.execute(&format!("DATABASE \"{}\"", db.replace('"', "\"\"")));
                             }
-                            .and_then(|_| run(s, &text, Some(&params)));
+                            let r = run(s, &text, Some(&params));
                             if s.in_explicit_transaction() || s.has_uncommitted_work() {
                                 let _ = s.execute("ROLLBACK");
                             }
