@@ -8,8 +8,8 @@
 //! Format elements: `YYYY`/`Y4`, `YY` (read as 19yy: Teradata's CenturyBreak default; four
 //! digits in the text are the year as written), `MMMM`/`M4` (month name), `MMM`/`M3`
 //! (abbreviated), `MM`, `DDD`/`D3` (day of the year), `DD`, `EEEE`/`E4` and `EEE`/`E3` (day
-//! name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (fraction of a second: chrono writes 3 digits for
-//! n up to 3, else 6), `D` (the radix symbol, `.`), `T` (`AM`/`PM`: the time on the 12-hour
+//! name), `HH`, `MI`, `SS`, `S(n)` or `S(F)` (n digits of the fraction of a second, 0 to 6;
+//! F is 6), `D` (the radix symbol, `.`), `T` (`AM`/`PM`: the time on the 12-hour
 //! clock, `HH` then 01–12), `B` (a blank); punctuation and blanks are themselves (`-`, `/`,
 //! `:`, `.`, `,`); any other letter or digit is an element tdlite does not know (9910). As Teradata says, a format without separators reads text
 //! without them.
@@ -24,6 +24,8 @@ use crate::to_char::{ORACLE_YY, PADDED_DAY, PADDED_MONTH};
 /// that `write` replaces with the padded name.
 const PAD_MONTH: &str = "%B\u{3}";
 const PAD_DAY: &str = "%A\u{4}";
+/// Follows six fractional digits and a digit n in a chrono format: keep the first n.
+const CUT: char = '\u{5}';
 use arrow::array::{Array, ArrayRef, AsArray, StringArray};
 use arrow::datatypes::DataType;
 use chrono::{Datelike, NaiveDate, NaiveDateTime};
@@ -99,12 +101,23 @@ fn chrono_format(fmt: &str) -> Result<String> {
                     .parse()
                     .map_err(|_| Error::TypeMismatch(format!("bad FORMAT '{fmt}'")))?,
             };
-            // chrono writes fractions in 3, 6 or 9 digits only: S(1)–S(3) give 3 digits
-            out.push_str(match digits {
-                0 => "",
-                1..=3 => "%3f",
-                _ => "%6f",
-            });
+            // chrono writes fractions in 3, 6 or 9 digits only: another width is six digits
+            // and a mark that `write` cuts them at
+            match digits {
+                0 => {}
+                3 => out.push_str("%3f"),
+                6 => out.push_str("%6f"),
+                1..=5 => {
+                    out.push_str("%6f");
+                    out.push(CUT);
+                    out.push(char::from(b'0' + digits as u8));
+                }
+                _ => {
+                    return Err(Error::TypeMismatch(format!(
+                        "bad FORMAT '{fmt}': S(n) has 0 to 6 digits"
+                    )))
+                }
+            }
             i += close + 1;
             continue;
         } else if at(i, "B") {
@@ -144,7 +157,12 @@ fn twelve_hour(up: &str) -> bool {
 /// as written.
 fn read_date_time(t: &str, cf: &str, oracle: bool) -> Option<NaiveDateTime> {
     // a padded name reads as the name (blanks after it are skipped by the next blank)
-    let unpadded = cf.replace(PAD_MONTH, "%B").replace(PAD_DAY, "%A");
+    let mut unpadded = cf.replace(PAD_MONTH, "%B").replace(PAD_DAY, "%A");
+    // a fraction of another width than 3 or 6 reads as the digits written
+    for n in 1..=5u8 {
+        let mark = format!(".%6f{CUT}{}", char::from(b'0' + n));
+        unpadded = unpadded.replace(&mark, "%.f");
+    }
     let cf = unpadded.as_str();
     let read = |cf: &str| {
         if has_time(cf) {
@@ -476,6 +494,17 @@ fn write(a: &ArrayRef, cf: &str) -> Result<ArrayRef> {
         };
         write!(s, "{}", t.format(cf))
             .map_err(|_| Error::TypeMismatch(format!("the FORMAT cannot write {t}")))?;
+        // S(n) of another width: six digits written, the last 6 - n cut
+        while let Some(at) = s.find(CUT) {
+            let n = s[at + 1..]
+                .chars()
+                .next()
+                .and_then(|c| c.to_digit(10))
+                .unwrap_or(6) as usize;
+            let start = at.saturating_sub(6);
+            let kept: String = s[start..at].chars().take(n).collect();
+            s.replace_range(start..at + 2, &kept);
+        }
         out.push(Some(s));
     }
     Ok(Arc::new(StringArray::from(out)))
