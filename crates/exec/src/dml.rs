@@ -13,12 +13,13 @@ use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, OrOverflow, Result};
 use crate::exec::Exec;
 use crate::expr::{cast_to_sql, repeat, Expr};
+use crate::format::Pads;
 use crate::names::table_scope;
 use crate::ops::{mask_of, single_row};
 use crate::result::Rows;
 use arrow::array::{Array, ArrayRef, AsArray, StringArray, TimestampMicrosecondArray};
 use arrow::compute::{concat, filter_record_batch};
-use arrow::datatypes::{Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
@@ -95,8 +96,32 @@ impl Exec<'_> {
         repeat(&cast_to_sql(&one, col.ty)?, n)
     }
 
+    /// `a` converted to `col`'s type as an INSERT or UPDATE stores it: [`Exec::conform`],
+    /// but a number, date or time with a FORMAT of its own (`own`: `n (FORMAT '9(5)')`, a
+    /// column declared with one) going to a character column is written by that FORMAT, as
+    /// Teradata's rule has it ("the format of the original numeric value determines how to
+    /// display the data"; Data Types and Literals, Numeric-to-Character Conversion).
+    ///
+    /// # Errors
+    /// As [`Exec::conform`] (a FORMAT tdlite cannot write gives the plain conversion).
+    pub(crate) fn conform_formatted(
+        &self,
+        col: &Column,
+        a: &ArrayRef,
+        own: Option<&str>,
+    ) -> Result<ArrayRef> {
+        match own {
+            Some(f) if col.ty.is_character() && !matches!(a.data_type(), DataType::Utf8) => {
+                let text = crate::format::write_own(a, col.ty, Some(f), Pads::Keep)?;
+                self.conform(col, &text)
+            }
+            _ => self.conform(col, a),
+        }
+    }
+
     /// Converts a source column to a table column's type (CHAR padding included), applying
-    /// UPPERCASE and TIMESTAMP/TIME precision.
+    /// UPPERCASE and TIMESTAMP/TIME precision. A number going to a character column is
+    /// written by its type's default FORMAT, pads kept, then cut to the column's length.
     pub fn conform(&self, col: &Column, a: &ArrayRef) -> Result<ArrayRef> {
         if self.ansi {
             check_truncation(col, a)?;
@@ -119,6 +144,14 @@ impl Exec<'_> {
                 if ty.arrow_type().is_numeric() && crate::numfmt::is_numeric(mask) =>
             {
                 parsed = by_format(a, col.ty, mask)?;
+                &parsed
+            }
+            // a number assigned to a character column is written by its type's default
+            // FORMAT, pads kept, then cut or padded to the column's length without an error
+            // (Data Types and Literals, "Truncation During Conversion": 2 into a VARCHAR(1)
+            // is one blank, as BYTEINT's `-(3)9` writes it `'   2'`)
+            (_, t, ty) if ty.is_character() && t.is_numeric() => {
+                parsed = crate::format::write_own(a, ty, None, crate::format::Pads::Keep)?;
                 &parsed
             }
             _ => a,
@@ -192,7 +225,11 @@ impl Exec<'_> {
         let mut cols: Vec<ArrayRef> = Vec::with_capacity(table.schema.columns.len());
         for (i, col) in table.schema.columns.iter().enumerate() {
             let a = match targets.iter().position(|&t| t == i) {
-                Some(k) => self.conform(col, source.column(k))?,
+                Some(k) => {
+                    let field = source.schema_ref().field(k).clone();
+                    let own = field.metadata().get("format").map(String::as_str);
+                    self.conform_formatted(col, source.column(k), own)?
+                }
                 None => {
                     let d = self.default_array(col, n)?;
                     self.conform(col, &d)?
@@ -288,7 +325,7 @@ impl Exec<'_> {
             }
             ast::SetExpr::Values(v) => {
                 let rows: Vec<Vec<ast::Expr>> = v.rows.iter().map(|r| r.content.clone()).collect();
-                (vec![self.values_batch(&rows, targets.len())?], false)
+                (vec![self.values_batch(&rows, &table, &targets)?], false)
             }
             _ => {
                 // the query's batches go in one by one, as they came (a streamed query gives
@@ -312,16 +349,21 @@ impl Exec<'_> {
         Ok(inserted)
     }
 
+    /// The VALUES rows `rows` of an INSERT into `targets` of `table` as one batch, a cell
+    /// going to a character column already text, written by a FORMAT it has of its own (see
+    /// [`Exec::conform_formatted`]; each row by its own).
     pub(crate) fn values_batch(
         &mut self,
         rows: &[Vec<ast::Expr>],
-        width: usize,
+        table: &Table,
+        targets: &[usize],
     ) -> Result<RecordBatch> {
+        let width = targets.len();
         let one = single_row();
         let scope = Scope::default();
         // a batched INSERT of `?` markers: each column's parameters as one array
         if rows.len() > 1 {
-            if let Some(batch) = self.parameter_rows(rows, width)? {
+            if let Some(batch) = self.parameter_rows(rows, table, targets)? {
                 return Ok(batch);
             }
         }
@@ -332,7 +374,16 @@ impl Exec<'_> {
                 columns = vec![Vec::new(); row.len()];
             }
             for (k, e) in row.iter().enumerate() {
-                columns[k].push(self.bind_expr(e, &scope, None)?.eval(&one)?);
+                let mut a = self.bind_expr(e, &scope, None)?.eval(&one)?;
+                let col = &table.schema.columns[targets[k]];
+                if crate::params::is_marker(e) {
+                    a = parameter_for(col, a)?;
+                } else if col.ty.is_character() && *a.data_type() != DataType::Utf8 {
+                    // text now, each row by its own FORMAT (the column is one type after)
+                    let own = crate::names::own_format(e, &scope);
+                    a = self.conform_formatted(col, &a, own.as_deref())?;
+                }
+                columns[k].push(a);
             }
         }
         let mut fields = Vec::new();
@@ -400,9 +451,10 @@ impl Exec<'_> {
                     given: set.len(),
                 })?);
             }
+            let col = &table.schema.columns[target];
             let a = match crate::params::values_column(&cells) {
-                Some(a) => a,
-                None => self.mixed_column(&table.schema.columns[target], &cells)?,
+                Some(a) => parameter_for(col, a)?,
+                None => self.mixed_column(col, &cells)?,
             };
             fields.push(Field::new(
                 format!("c{}", fields.len()),
@@ -461,7 +513,7 @@ impl Exec<'_> {
                 .collect();
             let a = crate::params::values_column(&members)
                 .ok_or_else(|| Error::Internal("a parameter kind split in two".into()))?;
-            groups.push(self.conform(col, &a)?);
+            groups.push(self.conform(col, &parameter_for(col, a)?)?);
         }
         let refs: Vec<&dyn Array> = groups.iter().map(|a| a.as_ref()).collect();
         Ok(arrow::compute::interleave(&refs, &pick)?)
@@ -469,7 +521,13 @@ impl Exec<'_> {
 
     /// VALUES rows of `?` markers only, as a batch of one array per column when each column's
     /// values are of one kind; `None` otherwise (`values_batch` then goes cell by cell).
-    fn parameter_rows(&self, rows: &[Vec<ast::Expr>], width: usize) -> Result<Option<RecordBatch>> {
+    fn parameter_rows(
+        &self,
+        rows: &[Vec<ast::Expr>],
+        table: &Table,
+        targets: &[usize],
+    ) -> Result<Option<RecordBatch>> {
+        let width = targets.len();
         let marker = |e: &ast::Expr| match e {
             ast::Expr::Value(v) => match &v.value {
                 ast::Value::Placeholder(p) => Some(p.clone()),
@@ -496,6 +554,7 @@ impl Exec<'_> {
             let Some(a) = crate::params::parameter_column(&refs, self.params)? else {
                 return Ok(None);
             };
+            let a = parameter_for(&table.schema.columns[targets[k]], a)?;
             fields.push(Field::new(format!("c{k}"), a.data_type().clone(), true));
             arrays.push(a);
         }
@@ -663,8 +722,13 @@ impl Exec<'_> {
             let mut reads = vec![false; width];
             bound.mark_columns(&mut reads);
             batch = fetch_missing(table, batch, &mut have, &reads, ids)?;
-            let v = bound.eval(&batch)?;
-            new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
+            let mut v = bound.eval(&batch)?;
+            if crate::params::is_marker(&a.value) {
+                v = parameter_for(&table.schema.columns[idx], v)?;
+            }
+            let own = crate::names::own_format(&a.value, scope);
+            new_cols[idx] =
+                self.conform_formatted(&table.schema.columns[idx], &v, own.as_deref())?;
             if !changed.contains(&idx) {
                 changed.push(idx);
             }
@@ -1161,6 +1225,34 @@ fn check_truncation(col: &Column, a: &ArrayRef) -> Result<()> {
         return Err(Error::RightTruncation(col.name.clone()));
     }
     Ok(())
+}
+
+/// A parameter's values `a` as `col` takes them: a number going to a character column as its
+/// plain text (`5`, `5.00`). A `?` has no declared type (tdlite types it by the host value: an
+/// integer is a BIGINT, a Decimal a DECIMAL(38,s)), so no default FORMAT of a type is
+/// applied, where a typed value is written by its FORMAT ([`Exec::conform`]).
+///
+/// # Errors
+/// None in practice (a number always has a text).
+pub(crate) fn parameter_for(col: &Column, a: ArrayRef) -> Result<ArrayRef> {
+    if col.ty.is_character() && a.data_type().is_numeric() {
+        cast_to_sql(&a, SqlType::VarChar(64000))
+    } else {
+        Ok(a)
+    }
+}
+
+/// A source column's field, with the FORMAT its values have of their own (`own`) as its
+/// `format` metadata, the way a query's result carries it ([`Exec::conform_formatted`]
+/// writes a number or date by it into a character column).
+pub(crate) fn formatted_field(name: String, ty: &DataType, own: Option<String>) -> Field {
+    let field = Field::new(name, ty.clone(), true);
+    match own {
+        Some(f) => {
+            field.with_metadata(std::collections::HashMap::from([("format".to_string(), f)]))
+        }
+        None => field,
+    }
 }
 
 /// Text `a` read as `ty` by `mask` where a value fits it, as usual where it does not (each

@@ -28,8 +28,10 @@ use tdlite_storage::table::Table;
 use tdlite_storage::types::{value_at, SqlType, Value};
 use tdlite_storage::StorageError;
 
-/// One cell of the row before conversion: a value, or an evaluated expression's array.
+/// One cell of the row before conversion: a parameter's value, a value, or an evaluated
+/// expression's array.
 enum Cell {
+    Param(Value),
     Value(Value),
     Array(ArrayRef),
 }
@@ -67,8 +69,8 @@ impl Exec<'_> {
                 None => Some(i),
                 Some(t) => t.iter().position(|&c| c == i),
             };
-            let v = match k.and_then(|k| cells.get_mut(k)?.take()) {
-                Some(c) => self.conform_cell(col, c)?,
+            let v = match k.and_then(|k| Some((cells.get_mut(k)?.take()?, &row[k]))) {
+                Some((c, e)) => self.conform_cell(col, c, e)?,
                 None => self.default_value(col)?,
             };
             values.push(v);
@@ -88,7 +90,7 @@ impl Exec<'_> {
     fn cell(&mut self, e: &ast::Expr) -> Result<Cell> {
         if let ast::Expr::Value(v) = e {
             if let ast::Value::Placeholder(name) = &v.value {
-                return Ok(Cell::Value(
+                return Ok(Cell::Param(
                     crate::params::parameter_value(name, self.params)?.clone(),
                 ));
             }
@@ -116,16 +118,29 @@ impl Exec<'_> {
         }
     }
 
-    /// A cell converted to `col`'s type, as [`Exec::conform`] converts it.
-    fn conform_cell(&self, col: &Column, cell: Cell) -> Result<Value> {
+    /// A cell, the value of `e`, converted to `col`'s type, as
+    /// [`Exec::conform_formatted`] converts it.
+    fn conform_cell(&self, col: &Column, cell: Cell, e: &ast::Expr) -> Result<Value> {
         let a = match cell {
             Cell::Value(v) => match as_stored(col, v) {
                 Ok(v) => return Ok(v),
                 Err(v) => crate::params::parameter_array(&v),
             },
+            Cell::Param(v) => match as_stored(col, v) {
+                Ok(v) => return Ok(v),
+                Err(v) => crate::dml::parameter_for(col, crate::params::parameter_array(&v))?,
+            },
             Cell::Array(a) => a,
         };
-        Ok(value_at(self.conform(col, &a)?.as_ref(), 0))
+        // a FORMAT of its own matters only where a value becomes text
+        let own = match col.ty.is_character() && *a.data_type() != DataType::Utf8 {
+            true => crate::names::own_format(e, &Scope::default()),
+            false => None,
+        };
+        Ok(value_at(
+            self.conform_formatted(col, &a, own.as_deref())?.as_ref(),
+            0,
+        ))
     }
 
     /// `col`'s default for a row that does not name it.

@@ -18,7 +18,7 @@ use crate::names::table_scope;
 use crate::ops::mask_of;
 use arrow::array::{ArrayRef, AsArray, UInt64Array};
 use arrow::compute::filter_record_batch;
-use arrow::datatypes::{Field, Schema, UInt64Type};
+use arrow::datatypes::{Schema, UInt64Type};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::collections::HashSet;
@@ -149,8 +149,16 @@ impl Exec<'_> {
         let mut fields = Vec::new();
         let mut arrays: Vec<ArrayRef> = Vec::new();
         for (k, e) in row.content.iter().enumerate() {
-            let a = self.bind_expr(e, scope, None)?.eval(rows)?;
-            fields.push(Field::new(format!("c{k}"), a.data_type().clone(), true));
+            let mut a = self.bind_expr(e, scope, None)?.eval(rows)?;
+            if crate::params::is_marker(e) {
+                a = crate::dml::parameter_for(&table.schema.columns[targets[k]], a)?;
+            }
+            let own = crate::names::own_format(e, scope);
+            fields.push(crate::dml::formatted_field(
+                format!("c{k}"),
+                a.data_type(),
+                own,
+            ));
             arrays.push(a);
         }
         let batch = RecordBatch::try_new_with_options(

@@ -181,3 +181,8 @@ pub(crate) fn literal(v: &Value) -> String {
         ),
     }
 }
+
+/// True for a `?` (or `:name`) marker.
+pub(crate) fn is_marker(e: &sqlparser::ast::Expr) -> bool {
+    matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Placeholder(_)))
+}
