@@ -2029,14 +2029,14 @@ impl Exec<'_> {
                 cast
             });
         }
+        if name == "TO_CHAR" {
+            // checked here: an element TO_CHAR does not write is 9910 before any row
+            crate::to_char_date::compile(&model)?;
+            let mask = format!("{}{model}", crate::to_char_date::MODEL_MARK);
+            return Ok(Expr::CastFormat(Box::new(x), ty, mask));
+        }
         let mask = crate::to_char::date_mask(&model)?;
-        let cast = Expr::CastFormat(Box::new(x), ty, mask);
-        Ok(match crate::to_char::name_case(&model) {
-            Some(upper) if name == "TO_CHAR" => {
-                Expr::Func(if upper { Func::Upper } else { Func::Lower }, vec![cast])
-            }
-            _ => cast,
-        })
+        Ok(Expr::CastFormat(Box::new(x), ty, mask))
     }
 
     /// Runs an uncorrelated scalar subquery once: 0 rows → NULL, 2+ rows → 3669.

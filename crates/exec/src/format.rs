@@ -201,6 +201,10 @@ pub fn display(a: &ArrayRef, fmt: &str) -> Option<ArrayRef> {
 /// # Errors
 /// 2665 for text that does not match the format; 9910 for FORMAT elements tdlite does not know.
 pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
+    if let Some(model) = fmt.strip_prefix(crate::to_char_date::MODEL_MARK) {
+        let text = crate::to_char_date::render(a, &crate::to_char_date::compile(model)?)?;
+        return crate::expr::cast_to_sql(&text, ty);
+    }
     if crate::numfmt::is_numeric(fmt) {
         return numeric(a, ty, fmt);
     }

@@ -115,6 +115,7 @@ mod stream;
 mod subscribers;
 mod td_date;
 mod to_char;
+mod to_char_date;
 mod types;
 mod view;
 mod wait;

@@ -1,13 +1,14 @@
 //! `TO_CHAR`, `TO_DATE`, `TO_TIMESTAMP` and `TO_NUMBER`: the Oracle-style conversions Teradata
 //! has had since 14.0, with Oracle's format models (`'YYYY-MM-DD HH24:MI:SS'`, `'FM999,990.00'`).
 //!
-//! A format model is translated into the Teradata FORMAT mask that means the same
-//! (`MON` → `MMM`, `HH24` → `HH`, `FF3` → `S(3)`, `0` → `9`, …), and the call becomes a CAST
-//! with that FORMAT, so both spellings share one implementation (format.rs, numfmt.rs).
+//! A number model, and the date model TO_DATE and TO_TIMESTAMP read by, is translated into the
+//! Teradata FORMAT mask that means the same (`MON` → `MMM`, `HH24` → `HH`, `FF3` → `S(3)`,
+//! `0` → `9`, …), and the call becomes a CAST with that FORMAT, so both spellings share one
+//! implementation (format.rs, numfmt.rs). TO_CHAR of a date or time writes by its model
+//! element by element instead (to_char_date.rs: it has elements no mask has).
 //!
 //! Invariant: a model element tdlite cannot translate is an error (9910) naming it, never
-//! silently written as text. Month and day names follow the case of the model's first name
-//! element (`MON` → MAR, `mon` → mar, `Mon` → Mar); `FM` (no padding) trims a number's text.
+//! silently written as text. `FM` (no padding) trims a number's text.
 
 use crate::error::{Error, Result};
 
@@ -46,25 +47,6 @@ const DATE_ELEMENTS: [(&str, &str); 19] = [
     ("RR", ORACLE_YY),
     ("Y", "Y"),
 ];
-
-/// How a model writes month and day names, by the case of its first name element: `MON` and
-/// `DAY` in capitals (`Some(true)`: MAR), in small letters (`Some(false)`: mar), or as written
-/// otherwise (`None`: Mar, what the mask writes).
-pub(crate) fn name_case(model: &str) -> Option<bool> {
-    let up = model.to_ascii_uppercase();
-    let at = ["MON", "DAY", "DY"]
-        .iter()
-        .filter_map(|e| up.find(e))
-        .min()?;
-    let written: String = model[at..].chars().take(2).collect();
-    if written.chars().all(|c| c.is_ascii_uppercase()) {
-        Some(true)
-    } else if written.chars().all(|c| c.is_ascii_lowercase()) {
-        Some(false)
-    } else {
-        None
-    }
-}
 
 /// True if `model` is a number model (digit places and separators, no date element).
 pub(crate) fn is_number_model(model: &str) -> bool {
@@ -187,10 +169,6 @@ mod tests {
         assert!(date_mask("HH12:MI").is_err(), "a 12-hour clock needs AM/PM");
         assert!(date_mask("HH:MI").is_err());
         assert!(date_mask("YYYY\"year\"").is_err());
-        assert_eq!(name_case("DD-MON-YYYY"), Some(true));
-        assert_eq!(name_case("dd-mon-yyyy"), Some(false));
-        assert_eq!(name_case("Day, DD Month"), None);
-        assert_eq!(name_case("YYYY-MM-DD"), None);
         assert!(date_mask("Q").is_err());
     }
 

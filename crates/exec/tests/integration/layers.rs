@@ -36,6 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "period_fns",
             "regexp",
             "format",
+            "to_char_date",
             "ops",
             "decimal",
             "hash_join",
