@@ -1764,6 +1764,10 @@ impl Exec<'_> {
             "LOWER" => Func::Lower,
             "TRIM" => Func::Trim,
             "CHARACTERS" | "CHARS" | "CHAR_LENGTH" | "CHARACTER_LENGTH" => Func::CharLength,
+            "BYTES" => {
+                arity(1)?;
+                Func::Bytes
+            }
             "ABS" => Func::Abs,
             "ZEROIFNULL" => Func::ZeroIfNull,
             "NULLIFZERO" => Func::NullIfZero,

@@ -77,6 +77,8 @@ pub enum Func {
     Trim,
     /// `CHARACTERS(s)` / `CHAR_LENGTH(s)` / `CHARACTER_LENGTH(s)`
     CharLength,
+    /// `BYTES(b)`: the bytes of a byte string (a BYTE(n) value's n)
+    Bytes,
     /// `ABS(n)`
     Abs,
     /// `ZEROIFNULL(n)`
@@ -502,6 +504,38 @@ pub(crate) fn normalize_chars(a: &ArrayRef, case_specific: bool) -> ArrayRef {
     })))
 }
 
+/// `l || r` of byte strings (a NULL operand untyped is a NULL byte string).
+///
+/// # Errors
+/// 9913 when one operand is no byte string (Teradata converts no BYTE implicitly).
+fn concat_bytes(l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
+    let bytes = |a: &ArrayRef| -> Result<ArrayRef> {
+        match a.data_type() {
+            DataType::Binary => Ok(a.clone()),
+            _ if a.null_count() == a.len() => Ok(new_null_array(&DataType::Binary, a.len())),
+            _ => Err(Error::TypeMismatch(
+                "|| of a byte string and a value that is none (BYTE converts to nothing implicitly)"
+                    .into(),
+            )),
+        }
+    };
+    let (l, r) = (bytes(l)?, bytes(r)?);
+    let (l, r) = (l.as_binary::<i32>(), r.as_binary::<i32>());
+    crate::interrupt::check_spool(l.value_data().len() + r.value_data().len())?;
+    let n = l.len().max(r.len());
+    fn at(a: &arrow::array::BinaryArray, i: usize) -> Option<&[u8]> {
+        let i = if a.len() == 1 { 0 } else { i };
+        (!a.is_null(i)).then(|| a.value(i))
+    }
+    let out: arrow::array::BinaryArray = (0..n)
+        .map(|i| match (at(l, i), at(r, i)) {
+            (Some(x), Some(y)) => Some([x, y].concat()),
+            _ => None,
+        })
+        .collect();
+    Ok(Arc::new(out))
+}
+
 fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<ArrayRef> {
     use BinOp::*;
     if l.data_type() == &DataType::Null && r.data_type() == &DataType::Null {
@@ -521,6 +555,11 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
             } else {
                 boolean::or_kleene(l, r)?
             }))
+        }
+        // two byte strings: a VARBYTE (SQL Functions, Expressions, and Predicates,
+        // "Concatenation Operator": byte strings concatenate to a byte string)
+        Concat if l.data_type() == &DataType::Binary || r.data_type() == &DataType::Binary => {
+            concat_bytes(&l, &r)
         }
         Concat => {
             let (l, r) = (to_utf8(&l)?, to_utf8(&r)?);
@@ -809,11 +848,38 @@ pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
         let whole = cast_to_arrow(a, &DataType::Int64)?;
         return crate::td_date::from_number(&whole);
     }
-    // to fewer decimal places: half to even (Teradata's default, RoundHalfwayMagUp FALSE)
-    if let (DataType::Decimal128(_, from), DataType::Decimal128(p, to)) = (a.data_type(), t) {
-        if to < from {
+    // to fewer decimal places: half to even (Teradata's default, RoundHalfwayMagUp FALSE),
+    // from a DECIMAL, text or a FLOAT alike
+    match (a.data_type(), t) {
+        (DataType::Decimal128(_, from), DataType::Decimal128(p, to)) if to < from => {
             return decimal_half_even(a, *from, (*p, *to));
         }
+        (DataType::Utf8, DataType::Decimal128(p, to)) => {
+            // text with more fractional digits than the target: read exactly first
+            let digits = |v: &str| {
+                let v = v.trim();
+                match v.split_once('.') {
+                    Some((int, frac)) if frac.bytes().all(|b| b.is_ascii_digit()) => {
+                        Some((int.trim_start_matches(['-', '+']).len(), frac.len()))
+                    }
+                    _ => None,
+                }
+            };
+            let s = a.as_string::<i32>();
+            let (mut int, mut frac) = (0usize, 0usize);
+            for (i, f) in s.iter().flatten().filter_map(digits) {
+                (int, frac) = (int.max(i), frac.max(f));
+            }
+            let to_frac = usize::try_from(*to).unwrap_or(0);
+            if frac > to_frac && int + frac <= 38 {
+                let exact = DataType::Decimal128(38, frac as i8);
+                let read =
+                    cast_with_options(a, &exact, &strict()).map_err(|e| cast_error(a, t, e))?;
+                return decimal_half_even(&read, frac as i8, (*p, *to));
+            }
+        }
+        (DataType::Float64, DataType::Decimal128(p, to)) => return float_half_even(a, (*p, *to)),
+        _ => {}
     }
     let out = cast_with_options(a, t, &strict()).map_err(|e| cast_error(a, t, e))?;
     if a.data_type() != t && (is_temporal(t) || t == &DataType::Float64) {
@@ -843,6 +909,32 @@ fn decimal_half_even(a: &ArrayRef, from: i8, (p, to): (u8, i8)) -> Result<ArrayR
                     return Err(Error::Overflow);
                 }
                 Some(r)
+            }
+        });
+    }
+    let arr = arrow::array::Decimal128Array::from(out).with_precision_and_scale(p, to)?;
+    Ok(Arc::new(arr))
+}
+
+/// FLOAT array `a` as DECIMAL(`p`, `to`), rounded half to even (a FLOAT's 2.5 is exactly
+/// half: it becomes 2).
+///
+/// # Errors
+/// 2616 for a value that does not fit `p` digits, or is not finite.
+fn float_half_even(a: &ArrayRef, (p, to): (u8, i8)) -> Result<ArrayRef> {
+    let scale = 10f64.powi(i32::from(to));
+    let limit = 10f64.powi(i32::from(p));
+    let f = a.as_primitive::<arrow::datatypes::Float64Type>();
+    let mut out = Vec::with_capacity(f.len());
+    for v in f.iter() {
+        out.push(match v {
+            None => None,
+            Some(v) => {
+                let r = (v * scale).round_ties_even();
+                if !r.is_finite() || r.abs() >= limit {
+                    return Err(Error::Overflow);
+                }
+                Some(r as i128)
             }
         });
     }
@@ -959,6 +1051,32 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     if let SqlType::Period(elem) = ty {
         return crate::period::conform(out, elem);
     }
+    // BYTE(n) is n bytes (a shorter value is padded with binary zeros), VARBYTE(n) at most n:
+    // Data Types and Literals, "BYTE Data Type"
+    if let (SqlType::Byte(n) | SqlType::VarByte(n), DataType::Binary) = (ty, out.data_type()) {
+        let n = n as usize;
+        let fixed = matches!(ty, SqlType::Byte(_));
+        let b = out.as_binary::<i32>();
+        if b.iter()
+            .flatten()
+            .any(|v| v.len() > n || (fixed && v.len() < n))
+        {
+            crate::interrupt::check_spool(n.saturating_mul(b.len()))?;
+            let out: arrow::array::BinaryArray = b
+                .iter()
+                .map(|v| {
+                    v.map(|v| {
+                        let mut v = v[..v.len().min(n)].to_vec();
+                        if fixed {
+                            v.resize(n, 0);
+                        }
+                        v
+                    })
+                })
+                .collect();
+            return Ok(Arc::new(out));
+        }
+    }
     if let SqlType::Char(n) | SqlType::VarChar(n) = ty {
         let s = out.as_string::<i32>();
         let n = n as usize;
@@ -1066,6 +1184,20 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             Ok(Arc::new(Int32Array::from_iter(
                 s.iter().map(|v| v.map(|v| v.chars().count() as i32)),
             )))
+        }
+        Func::Bytes => {
+            let a = arg(0)?;
+            match a.data_type() {
+                DataType::Binary => Ok(Arc::new(Int32Array::from_iter(
+                    a.as_binary::<i32>()
+                        .iter()
+                        .map(|v| v.map(|v| v.len() as i32)),
+                ))),
+                _ if a.null_count() == a.len() => Ok(new_null_array(&DataType::Int32, a.len())),
+                _ => Err(Error::TypeMismatch(
+                    "BYTES takes a byte string (BYTE, VARBYTE)".into(),
+                )),
+            }
         }
         Func::NoTruncation(n) => {
             let a = arg(0)?;

@@ -260,8 +260,12 @@ pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
 pub(crate) enum Pads {
     /// `CAST(x AS CHAR(n))`: leading and trailing pad characters trimmed (Teradata's CAST).
     Trim,
-    /// Teradata's conversion syntax `x (CHAR(n))` and the implicit conversion of `||`: kept.
+    /// Teradata's conversion syntax `x (CHAR(n))`: kept.
     Keep,
+    /// The implicit conversion of an operand of `||`, a string function or LIKE: kept, and a
+    /// BYTE or VARBYTE value stays bytes (Teradata converts no byte string to text
+    /// implicitly: `'01'XB || '02'XB` is the VARBYTE `0102`).
+    Implicit,
 }
 
 /// A DECIMAL array as the text CAST gives it: written by the type's default FORMAT, pads
@@ -348,6 +352,9 @@ pub(crate) fn write_own(
     fmt: Option<&str>,
     pads: Pads,
 ) -> Result<ArrayRef> {
+    if pads == Pads::Implicit && a.data_type() == &DataType::Binary {
+        return Ok(a.clone());
+    }
     if matches!(
         a.data_type(),
         DataType::Utf8 | DataType::Null | DataType::Binary
@@ -366,7 +373,7 @@ pub(crate) fn write_own(
         Err(e) => return Err(e),
     };
     let text = match pads {
-        Pads::Keep => text,
+        Pads::Keep | Pads::Implicit => text,
         Pads::Trim => Arc::new(StringArray::from_iter(
             text.as_string::<i32>()
                 .iter()

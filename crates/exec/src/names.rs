@@ -342,7 +342,12 @@ pub(crate) fn literal_by_format(
 /// operand of `||`, an argument of a string function, the left side of LIKE): see
 /// [`text_as`].
 pub(crate) fn implicit_text(bound: Expr, e: &ast::Expr, scope: &Scope) -> Expr {
-    text_as(bound, e, scope, SqlType::VarChar(64000))
+    match text_as(bound, e, scope, SqlType::VarChar(64000)) {
+        Expr::WriteOwnFormat(x, ty, f, _) => {
+            Expr::WriteOwnFormat(x, ty, f, crate::format::Pads::Implicit)
+        }
+        other => other,
+    }
 }
 
 /// `bound`, the bound `e`, as the character type `ty` the way implicit conversion and the
