@@ -609,10 +609,28 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         }
     };
     let (l, r) = (widen(l)?, widen(r)?);
-    // a whole DECIMAL (an ANSI session's COUNT) added to or taken from a DATE counts days
+    // DATE times, divided by or MOD a number is arithmetic on Teradata's number for the date,
+    // an INTEGER ((year - 1900) * 10000 + month * 100 + day; SQL Functions, Expressions, and
+    // Predicates, "Binary Arithmetic Result Data Types": DATE * / MOD INTEGER is INTEGER)
+    if matches!(op, Mul | Div | Mod) {
+        let date = |t: &DataType| t == &DataType::Date32;
+        let number = |t: &DataType| t.is_numeric() || date(t) || t == &DataType::Null;
+        let (lt, rt) = (l.data_type(), r.data_type());
+        if (date(lt) || date(rt)) && number(lt) && number(rt) {
+            let as_number = |a: ArrayRef| match date(a.data_type()) {
+                true => crate::td_date::to_number(&a),
+                false => a,
+            };
+            return arithmetic(op, as_number(l), as_number(r));
+        }
+    }
+    // a DECIMAL or FLOAT (an ANSI session's COUNT, `d + 1.7`) added to or taken from a DATE
+    // counts whole days: the fraction is dropped ("DATE ± DECIMAL" is a DATE)
     let whole = |a: ArrayRef, other: &ArrayRef| -> Result<ArrayRef> {
         match (a.data_type(), other.data_type()) {
-            (DataType::Decimal128(_, 0), DataType::Date32) if matches!(op, Add | Sub) => {
+            (DataType::Decimal128(..) | DataType::Float64, DataType::Date32)
+                if matches!(op, Add | Sub) =>
+            {
                 cast_to_arrow(&a, &DataType::Int64)
             }
             _ => Ok(a),

@@ -242,6 +242,16 @@ fn expression_heading(e: &ast::Expr) -> String {
                     format!("Current Time({})", precision_arg(&f.args).unwrap_or(0))
                 }
                 "CURRENT_DATE" => "Current Date".to_string(),
+                // an aggregate's default title names it in words (`Count(*)`, `Average(x)`,
+                // `Maximum(x)`), its arguments as written
+                name if f.over.is_none() => match aggregate_title(name) {
+                    Some(title) => {
+                        let text = e.to_string();
+                        let args = text.find('(').map_or("", |at| &text[at..]);
+                        format!("{title}{args}")
+                    }
+                    None => e.to_string(),
+                },
                 _ => e.to_string(),
             }
         }
@@ -259,6 +269,19 @@ fn expression_heading(e: &ast::Expr) -> String {
         }
         _ => e.to_string(),
     }
+}
+
+/// The word Teradata's default title gives an aggregate (COUNT, SUM, AVG, MIN, MAX and their
+/// long names): BTEQ heads `COUNT(*)` as `Count(*)` and `AVG(x)` as `Average(x)`.
+fn aggregate_title(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "COUNT" => "Count",
+        "SUM" => "Sum",
+        "AVG" | "AVERAGE" | "AVE" => "Average",
+        "MIN" | "MINIMUM" => "Minimum",
+        "MAX" | "MAXIMUM" => "Maximum",
+        _ => return None,
+    })
 }
 
 /// The precision written as the one argument of `CURRENT_TIME(n)` / `CURRENT_TIMESTAMP(n)`.
