@@ -810,6 +810,67 @@ fn byte_literal(toks: &[TokenWithSpan], i: usize) -> Option<String> {
     Some(hex)
 }
 
+/// The tokens a hexadecimal character or integer literal at `i` stands for (the suffix
+/// written right after the closing quote; SQL Data Types and Literals, "Hexadecimal Character
+/// Literals" and "Hexadecimal Integer Literals"): `'41'XC` (XCV, XCF) is the string `'A'`,
+/// each byte one LATIN character; `'FF'XI1`, `'00FF'XI2`, `'FF'XI`/`XI4`, `XI8` are a BYTEINT,
+/// SMALLINT, INTEGER or BIGINT whose two's-complement bytes the digits are (`'FFFF'XI2` is
+/// -1), written as `CAST(n AS type)`. `None` for anything else (digits that are no hex, too
+/// many for the size, an odd count for characters).
+fn hex_literal(toks: &[TokenWithSpan], i: usize) -> Option<Vec<Token>> {
+    let Token::SingleQuotedString(digits) = &toks[i].token else {
+        return None;
+    };
+    let next = toks.get(i + 1)?;
+    let suffix = unquoted_upper(&next.token)?;
+    if next.span.start != toks[i].span.end
+        || digits.is_empty()
+        || !digits.bytes().all(|b| b.is_ascii_hexdigit())
+    {
+        return None;
+    }
+    if matches!(suffix.as_str(), "XC" | "XCV" | "XCF") {
+        if digits.len() % 2 == 1 {
+            return None;
+        }
+        let text: String = (0..digits.len())
+            .step_by(2)
+            .filter_map(|k| u8::from_str_radix(&digits[k..k + 2], 16).ok())
+            .map(char::from)
+            .collect();
+        return Some(vec![Token::SingleQuotedString(text)]);
+    }
+    let (bytes, ty) = match suffix.as_str() {
+        "XI1" => (1, "BYTEINT"),
+        "XI2" => (2, "SMALLINT"),
+        "XI" | "XI4" => (4, "INTEGER"),
+        "XI8" => (8, "BIGINT"),
+        _ => return None,
+    };
+    if digits.len() > 2 * bytes {
+        return None;
+    }
+    let raw = u64::from_str_radix(digits, 16).ok()?;
+    // the digits are the value's bytes: the top bit of the size is the sign
+    let bits = 8 * bytes as u32;
+    let value = if bits < 64 && raw >= 1 << (bits - 1) {
+        raw as i64 - (1i64 << bits)
+    } else {
+        raw as i64
+    };
+    let mut out = vec![Token::make_keyword("CAST"), Token::LParen];
+    if value < 0 {
+        out.push(Token::Minus);
+    }
+    out.extend([
+        Token::Number(value.unsigned_abs().to_string(), false),
+        Token::make_keyword("AS"),
+        Token::make_keyword(ty),
+        Token::RParen,
+    ]);
+    Some(out)
+}
+
 /// `LEADING`, `TRAILING` or `BOTH` right after `TRIM(` and right before `FROM`.
 fn trim_side_without_characters(toks: &[TokenWithSpan], i: usize) -> bool {
     let word = |k: usize| toks.get(k).and_then(|t| unquoted_upper(&t.token));
@@ -870,6 +931,17 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
             // odd number of digits is padded with a zero on the right, as Teradata pads it
             toks[i].token = Token::HexStringLiteral(hex);
             toks.remove(i + 1);
+        } else if let Some(tokens) = hex_literal(toks, i) {
+            // `'41'XC`, `'FF'XI2`: a string or an integer of the given size
+            let span = toks[i].span;
+            let n = tokens.len();
+            toks.splice(
+                i..i + 2,
+                tokens
+                    .into_iter()
+                    .map(|token| TokenWithSpan { token, span }),
+            );
+            i += n - 1;
         } else if trim_side_without_characters(toks, i) {
             // `TRIM(LEADING FROM s)`: the characters default to blanks (sqlparser wants them)
             let span = toks[i].span;
