@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 mod admin;
+mod cast_attributes;
 mod consume;
 mod create_table;
 mod cursor;

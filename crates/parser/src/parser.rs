@@ -888,6 +888,8 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::period_syntax::rewrite(toks);
     // CSUM, MSUM, MAVG, MDIFF, RANK(x), QUANTILE as ANSI window functions
     crate::legacy_olap::rewrite(toks);
+    // CAST(x AS type NAMED n TITLE 't'): the attributes as a phrase after the call
+    crate::cast_attributes::rewrite(toks);
     // Operators and SEL anywhere in the statement.
     let mut i = 0;
     while i < toks.len() {

@@ -282,7 +282,12 @@ pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserErro
     }
     let format =
         format.map(|f| CastFormat::Value(ValueWithSpan::from(Value::SingleQuotedString(f))));
-    let mut out = expr.clone();
+    // the phrases may come in any order (`x (NAMED n) (UPPERCASE)` is `x (UPPERCASE, NAMED
+    // n)`): a NAMED or TITLE of an earlier phrase stays the item's, outside this phrase's
+    // conversions; this phrase's own NAMED or TITLE wins over the earlier one
+    let (mut out, earlier_name, earlier_title) = names_and_titles(expr);
+    let named = named.or(earlier_name);
+    let title = title.or(earlier_title);
     match (ty, format) {
         (Some(data_type), format) => {
             out = Expr::Cast {
@@ -328,6 +333,23 @@ pub(crate) fn parse(parser: &mut Parser, expr: &Expr) -> Result<Expr, ParserErro
         );
     }
     Ok(out)
+}
+
+/// `e` without the NAMED and TITLE phrases around it, and the (outermost) name and title
+/// they give.
+fn names_and_titles(e: &Expr) -> (Expr, Option<Ident>, Option<String>) {
+    let (mut core, mut name, mut label) = (e, None, None);
+    loop {
+        if let Some((inner, t)) = title(core) {
+            label = label.or_else(|| Some(t.to_string()));
+            core = inner;
+        } else if let Expr::Named { expr, name: n } = core {
+            name = name.or_else(|| Some(n.clone()));
+            core = expr;
+        } else {
+            return (core.clone(), name, label);
+        }
+    }
 }
 
 /// The call `name(args…)`, as sqlparser parses one.

@@ -27,3 +27,4 @@ SEL d, i + 1 FROM fmt WHERE i > 10;
 SEL 'http://x' AS url, 1 (TITLE 'a//b');
 SEL d (FORMAT 'DD.MM.YYYY') AS shown, n (FORMAT '-(5)9'), i || '|' FROM fmt ORDER BY shown DESC;
 SEL CAST(CAST(n AS FORMAT 'Z(4)9') AS CHAR(5)) || '|', n (FORMAT 'Z(4)9') (CHAR(5)) || '|' FROM fmt ORDER BY 1;
+SEL CAST(id AS INTEGER FORMAT '9(4)' TITLE 'Id4'), name (NAMED nm) (TITLE 'Who') (UPPERCASE) FROM emp WHERE nm = 'ANN';
