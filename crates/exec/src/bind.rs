@@ -2023,20 +2023,21 @@ impl Exec<'_> {
                 _ => Expr::Cast(Box::new(x), ty),
             });
         };
-        if crate::to_char::is_number_model(&model) {
-            let (mask, fm) = crate::to_char::number_mask(&model);
-            let cast = Expr::CastFormat(Box::new(x), ty, mask);
-            // FM: no padding
-            return Ok(if fm && name == "TO_CHAR" {
-                Expr::Func(Func::Trim, vec![cast])
-            } else {
-                cast
-            });
-        }
         if name == "TO_CHAR" {
-            // checked here: an element TO_CHAR does not write is 9910 before any row
-            crate::to_char_date::compile(&model)?;
+            // checked here: a model neither a number's nor a date's is 9910 before any row;
+            // which one applies is the value's type's choice (format.rs)
+            if crate::to_char_number::compile(&model).is_err() {
+                if crate::to_char::is_number_model(&model) {
+                    crate::to_char_number::compile(&model)?;
+                }
+                crate::to_char_date::compile(&model)?;
+            }
             let mask = format!("{}{model}", crate::to_char_date::MODEL_MARK);
+            return Ok(Expr::CastFormat(Box::new(x), ty, mask));
+        }
+        // TO_NUMBER reads by a number model, TO_DATE and TO_TIMESTAMP by a date model
+        if crate::to_char::is_number_model(&model) {
+            let (mask, _) = crate::to_char::number_mask(&model);
             return Ok(Expr::CastFormat(Box::new(x), ty, mask));
         }
         let mask = crate::to_char::date_mask(&model)?;

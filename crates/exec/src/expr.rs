@@ -414,7 +414,7 @@ fn is_numeric(t: &DataType) -> bool {
     is_int(t) || matches!(t, DataType::Float64 | DataType::Decimal128(..))
 }
 
-fn to_float_or_number(a: &ArrayRef) -> Result<ArrayRef> {
+pub(crate) fn to_float_or_number(a: &ArrayRef) -> Result<ArrayRef> {
     cast_with_options(a, &DataType::Float64, &strict()).map_err(|_| Error::BadNumber)
 }
 

@@ -202,7 +202,26 @@ pub fn display(a: &ArrayRef, fmt: &str) -> Option<ArrayRef> {
 /// 2665 for text that does not match the format; 9910 for FORMAT elements tdlite does not know.
 pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
     if let Some(model) = fmt.strip_prefix(crate::to_char_date::MODEL_MARK) {
-        let text = crate::to_char_date::render(a, &crate::to_char_date::compile(model)?)?;
+        // TO_CHAR: a number by a number model, a date or time by a date model (text by
+        // whichever the model is)
+        let number = crate::to_char_number::compile(model);
+        let numeric = a.data_type().is_numeric()
+            || (a.data_type() == &DataType::Utf8
+                && number.is_ok()
+                && crate::to_char_date::compile(model).is_err());
+        let text = if numeric {
+            let a = match a.data_type() {
+                DataType::Utf8 => crate::expr::to_float_or_number(a)?,
+                _ => a.clone(),
+            };
+            let model = number?;
+            let out: Result<StringArray> = (0..a.len())
+                .map(|i| crate::to_char_number::render(&model, &value_at(a.as_ref(), i)))
+                .collect();
+            Arc::new(out?) as ArrayRef
+        } else {
+            crate::to_char_date::render(a, &crate::to_char_date::compile(model)?)?
+        };
         return crate::expr::cast_to_sql(&text, ty);
     }
     if crate::numfmt::is_numeric(fmt) {

@@ -116,6 +116,7 @@ mod subscribers;
 mod td_date;
 mod to_char;
 mod to_char_date;
+mod to_char_number;
 mod types;
 mod view;
 mod wait;

@@ -1,11 +1,11 @@
 //! `TO_CHAR`, `TO_DATE`, `TO_TIMESTAMP` and `TO_NUMBER`: the Oracle-style conversions Teradata
 //! has had since 14.0, with Oracle's format models (`'YYYY-MM-DD HH24:MI:SS'`, `'FM999,990.00'`).
 //!
-//! A number model, and the date model TO_DATE and TO_TIMESTAMP read by, is translated into the
-//! Teradata FORMAT mask that means the same (`MON` → `MMM`, `HH24` → `HH`, `FF3` → `S(3)`,
-//! `0` → `9`, …), and the call becomes a CAST with that FORMAT, so both spellings share one
-//! implementation (format.rs, numfmt.rs). TO_CHAR of a date or time writes by its model
-//! element by element instead (to_char_date.rs: it has elements no mask has).
+//! The models TO_NUMBER, TO_DATE and TO_TIMESTAMP read by are translated into the Teradata
+//! FORMAT mask that means the same (`MON` → `MMM`, `HH24` → `HH`, `FF3` → `S(3)`, `0` → `9`,
+//! …), and the call becomes a CAST with that FORMAT, so both spellings share one
+//! implementation (format.rs, numfmt.rs). TO_CHAR writes element by element instead
+//! (to_char_date.rs, to_char_number.rs: its models have elements no mask has).
 //!
 //! Invariant: a model element tdlite cannot translate is an error (9910) naming it, never
 //! silently written as text. `FM` (no padding) trims a number's text.

@@ -37,6 +37,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "regexp",
             "format",
             "to_char_date",
+            "to_char_number",
             "ops",
             "decimal",
             "hash_join",
