@@ -2020,6 +2020,12 @@ impl Exec<'_> {
             return Ok(match name {
                 // exactly the significant digits (TO_CHAR(Numeric): no FORMAT applies)
                 "TO_CHAR" => Expr::Func(Func::PlainText, vec![x]),
+                // TO_NUMBER: NULL for text that is no number ("If conversion fails, NULL is
+                // returned")
+                "TO_NUMBER" => Expr::Func(
+                    Func::Builtin(crate::functions::Builtin::TryCast(ty)),
+                    vec![x],
+                ),
                 _ => Expr::Cast(Box::new(x), ty),
             });
         };
@@ -2035,9 +2041,16 @@ impl Exec<'_> {
             let mask = format!("{}{model}", crate::to_char_date::MODEL_MARK);
             return Ok(Expr::CastFormat(Box::new(x), ty, mask));
         }
-        // TO_NUMBER reads by a number model, TO_DATE and TO_TIMESTAMP by a date model
+        // TO_NUMBER reads by a number model (exactly, as a DECIMAL with the model's
+        // fractional digits; NULL for text the model does not read), TO_DATE and
+        // TO_TIMESTAMP by a date model
         if crate::to_char::is_number_model(&model) {
             let (mask, _) = crate::to_char::number_mask(&model);
+            if name == "TO_NUMBER" {
+                let ty = SqlType::Decimal(38, crate::to_char::fraction_digits(&model));
+                let mask = format!("{}{mask}", crate::format::NULL_ON_FAILURE);
+                return Ok(Expr::CastFormat(Box::new(x), ty, mask));
+            }
             return Ok(Expr::CastFormat(Box::new(x), ty, mask));
         }
         let mask = crate::to_char::date_mask(&model)?;

@@ -201,6 +201,20 @@ pub fn display(a: &ArrayRef, fmt: &str) -> Option<ArrayRef> {
 /// # Errors
 /// 2665 for text that does not match the format; 9910 for FORMAT elements tdlite does not know.
 pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
+    if let Some(fmt) = fmt.strip_prefix(NULL_ON_FAILURE) {
+        // each value on its own: NULL where it does not convert (TO_NUMBER)
+        let parts = (0..a.len())
+            .map(|i| {
+                cast(&a.slice(i, 1), ty, fmt)
+                    .or_else(|_| Ok(arrow::array::new_null_array(&ty.arrow_type(), 1)))
+            })
+            .collect::<Result<Vec<ArrayRef>>>()?;
+        let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+        return match refs.is_empty() {
+            true => Ok(arrow::array::new_empty_array(&ty.arrow_type())),
+            false => Ok(arrow::compute::concat(&refs)?),
+        };
+    }
     if let Some(model) = fmt.strip_prefix(crate::to_char_date::MODEL_MARK) {
         // TO_CHAR: a number by a number model, a date or time by a date model (text by
         // whichever the model is)
@@ -272,6 +286,11 @@ pub(crate) fn cast(a: &ArrayRef, ty: SqlType, fmt: &str) -> Result<ArrayRef> {
         _ => crate::expr::cast_to_sql(a, ty),
     }
 }
+
+/// The start of a FORMAT mask whose values convert each on its own, NULL where one does not
+/// (TO_NUMBER: "If conversion fails, NULL is returned"): a control character, so no FORMAT a
+/// user writes has it.
+pub(crate) const NULL_ON_FAILURE: &str = "\u{8}";
 
 /// How a value written by a FORMAT of its own (a phrase's, a column's) keeps the format's pad
 /// characters.

@@ -107,6 +107,18 @@ pub(crate) fn date_mask(model: &str) -> Result<String> {
     Ok(out)
 }
 
+/// The digits after the radix (`.` or `D`) of a number model: TO_NUMBER's DECIMAL scale.
+pub(crate) fn fraction_digits(model: &str) -> i8 {
+    let up = model.to_ascii_uppercase();
+    let n = up.find(['.', 'D']).map_or(0, |at| {
+        up[at + 1..]
+            .chars()
+            .filter(|c| matches!(c, '9' | '0'))
+            .count()
+    });
+    n.min(37) as i8
+}
+
 /// The Teradata numeric mask for an Oracle number model, and whether `FM` asks for no padding.
 ///
 /// Oracle writes a `9` before the first `0` of the integer part as a blank while no digit came
