@@ -406,6 +406,11 @@ pub fn parse_data_type(text: &str) -> Result<Option<DataType>, ParseError> {
     Ok(Some(t))
 }
 
+/// The scale tdlite gives Teradata's NUMBER without a precision (or NUMBER(*)): Teradata's is
+/// a floating decimal of up to 38 digits; tdlite's decimals have one scale per column, so such
+/// a column keeps ten fractional digits (and 28 integer ones).
+pub const NUMBER_SCALE: u32 = 10;
+
 fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
     let at = cur.loc();
     let Some(word) = cur.word_at(0) else {
@@ -418,13 +423,25 @@ fn parse_type(cur: &mut Cursor) -> Result<DataType, ParseError> {
         "INTEGER" | "INT" => DataType::Integer,
         "BIGINT" => DataType::BigInt,
         "DECIMAL" | "DEC" | "NUMERIC" | "NUMBER" => {
-            let (mut p, mut s) = (if word == "NUMBER" { 38 } else { 5 }, 0u32);
+            // NUMBER without a precision, or NUMBER(*), is Teradata's floating decimal (any
+            // scale): tdlite holds it as DECIMAL(38,10), exact to ten fractional digits
+            let number = word == "NUMBER";
+            let (mut p, mut s) = if number {
+                (38, NUMBER_SCALE)
+            } else {
+                (5, 0u32)
+            };
             if cur.eat_token(&Token::LParen) {
                 let pa = cur.loc();
-                p = cur
-                    .number("a precision")?
-                    .parse()
-                    .map_err(|_| ParseError::syntax("bad precision", pa))?;
+                if number && cur.eat_token(&Token::Mul) {
+                    p = 38;
+                } else {
+                    p = cur
+                        .number("a precision")?
+                        .parse()
+                        .map_err(|_| ParseError::syntax("bad precision", pa))?;
+                    s = 0;
+                }
                 if cur.eat_token(&Token::Comma) {
                     let sa = cur.loc();
                     s = cur
