@@ -124,6 +124,8 @@ pub enum Builtin {
     /// `CHAR2HEXINT(s)`: each character's UTF-16 code unit(s) as four hex digits (tdlite's
     /// characters are UNICODE: `CHAR2HEXINT('A')` is `0041`).
     Char2HexInt,
+    /// `td_day_of_week(d)`, `td_month_begin(d)`, `OADD_MONTHS(d, n)`, … (`crate::calendar`).
+    Calendar(crate::calendar::CalendarFn),
 }
 
 /// `INDEX(s, t)` / `POSITION(t IN s)` over bound arguments `[s, t]`: case specific if either
@@ -158,6 +160,9 @@ pub(crate) fn text_args(f: Builtin) -> &'static [usize] {
 pub fn lookup(name: &str) -> Option<Builtin> {
     if let Some(r) = crate::regexp::Regexp::lookup(name) {
         return Some(Builtin::Regexp(r));
+    }
+    if let Some(c) = crate::calendar::CalendarFn::lookup(name) {
+        return Some(Builtin::Calendar(c));
     }
     Some(match name {
         "CHAR2HEXINT" => Builtin::Char2HexInt,
@@ -284,7 +289,7 @@ pub(crate) fn date_from_days(d: i32) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(1970, 1, 1)?.checked_add_signed(chrono::Duration::days(i64::from(d)))
 }
 
-fn date_of(v: &Value) -> Result<Option<NaiveDate>> {
+pub(crate) fn date_of(v: &Value) -> Result<Option<NaiveDate>> {
     let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a valid date");
     Ok(match v {
         Value::Null => None,
@@ -437,6 +442,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         Builtin::MonthsBetween | Builtin::NextDay => 2,
         Builtin::OTranslate | Builtin::StrTok => 3,
         Builtin::HashRow | Builtin::HashBucket | Builtin::HashAmp => 0,
+        Builtin::Calendar(c) => c.arity(),
         _ => 1,
     })?;
     // the hash functions take NULL as a value
@@ -695,6 +701,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             ))
         }
         Builtin::Extract(field) => extract(field, &arg(0))?,
+        Builtin::Calendar(c) => crate::calendar::eval(c, a)?,
         Builtin::OReplace
         | Builtin::TryCast(_)
         | Builtin::Regexp(_)
@@ -818,6 +825,8 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
             _ => SqlType::Date,
         },
         Builtin::LastDay => SqlType::Date,
+        Builtin::Calendar(c) if c.gives_date() => SqlType::Date,
+        Builtin::Calendar(_) => SqlType::Integer,
         Builtin::HashRow => SqlType::Byte(4),
         Builtin::MonthsBetween => SqlType::Float,
         Builtin::NextDay => SqlType::Date,

@@ -55,6 +55,7 @@ mod alter;
 mod bind;
 mod bound_select;
 mod branch_types;
+mod calendar;
 mod clauses;
 mod conjuncts;
 mod consume_filter;

@@ -29,6 +29,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "expr",
             "td_date",
+            "calendar",
             "expr_tree",
             "functions",
             "branch_types",
