@@ -1634,6 +1634,9 @@ impl Exec<'_> {
         if name == "CONCAT" {
             return self.bind_concat(f, scope, grouping);
         }
+        if name.eq_ignore_ascii_case(tdlite_parser::interval_qualifier::INTERVAL_FUNCTION) {
+            return self.bind_interval_diff(f, scope, grouping);
+        }
         if name == "PERIOD" || name.eq_ignore_ascii_case(tdlite_parser::PERIOD_LITERAL_FUNCTION) {
             return self.bind_period(&name, f, scope, grouping);
         }
@@ -2055,6 +2058,47 @@ impl Exec<'_> {
         }
         let mask = crate::to_char::date_mask(&model)?;
         Ok(Expr::CastFormat(Box::new(x), ty, mask))
+    }
+
+    /// `(d1 - d2) DAY(4)` (the parser's `"tdlite interval"((d1 - d2), 'DAY(4)')`): the two
+    /// operands of the difference, and the qualifier (interval_diff.rs).
+    fn bind_interval_diff(
+        &mut self,
+        f: &ast::Function,
+        scope: &Scope,
+        mut grouping: Option<&mut Grouping>,
+    ) -> Result<Expr> {
+        let (args, _) = Self::function_args(f)?;
+        let (x, q) = match args.as_slice() {
+            [ast::FunctionArgExpr::Expr(x), ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] => {
+                match &v.value {
+                    ast::Value::SingleQuotedString(q) => (x, q),
+                    _ => return Err(Error::Internal("an interval qualifier is text".into())),
+                }
+            }
+            _ => return Err(Error::Internal("an interval call has two arguments".into())),
+        };
+        let q = crate::interval_diff::Qualifier::parse(q)?;
+        let mut inner = x;
+        while let ast::Expr::Nested(e) = inner {
+            inner = e;
+        }
+        let ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::Minus,
+            right,
+        } = inner
+        else {
+            return Err(Error::Unsupported(format!(
+                "an interval qualifier after {x} (tdlite takes it after a difference of DATE or TIMESTAMP values)"
+            )));
+        };
+        let l = self.bind_expr(left, scope, grouping.as_deref_mut())?;
+        let r = self.bind_expr(right, scope, grouping)?;
+        Ok(Expr::Func(
+            Func::Builtin(crate::functions::Builtin::IntervalDiff(q)),
+            vec![l, r],
+        ))
     }
 
     /// Runs an uncorrelated scalar subquery once: 0 rows → NULL, 2+ rows → 3669.

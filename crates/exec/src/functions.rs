@@ -126,6 +126,9 @@ pub enum Builtin {
     Char2HexInt,
     /// `td_day_of_week(d)`, `td_month_begin(d)`, `OADD_MONTHS(d, n)`, … (`crate::calendar`).
     Calendar(crate::calendar::CalendarFn),
+    /// `(d1 - d2) DAY(4)`: the difference as an interval of those fields
+    /// (`crate::interval_diff`).
+    IntervalDiff(crate::interval_diff::Qualifier),
 }
 
 /// `INDEX(s, t)` / `POSITION(t IN s)` over bound arguments `[s, t]`: case specific if either
@@ -443,6 +446,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         Builtin::OTranslate | Builtin::StrTok => 3,
         Builtin::HashRow | Builtin::HashBucket | Builtin::HashAmp => 0,
         Builtin::Calendar(c) => c.arity(),
+        Builtin::IntervalDiff(_) => 2,
         _ => 1,
     })?;
     // the hash functions take NULL as a value
@@ -702,6 +706,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         }
         Builtin::Extract(field) => extract(field, &arg(0))?,
         Builtin::Calendar(c) => crate::calendar::eval(c, a)?,
+        Builtin::IntervalDiff(q) => crate::interval_diff::eval(q, &arg(0), &arg(1))?,
         Builtin::OReplace
         | Builtin::TryCast(_)
         | Builtin::Regexp(_)
@@ -827,6 +832,7 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         Builtin::LastDay => SqlType::Date,
         Builtin::Calendar(c) if c.gives_date() => SqlType::Date,
         Builtin::Calendar(_) => SqlType::Integer,
+        Builtin::IntervalDiff(q) => q.result_type(),
         Builtin::HashRow => SqlType::Byte(4),
         Builtin::MonthsBetween => SqlType::Float,
         Builtin::NextDay => SqlType::Date,

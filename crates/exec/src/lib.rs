@@ -83,6 +83,7 @@ mod identity;
 mod inputs;
 mod insert_row;
 mod interrupt;
+mod interval_diff;
 mod join;
 mod join_step;
 mod limits;

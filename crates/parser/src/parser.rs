@@ -890,6 +890,8 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::legacy_olap::rewrite(toks);
     // CAST(x AS type NAMED n TITLE 't'): the attributes as a phrase after the call
     crate::cast_attributes::rewrite(toks);
+    // (d1 - d2) DAY(4): the difference as an interval of those fields
+    crate::interval_qualifier::rewrite(toks);
     // Operators and SEL anywhere in the statement.
     let mut i = 0;
     while i < toks.len() {

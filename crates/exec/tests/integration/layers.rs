@@ -30,6 +30,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "expr",
             "td_date",
             "calendar",
+            "interval_diff",
             "expr_tree",
             "functions",
             "branch_types",
