@@ -32,8 +32,9 @@ pub enum Side {
     Trailing,
 }
 
-/// A date/time field for `EXTRACT`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A date/time field for `EXTRACT`, and of an interval (interval_diff.rs), in the order of
+/// their size, largest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Field {
     /// YEAR
     Year,

@@ -15,19 +15,9 @@
 //! days.
 
 use crate::error::{Error, OrOverflow, Result};
+use crate::functions::Field as Unit;
 use chrono::{Datelike, NaiveDateTime};
 use tdlite_storage::types::{SqlType, Value};
-
-/// An interval field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Unit {
-    Year,
-    Month,
-    Day,
-    Hour,
-    Minute,
-    Second,
-}
 
 /// A qualifier: the leading field and its precision, the last field, and the seconds'
 /// fractional digits.
