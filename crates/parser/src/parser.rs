@@ -871,6 +871,31 @@ fn hex_literal(toks: &[TokenWithSpan], i: usize) -> Option<Vec<Token>> {
     Some(out)
 }
 
+/// MERGE's `WHEN NOT MATCHED THEN INSERT (s.a, s.b)` without VALUES (Teradata's INSERT may
+/// leave it out): a parenthesized list that ends the statement or is followed by WHEN is the
+/// values, not a column list.
+fn merge_insert_values(toks: &mut Vec<TokenWithSpan>) {
+    let mut i = 1;
+    while i + 1 < toks.len() {
+        let insert = unquoted_upper(&toks[i].token).as_deref() == Some("INSERT")
+            && unquoted_upper(&toks[i - 1].token).as_deref() == Some("THEN")
+            && toks[i + 1].token == Token::LParen;
+        if insert {
+            if let Some(close) = matching_paren(toks, i + 1) {
+                let next = toks.get(close + 1).and_then(|t| unquoted_upper(&t.token));
+                let ends = close + 1 == toks.len()
+                    || toks[close + 1].token == Token::SemiColon
+                    || next.as_deref() == Some("WHEN");
+                if ends {
+                    let values = keyword("VALUES", &toks[i + 1]);
+                    toks.insert(i + 1, values);
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
 /// `LEADING`, `TRAILING` or `BOTH` right after `TRIM(` and right before `FROM`.
 fn trim_side_without_characters(toks: &[TokenWithSpan], i: usize) -> bool {
     let word = |k: usize| toks.get(k).and_then(|t| unquoted_upper(&t.token));
@@ -893,12 +918,22 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     // (d1 - d2) DAY(4): the difference as an interval of those fields
     crate::interval_qualifier::rewrite(toks);
     // Operators and SEL anywhere in the statement.
+    let merge = toks
+        .first()
+        .and_then(|t| unquoted_upper(&t.token))
+        .as_deref()
+        == Some("MERGE");
     let mut i = 0;
     while i < toks.len() {
         let after_period = i > 0 && toks[i - 1].token == Token::Period;
+        let after_then = i > 0 && unquoted_upper(&toks[i - 1].token).as_deref() == Some("THEN");
         let replacement = match unquoted_upper(&toks[i].token).as_deref() {
             _ if after_period => None,
             Some("SEL") => Some(Token::make_keyword("SELECT")),
+            // MERGE's `WHEN MATCHED THEN UPD …`, `… THEN INS …`, `… THEN DEL`
+            Some("UPD") if merge && after_then => Some(Token::make_keyword("UPDATE")),
+            Some("INS") if merge && after_then => Some(Token::make_keyword("INSERT")),
+            Some("DEL") if merge && after_then => Some(Token::make_keyword("DELETE")),
             Some("EQ") => Some(Token::Eq),
             Some("NE") => Some(Token::Neq),
             Some("LT") => Some(Token::Lt),
@@ -1018,6 +1053,9 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
             toks.remove(i + 1);
         }
         i += 1;
+    }
+    if merge {
+        merge_insert_values(toks);
     }
     let Some(first) = toks.first().and_then(|t| unquoted_upper(&t.token)) else {
         return;
