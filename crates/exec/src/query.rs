@@ -297,6 +297,21 @@ impl Exec<'_> {
                     }
                     _ => Ok(k.clone()),
                 },
+                // a select-list alias that is no column names its expression, as Teradata
+                // allows (`SEL EXTRACT(YEAR FROM d) AS y, COUNT(*) FROM t GROUP BY y`)
+                ast::Expr::Identifier(id) if matches!(scope.resolve(None, &id.value), Ok(None)) => {
+                    Ok(s.projection
+                        .iter()
+                        .find_map(|item| match item {
+                            ast::SelectItem::ExprWithAlias { expr, alias }
+                                if alias.value.eq_ignore_ascii_case(&id.value) =>
+                            {
+                                Some(expr.clone())
+                            }
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| k.clone()))
+                }
                 _ => Ok(k.clone()),
             })
             .collect::<Result<Vec<_>>>()?;
