@@ -149,7 +149,8 @@ impl Exec<'_> {
         };
         let windows = self.windows.take().unwrap_or_default();
         let having = match &s.having {
-            Some(h) => Some(self.bind_expr(h, scope, grouping.as_deref_mut())?),
+            // HAVING may name select-list aliases too (`SUM(v) AS total … HAVING total > 5`)
+            Some(h) => Some(self.bind_item(h, &s.projection, scope, grouping.as_deref_mut())?),
             None => None,
         };
         let mut keys = Vec::new();
