@@ -1072,7 +1072,7 @@ impl Exec<'_> {
                     // a number, date or time operand is written by its FORMAT (its own, else
                     // its type's default: Teradata's implicit conversion to text, pads kept)
                     let text =
-                        |bound: Expr, x: &ast::Expr| crate::names::implicit_text(bound, x, scope);
+                        |bound: Expr, x: &ast::Expr| crate::names::concat_operand(bound, x, scope);
                     Expr::Binary(op, Box::new(text(l, left)), Box::new(text(r, right)))
                 } else {
                     Expr::Binary(op, Box::new(l), Box::new(r))

@@ -504,6 +504,24 @@ pub(crate) fn normalize_chars(a: &ArrayRef, case_specific: bool) -> ArrayRef {
     })))
 }
 
+/// Byte strings `a` without their trailing zero bytes (`a` itself when none has any).
+fn without_trailing_zeros(a: &ArrayRef) -> ArrayRef {
+    let b = a.as_binary::<i32>();
+    if !b.iter().flatten().any(|v| v.last() == Some(&0)) {
+        return a.clone();
+    }
+    let out: arrow::array::BinaryArray = b
+        .iter()
+        .map(|v| {
+            v.map(|v| {
+                let end = v.iter().rposition(|&x| x != 0).map_or(0, |k| k + 1);
+                &v[..end]
+            })
+        })
+        .collect();
+    Arc::new(out)
+}
+
 /// `l || r` of byte strings (a NULL operand untyped is a NULL byte string).
 ///
 /// # Errors
@@ -579,6 +597,12 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
             if l.data_type() == &DataType::Utf8 {
                 l = normalize_chars(&l, case_specific);
                 r = normalize_chars(&r, case_specific);
+            }
+            // byte strings compare as if the shorter were padded with binary zeros (a BYTE(4)
+            // '01000000'XB equals '01'XB): the same as comparing them without trailing zeros
+            if l.data_type() == &DataType::Binary && r.data_type() == &DataType::Binary {
+                l = without_trailing_zeros(&l);
+                r = without_trailing_zeros(&r);
             }
             // Arrow orders floats totally (-0.0 < 0.0); SQL, the indexes and the unique keys
             // see one zero
@@ -884,16 +908,31 @@ pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
                 }
             };
             let s = a.as_string::<i32>();
-            let (mut int, mut frac) = (0usize, 0usize);
-            for (i, f) in s.iter().flatten().filter_map(digits) {
-                (int, frac) = (int.max(i), frac.max(f));
-            }
             let to_frac = usize::try_from(*to).unwrap_or(0);
-            if frac > to_frac && int + frac <= 38 {
-                let exact = DataType::Decimal128(38, frac as i8);
-                let read =
-                    cast_with_options(a, &exact, &strict()).map_err(|e| cast_error(a, t, e))?;
-                return decimal_half_even(&read, frac as i8, (*p, *to));
+            if s.iter()
+                .flatten()
+                .filter_map(digits)
+                .any(|(_, f)| f > to_frac)
+            {
+                // each value read exactly at its own scale, then rounded (a column's widest
+                // integer part and widest fraction need not fit 38 digits together)
+                let parts = (0..a.len())
+                    .map(|i| {
+                        let one = a.slice(i, 1);
+                        match s.is_valid(i).then(|| digits(s.value(i))).flatten() {
+                            Some((int, frac)) if frac > to_frac && int + frac <= 38 => {
+                                let exact = DataType::Decimal128(38, frac as i8);
+                                let read = cast_with_options(&one, &exact, &strict())
+                                    .map_err(|e| cast_error(&one, t, e))?;
+                                decimal_half_even(&read, frac as i8, (*p, *to))
+                            }
+                            _ => cast_with_options(&one, t, &strict())
+                                .map_err(|e| cast_error(&one, t, e)),
+                        }
+                    })
+                    .collect::<Result<Vec<ArrayRef>>>()?;
+                let refs: Vec<&dyn Array> = parts.iter().map(|p| p.as_ref()).collect();
+                return Ok(arrow::compute::concat(&refs)?);
             }
         }
         (DataType::Float64, DataType::Decimal128(p, to)) => return float_half_even(a, (*p, *to)),

@@ -300,9 +300,8 @@ pub(crate) enum Pads {
     Trim,
     /// Teradata's conversion syntax `x (CHAR(n))`: kept.
     Keep,
-    /// The implicit conversion of an operand of `||`, a string function or LIKE: kept, and a
-    /// BYTE or VARBYTE value stays bytes (Teradata converts no byte string to text
-    /// implicitly: `'01'XB || '02'XB` is the VARBYTE `0102`).
+    /// The implicit conversion of an operand of `||`: kept, and a BYTE or VARBYTE value stays
+    /// bytes (`'01'XB || '02'XB` is the VARBYTE `0102`).
     Implicit,
 }
 

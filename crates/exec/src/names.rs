@@ -387,7 +387,13 @@ pub(crate) fn literal_by_format(
 /// operand of `||`, an argument of a string function, the left side of LIKE): see
 /// [`text_as`].
 pub(crate) fn implicit_text(bound: Expr, e: &ast::Expr, scope: &Scope) -> Expr {
-    match text_as(bound, e, scope, SqlType::VarChar(64000)) {
+    text_as(bound, e, scope, SqlType::VarChar(64000))
+}
+
+/// An operand of `||`: [`implicit_text`], but a byte string stays bytes (two of them
+/// concatenate to a VARBYTE).
+pub(crate) fn concat_operand(bound: Expr, e: &ast::Expr, scope: &Scope) -> Expr {
+    match implicit_text(bound, e, scope) {
         Expr::WriteOwnFormat(x, ty, f, _) => {
             Expr::WriteOwnFormat(x, ty, f, crate::format::Pads::Implicit)
         }

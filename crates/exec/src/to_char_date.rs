@@ -36,7 +36,7 @@ enum Element {
     Number(Num, usize),
     /// A name element.
     Name(Name, Case),
-    /// `FF1`…`FF9` (`FF`: 6): fractional digits (at most six carry data).
+    /// `FF1`…`FF9` (`FF`: 6): fractional digits (six carry data; more are zeros).
     Fraction(usize),
 }
 
@@ -310,8 +310,9 @@ fn write(model: &Model, t: &NaiveDateTime, micros: u32) -> String {
                 }
             }
             Element::Fraction(n) => {
-                let digits = format!("{micros:06}");
-                out.push_str(&digits[..(*n).min(6)]);
+                // six digits carry data; FF7 to FF9 write zeros after them
+                let digits = format!("{micros:06}000");
+                out.push_str(&digits[..(*n).min(9)]);
             }
             Element::Name(n, case) => {
                 let (text, pad) = name(*n, t);

@@ -129,7 +129,7 @@ pub(crate) fn compile(model: &str) -> Result<NumberModel> {
     let mut scientific = false;
     let mut any_digit = false;
     while let Some(c) = rest.chars().next() {
-        let after = &rest[1..];
+        let after = &rest[c.len_utf8()..];
         let end = after.is_empty();
         match c {
             '9' | '0' => {
@@ -199,43 +199,21 @@ pub(crate) fn compile(model: &str) -> Result<NumberModel> {
 /// # Errors
 /// 9913 for a value that is no number.
 pub(crate) fn render(model: &NumberModel, v: &Value) -> Result<Option<String>> {
-    let (unscaled, scale) = match v {
-        Value::Null => return Ok(None),
-        Value::Int(i) => (i128::from(*i), 0u32),
-        Value::Decimal(d, s) => (*d, u32::try_from(*s).unwrap_or(0)),
-        Value::Float(f) if f.is_finite() => {
-            // 17 significant digits hold any double
-            let text = format!("{f:.17e}");
-            let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
-            let exp: i32 = exp.parse().unwrap_or(0);
-            let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-            let unscaled: i128 = digits.parse().unwrap_or(0);
-            let scale = 17 - exp;
-            if !(0..=38).contains(&scale) {
-                return Ok(Some(overflow(model)));
-            }
-            let sign = if *f < 0.0 { -1 } else { 1 };
-            (sign * unscaled, scale as u32)
-        }
-        Value::Float(_) => return Ok(Some(overflow(model))),
-        _ => {
-            return Err(Error::TypeMismatch(
-                "TO_CHAR with a number model takes a number".into(),
-            ))
-        }
+    let Some(dec) = Dec::of(v)? else {
+        return Ok(None);
     };
     let text = match &model.kind {
-        Kind::Fixed(f) => fixed(f, model.fm, unscaled, scale),
-        Kind::Scientific { frac, sign } => scientific(*frac, *sign, unscaled, scale),
+        Kind::Fixed(f) => fixed(f, model.fm, &dec),
+        Kind::Scientific { frac, sign } => scientific(Some(*frac), *sign, &dec),
         Kind::Hex {
             places,
             zeros,
             lower,
-        } => hex(*places, *zeros, *lower, unscaled, scale),
-        Kind::Roman { lower } => roman(*lower, unscaled, scale),
-        Kind::TextMinimum { scientific: false } => Some(plain(unscaled, scale)),
+        } => hex(*places, *zeros, *lower, &dec),
+        Kind::Roman { lower } => roman(*lower, &dec),
+        Kind::TextMinimum { scientific: false } => Some(dec.plain()),
         Kind::TextMinimum { scientific: true } => {
-            scientific(usize::MAX, Sign::Floating, unscaled, scale).map(|s| s.trim().to_string())
+            scientific(None, Sign::Floating, &dec).map(|s| s.trim().to_string())
         }
     };
     let text = text.unwrap_or_else(|| overflow(model));
@@ -244,6 +222,107 @@ pub(crate) fn render(model: &NumberModel, v: &Value) -> Result<Option<String>> {
     } else {
         text
     }))
+}
+
+/// A number exactly as its decimal digits: ±`digits` × 10^`exp` (`digits` without leading
+/// zeros, `"0"` for zero). A FLOAT is its shortest round-trip digits (0.1 is `1` × 10^-1),
+/// so no binary noise is written and no magnitude is out of reach.
+struct Dec {
+    negative: bool,
+    digits: String,
+    exp: i64,
+}
+
+impl Dec {
+    /// `v` as digits; `None` for NULL.
+    ///
+    /// # Errors
+    /// 9913 for a value that is no number; 2616 for an infinite or NaN FLOAT.
+    fn of(v: &Value) -> Result<Option<Dec>> {
+        let (negative, digits, exp) = match v {
+            Value::Null => return Ok(None),
+            Value::Int(i) => (*i < 0, i.unsigned_abs().to_string(), 0),
+            Value::Decimal(d, s) => (*d < 0, d.unsigned_abs().to_string(), -i64::from(*s)),
+            Value::Float(f) if f.is_finite() => {
+                let text = format!("{:e}", f.abs());
+                let (mantissa, e) = text.split_once('e').unwrap_or((&text, "0"));
+                let e: i64 = e.parse().unwrap_or(0);
+                let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+                let point = mantissa.find('.').map_or(0, |at| mantissa.len() - at - 1);
+                (*f < 0.0, digits, e - point as i64)
+            }
+            Value::Float(_) => return Err(Error::Overflow),
+            _ => {
+                return Err(Error::TypeMismatch(
+                    "TO_CHAR with a number model takes a number".into(),
+                ))
+            }
+        };
+        let digits = match digits.trim_start_matches('0') {
+            "" => "0".to_string(),
+            d => d.to_string(),
+        };
+        let negative = negative && digits != "0";
+        Ok(Some(Dec {
+            negative,
+            digits,
+            exp,
+        }))
+    }
+
+    /// The value × 10^`scale`, rounded half away from zero to a whole number; `None` past 38
+    /// digits.
+    fn scaled(&self, scale: u32) -> Option<i128> {
+        let shift = self.exp + i64::from(scale);
+        let len = self.digits.len() as i64;
+        let magnitude = if shift >= 0 {
+            if len + shift > 38 {
+                return None;
+            }
+            self.digits
+                .parse::<i128>()
+                .ok()?
+                .checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)?
+        } else {
+            let drop = -shift;
+            if drop > len {
+                0
+            } else {
+                let keep = (len - drop) as usize;
+                let kept: i128 = match keep {
+                    0 => 0,
+                    _ => self.digits[..keep].parse().ok()?,
+                };
+                let up = self.digits.as_bytes()[keep] >= b'5';
+                kept + i128::from(up)
+            }
+        };
+        Some(if self.negative { -magnitude } else { magnitude })
+    }
+
+    /// The shortest text (TM): `1234.5`, `.1`, `-7`.
+    fn plain(&self) -> String {
+        let sign = if self.negative { "-" } else { "" };
+        let len = self.digits.len() as i64;
+        if self.exp >= 0 {
+            let zeros = "0".repeat(usize::try_from(self.exp).unwrap_or(0));
+            return format!("{sign}{}{zeros}", self.digits);
+        }
+        let point = len + self.exp;
+        let (int, frac) = if point > 0 {
+            let at = point as usize;
+            (self.digits[..at].to_string(), self.digits[at..].to_string())
+        } else {
+            let lead = "0".repeat(usize::try_from(-point).unwrap_or(0));
+            (String::new(), format!("{lead}{}", self.digits))
+        };
+        let frac = frac.trim_end_matches('0');
+        match frac.is_empty() {
+            true if int.is_empty() => "0".to_string(),
+            true => format!("{sign}{int}"),
+            false => format!("{sign}{int}.{frac}"),
+        }
+    }
 }
 
 /// The `#`s a value that does not fit the model gets: the model's width.
@@ -265,47 +344,15 @@ fn overflow(model: &NumberModel) -> String {
     "#".repeat(width)
 }
 
-/// `unscaled / 10^scale` rounded half away from zero to `to` fractional digits.
-fn round_to(unscaled: i128, scale: u32, to: u32) -> Option<i128> {
-    if scale <= to {
-        return unscaled.checked_mul(10i128.checked_pow(to - scale)?);
-    }
-    let factor = 10i128.checked_pow(scale - to)?;
-    let (q, r) = (unscaled / factor, unscaled % factor);
-    Some(if r.unsigned_abs() * 2 >= factor.unsigned_abs() {
-        q + unscaled.signum()
-    } else {
-        q
-    })
-}
-
 /// The digits of `|v|`, at least `min` of them (zeros in front).
 fn digits(v: i128, min: usize) -> String {
     format!("{:0min$}", v.unsigned_abs())
 }
 
-fn plain(unscaled: i128, scale: u32) -> String {
-    let text = digits(unscaled, scale as usize + 1);
-    let (int, frac) = text.split_at(text.len() - scale as usize);
-    let frac = frac.trim_end_matches('0');
-    let sign = if unscaled < 0 { "-" } else { "" };
-    match frac.is_empty() {
-        true => format!("{sign}{int}"),
-        false => format!("{sign}{}.{frac}", int.trim_start_matches('0')),
-    }
-}
-
-fn fixed(f: &Fixed, fm: bool, unscaled: i128, scale: u32) -> Option<String> {
-    // `V`: times 10 per digit after it
-    let (unscaled, scale) = match scale.checked_sub(f.shifted) {
-        Some(s) => (unscaled, s),
-        None => (
-            unscaled.checked_mul(10i128.checked_pow(f.shifted - scale)?)?,
-            0,
-        ),
-    };
+fn fixed(f: &Fixed, fm: bool, dec: &Dec) -> Option<String> {
     let nfrac = f.frac.len() as u32;
-    let v = round_to(unscaled, scale, nfrac)?;
+    // `V`: times 10 per digit after it
+    let v = dec.scaled(nfrac + f.shifted)?;
     let negative = v < 0;
     let all = digits(v, nfrac as usize + 1);
     let (int_digits, frac_digits) = all.split_at(all.len() - nfrac as usize);
@@ -392,31 +439,38 @@ fn fixed(f: &Fixed, fm: bool, unscaled: i128, scale: u32) -> Option<String> {
     ))
 }
 
-fn scientific(frac: usize, sign: Sign, unscaled: i128, scale: u32) -> Option<String> {
-    let negative = unscaled < 0;
-    let all = digits(unscaled, 1);
-    let significant = all.trim_start_matches('0');
-    let (mantissa, exp) = if significant.is_empty() {
-        ("0".to_string(), 0i64)
-    } else {
-        let exp = significant.len() as i64 - 1 - i64::from(scale);
-        (significant.to_string(), exp)
-    };
-    // `usize::MAX`: every significant digit (TME)
-    let frac = if frac == usize::MAX {
-        mantissa.trim_end_matches('0').len().max(1) - 1
-    } else {
-        frac
-    };
-    let m: i128 = mantissa.parse().ok()?;
-    let m_scale = u32::try_from(mantissa.len() - 1).ok()?;
-    let mut rounded = round_to(m, m_scale, u32::try_from(frac).ok()?)?;
-    let mut exp = exp;
-    if digits(rounded, 1).len() > frac + 1 {
-        rounded /= 10;
-        exp += 1;
+fn scientific(frac: Option<usize>, sign: Sign, dec: &Dec) -> Option<String> {
+    let negative = dec.negative;
+    let mut exp = dec.exp + dec.digits.len() as i64 - 1;
+    // `None`: every significant digit (TME)
+    let frac = frac.unwrap_or_else(|| dec.digits.trim_end_matches('0').len().max(1) - 1);
+    // the mantissa's digits, rounded half away from zero at frac + 1 of them
+    let mut m: Vec<u8> = dec.digits.bytes().map(|b| b - b'0').collect();
+    m.resize(m.len().max(frac + 2), 0);
+    let up = m[frac + 1] >= 5;
+    m.truncate(frac + 1);
+    if up {
+        let mut k = frac + 1;
+        loop {
+            if k == 0 {
+                m.insert(0, 1);
+                m.truncate(frac + 1);
+                exp += 1;
+                break;
+            }
+            k -= 1;
+            if m[k] == 9 {
+                m[k] = 0;
+            } else {
+                m[k] += 1;
+                break;
+            }
+        }
     }
-    let text = digits(rounded, frac + 1);
+    if dec.digits == "0" {
+        exp = 0;
+    }
+    let text: String = m.iter().map(|d| char::from(b'0' + d)).collect();
     let (int, fraction) = text.split_at(1);
     let point = if frac > 0 { "." } else { "" };
     let e_sign = if exp < 0 { '-' } else { '+' };
@@ -431,8 +485,8 @@ fn scientific(frac: usize, sign: Sign, unscaled: i128, scale: u32) -> Option<Str
     })
 }
 
-fn hex(places: usize, zeros: bool, lower: bool, unscaled: i128, scale: u32) -> Option<String> {
-    let v = round_to(unscaled, scale, 0)?;
+fn hex(places: usize, zeros: bool, lower: bool, dec: &Dec) -> Option<String> {
+    let v = dec.scaled(0)?;
     if v < 0 {
         return None;
     }
@@ -449,8 +503,8 @@ fn hex(places: usize, zeros: bool, lower: bool, unscaled: i128, scale: u32) -> O
     Some(format!(" {pad}{text}"))
 }
 
-fn roman(lower: bool, unscaled: i128, scale: u32) -> Option<String> {
-    let mut v = round_to(unscaled, scale, 0)?;
+fn roman(lower: bool, dec: &Dec) -> Option<String> {
+    let mut v = dec.scaled(0)?;
     if !(1..=3999).contains(&v) {
         return None;
     }
