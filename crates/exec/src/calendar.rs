@@ -170,7 +170,10 @@ pub(crate) fn eval(f: CalendarFn, a: &[Value]) -> Result<Value> {
                 Some(Value::Int(n)) => *n,
                 Some(Value::Null) | None => return Ok(Value::Null),
                 Some(Value::Decimal(v, s)) => {
-                    (*v / 10i128.pow(u32::try_from(*s).unwrap_or(0))) as i64
+                    let scale = 10i128
+                        .checked_pow(u32::try_from(*s).unwrap_or(0))
+                        .or_overflow()?;
+                    i64::try_from(*v / scale).ok().or_overflow()?
                 }
                 Some(_) => {
                     return Err(Error::BadArgument(

@@ -504,24 +504,6 @@ pub(crate) fn normalize_chars(a: &ArrayRef, case_specific: bool) -> ArrayRef {
     })))
 }
 
-/// Byte strings `a` without their trailing zero bytes (`a` itself when none has any).
-fn without_trailing_zeros(a: &ArrayRef) -> ArrayRef {
-    let b = a.as_binary::<i32>();
-    if !b.iter().flatten().any(|v| v.last() == Some(&0)) {
-        return a.clone();
-    }
-    let out: arrow::array::BinaryArray = b
-        .iter()
-        .map(|v| {
-            v.map(|v| {
-                let end = v.iter().rposition(|&x| x != 0).map_or(0, |k| k + 1);
-                &v[..end]
-            })
-        })
-        .collect();
-    Arc::new(out)
-}
-
 /// `l || r` of byte strings (a NULL operand untyped is a NULL byte string).
 ///
 /// # Errors
@@ -597,12 +579,6 @@ fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<Ar
             if l.data_type() == &DataType::Utf8 {
                 l = normalize_chars(&l, case_specific);
                 r = normalize_chars(&r, case_specific);
-            }
-            // byte strings compare as if the shorter were padded with binary zeros (a BYTE(4)
-            // '01000000'XB equals '01'XB): the same as comparing them without trailing zeros
-            if l.data_type() == &DataType::Binary && r.data_type() == &DataType::Binary {
-                l = without_trailing_zeros(&l);
-                r = without_trailing_zeros(&r);
             }
             // Arrow orders floats totally (-0.0 < 0.0); SQL, the indexes and the unique keys
             // see one zero
@@ -1108,29 +1084,15 @@ pub fn cast_to_sql(a: &ArrayRef, ty: SqlType) -> Result<ArrayRef> {
     if let SqlType::Period(elem) = ty {
         return crate::period::conform(out, elem);
     }
-    // BYTE(n) is n bytes (a shorter value is padded with binary zeros), VARBYTE(n) at most n:
-    // Data Types and Literals, "BYTE Data Type"
+    // BYTE(n) and VARBYTE(n) hold at most n bytes (a shorter BYTE(n) value is not padded
+    // with binary zeros as Teradata pads it: comparisons, joins and groups see the bytes as
+    // given, one rule everywhere)
     if let (SqlType::Byte(n) | SqlType::VarByte(n), DataType::Binary) = (ty, out.data_type()) {
         let n = n as usize;
-        let fixed = matches!(ty, SqlType::Byte(_));
         let b = out.as_binary::<i32>();
-        if b.iter()
-            .flatten()
-            .any(|v| v.len() > n || (fixed && v.len() < n))
-        {
-            crate::interrupt::check_spool(n.saturating_mul(b.len()))?;
-            let out: arrow::array::BinaryArray = b
-                .iter()
-                .map(|v| {
-                    v.map(|v| {
-                        let mut v = v[..v.len().min(n)].to_vec();
-                        if fixed {
-                            v.resize(n, 0);
-                        }
-                        v
-                    })
-                })
-                .collect();
+        if b.iter().flatten().any(|v| v.len() > n) {
+            let out: arrow::array::BinaryArray =
+                b.iter().map(|v| v.map(|v| &v[..v.len().min(n)])).collect();
             return Ok(Arc::new(out));
         }
     }

@@ -213,7 +213,11 @@ pub(crate) fn column_heading(e: &ast::Expr, scope: &Scope) -> (String, Option<St
                 });
             (name, title)
         }
-        None => (expression_heading(e), None),
+        // `(d1 - d2) DAY(4)` reads as written wherever it is (the parser made it a call)
+        None => (
+            tdlite_parser::interval_qualifier::as_written(&expression_heading(e)),
+            None,
+        ),
     }
 }
 
@@ -242,12 +246,6 @@ fn expression_heading(e: &ast::Expr) -> String {
                     format!("Current Time({})", precision_arg(&f.args).unwrap_or(0))
                 }
                 "CURRENT_DATE" => "Current Date".to_string(),
-                // `(d1 - d2) DAY(4)` is headed as written (the parser made it a call)
-                n if n
-                    .eq_ignore_ascii_case(tdlite_parser::interval_qualifier::INTERVAL_FUNCTION) =>
-                {
-                    interval_heading(f).unwrap_or_else(|| e.to_string())
-                }
                 // an aggregate's default title names it in words (`Count(*)`, `Average(x)`,
                 // `Maximum(x)`), its arguments as written
                 name if f.over.is_none() => match aggregate_title(name) {
@@ -274,22 +272,6 @@ fn expression_heading(e: &ast::Expr) -> String {
             }
         }
         _ => e.to_string(),
-    }
-}
-
-/// `(d1 - d2) DAY(4)`, the heading of the call the parser made of it.
-fn interval_heading(f: &ast::Function) -> Option<String> {
-    let ast::FunctionArguments::List(l) = &f.args else {
-        return None;
-    };
-    match l.args.as_slice() {
-        [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)), ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))] => {
-            match &v.value {
-                ast::Value::SingleQuotedString(q) => Some(format!("{x} {q}")),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 

@@ -211,7 +211,13 @@ pub(crate) fn render(model: &NumberModel, v: &Value) -> Result<Option<String>> {
             lower,
         } => hex(*places, *zeros, *lower, &dec),
         Kind::Roman { lower } => roman(*lower, &dec),
-        Kind::TextMinimum { scientific: false } => Some(dec.plain()),
+        // TM: the shortest fixed text, scientific past 64 characters (Oracle's TM9)
+        Kind::TextMinimum { scientific: false } => match dec.plain() {
+            text if text.len() > 64 => {
+                scientific(None, Sign::Floating, &dec).map(|s| s.trim().to_string())
+            }
+            text => Some(text),
+        },
         Kind::TextMinimum { scientific: true } => {
             scientific(None, Sign::Floating, &dec).map(|s| s.trim().to_string())
         }

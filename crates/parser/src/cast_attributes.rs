@@ -2,7 +2,8 @@
 //! `CAST(s AS VARCHAR(9) UPPERCASE)`, `… NOT CASESPECIFIC` (SQL Functions, Expressions, and
 //! Predicates, CAST: "data_attribute"). sqlparser reads a CAST's FORMAT only; the others are
 //! moved out of the call as the attribute phrase they mean, `CAST(x AS INTEGER) (NAMED n,
-//! TITLE 't')`, which phrase.rs reads. A FORMAT stays inside (it reads text by the format).
+//! TITLE 't')`, which phrase.rs reads. A FORMAT stays inside (it reads text by the format);
+//! a CHARACTER SET is read and dropped (tdlite's text is Unicode).
 //!
 //! Invariant: tokens change only where every word after the first attribute is an attribute
 //! this module knows (or a FORMAT string); anything else is left for the parser to judge.
@@ -97,6 +98,11 @@ fn moved(toks: &[TokenWithSpan], at: usize) -> Option<(usize, Vec<TokenWithSpan>
                 groups.push(toks[k..k + 2].to_vec());
                 k += 2;
             }
+            // CHARACTER SET LATIN|UNICODE: read and dropped (tdlite's text is Unicode, as
+            // a CHARACTER SET of a column is)
+            Some("CHARACTER") if word(k + 1).as_deref() == Some("SET") && k + 2 < end => {
+                k += 3;
+            }
             _ => return None,
         }
     }
@@ -105,6 +111,9 @@ fn moved(toks: &[TokenWithSpan], at: usize) -> Option<(usize, Vec<TokenWithSpan>
     let mut out: Vec<TokenWithSpan> = toks[at..first].to_vec();
     out.extend(kept);
     out.push(toks[end].clone());
+    if groups.is_empty() {
+        return Some((end, out));
+    }
     out.push(at_span(Token::LParen));
     for (n, g) in groups.into_iter().enumerate() {
         if n > 0 {
@@ -120,6 +129,12 @@ fn moved(toks: &[TokenWithSpan], at: usize) -> Option<(usize, Vec<TokenWithSpan>
 fn is_attribute(toks: &[TokenWithSpan], k: usize) -> bool {
     match unquoted_upper(&toks[k].token).as_deref() {
         Some("NAMED" | "TITLE" | "UPPERCASE" | "UC" | "CASESPECIFIC" | "CS") => true,
+        Some("CHARACTER") => {
+            toks.get(k + 1)
+                .and_then(|t| unquoted_upper(&t.token))
+                .as_deref()
+                == Some("SET")
+        }
         Some("NOT") => matches!(
             toks.get(k + 1)
                 .and_then(|t| unquoted_upper(&t.token))

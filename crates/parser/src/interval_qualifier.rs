@@ -17,6 +17,8 @@ pub const INTERVAL_FUNCTION: &str = "tdlite interval";
 const FIELDS: [&str; 6] = ["YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"];
 
 /// Rewrites every `( … ) field [(p)] [TO field [(p)]]`.
+///
+/// The text of a heading with such a call in it reads back as written ([`as_written`]).
 pub(crate) fn rewrite(toks: &mut Vec<TokenWithSpan>) {
     let mut i = 0;
     while i + 1 < toks.len() {
@@ -58,6 +60,8 @@ fn is_operator_word(t: &Token) -> bool {
         Some(
             "SELECT"
                 | "SEL"
+                | "DISTINCT"
+                | "ALL"
                 | "AND"
                 | "OR"
                 | "NOT"
@@ -118,8 +122,9 @@ fn qualifier(toks: &[TokenWithSpan], mut k: usize) -> Option<(String, usize)> {
         }
         text.push_str(&word);
         k += 1;
-        // (p) or (p, f)
-        if toks.get(k).map(|t| &t.token) == Some(&Token::LParen) {
+        // (p) or (p, f): a parenthesis with a number in it (not a phrase after the qualifier)
+        let number_next = matches!(toks.get(k + 1).map(|t| &t.token), Some(Token::Number(..)));
+        if toks.get(k).map(|t| &t.token) == Some(&Token::LParen) && number_next {
             let mut inner = String::from("(");
             let mut j = k + 1;
             loop {
@@ -144,4 +149,51 @@ fn qualifier(toks: &[TokenWithSpan], mut k: usize) -> Option<(String, usize)> {
         }
     }
     Some((text, k))
+}
+
+/// `text` (an expression as sqlparser prints it) with every `"tdlite interval"((…), 'Q')` call
+/// written back as `(…) Q`, the way it was written: for headings.
+pub fn as_written(text: &str) -> String {
+    let call = format!("\"{INTERVAL_FUNCTION}\"(");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&call) {
+        out.push_str(&rest[..at]);
+        let args = &rest[at + call.len()..];
+        // the first argument: a parenthesized difference, up to its matching `)`
+        let mut depth = 0usize;
+        let mut end = None;
+        for (k, c) in args.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = Some(k + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let tail = end.and_then(|e| {
+            let q = args[e..].strip_prefix(", '")?;
+            let close = q.find("')")?;
+            Some((e, &q[..close], &q[close + 2..]))
+        });
+        match tail {
+            Some((e, q, after)) => {
+                out.push_str(&as_written(&args[..e]));
+                out.push(' ');
+                out.push_str(q);
+                rest = after;
+            }
+            None => {
+                out.push_str(&call);
+                rest = args;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }

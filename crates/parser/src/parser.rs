@@ -871,6 +871,25 @@ fn hex_literal(toks: &[TokenWithSpan], i: usize) -> Option<Vec<Token>> {
     Some(out)
 }
 
+/// `NUMBER(*)` and `NUMBER(*, s)` (Teradata's NUMBER of any precision) in a CAST or any type
+/// sqlparser reads: `NUMBER` and `NUMBER(38, s)`, as CREATE TABLE reads them.
+fn number_star(toks: &mut Vec<TokenWithSpan>) {
+    let mut i = 0;
+    while i + 3 < toks.len() {
+        let number = unquoted_upper(&toks[i].token).as_deref() == Some("NUMBER")
+            && toks[i + 1].token == Token::LParen
+            && toks[i + 2].token == Token::Mul;
+        if number {
+            if toks[i + 3].token == Token::RParen {
+                toks.drain(i + 1..i + 4);
+            } else if toks[i + 3].token == Token::Comma {
+                toks[i + 2].token = Token::Number("38".into(), false);
+            }
+        }
+        i += 1;
+    }
+}
+
 /// MERGE's `WHEN NOT MATCHED THEN INSERT (s.a, s.b)` without VALUES (Teradata's INSERT may
 /// leave it out): a parenthesized list that ends the statement or is followed by WHEN is the
 /// values, not a column list.
@@ -896,6 +915,11 @@ fn merge_insert_values(toks: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// The unquoted word after token `i`, in capitals.
+fn next_word(toks: &[TokenWithSpan], i: usize) -> Option<String> {
+    toks.get(i + 1).and_then(|t| unquoted_upper(&t.token))
+}
+
 /// `LEADING`, `TRAILING` or `BOTH` right after `TRIM(` and right before `FROM`.
 fn trim_side_without_characters(toks: &[TokenWithSpan], i: usize) -> bool {
     let word = |k: usize| toks.get(k).and_then(|t| unquoted_upper(&t.token));
@@ -917,6 +941,7 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::cast_attributes::rewrite(toks);
     // (d1 - d2) DAY(4): the difference as an interval of those fields
     crate::interval_qualifier::rewrite(toks);
+    number_star(toks);
     // Operators and SEL anywhere in the statement.
     let merge = toks
         .first()
@@ -930,10 +955,28 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
         let replacement = match unquoted_upper(&toks[i].token).as_deref() {
             _ if after_period => None,
             Some("SEL") => Some(Token::make_keyword("SELECT")),
-            // MERGE's `WHEN MATCHED THEN UPD …`, `… THEN INS …`, `… THEN DEL`
-            Some("UPD") if merge && after_then => Some(Token::make_keyword("UPDATE")),
-            Some("INS") if merge && after_then => Some(Token::make_keyword("INSERT")),
-            Some("DEL") if merge && after_then => Some(Token::make_keyword("DELETE")),
+            // MERGE's `WHEN MATCHED THEN UPD SET …`, `… THEN INS (…)|VALUES`, `… THEN DEL`
+            // (a column named so, after a CASE's THEN, is followed by none of these)
+            Some("UPD") if merge && after_then && next_word(toks, i).as_deref() == Some("SET") => {
+                Some(Token::make_keyword("UPDATE"))
+            }
+            Some("INS")
+                if merge
+                    && after_then
+                    && (toks.get(i + 1).map(|t| &t.token) == Some(&Token::LParen)
+                        || next_word(toks, i).as_deref() == Some("VALUES")) =>
+            {
+                Some(Token::make_keyword("INSERT"))
+            }
+            Some("DEL")
+                if merge
+                    && after_then
+                    && (i + 1 == toks.len()
+                        || toks[i + 1].token == Token::SemiColon
+                        || next_word(toks, i).as_deref() == Some("WHEN")) =>
+            {
+                Some(Token::make_keyword("DELETE"))
+            }
             Some("EQ") => Some(Token::Eq),
             Some("NE") => Some(Token::Neq),
             Some("LT") => Some(Token::Lt),
