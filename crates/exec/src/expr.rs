@@ -668,6 +668,14 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
     if interval(&lt) && matches!(rt, DataType::Time64(_)) && op == Add {
         return time_plus_interval(&r, &l, false);
     }
+    // an interval times or divided by a number (`INTERVAL '3' DAY * 2`), each field scaled
+    let number = |t: &DataType| t.is_numeric() || t == &DataType::Null;
+    if interval(&lt) && number(&rt) && matches!(op, Mul | Div) {
+        return interval_times(&l, &r, op == Div);
+    }
+    if number(&lt) && interval(&rt) && op == Mul {
+        return interval_times(&r, &l, false);
+    }
     let temporal = |t: &DataType| {
         matches!(
             t,
@@ -724,6 +732,54 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
 /// TIME ± a day-time INTERVAL: a TIME again, on a 24-hour clock (SQL's rule, which Teradata
 /// follows: "TIME values ... arithmetic is performed modulo 24 hours"); a year-month interval
 /// has no meaning for a time of day (9913).
+/// Interval array `iv` times (`divide`: divided by) the numbers `n`: each field scaled and
+/// truncated toward zero (`INTERVAL '3' DAY * 2` is 6 days, `/ 2` is 1 day).
+///
+/// # Errors
+/// 2618 for a division by zero; 2616 when a field overflows.
+fn interval_times(iv: &ArrayRef, n: &ArrayRef, divide: bool) -> Result<ArrayRef> {
+    use arrow::datatypes::{IntervalMonthDayNano, IntervalMonthDayNanoType};
+    let n = cast_to_arrow(n, &DataType::Float64)?;
+    let (ivs, ns) = (
+        iv.as_primitive::<IntervalMonthDayNanoType>(),
+        n.as_primitive::<arrow::datatypes::Float64Type>(),
+    );
+    let len = ivs.len().max(ns.len());
+    let at = |l: usize, i: usize| if l == 1 { 0 } else { i };
+    let mut out = Vec::with_capacity(len);
+    for i in 0..len {
+        let (ii, ni) = (at(ivs.len(), i), at(ns.len(), i));
+        if ivs.is_null(ii) || ns.is_null(ni) {
+            out.push(None);
+            continue;
+        }
+        let (v, k) = (ivs.value(ii), ns.value(ni));
+        if divide && k == 0.0 {
+            return Err(Error::DivisionByZero);
+        }
+        let scale = |x: f64| -> Result<f64> {
+            let r = if divide { x / k } else { x * k }.trunc();
+            if r.is_finite() && r.abs() < 9.2e18 {
+                Ok(r)
+            } else {
+                Err(Error::Overflow)
+            }
+        };
+        let months = scale(f64::from(v.months))?;
+        let days = scale(f64::from(v.days))?;
+        if months.abs() > f64::from(i32::MAX) || days.abs() > f64::from(i32::MAX) {
+            return Err(Error::Overflow);
+        }
+        let nanos = scale(v.nanoseconds as f64)?;
+        out.push(Some(IntervalMonthDayNano::new(
+            months as i32,
+            days as i32,
+            nanos as i64,
+        )));
+    }
+    Ok(Arc::new(arrow::array::IntervalMonthDayNanoArray::from(out)))
+}
+
 fn time_plus_interval(t: &ArrayRef, iv: &ArrayRef, minus: bool) -> Result<ArrayRef> {
     use arrow::datatypes::{IntervalMonthDayNanoType, Time64MicrosecondType};
     const DAY_US: i64 = 86_400_000_000;
