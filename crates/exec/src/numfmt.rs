@@ -154,6 +154,30 @@ pub(crate) fn write_float(f: f64, fmt: &str) -> Option<String> {
     scientific(f < 0.0, &digits, pow, fmt)
 }
 
+/// The first `wanted` of the decimal `digits` (zeros after them if there are fewer),
+/// rounded half away from zero, and whether the rounding carried into a new first digit
+/// (9.99 to three digits is 1.00 one place further up: `true`).
+pub(crate) fn round_digits(digits: &str, wanted: usize) -> (Vec<u8>, bool) {
+    let mut kept: Vec<u8> = digits.bytes().map(|b| b - b'0').collect();
+    kept.resize(kept.len().max(wanted + 1), 0);
+    let round_up = kept[wanted] >= 5;
+    kept.truncate(wanted);
+    if round_up {
+        for i in (0..wanted).rev() {
+            if kept[i] == 9 {
+                kept[i] = 0;
+            } else {
+                kept[i] += 1;
+                return (kept, false);
+            }
+        }
+        kept.insert(0, 1);
+        kept.truncate(wanted);
+        return (kept, true);
+    }
+    (kept, false)
+}
+
 /// Writes `digits × 10^pow` (the sign apart) by a mask with an exponent element.
 fn scientific(negative: bool, digits: &str, pow: i64, fmt: &str) -> Option<String> {
     let (mantissa_mask, exp_mask) = split_exponent(fmt)?;
@@ -174,31 +198,8 @@ fn scientific(negative: bool, digits: &str, pow: i64, fmt: &str) -> Option<Strin
     } else {
         // the power of ten of the first digit
         let lead = pow + i64::try_from(digits.len()).ok()? - 1;
-        let mut kept: Vec<u8> = digits.bytes().map(|b| b - b'0').collect();
-        kept.resize(kept.len().max(wanted), 0);
-        let round_up = kept.get(wanted).is_some_and(|&d| d >= 5);
-        kept.truncate(wanted);
-        let mut lead = lead;
-        if round_up {
-            // half away from zero; 9.99 becomes 10.0, one place further up
-            let mut i = wanted;
-            loop {
-                if i == 0 {
-                    kept.insert(0, 1);
-                    kept.truncate(wanted);
-                    lead += 1;
-                    break;
-                }
-                i -= 1;
-                if kept[i] == 9 {
-                    kept[i] = 0;
-                } else {
-                    kept[i] += 1;
-                    break;
-                }
-            }
-        }
-        (kept, lead)
+        let (kept, carried) = round_digits(digits, wanted);
+        (kept, lead + i64::from(carried))
     };
     let exponent = lead - i64::try_from(int_places).ok()? + 1;
     let mut unscaled: i128 = 0;

@@ -451,28 +451,8 @@ fn scientific(frac: Option<usize>, sign: Sign, dec: &Dec) -> Option<String> {
     // `None`: every significant digit (TME)
     let frac = frac.unwrap_or_else(|| dec.digits.trim_end_matches('0').len().max(1) - 1);
     // the mantissa's digits, rounded half away from zero at frac + 1 of them
-    let mut m: Vec<u8> = dec.digits.bytes().map(|b| b - b'0').collect();
-    m.resize(m.len().max(frac + 2), 0);
-    let up = m[frac + 1] >= 5;
-    m.truncate(frac + 1);
-    if up {
-        let mut k = frac + 1;
-        loop {
-            if k == 0 {
-                m.insert(0, 1);
-                m.truncate(frac + 1);
-                exp += 1;
-                break;
-            }
-            k -= 1;
-            if m[k] == 9 {
-                m[k] = 0;
-            } else {
-                m[k] += 1;
-                break;
-            }
-        }
-    }
+    let (m, carried) = crate::numfmt::round_digits(&dec.digits, frac + 1);
+    exp += i64::from(carried);
     if dec.digits == "0" {
         exp = 0;
     }
