@@ -716,13 +716,29 @@ impl Exec<'_> {
                 false => None,
             };
             let bound = match kept {
-                Some(e) => e.into_expr(),
-                None => self.bind_expr(&a.value, scope, None)?,
+                Some(e) => Ok(e.into_expr()),
+                None => self.bind_expr(&a.value, scope, None),
             };
-            let mut reads = vec![false; width];
-            bound.mark_columns(&mut reads);
-            batch = fetch_missing(table, batch, &mut have, &reads, ids)?;
-            let mut v = bound.eval(&batch)?;
+            let mut v = match bound {
+                Ok(bound) => {
+                    let mut reads = vec![false; width];
+                    bound.mark_columns(&mut reads);
+                    batch = fetch_missing(table, batch, &mut have, &reads, ids)?;
+                    bound.eval(&batch)?
+                }
+                // a correlated scalar subquery runs per target row (Teradata treats the
+                // UPDATE as a joined one): over whole rows, as a query's select list does
+                Err(Error::ColumnNotFound(n))
+                    if crate::correlate::has_subquery(&a.value) && self.names_column(&n, scope) =>
+                {
+                    batch = fetch_missing(table, batch, &mut have, &vec![true; width], ids)?;
+                    let (bound, wide) = self.with_correlation(scope, batch.clone(), |ex| {
+                        ex.bind_expr(&a.value, scope, None)
+                    })?;
+                    bound.eval(&wide)?
+                }
+                Err(e) => return Err(e),
+            };
             if crate::params::is_marker(&a.value) {
                 v = parameter_for(&table.schema.columns[idx], v)?;
             }

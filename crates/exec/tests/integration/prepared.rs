@@ -402,6 +402,39 @@ fn parameters_reach_correlated_subqueries_after_a_join_and_per_group() {
     assert_eq!(strings(&r), vec![vec!["1", "2"]]);
 }
 
+/// A prepared UPDATE whose SET value is a correlated scalar subquery: not kept (it needs the
+/// rows), bound per execution, with each run's parameter values inside the subquery.
+#[test]
+fn a_prepared_update_sets_a_correlated_subquerys_value_per_row() {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE t (a INTEGER, b INTEGER)",
+        "CREATE TABLE u (a INTEGER, c INTEGER)",
+        "INS t (1, 0); INS t (2, 0); INS t (3, 0); INS u (1, 5); INS u (1, 50); INS u (2, 7)",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    let up = s
+        .prepare("UPDATE t SET b = (SEL COUNT(*) FROM u WHERE u.a = t.a AND u.c > ?) WHERE a < ?")
+        .unwrap();
+    let r = s
+        .execute_prepared(&up, &[Value::Int(6), Value::Int(3)])
+        .unwrap();
+    assert_eq!(r[0].activity_count, 2);
+    let all = "SEL a, b FROM t ORDER BY a";
+    assert_eq!(
+        strings(&s.execute(all).unwrap()),
+        vec![vec!["1", "1"], vec!["2", "1"], vec!["3", "0"]]
+    );
+    s.execute_prepared(&up, &[Value::Int(0), Value::Int(9)])
+        .unwrap();
+    assert_eq!(
+        strings(&s.execute(all).unwrap()),
+        vec![vec!["1", "2"], vec!["2", "1"], vec!["3", "0"]]
+    );
+}
+
 /// A prepared request's kept binding is made in one session mode: run after the mode
 /// changes, its literals follow the new mode (ANSI: CASESPECIFIC), and so does a selective
 /// consume's kept filter.
