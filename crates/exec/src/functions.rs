@@ -497,6 +497,15 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         return Ok(Value::Null);
     }
     Ok(match f {
+        Builtin::Round | Builtin::Trunc
+            if matches!(arg(0), Value::Date(_) | Value::Timestamp(_)) =>
+        {
+            let fmt = match a.get(1) {
+                Some(_) => text(&arg(1)).unwrap_or_default(),
+                None => "DD".to_string(),
+            };
+            crate::date_round::round_date(&arg(0), &fmt, f == Builtin::Trunc)?
+        }
         Builtin::Round | Builtin::Trunc => {
             let places = if a.len() > 1 {
                 int(&arg(1))?.unwrap_or(0)
@@ -817,6 +826,12 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
             // a carry may need one more digit (CEILING(9.5) is 10.0): DECIMAL(p+1, s), as
             // Teradata types these; at 38 digits there is none to add (a carry past it: 2616)
             SqlType::Decimal(p, s) => SqlType::Decimal((p + 1).min(38), s),
+            // TRUNC(date, fmt) and ROUND(date, fmt): a DATE (date_round.rs)
+            SqlType::Date | SqlType::Timestamp(_)
+                if matches!(f, Builtin::Round | Builtin::Trunc) =>
+            {
+                SqlType::Date
+            }
             _ => SqlType::Float,
         },
         Builtin::Sqrt | Builtin::Ln | Builtin::Log | Builtin::Exp | Builtin::Power => {

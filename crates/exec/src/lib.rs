@@ -63,6 +63,7 @@ mod correlate;
 mod ctas;
 mod cte;
 mod database;
+mod date_round;
 mod dbc;
 mod ddl;
 mod decimal;

@@ -30,6 +30,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "expr",
             "td_date",
             "calendar",
+            "date_round",
             "interval_diff",
             "expr_tree",
             "functions",
