@@ -2,9 +2,12 @@
 //!
 //! A macro is a catalog entry like a view (`TableSchema::macro_def`: parameters and the body's
 //! text), so it is logged, checkpointed and rolled back as any DDL. `EXEC m(args)` puts each
-//! argument's text, in parentheses, where the body says `:name` (a parameter without an
-//! argument is its DEFAULT, else NULL), and the session runs the result as one request: one
-//! transaction in Teradata mode, as Teradata runs a macro.
+//! argument's text, converted to the parameter's declared type (`CAST((arg) AS type)`, the
+//! type's FORMAT kept, its DEFAULT, NOT NULL and CHARACTER SET left out), where the body says
+//! `:name` (a parameter without an argument is its DEFAULT, else NULL), and the session runs
+//! the result as one request: one transaction in Teradata mode, as Teradata runs a macro. So
+//! `:p / 100` of a `DECIMAL(5,2)` parameter given 10 is 0.10, not the INTEGER 0, and a DATE
+//! parameter given `'2024-01-31'` is a DATE.
 //!
 //! Invariants: a body is checked when the macro is made (it must parse with its parameters
 //! NULL), so EXEC fails only where the statements themselves fail; EXEC nests at most
@@ -30,6 +33,29 @@ fn default_of(ty: &str) -> String {
         Some(at) => ty[at + "DEFAULT ".len()..].trim().to_string(),
         None => "NULL".to_string(),
     }
+}
+
+/// The type a parameter's value is converted to: its declared type as CAST takes it (up to
+/// DEFAULT or NOT NULL, without a CHARACTER SET phrase).
+fn cast_type(ty: &str) -> String {
+    let upper = ty.to_ascii_uppercase();
+    let end = ["DEFAULT ", "NOT NULL"]
+        .iter()
+        .filter_map(|w| upper.find(w))
+        .min()
+        .unwrap_or(ty.len());
+    let mut t = ty[..end].trim().to_string();
+    let upper = t.to_ascii_uppercase();
+    for phrase in ["CHARACTER SET ", "CHAR SET "] {
+        if let Some(at) = upper.find(phrase) {
+            // the phrase and the set's name after it
+            let rest = &t[at + phrase.len()..];
+            let name_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            t = format!("{} {}", t[..at].trim_end(), rest[name_end..].trim_start());
+            break;
+        }
+    }
+    t.trim().to_string()
 }
 
 /// `def`'s body with the arguments in place: named ones by name, the others by position.
@@ -63,8 +89,9 @@ pub(crate) fn expand(def: &MacroDef, args: &[(Option<String>, String)]) -> Resul
             .iter()
             .position(|(p, _)| p.eq_ignore_ascii_case(name))?;
         Some(format!(
-            "({})",
-            values[i].map_or_else(|| default_of(&def.params[i].1), str::to_string)
+            "CAST(({}) AS {})",
+            values[i].map_or_else(|| default_of(&def.params[i].1), str::to_string),
+            cast_type(&def.params[i].1)
         ))
     })?;
     Ok(body)
@@ -177,19 +204,37 @@ mod tests {
         let by_position = vec![(None, "1".to_string()), (None, "'x'".to_string())];
         assert_eq!(
             expand(&def(), &by_position).unwrap(),
-            "INS t ((1), ('x')); SEL * FROM t WHERE id = (1);"
+            "INS t (CAST((1) AS INTEGER), CAST(('x') AS VARCHAR(10))); \
+             SEL * FROM t WHERE id = CAST((1) AS INTEGER);"
         );
         let named = vec![(Some("id".to_string()), "2".to_string())];
         assert_eq!(
             expand(&def(), &named).unwrap(),
-            "INS t ((2), ('none')); SEL * FROM t WHERE id = (2);"
+            "INS t (CAST((2) AS INTEGER), CAST(('none') AS VARCHAR(10))); \
+             SEL * FROM t WHERE id = CAST((2) AS INTEGER);"
         );
         assert_eq!(
             expand(&def(), &[]).unwrap(),
-            "INS t ((NULL), ('none')); SEL * FROM t WHERE id = (NULL);"
+            "INS t (CAST((NULL) AS INTEGER), CAST(('none') AS VARCHAR(10))); \
+             SEL * FROM t WHERE id = CAST((NULL) AS INTEGER);"
         );
         let too_many = vec![(None, "1".to_string()); 3];
         assert!(expand(&def(), &too_many).is_err());
         assert!(expand(&def(), &[(Some("x".to_string()), "1".to_string())]).is_err());
+    }
+
+    #[test]
+    fn a_parameter_converts_to_its_type_without_default_null_or_character_set() {
+        assert_eq!(cast_type("DECIMAL(5,2)"), "DECIMAL(5,2)");
+        assert_eq!(cast_type("INTEGER NOT NULL DEFAULT 5"), "INTEGER");
+        assert_eq!(
+            cast_type("DATE FORMAT 'YYYY/MM/DD' DEFAULT DATE '2024-05-05'"),
+            "DATE FORMAT 'YYYY/MM/DD'"
+        );
+        assert_eq!(
+            cast_type("VARCHAR(20) CHARACTER SET LATIN NOT CASESPECIFIC"),
+            "VARCHAR(20) NOT CASESPECIFIC"
+        );
+        assert_eq!(cast_type("char(3) character set unicode"), "char(3)");
     }
 }
