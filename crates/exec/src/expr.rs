@@ -415,7 +415,21 @@ fn is_numeric(t: &DataType) -> bool {
 }
 
 pub(crate) fn to_float_or_number(a: &ArrayRef) -> Result<ArrayRef> {
-    cast_with_options(a, &DataType::Float64, &strict()).map_err(|_| Error::BadNumber)
+    cast_with_options(&blank_as_zero(a), &DataType::Float64, &strict())
+        .map_err(|_| Error::BadNumber)
+}
+
+/// Text as a number reads it: an empty string or one of blanks only is 0 (Data Types and
+/// Literals, "Implicit Character-to-Numeric Conversion": "interpreted as having a numeric
+/// value of zero"); other arrays and text without such values are returned as they are.
+pub(crate) fn blank_as_zero(a: &ArrayRef) -> ArrayRef {
+    let blank = |v: &str| v.bytes().all(|b| b == b' ');
+    match a.as_string_opt::<i32>() {
+        Some(s) if s.iter().flatten().any(blank) => Arc::new(StringArray::from_iter(
+            s.iter().map(|v| v.map(|v| if blank(v) { "0" } else { v })),
+        )),
+        _ => a.clone(),
+    }
 }
 
 /// The common type two operands are brought to before a kernel runs.
@@ -918,6 +932,13 @@ pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
     if a.data_type() == &DataType::Date32 && t.is_numeric() {
         return cast_to_arrow(&crate::td_date::to_number(a), t);
     }
+    let blanked;
+    let a = if a.data_type() == &DataType::Utf8 && t.is_numeric() {
+        blanked = blank_as_zero(a);
+        &blanked
+    } else {
+        a
+    };
     if t == &DataType::Date32 && a.data_type().is_numeric() {
         let whole = cast_to_arrow(a, &DataType::Int64)?;
         return crate::td_date::from_number(&whole);
@@ -1076,6 +1097,10 @@ fn cast_error(a: &ArrayRef, to: &DataType, e: arrow::error::ArrowError) -> Error
 
 /// Text → integer: exact for integers, truncating for decimals, errors for the rest.
 fn parse_integer_text(t: &str) -> Result<i64> {
+    if t.is_empty() {
+        // an empty string (or blanks, trimmed) is 0, as Teradata reads it
+        return Ok(0);
+    }
     if let Ok(i) = t.parse::<i64>() {
         return Ok(i);
     }

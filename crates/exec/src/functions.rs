@@ -234,6 +234,7 @@ fn float(v: &Value) -> Result<Option<f64>> {
         Value::Int(i) => Some(*i as f64),
         Value::Decimal(d, s) => Some(*d as f64 / 10f64.powi(i32::from(*s))),
         Value::Float(f) => Some(*f),
+        Value::Str(s) if s.trim().is_empty() => Some(0.0),
         Value::Str(s) => Some(s.trim().parse::<f64>().map_err(|_| Error::BadNumber)?),
         _ => return Err(Error::TypeMismatch(format!("{v:?} is not a number"))),
     })

@@ -324,7 +324,12 @@ pub(crate) fn write(unscaled: i128, scale: u32, fmt: &str) -> Option<String> {
 
 /// Reads text a numeric mask wrote: drops currency signs, group separators and blanks, keeps
 /// the sign, digits and point (`" $1,234.50-"` is `-1234.50`; `"1.5E-003"` is `1.5E-3`).
+/// Text without a digit is returned as it is (`'abc'` stays no number; blanks stay blanks,
+/// which read as 0).
 pub(crate) fn read(text: &str) -> String {
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return text.to_string();
+    }
     if let Some((m, e)) = text.split_once(['E', 'e']) {
         return format!("{}E{}", read(m), read(e));
     }
