@@ -10,10 +10,11 @@
 //!
 //! Invariants: a RowId never moves or changes its values (updates are delete + insert); the
 //! stamps follow the rules in [`crate::mvcc`]; the unique maps hold every row whose creator did
-//! not roll back (with a key without NULLs) and that a reader may still see (a lookup,
-//! [`Table::unique_rows`], and an insert of a key with many versions prune the versions dead
-//! to all), the SET duplicate map every such row that has no whole unique key (an identical
-//! row would share that key, so the unique check, which comes first, decides for it), and
+//! not roll back (a NULL is a key value: two NULLs in one unique key clash, as in Teradata)
+//! and that a reader may still see (a lookup, [`Table::unique_rows`], and an insert of a key
+//! with many versions prune the versions dead to all), the SET duplicate map every such row of
+//! a table without a unique key (an identical row would share that key, so the unique check,
+//! which comes first, decides for it), and
 //! lookups skip rows whose deletion committed. A change of the unique keys (CREATE/DROP
 //! INDEX, ALTER) rebuilds the table, and with it these maps.
 
@@ -895,13 +896,12 @@ impl TableData {
         let rid = self.len() as RowId;
         let mut implied = false;
         for (k, (spec, _)) in schema.unique_keys().enumerate() {
+            // a NULL is a key value like any other (see `append`)
             let key = Self::key_of(schema, &values, &spec.columns);
-            if !key.0.iter().any(Value::is_null) {
-                self.unique[k].entry(key).or_default().push(rid);
-                implied = true;
-            }
+            self.unique[k].entry(key).or_default().push(rid);
+            implied = true;
         }
-        // as in `append`: only rows without a whole unique key are checked for duplicates
+        // as in `append`: only tables without a unique key are checked for duplicates
         if self.duplicates.is_some() && !implied {
             let all: Vec<usize> = (0..schema.columns.len()).collect();
             let key = Self::key_of(schema, &values, &all);
@@ -1045,11 +1045,11 @@ impl TableData {
         let values = row.probe(|c| self.keyed(schema, c));
         let mut unique_keys = Vec::new();
         for (k, (spec, primary)) in schema.unique_keys().enumerate() {
+            // NULL is a value of a unique index's key: one row may have a NULL where another
+            // has the same NULL (SQL Data Definition Language, "Nullable Columns Are Valid
+            // for Unique Indexes": for a one-column UPI or USI, "only 1 row can exist in the
+            // table with a null for that column")
             let key = Self::key_of(schema, &values, &spec.columns);
-            if key.0.iter().any(Value::is_null) {
-                unique_keys.push(None);
-                continue;
-            }
             if let Some(rows) = self.unique[k].get_mut(&key) {
                 if rows.len() >= PRUNE_VERSIONS && rows.len().is_power_of_two() {
                     // a key written again and again: the versions dead to every reader go
@@ -1072,12 +1072,12 @@ impl TableData {
                     return Err(e);
                 }
             }
-            unique_keys.push(Some(key));
+            unique_keys.push(key);
         }
-        // an identical row would have the same unique key: a row with a whole (non-NULL)
-        // unique key needs no duplicate-row check, the unique check above is it (and comes
-        // first, as Teradata reports a uniqueness violation before a duplicate row)
-        let implied = unique_keys.iter().any(Option::is_some);
+        // an identical row would have the same unique key: a table with a unique key needs
+        // no duplicate-row check, the unique check above is it (and comes first, as Teradata
+        // reports a uniqueness violation before a duplicate row)
+        let implied = !unique_keys.is_empty();
         let dup_key = if self.duplicates.is_some() && !implied {
             let all: Vec<usize> = (0..schema.columns.len()).collect();
             // every column: a derived row's are read out of its segment only here
@@ -1099,9 +1099,7 @@ impl TableData {
         };
         let rid = self.len() as RowId;
         for (k, key) in unique_keys.into_iter().enumerate() {
-            if let Some(key) = key {
-                self.unique[k].entry(key).or_default().push(rid);
-            }
+            self.unique[k].entry(key).or_default().push(rid);
         }
         if let (Some(map), Some(key)) = (self.duplicates.as_mut(), dup_key) {
             map.entry(key).or_default().push(rid);

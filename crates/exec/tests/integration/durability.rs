@@ -174,13 +174,16 @@ fn delayed_delivery_survives_reopen_and_alter() {
 #[test]
 fn set_and_unique_checks_hold_after_reopen() {
     // the unique keys and the SET duplicate map are rebuilt from the rows on open (from the
-    // log, then from a checkpoint); a row with a whole unique key is checked by that key
+    // log, then from a checkpoint); a row of a table with a unique key is checked by that
+    // key, a NULL being a key value (the NULL rows' keys come back too)
     let dir = tempfile::tempdir().unwrap();
     let code = |db: &Database, sql: &str| db.session().execute(sql).err().map(|e| e.code().number);
     let checks = |db: &Database| {
         assert_eq!(code(db, "INS su (1, 10, 'a')"), Some(2803));
         assert_eq!(code(db, "INS su (3, 10, 'c')"), Some(2803));
-        assert_eq!(code(db, "INS su (NULL, NULL, 'B ')"), Some(2802));
+        assert_eq!(code(db, "INS su (NULL, NULL, 'B ')"), Some(2803));
+        assert_eq!(code(db, "INS su (NULL, 5, 'x')"), Some(2803));
+        assert_eq!(code(db, "INS su (5, NULL, 'y')"), Some(2803));
         assert_eq!(code(db, "INS st (1)"), Some(2802));
     };
     {
