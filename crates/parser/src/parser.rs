@@ -366,9 +366,12 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 condition,
             })
         }
-        "CREATE" | "REPLACE" if cur.word_at(1).as_deref() == Some("VIEW") => {
+        // `CV` is Teradata's abbreviation of CREATE VIEW
+        "CREATE" | "REPLACE" | "CV"
+            if first == "CV" || cur.word_at(1).as_deref() == Some("VIEW") =>
+        {
             let replace = first == "REPLACE";
-            cur.pos += 2;
+            cur.pos += if first == "CV" { 1 } else { 2 };
             let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
             let mut columns = Vec::new();
             if cur.peek() == Some(&Token::LParen) {
