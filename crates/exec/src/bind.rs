@@ -1763,6 +1763,8 @@ impl Exec<'_> {
                 Func::Coalesce
             }
             "NULLIF" => Func::NullIf,
+            "GREATEST" => Func::Extreme(true),
+            "LEAST" => Func::Extreme(false),
             "UPPER" => Func::Upper,
             "LOWER" => Func::Lower,
             "TRIM" => Func::Trim,

@@ -24,7 +24,7 @@ use arrow::datatypes::{DataType, Decimal128Type};
 use std::sync::Arc;
 
 /// Digits of an integer type seen as a DECIMAL(k,0) operand.
-fn integer_digits(t: &DataType) -> Option<u8> {
+pub(crate) fn integer_digits(t: &DataType) -> Option<u8> {
     Some(match t {
         DataType::Int8 => 3,
         DataType::Int16 => 5,

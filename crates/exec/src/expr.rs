@@ -69,6 +69,8 @@ pub enum Func {
     NoTruncation(u32),
     /// `NULLIF(a, b)`
     NullIf,
+    /// `GREATEST(a, b, …)` (`true`) or `LEAST(a, b, …)` (greatest.rs)
+    Extreme(bool),
     /// `UPPER(s)`
     Upper,
     /// `LOWER(s)`
@@ -1268,6 +1270,7 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             }
             Ok(acc)
         }
+        Func::Extreme(greatest) => crate::greatest::extreme(args, greatest, n),
         Func::NullIf => {
             let (a, b) = (arg(0)?, arg(1)?);
             let eqm = binary(BinOp::Eq, a.clone(), b, false)?;

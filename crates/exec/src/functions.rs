@@ -125,6 +125,13 @@ pub enum Builtin {
     /// `CHAR2HEXINT(s)`: each character's UTF-16 code unit(s) as four hex digits (tdlite's
     /// characters are UNICODE: `CHAR2HEXINT('A')` is `0041`).
     Char2HexInt,
+    /// `INITCAP(s)`: each word's first letter upper case, its other letters lower case (a
+    /// word is a run of letters and digits).
+    InitCap,
+    /// `CHR(n)`: the character with the LATIN code n (n modulo 256 beyond 255), as CHAR(1).
+    Chr,
+    /// `ASCII(s)`: the code of the first character of s (NULL for an empty string).
+    Ascii,
     /// `td_day_of_week(d)`, `td_month_begin(d)`, `OADD_MONTHS(d, n)`, … (`crate::calendar`).
     Calendar(crate::calendar::CalendarFn),
     /// `(d1 - d2) DAY(4)`: the difference as an interval of those fields
@@ -148,7 +155,11 @@ pub(crate) fn index_call(args: Vec<Expr>) -> Expr {
 /// takes the first two characters of `'      12345'`, two blanks).
 pub(crate) fn text_args(f: Builtin) -> &'static [usize] {
     match f {
-        Builtin::Substr | Builtin::Char2HexInt | Builtin::Regexp(_) => &[0],
+        Builtin::Substr
+        | Builtin::Char2HexInt
+        | Builtin::Regexp(_)
+        | Builtin::InitCap
+        | Builtin::Ascii => &[0],
         Builtin::Index
         | Builtin::IndexCaseBlind
         | Builtin::InStr
@@ -170,6 +181,9 @@ pub fn lookup(name: &str) -> Option<Builtin> {
     }
     Some(match name {
         "CHAR2HEXINT" => Builtin::Char2HexInt,
+        "INITCAP" => Builtin::InitCap,
+        "CHR" => Builtin::Chr,
+        "ASCII" => Builtin::Ascii,
         "ROUND" => Builtin::Round,
         "TRUNC" | "TRUNCATE" => Builtin::Trunc,
         "CEILING" | "CEIL" => Builtin::Ceiling,
@@ -204,6 +218,21 @@ pub fn lookup(name: &str) -> Option<Builtin> {
 
 fn bad(f: Builtin, why: &str) -> Error {
     Error::BadArgument(format!("{f:?}: {why}"))
+}
+
+/// [`Builtin::InitCap`]: a letter after a letter or digit in lower case, any other in upper.
+fn init_cap(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_word = false;
+    for c in s.chars() {
+        if in_word {
+            out.extend(c.to_lowercase());
+        } else {
+            out.extend(c.to_uppercase());
+        }
+        in_word = c.is_alphanumeric();
+    }
+    out
 }
 
 /// [`Builtin::InStr`] of `s`, `t` from `position` (not 0), its `occurrence`-th (1 or more).
@@ -516,6 +545,19 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
             round_like(f, &arg(0), places.clamp(-40, 40))?
         }
         Builtin::Ceiling | Builtin::Floor => round_like(f, &arg(0), 0)?,
+        Builtin::InitCap => Value::Str(init_cap(&text(&arg(0)).unwrap_or_default())),
+        Builtin::Chr => {
+            let n = int(&arg(0))?.unwrap_or(0);
+            if n < 0 {
+                return Err(bad(f, "a negative character code"));
+            }
+            // LATIN is ISO 8859-1: code n is the Unicode character n
+            Value::Str(char::from((n % 256) as u8).to_string())
+        }
+        Builtin::Ascii => match text(&arg(0)).unwrap_or_default().chars().next() {
+            Some(c) => Value::Int(i64::from(u32::from(c))),
+            None => Value::Null,
+        },
         Builtin::Sqrt | Builtin::Ln | Builtin::Log | Builtin::Exp | Builtin::Power => {
             let x = float(&arg(0))?.unwrap_or(0.0);
             let y = if f == Builtin::Power {
@@ -841,6 +883,9 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         Builtin::Sign | Builtin::Index | Builtin::IndexCaseBlind | Builtin::InStr => {
             SqlType::Integer
         }
+        Builtin::InitCap => SqlType::VarChar(64000),
+        Builtin::Chr => SqlType::Char(1),
+        Builtin::Ascii => SqlType::Integer,
         Builtin::Random => SqlType::Integer,
         Builtin::AddMonths => match first {
             SqlType::Timestamp(p) => SqlType::Timestamp(p),

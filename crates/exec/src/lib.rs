@@ -77,6 +77,7 @@ mod expr;
 mod expr_tree;
 mod format;
 mod functions;
+mod greatest;
 mod grouping_sets;
 mod hash_join;
 mod help_attrs;

@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "td_date",
             "calendar",
             "date_round",
+            "greatest",
             "interval_diff",
             "expr_tree",
             "functions",
