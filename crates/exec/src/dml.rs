@@ -96,6 +96,27 @@ impl Exec<'_> {
         repeat(&cast_to_sql(&one, col.ty)?, n)
     }
 
+    /// `n` rows of the default `d` names for the column `target` of `table` (default_cells.rs).
+    ///
+    /// # Errors
+    /// 3810 for `DEFAULT(c)` of a column `table` lacks; the default's conversion errors.
+    pub(crate) fn default_cell(
+        &self,
+        table: &Table,
+        target: usize,
+        d: &crate::default_cells::DefaultOf,
+        n: usize,
+    ) -> Result<ArrayRef> {
+        let col = match d {
+            crate::default_cells::DefaultOf::Own => target,
+            crate::default_cells::DefaultOf::Column(name) => table
+                .schema
+                .column_index(name)
+                .ok_or_else(|| Error::ColumnNotFound(name.clone()))?,
+        };
+        self.default_array(&table.schema.columns[col], n)
+    }
+
     /// `a` converted to `col`'s type as an INSERT or UPDATE stores it: [`Exec::conform`],
     /// but a number, date or time with a FORMAT of its own (`own`: `n (FORMAT '9(5)')`, a
     /// column declared with one) going to a character column is written by that FORMAT, as
@@ -305,7 +326,11 @@ impl Exec<'_> {
             false => Some(Self::target_columns(&table, &ins.columns)?),
         };
         let Some(source) = &ins.source else {
-            return Err(Error::Unsupported("INSERT without VALUES or SELECT".into()));
+            // `INSERT INTO t DEFAULT VALUES`: one row of every column's default
+            let row = crate::default_cells::default_row(&table);
+            let targets = Self::target_columns(&table, &[])?;
+            let batch = self.values_batch(&[row], &table, &targets)?;
+            return self.insert_batch(&table, &targets, &batch, false);
         };
         // one row of values (a prepared producer's INSERT) goes to storage as values
         if let ast::SetExpr::Values(v) = source.body.as_ref() {
@@ -374,7 +399,10 @@ impl Exec<'_> {
                 columns = vec![Vec::new(); row.len()];
             }
             for (k, e) in row.iter().enumerate() {
-                let mut a = self.bind_expr(e, &scope, None)?.eval(&one)?;
+                let mut a = match crate::default_cells::default_of(e) {
+                    Some(d) => self.default_cell(table, targets[k], &d, 1)?,
+                    None => self.bind_expr(e, &scope, None)?.eval(&one)?,
+                };
                 let col = &table.schema.columns[targets[k]];
                 if crate::params::is_marker(e) {
                     a = parameter_for(col, a)?;
@@ -432,10 +460,15 @@ impl Exec<'_> {
         let mut cells: Vec<&Value> = Vec::with_capacity(n);
         for ((&target, source), e) in targets.iter().zip(&sources).zip(row) {
             let Some(k) = *source else {
-                let a = self
-                    .bind_expr(e, &Scope::default(), None)?
-                    .eval(&single_row())?;
-                let a = repeat(&a, n)?;
+                let a = match crate::default_cells::default_of(e) {
+                    Some(d) => self.default_cell(table, target, &d, n)?,
+                    None => {
+                        let a = self
+                            .bind_expr(e, &Scope::default(), None)?
+                            .eval(&single_row())?;
+                        repeat(&a, n)?
+                    }
+                };
                 fields.push(Field::new(
                     format!("c{}", fields.len()),
                     a.data_type().clone(),
@@ -709,6 +742,15 @@ impl Exec<'_> {
                 return Err(Error::ColumnNotFound(name));
             };
             crate::identity::check_update(table, [idx])?;
+            if let Some(d) = crate::default_cells::default_of(&a.value) {
+                // `SET c = DEFAULT` / `DEFAULT(x)`: the default, as an INSERT would store it
+                let v = self.default_cell(table, idx, &d, ids.len())?;
+                new_cols[idx] = self.conform(&table.schema.columns[idx], &v)?;
+                if !changed.contains(&idx) {
+                    changed.push(idx);
+                }
+                continue;
+            }
             // a prepared request's kept binding where it has one (the value's `?`s and
             // scalar subqueries as slots), else bound here
             let kept = match cacheable {

@@ -53,7 +53,8 @@ impl Exec<'_> {
         targets: Option<&[usize]>,
         row: &[ast::Expr],
     ) -> Result<Option<u64>> {
-        if !table.schema.checks.is_empty() {
+        // CHECK constraints and DEFAULT cells take the general path
+        if !table.schema.checks.is_empty() || crate::default_cells::any_default(row) {
             return Ok(None);
         }
         let columns = &table.schema.columns;

@@ -68,6 +68,7 @@ mod dbc;
 mod ddl;
 mod decimal;
 mod decorrelate;
+mod default_cells;
 mod dictionary;
 mod dml;
 mod error;

@@ -149,7 +149,10 @@ impl Exec<'_> {
         let mut fields = Vec::new();
         let mut arrays: Vec<ArrayRef> = Vec::new();
         for (k, e) in row.content.iter().enumerate() {
-            let mut a = self.bind_expr(e, scope, None)?.eval(rows)?;
+            let mut a = match crate::default_cells::default_of(e) {
+                Some(d) => self.default_cell(table, targets[k], &d, rows.num_rows())?,
+                None => self.bind_expr(e, scope, None)?.eval(rows)?,
+            };
             if crate::params::is_marker(e) {
                 a = crate::dml::parameter_for(&table.schema.columns[targets[k]], a)?;
             }

@@ -105,6 +105,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "queue_limits",
             "subscribers",
             "identity",
+            "default_cells",
         ],
     ),
     (
