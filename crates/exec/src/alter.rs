@@ -16,6 +16,8 @@
 //! CREATE and INSERTs, and a rollback brings the old table back whole. Indexes and CHECK
 //! constraints move with their columns; dropping a column an index or a CHECK uses is refused,
 //! as is dropping a queue table's QITS column, and adding a column with a constraint is 9910.
+//! ADD of an existing column modifies it (`modify_column`): a longer VARCHAR/VARBYTE, new
+//! NOT NULL, DEFAULT, FORMAT, TITLE or case attributes; any other change is 3558.
 //! SHOW TABLE shows the CREATE text followed by these statements.
 //!
 //! Invariants: the table keeps its rows, their values and (for a queue) their QITS; other
@@ -59,6 +61,8 @@ impl Exec<'_> {
                     || names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c))
             })
         };
+        // the columns an ADD modified (one change per column in a request)
+        let mut modified: Vec<usize> = Vec::new();
         for a in actions {
             match a {
                 AlterAction::Add(def) => {
@@ -68,14 +72,36 @@ impl Exec<'_> {
                                 .into(),
                         ));
                     }
-                    if columns
-                        .iter()
-                        .any(|c| c.name.eq_ignore_ascii_case(&def.name))
+                    if def.identity.is_some()
+                        && columns
+                            .iter()
+                            .any(|c| c.name.eq_ignore_ascii_case(&def.name))
                     {
-                        return Err(Error::TypeMismatch(format!(
-                            "column '{}' already exists",
+                        return Err(Error::IdentityUsage(format!(
+                            "{} (ALTER TABLE cannot add the identity attribute to a column)",
                             def.name
                         )));
+                    }
+                    if let Some(i) = columns
+                        .iter()
+                        .position(|c| c.name.eq_ignore_ascii_case(&def.name))
+                    {
+                        // ADD of an existing column modifies it (SQL Data Definition
+                        // Language, ALTER TABLE, "ADD column_name")
+                        if modified.contains(&i) {
+                            return Err(Error::CannotAlter(def.name.clone()));
+                        }
+                        modified.push(i);
+                        let indexed = origin[i].is_some_and(|p| {
+                            schema
+                                .primary_index
+                                .iter()
+                                .chain(&schema.secondary)
+                                .any(|ix| ix.columns.contains(&p))
+                        });
+                        let new = self.column_from_def(def, ansi)?;
+                        columns[i] = modify_column(&columns[i], new, def, indexed)?;
+                        continue;
                     }
                     if def.identity.is_some() {
                         return Err(Error::IdentityUsage(format!(
@@ -318,6 +344,52 @@ impl Exec<'_> {
         crate::statistics::carry_over(&self.shared.registry, old, &table, origin);
         Ok(dropped)
     }
+}
+
+/// `old` as `ALTER TABLE … ADD` of an existing column changes it into `new` (made from `def`):
+/// the type may stay or, for a VARCHAR or VARBYTE, grow longer; an indexed column keeps its
+/// type and nullability; NOT NULL, DEFAULT, FORMAT, TITLE, [NOT] CASESPECIFIC and UPPERCASE
+/// replace the old ones where `def` gives them, the others stay.
+///
+/// # Errors
+/// 3558 for any other change.
+fn modify_column(
+    old: &tdlite_storage::catalog::Column,
+    new: tdlite_storage::catalog::Column,
+    def: &tdlite_parser::ColumnDef,
+    indexed: bool,
+) -> Result<tdlite_storage::catalog::Column> {
+    use tdlite_storage::types::SqlType::{VarByte, VarChar};
+    let refuse = || Error::CannotAlter(old.name.clone());
+    let type_ok = match (old.ty, new.ty) {
+        (a, b) if a == b => true,
+        (VarChar(n), VarChar(m)) | (VarByte(n), VarByte(m)) => m >= n && !indexed,
+        _ => false,
+    };
+    if !type_ok || (indexed && def.not_null && old.nullable) {
+        return Err(refuse());
+    }
+    let mut out = old.clone();
+    out.ty = new.ty;
+    if def.not_null {
+        out.nullable = false;
+    }
+    if def.default.is_some() {
+        out.default = new.default;
+    }
+    if def.format.is_some() {
+        out.format = new.format;
+    }
+    if def.title.is_some() {
+        out.title = new.title;
+    }
+    if def.case_specific.is_some() {
+        out.case_specific = new.case_specific;
+    }
+    if def.uppercase {
+        out.uppercase = true;
+    }
+    Ok(out)
 }
 
 /// The position in `secondary` of the index called `name`.

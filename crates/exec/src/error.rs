@@ -150,6 +150,11 @@ pub enum Error {
         /// Values given.
         given: usize,
     },
+    /// `ALTER TABLE … ADD` of an existing column that changes what cannot change: its type
+    /// (beyond a longer VARCHAR or VARBYTE), or the type or nullability of an indexed column
+    /// (3558).
+    #[error("Cannot alter the specified attribute(s) for {0}.")]
+    CannotAlter(String),
     /// A use of an identity column Teradata does not allow: on a type that is not an exact
     /// whole number, a second one in a table, an UPDATE of a GENERATED ALWAYS one (5784).
     #[error("Illegal usage of Identity Column {0}.")]
@@ -446,6 +451,7 @@ impl Error {
             Error::NotAView(_) => code(3854),
             Error::Unsupported(_) => code(9910),
             Error::IdentityUsage(_) => code(5784),
+            Error::CannotAlter(_) => code(3558),
             Error::AggregateInWhere => code(3569),
             Error::RightTruncation(_) | Error::CastTruncation => code(3996),
             Error::IdentityParameter(_) => code(5785),
