@@ -179,8 +179,9 @@ impl Exec<'_> {
             .map(|(_, r)| r.clone())
     }
 
-    /// The rows a FROM name stands for when it is not a table: a CTE in scope, or a DBC
-    /// dictionary view (`DBC.TablesV`, see dbc.rs).
+    /// The rows a FROM name stands for when it is not a table: a CTE in scope, the system
+    /// calendar (`Sys_Calendar.Calendar`, sys_calendar.rs), or a DBC dictionary view
+    /// (`DBC.TablesV`, see dbc.rs).
     pub(crate) fn named_rows(&self, name: &ast::ObjectName) -> Result<Option<crate::result::Rows>> {
         if let Some(rows) = self.cte(name) {
             return Ok(Some(rows));
@@ -193,6 +194,9 @@ impl Exec<'_> {
                     .map_or_else(|| p.to_string(), |i| i.value.clone())
             })
             .collect();
+        if let Some(rows) = crate::sys_calendar::rows(&parts)? {
+            return Ok(Some(rows));
+        }
         let waiters = &self.shared.waiters;
         let queues = crate::dbc::QueueSource {
             txns: &self.shared.storage.txns,

@@ -118,6 +118,7 @@ mod stack;
 mod statistics;
 mod stream;
 mod subscribers;
+mod sys_calendar;
 mod td_date;
 mod to_char;
 mod to_char_date;

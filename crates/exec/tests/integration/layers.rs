@@ -82,6 +82,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "inputs",
             "explain",
             "consume_filter",
+            "sys_calendar",
         ],
     ),
     (
