@@ -96,6 +96,39 @@ impl Exec<'_> {
         repeat(&cast_to_sql(&one, col.ty)?, n)
     }
 
+    /// The view `name` names as an updatable view (view_dml.rs), or `None` if it names no
+    /// view (a table, or nothing: the statement's own lookup reports that).
+    ///
+    /// # Errors
+    /// 3823 for a view that is not updatable.
+    fn updatable_view(&self, name: &ast::ObjectName) -> Result<Option<crate::view_dml::Updatable>> {
+        let Ok(t) = self.must_get_table(name) else {
+            return Ok(None);
+        };
+        if t.schema.view.is_none() {
+            return Ok(None);
+        }
+        let columns = |base: &ast::ObjectName| -> Result<Vec<String>> {
+            let b = self.must_get_table(base)?;
+            Ok(b.schema.columns.iter().map(|c| c.name.clone()).collect())
+        };
+        crate::view_dml::updatable(&t.schema, columns).map(Some)
+    }
+
+    /// Runs `f`, a statement rewritten onto a view's table, one view deeper (9913 past the
+    /// views' nesting limit, as reading them is).
+    fn through_view<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.view_depth >= crate::view::MAX_DEPTH {
+            return Err(Error::TypeMismatch(
+                "views nest too deeply (a view that names itself?)".into(),
+            ));
+        }
+        self.view_depth += 1;
+        let r = f(self);
+        self.view_depth -= 1;
+        r
+    }
+
     /// `n` rows of the default `d` names for the column `target` of `table` (default_cells.rs).
     ///
     /// # Errors
@@ -319,6 +352,10 @@ impl Exec<'_> {
             ast::TableObject::TableName(n) => n,
             other => return Err(Error::Unsupported(format!("INSERT INTO {other}"))),
         };
+        if let Some(view) = self.updatable_view(name)? {
+            let rewritten = crate::view_dml::insert(ins, &view)?;
+            return self.through_view(|ex| ex.insert(&rewritten));
+        }
         let table = self.target_table(name)?;
         // the columns named, if any (the list of every column is made only where needed)
         let named = match ins.columns.is_empty() {
@@ -672,6 +709,13 @@ impl Exec<'_> {
     /// # Errors
     /// 3807, 3810, 2631 on a write conflict, and constraint errors.
     pub fn update(&mut self, u: &ast::Update) -> Result<u64> {
+        if let ast::TableFactor::Table { name, .. } = &u.table.relation {
+            if let Some(view) = self.updatable_view(name)? {
+                let n = tdlite_parser::object_name_string(name);
+                let rewritten = crate::view_dml::update(u, &view, &n)?;
+                return self.through_view(|ex| ex.update(&rewritten));
+            }
+        }
         let from = match &u.from {
             Some(
                 ast::UpdateTableFromKind::BeforeSet(f) | ast::UpdateTableFromKind::AfterSet(f),
@@ -915,6 +959,13 @@ impl Exec<'_> {
         let [t] = from.as_slice() else {
             return Err(Error::Unsupported("DELETE from several tables".into()));
         };
+        if let ast::TableFactor::Table { name, .. } = &t.relation {
+            if let Some(view) = self.updatable_view(name)? {
+                let n = tdlite_parser::object_name_string(name);
+                let rewritten = crate::view_dml::delete(d, &view, &n)?;
+                return self.through_view(|ex| ex.delete(&rewritten));
+            }
+        }
         let (table, q) = self.table_of(t)?;
         let scope = table_scope(&table, &q);
         let (_, ids, _) = self.matching_rows(&table, &scope, &d.selection)?;

@@ -125,6 +125,7 @@ mod to_char_date;
 mod to_char_number;
 mod types;
 mod view;
+mod view_dml;
 mod wait;
 mod window;
 mod window_frame;

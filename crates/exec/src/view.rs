@@ -11,8 +11,9 @@
 //! A view's query may not name a queue table (9925), nor hold a subquery with TOP n (the
 //! parser's `top_rules::check_view`), as Teradata's CREATE VIEW rules say.
 //!
-//! Views are read-only in tdlite: INSERT, UPDATE, DELETE, MERGE and consume name a view →
-//! 3823. Invariant: a view that (through others) names itself fails with 9913 after
+//! INSERT, UPDATE and DELETE through a view that reads one table's columns are rewritten onto
+//! that table (view_dml.rs); MERGE and consume naming a view, and DML through any other view,
+//! are 3823. Invariant: a view that (through others) names itself fails with 9913 after
 //! `MAX_DEPTH` nested expansions instead of recursing forever.
 
 use crate::error::{Error, Result};
@@ -28,7 +29,7 @@ use tdlite_storage::table::Table;
 use tdlite_storage::types::SqlType;
 
 /// How deep views may expand inside each other.
-const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 impl Exec<'_> {
     /// CREATE or REPLACE VIEW.

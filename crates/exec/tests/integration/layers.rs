@@ -107,6 +107,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "subscribers",
             "identity",
             "default_cells",
+            "view_dml",
         ],
     ),
     (
