@@ -1813,7 +1813,23 @@ impl Exec<'_> {
             let ast::WindowType::WindowSpec(spec) = over else {
                 return Err(Error::Unsupported(format!("the named window of {name}")));
             };
-            let (args, distinct) = Self::function_args(f)?;
+            // Teradata's `FIRST_VALUE(x IGNORE NULLS)`: the clause is taken out of the
+            // arguments here and kept as the call's (checked below)
+            let ignore = |c: &ast::FunctionArgumentClause| {
+                matches!(
+                    c,
+                    ast::FunctionArgumentClause::IgnoreOrRespectNulls(
+                        ast::NullTreatment::IgnoreNulls
+                    )
+                )
+            };
+            let mut plain = f.clone();
+            let mut inside = false;
+            if let ast::FunctionArguments::List(l) = &mut plain.args {
+                inside = l.clauses.iter().any(ignore);
+                l.clauses.retain(|c| !ignore(c));
+            }
+            let (args, distinct) = Self::function_args(&plain)?;
             if distinct {
                 return Err(Error::Unsupported(format!("{name}(DISTINCT …) OVER")));
             }
@@ -1832,7 +1848,10 @@ impl Exec<'_> {
                     None => return Err(Error::Unsupported(format!("the window function {other}"))),
                 },
             };
-            if matches!(f.null_treatment, Some(ast::NullTreatment::IgnoreNulls)) {
+            // IGNORE NULLS after the call or inside its parentheses (Teradata's form)
+            let ignore_nulls =
+                inside || matches!(f.null_treatment, Some(ast::NullTreatment::IgnoreNulls));
+            if ignore_nulls && !matches!(func, WinFunc::FirstValue | WinFunc::LastValue) {
                 return Err(Error::Unsupported(format!("{name} IGNORE NULLS")));
             }
             let value_function = matches!(
@@ -1905,7 +1924,8 @@ impl Exec<'_> {
                     nulls_first: ob.options.nulls_first.unwrap_or(!descending),
                 });
             }
-            if !matches!(func, WinFunc::Agg(_)) && order.is_empty() {
+            let first_last = matches!(func, WinFunc::FirstValue | WinFunc::LastValue);
+            if !matches!(func, WinFunc::Agg(_)) && !first_last && order.is_empty() {
                 return Err(Error::TypeMismatch(format!("{name}() OVER needs ORDER BY")));
             }
             let bound = |b: &ast::WindowFrameBound, rows: bool| -> Result<Bound> {
@@ -1932,6 +1952,16 @@ impl Exec<'_> {
                 })
             };
             let frame = match &spec.window_frame {
+                // FIRST_VALUE/LAST_VALUE with ORDER BY and no ROWS: from the partition's start
+                // to the current row (SQL Functions, Expressions, and Predicates,
+                // FIRST_VALUE/LAST_VALUE: "If the ROWS phrase is omitted and there is an ORDER
+                // BY phrase, the default ROWS is UNBOUNDED PRECEDING AND CURRENT ROW"); the
+                // aggregates' default is the whole partition (Teradata's own rule)
+                None if first_last && !order.is_empty() => Frame {
+                    rows: true,
+                    start: Bound::UnboundedPreceding,
+                    end: Bound::CurrentRow,
+                },
                 None => Frame::WHOLE,
                 Some(w) => {
                     let rows = match w.units {
@@ -1959,6 +1989,7 @@ impl Exec<'_> {
                 partition,
                 order,
                 frame,
+                ignore_nulls,
             })
         })();
         let k = collected.len();

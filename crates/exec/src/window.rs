@@ -108,8 +108,10 @@ pub(crate) struct WindowCall {
     pub(crate) partition: Vec<Expr>,
     /// ORDER BY.
     pub(crate) order: Vec<SortKey>,
-    /// The frame (aggregates).
+    /// The frame (aggregates, FIRST_VALUE and LAST_VALUE).
     pub(crate) frame: Frame,
+    /// FIRST_VALUE/LAST_VALUE `(x IGNORE NULLS)`: the frame's first or last non-NULL value.
+    pub(crate) ignore_nulls: bool,
 }
 
 /// The hidden column that holds window call `k`'s values.

@@ -77,12 +77,18 @@ pub(crate) fn evaluate(
             }
             _ => {
                 let first = call.func == WinFunc::FirstValue;
+                // IGNORE NULLS: the first or last row of the frame whose value is not NULL
+                let usable = |at: usize| !call.ignore_nulls || values.is_valid(part[at] as usize);
                 for (p, q) in peer_groups(part, peer_keys) {
                     for i in p..=q {
                         let (lo, hi) = frame_span(call.frame, i, len, (p, q));
                         if lo <= hi && lo < len {
-                            let at = if first { lo } else { hi.min(len - 1) };
-                            source[part[i] as usize] = Some(part[at]);
+                            let hi = hi.min(len - 1);
+                            let at = match first {
+                                true => (lo..=hi).find(|&a| usable(a)),
+                                false => (lo..=hi).rev().find(|&a| usable(a)),
+                            };
+                            source[part[i] as usize] = at.map(|a| part[a]);
                         }
                     }
                 }
