@@ -137,7 +137,7 @@ pub(crate) fn text(s: impl Into<String>) -> Cell {
 
 /// Which view a name means, if any: `DBC.TablesV` (any case), or `TablesV` alone while the
 /// default database is DBC.
-fn which(parts: &[String], default_db: Option<&str>) -> Option<&'static str> {
+pub(crate) fn which(parts: &[String], default_db: Option<&str>) -> Option<&'static str> {
     let view = match parts {
         [db, v] if db.eq_ignore_ascii_case("DBC") => v,
         [v] if default_db.is_some_and(|d| d.eq_ignore_ascii_case("DBC")) => v,

@@ -90,7 +90,7 @@ pub(crate) fn take_locks(
             let permanent = storage.catalog.get_table(&name);
             let permanent = permanent.filter(|t| t.schema.subscription.is_none());
             let Some(t) = volatile.or(permanent) else {
-                if matches!(l.object, LockObject::Row) {
+                if matches!(l.object, LockObject::Row) || system_object(&name, database, user) {
                     continue;
                 }
                 return Err(tdlite_storage::StorageError::ObjectNotFound(name).into());
@@ -99,6 +99,31 @@ pub(crate) fn take_locks(
         }
     }
     Ok(())
+}
+
+/// True for a name a LOCKING modifier may name that is no table here: a dictionary view
+/// (`LOCKING DBC.TablesV FOR ACCESS`, the usual way to read the dictionary), the system
+/// calendar, or a database written without `DATABASE` (`LOCKING DBC FOR ACCESS`: DBC, the
+/// user's or the default database). tdlite's dictionary reads take no locks, so these lock
+/// nothing.
+fn system_object(name: &str, database: Option<&str>, user: &str) -> bool {
+    let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+    let is_database = |n: &str| {
+        ["DBC", "SYS_CALENDAR", user]
+            .iter()
+            .chain(&database)
+            .any(|d| d.eq_ignore_ascii_case(n))
+    };
+    match parts.as_slice() {
+        [db] => is_database(db),
+        // (an unqualified name was qualified by the default database above)
+        [db, object] => {
+            db.eq_ignore_ascii_case("SYS_CALENDAR")
+                || crate::dbc::which(&parts, None).is_some()
+                || (database.is_some_and(|d| d.eq_ignore_ascii_case(db)) && is_database(object))
+        }
+        _ => false,
+    }
 }
 
 /// One `HELP LOCKS` row.
