@@ -111,8 +111,8 @@ pub enum Error {
     /// ET without BT (3510).
     #[error("Too many END TRANSACTION statements.")]
     TooManyEt,
-    /// COMMIT in Teradata mode (3706 in Teradata; tdlite 9911).
-    #[error("COMMIT is valid only in ANSI session mode; use ET in Teradata mode.")]
+    /// COMMIT in Teradata mode (3706, with Teradata's own text for it).
+    #[error("Syntax error: COMMIT WORK not allowed for a DBC/SQL session.")]
     CommitInTeradataMode,
     /// BT inside a multi-statement request but not first (3706 class; tdlite 9912).
     #[error("BEGIN TRANSACTION must be the first statement of a multistatement request.")]
@@ -430,7 +430,7 @@ impl Error {
             Error::BadNumber => code(3535),
             Error::TypeMismatch(_) => code(9913),
             Error::TooManyEt => code(3510),
-            Error::CommitInTeradataMode => code(9911),
+            Error::CommitInTeradataMode => code(3706),
             Error::BtNotFirst => code(9912),
             Error::UserAbort(_) => code(3514),
             Error::DdlNotLast => code(3932),

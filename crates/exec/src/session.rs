@@ -4,7 +4,7 @@
 //! Teradata mode (Teradata's BTET semantics): a request outside `BT … ET` is one implicit
 //! transaction; any failure rolls back the whole transaction (explicit or implicit) and the
 //! request's results are discarded; `ROLLBACK`/`ABORT` roll back and report 3514; `COMMIT` is an
-//! error (9911, and the transaction is rolled back); after a DDL statement inside `BT` only
+//! error (3706, and the transaction is rolled back); after a DDL statement inside `BT` only
 //! `ET` (or `ABORT`/`ROLLBACK`) may follow (3932).
 //!
 //! ANSI mode: the first request starts a transaction that runs until `COMMIT` or
