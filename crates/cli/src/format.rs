@@ -55,6 +55,8 @@ pub fn status_line(r: &StatementResult) -> String {
         StatementKind::Rollback => "ROLLBACK done.".to_string(),
         StatementKind::AbortNotTaken => "ABORT not taken: its condition is not true.".to_string(),
         StatementKind::SetSession => "Session mode set.".to_string(),
+        StatementKind::SetSessionOption => "Set SESSION accepted.".to_string(),
+        StatementKind::SetTimeZone => "Set TIME ZONE accepted.".to_string(),
         StatementKind::QueryBand => "SET QUERY_BAND accepted.".to_string(),
         StatementKind::Diagnostic => "Null statement accepted.".to_string(),
         StatementKind::Merge => format!("Merge completed. {} affected.", rows_word(n)),

@@ -111,6 +111,7 @@ mod requests;
 mod result;
 mod sample;
 mod session;
+mod session_option;
 mod set_combine;
 mod setops;
 mod slots;

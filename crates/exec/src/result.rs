@@ -81,6 +81,10 @@ pub enum StatementKind {
     AbortNotTaken,
     /// SET SESSION TRANSACTION.
     SetSession,
+    /// SET SESSION DATEFORM, ISOLATION LEVEL, COLLATION (session_option.rs).
+    SetSessionOption,
+    /// SET TIME ZONE.
+    SetTimeZone,
     /// MERGE.
     Merge,
     /// DATABASE.

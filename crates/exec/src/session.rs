@@ -935,6 +935,7 @@ impl Session {
                 table,
                 groups,
             } => self.exec(now).statistics(*drop, table, groups)?,
+            Statement::SessionOption(o) => crate::session_option::apply(o)?,
             Statement::Database(name) => {
                 let (catalog, registry) = (&self.shared.storage.catalog, &self.shared.registry);
                 if !dictionary::database_exists(catalog, registry, &self.user, name) {

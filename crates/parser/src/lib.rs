@@ -32,6 +32,7 @@ mod parser;
 mod period_syntax;
 pub mod phrase;
 mod sample_clause;
+mod session_set;
 pub mod split;
 pub mod statement;
 mod statistics;
@@ -55,6 +56,6 @@ pub use sqlparser::ast;
 pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeOrder,
     ConsumeWait, CreateTable, DataType, IdentitySpec, IndexDef, LargeType, LockMode, LockObject,
-    Locking, PeriodOf, QueueLimits, Spanned, Statement, StatsGroup, TableKind,
+    Locking, PeriodOf, QueueLimits, SessionOption, Spanned, Statement, StatsGroup, TableKind,
 };
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

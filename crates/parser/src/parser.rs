@@ -621,6 +621,7 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::HelpDatabase(name))
         }
+        "SET" if crate::session_set::is_session_set(&cur) => crate::session_set::parse(&mut cur),
         "SET"
             if cur.word_at(1).as_deref() == Some("SESSION")
                 && cur.word_at(2).as_deref() == Some("CONSUME") =>

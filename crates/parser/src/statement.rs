@@ -191,6 +191,9 @@ pub enum Statement {
         /// True for ANSI, false for Teradata (BTET).
         ansi: bool,
     },
+    /// `SET SESSION DATEFORM | ISOLATION LEVEL | COLLATION …`, `SET TIME ZONE …`
+    /// (session_set.rs).
+    SessionOption(SessionOption),
     /// `HELP QUEUE name` (tdlite extension): the queue's figures, as `DBC.QueueStatsV` has
     /// them (docs/queues.md, Metrics).
     HelpQueue(ast::ObjectName),
@@ -658,4 +661,23 @@ pub struct ColumnDef {
     pub location: Location,
     /// Where the `DEFAULT` clause starts, if any.
     pub default_location: Option<Location>,
+}
+
+/// A session setting of Teradata's SET statements (session_set.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionOption {
+    /// `SET SESSION DATEFORM = ANSIDATE` (`ansi`) or `INTEGERDATE`.
+    DateForm {
+        /// ANSIDATE.
+        ansi: bool,
+    },
+    /// `SET SESSION [CHARACTERISTICS AS TRANSACTION] ISOLATION LEVEL …`.
+    Isolation {
+        /// READ UNCOMMITTED (RU) rather than SERIALIZABLE (SR).
+        read_uncommitted: bool,
+    },
+    /// `SET SESSION COLLATION name` (upper-cased).
+    Collation(String),
+    /// `SET TIME ZONE …`: `LOCAL`, `USER`, `INTERVAL '…' HOUR TO MINUTE` or the zone's name.
+    TimeZone(String),
 }

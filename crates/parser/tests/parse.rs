@@ -148,6 +148,7 @@ fn render_statement(out: &mut String, statement: &Statement) {
         Statement::LockOnly => writeln!(out, "LockOnly").unwrap(),
         Statement::HelpLocks => writeln!(out, "HelpLocks").unwrap(),
         Statement::HelpSession => writeln!(out, "HelpSession").unwrap(),
+        Statement::SessionOption(o) => writeln!(out, "SessionOption {o:?}").unwrap(),
         // names without their positions (see the module doc)
         Statement::Admin(tdlite_parser::AdminStatement::Rename { from, to, view }) => {
             let what = if *view { "VIEW" } else { "TABLE" };

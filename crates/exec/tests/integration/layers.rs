@@ -108,6 +108,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "identity",
             "default_cells",
             "view_dml",
+            "session_option",
         ],
     ),
     (
