@@ -265,6 +265,16 @@ pub enum Variable {
     ErrorLevel,
     /// The SQLSTATE of the last request (`'00000'` after success).
     SqlState,
+    /// Rows the last request's INSERTs added (BTEQ 16.20).
+    InsertCount,
+    /// Rows the last request's UPDATEs changed.
+    UpdateCount,
+    /// Rows the last request's DELETEs removed.
+    DeleteCount,
+    /// The last request's warning code (0: none).
+    WarningCode,
+    /// The return code BTEQ would exit with now (BTEQRETURNCODE).
+    ReturnCode,
 }
 
 /// A comparison operator.
@@ -337,6 +347,8 @@ const ACCEPTED_OPTIONS: &[&str] = &[
     "TDP",
     "LOGONPROMPT",
     "QUERY_BAND",
+    // report underlining (BTEQ's UNDERLINE ON|OFF [n|ALL]): tdlite draws no underlines
+    "UNDERLINE",
 ];
 
 /// Parses one command line: `line` starts with `.` (leading blanks allowed).
@@ -365,7 +377,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ))
         .map(Command::Set),
         "IF" => if_command(args).ok_or_else(|| {
-            bad("expected `.IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value [THEN …]`")
+            bad("expected `.IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE|INSERTCOUNT|UPDATECOUNT|DELETECOUNT|WARNINGCODE|BTEQRETURNCODE op value [THEN …]`")
         }),
         "ELSEIF" => match if_command(args) {
             Some(Command::IfBlock(c)) => Ok(Command::ElseIf(c)),
@@ -821,6 +833,11 @@ fn check(i: &str) -> IResult<&str, Test> {
         value(Variable::ActivityCount, tag_no_case("ACTIVITYCOUNT")),
         value(Variable::ErrorLevel, tag_no_case("ERRORLEVEL")),
         value(Variable::SqlState, tag_no_case("SQLSTATE")),
+        value(Variable::InsertCount, tag_no_case("INSERTCOUNT")),
+        value(Variable::UpdateCount, tag_no_case("UPDATECOUNT")),
+        value(Variable::DeleteCount, tag_no_case("DELETECOUNT")),
+        value(Variable::WarningCode, tag_no_case("WARNINGCODE")),
+        value(Variable::ReturnCode, tag_no_case("BTEQRETURNCODE")),
     ));
     let op = alt((
         value(

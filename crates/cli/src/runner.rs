@@ -132,6 +132,11 @@ struct Vars {
     errorcode: u32,
     activitycount: u64,
     errorlevel: i32,
+    /// Rows the last request's INSERTs, UPDATEs and DELETEs changed (BTEQ 16.20's
+    /// INSERTCOUNT, UPDATECOUNT, DELETECOUNT).
+    counts: [u64; 3],
+    /// The last request's warning code (0: none).
+    warningcode: u32,
 }
 
 pub const HELP: &str = "\
@@ -144,7 +149,7 @@ with '.name'). Lines starting with '*' between requests are comments. docs/bteq.
 every command. Commands (case does not matter; a final ';' is optional):
   .LOGON [tdpid/]user[,password]   start a session (credentials are ignored); .LOGOFF ends it
   .QUIT [n|ERRORCODE|ERRORLEVEL]   leave with that return code (.EXIT too; Ctrl-D)
-  .IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE op value THEN command-or-SQL
+  .IF ERRORCODE|ACTIVITYCOUNT|ERRORLEVEL|SQLSTATE|INSERTCOUNT|… op value THEN command-or-SQL
   .LABEL name / .GOTO name         skip forward to the label
   .RUN FILE = path                 run another script here
   .REMARK 'text'                   print the text
@@ -578,10 +583,27 @@ impl Runner {
     ) -> Flow {
         match outcome {
             Ok(results) => {
+                let count = |kind: tdlite::StatementKind| {
+                    results
+                        .iter()
+                        .filter(|r| r.kind == kind)
+                        .map(|r| r.activity_count)
+                        .sum()
+                };
                 self.vars = Vars {
                     errorcode: 0,
                     activitycount: results.last().map_or(0, |r| r.activity_count),
                     errorlevel: self.vars.errorlevel,
+                    counts: [
+                        count(tdlite::StatementKind::Insert),
+                        count(tdlite::StatementKind::Update),
+                        count(tdlite::StatementKind::Delete),
+                    ],
+                    warningcode: results
+                        .iter()
+                        .rev()
+                        .find_map(|r| r.warning.as_ref().map(|w| w.code))
+                        .unwrap_or(0),
                 };
                 for r in &results {
                     if self.quiet {
@@ -622,8 +644,8 @@ impl Runner {
     fn record_error(&mut self, code: u32, severity: i32) -> Flow {
         self.vars = Vars {
             errorcode: code,
-            activitycount: 0,
             errorlevel: self.vars.errorlevel.max(severity),
+            ..Vars::default()
         };
         self.rc = self.rc.max(severity);
         match self.maxerror {
@@ -864,6 +886,11 @@ impl Runner {
             Variable::ErrorCode => self.vars.errorcode as i64,
             Variable::ActivityCount => self.vars.activitycount as i64,
             Variable::ErrorLevel => self.vars.errorlevel as i64,
+            Variable::InsertCount => self.vars.counts[0] as i64,
+            Variable::UpdateCount => self.vars.counts[1] as i64,
+            Variable::DeleteCount => self.vars.counts[2] as i64,
+            Variable::WarningCode => i64::from(self.vars.warningcode),
+            Variable::ReturnCode => i64::from(self.rc),
             Variable::SqlState => {
                 let state = sqlstate(self.vars.errorcode);
                 return match &c.value {
