@@ -748,6 +748,11 @@ impl Exec<'_> {
                 self.session,
             )
             .unwrap_or(i32::MAX)])),
+            // no accounts, roles or profiles here: NULL, as the DBC views show them (Teradata
+            // gives NULL for a session without a role or profile)
+            "ACCOUNT" | "ROLE" | "CURRENT_ROLE" | "PROFILE" => {
+                Arc::new(StringArray::from(vec![None::<&str>]))
+            }
             _ => return None,
         })
     }
@@ -2304,6 +2309,10 @@ pub(crate) fn is_request_value(name: &str) -> bool {
             | "CURRENT_USER"
             | "DATABASE"
             | "SESSION"
+            | "ACCOUNT"
+            | "ROLE"
+            | "CURRENT_ROLE"
+            | "PROFILE"
     )
 }
 
