@@ -150,6 +150,11 @@ pub enum Error {
         /// Values given.
         given: usize,
     },
+    /// Arithmetic on a DATE, TIME, TIMESTAMP or INTERVAL that Teradata does not define:
+    /// `TIMESTAMP + 1`, `TIME - TIME` or `TIMESTAMP - TIMESTAMP` without an interval
+    /// qualifier, `TIMESTAMP * 2` (5407).
+    #[error("Invalid operation for DateTime or Interval: {0}.")]
+    DateTimeOperation(String),
     /// `ALTER TABLE … ADD` of an existing column that changes what cannot change: its type
     /// (beyond a longer VARCHAR or VARBYTE), or the type or nullability of an indexed column
     /// (3558).
@@ -452,6 +457,7 @@ impl Error {
             Error::Unsupported(_) => code(9910),
             Error::IdentityUsage(_) => code(5784),
             Error::CannotAlter(_) => code(3558),
+            Error::DateTimeOperation(_) => code(5407),
             Error::AggregateInWhere => code(3569),
             Error::RightTruncation(_) | Error::CastTruncation => code(3996),
             Error::IdentityParameter(_) => code(5785),

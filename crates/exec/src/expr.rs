@@ -703,6 +703,32 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
         )
     };
     let (l, r) = if temporal(&lt) || temporal(&rt) {
+        // what is left for the kernels: a DATE or TIMESTAMP and an INTERVAL, two INTERVALs
+        // (each pair by the rules of "Data Type Compatibility": anything else, such as
+        // `TIMESTAMP + 1` or `TIME - TIME` without an interval qualifier, is 5407)
+        let point = |t: &DataType| matches!(t, DataType::Date32 | DataType::Timestamp(..));
+        let defined = match op {
+            Add => {
+                (point(&lt) && interval(&rt)) || (interval(&lt) && (point(&rt) || interval(&rt)))
+            }
+            Sub => (point(&lt) || interval(&lt)) && interval(&rt),
+            _ => false,
+        };
+        if !defined {
+            let name = |t: &DataType| crate::types::sql_type_of(t).to_string();
+            let sign = match op {
+                Add => "+",
+                Sub => "-",
+                Mul => "*",
+                Div => "/",
+                _ => "MOD",
+            };
+            return Err(Error::DateTimeOperation(format!(
+                "{} {sign} {}",
+                name(&lt),
+                name(&rt)
+            )));
+        }
         (l, r)
     } else {
         let l = if lt == DataType::Utf8 {
