@@ -68,6 +68,9 @@ pub struct Runner {
     /// Set by Ctrl-C while a script runs: the script stops after the request it cancelled.
     pub interrupted: Arc<std::sync::atomic::AtomicBool>,
     logged_on: bool,
+    /// Logged on by `.LOGON` (not only the session tdlite starts with): BTEQ's settings that
+    /// need a logged-off BTEQ (`.SET SESSION TRANSACTION`) are then refused with its warning.
+    logged_on_by_command: bool,
     consume_timeout: Option<Duration>,
     /// Strict mode (`--strict`): see [`Runner::set_strict`].
     strict: bool,
@@ -186,6 +189,7 @@ impl Runner {
             cancel,
             interrupted: Default::default(),
             logged_on: true,
+            logged_on_by_command: false,
             consume_timeout: None,
             strict: false,
             quiet: false,
@@ -853,6 +857,7 @@ impl Runner {
         }
         self.end_session();
         self.logged_on = true;
+        self.logged_on_by_command = true;
         self.out(" *** Logon successfully completed.\n");
     }
 
@@ -965,7 +970,17 @@ impl Runner {
                 } else {
                     SessionMode::Teradata
                 };
-                // also while logged off: BTEQ's place for it is before .LOGON
+                // BTEQ's place for it is before .LOGON: while a .LOGON's session is open it
+                // keeps the mode and warns, as BTEQ does (SESSION TRANSACTION: "all database
+                // user sessions must be logged off"); the session tdlite starts with (a script
+                // without .LOGON) takes it
+                if self.logged_on && self.logged_on_by_command {
+                    self.out(concat!(
+                        " *** Warning: You must not be logged on to change the SQLFLAG or ",
+                        "TRANSACTION settings.\n"
+                    ));
+                    return;
+                }
                 match self.session.set_mode(mode) {
                     Ok(()) => self.out(" *** Session mode set.\n"),
                     Err(e) => self.error(&format!(
