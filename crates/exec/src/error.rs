@@ -150,6 +150,10 @@ pub enum Error {
         /// Values given.
         given: usize,
     },
+    /// `TRANSLATE(x USING UNICODE_TO_LATIN)` of a character LATIN lacks, without `WITH
+    /// ERROR` (6706).
+    #[error("The string contains an untranslatable character.")]
+    Untranslatable,
     /// Arithmetic on a DATE, TIME, TIMESTAMP or INTERVAL that Teradata does not define:
     /// `TIMESTAMP + 1`, `TIME - TIME` or `TIMESTAMP - TIMESTAMP` without an interval
     /// qualifier, `TIMESTAMP * 2` (5407).
@@ -458,6 +462,7 @@ impl Error {
             Error::IdentityUsage(_) => code(5784),
             Error::CannotAlter(_) => code(3558),
             Error::DateTimeOperation(_) => code(5407),
+            Error::Untranslatable => code(6706),
             Error::AggregateInWhere => code(3569),
             Error::RightTruncation(_) | Error::CastTruncation => code(3996),
             Error::IdentityParameter(_) => code(5785),

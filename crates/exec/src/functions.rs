@@ -132,6 +132,10 @@ pub enum Builtin {
     Chr,
     /// `ASCII(s)`: the code of the first character of s (NULL for an empty string).
     Ascii,
+    /// `TRANSLATE(s USING source_TO_target [WITH ERROR])` (the parser's two-argument form):
+    /// the text itself (tdlite's characters are Unicode), but to LATIN a character beyond
+    /// U+00FF is 6706, or with `WITH ERROR` the error character U+001A.
+    Translate,
     /// `td_day_of_week(d)`, `td_month_begin(d)`, `OADD_MONTHS(d, n)`, … (`crate::calendar`).
     Calendar(crate::calendar::CalendarFn),
     /// `(d1 - d2) DAY(4)`: the difference as an interval of those fields
@@ -159,6 +163,7 @@ pub(crate) fn text_args(f: Builtin) -> &'static [usize] {
         | Builtin::Char2HexInt
         | Builtin::Regexp(_)
         | Builtin::InitCap
+        | Builtin::Translate
         | Builtin::Ascii => &[0],
         Builtin::Index
         | Builtin::IndexCaseBlind
@@ -184,6 +189,7 @@ pub fn lookup(name: &str) -> Option<Builtin> {
         "INITCAP" => Builtin::InitCap,
         "CHR" => Builtin::Chr,
         "ASCII" => Builtin::Ascii,
+        "TRANSLATE" => Builtin::Translate,
         "ROUND" => Builtin::Round,
         "TRUNC" | "TRUNCATE" => Builtin::Trunc,
         "CEILING" | "CEIL" => Builtin::Ceiling,
@@ -218,6 +224,37 @@ pub fn lookup(name: &str) -> Option<Builtin> {
 
 fn bad(f: Builtin, why: &str) -> Error {
     Error::BadArgument(format!("{f:?}: {why}"))
+}
+
+/// [`Builtin::Translate`] of `s` by `how` (`LATIN_TO_UNICODE`, `UNICODE_TO_LATIN WITH
+/// ERROR`, …).
+///
+/// # Errors
+/// 9919 for a conversion that is no `source_TO_target`; 6706 for a character the target
+/// lacks without `WITH ERROR`.
+fn translate(s: &str, how: &str) -> Result<String> {
+    let (name, with_error) = match how.strip_suffix(" WITH ERROR") {
+        Some(n) => (n, true),
+        None => (how, false),
+    };
+    let Some((_, target)) = name.split_once("_TO_") else {
+        return Err(bad(
+            Builtin::Translate,
+            "expected source_TO_target after USING",
+        ));
+    };
+    if !target.starts_with("LATIN") {
+        return Ok(s.to_string());
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match (u32::from(c) <= 0xFF, with_error) {
+            (true, _) => out.push(c),
+            (false, true) => out.push('\u{1A}'),
+            (false, false) => return Err(Error::Untranslatable),
+        }
+    }
+    Ok(out)
 }
 
 /// [`Builtin::InitCap`]: a letter after a letter or digit in lower case, any other in upper.
@@ -546,6 +583,10 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         }
         Builtin::Ceiling | Builtin::Floor => round_like(f, &arg(0), 0)?,
         Builtin::InitCap => Value::Str(init_cap(&text(&arg(0)).unwrap_or_default())),
+        Builtin::Translate => Value::Str(translate(
+            &text(&arg(0)).unwrap_or_default(),
+            &text(&arg(1)).unwrap_or_default(),
+        )?),
         Builtin::Chr => {
             let n = int(&arg(0))?.unwrap_or(0);
             if n < 0 {
@@ -883,7 +924,7 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         Builtin::Sign | Builtin::Index | Builtin::IndexCaseBlind | Builtin::InStr => {
             SqlType::Integer
         }
-        Builtin::InitCap => SqlType::VarChar(64000),
+        Builtin::InitCap | Builtin::Translate => SqlType::VarChar(64000),
         Builtin::Chr => SqlType::Char(1),
         Builtin::Ascii => SqlType::Integer,
         Builtin::Random => SqlType::Integer,

@@ -39,6 +39,7 @@ mod statistics;
 pub mod strict;
 mod subscriber;
 mod top_rules;
+mod translate_using;
 mod using;
 
 pub use create_table::parse_data_type;

@@ -946,6 +946,8 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::cast_attributes::rewrite(toks);
     // (d1 - d2) DAY(4): the difference as an interval of those fields
     crate::interval_qualifier::rewrite(toks);
+    // TRANSLATE(x USING LATIN_TO_UNICODE): a call of two arguments
+    crate::translate_using::rewrite(toks);
     number_star(toks);
     // Operators and SEL anywhere in the statement.
     let merge = toks
