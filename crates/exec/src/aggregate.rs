@@ -184,6 +184,9 @@ pub(crate) fn result_type(func: AggFunc, arg: Option<&ArrayRef>) -> Result<SqlTy
         (AggFunc::Sum, DataType::Int64) => SqlType::BigInt,
         (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {}", sql_type_of(t)))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
+        // "the same data type as the data type of the argument" (PERCENTILE_CONT/DISC)
+        (AggFunc::Percentile { .. }, DataType::Null) => SqlType::Float,
+        (AggFunc::Percentile { .. }, t) => sql_type_of(t),
     })
 }
 
@@ -195,6 +198,9 @@ pub(crate) fn aggregate_call<'g>(
     let numeric = numeric_argument(call.func, arg)?;
     let arg = numeric.as_ref().or(arg);
     let out_type = result_type(call.func, arg)?;
+    if let (AggFunc::Percentile { .. }, Some(a)) = (call.func, arg) {
+        return percentile(call.func, a, out_type, groups);
+    }
     let cs = call.arg.as_ref().is_some_and(Expr::case_specific);
     let mut out = Vec::new();
     // COUNT(*): the group sizes
@@ -295,6 +301,62 @@ pub(crate) fn numeric_argument(func: AggFunc, arg: Option<&ArrayRef>) -> Result<
             sql_type_of(t)
         ))),
     }
+}
+
+/// PERCENTILE_CONT, PERCENTILE_DISC and MEDIAN of `arg` (a number) per group, NULLs left
+/// out (SQL Functions, Expressions, and Predicates, PERCENTILE_CONT/PERCENTILE_DISC): over the
+/// group's n values in the call's order, DISC is the first value whose cumulative share
+/// (position / n) reaches p; CONT interpolates linearly at position 1 + p·(n − 1), computed
+/// as FLOAT and given back in the argument's type (as a cast converts: a DECIMAL rounds to its
+/// scale, an integer is cut to a whole number).
+///
+/// # Errors
+/// The conversion's (2616 for a value past the type; none expected).
+fn percentile<'g>(
+    func: AggFunc,
+    arg: &ArrayRef,
+    out_type: SqlType,
+    groups: impl Iterator<Item = &'g [u32]>,
+) -> Result<ArrayRef> {
+    let AggFunc::Percentile {
+        cont,
+        fraction,
+        descending,
+    } = func
+    else {
+        return Err(Error::Internal("not a percentile".into()));
+    };
+    let p = f64::from_bits(fraction);
+    let mut disc: Vec<Value> = Vec::new();
+    let mut interpolated: Vec<Option<f64>> = Vec::new();
+    for rows in groups {
+        let mut vals: Vec<Value> = rows
+            .iter()
+            .map(|&i| value_at(arg.as_ref(), i as usize))
+            .filter(|v| !v.is_null())
+            .collect();
+        vals.sort_by(compare_values);
+        if descending {
+            vals.reverse();
+        }
+        let n = vals.len();
+        if cont {
+            interpolated.push((n > 0).then(|| {
+                let at = p * (n - 1) as f64;
+                let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+                let (a, b) = (as_f64(&vals[lo]), as_f64(&vals[hi.min(n - 1)]));
+                a + (at - lo as f64) * (b - a)
+            }));
+        } else {
+            let k = ((p * n as f64).ceil() as usize).clamp(1, n.max(1)) - 1;
+            disc.push(vals.get(k).cloned().unwrap_or(Value::Null));
+        }
+    }
+    if !cont {
+        return aggregate_array(out_type, &disc);
+    }
+    let floats: ArrayRef = Arc::new(arrow::array::Float64Array::from(interpolated));
+    crate::expr::cast_to_sql(&floats, out_type)
 }
 
 /// Aggregate results as an array of `out_type`.

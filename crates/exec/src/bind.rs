@@ -189,6 +189,16 @@ pub enum AggFunc {
     VarSamp,
     /// `VAR_POP`: the population variance.
     VarPop,
+    /// `PERCENTILE_CONT(p)` / `PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x [DESC])` and
+    /// `MEDIAN(x)` (PERCENTILE_CONT(0.5)): see aggregate.rs `percentile`.
+    Percentile {
+        /// CONT (interpolated) rather than DISC (a value of the group).
+        cont: bool,
+        /// p, as the bits of an f64 (0 to 1).
+        fraction: u64,
+        /// `ORDER BY x DESC`.
+        descending: bool,
+    },
 }
 
 impl AggFunc {
@@ -204,6 +214,8 @@ impl AggFunc {
             AggFunc::StddevPop => "STDDEV_POP",
             AggFunc::VarSamp => "VAR_SAMP",
             AggFunc::VarPop => "VAR_POP",
+            AggFunc::Percentile { cont: true, .. } => "PERCENTILE_CONT",
+            AggFunc::Percentile { cont: false, .. } => "PERCENTILE_DISC",
         }
     }
 }
@@ -374,6 +386,13 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
         "STDDEV_POP" => AggFunc::StddevPop,
         "VAR_SAMP" => AggFunc::VarSamp,
         "VAR_POP" => AggFunc::VarPop,
+        // the fraction and order of PERCENTILE_CONT/DISC are read with the call's arguments
+        // (`Exec::bind_percentile`)
+        "MEDIAN" | "PERCENTILE_CONT" | "PERCENTILE_DISC" => AggFunc::Percentile {
+            cont: name.to_ascii_uppercase() != "PERCENTILE_DISC",
+            fraction: 0.5f64.to_bits(),
+            descending: false,
+        },
         _ => return None,
     })
 }
@@ -862,7 +881,13 @@ impl Exec<'_> {
                     return grouping_flag(f, g, scope);
                 }
                 if let (Some(func), None) = (agg_func(&name), &f.over) {
-                    let (arg, distinct) = self.bind_agg_arg(f, scope)?;
+                    let (func, arg, distinct) = match func {
+                        AggFunc::Percentile { .. } => self.bind_percentile(&name, f, scope)?,
+                        _ => {
+                            let (arg, distinct) = self.bind_agg_arg(f, scope)?;
+                            (func, arg, distinct)
+                        }
+                    };
                     g.calls.push(AggCall {
                         func,
                         arg,
@@ -1557,6 +1582,70 @@ impl Exec<'_> {
         }
     }
 
+    /// `MEDIAN(x)`, `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x [ASC|DESC])` and
+    /// PERCENTILE_DISC: the aggregate with its fraction and order, and x bound.
+    ///
+    /// # Errors
+    /// 9919 for a fraction that is no number from 0 to 1; 9913 for a form these lack.
+    fn bind_percentile(
+        &mut self,
+        name: &str,
+        f: &ast::Function,
+        scope: &Scope,
+    ) -> Result<(AggFunc, Option<Expr>, bool)> {
+        let upper = name.to_ascii_uppercase();
+        if upper == "MEDIAN" {
+            let (arg, distinct) = self.bind_agg_arg(f, scope)?;
+            if distinct || arg.is_none() {
+                return Err(Error::TypeMismatch("MEDIAN takes one value".into()));
+            }
+            let func = AggFunc::Percentile {
+                cont: true,
+                fraction: 0.5f64.to_bits(),
+                descending: false,
+            };
+            return Ok((func, arg, false));
+        }
+        let (args, distinct) = Self::function_args(f)?;
+        let fraction = match args.as_slice() {
+            [ast::FunctionArgExpr::Expr(ast::Expr::Value(v))] if !distinct => match &v.value {
+                ast::Value::Number(n, _) => n.parse::<f64>().ok(),
+                _ => None,
+            },
+            _ => None,
+        }
+        .filter(|p| (0.0..=1.0).contains(p))
+        .ok_or_else(|| {
+            Error::BadArgument(format!(
+                "{upper}: the fraction must be a number from 0 to 1"
+            ))
+        })?;
+        let [order] = f.within_group.as_slice() else {
+            return Err(Error::TypeMismatch(format!(
+                "{upper}(p) WITHIN GROUP (ORDER BY one value)"
+            )));
+        };
+        let descending = matches!(order.options.sort, Some(ast::OrderBySort::Desc));
+        let x = ast::Function {
+            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                duplicate_treatment: None,
+                args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                    order.expr.clone(),
+                ))],
+                clauses: Vec::new(),
+            }),
+            within_group: Vec::new(),
+            ..f.clone()
+        };
+        let (arg, _) = self.bind_agg_arg(&x, scope)?;
+        let func = AggFunc::Percentile {
+            cont: upper == "PERCENTILE_CONT",
+            fraction: fraction.to_bits(),
+            descending,
+        };
+        Ok((func, arg, false))
+    }
+
     /// `PERIOD(b [, e | UNTIL_CHANGED])` and the literal `PERIOD '(b, e)'` (which the parser
     /// made the call `"tdlite period"('(b, e)')`; period_fns.rs).
     fn bind_period(
@@ -1849,6 +1938,9 @@ impl Exec<'_> {
                 "FIRST_VALUE" => WinFunc::FirstValue,
                 "LAST_VALUE" => WinFunc::LastValue,
                 other => match agg_func(other) {
+                    Some(AggFunc::Percentile { .. }) => {
+                        return Err(Error::Unsupported(format!("{other} as a window function")))
+                    }
                     Some(a) => WinFunc::Agg(a),
                     None => return Err(Error::Unsupported(format!("the window function {other}"))),
                 },
@@ -2369,6 +2461,6 @@ mod tests {
         for name in listed {
             assert!(agg_func(name).is_some(), "{name} is listed but not bound");
         }
-        assert!(agg_func("MEDIAN").is_none());
+        assert!(agg_func("PERCENTILE").is_none());
     }
 }
