@@ -389,7 +389,7 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
         // the fraction and order of PERCENTILE_CONT/DISC are read with the call's arguments
         // (`Exec::bind_percentile`)
         "MEDIAN" | "PERCENTILE_CONT" | "PERCENTILE_DISC" => AggFunc::Percentile {
-            cont: name.to_ascii_uppercase() != "PERCENTILE_DISC",
+            cont: !name.eq_ignore_ascii_case("PERCENTILE_DISC"),
             fraction: 0.5f64.to_bits(),
             descending: false,
         },
