@@ -348,8 +348,9 @@ impl Exec<'_> {
 
 /// `old` as `ALTER TABLE … ADD` of an existing column changes it into `new` (made from `def`):
 /// the type may stay or, for a VARCHAR or VARBYTE, grow longer; an indexed column keeps its
-/// type and nullability; NOT NULL, DEFAULT, FORMAT, TITLE, [NOT] CASESPECIFIC and UPPERCASE
-/// replace the old ones where `def` gives them, the others stay.
+/// type and nullability; NOT NULL, DEFAULT, FORMAT, TITLE and [NOT] CASESPECIFIC replace the
+/// old ones where `def` gives them, the others stay. Adding UPPERCASE is refused (the rebuild
+/// would upper-case the stored rows).
 ///
 /// # Errors
 /// 3558 for any other change.
@@ -366,7 +367,9 @@ fn modify_column(
         (VarChar(n), VarChar(m)) | (VarByte(n), VarByte(m)) => m >= n && !indexed,
         _ => false,
     };
-    if !type_ok || (indexed && def.not_null && old.nullable) {
+    // UPPERCASE would upper-case the stored rows as the table is rebuilt: refused rather
+    // than changing data an attribute change should leave alone
+    if !type_ok || (indexed && def.not_null && old.nullable) || (def.uppercase && !old.uppercase) {
         return Err(refuse());
     }
     let mut out = old.clone();
@@ -385,9 +388,6 @@ fn modify_column(
     }
     if def.case_specific.is_some() {
         out.case_specific = new.case_specific;
-    }
-    if def.uppercase {
-        out.uppercase = true;
     }
     Ok(out)
 }

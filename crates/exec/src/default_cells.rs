@@ -49,6 +49,27 @@ pub(crate) fn default_of(e: &ast::Expr) -> Option<DefaultOf> {
     }
 }
 
+/// `DEFAULT(c)` as a cell.
+pub(crate) fn default_of_column(c: &str) -> ast::Expr {
+    let f = ast::Function {
+        name: ast::ObjectName::from(vec![ast::Ident::new("DEFAULT")]),
+        uses_odbc_syntax: false,
+        parameters: ast::FunctionArguments::None,
+        args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+            duplicate_treatment: None,
+            args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                ast::Expr::Identifier(ast::Ident::new(c)),
+            ))],
+            clauses: Vec::new(),
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: Vec::new(),
+    };
+    ast::Expr::Function(f)
+}
+
 /// True if any of `cells` is a DEFAULT.
 pub(crate) fn any_default(cells: &[ast::Expr]) -> bool {
     cells.iter().any(|e| default_of(e).is_some())

@@ -1407,7 +1407,13 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             Ok(Arc::new(StringArray::from(vec![name; a.len()])))
         }
         Func::ZeroIfNull => {
+            // a character argument is a FLOAT (SQL Functions, Expressions, and Predicates,
+            // ZEROIFNULL/NULLIFZERO "Result Type and Attributes"), blanks 0
             let a = arg(0)?;
+            let a = match a.data_type() {
+                DataType::Utf8 => to_float_or_number(&a)?,
+                _ => a,
+            };
             let t = if a.data_type() == &DataType::Null {
                 DataType::Int32
             } else {
@@ -1429,6 +1435,10 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
         }
         Func::NullIfZero => {
             let a = arg(0)?;
+            let a = match a.data_type() {
+                DataType::Utf8 => to_float_or_number(&a)?,
+                _ => a,
+            };
             if a.data_type() == &DataType::Null {
                 return Ok(a); // NULLIFZERO(NULL) is NULL
             }

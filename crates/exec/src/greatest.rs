@@ -12,7 +12,9 @@
 //! (Teradata's number for it was not found).
 //!
 //! Invariant: every argument is converted to the result type before any comparison, so the
-//! result is one of the arguments' values in that type.
+//! result is one of the arguments' values in that type (rounded where 38 digits cannot hold
+//! every argument's digits: the manual's DECIMAL(32,8) and DECIMAL(30,28) give
+//! DECIMAL(38,14)).
 
 use crate::error::{Error, Result};
 use arrow::array::{new_null_array, Array, ArrayRef};

@@ -118,7 +118,10 @@ fn system_object(name: &str, database: Option<&str>, user: &str) -> bool {
         [db] => is_database(db),
         // (an unqualified name was qualified by the default database above)
         [db, object] => {
-            db.eq_ignore_ascii_case("SYS_CALENDAR")
+            (db.eq_ignore_ascii_case("SYS_CALENDAR")
+                && ["CALENDAR", "CALDATES"]
+                    .iter()
+                    .any(|v| v.eq_ignore_ascii_case(object)))
                 || crate::dbc::which(&parts, None).is_some()
                 || (database.is_some_and(|d| d.eq_ignore_ascii_case(db)) && is_database(object))
         }

@@ -2,7 +2,8 @@
 //!
 //! A macro is a catalog entry like a view (`TableSchema::macro_def`: parameters and the body's
 //! text), so it is logged, checkpointed and rolled back as any DDL. `EXEC m(args)` puts each
-//! argument's text, converted to the parameter's declared type (`CAST((arg) AS type)`, the
+//! argument's text, converted to the parameter's declared type (`(CAST((arg) AS type))`, in
+//! parentheses so that TOP and SAMPLE take it, the
 //! type's FORMAT kept, its DEFAULT, NOT NULL and CHARACTER SET left out), where the body says
 //! `:name` (a parameter without an argument is its DEFAULT, else NULL), and the session runs
 //! the result as one request: one transaction in Teradata mode, as Teradata runs a macro. So
@@ -89,7 +90,7 @@ pub(crate) fn expand(def: &MacroDef, args: &[(Option<String>, String)]) -> Resul
             .iter()
             .position(|(p, _)| p.eq_ignore_ascii_case(name))?;
         Some(format!(
-            "CAST(({}) AS {})",
+            "(CAST(({}) AS {}))",
             values[i].map_or_else(|| default_of(&def.params[i].1), str::to_string),
             cast_type(&def.params[i].1)
         ))
@@ -204,19 +205,19 @@ mod tests {
         let by_position = vec![(None, "1".to_string()), (None, "'x'".to_string())];
         assert_eq!(
             expand(&def(), &by_position).unwrap(),
-            "INS t (CAST((1) AS INTEGER), CAST(('x') AS VARCHAR(10))); \
-             SEL * FROM t WHERE id = CAST((1) AS INTEGER);"
+            "INS t ((CAST((1) AS INTEGER)), (CAST(('x') AS VARCHAR(10)))); \
+             SEL * FROM t WHERE id = (CAST((1) AS INTEGER));"
         );
         let named = vec![(Some("id".to_string()), "2".to_string())];
         assert_eq!(
             expand(&def(), &named).unwrap(),
-            "INS t (CAST((2) AS INTEGER), CAST(('none') AS VARCHAR(10))); \
-             SEL * FROM t WHERE id = CAST((2) AS INTEGER);"
+            "INS t ((CAST((2) AS INTEGER)), (CAST(('none') AS VARCHAR(10)))); \
+             SEL * FROM t WHERE id = (CAST((2) AS INTEGER));"
         );
         assert_eq!(
             expand(&def(), &[]).unwrap(),
-            "INS t (CAST((NULL) AS INTEGER), CAST(('none') AS VARCHAR(10))); \
-             SEL * FROM t WHERE id = CAST((NULL) AS INTEGER);"
+            "INS t ((CAST((NULL) AS INTEGER)), (CAST(('none') AS VARCHAR(10)))); \
+             SEL * FROM t WHERE id = (CAST((NULL) AS INTEGER));"
         );
         let too_many = vec![(None, "1".to_string()); 3];
         assert!(expand(&def(), &too_many).is_err());

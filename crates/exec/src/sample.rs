@@ -70,6 +70,10 @@ pub(crate) struct Sampled {
 /// One sample size: an integer count or a fraction in (0, 1].
 fn part(e: &ast::Expr) -> Result<Part> {
     let unsupported = || Error::Unsupported(format!("the sample size {e}"));
+    // a macro's parameter stands as `(CAST((n) AS type))` (macros.rs): the number inside
+    if let ast::Expr::Nested(inner) | ast::Expr::Cast { expr: inner, .. } = e {
+        return part(inner);
+    }
     let ast::Expr::Value(v) = e else {
         return Err(unsupported());
     };

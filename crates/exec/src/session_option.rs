@@ -9,8 +9,8 @@
 //!   both levels allow (READ UNCOMMITTED permits dirty reads, it does not require them).
 //! - COLLATION ASCII, HOST or CHARSET_COLL: accepted (character data compares as tdlite's
 //!   rules say, case blind unless CASESPECIFIC); other collations are 9910.
-//! - TIME ZONE LOCAL, USER, or an offset of zero: accepted (tdlite's clock is UTC); any other
-//!   zone is 9910.
+//! - TIME ZONE LOCAL, USER, an offset of zero, or 'UTC'/'GMT': accepted (tdlite's clock is
+//!   UTC); any other zone is 9910.
 //!
 //! Invariant: an accepted setting changes no answer; a setting that would is refused.
 
@@ -35,12 +35,19 @@ pub(crate) fn apply(option: &SessionOption) -> Result<StatementResult> {
             }
         }
         SessionOption::TimeZone(z) => {
+            // an offset of zero however written (`'+0:00'`, `'00:00'`), or a zone that is UTC
             let zero = |z: &str| {
                 z.strip_prefix("INTERVAL '")
                     .and_then(|r| r.split('\'').next())
-                    .is_some_and(|o| o.trim_start_matches(['+', '-']) == "00:00")
+                    .is_some_and(|o| {
+                        o.trim_start_matches(['+', '-'])
+                            .split(':')
+                            .all(|part| !part.is_empty() && part.bytes().all(|b| b == b'0'))
+                    })
             };
-            if !(z == "LOCAL" || z == "USER" || zero(z)) {
+            let utc = ["UTC", "GMT", "ETC/UTC", "ETC/GMT", "Z"];
+            let named_utc = utc.iter().any(|u| z.eq_ignore_ascii_case(u));
+            if !(z == "LOCAL" || z == "USER" || zero(z) || named_utc) {
                 return refuse(format!("SET TIME ZONE {z} (the clock is UTC)"));
             }
             return Ok(StatementResult::status(StatementKind::SetTimeZone));
