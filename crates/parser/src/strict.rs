@@ -131,7 +131,8 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
                         at,
                     )
                 })
-            }),
+            })
+            .or_else(|| nullable_key(ct)),
         Statement::Sql(s) => match s.as_ref() {
             ast::Statement::Drop {
                 if_exists: true, ..
@@ -150,6 +151,39 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
         } => Some(refuse("IF EXISTS", word_at("IF"))),
         _ => None,
     }
+}
+
+/// A PRIMARY KEY or UNIQUE constraint (on a column or the table) naming a column without NOT
+/// NULL: Teradata refuses it ("Columns listed in a UNIQUE or PRIMARY KEY table constraint must
+/// all be defined as NOT NULL", SQL Data Definition Language, CREATE TABLE); tdlite accepts it
+/// outside strict mode (a NULL is then a key value, as in a unique index).
+fn nullable_key(ct: &crate::statement::CreateTable) -> Option<ParseError> {
+    let column = |name: &str| {
+        ct.columns
+            .iter()
+            .find(|c| c.name.eq_ignore_ascii_case(name))
+    };
+    let nullable = |name: &str| column(name).is_some_and(|c| !c.not_null);
+    let at_column = ct
+        .columns
+        .iter()
+        .find(|c| (c.primary_key || c.unique) && !c.not_null)
+        .map(|c| (c.name.clone(), c.location));
+    let in_table = ct.unique_constraints.iter().find_map(|k| {
+        k.columns
+            .iter()
+            .find(|c| nullable(c))
+            .map(|c| (c.clone(), k.location))
+    });
+    at_column.or(in_table).map(|(name, at)| {
+        ParseError::syntax(
+            format!(
+                "the PRIMARY KEY or UNIQUE column {name} must be NOT NULL (Teradata refuses a \
+                 nullable one; refused in strict mode)."
+            ),
+            at,
+        )
+    })
 }
 
 fn consume(c: &crate::statement::Consume) -> Option<ParseError> {
@@ -328,6 +362,7 @@ mod tests {
             "DROP TABLE t",
             "INSERT INTO t VALUES (1, 2)",
             "SET SESSION DATEFORM = ANSIDATE",
+            "CREATE TABLE k (a INTEGER NOT NULL PRIMARY KEY, b INTEGER NOT NULL UNIQUE)",
             "SEL * FROM DBC.TablesV WHERE TableName = 'QueueStatsV'",
             "CREATE TABLE t AS (SELECT a, b text FROM s) WITH DATA",
             "SELECT \"text\" FROM t WHERE \"on\" <> 1",
@@ -374,6 +409,18 @@ mod tests {
                 "SET SESSION TRANSACTION",
             ),
             ("HELP LOCKS", 1, 6, "HELP LOCKS"),
+            (
+                "CREATE TABLE k (a INTEGER PRIMARY KEY, b INTEGER)",
+                1,
+                17,
+                "column a must be NOT NULL",
+            ),
+            (
+                "CREATE TABLE k (a INTEGER NOT NULL, b INTEGER, UNIQUE (b))",
+                1,
+                48,
+                "column b must be NOT NULL",
+            ),
             ("DROP TABLE IF EXISTS t", 1, 12, "IF EXISTS"),
             ("INSERT INTO t VALUES (1), (2)", 1, 15, "several rows"),
             ("SELECT 2 ^ 3", 1, 10, "^"),
