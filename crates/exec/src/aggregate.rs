@@ -293,6 +293,10 @@ pub(crate) fn numeric_argument(func: AggFunc, arg: Option<&ArrayRef>) -> Result<
         (AggFunc::Count | AggFunc::Min | AggFunc::Max, _) => Ok(None),
         (_, DataType::Utf8) => Ok(Some(crate::expr::cast_to_sql(a, SqlType::Float)?)),
         (AggFunc::Sum, _) => Ok(None),
+        // PERCENTILE's value "must be a numeric value"
+        (AggFunc::Percentile { .. }, DataType::Date32) => {
+            Err(Error::TypeMismatch(format!("{} of DATE", func.name())))
+        }
         (_, DataType::Date32) => Ok(Some(crate::td_date::to_number(a))),
         (_, t) if t.is_numeric() || t == &DataType::Null => Ok(None),
         (f, t) => Err(Error::TypeMismatch(format!(
