@@ -1948,7 +1948,12 @@ impl Exec<'_> {
             // IGNORE NULLS after the call or inside its parentheses (Teradata's form)
             let ignore_nulls =
                 inside || matches!(f.null_treatment, Some(ast::NullTreatment::IgnoreNulls));
-            if ignore_nulls && !matches!(func, WinFunc::FirstValue | WinFunc::LastValue) {
+            if ignore_nulls
+                && !matches!(
+                    func,
+                    WinFunc::FirstValue | WinFunc::LastValue | WinFunc::Lag | WinFunc::Lead
+                )
+            {
                 return Err(Error::Unsupported(format!("{name} IGNORE NULLS")));
             }
             let value_function = matches!(

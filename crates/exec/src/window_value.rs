@@ -65,6 +65,29 @@ pub(crate) fn evaluate(
     for part in partitions {
         let len = part.len();
         match call.func {
+            WinFunc::Lag | WinFunc::Lead if call.ignore_nulls => {
+                // the offset counts only rows whose value is not NULL
+                let valued: Vec<usize> = (0..len)
+                    .filter(|&p| values.is_valid(part[p] as usize))
+                    .collect();
+                for (p, &row) in part.iter().enumerate() {
+                    if call.offset == 0 {
+                        source[row as usize] = Some(row);
+                        continue;
+                    }
+                    let from = if call.func == WinFunc::Lag {
+                        let before = valued.partition_point(|&v| v < p);
+                        before.checked_sub(call.offset)
+                    } else {
+                        let after = valued.partition_point(|&v| v <= p);
+                        after
+                            .checked_add(call.offset)
+                            .and_then(|k| k.checked_sub(1))
+                            .filter(|k| *k < valued.len())
+                    };
+                    source[row as usize] = from.map(|k| part[valued[k]]);
+                }
+            }
             WinFunc::Lag | WinFunc::Lead => {
                 for (p, &row) in part.iter().enumerate() {
                     let from = if call.func == WinFunc::Lag {
