@@ -162,7 +162,9 @@ pub(crate) fn result_type(func: AggFunc, arg: Option<&ArrayRef>) -> Result<SqlTy
             | AggFunc::StddevSamp
             | AggFunc::StddevPop
             | AggFunc::VarSamp
-            | AggFunc::VarPop,
+            | AggFunc::VarPop
+            | AggFunc::Skew
+            | AggFunc::Kurtosis,
             _,
         ) => SqlType::Float,
         // Teradata's SUM result types (SQL Functions, Expressions, and Predicates, "SUM:
@@ -383,9 +385,16 @@ pub(crate) fn aggregate_array(out_type: SqlType, out: &[Value]) -> Result<ArrayR
     Ok(out)
 }
 
-/// STDDEV_SAMP, STDDEV_POP, VAR_SAMP or VAR_POP of `vals` (NULLs already left out): two
-/// passes, the mean first, so large values with a small spread keep their precision.
+/// STDDEV_SAMP, STDDEV_POP, VAR_SAMP, VAR_POP, SKEW or KURTOSIS of `vals` (NULLs already left
+/// out): two passes, the mean first, so large values with a small spread keep their
+/// precision. SKEW and KURTOSIS are the sample statistics (SQL Functions, Expressions, and
+/// Predicates, SKEW and KURTOSIS): n/((n−1)(n−2)) Σz³ and n(n+1)/((n−1)(n−2)(n−3)) Σz⁴ −
+/// 3(n−1)²/((n−2)(n−3)), z the value's distance from the mean in sample standard deviations;
+/// NULL for fewer than three (four) values or a spread of zero.
 fn spread(f: AggFunc, vals: &[f64]) -> Value {
+    if matches!(f, AggFunc::Skew | AggFunc::Kurtosis) {
+        return shape(f == AggFunc::Skew, vals);
+    }
     let n = vals.len() as f64;
     let sample = matches!(f, AggFunc::StddevSamp | AggFunc::VarSamp);
     if vals.is_empty() || sample && vals.len() < 2 {
@@ -397,6 +406,27 @@ fn spread(f: AggFunc, vals: &[f64]) -> Value {
     Value::Float(match f {
         AggFunc::StddevSamp | AggFunc::StddevPop => variance.sqrt(),
         _ => variance,
+    })
+}
+
+/// SKEW (`skew`) or KURTOSIS of `vals` (see [`spread`]).
+fn shape(skew: bool, vals: &[f64]) -> Value {
+    let count = vals.len();
+    if count < if skew { 3 } else { 4 } {
+        return Value::Null;
+    }
+    let n = count as f64;
+    let mean = vals.iter().sum::<f64>() / n;
+    let sd = (vals.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0)).sqrt();
+    if sd == 0.0 || !sd.is_finite() {
+        return Value::Null;
+    }
+    let z = |p: i32| vals.iter().map(|v| ((v - mean) / sd).powi(p)).sum::<f64>();
+    Value::Float(if skew {
+        n / ((n - 1.0) * (n - 2.0)) * z(3)
+    } else {
+        n * (n + 1.0) / ((n - 1.0) * (n - 2.0) * (n - 3.0)) * z(4)
+            - 3.0 * (n - 1.0) * (n - 1.0) / ((n - 2.0) * (n - 3.0))
     })
 }
 

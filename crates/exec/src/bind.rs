@@ -189,6 +189,10 @@ pub enum AggFunc {
     VarSamp,
     /// `VAR_POP`: the population variance.
     VarPop,
+    /// `SKEW`: the sample skewness (NULL for fewer than three values or no spread).
+    Skew,
+    /// `KURTOSIS`: the sample excess kurtosis (NULL for fewer than four values or no spread).
+    Kurtosis,
     /// `PERCENTILE_CONT(p)` / `PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x [DESC])` and
     /// `MEDIAN(x)` (PERCENTILE_CONT(0.5)): see aggregate.rs `percentile`.
     Percentile {
@@ -214,6 +218,8 @@ impl AggFunc {
             AggFunc::StddevPop => "STDDEV_POP",
             AggFunc::VarSamp => "VAR_SAMP",
             AggFunc::VarPop => "VAR_POP",
+            AggFunc::Skew => "SKEW",
+            AggFunc::Kurtosis => "KURTOSIS",
             AggFunc::Percentile { cont: true, .. } => "PERCENTILE_CONT",
             AggFunc::Percentile { cont: false, .. } => "PERCENTILE_DISC",
         }
@@ -386,6 +392,8 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
         "STDDEV_POP" => AggFunc::StddevPop,
         "VAR_SAMP" => AggFunc::VarSamp,
         "VAR_POP" => AggFunc::VarPop,
+        "SKEW" => AggFunc::Skew,
+        "KURTOSIS" => AggFunc::Kurtosis,
         // the fraction and order of PERCENTILE_CONT/DISC are read with the call's arguments
         // (`Exec::bind_percentile`)
         "MEDIAN" | "PERCENTILE_CONT" | "PERCENTILE_DISC" => AggFunc::Percentile {
@@ -1938,7 +1946,7 @@ impl Exec<'_> {
                 "FIRST_VALUE" => WinFunc::FirstValue,
                 "LAST_VALUE" => WinFunc::LastValue,
                 other => match agg_func(other) {
-                    Some(AggFunc::Percentile { .. }) => {
+                    Some(AggFunc::Percentile { .. } | AggFunc::Skew | AggFunc::Kurtosis) => {
                         return Err(Error::Unsupported(format!("{other} as a window function")))
                     }
                     Some(a) => WinFunc::Agg(a),

@@ -364,7 +364,7 @@ fn each_select(body: &mut SetExpr) {
 
 /// The aggregate functions (as the binder knows them): a query with one of them outside a
 /// window keeps its GROUP BY. exec's `bind::agg_func` is tested against this list.
-pub const AGGREGATES: [&str; 15] = [
+pub const AGGREGATES: [&str; 17] = [
     "COUNT",
     "SUM",
     "AVG",
@@ -380,6 +380,8 @@ pub const AGGREGATES: [&str; 15] = [
     "MEDIAN",
     "PERCENTILE_CONT",
     "PERCENTILE_DISC",
+    "SKEW",
+    "KURTOSIS",
 ];
 
 /// What one SELECT's own expressions (not its subqueries') call: a legacy window, an aggregate.
