@@ -145,12 +145,11 @@ fn next_start(start: NaiveDateTime, u: Unit) -> Option<NaiveDateTime> {
         Unit::IsoYear => {
             Some(iso_year_start(d.iso_week().year() + 1)?.and_time(chrono::NaiveTime::MIN))
         }
-        Unit::Quarter => d
-            .checked_add_months(chrono::Months::new(3))
-            .and_then(|n| date(n.year(), n.month(), 1)),
-        Unit::Month => d
-            .checked_add_months(chrono::Months::new(1))
-            .and_then(|n| date(n.year(), n.month(), 1)),
+        // (the start is a 1st, and so is the same day some months later)
+        Unit::Quarter | Unit::Month => {
+            let months = if u == Unit::Quarter { 3 } else { 1 };
+            start.checked_add_months(chrono::Months::new(months))
+        }
         Unit::YearWeek | Unit::IsoWeek | Unit::MonthWeek | Unit::Week => {
             start.checked_add_signed(Duration::days(7))
         }

@@ -48,12 +48,7 @@ pub(crate) fn updatable(
     let Some(sql) = &schema.view else {
         return Err(refuse());
     };
-    let words: Vec<String> = without_comments(&schema.ddl)
-        .split(|c: char| c.is_whitespace() || c == ';')
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_uppercase)
-        .collect();
-    if words.ends_with(&["WITH".into(), "CHECK".into(), "OPTION".into()]) {
+    if tdlite_parser::ends_with_check_option(&schema.ddl) {
         return Err(refuse());
     }
     let query = crate::view::parse_query(sql)?;
@@ -122,48 +117,6 @@ pub(crate) fn updatable(
         columns,
         filter: select.selection.clone(),
     })
-}
-
-/// `sql` without its comments (`-- …` to the end of a line, `/* … */`), quoted text kept.
-fn without_comments(sql: &str) -> String {
-    let mut out = String::with_capacity(sql.len());
-    let mut chars = sql.chars().peekable();
-    let mut quote: Option<char> = None;
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), _) => {
-                out.push(c);
-                if c == q {
-                    quote = None;
-                }
-            }
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                out.push(c);
-            }
-            (None, '-') if chars.peek() == Some(&'-') => {
-                for d in chars.by_ref() {
-                    if d == '\n' {
-                        break;
-                    }
-                }
-                out.push(' ');
-            }
-            (None, '/') if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut last = ' ';
-                for d in chars.by_ref() {
-                    if last == '*' && d == '/' {
-                        break;
-                    }
-                    last = d;
-                }
-                out.push(' ');
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// The column a select item names, if it is a plain column reference.

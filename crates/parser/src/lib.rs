@@ -45,7 +45,8 @@ mod using;
 pub use create_table::parse_data_type;
 pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{
-    object_name_string, parameter_count, parse_expression, parse_request, parse_statement_text,
+    ends_with_check_option, object_name_string, parameter_count, parse_expression, parse_request,
+    parse_statement_text,
 };
 pub use period_syntax::{
     literal_as_written as period_literal_as_written, LITERAL_FUNCTION as PERIOD_LITERAL_FUNCTION,

@@ -116,6 +116,25 @@ pub fn parameter_count(sql: &str) -> usize {
         })
 }
 
+/// True if a CREATE VIEW text ends with `WITH CHECK OPTION` (comments, blanks and a final
+/// `;` aside; false if it does not tokenize). The view's stored query leaves the clause out.
+pub fn ends_with_check_option(sql: &str) -> bool {
+    let Ok(tokens) = Tokenizer::new(&TeradataDialect, sql).tokenize() else {
+        return false;
+    };
+    let words: Vec<Option<String>> = tokens
+        .iter()
+        .filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon | Token::EOF))
+        .map(unquoted_upper)
+        .collect();
+    let n = words.len();
+    n >= 3
+        && ["WITH", "CHECK", "OPTION"]
+            .iter()
+            .zip(&words[n - 3..])
+            .all(|(w, t)| t.as_deref() == Some(*w))
+}
+
 /// Rules that look at the request as a whole.
 fn check_request_rules(statements: &[Spanned]) -> Result<(), ParseError> {
     let mut consumes = statements.iter().enumerate().filter(|(_, s)| {
