@@ -104,7 +104,12 @@ pub(crate) fn aggregate(
         .iter()
         .map(|call| {
             let arg = call.arg.as_ref().map(|e| e.eval(input)).transpose()?;
-            aggregate_call(call, arg.as_ref(), group_rows.iter().copied())
+            match (call.func, &arg) {
+                (AggFunc::XmlAgg, Some(a)) => {
+                    crate::xmlagg::xmlagg(input, a, &call.order, group_rows.iter().copied())
+                }
+                _ => aggregate_call(call, arg.as_ref(), group_rows.iter().copied()),
+            }
         })
         .collect::<Result<Vec<_>>>()?;
     output(key_cols, call_cols, group_rows.len())
@@ -189,6 +194,7 @@ pub(crate) fn result_type(func: AggFunc, arg: Option<&ArrayRef>) -> Result<SqlTy
         // "the same data type as the data type of the argument" (PERCENTILE_CONT/DISC)
         (AggFunc::Percentile { .. }, DataType::Null) => SqlType::Float,
         (AggFunc::Percentile { .. }, t) => sql_type_of(t),
+        (AggFunc::XmlAgg, _) => crate::xmlagg::RESULT_TYPE,
     })
 }
 

@@ -166,6 +166,25 @@ pub struct AggCall {
     pub arg: Option<Expr>,
     /// `DISTINCT`.
     pub distinct: bool,
+    /// The call's own ORDER BY (`XMLAGG(x ORDER BY k)`; empty for the others).
+    pub(crate) order: Vec<crate::ops::SortKey>,
+}
+
+impl AggCall {
+    /// A call without an ORDER BY of its own.
+    pub(crate) fn new(func: AggFunc, arg: Option<Expr>, distinct: bool) -> AggCall {
+        AggCall {
+            func,
+            arg,
+            distinct,
+            order: Vec::new(),
+        }
+    }
+
+    /// The bound expressions the call reads: its argument and its ORDER BY keys.
+    pub(crate) fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.arg.iter().chain(self.order.iter().map(|k| &k.expr))
+    }
 }
 
 /// Aggregate functions.
@@ -203,6 +222,8 @@ pub enum AggFunc {
         /// `ORDER BY x DESC`.
         descending: bool,
     },
+    /// `XMLAGG(x [ORDER BY …])`: the values as one text (xmlagg.rs).
+    XmlAgg,
 }
 
 impl AggFunc {
@@ -222,6 +243,7 @@ impl AggFunc {
             AggFunc::Kurtosis => "KURTOSIS",
             AggFunc::Percentile { cont: true, .. } => "PERCENTILE_CONT",
             AggFunc::Percentile { cont: false, .. } => "PERCENTILE_DISC",
+            AggFunc::XmlAgg => "XMLAGG",
         }
     }
 }
@@ -401,6 +423,7 @@ pub fn agg_func(name: &str) -> Option<AggFunc> {
             fraction: 0.5f64.to_bits(),
             descending: false,
         },
+        "XMLAGG" => AggFunc::XmlAgg,
         _ => return None,
     })
 }
@@ -889,18 +912,18 @@ impl Exec<'_> {
                     return grouping_flag(f, g, scope);
                 }
                 if let (Some(func), None) = (agg_func(&name), &f.over) {
-                    let (func, arg, distinct) = match func {
-                        AggFunc::Percentile { .. } => self.bind_percentile(&name, f, scope)?,
+                    let call = match func {
+                        AggFunc::Percentile { .. } => {
+                            let (func, arg, distinct) = self.bind_percentile(&name, f, scope)?;
+                            AggCall::new(func, arg, distinct)
+                        }
+                        AggFunc::XmlAgg => self.bind_xmlagg(f, scope)?,
                         _ => {
                             let (arg, distinct) = self.bind_agg_arg(f, scope)?;
-                            (func, arg, distinct)
+                            AggCall::new(func, arg, distinct)
                         }
                     };
-                    g.calls.push(AggCall {
-                        func,
-                        arg,
-                        distinct,
-                    });
+                    g.calls.push(call);
                     let index = g.call_column(g.calls.len() - 1);
                     let column = Expr::Column {
                         index,
@@ -1590,6 +1613,48 @@ impl Exec<'_> {
         }
     }
 
+    /// `XMLAGG(x [ORDER BY k [ASC|DESC] [NULLS FIRST|LAST], …])`: x and the keys bound over the
+    /// FROM rows (xmlagg.rs).
+    ///
+    /// # Errors
+    /// 9913 for DISTINCT, `*` or more than one value; the binding's errors of x and the keys.
+    fn bind_xmlagg(&mut self, f: &ast::Function, scope: &Scope) -> Result<AggCall> {
+        let mut plain = f.clone();
+        let mut order_by = Vec::new();
+        if let ast::FunctionArguments::List(l) = &mut plain.args {
+            l.clauses.retain(|c| match c {
+                ast::FunctionArgumentClause::OrderBy(o) => {
+                    order_by.extend(o.iter().cloned());
+                    false
+                }
+                _ => true,
+            });
+        }
+        let (arg, distinct) = self.bind_agg_arg(&plain, scope)?;
+        if distinct || arg.is_none() {
+            return Err(Error::TypeMismatch("XMLAGG takes one value".into()));
+        }
+        let mut order = Vec::with_capacity(order_by.len());
+        for ob in &order_by {
+            if has_aggregate(&ob.expr) {
+                return Err(Error::TypeMismatch("aggregates cannot be nested".into()));
+            }
+            let descending = matches!(ob.options.sort, Some(ast::OrderBySort::Desc));
+            let placeholders = self.placeholders.take();
+            let expr = self.over_aggregate_input(|ex| ex.bind_expr(&ob.expr, scope, None));
+            self.placeholders = placeholders;
+            order.push(crate::ops::SortKey {
+                expr: expr?,
+                descending,
+                nulls_first: ob.options.nulls_first.unwrap_or(!descending),
+            });
+        }
+        Ok(AggCall {
+            order,
+            ..AggCall::new(AggFunc::XmlAgg, arg, false)
+        })
+    }
+
     /// `MEDIAN(x)`, `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x [ASC|DESC])` and
     /// PERCENTILE_DISC: the aggregate with its fraction and order, and x bound.
     ///
@@ -1946,9 +2011,12 @@ impl Exec<'_> {
                 "FIRST_VALUE" => WinFunc::FirstValue,
                 "LAST_VALUE" => WinFunc::LastValue,
                 other => match agg_func(other) {
-                    Some(AggFunc::Percentile { .. } | AggFunc::Skew | AggFunc::Kurtosis) => {
-                        return Err(Error::Unsupported(format!("{other} as a window function")))
-                    }
+                    Some(
+                        AggFunc::Percentile { .. }
+                        | AggFunc::Skew
+                        | AggFunc::Kurtosis
+                        | AggFunc::XmlAgg,
+                    ) => return Err(Error::Unsupported(format!("{other} as a window function"))),
                     Some(a) => WinFunc::Agg(a),
                     None => return Err(Error::Unsupported(format!("the window function {other}"))),
                 },

@@ -384,7 +384,7 @@ impl<'a> Exec<'a> {
         });
         let mut reads = vec![false; table.schema.columns.len()];
         for c in aggregate.iter().flat_map(|(calls, _)| calls) {
-            c.arg.iter().for_each(|a| a.mark_columns(&mut reads));
+            c.exprs().for_each(|a| a.mark_columns(&mut reads));
         }
         let slots = recording.slots.clone();
         let b = BoundSelect {
@@ -473,6 +473,12 @@ impl<'a> Exec<'a> {
                     .iter()
                     .map(|c| AggCall {
                         arg: c.arg.as_ref().map(put),
+                        order: (c.order.iter())
+                            .map(|k| crate::ops::SortKey {
+                                expr: put(&k.expr),
+                                ..k.clone()
+                            })
+                            .collect(),
                         ..c.clone()
                     })
                     .collect(),
@@ -532,7 +538,7 @@ impl BoundSelect {
         let args = self
             .aggregate
             .iter()
-            .flat_map(|(calls, _)| calls.iter().filter_map(|c| c.arg.as_ref()));
+            .flat_map(|(calls, _)| calls.iter().flat_map(AggCall::exprs));
         self.cond
             .iter()
             .chain(self.items.iter().map(|i| &i.0))

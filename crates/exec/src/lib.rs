@@ -131,6 +131,7 @@ mod wait;
 mod window;
 mod window_frame;
 mod window_value;
+mod xmlagg;
 
 pub use arrow;
 pub use database::Database;

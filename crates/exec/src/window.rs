@@ -214,11 +214,7 @@ fn evaluate(rows: &RecordBatch, call: &WindowCall) -> Result<ArrayRef> {
                 Some(n) => Some(n),
                 None => arg,
             };
-            let agg = AggCall {
-                func,
-                arg: call.arg.clone(),
-                distinct: false,
-            };
+            let agg = AggCall::new(func, call.arg.clone(), false);
             if call.frame == Frame::WHOLE || call.order.is_empty() {
                 // one value per partition, copied to its rows (no per-row frames)
                 let mut part_of_row = vec![0u32; n];

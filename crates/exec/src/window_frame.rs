@@ -393,11 +393,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let call = AggCall {
-                func,
-                arg: None,
-                distinct: false,
-            };
+            let call = AggCall::new(func, None, false);
             let want =
                 crate::aggregate::aggregate_call(&call, arg.as_ref(), frames.into_iter()).unwrap();
             for (i, &row) in part.iter().enumerate() {

@@ -364,7 +364,7 @@ fn each_select(body: &mut SetExpr) {
 
 /// The aggregate functions (as the binder knows them): a query with one of them outside a
 /// window keeps its GROUP BY. exec's `bind::agg_func` is tested against this list.
-pub const AGGREGATES: [&str; 17] = [
+pub const AGGREGATES: [&str; 18] = [
     "COUNT",
     "SUM",
     "AVG",
@@ -382,6 +382,7 @@ pub const AGGREGATES: [&str; 17] = [
     "PERCENTILE_DISC",
     "SKEW",
     "KURTOSIS",
+    "XMLAGG",
 ];
 
 /// What one SELECT's own expressions (not its subqueries') call: a legacy window, an aggregate.

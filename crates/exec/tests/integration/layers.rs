@@ -67,6 +67,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "sample",
             "names",
             "aggregate",
+            "xmlagg",
             "slots",
         ],
     ),
