@@ -1556,7 +1556,7 @@ impl Exec<'_> {
         self.bind_expr(&chain, scope, grouping)
     }
 
-    fn function_args(f: &ast::Function) -> Result<(Vec<&ast::FunctionArgExpr>, bool)> {
+    pub(crate) fn function_args(f: &ast::Function) -> Result<(Vec<&ast::FunctionArgExpr>, bool)> {
         match &f.args {
             ast::FunctionArguments::None => Ok((vec![], false)),
             ast::FunctionArguments::List(l) => {

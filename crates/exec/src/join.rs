@@ -129,6 +129,14 @@ fn check_names(from: &[ast::TableWithJoins]) -> Result<()> {
 
 /// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
 /// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
+/// Whether two qualifiers name the same table (names compare without regard to case).
+fn same_name(a: &[ast::Ident], b: &[ast::Ident]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.value.eq_ignore_ascii_case(&y.value))
+}
+
 fn derived_relation(
     rows: crate::result::Rows,
     q: Option<String>,
@@ -252,21 +260,9 @@ impl Exec<'_> {
                 alias,
                 args: None,
                 ..
-            } => {
-                if let Some(rows) = self.named_rows(name)? {
-                    let q = qualifier_of(name, alias.as_ref());
-                    return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
-                }
-                let table = self.must_get_table(name)?;
-                let q = qualifier_of(name, alias.as_ref());
-                if table.schema.view.is_some() {
-                    let rows = self.view_rows(&table)?;
-                    return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
-                }
-                let scope = crate::names::table_scope(&table, &q);
-                let keep = self.keep_named(&table);
-                let (batch, _) = self.scan_table_keeping(&table, keep.as_deref())?;
-                Ok((scope, batch))
+            } => self.named_relation(name, alias.as_ref()),
+            ast::TableFactor::TableFunction { expr, alias } => {
+                self.table_function(expr, alias.as_ref())
             }
             ast::TableFactor::Derived {
                 lateral: false,
@@ -293,6 +289,118 @@ impl Exec<'_> {
             }
             other => Err(Error::Unsupported(format!("FROM {other}"))),
         }
+    }
+
+    /// The rows of a table, view, CTE or dictionary view that a FROM item names.
+    fn named_relation(
+        &mut self,
+        name: &ast::ObjectName,
+        alias: Option<&ast::TableAlias>,
+    ) -> Result<(Scope, RecordBatch)> {
+        let q = qualifier_of(name, alias);
+        if let Some(rows) = self.named_rows(name)? {
+            return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
+        }
+        let table = self.must_get_table(name)?;
+        if table.schema.view.is_some() {
+            let rows = self.view_rows(&table)?;
+            return derived_relation(rows, Some(q.to_ascii_uppercase()), None);
+        }
+        let scope = crate::names::table_scope(&table, &q);
+        let keep = self.keep_named(&table);
+        let (batch, _) = self.scan_table_keeping(&table, keep.as_deref())?;
+        Ok((scope, batch))
+    }
+
+    /// `TABLE (f(args) RETURNS (…)) AS d` (table_function.rs): the arguments are evaluated
+    /// over the rows of the one table their columns name (`t.c`, read as a FROM item of its
+    /// own, as Teradata reads it), or once when they name none.
+    ///
+    /// # Errors
+    /// 9910 for a function tdlite does not know or arguments naming two tables; 3807 for a
+    /// table that does not exist; the function's errors.
+    fn table_function(
+        &mut self,
+        expr: &ast::Expr,
+        alias: Option<&ast::TableAlias>,
+    ) -> Result<(Scope, RecordBatch)> {
+        use crate::table_function::{returns, run, TableFn};
+        let unsupported = || Error::Unsupported(format!("the table function TABLE ({expr})"));
+        let ast::Expr::Function(wrap) = expr else {
+            return Err(unsupported());
+        };
+        let (items, _) = Self::function_args(wrap)?;
+        let (Some(ast::FunctionArgExpr::Expr(ast::Expr::Function(call))), true) = (
+            items.first(),
+            tdlite_parser::object_name_string(&wrap.name) == tdlite_parser::RETURNS_CALL,
+        ) else {
+            return Err(unsupported());
+        };
+        let name = tdlite_parser::object_name_string(&call.name);
+        let f = TableFn::lookup(&name)
+            .ok_or_else(|| Error::Unsupported(format!("the table function {name}")))?;
+        let defs = items[1..]
+            .iter()
+            .map(|d| match d {
+                ast::FunctionArgExpr::Expr(ast::Expr::Value(v)) => match &v.value {
+                    ast::Value::SingleQuotedString(s) => Ok(s.clone()),
+                    _ => Err(unsupported()),
+                },
+                _ => Err(unsupported()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let columns = returns(&defs)?;
+        let (args, _) = Self::function_args(call)?;
+        let args: Vec<&ast::Expr> = args
+            .into_iter()
+            .map(|a| match a {
+                ast::FunctionArgExpr::Expr(x) => Ok(x),
+                _ => Err(unsupported()),
+            })
+            .collect::<Result<_>>()?;
+        // the table the arguments' columns name
+        let mut source: Option<Vec<ast::Ident>> = None;
+        for a in &args {
+            let walk = crate::bind::visit_own_level(a, |e| match e {
+                ast::Expr::CompoundIdentifier(parts) if parts.len() > 1 => {
+                    let q = parts[..parts.len() - 1].to_vec();
+                    match &source {
+                        Some(s) if !same_name(s, &q) => std::ops::ControlFlow::Break(()),
+                        _ => {
+                            source = Some(q);
+                            std::ops::ControlFlow::Continue(())
+                        }
+                    }
+                }
+                _ => std::ops::ControlFlow::Continue(()),
+            });
+            if walk.is_break() {
+                return Err(Error::Unsupported(format!(
+                    "{name} over the columns of two tables"
+                )));
+            }
+        }
+        let (scope, input) = match source {
+            Some(parts) => {
+                let table = ast::ObjectName::from(parts);
+                self.named_relation(&table, None)?
+            }
+            None => {
+                let none = RecordBatch::try_new_with_options(
+                    Arc::new(arrow::datatypes::Schema::empty()),
+                    Vec::new(),
+                    &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
+                )?;
+                (Scope::default(), none)
+            }
+        };
+        let values = args
+            .iter()
+            .map(|a| self.bind_expr(a, &scope, None)?.eval(&input))
+            .collect::<Result<Vec<_>>>()?;
+        let rows = run(f, &values, input.num_rows(), &columns)?;
+        let q = alias.map(|a| a.name.value.to_ascii_uppercase());
+        derived_relation(rows, q, alias.map(|a| a.columns.as_slice()))
     }
 
     /// `base` joined with the relations of `from` on `selection` (the WHERE clause): the rows

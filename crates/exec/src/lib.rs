@@ -120,6 +120,7 @@ mod statistics;
 mod stream;
 mod subscribers;
 mod sys_calendar;
+mod table_function;
 mod td_date;
 mod to_char;
 mod to_char_date;

@@ -192,6 +192,20 @@ pub(crate) fn eval(f: Regexp, args: &[ArrayRef], n: usize) -> Result<ArrayRef> {
 
 /// `pattern` with the `match` flags; REGEXP_SIMILAR's must match the whole source.
 fn compile(f: Regexp, pattern: &str, flags: &str) -> Result<Regex> {
+    let body = match f {
+        Regexp::Similar => format!(r"\A(?:{pattern})\z"),
+        _ => pattern.to_string(),
+    };
+    compile_for(f.name(), &body, flags)
+}
+
+/// `pattern` with the `match` flags (`i`, `c`, `n`, `m`, `x`, `l`), for the function `name`
+/// (which errors name).
+///
+/// # Errors
+/// 9919 for an unknown flag or a pattern that does not compile or is too big.
+pub(crate) fn compile_for(name: &str, pattern: &str, flags: &str) -> Result<Regex> {
+    let bad = |why: &str| Error::BadArgument(format!("{name}: {why}"));
     let mut settings = [false; 4]; // case blind, dot-all, multi-line, blanks ignored
     for c in flags.chars() {
         match c.to_ascii_lowercase() {
@@ -201,14 +215,10 @@ fn compile(f: Regexp, pattern: &str, flags: &str) -> Result<Regex> {
             'm' => settings[2] = true,
             'x' => settings[3] = true,
             'l' => {}
-            other => return Err(bad(f, &format!("unknown match option '{other}'"))),
+            other => return Err(bad(&format!("unknown match option '{other}'"))),
         }
     }
-    let body = match f {
-        Regexp::Similar => format!(r"\A(?:{pattern})\z"),
-        _ => pattern.to_string(),
-    };
-    RegexBuilder::new(&body)
+    RegexBuilder::new(pattern)
         .case_insensitive(settings[0])
         .dot_matches_new_line(settings[1])
         .multi_line(settings[2])
@@ -216,7 +226,7 @@ fn compile(f: Regexp, pattern: &str, flags: &str) -> Result<Regex> {
         .size_limit(SIZE_LIMIT)
         .dfa_size_limit(SIZE_LIMIT)
         .build()
-        .map_err(|e| bad(f, &format!("the pattern does not compile: {e}")))
+        .map_err(|e| bad(&format!("the pattern does not compile: {e}")))
 }
 
 /// The byte where the search starts: character `position` (1-based); `None` past the end.

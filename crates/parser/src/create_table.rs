@@ -406,6 +406,19 @@ pub fn parse_data_type(text: &str) -> Result<Option<DataType>, ParseError> {
     Ok(Some(t))
 }
 
+/// One column definition written alone (`token VARCHAR(20) CHARACTER SET UNICODE`), read by
+/// the grammar of CREATE TABLE's columns: a table function's RETURNS clause uses it.
+///
+/// # Errors
+/// A syntax error in the definition.
+pub fn parse_column_definition(text: &str) -> Result<ColumnDef, ParseError> {
+    let toks = crate::parser::significant_tokens(text)?;
+    let mut cur = Cursor::new(toks, crate::parser::end_location(text));
+    let col = parse_column(&mut cur)?;
+    cur.expect_end()?;
+    Ok(col)
+}
+
 /// The scale tdlite gives Teradata's NUMBER without a precision (or NUMBER(*)): Teradata's is
 /// a floating decimal of up to 38 digits; tdlite's decimals have one scale per column, so such
 /// a column keeps ten fractional digits (and 28 integer ones).

@@ -38,11 +38,12 @@ pub mod statement;
 mod statistics;
 pub mod strict;
 mod subscriber;
+mod table_function;
 mod top_rules;
 mod translate_using;
 mod using;
 
-pub use create_table::parse_data_type;
+pub use create_table::{parse_column_definition, parse_data_type};
 pub use error::{Location, ParseError, ParseErrorKind};
 pub use parser::{
     ends_with_check_option, object_name_string, parameter_count, parse_expression, parse_request,
@@ -60,4 +61,5 @@ pub use statement::{
     ConsumeWait, CreateTable, DataType, IdentitySpec, IndexDef, LargeType, LockMode, LockObject,
     Locking, PeriodOf, QueueLimits, SessionOption, Spanned, Statement, StatsGroup, TableKind,
 };
+pub use table_function::RETURNS_CALL;
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

@@ -967,6 +967,8 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::interval_qualifier::rewrite(toks);
     // TRANSLATE(x USING LATIN_TO_UNICODE): a call of two arguments
     crate::translate_using::rewrite(toks);
+    // TABLE (f(…) RETURNS (c type, …)): the declared columns as strings after the call
+    crate::table_function::rewrite(toks);
     number_star(toks);
     // Operators and SEL anywhere in the statement.
     let merge = toks

@@ -47,6 +47,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "hash_join",
             "join_step",
             "set_combine",
+            "table_function",
         ],
     ),
     (
