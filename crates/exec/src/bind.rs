@@ -49,6 +49,8 @@ pub struct ScopeColumn {
     pub precision: Option<u8>,
     /// The column's FORMAT: how BTEQ shows its values (never what they are).
     pub format: Option<String>,
+    /// Its declared character type (CHAR(n) or VARCHAR(n)), where known (text_type.rs).
+    pub text: Option<SqlType>,
 }
 
 impl ScopeColumn {
@@ -61,6 +63,7 @@ impl ScopeColumn {
             title: None,
             precision: None,
             format: None,
+            text: None,
         }
     }
 }
@@ -1921,6 +1924,13 @@ impl Exec<'_> {
         }
         if name == "DECODE" {
             return crate::functions::decode(bound);
+        }
+        if let ("TYPE", [ast::FunctionArgExpr::Expr(x)]) = (name.as_str(), args.as_slice()) {
+            // a character value's declared type, where its syntax says it (`CHAR(5)`)
+            if let Some(t) = crate::text_type::text_type(x, scope) {
+                let text: ArrayRef = Arc::new(arrow::array::StringArray::from(vec![t.to_string()]));
+                return Ok(Expr::Literal(text));
+            }
         }
         let func = match name.as_str() {
             "COALESCE" => Func::Coalesce,

@@ -115,6 +115,7 @@ impl Exec<'_> {
                         precisions.push(crate::ops::Display {
                             precision: c.precision,
                             format: c.format.clone(),
+                            text: c.text,
                         });
                     }
                 }
@@ -127,6 +128,7 @@ impl Exec<'_> {
                     precisions.push(crate::ops::Display {
                         precision: time_precision(&e, scope),
                         format,
+                        text: crate::text_type::text_type(&e, scope),
                     });
                 }
                 ast::SelectItem::ExprWithAlias { expr, alias } => {
@@ -137,6 +139,7 @@ impl Exec<'_> {
                     precisions.push(crate::ops::Display {
                         precision: time_precision(&e, scope),
                         format: own_format(expr, scope),
+                        text: crate::text_type::text_type(&e, scope),
                     });
                 }
                 other => return Err(Error::Unsupported(format!("the select item {other}"))),

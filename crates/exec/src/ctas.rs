@@ -1,8 +1,9 @@
 //! `CREATE TABLE t AS (query) WITH [NO] DATA` and `CREATE TABLE t AS src WITH [NO] DATA`.
 //!
 //! From a query: one column per result column, with the result's name, type and TITLE and
-//! CASESPECIFIC attributes; character columns become VARCHAR(64000) (Arrow does not keep a
-//! string's declared length), all columns are nullable, the primary index is a NUPI on the
+//! CASESPECIFIC attributes; a character column has the CHAR(n)/VARCHAR(n) its select item
+//! declares (text_type.rs: a column's, a CAST's, a literal's, `||`'s, …), else VARCHAR(64000)
+//! (Arrow does not keep a string's declared length); all columns are nullable, the primary index is a NUPI on the
 //! first column, and the table kind is the session mode's default. From a table: a copy of its
 //! definition (columns with their attributes, defaults, constraints, indexes and kind, as
 //! Teradata copies them); a view as the source is its query. A written SET/MULTISET, PRIMARY

@@ -1237,6 +1237,7 @@ pub(crate) fn with_hidden(
         title: None,
         precision: None,
         format: None,
+        text: None,
     });
     let b = crate::ops::with_columns(batch, [(name.to_string(), column)])?;
     Ok((scope, b))

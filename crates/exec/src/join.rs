@@ -167,6 +167,7 @@ fn derived_relation(
             title: f.metadata().get("title").cloned(),
             precision: f.metadata().get("precision").and_then(|p| p.parse().ok()),
             format: f.metadata().get("format").cloned(),
+            text: crate::types::text_type_of_field(f),
         })
         .collect();
     Ok((Scope { columns }, batch))

@@ -122,6 +122,7 @@ mod subscribers;
 mod sys_calendar;
 mod table_function;
 mod td_date;
+mod text_type;
 mod to_char;
 mod to_char_date;
 mod to_char_number;

@@ -36,6 +36,7 @@ pub fn schema_scope(schema: &tdlite_storage::catalog::TableSchema, qualifier: &s
                     _ => None,
                 },
                 format: c.format.clone(),
+                text: matches!(c.ty, SqlType::Char(_) | SqlType::VarChar(_)).then_some(c.ty),
             })
             .collect(),
     }
@@ -408,6 +409,20 @@ pub(crate) fn with_time_digits(bound: Expr, e: &ast::Expr, scope: &Scope) -> Exp
     }
 }
 
+/// The table qualifier (its last part) and the name of a column reference `c`, `t.c` or
+/// `db.t.c`; `None` for any other expression.
+pub(crate) fn column_parts(e: &ast::Expr) -> Option<(Option<&str>, &str)> {
+    match e {
+        ast::Expr::CompoundIdentifier(p) if p.len() >= 2 => Some((
+            Some(p[p.len() - 2].value.as_str()),
+            p[p.len() - 1].value.as_str(),
+        )),
+        ast::Expr::CompoundIdentifier(p) => Some((None, p.last()?.value.as_str())),
+        ast::Expr::Identifier(i) => Some((None, i.value.as_str())),
+        _ => None,
+    }
+}
+
 /// The fractional digits of a TIME, TIMESTAMP or PERIOD select item, where its type says: a
 /// column (as declared), a CAST to TIME(n)/TIMESTAMP(n)/PERIOD(…(n)), CURRENT_TIME[(n)] (0
 /// unless given) and CURRENT_TIMESTAMP[(n)] (6). `None` elsewhere: the value is shown with
@@ -415,15 +430,7 @@ pub(crate) fn with_time_digits(bound: Expr, e: &ast::Expr, scope: &Scope) -> Exp
 pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
     match e {
         ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
-            let (qualifier, name) = match e {
-                ast::Expr::CompoundIdentifier(p) if p.len() >= 2 => (
-                    Some(p[p.len() - 2].value.as_str()),
-                    p[p.len() - 1].value.as_str(),
-                ),
-                ast::Expr::CompoundIdentifier(p) => (None, p.last()?.value.as_str()),
-                ast::Expr::Identifier(i) => (None, i.value.as_str()),
-                _ => return None,
-            };
+            let (qualifier, name) = column_parts(e)?;
             match scope.resolve(qualifier, name) {
                 Ok(Some(i)) => scope.columns[i].precision,
                 _ if qualifier.is_none() => match name.to_ascii_uppercase().as_str() {

@@ -70,6 +70,8 @@ pub(crate) struct Display {
     pub precision: Option<u8>,
     /// The FORMAT of the column the item is (BTEQ shows its values by it).
     pub format: Option<String>,
+    /// The item's declared character type, where its syntax says it (text_type.rs).
+    pub text: Option<tdlite_storage::types::SqlType>,
 }
 
 /// The select list `items` (with how each is shown) evaluated over `rows`: names, TITLEs,
@@ -108,6 +110,9 @@ pub(crate) fn project(
         }
         if let Some(f) = &shown.format {
             meta.insert("format".to_string(), f.clone());
+        }
+        if let Some(t) = shown.text.filter(|_| a.data_type() == &DataType::Utf8) {
+            meta.insert(crate::types::TEXT_TYPE_KEY.to_string(), t.to_string());
         }
         if !meta.is_empty() {
             f = f.with_metadata(meta);

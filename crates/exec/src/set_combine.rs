@@ -49,7 +49,12 @@ pub(crate) fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Resu
             t => t.clone(),
         };
         lcols.push(cast_to_arrow(lc, &ty)?);
-        rcols.push(cast_to_arrow(rc, &ty)?);
+        rcols.push(match crate::types::text_type_of_field(f) {
+            // the first query's declared character type: the other query's text takes it
+            // (cut to its length, padded to a CHAR's), as Teradata converts it
+            Some(t) if rc.data_type() == &DataType::Utf8 => crate::expr::cast_to_sql(rc, t)?,
+            _ => cast_to_arrow(rc, &ty)?,
+        });
         fields.push(Field::new(f.name(), ty, true).with_metadata(f.metadata().clone()));
     }
     let schema = Arc::new(Schema::new(fields));

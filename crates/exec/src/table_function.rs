@@ -220,7 +220,8 @@ mod tests {
     #[test]
     fn returns_needs_three_typed_columns() {
         assert!(returns(&["x".into()]).is_err());
-        let args: Vec<ArrayRef> = vec![Arc::new(Int32Array::from(vec![1])); 3];
+        let one: ArrayRef = Arc::new(Int32Array::from(vec![1]));
+        let args: Vec<ArrayRef> = (0..3).map(|_| one.clone()).collect();
         let two = &columns()[..2];
         assert!(run(TableFn::StrtokSplit, &args, 1, two).is_err());
         assert!(run(TableFn::StrtokSplit, &args[..2], 1, &columns()).is_err());

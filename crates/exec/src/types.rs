@@ -90,3 +90,21 @@ pub(crate) fn hashable(l: &DataType, r: &DataType) -> bool {
     };
     class(l) != 0 && class(l) == class(r) && (class(l) != 7 || l == r)
 }
+
+/// The field-metadata key holding a result column's declared character type (`CHAR(5)`;
+/// text_type.rs says where it is known).
+pub(crate) const TEXT_TYPE_KEY: &str = "texttype";
+
+/// The length of a character type; `None` for other types.
+pub(crate) fn text_length(t: SqlType) -> Option<u32> {
+    match t {
+        SqlType::Char(n) | SqlType::VarChar(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// The declared character type a result field carries in its metadata ([`TEXT_TYPE_KEY`]).
+pub(crate) fn text_type_of_field(f: &arrow::datatypes::Field) -> Option<SqlType> {
+    let t = sql_type_from_name(f.metadata().get(TEXT_TYPE_KEY)?).ok()?;
+    text_length(t).map(|_| t)
+}

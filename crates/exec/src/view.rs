@@ -197,13 +197,16 @@ impl Exec<'_> {
 }
 
 /// The column a result column becomes in a table or view made from a query: its type (text as
-/// VARCHAR(64000), since Arrow keeps no declared length; TIME and TIMESTAMP with the precision
+/// the CHAR(n)/VARCHAR(n) the query's column declares (text_type.rs), else VARCHAR(64000),
+/// since Arrow keeps no declared length; TIME and TIMESTAMP with the precision
 /// the query's column declares), CASESPECIFIC and TITLE; nullable.
 pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
     Column {
         name,
         ty: match (f.data_type(), sql_type_of(f.data_type())) {
-            (DataType::Utf8, _) => SqlType::VarChar(64000),
+            (DataType::Utf8, _) => {
+                crate::types::text_type_of_field(f).unwrap_or(SqlType::VarChar(64000))
+            }
             (DataType::Null, _) => SqlType::Integer,
             // TIME(n)/TIMESTAMP(n): the precision the query's column carries
             (_, SqlType::Time(p)) => SqlType::Time(precision(f).unwrap_or(p)),

@@ -69,6 +69,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "names",
             "aggregate",
             "xmlagg",
+            "text_type",
             "slots",
         ],
     ),
