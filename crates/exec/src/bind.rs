@@ -1892,6 +1892,12 @@ impl Exec<'_> {
             })
             .collect();
         if let Some(b) = crate::functions::lookup(&name) {
+            if let Some(most) = crate::functions::most_args(b).filter(|&m| bound.len() > m) {
+                return Err(Error::BadArgument(format!(
+                    "{name}: at most {most} argument(s), not {}",
+                    bound.len()
+                )));
+            }
             if matches!(b, crate::functions::Builtin::Random) {
                 // counted by correlate/decorrelate, which must see it at every execution
                 self.random_uses += 1;
@@ -1946,6 +1952,10 @@ impl Exec<'_> {
             "LOWER" => Func::Lower,
             "TRIM" => Func::Trim,
             "CHARACTERS" | "CHARS" | "CHAR_LENGTH" | "CHARACTER_LENGTH" => Func::CharLength,
+            "OCTET_LENGTH" => {
+                arity(1)?;
+                Func::OctetLength
+            }
             "BYTES" => {
                 arity(1)?;
                 Func::Bytes
@@ -1966,6 +1976,17 @@ impl Exec<'_> {
                 };
             }
         };
+        match func {
+            Func::Upper
+            | Func::Lower
+            | Func::CharLength
+            | Func::Abs
+            | Func::ZeroIfNull
+            | Func::NullIfZero
+            | Func::Type => arity(1)?,
+            Func::NullIf => arity(2)?,
+            _ => {}
+        }
         Ok(Expr::Func(func, bound))
     }
 

@@ -251,6 +251,9 @@ pub enum Error {
     /// limits.rs).
     #[error("Row size or Sort Key size overflow: {0}.")]
     SizeLimit(String),
+    /// The queries of a set operation select different numbers of columns (3653).
+    #[error("All select-lists do not contain the same number of expressions.")]
+    SetOpArity,
     /// A bug: an invariant did not hold (tdlite 9999). Please report it.
     #[error("Internal error: {0}")]
     Internal(String),
@@ -473,6 +476,7 @@ impl Error {
             Error::SpoolBytes(_) => code(2646),
             Error::IntervalOverflow(_) => code(7453),
             Error::TooManyTables(_) => code(9921),
+            Error::SetOpArity => code(3653),
             Error::StatementTimeout(_) => retryable(9920),
             Error::Internal(_) => code(9999),
             Error::SpoolSpace(_) => code(2646),

@@ -81,6 +81,9 @@ pub enum Func {
     CharLength,
     /// `BYTES(b)`: the bytes of a byte string (a BYTE(n) value's n)
     Bytes,
+    /// `OCTET_LENGTH(x)`: the bytes of a value as stored: a byte string's length, two a
+    /// character of text (tdlite's character set is UNICODE, as Teradata stores it in UTF-16)
+    OctetLength,
     /// `ABS(n)`
     Abs,
     /// `ZEROIFNULL(n)`
@@ -1312,6 +1315,20 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             let s = a.as_string::<i32>();
             Ok(Arc::new(Int32Array::from_iter(
                 s.iter().map(|v| v.map(|v| v.chars().count() as i32)),
+            )))
+        }
+        Func::OctetLength => {
+            let a = arg(0)?;
+            if let Some(b) = a.as_binary_opt::<i32>() {
+                return Ok(Arc::new(Int32Array::from_iter(
+                    b.iter().map(|v| v.map(|v| v.len() as i32)),
+                )));
+            }
+            let s = to_utf8(&a)?;
+            Ok(Arc::new(Int32Array::from_iter(
+                s.as_string::<i32>()
+                    .iter()
+                    .map(|v| v.map(|v| (v.chars().count() as i32).saturating_mul(2))),
             )))
         }
         Func::Bytes => {

@@ -176,6 +176,49 @@ pub(crate) fn text_args(f: Builtin) -> &'static [usize] {
     }
 }
 
+/// The most arguments a call of `f` may have (`None`: no limit here; the REGEXP functions
+/// and the calendar functions check their own).
+pub(crate) fn most_args(f: Builtin) -> Option<usize> {
+    Some(match f {
+        Builtin::Char2HexInt
+        | Builtin::InitCap
+        | Builtin::Chr
+        | Builtin::Ascii
+        | Builtin::Ceiling
+        | Builtin::Floor
+        | Builtin::Sqrt
+        | Builtin::Ln
+        | Builtin::Log
+        | Builtin::Exp
+        | Builtin::Sign
+        | Builtin::LastDay
+        | Builtin::HashBucket
+        | Builtin::HashAmp
+        | Builtin::Extract(_)
+        | Builtin::TryCast(_) => 1,
+        Builtin::Round
+        | Builtin::Trunc
+        | Builtin::Power
+        | Builtin::Random
+        | Builtin::Index
+        | Builtin::IndexCaseBlind
+        | Builtin::Trim(_)
+        | Builtin::AddMonths
+        | Builtin::MonthsBetween
+        | Builtin::NextDay
+        | Builtin::Translate
+        | Builtin::IntervalDiff(_) => 2,
+        Builtin::Substr
+        | Builtin::OReplace
+        | Builtin::OTranslate
+        | Builtin::LPad
+        | Builtin::RPad
+        | Builtin::StrTok => 3,
+        Builtin::InStr => 4,
+        Builtin::HashRow | Builtin::Regexp(_) | Builtin::Calendar(_) => return None,
+    })
+}
+
 /// The built-in a function name calls, if it is one of this module's.
 pub fn lookup(name: &str) -> Option<Builtin> {
     if let Some(r) = crate::regexp::Regexp::lookup(name) {

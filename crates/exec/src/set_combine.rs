@@ -31,9 +31,7 @@ pub(crate) fn combine(l: Rows, r: Rows, op: ast::SetOperator, all: bool) -> Resu
     };
     let (lw, rw) = (l.schema.fields().len(), r.schema.fields().len());
     if lw != rw {
-        return Err(Error::TypeMismatch(format!(
-            "the queries of {op} have {lw} and {rw} columns"
-        )));
+        return Err(Error::SetOpArity);
     }
     crate::interrupt::check_spool(size(&l).saturating_add(size(&r)))?;
     let left = concat_batches(&l.schema, &l.batches)?;

@@ -914,6 +914,23 @@ fn number_star(toks: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// `TD_SYSFNLIB.f(…)`: a call of a function of Teradata's system library, named with the
+/// database that holds it (as generated SQL often writes it), is the call `f(…)`.
+fn system_library_calls(toks: &mut Vec<TokenWithSpan>) {
+    let mut i = 0;
+    while i + 3 < toks.len() {
+        let library = matches!(&toks[i].token, Token::Word(w) if w.value.eq_ignore_ascii_case("TD_SYSFNLIB"))
+            && toks[i + 1].token == Token::Period
+            && matches!(toks[i + 2].token, Token::Word(_))
+            && toks[i + 3].token == Token::LParen
+            && (i == 0 || toks[i - 1].token != Token::Period);
+        if library {
+            toks.drain(i..i + 2);
+        }
+        i += 1;
+    }
+}
+
 /// MERGE's `WHEN NOT MATCHED THEN INSERT (s.a, s.b)` without VALUES (Teradata's INSERT may
 /// leave it out): a parenthesized list that ends the statement or is followed by WHEN is the
 /// values, not a column list.
@@ -970,6 +987,13 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     // TABLE (f(…) RETURNS (c type, …)): the declared columns as strings after the call
     crate::table_function::rewrite(toks);
     number_star(toks);
+    system_library_calls(toks);
+    // `!!`: Teradata's other spelling of the concatenation operator
+    for t in toks.iter_mut() {
+        if t.token == Token::DoubleExclamationMark {
+            t.token = Token::StringConcat;
+        }
+    }
     // Operators and SEL anywhere in the statement.
     let merge = toks
         .first()
