@@ -310,6 +310,120 @@ fn quantified_like(e: &ast::Expr) -> Result<ast::Expr> {
         .ok_or_else(|| Error::TypeMismatch("LIKE ANY needs a pattern".into()))
 }
 
+/// `x op ANY (items)` (OR of the comparisons) or `x op ALL (items)` (AND), as `IN` / `NOT IN`
+/// for `= ANY` and `<> ALL`; no items: true for ALL, false for ANY.
+fn quantified(x: Expr, op: BinOp, all: bool, items: Vec<Expr>) -> Expr {
+    let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
+    match (op, all) {
+        (BinOp::Eq, false) => Expr::InList(Box::new(x), items, false),
+        (BinOp::NotEq, true) => Expr::InList(Box::new(x), items, true),
+        _ if items.is_empty() => boolean(all),
+        _ => balanced(
+            if all { BinOp::And } else { BinOp::Or },
+            items
+                .into_iter()
+                .map(|v| Expr::Binary(op, Box::new(x.clone()), Box::new(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// `x [NOT] LIKE ANY|SOME|ALL (subquery)` (SQL Functions, Expressions, and Predicates, LIKE,
+/// "ANY/ALL/SOME Quantifiers"): the patterns are the subquery's rows. ANY is `EXISTS (SELECT 1
+/// FROM (subquery) q (p) WHERE x [NOT] LIKE q.p)`; ALL is `NOT EXISTS (… WHERE CASE WHEN x
+/// [NOT] LIKE q.p THEN 0 ELSE 1 END = 1)`, a row whose LIKE is not true (false or unknown)
+/// failing it. So an empty subquery is false for ANY and true for ALL, as the manual says;
+/// where no pattern matches and one is NULL, ANY is false rather than unknown (the same in a
+/// WHERE clause). `None` for any other LIKE. (Apart from `bind_expr`, to keep its stack frame
+/// small.)
+#[inline(never)]
+fn like_over_subquery(e: &ast::Expr) -> Option<Result<ast::Expr>> {
+    let ast::Expr::Like {
+        negated,
+        expr,
+        pattern,
+        escape_char,
+        any,
+    } = e
+    else {
+        return None;
+    };
+    let unnested = match pattern.as_ref() {
+        ast::Expr::Nested(x) => x.as_ref(),
+        x => x,
+    };
+    let (all, q) = match unnested {
+        ast::Expr::Subquery(q) if *any => (false, q),
+        // `LIKE ALL (SELECT …)` and `LIKE SOME (…)` reach here as a call of ALL or SOME
+        ast::Expr::Function(f) if !*any => {
+            let q = match &f.args {
+                ast::FunctionArguments::Subquery(q) => q,
+                ast::FunctionArguments::List(l) => match l.args.as_slice() {
+                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Subquery(
+                        q,
+                    )))] => q,
+                    _ => return None,
+                },
+                ast::FunctionArguments::None => return None,
+            };
+            match tdlite_parser::object_name_string(&f.name)
+                .to_ascii_uppercase()
+                .as_str()
+            {
+                "ALL" => (true, q),
+                "SOME" | "ANY" => (false, q),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let template = match all {
+        false => {
+            "EXISTS (SELECT 1 FROM (SELECT 1) AS \"tdlite q\" (\"tdlite p\") \
+                  WHERE 1 LIKE \"tdlite q\".\"tdlite p\")"
+        }
+        true => {
+            "NOT EXISTS (SELECT 1 FROM (SELECT 1) AS \"tdlite q\" (\"tdlite p\") \
+                 WHERE CASE WHEN 1 LIKE \"tdlite q\".\"tdlite p\" THEN 0 ELSE 1 END = 1)"
+        }
+    };
+    let mut out = match tdlite_parser::parse_expression(template) {
+        Ok(t) => t,
+        Err(err) => return Some(Err(err.into())),
+    };
+    let ast::Expr::Exists { subquery, .. } = &mut out else {
+        return Some(Err(Error::Internal("quantified LIKE template".into())));
+    };
+    let ast::SetExpr::Select(select) = subquery.body.as_mut() else {
+        return Some(Err(Error::Internal("quantified LIKE template".into())));
+    };
+    if let Some(ast::TableFactor::Derived { subquery: from, .. }) =
+        select.from.first_mut().map(|t| &mut t.relation)
+    {
+        *from = q.clone();
+    }
+    let like = match select.selection.as_mut() {
+        Some(ast::Expr::BinaryOp { left, .. }) => match left.as_mut() {
+            ast::Expr::Case { conditions, .. } => conditions.first_mut().map(|w| &mut w.condition),
+            _ => None,
+        },
+        other => other,
+    };
+    if let Some(ast::Expr::Like {
+        negated: n,
+        expr: x,
+        escape_char: esc,
+        ..
+    }) = like
+    {
+        *n = *negated;
+        *x = expr.clone();
+        *esc = escape_char.clone();
+        return Some(Ok(out));
+    }
+    Some(Err(Error::Internal("quantified LIKE template".into())))
+}
+
 /// The patterns of `LIKE ANY (…)` (`any`), `LIKE SOME (…)` or `LIKE ALL (…)` (the last two
 /// reach here as a call of SOME or ALL), and whether all must match; `None` for a plain LIKE.
 #[inline(never)]
@@ -1253,6 +1367,12 @@ impl Exec<'_> {
                     }
                     Err(e) => return Err(e),
                 }
+            }
+            ast::Expr::Like { .. } if like_over_subquery(e).is_some() => {
+                let exists = like_over_subquery(e).unwrap_or_else(|| {
+                    Err(Error::Internal("quantified LIKE over a subquery".into()))
+                })?;
+                b(&exists, self)?
             }
             ast::Expr::Like {
                 negated,
@@ -2367,27 +2487,20 @@ impl Exec<'_> {
             return Err(Error::Unsupported(format!("the quantified operator {op}")));
         };
         let ast::Expr::Subquery(q) = right else {
-            return Err(Error::Unsupported(format!(
-                "ANY/ALL over {right} (use a subquery)"
-            )));
+            // a list of values (`x > ALL (2, 3)`; the parser made it a tuple) or one value
+            let items = match right {
+                ast::Expr::Tuple(items) => items.as_slice(),
+                one => std::slice::from_ref(one),
+            };
+            let items = items
+                .iter()
+                .map(|v| self.bind_expr(v, scope, None))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(quantified(x, op, all, items));
         };
         let reads = x.columns();
         let value = x.clone();
-        let build = move |items: Vec<Expr>| -> Expr {
-            let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
-            match (op, all) {
-                (BinOp::Eq, false) => Expr::InList(Box::new(x.clone()), items, false),
-                (BinOp::NotEq, true) => Expr::InList(Box::new(x.clone()), items, true),
-                _ if items.is_empty() => boolean(all),
-                _ => balanced(
-                    if all { BinOp::And } else { BinOp::Or },
-                    items
-                        .into_iter()
-                        .map(|v| Expr::Binary(op, Box::new(x.clone()), Box::new(v)))
-                        .collect(),
-                ),
-            }
-        };
+        let build = move |items: Vec<Expr>| -> Expr { quantified(x.clone(), op, all, items) };
         match self.subquery_values(q) {
             Ok(items) => Ok(build(items)),
             Err(Error::ColumnNotFound(c)) => {

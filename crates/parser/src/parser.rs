@@ -914,6 +914,70 @@ fn number_star(toks: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// `x > ALL (2, 3)`, `x = ANY ('a', 'b')` (SQL Functions, Expressions, and Predicates,
+/// "ANY/ALL/SOME Quantifiers and Literal Syntax"): a comparison quantified over a list of
+/// values. sqlparser reads one expression in the parentheses, so a list gets a second pair
+/// around it and arrives as a tuple, which the binder compares item by item.
+fn quantified_lists(toks: &mut Vec<TokenWithSpan>) {
+    let mut i = 1;
+    while i + 1 < toks.len() {
+        let compared = matches!(
+            toks[i - 1].token,
+            Token::Eq | Token::Neq | Token::Lt | Token::Gt | Token::LtEq | Token::GtEq
+        ) || matches!(
+            unquoted_upper(&toks[i - 1].token).as_deref(),
+            Some("EQ" | "NE" | "LT" | "GT" | "LE" | "GE")
+        );
+        let quantified = compared
+            && matches!(
+                unquoted_upper(&toks[i].token).as_deref(),
+                Some("ANY" | "ALL" | "SOME")
+            )
+            && toks[i + 1].token == Token::LParen;
+        let query = matches!(
+            toks.get(i + 2)
+                .and_then(|t| unquoted_upper(&t.token))
+                .as_deref(),
+            Some("SELECT" | "SEL" | "WITH")
+        );
+        if quantified && !query {
+            if let Some(close) = matching_paren(toks, i + 1) {
+                let mut depth = 0usize;
+                let listed = toks[i + 2..close].iter().any(|t| match t.token {
+                    Token::LParen => {
+                        depth += 1;
+                        false
+                    }
+                    Token::RParen => {
+                        depth = depth.saturating_sub(1);
+                        false
+                    }
+                    Token::Comma => depth == 0,
+                    _ => false,
+                });
+                if listed {
+                    let (open_span, close_span) = (toks[i + 1].span, toks[close].span);
+                    toks.insert(
+                        close,
+                        TokenWithSpan {
+                            token: Token::RParen,
+                            span: close_span,
+                        },
+                    );
+                    toks.insert(
+                        i + 2,
+                        TokenWithSpan {
+                            token: Token::LParen,
+                            span: open_span,
+                        },
+                    );
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
 /// `TD_SYSFNLIB.f(…)`: a call of a function of Teradata's system library, named with the
 /// database that holds it (as generated SQL often writes it), is the call `f(…)`.
 fn system_library_calls(toks: &mut Vec<TokenWithSpan>) {
@@ -988,6 +1052,7 @@ pub(crate) fn rewrite_tokens(toks: &mut Vec<TokenWithSpan>) {
     crate::table_function::rewrite(toks);
     number_star(toks);
     system_library_calls(toks);
+    quantified_lists(toks);
     // `!!`: Teradata's other spelling of the concatenation operator
     for t in toks.iter_mut() {
         if t.token == Token::DoubleExclamationMark {
