@@ -84,7 +84,10 @@ impl Exec<'_> {
                             f.name()
                         )));
                     }
-                    columns.push(column_of(f, f.name().clone()));
+                    // "the system copies only the data types": no TITLE from the query
+                    let mut column = column_of(f, f.name().clone());
+                    column.title = None;
+                    columns.push(column);
                 }
                 if columns.is_empty() {
                     return Err(Error::TypeMismatch("a table needs a column".into()));
@@ -113,6 +116,9 @@ impl Exec<'_> {
                 (schema, src.with_data.then_some(batch))
             }
         };
+        if !src.columns.is_empty() {
+            self.name_copied_columns(&mut schema, &src.columns)?;
+        }
         if let Some(kind) = ct.kind {
             schema.kind = match kind {
                 PKind::Set => TableKind::Set,
@@ -165,6 +171,68 @@ impl Exec<'_> {
             }
             None => Ok(0),
         }
+    }
+}
+
+impl Exec<'_> {
+    /// `CREATE TABLE t (c [attributes], …) AS …`: the copied columns take these names, in
+    /// order, and the attributes written (NOT NULL, TITLE, FORMAT, DEFAULT, [NOT]
+    /// CASESPECIFIC, UPPERCASE).
+    ///
+    /// # Errors
+    /// 3706 for a list of another length than the source's columns; 9913 for a name written
+    /// twice (as CREATE TABLE); 9910 for renaming the columns of a table with CHECK constraints (their text
+    /// names the old columns); the DEFAULT's errors.
+    fn name_copied_columns(
+        &mut self,
+        schema: &mut TableSchema,
+        names: &[tdlite_parser::ColumnDef],
+    ) -> Result<()> {
+        if names.len() != schema.columns.len() {
+            return Err(Error::Parse(tdlite_parser::ParseError::syntax(
+                format!(
+                    "CREATE TABLE … AS names {} columns, its source has {}",
+                    names.len(),
+                    schema.columns.len()
+                ),
+                names[0].location,
+            )));
+        }
+        for (i, d) in names.iter().enumerate() {
+            if names[..i]
+                .iter()
+                .any(|o| o.name.eq_ignore_ascii_case(&d.name))
+            {
+                return Err(Error::TypeMismatch(format!(
+                    "column '{}' is defined twice",
+                    d.name
+                )));
+            }
+        }
+        let renamed = (names.iter().zip(&schema.columns)).any(|(d, c)| d.name != c.name);
+        if renamed && !schema.checks.is_empty() {
+            return Err(Error::Unsupported(
+                "new column names for a copy of a table with CHECK constraints".into(),
+            ));
+        }
+        for (d, c) in names.iter().zip(schema.columns.iter_mut()) {
+            c.name = d.name.clone();
+            c.nullable &= !d.not_null;
+            if d.title.is_some() {
+                c.title = d.title.clone();
+            }
+            if d.format.is_some() {
+                c.format = d.format.clone();
+            }
+            if let Some(cs) = d.case_specific {
+                c.case_specific = cs;
+            }
+            c.uppercase |= d.uppercase;
+            if let Some(default) = &d.default {
+                c.default = Some(self.column_default(default, c.ty)?);
+            }
+        }
+        Ok(())
     }
 }
 

@@ -231,7 +231,11 @@ fn check_queue_rules(ct: &CreateTable) -> Result<()> {
 }
 
 impl Exec<'_> {
-    fn column_default(&mut self, d: &ColumnDefault, ty: SqlType) -> Result<DefaultValue> {
+    pub(crate) fn column_default(
+        &mut self,
+        d: &ColumnDefault,
+        ty: SqlType,
+    ) -> Result<DefaultValue> {
         Ok(match d {
             ColumnDefault::System => match ty {
                 SqlType::Char(n) => DefaultValue::Const(Value::Str(" ".repeat(n as usize))),

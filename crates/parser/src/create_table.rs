@@ -77,8 +77,31 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
     while cur.eat_token(&Token::Comma) {
         parse_option(cur, &mut table)?;
     }
+    // `CREATE TABLE t (c [attributes], …) AS …`: names and attributes for the copied columns
+    let mut as_columns = Vec::new();
+    if cur.peek() == Some(&Token::LParen) {
+        let close = crate::parser::matching_paren(&cur.toks, cur.pos);
+        let as_follows = close
+            .and_then(|c| cur.toks.get(c + 1))
+            .and_then(|t| crate::parser::unquoted_upper(&t.token))
+            .as_deref()
+            == Some("AS");
+        if as_follows {
+            cur.pos += 1;
+            loop {
+                as_columns.push(parse_column_descriptor(cur)?);
+                if cur.eat_token(&Token::Comma) {
+                    continue;
+                }
+                cur.expect_token(&Token::RParen, "',' or ')' after a column name")?;
+                break;
+            }
+        }
+    }
     if cur.eat_word("AS") {
-        table.as_source = Some(parse_as(cur)?);
+        let mut source = parse_as(cur)?;
+        source.columns = as_columns;
+        table.as_source = Some(source);
         parse_indexes(cur, &mut table)?;
         cur.expect_end()?;
         return Ok(table);
@@ -122,7 +145,30 @@ fn parse_as(cur: &mut Cursor) -> Result<AsSource, ParseError> {
             return Err(cur.unexpected("expected STATISTICS after AND"));
         }
     }
-    Ok(AsSource { from, with_data })
+    Ok(AsSource {
+        from,
+        with_data,
+        columns: Vec::new(),
+    })
+}
+
+/// One column of `CREATE TABLE t (c [attributes], …) AS …`: a name and attributes, no type
+/// ("You cannot specify data types for source table columns, but you can specify column
+/// attributes for them").
+fn parse_column_descriptor(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
+    let location = cur.loc();
+    let name = cur.ident("a column name")?;
+    if cur
+        .word_at(0)
+        .is_some_and(|w| TYPE_WORDS.contains(&w.as_str()))
+    {
+        return Err(cur.unexpected(&format!(
+            "expected a column attribute for '{name}' (CREATE TABLE … AS copies the types)"
+        )));
+    }
+    let mut col = new_column(name, DataType::Integer, location);
+    column_attributes(cur, &mut col)?;
+    Ok(col)
 }
 
 fn parse_option(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseError> {
@@ -575,7 +621,14 @@ pub(crate) fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
     let location = cur.loc();
     let name = cur.ident("a column name")?;
     let data_type = parse_type(cur)?;
-    let mut col = ColumnDef {
+    let mut col = new_column(name, data_type, location);
+    column_attributes(cur, &mut col)?;
+    Ok(col)
+}
+
+/// A column definition with no attribute yet.
+fn new_column(name: String, data_type: DataType, location: Location) -> ColumnDef {
+    ColumnDef {
         name,
         data_type,
         not_null: false,
@@ -592,10 +645,15 @@ pub(crate) fn parse_column(cur: &mut Cursor) -> Result<ColumnDef, ParseError> {
         checks: Vec::new(),
         location,
         default_location: None,
-    };
+    }
+}
+
+/// The attributes after a column's type (or, in CREATE TABLE … AS, its name), up to the
+/// `,` or `)` that ends it.
+fn column_attributes(cur: &mut Cursor, col: &mut ColumnDef) -> Result<(), ParseError> {
     loop {
         if matches!(cur.peek(), None | Some(Token::Comma) | Some(Token::RParen)) {
-            return Ok(col);
+            return Ok(());
         }
         let at = cur.loc();
         if cur.eat_words(&["NOT", "NULL"]) {
