@@ -133,7 +133,7 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
                 })
             })
             .or_else(|| nullable_key(ct)),
-        Statement::Sql(s) => match s.as_ref() {
+        Statement::Sql(s) => boolean_items(s.as_ref()).or_else(|| match s.as_ref() {
             ast::Statement::Drop {
                 if_exists: true, ..
             } => Some(refuse("IF EXISTS", word_at("IF"))),
@@ -145,11 +145,88 @@ fn parsed(st: &Spanned, toks: &[TokenWithSpan]) -> Option<ParseError> {
                 _ => None,
             },
             _ => None,
-        },
+        }),
         Statement::DropIndex {
             if_exists: true, ..
         } => Some(refuse("IF EXISTS", word_at("IF"))),
         _ => None,
+    }
+}
+
+/// A select item that is a predicate (`SELECT a = b`, `SELECT x IS NULL`): Teradata has no
+/// BOOLEAN values to select and refuses it as a syntax error; tdlite shows TRUE/FALSE outside
+/// strict mode. Every query of the statement is looked at, subqueries included.
+fn boolean_items(st: &ast::Statement) -> Option<ParseError> {
+    use sqlparser::ast::Spanned as _;
+    struct Items(Option<ParseError>);
+    impl ast::Visitor for Items {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> std::ops::ControlFlow<()> {
+            if let Some(e) = predicate_item(&q.body) {
+                let at = Location::from_sql(e.span().start);
+                self.0 = Some(refuse(
+                    "a condition as a select item (Teradata has no BOOLEAN values)",
+                    at,
+                ));
+                return std::ops::ControlFlow::Break(());
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut items = Items(None);
+    let _ = ast::Visit::visit(st, &mut items);
+    items.0
+}
+
+/// The first select item of `body` (each query of a set operation) that is a condition.
+fn predicate_item(body: &ast::SetExpr) -> Option<&ast::Expr> {
+    match body {
+        ast::SetExpr::Select(s) => s.projection.iter().find_map(|i| match i {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. }
+                if is_predicate(e) =>
+            {
+                Some(e)
+            }
+            _ => None,
+        }),
+        ast::SetExpr::SetOperation { left, right, .. } => {
+            predicate_item(left).or_else(|| predicate_item(right))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `e` (under parentheses) is a condition: a comparison, AND/OR/NOT, IS [NOT] NULL,
+/// LIKE, IN, BETWEEN, EXISTS or a quantified comparison.
+fn is_predicate(e: &ast::Expr) -> bool {
+    use ast::BinaryOperator as B;
+    match e {
+        ast::Expr::Nested(x) => is_predicate(x),
+        ast::Expr::BinaryOp { op, .. } => matches!(
+            op,
+            B::Eq | B::NotEq | B::Lt | B::Gt | B::LtEq | B::GtEq | B::And | B::Or | B::Xor
+        ),
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Not,
+            ..
+        } => true,
+        ast::Expr::IsNull(_)
+        | ast::Expr::IsNotNull(_)
+        | ast::Expr::IsTrue(_)
+        | ast::Expr::IsFalse(_)
+        | ast::Expr::IsNotTrue(_)
+        | ast::Expr::IsNotFalse(_)
+        | ast::Expr::IsUnknown(_)
+        | ast::Expr::IsNotUnknown(_)
+        | ast::Expr::Like { .. }
+        | ast::Expr::ILike { .. }
+        | ast::Expr::SimilarTo { .. }
+        | ast::Expr::In { .. }
+        | ast::Expr::Between { .. }
+        | ast::Expr::Exists { .. }
+        | ast::Expr::AnyOp { .. }
+        | ast::Expr::AllOp { .. } => true,
+        _ => false,
     }
 }
 
@@ -352,7 +429,8 @@ mod tests {
             "SELECT AND CONSUME TOP 1 * FROM q",
             "INSERT INTO t SELECT AND CONSUME TOP 1 * FROM q",
             "LOCKING TABLE q FOR WRITE NOWAIT SELECT * FROM q",
-            "SELECT 2 ** 3, 7 MOD 2, a ^= b, a NE b, a <> b FROM t",
+            "SELECT 2 ** 3, 7 MOD 2 FROM t WHERE a ^= b AND a NE b AND a <> b",
+            "SELECT CASE WHEN a = b THEN 1 ELSE 0 END, (a + 1) * 2 FROM t",
             "SELECT CAST(x AS VARCHAR(10)), TRYCAST('1' AS INTEGER) FROM t",
             "SELECT a AS text FROM t",
             "SELECT text FROM t WHERE text LIKE '%a%'",
@@ -422,6 +500,20 @@ mod tests {
                 "column b must be NOT NULL",
             ),
             ("DROP TABLE IF EXISTS t", 1, 12, "IF EXISTS"),
+            ("SELECT a, a = b FROM t", 1, 11, "a condition as a select item"),
+            ("SELECT (x IS NULL) AS n FROM t", 1, 9, "a condition as a select item"),
+            (
+                "SELECT x FROM t UNION SELECT y LIKE 'a%' FROM u",
+                1,
+                30,
+                "a condition as a select item",
+            ),
+            (
+                "SELECT * FROM t WHERE EXISTS (SELECT a > 1 FROM u)",
+                1,
+                38,
+                "a condition as a select item",
+            ),
             ("INSERT INTO t VALUES (1), (2)", 1, 15, "several rows"),
             ("SELECT 2 ^ 3", 1, 10, "^"),
             ("SELECT 7 % 2", 1, 10, "%"),
