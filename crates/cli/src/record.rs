@@ -18,7 +18,10 @@
 //! | TIME(p), TIMESTAMP(p) | text, as CHAR(8 or 19, plus `.` and p digits when p > 0) |
 //!
 //! Character data is UTF-8 (tdlite's session character set). Export writes each column by its
-//! Arrow type (text as VARCHAR); import reads the types its `USING` names.
+//! Arrow type: text as VARCHAR, or as CHAR(n) where the result column is declared CHAR(n)
+//! (`tdlite::fixed_char_length`: a table's CHAR column, a CAST to CHAR(n), …), so a USING that
+//! names the column's own types reads the records back; import reads the types its `USING`
+//! names.
 //!
 //! Invariants: decoding never panics on bad input (a short or overlong record, an unknown
 //! type is an error message); encoding a value and decoding it with the matching USING type
@@ -164,6 +167,9 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
                     .flatten()
             })
             .collect();
+        let fixed: Vec<Option<usize>> = (rows.schema.fields().iter())
+            .map(|f| tdlite::fixed_char_length(f))
+            .collect();
         for row in 0..b.num_rows() {
             let mut data = Vec::new();
             if indicators {
@@ -175,8 +181,13 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
                 }
                 data.extend(bits);
             }
-            for (c, t) in cols.iter().zip(&text) {
-                field(c.as_ref(), row, t.as_ref(), &mut data)?;
+            for ((c, t), n) in cols.iter().zip(&text).zip(&fixed) {
+                match n {
+                    Some(n) if c.data_type() == &DataType::Utf8 => {
+                        fixed_text(c.as_ref(), row, *n, &mut data)?
+                    }
+                    _ => field(c.as_ref(), row, t.as_ref(), &mut data)?,
+                }
             }
             let len = u16::try_from(data.len())
                 .map_err(|_| format!("a record of {} bytes is over 65535", data.len()))?;
@@ -185,6 +196,27 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
             out.push(END);
         }
     }
+    Ok(())
+}
+
+/// Appends a CHAR(n) field of text column `c`: its bytes padded with blanks to n (a NULL as n
+/// blanks).
+///
+/// # Errors
+/// A value of more than n bytes (characters beyond ASCII take more than one in UTF-8).
+fn fixed_text(c: &dyn Array, row: usize, n: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    let v = match c.is_null(row) {
+        true => "",
+        false => c.as_string::<i32>().value(row),
+    };
+    if v.len() > n {
+        return Err(format!(
+            "a CHAR({n}) value of {} bytes has no DATA record form",
+            v.len()
+        ));
+    }
+    out.extend(v.as_bytes());
+    out.resize(out.len() + (n - v.len()), b' ');
     Ok(())
 }
 

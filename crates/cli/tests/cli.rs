@@ -487,6 +487,30 @@ SEL COUNT(*) AS copied FROM dst;
     assert_eq!(code, 0, "{out}");
 }
 
+#[test]
+fn export_data_writes_char_columns_fixed_so_their_own_types_import_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = b"CREATE TABLE src (code CHAR(3), note VARCHAR(10));
+INS src ('ab', 'x');
+INS src (NULL, 'y');
+.EXPORT DATA FILE = rows.dat
+SEL code, note FROM src ORDER BY note;
+.EXPORT RESET
+CREATE TABLE dst (code CHAR(3), note VARCHAR(10));
+.IMPORT DATA FILE = rows.dat
+.REPEAT *
+USING (code CHAR(3), note VARCHAR(10))
+INS dst (:code, :note);
+SEL COUNT(*) AS copied FROM dst WHERE code = 'ab' OR code = '';
+";
+    let (out, _, code) = run_in(dir.path(), &[], script);
+    let bytes = std::fs::read(dir.path().join("rows.dat")).expect("export file");
+    // a record: length 6 (3 for CHAR(3), 2 + 1 for VARCHAR 'x'), data, end byte
+    assert_eq!(&bytes[..9], b"\x06\x00ab \x01\x00x\x0a", "{bytes:?}");
+    assert!(out.contains("copied\n------\n     2"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
 /// Runs every script of `tests/bteq_corpus` (BTEQ's documented examples, see its README) in a
 /// copy of the folder, and checks its exit status and the lines its `.expect` file says the
 /// output contains.

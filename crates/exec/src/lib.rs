@@ -148,6 +148,7 @@ pub use tdlite_storage::locks::LockWait;
 pub use tdlite_storage::period::{Period, PeriodKind};
 pub use tdlite_storage::types::Value;
 pub use tdlite_storage::{Options, StorageError, SyncMode};
+pub use types::fixed_char_length;
 pub use wait::CancelHandle;
 
 /// Storage simulation for tdlite's own power-cut tests: not part of the embedding API.

@@ -103,6 +103,15 @@ pub(crate) fn text_length(t: SqlType) -> Option<u32> {
     }
 }
 
+/// The n of a result column declared CHAR(n) (its field's metadata; text_type.rs says where
+/// that is known): BTEQ writes such a column as n characters in its DATA records.
+pub fn fixed_char_length(f: &arrow::datatypes::Field) -> Option<usize> {
+    match text_type_of_field(f)? {
+        SqlType::Char(n) => usize::try_from(n).ok(),
+        _ => None,
+    }
+}
+
 /// The declared character type a result field carries in its metadata ([`TEXT_TYPE_KEY`]).
 pub(crate) fn text_type_of_field(f: &arrow::datatypes::Field) -> Option<SqlType> {
     let t = sql_type_from_name(f.metadata().get(TEXT_TYPE_KEY)?).ok()?;
