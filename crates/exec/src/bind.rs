@@ -2083,7 +2083,10 @@ impl Exec<'_> {
             "ABS" => Func::Abs,
             "ZEROIFNULL" => Func::ZeroIfNull,
             "NULLIFZERO" => Func::NullIfZero,
-            "TYPE" => Func::Type,
+            "TYPE" => Func::Type(match args.as_slice() {
+                [ast::FunctionArgExpr::Expr(x)] => crate::names::time_precision(x, scope),
+                _ => None,
+            }),
             _ => {
                 let unknown = Error::Unsupported(format!("the function {name}"));
                 // `col (DATE)`, `col (CS)`: a phrase the parser took for a call
@@ -2103,7 +2106,7 @@ impl Exec<'_> {
             | Func::Abs
             | Func::ZeroIfNull
             | Func::NullIfZero
-            | Func::Type => arity(1)?,
+            | Func::Type(_) => arity(1)?,
             Func::NullIf => arity(2)?,
             _ => {}
         }

@@ -168,13 +168,14 @@ pub(crate) fn help_session(info: &SessionInfo<'_>) -> Result<Rows> {
     text_rows(vec![
         ("User Name", one(info.user)),
         ("Account Name", one(info.user)),
-        ("Logon Date", one(&logon.format("%y/%m/%d").to_string())),
+        // tdlite's dates are in ANSI form (SET SESSION DATEFORM = INTEGERDATE is 9910)
+        ("Logon Date", one(&logon.format("%Y-%m-%d").to_string())),
         ("Logon Time", one(&logon.format("%H:%M:%S").to_string())),
         ("Current DataBase", one(info.database)),
         ("Collation", one("ASCII")),
         ("Character Set", one("UTF8")),
         ("Transaction Semantics", one(info.semantics)),
-        ("Current DateForm", one("IntegerDate")),
+        ("Current DateForm", one("AnsiDate")),
         ("Session Time Zone", one("00:00")),
         ("Default Character Type", one("UNICODE")),
     ])

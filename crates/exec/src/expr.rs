@@ -93,9 +93,10 @@ pub enum Func {
     /// A LIKE pattern, with its ESCAPE character if one is given, rewritten for Arrow's LIKE
     /// (whose escape is `\`; Teradata has none by default, so a `\` is literal).
     LikePattern,
-    /// `TYPE(e)`: the type of `e` as text (character types show no length: tdlite does not
-    /// track the length of a computed string).
-    Type,
+    /// `TYPE(e)`: the type of `e` as text, a TIME or TIMESTAMP with the fractional digits its
+    /// syntax declares (given here). Character types show no length here: where the syntax
+    /// declares one, the binder answers `CHAR(5)` itself (text_type.rs).
+    Type(Option<u8>),
     /// One of the row-by-row built-ins of `functions.rs`.
     Builtin(crate::functions::Builtin),
     /// A TIME, TIMESTAMP or PERIOD value as text with this many fractional digits (its type's
@@ -1413,13 +1414,20 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             }
             Ok(Arc::new(StringArray::from(out)))
         }
-        Func::Type => {
+        Func::Type(digits) => {
             let a = arg(0)?;
-            let name = match a.data_type() {
-                DataType::Utf8 => "VARCHAR".to_string(),
-                DataType::Binary => "VARBYTE".to_string(),
-                DataType::Null => "INTEGER".to_string(),
-                t => crate::types::sql_type_of(t).to_string(),
+            let name = match (
+                a.data_type(),
+                crate::types::sql_type_of(a.data_type()),
+                digits,
+            ) {
+                (DataType::Utf8, ..) => "VARCHAR".to_string(),
+                (DataType::Binary, ..) => "VARBYTE".to_string(),
+                (DataType::Null, ..) => "INTEGER".to_string(),
+                // the fractional digits the argument's syntax declares (names::time_precision)
+                (_, SqlType::Time(_), Some(p)) => SqlType::Time(p).to_string(),
+                (_, SqlType::Timestamp(_), Some(p)) => SqlType::Timestamp(p).to_string(),
+                (_, t, _) => t.to_string(),
             };
             Ok(Arc::new(StringArray::from(vec![name; a.len()])))
         }

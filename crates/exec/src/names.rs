@@ -232,7 +232,7 @@ fn expression_heading(e: &ast::Expr) -> String {
             ast::Expr::Identifier(id) => id.value.clone(),
             ast::Expr::CompoundIdentifier(p) => p
                 .last()
-                .map_or_else(|| expr.to_string(), |i| i.value.clone()),
+                .map_or_else(|| as_written(expr), |i| i.value.clone()),
             x => expression_heading(x),
         },
         ast::Expr::Function(f) => {
@@ -251,13 +251,13 @@ fn expression_heading(e: &ast::Expr) -> String {
                 // `Maximum(x)`), its arguments as written
                 name if f.over.is_none() => match aggregate_title(name) {
                     Some(title) => {
-                        let text = e.to_string();
+                        let text = as_written(e);
                         let args = text.find('(').map_or("", |at| &text[at..]);
                         format!("{title}{args}")
                     }
-                    None => e.to_string(),
+                    None => as_written(e),
                 },
-                _ => e.to_string(),
+                _ => as_written(e),
             }
         }
         ast::Expr::Identifier(id) if id.quote_style.is_none() => {
@@ -269,11 +269,28 @@ fn expression_heading(e: &ast::Expr) -> String {
                 "TIME" => "Time".to_string(),
                 // Teradata's heading of the sample's number
                 "SAMPLEID" => "SampleId".to_string(),
-                _ => e.to_string(),
+                _ => as_written(e),
             }
         }
-        _ => e.to_string(),
+        _ => as_written(e),
     }
+}
+
+/// The text of `e` with Teradata's operators as written: the parser reads `MOD` as `%` and
+/// `**` as `^`, which a heading must not show.
+fn as_written(e: &ast::Expr) -> String {
+    let mut e = e.clone();
+    let _ = ast::visit_expressions_mut(&mut e, |x| {
+        if let ast::Expr::BinaryOp { op, .. } = x {
+            match op {
+                ast::BinaryOperator::Modulo => *op = ast::BinaryOperator::Custom("MOD".into()),
+                ast::BinaryOperator::PGExp => *op = ast::BinaryOperator::Custom("**".into()),
+                _ => {}
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    e.to_string()
 }
 
 /// The word Teradata's default title gives an aggregate (COUNT, SUM, AVG, MIN, MAX and their

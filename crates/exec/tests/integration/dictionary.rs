@@ -42,8 +42,9 @@ fn help_session_reports_user_database_and_semantics() {
     assert_eq!(get(&row, "User Name"), "TDLITE");
     assert_eq!(get(&row, "Current DataBase"), "TDLITE");
     assert_eq!(get(&row, "Transaction Semantics"), "Teradata");
-    // YY/MM/DD and HH:MI:SS, as BTEQ shows them
-    assert_eq!(get(&row, "Logon Date").len(), 8);
+    // YYYY-MM-DD (tdlite's sessions are ANSIDATE ones, and say so) and HH:MI:SS
+    assert_eq!(get(&row, "Logon Date").len(), 10);
+    assert_eq!(get(&row, "Current DateForm"), "AnsiDate");
     assert_eq!(get(&row, "Logon Time").matches(':').count(), 2);
 
     s.execute("CREATE TABLE sales.t (a INTEGER)").unwrap();
