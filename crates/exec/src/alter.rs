@@ -59,7 +59,8 @@ impl Exec<'_> {
             schema.checks.iter().any(|(col, sql)| {
                 col.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(c))
                     || names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c))
-            })
+            }) || (schema.partition_checks.iter())
+                .any(|sql| names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c)))
         };
         // the columns an ADD modified (one change per column in a request)
         let mut modified: Vec<usize> = Vec::new();
@@ -134,8 +135,8 @@ impl Exec<'_> {
                             }));
                     if in_index || in_check(c) || queue_column {
                         return Err(Error::TypeMismatch(format!(
-                            "column '{c}' is used by an index, a CHECK or the queue (its QITS, \
-                             CONSUME ORDER or ATTEMPTS); it cannot be dropped"
+                            "column '{c}' is used by an index, a CHECK, the partitioning or the \
+                             queue (its QITS, CONSUME ORDER or ATTEMPTS); it cannot be dropped"
                         )));
                     }
                     if columns.len() == 1 {
@@ -154,7 +155,8 @@ impl Exec<'_> {
                     }
                     if in_check(from) {
                         return Err(Error::TypeMismatch(format!(
-                            "column '{from}' is used by a CHECK; it cannot be renamed"
+                            "column '{from}' is used by a CHECK or the partitioning; it cannot be \
+                             renamed"
                         )));
                     }
                     columns[i].name = to.clone();
@@ -183,6 +185,7 @@ impl Exec<'_> {
             format!("{};\n{}", schema.ddl.trim_end_matches(';'), text),
         );
         new_schema.checks = schema.checks.clone();
+        new_schema.partition_checks = schema.partition_checks.clone();
         // the consume order follows its column (which cannot be dropped)
         new_schema.queue_order = schema.queue_order.and_then(|o| {
             let column = origin.iter().position(|p| *p == Some(o.column))?;

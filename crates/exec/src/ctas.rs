@@ -146,6 +146,14 @@ impl Exec<'_> {
                 unique: ix.unique,
             });
         }
+        if !ct.partitioning.is_empty() {
+            schema.partition_checks = crate::partition::conditions(&ct.partitioning);
+            let scope = crate::names::schema_scope(&schema, &schema.name);
+            for sql in &schema.partition_checks {
+                let e = tdlite_parser::parse_expression(sql)?;
+                self.bind_expr(&e, &scope, None)?;
+            }
+        }
         if let Some(p) = &ct.primary_index {
             let columns = column_positions(&schema, &p.columns)?;
             crate::ddl::no_period_in_index(&schema.columns, &columns)?;
@@ -210,9 +218,10 @@ impl Exec<'_> {
             }
         }
         let renamed = (names.iter().zip(&schema.columns)).any(|(d, c)| d.name != c.name);
-        if renamed && !schema.checks.is_empty() {
+        if renamed && crate::dml::has_row_checks_in(schema) {
             return Err(Error::Unsupported(
-                "new column names for a copy of a table with CHECK constraints".into(),
+                "new column names for a copy of a table with CHECK constraints or a partitioning"
+                    .into(),
             ));
         }
         for (d, c) in names.iter().zip(schema.columns.iter_mut()) {

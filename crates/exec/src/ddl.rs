@@ -469,7 +469,13 @@ impl Exec<'_> {
             })
             .chain(ct.checks.iter().map(|e| (None, e.to_string())))
             .collect();
-        // a CHECK must name existing columns: bind each once now
+        schema.partition_checks = crate::partition::conditions(&ct.partitioning);
+        // a CHECK (and a partitioning's condition) must name existing columns: bind each
+        // once now
+        for sql in &schema.partition_checks {
+            let e = tdlite_parser::parse_expression(sql)?;
+            self.bind_expr(&e, &crate::names::schema_scope(&schema, &schema.name), None)?;
+        }
         let scope = crate::names::schema_scope(&schema, &schema.name);
         for e in ct
             .columns

@@ -317,9 +317,10 @@ impl Exec<'_> {
     }
 
     /// Evaluates the table's CHECK constraints on new rows (columns in table order); a
-    /// condition that is false (not NULL) for any row fails with 5317.
+    /// condition that is false (not NULL) for any row fails with 5317. Then its partitioning's
+    /// conditions (partition.rs): one that is not true for a row fails with 5728.
     fn check_constraints(&mut self, table: &Table, cols: &[ArrayRef], n: usize) -> Result<()> {
-        if table.schema.checks.is_empty() || n == 0 {
+        if !has_row_checks(table) || n == 0 {
             return Ok(());
         }
         let batch = RecordBatch::try_new(table.schema.arrow.clone(), cols.to_vec())?;
@@ -338,6 +339,18 @@ impl Exec<'_> {
                     None => table.schema.name.clone(),
                 };
                 return Err(Error::CheckViolation(field));
+            }
+        }
+        for sql in &table.schema.partition_checks {
+            let e = tdlite_parser::parse_expression(sql)
+                .map_err(|e| Error::Internal(format!("stored partitioning '{sql}': {e}")))?;
+            let cond = self.bind_expr(&e, &scope, None)?;
+            let v = cond.eval(&batch)?;
+            let v = v.as_boolean_opt().ok_or_else(|| {
+                Error::Internal(format!("the partitioning ({sql}) is not a condition"))
+            })?;
+            if v.iter().any(|x| x != Some(true)) {
+                return Err(Error::PartitionViolation(table.schema.name.clone()));
             }
         }
         Ok(())
@@ -838,7 +851,7 @@ impl Exec<'_> {
         // checked in the table's order, as the whole-row check did
         changed.sort_unstable();
         reject_nulls(table, changed.iter().map(|&c| (c, &new_cols[c])))?;
-        if !table.schema.checks.is_empty() {
+        if has_row_checks(table) {
             let all = fetch_missing(table, batch, &mut have, &vec![true; width], ids)?;
             for (c, col) in new_cols.iter_mut().enumerate() {
                 if !changed.contains(&c) {
@@ -1387,4 +1400,15 @@ fn by_format(a: &ArrayRef, ty: SqlType, mask: &str) -> Result<ArrayRef> {
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(values_to_array(ty, values.iter()))
+}
+
+/// Whether new rows of `table` must be checked: CHECK constraints or a partitioning's
+/// conditions.
+pub(crate) fn has_row_checks(table: &Table) -> bool {
+    has_row_checks_in(&table.schema)
+}
+
+/// [`has_row_checks`] of a table definition.
+pub(crate) fn has_row_checks_in(schema: &tdlite_storage::catalog::TableSchema) -> bool {
+    !schema.checks.is_empty() || !schema.partition_checks.is_empty()
 }

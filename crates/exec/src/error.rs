@@ -251,6 +251,9 @@ pub enum Error {
     /// limits.rs).
     #[error("Row size or Sort Key size overflow: {0}.")]
     SizeLimit(String),
+    /// A row in no partition of a partitioned table (5728).
+    #[error("Partitioning violation for table {0}.")]
+    PartitionViolation(String),
     /// The queries of a set operation select different numbers of columns (3653).
     #[error("All select-lists do not contain the same number of expressions.")]
     SetOpArity,
@@ -477,6 +480,7 @@ impl Error {
             Error::IntervalOverflow(_) => code(7453),
             Error::TooManyTables(_) => code(9921),
             Error::SetOpArity => code(3653),
+            Error::PartitionViolation(_) => code(5728),
             Error::StatementTimeout(_) => retryable(9920),
             Error::Internal(_) => code(9999),
             Error::SpoolSpace(_) => code(2646),

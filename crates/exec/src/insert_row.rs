@@ -54,7 +54,7 @@ impl Exec<'_> {
         row: &[ast::Expr],
     ) -> Result<Option<u64>> {
         // CHECK constraints and DEFAULT cells take the general path
-        if !table.schema.checks.is_empty() || crate::default_cells::any_default(row) {
+        if crate::dml::has_row_checks(table) || crate::default_cells::any_default(row) {
             return Ok(None);
         }
         let columns = &table.schema.columns;

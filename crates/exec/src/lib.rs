@@ -97,6 +97,7 @@ mod names;
 mod numfmt;
 mod ops;
 mod params;
+mod partition;
 mod period;
 mod period_fns;
 pub mod period_text;

@@ -62,6 +62,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         primary_index: None,
         no_primary_index: false,
         partitioned: false,
+        partitioning: Vec::new(),
         indexes: Vec::new(),
         unique_constraints: Vec::new(),
         primary_key: None,
@@ -843,30 +844,6 @@ fn check_condition(cur: &mut Cursor) -> Result<sqlparser::ast::Expr, ParseError>
 
 /// `PARTITION BY` what follows: `COLUMN [ALL BUT] [(…)]`, `(…)`, `NAME(…)` (RANGE_N, CASE_N, a
 /// function of columns) or a column, maybe with `ADD n`.
-fn partitioning(cur: &mut Cursor) -> Result<(), ParseError> {
-    if cur.eat_word("COLUMN") {
-        cur.eat_words(&["ALL", "BUT"]);
-        if cur.peek() == Some(&Token::LParen) {
-            cur.skip_parens()?;
-        }
-    } else if cur.peek() == Some(&Token::LParen) {
-        cur.skip_parens()?;
-    } else if matches!(cur.peek(), Some(Token::Word(_))) {
-        // RANGE_N(…), CASE_N(…), a function of columns, or a column
-        cur.pos += 1;
-        if cur.peek() == Some(&Token::LParen) {
-            cur.skip_parens()?;
-        }
-    } else {
-        return Err(cur
-            .unexpected("expected RANGE_N(…), CASE_N(…), COLUMN or a parenthesised partitioning"));
-    }
-    if cur.eat_word("ADD") {
-        cur.number("the number of partitions to add")?;
-    }
-    Ok(())
-}
-
 fn parse_indexes(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseError> {
     loop {
         cur.eat_token(&Token::Comma);
@@ -893,7 +870,7 @@ fn parse_indexes(cur: &mut Cursor, table: &mut CreateTable) -> Result<(), ParseE
             // row or column partitioning (RANGE_N, CASE_N, an expression, COLUMN, several in
             // parentheses): how Teradata lays rows out on disk, never which rows a query sees;
             // tdlite reads past it (SHOW TABLE keeps it as written)
-            partitioning(cur)?;
+            table.partitioning = crate::partitioning::parse(cur)?;
             table.partitioned = true;
             continue;
         }

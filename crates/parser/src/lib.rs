@@ -29,6 +29,7 @@ pub mod legacy_olap;
 pub mod limits;
 mod macros;
 mod parser;
+mod partitioning;
 mod period_syntax;
 pub mod phrase;
 mod sample_clause;
@@ -59,7 +60,8 @@ pub use sqlparser::ast;
 pub use statement::{
     AdminStatement, AlterAction, AsFrom, AsSource, ColumnDef, ColumnDefault, Consume, ConsumeOrder,
     ConsumeWait, CreateTable, DataType, IdentitySpec, IndexDef, LargeType, LockMode, LockObject,
-    Locking, PeriodOf, QueueLimits, SessionOption, Spanned, Statement, StatsGroup, TableKind,
+    Locking, Partitioning, PeriodOf, QueueLimits, RangeEnd, RangeSpec, SessionOption, Spanned,
+    Statement, StatsGroup, TableKind,
 };
 pub use table_function::RETURNS_CALL;
 pub use using::{parse_using, replace_host_variables, replace_markers, Using};

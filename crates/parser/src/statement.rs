@@ -400,6 +400,9 @@ pub struct CreateTable {
     pub no_primary_index: bool,
     /// `PARTITION BY …` was given (read past: it changes no query's answer).
     pub partitioned: bool,
+    /// The RANGE_N and CASE_N levels of `PARTITION BY` (partitioning.rs): a row must fall in
+    /// a partition of each (5728).
+    pub partitioning: Vec<Partitioning>,
     /// Secondary `[UNIQUE] INDEX [name] (cols)` definitions.
     pub indexes: Vec<IndexDef>,
     /// Table-level `PRIMARY KEY (cols)` / `UNIQUE (cols)` constraints.
@@ -513,6 +516,51 @@ pub enum AsFrom {
     Query(Box<ast::Query>),
     /// `AS table`: the table's definition.
     Table(ast::ObjectName),
+}
+
+/// One level of `PARTITION BY` that constrains the rows (partitioning.rs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Partitioning {
+    /// `RANGE_N(test BETWEEN …)`.
+    Range {
+        /// The value the ranges partition.
+        test: Box<ast::Expr>,
+        /// The ranges, in order.
+        ranges: Vec<RangeSpec>,
+        /// `NO RANGE`: a value in no range has a partition.
+        no_range: bool,
+        /// `UNKNOWN` (or `NO RANGE OR UNKNOWN`): a NULL value has a partition.
+        unknown: bool,
+    },
+    /// `CASE_N(condition, …)`.
+    Case {
+        /// The conditions, in order.
+        conditions: Vec<ast::Expr>,
+        /// `NO CASE`: a row no condition holds for has a partition.
+        no_case: bool,
+        /// `UNKNOWN` (or `NO CASE OR UNKNOWN`): a row whose conditions are unknown has one.
+        unknown: bool,
+    },
+}
+
+/// One range of RANGE_N: `start [AND end] [EACH size]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RangeSpec {
+    /// The first value; `None` for `*`.
+    pub start: Option<ast::Expr>,
+    /// Where it ends.
+    pub end: RangeEnd,
+}
+
+/// The end of a RANGE_N range.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RangeEnd {
+    /// `AND end`: up to this value, included.
+    Inclusive(Box<ast::Expr>),
+    /// `AND *`.
+    Unbounded,
+    /// No `AND`: up to the next range's start, excluded.
+    UntilNext,
 }
 
 /// `SET` or `MULTISET`.

@@ -292,6 +292,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         primary_index,
         no_primary_index,
         partitioned,
+        partitioning,
         indexes,
         unique_constraints,
         primary_key,
@@ -347,6 +348,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     if *partitioned {
         writeln!(out, "  partitioned: true").unwrap();
     }
+    for level in partitioning {
+        writeln!(out, "  partition level: {}", render_partitioning(level)).unwrap();
+    }
     if *no_primary_index {
         writeln!(out, "  no_primary_index: true").unwrap();
     }
@@ -372,6 +376,49 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
             tdlite_parser::AsFrom::Table(t) => t.to_string(),
         };
         writeln!(out, "  as: {from} with_data: {}", a.with_data).unwrap();
+        for c in &a.columns {
+            writeln!(out, "  as column: {}", render_column(c)).unwrap();
+        }
+    }
+}
+
+/// A RANGE_N or CASE_N level as text: its parts and the extra partitions.
+fn render_partitioning(level: &tdlite_parser::Partitioning) -> String {
+    use tdlite_parser::{Partitioning, RangeEnd};
+    match level {
+        Partitioning::Range {
+            test,
+            ranges,
+            no_range,
+            unknown,
+        } => {
+            let ranges: Vec<String> = ranges
+                .iter()
+                .map(|r| {
+                    let start = r.start.as_ref().map_or("*".into(), |s| s.to_string());
+                    match &r.end {
+                        RangeEnd::Inclusive(e) => format!("{start} AND {e}"),
+                        RangeEnd::Unbounded => format!("{start} AND *"),
+                        RangeEnd::UntilNext => start,
+                    }
+                })
+                .collect();
+            format!(
+                "RANGE_N({test} BETWEEN {}) no range: {no_range} unknown: {unknown}",
+                ranges.join(", ")
+            )
+        }
+        Partitioning::Case {
+            conditions,
+            no_case,
+            unknown,
+        } => {
+            let c: Vec<String> = conditions.iter().map(ToString::to_string).collect();
+            format!(
+                "CASE_N({}) no case: {no_case} unknown: {unknown}",
+                c.join(", ")
+            )
+        }
     }
 }
 

@@ -135,6 +135,11 @@ pub struct TableSchema {
     /// CHECK constraints as SQL text, with the column they belong to (None: table-level).
     /// Storage keeps them; `exec` parses and enforces them.
     pub checks: Vec<(Option<String>, String)>,
+    /// The conditions a row must meet to fall in a partition of each RANGE_N/CASE_N level of
+    /// the table's `PARTITION BY`, as SQL text (exec partition.rs makes and enforces them;
+    /// 5728 when one is not true).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partition_checks: Vec<String>,
     /// For a view: its query as SQL text (the entry then holds no rows; `columns` are the
     /// query's result columns). Views share the tables' namespace, log and checkpoints.
     #[serde(default)]
@@ -348,6 +353,7 @@ impl TableSchema {
             ddl,
             arrow: Arc::new(Schema::empty()),
             checks: Vec::new(),
+            partition_checks: Vec::new(),
             view: None,
             macro_def: None,
             primary_key: None,

@@ -65,6 +65,35 @@ fn a_second_open_of_the_same_folder_fails_until_the_first_is_closed() {
 }
 
 #[test]
+fn a_partitioning_survives_reopen_and_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = |db: &Database| {
+        let err = db
+            .session()
+            .execute("INS p (3, 500)")
+            .expect_err("a row in no partition");
+        assert_eq!(err.code().number, 5728, "{err}");
+    };
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        s.execute("CREATE MULTISET TABLE p (id INTEGER, n INTEGER) PARTITION BY RANGE_N(n BETWEEN 1 AND 10 EACH 1)")
+            .unwrap();
+        s.execute("INS p (1, 5)").unwrap();
+        refused(&db);
+    }
+    // replayed from the log
+    let db = Database::open(dir.path()).unwrap();
+    refused(&db);
+    // loaded from a checkpoint
+    db.checkpoint().unwrap();
+    drop(db);
+    let db = Database::open(dir.path()).unwrap();
+    refused(&db);
+    assert_eq!(ints(&db, "SEL SUM(n) FROM p"), vec![5]);
+}
+
+#[test]
 fn a_macro_survives_reopen() {
     let dir = tempfile::tempdir().unwrap();
     {

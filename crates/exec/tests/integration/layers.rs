@@ -110,6 +110,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "subscribers",
             "identity",
             "default_cells",
+            "partition",
             "view_dml",
             "session_option",
         ],
