@@ -136,6 +136,11 @@ pub enum Builtin {
     /// the text itself (tdlite's characters are Unicode), but to LATIN a character beyond
     /// U+00FF is 6706, or with `WITH ERROR` the error character U+001A.
     Translate,
+    /// `SOUNDEX(s)`: the Soundex code of a name (text_distance.rs).
+    Soundex,
+    /// `EDITDISTANCE(a, b [, insert, delete, substitute, transpose])`: the edit distance
+    /// (text_distance.rs).
+    EditDistance,
     /// `td_day_of_week(d)`, `td_month_begin(d)`, `OADD_MONTHS(d, n)`, … (`crate::calendar`).
     Calendar(crate::calendar::CalendarFn),
     /// `(d1 - d2) DAY(4)`: the difference as an interval of those fields
@@ -164,12 +169,14 @@ pub(crate) fn text_args(f: Builtin) -> &'static [usize] {
         | Builtin::Regexp(_)
         | Builtin::InitCap
         | Builtin::Translate
+        | Builtin::Soundex
         | Builtin::Ascii => &[0],
         Builtin::Index
         | Builtin::IndexCaseBlind
         | Builtin::InStr
         | Builtin::Trim(_)
-        | Builtin::StrTok => &[0, 1],
+        | Builtin::StrTok
+        | Builtin::EditDistance => &[0, 1],
         Builtin::OReplace | Builtin::OTranslate => &[0, 1, 2],
         Builtin::LPad | Builtin::RPad => &[0, 2],
         _ => &[],
@@ -195,6 +202,7 @@ pub(crate) fn most_args(f: Builtin) -> Option<usize> {
         | Builtin::HashBucket
         | Builtin::HashAmp
         | Builtin::Extract(_)
+        | Builtin::Soundex
         | Builtin::TryCast(_) => 1,
         Builtin::Round
         | Builtin::Trunc
@@ -215,6 +223,7 @@ pub(crate) fn most_args(f: Builtin) -> Option<usize> {
         | Builtin::RPad
         | Builtin::StrTok => 3,
         Builtin::InStr => 4,
+        Builtin::EditDistance => 6,
         Builtin::HashRow | Builtin::Regexp(_) | Builtin::Calendar(_) => return None,
     })
 }
@@ -230,6 +239,8 @@ pub fn lookup(name: &str) -> Option<Builtin> {
     Some(match name {
         "CHAR2HEXINT" => Builtin::Char2HexInt,
         "INITCAP" => Builtin::InitCap,
+        "SOUNDEX" => Builtin::Soundex,
+        "EDITDISTANCE" => Builtin::EditDistance,
         "CHR" => Builtin::Chr,
         "ASCII" => Builtin::Ascii,
         "TRANSLATE" => Builtin::Translate,
@@ -553,6 +564,7 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         | Builtin::IndexCaseBlind
         | Builtin::InStr => 2,
         Builtin::OReplace | Builtin::LPad | Builtin::RPad | Builtin::AddMonths => 2,
+        Builtin::EditDistance => 2,
         Builtin::MonthsBetween | Builtin::NextDay => 2,
         Builtin::OTranslate | Builtin::StrTok => 3,
         Builtin::HashRow | Builtin::HashBucket | Builtin::HashAmp => 0,
@@ -626,6 +638,36 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         }
         Builtin::Ceiling | Builtin::Floor => round_like(f, &arg(0), 0)?,
         Builtin::InitCap => Value::Str(init_cap(&text(&arg(0)).unwrap_or_default())),
+        Builtin::Soundex => Value::Str(crate::text_distance::soundex(
+            &text(&arg(0)).unwrap_or_default(),
+        )),
+        Builtin::EditDistance => {
+            let cost = |i: usize| -> Result<i64> {
+                match int(&arg(i))? {
+                    Some(c) if c >= 0 => Ok(c),
+                    Some(_) => Err(bad(f, "a cost is 0 or more")),
+                    None => Ok(1),
+                }
+            };
+            let costs = crate::text_distance::Costs {
+                insert: cost(2)?,
+                delete: cost(3)?,
+                substitute: cost(4)?,
+                transpose: cost(5)?,
+            };
+            let (a, b) = (
+                text(&arg(0)).unwrap_or_default(),
+                text(&arg(1)).unwrap_or_default(),
+            );
+            let cells = a.chars().count().saturating_mul(b.chars().count());
+            if cells > crate::text_distance::MAX_CELLS {
+                return Err(bad(
+                    f,
+                    "strings too long to compare (5,000 characters each at most)",
+                ));
+            }
+            Value::Int(crate::text_distance::edit_distance(&a, &b, costs))
+        }
         Builtin::Translate => Value::Str(translate(
             &text(&arg(0)).unwrap_or_default(),
             &text(&arg(1)).unwrap_or_default(),
@@ -969,6 +1011,8 @@ fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
         }
         Builtin::InitCap | Builtin::Translate => SqlType::VarChar(64000),
         Builtin::Chr => SqlType::Char(1),
+        Builtin::Soundex => SqlType::VarChar(4),
+        Builtin::EditDistance => SqlType::Integer,
         Builtin::Ascii => SqlType::Integer,
         Builtin::Random => SqlType::Integer,
         Builtin::AddMonths => match first {

@@ -123,6 +123,7 @@ mod subscribers;
 mod sys_calendar;
 mod table_function;
 mod td_date;
+mod text_distance;
 mod text_type;
 mod to_char;
 mod to_char_date;
