@@ -265,6 +265,42 @@ impl Exec<'_> {
             ast::TableFactor::TableFunction { expr, alias } => {
                 self.table_function(expr, alias.as_ref())
             }
+            ast::TableFactor::Pivot {
+                table,
+                aggregate_functions,
+                value_column,
+                value_source,
+                default_on_null,
+                alias,
+            } => {
+                let columns = self.column_names(table)?;
+                let q = crate::pivot::pivot_query(
+                    table,
+                    aggregate_functions,
+                    value_column,
+                    value_source,
+                    default_on_null.as_ref(),
+                    &columns,
+                )?;
+                let rows = self.run_query(&q)?;
+                let a = alias.as_ref().map(|a| a.name.value.to_ascii_uppercase());
+                derived_relation(rows, a, alias.as_ref().map(|a| a.columns.as_slice()))
+            }
+            ast::TableFactor::Unpivot {
+                table,
+                value,
+                name,
+                columns: listed,
+                null_inclusion,
+                alias,
+            } => {
+                let columns = self.column_names(table)?;
+                let include = matches!(null_inclusion, Some(ast::NullInclusion::IncludeNulls));
+                let q = crate::pivot::unpivot_query(table, value, name, listed, include, &columns)?;
+                let rows = self.run_query(&q)?;
+                let a = alias.as_ref().map(|a| a.name.value.to_ascii_uppercase());
+                derived_relation(rows, a, alias.as_ref().map(|a| a.columns.as_slice()))
+            }
             ast::TableFactor::Derived {
                 lateral: false,
                 subquery,
@@ -290,6 +326,20 @@ impl Exec<'_> {
             }
             other => Err(Error::Unsupported(format!("FROM {other}"))),
         }
+    }
+
+    /// The names of the columns a FROM item gives (a table's without reading it).
+    fn column_names(&mut self, tf: &ast::TableFactor) -> Result<Vec<String>> {
+        if let Some((table, _)) = self.base_table(tf)? {
+            return Ok(table
+                .schema
+                .columns
+                .iter()
+                .map(|c| c.name.clone())
+                .collect());
+        }
+        let (scope, _) = self.relation(tf)?;
+        Ok(scope.columns.into_iter().map(|c| c.name).collect())
     }
 
     /// The rows of a table, view, CTE or dictionary view that a FROM item names.

@@ -101,6 +101,7 @@ mod partition;
 mod period;
 mod period_fns;
 pub mod period_text;
+mod pivot;
 mod plan;
 mod plan_cache;
 mod prepared;

@@ -48,6 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "join_step",
             "set_combine",
             "table_function",
+            "pivot",
             "text_distance",
         ],
     ),

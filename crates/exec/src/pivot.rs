@@ -1,0 +1,286 @@
+//! PIVOT and UNPIVOT in FROM (SQL Functions, Expressions, and Predicates, "PIVOT" and
+//! "UNPIVOT"), written as the queries the manual gives as their meaning, which the FROM
+//! clause then runs as a derived table (join.rs):
+//!
+//! - `src PIVOT (agg(x) [AS a], … FOR c IN (v [AS n], …))` groups by the source's other columns
+//!   (those neither an aggregate nor the FOR clause names) and gives, per value and aggregate,
+//!   `agg(CASE WHEN c = v THEN x END)` named `n` (the value itself where it has no alias: 'Jan'
+//!   names the column Jan), or `n_a` where the aggregate has an alias. `FOR (c1, c2) IN ((v1,
+//!   v2) AS n, …)` compares each column.
+//! - `src UNPIVOT [INCLUDE|EXCLUDE NULLS] (m FOR c IN (x [AS 'n'], …))` gives, per source row
+//!   and listed column, the other columns, c (the alias, or the column's name) and m (its
+//!   value); rows whose values are all NULL are left out unless INCLUDE NULLS. `(m1, m2) FOR c
+//!   IN ((x1, x2) AS 'n', …)` unpivots several columns at once.
+//!
+//! Invariant: the source is the FROM item as written, read once per query built here; its
+//! columns' names (from `columns`) decide which columns are carried through.
+
+use crate::error::{Error, Result};
+use sqlparser::ast;
+
+/// The query a PIVOT means, over a source whose columns are `columns`.
+///
+/// # Errors
+/// 9910 for a dynamic IN list (ANY, a subquery) or DEFAULT ON NULL; 9913 for two output
+/// columns of one name (several aggregates without aliases).
+pub(crate) fn pivot_query(
+    source: &ast::TableFactor,
+    aggregates: &[ast::ExprWithAlias],
+    value_column: &[ast::Expr],
+    values: &ast::PivotValueSource,
+    default_on_null: Option<&ast::Expr>,
+    columns: &[String],
+) -> Result<ast::Query> {
+    let ast::PivotValueSource::List(values) = values else {
+        return Err(Error::Unsupported("PIVOT … IN (ANY | a subquery)".into()));
+    };
+    if default_on_null.is_some() {
+        return Err(Error::Unsupported("PIVOT … DEFAULT ON NULL".into()));
+    }
+    let mut named: Vec<String> = Vec::new();
+    for e in aggregates.iter().map(|a| &a.expr).chain(value_column) {
+        named.extend(names_in(e));
+    }
+    let group: Vec<String> = carried(columns, &named);
+    let mut items: Vec<String> = group.iter().map(|g| quoted(g)).collect();
+    let mut out_names: Vec<String> = Vec::new();
+    for v in values {
+        let v_name = v
+            .alias
+            .as_ref()
+            .map_or_else(|| value_name(&v.expr), |a| a.value.clone());
+        let v_items: Vec<&ast::Expr> = match (&v.expr, value_column.len()) {
+            (ast::Expr::Tuple(items), n) if n > 1 => items.iter().collect(),
+            (e, _) => vec![e],
+        };
+        if v_items.len() != value_column.len() {
+            return Err(Error::TypeMismatch(format!(
+                "PIVOT: {} has {} values for {} columns",
+                v.expr,
+                v_items.len(),
+                value_column.len()
+            )));
+        }
+        let cond: Vec<String> = value_column
+            .iter()
+            .zip(&v_items)
+            .map(|(c, x)| format!("({c}) = ({x})"))
+            .collect();
+        let cond = cond.join(" AND ");
+        for a in aggregates {
+            let ast::Expr::Function(f) = &a.expr else {
+                return Err(Error::TypeMismatch(format!(
+                    "PIVOT takes aggregate calls, not {}",
+                    a.expr
+                )));
+            };
+            let (arg, distinct) = match &f.args {
+                ast::FunctionArguments::List(l) => match l.args.as_slice() {
+                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard)] => {
+                        ("1".to_string(), false)
+                    }
+                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => (
+                        x.to_string(),
+                        matches!(
+                            l.duplicate_treatment,
+                            Some(ast::DuplicateTreatment::Distinct)
+                        ),
+                    ),
+                    _ => {
+                        return Err(Error::TypeMismatch(format!(
+                            "PIVOT: {} takes one argument",
+                            f.name
+                        )))
+                    }
+                },
+                _ => {
+                    return Err(Error::TypeMismatch(format!(
+                        "PIVOT takes aggregate calls, not {}",
+                        a.expr
+                    )))
+                }
+            };
+            let name = match &a.alias {
+                Some(al) => format!("{v_name}_{}", al.value),
+                None => v_name.clone(),
+            };
+            if out_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+                return Err(Error::TypeMismatch(format!(
+                    "PIVOT makes two columns named {name}: give the aggregates aliases"
+                )));
+            }
+            items.push(format!(
+                "{}({}CASE WHEN {cond} THEN {arg} END) AS {}",
+                f.name,
+                if distinct { "DISTINCT " } else { "" },
+                quoted(&name)
+            ));
+            out_names.push(name);
+        }
+    }
+    let group_by = match group.is_empty() {
+        true => String::new(),
+        false => format!(
+            " GROUP BY {}",
+            group
+                .iter()
+                .map(|g| quoted(g))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    query_over(
+        &format!("SELECT {} FROM {SOURCE}{group_by}", items.join(", ")),
+        source,
+    )
+}
+
+/// The query an UNPIVOT means, over a source whose columns are `columns`.
+///
+/// # Errors
+/// 9913 for an IN item with another number of columns than the measures.
+pub(crate) fn unpivot_query(
+    source: &ast::TableFactor,
+    value: &ast::Expr,
+    name: &ast::Ident,
+    listed: &[ast::ExprWithAlias],
+    include_nulls: bool,
+    columns: &[String],
+) -> Result<ast::Query> {
+    let measures: Vec<&ast::Expr> = match value {
+        ast::Expr::Tuple(items) => items.iter().collect(),
+        e => vec![e],
+    };
+    let mut named: Vec<String> = Vec::new();
+    for c in listed {
+        named.extend(names_in(&c.expr));
+    }
+    let carried = carried(columns, &named);
+    let mut branches = Vec::new();
+    for c in listed {
+        let sources: Vec<&ast::Expr> = match &c.expr {
+            ast::Expr::Tuple(items) => items.iter().collect(),
+            e => vec![e],
+        };
+        if sources.len() != measures.len() {
+            return Err(Error::TypeMismatch(format!(
+                "UNPIVOT: {} has {} columns for {} measures",
+                c.expr,
+                sources.len(),
+                measures.len()
+            )));
+        }
+        let label = match &c.alias {
+            Some(a) => a.value.clone(),
+            None => sources
+                .iter()
+                .map(|s| value_name(s))
+                .collect::<Vec<_>>()
+                .join("_"),
+        };
+        let mut items: Vec<String> = carried.iter().map(|g| quoted(g)).collect();
+        items.push(format!(
+            "'{}' AS {}",
+            label.replace('\'', "''"),
+            quoted(&name.value)
+        ));
+        for (m, s) in measures.iter().zip(&sources) {
+            items.push(format!("{s} AS {}", quoted(&measure_name(m))));
+        }
+        let filter = match include_nulls {
+            true => String::new(),
+            false => format!(
+                " WHERE {}",
+                sources
+                    .iter()
+                    .map(|s| format!("({s}) IS NOT NULL"))
+                    .collect::<Vec<_>>()
+                    .join(" OR ")
+            ),
+        };
+        branches.push(format!("SELECT {} FROM {SOURCE}{filter}", items.join(", ")));
+    }
+    query_over(&branches.join(" UNION ALL "), source)
+}
+
+/// The placeholder the queries built here read from, replaced by the source.
+const SOURCE: &str = "\"tdlite pivot source\"";
+
+/// `sql` parsed, every FROM item named [`SOURCE`] replaced by `source`.
+fn query_over(sql: &str, source: &ast::TableFactor) -> Result<ast::Query> {
+    let stmts = tdlite_parser::parse_request(sql)?;
+    let Some(tdlite_parser::Statement::Sql(s)) = stmts.into_iter().next().map(|s| s.statement)
+    else {
+        return Err(Error::Internal("PIVOT's query".into()));
+    };
+    let ast::Statement::Query(mut q) = *s else {
+        return Err(Error::Internal("PIVOT's query".into()));
+    };
+    replace_source(q.body.as_mut(), source);
+    Ok(*q)
+}
+
+/// Puts `source` where the placeholder is, in each query of a set operation.
+fn replace_source(body: &mut ast::SetExpr, source: &ast::TableFactor) {
+    match body {
+        ast::SetExpr::Select(s) => {
+            for t in &mut s.from {
+                t.relation = source.clone();
+            }
+        }
+        ast::SetExpr::SetOperation { left, right, .. } => {
+            replace_source(left, source);
+            replace_source(right, source);
+        }
+        _ => {}
+    }
+}
+
+/// The source's columns that are not in `named` (compared case-insensitively).
+fn carried(columns: &[String], named: &[String]) -> Vec<String> {
+    columns
+        .iter()
+        .filter(|c| !named.iter().any(|n| n.eq_ignore_ascii_case(c)))
+        .cloned()
+        .collect()
+}
+
+/// The column names an expression reads (a qualified name's last part).
+fn names_in(e: &ast::Expr) -> Vec<String> {
+    let mut out = Vec::new();
+    let _ = ast::visit_expressions(e, |x| {
+        match x {
+            ast::Expr::Identifier(i) => out.push(i.value.clone()),
+            ast::Expr::CompoundIdentifier(p) => out.extend(p.last().map(|i| i.value.clone())),
+            _ => {}
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    out
+}
+
+/// The name a value gives a column where it has no alias: a string's text, else the value as
+/// written.
+fn value_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
+        ast::Expr::Identifier(i) => i.value.clone(),
+        ast::Expr::CompoundIdentifier(p) => {
+            p.last().map_or_else(|| e.to_string(), |i| i.value.clone())
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The name of a measure column (`val` in `UNPIVOT (val FOR …)`).
+fn measure_name(e: &ast::Expr) -> String {
+    value_name(e)
+}
+
+/// `name` as a quoted identifier.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
