@@ -1,5 +1,6 @@
-//! The difference of two DATE or TIMESTAMP values as an interval of the fields a qualifier
-//! names: `(d1 - d2) DAY(4)`, `(d1 - d2) MONTH`, `(ts1 - ts2) DAY(4) TO SECOND` (SQL Date and
+//! The difference of two DATE, TIME or TIMESTAMP values as an interval of the fields a
+//! qualifier names: `(d1 - d2) DAY(4)`, `(d1 - d2) MONTH`, `(ts1 - ts2) DAY(4) TO SECOND`,
+//! `(t1 - t2) HOUR TO MINUTE` (TIME only with TIME and a day-time qualifier, else 5407) (SQL Date and
 //! Time Functions and Expressions, "ANSI DateTime and Interval Expressions"; the parser makes
 //! them the call `"tdlite interval"` (parser/src/interval_qualifier.rs)).
 //!
@@ -120,6 +121,20 @@ impl Qualifier {
 /// 7453 when the leading field does not fit its precision; 9913 for values that are no
 /// DATE or TIMESTAMP.
 pub(crate) fn eval(q: Qualifier, left: &Value, right: &Value) -> Result<Value> {
+    // TIME from TIME: a day-time difference within a day (Teradata has no year-month one)
+    let times = [left, right]
+        .iter()
+        .filter(|v| matches!(v, Value::Time(_)))
+        .count();
+    let others = [left, right]
+        .iter()
+        .filter(|v| !matches!(v, Value::Time(_) | Value::Null))
+        .count();
+    if times > 0 && (others > 0 || matches!(q.start, Unit::Year | Unit::Month)) {
+        return Err(Error::DateTimeOperation(
+            "a TIME difference takes another TIME and a day-time qualifier".into(),
+        ));
+    }
     let (Some(a), Some(b)) = (moment(left)?, moment(right)?) else {
         return Ok(Value::Null);
     };
@@ -207,9 +222,15 @@ fn moment(v: &Value) -> Result<Option<NaiveDateTime>> {
                 .naive_utc(),
         ),
         Value::Date(_) => crate::functions::date_of(v)?.map(|d| d.and_time(Default::default())),
+        // a TIME: its moment on one day (only ever compared with another TIME)
+        Value::Time(us) => Some(
+            chrono::DateTime::from_timestamp_micros(*us)
+                .or_overflow()?
+                .naive_utc(),
+        ),
         _ => {
             return Err(Error::TypeMismatch(
-                "an interval qualifier takes a difference of DATE or TIMESTAMP values".into(),
+                "an interval qualifier takes a difference of DATE, TIME or TIMESTAMP values".into(),
             ))
         }
     })
