@@ -293,7 +293,8 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
             text("N"),
             text("NN"),
             text(user),
-            text(s.view.clone().unwrap_or_else(|| s.ddl.clone())),
+            // the DDL as written (a view's CREATE VIEW, as Teradata keeps it)
+            text(s.ddl.clone()),
             comment(registry, 'T', &s.name),
             n(0),
             n(0),

@@ -89,9 +89,40 @@ impl Exec<'_> {
             Vec::new(),
             text.to_string(),
         );
-        schema.view = Some(query.to_string());
+        schema.view = Some(self.resolved_names(query).to_string());
         self.txn.create_table(schema)?;
         Ok(())
+    }
+
+    /// `query` with each unqualified table or view name written as the object it names now
+    /// (`t` in database sales as `sales.t`; one of the user's own as `user.t`): a view's
+    /// names are resolved when it is created, in its creator's default database, whatever
+    /// database a later reader is in. Names of the query's own WITH clauses, and names that
+    /// resolve to nothing now, are kept as written.
+    fn resolved_names(&self, query: &ast::Query) -> ast::Query {
+        let mut ctes: Vec<String> = Vec::new();
+        collect_cte_names(query, &mut ctes);
+        let mut q = query.clone();
+        let _ = ast::visit_relations_mut(&mut q, |name| {
+            let single = match name.0.as_slice() {
+                [ast::ObjectNamePart::Identifier(i)] => Some(i.clone()),
+                _ => None,
+            };
+            if let Some(ident) = single {
+                let is_cte = ctes.iter().any(|c| c.eq_ignore_ascii_case(&ident.value));
+                if let (false, Ok(t)) = (is_cte, self.must_get_object(name)) {
+                    let (db, bare) = match t.schema.name.rsplit_once('.') {
+                        Some((db, bare)) => (db.to_string(), bare.to_string()),
+                        None => (self.user.to_string(), t.schema.name.clone()),
+                    };
+                    let part =
+                        |v: String| ast::ObjectNamePart::Identifier(ast::Ident::with_quote('"', v));
+                    *name = ast::ObjectName(vec![part(db), part(bare)]);
+                }
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        q
     }
 
     /// 9925 if `query` names a queue table (SQL Data Definition Language, "Rules and
@@ -244,4 +275,20 @@ pub(crate) fn parse_query(sql: &str) -> Result<sqlparser::ast::Query> {
         },
         _ => Err(Error::Internal("a view that is not a query".into())),
     }
+}
+
+/// The names the WITH clauses of `q` (and of the queries inside it) define.
+fn collect_cte_names(q: &ast::Query, out: &mut Vec<String>) {
+    struct Ctes<'o>(&'o mut Vec<String>);
+    impl ast::Visitor for Ctes<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> std::ops::ControlFlow<()> {
+            if let Some(w) = &q.with {
+                self.0
+                    .extend(w.cte_tables.iter().map(|c| c.alias.name.value.clone()));
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let _ = ast::Visit::visit(q, &mut Ctes(out));
 }
