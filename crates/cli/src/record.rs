@@ -19,9 +19,9 @@
 //!
 //! Character data is UTF-8 (tdlite's session character set). Export writes each column by its
 //! Arrow type: text as VARCHAR, or as CHAR(n) where the result column is declared CHAR(n)
-//! (`tdlite::fixed_char_length`: a table's CHAR column, a CAST to CHAR(n), …), so a USING that
-//! names the column's own types reads the records back; import reads the types its `USING`
-//! names.
+//! (`tdlite::fixed_char_length`: a table's CHAR column, a CAST to CHAR(n), …) and every value
+//! fits n bytes, so a USING that names the column's own types reads the records back; import
+//! reads the types its `USING` names.
 //!
 //! Invariants: decoding never panics on bad input (a short or overlong record, an unknown
 //! type is an error message); encoding a value and decoding it with the matching USING type
@@ -157,6 +157,8 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
     let opts = FormatOptions::new()
         .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.6f"))
         .with_time_format(Some("%H:%M:%S%.6f"));
+    // one layout for the whole export
+    let fixed = fixed_widths(rows);
     for b in &rows.batches {
         let cols = b.columns();
         let text: Vec<Option<ArrayFormatter>> = cols
@@ -166,9 +168,6 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
                     .then(|| ArrayFormatter::try_new(c.as_ref(), &opts).ok())
                     .flatten()
             })
-            .collect();
-        let fixed: Vec<Option<usize>> = (rows.schema.fields().iter())
-            .map(|f| tdlite::fixed_char_length(f))
             .collect();
         for row in 0..b.num_rows() {
             let mut data = Vec::new();
@@ -197,6 +196,22 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
         }
     }
     Ok(())
+}
+
+/// The n of each column written as CHAR(n): a column declared CHAR(n) whose every value fits
+/// n bytes (characters beyond ASCII take more in UTF-8: such a column is written as VARCHAR).
+fn fixed_widths(rows: &Rows) -> Vec<Option<usize>> {
+    (rows.schema.fields().iter().enumerate())
+        .map(|(i, f)| {
+            let n = tdlite::fixed_char_length(f)?;
+            let fits = rows.batches.iter().all(|b| {
+                b.column(i)
+                    .as_string_opt::<i32>()
+                    .is_some_and(|s| s.iter().flatten().all(|v| v.len() <= n))
+            });
+            fits.then_some(n)
+        })
+        .collect()
 }
 
 /// Appends a CHAR(n) field of text column `c`: its bytes padded with blanks to n (a NULL as n

@@ -511,6 +511,30 @@ SEL COUNT(*) AS copied FROM dst WHERE code = 'ab' OR code = '';
     assert_eq!(code, 0, "{out}");
 }
 
+#[test]
+fn export_data_writes_a_char_column_with_wider_characters_as_varchar() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "CREATE TABLE src (code CHAR(3));
+INS src ('\u{e9}\u{e9}');
+.EXPORT DATA FILE = rows.dat
+SEL code FROM src;
+.EXPORT RESET
+CREATE TABLE dst (code CHAR(3));
+.IMPORT DATA FILE = rows.dat
+.REPEAT *
+USING (code VARCHAR(3))
+INS dst (:code);
+SEL COUNT(*) AS same FROM src, dst WHERE src.code = dst.code;
+";
+    let (out, _, code) = run_in(dir.path(), &[], script.as_bytes());
+    let bytes = std::fs::read(dir.path().join("rows.dat")).expect("export file");
+    // 'éé ' (the CHAR(3) padded) is 5 bytes in UTF-8: no 3-byte CHAR(3) field holds it, so
+    // a VARCHAR one (a record of 7: the length 5, the 5 bytes)
+    assert_eq!(&bytes[..4], b"\x07\x00\x05\x00", "{bytes:?}");
+    assert!(out.contains("same\n----\n   1"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
 /// Runs every script of `tests/bteq_corpus` (BTEQ's documented examples, see its README) in a
 /// copy of the folder, and checks its exit status and the lines its `.expect` file says the
 /// output contains.

@@ -148,11 +148,7 @@ impl Exec<'_> {
         }
         if !ct.partitioning.is_empty() {
             schema.partition_checks = crate::partition::conditions(&ct.partitioning);
-            let scope = crate::names::schema_scope(&schema, &schema.name);
-            for sql in &schema.partition_checks {
-                let e = tdlite_parser::parse_expression(sql)?;
-                self.bind_expr(&e, &scope, None)?;
-            }
+            self.check_partitioning(&schema)?;
         }
         if let Some(p) = &ct.primary_index {
             let columns = column_positions(&schema, &p.columns)?;

@@ -341,13 +341,34 @@ impl Exec<'_> {
                 return Err(Error::CheckViolation(field));
             }
         }
-        for sql in &table.schema.partition_checks {
-            let e = tdlite_parser::parse_expression(sql)
-                .map_err(|e| Error::Internal(format!("stored partitioning '{sql}': {e}")))?;
-            let cond = self.bind_expr(&e, &scope, None)?;
+        if table.schema.partition_checks.is_empty() {
+            return Ok(());
+        }
+        let cached = self
+            .shared
+            .partition_conditions
+            .lock()
+            .get(&table.id)
+            .cloned();
+        let conds = match cached {
+            Some(c) => c,
+            None => {
+                let mut bound = Vec::with_capacity(table.schema.partition_checks.len());
+                for sql in &table.schema.partition_checks {
+                    let e = tdlite_parser::parse_expression(sql).map_err(|e| {
+                        Error::Internal(format!("stored partitioning '{sql}': {e}"))
+                    })?;
+                    bound.push(self.bind_expr(&e, &scope, None)?);
+                }
+                let bound = Arc::new(bound);
+                (self.shared.partition_conditions.lock()).insert(table.id, bound.clone());
+                bound
+            }
+        };
+        for cond in conds.iter() {
             let v = cond.eval(&batch)?;
             let v = v.as_boolean_opt().ok_or_else(|| {
-                Error::Internal(format!("the partitioning ({sql}) is not a condition"))
+                Error::Internal("a partitioning's condition is no condition".into())
             })?;
             if v.iter().any(|x| x != Some(true)) {
                 return Err(Error::PartitionViolation(table.schema.name.clone()));

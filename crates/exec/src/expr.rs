@@ -1308,8 +1308,8 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
             let eqm = boolean::and_kleene(eqm, &boolean::is_not_null(eqm)?)?;
             Ok(arrow::compute::nullif(&a, &eqm)?)
         }
-        Func::Upper => map_str(arg(0)?, &|s| s.to_uppercase()),
-        Func::Lower => map_str(arg(0)?, &|s| s.to_lowercase()),
+        Func::Upper => map_str(arg(0)?, &|s| case_mapped(s, true)),
+        Func::Lower => map_str(arg(0)?, &|s| case_mapped(s, false)),
         Func::Trim => map_str(arg(0)?, &|s| s.trim_matches(' ').to_string()),
         Func::CharLength => {
             let a = to_utf8(&arg(0)?)?;
@@ -1485,4 +1485,27 @@ pub(crate) const SAMPLE_ID_COLUMN: &str = "\u{1}sampleid";
 /// `Expr::Window` reads it). No SQL name can reach it.
 pub(crate) fn window_column(k: usize) -> String {
     format!("\u{1}window{k}")
+}
+
+/// UPPER and LOWER as Teradata maps case: character for character, so the result has the
+/// argument's length (a character whose case mapping is several, as `ß` to `SS`, stays).
+fn case_mapped(s: &str, upper: bool) -> String {
+    if s.is_ascii() {
+        return match upper {
+            true => s.to_ascii_uppercase(),
+            false => s.to_ascii_lowercase(),
+        };
+    }
+    s.chars()
+        .map(|c| {
+            let mut m: Vec<char> = match upper {
+                true => c.to_uppercase().collect(),
+                false => c.to_lowercase().collect(),
+            };
+            match m.len() {
+                1 => m.remove(0),
+                _ => c,
+            }
+        })
+        .collect()
 }

@@ -643,9 +643,10 @@ fn row(f: Builtin, a: &[Value], rng: &mut u64) -> Result<Value> {
         )),
         Builtin::EditDistance => {
             let cost = |i: usize| -> Result<i64> {
+                // an INTEGER of 0 or more (so no sum of costs overflows)
                 match int(&arg(i))? {
-                    Some(c) if c >= 0 => Ok(c),
-                    Some(_) => Err(bad(f, "a cost is 0 or more")),
+                    Some(c) if (0..=i64::from(i32::MAX)).contains(&c) => Ok(c),
+                    Some(_) => Err(bad(f, "a cost is an INTEGER of 0 or more")),
                     None => Ok(1),
                 }
             };

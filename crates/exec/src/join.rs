@@ -117,18 +117,40 @@ fn check_names(from: &[ast::TableWithJoins]) -> Result<()> {
     let items = from
         .iter()
         .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+    let mut functions = Vec::new();
     for tf in items {
         if let Some(n) = exposed_name(tf) {
             if !seen.insert(n.clone()) {
                 return Err(Error::DuplicateFromName(n));
             }
         }
+        if let ast::TableFactor::TableFunction { expr, .. } = tf {
+            functions.push(expr);
+        }
+    }
+    // a table function reads the table its arguments' columns name; a qualifier that is
+    // another item of this FROM clause (`FROM orders o, TABLE (f(o.id …))`) would be a
+    // lateral reference, which tdlite does not make (it would read the table called o)
+    for expr in functions {
+        let walk = crate::bind::visit_own_level(expr, |e| match e {
+            ast::Expr::CompoundIdentifier(p)
+                if p.len() > 1 && seen.contains(&p[p.len() - 2].value.to_ascii_uppercase()) =>
+            {
+                std::ops::ControlFlow::Break(())
+            }
+            _ => std::ops::ControlFlow::Continue(()),
+        });
+        if walk.is_break() {
+            return Err(Error::Unsupported(
+                "a table function over the columns of another item of its FROM clause (name the \
+                 table in its arguments and join its result)"
+                    .into(),
+            ));
+        }
     }
     Ok(())
 }
 
-/// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
-/// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
 /// Whether two qualifiers name the same table (names compare without regard to case).
 fn same_name(a: &[ast::Ident], b: &[ast::Ident]) -> bool {
     a.len() == b.len()
@@ -137,6 +159,8 @@ fn same_name(a: &[ast::Ident], b: &[ast::Ident]) -> bool {
             .all(|(x, y)| x.value.eq_ignore_ascii_case(&y.value))
 }
 
+/// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
+/// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
 fn derived_relation(
     rows: crate::result::Rows,
     q: Option<String>,
@@ -328,18 +352,23 @@ impl Exec<'_> {
         }
     }
 
-    /// The names of the columns a FROM item gives (a table's without reading it).
-    fn column_names(&mut self, tf: &ast::TableFactor) -> Result<Vec<String>> {
+    /// The names of the columns a FROM item gives, with their types where known (a table's
+    /// without reading it; a derived table's character columns' declared types).
+    fn column_names(
+        &mut self,
+        tf: &ast::TableFactor,
+    ) -> Result<Vec<(String, Option<tdlite_storage::types::SqlType>)>> {
         if let Some((table, _)) = self.base_table(tf)? {
-            return Ok(table
-                .schema
-                .columns
-                .iter()
-                .map(|c| c.name.clone())
+            return Ok((table.schema.columns.iter())
+                .map(|c| (c.name.clone(), Some(c.ty)))
                 .collect());
         }
         let (scope, _) = self.relation(tf)?;
-        Ok(scope.columns.into_iter().map(|c| c.name).collect())
+        Ok(scope
+            .columns
+            .into_iter()
+            .map(|c| (c.name, c.text))
+            .collect())
     }
 
     /// The rows of a table, view, CTE or dictionary view that a FROM item names.

@@ -17,6 +17,7 @@
 
 use crate::error::{Error, Result};
 use sqlparser::ast;
+use tdlite_storage::types::SqlType;
 
 /// The query a PIVOT means, over a source whose columns are `columns`.
 ///
@@ -29,7 +30,7 @@ pub(crate) fn pivot_query(
     value_column: &[ast::Expr],
     values: &ast::PivotValueSource,
     default_on_null: Option<&ast::Expr>,
-    columns: &[String],
+    columns: &[(String, Option<SqlType>)],
 ) -> Result<ast::Query> {
     let ast::PivotValueSource::List(values) = values else {
         return Err(Error::Unsupported("PIVOT … IN (ANY | a subquery)".into()));
@@ -43,7 +44,8 @@ pub(crate) fn pivot_query(
     }
     let group: Vec<String> = carried(columns, &named);
     let mut items: Vec<String> = group.iter().map(|g| quoted(g)).collect();
-    let mut out_names: Vec<String> = Vec::new();
+    // the new columns' names must differ from each other and from the carried ones
+    let mut out_names: Vec<String> = group.clone();
     for v in values {
         let v_name = v
             .alias
@@ -106,7 +108,7 @@ pub(crate) fn pivot_query(
             };
             if out_names.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
                 return Err(Error::TypeMismatch(format!(
-                    "PIVOT makes two columns named {name}: give the aggregates aliases"
+                    "PIVOT makes two columns named {name}: give the values or aggregates other aliases"
                 )));
             }
             items.push(format!(
@@ -145,7 +147,7 @@ pub(crate) fn unpivot_query(
     name: &ast::Ident,
     listed: &[ast::ExprWithAlias],
     include_nulls: bool,
-    columns: &[String],
+    columns: &[(String, Option<SqlType>)],
 ) -> Result<ast::Query> {
     let measures: Vec<&ast::Expr> = match value {
         ast::Expr::Tuple(items) => items.iter().collect(),
@@ -156,7 +158,19 @@ pub(crate) fn unpivot_query(
         named.extend(names_in(&c.expr));
     }
     let carried = carried(columns, &named);
-    let mut branches = Vec::new();
+    // the new columns' names differ from the carried ones
+    for n in measures
+        .iter()
+        .map(|m| measure_name(m))
+        .chain([name.value.clone()])
+    {
+        if carried.iter().any(|c| c.eq_ignore_ascii_case(&n)) {
+            return Err(Error::TypeMismatch(format!(
+                "UNPIVOT's column {n} has the name of a column of its source"
+            )));
+        }
+    }
+    let mut rows: Vec<(String, Vec<&ast::Expr>)> = Vec::new();
     for c in listed {
         let sources: Vec<&ast::Expr> = match &c.expr {
             ast::Expr::Tuple(items) => items.iter().collect(),
@@ -178,14 +192,31 @@ pub(crate) fn unpivot_query(
                 .collect::<Vec<_>>()
                 .join("_"),
         };
+        rows.push((label, sources));
+    }
+    // every branch gives its label and values one type, wide enough for all of them (the
+    // first query of a UNION would otherwise cut the others to its own)
+    let label_len = (rows.iter().map(|(l, _)| l.chars().count()))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let measure_types: Vec<Option<String>> = (0..measures.len())
+        .map(|k| common_text_type(rows.iter().map(|(_, s)| s[k]), columns))
+        .collect();
+    let mut branches = Vec::new();
+    for (label, sources) in &rows {
         let mut items: Vec<String> = carried.iter().map(|g| quoted(g)).collect();
         items.push(format!(
-            "'{}' AS {}",
+            "CAST('{}' AS VARCHAR({label_len})) AS {}",
             label.replace('\'', "''"),
             quoted(&name.value)
         ));
-        for (m, s) in measures.iter().zip(&sources) {
-            items.push(format!("{s} AS {}", quoted(&measure_name(m))));
+        for ((m, s), ty) in measures.iter().zip(sources).zip(&measure_types) {
+            let value = match ty {
+                Some(t) => format!("CAST(({s}) AS {t})"),
+                None => s.to_string(),
+            };
+            items.push(format!("{value} AS {}", quoted(&measure_name(m))));
         }
         let filter = match include_nulls {
             true => String::new(),
@@ -237,12 +268,44 @@ fn replace_source(body: &mut ast::SetExpr, source: &ast::TableFactor) {
 }
 
 /// The source's columns that are not in `named` (compared case-insensitively).
-fn carried(columns: &[String], named: &[String]) -> Vec<String> {
+fn carried(columns: &[(String, Option<SqlType>)], named: &[String]) -> Vec<String> {
     columns
         .iter()
-        .filter(|c| !named.iter().any(|n| n.eq_ignore_ascii_case(c)))
-        .cloned()
+        .filter(|(c, _)| !named.iter().any(|n| n.eq_ignore_ascii_case(c)))
+        .map(|(c, _)| c.clone())
         .collect()
+}
+
+/// The VARCHAR that holds the values of all `sources` where one is character data: as long as
+/// the longest declared one, or VARCHAR(64000) where one's length is not known; `None` where
+/// none is character data (numbers keep the first query's type, as a UNION gives it).
+fn common_text_type<'e>(
+    sources: impl Iterator<Item = &'e ast::Expr>,
+    columns: &[(String, Option<SqlType>)],
+) -> Option<String> {
+    let mut text = false;
+    let mut longest = Some(1u32);
+    for s in sources {
+        let declared = match s {
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
+                let n = value_name(s);
+                columns
+                    .iter()
+                    .find(|(c, _)| c.eq_ignore_ascii_case(&n))
+                    .and_then(|(_, t)| *t)
+            }
+            _ => None,
+        };
+        match declared {
+            Some(SqlType::Char(n) | SqlType::VarChar(n)) => {
+                text = true;
+                longest = longest.map(|l| l.max(n));
+            }
+            Some(_) => {}
+            None => longest = None,
+        }
+    }
+    text.then(|| format!("VARCHAR({})", longest.unwrap_or(64_000)))
 }
 
 /// The column names an expression reads (a qualified name's last part).

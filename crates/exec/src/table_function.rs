@@ -68,14 +68,24 @@ impl TableFn {
 /// reads them (`token VARCHAR(20) CHARACTER SET UNICODE`); the name and the type are used.
 ///
 /// # Errors
-/// 3706 for a definition that does not parse; 9910 for a type tdlite does not know.
+/// 3706 for a definition that does not parse; 9910 for a type tdlite does not know; 9913 for
+/// a name written twice.
 pub(crate) fn returns(defs: &[String]) -> Result<Vec<(String, SqlType)>> {
-    defs.iter()
-        .map(|d| {
-            let col = tdlite_parser::parse_column_definition(d)?;
-            Ok((col.name, crate::types::storage_type(&col.data_type)?))
-        })
-        .collect()
+    let mut out: Vec<(String, SqlType)> = Vec::with_capacity(defs.len());
+    for d in defs {
+        let col = tdlite_parser::parse_column_definition(d)?;
+        if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&col.name)) {
+            return Err(Error::TypeMismatch(format!(
+                "column '{}' is defined twice",
+                col.name
+            )));
+        }
+        out.push((
+            col.name.clone(),
+            crate::types::storage_type(&col.data_type)?,
+        ));
+    }
+    Ok(out)
 }
 
 /// The rows `f` gives for `rows` input rows of its arguments `args`, as the columns

@@ -86,17 +86,21 @@ pub(crate) fn edit_distance(a: &str, b: &str, costs: Costs) -> i64 {
     let w = b.len() + 1;
     // three rows of the table: two back (for transpositions), one back, this one
     let mut before: Vec<i64> = vec![0; w];
-    let mut prev: Vec<i64> = (0..w).map(|j| j as i64 * costs.insert).collect();
+    // costs are INTEGERs and lengths at most MAX_CELLS: the sums stay far inside i64, and
+    // saturate if a caller ever passes more
+    let mut prev: Vec<i64> = (0..w)
+        .map(|j| (j as i64).saturating_mul(costs.insert))
+        .collect();
     let mut row: Vec<i64> = vec![0; w];
     for i in 1..=a.len() {
-        row[0] = i as i64 * costs.delete;
+        row[0] = (i as i64).saturating_mul(costs.delete);
         for j in 1..w {
             let same = a[i - 1] == b[j - 1];
-            let mut best = (prev[j] + costs.delete)
-                .min(row[j - 1] + costs.insert)
-                .min(prev[j - 1] + if same { 0 } else { costs.substitute });
+            let mut best = (prev[j].saturating_add(costs.delete))
+                .min(row[j - 1].saturating_add(costs.insert))
+                .min(prev[j - 1].saturating_add(if same { 0 } else { costs.substitute }));
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(before[j - 2] + costs.transpose);
+                best = best.min(before[j - 2].saturating_add(costs.transpose));
             }
             row[j] = best;
         }
@@ -144,5 +148,12 @@ mod tests {
         assert_eq!(edit_distance("abcd", "abdc", costly), 2);
         let cheap_insert = Costs { insert: 0, ..one };
         assert_eq!(edit_distance("ac", "abc", cheap_insert), 0);
+        let huge = Costs {
+            delete: i64::MAX,
+            ..one
+        };
+        // a deletion cannot be avoided here: the sum saturates, it never wraps
+        assert_eq!(edit_distance("abcd", "abc", huge), i64::MAX);
+        assert_eq!(edit_distance("abc", "abd", huge), 1);
     }
 }

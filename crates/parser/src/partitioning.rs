@@ -109,8 +109,8 @@ fn range_n(toks: &[TokenWithSpan], at: &Cursor) -> Result<Partitioning, ParseErr
 fn range(item: &[TokenWithSpan], at: &Cursor) -> Result<RangeSpec, ParseError> {
     let each = top_level(item, "EACH").unwrap_or(item.len());
     let bounds = &item[..each];
-    if each + 1 < item.len() {
-        expr(&item[each + 1..], at)?; // the size: only checked
+    if each < item.len() {
+        expr(&item[each + 1..], at)?; // the size (required after EACH): only checked
     }
     let bound = |toks: &[TokenWithSpan]| -> Result<Option<ast::Expr>, ParseError> {
         match toks {
