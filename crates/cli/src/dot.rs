@@ -163,8 +163,9 @@ pub enum SetOption {
     RecordMode(bool),
     /// `.SET SIDETITLES [ON|OFF]`: each row as lines of `title value`.
     SideTitles(bool),
-    /// `.SET FOLDLINE [ON|OFF]`: a line longer than WIDTH goes on, indented, on the next.
-    FoldLine(bool),
+    /// `.SET FOLDLINE [ON|OFF] [ALL | n, …]`: a row goes on on the next line, two positions
+    /// in, after each of those columns.
+    FoldLine(crate::format::Fold),
     /// `.SET RETLIMIT n`: at most n rows shown (0: all).
     RetLimit(u64),
     /// `.SET WIDTH n`: report lines are cut at n characters.
@@ -684,14 +685,31 @@ fn set(args: &str) -> Result<SetOption, String> {
                 .ok_or_else(|| bad("expected ON or OFF"))?,
         ),
         // bare: ON; a column list after ON/OFF (ALL, 1, 3) applies to every column here
-        "SIDETITLES" | "FOLDLINE" => {
+        "SIDETITLES" => {
             let first = rest.split_whitespace().next().unwrap_or("ON");
-            let on = on_off(first).ok_or_else(|| bad("expected ON or OFF"))?;
-            if option == "SIDETITLES" {
-                SetOption::SideTitles(on)
-            } else {
-                SetOption::FoldLine(on)
-            }
+            SetOption::SideTitles(on_off(first).ok_or_else(|| bad("expected ON or OFF"))?)
+        }
+        // `[ON|OFF] [ALL | n[, n…]]`: ON folds after the columns listed (all without a list)
+        "FOLDLINE" => {
+            let mut words = rest
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|w| !w.is_empty());
+            let on = match words.next() {
+                None => true,
+                Some(w) => on_off(w).ok_or_else(|| bad("expected ON or OFF"))?,
+            };
+            let columns: Vec<&str> = words.collect();
+            let fold = match (on, columns.as_slice()) {
+                (false, _) => crate::format::Fold::Off,
+                (true, [] | ["ALL" | "all"]) => crate::format::Fold::All,
+                (true, cols) => crate::format::Fold::After(
+                    cols.iter()
+                        .map(|c| c.parse::<usize>().ok().filter(|n| (1..=2048).contains(n)))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| bad("expected ALL or column numbers from 1 to 2048"))?,
+                ),
+            };
+            SetOption::FoldLine(fold)
         }
         "RETLIMIT" => {
             let first = rest.split_whitespace().next().unwrap_or("");
@@ -1049,7 +1067,7 @@ mod tests {
         assert_eq!(parse(".SET SIDETITLES"), set(SetOption::SideTitles(true)));
         assert_eq!(
             parse(".SET FOLDLINE OFF ALL"),
-            set(SetOption::FoldLine(false))
+            set(SetOption::FoldLine(crate::format::Fold::Off))
         );
         assert_eq!(parse(".SET QUIET ON"), set(SetOption::Quiet(true)));
         assert_eq!(

@@ -113,13 +113,36 @@ pub struct Report {
     pub width: Option<usize>,
     /// SIDETITLES: each row as lines of `title value`, rows apart by a blank line.
     pub sidetitles: bool,
-    /// FOLDLINE: a line longer than `width` goes on, indented by two, on the next lines.
-    pub foldline: bool,
+    /// FOLDLINE: the columns after which a row goes on on the next line.
+    pub foldline: Fold,
     /// The heading line (and its dashes) above the rows: off for BTEQ's field-mode data
     /// export (`.EXPORT DATA` with `RECORDMODE OFF`).
     pub headings: bool,
     /// FORMAT mode: pages, headings and footings, skipped lines, suppressed values.
     pub page: Paging,
+}
+
+/// `.SET FOLDLINE` (BTEQ Reference, FOLDLINE): after printing the value of a column whose
+/// FOLDLINE is ON, BTEQ starts a new line for the row's remaining columns, two positions in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fold {
+    /// No folding.
+    Off,
+    /// After every column.
+    All,
+    /// After these columns (numbered from 1).
+    After(Vec<usize>),
+}
+
+impl Fold {
+    /// Whether a row folds after column `c` (numbered from 1).
+    fn after(&self, c: usize) -> bool {
+        match self {
+            Fold::Off => false,
+            Fold::All => true,
+            Fold::After(cols) => cols.contains(&c),
+        }
+    }
 }
 
 impl Default for Report {
@@ -131,7 +154,7 @@ impl Default for Report {
             retlimit: 0,
             width: None,
             sidetitles: false,
-            foldline: false,
+            foldline: Fold::Off,
             headings: true,
             page: Paging::default(),
         }
@@ -226,41 +249,51 @@ pub fn table(rows: &Rows, report: &Report) -> String {
         })
         .collect();
     let right: Vec<bool> = fields.iter().map(|f| is_numeric(f.data_type())).collect();
-    let line = |vals: &[String]| -> String {
-        vals.iter()
+    // one row (or heading, or dashes) as its report lines: folded after the FOLDLINE columns,
+    // the lines after the first two positions in, each cut at WIDTH
+    let line = |vals: &[String]| -> Vec<String> {
+        let mut groups: Vec<Vec<String>> = vec![Vec::new()];
+        for (c, v) in vals.iter().enumerate() {
+            let cell = match right[c] {
+                true => pad(v, widths[c], Side::Start),
+                false => pad(v, widths[c], Side::End),
+            };
+            if let Some(g) = groups.last_mut() {
+                g.push(cell);
+            }
+            if report.foldline.after(c + 1) && c + 1 < vals.len() {
+                groups.push(Vec::new());
+            }
+        }
+        groups
+            .iter()
             .enumerate()
-            .map(|(c, v)| {
-                if right[c] {
-                    pad(v, widths[c], Side::Start)
-                } else {
-                    pad(v, widths[c], Side::End)
-                }
+            .flat_map(|(k, g)| {
+                let indent = if k == 0 { "" } else { "  " };
+                let l = format!("{indent}{}", g.join(&report.separator));
+                fit(l.trim_end(), report)
             })
-            .collect::<Vec<_>>()
-            .join(&report.separator)
-            .trim_end()
-            .to_string()
+            .collect()
     };
     let mut out = String::new();
     let paging = &report.page;
     if paging.on && report.headings && !report.sidetitles && !cells.is_empty() {
-        let mut titles: Vec<String> = head_lines.iter().map(|l| line(l)).collect();
+        let mut titles: Vec<String> = head_lines.iter().flat_map(|l| line(l)).collect();
         if report.titledashes {
             let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-            titles.push(dashes.join(&report.separator));
+            titles.extend(line(&dashes));
         }
-        let titles: Vec<String> = titles.iter().flat_map(|l| fit(l, report)).collect();
         let breaks: Vec<(usize, bool)> =
             (0..cells.len()).map(|i| paging.before(&cells, i)).collect();
         // a row that starts a page shows every value: it is kept as it is for that
-        let first: Vec<Vec<String>> = cells.iter().map(|r| fit(&line(r), report)).collect();
+        let first: Vec<Vec<String>> = cells.iter().map(|r| line(r)).collect();
         paging.suppress(&mut cells);
         let page_rows: Vec<Row> = cells
             .iter()
             .zip(first)
             .zip(breaks)
             .map(|((r, first), (gap, new_page))| Row {
-                lines: fit(&line(r), report),
+                lines: line(r),
                 first,
                 gap,
                 new_page,
@@ -300,24 +333,22 @@ pub fn table(rows: &Rows, report: &Report) -> String {
                 }
                 for (h, v) in heads.iter().zip(r) {
                     let l = format!("{}{}{v}", pad(h, title_width, Side::End), report.separator);
-                    lines.push(l.trim_end().to_string());
+                    lines.extend(fit(l.trim_end(), report));
                 }
             }
         } else if !report.headings {
-            lines.extend(cells.iter().map(|r| line(r)));
+            lines.extend(cells.iter().flat_map(|r| line(r)));
         } else {
-            lines.extend(head_lines.iter().map(|l| line(l)));
+            lines.extend(head_lines.iter().flat_map(|l| line(l)));
             if report.titledashes {
                 let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-                lines.push(dashes.join(&report.separator));
+                lines.extend(line(&dashes));
             }
-            lines.extend(cells.iter().map(|r| line(r)));
+            lines.extend(cells.iter().flat_map(|r| line(r)));
         }
         for l in lines {
-            for piece in fit(&l, report) {
-                out.push_str(&piece);
-                out.push('\n');
-            }
+            out.push_str(&l);
+            out.push('\n');
         }
     }
     if report.retlimit > 0 && rows.num_rows() as u64 > report.retlimit {
@@ -365,18 +396,10 @@ pub fn with_digits(text: String, digits: Option<usize>) -> String {
     }
 }
 
-/// A report line on WIDTH: cut there, or with FOLDLINE folded onto more lines (the first w
-/// characters, then the rest in pieces of w - 2 after two blanks); as it is without a width.
+/// A report line on WIDTH: cut there (FOLDLINE folds at columns first); as it is without a
+/// width.
 fn fit(l: &str, report: &Report) -> Vec<String> {
     match report.width {
-        Some(w) if report.foldline && l.chars().count() > w => {
-            let chars: Vec<char> = l.chars().collect();
-            let mut out = vec![chars[..w].iter().collect::<String>().trim_end().to_string()];
-            for piece in chars[w..].chunks(w.saturating_sub(2).max(1)) {
-                out.push(format!("  {}", piece.iter().collect::<String>().trim_end()));
-            }
-            out
-        }
         Some(w) => vec![l.chars().take(w).collect::<String>().trim_end().to_string()],
         None => vec![l.to_string()],
     }

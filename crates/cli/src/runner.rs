@@ -940,7 +940,7 @@ impl Runner {
             SetOption::Width(n) => self.report.width = Some(n),
             SetOption::SideTitles(on) => self.report.sidetitles = on,
             SetOption::RecordMode(on) => self.record_mode = on,
-            SetOption::FoldLine(on) => self.report.foldline = on,
+            SetOption::FoldLine(fold) => self.report.foldline = fold,
             SetOption::Format(on) => self.report.page.on = on,
             SetOption::Title { rtitle, text } => {
                 self.report.page.title = text.map(|t| {

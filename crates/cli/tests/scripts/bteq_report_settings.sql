@@ -8,6 +8,8 @@ SEL id, name, city FROM people ORDER BY id;
 SEL id, name, city FROM people ORDER BY id;
 .SET FOLDLINE ON
 SEL id, name, city FROM people ORDER BY id;
+.SET FOLDLINE ON 1
+SEL id, name, city FROM people ORDER BY id;
 .SET FOLDLINE OFF
 .SET WIDTH 254
 .SET NULL AS 'unknown'
