@@ -99,6 +99,41 @@ pub(crate) fn expand(def: &MacroDef, args: &[(Option<String>, String)]) -> Resul
 }
 
 impl Exec<'_> {
+    /// HELP MACRO: a row per parameter, with HELP TABLE's columns (its name, type, whether
+    /// it may be NULL, …).
+    ///
+    /// # Errors
+    /// 3807 for no such object, 3855 (NotAMacro) for a table or view; 9910 for a parameter
+    /// type tdlite does not know.
+    pub(crate) fn help_macro(&self, name: &ast::ObjectName) -> Result<Rows> {
+        let (n, def) = self.must_get_macro(name)?;
+        let mut columns = Vec::with_capacity(def.params.len());
+        for (p, ty) in &def.params {
+            columns.push(tdlite_storage::catalog::Column {
+                name: p.clone(),
+                ty: crate::types::sql_type_from_name(&cast_type(ty))?,
+                nullable: !ty.to_ascii_uppercase().contains("NOT NULL"),
+                default: None,
+                case_specific: false,
+                uppercase: false,
+                title: None,
+                format: None,
+                identity: None,
+            });
+        }
+        let schema = TableSchema::new(
+            n,
+            columns,
+            TableKind::Multiset,
+            false,
+            None,
+            Vec::new(),
+            String::new(),
+        );
+        let cols: Vec<&tdlite_storage::catalog::Column> = schema.columns.iter().collect();
+        crate::help_attrs::help_table(&schema, &cols, &self.shared.registry)
+    }
+
     /// CREATE or REPLACE MACRO.
     ///
     /// # Errors

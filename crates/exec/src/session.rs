@@ -1114,6 +1114,9 @@ impl Session {
             Statement::HelpIndex(name) => {
                 StatementResult::rows(StatementKind::Help, self.exec(now).help_index(name)?)
             }
+            Statement::HelpMacro(name) => {
+                StatementResult::rows(StatementKind::Help, self.exec(now).help_macro(name)?)
+            }
             Statement::HelpColumn { table, columns } => StatementResult::rows(
                 StatementKind::Help,
                 self.exec(now).help_column(table, columns.as_deref())?,

@@ -668,6 +668,12 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             cur.expect_end()?;
             Ok(Statement::HelpIndex(name))
         }
+        "HELP" if cur.word_at(1).as_deref() == Some("MACRO") => {
+            cur.pos += 2;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            cur.expect_end()?;
+            Ok(Statement::HelpMacro(name))
+        }
         "HELP" if cur.word_at(1).as_deref() == Some("COLUMN") => {
             cur.pos += 2;
             help_column(&mut cur)

@@ -69,6 +69,8 @@ pub enum Statement {
     HelpTable(ast::ObjectName),
     /// `HELP INDEX t`: the table's indexes.
     HelpIndex(ast::ObjectName),
+    /// `HELP MACRO m`: the macro's parameters, as HELP TABLE shows columns.
+    HelpMacro(ast::ObjectName),
     /// `HELP COLUMN …`: the named columns of a table (`None`: all of them, `t.*`).
     HelpColumn {
         /// The table.

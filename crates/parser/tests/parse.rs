@@ -223,6 +223,7 @@ fn render_statement(out: &mut String, statement: &Statement) {
             writeln!(out, "HelpColumn {table} {columns:?}").unwrap()
         }
         Statement::HelpIndex(name) => writeln!(out, "HelpIndex {name}").unwrap(),
+        Statement::HelpMacro(name) => writeln!(out, "HelpMacro {name}").unwrap(),
         Statement::Upsert { update, insert } => {
             writeln!(out, "Upsert\n  update: {update}\n  insert: {insert}").unwrap()
         }

@@ -172,3 +172,36 @@ fn statistics_are_collected_shown_recollected_and_dropped() {
     s.execute("CREATE TABLE t (a INTEGER)").unwrap();
     assert_eq!(help_statistics(&mut s, "t"), Err(3624));
 }
+
+/// HELP MACRO: a row per parameter, with HELP TABLE's columns (name, type code, nullable).
+#[test]
+fn help_macro_lists_the_parameters() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE MACRO helped (lo INTEGER NOT NULL, name VARCHAR(10) DEFAULT 'x') AS (SEL :lo, :name;)")
+        .unwrap();
+    let r = s.execute("HELP MACRO helped").expect("HELP MACRO runs");
+    let rows = r[0].rows.as_ref().expect("rows");
+    let names: Vec<String> = rows
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let picked: Vec<Vec<String>> = rows
+        .to_strings()
+        .into_iter()
+        .map(|row| {
+            ["Column Name", "Type", "Nullable"]
+                .iter()
+                .map(|want| row[names.iter().position(|n| n == want).expect("column")].clone())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        picked,
+        [["lo", "I ", "N"], ["name", "CV", "Y"]].map(|r| r.map(String::from).to_vec())
+    );
+    let err = s.execute("HELP MACRO nosuch").expect_err("no macro");
+    assert_eq!(err.code().number, 3807);
+}
