@@ -506,8 +506,9 @@ pub struct AsSource {
     /// `WITH DATA` (true) or `WITH NO DATA`.
     pub with_data: bool,
     /// `CREATE TABLE t (c [attributes], …) AS …`: new names of the source's columns, in order,
-    /// with attributes (NOT NULL, TITLE, FORMAT, DEFAULT, [NOT] CASESPECIFIC, UPPERCASE) and
-    /// no type (each column's `data_type` is an unused INTEGER); empty when not written.
+    /// with attributes (NOT NULL, TITLE, FORMAT, DEFAULT, CASESPECIFIC or NOT CASESPECIFIC,
+    /// UPPERCASE) and no type (each column's `data_type` is an unused INTEGER); empty when not
+    /// written.
     pub columns: Vec<ColumnDef>,
 }
 
