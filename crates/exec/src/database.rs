@@ -18,9 +18,8 @@ pub struct Shared {
     pub(crate) registry: crate::dictionary::Registry,
     clock: AtomicI64,
     sessions: AtomicU64,
-    /// Each partitioned table's partitioning conditions, bound once (partition.rs; table ids
-    /// are never reused, so an entry never outlives its definition's meaning).
-    pub(crate) partition_conditions: crate::partition::Conditions,
+    /// Each table's CHECK and partitioning conditions, bound once (dml.rs `RowConditions`).
+    pub(crate) row_conditions: crate::dml::RowConditionCache,
 }
 
 impl Shared {
@@ -96,7 +95,7 @@ impl Database {
                 registry: Default::default(),
                 clock: AtomicI64::new(0),
                 sessions: AtomicU64::new(0),
-                partition_conditions: Default::default(),
+                row_conditions: Default::default(),
             }),
         }
     }

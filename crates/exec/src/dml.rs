@@ -318,54 +318,24 @@ impl Exec<'_> {
 
     /// Evaluates the table's CHECK constraints on new rows (columns in table order); a
     /// condition that is false (not NULL) for any row fails with 5317. Then its partitioning's
-    /// conditions (partition.rs): one that is not true for a row fails with 5728.
+    /// conditions (partition.rs): one that is not true for a row fails with 5728. Both are
+    /// parsed and bound once per table ([`RowConditions`]).
     fn check_constraints(&mut self, table: &Table, cols: &[ArrayRef], n: usize) -> Result<()> {
         if !has_row_checks(table) || n == 0 {
             return Ok(());
         }
         let batch = RecordBatch::try_new(table.schema.arrow.clone(), cols.to_vec())?;
-        let scope = table_scope(table, &table.schema.name);
-        for (column, sql) in &table.schema.checks {
-            let e = tdlite_parser::parse_expression(sql)
-                .map_err(|e| Error::Internal(format!("stored CHECK '{sql}': {e}")))?;
-            let cond = self.bind_expr(&e, &scope, None)?;
+        let conds = self.row_conditions(table)?;
+        for (field, cond) in &conds.checks {
             let v = cond.eval(&batch)?;
-            let v = v
-                .as_boolean_opt()
-                .ok_or_else(|| Error::TypeMismatch(format!("CHECK ({sql}) is not a condition")))?;
+            let v = v.as_boolean_opt().ok_or_else(|| {
+                Error::TypeMismatch(format!("a CHECK of {field} is no condition"))
+            })?;
             if v.iter().any(|x| x == Some(false)) {
-                let field = match column {
-                    Some(c) => format!("{}.{c}", table.schema.name),
-                    None => table.schema.name.clone(),
-                };
-                return Err(Error::CheckViolation(field));
+                return Err(Error::CheckViolation(field.clone()));
             }
         }
-        if table.schema.partition_checks.is_empty() {
-            return Ok(());
-        }
-        let cached = self
-            .shared
-            .partition_conditions
-            .lock()
-            .get(&table.id)
-            .cloned();
-        let conds = match cached {
-            Some(c) => c,
-            None => {
-                let mut bound = Vec::with_capacity(table.schema.partition_checks.len());
-                for sql in &table.schema.partition_checks {
-                    let e = tdlite_parser::parse_expression(sql).map_err(|e| {
-                        Error::Internal(format!("stored partitioning '{sql}': {e}"))
-                    })?;
-                    bound.push(self.bind_expr(&e, &scope, None)?);
-                }
-                let bound = Arc::new(bound);
-                (self.shared.partition_conditions.lock()).insert(table.id, bound.clone());
-                bound
-            }
-        };
-        for cond in conds.iter() {
+        for cond in &conds.partitions {
             let v = cond.eval(&batch)?;
             let v = v.as_boolean_opt().ok_or_else(|| {
                 Error::Internal("a partitioning's condition is no condition".into())
@@ -375,6 +345,43 @@ impl Exec<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `table`'s CHECK and partitioning conditions, bound: from the database's cache, or
+    /// parsed and bound now and kept there.
+    fn row_conditions(&mut self, table: &Table) -> Result<Arc<RowConditions>> {
+        // binding reads the session mode (ANSI literals compare case specifically)
+        let key = (table.id, self.ansi);
+        if let Some(c) = self.shared.row_conditions.lock().get(&key) {
+            return Ok(c.clone());
+        }
+        let scope = table_scope(table, &table.schema.name);
+        let mut bind = |sql: &str, what: &str| -> Result<Expr> {
+            let e = tdlite_parser::parse_expression(sql)
+                .map_err(|e| Error::Internal(format!("stored {what} '{sql}': {e}")))?;
+            self.bind_expr(&e, &scope, None)
+        };
+        let mut conds = RowConditions::default();
+        // a CHECK that may read CURRENT_DATE, USER, … is bound again at each statement (a
+        // partitioning's bounds are fixed when the table is made, as Teradata resolves them)
+        let mut keep = true;
+        for (column, sql) in &table.schema.checks {
+            let field = match column {
+                Some(c) => format!("{}.{c}", table.schema.name),
+                None => table.schema.name.clone(),
+            };
+            keep &= tdlite_parser::parse_expression(sql)
+                .is_ok_and(|e| !crate::names::reads_request_values(&e));
+            conds.checks.push((field, bind(sql, "CHECK")?));
+        }
+        for sql in &table.schema.partition_checks {
+            conds.partitions.push(bind(sql, "partitioning")?);
+        }
+        let conds = Arc::new(conds);
+        if keep {
+            (self.shared.row_conditions.lock()).insert(key, conds.clone());
+        }
+        Ok(conds)
     }
 
     /// INSERT … VALUES / INSERT … SELECT.
@@ -1433,3 +1440,17 @@ pub(crate) fn has_row_checks(table: &Table) -> bool {
 pub(crate) fn has_row_checks_in(schema: &tdlite_storage::catalog::TableSchema) -> bool {
     !schema.checks.is_empty() || !schema.partition_checks.is_empty()
 }
+
+/// A table's row conditions, bound: its CHECK constraints (with the field a violation names)
+/// and its partitioning's conditions (partition.rs).
+#[derive(Debug, Default)]
+pub(crate) struct RowConditions {
+    checks: Vec<(String, Expr)>,
+    partitions: Vec<Expr>,
+}
+
+/// The bound row conditions of each table with any, by table id and session mode (ANSI or
+/// not; ids are never reused, and a changed definition is a new table: an entry never
+/// outlives its definition's meaning).
+pub(crate) type RowConditionCache =
+    parking_lot::Mutex<std::collections::HashMap<(u64, bool), Arc<RowConditions>>>;

@@ -656,6 +656,30 @@ pub(crate) fn keep_named(table: &Table, names: &HashSet<String>) -> Option<Vec<b
     (!keep.iter().all(|&k| k)).then_some(keep)
 }
 
+/// Whether condition `cond` may read a value binding fixes per request (CURRENT_TIMESTAMP,
+/// DATE, TIME, USER, DATABASE, SESSION, RANDOM, …): judged on its text, erring towards yes (a
+/// column named `due_date` only costs binding again).
+pub(crate) fn reads_request_values(cond: &ast::Expr) -> bool {
+    let text = cond.to_string().to_uppercase();
+    [
+        "CURRENT",
+        "DATE",
+        "TIME",
+        "NOW",
+        "USER",
+        "DATABASE",
+        "SESSION",
+        "ACCOUNT",
+        "ROLE",
+        "PROFILE",
+        "QUERY_BAND",
+        "QUERYBAND",
+        "RANDOM",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,8 @@
 //! or INSERT, UPDATE and MERGE fail with 5728, as on Teradata.
 //!
 //! Each level becomes one condition, kept as SQL text with the table's definition
-//! (`TableSchema::partition_checks`) and evaluated as the CHECK constraints are (dml.rs); a row
+//! (`TableSchema::partition_checks`) and bound and evaluated with the CHECK constraints
+//! (dml.rs `RowConditions`); a row
 //! passes only where the condition is TRUE:
 //!
 //! - RANGE_N: `CASE WHEN <in a range> THEN 1 WHEN <test> IS NULL THEN <UNKNOWN?> ELSE
@@ -16,14 +17,7 @@
 //! Invariant: a level's condition is TRUE exactly when Teradata's partitioning expression
 //! gives the row a partition number.
 
-use crate::expr::Expr;
-use std::collections::HashMap;
-use std::sync::Arc;
 use tdlite_parser::{Partitioning, RangeEnd};
-
-/// The bound conditions of each partitioned table, by table id: parsed and bound at a
-/// table's first checked write, not at every statement.
-pub(crate) type Conditions = parking_lot::Mutex<HashMap<u64, Arc<Vec<Expr>>>>;
 
 /// The condition of each level, as SQL text.
 pub(crate) fn conditions(levels: &[Partitioning]) -> Vec<String> {

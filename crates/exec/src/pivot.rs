@@ -161,7 +161,7 @@ pub(crate) fn unpivot_query(
     // the new columns' names differ from the carried ones
     for n in measures
         .iter()
-        .map(|m| measure_name(m))
+        .map(|m| value_name(m))
         .chain([name.value.clone()])
     {
         if carried.iter().any(|c| c.eq_ignore_ascii_case(&n)) {
@@ -216,7 +216,7 @@ pub(crate) fn unpivot_query(
                 Some(t) => format!("CAST(({s}) AS {t})"),
                 None => s.to_string(),
             };
-            items.push(format!("{value} AS {}", quoted(&measure_name(m))));
+            items.push(format!("{value} AS {}", quoted(&value_name(m))));
         }
         let filter = match include_nulls {
             true => String::new(),
@@ -336,11 +336,6 @@ fn value_name(e: &ast::Expr) -> String {
         }
         other => other.to_string(),
     }
-}
-
-/// The name of a measure column (`val` in `UNPIVOT (val FOR …)`).
-fn measure_name(e: &ast::Expr) -> String {
-    value_name(e)
 }
 
 /// `name` as a quoted identifier.

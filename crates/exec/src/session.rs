@@ -1288,7 +1288,7 @@ impl Session {
     /// A selective consume's condition bound against `table`: the last one again if it is
     /// the same condition on the same table with the same parameters (and the catalog did
     /// not change), unless it may read something a request fixes afresh (the clock, the
-    /// session's user or database: [`reads_request_values`]); else bound now and kept.
+    /// session's user or database: [`crate::names::reads_request_values`]); else bound now and kept.
     fn consume_filter(
         &mut self,
         table: &Arc<Table>,
@@ -1317,7 +1317,7 @@ impl Session {
                 self.consume_filter = Some(KeptFilter {
                     version,
                     table: table.id,
-                    reads: reads_request_values(cond),
+                    reads: crate::names::reads_request_values(cond),
                     cond: cond.clone(),
                     params: self.params.clone(),
                     filter: filter.clone(),
@@ -1642,36 +1642,12 @@ impl Session {
 struct KeptFilter {
     version: u64,
     table: u64,
-    /// Whether the condition may read a per-request value ([`reads_request_values`]): then
+    /// Whether the condition may read a per-request value ([`crate::names::reads_request_values`]): then
     /// it is bound again each time (kept only so that this is not judged again).
     reads: bool,
     cond: ast::Expr,
     params: Vec<Value>,
     filter: Arc<crate::consume_filter::ConsumeFilter>,
-}
-
-/// Whether condition `cond` may read a value binding fixes per request (CURRENT_TIMESTAMP,
-/// DATE, TIME, USER, DATABASE, SESSION, RANDOM, …): judged on its text, erring towards yes (a
-/// column named `due_date` only costs binding again).
-fn reads_request_values(cond: &ast::Expr) -> bool {
-    let text = cond.to_string().to_uppercase();
-    [
-        "CURRENT",
-        "DATE",
-        "TIME",
-        "NOW",
-        "USER",
-        "DATABASE",
-        "SESSION",
-        "ACCOUNT",
-        "ROLE",
-        "PROFILE",
-        "QUERY_BAND",
-        "QUERYBAND",
-        "RANDOM",
-    ]
-    .iter()
-    .any(|w| text.contains(w))
 }
 
 /// Request-level rules: BT only first; SET SESSION TRANSACTION alone; no DELETE/UPDATE of a
@@ -1850,8 +1826,9 @@ mod tests {
 
     #[test]
     fn a_condition_that_reads_the_clock_or_the_session_is_bound_each_time() {
-        let reads =
-            |sql: &str| super::reads_request_values(&tdlite_parser::parse_expression(sql).unwrap());
+        let reads = |sql: &str| {
+            crate::names::reads_request_values(&tdlite_parser::parse_expression(sql).unwrap())
+        };
         for sql in [
             "qits <= CURRENT_TIMESTAMP",
             "d = DATE",

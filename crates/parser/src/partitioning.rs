@@ -200,7 +200,7 @@ fn top_level(toks: &[TokenWithSpan], w: &str) -> Option<usize> {
 }
 
 /// `toks` split at its commas outside parentheses.
-fn split_commas(toks: &[TokenWithSpan]) -> Vec<&[TokenWithSpan]> {
+pub(crate) fn split_commas(toks: &[TokenWithSpan]) -> Vec<&[TokenWithSpan]> {
     let mut out = Vec::new();
     let (mut start, mut depth) = (0, 0usize);
     for (i, t) in toks.iter().enumerate() {

@@ -88,27 +88,14 @@ fn returns_at(toks: &[TokenWithSpan], open: usize) -> Option<(usize, usize, usiz
 
 /// The column definitions of a RETURNS list, one text each (split at its own commas).
 fn column_defs(toks: &[TokenWithSpan]) -> Vec<String> {
-    let mut defs = Vec::new();
-    let mut words: Vec<String> = Vec::new();
-    let mut depth = 0usize;
-    for t in toks {
-        match &t.token {
-            Token::Whitespace(_) => continue,
-            Token::Comma if depth == 0 => {
-                defs.push(words.join(" "));
-                words.clear();
-                continue;
-            }
-            Token::LParen => depth += 1,
-            Token::RParen => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        words.push(t.token.to_string());
-    }
-    if !words.is_empty() {
-        defs.push(words.join(" "));
-    }
-    defs
+    crate::partitioning::split_commas(toks)
+        .into_iter()
+        .filter(|def| !def.is_empty())
+        .map(|def| {
+            let words: Vec<String> = def.iter().map(|t| t.token.to_string()).collect();
+            words.join(" ")
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,16 +2,18 @@
 
 use tdlite::{Database, SessionMode};
 
-fn help_session(s: &mut tdlite::Session) -> Vec<(String, String)> {
-    let r = s.execute("HELP SESSION").expect("HELP SESSION runs");
+/// A request's column names and rows as text.
+fn names_and_rows(s: &mut tdlite::Session, sql: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let r = s.execute(sql).expect(sql);
     let rows = r[0].rows.as_ref().expect("rows");
-    let names: Vec<String> = rows
-        .schema
-        .fields()
-        .iter()
+    let names = (rows.schema.fields().iter())
         .map(|f| f.name().clone())
         .collect();
-    let values = rows.to_strings();
+    (names, rows.to_strings())
+}
+
+fn help_session(s: &mut tdlite::Session) -> Vec<(String, String)> {
+    let (names, values) = names_and_rows(s, "HELP SESSION");
     assert_eq!(values.len(), 1, "one row");
     names.into_iter().zip(values[0].clone()).collect()
 }
@@ -180,16 +182,8 @@ fn help_macro_lists_the_parameters() {
     let mut s = db.session();
     s.execute("CREATE MACRO helped (lo INTEGER NOT NULL, name VARCHAR(10) DEFAULT 'x') AS (SEL :lo, :name;)")
         .unwrap();
-    let r = s.execute("HELP MACRO helped").expect("HELP MACRO runs");
-    let rows = r[0].rows.as_ref().expect("rows");
-    let names: Vec<String> = rows
-        .schema
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
+    let (names, rows) = names_and_rows(&mut s, "HELP MACRO helped");
     let picked: Vec<Vec<String>> = rows
-        .to_strings()
         .into_iter()
         .map(|row| {
             ["Column Name", "Type", "Nullable"]
