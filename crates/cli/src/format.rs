@@ -199,8 +199,9 @@ pub fn table(rows: &Rows, report: &Report) -> String {
                 match m
                     .and_then(|m| tdlite::display_with_format(c, m))
                     .or_else(|| tdlite::period_text::display(c, *d))
-                    // a DECIMAL as Teradata's default FORMAT writes it: `.50`, `123.`
-                    .or_else(|| tdlite::decimal_text(c))
+                    // a DECIMAL or FLOAT as Teradata's default FORMAT writes it: `.50`, `123.`,
+                    // `1.50000000000000E 000`
+                    .or_else(|| tdlite::numeric_text(c))
                 {
                     Some(text) => {
                         *d = None;

@@ -955,8 +955,9 @@ pub fn cast_to_arrow(a: &ArrayRef, t: &DataType) -> Result<ArrayRef> {
         if let Some(text) = crate::period_text::time_text(a, None) {
             return Ok(text);
         }
-        // a DECIMAL by its default FORMAT, trimmed: `.50`, `123.` (format.rs)
-        if let Some(text) = crate::format::decimal_text(a) {
+        // a DECIMAL or FLOAT by its default FORMAT, trimmed: `.50`, `123.`,
+        // `1.50000000000000E 000` (format.rs)
+        if let Some(text) = crate::format::numeric_text(a) {
             return Ok(text);
         }
     }

@@ -305,11 +305,13 @@ pub(crate) enum Pads {
     Implicit,
 }
 
-/// A DECIMAL array as the text CAST gives it: written by the type's default FORMAT, pads
-/// trimmed (Teradata's numeric-to-character CAST: 0.50 of a DECIMAL(5,2) is `'.50'`, 123 of a
-/// DECIMAL(5,0) `'123.'`); `None` for another array, or a precision the mask writer refuses.
-pub fn decimal_text(a: &ArrayRef) -> Option<ArrayRef> {
-    if !matches!(a.data_type(), DataType::Decimal128(..)) {
+/// A DECIMAL or FLOAT array as the text CAST gives it and BTEQ shows: written by the type's
+/// default FORMAT, pads trimmed (Teradata's numeric-to-character CAST: 0.50 of a DECIMAL(5,2)
+/// is `'.50'`, 123 of a DECIMAL(5,0) `'123.'`, the FLOAT 1.5 `'1.50000000000000E 000'`);
+/// `None` for another array, or a precision the mask writer refuses. (An integer's default
+/// FORMAT writes what Arrow writes.)
+pub fn numeric_text(a: &ArrayRef) -> Option<ArrayRef> {
+    if !matches!(a.data_type(), DataType::Decimal128(..) | DataType::Float64) {
         return None;
     }
     let fmt = default_format(a.data_type())?;
