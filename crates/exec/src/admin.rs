@@ -198,7 +198,7 @@ impl Exec<'_> {
                 let (table, column) = object
                     .rsplit_once('.')
                     .ok_or_else(|| Error::ColumnNotFound(object.to_string()))?;
-                let t = self.must_get_table(&name(table))?;
+                let t = self.table_definition(&name(table))?;
                 let Some(c) = t
                     .schema
                     .columns
@@ -210,7 +210,7 @@ impl Exec<'_> {
                 Ok(('C', format!("{}.{}", t.schema.name, c.name).to_uppercase()))
             }
             "TABLE" | "VIEW" | "MACRO" | "OBJECT" => self
-                .must_get_object(&name(object))
+                .object_definition(&name(object))
                 .map(|t| ('T', t.schema.name.to_uppercase())),
             _ => Ok(('O', object.to_uppercase())),
         }
@@ -224,8 +224,9 @@ impl Exec<'_> {
         to: &ast::ObjectName,
         view: bool,
     ) -> Result<Arc<Table>> {
-        let old = self.must_get_table(from)?;
+        let old = self.table_definition(from)?;
         crate::subscribers::refuse_change(&old, "RENAME")?;
+        self.refuse_materialized(&old, "Rename Table")?;
         match (view, old.schema.view.is_some()) {
             (false, true) => return Err(Error::NotATable(old.schema.name.clone())),
             (true, false) => return Err(Error::NotAView(old.schema.name.clone())),

@@ -48,7 +48,7 @@ impl Exec<'_> {
         text: &str,
         ansi: bool,
     ) -> Result<Arc<Table>> {
-        let old = self.must_get_base_table(name)?;
+        let old = self.base_table_definition(name)?;
         crate::subscribers::refuse_change(&old, "ALTER TABLE")?;
         let schema = &old.schema;
         // where each new column comes from: Some(old position) or None (added)
@@ -215,7 +215,7 @@ impl Exec<'_> {
         table: &ast::ObjectName,
         text: &str,
     ) -> Result<Arc<Table>> {
-        let old = self.must_get_base_table(table)?;
+        let old = self.base_table_definition(table)?;
         crate::subscribers::refuse_change(&old, "CREATE INDEX")?;
         let schema = &old.schema;
         let positions = crate::ctas::column_positions(schema, columns)?;
@@ -256,7 +256,7 @@ impl Exec<'_> {
         text: &str,
     ) -> Result<Option<Arc<Table>>> {
         let candidates: Vec<Arc<Table>> = match table {
-            Some(t) => vec![self.must_get_base_table(t)?],
+            Some(t) => vec![self.base_table_definition(t)?],
             None => self.shared.storage.catalog.tables(),
         };
         let mut hits = Vec::new();
@@ -304,7 +304,7 @@ impl Exec<'_> {
     pub(crate) fn rebuild(
         &mut self,
         old: &Arc<Table>,
-        new_schema: TableSchema,
+        mut new_schema: TableSchema,
         origin: &[Option<usize>],
     ) -> Result<Arc<Table>> {
         if old.schema.volatile.is_some() {
@@ -313,6 +313,10 @@ impl Exec<'_> {
                 old.schema.name
             )));
         }
+        // a global temporary table's definition stays one, and changes only while no
+        // session has an instance made from it
+        self.refuse_materialized(old, "Alter Table")?;
+        new_schema.global_temporary = old.schema.global_temporary;
         self.check_dead_letter_links(&old.schema.name, Some(&new_schema))?;
         let (rows, _) = self.scan_table(old)?;
         let kept: Vec<ArrayRef> = origin

@@ -155,7 +155,7 @@ impl<'a> Exec<'a> {
         let block = Block::Target(name);
         if let Found::Kept(Plan::Table(t)) = cache.get(block, &context) {
             if let Some(t) = t.upgrade().filter(|t| !t.is_dropped()) {
-                if t.schema.volatile.is_some() {
+                if t.schema.volatile.is_some_and(|v| !v.is_instance()) {
                     // as a lookup counts it (a view may not use a volatile table)
                     self.volatile_uses.set(self.volatile_uses.get() + 1);
                 }
@@ -447,7 +447,7 @@ impl<'a> Exec<'a> {
                 ),
             }
         };
-        if table.schema.volatile.is_some() {
+        if table.schema.volatile.is_some_and(|v| !v.is_instance()) {
             self.volatile_uses.set(self.volatile_uses.get() + 1);
         }
         let Some((calls, targets)) = &b.aggregate else {

@@ -126,6 +126,12 @@ impl Exec<'_> {
             };
         }
         schema.volatile = self.volatile_of(ct);
+        schema.global_temporary = crate::ddl::global_temporary_of(ct);
+        if schema.global_temporary.is_some() && schema.queue {
+            return Err(crate::ddl::queue_rule(
+                "a queue table cannot be GLOBAL TEMPORARY (only SET or MULTISET base tables can be queues).",
+            ));
+        }
         if schema.volatile.is_some() && schema.queue {
             // `CREATE VOLATILE TABLE v AS queue_table`: the queue rule of CREATE holds here too
             return Err(crate::ddl::queue_rule(

@@ -310,7 +310,12 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
             Cell::Null,
             Cell::Null,
             text(if s.queue { "Y" } else { "N" }),
-            text("N"),
+            // CommitOpt: a global temporary table's ON COMMIT (D delete, P preserve)
+            text(match s.global_temporary {
+                Some(tdlite_storage::catalog::VolatileCommit::DeleteRows) => "D",
+                Some(tdlite_storage::catalog::VolatileCommit::PreserveRows) => "P",
+                None => "N",
+            }),
             text("Y"),
             // tables: Y for SET (duplicate rows checked), N for MULTISET
             text(

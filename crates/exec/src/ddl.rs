@@ -19,6 +19,7 @@ use tdlite_parser::{ColumnDefault, CreateTable, DataType as PType, TableKind as 
 use tdlite_storage::catalog::{
     Column, DefaultValue, IndexSpec, TableKind, TableSchema, Volatile, VolatileCommit,
 };
+use tdlite_storage::locks::LockMode;
 use tdlite_storage::table::Table;
 use tdlite_storage::types::{value_at, SqlType, Value};
 
@@ -123,6 +124,11 @@ fn check_queue_rules(ct: &CreateTable) -> Result<()> {
     if ct.volatile {
         return Err(queue_rule(
             "a queue table cannot be VOLATILE (only SET or MULTISET base tables can be queues).",
+        ));
+    }
+    if ct.global_temporary {
+        return Err(queue_rule(
+            "a queue table cannot be GLOBAL TEMPORARY (only SET or MULTISET base tables can be queues).",
         ));
     }
     if ct.no_primary_index {
@@ -490,6 +496,7 @@ impl Exec<'_> {
         }
         schema.limits = self.queue_limits(&schema, &ct.limits)?;
         schema.volatile = self.volatile_of(ct);
+        schema.global_temporary = global_temporary_of(ct);
         if let Some((names, _)) = &ct.subscribers {
             Self::check_subscribers(&mut schema, names)?;
         }
@@ -527,7 +534,7 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 if it does not exist.
     pub fn drop_table(&mut self, name: &ast::ObjectName) -> Result<Arc<Table>> {
-        let found = self.must_get_object(name);
+        let found = self.object_definition(name);
         if let Ok(t) = &found {
             if t.schema.view.is_some() || t.schema.macro_def.is_some() {
                 return Err(Error::NotATable(t.schema.name.clone()));
@@ -537,6 +544,14 @@ impl Exec<'_> {
             Ok(t) if t.schema.volatile.is_some() => {
                 self.txn.drop_volatile(t.clone())?;
                 return Ok(t);
+            }
+            // a global temporary table's definition goes only while no session (this one
+            // included) has an instance of it (5337; DROP TEMPORARY TABLE drops one), checked
+            // once the DROP holds the definition's EXCLUSIVE lock
+            Ok(t) if t.schema.global_temporary.is_some() => {
+                self.txn.lock(&t, LockMode::Exclusive, false)?;
+                self.refuse_materialized(&t, "Drop Table")?;
+                t.schema.name.clone()
             }
             Ok(t) => {
                 self.check_dead_letter_links(&t.schema.name, None)?;
@@ -549,13 +564,66 @@ impl Exec<'_> {
         Ok(self.txn.drop_table(&n)?)
     }
 
+    /// `DROP TEMPORARY TABLE t`: this session's instance of the global temporary table `t`;
+    /// `DROP TABLE t ALL`: the definition and every session's instance (each dropped once
+    /// no other transaction holds a lock on it, as Teradata waits for the transactions
+    /// using them). Both are undone on rollback. Returns what was dropped.
+    ///
+    /// # Errors
+    /// 3807 if there is no such table (for TEMPORARY: no instance in this session), 3853 if
+    /// it is not a global temporary table; lock errors.
+    pub fn drop_temporary(&mut self, name: &ast::ObjectName, all: bool) -> Result<Vec<Arc<Table>>> {
+        let t = self.table_definition(name)?;
+        if t.schema.global_temporary.is_none() {
+            return Err(Error::NotATable(t.schema.name.clone()));
+        }
+        let catalog = &self.shared.storage.catalog;
+        let instances: Vec<Arc<Table>> = if all {
+            self.txn.lock(&t, LockMode::Exclusive, false)?;
+            catalog.temporary_instances(t.id)
+        } else {
+            let own = catalog
+                .get_volatile(self.session, &t.schema.name)
+                .filter(|i| i.schema.volatile.and_then(|v| v.instance_of) == Some(t.id));
+            match own {
+                Some(i) => vec![i],
+                None => return Err(Error::ObjectNotFound(t.schema.name.clone())),
+            }
+        };
+        let mut dropped = Vec::new();
+        for i in instances {
+            self.txn.drop_volatile(i.clone())?;
+            dropped.push(i);
+        }
+        if all {
+            dropped.push(self.txn.drop_table(&t.schema.name)?);
+        }
+        Ok(dropped)
+    }
+
+    /// 5337 if a session has an instance of the global temporary table `t` (DDL other than
+    /// DROP TEMPORARY and DROP … ALL may change or drop only a definition nobody uses).
+    pub(crate) fn refuse_materialized(&self, t: &Table, statement: &str) -> Result<()> {
+        if t.schema.global_temporary.is_some()
+            && !self
+                .shared
+                .storage
+                .catalog
+                .temporary_instances(t.id)
+                .is_empty()
+        {
+            return Err(Error::MaterializedTemporary(statement.to_string()));
+        }
+        Ok(())
+    }
+
     /// HELP TABLE: Teradata's attributes of each column (`only`: those columns), see
     /// help_attrs.rs.
     ///
     /// # Errors
     /// 3807, and 3810 for a column `only` names that the table does not have.
     pub fn help_table(&self, name: &ast::ObjectName, only: Option<&[String]>) -> Result<Rows> {
-        let t = self.must_get_table(name)?;
+        let t = self.table_definition(name)?;
         let cols = help_columns(&t.schema, only)?;
         crate::help_attrs::help_table(&t.schema, &cols, &self.shared.registry)
     }
@@ -566,7 +634,7 @@ impl Exec<'_> {
     /// # Errors
     /// As [`Exec::help_table`].
     pub fn help_column(&self, name: &ast::ObjectName, only: Option<&[String]>) -> Result<Rows> {
-        let t = self.must_get_table(name)?;
+        let t = self.table_definition(name)?;
         let cols = help_columns(&t.schema, only)?;
         crate::help_attrs::help_column(&t.schema, &cols)
     }
@@ -579,7 +647,7 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 for a table that does not exist (3853 for a view).
     pub fn help_index(&self, name: &ast::ObjectName) -> Result<Rows> {
-        let t = self.must_get_base_table(name)?;
+        let t = self.base_table_definition(name)?;
         let s = &t.schema;
         // (primary, the index, its id)
         type Entry<'a> = (bool, &'a tdlite_storage::catalog::IndexSpec, i32);
@@ -642,7 +710,7 @@ impl Exec<'_> {
     /// # Errors
     /// 3807.
     pub fn show_table(&self, name: &ast::ObjectName) -> Result<Rows> {
-        let t = self.must_get_table(name)?;
+        let t = self.table_definition(name)?;
         let kind = match (t.schema.view.is_some(), t.schema.kind) {
             (true, _) => "VIEW",
             (false, TableKind::Set) => "SET TABLE",
@@ -676,6 +744,18 @@ impl Exec<'_> {
     }
 }
 
+/// What a `CREATE GLOBAL TEMPORARY TABLE` records: its ON COMMIT option (DELETE ROWS unless
+/// PRESERVE ROWS is written, Teradata's default). None for other tables.
+pub(crate) fn global_temporary_of(ct: &CreateTable) -> Option<VolatileCommit> {
+    ct.global_temporary.then(|| {
+        if ct.on_commit_preserve == Some(true) {
+            VolatileCommit::PreserveRows
+        } else {
+            VolatileCommit::DeleteRows
+        }
+    })
+}
+
 impl Exec<'_> {
     /// What a `CREATE VOLATILE TABLE` records: this session, and its ON COMMIT option
     /// (DELETE ROWS unless PRESERVE ROWS is written, as Teradata's default). None otherwise.
@@ -687,6 +767,7 @@ impl Exec<'_> {
             } else {
                 VolatileCommit::DeleteRows
             },
+            instance_of: None,
         })
     }
 

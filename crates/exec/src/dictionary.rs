@@ -184,7 +184,7 @@ pub(crate) fn help_session(info: &SessionInfo<'_>) -> Result<Rows> {
 /// `HELP VOLATILE TABLE`: a row per volatile table of the session, with Teradata's columns
 /// (teradatasqlalchemy reads `Table Dictionary Name`).
 pub(crate) fn help_volatile_table(catalog: &Catalog, user: &str, session: u64) -> Result<Rows> {
-    let tables = catalog.volatile_tables(session);
+    let tables = catalog.volatile_tables(session, false);
     let col = |f: &dyn Fn(&tdlite_storage::table::Table) -> String| {
         tables.iter().map(|t| Some(f(t))).collect::<Vec<_>>()
     };

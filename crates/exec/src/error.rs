@@ -254,6 +254,10 @@ pub enum Error {
     /// A row in no partition of a partitioned table (5728).
     #[error("Partitioning violation for table {0}.")]
     PartitionViolation(String),
+    /// DROP TABLE (or another change of the definition) of a global temporary table that a
+    /// session has materialized (5337); the statement's name, as `Drop Table`.
+    #[error("{0} is not allowed due to materialized temporary tables.")]
+    MaterializedTemporary(String),
     /// The queries of a set operation select different numbers of columns (3653).
     #[error("All select-lists do not contain the same number of expressions.")]
     SetOpArity,
@@ -481,6 +485,7 @@ impl Error {
             Error::TooManyTables(_) => code(9921),
             Error::SetOpArity => code(3653),
             Error::PartitionViolation(_) => code(5728),
+            Error::MaterializedTemporary(_) => code(5337),
             Error::StatementTimeout(_) => retryable(9920),
             Error::Internal(_) => code(9999),
             Error::SpoolSpace(_) => code(2646),

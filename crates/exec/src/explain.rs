@@ -433,7 +433,7 @@ impl Explainer<'_, '_> {
         for (tf, _) in &items {
             scopes.push(match tf {
                 ast::TableFactor::Table { name, alias, .. } if !self.is_cte(name) => {
-                    let t = self.ex.must_get_table(name)?;
+                    let t = self.ex.table_definition(name)?;
                     (t.schema.view.is_none()).then(|| {
                         let q = crate::join::qualifier_of(name, alias.as_ref());
                         let label = match alias {
@@ -603,7 +603,7 @@ impl Explainer<'_, '_> {
         if self.is_cte(name) {
             return Ok(format!("common table expression {name}"));
         }
-        let t = self.ex.must_get_table(name)?;
+        let t = self.ex.table_definition(name)?;
         Ok(if t.schema.view.is_some() {
             format!("view {name}")
         } else {
@@ -632,7 +632,7 @@ impl Explainer<'_, '_> {
             return self.list_subqueries(subs, depth);
         };
         let table = (!self.is_cte(name))
-            .then(|| self.ex.must_get_table(name))
+            .then(|| self.ex.table_definition(name))
             .transpose()?
             .filter(|t| t.schema.view.is_none());
         let Some(table) = table else {
@@ -893,7 +893,7 @@ impl Explainer<'_, '_> {
                 "Consume from queue table {name}: pop {rows} in consume order (its CONSUME ORDER if declared, then the oldest QITS) from the queue index ({wait})"
             ));
         };
-        let table = self.ex.must_get_base_table(&c.table)?;
+        let table = self.ex.base_table_definition(&c.table)?;
         let filter = self.ex.bind_consume_filter(&table, cond)?;
         let walk = match filter.index().and_then(|ix| table.schema.indexes().nth(ix)) {
             Some(spec) => {

@@ -89,11 +89,23 @@ pub(crate) fn take_locks(
             // (a subscriber's table is reached through its queue only)
             let permanent = storage.catalog.get_table(&name);
             let permanent = permanent.filter(|t| t.schema.subscription.is_none());
+            // (an instance of a global temporary table is found through its definition)
+            let volatile = volatile.filter(|t| t.schema.volatile.is_some_and(|v| !v.is_instance()));
             let Some(t) = volatile.or(permanent) else {
                 if matches!(l.object, LockObject::Row) || system_object(&name, database, user) {
                     continue;
                 }
                 return Err(tdlite_storage::StorageError::ObjectNotFound(name).into());
+            };
+            // a global temporary table: the session's own instance, if it has one (no other
+            // session reads or writes it, so the lock orders nothing but this session's own
+            // work); never the shared definition, which would make sessions wait on each other
+            let t = match t.schema.global_temporary {
+                None => t,
+                Some(_) => match storage.catalog.get_volatile(session, &t.schema.name) {
+                    Some(i) if i.schema.volatile.and_then(|v| v.instance_of) == Some(t.id) => i,
+                    _ => continue,
+                },
             };
             txn.lock(&t, mode(l.mode), l.nowait)?;
         }

@@ -181,7 +181,7 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 if there is no such object, 3855 if it is not a macro.
     pub(crate) fn must_get_macro(&self, name: &ast::ObjectName) -> Result<(String, MacroDef)> {
-        let t = self.must_get_object(name)?;
+        let t = self.object_definition(name)?;
         match &t.schema.macro_def {
             Some(def) => Ok((t.schema.name.clone(), def.clone())),
             None => Err(Error::NotAMacro(t.schema.name.clone())),
@@ -204,7 +204,7 @@ impl Exec<'_> {
     /// See [`Exec::must_get_macro`].
     pub(crate) fn show_macro(&self, name: &ast::ObjectName) -> Result<StatementResult> {
         self.must_get_macro(name)?;
-        let t = self.must_get_object(name)?;
+        let t = self.object_definition(name)?;
         let schema = Arc::new(Schema::new(vec![Field::new(
             "Request Text",
             DataType::Utf8,

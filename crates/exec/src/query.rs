@@ -80,20 +80,59 @@ impl Exec<'_> {
 
     /// Looks up a table; 3807 if it does not exist. An unqualified name is looked for in the
     /// default database first, then among the tables created without one (a tdlite rule:
-    /// tables made before `DATABASE x` stay reachable).
+    /// tables made before `DATABASE x` stay reachable). A global temporary table is this
+    /// session's instance of it, materialized now if it is not yet (as a DML request that
+    /// names it does in Teradata); [`Exec::table_definition`] finds the definition.
     pub fn must_get_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
-        let t = self.must_get_object(name)?;
+        self.materialized(self.table_definition(name)?)
+    }
+
+    /// As [`Exec::must_get_table`], but a global temporary table as its definition (see
+    /// [`Exec::object_definition`]).
+    pub(crate) fn table_definition(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let t = self.object_definition(name)?;
         if t.schema.macro_def.is_some() {
             return Err(Error::NotATable(t.schema.name.clone()));
         }
         Ok(t)
     }
 
-    /// Looks up any catalog entry, a macro too (see [`Exec::must_get_table`]). An unqualified
-    /// name (or one qualified by the logon user) is also this session's volatile table of
-    /// that name; found both ways (a permanent table of the default database and a volatile
-    /// one), it is ambiguous (3806), as in Teradata.
-    pub(crate) fn must_get_object(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+    /// This session's instance of the global temporary table `t`, made (empty) if it has none
+    /// yet; any other table as it is. An instance is a volatile table named as the
+    /// definition, with its columns, indexes and ON COMMIT option (catalog.rs,
+    /// `TableSchema::global_temporary`); making it is not undone by a rollback, as an empty
+    /// instance holds nothing to undo.
+    pub(crate) fn materialized(&self, t: Arc<Table>) -> Result<Arc<Table>> {
+        let Some(on_commit) = t.schema.global_temporary else {
+            return Ok(t);
+        };
+        let catalog = &self.shared.storage.catalog;
+        if let Some(instance) = catalog.get_volatile(self.session, &t.schema.name) {
+            match instance.schema.volatile.and_then(|v| v.instance_of) {
+                Some(id) if id == t.id => return Ok(instance),
+                // an instance of a definition that is gone (a CREATE rolled back, or the
+                // table dropped and made again): its rows went with it
+                Some(_) => catalog.drop_volatile(&instance),
+                // a volatile table of this session under the definition's whole name
+                None => return Err(Error::AmbiguousTable(t.schema.name.clone())),
+            }
+        }
+        let mut schema = t.schema.clone();
+        schema.global_temporary = None;
+        schema.volatile = Some(tdlite_storage::catalog::Volatile {
+            session: self.session,
+            on_commit,
+            instance_of: Some(t.id),
+        });
+        Ok(catalog.create_table(schema, 0)?)
+    }
+
+    /// Looks up any catalog entry, a macro too, a global temporary table as its definition
+    /// (HELP, SHOW, DROP, ALTER and the checks of CREATE VIEW read or change that, and do not
+    /// materialize it). An unqualified name (or one qualified by the logon user) is also this
+    /// session's volatile table of that name; found both ways (a permanent table of the
+    /// default database and a volatile one), it is ambiguous (3806), as in Teradata.
+    pub(crate) fn object_definition(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
         let n = self.table_name(name);
         let catalog = &self.shared.storage.catalog;
         // the common case first: no volatile table anywhere, the name as resolved is there
@@ -123,7 +162,9 @@ impl Exec<'_> {
                 catalog.get_volatile(self.session, bare)
             }
             Some(_) => None,
-        };
+        }
+        // an instance of a global temporary table is found through its definition
+        .filter(|t| t.schema.volatile.is_some_and(|v| !v.is_instance()));
         match (permanent, volatile) {
             (Some(p), Some(_)) => Err(Error::AmbiguousTable(p.schema.name.clone())),
             (None, Some(t)) => {

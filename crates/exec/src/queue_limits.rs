@@ -83,14 +83,17 @@ impl Exec<'_> {
                 ))
             }
             (Some((table, _)), true) => {
-                let dead = self.must_get_table(table)?;
+                let dead = self.table_definition(table)?;
                 if dead.schema.multi_consumer {
                     return Err(queue_rule(&format!(
                         "the dead-letter table {} is a queue with subscribers.",
                         dead.schema.name
                     )));
                 }
-                if dead.schema.volatile.is_some() || dead.schema.view.is_some() {
+                if dead.schema.volatile.is_some()
+                    || dead.schema.global_temporary.is_some()
+                    || dead.schema.view.is_some()
+                {
                     return Err(queue_rule(&format!(
                         "the dead-letter table {} must be a permanent table.",
                         dead.schema.name

@@ -726,10 +726,11 @@ impl Session {
                     return Err(failed.error.into());
                 }
             }
-            // ON COMMIT DELETE ROWS: the session's volatile tables that say so are emptied
+            // ON COMMIT DELETE ROWS: the session's volatile tables (and instances of global
+            // temporary tables) that say so are emptied
             let catalog = &self.shared.storage.catalog;
             let tables = if catalog.has_volatile() {
-                catalog.volatile_tables(self.id)
+                catalog.volatile_tables(self.id, true)
             } else {
                 Vec::new()
             };
@@ -970,6 +971,11 @@ impl Session {
                 })
             }
             Statement::DropMacro(name) => self.exec(now).drop_macro(name)?,
+            Statement::DropTemporary { name, all } => {
+                // (an instance is never a queue: no consumer waits on what is dropped)
+                self.exec(now).drop_temporary(name, *all)?;
+                StatementResult::status(StatementKind::DropTable)
+            }
             Statement::ShowMacro(name) => self.exec(now).show_macro(name)?,
             // EXEC alone is expanded in `execute`; inside a request with more statements it
             // would need a request inside a request

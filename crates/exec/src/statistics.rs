@@ -50,7 +50,7 @@ impl Exec<'_> {
         name: &ast::ObjectName,
         groups: &[StatsGroup],
     ) -> Result<StatementResult> {
-        let table = self.must_get_base_table(name)?;
+        let table = self.base_table_definition(name)?;
         let schema = &table.schema;
         // each set's columns by position; None: Teradata's PARTITION column
         let mut sets: Vec<Vec<Option<usize>>> = Vec::with_capacity(groups.len());
@@ -155,7 +155,7 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 for a table that does not exist, 3624 for one without statistics.
     pub(crate) fn help_statistics(&mut self, name: &ast::ObjectName) -> Result<Rows> {
-        let table = self.must_get_base_table(name)?;
+        let table = self.base_table_definition(name)?;
         let stats = self
             .shared
             .registry

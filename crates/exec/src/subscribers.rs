@@ -6,7 +6,7 @@
 //! consumed, is storage's (`tdlite_storage::transaction`, module `subscribers`).
 //!
 //! Invariant: a subscriber's table is reached only through its queue (name lookups never find
-//! one, see `Exec::must_get_object`), and has the queue's columns, consume order and delivery
+//! one, see `Exec::object_definition`), and has the queue's columns, consume order and delivery
 //! rule, so a copy is consumed exactly as its row would be.
 
 use crate::ddl::queue_rule;

@@ -110,7 +110,7 @@ impl Exec<'_> {
             };
             if let Some(ident) = single {
                 let is_cte = ctes.iter().any(|c| c.eq_ignore_ascii_case(&ident.value));
-                if let (false, Ok(t)) = (is_cte, self.must_get_object(name)) {
+                if let (false, Ok(t)) = (is_cte, self.object_definition(name)) {
                     let (db, bare) = match t.schema.name.rsplit_once('.') {
                         Some((db, bare)) => (db.to_string(), bare.to_string()),
                         None => (self.user.to_string(), t.schema.name.clone()),
@@ -132,7 +132,7 @@ impl Exec<'_> {
     fn refuse_queue_tables(&self, query: &ast::Query) -> Result<()> {
         let mut found = None;
         let _ = ast::visit_relations(query, |r| {
-            match self.must_get_table(r) {
+            match self.table_definition(r) {
                 Ok(t) if t.schema.queue => {
                     found = Some(t.schema.name.clone());
                     return std::ops::ControlFlow::Break(());
@@ -152,7 +152,7 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 if there is no such object, 3854 if it is a table.
     pub(crate) fn drop_view(&mut self, name: &ast::ObjectName) -> Result<()> {
-        let t = self.must_get_table(name)?;
+        let t = self.table_definition(name)?;
         if t.schema.view.is_none() {
             return Err(Error::NotAView(t.schema.name.clone()));
         }
@@ -219,7 +219,13 @@ impl Exec<'_> {
     /// # Errors
     /// 3807 if there is no such table; 3823 for a view.
     pub fn must_get_base_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
-        let t = self.must_get_table(name)?;
+        self.materialized(self.base_table_definition(name)?)
+    }
+
+    /// As [`Exec::must_get_base_table`], but a global temporary table as its definition
+    /// (see `Exec::object_definition`).
+    pub(crate) fn base_table_definition(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
+        let t = self.table_definition(name)?;
         if t.schema.view.is_some() {
             return Err(Error::ViewNotUpdatable(t.schema.name.clone()));
         }

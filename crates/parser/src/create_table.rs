@@ -30,6 +30,7 @@ pub(crate) fn is_create_table(cur: &Cursor) -> bool {
 pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
     let mut kind = None;
     let mut volatile = false;
+    let mut global_temporary = false;
     if cur.eat_word("CT") {
     } else {
         cur.expect_word("CREATE")?;
@@ -38,13 +39,15 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
                 kind = Some(TableKind::Set);
             } else if cur.eat_word("MULTISET") {
                 kind = Some(TableKind::Multiset);
-            } else if cur.eat_word("VOLATILE") {
+            } else if !global_temporary && cur.eat_word("VOLATILE") {
                 volatile = true;
             } else if cur.is_word("GLOBAL") {
-                return Err(ParseError::unsupported(
-                    "GLOBAL TEMPORARY tables (use VOLATILE or a base table)",
-                    cur.loc(),
-                ));
+                if volatile || global_temporary {
+                    return Err(cur.unexpected("expected TABLE"));
+                }
+                cur.pos += 1;
+                cur.expect_word("TEMPORARY")?;
+                global_temporary = true;
             } else {
                 break;
             }
@@ -56,6 +59,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         name,
         kind,
         volatile,
+        global_temporary,
         queue: false,
         options: Vec::new(),
         columns: Vec::new(),
@@ -100,7 +104,7 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
         }
     }
     if cur.eat_word("AS") {
-        let mut source = parse_as(cur)?;
+        let mut source = parse_as(cur, table.global_temporary)?;
         source.columns = as_columns;
         table.as_source = Some(source);
         parse_indexes(cur, &mut table)?;
@@ -122,7 +126,8 @@ pub(crate) fn parse(cur: &mut Cursor) -> Result<CreateTable, ParseError> {
 }
 
 /// `(query) | table` and `WITH [NO] DATA [AND [NO] STATISTICS]`, after `AS`.
-fn parse_as(cur: &mut Cursor) -> Result<AsSource, ParseError> {
+/// A global temporary table's definition holds no rows: only WITH NO DATA.
+fn parse_as(cur: &mut Cursor, global_temporary: bool) -> Result<AsSource, ParseError> {
     let from = if cur.peek() == Some(&Token::LParen) {
         // the query in parentheses, with Teradata's shorthands (SEL, …) rewritten
         let open = cur.pos;
@@ -139,6 +144,9 @@ fn parse_as(cur: &mut Cursor) -> Result<AsSource, ParseError> {
     };
     cur.expect_word("WITH")?;
     let with_data = !cur.eat_word("NO");
+    if with_data && global_temporary {
+        return Err(cur.unexpected("expected WITH NO DATA for a GLOBAL TEMPORARY table"));
+    }
     cur.expect_word("DATA")?;
     if cur.eat_word("AND") {
         cur.eat_word("NO");

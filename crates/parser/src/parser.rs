@@ -465,6 +465,22 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
                 table,
             })
         }
+        // `DROP TEMPORARY TABLE t`, `DROP TABLE t ALL` (global temporary tables)
+        "DROP"
+            if cur.word_at(1).as_deref() == Some("TEMPORARY")
+                || (cur.word_at(1).as_deref() == Some("TABLE")
+                    && matches!(cur.toks.last().map(|t| &t.token),
+                        Some(Token::Word(w)) if w.quote_style.is_none()
+                            && w.value.eq_ignore_ascii_case("ALL"))) =>
+        {
+            cur.pos += 1;
+            let temporary = cur.eat_word("TEMPORARY");
+            cur.expect_word("TABLE")?;
+            let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+            let all = !temporary && cur.eat_word("ALL");
+            cur.expect_end()?;
+            Ok(Statement::DropTemporary { name, all })
+        }
         "DROP" if cur.word_at(1).as_deref() == Some("INDEX") => {
             cur.pos += 2;
             let if_exists = cur.eat_words(&["IF", "EXISTS"]);

@@ -183,6 +183,15 @@ pub enum Statement {
     },
     /// `DROP MACRO name`.
     DropMacro(ast::ObjectName),
+    /// `DROP TEMPORARY TABLE name` (this session's instance of a global temporary table) or
+    /// `DROP TABLE name ALL` (its definition and every instance). A plain `DROP TABLE` is
+    /// sqlparser's.
+    DropTemporary {
+        /// The global temporary table.
+        name: ast::ObjectName,
+        /// `DROP TABLE … ALL` rather than `DROP TEMPORARY TABLE`.
+        all: bool,
+    },
     /// `SHOW MACRO name`.
     ShowMacro(ast::ObjectName),
     /// `HELP DATABASE name` / `HELP USER name`: the tables and views in a database.
@@ -236,7 +245,9 @@ impl Statement {
             | Statement::DropIndex { .. }
             | Statement::Subscriber { .. } => true,
             Statement::Admin(a) => !matches!(a, AdminStatement::Rights { .. }),
-            Statement::CreateMacro { .. } | Statement::DropMacro(_) => true,
+            Statement::CreateMacro { .. }
+            | Statement::DropMacro(_)
+            | Statement::DropTemporary { .. } => true,
             Statement::Sql(s) => matches!(
                 **s,
                 ast::Statement::Drop { .. } | ast::Statement::CreateTable(_)
@@ -390,6 +401,8 @@ pub struct CreateTable {
     pub kind: Option<TableKind>,
     /// `VOLATILE`.
     pub volatile: bool,
+    /// `GLOBAL TEMPORARY`.
+    pub global_temporary: bool,
     /// `, QUEUE`.
     pub queue: bool,
     /// Table options after the name (`FALLBACK`, `NO JOURNAL`, `CHECKSUM = …`), as written.

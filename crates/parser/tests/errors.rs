@@ -191,7 +191,11 @@ fn create_table_errors() {
     );
     check(3706, "CREATE TABLE t (a /*a*/DECIMAL(39, 2))");
     check(3706, "CREATE TABLE t (a INTEGER /*a*/BOGUS)");
-    check(9910, "CREATE SET /*a*/GLOBAL TEMPORARY TABLE t (a INTEGER)");
+    check(
+        3706,
+        "CREATE VOLATILE /*a*/GLOBAL TEMPORARY TABLE t (a INTEGER)",
+    );
+    check(3706, "CREATE GLOBAL TEMPORARY TABLE t AS u WITH /*a*/DATA");
     check(3706, "CREATE TABLE t (a INTEGER) PARTITION BY /*a*/;");
     check(9910, "CREATE TABLE t (a TIME(6) /*a*/WITH TIME ZONE)");
 }

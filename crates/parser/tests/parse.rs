@@ -169,6 +169,9 @@ fn render_statement(out: &mut String, statement: &Statement) {
         .unwrap(),
         Statement::ExecMacro { name, args, .. } => writeln!(out, "EXEC {name} {args:?}").unwrap(),
         Statement::DropMacro(name) => writeln!(out, "DROP MACRO {name}").unwrap(),
+        Statement::DropTemporary { name, all } => {
+            writeln!(out, "DropTemporary {name} all: {all}").unwrap()
+        }
         Statement::ShowMacro(name) => writeln!(out, "SHOW MACRO {name}").unwrap(),
         Statement::HelpDatabase(name) => writeln!(out, "HelpDatabase {name}").unwrap(),
         Statement::Explain(inner) => {
@@ -287,6 +290,7 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
         name,
         kind,
         volatile,
+        global_temporary,
         queue,
         options,
         columns,
@@ -310,6 +314,9 @@ fn render_create_table(out: &mut String, c: &CreateTable) {
     writeln!(out, "  name: {name}").unwrap();
     writeln!(out, "  kind: {kind:?}").unwrap();
     writeln!(out, "  volatile: {volatile}").unwrap();
+    if *global_temporary {
+        writeln!(out, "  global temporary").unwrap();
+    }
     writeln!(out, "  queue: {queue}").unwrap();
     if !options.is_empty() {
         writeln!(out, "  options: [{}]", options.join(", ")).unwrap();

@@ -157,6 +157,12 @@ pub struct TableSchema {
     /// checkpointed, and goes when its session ends.
     #[serde(default, skip_serializing, deserialize_with = "never_volatile")]
     pub volatile: Option<Volatile>,
+    /// A `GLOBAL TEMPORARY` table's definition and its ON COMMIT option. The definition is
+    /// permanent (logged and checkpointed) and never holds rows: each session that uses the
+    /// table gets an instance of its own, a volatile table of the same name and schema whose
+    /// [`Volatile::instance_of`] names the definition (materialized by the engine, dropped with the session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_temporary: Option<VolatileCommit>,
     /// A queue's declared consume order (`CONSUME ORDER (c [DESC])`, a tdlite extension): rows
     /// leave by this column first, then by QITS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -308,6 +314,17 @@ pub struct Volatile {
     pub session: u64,
     /// What a commit does to its rows.
     pub on_commit: VolatileCommit,
+    /// For a session's instance of a global temporary table (named as its definition), the
+    /// definition's table id; `None` for a table made by CREATE VOLATILE TABLE.
+    #[serde(default)]
+    pub instance_of: Option<u64>,
+}
+
+impl Volatile {
+    /// True for an instance of a global temporary table.
+    pub fn is_instance(&self) -> bool {
+        self.instance_of.is_some()
+    }
 }
 
 /// A volatile table's `ON COMMIT` option.
@@ -358,6 +375,7 @@ impl TableSchema {
             macro_def: None,
             primary_key: None,
             volatile: None,
+            global_temporary: None,
             queue_order: None,
             delivers_at_qits: false,
             limits: None,
@@ -575,13 +593,30 @@ impl Catalog {
         self.volatile_count.load(Ordering::Acquire) > 0
     }
 
-    /// Session `session`'s volatile tables, in creation order.
-    pub fn volatile_tables(&self, session: u64) -> Vec<Arc<Table>> {
+    /// Session `session`'s volatile tables, in creation order (`instances`: with its
+    /// instances of global temporary tables).
+    pub fn volatile_tables(&self, session: u64, instances: bool) -> Vec<Arc<Table>> {
         self.volatile
             .read()
             .iter()
-            .filter(|((s, _), _)| *s == session)
+            .filter(|((s, _), t)| {
+                *s == session && (instances || t.schema.volatile.is_some_and(|v| !v.is_instance()))
+            })
             .map(|(_, t)| t.clone())
+            .collect()
+    }
+
+    /// Every session's instances of the global temporary table whose definition has table id
+    /// `definition`.
+    pub fn temporary_instances(&self, definition: u64) -> Vec<Arc<Table>> {
+        if !self.has_volatile() {
+            return Vec::new();
+        }
+        self.volatile
+            .read()
+            .values()
+            .filter(|t| t.schema.volatile.and_then(|v| v.instance_of) == Some(definition))
+            .cloned()
             .collect()
     }
 
@@ -591,7 +626,7 @@ impl Catalog {
     }
 
     /// Removes a volatile table (DROP TABLE; undone by [`Catalog::restore_table`]).
-    pub(crate) fn drop_volatile(&self, table: &Arc<Table>) {
+    pub fn drop_volatile(&self, table: &Arc<Table>) {
         let Some(v) = table.schema.volatile else {
             return;
         };
@@ -809,6 +844,7 @@ mod tests {
         schema.volatile = Some(Volatile {
             session: 7,
             on_commit: VolatileCommit::PreserveRows,
+            instance_of: None,
         });
         let json = serde_json::to_string(&schema).unwrap();
         assert!(!json.contains("volatile"), "{json}");

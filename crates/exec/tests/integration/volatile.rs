@@ -1,7 +1,8 @@
 //! Volatile tables (Teradata's `CREATE VOLATILE TABLE`): private to the session that made
 //! them, in the logon user's database, gone when the session ends, never logged (a reopen
 //! does not see them and opens cleanly), emptied at each commit unless ON COMMIT PRESERVE
-//! ROWS, and listed by HELP VOLATILE TABLE.
+//! ROWS, and listed by HELP VOLATILE TABLE. Also the instances of global temporary tables,
+//! which are volatile tables made from a permanent definition.
 
 use crate::common::rows;
 use tdlite::{Database, Session};
@@ -168,4 +169,93 @@ fn volatile_tables_are_never_logged_and_a_reopen_does_not_see_them() {
     s.execute("CREATE VOLATILE TABLE gone (n INTEGER) ON COMMIT PRESERVE ROWS")
         .unwrap();
     assert_eq!(strings(&mut s, "SEL COUNT(*) FROM gone"), ["0"]);
+}
+
+/// Global temporary tables: the definition is logged and comes back after a reopen; the rows
+/// of a session's instance are never logged (the instance is a volatile table), go with the
+/// session, and the instance is not listed by HELP VOLATILE TABLE.
+#[test]
+fn a_global_temporary_table_keeps_its_definition_and_never_its_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(dir.path()).unwrap();
+        let mut s = db.session();
+        s.execute("CREATE GLOBAL TEMPORARY TABLE gtt (n INTEGER) ON COMMIT PRESERVE ROWS")
+            .unwrap();
+        s.execute("INS gtt (1)").unwrap();
+        s.execute("UPD gtt SET n = 2").unwrap();
+        s.execute("INS gtt (3)").unwrap();
+        assert_eq!(strings(&mut s, "SEL n FROM gtt ORDER BY n"), ["2", "3"]);
+        assert_eq!(
+            s.execute("HELP VOLATILE TABLE").unwrap()[0]
+                .rows
+                .as_ref()
+                .unwrap()
+                .num_rows(),
+            0
+        );
+        // another session's instance is its own, and goes with it
+        let mut t = db.session();
+        t.execute("INS gtt (7)").unwrap();
+        assert_eq!(strings(&mut t, "SEL n FROM gtt"), ["7"]);
+        assert_eq!(code(&mut s, "DROP TABLE gtt"), 5337);
+        drop(t);
+        s.execute("CHECKPOINT").ok();
+        s.execute("INS gtt (4)").unwrap();
+        assert_eq!(strings(&mut s, "SEL COUNT(*) FROM gtt"), ["3"]);
+        // the session stays open as the database closes: nothing of its rows reached the log
+    }
+    let db = Database::open(dir.path()).unwrap();
+    assert_eq!(db.table_names(), vec!["gtt"]);
+    let mut s = db.session();
+    assert_eq!(strings(&mut s, "SEL COUNT(*) FROM gtt"), ["0"]);
+    s.execute("INS gtt (5)").unwrap();
+    assert_eq!(strings(&mut s, "SEL n FROM gtt"), ["5"]);
+    // the session's end drops its instance, and then the definition may go
+    drop(s);
+    let mut s = db.session();
+    s.execute("DROP TABLE gtt").unwrap();
+    assert_eq!(code(&mut s, "SEL n FROM gtt"), 3807);
+}
+
+/// An instance outlives a definition that goes without DROP (here a CREATE another session
+/// rolls back, which DROP's 5337 check does not see): the next use finds no table, and once a
+/// table of that name is made again, the session gets a new instance of it, never the old
+/// rows or columns.
+#[test]
+fn an_instance_of_a_definition_that_is_gone_is_replaced() {
+    let db = Database::new();
+    let mut a = db.session_in(tdlite::SessionMode::Ansi);
+    let mut b = db.session();
+    a.execute("CREATE GLOBAL TEMPORARY TABLE o (n INTEGER) ON COMMIT PRESERVE ROWS")
+        .unwrap();
+    // (an ordinary table would make b wait for a's EXCLUSIVE lock; an instance is private)
+    b.execute("INS o (1)").unwrap();
+    a.execute("ROLLBACK").unwrap();
+    assert_eq!(code(&mut b, "SEL * FROM o"), 3807);
+    a.execute("CREATE GLOBAL TEMPORARY TABLE o (w VARCHAR(5)) ON COMMIT PRESERVE ROWS")
+        .unwrap();
+    a.execute("COMMIT").unwrap();
+    assert_eq!(strings(&mut b, "SEL COUNT(*) FROM o"), ["0"]);
+    b.execute("INS o ('x')").unwrap();
+    assert_eq!(strings(&mut b, "SEL w FROM o"), ["x"]);
+    // a LOCKING modifier locks the session's own instance (or nothing, before the statement
+    // makes one), never the shared definition, so two sessions' EXCLUSIVE locks do not meet
+    a.execute("CREATE GLOBAL TEMPORARY TABLE p (n INTEGER) ON COMMIT PRESERVE ROWS")
+        .unwrap();
+    a.execute("COMMIT").unwrap();
+    // (the second time round, each session has its instance from the first)
+    for count in ["0", "1"] {
+        b.execute("BT").unwrap();
+        b.execute("LOCKING TABLE p FOR EXCLUSIVE SEL COUNT(*) FROM p")
+            .unwrap();
+        b.execute("INS p (1)").unwrap();
+        let lock = "LOCKING TABLE p FOR EXCLUSIVE NOWAIT SEL COUNT(*) FROM p";
+        assert_eq!(strings(&mut a, lock), [count]);
+        a.execute("INS p (2)").unwrap();
+        a.execute("COMMIT").unwrap();
+        b.execute("ET").unwrap();
+    }
+    assert_eq!(strings(&mut a, "SEL COUNT(*) FROM p"), ["2"]);
+    assert_eq!(strings(&mut b, "SEL COUNT(*) FROM p"), ["2"]);
 }
