@@ -1464,12 +1464,13 @@ impl Exec<'_> {
                     None if ty.is_character() && conversion_syntax => {
                         crate::names::text_as(b(expr, self)?, expr, scope, ty)
                     }
-                    // a TIME, TIMESTAMP or PERIOD with its type's fractional digits; in ANSI
-                    // mode, text that would lose more than blanks is 3996
+                    // a TIME, TIMESTAMP or PERIOD with its type's fractional digits; a
+                    // number whose text would lose more than blanks is 3996, and in ANSI
+                    // mode text too
                     None if ty.is_character() => {
                         let mut x = crate::names::with_time_digits(b(expr, self)?, expr, scope);
-                        if let (true, SqlType::Char(n) | SqlType::VarChar(n)) = (self.ansi, ty) {
-                            x = Expr::Func(Func::NoTruncation(n), vec![x]);
+                        if let SqlType::Char(n) | SqlType::VarChar(n) = ty {
+                            x = Expr::Func(Func::NoTruncation(n, self.ansi), vec![x]);
                         }
                         Expr::Cast(Box::new(x), ty)
                     }

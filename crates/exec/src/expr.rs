@@ -64,9 +64,12 @@ pub enum Func {
     /// `TO_CHAR(x)` without a model: a number as exactly its significant digits (`1.5`, not
     /// the DECIMAL FORMAT's `1.50`); anything else as CAST writes it.
     PlainText,
-    /// ANSI mode, before a CAST of text to CHAR(n)/VARCHAR(n): the text unchanged, or 3996
-    /// where a value has more than n characters and one past the n-th is not a blank.
-    NoTruncation(u32),
+    /// Before a CAST to CHAR(n)/VARCHAR(n): the value unchanged, or 3996 where its text would
+    /// have more than n characters and one past the n-th is not a blank. A number's text (by
+    /// its default FORMAT, trimmed, as the CAST writes it) is checked in both session modes
+    /// (Teradata's "How CAST Differs from Teradata Conversion Syntax": truncation of
+    /// significant data is an error); other text only when the flag is set (ANSI mode).
+    NoTruncation(u32, bool),
     /// `NULLIF(a, b)`
     NullIf,
     /// `GREATEST(a, b, …)` (`true`) or `LEAST(a, b, …)` (greatest.rs)
@@ -1347,12 +1350,19 @@ fn func(f: Func, args: Vec<ArrayRef>, n: usize) -> Result<ArrayRef> {
                 )),
             }
         }
-        Func::NoTruncation(n) => {
+        Func::NoTruncation(n, text) => {
             let a = arg(0)?;
-            if let Some(s) = a.as_string_opt::<i32>() {
-                let n = n as usize;
-                let cut = |v: &str| v.len() > n && v.chars().skip(n).any(|c| c != ' ');
-                if s.iter().flatten().any(cut) {
+            let n = n as usize;
+            let cut = |v: &str| v.len() > n && v.chars().skip(n).any(|c| c != ' ');
+            let number = matches!(a.data_type(), DataType::Decimal128(..) | DataType::Float64)
+                || is_int(a.data_type());
+            let written = match (a.as_string_opt::<i32>(), number) {
+                (Some(_), _) if text => Some(a.clone()),
+                (None, true) => Some(cast_to_arrow(&a, &DataType::Utf8)?),
+                _ => None,
+            };
+            if let Some(w) = written {
+                if w.as_string::<i32>().iter().flatten().any(cut) {
                     return Err(Error::CastTruncation);
                 }
             }

@@ -452,14 +452,19 @@ fn round_unscaled(v: i128, drop: u32, truncate: bool, ceil_floor: Option<bool>) 
     q.checked_mul(factor).or_overflow()
 }
 
-/// ROUND, TRUNC, CEILING, FLOOR on one value, keeping its type.
-fn round_like(f: Builtin, v: &Value, places: i64) -> Result<Value> {
-    let truncate = f == Builtin::Trunc;
-    let cf = match f {
+/// `Some(true)` for CEILING, `Some(false)` for FLOOR (the direction a remainder goes).
+fn ceil_floor(f: Builtin) -> Option<bool> {
+    match f {
         Builtin::Ceiling => Some(true),
         Builtin::Floor => Some(false),
         _ => None,
-    };
+    }
+}
+
+/// ROUND, TRUNC, CEILING, FLOOR on one value, keeping its type.
+fn round_like(f: Builtin, v: &Value, places: i64) -> Result<Value> {
+    let truncate = f == Builtin::Trunc;
+    let cf = ceil_floor(f);
     Ok(match v {
         Value::Null => Value::Null,
         Value::Int(i) if places >= 0 => Value::Int(*i),
@@ -989,13 +994,14 @@ fn try_cast(a: Option<&ArrayRef>, ty: SqlType, n: usize) -> Result<ArrayRef> {
 fn result_type(f: Builtin, types: &[DataType]) -> SqlType {
     let first = types.first().map(sql_type_of).unwrap_or(SqlType::Integer);
     match f {
+        // the argument's type ("Result Type": "the same type as that of the numeric_value
+        // argument"), a DECIMAL with one more digit for a carry (CEILING(9.99) of a
+        // DECIMAL(3,2) is a DECIMAL(4,2) 10.00); at 38 digits, one fractional digit fewer
+        // instead (a DECIMAL(38,36) 99.999999999 rounds to a DECIMAL(38,35) 100.00)
         Builtin::Round | Builtin::Trunc | Builtin::Ceiling | Builtin::Floor => match first {
-            SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt => {
-                SqlType::BigInt
-            }
-            // a carry may need one more digit (CEILING(9.5) is 10.0): DECIMAL(p+1, s), as
-            // Teradata types these; at 38 digits there is none to add (a carry past it: 2616)
-            SqlType::Decimal(p, s) => SqlType::Decimal((p + 1).min(38), s),
+            t @ (SqlType::ByteInt | SqlType::SmallInt | SqlType::Integer | SqlType::BigInt) => t,
+            SqlType::Decimal(38, s) => SqlType::Decimal(38, (s - 1).max(0)),
+            SqlType::Decimal(p, s) => SqlType::Decimal(p + 1, s),
             // TRUNC(date, fmt) and ROUND(date, fmt): a DATE (date_round.rs)
             SqlType::Date | SqlType::Timestamp(_)
                 if matches!(f, Builtin::Round | Builtin::Trunc) =>
@@ -1075,12 +1081,28 @@ pub(crate) fn eval(f: Builtin, args: &[ArrayRef], n: usize) -> Result<ArrayRef> 
         }
         out.push(v);
     }
-    if let SqlType::Integer = ty {
-        if out
-            .iter()
-            .any(|v| matches!(v, Value::Int(i) if i32::try_from(*i).is_err()))
-        {
+    // a result past its integer type's range (ROUND(120 of a BYTEINT, -1))
+    let fits: Option<fn(i64) -> bool> = match ty {
+        SqlType::ByteInt => Some(|i| i8::try_from(i).is_ok()),
+        SqlType::SmallInt => Some(|i| i16::try_from(i).is_ok()),
+        SqlType::Integer => Some(|i| i32::try_from(i).is_ok()),
+        _ => None,
+    };
+    if let Some(fits) = fits {
+        if out.iter().any(|v| matches!(v, Value::Int(i) if !fits(*i))) {
             return Err(Error::Overflow);
+        }
+    }
+    // a DECIMAL(38, s) rounded into one fractional digit fewer (see `result_type`)
+    if let SqlType::Decimal(_, to) = ty {
+        for v in &mut out {
+            if let Value::Decimal(d, s) = *v {
+                if s > to {
+                    let drop = u32::try_from(s - to).unwrap_or(0);
+                    let r = round_unscaled(d, drop, f == Builtin::Trunc, ceil_floor(f))?;
+                    *v = Value::Decimal(r / 10i128.pow(drop), to);
+                }
+            }
         }
     }
     let out = values_to_array(ty, out.iter());
