@@ -601,18 +601,22 @@ impl Exec<'_> {
         Ok(dropped)
     }
 
-    /// 5337 if a session has an instance of the global temporary table `t` (DDL other than
-    /// DROP TEMPORARY and DROP … ALL may change or drop only a definition nobody uses).
-    pub(crate) fn refuse_materialized(&self, t: &Table, statement: &str) -> Result<()> {
-        if t.schema.global_temporary.is_some()
-            && !self
-                .shared
-                .storage
-                .catalog
-                .temporary_instances(t.id)
-                .is_empty()
-        {
-            return Err(Error::MaterializedTemporary(statement.to_string()));
+    /// Clears the way for a DDL statement that changes or drops the global temporary table
+    /// `t`'s definition: 5337 if a session's instance of it holds rows (or held them: any
+    /// row version counts, so an INSERT materializes it as Teradata's does); an instance that
+    /// never held a row (made by a read, which in Teradata materializes nothing) is dropped
+    /// with the statement. Each instance is checked under an EXCLUSIVE lock, so after the
+    /// transactions using it.
+    pub(crate) fn refuse_materialized(&mut self, t: &Table, statement: &str) -> Result<()> {
+        if t.schema.global_temporary.is_none() {
+            return Ok(());
+        }
+        for i in self.shared.storage.catalog.temporary_instances(t.id) {
+            self.txn.lock(&i, LockMode::Exclusive, false)?;
+            if i.row_versions() > 0 {
+                return Err(Error::MaterializedTemporary(statement.to_string()));
+            }
+            self.txn.drop_volatile(i)?;
         }
         Ok(())
     }
