@@ -138,6 +138,7 @@ fn parse_as(cur: &mut Cursor, global_temporary: bool) -> Result<AsSource, ParseE
         let mut q = sub.with_sqlparser(|p| p.parse_query())?;
         crate::phrase::name_select_items(&mut q);
         sub.expect_end()?;
+        crate::implicit_from::query(&mut q, &[]);
         AsFrom::Query(q)
     } else {
         AsFrom::Table(cur.with_sqlparser(|p| p.parse_object_name(false))?)

@@ -23,6 +23,7 @@ mod create_table;
 mod cursor;
 pub mod dialect;
 pub mod error;
+mod implicit_from;
 pub mod interval_qualifier;
 mod lease;
 pub mod legacy_olap;

@@ -425,6 +425,7 @@ fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
             let mut query = sub.with_sqlparser(|p| p.parse_query())?;
             crate::phrase::name_select_items(&mut query);
             sub.expect_end()?;
+            crate::implicit_from::query(&mut query, &[]);
             crate::top_rules::check_view(&query)?;
             Ok(Statement::CreateView {
                 name,
@@ -790,6 +791,7 @@ fn sql_statement(cur: Cursor) -> Result<Statement, ParseError> {
     let mut stmt = cur.with_sqlparser(|p| p.parse_statement())?;
     cur.expect_end()?;
     crate::phrase::name_select_items(&mut stmt);
+    crate::implicit_from::add_tables(&mut stmt);
     crate::top_rules::check(&stmt)?;
     Ok(Statement::Sql(Box::new(stmt)))
 }
