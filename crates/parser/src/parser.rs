@@ -266,7 +266,7 @@ fn parse_tokens(
     })
 }
 
-/// `LOCKING|LOCK [DATABASE|TABLE|VIEW|ROW] [name] {FOR|IN} mode [MODE] [NOWAIT]`, repeated.
+/// `LOCKING|LOCK [DATABASE|TABLE|VIEW|ROW] [name] [FOR|IN] mode [MODE] [NOWAIT]`, repeated.
 fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
     let mut out = Vec::new();
     while cur.eat_word("LOCKING") || cur.eat_word("LOCK") {
@@ -278,11 +278,13 @@ fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
             LockObject::View(cur.dotted_name("a view name")?.join("."))
         } else {
             cur.eat_word("TABLE");
+            if cur.is_word("FOR") || cur.is_word("IN") {
+                return Err(cur.unexpected("expected a table name"));
+            }
             LockObject::Table(cur.dotted_name("a table name")?.join("."))
         };
-        if !(cur.eat_word("FOR") || cur.eat_word("IN")) {
-            return Err(cur.unexpected("expected FOR or IN in the LOCKING modifier"));
-        }
+        // FOR / IN may be left out (`LOCKING ROW ACCESS`)
+        let _ = cur.eat_word("FOR") || cur.eat_word("IN");
         let mode = match cur.word_at(0).as_deref() {
             Some("ACCESS") => LockMode::Access,
             Some("READ") | Some("SHARE") => LockMode::Read,
@@ -290,7 +292,7 @@ fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
             Some("EXCLUSIVE") | Some("EXCL") => LockMode::Exclusive,
             _ => {
                 return Err(
-                    cur.unexpected("expected ACCESS, READ, SHARE, WRITE or EXCLUSIVE after FOR")
+                    cur.unexpected("expected a lock type (ACCESS, READ, SHARE, WRITE or EXCLUSIVE)")
                 )
             }
         };

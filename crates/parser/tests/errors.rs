@@ -203,7 +203,7 @@ fn create_table_errors() {
 #[test]
 fn locking_errors() {
     check(3706, "LOCKING TABLE t FOR /*a*/BOGUS SEL * FROM t");
-    check(3706, "LOCKING TABLE t /*a*/ACCESS SEL * FROM t");
+    check(3706, "LOCKING TABLE t /*a*/BOGUS SEL * FROM t");
 }
 
 #[test]

@@ -27,3 +27,8 @@ LOCKING ROW FOR ACCESS NOWAIT SEL * FROM t;
 LOCKING db1.t FOR ACCESS SEL * FROM db1.t;
 
 locking row for access sel * from t;
+
+-- FOR / IN may be left out (LOCKING ROW ACCESS)
+LOCKING ROW ACCESS SEL * FROM t;
+
+LOCKING TABLE t ACCESS SEL * FROM t;
