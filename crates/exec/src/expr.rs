@@ -430,13 +430,26 @@ pub(crate) fn to_float_or_number(a: &ArrayRef) -> Result<ArrayRef> {
 
 /// Text as a number reads it: an empty string or one of blanks only is 0 (Data Types and
 /// Literals, "Implicit Character-to-Numeric Conversion": "interpreted as having a numeric
-/// value of zero"); other arrays and text without such values are returned as they are.
+/// value of zero"), and an exponent whose sign is a blank, as FLOAT's default FORMAT
+/// writes it (`1.50000000000000E 000`), is read as positive; other arrays and text without
+/// such values are returned as they are.
 pub(crate) fn blank_as_zero(a: &ArrayRef) -> ArrayRef {
     let blank = |v: &str| v.bytes().all(|b| b == b' ');
+    let blank_sign = |v: &str| {
+        let b = v.trim_end().as_bytes();
+        b.windows(3)
+            .any(|w| matches!(w[0], b'E' | b'e') && w[1] == b' ' && w[2].is_ascii_digit())
+    };
     match a.as_string_opt::<i32>() {
-        Some(s) if s.iter().flatten().any(blank) => Arc::new(StringArray::from_iter(
-            s.iter().map(|v| v.map(|v| if blank(v) { "0" } else { v })),
-        )),
+        Some(s) if s.iter().flatten().any(|v| blank(v) || blank_sign(v)) => {
+            Arc::new(StringArray::from_iter(s.iter().map(|v| {
+                v.map(|v| match (blank(v), blank_sign(v)) {
+                    (true, _) => "0".to_string(),
+                    (false, true) => v.trim().replacen("E ", "E+", 1).replacen("e ", "e+", 1),
+                    _ => v.to_string(),
+                })
+            })))
+        }
         _ => a.clone(),
     }
 }
