@@ -2340,6 +2340,29 @@ impl Exec<'_> {
         })
     }
 
+    /// The FORMAT a select item that is a COUNT shows by in ANSI mode: `-(15)9` (COUNT
+    /// "Result Type and Attributes"), where its DECIMAL(15,0) type's default would add a
+    /// point (`2.`). None otherwise, and in Teradata mode (an INTEGER's default is right).
+    pub(crate) fn count_format(&self, e: &ast::Expr) -> Option<String> {
+        let e = match tdlite_parser::phrase::title(e) {
+            Some((x, _)) => x,
+            None => e,
+        };
+        let mut e = e;
+        while let ast::Expr::Nested(x) = e {
+            e = x;
+        }
+        match e {
+            ast::Expr::Function(f)
+                if self.ansi
+                    && tdlite_parser::object_name_string(&f.name).eq_ignore_ascii_case("COUNT") =>
+            {
+                Some("-(15)9".to_string())
+            }
+            _ => None,
+        }
+    }
+
     /// COUNT's result as the session mode types it: INTEGER in Teradata mode, DECIMAL(15,0)
     /// in ANSI mode (SQL Functions, Expressions, and Predicates, COUNT "Result Type and
     /// Attributes", MaxDecimal 0).

@@ -121,7 +121,7 @@ impl Exec<'_> {
                 }
                 ast::SelectItem::UnnamedExpr(e) => {
                     let bound = self.bind_item(e, &s.projection, scope, grouping.as_deref_mut())?;
-                    let format = own_format(e, scope);
+                    let format = own_format(e, scope).or_else(|| self.count_format(e));
                     let (e, phrase_title) = peel_title(e);
                     let (name, title) = column_heading(&e, scope);
                     items.push((bound, name, phrase_title.or(title), None));
@@ -138,7 +138,7 @@ impl Exec<'_> {
                     items.push((bound, alias.value.clone(), title, Some(alias.value.clone())));
                     precisions.push(crate::ops::Display {
                         precision: time_precision(&e, scope),
-                        format: own_format(expr, scope),
+                        format: own_format(expr, scope).or_else(|| self.count_format(expr)),
                         text: crate::text_type::text_type(&e, scope),
                     });
                 }

@@ -291,9 +291,8 @@ fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
             Some("WRITE") => LockMode::Write,
             Some("EXCLUSIVE") | Some("EXCL") => LockMode::Exclusive,
             _ => {
-                return Err(
-                    cur.unexpected("expected a lock type (ACCESS, READ, SHARE, WRITE or EXCLUSIVE)")
-                )
+                return Err(cur
+                    .unexpected("expected a lock type (ACCESS, READ, SHARE, WRITE or EXCLUSIVE)"))
             }
         };
         cur.pos += 1;
