@@ -1513,6 +1513,17 @@ impl Exec<'_> {
                 };
                 let mut args = vec![crate::names::implicit_text(b(expr, self)?, expr, scope)];
                 if let Some(w) = trim_what {
+                    // one character (TRIM "Argument Types and Rules"); LTRIM and RTRIM take
+                    // a set of them
+                    if let ast::Expr::Value(v) = &**w {
+                        if let ast::Value::SingleQuotedString(t) = &v.value {
+                            if t.chars().count() != 1 {
+                                return Err(Error::BadArgument(format!(
+                                    "TRIM: '{t}' is not one character"
+                                )));
+                            }
+                        }
+                    }
                     args.push(b(w, self)?);
                 }
                 Expr::Func(Func::Builtin(Builtin::Trim(side)), args)

@@ -60,9 +60,15 @@ pub fn result_type(op: BinOp, l: &DataType, r: &DataType) -> Option<(u8, i8)> {
                 Div | Mod => (i32::from(p), n.max(j)),
                 _ => return None,
             };
-            // a scale beyond the precision cannot be represented: keep the digits, cap at 38
+            // a scale beyond the precision (Teradata's table gives DECIMAL(15,16) for
+            // DECIMAL(9,8) * DECIMAL(9,8)) cannot be represented: tdlite keeps the scale and
+            // the operands' integer digits too, so 1.5 * 2 fits; capped at 38
             let scale = scale.min(38);
-            Some((prec.max(scale).clamp(1, 38) as u8, scale as i8))
+            let prec = match op {
+                Mul if scale > prec => scale + (m - n).max(0) + (k - j).max(0),
+                _ => prec.max(scale),
+            };
+            Some((prec.clamp(1, 38) as u8, scale as i8))
         }
         (DataType::Decimal128(k, j), i) | (i, DataType::Decimal128(k, j)) => {
             integer_digits(i)?;

@@ -1258,7 +1258,7 @@ fn like_pattern(p: &str, escape: Option<&str>) -> Result<String> {
                 (Some(c), None) => Some(c),
                 _ => {
                     return Err(Error::BadArgument(
-                        "the ESCAPE of LIKE must be one character".into(),
+                        "LIKE: the ESCAPE must be one character".into(),
                     ))
                 }
             }
@@ -1268,9 +1268,14 @@ fn like_pattern(p: &str, escape: Option<&str>) -> Result<String> {
     let mut chars = p.chars();
     while let Some(c) = chars.next() {
         if Some(c) == escape {
-            let Some(next) = chars.next() else {
+            // the escape character escapes `_`, `%` or itself only ("ESCAPE Feature of
+            // LIKE": otherwise "the scan stops and an error is reported")
+            let next = chars
+                .next()
+                .filter(|n| matches!(n, '_' | '%') || Some(*n) == escape);
+            let Some(next) = next else {
                 return Err(Error::BadArgument(
-                    "a LIKE pattern may not end with its ESCAPE character".into(),
+                    "LIKE: the ESCAPE character must be followed by _, % or itself".into(),
                 ));
             };
             out.push('\\');
