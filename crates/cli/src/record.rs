@@ -159,6 +159,14 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
         .with_time_format(Some("%H:%M:%S%.6f"));
     // one layout for the whole export
     let fixed = fixed_widths(rows);
+    // a TIME or TIMESTAMP with fewer than six fractional digits is that much shorter
+    // (Data Types and Literals, "External Representation": TIMESTAMP(0) is CHAR(19))
+    let digits: Vec<Option<usize>> = rows
+        .schema
+        .fields()
+        .iter()
+        .map(|f| tdlite::period_text::fraction_digits(f))
+        .collect();
     for b in &rows.batches {
         let cols = b.columns();
         let text: Vec<Option<ArrayFormatter>> = cols
@@ -180,12 +188,12 @@ pub fn encode(rows: &Rows, indicators: bool, out: &mut Vec<u8>) -> Result<(), St
                 }
                 data.extend(bits);
             }
-            for ((c, t), n) in cols.iter().zip(&text).zip(&fixed) {
+            for (((c, t), n), d) in cols.iter().zip(&text).zip(&fixed).zip(&digits) {
                 match n {
                     Some(n) if c.data_type() == &DataType::Utf8 => {
                         fixed_text(c.as_ref(), row, *n, &mut data)?
                     }
-                    _ => field(c.as_ref(), row, t.as_ref(), &mut data)?,
+                    _ => field(c.as_ref(), row, t.as_ref(), *d, &mut data)?,
                 }
             }
             let len = u16::try_from(data.len())
@@ -235,11 +243,13 @@ fn fixed_text(c: &dyn Array, row: usize, n: usize, out: &mut Vec<u8>) -> Result<
     Ok(())
 }
 
-/// Appends one field of column `c` (a NULL as zeros or a zero length).
+/// Appends one field of column `c` (a NULL as zeros or a zero length); a TIME or TIMESTAMP
+/// with `digits` fractional digits (six if `None`).
 fn field(
     c: &dyn Array,
     row: usize,
     text: Option<&ArrayFormatter>,
+    digits: Option<usize>,
     out: &mut Vec<u8>,
 ) -> Result<(), String> {
     let null = c.is_null(row);
@@ -288,11 +298,12 @@ fn field(
             out.extend(bytes);
         }
         DataType::Time64(TimeUnit::Microsecond) | DataType::Timestamp(TimeUnit::Microsecond, _) => {
-            let width = if matches!(c.data_type(), DataType::Time64(_)) {
-                15
+            let base = if matches!(c.data_type(), DataType::Time64(_)) {
+                8
             } else {
-                26
+                19
             };
+            let width = text_len(base, digits.unwrap_or(6) as u64);
             let s = match (null, text) {
                 (false, Some(f)) => f.value(row).to_string(),
                 _ => String::new(),

@@ -512,6 +512,30 @@ SEL COUNT(*) AS copied FROM dst WHERE code = 'ab' OR code = '';
 }
 
 #[test]
+fn export_data_writes_times_with_their_declared_digits_so_their_own_types_import_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = b"CREATE TABLE src (id INTEGER, ts TIMESTAMP(0), t TIME(0), t3 TIMESTAMP(3));
+INS src (1, TIMESTAMP '2024-01-02 03:04:05', TIME '10:11:12', TIMESTAMP '2024-01-02 03:04:05.123');
+.EXPORT DATA FILE = rows.dat
+SEL * FROM src;
+.EXPORT RESET
+CREATE TABLE dst (id INTEGER, ts TIMESTAMP(0), t TIME(0), t3 TIMESTAMP(3));
+.IMPORT DATA FILE = rows.dat
+USING (id INTEGER, ts TIMESTAMP(0), t TIME(0), t3 TIMESTAMP(3))
+INS dst (:id, :ts, :t, :t3);
+SEL COUNT(*) AS copied FROM dst, src WHERE dst.ts = src.ts AND dst.t = src.t AND dst.t3 = src.t3;
+";
+    let (out, _, code) = run_in(dir.path(), &[], script);
+    let bytes = std::fs::read(dir.path().join("rows.dat")).expect("export file");
+    // Data Types and Literals, "External Representation": TIMESTAMP(0) is CHAR(19), TIME(0)
+    // CHAR(8), TIMESTAMP(3) CHAR(23): 4 + 19 + 8 + 23 = 54 bytes of data
+    assert_eq!(&bytes[..2], b"\x36\x00", "{bytes:?}");
+    assert_eq!(&bytes[6..33], b"2024-01-02 03:04:0510:11:12", "{bytes:?}");
+    assert!(out.contains("copied\n------\n     1"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
 fn export_data_writes_a_char_column_with_wider_characters_as_varchar() {
     let dir = tempfile::tempdir().expect("temp dir");
     let script = "CREATE TABLE src (code CHAR(3));
