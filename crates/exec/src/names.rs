@@ -343,6 +343,25 @@ pub(crate) fn own_format(e: &ast::Expr, scope: &Scope) -> Option<String> {
         ast::Expr::Nested(x)
         | ast::Expr::Named { expr: x, .. }
         | ast::Expr::Collate { expr: x, .. } => return own_format(x, scope),
+        // MAX and MIN have their argument's format (MAX "Result Type and Attributes")
+        ast::Expr::Function(f)
+            if matches!(
+                tdlite_parser::object_name_string(&f.name)
+                    .to_ascii_uppercase()
+                    .as_str(),
+                "MAX" | "MIN" | "MAXIMUM" | "MINIMUM"
+            ) =>
+        {
+            return match &f.args {
+                ast::FunctionArguments::List(l) => match l.args.as_slice() {
+                    [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => {
+                        own_format(x, scope)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+        }
         ast::Expr::Cast {
             kind,
             data_type,
@@ -500,16 +519,19 @@ pub(crate) fn time_precision(e: &ast::Expr, scope: &Scope) -> Option<u8> {
             {
                 "CURRENT_TIME" => Some(precision_arg(&f.args).unwrap_or(0)),
                 "CURRENT_TIMESTAMP" => Some(precision_arg(&f.args).unwrap_or(6)),
-                // a period made of a value, or a bound of a period: its element's digits
-                "PERIOD" | "BEGIN" | "END" | "LAST" => match &f.args {
-                    ast::FunctionArguments::List(l) => match l.args.first() {
-                        Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))) => {
-                            time_precision(x, scope)
-                        }
+                // a period made of a value, or a bound of a period: its element's digits;
+                // MAX and MIN: their argument's type
+                "PERIOD" | "BEGIN" | "END" | "LAST" | "MAX" | "MIN" | "MAXIMUM" | "MINIMUM" => {
+                    match &f.args {
+                        ast::FunctionArguments::List(l) => match l.args.first() {
+                            Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))) => {
+                                time_precision(x, scope)
+                            }
+                            _ => None,
+                        },
                         _ => None,
-                    },
-                    _ => None,
-                },
+                    }
+                }
                 _ => None,
             }
         }

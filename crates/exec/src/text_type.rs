@@ -71,7 +71,8 @@ fn text_type_level(e: &ast::Expr, scope: &Scope) -> Option<SqlType> {
             };
             let of_first = text_type(first, scope);
             match name.as_str() {
-                "UPPER" | "LOWER" => of_first,
+                // MAX and MIN have their argument's type (MAX "Result Type and Attributes")
+                "UPPER" | "LOWER" | "MAX" | "MIN" | "MAXIMUM" | "MINIMUM" => of_first,
                 "TRIM" | "LTRIM" | "RTRIM" | "SUBSTR" | "SUBSTRING" => {
                     Some(SqlType::VarChar(length(of_first?)?))
                 }

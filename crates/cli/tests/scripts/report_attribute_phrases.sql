@@ -28,3 +28,5 @@ SEL 'http://x' AS url, 1 (TITLE 'a//b');
 SEL d (FORMAT 'DD.MM.YYYY') AS shown, n (FORMAT '-(5)9'), i || '|' FROM fmt ORDER BY shown DESC;
 SEL CAST(CAST(n AS FORMAT 'Z(4)9') AS CHAR(5)) || '|', n (FORMAT 'Z(4)9') (CHAR(5)) || '|' FROM fmt ORDER BY 1;
 SEL CAST(id AS INTEGER FORMAT '9(4)' TITLE 'Id4'), name (NAMED nm) (TITLE 'Who') (UPPERCASE) FROM emp WHERE nm = 'ANN';
+* MAX and MIN show by their argument's FORMAT (MAX "Result Type and Attributes").
+SEL MAX(d), MIN(n) FROM fmt;
