@@ -790,6 +790,10 @@ fn sql_statement(cur: Cursor) -> Result<Statement, ParseError> {
     consume::reject_nested_consume(&cur)?;
     rewrite_tokens(&mut cur.toks);
     let mut stmt = cur.with_sqlparser(|p| p.parse_statement())?;
+    if matches!(stmt, ast::Statement::Query(_)) && cur.is_word("WITH") {
+        // Teradata's summary lines, `SEL … WITH SUM(x) [BY y]`
+        return Err(ParseError::unsupported("WITH … BY summary lines", cur.loc()));
+    }
     cur.expect_end()?;
     crate::phrase::name_select_items(&mut stmt);
     crate::implicit_from::add_tables(&mut stmt);

@@ -196,6 +196,7 @@ fn create_table_errors() {
         "CREATE VOLATILE /*a*/GLOBAL TEMPORARY TABLE t (a INTEGER)",
     );
     check(3706, "CREATE GLOBAL TEMPORARY TABLE t AS u WITH /*a*/DATA");
+    check(9910, "SEL d, s FROM e /*a*/WITH SUM(s) BY d");
     check(3706, "CREATE TABLE t (a INTEGER) PARTITION BY /*a*/;");
     check(9910, "CREATE TABLE t (a TIME(6) /*a*/WITH TIME ZONE)");
 }
