@@ -278,6 +278,7 @@ fn tables(catalog: &Catalog, registry: &Registry, user: &str) -> Result<Rows> {
         let is_table = s.view.is_none() && s.macro_def.is_none();
         let kind = match (&s.view, &s.macro_def, s.queue, &s.primary_index) {
             (Some(_), ..) => "V",
+            (_, Some(m), ..) if m.procedure => "P",
             (_, Some(_), ..) => "M",
             (_, _, true, _) => "Q",
             (_, _, _, None) => "O",

@@ -258,6 +258,15 @@ pub enum Error {
     /// session has materialized (5337); the statement's name, as `Drop Table`.
     #[error("{0} is not allowed due to materialized temporary tables.")]
     MaterializedTemporary(String),
+    /// CALL of a name that is no stored procedure (5494).
+    #[error("'{0}' is not a stored procedure.")]
+    NotAProcedure(String),
+    /// CALL of a procedure that does not exist (5495).
+    #[error("Stored Procedure '{0}' does not exist.")]
+    ProcedureNotFound(String),
+    /// A stored procedure's `SELECT … INTO` found more than one row (7627).
+    #[error("SELECT-INTO returned more than one row.")]
+    SelectIntoRows,
     /// The queries of a set operation select different numbers of columns (3653).
     #[error("All select-lists do not contain the same number of expressions.")]
     SetOpArity,
@@ -486,6 +495,9 @@ impl Error {
             Error::SetOpArity => code(3653),
             Error::PartitionViolation(_) => code(5728),
             Error::MaterializedTemporary(_) => code(5337),
+            Error::NotAProcedure(_) => code(5494),
+            Error::ProcedureNotFound(_) => code(5495),
+            Error::SelectIntoRows => code(7627),
             Error::StatementTimeout(_) => retryable(9920),
             Error::Internal(_) => code(9999),
             Error::SpoolSpace(_) => code(2646),

@@ -150,13 +150,14 @@ impl Exec<'_> {
         let def = MacroDef {
             params: params.to_vec(),
             body: body.to_string(),
+            procedure: false,
         };
         let nulls: Vec<(Option<String>, String)> = Vec::new();
         tdlite_parser::parse_request(&expand(&def, &nulls)?)?;
         let n = self.new_permanent_name(name)?;
         if replace {
             if let Some(old) = self.shared.storage.catalog.get_table(&n) {
-                if old.schema.macro_def.is_none() {
+                if old.schema.macro_def.as_ref().is_none_or(|d| d.procedure) {
                     return Err(Error::NotAMacro(n));
                 }
                 self.txn.drop_table(&n)?;
@@ -183,8 +184,8 @@ impl Exec<'_> {
     pub(crate) fn must_get_macro(&self, name: &ast::ObjectName) -> Result<(String, MacroDef)> {
         let t = self.object_definition(name)?;
         match &t.schema.macro_def {
-            Some(def) => Ok((t.schema.name.clone(), def.clone())),
-            None => Err(Error::NotAMacro(t.schema.name.clone())),
+            Some(def) if !def.procedure => Ok((t.schema.name.clone(), def.clone())),
+            _ => Err(Error::NotAMacro(t.schema.name.clone())),
         }
     }
 
@@ -227,6 +228,7 @@ mod tests {
 
     fn def() -> MacroDef {
         MacroDef {
+            procedure: false,
             params: vec![
                 ("id".into(), "INTEGER".into()),
                 ("note".into(), "VARCHAR(10) DEFAULT 'none'".into()),

@@ -135,6 +135,14 @@ pub enum StatementKind {
     ReplaceMacro,
     /// DROP MACRO.
     DropMacro,
+    /// CREATE PROCEDURE.
+    CreateProcedure,
+    /// REPLACE PROCEDURE.
+    ReplaceProcedure,
+    /// DROP PROCEDURE.
+    DropProcedure,
+    /// CALL: its OUT and INOUT parameters' values as one row, if it has any.
+    Call,
     /// `ACKNOWLEDGE q LEASE …` (docs/queues.md, Leases): rows deleted.
     Acknowledge,
     /// `RELEASE q LEASE …`: rows given back to the queue.

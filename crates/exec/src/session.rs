@@ -42,6 +42,7 @@ use tdlite_storage::types::Value;
 use tdlite_storage::{StorageError, Transaction};
 
 mod lease;
+mod spl;
 
 /// How many times a consumer that finds its queue empty yields the CPU (re-checking the queue
 /// each time) before it sleeps in the delayed state. A producer that commits meanwhile hands
@@ -350,6 +351,9 @@ impl Session {
         if let [st] = stmts.as_slice() {
             if let Statement::ExecMacro { name, args, .. } = &st.statement {
                 return self.exec_macro(name, args);
+            }
+            if let Statement::Call { name, args, .. } = &st.statement {
+                return self.call_procedure(name, args);
             }
         }
         if tdlite_parser::parameter_count(sql) == 0 && sql.len() <= crate::requests::MAX_TEXT {
@@ -971,6 +975,29 @@ impl Session {
                 })
             }
             Statement::DropMacro(name) => self.exec(now).drop_macro(name)?,
+            Statement::CreateProcedure {
+                name,
+                params,
+                body,
+                body_span,
+                replace,
+                ..
+            } => self.exec(now).create_procedure(
+                name,
+                params,
+                (body, body_span.0),
+                *replace,
+                &st.text,
+            )?,
+            Statement::DropProcedure(name) => self.exec(now).drop_procedure(name)?,
+            Statement::ShowProcedure(name) => self.exec(now).show_procedure(name)?,
+            // CALL alone is run in `execute`; inside a request with more statements it would
+            // need a request inside a request
+            Statement::Call { .. } => {
+                return Err(Error::Unsupported(
+                    "CALL with other statements in one request (CALL a procedure alone)".into(),
+                ))
+            }
             Statement::DropTemporary { name, all } => {
                 // (an instance is never a queue: no consumer waits on what is dropped)
                 self.exec(now).drop_temporary(name, *all)?;

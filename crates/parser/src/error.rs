@@ -75,6 +75,16 @@ pub struct ParseError {
 }
 
 impl ParseError {
+    /// This error with its location, which is within a text that starts at `at` of the
+    /// request (a procedure's body), as a location in the request.
+    pub fn shifted_to(mut self, at: Location) -> Self {
+        if self.location.line == 1 {
+            self.location.column += at.column.saturating_sub(1);
+        }
+        self.location.line += at.line.saturating_sub(1);
+        self
+    }
+
     /// A syntax error (3706) at `location`.
     pub fn syntax(message: impl Into<String>, location: Location) -> Self {
         ParseError {

@@ -33,6 +33,7 @@ mod parser;
 mod partitioning;
 mod period_syntax;
 pub mod phrase;
+pub mod procedure;
 mod sample_clause;
 mod session_set;
 pub mod split;
@@ -65,4 +66,4 @@ pub use statement::{
     Statement, StatsGroup, TableKind,
 };
 pub use table_function::RETURNS_CALL;
-pub use using::{parse_using, replace_host_variables, replace_markers, Using};
+pub use using::{parse_using, replace_host_variables, replace_markers, replace_variables, Using};

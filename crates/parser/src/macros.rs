@@ -168,6 +168,25 @@ pub(crate) fn fill_text(statement: &mut Statement, sql: &str) {
                 *text = body_text(sql, *span);
             }
         }
+        Statement::CreateProcedure {
+            params,
+            param_spans,
+            body,
+            body_span,
+            ..
+        } => {
+            *body = body_text(sql, *body_span);
+            for ((_, _, ty), span) in params.iter_mut().zip(param_spans.iter()) {
+                *ty = body_text(sql, *span);
+            }
+        }
+        Statement::Call {
+            args, arg_spans, ..
+        } => {
+            for (text, span) in args.iter_mut().zip(arg_spans.iter()) {
+                *text = body_text(sql, *span);
+            }
+        }
         _ => {}
     }
 }

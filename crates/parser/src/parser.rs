@@ -32,13 +32,46 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     let mut statements = Vec::new();
     let mut current: Vec<TokenWithSpan> = Vec::new();
     let mut parameters = 0;
-    // a `;` inside parentheses (a macro body) does not end a statement
+    // a `;` inside parentheses (a macro body) does not end a statement, nor one inside a
+    // procedure's BEGIN … END (`blocks`, counted once the statement reads CREATE|REPLACE
+    // PROCEDURE)
     let mut depth = 0usize;
-    for mut tok in tokens {
+    let mut blocks = 0i32;
+    let words: Vec<Option<String>> = tokens.iter().map(|t| unquoted_upper(&t.token)).collect();
+    let next_word = |i: usize| {
+        tokens[i + 1..]
+            .iter()
+            .zip(&words[i + 1..])
+            .find(|(t, _)| !matches!(t.token, Token::Whitespace(_)))
+            .and_then(|(_, w)| w.clone())
+    };
+    let prev_word = |i: usize| {
+        tokens[..i]
+            .iter()
+            .zip(&words[..i])
+            .rev()
+            .find(|(t, _)| !matches!(t.token, Token::Whitespace(_)))
+            .and_then(|(_, w)| w.clone())
+    };
+    for (i, mut tok) in tokens.clone().into_iter().enumerate() {
         // parameter markers are numbered in textual order across the request: ?1, ?2, …
         if tok.token == Token::Placeholder("?".into()) {
             parameters += 1;
             tok.token = Token::Placeholder(format!("?{parameters}"));
+        }
+        if let Some(w) = &words[i] {
+            let lead: Vec<String> = current
+                .iter()
+                .take(2)
+                .filter_map(|t| unquoted_upper(&t.token))
+                .collect();
+            if current.len() >= 2 && crate::procedure::starts_procedure(&lead) {
+                blocks += crate::procedure::block_change(
+                    prev_word(i).as_deref(),
+                    w,
+                    next_word(i).as_deref(),
+                );
+            }
         }
         match tok.token {
             Token::Whitespace(_) | Token::EOF => {}
@@ -50,8 +83,9 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
                 depth = depth.saturating_sub(1);
                 current.push(tok);
             }
-            Token::SemiColon if depth > 0 => current.push(tok),
+            Token::SemiColon if depth > 0 || blocks > 0 => current.push(tok),
             Token::SemiColon => {
+                blocks = 0;
                 if !current.is_empty() {
                     let end_here = Location::from_sql(tok.span.start);
                     let n = statements.len() + 1;
@@ -311,6 +345,9 @@ fn parse_locking(cur: &mut Cursor) -> Result<Vec<Locking>, ParseError> {
 fn parse_statement(mut cur: Cursor) -> Result<Statement, ParseError> {
     if let Some(admin) = crate::admin::parse(&mut cur) {
         return admin;
+    }
+    if let Some(p) = crate::procedure::parse(&mut cur) {
+        return p;
     }
     if let Some(m) = crate::macros::parse(&mut cur) {
         return m;
@@ -792,7 +829,10 @@ fn sql_statement(cur: Cursor) -> Result<Statement, ParseError> {
     let mut stmt = cur.with_sqlparser(|p| p.parse_statement())?;
     if matches!(stmt, ast::Statement::Query(_)) && cur.is_word("WITH") {
         // Teradata's summary lines, `SEL … WITH SUM(x) [BY y]`
-        return Err(ParseError::unsupported("WITH … BY summary lines", cur.loc()));
+        return Err(ParseError::unsupported(
+            "WITH … BY summary lines",
+            cur.loc(),
+        ));
     }
     cur.expect_end()?;
     crate::phrase::name_select_items(&mut stmt);

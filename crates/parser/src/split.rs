@@ -94,7 +94,8 @@ impl Splitter {
         if !raw_line.ends_with('\n') {
             self.current.push('\n');
         }
-        if !ends {
+        // a procedure's `;`s inside BEGIN … END do not end its request
+        if !ends || open_procedure_blocks(&self.current) > 0 {
             return None;
         }
         let text = self.current.trim().to_string();
@@ -127,6 +128,40 @@ impl Splitter {
         self.has_code = false;
         (!text.is_empty()).then_some(RequestText { text, line })
     }
+}
+
+/// How many BEGIN … END blocks `text` leaves open if it is a `CREATE|REPLACE PROCEDURE`
+/// (0 for any other text, or one that does not tokenize).
+fn open_procedure_blocks(text: &str) -> i32 {
+    // a cheap look first: most requests are no procedure
+    let upper = text.to_ascii_uppercase();
+    if !upper.contains("PROCEDURE") {
+        return 0;
+    }
+    let Ok(tokens) =
+        sqlparser::tokenizer::Tokenizer::new(&crate::dialect::TdliteDialect, text).tokenize()
+    else {
+        return 0;
+    };
+    // each significant token as its word (None for any other token: a `;` between END and
+    // IF makes them no END IF)
+    let words: Vec<Option<String>> = tokens
+        .iter()
+        .filter(|t| !matches!(t, sqlparser::tokenizer::Token::Whitespace(_)))
+        .map(crate::parser::unquoted_upper)
+        .collect();
+    let head: Vec<String> = words.iter().take(2).flatten().cloned().collect();
+    if !crate::procedure::starts_procedure(&head) {
+        return 0;
+    }
+    (0..words.len())
+        .map(|i| {
+            let Some(w) = &words[i] else { return 0 };
+            let prev = i.checked_sub(1).and_then(|p| words[p].as_deref());
+            let next = words.get(i + 1).and_then(|n| n.as_deref());
+            crate::procedure::block_change(prev, w, next)
+        })
+        .sum()
 }
 
 /// BTEQ's `= [n]` line (repeat the last request n times, once by default): the count, or

@@ -183,6 +183,36 @@ pub enum Statement {
     },
     /// `DROP MACRO name`.
     DropMacro(ast::ObjectName),
+    /// `CREATE|REPLACE PROCEDURE name (params) body` (procedure.rs): parameters as (mode,
+    /// name as written, type text), the body's text from its first word (`BEGIN` or a label)
+    /// to its end.
+    CreateProcedure {
+        /// The procedure.
+        name: ast::ObjectName,
+        /// Its parameters.
+        params: Vec<(crate::procedure::ParamMode, String, String)>,
+        /// Where each parameter's type is in the request (for `params`).
+        param_spans: Vec<(crate::Location, crate::Location)>,
+        /// The body as written.
+        body: String,
+        /// Where the body is in the request (for `body`).
+        body_span: (crate::Location, crate::Location),
+        /// REPLACE rather than CREATE.
+        replace: bool,
+    },
+    /// `DROP PROCEDURE name`.
+    DropProcedure(ast::ObjectName),
+    /// `SHOW PROCEDURE name`.
+    ShowProcedure(ast::ObjectName),
+    /// `CALL name(args)`: each argument's text as written.
+    Call {
+        /// The procedure.
+        name: ast::ObjectName,
+        /// The arguments.
+        args: Vec<String>,
+        /// Where each argument is in the request (for `args`).
+        arg_spans: Vec<(crate::Location, crate::Location)>,
+    },
     /// `DROP TEMPORARY TABLE name` (this session's instance of a global temporary table) or
     /// `DROP TABLE name ALL` (its definition and every instance). A plain `DROP TABLE` is
     /// sqlparser's.
@@ -247,6 +277,8 @@ impl Statement {
             Statement::Admin(a) => !matches!(a, AdminStatement::Rights { .. }),
             Statement::CreateMacro { .. }
             | Statement::DropMacro(_)
+            | Statement::CreateProcedure { .. }
+            | Statement::DropProcedure(_)
             | Statement::DropTemporary { .. } => true,
             Statement::Sql(s) => matches!(
                 **s,

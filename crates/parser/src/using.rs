@@ -55,6 +55,61 @@ fn splice(
     Ok(out)
 }
 
+/// Replaces the variables of a stored procedure's statement `sql` (outside strings and
+/// comments) by what `value` gives for their name parts: `:v`, `:row.col` and `row.col`, and
+/// with `bare` also `v` without the colon (a name followed by `(` is a function, one after a
+/// `.` part of another name). A name `value` does not know stays as written.
+///
+/// # Errors
+/// 3706 if `sql` does not tokenize.
+pub fn replace_variables(
+    sql: &str,
+    bare: bool,
+    mut value: impl FnMut(&[String]) -> Option<String>,
+) -> Result<String, ParseError> {
+    let significant = |tokens: &[TokenWithSpan], from: usize| {
+        (from..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
+    };
+    splice(sql, |tokens, i| {
+        let colon = tokens[i].token == Token::Colon;
+        let start = if colon { i + 1 } else { i };
+        let Some(Token::Word(w)) = tokens.get(start).map(|t| &t.token) else {
+            return Ok(None);
+        };
+        if !colon {
+            if w.quote_style.is_some() {
+                return Ok(None);
+            }
+            // part of a qualified name, or a host variable (seen at its colon)
+            let before = (0..i)
+                .rev()
+                .find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)));
+            if before.is_some_and(|j| matches!(tokens[j].token, Token::Period | Token::Colon)) {
+                return Ok(None);
+            }
+        }
+        let mut parts = vec![w.value.clone()];
+        let mut last = start;
+        // `row.col`
+        if let (Some(Token::Period), Some(Token::Word(c))) = (
+            tokens.get(start + 1).map(|t| &t.token),
+            tokens.get(start + 2).map(|t| &t.token),
+        ) {
+            parts.push(c.value.clone());
+            last = start + 2;
+        }
+        let next = significant(tokens, last + 1).map(|j| &tokens[j].token);
+        if !colon && matches!(next, Some(Token::LParen) | Some(Token::Period)) {
+            return Ok(None);
+        }
+        // without `bare`, only a FOR row's `row.col` is read without its colon
+        if !colon && !bare && parts.len() < 2 {
+            return Ok(None);
+        }
+        Ok(value(&parts).map(|v| (last + 1 - i, v)))
+    })
+}
+
 /// Replaces each host variable `:name` of `sql` (outside strings and comments) by what
 /// `value(name)` gives; the rest of the text is kept as it is.
 ///

@@ -169,6 +169,29 @@ fn render_statement(out: &mut String, statement: &Statement) {
         .unwrap(),
         Statement::ExecMacro { name, args, .. } => writeln!(out, "EXEC {name} {args:?}").unwrap(),
         Statement::DropMacro(name) => writeln!(out, "DROP MACRO {name}").unwrap(),
+        Statement::CreateProcedure {
+            name,
+            params,
+            body,
+            replace,
+            ..
+        } => {
+            writeln!(out, "CreateProcedure {name} replace: {replace}").unwrap();
+            for (mode, p, ty) in params {
+                writeln!(out, "  param {mode:?} {p} {ty}").unwrap();
+            }
+            match tdlite_parser::procedure::parse_body(body) {
+                Ok(stmts) => {
+                    for st in stmts {
+                        writeln!(out, "  {st:?}").unwrap();
+                    }
+                }
+                Err(e) => writeln!(out, "  body error {} at {}", e.code(), e.location).unwrap(),
+            }
+        }
+        Statement::DropProcedure(name) => writeln!(out, "DROP PROCEDURE {name}").unwrap(),
+        Statement::ShowProcedure(name) => writeln!(out, "SHOW PROCEDURE {name}").unwrap(),
+        Statement::Call { name, args, .. } => writeln!(out, "CALL {name} {args:?}").unwrap(),
         Statement::DropTemporary { name, all } => {
             writeln!(out, "DropTemporary {name} all: {all}").unwrap()
         }

@@ -341,8 +341,13 @@ pub enum VolatileCommit {
 pub struct MacroDef {
     /// Parameters: name and type as written (with any DEFAULT).
     pub params: Vec<(String, String)>,
-    /// The statements, as written between `AS (` and `)`.
+    /// The statements, as written between `AS (` and `)` (a procedure's: its body, from
+    /// BEGIN or its label to its end).
     pub body: String,
+    /// A stored procedure rather than a macro: `params` hold each parameter's mode before
+    /// its type (`IN INTEGER`), and the body is SPL.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub procedure: bool,
 }
 
 fn empty_arrow() -> SchemaRef {

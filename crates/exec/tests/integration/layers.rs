@@ -114,6 +114,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "default_cells",
             "partition",
             "view_dml",
+            "procedures",
             "session_option",
         ],
     ),

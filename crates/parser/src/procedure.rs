@@ -1,0 +1,647 @@
+//! Stored procedures (Teradata SQL Stored Procedures and Embedded SQL): `CREATE|REPLACE
+//! PROCEDURE name ([IN|OUT|INOUT] p type, …) [options] body`, `CALL name(args)`, `DROP
+//! PROCEDURE`, `SHOW PROCEDURE`, and the body's statements (SPL), which [`parse_body`] reads
+//! into [`SplStmt`]s for the executor to run.
+//!
+//! SPL read here: a compound statement `[label:] BEGIN [DECLARE …;]… statements END [label]`,
+//! `DECLARE v[, w] type [DEFAULT expr]`, `SET v = expr`, `IF … THEN … [ELSEIF …] [ELSE …]
+//! END IF`, `[label:] WHILE cond DO … END WHILE`, `[label:] LOOP … END LOOP`, `[label:] REPEAT
+//! … UNTIL cond END REPEAT`, `LEAVE label`, `ITERATE label`, `[label:] FOR row AS [c CURSOR
+//! FOR] query DO … END FOR`, `CALL p(args)`, `SELECT … INTO v, … FROM …`, and any other SQL
+//! statement, kept as its text. Handlers, cursors other than FOR's, SIGNAL and dynamic SQL are
+//! 9910 where they are declared or written.
+//!
+//! Expressions and SQL statements stay text (the executor puts variables' values in and runs
+//! them), cut at their token boundaries: a condition ends at THEN or DO outside parentheses
+//! and CASE … END, a statement at a `;` outside parentheses.
+
+use crate::cursor::Cursor;
+use crate::error::{Location, ParseError};
+use crate::statement::Statement;
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer};
+
+/// A parameter's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamMode {
+    /// `IN` (the default): a value given to the procedure.
+    In,
+    /// `OUT`: a value the procedure gives back.
+    Out,
+    /// `INOUT`: both.
+    InOut,
+}
+
+/// One statement of a procedure body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SplStmt {
+    /// `[label:] BEGIN declarations statements END`.
+    Block {
+        /// Its label, upper-cased.
+        label: Option<String>,
+        /// `DECLARE names type [DEFAULT expr]`: (names upper-cased, type text, default).
+        declares: Vec<(Vec<String>, String, Option<String>)>,
+        /// Its statements.
+        body: Vec<SplStmt>,
+    },
+    /// `SET v = expr`.
+    Set {
+        /// The variable, upper-cased.
+        var: String,
+        /// The expression's text.
+        expr: String,
+    },
+    /// `IF c THEN … ELSEIF c THEN … ELSE … END IF`.
+    If {
+        /// Each condition's text with its statements.
+        arms: Vec<(String, Vec<SplStmt>)>,
+        /// The ELSE statements.
+        otherwise: Vec<SplStmt>,
+    },
+    /// A loop: `WHILE c DO … END WHILE` (`cond` before), `REPEAT … UNTIL c END REPEAT`
+    /// (`until` after), or `LOOP … END LOOP` (neither).
+    Loop {
+        /// Its label, upper-cased.
+        label: Option<String>,
+        /// WHILE's condition.
+        cond: Option<String>,
+        /// REPEAT's condition.
+        until: Option<String>,
+        /// Its statements.
+        body: Vec<SplStmt>,
+    },
+    /// `FOR row AS [c CURSOR FOR] query DO … END FOR`: the statements once per row, which
+    /// they read as `row.column`.
+    For {
+        /// Its label, upper-cased.
+        label: Option<String>,
+        /// The row's name, upper-cased.
+        row: String,
+        /// The query's text.
+        query: String,
+        /// Its statements.
+        body: Vec<SplStmt>,
+    },
+    /// `LEAVE label`.
+    Leave(String),
+    /// `ITERATE label`.
+    Iterate(String),
+    /// `CALL name(args)`: the procedure's name and each argument's text.
+    Call(String, Vec<String>),
+    /// `SELECT … INTO v, … FROM …`: the query without its INTO, and the variables.
+    SelectInto(String, Vec<String>),
+    /// Any other SQL statement, as written.
+    Sql(String),
+}
+
+/// Parses `CREATE|REPLACE PROCEDURE`, `DROP|SHOW PROCEDURE` and `CALL` at `cur`; `None`,
+/// consuming nothing, for any other statement. Texts (the body, the parameters' types,
+/// CALL's arguments) come back empty with their spans: the caller fills them in.
+pub(crate) fn parse(cur: &mut Cursor) -> Option<Result<Statement, ParseError>> {
+    let first = cur.word_at(0)?;
+    let is_procedure = cur.word_at(1).as_deref() == Some("PROCEDURE");
+    Some(match first.as_str() {
+        "CREATE" | "REPLACE" if is_procedure => create(cur, first == "REPLACE"),
+        "DROP" if is_procedure => name_only(cur).map(Statement::DropProcedure),
+        "SHOW" if is_procedure => name_only(cur).map(Statement::ShowProcedure),
+        "CALL" => call(cur),
+        _ => return None,
+    })
+}
+
+fn name_only(cur: &mut Cursor) -> Result<sqlparser::ast::ObjectName, ParseError> {
+    cur.pos += 2;
+    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    cur.expect_end()?;
+    Ok(name)
+}
+
+fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
+    cur.pos += 2;
+    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let mut params = Vec::new();
+    let mut param_spans = Vec::new();
+    cur.expect_token(&Token::LParen, "'(' and the parameters")?;
+    if !cur.eat_token(&Token::RParen) {
+        loop {
+            let mode = if cur.eat_word("INOUT") {
+                ParamMode::InOut
+            } else if cur.eat_word("OUT") {
+                ParamMode::Out
+            } else {
+                cur.eat_word("IN");
+                ParamMode::In
+            };
+            let pname = cur.ident("a parameter name")?;
+            let start = cur.loc();
+            let mut depth = 0usize;
+            while let Some(t) = cur.peek() {
+                match t {
+                    Token::Comma | Token::RParen if depth == 0 => break,
+                    Token::LParen => depth += 1,
+                    Token::RParen => depth -= 1,
+                    _ => {}
+                }
+                cur.pos += 1;
+            }
+            if start == cur.loc() {
+                return Err(cur.unexpected(&format!("expected a type for parameter {pname}")));
+            }
+            param_spans.push((start, cur.loc()));
+            params.push((mode, pname, String::new()));
+            if cur.eat_token(&Token::RParen) {
+                break;
+            }
+            cur.expect_token(&Token::Comma, "',' or ')'")?;
+        }
+    }
+    // options before the body (SQL SECURITY …, DYNAMIC RESULT SETS n) are read past
+    while !cur.at_end() && !cur.is_word("BEGIN") && cur.peek_at(1) != Some(&Token::Colon) {
+        cur.pos += 1;
+    }
+    if cur.at_end() {
+        return Err(cur.unexpected("expected BEGIN and the procedure's statements"));
+    }
+    let body_start = cur.loc();
+    let last = cur.toks.last().map(|t| t.span.end);
+    cur.pos = cur.toks.len();
+    let body_end = last.map_or(cur.loc(), Location::from_sql);
+    Ok(Statement::CreateProcedure {
+        name,
+        params,
+        param_spans,
+        body: String::new(),
+        body_span: (body_start, body_end),
+        replace,
+    })
+}
+
+/// `CALL name[(arg, …)]`.
+fn call(cur: &mut Cursor) -> Result<Statement, ParseError> {
+    cur.pos += 1;
+    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
+    let mut arg_spans = Vec::new();
+    if cur.eat_token(&Token::LParen) && !cur.eat_token(&Token::RParen) {
+        loop {
+            let start = cur.loc();
+            let mut depth = 0usize;
+            while let Some(t) = cur.peek() {
+                match t {
+                    Token::Comma | Token::RParen if depth == 0 => break,
+                    Token::LParen => depth += 1,
+                    Token::RParen => depth -= 1,
+                    _ => {}
+                }
+                cur.pos += 1;
+            }
+            if start == cur.loc() {
+                return Err(cur.unexpected("expected an argument"));
+            }
+            arg_spans.push((start, cur.loc()));
+            if cur.eat_token(&Token::RParen) {
+                break;
+            }
+            cur.expect_token(&Token::Comma, "',' or ')'")?;
+        }
+    }
+    cur.expect_end()?;
+    Ok(Statement::Call {
+        name,
+        args: vec![String::new(); arg_spans.len()],
+        arg_spans,
+    })
+}
+
+/// True if the words at the start of `toks` are `CREATE|REPLACE PROCEDURE` (a request whose
+/// `;`s inside BEGIN … END do not end it).
+pub(crate) fn starts_procedure(words: &[String]) -> bool {
+    matches!(
+        words,
+        [a, b, ..] if (a == "CREATE" || a == "REPLACE") && b == "PROCEDURE"
+    )
+}
+
+/// How a word changes the nesting of BEGIN … END blocks in a procedure's text: BEGIN and
+/// CASE open one (not the CASE of `END CASE`), END closes one unless it ends an IF, WHILE,
+/// LOOP, FOR or REPEAT (`prev` and `next` are the words around it).
+pub(crate) fn block_change(prev: Option<&str>, word: &str, next: Option<&str>) -> i32 {
+    match word {
+        "CASE" if prev == Some("END") => 0,
+        "BEGIN" | "CASE" => 1,
+        "END" => match next {
+            Some("IF" | "WHILE" | "LOOP" | "FOR" | "REPEAT") => 0,
+            _ => -1,
+        },
+        _ => 0,
+    }
+}
+
+/// A procedure body's text as statements.
+///
+/// # Errors
+/// 3706 where it does not read as SPL (locations are within `text`), 9910 for what tdlite
+/// does not run yet (handlers, cursors, SIGNAL, dynamic SQL).
+pub fn parse_body(text: &str) -> Result<Vec<SplStmt>, ParseError> {
+    let toks: Vec<TokenWithSpan> = Tokenizer::new(&crate::dialect::TdliteDialect, text)
+        .tokenize_with_location()
+        .map_err(|e| ParseError::syntax(e.message, Location::from_sql(e.location)))?
+        .into_iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
+        .collect();
+    let mut p = Spl { text, toks, pos: 0 };
+    let mut out = Vec::new();
+    while p.pos < p.toks.len() {
+        out.push(p.statement()?);
+        p.eat(&Token::SemiColon);
+    }
+    Ok(out)
+}
+
+struct Spl<'a> {
+    text: &'a str,
+    toks: Vec<TokenWithSpan>,
+    pos: usize,
+}
+
+impl Spl<'_> {
+    fn word(&self, ahead: usize) -> Option<String> {
+        match self.toks.get(self.pos + ahead).map(|t| &t.token) {
+            Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+            _ => None,
+        }
+    }
+
+    fn is(&self, w: &str) -> bool {
+        self.word(0).as_deref() == Some(w)
+    }
+
+    fn eat(&mut self, t: &Token) -> bool {
+        let hit = self.toks.get(self.pos).map(|x| &x.token) == Some(t);
+        self.pos += usize::from(hit);
+        hit
+    }
+
+    fn eat_word(&mut self, w: &str) -> bool {
+        let hit = self.is(w);
+        self.pos += usize::from(hit);
+        hit
+    }
+
+    fn loc(&self) -> Location {
+        self.toks
+            .get(self.pos)
+            .map_or(Location::new(1, 1), |t| Location::from_sql(t.span.start))
+    }
+
+    fn error(&self, what: &str) -> ParseError {
+        let found = match self.toks.get(self.pos) {
+            Some(t) => format!("'{}'", t.token),
+            None => "the end of the procedure".to_string(),
+        };
+        ParseError::syntax(format!("{what}, found {found}."), self.loc())
+    }
+
+    fn expect_word(&mut self, w: &str) -> Result<(), ParseError> {
+        if self.eat_word(w) {
+            Ok(())
+        } else {
+            Err(self.error(&format!("expected {w}")))
+        }
+    }
+
+    fn name(&mut self, what: &str) -> Result<String, ParseError> {
+        match self.toks.get(self.pos).map(|t| &t.token) {
+            Some(Token::Word(w)) => {
+                self.pos += 1;
+                Ok(w.value.to_ascii_uppercase())
+            }
+            _ => Err(self.error(&format!("expected {what}"))),
+        }
+    }
+
+    /// The text of tokens `from..to`, as written.
+    fn text_of(&self, from: usize, to: usize) -> String {
+        if from >= to {
+            return String::new();
+        }
+        let start = crate::parser::Offsets::byte_of(
+            self.text,
+            Location::from_sql(self.toks[from].span.start),
+        );
+        let end = crate::parser::Offsets::byte_of(
+            self.text,
+            Location::from_sql(self.toks[to - 1].span.end),
+        );
+        self.text[start..end.max(start)].to_string()
+    }
+
+    /// Tokens up to (not including) one of the words `stops` or a `;`, outside parentheses
+    /// and CASE … END; their text.
+    fn until(&mut self, stops: &[&str], what: &str) -> Result<String, ParseError> {
+        let from = self.pos;
+        let (mut parens, mut cases) = (0usize, 0usize);
+        while let Some(t) = self.toks.get(self.pos) {
+            match &t.token {
+                Token::LParen => parens += 1,
+                Token::RParen => parens = parens.saturating_sub(1),
+                Token::SemiColon if parens == 0 => break,
+                Token::Word(w) if w.quote_style.is_none() && parens == 0 => {
+                    let u = w.value.to_ascii_uppercase();
+                    if cases == 0 && stops.contains(&u.as_str()) {
+                        break;
+                    }
+                    match u.as_str() {
+                        "CASE" => cases += 1,
+                        "END" => cases = cases.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        if self.pos == from {
+            return Err(self.error(&format!("expected {what}")));
+        }
+        Ok(self.text_of(from, self.pos))
+    }
+
+    /// Statements up to one of the words `stops` (not consumed).
+    fn statements(&mut self, stops: &[&str]) -> Result<Vec<SplStmt>, ParseError> {
+        let mut out = Vec::new();
+        loop {
+            if self.pos >= self.toks.len() {
+                return Err(self.error(&format!("expected {}", stops.join(" or "))));
+            }
+            if stops.iter().any(|s| self.is(s)) {
+                return Ok(out);
+            }
+            out.push(self.statement()?);
+            if !self.eat(&Token::SemiColon) {
+                return Err(self.error("expected ';' after a statement"));
+            }
+        }
+    }
+
+    /// `END word [label]` closing a `word` statement.
+    fn end(&mut self, word: &str, label: &Option<String>) -> Result<(), ParseError> {
+        self.expect_word("END")?;
+        if !word.is_empty() {
+            self.expect_word(word)?;
+        }
+        if let (Some(l), Some(w)) = (label, self.word(0)) {
+            if *l == w {
+                self.pos += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self) -> Result<SplStmt, ParseError> {
+        let label = match (self.word(0), self.toks.get(self.pos + 1).map(|t| &t.token)) {
+            (Some(l), Some(Token::Colon)) => {
+                self.pos += 2;
+                Some(l)
+            }
+            _ => None,
+        };
+        let first = self.word(0).unwrap_or_default();
+        match first.as_str() {
+            "BEGIN" => {
+                self.pos += 1;
+                let mut declares = Vec::new();
+                while self.eat_word("DECLARE") {
+                    declares.push(self.declare()?);
+                    if !self.eat(&Token::SemiColon) {
+                        return Err(self.error("expected ';' after DECLARE"));
+                    }
+                }
+                let body = self.statements(&["END"])?;
+                self.end("", &label)?;
+                Ok(SplStmt::Block {
+                    label,
+                    declares,
+                    body,
+                })
+            }
+            "WHILE" => {
+                self.pos += 1;
+                let cond = self.until(&["DO"], "a condition")?;
+                self.expect_word("DO")?;
+                let body = self.statements(&["END"])?;
+                self.end("WHILE", &label)?;
+                Ok(SplStmt::Loop {
+                    label,
+                    cond: Some(cond),
+                    until: None,
+                    body,
+                })
+            }
+            "LOOP" => {
+                self.pos += 1;
+                let body = self.statements(&["END"])?;
+                self.end("LOOP", &label)?;
+                Ok(SplStmt::Loop {
+                    label,
+                    cond: None,
+                    until: None,
+                    body,
+                })
+            }
+            "REPEAT" => {
+                self.pos += 1;
+                let body = self.statements(&["UNTIL"])?;
+                self.expect_word("UNTIL")?;
+                let until = self.until(&["END"], "a condition")?;
+                self.end("REPEAT", &label)?;
+                Ok(SplStmt::Loop {
+                    label,
+                    cond: None,
+                    until: Some(until),
+                    body,
+                })
+            }
+            "FOR" => {
+                self.pos += 1;
+                let row = self.name("the FOR loop's row name")?;
+                self.expect_word("AS")?;
+                if self.word(1).as_deref() == Some("CURSOR") {
+                    self.pos += 2;
+                    self.expect_word("FOR")?;
+                }
+                let query = self.until(&["DO"], "the FOR loop's query")?;
+                self.expect_word("DO")?;
+                let body = self.statements(&["END"])?;
+                self.end("FOR", &label)?;
+                Ok(SplStmt::For {
+                    label,
+                    row,
+                    query,
+                    body,
+                })
+            }
+            _ if label.is_some() => {
+                Err(self.error("expected BEGIN, WHILE, LOOP, REPEAT or FOR after a label"))
+            }
+            "IF" => {
+                self.pos += 1;
+                let mut arms = Vec::new();
+                let mut otherwise = Vec::new();
+                loop {
+                    let cond = self.until(&["THEN"], "a condition")?;
+                    self.expect_word("THEN")?;
+                    let body = self.statements(&["ELSEIF", "ELSE", "END"])?;
+                    arms.push((cond, body));
+                    if self.eat_word("ELSEIF") {
+                        continue;
+                    }
+                    if self.eat_word("ELSE") {
+                        otherwise = self.statements(&["END"])?;
+                    }
+                    break;
+                }
+                self.end("IF", &None)?;
+                Ok(SplStmt::If { arms, otherwise })
+            }
+            "SET" => {
+                self.pos += 1;
+                let var = self.name("a variable")?;
+                if !self.eat(&Token::Eq) {
+                    return Err(self.error("expected '='"));
+                }
+                let expr = self.until(&[], "an expression")?;
+                Ok(SplStmt::Set { var, expr })
+            }
+            "LEAVE" | "ITERATE" => {
+                self.pos += 1;
+                let l = self.name("a label")?;
+                Ok(if first == "LEAVE" {
+                    SplStmt::Leave(l)
+                } else {
+                    SplStmt::Iterate(l)
+                })
+            }
+            "DECLARE" => Err(self.error("expected DECLARE only at the start of BEGIN … END")),
+            "SIGNAL" | "RESIGNAL" | "OPEN" | "FETCH" | "CLOSE" | "PREPARE" | "EXECUTE" => Err(
+                ParseError::unsupported(format!("{first} in a stored procedure"), self.loc()),
+            ),
+            "CALL" => {
+                let text = self.until(&[], "a CALL")?;
+                let (name, args) = call_parts(&text).ok_or_else(|| {
+                    ParseError::syntax("expected CALL name(arguments)", self.loc())
+                })?;
+                Ok(SplStmt::Call(name, args))
+            }
+            "SEL" | "SELECT" => {
+                let from = self.pos;
+                let text = self.until(&[], "a statement")?;
+                match self.select_into(from) {
+                    Some(s) => Ok(s),
+                    None => Ok(SplStmt::Sql(text)),
+                }
+            }
+            _ => Ok(SplStmt::Sql(self.until(&[], "a statement")?)),
+        }
+    }
+
+    /// `DECLARE names type [DEFAULT expr]` after DECLARE.
+    fn declare(&mut self) -> Result<(Vec<String>, String, Option<String>), ParseError> {
+        if matches!(self.word(0).as_deref(), Some("CONTINUE" | "EXIT"))
+            || self.word(1).as_deref() == Some("CURSOR")
+        {
+            return Err(ParseError::unsupported(
+                "handlers and cursors in a stored procedure",
+                self.loc(),
+            ));
+        }
+        let mut names = vec![self.name("a variable name")?];
+        while self.eat(&Token::Comma) {
+            names.push(self.name("a variable name")?);
+        }
+        let ty = self.until(&["DEFAULT"], "a type")?;
+        let default = if self.eat_word("DEFAULT") {
+            Some(self.until(&[], "a default")?)
+        } else {
+            None
+        };
+        Ok((names, ty, default))
+    }
+
+    /// The SELECT from token `from` to here as a SELECT … INTO, if it has an INTO outside
+    /// parentheses: the query without it, and the variables.
+    fn select_into(&self, from: usize) -> Option<SplStmt> {
+        let mut depth = 0usize;
+        let mut into = None;
+        for i in from..self.pos {
+            match &self.toks[i].token {
+                Token::LParen => depth += 1,
+                Token::RParen => depth = depth.saturating_sub(1),
+                Token::Word(w)
+                    if depth == 0
+                        && w.quote_style.is_none()
+                        && w.value.eq_ignore_ascii_case("INTO") =>
+                {
+                    into = Some(i);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let into = into?;
+        let mut vars = Vec::new();
+        let mut i = into + 1;
+        while i < self.pos {
+            if self.toks[i].token == Token::Colon {
+                i += 1;
+            }
+            match self.toks.get(i).map(|t| &t.token) {
+                Some(Token::Word(w)) => vars.push(w.value.to_ascii_uppercase()),
+                _ => return None,
+            }
+            i += 1;
+            if self.toks.get(i).map(|t| &t.token) == Some(&Token::Comma) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        let query = format!("{} {}", self.text_of(from, into), self.text_of(i, self.pos));
+        Some(SplStmt::SelectInto(query, vars))
+    }
+}
+
+/// `CALL name(arg, …)` as the name and each argument's text.
+fn call_parts(text: &str) -> Option<(String, Vec<String>)> {
+    let rest = text.trim().get(4..)?.trim_start();
+    let open = rest.find('(');
+    let name = rest[..open.unwrap_or(rest.len())].trim().to_string();
+    if name.is_empty() {
+        return None;
+    }
+    let Some(open) = open else {
+        return Some((name, Vec::new()));
+    };
+    let inner = rest[open + 1..].trim_end().strip_suffix(')')?;
+    Some((name, split_arguments(inner)))
+}
+
+/// `a, f(b, c), 'x,y'` as its top-level items, trimmed (none for blank text).
+fn split_arguments(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut quoted, mut start) = (0usize, false, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth = depth.saturating_sub(1),
+            ',' if !quoted && depth == 0 => {
+                out.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !text[start..].trim().is_empty() || !out.is_empty() {
+        out.push(text[start..].trim().to_string());
+    }
+    out
+}
