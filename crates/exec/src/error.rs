@@ -299,6 +299,13 @@ impl std::error::Error for PositionedError {}
 pub(crate) fn name_location(st: &tdlite_parser::Spanned, error: &Error) -> Option<Location> {
     use sqlparser::ast::{self, Visit, Visitor};
     use std::ops::ControlFlow;
+    // a syntax error the executor found in text the statement carries (a procedure's body)
+    // knows its place in the request
+    if let (Error::Parse(p), tdlite_parser::Statement::CreateProcedure { .. }) =
+        (error, &st.statement)
+    {
+        return Some(p.location);
+    }
     let name = match error {
         Error::ColumnNotFound(n) | Error::ObjectNotFound(n) => n,
         _ => return None,

@@ -105,7 +105,6 @@ mod pivot;
 mod plan;
 mod plan_cache;
 mod prepared;
-mod procedures;
 mod query;
 mod query_band;
 mod queue_limits;

@@ -495,6 +495,24 @@ impl Session {
                     })?;
                 return self.exec_macro(name, &args);
             }
+            // a lone CALL likewise: the values go into its arguments as literals
+            if let Statement::Call { name, args, .. } = &st.statement {
+                let mut values = params.iter();
+                let args = args
+                    .iter()
+                    .map(|text| {
+                        tdlite_parser::replace_markers(text, || {
+                            values.next().map(crate::params::literal)
+                        })
+                    })
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|e| PositionedError {
+                        error: e.into(),
+                        location: None,
+                        statement: 1,
+                    })?;
+                return self.call_procedure(name, &args);
+            }
         }
         self.run_prepared(prepared, params, true)
     }

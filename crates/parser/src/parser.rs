@@ -37,7 +37,13 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     // PROCEDURE)
     let mut depth = 0usize;
     let mut blocks = 0i32;
-    let words: Vec<Option<String>> = tokens.iter().map(|t| unquoted_upper(&t.token)).collect();
+    let words: Vec<Option<String>> = tokens
+        .iter()
+        .map(|t| match &t.token {
+            Token::LParen => Some("(".to_string()),
+            t => unquoted_upper(t),
+        })
+        .collect();
     let next_word = |i: usize| {
         tokens[i + 1..]
             .iter()

@@ -45,7 +45,7 @@ pub enum SplStmt {
     },
     /// `SET v = expr`.
     Set {
-        /// The variable, upper-cased.
+        /// The variable, upper-cased (`LABEL.V` where its block's label qualifies it).
         var: String,
         /// The expression's text.
         expr: String,
@@ -154,12 +154,21 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
             cur.expect_token(&Token::Comma, "',' or ')'")?;
         }
     }
-    // options before the body (SQL SECURITY …, DYNAMIC RESULT SETS n) are read past
-    while !cur.at_end() && !cur.is_word("BEGIN") && cur.peek_at(1) != Some(&Token::Colon) {
-        cur.pos += 1;
+    // options before the body are read past
+    loop {
+        if cur.eat_words(&["SQL", "SECURITY"]) {
+            if cur.word_at(0).is_none() {
+                return Err(cur.unexpected("expected CREATOR, DEFINER, INVOKER or OWNER"));
+            }
+            cur.pos += 1;
+        } else if cur.eat_words(&["DYNAMIC", "RESULT", "SETS"]) {
+            cur.number("a number of result sets")?;
+        } else {
+            break;
+        }
     }
     if cur.at_end() {
-        return Err(cur.unexpected("expected BEGIN and the procedure's statements"));
+        return Err(cur.unexpected("expected the procedure's statement"));
     }
     let body_start = cur.loc();
     let last = cur.toks.last().map(|t| t.span.end);
@@ -222,15 +231,16 @@ pub(crate) fn starts_procedure(words: &[String]) -> bool {
 
 /// How a word changes the nesting of BEGIN … END blocks in a procedure's text: BEGIN and
 /// CASE open one (not the CASE of `END CASE`), END closes one unless it ends an IF, WHILE,
-/// LOOP, FOR or REPEAT (`prev` and `next` are the words around it).
+/// LOOP, FOR or REPEAT; BEGIN TRANSACTION, END TRANSACTION and the period functions `BEGIN(p)`
+/// and `END(p)` are none (`prev` and `next` are the tokens around it as words, `(` as
+/// itself).
 pub(crate) fn block_change(prev: Option<&str>, word: &str, next: Option<&str>) -> i32 {
-    match word {
-        "CASE" if prev == Some("END") => 0,
-        "BEGIN" | "CASE" => 1,
-        "END" => match next {
-            Some("IF" | "WHILE" | "LOOP" | "FOR" | "REPEAT") => 0,
-            _ => -1,
-        },
+    match (word, next) {
+        (_, Some("(" | "TRANSACTION")) => 0,
+        ("CASE", _) if prev == Some("END") => 0,
+        ("BEGIN" | "CASE", _) => 1,
+        ("END", Some("IF" | "WHILE" | "LOOP" | "FOR" | "REPEAT")) => 0,
+        ("END", _) => -1,
         _ => 0,
     }
 }
@@ -248,12 +258,13 @@ pub fn parse_body(text: &str) -> Result<Vec<SplStmt>, ParseError> {
         .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
         .collect();
     let mut p = Spl { text, toks, pos: 0 };
-    let mut out = Vec::new();
-    while p.pos < p.toks.len() {
-        out.push(p.statement()?);
-        p.eat(&Token::SemiColon);
+    // a single statement or one compound statement ("CREATE PROCEDURE (SQL Form)")
+    let body = p.statement()?;
+    p.eat(&Token::SemiColon);
+    if p.pos < p.toks.len() {
+        return Err(p.error("expected the end of the procedure after its statement"));
     }
-    Ok(out)
+    Ok(vec![body])
 }
 
 struct Spl<'a> {
@@ -372,7 +383,8 @@ impl Spl<'_> {
             if self.pos >= self.toks.len() {
                 return Err(self.error(&format!("expected {}", stops.join(" or "))));
             }
-            if stops.iter().any(|s| self.is(s)) {
+            let end_transaction = self.is("END") && self.word(1).as_deref() == Some("TRANSACTION");
+            if stops.iter().any(|s| self.is(s)) && !end_transaction {
                 return Ok(out);
             }
             out.push(self.statement()?);
@@ -397,15 +409,23 @@ impl Spl<'_> {
     }
 
     fn statement(&mut self) -> Result<SplStmt, ParseError> {
-        let label = match (self.word(0), self.toks.get(self.pos + 1).map(|t| &t.token)) {
-            (Some(l), Some(Token::Colon)) => {
+        // `label:` before BEGIN, WHILE, LOOP, REPEAT or FOR (not `SELECT :v …`)
+        let labelled = self.toks.get(self.pos + 1).map(|t| &t.token) == Some(&Token::Colon)
+            && matches!(
+                self.word(2).as_deref(),
+                Some("BEGIN" | "WHILE" | "LOOP" | "REPEAT" | "FOR")
+            );
+        let label = match self.word(0) {
+            Some(l) if labelled => {
                 self.pos += 2;
                 Some(l)
             }
             _ => None,
         };
         let first = self.word(0).unwrap_or_default();
+        let transaction = self.word(1).as_deref() == Some("TRANSACTION");
         match first.as_str() {
+            "BEGIN" | "END" if transaction => Ok(SplStmt::Sql(self.until(&[], "a statement")?)),
             "BEGIN" => {
                 self.pos += 1;
                 let mut declares = Vec::new();
@@ -504,7 +524,11 @@ impl Spl<'_> {
             }
             "SET" => {
                 self.pos += 1;
-                let var = self.name("a variable")?;
+                let mut var = self.name("a variable")?;
+                // a variable qualified by its block's label
+                if self.eat(&Token::Period) {
+                    var = format!("{var}.{}", self.name("a variable")?);
+                }
                 if !self.eat(&Token::Eq) {
                     return Err(self.error("expected '='"));
                 }
@@ -521,9 +545,12 @@ impl Spl<'_> {
                 })
             }
             "DECLARE" => Err(self.error("expected DECLARE only at the start of BEGIN … END")),
-            "SIGNAL" | "RESIGNAL" | "OPEN" | "FETCH" | "CLOSE" | "PREPARE" | "EXECUTE" => Err(
-                ParseError::unsupported(format!("{first} in a stored procedure"), self.loc()),
-            ),
+            "SIGNAL" | "RESIGNAL" | "OPEN" | "FETCH" | "CLOSE" | "PREPARE" | "EXECUTE" | "CASE" => {
+                Err(ParseError::unsupported(
+                    format!("{first} in a stored procedure"),
+                    self.loc(),
+                ))
+            }
             "CALL" => {
                 let text = self.until(&[], "a CALL")?;
                 let (name, args) = call_parts(&text).ok_or_else(|| {
@@ -644,4 +671,226 @@ fn split_arguments(text: &str) -> Vec<String> {
         out.push(text[start..].trim().to_string());
     }
     out
+}
+
+/// Checks a parsed body the way Teradata compiles a procedure before it stores it: every
+/// variable SET or SELECTed INTO, and every `:v` of a statement, is a parameter or a variable
+/// declared in a block around it (`label.v` one of that block); names are declared once (a
+/// variable never takes a parameter's name); LEAVE names a block or loop around it and
+/// ITERATE a loop; each DECLARE's type is one tdlite knows; and every statement and
+/// expression parses, with the variables read as NULL.
+///
+/// # Errors
+/// 3706 (at the start of the body) naming what is wrong.
+pub fn check_body(body: &[SplStmt], params: &[String]) -> Result<(), ParseError> {
+    let mut names: Vec<String> = Vec::new();
+    for p in params {
+        let p = p.to_ascii_uppercase();
+        if names.contains(&p) {
+            return Err(body_error(format!("the parameter {p} is declared twice")));
+        }
+        names.push(p);
+    }
+    let mut c = Check {
+        scopes: vec![(None, names)],
+        labels: Vec::new(),
+        rows: Vec::new(),
+    };
+    c.statements(body)
+}
+
+fn body_error(message: String) -> ParseError {
+    ParseError::syntax(message, Location::new(1, 1))
+}
+
+struct Check {
+    /// Each block's label and variables, outermost (the parameters) first.
+    scopes: Vec<(Option<String>, Vec<String>)>,
+    /// Labels around the statement: (label, whether it is a loop's).
+    labels: Vec<(String, bool)>,
+    /// FOR loops' row names around the statement.
+    rows: Vec<String>,
+}
+
+impl Check {
+    fn known(&self, parts: &[String]) -> bool {
+        let up: Vec<String> = parts.iter().map(|p| p.to_ascii_uppercase()).collect();
+        match up.as_slice() {
+            [v] => self.scopes.iter().any(|(_, vs)| vs.contains(v)),
+            [l, v] => {
+                self.rows.contains(l)
+                    || self
+                        .scopes
+                        .iter()
+                        .any(|(label, vs)| label.as_ref() == Some(l) && vs.contains(v))
+            }
+            _ => false,
+        }
+    }
+
+    fn variable(&self, v: &str) -> Result<(), ParseError> {
+        let parts: Vec<String> = v.split('.').map(str::to_string).collect();
+        match self.known(&parts) {
+            true => Ok(()),
+            false => Err(body_error(format!(
+                "{v} is no parameter or variable of the procedure"
+            ))),
+        }
+    }
+
+    /// `text` parses as SQL once its variables (and with `bare`, plain names that are
+    /// variables) read as NULL; a `:v` that is no variable is an error.
+    fn sql(&self, text: &str, bare: bool) -> Result<(), ParseError> {
+        let mut unknown = None;
+        let filled = crate::replace_variables(text, bare, |parts| {
+            if self.known(parts) {
+                Some("NULL".to_string())
+            } else {
+                None
+            }
+        })?;
+        // a host variable left is one the procedure does not have
+        let _ = crate::replace_host_variables(&filled, |name| {
+            unknown.get_or_insert_with(|| name.to_string());
+            Some("NULL".to_string())
+        });
+        if let Some(v) = unknown {
+            return Err(body_error(format!(
+                ":{v} is no parameter or variable of the procedure"
+            )));
+        }
+        crate::parse_request(&filled).map_err(|mut e| {
+            // the statement's own error, placed at the body's start (its place in the text
+            // read here is not the body's)
+            e.location = Location::new(1, 1);
+            e.statement = 1;
+            e
+        })?;
+        Ok(())
+    }
+
+    fn expr(&self, text: &str) -> Result<(), ParseError> {
+        self.sql(&format!("SELECT {text}"), true)
+    }
+
+    fn statements(&mut self, body: &[SplStmt]) -> Result<(), ParseError> {
+        body.iter().try_for_each(|s| self.statement(s))
+    }
+
+    fn looped(&mut self, label: &Option<String>, body: &[SplStmt]) -> Result<(), ParseError> {
+        if let Some(l) = label {
+            self.labels.push((l.clone(), true));
+        }
+        let r = self.statements(body);
+        if label.is_some() {
+            self.labels.pop();
+        }
+        r
+    }
+
+    fn statement(&mut self, s: &SplStmt) -> Result<(), ParseError> {
+        match s {
+            SplStmt::Block {
+                label,
+                declares,
+                body,
+            } => {
+                self.scopes.push((label.clone(), Vec::new()));
+                if let Some(l) = label {
+                    self.labels.push((l.clone(), false));
+                }
+                let r = self.block(declares, body);
+                if label.is_some() {
+                    self.labels.pop();
+                }
+                self.scopes.pop();
+                r
+            }
+            SplStmt::Set { var, expr } => {
+                self.variable(var)?;
+                self.expr(expr)
+            }
+            SplStmt::If { arms, otherwise } => {
+                for (cond, body) in arms {
+                    self.expr(&format!("CASE WHEN {cond} THEN 1 END"))?;
+                    self.statements(body)?;
+                }
+                self.statements(otherwise)
+            }
+            SplStmt::Loop {
+                label,
+                cond,
+                until,
+                body,
+            } => {
+                for c in cond.iter().chain(until) {
+                    self.expr(&format!("CASE WHEN {c} THEN 1 END"))?;
+                }
+                self.looped(label, body)
+            }
+            SplStmt::For {
+                label,
+                row,
+                query,
+                body,
+            } => {
+                self.sql(query, false)?;
+                self.rows.push(row.clone());
+                let r = self.looped(label, body);
+                self.rows.pop();
+                r
+            }
+            SplStmt::Leave(l) | SplStmt::Iterate(l) => {
+                let loop_only = matches!(s, SplStmt::Iterate(_));
+                match self
+                    .labels
+                    .iter()
+                    .any(|(x, is_loop)| x == l && (*is_loop || !loop_only))
+                {
+                    true => Ok(()),
+                    false => Err(body_error(format!(
+                        "{l} is no label of a {} around the statement",
+                        if loop_only { "loop" } else { "block or loop" }
+                    ))),
+                }
+            }
+            SplStmt::Call(_, args) => args.iter().try_for_each(|a| {
+                // an OUT argument is a name: as an expression it reads as a column
+                if self.known(&[a.trim().trim_start_matches(':').to_string()]) {
+                    Ok(())
+                } else {
+                    self.expr(a)
+                }
+            }),
+            SplStmt::SelectInto(query, vars) => {
+                vars.iter().try_for_each(|v| self.variable(v))?;
+                self.sql(query, false)
+            }
+            SplStmt::Sql(text) => self.sql(text, false),
+        }
+    }
+
+    fn block(
+        &mut self,
+        declares: &[(Vec<String>, String, Option<String>)],
+        body: &[SplStmt],
+    ) -> Result<(), ParseError> {
+        for (names, ty, default) in declares {
+            crate::parse_data_type(ty)?
+                .ok_or_else(|| body_error(format!("'{ty}' is no data type tdlite knows")))?;
+            if let Some(d) = default {
+                self.expr(d)?;
+            }
+            for n in names {
+                let taken = self.scopes.iter().any(|(_, vs)| vs.contains(n));
+                if taken {
+                    return Err(body_error(format!("{n} is declared twice")));
+                }
+                if let Some((_, vs)) = self.scopes.last_mut() {
+                    vs.push(n.clone());
+                }
+            }
+        }
+        self.statements(body)
+    }
 }

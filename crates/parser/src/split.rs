@@ -148,7 +148,10 @@ fn open_procedure_blocks(text: &str) -> i32 {
     let words: Vec<Option<String>> = tokens
         .iter()
         .filter(|t| !matches!(t, sqlparser::tokenizer::Token::Whitespace(_)))
-        .map(crate::parser::unquoted_upper)
+        .map(|t| match t {
+            sqlparser::tokenizer::Token::LParen => Some("(".to_string()),
+            t => crate::parser::unquoted_upper(t),
+        })
         .collect();
     let head: Vec<String> = words.iter().take(2).flatten().cloned().collect();
     if !crate::procedure::starts_procedure(&head) {

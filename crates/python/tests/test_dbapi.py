@@ -662,3 +662,25 @@ def test_requests_with_parameters_are_prepared_once_per_text_and_stay_right():
         with pytest.raises(tdlite.DatabaseError, match="3706"):
             cur.execute("SEL FROM WHERE ?", [1])
     con.close()
+
+
+def test_stored_procedure_call_with_parameters():
+    # teradatasql runs CALL through execute; OUT parameters come back as one row
+    con = tdlite.connect()
+    cur = con.cursor()
+    cur.execute("CREATE MULTISET TABLE audit (step VARCHAR(10), n INTEGER)")
+    cur.execute(
+        "CREATE PROCEDURE log_step (IN step VARCHAR(10), IN n INTEGER, OUT total INTEGER)\n"
+        "BEGIN\n"
+        "  INSERT INTO audit VALUES (:step, :n);\n"
+        "  SELECT SUM(n) INTO :total FROM audit;\n"
+        "END"
+    )
+    cur.execute("CALL log_step(?, ?, total)", ["load", 4])
+    assert [d[0] for d in cur.description] == ["total"]
+    assert cur.fetchall() == [[4]]
+    cur.execute("CALL log_step('more', 3, total)")
+    assert cur.fetchone()[0] == 7
+    with pytest.raises(tdlite.DatabaseError) as e:
+        cur.execute("CALL log_step(1)")
+    assert "3939" in str(e.value)

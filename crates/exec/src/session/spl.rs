@@ -14,7 +14,7 @@
 
 use super::Session;
 use crate::error::{Error, PositionedError};
-use crate::procedures::Param;
+use crate::macros::Param;
 use crate::result::{Rows, StatementKind, StatementResult};
 use std::cell::OnceCell;
 use std::sync::Arc;
@@ -29,19 +29,26 @@ struct Var {
     ty: Option<String>,
 }
 
-/// The variables in scope, innermost block last; FOR loops' rows as (name, columns, values).
+/// The variables in scope, innermost block last (with its label); FOR loops' rows as
+/// (name, columns, values).
 #[derive(Default)]
 struct Env {
-    scopes: Vec<Vec<Var>>,
+    scopes: Vec<(Option<String>, Vec<Var>)>,
     rows: Vec<(String, Vec<String>, Vec<Value>)>,
 }
 
 impl Env {
+    /// The variable `name` (`LABEL.V`: the one of the block so labelled).
     fn find(&mut self, name: &str) -> Option<&mut Var> {
+        let (label, name) = match name.split_once('.') {
+            Some((l, n)) => (Some(l), n),
+            None => (None, name),
+        };
         self.scopes
             .iter_mut()
             .rev()
-            .flat_map(|s| s.iter_mut())
+            .filter(|(l, _)| label.is_none() || l.as_deref() == label)
+            .flat_map(|(_, s)| s.iter_mut())
             .find(|v| v.name == name)
     }
 
@@ -53,20 +60,29 @@ impl Env {
             [v] => self
                 .find(v)
                 .map(|v| typed_literal(&v.value, v.ty.as_deref())),
-            [row, col] => self.rows.iter().rev().find_map(|(r, cols, vals)| {
-                let i = (r == row).then(|| cols.iter().position(|c| c == col))??;
-                Some(typed_literal(&vals[i], None))
-            }),
+            [row, col] => self
+                .rows
+                .iter()
+                .rev()
+                .find_map(|(r, cols, vals)| {
+                    let i = (r == row).then(|| cols.iter().position(|c| c == col))??;
+                    Some(typed_literal(&vals[i], None))
+                })
+                .or_else(|| {
+                    let v = self.find(&format!("{row}.{col}"))?;
+                    Some(typed_literal(&v.value, v.ty.as_deref()))
+                }),
             _ => None,
         }
     }
 }
 
-/// `v` as SQL text: its literal, a NULL typed as the variable's type where known.
+/// `v` as SQL text: its literal, as the variable's declared type where known (so `'x' || v`
+/// of an INTEGER 9 pads as an INTEGER does, and a TIMESTAMP(0) keeps its digits).
 fn typed_literal(v: &Value, ty: Option<&str>) -> String {
-    match (v, ty) {
-        (Value::Null, Some(t)) => format!("CAST(NULL AS {t})"),
-        _ => format!("({})", crate::params::literal(v)),
+    match ty {
+        Some(t) => format!("CAST({} AS {t})", crate::params::literal(v)),
+        None => format!("({})", crate::params::literal(v)),
     }
 }
 
@@ -107,11 +123,18 @@ impl Session {
         for (p, ty, v) in &outs {
             let t = crate::types::sql_type_from_name(ty).map_err(failed)?;
             let array = values_to_array(t, std::iter::once(v));
-            fields.push(arrow::datatypes::Field::new(
-                p.as_str(),
-                array.data_type().clone(),
-                true,
-            ));
+            let mut field =
+                arrow::datatypes::Field::new(p.as_str(), array.data_type().clone(), true);
+            // a TIME(n) or TIMESTAMP(n) shows n fractional digits (ops::project's key)
+            if let tdlite_storage::types::SqlType::Time(d)
+            | tdlite_storage::types::SqlType::Timestamp(d) = t
+            {
+                field = field.with_metadata(std::collections::HashMap::from([(
+                    "precision".to_string(),
+                    d.to_string(),
+                )]));
+            }
+            fields.push(field);
             columns.push(array);
         }
         let schema = Arc::new(arrow::datatypes::Schema::new(fields));
@@ -142,7 +165,7 @@ impl Session {
         }
         let clock = OnceCell::new();
         let (_, def) = self.exec(&clock).must_get_procedure(name).map_err(failed)?;
-        let params: Vec<Param> = crate::procedures::params_of(&def);
+        let params: Vec<Param> = crate::macros::params_of(&def);
         if params.len() != args.len() {
             return Err(failed(Error::ParameterCount {
                 expected: params.len(),
@@ -168,7 +191,7 @@ impl Session {
                 ty: Some(ty.clone()),
             });
         }
-        env.scopes.push(vars);
+        env.scopes.push((None, vars));
         self.macro_depth += 1;
         let ran = self.block(&body, &mut env);
         self.macro_depth -= 1;
@@ -225,7 +248,7 @@ impl Session {
                 declares,
                 body,
             } => {
-                env.scopes.push(Vec::new());
+                env.scopes.push((label.clone(), Vec::new()));
                 let ran = self.declare_and_run(declares, body, env);
                 env.scopes.pop();
                 Ok(match ran? {
@@ -376,7 +399,7 @@ impl Session {
                 None => Value::Null,
             };
             for n in names {
-                if let Some(scope) = env.scopes.last_mut() {
+                if let Some((_, scope)) = env.scopes.last_mut() {
                     scope.push(Var {
                         name: n.clone(),
                         value: value.clone(),

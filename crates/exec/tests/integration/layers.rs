@@ -114,7 +114,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "default_cells",
             "partition",
             "view_dml",
-            "procedures",
             "session_option",
         ],
     ),
