@@ -37,47 +37,16 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     // PROCEDURE)
     let mut depth = 0usize;
     let mut blocks = 0i32;
-    let words: Vec<Option<String>> = tokens
-        .iter()
-        .map(|t| match &t.token {
-            Token::LParen => Some("(".to_string()),
-            t => unquoted_upper(t),
-        })
-        .collect();
-    let next_word = |i: usize| {
-        tokens[i + 1..]
-            .iter()
-            .zip(&words[i + 1..])
-            .find(|(t, _)| !matches!(t.token, Token::Whitespace(_)))
-            .and_then(|(_, w)| w.clone())
-    };
-    let prev_word = |i: usize| {
-        tokens[..i]
-            .iter()
-            .zip(&words[..i])
-            .rev()
-            .find(|(t, _)| !matches!(t.token, Token::Whitespace(_)))
-            .and_then(|(_, w)| w.clone())
-    };
-    for (i, mut tok) in tokens.clone().into_iter().enumerate() {
+    let mut procedure = false;
+    let changes = crate::procedure::block_changes(&tokens, |t| &t.token);
+    for (i, mut tok) in tokens.into_iter().enumerate() {
         // parameter markers are numbered in textual order across the request: ?1, ?2, …
         if tok.token == Token::Placeholder("?".into()) {
             parameters += 1;
             tok.token = Token::Placeholder(format!("?{parameters}"));
         }
-        if let Some(w) = &words[i] {
-            let lead: Vec<String> = current
-                .iter()
-                .take(2)
-                .filter_map(|t| unquoted_upper(&t.token))
-                .collect();
-            if current.len() >= 2 && crate::procedure::starts_procedure(&lead) {
-                blocks += crate::procedure::block_change(
-                    prev_word(i).as_deref(),
-                    w,
-                    next_word(i).as_deref(),
-                );
-            }
+        if procedure {
+            blocks += changes.get(i).copied().unwrap_or(0);
         }
         match tok.token {
             Token::Whitespace(_) | Token::EOF => {}
@@ -92,6 +61,7 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
             Token::SemiColon if depth > 0 || blocks > 0 => current.push(tok),
             Token::SemiColon => {
                 blocks = 0;
+                procedure = false;
                 if !current.is_empty() {
                     let end_here = Location::from_sql(tok.span.start);
                     let n = statements.len() + 1;
@@ -105,6 +75,13 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
                 }
             }
             _ => current.push(tok),
+        }
+        if current.len() == 2 && !procedure {
+            let lead: Vec<String> = current
+                .iter()
+                .filter_map(|t| unquoted_upper(&t.token))
+                .collect();
+            procedure = crate::procedure::starts_procedure(&lead);
         }
     }
     if !current.is_empty() {

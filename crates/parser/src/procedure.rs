@@ -245,6 +245,36 @@ pub(crate) fn block_change(prev: Option<&str>, word: &str, next: Option<&str>) -
     }
 }
 
+/// [`block_change`] of each token of a request (whitespace included, so indexes match), or
+/// none at all when no token is the word PROCEDURE (most requests: nothing to count).
+pub(crate) fn block_changes<T>(tokens: &[T], token: impl Fn(&T) -> &Token) -> Vec<i32> {
+    let is_procedure =
+        |t: &T| matches!(token(t), Token::Word(w) if w.value.eq_ignore_ascii_case("PROCEDURE"));
+    if !tokens.iter().any(is_procedure) {
+        return Vec::new();
+    }
+    let significant: Vec<(usize, Option<String>)> = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !matches!(token(t), Token::Whitespace(_)))
+        .map(|(i, t)| {
+            let w = match token(t) {
+                Token::LParen => Some("(".to_string()),
+                t => crate::parser::unquoted_upper(t),
+            };
+            (i, w)
+        })
+        .collect();
+    let mut out = vec![0; tokens.len()];
+    for (k, (i, w)) in significant.iter().enumerate() {
+        let Some(w) = w else { continue };
+        let prev = k.checked_sub(1).and_then(|p| significant[p].1.as_deref());
+        let next = significant.get(k + 1).and_then(|n| n.1.as_deref());
+        out[*i] = block_change(prev, w, next);
+    }
+    out
+}
+
 /// A procedure body's text as statements.
 ///
 /// # Errors

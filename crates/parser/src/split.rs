@@ -134,8 +134,7 @@ impl Splitter {
 /// (0 for any other text, or one that does not tokenize).
 fn open_procedure_blocks(text: &str) -> i32 {
     // a cheap look first: most requests are no procedure
-    let upper = text.to_ascii_uppercase();
-    if !upper.contains("PROCEDURE") {
+    if !text.to_ascii_uppercase().contains("PROCEDURE") {
         return 0;
     }
     let Ok(tokens) =
@@ -143,28 +142,16 @@ fn open_procedure_blocks(text: &str) -> i32 {
     else {
         return 0;
     };
-    // each significant token as its word (None for any other token: a `;` between END and
-    // IF makes them no END IF)
-    let words: Vec<Option<String>> = tokens
+    let head: Vec<String> = tokens
         .iter()
         .filter(|t| !matches!(t, sqlparser::tokenizer::Token::Whitespace(_)))
-        .map(|t| match t {
-            sqlparser::tokenizer::Token::LParen => Some("(".to_string()),
-            t => crate::parser::unquoted_upper(t),
-        })
+        .take(2)
+        .filter_map(crate::parser::unquoted_upper)
         .collect();
-    let head: Vec<String> = words.iter().take(2).flatten().cloned().collect();
     if !crate::procedure::starts_procedure(&head) {
         return 0;
     }
-    (0..words.len())
-        .map(|i| {
-            let Some(w) = &words[i] else { return 0 };
-            let prev = i.checked_sub(1).and_then(|p| words[p].as_deref());
-            let next = words.get(i + 1).and_then(|n| n.as_deref());
-            crate::procedure::block_change(prev, w, next)
-        })
-        .sum()
+    crate::procedure::block_changes(&tokens, |t| t).iter().sum()
 }
 
 /// BTEQ's `= [n]` line (repeat the last request n times, once by default): the count, or
