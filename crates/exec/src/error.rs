@@ -264,6 +264,11 @@ pub enum Error {
     /// CALL of a procedure that does not exist (5495).
     #[error("Stored Procedure '{0}' does not exist.")]
     ProcedureNotFound(String),
+    /// CALL of a procedure made in the other session mode (5510: "A stored procedure created
+    /// in ANSI transaction mode cannot be executed in Teradata transaction mode, and vice
+    /// versa").
+    #[error("Invalid session mode for procedure execution.")]
+    ProcedureMode,
     /// A stored procedure's `SELECT … INTO` found more than one row (7627).
     #[error("SELECT-INTO returned more than one row.")]
     SelectIntoRows,
@@ -505,6 +510,7 @@ impl Error {
             Error::NotAProcedure(_) => code(5494),
             Error::ProcedureNotFound(_) => code(5495),
             Error::SelectIntoRows => code(7627),
+            Error::ProcedureMode => code(5510),
             Error::StatementTimeout(_) => retryable(9920),
             Error::Internal(_) => code(9999),
             Error::SpoolSpace(_) => code(2646),

@@ -156,6 +156,7 @@ impl Exec<'_> {
             params: params.to_vec(),
             body: body.to_string(),
             procedure: false,
+            ansi: false,
         };
         let nulls: Vec<(Option<String>, String)> = Vec::new();
         tdlite_parser::parse_request(&expand(&def, &nulls)?)?;
@@ -294,6 +295,7 @@ impl Exec<'_> {
                 .collect(),
             body: body.to_string(),
             procedure: true,
+            ansi: self.ansi,
         };
         let mut schema = TableSchema::new(
             n,
@@ -373,6 +375,7 @@ mod tests {
     fn def() -> MacroDef {
         MacroDef {
             procedure: false,
+            ansi: false,
             params: vec![
                 ("id".into(), "INTEGER".into()),
                 ("note".into(), "VARCHAR(10) DEFAULT 'none'".into()),

@@ -56,6 +56,14 @@ impl Dialect for TdliteDialect {
     fn supports_group_by_expr(&self) -> bool {
         TeradataDialect.supports_group_by_expr()
     }
+    /// QUALIFY and SAMPLE are Teradata reserved words: `SEL t.c QUALIFY …` (a select list
+    /// with no FROM, which Teradata's implicit FROM reads) starts the clause, it does not name
+    /// the column.
+    fn is_column_alias(&self, kw: &sqlparser::keywords::Keyword, _parser: &mut Parser) -> bool {
+        use sqlparser::keywords::Keyword;
+        !sqlparser::keywords::RESERVED_FOR_COLUMN_ALIAS.contains(kw)
+            && !matches!(kw, Keyword::QUALIFY | Keyword::SAMPLE)
+    }
     fn supports_boolean_literals(&self) -> bool {
         TeradataDialect.supports_boolean_literals()
     }

@@ -236,7 +236,7 @@ pub(crate) fn starts_procedure(words: &[String]) -> bool {
 /// itself).
 pub(crate) fn block_change(prev: Option<&str>, word: &str, next: Option<&str>) -> i32 {
     match (word, next) {
-        (_, Some("(" | "TRANSACTION")) => 0,
+        (_, Some("(" | "TRANSACTION" | "REQUEST")) => 0,
         ("CASE", _) if prev == Some("END") => 0,
         ("BEGIN" | "CASE", _) => 1,
         ("END", Some("IF" | "WHILE" | "LOOP" | "FOR" | "REPEAT")) => 0,
@@ -287,7 +287,22 @@ pub fn parse_body(text: &str) -> Result<Vec<SplStmt>, ParseError> {
         .into_iter()
         .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
         .collect();
-    let mut p = Spl { text, toks, pos: 0 };
+    // each token's byte range, found in one pass (the locations only grow)
+    let mut offsets = crate::parser::Offsets::new(text);
+    let bytes = toks
+        .iter()
+        .map(|t| {
+            let start = offsets.byte_offset(Location::from_sql(t.span.start));
+            let end = offsets.byte_offset(Location::from_sql(t.span.end));
+            (start, end.max(start))
+        })
+        .collect();
+    let mut p = Spl {
+        text,
+        toks,
+        bytes,
+        pos: 0,
+    };
     // a single statement or one compound statement ("CREATE PROCEDURE (SQL Form)")
     let body = p.statement()?;
     p.eat(&Token::SemiColon);
@@ -300,6 +315,8 @@ pub fn parse_body(text: &str) -> Result<Vec<SplStmt>, ParseError> {
 struct Spl<'a> {
     text: &'a str,
     toks: Vec<TokenWithSpan>,
+    /// Each token's byte range in `text`.
+    bytes: Vec<(usize, usize)>,
     pos: usize,
 }
 
@@ -364,15 +381,12 @@ impl Spl<'_> {
         if from >= to {
             return String::new();
         }
-        let start = crate::parser::Offsets::byte_of(
-            self.text,
-            Location::from_sql(self.toks[from].span.start),
-        );
-        let end = crate::parser::Offsets::byte_of(
-            self.text,
-            Location::from_sql(self.toks[to - 1].span.end),
-        );
-        self.text[start..end.max(start)].to_string()
+        let (start, _) = self.bytes[from];
+        let (_, end) = self.bytes[to - 1];
+        self.text
+            .get(start..end.max(start))
+            .unwrap_or_default()
+            .to_string()
     }
 
     /// Tokens up to (not including) one of the words `stops` or a `;`, outside parentheses
@@ -413,7 +427,8 @@ impl Spl<'_> {
             if self.pos >= self.toks.len() {
                 return Err(self.error(&format!("expected {}", stops.join(" or "))));
             }
-            let end_transaction = self.is("END") && self.word(1).as_deref() == Some("TRANSACTION");
+            let end_transaction = self.is("END")
+                && matches!(self.word(1).as_deref(), Some("TRANSACTION" | "REQUEST"));
             if stops.iter().any(|s| self.is(s)) && !end_transaction {
                 return Ok(out);
             }
@@ -456,6 +471,20 @@ impl Spl<'_> {
         let transaction = self.word(1).as_deref() == Some("TRANSACTION");
         match first.as_str() {
             "BEGIN" | "END" if transaction => Ok(SplStmt::Sql(self.until(&[], "a statement")?)),
+            // BEGIN REQUEST … END REQUEST: its statements as one multi-statement request
+            "BEGIN" if self.word(1).as_deref() == Some("REQUEST") => {
+                self.pos += 2;
+                let from = self.pos;
+                while !(self.is("END") && self.word(1).as_deref() == Some("REQUEST")) {
+                    if self.pos >= self.toks.len() {
+                        return Err(self.error("expected END REQUEST"));
+                    }
+                    self.pos += 1;
+                }
+                let text = self.text_of(from, self.pos);
+                self.pos += 2;
+                Ok(SplStmt::Sql(text))
+            }
             "BEGIN" => {
                 self.pos += 1;
                 let mut declares = Vec::new();
@@ -912,8 +941,11 @@ impl Check {
                 self.expr(d)?;
             }
             for n in names {
-                let taken = self.scopes.iter().any(|(_, vs)| vs.contains(n));
-                if taken {
+                // once per block, and never a parameter's name (an inner block may declare
+                // a name an outer one has: `label.v` tells them apart)
+                let params = self.scopes.first().is_some_and(|(_, vs)| vs.contains(n));
+                let here = self.scopes.last().is_some_and(|(_, vs)| vs.contains(n));
+                if params || here {
                     return Err(body_error(format!("{n} is declared twice")));
                 }
                 if let Some((_, vs)) = self.scopes.last_mut() {

@@ -57,6 +57,23 @@ pub struct Splitter {
     /// The request so far has code: more than blanks and comments (which alone start no
     /// request: a `*` line or `= n` after them is still BTEQ's).
     has_code: bool,
+    /// The BEGIN … END blocks of a `CREATE|REPLACE PROCEDURE` request, counted as its lines
+    /// come (each line's text once).
+    procedure: ProcedureCount,
+}
+
+/// How far a request's procedure blocks are counted (see [`Splitter::procedure_blocks`]).
+#[derive(Debug, Default)]
+struct ProcedureCount {
+    /// Whether the request is a procedure, once its first two words are known.
+    known: Option<bool>,
+    /// Bytes of the request counted so far: up to the start of the last significant token
+    /// seen, whose change waits for the token after it.
+    counted: usize,
+    /// Blocks opened and not closed in the counted text.
+    blocks: i32,
+    /// The significant token before `counted`, as a word.
+    prev: Option<String>,
 }
 
 impl Splitter {
@@ -95,13 +112,14 @@ impl Splitter {
             self.current.push('\n');
         }
         // a procedure's `;`s inside BEGIN … END do not end its request
-        if !ends || open_procedure_blocks(&self.current) > 0 {
+        if !ends || self.procedure_blocks() > 0 {
             return None;
         }
         let text = self.current.trim().to_string();
         self.current.clear();
         self.depth = 0;
         self.has_code = false;
+        self.procedure = ProcedureCount::default();
         Some(RequestText {
             text,
             line: self.start_line,
@@ -126,32 +144,81 @@ impl Splitter {
         self.state = State::Code;
         self.depth = 0;
         self.has_code = false;
+        self.procedure = ProcedureCount::default();
         (!text.is_empty()).then_some(RequestText { text, line })
     }
 }
 
-/// How many BEGIN … END blocks `text` leaves open if it is a `CREATE|REPLACE PROCEDURE`
-/// (0 for any other text, or one that does not tokenize).
-fn open_procedure_blocks(text: &str) -> i32 {
-    // a cheap look first: most requests are no procedure
-    if !text.to_ascii_uppercase().contains("PROCEDURE") {
-        return 0;
+impl Splitter {
+    /// How many BEGIN … END blocks the request so far leaves open if it is a `CREATE|REPLACE
+    /// PROCEDURE` (0 for any other request, or text that does not tokenize). Only the text
+    /// since the last call is tokenized, so a long body costs its length, not its square.
+    fn procedure_blocks(&mut self) -> i32 {
+        use sqlparser::tokenizer::{Token, Tokenizer};
+        let count = &mut self.procedure;
+        if count.known == Some(false) {
+            return 0;
+        }
+        let Some(chunk) = self.current.get(count.counted..) else {
+            return 0;
+        };
+        let Ok(tokens) =
+            Tokenizer::new(&crate::dialect::TdliteDialect, chunk).tokenize_with_location()
+        else {
+            return 0;
+        };
+        let mut offsets = crate::parser::Offsets::new(chunk);
+        let significant: Vec<(usize, Option<String>)> = tokens
+            .iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
+            .map(|t| {
+                let at = offsets.byte_offset(crate::Location::from_sql(t.span.start));
+                let w = match &t.token {
+                    Token::LParen => Some("(".to_string()),
+                    t => crate::parser::unquoted_upper(t),
+                };
+                (at, w)
+            })
+            .collect();
+        if count.known.is_none() {
+            let head: Vec<String> = significant
+                .iter()
+                .take(2)
+                .filter_map(|(_, w)| w.clone())
+                .collect();
+            if head.len() < 2 && significant.len() < 2 {
+                return 0; // too early to tell
+            }
+            count.known = Some(crate::procedure::starts_procedure(&head));
+            if count.known == Some(false) {
+                return 0;
+            }
+        }
+        let Some(last) = significant.len().checked_sub(1) else {
+            return count.blocks;
+        };
+        let change = |k: usize, prev: Option<&str>| {
+            let Some(w) = &significant[k].1 else { return 0 };
+            let next = significant.get(k + 1).and_then(|n| n.1.as_deref());
+            crate::procedure::block_change(prev, w, next)
+        };
+        for k in 0..last {
+            let prev = match k {
+                0 => count.prev.clone(),
+                _ => significant[k - 1].1.clone(),
+            };
+            count.blocks += change(k, prev.as_deref());
+        }
+        let prev = match last {
+            0 => count.prev.clone(),
+            _ => significant[last - 1].1.clone(),
+        };
+        // the last token's change waits for the next line (an END whose IF follows there)
+        let tentative = change(last, prev.as_deref());
+        count.prev = prev;
+        count.counted += significant[last].0;
+        count.blocks + tentative
     }
-    let Ok(tokens) =
-        sqlparser::tokenizer::Tokenizer::new(&crate::dialect::TdliteDialect, text).tokenize()
-    else {
-        return 0;
-    };
-    let head: Vec<String> = tokens
-        .iter()
-        .filter(|t| !matches!(t, sqlparser::tokenizer::Token::Whitespace(_)))
-        .take(2)
-        .filter_map(crate::parser::unquoted_upper)
-        .collect();
-    if !crate::procedure::starts_procedure(&head) {
-        return 0;
-    }
-    crate::procedure::block_changes(&tokens, |t| t).iter().sum()
 }
 
 /// BTEQ's `= [n]` line (repeat the last request n times, once by default): the count, or

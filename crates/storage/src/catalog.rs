@@ -348,6 +348,10 @@ pub struct MacroDef {
     /// its type (`IN INTEGER`), and the body is SPL.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub procedure: bool,
+    /// A procedure made in an ANSI-mode session (it runs only in ANSI mode, one made in
+    /// Teradata mode only in Teradata mode).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ansi: bool,
 }
 
 fn empty_arrow() -> SchemaRef {

@@ -165,6 +165,9 @@ impl Session {
         }
         let clock = OnceCell::new();
         let (_, def) = self.exec(&clock).must_get_procedure(name).map_err(failed)?;
+        if def.ansi != (self.mode == super::SessionMode::Ansi) {
+            return Err(failed(Error::ProcedureMode));
+        }
         let params: Vec<Param> = crate::macros::params_of(&def);
         if params.len() != args.len() {
             return Err(failed(Error::ParameterCount {
