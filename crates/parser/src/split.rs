@@ -162,6 +162,15 @@ impl Splitter {
         let Some(chunk) = self.current.get(count.counted..) else {
             return 0;
         };
+        // most requests never name a procedure: no tokenizing for them
+        if count.known.is_none()
+            && !chunk
+                .as_bytes()
+                .windows(9)
+                .any(|w| w.eq_ignore_ascii_case(b"PROCEDURE"))
+        {
+            return 0;
+        }
         let Ok(tokens) =
             Tokenizer::new(&crate::dialect::TdliteDialect, chunk).tokenize_with_location()
         else {
