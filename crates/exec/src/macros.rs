@@ -32,6 +32,24 @@ use tdlite_storage::catalog::{MacroDef, TableKind, TableSchema};
 /// How deeply macros may EXEC one another.
 pub(crate) const MAX_DEPTH: usize = 16;
 
+/// SHOW MACRO's and SHOW PROCEDURE's result: the CREATE text as written, in one `Request
+/// Text` row.
+fn request_text(ddl: &str) -> Result<StatementResult> {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "Request Text",
+        DataType::Utf8,
+        false,
+    )]));
+    let text = Arc::new(StringArray::from(vec![ddl.to_string()]));
+    Ok(StatementResult::rows(
+        StatementKind::Show,
+        Rows {
+            schema: schema.clone(),
+            batches: vec![RecordBatch::try_new(schema, vec![text])?],
+        },
+    ))
+}
+
 /// The text a parameter's value comes from: its DEFAULT (`INTEGER DEFAULT 5`), else NULL.
 fn default_of(ty: &str) -> String {
     let upper = ty.to_ascii_uppercase();
@@ -211,20 +229,7 @@ impl Exec<'_> {
     /// See [`Exec::must_get_macro`].
     pub(crate) fn show_macro(&self, name: &ast::ObjectName) -> Result<StatementResult> {
         self.must_get_macro(name)?;
-        let t = self.object_definition(name)?;
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            "Request Text",
-            DataType::Utf8,
-            false,
-        )]));
-        let text = Arc::new(StringArray::from(vec![t.schema.ddl.clone()]));
-        Ok(StatementResult::rows(
-            StatementKind::Show,
-            Rows {
-                schema: schema.clone(),
-                batches: vec![RecordBatch::try_new(schema, vec![text])?],
-            },
-        ))
+        request_text(&self.object_definition(name)?.schema.ddl)
     }
 }
 
@@ -347,24 +352,7 @@ impl Exec<'_> {
     /// See [`Exec::must_get_procedure`].
     pub(crate) fn show_procedure(&self, name: &ast::ObjectName) -> Result<StatementResult> {
         self.must_get_procedure(name)?;
-        let t = self.object_definition(name)?;
-        let schema = Arc::new(Schema::new(vec![Field::new(
-            "Request Text",
-            DataType::Utf8,
-            false,
-        )]));
-        let text = t.schema.ddl.trim_end().trim_end_matches(';').to_string() + ";";
-        let batch = RecordBatch::try_new(
-            schema.clone(),
-            vec![Arc::new(StringArray::from(vec![text]))],
-        )?;
-        let mut r = StatementResult::status(StatementKind::Show);
-        r.activity_count = 1;
-        r.rows = Some(Rows {
-            schema,
-            batches: vec![batch],
-        });
-        Ok(r)
+        request_text(&self.object_definition(name)?.schema.ddl)
     }
 }
 

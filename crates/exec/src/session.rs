@@ -478,39 +478,19 @@ impl Session {
         // runs as its own request, and cannot see the prepared request's parameters)
         if let [st] = &*prepared.statements {
             if let Statement::ExecMacro { name, args, .. } = &st.statement {
-                let mut values = params.iter();
-                let args = args
+                let texts: Vec<&str> = args.iter().map(|(_, t)| t.as_str()).collect();
+                let filled = with_values(&texts, params)?;
+                let args: Vec<(Option<String>, String)> = args
                     .iter()
-                    .map(|(n, text)| {
-                        tdlite_parser::replace_markers(text, || {
-                            values.next().map(crate::params::literal)
-                        })
-                        .map(|t| (n.clone(), t))
-                    })
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(|e| PositionedError {
-                        error: e.into(),
-                        location: None,
-                        statement: 1,
-                    })?;
+                    .zip(filled)
+                    .map(|((n, _), t)| (n.clone(), t))
+                    .collect();
                 return self.exec_macro(name, &args);
             }
             // a lone CALL likewise: the values go into its arguments as literals
             if let Statement::Call { name, args, .. } = &st.statement {
-                let mut values = params.iter();
-                let args = args
-                    .iter()
-                    .map(|text| {
-                        tdlite_parser::replace_markers(text, || {
-                            values.next().map(crate::params::literal)
-                        })
-                    })
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(|e| PositionedError {
-                        error: e.into(),
-                        location: None,
-                        statement: 1,
-                    })?;
+                let texts: Vec<&str> = args.iter().map(String::as_str).collect();
+                let args = with_values(&texts, params)?;
                 return self.call_procedure(name, &args);
             }
         }
@@ -1835,6 +1815,27 @@ fn condition_as_having(q: &sqlparser::ast::Query) -> sqlparser::ast::Query {
         s.having = s.selection.take();
     }
     q
+}
+
+/// The texts of EXEC's or CALL's arguments with the request's `?` values put in, in order, as
+/// literals (a macro or procedure runs as requests of its own, which cannot see the prepared
+/// request's parameters).
+fn with_values(
+    texts: &[&str],
+    params: &[Value],
+) -> std::result::Result<Vec<String>, PositionedError> {
+    let mut values = params.iter();
+    texts
+        .iter()
+        .map(|text| {
+            tdlite_parser::replace_markers(text, || values.next().map(crate::params::literal))
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| PositionedError {
+            error: e.into(),
+            location: None,
+            statement: 1,
+        })
 }
 
 #[cfg(test)]

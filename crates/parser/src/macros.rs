@@ -27,7 +27,8 @@ pub(crate) fn parse(cur: &mut Cursor) -> Option<Result<Statement, ParseError>> {
     })
 }
 
-fn name_only(cur: &mut Cursor) -> Result<sqlparser::ast::ObjectName, ParseError> {
+/// `VERB OBJECT name` (DROP or SHOW of a macro or a procedure): the name.
+pub(crate) fn name_only(cur: &mut Cursor) -> Result<sqlparser::ast::ObjectName, ParseError> {
     cur.pos += 2;
     let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
     cur.expect_end()?;

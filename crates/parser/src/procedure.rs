@@ -101,18 +101,11 @@ pub(crate) fn parse(cur: &mut Cursor) -> Option<Result<Statement, ParseError>> {
     let is_procedure = cur.word_at(1).as_deref() == Some("PROCEDURE");
     Some(match first.as_str() {
         "CREATE" | "REPLACE" if is_procedure => create(cur, first == "REPLACE"),
-        "DROP" if is_procedure => name_only(cur).map(Statement::DropProcedure),
-        "SHOW" if is_procedure => name_only(cur).map(Statement::ShowProcedure),
+        "DROP" if is_procedure => crate::macros::name_only(cur).map(Statement::DropProcedure),
+        "SHOW" if is_procedure => crate::macros::name_only(cur).map(Statement::ShowProcedure),
         "CALL" => call(cur),
         _ => return None,
     })
-}
-
-fn name_only(cur: &mut Cursor) -> Result<sqlparser::ast::ObjectName, ParseError> {
-    cur.pos += 2;
-    let name = cur.with_sqlparser(|p| p.parse_object_name(false))?;
-    cur.expect_end()?;
-    Ok(name)
 }
 
 fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
@@ -132,21 +125,7 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
                 ParamMode::In
             };
             let pname = cur.ident("a parameter name")?;
-            let start = cur.loc();
-            let mut depth = 0usize;
-            while let Some(t) = cur.peek() {
-                match t {
-                    Token::Comma | Token::RParen if depth == 0 => break,
-                    Token::LParen => depth += 1,
-                    Token::RParen => depth -= 1,
-                    _ => {}
-                }
-                cur.pos += 1;
-            }
-            if start == cur.loc() {
-                return Err(cur.unexpected(&format!("expected a type for parameter {pname}")));
-            }
-            param_spans.push((start, cur.loc()));
+            param_spans.push(item(cur, &format!("a type for parameter {pname}"))?);
             params.push((mode, pname, String::new()));
             if cur.eat_token(&Token::RParen) {
                 break;
@@ -184,6 +163,26 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
     })
 }
 
+/// Reads one list item (a parameter's type, a CALL argument) up to the `,` or `)` that ends
+/// it outside nested parentheses; its span (3706 naming `what` if it is empty).
+fn item(cur: &mut Cursor, what: &str) -> Result<(Location, Location), ParseError> {
+    let start = cur.loc();
+    let mut depth = 0usize;
+    while let Some(t) = cur.peek() {
+        match t {
+            Token::Comma | Token::RParen if depth == 0 => break,
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        cur.pos += 1;
+    }
+    if start == cur.loc() {
+        return Err(cur.unexpected(&format!("expected {what}")));
+    }
+    Ok((start, cur.loc()))
+}
+
 /// `CALL name[(arg, …)]`.
 fn call(cur: &mut Cursor) -> Result<Statement, ParseError> {
     cur.pos += 1;
@@ -191,21 +190,7 @@ fn call(cur: &mut Cursor) -> Result<Statement, ParseError> {
     let mut arg_spans = Vec::new();
     if cur.eat_token(&Token::LParen) && !cur.eat_token(&Token::RParen) {
         loop {
-            let start = cur.loc();
-            let mut depth = 0usize;
-            while let Some(t) = cur.peek() {
-                match t {
-                    Token::Comma | Token::RParen if depth == 0 => break,
-                    Token::LParen => depth += 1,
-                    Token::RParen => depth -= 1,
-                    _ => {}
-                }
-                cur.pos += 1;
-            }
-            if start == cur.loc() {
-                return Err(cur.unexpected("expected an argument"));
-            }
-            arg_spans.push((start, cur.loc()));
+            arg_spans.push(item(cur, "an argument")?);
             if cur.eat_token(&Token::RParen) {
                 break;
             }
