@@ -634,7 +634,8 @@ impl Catalog {
         self.volatile.read().values().cloned().collect()
     }
 
-    /// Removes a volatile table (DROP TABLE; undone by [`Catalog::restore_table`]).
+    /// Removes a volatile table (DROP TABLE; undone by `Catalog::restore_table`; an orphaned
+    /// instance of a global temporary table, which nothing undoes).
     pub fn drop_volatile(&self, table: &Arc<Table>) {
         let Some(v) = table.schema.volatile else {
             return;
