@@ -92,13 +92,21 @@ impl Name {
     }
 }
 
-/// The names the items of a FROM clause expose (joins included).
+/// The names the items of a FROM clause expose (joins included, and the items of a
+/// parenthesised join without an alias).
 fn exposed(from: &[TableWithJoins]) -> Vec<Name> {
     let mut out = Vec::new();
+    let mut add = |tf: &TableFactor| match tf {
+        TableFactor::NestedJoin {
+            table_with_joins,
+            alias: None,
+        } => out.extend(exposed(std::slice::from_ref(&**table_with_joins))),
+        other => out.extend(exposed_by(other)),
+    };
     for t in from {
-        out.extend(exposed_by(&t.relation));
+        add(&t.relation);
         for j in &t.joins {
-            out.extend(exposed_by(&j.relation));
+            add(&j.relation);
         }
     }
     out

@@ -36,17 +36,15 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
     // procedure's BEGIN … END (`blocks`, counted once the statement reads CREATE|REPLACE
     // PROCEDURE)
     let mut depth = 0usize;
-    let mut blocks = 0i32;
-    let mut procedure = false;
-    let changes = crate::procedure::block_changes(&tokens, |t| &t.token);
+    // blocks open before the procedure's statement, if the statement is one
+    let mut procedure: Option<usize> = None;
+    let blocks = crate::procedure::block_depths(&tokens, |t| &t.token);
+    let open = |i: usize| blocks.get(i).copied().unwrap_or(0);
     for (i, mut tok) in tokens.into_iter().enumerate() {
         // parameter markers are numbered in textual order across the request: ?1, ?2, …
         if tok.token == Token::Placeholder("?".into()) {
             parameters += 1;
             tok.token = Token::Placeholder(format!("?{parameters}"));
-        }
-        if procedure {
-            blocks += changes.get(i).copied().unwrap_or(0);
         }
         match tok.token {
             Token::Whitespace(_) | Token::EOF => {}
@@ -58,10 +56,11 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
                 depth = depth.saturating_sub(1);
                 current.push(tok);
             }
-            Token::SemiColon if depth > 0 || blocks > 0 => current.push(tok),
+            Token::SemiColon if depth > 0 || procedure.is_some_and(|base| open(i) > base) => {
+                current.push(tok)
+            }
             Token::SemiColon => {
-                blocks = 0;
-                procedure = false;
+                procedure = None;
                 if !current.is_empty() {
                     let end_here = Location::from_sql(tok.span.start);
                     let n = statements.len() + 1;
@@ -76,12 +75,14 @@ pub fn parse_request(sql: &str) -> Result<Vec<Spanned>, ParseError> {
             }
             _ => current.push(tok),
         }
-        if current.len() == 2 && !procedure {
+        if current.len() == 2 && procedure.is_none() {
             let lead: Vec<String> = current
                 .iter()
                 .filter_map(|t| unquoted_upper(&t.token))
                 .collect();
-            procedure = crate::procedure::starts_procedure(&lead);
+            if crate::procedure::starts_procedure(&lead) {
+                procedure = Some(open(i));
+            }
         }
     }
     if !current.is_empty() {

@@ -214,48 +214,122 @@ pub(crate) fn starts_procedure(words: &[String]) -> bool {
     )
 }
 
-/// How a word changes the nesting of BEGIN … END blocks in a procedure's text: BEGIN and
-/// CASE open one (not the CASE of `END CASE`), END closes one unless it ends an IF, WHILE,
-/// LOOP, FOR or REPEAT; BEGIN TRANSACTION, END TRANSACTION and the period functions `BEGIN(p)`
-/// and `END(p)` are none (`prev` and `next` are the tokens around it as words, `(` as
-/// itself).
-pub(crate) fn block_change(prev: Option<&str>, word: &str, next: Option<&str>) -> i32 {
-    match (word, next) {
-        (_, Some("(" | "TRANSACTION" | "REQUEST")) => 0,
-        ("CASE", _) if prev == Some("END") => 0,
-        ("BEGIN" | "CASE", _) => 1,
-        ("END", Some("IF" | "WHILE" | "LOOP" | "FOR" | "REPEAT")) => 0,
-        ("END", _) => -1,
-        _ => 0,
+/// The BEGIN … END and CASE … END nesting of a procedure's text, fed one significant token
+/// at a time (each as its upper-cased word, `(` as itself, anything else as `None`).
+///
+/// BEGIN opens a block, except `BEGIN(p)` (the period function) and BEGIN TRANSACTION|REQUEST;
+/// CASE always opens one (not the CASE of `END CASE`). END closes the innermost, except END
+/// IF|WHILE|LOOP|FOR|REPEAT|TRANSACTION|REQUEST, and except `END(p)`, the period function:
+/// an END followed by `(` closes a CASE only when an attribute phrase follows (`CASE … END
+/// (INTEGER)`, `END (FORMAT '…')`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Blocks {
+    /// The open blocks, innermost last: true for a CASE.
+    open: Vec<bool>,
+}
+
+/// Words that start an attribute phrase or a data type after `(`.
+const PHRASE_WORDS: &[&str] = &[
+    "FORMAT",
+    "TITLE",
+    "NAMED",
+    "CASESPECIFIC",
+    "CS",
+    "NOT",
+    "UPPERCASE",
+    "UC",
+    "INTEGER",
+    "INT",
+    "SMALLINT",
+    "BYTEINT",
+    "BIGINT",
+    "DECIMAL",
+    "DEC",
+    "NUMERIC",
+    "NUMBER",
+    "FLOAT",
+    "REAL",
+    "DOUBLE",
+    "CHAR",
+    "CHARACTER",
+    "VARCHAR",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "BYTE",
+    "VARBYTE",
+];
+
+impl Blocks {
+    /// How many blocks are open.
+    pub(crate) fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// Feeds token `k` of `words`; `prev` is the token before it (which may lie before
+    /// `words`, in text fed earlier).
+    pub(crate) fn feed(&mut self, words: &[Option<String>], k: usize, prev: Option<&str>) {
+        let Some(word) = words[k].as_deref() else {
+            return;
+        };
+        let next = words.get(k + 1).and_then(|w| w.as_deref());
+        let after = words.get(k + 2).and_then(|w| w.as_deref());
+        match (word, next) {
+            ("BEGIN", Some("(" | "TRANSACTION" | "REQUEST")) => {}
+            ("BEGIN", _) => self.open.push(false),
+            ("CASE", _) if prev == Some("END") => {}
+            ("CASE", _) => self.open.push(true),
+            (
+                "END",
+                Some("IF" | "WHILE" | "LOOP" | "FOR" | "REPEAT" | "TRANSACTION" | "REQUEST"),
+            ) => {}
+            ("END", Some("(")) => {
+                let phrase = after.is_some_and(|a| PHRASE_WORDS.contains(&a));
+                if phrase && self.open.last() == Some(&true) {
+                    self.open.pop();
+                }
+            }
+            ("END", _) => {
+                self.open.pop();
+            }
+            _ => {}
+        }
     }
 }
 
-/// [`block_change`] of each token of a request (whitespace included, so indexes match), or
+/// A token as [`Blocks::feed`] reads it.
+pub(crate) fn block_word(t: &Token) -> Option<String> {
+    match t {
+        Token::LParen => Some("(".to_string()),
+        t => crate::parser::unquoted_upper(t),
+    }
+}
+
+/// The blocks open after each token of a request (whitespace included, so indexes match), or
 /// none at all when no token is the word PROCEDURE (most requests: nothing to count).
-pub(crate) fn block_changes<T>(tokens: &[T], token: impl Fn(&T) -> &Token) -> Vec<i32> {
+pub(crate) fn block_depths<T>(tokens: &[T], token: impl Fn(&T) -> &Token) -> Vec<usize> {
     let is_procedure =
         |t: &T| matches!(token(t), Token::Word(w) if w.value.eq_ignore_ascii_case("PROCEDURE"));
     if !tokens.iter().any(is_procedure) {
         return Vec::new();
     }
-    let significant: Vec<(usize, Option<String>)> = tokens
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| !matches!(token(t), Token::Whitespace(_)))
-        .map(|(i, t)| {
-            let w = match token(t) {
-                Token::LParen => Some("(".to_string()),
-                t => crate::parser::unquoted_upper(t),
-            };
-            (i, w)
-        })
+    let significant: Vec<usize> = (0..tokens.len())
+        .filter(|&i| !matches!(token(&tokens[i]), Token::Whitespace(_)))
         .collect();
+    let words: Vec<Option<String>> = significant
+        .iter()
+        .map(|&i| block_word(token(&tokens[i])))
+        .collect();
+    let mut blocks = Blocks::default();
     let mut out = vec![0; tokens.len()];
-    for (k, (i, w)) in significant.iter().enumerate() {
-        let Some(w) = w else { continue };
-        let prev = k.checked_sub(1).and_then(|p| significant[p].1.as_deref());
-        let next = significant.get(k + 1).and_then(|n| n.1.as_deref());
-        out[*i] = block_change(prev, w, next);
+    let mut k = 0;
+    for (i, slot) in out.iter_mut().enumerate() {
+        if significant.get(k) == Some(&i) {
+            let prev = k.checked_sub(1).and_then(|p| words[p].as_deref());
+            blocks.feed(&words, k, prev);
+            k += 1;
+        }
+        *slot = blocks.depth();
     }
     out
 }
@@ -283,6 +357,7 @@ pub fn parse_body(text: &str) -> Result<Vec<SplStmt>, ParseError> {
         })
         .collect();
     let mut p = Spl {
+        nesting: 0,
         text,
         toks,
         bytes,
@@ -297,7 +372,12 @@ pub fn parse_body(text: &str) -> Result<Vec<SplStmt>, ParseError> {
     Ok(vec![body])
 }
 
+/// How deeply a procedure's compound, IF and loop statements may nest.
+const MAX_NESTING: usize = 64;
+
 struct Spl<'a> {
+    /// Statements open around the one being read.
+    nesting: usize,
     text: &'a str,
     toks: Vec<TokenWithSpan>,
     /// Each token's byte range in `text`.
@@ -389,9 +469,15 @@ impl Spl<'_> {
                     if cases == 0 && stops.contains(&u.as_str()) {
                         break;
                     }
+                    // (not END(p), the period function)
+                    let period = u == "END"
+                        && self.toks.get(self.pos + 1).map(|t| &t.token) == Some(&Token::LParen)
+                        && !self
+                            .word(2)
+                            .is_some_and(|a| PHRASE_WORDS.contains(&a.as_str()));
                     match u.as_str() {
                         "CASE" => cases += 1,
-                        "END" => cases = cases.saturating_sub(1),
+                        "END" if !period => cases = cases.saturating_sub(1),
                         _ => {}
                     }
                 }
@@ -439,6 +525,19 @@ impl Spl<'_> {
     }
 
     fn statement(&mut self) -> Result<SplStmt, ParseError> {
+        if self.nesting >= MAX_NESTING {
+            return Err(ParseError::syntax(
+                format!("statements nested more than {MAX_NESTING} deep"),
+                self.loc(),
+            ));
+        }
+        self.nesting += 1;
+        let s = self.statement_here();
+        self.nesting -= 1;
+        s
+    }
+
+    fn statement_here(&mut self) -> Result<SplStmt, ParseError> {
         // `label:` before BEGIN, WHILE, LOOP, REPEAT or FOR (not `SELECT :v …`)
         let labelled = self.toks.get(self.pos + 1).map(|t| &t.token) == Some(&Token::Colon)
             && matches!(
@@ -786,7 +885,7 @@ impl Check {
     /// variables) read as NULL; a `:v` that is no variable is an error.
     fn sql(&self, text: &str, bare: bool) -> Result<(), ParseError> {
         let mut unknown = None;
-        let filled = crate::replace_variables(text, bare, |parts| {
+        let filled = crate::replace_variables(text, bare, |parts, _| {
             if self.known(parts) {
                 Some("NULL".to_string())
             } else {

@@ -67,11 +67,10 @@ pub struct Splitter {
 struct ProcedureCount {
     /// Whether the request is a procedure, once its first two words are known.
     known: Option<bool>,
-    /// Bytes of the request counted so far: up to the start of the last significant token
-    /// seen, whose change waits for the token after it.
+    /// Bytes of the request counted so far (whole lines, each ending at a `;`).
     counted: usize,
-    /// Blocks opened and not closed in the counted text.
-    blocks: i32,
+    /// The blocks the counted text leaves open.
+    blocks: crate::procedure::Blocks,
     /// The significant token before `counted`, as a word.
     prev: Option<String>,
 }
@@ -153,7 +152,7 @@ impl Splitter {
     /// How many BEGIN … END blocks the request so far leaves open if it is a `CREATE|REPLACE
     /// PROCEDURE` (0 for any other request, or text that does not tokenize). Only the text
     /// since the last call is tokenized, so a long body costs its length, not its square.
-    fn procedure_blocks(&mut self) -> i32 {
+    fn procedure_blocks(&mut self) -> usize {
         use sqlparser::tokenizer::{Token, Tokenizer};
         let count = &mut self.procedure;
         if count.known == Some(false) {
@@ -182,11 +181,7 @@ impl Splitter {
             .filter(|t| !matches!(t.token, Token::Whitespace(_) | Token::EOF))
             .map(|t| {
                 let at = offsets.byte_offset(crate::Location::from_sql(t.span.start));
-                let w = match &t.token {
-                    Token::LParen => Some("(".to_string()),
-                    t => crate::parser::unquoted_upper(t),
-                };
-                (at, w)
+                (at, crate::procedure::block_word(&t.token))
             })
             .collect();
         if count.known.is_none() {
@@ -203,30 +198,21 @@ impl Splitter {
                 return 0;
             }
         }
-        let Some(last) = significant.len().checked_sub(1) else {
-            return count.blocks;
-        };
-        let change = |k: usize, prev: Option<&str>| {
-            let Some(w) = &significant[k].1 else { return 0 };
-            let next = significant.get(k + 1).and_then(|n| n.1.as_deref());
-            crate::procedure::block_change(prev, w, next)
-        };
-        for k in 0..last {
+        // the chunk ends at this line's final `;` (it is only read when a line ends so), so
+        // every token of it can be fed: what follows a word is in the same chunk
+        let words: Vec<Option<String>> = significant.iter().map(|(_, w)| w.clone()).collect();
+        for k in 0..words.len() {
             let prev = match k {
                 0 => count.prev.clone(),
-                _ => significant[k - 1].1.clone(),
+                _ => words[k - 1].clone(),
             };
-            count.blocks += change(k, prev.as_deref());
+            count.blocks.feed(&words, k, prev.as_deref());
         }
-        let prev = match last {
-            0 => count.prev.clone(),
-            _ => significant[last - 1].1.clone(),
-        };
-        // the last token's change waits for the next line (an END whose IF follows there)
-        let tentative = change(last, prev.as_deref());
-        count.prev = prev;
-        count.counted += significant[last].0;
-        count.blocks + tentative
+        if let Some(last) = words.last() {
+            count.prev = last.clone();
+        }
+        count.counted = self.current.len();
+        count.blocks.depth()
     }
 }
 

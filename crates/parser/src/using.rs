@@ -56,8 +56,9 @@ fn splice(
 }
 
 /// Replaces the variables of a stored procedure's statement `sql` (outside strings and
-/// comments) by what `value` gives for their name parts: `:v`, `:row.col` and `row.col`, and
-/// with `bare` also `v` without the colon (a name followed by `(` is a function, one after a
+/// comments) by what `value` gives for their name parts and whether they were written with a
+/// colon: `:v`, `:a.b` and `a.b`, and with `bare` also `v` without the colon, except inside a
+/// subquery, where a bare name is a column (a name followed by `(` is a function, one after a
 /// `.` part of another name). A name `value` does not know stays as written.
 ///
 /// # Errors
@@ -65,12 +66,27 @@ fn splice(
 pub fn replace_variables(
     sql: &str,
     bare: bool,
-    mut value: impl FnMut(&[String]) -> Option<String>,
+    mut value: impl FnMut(&[String], bool) -> Option<String>,
 ) -> Result<String, ParseError> {
     let significant = |tokens: &[TokenWithSpan], from: usize| {
         (from..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)))
     };
+    // the parentheses open at each token: true for a subquery's
+    let mut parens: Vec<bool> = Vec::new();
     splice(sql, |tokens, i| {
+        match &tokens[i].token {
+            Token::LParen => {
+                let next = significant(tokens, i + 1).map(|j| &tokens[j].token);
+                let query = matches!(next, Some(Token::Word(w))
+                    if w.value.eq_ignore_ascii_case("SELECT") || w.value.eq_ignore_ascii_case("SEL"));
+                parens.push(query);
+            }
+            Token::RParen => {
+                parens.pop();
+            }
+            _ => {}
+        }
+        let bare = bare && !parens.contains(&true);
         let colon = tokens[i].token == Token::Colon;
         let start = if colon { i + 1 } else { i };
         let Some(Token::Word(w)) = tokens.get(start).map(|t| &t.token) else {
@@ -106,7 +122,7 @@ pub fn replace_variables(
         if !colon && !bare && parts.len() < 2 {
             return Ok(None);
         }
-        Ok(value(&parts).map(|v| (last + 1 - i, v)))
+        Ok(value(&parts, colon).map(|v| (last + 1 - i, v)))
     })
 }
 

@@ -52,9 +52,10 @@ impl Env {
             .find(|v| v.name == name)
     }
 
-    /// The literal for `parts` (`v`, or `row.column`), if it names a variable or a FOR row's
-    /// column.
-    fn literal(&mut self, parts: &[String]) -> Option<String> {
+    /// The literal for `parts` (`v`, `row.column`, or with `labels` also `label.v`), if it
+    /// names a variable or a FOR row's column. (In an SQL statement, `a.b` without a colon is a
+    /// FOR row's column or a table's.)
+    fn literal(&mut self, parts: &[String], labels: bool) -> Option<String> {
         let upper: Vec<String> = parts.iter().map(|p| p.to_ascii_uppercase()).collect();
         match upper.as_slice() {
             [v] => self
@@ -69,7 +70,7 @@ impl Env {
                     Some(typed_literal(&vals[i], None))
                 })
                 .or_else(|| {
-                    let v = self.find(&format!("{row}.{col}"))?;
+                    let v = labels.then(|| self.find(&format!("{row}.{col}")))??;
                     Some(typed_literal(&v.value, v.ty.as_deref()))
                 }),
             _ => None,
@@ -422,8 +423,10 @@ impl Session {
 
     /// `text` with the variables' values in (`bare`: plain names too, not only `:v`).
     fn fill(&mut self, text: &str, bare: bool, env: &mut Env) -> Run<String> {
-        tdlite_parser::replace_variables(text, bare, |parts| env.literal(parts))
-            .map_err(|e| failed(Error::Parse(e)))
+        tdlite_parser::replace_variables(text, bare, |parts, colon| {
+            env.literal(parts, colon || bare)
+        })
+        .map_err(|e| failed(Error::Parse(e)))
     }
 
     /// The rows a query gives.

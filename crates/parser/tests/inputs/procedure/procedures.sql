@@ -37,3 +37,13 @@ BEGIN
 END;
 
 SEL 'after p3';
+
+-- CASE (a) … END and CASE … END (INTEGER) are blocks; END(p) and BEGIN(p) are none
+CREATE PROCEDURE p4 (IN a INTEGER, OUT b INTEGER)
+BEGIN
+  SET b = CASE (a) WHEN 1 THEN 10 ELSE 20 END;
+  SET b = CASE WHEN a > 0 THEN 1 ELSE 0 END (INTEGER);
+  SELECT END(pd) - BEGIN(pd) INTO :b FROM t WHERE CASE WHEN END(pd) > DATE THEN 1 END = 1;
+END;
+
+SEL 'after p4';
