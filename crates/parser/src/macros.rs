@@ -43,13 +43,8 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
     if cur.eat_token(&Token::LParen) {
         loop {
             let pname = cur.ident("a parameter name")?;
-            let start = cur.loc();
-            let ty = list_item(cur);
-            if ty.is_empty() {
-                return Err(cur.unexpected(&format!("expected a type for parameter {pname}")));
-            }
-            param_spans.push((start, cur.loc()));
-            params.push((pname, ty));
+            param_spans.push(item(cur, &format!("a type for parameter {pname}"))?);
+            params.push((pname, String::new()));
             if cur.eat_token(&Token::RParen) {
                 break;
             }
@@ -90,12 +85,12 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
     })
 }
 
-/// Reads the tokens of one list item (a parameter's type, an EXEC argument) up to the `,` or
-/// `)` that ends it, outside nested parentheses; returns their text joined by blanks (the
-/// caller puts in the text as written, from the item's span).
-fn list_item(cur: &mut Cursor) -> String {
+/// Reads one list item (a parameter's type, an EXEC or CALL argument) up to the `,` or `)`
+/// that ends it outside nested parentheses; its span, whose text the caller fills in as
+/// written (3706 naming `what` if the item is empty).
+pub(crate) fn item(cur: &mut Cursor, what: &str) -> Result<(Location, Location), ParseError> {
+    let start = cur.loc();
     let mut depth = 0usize;
-    let mut words = Vec::new();
     while let Some(t) = cur.peek() {
         match t {
             Token::Comma | Token::RParen if depth == 0 => break,
@@ -103,10 +98,12 @@ fn list_item(cur: &mut Cursor) -> String {
             Token::RParen => depth -= 1,
             _ => {}
         }
-        words.push(t.to_string());
         cur.pos += 1;
     }
-    words.join(" ")
+    if start == cur.loc() {
+        return Err(cur.unexpected(&format!("expected {what}")));
+    }
+    Ok((start, cur.loc()))
 }
 
 /// `EXEC name [( [p =] arg, … )]`: the arguments as text, with their names when given.
@@ -125,13 +122,8 @@ fn exec(cur: &mut Cursor) -> Result<Statement, ParseError> {
                 }
                 _ => None,
             };
-            let start = cur.loc();
-            let text = list_item(cur);
-            if text.is_empty() {
-                return Err(cur.unexpected("expected an argument"));
-            }
-            arg_spans.push((start, cur.loc()));
-            args.push((named, text));
+            arg_spans.push(item(cur, "an argument")?);
+            args.push((named, String::new()));
             if cur.eat_token(&Token::RParen) {
                 break;
             }

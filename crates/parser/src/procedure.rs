@@ -125,7 +125,10 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
                 ParamMode::In
             };
             let pname = cur.ident("a parameter name")?;
-            param_spans.push(item(cur, &format!("a type for parameter {pname}"))?);
+            param_spans.push(crate::macros::item(
+                cur,
+                &format!("a type for parameter {pname}"),
+            )?);
             params.push((mode, pname, String::new()));
             if cur.eat_token(&Token::RParen) {
                 break;
@@ -163,26 +166,6 @@ fn create(cur: &mut Cursor, replace: bool) -> Result<Statement, ParseError> {
     })
 }
 
-/// Reads one list item (a parameter's type, a CALL argument) up to the `,` or `)` that ends
-/// it outside nested parentheses; its span (3706 naming `what` if it is empty).
-fn item(cur: &mut Cursor, what: &str) -> Result<(Location, Location), ParseError> {
-    let start = cur.loc();
-    let mut depth = 0usize;
-    while let Some(t) = cur.peek() {
-        match t {
-            Token::Comma | Token::RParen if depth == 0 => break,
-            Token::LParen => depth += 1,
-            Token::RParen => depth -= 1,
-            _ => {}
-        }
-        cur.pos += 1;
-    }
-    if start == cur.loc() {
-        return Err(cur.unexpected(&format!("expected {what}")));
-    }
-    Ok((start, cur.loc()))
-}
-
 /// `CALL name[(arg, …)]`.
 fn call(cur: &mut Cursor) -> Result<Statement, ParseError> {
     cur.pos += 1;
@@ -190,7 +173,7 @@ fn call(cur: &mut Cursor) -> Result<Statement, ParseError> {
     let mut arg_spans = Vec::new();
     if cur.eat_token(&Token::LParen) && !cur.eat_token(&Token::RParen) {
         loop {
-            arg_spans.push(item(cur, "an argument")?);
+            arg_spans.push(crate::macros::item(cur, "an argument")?);
             if cur.eat_token(&Token::RParen) {
                 break;
             }
@@ -228,37 +211,22 @@ pub(crate) struct Blocks {
     open: Vec<bool>,
 }
 
-/// Words that start an attribute phrase or a data type after `(`.
-const PHRASE_WORDS: &[&str] = &[
-    "FORMAT",
-    "TITLE",
-    "NAMED",
-    "CASESPECIFIC",
-    "CS",
-    "NOT",
-    "UPPERCASE",
-    "UC",
-    "INTEGER",
-    "INT",
-    "SMALLINT",
-    "BYTEINT",
-    "BIGINT",
-    "DECIMAL",
-    "DEC",
-    "NUMERIC",
-    "NUMBER",
-    "FLOAT",
-    "REAL",
-    "DOUBLE",
-    "CHAR",
-    "CHARACTER",
-    "VARCHAR",
-    "DATE",
-    "TIME",
-    "TIMESTAMP",
-    "BYTE",
-    "VARBYTE",
-];
+/// Whether `word`, after `(`, starts an attribute phrase or a data type (`END (INTEGER)`,
+/// `END (FORMAT '…')`), not a period function's argument.
+fn starts_phrase(word: &str) -> bool {
+    [
+        "FORMAT",
+        "TITLE",
+        "NAMED",
+        "CASESPECIFIC",
+        "CS",
+        "NOT",
+        "UPPERCASE",
+        "UC",
+    ]
+    .contains(&word)
+        || crate::create_table::TYPE_WORDS.contains(&word)
+}
 
 impl Blocks {
     /// How many blocks are open.
@@ -284,7 +252,7 @@ impl Blocks {
                 Some("IF" | "WHILE" | "LOOP" | "FOR" | "REPEAT" | "TRANSACTION" | "REQUEST"),
             ) => {}
             ("END", Some("(")) => {
-                let phrase = after.is_some_and(|a| PHRASE_WORDS.contains(&a));
+                let phrase = after.is_some_and(starts_phrase);
                 if phrase && self.open.last() == Some(&true) {
                     self.open.pop();
                 }
@@ -472,9 +440,7 @@ impl Spl<'_> {
                     // (not END(p), the period function)
                     let period = u == "END"
                         && self.toks.get(self.pos + 1).map(|t| &t.token) == Some(&Token::LParen)
-                        && !self
-                            .word(2)
-                            .is_some_and(|a| PHRASE_WORDS.contains(&a.as_str()));
+                        && !self.word(2).is_some_and(|a| starts_phrase(&a));
                     match u.as_str() {
                         "CASE" => cases += 1,
                         "END" if !period => cases = cases.saturating_sub(1),
