@@ -52,6 +52,13 @@ impl Env {
             .find(|v| v.name == name)
     }
 
+    /// Sets ACTIVITY_COUNT, the row count of the last SQL statement.
+    fn set_count(&mut self, n: u64) {
+        if let Some(v) = self.find("ACTIVITY_COUNT") {
+            v.value = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
+        }
+    }
+
     /// The literal for `parts` (`v`, `row.column`, or with `labels` also `label.v`), if it
     /// names a variable or a FOR row's column. (In an SQL statement, `a.b` without a colon is a
     /// FOR row's column or a table's.)
@@ -354,7 +361,7 @@ impl Session {
                 let sql = self.fill(query, false, env)?;
                 let rows = self.rows_of(&sql)?;
                 let n: usize = rows.batches.iter().map(|b| b.num_rows()).sum();
-                self.set_count(env, n as u64);
+                env.set_count(n as u64);
                 if n > 1 {
                     return Err(failed(Error::SelectIntoRows));
                 }
@@ -378,12 +385,8 @@ impl Session {
             }
             SplStmt::Sql(text) => {
                 let sql = self.fill(text, false, env)?;
-                let results = self.execute(&sql).map_err(|mut e| {
-                    e.location = None;
-                    e
-                })?;
-                let count = results.last().map_or(0, |r| r.activity_count);
-                self.set_count(env, count);
+                let results = self.run_spl(&sql)?;
+                env.set_count(results.last().map_or(0, |r| r.activity_count));
                 Ok(Flow::Normal)
             }
         }
@@ -415,12 +418,6 @@ impl Session {
         self.block(body, env)
     }
 
-    fn set_count(&mut self, env: &mut Env, n: u64) {
-        if let Some(v) = env.find("ACTIVITY_COUNT") {
-            v.value = Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
-        }
-    }
-
     /// `text` with the variables' values in (`bare`: plain names too, not only `:v`).
     fn fill(&mut self, text: &str, bare: bool, env: &mut Env) -> Run<String> {
         tdlite_parser::replace_variables(text, bare, |parts, colon| {
@@ -429,13 +426,18 @@ impl Session {
         .map_err(|e| failed(Error::Parse(e)))
     }
 
-    /// The rows a query gives.
-    fn rows_of(&mut self, sql: &str) -> Run<Rows> {
-        let results = self.execute(sql).map_err(|mut e| {
+    /// Runs one statement of the procedure as a request (its error has no place in the
+    /// CALL's text).
+    fn run_spl(&mut self, sql: &str) -> Run<Vec<StatementResult>> {
+        self.execute(sql).map_err(|mut e| {
             e.location = None;
             e
-        })?;
-        results
+        })
+    }
+
+    /// The rows a query gives.
+    fn rows_of(&mut self, sql: &str) -> Run<Rows> {
+        self.run_spl(sql)?
             .into_iter()
             .last()
             .and_then(|r| r.rows)
