@@ -19,6 +19,8 @@
 //!
 //! Invariant: EXPLAIN reads definitions only: no rows, no locks, no subquery runs.
 
+mod joins;
+
 use crate::access::min_max_calls;
 use crate::bind::{visit_own_level, Scope};
 use crate::error::{Error, Result};
@@ -71,6 +73,33 @@ impl Exec<'_> {
             batches: vec![batch],
         })
     }
+}
+
+/// The relations of a FROM clause in written order, each with the operator that joins it to
+/// the ones before (none for a comma item).
+fn factors(from: &[ast::TableWithJoins]) -> Vec<(&ast::TableFactor, Option<&ast::JoinOperator>)> {
+    let mut items = Vec::new();
+    for twj in from {
+        items.push((&twj.relation, None));
+        items.extend(
+            twj.joins
+                .iter()
+                .map(|j| (&j.relation, Some(&j.join_operator))),
+        );
+    }
+    items
+}
+
+/// True for a comma item, `[INNER] JOIN` and `CROSS JOIN`.
+fn inner(op: Option<&ast::JoinOperator>) -> bool {
+    matches!(
+        op,
+        None | Some(
+            ast::JoinOperator::Join(_)
+                | ast::JoinOperator::Inner(_)
+                | ast::JoinOperator::CrossJoin(_)
+        )
+    )
 }
 
 /// The subqueries of `e` at its own level (not those nested in them).
@@ -355,16 +384,7 @@ impl Explainer<'_, '_> {
                 min_max.as_deref(),
                 depth,
             )?,
-            several => {
-                let mut d = depth;
-                if let Some(w) = &s.selection {
-                    let (text, subs) = self.show(w);
-                    self.line(d, format!("Filter: {text}"));
-                    self.list_subqueries(subs, d + 1)?;
-                    d += 1;
-                }
-                self.join(several, s.selection.as_ref(), d)?;
-            }
+            several => self.joins(several, s.selection.as_ref(), depth)?,
         }
         for item in &s.projection {
             if let ast::SelectItem::UnnamedExpr(e)
@@ -377,32 +397,15 @@ impl Explainer<'_, '_> {
         Ok(())
     }
 
-    /// A FROM clause of several relations: the join method, then each relation's read.
+    /// A FROM clause with an outer join (or USING): the join method, then each relation's
+    /// read, in the written order.
     fn join(
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
         depth: usize,
     ) -> Result<()> {
-        let mut items: Vec<(&ast::TableFactor, Option<&ast::JoinOperator>)> = Vec::new();
-        for twj in from {
-            items.push((&twj.relation, None));
-            items.extend(
-                twj.joins
-                    .iter()
-                    .map(|j| (&j.relation, Some(&j.join_operator))),
-            );
-        }
-        let inner = |op: Option<&ast::JoinOperator>| {
-            matches!(
-                op,
-                None | Some(
-                    ast::JoinOperator::Join(_)
-                        | ast::JoinOperator::Inner(_)
-                        | ast::JoinOperator::CrossJoin(_)
-                )
-            )
-        };
+        let items = factors(from);
         let inner_only = items.iter().all(|(_, op)| inner(*op));
         // the conditions: WHERE's conjuncts, and the ON conjuncts of inner joins
         let mut conds = Vec::new();

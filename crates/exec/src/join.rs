@@ -14,10 +14,11 @@
 //! A join step (`join`, in join_step.rs with its row limit) pairs the rows joined so far with
 //! one more relation: hashed on leading column equalities, else a nested loop. There is no
 //! index nested-loop join: an index serves only a relation's own conditions. When every join
-//! is an inner join the order is chosen greedily (`join_order`) and each condition runs as soon
-//! as the relations it names are joined (ON conditions first; WHERE conjuncts once every ON
-//! condition has run, so they only see rows the ONs accept), so equalities between tables keep
-//! intermediate results small.
+//! is an inner join, join_plan.rs plans the order (greedy, from estimated sizes, before any
+//! row is read) and the step each condition runs at (as soon as the relations it names are
+//! joined; ON conditions first, WHERE conjuncts once every ON condition has run, so they only
+//! see rows the ONs accept; column equalities with the new relation first, hashed), so
+//! equalities between tables keep intermediate results small. EXPLAIN prints the same plan.
 //! With an outer join the written order stands, each comma item is joined on its own
 //! (`a, b RIGHT JOIN c` is `a × (b ⟖ c)`), and WHERE runs on the joined rows.
 //!
@@ -31,6 +32,7 @@ use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
+use crate::join_plan::{self, is_column_equality, table_estimate, Cond, Step};
 use crate::join_step::{join, join_filtered, Kind};
 use crate::ops::filter_by;
 use arrow::compute::concat_batches;
@@ -633,7 +635,7 @@ impl Exec<'_> {
                 conds.push((e, r, false));
             }
         }
-        let order: Vec<usize> = if inner_only {
+        let plan: Vec<Step> = if inner_only {
             // an inner join's ON conjuncts are conditions like WHERE's, and the order is ours
             for on in ons.iter_mut() {
                 let mut parts = Vec::new();
@@ -646,63 +648,78 @@ impl Exec<'_> {
                 }
             }
             // read the deferred tables through the conditions on them alone (the conditions
-            // still filter the rows below, in their usual place)
+            // still filter the rows below, in their usual place); their sizes are estimated
+            // before the read, the plan made from the estimates (join_plan.rs)
+            let mut sizes = vec![None; rels.len()];
             for (r, table) in lazy.iter().enumerate() {
                 let Some(table) = table else { continue };
                 let mut local = vec![0; scope.columns.len()];
                 for (c, slot) in local.iter_mut().enumerate().skip(starts[r]) {
                     *slot = c - starts[r];
                 }
-                // its own conditions as one AND, so bounds on a column combine
-                let own = conds
+                let own: Vec<Expr> = conds
                     .iter()
                     .filter(|(_, rs, _)| rs.as_slice() == [r])
                     .map(|(e, ..)| e.remap(&local))
+                    .collect();
+                let count = own.len();
+                // its own conditions as one AND, so bounds on a column combine
+                let own = own
+                    .into_iter()
                     .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
                 let preds = own
                     .map(|e| crate::plan::bound_preds(&e, &table.schema))
                     .unwrap_or_default();
+                sizes[r] = Some(table_estimate(
+                    table.row_versions(),
+                    &table.schema,
+                    &preds,
+                    count,
+                ));
                 let keep = self.keep_named(table);
                 rels[r].1 = self.read_candidates(table, &preds, keep.as_deref())?.0;
             }
-            join_order(&rels, &conds)
+            let planned: Vec<Cond> = conds
+                .iter()
+                .map(|(e, rs, on)| Cond {
+                    rels: rs.clone(),
+                    on: *on,
+                    equality: is_column_equality(e),
+                })
+                .collect();
+            join_plan::plan(&sizes, &planned)
         } else {
-            (0..rels.len()).collect()
+            (0..rels.len())
+                .map(|rel| Step {
+                    rel,
+                    conds: Vec::new(),
+                    keys: 0,
+                })
+                .collect()
         };
         // where each original column sits in the joined batch
         let mut map = vec![0; scope.columns.len()];
         let mut pos = 0;
-        for &r in &order {
+        for r in plan.iter().map(|s| s.rel) {
             for c in 0..rels[r].0.columns.len() {
                 map[starts[r] + c] = pos;
                 pos += 1;
             }
         }
-        // Conditions run as soon as their relations are joined, ON conditions first; a WHERE
-        // conjunct waits until every ON condition has run (it only sees rows they accept). With
+        // Conditions run at the step the plan gives them, in its order (hash keys first). With
         // outer joins the written order stands and WHERE runs at the end.
-        let early = inner_only;
-        let mut joined: Vec<usize> = Vec::new();
+        let mut conds: Vec<Option<(Expr, Vec<usize>, bool)>> =
+            conds.into_iter().map(Some).collect();
         let mut acc: Option<RecordBatch> = None;
         let mut rels: Vec<Option<RecordBatch>> = rels.into_iter().map(|(_, b)| Some(b)).collect();
-        for &r in &order {
-            joined.push(r);
-            let ready = |rs: &Vec<usize>| rs.iter().all(|x| joined.contains(x));
-            let mut now: Vec<Expr> = Vec::new();
-            if early {
-                for pass_on in [true, false] {
-                    if !pass_on && conds.iter().any(|(_, _, on)| *on) {
-                        break; // ON conditions still to come
-                    }
-                    conds.retain(|(e, rs, on)| {
-                        let go = *on == pass_on && ready(rs);
-                        if go {
-                            now.push(e.remap(&map));
-                        }
-                        !go
-                    });
-                }
-            }
+        for step in &plan {
+            let r = step.rel;
+            let now: Vec<Expr> = step
+                .conds
+                .iter()
+                .filter_map(|&i| conds[i].take())
+                .map(|(e, ..)| e.remap(&map))
+                .collect();
             let right = rels[r]
                 .take()
                 .ok_or_else(|| Error::Internal("relation joined twice".into()))?;
@@ -743,7 +760,7 @@ impl Exec<'_> {
             });
         }
         let mut acc = acc.ok_or_else(|| Error::Unsupported("an empty FROM".into()))?;
-        for (e, ..) in conds {
+        for (e, ..) in conds.into_iter().flatten() {
             acc = filter_by(&acc, &e.remap(&map))?;
         }
         // back to the order the FROM clause gives its columns
@@ -762,45 +779,6 @@ impl Exec<'_> {
 
 /// The most tables and views one FROM clause may name (Teradata's limit per query block).
 const MAX_TABLES: usize = 128;
-
-/// A join order for inner joins: start with a relation that has a filter of its own (the
-/// smallest such), then repeatedly take the smallest relation that a condition connects to
-/// those already joined (the smallest of all if none is), so intermediate results stay small.
-fn join_order(rels: &[(Scope, RecordBatch)], conds: &[(Expr, Vec<usize>, bool)]) -> Vec<usize> {
-    let rows = |r: &usize| rels[*r].1.num_rows();
-    let mut left: Vec<usize> = (0..rels.len()).collect();
-    let mut order = Vec::with_capacity(rels.len());
-    let filtered: Vec<usize> = left
-        .iter()
-        .copied()
-        .filter(|r| conds.iter().any(|(_, rs, _)| rs.as_slice() == [*r]))
-        .collect();
-    let first = filtered
-        .iter()
-        .min_by_key(|r| rows(r))
-        .or_else(|| left.iter().min_by_key(|r| rows(r)))
-        .copied();
-    let Some(first) = first else { return order };
-    order.push(first);
-    left.retain(|&r| r != first);
-    while !left.is_empty() {
-        let connected = |r: usize| {
-            conds.iter().any(|(_, rs, _)| {
-                rs.contains(&r) && rs.iter().all(|x| *x == r || order.contains(x)) && rs.len() > 1
-            })
-        };
-        let next = left
-            .iter()
-            .copied()
-            .filter(|&r| connected(r))
-            .min_by_key(|r| rows(r))
-            .or_else(|| left.iter().copied().min_by_key(|r| rows(r)));
-        let Some(next) = next else { break };
-        order.push(next);
-        left.retain(|&r| r != next);
-    }
-    order
-}
 
 /// `USING (c, …)`: equality of each named column of the left side (which must name it once)
 /// and the right side.

@@ -88,6 +88,7 @@ mod insert_row;
 mod interrupt;
 mod interval_diff;
 mod join;
+mod join_plan;
 mod join_step;
 mod limits;
 mod locking;

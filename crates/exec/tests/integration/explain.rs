@@ -150,3 +150,65 @@ fn explain_checks_names_and_runs_nothing() {
     let r = s.execute("SEL COUNT(*) FROM emp").unwrap();
     assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["1"]]);
 }
+
+/// The join order EXPLAIN shows is the one that runs: with no ORDER BY, a join's rows come in
+/// the order of the relation joined first (a hash join keeps the left rows' order).
+#[test]
+fn explain_shows_the_join_order_that_runs() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE big (k INTEGER, v INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("CREATE TABLE small (v INTEGER, name VARCHAR(5)) PRIMARY INDEX (v)")
+        .unwrap();
+    for k in 1..=200 {
+        s.execute(&format!("INSERT INTO big VALUES ({k}, {})", k % 3))
+            .unwrap();
+    }
+    for (v, name) in [(2, "two"), (0, "zero"), (1, "one")] {
+        s.execute(&format!("INSERT INTO small VALUES ({v}, '{name}')"))
+            .unwrap();
+    }
+    let rows = |s: &mut Session, sql: &str| -> Vec<Vec<String>> {
+        let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        r[0].rows.as_ref().expect("rows").to_strings()
+    };
+    // no filter: the smaller table first, so the rows come by small's order
+    let sql = "SEL small.name, big.k FROM big JOIN small ON big.v = small.v";
+    let plan = explain(&mut s, sql);
+    assert!(
+        plan.contains("Step 1: Full scan of small")
+            && plan.contains("Hash join on big.v = small.v"),
+        "{plan}"
+    );
+    let names: Vec<String> = rows(&mut s, sql)
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(names.len(), 200);
+    let first_of = |n: &str| names.iter().position(|x| x == n).unwrap();
+    let last_of = |n: &str| names.iter().rposition(|x| x == n).unwrap();
+    assert!(
+        last_of("two") < first_of("zero") && last_of("zero") < first_of("one"),
+        "rows grouped in small's order: {names:?}"
+    );
+    // a filter on big: big first, by its index, and the rows come in big's order
+    let sql = "SEL big.k, small.name FROM small, big WHERE big.v = small.v AND big.k IN (7, 3, 5)";
+    let plan = explain(&mut s, sql);
+    insta::assert_snapshot!(plan);
+    assert!(plan.contains("Step 1: Index range scan of big"), "{plan}");
+    let got = rows(&mut s, sql);
+    let ks: Vec<&str> = got.iter().map(|r| r[0].as_str()).collect();
+    let mut sorted = ks.clone();
+    sorted.sort_unstable();
+    assert_eq!(ks.len(), 3);
+    assert_eq!(ks, sorted, "big's rows in its order: {got:?}");
+    let pairs: Vec<(String, String)> = got
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [("3", "zero"), ("5", "two"), ("7", "one")].map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+}

@@ -79,6 +79,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "planning and access",
         &[
             "plan",
+            "join_plan",
             "access",
             "join",
             "plan_cache",

@@ -1,0 +1,206 @@
+//! The plan of a FROM clause of inner joins, made before any row is read: the order the
+//! relations are joined in and, at each step, the conditions that run there. join.rs runs
+//! it and explain.rs prints it, so EXPLAIN shows the order and the hash keys that run.
+//!
+//! **Sizes.** A table's estimate is its row count (`Table::row_versions`, every version it
+//! keeps) cut down by its own conditions (those that name it alone): a unique index fixed by
+//! equalities gives one row per probe; otherwise each column with sargable conditions keeps a
+//! tenth per `=` value (a third for a range) and each other condition half. A view, CTE or
+//! derived table has no estimate and counts as larger than any table.
+//!
+//! **Order.** Greedy: first the relation with a condition of its own estimated smallest (the
+//! smallest of all if none has one); then, again and again, the smallest relation a
+//! condition connects to those already joined (the smallest of all if none is). Ties go to
+//! the relation written first.
+//!
+//! **Conditions** run as soon as the relations they name are joined: ON conditions first, a
+//! WHERE conjunct only once every ON condition has run (so it sees only rows they accept).
+//! Within each of the two groups, the equalities between a column of the rows joined so far
+//! and a column of the new relation come first (the step hashes on them: join_step.rs), then
+//! the others, each group in written order.
+//!
+//! Invariants: every condition runs at exactly one step; the plan depends only on the sizes
+//! and on each condition's relations, ON-ness and equality-ness, so EXPLAIN, given the same,
+//! prints the plan that runs.
+
+use crate::expr::{BinOp, Expr};
+use crate::plan::{choose, Preds};
+use tdlite_storage::catalog::TableSchema;
+
+/// One condition of a join, as the planner sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Cond {
+    /// The relations (positions in FROM) whose columns it reads, ascending.
+    pub rels: Vec<usize>,
+    /// From an ON clause (else a WHERE conjunct).
+    pub on: bool,
+    /// A column of one relation `=` a column of another ([`is_column_equality`]).
+    pub equality: bool,
+}
+
+/// One step of a join plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    /// The relation joined (the first step's is read alone).
+    pub rel: usize,
+    /// The conditions that run here (positions in the planner's list), in the order they run.
+    pub conds: Vec<usize>,
+    /// How many of the leading `conds` are the hash keys (0: a nested loop, or the first step).
+    pub keys: usize,
+}
+
+/// True if `e` is `column = column` as bound (no conversion on either side): a condition the
+/// join step can hash on when its columns are on the two sides (`hash_join::equi_keys`).
+pub(crate) fn is_column_equality(e: &Expr) -> bool {
+    matches!(e, Expr::Binary(BinOp::Eq, a, b)
+        if matches!(**a, Expr::Column { .. }) && matches!(**b, Expr::Column { .. }))
+}
+
+/// The estimated rows of a table of `rows` row versions read under `own` conditions of its
+/// own, whose sargable part is `preds`.
+pub(crate) fn table_estimate(rows: usize, schema: &TableSchema, preds: &Preds, own: usize) -> u64 {
+    if own == 0 || rows == 0 {
+        return rows as u64;
+    }
+    if let Some(a) = choose(schema, preds) {
+        let unique = schema
+            .indexes()
+            .nth(a.index)
+            .is_some_and(|s| s.unique && s.columns.len() == a.eq_len);
+        if unique {
+            return a.ranges(schema, preds).map_or(1, |r| r.len() as u64);
+        }
+    }
+    let mut est = rows as f64;
+    for (_, p) in preds.iter() {
+        est *= match &p.points {
+            Some(points) => (0.1 * points.len() as f64).min(1.0),
+            None => 1.0 / 3.0,
+        };
+    }
+    for _ in preds.len()..own {
+        est *= 0.5;
+    }
+    est.ceil() as u64
+}
+
+/// The plan for relations of estimated `sizes` (`None`: unknown) under `conds`.
+pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
+    let key = |r: &usize| (sizes[*r].is_none(), sizes[*r].unwrap_or(0));
+    let mut left: Vec<usize> = (0..sizes.len()).collect();
+    let mut joined: Vec<usize> = Vec::with_capacity(sizes.len());
+    let mut done = vec![false; conds.len()];
+    let mut steps = Vec::with_capacity(sizes.len());
+    while !left.is_empty() {
+        let candidates: Vec<usize> = if joined.is_empty() {
+            left.iter()
+                .copied()
+                .filter(|r| conds.iter().any(|c| c.rels == [*r]))
+                .collect()
+        } else {
+            left.iter()
+                .copied()
+                .filter(|&r| {
+                    conds.iter().any(|c| {
+                        c.rels.len() > 1
+                            && c.rels.contains(&r)
+                            && c.rels.iter().all(|x| *x == r || joined.contains(x))
+                    })
+                })
+                .collect()
+        };
+        let next = candidates
+            .iter()
+            .min_by_key(|r| key(r))
+            .or_else(|| left.iter().min_by_key(|r| key(r)))
+            .copied();
+        let Some(rel) = next else { break };
+        left.retain(|&r| r != rel);
+        let first = joined.is_empty();
+        joined.push(rel);
+        let ready = |c: &Cond| c.rels.iter().all(|x| joined.contains(x));
+        let is_key = |c: &Cond| !first && c.equality && c.rels.len() == 2 && c.rels.contains(&rel);
+        let mut step = Step {
+            rel,
+            conds: Vec::new(),
+            keys: 0,
+        };
+        let mut leading = true;
+        for pass_on in [true, false] {
+            if !pass_on && conds.iter().zip(&done).any(|(c, d)| c.on && !d) {
+                break; // ON conditions still to come
+            }
+            let now: Vec<usize> = (0..conds.len())
+                .filter(|&i| !done[i] && conds[i].on == pass_on && ready(&conds[i]))
+                .collect();
+            let (keys, rest): (Vec<usize>, Vec<usize>) =
+                now.into_iter().partition(|&i| is_key(&conds[i]));
+            if leading {
+                step.keys += keys.len();
+                leading = rest.is_empty();
+            }
+            for i in keys.into_iter().chain(rest) {
+                done[i] = true;
+                step.conds.push(i);
+            }
+        }
+        steps.push(step);
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cond(rels: &[usize], on: bool, equality: bool) -> Cond {
+        Cond {
+            rels: rels.to_vec(),
+            on,
+            equality,
+        }
+    }
+
+    #[test]
+    fn a_filtered_relation_starts_then_the_smallest_connected_one() {
+        // a (1,000 rows), b (10 rows), c (5 rows, unconnected); a filtered; a-b joined
+        let conds = [cond(&[0], false, false), cond(&[0, 1], true, true)];
+        let steps = plan(&[Some(1000), Some(10), Some(5)], &conds);
+        let order: Vec<usize> = steps.iter().map(|s| s.rel).collect();
+        assert_eq!(order, [0, 1, 2]);
+        assert!(steps[0].conds.is_empty(), "WHERE waits for the ON");
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
+        assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![], 0));
+        // written with commas (no ON), the filter runs on the first relation alone
+        let conds = [cond(&[0], false, false), cond(&[0, 1], false, true)];
+        let steps = plan(&[Some(1000), Some(10), Some(5)], &conds);
+        assert_eq!(steps[0].conds, [0]);
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1], 1));
+    }
+
+    #[test]
+    fn unknown_sizes_come_after_known_ones_and_ties_keep_the_written_order() {
+        let steps = plan(&[None, Some(7), Some(7)], &[]);
+        let order: Vec<usize> = steps.iter().map(|s| s.rel).collect();
+        assert_eq!(order, [1, 2, 0]);
+    }
+
+    #[test]
+    fn keys_lead_each_group_and_where_waits_for_every_on() {
+        // b joins a by an ON with a non-key first and a key second; a WHERE key on a-c waits
+        // for c's ON
+        let conds = [
+            cond(&[0, 1], true, false),
+            cond(&[0, 1], true, true),
+            cond(&[0, 2], false, true),
+            cond(&[1, 2], true, true),
+        ];
+        let steps = plan(&[Some(1), Some(2), Some(3)], &conds);
+        assert_eq!(steps[1].rel, 1);
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
+        assert_eq!(steps[2].rel, 2);
+        assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![3, 2], 2));
+        let all: usize = steps.iter().map(|s| s.conds.len()).sum();
+        assert_eq!(all, conds.len(), "every condition runs once");
+    }
+}
