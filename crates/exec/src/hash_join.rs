@@ -1,5 +1,6 @@
-//! Hash matching for equi-joins: when a join step's first conditions are equalities between a
-//! column of the left rows and a column of the right rows (`e.dept = d.deptno`), the right
+//! Hash matching for equi-joins: when a join step's conditions include equalities between a
+//! column of the left rows and a column of the right rows (`e.dept = d.deptno`; the step puts
+//! them first, join_step.rs), the right
 //! rows are hashed on those columns and each left row meets only the right rows with equal
 //! keys, instead of every right row.
 //!
@@ -24,35 +25,44 @@ use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
 /// One key column pair: (left column, right column, either side CASESPECIFIC).
 type KeyPair = (usize, usize, bool);
 
+/// The key pair `c` is if it is `left column = right column` (in either order) over a pair
+/// batch whose first `left_width` columns are the left rows'.
+fn key_pair(c: &Expr, left_width: usize) -> Option<KeyPair> {
+    let Expr::Binary(BinOp::Eq, a, b) = c else {
+        return None;
+    };
+    let (
+        Expr::Column {
+            index: x,
+            case_specific: xc,
+        },
+        Expr::Column {
+            index: y,
+            case_specific: yc,
+        },
+    ) = (a.as_ref(), b.as_ref())
+    else {
+        return None;
+    };
+    match (*x < left_width, *y < left_width) {
+        (true, false) => Some((*x, *y - left_width, *xc || *yc)),
+        (false, true) => Some((*y, *x - left_width, *xc || *yc)),
+        _ => None,
+    }
+}
+
+/// True if the join step can hash on `c` (see [`key_pair`]).
+pub(crate) fn is_key(c: &Expr, left_width: usize) -> bool {
+    key_pair(c, left_width).is_some()
+}
+
 /// The leading conditions of `conds` that are `left column = right column` (in either order),
 /// over a pair batch whose first `left_width` columns are the left rows'.
 pub(crate) fn equi_keys(conds: &[Expr], left_width: usize) -> Vec<KeyPair> {
-    let mut keys = Vec::new();
-    for c in conds {
-        let Expr::Binary(BinOp::Eq, a, b) = c else {
-            break;
-        };
-        let (
-            Expr::Column {
-                index: x,
-                case_specific: xc,
-            },
-            Expr::Column {
-                index: y,
-                case_specific: yc,
-            },
-        ) = (a.as_ref(), b.as_ref())
-        else {
-            break;
-        };
-        let pair = match (*x < left_width, *y < left_width) {
-            (true, false) => (*x, *y - left_width, *xc || *yc),
-            (false, true) => (*y, *x - left_width, *xc || *yc),
-            _ => break,
-        };
-        keys.push(pair);
-    }
-    keys
+    conds
+        .iter()
+        .map_while(|c| key_pair(c, left_width))
+        .collect()
 }
 
 /// The key of each row, or `None` where a key column is NULL.

@@ -741,8 +741,13 @@ impl Exec<'_> {
                         join_filtered(&left, &right, kind, &on_parts, Some(&mut test))?
                     } else if kind == Kind::Inner {
                         // WHERE conjuncts ready now filter the pairs as they are made, after
-                        // the ON condition (so they only see pairs it accepts)
-                        let conds: Vec<Expr> = on.chain(now).collect();
+                        // the ON condition (so they only see pairs it accepts); an ON of a
+                        // FROM with outer joins goes as its conjuncts, so its keys are hashed
+                        let mut conds = Vec::new();
+                        for e in on {
+                            split_and(e, &mut conds);
+                        }
+                        conds.extend(now);
                         join(&left, &right, kind, &conds)?
                     } else {
                         // an outer join first keeps its unmatched rows; WHERE comes after

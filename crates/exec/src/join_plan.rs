@@ -15,9 +15,9 @@
 //!
 //! **Conditions** run as soon as the relations they name are joined: ON conditions first, a
 //! WHERE conjunct only once every ON condition has run (so it sees only rows they accept).
-//! Within each of the two groups, the equalities between a column of the rows joined so far
-//! and a column of the new relation come first (the step hashes on them: join_step.rs), then
-//! the others, each group in written order.
+//! At each step the equalities between a column of the rows joined so far and a column of the
+//! new relation come first (the step hashes on them: join_step.rs), then the others, ON
+//! conditions before WHERE conjuncts, each in written order.
 //!
 //! Invariants: every condition runs at exactly one step; the plan depends only on the sizes
 //! and on each condition's relations, ON-ness and equality-ness, so EXPLAIN, given the same,
@@ -125,25 +125,22 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
             conds: Vec::new(),
             keys: 0,
         };
-        let mut leading = true;
+        let mut now = Vec::new();
         for pass_on in [true, false] {
             if !pass_on && conds.iter().zip(&done).any(|(c, d)| c.on && !d) {
                 break; // ON conditions still to come
             }
-            let now: Vec<usize> = (0..conds.len())
-                .filter(|&i| !done[i] && conds[i].on == pass_on && ready(&conds[i]))
-                .collect();
-            let (keys, rest): (Vec<usize>, Vec<usize>) =
-                now.into_iter().partition(|&i| is_key(&conds[i]));
-            if leading {
-                step.keys += keys.len();
-                leading = rest.is_empty();
-            }
-            for i in keys.into_iter().chain(rest) {
-                done[i] = true;
-                step.conds.push(i);
+            for i in 0..conds.len() {
+                if !done[i] && conds[i].on == pass_on && ready(&conds[i]) {
+                    done[i] = true;
+                    now.push(i);
+                }
             }
         }
+        let (keys, rest): (Vec<usize>, Vec<usize>) =
+            now.into_iter().partition(|&i| is_key(&conds[i]));
+        step.keys = keys.len();
+        step.conds = keys.into_iter().chain(rest).collect();
         steps.push(step);
     }
     steps
@@ -186,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_lead_each_group_and_where_waits_for_every_on() {
+    fn keys_lead_each_step_and_where_waits_for_every_on() {
         // b joins a by an ON with a non-key first and a key second; a WHERE key on a-c waits
         // for c's ON
         let conds = [
@@ -200,6 +197,10 @@ mod tests {
         assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
         assert_eq!(steps[2].rel, 2);
         assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![3, 2], 2));
+        // a WHERE key comes before an ON condition that is not one
+        let conds = [cond(&[0, 1], true, false), cond(&[0, 1], false, true)];
+        let steps = plan(&[Some(1), Some(2)], &conds);
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
         let all: usize = steps.iter().map(|s| s.conds.len()).sum();
         assert_eq!(all, conds.len(), "every condition runs once");
     }

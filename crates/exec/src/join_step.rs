@@ -3,9 +3,10 @@
 //! partner. A batch operator: it binds and reads nothing (join.rs plans FROM clauses and
 //! calls it; decorrelation and MERGE call `inner_join`).
 //!
-//! When the first conditions are equalities between a column of each side, the right rows are
-//! hashed on them (hash_join.rs) and each left row meets only its equal-keyed partners;
-//! otherwise the step is a nested loop over every pair. Candidate pairs go through the
+//! When conditions are equalities between a column of each side, they go first (the
+//! conditions are one AND, so their order changes no result) and the right rows are hashed on
+//! them (hash_join.rs): each left row meets only its equal-keyed partners; otherwise the step
+//! is a nested loop over every pair. Candidate pairs go through the
 //! remaining conditions a chunk of [`CHUNK_PAIRS`] at a time, evaluated by Arrow kernels. A
 //! step that would produce more than [`MAX_JOIN_ROWS`] rows is 2646.
 //!
@@ -20,6 +21,7 @@ use arrow::array::{ArrayRef, UInt32Array};
 use arrow::compute::take;
 use arrow::datatypes::{Field, Schema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// How a relation joins the ones before it.
@@ -101,8 +103,9 @@ pub(crate) fn inner_join(
     join(left, right, Kind::Inner, conds)
 }
 
-/// One join step: every pair of rows that meets all of `conds` (checked one after another, so
-/// a later condition only sees pairs the earlier ones accepted; all pairs if there are none),
+/// One join step: every pair of rows that meets all of `conds` (the hash keys first, then the
+/// others one after another, so a later condition only sees pairs the earlier ones accepted;
+/// all pairs if there are none),
 /// then the rows an outer join keeps without a partner.
 pub(crate) fn join(
     left: &RecordBatch,
@@ -135,8 +138,19 @@ pub(crate) fn join_filtered(
     let mut ri: Vec<Option<u32>> = Vec::new();
     let mut left_hit = vec![false; n];
     let mut right_hit = vec![false; m];
-    // leading column equalities: hash the right rows on them (see hash_join.rs)
-    let keys = crate::hash_join::equi_keys(conds, left.num_columns());
+    // column equalities between the sides go first, wherever they are written (the
+    // conditions are one AND): the right rows are hashed on them (see hash_join.rs)
+    let width = left.num_columns();
+    let is_key = |c: &Expr| crate::hash_join::is_key(c, width);
+    let conds: Cow<'_, [Expr]> = match conds.iter().skip_while(|c| is_key(c)).any(is_key) {
+        false => Cow::Borrowed(conds),
+        true => {
+            let (keys, rest): (Vec<&Expr>, Vec<&Expr>) = conds.iter().partition(|c| is_key(c));
+            Cow::Owned(keys.into_iter().chain(rest).cloned().collect())
+        }
+    };
+    let conds = conds.as_ref();
+    let keys = crate::hash_join::equi_keys(conds, width);
     // (an empty side has no pairs: nothing to hash, and no key to convert)
     let hashed = match keys.is_empty() || n == 0 || m == 0 {
         true => None,

@@ -1,7 +1,10 @@
-//! EXPLAIN of a FROM clause of several relations. With inner joins only, the plan that runs:
-//! join_plan.rs plans it from the same sizes and conditions join.rs gives it, and each step is
-//! shown with the relation it joins, how it is read, its estimated rows, and the conditions
-//! that run there (the hash keys first). With an outer join, the written order.
+//! EXPLAIN of a FROM clause of several relations, step by step as join.rs runs it: each step
+//! with the relation it joins, how it is read, and the conditions that run there (the hash
+//! keys first: join_step.rs hashes on every column equality between the two sides). With inner
+//! joins only, the plan is join_plan.rs's, made from the same sizes and conditions join.rs
+//! gives it (estimated rows shown). With an outer join, the written order, every relation read
+//! in full, each step's ON conditions at that step and WHERE as a filter above the join;
+//! comma-separated items of such a FROM are joined each on its own, then multiplied.
 //!
 //! The conditions are WHERE's conjuncts, then each ON's, in written order, each with the
 //! relations it names: a table's by its columns; a view's, CTE's or derived table's by its
@@ -29,8 +32,47 @@ struct Relation<'q> {
     factor: &'q ast::TableFactor,
     /// Its name or alias as a column's qualifier, upper-cased.
     qualifier: String,
+    /// The same as written (empty for a relation without a name).
+    written: String,
     /// A table (not a view or CTE): it and the scope of its columns.
     table: Option<(Arc<Table>, Scope, String)>,
+}
+
+/// `USING (c)` at step `i` as a condition: `l.c = r.c` with the one relation before `i` that
+/// has a column `c` (a view, CTE or derived table is taken to have it); with several, their
+/// first non-NULL copy is compared, shown as `l.c = r.c` with the first, and never a key.
+fn using_equality(c: &ast::ObjectName, i: usize, rels: &[Relation]) -> Written {
+    let name = tdlite_parser::object_name_string(c);
+    let has = |r: &Relation| {
+        r.table.as_ref().is_none_or(|(_, scope, _)| {
+            scope
+                .columns
+                .iter()
+                .any(|sc| sc.name.eq_ignore_ascii_case(&name))
+        })
+    };
+    let before: Vec<&Relation> = rels[..i].iter().filter(|r| has(r)).collect();
+    let column = |r: &Relation| {
+        let mut parts = Vec::new();
+        if !r.written.is_empty() {
+            parts.push(ast::Ident::new(r.written.clone()));
+        }
+        parts.push(ast::Ident::new(name.clone()));
+        ast::Expr::CompoundIdentifier(parts)
+    };
+    let left = before.first().map_or_else(
+        || ast::Expr::Identifier(ast::Ident::new(name.clone())),
+        |r| column(r),
+    );
+    Written {
+        expr: ast::Expr::BinaryOp {
+            left: Box::new(left),
+            op: ast::BinaryOperator::Eq,
+            right: Box::new(column(&rels[i])),
+        },
+        step: Some(i),
+        may_key: before.len() == 1,
+    }
 }
 
 /// The relations (positions) whose columns `e` names (see the module doc).
@@ -102,6 +144,37 @@ fn correlated(e: &ast::Expr, qualifiers: &[String]) -> bool {
     })
 }
 
+/// The constraint of a join operator (ON or USING), if it has one.
+fn constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint> {
+    use ast::JoinOperator::*;
+    match op {
+        Join(c) | Inner(c) | Left(c) | LeftOuter(c) | Right(c) | RightOuter(c) | FullOuter(c) => {
+            Some(c)
+        }
+        _ => None,
+    }
+}
+
+/// How an outer FROM's step joins its relation.
+fn kind_label(op: Option<&ast::JoinOperator>) -> &'static str {
+    use ast::JoinOperator::*;
+    match op {
+        Some(Left(_) | LeftOuter(_)) => "Left outer join",
+        Some(Right(_) | RightOuter(_)) => "Right outer join",
+        Some(FullOuter(_)) => "Full outer join",
+        _ => "Inner join",
+    }
+}
+
+/// A condition of the FROM clause: its text, the step whose ON (or USING) it comes from (none
+/// for WHERE), and whether it may be a hash key (a USING column several relations before it
+/// share is their first non-NULL copy, never a key).
+struct Written {
+    expr: ast::Expr,
+    step: Option<usize>,
+    may_key: bool,
+}
+
 impl Explainer<'_, '_> {
     /// A FROM clause of several relations under WHERE `selection`.
     pub(super) fn joins(
@@ -112,51 +185,67 @@ impl Explainer<'_, '_> {
     ) -> Result<()> {
         let factors = super::factors(from);
         let inner_only = factors.iter().all(|(_, op)| super::inner(*op));
-        let using = factors.iter().any(|(_, op)| {
-            matches!(
-                op,
-                Some(
-                    ast::JoinOperator::Join(ast::JoinConstraint::Using(_))
-                        | ast::JoinOperator::Inner(ast::JoinConstraint::Using(_))
-                )
-            )
-        });
-        if !inner_only || using {
-            let mut d = depth;
+        let mut depth = depth;
+        if !inner_only {
+            // with an outer join, WHERE filters the joined rows
             if let Some(w) = selection {
                 let (text, subs) = self.show(w);
-                self.line(d, format!("Filter: {text}"));
-                self.list_subqueries(subs, d + 1)?;
-                d += 1;
+                self.line(depth, format!("Filter: {text}"));
+                self.list_subqueries(subs, depth + 1)?;
+                depth += 1;
             }
-            return self.join(from, selection, d);
+            if from.len() > 1 {
+                self.line(
+                    depth,
+                    "Product of the comma-separated items, each joined on its own, in the written order",
+                );
+                for twj in from {
+                    match twj.joins.is_empty() {
+                        true => self.relation(&twj.relation, depth + 1)?,
+                        false => self.joins(std::slice::from_ref(twj), None, depth + 1)?,
+                    }
+                }
+                return Ok(());
+            }
         }
         let mut rels = Vec::with_capacity(factors.len());
         for (tf, _) in &factors {
             rels.push(self.relation_of(tf)?);
         }
-        // WHERE's conjuncts, then each ON's; the correlated ones run after the join
-        let mut conds: Vec<(ast::Expr, bool)> = Vec::new();
-        if let Some(w) = selection {
+        let mut written = Vec::new();
+        if let (Some(w), true) = (selection, inner_only) {
             let mut parts = Vec::new();
             crate::conjuncts::conjuncts(w, &mut parts);
-            conds.extend(parts.into_iter().map(|p| (p, false)));
+            written.extend(parts.into_iter().map(|expr| Written {
+                expr,
+                step: None,
+                may_key: true,
+            }));
         }
-        for (_, op) in &factors {
-            if let Some(
-                ast::JoinOperator::Join(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::Inner(ast::JoinConstraint::On(e)),
-            ) = op
-            {
-                let mut parts = Vec::new();
-                crate::conjuncts::conjuncts(e, &mut parts);
-                conds.extend(parts.into_iter().map(|p| (p, true)));
+        for (i, (_, op)) in factors.iter().enumerate() {
+            match op.and_then(constraint) {
+                Some(ast::JoinConstraint::On(e)) => {
+                    let mut parts = Vec::new();
+                    crate::conjuncts::conjuncts(e, &mut parts);
+                    written.extend(parts.into_iter().map(|expr| Written {
+                        expr,
+                        step: Some(i),
+                        may_key: true,
+                    }));
+                }
+                Some(ast::JoinConstraint::Using(cols)) => {
+                    for c in cols {
+                        written.push(using_equality(c, i, &rels));
+                    }
+                }
+                _ => {}
             }
         }
+        // the correlated conditions run after the join (an outer join's ON ones on its pairs)
         let qualifiers: Vec<String> = rels.iter().map(|r| r.qualifier.clone()).collect();
-        let (after, conds): (Vec<_>, Vec<_>) = conds
+        let (later, written): (Vec<Written>, Vec<Written>) = written
             .into_iter()
-            .partition(|(e, _)| correlated(e, &qualifiers));
+            .partition(|w| correlated(&w.expr, &qualifiers));
         // the tables' columns side by side, to bind equalities over
         let mut all = Scope::default();
         for r in &rels {
@@ -164,27 +253,133 @@ impl Explainer<'_, '_> {
                 all.columns.extend(scope.columns.iter().cloned());
             }
         }
-        let mut planned = Vec::with_capacity(conds.len());
-        for (e, on) in &conds {
-            let rs = relations_of(e, &rels);
+        let mut planned = Vec::with_capacity(written.len());
+        for w in &written {
+            let rs = relations_of(&w.expr, &rels);
             planned.push(Cond {
-                equality: rs.len() == 2 && self.is_key_equality(e, &rs, &rels, &all),
+                equality: w.may_key
+                    && rs.len() == 2
+                    && self.is_key_equality(&w.expr, &rs, &rels, &all),
                 rels: rs,
-                on: *on,
+                on: w.step.is_some(),
             });
         }
-        // sizes as join.rs estimates them: a table by its own conditions
+        let (steps, reads) = match inner_only {
+            true => {
+                let (sizes, reads) = self.estimates(&rels, &written, &planned);
+                (join_plan::plan(&sizes, &planned), reads)
+            }
+            false => {
+                // the written order; each step's ON conditions, the hash keys first
+                let steps = (0..rels.len())
+                    .map(|i| {
+                        let mine = (0..written.len()).filter(|&c| written[c].step == Some(i));
+                        let (keys, rest): (Vec<usize>, Vec<usize>) = mine.partition(|&c| {
+                            planned[c].equality
+                                && planned[c].rels.contains(&i)
+                                && planned[c].rels.iter().all(|&r| r <= i)
+                        });
+                        join_plan::Step {
+                            rel: i,
+                            keys: keys.len(),
+                            conds: keys.into_iter().chain(rest).collect(),
+                        }
+                    })
+                    .collect();
+                let reads = rels
+                    .iter()
+                    .map(|r| match &r.table {
+                        Some((_, _, label)) => format!("Full scan of {label}"),
+                        None => String::new(),
+                    })
+                    .collect();
+                (steps, reads)
+            }
+        };
+        self.line(
+            depth,
+            match inner_only {
+                true => "Join: inner joins in the order planned from estimated rows (the smallest filtered relation first, then the smallest connected one)",
+                false => "Join: in the written order (the FROM has an outer join)",
+            },
+        );
+        for (n, step) in steps.iter().enumerate() {
+            let texts: Vec<String> = step
+                .conds
+                .iter()
+                .map(|&i| written[i].expr.to_string())
+                .collect();
+            let (keys, rest) = texts.split_at(step.keys);
+            let kind = match inner_only {
+                true => "",
+                false => kind_label(factors[step.rel].1),
+            };
+            let how = match (n, keys.is_empty(), inner_only) {
+                (0, ..) => String::new(),
+                (_, true, true) => "Nested-loop join with ".to_string(),
+                (_, false, true) => format!("Hash join on {} with ", keys.join(" AND ")),
+                (_, true, false) => format!("{kind}, nested loop, with "),
+                (_, false, false) => format!("{kind}, hash on {}, with ", keys.join(" AND ")),
+            };
+            let then = match rest.is_empty() {
+                true => String::new(),
+                false => format!("; then {}", rest.join(" AND ")),
+            };
+            let r = &rels[step.rel];
+            if r.table.is_some() {
+                let read = &reads[step.rel];
+                let read = match n {
+                    0 => read.clone(),
+                    _ => read[..1].to_lowercase() + &read[1..],
+                };
+                self.line(depth + 1, format!("Step {}: {how}{read}{then}", n + 1));
+            } else {
+                let what = match n {
+                    0 => "Rows of",
+                    _ => "the rows of",
+                };
+                self.line(depth + 1, format!("Step {}: {how}{what}{then}", n + 1));
+                self.relation(r.factor, depth + 2)?;
+            }
+            for w in later
+                .iter()
+                .filter(|w| !inner_only && w.step == Some(step.rel))
+            {
+                let (text, subs) = self.show(&w.expr);
+                self.line(depth + 2, format!("Then on each pair (correlated): {text}"));
+                self.list_subqueries(subs, depth + 3)?;
+            }
+        }
+        for w in later.iter().filter(|w| inner_only || w.step.is_none()) {
+            let (text, subs) = self.show(&w.expr);
+            self.line(
+                depth + 1,
+                format!("After the join, per joined row (correlated): {text}"),
+            );
+            self.list_subqueries(subs, depth + 2)?;
+        }
+        Ok(())
+    }
+
+    /// Each relation's estimated rows as join.rs estimates them (a table by its row count and
+    /// its own conditions, anything else unknown) and, for a table, its read line.
+    fn estimates(
+        &mut self,
+        rels: &[Relation],
+        written: &[Written],
+        planned: &[Cond],
+    ) -> (Vec<Option<u64>>, Vec<String>) {
         let mut sizes = vec![None; rels.len()];
         let mut reads = vec![String::new(); rels.len()];
         for (i, r) in rels.iter().enumerate() {
             let Some((t, scope, label)) = &r.table else {
                 continue;
             };
-            let own: Vec<&ast::Expr> = conds
+            let own: Vec<&ast::Expr> = written
                 .iter()
-                .zip(&planned)
+                .zip(planned)
                 .filter(|(_, c)| c.rels == [i])
-                .map(|((e, _), _)| e)
+                .map(|(w, _)| &w.expr)
                 .collect();
             let mut preds = Preds::new();
             let mut texts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
@@ -230,51 +425,7 @@ impl Explainer<'_, '_> {
                 None => format!("Full scan of {label}, an estimated {est} {rows}"),
             };
         }
-        let steps = join_plan::plan(&sizes, &planned);
-        self.line(
-            depth,
-            "Join: inner joins in the order planned from estimated rows (the smallest filtered relation first, then the smallest connected one)",
-        );
-        for (n, step) in steps.iter().enumerate() {
-            let texts: Vec<String> = step.conds.iter().map(|&i| conds[i].0.to_string()).collect();
-            let (keys, rest) = texts.split_at(step.keys);
-            let how = if n == 0 {
-                String::new()
-            } else if keys.is_empty() {
-                "Nested-loop join with ".to_string()
-            } else {
-                format!("Hash join on {} with ", keys.join(" AND "))
-            };
-            let then = match rest.is_empty() {
-                true => String::new(),
-                false => format!("; then {}", rest.join(" AND ")),
-            };
-            let r = &rels[step.rel];
-            if r.table.is_some() {
-                let read = &reads[step.rel];
-                let read = match n {
-                    0 => read.clone(),
-                    _ => read[..1].to_lowercase() + &read[1..],
-                };
-                self.line(depth + 1, format!("Step {}: {how}{read}{then}", n + 1));
-            } else {
-                let what = match n {
-                    0 => "Rows of",
-                    _ => "the rows of",
-                };
-                self.line(depth + 1, format!("Step {}: {how}{what}{then}", n + 1));
-                self.relation(r.factor, depth + 2)?;
-            }
-        }
-        for (e, _) in after {
-            let (text, subs) = self.show(&e);
-            self.line(
-                depth + 1,
-                format!("After the join, per joined row (correlated): {text}"),
-            );
-            self.list_subqueries(subs, depth + 2)?;
-        }
-        Ok(())
+        (sizes, reads)
     }
 
     /// The relation `tf` of a join.
@@ -296,28 +447,34 @@ impl Explainer<'_, '_> {
                         })
                     }
                 };
-                let qualifier = match alias {
-                    Some(a) => a.name.value.to_uppercase(),
+                let written = match alias {
+                    Some(a) => a.name.value.clone(),
                     None => tdlite_parser::object_name_string(name)
                         .rsplit('.')
                         .next()
                         .unwrap_or_default()
-                        .to_uppercase(),
+                        .to_string(),
                 };
                 Relation {
                     factor: tf,
-                    qualifier,
+                    qualifier: written.to_uppercase(),
+                    written,
                     table,
                 }
             }
-            ast::TableFactor::Derived { alias, .. } => Relation {
-                factor: tf,
-                qualifier: alias_name(alias).unwrap_or_default().to_uppercase(),
-                table: None,
-            },
+            ast::TableFactor::Derived { alias, .. } => {
+                let written = alias_name(alias).unwrap_or_default();
+                Relation {
+                    factor: tf,
+                    qualifier: written.to_uppercase(),
+                    written,
+                    table: None,
+                }
+            }
             _ => Relation {
                 factor: tf,
                 qualifier: String::new(),
+                written: String::new(),
                 table: None,
             },
         })

@@ -212,3 +212,25 @@ fn explain_shows_the_join_order_that_runs() {
         [("3", "zero"), ("5", "two"), ("7", "one")].map(|(a, b)| (a.to_string(), b.to_string()))
     );
 }
+
+#[test]
+fn outer_joins_using_and_correlated_conditions_by_step() {
+    let mut s = fixture();
+    // ON conjuncts hashed wherever they are written; an inner join inside an outer FROM too
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp e LEFT JOIN dept d ON d.dname > e.name AND e.dept = d.deptno \
+         JOIN emp e2 ON e2.empno = e.empno AND e2.name <> 'x'"
+    ));
+    // USING: a column one relation before has is a key; one two share is not
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp a JOIN emp b USING (empno) JOIN emp c USING (empno)"
+    ));
+    // comma items of an outer FROM, and a correlated ON conjunct on each pair
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp e LEFT JOIN dept d ON e.dept = d.deptno \
+         AND EXISTS (SEL 1 FROM emp x WHERE x.dept = d.deptno), dept d2 WHERE d2.deptno = e.dept"
+    ));
+}
