@@ -16,9 +16,9 @@
 //! index nested-loop join: an index serves only a relation's own conditions. When every join
 //! is an inner join, join_plan.rs plans the order (greedy, from estimated sizes, before any
 //! row is read) and the step each condition runs at (as soon as the relations it names are
-//! joined; ON conditions first, WHERE conjuncts once every ON condition has run, so they only
-//! see rows the ONs accept; column equalities with the new relation first, hashed), so
-//! equalities between tables keep intermediate results small. EXPLAIN prints the same plan.
+//! joined, a table's own conditions on its rows; column equalities with the new relation
+//! first, hashed; then ON conditions before WHERE conjuncts), so equalities between tables keep
+//! intermediate results small. EXPLAIN prints the same plan.
 //! With an outer join the written order stands, each comma item is joined on its own
 //! (`a, b RIGHT JOIN c` is `a × (b ⟖ c)`), and WHERE runs on the joined rows.
 //!

@@ -13,11 +13,13 @@
 //! condition connects to those already joined (the smallest of all if none is). Ties go to
 //! the relation written first.
 //!
-//! **Conditions** run as soon as the relations they name are joined: ON conditions first, a
-//! WHERE conjunct only once every ON condition has run (so it sees only rows they accept).
-//! At each step the equalities between a column of the rows joined so far and a column of the
-//! new relation come first (the step hashes on them: join_step.rs), then the others, ON
-//! conditions before WHERE conjuncts, each in written order.
+//! **Conditions** run as soon as the relations they name are joined, a table's own ones on its
+//! rows before it is joined (as Teradata applies a table's conditions when it reads it). At
+//! each step the equalities between a column of the rows joined so far and a column of the new
+//! relation come first (the step hashes on them: join_step.rs), then the others, the ON
+//! conditions before the WHERE conjuncts (so a WHERE conjunct sees only rows the ON
+//! conditions ready with it accept: `ON z.z <> 0 WHERE 10 / z.z > 1` divides by no zero), each
+//! in written order.
 //!
 //! Invariants: every condition runs at exactly one step; the plan depends only on the sizes
 //! and on each condition's relations, ON-ness and equality-ness, so EXPLAIN, given the same,
@@ -127,9 +129,6 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
         };
         let mut now = Vec::new();
         for pass_on in [true, false] {
-            if !pass_on && conds.iter().zip(&done).any(|(c, d)| c.on && !d) {
-                break; // ON conditions still to come
-            }
             for i in 0..conds.len() {
                 if !done[i] && conds[i].on == pass_on && ready(&conds[i]) {
                     done[i] = true;
@@ -165,14 +164,13 @@ mod tests {
         let steps = plan(&[Some(1000), Some(10), Some(5)], &conds);
         let order: Vec<usize> = steps.iter().map(|s| s.rel).collect();
         assert_eq!(order, [0, 1, 2]);
-        assert!(steps[0].conds.is_empty(), "WHERE waits for the ON");
-        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
-        assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![], 0));
-        // written with commas (no ON), the filter runs on the first relation alone
-        let conds = [cond(&[0], false, false), cond(&[0, 1], false, true)];
-        let steps = plan(&[Some(1000), Some(10), Some(5)], &conds);
-        assert_eq!(steps[0].conds, [0]);
+        assert_eq!(
+            steps[0].conds,
+            [0],
+            "the filter runs on the first relation alone"
+        );
         assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1], 1));
+        assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![], 0));
     }
 
     #[test]
@@ -183,20 +181,27 @@ mod tests {
     }
 
     #[test]
-    fn keys_lead_each_step_and_where_waits_for_every_on() {
-        // b joins a by an ON with a non-key first and a key second; a WHERE key on a-c waits
-        // for c's ON
+    fn keys_lead_each_step_and_on_comes_before_where() {
+        // b joins a by an ON with a non-key first and a key second; at c's step its ON key,
+        // then a WHERE key on a-c, then a WHERE filter on c alone after c's own ON filter
         let conds = [
             cond(&[0, 1], true, false),
             cond(&[0, 1], true, true),
             cond(&[0, 2], false, true),
             cond(&[1, 2], true, true),
+            cond(&[2], false, false),
+            cond(&[2], true, false),
+            cond(&[0], false, false),
         ];
         let steps = plan(&[Some(1), Some(2), Some(3)], &conds);
+        assert_eq!((steps[0].rel, steps[0].conds.clone()), (0, vec![6]));
         assert_eq!(steps[1].rel, 1);
         assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
         assert_eq!(steps[2].rel, 2);
-        assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![3, 2], 2));
+        assert_eq!(
+            (steps[2].conds.clone(), steps[2].keys),
+            (vec![3, 2, 5, 4], 2)
+        );
         // a WHERE key comes before an ON condition that is not one
         let conds = [cond(&[0, 1], true, false), cond(&[0, 1], false, true)];
         let steps = plan(&[Some(1), Some(2)], &conds);
