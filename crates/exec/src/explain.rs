@@ -9,10 +9,11 @@
 //! ```
 //!
 //! The access-path lines come from the same chooser the executor uses (`plan::choose`,
-//! `plan::choose_min_max`) over the conditions as written; a literal that would not convert
-//! exactly to its column's type is treated as the executor treats it (unsargable). A value the
-//! executor learns only while running (a subquery's result, an outer row's column) is assumed
-//! to convert. Subqueries are numbered in the order they appear; a subquery that names a
+//! `plan::choose_min_max`) over the same conditions: a conjunct without a subquery is bound
+//! (binding it runs nothing) and read by the executor's `plan::bound_preds`; one with a
+//! subquery, or naming an enclosing query's column, is read as written, the value the executor
+//! learns only while running (the subquery's result, the outer row's column) assumed to
+//! convert. Subqueries are numbered in the order they appear; a subquery that names a
 //! column of an enclosing query (correlated) runs once per distinct outer value it reads, or
 //! once as a hash join with the outer rows where decorrelate.rs can (decided while running,
 //! from the number of rows: EXPLAIN does not show which).
@@ -604,6 +605,14 @@ impl Exec<'_> {
         scope: &Scope,
         schema: &TableSchema,
     ) -> Option<(usize, ColumnPred)> {
+        // without a subquery, binding runs nothing: the conjunct is then read as the executor
+        // reads it (plan::bound_preds); with one, or naming an enclosing query's column (which
+        // binds only while running), as written
+        if !crate::correlate::has_subquery(e) {
+            if let Ok(bound) = self.bind_expr(e, scope, None) {
+                return plan::bound_preds(&bound, schema).into_iter().next();
+            }
+        }
         // a value: a literal must convert exactly (as when executing); anything else that
         // does not read this table's row is known before the read
         let value = |ex: &mut Self, v: &ast::Expr, col: usize| -> Option<Value> {
