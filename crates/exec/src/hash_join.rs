@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::expr::{coerce_pair, BinOp, Expr};
 use crate::types::hashable;
 use arrow::array::{Array, ArrayRef};
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, Schema};
 use arrow::record_batch::RecordBatch;
 use foldhash::HashMap;
 use foldhash::HashMapExt;
@@ -51,9 +51,13 @@ fn key_pair(c: &Expr, left_width: usize) -> Option<KeyPair> {
     }
 }
 
-/// True if the join step can hash on `c` (see [`key_pair`]).
-pub(crate) fn is_key(c: &Expr, left_width: usize) -> bool {
-    key_pair(c, left_width).is_some()
+/// True if `c` is a key (see [`key_pair`]) whose two columns, of `left` and `right`, compare
+/// without a conversion that could fail (`types::same_family`): one the step may hash on
+/// wherever it is written.
+pub(crate) fn is_hoistable_key(c: &Expr, left: &Schema, right: &Schema) -> bool {
+    key_pair(c, left.fields().len()).is_some_and(|(l, r, _)| {
+        crate::types::same_family(left.field(l).data_type(), right.field(r).data_type())
+    })
 }
 
 /// The leading conditions of `conds` that are `left column = right column` (in either order),

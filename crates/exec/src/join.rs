@@ -32,10 +32,13 @@ use crate::bind::{Scope, ScopeColumn};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
-use crate::join_plan::{self, is_column_equality, table_estimate, Cond, Step};
+use crate::join_plan::{
+    self, cannot_fail, is_column_equality, is_hoistable, table_estimate, Cond, Step,
+};
 use crate::join_step::{join, join_filtered, Kind};
 use crate::ops::filter_by;
 use arrow::compute::concat_batches;
+use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
@@ -679,12 +682,20 @@ impl Exec<'_> {
                 let keep = self.keep_named(table);
                 rels[r].1 = self.read_candidates(table, &preds, keep.as_deref())?.0;
             }
+            // each column's type, for the conditions that cannot fail (join_plan.rs)
+            let ty = |col: usize| -> Option<DataType> {
+                let r = rel_of(col);
+                let schema = rels[r].1.schema();
+                Some(schema.field(col - starts[r]).data_type().clone())
+            };
             let planned: Vec<Cond> = conds
                 .iter()
                 .map(|(e, rs, on)| Cond {
                     rels: rs.clone(),
                     on: *on,
                     equality: is_column_equality(e),
+                    hoist: is_hoistable(e, &ty),
+                    early: !*on && cannot_fail(e, &ty),
                 })
                 .collect();
             join_plan::plan(&sizes, &planned)

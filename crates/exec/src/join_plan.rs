@@ -3,30 +3,36 @@
 //! it and explain.rs prints it, so EXPLAIN shows the order and the hash keys that run.
 //!
 //! **Sizes.** A table's estimate is its row count (`Table::row_versions`, every version it
-//! keeps) cut down by its own conditions (those that name it alone): a unique index fixed by
-//! equalities gives one row per probe; otherwise each column with sargable conditions keeps a
-//! tenth per `=` value (a third for a range) and each other condition half. A view, CTE or
-//! derived table has no estimate and counts as larger than any table.
+//! keeps, deleted ones too) cut down by its own conditions (those that name it alone): a
+//! unique index fixed by equalities gives one row; otherwise each column with sargable
+//! conditions keeps a tenth if `=` or IN fixes it (however many values: an IN subquery's are
+//! known only once it runs, and EXPLAIN runs nothing), a third for a range, and each other
+//! condition half. A view, CTE or derived table has no estimate and counts as larger than any
+//! table.
 //!
 //! **Order.** Greedy: first the relation with a condition of its own estimated smallest (the
 //! smallest of all if none has one); then, again and again, the smallest relation a
 //! condition connects to those already joined (the smallest of all if none is). Ties go to
 //! the relation written first.
 //!
-//! **Conditions** run as soon as the relations they name are joined, a table's own ones on its
-//! rows before it is joined (as Teradata applies a table's conditions when it reads it). At
-//! each step the equalities between a column of the rows joined so far and a column of the new
-//! relation come first (the step hashes on them: join_step.rs), then the others, the ON
-//! conditions before the WHERE conjuncts (so a WHERE conjunct sees only rows the ON
-//! conditions ready with it accept: `ON z.z <> 0 WHERE 10 / z.z > 1` divides by no zero), each
-//! in written order.
+//! **Conditions** run as soon as the relations they name are joined, the ON conditions before
+//! the WHERE conjuncts; a WHERE conjunct that could fail (arithmetic, a CAST, a conversion:
+//! anything but comparisons, IN, IS NULL and LIKE of columns and literals of one type family,
+//! [`cannot_fail`]) waits until every ON condition has run, so it sees only rows they accept
+//! (`ON z.z <> 0 WHERE 10 / z.z > 1` divides by no zero); one that cannot fail filters a table's
+//! rows before it is joined. At each step the column equalities between the rows joined so far
+//! and the new relation that compare without a conversion come first wherever written, then
+//! the rest in that order; the step hashes on those equalities and on any that lead the rest
+//! (join_step.rs), so an equality that converts types (INTEGER = VARCHAR) runs where it is
+//! written and fails on no row an earlier condition rejects.
 //!
 //! Invariants: every condition runs at exactly one step; the plan depends only on the sizes
-//! and on each condition's relations, ON-ness and equality-ness, so EXPLAIN, given the same,
-//! prints the plan that runs.
+//! and on each condition's [`Cond`], so EXPLAIN, given the same, prints the plan that runs.
 
 use crate::expr::{BinOp, Expr};
 use crate::plan::{choose, Preds};
+use crate::types::same_family;
+use arrow::datatypes::DataType;
 use tdlite_storage::catalog::TableSchema;
 
 /// One condition of a join, as the planner sees it.
@@ -38,6 +44,12 @@ pub(crate) struct Cond {
     pub on: bool,
     /// A column of one relation `=` a column of another ([`is_column_equality`]).
     pub equality: bool,
+    /// Such an equality whose columns compare without a conversion that could fail
+    /// ([`same_family`](crate::types::same_family)): the step may hash on it wherever it is written.
+    pub hoist: bool,
+    /// A WHERE conjunct that cannot fail ([`cannot_fail`]): it may run before every ON
+    /// condition has.
+    pub early: bool,
 }
 
 /// One step of a join plan.
@@ -58,6 +70,58 @@ pub(crate) fn is_column_equality(e: &Expr) -> bool {
         if matches!(**a, Expr::Column { .. }) && matches!(**b, Expr::Column { .. }))
 }
 
+/// [`is_column_equality`] whose columns (typed by `ty`) are of [`same_family`](crate::types::same_family).
+pub(crate) fn is_hoistable(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+    match e {
+        Expr::Binary(BinOp::Eq, a, b) => match (&**a, &**b) {
+            (Expr::Column { index: x, .. }, Expr::Column { index: y, .. }) => {
+                matches!((ty(*x), ty(*y)), (Some(p), Some(q)) if same_family(&p, &q))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The type of a plain operand (a column, typed by `ty`, or a literal), if `e` is one.
+fn operand_type(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> Option<DataType> {
+    match e {
+        Expr::Column { index, .. } => ty(*index),
+        Expr::Literal(a) => Some(a.data_type().clone()),
+        Expr::CaseSpecific(x) | Expr::NotCaseSpecific(x) => operand_type(x, ty),
+        _ => None,
+    }
+}
+
+/// True if evaluating condition `e` on a row cannot raise an error: ANDs, ORs and NOTs of
+/// comparisons, IN lists and IS NULL tests of columns and literals of [`same_family`](crate::types::same_family), and LIKE
+/// of character strings. Anything else (arithmetic, CAST, a function, a conversion) may fail.
+pub(crate) fn cannot_fail(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+    let pair = |a: &Expr, b: &Expr| matches!((operand_type(a, ty), operand_type(b, ty)), (Some(p), Some(q)) if same_family(&p, &q));
+    match e {
+        Expr::Binary(BinOp::And | BinOp::Or, a, b) => cannot_fail(a, ty) && cannot_fail(b, ty),
+        Expr::Binary(
+            BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq,
+            a,
+            b,
+        ) => pair(a, b),
+        Expr::Not(x) => cannot_fail(x, ty),
+        Expr::IsNull(x, _) => operand_type(x, ty).is_some(),
+        Expr::InList(x, list, _) => list.iter().all(|v| pair(x, v)),
+        Expr::Like(x, p, _) => {
+            let text = |e: &Expr| {
+                matches!(
+                    operand_type(e, ty),
+                    Some(DataType::Utf8 | DataType::LargeUtf8)
+                )
+            };
+            text(x) && text(p)
+        }
+        Expr::Literal(_) => true,
+        _ => false,
+    }
+}
+
 /// The estimated rows of a table of `rows` row versions read under `own` conditions of its
 /// own, whose sargable part is `preds`.
 pub(crate) fn table_estimate(rows: usize, schema: &TableSchema, preds: &Preds, own: usize) -> u64 {
@@ -70,13 +134,13 @@ pub(crate) fn table_estimate(rows: usize, schema: &TableSchema, preds: &Preds, o
             .nth(a.index)
             .is_some_and(|s| s.unique && s.columns.len() == a.eq_len);
         if unique {
-            return a.ranges(schema, preds).map_or(1, |r| r.len() as u64);
+            return 1;
         }
     }
     let mut est = rows as f64;
     for (_, p) in preds.iter() {
         est *= match &p.points {
-            Some(points) => (0.1 * points.len() as f64).min(1.0),
+            Some(_) => 0.1,
             None => 1.0 / 3.0,
         };
     }
@@ -127,19 +191,28 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
             conds: Vec::new(),
             keys: 0,
         };
+        // ON conditions, then WHERE conjuncts: one that could fail only once every ON
+        // condition has run
         let mut now = Vec::new();
         for pass_on in [true, false] {
+            let on_pending = conds.iter().zip(&done).any(|(c, d)| c.on && !d);
             for i in 0..conds.len() {
-                if !done[i] && conds[i].on == pass_on && ready(&conds[i]) {
+                let c = &conds[i];
+                let allowed = pass_on || c.early || !on_pending;
+                if !done[i] && c.on == pass_on && ready(c) && allowed {
                     done[i] = true;
                     now.push(i);
                 }
             }
         }
-        let (keys, rest): (Vec<usize>, Vec<usize>) =
-            now.into_iter().partition(|&i| is_key(&conds[i]));
-        step.keys = keys.len();
-        step.conds = keys.into_iter().chain(rest).collect();
+        // the equalities the step hashes on: those that cannot fail, wherever written, then
+        // any that lead the rest (join_step.rs)
+        let (mut keys, rest): (Vec<usize>, Vec<usize>) = now
+            .into_iter()
+            .partition(|&i| is_key(&conds[i]) && conds[i].hoist);
+        step.keys = keys.len() + rest.iter().take_while(|&&i| is_key(&conds[i])).count();
+        keys.extend(rest);
+        step.conds = keys;
         steps.push(step);
     }
     steps
@@ -154,6 +227,8 @@ mod tests {
             rels: rels.to_vec(),
             on,
             equality,
+            hoist: equality,
+            early: !on,
         }
     }
 
@@ -171,6 +246,44 @@ mod tests {
         );
         assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1], 1));
         assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![], 0));
+    }
+
+    #[test]
+    fn conditions_that_could_fail_keep_their_place() {
+        // ON a.n < b.m AND a.i = b.v (converts: not hoisted); WHERE 10 / b.z > 1 on b alone
+        let mut converts = cond(&[0, 1], true, true);
+        converts.hoist = false;
+        let mut divides = cond(&[1], false, false);
+        divides.early = false;
+        let conds = [cond(&[0, 1], true, false), converts, divides];
+        let steps = plan(&[Some(1), Some(2)], &conds);
+        assert_eq!(steps[0].conds, Vec::<usize>::new());
+        assert_eq!(
+            (steps[1].conds.clone(), steps[1].keys),
+            (vec![0, 1, 2], 0),
+            "written order, no hash key, the WHERE after the ON"
+        );
+        // written first, a converting equality is still a key
+        let mut converts = cond(&[0, 1], true, true);
+        converts.hoist = false;
+        let steps = plan(&[Some(1), Some(2)], &[converts, cond(&[0, 1], true, false)]);
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![0, 1], 1));
+        // a type-blind test of literals and columns cannot fail; arithmetic can
+        let int =
+            |i: i32| Expr::Literal(std::sync::Arc::new(arrow::array::Int32Array::from(vec![i])));
+        let col = Expr::Column {
+            index: 0,
+            case_specific: false,
+        };
+        let ty = |_: usize| Some(DataType::Int32);
+        let cmp = Expr::Binary(BinOp::Gt, Box::new(col.clone()), Box::new(int(5)));
+        assert!(cannot_fail(&cmp, &ty));
+        let div = Expr::Binary(
+            BinOp::Gt,
+            Box::new(Expr::Binary(BinOp::Div, Box::new(int(10)), Box::new(col))),
+            Box::new(int(1)),
+        );
+        assert!(!cannot_fail(&div, &ty));
     }
 
     #[test]

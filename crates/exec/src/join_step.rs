@@ -3,10 +3,11 @@
 //! partner. A batch operator: it binds and reads nothing (join.rs plans FROM clauses and
 //! calls it; decorrelation and MERGE call `inner_join`).
 //!
-//! When conditions are equalities between a column of each side, they go first (the
-//! conditions are one AND, so their order changes no result) and the right rows are hashed on
-//! them (hash_join.rs): each left row meets only its equal-keyed partners; otherwise the step
-//! is a nested loop over every pair. Candidate pairs go through the
+//! Equalities between a column of each side that compare without a conversion that could
+//! fail go first, wherever written (the conditions are one AND: their order changes no result
+//! but where a condition could fail); the right rows are hashed on them and on any equalities
+//! leading the rest (hash_join.rs): each left row meets only its equal-keyed partners;
+//! otherwise the step is a nested loop over every pair. Candidate pairs go through the
 //! remaining conditions a chunk of [`CHUNK_PAIRS`] at a time, evaluated by Arrow kernels. A
 //! step that would produce more than [`MAX_JOIN_ROWS`] rows is 2646.
 //!
@@ -138,14 +139,16 @@ pub(crate) fn join_filtered(
     let mut ri: Vec<Option<u32>> = Vec::new();
     let mut left_hit = vec![false; n];
     let mut right_hit = vec![false; m];
-    // column equalities between the sides go first, wherever they are written (the
-    // conditions are one AND): the right rows are hashed on them (see hash_join.rs)
+    // column equalities between the sides that cannot fail go first, wherever they are
+    // written (the conditions are one AND); the right rows are hashed on them and on any
+    // equalities leading the rest (see hash_join.rs)
     let width = left.num_columns();
-    let is_key = |c: &Expr| crate::hash_join::is_key(c, width);
-    let conds: Cow<'_, [Expr]> = match conds.iter().skip_while(|c| is_key(c)).any(is_key) {
+    let (ls, rs) = (left.schema(), right.schema());
+    let hoist = |c: &Expr| crate::hash_join::is_hoistable_key(c, &ls, &rs);
+    let conds: Cow<'_, [Expr]> = match conds.iter().skip_while(|c| hoist(c)).any(hoist) {
         false => Cow::Borrowed(conds),
         true => {
-            let (keys, rest): (Vec<&Expr>, Vec<&Expr>) = conds.iter().partition(|c| is_key(c));
+            let (keys, rest): (Vec<&Expr>, Vec<&Expr>) = conds.iter().partition(|c| hoist(c));
             Cow::Owned(keys.into_iter().chain(rest).cloned().collect())
         }
     };

@@ -1,7 +1,8 @@
 //! SQL types: the one mapping from tdlite's type syntax (CREATE TABLE columns, CAST, typed
 //! literals) to [`SqlType`], and the SQL type that holds the values of an Arrow type (the
 //! type a computed column's values take when they are made into values, compared, or stored);
-//! and which pairs of Arrow types a hash join may compare as keys (`hashable`).
+//! and which pairs of Arrow types a hash join may compare as keys (`hashable`) and which compare
+//! without a conversion that could fail (`same_family`).
 
 use crate::error::{Error, Result};
 use arrow::datatypes::DataType;
@@ -116,4 +117,15 @@ pub fn fixed_char_length(f: &arrow::datatypes::Field) -> Option<usize> {
 pub(crate) fn text_type_of_field(f: &arrow::datatypes::Field) -> Option<SqlType> {
     let t = sql_type_from_name(f.metadata().get(TEXT_TYPE_KEY)?).ok()?;
     text_length(t).map(|_| t)
+}
+
+/// True if values of types `a` and `b` compare without a conversion that could fail: the same
+/// type, two numbers, two character strings (or a NULL).
+pub(crate) fn same_family(a: &DataType, b: &DataType) -> bool {
+    let text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8);
+    a == b
+        || (a.is_numeric() && b.is_numeric())
+        || (text(a) && text(b))
+        || *a == DataType::Null
+        || *b == DataType::Null
 }

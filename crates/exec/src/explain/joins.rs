@@ -18,9 +18,11 @@
 use super::Explainer;
 use crate::bind::{visit_own_level, Scope};
 use crate::error::Result;
-use crate::join_plan::{self, is_column_equality, table_estimate, Cond};
+use crate::expr::{BinOp, Expr};
+use crate::join_plan::{self, cannot_fail, is_column_equality, is_hoistable, table_estimate, Cond};
 use crate::names::table_scope;
 use crate::plan::{self, Preds};
+use arrow::datatypes::DataType;
 use sqlparser::ast;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -30,28 +32,30 @@ use tdlite_storage::table::Table;
 /// One relation of the FROM clause as EXPLAIN knows it.
 struct Relation<'q> {
     factor: &'q ast::TableFactor,
-    /// Its name or alias as a column's qualifier, upper-cased.
-    qualifier: String,
-    /// The same as written (empty for a relation without a name).
+    /// The qualifiers of its columns, upper-cased: its name or alias (for a join in
+    /// parentheses, those of the relations in it).
+    qualifiers: Vec<String>,
+    /// Its name or alias as written (empty for a relation without a name).
     written: String,
+    /// The names of its columns where EXPLAIN knows them without binding (a table's; a
+    /// derived table's from its column list or select items), upper-cased.
+    columns: Option<Vec<String>>,
     /// A table (not a view or CTE): it and the scope of its columns.
     table: Option<(Arc<Table>, Scope, String)>,
 }
 
-/// `USING (c)` at step `i` as a condition: `l.c = r.c` with the one relation before `i` that
-/// has a column `c` (a view, CTE or derived table is taken to have it); with several, their
-/// first non-NULL copy is compared, shown as `l.c = r.c` with the first, and never a key.
+/// `USING (c)` at step `i` as a condition, as join.rs makes it: `l.c = r.c` with the one
+/// relation before `i` that has a column `c` (one whose columns EXPLAIN does not know is taken
+/// to have it); with several, their first non-NULL copy is compared (never a hash key), shown
+/// with the first.
 fn using_equality(c: &ast::ObjectName, i: usize, rels: &[Relation]) -> Written {
     let name = tdlite_parser::object_name_string(c);
     let has = |r: &Relation| {
-        r.table.as_ref().is_none_or(|(_, scope, _)| {
-            scope
-                .columns
-                .iter()
-                .any(|sc| sc.name.eq_ignore_ascii_case(&name))
-        })
+        r.columns
+            .as_ref()
+            .is_none_or(|cols| cols.contains(&name.to_uppercase()))
     };
-    let before: Vec<&Relation> = rels[..i].iter().filter(|r| has(r)).collect();
+    let before: Vec<usize> = (0..i).filter(|&j| has(&rels[j])).collect();
     let column = |r: &Relation| {
         let mut parts = Vec::new();
         if !r.written.is_empty() {
@@ -62,8 +66,10 @@ fn using_equality(c: &ast::ObjectName, i: usize, rels: &[Relation]) -> Written {
     };
     let left = before.first().map_or_else(
         || ast::Expr::Identifier(ast::Ident::new(name.clone())),
-        |r| column(r),
+        |&j| column(&rels[j]),
     );
+    let mut named = before.clone();
+    named.push(i);
     Written {
         expr: ast::Expr::BinaryOp {
             left: Box::new(left),
@@ -72,7 +78,77 @@ fn using_equality(c: &ast::ObjectName, i: usize, rels: &[Relation]) -> Written {
         },
         step: Some(i),
         may_key: before.len() == 1,
+        rels: Some(named),
     }
+}
+
+/// The output column names of a derived table, where its column list or its select items
+/// (an alias, a column name) give them all.
+fn derived_columns(subquery: &ast::Query, alias: Option<&ast::TableAlias>) -> Option<Vec<String>> {
+    if let Some(a) = alias.filter(|a| !a.columns.is_empty()) {
+        return Some(
+            a.columns
+                .iter()
+                .map(|c| c.name.value.to_uppercase())
+                .collect(),
+        );
+    }
+    let ast::SetExpr::Select(s) = subquery.body.as_ref() else {
+        return None;
+    };
+    s.projection
+        .iter()
+        .map(|item| match item {
+            ast::SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_uppercase()),
+            ast::SelectItem::UnnamedExpr(ast::Expr::Identifier(i)) => Some(i.value.to_uppercase()),
+            ast::SelectItem::UnnamedExpr(ast::Expr::CompoundIdentifier(v)) => {
+                v.last().map(|i| i.value.to_uppercase())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The qualifiers of the relations of a join in parentheses (its aliases or names).
+fn nested_qualifiers(twj: &ast::TableWithJoins, out: &mut Vec<String>) {
+    let mut factors = vec![&twj.relation];
+    factors.extend(twj.joins.iter().map(|j| &j.relation));
+    for tf in factors {
+        match tf {
+            ast::TableFactor::Table { name, alias, .. } => out.push(match alias {
+                Some(a) => a.name.value.to_uppercase(),
+                None => last_name(name).to_uppercase(),
+            }),
+            ast::TableFactor::Derived { alias: Some(a), .. } => {
+                out.push(a.name.value.to_uppercase())
+            }
+            ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => nested_qualifiers(table_with_joins, out),
+            _ => {}
+        }
+    }
+}
+
+/// The last part of a name (`t` of `db.t`).
+fn last_name(name: &ast::ObjectName) -> String {
+    tdlite_parser::object_name_string(name)
+        .rsplit('.')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// True if `e` is `column = column` as written (a condition EXPLAIN cannot bind).
+fn plain_equality(e: &ast::Expr) -> bool {
+    let column = |x: &ast::Expr| {
+        matches!(
+            x,
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+        )
+    };
+    matches!(e, ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right }
+        if column(left) && column(right))
 }
 
 /// The relations (positions) whose columns `e` names (see the module doc).
@@ -108,7 +184,8 @@ fn relations_of(e: &ast::Expr, rels: &[Relation]) -> Vec<usize> {
                 rels.iter()
                     .enumerate()
                     .filter(|(_, r)| {
-                        r.table.is_none() && qualifier.as_ref().is_none_or(|q| *q == r.qualifier)
+                        r.table.is_none()
+                            && qualifier.as_ref().is_none_or(|q| r.qualifiers.contains(q))
                     })
                     .map(|(i, _)| i),
             );
@@ -118,30 +195,6 @@ fn relations_of(e: &ast::Expr, rels: &[Relation]) -> Vec<usize> {
     found.sort_unstable();
     found.dedup();
     found
-}
-
-/// True if a subquery of `e` names one of `qualifiers` that its own FROM does not read.
-fn correlated(e: &ast::Expr, qualifiers: &[String]) -> bool {
-    super::subqueries(e).iter().any(|(q, _)| {
-        let mut own = Vec::new();
-        let _ = ast::visit_relations(q, |r| {
-            if let Some(ast::ObjectNamePart::Identifier(i)) = r.0.last() {
-                own.push(i.value.to_uppercase());
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        ast::visit_expressions(q, |x| match x {
-            ast::Expr::CompoundIdentifier(v) if v.len() >= 2 => {
-                let q = v[v.len() - 2].value.to_uppercase();
-                match qualifiers.contains(&q) && !own.contains(&q) {
-                    true => ControlFlow::Break(()),
-                    false => ControlFlow::Continue(()),
-                }
-            }
-            _ => ControlFlow::Continue(()),
-        })
-        .is_break()
-    })
 }
 
 /// The constraint of a join operator (ON or USING), if it has one.
@@ -173,6 +226,8 @@ struct Written {
     expr: ast::Expr,
     step: Option<usize>,
     may_key: bool,
+    /// The relations it names, where its text does not say (a USING of several).
+    rels: Option<Vec<usize>>,
 }
 
 impl Explainer<'_, '_> {
@@ -220,6 +275,7 @@ impl Explainer<'_, '_> {
                 expr,
                 step: None,
                 may_key: true,
+                rels: None,
             }));
         }
         for (i, (_, op)) in factors.iter().enumerate() {
@@ -231,6 +287,7 @@ impl Explainer<'_, '_> {
                         expr,
                         step: Some(i),
                         may_key: true,
+                        rels: None,
                     }));
                 }
                 Some(ast::JoinConstraint::Using(cols)) => {
@@ -242,24 +299,56 @@ impl Explainer<'_, '_> {
             }
         }
         // the correlated conditions run after the join (an outer join's ON ones on its pairs)
-        let qualifiers: Vec<String> = rels.iter().map(|r| r.qualifier.clone()).collect();
-        let (later, written): (Vec<Written>, Vec<Written>) = written
-            .into_iter()
-            .partition(|w| correlated(&w.expr, &qualifiers));
-        // the tables' columns side by side, to bind equalities over
-        let mut all = Scope::default();
-        for r in &rels {
-            if let Some((_, scope, _)) = &r.table {
-                all.columns.extend(scope.columns.iter().cloned());
+        let mut later = Vec::new();
+        let mut kept = Vec::new();
+        for w in written {
+            match self.correlated(&w.expr, &rels)? {
+                true => later.push(w),
+                false => kept.push(w),
             }
         }
+        let written = kept;
+        // the tables' columns side by side, with their types, to bind conditions over
+        let mut all = Scope::default();
+        let mut types: Vec<DataType> = Vec::new();
+        for r in &rels {
+            if let Some((t, scope, _)) = &r.table {
+                all.columns.extend(scope.columns.iter().cloned());
+                types.extend(
+                    t.schema
+                        .arrow
+                        .fields()
+                        .iter()
+                        .map(|f| f.data_type().clone()),
+                );
+            }
+        }
+        let ty = |i: usize| types.get(i).cloned();
         let mut planned = Vec::with_capacity(written.len());
         for w in &written {
-            let rs = relations_of(&w.expr, &rels);
+            let rs = w
+                .rels
+                .clone()
+                .unwrap_or_else(|| relations_of(&w.expr, &rels));
+            // binding runs nothing without a subquery; a condition naming a view, CTE or
+            // derived table is not bound (its columns are known only once it is read)
+            let tables_only = rs.iter().all(|&r| rels[r].table.is_some());
+            let bound = match tables_only && !crate::correlate::has_subquery(&w.expr) {
+                true => self.ex.bind_expr(&w.expr, &all, None).ok(),
+                false => None,
+            };
+            let (equality, hoist, early) = match &bound {
+                Some(b) => (
+                    is_column_equality(b),
+                    is_hoistable(b, &ty),
+                    cannot_fail(b, &ty),
+                ),
+                None => (plain_equality(&w.expr), false, false),
+            };
             planned.push(Cond {
-                equality: w.may_key
-                    && rs.len() == 2
-                    && self.is_key_equality(&w.expr, &rs, &rels, &all),
+                equality: w.may_key && equality && rs.len() == 2,
+                hoist: w.may_key && hoist && rs.len() == 2,
+                early: w.step.is_none() && early,
                 rels: rs,
                 on: w.step.is_some(),
             });
@@ -335,8 +424,8 @@ impl Explainer<'_, '_> {
                 self.line(depth + 1, format!("Step {}: {how}{read}{then}", n + 1));
             } else {
                 let what = match n {
-                    0 => "Rows of",
-                    _ => "the rows of",
+                    0 => "Read the relation below",
+                    _ => "the relation below",
                 };
                 self.line(depth + 1, format!("Step {}: {how}{what}{then}", n + 1));
                 self.relation(r.factor, depth + 2)?;
@@ -397,7 +486,21 @@ impl Explainer<'_, '_> {
                     texts.entry(col).or_default().extend(t);
                 }
             }
-            let est = table_estimate(t.row_versions(), &t.schema, &preds, own.len());
+            // as join.rs reads them: bound as one AND, in this order (binding runs nothing
+            // without a subquery)
+            if !own.iter().any(|c| crate::correlate::has_subquery(c)) {
+                let bound: Option<Vec<Expr>> = own
+                    .iter()
+                    .map(|c| self.ex.bind_expr(c, scope, None).ok())
+                    .collect();
+                if let Some(e) = bound.and_then(|v| {
+                    v.into_iter()
+                        .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+                }) {
+                    preds = plan::bound_preds(&e, &t.schema);
+                }
+            }
+            let est = table_estimate(self.rows_now(t), &t.schema, &preds, own.len());
             sizes[i] = Some(est);
             let rows = if est == 1 { "row" } else { "rows" };
             reads[i] = match plan::choose(&t.schema, &preds) {
@@ -428,9 +531,21 @@ impl Explainer<'_, '_> {
         (sizes, reads)
     }
 
+    /// The row versions a read of `t` meets: for a global temporary table, this session's
+    /// instance's (none if it has none yet; EXPLAIN makes no instance).
+    fn rows_now(&self, t: &Table) -> usize {
+        if t.schema.global_temporary.is_none() {
+            return t.row_versions();
+        }
+        let catalog = &self.ex.shared.storage.catalog;
+        catalog
+            .get_volatile(self.ex.session, &t.schema.name)
+            .filter(|i| i.schema.volatile.and_then(|v| v.instance_of) == Some(t.id))
+            .map_or(0, |i| i.row_versions())
+    }
+
     /// The relation `tf` of a join.
     fn relation_of<'q>(&mut self, tf: &'q ast::TableFactor) -> Result<Relation<'q>> {
-        let alias_name = |a: &Option<ast::TableAlias>| a.as_ref().map(|a| a.name.value.clone());
         Ok(match tf {
             ast::TableFactor::Table { name, alias, .. } => {
                 let q = crate::join::qualifier_of(name, alias.as_ref());
@@ -449,67 +564,139 @@ impl Explainer<'_, '_> {
                 };
                 let written = match alias {
                     Some(a) => a.name.value.clone(),
-                    None => tdlite_parser::object_name_string(name)
-                        .rsplit('.')
-                        .next()
-                        .unwrap_or_default()
-                        .to_string(),
+                    None => last_name(name),
                 };
+                let columns = table.as_ref().map(|(t, ..)| {
+                    t.schema
+                        .columns
+                        .iter()
+                        .map(|c| c.name.to_uppercase())
+                        .collect()
+                });
                 Relation {
                     factor: tf,
-                    qualifier: written.to_uppercase(),
+                    qualifiers: vec![written.to_uppercase()],
                     written,
+                    columns,
                     table,
                 }
             }
-            ast::TableFactor::Derived { alias, .. } => {
-                let written = alias_name(alias).unwrap_or_default();
+            ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => {
+                let written = alias
+                    .as_ref()
+                    .map(|a| a.name.value.clone())
+                    .unwrap_or_default();
                 Relation {
                     factor: tf,
-                    qualifier: written.to_uppercase(),
+                    qualifiers: vec![written.to_uppercase()],
                     written,
+                    columns: derived_columns(subquery, alias.as_ref()),
+                    table: None,
+                }
+            }
+            ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => {
+                let mut qualifiers = Vec::new();
+                nested_qualifiers(table_with_joins, &mut qualifiers);
+                Relation {
+                    factor: tf,
+                    qualifiers,
+                    written: String::new(),
+                    columns: None,
                     table: None,
                 }
             }
             _ => Relation {
                 factor: tf,
-                qualifier: String::new(),
+                qualifiers: Vec::new(),
                 written: String::new(),
+                columns: None,
                 table: None,
             },
         })
     }
 
-    /// True if `e` (naming the two relations `rs`) is an equality the join step hashes on.
-    fn is_key_equality(
-        &mut self,
-        e: &ast::Expr,
-        rs: &[usize],
-        rels: &[Relation],
-        all: &Scope,
-    ) -> bool {
-        let ast::Expr::BinaryOp {
-            left,
-            op: ast::BinaryOperator::Eq,
-            right,
-        } = e
-        else {
-            return false;
-        };
-        let column = |x: &ast::Expr| {
-            matches!(
-                x,
-                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
-            )
-        };
-        if !column(left) || !column(right) {
-            return false;
+    /// True if a subquery of `e` names a column of this FROM's relations `rels` that its own
+    /// FROM does not give: a name qualified by one of their qualifiers that no relation of
+    /// the subquery is known by (its alias, or its name without one), or an unqualified name
+    /// no table of the subquery has and a table of `rels` has.
+    fn correlated(&mut self, e: &ast::Expr, rels: &[Relation]) -> Result<bool> {
+        for (q, _) in super::subqueries(e) {
+            let mut own = Vec::new();
+            let mut tables = Vec::new();
+            let _ = ast::visit_relations(&q, |name| {
+                tables.push(name.clone());
+                ControlFlow::<()>::Continue(())
+            });
+            let mut known = true;
+            let mut scopes = Vec::new();
+            for name in &tables {
+                match self.ex.table_definition(name) {
+                    Ok(t) if t.schema.view.is_none() => {
+                        scopes.push(table_scope(&t, &last_name(name)));
+                    }
+                    _ => known = false,
+                }
+            }
+            collect_aliases(&q, &mut own);
+            let outer_table = |qualifier: Option<&str>, name: &str| {
+                rels.iter().any(|r| {
+                    r.table.as_ref().is_some_and(|(_, scope, _)| {
+                        scope.resolve(qualifier, name).ok().flatten().is_some()
+                    })
+                })
+            };
+            let found = ast::visit_expressions(&q, |x| {
+                let hit = match x {
+                    ast::Expr::CompoundIdentifier(v) if v.len() >= 2 => {
+                        let qualifier = v[v.len() - 2].value.to_uppercase();
+                        !own.contains(&qualifier)
+                            && rels.iter().any(|r| r.qualifiers.contains(&qualifier))
+                    }
+                    ast::Expr::Identifier(i) => {
+                        known
+                            && !scopes
+                                .iter()
+                                .any(|s| s.resolve(None, &i.value).ok().flatten().is_some())
+                            && outer_table(None, &i.value)
+                    }
+                    _ => false,
+                };
+                match hit {
+                    true => ControlFlow::Break(()),
+                    false => ControlFlow::Continue(()),
+                }
+            });
+            if found.is_break() {
+                return Ok(true);
+            }
         }
-        if rs.iter().any(|&r| rels[r].table.is_none()) {
-            return true;
-        }
-        self.ex
-            .bind_expr(e, all, None)
-            .is_ok_and(|b| is_column_equality(&b))
+        Ok(false)
     }
+}
+
+/// The names the relations of query `q`'s FROM clauses are known by (aliases, or names
+/// without one), upper-cased.
+fn collect_aliases(q: &ast::Query, out: &mut Vec<String>) {
+    struct Aliases<'o>(&'o mut Vec<String>);
+    impl ast::Visitor for Aliases<'_> {
+        type Break = ();
+        fn pre_visit_table_factor(&mut self, tf: &ast::TableFactor) -> ControlFlow<()> {
+            match tf {
+                ast::TableFactor::Table { name, alias, .. } => self.0.push(match alias {
+                    Some(a) => a.name.value.to_uppercase(),
+                    None => last_name(name).to_uppercase(),
+                }),
+                ast::TableFactor::Derived { alias: Some(a), .. } => {
+                    self.0.push(a.name.value.to_uppercase())
+                }
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = ast::Visit::visit(q, &mut Aliases(out));
 }
