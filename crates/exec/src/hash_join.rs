@@ -60,12 +60,16 @@ pub(crate) fn is_hoistable_key(c: &Expr, left: &Schema, right: &Schema) -> bool 
     })
 }
 
-/// The leading conditions of `conds` that are `left column = right column` (in either order),
-/// over a pair batch whose first `left_width` columns are the left rows'.
-pub(crate) fn equi_keys(conds: &[Expr], left_width: usize) -> Vec<KeyPair> {
+/// The leading conditions of `conds` that are `left column = right column` (in either order)
+/// over columns of `left` and `right` whose types hash together (`types::hashable`).
+pub(crate) fn equi_keys(conds: &[Expr], left: &Schema, right: &Schema) -> Vec<KeyPair> {
     conds
         .iter()
-        .map_while(|c| key_pair(c, left_width))
+        .map_while(|c| {
+            key_pair(c, left.fields().len()).filter(|&(l, r, _)| {
+                hashable(left.field(l).data_type(), right.field(r).data_type())
+            })
+        })
         .collect()
 }
 

@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
 use crate::join_plan::{
-    self, cannot_fail, is_column_equality, is_hoistable, table_estimate, Cond, Step,
+    self, cannot_fail, is_hoistable, is_key_equality, table_estimate, Cond, Step,
 };
 use crate::join_step::{join, join_filtered, Kind};
 use crate::ops::filter_by;
@@ -693,7 +693,7 @@ impl Exec<'_> {
                 .map(|(e, rs, on)| Cond {
                     rels: rs.clone(),
                     on: *on,
-                    equality: is_column_equality(e),
+                    equality: is_key_equality(e, &ty),
                     hoist: is_hoistable(e, &ty),
                     early: !*on && cannot_fail(e, &ty),
                 })

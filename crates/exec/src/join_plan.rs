@@ -42,7 +42,8 @@ pub(crate) struct Cond {
     pub rels: Vec<usize>,
     /// From an ON clause (else a WHERE conjunct).
     pub on: bool,
-    /// A column of one relation `=` a column of another ([`is_column_equality`]).
+    /// A column of one relation `=` a column of another whose types hash together
+    /// ([`is_key_equality`]): the step hashes on it where it leads the conditions.
     pub equality: bool,
     /// Such an equality whose columns compare without a conversion that could fail
     /// ([`same_family`](crate::types::same_family)): the step may hash on it wherever it is written.
@@ -63,24 +64,34 @@ pub(crate) struct Step {
     pub keys: usize,
 }
 
-/// True if `e` is `column = column` as bound (no conversion on either side): a condition the
-/// join step can hash on when its columns are on the two sides (`hash_join::equi_keys`).
-pub(crate) fn is_column_equality(e: &Expr) -> bool {
-    matches!(e, Expr::Binary(BinOp::Eq, a, b)
-        if matches!(**a, Expr::Column { .. }) && matches!(**b, Expr::Column { .. }))
-}
-
-/// [`is_column_equality`] whose columns (typed by `ty`) are of [`same_family`](crate::types::same_family).
-pub(crate) fn is_hoistable(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+/// True if `e` is `column = column` as bound (no conversion on either side) and the columns'
+/// types (by `ty`) pass `test`.
+fn typed_equality(
+    e: &Expr,
+    ty: &dyn Fn(usize) -> Option<DataType>,
+    test: fn(&DataType, &DataType) -> bool,
+) -> bool {
     match e {
         Expr::Binary(BinOp::Eq, a, b) => match (&**a, &**b) {
             (Expr::Column { index: x, .. }, Expr::Column { index: y, .. }) => {
-                matches!((ty(*x), ty(*y)), (Some(p), Some(q)) if same_family(&p, &q))
+                matches!((ty(*x), ty(*y)), (Some(p), Some(q)) if test(&p, &q))
             }
             _ => false,
         },
         _ => false,
     }
+}
+
+/// `column = column` whose columns (typed by `ty`) hash together
+/// ([`hashable`](crate::types::hashable)): a key where it leads a step's conditions.
+pub(crate) fn is_key_equality(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+    typed_equality(e, ty, crate::types::hashable)
+}
+
+/// `column = column` whose columns (typed by `ty`) are of
+/// [`same_family`](crate::types::same_family): a key wherever it is written.
+pub(crate) fn is_hoistable(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+    typed_equality(e, ty, same_family)
 }
 
 /// The type of a plain operand (a column, typed by `ty`, or a literal), if `e` is one.

@@ -142,7 +142,6 @@ pub(crate) fn join_filtered(
     // column equalities between the sides that cannot fail go first, wherever they are
     // written (the conditions are one AND); the right rows are hashed on them and on any
     // equalities leading the rest (see hash_join.rs)
-    let width = left.num_columns();
     let (ls, rs) = (left.schema(), right.schema());
     let hoist = |c: &Expr| crate::hash_join::is_hoistable_key(c, &ls, &rs);
     let conds: Cow<'_, [Expr]> = match conds.iter().skip_while(|c| hoist(c)).any(hoist) {
@@ -153,7 +152,7 @@ pub(crate) fn join_filtered(
         }
     };
     let conds = conds.as_ref();
-    let keys = crate::hash_join::equi_keys(conds, width);
+    let keys = crate::hash_join::equi_keys(conds, &ls, &rs);
     // (an empty side has no pairs: nothing to hash, and no key to convert)
     let hashed = match keys.is_empty() || n == 0 || m == 0 {
         true => None,

@@ -119,13 +119,26 @@ pub(crate) fn text_type_of_field(f: &arrow::datatypes::Field) -> Option<SqlType>
     text_length(t).map(|_| t)
 }
 
-/// True if values of types `a` and `b` compare without a conversion that could fail: the same
-/// type, two numbers, two character strings (or a NULL).
+/// True if values of types `a` and `b` compare (and hash as keys) without a conversion that
+/// could fail: a pair [`hashable`] allows whose common type keeps every digit of both (two
+/// DECIMALs, or a DECIMAL and an integer, fit 38 digits: `DECIMAL(38,0)` against
+/// `DECIMAL(38,10)` or the literal `5.5` would overflow), or a NULL.
 pub(crate) fn same_family(a: &DataType, b: &DataType) -> bool {
-    let text = |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8);
-    a == b
-        || (a.is_numeric() && b.is_numeric())
-        || (text(a) && text(b))
-        || *a == DataType::Null
-        || *b == DataType::Null
+    if *a == DataType::Null || *b == DataType::Null {
+        return true;
+    }
+    // (integer digits, fractional digits) of an exact number
+    let digits = |t: &DataType| match t {
+        DataType::Int8 => Some((3, 0)),
+        DataType::Int16 => Some((5, 0)),
+        DataType::Int32 => Some((10, 0)),
+        DataType::Int64 => Some((19, 0)),
+        DataType::Decimal128(p, s) => Some((i16::from(*p) - i16::from(*s), i16::from(*s))),
+        _ => None,
+    };
+    hashable(a, b)
+        && match (digits(a), digits(b)) {
+            (Some((ia, sa)), Some((ib, sb))) => ia.max(ib) + sa.max(sb) <= 38,
+            _ => true,
+        }
 }

@@ -6,20 +6,25 @@
 //! in full, each step's ON conditions at that step and WHERE as a filter above the join;
 //! comma-separated items of such a FROM are joined each on its own, then multiplied.
 //!
-//! The conditions are WHERE's conjuncts, then each ON's, in written order, each with the
-//! relations it names: a table's by its columns; a view's, CTE's or derived table's by its
-//! name qualifying a column, or by an unqualified name no table has. A condition whose subquery
-//! names a relation of this FROM that the subquery does not read itself is correlated: it runs
-//! after the join, per joined row (correlate.rs), as the executor does when such a subquery
-//! fails to bind alone. Whether a column equality is a hash key is decided by binding it (it
-//! must compare the columns without a conversion); an equality with a view's, CTE's or derived
-//! table's column is taken as one.
+//! The conditions are WHERE's conjuncts, then each ON's (a USING as its equalities), in
+//! written order. Each is bound as join.rs binds it (an ON over the relations up to its own,
+//! WHERE over all; binding runs nothing without a subquery), which gives the relations it
+//! names, whether it is a hash key (`join_plan::is_key_equality`, `is_hoistable`) and whether
+//! it cannot fail (`join_plan::cannot_fail`). A condition that does not bind here is read as
+//! written: one naming a view's, CTE's or derived table's column (their columns are known
+//! only once they are read) gets its relations from its qualifiers (an unqualified name no
+//! table has goes to those relations), and one with a subquery is taken as one that could
+//! fail; the executor binds an uncorrelated subquery into its value, so such a condition may
+//! run a step earlier than shown (the order is the same). A condition whose subquery names a
+//! column of this FROM that the subquery's own FROM does not give is correlated: it runs after
+//! the join, per joined row (correlate.rs), as the executor does when such a subquery fails
+//! to bind alone.
 
 use super::Explainer;
 use crate::bind::{visit_own_level, Scope};
 use crate::error::Result;
 use crate::expr::{BinOp, Expr};
-use crate::join_plan::{self, cannot_fail, is_column_equality, is_hoistable, table_estimate, Cond};
+use crate::join_plan::{self, cannot_fail, is_hoistable, is_key_equality, table_estimate, Cond};
 use crate::names::table_scope;
 use crate::plan::{self, Preds};
 use arrow::datatypes::DataType;
@@ -308,10 +313,13 @@ impl Explainer<'_, '_> {
             }
         }
         let written = kept;
-        // the tables' columns side by side, with their types, to bind conditions over
+        // the tables' columns side by side, with their types and relations, to bind
+        // conditions over: an ON over the relations up to its own (as join.rs binds it),
+        // WHERE over all
         let mut all = Scope::default();
         let mut types: Vec<DataType> = Vec::new();
-        for r in &rels {
+        let mut owner: Vec<usize> = Vec::new();
+        for (i, r) in rels.iter().enumerate() {
             if let Some((t, scope, _)) = &r.table {
                 all.columns.extend(scope.columns.iter().cloned());
                 types.extend(
@@ -321,25 +329,40 @@ impl Explainer<'_, '_> {
                         .iter()
                         .map(|f| f.data_type().clone()),
                 );
+                owner.extend(std::iter::repeat_n(i, scope.columns.len()));
             }
         }
         let ty = |i: usize| types.get(i).cloned();
         let mut planned = Vec::with_capacity(written.len());
         for w in &written {
-            let rs = w
-                .rels
-                .clone()
-                .unwrap_or_else(|| relations_of(&w.expr, &rels));
             // binding runs nothing without a subquery; a condition naming a view, CTE or
-            // derived table is not bound (its columns are known only once it is read)
-            let tables_only = rs.iter().all(|&r| rels[r].table.is_some());
-            let bound = match tables_only && !crate::correlate::has_subquery(&w.expr) {
-                true => self.ex.bind_expr(&w.expr, &all, None).ok(),
-                false => None,
+            // derived table does not bind here (their columns are known once they are read)
+            let width = match w.step {
+                Some(i) => owner.partition_point(|&o| o <= i),
+                None => owner.len(),
+            };
+            let scope = Scope {
+                columns: all.columns[..width].to_vec(),
+            };
+            let bound = match crate::correlate::has_subquery(&w.expr) {
+                false => self.ex.bind_expr(&w.expr, &scope, None).ok(),
+                true => None,
+            };
+            let rs = match (&w.rels, &bound) {
+                (Some(rs), _) => rs.clone(),
+                (None, Some(b)) => {
+                    let mut cols = Vec::new();
+                    b.columns_used(&mut cols);
+                    let mut rs: Vec<usize> = cols.into_iter().map(|c| owner[c]).collect();
+                    rs.sort_unstable();
+                    rs.dedup();
+                    rs
+                }
+                (None, None) => relations_of(&w.expr, &rels),
             };
             let (equality, hoist, early) = match &bound {
                 Some(b) => (
-                    is_column_equality(b),
+                    is_key_equality(b, &ty),
                     is_hoistable(b, &ty),
                     cannot_fail(b, &ty),
                 ),
@@ -363,15 +386,21 @@ impl Explainer<'_, '_> {
                 let steps = (0..rels.len())
                     .map(|i| {
                         let mine = (0..written.len()).filter(|&c| written[c].step == Some(i));
-                        let (keys, rest): (Vec<usize>, Vec<usize>) = mine.partition(|&c| {
+                        let is_key = |c: usize| {
                             planned[c].equality
                                 && planned[c].rels.contains(&i)
                                 && planned[c].rels.iter().all(|&r| r <= i)
-                        });
+                        };
+                        // as join_step.rs orders them: keys that cannot fail first, then the
+                        // rest as written, any keys leading it hashed too
+                        let (mut keys, rest): (Vec<usize>, Vec<usize>) =
+                            mine.partition(|&c| is_key(c) && planned[c].hoist);
+                        let n = keys.len() + rest.iter().take_while(|&&c| is_key(c)).count();
+                        keys.extend(rest);
                         join_plan::Step {
                             rel: i,
-                            keys: keys.len(),
-                            conds: keys.into_iter().chain(rest).collect(),
+                            keys: n,
+                            conds: keys,
                         }
                     })
                     .collect();

@@ -234,3 +234,38 @@ fn outer_joins_using_and_correlated_conditions_by_step() {
          AND EXISTS (SEL 1 FROM emp x WHERE x.dept = d.deptno), dept d2 WHERE d2.deptno = e.dept"
     ));
 }
+
+/// An ON binds over the relations up to its own, as the executor binds it: `y` is b's there,
+/// though c has a `y` too, so it is b's own condition and b is read first.
+#[test]
+fn an_on_condition_names_what_its_join_can_see() {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE a (id INTEGER, x INTEGER)",
+        "CREATE TABLE b (id INTEGER, y INTEGER)",
+        "CREATE TABLE c (id INTEGER, y INTEGER)",
+        "INSERT INTO a VALUES (1, 1)",
+        "INSERT INTO a VALUES (2, 2)",
+        "INSERT INTO b VALUES (2, 7)",
+        "INSERT INTO b VALUES (1, 7)",
+        "INSERT INTO c VALUES (1, 0)",
+        "INSERT INTO c VALUES (2, 0)",
+    ] {
+        s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let sql = "SEL a.id FROM a JOIN b ON a.id = b.id AND y > 5 JOIN c ON c.id = a.id";
+    let plan = explain(&mut s, sql);
+    assert!(plan.contains("Step 1: Full scan of b"), "{plan}");
+    assert!(plan.contains("then y > 5\n"), "{plan}");
+    let r = s.execute(sql).unwrap();
+    let ids: Vec<String> = r[0]
+        .rows
+        .as_ref()
+        .unwrap()
+        .to_strings()
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(ids, ["2", "1"], "b's order: b ran first");
+}
