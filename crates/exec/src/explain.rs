@@ -447,12 +447,26 @@ impl Explainer<'_, '_> {
         if self.is_cte(name) {
             return Ok(format!("common table expression {name}"));
         }
-        let t = self.ex.table_definition(name)?;
-        Ok(if t.schema.view.is_some() {
-            format!("view {name}")
-        } else {
-            name.to_string()
+        Ok(match self.definition(name)? {
+            Some(t) if t.schema.view.is_some() => format!("view {name}"),
+            Some(_) => name.to_string(),
+            None => format!("system view {name}"),
         })
+    }
+
+    /// The table or view `name` names, or `None` for the system calendar or a dictionary view
+    /// (rows the executor makes when it reads them, `Exec::named_rows`).
+    fn definition(
+        &mut self,
+        name: &ast::ObjectName,
+    ) -> Result<Option<Arc<tdlite_storage::table::Table>>> {
+        match self.ex.table_definition(name) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) => match self.ex.named_rows(name) {
+                Ok(Some(_)) => Ok(None),
+                _ => Err(e),
+            },
+        }
     }
 
     /// A one-table read: the access path, and the filter after it.
@@ -476,8 +490,9 @@ impl Explainer<'_, '_> {
             return self.list_subqueries(subs, depth);
         };
         let table = (!self.is_cte(name))
-            .then(|| self.ex.table_definition(name))
+            .then(|| self.definition(name))
             .transpose()?
+            .flatten()
             .filter(|t| t.schema.view.is_none());
         let Some(table) = table else {
             self.relation(tf, depth)?;

@@ -580,8 +580,7 @@ impl Explainer<'_, '_> {
                 let q = crate::join::qualifier_of(name, alias.as_ref());
                 let table = match self.is_cte(name) {
                     true => None,
-                    false => {
-                        let t = self.ex.table_definition(name)?;
+                    false => self.definition(name)?.and_then(|t| {
                         (t.schema.view.is_none()).then(|| {
                             let label = match alias {
                                 Some(a) => format!("{name} AS {}", a.name),
@@ -589,7 +588,7 @@ impl Explainer<'_, '_> {
                             };
                             (t.clone(), table_scope(&t, &q), label)
                         })
-                    }
+                    }),
                 };
                 let written = match alias {
                     Some(a) => a.name.value.clone(),

@@ -269,3 +269,16 @@ fn an_on_condition_names_what_its_join_can_see() {
         .collect();
     assert_eq!(ids, ["2", "1"], "b's order: b ran first");
 }
+
+#[test]
+fn system_views_are_relations_the_executor_makes() {
+    let mut s = fixture();
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL TableName FROM DBC.TablesV WHERE DatabaseName = 'x'"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL e.name FROM emp e JOIN Sys_Calendar.Calendar c ON c.day_of_month = e.dept"
+    ));
+}

@@ -1,6 +1,7 @@
 //! `scan`: analytic queries next to the queue: GROUP BY over N rows, a join of two M-row
-//! tables on a key, ORDER BY … TOP 10 over N rows, and three correlated subqueries over the
-//! M-row tables (run per outer row; tdlite does not decorrelate yet). Both engines in memory, same rows;
+//! tables on a key (and the same join with one side filtered by a column no index serves),
+//! ORDER BY … TOP 10 over N rows, and three correlated subqueries over the M-row tables.
+//! Both engines in memory, same rows;
 //! the answers are compared, each query's best of three runs is reported.
 //!
 //! Then small tables, the size most test suites use: queries over a table of S rows (fewer
@@ -69,7 +70,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 6] = [
+const QUERIES: [(&str, &str, &str); 7] = [
     (
         "GROUP BY over t",
         "SEL g, COUNT(*), SUM(v) FROM t GROUP BY g ORDER BY g",
@@ -94,6 +95,11 @@ const QUERIES: [(&str, &str, &str); 6] = [
         "correlated MAX per group of a (7 groups, no index)",
         "SEL COUNT(*) FROM a WHERE k = (SEL MAX(k) FROM a a2 WHERE a2.x = a.x)",
         "SELECT COUNT(*) FROM a WHERE k = (SELECT MAX(k) FROM a a2 WHERE a2.x = a.x)",
+    ),
+    (
+        "join a ⋈ b, b filtered by a column no index serves",
+        "SEL COUNT(*), SUM(a.x) FROM a JOIN b ON a.k = b.k WHERE b.y = 3",
+        "SELECT COUNT(*), SUM(a.x) FROM a JOIN b ON a.k = b.k WHERE b.y = 3",
     ),
     (
         "correlated EXISTS per row of a",
