@@ -640,7 +640,9 @@ impl Exec<'_> {
         }
         let plan: Vec<Step> = if inner_only {
             // an inner join's ON conjuncts are conditions like WHERE's, and the order is ours
-            for on in ons.iter_mut() {
+            // (for each condition, the join whose ON it is)
+            let mut on_step: Vec<Option<usize>> = vec![None; conds.len()];
+            for (step, on) in ons.iter_mut().enumerate() {
                 let mut parts = Vec::new();
                 if let Some(e) = on.take() {
                     split_and(e, &mut parts);
@@ -648,6 +650,7 @@ impl Exec<'_> {
                 for e in parts {
                     let r = rels_of(&e);
                     conds.push((e, r, true));
+                    on_step.push(Some(step));
                 }
             }
             // read the deferred tables through the conditions on them alone (the conditions
@@ -690,12 +693,20 @@ impl Exec<'_> {
             };
             let planned: Vec<Cond> = conds
                 .iter()
-                .map(|(e, rs, on)| Cond {
-                    rels: rs.clone(),
-                    on: *on,
-                    equality: is_key_equality(e, &ty),
-                    hoist: is_hoistable(e, &ty),
-                    early: !*on && cannot_fail(e, &ty),
+                .zip(&on_step)
+                .map(|((e, rs, on), step)| {
+                    let safe = cannot_fail(e, &ty);
+                    Cond {
+                        rels: rs.clone(),
+                        on: *on,
+                        equality: is_key_equality(e, &ty),
+                        hoist: is_hoistable(e, &ty),
+                        early: !*on && safe,
+                        after: match (step, safe) {
+                            (Some(s), false) => s + 1,
+                            _ => 0,
+                        },
+                    }
                 })
                 .collect();
             join_plan::plan(&sizes, &planned)

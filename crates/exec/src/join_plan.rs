@@ -12,8 +12,8 @@
 //!
 //! **Order.** Greedy: first the relation with a condition of its own estimated smallest (the
 //! smallest of all if none has one); then, again and again, the smallest relation a
-//! condition connects to those already joined (the smallest of all if none is). Ties go to
-//! the relation written first.
+//! condition that can run once it is joined connects to those already joined (the smallest of
+//! all if none is). Ties go to the relation written first.
 //!
 //! **Conditions** run as soon as the relations they name are joined, the ON conditions before
 //! the WHERE conjuncts; a WHERE conjunct that could fail (arithmetic, a CAST, a conversion:
@@ -24,7 +24,9 @@
 //! and the new relation that compare without a conversion come first wherever written, then
 //! the rest in that order; the step hashes on those equalities and on any that lead the rest
 //! (join_step.rs), so an equality that converts types (INTEGER = VARCHAR) runs where it is
-//! written and fails on no row an earlier condition rejects.
+//! written and fails on no row an earlier condition rejects. An ON condition that could fail
+//! waits until every relation written up to its join is joined (`a JOIN b ON a.id = b.id JOIN
+//! c ON c.k = 10 / b.z` divides only b's rows that met a, as the written order would).
 //!
 //! Invariants: every condition runs at exactly one step; the plan depends only on the sizes
 //! and on each condition's [`Cond`], so EXPLAIN, given the same, prints the plan that runs.
@@ -51,6 +53,10 @@ pub(crate) struct Cond {
     /// A WHERE conjunct that cannot fail ([`cannot_fail`]): it may run before every ON
     /// condition has.
     pub early: bool,
+    /// How many relations, the first ones written, must be joined before it runs: for an ON
+    /// condition that could fail, those up to its own join (it then sees only the pairs the
+    /// written order would give it); 0 otherwise.
+    pub after: usize,
 }
 
 /// One step of a join plan.
@@ -172,16 +178,22 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
         let candidates: Vec<usize> = if joined.is_empty() {
             left.iter()
                 .copied()
-                .filter(|r| conds.iter().any(|c| c.rels == [*r]))
+                .filter(|r| {
+                    conds
+                        .iter()
+                        .any(|c| c.rels == [*r] && (0..c.after).all(|x| x == *r))
+                })
                 .collect()
         } else {
             left.iter()
                 .copied()
                 .filter(|&r| {
                     conds.iter().any(|c| {
+                        let joined_with = |x: &usize| *x == r || joined.contains(x);
                         c.rels.len() > 1
                             && c.rels.contains(&r)
-                            && c.rels.iter().all(|x| *x == r || joined.contains(x))
+                            && c.rels.iter().all(joined_with)
+                            && (0..c.after).all(|x| joined_with(&x))
                     })
                 })
                 .collect()
@@ -195,7 +207,9 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
         left.retain(|&r| r != rel);
         let first = joined.is_empty();
         joined.push(rel);
-        let ready = |c: &Cond| c.rels.iter().all(|x| joined.contains(x));
+        let ready = |c: &Cond| {
+            c.rels.iter().all(|x| joined.contains(x)) && (0..c.after).all(|x| joined.contains(&x))
+        };
         let is_key = |c: &Cond| !first && c.equality && c.rels.len() == 2 && c.rels.contains(&rel);
         let mut step = Step {
             rel,
@@ -240,6 +254,7 @@ mod tests {
             equality,
             hoist: equality,
             early: !on,
+            after: 0,
         }
     }
 
@@ -295,6 +310,19 @@ mod tests {
             Box::new(int(1)),
         );
         assert!(!cannot_fail(&div, &ty));
+    }
+
+    #[test]
+    fn an_on_condition_that_could_fail_waits_for_the_joins_written_before_it() {
+        // a JOIN b ON a.id = b.id JOIN c ON c.k = 10 / b.z: c and b are small, a large; the
+        // division waits for a (b's rows without a partner in a never reach it)
+        let mut divides = cond(&[1, 2], true, false);
+        divides.after = 3;
+        let conds = [cond(&[0, 1], true, true), divides, cond(&[1], false, false)];
+        let steps = plan(&[Some(100), Some(2), Some(1)], &conds);
+        let order: Vec<usize> = steps.iter().map(|s| s.rel).collect();
+        assert_eq!(order, [1, 0, 2]);
+        assert_eq!(steps[2].conds, [1], "with all three joined");
     }
 
     #[test]

@@ -372,6 +372,10 @@ impl Explainer<'_, '_> {
                 equality: w.may_key && equality && rs.len() == 2,
                 hoist: w.may_key && hoist && rs.len() == 2,
                 early: w.step.is_none() && early,
+                after: match (w.step, early) {
+                    (Some(s), false) => s + 1,
+                    _ => 0,
+                },
                 rels: rs,
                 on: w.step.is_some(),
             });
