@@ -19,8 +19,9 @@
 //! the WHERE conjuncts; a WHERE conjunct that could fail (arithmetic, a CAST, a conversion:
 //! anything but comparisons, IN, IS NULL and LIKE of columns and literals of one type family,
 //! [`cannot_fail`]) waits until every ON condition has run, so it sees only rows they accept
-//! (`ON z.z <> 0 WHERE 10 / z.z > 1` divides by no zero); one that cannot fail filters a table's
-//! rows before it is joined. At each step the column equalities between the rows joined so far
+//! (`ON z.z <> 0 WHERE 10 / z.z > 1` divides by no zero); one that cannot fail runs as soon
+//! as its relations are joined (on the first relation's own rows, or on the pairs of the step
+//! that joins its table, after the keys). At each step the column equalities between the rows joined so far
 //! and the new relation that compare without a conversion come first wherever written, then
 //! the rest in that order; the step hashes on those equalities and on any that lead the rest
 //! (join_step.rs), so an equality that converts types (INTEGER = VARCHAR) runs where it is
