@@ -35,6 +35,12 @@ fn explain(s: &mut Session, sql: &str) -> String {
     format!("{sql}\n{}", lines.join("\n"))
 }
 
+/// The rows of query `sql`, as text.
+fn rows(s: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r[0].rows.as_ref().expect("rows").to_strings()
+}
+
 #[test]
 fn the_priority_queue_update_uses_indexes_only() {
     let mut s = fixture();
@@ -169,10 +175,6 @@ fn explain_shows_the_join_order_that_runs() {
         s.execute(&format!("INSERT INTO small VALUES ({v}, '{name}')"))
             .unwrap();
     }
-    let rows = |s: &mut Session, sql: &str| -> Vec<Vec<String>> {
-        let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-        r[0].rows.as_ref().expect("rows").to_strings()
-    };
     // no filter: the smaller table first, so the rows come by small's order
     let sql = "SEL small.name, big.k FROM big JOIN small ON big.v = small.v";
     let plan = explain(&mut s, sql);
@@ -258,12 +260,7 @@ fn an_on_condition_names_what_its_join_can_see() {
     let plan = explain(&mut s, sql);
     assert!(plan.contains("Step 1: Full scan of b"), "{plan}");
     assert!(plan.contains("then y > 5\n"), "{plan}");
-    let r = s.execute(sql).unwrap();
-    let ids: Vec<String> = r[0]
-        .rows
-        .as_ref()
-        .unwrap()
-        .to_strings()
+    let ids: Vec<String> = rows(&mut s, sql)
         .into_iter()
         .map(|r| r[0].clone())
         .collect();
