@@ -659,10 +659,7 @@ impl Exec<'_> {
             let mut sizes = vec![None; rels.len()];
             for (r, table) in lazy.iter().enumerate() {
                 let Some(table) = table else { continue };
-                let mut local = vec![0; scope.columns.len()];
-                for (c, slot) in local.iter_mut().enumerate().skip(starts[r]) {
-                    *slot = c - starts[r];
-                }
+                let local = local_columns(&starts, r, scope.columns.len());
                 let own: Vec<Expr> = conds
                     .iter()
                     .filter(|(_, rs, _)| rs.as_slice() == [r])
@@ -701,7 +698,7 @@ impl Exec<'_> {
                         on: *on,
                         equality: is_key_equality(e, &ty),
                         hoist: is_hoistable(e, &ty),
-                        early: !*on && safe,
+                        safe,
                         after: match (step, safe) {
                             (Some(s), false) => s + 1,
                             _ => 0,
@@ -714,6 +711,7 @@ impl Exec<'_> {
             (0..rels.len())
                 .map(|rel| Step {
                     rel,
+                    pre: Vec::new(),
                     conds: Vec::new(),
                     keys: 0,
                 })
@@ -742,9 +740,18 @@ impl Exec<'_> {
                 .filter_map(|&i| conds[i].take())
                 .map(|(e, ..)| e.remap(&map))
                 .collect();
-            let right = rels[r]
+            let mut right = rels[r]
                 .take()
                 .ok_or_else(|| Error::Internal("relation joined twice".into()))?;
+            // its own conditions that cannot fail, on its rows before the join (join_plan.rs)
+            if !step.pre.is_empty() {
+                let local = local_columns(&starts, r, map.len());
+                for &i in &step.pre {
+                    if let Some((e, ..)) = conds[i].take() {
+                        right = filter_by(&right, &e.remap(&local))?;
+                    }
+                }
+            }
             acc = Some(match acc {
                 None => now.iter().try_fold(right, |b, e| filter_by(&b, e))?,
                 Some(left) => {
@@ -802,6 +809,16 @@ impl Exec<'_> {
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
     }
+}
+
+/// For each of `width` columns of a FROM, numbered as written (relation `r`'s start at
+/// `starts[r]`), its position among relation `r`'s own columns (0 for other relations').
+fn local_columns(starts: &[usize], r: usize, width: usize) -> Vec<usize> {
+    let mut local = vec![0; width];
+    for (c, slot) in local.iter_mut().enumerate().skip(starts[r]) {
+        *slot = c - starts[r];
+    }
+    local
 }
 
 /// The most tables and views one FROM clause may name (Teradata's limit per query block).

@@ -20,8 +20,9 @@
 //! anything but comparisons, IN, IS NULL and LIKE of columns and literals of one type family,
 //! [`cannot_fail`]) waits until every ON condition has run, so it sees only rows they accept
 //! (`ON z.z <> 0 WHERE 10 / z.z > 1` divides by no zero); one that cannot fail runs as soon
-//! as its relations are joined (on the first relation's own rows, or on the pairs of the step
-//! that joins its table, after the keys). At each step the column equalities between the rows joined so far
+//! as its relations are joined, and one of those (ON or WHERE) that names only the relation a
+//! step joins filters that relation's rows before the join ([`Step::pre`]; the first
+//! relation's are its own rows anyway). At each step the column equalities between the rows joined so far
 //! and the new relation that compare without a conversion come first wherever written, then
 //! the rest in that order; the step hashes on those equalities and on any that lead the rest
 //! (join_step.rs), so an equality that converts types (INTEGER = VARCHAR) runs where it is
@@ -51,9 +52,10 @@ pub(crate) struct Cond {
     /// Such an equality whose columns compare without a conversion that could fail
     /// ([`same_family`](crate::types::same_family)): the step may hash on it wherever it is written.
     pub hoist: bool,
-    /// A WHERE conjunct that cannot fail ([`cannot_fail`]): it may run before every ON
-    /// condition has.
-    pub early: bool,
+    /// It cannot fail ([`cannot_fail`]): a WHERE conjunct may run before every ON condition
+    /// has, and one that names only the relation a step joins filters that relation's rows
+    /// before they are joined.
+    pub safe: bool,
     /// How many relations, the first ones written, must be joined before it runs: for an ON
     /// condition that could fail, those up to its own join (it then sees only the pairs the
     /// written order would give it); 0 otherwise.
@@ -65,6 +67,10 @@ pub(crate) struct Cond {
 pub(crate) struct Step {
     /// The relation joined (the first step's is read alone).
     pub rel: usize,
+    /// The conditions (positions in the planner's list) that filter the relation's own rows
+    /// before the join: those that name it alone and cannot fail (empty on the first step,
+    /// whose `conds` all run on the relation alone).
+    pub pre: Vec<usize>,
     /// The conditions that run here (positions in the planner's list), in the order they run.
     pub conds: Vec<usize>,
     /// How many of the leading `conds` are the hash keys (0: a nested loop, or the first step).
@@ -156,13 +162,17 @@ pub(crate) fn table_estimate(rows: usize, schema: &TableSchema, preds: &Preds, o
         }
     }
     let mut est = rows as f64;
+    let mut sargable = 0;
     for (_, p) in preds.iter() {
-        est *= match &p.points {
-            Some(_) => 0.1,
-            None => 1.0 / 3.0,
+        est *= match (&p.points, &p.lo, &p.hi) {
+            (Some(_), ..) => 0.1,
+            // an entry that records nothing (`c <> v`) is one of the other conditions
+            (None, None, None) => continue,
+            _ => 1.0 / 3.0,
         };
+        sargable += 1;
     }
-    for _ in preds.len()..own {
+    for _ in sargable..own {
         est *= 0.5;
     }
     est.ceil() as u64
@@ -214,6 +224,7 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
         let is_key = |c: &Cond| !first && c.equality && c.rels.len() == 2 && c.rels.contains(&rel);
         let mut step = Step {
             rel,
+            pre: Vec::new(),
             conds: Vec::new(),
             keys: 0,
         };
@@ -224,12 +235,21 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
             let on_pending = conds.iter().zip(&done).any(|(c, d)| c.on && !d);
             for i in 0..conds.len() {
                 let c = &conds[i];
-                let allowed = pass_on || c.early || !on_pending;
+                let allowed = pass_on || c.safe || !on_pending;
                 if !done[i] && c.on == pass_on && ready(c) && allowed {
                     done[i] = true;
                     now.push(i);
                 }
             }
+        }
+        // the new relation's own conditions that cannot fail filter it before the join (a
+        // condition of one relation reads the same row before and after it is paired)
+        if !first {
+            let (pre, rest): (Vec<usize>, Vec<usize>) = now
+                .into_iter()
+                .partition(|&i| conds[i].safe && conds[i].rels == [rel]);
+            step.pre = pre;
+            now = rest;
         }
         // the equalities the step hashes on: those that cannot fail, wherever written, then
         // any that lead the rest (join_step.rs)
@@ -254,7 +274,7 @@ mod tests {
             on,
             equality,
             hoist: equality,
-            early: !on,
+            safe: !on,
             after: 0,
         }
     }
@@ -281,7 +301,7 @@ mod tests {
         let mut converts = cond(&[0, 1], true, true);
         converts.hoist = false;
         let mut divides = cond(&[1], false, false);
-        divides.early = false;
+        divides.safe = false;
         let conds = [cond(&[0, 1], true, false), converts, divides];
         let steps = plan(&[Some(1), Some(2)], &conds);
         assert_eq!(steps[0].conds, Vec::<usize>::new());
@@ -351,15 +371,17 @@ mod tests {
         assert_eq!(steps[1].rel, 1);
         assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
         assert_eq!(steps[2].rel, 2);
+        assert_eq!((steps[2].conds.clone(), steps[2].keys), (vec![3, 2, 5], 2));
         assert_eq!(
-            (steps[2].conds.clone(), steps[2].keys),
-            (vec![3, 2, 5, 4], 2)
+            steps[2].pre,
+            [4],
+            "c's own WHERE filter that cannot fail runs on c's rows before the join"
         );
         // a WHERE key comes before an ON condition that is not one
         let conds = [cond(&[0, 1], true, false), cond(&[0, 1], false, true)];
         let steps = plan(&[Some(1), Some(2)], &conds);
         assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
-        let all: usize = steps.iter().map(|s| s.conds.len()).sum();
+        let all: usize = steps.iter().map(|s| s.pre.len() + s.conds.len()).sum();
         assert_eq!(all, conds.len(), "every condition runs once");
     }
 }

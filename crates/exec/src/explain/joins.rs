@@ -360,7 +360,7 @@ impl Explainer<'_, '_> {
                 }
                 (None, None) => relations_of(&w.expr, &rels),
             };
-            let (equality, hoist, early) = match &bound {
+            let (equality, hoist, safe) = match &bound {
                 Some(b) => (
                     is_key_equality(b, &ty),
                     is_hoistable(b, &ty),
@@ -371,8 +371,8 @@ impl Explainer<'_, '_> {
             planned.push(Cond {
                 equality: w.may_key && equality && rs.len() == 2,
                 hoist: w.may_key && hoist && rs.len() == 2,
-                early: w.step.is_none() && early,
-                after: match (w.step, early) {
+                safe,
+                after: match (w.step, safe) {
                     (Some(s), false) => s + 1,
                     _ => 0,
                 },
@@ -403,6 +403,7 @@ impl Explainer<'_, '_> {
                         keys.extend(rest);
                         join_plan::Step {
                             rel: i,
+                            pre: Vec::new(),
                             keys: n,
                             conds: keys,
                         }
@@ -443,6 +444,15 @@ impl Explainer<'_, '_> {
                 (_, true, false) => format!("{kind}, nested loop, with "),
                 (_, false, false) => format!("{kind}, hash on {}, with ", keys.join(" AND ")),
             };
+            let pre: Vec<String> = step
+                .pre
+                .iter()
+                .map(|&i| written[i].expr.to_string())
+                .collect();
+            let pre = match pre.is_empty() {
+                true => String::new(),
+                false => format!(", filtered first by {}", pre.join(" AND ")),
+            };
             let then = match rest.is_empty() {
                 true => String::new(),
                 false => format!("; then {}", rest.join(" AND ")),
@@ -454,13 +464,13 @@ impl Explainer<'_, '_> {
                     0 => read.clone(),
                     _ => read[..1].to_lowercase() + &read[1..],
                 };
-                self.line(depth + 1, format!("Step {}: {how}{read}{then}", n + 1));
+                self.line(depth + 1, format!("Step {}: {how}{read}{pre}{then}", n + 1));
             } else {
                 let what = match n {
                     0 => "Read the relation below",
                     _ => "the relation below",
                 };
-                self.line(depth + 1, format!("Step {}: {how}{what}{then}", n + 1));
+                self.line(depth + 1, format!("Step {}: {how}{what}{pre}{then}", n + 1));
                 self.relation(r.factor, depth + 2)?;
             }
             for w in later

@@ -213,6 +213,18 @@ fn explain_shows_the_join_order_that_runs() {
         pairs,
         [("3", "zero"), ("5", "two"), ("7", "one")].map(|(a, b)| (a.to_string(), b.to_string()))
     );
+    // both filtered: the table joined second is filtered by its own condition before the join
+    let sql = "SEL big.k, small.name FROM big JOIN small ON big.v = small.v \
+               WHERE big.k = 7 AND big.v = 1 AND small.name <> 'two'";
+    let plan = explain(&mut s, sql);
+    assert!(
+        plan.contains("Step 1: Index range scan of big")
+            && plan.lines().any(|l| l.trim()
+                == "Step 2: Hash join on big.v = small.v with full scan of small, an estimated 2 \
+                    rows, filtered first by small.name <> 'two'"),
+        "{plan}"
+    );
+    assert_eq!(rows(&mut s, sql), [["7", "one"]]);
 }
 
 #[test]
