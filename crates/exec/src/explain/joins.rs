@@ -1,5 +1,6 @@
 //! EXPLAIN of a FROM clause of several relations, step by step as join.rs runs it: each step
-//! with the relation it joins, how it is read, and the conditions that run there (the hash
+//! with the relation it joins, how it is read, its own conditions that filter it before the
+//! join ("filtered first by"), and the conditions that run on the pairs (the hash
 //! keys first: join_step.rs hashes on every column equality between the two sides). With inner
 //! joins only, the plan is join_plan.rs's, made from the same sizes and conditions join.rs
 //! gives it (estimated rows shown). With an outer join, the written order, every relation read
