@@ -1057,9 +1057,18 @@ impl Exec<'_> {
                 e,
                 ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
             ) {
-                // a bare column outside GROUP BY: an error unless it names nothing (then 3810).
-                self.bind_expr(e, scope, None)?;
-                return Err(Error::NotInGroup);
+                // a bare column outside GROUP BY: an error unless it names nothing (then 3810)
+                // or a column of an enclosing query's current row (a correlated subquery's
+                // HAVING or select list), which is one value for every group
+                let bound = self.bind_expr(e, scope, None)?;
+                let value = match &bound {
+                    Expr::CaseSpecific(x) => &**x,
+                    x => x,
+                };
+                return match value {
+                    Expr::Literal(_) => Ok(bound),
+                    _ => Err(Error::NotInGroup),
+                };
             }
         }
         let mut b =
