@@ -165,12 +165,24 @@ impl Exec<'_> {
         cond: &ast::Expr,
         scope: &Scope,
     ) -> Result<(Vec<Expr>, Vec<ast::Expr>)> {
+        let (bound, deferred) = self.bind_or_defer_marked(cond, scope)?;
+        Ok((bound.into_iter().map(|(e, _)| e).collect(), deferred))
+    }
+
+    /// [`Exec::bind_or_defer`], each bound conjunct with whether it held a subquery (bound
+    /// into its value: the planner, like EXPLAIN, which runs none, takes such a conjunct as
+    /// one that could fail).
+    pub(crate) fn bind_or_defer_marked(
+        &mut self,
+        cond: &ast::Expr,
+        scope: &Scope,
+    ) -> Result<(Vec<(Expr, bool)>, Vec<ast::Expr>)> {
         let mut parts = Vec::new();
         crate::conjuncts::conjuncts(cond, &mut parts);
         let (mut bound, mut deferred) = (Vec::new(), Vec::new());
         for p in parts {
             match self.bind_expr(&p, scope, None) {
-                Ok(e) => bound.push(e),
+                Ok(e) => bound.push((e, has_subquery(&p))),
                 Err(Error::ColumnNotFound(n))
                     if has_subquery(&p) && self.names_column(&n, scope) =>
                 {

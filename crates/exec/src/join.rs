@@ -578,6 +578,10 @@ impl Exec<'_> {
             }
         }
         let mut starts = Vec::with_capacity(rels.len());
+        // a deferred table's own conditions (over its columns) as one AND, and their sargable
+        // part: it is read through them at its step (join_plan.rs)
+        let mut owns: Vec<(Option<Expr>, crate::plan::Preds)> =
+            vec![Default::default(); rels.len()];
         let mut scope = Scope::default();
         // conjuncts with correlated subqueries run last, once per joined row (correlate.rs);
         // of ON conditions only where every join is inner (where that means the same)
@@ -585,8 +589,10 @@ impl Exec<'_> {
         let mut on_deferred = Vec::new();
         // (step, ON conjuncts with correlated subqueries, the scope of the step's pairs)
         let mut on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)> = Vec::new();
-        // ON conditions, bound against the relations before them (as written)
+        // ON conditions, bound against the relations before them (as written); with inner
+        // joins only, an ON's conjuncts (each marked if it held a subquery) in `on_parts`
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
+        let mut on_parts: Vec<Vec<(Expr, bool)>> = vec![Vec::new(); rels.len()];
         for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
             let left_width = scope.columns.len();
             starts.push(left_width);
@@ -594,12 +600,11 @@ impl Exec<'_> {
             ons.push(match constraint {
                 None | Some(ast::JoinConstraint::None) => None,
                 Some(ast::JoinConstraint::On(e)) if inner_only => {
-                    let (bound, later) = self.bind_or_defer(e, &scope)?;
+                    let (bound, later) = self.bind_or_defer_marked(e, &scope)?;
                     // bound later over the relations before it only
                     on_deferred.extend(later.into_iter().map(|p| (p, scope.columns.len())));
-                    bound
-                        .into_iter()
-                        .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
+                    on_parts[ons.len()] = bound;
+                    None
                 }
                 Some(ast::JoinConstraint::On(e)) => {
                     // with an outer join, correlated conjuncts run on the step's pairs
@@ -628,14 +633,17 @@ impl Exec<'_> {
             r.dedup();
             r
         };
-        // (condition, the relations it reads, whether it comes from an ON)
+        // (condition, the relations it reads, whether it comes from an ON), and for each
+        // whether it held a subquery
         let mut conds: Vec<(Expr, Vec<usize>, bool)> = Vec::new();
+        let mut with_subquery: Vec<bool> = Vec::new();
         if let Some(w) = selection {
-            let (bound, later) = self.bind_or_defer(w, &scope)?;
+            let (bound, later) = self.bind_or_defer_marked(w, &scope)?;
             deferred.extend(later);
-            for e in bound {
+            for (e, sub) in bound {
                 let r = rels_of(&e);
                 conds.push((e, r, false));
+                with_subquery.push(sub);
             }
         }
         let plan: Vec<Step> = if inner_only {
@@ -643,19 +651,24 @@ impl Exec<'_> {
             // (for each condition, the join whose ON it is)
             let mut on_step: Vec<Option<usize>> = vec![None; conds.len()];
             for (step, on) in ons.iter_mut().enumerate() {
+                // (a USING's equalities, or an ON's conjuncts)
                 let mut parts = Vec::new();
                 if let Some(e) = on.take() {
                     split_and(e, &mut parts);
                 }
-                for e in parts {
+                let parts = parts
+                    .into_iter()
+                    .map(|e| (e, false))
+                    .chain(std::mem::take(&mut on_parts[step]));
+                for (e, sub) in parts {
                     let r = rels_of(&e);
                     conds.push((e, r, true));
                     on_step.push(Some(step));
+                    with_subquery.push(sub);
                 }
             }
-            // read the deferred tables through the conditions on them alone (the conditions
-            // still filter the rows below, in their usual place); their sizes are estimated
-            // before the read, the plan made from the estimates (join_plan.rs)
+            // the deferred tables' sizes are estimated from the conditions on them alone, the
+            // plan made from the estimates (join_plan.rs); each is read at its step
             let mut sizes = vec![None; rels.len()];
             for (r, table) in lazy.iter().enumerate() {
                 let Some(table) = table else { continue };
@@ -671,7 +684,8 @@ impl Exec<'_> {
                     .into_iter()
                     .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
                 let preds = own
-                    .map(|e| crate::plan::bound_preds(&e, &table.schema))
+                    .as_ref()
+                    .map(|e| crate::plan::bound_preds(e, &table.schema))
                     .unwrap_or_default();
                 sizes[r] = Some(table_estimate(
                     table.row_versions(),
@@ -679,8 +693,7 @@ impl Exec<'_> {
                     &preds,
                     count,
                 ));
-                let keep = self.keep_named(table);
-                rels[r].1 = self.read_candidates(table, &preds, keep.as_deref())?.0;
+                owns[r] = (own, preds);
             }
             // each column's type, for the conditions that cannot fail (join_plan.rs)
             let ty = |col: usize| -> Option<DataType> {
@@ -691,8 +704,10 @@ impl Exec<'_> {
             let planned: Vec<Cond> = conds
                 .iter()
                 .zip(&on_step)
-                .map(|((e, rs, on), step)| {
-                    let safe = cannot_fail(e, &ty);
+                .zip(&with_subquery)
+                .map(|(((e, rs, on), step), sub)| {
+                    // as EXPLAIN, which runs no subquery and reads no view, sees it
+                    let safe = cannot_fail(e, &ty) && !sub && rs.iter().all(|&r| lazy[r].is_some());
                     Cond {
                         rels: rs.clone(),
                         on: *on,
@@ -743,6 +758,38 @@ impl Exec<'_> {
             let mut right = rels[r]
                 .take()
                 .ok_or_else(|| Error::Internal("relation joined twice".into()))?;
+            if let Some(table) = &lazy[r] {
+                // through its own conditions, or by probing an index with the key values of
+                // the few rows joined so far
+                let (own, own_preds) = &owns[r];
+                let probed = match &acc {
+                    Some(left) if step.keys > 0 => {
+                        let pairs = join_plan::key_pairs(&now[..step.keys], left.num_columns());
+                        let cols: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+                        let probe = join_plan::probe_columns(&table.schema, &cols);
+                        let pays = join_plan::probes_pay(left.num_rows(), table.row_versions());
+                        match pays
+                            && join_plan::probe_index(&table.schema, own_preds, &probe).is_some()
+                        {
+                            true => {
+                                let pairs: Vec<(usize, usize)> =
+                                    pairs.into_iter().filter(|p| probe.contains(&p.1)).collect();
+                                Some(join_plan::probe_preds(
+                                    &table.schema,
+                                    own.as_ref(),
+                                    left,
+                                    &pairs,
+                                ))
+                            }
+                            false => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let keep = self.keep_named(table);
+                let preds = probed.as_ref().unwrap_or(own_preds);
+                right = self.read_candidates(table, preds, keep.as_deref())?.0;
+            }
             // its own conditions that cannot fail, on its rows before the join (join_plan.rs)
             if !step.pre.is_empty() {
                 let local = local_columns(&starts, r, map.len());

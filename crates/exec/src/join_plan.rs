@@ -4,11 +4,11 @@
 //!
 //! **Sizes.** A table's estimate is its row count (`Table::row_versions`, every version it
 //! keeps, deleted ones too) cut down by its own conditions (those that name it alone): a
-//! unique index fixed by equalities gives one row; otherwise each column with sargable
-//! conditions keeps a tenth if `=` or IN fixes it (however many values: an IN subquery's are
-//! known only once it runs, and EXPLAIN runs nothing), a third for a range, and each other
-//! condition half. A view, CTE or derived table has no estimate and counts as larger than any
-//! table.
+//! unique index fixed by equalities gives a row per probe (one, or one per IN value);
+//! otherwise each column with sargable conditions keeps a tenth if `=` or IN fixes it
+//! (however many values: an IN subquery's are known only once it runs, and EXPLAIN runs
+//! nothing), a third for a range, and each other condition half. A view, CTE or derived
+//! table has no estimate and counts as larger than any table.
 //!
 //! **Order.** Greedy: first the relation with a condition of its own estimated smallest (the
 //! smallest of all if none has one); then, again and again, the smallest relation a
@@ -16,19 +16,27 @@
 //! all if none is). Ties go to the relation written first.
 //!
 //! **Conditions** run as soon as the relations they name are joined, the ON conditions before
-//! the WHERE conjuncts; a WHERE conjunct that could fail (arithmetic, a CAST, a conversion:
-//! anything but comparisons, IN, IS NULL and LIKE of columns and literals of one type family,
-//! [`cannot_fail`]) waits until every ON condition has run, so it sees only rows they accept
-//! (`ON z.z <> 0 WHERE 10 / z.z > 1` divides by no zero); one that cannot fail runs as soon
-//! as its relations are joined, and one of those (ON or WHERE) that names only the relation a
-//! step joins filters that relation's rows before the join ([`Step::pre`]; the first
-//! relation's are its own rows anyway). At each step the column equalities between the rows joined so far
-//! and the new relation that compare without a conversion come first wherever written, then
-//! the rest in that order; the step hashes on those equalities and on any that lead the rest
-//! (join_step.rs), so an equality that converts types (INTEGER = VARCHAR) runs where it is
-//! written and fails on no row an earlier condition rejects. An ON condition that could fail
-//! waits until every relation written up to its join is joined (`a JOIN b ON a.id = b.id JOIN
-//! c ON c.k = 10 / b.z` divides only b's rows that met a, as the written order would).
+//! the WHERE conjuncts. A condition *cannot fail* ([`cannot_fail`]: comparisons, IN, IS NULL
+//! and LIKE of columns and literals of one type family) only if it names base tables alone
+//! and held no subquery (as EXPLAIN, which reads no view and runs no subquery, sees it). A
+//! WHERE conjunct that could fail (arithmetic, a CAST, a conversion) waits until every ON
+//! condition has run, so it sees only rows they accept (`ON z.z <> 0 WHERE 10 / z.z > 1`
+//! divides by no zero); an ON condition that could fail waits until every relation written
+//! up to its join is joined (`a JOIN b ON a.id = b.id JOIN c ON c.k = 10 / b.z` divides only
+//! b's rows that met a, as the written order would). One that cannot fail runs as soon as its
+//! relations are joined; if it names only the relation a step joins, on that relation's rows
+//! before the join ([`Step::pre`]; the first relation's are its own rows anyway). At each step
+//! the column equalities between the rows joined so far and the new relation that compare
+//! without a conversion come first wherever written, then the rest in that order; the step
+//! hashes on those equalities and on any that lead the rest (join_step.rs), so an equality
+//! that converts types (INTEGER = VARCHAR) runs where it is written and fails on no row an
+//! earlier condition rejects.
+//!
+//! **Reads.** A base table is read at its step through its own sargable conditions; at a
+//! step with hash keys, when the rows joined so far are few ([`probes_pay`]) and an index of
+//! the table takes a key column ([`probe_index`]), through that index probed with their key
+//! values instead ([`probe_preds`]: an index nested-loop join, `a.k = 17` joined to `b` on
+//! `b.k` reads one row of b, not all of them).
 //!
 //! Invariants: every condition runs at exactly one step; the plan depends only on the sizes
 //! and on each condition's [`Cond`], so EXPLAIN, given the same, prints the plan that runs.
@@ -153,12 +161,23 @@ pub(crate) fn table_estimate(rows: usize, schema: &TableSchema, preds: &Preds, o
         return rows as u64;
     }
     if let Some(a) = choose(schema, preds) {
-        let unique = schema
+        if let Some(spec) = schema
             .indexes()
             .nth(a.index)
-            .is_some_and(|s| s.unique && s.columns.len() == a.eq_len);
-        if unique {
-            return 1;
+            .filter(|s| s.unique && s.columns.len() == a.eq_len)
+        {
+            // a row per probe at most
+            let probes: usize = spec
+                .columns
+                .iter()
+                .map(|c| {
+                    preds
+                        .get(c)
+                        .and_then(|p| p.points.as_ref())
+                        .map_or(1, Vec::len)
+                })
+                .product();
+            return probes.min(rows) as u64;
         }
     }
     let mut est = rows as f64;
@@ -176,6 +195,114 @@ pub(crate) fn table_estimate(rows: usize, schema: &TableSchema, preds: &Preds, o
         est *= 0.5;
     }
     est.ceil() as u64
+}
+
+/// The most rows joined so far whose key values a step probes the new table's index with
+/// ([`probe_index`]); more, and the table is read through its own conditions only.
+pub(crate) const MAX_PROBE_ROWS: usize = 1024;
+
+/// True if a step whose rows joined so far number `left` probes a table of `rows` row
+/// versions by their key values rather than reading it: few of them (at most
+/// [`MAX_PROBE_ROWS`], and at most a quarter of the table's rows, which are at least 4).
+pub(crate) fn probes_pay(left: usize, rows: usize) -> bool {
+    rows >= 4 && left <= MAX_PROBE_ROWS && left.saturating_mul(4) <= rows
+}
+
+/// The columns of `schema` among `keys` (the new table's columns of a step's hash keys) that
+/// its index may be probed by with the other side's values: an equality's values give a
+/// superset of the rows `=` accepts through the index when the column is not a character
+/// one, or is NOT CASESPECIFIC (its index keys compare as case-blind `=` does).
+pub(crate) fn probe_columns(schema: &TableSchema, keys: &[usize]) -> Vec<usize> {
+    keys.iter()
+        .copied()
+        .filter(|&c| {
+            schema
+                .columns
+                .get(c)
+                .is_some_and(|col| !col.ty.is_character() || !col.case_specific)
+        })
+        .collect()
+}
+
+/// The index a step probes with the values of its hash keys on `keys` (the new table's
+/// columns, from [`probe_columns`]), the table's own sargable conditions being `own`: the
+/// one [`choose`] takes once those columns are fixed, if its fixed prefix holds one of them
+/// (otherwise the own conditions alone choose the read).
+pub(crate) fn probe_index(
+    schema: &TableSchema,
+    own: &Preds,
+    keys: &[usize],
+) -> Option<crate::plan::IndexAccess> {
+    let mut with = own.clone();
+    for &c in keys {
+        let p = with.entry(c);
+        if p.points.is_none() {
+            // (a placeholder: the choice looks at which columns are fixed, not by what)
+            p.points = Some(vec![tdlite_storage::types::Value::Null]);
+        }
+    }
+    let access = choose(schema, &with)?;
+    let spec = schema.indexes().nth(access.index)?;
+    spec.columns
+        .get(..access.eq_len)?
+        .iter()
+        .any(|c| keys.contains(c) && own.get(c).is_none_or(|p| p.points.is_none()))
+        .then_some(access)
+}
+
+/// The (left column, new table column) pairs of a step's hash keys `keys`, bound over the
+/// joined batch: columns before `left_width` are the rows joined so far, the rest the new
+/// table's (numbered from 0 there).
+pub(crate) fn key_pairs(keys: &[Expr], left_width: usize) -> Vec<(usize, usize)> {
+    keys.iter()
+        .filter_map(|e| match e {
+            Expr::Binary(BinOp::Eq, a, b) => match (&**a, &**b) {
+                (Expr::Column { index: x, .. }, Expr::Column { index: y, .. }) => {
+                    match (*x < left_width, *y < left_width) {
+                        (true, false) => Some((*x, *y - left_width)),
+                        (false, true) => Some((*y, *x - left_width)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The sargable conditions a step reads its new table by when it probes ([`probe_index`]):
+/// the table's own conditions `own` (over its columns) and, for each `(left column, table
+/// column)` of `pairs`, the table column IN the values `left` (the rows joined so far) holds
+/// in the other; a NULL equals nothing and is left out. Like any access path, it only
+/// narrows the rows read: the step's conditions still run on them.
+pub(crate) fn probe_preds(
+    schema: &TableSchema,
+    own: Option<&Expr>,
+    left: &arrow::record_batch::RecordBatch,
+    pairs: &[(usize, usize)],
+) -> Preds {
+    let mut cond = own.cloned();
+    for &(l, c) in pairs {
+        let (Some(values), Some(col)) = (left.columns().get(l), schema.columns.get(c)) else {
+            continue;
+        };
+        let list: Vec<Expr> = (0..values.len())
+            .filter(|&i| values.is_valid(i))
+            .map(|i| Expr::Literal(values.slice(i, 1)))
+            .collect();
+        let column = Expr::Column {
+            index: c,
+            case_specific: col.case_specific,
+        };
+        let test = Expr::InList(Box::new(column), list, false);
+        cond = Some(match cond {
+            None => test,
+            Some(x) => Expr::Binary(BinOp::And, Box::new(x), Box::new(test)),
+        });
+    }
+    cond.map(|e| crate::plan::bound_preds(&e, schema))
+        .unwrap_or_default()
 }
 
 /// The plan for relations of estimated `sizes` (`None`: unknown) under `conds`.
@@ -344,6 +471,42 @@ mod tests {
         let order: Vec<usize> = steps.iter().map(|s| s.rel).collect();
         assert_eq!(order, [1, 0, 2]);
         assert_eq!(steps[2].conds, [1], "with all three joined");
+    }
+
+    #[test]
+    fn few_joined_rows_probe_an_index_by_their_keys() {
+        // t (a, b, c) with an index on (a, b, c): a key on a probes it, one on b alone not
+        let schema = crate::plan::tests::schema();
+        let none = Preds::new();
+        assert_eq!(probe_columns(&schema, &[0, 1]), [0, 1]);
+        assert!(probe_index(&schema, &none, &[0]).is_some_and(|a| a.eq_len == 1));
+        assert!(probe_index(&schema, &none, &[1]).is_none());
+        // a column the table's own conditions already fix is no probe
+        let mut own = Preds::new();
+        own.entry(0).points = Some(vec![tdlite_storage::types::Value::Int(9)]);
+        assert!(probe_index(&schema, &own, &[0]).is_none());
+        // few rows pay, many do not, nor any against a tiny table
+        assert!(probes_pay(10, 40) && !probes_pay(11, 40) && !probes_pay(0, 3));
+        assert!(!probes_pay(MAX_PROBE_ROWS + 1, usize::MAX));
+        // the left rows' keys (NULLs left out, duplicates once) become the column's points
+        let left = arrow::record_batch::RecordBatch::try_from_iter([(
+            "x",
+            std::sync::Arc::new(arrow::array::Int32Array::from(vec![
+                Some(5),
+                None,
+                Some(3),
+                Some(5),
+            ])) as arrow::array::ArrayRef,
+        )])
+        .unwrap();
+        let preds = probe_preds(&schema, None, &left, &[(0, 0)]);
+        let points = preds.get(&0).and_then(|p| p.points.clone());
+        use tdlite_storage::types::Value::Int;
+        assert_eq!(points, Some(vec![Int(3), Int(5)]));
+        // only NULL keys: no point at all, so the probe reads nothing
+        let nulls = left.slice(1, 1);
+        let preds = probe_preds(&schema, None, &nulls, &[(0, 0)]);
+        assert_eq!(preds.get(&0).and_then(|p| p.points.clone()), Some(vec![]));
     }
 
     #[test]

@@ -538,12 +538,15 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
         Expr::IsNull(inner, false) => Some((column(inner)?.0, Effect::Null)),
         Expr::InList(inner, list, false) => {
             let (i, c) = column(inner)?;
+            // a NULL in the list equals no row: it adds no point
             let values: Option<Vec<Value>> = list
                 .iter()
-                .map(|e| {
-                    value_for(e, c.case_specific || !c.ty.is_character(), lit)
-                        .and_then(|v| probe_value(&v, c.ty, c.case_specific))
-                })
+                .filter_map(
+                    |e| match value_for(e, c.case_specific || !c.ty.is_character(), lit) {
+                        Some(Value::Null) => None,
+                        v => Some(v.and_then(|v| probe_value(&v, c.ty, c.case_specific))),
+                    },
+                )
                 .collect();
             // a value that does not convert exactly: no probe; an empty list (an IN
             // subquery without rows) is no point at all: nothing matches
@@ -745,13 +748,14 @@ pub fn choose_min_max(schema: &TableSchema, preds: &Preds, col: usize) -> Option
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::ops::Bound;
     use tdlite_storage::catalog::{Column, TableKind};
     use tdlite_storage::key::KeyPart;
 
-    fn schema() -> TableSchema {
+    /// A table of INTEGER columns a, b, c with one index on (a, b, c).
+    pub(crate) fn schema() -> TableSchema {
         let col = |name: &str| Column {
             name: name.into(),
             ty: SqlType::Integer,

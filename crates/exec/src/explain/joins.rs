@@ -35,6 +35,37 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
 
+/// What a step's read of table `t` (relation `rel`, its own sargable conditions `own`)
+/// becomes when few rows are joined before it: the index join.rs probes with their values of
+/// the hash `keys` (bound over the base tables' columns side by side, which `owner` gives the
+/// relation of), as `join_plan::probe_index` chooses it; empty if none.
+fn probes(t: &Table, rel: usize, keys: &[Option<&Expr>], owner: &[usize], own: &Preds) -> String {
+    let start = owner.iter().position(|&o| o == rel).unwrap_or(0);
+    let cols: Vec<usize> = keys
+        .iter()
+        .flatten()
+        .filter_map(|e| match e {
+            Expr::Binary(BinOp::Eq, a, b) => [&**a, &**b].into_iter().find_map(|x| match x {
+                Expr::Column { index, .. } if owner.get(*index) == Some(&rel) => {
+                    Some(index - start)
+                }
+                _ => None,
+            }),
+            _ => None,
+        })
+        .collect();
+    let cols = join_plan::probe_columns(&t.schema, &cols);
+    match join_plan::probe_index(&t.schema, own, &cols) {
+        Some(a) => format!(
+            " (or, when the rows joined before it are at most {} and a quarter of its rows, \
+             probes of {} with their keys)",
+            join_plan::MAX_PROBE_ROWS,
+            super::index_label(&t.schema, a.index)
+        ),
+        None => String::new(),
+    }
+}
+
 /// One relation of the FROM clause as EXPLAIN knows it.
 struct Relation<'q> {
     factor: &'q ast::TableFactor,
@@ -335,6 +366,8 @@ impl Explainer<'_, '_> {
         }
         let ty = |i: usize| types.get(i).cloned();
         let mut planned = Vec::with_capacity(written.len());
+        // each condition as bound (over `all`), if it binds here
+        let mut bounds: Vec<Option<Expr>> = Vec::with_capacity(written.len());
         for w in &written {
             // binding runs nothing without a subquery; a condition naming a view, CTE or
             // derived table does not bind here (their columns are known once they are read)
@@ -369,6 +402,9 @@ impl Explainer<'_, '_> {
                 ),
                 None => (plain_equality(&w.expr), false, false),
             };
+            // as join.rs: only a condition on base tables can be one that cannot fail
+            let safe = safe && rs.iter().all(|&r| rels[r].table.is_some());
+            bounds.push(bound);
             planned.push(Cond {
                 equality: w.may_key && equality && rs.len() == 2,
                 hoist: w.may_key && hoist && rs.len() == 2,
@@ -381,9 +417,11 @@ impl Explainer<'_, '_> {
                 on: w.step.is_some(),
             });
         }
+        let mut own_preds = vec![Preds::new(); rels.len()];
         let (steps, reads) = match inner_only {
             true => {
-                let (sizes, reads) = self.estimates(&rels, &written, &planned);
+                let (sizes, reads, preds) = self.estimates(&rels, &written, &planned);
+                own_preds = preds;
                 (join_plan::plan(&sizes, &planned), reads)
             }
             false => {
@@ -459,13 +497,25 @@ impl Explainer<'_, '_> {
                 false => format!("; then {}", rest.join(" AND ")),
             };
             let r = &rels[step.rel];
-            if r.table.is_some() {
+            if let Some((t, ..)) = &r.table {
                 let read = &reads[step.rel];
                 let read = match n {
                     0 => read.clone(),
                     _ => read[..1].to_lowercase() + &read[1..],
                 };
-                self.line(depth + 1, format!("Step {}: {how}{read}{pre}{then}", n + 1));
+                let keys: Vec<Option<&Expr>> = step.conds[..step.keys]
+                    .iter()
+                    .map(|&i| bounds[i].as_ref())
+                    .collect();
+                // (join.rs probes at an inner join's step, a table of at least 4 rows)
+                let probe = match n > 0 && inner_only && self.rows_now(t) >= 4 {
+                    true => probes(t, step.rel, &keys, &owner, &own_preds[step.rel]),
+                    false => String::new(),
+                };
+                self.line(
+                    depth + 1,
+                    format!("Step {}: {how}{read}{probe}{pre}{then}", n + 1),
+                );
             } else {
                 let what = match n {
                     0 => "Read the relation below",
@@ -501,9 +551,10 @@ impl Explainer<'_, '_> {
         rels: &[Relation],
         written: &[Written],
         planned: &[Cond],
-    ) -> (Vec<Option<u64>>, Vec<String>) {
+    ) -> (Vec<Option<u64>>, Vec<String>, Vec<Preds>) {
         let mut sizes = vec![None; rels.len()];
         let mut reads = vec![String::new(); rels.len()];
+        let mut all_preds = vec![Preds::new(); rels.len()];
         for (i, r) in rels.iter().enumerate() {
             let Some((t, scope, label)) = &r.table else {
                 continue;
@@ -571,8 +622,9 @@ impl Explainer<'_, '_> {
                 }
                 None => format!("Full scan of {label}, an estimated {est} {rows}"),
             };
+            all_preds[i] = preds;
         }
-        (sizes, reads)
+        (sizes, reads, all_preds)
     }
 
     /// The row versions a read of `t` meets: for a global temporary table, this session's

@@ -227,6 +227,55 @@ fn explain_shows_the_join_order_that_runs() {
     assert_eq!(rows(&mut s, sql), [["7", "one"]]);
 }
 
+/// A step after few rows reads the new table by probing its index with their keys; a
+/// condition on a view or with a subquery is not one that filters its relation first (the
+/// executor, like EXPLAIN, takes it as one that could fail).
+#[test]
+fn few_joined_rows_probe_an_index_and_only_base_table_conditions_filter_first() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE big (k INTEGER, v INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("CREATE TABLE small (v INTEGER, name VARCHAR(5)) PRIMARY INDEX (v)")
+        .unwrap();
+    for k in 1..=200 {
+        s.execute(&format!("INSERT INTO big VALUES ({k}, {})", k % 3))
+            .unwrap();
+    }
+    for (v, name) in [(2, "two"), (0, "zero"), (1, "one")] {
+        s.execute(&format!("INSERT INTO small VALUES ({v}, '{name}')"))
+            .unwrap();
+    }
+    let sql =
+        "SEL big.k, small.name FROM small JOIN big ON big.k = small.v WHERE small.name = 'one'";
+    let plan = explain(&mut s, sql);
+    assert!(
+        plan.contains("Step 1: Full scan of small")
+            && plan.contains(
+                "Step 2: Hash join on big.k = small.v with full scan of big, an estimated 200 rows \
+                 (or, when the rows joined before it are at most 1024 and a quarter of its rows, \
+                 probes of PRIMARY INDEX (k) with their keys)"
+            ),
+        "{plan}"
+    );
+    assert_eq!(rows(&mut s, sql), [["1", "one"]]);
+    // a view's condition and a subquery's run with the pairs, as shown
+    s.execute("CREATE VIEW sv AS SELECT v, name FROM small")
+        .unwrap();
+    for sql in [
+        "SEL big.k FROM big JOIN sv ON big.v = sv.v WHERE big.k = 5 AND sv.name < 'x'",
+        "SEL big.k FROM big JOIN small ON big.v = small.v WHERE big.k = 5 \
+         AND small.name < (SEL MAX(name) FROM small)",
+    ] {
+        let plan = explain(&mut s, sql);
+        assert!(
+            !plan.contains("filtered first by s") && plan.contains("; then s"),
+            "{plan}"
+        );
+        assert_eq!(rows(&mut s, sql), [["5"]]);
+    }
+}
+
 #[test]
 fn outer_joins_using_and_correlated_conditions_by_step() {
     let mut s = fixture();

@@ -1,6 +1,6 @@
 //! `scan`: analytic queries next to the queue: GROUP BY over N rows, a join of two M-row
 //! tables on a key (and the same join with one side, then both, filtered by columns no index
-//! serves),
+//! serves, and for one row of a by its key),
 //! ORDER BY … TOP 10 over N rows, and three correlated subqueries over the M-row tables.
 //! Both engines in memory, same rows;
 //! the answers are compared, each query's best of three runs is reported.
@@ -71,7 +71,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 8] = [
+const QUERIES: [(&str, &str, &str); 9] = [
     (
         "GROUP BY over t",
         "SEL g, COUNT(*), SUM(v) FROM t GROUP BY g ORDER BY g",
@@ -106,6 +106,11 @@ const QUERIES: [(&str, &str, &str); 8] = [
         "join a ⋈ b, both filtered by columns no index serves",
         "SEL COUNT(*), SUM(b.y) FROM a JOIN b ON a.k = b.k WHERE a.x = 3 AND b.y < 4",
         "SELECT COUNT(*), SUM(b.y) FROM a JOIN b ON a.k = b.k WHERE a.x = 3 AND b.y < 4",
+    ),
+    (
+        "join a ⋈ b, one row of a by its key (b probed by its key)",
+        "SEL a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = 4242",
+        "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = 4242",
     ),
     (
         "correlated EXISTS per row of a",
