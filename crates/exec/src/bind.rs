@@ -1334,7 +1334,7 @@ impl Exec<'_> {
                 ..
             } => {
                 let v = b(expr, self)?;
-                match self.subquery_values(q) {
+                match self.alone(scope, |ex| ex.subquery_values(q)) {
                     Ok(items) => Expr::InList(Box::new(v), items, *negated),
                     Err(Error::ColumnNotFound(c)) => {
                         let shape = crate::decorrelate::Shape::Compare {
@@ -1363,7 +1363,7 @@ impl Exec<'_> {
                         (rows.num_rows() > 0) != *negated,
                     ])))
                 };
-                match exists(self) {
+                match self.alone(scope, exists) {
                     Ok(a) => one(a),
                     Err(Error::ColumnNotFound(c)) => {
                         let shape = crate::decorrelate::Shape::Exists(*negated);
@@ -1588,7 +1588,7 @@ impl Exec<'_> {
                 };
                 Expr::Func(Func::Builtin(f), vec![b(expr, self)?])
             }
-            ast::Expr::Subquery(q) => match self.scalar_subquery(q) {
+            ast::Expr::Subquery(q) => match self.alone(scope, |ex| ex.scalar_subquery(q)) {
                 Ok(a) => one(a),
                 Err(Error::ColumnNotFound(c)) => {
                     // TOP n in a correlated subquery: Teradata's 6916 ("Rules and
@@ -2548,7 +2548,7 @@ impl Exec<'_> {
         let reads = x.columns();
         let value = x.clone();
         let build = move |items: Vec<Expr>| -> Expr { quantified(x.clone(), op, all, items) };
-        match self.subquery_values(q) {
+        match self.alone(scope, |ex| ex.subquery_values(q)) {
             Ok(items) => Ok(build(items)),
             Err(Error::ColumnNotFound(c)) => {
                 let shape = crate::decorrelate::Shape::Compare {
@@ -2624,7 +2624,7 @@ impl Exec<'_> {
             })
         };
         let left_reads: Vec<usize> = left.iter().flat_map(Expr::columns).collect();
-        match membership(self, &left) {
+        match self.alone(scope, |ex| membership(ex, &left)) {
             Ok(e) => Ok(e),
             Err(Error::ColumnNotFound(c)) => self
                 .correlated((&c, scope), &left_reads, |ex, row| {

@@ -17,6 +17,13 @@
 //!   aggregated batch, whose GROUP BY key columns keep their names), bound a second time once
 //!   the groups exist (see `clauses`).
 //!
+//! A name is the nearest block's that has it. While a block's subquery is bound on its own
+//! first (`Exec::alone`), the block's scope is noted as *nearer* than the rows on `outer`: a
+//! subquery nested in it that names one of the block's columns then fails with 3810 even
+//! where a row farther out has that name, so the subquery runs per row of the block, whose
+//! row is then the innermost on `outer` (`SELECT … FROM y WHERE EXISTS (SELECT 1 FROM r WHERE
+//! r.a = y.a AND EXISTS (SELECT 1 FROM u WHERE b = 5))`: `b` is r's, not y's).
+//!
 //! Rows that agree on the outer columns a subquery names share one run (`Memo`): the result of
 //! a run depends only on those values, the statement's snapshot and the request's parameters,
 //! except for RANDOM and SAMPLE, whose subqueries always run per row.
@@ -243,14 +250,40 @@ impl Exec<'_> {
         matches!(scope.resolve_at(q, c, self.home_database()), Ok(Some(_)))
     }
 
+    /// Runs `f`, which binds and runs a subquery of the block whose scope is `scope` on its
+    /// own (before any row of the block is known), with that scope among the nearer ones: a
+    /// name the subquery (or one nested in it) does not have and the block does is then not
+    /// found (3810), even where a row of a query farther out has it, and the subquery runs
+    /// per row of the block instead ([`Exec::correlated`]).
+    pub(crate) fn alone<T>(
+        &mut self,
+        scope: &Scope,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        self.nearer
+            .push((Arc::new(scope.clone()), self.outer.len()));
+        let result = f(self);
+        self.nearer.pop();
+        result
+    }
+
     /// The value of a name in the rows of enclosing queries, innermost first, and whether its
-    /// column is CASESPECIFIC.
+    /// column is CASESPECIFIC. `None` if no row has it, or if a block nearer than the
+    /// innermost row that has it names it too (see [`Exec::alone`]).
     pub(crate) fn outer_value(
         &self,
         qualifier: Option<&str>,
         name: &str,
     ) -> Result<Option<(ArrayRef, bool)>> {
-        for o in self.outer.iter().rev() {
+        for (depth, o) in self.outer.iter().enumerate().rev() {
+            for (scope, _) in self.nearer.iter().rev().filter(|(_, rows)| *rows > depth) {
+                if scope
+                    .resolve_at(qualifier, name, self.home_database())?
+                    .is_some()
+                {
+                    return Ok(None);
+                }
+            }
             if let Some(i) = o.scope.resolve_at(qualifier, name, self.home_database())? {
                 o.used.borrow_mut().push(i);
                 let cs = o.scope.columns[i].case_specific;

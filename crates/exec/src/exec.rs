@@ -26,6 +26,10 @@ pub struct Exec<'a> {
     pub database: Option<&'a str>,
     /// Rows of enclosing queries a correlated subquery runs for (see `correlate`).
     pub(crate) outer: Vec<crate::correlate::OuterRow>,
+    /// The scopes of enclosing query blocks whose current row is not on `outer` (a subquery
+    /// of theirs bound on its own first), each with how many rows `outer` had then: a name
+    /// such a block has is its row's, not a farther row's (see correlate.rs).
+    pub(crate) nearer: Vec<(std::sync::Arc<crate::bind::Scope>, usize)>,
     /// The batch a clause is being bound over, if correlated subqueries may use it.
     pub(crate) corr: Option<crate::correlate::Correlation>,
     /// While a grouped query's clauses are bound: its FROM rows, over which a correlated

@@ -824,6 +824,7 @@ impl Session {
             param_rows: &self.param_rows,
             query_band: self.bands.text(),
             outer: Vec::new(),
+            nearer: Vec::new(),
             corr: None,
             agg_input: None,
             placeholders: None,

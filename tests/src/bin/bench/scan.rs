@@ -159,10 +159,15 @@ pub fn run(n: i64, m: i64) {
         });
         assert_eq!(td_rows, lite_rows, "{label}: the engines disagree");
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        // (under a millisecond, to the microsecond)
+        let shown = |d: Duration| match ms(d) {
+            x if x < 1.0 => format!("{x:.3}"),
+            x => format!("{x:.1}"),
+        };
         println!(
-            "| {label} | {:.1} | {:.1} | {:.2} |",
-            ms(td),
-            ms(lite),
+            "| {label} | {} | {} | {:.2} |",
+            shown(td),
+            shown(lite),
             ms(lite) / ms(td)
         );
     }
