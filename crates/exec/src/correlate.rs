@@ -48,6 +48,9 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::types::{value_at, Value};
 
+/// A bound conjunct and whether it held a subquery (see [`Exec::bind_or_defer_marked`]).
+pub(crate) type Marked = (Expr, bool);
+
 /// One row of an enclosing query, for a subquery run on its behalf.
 pub struct OuterRow {
     scope: Arc<Scope>,
@@ -183,7 +186,7 @@ impl Exec<'_> {
         &mut self,
         cond: &ast::Expr,
         scope: &Scope,
-    ) -> Result<(Vec<(Expr, bool)>, Vec<ast::Expr>)> {
+    ) -> Result<(Vec<Marked>, Vec<ast::Expr>)> {
         let mut parts = Vec::new();
         crate::conjuncts::conjuncts(cond, &mut parts);
         let (mut bound, mut deferred) = (Vec::new(), Vec::new());

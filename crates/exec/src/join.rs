@@ -592,7 +592,7 @@ impl Exec<'_> {
         // ON conditions, bound against the relations before them (as written); with inner
         // joins only, an ON's conjuncts (each marked if it held a subquery) in `on_parts`
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
-        let mut on_parts: Vec<Vec<(Expr, bool)>> = vec![Vec::new(); rels.len()];
+        let mut on_parts: Vec<Vec<crate::correlate::Marked>> = vec![Vec::new(); rels.len()];
         for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
             let left_width = scope.columns.len();
             starts.push(left_width);

@@ -157,12 +157,8 @@ fn explain_checks_names_and_runs_nothing() {
     assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["1"]]);
 }
 
-/// The join order EXPLAIN shows is the one that runs: with no ORDER BY, a join's rows come in
-/// the order of the relation joined first (a hash join keeps the left rows' order).
-#[test]
-fn explain_shows_the_join_order_that_runs() {
-    let db = Database::new();
-    let mut s = db.session();
+/// `big` (200 rows, k 1..=200, v = k % 3) and `small` (3 rows, v 2, 0, 1 with their names).
+fn big_and_small(s: &mut Session) {
     s.execute("CREATE TABLE big (k INTEGER, v INTEGER) PRIMARY INDEX (k)")
         .unwrap();
     s.execute("CREATE TABLE small (v INTEGER, name VARCHAR(5)) PRIMARY INDEX (v)")
@@ -175,6 +171,15 @@ fn explain_shows_the_join_order_that_runs() {
         s.execute(&format!("INSERT INTO small VALUES ({v}, '{name}')"))
             .unwrap();
     }
+}
+
+/// The join order EXPLAIN shows is the one that runs: with no ORDER BY, a join's rows come in
+/// the order of the relation joined first (a hash join keeps the left rows' order).
+#[test]
+fn explain_shows_the_join_order_that_runs() {
+    let db = Database::new();
+    let mut s = db.session();
+    big_and_small(&mut s);
     // no filter: the smaller table first, so the rows come by small's order
     let sql = "SEL small.name, big.k FROM big JOIN small ON big.v = small.v";
     let plan = explain(&mut s, sql);
@@ -234,18 +239,7 @@ fn explain_shows_the_join_order_that_runs() {
 fn few_joined_rows_probe_an_index_and_only_base_table_conditions_filter_first() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute("CREATE TABLE big (k INTEGER, v INTEGER) PRIMARY INDEX (k)")
-        .unwrap();
-    s.execute("CREATE TABLE small (v INTEGER, name VARCHAR(5)) PRIMARY INDEX (v)")
-        .unwrap();
-    for k in 1..=200 {
-        s.execute(&format!("INSERT INTO big VALUES ({k}, {})", k % 3))
-            .unwrap();
-    }
-    for (v, name) in [(2, "two"), (0, "zero"), (1, "one")] {
-        s.execute(&format!("INSERT INTO small VALUES ({v}, '{name}')"))
-            .unwrap();
-    }
+    big_and_small(&mut s);
     let sql =
         "SEL big.k, small.name FROM small JOIN big ON big.k = small.v WHERE small.name = 'one'";
     let plan = explain(&mut s, sql);
