@@ -15,7 +15,8 @@
 //! - the select list and ORDER BY of a query without GROUP BY: its filtered rows;
 //! - the select list, HAVING, QUALIFY and ORDER BY of a grouped query: its groups (the
 //!   aggregated batch, whose GROUP BY key columns keep their names), bound a second time once
-//!   the groups exist (see `clauses`).
+//!   the groups exist (see `clauses`); a HAVING without a subquery drops groups first, so the
+//!   others run only for the groups it keeps.
 //!
 //! A name is the nearest block's that has it. While a block's subquery is bound on its own
 //! first (`Exec::alone`), the block's scope is noted as *nearer* than the rows on `outer`: a

@@ -409,6 +409,15 @@ impl Exec<'_> {
         // a grouped query's correlated subqueries run per group: its clauses bound again
         let (bound, mut rows) = match &grouping {
             Some(g) if bound.placeholders > 0 => {
+                // a HAVING without a subquery first: the other clauses' correlated subqueries
+                // then run only for the groups it keeps (a scalar one raises no 3669 for a
+                // group the query drops)
+                let rows = match (&bound.having, &s.having) {
+                    (Some(h), Some(written)) if !crate::correlate::has_subquery(written) => {
+                        filter_by(&rows, h)?
+                    }
+                    _ => rows,
+                };
                 // the aggregates' arguments are bound again too, over the same FROM rows
                 let saved = self.begin_aggregate_input(&scope, from_rows);
                 let r = self.bind_over_groups(s, order_by, &scope, g, rows);
