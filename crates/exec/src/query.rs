@@ -197,6 +197,9 @@ impl Exec<'_> {
                 if let Some(read) = self.indexed_source(&one.relation, selection, min_max)? {
                     return Ok(read);
                 }
+                if let Some(read) = self.read_then_correlate(&one.relation, selection)? {
+                    return Ok(read);
+                }
             }
         }
         let (scope, input) = match from {
@@ -211,6 +214,39 @@ impl Exec<'_> {
             }
             None => Ok((scope, input)),
         }
+    }
+
+    /// A base table `tf` under a WHERE whose conjuncts with a subquery (correlated, so the
+    /// whole did not bind on its own) run only on the rows its other conjuncts keep: those
+    /// read the table (through an index where they allow), then each subquery conjunct filters
+    /// what is left, per row (`Exec::filter_correlated`). `None` when WHERE has no such split.
+    fn read_then_correlate(
+        &mut self,
+        tf: &ast::TableFactor,
+        selection: Option<&ast::Expr>,
+    ) -> Result<Option<(Scope, RecordBatch)>> {
+        let Some(w) = selection else {
+            return Ok(None);
+        };
+        let mut parts = Vec::new();
+        crate::conjuncts::conjuncts(w, &mut parts);
+        let (with, plain): (Vec<ast::Expr>, Vec<ast::Expr>) =
+            parts.into_iter().partition(crate::correlate::has_subquery);
+        let Some(plain) = plain.into_iter().reduce(|a, b| ast::Expr::BinaryOp {
+            left: Box::new(a),
+            op: ast::BinaryOperator::And,
+            right: Box::new(b),
+        }) else {
+            return Ok(None);
+        };
+        if with.is_empty() {
+            return Ok(None);
+        }
+        let Some((scope, rows)) = self.indexed_source(tf, Some(&plain), None)? else {
+            return Ok(None);
+        };
+        let rows = self.filter_correlated(&scope, rows, &with)?;
+        Ok(Some((scope, rows)))
     }
 
     /// Runs a query and returns its rows.
