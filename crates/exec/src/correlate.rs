@@ -50,9 +50,6 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::types::{value_at, Value};
 
-/// A bound conjunct and whether it held a subquery (see [`Exec::bind_or_defer_marked`]).
-pub(crate) type Marked = (Expr, bool);
-
 /// One row of an enclosing query, for a subquery run on its behalf.
 pub struct OuterRow {
     scope: Arc<Scope>,
@@ -177,24 +174,12 @@ impl Exec<'_> {
         cond: &ast::Expr,
         scope: &Scope,
     ) -> Result<(Vec<Expr>, Vec<ast::Expr>)> {
-        let (bound, deferred) = self.bind_or_defer_marked(cond, scope)?;
-        Ok((bound.into_iter().map(|(e, _)| e).collect(), deferred))
-    }
-
-    /// [`Exec::bind_or_defer`], each bound conjunct with whether it held a subquery (bound
-    /// into its value: the planner, like EXPLAIN, which runs none, takes such a conjunct as
-    /// one that could fail).
-    pub(crate) fn bind_or_defer_marked(
-        &mut self,
-        cond: &ast::Expr,
-        scope: &Scope,
-    ) -> Result<(Vec<Marked>, Vec<ast::Expr>)> {
         let mut parts = Vec::new();
         crate::conjuncts::conjuncts(cond, &mut parts);
         let (mut bound, mut deferred) = (Vec::new(), Vec::new());
         for p in parts {
             match self.bind_expr(&p, scope, None) {
-                Ok(e) => bound.push((e, has_subquery(&p))),
+                Ok(e) => bound.push(e),
                 Err(Error::ColumnNotFound(n))
                     if has_subquery(&p) && self.names_column(&n, scope) =>
                 {
@@ -282,10 +267,11 @@ impl Exec<'_> {
     ) -> Result<Option<(ArrayRef, bool)>> {
         for (depth, o) in self.outer.iter().enumerate().rev() {
             for (scope, _) in self.nearer.iter().rev().filter(|(_, rows)| *rows > depth) {
-                if scope
-                    .resolve_at(qualifier, name, self.home_database())?
-                    .is_some()
-                {
+                // (a name the block has twice, a USING column say, is its too: 3810 now)
+                if !matches!(
+                    scope.resolve_at(qualifier, name, self.home_database()),
+                    Ok(None)
+                ) {
                     return Ok(None);
                 }
             }

@@ -590,9 +590,9 @@ impl Exec<'_> {
         // (step, ON conjuncts with correlated subqueries, the scope of the step's pairs)
         let mut on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)> = Vec::new();
         // ON conditions, bound against the relations before them (as written); with inner
-        // joins only, an ON's conjuncts (each marked if it held a subquery) in `on_parts`
+        // joins only, an ON's conjuncts in `on_parts`
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
-        let mut on_parts: Vec<Vec<crate::correlate::Marked>> = vec![Vec::new(); rels.len()];
+        let mut on_parts: Vec<Vec<Expr>> = vec![Vec::new(); rels.len()];
         for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
             let left_width = scope.columns.len();
             starts.push(left_width);
@@ -600,7 +600,7 @@ impl Exec<'_> {
             ons.push(match constraint {
                 None | Some(ast::JoinConstraint::None) => None,
                 Some(ast::JoinConstraint::On(e)) if inner_only => {
-                    let (bound, later) = self.bind_or_defer_marked(e, &scope)?;
+                    let (bound, later) = self.bind_or_defer(e, &scope)?;
                     // bound later over the relations before it only
                     on_deferred.extend(later.into_iter().map(|p| (p, scope.columns.len())));
                     on_parts[ons.len()] = bound;
@@ -636,14 +636,12 @@ impl Exec<'_> {
         // (condition, the relations it reads, whether it comes from an ON), and for each
         // whether it held a subquery
         let mut conds: Vec<(Expr, Vec<usize>, bool)> = Vec::new();
-        let mut with_subquery: Vec<bool> = Vec::new();
         if let Some(w) = selection {
-            let (bound, later) = self.bind_or_defer_marked(w, &scope)?;
+            let (bound, later) = self.bind_or_defer(w, &scope)?;
             deferred.extend(later);
-            for (e, sub) in bound {
+            for e in bound {
                 let r = rels_of(&e);
                 conds.push((e, r, false));
-                with_subquery.push(sub);
             }
         }
         let plan: Vec<Step> = if inner_only {
@@ -656,15 +654,11 @@ impl Exec<'_> {
                 if let Some(e) = on.take() {
                     split_and(e, &mut parts);
                 }
-                let parts = parts
-                    .into_iter()
-                    .map(|e| (e, false))
-                    .chain(std::mem::take(&mut on_parts[step]));
-                for (e, sub) in parts {
+                let parts = parts.into_iter().chain(std::mem::take(&mut on_parts[step]));
+                for e in parts {
                     let r = rels_of(&e);
                     conds.push((e, r, true));
                     on_step.push(Some(step));
-                    with_subquery.push(sub);
                 }
             }
             // the deferred tables' sizes are estimated from the conditions on them alone, the
@@ -704,10 +698,10 @@ impl Exec<'_> {
             let planned: Vec<Cond> = conds
                 .iter()
                 .zip(&on_step)
-                .zip(&with_subquery)
-                .map(|(((e, rs, on), step), sub)| {
-                    // as EXPLAIN, which runs no subquery and reads no view, sees it
-                    let safe = cannot_fail(e, &ty) && !sub && rs.iter().all(|&r| lazy[r].is_some());
+                .map(|((e, rs, on), step)| {
+                    // (with the types of the rows read: EXPLAIN, which reads no view and runs
+                    // no subquery, takes such a condition as one that could fail)
+                    let safe = cannot_fail(e, &ty);
                     Cond {
                         rels: rs.clone(),
                         on: *on,

@@ -17,9 +17,8 @@
 //!
 //! **Conditions** run as soon as the relations they name are joined, the ON conditions before
 //! the WHERE conjuncts. A condition *cannot fail* ([`cannot_fail`]: comparisons, IN and IS
-//! NULL of columns and literals of one type family) only if it names base tables alone
-//! and held no subquery (as EXPLAIN, which reads no view and runs no subquery, sees it). A
-//! WHERE conjunct that could fail (arithmetic, a CAST, a conversion) waits until every ON
+//! NULL of columns and literals of one type family, typed as the rows read are, with an
+//! uncorrelated subquery's value bound in). A WHERE conjunct that could fail (arithmetic, a CAST, a conversion) waits until every ON
 //! condition has run, so it sees only rows they accept (`ON z.z <> 0 WHERE 10 / z.z > 1`
 //! divides by no zero); an ON condition that could fail waits until every relation written
 //! up to its join is joined (`a JOIN b ON a.id = b.id JOIN c ON c.k = 10 / b.z` divides only

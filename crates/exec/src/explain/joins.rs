@@ -14,9 +14,13 @@
 //! it cannot fail (`join_plan::cannot_fail`). A condition that does not bind here is read as
 //! written: one naming a view's, CTE's or derived table's column (their columns are known
 //! only once they are read) gets its relations from its qualifiers (an unqualified name no
-//! table has goes to those relations), and one with a subquery is taken as one that could
-//! fail; the executor binds an uncorrelated subquery into its value, so such a condition may
-//! run a step earlier than shown (the order is the same). A condition whose subquery names a
+//! table has goes to those relations) and is a hash key where it leads (its table side can
+//! still be probed), and it and one with a subquery are taken as ones that could fail. The
+//! executor types them by the rows read and binds an uncorrelated subquery into its value,
+//! so such a condition that cannot fail may run earlier than shown: a step earlier, or on
+//! its relation's rows before the join where EXPLAIN shows it on the pairs, and where such an
+//! ON condition is what connects its relation, the order may differ too (every result is the
+//! same; which error a query with a failing condition raises may not be). A condition whose subquery names a
 //! column of this FROM that the subquery's own FROM does not give is correlated: it runs after
 //! the join, per joined row (correlate.rs), as the executor does when such a subquery fails
 //! to bind alone.
@@ -35,26 +39,49 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
 
-/// What a step's read of table `t` (relation `rel`, its own sargable conditions `own`)
-/// becomes when few rows are joined before it: the index join.rs probes with their values of
-/// the hash `keys` (bound over the base tables' columns side by side, which `owner` gives the
-/// relation of), as `join_plan::probe_index` chooses it; empty if none.
-fn probes(t: &Table, rel: usize, keys: &[Option<&Expr>], owner: &[usize], own: &Preds) -> String {
-    let start = owner.iter().position(|&o| o == rel).unwrap_or(0);
-    let cols: Vec<usize> = keys
-        .iter()
-        .flatten()
-        .filter_map(|e| match e {
-            Expr::Binary(BinOp::Eq, a, b) => [&**a, &**b].into_iter().find_map(|x| match x {
-                Expr::Column { index, .. } if owner.get(*index) == Some(&rel) => {
-                    Some(index - start)
-                }
-                _ => None,
-            }),
+/// The column of relation `rel` in hash key `e` (`a = b` bound over the base tables'
+/// columns side by side, which `owner` gives the relation of), numbered over all of them.
+fn bound_key_column(e: &Expr, rel: usize, owner: &[usize]) -> Option<usize> {
+    match e {
+        Expr::Binary(BinOp::Eq, a, b) => [&**a, &**b].into_iter().find_map(|x| match x {
+            Expr::Column { index, .. } if owner.get(*index) == Some(&rel) => Some(*index),
             _ => None,
-        })
-        .collect();
-    let cols = join_plan::probe_columns(&t.schema, &cols);
+        }),
+        _ => None,
+    }
+}
+
+/// The column of base table relation `r` that written hash key `e` (`a = b` that did not
+/// bind here: its other side is a view's or derived table's column) names, if one side is a
+/// name of `r`'s.
+fn written_key_column(e: &ast::Expr, r: &Relation) -> Option<usize> {
+    let ast::Expr::BinaryOp {
+        left,
+        op: ast::BinaryOperator::Eq,
+        right,
+    } = e
+    else {
+        return None;
+    };
+    let (_, scope, _) = r.table.as_ref()?;
+    [&**left, &**right].into_iter().find_map(|x| {
+        let (q, name) = match x {
+            ast::Expr::Identifier(id) => (None, id),
+            ast::Expr::CompoundIdentifier(ids) => match ids.as_slice() {
+                [q, name] => (Some(q.value.as_str()), name),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        scope.resolve(q, &name.value).ok().flatten()
+    })
+}
+
+/// What a step's read of table `t` (its own sargable conditions `own`) becomes when few rows
+/// are joined before it: the index join.rs probes with their values of the hash keys on its
+/// columns `cols`, as `join_plan::probe_index` chooses it; empty if none.
+fn probes(t: &Table, cols: &[usize], own: &Preds) -> String {
+    let cols = join_plan::probe_columns(&t.schema, cols);
     match join_plan::probe_index(&t.schema, own, &cols) {
         Some(a) => format!(
             " (or, when the rows joined before it are at most {} and a quarter of its rows, \
@@ -402,8 +429,6 @@ impl Explainer<'_, '_> {
                 ),
                 None => (plain_equality(&w.expr), false, false),
             };
-            // as join.rs: only a condition on base tables can be one that cannot fail
-            let safe = safe && rs.iter().all(|&r| rels[r].table.is_some());
             bounds.push(bound);
             planned.push(Cond {
                 equality: w.may_key && equality && rs.len() == 2,
@@ -503,13 +528,18 @@ impl Explainer<'_, '_> {
                     0 => read.clone(),
                     _ => read[..1].to_lowercase() + &read[1..],
                 };
-                let keys: Vec<Option<&Expr>> = step.conds[..step.keys]
+                // the probed table's columns of the step's keys, bound or as written
+                let start = owner.iter().position(|&o| o == step.rel).unwrap_or(0);
+                let cols: Vec<usize> = step.conds[..step.keys]
                     .iter()
-                    .map(|&i| bounds[i].as_ref())
+                    .filter_map(|&i| match &bounds[i] {
+                        Some(e) => bound_key_column(e, step.rel, &owner).map(|c| c - start),
+                        None => written_key_column(&written[i].expr, r),
+                    })
                     .collect();
                 // (join.rs probes at an inner join's step, a table of at least 4 rows)
                 let probe = match n > 0 && inner_only && self.rows_now(t) >= 4 {
-                    true => probes(t, step.rel, &keys, &owner, &own_preds[step.rel]),
+                    true => probes(t, &cols, &own_preds[step.rel]),
                     false => String::new(),
                 };
                 self.line(
