@@ -6,14 +6,14 @@
 //!
 //! The scope of the whole FROM clause (its columns, in order) is known before any row is
 //! joined, so the WHERE conjuncts and ON conditions bind once against it, and name errors are
-//! the same whatever the join order. With inner joins only, each base table is read after that,
-//! through an index when the conditions that name it alone allow (`read_candidates`). Views,
-//! CTEs and derived tables, and every relation of a FROM with an outer join, are read before
-//! that, without the join's conditions.
+//! the same whatever the join order. With inner joins only, each base table is read at its
+//! step, through an index when the conditions that name it alone allow (`read_candidates`),
+//! or, after few rows, through an index probed with their key values (an index nested-loop
+//! join: `join_plan::probe_index`). Views, CTEs and derived tables, and every relation of a
+//! FROM with an outer join, are read before the first step, without the join's conditions.
 //!
 //! A join step (`join`, in join_step.rs with its row limit) pairs the rows joined so far with
-//! one more relation: hashed on leading column equalities, else a nested loop. There is no
-//! index nested-loop join: an index serves only a relation's own conditions. When every join
+//! one more relation: hashed on leading column equalities, else a nested loop. When every join
 //! is an inner join, join_plan.rs plans the order (greedy, from estimated sizes, before any
 //! row is read) and the step each condition runs at (as soon as the relations it names are
 //! joined, a table's own conditions on its rows; column equalities with the new relation
