@@ -22,3 +22,23 @@ pub(crate) fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
         other => out.push(other.clone()),
     }
 }
+
+/// `a AND b AND …` of `parts` (`None` for none).
+pub(crate) fn and_all(parts: Vec<ast::Expr>) -> Option<ast::Expr> {
+    parts.into_iter().reduce(|a, b| ast::Expr::BinaryOp {
+        left: Box::new(a),
+        op: ast::BinaryOperator::And,
+        right: Box::new(b),
+    })
+}
+
+/// The conjuncts of `e` without a subquery, ANDed (`None` for none), and those with one: a
+/// WHERE whose subqueries are correlated reads its table by the first and runs the others
+/// per row of what that keeps.
+pub(crate) fn split_subqueries(e: &ast::Expr) -> (Option<ast::Expr>, Vec<ast::Expr>) {
+    let mut parts = Vec::new();
+    conjuncts(e, &mut parts);
+    let (with, plain): (Vec<ast::Expr>, Vec<ast::Expr>) =
+        parts.into_iter().partition(crate::correlate::has_subquery);
+    (and_all(plain), with)
+}

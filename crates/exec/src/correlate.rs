@@ -7,7 +7,8 @@
 //! name is not in the subquery's own scope, and the per-row results become one more column of
 //! the batch, which the bound expression reads. The batches clauses are bound over:
 //! - WHERE of one relation: its rows that the conjuncts without a subquery keep (those read
-//!   the table first, through an index where they allow: `read_then_correlate` in query.rs);
+//!   the table first, through an index where they allow: `read_then_correlate` in query.rs),
+//!   and so for the WHERE of UPDATE and DELETE (`matching_rows` in dml.rs);
 //! - WHERE of a join, and the ON of a join of inner joins only: the conjuncts that hold a
 //!   subquery and fail with 3810 are set aside (`Exec::bind_or_defer`) and run last, over the
 //!   joined rows (`Exec::filter_correlated`), once every other condition has filtered them;

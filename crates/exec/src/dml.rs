@@ -723,12 +723,22 @@ impl Exec<'_> {
         let cond = match selection {
             Some(w) => match self.bind_expr(w, scope, None) {
                 Ok(c) => Some(c),
-                // a correlated subquery needs the rows: scan, and run it per row
+                // a correlated subquery needs the rows: the conjuncts without a subquery read
+                // them (through an index where they allow), the others run per row on those
                 Err(Error::ColumnNotFound(_)) => {
-                    let (batch, ids) = self.scan_table(table)?;
+                    let (plain, with) = crate::conjuncts::split_subqueries(w);
+                    let plain = match plain {
+                        Some(p) => Some(self.bind_expr(&p, scope, None)?),
+                        None => None,
+                    };
+                    let (batch, ids) = self.read_where_keeping(table, plain.as_ref(), None)?;
+                    let ids = arrow::array::UInt64Array::from(ids);
+                    let Some(with) = crate::conjuncts::and_all(with) else {
+                        return Ok((batch, ids.values().to_vec(), None));
+                    };
                     let width = batch.num_columns();
                     let (cond, wide) =
-                        self.with_correlation(scope, batch, |ex| ex.bind_expr(w, scope, None))?;
+                        self.with_correlation(scope, batch, |ex| ex.bind_expr(&with, scope, None))?;
                     let mask = mask_of(&wide, &cond)?;
                     let kept = arrow::compute::filter(&ids, &mask)?;
                     let batch = filter_record_batch(&wide, &mask)?

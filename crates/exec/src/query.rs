@@ -228,15 +228,7 @@ impl Exec<'_> {
         let Some(w) = selection else {
             return Ok(None);
         };
-        let mut parts = Vec::new();
-        crate::conjuncts::conjuncts(w, &mut parts);
-        let (with, plain): (Vec<ast::Expr>, Vec<ast::Expr>) =
-            parts.into_iter().partition(crate::correlate::has_subquery);
-        let Some(plain) = plain.into_iter().reduce(|a, b| ast::Expr::BinaryOp {
-            left: Box::new(a),
-            op: ast::BinaryOperator::And,
-            right: Box::new(b),
-        }) else {
+        let (Some(plain), with) = crate::conjuncts::split_subqueries(w) else {
             return Ok(None);
         };
         if with.is_empty() {
