@@ -10,8 +10,9 @@
 //! nothing), a third for a range, and each other condition half. A view, CTE or derived
 //! table has no estimate and counts as larger than any table.
 //!
-//! **Order.** Greedy: first the relation with a condition of its own estimated smallest (the
-//! smallest of all if none has one); then, again and again, the smallest relation a
+//! **Order.** Greedy: first the relation with a condition of its own estimated smallest (if
+//! none has one, the smallest that a condition joins to one other relation without waiting
+//! for more, else the smallest of all); then, again and again, the smallest relation a
 //! condition that can run once it is joined connects to those already joined (the smallest of
 //! all if none is). Ties go to the relation written first.
 //!
@@ -328,9 +329,20 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
                 })
                 .collect()
         };
+        // with nothing filtered to start from, a relation a condition joins to another
+        // without waiting for more (not one only a product would join)
+        let pairable = |r: &&usize| {
+            conds
+                .iter()
+                .any(|c| c.rels.len() == 2 && c.rels.contains(r) && c.after == 0)
+        };
         let next = candidates
             .iter()
             .min_by_key(|r| key(r))
+            .or_else(|| match joined.is_empty() {
+                true => left.iter().filter(pairable).min_by_key(|r| key(r)),
+                false => None,
+            })
             .or_else(|| left.iter().min_by_key(|r| key(r)))
             .copied();
         let Some(rel) = next else { break };
@@ -499,6 +511,24 @@ mod tests {
         let nulls = left.slice(1, 1);
         let preds = probe_preds(&schema, None, &nulls, &[(0, 0)]);
         assert_eq!(preds.get(&0).and_then(|p| p.points.clone()), Some(vec![]));
+    }
+
+    #[test]
+    fn with_nothing_filtered_the_first_relation_is_one_a_condition_joins() {
+        // a JOIN b ON a.k = b.k JOIN c ON c.x = 10 / b.z: c is smallest but only the
+        // division (which waits for all three) joins it; a and b start, hashed
+        let mut divides = cond(&[1, 2], true, false);
+        divides.after = 3;
+        let steps = plan(
+            &[Some(100), Some(100), Some(5)],
+            &[cond(&[0, 1], true, true), divides],
+        );
+        let order: Vec<usize> = steps.iter().map(|s| s.rel).collect();
+        assert_eq!(order, [0, 1, 2]);
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![0], 1));
+        // with no condition joining two relations, the smallest starts
+        let steps = plan(&[Some(100), Some(100), Some(5)], &[]);
+        assert_eq!(steps[0].rel, 2);
     }
 
     #[test]
