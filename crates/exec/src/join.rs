@@ -633,8 +633,7 @@ impl Exec<'_> {
             r.dedup();
             r
         };
-        // (condition, the relations it reads, whether it comes from an ON), and for each
-        // whether it held a subquery
+        // (condition, the relations it reads, whether it comes from an ON)
         let mut conds: Vec<(Expr, Vec<usize>, bool)> = Vec::new();
         if let Some(w) = selection {
             let (bound, later) = self.bind_or_defer(w, &scope)?;
