@@ -251,6 +251,10 @@ impl Exec<'_> {
         scope: &Scope,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
+        // with no outer row yet, no name can be taken from a farther one: nothing to note
+        if self.outer.is_empty() {
+            return f(self);
+        }
         self.nearer
             .push((Arc::new(scope.clone()), self.outer.len()));
         let result = f(self);
