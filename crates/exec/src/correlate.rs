@@ -245,7 +245,8 @@ impl Exec<'_> {
     /// own (before any row of the block is known), with that scope among the nearer ones: a
     /// name the subquery (or one nested in it) does not have and the block does is then not
     /// found (3810), even where a row of a query farther out has it, and the subquery runs
-    /// per row of the block instead ([`Exec::correlated`]).
+    /// per row of the block instead ([`Exec::correlated`]). With no outer row yet there is
+    /// no farther row to take a name from, and nothing is noted.
     pub(crate) fn alone<T>(
         &mut self,
         scope: &Scope,
