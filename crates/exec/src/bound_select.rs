@@ -1,5 +1,7 @@
 //! A one-table SELECT block bound once and run many times: the form a prepared request keeps
-//! in its plan cache (plan_cache.rs).
+//! in its plan cache (plan_cache.rs). A block over a join of base tables is kept here too,
+//! as a [`KeptJoin`] (its binding and run: `bind_join_block`, `run_join`; its form:
+//! bound_join.rs).
 //!
 //! The blocks taken: one base table in FROM (no join, view, CTE, derived table or SAMPLE), no
 //! GROUP BY, HAVING, QUALIFY, window, DISTINCT, TOP or ORDER BY, and either no aggregate
@@ -28,6 +30,7 @@ use crate::access::KeptWalks;
 use crate::aggregate::aggregate;
 use crate::bind::Scope;
 use crate::bind::{has_aggregate, has_window, AggCall, AggFunc, Grouping};
+use crate::bound_join::{joined_block, BoundJoin};
 use crate::clauses::Item;
 use crate::error::Result;
 use crate::exec::Exec;
@@ -92,9 +95,16 @@ impl KeptSlots {
     }
 }
 
+/// A join block bound once (bound_join.rs), with its slots.
+pub(crate) struct KeptJoin {
+    join: BoundJoin,
+    slots: KeptSlots,
+}
+
 /// What binding a block for the cache gave.
 enum Bound {
     Kept(Box<BoundSelect>),
+    Join(Box<KeptJoin>),
     /// Bound, but it depends on more than its slots.
     Refused,
     /// Not a block this module takes.
@@ -115,25 +125,30 @@ impl<'a> Exec<'a> {
             return Ok(None);
         };
         let block = Block::Select(s);
-        let (bound, kept) = match cache.get(block, &context) {
+        let (plan, kept) = match cache.get(block, &context) {
             Found::Refused => return Ok(None),
-            Found::Kept(Plan::Select(b)) => (b, true),
+            Found::Kept(p @ (Plan::Select(_) | Plan::Join(_))) => (p, true),
             Found::Kept(Plan::Condition(_) | Plan::Table(_)) | Found::Missing => {
-                let b = match self.bind_block(s) {
-                    Bound::Kept(b) => Arc::<BoundSelect>::from(b),
+                let p = match self.bind_block(s) {
+                    Bound::Kept(b) => Plan::Select(Arc::from(b)),
+                    Bound::Join(j) => Plan::Join(Arc::from(j)),
                     Bound::Refused | Bound::Failed => {
                         cache.put(block, &context, None);
                         return Ok(None);
                     }
                     Bound::Not => return Ok(None),
                 };
-                cache.put(block, &context, Some(Plan::Select(b.clone())));
-                (b, false)
+                cache.put(block, &context, Some(p.clone()));
+                (p, false)
             }
         };
-        let rows = match self.run_bound(&bound, kept, false)? {
-            Some(Ran::Rows(rows)) => Some(rows),
-            Some(Ran::Value(_)) | None => None, // (no value without asking for one)
+        let rows = match &plan {
+            Plan::Select(b) => match self.run_bound(b, kept, false)? {
+                Some(Ran::Rows(rows)) => Some(rows),
+                Some(Ran::Value(_)) | None => None, // (no value without asking for one)
+            },
+            Plan::Join(j) => self.run_join(j, kept)?,
+            Plan::Condition(_) | Plan::Table(_) => None,
         };
         if kept && rows.is_some() {
             cache.hit();
@@ -215,13 +230,9 @@ impl<'a> Exec<'a> {
                 cache.hit();
                 return Ok(Some(CachedExpr::Kept(b, values)));
             }
-            Found::Kept(Plan::Select(_) | Plan::Table(_)) | Found::Missing => {}
+            Found::Kept(Plan::Select(_) | Plan::Join(_) | Plan::Table(_)) | Found::Missing => {}
         }
-        let saved = self.recording.replace(Some(Recording::default()));
-        let windows = self.windows.take();
-        let bound = self.bind_expr(w, scope, None);
-        self.windows = windows;
-        let recording = self.recording.replace(saved).unwrap_or_default();
+        let (bound, recording) = self.recorded(|ex| ex.bind_expr(w, scope, None));
         let Ok(cond) = bound else {
             cache.put(block, &context, None);
             return Ok(None);
@@ -314,7 +325,7 @@ impl<'a> Exec<'a> {
     /// Binds block `s` once for the cache.
     fn bind_block(&mut self, s: &ast::Select) -> Bound {
         let Some(one) = crate::stream::one_table_block(s) else {
-            return Bound::Not;
+            return self.bind_join_block(s);
         };
         if s.selection
             .as_ref()
@@ -338,43 +349,22 @@ impl<'a> Exec<'a> {
             // slot), and the general path would run it again
             return Bound::Refused;
         }
-        let aggregated = s.projection.iter().any(|i| match i {
-            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                has_aggregate(e)
-            }
-            _ => false,
-        });
         let scope = table_scope(&table, &qualifier);
-        let saved = self.recording.replace(Some(Recording::default()));
-        let windows = self.windows.take();
-        let bound = (|| -> Result<_> {
+        let (bound, recording) = self.recorded(|ex| {
             // WHERE allows no window function; the select list may (and then is refused)
             let cond = match &s.selection {
                 Some(w) => Some(resolving_aliases(w, &s.projection, |w| {
-                    self.bind_expr(w, &scope, None)
+                    ex.bind_expr(w, &scope, None)
                 })?),
                 None => None,
             };
-            self.windows = Some(Vec::new());
-            let mut grouping = aggregated.then(|| Grouping {
-                keys: Vec::new(),
-                calls: Vec::new(),
-                flags: false,
-            });
-            let clauses = self.bind_clauses(s, &[], &scope, grouping.as_mut(), aggregated)?;
+            let (clauses, grouping) = ex.bind_whole_list(s, &scope)?;
             Ok((cond, clauses, grouping))
-        })();
-        self.windows = windows;
-        let recording = self.recording.replace(saved).unwrap_or_default();
+        });
         let Ok((cond, clauses, grouping)) = bound else {
             return Bound::Failed;
         };
-        if !clauses.windows.is_empty()
-            || clauses.placeholders > 0
-            || clauses.having.is_some()
-            || clauses.qualify.is_some()
-            || !clauses.keys.is_empty()
-        {
+        if !rows_or_whole_aggregates(&clauses) {
             return Bound::Not;
         }
         let aggregate = grouping.map(|g| {
@@ -405,6 +395,141 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Runs `f` (binding a block for the cache) with a fresh recording of its slots and no
+    /// enclosing window calls; its result and the recording.
+    fn recorded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> (Result<T>, Recording) {
+        let saved = self.recording.replace(Some(Recording::default()));
+        let windows = self.windows.take();
+        let bound = f(self);
+        self.windows = windows;
+        (bound, self.recording.replace(saved).unwrap_or_default())
+    }
+
+    /// Binds the select list of block `s` (no GROUP BY) over `scope`: its clauses, and the
+    /// grouping of all rows when it holds an aggregate call.
+    fn bind_whole_list(
+        &mut self,
+        s: &ast::Select,
+        scope: &Scope,
+    ) -> Result<(crate::clauses::Clauses, Option<Grouping>)> {
+        let aggregated = aggregates(s);
+        self.windows = Some(Vec::new());
+        let mut grouping = aggregated.then(|| Grouping {
+            keys: Vec::new(),
+            calls: Vec::new(),
+            flags: false,
+        });
+        let clauses = self.bind_clauses(s, &[], scope, grouping.as_mut(), aggregated)?;
+        Ok((clauses, grouping))
+    }
+
+    /// The slot values of one run of a kept plan: this execution's (`kept`), or none right
+    /// after binding (the bound expressions hold this execution's values); `None` when a
+    /// value's type differs from the one it was bound with.
+    fn run_values(&mut self, slots: &KeptSlots, kept: bool) -> Result<Option<Vec<ArrayRef>>> {
+        match kept {
+            true => self.slot_values(slots),
+            false => Ok(Some(Vec::new())),
+        }
+    }
+
+    /// Binds join block `s` once for the cache (bound_join.rs).
+    fn bind_join_block(&mut self, s: &ast::Select) -> Bound {
+        if !joined_block(s) || crate::join::check_from(&s.from).is_err() {
+            return Bound::Not; // (the general path raises the errors)
+        }
+        if s.selection
+            .as_ref()
+            .is_some_and(|w| has_aggregate(w) || has_window(w))
+        {
+            return Bound::Not;
+        }
+        let ons = s
+            .from
+            .iter()
+            .flat_map(|t| &t.joins)
+            .filter_map(|j| match &j.join_operator {
+                ast::JoinOperator::Join(ast::JoinConstraint::On(e))
+                | ast::JoinOperator::Inner(ast::JoinConstraint::On(e)) => Some(e),
+                _ => None,
+            });
+        let mut own_exprs = s
+            .selection
+            .iter()
+            .chain(ons)
+            .chain(s.projection.iter().filter_map(|i| match i {
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+                _ => None,
+            }));
+        if own_exprs.any(reads_a_set) {
+            return Bound::Refused; // (as for one table: binding would run the subquery)
+        }
+        // the tables are read with only the columns the block may name, as the general path
+        // reads them
+        let names = crate::names::names_read(s, &[]);
+        let saved_names = std::mem::replace(&mut self.names_read, names);
+        let (bound, recording) = self.recorded(|ex| {
+            let from = match &s.selection {
+                Some(w) => resolving_aliases(w, &s.projection, |w| ex.bind_from(&s.from, Some(w)))?,
+                None => ex.bind_from(&s.from, None)?,
+            };
+            let (clauses, grouping) = ex.bind_whole_list(s, &from.scope)?;
+            Ok((from, clauses, grouping))
+        });
+        self.names_read = saved_names;
+        let Ok((from, clauses, grouping)) = bound else {
+            return Bound::Failed;
+        };
+        if !rows_or_whole_aggregates(&clauses) {
+            return Bound::Refused;
+        }
+        let aggregate = grouping.map(|g| g.calls);
+        let Some(join) = BoundJoin::new(from, clauses.items, clauses.precisions, aggregate) else {
+            return Bound::Refused;
+        };
+        let exprs: Vec<&Expr> = join.exprs().collect();
+        match kept_slots(&recording, &exprs) {
+            true => Bound::Join(Box::new(KeptJoin {
+                join,
+                slots: KeptSlots::new(recording.slots.clone()),
+            })),
+            false => Bound::Refused,
+        }
+    }
+
+    /// Runs a bound join block with this execution's slot values, as [`Exec::run_bound`]
+    /// runs a one-table block; `None` when a table is gone or a value's type differs from
+    /// the one it was bound with (the caller runs the block as usual).
+    fn run_join(&mut self, k: &KeptJoin, kept: bool) -> Result<Option<Rows>> {
+        let Some(values) = self.run_values(&k.slots, kept)? else {
+            return Ok(None);
+        };
+        let inputs = Inputs::new(&k.slots.slots, &values);
+        let put = |e: &Expr| inputs.put(e);
+        let Some((from, tables)) = k.join.from(put) else {
+            return Ok(None);
+        };
+        for t in &tables {
+            if t.schema.volatile.is_some_and(|v| !v.is_instance()) {
+                self.volatile_uses.set(self.volatile_uses.get() + 1);
+            }
+        }
+        let (_, rows) = self.run_from(from)?;
+        let items: Vec<Item> = (k.join.items.iter())
+            .map(|(e, name, title, alias)| (put(e), name.clone(), title.clone(), alias.clone()))
+            .collect();
+        let rows = match &k.join.aggregate {
+            Some(calls) => aggregate(&rows, &[], &put_calls(calls, &put))?,
+            None => rows,
+        };
+        let out = project(&items, &k.join.precisions, &rows)?;
+        Ok(Some(Rows {
+            schema: out.schema(),
+            batches: vec![out],
+        }))
+    }
+
     /// Runs a bound block with this execution's slot values; `None` when a value's type
     /// differs from the one it was bound with, or the rows path declines (the caller then
     /// runs the block as usual).
@@ -418,12 +543,8 @@ impl<'a> Exec<'a> {
         let Some(table) = b.table.upgrade() else {
             return Ok(None);
         };
-        let values = match kept {
-            true => match self.slot_values(&b.slots)? {
-                Some(values) => values,
-                None => return Ok(None),
-            },
-            false => Vec::new(), // the bound expressions hold this execution's values
+        let Some(values) = self.run_values(&b.slots, kept)? else {
+            return Ok(None);
         };
         // with no values to put in, the bound expressions serve as they are
         let inputs = Inputs::new(&b.slots.slots, &values);
@@ -468,21 +589,7 @@ impl<'a> Exec<'a> {
         }
         let calls: Cow<'_, [AggCall]> = match values.is_empty() {
             true => Cow::Borrowed(calls),
-            false => Cow::Owned(
-                calls
-                    .iter()
-                    .map(|c| AggCall {
-                        arg: c.arg.as_ref().map(put),
-                        order: (c.order.iter())
-                            .map(|k| crate::ops::SortKey {
-                                expr: put(&k.expr),
-                                ..k.clone()
-                            })
-                            .collect(),
-                        ..c.clone()
-                    })
-                    .collect(),
-            ),
+            false => Cow::Owned(put_calls(calls, &put)),
         };
         let input = match walked {
             Some(rids) => table.fetch_columns(&rids, Some(&b.reads)),
@@ -544,6 +651,43 @@ impl BoundSelect {
             .chain(self.items.iter().map(|i| &i.0))
             .chain(args)
     }
+}
+
+/// Whether bound clauses are a list of rows or of aggregates over all rows (no window, HAVING,
+/// QUALIFY, ORDER BY or correlated subquery).
+fn rows_or_whole_aggregates(c: &crate::clauses::Clauses) -> bool {
+    c.windows.is_empty()
+        && c.placeholders == 0
+        && c.having.is_none()
+        && c.qualify.is_none()
+        && c.keys.is_empty()
+}
+
+/// Aggregate calls with a run's values put in by `put`.
+fn put_calls(calls: &[AggCall], put: &impl Fn(&Expr) -> Expr) -> Vec<AggCall> {
+    calls
+        .iter()
+        .map(|c| AggCall {
+            arg: c.arg.as_ref().map(put),
+            order: (c.order.iter())
+                .map(|k| crate::ops::SortKey {
+                    expr: put(&k.expr),
+                    ..k.clone()
+                })
+                .collect(),
+            ..c.clone()
+        })
+        .collect()
+}
+
+/// Whether `s`'s select list holds an aggregate call.
+fn aggregates(s: &ast::Select) -> bool {
+    s.projection.iter().any(|i| match i {
+        ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+            has_aggregate(e)
+        }
+        _ => false,
+    })
 }
 
 /// True if a binding noted in `recording` depends on nothing but its slots, and each slot's

@@ -42,6 +42,7 @@ use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
+use tdlite_storage::table::Table;
 
 /// The qualifier of a table in FROM: its alias, or its own name without the database part.
 ///
@@ -515,11 +516,7 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
     ) -> Result<(Scope, RecordBatch)> {
-        check_names(from)?;
-        let named: usize = from.iter().map(|t| 1 + t.joins.len()).sum();
-        if named > MAX_TABLES {
-            return Err(Error::TooManyTables(named));
-        }
+        check_from(from)?;
         let outer = from.iter().flat_map(|t| &t.joins).any(|j| {
             !matches!(
                 j.join_operator,
@@ -550,6 +547,21 @@ impl Exec<'_> {
             }
             return Ok((scope, acc));
         }
+        let bound = self.bind_from(from, selection)?;
+        self.run_from(bound)
+    }
+
+    /// The binding stage of a FROM clause (`from`, checked by [`check_from`], with no outer
+    /// join beside a comma) and its WHERE clause `selection`: the relations (an inner-only
+    /// FROM's base tables not read), the scope, the conditions bound against it.
+    ///
+    /// # Errors
+    /// Binding errors (3807, 3810, 3822, …), and those of the relations read now.
+    pub(crate) fn bind_from(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+    ) -> Result<BoundFrom> {
         // (relation, how it joins the ones before it, its constraint), as written
         let mut steps = Vec::new();
         for twj in from {
@@ -561,27 +573,24 @@ impl Exec<'_> {
         }
         let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
         // With inner joins only, a base table is read once its own conditions are known, so an
-        // index can fetch just the rows they select (`lazy`); other relations are read now.
+        // index can fetch just the rows they select; other relations are read now.
         let mut rels = Vec::with_capacity(steps.len());
-        let mut lazy = Vec::with_capacity(steps.len());
+        let mut scopes = Vec::with_capacity(steps.len());
         for (tf, ..) in &steps {
             match self.base_table(tf)?.filter(|_| inner_only) {
                 Some((table, q)) => {
-                    let empty = RecordBatch::new_empty(table.schema.arrow.clone());
-                    rels.push((crate::names::table_scope(&table, &q), empty));
-                    lazy.push(Some(table));
+                    scopes.push(crate::names::table_scope(&table, &q));
+                    let keep = self.keep_named(&table);
+                    rels.push(FromRel::Table(table, keep));
                 }
                 None => {
-                    rels.push(self.relation(tf)?);
-                    lazy.push(None);
+                    let (rscope, rows) = self.relation(tf)?;
+                    scopes.push(rscope);
+                    rels.push(FromRel::Rows(rows));
                 }
             }
         }
         let mut starts = Vec::with_capacity(rels.len());
-        // a deferred table's own conditions (over its columns) as one AND, and their sargable
-        // part: it is read through them at its step (join_plan.rs)
-        let mut owns: Vec<(Option<Expr>, crate::plan::Preds)> =
-            vec![Default::default(); rels.len()];
         let mut scope = Scope::default();
         // conjuncts with correlated subqueries run last, once per joined row (correlate.rs);
         // of ON conditions only where every join is inner (where that means the same)
@@ -590,11 +599,12 @@ impl Exec<'_> {
         // (step, ON conjuncts with correlated subqueries, the scope of the step's pairs)
         let mut on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)> = Vec::new();
         // ON conditions, bound against the relations before them (as written); with inner
-        // joins only, an ON's conjuncts in `on_parts`
+        // joins only, an ON's conjuncts (or a USING's equalities) in `on_parts`
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
         let mut on_parts: Vec<Vec<Expr>> = vec![Vec::new(); rels.len()];
-        for ((_, _, constraint), (rscope, _)) in steps.iter().zip(&rels) {
+        for ((_, _, constraint), rscope) in steps.iter().zip(&scopes) {
             let left_width = scope.columns.len();
+            let step = ons.len();
             starts.push(left_width);
             scope.columns.extend(rscope.columns.iter().cloned());
             ons.push(match constraint {
@@ -603,36 +613,35 @@ impl Exec<'_> {
                     let (bound, later) = self.bind_or_defer(e, &scope)?;
                     // bound later over the relations before it only
                     on_deferred.extend(later.into_iter().map(|p| (p, scope.columns.len())));
-                    on_parts[ons.len()] = bound;
+                    on_parts[step] = bound;
                     None
                 }
                 Some(ast::JoinConstraint::On(e)) => {
                     // with an outer join, correlated conjuncts run on the step's pairs
                     let (bound, later) = self.bind_or_defer(e, &scope)?;
                     if !later.is_empty() {
-                        on_pairs.push((ons.len(), later, scope.clone()));
+                        on_pairs.push((step, later, scope.clone()));
                     }
                     bound
                         .into_iter()
                         .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
                 }
                 Some(ast::JoinConstraint::Using(cols)) => {
-                    Some(using(&scope, left_width, rscope, cols)?)
+                    let eq = using(&scope, left_width, rscope, cols)?;
+                    match inner_only {
+                        true => {
+                            split_and(eq, &mut on_parts[step]);
+                            None
+                        }
+                        false => Some(eq),
+                    }
                 }
                 Some(other) => {
                     return Err(Error::Unsupported(format!("the join constraint {other:?}")))
                 }
             });
         }
-        let rel_of = |col: usize| starts.partition_point(|&s| s <= col) - 1;
-        let rels_of = |e: &Expr| {
-            let mut cols = Vec::new();
-            e.columns_used(&mut cols);
-            let mut r: Vec<usize> = cols.into_iter().map(rel_of).collect();
-            r.sort_unstable();
-            r.dedup();
-            r
-        };
+        let rels_of = |e: &Expr| relations_of(e, &starts);
         // (condition, the relations it reads, whether it comes from an ON)
         let mut conds: Vec<(Expr, Vec<usize>, bool)> = Vec::new();
         if let Some(w) = selection {
@@ -643,28 +652,65 @@ impl Exec<'_> {
                 conds.push((e, r, false));
             }
         }
-        let plan: Vec<Step> = if inner_only {
-            // an inner join's ON conjuncts are conditions like WHERE's, and the order is ours
-            // (for each condition, the join whose ON it is)
-            let mut on_step: Vec<Option<usize>> = vec![None; conds.len()];
-            for (step, on) in ons.iter_mut().enumerate() {
-                // (a USING's equalities, or an ON's conjuncts)
-                let mut parts = Vec::new();
-                if let Some(e) = on.take() {
-                    split_and(e, &mut parts);
-                }
-                let parts = parts.into_iter().chain(std::mem::take(&mut on_parts[step]));
-                for e in parts {
-                    let r = rels_of(&e);
-                    conds.push((e, r, true));
-                    on_step.push(Some(step));
-                }
+        // an inner join's ON conjuncts are conditions like WHERE's, and the order is ours
+        // (for each condition, the join whose ON it is)
+        let mut on_step: Vec<Option<usize>> = vec![None; conds.len()];
+        for (step, parts) in on_parts.into_iter().enumerate() {
+            for e in parts {
+                let r = rels_of(&e);
+                conds.push((e, r, true));
+                on_step.push(Some(step));
             }
-            // the deferred tables' sizes are estimated from the conditions on them alone, the
+        }
+        Ok(BoundFrom {
+            scope,
+            starts,
+            kinds: steps.iter().map(|s| s.1).collect(),
+            rels,
+            conds,
+            on_step,
+            ons,
+            on_pairs,
+            on_deferred,
+            deferred,
+        })
+    }
+
+    /// The run stage of a FROM clause bound by [`Exec::bind_from`]: with inner joins only, the
+    /// order planned (join_plan.rs) from the tables' sizes and the conditions' values now,
+    /// each base table read at its step; the joined rows, in the scope's column order.
+    ///
+    /// # Errors
+    /// Evaluation errors of the conditions, the join's row limit.
+    pub(crate) fn run_from(&mut self, bound: BoundFrom) -> Result<(Scope, RecordBatch)> {
+        let BoundFrom {
+            scope,
+            starts,
+            kinds,
+            rels,
+            conds,
+            on_step,
+            ons,
+            on_pairs,
+            on_deferred,
+            deferred,
+        } = bound;
+        let inner_only = kinds.iter().all(|k| *k == Kind::Inner);
+        let rel_of = |col: usize| starts.partition_point(|&s| s <= col) - 1;
+        let width =
+            |r: usize| starts.get(r + 1).copied().unwrap_or(scope.columns.len()) - starts[r];
+        // a base table's own conditions (over its columns) as one AND, and their sargable
+        // part: it is read through them at its step (join_plan.rs)
+        let mut owns: Vec<(Option<Expr>, crate::plan::Preds)> =
+            vec![Default::default(); rels.len()];
+        let plan: Vec<Step> = if inner_only {
+            // the base tables' sizes are estimated from the conditions on them alone, the
             // plan made from the estimates (join_plan.rs); each is read at its step
             let mut sizes = vec![None; rels.len()];
-            for (r, table) in lazy.iter().enumerate() {
-                let Some(table) = table else { continue };
+            for (r, rel) in rels.iter().enumerate() {
+                let FromRel::Table(table, _) = rel else {
+                    continue;
+                };
                 let local = local_columns(&starts, r, scope.columns.len());
                 let own: Vec<Expr> = conds
                     .iter()
@@ -691,8 +737,11 @@ impl Exec<'_> {
             // each column's type, for the conditions that cannot fail (join_plan.rs)
             let ty = |col: usize| -> Option<DataType> {
                 let r = rel_of(col);
-                let schema = rels[r].1.schema();
-                Some(schema.field(col - starts[r]).data_type().clone())
+                let at = col - starts[r];
+                Some(match &rels[r] {
+                    FromRel::Table(table, _) => table.schema.arrow.field(at).data_type().clone(),
+                    FromRel::Rows(rows) => rows.schema().field(at).data_type().clone(),
+                })
             };
             let planned: Vec<Cond> = conds
                 .iter()
@@ -729,7 +778,7 @@ impl Exec<'_> {
         let mut map = vec![0; scope.columns.len()];
         let mut pos = 0;
         for r in plan.iter().map(|s| s.rel) {
-            for c in 0..rels[r].0.columns.len() {
+            for c in 0..width(r) {
                 map[starts[r] + c] = pos;
                 pos += 1;
             }
@@ -739,7 +788,7 @@ impl Exec<'_> {
         let mut conds: Vec<Option<(Expr, Vec<usize>, bool)>> =
             conds.into_iter().map(Some).collect();
         let mut acc: Option<RecordBatch> = None;
-        let mut rels: Vec<Option<RecordBatch>> = rels.into_iter().map(|(_, b)| Some(b)).collect();
+        let mut rels: Vec<Option<FromRel>> = rels.into_iter().map(Some).collect();
         for step in &plan {
             let r = step.rel;
             let now: Vec<Expr> = step
@@ -748,41 +797,46 @@ impl Exec<'_> {
                 .filter_map(|&i| conds[i].take())
                 .map(|(e, ..)| e.remap(&map))
                 .collect();
-            let mut right = rels[r]
+            let rel = rels[r]
                 .take()
                 .ok_or_else(|| Error::Internal("relation joined twice".into()))?;
-            if let Some(table) = &lazy[r] {
-                // through its own conditions, or by probing an index with the key values of
-                // the few rows joined so far
-                let (own, own_preds) = &owns[r];
-                let probed = match &acc {
-                    Some(left) if step.keys > 0 => {
-                        let pairs = join_plan::key_pairs(&now[..step.keys], left.num_columns());
-                        let cols: Vec<usize> = pairs.iter().map(|p| p.1).collect();
-                        let probe = join_plan::probe_columns(&table.schema, &cols);
-                        let pays = join_plan::probes_pay(left.num_rows(), table.row_versions());
-                        match pays
-                            && join_plan::probe_index(&table.schema, own_preds, &probe).is_some()
-                        {
-                            true => {
-                                let pairs: Vec<(usize, usize)> =
-                                    pairs.into_iter().filter(|p| probe.contains(&p.1)).collect();
-                                Some(join_plan::probe_preds(
-                                    &table.schema,
-                                    own.as_ref(),
-                                    left,
-                                    &pairs,
-                                ))
+            let mut right = match rel {
+                FromRel::Rows(rows) => rows,
+                FromRel::Table(table, keep) => {
+                    // through its own conditions, or by probing an index with the key values of
+                    // the few rows joined so far
+                    let (own, own_preds) = &owns[r];
+                    let probed = match &acc {
+                        Some(left) if step.keys > 0 => {
+                            let pairs = join_plan::key_pairs(&now[..step.keys], left.num_columns());
+                            let cols: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+                            let probe = join_plan::probe_columns(&table.schema, &cols);
+                            let pays = join_plan::probes_pay(left.num_rows(), table.row_versions());
+                            match pays
+                                && join_plan::probe_index(&table.schema, own_preds, &probe)
+                                    .is_some()
+                            {
+                                true => {
+                                    let pairs: Vec<(usize, usize)> = pairs
+                                        .into_iter()
+                                        .filter(|p| probe.contains(&p.1))
+                                        .collect();
+                                    Some(join_plan::probe_preds(
+                                        &table.schema,
+                                        own.as_ref(),
+                                        left,
+                                        &pairs,
+                                    ))
+                                }
+                                false => None,
                             }
-                            false => None,
                         }
-                    }
-                    _ => None,
-                };
-                let keep = self.keep_named(table);
-                let preds = probed.as_ref().unwrap_or(own_preds);
-                right = self.read_candidates(table, preds, keep.as_deref())?.0;
-            }
+                        _ => None,
+                    };
+                    let preds = probed.as_ref().unwrap_or(own_preds);
+                    self.read_candidates(&table, preds, keep.as_deref())?.0
+                }
+            };
             // its own conditions that cannot fail, on its rows before the join (join_plan.rs)
             if !step.pre.is_empty() {
                 let local = local_columns(&starts, r, map.len());
@@ -795,7 +849,7 @@ impl Exec<'_> {
             acc = Some(match acc {
                 None => now.iter().try_fold(right, |b, e| filter_by(&b, e))?,
                 Some(left) => {
-                    let kind = steps[r].1;
+                    let kind = kinds[r];
                     let on = ons[r].iter().map(|e| e.remap(&map));
                     let correlated = on_pairs.iter().find(|(step, ..)| *step == r);
                     if let Some((_, later, pair_scope)) = correlated {
@@ -849,6 +903,70 @@ impl Exec<'_> {
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
     }
+}
+
+/// A FROM clause bound by [`Exec::bind_from`], to be run by [`Exec::run_from`] (bound once,
+/// it may run many times: a prepared request keeps it, bound_join.rs).
+///
+/// Invariants: `scope` holds each relation's columns in FROM order, relation `r`'s from
+/// `starts[r]`; each condition's relation list is the relations its columns belong to, sorted;
+/// `on_step` has one entry per condition, `Some` for an ON's (or USING's) conjunct of an
+/// inner-only FROM; `ons` holds ON conditions only when a join is outer.
+pub(crate) struct BoundFrom {
+    pub scope: Scope,
+    pub starts: Vec<usize>,
+    /// How each relation joins the ones before it.
+    pub kinds: Vec<Kind>,
+    pub rels: Vec<FromRel>,
+    /// (condition, the relations it reads, whether it comes from an ON): WHERE's conjuncts,
+    /// then, with inner joins only, the ON conjuncts.
+    pub conds: Vec<(Expr, Vec<usize>, bool)>,
+    pub on_step: Vec<Option<usize>>,
+    pub ons: Vec<Option<Expr>>,
+    /// (step, ON conjuncts with correlated subqueries, the scope of the step's pairs).
+    pub on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)>,
+    /// ON conjuncts of an inner-only FROM with correlated subqueries, and the width of the
+    /// relations they see.
+    pub on_deferred: Vec<(ast::Expr, usize)>,
+    /// WHERE conjuncts with correlated subqueries (run per joined row, last).
+    pub deferred: Vec<ast::Expr>,
+}
+
+/// A relation of a [`BoundFrom`].
+pub(crate) enum FromRel {
+    /// A base table of an inner-only FROM, read at its step, with the columns to keep
+    /// (`None`: all).
+    Table(Arc<Table>, Option<Vec<bool>>),
+    /// Rows read while binding (a view, CTE, derived table, table function, or any relation
+    /// of a FROM with an outer join).
+    Rows(RecordBatch),
+}
+
+/// Checks a FROM clause's names (no two items known by the same name: 3868) and size.
+///
+/// # Errors
+/// 3868; 3710 past [`MAX_TABLES`] relations.
+pub(crate) fn check_from(from: &[ast::TableWithJoins]) -> Result<()> {
+    check_names(from)?;
+    let named: usize = from.iter().map(|t| 1 + t.joins.len()).sum();
+    if named > MAX_TABLES {
+        return Err(Error::TooManyTables(named));
+    }
+    Ok(())
+}
+
+/// The relations (numbered as written, relation `r`'s columns from `starts[r]`) whose
+/// columns `e` reads, sorted, each once.
+fn relations_of(e: &Expr, starts: &[usize]) -> Vec<usize> {
+    let mut cols = Vec::new();
+    e.columns_used(&mut cols);
+    let mut r: Vec<usize> = cols
+        .into_iter()
+        .map(|col| starts.partition_point(|&s| s <= col) - 1)
+        .collect();
+    r.sort_unstable();
+    r.dedup();
+    r
 }
 
 /// For each of `width` columns of a FROM, numbered as written (relation `r`'s start at

@@ -1,5 +1,6 @@
 //! The plans a prepared request keeps between its executions: each one-table SELECT block it
-//! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], the WHERE
+//! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], each block
+//! over a join of base tables into a [`KeptJoin`] (bound_join.rs), the WHERE
 //! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
 //! inputs instead of being bound afresh every time, and the table each INSERT, UPDATE or
 //! DELETE names (its name resolved once).
@@ -29,7 +30,7 @@
 //!   block is not equal to the copy is a miss, so an address used again by another block
 //!   never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept.
 
-use crate::bound_select::{BoundCondition, BoundSelect};
+use crate::bound_select::{BoundCondition, BoundSelect, KeptJoin};
 use foldhash::HashMap;
 use sqlparser::ast::{self, Visit, Visitor};
 use std::ops::ControlFlow;
@@ -138,6 +139,8 @@ impl Block<'_> {
 #[derive(Clone)]
 pub(crate) enum Plan {
     Select(Arc<BoundSelect>),
+    /// A join block (bound_join.rs).
+    Join(Arc<KeptJoin>),
     Condition(Arc<BoundCondition>),
     /// The table a [`Block::Target`] name resolved to (not kept alive by the cache).
     Table(Weak<Table>),

@@ -84,6 +84,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "join",
             "plan_cache",
             "bound_select",
+            "bound_join",
             "stream",
             "inputs",
             "explain",

@@ -4,7 +4,8 @@
 //! change in between. Every execution runs twice on the same data: with the plan kept by
 //! earlier executions (the default) and bound afresh (`Session::set_plan_cache(false)`). Both
 //! must give the same rows in the same order with the same column types, or the same error.
-//! The test also checks that kept plans really ran.
+//! The test also checks that kept plans really ran. Joins of base tables get the same test
+//! (`kept_join_plans_give_what_fresh_binding_gives`).
 //!
 //! The seed is printed on failure; `TDLITE_PLAN_CACHE_SEED` replays one,
 //! `TDLITE_PLAN_CACHE_CASES` runs more cases.
@@ -119,18 +120,34 @@ fn change(rng: &mut Rng, next: &mut u64) -> String {
 }
 
 fn run_case(seed: u64) -> (u64, u64) {
+    differential(seed, 12, query, |s, rng| {
+        s.execute("CREATE INDEX (a, k) ON t1").unwrap();
+        s.execute("CREATE INDEX (s) ON t1").unwrap();
+        let next = 20 + rng.below(30);
+        fill(s, rng, "t1", next);
+        let inner = rng.below(20);
+        fill(s, rng, "t2", inner);
+        next
+    })
+}
+
+/// Runs `queries` requests that `query` makes, each prepared once and run six times with
+/// random parameters, from kept plans and bound afresh, on tables t1 and t2 that `fill`
+/// fills (returning the next key of t1) and random changes alter between runs. The
+/// executions run and the kept plans used.
+fn differential(
+    seed: u64,
+    queries: usize,
+    query: fn(&mut Rng) -> String,
+    fill: impl FnOnce(&mut Session, &mut Rng) -> u64,
+) -> (u64, u64) {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let db = Database::new();
     let mut s = db.session();
     create_tables(&mut s, " PRIMARY INDEX (k)");
-    s.execute("CREATE INDEX (a, k) ON t1").unwrap();
-    s.execute("CREATE INDEX (s) ON t1").unwrap();
-    let mut next = 20 + rng.below(30);
-    fill(&mut s, &mut rng, "t1", next);
-    let inner = rng.below(20);
-    fill(&mut s, &mut rng, "t2", inner);
+    let mut next = fill(&mut s, &mut rng);
     let (mut runs, mut hits) = (0, 0);
-    for _ in 0..12 {
+    for _ in 0..queries {
         let sql = query(&mut rng);
         let p = s.prepare(&sql).unwrap();
         for _ in 0..6 {
@@ -162,6 +179,85 @@ fn kept_plans_give_what_fresh_binding_gives() {
     // on; refused blocks and type changes bind afresh)
     assert!(
         hits * 3 > runs,
+        "only {hits} executions of {runs} used a kept plan"
+    );
+}
+
+/// A random join of t1 and t2 (sometimes a third table), its select list and WHERE clause.
+fn join_query(rng: &mut Rng) -> String {
+    let from = pick(
+        rng,
+        &[
+            "t1 JOIN t2 ON t1.k = t2.k",
+            "t1, t2",
+            "t1 INNER JOIN t2 ON t1.a = t2.a",
+            "t2 JOIN t1 ON t1.k = t2.k AND t2.a < ?",
+            "t1 JOIN t2 ON t1.s = t2.s JOIN t1 z ON z.k = t2.a",
+            "t1 CROSS JOIN t2",
+            "t1 JOIN t2 ON t1.k = t2.k + ?",
+        ],
+    );
+    let list = pick(
+        rng,
+        &[
+            "t1.k, t2.a",
+            "*",
+            "t1.k, t2.s || ?, t1.d * ?",
+            "COUNT(*)",
+            "SUM(t1.d), MAX(t2.k)",
+            "t1.k, (SEL MAX(a) FROM t2)",
+            "MIN(t1.k) + ?",
+            "t2.k AS kk, t1.a",
+        ],
+    );
+    let n = 1 + rng.below(3);
+    let conds: Vec<&str> = (0..n)
+        .map(|_| {
+            pick(
+                rng,
+                &[
+                    "t1.k = t2.k",
+                    "t1.k = ?",
+                    "t2.k = ?",
+                    "t1.a > ?",
+                    "t2.s = ?",
+                    "t1.d < ?",
+                    "t1.k IN (?, ?)",
+                    "t2.a IS NULL",
+                    "t1.cs = t2.cs",
+                    "t1.a + t2.a > ?",
+                    "t1.k / t2.a > ?",
+                    "t2.k = (SEL MIN(k) FROM t2 y WHERE y.a > ?)",
+                    "kk > ?",
+                    // refused blocks: a subquery's rows, a correlated subquery
+                    "t1.a IN (SEL a FROM t2 y WHERE y.k < ?)",
+                    "EXISTS (SEL 1 FROM t2 y WHERE y.k = t1.k)",
+                ],
+            )
+        })
+        .collect();
+    format!("SEL {list} FROM {from} WHERE {}", conds.join(" AND "))
+}
+
+fn run_join_case(seed: u64) -> (u64, u64) {
+    differential(seed, 10, join_query, |s, rng| {
+        s.execute("CREATE INDEX (a) ON t2").unwrap();
+        let next = 20 + rng.below(30);
+        fill(s, rng, "t1", next);
+        let rows = 4 + rng.below(20);
+        fill(s, rng, "t2", rows);
+        next
+    })
+}
+
+/// Joins of base tables are kept too (bound_join.rs): the same differential test.
+#[test]
+fn kept_join_plans_give_what_fresh_binding_gives() {
+    let results = model_cases("PLAN_CACHE_JOIN", 40, run_join_case);
+    let runs: u64 = results.iter().map(|r| r.0).sum();
+    let hits: u64 = results.iter().map(|r| r.1).sum();
+    assert!(
+        hits * 4 > runs,
         "only {hits} executions of {runs} used a kept plan"
     );
 }

@@ -10,6 +10,8 @@
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
 //!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
+//!             | join-steps (tdlite alone, not in `all`: `--execs` prepared one-row joins of
+//!               `--join-rows` tables, for cachegrind)
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)
 //!   --updates U     priority UPDATEs (1,000)           --prio-rows N  priority table rows (100,000)
@@ -220,9 +222,16 @@ fn main() {
         fifo::steps(arg("--rows", 100_000) as i64, arg("--pops", 0) as i64);
         return;
     }
+    if wants("join-steps") {
+        scan::steps(
+            arg("--join-rows", 100_000) as i64,
+            arg("--execs", 20_000) as i64,
+        );
+        return;
+    }
     if !WORKLOADS.contains(&workload.as_str()) {
         eprintln!(
-            "unknown workload {workload}: {} | all | steps | prefilled | enqueue-steps",
+            "unknown workload {workload}: {} | all | steps | prefilled | enqueue-steps | join-steps",
             WORKLOADS.join(" | ")
         );
         std::process::exit(2);

@@ -1,7 +1,8 @@
 //! `scan`: analytic queries next to the queue: GROUP BY over N rows, a join of two M-row
 //! tables on a key (and the same join with one side, then both, filtered by columns no index
 //! serves, and for one row of a by its key),
-//! ORDER BY … TOP 10 over N rows, and three correlated subqueries over the M-row tables.
+//! ORDER BY … TOP 10 over N rows, and three correlated subqueries over the M-row tables;
+//! then prepared joins of one row of a by its key (a parameter), run with many keys.
 //! Both engines in memory, same rows;
 //! the answers are compared, each query's best of three runs is reported.
 //!
@@ -171,6 +172,68 @@ pub fn run(n: i64, m: i64) {
             ms(lite) / ms(td)
         );
     }
+    keyed_joins(&mut s, &c, m);
+}
+
+/// Prepared joins of one row of a (by its key, a parameter) to b (probed by its key), each
+/// run with another key: µs per execution, both engines keeping the statement.
+const KEYED_JOINS: [(&str, &str, &str); 2] = [
+    (
+        "prepared join, one row of a by its key",
+        "SEL a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = ?",
+        "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = ?1",
+    ),
+    (
+        "prepared join, one row of a by its key, b filtered",
+        "SEL a.x, b.y FROM a, b WHERE a.k = ? AND b.k = a.k AND b.y < 9",
+        "SELECT a.x, b.y FROM a, b WHERE a.k = ?1 AND b.k = a.k AND b.y < 9",
+    ),
+];
+
+fn keyed_joins(s: &mut Session, c: &Connection, m: i64) {
+    const RUNS: i64 = 2_000;
+    println!("\n{RUNS} executions, each with another key of a (both engines in memory):");
+    println!("| query | tdlite µs | SQLite µs | tdlite × SQLite speed |");
+    println!("|---|---|---|---|");
+    // keys spread over a, every other one in b
+    let key = |i: i64| (i * 7_919) % m;
+    for (label, td_sql, lite_sql) in KEYED_JOINS {
+        let p = s.prepare(td_sql).unwrap();
+        let (td_rows, td) = best_of(3, || {
+            let mut rows = Vec::new();
+            for i in 0..RUNS {
+                let r = s.execute_prepared(&p, &[Value::Int(key(i))]).unwrap();
+                rows.extend(r[0].rows.as_ref().unwrap().to_strings());
+            }
+            rows
+        });
+        let (lite_rows, lite) = best_of(3, || {
+            let mut rows = Vec::new();
+            let mut st = c.prepare_cached(lite_sql).unwrap();
+            for i in 0..RUNS {
+                let got = st
+                    .query_map([key(i)], |row| {
+                        Ok(vec![
+                            row.get::<_, i64>(0)?.to_string(),
+                            row.get::<_, i64>(1)?.to_string(),
+                        ])
+                    })
+                    .unwrap()
+                    .map(Result::unwrap);
+                rows.extend(got);
+            }
+            rows
+        });
+        assert_eq!(td_rows, lite_rows, "{label}: the engines disagree");
+        assert!(!td_rows.is_empty(), "{label}: no row joined");
+        let us = |d: Duration| d.as_secs_f64() * 1e6 / RUNS as f64;
+        println!(
+            "| {label} | {:.1} | {:.1} | {:.2} |",
+            us(td),
+            us(lite),
+            us(lite) / us(td)
+        );
+    }
 }
 
 /// Queries over the small table `s` (no index on `g`: both engines read every row).
@@ -254,4 +317,22 @@ pub fn small(rows: i64, runs: u32) {
             us(lite) / us(td)
         );
     }
+}
+
+/// `join-steps`: tdlite alone, `execs` executions of the first prepared keyed join over tables
+/// of `m` rows (for cachegrind: the load is a separate function).
+pub fn steps(m: i64, execs: i64) {
+    let db = Database::new();
+    let mut s = db.session();
+    td_load(&mut s, 0, m);
+    let (_, td_sql, _) = KEYED_JOINS[0];
+    let p = s.prepare(td_sql).unwrap();
+    let mut found = 0;
+    for i in 0..execs {
+        let r = s
+            .execute_prepared(&p, &[Value::Int((i * 7_919) % m)])
+            .unwrap();
+        found += r[0].rows.as_ref().unwrap().num_rows();
+    }
+    println!("{execs} executions, {found} rows");
 }

@@ -1,0 +1,168 @@
+//! A SELECT block over a join of base tables, bound once and run many times: the form a
+//! prepared request keeps in its plan cache (plan_cache.rs) for such a block, beside
+//! bound_select.rs's one-table blocks.
+//!
+//! The blocks taken ([`joined_block`]): a FROM of two or more base tables joined by inner
+//! joins, commas or CROSS JOIN (no outer join, view, CTE, derived table, table function or
+//! SAMPLE); no GROUP BY, HAVING, QUALIFY, window, DISTINCT, TOP or ORDER BY; a select list of
+//! rows, or of aggregates over all the joined rows. Binding (`Exec::bind_from`, then the
+//! select list) happens once, with the binder recording the block's slots, as for a
+//! one-table block; it reads no row (the tables of an inner-only FROM are read at their
+//! steps). Each run puts the slots' values into the bound conditions and runs the FROM as
+//! the general path runs it (`Exec::run_from`): the join order and each table's access path
+//! are planned again from the tables' sizes and the values of this run, so a key given by a
+//! parameter still reads one row and probes the next table.
+//!
+//! Invariant: a run gives what the general path gives for the block with the same inputs
+//! (the same rows in the same order, the same schema): it runs the same stage on the same
+//! bound conditions. A block whose binding read rows (a name that turned out to be a view or
+//! CTE), deferred a correlated subquery, or depended on more than its slots is refused.
+
+use crate::bind::{AggCall, Scope};
+use crate::clauses::Item;
+use crate::expr::Expr;
+use crate::join::{BoundFrom, FromRel};
+use crate::join_step::Kind;
+use crate::ops::Display;
+use sqlparser::ast;
+use std::sync::{Arc, Weak};
+use tdlite_storage::table::Table;
+
+/// A bound join block (see the module doc). The slots are kept beside it by the caller
+/// (bound_select.rs), as for a one-table block.
+pub(crate) struct BoundJoin {
+    /// Weak: a kept plan never keeps a dropped table's rows alive.
+    tables: Vec<Weak<Table>>,
+    /// Per table, the columns the block reads (`None`: all).
+    keeps: Vec<Option<Vec<bool>>>,
+    scope: Scope,
+    starts: Vec<usize>,
+    conds: Vec<(Expr, Vec<usize>, bool)>,
+    on_step: Vec<Option<usize>>,
+    pub(crate) items: Vec<Item>,
+    pub(crate) precisions: Vec<Display>,
+    /// The aggregate calls of a block aggregating all its joined rows.
+    pub(crate) aggregate: Option<Vec<AggCall>>,
+}
+
+impl BoundJoin {
+    /// The kept form of `from`, with the select list bound over its scope; `None` when
+    /// `from` read rows while binding or holds a correlated conjunct (a block not kept).
+    pub(crate) fn new(
+        from: BoundFrom,
+        items: Vec<Item>,
+        precisions: Vec<Display>,
+        aggregate: Option<Vec<AggCall>>,
+    ) -> Option<Self> {
+        if !from.deferred.is_empty()
+            || !from.on_deferred.is_empty()
+            || !from.on_pairs.is_empty()
+            || from.ons.iter().any(Option::is_some)
+            || from.kinds.iter().any(|k| *k != Kind::Inner)
+        {
+            return None;
+        }
+        let mut tables = Vec::with_capacity(from.rels.len());
+        let mut keeps = Vec::with_capacity(from.rels.len());
+        for rel in from.rels {
+            match rel {
+                FromRel::Table(t, keep) => {
+                    tables.push(Arc::downgrade(&t));
+                    keeps.push(keep);
+                }
+                FromRel::Rows(_) => return None,
+            }
+        }
+        Some(BoundJoin {
+            tables,
+            keeps,
+            scope: from.scope,
+            starts: from.starts,
+            conds: from.conds,
+            on_step: from.on_step,
+            items,
+            precisions,
+            aggregate,
+        })
+    }
+
+    /// The block's bound expressions: the conditions, the select list, the aggregate calls'
+    /// arguments.
+    pub(crate) fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        let args = self
+            .aggregate
+            .iter()
+            .flat_map(|calls| calls.iter().flat_map(AggCall::exprs));
+        self.conds
+            .iter()
+            .map(|c| &c.0)
+            .chain(self.items.iter().map(|i| &i.0))
+            .chain(args)
+    }
+
+    /// The FROM clause to run with `put` giving each condition this run's values; `None`
+    /// when a table is gone. The tables are returned too, for the caller's bookkeeping.
+    pub(crate) fn from(&self, put: impl Fn(&Expr) -> Expr) -> Option<(BoundFrom, Vec<Arc<Table>>)> {
+        let tables: Vec<Arc<Table>> = self
+            .tables
+            .iter()
+            .map(Weak::upgrade)
+            .collect::<Option<_>>()?;
+        let n = tables.len();
+        let rels = tables
+            .iter()
+            .zip(&self.keeps)
+            .map(|(t, keep)| FromRel::Table(t.clone(), keep.clone()))
+            .collect();
+        let from = BoundFrom {
+            scope: self.scope.clone(),
+            starts: self.starts.clone(),
+            kinds: vec![Kind::Inner; n],
+            rels,
+            conds: (self.conds.iter())
+                .map(|(e, rels, on)| (put(e), rels.clone(), *on))
+                .collect(),
+            on_step: self.on_step.clone(),
+            ons: vec![None; n],
+            on_pairs: Vec::new(),
+            on_deferred: Vec::new(),
+            deferred: Vec::new(),
+        };
+        Some((from, tables))
+    }
+}
+
+/// Whether `s` is a block this module takes, judged on its syntax (see the module doc; a
+/// name may still turn out to be a view, which binding finds).
+pub(crate) fn joined_block(s: &ast::Select) -> bool {
+    let plain = s.top.is_none()
+        && s.distinct.is_none()
+        && s.having.is_none()
+        && s.qualify.is_none()
+        && s.named_window.is_empty()
+        && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
+    let relations: usize = s.from.iter().map(|t| 1 + t.joins.len()).sum();
+    let table = |tf: &ast::TableFactor| {
+        matches!(
+            tf,
+            ast::TableFactor::Table {
+                args: None,
+                sample: None,
+                ..
+            }
+        )
+    };
+    let inner = |j: &ast::Join| {
+        matches!(
+            j.join_operator,
+            ast::JoinOperator::Join(_)
+                | ast::JoinOperator::Inner(_)
+                | ast::JoinOperator::CrossJoin(_)
+        )
+    };
+    plain
+        && relations >= 2
+        && s.from
+            .iter()
+            .all(|t| table(&t.relation) && t.joins.iter().all(|j| inner(j) && table(&j.relation)))
+}
