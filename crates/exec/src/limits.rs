@@ -124,7 +124,7 @@ pub fn too_long() -> Error {
 
 /// About the bytes `take(batch, rows)` would make: each character or byte value's own length
 /// for the rows taken (a few long values among short ones count as what they are), the
-/// average width for the other columns.
+/// value width of fixed-width columns, the average width for the other columns.
 pub fn taken_bytes(batch: &arrow::record_batch::RecordBatch, rows: &[u32]) -> usize {
     fn lengths<O: arrow::array::OffsetSizeTrait>(offsets: &[O], rows: &[u32]) -> usize {
         let len = |i: usize| match (offsets.get(i), offsets.get(i + 1)) {
@@ -140,7 +140,11 @@ pub fn taken_bytes(batch: &arrow::record_batch::RecordBatch, rows: &[u32]) -> us
         .map(|c| match c.data_type() {
             DataType::Utf8 => lengths(c.as_string::<i32>().value_offsets(), rows),
             DataType::Binary => lengths(c.as_binary::<i32>().value_offsets(), rows),
-            _ => c.to_data().get_slice_memory_size().unwrap_or(0) / n * rows.len(),
+            t => match t.primitive_width() {
+                // (no copy of the array's data made to measure it)
+                Some(width) => width * rows.len(),
+                None => c.to_data().get_slice_memory_size().unwrap_or(0) / n * rows.len(),
+            },
         })
         .sum()
 }
