@@ -4,14 +4,15 @@
 //!
 //! The blocks taken ([`joined_block`]): a FROM of two or more base tables joined by inner
 //! joins, commas or CROSS JOIN (no outer join, view, CTE, derived table, table function or
-//! SAMPLE); no GROUP BY, HAVING, QUALIFY, window, DISTINCT, TOP or ORDER BY; a select list of
-//! rows, or of aggregates over all the joined rows. Binding (`Exec::bind_from`, then the
+//! SAMPLE); no QUALIFY, window or grouping sets (GROUP BY, HAVING, ORDER BY, TOP and
+//! DISTINCT are kept bound: block_tail.rs). Binding (`Exec::bind_from`, then the
 //! select list) happens once, with the binder recording the block's slots, as for a
 //! one-table block; it reads no row (the tables of an inner-only FROM are read at their
 //! steps). Each run puts the slots' values into the bound conditions and runs the FROM as
 //! the general path runs it (`Exec::run_from`): the join order and each table's access path
 //! are planned again from the tables' sizes and the values of this run, so a key given by a
-//! parameter still reads one row and probes the next table.
+//! parameter still reads one row and probes the next table. The joined rows are grouped
+//! and the block ended as the general path ends it (`Exec::finish_block`).
 //!
 //! Invariant: a run gives what the general path gives for the block with the same inputs
 //! (the same rows in the same order, the same schema): it runs the same stage on the same
@@ -19,6 +20,7 @@
 //! CTE), deferred a correlated subquery, or depended on more than its slots is refused.
 
 use crate::bind::{AggCall, Scope};
+use crate::block_tail::Tail;
 use crate::clauses::Item;
 use crate::expr::Expr;
 use crate::join::{BoundFrom, FromRel};
@@ -41,18 +43,20 @@ pub(crate) struct BoundJoin {
     on_step: Vec<Option<usize>>,
     pub(crate) items: Vec<Item>,
     pub(crate) precisions: Vec<Display>,
-    /// The aggregate calls of a block aggregating all its joined rows.
+    /// The aggregate calls of a grouped block.
     pub(crate) aggregate: Option<Vec<AggCall>>,
+    pub(crate) tail: Tail,
 }
 
 impl BoundJoin {
-    /// The kept form of `from`, with the select list bound over its scope; `None` when
-    /// `from` read rows while binding or holds a correlated conjunct (a block not kept).
+    /// The kept form of `from`, with the select list (`items`, their precisions), the
+    /// aggregate calls and the block's end bound over its scope; `None` when `from` read rows
+    /// while binding or holds a correlated conjunct (a block not kept).
     pub(crate) fn new(
         from: BoundFrom,
-        items: Vec<Item>,
-        precisions: Vec<Display>,
+        (items, precisions): (Vec<Item>, Vec<Display>),
         aggregate: Option<Vec<AggCall>>,
+        tail: Tail,
     ) -> Option<Self> {
         if !from.deferred.is_empty()
             || !from.on_deferred.is_empty()
@@ -83,6 +87,7 @@ impl BoundJoin {
             items,
             precisions,
             aggregate,
+            tail,
         })
     }
 
@@ -98,6 +103,7 @@ impl BoundJoin {
             .map(|c| &c.0)
             .chain(self.items.iter().map(|i| &i.0))
             .chain(args)
+            .chain(self.tail.exprs())
     }
 
     /// The FROM clause to run with `put` giving each condition this run's values; `None`
@@ -135,12 +141,7 @@ impl BoundJoin {
 /// Whether `s` is a block this module takes, judged on its syntax (see the module doc; a
 /// name may still turn out to be a view, which binding finds).
 pub(crate) fn joined_block(s: &ast::Select) -> bool {
-    let plain = s.top.is_none()
-        && s.distinct.is_none()
-        && s.having.is_none()
-        && s.qualify.is_none()
-        && s.named_window.is_empty()
-        && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
+    let plain = plain_clauses(s);
     let relations: usize = s.from.iter().map(|t| 1 + t.joins.len()).sum();
     let table = |tf: &ast::TableFactor| {
         matches!(
@@ -165,4 +166,13 @@ pub(crate) fn joined_block(s: &ast::Select) -> bool {
         && s.from
             .iter()
             .all(|t| table(&t.relation) && t.joins.iter().all(|j| inner(j) && table(&j.relation)))
+}
+
+/// Whether block `s`'s clauses are ones a kept block may have: no QUALIFY or named window,
+/// and a GROUP BY (if any) of plain expressions, no ROLLUP, CUBE or GROUPING SETS modifier
+/// (the expressions themselves are checked when bound).
+pub(crate) fn plain_clauses(s: &ast::Select) -> bool {
+    s.qualify.is_none()
+        && s.named_window.is_empty()
+        && matches!(&s.group_by, ast::GroupByExpr::Expressions(_, m) if m.is_empty())
 }

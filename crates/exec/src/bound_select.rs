@@ -4,10 +4,11 @@
 //! bound_join.rs).
 //!
 //! The blocks taken: one base table in FROM (no join, view, CTE, derived table or SAMPLE), no
-//! GROUP BY, HAVING, QUALIFY, window, DISTINCT, TOP or ORDER BY, and either no aggregate
-//! (the rows are read as the streaming path reads them: stream.rs) or only aggregates over
-//! the whole table (read through a MIN/MAX index walk where one applies, as the general path
-//! does, then aggregated). Binding happens once, with the binder recording the block's slots
+//! QUALIFY, window or grouping sets. With no GROUP BY, HAVING, ORDER BY, TOP or DISTINCT,
+//! either no aggregate (the rows are read as the streaming path reads them: stream.rs) or
+//! only aggregates over the whole table (read through a MIN/MAX index walk where one applies,
+//! as the general path does, then aggregated); with any of them, the rows are read whole and
+//! the block ends as the general path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once, with the binder recording the block's slots
 //! (its `?` parameters and uncorrelated scalar subqueries); each later run computes the
 //! slots' values (the run right after binding uses binding's own; a subquery whose own block
 //! is kept runs from the plan its parent holds, `KeptSlots`), plans the read on those
@@ -30,6 +31,7 @@ use crate::access::KeptWalks;
 use crate::aggregate::aggregate;
 use crate::bind::Scope;
 use crate::bind::{has_aggregate, has_window, AggCall, AggFunc, Grouping};
+use crate::block_tail::Tail;
 use crate::bound_join::{joined_block, BoundJoin};
 use crate::clauses::Item;
 use crate::error::Result;
@@ -44,6 +46,7 @@ use crate::result::Rows;
 use crate::slots::{Recording, Slot};
 use crate::types::sql_type_of;
 use arrow::array::{Array, ArrayRef};
+use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock, Weak};
@@ -72,6 +75,11 @@ pub(crate) struct BoundSelect {
     template: Option<CondTemplate>,
     /// Each slot's array as bound, where its value comes from, and its subquery's plan.
     slots: KeptSlots,
+    /// GROUP BY, HAVING, ORDER BY, TOP, DISTINCT; when it has any, the rows are read whole
+    /// (`tail_reads`: the columns any expression of the block reads) and the block ends as
+    /// the general path ends it.
+    tail: Tail,
+    tail_reads: Vec<bool>,
 }
 
 /// A kept plan's slots (each one's array as bound, and where its value comes from), and for
@@ -115,21 +123,36 @@ enum Bound {
 }
 
 impl<'a> Exec<'a> {
-    /// The rows of `s` (with no ORDER BY) through the prepared request's plan cache; `None`
+    /// The rows of `s` (with its query's `order_by`) through the prepared request's plan cache; `None`
     /// when there is no cache, or `s` is not a block it keeps (the caller runs it as usual).
     ///
     /// # Errors
     /// Errors of the slots' subqueries, the read and the evaluation.
-    pub(crate) fn cached_select(&mut self, s: &ast::Select) -> Result<Option<Rows>> {
+    pub(crate) fn cached_select(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+    ) -> Result<Option<Rows>> {
         let Some((cache, context)) = self.plan_cache() else {
             return Ok(None);
         };
         let block = Block::Select(s);
         let (plan, kept) = match cache.get(block, &context) {
             Found::Refused => return Ok(None),
-            Found::Kept(p @ (Plan::Select(_) | Plan::Join(_))) => (p, true),
+            Found::Kept(p @ (Plan::Select(_) | Plan::Join(_))) => {
+                // (a block runs with its own query's ORDER BY, always the same one)
+                let bound_for = match &p {
+                    Plan::Select(b) => &b.tail.order_by,
+                    Plan::Join(j) => &j.join.tail.order_by,
+                    Plan::Condition(_) | Plan::Table(_) => return Ok(None),
+                };
+                if bound_for.as_slice() != order_by {
+                    return Ok(None);
+                }
+                (p, true)
+            }
             Found::Kept(Plan::Condition(_) | Plan::Table(_)) | Found::Missing => {
-                let p = match self.bind_block(s) {
+                let p = match self.bind_block(s, order_by) {
                     Bound::Kept(b) => Plan::Select(Arc::from(b)),
                     Bound::Join(j) => Plan::Join(Arc::from(j)),
                     Bound::Refused | Bound::Failed => {
@@ -250,33 +273,36 @@ impl<'a> Exec<'a> {
     }
 
     /// This execution's values of `slots`: parameters read, subqueries run; `None` if one has
-    /// another type than when it was bound.
+    /// another type than when it was bound, or a subquery fails (binding afresh then meets
+    /// the error where the general path meets it).
     ///
     /// # Errors
-    /// Errors of the subqueries (3669 for more than one row, …) and 3939.
+    /// 3939 (a parameter missing).
     fn slot_values(&mut self, kept: &KeptSlots) -> Result<Option<Vec<ArrayRef>>> {
+        // the parameters first: one of another type means binding afresh, with no subquery
+        // run for nothing
+        let mut params = Vec::new();
+        for (array, slot) in &kept.slots {
+            if let Slot::Param(name) = slot {
+                let v = crate::params::parameter(name, self.params)?;
+                if v.data_type() != array.data_type() {
+                    return Ok(None);
+                }
+                params.push(v);
+            }
+        }
+        let mut params = params.into_iter();
         let mut values = Vec::with_capacity(kept.slots.len());
         for ((array, slot), plan) in kept.slots.iter().zip(&kept.plans) {
             let v = match slot {
-                Slot::Param(name) => crate::params::parameter(name, self.params)?,
-                Slot::Subquery(q) => match plan.get() {
-                    Some(Some(child)) => match self.run_child(child)? {
-                        Some(v) => v,
-                        None => {
-                            // the kept plan declined (a value of another type): run the
-                            // query bound afresh, not through that plan again
-                            let plans = self.plans.take();
-                            let v = self.scalar_subquery(q);
-                            self.plans = plans;
-                            v?
-                        }
-                    },
-                    Some(None) => self.scalar_subquery(q)?,
-                    None => {
-                        let v = self.scalar_subquery(q)?;
-                        self.find_child(q, plan);
-                        v
-                    }
+                Slot::Param(_) => params
+                    .next()
+                    .ok_or_else(|| crate::error::Error::Internal("a parameter slot".into()))?,
+                Slot::Subquery(q) => match self.slot_subquery(q, plan) {
+                    Ok(v) => v,
+                    // the general path raises its error, or the one it meets first (a WHERE
+                    // runs its plain conjuncts before those with a subquery)
+                    Err(_) => return Ok(None),
                 },
             };
             if v.data_type() != array.data_type() {
@@ -285,6 +311,37 @@ impl<'a> Exec<'a> {
             values.push(v);
         }
         Ok(Some(values))
+    }
+
+    /// The value of slot subquery `q` at this run: through the kept plan `plan` holds (found
+    /// at the first run that looks), else run as a query.
+    ///
+    /// # Errors
+    /// The subquery's errors (3669 for more than one row, …).
+    fn slot_subquery(
+        &mut self,
+        q: &ast::Query,
+        plan: &OnceLock<Option<Arc<BoundSelect>>>,
+    ) -> Result<ArrayRef> {
+        match plan.get() {
+            Some(Some(child)) => match self.run_child(child)? {
+                Some(v) => Ok(v),
+                None => {
+                    // the kept plan declined (a value of another type): run the query bound
+                    // afresh, not through that plan again
+                    let plans = self.plans.take();
+                    let v = self.scalar_subquery(q);
+                    self.plans = plans;
+                    v
+                }
+            },
+            Some(None) => self.scalar_subquery(q),
+            None => {
+                let v = self.scalar_subquery(q)?;
+                self.find_child(q, plan);
+                Ok(v)
+            }
+        }
     }
 
     /// The value of a slot's subquery from its kept plan, as `scalar_subquery` would give it
@@ -323,9 +380,9 @@ impl<'a> Exec<'a> {
     }
 
     /// Binds block `s` once for the cache.
-    fn bind_block(&mut self, s: &ast::Select) -> Bound {
-        let Some(one) = crate::stream::one_table_block(s) else {
-            return self.bind_join_block(s);
+    fn bind_block(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Bound {
+        let Some(one) = one_table(s) else {
+            return self.bind_join_block(s, order_by);
         };
         if s.selection
             .as_ref()
@@ -336,15 +393,7 @@ impl<'a> Exec<'a> {
         let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
             return Bound::Not;
         };
-        let mut own_exprs = s
-            .selection
-            .iter()
-            .chain(s.projection.iter().filter_map(|i| match i {
-                ast::SelectItem::UnnamedExpr(e)
-                | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-                _ => None,
-            }));
-        if own_exprs.any(reads_a_set) {
+        if block_exprs(s, order_by).any(reads_a_set) {
             // binding would run the subquery, then refuse the block (its rows are not a
             // slot), and the general path would run it again
             return Bound::Refused;
@@ -358,19 +407,23 @@ impl<'a> Exec<'a> {
                 })?),
                 None => None,
             };
-            let (clauses, grouping) = ex.bind_whole_list(s, &scope)?;
+            let (clauses, grouping) = ex.bind_list(s, order_by, &scope)?;
             Ok((cond, clauses, grouping))
         });
-        let Ok((cond, clauses, grouping)) = bound else {
+        let Ok((cond, mut clauses, grouping)) = bound else {
             return Bound::Failed;
         };
-        if !rows_or_whole_aggregates(&clauses) {
+        if !kept_clauses(&clauses) {
             return Bound::Not;
         }
-        let aggregate = grouping.map(|g| {
+        let (group_keys, calls) = grouping.unzip();
+        let tail = Tail::new(s, order_by, group_keys, &mut clauses);
+        let aggregate = calls.map(|calls| {
+            // (a MIN/MAX walk only where the block's rows are all it reads)
             let targets = crate::access::min_max_calls(s)
+                .filter(|_| !tail.is_some())
                 .and_then(|calls| crate::access::min_max_targets(&calls, &scope));
-            (g.calls, targets)
+            (calls, targets)
         });
         let mut reads = vec![false; table.schema.columns.len()];
         for c in aggregate.iter().flat_map(|(calls, _)| calls) {
@@ -387,7 +440,12 @@ impl<'a> Exec<'a> {
             precisions: clauses.precisions,
             aggregate,
             slots: KeptSlots::new(slots),
+            tail,
+            tail_reads: Vec::new(),
         };
+        let mut tail_reads = vec![false; table.schema.columns.len()];
+        b.exprs().for_each(|e| e.mark_columns(&mut tail_reads));
+        let b = BoundSelect { tail_reads, ..b };
         let exprs: Vec<&Expr> = b.exprs().collect();
         match kept_slots(&recording, &exprs) {
             true => Bound::Kept(Box::new(b)),
@@ -405,21 +463,42 @@ impl<'a> Exec<'a> {
         (bound, self.recording.replace(saved).unwrap_or_default())
     }
 
-    /// Binds the select list of block `s` (no GROUP BY) over `scope`: its clauses, and the
-    /// grouping of all rows when it holds an aggregate call.
-    fn bind_whole_list(
+    /// Binds the clauses of block `s` (with `order_by`) over `scope`, as `run_select_here`
+    /// binds them: the clauses, and for a grouped block its GROUP BY keys bound and its
+    /// aggregate calls.
+    ///
+    /// # Errors
+    /// Binding errors; 9910 for grouping sets (not kept: the general path runs them).
+    #[allow(clippy::type_complexity)]
+    fn bind_list(
         &mut self,
         s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
         scope: &Scope,
-    ) -> Result<(crate::clauses::Clauses, Option<Grouping>)> {
-        let aggregated = aggregates(s);
+    ) -> Result<(crate::clauses::Clauses, Option<(Vec<Expr>, Vec<AggCall>)>)> {
+        let (group_keys, sets) = self.block_group_keys(s, scope)?;
+        if sets.is_some() {
+            return Err(crate::error::Error::Unsupported(
+                "grouping sets in a kept plan".into(),
+            ));
+        }
+        let grouped = !group_keys.is_empty() || s.having.is_some() || aggregates(s);
         self.windows = Some(Vec::new());
-        let mut grouping = aggregated.then(|| Grouping {
-            keys: Vec::new(),
+        let mut grouping = grouped.then(|| Grouping {
+            keys: group_keys,
             calls: Vec::new(),
             flags: false,
         });
-        let clauses = self.bind_clauses(s, &[], scope, grouping.as_mut(), aggregated)?;
+        let clauses = self.bind_clauses(s, order_by, scope, grouping.as_mut(), grouped)?;
+        let grouping = match grouping {
+            Some(g) => {
+                let keys = (g.keys.iter())
+                    .map(|k| self.bind_expr(k, scope, None))
+                    .collect::<Result<Vec<_>>>()?;
+                Some((keys, g.calls))
+            }
+            None => None,
+        };
         Ok((clauses, grouping))
     }
 
@@ -434,7 +513,7 @@ impl<'a> Exec<'a> {
     }
 
     /// Binds join block `s` once for the cache (bound_join.rs).
-    fn bind_join_block(&mut self, s: &ast::Select) -> Bound {
+    fn bind_join_block(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Bound {
         if !joined_block(s) || crate::join::check_from(&s.from).is_err() {
             return Bound::Not; // (the general path raises the errors)
         }
@@ -453,39 +532,32 @@ impl<'a> Exec<'a> {
                 | ast::JoinOperator::Inner(ast::JoinConstraint::On(e)) => Some(e),
                 _ => None,
             });
-        let mut own_exprs = s
-            .selection
-            .iter()
-            .chain(ons)
-            .chain(s.projection.iter().filter_map(|i| match i {
-                ast::SelectItem::UnnamedExpr(e)
-                | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-                _ => None,
-            }));
-        if own_exprs.any(reads_a_set) {
+        if block_exprs(s, order_by).chain(ons).any(reads_a_set) {
             return Bound::Refused; // (as for one table: binding would run the subquery)
         }
         // the tables are read with only the columns the block may name, as the general path
         // reads them
-        let names = crate::names::names_read(s, &[]);
+        let names = crate::names::names_read(s, order_by);
         let saved_names = std::mem::replace(&mut self.names_read, names);
         let (bound, recording) = self.recorded(|ex| {
             let from = match &s.selection {
                 Some(w) => resolving_aliases(w, &s.projection, |w| ex.bind_from(&s.from, Some(w)))?,
                 None => ex.bind_from(&s.from, None)?,
             };
-            let (clauses, grouping) = ex.bind_whole_list(s, &from.scope)?;
+            let (clauses, grouping) = ex.bind_list(s, order_by, &from.scope)?;
             Ok((from, clauses, grouping))
         });
         self.names_read = saved_names;
-        let Ok((from, clauses, grouping)) = bound else {
+        let Ok((from, mut clauses, grouping)) = bound else {
             return Bound::Failed;
         };
-        if !rows_or_whole_aggregates(&clauses) {
+        if !kept_clauses(&clauses) {
             return Bound::Refused;
         }
-        let aggregate = grouping.map(|g| g.calls);
-        let Some(join) = BoundJoin::new(from, clauses.items, clauses.precisions, aggregate) else {
+        let (group_keys, calls) = grouping.unzip();
+        let tail = Tail::new(s, order_by, group_keys, &mut clauses);
+        let list = (clauses.items, clauses.precisions);
+        let Some(join) = BoundJoin::new(from, list, calls, tail) else {
             return Bound::Refused;
         };
         let exprs: Vec<&Expr> = join.exprs().collect();
@@ -516,18 +588,40 @@ impl<'a> Exec<'a> {
             }
         }
         let (_, rows) = self.run_from(from)?;
-        let items: Vec<Item> = (k.join.items.iter())
-            .map(|(e, name, title, alias)| (put(e), name.clone(), title.clone(), alias.clone()))
-            .collect();
-        let rows = match &k.join.aggregate {
-            Some(calls) => aggregate(&rows, &[], &put_calls(calls, &put))?,
+        let items = put_items(&k.join.items, &put);
+        let tail = &k.join.tail;
+        self.finish_kept(
+            rows,
+            k.join.aggregate.as_deref(),
+            tail,
+            items,
+            &k.join.precisions,
+            &put,
+        )
+        .map(Some)
+    }
+
+    /// The end of a kept block on its rows with a run's values (`put`): grouped by the
+    /// tail's keys where it has aggregate `calls`, then ended as the general path ends a
+    /// block (`Exec::finish_block`).
+    ///
+    /// # Errors
+    /// Evaluation errors of the clauses.
+    fn finish_kept(
+        &mut self,
+        rows: RecordBatch,
+        calls: Option<&[AggCall]>,
+        tail: &Tail,
+        items: Vec<Item>,
+        precisions: &[crate::ops::Display],
+        put: &impl Fn(&Expr) -> Expr,
+    ) -> Result<Rows> {
+        let rows = match calls {
+            Some(calls) => aggregate(&rows, &tail.group_keys(put), &put_calls(calls, put))?,
             None => rows,
         };
-        let out = project(&items, &k.join.precisions, &rows)?;
-        Ok(Some(Rows {
-            schema: out.schema(),
-            batches: vec![out],
-        }))
+        let clauses = tail.clauses(items, precisions, put);
+        self.finish_block(tail.top(), rows, clauses, None)
     }
 
     /// Runs a bound block with this execution's slot values; `None` when a value's type
@@ -570,6 +664,14 @@ impl<'a> Exec<'a> {
         };
         if table.schema.volatile.is_some_and(|v| !v.is_instance()) {
             self.volatile_uses.set(self.volatile_uses.get() + 1);
+        }
+        if b.tail.is_some() {
+            // the rows whole, then grouped, ordered, cut as the general path does
+            let rows = self.read_where(&table, cond, Some(&b.tail_reads))?.0;
+            let calls = b.aggregate.as_ref().map(|(calls, _)| calls.as_slice());
+            let items = items().into_owned();
+            let rows = self.finish_kept(rows, calls, &b.tail, items, &b.precisions, &put)?;
+            return Ok(Some(Ran::Rows(rows)));
         }
         let Some((calls, targets)) = &b.aggregate else {
             return Ok(self
@@ -650,17 +752,52 @@ impl BoundSelect {
             .iter()
             .chain(self.items.iter().map(|i| &i.0))
             .chain(args)
+            .chain(self.tail.exprs())
     }
 }
 
-/// Whether bound clauses are a list of rows or of aggregates over all rows (no window, HAVING,
-/// QUALIFY, ORDER BY or correlated subquery).
-fn rows_or_whole_aggregates(c: &crate::clauses::Clauses) -> bool {
-    c.windows.is_empty()
-        && c.placeholders == 0
-        && c.having.is_none()
-        && c.qualify.is_none()
-        && c.keys.is_empty()
+/// Whether bound clauses can be kept: no window, QUALIFY or correlated subquery (which
+/// need the block's rows to bind).
+fn kept_clauses(c: &crate::clauses::Clauses) -> bool {
+    c.windows.is_empty() && c.placeholders == 0 && c.qualify.is_none()
+}
+
+/// The one FROM item of `s` when it is a block that may be kept on one table: no join,
+/// QUALIFY or named window, and a plain GROUP BY if any.
+fn one_table(s: &ast::Select) -> Option<&ast::TableWithJoins> {
+    let [one] = s.from.as_slice() else {
+        return None;
+    };
+    (one.joins.is_empty() && crate::bound_join::plain_clauses(s)).then_some(one)
+}
+
+/// The expressions written in block `s` and its `order_by` outside FROM: WHERE, the select
+/// list, GROUP BY, HAVING, ORDER BY.
+fn block_exprs<'s>(
+    s: &'s ast::Select,
+    order_by: &'s [ast::OrderByExpr],
+) -> impl Iterator<Item = &'s ast::Expr> {
+    let group: &[ast::Expr] = match &s.group_by {
+        ast::GroupByExpr::Expressions(v, _) => v,
+        ast::GroupByExpr::All(_) => &[],
+    };
+    let items = s.projection.iter().filter_map(|i| match i {
+        ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+        _ => None,
+    });
+    s.selection
+        .iter()
+        .chain(items)
+        .chain(group)
+        .chain(&s.having)
+        .chain(order_by.iter().map(|o| &o.expr))
+}
+
+/// A select list with a run's values put in by `put`.
+fn put_items(items: &[Item], put: &impl Fn(&Expr) -> Expr) -> Vec<Item> {
+    (items.iter())
+        .map(|(e, name, title, alias)| (put(e), name.clone(), title.clone(), alias.clone()))
+        .collect()
 }
 
 /// Aggregate calls with a run's values put in by `put`.

@@ -53,6 +53,7 @@ mod admin;
 mod aggregate;
 mod alter;
 mod bind;
+mod block_tail;
 mod bound_join;
 mod bound_select;
 mod branch_types;

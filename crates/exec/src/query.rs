@@ -307,10 +307,10 @@ impl Exec<'_> {
 
     fn run_select_here(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Result<Rows> {
         crate::interrupt::check()?;
+        if let Some(rows) = self.cached_select(s, order_by)? {
+            return Ok(rows);
+        }
         if order_by.is_empty() {
-            if let Some(rows) = self.cached_select(s)? {
-                return Ok(rows);
-            }
             if let Some(rows) = self.streamed_select(s)? {
                 return Ok(rows);
             }
@@ -345,45 +345,7 @@ impl Exec<'_> {
         };
         self.names_read = saved;
         let (scope, input) = read?;
-        let (group_keys, sets) = match &s.group_by {
-            ast::GroupByExpr::Expressions(v, m) if m.is_empty() => crate::grouping_sets::expand(v)?,
-            _ => return Err(Error::Unsupported("GROUP BY ALL / WITH ROLLUP".into())),
-        };
-        // GROUP BY 1 names the first select-list expression, as in Teradata.
-        let group_keys = group_keys
-            .into_iter()
-            .map(|k| match &k {
-                ast::Expr::Value(v) => match &v.value {
-                    ast::Value::Number(n, _) => {
-                        let pos: usize = n.parse().unwrap_or(0);
-                        match s.projection.get(pos.wrapping_sub(1)) {
-                            Some(ast::SelectItem::UnnamedExpr(e))
-                            | Some(ast::SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e.clone()),
-                            _ => Err(Error::TypeMismatch(format!(
-                                "GROUP BY {n} does not name a select-list expression"
-                            ))),
-                        }
-                    }
-                    _ => Ok(k.clone()),
-                },
-                // a select-list alias that is no column names its expression, as Teradata
-                // allows (`SEL EXTRACT(YEAR FROM d) AS y, COUNT(*) FROM t GROUP BY y`)
-                ast::Expr::Identifier(id) if matches!(scope.resolve(None, &id.value), Ok(None)) => {
-                    Ok(s.projection
-                        .iter()
-                        .find_map(|item| match item {
-                            ast::SelectItem::ExprWithAlias { expr, alias }
-                                if alias.value.eq_ignore_ascii_case(&id.value) =>
-                            {
-                                Some(expr.clone())
-                            }
-                            _ => None,
-                        })
-                        .unwrap_or_else(|| k.clone()))
-                }
-                _ => Ok(k.clone()),
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let (group_keys, sets) = self.block_group_keys(s, &scope)?;
         let grouped = !group_keys.is_empty()
             || sets.is_some()
             || s.having.is_some()
@@ -435,7 +397,7 @@ impl Exec<'_> {
             None => input,
         };
         // a grouped query's correlated subqueries run per group: its clauses bound again
-        let (bound, mut rows) = match &grouping {
+        let (bound, rows) = match &grouping {
             Some(g) if bound.placeholders > 0 => {
                 // a HAVING without a subquery first: the other clauses' correlated subqueries
                 // then run only for the groups it keeps (a scalar one raises no 3669 for a
@@ -454,6 +416,76 @@ impl Exec<'_> {
             }
             _ => (bound, rows),
         };
+        let sample = sample.as_ref().map(|x| (x, &scope, grouping.is_some()));
+        self.finish_block(crate::block_tail::block_top(s), rows, bound, sample)
+    }
+
+    /// The GROUP BY keys of block `s` over `scope`, as expressions (`GROUP BY 1` names the first
+    /// select-list expression; an alias that is no column, its expression), and the grouping
+    /// sets they expand to (`None` for a plain GROUP BY).
+    ///
+    /// # Errors
+    /// 9913 for a position that names no select-list expression; GROUP BY ALL / WITH ROLLUP.
+    pub(crate) fn block_group_keys(
+        &self,
+        s: &ast::Select,
+        scope: &Scope,
+    ) -> Result<crate::grouping_sets::Expanded> {
+        let (group_keys, sets) = match &s.group_by {
+            ast::GroupByExpr::Expressions(v, m) if m.is_empty() => crate::grouping_sets::expand(v)?,
+            _ => return Err(Error::Unsupported("GROUP BY ALL / WITH ROLLUP".into())),
+        };
+        // GROUP BY 1 names the first select-list expression, as in Teradata.
+        let group_keys = group_keys
+            .into_iter()
+            .map(|k| match &k {
+                ast::Expr::Value(v) => match &v.value {
+                    ast::Value::Number(n, _) => {
+                        let pos: usize = n.parse().unwrap_or(0);
+                        match s.projection.get(pos.wrapping_sub(1)) {
+                            Some(ast::SelectItem::UnnamedExpr(e))
+                            | Some(ast::SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e.clone()),
+                            _ => Err(Error::TypeMismatch(format!(
+                                "GROUP BY {n} does not name a select-list expression"
+                            ))),
+                        }
+                    }
+                    _ => Ok(k.clone()),
+                },
+                // a select-list alias that is no column names its expression, as Teradata
+                // allows (`SEL EXTRACT(YEAR FROM d) AS y, COUNT(*) FROM t GROUP BY y`)
+                ast::Expr::Identifier(id) if matches!(scope.resolve(None, &id.value), Ok(None)) => {
+                    Ok(s.projection
+                        .iter()
+                        .find_map(|item| match item {
+                            ast::SelectItem::ExprWithAlias { expr, alias }
+                                if alias.value.eq_ignore_ascii_case(&id.value) =>
+                            {
+                                Some(expr.clone())
+                            }
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| k.clone()))
+                }
+                _ => Ok(k.clone()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((group_keys, sets))
+    }
+
+    /// The end of a block on its rows (grouped already where it groups), with its clauses
+    /// `bound`: HAVING, windows, QUALIFY, the SAMPLE (with the block's scope and whether it
+    /// is grouped), ORDER BY (and TOP), the select list, DISTINCT (`only_distinct`), `top`.
+    ///
+    /// # Errors
+    /// Evaluation errors of the clauses.
+    pub(crate) fn finish_block(
+        &mut self,
+        (top, only_distinct): (Option<&ast::Top>, bool),
+        mut rows: RecordBatch,
+        bound: crate::clauses::Clauses,
+        sample: Option<(&crate::sample::Sample, &Scope, bool)>,
+    ) -> Result<Rows> {
         let crate::clauses::Clauses {
             items,
             precisions,
@@ -472,19 +504,19 @@ impl Exec<'_> {
         if let Some(q) = &qualify {
             rows = filter_by(&rows, q)?;
         }
-        if let Some(sample) = sample {
-            rows = self.sample_rows(&rows, &sample, &scope, grouping.is_some())?;
+        if let Some((sample, scope, grouped)) = sample {
+            rows = self.sample_rows(&rows, sample, scope, grouped)?;
         }
         if !keys.is_empty() {
             // TOP n (no PERCENT, WITH TIES or DISTINCT) needs only the first n in order
-            let limit = match (&s.top, &s.distinct) {
+            let limit = match (top, only_distinct) {
                 (
                     Some(ast::Top {
                         quantity: Some(ast::TopQuantity::Constant(n)),
                         percent: false,
                         with_ties: false,
                     }),
-                    None,
+                    false,
                 ) => usize::try_from(*n).ok(),
                 _ => None,
             };
@@ -494,7 +526,7 @@ impl Exec<'_> {
         // project
         let mut out = project(&items, &precisions, &rows)?;
         let schema = out.schema();
-        if matches!(s.distinct, Some(ast::Distinct::Distinct)) {
+        if only_distinct {
             out = distinct(
                 &out,
                 &items
@@ -503,7 +535,7 @@ impl Exec<'_> {
                     .collect::<Vec<_>>(),
             )?;
         }
-        if let Some(top) = &s.top {
+        if let Some(top) = top {
             out = self.apply_top(top, out, &rows, &keys)?;
         }
         Ok(Rows {

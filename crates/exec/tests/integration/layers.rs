@@ -85,6 +85,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "plan_cache",
             "bound_select",
             "bound_join",
+            "block_tail",
             "stream",
             "inputs",
             "explain",

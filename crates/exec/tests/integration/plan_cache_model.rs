@@ -72,10 +72,54 @@ fn query(rng: &mut Rng) -> String {
     );
     let n = rng.below(4);
     let conds: Vec<&str> = (0..n).map(|_| conjunct(rng)).collect();
-    match conds.is_empty() {
-        true => format!("SEL {list} FROM t1"),
-        false => format!("SEL {list} FROM t1 WHERE {}", conds.join(" AND ")),
+    let filter = match conds.is_empty() {
+        true => String::new(),
+        false => format!(" WHERE {}", conds.join(" AND ")),
+    };
+    let (list, group) = grouped(rng, list, "a", "s", "k");
+    format!(
+        "SEL {}{list} FROM t1{filter}{group}{}",
+        head(rng),
+        order(rng)
+    )
+}
+
+/// Sometimes a grouped select list (over the columns named) and its GROUP BY (and HAVING)
+/// instead of `list` and no grouping.
+fn grouped(rng: &mut Rng, list: &str, a: &str, s: &str, k: &str) -> (String, String) {
+    match rng.below(8) {
+        0 => (format!("{a}, COUNT(*)"), format!(" GROUP BY {a}")),
+        1 => (
+            format!("{a}, SUM({k})"),
+            " GROUP BY 1 HAVING COUNT(*) > ?".into(),
+        ),
+        2 => (format!("{s}, MAX({k})"), format!(" GROUP BY {s}")),
+        3 => (format!("{a} + ?, COUNT(*)"), " GROUP BY 1".into()),
+        _ => (list.into(), String::new()),
     }
+}
+
+/// Sometimes TOP or DISTINCT.
+fn head(rng: &mut Rng) -> &'static str {
+    pick(
+        rng,
+        &["", "", "", "", "TOP 3 ", "DISTINCT ", "TOP 2 WITH TIES "],
+    )
+}
+
+/// Sometimes an ORDER BY.
+fn order(rng: &mut Rng) -> &'static str {
+    pick(
+        rng,
+        &[
+            "",
+            "",
+            "",
+            " ORDER BY 1",
+            " ORDER BY 1 DESC",
+            " ORDER BY 2, 1",
+        ],
+    )
 }
 
 /// A random parameter value: mostly small integers, sometimes another type.
@@ -236,7 +280,13 @@ fn join_query(rng: &mut Rng) -> String {
             )
         })
         .collect();
-    format!("SEL {list} FROM {from} WHERE {}", conds.join(" AND "))
+    let (list, group) = grouped(rng, list, "t1.a", "t2.s", "t2.k");
+    format!(
+        "SEL {}{list} FROM {from} WHERE {}{group}{}",
+        head(rng),
+        conds.join(" AND "),
+        order(rng)
+    )
 }
 
 fn run_join_case(seed: u64) -> (u64, u64) {
@@ -256,8 +306,11 @@ fn kept_join_plans_give_what_fresh_binding_gives() {
     let results = model_cases("PLAN_CACHE_JOIN", 40, run_join_case);
     let runs: u64 = results.iter().map(|r| r.0).sum();
     let hits: u64 = results.iter().map(|r| r.1).sum();
+    // (fewer than for one table: these requests have more parameters, so more of their runs
+    // meet a value of another type than at binding, or a string compared with a number
+    // fails, 3535, at every run)
     assert!(
-        hits * 4 > runs,
+        hits * 6 > runs,
         "only {hits} executions of {runs} used a kept plan"
     );
 }

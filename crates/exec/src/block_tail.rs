@@ -1,0 +1,109 @@
+//! The end of a kept SELECT block past its rows (bound_select.rs, bound_join.rs): its GROUP
+//! BY keys, HAVING and ORDER BY bound once, with the TOP and DISTINCT the block has, and
+//! the ORDER BY it was bound with. A run puts its slot values into them and ends the block as
+//! the general path does (`Exec::finish_block`, query.rs).
+//!
+//! Invariant: the bound expressions hold the slots' arrays as the binder made them (the
+//! caller checks that every slot is still there, plan_cache.rs), and `order_by` is the ORDER
+//! BY they were bound from: a run for another ORDER BY must not use them.
+
+use crate::clauses::{Clauses, Item};
+use crate::expr::Expr;
+use crate::ops::{Display, SortKey};
+use sqlparser::ast;
+
+/// A kept block's end (see the module doc).
+#[derive(Default)]
+pub(crate) struct Tail {
+    /// The GROUP BY keys (empty: none, or all rows are one group).
+    pub group_keys: Vec<Expr>,
+    pub having: Option<Expr>,
+    /// ORDER BY, bound.
+    pub keys: Vec<SortKey>,
+    pub top: Option<ast::Top>,
+    pub distinct: bool,
+    /// The ORDER BY it was bound from.
+    pub order_by: Vec<ast::OrderByExpr>,
+}
+
+impl Tail {
+    /// The end of block `s` with its GROUP BY keys as bound, taking the HAVING and ORDER BY
+    /// (bound from `order_by`) out of its `clauses`.
+    pub(crate) fn new(
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        group_keys: Option<Vec<Expr>>,
+        clauses: &mut Clauses,
+    ) -> Self {
+        let (top, distinct) = block_top(s);
+        Tail {
+            group_keys: group_keys.unwrap_or_default(),
+            having: clauses.having.take(),
+            keys: std::mem::take(&mut clauses.keys),
+            top: top.cloned(),
+            distinct,
+            order_by: order_by.to_vec(),
+        }
+    }
+
+    /// Whether the block does more past its rows than make its select list (of rows, or of
+    /// aggregates over all of them).
+    pub(crate) fn is_some(&self) -> bool {
+        !self.group_keys.is_empty()
+            || self.having.is_some()
+            || !self.keys.is_empty()
+            || self.top.is_some()
+            || self.distinct
+    }
+
+    /// The bound expressions it holds.
+    pub(crate) fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.group_keys
+            .iter()
+            .chain(&self.having)
+            .chain(self.keys.iter().map(|k| &k.expr))
+    }
+
+    /// The GROUP BY keys with a run's values put in by `put`.
+    pub(crate) fn group_keys(&self, put: &impl Fn(&Expr) -> Expr) -> Vec<Expr> {
+        self.group_keys.iter().map(put).collect()
+    }
+
+    /// The clauses `Exec::finish_block` takes, with a run's values put in by `put`, for the
+    /// select list `items` (its values put in already).
+    pub(crate) fn clauses(
+        &self,
+        items: Vec<Item>,
+        precisions: &[Display],
+        put: &impl Fn(&Expr) -> Expr,
+    ) -> Clauses {
+        Clauses {
+            items,
+            precisions: precisions.to_vec(),
+            qualify: None,
+            having: self.having.as_ref().map(put),
+            keys: (self.keys.iter())
+                .map(|k| SortKey {
+                    expr: put(&k.expr),
+                    ..k.clone()
+                })
+                .collect(),
+            windows: Vec::new(),
+            placeholders: 0,
+        }
+    }
+
+    /// What `Exec::finish_block` takes of the block: its TOP and DISTINCT.
+    pub(crate) fn top(&self) -> (Option<&ast::Top>, bool) {
+        (self.top.as_ref(), self.distinct)
+    }
+}
+
+/// The TOP of block `s`, and whether it is SELECT DISTINCT: what its end needs of it
+/// (`Exec::finish_block`).
+pub(crate) fn block_top(s: &ast::Select) -> (Option<&ast::Top>, bool) {
+    (
+        s.top.as_ref(),
+        matches!(s.distinct, Some(ast::Distinct::Distinct)),
+    )
+}
