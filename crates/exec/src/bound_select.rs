@@ -123,8 +123,9 @@ enum Bound {
 }
 
 impl<'a> Exec<'a> {
-    /// The rows of `s` (with its query's `order_by`) through the prepared request's plan cache; `None`
-    /// when there is no cache, or `s` is not a block it keeps (the caller runs it as usual).
+    /// The rows of `s` (with its query's `order_by`) through the prepared request's plan
+    /// cache; `None` when there is no cache, or `s` is not a block it keeps (the caller runs
+    /// it as usual).
     ///
     /// # Errors
     /// Errors of the slots' subqueries, the read and the evaluation.
