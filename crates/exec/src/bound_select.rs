@@ -391,8 +391,9 @@ impl<'a> Exec<'a> {
         {
             return Bound::Not; // the general path raises their errors
         }
-        let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
-            return Bound::Not;
+        let (table, qualifier) = match self.base_relation(&one.relation) {
+            Ok(t) => t,
+            Err(bound) => return bound,
         };
         if block_exprs(s, order_by).any(reads_a_set) {
             // binding would run the subquery, then refuse the block (its rows are not a
@@ -415,14 +416,13 @@ impl<'a> Exec<'a> {
             return Bound::Failed;
         };
         if !kept_clauses(&clauses) {
-            return Bound::Not;
+            return Bound::Refused; // (not bound again at every run)
         }
         let (group_keys, calls) = grouping.unzip();
         let tail = Tail::new(s, order_by, group_keys, &mut clauses);
         let aggregate = calls.map(|calls| {
-            // (a MIN/MAX walk only where the block's rows are all it reads)
+            // (as the general path walks: `min_max_calls` takes no GROUP BY or HAVING)
             let targets = crate::access::min_max_calls(s)
-                .filter(|_| !tail.is_some())
                 .and_then(|calls| crate::access::min_max_targets(&calls, &scope));
             (calls, targets)
         });
@@ -451,6 +451,24 @@ impl<'a> Exec<'a> {
         match kept_slots(&recording, &exprs) {
             true => Bound::Kept(Box::new(b)),
             false => Bound::Refused,
+        }
+    }
+
+    /// The base table `tf` names and its qualifier; else what binding a block reading it
+    /// gives: refused for a name of rows of their own or a view (known without making their
+    /// rows; kept as refused, so a later run does not look again), not taken for any other
+    /// relation or a name that does not resolve (the general path raises the error).
+    fn base_relation(
+        &mut self,
+        tf: &ast::TableFactor,
+    ) -> std::result::Result<(Arc<Table>, String), Bound> {
+        if self.names_own_rows(tf) {
+            return Err(Bound::Refused);
+        }
+        match self.base_table(tf) {
+            Ok(Some(t)) => Ok(t),
+            Ok(None) if matches!(tf, ast::TableFactor::Table { .. }) => Err(Bound::Refused),
+            Ok(None) | Err(_) => Err(Bound::Not),
         }
     }
 
@@ -535,6 +553,16 @@ impl<'a> Exec<'a> {
             });
         if block_exprs(s, order_by).chain(ons).any(reads_a_set) {
             return Bound::Refused; // (as for one table: binding would run the subquery)
+        }
+        // (a view's rows are read by binding: refused before that)
+        let relations = s
+            .from
+            .iter()
+            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        for tf in relations {
+            if let Err(bound) = self.base_relation(tf) {
+                return bound;
+            }
         }
         // the tables are read with only the columns the block may name, as the general path
         // reads them
@@ -653,35 +681,34 @@ impl<'a> Exec<'a> {
         let items = || -> Cow<'_, [Item]> {
             match values.is_empty() {
                 true => Cow::Borrowed(&b.items),
-                false => Cow::Owned(
-                    b.items
-                        .iter()
-                        .map(|(e, name, title, alias)| {
-                            (put(e), name.clone(), title.clone(), alias.clone())
-                        })
-                        .collect(),
-                ),
+                false => Cow::Owned(put_items(&b.items, &put)),
             }
         };
         if table.schema.volatile.is_some_and(|v| !v.is_instance()) {
             self.volatile_uses.set(self.volatile_uses.get() + 1);
         }
+        // a MIN/MAX walk where the general path walks (it tests WHERE on the rows it visits
+        // only, so it must be taken here too: a row it skips may make WHERE fail)
+        let walked = match b.aggregate.as_ref().and_then(|(_, t)| t.as_ref()) {
+            Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
+            None => None,
+        };
         if b.tail.is_some() {
-            // the rows whole, then grouped, ordered, cut as the general path does
-            let rows = self.read_where(&table, cond, Some(&b.tail_reads))?.0;
+            // the rows (whole, or those the walk found), then grouped, ordered, cut as the
+            // general path does
+            let rows = match &walked {
+                Some(rids) => table.fetch_columns(rids, Some(&b.tail_reads)),
+                None => self.read_where(&table, cond, Some(&b.tail_reads))?.0,
+            };
             let calls = b.aggregate.as_ref().map(|(calls, _)| calls.as_slice());
             let items = items().into_owned();
             let rows = self.finish_kept(rows, calls, &b.tail, items, &b.precisions, &put)?;
             return Ok(Some(Ran::Rows(rows)));
         }
-        let Some((calls, targets)) = &b.aggregate else {
+        let Some((calls, _)) = &b.aggregate else {
             return Ok(self
                 .stream_rows(&table, cond, &items(), &b.precisions)?
                 .map(Ran::Rows));
-        };
-        let walked = match targets {
-            Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
-            None => None,
         };
         if let Some(v) = walked
             .as_deref()

@@ -221,18 +221,24 @@ impl Exec<'_> {
     /// The rows a FROM name stands for when it is not a table: a CTE in scope, the system
     /// calendar (`Sys_Calendar.Calendar`, sys_calendar.rs), or a DBC dictionary view
     /// (`DBC.TablesV`, see dbc.rs).
+    /// Whether `tf` names rows of their own (a CTE, a DBC view, Sys_Calendar), which
+    /// [`Exec::named_rows`] would make: told without making them.
+    pub(crate) fn names_own_rows(&self, tf: &ast::TableFactor) -> bool {
+        let ast::TableFactor::Table { name, .. } = tf else {
+            return false;
+        };
+        if self.cte(name).is_some() {
+            return true;
+        }
+        let parts = name_parts(name);
+        crate::sys_calendar::names(&parts) || crate::dbc::which(&parts, self.database).is_some()
+    }
+
     pub(crate) fn named_rows(&self, name: &ast::ObjectName) -> Result<Option<crate::result::Rows>> {
         if let Some(rows) = self.cte(name) {
             return Ok(Some(rows));
         }
-        let parts: Vec<String> = name
-            .0
-            .iter()
-            .map(|p| {
-                p.as_ident()
-                    .map_or_else(|| p.to_string(), |i| i.value.clone())
-            })
-            .collect();
+        let parts = name_parts(name);
         if let Some(rows) = crate::sys_calendar::rows(&parts)? {
             return Ok(Some(rows));
         }
@@ -903,6 +909,17 @@ impl Exec<'_> {
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
     }
+}
+
+/// The parts of a name as written (`db.t`: `db`, `t`).
+fn name_parts(name: &ast::ObjectName) -> Vec<String> {
+    name.0
+        .iter()
+        .map(|p| {
+            p.as_ident()
+                .map_or_else(|| p.to_string(), |i| i.value.clone())
+        })
+        .collect()
 }
 
 /// A FROM clause bound by [`Exec::bind_from`], to be run by [`Exec::run_from`] (bound once,

@@ -46,6 +46,11 @@ const COLUMNS: [&str; 15] = [
 ///
 /// # Errors
 /// Only Arrow errors building the batch (none expected).
+/// Whether `parts` (a name as written) name a Sys_Calendar view.
+pub(crate) fn names(parts: &[String]) -> bool {
+    matches!(parts, [db, _] if db.eq_ignore_ascii_case("SYS_CALENDAR"))
+}
+
 pub(crate) fn rows(parts: &[String]) -> Result<Option<Rows>> {
     let [db, view] = parts else {
         return Ok(None);

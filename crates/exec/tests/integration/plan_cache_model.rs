@@ -536,3 +536,33 @@ fn kept_where_clauses_of_updates_and_deletes_change_what_fresh_ones_change() {
         "only {hits} executions of {runs} used a kept plan"
     );
 }
+
+/// A MIN/MAX block walks its index in a kept plan as the general path walks it, with ORDER
+/// BY, TOP or DISTINCT too: WHERE is tested only on the rows the walk visits, so a row it
+/// skips cannot make WHERE fail (10 / 0 on k = 1 here).
+#[test]
+fn a_kept_min_max_block_with_order_by_walks_as_the_general_path_walks() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, a INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("CREATE INDEX (k) ON t").unwrap();
+    s.execute("INS t (1, 0)").unwrap();
+    s.execute("INS t (2, 5)").unwrap();
+    for sql in [
+        "SEL MAX(k) FROM t WHERE 10 / (a - ?) > 0 ORDER BY 1",
+        "SEL TOP 1 MAX(k) FROM t WHERE 10 / (a - ?) > 0",
+        "SEL DISTINCT MAX(k) FROM t WHERE 10 / (a - ?) > 0",
+    ] {
+        let p = s.prepare(sql).unwrap();
+        for on in [false, true, true, true] {
+            s.set_plan_cache(on);
+            let r = s
+                .execute_prepared(&p, &[Value::Int(0)])
+                .unwrap_or_else(|e| panic!("{sql} (plan cache {on}): {e}"));
+            let rows = r[0].rows.as_ref().expect("rows").to_strings();
+            assert_eq!(rows, vec![vec!["2".to_string()]], "{sql}");
+        }
+        assert!(p.plan_cache_hits() > 0, "{sql}: no kept plan ran");
+    }
+}
