@@ -382,15 +382,16 @@ impl<'a> Exec<'a> {
 
     /// Binds block `s` once for the cache.
     fn bind_block(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Bound {
+        if s.selection.as_ref().is_some_and(has_aggregate)
+            || block_exprs(s, order_by).any(has_window)
+        {
+            // the general path raises WHERE's errors; a window is never kept (known before
+            // binding, so a block with one is not bound twice)
+            return Bound::Not;
+        }
         let Some(one) = one_table(s) else {
             return self.bind_join_block(s, order_by);
         };
-        if s.selection
-            .as_ref()
-            .is_some_and(|w| has_aggregate(w) || has_window(w))
-        {
-            return Bound::Not; // the general path raises their errors
-        }
         let (table, qualifier) = match self.base_relation(&one.relation) {
             Ok(t) => t,
             Err(bound) => return bound,
@@ -531,16 +532,11 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Binds join block `s` once for the cache (bound_join.rs).
+    /// Binds join block `s` once for the cache (bound_join.rs); `bind_block` has refused a
+    /// WHERE with an aggregate and any window.
     fn bind_join_block(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Bound {
         if !joined_block(s) || crate::join::check_from(&s.from).is_err() {
             return Bound::Not; // (the general path raises the errors)
-        }
-        if s.selection
-            .as_ref()
-            .is_some_and(|w| has_aggregate(w) || has_window(w))
-        {
-            return Bound::Not;
         }
         let ons = s
             .from
