@@ -20,7 +20,7 @@ use crate::expr::Expr;
 use crate::ops::mask_of;
 use arrow::array::{ArrayRef, UInt32Array};
 use arrow::compute::take;
-use arrow::datatypes::{Field, Schema};
+use arrow::datatypes::{FieldRef, Schema};
 use arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -48,12 +48,16 @@ fn combine(
     let bytes = crate::limits::taken_bytes(left, li.values())
         .saturating_add(crate::limits::taken_bytes(right, ri.values()));
     crate::interrupt::check_spool(bytes)?;
-    let fields: Vec<Field> = left
+    // (a field nullable already is shared, not copied)
+    let fields: Vec<FieldRef> = left
         .schema()
         .fields()
         .iter()
         .chain(right.schema().fields().iter())
-        .map(|f| f.as_ref().clone().with_nullable(true))
+        .map(|f| match f.is_nullable() {
+            true => f.clone(),
+            false => Arc::new(f.as_ref().clone().with_nullable(true)),
+        })
         .collect();
     let mut cols: Vec<ArrayRef> = Vec::with_capacity(fields.len());
     for c in left.columns() {
