@@ -48,7 +48,7 @@ impl Tail {
 
     /// Whether the block does more past its rows than make its select list (of rows, or of
     /// aggregates over all of them).
-    pub(crate) fn is_some(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         !self.group_keys.is_empty()
             || self.having.is_some()
             || !self.keys.is_empty()

@@ -7,11 +7,13 @@
 //! QUALIFY, window or grouping sets. With no GROUP BY, HAVING, ORDER BY, TOP or DISTINCT,
 //! either no aggregate (the rows are read as the streaming path reads them: stream.rs) or
 //! only aggregates over the whole table (read through a MIN/MAX index walk where one applies,
-//! as the general path does, then aggregated); with any of them, the rows are read whole and
-//! the block ends as the general path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once, with the binder recording the block's slots
-//! (its `?` parameters and uncorrelated scalar subqueries); each later run computes the
-//! slots' values (the run right after binding uses binding's own; a subquery whose own block
-//! is kept runs from the plan its parent holds, `KeptSlots`), plans the read on those
+//! as the general path does, then aggregated); with any of them, the rows are read whole (or
+//! walked, as the general path walks them) and the block ends as the general path ends it
+//! (block_tail.rs, `Exec::finish_block`). Binding happens once, with the binder recording
+//! the block's slots (its `?` parameters and uncorrelated scalar subqueries); each later run
+//! computes the slots' values (the run right after binding uses binding's own; a subquery
+//! whose own block is kept runs from the plan its parent holds, `KeptSlots`), plans the read
+//! on those
 //! values (the WHERE's sargable conditions from its `plan::CondTemplate`, made at binding and
 //! read through the values: inputs.rs; then `plan::choose`), and reads; the expressions
 //! get the values put where the recorded arrays are only where rows are tested or made
@@ -103,6 +105,9 @@ impl KeptSlots {
     }
 }
 
+/// A grouped block's GROUP BY keys and aggregate calls, bound.
+type Grouped = (Vec<Expr>, Vec<AggCall>);
+
 /// A join block bound once (bound_join.rs), with its slots.
 pub(crate) struct KeptJoin {
     join: BoundJoin,
@@ -140,18 +145,11 @@ impl<'a> Exec<'a> {
         let block = Block::Select(s);
         let (plan, kept) = match cache.get(block, &context) {
             Found::Refused => return Ok(None),
-            Found::Kept(p @ (Plan::Select(_) | Plan::Join(_))) => {
-                // (a block runs with its own query's ORDER BY, always the same one)
-                let bound_for = match &p {
-                    Plan::Select(b) => &b.tail.order_by,
-                    Plan::Join(j) => &j.join.tail.order_by,
-                    Plan::Condition(_) | Plan::Table(_) => return Ok(None),
-                };
-                if bound_for.as_slice() != order_by {
-                    return Ok(None);
-                }
-                (p, true)
-            }
+            // (a block runs with its own query's ORDER BY, always the same one)
+            Found::Kept(p @ (Plan::Select(_) | Plan::Join(_))) => match bound_order_by(&p) {
+                Some(o) if o == order_by => (p, true),
+                _ => return Ok(None),
+            },
             Found::Kept(Plan::Condition(_) | Plan::Table(_)) | Found::Missing => {
                 let p = match self.bind_block(s, order_by) {
                     Bound::Kept(b) => Plan::Select(Arc::from(b)),
@@ -194,10 +192,7 @@ impl<'a> Exec<'a> {
         let block = Block::Target(name);
         if let Found::Kept(Plan::Table(t)) = cache.get(block, &context) {
             if let Some(t) = t.upgrade().filter(|t| !t.is_dropped()) {
-                if t.schema.volatile.is_some_and(|v| !v.is_instance()) {
-                    // as a lookup counts it (a view may not use a volatile table)
-                    self.volatile_uses.set(self.volatile_uses.get() + 1);
-                }
+                self.count_volatile_use(&t);
                 return Ok(t);
             }
         }
@@ -432,7 +427,7 @@ impl<'a> Exec<'a> {
             c.exprs().for_each(|a| a.mark_columns(&mut reads));
         }
         let slots = recording.slots.clone();
-        let b = BoundSelect {
+        let mut b = BoundSelect {
             reads,
             walks: KeptWalks::default(),
             template: cond.as_ref().map(|c| template(c, &table.schema, &slots)),
@@ -447,7 +442,7 @@ impl<'a> Exec<'a> {
         };
         let mut tail_reads = vec![false; table.schema.columns.len()];
         b.exprs().for_each(|e| e.mark_columns(&mut tail_reads));
-        let b = BoundSelect { tail_reads, ..b };
+        b.tail_reads = tail_reads;
         let exprs: Vec<&Expr> = b.exprs().collect();
         match kept_slots(&recording, &exprs) {
             true => Bound::Kept(Box::new(b)),
@@ -473,6 +468,14 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Counts a use of `t` that skipped its catalog lookup, as the lookup counts it: a
+    /// volatile table's (a view may not use one).
+    fn count_volatile_use(&self, t: &Table) {
+        if t.schema.volatile.is_some_and(|v| !v.is_instance()) {
+            self.volatile_uses.set(self.volatile_uses.get() + 1);
+        }
+    }
+
     /// Runs `f` (binding a block for the cache) with a fresh recording of its slots and no
     /// enclosing window calls; its result and the recording.
     fn recorded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> (Result<T>, Recording) {
@@ -489,13 +492,12 @@ impl<'a> Exec<'a> {
     ///
     /// # Errors
     /// Binding errors; 9910 for grouping sets (not kept: the general path runs them).
-    #[allow(clippy::type_complexity)]
     fn bind_list(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         scope: &Scope,
-    ) -> Result<(crate::clauses::Clauses, Option<(Vec<Expr>, Vec<AggCall>)>)> {
+    ) -> Result<(crate::clauses::Clauses, Option<Grouped>)> {
         let (group_keys, sets) = self.block_group_keys(s, scope)?;
         if sets.is_some() {
             return Err(crate::error::Error::Unsupported(
@@ -607,11 +609,7 @@ impl<'a> Exec<'a> {
         let Some((from, tables)) = k.join.from(put) else {
             return Ok(None);
         };
-        for t in &tables {
-            if t.schema.volatile.is_some_and(|v| !v.is_instance()) {
-                self.volatile_uses.set(self.volatile_uses.get() + 1);
-            }
-        }
+        tables.iter().for_each(|t| self.count_volatile_use(t));
         let (_, rows) = self.run_from(from)?;
         let items = put_items(&k.join.items, &put);
         let tail = &k.join.tail;
@@ -680,16 +678,14 @@ impl<'a> Exec<'a> {
                 false => Cow::Owned(put_items(&b.items, &put)),
             }
         };
-        if table.schema.volatile.is_some_and(|v| !v.is_instance()) {
-            self.volatile_uses.set(self.volatile_uses.get() + 1);
-        }
+        self.count_volatile_use(&table);
         // a MIN/MAX walk where the general path walks (it tests WHERE on the rows it visits
         // only, so it must be taken here too: a row it skips may make WHERE fail)
         let walked = match b.aggregate.as_ref().and_then(|(_, t)| t.as_ref()) {
             Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
             None => None,
         };
-        if b.tail.is_some() {
+        if b.tail.any() {
             // the rows (whole, or those the walk found), then grouped, ordered, cut as the
             // general path does
             let rows = match &walked {
@@ -777,6 +773,15 @@ impl BoundSelect {
             .chain(self.items.iter().map(|i| &i.0))
             .chain(args)
             .chain(self.tail.exprs())
+    }
+}
+
+/// The ORDER BY a kept block's plan was bound from (`None`: not a block's plan).
+fn bound_order_by(p: &Plan) -> Option<&[ast::OrderByExpr]> {
+    match p {
+        Plan::Select(b) => Some(&b.tail.order_by),
+        Plan::Join(j) => Some(&j.join.tail.order_by),
+        Plan::Condition(_) | Plan::Table(_) => None,
     }
 }
 

@@ -218,9 +218,6 @@ impl Exec<'_> {
             .map(|(_, r)| r.clone())
     }
 
-    /// The rows a FROM name stands for when it is not a table: a CTE in scope, the system
-    /// calendar (`Sys_Calendar.Calendar`, sys_calendar.rs), or a DBC dictionary view
-    /// (`DBC.TablesV`, see dbc.rs).
     /// Whether `tf` names rows of their own (a CTE, a DBC view, Sys_Calendar), which
     /// [`Exec::named_rows`] would make: told without making them.
     pub(crate) fn names_own_rows(&self, tf: &ast::TableFactor) -> bool {
@@ -234,6 +231,9 @@ impl Exec<'_> {
         crate::sys_calendar::names(&parts) || crate::dbc::which(&parts, self.database).is_some()
     }
 
+    /// The rows a FROM name stands for when it is not a table: a CTE in scope, the system
+    /// calendar (`Sys_Calendar.Calendar`, sys_calendar.rs), or a DBC dictionary view
+    /// (`DBC.TablesV`, see dbc.rs).
     pub(crate) fn named_rows(&self, name: &ast::ObjectName) -> Result<Option<crate::result::Rows>> {
         if let Some(rows) = self.cte(name) {
             return Ok(Some(rows));
@@ -702,7 +702,7 @@ impl Exec<'_> {
             deferred,
         } = bound;
         let inner_only = kinds.iter().all(|k| *k == Kind::Inner);
-        let rel_of = |col: usize| starts.partition_point(|&s| s <= col) - 1;
+        let rel_of = |col: usize| relation_at(&starts, col);
         let width =
             |r: usize| starts.get(r + 1).copied().unwrap_or(scope.columns.len()) - starts[r];
         // a base table's own conditions (over its columns) as one AND, and their sargable
@@ -972,6 +972,12 @@ pub(crate) fn check_from(from: &[ast::TableWithJoins]) -> Result<()> {
     Ok(())
 }
 
+/// The relation (numbered as written, relation `r`'s columns from `starts[r]`) column `col`
+/// belongs to.
+fn relation_at(starts: &[usize], col: usize) -> usize {
+    starts.partition_point(|&s| s <= col) - 1
+}
+
 /// The relations (numbered as written, relation `r`'s columns from `starts[r]`) whose
 /// columns `e` reads, sorted, each once.
 fn relations_of(e: &Expr, starts: &[usize]) -> Vec<usize> {
@@ -979,7 +985,7 @@ fn relations_of(e: &Expr, starts: &[usize]) -> Vec<usize> {
     e.columns_used(&mut cols);
     let mut r: Vec<usize> = cols
         .into_iter()
-        .map(|col| starts.partition_point(|&s| s <= col) - 1)
+        .map(|col| relation_at(starts, col))
         .collect();
     r.sort_unstable();
     r.dedup();

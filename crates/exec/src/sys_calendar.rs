@@ -41,21 +41,22 @@ const COLUMNS: [&str; 15] = [
     "year_of_calendar",
 ];
 
+/// Whether `parts` (a name as written) name something in Sys_Calendar (one of its views, or
+/// nothing: `rows` then gives none).
+pub(crate) fn names(parts: &[String]) -> bool {
+    matches!(parts, [db, _] if db.eq_ignore_ascii_case("SYS_CALENDAR"))
+}
+
 /// The rows of the view `parts` names (`["Sys_Calendar", "Calendar"]`, any case), or `None`
 /// if it names none of these.
 ///
 /// # Errors
 /// Only Arrow errors building the batch (none expected).
-/// Whether `parts` (a name as written) name a Sys_Calendar view.
-pub(crate) fn names(parts: &[String]) -> bool {
-    matches!(parts, [db, _] if db.eq_ignore_ascii_case("SYS_CALENDAR"))
-}
-
 pub(crate) fn rows(parts: &[String]) -> Result<Option<Rows>> {
-    let [db, view] = parts else {
+    let [_, view] = parts else {
         return Ok(None);
     };
-    if !db.eq_ignore_ascii_case("SYS_CALENDAR") {
+    if !names(parts) {
         return Ok(None);
     }
     let calendar = match calendar() {
