@@ -21,9 +21,9 @@
 
 use crate::bind::{AggCall, Scope};
 use crate::block_tail::Tail;
+use crate::bound_from::{BoundFrom, FromRel};
 use crate::clauses::Item;
 use crate::expr::Expr;
-use crate::join::{BoundFrom, FromRel};
 use crate::join_step::Kind;
 use crate::ops::Display;
 use sqlparser::ast;

@@ -21,6 +21,7 @@
 //! Invariant: EXPLAIN reads definitions only: no rows, no locks, no subquery runs.
 
 mod joins;
+mod planned;
 
 use crate::access::min_max_calls;
 use crate::bind::{visit_own_level, Scope};

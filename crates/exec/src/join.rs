@@ -9,8 +9,9 @@
 //! the same whatever the join order. With inner joins only, each base table is read at its
 //! step, through an index when the conditions that name it alone allow (`read_candidates`),
 //! or, after few rows, through an index probed with their key values (an index nested-loop
-//! join: `join_plan::probe_index`). Views, CTEs and derived tables, and every relation of a
-//! FROM with an outer join, are read before the first step, without the join's conditions.
+//! join: `join_plan::probe_index`); with an outer join, in full at its step. Views, CTEs and
+//! derived tables are read while binding (`bind_from`), without the join's conditions; the
+//! binding reads no base table.
 //!
 //! A join step (`join`, in join_step.rs with its row limit) pairs the rows joined so far with
 //! one more relation: hashed on leading column equalities, else a nested loop. When every join
@@ -29,20 +30,17 @@
 //! (3822): both copies are kept, qualify them.
 
 use crate::bind::{Scope, ScopeColumn};
+use crate::bound_from::{local_columns, relations_of, BoundFrom, FromPlan, FromRel};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
-use crate::join_plan::{
-    self, cannot_fail, is_hoistable, is_key_equality, table_estimate, Cond, Step,
-};
+use crate::join_plan;
 use crate::join_step::{join, join_filtered, Kind};
 use crate::ops::filter_by;
 use arrow::compute::concat_batches;
-use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
-use tdlite_storage::table::Table;
 
 /// The qualifier of a table in FROM: its alias, or its own name without the database part.
 ///
@@ -274,7 +272,8 @@ impl Exec<'_> {
         else {
             return Ok(None);
         };
-        if self.named_rows(name)?.is_some() {
+        // (a CTE's, DBC view's or Sys_Calendar's rows are told apart without being made)
+        if self.names_own_rows(tf) {
             return Ok(None);
         }
         let table = self.must_get_table(name)?;
@@ -558,8 +557,8 @@ impl Exec<'_> {
     }
 
     /// The binding stage of a FROM clause (`from`, checked by [`check_from`], with no outer
-    /// join beside a comma) and its WHERE clause `selection`: the relations (an inner-only
-    /// FROM's base tables not read), the scope, the conditions bound against it.
+    /// join beside a comma) and its WHERE clause `selection`: the relations (base tables not
+    /// read), the scope, the conditions bound against it.
     ///
     /// # Errors
     /// Binding errors (3807, 3810, 3822, …), and those of the relations read now.
@@ -578,12 +577,12 @@ impl Exec<'_> {
             }
         }
         let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
-        // With inner joins only, a base table is read once its own conditions are known, so an
-        // index can fetch just the rows they select; other relations are read now.
+        // A base table is read at its step (with inner joins only, through its own conditions,
+        // so an index can fetch just the rows they select); other relations are read now.
         let mut rels = Vec::with_capacity(steps.len());
         let mut scopes = Vec::with_capacity(steps.len());
         for (tf, ..) in &steps {
-            match self.base_table(tf)?.filter(|_| inner_only) {
+            match self.base_table(tf)? {
                 Some((table, q)) => {
                     scopes.push(crate::names::table_scope(&table, &q));
                     let keep = self.keep_named(&table);
@@ -689,97 +688,23 @@ impl Exec<'_> {
     /// # Errors
     /// Evaluation errors of the conditions, the join's row limit.
     pub(crate) fn run_from(&mut self, bound: BoundFrom) -> Result<(Scope, RecordBatch)> {
+        let FromPlan {
+            steps: plan, owns, ..
+        } = bound.plan();
         let BoundFrom {
             scope,
             starts,
             kinds,
             rels,
             conds,
-            on_step,
+            on_step: _,
             ons,
             on_pairs,
             on_deferred,
             deferred,
         } = bound;
-        let inner_only = kinds.iter().all(|k| *k == Kind::Inner);
-        let rel_of = |col: usize| relation_at(&starts, col);
         let width =
             |r: usize| starts.get(r + 1).copied().unwrap_or(scope.columns.len()) - starts[r];
-        // a base table's own conditions (over its columns) as one AND, and their sargable
-        // part: it is read through them at its step (join_plan.rs)
-        let mut owns: Vec<(Option<Expr>, crate::plan::Preds)> =
-            vec![Default::default(); rels.len()];
-        let plan: Vec<Step> = if inner_only {
-            // the base tables' sizes are estimated from the conditions on them alone, the
-            // plan made from the estimates (join_plan.rs); each is read at its step
-            let mut sizes = vec![None; rels.len()];
-            for (r, rel) in rels.iter().enumerate() {
-                let FromRel::Table(table, _) = rel else {
-                    continue;
-                };
-                let local = local_columns(&starts, r, scope.columns.len());
-                let own: Vec<Expr> = conds
-                    .iter()
-                    .filter(|(_, rs, _)| rs.as_slice() == [r])
-                    .map(|(e, ..)| e.remap(&local))
-                    .collect();
-                let count = own.len();
-                // its own conditions as one AND, so bounds on a column combine
-                let own = own
-                    .into_iter()
-                    .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
-                let preds = own
-                    .as_ref()
-                    .map(|e| crate::plan::bound_preds(e, &table.schema))
-                    .unwrap_or_default();
-                sizes[r] = Some(table_estimate(
-                    table.row_versions(),
-                    &table.schema,
-                    &preds,
-                    count,
-                ));
-                owns[r] = (own, preds);
-            }
-            // each column's type, for the conditions that cannot fail (join_plan.rs)
-            let ty = |col: usize| -> Option<DataType> {
-                let r = rel_of(col);
-                let at = col - starts[r];
-                Some(match &rels[r] {
-                    FromRel::Table(table, _) => table.schema.arrow.field(at).data_type().clone(),
-                    FromRel::Rows(rows) => rows.schema().field(at).data_type().clone(),
-                })
-            };
-            let planned: Vec<Cond> = conds
-                .iter()
-                .zip(&on_step)
-                .map(|((e, rs, on), step)| {
-                    // (with the types of the rows read: EXPLAIN, which reads no view and runs
-                    // no subquery, takes such a condition as one that could fail)
-                    let safe = cannot_fail(e, &ty);
-                    Cond {
-                        rels: rs.clone(),
-                        on: *on,
-                        equality: is_key_equality(e, &ty),
-                        hoist: is_hoistable(e, &ty),
-                        safe,
-                        after: match (step, safe) {
-                            (Some(s), false) => s + 1,
-                            _ => 0,
-                        },
-                    }
-                })
-                .collect();
-            join_plan::plan(&sizes, &planned)
-        } else {
-            (0..rels.len())
-                .map(|rel| Step {
-                    rel,
-                    pre: Vec::new(),
-                    conds: Vec::new(),
-                    keys: 0,
-                })
-                .collect()
-        };
         // where each original column sits in the joined batch
         let mut map = vec![0; scope.columns.len()];
         let mut pos = 0;
@@ -922,43 +847,6 @@ fn name_parts(name: &ast::ObjectName) -> Vec<String> {
         .collect()
 }
 
-/// A FROM clause bound by [`Exec::bind_from`], to be run by [`Exec::run_from`] (bound once,
-/// it may run many times: a prepared request keeps it, bound_join.rs).
-///
-/// Invariants: `scope` holds each relation's columns in FROM order, relation `r`'s from
-/// `starts[r]`; each condition's relation list is the relations its columns belong to, sorted;
-/// `on_step` has one entry per condition, `Some` for an ON's (or USING's) conjunct of an
-/// inner-only FROM; `ons` holds ON conditions only when a join is outer.
-pub(crate) struct BoundFrom {
-    pub scope: Scope,
-    pub starts: Vec<usize>,
-    /// How each relation joins the ones before it.
-    pub kinds: Vec<Kind>,
-    pub rels: Vec<FromRel>,
-    /// (condition, the relations it reads, whether it comes from an ON): WHERE's conjuncts,
-    /// then, with inner joins only, the ON conjuncts.
-    pub conds: Vec<(Expr, Vec<usize>, bool)>,
-    pub on_step: Vec<Option<usize>>,
-    pub ons: Vec<Option<Expr>>,
-    /// (step, ON conjuncts with correlated subqueries, the scope of the step's pairs).
-    pub on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)>,
-    /// ON conjuncts of an inner-only FROM with correlated subqueries, and the width of the
-    /// relations they see.
-    pub on_deferred: Vec<(ast::Expr, usize)>,
-    /// WHERE conjuncts with correlated subqueries (run per joined row, last).
-    pub deferred: Vec<ast::Expr>,
-}
-
-/// A relation of a [`BoundFrom`].
-pub(crate) enum FromRel {
-    /// A base table of an inner-only FROM, read at its step, with the columns to keep
-    /// (`None`: all).
-    Table(Arc<Table>, Option<Vec<bool>>),
-    /// Rows read while binding (a view, CTE, derived table, table function, or any relation
-    /// of a FROM with an outer join).
-    Rows(RecordBatch),
-}
-
 /// Checks a FROM clause's names (no two items known by the same name: 3868) and size.
 ///
 /// # Errors
@@ -970,36 +858,6 @@ pub(crate) fn check_from(from: &[ast::TableWithJoins]) -> Result<()> {
         return Err(Error::TooManyTables(named));
     }
     Ok(())
-}
-
-/// The relation (numbered as written, relation `r`'s columns from `starts[r]`) column `col`
-/// belongs to.
-fn relation_at(starts: &[usize], col: usize) -> usize {
-    starts.partition_point(|&s| s <= col) - 1
-}
-
-/// The relations (numbered as written, relation `r`'s columns from `starts[r]`) whose
-/// columns `e` reads, sorted, each once.
-fn relations_of(e: &Expr, starts: &[usize]) -> Vec<usize> {
-    let mut cols = Vec::new();
-    e.columns_used(&mut cols);
-    let mut r: Vec<usize> = cols
-        .into_iter()
-        .map(|col| relation_at(starts, col))
-        .collect();
-    r.sort_unstable();
-    r.dedup();
-    r
-}
-
-/// For each of `width` columns of a FROM, numbered as written (relation `r`'s start at
-/// `starts[r]`), its position among relation `r`'s own columns (0 for other relations').
-fn local_columns(starts: &[usize], r: usize, width: usize) -> Vec<usize> {
-    let mut local = vec![0; width];
-    for (c, slot) in local.iter_mut().enumerate().skip(starts[r]) {
-        *slot = c - starts[r];
-    }
-    local
 }
 
 /// The most tables and views one FROM clause may name (Teradata's limit per query block).

@@ -54,6 +54,7 @@ mod aggregate;
 mod alter;
 mod bind;
 mod block_tail;
+mod bound_from;
 mod bound_join;
 mod bound_select;
 mod branch_types;

@@ -1,4 +1,7 @@
-//! EXPLAIN of a FROM clause of several relations, step by step as join.rs runs it: each step
+//! EXPLAIN of a FROM clause of several relations that planned.rs does not take (a view, CTE,
+//! derived table or table function, an outer join, a condition with a subquery, a global
+//! temporary table with no instance yet: binding such a FROM would read rows or run
+//! subqueries), derived from its text, step by step as join.rs runs it: each step
 //! with the relation it joins, how it is read, its own conditions that filter it before the
 //! join ("filtered first by"), and the conditions that run on the pairs (the hash
 //! keys first: join_step.rs hashes on every column equality between the two sides). With inner
@@ -80,7 +83,7 @@ fn written_key_column(e: &ast::Expr, r: &Relation) -> Option<usize> {
 /// What a step's read of table `t` (its own sargable conditions `own`) becomes when few rows
 /// are joined before it: the index join.rs probes with their values of the hash keys on its
 /// columns `cols`, as `join_plan::probe_index` chooses it; empty if none.
-fn probes(t: &Table, cols: &[usize], own: &Preds) -> String {
+pub(super) fn probes(t: &Table, cols: &[usize], own: &Preds) -> String {
     let cols = join_plan::probe_columns(&t.schema, cols);
     match join_plan::probe_index(&t.schema, own, &cols) {
         Some(a) => format!(
@@ -91,6 +94,41 @@ fn probes(t: &Table, cols: &[usize], own: &Preds) -> String {
         ),
         None => String::new(),
     }
+}
+
+/// How a join step reads table `t` (shown as `label`, an estimated `est` rows): through the
+/// index `plan::choose` picks for its own conditions' sargable part `preds` (with the texts of
+/// those conditions on each column, `texts`), or in full.
+pub(super) fn read_text(
+    t: &Table,
+    label: &str,
+    preds: &Preds,
+    texts: &BTreeMap<usize, Vec<String>>,
+    est: u64,
+) -> String {
+    let rows = if est == 1 { "row" } else { "rows" };
+    let Some(a) = plan::choose(&t.schema, preds) else {
+        return format!("Full scan of {label}, an estimated {est} {rows}");
+    };
+    let spec = t.schema.indexes().nth(a.index);
+    let cols = spec.map_or(&[][..], |s| {
+        &s.columns[..(a.eq_len + usize::from(a.range)).min(s.columns.len())]
+    });
+    let used: Vec<String> = cols
+        .iter()
+        .flat_map(|c| texts.get(c).cloned().unwrap_or_default())
+        .collect();
+    let unique = spec.is_some_and(|s| s.unique && s.columns.len() == a.eq_len);
+    format!(
+        "{} of {label} via {}: {}, an estimated {est} {rows}",
+        if unique {
+            "Unique index lookup"
+        } else {
+            "Index range scan"
+        },
+        super::index_label(&t.schema, a.index),
+        used.join(" AND ")
+    )
 }
 
 /// One relation of the FROM clause as EXPLAIN knows it.
@@ -195,7 +233,7 @@ fn nested_qualifiers(twj: &ast::TableWithJoins, out: &mut Vec<String>) {
 }
 
 /// The last part of a name (`t` of `db.t`).
-fn last_name(name: &ast::ObjectName) -> String {
+pub(super) fn last_name(name: &ast::ObjectName) -> String {
     tdlite_parser::object_name_string(name)
         .rsplit('.')
         .next()
@@ -262,7 +300,7 @@ fn relations_of(e: &ast::Expr, rels: &[Relation]) -> Vec<usize> {
 }
 
 /// The constraint of a join operator (ON or USING), if it has one.
-fn constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint> {
+pub(super) fn constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint> {
     use ast::JoinOperator::*;
     match op {
         Join(c) | Inner(c) | Left(c) | LeftOuter(c) | Right(c) | RightOuter(c) | FullOuter(c) => {
@@ -302,6 +340,9 @@ impl Explainer<'_, '_> {
         selection: Option<&ast::Expr>,
         depth: usize,
     ) -> Result<()> {
+        if self.planned_joins(from, selection, depth)? {
+            return Ok(());
+        }
         let factors = super::factors(from);
         let inner_only = factors.iter().all(|(_, op)| super::inner(*op));
         let mut depth = depth;
@@ -627,31 +668,7 @@ impl Explainer<'_, '_> {
             }
             let est = table_estimate(self.rows_now(t), &t.schema, &preds, own.len());
             sizes[i] = Some(est);
-            let rows = if est == 1 { "row" } else { "rows" };
-            reads[i] = match plan::choose(&t.schema, &preds) {
-                Some(a) => {
-                    let spec = t.schema.indexes().nth(a.index);
-                    let cols = spec.map_or(&[][..], |s| {
-                        &s.columns[..(a.eq_len + usize::from(a.range)).min(s.columns.len())]
-                    });
-                    let used: Vec<String> = cols
-                        .iter()
-                        .flat_map(|c| texts.get(c).cloned().unwrap_or_default())
-                        .collect();
-                    let unique = spec.is_some_and(|s| s.unique && s.columns.len() == a.eq_len);
-                    format!(
-                        "{} of {label} via {}: {}, an estimated {est} {rows}",
-                        if unique {
-                            "Unique index lookup"
-                        } else {
-                            "Index range scan"
-                        },
-                        super::index_label(&t.schema, a.index),
-                        used.join(" AND ")
-                    )
-                }
-                None => format!("Full scan of {label}, an estimated {est} {rows}"),
-            };
+            reads[i] = read_text(t, label, &preds, &texts, est);
             all_preds[i] = preds;
         }
         (sizes, reads, all_preds)

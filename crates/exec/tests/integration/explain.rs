@@ -328,3 +328,53 @@ fn system_views_are_relations_the_executor_makes() {
         "SEL e.name FROM emp e JOIN Sys_Calendar.Calendar c ON c.day_of_month = e.dept"
     ));
 }
+
+/// A FROM of base tables whose conditions have no subquery is bound by the executor's own
+/// binding (explain/planned.rs): a name that does not bind is the query's error, not a
+/// condition shown as written; a global temporary table with no instance is explained from
+/// its definition, and EXPLAIN makes no instance.
+#[test]
+fn a_join_of_tables_is_bound_as_the_query_binds_it() {
+    let mut s = fixture();
+    s.execute("CREATE GLOBAL TEMPORARY TABLE stage (k INTEGER, w INTEGER) ON COMMIT PRESERVE ROWS")
+        .unwrap();
+    for sql in [
+        "SEL * FROM emp e JOIN dept d ON e.nope = d.deptno",
+        "SEL * FROM emp e, dept d WHERE e.dept = d.deptno AND d.nope = 1",
+        "SEL * FROM emp e JOIN dept d ON e.dept = d.deptno WHERE x.empno = 1",
+        "SEL * FROM emp e JOIN dept d ON d.deptno = e.dept JOIN emp e2 ON e2.empno = z.deptno",
+        "SEL * FROM emp e JOIN emp f ON empno = 1",
+        "SEL * FROM emp JOIN dept USING (nope)",
+    ] {
+        let run = s.execute(sql).unwrap_err().code().number;
+        let explained = s
+            .execute(&format!("EXPLAIN {sql}"))
+            .unwrap_err()
+            .code()
+            .number;
+        assert_eq!((sql, explained), (sql, run));
+        assert!([3807, 3809, 3810, 3822].contains(&run), "{sql}: {run}");
+    }
+    let plan = explain(&mut s, "SEL * FROM emp JOIN stage ON stage.k = emp.empno");
+    assert!(
+        plan.contains("Step 2: Hash join on stage.k = emp.empno"),
+        "{plan}"
+    );
+    let e = s.execute("DROP TEMPORARY TABLE stage").unwrap_err();
+    assert_eq!(e.code().number, 3807, "EXPLAIN made no instance");
+    s.execute("INS stage (1, 2)").unwrap();
+    s.execute("INS emp (1, 10, 'Ann')").unwrap();
+    let plan = explain(&mut s, "SEL * FROM emp JOIN stage ON stage.k = emp.empno");
+    assert!(
+        plan.contains("Step 1: Full scan of stage, an estimated 1 row")
+            || plan.contains("Step 1: Full scan of emp, an estimated 1 row"),
+        "{plan}"
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SEL emp.name, stage.w FROM emp JOIN stage ON stage.k = emp.empno"
+        ),
+        [["Ann", "2"]]
+    );
+}

@@ -80,6 +80,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "plan",
             "join_plan",
+            "bound_from",
             "access",
             "join",
             "plan_cache",

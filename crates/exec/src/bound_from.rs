@@ -1,0 +1,189 @@
+//! A FROM clause between binding and running: [`BoundFrom`] (made by `Exec::bind_from`,
+//! join.rs) holds its relations, scope and bound conditions; [`BoundFrom::plan`] plans it
+//! ([`FromPlan`]: the join order, the step each condition runs at, each base table's own
+//! conditions and their sargable part) from the catalog's row counts and the conditions'
+//! values, reading no row. `Exec::run_from` runs that plan; EXPLAIN prints it (explain/joins.rs),
+//! so the plan shown is the plan that runs.
+//!
+//! Invariants: `plan` reads no table data (row counts only) and runs nothing; with inner
+//! joins only, its steps name every relation once (join_plan.rs); with an outer join they are
+//! the written order and no condition is planned (an outer FROM's conditions are its ONs and
+//! WHERE, run as join.rs runs them).
+
+use crate::bind::Scope;
+use crate::expr::{BinOp, Expr};
+use crate::join_plan::{
+    self, cannot_fail, is_hoistable, is_key_equality, table_estimate, Cond, Step,
+};
+use crate::join_step::Kind;
+use crate::plan::Preds;
+use arrow::datatypes::DataType;
+use arrow::record_batch::RecordBatch;
+use sqlparser::ast;
+use std::sync::Arc;
+use tdlite_storage::table::Table;
+
+/// A FROM clause bound by [`Exec::bind_from`], to be run by [`Exec::run_from`] (bound once,
+/// it may run many times: a prepared request keeps it, bound_join.rs).
+///
+/// Invariants: `scope` holds each relation's columns in FROM order, relation `r`'s from
+/// `starts[r]`; each condition's relation list is the relations its columns belong to, sorted;
+/// `on_step` has one entry per condition, `Some` for an ON's (or USING's) conjunct of an
+/// inner-only FROM; `ons` holds ON conditions only when a join is outer.
+pub(crate) struct BoundFrom {
+    pub scope: Scope,
+    pub starts: Vec<usize>,
+    /// How each relation joins the ones before it.
+    pub kinds: Vec<Kind>,
+    pub rels: Vec<FromRel>,
+    /// (condition, the relations it reads, whether it comes from an ON): WHERE's conjuncts,
+    /// then, with inner joins only, the ON conjuncts.
+    pub conds: Vec<(Expr, Vec<usize>, bool)>,
+    pub on_step: Vec<Option<usize>>,
+    pub ons: Vec<Option<Expr>>,
+    /// (step, ON conjuncts with correlated subqueries, the scope of the step's pairs).
+    pub on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)>,
+    /// ON conjuncts of an inner-only FROM with correlated subqueries, and the width of the
+    /// relations they see.
+    pub on_deferred: Vec<(ast::Expr, usize)>,
+    /// WHERE conjuncts with correlated subqueries (run per joined row, last).
+    pub deferred: Vec<ast::Expr>,
+}
+
+/// A relation of a [`BoundFrom`].
+pub(crate) enum FromRel {
+    /// A base table, read at its step, with the columns to keep (`None`: all).
+    Table(Arc<Table>, Option<Vec<bool>>),
+    /// Rows read while binding (a view, CTE, derived table, table function, a join in
+    /// parentheses).
+    Rows(RecordBatch),
+}
+
+/// The plan of a [`BoundFrom`].
+pub(crate) struct FromPlan {
+    /// The steps in the order they run.
+    pub steps: Vec<Step>,
+    /// Each base table's own conditions (over its own columns) as one AND, and their sargable
+    /// part: it is read through them at its step (empty with an outer join).
+    pub owns: Vec<(Option<Expr>, Preds)>,
+    /// Each base table's estimated rows (`None` for rows read while binding, and with an
+    /// outer join).
+    pub sizes: Vec<Option<u64>>,
+}
+
+impl BoundFrom {
+    /// Whether every relation joins the ones before it by an inner join (or a comma).
+    pub(crate) fn inner_only(&self) -> bool {
+        self.kinds.iter().all(|k| *k == Kind::Inner)
+    }
+
+    /// The type of column `col` of the scope, from its table's schema or the rows read.
+    pub(crate) fn column_type(&self, col: usize) -> Option<DataType> {
+        let r = relation_at(&self.starts, col);
+        let at = col - self.starts[r];
+        Some(match self.rels.get(r)? {
+            FromRel::Table(table, _) => table.schema.arrow.field(at).data_type().clone(),
+            FromRel::Rows(rows) => rows.schema().field(at).data_type().clone(),
+        })
+    }
+
+    /// Plans the FROM (see the module doc): with inner joins only, each base table's size
+    /// estimated from the conditions on it alone, the order and each condition's step from
+    /// the estimates (join_plan.rs); with an outer join, the written order.
+    pub(crate) fn plan(&self) -> FromPlan {
+        let n = self.rels.len();
+        let mut owns: Vec<(Option<Expr>, Preds)> = vec![Default::default(); n];
+        let mut sizes = vec![None; n];
+        if !self.inner_only() {
+            let steps = (0..n)
+                .map(|rel| Step {
+                    rel,
+                    pre: Vec::new(),
+                    conds: Vec::new(),
+                    keys: 0,
+                })
+                .collect();
+            return FromPlan { steps, owns, sizes };
+        }
+        let width = self.scope.columns.len();
+        for (r, rel) in self.rels.iter().enumerate() {
+            let FromRel::Table(table, _) = rel else {
+                continue;
+            };
+            let local = local_columns(&self.starts, r, width);
+            let own: Vec<Expr> = (self.conds.iter())
+                .filter(|(_, rs, _)| rs.as_slice() == [r])
+                .map(|(e, ..)| e.remap(&local))
+                .collect();
+            let count = own.len();
+            // its own conditions as one AND, so bounds on a column combine
+            let own = own
+                .into_iter()
+                .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
+            let preds = own
+                .as_ref()
+                .map(|e| crate::plan::bound_preds(e, &table.schema))
+                .unwrap_or_default();
+            sizes[r] = Some(table_estimate(
+                table.row_versions(),
+                &table.schema,
+                &preds,
+                count,
+            ));
+            owns[r] = (own, preds);
+        }
+        // each column's type, for the conditions that cannot fail (join_plan.rs)
+        let ty = |col: usize| self.column_type(col);
+        let planned: Vec<Cond> = (self.conds.iter().zip(&self.on_step))
+            .map(|((e, rs, on), step)| {
+                let safe = cannot_fail(e, &ty);
+                Cond {
+                    rels: rs.clone(),
+                    on: *on,
+                    equality: is_key_equality(e, &ty),
+                    hoist: is_hoistable(e, &ty),
+                    safe,
+                    after: match (step, safe) {
+                        (Some(s), false) => s + 1,
+                        _ => 0,
+                    },
+                }
+            })
+            .collect();
+        FromPlan {
+            steps: join_plan::plan(&sizes, &planned),
+            owns,
+            sizes,
+        }
+    }
+}
+
+/// The relation (numbered as written, relation `r`'s columns from `starts[r]`) column `col`
+/// belongs to.
+pub(crate) fn relation_at(starts: &[usize], col: usize) -> usize {
+    starts.partition_point(|&s| s <= col) - 1
+}
+
+/// The relations (numbered as written, relation `r`'s columns from `starts[r]`) whose
+/// columns `e` reads, sorted, each once.
+pub(crate) fn relations_of(e: &Expr, starts: &[usize]) -> Vec<usize> {
+    let mut cols = Vec::new();
+    e.columns_used(&mut cols);
+    let mut r: Vec<usize> = cols
+        .into_iter()
+        .map(|col| relation_at(starts, col))
+        .collect();
+    r.sort_unstable();
+    r.dedup();
+    r
+}
+
+/// For each of `width` columns of a FROM, numbered as written (relation `r`'s start at
+/// `starts[r]`), its position among relation `r`'s own columns (0 for other relations').
+pub(crate) fn local_columns(starts: &[usize], r: usize, width: usize) -> Vec<usize> {
+    let mut local = vec![0; width];
+    for (c, slot) in local.iter_mut().enumerate().skip(starts[r]) {
+        *slot = c - starts[r];
+    }
+    local
+}

@@ -1,0 +1,274 @@
+//! EXPLAIN of an inner-only FROM of base tables whose conditions have no subquery: the FROM is
+//! bound by `Exec::bind_from` and planned by `BoundFrom::plan` (bound_from.rs), the binding
+//! and the planner the query runs, so the order, each step's hash keys, the conditions that
+//! filter a table before its join and each table's access path are the ones that run. Binding
+//! such a FROM reads no row and runs nothing (no subquery, no view, no derived table); a name
+//! that does not bind is the error the query would raise (3810, 3822, …). A global temporary
+//! table this session has no instance of is left to joins.rs (binding would make the
+//! instance), as is every other FROM (views, CTEs, derived tables, outer joins, conditions
+//! with a subquery), whose plan EXPLAIN derives from the text.
+//!
+//! What only the run knows is shown as a choice: a step whose table has an index on its hash
+//! keys may probe that index with the keys of the rows joined before it, when they are few
+//! (join.rs decides from their number).
+
+use super::Explainer;
+use crate::bind::Scope;
+use crate::bound_from::{relation_at, BoundFrom, FromPlan, FromRel};
+use crate::error::{Error, Result};
+use crate::expr::{BinOp, Expr, Func};
+use sqlparser::ast;
+use std::collections::BTreeMap;
+use tdlite_storage::table::Table;
+
+/// The column (numbered over the FROM's scope) of relation `rel` in hash key `e` (`a = b`).
+fn key_column(e: &Expr, rel: usize, starts: &[usize]) -> Option<usize> {
+    match e {
+        Expr::Binary(BinOp::Eq, a, b) => [&**a, &**b].into_iter().find_map(|x| match x {
+            Expr::Column { index, .. } if relation_at(starts, *index) == rel => Some(*index),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// A FROM item's name as its columns are qualified in text: its alias, or its name without
+/// the database part.
+fn written_name(tf: &ast::TableFactor) -> String {
+    match tf {
+        ast::TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
+        ast::TableFactor::Table { name, .. } => super::joins::last_name(name),
+        _ => String::new(),
+    }
+}
+
+impl Explainer<'_, '_> {
+    /// Explains `from` (under WHERE `selection`) through the planner that runs it, if it is
+    /// such a FROM (see the module doc): true if it did.
+    ///
+    /// # Errors
+    /// Binding errors (3807, 3810, 3822, 3868, …).
+    pub(super) fn planned_joins(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        depth: usize,
+    ) -> Result<bool> {
+        let factors = super::factors(from);
+        let mut labels = Vec::with_capacity(factors.len());
+        let mut names = Vec::with_capacity(factors.len());
+        for (tf, op) in &factors {
+            let ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                sample: None,
+                ..
+            } = tf
+            else {
+                return Ok(false);
+            };
+            if !super::inner(*op) || self.is_cte(name) || self.ex.names_own_rows(tf) {
+                return Ok(false);
+            }
+            match self.definition(name)? {
+                Some(t) if t.schema.view.is_none() && !self.no_instance(&t) => {}
+                _ => return Ok(false),
+            }
+            labels.push(match alias {
+                Some(a) => format!("{name} AS {}", a.name),
+                None => name.to_string(),
+            });
+            names.push(written_name(tf));
+        }
+        // the conditions as written, in BoundFrom's order: WHERE's conjuncts, then each ON's
+        // (a USING's columns by name: their equalities are shown from the bound ones)
+        let mut written: Vec<Written> = Vec::new();
+        let mut parts = Vec::new();
+        if let Some(w) = selection {
+            crate::conjuncts::conjuncts(w, &mut parts);
+            written.extend(parts.drain(..).map(|e| Written::Expr(Box::new(e))));
+        }
+        for (_, op) in &factors {
+            match op.and_then(super::joins::constraint) {
+                Some(ast::JoinConstraint::On(e)) => {
+                    crate::conjuncts::conjuncts(e, &mut parts);
+                    written.extend(parts.drain(..).map(|e| Written::Expr(Box::new(e))));
+                }
+                Some(ast::JoinConstraint::Using(cols)) => written.extend(
+                    (cols.iter()).map(|c| Written::Using(tdlite_parser::object_name_string(c))),
+                ),
+                _ => {}
+            }
+        }
+        let subquery = |w: &Written| match w {
+            Written::Expr(e) => crate::correlate::has_subquery(e),
+            Written::Using(_) => false,
+        };
+        if written.iter().any(subquery) {
+            return Ok(false);
+        }
+        let bound = self.ex.bind_from(from, selection)?;
+        if bound.conds.len() != written.len() {
+            return Err(Error::Internal(
+                "EXPLAIN: the FROM's conditions did not bind one by one".into(),
+            ));
+        }
+        let texts: Vec<String> = (written.iter().zip(&bound.conds))
+            .map(|(w, (e, ..))| match w {
+                Written::Expr(x) => x.to_string(),
+                Written::Using(name) => using_text(e, name, &bound, &names),
+            })
+            .collect();
+        let plan = bound.plan();
+        let shown = Shown {
+            written: &written,
+            texts: &texts,
+            labels: &labels,
+        };
+        self.print_plan(&bound, &plan, &shown, depth);
+        Ok(true)
+    }
+
+    /// Whether `t` is a global temporary table this session has no instance of.
+    fn no_instance(&self, t: &Table) -> bool {
+        t.schema.global_temporary.is_some()
+            && self
+                .ex
+                .shared
+                .storage
+                .catalog
+                .get_volatile(self.ex.session, &t.schema.name)
+                .filter(|i| i.schema.volatile.and_then(|v| v.instance_of) == Some(t.id))
+                .is_none()
+    }
+
+    /// The lines of `plan`, its conditions and tables as `shown`.
+    fn print_plan(&mut self, bound: &BoundFrom, plan: &FromPlan, shown: &Shown, depth: usize) {
+        let texts = shown.texts;
+        self.line(
+            depth,
+            "Join: inner joins in the order planned from estimated rows (the smallest filtered relation first, then the smallest connected one)",
+        );
+        for (n, step) in plan.steps.iter().enumerate() {
+            let r = step.rel;
+            let FromRel::Table(t, _) = &bound.rels[r] else {
+                continue;
+            };
+            let conds: Vec<&str> = step.conds.iter().map(|&i| texts[i].as_str()).collect();
+            let (keys, rest) = conds.split_at(step.keys.min(conds.len()));
+            let how = match (n, keys.is_empty()) {
+                (0, _) => String::new(),
+                (_, true) => "Nested-loop join with ".to_string(),
+                (_, false) => format!("Hash join on {} with ", keys.join(" AND ")),
+            };
+            let mut read = self.read_line(bound, plan, shown, r, t);
+            if n > 0 {
+                read = read[..1].to_lowercase() + &read[1..];
+            }
+            // the probed table's columns of the step's keys (join.rs probes at a step after
+            // the first, a table of at least 4 rows)
+            let probe = match n > 0 && t.row_versions() >= 4 {
+                true => {
+                    let start = bound.starts[r];
+                    let cols: Vec<usize> = (step.conds[..step.keys].iter())
+                        .filter_map(|&i| key_column(&bound.conds[i].0, r, &bound.starts))
+                        .map(|c| c - start)
+                        .collect();
+                    super::joins::probes(t, &cols, &plan.owns[r].1)
+                }
+                false => String::new(),
+            };
+            let pre: Vec<&str> = step.pre.iter().map(|&i| texts[i].as_str()).collect();
+            let pre = match pre.is_empty() {
+                true => String::new(),
+                false => format!(", filtered first by {}", pre.join(" AND ")),
+            };
+            let then = match rest.is_empty() {
+                true => String::new(),
+                false => format!("; then {}", rest.join(" AND ")),
+            };
+            self.line(
+                depth + 1,
+                format!("Step {}: {how}{read}{probe}{pre}{then}", n + 1),
+            );
+        }
+    }
+
+    /// How relation `r` (table `t`) is read at its step: through the index `plan::choose`
+    /// picks for its own conditions, or in full, with its estimated rows.
+    fn read_line(
+        &mut self,
+        bound: &BoundFrom,
+        plan: &FromPlan,
+        shown: &Shown,
+        r: usize,
+        t: &Table,
+    ) -> String {
+        let label = &shown.labels[r];
+        let est = plan.sizes[r].unwrap_or(0);
+        let preds = &plan.owns[r].1;
+        // the texts of its own conditions on the index's columns used
+        let end = bound
+            .starts
+            .get(r + 1)
+            .copied()
+            .unwrap_or(bound.scope.columns.len());
+        let scope = Scope {
+            columns: bound.scope.columns[bound.starts[r]..end].to_vec(),
+        };
+        let mut by_column: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for (i, (_, rs, _)) in bound.conds.iter().enumerate() {
+            if rs.as_slice() != [r] {
+                continue;
+            }
+            let Some(Written::Expr(e)) = shown.written.get(i) else {
+                continue;
+            };
+            let (_, cols) = self.ex.written_preds(e, &scope, &t.schema);
+            for (c, tx) in cols {
+                by_column.entry(c).or_default().extend(tx);
+            }
+        }
+        super::joins::read_text(t, label, preds, &by_column, est)
+    }
+}
+
+/// A condition of the FROM as written: a conjunct of WHERE or an ON, or a USING column's name.
+enum Written {
+    Expr(Box<ast::Expr>),
+    Using(String),
+}
+
+/// What EXPLAIN shows for a FROM's conditions and tables: each condition as written and as
+/// text (in BoundFrom's order), each table's label (its name, `AS` its alias).
+struct Shown<'s> {
+    written: &'s [Written],
+    texts: &'s [String],
+    labels: &'s [String],
+}
+
+/// USING column `name`'s bound equality as text: `l.name = r.name` with the relations' written
+/// names (with several copies on the left, their first non-NULL copy, shown as the first).
+fn using_text(e: &Expr, name: &str, bound: &BoundFrom, names: &[String]) -> String {
+    let side = |x: &Expr| -> String {
+        let x = match x {
+            Expr::Func(Func::MergeKeys, args) => args.first().unwrap_or(x),
+            other => other,
+        };
+        match x {
+            Expr::Column { index, .. } => {
+                let r = relation_at(&bound.starts, *index);
+                match names.get(r).filter(|n| !n.is_empty()) {
+                    Some(q) => format!("{q}.{name}"),
+                    None => name.to_string(),
+                }
+            }
+            _ => "?".to_string(),
+        }
+    };
+    match e {
+        Expr::Binary(BinOp::Eq, a, b) => format!("{} = {}", side(a), side(b)),
+        _ => "?".to_string(),
+    }
+}
