@@ -59,6 +59,17 @@ pub(crate) enum FromRel {
     Rows(RecordBatch),
 }
 
+/// Splits a bound `a AND b AND c` into its conjuncts.
+pub(crate) fn split_and(e: Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Binary(BinOp::And, l, r) => {
+            split_and(*l, out);
+            split_and(*r, out);
+        }
+        other => out.push(other),
+    }
+}
+
 /// The plan of a [`BoundFrom`].
 pub(crate) struct FromPlan {
     /// The steps in the order they run.

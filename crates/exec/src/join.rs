@@ -30,7 +30,7 @@
 //! (3822): both copies are kept, qualify them.
 
 use crate::bind::{Scope, ScopeColumn};
-use crate::bound_from::{local_columns, relations_of, BoundFrom, FromPlan, FromRel};
+use crate::bound_from::{local_columns, relations_of, split_and, BoundFrom, FromPlan, FromRel};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
@@ -59,17 +59,6 @@ pub(crate) fn qualifier_of(name: &ast::ObjectName, alias: Option<&ast::TableAlia
             })
             .collect::<Vec<_>>()
             .join("."),
-    }
-}
-
-/// Splits a bound `a AND b AND c` into its conjuncts.
-fn split_and(e: Expr, out: &mut Vec<Expr>) {
-    match e {
-        Expr::Binary(BinOp::And, l, r) => {
-            split_and(*l, out);
-            split_and(*r, out);
-        }
-        other => out.push(other),
     }
 }
 

@@ -121,6 +121,30 @@ pub(crate) fn join(
     join_filtered(left, right, kind, conds, None)
 }
 
+/// The order a step's `conds` (over `left`'s columns, then `right`'s) run in, if not as
+/// written: the equalities between the sides that cannot fail hoisted first (`None` when they
+/// lead already).
+fn hoisted(conds: &[Expr], left: &Schema, right: &Schema) -> Option<Vec<usize>> {
+    let hoist = |c: &Expr| crate::hash_join::is_hoistable_key(c, left, right);
+    if !conds.iter().skip_while(|c| hoist(c)).any(hoist) {
+        return None;
+    }
+    let (mut keys, rest): (Vec<usize>, Vec<usize>) =
+        (0..conds.len()).partition(|&i| hoist(&conds[i]));
+    keys.extend(rest);
+    Some(keys)
+}
+
+/// How a step of `conds` between rows of `left` and `right` runs them (as [`join`] does): the
+/// positions of `conds` in the order they run, and how many of the leading ones are the hash
+/// keys (when neither side is empty).
+pub(crate) fn key_order(conds: &[Expr], left: &Schema, right: &Schema) -> (Vec<usize>, usize) {
+    let order = hoisted(conds, left, right).unwrap_or_else(|| (0..conds.len()).collect());
+    let ordered: Vec<Expr> = order.iter().map(|&i| conds[i].clone()).collect();
+    let keys = crate::hash_join::equi_keys(&ordered, left, right).len();
+    (order, keys)
+}
+
 /// A test of pairs of rows (as `combine` lays them out) beyond a join's conditions: the
 /// rows it keeps.
 pub(crate) type PairTest<'a> =
@@ -147,13 +171,9 @@ pub(crate) fn join_filtered(
     // written (the conditions are one AND); the right rows are hashed on them and on any
     // equalities leading the rest (see hash_join.rs)
     let (ls, rs) = (left.schema(), right.schema());
-    let hoist = |c: &Expr| crate::hash_join::is_hoistable_key(c, &ls, &rs);
-    let conds: Cow<'_, [Expr]> = match conds.iter().skip_while(|c| hoist(c)).any(hoist) {
-        false => Cow::Borrowed(conds),
-        true => {
-            let (keys, rest): (Vec<&Expr>, Vec<&Expr>) = conds.iter().partition(|c| hoist(c));
-            Cow::Owned(keys.into_iter().chain(rest).cloned().collect())
-        }
+    let conds: Cow<'_, [Expr]> = match hoisted(conds, &ls, &rs) {
+        None => Cow::Borrowed(conds),
+        Some(order) => Cow::Owned(order.into_iter().map(|i| conds[i].clone()).collect()),
     };
     let conds = conds.as_ref();
     let keys = crate::hash_join::equi_keys(conds, &ls, &rs);

@@ -311,7 +311,7 @@ pub(super) fn constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint>
 }
 
 /// How an outer FROM's step joins its relation.
-fn kind_label(op: Option<&ast::JoinOperator>) -> &'static str {
+pub(super) fn kind_label(op: Option<&ast::JoinOperator>) -> &'static str {
     use ast::JoinOperator::*;
     match op {
         Some(Left(_) | LeftOuter(_)) => "Left outer join",

@@ -1,12 +1,16 @@
-//! EXPLAIN of an inner-only FROM of base tables whose conditions have no subquery: the FROM is
-//! bound by `Exec::bind_from` and planned by `BoundFrom::plan` (bound_from.rs), the binding
-//! and the planner the query runs, so the order, each step's hash keys, the conditions that
-//! filter a table before its join and each table's access path are the ones that run. Binding
-//! such a FROM reads no row and runs nothing (no subquery, no view, no derived table); a name
-//! that does not bind is the error the query would raise (3810, 3822, …). A global temporary
-//! table this session has no instance of is left to joins.rs (binding would make the
-//! instance), as is every other FROM (views, CTEs, derived tables, outer joins, conditions
-//! with a subquery), whose plan EXPLAIN derives from the text.
+//! EXPLAIN of a FROM of base tables whose conditions have no subquery: the FROM is bound by
+//! `Exec::bind_from`, the binding the query runs, which for such a FROM reads no row and runs
+//! nothing; a name that does not bind is the error the query would raise (3810, 3822, …).
+//! With inner joins only, the plan shown is `BoundFrom::plan` (bound_from.rs), the plan
+//! `run_from` runs: the order, each step's hash keys, the conditions that filter a table
+//! before its join, each table's access path. With an outer join (and no comma), the written
+//! order, each step's ON conjuncts in the order `join_step::key_order` gives them, the hash
+//! keys first, and WHERE as a filter above the join, as join.rs runs it.
+//!
+//! Left to joins.rs, which derives the plan from the text: a view, CTE, derived table or
+//! table function (their columns are known once read), a condition with a subquery (binding
+//! runs an uncorrelated one), a global temporary table this session has no instance of
+//! (binding would make the instance), a comma beside an outer join.
 //!
 //! What only the run knows is shown as a choice: a step whose table has an index on its hash
 //! keys may probe that index with the keys of the rows joined before it, when they are few
@@ -14,7 +18,7 @@
 
 use super::Explainer;
 use crate::bind::Scope;
-use crate::bound_from::{relation_at, BoundFrom, FromPlan, FromRel};
+use crate::bound_from::{relation_at, split_and, BoundFrom, FromPlan, FromRel};
 use crate::error::{Error, Result};
 use crate::expr::{BinOp, Expr, Func};
 use sqlparser::ast;
@@ -55,9 +59,14 @@ impl Explainer<'_, '_> {
         depth: usize,
     ) -> Result<bool> {
         let factors = super::factors(from);
+        let inner_only = factors.iter().all(|(_, op)| super::inner(*op));
+        if !inner_only && from.len() > 1 {
+            // (the comma items of a FROM with an outer join are joined each on its own)
+            return Ok(false);
+        }
         let mut labels = Vec::with_capacity(factors.len());
         let mut names = Vec::with_capacity(factors.len());
-        for (tf, op) in &factors {
+        for (tf, _) in &factors {
             let ast::TableFactor::Table {
                 name,
                 alias,
@@ -68,7 +77,7 @@ impl Explainer<'_, '_> {
             else {
                 return Ok(false);
             };
-            if !super::inner(*op) || self.is_cte(name) || self.ex.names_own_rows(tf) {
+            if self.is_cte(name) || self.ex.names_own_rows(tf) {
                 return Ok(false);
             }
             match self.definition(name)? {
@@ -81,32 +90,44 @@ impl Explainer<'_, '_> {
             });
             names.push(written_name(tf));
         }
-        // the conditions as written, in BoundFrom's order: WHERE's conjuncts, then each ON's
-        // (a USING's columns by name: their equalities are shown from the bound ones)
+        // the conditions as written: WHERE's conjuncts, and each step's ON conjuncts (a
+        // USING's columns by name: their equalities are shown from the bound ones)
         let mut written: Vec<Written> = Vec::new();
         let mut parts = Vec::new();
         if let Some(w) = selection {
             crate::conjuncts::conjuncts(w, &mut parts);
             written.extend(parts.drain(..).map(|e| Written::Expr(Box::new(e))));
         }
+        let mut on_written: Vec<Vec<Written>> = Vec::with_capacity(factors.len());
         for (_, op) in &factors {
-            match op.and_then(super::joins::constraint) {
+            on_written.push(match op.and_then(super::joins::constraint) {
                 Some(ast::JoinConstraint::On(e)) => {
                     crate::conjuncts::conjuncts(e, &mut parts);
-                    written.extend(parts.drain(..).map(|e| Written::Expr(Box::new(e))));
+                    parts
+                        .drain(..)
+                        .map(|e| Written::Expr(Box::new(e)))
+                        .collect()
                 }
-                Some(ast::JoinConstraint::Using(cols)) => written.extend(
-                    (cols.iter()).map(|c| Written::Using(tdlite_parser::object_name_string(c))),
-                ),
-                _ => {}
-            }
+                Some(ast::JoinConstraint::Using(cols)) => (cols.iter())
+                    .map(|c| Written::Using(tdlite_parser::object_name_string(c)))
+                    .collect(),
+                _ => Vec::new(),
+            });
         }
         let subquery = |w: &Written| match w {
             Written::Expr(e) => crate::correlate::has_subquery(e),
             Written::Using(_) => false,
         };
-        if written.iter().any(subquery) {
+        if written
+            .iter()
+            .chain(on_written.iter().flatten())
+            .any(subquery)
+        {
             return Ok(false);
+        }
+        if inner_only {
+            // in BoundFrom's order: WHERE's, then each ON's
+            written.extend(on_written.drain(..).flatten());
         }
         let bound = self.ex.bind_from(from, selection)?;
         if bound.conds.len() != written.len() {
@@ -114,12 +135,31 @@ impl Explainer<'_, '_> {
                 "EXPLAIN: the FROM's conditions did not bind one by one".into(),
             ));
         }
+        let text = |w: &Written, e: &Expr| match w {
+            Written::Expr(x) => x.to_string(),
+            Written::Using(name) => using_text(e, name, &bound, &names),
+        };
         let texts: Vec<String> = (written.iter().zip(&bound.conds))
-            .map(|(w, (e, ..))| match w {
-                Written::Expr(x) => x.to_string(),
-                Written::Using(name) => using_text(e, name, &bound, &names),
-            })
+            .map(|(w, (e, ..))| text(w, e))
             .collect();
+        if !inner_only {
+            // each step's ON as join.rs runs it: its bound conjuncts, as written
+            let mut steps = Vec::with_capacity(on_written.len());
+            for (on, ws) in bound.ons.iter().zip(&on_written) {
+                let mut parts = Vec::new();
+                if let Some(e) = on {
+                    split_and(e.clone(), &mut parts);
+                }
+                if parts.len() != ws.len() {
+                    // (a conjunct bound as several: shown from the text)
+                    return Ok(false);
+                }
+                let texts = ws.iter().zip(&parts).map(|(w, e)| text(w, e)).collect();
+                steps.push((parts, texts));
+            }
+            self.print_outer((&bound, selection), &steps, &labels, &factors, depth);
+            return Ok(true);
+        }
         let plan = bound.plan();
         let shown = Shown {
             written: &written,
@@ -128,6 +168,56 @@ impl Explainer<'_, '_> {
         };
         self.print_plan(&bound, &plan, &shown, depth);
         Ok(true)
+    }
+
+    /// The lines of a FROM with an outer join (`bound`, one relation per written step, each
+    /// step's ON conjuncts bound and as text in `steps`): WHERE (`selection`) as a filter
+    /// above the join,
+    /// the written order, each step's hash keys and other conditions in the order join_step.rs
+    /// runs them (`join_step::key_order`).
+    fn print_outer(
+        &mut self,
+        (bound, selection): (&BoundFrom, Option<&ast::Expr>),
+        steps: &[(Vec<Expr>, Vec<String>)],
+        labels: &[String],
+        factors: &[(&ast::TableFactor, Option<&ast::JoinOperator>)],
+        mut depth: usize,
+    ) {
+        if let Some(w) = selection {
+            self.line(depth, format!("Filter: {w}"));
+            depth += 1;
+        }
+        self.line(
+            depth,
+            "Join: in the written order (the FROM has an outer join)",
+        );
+        let mut left: Vec<arrow::datatypes::FieldRef> = Vec::new();
+        for (n, ((parts, texts), label)) in steps.iter().zip(labels).enumerate() {
+            let FromRel::Table(t, _) = &bound.rels[n] else {
+                continue;
+            };
+            let right = t.schema.arrow.clone();
+            let ls = arrow::datatypes::Schema::new(left.clone());
+            let (order, keys) = crate::join_step::key_order(parts, &ls, &right);
+            let ordered: Vec<&str> = order.iter().map(|&i| texts[i].as_str()).collect();
+            let (keys, rest) = ordered.split_at(keys);
+            let kind = super::joins::kind_label(factors[n].1);
+            let how = match (n, keys.is_empty()) {
+                (0, _) => String::new(),
+                (_, true) => format!("{kind}, nested loop, with "),
+                (_, false) => format!("{kind}, hash on {}, with ", keys.join(" AND ")),
+            };
+            let read = match n {
+                0 => format!("Full scan of {label}"),
+                _ => format!("full scan of {label}"),
+            };
+            let then = match rest.is_empty() {
+                true => String::new(),
+                false => format!("; then {}", rest.join(" AND ")),
+            };
+            self.line(depth + 1, format!("Step {}: {how}{read}{then}", n + 1));
+            left.extend(right.fields().iter().cloned());
+        }
     }
 
     /// Whether `t` is a global temporary table this session has no instance of.

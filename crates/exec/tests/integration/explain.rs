@@ -329,10 +329,10 @@ fn system_views_are_relations_the_executor_makes() {
     ));
 }
 
-/// A FROM of base tables whose conditions have no subquery is bound by the executor's own
-/// binding (explain/planned.rs): a name that does not bind is the query's error, not a
-/// condition shown as written; a global temporary table with no instance is explained from
-/// its definition, and EXPLAIN makes no instance.
+/// A FROM of base tables whose conditions have no subquery (an outer join's too) is bound by
+/// the executor's own binding (explain/planned.rs): a name that does not bind is the query's
+/// error, not a condition shown as written; a global temporary table with no instance is
+/// explained from its definition, and EXPLAIN makes no instance.
 #[test]
 fn a_join_of_tables_is_bound_as_the_query_binds_it() {
     let mut s = fixture();
@@ -345,6 +345,8 @@ fn a_join_of_tables_is_bound_as_the_query_binds_it() {
         "SEL * FROM emp e JOIN dept d ON d.deptno = e.dept JOIN emp e2 ON e2.empno = z.deptno",
         "SEL * FROM emp e JOIN emp f ON empno = 1",
         "SEL * FROM emp JOIN dept USING (nope)",
+        "SEL * FROM emp e LEFT JOIN dept d ON e.nope = d.deptno",
+        "SEL * FROM emp e FULL JOIN dept d ON e.dept = d.deptno WHERE d.nope IS NULL",
     ] {
         let run = s.execute(sql).unwrap_err().code().number;
         let explained = s
