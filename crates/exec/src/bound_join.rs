@@ -3,11 +3,11 @@
 //! bound_select.rs's one-table blocks.
 //!
 //! The blocks taken ([`joined_block`]): a FROM of two or more base tables joined by inner
-//! joins, commas or CROSS JOIN (no outer join, view, CTE, derived table, table function or
-//! SAMPLE); no QUALIFY, window or grouping sets (GROUP BY, HAVING, ORDER BY, TOP and
-//! DISTINCT are kept bound: block_tail.rs). Binding (`Exec::bind_from`, then the
-//! select list) happens once, with the binder recording the block's slots, as for a
-//! one-table block; it reads no row (the tables of an inner-only FROM are read at their
+//! joins, commas, CROSS JOIN or outer joins (not a comma beside an outer join; no view, CTE,
+//! derived table, table function or SAMPLE); no QUALIFY, window or grouping sets (GROUP BY,
+//! HAVING, ORDER BY, TOP and DISTINCT are kept bound: block_tail.rs). Binding
+//! (`Exec::bind_from`, then the select list) happens once, with the binder recording the
+//! block's slots, as for a one-table block; it reads no row (the tables are read at their
 //! steps). Each run puts the slots' values into the bound conditions and runs the FROM as
 //! the general path runs it (`Exec::run_from`): the join order and each table's access path
 //! are planned again from the tables' sizes and the values of this run, so a key given by a
@@ -41,6 +41,9 @@ pub(crate) struct BoundJoin {
     starts: Vec<usize>,
     conds: Vec<(Expr, Vec<usize>, bool)>,
     on_step: Vec<Option<usize>>,
+    /// How each table joins the ones before it, and (with an outer join) each step's ON.
+    kinds: Vec<Kind>,
+    ons: Vec<Option<Expr>>,
     pub(crate) items: Vec<Item>,
     pub(crate) precisions: Vec<Display>,
     /// The aggregate calls of a grouped block.
@@ -58,12 +61,7 @@ impl BoundJoin {
         aggregate: Option<Vec<AggCall>>,
         tail: Tail,
     ) -> Option<Self> {
-        if !from.deferred.is_empty()
-            || !from.on_deferred.is_empty()
-            || !from.on_pairs.is_empty()
-            || from.ons.iter().any(Option::is_some)
-            || from.kinds.iter().any(|k| *k != Kind::Inner)
-        {
+        if !from.deferred.is_empty() || !from.on_deferred.is_empty() || !from.on_pairs.is_empty() {
             return None;
         }
         let mut tables = Vec::with_capacity(from.rels.len());
@@ -84,6 +82,8 @@ impl BoundJoin {
             starts: from.starts,
             conds: from.conds,
             on_step: from.on_step,
+            kinds: from.kinds,
+            ons: from.ons,
             items,
             precisions,
             aggregate,
@@ -101,6 +101,7 @@ impl BoundJoin {
         self.conds
             .iter()
             .map(|c| &c.0)
+            .chain(self.ons.iter().flatten())
             .chain(self.items.iter().map(|i| &i.0))
             .chain(args)
             .chain(self.tail.exprs())
@@ -114,7 +115,6 @@ impl BoundJoin {
             .iter()
             .map(Weak::upgrade)
             .collect::<Option<_>>()?;
-        let n = tables.len();
         let rels = tables
             .iter()
             .zip(&self.keeps)
@@ -123,13 +123,13 @@ impl BoundJoin {
         let from = BoundFrom {
             scope: self.scope.clone(),
             starts: self.starts.clone(),
-            kinds: vec![Kind::Inner; n],
+            kinds: self.kinds.clone(),
             rels,
             conds: (self.conds.iter())
                 .map(|(e, rels, on)| (put(e), rels.clone(), *on))
                 .collect(),
             on_step: self.on_step.clone(),
-            ons: vec![None; n],
+            ons: (self.ons.iter()).map(|on| on.as_ref().map(&put)).collect(),
             on_pairs: Vec::new(),
             on_deferred: Vec::new(),
             deferred: Vec::new(),
@@ -161,11 +161,15 @@ pub(crate) fn joined_block(s: &ast::Select) -> bool {
                 | ast::JoinOperator::CrossJoin(_)
         )
     };
+    let joins = || s.from.iter().flat_map(|t| &t.joins);
+    // (a comma beside an outer join joins each comma item on its own: join.rs)
+    let commas_inner = s.from.len() == 1 || joins().all(inner);
     plain
         && relations >= 2
+        && commas_inner
         && s.from
             .iter()
-            .all(|t| table(&t.relation) && t.joins.iter().all(|j| inner(j) && table(&j.relation)))
+            .all(|t| table(&t.relation) && t.joins.iter().all(|j| table(&j.relation)))
 }
 
 /// Whether block `s`'s clauses are ones a kept block may have: no QUALIFY or named window,

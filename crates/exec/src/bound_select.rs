@@ -546,7 +546,12 @@ impl<'a> Exec<'a> {
             .flat_map(|t| &t.joins)
             .filter_map(|j| match &j.join_operator {
                 ast::JoinOperator::Join(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::Inner(ast::JoinConstraint::On(e)) => Some(e),
+                | ast::JoinOperator::Inner(ast::JoinConstraint::On(e))
+                | ast::JoinOperator::Left(ast::JoinConstraint::On(e))
+                | ast::JoinOperator::LeftOuter(ast::JoinConstraint::On(e))
+                | ast::JoinOperator::Right(ast::JoinConstraint::On(e))
+                | ast::JoinOperator::RightOuter(ast::JoinConstraint::On(e))
+                | ast::JoinOperator::FullOuter(ast::JoinConstraint::On(e)) => Some(e),
                 _ => None,
             });
         if block_exprs(s, order_by).chain(ons).any(reads_a_set) {

@@ -239,6 +239,14 @@ fn join_query(rng: &mut Rng) -> String {
             "t1 JOIN t2 ON t1.s = t2.s JOIN t1 z ON z.k = t2.a",
             "t1 CROSS JOIN t2",
             "t1 JOIN t2 ON t1.k = t2.k + ?",
+            // outer joins (kept too): ON conditions with parameters, USING, a third table
+            "t1 LEFT JOIN t2 ON t1.k = t2.k",
+            "t1 LEFT OUTER JOIN t2 ON t1.k = t2.k AND t2.a > ?",
+            "t2 RIGHT JOIN t1 ON t1.a = t2.a",
+            "t1 FULL OUTER JOIN t2 ON t1.s = t2.s AND t1.d < ?",
+            "t1 LEFT JOIN t2 USING (k)",
+            "t1 LEFT JOIN t2 ON t1.k = t2.k JOIN t1 z ON z.k = t1.a",
+            "t1 FULL JOIN t2 ON t1.k / t2.a > ?",
         ],
     );
     let list = pick(
@@ -300,7 +308,8 @@ fn run_join_case(seed: u64) -> (u64, u64) {
     })
 }
 
-/// Joins of base tables are kept too (bound_join.rs): the same differential test.
+/// Joins of base tables (inner and outer) are kept too (bound_join.rs): the same differential
+/// test.
 #[test]
 fn kept_join_plans_give_what_fresh_binding_gives() {
     let results = model_cases("PLAN_CACHE_JOIN", 40, run_join_case);
@@ -565,4 +574,51 @@ fn a_kept_min_max_block_with_order_by_walks_as_the_general_path_walks() {
         }
         assert!(p.plan_cache_hits() > 0, "{sql}: no kept plan ran");
     }
+}
+
+/// An outer join of base tables is kept (bound_join.rs): its ON conditions take the run's
+/// parameter values, unmatched rows come back NULL-extended, and rows written between runs
+/// are seen.
+#[test]
+fn a_kept_outer_join_takes_its_values_and_sees_new_rows() {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE a (k INTEGER, x VARCHAR(5)) PRIMARY INDEX (k)",
+        "CREATE TABLE b (k INTEGER, y INTEGER) PRIMARY INDEX (k)",
+        "INS a (1, 'one')",
+        "INS a (2, 'two')",
+        "INS b (1, 10)",
+        "INS b (3, 30)",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    let p = s
+        .prepare("SEL a.x, b.y FROM a FULL JOIN b ON a.k = b.k AND b.y > ? ORDER BY 1, 2")
+        .unwrap();
+    let mut run = |s: &mut Session, v: i64| {
+        let r = s.execute_prepared(&p, &[Value::Int(v)]).unwrap();
+        r[0].rows.as_ref().unwrap().to_strings()
+    };
+    let got = |rows: &[[&str; 2]]| -> Vec<Vec<String>> {
+        rows.iter()
+            .map(|r| r.iter().map(|c| c.to_string()).collect())
+            .collect()
+    };
+    for _ in 0..2 {
+        assert_eq!(
+            run(&mut s, 5),
+            got(&[["?", "30"], ["one", "10"], ["two", "?"]])
+        );
+        assert_eq!(
+            run(&mut s, 50),
+            got(&[["?", "10"], ["?", "30"], ["one", "?"], ["two", "?"]])
+        );
+    }
+    s.execute("INS b (2, 20)").unwrap();
+    assert_eq!(
+        run(&mut s, 5),
+        got(&[["?", "30"], ["one", "10"], ["two", "20"]])
+    );
+    assert!(p.plan_cache_hits() >= 3, "{}", p.plan_cache_hits());
 }
