@@ -596,7 +596,7 @@ fn a_kept_outer_join_takes_its_values_and_sees_new_rows() {
     let p = s
         .prepare("SEL a.x, b.y FROM a FULL JOIN b ON a.k = b.k AND b.y > ? ORDER BY 1, 2")
         .unwrap();
-    let mut run = |s: &mut Session, v: i64| {
+    let run = |s: &mut Session, v: i64| {
         let r = s.execute_prepared(&p, &[Value::Int(v)]).unwrap();
         r[0].rows.as_ref().unwrap().to_strings()
     };
