@@ -695,7 +695,7 @@ impl<'a> Exec<'a> {
             // general path does
             let rows = match &walked {
                 Some(rids) => table.fetch_columns(rids, Some(&b.tail_reads)),
-                None => self.read_where(&table, cond, Some(&b.tail_reads))?.0,
+                None => self.read_where_rows(&table, cond, Some(&b.tail_reads))?,
             };
             let calls = b.aggregate.as_ref().map(|(calls, _)| calls.as_slice());
             let items = items().into_owned();
@@ -725,7 +725,7 @@ impl<'a> Exec<'a> {
                 let mut fetched = b.reads.clone();
                 cond.iter()
                     .for_each(|c| c.bound().mark_columns(&mut fetched));
-                self.read_where(&table, cond, Some(&fetched))?.0
+                self.read_where_rows(&table, cond, Some(&fetched))?
             }
         };
         let rows = aggregate(&input, &[], &calls)?;

@@ -7,8 +7,9 @@
 //! The scope of the whole FROM clause (its columns, in order) is known before any row is
 //! joined, so the WHERE conjuncts and ON conditions bind once against it, and name errors are
 //! the same whatever the join order. With inner joins only, each base table is read at its
-//! step, through an index when the conditions that name it alone allow (`read_candidates`),
-//! or, after few rows, through an index probed with their key values (an index nested-loop
+//! step, through an index when the conditions that name it alone allow, its own conditions
+//! that cannot fail tested as it is read (`read_filtered_rows`: a full scan is filtered part
+//! by part), or, after few rows, through an index probed with their key values (an index nested-loop
 //! join: `join_plan::probe_index`); with an outer join, in full at its step. Views, CTEs and
 //! derived tables are read while binding (`bind_from`), without the join's conditions; the
 //! binding reads no base table.
@@ -720,8 +721,21 @@ impl Exec<'_> {
             let rel = rels[r]
                 .take()
                 .ok_or_else(|| Error::Internal("relation joined twice".into()))?;
-            let mut right = match rel {
-                FromRel::Rows(rows) => rows,
+            // its own conditions that cannot fail, on its rows before the join (join_plan.rs),
+            // and on the first step all of the step's conditions (they name it alone): as the
+            // rows are read, so the rows that fail are not copied
+            let local = local_columns(&starts, r, map.len());
+            let mut own_now: Vec<Expr> = (step.pre.iter())
+                .filter_map(|&i| conds[i].take())
+                .map(|(e, ..)| e.remap(&local))
+                .collect();
+            let mut now = now;
+            if acc.is_none() {
+                // (the first relation's columns lead the joined rows: `map` is `local` here)
+                own_now.append(&mut now);
+            }
+            let right = match rel {
+                FromRel::Rows(rows) => own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?,
                 FromRel::Table(table, keep) => {
                     // through its own conditions, or by probing an index with the key values of
                     // the few rows joined so far
@@ -754,20 +768,11 @@ impl Exec<'_> {
                         _ => None,
                     };
                     let preds = probed.as_ref().unwrap_or(own_preds);
-                    self.read_candidates(&table, preds, keep.as_deref())?.0
+                    self.read_filtered_rows(&table, preds, keep.as_deref(), &own_now)?
                 }
             };
-            // its own conditions that cannot fail, on its rows before the join (join_plan.rs)
-            if !step.pre.is_empty() {
-                let local = local_columns(&starts, r, map.len());
-                for &i in &step.pre {
-                    if let Some((e, ..)) = conds[i].take() {
-                        right = filter_by(&right, &e.remap(&local))?;
-                    }
-                }
-            }
             acc = Some(match acc {
-                None => now.iter().try_fold(right, |b, e| filter_by(&b, e))?,
+                None => right,
                 Some(left) => {
                     let kind = kinds[r];
                     let on = ons[r].iter().map(|e| e.remap(&map));

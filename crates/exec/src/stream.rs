@@ -118,7 +118,7 @@ impl Exec<'_> {
         cond.iter().for_each(|c| c.bound().mark_columns(&mut read));
         let parts = match indexed {
             true => vec![
-                self.read_where_preds(table, cond, preds.as_deref(), Some(&read))?
+                self.read_where_preds(table, cond, preds.as_deref(), Some(&read), false)?
                     .0,
             ],
             false => table.scan_rows(self.snapshot(), Some(&read)),

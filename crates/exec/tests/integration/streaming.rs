@@ -1,7 +1,8 @@
 //! The streaming path of a SELECT (exec's stream.rs): a one-table query without grouping,
 //! ordering or windows returns one batch per storage segment, and its rows, in their order,
 //! are those the general path gives (which TOP forces), across segments, the open tail, deleted and
-//! updated rows, another session's uncommitted changes and INSERT … SELECT.
+//! updated rows, another session's uncommitted changes and INSERT … SELECT; and full scans with a
+//! WHERE, filtered segment by segment (access.rs `scan_filtered`), against a model.
 
 use tdlite::{Database, Session};
 
@@ -85,4 +86,117 @@ fn streamed_queries_give_the_general_paths_rows() {
         b.len()
     );
     other.execute("ABORT").unwrap_err();
+}
+
+/// A full scan with a WHERE no index serves is filtered segment by segment (access.rs
+/// `scan_filtered`): aggregates, joins' first tables, UPDATE and DELETE see exactly the rows a
+/// model of the table says pass, across sealed segments, the tail, deleted and updated rows,
+/// and another session's uncommitted changes; a row that raises an error raises it wherever
+/// it lies.
+#[test]
+fn full_scans_filtered_per_segment_give_the_models_rows() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE MULTISET TABLE t (k INTEGER, v INTEGER, c VARCHAR(8)) NO PRIMARY INDEX")
+        .unwrap();
+    s.execute("CREATE TABLE d (v INTEGER, name VARCHAR(8)) UNIQUE PRIMARY INDEX (v)")
+        .unwrap();
+    for v in [0, 7, 500, 999] {
+        s.execute(&format!("INS d ({v}, 'n{v}')")).unwrap();
+    }
+    // the model: (k, v, c) of each visible row, in row order
+    let mut model: Vec<(i64, i64, String)> = (0..13_000i64)
+        .map(|k| (k, (k * 7919) % 1000, format!("c{}", k % 13)))
+        .collect();
+    let ins = s.prepare("INS t (?, ?, ?)").unwrap();
+    let rows = model
+        .iter()
+        .map(|(k, v, c)| {
+            vec![
+                tdlite::Value::Int(*k),
+                tdlite::Value::Int(*v),
+                tdlite::Value::Str(c.clone()),
+            ]
+        })
+        .collect();
+    s.execute("BT").unwrap();
+    s.execute_batch(&ins, rows).unwrap();
+    s.execute("ET").unwrap();
+    s.execute("DEL FROM t WHERE k < 100 OR k BETWEEN 5000 AND 5100")
+        .unwrap();
+    model.retain(|r| !(r.0 < 100 || (5000..=5100).contains(&r.0)));
+    s.execute("UPD t SET v = v + 1 WHERE k BETWEEN 4090 AND 4200 OR k > 12990")
+        .unwrap();
+    for r in &mut model {
+        if (4090..=4200).contains(&r.0) || r.0 > 12990 {
+            r.1 += 1;
+        }
+    }
+    let mut other = db.session();
+    other.execute("BT").unwrap();
+    other.execute("INS t (99999, 7, 'c1')").unwrap();
+    other.execute("DEL FROM t WHERE k = 200").unwrap();
+    let one = |s: &mut Session, sql: &str| -> Vec<String> {
+        let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        r[0].rows.as_ref().unwrap().to_strings()[0].clone()
+    };
+    let count_sum = |model: &[(i64, i64, String)], keep: &dyn Fn(&(i64, i64, String)) -> bool| {
+        let kept: Vec<_> = model.iter().filter(|r| keep(r)).collect();
+        let sum: i64 = kept.iter().map(|r| r.1).sum();
+        vec![kept.len().to_string(), sum.to_string()]
+    };
+    assert_eq!(
+        one(&mut s, "SEL COUNT(*), SUM(v) FROM t WHERE v MOD 3 = 0"),
+        count_sum(&model, &|r| r.1 % 3 == 0)
+    );
+    assert_eq!(
+        one(
+            &mut s,
+            "SEL COUNT(*), SUM(v) FROM t WHERE c = 'c7' AND v > 500"
+        ),
+        count_sum(&model, &|r| r.2 == "c7" && r.1 > 500)
+    );
+    // the first relation of a join filtered as it is read
+    let joined = model
+        .iter()
+        .filter(|r| r.0 > 12000 && [0, 7, 500, 999].contains(&r.1));
+    let expected = vec![
+        joined.clone().count().to_string(),
+        joined.map(|r| r.0).sum::<i64>().to_string(),
+    ];
+    assert_eq!(
+        one(
+            &mut s,
+            "SEL COUNT(*), SUM(t.k) FROM t JOIN d ON d.v = t.v WHERE t.k > 12000"
+        ),
+        expected
+    );
+    // the first rows of the result in row order: a segment's, then the tail's
+    let r = s
+        .execute("SEL TOP 3 k FROM t WHERE k MOD 4000 = 1 OR k = 12999")
+        .unwrap();
+    assert_eq!(
+        r[0].rows.as_ref().unwrap().to_strings(),
+        [["4001"], ["8001"], ["12001"]]
+    );
+    // UPDATE and DELETE through the filtered scan
+    let r = s.execute("UPD t SET c = 'x' WHERE v = 7").unwrap();
+    let sevens = model.iter().filter(|r| r.1 == 7).count();
+    assert_eq!(r[0].activity_count as usize, sevens);
+    let r = s.execute("DEL FROM t WHERE c = 'x' AND k > 6000").unwrap();
+    let gone = model.iter().filter(|r| r.1 == 7 && r.0 > 6000).count();
+    assert_eq!(r[0].activity_count as usize, gone);
+    model.retain(|r| !(r.1 == 7 && r.0 > 6000));
+    assert_eq!(
+        one(&mut s, "SEL COUNT(*), SUM(v) FROM t WHERE c <> 'zz'"),
+        count_sum(&model, &|_| true)
+    );
+    // a row that fails fails the query, in a sealed segment and in the tail
+    for k in [6000, 12500] {
+        let e = s
+            .execute(&format!("SEL COUNT(*) FROM t WHERE 10 / (k - {k}) > 0"))
+            .unwrap_err();
+        assert_eq!(e.code().number, 2618, "k = {k}");
+    }
+    other.execute("ET").unwrap();
 }
