@@ -14,26 +14,36 @@ fn lines(s: &mut Session, sql: &str) -> (Vec<String>, usize) {
     (lines, rows.batches.len())
 }
 
-#[test]
-fn streamed_queries_give_the_general_paths_rows() {
-    let db = Database::new();
-    let mut s = db.session();
+/// Makes `t` (k, v, c) with 13,000 rows (3 sealed segments of 4,096 rows and a tail), in
+/// one transaction; returns them as (k, v, c), in row order.
+fn load(s: &mut Session) -> Vec<(i64, i64, String)> {
     s.execute("CREATE MULTISET TABLE t (k INTEGER, v INTEGER, c VARCHAR(8)) NO PRIMARY INDEX")
         .unwrap();
-    // 3 sealed segments of 4,096 rows and a tail
+    let model: Vec<(i64, i64, String)> = (0..13_000i64)
+        .map(|k| (k, (k * 7919) % 1000, format!("c{}", k % 13)))
+        .collect();
     let ins = s.prepare("INS t (?, ?, ?)").unwrap();
-    let rows: Vec<Vec<tdlite::Value>> = (0..13_000i64)
-        .map(|k| {
+    let rows = (model.iter())
+        .map(|(k, v, c)| {
             vec![
-                tdlite::Value::Int(k),
-                tdlite::Value::Int((k * 7919) % 1000),
-                tdlite::Value::Str(format!("c{}", k % 13)),
+                tdlite::Value::Int(*k),
+                tdlite::Value::Int(*v),
+                tdlite::Value::Str(c.clone()),
             ]
         })
         .collect();
     s.execute("BT").unwrap();
     s.execute_batch(&ins, rows).unwrap();
     s.execute("ET").unwrap();
+    model
+}
+
+#[test]
+fn streamed_queries_give_the_general_paths_rows() {
+    let db = Database::new();
+    let mut s = db.session();
+    // 3 sealed segments of 4,096 rows and a tail
+    load(&mut s);
     // changes: deletes in the first segment, an update in the second
     s.execute("DEL FROM t WHERE k < 100 OR k BETWEEN 5000 AND 5100")
         .unwrap();
@@ -97,31 +107,13 @@ fn streamed_queries_give_the_general_paths_rows() {
 fn full_scans_filtered_per_segment_give_the_models_rows() {
     let db = Database::new();
     let mut s = db.session();
-    s.execute("CREATE MULTISET TABLE t (k INTEGER, v INTEGER, c VARCHAR(8)) NO PRIMARY INDEX")
-        .unwrap();
     s.execute("CREATE TABLE d (v INTEGER, name VARCHAR(8)) UNIQUE PRIMARY INDEX (v)")
         .unwrap();
     for v in [0, 7, 500, 999] {
         s.execute(&format!("INS d ({v}, 'n{v}')")).unwrap();
     }
     // the model: (k, v, c) of each visible row, in row order
-    let mut model: Vec<(i64, i64, String)> = (0..13_000i64)
-        .map(|k| (k, (k * 7919) % 1000, format!("c{}", k % 13)))
-        .collect();
-    let ins = s.prepare("INS t (?, ?, ?)").unwrap();
-    let rows = model
-        .iter()
-        .map(|(k, v, c)| {
-            vec![
-                tdlite::Value::Int(*k),
-                tdlite::Value::Int(*v),
-                tdlite::Value::Str(c.clone()),
-            ]
-        })
-        .collect();
-    s.execute("BT").unwrap();
-    s.execute_batch(&ins, rows).unwrap();
-    s.execute("ET").unwrap();
+    let mut model = load(&mut s);
     s.execute("DEL FROM t WHERE k < 100 OR k BETWEEN 5000 AND 5100")
         .unwrap();
     model.retain(|r| !(r.0 < 100 || (5000..=5100).contains(&r.0)));
