@@ -21,7 +21,7 @@
 //! reads is the table's (row id) order, as for a full scan.
 
 use crate::bind::{agg_func, visit_own_level, AggFunc, Scope};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::inputs::RunCond;
@@ -38,7 +38,7 @@ use tdlite_storage::catalog::TableSchema;
 use tdlite_storage::columns::filter_columns;
 use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyRange};
 use tdlite_storage::key::{IndexKey, PartTest};
-use tdlite_storage::table::{IndexFind, RowId, Table, SEGMENT_ROWS};
+use tdlite_storage::table::{IndexFind, RowId, Table};
 use tdlite_storage::types::Value;
 
 /// The most index entries a MIN/MAX walk reads in one step.
@@ -123,6 +123,10 @@ pub(crate) fn min_max_targets(calls: &[MinMaxCall], scope: &Scope) -> Option<Vec
         })
         .collect()
 }
+
+/// The fewest rows a part of a scan is filtered alone with (see `Exec::scan_filtered`):
+/// smaller parts are put together first, as testing a condition has a cost per batch.
+const ALONE_ROWS: usize = 1024;
 
 /// The index `plan::choose` picks for `preds` on `table` and its key ranges; `None` where the
 /// rows are read by a full scan.
@@ -331,17 +335,18 @@ impl Exec<'_> {
     }
 
     /// The rows of `table` that pass each of `conds` (in turn: a condition sees only the rows
-    /// the ones before it kept), with their ids if `with_ids`, read by a full scan filtered
-    /// part by part:
-    /// each segment's visible rows are tested where they lie, and the tail's chunks (small:
-    /// under a segment in all) once put together, so only the rows that pass are copied, with
-    /// only the columns `keep` marks (the others NULL), or every column for `None`. The same
-    /// rows, ids and schema as filtering the whole scanned batch, without copying the rows
-    /// that fail.
+    /// the ones before it kept), with their ids if `with_ids`, in row id order, read by a
+    /// full scan filtered part by part: each part of the scan of at least [`ALONE_ROWS`] rows
+    /// (a segment's visible rows) is tested where it lies, smaller neighbouring ones (the
+    /// tail's chunks, a segment with few rows visible) put together first; only the rows that
+    /// pass are copied, with only the columns `keep` marks (the others NULL), or every column
+    /// for `None`. The same rows, ids, order and schema as filtering the whole scanned batch,
+    /// without copying the rows that fail.
     ///
     /// # Errors
-    /// Evaluation errors of `conds` (of the first part where a row raises one); 3110 after a
-    /// cancel, 9920 past the statement timeout.
+    /// Evaluation errors of `conds` (of the first part where a row raises one: where rows of
+    /// two parts would raise different errors, which one is raised may differ from a filter of
+    /// the whole table); 3110 after a cancel, 9920 past the statement timeout.
     fn scan_filtered(
         &self,
         table: &Table,
@@ -351,21 +356,33 @@ impl Exec<'_> {
     ) -> Result<(RecordBatch, Option<Vec<RowId>>)> {
         let nullable = table.nullable_schema();
         let concat = |batches: &[RecordBatch]| -> Result<RecordBatch> {
-            Ok(match keep {
-                Some(k) => tdlite_storage::columns::concat_columns(nullable, batches, k)?,
-                None => arrow::compute::concat_batches(&table.schema.arrow, batches)?,
+            Ok(match (keep, batches) {
+                (None, [one]) => one.clone(),
+                (Some(k), _) => tdlite_storage::columns::concat_columns(nullable, batches, k)?,
+                (None, _) => arrow::compute::concat_batches(&table.schema.arrow, batches)?,
             })
         };
-        let mut out: (Vec<RecordBatch>, Vec<RowId>) = (Vec::new(), Vec::new());
-        let mut keep_passed = |part| -> Result<()> {
-            let (batch, ids) = filter_with_ids(table, part, conds, keep)?;
+        type Part = (RecordBatch, Option<UInt64Array>);
+        // the rows of `parts` (neighbours, in order) that pass, added to `out`
+        let flush = |parts: &mut Vec<Part>, out: &mut (Vec<RecordBatch>, Vec<RowId>)| {
+            if parts.is_empty() {
+                return Ok(());
+            }
+            let batches: Vec<RecordBatch> = parts.iter().map(|p| p.0.clone()).collect();
+            let ids = with_ids.then(|| {
+                (parts.iter().flat_map(|p| &p.1))
+                    .flat_map(|a| a.values().iter().copied())
+                    .collect()
+            });
+            parts.clear();
+            let (batch, ids) = filter_with_ids(table, (concat(&batches)?, ids), conds, keep)?;
             if batch.num_rows() > 0 {
                 out.0.push(batch);
                 out.1.extend(ids.unwrap_or_default());
             }
-            Ok(())
+            Ok::<(), Error>(())
         };
-        let parts: Vec<(RecordBatch, Option<UInt64Array>)> = match with_ids {
+        let parts: Vec<Part> = match with_ids {
             true => (table.scan_keeping(self.snapshot(), keep).into_iter())
                 .map(|p| (p.batch, Some(p.row_ids)))
                 .collect(),
@@ -373,30 +390,26 @@ impl Exec<'_> {
                 .map(|b| (b, None))
                 .collect(),
         };
-        // parts smaller than a segment, put together before they are tested
-        let mut small: (Vec<RecordBatch>, Vec<RowId>) = (Vec::new(), Vec::new());
+        let mut out = (Vec::new(), Vec::new());
+        let mut small: Vec<Part> = Vec::new();
         let mut small_rows = 0;
-        for (batch, ids) in parts {
+        for part in parts {
             crate::interrupt::check()?;
-            let ids = ids.as_ref().map(UInt64Array::values);
-            if batch.num_rows() >= SEGMENT_ROWS {
-                keep_passed((batch, ids.map(|i| i.to_vec())))?;
+            if part.0.num_rows() >= ALONE_ROWS {
+                // (the smaller parts before it first: the rows stay in row id order)
+                flush(&mut small, &mut out)?;
+                flush(&mut vec![part], &mut out)?;
+                small_rows = 0;
                 continue;
             }
-            small_rows += batch.num_rows();
-            small.0.push(batch);
-            small.1.extend_from_slice(ids.map_or(&[][..], |i| &i[..]));
-            if small_rows >= SEGMENT_ROWS {
-                let batch = concat(&std::mem::take(&mut small.0))?;
-                let ids = std::mem::take(&mut small.1);
-                keep_passed((batch, with_ids.then_some(ids)))?;
+            small_rows += part.0.num_rows();
+            small.push(part);
+            if small_rows >= ALONE_ROWS {
+                flush(&mut small, &mut out)?;
                 small_rows = 0;
             }
         }
-        if !small.0.is_empty() {
-            let batch = concat(&small.0)?;
-            keep_passed((batch, with_ids.then_some(small.1)))?;
-        }
+        flush(&mut small, &mut out)?;
         Ok((concat(&out.0)?, with_ids.then_some(out.1)))
     }
 

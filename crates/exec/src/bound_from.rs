@@ -2,7 +2,7 @@
 //! join.rs) holds its relations, scope and bound conditions; [`BoundFrom::plan`] plans it
 //! ([`FromPlan`]: the join order, the step each condition runs at, each base table's own
 //! conditions and their sargable part) from the catalog's row counts and the conditions'
-//! values, reading no row. `Exec::run_from` runs that plan; EXPLAIN prints it (explain/joins.rs),
+//! values, reading no row. `Exec::run_from` runs that plan; EXPLAIN prints it (explain/planned.rs),
 //! so the plan shown is the plan that runs.
 //!
 //! Invariants: `plan` reads no table data (row counts only) and runs nothing; with inner

@@ -410,8 +410,12 @@ fn rows_of(c: &Correlation) -> Result<(RecordBatch, bool)> {
         .iter()
         .map(|a| new_null_array(a.data_type(), 1))
         .collect();
+    // (NULL in every column, NOT NULL ones too: the schema says each may be NULL)
+    let nullable: Vec<arrow::datatypes::FieldRef> = (wide.schema().fields().iter())
+        .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))
+        .collect();
     let one = RecordBatch::try_new_with_options(
-        wide.schema(),
+        Arc::new(arrow::datatypes::Schema::new(nullable)),
         nulls,
         &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
     )?;

@@ -48,6 +48,9 @@ struct Explainer<'e, 'a> {
     subqueries: usize,
     /// Names of the common table expressions in scope.
     ctes: Vec<String>,
+    /// How many subqueries the block being explained is nested in (its names may be an
+    /// enclosing query's columns).
+    nested: usize,
 }
 
 impl Exec<'_> {
@@ -61,6 +64,7 @@ impl Exec<'_> {
             lines: Vec::new(),
             subqueries: 0,
             ctes: Vec::new(),
+            nested: 0,
         };
         e.statement(st, 0)?;
         let schema = Arc::new(Schema::new(vec![Field::new(
@@ -192,7 +196,10 @@ impl Explainer<'_, '_> {
     ) -> Result<()> {
         for (n, q, kind) in subs {
             self.line(depth, format!("Subquery {n} ({kind})"));
-            self.query(&q, depth + 1)?;
+            self.nested += 1;
+            let explained = self.query(&q, depth + 1);
+            self.nested -= 1;
+            explained?;
         }
         Ok(())
     }
@@ -386,7 +393,7 @@ impl Explainer<'_, '_> {
                 min_max.as_deref(),
                 depth,
             )?,
-            several => self.joins(several, s.selection.as_ref(), depth)?,
+            several => self.joins(several, (s.selection.as_ref(), &s.projection), depth)?,
         }
         for item in &s.projection {
             if let ast::SelectItem::UnnamedExpr(e)

@@ -1,7 +1,8 @@
 //! EXPLAIN of a FROM clause of several relations that planned.rs does not take (a view, CTE,
-//! derived table or table function, an outer join, a condition with a subquery, a global
-//! temporary table with no instance yet: binding such a FROM would read rows or run
-//! subqueries), derived from its text, step by step as join.rs runs it: each step
+//! derived table or table function, a condition with a subquery, a global temporary table
+//! with no instance yet: binding such a FROM would read rows, run subqueries or make the
+//! instance; a comma beside an outer join; a name of an enclosing query's column), derived
+//! from its text, step by step as join.rs runs it: each step
 //! with the relation it joins, how it is read, its own conditions that filter it before the
 //! join ("filtered first by"), and the conditions that run on the pairs (the hash
 //! keys first: join_step.rs hashes on every column equality between the two sides). With inner
@@ -333,14 +334,15 @@ struct Written {
 }
 
 impl Explainer<'_, '_> {
-    /// A FROM clause of several relations under WHERE `selection`.
+    /// A FROM clause of several relations under WHERE `selection` (of a block with select
+    /// list `projection`, whose aliases WHERE may name).
     pub(super) fn joins(
         &mut self,
         from: &[ast::TableWithJoins],
-        selection: Option<&ast::Expr>,
+        (selection, projection): (Option<&ast::Expr>, &[ast::SelectItem]),
         depth: usize,
     ) -> Result<()> {
-        if self.planned_joins(from, selection, depth)? {
+        if self.planned_joins(from, (selection, projection), depth)? {
             return Ok(());
         }
         let factors = super::factors(from);
@@ -362,7 +364,7 @@ impl Explainer<'_, '_> {
                 for twj in from {
                     match twj.joins.is_empty() {
                         true => self.relation(&twj.relation, depth + 1)?,
-                        false => self.joins(std::slice::from_ref(twj), None, depth + 1)?,
+                        false => self.joins(std::slice::from_ref(twj), (None, &[]), depth + 1)?,
                     }
                 }
                 return Ok(());

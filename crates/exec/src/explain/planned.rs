@@ -1,6 +1,9 @@
 //! EXPLAIN of a FROM of base tables whose conditions have no subquery: the FROM is bound by
-//! `Exec::bind_from`, the binding the query runs, which for such a FROM reads no row and runs
-//! nothing; a name that does not bind is the error the query would raise (3810, 3822, …).
+//! `Exec::bind_from`, the binding the query runs (WHERE through the select list's aliases, as
+//! the query binds it), which for such a FROM reads no row and runs nothing; a name that does
+//! not bind is the error the query would raise (3810, 3822, …), except in a subquery, where
+//! it may be an enclosing query's column (the query binds it per outer row): that FROM is left
+//! to joins.rs.
 //! With inner joins only, the plan shown is `BoundFrom::plan` (bound_from.rs), the plan
 //! `run_from` runs: the order, each step's hash keys, the conditions that filter a table
 //! before its join, each table's access path. With an outer join (and no comma), the written
@@ -10,7 +13,8 @@
 //! Left to joins.rs, which derives the plan from the text: a view, CTE, derived table or
 //! table function (their columns are known once read), a condition with a subquery (binding
 //! runs an uncorrelated one), a global temporary table this session has no instance of
-//! (binding would make the instance), a comma beside an outer join.
+//! (binding would make the instance), a comma beside an outer join, a WHERE whose alias
+//! stands for several conjuncts.
 //!
 //! What only the run knows is shown as a choice: a step whose table has an index on its hash
 //! keys may probe that index with the keys of the rows joined before it, when they are few
@@ -21,6 +25,7 @@ use crate::bind::Scope;
 use crate::bound_from::{relation_at, split_and, BoundFrom, FromPlan, FromRel};
 use crate::error::{Error, Result};
 use crate::expr::{BinOp, Expr, Func};
+use crate::names::resolving_aliases;
 use sqlparser::ast;
 use std::collections::BTreeMap;
 use tdlite_storage::table::Table;
@@ -55,7 +60,7 @@ impl Explainer<'_, '_> {
     pub(super) fn planned_joins(
         &mut self,
         from: &[ast::TableWithJoins],
-        selection: Option<&ast::Expr>,
+        (selection, projection): (Option<&ast::Expr>, &[ast::SelectItem]),
         depth: usize,
     ) -> Result<bool> {
         let factors = super::factors(from);
@@ -129,11 +134,21 @@ impl Explainer<'_, '_> {
             // in BoundFrom's order: WHERE's, then each ON's
             written.extend(on_written.drain(..).flatten());
         }
-        let bound = self.ex.bind_from(from, selection)?;
+        // bound as the query binds it: WHERE may name the select list's aliases
+        let ex = &mut *self.ex;
+        let bound = match selection {
+            Some(w) => resolving_aliases(w, projection, |w| ex.bind_from(from, Some(w))),
+            None => ex.bind_from(from, None),
+        };
+        let bound = match bound {
+            // in a subquery, a name may be an enclosing query's column (correlated): the
+            // executor binds it per outer row, EXPLAIN from the text (joins.rs)
+            Err(Error::ColumnNotFound(_)) if self.nested > 0 => return Ok(false),
+            other => other?,
+        };
         if bound.conds.len() != written.len() {
-            return Err(Error::Internal(
-                "EXPLAIN: the FROM's conditions did not bind one by one".into(),
-            ));
+            // (an alias that stands for several conjuncts: shown from the text)
+            return Ok(false);
         }
         let text = |w: &Written, e: &Expr| match w {
             Written::Expr(x) => x.to_string(),

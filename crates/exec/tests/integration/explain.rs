@@ -357,6 +357,17 @@ fn a_join_of_tables_is_bound_as_the_query_binds_it() {
         assert_eq!((sql, explained), (sql, run));
         assert!([3807, 3809, 3810, 3822].contains(&run), "{sql}: {run}");
     }
+    // WHERE naming a select-list alias binds as the query binds it; a join inside a
+    // correlated subquery names the enclosing query's columns (bound per outer row when run)
+    for sql in [
+        "SEL e.empno + d.deptno AS s FROM emp e JOIN dept d ON e.dept = d.deptno WHERE s > 10",
+        "SEL * FROM emp o WHERE EXISTS (SEL 1 FROM emp e JOIN dept d ON e.dept = d.deptno \
+         WHERE e.empno = o.empno)",
+    ] {
+        s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        let plan = explain(&mut s, sql);
+        assert!(plan.contains("Hash join on e.dept = d.deptno"), "{plan}");
+    }
     let plan = explain(&mut s, "SEL * FROM emp JOIN stage ON stage.k = emp.empno");
     assert!(
         plan.contains("Step 2: Hash join on stage.k = emp.empno"),
