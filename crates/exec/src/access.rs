@@ -422,7 +422,7 @@ impl Exec<'_> {
     /// column's bounds. The entries in its ranges are then exactly the rows that pass, and
     /// the condition is never evaluated on a row. `None` otherwise (the caller reads and
     /// filters).
-    fn read_by_keys(
+    pub(crate) fn read_by_keys(
         &self,
         table: &Table,
         preds: &Preds,

@@ -80,6 +80,11 @@ pub(crate) struct FromPlan {
     /// Each base table's estimated rows (`None` for rows read while binding, and with an
     /// outer join).
     pub sizes: Vec<Option<u64>>,
+    /// Per base table, how many conditions name it alone (its own), and whether their sargable
+    /// part is the whole of them (`plan::whole_preds`: a read through index ranges that bound
+    /// every column they name returns exactly the rows that pass them).
+    pub own_counts: Vec<usize>,
+    pub wholes: Vec<bool>,
 }
 
 impl BoundFrom {
@@ -105,6 +110,8 @@ impl BoundFrom {
         let n = self.rels.len();
         let mut owns: Vec<(Option<Expr>, Preds)> = vec![Default::default(); n];
         let mut sizes = vec![None; n];
+        let mut own_counts = vec![0; n];
+        let mut wholes = vec![false; n];
         if !self.inner_only() {
             let steps = (0..n)
                 .map(|rel| Step {
@@ -114,7 +121,13 @@ impl BoundFrom {
                     keys: 0,
                 })
                 .collect();
-            return FromPlan { steps, owns, sizes };
+            return FromPlan {
+                steps,
+                owns,
+                sizes,
+                own_counts,
+                wholes,
+            };
         }
         let width = self.scope.columns.len();
         for (r, rel) in self.rels.iter().enumerate() {
@@ -131,10 +144,12 @@ impl BoundFrom {
             let own = own
                 .into_iter()
                 .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)));
-            let preds = own
+            let (preds, whole) = own
                 .as_ref()
-                .map(|e| crate::plan::bound_preds(e, &table.schema))
+                .map(|e| crate::plan::whole_preds(e, &table.schema))
                 .unwrap_or_default();
+            own_counts[r] = count;
+            wholes[r] = whole;
             sizes[r] = Some(table_estimate(
                 table.row_versions(),
                 &table.schema,
@@ -165,6 +180,8 @@ impl BoundFrom {
             steps: join_plan::plan(&sizes, &planned),
             owns,
             sizes,
+            own_counts,
+            wholes,
         }
     }
 }

@@ -51,6 +51,9 @@ struct Explainer<'e, 'a> {
     /// How many subqueries the block being explained is nested in (its names may be an
     /// enclosing query's columns).
     nested: usize,
+    /// The columns of the FROM relations of the blocks being explained, outermost first
+    /// (`None` for a relation whose columns EXPLAIN does not know without reading it).
+    outer: Vec<Option<Scope>>,
 }
 
 impl Exec<'_> {
@@ -65,6 +68,7 @@ impl Exec<'_> {
             subqueries: 0,
             ctes: Vec::new(),
             nested: 0,
+            outer: Vec::new(),
         };
         e.statement(st, 0)?;
         let schema = Arc::new(Schema::new(vec![Field::new(
@@ -338,6 +342,45 @@ impl Explainer<'_, '_> {
     }
 
     fn select(&mut self, s: &ast::Select, sort: Option<String>, depth: usize) -> Result<()> {
+        // its relations' columns, which its subqueries may name
+        let known = self.outer.len();
+        for (tf, _) in factors(&s.from) {
+            let scope = self.known_columns(tf);
+            self.outer.push(scope);
+        }
+        let explained = self.select_block(s, sort, depth);
+        self.outer.truncate(known);
+        explained
+    }
+
+    /// The columns of FROM item `tf` where EXPLAIN knows them without reading it: a table's.
+    fn known_columns(&mut self, tf: &ast::TableFactor) -> Option<Scope> {
+        let ast::TableFactor::Table { name, alias, .. } = tf else {
+            return None;
+        };
+        if self.is_cte(name) {
+            return None;
+        }
+        let t = self.ex.table_definition(name).ok()?;
+        let q = crate::join::qualifier_of(name, alias.as_ref());
+        t.schema.view.is_none().then(|| table_scope(&t, &q))
+    }
+
+    /// Whether the column named `n` (`q.c` or `c`, as a 3810 names it) may be one of an
+    /// enclosing block's relations: one of their tables has it, or one of them is a relation
+    /// whose columns EXPLAIN does not know.
+    fn may_be_outer(&self, n: &str) -> bool {
+        let (q, c) = match n.rsplit_once('.') {
+            Some((q, c)) => (Some(q), c),
+            None => (None, n),
+        };
+        self.outer.iter().any(|scope| match scope {
+            None => true,
+            Some(scope) => !matches!(scope.resolve(q, c), Ok(None)),
+        })
+    }
+
+    fn select_block(&mut self, s: &ast::Select, sort: Option<String>, depth: usize) -> Result<()> {
         let mut head = String::from("Select");
         if s.distinct.is_some() {
             head.push_str(" DISTINCT");

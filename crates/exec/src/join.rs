@@ -679,7 +679,11 @@ impl Exec<'_> {
     /// Evaluation errors of the conditions, the join's row limit.
     pub(crate) fn run_from(&mut self, bound: BoundFrom) -> Result<(Scope, RecordBatch)> {
         let FromPlan {
-            steps: plan, owns, ..
+            steps: plan,
+            owns,
+            own_counts,
+            wholes,
+            ..
         } = bound.plan();
         let BoundFrom {
             scope,
@@ -712,6 +716,10 @@ impl Exec<'_> {
         let mut rels: Vec<Option<FromRel>> = rels.into_iter().map(Some).collect();
         for step in &plan {
             let r = step.rel;
+            // (whether the step's conditions name its relation alone: on the first step, then
+            // they are its own conditions if as many)
+            let only_own = (step.conds.iter())
+                .all(|&i| conds[i].as_ref().is_some_and(|c| c.1.as_slice() == [r]));
             let now: Vec<Expr> = step
                 .conds
                 .iter()
@@ -730,7 +738,8 @@ impl Exec<'_> {
                 .map(|(e, ..)| e.remap(&local))
                 .collect();
             let mut now = now;
-            if acc.is_none() {
+            let first = acc.is_none();
+            if first {
                 // (the first relation's columns lead the joined rows: `map` is `local` here)
                 own_now.append(&mut now);
             }
@@ -767,8 +776,18 @@ impl Exec<'_> {
                         }
                         _ => None,
                     };
-                    let preds = probed.as_ref().unwrap_or(own_preds);
-                    self.read_filtered_rows(&table, preds, keep.as_deref(), &own_now)?
+                    // a first step whose conditions are its own and whole: an index bounding
+                    // them reads exactly the rows that pass, none tested (access.rs)
+                    let exact = (first && only_own && wholes[r] && own_now.len() == own_counts[r])
+                        .then(|| self.read_by_keys(&table, own_preds, keep.as_deref()))
+                        .flatten();
+                    match exact {
+                        Some((rows, _)) => rows,
+                        None => {
+                            let preds = probed.as_ref().unwrap_or(own_preds);
+                            self.read_filtered_rows(&table, preds, keep.as_deref(), &own_now)?
+                        }
+                    }
                 }
             };
             acc = Some(match acc {

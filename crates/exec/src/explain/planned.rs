@@ -143,8 +143,20 @@ impl Explainer<'_, '_> {
         let bound = match bound {
             // in a subquery, a name may be an enclosing query's column (correlated): the
             // executor binds it per outer row, EXPLAIN from the text (joins.rs)
-            Err(Error::ColumnNotFound(_)) if self.nested > 0 => return Ok(false),
-            other => other?,
+            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => {
+                return Ok(false)
+            }
+            // a name that does not bind is the query's error
+            Err(
+                e @ (Error::ColumnNotFound(_)
+                | Error::AmbiguousColumn(_)
+                | Error::ObjectNotFound(_)
+                | Error::DuplicateFromName(_)),
+            ) => return Err(e),
+            // any other (an alias standing for an aggregate, …): the query raises its own,
+            // perhaps another, when it runs; shown from the text
+            Err(_) => return Ok(false),
+            Ok(b) => b,
         };
         if bound.conds.len() != written.len() {
             // (an alias that stands for several conjuncts: shown from the text)

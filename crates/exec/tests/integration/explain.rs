@@ -347,6 +347,11 @@ fn a_join_of_tables_is_bound_as_the_query_binds_it() {
         "SEL * FROM emp JOIN dept USING (nope)",
         "SEL * FROM emp e LEFT JOIN dept d ON e.nope = d.deptno",
         "SEL * FROM emp e FULL JOIN dept d ON e.dept = d.deptno WHERE d.nope IS NULL",
+        // in a subquery: a name no enclosing relation has either
+        "SEL * FROM emp o WHERE EXISTS (SEL 1 FROM emp e JOIN dept d ON e.dept = d.deptno \
+         WHERE e.nosuch = o.empno)",
+        "SEL * FROM emp o WHERE EXISTS (SEL 1 FROM emp e JOIN dept d ON e.dept = d.deptno \
+         WHERE e.empno = o.nosuch)",
     ] {
         let run = s.execute(sql).unwrap_err().code().number;
         let explained = s
