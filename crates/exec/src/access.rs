@@ -393,12 +393,17 @@ impl Exec<'_> {
                 .map(|b| (b, None))
                 .collect(),
         };
+        // (with no condition, every part is put together once, as a plain scan does)
+        let alone = match conds.is_empty() {
+            true => usize::MAX,
+            false => ALONE_ROWS,
+        };
         let mut out = (Vec::new(), Vec::new());
         let mut small: Vec<Part> = Vec::new();
         let mut small_rows = 0;
         for part in parts {
             crate::interrupt::check()?;
-            if part.0.num_rows() >= ALONE_ROWS {
+            if part.0.num_rows() >= alone {
                 // (the smaller parts before it first: the rows stay in row id order)
                 flush(&mut small, &mut out)?;
                 flush(&mut vec![part], &mut out)?;
@@ -407,7 +412,7 @@ impl Exec<'_> {
             }
             small_rows += part.0.num_rows();
             small.push(part);
-            if small_rows >= ALONE_ROWS {
+            if small_rows >= alone {
                 flush(&mut small, &mut out)?;
                 small_rows = 0;
             }
@@ -509,10 +514,6 @@ impl Exec<'_> {
                 rids.dedup();
                 let batch = table.fetch_columns(&rids, keep);
                 filter_with_ids(table, (batch, with_ids.then_some(rids)), conds, keep)
-            }
-            None if conds.is_empty() && with_ids => {
-                let (b, ids) = self.scan_table_keeping(table, keep)?;
-                Ok((b, Some(ids.values().to_vec())))
             }
             None => self.scan_filtered(table, conds, keep, with_ids),
         }

@@ -716,10 +716,12 @@ impl Exec<'_> {
         let mut rels: Vec<Option<FromRel>> = rels.into_iter().map(Some).collect();
         for step in &plan {
             let r = step.rel;
-            // (whether the step's conditions name its relation alone: on the first step, then
-            // they are its own conditions if as many)
-            let only_own = (step.conds.iter())
-                .all(|&i| conds[i].as_ref().is_some_and(|c| c.1.as_slice() == [r]));
+            let first = acc.is_none();
+            // (whether the first step's conditions name its relation alone: then they are its
+            // own conditions if as many)
+            let only_own = first
+                && (step.conds.iter())
+                    .all(|&i| conds[i].as_ref().is_some_and(|c| c.1.as_slice() == [r]));
             let now: Vec<Expr> = step
                 .conds
                 .iter()
@@ -732,13 +734,16 @@ impl Exec<'_> {
             // its own conditions that cannot fail, on its rows before the join (join_plan.rs),
             // and on the first step all of the step's conditions (they name it alone): as the
             // rows are read, so the rows that fail are not copied
-            let local = local_columns(&starts, r, map.len());
-            let mut own_now: Vec<Expr> = (step.pre.iter())
-                .filter_map(|&i| conds[i].take())
-                .map(|(e, ..)| e.remap(&local))
-                .collect();
+            let mut own_now: Vec<Expr> = Vec::new();
+            if !step.pre.is_empty() {
+                let local = local_columns(&starts, r, map.len());
+                own_now.extend(
+                    (step.pre.iter())
+                        .filter_map(|&i| conds[i].take())
+                        .map(|(e, ..)| e.remap(&local)),
+                );
+            }
             let mut now = now;
-            let first = acc.is_none();
             if first {
                 // (the first relation's columns lead the joined rows: `map` is `local` here)
                 own_now.append(&mut now);
@@ -778,7 +783,7 @@ impl Exec<'_> {
                     };
                     // a first step whose conditions are its own and whole: an index bounding
                     // them reads exactly the rows that pass, none tested (access.rs)
-                    let exact = (first && only_own && wholes[r] && own_now.len() == own_counts[r])
+                    let exact = (only_own && wholes[r] && own_now.len() == own_counts[r])
                         .then(|| self.read_by_keys(&table, own_preds, keep.as_deref()))
                         .flatten();
                     match exact {
