@@ -166,7 +166,7 @@ impl BoundFrom {
                 Cond {
                     rels: rs.clone(),
                     on: *on,
-                    equality: is_key_equality(e, &ty),
+                    equality: is_key_equality(e, &ty, &|c| relation_at(&self.starts, c)),
                     hoist: is_hoistable(e, &ty),
                     safe,
                     after: match (step, safe) {

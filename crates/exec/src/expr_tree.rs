@@ -61,6 +61,19 @@ impl Expr {
         })
     }
 
+    /// True if the expression calls RANDOM anywhere (a value per evaluation, not per row).
+    pub(crate) fn has_random(&self) -> bool {
+        crate::stack::deep(|| {
+            matches!(
+                self,
+                Expr::Func(
+                    crate::expr::Func::Builtin(crate::functions::Builtin::Random),
+                    _
+                )
+            ) || self.children().into_iter().any(Expr::has_random)
+        })
+    }
+
     /// Calls `f` with every literal of the expression (its one-row array), in tree order.
     pub(crate) fn visit_literals(&self, f: &mut impl FnMut(&ArrayRef)) {
         crate::stack::deep(|| {

@@ -1,12 +1,15 @@
-//! Hash matching for equi-joins: when a join step's conditions include equalities between a
-//! column of the left rows and a column of the right rows (`e.dept = d.deptno`; the step puts
-//! them first, join_step.rs), the right
-//! rows are hashed on those columns and each left row meets only the right rows with equal
-//! keys, instead of every right row.
+//! Hash matching for equi-joins: when a join step's conditions include equalities between an
+//! operand of the left rows and one of the right rows (`e.dept = d.deptno`, `a.k = b.k + 3`,
+//! `TRIM(a.code) = b.code`; the step puts them first, join_step.rs), the right rows are hashed
+//! on their operands' values and each left row meets only the right rows with equal keys,
+//! instead of every right row.
 //!
 //! Keys follow `=` exactly: both sides are brought to their common type (`coerce_pair`),
 //! character keys are normalised as comparisons do (trailing blanks dropped, upper-cased unless
-//! either side is CASESPECIFIC), and a NULL key matches nothing.
+//! either side is CASESPECIFIC), and a NULL key matches nothing. An operand other than a column
+//! is computed once per row of its side, where the nested loop computes it once per pair: the
+//! same values, and the same errors as long as every pair meets the key ([`equi_keys`] takes
+//! such a key only where it runs first).
 //!
 //! Invariant: for each left row, the matching right rows come in ascending order, so the pairs
 //! (and the join's output order) are those the nested loop produces; the conditions after the
@@ -16,60 +19,135 @@ use crate::error::Result;
 use crate::expr::{coerce_pair, BinOp, Expr};
 use crate::types::hashable;
 use arrow::array::{Array, ArrayRef};
-use arrow::datatypes::{DataType, Schema};
+use arrow::datatypes::{DataType, Field, Schema};
 use arrow::record_batch::RecordBatch;
 use foldhash::HashMap;
 use foldhash::HashMapExt;
+use std::sync::Arc;
 use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
 
-/// One key column pair: (left column, right column, either side CASESPECIFIC).
-type KeyPair = (usize, usize, bool);
+/// One hash key: the expression over the left rows, the one over the right rows (its
+/// columns numbered from 0 there), and whether either side is CASESPECIFIC.
+pub(crate) struct Key {
+    left: Expr,
+    right: Expr,
+    case_specific: bool,
+}
 
-/// The key pair `c` is if it is `left column = right column` (in either order) over a pair
-/// batch whose first `left_width` columns are the left rows'.
-fn key_pair(c: &Expr, left_width: usize) -> Option<KeyPair> {
+/// The two operands of `c` if it is `x = y` where each operand reads at least one column, all
+/// of one group by `group` (a column's relation, or its side of a join), the two groups
+/// differing: the operand of the lower group first, with its group, then the other's. Neither
+/// may hold RANDOM, whose value an operand computed once per row would not share with the
+/// pairs it is part of.
+pub(crate) fn eq_sides<'e>(
+    c: &'e Expr,
+    group: &dyn Fn(usize) -> usize,
+) -> Option<((&'e Expr, usize), (&'e Expr, usize))> {
     let Expr::Binary(BinOp::Eq, a, b) = c else {
         return None;
     };
-    let (
-        Expr::Column {
-            index: x,
-            case_specific: xc,
-        },
-        Expr::Column {
-            index: y,
-            case_specific: yc,
-        },
-    ) = (a.as_ref(), b.as_ref())
-    else {
-        return None;
+    let one_group = |e: &Expr| -> Option<usize> {
+        let mut groups = e.columns().into_iter().map(group);
+        let first = groups.next()?;
+        (groups.all(|g| g == first) && !e.has_random()).then_some(first)
     };
-    match (*x < left_width, *y < left_width) {
-        (true, false) => Some((*x, *y - left_width, *xc || *yc)),
-        (false, true) => Some((*y, *x - left_width, *xc || *yc)),
-        _ => None,
+    let (ga, gb) = (one_group(a)?, one_group(b)?);
+    match ga.cmp(&gb) {
+        std::cmp::Ordering::Less => Some(((a, ga), (b, gb))),
+        std::cmp::Ordering::Greater => Some(((b, gb), (a, ga))),
+        std::cmp::Ordering::Equal => None,
     }
 }
 
-/// True if `c` is a key (see [`key_pair`]) whose two columns, of `left` and `right`, compare
-/// without a conversion that could fail (`types::same_family`): one the step may hash on
-/// wherever it is written.
-pub(crate) fn is_hoistable_key(c: &Expr, left: &Schema, right: &Schema) -> bool {
-    key_pair(c, left.fields().len()).is_some_and(|(l, r, _)| {
-        crate::types::same_family(left.field(l).data_type(), right.field(r).data_type())
+/// The type an operand `e` gives over rows whose column `c` has type `ty(c)` (`None` where a
+/// column it reads has none, or where it cannot be found without rows): a column's own type;
+/// otherwise the type it evaluates to over no rows.
+pub(crate) fn side_type(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> Option<DataType> {
+    match e {
+        Expr::Column { index, .. } => return ty(*index),
+        Expr::CaseSpecific(x) | Expr::NotCaseSpecific(x) => return side_type(x, ty),
+        _ => {}
+    }
+    let cols = e.columns();
+    let width = cols.iter().max()? + 1;
+    let mut fields = vec![Field::new("", DataType::Null, true); width];
+    for c in cols {
+        fields[c] = Field::new("", ty(c)?, true);
+    }
+    let empty = RecordBatch::new_empty(Arc::new(Schema::new(fields)));
+    e.eval(&empty).ok().map(|a| a.data_type().clone())
+}
+
+/// The key `c` is over a pair batch whose first `left_width` of `width` columns are the left
+/// rows', typed by `ty`: an equality between an operand of the left rows and one of the right
+/// rows ([`eq_sides`]) whose types hash together (`types::hashable`).
+fn key_of(
+    c: &Expr,
+    (left_width, width): (usize, usize),
+    ty: &dyn Fn(usize) -> Option<DataType>,
+) -> Option<Key> {
+    let ((l, _), (r, _)) = eq_sides(c, &|col| usize::from(col >= left_width))?;
+    let (lt, rt) = (side_type(l, ty)?, side_type(r, ty)?);
+    if !hashable(&lt, &rt) {
+        return None;
+    }
+    // the right operand over the right rows alone
+    let local: Vec<usize> = (0..width).map(|c| c.saturating_sub(left_width)).collect();
+    Some(Key {
+        left: l.clone(),
+        right: r.remap(&local),
+        case_specific: l.case_specific() || r.case_specific(),
     })
 }
 
-/// The leading conditions of `conds` that are `left column = right column` (in either order)
-/// over columns of `left` and `right` whose types hash together (`types::hashable`).
-pub(crate) fn equi_keys(conds: &[Expr], left: &Schema, right: &Schema) -> Vec<KeyPair> {
-    conds
+/// True if `c` is `left column = right column` (in either order) whose two columns, of `left`
+/// and `right`, compare without a conversion that could fail (`types::same_family`): a key the
+/// step may hash on wherever it is written.
+pub(crate) fn is_hoistable_key(c: &Expr, left: &Schema, right: &Schema) -> bool {
+    let lw = left.fields().len();
+    let column = |e: &Expr| match e {
+        Expr::Column { index, .. } => Some(*index),
+        _ => None,
+    };
+    let ty = |c: usize| match c < lw {
+        true => left.fields().get(c),
+        false => right.fields().get(c - lw),
+    };
+    eq_sides(c, &|col| usize::from(col >= lw)).is_some_and(|((l, _), (r, _))| {
+        match (column(l).and_then(ty), column(r).and_then(ty)) {
+            (Some(x), Some(y)) => crate::types::same_family(x.data_type(), y.data_type()),
+            _ => false,
+        }
+    })
+}
+
+/// The hash keys of a step whose conditions, in the order they run, are `conds` (over the
+/// columns of `left`, then `right`'s): the leading ones a step may hash on wherever they are
+/// written ([`is_hoistable_key`]); if none leads, the first condition if it is a key whose
+/// operands may fail (a conversion, arithmetic): every pair would meet it, so computing each
+/// operand over every row of its side raises the errors the pairs would. A later one of those
+/// waits for the pairs the conditions before it accept.
+pub(crate) fn equi_keys(conds: &[Expr], left: &Schema, right: &Schema) -> Vec<Key> {
+    let lw = left.fields().len();
+    let width = lw + right.fields().len();
+    let ty = |c: usize| {
+        match c < lw {
+            true => left.fields().get(c),
+            false => right.fields().get(c - lw),
+        }
+        .map(|f| f.data_type().clone())
+    };
+    let hoisted = conds
         .iter()
-        .map_while(|c| {
-            key_pair(c, left.fields().len()).filter(|&(l, r, _)| {
-                hashable(left.field(l).data_type(), right.field(r).data_type())
-            })
-        })
+        .take_while(|c| is_hoistable_key(c, left, right))
+        .count();
+    let n = match (hoisted, conds.first()) {
+        (0, Some(_)) => 1,
+        (h, _) => h,
+    };
+    conds[..n.min(conds.len())]
+        .iter()
+        .map_while(|c| key_of(c, (lw, width), &ty))
         .collect()
 }
 
@@ -121,12 +199,13 @@ impl HashMatch {
     pub(crate) fn build(
         left: &RecordBatch,
         right: &RecordBatch,
-        keys: &[KeyPair],
+        keys: &[Key],
     ) -> Result<Option<HashMatch>> {
         let mut lcols = Vec::with_capacity(keys.len());
         let mut rcols = Vec::with_capacity(keys.len());
-        for &(l, r, cs) in keys {
-            let (la, ra) = (left.column(l).clone(), right.column(r).clone());
+        for key in keys {
+            let (la, ra) = (key.left.eval(left)?, key.right.eval(right)?);
+            let cs = key.case_specific;
             if !hashable(la.data_type(), ra.data_type()) {
                 return Ok(None);
             }

@@ -764,18 +764,18 @@ impl Exec<'_> {
                                 && join_plan::probe_index(&table.schema, own_preds, &probe)
                                     .is_some()
                             {
-                                true => {
-                                    let pairs: Vec<(usize, usize)> = pairs
-                                        .into_iter()
-                                        .filter(|p| probe.contains(&p.1))
-                                        .collect();
-                                    Some(join_plan::probe_preds(
-                                        &table.schema,
-                                        own.as_ref(),
-                                        left,
-                                        &pairs,
-                                    ))
-                                }
+                                // the other operands' values (one that fails to compute
+                                // probes nothing: the join raises its error if a pair
+                                // meets it)
+                                true => pairs
+                                    .into_iter()
+                                    .filter(|p| probe.contains(&p.1))
+                                    .map(|(e, c)| e.eval(left).map(|v| (v, c)))
+                                    .collect::<Result<Vec<_>>>()
+                                    .ok()
+                                    .map(|pairs| {
+                                        join_plan::probe_preds(&table.schema, own.as_ref(), &pairs)
+                                    }),
                                 false => None,
                             }
                         }

@@ -28,9 +28,10 @@
 //! before the join ([`Step::pre`]; the first relation's are its own rows anyway). At each step
 //! the column equalities between the rows joined so far and the new relation that compare
 //! without a conversion come first wherever written, then the rest in that order; the step
-//! hashes on those equalities and on any that lead the rest (join_step.rs), so an equality
-//! that converts types (INTEGER = VARCHAR) runs where it is written and fails on no row an
-//! earlier condition rejects.
+//! hashes on those equalities, or, when there are none, on the first condition if it is an
+//! equality between an operand of each side (`a.k = b.k + 3`, `INTEGER = VARCHAR`:
+//! hash_join.rs), so such an equality runs where it is written and fails on no row an earlier
+//! condition rejects.
 //!
 //! **Reads.** A base table is read at its step through its own sargable conditions; at a
 //! step with hash keys, when the rows joined so far are few ([`probes_pay`]) and an index of
@@ -54,8 +55,8 @@ pub(crate) struct Cond {
     pub rels: Vec<usize>,
     /// From an ON clause (else a WHERE conjunct).
     pub on: bool,
-    /// A column of one relation `=` a column of another whose types hash together
-    /// ([`is_key_equality`]): the step hashes on it where it leads the conditions.
+    /// An operand of one relation `=` an operand of another whose types hash together
+    /// ([`is_key_equality`]): the step hashes on it where it runs first.
     pub equality: bool,
     /// Such an equality whose columns compare without a conversion that could fail
     /// ([`same_family`](crate::types::same_family)): the step may hash on it wherever it is written.
@@ -86,16 +87,12 @@ pub(crate) struct Step {
 }
 
 /// True if `e` is `column = column` as bound (no conversion on either side) and the columns'
-/// types (by `ty`) pass `test`.
-fn typed_equality(
-    e: &Expr,
-    ty: &dyn Fn(usize) -> Option<DataType>,
-    test: fn(&DataType, &DataType) -> bool,
-) -> bool {
+/// types (by `ty`) are of [`same_family`].
+fn typed_equality(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
     match e {
         Expr::Binary(BinOp::Eq, a, b) => match (&**a, &**b) {
             (Expr::Column { index: x, .. }, Expr::Column { index: y, .. }) => {
-                matches!((ty(*x), ty(*y)), (Some(p), Some(q)) if test(&p, &q))
+                matches!((ty(*x), ty(*y)), (Some(p), Some(q)) if same_family(&p, &q))
             }
             _ => false,
         },
@@ -103,16 +100,26 @@ fn typed_equality(
     }
 }
 
-/// `column = column` whose columns (typed by `ty`) hash together
-/// ([`hashable`](crate::types::hashable)): a key where it leads a step's conditions.
-pub(crate) fn is_key_equality(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
-    typed_equality(e, ty, crate::types::hashable)
+/// An equality between an operand of one relation and one of another (a column, or any
+/// expression: `a.k = b.k + 3`; each operand's columns of one relation by `rel`,
+/// `hash_join::eq_sides`) whose types (columns typed by `ty`) hash together
+/// ([`hashable`](crate::types::hashable)): a key where it runs first at a step, or, if a column
+/// on each side of [`is_hoistable`] types, wherever it is written.
+pub(crate) fn is_key_equality(
+    e: &Expr,
+    ty: &dyn Fn(usize) -> Option<DataType>,
+    rel: &dyn Fn(usize) -> usize,
+) -> bool {
+    use crate::hash_join::{eq_sides, side_type};
+    eq_sides(e, rel).is_some_and(|((a, _), (b, _))| {
+        matches!((side_type(a, ty), side_type(b, ty)), (Some(p), Some(q)) if crate::types::hashable(&p, &q))
+    })
 }
 
 /// `column = column` whose columns (typed by `ty`) are of
 /// [`same_family`](crate::types::same_family): a key wherever it is written.
 pub(crate) fn is_hoistable(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
-    typed_equality(e, ty, same_family)
+    typed_equality(e, ty)
 }
 
 /// The type of a plain operand (a column, typed by `ty`, or a literal), if `e` is one.
@@ -243,41 +250,35 @@ pub(crate) fn probe_index(
         .then_some(access)
 }
 
-/// The (left column, new table column) pairs of a step's hash keys `keys`, bound over the
-/// joined batch: columns before `left_width` are the rows joined so far, the rest the new
-/// table's (numbered from 0 there).
-pub(crate) fn key_pairs(keys: &[Expr], left_width: usize) -> Vec<(usize, usize)> {
+/// The (left operand, new table column) pairs of a step's hash keys `keys`, bound over the
+/// joined batch (columns before `left_width` are the rows joined so far, the rest the new
+/// table's, numbered from 0 there): those whose new table operand is a column.
+pub(crate) fn key_pairs(keys: &[Expr], left_width: usize) -> Vec<(Expr, usize)> {
     keys.iter()
-        .filter_map(|e| match e {
-            Expr::Binary(BinOp::Eq, a, b) => match (&**a, &**b) {
-                (Expr::Column { index: x, .. }, Expr::Column { index: y, .. }) => {
-                    match (*x < left_width, *y < left_width) {
-                        (true, false) => Some((*x, *y - left_width)),
-                        (false, true) => Some((*y, *x - left_width)),
-                        _ => None,
-                    }
-                }
+        .filter_map(|e| {
+            let ((l, _), (r, _)) =
+                crate::hash_join::eq_sides(e, &|c| usize::from(c >= left_width))?;
+            match r {
+                Expr::Column { index, .. } => Some((l.clone(), index - left_width)),
                 _ => None,
-            },
-            _ => None,
+            }
         })
         .collect()
 }
 
 /// The sargable conditions a step reads its new table by when it probes ([`probe_index`]):
-/// the table's own conditions `own` (over its columns) and, for each `(left column, table
-/// column)` of `pairs`, the table column IN the values `left` (the rows joined so far) holds
-/// in the other; a NULL equals nothing and is left out. Like any access path, it only
+/// the table's own conditions `own` (over its columns) and, for each `(values, table column)`
+/// of `pairs`, the table column IN `values` (the rows joined so far's values of the key's
+/// other operand); a NULL equals nothing and is left out. Like any access path, it only
 /// narrows the rows read: the step's conditions still run on them.
 pub(crate) fn probe_preds(
     schema: &TableSchema,
     own: Option<&Expr>,
-    left: &arrow::record_batch::RecordBatch,
-    pairs: &[(usize, usize)],
+    pairs: &[(arrow::array::ArrayRef, usize)],
 ) -> Preds {
     let mut cond = own.cloned();
-    for &(l, c) in pairs {
-        let (Some(values), Some(col)) = (left.columns().get(l), schema.columns.get(c)) else {
+    for (values, c) in pairs {
+        let Some(col) = schema.columns.get(*c) else {
             continue;
         };
         let list: Vec<Expr> = (0..values.len())
@@ -285,7 +286,7 @@ pub(crate) fn probe_preds(
             .map(|i| Expr::Literal(values.slice(i, 1)))
             .collect();
         let column = Expr::Column {
-            index: c,
+            index: *c,
             case_specific: col.case_specific,
         };
         let test = Expr::InList(Box::new(column), list, false);
@@ -382,12 +383,15 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
             step.pre = pre;
             now = rest;
         }
-        // the equalities the step hashes on: those that cannot fail, wherever written, then
-        // any that lead the rest (join_step.rs)
+        // the equalities the step hashes on: those that cannot fail, wherever written; if
+        // there are none, the first condition if it is a key (hash_join::equi_keys)
         let (mut keys, rest): (Vec<usize>, Vec<usize>) = now
             .into_iter()
             .partition(|&i| is_key(&conds[i]) && conds[i].hoist);
-        step.keys = keys.len() + rest.iter().take_while(|&&i| is_key(&conds[i])).count();
+        step.keys = match keys.len() {
+            0 => usize::from(rest.first().is_some_and(|&i| is_key(&conds[i]))),
+            n => n,
+        };
         keys.extend(rest);
         step.conds = keys;
         steps.push(step);
@@ -493,23 +497,20 @@ mod tests {
         assert!(probes_pay(10, 40) && !probes_pay(11, 40) && !probes_pay(0, 3));
         assert!(!probes_pay(MAX_PROBE_ROWS + 1, usize::MAX));
         // the left rows' keys (NULLs left out, duplicates once) become the column's points
-        let left = arrow::record_batch::RecordBatch::try_from_iter([(
-            "x",
+        let left: arrow::array::ArrayRef =
             std::sync::Arc::new(arrow::array::Int32Array::from(vec![
                 Some(5),
                 None,
                 Some(3),
                 Some(5),
-            ])) as arrow::array::ArrayRef,
-        )])
-        .unwrap();
-        let preds = probe_preds(&schema, None, &left, &[(0, 0)]);
+            ]));
+        let preds = probe_preds(&schema, None, &[(left.clone(), 0)]);
         let points = preds.get(&0).and_then(|p| p.points.clone());
         use tdlite_storage::types::Value::Int;
         assert_eq!(points, Some(vec![Int(3), Int(5)]));
         // only NULL keys: no point at all, so the probe reads nothing
         let nulls = left.slice(1, 1);
-        let preds = probe_preds(&schema, None, &nulls, &[(0, 0)]);
+        let preds = probe_preds(&schema, None, &[(nulls, 0)]);
         assert_eq!(preds.get(&0).and_then(|p| p.points.clone()), Some(vec![]));
     }
 
@@ -568,5 +569,28 @@ mod tests {
         assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
         let all: usize = steps.iter().map(|s| s.pre.len() + s.conds.len()).sum();
         assert_eq!(all, conds.len(), "every condition runs once");
+    }
+
+    #[test]
+    fn a_key_that_may_fail_is_hashed_only_where_it_runs_first() {
+        // `a.k + 3 = b.k` (a key that is no column pair: it may fail) written first: the key
+        let may_fail = |on| Cond {
+            hoist: false,
+            ..cond(&[0, 1], on, true)
+        };
+        let steps = plan(&[Some(1), Some(2)], &[may_fail(true), may_fail(true)]);
+        assert_eq!(
+            (steps[1].conds.clone(), steps[1].keys),
+            (vec![0, 1], 1),
+            "the second waits for the pairs the first accepts"
+        );
+        // a column key that cannot fail goes first wherever written, and is the only key
+        let conds = [may_fail(true), cond(&[0, 1], true, true)];
+        let steps = plan(&[Some(1), Some(2)], &conds);
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![1, 0], 1));
+        // after a condition that is no key: none
+        let conds = [cond(&[0, 1], true, false), may_fail(true)];
+        let steps = plan(&[Some(1), Some(2)], &conds);
+        assert_eq!((steps[1].conds.clone(), steps[1].keys), (vec![0, 1], 0));
     }
 }

@@ -466,7 +466,7 @@ impl Explainer<'_, '_> {
             };
             let (equality, hoist, safe) = match &bound {
                 Some(b) => (
-                    is_key_equality(b, &ty),
+                    is_key_equality(b, &ty, &|c| owner.get(c).copied().unwrap_or(usize::MAX)),
                     is_hoistable(b, &ty),
                     cannot_fail(b, &ty),
                 ),

@@ -264,6 +264,55 @@ fn few_joined_rows_probe_an_index() {
     assert_eq!(rows(&mut s, sql), [["2"]]);
 }
 
+/// An equality between an expression of each side is a hash key where it runs first (no key
+/// that cannot fail goes before it), and probes the new table's index when its side there is
+/// a column; an operand that reads both sides is no key.
+#[test]
+fn an_equality_of_expressions_is_a_hash_key() {
+    let db = Database::new();
+    let mut s = db.session();
+    big_and_small(&mut s);
+    let step2 = |plan: &str| {
+        plan.lines()
+            .find(|l| l.trim().starts_with("Step 2:"))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_else(|| panic!("{plan}"))
+    };
+    let sql =
+        "SEL big.k, small.name FROM small JOIN big ON big.k = small.v + 10 WHERE small.name = 'one'";
+    assert_eq!(
+        step2(&explain(&mut s, sql)),
+        "Step 2: Hash join on big.k = small.v + 10 with full scan of big, an estimated 200 rows \
+         (or, when the rows joined before it are at most 1024 and a quarter of its rows, probes \
+         of PRIMARY INDEX (k) with their keys)"
+    );
+    assert_eq!(rows(&mut s, sql), [["11", "one"]]);
+    // the new table's side an expression: hashed, no probe
+    let sql = "SEL big.k FROM small JOIN big ON big.k - 10 = small.v WHERE small.name = 'one'";
+    assert_eq!(
+        step2(&explain(&mut s, sql)),
+        "Step 2: Hash join on big.k - 10 = small.v with full scan of big, an estimated 200 rows"
+    );
+    assert_eq!(rows(&mut s, sql), [["11"]]);
+    // after a column key that cannot fail, the expression runs on the pairs it accepts
+    let sql = "SEL COUNT(*) FROM small JOIN big ON big.k = small.v + 10 AND big.v = small.v";
+    assert!(
+        step2(&explain(&mut s, sql)).starts_with("Step 2: Hash join on big.v = small.v with ")
+            && step2(&explain(&mut s, sql)).ends_with("; then big.k = small.v + 10"),
+        "{}",
+        explain(&mut s, sql)
+    );
+    assert_eq!(rows(&mut s, sql), [["0"]]);
+    // an operand reading both tables
+    let sql = "SEL COUNT(*) FROM small JOIN big ON big.v = small.v + big.k - big.k";
+    assert!(
+        step2(&explain(&mut s, sql)).starts_with("Step 2: Nested-loop join with "),
+        "{}",
+        explain(&mut s, sql)
+    );
+    assert_eq!(rows(&mut s, sql), [["200"]]);
+}
+
 #[test]
 fn outer_joins_using_and_correlated_conditions_by_step() {
     let mut s = fixture();

@@ -1,8 +1,10 @@
-//! Differential test of hash joins: each random join runs twice, once as written (its leading
-//! column equalities are hashed) and once with an always-true condition on both tables in
-//! front of its keys (which makes the join a nested loop over every pair), over random rows
-//! with NULLs, mixed numeric types, and character values that differ only in case or trailing
-//! blanks. Both must give the same rows. Conditions on one table of an inner join are also run as written (an index may fetch
+//! Differential test of hash joins: each random join runs twice, once as written (its key
+//! equalities are hashed) and once with each key equality written as `CASE WHEN x = y THEN 1
+//! ELSE 0 END = 1`, which reads both tables in one operand and so is never a key (the join is
+//! then a nested loop over every pair), over random rows with NULLs, mixed numeric types, and
+//! character values that differ only in case or trailing blanks. The keys are columns or
+//! expressions of one table (`t1.k + 1 = t2.a`, `TRIM(t1.s) = t2.cs`). Both must give the same
+//! rows. Conditions on one table of an inner join are also run as written (an index may fetch
 //! their rows) and in a form no index can use.
 //!
 //! The seed is printed on failure; `TDLITE_JOIN_SEED` replays one, `TDLITE_JOIN_CASES` runs
@@ -11,22 +13,37 @@
 use crate::common::{fill, pick, sorted_rows as rows, Rng};
 use tdlite::Database;
 
-/// True for every pair of t1 and t2 rows, and not a key equality.
-const TRUE12: &str = "(t1.k = t2.k OR 1 = 1)";
-
-/// A key pair whose types compare: (column of the left table, column of the right one).
+/// A key pair whose types compare: (operand of the left table, operand of the right one),
+/// `@` standing for the table's name. None of them can fail on the rows `fill` makes.
 fn key(rng: &mut Rng) -> (&'static str, &'static str) {
     let pairs = [
-        ("a", "a"),
-        ("a", "d"),
-        ("d", "d"),
-        ("d", "a"),
-        ("s", "s"),
-        ("s", "cs"),
-        ("cs", "cs"),
-        ("k", "a"),
+        ("@.a", "@.a"),
+        ("@.a", "@.d"),
+        ("@.d", "@.d"),
+        ("@.d", "@.a"),
+        ("@.s", "@.s"),
+        ("@.s", "@.cs"),
+        ("@.cs", "@.cs"),
+        ("@.k", "@.a"),
+        ("@.k + 1", "@.a"),
+        ("@.a", "@.k - 2"),
+        ("@.d * 2", "@.a"),
+        ("TRIM(@.s)", "@.cs"),
+        ("UPPER(@.s)", "@.s"),
+        ("@.s || 'x'", "@.cs || 'x'"),
+        ("@.k MOD 3", "@.a"),
+        ("COALESCE(@.a, 0)", "@.k"),
+        ("CAST(@.a AS VARCHAR(6))", "@.s"),
+        ("@.a + @.k", "@.a"),
     ];
     pairs[rng.below(pairs.len() as u64) as usize]
+}
+
+/// `l = r` of tables `t` and `u`, and the same as a condition that is never a key.
+fn equality((l, r): (&str, &str), t: &str, u: &str) -> (String, String) {
+    let eq = format!("{} = {}", l.replace('@', t), r.replace('@', u));
+    let looped = format!("(CASE WHEN {eq} THEN 1 ELSE 0 END) = 1");
+    (eq, looped)
 }
 
 fn run_case(seed: u64) {
@@ -50,19 +67,27 @@ fn run_case(seed: u64) {
             &mut rng,
             &["INNER", "LEFT OUTER", "RIGHT OUTER", "FULL OUTER"],
         );
-        let (x, y) = key(&mut rng);
-        let (x2, y2) = key(&mut rng);
-        let extra = match rng.below(4) {
-            0 => format!(" AND t1.{x2} = t2.{y2}"),
-            1 => " AND t1.k < t2.k".to_string(),
-            _ => String::new(),
-        };
-        let third = match rng.below(3) {
+        let (on, on_looped) = equality(key(&mut rng), "t1", "t2");
+        let (extra, extra_looped) = match rng.below(4) {
             0 => {
-                let (p, r) = key(&mut rng);
-                format!(" INNER JOIN t3 ON t2.{p} = t3.{r}")
+                let (e, l) = equality(key(&mut rng), "t1", "t2");
+                (format!(" AND {e}"), format!(" AND {l}"))
             }
-            _ => String::new(),
+            1 => (
+                " AND t1.k < t2.k".to_string(),
+                " AND t1.k < t2.k".to_string(),
+            ),
+            _ => (String::new(), String::new()),
+        };
+        let (third, third_looped) = match rng.below(3) {
+            0 => {
+                let (e, l) = equality(key(&mut rng), "t2", "t3");
+                (
+                    format!(" INNER JOIN t3 ON {e}"),
+                    format!(" INNER JOIN t3 ON {l}"),
+                )
+            }
+            _ => (String::new(), String::new()),
         };
         let list = "t1.k, t2.k";
         let list = if third.is_empty() {
@@ -85,21 +110,18 @@ fn run_case(seed: u64) {
             .replace("t1.k = 4", "(t1.k = 4 OR 1 = 0)")
             .replace("t2.a BETWEEN 0 AND 2", "(t2.a BETWEEN 0 AND 2 OR 1 = 0)")
             .replace("t1.s = 'AB'", "(t1.s = 'AB' OR 1 = 0)");
-        let hashed =
-            format!("SEL {list} FROM t1 {kind} JOIN t2 ON t1.{x} = t2.{y}{extra}{third}{own}");
+        let hashed = format!("SEL {list} FROM t1 {kind} JOIN t2 ON {on}{extra}{third}{own}");
         let looped = format!(
-            "SEL {list} FROM t1 {kind} JOIN t2 ON {TRUE12} AND t1.{x} = t2.{y}{extra}{}{own_scanned}",
-            third.replace(" ON ", " ON (t2.k = t3.k OR 1 = 1) AND ")
+            "SEL {list} FROM t1 {kind} JOIN t2 ON {on_looped}{extra_looped}{third_looped}{own_scanned}"
         );
         let (a, b) = (rows(&mut s, &hashed), rows(&mut s, &looped));
         assert_eq!(a, b, "seed {seed}, query {q}:\n  {hashed}\n  {looped}");
         // comma joins with the keys in WHERE
         let own = own.replace(" WHERE ", " AND ");
         let own_scanned = own_scanned.replace(" WHERE ", " AND ");
-        let comma = format!("SEL t1.k, t2.k FROM t1, t2 WHERE t1.{x} = t2.{y}{extra}{own}");
-        let comma_loop = format!(
-            "SEL t1.k, t2.k FROM t1, t2 WHERE {TRUE12} AND t1.{x} = t2.{y}{extra}{own_scanned}"
-        );
+        let comma = format!("SEL t1.k, t2.k FROM t1, t2 WHERE {on}{extra}{own}");
+        let comma_loop =
+            format!("SEL t1.k, t2.k FROM t1, t2 WHERE {on_looped}{extra_looped}{own_scanned}");
         let (a, b) = (rows(&mut s, &comma), rows(&mut s, &comma_loop));
         assert_eq!(a, b, "seed {seed}, query {q}:\n  {comma}\n  {comma_loop}");
     }

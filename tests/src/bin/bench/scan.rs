@@ -73,7 +73,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 10] = [
+const QUERIES: [(&str, &str, &str); 11] = [
     (
         "a filter over t no index serves (a full scan keeping 0.1%)",
         "SEL COUNT(*), SUM(v) FROM t WHERE v < 1000",
@@ -88,6 +88,11 @@ const QUERIES: [(&str, &str, &str); 10] = [
         "join a ⋈ b on the key",
         "SEL COUNT(*), SUM(a.x + b.y) FROM a, b WHERE a.k = b.k",
         "SELECT COUNT(*), SUM(a.x + b.y) FROM a, b WHERE a.k = b.k",
+    ),
+    (
+        "join a ⋈ b on an expression (b.k = a.k * 2)",
+        "SEL COUNT(*), SUM(a.x + b.y) FROM a JOIN b ON b.k = a.k * 2",
+        "SELECT COUNT(*), SUM(a.x + b.y) FROM a JOIN b ON b.k = a.k * 2",
     ),
     (
         "ORDER BY v DESC TOP 10 over t",
