@@ -450,6 +450,71 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Binds block `s` (with `order_by`) as a kept plan binds it (`bind_block`: WHERE through
+    /// the select list's aliases, then the select list, GROUP BY, HAVING and ORDER BY) and
+    /// keeps nothing: EXPLAIN's check that the block's names resolve as the query resolves
+    /// them. Binds nothing (`Ok`) for a block a plan does not take (a view, CTE, derived table,
+    /// SAMPLE, QUALIFY, window, an aggregate in WHERE, …) or one with a subquery anywhere
+    /// (binding would run it): the caller must also have ruled out a global temporary table
+    /// with no instance, which binding would make. Reads no row.
+    ///
+    /// # Errors
+    /// The binding's errors (3810, 3822, 3504, …).
+    pub(crate) fn bind_names_only(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+    ) -> Result<()> {
+        if s.selection.as_ref().is_some_and(has_aggregate)
+            || block_exprs(s, order_by).any(has_window)
+            || block_exprs(s, order_by)
+                .chain(on_exprs(s))
+                .any(crate::correlate::has_subquery)
+        {
+            return Ok(());
+        }
+        let one = one_table(s);
+        if one.is_none() && (!joined_block(s) || crate::join::check_from(&s.from).is_err()) {
+            return Ok(());
+        }
+        let relations = s
+            .from
+            .iter()
+            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        let mut tables = Vec::new();
+        for tf in relations {
+            match self.base_relation(tf) {
+                Ok(t) => tables.push(t),
+                Err(_) => return Ok(()),
+            }
+        }
+        let names = crate::names::names_read(s, order_by);
+        let saved_names = std::mem::replace(&mut self.names_read, names);
+        let (bound, _) = self.recorded(|ex| {
+            let scope = match (one, tables.as_slice()) {
+                (Some(_), [(table, qualifier)]) => {
+                    let scope = table_scope(table, qualifier);
+                    if let Some(w) = &s.selection {
+                        resolving_aliases(w, &s.projection, |w| ex.bind_expr(w, &scope, None))?;
+                    }
+                    scope
+                }
+                _ => {
+                    match &s.selection {
+                        Some(w) => {
+                            resolving_aliases(w, &s.projection, |w| ex.bind_from(&s.from, Some(w)))?
+                        }
+                        None => ex.bind_from(&s.from, None)?,
+                    }
+                    .scope
+                }
+            };
+            ex.bind_list(s, order_by, &scope).map(|_| ())
+        });
+        self.names_read = saved_names;
+        bound
+    }
+
     /// The base table `tf` names and its qualifier; else what binding a block reading it
     /// gives: refused for a name of rows of their own or a view (known without making their
     /// rows; kept as refused, so a later run does not look again), not taken for any other
@@ -540,21 +605,7 @@ impl<'a> Exec<'a> {
         if !joined_block(s) || crate::join::check_from(&s.from).is_err() {
             return Bound::Not; // (the general path raises the errors)
         }
-        let ons = s
-            .from
-            .iter()
-            .flat_map(|t| &t.joins)
-            .filter_map(|j| match &j.join_operator {
-                ast::JoinOperator::Join(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::Inner(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::Left(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::LeftOuter(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::Right(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::RightOuter(ast::JoinConstraint::On(e))
-                | ast::JoinOperator::FullOuter(ast::JoinConstraint::On(e)) => Some(e),
-                _ => None,
-            });
-        if block_exprs(s, order_by).chain(ons).any(reads_a_set) {
+        if block_exprs(s, order_by).chain(on_exprs(s)).any(reads_a_set) {
             return Bound::Refused; // (as for one table: binding would run the subquery)
         }
         // (a view's rows are read by binding: refused before that)
@@ -803,6 +854,16 @@ fn one_table(s: &ast::Select) -> Option<&ast::TableWithJoins> {
         return None;
     };
     (one.joins.is_empty() && crate::bound_join::plain_clauses(s)).then_some(one)
+}
+
+/// The ON conditions of block `s`'s joins.
+fn on_exprs(s: &ast::Select) -> impl Iterator<Item = &ast::Expr> {
+    s.from.iter().flat_map(|t| &t.joins).filter_map(|j| {
+        match crate::join::join_constraint(&j.join_operator) {
+            Some(ast::JoinConstraint::On(e)) => Some(e),
+            _ => None,
+        }
+    })
 }
 
 /// The expressions written in block `s` and its `order_by` outside FROM: WHERE, the select

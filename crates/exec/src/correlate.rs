@@ -60,6 +60,20 @@ pub struct OuterRow {
     used: RefCell<Vec<usize>>,
 }
 
+impl OuterRow {
+    /// A row of NULLs of a relation whose columns `scope` names and `schema` types: what a
+    /// subquery is bound over where the enclosing row is not known (EXPLAIN's check of its
+    /// names), as a correlated subquery over no rows is bound over one row of NULLs.
+    pub(crate) fn nulls(scope: &Scope, schema: &arrow::datatypes::Schema) -> Result<OuterRow> {
+        Ok(OuterRow {
+            scope: Arc::new(scope.clone()),
+            batch: null_row(schema)?,
+            row: 0,
+            used: RefCell::new(Vec::new()),
+        })
+    }
+}
+
 /// The batch being bound over, and the per-row columns correlated subqueries added to it.
 pub struct Correlation {
     scope: Arc<Scope>,
@@ -405,21 +419,24 @@ fn rows_of(c: &Correlation) -> Result<(RecordBatch, bool)> {
     if wide.num_rows() > 0 {
         return Ok((wide, false));
     }
-    let nulls = wide
-        .columns()
-        .iter()
-        .map(|a| new_null_array(a.data_type(), 1))
-        .collect();
-    // (NULL in every column, NOT NULL ones too: the schema says each may be NULL)
-    let nullable: Vec<arrow::datatypes::FieldRef> = (wide.schema().fields().iter())
+    Ok((null_row(&wide.schema())?, true))
+}
+
+/// One row of NULLs of `schema`'s columns, NOT NULL ones too (its schema says each may be
+/// NULL).
+fn null_row(schema: &arrow::datatypes::Schema) -> Result<RecordBatch> {
+    let fields: Vec<arrow::datatypes::FieldRef> = (schema.fields().iter())
         .map(|f| Arc::new(f.as_ref().clone().with_nullable(true)))
         .collect();
-    let one = RecordBatch::try_new_with_options(
-        Arc::new(arrow::datatypes::Schema::new(nullable)),
+    let nulls = fields
+        .iter()
+        .map(|f| new_null_array(f.data_type(), 1))
+        .collect();
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(arrow::datatypes::Schema::new(fields)),
         nulls,
         &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(1)),
-    )?;
-    Ok((one, true))
+    )?)
 }
 
 /// The results of a correlated subquery so far, by the values of the outer row's columns it

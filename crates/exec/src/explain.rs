@@ -51,9 +51,10 @@ struct Explainer<'e, 'a> {
     /// How many subqueries the block being explained is nested in (its names may be an
     /// enclosing query's columns).
     nested: usize,
-    /// The columns of the FROM relations of the blocks being explained, outermost first
-    /// (`None` for a relation whose columns EXPLAIN does not know without reading it).
-    outer: Vec<Option<Scope>>,
+    /// The columns of the FROM relations of the blocks being explained, outermost first, and
+    /// their types (`None` for a relation whose columns EXPLAIN does not know without reading
+    /// it).
+    outer: Vec<Option<(Scope, arrow::datatypes::SchemaRef)>>,
 }
 
 impl Exec<'_> {
@@ -302,7 +303,13 @@ impl Explainer<'_, '_> {
             .as_ref()
             .map(|ob| format!("Sort: {}", ob.to_string().trim_start_matches("ORDER BY ")));
         let result = match (q.body.as_ref(), sort) {
-            (ast::SetExpr::Select(s), sort) => self.select(s, sort, depth),
+            (ast::SetExpr::Select(s), sort) => {
+                let order_by: &[ast::OrderByExpr] = match q.order_by.as_ref().map(|o| &o.kind) {
+                    Some(ast::OrderByKind::Expressions(v)) => v,
+                    _ => &[],
+                };
+                self.select(s, (sort, order_by), depth)
+            }
             (body, Some(sort)) => {
                 self.line(depth, sort);
                 depth += 1;
@@ -316,7 +323,7 @@ impl Explainer<'_, '_> {
 
     fn set_expr(&mut self, body: &ast::SetExpr, depth: usize) -> Result<()> {
         match body {
-            ast::SetExpr::Select(s) => self.select(s, None, depth),
+            ast::SetExpr::Select(s) => self.select(s, (None, &[]), depth),
             ast::SetExpr::Query(q) => self.query(q, depth),
             ast::SetExpr::SetOperation {
                 op,
@@ -341,20 +348,85 @@ impl Explainer<'_, '_> {
         }
     }
 
-    fn select(&mut self, s: &ast::Select, sort: Option<String>, depth: usize) -> Result<()> {
+    /// Explains block `s`, sorted as `sort` says by its query's `order_by`.
+    fn select(
+        &mut self,
+        s: &ast::Select,
+        (sort, order_by): (Option<String>, &[ast::OrderByExpr]),
+        depth: usize,
+    ) -> Result<()> {
         // its relations' columns, which its subqueries may name
         let known = self.outer.len();
         for (tf, _) in factors(&s.from) {
             let scope = self.known_columns(tf);
             self.outer.push(scope);
         }
-        let explained = self.select_block(s, sort, depth);
+        let explained = self
+            .check_names(s, order_by, known)
+            .and_then(|()| self.select_block(s, sort, depth));
         self.outer.truncate(known);
         explained
     }
 
-    /// The columns of FROM item `tf` where EXPLAIN knows them without reading it: a table's.
-    fn known_columns(&mut self, tf: &ast::TableFactor) -> Option<Scope> {
+    /// Resolves block `s`'s names (with its query's `order_by`) as the query resolves them,
+    /// where binding reads and runs nothing (`Exec::bind_names_only`: base tables, no
+    /// subquery; not a global temporary table with no instance, which binding would make):
+    /// a name no relation has is the query's error. In a subquery, the enclosing blocks'
+    /// relations (`self.outer[..enclosing]`) are bound over as a row of NULLs each, as the
+    /// query binds them over their rows, where EXPLAIN knows all their columns; otherwise a
+    /// name one of them may have ends the check.
+    ///
+    /// # Errors
+    /// 3810, 3809, 3822, 3807, 3868 and 3504, as the query raises them.
+    fn check_names(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        enclosing: usize,
+    ) -> Result<()> {
+        for (tf, _) in factors(&s.from) {
+            if let ast::TableFactor::Table { name, .. } = tf {
+                if self.is_cte(name) {
+                    return Ok(());
+                }
+                match self.ex.table_definition(name) {
+                    Ok(t) if self.no_instance(&t) => return Ok(()),
+                    _ => {}
+                }
+            }
+        }
+        let rows: Option<Vec<_>> = self.outer[..enclosing]
+            .iter()
+            .map(|o| {
+                o.as_ref()
+                    .and_then(|(sc, ty)| crate::correlate::OuterRow::nulls(sc, ty).ok())
+            })
+            .collect();
+        // (with an enclosing relation unknown, none is bound over)
+        let base = self.ex.outer.len();
+        self.ex.outer.extend(rows.unwrap_or_default());
+        let bound = self.ex.bind_names_only(s, order_by);
+        self.ex.outer.truncate(base);
+        match bound {
+            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(()),
+            Err(
+                e @ (Error::ColumnNotFound(_)
+                | Error::AmbiguousColumn(_)
+                | Error::ObjectNotFound(_)
+                | Error::DuplicateFromName(_)
+                | Error::NotInGroup),
+            ) => Err(e),
+            // any other: the query raises its own, perhaps another, when it runs
+            _ => Ok(()),
+        }
+    }
+
+    /// The columns of FROM item `tf` and their types where EXPLAIN knows them without reading
+    /// it: a table's.
+    fn known_columns(
+        &mut self,
+        tf: &ast::TableFactor,
+    ) -> Option<(Scope, arrow::datatypes::SchemaRef)> {
         let ast::TableFactor::Table { name, alias, .. } = tf else {
             return None;
         };
@@ -363,7 +435,7 @@ impl Explainer<'_, '_> {
         }
         let t = self.ex.table_definition(name).ok()?;
         let q = crate::join::qualifier_of(name, alias.as_ref());
-        t.schema.view.is_none().then(|| table_scope(&t, &q))
+        (t.schema.view.is_none()).then(|| (table_scope(&t, &q), t.schema.arrow.clone()))
     }
 
     /// Whether the column named `n` (`q.c` or `c`, as a 3810 names it) may be one of an
@@ -376,7 +448,7 @@ impl Explainer<'_, '_> {
         };
         self.outer.iter().any(|scope| match scope {
             None => true,
-            Some(scope) => !matches!(scope.resolve(q, c), Ok(None)),
+            Some((scope, _)) => !matches!(scope.resolve(q, c), Ok(None)),
         })
     }
 

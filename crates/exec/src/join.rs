@@ -937,3 +937,14 @@ fn using(
     }
     cond.ok_or_else(|| Error::TypeMismatch("USING needs at least one column".into()))
 }
+
+/// The ON or USING of a join (none for a comma, CROSS JOIN or another operator).
+pub(crate) fn join_constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint> {
+    use ast::JoinOperator::*;
+    match op {
+        Join(c) | Inner(c) | Left(c) | LeftOuter(c) | Right(c) | RightOuter(c) | FullOuter(c) => {
+            Some(c)
+        }
+        _ => None,
+    }
+}

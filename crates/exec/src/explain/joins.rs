@@ -300,17 +300,6 @@ fn relations_of(e: &ast::Expr, rels: &[Relation]) -> Vec<usize> {
     found
 }
 
-/// The constraint of a join operator (ON or USING), if it has one.
-pub(super) fn constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint> {
-    use ast::JoinOperator::*;
-    match op {
-        Join(c) | Inner(c) | Left(c) | LeftOuter(c) | Right(c) | RightOuter(c) | FullOuter(c) => {
-            Some(c)
-        }
-        _ => None,
-    }
-}
-
 /// How an outer FROM's step joins its relation.
 pub(super) fn kind_label(op: Option<&ast::JoinOperator>) -> &'static str {
     use ast::JoinOperator::*;
@@ -386,7 +375,7 @@ impl Explainer<'_, '_> {
             }));
         }
         for (i, (_, op)) in factors.iter().enumerate() {
-            match op.and_then(constraint) {
+            match op.and_then(crate::join::join_constraint) {
                 Some(ast::JoinConstraint::On(e)) => {
                     let mut parts = Vec::new();
                     crate::conjuncts::conjuncts(e, &mut parts);

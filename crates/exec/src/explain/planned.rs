@@ -105,7 +105,7 @@ impl Explainer<'_, '_> {
         }
         let mut on_written: Vec<Vec<Written>> = Vec::with_capacity(factors.len());
         for (_, op) in &factors {
-            on_written.push(match op.and_then(super::joins::constraint) {
+            on_written.push(match op.and_then(crate::join::join_constraint) {
                 Some(ast::JoinConstraint::On(e)) => {
                     crate::conjuncts::conjuncts(e, &mut parts);
                     parts
@@ -248,7 +248,7 @@ impl Explainer<'_, '_> {
     }
 
     /// Whether `t` is a global temporary table this session has no instance of.
-    fn no_instance(&self, t: &Table) -> bool {
+    pub(super) fn no_instance(&self, t: &Table) -> bool {
         t.schema.global_temporary.is_some()
             && self
                 .ex

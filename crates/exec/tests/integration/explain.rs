@@ -378,6 +378,64 @@ fn system_views_are_relations_the_executor_makes() {
     ));
 }
 
+/// EXPLAIN resolves every name of a block of base tables as the query does (its WHERE, select
+/// list, GROUP BY, HAVING and ORDER BY; `Exec::bind_names_only`; a subquery over a row of
+/// NULLs of the enclosing query's tables), so it fails where the query would fail to bind,
+/// with the same error, and completes where the query binds, reading and running nothing.
+#[test]
+fn explain_resolves_every_name_of_a_block() {
+    let mut s = fixture();
+    s.execute("CREATE GLOBAL TEMPORARY TABLE stage (k INTEGER, w INTEGER) ON COMMIT PRESERVE ROWS")
+        .unwrap();
+    s.execute("INS emp (1, 10, 'Ann')").unwrap();
+    for sql in [
+        "SEL nosuch FROM emp",
+        "SEL empno FROM emp WHERE nosuch = 1",
+        "SEL dept, COUNT(*) FROM emp GROUP BY nosuch",
+        "SEL dept FROM emp GROUP BY dept HAVING MAX(nosuch) > 1",
+        "SEL empno FROM emp ORDER BY nosuch",
+        "SEL e.nosuch FROM emp e",
+        "SEL name, COUNT(*) FROM emp",
+        "SEL dept, name FROM emp GROUP BY dept",
+        "SEL e.empno, d.nosuch FROM emp e JOIN dept d ON e.dept = d.deptno",
+        "SEL dept FROM emp e JOIN emp f ON e.empno = f.empno",
+        "SEL e.empno FROM emp e, dept d WHERE e.dept = d.deptno ORDER BY nosuch",
+        "SEL * FROM emp o WHERE EXISTS (SEL 1 FROM dept d WHERE d.nosuch = 1)",
+        // a correlated subquery: bound over a row of NULLs of the enclosing query's tables
+        "SEL * FROM emp o WHERE EXISTS (SEL 1 FROM dept d WHERE d.deptno = o.dept AND d.nosuch = 1)",
+        "SEL * FROM emp o WHERE o.dept IN (SEL d.deptno FROM dept d WHERE d.dname = o.nosuch)",
+        "SEL * FROM emp o WHERE o.dept = (SEL MAX(d.deptno) FROM dept d WHERE d.dname = o.name \
+         GROUP BY d.nosuch)",
+        "SEL (SEL MAX(nosuch) FROM dept) FROM emp",
+    ] {
+        let run = s.execute(sql).unwrap_err().code().number;
+        let explained = s.execute(&format!("EXPLAIN {sql}")).map(|_| ()).map_err(|e| e.code().number);
+        assert_eq!((sql, explained), (sql, Err(run)));
+        assert!([3504, 3809, 3810, 3822].contains(&run), "{sql}: {run}");
+    }
+    // names the query resolves in other ways: select-list aliases, positions, system values,
+    // a phrase on a column, a table named only by a qualifier (Teradata's implicit FROM), an
+    // enclosing query's column, a global temporary table with no instance (left unbound:
+    // binding would make one)
+    for sql in [
+        "SEL empno AS n FROM emp WHERE n = 1 ORDER BY n",
+        "SEL dept AS d, COUNT(*) AS c FROM emp GROUP BY d HAVING c > 0 ORDER BY 2",
+        "SEL dept, COUNT(*) FROM emp GROUP BY 1",
+        "SEL DATE, USER, CURRENT_DATE, empno FROM emp",
+        "SEL empno (FORMAT '999'), name (TITLE 'who') FROM emp",
+        "SEL emp.name, dept.dname FROM emp WHERE emp.dept = dept.deptno",
+        "SEL * FROM emp o WHERE EXISTS (SEL d.dname FROM dept d WHERE d.deptno = o.dept)",
+        "SEL * FROM emp o WHERE o.dept IN (SEL d.deptno FROM dept d WHERE d.dname = o.name)",
+    ] {
+        let before = rows(&mut s, sql);
+        explain(&mut s, sql);
+        assert_eq!(rows(&mut s, sql), before, "{sql}");
+    }
+    explain(&mut s, "SEL k, w AS x FROM stage WHERE x = 1 ORDER BY k");
+    let e = s.execute("DROP TEMPORARY TABLE stage").unwrap_err();
+    assert_eq!(e.code().number, 3807, "EXPLAIN made no instance");
+}
+
 /// A FROM of base tables whose conditions have no subquery (an outer join's too) is bound by
 /// the executor's own binding (explain/planned.rs): a name that does not bind is the query's
 /// error, not a condition shown as written; a global temporary table with no instance is
