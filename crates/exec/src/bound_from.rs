@@ -12,9 +12,7 @@
 
 use crate::bind::Scope;
 use crate::expr::{BinOp, Expr};
-use crate::join_plan::{
-    self, cannot_fail, is_hoistable, is_key_equality, table_estimate, Cond, Step,
-};
+use crate::join_plan::{self, cannot_fail, is_hoistable, key_sides, table_estimate, Cond, Step};
 use crate::join_step::Kind;
 use crate::plan::Preds;
 use arrow::datatypes::DataType;
@@ -166,7 +164,7 @@ impl BoundFrom {
                 Cond {
                     rels: rs.clone(),
                     on: *on,
-                    equality: is_key_equality(e, &ty, &|c| relation_at(&self.starts, c)),
+                    sides: key_sides(e, &ty, &|c| relation_at(&self.starts, c)),
                     hoist: is_hoistable(e, &ty),
                     safe,
                     after: match (step, safe) {

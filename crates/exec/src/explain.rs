@@ -231,7 +231,9 @@ impl Explainer<'_, '_> {
                         self.line(depth + 1, "Nested-loop join of the target with FROM");
                         return Ok(());
                     }
-                    self.read(&u.table.relation, u.selection.as_ref(), None, depth + 1)
+                    self.targeting(&u.table.relation, |ex| {
+                        ex.read(&u.table.relation, u.selection.as_ref(), None, depth + 1)
+                    })
                 }
                 ast::Statement::Delete(d) => {
                     let from = match &d.from {
@@ -240,7 +242,9 @@ impl Explainer<'_, '_> {
                     match from.as_slice() {
                         [one] if one.joins.is_empty() && d.using.is_none() => {
                             self.line(depth, format!("Delete from {}", one.relation));
-                            self.read(&one.relation, d.selection.as_ref(), None, depth + 1)
+                            self.targeting(&one.relation, |ex| {
+                                ex.read(&one.relation, d.selection.as_ref(), None, depth + 1)
+                            })
                         }
                         _ => {
                             self.line(depth, "Delete with a join");
@@ -419,6 +423,21 @@ impl Explainer<'_, '_> {
             // any other: the query raises its own, perhaps another, when it runs
             _ => Ok(()),
         }
+    }
+
+    /// Runs `f` (which explains an UPDATE's or DELETE's read of its target `tf`) with the
+    /// target's columns known to the subqueries it explains, which may name them.
+    fn targeting(
+        &mut self,
+        tf: &ast::TableFactor,
+        f: impl FnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        let known = self.outer.len();
+        let scope = self.known_columns(tf);
+        self.outer.push(scope);
+        let explained = f(self);
+        self.outer.truncate(known);
+        explained
     }
 
     /// The columns of FROM item `tf` and their types where EXPLAIN knows them without reading

@@ -36,13 +36,13 @@ pub(crate) struct Key {
 
 /// The two operands of `c` if it is `x = y` where each operand reads at least one column, all
 /// of one group by `group` (a column's relation, or its side of a join), the two groups
-/// differing: the operand of the lower group first, with its group, then the other's. Neither
+/// differing: the operand of the lower group first, then the other. Neither
 /// may hold RANDOM, whose value an operand computed once per row would not share with the
 /// pairs it is part of.
 pub(crate) fn eq_sides<'e>(
     c: &'e Expr,
     group: &dyn Fn(usize) -> usize,
-) -> Option<((&'e Expr, usize), (&'e Expr, usize))> {
+) -> Option<(&'e Expr, &'e Expr)> {
     let Expr::Binary(BinOp::Eq, a, b) = c else {
         return None;
     };
@@ -53,8 +53,8 @@ pub(crate) fn eq_sides<'e>(
     };
     let (ga, gb) = (one_group(a)?, one_group(b)?);
     match ga.cmp(&gb) {
-        std::cmp::Ordering::Less => Some(((a, ga), (b, gb))),
-        std::cmp::Ordering::Greater => Some(((b, gb), (a, ga))),
+        std::cmp::Ordering::Less => Some((a, b)),
+        std::cmp::Ordering::Greater => Some((b, a)),
         std::cmp::Ordering::Equal => None,
     }
 }
@@ -86,7 +86,7 @@ fn key_of(
     (left_width, width): (usize, usize),
     ty: &dyn Fn(usize) -> Option<DataType>,
 ) -> Option<Key> {
-    let ((l, _), (r, _)) = eq_sides(c, &|col| usize::from(col >= left_width))?;
+    let (l, r) = eq_sides(c, &|col| usize::from(col >= left_width))?;
     let (lt, rt) = (side_type(l, ty)?, side_type(r, ty)?);
     if !hashable(&lt, &rt) {
         return None;
@@ -101,8 +101,8 @@ fn key_of(
 }
 
 /// True if `c` is `left column = right column` (in either order) whose two columns, of `left`
-/// and `right`, compare without a conversion that could fail (`types::same_family`): a key the
-/// step may hash on wherever it is written.
+/// and `right`, hash together and compare without a conversion that could fail
+/// (`types::same_family`): a key the step may hash on wherever it is written.
 pub(crate) fn is_hoistable_key(c: &Expr, left: &Schema, right: &Schema) -> bool {
     let lw = left.fields().len();
     let column = |e: &Expr| match e {
@@ -113,9 +113,13 @@ pub(crate) fn is_hoistable_key(c: &Expr, left: &Schema, right: &Schema) -> bool 
         true => left.fields().get(c),
         false => right.fields().get(c - lw),
     };
-    eq_sides(c, &|col| usize::from(col >= lw)).is_some_and(|((l, _), (r, _))| {
+    eq_sides(c, &|col| usize::from(col >= lw)).is_some_and(|(l, r)| {
         match (column(l).and_then(ty), column(r).and_then(ty)) {
-            (Some(x), Some(y)) => crate::types::same_family(x.data_type(), y.data_type()),
+            (Some(x), Some(y)) => {
+                // (a NULL-typed column is of every family but hashes with none)
+                let (x, y) = (x.data_type(), y.data_type());
+                hashable(x, y) && crate::types::same_family(x, y)
+            }
             _ => false,
         }
     })

@@ -29,9 +29,10 @@
 //! the column equalities between the rows joined so far and the new relation that compare
 //! without a conversion come first wherever written, then the rest in that order; the step
 //! hashes on those equalities, or, when there are none, on the first condition if it is an
-//! equality between an operand of each side (`a.k = b.k + 3`, `INTEGER = VARCHAR`:
-//! hash_join.rs), so such an equality runs where it is written and fails on no row an earlier
-//! condition rejects.
+//! equality between an operand of each side whose types hash together (`a.k = b.k + 3`,
+//! `c.z = a.x + b.y`: hash_join.rs), so such an equality runs where it is written and fails on
+//! no row an earlier condition rejects (an equality whose types do not hash together, INTEGER
+//! = VARCHAR, is never a key).
 //!
 //! **Reads.** A base table is read at its step through its own sargable conditions; at a
 //! step with hash keys, when the rows joined so far are few ([`probes_pay`]) and an index of
@@ -55,9 +56,10 @@ pub(crate) struct Cond {
     pub rels: Vec<usize>,
     /// From an ON clause (else a WHERE conjunct).
     pub on: bool,
-    /// An operand of one relation `=` an operand of another whose types hash together
-    /// ([`is_key_equality`]): the step hashes on it where it runs first.
-    pub equality: bool,
+    /// For an equality whose operands read disjoint relations and have types that hash
+    /// together ([`key_sides`]), the relations each operand reads: a key at the step that
+    /// joins a relation one operand reads alone ([`Cond::key_at`]), where it runs first.
+    pub sides: Option<(Vec<usize>, Vec<usize>)>,
     /// Such an equality whose columns compare without a conversion that could fail
     /// ([`same_family`](crate::types::same_family)): the step may hash on it wherever it is written.
     pub hoist: bool,
@@ -69,6 +71,18 @@ pub(crate) struct Cond {
     /// condition that could fail, those up to its own join (it then sees only the pairs the
     /// written order would give it); 0 otherwise.
     pub after: usize,
+}
+
+impl Cond {
+    /// Whether it is a key at the step that joins relation `rel`: one operand reads `rel`
+    /// alone, the other none of its columns (so the rows joined before: hash_join.rs
+    /// `eq_sides`, by side).
+    pub(crate) fn key_at(&self, rel: usize) -> bool {
+        self.sides.as_ref().is_some_and(|(a, b)| {
+            (a.as_slice() == [rel] && !b.contains(&rel))
+                || (b.as_slice() == [rel] && !a.contains(&rel))
+        })
+    }
 }
 
 /// One step of a join plan.
@@ -100,20 +114,34 @@ fn typed_equality(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
     }
 }
 
-/// An equality between an operand of one relation and one of another (a column, or any
-/// expression: `a.k = b.k + 3`; each operand's columns of one relation by `rel`,
-/// `hash_join::eq_sides`) whose types (columns typed by `ty`) hash together
-/// ([`hashable`](crate::types::hashable)): a key where it runs first at a step, or, if a column
-/// on each side of [`is_hoistable`] types, wherever it is written.
-pub(crate) fn is_key_equality(
+/// The relations each operand of `e` reads (`rel` gives a column's), if `e` is an equality
+/// whose operands each read a column, of disjoint relations (`a.k = b.k + 3`,
+/// `c.z = a.x + b.y`), neither calling RANDOM, with types (columns typed by `ty`) that hash
+/// together ([`hashable`](crate::types::hashable)): a key where it runs first at a step
+/// ([`Cond::key_at`]), or, if a column on each side of [`is_hoistable`] types, wherever it is
+/// written.
+pub(crate) fn key_sides(
     e: &Expr,
     ty: &dyn Fn(usize) -> Option<DataType>,
     rel: &dyn Fn(usize) -> usize,
-) -> bool {
-    use crate::hash_join::{eq_sides, side_type};
-    eq_sides(e, rel).is_some_and(|((a, _), (b, _))| {
-        matches!((side_type(a, ty), side_type(b, ty)), (Some(p), Some(q)) if crate::types::hashable(&p, &q))
-    })
+) -> Option<(Vec<usize>, Vec<usize>)> {
+    let Expr::Binary(BinOp::Eq, a, b) = e else {
+        return None;
+    };
+    let rels_of = |x: &Expr| {
+        let mut r: Vec<usize> = x.columns().into_iter().map(rel).collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    let (ra, rb) = (rels_of(a), rels_of(b));
+    let apart = !ra.is_empty() && !rb.is_empty() && !ra.iter().any(|r| rb.contains(r));
+    if !apart || a.has_random() || b.has_random() {
+        return None;
+    }
+    use crate::hash_join::side_type;
+    matches!((side_type(a, ty), side_type(b, ty)), (Some(p), Some(q)) if crate::types::hashable(&p, &q))
+        .then_some((ra, rb))
 }
 
 /// `column = column` whose columns (typed by `ty`) are of
@@ -256,8 +284,7 @@ pub(crate) fn probe_index(
 pub(crate) fn key_pairs(keys: &[Expr], left_width: usize) -> Vec<(Expr, usize)> {
     keys.iter()
         .filter_map(|e| {
-            let ((l, _), (r, _)) =
-                crate::hash_join::eq_sides(e, &|c| usize::from(c >= left_width))?;
+            let (l, r) = crate::hash_join::eq_sides(e, &|c| usize::from(c >= left_width))?;
             match r {
                 Expr::Column { index, .. } => Some((l.clone(), index - left_width)),
                 _ => None,
@@ -353,7 +380,7 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
         let ready = |c: &Cond| {
             c.rels.iter().all(|x| joined.contains(x)) && (0..c.after).all(|x| joined.contains(&x))
         };
-        let is_key = |c: &Cond| !first && c.equality && c.rels.len() == 2 && c.rels.contains(&rel);
+        let is_key = |c: &Cond| !first && c.key_at(rel);
         let mut step = Step {
             rel,
             pre: Vec::new(),
@@ -407,7 +434,7 @@ mod tests {
         Cond {
             rels: rels.to_vec(),
             on,
-            equality,
+            sides: equality.then(|| (rels[..1].to_vec(), rels[1..].to_vec())),
             hoist: equality,
             safe: !on,
             after: 0,

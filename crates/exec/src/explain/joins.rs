@@ -5,7 +5,7 @@
 //! from its text, step by step as join.rs runs it: each step
 //! with the relation it joins, how it is read, its own conditions that filter it before the
 //! join ("filtered first by"), and the conditions that run on the pairs (the hash
-//! keys first: join_step.rs hashes on every column equality between the two sides). With inner
+//! keys first, as join_step.rs chooses them: hash_join::equi_keys). With inner
 //! joins only, the plan is join_plan.rs's, made from the same sizes and conditions join.rs
 //! gives it (estimated rows shown). With an outer join, the written order, every relation read
 //! in full, each step's ON conditions at that step and WHERE as a filter above the join;
@@ -14,7 +14,7 @@
 //! The conditions are WHERE's conjuncts, then each ON's (a USING as its equalities), in
 //! written order. Each is bound as join.rs binds it (an ON over the relations up to its own,
 //! WHERE over all; binding runs nothing without a subquery), which gives the relations it
-//! names, whether it is a hash key (`join_plan::is_key_equality`, `is_hoistable`) and whether
+//! names, whether it is a hash key (`join_plan::key_sides`, `is_hoistable`) and whether
 //! it cannot fail (`join_plan::cannot_fail`). A condition that does not bind here is read as
 //! written: one naming a view's, CTE's or derived table's column (their columns are known
 //! only once they are read) gets its relations from its qualifiers (an unqualified name no
@@ -33,7 +33,7 @@ use super::Explainer;
 use crate::bind::{visit_own_level, Scope};
 use crate::error::Result;
 use crate::expr::{BinOp, Expr};
-use crate::join_plan::{self, cannot_fail, is_hoistable, is_key_equality, table_estimate, Cond};
+use crate::join_plan::{self, cannot_fail, is_hoistable, key_sides, table_estimate, Cond};
 use crate::names::table_scope;
 use crate::plan::{self, Preds};
 use arrow::datatypes::DataType;
@@ -59,16 +59,9 @@ fn bound_key_column(e: &Expr, rel: usize, owner: &[usize]) -> Option<usize> {
 /// bind here: its other side is a view's or derived table's column) names, if one side is a
 /// name of `r`'s.
 fn written_key_column(e: &ast::Expr, r: &Relation) -> Option<usize> {
-    let ast::Expr::BinaryOp {
-        left,
-        op: ast::BinaryOperator::Eq,
-        right,
-    } = e
-    else {
-        return None;
-    };
+    let (left, right) = eq_operands(e)?;
     let (_, scope, _) = r.table.as_ref()?;
-    [&**left, &**right].into_iter().find_map(|x| {
+    [left, right].into_iter().find_map(|x| {
         let (q, name) = match x {
             ast::Expr::Identifier(id) => (None, id),
             ast::Expr::CompoundIdentifier(ids) => match ids.as_slice() {
@@ -242,16 +235,33 @@ pub(super) fn last_name(name: &ast::ObjectName) -> String {
         .to_string()
 }
 
-/// True if `e` is `column = column` as written (a condition EXPLAIN cannot bind).
-fn plain_equality(e: &ast::Expr) -> bool {
+/// The operands of `e` if it is `x = y` as written.
+fn eq_operands(e: &ast::Expr) -> Option<(&ast::Expr, &ast::Expr)> {
+    match e {
+        ast::Expr::BinaryOp {
+            left,
+            op: ast::BinaryOperator::Eq,
+            right,
+        } => Some((left, right)),
+        _ => None,
+    }
+}
+
+/// The relation of each side of `e` if it is `column = column` as written (a condition
+/// EXPLAIN cannot bind) of two relations of `rels`, taken as a key (`Cond::sides`).
+fn plain_sides(e: &ast::Expr, rels: &[Relation]) -> Option<(Vec<usize>, Vec<usize>)> {
     let column = |x: &ast::Expr| {
         matches!(
             x,
             ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
         )
     };
-    matches!(e, ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right }
-        if column(left) && column(right))
+    let (left, right) = eq_operands(e)?;
+    if !column(left) || !column(right) {
+        return None;
+    }
+    let (a, b) = (relations_of(left, rels), relations_of(right, rels));
+    (a.len() == 1 && b.len() == 1 && a != b).then_some((a, b))
 }
 
 /// The relations (positions) whose columns `e` names (see the module doc).
@@ -453,17 +463,17 @@ impl Explainer<'_, '_> {
                 }
                 (None, None) => relations_of(&w.expr, &rels),
             };
-            let (equality, hoist, safe) = match &bound {
+            let (sides, hoist, safe) = match &bound {
                 Some(b) => (
-                    is_key_equality(b, &ty, &|c| owner.get(c).copied().unwrap_or(usize::MAX)),
+                    key_sides(b, &ty, &|c| owner.get(c).copied().unwrap_or(usize::MAX)),
                     is_hoistable(b, &ty),
                     cannot_fail(b, &ty),
                 ),
-                None => (plain_equality(&w.expr), false, false),
+                None => (plain_sides(&w.expr, &rels), false, false),
             };
             bounds.push(bound);
             planned.push(Cond {
-                equality: w.may_key && equality && rs.len() == 2,
+                sides: sides.filter(|_| w.may_key),
                 hoist: w.may_key && hoist && rs.len() == 2,
                 safe,
                 after: match (w.step, safe) {
@@ -487,15 +497,16 @@ impl Explainer<'_, '_> {
                     .map(|i| {
                         let mine = (0..written.len()).filter(|&c| written[c].step == Some(i));
                         let is_key = |c: usize| {
-                            planned[c].equality
-                                && planned[c].rels.contains(&i)
-                                && planned[c].rels.iter().all(|&r| r <= i)
+                            planned[c].key_at(i) && planned[c].rels.iter().all(|&r| r <= i)
                         };
                         // as join_step.rs orders them: keys that cannot fail first, then the
-                        // rest as written, any keys leading it hashed too
+                        // rest as written; with none of those, the first of the rest if a key
                         let (mut keys, rest): (Vec<usize>, Vec<usize>) =
                             mine.partition(|&c| is_key(c) && planned[c].hoist);
-                        let n = keys.len() + rest.iter().take_while(|&&c| is_key(c)).count();
+                        let n = match keys.len() {
+                            0 => usize::from(rest.first().is_some_and(|&c| is_key(c))),
+                            n => n,
+                        };
                         keys.extend(rest);
                         join_plan::Step {
                             rel: i,

@@ -311,6 +311,25 @@ fn an_equality_of_expressions_is_a_hash_key() {
         explain(&mut s, sql)
     );
     assert_eq!(rows(&mut s, sql), [["200"]]);
+    // an operand reading two relations joined before: a key at the third step
+    let sql = "SEL COUNT(*) FROM small JOIN big ON big.v = small.v \
+               JOIN small s2 ON s2.v = big.k + small.v - big.k";
+    let plan = explain(&mut s, sql);
+    assert!(
+        plan.contains("Step 3: Hash join on s2.v = big.k + small.v - big.k with"),
+        "{plan}"
+    );
+    assert_eq!(rows(&mut s, sql), [["200"]]);
+    // an outer join explained from its text (a subquery in WHERE): the same keys
+    let sql = "SEL COUNT(*) FROM small LEFT JOIN big ON big.v = small.v AND big.k + 0 = small.v \
+               WHERE small.name IN (SEL name FROM small)";
+    let plan = explain(&mut s, sql);
+    assert!(
+        plan.contains("hash on big.v = small.v, with")
+            && plan.contains("; then big.k + 0 = small.v"),
+        "{plan}"
+    );
+    assert_eq!(rows(&mut s, sql), [["3"]]);
 }
 
 #[test]
@@ -322,7 +341,8 @@ fn outer_joins_using_and_correlated_conditions_by_step() {
         "SEL * FROM emp e LEFT JOIN dept d ON d.dname > e.name AND e.dept = d.deptno \
          JOIN emp e2 ON e2.empno = e.empno AND e2.name <> 'x'"
     ));
-    // USING: a column one relation before has is a key; one two share is not
+    // USING: a column one relation before has is a key; one two share is a key too (an
+    // expression of both: the first non-NULL of their copies, hashed where it runs first)
     insta::assert_snapshot!(explain(
         &mut s,
         "SEL * FROM emp a JOIN emp b USING (empno) JOIN emp c USING (empno)"
@@ -431,6 +451,21 @@ fn explain_resolves_every_name_of_a_block() {
         explain(&mut s, sql);
         assert_eq!(rows(&mut s, sql), before, "{sql}");
     }
+    // an UPDATE's or DELETE's subquery names the target's columns
+    for sql in [
+        "DEL FROM emp WHERE EXISTS (SEL 1 FROM dept d WHERE d.deptno = emp.dept)",
+        "UPDATE emp SET name = 'x' WHERE EXISTS (SEL 1 FROM dept d WHERE d.deptno = emp.dept)",
+    ] {
+        explain(&mut s, sql);
+    }
+    let sql = "DEL FROM emp WHERE EXISTS (SEL 1 FROM dept d WHERE d.deptno = emp.nosuch)";
+    let run = s.execute(sql).unwrap_err().code().number;
+    let explained = s
+        .execute(&format!("EXPLAIN {sql}"))
+        .unwrap_err()
+        .code()
+        .number;
+    assert_eq!((run, explained), (3810, 3810));
     explain(&mut s, "SEL k, w AS x FROM stage WHERE x = 1 ORDER BY k");
     let e = s.execute("DROP TEMPORARY TABLE stage").unwrap_err();
     assert_eq!(e.code().number, 3807, "EXPLAIN made no instance");
