@@ -381,13 +381,18 @@ impl Explainer<'_, '_> {
     /// name one of them may have ends the check.
     ///
     /// # Errors
-    /// 3810, 3809, 3822, 3807, 3868 and 3504, as the query raises them.
+    /// 3868 and 9921 for its FROM (`join::check_from`), then 3810, 3809, 3822, 3807 and 3504,
+    /// as the query raises them.
     fn check_names(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         enclosing: usize,
     ) -> Result<()> {
+        // a FROM naming one relation twice (3868) or too many: found before any name
+        if factors(&s.from).len() > 1 {
+            crate::join::check_from(&s.from)?;
+        }
         for (tf, _) in factors(&s.from) {
             if let ast::TableFactor::Table { name, .. } = tf {
                 if self.is_cte(name) {
@@ -465,9 +470,11 @@ impl Explainer<'_, '_> {
             Some((q, c)) => (Some(q), c),
             None => (None, n),
         };
+        // (`db.t.c` names t's column where db is the session's home database)
+        let home = self.ex.home_database();
         self.outer.iter().any(|scope| match scope {
             None => true,
-            Some((scope, _)) => !matches!(scope.resolve(q, c), Ok(None)),
+            Some((scope, _)) => !matches!(scope.resolve_at(q, c, home), Ok(None)),
         })
     }
 

@@ -41,6 +41,31 @@ fn key_column(e: &Expr, rel: usize, starts: &[usize]) -> Option<usize> {
     }
 }
 
+/// Whether WHERE `w` names a select-list alias whose expression holds a subquery (the
+/// query binds WHERE with the alias's expression in its place: `names::resolving_aliases`).
+fn names_a_subquery_alias(w: &ast::Expr, projection: &[ast::SelectItem]) -> bool {
+    let aliases: Vec<&str> = (projection.iter())
+        .filter_map(|i| match i {
+            ast::SelectItem::ExprWithAlias { expr, alias }
+                if crate::correlate::has_subquery(expr) =>
+            {
+                Some(alias.value.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    !aliases.is_empty()
+        && ast::visit_expressions(w, |x| match x {
+            ast::Expr::Identifier(id)
+                if aliases.iter().any(|a| a.eq_ignore_ascii_case(&id.value)) =>
+            {
+                std::ops::ControlFlow::Break(())
+            }
+            _ => std::ops::ControlFlow::Continue(()),
+        })
+        .is_break()
+}
+
 /// A FROM item's name as its columns are qualified in text: its alias, or its name without
 /// the database part.
 fn written_name(tf: &ast::TableFactor) -> String {
@@ -133,6 +158,9 @@ impl Explainer<'_, '_> {
         if inner_only {
             // in BoundFrom's order: WHERE's, then each ON's
             written.extend(on_written.drain(..).flatten());
+        }
+        if selection.is_some_and(|w| names_a_subquery_alias(w, projection)) {
+            return Ok(false); // (binding would run the subquery)
         }
         // bound as the query binds it: WHERE may name the select list's aliases
         let ex = &mut *self.ex;

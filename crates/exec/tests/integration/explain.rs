@@ -427,11 +427,14 @@ fn explain_resolves_every_name_of_a_block() {
         "SEL * FROM emp o WHERE o.dept = (SEL MAX(d.deptno) FROM dept d WHERE d.dname = o.name \
          GROUP BY d.nosuch)",
         "SEL (SEL MAX(nosuch) FROM dept) FROM emp",
+        // a FROM naming a table twice: that before any name
+        "SEL 1 FROM dept JOIN dept ON dname > 'a'",
+        "SEL 1 FROM dept x, emp x WHERE nosuch > 1",
     ] {
         let run = s.execute(sql).unwrap_err().code().number;
         let explained = s.execute(&format!("EXPLAIN {sql}")).map(|_| ()).map_err(|e| e.code().number);
         assert_eq!((sql, explained), (sql, Err(run)));
-        assert!([3504, 3809, 3810, 3822].contains(&run), "{sql}: {run}");
+        assert!([3504, 3809, 3810, 3822, 3868].contains(&run), "{sql}: {run}");
     }
     // names the query resolves in other ways: select-list aliases, positions, system values,
     // a phrase on a column, a table named only by a qualifier (Teradata's implicit FROM), an
@@ -446,6 +449,9 @@ fn explain_resolves_every_name_of_a_block() {
         "SEL emp.name, dept.dname FROM emp WHERE emp.dept = dept.deptno",
         "SEL * FROM emp o WHERE EXISTS (SEL d.dname FROM dept d WHERE d.deptno = o.dept)",
         "SEL * FROM emp o WHERE o.dept IN (SEL d.deptno FROM dept d WHERE d.dname = o.name)",
+        // an enclosing table's column named with the home database, in a join's condition
+        "SEL empno FROM emp WHERE EXISTS (SEL 1 FROM dept d, emp e2 \
+         WHERE d.deptno = tdlite.emp.dept AND e2.empno = d.deptno)",
     ] {
         let before = rows(&mut s, sql);
         explain(&mut s, sql);
@@ -467,6 +473,11 @@ fn explain_resolves_every_name_of_a_block() {
         .number;
     assert_eq!((run, explained), (3810, 3810));
     explain(&mut s, "SEL k, w AS x FROM stage WHERE x = 1 ORDER BY k");
+    // WHERE naming an alias of a subquery over the table: left unbound (binding would run it)
+    explain(
+        &mut s,
+        "SEL (SEL stage.k FROM stage) AS c1 FROM emp, dept WHERE emp.empno > c1",
+    );
     let e = s.execute("DROP TEMPORARY TABLE stage").unwrap_err();
     assert_eq!(e.code().number, 3807, "EXPLAIN made no instance");
 }
