@@ -113,6 +113,18 @@ fn inner(op: Option<&ast::JoinOperator>) -> bool {
     )
 }
 
+/// A conjunct of a condition as text beside others joined by AND: an OR in parentheses (as
+/// it was written: splitting the AND dropped them).
+pub(super) fn conjunct_text(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::BinaryOp {
+            op: ast::BinaryOperator::Or,
+            ..
+        } => format!("({e})"),
+        _ => e.to_string(),
+    }
+}
+
 /// The subqueries of `e` at its own level (not those nested in them).
 fn subqueries(e: &ast::Expr) -> Vec<(ast::Query, &'static str)> {
     let mut found = Vec::new();

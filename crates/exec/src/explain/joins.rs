@@ -537,7 +537,7 @@ impl Explainer<'_, '_> {
             let texts: Vec<String> = step
                 .conds
                 .iter()
-                .map(|&i| written[i].expr.to_string())
+                .map(|&i| super::conjunct_text(&written[i].expr))
                 .collect();
             let (keys, rest) = texts.split_at(step.keys);
             let kind = match inner_only {
@@ -554,7 +554,7 @@ impl Explainer<'_, '_> {
             let pre: Vec<String> = step
                 .pre
                 .iter()
-                .map(|&i| written[i].expr.to_string())
+                .map(|&i| super::conjunct_text(&written[i].expr))
                 .collect();
             let pre = match pre.is_empty() {
                 true => String::new(),

@@ -191,7 +191,7 @@ impl Explainer<'_, '_> {
             return Ok(false);
         }
         let text = |w: &Written, e: &Expr| match w {
-            Written::Expr(x) => x.to_string(),
+            Written::Expr(x) => super::conjunct_text(x),
             Written::Using(name) => using_text(e, name, &bound, &names),
         };
         let texts: Vec<String> = (written.iter().zip(&bound.conds))

@@ -311,6 +311,14 @@ fn an_equality_of_expressions_is_a_hash_key() {
         explain(&mut s, sql)
     );
     assert_eq!(rows(&mut s, sql), [["200"]]);
+    // a conjunct that is an OR is shown in its parentheses
+    let sql =
+        "SEL COUNT(*) FROM small JOIN big ON (big.k = small.v OR big.v > 2) AND big.v = small.v";
+    assert!(
+        step2(&explain(&mut s, sql)).ends_with("; then (big.k = small.v OR big.v > 2)"),
+        "{}",
+        explain(&mut s, sql)
+    );
     // an operand reading two relations joined before: a key at the third step
     let sql = "SEL COUNT(*) FROM small JOIN big ON big.v = small.v \
                JOIN small s2 ON s2.v = big.k + small.v - big.k";
