@@ -47,6 +47,9 @@ pub(crate) fn eq_sides<'e>(
         return None;
     };
     let one_group = |e: &Expr| -> Option<usize> {
+        if let Expr::Column { index, .. } = e {
+            return Some(group(*index)); // (the common key: no walk of the tree)
+        }
         let mut groups = e.columns().into_iter().map(group);
         let first = groups.next()?;
         (groups.all(|g| g == first) && !e.has_random()).then_some(first)
@@ -92,10 +95,23 @@ fn key_of(
         return None;
     }
     // the right operand over the right rows alone
-    let local: Vec<usize> = (0..width).map(|c| c.saturating_sub(left_width)).collect();
+    let right = match r {
+        Expr::Column {
+            index,
+            case_specific,
+        } => Expr::Column {
+            index: index - left_width,
+            case_specific: *case_specific,
+        },
+        _ => r.remap(
+            &(0..width)
+                .map(|c| c.saturating_sub(left_width))
+                .collect::<Vec<_>>(),
+        ),
+    };
     Some(Key {
         left: l.clone(),
-        right: r.remap(&local),
+        right,
         case_specific: l.case_specific() || r.case_specific(),
     })
 }
@@ -149,7 +165,7 @@ pub(crate) fn equi_keys(conds: &[Expr], left: &Schema, right: &Schema) -> Vec<Ke
         (0, Some(_)) => 1,
         (h, _) => h,
     };
-    conds[..n.min(conds.len())]
+    conds[..n]
         .iter()
         .map_while(|c| key_of(c, (lw, width), &ty))
         .collect()
