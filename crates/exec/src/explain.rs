@@ -596,6 +596,42 @@ impl Explainer<'_, '_> {
         }
     }
 
+    /// A view or derived table made with the block's leading conditions inside its query
+    /// (`Exec::pushed`): the conditions, then the query that runs. A view's query sees
+    /// neither the reader's CTEs nor its enclosing queries.
+    fn pushed(
+        &mut self,
+        tf: &ast::TableFactor,
+        p: crate::join::Pushed,
+        depth: usize,
+    ) -> Result<()> {
+        let conds: Vec<String> = p.conjuncts.iter().map(conjunct_text).collect();
+        let what = match (tf, &p.view) {
+            (ast::TableFactor::Table { name, .. }, Some(_)) => format!("View {name}"),
+            _ => format!("Derived table {}", p.qualifier),
+        };
+        self.line(depth, format!("{what}, made with {} inside", conds.join(" AND ")));
+        if p.view.is_none() {
+            return self.query(&p.query, depth + 1);
+        }
+        if self.ex.view_depth >= crate::view::MAX_DEPTH {
+            return Err(crate::error::Error::TypeMismatch(format!(
+                "{what} expands into itself (more than {} levels)",
+                crate::view::MAX_DEPTH
+            )));
+        }
+        let ctes = std::mem::take(&mut self.ctes);
+        let outer = std::mem::take(&mut self.outer);
+        let nested = std::mem::replace(&mut self.nested, 0);
+        self.ex.view_depth += 1;
+        let r = self.query(&p.query, depth + 1);
+        self.ex.view_depth -= 1;
+        self.ctes = ctes;
+        self.outer = outer;
+        self.nested = nested;
+        r
+    }
+
     fn is_cte(&self, name: &ast::ObjectName) -> bool {
         name.0.len() == 1
             && self
@@ -645,6 +681,10 @@ impl Explainer<'_, '_> {
             self.line(depth, format!("Filter: {text}"));
             subs = s;
             depth += 1;
+        }
+        if let Some(p) = selection.and_then(|w| self.ex.pushed(tf, w)) {
+            self.pushed(tf, p, depth)?;
+            return self.list_subqueries(subs, depth);
         }
         let ast::TableFactor::Table { name, alias, .. } = tf else {
             self.relation(tf, depth)?;

@@ -273,6 +273,99 @@ impl Exec<'_> {
         Ok(Some((table, qualifier_of(name, alias.as_ref()))))
     }
 
+    /// A view or derived table `tf` with the leading conjuncts of `selection` pushed into
+    /// its query (pushdown.rs); `None` when `tf` is neither or nothing can be pushed (also
+    /// when `tf` names nothing: the plain read raises that).
+    pub(crate) fn pushed(&self, tf: &ast::TableFactor, selection: &ast::Expr) -> Option<Pushed> {
+        let columns = |n: &ast::ObjectName| -> Option<Vec<String>> {
+            let parts = name_parts(n);
+            if self.cte(n).is_some()
+                || crate::sys_calendar::names(&parts)
+                || crate::dbc::which(&parts, self.database).is_some()
+            {
+                return None;
+            }
+            let t = self.table_definition(n).ok()?;
+            Some(t.schema.columns.iter().map(|c| c.name.clone()).collect())
+        };
+        match tf {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                sample: None,
+                ..
+            } => {
+                if self.names_own_rows(tf) {
+                    return None;
+                }
+                let view = self.table_definition(name).ok()?;
+                let query = crate::view::parse_query(view.schema.view.as_deref()?).ok()?;
+                let rel = crate::pushdown::Relation {
+                    query: &query,
+                    names: view.schema.columns.iter().map(|c| Some(c.name.clone())).collect(),
+                    qualifier: qualifier_of(name, alias.as_ref()),
+                };
+                let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
+                Some(Pushed {
+                    query,
+                    conjuncts,
+                    qualifier: rel.qualifier,
+                    view: Some(view),
+                })
+            }
+            ast::TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias: Some(alias),
+                sample: None,
+            } => {
+                let names = match alias.columns.as_slice() {
+                    [] => crate::pushdown::output_names(subquery, &columns)?,
+                    listed => listed.iter().map(|c| Some(c.name.value.clone())).collect(),
+                };
+                let rel = crate::pushdown::Relation {
+                    query: subquery,
+                    names,
+                    qualifier: alias.name.value.clone(),
+                };
+                let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
+                Some(Pushed {
+                    query,
+                    conjuncts,
+                    qualifier: rel.qualifier,
+                    view: None,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Exec::relation`] for the one relation of a block whose WHERE is `selection`: a view
+    /// or derived table is made with what of `selection` can be pushed into it
+    /// ([`Exec::pushed`]); the caller still applies the whole of `selection`.
+    pub(crate) fn relation_under(
+        &mut self,
+        tf: &ast::TableFactor,
+        selection: Option<&ast::Expr>,
+    ) -> Result<(Scope, RecordBatch)> {
+        let Some(p) = selection.and_then(|w| self.pushed(tf, w)) else {
+            return self.relation(tf);
+        };
+        let q = Some(p.qualifier.to_ascii_uppercase());
+        match (&p.view, tf) {
+            (Some(view), _) => {
+                let rows = self.view_rows_of(view, Some(p.query))?;
+                derived_relation(rows, q, None)
+            }
+            (None, ast::TableFactor::Derived { alias, .. }) => {
+                let rows = self.run_query(&p.query)?;
+                derived_relation(rows, q, alias.as_ref().map(|a| a.columns.as_slice()))
+            }
+            (None, _) => self.relation(tf),
+        }
+    }
+
     /// Reads one relation of a FROM clause: a table or a derived table.
     pub(crate) fn relation(&mut self, tf: &ast::TableFactor) -> Result<(Scope, RecordBatch)> {
         match tf {
@@ -852,6 +945,18 @@ impl Exec<'_> {
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
     }
+}
+
+/// A view or derived table with conditions pushed into its query ([`Exec::pushed`]).
+pub(crate) struct Pushed {
+    /// Its query with the conditions in its WHERE.
+    pub query: ast::Query,
+    /// The conditions pushed, as the enclosing block wrote them.
+    pub conjuncts: Vec<ast::Expr>,
+    /// The name that qualifies its columns.
+    pub qualifier: String,
+    /// The view (`None` for a derived table).
+    pub view: Option<Arc<tdlite_storage::table::Table>>,
 }
 
 /// The parts of a name as written (`db.t`: `db`, `t`).

@@ -109,6 +109,7 @@ mod pivot;
 mod plan;
 mod plan_cache;
 mod prepared;
+mod pushdown;
 mod query;
 mod query_band;
 mod queue_limits;

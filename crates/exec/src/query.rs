@@ -204,7 +204,7 @@ impl Exec<'_> {
         }
         let (scope, input) = match from {
             [] => (Scope::default(), single_row()),
-            [one] if one.joins.is_empty() => self.relation(&one.relation)?,
+            [one] if one.joins.is_empty() => self.relation_under(&one.relation, selection)?,
             several => return self.joined_source(several, selection),
         };
         match selection {

@@ -165,19 +165,28 @@ impl Exec<'_> {
     /// # Errors
     /// The view query's errors; 9913 past `MAX_DEPTH` nested views.
     pub(crate) fn view_rows(&mut self, t: &Table) -> Result<Rows> {
-        let sql = t.schema.view.as_deref().unwrap_or_default();
-        crate::stack::for_text(sql, || self.view_rows_here(t, sql))
+        self.view_rows_of(t, None)
     }
 
-    /// [`Exec::view_rows`] on a stack deep enough for the view's query `sql`.
-    fn view_rows_here(&mut self, t: &Table, sql: &str) -> Result<Rows> {
+    /// [`Exec::view_rows`], running `query` (the view's query with conditions pushed into
+    /// it: pushdown.rs) instead of the view's own where given.
+    pub(crate) fn view_rows_of(&mut self, t: &Table, query: Option<ast::Query>) -> Result<Rows> {
+        let sql = t.schema.view.as_deref().unwrap_or_default();
+        crate::stack::for_text(sql, || self.view_rows_here(t, sql, query))
+    }
+
+    /// [`Exec::view_rows_of`] on a stack deep enough for the view's query `sql`.
+    fn view_rows_here(&mut self, t: &Table, sql: &str, query: Option<ast::Query>) -> Result<Rows> {
         if self.view_depth >= MAX_DEPTH {
             return Err(Error::TypeMismatch(format!(
                 "view {} expands into itself (more than {MAX_DEPTH} levels)",
                 t.schema.name
             )));
         }
-        let query = parse_query(sql)?;
+        let query = match query {
+            Some(q) => q,
+            None => parse_query(sql)?,
+        };
         // the view's query sees tables, not the reader's CTEs, nor the rows of the reader's
         // enclosing queries (a name the view's tables lack is 3810, never an outer column)
         let ctes = std::mem::take(&mut self.ctes);

@@ -80,6 +80,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "plan",
             "join_plan",
+            "pushdown",
             "bound_from",
             "access",
             "join",
