@@ -599,7 +599,7 @@ impl Explainer<'_, '_> {
     /// A view or derived table made with the block's leading conditions inside its query
     /// (`Exec::pushed`): the conditions, then the query that runs. A view's query sees
     /// neither the reader's CTEs nor its enclosing queries.
-    fn pushed(
+    pub(super) fn pushed(
         &mut self,
         tf: &ast::TableFactor,
         p: crate::join::Pushed,

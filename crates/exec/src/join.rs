@@ -277,17 +277,7 @@ impl Exec<'_> {
     /// its query (pushdown.rs); `None` when `tf` is neither or nothing can be pushed (also
     /// when `tf` names nothing: the plain read raises that).
     pub(crate) fn pushed(&self, tf: &ast::TableFactor, selection: &ast::Expr) -> Option<Pushed> {
-        let columns = |n: &ast::ObjectName| -> Option<Vec<String>> {
-            let parts = name_parts(n);
-            if self.cte(n).is_some()
-                || crate::sys_calendar::names(&parts)
-                || crate::dbc::which(&parts, self.database).is_some()
-            {
-                return None;
-            }
-            let t = self.table_definition(n).ok()?;
-            Some(t.schema.columns.iter().map(|c| c.name.clone()).collect())
-        };
+        let columns = |n: &ast::ObjectName| self.table_columns(n);
         match tf {
             ast::TableFactor::Table {
                 name,
@@ -349,9 +339,14 @@ impl Exec<'_> {
         tf: &ast::TableFactor,
         selection: Option<&ast::Expr>,
     ) -> Result<(Scope, RecordBatch)> {
-        let Some(p) = selection.and_then(|w| self.pushed(tf, w)) else {
-            return self.relation(tf);
-        };
+        match selection.and_then(|w| self.pushed(tf, w)) {
+            Some(p) => self.read_pushed(tf, p),
+            None => self.relation(tf),
+        }
+    }
+
+    /// The rows of view or derived table `tf` made by its query with conditions pushed in.
+    fn read_pushed(&mut self, tf: &ast::TableFactor, p: Pushed) -> Result<(Scope, RecordBatch)> {
         let q = Some(p.qualifier.to_ascii_uppercase());
         match (&p.view, tf) {
             (Some(view), _) => {
@@ -363,6 +358,114 @@ impl Exec<'_> {
                 derived_relation(rows, q, alias.as_ref().map(|a| a.columns.as_slice()))
             }
             (None, _) => self.relation(tf),
+        }
+    }
+
+    /// A view among the relations (`factors`) of a FROM of inner joins, with those of
+    /// `conds` (WHERE's and the ONs' conjuncts: [`join_conds`]) that name only its columns
+    /// and cannot fail pushed into its query (`pushdown::push_into_join`); `None` when `tf`
+    /// is no view or nothing can be pushed. Not when another relation's name ends as its
+    /// does (`a.t`, `b.t`: which one `t.c` names is the binder's to say).
+    pub(crate) fn pushed_in_join(
+        &self,
+        tf: &ast::TableFactor,
+        factors: &[&ast::TableFactor],
+        conds: &[ast::Expr],
+    ) -> Option<Pushed> {
+        let ast::TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            sample: None,
+            ..
+        } = tf
+        else {
+            return None;
+        };
+        if conds.is_empty() || self.names_own_rows(tf) {
+            return None;
+        }
+        let view = self.table_definition(name).ok()?;
+        let query = crate::view::parse_query(view.schema.view.as_deref()?).ok()?;
+        let qualifier = qualifier_of(name, alias.as_ref());
+        let last = |q: &str| q.rsplit('.').next().unwrap_or(q).to_ascii_uppercase();
+        let others: Vec<&ast::TableFactor> = (factors.iter().copied())
+            .filter(|f| !std::ptr::eq(*f, tf))
+            .collect();
+        let clash = others.iter().any(|f| {
+            let q = match f {
+                ast::TableFactor::Table { name, alias, .. } => qualifier_of(name, alias.as_ref()),
+                ast::TableFactor::Derived { alias: Some(a), .. } => a.name.value.clone(),
+                _ => return false,
+            };
+            last(&q) == last(&qualifier)
+        });
+        if clash {
+            return None;
+        }
+        // the column names each other relation may have (`None`: not known unread)
+        let other_names: Vec<Option<Vec<String>>> =
+            others.iter().map(|f| self.factor_names(f)).collect();
+        let shared = |n: &str| {
+            (other_names.iter())
+                .any(|o| o.as_ref().is_none_or(|c| c.iter().any(|c| c.eq_ignore_ascii_case(n))))
+        };
+        let columns = |n: &ast::ObjectName| self.table_columns(n);
+        let ty = |i: usize| view.schema.columns.get(i).map(|c| c.ty.arrow_type());
+        let rel = crate::pushdown::Relation {
+            query: &query,
+            names: view.schema.columns.iter().map(|c| Some(c.name.clone())).collect(),
+            qualifier,
+        };
+        let (query, conjuncts) =
+            crate::pushdown::push_into_join(&rel, conds, &columns, &shared, &ty)?;
+        Some(Pushed {
+            query,
+            conjuncts,
+            qualifier: rel.qualifier,
+            view: Some(view),
+        })
+    }
+
+    /// The columns of the table or view `n` names, for a `*` over it (`None` for a CTE, a
+    /// dictionary view, the calendar, or no such table).
+    fn table_columns(&self, n: &ast::ObjectName) -> Option<Vec<String>> {
+        let parts = name_parts(n);
+        if self.cte(n).is_some()
+            || crate::sys_calendar::names(&parts)
+            || crate::dbc::which(&parts, self.database).is_some()
+        {
+            return None;
+        }
+        let t = self.table_definition(n).ok()?;
+        Some(t.schema.columns.iter().map(|c| c.name.clone()).collect())
+    }
+
+    /// The column names a FROM item gives, where known without reading it: a table's, a
+    /// view's, a CTE's, a derived table's (its alias columns, or its select items where each
+    /// has a name).
+    fn factor_names(&self, tf: &ast::TableFactor) -> Option<Vec<String>> {
+        match tf {
+            ast::TableFactor::Table {
+                name, args: None, ..
+            } => match self.cte(name) {
+                Some(rows) => Some(rows.schema.fields().iter().map(|f| f.name().clone()).collect()),
+                None => self.table_columns(name),
+            },
+            ast::TableFactor::Derived {
+                subquery, alias, ..
+            } => match alias.as_ref().map(|a| a.columns.as_slice()) {
+                Some(listed) if !listed.is_empty() => {
+                    Some(listed.iter().map(|c| c.name.value.clone()).collect())
+                }
+                _ => {
+                    let columns = |n: &ast::ObjectName| self.table_columns(n);
+                    crate::pushdown::output_names(subquery, &columns)?
+                        .into_iter()
+                        .collect()
+                }
+            },
+            _ => None,
         }
     }
 
@@ -661,7 +764,14 @@ impl Exec<'_> {
         }
         let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
         // A base table is read at its step (with inner joins only, through its own conditions,
-        // so an index can fetch just the rows they select); other relations are read now.
+        // so an index can fetch just the rows they select); other relations are read now, a
+        // view (with inner joins only) made with the conditions that name it alone and cannot
+        // fail (pushdown.rs).
+        let factors: Vec<&ast::TableFactor> = steps.iter().map(|(tf, ..)| *tf).collect();
+        let conds = match inner_only {
+            true => join_conds(from, selection),
+            false => Vec::new(),
+        };
         let mut rels = Vec::with_capacity(steps.len());
         let mut scopes = Vec::with_capacity(steps.len());
         for (tf, ..) in &steps {
@@ -672,7 +782,10 @@ impl Exec<'_> {
                     rels.push(FromRel::Table(table, keep));
                 }
                 None => {
-                    let (rscope, rows) = self.relation(tf)?;
+                    let (rscope, rows) = match self.pushed_in_join(tf, &factors, &conds) {
+                        Some(p) => self.read_pushed(tf, p)?,
+                        None => self.relation(tf)?,
+                    };
                     scopes.push(rscope);
                     rels.push(FromRel::Rows(rows));
                 }
@@ -945,6 +1058,24 @@ impl Exec<'_> {
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
     }
+}
+
+/// The conditions of a FROM of inner joins and its WHERE, as conjuncts: WHERE's, then each
+/// ON's in FROM order (what [`Exec::pushed_in_join`] may push).
+pub(crate) fn join_conds(
+    from: &[ast::TableWithJoins],
+    selection: Option<&ast::Expr>,
+) -> Vec<ast::Expr> {
+    let mut out = Vec::new();
+    if let Some(w) = selection {
+        crate::conjuncts::conjuncts(w, &mut out);
+    }
+    for j in from.iter().flat_map(|f| &f.joins) {
+        if let Some(ast::JoinConstraint::On(e)) = join_constraint(&j.join_operator) {
+            crate::conjuncts::conjuncts(e, &mut out);
+        }
+    }
+    out
 }
 
 /// A view or derived table with conditions pushed into its query ([`Exec::pushed`]).

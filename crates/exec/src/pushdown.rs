@@ -1,28 +1,35 @@
-//! Predicate pushdown into a view or derived table: the leading WHERE conjuncts of a block
-//! that reads one view or derived table, when they name only its columns, are ANDed into the
-//! WHERE of the query that makes its rows (each branch of a UNION ALL), written in that
-//! query's own terms (each column replaced by the expression that makes it). The query then
-//! reads its tables through whatever index those conditions allow, instead of making every
-//! row for the block to filter: `SEL * FROM v WHERE k = 5` over a view of `t` reads one row
-//! of `t` by its index.
+//! Predicate pushdown into a view or derived table: conditions of the block that reads it,
+//! when they name only its columns, are ANDed into the WHERE of the query that makes its rows
+//! (each branch of a UNION ALL), written in that query's own terms (each column replaced by
+//! the expression that makes it). The query then reads its tables through whatever index
+//! those conditions allow, instead of making every row for the block to filter: `SEL * FROM v
+//! WHERE k = 5` over a view of `t` reads one row of `t` by its index.
+//!
+//! Which conditions:
+//! - the one relation of a block ([`push_into`]): the leading WHERE conjuncts that qualify
+//!   (WHERE's conjuncts filter in turn, so none sees a row an earlier one dropped, pushed or
+//!   not);
+//! - a view among the relations of inner joins ([`push_into_join`]): any WHERE or ON conjunct
+//!   that qualifies and cannot fail (a row the join would drop never met it, so it must raise
+//!   no error there), a bare name only where no other relation may have it.
+//!
+//! A conjunct qualifies when it names only the relation's columns (bare, or qualified by its
+//! name), holds no subquery, aggregate, window or RANDOM, and each column it names is a select
+//! item with none of those and no TITLE or FORMAT phrase.
 //!
 //! Invariant: the pushed query gives exactly the rows of the original query that the pushed
-//! conjuncts keep, and the enclosing block still applies its whole WHERE, so its result is
-//! the one it had. The rules that keep it so:
-//! - only a query whose blocks filter rows before anything else looks at them is pushed into:
-//!   no DISTINCT, TOP, GROUP BY, HAVING, QUALIFY, aggregate, window, SAMPLE, WITH, ORDER BY,
-//!   and only UNION ALL between blocks (a filter of a UNION ALL is the UNION ALL of the
-//!   filtered branches);
-//! - a conjunct names only the relation's columns (unqualified, or qualified by its name), and
-//!   each names a select item that holds no subquery, aggregate, window, RANDOM, TITLE or
-//!   FORMAT phrase; the conjunct itself holds no subquery, aggregate, window or RANDOM;
-//! - only the leading conjuncts are pushed (WHERE's conjuncts filter in turn, so a conjunct
-//!   never sees a row an earlier one dropped, pushed or not), after the query's own WHERE.
+//! conjuncts keep, and the enclosing block still applies every condition, so its result is
+//! the one it had. Only a query whose blocks filter rows before anything else looks at them is
+//! pushed into: no DISTINCT, TOP, GROUP BY, HAVING, QUALIFY, aggregate, window, SAMPLE, WITH,
+//! ORDER BY, and only UNION ALL between blocks (a filter of a UNION ALL is the UNION ALL of the
+//! filtered branches); the conjuncts go after the query's own WHERE.
 //!
-//! Pure syntax: it reads no table; the caller gives the relation's column names and each
-//! base table's columns for `*`.
+//! Pure syntax: it reads no table; the caller gives the relation's column names (and types)
+//! and each base table's columns for `*`.
 
 use crate::conjuncts::{and_all, conjuncts};
+use crate::types::same_family;
+use arrow::datatypes::DataType;
 use sqlparser::ast::{self, Visit, VisitMut, Visitor, VisitorMut};
 use std::ops::ControlFlow;
 
@@ -41,7 +48,9 @@ pub(crate) struct Relation<'a> {
 pub(crate) type Columns<'a> = &'a dyn Fn(&ast::ObjectName) -> Option<Vec<String>>;
 
 /// `rel`'s query with the leading conjuncts of `selection` that can be pushed ANDed into its
-/// WHERE, and those conjuncts as written; `None` when none can.
+/// WHERE, and those conjuncts as written; `None` when none can. For the one relation of a
+/// block: WHERE's conjuncts filter in turn, so pushing a prefix keeps each one from seeing
+/// a row an earlier one dropped.
 pub(crate) fn push_into(
     rel: &Relation<'_>,
     selection: &ast::Expr,
@@ -51,22 +60,110 @@ pub(crate) fn push_into(
     conjuncts(selection, &mut parts);
     let mut pushed = Vec::new();
     for c in parts {
-        if !plain(&c) || !names_only(&c, rel) {
+        if !plain(&c) || !names_only(&c, rel, &|_| false) {
             break;
         }
         pushed.push(c);
     }
+    let query = push_conjuncts(rel, &pushed, columns)?;
+    Some((query, pushed))
+}
+
+/// A relation among others in a FROM of inner joins: the conditions (WHERE's and the ONs'
+/// conjuncts, `conds`) that name only its columns and cannot fail (see
+/// [`cannot_fail`]: a row the join would drop never met them, so they must raise no error
+/// for it), its query with them ANDed into its WHERE; `None` when none can be pushed.
+/// `shared(n)`: whether another relation of the FROM may have a column `n` (then a bare
+/// `n` is not this relation's); `ty(i)`: the type of the relation's column `i`, if known.
+pub(crate) fn push_into_join(
+    rel: &Relation<'_>,
+    conds: &[ast::Expr],
+    columns: Columns<'_>,
+    shared: &dyn Fn(&str) -> bool,
+    ty: &dyn Fn(usize) -> Option<DataType>,
+) -> Option<(ast::Query, Vec<ast::Expr>)> {
+    let pushed: Vec<ast::Expr> = (conds.iter())
+        .filter(|c| plain(c) && names_only(c, rel, shared) && cannot_fail(c, rel, ty))
+        .cloned()
+        .collect();
+    let query = push_conjuncts(rel, &pushed, columns)?;
+    Some((query, pushed))
+}
+
+/// `rel`'s query with `pushed` (written over the relation's names) ANDed into the WHERE of
+/// each of its blocks; `None` for no conjuncts or a query that cannot take them.
+fn push_conjuncts(
+    rel: &Relation<'_>,
+    pushed: &[ast::Expr],
+    columns: Columns<'_>,
+) -> Option<ast::Query> {
     if pushed.is_empty() {
         return None;
     }
     let mut query = rel.query.clone();
-    if !filterable(&query) {
+    if !filterable(&query) || !push_body(&mut query.body, pushed, rel, columns) {
         return None;
     }
-    if !push_body(&mut query.body, &pushed, rel, columns) {
-        return None;
+    Some(query)
+}
+
+/// True if condition `c` cannot raise an error on any row: ANDs, ORs and NOTs of
+/// comparisons, IN lists and IS NULL tests of the relation's columns (of known types) and
+/// literals (numbers, strings, NULL, DATE), each comparison's operands of one family
+/// (`types::same_family`: no conversion that may fail), as `join_plan::cannot_fail` rules on
+/// bound conditions.
+fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+    let operand = |e: &ast::Expr| -> Option<DataType> {
+        match e {
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => ty(column(e, rel)?),
+            ast::Expr::Nested(x) => operand_literal(x),
+            other => operand_literal(other),
+        }
+    };
+    let pair = |a: &ast::Expr, b: &ast::Expr| {
+        matches!((operand(a), operand(b)), (Some(p), Some(q)) if same_family(&p, &q))
+    };
+    use ast::BinaryOperator as B;
+    match c {
+        ast::Expr::BinaryOp {
+            left,
+            op: B::And | B::Or,
+            right,
+        } => cannot_fail(left, rel, ty) && cannot_fail(right, rel, ty),
+        ast::Expr::BinaryOp {
+            left,
+            op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq,
+            right,
+        } => pair(left, right),
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Not,
+            expr,
+        }
+        | ast::Expr::Nested(expr) => cannot_fail(expr, rel, ty),
+        ast::Expr::IsNull(x) | ast::Expr::IsNotNull(x) => operand(x).is_some(),
+        ast::Expr::In {
+            expr,
+            target: ast::InTarget::List(list),
+            ..
+        } => list.iter().all(|v| pair(expr, v)),
+        _ => false,
     }
-    Some((query, pushed))
+}
+
+/// The type of a literal operand as the binder types it: a number, a string, NULL, a DATE.
+fn operand_literal(e: &ast::Expr) -> Option<DataType> {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Number(n, _) => Some(crate::bind::number_literal(n).ok()?.data_type().clone()),
+            ast::Value::SingleQuotedString(_) => Some(DataType::Utf8),
+            ast::Value::Null => Some(DataType::Null),
+            _ => None,
+        },
+        ast::Expr::TypedString(t) if matches!(t.data_type, ast::DataType::Date) => {
+            Some(DataType::Date32)
+        }
+        _ => None,
+    }
 }
 
 /// A derived table's column names as its query gives them (its first block's items: an
@@ -348,23 +445,25 @@ fn has_random(e: &ast::Expr) -> bool {
 }
 
 /// Whether every name `e` holds is one of the relation's columns (not another relation's, an
-/// alias, an enclosing query's column).
-fn names_only(e: &ast::Expr, rel: &Relation<'_>) -> bool {
-    struct Names<'r, 'a>(&'r Relation<'a>);
-    impl Visitor for Names<'_, '_> {
+/// alias, an enclosing query's column); a bare name another relation may have (`shared`) is
+/// not.
+fn names_only(e: &ast::Expr, rel: &Relation<'_>, shared: &dyn Fn(&str) -> bool) -> bool {
+    struct Names<'r, 'a, 's>(&'r Relation<'a>, &'s dyn Fn(&str) -> bool);
+    impl Visitor for Names<'_, '_, '_> {
         type Break = ();
         fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
-            match e {
-                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
-                    if column(e, self.0).is_none() =>
-                {
-                    ControlFlow::Break(())
-                }
-                _ => ControlFlow::Continue(()),
+            let mine = match e {
+                ast::Expr::Identifier(n) => !(self.1)(&n.value) && column(e, self.0).is_some(),
+                ast::Expr::CompoundIdentifier(_) => column(e, self.0).is_some(),
+                _ => true,
+            };
+            match mine {
+                true => ControlFlow::Continue(()),
+                false => ControlFlow::Break(()),
             }
         }
     }
-    e.visit(&mut Names(rel)).is_continue()
+    e.visit(&mut Names(rel, shared)).is_continue()
 }
 
 /// The relation's column a name `e` (`c` or `q.c`) is, if exactly one.

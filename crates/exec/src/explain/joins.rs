@@ -595,7 +595,16 @@ impl Explainer<'_, '_> {
                     _ => "the relation below",
                 };
                 self.line(depth + 1, format!("Step {}: {how}{what}{pre}{then}", n + 1));
-                self.relation(r.factor, depth + 2)?;
+                // (a view takes the conditions that name it alone and cannot fail: join.rs)
+                let conds = match inner_only {
+                    true => crate::join::join_conds(from, selection),
+                    false => Vec::new(),
+                };
+                let all: Vec<&ast::TableFactor> = factors.iter().map(|(tf, _)| *tf).collect();
+                match self.ex.pushed_in_join(r.factor, &all, &conds) {
+                    Some(p) => self.pushed(r.factor, p, depth + 2)?,
+                    None => self.relation(r.factor, depth + 2)?,
+                }
             }
             for w in later
                 .iter()

@@ -476,3 +476,40 @@ fn a_prepared_request_binds_again_after_the_session_mode_changes() {
     );
     s.execute("ROLLBACK").unwrap();
 }
+
+#[test]
+fn a_parameter_pushed_into_a_view_takes_each_executions_value() {
+    // `SEL … FROM v WHERE k = ?` ANDs `k = ?` into the view's query (pushdown.rs): the
+    // parameter must read each execution's value there, and EXPLAIN must show the pushed form
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER NOT NULL, x INTEGER) UNIQUE PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t (1, 10); INS t (2, 20); INS t (3, 30)")
+        .unwrap();
+    s.execute("CREATE VIEW v (kk, doubled) AS SELECT k, x * 2 FROM t")
+        .unwrap();
+    let q = s
+        .prepare("SEL kk, doubled FROM v WHERE kk = ? AND doubled > ?")
+        .unwrap();
+    for (k, min, want) in [(2, 0, vec![vec!["2", "40"]]), (3, 0, vec![vec!["3", "60"]])] {
+        let r = s
+            .execute_prepared(&q, &[Value::Int(k), Value::Int(min)])
+            .unwrap();
+        assert_eq!(strings(&r), want);
+    }
+    let r = s
+        .execute_prepared(&q, &[Value::Int(3), Value::Int(60)])
+        .unwrap();
+    assert!(strings(&r).is_empty());
+    let r = s
+        .execute_prepared(&q, &[Value::Int(4), Value::Int(0)])
+        .unwrap();
+    assert!(strings(&r).is_empty());
+    let plan = strings(&s.execute("EXPLAIN SEL kk FROM v WHERE kk = 2").unwrap()).concat();
+    assert!(
+        plan.iter().any(|l| l.contains("View v, made with kk = 2 inside"))
+            && plan.iter().any(|l| l.contains("Unique index lookup")),
+        "{plan:?}"
+    );
+}
