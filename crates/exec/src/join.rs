@@ -291,11 +291,7 @@ impl Exec<'_> {
                 }
                 let view = self.table_definition(name).ok()?;
                 let query = crate::view::parse_query(view.schema.view.as_deref()?).ok()?;
-                let rel = crate::pushdown::Relation {
-                    query: &query,
-                    names: view.schema.columns.iter().map(|c| Some(c.name.clone())).collect(),
-                    qualifier: qualifier_of(name, alias.as_ref()),
-                };
+                let rel = view_relation(&view, &query, qualifier_of(name, alias.as_ref()));
                 let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
                 Some(Pushed {
                     query,
@@ -316,6 +312,7 @@ impl Exec<'_> {
                 };
                 let rel = crate::pushdown::Relation {
                     query: subquery,
+                    types: vec![None; names.len()],
                     names,
                     qualifier: alias.name.value.clone(),
                 };
@@ -411,14 +408,8 @@ impl Exec<'_> {
                 .any(|o| o.as_ref().is_none_or(|c| c.iter().any(|c| c.eq_ignore_ascii_case(n))))
         };
         let columns = |n: &ast::ObjectName| self.table_columns(n);
-        let ty = |i: usize| view.schema.columns.get(i).map(|c| c.ty.arrow_type());
-        let rel = crate::pushdown::Relation {
-            query: &query,
-            names: view.schema.columns.iter().map(|c| Some(c.name.clone())).collect(),
-            qualifier,
-        };
-        let (query, conjuncts) =
-            crate::pushdown::push_into_join(&rel, conds, &columns, &shared, &ty)?;
+        let rel = view_relation(&view, &query, qualifier);
+        let (query, conjuncts) = crate::pushdown::push_into_join(&rel, conds, &columns, &shared)?;
         Some(Pushed {
             query,
             conjuncts,
@@ -1057,6 +1048,22 @@ impl Exec<'_> {
         }
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
+    }
+}
+
+/// View `view` (its query parsed: `query`) as a relation conditions are pushed into, its
+/// columns named and typed by the catalog.
+fn view_relation<'q>(
+    view: &tdlite_storage::table::Table,
+    query: &'q ast::Query,
+    qualifier: String,
+) -> crate::pushdown::Relation<'q> {
+    let columns = &view.schema.columns;
+    crate::pushdown::Relation {
+        query,
+        names: columns.iter().map(|c| Some(c.name.clone())).collect(),
+        qualifier,
+        types: columns.iter().map(|c| Some(c.ty.arrow_type())).collect(),
     }
 }
 

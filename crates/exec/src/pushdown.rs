@@ -1,7 +1,6 @@
 //! Predicate pushdown into a view or derived table: conditions of the block that reads it,
-//! when they name only its columns, are ANDed into the WHERE of the query that makes its rows
-//! (each branch of a UNION ALL), written in that query's own terms (each column replaced by
-//! the expression that makes it). The query then reads its tables through whatever index
+//! when they name only its columns, are ANDed into the WHERE of the query that makes its rows,
+//! written in that query's own terms (each column replaced by the expression that makes it). The query then reads its tables through whatever index
 //! those conditions allow, instead of making every row for the block to filter: `SEL * FROM v
 //! WHERE k = 5` over a view of `t` reads one row of `t` by its index.
 //!
@@ -19,10 +18,16 @@
 //!
 //! Invariant: the pushed query gives exactly the rows of the original query that the pushed
 //! conjuncts keep, and the enclosing block still applies every condition, so its result is
-//! the one it had. Only a query whose blocks filter rows before anything else looks at them is
-//! pushed into: no DISTINCT, TOP, GROUP BY, HAVING, QUALIFY, aggregate, window, SAMPLE, WITH,
-//! ORDER BY, and only UNION ALL between blocks (a filter of a UNION ALL is the UNION ALL of the
-//! filtered branches); the conjuncts go after the query's own WHERE.
+//! the one it had. So a query is pushed into only where a filter of its rows before anything
+//! else looks at them is a filter of what it gives: no TOP, QUALIFY, window, SAMPLE, WITH or
+//! ORDER BY, no aggregate without GROUP BY (one group even of no rows), no grouping sets, no
+//! set operation (a branch's values become the first branch's type only after it). Beside the
+//! block's own WHERE only a condition that cannot fail, over select items that are columns or
+//! literals, goes in: AND evaluates both sides, so it would meet the rows that WHERE drops. Into a block with GROUP BY or DISTINCT only a condition of comparisons, IN
+//! lists, BETWEENs and IS NULL tests of key columns and literals goes: it is true or false
+//! for a whole group alike (its rows' keys are equal as `=` compares them), so it drops
+//! whole groups and leaves the others as they were (`Shape`). The conjuncts go after the
+//! query's own WHERE.
 //!
 //! Pure syntax: it reads no table; the caller gives the relation's column names (and types)
 //! and each base table's columns for `*`.
@@ -42,6 +47,8 @@ pub(crate) struct Relation<'a> {
     pub names: Vec<Option<String>>,
     /// The name that qualifies its columns (the alias, or the view's name).
     pub qualifier: String,
+    /// Each column's type where known without making the rows (a view's, from the catalog).
+    pub types: Vec<Option<DataType>>,
 }
 
 /// The columns of a table a query names, for `*` (`None`: not known without reading it).
@@ -60,7 +67,7 @@ pub(crate) fn push_into(
     conjuncts(selection, &mut parts);
     let mut pushed = Vec::new();
     for c in parts {
-        if !plain(&c) || !names_only(&c, rel, &|_| false) {
+        if !plain(&c) || !names_only(&c, rel, &|_| false) || !takes(rel, &c, columns) {
             break;
         }
         pushed.push(c);
@@ -74,20 +81,27 @@ pub(crate) fn push_into(
 /// [`cannot_fail`]: a row the join would drop never met them, so they must raise no error
 /// for it), its query with them ANDed into its WHERE; `None` when none can be pushed.
 /// `shared(n)`: whether another relation of the FROM may have a column `n` (then a bare
-/// `n` is not this relation's); `ty(i)`: the type of the relation's column `i`, if known.
+/// `n` is not this relation's).
 pub(crate) fn push_into_join(
     rel: &Relation<'_>,
     conds: &[ast::Expr],
     columns: Columns<'_>,
     shared: &dyn Fn(&str) -> bool,
-    ty: &dyn Fn(usize) -> Option<DataType>,
 ) -> Option<(ast::Query, Vec<ast::Expr>)> {
     let pushed: Vec<ast::Expr> = (conds.iter())
-        .filter(|c| plain(c) && names_only(c, rel, shared) && cannot_fail(c, rel, ty))
+        .filter(|c| {
+            plain(c) && names_only(c, rel, shared) && cannot_fail(c, rel) && takes(rel, c, columns)
+        })
         .cloned()
         .collect();
     let query = push_conjuncts(rel, &pushed, columns)?;
     Some((query, pushed))
+}
+
+/// Whether `rel`'s query takes condition `c` (each of its blocks does); a set of conditions
+/// is taken when each one is.
+fn takes(rel: &Relation<'_>, c: &ast::Expr, columns: Columns<'_>) -> bool {
+    push_conjuncts(rel, std::slice::from_ref(c), columns).is_some()
 }
 
 /// `rel`'s query with `pushed` (written over the relation's names) ANDed into the WHERE of
@@ -112,10 +126,12 @@ fn push_conjuncts(
 /// literals (numbers, strings, NULL, DATE), each comparison's operands of one family
 /// (`types::same_family`: no conversion that may fail), as `join_plan::cannot_fail` rules on
 /// bound conditions.
-fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>) -> bool {
     let operand = |e: &ast::Expr| -> Option<DataType> {
         match e {
-            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => ty(column(e, rel)?),
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => {
+                rel.types.get(column(e, rel)?)?.clone()
+            }
             ast::Expr::Nested(x) => operand_literal(x),
             other => operand_literal(other),
         }
@@ -129,7 +145,7 @@ fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>, ty: &dyn Fn(usize) -> Option<D
             left,
             op: B::And | B::Or,
             right,
-        } => cannot_fail(left, rel, ty) && cannot_fail(right, rel, ty),
+        } => cannot_fail(left, rel) && cannot_fail(right, rel),
         ast::Expr::BinaryOp {
             left,
             op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq,
@@ -139,7 +155,7 @@ fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>, ty: &dyn Fn(usize) -> Option<D
             op: ast::UnaryOperator::Not,
             expr,
         }
-        | ast::Expr::Nested(expr) => cannot_fail(expr, rel, ty),
+        | ast::Expr::Nested(expr) => cannot_fail(expr, rel),
         ast::Expr::IsNull(x) | ast::Expr::IsNotNull(x) => operand(x).is_some(),
         ast::Expr::In {
             expr,
@@ -225,14 +241,8 @@ fn push_body(
     match body {
         ast::SetExpr::Select(s) => push_block(s, pushed, rel, columns),
         ast::SetExpr::Query(q) => filterable(q) && push_body(&mut q.body, pushed, rel, columns),
-        ast::SetExpr::SetOperation {
-            op: ast::SetOperator::Union,
-            set_quantifier: ast::SetQuantifier::All,
-            left,
-            right,
-        } => {
-            push_body(left, pushed, rel, columns) && push_body(right, pushed, rel, columns)
-        }
+        // (not into a set operation's branches: a branch's values take the first branch's
+        // type only after it, so a condition there would test them before that conversion)
         _ => false,
     }
 }
@@ -244,40 +254,36 @@ fn push_block(
     rel: &Relation<'_>,
     columns: Columns<'_>,
 ) -> bool {
-    let plain_block = s.distinct.is_none()
-        && s.top.is_none()
-        && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty())
-        && s.having.is_none()
-        && s.qualify.is_none()
-        && s.into.is_none()
-        && !s.from.is_empty()
-        && s.named_window.is_empty()
-        && s.projection.iter().all(|i| match i {
-            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                !crate::bind::has_aggregate(e) && !crate::bind::has_window(e)
-            }
-            _ => true,
-        })
-        && s.from.iter().all(|f| {
-            std::iter::once(&f.relation)
-                .chain(f.joins.iter().map(|j| &j.relation))
-                .all(|r| !sampled(r))
-        });
-    if !plain_block {
-        return false;
-    }
     let Some(items) = items(s, columns) else {
         return false;
     };
     if items.len() != rel.names.len() {
         return false;
     }
+    let Some(shape) = shape(s, &items) else {
+        return false;
+    };
     let mut made = Vec::with_capacity(pushed.len());
     for c in pushed {
+        if matches!(shape, Shape::Groups(_)) && !key_comparison(c) {
+            return false;
+        }
+        // beside the block's own WHERE, which AND does not make run first, a condition
+        // (and the select items it reads) would meet rows that WHERE drops: it must not
+        // fail on them
+        let guarded = s.selection.is_some();
+        if guarded && !cannot_fail(c, rel) {
+            return false;
+        }
         let mut c = c.clone();
         let mut by = ByItem {
             rel,
             items: &items,
+            keys: match &shape {
+                Shape::Rows => None,
+                Shape::Groups(keys) => Some(keys),
+            },
+            bare: guarded,
             ok: true,
         };
         let _ = VisitMut::visit(&mut c, &mut by);
@@ -289,6 +295,106 @@ fn push_block(
     let all = s.selection.take().into_iter().chain(made).map(grouped);
     s.selection = and_all(all.collect());
     true
+}
+
+/// How a block's rows reach its output, for a condition put in its WHERE.
+enum Shape {
+    /// Each row its own output row.
+    Rows,
+    /// Rows merged into groups by these expressions (GROUP BY, or DISTINCT over every item):
+    /// a condition may go in only where it is true or false for a whole group alike.
+    Groups(Vec<ast::Expr>),
+}
+
+/// `s`'s [`Shape`] (its output columns' expressions are `items`); `None` where a condition in
+/// its WHERE would change more than which rows or groups it gives: TOP, QUALIFY, SAMPLE, a
+/// window, an aggregate without GROUP BY (one group, even of no rows), grouping sets.
+fn shape(s: &ast::Select, items: &[ast::Expr]) -> Option<Shape> {
+    let simple = s.top.is_none()
+        && s.qualify.is_none()
+        && s.into.is_none()
+        && !s.from.is_empty()
+        && s.named_window.is_empty()
+        && !items.iter().any(crate::bind::has_window)
+        && s.from.iter().all(|f| {
+            std::iter::once(&f.relation)
+                .chain(f.joins.iter().map(|j| &j.relation))
+                .all(|r| !sampled(r))
+        });
+    let ast::GroupByExpr::Expressions(keys, modifiers) = &s.group_by else {
+        return None;
+    };
+    if !simple || !modifiers.is_empty() {
+        return None;
+    }
+    let aggregate = items.iter().any(crate::bind::has_aggregate);
+    let all = matches!(s.distinct, None | Some(ast::Distinct::All));
+    match (keys.is_empty(), all) {
+        (true, true) if !aggregate && s.having.is_none() => Some(Shape::Rows),
+        (true, false) if !aggregate && s.having.is_none() => {
+            matches!(s.distinct, Some(ast::Distinct::Distinct)).then(|| Shape::Groups(items.to_vec()))
+        }
+        (false, true) => keys
+            .iter()
+            .map(|k| match k {
+                // GROUP BY 2: the second select item
+                ast::Expr::Value(v) => match &v.value {
+                    ast::Value::Number(n, _) => {
+                        items.get(n.parse::<usize>().ok()?.checked_sub(1)?).cloned()
+                    }
+                    _ => None,
+                },
+                ast::Expr::Rollup(_) | ast::Expr::Cube(_) | ast::Expr::GroupingSets(_) => None,
+                other => Some(other.clone()),
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(Shape::Groups),
+        _ => None,
+    }
+}
+
+/// True if `c` is built of comparisons, IN lists, BETWEENs and IS NULL tests of columns and
+/// literals only (under AND, OR, NOT): on a group's rows, whose key columns are equal as `=`
+/// compares them (case and trailing blanks aside where the column says so), such a condition
+/// is true or false alike, so it keeps or drops whole groups.
+fn key_comparison(c: &ast::Expr) -> bool {
+    let operand = |e: &ast::Expr| {
+        matches!(
+            e,
+            ast::Expr::Identifier(_)
+                | ast::Expr::CompoundIdentifier(_)
+                | ast::Expr::Value(_)
+                | ast::Expr::TypedString(_)
+        )
+    };
+    use ast::BinaryOperator as B;
+    match c {
+        ast::Expr::BinaryOp {
+            left,
+            op: B::And | B::Or,
+            right,
+        } => key_comparison(left) && key_comparison(right),
+        ast::Expr::BinaryOp {
+            left,
+            op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq,
+            right,
+        } => operand(left) && operand(right),
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Not,
+            expr,
+        }
+        | ast::Expr::Nested(expr) => key_comparison(expr),
+        ast::Expr::IsNull(x) | ast::Expr::IsNotNull(x) => operand(x),
+        ast::Expr::In {
+            expr,
+            target: ast::InTarget::List(list),
+            ..
+        } => operand(expr) && list.iter().all(operand),
+        ast::Expr::Between {
+            expr, low, high, ..
+        } => operand(expr) && operand(low) && operand(high),
+        _ => false,
+    }
 }
 
 /// A condition as one operand of AND: an OR in parentheses (the tree needs none; its text
@@ -499,6 +605,10 @@ fn column(e: &ast::Expr, rel: &Relation<'_>) -> Option<usize> {
 struct ByItem<'r, 'a> {
     rel: &'r Relation<'a>,
     items: &'r [ast::Expr],
+    /// A grouped block's keys: each column named must be one of them, as a column.
+    keys: Option<&'r [ast::Expr]>,
+    /// Each column named must be a column or literal item (nothing computed that could fail).
+    bare: bool,
     ok: bool,
 }
 
@@ -512,7 +622,16 @@ impl VisitorMut for ByItem<'_, '_> {
             self.ok = false;
             return ControlFlow::Break(());
         };
-        if !plain(item) || tdlite_parser::phrase::without_display_phrases(item) != *item {
+        let column = matches!(
+            item,
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+        );
+        let key = |keys: &[ast::Expr]| column && keys.contains(item);
+        if !plain(item)
+            || tdlite_parser::phrase::without_display_phrases(item) != *item
+            || !self.keys.is_none_or(key)
+            || (self.bare && !column && !matches!(item, ast::Expr::Value(_)))
+        {
             self.ok = false;
             return ControlFlow::Break(());
         }
