@@ -76,7 +76,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 12] = [
+const QUERIES: [(&str, &str, &str); 13] = [
     (
         "a filter over t no index serves (a full scan keeping 0.1%)",
         "SEL COUNT(*), SUM(v) FROM t WHERE v < 1000",
@@ -101,6 +101,11 @@ const QUERIES: [(&str, &str, &str); 12] = [
         "one row of t through a view, by its key",
         "SEL k, v FROM tv WHERE k = 4242",
         "SELECT k, v FROM tv WHERE k = 4242",
+    ),
+    (
+        "the same, the view made whole first (a leading subquery condition stops pushdown)",
+        "SEL k, v FROM tv WHERE EXISTS (SEL 1) AND k = 4242",
+        "SELECT k, v FROM tv WHERE EXISTS (SELECT 1) AND k = 4242",
     ),
     (
         "ORDER BY v DESC TOP 10 over t",
