@@ -610,7 +610,10 @@ impl Explainer<'_, '_> {
             (ast::TableFactor::Table { name, .. }, Some(_)) => format!("View {name}"),
             _ => format!("Derived table {}", p.qualifier),
         };
-        self.line(depth, format!("{what}, made with {} inside", conds.join(" AND ")));
+        self.line(
+            depth,
+            format!("{what}, made with {} inside", conds.join(" AND ")),
+        );
         if p.view.is_none() {
             return self.query(&p.query, depth + 1);
         }

@@ -404,8 +404,10 @@ impl Exec<'_> {
         let other_names: Vec<Option<Vec<String>>> =
             others.iter().map(|f| self.factor_names(f)).collect();
         let shared = |n: &str| {
-            (other_names.iter())
-                .any(|o| o.as_ref().is_none_or(|c| c.iter().any(|c| c.eq_ignore_ascii_case(n))))
+            (other_names.iter()).any(|o| {
+                o.as_ref()
+                    .is_none_or(|c| c.iter().any(|c| c.eq_ignore_ascii_case(n)))
+            })
         };
         let columns = |n: &ast::ObjectName| self.table_columns(n);
         let rel = view_relation(&view, &query, qualifier);
@@ -440,7 +442,13 @@ impl Exec<'_> {
             ast::TableFactor::Table {
                 name, args: None, ..
             } => match self.cte(name) {
-                Some(rows) => Some(rows.schema.fields().iter().map(|f| f.name().clone()).collect()),
+                Some(rows) => Some(
+                    rows.schema
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().clone())
+                        .collect(),
+                ),
                 None => self.table_columns(name),
             },
             ast::TableFactor::Derived {

@@ -136,9 +136,7 @@ fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>) -> bool {
             other => operand_literal(other),
         }
     };
-    let pair = |a: &ast::Expr, b: &ast::Expr| {
-        matches!((operand(a), operand(b)), (Some(p), Some(q)) if same_family(&p, &q))
-    };
+    let pair = |a: &ast::Expr, b: &ast::Expr| matches!((operand(a), operand(b)), (Some(p), Some(q)) if same_family(&p, &q));
     use ast::BinaryOperator as B;
     match c {
         ast::Expr::BinaryOp {
@@ -170,7 +168,9 @@ fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>) -> bool {
 fn operand_literal(e: &ast::Expr) -> Option<DataType> {
     match e {
         ast::Expr::Value(v) => match &v.value {
-            ast::Value::Number(n, _) => Some(crate::bind::number_literal(n).ok()?.data_type().clone()),
+            ast::Value::Number(n, _) => {
+                Some(crate::bind::number_literal(n).ok()?.data_type().clone())
+            }
             ast::Value::SingleQuotedString(_) => Some(DataType::Utf8),
             ast::Value::Null => Some(DataType::Null),
             _ => None,
@@ -332,7 +332,8 @@ fn shape(s: &ast::Select, items: &[ast::Expr]) -> Option<Shape> {
     match (keys.is_empty(), all) {
         (true, true) if !aggregate && s.having.is_none() => Some(Shape::Rows),
         (true, false) if !aggregate && s.having.is_none() => {
-            matches!(s.distinct, Some(ast::Distinct::Distinct)).then(|| Shape::Groups(items.to_vec()))
+            matches!(s.distinct, Some(ast::Distinct::Distinct))
+                .then(|| Shape::Groups(items.to_vec()))
         }
         (false, true) => keys
             .iter()
@@ -461,9 +462,10 @@ fn item_exprs(
                 out.extend(expanded(tf, columns)?);
             }
         }
-        ast::SelectItem::QualifiedWildcard(ast::SelectItemQualifiedWildcardKind::ObjectName(q), opts)
-            if !wildcard_options(opts) =>
-        {
+        ast::SelectItem::QualifiedWildcard(
+            ast::SelectItemQualifiedWildcardKind::ObjectName(q),
+            opts,
+        ) if !wildcard_options(opts) => {
             let written = tdlite_parser::object_name_string(q);
             let mut found = factors().filter(|tf| match tf {
                 ast::TableFactor::Table { name, alias, .. } => crate::bind::qualifier_matches(
@@ -539,7 +541,8 @@ fn has_random(e: &ast::Expr) -> bool {
         fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
             match e {
                 ast::Expr::Function(f)
-                    if tdlite_parser::object_name_string(&f.name).eq_ignore_ascii_case("RANDOM") =>
+                    if tdlite_parser::object_name_string(&f.name)
+                        .eq_ignore_ascii_case("RANDOM") =>
                 {
                     ControlFlow::Break(())
                 }
@@ -590,7 +593,9 @@ fn column(e: &ast::Expr, rel: &Relation<'_>) -> Option<usize> {
     }
     let mut found = None;
     for (i, n) in rel.names.iter().enumerate() {
-        if n.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(&name.value)) {
+        if n.as_deref()
+            .is_some_and(|n| n.eq_ignore_ascii_case(&name.value))
+        {
             if found.is_some() {
                 return None;
             }
@@ -615,7 +620,10 @@ struct ByItem<'r, 'a> {
 impl VisitorMut for ByItem<'_, '_> {
     type Break = ();
     fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
-        if !matches!(e, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) {
+        if !matches!(
+            e,
+            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)
+        ) {
             return ControlFlow::Continue(());
         }
         let Some(item) = column(e, self.rel).and_then(|i| self.items.get(i)) else {
@@ -642,5 +650,165 @@ impl VisitorMut for ByItem<'_, '_> {
             _ => ast::Expr::Nested(Box::new(item.clone())),
         };
         ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(sql: &str) -> ast::Query {
+        crate::view::parse_query(sql).expect("parses")
+    }
+
+    fn condition(sql: &str) -> ast::Expr {
+        let q = query(&format!("SEL 1 FROM x WHERE {sql}"));
+        match *q.body {
+            ast::SetExpr::Select(s) => s.selection.expect("a WHERE"),
+            _ => unreachable!("a block"),
+        }
+    }
+
+    /// `view`'s WHERE after pushing `cond` into it as the one relation `v` of a block (its
+    /// columns `names`, of INTEGER type), or `None`.
+    fn pushed(view: &str, names: &[&str], cond: &str) -> Option<String> {
+        let q = query(view);
+        let rel = Relation {
+            query: &q,
+            names: names.iter().map(|n| Some(n.to_string())).collect(),
+            qualifier: "v".into(),
+            types: vec![Some(DataType::Int32); names.len()],
+        };
+        let no_tables = |_: &ast::ObjectName| None;
+        let (q, _) = push_into(&rel, &condition(cond), &no_tables)?;
+        match *q.body {
+            ast::SetExpr::Select(s) => s.selection.map(|w| w.to_string()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn columns_become_their_select_items_after_the_blocks_own_where() {
+        assert_eq!(
+            pushed("SEL a, b * 2 AS c FROM t", &["a", "c"], "v.a = 1 AND c > 4").as_deref(),
+            Some("a = 1 AND (b * 2) > 4")
+        );
+        // beside the view's own WHERE only what cannot fail, over column items
+        assert_eq!(
+            pushed(
+                "SEL a, b * 2 AS c FROM t WHERE b > 0",
+                &["a", "c"],
+                "a = 1 AND c > 4"
+            )
+            .as_deref(),
+            Some("b > 0 AND a = 1")
+        );
+        assert_eq!(
+            pushed("SEL a, b FROM t WHERE b > 0", &["a", "b"], "a = 'x'"),
+            None,
+            "INTEGER = a string converts, and may fail"
+        );
+        // an OR stays one conjunct, in parentheses
+        assert_eq!(
+            pushed("SEL a FROM t", &["a"], "a = 1 OR a = 2").as_deref(),
+            Some("(a = 1 OR a = 2)")
+        );
+    }
+
+    #[test]
+    fn only_leading_conditions_on_the_relations_own_columns_go_in() {
+        // an enclosing query's column, another name, a subquery: it stops there
+        assert_eq!(pushed("SEL a FROM t", &["a"], "w.a = 1 AND a = 2"), None);
+        assert_eq!(
+            pushed("SEL a FROM t", &["a"], "a = 2 AND zz = 1 AND a = 3").as_deref(),
+            Some("a = 2")
+        );
+        assert_eq!(
+            pushed("SEL a FROM t", &["a"], "EXISTS (SEL 1 FROM u) AND a = 2"),
+            None
+        );
+        assert_eq!(pushed("SEL a FROM t", &["a"], "a = RANDOM(1, 9)"), None);
+    }
+
+    #[test]
+    fn blocks_that_see_rows_after_where_take_nothing_or_key_comparisons() {
+        for view in [
+            "SEL TOP 1 a FROM t ORDER BY a",
+            "SEL a FROM t QUALIFY ROW_NUMBER() OVER (ORDER BY a) = 1",
+            "SEL a, ROW_NUMBER() OVER (ORDER BY a) AS r FROM t",
+            "SEL MAX(a) AS a FROM t",
+            "SEL a FROM t UNION ALL SEL a FROM u",
+            "SEL a, COUNT(*) AS n FROM t GROUP BY ROLLUP (a)",
+        ] {
+            let names: &[&str] = match view.contains(" AS r ") || view.contains(" AS n ") {
+                true => &["a", "r"],
+                false => &["a"],
+            };
+            assert_eq!(pushed(view, names, "a = 1"), None, "{view}");
+        }
+        assert_eq!(
+            pushed(
+                "SEL a, COUNT(*) AS n FROM t GROUP BY 1",
+                &["a", "n"],
+                "a IN (1, 2)"
+            )
+            .as_deref(),
+            Some("a IN (1, 2)")
+        );
+        // not a comparison with a literal, or an aggregate's column: could split or count
+        assert_eq!(
+            pushed(
+                "SEL a, COUNT(*) AS n FROM t GROUP BY a",
+                &["a", "n"],
+                "a + 1 = 2"
+            ),
+            None
+        );
+        assert_eq!(
+            pushed(
+                "SEL a, COUNT(*) AS n FROM t GROUP BY a",
+                &["a", "n"],
+                "n = 2"
+            ),
+            None
+        );
+        assert_eq!(
+            pushed("SEL DISTINCT a FROM t", &["a"], "a BETWEEN 1 AND 3").as_deref(),
+            Some("a BETWEEN 1 AND 3")
+        );
+    }
+
+    #[test]
+    fn among_joins_a_view_takes_what_cannot_fail_and_names_it_alone() {
+        let q = query("SEL a, b, s FROM t");
+        let rel = Relation {
+            query: &q,
+            names: ["a", "b", "s"]
+                .iter()
+                .map(|n| Some(n.to_string()))
+                .collect(),
+            qualifier: "v".into(),
+            types: vec![
+                Some(DataType::Int32),
+                Some(DataType::Int32),
+                Some(DataType::Utf8),
+            ],
+        };
+        let no_tables = |_: &ast::ObjectName| None;
+        let conds: Vec<ast::Expr> = [
+            "v.a = u.k",       // another relation's column
+            "v.a + 1 = 2",     // arithmetic may fail
+            "v.s = 5",         // a conversion may fail
+            "b = 3",           // a bare name another relation has too
+            "v.b > 1",         // taken
+            "s IN ('x', 'y')", // taken: only v has s
+        ]
+        .iter()
+        .map(|c| condition(c))
+        .collect();
+        let shared = |n: &str| n.eq_ignore_ascii_case("b");
+        let (_, pushed) = push_into_join(&rel, &conds, &no_tables, &shared).expect("pushed");
+        let texts: Vec<String> = pushed.iter().map(|c| c.to_string()).collect();
+        assert_eq!(texts, ["v.b > 1", "s IN ('x', 'y')"]);
     }
 }

@@ -508,7 +508,8 @@ fn a_parameter_pushed_into_a_view_takes_each_executions_value() {
     assert!(strings(&r).is_empty());
     let plan = strings(&s.execute("EXPLAIN SEL kk FROM v WHERE kk = 2").unwrap()).concat();
     assert!(
-        plan.iter().any(|l| l.contains("View v, made with kk = 2 inside"))
+        plan.iter()
+            .any(|l| l.contains("View v, made with kk = 2 inside"))
             && plan.iter().any(|l| l.contains("Unique index lookup")),
         "{plan:?}"
     );
