@@ -312,7 +312,6 @@ impl Exec<'_> {
                 };
                 let rel = crate::pushdown::Relation {
                     query: subquery,
-                    types: vec![None; names.len()],
                     names,
                     qualifier: alias.name.value.clone(),
                 };
@@ -420,9 +419,13 @@ impl Exec<'_> {
         })
     }
 
-    /// The columns of the table or view `n` names, for a `*` over it (`None` for a CTE, a
-    /// dictionary view, the calendar, or no such table).
-    fn table_columns(&self, n: &ast::ObjectName) -> Option<Vec<String>> {
+    /// The columns of the table or view `n` names, for a `*` over it, with a base table's
+    /// types (a view's recorded ones may be stale); `None` for a CTE, a dictionary view, the
+    /// calendar, or no such table.
+    fn table_columns(
+        &self,
+        n: &ast::ObjectName,
+    ) -> Option<Vec<(String, Option<arrow::datatypes::DataType>)>> {
         let parts = name_parts(n);
         if self.cte(n).is_some()
             || crate::sys_calendar::names(&parts)
@@ -431,7 +434,12 @@ impl Exec<'_> {
             return None;
         }
         let t = self.table_definition(n).ok()?;
-        Some(t.schema.columns.iter().map(|c| c.name.clone()).collect())
+        let base = t.schema.view.is_none();
+        Some(
+            (t.schema.columns.iter())
+                .map(|c| (c.name.clone(), base.then(|| c.ty.arrow_type())))
+                .collect(),
+        )
     }
 
     /// The column names a FROM item gives, where known without reading it: a table's, a
@@ -449,7 +457,12 @@ impl Exec<'_> {
                         .map(|f| f.name().clone())
                         .collect(),
                 ),
-                None => self.table_columns(name),
+                None => Some(
+                    self.table_columns(name)?
+                        .into_iter()
+                        .map(|(c, _)| c)
+                        .collect(),
+                ),
             },
             ast::TableFactor::Derived {
                 subquery, alias, ..
@@ -1060,18 +1073,18 @@ impl Exec<'_> {
 }
 
 /// View `view` (its query parsed: `query`) as a relation conditions are pushed into, its
-/// columns named and typed by the catalog.
+/// columns named by the catalog.
 fn view_relation<'q>(
     view: &tdlite_storage::table::Table,
     query: &'q ast::Query,
     qualifier: String,
 ) -> crate::pushdown::Relation<'q> {
-    let columns = &view.schema.columns;
     crate::pushdown::Relation {
         query,
-        names: columns.iter().map(|c| Some(c.name.clone())).collect(),
+        names: (view.schema.columns.iter())
+            .map(|c| Some(c.name.clone()))
+            .collect(),
         qualifier,
-        types: columns.iter().map(|c| Some(c.ty.arrow_type())).collect(),
     }
 }
 
