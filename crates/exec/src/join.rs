@@ -279,19 +279,9 @@ impl Exec<'_> {
     pub(crate) fn pushed(&self, tf: &ast::TableFactor, selection: &ast::Expr) -> Option<Pushed> {
         let columns = |n: &ast::ObjectName| self.table_columns(n);
         match tf {
-            ast::TableFactor::Table {
-                name,
-                alias,
-                args: None,
-                sample: None,
-                ..
-            } => {
-                if self.names_own_rows(tf) {
-                    return None;
-                }
-                let view = self.table_definition(name).ok()?;
-                let query = crate::view::parse_query(view.schema.view.as_deref()?).ok()?;
-                let rel = view_relation(&view, &query, qualifier_of(name, alias.as_ref()));
+            ast::TableFactor::Table { .. } => {
+                let (view, query, qualifier) = self.view_named(tf)?;
+                let rel = view_relation(&view, &query, qualifier);
                 let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
                 Some(Pushed {
                     query,
@@ -368,22 +358,10 @@ impl Exec<'_> {
         factors: &[&ast::TableFactor],
         conds: &[ast::Expr],
     ) -> Option<Pushed> {
-        let ast::TableFactor::Table {
-            name,
-            alias,
-            args: None,
-            sample: None,
-            ..
-        } = tf
-        else {
-            return None;
-        };
-        if conds.is_empty() || self.names_own_rows(tf) {
+        if conds.is_empty() {
             return None;
         }
-        let view = self.table_definition(name).ok()?;
-        let query = crate::view::parse_query(view.schema.view.as_deref()?).ok()?;
-        let qualifier = qualifier_of(name, alias.as_ref());
+        let (view, query, qualifier) = self.view_named(tf)?;
         let last = |q: &str| q.rsplit('.').next().unwrap_or(q).to_ascii_uppercase();
         let others: Vec<&ast::TableFactor> = (factors.iter().copied())
             .filter(|f| !std::ptr::eq(*f, tf))
@@ -417,6 +395,30 @@ impl Exec<'_> {
             qualifier: rel.qualifier,
             view: Some(view),
         })
+    }
+
+    /// The view FROM item `tf` names (not sampled, no CTE or dictionary view of that name),
+    /// its query parsed, and its qualifier.
+    fn view_named(
+        &self,
+        tf: &ast::TableFactor,
+    ) -> Option<(Arc<tdlite_storage::table::Table>, ast::Query, String)> {
+        let ast::TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            sample: None,
+            ..
+        } = tf
+        else {
+            return None;
+        };
+        if self.names_own_rows(tf) {
+            return None;
+        }
+        let view = self.table_definition(name).ok()?;
+        let query = crate::view::parse_query(view.schema.view.as_deref()?).ok()?;
+        Some((view, query, qualifier_of(name, alias.as_ref())))
     }
 
     /// The columns of the table or view `n` names, for a `*` over it, with a base table's
