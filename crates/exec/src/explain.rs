@@ -296,6 +296,7 @@ impl Explainer<'_, '_> {
     fn query(&mut self, q: &ast::Query, depth: usize) -> Result<()> {
         let mut depth = depth;
         let scoped = self.ctes.len();
+        let ex_scoped = self.ex.ctes.len();
         if let Some(with) = &q.with {
             self.ctes.extend(
                 with.cte_tables
@@ -311,7 +312,18 @@ impl Explainer<'_, '_> {
                         cte.alias.name
                     ),
                 );
-                self.query(&cte.query, depth + 1)?;
+                if let Err(e) = self.query(&cte.query, depth + 1) {
+                    self.ctes.truncate(scoped);
+                    self.ex.ctes.truncate(ex_scoped);
+                    return Err(e);
+                }
+                // the executor's name lookups (`Exec::cte`: pushdown's, say) see the name as a
+                // CTE from here on, as they will when the query runs: rows of no column
+                let none = crate::result::Rows {
+                    schema: Arc::new(arrow::datatypes::Schema::empty()),
+                    batches: Vec::new(),
+                };
+                (self.ex.ctes).push((cte.alias.name.value.clone(), none));
             }
         }
         let sort = q
@@ -334,6 +346,7 @@ impl Explainer<'_, '_> {
             (body, None) => self.set_expr(body, depth),
         };
         self.ctes.truncate(scoped);
+        self.ex.ctes.truncate(ex_scoped);
         result
     }
 
@@ -624,11 +637,13 @@ impl Explainer<'_, '_> {
             )));
         }
         let ctes = std::mem::take(&mut self.ctes);
+        let ex_ctes = std::mem::take(&mut self.ex.ctes);
         let outer = std::mem::take(&mut self.outer);
         let nested = std::mem::replace(&mut self.nested, 0);
         self.ex.view_depth += 1;
         let r = self.query(&p.query, depth + 1);
         self.ex.view_depth -= 1;
+        self.ex.ctes = ex_ctes;
         self.ctes = ctes;
         self.outer = outer;
         self.nested = nested;

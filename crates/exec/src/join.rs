@@ -452,6 +452,8 @@ impl Exec<'_> {
             ast::TableFactor::Table {
                 name, args: None, ..
             } => match self.cte(name) {
+                // (EXPLAIN's stand-in for a CTE it does not make has no column: unknown)
+                Some(rows) if rows.schema.fields().is_empty() => None,
                 Some(rows) => Some(
                     rows.schema
                         .fields()
