@@ -61,8 +61,8 @@ pub(crate) type Columns<'a> =
 
 /// `rel`'s query with the leading conjuncts of `selection` that can be pushed ANDed into its
 /// WHERE, and those conjuncts as written; `None` when none can. For the one relation of a
-/// block: WHERE's conjuncts filter in turn, so pushing a prefix keeps each one from seeing
-/// a row an earlier one dropped.
+/// block; from the first conjunct that stays outside (a subquery, another name), the rest
+/// stay with it, so what goes in keeps its written order before what does not.
 pub(crate) fn push_into(
     rel: &Relation<'_>,
     selection: &ast::Expr,
@@ -101,15 +101,14 @@ pub(crate) fn push_into_join(
     Some((query, pushed))
 }
 
-/// Whether `rel`'s query takes condition `c` (each of its blocks does); a set of conditions
-/// is taken when each one is.
+/// Whether `rel`'s query takes condition `c`; a set of conditions is taken when each one is.
 fn takes(rel: &Relation<'_>, c: &ast::Expr, columns: Columns<'_>, safe: bool) -> bool {
     push_conjuncts(rel, std::slice::from_ref(c), columns, safe).is_some()
 }
 
 /// `rel`'s query with `pushed` (written over the relation's names) ANDed into the WHERE of
-/// each of its blocks; `None` for no conjuncts or a query that cannot take them. `safe`:
-/// each must be a condition that cannot fail.
+/// its one block; `None` for no conjuncts or a query that cannot take them. `safe`: each
+/// must be a condition that cannot fail.
 fn push_conjuncts(
     rel: &Relation<'_>,
     pushed: &[ast::Expr],
