@@ -6,7 +6,9 @@
 //! logged and checkpointed with the tables. `CREATE VIEW` runs the query once to check it and
 //! to learn its columns (types as CREATE TABLE … AS gives them). In FROM a view is its query,
 //! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
-//! its columns renamed by the view's column list.
+//! its columns renamed by the view's column list. A view's columns are fixed when it is
+//! created: a column later added under a `*` of its query is left out (by name; 9913 where
+//! names cannot tell).
 //!
 //! A view's query may not name a queue table (9925), nor hold a subquery with TOP n (the
 //! parser's `top_rules::check_view`), as Teradata's CREATE VIEW rules say.
@@ -197,27 +199,18 @@ impl Exec<'_> {
         self.outer = outer;
         self.ctes = ctes;
         let rows = rows?;
+        let picked = recorded_columns(&rows.schema, &t.schema)?;
         // the view's own column names (its column list, or the names when it was created)
-        let fields: Vec<arrow::datatypes::Field> = rows
-            .schema
-            .fields()
-            .iter()
-            .zip(&t.schema.columns)
-            .map(|(f, c)| f.as_ref().clone().with_name(c.name.clone()))
+        let fields: Vec<arrow::datatypes::Field> = (picked.iter().zip(&t.schema.columns))
+            .map(|(&i, c)| rows.schema.field(i).clone().with_name(c.name.clone()))
             .collect();
-        if fields.len() != t.schema.columns.len() {
-            return Err(Error::TypeMismatch(format!(
-                "view {} no longer returns {} columns (a table under it changed)",
-                t.schema.name,
-                t.schema.columns.len()
-            )));
-        }
         let schema = Arc::new(arrow::datatypes::Schema::new(fields));
         let batches = rows
             .batches
             .into_iter()
             .map(|b| {
-                arrow::record_batch::RecordBatch::try_new(schema.clone(), b.columns().to_vec())
+                let columns = picked.iter().map(|&i| b.column(i).clone()).collect();
+                arrow::record_batch::RecordBatch::try_new(schema.clone(), columns)
             })
             .collect::<std::result::Result<_, _>>()?;
         Ok(Rows { schema, batches })
@@ -240,6 +233,44 @@ impl Exec<'_> {
         }
         Ok(t)
     }
+}
+
+/// Which columns of a view's query result are the view's: all of them when the counts agree.
+/// A view's columns are fixed when it is created (Teradata: "View columns are explicitly
+/// enumerated when views are defined. If a table is changed after a view is defined, those
+/// changes will not appear if the SELECT * construct is used"), so when a `*` now gives more,
+/// each recorded column is the one output of its name, in order.
+///
+/// # Errors
+/// 9913 when the query returns fewer columns, or more and the recorded names do not pick one
+/// output each, in order (a view with a column list over a `*`, or a new column that repeats
+/// a name).
+fn recorded_columns(out: &arrow::datatypes::Schema, view: &TableSchema) -> Result<Vec<usize>> {
+    let recorded = &view.columns;
+    if out.fields().len() == recorded.len() {
+        return Ok((0..recorded.len()).collect());
+    }
+    let changed = || {
+        Error::TypeMismatch(format!(
+            "view {} no longer returns its {} columns (a table under it changed); replace the view",
+            view.name,
+            recorded.len()
+        ))
+    };
+    if out.fields().len() < recorded.len() {
+        return Err(changed());
+    }
+    let mut picked: Vec<usize> = Vec::with_capacity(recorded.len());
+    for c in recorded {
+        let mut named = (out.fields().iter().enumerate())
+            .filter(|(_, f)| f.name().eq_ignore_ascii_case(&c.name))
+            .map(|(i, _)| i);
+        match (named.next(), named.next()) {
+            (Some(i), None) if picked.last().is_none_or(|&p| p < i) => picked.push(i),
+            _ => return Err(changed()),
+        }
+    }
+    Ok(picked)
 }
 
 /// The column a result column becomes in a table or view made from a query: its type (text as
