@@ -193,6 +193,7 @@ impl Expr {
         match self {
             Expr::Column { index, .. } => Ok(batch.column(*index).clone()),
             Expr::Literal(a) => repeat(a, n),
+            Expr::Binary(op @ (BinOp::And | BinOp::Or), l, r) => eval_logic(*op, l, r, batch),
             Expr::Binary(op, l, r) => {
                 // a literal is brought to its operand's integer type before it is repeated
                 // per row: `k MOD 10 = 0` casts two one-row BYTEINTs, not two columns
@@ -284,6 +285,78 @@ impl Expr {
             }
         }
     }
+}
+
+/// `l AND r`, `l OR r`, left to right: `r` is evaluated only on the rows whose result `l`
+/// leaves open (AND: where `l` is not FALSE; OR: where it is not TRUE), so a guard such as
+/// `x <> 0 AND 10 / x > 1` never divides by zero. Where `l` settles no row, or `r` cannot
+/// fail ([`cannot_fail`](crate::expr_tree::cannot_fail)), `r` runs on every row (one kernel
+/// call, nothing copied); otherwise on a copy of the open rows' columns that `r` reads.
+fn eval_logic(op: BinOp, l: &Expr, r: &Expr, batch: &RecordBatch) -> Result<ArrayRef> {
+    let lv = l.eval(batch)?;
+    let Some(lb) = lv.as_boolean_opt() else {
+        return binary(op, lv, r.eval(batch)?, false); // NULL AND …: no rows to settle
+    };
+    let n = lb.len();
+    let trues = lb.true_count();
+    let settled = match op {
+        BinOp::And => n - trues - lb.null_count(),
+        _ => trues,
+    };
+    let ty = |i: usize| {
+        batch
+            .schema()
+            .fields()
+            .get(i)
+            .map(|f| f.data_type().clone())
+    };
+    if settled == 0 || crate::expr_tree::cannot_fail(r, &ty) {
+        let rv = r.eval(batch)?;
+        return binary(op, lv, rv, false);
+    }
+    if settled == n {
+        return Ok(lv); // every row FALSE (AND) or TRUE (OR)
+    }
+    let settles = op == BinOp::Or;
+    let open: Vec<u32> = (0..n)
+        .filter(|&i| lb.is_null(i) || lb.value(i) != settles)
+        .map(|i| i as u32)
+        .collect();
+    let rv = r.eval(&open_rows(batch, r, &open)?)?;
+    let rb = as_bool(&rv)?;
+    // the right side's value on each open row; a settled row takes the value that leaves
+    // the left's (AND: TRUE, OR: FALSE)
+    let mut full = arrow::array::BooleanBuilder::with_capacity(n);
+    let mut next = open.iter().zip(0..).peekable();
+    for i in 0..n as u32 {
+        match next.next_if(|(&row, _)| row == i) {
+            Some((_, k)) if rb.is_null(k) => full.append_null(),
+            Some((_, k)) => full.append_value(rb.value(k)),
+            None => full.append_value(!settles),
+        }
+    }
+    let rv: ArrayRef = Arc::new(full.finish());
+    binary(op, lv, rv, false)
+}
+
+/// The rows `idx` of `batch`, with only the columns `e` reads copied (every other nullable
+/// column is NULLs of its type, so the batch keeps its schema).
+fn open_rows(batch: &RecordBatch, e: &Expr, idx: &[u32]) -> Result<RecordBatch> {
+    let mut read = vec![e.reads_by_name(); batch.num_columns()];
+    e.mark_columns(&mut read);
+    let take_idx = UInt32Array::from(idx.to_vec());
+    let schema = batch.schema();
+    let cols = (batch.columns().iter().zip(&read).zip(schema.fields()))
+        .map(|((c, &used), f)| match used || !f.is_nullable() {
+            true => take(c.as_ref(), &take_idx, None),
+            false => Ok(new_null_array(c.data_type(), idx.len())),
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(RecordBatch::try_new_with_options(
+        schema,
+        cols,
+        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(idx.len())),
+    )?)
 }
 
 /// `CASE`: each THEN/ELSE is evaluated only on the rows that reach it, so a guard such as

@@ -4,8 +4,10 @@
 //! Every pass here recurses once per level of the tree through `crate::stack::deep`, as
 //! binding and evaluation do, so a deep tree continues on a new stack segment.
 
-use crate::expr::Expr;
+use crate::expr::{BinOp, Expr};
+use crate::types::same_family;
 use arrow::array::ArrayRef;
+use arrow::datatypes::DataType;
 
 impl Expr {
     /// The sub-expressions directly below this one.
@@ -58,6 +60,15 @@ impl Expr {
             for c in self.children() {
                 c.columns_used(out);
             }
+        })
+    }
+
+    /// True if the expression reads a hidden column by its name (a window call's result,
+    /// SAMPLEID) anywhere, which [`Expr::columns`] does not list.
+    pub(crate) fn reads_by_name(&self) -> bool {
+        crate::stack::deep(|| {
+            matches!(self, Expr::WindowRef(_) | Expr::SampleId)
+                || self.children().into_iter().any(Expr::reads_by_name)
         })
     }
 
@@ -144,5 +155,39 @@ impl Expr {
             }),
             _ => None,
         })
+    }
+}
+
+/// The type of a plain operand (a column, typed by `ty`, or a literal), if `e` is one.
+fn operand_type(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> Option<DataType> {
+    match e {
+        Expr::Column { index, .. } => ty(*index),
+        Expr::Literal(a) => Some(a.data_type().clone()),
+        Expr::CaseSpecific(x) | Expr::NotCaseSpecific(x) => operand_type(x, ty),
+        _ => None,
+    }
+}
+
+/// True if evaluating condition `e` on a row cannot raise an error: ANDs, ORs and NOTs of
+/// comparisons, IN lists and IS NULL tests of columns and literals of
+/// [`same_family`](crate::types::same_family). Anything else (arithmetic, CAST, a function, a
+/// conversion, LIKE, whose pattern becomes a regular expression that can be too large: 9913)
+/// may fail.
+pub(crate) fn cannot_fail(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+    let pair = |a: &Expr, b: &Expr| matches!((operand_type(a, ty), operand_type(b, ty)), (Some(p), Some(q)) if same_family(&p, &q));
+    match e {
+        Expr::Binary(BinOp::And | BinOp::Or, a, b) => {
+            crate::stack::deep(|| cannot_fail(a, ty) && cannot_fail(b, ty))
+        }
+        Expr::Binary(
+            BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq,
+            a,
+            b,
+        ) => pair(a, b),
+        Expr::Not(x) => cannot_fail(x, ty),
+        Expr::IsNull(x, _) => operand_type(x, ty).is_some(),
+        Expr::InList(x, list, _) => list.iter().all(|v| pair(x, v)),
+        Expr::Literal(_) => true,
+        _ => false,
     }
 }

@@ -44,6 +44,7 @@
 //! and on each condition's [`Cond`], so EXPLAIN, given the same, prints the plan that runs.
 
 use crate::expr::{BinOp, Expr};
+pub(crate) use crate::expr_tree::cannot_fail;
 use crate::plan::{choose, Preds};
 use crate::types::same_family;
 use arrow::datatypes::DataType;
@@ -148,38 +149,6 @@ pub(crate) fn key_sides(
 /// [`same_family`](crate::types::same_family): a key wherever it is written.
 pub(crate) fn is_hoistable(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
     typed_equality(e, ty)
-}
-
-/// The type of a plain operand (a column, typed by `ty`, or a literal), if `e` is one.
-fn operand_type(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> Option<DataType> {
-    match e {
-        Expr::Column { index, .. } => ty(*index),
-        Expr::Literal(a) => Some(a.data_type().clone()),
-        Expr::CaseSpecific(x) | Expr::NotCaseSpecific(x) => operand_type(x, ty),
-        _ => None,
-    }
-}
-
-/// True if evaluating condition `e` on a row cannot raise an error: ANDs, ORs and NOTs of
-/// comparisons, IN lists and IS NULL tests of columns and literals of
-/// [`same_family`](crate::types::same_family). Anything else (arithmetic, CAST, a function, a
-/// conversion, LIKE, whose pattern becomes a regular expression that can be too large: 9913)
-/// may fail.
-pub(crate) fn cannot_fail(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
-    let pair = |a: &Expr, b: &Expr| matches!((operand_type(a, ty), operand_type(b, ty)), (Some(p), Some(q)) if same_family(&p, &q));
-    match e {
-        Expr::Binary(BinOp::And | BinOp::Or, a, b) => cannot_fail(a, ty) && cannot_fail(b, ty),
-        Expr::Binary(
-            BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq,
-            a,
-            b,
-        ) => pair(a, b),
-        Expr::Not(x) => cannot_fail(x, ty),
-        Expr::IsNull(x, _) => operand_type(x, ty).is_some(),
-        Expr::InList(x, list, _) => list.iter().all(|v| pair(x, v)),
-        Expr::Literal(_) => true,
-        _ => false,
-    }
 }
 
 /// The estimated rows of a table of `rows` row versions read under `own` conditions of its
