@@ -1019,8 +1019,8 @@ impl Exec<'_> {
         if let Some(g) = grouping.as_deref_mut() {
             if let Some(i) = g.keys.iter().position(|k| same_group_key(k, e, scope)) {
                 // a grouped character column compares as its key does (CASESPECIFIC kept)
-                let case_specific = (self.bind_expr(&g.keys[i], scope, None))
-                    .is_ok_and(|k| k.case_specific());
+                let case_specific =
+                    (self.bind_expr(&g.keys[i], scope, None)).is_ok_and(|k| k.case_specific());
                 return Ok(Expr::Column {
                     index: i,
                     case_specific,

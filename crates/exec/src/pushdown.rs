@@ -25,9 +25,10 @@
 //! before anything else looks at them is a filter of what it gives: one block (no set
 //! operation: a branch's values become the first branch's type only after it), no TOP,
 //! QUALIFY, window, SAMPLE, WITH or ORDER BY, no aggregate without GROUP BY (one group even of
-//! no rows), no grouping sets. Beside the block's own WHERE or HAVING (AND evaluates both of
-//! its sides, so a condition would meet the rows or groups they drop) only a condition that
-//! cannot fail goes in, over items of sure type. Into a block with GROUP BY or DISTINCT only
+//! no rows), no grouping sets. Beside the block's own WHERE or HAVING (AND runs its right side
+//! where its left is not FALSE, so a condition after them would meet the rows or groups they
+//! leave unknown, which they drop) only a condition that cannot fail goes in, over items of
+//! sure type. Into a block with GROUP BY or DISTINCT only
 //! comparisons, IN lists, BETWEENs and IS NULL tests of key columns that are not characters
 //! (a character key groups 'a' with 'A', which a CASESPECIFIC or ANSI comparison tells apart)
 //! and literals go: true or false for a whole group alike, they drop whole groups and leave
@@ -68,17 +69,22 @@ pub(crate) fn push_into(
     selection: &ast::Expr,
     columns: Columns<'_>,
 ) -> Option<(ast::Query, Vec<ast::Expr>)> {
+    let b = block(rel, columns)?;
     let mut parts = Vec::new();
     conjuncts(selection, &mut parts);
     let mut pushed = Vec::new();
+    let mut made = Vec::new();
     for c in parts {
-        if !plain(&c) || !names_only(&c, rel, &|_| false) || !takes(rel, &c, columns, false) {
+        if !plain(&c) || !names_only(&c, rel, &|_| false) {
             break;
         }
+        let Some(m) = b.made(&c, rel, false) else {
+            break;
+        };
         pushed.push(c);
+        made.push(m);
     }
-    let query = push_conjuncts(rel, &pushed, columns, false)?;
-    Some((query, pushed))
+    Some((b.with(rel, made)?, pushed))
 }
 
 /// A relation among others in a FROM of inner joins: the conditions (WHERE's and the ONs'
@@ -93,42 +99,102 @@ pub(crate) fn push_into_join(
     columns: Columns<'_>,
     shared: &dyn Fn(&str) -> bool,
 ) -> Option<(ast::Query, Vec<ast::Expr>)> {
-    let pushed: Vec<ast::Expr> = (conds.iter())
-        .filter(|c| plain(c) && names_only(c, rel, shared) && takes(rel, c, columns, true))
-        .cloned()
-        .collect();
-    let query = push_conjuncts(rel, &pushed, columns, true)?;
-    Some((query, pushed))
+    let b = block(rel, columns)?;
+    let (pushed, made): (Vec<ast::Expr>, Vec<ast::Expr>) = (conds.iter())
+        .filter(|c| plain(c) && names_only(c, rel, shared))
+        .filter_map(|c| Some((c.clone(), b.made(c, rel, true)?)))
+        .unzip();
+    Some((b.with(rel, made)?, pushed))
 }
 
-/// Whether `rel`'s query takes condition `c`; a set of conditions is taken when each one is.
-fn takes(rel: &Relation<'_>, c: &ast::Expr, columns: Columns<'_>, safe: bool) -> bool {
-    push_conjuncts(rel, std::slice::from_ref(c), columns, safe).is_some()
+/// The one block of a relation's query as conditions going into it see it, worked out once
+/// per push.
+struct Block {
+    /// The expression of each output column (`*` expanded).
+    items: Vec<ast::Expr>,
+    /// Each output column's type where sure ([`item_type`]).
+    types: Vec<Option<DataType>>,
+    shape: Shape,
+    /// Whether the block has its own WHERE or HAVING (which a condition put after it would
+    /// not run after: see [`Block::made`]).
+    guarded: bool,
 }
 
-/// `rel`'s query with `pushed` (written over the relation's names) ANDed into the WHERE of
-/// its one block; `None` for no conjuncts or a query that cannot take them. `safe`: each
-/// must be a condition that cannot fail.
-fn push_conjuncts(
-    rel: &Relation<'_>,
-    pushed: &[ast::Expr],
-    columns: Columns<'_>,
-    safe: bool,
-) -> Option<ast::Query> {
-    if pushed.is_empty() {
+/// `rel`'s query as a [`Block`]; `None` where it can take no condition (see the module doc).
+fn block(rel: &Relation<'_>, columns: Columns<'_>) -> Option<Block> {
+    if !filterable(rel.query) {
         return None;
     }
-    let mut query = rel.query.clone();
-    let ok = filterable(&query) && {
+    // (not into a set operation's branches: a branch's values take the first branch's type
+    // only after it, so a condition there would test them before that conversion; nor into
+    // a query in parentheses)
+    let ast::SetExpr::Select(s) = rel.query.body.as_ref() else {
+        return None;
+    };
+    let items = items(s, columns)?;
+    if items.len() != rel.names.len() {
+        return None;
+    }
+    let shape = shape(s, &items)?;
+    let tables = block_tables(s, columns);
+    let types = (items.iter())
+        .map(|i| item_type(tables.as_deref(), i))
+        .collect();
+    Some(Block {
+        items,
+        types,
+        shape,
+        guarded: s.selection.is_some() || s.having.is_some(),
+    })
+}
+
+impl Block {
+    /// Condition `c` (written over the relation's names) with each column replaced by the
+    /// select item at its position; `None` if it cannot go in. `safe`: it must be a
+    /// condition that cannot fail.
+    fn made(&self, c: &ast::Expr, rel: &Relation<'_>, safe: bool) -> Option<ast::Expr> {
+        let ty = |i: usize| self.types.get(i).cloned().flatten();
+        // beside the block's own WHERE or HAVING, a condition (and the select items it reads)
+        // would meet the rows or groups they leave unknown and drop: neither may fail
+        if (safe || self.guarded) && !cannot_fail(c, rel, &ty) {
+            return None;
+        }
+        if let Shape::Groups(keys) = &self.shape {
+            // a key of characters groups without case or trailing blanks where a comparison
+            // may count them (a CASESPECIFIC side, ANSI mode): only other keys
+            let exact = |i: usize| {
+                keys.contains(&self.items[i])
+                    && ty(i).is_some_and(|t| !matches!(t, DataType::Utf8 | DataType::LargeUtf8))
+            };
+            if !key_comparison(c) || !positions(c, rel).into_iter().all(exact) {
+                return None;
+            }
+        }
+        let mut c = c.clone();
+        let mut by = ByItem {
+            rel,
+            items: &self.items,
+            bare: self.guarded.then_some(&self.types),
+            ok: true,
+        };
+        let _ = VisitMut::visit(&mut c, &mut by);
+        by.ok.then_some(c)
+    }
+
+    /// `rel`'s query with `made` (from [`Block::made`]) ANDed after its block's WHERE; `None`
+    /// for none.
+    fn with(&self, rel: &Relation<'_>, made: Vec<ast::Expr>) -> Option<ast::Query> {
+        if made.is_empty() {
+            return None;
+        }
+        let mut query = rel.query.clone();
         let ast::SetExpr::Select(s) = query.body.as_mut() else {
-            // (not into a set operation's branches: a branch's values take the first
-            // branch's type only after it, so a condition there would test them before
-            // that conversion; nor into a query in parentheses)
             return None;
         };
-        push_block(s, pushed, rel, columns, safe)
-    };
-    ok.then_some(query)
+        let all = s.selection.take().into_iter().chain(made).map(grouped);
+        s.selection = and_all(all.collect());
+        Some(query)
+    }
 }
 
 /// True if condition `c` cannot raise an error on any row: ANDs, ORs and NOTs of
@@ -244,70 +310,36 @@ fn filterable(q: &ast::Query) -> bool {
         && q.locks.is_empty()
 }
 
-/// ANDs `pushed`, each column replaced by the select item at its position, into `s`'s WHERE;
-/// false (`s` unchanged) if one cannot go in. `safe`: each must be a condition that cannot
-/// fail.
-fn push_block(
-    s: &mut ast::Select,
-    pushed: &[ast::Expr],
-    rel: &Relation<'_>,
-    columns: Columns<'_>,
-    safe: bool,
-) -> bool {
-    let Some(items) = items(s, columns) else {
-        return false;
-    };
-    if items.len() != rel.names.len() {
-        return false;
-    }
-    let Some(shape) = shape(s, &items) else {
-        return false;
-    };
-    // each output column's type, where it is a base table's column (or a literal)
-    let types: Vec<Option<DataType>> = items.iter().map(|i| item_type(s, i, columns)).collect();
-    let ty = |i: usize| types.get(i).cloned().flatten();
-    // beside the block's own WHERE or HAVING, which AND does not make run first, a condition
-    // (and the select items it reads) would meet rows or groups they drop: neither may fail
-    let guarded = s.selection.is_some() || s.having.is_some();
-    let mut made = Vec::with_capacity(pushed.len());
-    for c in pushed {
-        if (safe || guarded) && !cannot_fail(c, rel, &ty) {
-            return false;
-        }
-        if let Shape::Groups(keys) = &shape {
-            // a key of characters groups without case or trailing blanks where a comparison
-            // may count them (a CASESPECIFIC side, ANSI mode): only other keys
-            let exact = |i: usize| {
-                keys.contains(&items[i])
-                    && ty(i).is_some_and(|t| !matches!(t, DataType::Utf8 | DataType::LargeUtf8))
-            };
-            if !key_comparison(c) || !positions(c, rel).into_iter().all(exact) {
-                return false;
-            }
-        }
-        let mut c = c.clone();
-        let mut by = ByItem {
-            rel,
-            items: &items,
-            bare: guarded.then_some(&types),
-            ok: true,
-        };
-        let _ = VisitMut::visit(&mut c, &mut by);
-        if !by.ok {
-            return false;
-        }
-        made.push(c);
-    }
-    let all = s.selection.take().into_iter().chain(made).map(grouped);
-    s.selection = and_all(all.collect());
-    true
+/// The base tables of block `s` as `(qualifier, columns)`, each read once; `None` when a
+/// relation's columns are not known here (a view, derived table or CTE may have any name).
+type Tables = Vec<(String, Vec<(String, Option<DataType>)>)>;
+
+/// [`Tables`] of block `s`.
+fn block_tables(s: &ast::Select, columns: Columns<'_>) -> Option<Tables> {
+    factors(&s.from)
+        .map(|tf| match tf {
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                ..
+            } => Some((
+                crate::join::qualifier_of(name, alias.as_ref()),
+                columns(name)?,
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
-/// The type of select item `item` of block `s` where it is sure: a literal's, or a column's
-/// of one of the block's base tables as defined now (found as the binder finds it: the one
+/// The type of a select item where it is sure: a literal's, or a column's of one of the
+/// block's base tables (`tables`) as defined now (found as the binder finds it: the one
 /// column of that name among the tables its qualifier allows; a name no table has, such as
 /// another item's alias, has none).
-fn item_type(s: &ast::Select, item: &ast::Expr, columns: Columns<'_>) -> Option<DataType> {
+fn item_type(
+    tables: Option<&[(String, Vec<(String, Option<DataType>)>)]>,
+    item: &ast::Expr,
+) -> Option<DataType> {
     let (qualifier, name) = match item {
         ast::Expr::Identifier(n) => (None, n),
         ast::Expr::CompoundIdentifier(parts) => {
@@ -318,30 +350,19 @@ fn item_type(s: &ast::Select, item: &ast::Expr, columns: Columns<'_>) -> Option<
         other => return operand_literal(other),
     };
     let mut found = None;
-    for tf in factors(&s.from) {
-        let ast::TableFactor::Table {
-            name: table,
-            alias,
-            args: None,
-            ..
-        } = tf
-        else {
-            // a relation whose columns are not known here may have it
-            return None;
-        };
-        let qual = crate::join::qualifier_of(table, alias.as_ref());
+    for (qual, cols) in tables? {
         if qualifier
             .as_deref()
-            .is_some_and(|q| !crate::bind::qualifier_matches(&qual, q))
+            .is_some_and(|q| !crate::bind::qualifier_matches(qual, q))
         {
             continue;
         }
-        for (c, t) in columns(table)? {
+        for (c, t) in cols {
             if c.eq_ignore_ascii_case(&name.value) {
                 if found.is_some() {
                     return None;
                 }
-                found = Some(t?);
+                found = Some(t.clone()?);
             }
         }
     }
