@@ -20,6 +20,8 @@ pub struct Shared {
     sessions: AtomicU64,
     /// Each table's CHECK and partitioning conditions, bound once (dml.rs `RowConditions`).
     pub(crate) row_conditions: crate::dml::RowConditionCache,
+    /// Each view's query, parsed once (view.rs `Exec::view_query`).
+    pub(crate) view_queries: crate::view::ViewQueryCache,
 }
 
 impl Shared {
@@ -96,6 +98,7 @@ impl Database {
                 clock: AtomicI64::new(0),
                 sessions: AtomicU64::new(0),
                 row_conditions: Default::default(),
+                view_queries: Default::default(),
             }),
         }
     }

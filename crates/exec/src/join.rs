@@ -209,9 +209,14 @@ impl Exec<'_> {
     /// Whether `tf` names rows of their own (a CTE, a DBC view, Sys_Calendar), which
     /// [`Exec::named_rows`] would make: told without making them.
     pub(crate) fn names_own_rows(&self, tf: &ast::TableFactor) -> bool {
-        let ast::TableFactor::Table { name, .. } = tf else {
-            return false;
-        };
+        match tf {
+            ast::TableFactor::Table { name, .. } => self.name_has_own_rows(name),
+            _ => false,
+        }
+    }
+
+    /// [`Exec::names_own_rows`] for a name.
+    fn name_has_own_rows(&self, name: &ast::ObjectName) -> bool {
         if self.cte(name).is_some() {
             return true;
         }
@@ -252,14 +257,7 @@ impl Exec<'_> {
         &mut self,
         tf: &ast::TableFactor,
     ) -> Result<Option<(Arc<tdlite_storage::table::Table>, String)>> {
-        let ast::TableFactor::Table {
-            name,
-            alias,
-            args: None,
-            sample: None,
-            ..
-        } = tf
-        else {
+        let Some((name, alias)) = plain_table(tf) else {
             return Ok(None);
         };
         // (a CTE's, DBC view's or Sys_Calendar's rows are told apart without being made)
@@ -270,7 +268,7 @@ impl Exec<'_> {
         if table.schema.view.is_some() {
             return Ok(None);
         }
-        Ok(Some((table, qualifier_of(name, alias.as_ref()))))
+        Ok(Some((table, qualifier_of(name, alias))))
     }
 
     /// A view or derived table `tf` with the leading conjuncts of `selection` pushed into
@@ -402,23 +400,15 @@ impl Exec<'_> {
     fn view_named(
         &self,
         tf: &ast::TableFactor,
-    ) -> Option<(Arc<tdlite_storage::table::Table>, ast::Query, String)> {
-        let ast::TableFactor::Table {
-            name,
-            alias,
-            args: None,
-            sample: None,
-            ..
-        } = tf
-        else {
-            return None;
-        };
+    ) -> Option<(Arc<tdlite_storage::table::Table>, Arc<ast::Query>, String)> {
+        let (name, alias) = plain_table(tf)?;
         if self.names_own_rows(tf) {
             return None;
         }
         let view = self.table_definition(name).ok()?;
-        let query = crate::view::parse_query(view.schema.view.as_deref()?).ok()?;
-        Some((view, query, qualifier_of(name, alias.as_ref())))
+        view.schema.view.as_ref()?;
+        let query = self.view_query(&view).ok()?;
+        Some((view, query, qualifier_of(name, alias)))
     }
 
     /// The columns of the table or view `n` names, for a `*` over it, with a base table's
@@ -428,11 +418,7 @@ impl Exec<'_> {
         &self,
         n: &ast::ObjectName,
     ) -> Option<Vec<(String, Option<arrow::datatypes::DataType>)>> {
-        let parts = name_parts(n);
-        if self.cte(n).is_some()
-            || crate::sys_calendar::names(&parts)
-            || crate::dbc::which(&parts, self.database).is_some()
-        {
+        if self.name_has_own_rows(n) {
             return None;
         }
         let t = self.table_definition(n).ok()?;
@@ -1073,6 +1059,23 @@ impl Exec<'_> {
         }
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
+    }
+}
+
+/// The name and alias of a FROM item that names a table, view or CTE as it is (no table
+/// function arguments, no SAMPLE); `None` for anything else.
+pub(crate) fn plain_table(
+    tf: &ast::TableFactor,
+) -> Option<(&ast::ObjectName, Option<&ast::TableAlias>)> {
+    match tf {
+        ast::TableFactor::Table {
+            name,
+            alias,
+            args: None,
+            sample: None,
+            ..
+        } => Some((name, alias.as_ref())),
+        _ => None,
     }
 }
 

@@ -33,6 +33,15 @@ use tdlite_storage::types::SqlType;
 /// How deep views may expand inside each other.
 pub(crate) const MAX_DEPTH: usize = 32;
 
+/// How many parsed view queries the database keeps ([`Exec::view_query`]); past it the cache
+/// starts again empty.
+const VIEW_QUERIES: usize = 1024;
+
+/// Each view's parsed query by table id, with the text it was parsed from (a view replaced
+/// under the same id is parsed again).
+pub(crate) type ViewQueryCache =
+    parking_lot::Mutex<std::collections::HashMap<u64, (String, Arc<ast::Query>)>>;
+
 impl Exec<'_> {
     /// CREATE or REPLACE VIEW.
     ///
@@ -174,27 +183,52 @@ impl Exec<'_> {
     /// it: pushdown.rs) instead of the view's own where given.
     pub(crate) fn view_rows_of(&mut self, t: &Table, query: Option<ast::Query>) -> Result<Rows> {
         let sql = t.schema.view.as_deref().unwrap_or_default();
-        crate::stack::for_text(sql, || self.view_rows_here(t, sql, query))
+        crate::stack::for_text(sql, || self.view_rows_here(t, query))
     }
 
-    /// [`Exec::view_rows_of`] on a stack deep enough for the view's query `sql`.
-    fn view_rows_here(&mut self, t: &Table, sql: &str, query: Option<ast::Query>) -> Result<Rows> {
+    /// The query of view `t`, parsed: from the database's cache, or parsed now and kept
+    /// there.
+    ///
+    /// # Errors
+    /// The stored text's parse error (a view's text parsed when it was created).
+    pub(crate) fn view_query(&self, t: &Table) -> Result<Arc<ast::Query>> {
+        let sql = t.schema.view.as_deref().unwrap_or_default();
+        if let Some((text, q)) = self.shared.view_queries.lock().get(&t.id) {
+            if text.as_str() == sql {
+                return Ok(q.clone());
+            }
+        }
+        let q = Arc::new(parse_query(sql)?);
+        let mut cache = self.shared.view_queries.lock();
+        if cache.len() >= VIEW_QUERIES {
+            cache.clear();
+        }
+        cache.insert(t.id, (sql.to_string(), q.clone()));
+        Ok(q)
+    }
+
+    /// [`Exec::view_rows_of`] on a stack deep enough for the view's query.
+    fn view_rows_here(&mut self, t: &Table, query: Option<ast::Query>) -> Result<Rows> {
         if self.view_depth >= MAX_DEPTH {
             return Err(Error::TypeMismatch(format!(
                 "view {} expands into itself (more than {MAX_DEPTH} levels)",
                 t.schema.name
             )));
         }
-        let query = match query {
+        let own;
+        let query = match &query {
             Some(q) => q,
-            None => parse_query(sql)?,
+            None => {
+                own = self.view_query(t)?;
+                own.as_ref()
+            }
         };
         // the view's query sees tables, not the reader's CTEs, nor the rows of the reader's
         // enclosing queries (a name the view's tables lack is 3810, never an outer column)
         let ctes = std::mem::take(&mut self.ctes);
         let outer = std::mem::take(&mut self.outer);
         self.view_depth += 1;
-        let rows = self.run_query(&query);
+        let rows = self.run_query(query);
         self.view_depth -= 1;
         self.outer = outer;
         self.ctes = ctes;

@@ -97,14 +97,7 @@ impl Explainer<'_, '_> {
         let mut labels = Vec::with_capacity(factors.len());
         let mut names = Vec::with_capacity(factors.len());
         for (tf, _) in &factors {
-            let ast::TableFactor::Table {
-                name,
-                alias,
-                args: None,
-                sample: None,
-                ..
-            } = tf
-            else {
+            let Some((name, alias)) = crate::join::plain_table(tf) else {
                 return Ok(false);
             };
             if self.is_cte(name) || self.ex.names_own_rows(tf) {
