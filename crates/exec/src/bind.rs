@@ -1018,9 +1018,11 @@ impl Exec<'_> {
     ) -> Result<Expr> {
         if let Some(g) = grouping.as_deref_mut() {
             if let Some(i) = g.keys.iter().position(|k| same_group_key(k, e, scope)) {
-                // a grouped character column compares as its key does (CASESPECIFIC kept)
-                let case_specific =
-                    (self.bind_expr(&g.keys[i], scope, None)).is_ok_and(|k| k.case_specific());
+                // a grouped character column compares as its key does (CASESPECIFIC kept;
+                // a key with a marker or a subquery is not bound twice: not case specific)
+                let key = &g.keys[i];
+                let case_specific = crate::params::is_fixed(key)
+                    && (self.bind_expr(key, scope, None)).is_ok_and(|k| k.case_specific());
                 return Ok(Expr::Column {
                     index: i,
                     case_specific,

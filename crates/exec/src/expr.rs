@@ -315,7 +315,9 @@ fn eval_logic(op: BinOp, l: &Expr, r: &Expr, batch: &RecordBatch) -> Result<Arra
         return binary(op, lv, rv, false);
     }
     if settled == n {
-        return Ok(lv); // every row FALSE (AND) or TRUE (OR)
+        // every row FALSE (AND) or TRUE (OR); the right side must still be a condition
+        as_bool(&r.eval(&batch.slice(0, 0))?)?;
+        return Ok(lv);
     }
     let settles = op == BinOp::Or;
     let open: Vec<u32> = (0..n)

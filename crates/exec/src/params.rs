@@ -41,7 +41,7 @@ fn marker_number(e: &sqlparser::ast::Expr) -> Option<usize> {
 
 /// True for an expression whose value cannot differ between parameter sets of one request:
 /// no marker, no subquery (it could read rows the request inserted), no RANDOM.
-fn is_fixed(e: &sqlparser::ast::Expr) -> bool {
+pub(crate) fn is_fixed(e: &sqlparser::ast::Expr) -> bool {
     use sqlparser::ast::{Expr, Query, Value, Visit, Visitor};
     use std::ops::ControlFlow;
     struct Varies;

@@ -137,9 +137,7 @@ fn block(rel: &Relation<'_>, columns: Columns<'_>) -> Option<Block> {
     }
     let shape = shape(s, &items)?;
     let tables = block_tables(s, columns);
-    let types = (items.iter())
-        .map(|i| item_type(tables.as_deref(), i))
-        .collect();
+    let types = items.iter().map(|i| item_type(&tables, i)).collect();
     Some(Block {
         items,
         types,
@@ -310,12 +308,13 @@ fn filterable(q: &ast::Query) -> bool {
         && q.locks.is_empty()
 }
 
-/// The base tables of block `s` as `(qualifier, columns)`, each read once; `None` when a
-/// relation's columns are not known here (a view, derived table or CTE may have any name).
-type Tables = Vec<(String, Vec<(String, Option<DataType>)>)>;
+/// The relations of a block as [`item_type`] looks at them: a base table's qualifier and
+/// columns (`None` where not known: a CTE, a dictionary view, the calendar), each read once;
+/// `None` for a relation that is no table (a derived table may have any name).
+type Tables = Vec<Option<(String, Option<Vec<(String, Option<DataType>)>>)>>;
 
 /// [`Tables`] of block `s`.
-fn block_tables(s: &ast::Select, columns: Columns<'_>) -> Option<Tables> {
+fn block_tables(s: &ast::Select, columns: Columns<'_>) -> Tables {
     factors(&s.from)
         .map(|tf| match tf {
             ast::TableFactor::Table {
@@ -325,7 +324,7 @@ fn block_tables(s: &ast::Select, columns: Columns<'_>) -> Option<Tables> {
                 ..
             } => Some((
                 crate::join::qualifier_of(name, alias.as_ref()),
-                columns(name)?,
+                columns(name),
             )),
             _ => None,
         })
@@ -336,10 +335,7 @@ fn block_tables(s: &ast::Select, columns: Columns<'_>) -> Option<Tables> {
 /// block's base tables (`tables`) as defined now (found as the binder finds it: the one
 /// column of that name among the tables its qualifier allows; a name no table has, such as
 /// another item's alias, has none).
-fn item_type(
-    tables: Option<&[(String, Vec<(String, Option<DataType>)>)]>,
-    item: &ast::Expr,
-) -> Option<DataType> {
+fn item_type(tables: &Tables, item: &ast::Expr) -> Option<DataType> {
     let (qualifier, name) = match item {
         ast::Expr::Identifier(n) => (None, n),
         ast::Expr::CompoundIdentifier(parts) => {
@@ -350,14 +346,16 @@ fn item_type(
         other => return operand_literal(other),
     };
     let mut found = None;
-    for (qual, cols) in tables? {
+    for table in tables {
+        // a relation whose columns are not known here may have it
+        let (qual, cols) = table.as_ref()?;
         if qualifier
             .as_deref()
             .is_some_and(|q| !crate::bind::qualifier_matches(qual, q))
         {
             continue;
         }
-        for (c, t) in cols {
+        for (c, t) in cols.as_ref()? {
             if c.eq_ignore_ascii_case(&name.value) {
                 if found.is_some() {
                     return None;

@@ -6,7 +6,8 @@
 //! logged and checkpointed with the tables. `CREATE VIEW` runs the query once to check it and
 //! to learn its columns (types as CREATE TABLE … AS gives them). In FROM a view is its query,
 //! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
-//! its columns renamed by the view's column list. A view's columns are fixed when it is
+//! its columns renamed by the view's column list; its text is parsed once per definition
+//! (`Exec::view_query`, kept in `Shared`). A view's columns are fixed when it is
 //! created: a column later added under a `*` of its query is left out (by name; 9913 where
 //! names cannot tell).
 //!
@@ -269,6 +270,16 @@ impl Exec<'_> {
     }
 }
 
+/// Whether view `view` was created with a column list (`CREATE VIEW v (a, b) AS …`), as its
+/// CREATE VIEW text says; true where the text does not parse as one.
+fn lists_columns(view: &TableSchema) -> bool {
+    let listed = |s: &tdlite_parser::Spanned| match &s.statement {
+        tdlite_parser::Statement::CreateView { columns, .. } => !columns.is_empty(),
+        _ => true,
+    };
+    tdlite_parser::parse_request(&view.ddl).map_or(true, |st| st.first().is_none_or(listed))
+}
+
 /// Which columns of a view's query result are the view's: all of them when the counts agree.
 /// A view's columns are fixed when it is created (Teradata: "View columns are explicitly
 /// enumerated when views are defined. If a table is changed after a view is defined, those
@@ -277,8 +288,8 @@ impl Exec<'_> {
 ///
 /// # Errors
 /// 9913 when the query returns fewer columns, or more and the recorded names do not pick one
-/// output each, in order (a view with a column list over a `*`, or a new column that repeats
-/// a name).
+/// output each, in order (a new column that repeats a name), or the view has a column list
+/// (its names are not the query's).
 fn recorded_columns(out: &arrow::datatypes::Schema, view: &TableSchema) -> Result<Vec<usize>> {
     let recorded = &view.columns;
     if out.fields().len() == recorded.len() {
@@ -291,7 +302,8 @@ fn recorded_columns(out: &arrow::datatypes::Schema, view: &TableSchema) -> Resul
             recorded.len()
         ))
     };
-    if out.fields().len() < recorded.len() {
+    if out.fields().len() < recorded.len() || lists_columns(view) {
+        // (a column list renames by position: its names say nothing of the query's)
         return Err(changed());
     }
     let mut picked: Vec<usize> = Vec::with_capacity(recorded.len());
