@@ -40,15 +40,12 @@ impl Exec<'_> {
                 "CREATE TABLE …, QUEUE AS (create the queue, then INSERT … SELECT)".into(),
             ));
         }
-        // a view as the source is its query
-        let view_query;
+        // a view as the source is a query of all of it: its columns as the view names them
+        // (its column list), the ones it was created with
         let from = match &src.from {
-            AsFrom::Table(t) => match self.must_get_table(t)?.schema.view.clone() {
-                Some(sql) => {
-                    view_query = parse_query(&sql)?;
-                    AsFrom::Query(Box::new(view_query))
-                }
-                None => src.from.clone(),
+            AsFrom::Table(t) => match self.must_get_table(t)?.schema.view.is_some() {
+                true => AsFrom::Query(Box::new(parse_query(&format!("SELECT * FROM {t}"))?)),
+                false => src.from.clone(),
             },
             other => other.clone(),
         };
