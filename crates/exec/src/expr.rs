@@ -316,7 +316,9 @@ fn eval_logic(op: BinOp, l: &Expr, r: &Expr, batch: &RecordBatch) -> Result<Arra
     }
     if settled == n {
         // every row FALSE (AND) or TRUE (OR); the right side must still be a condition
-        as_bool(&r.eval(&batch.slice(0, 0))?)?;
+        if !is_condition(r) {
+            as_bool(&r.eval(&batch.slice(0, 0))?)?;
+        }
         return Ok(lv);
     }
     let settles = op == BinOp::Or;
@@ -339,6 +341,20 @@ fn eval_logic(op: BinOp, l: &Expr, r: &Expr, batch: &RecordBatch) -> Result<Arra
     }
     let rv: ArrayRef = Arc::new(full.finish());
     binary(op, lv, rv, false)
+}
+
+/// True for an expression whose value is true/false/unknown by its form (a comparison, AND,
+/// OR, NOT, IS NULL, IN, LIKE): no need to evaluate it to know.
+fn is_condition(e: &Expr) -> bool {
+    use BinOp::*;
+    matches!(
+        e,
+        Expr::Binary(Eq | NotEq | Lt | LtEq | Gt | GtEq | And | Or, ..)
+            | Expr::Not(_)
+            | Expr::IsNull(..)
+            | Expr::InList(..)
+            | Expr::Like(..)
+    )
 }
 
 /// The rows `idx` of `batch`, with only the columns `e` reads copied (every other nullable
