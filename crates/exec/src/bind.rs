@@ -261,6 +261,9 @@ pub struct Grouping {
     pub calls: Vec<AggCall>,
     /// Whether the batch has GROUPING flags (grouping sets; see grouping_sets.rs).
     pub flags: bool,
+    /// Whether each key, as bound, is CASESPECIFIC: a reference to it compares as the key
+    /// does (empty until the keys are bound: none is).
+    pub key_cs: Vec<bool>,
 }
 
 impl Grouping {
@@ -1018,14 +1021,10 @@ impl Exec<'_> {
     ) -> Result<Expr> {
         if let Some(g) = grouping.as_deref_mut() {
             if let Some(i) = g.keys.iter().position(|k| same_group_key(k, e, scope)) {
-                // a grouped character column compares as its key does (CASESPECIFIC kept;
-                // a key with a marker or a subquery is not bound twice: not case specific)
-                let key = &g.keys[i];
-                let case_specific = crate::params::is_fixed(key)
-                    && (self.bind_expr(key, scope, None)).is_ok_and(|k| k.case_specific());
+                // a grouped character column compares as its key does (CASESPECIFIC kept)
                 return Ok(Expr::Column {
                     index: i,
-                    case_specific,
+                    case_specific: g.key_cs.get(i).copied().unwrap_or(false),
                 });
             }
             if let ast::Expr::Function(f) = e {

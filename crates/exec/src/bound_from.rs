@@ -44,8 +44,13 @@ pub(crate) struct BoundFrom {
     /// ON conjuncts of an inner-only FROM with correlated subqueries, and the width of the
     /// relations they see.
     pub on_deferred: Vec<(ast::Expr, usize)>,
-    /// WHERE conjuncts with correlated subqueries (run per joined row, last).
+    /// WHERE conjuncts with correlated subqueries (run per joined row, last), and the ones
+    /// written after the first of those that could fail (`Exec::bind_or_defer`).
     pub deferred: Vec<ast::Expr>,
+    /// Of the latter, those that name one relation, bound, with the relation: each is tried
+    /// on the relation's rows as they are read, filtering them if it fails on none (it still
+    /// runs with `deferred`, on fewer rows).
+    pub tries: Vec<(Expr, usize)>,
 }
 
 /// A relation of a [`BoundFrom`].
@@ -55,6 +60,17 @@ pub(crate) enum FromRel {
     /// Rows read while binding (a view, CTE, derived table, table function, a join in
     /// parentheses).
     Rows(RecordBatch),
+}
+
+impl FromRel {
+    /// Its columns' types, in order.
+    pub(crate) fn column_types(&self) -> Vec<DataType> {
+        let fields = match self {
+            FromRel::Table(table, _) => table.schema.arrow.fields().clone(),
+            FromRel::Rows(rows) => rows.schema().fields().clone(),
+        };
+        fields.iter().map(|f| f.data_type().clone()).collect()
+    }
 }
 
 /// Splits a bound `a AND b AND c` into its conjuncts.
@@ -115,6 +131,7 @@ impl BoundFrom {
                 .map(|rel| Step {
                     rel,
                     pre: Vec::new(),
+                    tries: Vec::new(),
                     conds: Vec::new(),
                     keys: 0,
                 })
@@ -158,22 +175,17 @@ impl BoundFrom {
         }
         // each column's type, for the conditions that cannot fail (join_plan.rs)
         let ty = |col: usize| self.column_type(col);
-        let planned: Vec<Cond> = (self.conds.iter().zip(&self.on_step))
-            .map(|((e, rs, on), step)| {
-                let safe = cannot_fail(e, &ty);
-                Cond {
-                    rels: rs.clone(),
-                    on: *on,
-                    sides: key_sides(e, &ty, &|c| relation_at(&self.starts, c)),
-                    hoist: is_hoistable(e, &ty),
-                    safe,
-                    after: match (step, safe) {
-                        (Some(s), false) => s + 1,
-                        _ => 0,
-                    },
-                }
+        let mut planned: Vec<Cond> = (self.conds.iter())
+            .map(|(e, rs, on)| Cond {
+                rels: rs.clone(),
+                on: *on,
+                sides: key_sides(e, &ty, &|c| relation_at(&self.starts, c)),
+                hoist: is_hoistable(e, &ty),
+                safe: cannot_fail(e, &ty),
+                waits: Vec::new(),
             })
             .collect();
+        join_plan::set_waits(&mut planned, &|i| self.on_step.get(i).copied().flatten());
         FromPlan {
             steps: join_plan::plan(&sizes, &planned),
             owns,

@@ -133,6 +133,7 @@ impl BoundJoin {
             on_pairs: Vec::new(),
             on_deferred: Vec::new(),
             deferred: Vec::new(),
+            tries: Vec::new(),
         };
         Some((from, tables))
     }

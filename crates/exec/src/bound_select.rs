@@ -571,22 +571,18 @@ impl<'a> Exec<'a> {
         }
         let grouped = !group_keys.is_empty() || s.having.is_some() || aggregates(s);
         self.windows = Some(Vec::new());
+        let keys = match grouped {
+            true => self.bind_group_keys(&group_keys, scope)?,
+            false => Vec::new(),
+        };
         let mut grouping = grouped.then(|| Grouping {
             keys: group_keys,
             calls: Vec::new(),
             flags: false,
+            key_cs: keys.iter().map(Expr::case_specific).collect(),
         });
         let clauses = self.bind_clauses(s, order_by, scope, grouping.as_mut(), grouped)?;
-        let grouping = match grouping {
-            Some(g) => {
-                let keys = (g.keys.iter())
-                    .map(|k| self.bind_expr(k, scope, None))
-                    .collect::<Result<Vec<_>>>()?;
-                Some((keys, g.calls))
-            }
-            None => None,
-        };
-        Ok((clauses, grouping))
+        Ok((clauses, grouping.map(|g| (keys, g.calls))))
     }
 
     /// The slot values of one run of a kept plan: this execution's (`kept`), or none right

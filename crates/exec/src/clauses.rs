@@ -180,6 +180,18 @@ impl Exec<'_> {
         })
     }
 
+    /// GROUP BY keys `keys` bound over `scope` (the FROM rows), in order: what the rows are
+    /// grouped by, and whether each is CASESPECIFIC (`Grouping::key_cs`).
+    pub(crate) fn bind_group_keys(
+        &mut self,
+        keys: &[ast::Expr],
+        scope: &Scope,
+    ) -> Result<Vec<crate::expr::Expr>> {
+        keys.iter()
+            .map(|k| self.bind_expr(k, scope, None))
+            .collect()
+    }
+
     /// Binds the clauses of grouped query `s` again over `rows`, its aggregated batch, whose
     /// aggregate calls `g` collected: a correlated subquery now runs once per group, with the
     /// group's keys as its outer row. Returns the clauses and `rows` widened by the subqueries'
@@ -197,6 +209,7 @@ impl Exec<'_> {
             keys: g.keys.clone(),
             calls: Vec::new(),
             flags: g.flags,
+            key_cs: g.key_cs.clone(),
         };
         let (clauses, rows) = self
             .with_correlation(&groups, rows, |ex| {

@@ -32,13 +32,23 @@ pub(crate) fn and_all(parts: Vec<ast::Expr>) -> Option<ast::Expr> {
     })
 }
 
-/// The conjuncts of `e` without a subquery, ANDed (`None` for none), and those with one: a
-/// WHERE whose subqueries are correlated reads its table by the first and runs the others
-/// per row of what that keeps.
-pub(crate) fn split_subqueries(e: &ast::Expr) -> (Option<ast::Expr>, Vec<ast::Expr>) {
+/// The conjuncts of `e` that run first, ANDed (`None` for none), and those that run after
+/// them, in the order written: a WHERE whose subqueries are correlated reads its table by
+/// the first and runs the others per row of what that keeps. The conjuncts with a subquery
+/// run after, and so does every one written after the first of those that `safe` does not
+/// call safe (one that could fail: a guard written before it then still guards it).
+pub(crate) fn split_subqueries(
+    e: &ast::Expr,
+    safe: &mut dyn FnMut(&ast::Expr) -> bool,
+) -> (Option<ast::Expr>, Vec<ast::Expr>) {
     let mut parts = Vec::new();
     conjuncts(e, &mut parts);
-    let (with, plain): (Vec<ast::Expr>, Vec<ast::Expr>) =
-        parts.into_iter().partition(crate::correlate::has_subquery);
+    let (mut plain, mut with) = (Vec::new(), Vec::new());
+    for p in parts {
+        match crate::correlate::has_subquery(&p) || (!with.is_empty() && !safe(&p)) {
+            true => with.push(p),
+            false => plain.push(p),
+        }
+    }
     (and_all(plain), with)
 }

@@ -51,6 +51,10 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::types::{value_at, Value};
 
+/// A condition's conjuncts as [`Exec::bind_or_defer`] splits them: bound, set aside (to run
+/// last, over the rows), and those set aside that are bound too, to be tried early.
+pub(crate) type Deferred = (Vec<Expr>, Vec<ast::Expr>, Vec<Expr>);
+
 /// One row of an enclosing query, for a subquery run on its behalf.
 pub struct OuterRow {
     scope: Arc<Scope>,
@@ -182,18 +186,26 @@ impl Exec<'_> {
 
     /// Binds the conjuncts of `cond` over `scope`, setting aside those that name a column the
     /// scope lacks and hold a subquery: correlated subqueries whose rows are not known yet
-    /// (the WHERE of a join, bound before the join runs). The caller filters its result with
-    /// [`Exec::filter_correlated`] over them.
+    /// (the WHERE of a join, bound before the join runs). A conjunct written after one set
+    /// aside that could fail (`cannot_fail`, the scope's columns typed by `ty`) is set aside
+    /// too, so it runs after the ones written before it; it is also returned bound, third, to
+    /// be tried early (a filter of rows it fails on none of). The caller filters its result
+    /// with [`Exec::filter_correlated`] over those set aside.
     pub(crate) fn bind_or_defer(
         &mut self,
         cond: &ast::Expr,
         scope: &Scope,
-    ) -> Result<(Vec<Expr>, Vec<ast::Expr>)> {
+        ty: &dyn Fn(usize) -> Option<DataType>,
+    ) -> Result<Deferred> {
         let mut parts = Vec::new();
         crate::conjuncts::conjuncts(cond, &mut parts);
-        let (mut bound, mut deferred) = (Vec::new(), Vec::new());
+        let (mut bound, mut deferred, mut tries) = (Vec::new(), Vec::new(), Vec::new());
         for p in parts {
             match self.bind_expr(&p, scope, None) {
+                Ok(e) if !deferred.is_empty() && !crate::expr_tree::cannot_fail(&e, ty) => {
+                    deferred.push(p);
+                    tries.push(e);
+                }
                 Ok(e) => bound.push(e),
                 Err(Error::ColumnNotFound(n))
                     if has_subquery(&p) && self.names_column(&n, scope) =>
@@ -203,7 +215,37 @@ impl Exec<'_> {
                 Err(e) => return Err(e),
             }
         }
-        Ok((bound, deferred))
+        Ok((bound, deferred, tries))
+    }
+
+    /// Whether conjunct `p` binds over `scope` and cannot fail (`cannot_fail`, the scope's
+    /// columns typed by `ty`): it may run before a conjunct written ahead of it.
+    pub(crate) fn binds_safely(
+        &mut self,
+        p: &ast::Expr,
+        scope: &Scope,
+        ty: &dyn Fn(usize) -> Option<DataType>,
+    ) -> bool {
+        (self.bind_expr(p, scope, None)).is_ok_and(|e| crate::expr_tree::cannot_fail(&e, ty))
+    }
+
+    /// `batch` (rows of `scope`) filtered by each of `conds` without a subquery that binds
+    /// and fails on none of its rows, in turn: conjuncts that run after a subquery's (see
+    /// `conjuncts::split_subqueries`) tried early, so fewer rows reach the subquery. They
+    /// still run in their place after, on the rows left, where they pass again.
+    pub(crate) fn tried_early(
+        &mut self,
+        scope: &Scope,
+        mut batch: RecordBatch,
+        conds: &[ast::Expr],
+    ) -> RecordBatch {
+        for c in conds.iter().filter(|c| !has_subquery(c)) {
+            let kept = (self.bind_expr(c, scope, None)).and_then(|e| filter_by(&batch, &e));
+            if let Ok(kept) = kept {
+                batch = kept;
+            }
+        }
+        batch
     }
 
     /// `batch` (rows of `scope`) filtered by each of `conds` in turn, each bound over the rows

@@ -726,7 +726,10 @@ impl Exec<'_> {
                 // a correlated subquery needs the rows: the conjuncts without a subquery read
                 // them (through an index where they allow), the others run per row on those
                 Err(Error::ColumnNotFound(_)) => {
-                    let (plain, with) = crate::conjuncts::split_subqueries(w);
+                    let ty =
+                        |c: usize| Some(table.schema.arrow.fields().get(c)?.data_type().clone());
+                    let mut safe = |p: &ast::Expr| self.binds_safely(p, scope, &ty);
+                    let (plain, with) = crate::conjuncts::split_subqueries(w, &mut safe);
                     let plain = match plain {
                         Some(p) => Some(self.bind_expr(&p, scope, None)?),
                         None => None,

@@ -694,8 +694,10 @@ impl Exec<'_> {
         let (other_scope, other) = self.joined_source(from, None)?;
         let mut scope = base_scope;
         scope.columns.extend(other_scope.columns);
-        let (conds, deferred) = match selection {
-            Some(w) => self.bind_or_defer(w, &scope)?,
+        let types = batch_types([&base, &other]);
+        let ty = |c: usize| types.get(c).cloned();
+        let (conds, deferred, _) = match selection {
+            Some(w) => self.bind_or_defer(w, &scope, &ty)?,
             None => Default::default(),
         };
         let joined = join(&base, &other, Kind::Inner, &conds)?;
@@ -732,7 +734,9 @@ impl Exec<'_> {
             }
             let mut acc = acc.ok_or_else(|| Error::Unsupported("an empty FROM".into()))?;
             if let Some(w) = selection {
-                let (conds, deferred) = self.bind_or_defer(w, &scope)?;
+                let types = batch_types([&acc]);
+                let ty = |c: usize| types.get(c).cloned();
+                let (conds, deferred, _) = self.bind_or_defer(w, &scope, &ty)?;
                 for cond in &conds {
                     acc = filter_by(&acc, cond)?;
                 }
@@ -805,15 +809,19 @@ impl Exec<'_> {
         // joins only, an ON's conjuncts (or a USING's equalities) in `on_parts`
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
         let mut on_parts: Vec<Vec<Expr>> = vec![Vec::new(); rels.len()];
-        for ((_, _, constraint), rscope) in steps.iter().zip(&scopes) {
+        // the scope's columns' types, for the conjuncts that cannot fail (bind_or_defer)
+        let mut types: Vec<arrow::datatypes::DataType> = Vec::new();
+        for ((_, _, constraint), (rscope, rel)) in steps.iter().zip(scopes.iter().zip(&rels)) {
             let left_width = scope.columns.len();
             let step = ons.len();
             starts.push(left_width);
             scope.columns.extend(rscope.columns.iter().cloned());
+            types.extend(rel.column_types());
+            let ty = |c: usize| types.get(c).cloned();
             ons.push(match constraint {
                 None | Some(ast::JoinConstraint::None) => None,
                 Some(ast::JoinConstraint::On(e)) if inner_only => {
-                    let (bound, later) = self.bind_or_defer(e, &scope)?;
+                    let (bound, later, _) = self.bind_or_defer(e, &scope, &ty)?;
                     // bound later over the relations before it only
                     on_deferred.extend(later.into_iter().map(|p| (p, scope.columns.len())));
                     on_parts[step] = bound;
@@ -821,7 +829,7 @@ impl Exec<'_> {
                 }
                 Some(ast::JoinConstraint::On(e)) => {
                     // with an outer join, correlated conjuncts run on the step's pairs
-                    let (bound, later) = self.bind_or_defer(e, &scope)?;
+                    let (bound, later, _) = self.bind_or_defer(e, &scope, &ty)?;
                     if !later.is_empty() {
                         on_pairs.push((step, later, scope.clone()));
                     }
@@ -847,9 +855,18 @@ impl Exec<'_> {
         let rels_of = |e: &Expr| relations_of(e, &starts);
         // (condition, the relations it reads, whether it comes from an ON)
         let mut conds: Vec<(Expr, Vec<usize>, bool)> = Vec::new();
+        let mut tries = Vec::new();
         if let Some(w) = selection {
-            let (bound, later) = self.bind_or_defer(w, &scope)?;
+            let ty = |c: usize| types.get(c).cloned();
+            let (bound, later, tried) = self.bind_or_defer(w, &scope, &ty)?;
             deferred.extend(later);
+            // (those that name one relation, tried on its rows as they are read)
+            tries = (tried.into_iter())
+                .filter_map(|e| match rels_of(&e).as_slice() {
+                    [r] => Some((e, *r)),
+                    _ => None,
+                })
+                .collect();
             for e in bound {
                 let r = rels_of(&e);
                 conds.push((e, r, false));
@@ -876,6 +893,7 @@ impl Exec<'_> {
             on_pairs,
             on_deferred,
             deferred,
+            tries,
         })
     }
 
@@ -904,6 +922,7 @@ impl Exec<'_> {
             on_pairs,
             on_deferred,
             deferred,
+            tries: early,
         } = bound;
         let width =
             |r: usize| starts.get(r + 1).copied().unwrap_or(scope.columns.len()) - starts[r];
@@ -956,6 +975,17 @@ impl Exec<'_> {
                 // (the first relation's columns lead the joined rows: `map` is `local` here)
                 own_now.append(&mut now);
             }
+            // its own conjuncts that are held back, tried on its rows (as they are read, where
+            // none fails on them): one that fails runs at its own step (join_plan.rs
+            // `Step::tries`), or with the correlated conjuncts (`BoundFrom::tries`, which run
+            // there either way, so `None` for them)
+            let local = local_columns(&starts, r, map.len());
+            let mut tried: Vec<(Option<usize>, Expr)> = (step.tries.iter())
+                .filter_map(|&i| Some((Some(i), conds[i].as_ref()?.0.remap(&local))))
+                .chain(
+                    (early.iter().filter(|(_, at)| *at == r)).map(|(e, _)| (None, e.remap(&local))),
+                )
+                .collect();
             let right = match rel {
                 FromRel::Rows(rows) => own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?,
                 FromRel::Table(table, keep) => {
@@ -998,11 +1028,44 @@ impl Exec<'_> {
                         Some((rows, _)) => rows,
                         None => {
                             let preds = probed.as_ref().unwrap_or(own_preds);
-                            self.read_filtered_rows(&table, preds, keep.as_deref(), &own_now)?
+                            let keep = keep.as_deref();
+                            let with_tried: Vec<Expr> = (own_now.iter().cloned())
+                                .chain(tried.iter().map(|(_, e)| e.clone()))
+                                .collect();
+                            match tried.is_empty() {
+                                true => self.read_filtered_rows(&table, preds, keep, &own_now)?,
+                                false => {
+                                    match self.read_filtered_rows(&table, preds, keep, &with_tried)
+                                    {
+                                        Ok(rows) => {
+                                            for (i, _) in tried.drain(..) {
+                                                if let Some(i) = i {
+                                                    conds[i] = None;
+                                                }
+                                            }
+                                            rows
+                                        }
+                                        // (one that fails: read again without them, tried below)
+                                        Err(_) => {
+                                            self.read_filtered_rows(&table, preds, keep, &own_now)?
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }
             };
+            // the tried conjuncts a read did not take, on the rows read
+            let mut right = right;
+            for (i, e) in tried {
+                if let Ok(kept) = filter_by(&right, &e) {
+                    right = kept;
+                    if let Some(i) = i {
+                        conds[i] = None;
+                    }
+                }
+            }
             acc = Some(match acc {
                 None => right,
                 Some(left) => {
@@ -1060,6 +1123,15 @@ impl Exec<'_> {
         let acc = self.filter_correlated(&scope, acc, &deferred)?;
         Ok((scope, acc))
     }
+}
+
+/// The types of the columns of `batches` side by side.
+fn batch_types<const N: usize>(batches: [&RecordBatch; N]) -> Vec<arrow::datatypes::DataType> {
+    let mut types = Vec::new();
+    for b in batches {
+        types.extend(b.schema().fields().iter().map(|f| f.data_type().clone()));
+    }
+    types
 }
 
 /// The name and alias of a FROM item that names a table, view or CTE as it is (no table
@@ -1210,12 +1282,4 @@ fn using(
 }
 
 /// The ON or USING of a join (none for a comma, CROSS JOIN or another operator).
-pub(crate) fn join_constraint(op: &ast::JoinOperator) -> Option<&ast::JoinConstraint> {
-    use ast::JoinOperator::*;
-    match op {
-        Join(c) | Inner(c) | Left(c) | LeftOuter(c) | Right(c) | RightOuter(c) | FullOuter(c) => {
-            Some(c)
-        }
-        _ => None,
-    }
-}
+pub(crate) use tdlite_parser::conditions::join_constraint;

@@ -21,7 +21,11 @@
 //! NULL of columns and literals of one type family, typed as the rows read are, with an
 //! uncorrelated subquery's value bound in). A WHERE conjunct that could fail (arithmetic, a CAST, a conversion) waits until every ON
 //! condition has run, so it sees only rows they accept (`ON z.z <> 0 WHERE 10 / z.z > 1`
-//! divides by no zero); an ON condition that could fail waits until every relation written
+//! divides by no zero), and until the relations of every WHERE conjunct written before it
+//! are joined, after which those run first (`WHERE g.x <> u.k AND 10 / (g.x - 1) > 1`
+//! divides only the pairs the inequality keeps: [`set_waits`]); one that names a single
+//! relation is tried on that relation's rows as they are read ([`Step::tries`]), and runs at
+//! its own step only if it fails there, so the guard costs nothing where it is not needed; an ON condition that could fail waits until every relation written
 //! up to its join is joined (`a JOIN b ON a.id = b.id JOIN c ON c.k = 10 / b.z` divides only
 //! b's rows that met a, as the written order would). One that cannot fail runs as soon as its
 //! relations are joined; if it names only the relation a step joins, on that relation's rows
@@ -68,10 +72,33 @@ pub(crate) struct Cond {
     /// has, and one that names only the relation a step joins filters that relation's rows
     /// before they are joined.
     pub safe: bool,
-    /// How many relations, the first ones written, must be joined before it runs: for an ON
-    /// condition that could fail, those up to its own join (it then sees only the pairs the
-    /// written order would give it); 0 otherwise.
-    pub after: usize,
+    /// The relations that must be joined before it runs, besides its own ([`set_waits`]):
+    /// for an ON condition that could fail, every relation written up to its own join (it
+    /// then sees only the pairs the written order would give it); for a WHERE conjunct that
+    /// could fail, those of every WHERE conjunct written before it (which then run first, so
+    /// a guard written before it holds); empty otherwise.
+    pub waits: Vec<usize>,
+}
+
+/// Fills each condition's [`Cond::waits`] from its `safe` and `on`, the conditions being in
+/// the order written (WHERE conjuncts first, as `bind_from` lists them) and `step(i)` the
+/// join whose ON condition `i` is.
+pub(crate) fn set_waits(conds: &mut [Cond], step: &dyn Fn(usize) -> Option<usize>) {
+    // the relations of the WHERE conjuncts written so far
+    let mut before: Vec<usize> = Vec::new();
+    for (i, c) in conds.iter_mut().enumerate() {
+        c.waits = match (c.safe, c.on, step(i)) {
+            (true, ..) => Vec::new(),
+            (false, true, Some(s)) => (0..=s).collect(),
+            (false, true, None) => Vec::new(),
+            (false, false, _) => before.clone(),
+        };
+        if !c.on {
+            before.extend(&c.rels);
+            before.sort_unstable();
+            before.dedup();
+        }
+    }
 }
 
 impl Cond {
@@ -95,6 +122,12 @@ pub(crate) struct Step {
     /// before the join: those that name it alone and cannot fail (empty on the first step,
     /// whose `conds` all run on the relation alone).
     pub pre: Vec<usize>,
+    /// The WHERE conjuncts that name the relation alone and could fail but are held back
+    /// (for the ON conditions, or for conjuncts written before them: [`Cond::waits`]): each
+    /// is tried on the relation's own rows before the join and, if it fails on none of them,
+    /// filters them there; one that fails there runs at its own later step instead, on the
+    /// rows the conditions before it keep.
+    pub tries: Vec<usize>,
     /// The conditions that run here (positions in the planner's list), in the order they run.
     pub conds: Vec<usize>,
     /// How many of the leading `conds` are the hash keys (0: a nested loop, or the first step).
@@ -303,13 +336,15 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
     let mut done = vec![false; conds.len()];
     let mut steps = Vec::with_capacity(sizes.len());
     while !left.is_empty() {
+        // (a WHERE conjunct of a relation's own that waits for others is tried on its rows as
+        // they are read, `Step::tries`, so it counts as filtering them)
         let candidates: Vec<usize> = if joined.is_empty() {
             left.iter()
                 .copied()
                 .filter(|r| {
                     conds
                         .iter()
-                        .any(|c| c.rels == [*r] && (0..c.after).all(|x| x == *r))
+                        .any(|c| c.rels == [*r] && (!c.on || c.waits.iter().all(|x| x == r)))
                 })
                 .collect()
         } else {
@@ -321,7 +356,7 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
                         c.rels.len() > 1
                             && c.rels.contains(&r)
                             && c.rels.iter().all(joined_with)
-                            && (0..c.after).all(|x| joined_with(&x))
+                            && c.waits.iter().all(joined_with)
                     })
                 })
                 .collect()
@@ -331,7 +366,7 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
         let pairable = |r: &&usize| {
             conds
                 .iter()
-                .any(|c| c.rels.len() == 2 && c.rels.contains(r) && c.after == 0)
+                .any(|c| c.rels.len() == 2 && c.rels.contains(r) && c.waits.is_empty())
         };
         let next = candidates
             .iter()
@@ -347,12 +382,13 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
         let first = joined.is_empty();
         joined.push(rel);
         let ready = |c: &Cond| {
-            c.rels.iter().all(|x| joined.contains(x)) && (0..c.after).all(|x| joined.contains(&x))
+            c.rels.iter().all(|x| joined.contains(x)) && c.waits.iter().all(|x| joined.contains(x))
         };
         let is_key = |c: &Cond| !first && c.key_at(rel);
         let mut step = Step {
             rel,
             pre: Vec::new(),
+            tries: Vec::new(),
             conds: Vec::new(),
             keys: 0,
         };
@@ -370,6 +406,13 @@ pub(crate) fn plan(sizes: &[Option<u64>], conds: &[Cond]) -> Vec<Step> {
                 }
             }
         }
+        // its own WHERE conjuncts that wait for more relations, tried on its rows
+        step.tries = (0..conds.len())
+            .filter(|&i| {
+                let c = &conds[i];
+                !done[i] && !c.on && !c.safe && c.rels == [rel]
+            })
+            .collect();
         // the new relation's own conditions that cannot fail filter it before the join (a
         // condition of one relation reads the same row before and after it is paired)
         if !first {
@@ -406,7 +449,7 @@ mod tests {
             sides: equality.then(|| (rels[..1].to_vec(), rels[1..].to_vec())),
             hoist: equality,
             safe: !on,
-            after: 0,
+            waits: Vec::new(),
         }
     }
 
@@ -465,11 +508,39 @@ mod tests {
     }
 
     #[test]
+    fn a_where_conjunct_that_could_fail_waits_for_those_written_before_it() {
+        // u, g WHERE g.x <> u.k AND 10 / (g.x - 1) > 1 AND g.k > 0: the division waits for
+        // u and g; tried on g's rows first; the comparison after it cannot fail
+        let mut conds = [
+            cond(&[0, 1], false, false),
+            cond(&[1], false, false),
+            cond(&[1], false, false),
+        ];
+        conds[1].safe = false;
+        set_waits(&mut conds, &|_| None);
+        let waits: Vec<Vec<usize>> = conds.iter().map(|c| c.waits.clone()).collect();
+        assert_eq!(waits, [vec![], vec![0, 1], vec![]]);
+        let steps = plan(&[Some(1), Some(100)], &conds);
+        // g starts (filtered by its own conditions), the division tried on its rows there
+        assert_eq!(steps[0].rel, 1);
+        assert_eq!(
+            (steps[0].conds.clone(), steps[0].tries.clone()),
+            (vec![2], vec![1])
+        );
+        assert_eq!(steps[1].conds, [0, 1], "after the pairs' inequality");
+        // an ON condition that could fail waits for the joins written up to its own
+        let mut on = [cond(&[0, 1], true, false), cond(&[1, 2], true, false)];
+        on[0].safe = true;
+        set_waits(&mut on, &|i| Some(i + 1));
+        assert_eq!(on.map(|c| c.waits), [vec![], vec![0, 1, 2]]);
+    }
+
+    #[test]
     fn an_on_condition_that_could_fail_waits_for_the_joins_written_before_it() {
         // a JOIN b ON a.id = b.id JOIN c ON c.k = 10 / b.z: c and b are small, a large; the
         // division waits for a (b's rows without a partner in a never reach it)
         let mut divides = cond(&[1, 2], true, false);
-        divides.after = 3;
+        divides.waits = vec![0, 1, 2];
         let conds = [cond(&[0, 1], true, true), divides, cond(&[1], false, false)];
         let steps = plan(&[Some(100), Some(2), Some(1)], &conds);
         let order: Vec<usize> = steps.iter().map(|s| s.rel).collect();
@@ -515,7 +586,7 @@ mod tests {
         // a JOIN b ON a.k = b.k JOIN c ON c.x = 10 / b.z: c is smallest but only the
         // division (which waits for all three) joins it; a and b start, hashed
         let mut divides = cond(&[1, 2], true, false);
-        divides.after = 3;
+        divides.waits = vec![0, 1, 2];
         let steps = plan(
             &[Some(100), Some(100), Some(5)],
             &[cond(&[0, 1], true, true), divides],

@@ -228,7 +228,13 @@ impl Exec<'_> {
         let Some(w) = selection else {
             return Ok(None);
         };
-        let (Some(plain), with) = crate::conjuncts::split_subqueries(w) else {
+        let Some((table, q)) = self.base_table(tf)? else {
+            return Ok(None);
+        };
+        let scope = crate::names::table_scope(&table, &q);
+        let ty = |c: usize| Some(table.schema.arrow.fields().get(c)?.data_type().clone());
+        let mut safe = |p: &ast::Expr| self.binds_safely(p, &scope, &ty);
+        let (Some(plain), with) = crate::conjuncts::split_subqueries(w, &mut safe) else {
             return Ok(None);
         };
         if with.is_empty() {
@@ -237,6 +243,7 @@ impl Exec<'_> {
         let Some((scope, rows)) = self.indexed_source(tf, Some(&plain), None)? else {
             return Ok(None);
         };
+        let rows = self.tried_early(&scope, rows, &with);
         let rows = self.filter_correlated(&scope, rows, &with)?;
         Ok(Some((scope, rows)))
     }
@@ -354,10 +361,22 @@ impl Exec<'_> {
                 | ast::SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
                 _ => false,
             });
+        // SAMPLEID names the sample's number in a sampled block
+        let sample_ids = std::mem::replace(&mut self.sample_ids, sample.is_some());
+        let key_exprs = match grouped {
+            true => self.bind_group_keys(&group_keys, &scope),
+            false => Ok(Vec::new()),
+        };
+        self.sample_ids = sample_ids;
+        let key_exprs = key_exprs?;
         let mut grouping = grouped.then(|| Grouping {
             keys: group_keys.clone(),
             calls: Vec::new(),
             flags: sets.is_some(),
+            key_cs: key_exprs
+                .iter()
+                .map(crate::expr::Expr::case_specific)
+                .collect(),
         });
         // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
         // correlated subquery there can run per row (see `correlate`); with GROUP BY, over the
@@ -381,19 +400,12 @@ impl Exec<'_> {
         let bound = bound?;
         // aggregate
         let rows = match &grouping {
-            Some(g) => {
-                let key_exprs = g
-                    .keys
-                    .iter()
-                    .map(|k| self.bind_expr(k, &scope, None))
-                    .collect::<Result<Vec<_>>>()?;
-                match &sets {
-                    Some(masks) => {
-                        crate::grouping_sets::aggregate_sets(&input, &key_exprs, &g.calls, masks)?
-                    }
-                    None => aggregate(&input, &key_exprs, &g.calls)?,
+            Some(g) => match &sets {
+                Some(masks) => {
+                    crate::grouping_sets::aggregate_sets(&input, &key_exprs, &g.calls, masks)?
                 }
-            }
+                None => aggregate(&input, &key_exprs, &g.calls)?,
+            },
             None => input,
         };
         // a grouped query's correlated subqueries run per group: its clauses bound again

@@ -18,6 +18,7 @@
 
 mod admin;
 mod cast_attributes;
+pub mod conditions;
 mod consume;
 mod create_table;
 mod cursor;

@@ -275,6 +275,7 @@ fn parse_tokens(
     } else {
         parse_statement(cur)?
     };
+    crate::conditions::check(&statement, start, false)?;
     crate::macros::fill_text(&mut statement, offsets.sql);
     Ok(Spanned {
         statement,

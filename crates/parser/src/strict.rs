@@ -22,7 +22,10 @@ use sqlparser::tokenizer::{Token, TokenWithSpan};
 pub fn check(sql: &str, stmts: &[Spanned]) -> Result<(), ParseError> {
     let tokens = crate::parser::significant_tokens(sql)?;
     for (n, (st, toks)) in stmts.iter().zip(statements(&tokens)).enumerate() {
-        let refusal = parsed(st, toks).or_else(|| written(sql, toks));
+        // (and a bare column name where a condition belongs: no column holds one here)
+        let refusal = parsed(st, toks)
+            .or_else(|| written(sql, toks))
+            .or_else(|| crate::conditions::check(&st.statement, st.location, true).err());
         if let Some(e) = refusal {
             return Err(e.in_statement(n + 1));
         }

@@ -55,6 +55,36 @@ fn bound_key_column(e: &Expr, rel: usize, owner: &[usize]) -> Option<usize> {
     }
 }
 
+/// Why condition `w` runs after the join: a correlated subquery, or (without a subquery) it
+/// could fail and is written after one; join.rs tries such a WHERE conjunct on its table's
+/// rows first where it names one table (`BoundFrom::tries`).
+fn later_label(w: &Written, rels: &[Relation]) -> &'static str {
+    match crate::correlate::has_subquery(&w.expr) {
+        true => "correlated",
+        false if w.step.is_none() && relations_of(&w.expr, rels).len() == 1 => {
+            "could fail, written after a correlated one; tried first on its table's rows"
+        }
+        false => "could fail, written after a correlated one",
+    }
+}
+
+/// How a step filters its relation's own rows before the join: ", filtered first by …" for
+/// its conditions `pre` that cannot fail, ", tried first by …" for the conjuncts `tries` that
+/// wait for ones written before them (join_plan.rs `Step::tries`), or nothing.
+pub(super) fn own_filters(pre: &[String], tries: &[String]) -> String {
+    let mut out = String::new();
+    if !pre.is_empty() {
+        out += &format!(", filtered first by {}", pre.join(" AND "));
+    }
+    if !tries.is_empty() {
+        out += &format!(
+            ", tried first by {} (each runs after the join if it fails here)",
+            tries.join(" AND ")
+        );
+    }
+    out
+}
+
 /// The column of base table relation `r` that written hash key `e` (`a = b` that did not
 /// bind here: its other side is a view's or derived table's column) names, if one side is a
 /// name of `r`'s.
@@ -404,16 +434,6 @@ impl Explainer<'_, '_> {
                 _ => {}
             }
         }
-        // the correlated conditions run after the join (an outer join's ON ones on its pairs)
-        let mut later = Vec::new();
-        let mut kept = Vec::new();
-        for w in written {
-            match self.correlated(&w.expr, &rels)? {
-                true => later.push(w),
-                false => kept.push(w),
-            }
-        }
-        let written = kept;
         // the tables' columns side by side, with their types and relations, to bind
         // conditions over: an ON over the relations up to its own (as join.rs binds it),
         // WHERE over all
@@ -434,19 +454,44 @@ impl Explainer<'_, '_> {
             }
         }
         let ty = |i: usize| types.get(i).cloned();
+        // the scope a condition of clause `step` binds over (WHERE's is `None`)
+        let clause_scope = |step: Option<usize>| {
+            let width = match step {
+                Some(i) => owner.partition_point(|&o| o <= i),
+                None => owner.len(),
+            };
+            Scope {
+                columns: all.columns[..width].to_vec(),
+            }
+        };
+        // the correlated conditions run after the join (an outer join's ON ones on its pairs),
+        // and so does one that could fail written after one of those in its clause (join.rs
+        // `bind_or_defer`; binding runs nothing without a subquery)
+        let mut later: Vec<Written> = Vec::new();
+        let mut kept = Vec::new();
+        for w in written {
+            let after = later.iter().any(|l| l.step == w.step);
+            let goes_later = match self.correlated(&w.expr, &rels)? {
+                true => true,
+                false if after && !crate::correlate::has_subquery(&w.expr) => {
+                    (self.ex.bind_expr(&w.expr, &clause_scope(w.step), None))
+                        .is_ok_and(|b| !cannot_fail(&b, &ty))
+                }
+                false => false,
+            };
+            match goes_later {
+                true => later.push(w),
+                false => kept.push(w),
+            }
+        }
+        let written = kept;
         let mut planned = Vec::with_capacity(written.len());
         // each condition as bound (over `all`), if it binds here
         let mut bounds: Vec<Option<Expr>> = Vec::with_capacity(written.len());
         for w in &written {
             // binding runs nothing without a subquery; a condition naming a view, CTE or
             // derived table does not bind here (their columns are known once they are read)
-            let width = match w.step {
-                Some(i) => owner.partition_point(|&o| o <= i),
-                None => owner.len(),
-            };
-            let scope = Scope {
-                columns: all.columns[..width].to_vec(),
-            };
+            let scope = clause_scope(w.step);
             let bound = match crate::correlate::has_subquery(&w.expr) {
                 false => self.ex.bind_expr(&w.expr, &scope, None).ok(),
                 true => None,
@@ -476,14 +521,12 @@ impl Explainer<'_, '_> {
                 sides: sides.filter(|_| w.may_key),
                 hoist: w.may_key && hoist && rs.len() == 2,
                 safe,
-                after: match (w.step, safe) {
-                    (Some(s), false) => s + 1,
-                    _ => 0,
-                },
+                waits: Vec::new(),
                 rels: rs,
                 on: w.step.is_some(),
             });
         }
+        join_plan::set_waits(&mut planned, &|i| written[i].step);
         let mut own_preds = vec![Preds::new(); rels.len()];
         let (steps, reads) = match inner_only {
             true => {
@@ -511,6 +554,7 @@ impl Explainer<'_, '_> {
                         join_plan::Step {
                             rel: i,
                             pre: Vec::new(),
+                            tries: Vec::new(),
                             keys: n,
                             conds: keys,
                         }
@@ -551,15 +595,11 @@ impl Explainer<'_, '_> {
                 (_, true, false) => format!("{kind}, nested loop, with "),
                 (_, false, false) => format!("{kind}, hash on {}, with ", keys.join(" AND ")),
             };
-            let pre: Vec<String> = step
-                .pre
-                .iter()
-                .map(|&i| super::conjunct_text(&written[i].expr))
-                .collect();
-            let pre = match pre.is_empty() {
-                true => String::new(),
-                false => format!(", filtered first by {}", pre.join(" AND ")),
-            };
+            let text = |i: &usize| super::conjunct_text(&written[*i].expr);
+            let pre = own_filters(
+                &step.pre.iter().map(text).collect::<Vec<_>>(),
+                &step.tries.iter().map(text).collect::<Vec<_>>(),
+            );
             let then = match rest.is_empty() {
                 true => String::new(),
                 false => format!("; then {}", rest.join(" AND ")),
@@ -611,15 +651,17 @@ impl Explainer<'_, '_> {
                 .filter(|w| !inner_only && w.step == Some(step.rel))
             {
                 let (text, subs) = self.show(&w.expr);
-                self.line(depth + 2, format!("Then on each pair (correlated): {text}"));
+                let what = later_label(w, &rels);
+                self.line(depth + 2, format!("Then on each pair ({what}): {text}"));
                 self.list_subqueries(subs, depth + 3)?;
             }
         }
         for w in later.iter().filter(|w| inner_only || w.step.is_none()) {
             let (text, subs) = self.show(&w.expr);
+            let what = later_label(w, &rels);
             self.line(
                 depth + 1,
-                format!("After the join, per joined row (correlated): {text}"),
+                format!("After the join, per joined row ({what}): {text}"),
             );
             self.list_subqueries(subs, depth + 2)?;
         }

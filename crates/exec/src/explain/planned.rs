@@ -317,11 +317,18 @@ impl Explainer<'_, '_> {
                 }
                 false => String::new(),
             };
-            let pre: Vec<&str> = step.pre.iter().map(|&i| texts[i].as_str()).collect();
-            let pre = match pre.is_empty() {
-                true => String::new(),
-                false => format!(", filtered first by {}", pre.join(" AND ")),
-            };
+            let pre = super::joins::own_filters(
+                &step
+                    .pre
+                    .iter()
+                    .map(|&i| texts[i].clone())
+                    .collect::<Vec<_>>(),
+                &step
+                    .tries
+                    .iter()
+                    .map(|&i| texts[i].clone())
+                    .collect::<Vec<_>>(),
+            );
             let then = match rest.is_empty() {
                 true => String::new(),
                 false => format!("; then {}", rest.join(" AND ")),

@@ -232,6 +232,45 @@ fn explain_shows_the_join_order_that_runs() {
     assert_eq!(rows(&mut s, sql), [["7", "one"]]);
 }
 
+/// A WHERE conjunct that could fail waits for the conjuncts written before it, but is tried on
+/// its table's rows as they are read: the table is still filtered before the join, and the
+/// conjunct runs after it only where it fails on those rows (a guard it needs).
+#[test]
+fn a_conjunct_that_could_fail_is_tried_before_the_join() {
+    let db = Database::new();
+    let mut s = db.session();
+    big_and_small(&mut s);
+    let sql = "SEL big.k, small.name FROM small, big WHERE big.v = small.v AND 100 / big.k = 14";
+    let plan = explain(&mut s, sql);
+    assert!(
+        plan.lines().any(|l| l.trim()
+            == "Step 1: Full scan of big, an estimated 100 rows, tried first by 100 / big.k = 14 \
+                (each runs after the join if it fails here)"),
+        "{plan}"
+    );
+    assert_eq!(rows(&mut s, sql), [["7", "one"]]);
+    // where it fails on the rows read (k = 0 divides by zero), the rows the conjuncts
+    // written before it keep are the ones it runs on: no small row has v = 3
+    s.execute("INSERT INTO big VALUES (0, 3)").unwrap();
+    assert_eq!(rows(&mut s, sql), [["7", "one"]]);
+    let e = s
+        .execute("SEL big.k FROM small, big WHERE 100 / big.k = 14 AND big.v = small.v")
+        .unwrap_err();
+    assert_eq!(e.code().number, 2618, "{e}");
+    // written after a correlated subquery, it runs after it, per joined row (tried first)
+    let sql = "SEL big.k FROM small, big WHERE big.v = small.v \
+               AND NOT EXISTS (SEL 1 FROM small s2 WHERE s2.v = big.k) AND 100 / big.k = 14";
+    let plan = explain(&mut s, sql);
+    assert!(
+        plan.contains(
+            "After the join, per joined row (could fail, written after a correlated one; tried \
+             first on its table's rows): 100 / big.k = 14"
+        ) && !plan.contains("; then 100 / big.k"),
+        "{plan}"
+    );
+    assert_eq!(rows(&mut s, sql), [["7"]]);
+}
+
 /// A step after few rows reads the new table by probing its index with their keys.
 #[test]
 fn few_joined_rows_probe_an_index() {
