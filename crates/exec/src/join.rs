@@ -302,6 +302,7 @@ impl Exec<'_> {
                     query: subquery,
                     names,
                     qualifier: alias.name.value.clone(),
+                    view: None,
                 };
                 let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
                 Some(Pushed {
@@ -1154,7 +1155,7 @@ pub(crate) fn plain_table(
 /// View `view` (its query parsed: `query`) as a relation conditions are pushed into, its
 /// columns named by the catalog.
 fn view_relation<'q>(
-    view: &tdlite_storage::table::Table,
+    view: &'q tdlite_storage::table::Table,
     query: &'q ast::Query,
     qualifier: String,
 ) -> crate::pushdown::Relation<'q> {
@@ -1164,6 +1165,7 @@ fn view_relation<'q>(
             .map(|c| Some(c.name.clone()))
             .collect(),
         qualifier,
+        view: Some(&view.schema),
     }
 }
 

@@ -52,6 +52,10 @@ pub(crate) struct Relation<'a> {
     pub names: Vec<Option<String>>,
     /// The name that qualifies its columns (the alias, or the view's name).
     pub qualifier: String,
+    /// The view it is, if one: a view without a column list whose `*` gives more columns than
+    /// it was created with (a table under it grew) has its columns picked from them by name
+    /// (view.rs `recorded_columns`).
+    pub view: Option<&'a tdlite_storage::catalog::TableSchema>,
 }
 
 /// The columns of a table a query names, with their types where sure (a base table's as
@@ -132,9 +136,18 @@ fn block(rel: &Relation<'_>, columns: Columns<'_>) -> Option<Block> {
         return None;
     };
     let items = items(s, columns)?;
-    if items.len() != rel.names.len() {
-        return None;
-    }
+    let items: Vec<ast::Expr> = match items.len().cmp(&rel.names.len()) {
+        std::cmp::Ordering::Equal => items.into_iter().map(|(e, _)| e).collect(),
+        // (a view's `*` over a table that grew: its columns by name, as its read picks them)
+        std::cmp::Ordering::Greater => {
+            let view = rel.view.filter(|v| !crate::view::lists_columns(v))?;
+            let outputs: Vec<Option<&str>> = items.iter().map(|(_, n)| n.as_deref()).collect();
+            let recorded = view.columns.iter().map(|c| c.name.as_str());
+            let picked = crate::view::picked_by_name(recorded, &outputs)?;
+            picked.into_iter().map(|i| items[i].0.clone()).collect()
+        }
+        std::cmp::Ordering::Less => return None,
+    };
     let shape = shape(s, &items)?;
     let tables = block_tables(s, columns);
     let types = items.iter().map(|i| item_type(&tables, i)).collect();
@@ -518,12 +531,27 @@ fn sampled(tf: &ast::TableFactor) -> bool {
 
 /// The expression of each of `s`'s output columns, in order, `*` expanded over its base
 /// tables; `None` when one is not known (a `*` over a view, derived table or USING join).
-fn items(s: &ast::Select, columns: Columns<'_>) -> Option<Vec<ast::Expr>> {
+fn items(s: &ast::Select, columns: Columns<'_>) -> Option<Vec<(ast::Expr, Option<String>)>> {
     let mut out = Vec::new();
+    let mut names = Vec::new();
     for item in &s.projection {
+        let from = out.len();
         item_exprs(item, &s.from, columns, &mut out)?;
+        match item {
+            ast::SelectItem::ExprWithAlias { alias, .. } => names.push(Some(alias.value.clone())),
+            _ => names.extend(out[from..].iter().map(output_name)),
+        }
     }
-    Some(out)
+    Some(out.into_iter().zip(names).collect())
+}
+
+/// The name of an output column whose select item is `e` without an alias: a column's name.
+fn output_name(e: &ast::Expr) -> Option<String> {
+    match e {
+        ast::Expr::Identifier(id) => Some(id.value.clone()),
+        ast::Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()),
+        _ => None,
+    }
 }
 
 /// The expressions of one select item's output columns (several for a `*`), added to `out`.
@@ -775,6 +803,7 @@ mod tests {
             query: &q,
             names: names.iter().map(|n| Some(n.to_string())).collect(),
             qualifier: "v".into(),
+            view: None,
         };
         let (q, _) = push_into(&rel, &condition(cond), &table_t)?;
         match *q.body {
@@ -902,6 +931,7 @@ mod tests {
                 .map(|n| Some(n.to_string()))
                 .collect(),
             qualifier: "v".into(),
+            view: None,
         };
         let conds: Vec<ast::Expr> = [
             "v.a = u.k",       // another relation's column

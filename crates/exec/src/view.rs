@@ -272,7 +272,7 @@ impl Exec<'_> {
 
 /// Whether view `view` was created with a column list (`CREATE VIEW v (a, b) AS …`), as its
 /// CREATE VIEW text says; true where the text does not parse as one.
-fn lists_columns(view: &TableSchema) -> bool {
+pub(crate) fn lists_columns(view: &TableSchema) -> bool {
     let listed = |s: &tdlite_parser::Spanned| match &s.statement {
         tdlite_parser::Statement::CreateView { columns, .. } => !columns.is_empty(),
         _ => true,
@@ -306,17 +306,28 @@ fn recorded_columns(out: &arrow::datatypes::Schema, view: &TableSchema) -> Resul
         // (a column list renames by position: its names say nothing of the query's)
         return Err(changed());
     }
-    let mut picked: Vec<usize> = Vec::with_capacity(recorded.len());
-    for c in recorded {
-        let mut named = (out.fields().iter().enumerate())
-            .filter(|(_, f)| f.name().eq_ignore_ascii_case(&c.name))
+    let names: Vec<Option<&str>> = out.fields().iter().map(|f| Some(f.name().as_str())).collect();
+    picked_by_name(recorded.iter().map(|c| c.name.as_str()), &names).ok_or_else(changed)
+}
+
+/// For each of `recorded` (a view's column names, in order), the one of `outputs` (its
+/// query's output names now; `None` for an output without one) of that name (any case), in
+/// increasing order; `None` if a name has no such output, or several.
+pub(crate) fn picked_by_name<'n>(
+    recorded: impl Iterator<Item = &'n str>,
+    outputs: &[Option<&str>],
+) -> Option<Vec<usize>> {
+    let mut picked: Vec<usize> = Vec::new();
+    for name in recorded {
+        let mut named = (outputs.iter().enumerate())
+            .filter(|(_, o)| o.is_some_and(|o| o.eq_ignore_ascii_case(name)))
             .map(|(i, _)| i);
         match (named.next(), named.next()) {
             (Some(i), None) if picked.last().is_none_or(|&p| p < i) => picked.push(i),
-            _ => return Err(changed()),
+            _ => return None,
         }
     }
-    Ok(picked)
+    Some(picked)
 }
 
 /// The column a result column becomes in a table or view made from a query: its type (text as
