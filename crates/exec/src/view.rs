@@ -306,7 +306,11 @@ fn recorded_columns(out: &arrow::datatypes::Schema, view: &TableSchema) -> Resul
         // (a column list renames by position: its names say nothing of the query's)
         return Err(changed());
     }
-    let names: Vec<Option<&str>> = out.fields().iter().map(|f| Some(f.name().as_str())).collect();
+    let names: Vec<Option<&str>> = out
+        .fields()
+        .iter()
+        .map(|f| Some(f.name().as_str()))
+        .collect();
     picked_by_name(recorded.iter().map(|c| c.name.as_str()), &names).ok_or_else(changed)
 }
 
