@@ -232,7 +232,8 @@ impl Exec<'_> {
     /// `batch` (rows of `scope`) filtered by each of `conds` without a subquery that binds
     /// and fails on none of its rows, in turn: conjuncts that run after a subquery's (see
     /// `conjuncts::split_subqueries`) tried early, so fewer rows reach the subquery. They
-    /// still run in their place after, on the rows left, where they pass again.
+    /// still run in their place after, on the rows left, where they pass again (so one that
+    /// calls RANDOM is not tried: it would filter twice).
     pub(crate) fn tried_early(
         &mut self,
         scope: &Scope,
@@ -240,8 +241,11 @@ impl Exec<'_> {
         conds: &[ast::Expr],
     ) -> RecordBatch {
         for c in conds.iter().filter(|c| !has_subquery(c)) {
-            let kept = (self.bind_expr(c, scope, None)).and_then(|e| filter_by(&batch, &e));
-            if let Ok(kept) = kept {
+            let kept = (self.bind_expr(c, scope, None)).and_then(|e| match e.has_random() {
+                true => Ok(None),
+                false => filter_by(&batch, &e).map(Some),
+            });
+            if let Ok(Some(kept)) = kept {
                 batch = kept;
             }
         }

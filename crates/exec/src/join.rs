@@ -861,8 +861,12 @@ impl Exec<'_> {
             let ty = |c: usize| types.get(c).cloned();
             let (bound, later, tried) = self.bind_or_defer(w, &scope, &ty)?;
             deferred.extend(later);
-            // (those that name one relation, tried on its rows as they are read)
+            // (those that name one relation, tried on its rows as they are read: only among
+            // inner joins, where a row a conjunct drops before the join is one it drops after
+            // (an outer join would pair its partner with NULLs instead), and not one that
+            // calls RANDOM, which would filter twice)
             tries = (tried.into_iter())
+                .filter(|e| inner_only && !e.has_random())
                 .filter_map(|e| match rels_of(&e).as_slice() {
                     [r] => Some((e, *r)),
                     _ => None,

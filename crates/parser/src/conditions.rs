@@ -5,15 +5,17 @@
 //! the rows, and here too, at the value's line and column, before anything runs.
 //!
 //! Refused in every mode are the forms that are values whatever their operands: a number or
-//! string literal, arithmetic and `||`, a sign, CAST, a value CASE, a function call, EXTRACT,
-//! SUBSTRING, TRIM, POSITION, a typed literal, an INTERVAL and a scalar subquery. A bare
-//! column name is refused only in strict mode: outside it, tdlite shows a condition as a
-//! select item (TRUE/FALSE), so a derived table's column may hold one. NULL, a `?` marker
-//! and tdlite's own operators (PERIOD predicates and operators) are left to the binder.
+//! string literal, arithmetic (`**` and the PERIOD-valued `P_INTERSECT`, `P_NORMALIZE`,
+//! `LDIFF`, `RDIFF` too) and `||`, a sign, CAST, a value CASE, a function call, EXTRACT,
+//! SUBSTRING, TRIM, POSITION, CEIL, FLOOR, AT TIME ZONE, a typed literal, an INTERVAL and a
+//! scalar subquery. A bare column name is refused only in strict mode: outside it, tdlite
+//! shows a condition as a select item (TRUE/FALSE), so a derived table's column may hold one.
+//! NULL, a `?` marker and the PERIOD predicates are left to the binder.
 //!
-//! Invariant: [`check`] refuses nothing the binder could evaluate as true/false/unknown (no
-//! tdlite function returns a condition), so it changes which error a bad request gets and
-//! when, never what a good one does.
+//! Invariant: [`check`] refuses nothing Teradata accepts: its refusals are Teradata's syntax
+//! errors (outside strict mode, a function of a derived table's condition column such as
+//! `COALESCE(c, c)` is refused, as Teradata refuses it, though tdlite's binder could
+//! evaluate it).
 
 use crate::error::{Location, ParseError};
 use crate::statement::Statement;
@@ -83,11 +85,8 @@ impl Values {
                 for c in [&s.selection, &s.having, &s.qualify].into_iter().flatten() {
                     self.condition(c);
                 }
-                for join in s.from.iter().flat_map(|t| &t.joins) {
-                    if let Some(ast::JoinConstraint::On(on)) = join_constraint(&join.join_operator)
-                    {
-                        self.condition(on);
-                    }
+                for t in &s.from {
+                    self.joins(t);
                 }
             }
             ast::SetExpr::SetOperation { left, right, .. } => {
@@ -95,6 +94,26 @@ impl Values {
                 self.body(right);
             }
             _ => {}
+        }
+    }
+}
+
+impl Values {
+    /// The ONs of a FROM item's joins, those of joins in parentheses included.
+    fn joins(&mut self, t: &ast::TableWithJoins) {
+        let factors = std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation));
+        for f in factors {
+            if let ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } = f
+            {
+                self.joins(table_with_joins);
+            }
+        }
+        for join in &t.joins {
+            if let Some(ast::JoinConstraint::On(on)) = join_constraint(&join.join_operator) {
+                self.condition(on);
+            }
         }
     }
 }
@@ -196,18 +215,21 @@ fn is_value(e: &ast::Expr, names_too: bool) -> bool {
             v.value,
             ast::Value::Null | ast::Value::Placeholder(_) | ast::Value::Boolean(_)
         ),
-        ast::Expr::BinaryOp { op, .. } => matches!(
-            op,
-            B::Plus
-                | B::Minus
-                | B::Multiply
-                | B::Divide
-                | B::Modulo
-                | B::StringConcat
-                | B::BitwiseOr
-                | B::BitwiseAnd
-                | B::BitwiseXor
-        ),
+        ast::Expr::BinaryOp { op, .. } => {
+            matches!(
+                op,
+                B::Plus
+                    | B::Minus
+                    | B::Multiply
+                    | B::Divide
+                    | B::Modulo
+                    | B::StringConcat
+                    | B::BitwiseOr
+                    | B::BitwiseAnd
+                    | B::BitwiseXor
+                    | B::PGExp
+            ) || matches!(op, B::Custom(words) if crate::period_syntax::PERIOD_VALUED.iter().any(|w| words.eq_ignore_ascii_case(w)))
+        }
         ast::Expr::UnaryOp { op, .. } => {
             matches!(op, ast::UnaryOperator::Minus | ast::UnaryOperator::Plus)
         }
@@ -223,6 +245,9 @@ fn is_value(e: &ast::Expr, names_too: bool) -> bool {
         | ast::Expr::Substring { .. }
         | ast::Expr::Trim { .. }
         | ast::Expr::Position { .. }
+        | ast::Expr::Ceil { .. }
+        | ast::Expr::Floor { .. }
+        | ast::Expr::AtTimeZone { .. }
         | ast::Expr::TypedString(_)
         | ast::Expr::Interval(_)
         | ast::Expr::Subquery(_) => true,
@@ -266,6 +291,10 @@ mod tests {
         assert!(refused("DEL FROM t WHERE CAST(a AS INTEGER)", false).is_some());
         assert!(refused("UPD t SET a = 1 WHERE (SEL 1)", false).is_some());
         assert!(refused("SEL a FROM t WHERE EXISTS (SEL 1 FROM u WHERE 'x')", false).is_some());
+        assert!(refused("SEL a FROM t WHERE a = 1 AND 2 ** a", false).is_some());
+        assert!(refused("SEL a FROM t WHERE p P_INTERSECT q", false).is_some());
+        assert!(refused("SEL a FROM t WHERE FLOOR(a)", false).is_some());
+        assert!(refused("SEL a FROM (t JOIN u ON 1) JOIN w ON w.k = t.k", false).is_some());
         // a bare name only in strict mode
         assert_eq!(refused("SEL a FROM t WHERE a = 5 AND b", false), None);
         assert!(refused("SEL a FROM t WHERE a = 5 AND b", true).is_some());

@@ -24,7 +24,7 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
 pub const LITERAL_FUNCTION: &str = "tdlite period";
 
 /// Operators whose value is a period; they bind as `+` does.
-const PERIOD_VALUED: [&str; 4] = ["P_INTERSECT", "P_NORMALIZE", "LDIFF", "RDIFF"];
+pub(crate) const PERIOD_VALUED: [&str; 4] = ["P_INTERSECT", "P_NORMALIZE", "LDIFF", "RDIFF"];
 
 /// Predicates between periods (or a period and a datetime); they bind as `=` does.
 const PREDICATES: [&str; 4] = ["CONTAINS", "MEETS", "PRECEDES", "SUCCEEDS"];
