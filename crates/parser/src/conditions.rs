@@ -22,6 +22,17 @@ use crate::statement::Statement;
 use sqlparser::ast::{self, Spanned as _};
 use std::ops::ControlFlow;
 
+/// Whether a statement of tokens `toks` may have a condition to look at: it has a word that
+/// starts one or joins them (WHERE, ON, HAVING, QUALIFY, WHEN, AND, OR, NOT). A cheap test
+/// first, so a statement without any (an INSERT of values) is not walked.
+pub fn may_hold_one(toks: &[sqlparser::tokenizer::TokenWithSpan]) -> bool {
+    use sqlparser::keywords::Keyword as K;
+    toks.iter().any(|t| {
+        matches!(&t.token, sqlparser::tokenizer::Token::Word(w)
+            if matches!(w.keyword, K::WHERE | K::ON | K::HAVING | K::QUALIFY | K::WHEN | K::AND | K::OR | K::NOT))
+    })
+}
+
 /// Refuses the first value written where `st` wants a condition; `at` is where `st` starts
 /// (the location of a value whose own position is not known). With `names_too` (strict
 /// mode), a bare column name there is refused as well.

@@ -261,6 +261,7 @@ fn parse_tokens(
 ) -> Result<Spanned, ParseError> {
     let start = Location::from_sql(toks[0].span.start);
     crate::limits::check_operator_depth(&toks)?;
+    let conditions = crate::conditions::may_hold_one(&toks);
     let mut cur = Cursor::new(toks, end);
     let locking = parse_locking(&mut cur)?;
     // the statement's own text, without its LOCKING modifiers
@@ -275,7 +276,9 @@ fn parse_tokens(
     } else {
         parse_statement(cur)?
     };
-    crate::conditions::check(&statement, start, false)?;
+    if conditions {
+        crate::conditions::check(&statement, start, false)?;
+    }
     crate::macros::fill_text(&mut statement, offsets.sql);
     Ok(Spanned {
         statement,
