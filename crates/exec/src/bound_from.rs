@@ -57,8 +57,11 @@ pub(crate) struct BoundFrom {
 pub(crate) enum FromRel {
     /// A base table, read at its step, with the columns to keep (`None`: all).
     Table(Arc<Table>, Option<Vec<bool>>),
-    /// Rows read while binding (a view, CTE, derived table, table function, a join in
-    /// parentheses).
+    /// A view, bound from the columns the catalog records for it and read at its step by
+    /// its query, or by the query given (its query with conditions pushed in: pushdown.rs).
+    View(Arc<Table>, Option<Box<ast::Query>>),
+    /// Rows read while binding (a CTE, derived table, table function, a join in parentheses,
+    /// a view whose recorded types cannot be trusted: `Exec::unread_view`).
     Rows(RecordBatch),
 }
 
@@ -66,7 +69,9 @@ impl FromRel {
     /// Its columns' types, in order.
     pub(crate) fn column_types(&self) -> Vec<DataType> {
         let fields = match self {
-            FromRel::Table(table, _) => table.schema.arrow.fields().clone(),
+            FromRel::Table(table, _) | FromRel::View(table, _) => {
+                table.schema.arrow.fields().clone()
+            }
             FromRel::Rows(rows) => rows.schema().fields().clone(),
         };
         fields.iter().map(|f| f.data_type().clone()).collect()
@@ -91,8 +96,8 @@ pub(crate) struct FromPlan {
     /// Each base table's own conditions (over its own columns) as one AND, and their sargable
     /// part: it is read through them at its step (empty with an outer join).
     pub owns: Vec<(Option<Expr>, Preds)>,
-    /// Each base table's estimated rows (`None` for rows read while binding, and with an
-    /// outer join).
+    /// Each base table's estimated rows (`None` for a view and rows read while binding, and
+    /// with an outer join).
     pub sizes: Vec<Option<u64>>,
     /// Per base table, how many conditions name it alone (its own), and whether their sargable
     /// part is the whole of them (`plan::whole_preds`: a read through index ranges that bound
@@ -112,7 +117,9 @@ impl BoundFrom {
         let r = relation_at(&self.starts, col);
         let at = col - self.starts[r];
         Some(match self.rels.get(r)? {
-            FromRel::Table(table, _) => table.schema.arrow.field(at).data_type().clone(),
+            FromRel::Table(table, _) | FromRel::View(table, _) => {
+                table.schema.arrow.field(at).data_type().clone()
+            }
             FromRel::Rows(rows) => rows.schema().field(at).data_type().clone(),
         })
     }

@@ -72,7 +72,7 @@ impl BoundJoin {
                     tables.push(Arc::downgrade(&t));
                     keeps.push(keep);
                 }
-                FromRel::Rows(_) => return None,
+                FromRel::View(..) | FromRel::Rows(_) => return None,
             }
         }
         Some(BoundJoin {

@@ -81,9 +81,11 @@ impl Exec<'_> {
                             f.name()
                         )));
                     }
-                    // "the system copies only the data types": no TITLE from the query
+                    // "the system copies only the data types": no TITLE or FORMAT from the
+                    // query
                     let mut column = column_of(f, f.name().clone());
                     column.title = None;
+                    column.format = None;
                     columns.push(column);
                 }
                 if columns.is_empty() {

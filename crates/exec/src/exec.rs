@@ -49,6 +49,10 @@ pub struct Exec<'a> {
     pub(crate) decorrelation: (bool, &'a std::cell::Cell<u64>),
     /// How many views are being expanded inside each other now.
     pub(crate) view_depth: usize,
+    /// Whether a FROM's views are read while binding it (as derived tables are), not bound
+    /// from their recorded columns: set while a join is bound again because a view's types
+    /// changed (join.rs `joined_source`).
+    pub(crate) views_read_early: bool,
     /// Common table expressions in scope (`WITH`), innermost last.
     pub(crate) ctes: Vec<(String, crate::result::Rows)>,
     /// The values of the request's `?` parameters (see prepared.rs), in order.

@@ -10,9 +10,12 @@
 //! step, through an index when the conditions that name it alone allow, its own conditions
 //! that cannot fail tested as it is read (`read_filtered_rows`: a full scan is filtered part
 //! by part), or, after few rows, through an index probed with their key values (an index nested-loop
-//! join: `join_plan::probe_index`); with an outer join, in full at its step. Views, CTEs and
-//! derived tables are read while binding (`bind_from`), without the join's conditions; the
-//! binding reads no base table.
+//! join: `join_plan::probe_index`); with an outer join, in full at its step. A view is bound
+//! from the columns the catalog records for it and read at its step too, with the conditions
+//! that name it alone and cannot fail pushed into its query (pushdown.rs); if its query now
+//! gives other types (a table under it made again), the FROM is bound again over its rows.
+//! CTEs, derived tables and table functions are read while binding (`bind_from`); the
+//! binding reads no base table and no view.
 //!
 //! A join step (`join`, in join_step.rs with its row limit) pairs the rows joined so far with
 //! one more relation: hashed on leading column equalities, else a nested loop. When every join
@@ -396,6 +399,33 @@ impl Exec<'_> {
         })
     }
 
+    /// View `tf` (see [`Exec::view_named`]) among the relations (`factors`) of a FROM whose
+    /// conditions are `conds` (empty with an outer join), unread: its scope from the columns
+    /// the catalog records for it, and the relation that reads it at its step, with what of
+    /// `conds` can be pushed into it ([`Exec::pushed_in_join`]). `None` when `tf` is no
+    /// view, when a column's recorded type is not the type its query gives (a type the
+    /// catalog has no name for, recorded as VARCHAR of the longest length), and while a join
+    /// is bound again because a view's types changed ([`Exec::view_batch`]): the caller reads
+    /// it now.
+    fn unread_view(
+        &self,
+        tf: &ast::TableFactor,
+        factors: &[&ast::TableFactor],
+        conds: &[ast::Expr],
+    ) -> Option<(Scope, FromRel)> {
+        if self.views_read_early {
+            return None;
+        }
+        let (view, _, qualifier) = self.view_named(tf)?;
+        let unnamed = tdlite_storage::types::SqlType::VarChar(u32::MAX);
+        if view.schema.columns.iter().any(|c| c.ty == unnamed) {
+            return None;
+        }
+        let scope = crate::names::schema_scope(&view.schema, &qualifier);
+        let query = (self.pushed_in_join(tf, factors, conds)).map(|p| Box::new(p.query));
+        Some((scope, FromRel::View(view, query)))
+    }
+
     /// The view FROM item `tf` names (not sampled, no CTE or dictionary view of that name),
     /// its query parsed, and its qualifier.
     fn view_named(
@@ -746,7 +776,16 @@ impl Exec<'_> {
             return Ok((scope, acc));
         }
         let bound = self.bind_from(from, selection)?;
-        self.run_from(bound)
+        match self.run_from(bound) {
+            // a view's types are no longer those it was bound with: bound again over its rows
+            Err(Error::ViewRetyped(_)) if !self.views_read_early => {
+                let saved = std::mem::replace(&mut self.views_read_early, true);
+                let joined = (self.bind_from(from, selection)).and_then(|b| self.run_from(b));
+                self.views_read_early = saved;
+                joined
+            }
+            joined => joined,
+        }
     }
 
     /// The binding stage of a FROM clause (`from`, checked by [`check_from`], with no outer
@@ -771,9 +810,9 @@ impl Exec<'_> {
         }
         let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
         // A base table is read at its step (with inner joins only, through its own conditions,
-        // so an index can fetch just the rows they select); other relations are read now, a
-        // view (with inner joins only) made with the conditions that name it alone and cannot
-        // fail (pushdown.rs).
+        // so an index can fetch just the rows they select), and so is a view (with inner joins
+        // only, made with the conditions that name it alone and cannot fail: pushdown.rs);
+        // other relations are read now.
         let factors: Vec<&ast::TableFactor> = steps.iter().map(|(tf, ..)| *tf).collect();
         let conds = match inner_only {
             true => join_conds(from, selection),
@@ -788,14 +827,20 @@ impl Exec<'_> {
                     let keep = self.keep_named(&table);
                     rels.push(FromRel::Table(table, keep));
                 }
-                None => {
-                    let (rscope, rows) = match self.pushed_in_join(tf, &factors, &conds) {
-                        Some(p) => self.read_pushed(tf, p)?,
-                        None => self.relation(tf)?,
-                    };
-                    scopes.push(rscope);
-                    rels.push(FromRel::Rows(rows));
-                }
+                None => match self.unread_view(tf, &factors, &conds) {
+                    Some((rscope, view)) => {
+                        scopes.push(rscope);
+                        rels.push(view);
+                    }
+                    None => {
+                        let (rscope, rows) = match self.pushed_in_join(tf, &factors, &conds) {
+                            Some(p) => self.read_pushed(tf, p)?,
+                            None => self.relation(tf)?,
+                        };
+                        scopes.push(rscope);
+                        rels.push(FromRel::Rows(rows));
+                    }
+                },
             }
         }
         let mut starts = Vec::with_capacity(rels.len());
@@ -993,6 +1038,10 @@ impl Exec<'_> {
                 .collect();
             let right = match rel {
                 FromRel::Rows(rows) => own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?,
+                FromRel::View(view, query) => {
+                    let rows = self.view_batch(&view, query.map(|q| *q))?;
+                    own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
+                }
                 FromRel::Table(table, keep) => {
                     // through its own conditions, or by probing an index with the key values of
                     // the few rows joined so far

@@ -187,6 +187,48 @@ impl Exec<'_> {
         crate::stack::for_text(sql, || self.view_rows_here(t, query))
     }
 
+    /// The rows of view `t` as one batch, read at its step of a join that was bound with the
+    /// columns the catalog records for it (join.rs `unread_view`), by `query` (its query with
+    /// conditions pushed in) where given: each column as the type recorded for it (a column
+    /// of NULLs only is made that type).
+    ///
+    /// # Errors
+    /// [`Error::ViewRetyped`] when a column's type is another (the join is bound again over
+    /// the rows); the view query's errors.
+    pub(crate) fn view_batch(
+        &mut self,
+        t: &Table,
+        query: Option<ast::Query>,
+    ) -> Result<arrow::record_batch::RecordBatch> {
+        let rows = self.view_rows_of(t, query)?;
+        let recorded = &t.schema.arrow;
+        let mut fields = Vec::with_capacity(recorded.fields().len());
+        for (f, want) in rows.schema.fields().iter().zip(recorded.fields()) {
+            match f.data_type() {
+                ty if ty == want.data_type() => fields.push(f.as_ref().clone()),
+                DataType::Null => {
+                    fields.push(f.as_ref().clone().with_data_type(want.data_type().clone()))
+                }
+                _ => return Err(Error::ViewRetyped(t.schema.name.clone())),
+            }
+        }
+        let schema = Arc::new(arrow::datatypes::Schema::new(fields));
+        let mut batches = Vec::with_capacity(rows.batches.len());
+        for b in &rows.batches {
+            let columns = (b.columns().iter().zip(schema.fields()))
+                .map(|(c, f)| match c.data_type() == f.data_type() {
+                    true => c.clone(),
+                    false => arrow::array::new_null_array(f.data_type(), c.len()),
+                })
+                .collect();
+            batches.push(arrow::record_batch::RecordBatch::try_new(
+                schema.clone(),
+                columns,
+            )?);
+        }
+        Ok(arrow::compute::concat_batches(&schema, &batches)?)
+    }
+
     /// The query of view `t`, parsed: from the database's cache, or parsed now and kept
     /// there.
     ///
@@ -337,7 +379,7 @@ pub(crate) fn picked_by_name<'n>(
 /// The column a result column becomes in a table or view made from a query: its type (text as
 /// the CHAR(n)/VARCHAR(n) the query's column declares (text_type.rs), else VARCHAR(64000),
 /// since Arrow keeps no declared length; TIME and TIMESTAMP with the precision
-/// the query's column declares), CASESPECIFIC and TITLE; nullable.
+/// the query's column declares), CASESPECIFIC, TITLE and FORMAT; nullable.
 pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
     Column {
         name,
@@ -362,7 +404,7 @@ pub(crate) fn column_of(f: &arrow::datatypes::Field, name: String) -> Column {
         case_specific: f.metadata().contains_key("casespecific"),
         uppercase: false,
         title: f.metadata().get("title").cloned(),
-        format: None,
+        format: f.metadata().get("format").cloned(),
         identity: None,
     }
 }
