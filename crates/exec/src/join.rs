@@ -413,17 +413,21 @@ impl Exec<'_> {
         factors: &[&ast::TableFactor],
         conds: &[ast::Expr],
     ) -> Option<(Scope, FromRel)> {
-        if self.views_read_early {
-            return None;
-        }
         let (view, _, qualifier) = self.view_named(tf)?;
-        let unnamed = tdlite_storage::types::SqlType::VarChar(u32::MAX);
-        if view.schema.columns.iter().any(|c| c.ty == unnamed) {
+        if !self.binds_unread(&view) {
             return None;
         }
         let scope = crate::names::schema_scope(&view.schema, &qualifier);
         let query = (self.pushed_in_join(tf, factors, conds)).map(|p| Box::new(p.query));
         Some((scope, FromRel::View(view, query)))
+    }
+
+    /// Whether a join binds view `view` from its recorded columns ([`Exec::unread_view`]):
+    /// not while a join is bound again over its views' rows, nor when a column's recorded
+    /// type is one the catalog has no name for (recorded as VARCHAR of the longest length).
+    pub(crate) fn binds_unread(&self, view: &tdlite_storage::table::Table) -> bool {
+        let unnamed = tdlite_storage::types::SqlType::VarChar(u32::MAX);
+        !self.views_read_early && view.schema.columns.iter().all(|c| c.ty != unnamed)
     }
 
     /// The view FROM item `tf` names (not sampled, no CTE or dictionary view of that name),

@@ -1,5 +1,6 @@
-//! EXPLAIN of a FROM clause of several relations that planned.rs does not take (a view, CTE,
-//! derived table or table function, a condition with a subquery, a global temporary table
+//! EXPLAIN of a FROM clause of several relations that planned.rs does not take (a CTE,
+//! derived table, table function or a view read while binding (`Exec::binds_unread`), a
+//! condition with a subquery, a global temporary table
 //! with no instance yet: binding such a FROM would read rows, run subqueries or make the
 //! instance; a comma beside an outer join; a name of an enclosing query's column), derived
 //! from its text, step by step as join.rs runs it: each step
@@ -24,7 +25,9 @@
 //! so such a condition that cannot fail may run earlier than shown: a step earlier, or on
 //! its relation's rows before the join where EXPLAIN shows it on the pairs, and where such an
 //! ON condition is what connects its relation, the order may differ too (every result is the
-//! same; which error a query with a failing condition raises may not be). A condition whose subquery names a
+//! same; which error a query with a failing condition raises may not be). The other way, such
+//! a condition that could fail, written after a correlated conjunct, is set aside by the run
+//! (join.rs `bind_or_defer`) and may run later than shown. A condition whose subquery names a
 //! column of this FROM that the subquery's own FROM does not give is correlated: it runs after
 //! the join, per joined row (correlate.rs), as the executor does when such a subquery fails
 //! to bind alone.

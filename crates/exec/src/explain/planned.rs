@@ -1,4 +1,5 @@
-//! EXPLAIN of a FROM of base tables whose conditions have no subquery: the FROM is bound by
+//! EXPLAIN of a FROM of base tables and views (those a join binds from their recorded
+//! columns: `Exec::binds_unread`) whose conditions have no subquery: the FROM is bound by
 //! `Exec::bind_from`, the binding the query runs (WHERE through the select list's aliases, as
 //! the query binds it), which for such a FROM reads no row and runs nothing; a name that does
 //! not bind is the error the query would raise (3810, 3822, …), except in a subquery, where
@@ -10,8 +11,12 @@
 //! order, each step's ON conjuncts in the order `join_step::key_order` gives them, the hash
 //! keys first, and WHERE as a filter above the join, as join.rs runs it.
 //!
-//! Left to joins.rs, which derives the plan from the text: a view, CTE, derived table or
-//! table function (their columns are known once read), a condition with a subquery (binding
+//! A view's step is "the relation below", over the plan of its query with what the run
+//! pushes into it (`Exec::pushed_in_join`; nothing with an outer join).
+//!
+//! Left to joins.rs, which derives the plan from the text: a CTE, derived table, table
+//! function or a view read while binding (their columns are known once read), a condition
+//! with a subquery (binding
 //! runs an uncorrelated one), a global temporary table this session has no instance of
 //! (binding would make the instance), a comma beside an outer join, a WHERE whose alias
 //! stands for several conjuncts.
@@ -105,6 +110,8 @@ impl Explainer<'_, '_> {
             }
             match self.definition(name)? {
                 Some(t) if t.schema.view.is_none() && !self.no_instance(&t) => {}
+                // (a view the join binds from its recorded columns, read at its step)
+                Some(t) if t.schema.view.is_some() && self.ex.binds_unread(&t) => {}
                 _ => return Ok(false),
             }
             labels.push(match alias {
@@ -205,16 +212,19 @@ impl Explainer<'_, '_> {
                 let texts = ws.iter().zip(&parts).map(|(w, e)| text(w, e)).collect();
                 steps.push((parts, texts));
             }
-            self.print_outer((&bound, selection), &steps, &labels, &factors, depth);
+            self.print_outer((&bound, selection), &steps, &labels, &factors, depth)?;
             return Ok(true);
         }
         let plan = bound.plan();
+        let tfs: Vec<&ast::TableFactor> = factors.iter().map(|(tf, _)| *tf).collect();
         let shown = Shown {
             written: &written,
             texts: &texts,
             labels: &labels,
+            factors: &tfs,
+            pushable: &crate::join::join_conds(from, selection),
         };
-        self.print_plan(&bound, &plan, &shown, depth);
+        self.print_plan(&bound, &plan, &shown, depth)?;
         Ok(true)
     }
 
@@ -230,7 +240,7 @@ impl Explainer<'_, '_> {
         labels: &[String],
         factors: &[(&ast::TableFactor, Option<&ast::JoinOperator>)],
         mut depth: usize,
-    ) {
+    ) -> Result<()> {
         if let Some(w) = selection {
             self.line(depth, format!("Filter: {w}"));
             depth += 1;
@@ -241,8 +251,10 @@ impl Explainer<'_, '_> {
         );
         let mut left: Vec<arrow::datatypes::FieldRef> = Vec::new();
         for (n, ((parts, texts), label)) in steps.iter().zip(labels).enumerate() {
-            let FromRel::Table(t, _) = &bound.rels[n] else {
-                continue;
+            let (t, view) = match &bound.rels[n] {
+                FromRel::Table(t, _) => (t, false),
+                FromRel::View(t, _) => (t, true),
+                FromRel::Rows(_) => continue,
             };
             let right = t.schema.arrow.clone();
             let ls = arrow::datatypes::Schema::new(left.clone());
@@ -255,17 +267,24 @@ impl Explainer<'_, '_> {
                 (_, true) => format!("{kind}, nested loop, with "),
                 (_, false) => format!("{kind}, hash on {}, with ", keys.join(" AND ")),
             };
-            let read = match n {
-                0 => format!("Full scan of {label}"),
-                _ => format!("full scan of {label}"),
+            let read = match (n, view) {
+                (0, false) => format!("Full scan of {label}"),
+                (_, false) => format!("full scan of {label}"),
+                (0, true) => "Read the relation below".to_string(),
+                (_, true) => "the relation below".to_string(),
             };
             let then = match rest.is_empty() {
                 true => String::new(),
                 false => format!("; then {}", rest.join(" AND ")),
             };
             self.line(depth + 1, format!("Step {}: {how}{read}{then}", n + 1));
+            if view {
+                // (with an outer join nothing is pushed into a view: join.rs)
+                self.relation(factors[n].0, depth + 2)?;
+            }
             left.extend(right.fields().iter().cloned());
         }
+        Ok(())
     }
 
     /// Whether `t` is a global temporary table this session has no instance of.
@@ -282,7 +301,13 @@ impl Explainer<'_, '_> {
     }
 
     /// The lines of `plan`, its conditions and tables as `shown`.
-    fn print_plan(&mut self, bound: &BoundFrom, plan: &FromPlan, shown: &Shown, depth: usize) {
+    fn print_plan(
+        &mut self,
+        bound: &BoundFrom,
+        plan: &FromPlan,
+        shown: &Shown,
+        depth: usize,
+    ) -> Result<()> {
         let texts = shown.texts;
         self.line(
             depth,
@@ -290,8 +315,10 @@ impl Explainer<'_, '_> {
         );
         for (n, step) in plan.steps.iter().enumerate() {
             let r = step.rel;
-            let FromRel::Table(t, _) = &bound.rels[r] else {
-                continue;
+            let t = match &bound.rels[r] {
+                FromRel::Table(t, _) => Some(t),
+                FromRel::View(..) => None,
+                FromRel::Rows(_) => continue,
             };
             let conds: Vec<&str> = step.conds.iter().map(|&i| texts[i].as_str()).collect();
             let (keys, rest) = conds.split_at(step.keys.min(conds.len()));
@@ -300,14 +327,19 @@ impl Explainer<'_, '_> {
                 (_, true) => "Nested-loop join with ".to_string(),
                 (_, false) => format!("Hash join on {} with ", keys.join(" AND ")),
             };
-            let mut read = self.read_line(bound, plan, shown, r, t);
-            if n > 0 {
-                read = read[..1].to_lowercase() + &read[1..];
-            }
+            let read = match (t, n) {
+                (Some(t), 0) => self.read_line(bound, plan, shown, r, t),
+                (Some(t), _) => {
+                    let read = self.read_line(bound, plan, shown, r, t);
+                    read[..1].to_lowercase() + &read[1..]
+                }
+                (None, 0) => "Read the relation below".to_string(),
+                (None, _) => "the relation below".to_string(),
+            };
             // the probed table's columns of the step's keys (join.rs probes at a step after
             // the first, a table of at least 4 rows)
-            let probe = match n > 0 && t.row_versions() >= 4 {
-                true => {
+            let probe = match t.filter(|t| n > 0 && t.row_versions() >= 4) {
+                Some(t) => {
                     let start = bound.starts[r];
                     let cols: Vec<usize> = (step.conds[..step.keys].iter())
                         .filter_map(|&i| key_column(&bound.conds[i].0, r, &bound.starts))
@@ -315,7 +347,7 @@ impl Explainer<'_, '_> {
                         .collect();
                     super::joins::probes(t, &cols, &plan.owns[r].1)
                 }
-                false => String::new(),
+                None => String::new(),
             };
             let pre = super::joins::own_filters(
                 &step
@@ -337,7 +369,16 @@ impl Explainer<'_, '_> {
                 depth + 1,
                 format!("Step {}: {how}{read}{probe}{pre}{then}", n + 1),
             );
+            if t.is_none() {
+                // a view, made with what of the conditions can be pushed into it (join.rs)
+                let tf = shown.factors[r];
+                match (self.ex).pushed_in_join(tf, shown.factors, shown.pushable) {
+                    Some(p) => self.pushed(tf, p, depth + 2)?,
+                    None => self.relation(tf, depth + 2)?,
+                }
+            }
         }
+        Ok(())
     }
 
     /// How relation `r` (table `t`) is read at its step: through the index `plan::choose`
@@ -391,6 +432,9 @@ struct Shown<'s> {
     written: &'s [Written],
     texts: &'s [String],
     labels: &'s [String],
+    /// The FROM items, as written, and the conditions a view may take (`join::join_conds`).
+    factors: &'s [&'s ast::TableFactor],
+    pushable: &'s [ast::Expr],
 }
 
 /// USING column `name`'s bound equality as text: `l.name = r.name` with the relations' written
