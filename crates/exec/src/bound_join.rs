@@ -2,9 +2,13 @@
 //! prepared request keeps in its plan cache (plan_cache.rs) for such a block, beside
 //! bound_select.rs's one-table blocks.
 //!
-//! The blocks taken ([`joined_block`]): a FROM of two or more base tables joined by inner
-//! joins, commas, CROSS JOIN or outer joins (not a comma beside an outer join; no view, CTE,
-//! derived table, table function or SAMPLE); no QUALIFY, window or grouping sets (GROUP BY,
+//! The blocks taken ([`joined_block`]): a FROM of two or more base tables or views joined by
+//! inner joins, commas, CROSS JOIN or outer joins (not a comma beside an outer join; no CTE,
+//! derived table, table function or SAMPLE; a view only where a join binds it from its
+//! recorded columns, `Exec::binds_unread`, and reads it at its step by its query, with what
+//! of the conditions was pushed into it when the block was bound: the pushed query's `?`
+//! take each run's values as the view's query is bound at the run); no QUALIFY, window or
+//! grouping sets (GROUP BY,
 //! HAVING, ORDER BY, TOP and DISTINCT are kept bound: block_tail.rs). Binding
 //! (`Exec::bind_from`, then the select list) happens once, with the binder recording the
 //! block's slots, as for a one-table block; it reads no row (the tables are read at their
@@ -16,8 +20,10 @@
 //!
 //! Invariant: a run gives what the general path gives for the block with the same inputs
 //! (the same rows in the same order, the same schema): it runs the same stage on the same
-//! bound conditions. A block whose binding read rows (a name that turned out to be a view or
-//! CTE), deferred a correlated subquery, or depended on more than its slots is refused.
+//! bound conditions. A block whose binding read rows (a name that turned out to be a CTE or
+//! a view read while binding), deferred a correlated subquery, or depended on more than its
+//! slots is refused. A run that finds a view's types changed (`Error::ViewRetyped`) gives way
+//! to the general path, which binds the FROM again over the view's rows.
 
 use crate::bind::{AggCall, Scope};
 use crate::block_tail::Tail;
@@ -33,10 +39,8 @@ use tdlite_storage::table::Table;
 /// A bound join block (see the module doc). The slots are kept beside it by the caller
 /// (bound_select.rs), as for a one-table block.
 pub(crate) struct BoundJoin {
-    /// Weak: a kept plan never keeps a dropped table's rows alive.
-    tables: Vec<Weak<Table>>,
-    /// Per table, the columns the block reads (`None`: all).
-    keeps: Vec<Option<Vec<bool>>>,
+    /// The relations (weak: a kept plan never keeps a dropped table's rows alive).
+    rels: Vec<KeptRel>,
     scope: Scope,
     starts: Vec<usize>,
     conds: Vec<(Expr, Vec<usize>, bool)>,
@@ -49,6 +53,14 @@ pub(crate) struct BoundJoin {
     /// The aggregate calls of a grouped block.
     pub(crate) aggregate: Option<Vec<AggCall>>,
     pub(crate) tail: Tail,
+}
+
+/// A relation of a [`BoundJoin`].
+enum KeptRel {
+    /// A base table, with the columns the block reads (`None`: all).
+    Table(Weak<Table>, Option<Vec<bool>>),
+    /// A view, with the query it is read by where conditions were pushed into it.
+    View(Weak<Table>, Option<Box<ast::Query>>),
 }
 
 impl BoundJoin {
@@ -64,20 +76,16 @@ impl BoundJoin {
         if !from.deferred.is_empty() || !from.on_deferred.is_empty() || !from.on_pairs.is_empty() {
             return None;
         }
-        let mut tables = Vec::with_capacity(from.rels.len());
-        let mut keeps = Vec::with_capacity(from.rels.len());
+        let mut rels = Vec::with_capacity(from.rels.len());
         for rel in from.rels {
-            match rel {
-                FromRel::Table(t, keep) => {
-                    tables.push(Arc::downgrade(&t));
-                    keeps.push(keep);
-                }
-                FromRel::View(..) | FromRel::Rows(_) => return None,
-            }
+            rels.push(match rel {
+                FromRel::Table(t, keep) => KeptRel::Table(Arc::downgrade(&t), keep),
+                FromRel::View(v, query) => KeptRel::View(Arc::downgrade(&v), query),
+                FromRel::Rows(_) => return None,
+            });
         }
         Some(BoundJoin {
-            tables,
-            keeps,
+            rels,
             scope: from.scope,
             starts: from.starts,
             conds: from.conds,
@@ -108,18 +116,25 @@ impl BoundJoin {
     }
 
     /// The FROM clause to run with `put` giving each condition this run's values; `None`
-    /// when a table is gone. The tables are returned too, for the caller's bookkeeping.
+    /// when a table or view is gone. The tables and views are returned too, for the caller's
+    /// bookkeeping.
     pub(crate) fn from(&self, put: impl Fn(&Expr) -> Expr) -> Option<(BoundFrom, Vec<Arc<Table>>)> {
-        let tables: Vec<Arc<Table>> = self
-            .tables
-            .iter()
-            .map(Weak::upgrade)
-            .collect::<Option<_>>()?;
-        let rels = tables
-            .iter()
-            .zip(&self.keeps)
-            .map(|(t, keep)| FromRel::Table(t.clone(), keep.clone()))
-            .collect();
+        let mut tables = Vec::with_capacity(self.rels.len());
+        let mut rels = Vec::with_capacity(self.rels.len());
+        for rel in &self.rels {
+            let (t, rel) = match rel {
+                KeptRel::Table(t, keep) => {
+                    let t = t.upgrade()?;
+                    (t.clone(), FromRel::Table(t, keep.clone()))
+                }
+                KeptRel::View(v, query) => {
+                    let v = v.upgrade()?;
+                    (v.clone(), FromRel::View(v, query.clone()))
+                }
+            };
+            tables.push(t);
+            rels.push(rel);
+        }
         let from = BoundFrom {
             scope: self.scope.clone(),
             starts: self.starts.clone(),

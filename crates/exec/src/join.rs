@@ -422,6 +422,13 @@ impl Exec<'_> {
         Some((scope, FromRel::View(view, query)))
     }
 
+    /// Whether FROM item `tf` names a view a join binds from its recorded columns
+    /// ([`Exec::binds_unread`]).
+    pub(crate) fn names_unread_view(&self, tf: &ast::TableFactor) -> bool {
+        self.view_named(tf)
+            .is_some_and(|(v, ..)| self.binds_unread(&v))
+    }
+
     /// Whether a join binds view `view` from its recorded columns ([`Exec::unread_view`]):
     /// not while a join is bound again over its views' rows, nor when a column's recorded
     /// type is one the catalog has no name for (recorded as VARCHAR of the longest length).
@@ -1087,12 +1094,12 @@ impl Exec<'_> {
                         None => {
                             let preds = probed.as_ref().unwrap_or(own_preds);
                             let keep = keep.as_deref();
-                            let with_tried: Vec<Expr> = (own_now.iter().cloned())
-                                .chain(tried.iter().map(|(_, e)| e.clone()))
-                                .collect();
                             match tried.is_empty() {
                                 true => self.read_filtered_rows(&table, preds, keep, &own_now)?,
                                 false => {
+                                    let with_tried: Vec<Expr> = (own_now.iter().cloned())
+                                        .chain(tried.iter().map(|(_, e)| e.clone()))
+                                        .collect();
                                     match self.read_filtered_rows(&table, preds, keep, &with_tried)
                                     {
                                         Ok(rows) => {
