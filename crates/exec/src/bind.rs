@@ -54,6 +54,24 @@ pub struct ScopeColumn {
 }
 
 impl ScopeColumn {
+    /// The column of a query's result column `f` (its attributes from the field's
+    /// metadata), named `name` and qualified by `qualifier`.
+    pub(crate) fn of_field(
+        f: &arrow::datatypes::Field,
+        qualifier: Option<String>,
+        name: String,
+    ) -> ScopeColumn {
+        ScopeColumn {
+            qualifier,
+            name,
+            case_specific: f.metadata().contains_key("casespecific"),
+            title: f.metadata().get("title").cloned(),
+            precision: f.metadata().get("precision").and_then(|p| p.parse().ok()),
+            format: f.metadata().get("format").cloned(),
+            text: crate::types::text_type_of_field(f),
+        }
+    }
+
     /// A column no name resolves to (a hidden or computed column of a batch).
     pub(crate) fn unnamed() -> ScopeColumn {
         ScopeColumn {

@@ -6,8 +6,8 @@
 //! inner joins, commas, CROSS JOIN or outer joins (not a comma beside an outer join; no CTE,
 //! derived table, table function or SAMPLE; a view only where a join binds it from its
 //! recorded columns, `Exec::binds_unread`, and reads it at its step by its query, with what
-//! of the conditions was pushed into it when the block was bound: the pushed query's `?`
-//! take each run's values as the view's query is bound at the run); no QUALIFY, window or
+//! of the conditions was pushed into it when the block was bound: comparisons with literals,
+//! never a `?`); no QUALIFY, window or
 //! grouping sets (GROUP BY,
 //! HAVING, ORDER BY, TOP and DISTINCT are kept bound: block_tail.rs). Binding
 //! (`Exec::bind_from`, then the select list) happens once, with the binder recording the
@@ -22,8 +22,9 @@
 //! (the same rows in the same order, the same schema): it runs the same stage on the same
 //! bound conditions. A block whose binding read rows (a name that turned out to be a CTE or
 //! a view read while binding), deferred a correlated subquery, or depended on more than its
-//! slots is refused. A run that finds a view's types changed (`Error::ViewRetyped`) gives way
-//! to the general path, which binds the FROM again over the view's rows.
+//! slots is refused. A run that finds a view's columns changed (`Error::ViewRetyped`) gives
+//! way to the general path, which binds the FROM again over the view's rows, and the plan is
+//! dropped (bound_select.rs `cached_select`).
 
 use crate::bind::{AggCall, Scope};
 use crate::block_tail::Tail;

@@ -169,7 +169,15 @@ impl<'a> Exec<'a> {
                 Some(Ran::Rows(rows)) => Some(rows),
                 Some(Ran::Value(_)) | None => None, // (no value without asking for one)
             },
-            Plan::Join(j) => self.run_join(j, kept)?,
+            Plan::Join(j) => match self.run_join(j, kept) {
+                // a view's columns are not as recorded: the general path binds the FROM again
+                // (reading the view while binding from now on), and so does every later run
+                Err(crate::error::Error::ViewRetyped(_)) => {
+                    cache.put(block, &context, None);
+                    None
+                }
+                run => run?,
+            },
             Plan::Condition(_) | Plan::Table(_) => None,
         };
         if kept && rows.is_some() {
@@ -656,6 +664,10 @@ impl<'a> Exec<'a> {
     /// Runs a bound join block with this execution's slot values, as [`Exec::run_bound`]
     /// runs a one-table block; `None` when a table is gone or a value's type differs from
     /// the one it was bound with (the caller runs the block as usual).
+    ///
+    /// # Errors
+    /// As the general path; `Error::ViewRetyped` when a view's columns are not as recorded
+    /// (the caller drops the plan and runs the block as usual).
     fn run_join(&mut self, k: &KeptJoin, kept: bool) -> Result<Option<Rows>> {
         let Some(values) = self.run_values(&k.slots, kept)? else {
             return Ok(None);
@@ -666,11 +678,7 @@ impl<'a> Exec<'a> {
             return Ok(None);
         };
         tables.iter().for_each(|t| self.count_volatile_use(t));
-        let (_, rows) = match self.run_from(from) {
-            // (a view's types changed: the general path binds the FROM again)
-            Err(crate::error::Error::ViewRetyped(_)) => return Ok(None),
-            run => run?,
-        };
+        let (_, rows) = self.run_from(from)?;
         let items = put_items(&k.join.items, &put);
         let tail = &k.join.tail;
         self.finish_kept(

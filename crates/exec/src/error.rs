@@ -275,11 +275,12 @@ pub enum Error {
     /// The queries of a set operation select different numbers of columns (3653).
     #[error("All select-lists do not contain the same number of expressions.")]
     SetOpArity,
-    /// A view read at its step in a join gives other types than the columns the catalog
-    /// records for it, which the join was bound with (a table under it made again): the join
-    /// is bound again over the view's rows (join.rs), so this is not seen unless that fails
-    /// too (9913).
-    #[error("view {0} no longer gives the types recorded when it was created; replace the view")]
+    /// A view read at its step in a join gives other columns (types or attributes) than the
+    /// ones the catalog records for it, which the join was bound with (a table under it
+    /// changed): the join is bound again over the view's rows (join.rs `joined_source`, and
+    /// a kept plan gives way to the general path), so a user never sees it (9913 if a bug let
+    /// it through).
+    #[error("view {0} no longer gives the columns recorded when it was created; replace the view")]
     ViewRetyped(String),
     /// A bug: an invariant did not hold (tdlite 9999). Please report it.
     #[error("Internal error: {0}")]

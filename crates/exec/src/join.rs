@@ -179,16 +179,11 @@ fn derived_relation(
         .fields()
         .iter()
         .enumerate()
-        .map(|(i, f)| ScopeColumn {
-            qualifier: q.clone(),
-            name: renamed
+        .map(|(i, f)| {
+            let name = renamed
                 .and_then(|c| c.get(i))
-                .map_or_else(|| f.name().clone(), |c| c.name.value.clone()),
-            case_specific: f.metadata().contains_key("casespecific"),
-            title: f.metadata().get("title").cloned(),
-            precision: f.metadata().get("precision").and_then(|p| p.parse().ok()),
-            format: f.metadata().get("format").cloned(),
-            text: crate::types::text_type_of_field(f),
+                .map_or_else(|| f.name().clone(), |c| c.name.value.clone());
+            ScopeColumn::of_field(f, q.clone(), name)
         })
         .collect();
     Ok((Scope { columns }, batch))
@@ -282,7 +277,7 @@ impl Exec<'_> {
         match tf {
             ast::TableFactor::Table { .. } => {
                 let (view, query, qualifier) = self.view_named(tf)?;
-                let rel = view_relation(&view, &query, qualifier);
+                let rel = view_relation(&view, &query, qualifier, self.params);
                 let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
                 Some(Pushed {
                     query,
@@ -306,6 +301,7 @@ impl Exec<'_> {
                     names,
                     qualifier: alias.name.value.clone(),
                     view: None,
+                    params: self.params,
                 };
                 let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
                 Some(Pushed {
@@ -389,7 +385,7 @@ impl Exec<'_> {
             })
         };
         let columns = |n: &ast::ObjectName| self.table_columns(n);
-        let rel = view_relation(&view, &query, qualifier);
+        let rel = view_relation(&view, &query, qualifier, self.params);
         let (query, conjuncts) = crate::pushdown::push_into_join(&rel, conds, &columns, &shared)?;
         Some(Pushed {
             query,
@@ -417,7 +413,7 @@ impl Exec<'_> {
         if !self.binds_unread(&view) {
             return None;
         }
-        let scope = crate::names::schema_scope(&view.schema, &qualifier);
+        let scope = crate::view::recorded_scope(&view.schema, &qualifier);
         let query = (self.pushed_in_join(tf, factors, conds)).map(|p| Box::new(p.query));
         Some((scope, FromRel::View(view, query)))
     }
@@ -431,10 +427,13 @@ impl Exec<'_> {
 
     /// Whether a join binds view `view` from its recorded columns ([`Exec::unread_view`]):
     /// not while a join is bound again over its views' rows, nor when a column's recorded
-    /// type is one the catalog has no name for (recorded as VARCHAR of the longest length).
+    /// type is one the catalog has no name for (recorded as VARCHAR of the longest length),
+    /// nor once a read found its columns other than recorded (`Exec::view_batch`).
     pub(crate) fn binds_unread(&self, view: &tdlite_storage::table::Table) -> bool {
         let unnamed = tdlite_storage::types::SqlType::VarChar(u32::MAX);
-        !self.views_read_early && view.schema.columns.iter().all(|c| c.ty != unnamed)
+        !self.views_read_early
+            && view.schema.columns.iter().all(|c| c.ty != unnamed)
+            && !self.view_read_early(view)
     }
 
     /// The view FROM item `tf` names (not sampled, no CTE or dictionary view of that name),
@@ -1050,7 +1049,8 @@ impl Exec<'_> {
             let right = match rel {
                 FromRel::Rows(rows) => own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?,
                 FromRel::View(view, query) => {
-                    let rows = self.view_batch(&view, query.map(|q| *q))?;
+                    let bound = &scope.columns[starts[r]..starts[r] + width(r)];
+                    let rows = self.view_batch(&view, query.map(|q| *q), bound)?;
                     own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
                 }
                 FromRel::Table(table, keep) => {
@@ -1222,6 +1222,7 @@ fn view_relation<'q>(
     view: &'q tdlite_storage::table::Table,
     query: &'q ast::Query,
     qualifier: String,
+    params: &'q [tdlite_storage::types::Value],
 ) -> crate::pushdown::Relation<'q> {
     crate::pushdown::Relation {
         query,
@@ -1230,6 +1231,7 @@ fn view_relation<'q>(
             .collect(),
         qualifier,
         view: Some(&view.schema),
+        params,
     }
 }
 

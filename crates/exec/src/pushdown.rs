@@ -16,7 +16,8 @@
 //! item with none of those and no TITLE or FORMAT phrase. "Cannot fail" is judged as
 //! `join_plan::cannot_fail` judges a bound condition, over the select items' types where they
 //! are sure: a base table's column as defined now, or a literal (a view's recorded column
-//! types go stale when a table under it is made again).
+//! types go stale when a table under it is made again); a `?n` marker counts as a literal of
+//! its value's type in this request (a kept plan is bound again when that type changes).
 //!
 //! Invariant: the pushed query gives exactly the rows of the original query that the pushed
 //! conjuncts keep, and the enclosing block still applies every condition, so its result is
@@ -56,6 +57,8 @@ pub(crate) struct Relation<'a> {
     /// it was created with (a table under it grew) has its columns picked from them by name
     /// (view.rs `recorded_columns`).
     pub view: Option<&'a tdlite_storage::catalog::TableSchema>,
+    /// The request's parameter values: a `?n` marker is an operand of its value's type.
+    pub params: &'a [tdlite_storage::types::Value],
 }
 
 /// The columns of a table a query names, with their types where sure (a base table's as
@@ -215,15 +218,16 @@ impl Block {
 /// (`types::same_family`: no conversion that may fail), as `join_plan::cannot_fail` rules on
 /// bound conditions.
 fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>, ty: &dyn Fn(usize) -> Option<DataType>) -> bool {
+    let value = |e: &ast::Expr| operand_literal(e).or_else(|| marker_type(e, rel.params));
     let operand = |e: &ast::Expr| -> Option<DataType> {
         match e {
             ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => ty(column(e, rel)?),
-            ast::Expr::Nested(x) => operand_literal(x),
-            other => operand_literal(other),
+            ast::Expr::Nested(x) => value(x),
+            other => value(other),
         }
     };
     // (IS NULL of a column: its item is evaluated for the rows either way)
-    let tested = |e: &ast::Expr| column(e, rel).is_some() || operand_literal(e).is_some();
+    let tested = |e: &ast::Expr| column(e, rel).is_some() || value(e).is_some();
     let pair = |a: &ast::Expr, b: &ast::Expr| matches!((operand(a), operand(b)), (Some(p), Some(q)) if same_family(&p, &q));
     use ast::BinaryOperator as B;
     match c {
@@ -252,6 +256,24 @@ fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>, ty: &dyn Fn(usize) -> Option<D
             expr, low, high, ..
         } => pair(expr, low) && pair(expr, high),
         _ => false,
+    }
+}
+
+/// The type of parameter marker `e` (`?n`) as the binder types it: its value's in this
+/// request (params.rs `parameter_array`). A prepared request's kept plan is bound again when
+/// a value's type changes (its slots), so a condition pushed for one type never meets another.
+fn marker_type(e: &ast::Expr, params: &[tdlite_storage::types::Value]) -> Option<DataType> {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Placeholder(p) => Some(
+                crate::params::parameter(p, params)
+                    .ok()?
+                    .data_type()
+                    .clone(),
+            ),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -804,6 +826,7 @@ mod tests {
             names: names.iter().map(|n| Some(n.to_string())).collect(),
             qualifier: "v".into(),
             view: None,
+            params: &[],
         };
         let (q, _) = push_into(&rel, &condition(cond), &table_t)?;
         match *q.body {
@@ -921,18 +944,24 @@ mod tests {
         );
     }
 
-    #[test]
-    fn among_joins_a_view_takes_what_cannot_fail_and_names_it_alone() {
-        let q = query("SEL a, b, s FROM t");
-        let rel = Relation {
-            query: &q,
+    /// `q` as the relation `v` of columns a, b and s, in a request with `params`.
+    fn abs_view<'a>(q: &'a ast::Query, params: &'a [tdlite_storage::types::Value]) -> Relation<'a> {
+        Relation {
+            query: q,
             names: ["a", "b", "s"]
                 .iter()
                 .map(|n| Some(n.to_string()))
                 .collect(),
             qualifier: "v".into(),
             view: None,
-        };
+            params,
+        }
+    }
+
+    #[test]
+    fn among_joins_a_view_takes_what_cannot_fail_and_names_it_alone() {
+        let q = query("SEL a, b, s FROM t");
+        let rel = abs_view(&q, &[]);
         let conds: Vec<ast::Expr> = [
             "v.a = u.k",       // another relation's column
             "v.a + 1 = 2",     // arithmetic may fail
@@ -948,5 +977,26 @@ mod tests {
         let (_, pushed) = push_into_join(&rel, &conds, &table_t, &shared).expect("pushed");
         let texts: Vec<String> = pushed.iter().map(|c| c.to_string()).collect();
         assert_eq!(texts, ["v.b > 1", "s IN ('x', 'y')"]);
+    }
+
+    #[test]
+    fn among_joins_a_parameter_is_an_operand_of_its_values_type() {
+        use tdlite_storage::types::Value;
+        let q = query("SEL a, b, s FROM t");
+        let params = [Value::Int(7), Value::Str("7".into()), Value::Null];
+        let rel = abs_view(&q, &params);
+        let conds: Vec<ast::Expr> = [
+            "v.a = ?1",  // a number against a number: taken
+            "v.a = ?2",  // a string against a number may fail
+            "v.s <> ?2", // taken
+            "v.b = ?4",  // no such value: not known, left out
+            "v.b = ?3",  // NULL: taken, as the literal is
+        ]
+        .iter()
+        .map(|c| condition(c))
+        .collect();
+        let (_, pushed) = push_into_join(&rel, &conds, &table_t, &|_| false).expect("pushed");
+        let texts: Vec<String> = pushed.iter().map(|c| c.to_string()).collect();
+        assert_eq!(texts, ["v.a = ?1", "v.s <> ?2", "v.b = ?3"]);
     }
 }

@@ -4,9 +4,13 @@
 //! A view is a catalog entry like a table (one namespace, so a view and a table cannot share
 //! a name) whose schema carries the query's SQL text (`TableSchema::view`) and no rows; it is
 //! logged and checkpointed with the tables. `CREATE VIEW` runs the query once to check it and
-//! to learn its columns (types as CREATE TABLE … AS gives them). In FROM a view is its query,
+//! to learn its columns (types as CREATE TABLE … AS gives them, with CASESPECIFIC, TITLE and
+//! FORMAT). In FROM a view is its query,
 //! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
-//! its columns renamed by the view's column list; its text is parsed once per definition
+//! its columns renamed by the view's column list; in a join it is bound from the columns
+//! recorded for it (`recorded_scope`) and run at its step (`Exec::view_batch`, which checks
+//! its columns are still as recorded: join.rs binds the join again where not, and marks the
+//! view so joins read it while binding from then on); its text is parsed once per definition
 //! (`Exec::view_query`, kept in `Shared`). A view's columns are fixed when it is
 //! created: a column later added under a `*` of its query is left out (by name; 9913 where
 //! names cannot tell).
@@ -39,9 +43,10 @@ pub(crate) const MAX_DEPTH: usize = 32;
 const VIEW_QUERIES: usize = 1024;
 
 /// Each view's parsed query by table id, with the text it was parsed from (a view replaced
-/// under the same id is parsed again).
+/// under the same id is parsed again), and whether a join found its columns other than the
+/// catalog records them (then joins read it while binding: `Exec::binds_unread`).
 pub(crate) type ViewQueryCache =
-    parking_lot::Mutex<std::collections::HashMap<u64, (String, Arc<ast::Query>)>>;
+    parking_lot::Mutex<std::collections::HashMap<u64, (String, Arc<ast::Query>, bool)>>;
 
 impl Exec<'_> {
     /// CREATE or REPLACE VIEW.
@@ -188,28 +193,46 @@ impl Exec<'_> {
     }
 
     /// The rows of view `t` as one batch, read at its step of a join that was bound with the
-    /// columns the catalog records for it (join.rs `unread_view`), by `query` (its query with
-    /// conditions pushed in) where given: each column as the type recorded for it (a column
-    /// of NULLs only is made that type).
+    /// columns the catalog records for it (join.rs `unread_view`, `bound`: the columns as
+    /// [`recorded_scope`] gives them), by `query` (its query with conditions pushed in) where
+    /// given: each column as the type recorded for it (a column of NULLs only is made that
+    /// type).
     ///
     /// # Errors
-    /// [`Error::ViewRetyped`] when a column's type is another (the join is bound again over
-    /// the rows); the view query's errors.
+    /// [`Error::ViewRetyped`] when a column's type is another, or its attributes (CASESPECIFIC,
+    /// TITLE, FORMAT, precision, declared character type) are not those it was bound with (a
+    /// table under the view changed, or the session's mode makes a literal CASESPECIFIC): the
+    /// join is bound again over the rows, and joins read the view while binding from then on;
+    /// the view query's errors.
     pub(crate) fn view_batch(
         &mut self,
         t: &Table,
         query: Option<ast::Query>,
+        bound: &[crate::bind::ScopeColumn],
     ) -> Result<arrow::record_batch::RecordBatch> {
         let rows = self.view_rows_of(t, query)?;
         let recorded = &t.schema.arrow;
         let mut fields = Vec::with_capacity(recorded.fields().len());
-        for (f, want) in rows.schema.fields().iter().zip(recorded.fields()) {
-            match f.data_type() {
-                ty if ty == want.data_type() => fields.push(f.as_ref().clone()),
-                DataType::Null => {
-                    fields.push(f.as_ref().clone().with_data_type(want.data_type().clone()))
+        for ((f, want), b) in rows
+            .schema
+            .fields()
+            .iter()
+            .zip(recorded.fields())
+            .zip(bound)
+        {
+            let read = crate::bind::ScopeColumn::of_field(f, None, String::new());
+            let field = match f.data_type() {
+                _ if !same_attributes(&read, b) => None,
+                ty if ty == want.data_type() => Some(f.as_ref().clone()),
+                DataType::Null => Some(f.as_ref().clone().with_data_type(want.data_type().clone())),
+                _ => None,
+            };
+            match field {
+                Some(field) => fields.push(field),
+                None => {
+                    self.mark_read_early(t);
+                    return Err(Error::ViewRetyped(t.schema.name.clone()));
                 }
-                _ => return Err(Error::ViewRetyped(t.schema.name.clone())),
             }
         }
         let schema = Arc::new(arrow::datatypes::Schema::new(fields));
@@ -236,7 +259,7 @@ impl Exec<'_> {
     /// The stored text's parse error (a view's text parsed when it was created).
     pub(crate) fn view_query(&self, t: &Table) -> Result<Arc<ast::Query>> {
         let sql = t.schema.view.as_deref().unwrap_or_default();
-        if let Some((text, q)) = self.shared.view_queries.lock().get(&t.id) {
+        if let Some((text, q, _)) = self.shared.view_queries.lock().get(&t.id) {
             if text.as_str() == sql {
                 return Ok(q.clone());
             }
@@ -246,8 +269,23 @@ impl Exec<'_> {
         if cache.len() >= VIEW_QUERIES {
             cache.clear();
         }
-        cache.insert(t.id, (sql.to_string(), q.clone()));
+        cache.insert(t.id, (sql.to_string(), q.clone(), false));
         Ok(q)
+    }
+
+    /// Whether a join found view `t`'s columns other than the catalog records them
+    /// ([`Exec::view_batch`]; forgotten when the cache of view queries starts again).
+    pub(crate) fn view_read_early(&self, t: &Table) -> bool {
+        let sql = t.schema.view.as_deref().unwrap_or_default();
+        (self.shared.view_queries.lock().get(&t.id))
+            .is_some_and(|(text, _, early)| *early && text.as_str() == sql)
+    }
+
+    /// Notes that view `t`'s columns are not as the catalog records them.
+    fn mark_read_early(&self, t: &Table) {
+        if let Some(entry) = self.shared.view_queries.lock().get_mut(&t.id) {
+            entry.2 = true;
+        }
     }
 
     /// [`Exec::view_rows_of`] on a stack deep enough for the view's query.
@@ -310,6 +348,32 @@ impl Exec<'_> {
         }
         Ok(t)
     }
+}
+
+/// The scope of view `view`'s columns as recorded in the catalog, qualified by `qualifier`:
+/// as a read of the view gives them (`ScopeColumn::of_field`) where the view has not changed
+/// since, a character column of no declared type (recorded as VARCHAR(64000): `column_of`)
+/// having none.
+pub(crate) fn recorded_scope(view: &TableSchema, qualifier: &str) -> crate::bind::Scope {
+    let mut scope = crate::names::schema_scope(view, qualifier);
+    for (c, col) in scope.columns.iter_mut().zip(&view.columns) {
+        if col.ty == SqlType::VarChar(64000) {
+            c.text = None;
+        }
+    }
+    scope
+}
+
+/// Whether scope columns `a` and `b` have the same attributes: CASESPECIFIC, TITLE, FORMAT,
+/// declared character type, and fractional digits (six, the most, the same as none given:
+/// period_text.rs `fraction_digits`).
+fn same_attributes(a: &crate::bind::ScopeColumn, b: &crate::bind::ScopeColumn) -> bool {
+    let digits = |c: &crate::bind::ScopeColumn| c.precision.filter(|&p| p != 6);
+    a.case_specific == b.case_specific
+        && a.title == b.title
+        && a.format == b.format
+        && a.text == b.text
+        && digits(a) == digits(b)
 }
 
 /// Whether view `view` was created with a column list (`CREATE VIEW v (a, b) AS …`), as its

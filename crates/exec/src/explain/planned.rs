@@ -162,10 +162,15 @@ impl Explainer<'_, '_> {
         if selection.is_some_and(|w| names_a_subquery_alias(w, projection)) {
             return Ok(false); // (binding would run the subquery)
         }
-        // bound as the query binds it: WHERE may name the select list's aliases
+        // bound as the query binds it: WHERE may name the select list's aliases (the WHERE
+        // bound, with them replaced, is what the run pushes into a view)
         let ex = &mut *self.ex;
+        let mut resolved: Option<ast::Expr> = None;
         let bound = match selection {
-            Some(w) => resolving_aliases(w, projection, |w| ex.bind_from(from, Some(w))),
+            Some(w) => resolving_aliases(w, projection, |w| {
+                resolved = Some(w.clone());
+                ex.bind_from(from, Some(w))
+            }),
             None => ex.bind_from(from, None),
         };
         let bound = match bound {
@@ -222,7 +227,7 @@ impl Explainer<'_, '_> {
             texts: &texts,
             labels: &labels,
             factors: &tfs,
-            pushable: &crate::join::join_conds(from, selection),
+            pushable: &crate::join::join_conds(from, resolved.as_ref()),
         };
         self.print_plan(&bound, &plan, &shown, depth)?;
         Ok(true)

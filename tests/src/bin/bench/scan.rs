@@ -3,7 +3,8 @@
 //! both, filtered by columns no index serves, and for one row of a by its key), one row of t
 //! by its key through a view, ORDER BY … TOP 10 over N rows, and three correlated subqueries
 //! over the M-row tables;
-//! then prepared joins of one row of a by its key (a parameter), run with many keys.
+//! then prepared joins of one row of a (or of a view of a) by its key (a parameter), run with
+//! many keys.
 //! Both engines in memory, same rows;
 //! the answers are compared, each query's best of three runs is reported.
 //!
@@ -24,6 +25,7 @@ fn td_load(s: &mut Session, n: i64, m: i64) {
         .unwrap();
     s.execute("CREATE TABLE a (k INTEGER NOT NULL, x INTEGER) UNIQUE PRIMARY INDEX (k)")
         .unwrap();
+    s.execute("CREATE VIEW av AS SELECT k, x FROM a").unwrap();
     s.execute("CREATE TABLE b (k INTEGER NOT NULL, y INTEGER) UNIQUE PRIMARY INDEX (k)")
         .unwrap();
     let ins_t = s.prepare("INS t (?, ?, ?)").unwrap();
@@ -57,6 +59,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
         "CREATE TABLE t (k INTEGER PRIMARY KEY, g INTEGER, v INTEGER);
          CREATE VIEW tv AS SELECT k, g, v FROM t;
          CREATE TABLE a (k INTEGER PRIMARY KEY, x INTEGER);
+         CREATE VIEW av AS SELECT k, x FROM a;
          CREATE TABLE b (k INTEGER PRIMARY KEY, y INTEGER);
          BEGIN;",
     )
@@ -76,7 +79,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 13] = [
+const QUERIES: [(&str, &str, &str); 14] = [
     (
         "a filter over t no index serves (a full scan keeping 0.1%)",
         "SEL COUNT(*), SUM(v) FROM t WHERE v < 1000",
@@ -136,6 +139,11 @@ const QUERIES: [(&str, &str, &str); 13] = [
         "join a ⋈ b, one row of a by its key (b probed by its key)",
         "SEL a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = 4242",
         "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = 4242",
+    ),
+    (
+        "join of a view of a ⋈ b, one row of a by its key",
+        "SEL av.x, b.y FROM av JOIN b ON av.k = b.k WHERE av.k = 4242",
+        "SELECT av.x, b.y FROM av JOIN b ON av.k = b.k WHERE av.k = 4242",
     ),
     (
         "correlated EXISTS per row of a",
@@ -201,7 +209,7 @@ pub fn run(n: i64, m: i64) {
 
 /// Prepared joins of one row of a (by its key, a parameter) to b (probed by its key), each
 /// run with another key: µs per execution, both engines keeping the statement.
-const KEYED_JOINS: [(&str, &str, &str); 2] = [
+const KEYED_JOINS: [(&str, &str, &str); 3] = [
     (
         "prepared join, one row of a by its key",
         "SEL a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = ?",
@@ -211,6 +219,11 @@ const KEYED_JOINS: [(&str, &str, &str); 2] = [
         "prepared join, one row of a by its key, b filtered",
         "SEL a.x, b.y FROM a, b WHERE a.k = ? AND b.k = a.k AND b.y < 9",
         "SELECT a.x, b.y FROM a, b WHERE a.k = ?1 AND b.k = a.k AND b.y < 9",
+    ),
+    (
+        "prepared join, one row of a view of a by its key",
+        "SEL av.x, b.y FROM av JOIN b ON av.k = b.k WHERE av.k = ?",
+        "SELECT av.x, b.y FROM av JOIN b ON av.k = b.k WHERE av.k = ?1",
     ),
 ];
 
