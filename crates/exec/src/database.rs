@@ -20,7 +20,8 @@ pub struct Shared {
     sessions: AtomicU64,
     /// Each table's CHECK and partitioning conditions, bound once (dml.rs `RowConditions`).
     pub(crate) row_conditions: crate::dml::RowConditionCache,
-    /// Each view's query, parsed once (view.rs `Exec::view_query`).
+    /// Each view's query, parsed once (view.rs `Exec::view_query`), and whether a join found
+    /// its columns other than recorded (`Exec::view_read_early`).
     pub(crate) view_queries: crate::view::ViewQueryCache,
 }
 

@@ -402,7 +402,7 @@ impl Exec<'_> {
     /// view, when a column's recorded type is not the type its query gives (a type the
     /// catalog has no name for, recorded as VARCHAR of the longest length), and while a join
     /// is bound again because a view's types changed ([`Exec::view_batch`]): the caller reads
-    /// it now.
+    /// it now. A view marked stale (`Exec::view_read_early`) is read now too.
     fn unread_view(
         &self,
         tf: &ast::TableFactor,

@@ -17,7 +17,8 @@
 //! `join_plan::cannot_fail` judges a bound condition, over the select items' types where they
 //! are sure: a base table's column as defined now, or a literal (a view's recorded column
 //! types go stale when a table under it is made again); a `?n` marker counts as a literal of
-//! its value's type in this request (a kept plan is bound again when that type changes).
+//! its value's type in this request (a kept plan is used only by runs whose values have the
+//! types it was bound with; others take the general path, which decides again).
 //!
 //! Invariant: the pushed query gives exactly the rows of the original query that the pushed
 //! conjuncts keep, and the enclosing block still applies every condition, so its result is
@@ -260,8 +261,9 @@ fn cannot_fail(c: &ast::Expr, rel: &Relation<'_>, ty: &dyn Fn(usize) -> Option<D
 }
 
 /// The type of parameter marker `e` (`?n`) as the binder types it: its value's in this
-/// request (params.rs `parameter_array`). A prepared request's kept plan is bound again when
-/// a value's type changes (its slots), so a condition pushed for one type never meets another.
+/// request (params.rs `parameter_array`). A prepared request's kept plan runs only with values
+/// of the types it was bound with (its slots; other runs take the general path, which decides
+/// again), so a condition pushed for one type never meets another.
 fn marker_type(e: &ast::Expr, params: &[tdlite_storage::types::Value]) -> Option<DataType> {
     match e {
         ast::Expr::Value(v) => match &v.value {

@@ -517,8 +517,8 @@ fn a_parameter_pushed_into_a_view_takes_each_executions_value() {
 
 /// In a join, a `?` compared with a view's column goes into the view's query (pushdown.rs)
 /// only where its value's type cannot fail against the column: a number against VARCHAR
-/// stays after the join, which drops the row it would fail on ('x'), and a kept plan is
-/// bound again when the value's type changes.
+/// stays after the join, which drops the row it would fail on ('x'), and a run whose value
+/// has another type than the kept plan's does not use that plan.
 #[test]
 fn a_parameter_goes_into_a_joined_view_only_where_it_cannot_fail() {
     let db = Database::new();
