@@ -51,6 +51,10 @@ pub(crate) struct BoundFrom {
     /// on the relation's rows as they are read, filtering them if it fails on none (it still
     /// runs with `deferred`, on fewer rows).
     pub tries: Vec<(Expr, usize)>,
+    /// Whether a prepared request's kept plan made it (bound_join.rs): each view's query
+    /// given then stays at its address while the plan lives, so the blocks inside it may
+    /// be kept too (`Exec::view_rows_of`).
+    pub kept: bool,
 }
 
 /// A relation of a [`BoundFrom`].
@@ -59,7 +63,7 @@ pub(crate) enum FromRel {
     Table(Arc<Table>, Option<Vec<bool>>),
     /// A view, bound from the columns the catalog records for it and read at its step by
     /// its query, or by the query given (its query with conditions pushed in: pushdown.rs).
-    View(Arc<Table>, Option<Box<ast::Query>>),
+    View(Arc<Table>, Option<Arc<ast::Query>>),
     /// Rows read while binding (a CTE, derived table, table function, a join in parentheses,
     /// a view whose recorded types cannot be trusted: `Exec::unread_view`).
     Rows(RecordBatch),

@@ -62,7 +62,7 @@ enum KeptRel {
     /// A base table, with the columns the block reads (`None`: all).
     Table(Weak<Table>, Option<Vec<bool>>),
     /// A view, with the query it is read by where conditions were pushed into it.
-    View(Weak<Table>, Option<Box<ast::Query>>),
+    View(Weak<Table>, Option<Arc<ast::Query>>),
 }
 
 impl BoundJoin {
@@ -151,6 +151,7 @@ impl BoundJoin {
             on_deferred: Vec::new(),
             deferred: Vec::new(),
             tries: Vec::new(),
+            kept: true,
         };
         Some((from, tables))
     }

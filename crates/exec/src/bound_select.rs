@@ -210,11 +210,15 @@ impl<'a> Exec<'a> {
     }
 
     /// The plan cache of the prepared request running, and the context its entries must
-    /// have; `None` without one, or where names may resolve to more than the catalog (a
-    /// correlated subquery's enclosing row, a CTE, a view's expansion).
+    /// have; `None` without one, where names may resolve to more than the catalog (a
+    /// correlated subquery's enclosing row, a CTE), or inside a view's query made for this
+    /// read only (conditions pushed into it outside a kept plan: its blocks are new at each
+    /// read, and would fill the cache). A view's names were resolved when it was created, so
+    /// the request's context holds for them too.
     fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {
         let cache = self.plans?;
-        if !self.outer.is_empty() || !self.ctes.is_empty() || self.view_depth > 0 {
+        let view_made_now = self.view_depth > 0 && !self.view_kept;
+        if !self.outer.is_empty() || !self.ctes.is_empty() || view_made_now {
             return None;
         }
         let context = Context {

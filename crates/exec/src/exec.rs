@@ -49,6 +49,10 @@ pub struct Exec<'a> {
     pub(crate) decorrelation: (bool, &'a std::cell::Cell<u64>),
     /// How many views are being expanded inside each other now.
     pub(crate) view_depth: usize,
+    /// Whether the query of the view being expanded now stays at its address while a
+    /// prepared request's plans may name it (`Exec::view_rows_of`): its blocks may then be
+    /// kept in the plan cache.
+    pub(crate) view_kept: bool,
     /// Whether a FROM's views are read while binding it (as derived tables are), not bound
     /// from their recorded columns: set while a join is bound again because a view's types
     /// changed (join.rs `joined_source`).

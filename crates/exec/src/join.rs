@@ -334,7 +334,7 @@ impl Exec<'_> {
         let q = Some(p.qualifier.to_ascii_uppercase());
         match (&p.view, tf) {
             (Some(view), _) => {
-                let rows = self.view_rows_of(view, Some(p.query))?;
+                let rows = self.view_rows_of(view, Some(&p.query), false)?;
                 derived_relation(rows, q, None)
             }
             (None, ast::TableFactor::Derived { alias, .. }) => {
@@ -414,7 +414,7 @@ impl Exec<'_> {
             return None;
         }
         let scope = crate::view::recorded_scope(&view.schema, &qualifier);
-        let query = (self.pushed_in_join(tf, factors, conds)).map(|p| Box::new(p.query));
+        let query = (self.pushed_in_join(tf, factors, conds)).map(|p| Arc::new(p.query));
         Some((scope, FromRel::View(view, query)))
     }
 
@@ -954,6 +954,7 @@ impl Exec<'_> {
             on_deferred,
             deferred,
             tries,
+            kept: false,
         })
     }
 
@@ -983,6 +984,7 @@ impl Exec<'_> {
             on_deferred,
             deferred,
             tries: early,
+            kept,
         } = bound;
         let width =
             |r: usize| starts.get(r + 1).copied().unwrap_or(scope.columns.len()) - starts[r];
@@ -1050,7 +1052,7 @@ impl Exec<'_> {
                 FromRel::Rows(rows) => own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?,
                 FromRel::View(view, query) => {
                     let bound = &scope.columns[starts[r]..starts[r] + width(r)];
-                    let rows = self.view_batch(&view, query.map(|q| *q), bound)?;
+                    let rows = self.view_batch(&view, query.as_deref(), kept, bound)?;
                     own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
                 }
                 FromRel::Table(table, keep) => {

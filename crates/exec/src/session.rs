@@ -835,6 +835,7 @@ impl Session {
             ctes: Vec::new(),
             windows: None,
             view_depth: 0,
+            view_kept: false,
             views_read_early: false,
             plans: self.plans.as_deref().filter(|_| self.plans_on),
             recording: std::cell::RefCell::new(None),

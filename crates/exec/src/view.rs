@@ -182,14 +182,23 @@ impl Exec<'_> {
     /// # Errors
     /// The view query's errors; 9913 past `MAX_DEPTH` nested views.
     pub(crate) fn view_rows(&mut self, t: &Table) -> Result<Rows> {
-        self.view_rows_of(t, None)
+        self.view_rows_of(t, None, true)
     }
 
     /// [`Exec::view_rows`], running `query` (the view's query with conditions pushed into
-    /// it: pushdown.rs) instead of the view's own where given.
-    pub(crate) fn view_rows_of(&mut self, t: &Table, query: Option<ast::Query>) -> Result<Rows> {
+    /// it: pushdown.rs) instead of the view's own where given. `kept`: whether `query` stays
+    /// at its address for as long as a prepared request's plans may name it (a kept join
+    /// holds it: bound_join.rs); the blocks inside it are then kept by the plan cache as the
+    /// request's own are (bound_select.rs `plan_cache`). The view's own query (parsed once
+    /// per definition) is always kept so.
+    pub(crate) fn view_rows_of(
+        &mut self,
+        t: &Table,
+        query: Option<&ast::Query>,
+        kept: bool,
+    ) -> Result<Rows> {
         let sql = t.schema.view.as_deref().unwrap_or_default();
-        crate::stack::for_text(sql, || self.view_rows_here(t, query))
+        crate::stack::for_text(sql, || self.view_rows_here(t, query, kept))
     }
 
     /// The rows of view `t` as one batch, read at its step of a join that was bound with the
@@ -207,10 +216,11 @@ impl Exec<'_> {
     pub(crate) fn view_batch(
         &mut self,
         t: &Table,
-        query: Option<ast::Query>,
+        query: Option<&ast::Query>,
+        kept: bool,
         bound: &[crate::bind::ScopeColumn],
     ) -> Result<arrow::record_batch::RecordBatch> {
-        let rows = self.view_rows_of(t, query)?;
+        let rows = self.view_rows_of(t, query, kept)?;
         let recorded = &t.schema.arrow;
         let mut fields = Vec::with_capacity(recorded.fields().len());
         for ((f, want), b) in rows
@@ -289,7 +299,12 @@ impl Exec<'_> {
     }
 
     /// [`Exec::view_rows_of`] on a stack deep enough for the view's query.
-    fn view_rows_here(&mut self, t: &Table, query: Option<ast::Query>) -> Result<Rows> {
+    fn view_rows_here(
+        &mut self,
+        t: &Table,
+        query: Option<&ast::Query>,
+        kept: bool,
+    ) -> Result<Rows> {
         if self.view_depth >= MAX_DEPTH {
             return Err(Error::TypeMismatch(format!(
                 "view {} expands into itself (more than {MAX_DEPTH} levels)",
@@ -297,11 +312,11 @@ impl Exec<'_> {
             )));
         }
         let own;
-        let query = match &query {
-            Some(q) => q,
+        let (query, kept) = match query {
+            Some(q) => (q, kept),
             None => {
                 own = self.view_query(t)?;
-                own.as_ref()
+                (own.as_ref(), true)
             }
         };
         // the view's query sees tables, not the reader's CTEs, nor the rows of the reader's
@@ -309,7 +324,9 @@ impl Exec<'_> {
         let ctes = std::mem::take(&mut self.ctes);
         let outer = std::mem::take(&mut self.outer);
         self.view_depth += 1;
+        let kept_before = std::mem::replace(&mut self.view_kept, kept);
         let rows = self.run_query(query);
+        self.view_kept = kept_before;
         self.view_depth -= 1;
         self.outer = outer;
         self.ctes = ctes;

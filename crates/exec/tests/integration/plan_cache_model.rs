@@ -363,6 +363,44 @@ fn kept_join_plans_over_views_give_what_fresh_binding_gives() {
     );
 }
 
+/// A view's own block is kept with the join that reads it: the view's query (with the `?`
+/// pushed into it) stays in the kept join, so its block is bound once too, and each run
+/// still reads the table as it is now.
+#[test]
+fn a_views_block_is_kept_with_the_join_that_reads_it() {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE a (k INTEGER NOT NULL, x VARCHAR(5)) UNIQUE PRIMARY INDEX (k)",
+        "CREATE TABLE b (k INTEGER, y INTEGER)",
+        "CREATE VIEW av AS SELECT k, x FROM a",
+        "INS a (1, 'one')",
+        "INS a (2, 'two')",
+        "INS b (1, 10)",
+        "INS b (2, 20)",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    let p = s
+        .prepare("SEL av.x, b.y FROM av JOIN b ON av.k = b.k WHERE av.k = ?")
+        .unwrap();
+    let run = |s: &mut Session, k: i64| {
+        let r = s.execute_prepared(&p, &[Value::Int(k)]).unwrap();
+        (r[0].rows.as_ref().unwrap().to_strings(), p.plan_cache_hits())
+    };
+    assert_eq!(run(&mut s, 1), (vec![vec!["one".into(), "10".into()]], 0));
+    // the join's block and the view's block, each from its kept plan
+    assert_eq!(run(&mut s, 2), (vec![vec!["two".into(), "20".into()]], 2));
+    // rows changed under the view: read as they are now, by the same plans
+    s.execute("UPD a SET x = 'uno' WHERE k = 1").unwrap();
+    assert_eq!(run(&mut s, 1), (vec![vec!["uno".into(), "10".into()]], 4));
+    // the view replaced: bound afresh, then kept again
+    s.execute("REPLACE VIEW av AS SELECT k, x || '!' AS x FROM a")
+        .unwrap();
+    assert_eq!(run(&mut s, 2), (vec![vec!["two!".into(), "20".into()]], 4));
+    assert_eq!(run(&mut s, 1), (vec![vec!["uno!".into(), "10".into()]], 6));
+}
+
 #[test]
 fn a_changed_catalog_or_session_value_is_never_served_from_a_kept_plan() {
     let db = Database::new();
