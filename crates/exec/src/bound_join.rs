@@ -3,7 +3,8 @@
 //! bound_select.rs's one-table blocks.
 //!
 //! The blocks taken ([`joined_block`]): a FROM of two or more base tables or views joined by
-//! inner joins, commas, CROSS JOIN or outer joins (not a comma beside an outer join; no CTE,
+//! inner joins, commas, CROSS JOIN or outer joins, or of one view that is read at its step
+//! (bound_select.rs `bind_join_block`) (not a comma beside an outer join; no CTE,
 //! derived table, table function or SAMPLE; a view only where a join binds it from its
 //! recorded columns, `Exec::binds_unread`, and reads it at its step by its query, with what
 //! of the conditions was pushed into it when the block was bound: comparisons with literals

@@ -399,6 +399,10 @@ impl<'a> Exec<'a> {
         let Some(one) = one_table(s) else {
             return self.bind_join_block(s, order_by);
         };
+        if self.names_unread_view(&one.relation) {
+            // read at its step, as in a join (query.rs `source`)
+            return self.bind_join_block(s, order_by);
+        }
         let (table, qualifier) = match self.base_relation(&one.relation) {
             Ok(t) => t,
             Err(bound) => return bound,
@@ -607,10 +611,14 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Binds join block `s` once for the cache (bound_join.rs); `bind_block` has refused a
-    /// WHERE with an aggregate and any window.
+    /// Binds join block `s` once for the cache (bound_join.rs), or a block of one view read at
+    /// its step (as a join of one relation); `bind_block` has refused a WHERE with an
+    /// aggregate and any window.
     fn bind_join_block(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Bound {
-        if !joined_block(s) || crate::join::check_from(&s.from).is_err() {
+        let one_view = matches!(s.from.as_slice(), [one] if one.joins.is_empty()
+            && crate::bound_join::plain_clauses(s)
+            && self.names_unread_view(&one.relation));
+        if !(joined_block(s) || one_view) || crate::join::check_from(&s.from).is_err() {
             return Bound::Not; // (the general path raises the errors)
         }
         if block_exprs(s, order_by).chain(on_exprs(s)).any(reads_a_set) {

@@ -349,7 +349,10 @@ impl Exec<'_> {
     /// `conds` (WHERE's and the ONs' conjuncts: [`join_conds`]) that name only its columns
     /// and cannot fail pushed into its query (`pushdown::push_into_join`); `None` when `tf`
     /// is no view or nothing can be pushed. Not when another relation's name ends as its
-    /// does (`a.t`, `b.t`: which one `t.c` names is the binder's to say).
+    /// does (`a.t`, `b.t`: which one `t.c` names is the binder's to say). The one relation
+    /// of a FROM takes the leading conjuncts that qualify, as [`Exec::pushed`] gives them
+    /// (`pushdown::push_leading`: every row of the view meets the WHERE, so a conjunct that
+    /// may fail may go in, ahead of those written after it).
     pub(crate) fn pushed_in_join(
         &self,
         tf: &ast::TableFactor,
@@ -386,7 +389,10 @@ impl Exec<'_> {
         };
         let columns = |n: &ast::ObjectName| self.table_columns(n);
         let rel = view_relation(&view, &query, qualifier, self.params);
-        let (query, conjuncts) = crate::pushdown::push_into_join(&rel, conds, &columns, &shared)?;
+        let (query, conjuncts) = match factors {
+            [_] => crate::pushdown::push_leading(&rel, conds.to_vec(), &columns)?,
+            _ => crate::pushdown::push_into_join(&rel, conds, &columns, &shared)?,
+        };
         Some(Pushed {
             query,
             conjuncts,

@@ -1,6 +1,7 @@
 //! The plans a prepared request keeps between its executions: each one-table SELECT block it
 //! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], each block
-//! over a join of base tables into a [`KeptJoin`] (bound_join.rs), the WHERE
+//! over a join of base tables or views (or one view alone) into a [`KeptJoin`]
+//! (bound_join.rs), the WHERE
 //! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
 //! inputs instead of being bound afresh every time, and the table each INSERT, UPDATE or
 //! DELETE names (its name resolved once).
@@ -26,9 +27,12 @@
 //!   (shared with every clone of the prepared request, never changed), so no other block can
 //!   take its address, and a block of one kind never holds another of that kind in place
 //!   (Rust types cannot contain themselves without a box). Any other block (one made while
-//!   running, a decorrelated subquery's say) is kept with a copy of itself: a lookup whose
-//!   block is not equal to the copy is a miss, so an address used again by another block
-//!   never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept.
+//!   running, a decorrelated subquery's say, or one of a view's query) is kept with a copy of
+//!   itself: a lookup whose block is not equal to the copy is a miss, so an address used again
+//!   by another block never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept. A
+//!   view's query is looked in only where it stays at its address while the plans may name
+//!   it (bound_select.rs `plan_cache`: the view's own parsed query, or the one a kept join
+//!   holds); one made for a single read would only fill the cache.
 
 use crate::bound_select::{BoundCondition, BoundSelect, KeptJoin};
 use foldhash::HashMap;

@@ -77,9 +77,18 @@ pub(crate) fn push_into(
     selection: &ast::Expr,
     columns: Columns<'_>,
 ) -> Option<(ast::Query, Vec<ast::Expr>)> {
-    let b = block(rel, columns)?;
     let mut parts = Vec::new();
     conjuncts(selection, &mut parts);
+    push_leading(rel, parts, columns)
+}
+
+/// [`push_into`] with the WHERE clause given as its conjuncts, in written order.
+pub(crate) fn push_leading(
+    rel: &Relation<'_>,
+    parts: Vec<ast::Expr>,
+    columns: Columns<'_>,
+) -> Option<(ast::Query, Vec<ast::Expr>)> {
+    let b = block(rel, columns)?;
     let mut pushed = Vec::new();
     let mut made = Vec::new();
     for c in parts {

@@ -204,7 +204,11 @@ impl Exec<'_> {
         }
         let (scope, input) = match from {
             [] => (Scope::default(), single_row()),
-            [one] if one.joins.is_empty() => self.relation_under(&one.relation, selection)?,
+            // (a view bound from its recorded columns is read at its step, as in a join: its
+            // WHERE is bound before it is read)
+            [one] if one.joins.is_empty() && !self.names_unread_view(&one.relation) => {
+                self.relation_under(&one.relation, selection)?
+            }
             several => return self.joined_source(several, selection),
         };
         match selection {

@@ -7,11 +7,14 @@
 //! to learn its columns (types as CREATE TABLE … AS gives them, with CASESPECIFIC, TITLE and
 //! FORMAT). In FROM a view is its query,
 //! run afresh with the reader's snapshot, as a derived table named by the view (or its alias),
-//! its columns renamed by the view's column list; in a join it is bound from the columns
+//! its columns renamed by the view's column list; in a join, and alone in a FROM (a join of
+//! one relation), it is bound from the columns
 //! recorded for it (`recorded_scope`) and run at its step (`Exec::view_batch`, which checks
 //! its columns are still as recorded: join.rs binds the join again where not, and marks the
 //! view so joins read it while binding from then on); its text is parsed once per definition
-//! (`Exec::view_query`, kept in `Shared`). A view's columns are fixed when it is
+//! (`Exec::view_query`, kept in `Shared`). A prepared request keeps the blocks of a view's
+//! query in its plan cache where the query stays at its address while its plans may name it
+//! (`Exec::view_rows_of`'s `kept`). A view's columns are fixed when it is
 //! created: a column later added under a `*` of its query is left out (by name; 9913 where
 //! names cannot tell).
 //!

@@ -365,7 +365,7 @@ fn kept_join_plans_over_views_give_what_fresh_binding_gives() {
 
 /// A view's own block is kept with the join that reads it: the view's query (with the `?`
 /// pushed into it) stays in the kept join, so its block is bound once too, and each run
-/// still reads the table as it is now.
+/// still reads the table as it is now. A view alone in FROM is kept so too.
 #[test]
 fn a_views_block_is_kept_with_the_join_that_reads_it() {
     let db = Database::new();
@@ -386,7 +386,10 @@ fn a_views_block_is_kept_with_the_join_that_reads_it() {
         .unwrap();
     let run = |s: &mut Session, k: i64| {
         let r = s.execute_prepared(&p, &[Value::Int(k)]).unwrap();
-        (r[0].rows.as_ref().unwrap().to_strings(), p.plan_cache_hits())
+        (
+            r[0].rows.as_ref().unwrap().to_strings(),
+            p.plan_cache_hits(),
+        )
     };
     assert_eq!(run(&mut s, 1), (vec![vec!["one".into(), "10".into()]], 0));
     // the join's block and the view's block, each from its kept plan
@@ -399,6 +402,18 @@ fn a_views_block_is_kept_with_the_join_that_reads_it() {
         .unwrap();
     assert_eq!(run(&mut s, 2), (vec![vec!["two!".into(), "20".into()]], 4));
     assert_eq!(run(&mut s, 1), (vec![vec!["uno!".into(), "10".into()]], 6));
+    // a view alone in FROM is kept as a join of one relation, with its block
+    let alone = s.prepare("SEL x FROM av WHERE k = ?").unwrap();
+    let mut hits = Vec::new();
+    for k in [1, 2, 2] {
+        let r = s.execute_prepared(&alone, &[Value::Int(k)]).unwrap();
+        hits.push((
+            r[0].rows.as_ref().unwrap().to_strings(),
+            alone.plan_cache_hits(),
+        ));
+    }
+    let row = |x: &str| vec![vec![x.to_string()]];
+    assert_eq!(hits, [(row("uno!"), 0), (row("two!"), 2), (row("two!"), 4)]);
 }
 
 #[test]
