@@ -7,9 +7,11 @@
 //! (bound_select.rs `bind_join_block`) (not a comma beside an outer join; no CTE,
 //! derived table, table function or SAMPLE; a view only where a join binds it from its
 //! recorded columns, `Exec::binds_unread`, and reads it at its step by its query, with what
-//! of the conditions was pushed into it when the block was bound: comparisons with literals
-//! and `?` markers of the type their values had then; a run whose values have another type
-//! takes the general path, bound_select.rs `slot_values`); no QUALIFY, window or
+//! of the conditions was pushed into it when the block was bound: among joins those that
+//! cannot fail, such as comparisons with literals and `?` markers of the type their values
+//! had then, and for a view alone the leading conjuncts `pushdown::push_leading` takes; a
+//! run whose values have another type takes the general path, bound_select.rs
+//! `slot_values`); no QUALIFY, window or
 //! grouping sets (GROUP BY,
 //! HAVING, ORDER BY, TOP and DISTINCT are kept bound: block_tail.rs). Binding
 //! (`Exec::bind_from`, then the select list) happens once, with the binder recording the

@@ -213,8 +213,9 @@ impl<'a> Exec<'a> {
     /// have; `None` without one, where names may resolve to more than the catalog (a
     /// correlated subquery's enclosing row, a CTE), or inside a view's query made for this
     /// read only (conditions pushed into it outside a kept plan: its blocks are new at each
-    /// read, and would fill the cache). A view's names were resolved when it was created, so
-    /// the request's context holds for them too.
+    /// read; see plan_cache.rs). A view's names were resolved when it was created (or, naming
+    /// nothing then, resolve in the reader's default database), so the request's context
+    /// holds for them too.
     fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {
         let cache = self.plans?;
         let view_made_now = self.view_depth > 0 && !self.view_kept;

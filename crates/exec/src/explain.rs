@@ -553,6 +553,15 @@ impl Explainer<'_, '_> {
         }
         match s.from.as_slice() {
             [] => self.line(depth, "One row, no table"),
+            // a view read at its step, as a join of one relation (query.rs `source`)
+            [one]
+                if one.joins.is_empty()
+                    && self.ex.names_unread_view(&one.relation)
+                    && self.planned_joins(
+                        &s.from,
+                        (s.selection.as_ref(), &s.projection),
+                        depth,
+                    )? => {}
             [one] if one.joins.is_empty() => self.read(
                 &one.relation,
                 s.selection.as_ref(),

@@ -424,6 +424,74 @@ impl Exec<'_> {
         Some((scope, FromRel::View(view, query)))
     }
 
+    /// The error a view of `from` that a join binds unread ([`Exec::unread_view`]) would
+    /// raise first when read for a name its query (or a view's under it) gives that names
+    /// nothing now (3807, a table dropped under it), found without running anything; `None`
+    /// when every such name resolves. A FROM that fails to bind raises this instead: a view
+    /// read before its FROM was bound met its missing table before the FROM's names. (A
+    /// name the reader's CTEs or a dictionary view have is passed over.)
+    fn unread_views_missing(&self, from: &[ast::TableWithJoins]) -> Option<Error> {
+        let relations = (from.iter())
+            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        for tf in relations {
+            let Some((view, query, _)) = self.view_named(tf) else {
+                continue;
+            };
+            if !self.binds_unread(&view) {
+                continue;
+            }
+            if let Some(e) = self.missing_under(&query, 0) {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// The first table or view name in `query`'s FROM items (and the queries of the views it
+    /// names, `depth` views down) that resolves to nothing, as its error.
+    fn missing_under(&self, query: &ast::Query, depth: usize) -> Option<Error> {
+        struct Names<'e, 'a> {
+            ex: &'e Exec<'a>,
+            ctes: Vec<String>,
+            depth: usize,
+        }
+        impl ast::Visitor for Names<'_, '_> {
+            type Break = Error;
+            fn pre_visit_table_factor(
+                &mut self,
+                tf: &ast::TableFactor,
+            ) -> std::ops::ControlFlow<Error> {
+                let Some((name, _)) = plain_table(tf) else {
+                    return std::ops::ControlFlow::Continue(());
+                };
+                let own_cte = matches!(name.0.as_slice(), [ast::ObjectNamePart::Identifier(i)]
+                    if self.ctes.iter().any(|c| c.eq_ignore_ascii_case(&i.value)));
+                if own_cte || self.ex.names_own_rows(tf) {
+                    return std::ops::ControlFlow::Continue(());
+                }
+                let under = match self.ex.table_definition(name) {
+                    Err(e) => return std::ops::ControlFlow::Break(e),
+                    Ok(t) if t.schema.view.is_some() && self.depth < crate::view::MAX_DEPTH => {
+                        self.ex.view_query(&t).ok()
+                    }
+                    Ok(_) => None,
+                };
+                match under.and_then(|q| self.ex.missing_under(&q, self.depth + 1)) {
+                    Some(e) => std::ops::ControlFlow::Break(e),
+                    None => std::ops::ControlFlow::Continue(()),
+                }
+            }
+        }
+        let mut ctes = Vec::new();
+        crate::view::collect_cte_names(query, &mut ctes);
+        let mut names = Names {
+            ex: self,
+            ctes,
+            depth,
+        };
+        ast::Visit::visit(query, &mut names).break_value()
+    }
+
     /// Whether FROM item `tf` names a view a join binds from its recorded columns
     /// ([`Exec::binds_unread`]).
     pub(crate) fn names_unread_view(&self, tf: &ast::TableFactor) -> bool {
@@ -791,7 +859,11 @@ impl Exec<'_> {
             }
             return Ok((scope, acc));
         }
-        let bound = self.bind_from(from, selection)?;
+        let bound = match self.bind_from(from, selection) {
+            Ok(bound) => bound,
+            // (reading a view first would have met its missing table first)
+            Err(e) => return Err(self.unread_views_missing(from).unwrap_or(e)),
+        };
         match self.run_from(bound) {
             // a view's types are no longer those it was bound with: bound again over its rows
             Err(Error::ViewRetyped(_)) if !self.views_read_early => {

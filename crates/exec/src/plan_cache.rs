@@ -30,9 +30,13 @@
 //!   running, a decorrelated subquery's say, or one of a view's query) is kept with a copy of
 //!   itself: a lookup whose block is not equal to the copy is a miss, so an address used again
 //!   by another block never finds the wrong plan. At most `MAX_ENTRIES` blocks are kept. A
-//!   view's query is looked in only where it stays at its address while the plans may name
-//!   it (bound_select.rs `plan_cache`: the view's own parsed query, or the one a kept join
-//!   holds); one made for a single read would only fill the cache.
+//!   view's query is looked in only where it is held beyond one read (bound_select.rs
+//!   `plan_cache`): the view's own parsed query (held by the database until its cache of
+//!   parsed views starts again or the view is replaced; its entries here then only miss
+//!   until the context changes), or the one a kept join holds. One made with conditions
+//!   pushed in for a single read is not, as its blocks are new at every read; blocks made
+//!   while running inside a view's query (a decorrelated subquery's) are kept with copies,
+//!   as anywhere else.
 
 use crate::bound_select::{BoundCondition, BoundSelect, KeptJoin};
 use foldhash::HashMap;

@@ -328,7 +328,11 @@ impl Exec<'_> {
         let outer = std::mem::take(&mut self.outer);
         self.view_depth += 1;
         let kept_before = std::mem::replace(&mut self.view_kept, kept);
+        // (a join being bound again over its views' rows reads this view so; the view's own
+        // joins bind their views as usual)
+        let early_before = std::mem::replace(&mut self.views_read_early, false);
         let rows = self.run_query(query);
+        self.views_read_early = early_before;
         self.view_kept = kept_before;
         self.view_depth -= 1;
         self.outer = outer;
@@ -511,7 +515,7 @@ pub(crate) fn parse_query(sql: &str) -> Result<sqlparser::ast::Query> {
 }
 
 /// The names the WITH clauses of `q` (and of the queries inside it) define.
-fn collect_cte_names(q: &ast::Query, out: &mut Vec<String>) {
+pub(crate) fn collect_cte_names(q: &ast::Query, out: &mut Vec<String>) {
     struct Ctes<'o>(&'o mut Vec<String>);
     impl ast::Visitor for Ctes<'_> {
         type Break = ();
