@@ -12,7 +12,9 @@
 //! keys first, and WHERE as a filter above the join, as join.rs runs it.
 //!
 //! A view's step is "the relation below", over the plan of its query with what the run
-//! pushes into it (`Exec::pushed_in_join`; nothing with an outer join).
+//! pushes into it (`Exec::pushed_in_join`; nothing with an outer join). A view alone in FROM
+//! is run as a join of one relation (query.rs `source`) and shown so: its one step, with no
+//! join line (explain.rs leaves the other one-relation FROMs to its own reader).
 //!
 //! Left to joins.rs, which derives the plan from the text: a CTE, derived table, table
 //! function or a view read while binding (their columns are known once read), a condition
@@ -314,10 +316,15 @@ impl Explainer<'_, '_> {
         depth: usize,
     ) -> Result<()> {
         let texts = shown.texts;
-        self.line(
-            depth,
-            "Join: inner joins in the order planned from estimated rows (the smallest filtered relation first, then the smallest connected one)",
-        );
+        // (a view alone is read as a join of one relation: its one step, with no join line)
+        let alone = bound.rels.len() == 1;
+        if !alone {
+            self.line(
+                depth,
+                "Join: inner joins in the order planned from estimated rows (the smallest filtered relation first, then the smallest connected one)",
+            );
+        }
+        let step_depth = if alone { depth } else { depth + 1 };
         for (n, step) in plan.steps.iter().enumerate() {
             let r = step.rel;
             let t = match &bound.rels[r] {
@@ -370,16 +377,20 @@ impl Explainer<'_, '_> {
                 true => String::new(),
                 false => format!("; then {}", rest.join(" AND ")),
             };
+            let step_text = format!("{how}{read}{probe}{pre}{then}");
             self.line(
-                depth + 1,
-                format!("Step {}: {how}{read}{probe}{pre}{then}", n + 1),
+                step_depth,
+                match alone {
+                    true => step_text,
+                    false => format!("Step {}: {step_text}", n + 1),
+                },
             );
             if t.is_none() {
                 // a view, made with what of the conditions can be pushed into it (join.rs)
                 let tf = shown.factors[r];
                 match (self.ex).pushed_in_join(tf, shown.factors, shown.pushable) {
-                    Some(p) => self.pushed(tf, p, depth + 2)?,
-                    None => self.relation(tf, depth + 2)?,
+                    Some(p) => self.pushed(tf, p, step_depth + 1)?,
+                    None => self.relation(tf, step_depth + 1)?,
                 }
             }
         }
