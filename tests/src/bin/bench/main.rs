@@ -10,8 +10,9 @@
 //!             | steps (tdlite alone, not in `all`: priority's UPDATE per window, for cachegrind)
 //!             | prefilled (tdlite alone: `--consumers C` pop `--conc-rows` rows, for perf)
 //!             | enqueue-steps (tdlite alone, not in `all`: `--rows` enqueues, `--pops` consumes)
-//!             | join-steps (tdlite alone, not in `all`: `--execs` prepared one-row joins of
-//!               `--join-rows` tables, for cachegrind)
+//!             | join-steps (tdlite alone, not in `all`: `--execs` executions of scan's
+//!               prepared keyed request `--query Q` (0: the first join) over `--join-rows`
+//!               tables, for cachegrind and perf)
 //!   --rows N        fifo rows in memory (100,000)      --disk-rows N  fifo/concurrent on disk (5,000)
 //!   --conc-rows N   concurrent rows in memory (40,000) --rounds R     alternating runs per figure (2)
 //!   --updates U     priority UPDATEs (1,000)           --prio-rows N  priority table rows (100,000)
@@ -226,6 +227,7 @@ fn main() {
         scan::steps(
             arg("--join-rows", 100_000) as i64,
             arg("--execs", 20_000) as i64,
+            arg("--query", 0) as usize,
         );
         return;
     }

@@ -367,13 +367,18 @@ pub fn small(rows: i64, runs: u32) {
     }
 }
 
-/// `join-steps`: tdlite alone, `execs` executions of the first prepared keyed join over tables
-/// of `m` rows (for cachegrind: the load is a separate function).
-pub fn steps(m: i64, execs: i64) {
+/// `join-steps`: tdlite alone, `execs` executions of prepared keyed request `query` (an index
+/// into the keyed requests: 0 is the first join) over tables of `m` rows (for cachegrind and
+/// perf: the load is a separate function).
+pub fn steps(m: i64, execs: i64, query: usize) {
     let db = Database::new();
     let mut s = db.session();
     td_load(&mut s, 0, m);
-    let (_, td_sql, _) = KEYED_JOINS[0];
+    let Some((label, td_sql, _)) = KEYED_JOINS.get(query) else {
+        eprintln!("--query: 0 to {}", KEYED_JOINS.len() - 1);
+        return;
+    };
+    println!("{label}");
     let p = s.prepare(td_sql).unwrap();
     let mut found = 0;
     for i in 0..execs {
