@@ -427,20 +427,22 @@ impl Exec<'_> {
     /// The error a view of `from` that a join binds unread ([`Exec::unread_view`]) would
     /// raise first when read for a name its query (or a view's under it) gives that names
     /// nothing now (3807, a table dropped under it), found without running anything; `None`
-    /// when every such name resolves. A FROM that fails to bind raises this instead: a view
-    /// read before its FROM was bound met its missing table before the FROM's names. (A
-    /// name the reader's CTEs or a dictionary view have is passed over.)
-    fn unread_views_missing(&self, from: &[ast::TableWithJoins]) -> Option<Error> {
+    /// when every such name resolves. A FROM whose column names fail to bind (3810, 3822)
+    /// raises this instead: a view read before its FROM was bound met its missing table
+    /// before the FROM's names. (A name the reader's CTEs or a dictionary view have is passed
+    /// over; each view is looked into once.)
+    pub(crate) fn unread_views_missing(&self, from: &[ast::TableWithJoins]) -> Option<Error> {
         let relations = (from.iter())
             .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        let mut seen = std::collections::HashSet::new();
         for tf in relations {
             let Some((view, query, _)) = self.view_named(tf) else {
                 continue;
             };
-            if !self.binds_unread(&view) {
+            if !self.binds_unread(&view) || !seen.insert(view.id) {
                 continue;
             }
-            if let Some(e) = self.missing_under(&query, 0) {
+            if let Some(e) = self.missing_under(&query, &mut seen) {
                 return Some(e);
             }
         }
@@ -448,14 +450,19 @@ impl Exec<'_> {
     }
 
     /// The first table or view name in `query`'s FROM items (and the queries of the views it
-    /// names, `depth` views down) that resolves to nothing, as its error.
-    fn missing_under(&self, query: &ast::Query, depth: usize) -> Option<Error> {
-        struct Names<'e, 'a> {
+    /// names that are not in `seen`, which it adds them to) that resolves to nothing, as its
+    /// error.
+    fn missing_under(
+        &self,
+        query: &ast::Query,
+        seen: &mut std::collections::HashSet<u64>,
+    ) -> Option<Error> {
+        struct Names<'e, 'a, 's> {
             ex: &'e Exec<'a>,
             ctes: Vec<String>,
-            depth: usize,
+            seen: &'s mut std::collections::HashSet<u64>,
         }
-        impl ast::Visitor for Names<'_, '_> {
+        impl ast::Visitor for Names<'_, '_, '_> {
             type Break = Error;
             fn pre_visit_table_factor(
                 &mut self,
@@ -471,12 +478,15 @@ impl Exec<'_> {
                 }
                 let under = match self.ex.table_definition(name) {
                     Err(e) => return std::ops::ControlFlow::Break(e),
-                    Ok(t) if t.schema.view.is_some() && self.depth < crate::view::MAX_DEPTH => {
+                    Ok(t) if t.schema.view.is_some() && self.seen.insert(t.id) => {
                         self.ex.view_query(&t).ok()
                     }
                     Ok(_) => None,
                 };
-                match under.and_then(|q| self.ex.missing_under(&q, self.depth + 1)) {
+                let seen = &mut *self.seen;
+                let missing =
+                    under.and_then(|q| crate::stack::deep(|| self.ex.missing_under(&q, seen)));
+                match missing {
                     Some(e) => std::ops::ControlFlow::Break(e),
                     None => std::ops::ControlFlow::Continue(()),
                 }
@@ -487,7 +497,7 @@ impl Exec<'_> {
         let mut names = Names {
             ex: self,
             ctes,
-            depth,
+            seen,
         };
         ast::Visit::visit(query, &mut names).break_value()
     }
@@ -862,7 +872,10 @@ impl Exec<'_> {
         let bound = match self.bind_from(from, selection) {
             Ok(bound) => bound,
             // (reading a view first would have met its missing table first)
-            Err(e) => return Err(self.unread_views_missing(from).unwrap_or(e)),
+            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => {
+                return Err(self.unread_views_missing(from).unwrap_or(e))
+            }
+            Err(e) => return Err(e),
         };
         match self.run_from(bound) {
             // a view's types are no longer those it was bound with: bound again over its rows

@@ -181,13 +181,12 @@ impl Explainer<'_, '_> {
             Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => {
                 return Ok(false)
             }
-            // a name that does not bind is the query's error
-            Err(
-                e @ (Error::ColumnNotFound(_)
-                | Error::AmbiguousColumn(_)
-                | Error::ObjectNotFound(_)
-                | Error::DuplicateFromName(_)),
-            ) => return Err(e),
+            // a name that does not bind is the query's error (a view's missing table first,
+            // as the query finds it: join.rs `joined_source`)
+            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => {
+                return Err(self.ex.unread_views_missing(from).unwrap_or(e))
+            }
+            Err(e @ (Error::ObjectNotFound(_) | Error::DuplicateFromName(_))) => return Err(e),
             // any other (an alias standing for an aggregate, …): the query raises its own,
             // perhaps another, when it runs; shown from the text
             Err(_) => return Ok(false),
