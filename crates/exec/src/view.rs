@@ -13,8 +13,8 @@
 //! its columns are still as recorded: join.rs binds the join again where not, and marks the
 //! view so joins read it while binding from then on); its text is parsed once per definition
 //! (`Exec::view_query`, kept in `Shared`). A prepared request keeps the blocks of a view's
-//! query in its plan cache where the query stays at its address while its plans may name it
-//! (`Exec::view_rows_of`'s `kept`). A view's columns are fixed when it is
+//! query in its plan cache where the query is held beyond one read (`Exec::view_rows_of`'s
+//! `kept`; see plan_cache.rs). A view's columns are fixed when it is
 //! created: a column later added under a `*` of its query is left out (by name; 9913 where
 //! names cannot tell).
 //!
@@ -189,11 +189,11 @@ impl Exec<'_> {
     }
 
     /// [`Exec::view_rows`], running `query` (the view's query with conditions pushed into
-    /// it: pushdown.rs) instead of the view's own where given. `kept`: whether `query` stays
-    /// at its address for as long as a prepared request's plans may name it (a kept join
-    /// holds it: bound_join.rs); the blocks inside it are then kept by the plan cache as the
-    /// request's own are (bound_select.rs `plan_cache`). The view's own query (parsed once
-    /// per definition) is always kept so.
+    /// it: pushdown.rs) instead of the view's own where given. `kept`: whether `query` is
+    /// held beyond this read (a kept join holds it: bound_join.rs); the blocks inside it are
+    /// then looked up in the plan cache, with copies of themselves (bound_select.rs
+    /// `plan_cache`, plan_cache.rs). The view's own query (parsed once per definition, held
+    /// by the database's cache of parsed views) is always looked up so.
     pub(crate) fn view_rows_of(
         &mut self,
         t: &Table,
