@@ -494,10 +494,7 @@ impl<'a> Exec<'a> {
         if one.is_none() && (!joined_block(s) || crate::join::check_from(&s.from).is_err()) {
             return Ok(());
         }
-        let relations = s
-            .from
-            .iter()
-            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        let relations = crate::pushdown::factors(&s.from);
         let mut tables = Vec::new();
         for tf in relations {
             match self.base_relation(tf) {
@@ -627,10 +624,7 @@ impl<'a> Exec<'a> {
         }
         // (refused before binding where binding would read rows: a CTE, a view read while
         // binding)
-        let relations = s
-            .from
-            .iter()
-            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        let relations = crate::pushdown::factors(&s.from);
         for tf in relations {
             if self.names_unread_view(tf) {
                 continue;

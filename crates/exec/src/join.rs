@@ -111,9 +111,7 @@ fn exposed_name(tf: &ast::TableFactor) -> Option<String> {
 /// alias.
 fn check_names(from: &[ast::TableWithJoins]) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
-    let items = from
-        .iter()
-        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+    let items = crate::pushdown::factors(from);
     let mut functions = Vec::new();
     for tf in items {
         if let Some(n) = exposed_name(tf) {
@@ -432,8 +430,7 @@ impl Exec<'_> {
     /// before the FROM's names. (A name the reader's CTEs or a dictionary view have is passed
     /// over; each view is looked into once.)
     pub(crate) fn unread_views_missing(&self, from: &[ast::TableWithJoins]) -> Option<Error> {
-        let relations = (from.iter())
-            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        let relations = crate::pushdown::factors(from);
         let mut seen = std::collections::HashSet::new();
         for tf in relations {
             let Some((view, query, _)) = self.view_named(tf) else {

@@ -414,7 +414,7 @@ fn item_type(tables: &Tables, item: &ast::Expr) -> Option<DataType> {
 }
 
 /// The relations of a FROM clause, in order.
-fn factors(from: &[ast::TableWithJoins]) -> impl Iterator<Item = &ast::TableFactor> {
+pub(crate) fn factors(from: &[ast::TableWithJoins]) -> impl Iterator<Item = &ast::TableFactor> {
     from.iter()
         .flat_map(|f| std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)))
 }
