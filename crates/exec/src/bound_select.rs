@@ -876,7 +876,7 @@ fn one_table(s: &ast::Select) -> Option<&ast::TableWithJoins> {
 }
 
 /// The ON conditions of block `s`'s joins.
-fn on_exprs(s: &ast::Select) -> impl Iterator<Item = &ast::Expr> {
+pub(crate) fn on_exprs(s: &ast::Select) -> impl Iterator<Item = &ast::Expr> {
     s.from.iter().flat_map(|t| &t.joins).filter_map(|j| {
         match crate::join::join_constraint(&j.join_operator) {
             Some(ast::JoinConstraint::On(e)) => Some(e),
@@ -887,7 +887,7 @@ fn on_exprs(s: &ast::Select) -> impl Iterator<Item = &ast::Expr> {
 
 /// The expressions written in block `s` and its `order_by` outside FROM: WHERE, the select
 /// list, GROUP BY, HAVING, ORDER BY.
-fn block_exprs<'s>(
+pub(crate) fn block_exprs<'s>(
     s: &'s ast::Select,
     order_by: &'s [ast::OrderByExpr],
 ) -> impl Iterator<Item = &'s ast::Expr> {

@@ -834,15 +834,7 @@ impl Exec<'_> {
         selection: Option<&ast::Expr>,
     ) -> Result<(Scope, RecordBatch)> {
         check_from(from)?;
-        let outer = from.iter().flat_map(|t| &t.joins).any(|j| {
-            !matches!(
-                j.join_operator,
-                ast::JoinOperator::Join(_)
-                    | ast::JoinOperator::Inner(_)
-                    | ast::JoinOperator::CrossJoin(_)
-            )
-        });
-        if outer && from.len() > 1 {
+        if outer_beside_comma(from) {
             // `a, b RIGHT JOIN c` is `a × (b ⟖ c)`: each comma item is joined on its own
             let mut scope = Scope::default();
             let mut acc: Option<RecordBatch> = None;
@@ -866,14 +858,7 @@ impl Exec<'_> {
             }
             return Ok((scope, acc));
         }
-        let bound = match self.bind_from(from, selection) {
-            Ok(bound) => bound,
-            // (reading a view first would have met its missing table first)
-            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => {
-                return Err(self.unread_views_missing(from).unwrap_or(e))
-            }
-            Err(e) => return Err(e),
-        };
+        let bound = self.bind_joined(from, selection)?;
         match self.run_from(bound) {
             // a view's types are no longer those it was bound with: bound again over its rows
             Err(Error::ViewRetyped(_)) if !self.views_read_early => {
@@ -883,6 +868,25 @@ impl Exec<'_> {
                 joined
             }
             joined => joined,
+        }
+    }
+
+    /// [`Exec::bind_from`], where a column name that does not resolve over a view bound
+    /// unread gives way to a missing table under the view (reading the view first would
+    /// have met it first).
+    ///
+    /// # Errors
+    /// As [`Exec::bind_from`]; 3807 for a view's missing table, as above.
+    pub(crate) fn bind_joined(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+    ) -> Result<BoundFrom> {
+        match self.bind_from(from, selection) {
+            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => {
+                Err(self.unread_views_missing(from).unwrap_or(e))
+            }
+            bound => bound,
         }
     }
 
@@ -1364,6 +1368,20 @@ fn name_parts(name: &ast::ObjectName) -> Vec<String> {
                 .map_or_else(|| p.to_string(), |i| i.value.clone())
         })
         .collect()
+}
+
+/// Whether `from` has an outer join beside a comma: `a, b RIGHT JOIN c` is `a × (b ⟖ c)`,
+/// each comma item joined on its own ([`Exec::joined_source`]), not one FROM bound whole.
+pub(crate) fn outer_beside_comma(from: &[ast::TableWithJoins]) -> bool {
+    let outer = from.iter().flat_map(|t| &t.joins).any(|j| {
+        !matches!(
+            j.join_operator,
+            ast::JoinOperator::Join(_)
+                | ast::JoinOperator::Inner(_)
+                | ast::JoinOperator::CrossJoin(_)
+        )
+    });
+    outer && from.len() > 1
 }
 
 /// Checks a FROM clause's names (no two items known by the same name: 3868) and size.

@@ -1,13 +1,17 @@
 //! SELECT: read (an index or a scan for one table, `join.rs` for several) → WHERE → GROUP
 //! BY/aggregates → HAVING → window functions → QUALIFY → SAMPLE → ORDER BY → select list →
 //! DISTINCT → TOP n. Each step is an Arrow kernel over record batches (`filter_record_batch`,
-//! `lexsort_to_indices`, `take`); grouping hashes Teradata-normalised keys.
+//! `lexsort_to_indices`, `take`); grouping hashes Teradata-normalised keys. The clauses are
+//! bound over the rows read (a correlated subquery there runs per row), except in a join or a
+//! view alone whose clauses hold no subquery: every clause is bound before a row is read
+//! (`Exec::bind_then_read`), as a kept plan runs the block.
 //!
 //! Invariant: a browse never waits and never consumes; it reads the rows visible to the
 //! statement's snapshot (committed rows plus the transaction's own changes).
 
 use crate::aggregate::aggregate;
 use crate::bind::{has_aggregate, Grouping, Scope};
+use crate::clauses::Clauses;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::names::resolving_aliases;
@@ -343,65 +347,27 @@ impl Exec<'_> {
             },
             None => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
-        let min_max = crate::access::min_max_calls(s);
-        // the block's base tables are read with only the columns it may name
-        let names = crate::names::names_read(s, order_by);
-        let saved = std::mem::replace(&mut self.names_read, names);
-        let read = match &s.selection {
-            // WHERE may name select-list aliases, as Teradata allows
-            Some(w) => resolving_aliases(w, &s.projection, |w| {
-                self.source(&from, Some(w), min_max.as_deref())
-            }),
-            None => self.source(&from, None, min_max.as_deref()),
+        let sampled = sample.is_some();
+        // a join (or a view alone) whose clauses hold no subquery is bound whole before any
+        // row is read, as a kept plan binds it; any other block reads its FROM first
+        let early = match self.binds_before_reading(s, &from, order_by) {
+            true => self.bind_then_read(s, &from, order_by, sampled)?,
+            false => None,
         };
-        self.names_read = saved;
-        let (scope, input) = read?;
-        let (group_keys, sets) = self.block_group_keys(s, &scope)?;
-        let grouped = !group_keys.is_empty()
-            || sets.is_some()
-            || s.having.is_some()
-            || s.projection.iter().any(|i| match i {
-                ast::SelectItem::UnnamedExpr(e)
-                | ast::SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
-                _ => false,
-            });
-        // SAMPLEID names the sample's number in a sampled block
-        let sample_ids = std::mem::replace(&mut self.sample_ids, sample.is_some());
-        let key_exprs = match grouped {
-            true => self.bind_group_keys(&group_keys, &scope),
-            false => Ok(Vec::new()),
+        let (read, groups, bound) = match early {
+            Some(early) => early,
+            None => self.read_then_bind(s, &from, order_by, sampled)?,
         };
-        self.sample_ids = sample_ids;
-        let key_exprs = key_exprs?;
-        let mut grouping = grouped.then(|| Grouping {
-            keys: group_keys.clone(),
-            calls: Vec::new(),
-            flags: sets.is_some(),
-            key_cs: key_exprs
-                .iter()
-                .map(crate::expr::Expr::case_specific)
-                .collect(),
-        });
-        // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
-        // correlated subquery there can run per row (see `correlate`); with GROUP BY, over the
-        // groups once they are known (below)
-        // groups over the FROM rows: a correlated subquery in an aggregate's argument runs
-        // per such row, its column added to them before they are aggregated
-        let mut input = input;
-        let from_rows = input.clone();
-        let corr_saved = (!grouped).then(|| self.begin_correlation(&scope, input.clone()));
-        let agg_saved = grouped.then(|| self.begin_aggregate_input(&scope, input.clone()));
-        // SAMPLEID names the sample's number in a sampled block
-        let sample_ids = std::mem::replace(&mut self.sample_ids, sample.is_some());
-        let bound = self.bind_clauses(s, order_by, &scope, grouping.as_mut(), grouped);
-        self.sample_ids = sample_ids;
-        if let Some(saved) = corr_saved {
-            input = self.end_correlation(saved)?;
-        }
-        if let Some(saved) = agg_saved {
-            input = self.end_aggregate_input(saved)?;
-        }
-        let bound = bound?;
+        let BlockRead {
+            scope,
+            rows: input,
+            from_rows,
+        } = read;
+        let BlockGroups {
+            grouping,
+            key_exprs,
+            sets,
+        } = groups;
         // aggregate
         let rows = match &grouping {
             Some(g) => match &sets {
@@ -434,6 +400,196 @@ impl Exec<'_> {
         };
         let sample = sample.as_ref().map(|x| (x, &scope, grouping.is_some()));
         self.finish_block(crate::block_tail::block_top(s), rows, bound, sample)
+    }
+
+    /// Whether block `s` (over `from`, its SAMPLE taken off) is bound whole before any row is
+    /// read ([`Exec::bind_then_read`]): a FROM that [`Exec::joined_source`] binds whole (a
+    /// join with no outer join beside a comma, or a view alone bound unread), and no
+    /// subquery in WHERE, ON, the select list, GROUP BY, HAVING, QUALIFY or ORDER BY (one
+    /// there may be correlated, and binds over the FROM's rows: `read_then_bind`).
+    fn binds_before_reading(
+        &self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+    ) -> bool {
+        let mut clauses = crate::bound_select::block_exprs(s, order_by)
+            .chain(&s.qualify)
+            .chain(crate::bound_select::on_exprs(s));
+        if !s.named_window.is_empty() || clauses.any(crate::correlate::has_subquery) {
+            return false;
+        }
+        match from {
+            [] => false,
+            [one] if one.joins.is_empty() => self.names_unread_view(&one.relation),
+            several => !crate::join::outer_beside_comma(several),
+        }
+    }
+
+    /// Block `s` bound whole, then read: its FROM and WHERE bound ([`Exec::bind_joined`],
+    /// WHERE naming select-list aliases as Teradata allows), the select list, GROUP BY,
+    /// HAVING, QUALIFY and ORDER BY bound over the FROM's scope, and only then the FROM run.
+    /// So a name that does not resolve anywhere in the block is found before a row is read,
+    /// as Teradata resolves a request before it runs it, and as a kept plan runs the block
+    /// (bound_select.rs). `None` when a view's columns are no longer as recorded (the caller
+    /// reads the block in the general order, which reads such a view while binding).
+    ///
+    /// # Errors
+    /// Binding errors, then the read's.
+    fn bind_then_read(
+        &mut self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+        sampled: bool,
+    ) -> Result<Option<(BlockRead, BlockGroups, Clauses)>> {
+        if let Some(w) = &s.selection {
+            if has_aggregate(w) {
+                return Err(Error::AggregateInWhere);
+            }
+        }
+        crate::join::check_from(from)?;
+        // the block's base tables are read with only the columns it may name
+        let names = crate::names::names_read(s, order_by);
+        let saved = std::mem::replace(&mut self.names_read, names);
+        let bound_from = match &s.selection {
+            Some(w) => resolving_aliases(w, &s.projection, |w| self.bind_joined(from, Some(w))),
+            None => self.bind_joined(from, None),
+        };
+        self.names_read = saved;
+        let bound_from = bound_from?;
+        let scope = bound_from.scope.clone();
+        let mut groups = self.block_grouping(s, &scope, sampled)?;
+        let bound = self.bind_block_clauses(s, order_by, &scope, &mut groups, sampled)?;
+        if bound.placeholders > 0 {
+            // (no subquery in the clauses, so nothing binds per row or per group: not reached)
+            return Ok(None);
+        }
+        let rows = match self.run_from(bound_from) {
+            Err(Error::ViewRetyped(_)) => return Ok(None),
+            read => read?.1,
+        };
+        let read = BlockRead {
+            scope,
+            from_rows: rows.clone(),
+            rows,
+        };
+        Ok(Some((read, groups, bound)))
+    }
+
+    /// Block `s` read, then bound: its FROM read and filtered by WHERE (which may name
+    /// select-list aliases), then the clauses bound over the rows, so a correlated subquery
+    /// there runs per row (correlate.rs) or, in a grouped block, per group (placeholders).
+    ///
+    /// # Errors
+    /// The read's errors, then binding errors.
+    fn read_then_bind(
+        &mut self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+        sampled: bool,
+    ) -> Result<(BlockRead, BlockGroups, Clauses)> {
+        let min_max = crate::access::min_max_calls(s);
+        // the block's base tables are read with only the columns it may name
+        let names = crate::names::names_read(s, order_by);
+        let saved = std::mem::replace(&mut self.names_read, names);
+        let read = match &s.selection {
+            // WHERE may name select-list aliases, as Teradata allows
+            Some(w) => resolving_aliases(w, &s.projection, |w| {
+                self.source(from, Some(w), min_max.as_deref())
+            }),
+            None => self.source(from, None, min_max.as_deref()),
+        };
+        self.names_read = saved;
+        let (scope, input) = read?;
+        let mut groups = self.block_grouping(s, &scope, sampled)?;
+        let grouped = groups.grouping.is_some();
+        // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
+        // correlated subquery there can run per row (see `correlate`); with GROUP BY, over the
+        // groups once they are known (the caller). Groups are made over the FROM rows: a
+        // correlated subquery in an aggregate's argument runs per such row, its column added
+        // to them before they are aggregated
+        let mut input = input;
+        let from_rows = input.clone();
+        let corr_saved = (!grouped).then(|| self.begin_correlation(&scope, input.clone()));
+        let agg_saved = grouped.then(|| self.begin_aggregate_input(&scope, input.clone()));
+        let bound = self.bind_block_clauses(s, order_by, &scope, &mut groups, sampled);
+        if let Some(saved) = corr_saved {
+            input = self.end_correlation(saved)?;
+        }
+        if let Some(saved) = agg_saved {
+            input = self.end_aggregate_input(saved)?;
+        }
+        let read = BlockRead {
+            scope,
+            rows: input,
+            from_rows,
+        };
+        Ok((read, groups, bound?))
+    }
+
+    /// Block `s`'s grouping over `scope`: its GROUP BY keys as written and bound, its grouping
+    /// sets, and whether it groups at all (a GROUP BY, a HAVING, an aggregate in the select
+    /// list); the clauses are not bound yet.
+    ///
+    /// # Errors
+    /// The keys' binding errors.
+    fn block_grouping(
+        &mut self,
+        s: &ast::Select,
+        scope: &Scope,
+        sampled: bool,
+    ) -> Result<BlockGroups> {
+        let (group_keys, sets) = self.block_group_keys(s, scope)?;
+        let grouped = !group_keys.is_empty()
+            || sets.is_some()
+            || s.having.is_some()
+            || s.projection.iter().any(|i| match i {
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
+                _ => false,
+            });
+        // SAMPLEID names the sample's number in a sampled block
+        let sample_ids = std::mem::replace(&mut self.sample_ids, sampled);
+        let key_exprs = match grouped {
+            true => self.bind_group_keys(&group_keys, scope),
+            false => Ok(Vec::new()),
+        };
+        self.sample_ids = sample_ids;
+        let key_exprs = key_exprs?;
+        let grouping = grouped.then(|| Grouping {
+            keys: group_keys,
+            calls: Vec::new(),
+            flags: sets.is_some(),
+            key_cs: key_exprs
+                .iter()
+                .map(crate::expr::Expr::case_specific)
+                .collect(),
+        });
+        Ok(BlockGroups {
+            grouping,
+            key_exprs,
+            sets,
+        })
+    }
+
+    /// Block `s`'s clauses bound over `scope`, finding `groups`' aggregate calls; in a
+    /// grouped block a correlated subquery is left as a placeholder.
+    fn bind_block_clauses(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+        groups: &mut BlockGroups,
+        sampled: bool,
+    ) -> Result<Clauses> {
+        // SAMPLEID names the sample's number in a sampled block
+        let sample_ids = std::mem::replace(&mut self.sample_ids, sampled);
+        let grouped = groups.grouping.is_some();
+        let bound = self.bind_clauses(s, order_by, scope, groups.grouping.as_mut(), grouped);
+        self.sample_ids = sample_ids;
+        bound
     }
 
     /// The GROUP BY keys of block `s` over `scope`, as expressions (`GROUP BY 1` names the first
@@ -670,4 +826,25 @@ fn distinct(batch: &RecordBatch, case_specific: &[bool]) -> Result<RecordBatch> 
         .map(|(i, _)| i as u32)
         .collect();
     crate::expr::take_batch(batch, &keep)
+}
+
+/// A block's FROM as read ([`Exec::bind_then_read`], [`Exec::read_then_bind`]).
+struct BlockRead {
+    /// The FROM's columns.
+    scope: Scope,
+    /// The rows WHERE keeps, with the columns a correlated subquery of the clauses added.
+    rows: RecordBatch,
+    /// The rows WHERE keeps, as read.
+    from_rows: RecordBatch,
+}
+
+/// A block's grouping, bound over its FROM's scope ([`Exec::block_grouping`]).
+struct BlockGroups {
+    /// The grouping of a grouped block: its keys as written, its aggregate calls (found as
+    /// the clauses are bound).
+    grouping: Option<Grouping>,
+    /// The GROUP BY keys as bound.
+    key_exprs: Vec<crate::expr::Expr>,
+    /// The grouping sets (`None` for a plain GROUP BY).
+    sets: Option<Vec<u64>>,
 }
