@@ -69,7 +69,11 @@ impl Exec<'_> {
                 (schema, rows)
             }
             AsFrom::Query(q) => {
-                let result = self.run_query(q)?;
+                // WITH NO DATA: the query's columns, its rows not read
+                let result = match src.with_data {
+                    true => self.run_query(q)?,
+                    false => self.shape_of(q)?,
+                };
                 let mut columns: Vec<Column> = Vec::new();
                 for f in result.schema.fields() {
                     if columns

@@ -264,6 +264,30 @@ impl Exec<'_> {
         self.isolated(|ex| ex.run_query_here(q))
     }
 
+    /// The columns `q` gives, found by running it over no rows: every table it reads is
+    /// read through a snapshot that sees none ([`Snapshot::seeing_nothing`]), so it reads
+    /// and evaluates nothing of the tables' data (CREATE VIEW and CREATE TABLE … AS … WITH
+    /// NO DATA store a query's columns without running it on the rows, as Teradata does).
+    /// Its blocks are not kept in a prepared request's plan cache.
+    ///
+    /// # Errors
+    /// Binding errors; evaluation errors of what `q` computes without a row of a table (a
+    /// select list with no FROM, a table function of literals).
+    ///
+    /// [`Snapshot::seeing_nothing`]: tdlite_storage::mvcc::Snapshot::seeing_nothing
+    pub(crate) fn shape_of(&mut self, q: &ast::Query) -> Result<Rows> {
+        let nothing = std::cell::OnceCell::from(tdlite_storage::mvcc::Snapshot::seeing_nothing());
+        let snap = std::mem::replace(&mut self.snap, nothing);
+        let plans = self.plans.take();
+        let warning = self.warning.take();
+        let rows = self.run_query(q);
+        // (a SAMPLE of no rows falls short: not the statement's warning)
+        self.warning = warning;
+        self.plans = plans;
+        self.snap = snap;
+        rows
+    }
+
     /// Runs `f` (a query inside the clause being bound) without the enclosing query's binding
     /// context (correlation batch, window calls, placeholders), which it must neither see
     /// nor lose.

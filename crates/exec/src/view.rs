@@ -52,11 +52,14 @@ pub(crate) type ViewQueryCache =
     parking_lot::Mutex<std::collections::HashMap<u64, (String, Arc<ast::Query>, bool)>>;
 
 impl Exec<'_> {
-    /// CREATE or REPLACE VIEW.
+    /// CREATE or REPLACE VIEW. The view's columns are those its query gives run over no
+    /// rows ([`Exec::shape_of`]): creating a view reads none of its tables' rows, so a row
+    /// its query would fail on (a division by zero) fails a read of the view, not its
+    /// creation, as in Teradata.
     ///
     /// # Errors
     /// 3803 if a table or view has the name (CREATE), 3854 if REPLACE names a table, the
-    /// query's own errors, 9913 for a column list of the wrong length or duplicate names.
+    /// query's binding errors, 9913 for a column list of the wrong length or duplicate names.
     pub(crate) fn create_view(
         &mut self,
         name: &ast::ObjectName,
@@ -68,7 +71,7 @@ impl Exec<'_> {
         let n = self.new_permanent_name(name)?;
         self.refuse_queue_tables(query)?;
         let before = self.volatile_uses.get();
-        let rows = self.run_query(query)?;
+        let rows = self.shape_of(query)?;
         if self.volatile_uses.get() != before {
             return Err(Error::Unsupported(format!(
                 "a view of a volatile table ({n}): a view outlives the session its volatile tables end with"
