@@ -2,8 +2,9 @@
 //! BY/aggregates → HAVING → window functions → QUALIFY → SAMPLE → ORDER BY → select list →
 //! DISTINCT → TOP n. Each step is an Arrow kernel over record batches (`filter_record_batch`,
 //! `lexsort_to_indices`, `take`); grouping hashes Teradata-normalised keys. The clauses are
-//! bound over the rows read (a correlated subquery there runs per row), except in a join or a
-//! view alone whose clauses hold no subquery: every clause is bound before a row is read
+//! bound over the rows read (a correlated subquery there runs per row), except where the
+//! clauses hold no subquery and the FROM's columns are known before it is read (a join, a view
+//! alone, one base table, no FROM): every clause is then bound before a row is read
 //! (`Exec::bind_then_read`), as a kept plan runs the block.
 //!
 //! Invariant: a browse never waits and never consumes; it reads the rows visible to the
@@ -375,8 +376,8 @@ impl Exec<'_> {
         // a join (or a view alone) whose clauses hold no subquery is bound whole before any
         // row is read, as a kept plan binds it; any other block reads its FROM first
         let early = match self.binds_before_reading(s, &from, order_by) {
-            true => self.bind_then_read(s, &from, order_by, sampled)?,
-            false => None,
+            Some(early) => self.bind_then_read(s, &from, order_by, sampled, early)?,
+            None => None,
         };
         let (read, groups, bound) = match early {
             Some(early) => early,
@@ -426,37 +427,50 @@ impl Exec<'_> {
         self.finish_block(crate::block_tail::block_top(s), rows, bound, sample)
     }
 
-    /// Whether block `s` (over `from`, its SAMPLE taken off) is bound whole before any row is
-    /// read ([`Exec::bind_then_read`]): a FROM that [`Exec::joined_source`] binds whole (a
-    /// join with no outer join beside a comma, or a view alone bound unread), and no
-    /// subquery in WHERE, ON, the select list, GROUP BY, HAVING, QUALIFY or ORDER BY (one
-    /// there may be correlated, and binds over the FROM's rows: `read_then_bind`).
+    /// How block `s` (over `from`, its SAMPLE taken off) is bound before any row is read
+    /// ([`Exec::bind_then_read`]), where it is: no subquery in WHERE, ON, the select list,
+    /// GROUP BY, HAVING, QUALIFY or ORDER BY (one there may be correlated, and binds over the
+    /// FROM's rows: `read_then_bind`), and a FROM whose columns are known before it is read:
+    /// one [`Exec::joined_source`] binds whole (a join with no outer join beside a comma, a
+    /// view alone bound unread), one base table, or none. `None` for any other block (a
+    /// derived table, CTE or table function is read while binding; a name that resolves to
+    /// nothing is the read's 3807).
     fn binds_before_reading(
-        &self,
+        &mut self,
         s: &ast::Select,
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
-    ) -> bool {
+    ) -> Option<Early> {
         let mut clauses = crate::bound_select::block_exprs(s, order_by)
             .chain(&s.qualify)
             .chain(crate::bound_select::on_exprs(s));
         if !s.named_window.is_empty() || clauses.any(crate::correlate::has_subquery) {
-            return false;
+            return None;
         }
         match from {
-            [] => false,
-            [one] if one.joins.is_empty() => self.names_unread_view(&one.relation),
-            several => !crate::join::outer_beside_comma(several),
+            [] => Some(Early::Read(Scope::default())),
+            [one] if one.joins.is_empty() => {
+                if self.names_unread_view(&one.relation) {
+                    return Some(Early::Whole);
+                }
+                let (table, q) = self.base_table(&one.relation).ok()??;
+                Some(Early::Read(crate::names::table_scope(&table, &q)))
+            }
+            several => (!crate::join::outer_beside_comma(several)).then_some(Early::Whole),
         }
     }
 
-    /// Block `s` bound whole, then read: its FROM and WHERE bound ([`Exec::bind_joined`],
-    /// WHERE naming select-list aliases as Teradata allows), the select list, GROUP BY,
-    /// HAVING, QUALIFY and ORDER BY bound over the FROM's scope, and only then the FROM run.
-    /// So a name that does not resolve anywhere in the block is found before a row is read,
-    /// as Teradata resolves a request before it runs it, and as a kept plan runs the block
-    /// (bound_select.rs). `None` when a view's columns are no longer as recorded (the caller
-    /// reads the block in the general order, which reads such a view while binding).
+    /// Block `s` bound, then read: the select list, GROUP BY, HAVING, QUALIFY and ORDER BY
+    /// bound over the FROM's scope before a row is read. For a FROM bound whole (`early`),
+    /// that scope is [`Exec::bind_joined`]'s, with WHERE (which may name select-list aliases,
+    /// as Teradata allows) and ON bound too, and the FROM is then run; for one base table, or
+    /// none, it is known before the read, and the FROM is then read and filtered as the
+    /// general order reads it (`source`: an index, a MIN/MAX walk, a filtered scan). So a
+    /// name that does not resolve anywhere in the block is found before a row is read, as
+    /// Teradata resolves a request before it runs it, and as a kept plan runs the block
+    /// (bound_select.rs). `None` when a view's columns are no longer as recorded, or the
+    /// read's columns are not the scope bound over (the caller reads the block in the general
+    /// order).
     ///
     /// # Errors
     /// Binding errors, then the read's.
@@ -466,32 +480,53 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
         sampled: bool,
+        early: Early,
     ) -> Result<Option<(BlockRead, BlockGroups, Clauses)>> {
         if let Some(w) = &s.selection {
             if has_aggregate(w) {
                 return Err(Error::AggregateInWhere);
             }
         }
-        crate::join::check_from(from)?;
-        // the block's base tables are read with only the columns it may name
-        let names = crate::names::names_read(s, order_by);
-        let saved = std::mem::replace(&mut self.names_read, names);
-        let bound_from = match &s.selection {
-            Some(w) => resolving_aliases(w, &s.projection, |w| self.bind_joined(from, Some(w))),
-            None => self.bind_joined(from, None),
+        let (scope, bound_from) = match early {
+            Early::Whole => {
+                crate::join::check_from(from)?;
+                // the block's base tables are read with only the columns it may name
+                let names = crate::names::names_read(s, order_by);
+                let saved = std::mem::replace(&mut self.names_read, names);
+                let bound_from = match &s.selection {
+                    Some(w) => {
+                        resolving_aliases(w, &s.projection, |w| self.bind_joined(from, Some(w)))
+                    }
+                    None => self.bind_joined(from, None),
+                };
+                self.names_read = saved;
+                let bound_from = bound_from?;
+                (bound_from.scope.clone(), Some(bound_from))
+            }
+            Early::Read(scope) => (scope, None),
         };
-        self.names_read = saved;
-        let bound_from = bound_from?;
-        let scope = bound_from.scope.clone();
         let mut groups = self.block_grouping(s, &scope, sampled)?;
         let bound = self.bind_block_clauses(s, order_by, &scope, &mut groups, sampled)?;
         if bound.placeholders > 0 {
             // (no subquery in the clauses, so nothing binds per row or per group: not reached)
             return Ok(None);
         }
-        let rows = match self.run_from(bound_from) {
-            Err(Error::ViewRetyped(_)) => return Ok(None),
-            read => read?.1,
+        let rows = match bound_from {
+            Some(bound_from) => match self.run_from(bound_from) {
+                Err(Error::ViewRetyped(_)) => return Ok(None),
+                read => read?.1,
+            },
+            None => {
+                let (read, rows) = self.read_source(s, from, order_by)?;
+                let same = |a: &crate::bind::ScopeColumn, b: &crate::bind::ScopeColumn| {
+                    a.name == b.name && a.qualifier == b.qualifier
+                };
+                let mut columns = (read.columns.iter()).zip(&scope.columns);
+                if read.columns.len() != scope.columns.len() || !columns.all(|(a, b)| same(a, b)) {
+                    return Ok(None); // (not met: `source` reads one table by its scope)
+                }
+                rows
+            }
         };
         let read = BlockRead {
             scope,
@@ -499,6 +534,30 @@ impl Exec<'_> {
             rows,
         };
         Ok(Some((read, groups, bound)))
+    }
+
+    /// Block `s`'s FROM read and filtered by its WHERE (which may name select-list aliases,
+    /// as Teradata allows), with only the columns the block may name copied.
+    ///
+    /// # Errors
+    /// The read's errors: binding WHERE, evaluating it.
+    fn read_source(
+        &mut self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+    ) -> Result<(Scope, RecordBatch)> {
+        let min_max = crate::access::min_max_calls(s);
+        let names = crate::names::names_read(s, order_by);
+        let saved = std::mem::replace(&mut self.names_read, names);
+        let read = match &s.selection {
+            Some(w) => resolving_aliases(w, &s.projection, |w| {
+                self.source(from, Some(w), min_max.as_deref())
+            }),
+            None => self.source(from, None, min_max.as_deref()),
+        };
+        self.names_read = saved;
+        read
     }
 
     /// Block `s` read, then bound: its FROM read and filtered by WHERE (which may name
@@ -514,19 +573,7 @@ impl Exec<'_> {
         order_by: &[ast::OrderByExpr],
         sampled: bool,
     ) -> Result<(BlockRead, BlockGroups, Clauses)> {
-        let min_max = crate::access::min_max_calls(s);
-        // the block's base tables are read with only the columns it may name
-        let names = crate::names::names_read(s, order_by);
-        let saved = std::mem::replace(&mut self.names_read, names);
-        let read = match &s.selection {
-            // WHERE may name select-list aliases, as Teradata allows
-            Some(w) => resolving_aliases(w, &s.projection, |w| {
-                self.source(from, Some(w), min_max.as_deref())
-            }),
-            None => self.source(from, None, min_max.as_deref()),
-        };
-        self.names_read = saved;
-        let (scope, input) = read?;
+        let (scope, input) = self.read_source(s, from, order_by)?;
         let mut groups = self.block_grouping(s, &scope, sampled)?;
         let grouped = groups.grouping.is_some();
         // without GROUP BY the select list and ORDER BY are bound over the filtered rows, so a
@@ -871,4 +918,12 @@ struct BlockGroups {
     key_exprs: Vec<crate::expr::Expr>,
     /// The grouping sets (`None` for a plain GROUP BY).
     sets: Option<Vec<u64>>,
+}
+
+/// How a block is bound before its FROM is read ([`Exec::binds_before_reading`]).
+enum Early {
+    /// The FROM bound whole with its WHERE ([`Exec::bind_joined`]), then run.
+    Whole,
+    /// The FROM read as the general order reads it, over this scope, known before.
+    Read(Scope),
 }
