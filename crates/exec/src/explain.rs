@@ -517,6 +517,20 @@ impl Explainer<'_, '_> {
             self.line(depth, sort);
             depth += 1;
         }
+        // the SAMPLE on the first FROM item samples the block's result, after QUALIFY and
+        // before ORDER BY; the FROM is read as without it (query.rs)
+        let sample = match s.from.first() {
+            Some(first) => crate::sample::of_table(&first.relation)?,
+            None => None,
+        };
+        let taken = sample
+            .as_ref()
+            .and_then(|_| crate::sample::taken_off(&s.from));
+        let from: &[ast::TableWithJoins] = taken.as_deref().unwrap_or(&s.from);
+        if let Some(sample) = &sample {
+            self.line(depth, format!("Sample: {sample}"));
+            depth += 1;
+        }
         if let Some(q) = &s.qualify {
             let (text, subs) = self.show(q);
             self.line(depth, format!("Qualify: {text}"));
@@ -551,14 +565,14 @@ impl Explainer<'_, '_> {
             self.line(depth, g);
             depth += 1;
         }
-        match s.from.as_slice() {
+        match from {
             [] => self.line(depth, "One row, no table"),
             // a view read at its step, as a join of one relation (query.rs `source`)
             [one]
                 if one.joins.is_empty()
                     && self.ex.names_unread_view(&one.relation)
                     && self.planned_joins(
-                        &s.from,
+                        from,
                         (s.selection.as_ref(), &s.projection),
                         depth,
                     )? => {}

@@ -356,25 +356,19 @@ impl Exec<'_> {
             }
         }
         // the SAMPLE on the first FROM item samples the block's result (see sample.rs)
-        let (sample, from) = match s.from.first() {
-            Some(first) => match crate::sample::of_table(&first.relation)? {
-                Some(sample) => {
-                    self.random_uses += 1;
-                    let mut from = s.from.clone();
-                    if let ast::TableFactor::Table { sample, .. }
-                    | ast::TableFactor::Derived { sample, .. } = &mut from[0].relation
-                    {
-                        *sample = None;
-                    }
-                    (Some(sample), std::borrow::Cow::Owned(from))
-                }
-                None => (None, std::borrow::Cow::Borrowed(&s.from)),
-            },
+        let first = s.from.first().map(|f| crate::sample::of_table(&f.relation));
+        let (sample, from) = match first.transpose()?.flatten() {
+            Some(sample) => {
+                self.random_uses += 1;
+                let from = crate::sample::taken_off(&s.from).unwrap_or_else(|| s.from.clone());
+                (Some(sample), std::borrow::Cow::Owned(from))
+            }
             None => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
         let sampled = sample.is_some();
-        // a join (or a view alone) whose clauses hold no subquery is bound whole before any
-        // row is read, as a kept plan binds it; any other block reads its FROM first
+        // a block whose clauses hold no subquery, over a FROM whose columns are known before
+        // it is read, binds them before any row is read, as a kept plan does; any other block
+        // reads its FROM first
         let early = match self.binds_before_reading(s, &from, order_by) {
             Some(early) => self.bind_then_read(s, &from, order_by, sampled, early)?,
             None => None,
@@ -505,8 +499,20 @@ impl Exec<'_> {
             }
             Early::Read(scope) => (scope, None),
         };
-        let mut groups = self.block_grouping(s, &scope, sampled)?;
-        let bound = self.bind_block_clauses(s, order_by, &scope, &mut groups, sampled)?;
+        let whole = bound_from.is_some();
+        let clauses = self
+            .block_grouping(s, &scope, sampled)
+            .and_then(|mut groups| {
+                let bound = self.bind_block_clauses(s, order_by, &scope, &mut groups, sampled)?;
+                Ok((groups, bound))
+            });
+        let (groups, bound) = match clauses {
+            // (as for WHERE: reading a view first would have met its missing table first)
+            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) if whole => {
+                return Err(self.unread_views_missing(from).unwrap_or(e))
+            }
+            clauses => clauses?,
+        };
         if bound.placeholders > 0 {
             // (no subquery in the clauses, so nothing binds per row or per group: not reached)
             return Ok(None);

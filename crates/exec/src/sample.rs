@@ -121,6 +121,56 @@ fn sizes(e: &ast::Expr) -> Result<Vec<Part>> {
     Ok(parts)
 }
 
+/// `from` with the SAMPLE of its first item taken off (a block samples its result, not that
+/// item's rows: query.rs); `None` when the first item has none.
+pub(crate) fn taken_off(from: &[ast::TableWithJoins]) -> Option<Vec<ast::TableWithJoins>> {
+    let (ast::TableFactor::Table {
+        sample: Some(_), ..
+    }
+    | ast::TableFactor::Derived {
+        sample: Some(_), ..
+    }) = &from.first()?.relation
+    else {
+        return None;
+    };
+    let mut from = from.to_vec();
+    let (ast::TableFactor::Table { sample, .. } | ast::TableFactor::Derived { sample, .. }) =
+        &mut from.first_mut()?.relation
+    else {
+        return None;
+    };
+    sample.take()?;
+    Some(from)
+}
+
+/// The sample as Teradata writes it after `SAMPLE` (EXPLAIN's line).
+impl std::fmt::Display for Sample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.replacement {
+            f.write_str("WITH REPLACEMENT ")?;
+        }
+        let sizes = |parts: &[Part]| -> String {
+            let each = parts.iter().map(|p| match p {
+                Part::Rows(n) => n.to_string(),
+                Part::Fraction(x) => x.to_string(),
+            });
+            each.collect::<Vec<_>>().join(", ")
+        };
+        match self.strata.as_slice() {
+            [Stratum { when: None, parts }] => f.write_str(&sizes(parts)),
+            strata => {
+                for s in strata {
+                    match &s.when {
+                        Some(c) => write!(f, "WHEN {c} THEN {} ", sizes(&s.parts))?,
+                        None => write!(f, "ELSE {} ", sizes(&s.parts))?,
+                    }
+                }
+                f.write_str("END")
+            }
+        }
+    }
+}
+
 /// The sample a FROM item carries, if any.
 pub(crate) fn of_table(tf: &ast::TableFactor) -> Result<Option<Sample>> {
     let (ast::TableFactor::Table {
