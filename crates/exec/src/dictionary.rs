@@ -47,7 +47,18 @@ pub(crate) struct Registry {
     /// `D` for databases and users, `O` for anything else.
     pub comments: Mutex<HashMap<(char, String), String>>,
     /// Statistics collected, by table id (see statistics.rs).
-    pub stats: Mutex<HashMap<u64, Vec<crate::statistics::Stat>>>,
+    pub stats: Mutex<HashMap<u64, Vec<Stat>>>,
+}
+
+/// One column set's statistics (COLLECT STATISTICS: statistics.rs).
+#[derive(Debug, Clone)]
+pub(crate) struct Stat {
+    /// The columns, as the table declares them.
+    pub columns: Vec<String>,
+    /// When they were collected, µs since the epoch (UTC).
+    pub collected_us: i64,
+    /// Distinct values (of the columns together; NULL is a value) then.
+    pub unique: i64,
 }
 
 /// One right given with GRANT.

@@ -22,19 +22,9 @@ use tdlite_parser::StatsGroup;
 use tdlite_storage::table::Table;
 
 use crate::dictionary::Registry;
+use crate::dictionary::Stat;
 use std::collections::HashSet;
 use std::sync::Arc;
-
-/// One column set's statistics.
-#[derive(Debug, Clone)]
-pub(crate) struct Stat {
-    /// The columns, as the table declares them.
-    pub columns: Vec<String>,
-    /// When they were collected, µs since the epoch (UTC).
-    pub collected_us: i64,
-    /// Distinct values (of the columns together; NULL is a value) then.
-    pub unique: i64,
-}
 
 impl Exec<'_> {
     /// `COLLECT STATISTICS` (`remove` false) or `DROP STATISTICS` of `groups` on `name`; no
