@@ -428,36 +428,37 @@ impl Exec<'_> {
     /// when every such name resolves. A FROM whose column names fail to bind (3810, 3822)
     /// raises this instead: a view read before its FROM was bound met its missing table
     /// before the FROM's names. (A name the reader's CTEs or a dictionary view have is passed
-    /// over; each view is looked into once.)
+    /// over; each view is looked into once.) Views that read each other, or nest deeper
+    /// than reading allows, give the 9913 reading them would.
     pub(crate) fn unread_views_missing(&self, from: &[ast::TableWithJoins]) -> Option<Error> {
         let relations = crate::pushdown::factors(from);
-        let mut seen = std::collections::HashSet::new();
+        let mut walk = ViewWalk::default();
         for tf in relations {
             let Some((view, query, _)) = self.view_named(tf) else {
                 continue;
             };
-            if !self.binds_unread(&view) || !seen.insert(view.id) {
+            if !self.binds_unread(&view) || !walk.seen.insert(view.id) {
                 continue;
             }
-            if let Some(e) = self.missing_under(&query, &mut seen) {
-                return Some(e);
+            walk.path.push((view.id, view.schema.name.clone()));
+            let missing = self.missing_under(&query, &mut walk);
+            walk.path.pop();
+            if missing.is_some() {
+                return missing;
             }
         }
         None
     }
 
     /// The first table or view name in `query`'s FROM items (and the queries of the views it
-    /// names that are not in `seen`, which it adds them to) that resolves to nothing, as its
-    /// error.
-    fn missing_under(
-        &self,
-        query: &ast::Query,
-        seen: &mut std::collections::HashSet<u64>,
-    ) -> Option<Error> {
+    /// names that `walk` has not seen, which it adds them to) that resolves to nothing, as its
+    /// error; or the 9913 of a view that expands into itself, or past the depth reading
+    /// allows, along `walk`'s path.
+    fn missing_under(&self, query: &ast::Query, walk: &mut ViewWalk) -> Option<Error> {
         struct Names<'e, 'a, 's> {
             ex: &'e Exec<'a>,
             ctes: Vec<String>,
-            seen: &'s mut std::collections::HashSet<u64>,
+            walk: &'s mut ViewWalk,
         }
         impl ast::Visitor for Names<'_, '_, '_> {
             type Break = Error;
@@ -473,16 +474,25 @@ impl Exec<'_> {
                 if own_cte || self.ex.names_own_rows(tf) {
                     return std::ops::ControlFlow::Continue(());
                 }
-                let under = match self.ex.table_definition(name) {
+                let t = match self.ex.table_definition(name) {
                     Err(e) => return std::ops::ControlFlow::Break(e),
-                    Ok(t) if t.schema.view.is_some() && self.seen.insert(t.id) => {
-                        self.ex.view_query(&t).ok()
-                    }
-                    Ok(_) => None,
+                    Ok(t) if t.schema.view.is_some() => t,
+                    Ok(_) => return std::ops::ControlFlow::Continue(()),
                 };
-                let seen = &mut *self.seen;
-                let missing =
-                    under.and_then(|q| crate::stack::deep(|| self.ex.missing_under(&q, seen)));
+                if let Some(e) = self.walk.too_deep(t.id, &t.schema.name, self.ex.view_depth) {
+                    return std::ops::ControlFlow::Break(e);
+                }
+                let under = match self.walk.seen.insert(t.id) {
+                    true => self.ex.view_query(&t).ok(),
+                    false => None,
+                };
+                let walk = &mut *self.walk;
+                let missing = under.and_then(|q| {
+                    walk.path.push((t.id, t.schema.name.clone()));
+                    let missing = crate::stack::deep(|| self.ex.missing_under(&q, walk));
+                    walk.path.pop();
+                    missing
+                });
                 match missing {
                     Some(e) => std::ops::ControlFlow::Break(e),
                     None => std::ops::ControlFlow::Continue(()),
@@ -494,7 +504,7 @@ impl Exec<'_> {
         let mut names = Names {
             ex: self,
             ctes,
-            seen,
+            walk,
         };
         ast::Visit::visit(query, &mut names).break_value()
     }
@@ -1368,6 +1378,46 @@ fn name_parts(name: &ast::ObjectName) -> Vec<String> {
                 .map_or_else(|| p.to_string(), |i| i.value.clone())
         })
         .collect()
+}
+
+/// The views [`Exec::unread_views_missing`] has looked into, and the chain of views it is
+/// in now (each with its name), outermost first.
+#[derive(Default)]
+struct ViewWalk {
+    seen: std::collections::HashSet<u64>,
+    path: Vec<(u64, String)>,
+}
+
+impl ViewWalk {
+    /// The 9913 reading view `id` (`name`) next on the path would meet, where the reader is
+    /// `depth` views deep already: the view that would be expanded past
+    /// [`crate::view::MAX_DEPTH`] levels, the path going round its cycle where `id` is on
+    /// it already (views that read each other); `None` when reading it is within the limit.
+    fn too_deep(&self, id: u64, name: &str, depth: usize) -> Option<Error> {
+        let chain = |i: usize| -> Option<&str> {
+            let (path, at) = (&self.path, i.checked_sub(depth)?);
+            if let Some((_, n)) = path.get(at) {
+                return Some(n);
+            }
+            match path.iter().position(|(v, _)| *v == id) {
+                // (the cycle from `id`'s place: `id`, …, the path's last view, `id` again)
+                Some(start) => {
+                    let cycle = &path[start..];
+                    Some(&cycle[(at - start) % cycle.len()].1)
+                }
+                None => (at == path.len()).then_some(name),
+            }
+        };
+        let cyclic = self.path.iter().any(|(v, _)| *v == id);
+        if !cyclic && depth + self.path.len() < crate::view::MAX_DEPTH {
+            return None;
+        }
+        let name = chain(crate::view::MAX_DEPTH)?;
+        Some(Error::TypeMismatch(format!(
+            "view {name} expands into itself (more than {} levels)",
+            crate::view::MAX_DEPTH
+        )))
+    }
 }
 
 /// Whether `from` has an outer join beside a comma: `a, b RIGHT JOIN c` is `a × (b ⟖ c)`,
