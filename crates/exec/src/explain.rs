@@ -384,15 +384,24 @@ impl Explainer<'_, '_> {
         (sort, order_by): (Option<String>, &[ast::OrderByExpr]),
         depth: usize,
     ) -> Result<()> {
+        // a block with a SAMPLE binds as the run binds it: the SAMPLE's own errors first, its
+        // names over the FROM without it, SAMPLEID known
+        let sampled = match s.from.first() {
+            Some(first) => crate::sample::of_table(&first.relation)?.is_some(),
+            None => false,
+        };
+        let unsampled = (sampled.then(|| crate::sample::taken_off(&s.from)).flatten())
+            .map(|from| ast::Select { from, ..s.clone() });
         // its relations' columns, which its subqueries may name
         let known = self.outer.len();
-        for (tf, _) in factors(&s.from) {
+        for (tf, _) in factors(unsampled.as_ref().map_or(&s.from, |u| &u.from)) {
             let scope = self.known_columns(tf);
             self.outer.push(scope);
         }
-        let explained = self
-            .check_names(s, order_by, known)
-            .and_then(|()| self.select_block(s, sort, depth));
+        let sample_ids = std::mem::replace(&mut self.ex.sample_ids, sampled);
+        let checked = self.check_names(unsampled.as_ref().unwrap_or(s), order_by, known);
+        self.ex.sample_ids = sample_ids;
+        let explained = checked.and_then(|()| self.select_block(s, sort, depth));
         self.outer.truncate(known);
         explained
     }

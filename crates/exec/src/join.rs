@@ -428,8 +428,9 @@ impl Exec<'_> {
     /// when every such name resolves. A FROM whose column names fail to bind (3810, 3822)
     /// raises this instead: a view read before its FROM was bound met its missing table
     /// before the FROM's names. (A name the reader's CTEs or a dictionary view have is passed
-    /// over; each view is looked into once.) Views that read each other, or nest deeper
-    /// than reading allows, give the 9913 reading them would.
+    /// over; a view is looked into again only where it is met deeper than before.) Views
+    /// that read each other, or nest deeper than reading allows, give the 9913 reading them
+    /// would.
     pub(crate) fn unread_views_missing(&self, from: &[ast::TableWithJoins]) -> Option<Error> {
         let relations = crate::pushdown::factors(from);
         let mut walk = ViewWalk::default();
@@ -437,8 +438,13 @@ impl Exec<'_> {
             let Some((view, query, _)) = self.view_named(tf) else {
                 continue;
             };
-            if !self.binds_unread(&view) || !walk.seen.insert(view.id) {
+            if !self.binds_unread(&view) {
                 continue;
+            }
+            match walk.enter(view.id, &view.schema.name, self.view_depth) {
+                Err(e) => return Some(e),
+                Ok(false) => continue,
+                Ok(true) => {}
             }
             walk.path.push((view.id, view.schema.name.clone()));
             let missing = self.missing_under(&query, &mut walk);
@@ -451,9 +457,8 @@ impl Exec<'_> {
     }
 
     /// The first table or view name in `query`'s FROM items (and the queries of the views it
-    /// names that `walk` has not seen, which it adds them to) that resolves to nothing, as its
-    /// error; or the 9913 of a view that expands into itself, or past the depth reading
-    /// allows, along `walk`'s path.
+    /// names that `walk` has not looked into as deep) that resolves to nothing, as its error;
+    /// or the 9913 of a view expanded past the depth reading allows, along `walk`'s path.
     fn missing_under(&self, query: &ast::Query, walk: &mut ViewWalk) -> Option<Error> {
         struct Names<'e, 'a, 's> {
             ex: &'e Exec<'a>,
@@ -479,12 +484,10 @@ impl Exec<'_> {
                     Ok(t) if t.schema.view.is_some() => t,
                     Ok(_) => return std::ops::ControlFlow::Continue(()),
                 };
-                if let Some(e) = self.walk.too_deep(t.id, &t.schema.name, self.ex.view_depth) {
-                    return std::ops::ControlFlow::Break(e);
-                }
-                let under = match self.walk.seen.insert(t.id) {
-                    true => self.ex.view_query(&t).ok(),
-                    false => None,
+                let under = match self.walk.enter(t.id, &t.schema.name, self.ex.view_depth) {
+                    Err(e) => return std::ops::ControlFlow::Break(e),
+                    Ok(true) => self.ex.view_query(&t).ok(),
+                    Ok(false) => None,
                 };
                 let walk = &mut *self.walk;
                 let missing = under.and_then(|q| {
@@ -1380,43 +1383,36 @@ fn name_parts(name: &ast::ObjectName) -> Vec<String> {
         .collect()
 }
 
-/// The views [`Exec::unread_views_missing`] has looked into, and the chain of views it is
-/// in now (each with its name), outermost first.
+/// The views [`Exec::unread_views_missing`] has looked into, each with the deepest place in
+/// a chain of views it was looked into at, and the chain it is in now (each view with its
+/// name), outermost first.
 #[derive(Default)]
 struct ViewWalk {
-    seen: std::collections::HashSet<u64>,
+    deepest: std::collections::HashMap<u64, usize>,
     path: Vec<(u64, String)>,
 }
 
 impl ViewWalk {
-    /// The 9913 reading view `id` (`name`) next on the path would meet, where the reader is
-    /// `depth` views deep already: the view that would be expanded past
-    /// [`crate::view::MAX_DEPTH`] levels, the path going round its cycle where `id` is on
-    /// it already (views that read each other); `None` when reading it is within the limit.
-    fn too_deep(&self, id: u64, name: &str, depth: usize) -> Option<Error> {
-        let chain = |i: usize| -> Option<&str> {
-            let (path, at) = (&self.path, i.checked_sub(depth)?);
-            if let Some((_, n)) = path.get(at) {
-                return Some(n);
-            }
-            match path.iter().position(|(v, _)| *v == id) {
-                // (the cycle from `id`'s place: `id`, …, the path's last view, `id` again)
-                Some(start) => {
-                    let cycle = &path[start..];
-                    Some(&cycle[(at - start) % cycle.len()].1)
-                }
-                None => (at == path.len()).then_some(name),
-            }
-        };
-        let cyclic = self.path.iter().any(|(v, _)| *v == id);
-        if !cyclic && depth + self.path.len() < crate::view::MAX_DEPTH {
-            return None;
+    /// Whether view `id`, next on the path (where the reader is `depth` views deep already),
+    /// is to be looked into: `Err` with the 9913 reading it would meet when it would be
+    /// expanded past [`crate::view::MAX_DEPTH`] levels (views that read each other go round
+    /// until then, as reading does), `Ok(false)` when it was looked into as deep or deeper
+    /// before (what is under it was checked then, nearer the limit).
+    fn enter(&mut self, id: u64, name: &str, depth: usize) -> Result<bool> {
+        let at = depth + self.path.len();
+        if at >= crate::view::MAX_DEPTH {
+            return Err(Error::TypeMismatch(format!(
+                "view {name} expands into itself (more than {} levels)",
+                crate::view::MAX_DEPTH
+            )));
         }
-        let name = chain(crate::view::MAX_DEPTH)?;
-        Some(Error::TypeMismatch(format!(
-            "view {name} expands into itself (more than {} levels)",
-            crate::view::MAX_DEPTH
-        )))
+        match self.deepest.get(&id) {
+            Some(&was) if was >= at => Ok(false),
+            _ => {
+                self.deepest.insert(id, at);
+                Ok(true)
+            }
+        }
     }
 }
 

@@ -152,6 +152,8 @@ impl std::fmt::Display for Sample {
         let sizes = |parts: &[Part]| -> String {
             let each = parts.iter().map(|p| match p {
                 Part::Rows(n) => n.to_string(),
+                // (always with a point: `1.0` is the whole, `1` one row)
+                Part::Fraction(x) if x.fract() == 0.0 => format!("{x:.1}"),
                 Part::Fraction(x) => x.to_string(),
             });
             each.collect::<Vec<_>>().join(", ")
