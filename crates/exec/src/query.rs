@@ -484,17 +484,7 @@ impl Exec<'_> {
         let (scope, bound_from) = match early {
             Early::Whole => {
                 crate::join::check_from(from)?;
-                // the block's base tables are read with only the columns it may name
-                let names = crate::names::names_read(s, order_by);
-                let saved = std::mem::replace(&mut self.names_read, names);
-                let bound_from = match &s.selection {
-                    Some(w) => {
-                        resolving_aliases(w, &s.projection, |w| self.bind_joined(from, Some(w)))
-                    }
-                    None => self.bind_joined(from, None),
-                };
-                self.names_read = saved;
-                let bound_from = bound_from?;
+                let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
                 (bound_from.scope.clone(), Some(bound_from))
             }
             Early::Read(scope) => (scope, None),
@@ -554,16 +544,30 @@ impl Exec<'_> {
         order_by: &[ast::OrderByExpr],
     ) -> Result<(Scope, RecordBatch)> {
         let min_max = crate::access::min_max_calls(s);
+        self.with_where(s, order_by, |ex, w| ex.source(from, w, min_max.as_deref()))
+    }
+
+    /// `f` given block `s`'s WHERE (`None` without one), tried again with a select-list alias
+    /// put in for a name that resolves to nothing (`names::resolving_aliases`: WHERE may
+    /// name aliases, as Teradata allows), with `Exec::names_read` set to the names the block
+    /// (with `order_by`) may read, so its base tables are read with only those columns.
+    ///
+    /// # Errors
+    /// `f`'s.
+    fn with_where<T>(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        mut f: impl FnMut(&mut Self, Option<&ast::Expr>) -> Result<T>,
+    ) -> Result<T> {
         let names = crate::names::names_read(s, order_by);
         let saved = std::mem::replace(&mut self.names_read, names);
-        let read = match &s.selection {
-            Some(w) => resolving_aliases(w, &s.projection, |w| {
-                self.source(from, Some(w), min_max.as_deref())
-            }),
-            None => self.source(from, None, min_max.as_deref()),
+        let r = match &s.selection {
+            Some(w) => resolving_aliases(w, &s.projection, |w| f(self, Some(w))),
+            None => f(self, None),
         };
         self.names_read = saved;
-        read
+        r
     }
 
     /// Block `s` read, then bound: its FROM read and filtered by WHERE (which may name
