@@ -350,11 +350,6 @@ impl Exec<'_> {
         if let Some(rows) = self.cached_select(s, order_by)? {
             return Ok(rows);
         }
-        if order_by.is_empty() {
-            if let Some(rows) = self.streamed_select(s)? {
-                return Ok(rows);
-            }
-        }
         // the SAMPLE on the first FROM item samples the block's result (see sample.rs)
         let first = s.from.first().map(|f| crate::sample::of_table(&f.relation));
         let (sample, from) = match first.transpose()?.flatten() {
@@ -374,7 +369,8 @@ impl Exec<'_> {
             None => None,
         };
         let (read, groups, bound) = match early {
-            Some(early) => early,
+            Some(Bound::Streamed(rows)) => return Ok(rows),
+            Some(Bound::Read(read, groups, bound)) => (read, groups, bound),
             None => self.read_then_bind(s, &from, order_by, sampled)?,
         };
         let BlockRead {
@@ -442,13 +438,14 @@ impl Exec<'_> {
             return None;
         }
         match from {
-            [] => Some(Early::Read(Scope::default())),
+            [] => Some(Early::Read(Scope::default(), None)),
             [one] if one.joins.is_empty() => {
                 if self.names_unread_view(&one.relation) {
                     return Some(Early::Whole);
                 }
                 let (table, q) = self.base_table(&one.relation).ok()??;
-                Some(Early::Read(crate::names::table_scope(&table, &q)))
+                let scope = crate::names::table_scope(&table, &q);
+                Some(Early::Read(scope, Some(table)))
             }
             several => (!crate::join::outer_beside_comma(several)).then_some(Early::Whole),
         }
@@ -466,6 +463,10 @@ impl Exec<'_> {
     /// read's columns are not the scope bound over (the caller reads the block in the general
     /// order).
     ///
+    /// A block over one base table whose end only projects (no grouping, window, HAVING,
+    /// QUALIFY, SAMPLE, ORDER BY, DISTINCT or TOP) is read and projected segment by segment
+    /// ([`Exec::stream_rows`]): its rows are [`Bound::Streamed`].
+    ///
     /// # Errors
     /// Binding errors, then the read's.
     fn bind_then_read(
@@ -475,19 +476,19 @@ impl Exec<'_> {
         order_by: &[ast::OrderByExpr],
         sampled: bool,
         early: Early,
-    ) -> Result<Option<(BlockRead, BlockGroups, Clauses)>> {
+    ) -> Result<Option<Bound>> {
         if let Some(w) = &s.selection {
             if has_aggregate(w) {
                 return Err(Error::AggregateInWhere);
             }
         }
-        let (scope, bound_from) = match early {
+        let (scope, bound_from, table) = match early {
             Early::Whole => {
                 crate::join::check_from(from)?;
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
-                (bound_from.scope.clone(), Some(bound_from))
+                (bound_from.scope.clone(), Some(bound_from), None)
             }
-            Early::Read(scope) => (scope, None),
+            Early::Read(scope, table) => (scope, None, table),
         };
         let whole = bound_from.is_some();
         let clauses = self
@@ -506,6 +507,20 @@ impl Exec<'_> {
         if bound.placeholders > 0 {
             // (no subquery in the clauses, so nothing binds per row or per group: not reached)
             return Ok(None);
+        }
+        if let Some(table) = table.filter(|_| only_projects(s, order_by, &groups, &bound, sampled))
+        {
+            let cond = self.with_where(s, order_by, |ex, w| {
+                w.map(|w| ex.bind_expr(w, &scope, None)).transpose()
+            })?;
+            let cond = cond.as_ref().map(crate::inputs::RunCond::plain);
+            // (`None`: no segment at all, or an item typed differently in two: the rows are
+            // then read whole, below)
+            if let Some(rows) =
+                self.stream_rows(&table, cond.as_ref(), &bound.items, &bound.precisions)?
+            {
+                return Ok(Some(Bound::Streamed(rows)));
+            }
         }
         let rows = match bound_from {
             Some(bound_from) => match self.run_from(bound_from) {
@@ -529,7 +544,7 @@ impl Exec<'_> {
             from_rows: rows.clone(),
             rows,
         };
-        Ok(Some((read, groups, bound)))
+        Ok(Some(Bound::Read(read, groups, bound)))
     }
 
     /// Block `s`'s FROM read and filtered by its WHERE (which may name select-list aliases,
@@ -930,10 +945,42 @@ struct BlockGroups {
     sets: Option<Vec<u64>>,
 }
 
+/// Whether block `s` (with `order_by`, its clauses `bound`) ends with its select list alone:
+/// no grouping, window, HAVING, QUALIFY, SAMPLE, ORDER BY, DISTINCT or TOP, so each of its
+/// rows is kept or dropped, and projected, on its own (`finish_block` only projects).
+fn only_projects(
+    s: &ast::Select,
+    order_by: &[ast::OrderByExpr],
+    groups: &BlockGroups,
+    bound: &Clauses,
+    sampled: bool,
+) -> bool {
+    let (top, only_distinct) = crate::block_tail::block_top(s);
+    order_by.is_empty()
+        && groups.grouping.is_none()
+        && bound.windows.is_empty()
+        && bound.having.is_none()
+        && bound.qualify.is_none()
+        && bound.keys.is_empty()
+        && !sampled
+        && !only_distinct
+        && matches!(s.distinct, None | Some(ast::Distinct::All))
+        && top.is_none()
+}
+
+/// What [`Exec::bind_then_read`] gives.
+enum Bound {
+    /// The FROM's rows, its grouping and its clauses, for the end of the block.
+    Read(BlockRead, BlockGroups, Clauses),
+    /// The block's result, read segment by segment ([`Exec::stream_rows`]).
+    Streamed(Rows),
+}
+
 /// How a block is bound before its FROM is read ([`Exec::binds_before_reading`]).
 enum Early {
     /// The FROM bound whole with its WHERE ([`Exec::bind_joined`]), then run.
     Whole,
-    /// The FROM read as the general order reads it, over this scope, known before.
-    Read(Scope),
+    /// The FROM read as the general order reads it, over this scope, known before; the base
+    /// table it reads (`None`: no FROM).
+    Read(Scope, Option<Arc<Table>>),
 }

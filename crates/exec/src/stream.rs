@@ -1,100 +1,37 @@
-//! The streaming path of a SELECT: a query over one base table with nothing that needs all its
-//! rows at once (no aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT, TOP or
-//! SAMPLE, and no subquery) runs segment by segment: each of the table's batches (as the
-//! storage holds them, 4,096 rows) is filtered and projected on its own, and the result is
-//! those batches. Nothing concatenates the table into one batch, so an `INSERT … SELECT` or a
-//! browse of a big table copies only the rows it keeps.
+//! The streaming read of a SELECT block: one over one base table whose end only projects (no
+//! aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT, TOP or SAMPLE, and no
+//! subquery; `query.rs` `bind_then_read` and a kept plan's run, `bound_select.rs`, decide,
+//! with the clauses bound before a row is read) runs segment by segment: each of the
+//! table's batches (as the storage holds them, 4,096 rows) is filtered and projected on its
+//! own, and the result is those batches. Nothing concatenates the table into one batch, so
+//! an `INSERT … SELECT` or a browse of a big table copies only the rows it keeps.
 //!
 //! A query that an index can narrow (`plan::choose`) reads through it
 //! (`Exec::read_where_keeping`, as the general path does) in one batch. Either way only the
 //! columns the select list and WHERE read are copied (the others come back NULL:
-//! `tdlite_storage::columns`). A query whose clauses fail to bind here takes the general path
-//! (which raises the error, or binds them as it can).
+//! `tdlite_storage::columns`).
 //!
 //! Invariant: the rows, their order (row id order, as a scan gives them) and the result's
 //! schema are those of the general path. Which error comes first when several rows would
 //! raise one may differ (each segment is filtered and projected before the next), as SQL
 //! leaves it unspecified.
 
-use crate::bind::{has_aggregate, has_window};
 use crate::clauses::Item;
-use crate::correlate::has_subquery;
 use crate::error::Result;
 use crate::exec::Exec;
 use crate::inputs::RunCond;
-use crate::names::{resolving_aliases, table_scope};
 use crate::ops::{mask_of, project};
 use crate::result::Rows;
 use arrow::record_batch::RecordBatch;
-use sqlparser::ast;
 use tdlite_storage::columns::filter_columns;
 use tdlite_storage::table::Table;
 
-/// The one FROM item of `s` when it has no join, GROUP BY, HAVING, QUALIFY, named window,
-/// DISTINCT or TOP: a block that reads one relation and keeps or drops each row alone.
-pub(crate) fn one_table_block(s: &ast::Select) -> Option<&ast::TableWithJoins> {
-    let [one] = s.from.as_slice() else {
-        return None;
-    };
-    let plain = one.joins.is_empty()
-        && s.top.is_none()
-        && s.distinct.is_none()
-        && s.having.is_none()
-        && s.qualify.is_none()
-        && s.named_window.is_empty()
-        && matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
-    plain.then_some(one)
-}
-
 impl Exec<'_> {
-    /// The rows of `s` (with no ORDER BY), computed segment by segment; `None` when `s` is not
-    /// a query the streaming path takes (see the module doc).
-    pub(crate) fn streamed_select(&mut self, s: &ast::Select) -> Result<Option<Rows>> {
-        let Some(one) = one_table_block(s) else {
-            return Ok(None);
-        };
-        let plain = s.selection.as_ref().is_none_or(|w| !has_subquery(w))
-            && s.projection.iter().all(|i| match i {
-                ast::SelectItem::UnnamedExpr(e)
-                | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                    !has_subquery(e) && !has_aggregate(e) && !has_window(e)
-                }
-                _ => true,
-            });
-        if !plain {
-            return Ok(None);
-        }
-        let Ok(Some((table, qualifier))) = self.base_table(&one.relation) else {
-            return Ok(None);
-        };
-        let scope = table_scope(&table, &qualifier);
-        let cond = match &s.selection {
-            Some(w) => {
-                match resolving_aliases(w, &s.projection, |w| self.bind_expr(w, &scope, None)) {
-                    Ok(c) => Some(c),
-                    Err(_) => return Ok(None),
-                }
-            }
-            None => None,
-        };
-        let windows = self.windows.replace(Vec::new());
-        let clauses = self.bind_clauses(s, &[], &scope, None, false);
-        self.windows = windows;
-        let Ok(clauses) = clauses else {
-            return Ok(None);
-        };
-        if !clauses.windows.is_empty() || clauses.placeholders > 0 {
-            return Ok(None);
-        }
-        let cond = cond.as_ref().map(RunCond::plain);
-        self.stream_rows(&table, cond.as_ref(), &clauses.items, &clauses.precisions)
-    }
-
     /// The rows of `table` that pass `cond` (a plain condition, or one at a run of a kept
     /// plan: made with its values only where rows are filtered), projected to `items`: read
-    /// through an index in one batch where `plan::choose` finds one, else segment by segment. `None` when there is
-    /// no segment at all, or an item's type differs between segments (the general path then
-    /// gives its own result).
+    /// through an index in one batch where `plan::choose` finds one, else segment by segment.
+    /// `None` when there is no segment at all, or an item's type differs between segments
+    /// (the caller then reads the rows whole).
     ///
     /// # Errors
     /// Evaluation errors of `cond` and `items`.
