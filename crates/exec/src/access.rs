@@ -238,21 +238,39 @@ impl Exec<'_> {
             },
             None => None,
         };
+        let batch = self.read_table(&table, &scope, cond.as_ref(), min_max)?;
+        Ok(Some((scope, batch)))
+    }
+
+    /// The rows of base `table` (columns `scope`) that pass `cond` (all for `None`), read
+    /// through the best index for `cond`, or by a MIN/MAX walk where `min_max` (the block's
+    /// MIN/MAX select list) allows one, else scanned and filtered; with only the columns the
+    /// block names (`Exec::names_read`) copied.
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond`.
+    pub(crate) fn read_table(
+        &mut self,
+        table: &Table,
+        scope: &Scope,
+        cond: Option<&Expr>,
+        min_max: Option<&[MinMaxCall]>,
+    ) -> Result<RecordBatch> {
         // the block names every column WHERE and the MIN/MAX calls read
-        let keep = self.keep_named(&table);
+        let keep = self.keep_named(table);
         let keep = keep.as_deref();
         if let Some(calls) = min_max {
-            if let Some(targets) = min_max_targets(calls, &scope) {
-                if let Some((batch, _)) =
-                    self.read_min_max(&table, cond.as_ref(), &targets, (keep, None))?
-                {
-                    return Ok(Some((scope, batch)));
+            if let Some(targets) = min_max_targets(calls, scope) {
+                if let Some((batch, _)) = self.read_min_max(table, cond, &targets, (keep, None))? {
+                    return Ok(batch);
                 }
             }
         }
-        let run = cond.as_ref().map(RunCond::plain);
-        let batch = self.read_where_rows(&table, run.as_ref(), keep)?;
-        Ok(Some((scope, batch)))
+        if cond.is_none() && min_max.is_none() {
+            return Ok(self.scan_table_keeping(table, keep)?.0);
+        }
+        let run = cond.map(RunCond::plain);
+        self.read_where_rows(table, run.as_ref(), keep)
     }
 
     /// The columns of `table` the SELECT block whose FROM clause is being read may name (see

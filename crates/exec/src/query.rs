@@ -27,6 +27,7 @@ use arrow::array::{ArrayRef, UInt64Array};
 use arrow::compute::concat_batches;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
 use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
@@ -454,14 +455,13 @@ impl Exec<'_> {
     /// Block `s` bound, then read: the select list, GROUP BY, HAVING, QUALIFY and ORDER BY
     /// bound over the FROM's scope before a row is read. For a FROM bound whole (`early`),
     /// that scope is [`Exec::bind_joined`]'s, with WHERE (which may name select-list aliases,
-    /// as Teradata allows) and ON bound too, and the FROM is then run; for one base table, or
-    /// none, it is known before the read, and the FROM is then read and filtered as the
-    /// general order reads it (`source`: an index, a MIN/MAX walk, a filtered scan). So a
-    /// name that does not resolve anywhere in the block is found before a row is read, as
-    /// Teradata resolves a request before it runs it, and as a kept plan runs the block
-    /// (bound_select.rs). `None` when a view's columns are no longer as recorded, or the
-    /// read's columns are not the scope bound over (the caller reads the block in the general
-    /// order).
+    /// as Teradata allows) and ON bound too, and the FROM is then run; for one base table it
+    /// is the table's, and WHERE is bound over it too, then the table is read
+    /// ([`Exec::read_table`]: an index, a MIN/MAX walk, a filtered scan); with no FROM, the
+    /// one row is made and filtered. So a name that does not resolve anywhere in the block is
+    /// found before a row is read, as Teradata resolves a request before it runs it, and as a
+    /// kept plan runs the block (bound_select.rs). `None` when a view's columns are no longer
+    /// as recorded (the caller reads the block in the general order).
     ///
     /// A block over one base table whose end only projects (no grouping, window, HAVING,
     /// QUALIFY, SAMPLE, ORDER BY, DISTINCT or TOP) is read and projected segment by segment
@@ -508,36 +508,35 @@ impl Exec<'_> {
             // (no subquery in the clauses, so nothing binds per row or per group: not reached)
             return Ok(None);
         }
-        if let Some(table) = table.filter(|_| only_projects(s, order_by, &groups, &bound, sampled))
-        {
-            let cond = self.with_where(s, order_by, |ex, w| {
-                w.map(|w| ex.bind_expr(w, &scope, None)).transpose()
-            })?;
-            let cond = cond.as_ref().map(crate::inputs::RunCond::plain);
-            // (`None`: no segment at all, or an item typed differently in two: the rows are
-            // then read whole, below)
-            if let Some(rows) =
-                self.stream_rows(&table, cond.as_ref(), &bound.items, &bound.precisions)?
-            {
-                return Ok(Some(Bound::Streamed(rows)));
-            }
-        }
-        let rows = match bound_from {
-            Some(bound_from) => match self.run_from(bound_from) {
+        let rows = match (bound_from, table) {
+            (Some(bound_from), _) => match self.run_from(bound_from) {
                 Err(Error::ViewRetyped(_)) => return Ok(None),
                 read => read?.1,
             },
-            None => {
-                let (read, rows) = self.read_source(s, from, order_by)?;
-                let same = |a: &crate::bind::ScopeColumn, b: &crate::bind::ScopeColumn| {
-                    a.name == b.name && a.qualifier == b.qualifier
-                };
-                let mut columns = (read.columns.iter()).zip(&scope.columns);
-                if read.columns.len() != scope.columns.len() || !columns.all(|(a, b)| same(a, b)) {
-                    return Ok(None); // (not met: `source` reads one table by its scope)
+            (None, Some(table)) => {
+                let streams = only_projects(s, order_by, &groups, &bound, sampled);
+                let min_max = crate::access::min_max_calls(s);
+                let read = self.with_where(s, order_by, |ex, w| {
+                    let cond = w.map(|w| ex.bind_expr(w, &scope, None)).transpose()?;
+                    if streams {
+                        let run = cond.as_ref().map(crate::inputs::RunCond::plain);
+                        let (items, precisions) = (&bound.items, &bound.precisions);
+                        // (`None`: no segment at all, or an item typed differently in two:
+                        // the rows are then read whole)
+                        if let Some(rows) = ex.stream_rows(&table, run.as_ref(), items, precisions)? {
+                            return Ok(ControlFlow::Break(rows));
+                        }
+                    }
+                    let rows = ex.read_table(&table, &scope, cond.as_ref(), min_max.as_deref())?;
+                    Ok(ControlFlow::Continue(rows))
+                })?;
+                match read {
+                    ControlFlow::Continue(rows) => rows,
+                    ControlFlow::Break(streamed) => return Ok(Some(Bound::Streamed(streamed))),
                 }
-                rows
             }
+            // no FROM: one row
+            (None, None) => self.read_source(s, from, order_by)?.1,
         };
         let read = BlockRead {
             scope,
