@@ -470,10 +470,11 @@ impl<'a> Exec<'a> {
     /// Binds block `s` (with `order_by`) as a kept plan binds it (`bind_block`: WHERE through
     /// the select list's aliases, then the select list, GROUP BY, HAVING and ORDER BY) and
     /// keeps nothing: EXPLAIN's check that the block's names resolve as the query resolves
-    /// them. Binds nothing (`Ok`) for a block a plan does not take (a view, CTE, derived table,
-    /// SAMPLE, QUALIFY, window, an aggregate in WHERE, …) or one with a subquery anywhere
-    /// (binding would run it): the caller must also have ruled out a global temporary table
-    /// with no instance, which binding would make. Reads no row.
+    /// them; then the WHEN conditions of its `sample` (`s` is given without its SAMPLE).
+    /// Binds nothing (`Ok`) for a block a plan does not take (a view, CTE, derived table,
+    /// QUALIFY, window, an aggregate in WHERE, …) or one with a subquery anywhere (binding
+    /// would run it): the caller must also have ruled out a global temporary table with no
+    /// instance, which binding would make. Reads no row.
     ///
     /// # Errors
     /// The binding's errors (3810, 3822, 3504, …).
@@ -481,11 +482,14 @@ impl<'a> Exec<'a> {
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
+        sample: Option<&crate::sample::Sample>,
     ) -> Result<()> {
+        let whens = || sample.into_iter().flat_map(crate::sample::Sample::conditions);
         if s.selection.as_ref().is_some_and(has_aggregate)
             || block_exprs(s, order_by).any(has_window)
             || block_exprs(s, order_by)
                 .chain(on_exprs(s))
+                .chain(whens())
                 .any(crate::correlate::has_subquery)
         {
             return Ok(());
@@ -523,7 +527,13 @@ impl<'a> Exec<'a> {
                     .scope
                 }
             };
-            ex.bind_list(s, order_by, &scope).map(|_| ())
+            ex.bind_list(s, order_by, &scope)?;
+            // the SAMPLE's WHEN conditions, over the FROM, SAMPLEID unknown (as the run
+            // binds them: `Exec::bind_sample`)
+            let ids = std::mem::replace(&mut ex.sample_ids, false);
+            let whens = whens().try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()));
+            ex.sample_ids = ids;
+            whens
         });
         self.names_read = saved_names;
         bound
@@ -583,7 +593,7 @@ impl<'a> Exec<'a> {
                 "grouping sets in a kept plan".into(),
             ));
         }
-        let grouped = !group_keys.is_empty() || s.having.is_some() || aggregates(s);
+        let grouped = !group_keys.is_empty() || s.having.is_some() || crate::bind::aggregates_listed(s);
         self.windows = Some(Vec::new());
         let keys = match grouped {
             true => self.bind_group_keys(&group_keys, scope)?,
@@ -929,16 +939,6 @@ fn put_calls(calls: &[AggCall], put: &impl Fn(&Expr) -> Expr) -> Vec<AggCall> {
             ..c.clone()
         })
         .collect()
-}
-
-/// Whether `s`'s select list holds an aggregate call.
-fn aggregates(s: &ast::Select) -> bool {
-    s.projection.iter().any(|i| match i {
-        ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-            has_aggregate(e)
-        }
-        _ => false,
-    })
 }
 
 /// True if a binding noted in `recording` depends on nothing but its slots, and each slot's

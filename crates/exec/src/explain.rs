@@ -386,10 +386,11 @@ impl Explainer<'_, '_> {
     ) -> Result<()> {
         // a block with a SAMPLE binds as the run binds it: the SAMPLE's own errors first, its
         // names over the FROM without it, SAMPLEID known
-        let sampled = match s.from.first() {
-            Some(first) => crate::sample::of_table(&first.relation)?.is_some(),
-            None => false,
+        let sample = match s.from.first() {
+            Some(first) => crate::sample::of_table(&first.relation)?,
+            None => None,
         };
+        let sampled = sample.is_some();
         let unsampled = (sampled.then(|| crate::sample::taken_off(&s.from)).flatten())
             .map(|from| ast::Select { from, ..s.clone() });
         // its relations' columns, which its subqueries may name
@@ -399,14 +400,21 @@ impl Explainer<'_, '_> {
             self.outer.push(scope);
         }
         let sample_ids = std::mem::replace(&mut self.ex.sample_ids, sampled);
-        let checked = self.check_names(unsampled.as_ref().unwrap_or(s), order_by, known);
+        let block = unsampled.as_ref().unwrap_or(s);
+        let checked = self.check_names(block, order_by, sample.as_ref(), known);
         self.ex.sample_ids = sample_ids;
+        // a stratified sample of a grouped block, after its names, as the run finds it
+        let checked = checked.and_then(|()| match &sample {
+            Some(x) => x.check_grouping(crate::bind::groups(s)),
+            None => Ok(()),
+        });
         let explained = checked.and_then(|()| self.select_block(s, sort, depth));
         self.outer.truncate(known);
         explained
     }
 
-    /// Resolves block `s`'s names (with its query's `order_by`) as the query resolves them,
+    /// Resolves block `s`'s names (with its query's `order_by`, then its `sample`'s WHEN
+    /// conditions; `s` is given without its SAMPLE) as the query resolves them,
     /// where binding reads and runs nothing (`Exec::bind_names_only`: base tables, no
     /// subquery; not a global temporary table with no instance, which binding would make):
     /// a name no relation has is the query's error. In a subquery, the enclosing blocks'
@@ -421,6 +429,7 @@ impl Explainer<'_, '_> {
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
+        sample: Option<&crate::sample::Sample>,
         enclosing: usize,
     ) -> Result<()> {
         // a FROM naming one relation twice (3868) or too many: found before any name
@@ -448,7 +457,7 @@ impl Explainer<'_, '_> {
         // (with an enclosing relation unknown, none is bound over)
         let base = self.ex.outer.len();
         self.ex.outer.extend(rows.unwrap_or_default());
-        let bound = self.ex.bind_names_only(s, order_by);
+        let bound = self.ex.bind_names_only(s, order_by, sample);
         self.ex.outer.truncate(base);
         match bound {
             Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(()),

@@ -365,8 +365,8 @@ impl Exec<'_> {
         // a block whose clauses hold no subquery, over a FROM whose columns are known before
         // it is read, binds them before any row is read, as a kept plan does; any other block
         // reads its FROM first
-        let early = match self.binds_before_reading(s, &from, order_by) {
-            Some(early) => self.bind_then_read(s, &from, order_by, sampled, early)?,
+        let early = match self.binds_before_reading(s, &from, order_by, sample.as_ref()) {
+            Some(early) => self.bind_then_read(s, &from, order_by, sample.as_ref(), early)?,
             None => None,
         };
         let (read, groups, bound) = match early {
@@ -420,7 +420,8 @@ impl Exec<'_> {
 
     /// How block `s` (over `from`, its SAMPLE taken off) is bound before any row is read
     /// ([`Exec::bind_then_read`]), where it is: no subquery in WHERE, ON, the select list,
-    /// GROUP BY, HAVING, QUALIFY or ORDER BY (one there may be correlated, and binds over the
+    /// GROUP BY, HAVING, QUALIFY, ORDER BY or its `sample`'s WHEN conditions (one there may
+    /// be correlated, and binds over the
     /// FROM's rows: `read_then_bind`), and a FROM whose columns are known before it is read:
     /// one [`Exec::joined_source`] binds whole (a join with no outer join beside a comma, a
     /// view alone bound unread), one base table, or none. `None` for any other block (a
@@ -431,10 +432,12 @@ impl Exec<'_> {
         s: &ast::Select,
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
+        sample: Option<&crate::sample::Sample>,
     ) -> Option<Early> {
         let mut clauses = crate::bound_select::block_exprs(s, order_by)
             .chain(&s.qualify)
-            .chain(crate::bound_select::on_exprs(s));
+            .chain(crate::bound_select::on_exprs(s))
+            .chain(sample.into_iter().flat_map(crate::sample::Sample::conditions));
         if !s.named_window.is_empty() || clauses.any(crate::correlate::has_subquery) {
             return None;
         }
@@ -474,9 +477,10 @@ impl Exec<'_> {
         s: &ast::Select,
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
-        sampled: bool,
+        sample: Option<&crate::sample::Sample>,
         early: Early,
     ) -> Result<Option<Bound>> {
+        let sampled = sample.is_some();
         if let Some(w) = &s.selection {
             if has_aggregate(w) {
                 return Err(Error::AggregateInWhere);
@@ -495,6 +499,10 @@ impl Exec<'_> {
             .block_grouping(s, &scope, sampled)
             .and_then(|mut groups| {
                 let bound = self.bind_block_clauses(s, order_by, &scope, &mut groups, sampled)?;
+                if let Some(sample) = sample {
+                    // its WHEN conditions too (bound again where the sample is taken)
+                    self.bind_sample(sample, &scope, groups.grouping.is_some())?;
+                }
                 Ok((groups, bound))
             });
         let (groups, bound) = match clauses {
@@ -811,6 +819,24 @@ impl Exec<'_> {
         })
     }
 
+    /// The conditions of `sample`'s strata (WHEN) bound over its block's `scope`.
+    ///
+    /// # Errors
+    /// Their binding errors (3810, …), then 9910 for a stratified sample of a `grouped`
+    /// block.
+    pub(crate) fn bind_sample(
+        &mut self,
+        sample: &crate::sample::Sample,
+        scope: &Scope,
+        grouped: bool,
+    ) -> Result<Vec<crate::expr::Expr>> {
+        let bound = (sample.conditions())
+            .map(|w| self.bind_expr(w, scope, None))
+            .collect::<Result<Vec<_>>>()?;
+        sample.check_grouping(grouped)?;
+        Ok(bound)
+    }
+
     /// `rows` (a block's result before ORDER BY, over `scope`) sampled by `sample`, with the
     /// hidden SAMPLEID column added; a count that could not be met leaves warning 7473.
     ///
@@ -824,13 +850,9 @@ impl Exec<'_> {
         grouped: bool,
     ) -> Result<RecordBatch> {
         let mut tests = Vec::new();
-        for when in sample.strata.iter().filter_map(|s| s.when.as_ref()) {
-            if grouped {
-                return Err(Error::Unsupported(
-                    "SAMPLE WHEN in a query with GROUP BY or aggregates".into(),
-                ));
-            }
-            let value = self.bind_expr(when, scope, None)?.eval(rows)?;
+        let conditions = self.bind_sample(sample, scope, grouped)?;
+        for (when, bound) in sample.conditions().zip(conditions) {
+            let value = bound.eval(rows)?;
             tests.push(match arrow::array::AsArray::as_boolean_opt(&value) {
                 Some(b) => b.clone(),
                 // a NULL condition puts no row in the stratum

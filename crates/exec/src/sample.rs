@@ -144,6 +144,26 @@ pub(crate) fn taken_off(from: &[ast::TableWithJoins]) -> Option<Vec<ast::TableWi
 }
 
 /// The sample as Teradata writes it after `SAMPLE` (EXPLAIN's line).
+impl Sample {
+    /// The conditions of its strata (`WHEN c`), in order.
+    pub(crate) fn conditions(&self) -> impl Iterator<Item = &ast::Expr> {
+        self.strata.iter().filter_map(|s| s.when.as_ref())
+    }
+
+    /// 9910 for a stratified sample (WHEN) of a `grouped` block, which tdlite does not take.
+    ///
+    /// # Errors
+    /// That one.
+    pub(crate) fn check_grouping(&self, grouped: bool) -> Result<()> {
+        match grouped && self.conditions().next().is_some() {
+            true => Err(Error::Unsupported(
+                "SAMPLE WHEN in a query with GROUP BY or aggregates".into(),
+            )),
+            false => Ok(()),
+        }
+    }
+}
+
 impl std::fmt::Display for Sample {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.replacement {
