@@ -371,7 +371,7 @@ impl Exec<'_> {
         };
         let (read, groups, bound) = match early {
             Some(Bound::Streamed(rows)) => return Ok(rows),
-            Some(Bound::Read(read, groups, bound)) => (read, groups, bound),
+            Some(Bound::Read(read)) => *read,
             None => self.read_then_bind(s, &from, order_by, sampled)?,
         };
         let BlockRead {
@@ -551,7 +551,7 @@ impl Exec<'_> {
             from_rows: rows.clone(),
             rows,
         };
-        Ok(Some(Bound::Read(read, groups, bound)))
+        Ok(Some(Bound::Read(Box::new((read, groups, bound)))))
     }
 
     /// Block `s`'s FROM read and filtered by its WHERE (which may name select-list aliases,
@@ -992,7 +992,7 @@ fn only_projects(
 /// What [`Exec::bind_then_read`] gives.
 enum Bound {
     /// The FROM's rows, its grouping and its clauses, for the end of the block.
-    Read(BlockRead, BlockGroups, Clauses),
+    Read(Box<(BlockRead, BlockGroups, Clauses)>),
     /// The block's result, read segment by segment ([`Exec::stream_rows`]).
     Streamed(Rows),
 }
