@@ -32,7 +32,7 @@
 use crate::access::KeptWalks;
 use crate::aggregate::aggregate;
 use crate::bind::Scope;
-use crate::bind::{has_aggregate, has_window, AggCall, AggFunc, Grouping};
+use crate::bind::{has_aggregate, has_window, AggCall, AggFunc};
 use crate::block_tail::Tail;
 use crate::bound_join::{joined_block, BoundJoin};
 use crate::clauses::Item;
@@ -575,9 +575,9 @@ impl<'a> Exec<'a> {
         (bound, self.recording.replace(saved).unwrap_or_default())
     }
 
-    /// Binds the clauses of block `s` (with `order_by`) over `scope`, as `run_select_here`
-    /// binds them: the clauses, and for a grouped block its GROUP BY keys bound and its
-    /// aggregate calls.
+    /// Binds the clauses of block `s` (with `order_by`) over `scope` by the query's own
+    /// binding (`Exec::bind_grouped_clauses`): the clauses, and for a grouped block its
+    /// GROUP BY keys bound and its aggregate calls.
     ///
     /// # Errors
     /// Binding errors; 9910 for grouping sets (not kept: the general path runs them).
@@ -587,26 +587,14 @@ impl<'a> Exec<'a> {
         order_by: &[ast::OrderByExpr],
         scope: &Scope,
     ) -> Result<(crate::clauses::Clauses, Option<Grouped>)> {
-        let (group_keys, sets) = self.block_group_keys(s, scope)?;
-        if sets.is_some() {
+        // (SAMPLEID known where EXPLAIN binds a sampled block)
+        let (groups, clauses) = self.bind_grouped_clauses(s, order_by, scope, self.sample_ids)?;
+        if groups.sets.is_some() {
             return Err(crate::error::Error::Unsupported(
                 "grouping sets in a kept plan".into(),
             ));
         }
-        let grouped = !group_keys.is_empty() || s.having.is_some() || crate::bind::aggregates_listed(s);
-        self.windows = Some(Vec::new());
-        let keys = match grouped {
-            true => self.bind_group_keys(&group_keys, scope)?,
-            false => Vec::new(),
-        };
-        let mut grouping = grouped.then(|| Grouping {
-            keys: group_keys,
-            calls: Vec::new(),
-            flags: false,
-            key_cs: keys.iter().map(Expr::case_specific).collect(),
-        });
-        let clauses = self.bind_clauses(s, order_by, scope, grouping.as_mut(), grouped)?;
-        Ok((clauses, grouping.map(|g| (keys, g.calls))))
+        Ok((clauses, groups.grouping.map(|g| (groups.key_exprs, g.calls))))
     }
 
     /// The slot values of one run of a kept plan: this execution's (`kept`), or none right

@@ -324,4 +324,146 @@ impl Exec<'_> {
         }
         self.bind_expr(e, scope, grouping)
     }
+
+    /// Block `s`'s grouping over `scope`: its GROUP BY keys as written and bound, its grouping
+    /// sets, and whether it groups at all (a GROUP BY, a HAVING, an aggregate in the select
+    /// list); the clauses are not bound yet.
+    ///
+    /// # Errors
+    /// The keys' binding errors.
+    pub(crate) fn block_grouping(
+        &mut self,
+        s: &ast::Select,
+        scope: &Scope,
+        sampled: bool,
+    ) -> Result<BlockGroups> {
+        let (group_keys, sets) = self.block_group_keys(s, scope)?;
+        let grouped = !group_keys.is_empty()
+            || sets.is_some()
+            || s.having.is_some()
+            || crate::bind::aggregates_listed(s);
+        // SAMPLEID names the sample's number in a sampled block
+        let sample_ids = std::mem::replace(&mut self.sample_ids, sampled);
+        let key_exprs = match grouped {
+            true => self.bind_group_keys(&group_keys, scope),
+            false => Ok(Vec::new()),
+        };
+        self.sample_ids = sample_ids;
+        let key_exprs = key_exprs?;
+        let grouping = grouped.then(|| Grouping {
+            keys: group_keys,
+            calls: Vec::new(),
+            flags: sets.is_some(),
+            key_cs: key_exprs
+                .iter()
+                .map(crate::expr::Expr::case_specific)
+                .collect(),
+        });
+        Ok(BlockGroups {
+            grouping,
+            key_exprs,
+            sets,
+        })
+    }
+
+    /// Block `s`'s grouping ([`Exec::block_grouping`]) and clauses
+    /// ([`Exec::bind_block_clauses`]), bound over `scope` before any row is read: the one
+    /// binding of a block's clauses where its FROM's columns are known unread, for the query
+    /// (query.rs `bind_then_read`), a kept plan (bound_select.rs `bind_list`) and EXPLAIN.
+    ///
+    /// # Errors
+    /// Binding errors.
+    pub(crate) fn bind_grouped_clauses(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+        sampled: bool,
+    ) -> Result<(BlockGroups, Clauses)> {
+        let mut groups = self.block_grouping(s, scope, sampled)?;
+        let bound = self.bind_block_clauses(s, order_by, scope, &mut groups, sampled)?;
+        Ok((groups, bound))
+    }
+
+    /// Block `s`'s clauses bound over `scope`, finding `groups`' aggregate calls; in a
+    /// grouped block a correlated subquery is left as a placeholder.
+    pub(crate) fn bind_block_clauses(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+        groups: &mut BlockGroups,
+        sampled: bool,
+    ) -> Result<Clauses> {
+        // SAMPLEID names the sample's number in a sampled block
+        let sample_ids = std::mem::replace(&mut self.sample_ids, sampled);
+        let grouped = groups.grouping.is_some();
+        let bound = self.bind_clauses(s, order_by, scope, groups.grouping.as_mut(), grouped);
+        self.sample_ids = sample_ids;
+        bound
+    }
+
+    /// The GROUP BY keys of block `s` over `scope`, as expressions (`GROUP BY 1` names the first
+    /// select-list expression; an alias that is no column, its expression), and the grouping
+    /// sets they expand to (`None` for a plain GROUP BY).
+    ///
+    /// # Errors
+    /// 9913 for a position that names no select-list expression; GROUP BY ALL / WITH ROLLUP.
+    pub(crate) fn block_group_keys(
+        &self,
+        s: &ast::Select,
+        scope: &Scope,
+    ) -> Result<crate::grouping_sets::Expanded> {
+        let (group_keys, sets) = match &s.group_by {
+            ast::GroupByExpr::Expressions(v, m) if m.is_empty() => crate::grouping_sets::expand(v)?,
+            _ => return Err(Error::Unsupported("GROUP BY ALL / WITH ROLLUP".into())),
+        };
+        // GROUP BY 1 names the first select-list expression, as in Teradata.
+        let group_keys = group_keys
+            .into_iter()
+            .map(|k| match &k {
+                ast::Expr::Value(v) => match &v.value {
+                    ast::Value::Number(n, _) => {
+                        let pos: usize = n.parse().unwrap_or(0);
+                        match s.projection.get(pos.wrapping_sub(1)) {
+                            Some(ast::SelectItem::UnnamedExpr(e))
+                            | Some(ast::SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e.clone()),
+                            _ => Err(Error::TypeMismatch(format!(
+                                "GROUP BY {n} does not name a select-list expression"
+                            ))),
+                        }
+                    }
+                    _ => Ok(k.clone()),
+                },
+                // a select-list alias that is no column names its expression, as Teradata
+                // allows (`SEL EXTRACT(YEAR FROM d) AS y, COUNT(*) FROM t GROUP BY y`)
+                ast::Expr::Identifier(id) if matches!(scope.resolve(None, &id.value), Ok(None)) => {
+                    Ok(s.projection
+                        .iter()
+                        .find_map(|item| match item {
+                            ast::SelectItem::ExprWithAlias { expr, alias }
+                                if alias.value.eq_ignore_ascii_case(&id.value) =>
+                            {
+                                Some(expr.clone())
+                            }
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| k.clone()))
+                }
+                _ => Ok(k.clone()),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((group_keys, sets))
+    }
+}
+
+/// A block's grouping, bound over its FROM's scope ([`Exec::block_grouping`]).
+pub(crate) struct BlockGroups {
+    /// The grouping of a grouped block: its keys as written, its aggregate calls (found as
+    /// the clauses are bound).
+    pub(crate) grouping: Option<Grouping>,
+    /// The GROUP BY keys as bound.
+    pub(crate) key_exprs: Vec<crate::expr::Expr>,
+    /// The grouping sets (`None` for a plain GROUP BY).
+    pub(crate) sets: Option<Vec<u64>>,
 }

@@ -11,8 +11,8 @@
 //! statement's snapshot (committed rows plus the transaction's own changes).
 
 use crate::aggregate::aggregate;
-use crate::bind::{has_aggregate, Grouping, Scope};
-use crate::clauses::Clauses;
+use crate::bind::{has_aggregate, Scope};
+use crate::clauses::{BlockGroups, Clauses};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::names::resolving_aliases;
@@ -495,16 +495,13 @@ impl Exec<'_> {
             Early::Read(scope, table) => (scope, None, table),
         };
         let whole = bound_from.is_some();
-        let clauses = self
-            .block_grouping(s, &scope, sampled)
-            .and_then(|mut groups| {
-                let bound = self.bind_block_clauses(s, order_by, &scope, &mut groups, sampled)?;
-                if let Some(sample) = sample {
-                    // its WHEN conditions too (bound again where the sample is taken)
-                    self.bind_sample(sample, &scope, groups.grouping.is_some())?;
-                }
-                Ok((groups, bound))
-            });
+        let clauses = (self.bind_grouped_clauses(s, order_by, &scope, sampled)).and_then(|bound| {
+            if let Some(sample) = sample {
+                // its WHEN conditions too (bound again where the sample is taken)
+                self.bind_sample(sample, &scope, bound.0.grouping.is_some())?;
+            }
+            Ok(bound)
+        });
         let (groups, bound) = match clauses {
             // (as for WHERE: reading a view first would have met its missing table first)
             Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) if whole => {
@@ -630,122 +627,6 @@ impl Exec<'_> {
             from_rows,
         };
         Ok((read, groups, bound?))
-    }
-
-    /// Block `s`'s grouping over `scope`: its GROUP BY keys as written and bound, its grouping
-    /// sets, and whether it groups at all (a GROUP BY, a HAVING, an aggregate in the select
-    /// list); the clauses are not bound yet.
-    ///
-    /// # Errors
-    /// The keys' binding errors.
-    fn block_grouping(
-        &mut self,
-        s: &ast::Select,
-        scope: &Scope,
-        sampled: bool,
-    ) -> Result<BlockGroups> {
-        let (group_keys, sets) = self.block_group_keys(s, scope)?;
-        let grouped = !group_keys.is_empty()
-            || sets.is_some()
-            || s.having.is_some()
-            || s.projection.iter().any(|i| match i {
-                ast::SelectItem::UnnamedExpr(e)
-                | ast::SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
-                _ => false,
-            });
-        // SAMPLEID names the sample's number in a sampled block
-        let sample_ids = std::mem::replace(&mut self.sample_ids, sampled);
-        let key_exprs = match grouped {
-            true => self.bind_group_keys(&group_keys, scope),
-            false => Ok(Vec::new()),
-        };
-        self.sample_ids = sample_ids;
-        let key_exprs = key_exprs?;
-        let grouping = grouped.then(|| Grouping {
-            keys: group_keys,
-            calls: Vec::new(),
-            flags: sets.is_some(),
-            key_cs: key_exprs
-                .iter()
-                .map(crate::expr::Expr::case_specific)
-                .collect(),
-        });
-        Ok(BlockGroups {
-            grouping,
-            key_exprs,
-            sets,
-        })
-    }
-
-    /// Block `s`'s clauses bound over `scope`, finding `groups`' aggregate calls; in a
-    /// grouped block a correlated subquery is left as a placeholder.
-    fn bind_block_clauses(
-        &mut self,
-        s: &ast::Select,
-        order_by: &[ast::OrderByExpr],
-        scope: &Scope,
-        groups: &mut BlockGroups,
-        sampled: bool,
-    ) -> Result<Clauses> {
-        // SAMPLEID names the sample's number in a sampled block
-        let sample_ids = std::mem::replace(&mut self.sample_ids, sampled);
-        let grouped = groups.grouping.is_some();
-        let bound = self.bind_clauses(s, order_by, scope, groups.grouping.as_mut(), grouped);
-        self.sample_ids = sample_ids;
-        bound
-    }
-
-    /// The GROUP BY keys of block `s` over `scope`, as expressions (`GROUP BY 1` names the first
-    /// select-list expression; an alias that is no column, its expression), and the grouping
-    /// sets they expand to (`None` for a plain GROUP BY).
-    ///
-    /// # Errors
-    /// 9913 for a position that names no select-list expression; GROUP BY ALL / WITH ROLLUP.
-    pub(crate) fn block_group_keys(
-        &self,
-        s: &ast::Select,
-        scope: &Scope,
-    ) -> Result<crate::grouping_sets::Expanded> {
-        let (group_keys, sets) = match &s.group_by {
-            ast::GroupByExpr::Expressions(v, m) if m.is_empty() => crate::grouping_sets::expand(v)?,
-            _ => return Err(Error::Unsupported("GROUP BY ALL / WITH ROLLUP".into())),
-        };
-        // GROUP BY 1 names the first select-list expression, as in Teradata.
-        let group_keys = group_keys
-            .into_iter()
-            .map(|k| match &k {
-                ast::Expr::Value(v) => match &v.value {
-                    ast::Value::Number(n, _) => {
-                        let pos: usize = n.parse().unwrap_or(0);
-                        match s.projection.get(pos.wrapping_sub(1)) {
-                            Some(ast::SelectItem::UnnamedExpr(e))
-                            | Some(ast::SelectItem::ExprWithAlias { expr: e, .. }) => Ok(e.clone()),
-                            _ => Err(Error::TypeMismatch(format!(
-                                "GROUP BY {n} does not name a select-list expression"
-                            ))),
-                        }
-                    }
-                    _ => Ok(k.clone()),
-                },
-                // a select-list alias that is no column names its expression, as Teradata
-                // allows (`SEL EXTRACT(YEAR FROM d) AS y, COUNT(*) FROM t GROUP BY y`)
-                ast::Expr::Identifier(id) if matches!(scope.resolve(None, &id.value), Ok(None)) => {
-                    Ok(s.projection
-                        .iter()
-                        .find_map(|item| match item {
-                            ast::SelectItem::ExprWithAlias { expr, alias }
-                                if alias.value.eq_ignore_ascii_case(&id.value) =>
-                            {
-                                Some(expr.clone())
-                            }
-                            _ => None,
-                        })
-                        .unwrap_or_else(|| k.clone()))
-                }
-                _ => Ok(k.clone()),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok((group_keys, sets))
     }
 
     /// The end of a block on its rows (grouped already where it groups), with its clauses
@@ -953,17 +834,6 @@ struct BlockRead {
     rows: RecordBatch,
     /// The rows WHERE keeps, as read.
     from_rows: RecordBatch,
-}
-
-/// A block's grouping, bound over its FROM's scope ([`Exec::block_grouping`]).
-struct BlockGroups {
-    /// The grouping of a grouped block: its keys as written, its aggregate calls (found as
-    /// the clauses are bound).
-    grouping: Option<Grouping>,
-    /// The GROUP BY keys as bound.
-    key_exprs: Vec<crate::expr::Expr>,
-    /// The grouping sets (`None` for a plain GROUP BY).
-    sets: Option<Vec<u64>>,
 }
 
 /// Whether block `s` (with `order_by`, its clauses `bound`) ends with its select list alone:
