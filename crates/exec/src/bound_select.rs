@@ -40,7 +40,7 @@ use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::inputs::{Inputs, RunCond};
-use crate::names::{resolving_aliases, table_scope};
+use crate::names::table_scope;
 use crate::ops::project;
 use crate::plan::CondTemplate;
 use crate::plan_cache::{Block, Context, Found, Plan, PlanCache};
@@ -416,13 +416,8 @@ impl<'a> Exec<'a> {
         let scope = table_scope(&table, &qualifier);
         let (bound, recording) = self.recorded(|ex| {
             // WHERE allows no window function; the select list may (and then is refused)
-            let cond = match &s.selection {
-                Some(w) => Some(resolving_aliases(w, &s.projection, |w| {
-                    ex.bind_expr(w, &scope, None)
-                })?),
-                None => None,
-            };
-            let (clauses, grouping) = ex.bind_list(s, order_by, &scope)?;
+            let cond = ex.bind_table_where(s, order_by, &scope)?;
+            let (clauses, grouping) = ex.bind_list(s, order_by, &scope, false)?;
             Ok((cond, clauses, grouping))
         });
         let Ok((cond, mut clauses, grouping)) = bound else {
@@ -470,11 +465,12 @@ impl<'a> Exec<'a> {
     /// Binds block `s` (with `order_by`) as a kept plan binds it (`bind_block`: WHERE through
     /// the select list's aliases, then the select list, GROUP BY, HAVING and ORDER BY) and
     /// keeps nothing: EXPLAIN's check that the block's names resolve as the query resolves
-    /// them; then the WHEN conditions of its `sample` (`s` is given without its SAMPLE).
-    /// Binds nothing (`Ok`) for a block a plan does not take (a view, CTE, derived table,
-    /// QUALIFY, window, an aggregate in WHERE, …) or one with a subquery anywhere (binding
-    /// would run it): the caller must also have ruled out a global temporary table with no
-    /// instance, which binding would make. Reads no row.
+    /// them; then the WHEN conditions of its `sample` that hold no subquery (`s` is given
+    /// without its SAMPLE; SAMPLEID is known in its clauses). `Ok(true)` when it bound the
+    /// block; binds nothing (`Ok(false)`) for a block a plan does not take (a view, CTE,
+    /// derived table, QUALIFY, window, an aggregate in WHERE, …) or one with a subquery in
+    /// its clauses (binding would run it): the caller must also have ruled out a global
+    /// temporary table with no instance, which binding would make. Reads no row.
     ///
     /// # Errors
     /// The binding's errors (3810, 3822, 3504, …).
@@ -483,60 +479,44 @@ impl<'a> Exec<'a> {
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
-    ) -> Result<()> {
-        let whens = || sample.into_iter().flat_map(crate::sample::Sample::conditions);
+    ) -> Result<bool> {
         if s.selection.as_ref().is_some_and(has_aggregate)
             || block_exprs(s, order_by).any(has_window)
             || block_exprs(s, order_by)
                 .chain(on_exprs(s))
-                .chain(whens())
                 .any(crate::correlate::has_subquery)
         {
-            return Ok(());
+            return Ok(false);
         }
         let one = one_table(s);
         if one.is_none() && (!joined_block(s) || crate::join::check_from(&s.from).is_err()) {
-            return Ok(());
+            return Ok(false);
         }
         let relations = crate::pushdown::factors(&s.from);
         let mut tables = Vec::new();
         for tf in relations {
             match self.base_relation(tf) {
                 Ok(t) => tables.push(t),
-                Err(_) => return Ok(()),
+                Err(_) => return Ok(false),
             }
         }
-        let names = crate::names::names_read(s, order_by);
-        let saved_names = std::mem::replace(&mut self.names_read, names);
         let (bound, _) = self.recorded(|ex| {
             let scope = match (one, tables.as_slice()) {
                 (Some(_), [(table, qualifier)]) => {
                     let scope = table_scope(table, qualifier);
-                    if let Some(w) = &s.selection {
-                        resolving_aliases(w, &s.projection, |w| ex.bind_expr(w, &scope, None))?;
-                    }
+                    ex.bind_table_where(s, order_by, &scope)?;
                     scope
                 }
-                _ => {
-                    match &s.selection {
-                        Some(w) => {
-                            resolving_aliases(w, &s.projection, |w| ex.bind_from(&s.from, Some(w)))?
-                        }
-                        None => ex.bind_from(&s.from, None)?,
-                    }
-                    .scope
-                }
+                _ => ex.with_where(s, order_by, |ex, w| ex.bind_from(&s.from, w))?.scope,
             };
-            ex.bind_list(s, order_by, &scope)?;
-            // the SAMPLE's WHEN conditions, over the FROM, SAMPLEID unknown (as the run
-            // binds them: `Exec::bind_sample`)
-            let ids = std::mem::replace(&mut ex.sample_ids, false);
-            let whens = whens().try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()));
-            ex.sample_ids = ids;
-            whens
+            // SAMPLEID known in the clauses of a sampled block (not in WHERE or WHEN)
+            ex.bind_list(s, order_by, &scope, sample.is_some())?;
+            // the SAMPLE's WHEN conditions without a subquery, over the FROM, as the run binds
+            // them before its read
+            let mut whens = sample.into_iter().flat_map(crate::sample::Sample::plain_conditions);
+            whens.try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()))
         });
-        self.names_read = saved_names;
-        bound
+        bound.map(|()| true)
     }
 
     /// The base table `tf` names and its qualifier; else what binding a block reading it
@@ -576,8 +556,8 @@ impl<'a> Exec<'a> {
     }
 
     /// Binds the clauses of block `s` (with `order_by`) over `scope` by the query's own
-    /// binding (`Exec::bind_grouped_clauses`): the clauses, and for a grouped block its
-    /// GROUP BY keys bound and its aggregate calls.
+    /// binding (`Exec::bind_grouped_clauses`; SAMPLEID known where the block is `sampled`):
+    /// the clauses, and for a grouped block its GROUP BY keys bound and its aggregate calls.
     ///
     /// # Errors
     /// Binding errors; 9910 for grouping sets (not kept: the general path runs them).
@@ -586,9 +566,9 @@ impl<'a> Exec<'a> {
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         scope: &Scope,
+        sampled: bool,
     ) -> Result<(crate::clauses::Clauses, Option<Grouped>)> {
-        // (SAMPLEID known where EXPLAIN binds a sampled block)
-        let (groups, clauses) = self.bind_grouped_clauses(s, order_by, scope, self.sample_ids)?;
+        let (groups, clauses) = self.bind_grouped_clauses(s, order_by, scope, sampled)?;
         if groups.sets.is_some() {
             return Err(crate::error::Error::Unsupported(
                 "grouping sets in a kept plan".into(),
@@ -631,19 +611,13 @@ impl<'a> Exec<'a> {
                 return bound;
             }
         }
-        // the tables are read with only the columns the block may name, as the general path
-        // reads them
-        let names = crate::names::names_read(s, order_by);
-        let saved_names = std::mem::replace(&mut self.names_read, names);
         let (bound, recording) = self.recorded(|ex| {
-            let from = match &s.selection {
-                Some(w) => resolving_aliases(w, &s.projection, |w| ex.bind_from(&s.from, Some(w)))?,
-                None => ex.bind_from(&s.from, None)?,
-            };
-            let (clauses, grouping) = ex.bind_list(s, order_by, &from.scope)?;
+            // (the tables are read with only the columns the block may name, as the general
+            // path reads them)
+            let from = ex.with_where(s, order_by, |ex, w| ex.bind_from(&s.from, w))?;
+            let (clauses, grouping) = ex.bind_list(s, order_by, &from.scope, false)?;
             Ok((from, clauses, grouping))
         });
-        self.names_read = saved_names;
         let Ok((from, mut clauses, grouping)) = bound else {
             return Bound::Failed;
         };

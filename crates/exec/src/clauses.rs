@@ -366,6 +366,57 @@ impl Exec<'_> {
         })
     }
 
+    /// `f` given block `s`'s WHERE (`None` without one), tried again with a select-list alias
+    /// put in for a name that resolves to nothing (`names::resolving_aliases`: WHERE may
+    /// name aliases, as Teradata allows), with `Exec::names_read` set as
+    /// [`Exec::reading_names`] sets it.
+    ///
+    /// # Errors
+    /// `f`'s.
+    pub(crate) fn with_where<T>(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        mut f: impl FnMut(&mut Self, Option<&ast::Expr>) -> Result<T>,
+    ) -> Result<T> {
+        self.reading_names(s, order_by, |ex| match &s.selection {
+            Some(w) => resolving_aliases(w, &s.projection, |w| f(ex, Some(w))),
+            None => f(ex, None),
+        })
+    }
+
+    /// `f` run with `Exec::names_read` set to the names block `s` (with `order_by`) may read,
+    /// so its base tables are read with only those columns.
+    pub(crate) fn reading_names<T>(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let names = crate::names::names_read(s, order_by);
+        let saved = std::mem::replace(&mut self.names_read, names);
+        let r = f(self);
+        self.names_read = saved;
+        r
+    }
+
+    /// Block `s`'s WHERE (`None` without one) bound over the `scope` of its one base table,
+    /// as [`Exec::with_where`] binds it (a select-list alias put in for a name that resolves
+    /// to nothing).
+    ///
+    /// # Errors
+    /// Its binding errors.
+    pub(crate) fn bind_table_where(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        scope: &Scope,
+    ) -> Result<Option<Expr>> {
+        self.with_where(s, order_by, |ex, w| {
+            w.map(|w| ex.bind_expr(w, scope, None)).transpose()
+        })
+    }
+
     /// Block `s`'s grouping ([`Exec::block_grouping`]) and clauses
     /// ([`Exec::bind_block_clauses`]), bound over `scope` before any row is read: the one
     /// binding of a block's clauses where its FROM's columns are known unread, for the query

@@ -391,6 +391,10 @@ impl Explainer<'_, '_> {
             None => None,
         };
         let sampled = sample.is_some();
+        // an aggregate in WHERE: the query's first error, before any name
+        if s.selection.as_ref().is_some_and(crate::bind::has_aggregate) {
+            return Err(Error::AggregateInWhere);
+        }
         let unsampled = (sampled.then(|| crate::sample::taken_off(&s.from)).flatten())
             .map(|from| ast::Select { from, ..s.clone() });
         // its relations' columns, which its subqueries may name
@@ -399,14 +403,13 @@ impl Explainer<'_, '_> {
             let scope = self.known_columns(tf);
             self.outer.push(scope);
         }
-        let sample_ids = std::mem::replace(&mut self.ex.sample_ids, sampled);
         let block = unsampled.as_ref().unwrap_or(s);
         let checked = self.check_names(block, order_by, sample.as_ref(), known);
-        self.ex.sample_ids = sample_ids;
-        // a stratified sample of a grouped block, after its names, as the run finds it
-        let checked = checked.and_then(|()| match &sample {
-            Some(x) => x.check_grouping(crate::bind::groups(s)),
-            None => Ok(()),
+        // a stratified sample of a grouped block, after its names, as the run finds it (where
+        // they were bound: else the run may raise another error first)
+        let checked = checked.and_then(|bound| match &sample {
+            Some(x) if bound => x.check_grouping(crate::bind::groups(s)),
+            _ => Ok(()),
         });
         let explained = checked.and_then(|()| self.select_block(s, sort, depth));
         self.outer.truncate(known);
@@ -420,7 +423,8 @@ impl Explainer<'_, '_> {
     /// a name no relation has is the query's error. In a subquery, the enclosing blocks'
     /// relations (`self.outer[..enclosing]`) are bound over as a row of NULLs each, as the
     /// query binds them over their rows, where EXPLAIN knows all their columns; otherwise a
-    /// name one of them may have ends the check.
+    /// name one of them may have ends the check. `Ok(true)` when the block's names were all
+    /// bound.
     ///
     /// # Errors
     /// 3868 and 9921 for its FROM (`join::check_from`), then 3810, 3809, 3822, 3807 and 3504,
@@ -431,7 +435,7 @@ impl Explainer<'_, '_> {
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
         enclosing: usize,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         // a FROM naming one relation twice (3868) or too many: found before any name
         if factors(&s.from).len() > 1 {
             crate::join::check_from(&s.from)?;
@@ -439,10 +443,10 @@ impl Explainer<'_, '_> {
         for (tf, _) in factors(&s.from) {
             if let ast::TableFactor::Table { name, .. } = tf {
                 if self.is_cte(name) {
-                    return Ok(());
+                    return Ok(false);
                 }
                 match self.ex.table_definition(name) {
-                    Ok(t) if self.no_instance(&t) => return Ok(()),
+                    Ok(t) if self.no_instance(&t) => return Ok(false),
                     _ => {}
                 }
             }
@@ -460,7 +464,8 @@ impl Explainer<'_, '_> {
         let bound = self.ex.bind_names_only(s, order_by, sample);
         self.ex.outer.truncate(base);
         match bound {
-            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(()),
+            Ok(bound) => Ok(bound),
+            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(false),
             Err(
                 e @ (Error::ColumnNotFound(_)
                 | Error::AmbiguousColumn(_)
@@ -469,7 +474,7 @@ impl Explainer<'_, '_> {
                 | Error::NotInGroup),
             ) => Err(e),
             // any other: the query raises its own, perhaps another, when it runs
-            _ => Ok(()),
+            _ => Ok(false),
         }
     }
 

@@ -15,7 +15,6 @@ use crate::bind::{has_aggregate, Scope};
 use crate::clauses::{BlockGroups, Clauses};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::names::resolving_aliases;
 use crate::ops::filter_by;
 use crate::ops::project;
 use crate::ops::row_keys;
@@ -365,7 +364,7 @@ impl Exec<'_> {
         // a block whose clauses hold no subquery, over a FROM whose columns are known before
         // it is read, binds them before any row is read, as a kept plan does; any other block
         // reads its FROM first
-        let early = match self.binds_before_reading(s, &from, order_by, sample.as_ref()) {
+        let early = match self.binds_before_reading(s, &from, order_by) {
             Some(early) => self.bind_then_read(s, &from, order_by, sample.as_ref(), early)?,
             None => None,
         };
@@ -420,8 +419,7 @@ impl Exec<'_> {
 
     /// How block `s` (over `from`, its SAMPLE taken off) is bound before any row is read
     /// ([`Exec::bind_then_read`]), where it is: no subquery in WHERE, ON, the select list,
-    /// GROUP BY, HAVING, QUALIFY, ORDER BY or its `sample`'s WHEN conditions (one there may
-    /// be correlated, and binds over the
+    /// GROUP BY, HAVING, QUALIFY or ORDER BY (one there may be correlated, and binds over the
     /// FROM's rows: `read_then_bind`), and a FROM whose columns are known before it is read:
     /// one [`Exec::joined_source`] binds whole (a join with no outer join beside a comma, a
     /// view alone bound unread), one base table, or none. `None` for any other block (a
@@ -432,12 +430,10 @@ impl Exec<'_> {
         s: &ast::Select,
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
-        sample: Option<&crate::sample::Sample>,
     ) -> Option<Early> {
         let mut clauses = crate::bound_select::block_exprs(s, order_by)
             .chain(&s.qualify)
-            .chain(crate::bound_select::on_exprs(s))
-            .chain(sample.into_iter().flat_map(crate::sample::Sample::conditions));
+            .chain(crate::bound_select::on_exprs(s));
         if !s.named_window.is_empty() || clauses.any(crate::correlate::has_subquery) {
             return None;
         }
@@ -486,19 +482,30 @@ impl Exec<'_> {
                 return Err(Error::AggregateInWhere);
             }
         }
-        let (scope, bound_from, table) = match early {
+        // WHERE first (with the FROM where it is bound whole), then the other clauses, then
+        // the SAMPLE's WHEN conditions, as a kept plan and EXPLAIN bind them
+        let (scope, bound_from, table, cond) = match early {
             Early::Whole => {
                 crate::join::check_from(from)?;
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
-                (bound_from.scope.clone(), Some(bound_from), None)
+                (bound_from.scope.clone(), Some(bound_from), None, None)
             }
-            Early::Read(scope, table) => (scope, None, table),
+            Early::Read(scope, Some(table)) => {
+                let cond = self.bind_table_where(s, order_by, &scope)?;
+                (scope, None, Some(table), cond)
+            }
+            // (no FROM: WHERE is bound over the one row it makes)
+            Early::Read(scope, None) => (scope, None, None, None),
         };
         let whole = bound_from.is_some();
         let clauses = (self.bind_grouped_clauses(s, order_by, &scope, sampled)).and_then(|bound| {
             if let Some(sample) = sample {
-                // its WHEN conditions too (bound again where the sample is taken)
-                self.bind_sample(sample, &scope, bound.0.grouping.is_some())?;
+                // its WHEN conditions without a subquery too (all are bound again where the
+                // sample is taken)
+                for w in sample.plain_conditions() {
+                    self.bind_expr(w, &scope, None)?;
+                }
+                sample.check_grouping(bound.0.grouping.is_some())?;
             }
             Ok(bound)
         });
@@ -521,8 +528,7 @@ impl Exec<'_> {
             (None, Some(table)) => {
                 let streams = only_projects(s, order_by, &groups, &bound, sampled);
                 let min_max = crate::access::min_max_calls(s);
-                let read = self.with_where(s, order_by, |ex, w| {
-                    let cond = w.map(|w| ex.bind_expr(w, &scope, None)).transpose()?;
+                let read = self.reading_names(s, order_by, |ex| -> Result<ControlFlow<_, _>> {
                     if streams {
                         let run = cond.as_ref().map(crate::inputs::RunCond::plain);
                         let (items, precisions) = (&bound.items, &bound.precisions);
@@ -564,29 +570,6 @@ impl Exec<'_> {
     ) -> Result<(Scope, RecordBatch)> {
         let min_max = crate::access::min_max_calls(s);
         self.with_where(s, order_by, |ex, w| ex.source(from, w, min_max.as_deref()))
-    }
-
-    /// `f` given block `s`'s WHERE (`None` without one), tried again with a select-list alias
-    /// put in for a name that resolves to nothing (`names::resolving_aliases`: WHERE may
-    /// name aliases, as Teradata allows), with `Exec::names_read` set to the names the block
-    /// (with `order_by`) may read, so its base tables are read with only those columns.
-    ///
-    /// # Errors
-    /// `f`'s.
-    fn with_where<T>(
-        &mut self,
-        s: &ast::Select,
-        order_by: &[ast::OrderByExpr],
-        mut f: impl FnMut(&mut Self, Option<&ast::Expr>) -> Result<T>,
-    ) -> Result<T> {
-        let names = crate::names::names_read(s, order_by);
-        let saved = std::mem::replace(&mut self.names_read, names);
-        let r = match &s.selection {
-            Some(w) => resolving_aliases(w, &s.projection, |w| f(self, Some(w))),
-            None => f(self, None),
-        };
-        self.names_read = saved;
-        r
     }
 
     /// Block `s` read, then bound: its FROM read and filtered by WHERE (which may name
@@ -722,7 +705,8 @@ impl Exec<'_> {
     /// hidden SAMPLEID column added; a count that could not be met leaves warning 7473.
     ///
     /// # Errors
-    /// 9910 for a stratified sample (WHEN) of a grouped query; a WHEN condition's own errors.
+    /// A WHEN condition's binding errors, then 9910 for a stratified sample of a grouped
+    /// query, then the conditions' evaluation errors.
     pub(crate) fn sample_rows(
         &mut self,
         rows: &RecordBatch,

@@ -143,11 +143,17 @@ pub(crate) fn taken_off(from: &[ast::TableWithJoins]) -> Option<Vec<ast::TableWi
     Some(from)
 }
 
-/// The sample as Teradata writes it after `SAMPLE` (EXPLAIN's line).
 impl Sample {
     /// The conditions of its strata (`WHEN c`), in order.
     pub(crate) fn conditions(&self) -> impl Iterator<Item = &ast::Expr> {
         self.strata.iter().filter_map(|s| s.when.as_ref())
+    }
+
+    /// Those of its conditions that hold no subquery: they bind before the block's rows are
+    /// read (a subquery may be correlated, and binds over the rows).
+    pub(crate) fn plain_conditions(&self) -> impl Iterator<Item = &ast::Expr> {
+        self.conditions()
+            .filter(|c| !crate::correlate::has_subquery(c))
     }
 
     /// 9910 for a stratified sample (WHEN) of a `grouped` block, which tdlite does not take.
@@ -164,6 +170,7 @@ impl Sample {
     }
 }
 
+/// The sample as Teradata writes it after `SAMPLE` (EXPLAIN's line).
 impl std::fmt::Display for Sample {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.replacement {

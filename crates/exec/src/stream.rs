@@ -1,7 +1,8 @@
 //! The streaming read of a SELECT block: one over one base table whose end only projects (no
-//! aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT, TOP or SAMPLE, and no
-//! subquery; `query.rs` `bind_then_read` and a kept plan's run, `bound_select.rs`, decide,
-//! with the clauses bound before a row is read) runs segment by segment: each of the
+//! aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT, TOP or SAMPLE), bound
+//! before a row is read (`query.rs` `bind_then_read`, for a block with no subquery in its
+//! clauses, and a kept plan's run, `bound_select.rs`, whose uncorrelated subqueries are kept
+//! values), runs segment by segment: each of the
 //! table's batches (as the storage holds them, 4,096 rows) is filtered and projected on its
 //! own, and the result is those batches. Nothing concatenates the table into one batch, so
 //! an `INSERT … SELECT` or a browse of a big table copies only the rows it keeps.
