@@ -36,7 +36,7 @@ use crate::bind::{has_aggregate, has_window, AggCall, AggFunc};
 use crate::block_tail::Tail;
 use crate::bound_join::{joined_block, BoundJoin};
 use crate::clauses::Item;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::inputs::{Inputs, RunCond};
@@ -467,8 +467,9 @@ impl<'a> Exec<'a> {
     /// keeps nothing: EXPLAIN's check that the block's names resolve as the query resolves
     /// them; then the WHEN conditions of its `sample` that hold no subquery (`s` is given
     /// without its SAMPLE; SAMPLEID is known in its clauses). `Ok(true)` when it bound the
-    /// block; binds nothing (`Ok(false)`) for a block a plan does not take (a view, CTE,
-    /// derived table, QUALIFY, window, an aggregate in WHERE, …) or one with a subquery in
+    /// block; binds nothing (`Ok(false)`) for a block a plan does not take (a CTE, derived
+    /// table, view read while binding, QUALIFY, window, an aggregate in WHERE, …; a view
+    /// bound from its recorded columns is taken, as the query binds it) or one with a subquery in
     /// its clauses (binding would run it): the caller must also have ruled out a global
     /// temporary table with no instance, which binding would make. Reads no row.
     ///
@@ -494,15 +495,22 @@ impl<'a> Exec<'a> {
         }
         let relations = crate::pushdown::factors(&s.from);
         let mut tables = Vec::new();
+        // views bound from their recorded columns, as the query binds them (query.rs
+        // `binds_before_reading`, bind_join_block)
+        let mut views = false;
         for tf in relations {
+            if self.names_unread_view(tf) {
+                views = true;
+                continue;
+            }
             match self.base_relation(tf) {
                 Ok(t) => tables.push(t),
                 Err(_) => return Ok(false),
             }
         }
         let (bound, _) = self.recorded(|ex| {
-            let scope = match (one, tables.as_slice()) {
-                (Some(_), [(table, qualifier)]) => {
+            let scope = match (one, tables.as_slice(), views) {
+                (Some(_), [(table, qualifier)], false) => {
                     let scope = table_scope(table, qualifier);
                     ex.bind_table_where(s, order_by, &scope)?;
                     scope
@@ -516,7 +524,14 @@ impl<'a> Exec<'a> {
             let mut whens = sample.into_iter().flat_map(crate::sample::Sample::plain_conditions);
             whens.try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()))
         });
-        bound.map(|()| true)
+        match bound {
+            // a wrong name over a view whose table is gone: the view's 3807, as the query
+            // finds it (a read of the view would have met it first)
+            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) if views => {
+                Err(self.unread_views_missing(&s.from).unwrap_or(e))
+            }
+            bound => bound.map(|()| true),
+        }
     }
 
     /// The base table `tf` names and its qualifier; else what binding a block reading it
