@@ -82,6 +82,32 @@ impl FromRel {
     }
 }
 
+impl BoundFrom {
+    /// Evaluates its bound conditions (WHERE's and the ONs') over no row of its relations'
+    /// columns, reading nothing: an operand's type error (comparing BYTE with INTEGER) is
+    /// raised before any row is read, as Teradata checks types before it runs a request,
+    /// and over relations with no row at all, which would evaluate no condition.
+    ///
+    /// # Errors
+    /// The conditions' type errors.
+    pub(crate) fn check_types(&self) -> crate::error::Result<()> {
+        let fields: Vec<arrow::datatypes::Field> = (self.rels.iter())
+            .flat_map(FromRel::column_types)
+            .enumerate()
+            .map(|(i, t)| arrow::datatypes::Field::new(format!("c{i}"), t, true))
+            .collect();
+        if fields.len() != self.scope.columns.len() {
+            return Ok(()); // (not met: the scope is the relations' columns in order)
+        }
+        let none = RecordBatch::new_empty(Arc::new(arrow::datatypes::Schema::new(fields)));
+        let conds = self.conds.iter().map(|(c, ..)| c);
+        for c in conds.chain(self.ons.iter().flatten()) {
+            c.eval(&none)?;
+        }
+        Ok(())
+    }
+}
+
 /// Splits a bound `a AND b AND c` into its conjuncts.
 pub(crate) fn split_and(e: Expr, out: &mut Vec<Expr>) {
     match e {

@@ -488,10 +488,19 @@ impl Exec<'_> {
             Early::Whole => {
                 crate::join::check_from(from)?;
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
+                // (its conditions' operand types, as for one table below)
+                bound_from.check_types()?;
                 (bound_from.scope.clone(), Some(bound_from), None, None)
             }
             Early::Read(scope, Some(table)) => {
                 let cond = self.bind_table_where(s, order_by, &scope)?;
+                if let Some(c) = &cond {
+                    // its operands' types checked before a row is read, as Teradata checks
+                    // them: evaluated over no row, so a WHERE over an empty table (or a
+                    // view's query at CREATE VIEW, `shape_of`) raises the type error a row
+                    // would, as the select list does over an empty result
+                    c.eval(&RecordBatch::new_empty(table.schema.arrow.clone()))?;
+                }
                 (scope, None, Some(table), cond)
             }
             // (no FROM: WHERE is bound over the one row it makes)
