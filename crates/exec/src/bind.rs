@@ -601,7 +601,8 @@ pub(crate) fn visit_own_level(
 /// Whether block `s` groups its rows: a GROUP BY (even `GROUP BY ()`), a HAVING, or an
 /// aggregate call in its select list.
 pub(crate) fn groups(s: &ast::Select) -> bool {
-    let keys = !matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
+    let keys =
+        !matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
     keys || s.having.is_some() || aggregates_listed(s)
 }
 

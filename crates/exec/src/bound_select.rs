@@ -515,13 +515,18 @@ impl<'a> Exec<'a> {
                     ex.bind_table_where(s, order_by, &scope)?;
                     scope
                 }
-                _ => ex.with_where(s, order_by, |ex, w| ex.bind_from(&s.from, w))?.scope,
+                _ => {
+                    ex.with_where(s, order_by, |ex, w| ex.bind_from(&s.from, w))?
+                        .scope
+                }
             };
             // SAMPLEID known in the clauses of a sampled block (not in WHERE or WHEN)
             ex.bind_list(s, order_by, &scope, sample.is_some())?;
             // the SAMPLE's WHEN conditions without a subquery, over the FROM, as the run binds
             // them before its read
-            let mut whens = sample.into_iter().flat_map(crate::sample::Sample::plain_conditions);
+            let mut whens = sample
+                .into_iter()
+                .flat_map(crate::sample::Sample::plain_conditions);
             whens.try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()))
         });
         match bound {
@@ -589,7 +594,10 @@ impl<'a> Exec<'a> {
                 "grouping sets in a kept plan".into(),
             ));
         }
-        Ok((clauses, groups.grouping.map(|g| (groups.key_exprs, g.calls))))
+        Ok((
+            clauses,
+            groups.grouping.map(|g| (groups.key_exprs, g.calls)),
+        ))
     }
 
     /// The slot values of one run of a kept plan: this execution's (`kept`), or none right

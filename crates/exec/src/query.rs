@@ -543,7 +543,9 @@ impl Exec<'_> {
                         let (items, precisions) = (&bound.items, &bound.precisions);
                         // (`None`: no segment at all, or an item typed differently in two:
                         // the rows are then read whole)
-                        if let Some(rows) = ex.stream_rows(&table, run.as_ref(), items, precisions)? {
+                        if let Some(rows) =
+                            ex.stream_rows(&table, run.as_ref(), items, precisions)?
+                        {
                             return Ok(ControlFlow::Break(rows));
                         }
                     }

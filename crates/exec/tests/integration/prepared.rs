@@ -557,3 +557,31 @@ fn a_parameter_goes_into_a_joined_view_only_where_it_cannot_fail() {
         .unwrap();
     assert_eq!(strings(&r), vec![vec!["1"]]);
 }
+
+/// An operand's type error in WHERE is found before a row is read, at every execution of a
+/// prepared request (its first, and those that run its kept plan), on a table with no row
+/// and with rows alike; a parameter of a type that compares is no error.
+#[test]
+fn a_prepared_requests_type_error_comes_before_any_row_at_every_execution() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, b BYTE(2)) PRIMARY INDEX (k)")
+        .unwrap();
+    let bad = s.prepare("SEL k FROM t WHERE b = ? + 1").unwrap();
+    let good = s.prepare("SEL k FROM t WHERE k = ?").unwrap();
+    for round in 0..3 {
+        if round == 2 {
+            s.execute("INS t (1, '0102'XB)").unwrap();
+        }
+        for _ in 0..2 {
+            let e = s.execute_prepared(&bad, &[Value::Int(1)]).unwrap_err();
+            assert_eq!(e.code().number, 9913, "round {round}: {e}");
+            let r = s.execute_prepared(&good, &[Value::Int(1)]).unwrap();
+            let want: Vec<Vec<String>> = match round {
+                2 => vec![vec!["1".into()]],
+                _ => vec![],
+            };
+            assert_eq!(strings(&r), want, "round {round}");
+        }
+    }
+}
