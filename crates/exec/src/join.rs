@@ -247,6 +247,23 @@ impl Exec<'_> {
         )
     }
 
+    /// The columns of the CTE FROM item `tf` names, as a read of it gives them, and their
+    /// schema; `None` for any other item. Known without reading: its rows are made already.
+    pub(crate) fn cte_scope(
+        &self,
+        tf: &ast::TableFactor,
+    ) -> Option<(Scope, arrow::datatypes::SchemaRef)> {
+        let (name, alias) = plain_table(tf)?;
+        let schema = self.cte(name)?.schema;
+        let none = crate::result::Rows {
+            schema: schema.clone(),
+            batches: Vec::new(),
+        };
+        let q = qualifier_of(name, alias).to_ascii_uppercase();
+        let (scope, _) = derived_relation(none, Some(q), None).ok()?;
+        Some((scope, schema))
+    }
+
     /// The base table a FROM item names (not a view, a CTE, a sampled or a derived table),
     /// with its qualifier.
     pub(crate) fn base_table(

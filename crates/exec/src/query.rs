@@ -422,9 +422,9 @@ impl Exec<'_> {
     /// GROUP BY, HAVING, QUALIFY or ORDER BY (one there may be correlated, and binds over the
     /// FROM's rows: `read_then_bind`), and a FROM whose columns are known before it is read:
     /// one [`Exec::joined_source`] binds whole (a join with no outer join beside a comma, a
-    /// view alone bound unread), one base table, or none. `None` for any other block (a
-    /// derived table, CTE or table function is read while binding; a name that resolves to
-    /// nothing is the read's 3807).
+    /// view alone bound unread), one base table, a CTE (its rows made already), or none.
+    /// `None` for any other block (a derived table or table function is read while binding;
+    /// a name that resolves to nothing is the read's 3807).
     fn binds_before_reading(
         &mut self,
         s: &ast::Select,
@@ -438,14 +438,17 @@ impl Exec<'_> {
             return None;
         }
         match from {
-            [] => Some(Early::Read(Scope::default(), None)),
+            [] => Some(Early::Rows(Scope::default(), None)),
             [one] if one.joins.is_empty() => {
                 if self.names_unread_view(&one.relation) {
                     return Some(Early::Whole);
                 }
+                if let Some((scope, schema)) = self.cte_scope(&one.relation) {
+                    return Some(Early::Rows(scope, Some(schema)));
+                }
                 let (table, q) = self.base_table(&one.relation).ok()??;
                 let scope = crate::names::table_scope(&table, &q);
-                Some(Early::Read(scope, Some(table)))
+                Some(Early::Table(scope, table))
             }
             several => (!crate::join::outer_beside_comma(several)).then_some(Early::Whole),
         }
@@ -492,7 +495,7 @@ impl Exec<'_> {
                 bound_from.check_types()?;
                 (bound_from.scope.clone(), Some(bound_from), None, None)
             }
-            Early::Read(scope, Some(table)) => {
+            Early::Table(scope, table) => {
                 let cond = self.bind_table_where(s, order_by, &scope)?;
                 if let Some(c) = &cond {
                     // its operands' types checked before a row is read, as Teradata checks
@@ -503,8 +506,16 @@ impl Exec<'_> {
                 }
                 (scope, None, Some(table), cond)
             }
+            // a CTE's rows, made already: WHERE bound first as for a table (and evaluated over
+            // no row), then bound again where the rows are filtered
+            Early::Rows(scope, Some(schema)) => {
+                if let Some(c) = self.bind_table_where(s, order_by, &scope)? {
+                    c.eval(&RecordBatch::new_empty(schema))?;
+                }
+                (scope, None, None, None)
+            }
             // (no FROM: WHERE is bound over the one row it makes)
-            Early::Read(scope, None) => (scope, None, None, None),
+            Early::Rows(scope, None) => (scope, None, None, None),
         };
         let whole = bound_from.is_some();
         let clauses = (self.bind_grouped_clauses(s, order_by, &scope, sampled)).and_then(|bound| {
@@ -557,8 +568,14 @@ impl Exec<'_> {
                     ControlFlow::Break(streamed) => return Ok(Some(Bound::Streamed(streamed))),
                 }
             }
-            // no FROM: one row
-            (None, None) => self.read_source(s, from, order_by)?.1,
+            // no FROM (one row), or a CTE's rows
+            (None, None) => {
+                let (read, rows) = self.read_source(s, from, order_by)?;
+                if !same_columns(&read, &scope) {
+                    return Ok(None); // (not met: a CTE's columns are read as they were known)
+                }
+                rows
+            }
         };
         let read = BlockRead {
             scope,
@@ -862,11 +879,21 @@ enum Bound {
     Streamed(Rows),
 }
 
+/// Whether scopes `a` and `b` name the same columns, in order.
+fn same_columns(a: &Scope, b: &Scope) -> bool {
+    let same = |(x, y): (&crate::bind::ScopeColumn, &crate::bind::ScopeColumn)| {
+        x.name == y.name && x.qualifier == y.qualifier
+    };
+    a.columns.len() == b.columns.len() && a.columns.iter().zip(&b.columns).all(same)
+}
+
 /// How a block is bound before its FROM is read ([`Exec::binds_before_reading`]).
 enum Early {
     /// The FROM bound whole with its WHERE ([`Exec::bind_joined`]), then run.
     Whole,
-    /// The FROM read as the general order reads it, over this scope, known before; the base
-    /// table it reads (`None`: no FROM).
-    Read(Scope, Option<Arc<Table>>),
+    /// One base table, over its scope.
+    Table(Scope, Arc<Table>),
+    /// Rows made already (a CTE's; `None`: no FROM, one row), over this scope, with their
+    /// schema; read as the general order reads them.
+    Rows(Scope, Option<arrow::datatypes::SchemaRef>),
 }
