@@ -423,6 +423,12 @@ impl<'a> Exec<'a> {
         let Ok((cond, mut clauses, grouping)) = bound else {
             return Bound::Failed;
         };
+        // WHERE's operand types, as the general path checks them before its read (a kept
+        // plan's read may evaluate no row): an error is the general path's to raise
+        let none = || RecordBatch::new_empty(table.schema.arrow.clone());
+        if cond.as_ref().is_some_and(|c| c.eval(&none()).is_err()) {
+            return Bound::Failed;
+        }
         if !kept_clauses(&clauses) {
             return Bound::Refused; // (not bound again at every run)
         }
@@ -644,6 +650,10 @@ impl<'a> Exec<'a> {
         let Ok((from, mut clauses, grouping)) = bound else {
             return Bound::Failed;
         };
+        // (as for one table: the conditions' operand types)
+        if from.check_types().is_err() {
+            return Bound::Failed;
+        }
         if !kept_clauses(&clauses) {
             return Bound::Refused;
         }

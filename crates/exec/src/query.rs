@@ -487,35 +487,25 @@ impl Exec<'_> {
         }
         // WHERE first (with the FROM where it is bound whole), then the other clauses, then
         // the SAMPLE's WHEN conditions, as a kept plan and EXPLAIN bind them
-        let (scope, bound_from, table, cond) = match early {
+        let (scope, bound_from, table, cond, schema) = match early {
             Early::Whole => {
                 crate::join::check_from(from)?;
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
-                // (its conditions' operand types, as for one table below)
-                bound_from.check_types()?;
-                (bound_from.scope.clone(), Some(bound_from), None, None)
+                (bound_from.scope.clone(), Some(bound_from), None, None, None)
             }
             Early::Table(scope, table) => {
                 let cond = self.bind_table_where(s, order_by, &scope)?;
-                if let Some(c) = &cond {
-                    // its operands' types checked before a row is read, as Teradata checks
-                    // them: evaluated over no row, so a WHERE over an empty table (or a
-                    // view's query at CREATE VIEW, `shape_of`) raises the type error a row
-                    // would, as the select list does over an empty result
-                    c.eval(&RecordBatch::new_empty(table.schema.arrow.clone()))?;
-                }
-                (scope, None, Some(table), cond)
+                let schema = table.schema.arrow.clone();
+                (scope, None, Some(table), cond, Some(schema))
             }
-            // a CTE's rows, made already: WHERE bound first as for a table (and evaluated over
-            // no row), then bound again where the rows are filtered
+            // a CTE's rows, made already: WHERE bound first as for a table, then bound again
+            // where the rows are filtered
             Early::Rows(scope, Some(schema)) => {
-                if let Some(c) = self.bind_table_where(s, order_by, &scope)? {
-                    c.eval(&RecordBatch::new_empty(schema))?;
-                }
-                (scope, None, None, None)
+                let cond = self.bind_table_where(s, order_by, &scope)?;
+                (scope, None, None, cond, Some(schema))
             }
             // (no FROM: WHERE is bound over the one row it makes)
-            Early::Rows(scope, None) => (scope, None, None, None),
+            Early::Rows(scope, None) => (scope, None, None, None, None),
         };
         let whole = bound_from.is_some();
         let clauses = (self.bind_grouped_clauses(s, order_by, &scope, sampled)).and_then(|bound| {
@@ -525,7 +515,10 @@ impl Exec<'_> {
                 for w in sample.plain_conditions() {
                     self.bind_expr(w, &scope, None)?;
                 }
-                sample.check_grouping(bound.0.grouping.is_some())?;
+                // (with a WHEN subquery, its binding errors come first, where it is taken)
+                if sample.plain_conditions().count() == sample.conditions().count() {
+                    sample.check_grouping(bound.0.grouping.is_some())?;
+                }
             }
             Ok(bound)
         });
@@ -539,6 +532,16 @@ impl Exec<'_> {
         if bound.placeholders > 0 {
             // (no subquery in the clauses, so nothing binds per row or per group: not reached)
             return Ok(None);
+        }
+        // WHERE's (and ON's) operand types checked before a row is read, as Teradata checks
+        // them: evaluated over no row, so a condition over an empty table (or a view's query
+        // at CREATE VIEW, `shape_of`), or behind another that settles every row, raises the
+        // type error a row would, as the select list does over an empty result
+        if let Some(f) = &bound_from {
+            f.check_types()?;
+        }
+        if let (Some(c), Some(schema)) = (&cond, schema) {
+            c.eval(&RecordBatch::new_empty(schema))?;
         }
         let rows = match (bound_from, table) {
             (Some(bound_from), _) => match self.run_from(bound_from) {
