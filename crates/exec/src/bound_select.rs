@@ -235,8 +235,9 @@ impl<'a> Exec<'a> {
     /// `w`, an expression over the rows of `table` (whose rows `scope` names: the WHERE
     /// clause of an UPDATE or DELETE, or a SET value of an UPDATE), bound through the plan
     /// cache with this execution's slot values; `None` without a cache, or when `w` does not
-    /// bind on its own (a correlated subquery, a binding error: the caller binds it as usual
-    /// and raises the error). The first execution's binding is used as it is.
+    /// bind on its own (a correlated subquery, a binding error, a type error over no row: the
+    /// caller binds it as usual and raises the error). The first execution's binding is used
+    /// as it is.
     ///
     /// # Errors
     /// Errors of the slots' subqueries.
@@ -265,7 +266,10 @@ impl<'a> Exec<'a> {
             Found::Kept(Plan::Select(_) | Plan::Join(_) | Plan::Table(_)) | Found::Missing => {}
         }
         let (bound, recording) = self.recorded(|ex| ex.bind_expr(w, scope, None));
-        let Ok(cond) = bound else {
+        // (nor one whose operand types fail over no row: the caller raises that error at every
+        // execution, as it checks them before its read)
+        let none = RecordBatch::new_empty(table.schema.arrow.clone());
+        let Ok(cond) = bound.and_then(|c| c.eval(&none).map(|_| c)) else {
             cache.put(block, &context, None);
             return Ok(None);
         };

@@ -720,9 +720,15 @@ impl Exec<'_> {
                 return Ok((batch, ids, Some(keep)));
             }
         }
+        // its operands' types checked over no row before a row is read, as a SELECT's WHERE
+        // (query.rs `bind_then_read`): a type error is raised over an empty table too
+        let none = || RecordBatch::new_empty(table.schema.arrow.clone());
         let cond = match selection {
             Some(w) => match self.bind_expr(w, scope, None) {
-                Ok(c) => Some(c),
+                Ok(c) => {
+                    c.eval(&none())?;
+                    Some(c)
+                }
                 // a correlated subquery needs the rows: the conjuncts without a subquery read
                 // them (through an index where they allow), the others run per row on those
                 Err(Error::ColumnNotFound(_)) => {
@@ -731,7 +737,11 @@ impl Exec<'_> {
                     let mut safe = |p: &ast::Expr| self.binds_safely(p, scope, &ty);
                     let (plain, with) = crate::conjuncts::split_subqueries(w, &mut safe);
                     let plain = match plain {
-                        Some(p) => Some(self.bind_expr(&p, scope, None)?),
+                        Some(p) => {
+                            let p = self.bind_expr(&p, scope, None)?;
+                            p.eval(&none())?;
+                            Some(p)
+                        }
                         None => None,
                     };
                     let (batch, ids) = self.read_where_keeping(table, plain.as_ref(), None)?;
