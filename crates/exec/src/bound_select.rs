@@ -540,9 +540,9 @@ impl<'a> Exec<'a> {
             whens.try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()))
         });
         match bound {
-            // a wrong name over a view whose table is gone: the view's 3807, as the query
+            // a binding error over a view whose table is gone: the view's 3807, as the query
             // finds it (a read of the view would have met it first)
-            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) if views => {
+            Err(e) if views && !matches!(e, Error::ObjectNotFound(_)) => {
                 Err(self.unread_views_missing(&s.from).unwrap_or(e))
             }
             bound => bound.map(|()| true),

@@ -454,23 +454,18 @@ impl Exec<'_> {
         }
     }
 
-    /// Block `s` bound, then read: the select list, GROUP BY, HAVING, QUALIFY and ORDER BY
-    /// bound over the FROM's scope before a row is read. For a FROM bound whole (`early`),
-    /// that scope is [`Exec::bind_joined`]'s, with WHERE (which may name select-list aliases,
-    /// as Teradata allows) and ON bound too, and the FROM is then run; for one base table it
-    /// is the table's, and WHERE is bound over it too, then the table is read
-    /// ([`Exec::read_table`]: an index, a MIN/MAX walk, a filtered scan); with no FROM, the
-    /// one row is made and filtered. So a name that does not resolve anywhere in the block is
-    /// found before a row is read, as Teradata resolves a request before it runs it, and as a
-    /// kept plan runs the block (bound_select.rs). `None` when a view's columns are no longer
-    /// as recorded (the caller reads the block in the general order).
-    ///
-    /// A block over one base table whose end only projects (no grouping, window, HAVING,
-    /// QUALIFY, SAMPLE, ORDER BY, DISTINCT or TOP) is read and projected segment by segment
-    /// ([`Exec::stream_rows`]): its rows are [`Bound::Streamed`].
+    /// Block `s` bound, then read: bound whole before a row is read ([`Exec::bind_early`]:
+    /// WHERE, ON, the select list, GROUP BY, HAVING, QUALIFY, ORDER BY, over the FROM's
+    /// scope: [`Exec::bind_joined`]'s for a FROM bound whole, a base table's or a CTE's
+    /// columns, or none), then read ([`Exec::read_early`]). So a name that does not resolve
+    /// anywhere in the block is found before a row is read, as Teradata resolves a request
+    /// before it runs it, and as a kept plan runs the block (bound_select.rs). A FROM bound
+    /// whole that reads a view whose table is gone gives the view's 3807 before any error of
+    /// the binding, as reading it first would. `None` when a view's columns are no longer as
+    /// recorded (the caller reads the block in the general order).
     ///
     /// # Errors
-    /// Binding errors, then the read's.
+    /// 3569 (an aggregate in WHERE), binding errors, then the read's.
     fn bind_then_read(
         &mut self,
         s: &ast::Select,
@@ -479,76 +474,131 @@ impl Exec<'_> {
         sample: Option<&crate::sample::Sample>,
         early: Early,
     ) -> Result<Option<Bound>> {
-        let sampled = sample.is_some();
         if let Some(w) = &s.selection {
             if has_aggregate(w) {
                 return Err(Error::AggregateInWhere);
             }
         }
-        // WHERE first (with the FROM where it is bound whole), then the other clauses, then
-        // the SAMPLE's WHEN conditions, as a kept plan and EXPLAIN bind them
-        let (scope, bound_from, table, cond, schema) = match early {
+        let whole = matches!(early, Early::Whole);
+        if whole {
+            crate::join::check_from(from)?;
+        }
+        let plan = match self.bind_early(s, from, order_by, sample, early) {
+            // a view whose table is gone: its 3807 comes first (reading it first would have
+            // met it before any name or type of the block; a relation of the block that is
+            // missing itself keeps its own)
+            Err(e) if whole && !matches!(e, Error::ObjectNotFound(_)) => {
+                return Err(self.unread_views_missing(from).unwrap_or(e))
+            }
+            plan => plan?,
+        };
+        match plan {
+            Some(plan) => self.read_early(s, from, order_by, sample.is_some(), plan),
+            None => Ok(None),
+        }
+    }
+
+    /// Block `s` bound before any row is read ([`Exec::bind_then_read`]): WHERE first (with
+    /// the FROM where it is bound whole), then the other clauses, then the SAMPLE's WHEN
+    /// conditions that hold no subquery, as a kept plan and EXPLAIN bind them, then WHERE's
+    /// (and ON's) operand types checked over no row. Reads no row of a table. `None` where a
+    /// clause binds per row or per group (not met: the block has no subquery in its clauses).
+    ///
+    /// # Errors
+    /// Binding errors, then type errors.
+    fn bind_early(
+        &mut self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+        sample: Option<&crate::sample::Sample>,
+        early: Early,
+    ) -> Result<Option<EarlyBound>> {
+        let (scope, source, schema) = match early {
             Early::Whole => {
-                crate::join::check_from(from)?;
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
-                (bound_from.scope.clone(), Some(bound_from), None, None, None)
+                (
+                    bound_from.scope.clone(),
+                    EarlySource::Joined(bound_from),
+                    None,
+                )
             }
             Early::Table(scope, table) => {
                 let cond = self.bind_table_where(s, order_by, &scope)?;
                 let schema = table.schema.arrow.clone();
-                (scope, None, Some(table), cond, Some(schema))
+                (scope, EarlySource::Table(table, cond), Some(schema))
             }
             // a CTE's rows, made already: WHERE bound first as for a table, then bound again
             // where the rows are filtered
             Early::Rows(scope, Some(schema)) => {
                 let cond = self.bind_table_where(s, order_by, &scope)?;
-                (scope, None, None, cond, Some(schema))
+                (scope, EarlySource::Rows(cond), Some(schema))
             }
             // (no FROM: WHERE is bound over the one row it makes)
-            Early::Rows(scope, None) => (scope, None, None, None, None),
+            Early::Rows(scope, None) => (scope, EarlySource::Rows(None), None),
         };
-        let whole = bound_from.is_some();
-        let clauses = (self.bind_grouped_clauses(s, order_by, &scope, sampled)).and_then(|bound| {
-            if let Some(sample) = sample {
-                // its WHEN conditions without a subquery too (all are bound again where the
-                // sample is taken)
-                for w in sample.plain_conditions() {
-                    self.bind_expr(w, &scope, None)?;
-                }
-                // (with a WHEN subquery, its binding errors come first, where it is taken)
-                if sample.plain_conditions().count() == sample.conditions().count() {
-                    sample.check_grouping(bound.0.grouping.is_some())?;
-                }
+        let (groups, bound) = self.bind_grouped_clauses(s, order_by, &scope, sample.is_some())?;
+        if let Some(sample) = sample {
+            // its WHEN conditions without a subquery too (all are bound again where the
+            // sample is taken)
+            for w in sample.plain_conditions() {
+                self.bind_expr(w, &scope, None)?;
             }
-            Ok(bound)
-        });
-        let (groups, bound) = match clauses {
-            // (as for WHERE: reading a view first would have met its missing table first)
-            Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) if whole => {
-                return Err(self.unread_views_missing(from).unwrap_or(e))
+            // (with a WHEN subquery, its binding errors come first, where it is taken)
+            if sample.plain_conditions().count() == sample.conditions().count() {
+                sample.check_grouping(groups.grouping.is_some())?;
             }
-            clauses => clauses?,
-        };
+        }
         if bound.placeholders > 0 {
-            // (no subquery in the clauses, so nothing binds per row or per group: not reached)
             return Ok(None);
         }
         // WHERE's (and ON's) operand types checked before a row is read, as Teradata checks
         // them: evaluated over no row, so a condition over an empty table (or a view's query
         // at CREATE VIEW, `shape_of`), or behind another that settles every row, raises the
         // type error a row would, as the select list does over an empty result
-        if let Some(f) = &bound_from {
-            f.check_types()?;
+        match (&source, schema) {
+            (EarlySource::Joined(f), _) => f.check_types()?,
+            (EarlySource::Table(_, Some(c)) | EarlySource::Rows(Some(c)), Some(schema)) => {
+                c.eval(&RecordBatch::new_empty(schema))?;
+            }
+            _ => {}
         }
-        if let (Some(c), Some(schema)) = (&cond, schema) {
-            c.eval(&RecordBatch::new_empty(schema))?;
-        }
-        let rows = match (bound_from, table) {
-            (Some(bound_from), _) => match self.run_from(bound_from) {
+        Ok(Some(EarlyBound {
+            scope,
+            source,
+            groups,
+            clauses: bound,
+        }))
+    }
+
+    /// Block `s`'s FROM read as `plan` (bound by [`Exec::bind_early`]) says: a join run, a
+    /// base table read through its WHERE (an index, a MIN/MAX walk, a filtered scan), or
+    /// streamed where the block's end only projects, a CTE's rows or the one row of no FROM
+    /// filtered. `None` when a view's columns are no longer as recorded (the caller reads
+    /// the block in the general order).
+    ///
+    /// # Errors
+    /// The read's errors.
+    fn read_early(
+        &mut self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+        sampled: bool,
+        plan: EarlyBound,
+    ) -> Result<Option<Bound>> {
+        let EarlyBound {
+            scope,
+            source,
+            groups,
+            clauses: bound,
+        } = plan;
+        let rows = match source {
+            EarlySource::Joined(bound_from) => match self.run_from(bound_from) {
                 Err(Error::ViewRetyped(_)) => return Ok(None),
                 read => read?.1,
             },
-            (None, Some(table)) => {
+            EarlySource::Table(table, cond) => {
                 let streams = only_projects(s, order_by, &groups, &bound, sampled);
                 let min_max = crate::access::min_max_calls(s);
                 let read = self.reading_names(s, order_by, |ex| -> Result<ControlFlow<_, _>> {
@@ -572,7 +622,7 @@ impl Exec<'_> {
                 }
             }
             // no FROM (one row), or a CTE's rows
-            (None, None) => {
+            EarlySource::Rows(_) => {
                 let (read, rows) = self.read_source(s, from, order_by)?;
                 if !same_columns(&read, &scope) {
                     return Ok(None); // (not met: a CTE's columns are read as they were known)
@@ -888,6 +938,27 @@ fn same_columns(a: &Scope, b: &Scope) -> bool {
         x.name == y.name && x.qualifier == y.qualifier
     };
     a.columns.len() == b.columns.len() && a.columns.iter().zip(&b.columns).all(same)
+}
+
+/// A block bound before its FROM is read ([`Exec::bind_early`]), to be read by
+/// [`Exec::read_early`].
+struct EarlyBound {
+    /// The FROM's columns.
+    scope: Scope,
+    source: EarlySource,
+    groups: BlockGroups,
+    clauses: Clauses,
+}
+
+/// What an [`EarlyBound`] block reads.
+enum EarlySource {
+    /// A FROM bound whole, with its conditions.
+    Joined(crate::bound_from::BoundFrom),
+    /// One base table, with its WHERE bound.
+    Table(Arc<Table>, Option<crate::expr::Expr>),
+    /// A CTE's rows (with its WHERE bound, to check its types; the read binds it again), or
+    /// no FROM's one row.
+    Rows(Option<crate::expr::Expr>),
 }
 
 /// How a block is bound before its FROM is read ([`Exec::binds_before_reading`]).
