@@ -110,9 +110,14 @@ impl BoundFrom {
                 c.eval(&none)?;
             }
         }
-        for c in self.ons.iter().flatten() {
-            if !viewed(&relations_of(c, &self.starts)) {
-                c.eval(&none)?;
+        for on in self.ons.iter().flatten() {
+            // each conjunct on its own: those that read no view's column are checked
+            let mut conjuncts = Vec::new();
+            split_and(on.clone(), &mut conjuncts);
+            for c in conjuncts {
+                if !viewed(&relations_of(&c, &self.starts)) {
+                    c.eval(&none)?;
+                }
             }
         }
         Ok(())

@@ -36,7 +36,7 @@ use crate::bind::{has_aggregate, has_window, AggCall, AggFunc};
 use crate::block_tail::Tail;
 use crate::bound_join::{joined_block, BoundJoin};
 use crate::clauses::Item;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::inputs::{Inputs, RunCond};
@@ -427,8 +427,9 @@ impl<'a> Exec<'a> {
         let Ok((cond, mut clauses, grouping)) = bound else {
             return Bound::Failed;
         };
-        // WHERE's operand types, as the general path checks them before its read (a kept
-        // plan's read may evaluate no row): an error is the general path's to raise
+        // WHERE's operand types, as the general path checks them before its read where it
+        // binds first (a kept plan's read may evaluate no row): such a block is left to the
+        // general path, for good (`Failed`)
         let none = || RecordBatch::new_empty(table.schema.arrow.clone());
         if cond.as_ref().is_some_and(|c| c.eval(&none()).is_err()) {
             return Bound::Failed;
@@ -518,6 +519,9 @@ impl<'a> Exec<'a> {
                 Err(_) => return Ok(false),
             }
         }
+        // (whether the FROM and WHERE were bound: a later error over a view whose table is
+        // gone is that view's 3807, as in the query; `bind_joined` maps WHERE's so)
+        let mut from_bound = false;
         let (bound, _) = self.recorded(|ex| {
             let scope = match (one, tables.as_slice(), views) {
                 (Some(_), [(table, qualifier)], false) => {
@@ -526,10 +530,11 @@ impl<'a> Exec<'a> {
                     scope
                 }
                 _ => {
-                    ex.with_where(s, order_by, |ex, w| ex.bind_from(&s.from, w))?
+                    ex.with_where(s, order_by, |ex, w| ex.bind_joined(&s.from, w))?
                         .scope
                 }
             };
+            from_bound = true;
             // SAMPLEID known in the clauses of a sampled block (not in WHERE or WHEN)
             ex.bind_list(s, order_by, &scope, sample.is_some())?;
             // the SAMPLE's WHEN conditions without a subquery, over the FROM, as the run binds
@@ -540,11 +545,9 @@ impl<'a> Exec<'a> {
             whens.try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()))
         });
         match bound {
-            // a binding error over a view whose table is gone: the view's 3807, as the query
-            // finds it (a read of the view would have met it first)
-            Err(e) if views && !matches!(e, Error::ObjectNotFound(_)) => {
-                Err(self.unread_views_missing(&s.from).unwrap_or(e))
-            }
+            // a binding error of the clauses over a view whose table is gone: the view's
+            // 3807, as the query finds it (a read of the view would have met it first)
+            Err(e) if views && from_bound => Err(self.unread_views_missing(&s.from).unwrap_or(e)),
             bound => bound.map(|()| true),
         }
     }

@@ -419,7 +419,8 @@ impl Explainer<'_, '_> {
     /// Resolves block `s`'s names (with its query's `order_by`, then its `sample`'s WHEN
     /// conditions; `s` is given without its SAMPLE) as the query resolves them,
     /// where binding reads and runs nothing (`Exec::bind_names_only`: base tables and views
-    /// bound from their recorded columns, no subquery in the clauses; not a global temporary table with no instance, which binding would make):
+    /// bound from their recorded columns, no subquery in the clauses; not a global temporary
+    /// table with no instance, which binding would make):
     /// a name no relation has is the query's error. In a subquery, the enclosing blocks'
     /// relations (`self.outer[..enclosing]`) are bound over as a row of NULLs each, as the
     /// query binds them over their rows, where EXPLAIN knows all their columns; otherwise a

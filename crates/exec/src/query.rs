@@ -4,7 +4,7 @@
 //! `lexsort_to_indices`, `take`); grouping hashes Teradata-normalised keys. The clauses are
 //! bound over the rows read (a correlated subquery there runs per row), except where the
 //! clauses hold no subquery and the FROM's columns are known before it is read (a join, a view
-//! alone, one base table, no FROM): every clause is then bound before a row is read
+//! alone, one base table, a CTE, no FROM): every clause is then bound before a row is read
 //! (`Exec::bind_then_read`), as a kept plan runs the block.
 //!
 //! Invariant: a browse never waits and never consumes; it reads the rows visible to the
@@ -465,7 +465,8 @@ impl Exec<'_> {
     /// recorded (the caller reads the block in the general order).
     ///
     /// # Errors
-    /// 3569 (an aggregate in WHERE), binding errors, then the read's.
+    /// 3569 (an aggregate in WHERE), 3868 and 3710 for the FROM (`join::check_from`), binding
+    /// errors, then the read's.
     fn bind_then_read(
         &mut self,
         s: &ast::Select,
@@ -483,11 +484,12 @@ impl Exec<'_> {
         if whole {
             crate::join::check_from(from)?;
         }
-        let plan = match self.bind_early(s, from, order_by, sample, early) {
-            // a view whose table is gone: its 3807 comes first (reading it first would have
-            // met it before any name or type of the block; a relation of the block that is
-            // missing itself keeps its own)
-            Err(e) if whole && !matches!(e, Error::ObjectNotFound(_)) => {
+        let (scope, source, schema) = self.bind_early_from(s, from, order_by, early)?;
+        let plan = match self.bind_early(s, order_by, sample, (scope, source, schema)) {
+            // a view whose table is gone: its 3807 comes before any name or type error of
+            // the clauses (reading it first would have met it; `bind_joined` maps WHERE's
+            // and ON's wrong names so)
+            Err(e) if whole && !matches!(e, Error::Cancelled | Error::StatementTimeout(_)) => {
                 return Err(self.unread_views_missing(from).unwrap_or(e))
             }
             plan => plan?,
@@ -498,23 +500,20 @@ impl Exec<'_> {
         }
     }
 
-    /// Block `s` bound before any row is read ([`Exec::bind_then_read`]): WHERE first (with
-    /// the FROM where it is bound whole), then the other clauses, then the SAMPLE's WHEN
-    /// conditions that hold no subquery, as a kept plan and EXPLAIN bind them, then WHERE's
-    /// (and ON's) operand types checked over no row. Reads no row of a table. `None` where a
-    /// clause binds per row or per group (not met: the block has no subquery in its clauses).
+    /// Block `s`'s FROM (`early`) bound before any row of a table is read, with its WHERE:
+    /// its scope, what it reads, and the schema WHERE is evaluated over (none for a FROM
+    /// bound whole, or no FROM).
     ///
     /// # Errors
-    /// Binding errors, then type errors.
-    fn bind_early(
+    /// Binding errors of the FROM and WHERE; those of relations read while binding.
+    fn bind_early_from(
         &mut self,
         s: &ast::Select,
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
-        sample: Option<&crate::sample::Sample>,
         early: Early,
-    ) -> Result<Option<EarlyBound>> {
-        let (scope, source, schema) = match early {
+    ) -> Result<(Scope, EarlySource, Option<arrow::datatypes::SchemaRef>)> {
+        Ok(match early {
             Early::Whole => {
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
                 (
@@ -536,7 +535,25 @@ impl Exec<'_> {
             }
             // (no FROM: WHERE is bound over the one row it makes)
             Early::Rows(scope, None) => (scope, EarlySource::Rows(None), None),
-        };
+        })
+    }
+
+    /// Block `s` bound before any row is read ([`Exec::bind_then_read`]), its FROM and WHERE
+    /// bound already (`from`: [`Exec::bind_early_from`]; WHERE first, as a kept plan and
+    /// EXPLAIN bind): the other clauses, then the SAMPLE's WHEN conditions that hold no
+    /// subquery, then WHERE's (and ON's) operand types checked over no row. Reads no row of
+    /// a table. `None` where a clause binds per row or per group (not met: the block has no
+    /// subquery in its clauses).
+    ///
+    /// # Errors
+    /// Binding errors, then type errors.
+    fn bind_early(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        sample: Option<&crate::sample::Sample>,
+        (scope, source, schema): (Scope, EarlySource, Option<arrow::datatypes::SchemaRef>),
+    ) -> Result<Option<EarlyBound>> {
         let (groups, bound) = self.bind_grouped_clauses(s, order_by, &scope, sample.is_some())?;
         if let Some(sample) = sample {
             // its WHEN conditions without a subquery too (all are bound again where the
