@@ -518,7 +518,7 @@ impl Exec<'_> {
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
                 (
                     bound_from.scope.clone(),
-                    EarlySource::Joined(bound_from),
+                    EarlySource::Joined(Box::new(bound_from)),
                     None,
                 )
             }
@@ -611,7 +611,7 @@ impl Exec<'_> {
             clauses: bound,
         } = plan;
         let rows = match source {
-            EarlySource::Joined(bound_from) => match self.run_from(bound_from) {
+            EarlySource::Joined(bound_from) => match self.run_from(*bound_from) {
                 Err(Error::ViewRetyped(_)) => return Ok(None),
                 read => read?.1,
             },
@@ -970,7 +970,7 @@ struct EarlyBound {
 /// What an [`EarlyBound`] block reads.
 enum EarlySource {
     /// A FROM bound whole, with its conditions.
-    Joined(crate::bound_from::BoundFrom),
+    Joined(Box<crate::bound_from::BoundFrom>),
     /// One base table, with its WHERE bound.
     Table(Arc<Table>, Option<crate::expr::Expr>),
     /// A CTE's rows (with its WHERE bound, to check its types; the read binds it again), or
