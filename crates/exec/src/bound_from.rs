@@ -101,13 +101,13 @@ impl BoundFrom {
         if fields.len() != self.scope.columns.len() {
             return Ok(()); // (not met: the scope is the relations' columns in order)
         }
-        let none = RecordBatch::new_empty(Arc::new(arrow::datatypes::Schema::new(fields)));
+        let schema = Arc::new(arrow::datatypes::Schema::new(fields));
         let viewed = |rels: &[usize]| {
             (rels.iter()).any(|&r| matches!(self.rels.get(r), Some(FromRel::View(..))))
         };
         for (c, rels, _) in &self.conds {
             if !viewed(rels) {
-                c.eval(&none)?;
+                c.check_types(&schema)?;
             }
         }
         for on in self.ons.iter().flatten() {
@@ -116,7 +116,7 @@ impl BoundFrom {
             split_and(on.clone(), &mut conjuncts);
             for c in conjuncts {
                 if !viewed(&relations_of(&c, &self.starts)) {
-                    c.eval(&none)?;
+                    c.check_types(&schema)?;
                 }
             }
         }

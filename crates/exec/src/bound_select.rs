@@ -268,8 +268,8 @@ impl<'a> Exec<'a> {
         let (bound, recording) = self.recorded(|ex| ex.bind_expr(w, scope, None));
         // (nor one whose operand types fail over no row: the caller raises that error at every
         // execution, as it checks them before its read)
-        let none = RecordBatch::new_empty(table.schema.arrow.clone());
-        let Ok(cond) = bound.and_then(|c| c.eval(&none).map(|_| c)) else {
+        let schema = &table.schema.arrow;
+        let Ok(cond) = bound.and_then(|c| c.check_types(schema).map(|()| c)) else {
             cache.put(block, &context, None);
             return Ok(None);
         };
@@ -430,8 +430,7 @@ impl<'a> Exec<'a> {
         // WHERE's operand types, as the general path checks them before its read where it
         // binds first (a kept plan's read may evaluate no row): such a block is left to the
         // general path, for good (`Failed`)
-        let none = || RecordBatch::new_empty(table.schema.arrow.clone());
-        if cond.as_ref().is_some_and(|c| c.eval(&none()).is_err()) {
+        if (cond.as_ref()).is_some_and(|c| c.check_types(&table.schema.arrow).is_err()) {
             return Bound::Failed;
         }
         if !kept_clauses(&clauses) {
@@ -547,7 +546,9 @@ impl<'a> Exec<'a> {
         match bound {
             // a binding error of the clauses over a view whose table is gone: the view's
             // 3807, as the query finds it (a read of the view would have met it first)
-            Err(e) if views && from_bound => Err(self.unread_views_missing(&s.from).unwrap_or(e)),
+            Err(e) if views && from_bound && crate::join::gives_way_to_gone_view(&e) => {
+                Err(self.unread_views_missing(&s.from).unwrap_or(e))
+            }
             bound => bound.map(|()| true),
         }
     }

@@ -1,6 +1,10 @@
 //! Binding a SELECT's clauses: the select list (with `*` expanded), QUALIFY, HAVING and
 //! ORDER BY, over the scope of its FROM rows and, in a grouped query, its `Grouping` (where
-//! aggregates and GROUP BY keys become columns of the aggregated batch).
+//! aggregates and GROUP BY keys become columns of the aggregated batch); its GROUP BY keys
+//! and grouping ([`Exec::block_grouping`], [`Exec::bind_grouped_clauses`]: the one binding
+//! the query, a kept plan and EXPLAIN share); and its WHERE, with the select list's aliases
+//! ([`Exec::with_where`], [`Exec::bind_table_where`]), with `Exec::names_read` set for the
+//! read ([`Exec::reading_names`]).
 //!
 //! A grouped query's correlated subqueries need the groups, which exist only after its
 //! aggregates have run, and which aggregates run is learnt by binding. So such a query is

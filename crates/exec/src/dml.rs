@@ -722,11 +722,11 @@ impl Exec<'_> {
         }
         // its operands' types checked over no row before a row is read, as a SELECT's WHERE
         // (query.rs `bind_then_read`): a type error is raised over an empty table too
-        let none = || RecordBatch::new_empty(table.schema.arrow.clone());
+        let schema = &table.schema.arrow;
         let cond = match selection {
             Some(w) => match self.bind_expr(w, scope, None) {
                 Ok(c) => {
-                    c.eval(&none())?;
+                    c.check_types(schema)?;
                     Some(c)
                 }
                 // a correlated subquery needs the rows: the conjuncts without a subquery read
@@ -739,7 +739,7 @@ impl Exec<'_> {
                     let plain = match plain {
                         Some(p) => {
                             let p = self.bind_expr(&p, scope, None)?;
-                            p.eval(&none())?;
+                            p.check_types(schema)?;
                             Some(p)
                         }
                         None => None,

@@ -408,7 +408,11 @@ impl Explainer<'_, '_> {
         // a stratified sample of a grouped block, after its names, as the run finds it (where
         // they were bound: else the run may raise another error first)
         let checked = checked.and_then(|bound| match &sample {
-            Some(x) if bound => x.check_grouping(crate::bind::groups(s)),
+            Some(x) if bound => {
+                let grouping = x.check_grouping_early(crate::bind::groups(s));
+                // (after a view whose table is gone: its 3807, as the run finds it)
+                grouping.map_err(|e| self.ex.unread_views_missing(&block.from).unwrap_or(e))
+            }
             _ => Ok(()),
         });
         let explained = checked.and_then(|()| self.select_block(s, sort, depth));

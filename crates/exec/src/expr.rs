@@ -187,6 +187,19 @@ impl Expr {
         crate::stack::deep(|| self.eval_level(batch))
     }
 
+    /// Evaluates over no row of `schema`'s columns, for the operands' types only: a type
+    /// error (comparing BYTE with INTEGER) is raised as a row would raise it, and nothing
+    /// else can be, since nothing is folded before it is evaluated (a literal is one row
+    /// repeated to the batch's length: `1 / 0` over no row divides nothing). The check of a
+    /// condition before any row is read, as Teradata types a request before running it.
+    ///
+    /// # Errors
+    /// The expression's type errors.
+    pub(crate) fn check_types(&self, schema: &arrow::datatypes::SchemaRef) -> Result<()> {
+        self.eval(&RecordBatch::new_empty(schema.clone()))
+            .map(|_| ())
+    }
+
     /// One level of [`Expr::eval`] (which reaches the next level through `crate::stack::deep`).
     fn eval_level(&self, batch: &RecordBatch) -> Result<ArrayRef> {
         let n = batch.num_rows();

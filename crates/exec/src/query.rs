@@ -460,9 +460,10 @@ impl Exec<'_> {
     /// columns, or none), then read ([`Exec::read_early`]). So a name that does not resolve
     /// anywhere in the block is found before a row is read, as Teradata resolves a request
     /// before it runs it, and as a kept plan runs the block (bound_select.rs). A FROM bound
-    /// whole that reads a view whose table is gone gives the view's 3807 before any error of
-    /// the binding, as reading it first would. `None` when a view's columns are no longer as
-    /// recorded (the caller reads the block in the general order).
+    /// whole that reads a view whose table is gone gives the view's 3807 before a wrong name
+    /// in WHERE or ON (`bind_joined`) and before a binding error of the other clauses
+    /// (`join::gives_way_to_gone_view`), as reading it first would. `None` when a view's
+    /// columns are no longer as recorded (the caller reads the block in the general order).
     ///
     /// # Errors
     /// 3569 (an aggregate in WHERE), 3868 and 3710 for the FROM (`join::check_from`), binding
@@ -489,7 +490,7 @@ impl Exec<'_> {
             // a view whose table is gone: its 3807 comes before any name or type error of
             // the clauses (reading it first would have met it; `bind_joined` maps WHERE's
             // and ON's wrong names so)
-            Err(e) if whole && !matches!(e, Error::Cancelled | Error::StatementTimeout(_)) => {
+            Err(e) if whole && crate::join::gives_way_to_gone_view(&e) => {
                 return Err(self.unread_views_missing(from).unwrap_or(e))
             }
             plan => plan?,
@@ -561,10 +562,7 @@ impl Exec<'_> {
             for w in sample.plain_conditions() {
                 self.bind_expr(w, &scope, None)?;
             }
-            // (with a WHEN subquery, its binding errors come first, where it is taken)
-            if sample.plain_conditions().count() == sample.conditions().count() {
-                sample.check_grouping(groups.grouping.is_some())?;
-            }
+            sample.check_grouping_early(groups.grouping.is_some())?;
         }
         if bound.placeholders > 0 {
             return Ok(None);
@@ -576,7 +574,7 @@ impl Exec<'_> {
         match (&source, schema) {
             (EarlySource::Joined(f), _) => f.check_types()?,
             (EarlySource::Table(_, Some(c)) | EarlySource::Rows(Some(c)), Some(schema)) => {
-                c.eval(&RecordBatch::new_empty(schema))?;
+                c.check_types(&schema)?;
             }
             _ => {}
         }

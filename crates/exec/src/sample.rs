@@ -156,6 +156,19 @@ impl Sample {
             .filter(|c| !crate::correlate::has_subquery(c))
     }
 
+    /// [`Sample::check_grouping`] where each of its conditions binds before the block's rows
+    /// are read (none holds a subquery): with a WHEN subquery, that subquery's binding errors
+    /// come first, where the sample is taken.
+    ///
+    /// # Errors
+    /// 9910.
+    pub(crate) fn check_grouping_early(&self, grouped: bool) -> Result<()> {
+        match self.plain_conditions().count() == self.conditions().count() {
+            true => self.check_grouping(grouped),
+            false => Ok(()),
+        }
+    }
+
     /// 9910 for a stratified sample (WHEN) of a `grouped` block, which tdlite does not take.
     ///
     /// # Errors
