@@ -187,8 +187,6 @@ fn derived_relation(
     Ok((Scope { columns }, batch))
 }
 
-/// The scope and rows of a FROM clause, plus which WHERE conjuncts it already applied.
-
 /// Whether `e`, raised binding a block's clauses (after its FROM and WHERE), gives way to the
 /// 3807 of a view the block reads whose table is gone (`Exec::unread_views_missing`): a
 /// binding error (a wrong name, a column not grouped, a type error, 9910) does, as reading the
@@ -200,6 +198,8 @@ pub(crate) fn gives_way_to_gone_view(e: &Error) -> bool {
         Error::Parse(_) | Error::Cancelled | Error::StatementTimeout(_) | Error::Storage(_)
     )
 }
+
+/// The scope and rows of a FROM clause, plus which WHERE conjuncts it already applied.
 impl Exec<'_> {
     /// The rows of the CTE `name` is bound to, if it names one (innermost first).
     pub(crate) fn cte(&self, name: &ast::ObjectName) -> Option<crate::result::Rows> {
