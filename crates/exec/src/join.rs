@@ -225,9 +225,12 @@ impl Exec<'_> {
 
     /// [`Exec::names_own_rows`] for a name.
     fn name_has_own_rows(&self, name: &ast::ObjectName) -> bool {
-        if self.cte(name).is_some() {
-            return true;
-        }
+        self.cte(name).is_some() || self.names_system_rows(name)
+    }
+
+    /// Whether `name` names rows the system makes (a DBC view, Sys_Calendar): what a view's
+    /// query names besides tables and views, since the reader's CTEs are not in scope there.
+    fn names_system_rows(&self, name: &ast::ObjectName) -> bool {
         let parts = name_parts(name);
         crate::sys_calendar::names(&parts) || crate::dbc::which(&parts, self.database).is_some()
     }
@@ -505,7 +508,9 @@ impl Exec<'_> {
                 };
                 let own_cte = matches!(name.0.as_slice(), [ast::ObjectNamePart::Identifier(i)]
                     if self.ctes.iter().any(|c| c.eq_ignore_ascii_case(&i.value)));
-                if own_cte || self.ex.names_own_rows(tf) {
+                // (the reader's CTEs are not in scope in a view's query: a view reads without
+                // them)
+                if own_cte || self.ex.names_system_rows(name) {
                     return std::ops::ControlFlow::Continue(());
                 }
                 let t = match self.ex.table_definition(name) {
