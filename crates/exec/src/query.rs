@@ -485,8 +485,8 @@ impl Exec<'_> {
         if whole {
             crate::join::check_from(from)?;
         }
-        let (scope, source, schema) = self.bind_early_from(s, from, order_by, early)?;
-        let plan = match self.bind_early(s, order_by, sample, (scope, source, schema)) {
+        let (scope, source) = self.bind_early_from(s, from, order_by, early)?;
+        let plan = match self.bind_early(s, order_by, sample, scope, source) {
             // a view whose table is gone: its 3807 comes before any name or type error of
             // the clauses (reading it first would have met it; `bind_joined` maps WHERE's
             // and ON's wrong names so)
@@ -502,8 +502,7 @@ impl Exec<'_> {
     }
 
     /// Block `s`'s FROM (`early`) bound before any row of a table is read, with its WHERE:
-    /// its scope, what it reads, and the schema WHERE is evaluated over (none for a FROM
-    /// bound whole, or no FROM).
+    /// its scope and what it reads.
     ///
     /// # Errors
     /// Binding errors of the FROM and WHERE; those of relations read while binding.
@@ -513,34 +512,30 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
         early: Early,
-    ) -> Result<(Scope, EarlySource, Option<arrow::datatypes::SchemaRef>)> {
+    ) -> Result<(Scope, EarlySource)> {
         Ok(match early {
             Early::Whole => {
                 let bound_from = self.with_where(s, order_by, |ex, w| ex.bind_joined(from, w))?;
-                (
-                    bound_from.scope.clone(),
-                    EarlySource::Joined(Box::new(bound_from)),
-                    None,
-                )
+                let scope = bound_from.scope.clone();
+                (scope, EarlySource::Joined(Box::new(bound_from)))
             }
             Early::Table(scope, table) => {
                 let cond = self.bind_table_where(s, order_by, &scope)?;
-                let schema = table.schema.arrow.clone();
-                (scope, EarlySource::Table(table, cond), Some(schema))
+                (scope, EarlySource::Table(table, cond))
             }
-            // a CTE's rows, made already: WHERE bound first as for a table, then bound again
-            // where the rows are filtered
+            // a CTE's rows, made already: WHERE bound first as for a table (to check its
+            // types), then bound again where the rows are filtered
             Early::Rows(scope, Some(schema)) => {
                 let cond = self.bind_table_where(s, order_by, &scope)?;
-                (scope, EarlySource::Rows(cond), Some(schema))
+                (scope, EarlySource::Rows(cond.map(|c| (c, schema))))
             }
             // (no FROM: WHERE is bound over the one row it makes)
-            Early::Rows(scope, None) => (scope, EarlySource::Rows(None), None),
+            Early::Rows(scope, None) => (scope, EarlySource::Rows(None)),
         })
     }
 
     /// Block `s` bound before any row is read ([`Exec::bind_then_read`]), its FROM and WHERE
-    /// bound already (`from`: [`Exec::bind_early_from`]; WHERE first, as a kept plan and
+    /// bound already (`scope`, `source`: [`Exec::bind_early_from`]; WHERE first, as a kept plan and
     /// EXPLAIN bind): the other clauses, then the SAMPLE's WHEN conditions that hold no
     /// subquery, then WHERE's (and ON's) operand types checked over no row. Reads no row of
     /// a table. `None` where a clause binds per row or per group (not met: the block has no
@@ -553,7 +548,8 @@ impl Exec<'_> {
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
-        (scope, source, schema): (Scope, EarlySource, Option<arrow::datatypes::SchemaRef>),
+        scope: Scope,
+        source: EarlySource,
     ) -> Result<Option<EarlyBound>> {
         let (groups, bound) = self.bind_grouped_clauses(s, order_by, &scope, sample.is_some())?;
         if let Some(sample) = sample {
@@ -571,13 +567,7 @@ impl Exec<'_> {
         // them: evaluated over no row, so a condition over an empty table (or a view's query
         // at CREATE VIEW, `shape_of`), or behind another that settles every row, raises the
         // type error a row would, as the select list does over an empty result
-        match (&source, schema) {
-            (EarlySource::Joined(f), _) => f.check_types()?,
-            (EarlySource::Table(_, Some(c)) | EarlySource::Rows(Some(c)), Some(schema)) => {
-                c.check_types(&schema)?;
-            }
-            _ => {}
-        }
+        source.check_types()?;
         Ok(Some(EarlyBound {
             scope,
             source,
@@ -971,9 +961,25 @@ enum EarlySource {
     Joined(Box<crate::bound_from::BoundFrom>),
     /// One base table, with its WHERE bound.
     Table(Arc<Table>, Option<crate::expr::Expr>),
-    /// A CTE's rows (with its WHERE bound, to check its types; the read binds it again), or
-    /// no FROM's one row.
-    Rows(Option<crate::expr::Expr>),
+    /// A CTE's rows (with its WHERE bound and the CTE's schema, to check its types; the
+    /// read binds it again), or no FROM's one row.
+    Rows(Option<(crate::expr::Expr, arrow::datatypes::SchemaRef)>),
+}
+
+impl EarlySource {
+    /// Its WHERE's (and ON's) operand types, over no row of what it reads
+    /// (`Expr::check_types`, `BoundFrom::check_types`).
+    ///
+    /// # Errors
+    /// Their type errors.
+    fn check_types(&self) -> Result<()> {
+        match self {
+            EarlySource::Joined(f) => f.check_types(),
+            EarlySource::Table(t, Some(c)) => c.check_types(&t.schema.arrow),
+            EarlySource::Rows(Some((c, schema))) => c.check_types(schema),
+            EarlySource::Table(_, None) | EarlySource::Rows(None) => Ok(()),
+        }
+    }
 }
 
 /// How a block is bound before its FROM is read ([`Exec::binds_before_reading`]).
