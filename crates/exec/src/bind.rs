@@ -598,14 +598,6 @@ pub(crate) fn visit_own_level(
     ast::Visit::visit(e, &mut OwnLevel { depth: 0, f })
 }
 
-/// Whether block `s` groups its rows: a GROUP BY (even `GROUP BY ()`), a HAVING, or an
-/// aggregate call in its select list.
-pub(crate) fn groups(s: &ast::Select) -> bool {
-    let keys =
-        !matches!(&s.group_by, ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty());
-    keys || s.having.is_some() || aggregates_listed(s)
-}
-
 /// Whether block `s`'s select list holds an aggregate call (of its own level).
 pub(crate) fn aggregates_listed(s: &ast::Select) -> bool {
     s.projection.iter().any(|i| match i {

@@ -472,85 +472,37 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Binds block `s` (with `order_by`) as a kept plan binds it (`bind_block`: WHERE through
-    /// the select list's aliases, then the select list, GROUP BY, HAVING and ORDER BY) and
-    /// keeps nothing: EXPLAIN's check that the block's names resolve as the query resolves
-    /// them; then the WHEN conditions of its `sample` that hold no subquery (`s` is given
-    /// without its SAMPLE; SAMPLEID is known in its clauses). `Ok(true)` when it bound the
-    /// block; binds nothing (`Ok(false)`) for a block a plan does not take (a CTE, derived
-    /// table, view read while binding, QUALIFY, window, an aggregate in WHERE, …; a view
-    /// bound from its recorded columns is taken, as the query binds it) or one with a subquery in
-    /// its clauses (binding would run it): the caller must also have ruled out a global
-    /// temporary table with no instance, which binding would make. Reads no row.
+    /// Binds block `s` (with `order_by`, then its `sample`'s WHEN conditions; `s` is given
+    /// without its SAMPLE) as the query binds it before reading (`Exec::bind_before_read`,
+    /// over the scope `Exec::early_from` chooses) and keeps nothing: EXPLAIN's check that the
+    /// block's names and operand types are as the query finds them. Binds nothing where
+    /// binding would read or run something: a subquery in the clauses, a FROM item other
+    /// than a base table or a view bound from its recorded columns (a CTE, derived table,
+    /// table function, dictionary view, a view read while binding), or a block the query
+    /// reads before binding (`Exec::binds_before_reading`: a named window, an outer join
+    /// beside a comma). The caller must also have ruled out a global temporary table with no
+    /// instance, which binding would make. Reads no row.
     ///
     /// # Errors
-    /// The binding's errors (3810, 3822, 3504, …).
+    /// As `Exec::bind_before_read` (3868, 3810, 3822, 3504, 3807, 9910, type errors, …).
     pub(crate) fn bind_names_only(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
-    ) -> Result<bool> {
-        if s.selection.as_ref().is_some_and(has_aggregate)
-            || block_exprs(s, order_by).any(has_window)
-            || block_exprs(s, order_by)
-                .chain(on_exprs(s))
-                .any(crate::correlate::has_subquery)
-        {
-            return Ok(false);
-        }
-        let one = one_table(s);
-        if one.is_none() && (!joined_block(s) || crate::join::check_from(&s.from).is_err()) {
-            return Ok(false);
-        }
-        let relations = crate::pushdown::factors(&s.from);
-        let mut tables = Vec::new();
-        // views bound from their recorded columns, as the query binds them (query.rs
-        // `binds_before_reading`, bind_join_block)
-        let mut views = false;
-        for tf in relations {
-            if self.names_unread_view(tf) {
-                views = true;
-                continue;
-            }
-            match self.base_relation(tf) {
-                Ok(t) => tables.push(t),
-                Err(_) => return Ok(false),
+    ) -> Result<()> {
+        for tf in crate::pushdown::factors(&s.from) {
+            let plain = matches!(tf, ast::TableFactor::Table { args: None, .. });
+            if !plain || !(self.names_unread_view(tf) || self.base_relation(tf).is_ok()) {
+                return Ok(());
             }
         }
-        // (whether the FROM and WHERE were bound: a later error over a view whose table is
-        // gone is that view's 3807, as in the query; `bind_joined` maps WHERE's so)
-        let mut from_bound = false;
-        let (bound, _) = self.recorded(|ex| {
-            let scope = match (one, tables.as_slice(), views) {
-                (Some(_), [(table, qualifier)], false) => {
-                    let scope = table_scope(table, qualifier);
-                    ex.bind_table_where(s, order_by, &scope)?;
-                    scope
-                }
-                _ => {
-                    ex.with_where(s, order_by, |ex, w| ex.bind_joined(&s.from, w))?
-                        .scope
-                }
-            };
-            from_bound = true;
-            // SAMPLEID known in the clauses of a sampled block (not in WHERE or WHEN)
-            ex.bind_list(s, order_by, &scope, sample.is_some())?;
-            // the SAMPLE's WHEN conditions without a subquery, over the FROM, as the run binds
-            // them before its read
-            let mut whens = sample
-                .into_iter()
-                .flat_map(crate::sample::Sample::plain_conditions);
-            whens.try_for_each(|w| ex.bind_expr(w, &scope, None).map(|_| ()))
-        });
-        match bound {
-            // a binding error of the clauses over a view whose table is gone: the view's
-            // 3807, as the query finds it (a read of the view would have met it first)
-            Err(e) if views && from_bound && crate::join::gives_way_to_gone_view(&e) => {
-                Err(self.unread_views_missing(&s.from).unwrap_or(e))
-            }
-            bound => bound.map(|()| true),
-        }
+        let Some(early) = self.binds_before_reading(s, &s.from, order_by) else {
+            return Ok(());
+        };
+        let (bound, _) =
+            self.recorded(|ex| ex.bind_before_read(s, &s.from, order_by, sample, early));
+        bound.map(|_| ())
     }
 
     /// The base table `tf` names and its qualifier; else what binding a block reading it

@@ -405,42 +405,30 @@ impl Explainer<'_, '_> {
         }
         let block = unsampled.as_ref().unwrap_or(s);
         let checked = self.check_names(block, order_by, sample.as_ref(), known);
-        // a stratified sample of a grouped block, after its names, as the run finds it (where
-        // they were bound: else the run may raise another error first)
-        let checked = checked.and_then(|bound| match &sample {
-            Some(x) if bound => {
-                let grouping = x.check_grouping_early(crate::bind::groups(s));
-                // (after a view whose table is gone: its 3807, as the run finds it)
-                grouping.map_err(|e| self.ex.unread_views_missing(&block.from).unwrap_or(e))
-            }
-            _ => Ok(()),
-        });
         let explained = checked.and_then(|()| self.select_block(s, sort, depth));
         self.outer.truncate(known);
         explained
     }
 
-    /// Resolves block `s`'s names (with its query's `order_by`, then its `sample`'s WHEN
-    /// conditions; `s` is given without its SAMPLE) as the query resolves them,
-    /// where binding reads and runs nothing (`Exec::bind_names_only`: base tables and views
-    /// bound from their recorded columns, no subquery in the clauses; not a global temporary
-    /// table with no instance, which binding would make):
-    /// a name no relation has is the query's error. In a subquery, the enclosing blocks'
-    /// relations (`self.outer[..enclosing]`) are bound over as a row of NULLs each, as the
-    /// query binds them over their rows, where EXPLAIN knows all their columns; otherwise a
-    /// name one of them may have ends the check. `Ok(true)` when the block's names were all
-    /// bound.
+    /// Binds block `s` (with its query's `order_by`, then its `sample`'s WHEN conditions;
+    /// `s` is given without its SAMPLE) as the query binds it before its read, where binding
+    /// reads and runs nothing (`Exec::bind_names_only`: base tables and views bound from their
+    /// recorded columns, no subquery in the clauses; not a global temporary table with no
+    /// instance, which binding would make): an error there is the query's error. In a
+    /// subquery, the enclosing blocks' relations (`self.outer[..enclosing]`) are bound over
+    /// as a row of NULLs each, as the query binds them over their rows, where EXPLAIN knows
+    /// all their columns; otherwise a name one of them may have ends the check.
     ///
     /// # Errors
-    /// 3868 and 9921 for its FROM (`join::check_from`), then 3810, 3809, 3822, 3807 and 3504,
-    /// as the query raises them.
+    /// 3868 and 9921 for its FROM (`join::check_from`), then the binding's errors, as the
+    /// query raises them: 3810, 3809, 3822, 3807, 3504, 9910, operand type errors, ….
     fn check_names(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
         enclosing: usize,
-    ) -> Result<bool> {
+    ) -> Result<()> {
         // a FROM naming one relation twice (3868) or too many: found before any name
         if factors(&s.from).len() > 1 {
             crate::join::check_from(&s.from)?;
@@ -448,10 +436,10 @@ impl Explainer<'_, '_> {
         for (tf, _) in factors(&s.from) {
             if let ast::TableFactor::Table { name, .. } = tf {
                 if self.is_cte(name) {
-                    return Ok(false);
+                    return Ok(());
                 }
                 match self.ex.table_definition(name) {
-                    Ok(t) if self.no_instance(&t) => return Ok(false),
+                    Ok(t) if self.no_instance(&t) => return Ok(()),
                     _ => {}
                 }
             }
@@ -469,17 +457,12 @@ impl Explainer<'_, '_> {
         let bound = self.ex.bind_names_only(s, order_by, sample);
         self.ex.outer.truncate(base);
         match bound {
-            Ok(bound) => Ok(bound),
-            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(false),
-            Err(
-                e @ (Error::ColumnNotFound(_)
-                | Error::AmbiguousColumn(_)
-                | Error::ObjectNotFound(_)
-                | Error::DuplicateFromName(_)
-                | Error::NotInGroup),
-            ) => Err(e),
-            // any other: the query raises its own, perhaps another, when it runs
-            _ => Ok(false),
+            Ok(()) => Ok(()),
+            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(()),
+            // (a view's columns no longer as recorded: the query binds it again over its rows)
+            Err(Error::ViewRetyped(_)) => Ok(()),
+            // the query's own binding of the block: its error is the query's
+            Err(e) => Err(e),
         }
     }
 

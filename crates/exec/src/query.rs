@@ -418,14 +418,11 @@ impl Exec<'_> {
     }
 
     /// How block `s` (over `from`, its SAMPLE taken off) is bound before any row is read
-    /// ([`Exec::bind_then_read`]), where it is: no subquery in WHERE, ON, the select list,
-    /// GROUP BY, HAVING, QUALIFY or ORDER BY (one there may be correlated, and binds over the
-    /// FROM's rows: `read_then_bind`), and a FROM whose columns are known before it is read:
-    /// one [`Exec::joined_source`] binds whole (a join with no outer join beside a comma, a
-    /// view alone bound unread), one base table, a CTE (its rows made already), or none.
-    /// `None` for any other block (a derived table or table function is read while binding;
-    /// a name that resolves to nothing is the read's 3807).
-    fn binds_before_reading(
+    /// ([`Exec::bind_then_read`]), where it is: no named window, no subquery in WHERE, ON,
+    /// the select list, GROUP BY, HAVING, QUALIFY or ORDER BY (one there may be correlated,
+    /// and binds over the FROM's rows: `read_then_bind`), and a FROM whose columns are known
+    /// before it is read ([`Exec::early_from`]). `None` for any other block.
+    pub(crate) fn binds_before_reading(
         &mut self,
         s: &ast::Select,
         from: &[ast::TableWithJoins],
@@ -437,6 +434,16 @@ impl Exec<'_> {
         if !s.named_window.is_empty() || clauses.any(crate::correlate::has_subquery) {
             return None;
         }
+        self.early_from(from)
+    }
+
+    /// How a block over `from` binds before its FROM is read, judged on the FROM alone (the
+    /// one choice of scope the query, EXPLAIN's check and kept plans share): none (one row),
+    /// one base table, a CTE (its rows made already), a view alone bound unread, or a join
+    /// bound whole with no outer join beside a comma. `None` for any other FROM (a derived
+    /// table or table function alone is read while binding; a name that resolves to nothing
+    /// is the read's 3807).
+    pub(crate) fn early_from(&mut self, from: &[ast::TableWithJoins]) -> Option<Early> {
         match from {
             [] => Some(Early::Rows(Scope::default(), None)),
             [one] if one.joins.is_empty() => {
@@ -454,20 +461,17 @@ impl Exec<'_> {
         }
     }
 
-    /// Block `s` bound, then read: bound whole before a row is read ([`Exec::bind_early`]:
-    /// WHERE, ON, the select list, GROUP BY, HAVING, QUALIFY, ORDER BY, over the FROM's
-    /// scope: [`Exec::bind_joined`]'s for a FROM bound whole, a base table's or a CTE's
-    /// columns, or none), then read ([`Exec::read_early`]). So a name that does not resolve
-    /// anywhere in the block is found before a row is read, as Teradata resolves a request
-    /// before it runs it, and as a kept plan runs the block (bound_select.rs). A FROM bound
-    /// whole that reads a view whose table is gone gives the view's 3807 before a wrong name
-    /// in WHERE or ON (`bind_joined`) and before a binding error of the other clauses
-    /// (`join::gives_way_to_gone_view`), as reading it first would. `None` when a view's
-    /// columns are no longer as recorded (the caller reads the block in the general order).
+    /// Block `s` bound, then read: bound whole before a row is read
+    /// ([`Exec::bind_before_read`]: WHERE, ON, the select list, GROUP BY, HAVING, QUALIFY,
+    /// ORDER BY, over the FROM's scope: [`Exec::bind_joined`]'s for a FROM bound whole, a
+    /// base table's or a CTE's columns, or none), then read ([`Exec::read_early`]). So a name
+    /// that does not resolve anywhere in the block is found before a row is read, as Teradata
+    /// resolves a request before it runs it, and as a kept plan runs the block
+    /// (bound_select.rs). `None` when a view's columns are no longer as recorded (the caller
+    /// reads the block in the general order).
     ///
     /// # Errors
-    /// 3569 (an aggregate in WHERE), 3868 and 3710 for the FROM (`join::check_from`), binding
-    /// errors, then the read's.
+    /// [`Exec::bind_before_read`]'s, then the read's.
     fn bind_then_read(
         &mut self,
         s: &ast::Select,
@@ -476,6 +480,33 @@ impl Exec<'_> {
         sample: Option<&crate::sample::Sample>,
         early: Early,
     ) -> Result<Option<Bound>> {
+        match self.bind_before_read(s, from, order_by, sample, early)? {
+            Some(plan) => self.read_early(s, from, order_by, sample.is_some(), plan),
+            None => Ok(None),
+        }
+    }
+
+    /// Block `s` (over `from`, its SAMPLE taken off and given as `sample`) bound before any
+    /// row of its FROM is read, as `early` ([`Exec::early_from`]) says: FROM and WHERE
+    /// ([`Exec::bind_early_from`]), then the rest ([`Exec::bind_early`]). The one binding of
+    /// such a block: the query reads what it gives ([`Exec::bind_then_read`]), EXPLAIN checks
+    /// a block with it (`Exec::bind_names_only`), and a kept plan is made from it
+    /// (bound_select.rs). A FROM bound whole that reads a view whose table is gone gives the
+    /// view's 3807 before a wrong name in WHERE or ON (`bind_joined`) and before a binding
+    /// error of the other clauses (`join::gives_way_to_gone_view`), as reading it first
+    /// would. `None` where a clause binds per row or per group (a correlated subquery).
+    ///
+    /// # Errors
+    /// 3569 (an aggregate in WHERE), 3868 and 3710 for the FROM (`join::check_from`), binding
+    /// errors, 9910 (a stratified sample of a grouped block), type errors.
+    pub(crate) fn bind_before_read(
+        &mut self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+        sample: Option<&crate::sample::Sample>,
+        early: Early,
+    ) -> Result<Option<EarlyBound>> {
         if let Some(w) = &s.selection {
             if has_aggregate(w) {
                 return Err(Error::AggregateInWhere);
@@ -486,18 +517,14 @@ impl Exec<'_> {
             crate::join::check_from(from)?;
         }
         let (scope, source) = self.bind_early_from(s, from, order_by, early)?;
-        let plan = match self.bind_early(s, order_by, sample, scope, source) {
+        match self.bind_early(s, order_by, sample, scope, source) {
             // a view whose table is gone: its 3807 comes before any name or type error of
             // the clauses (reading it first would have met it; `bind_joined` maps WHERE's
             // and ON's wrong names so)
             Err(e) if whole && crate::join::gives_way_to_gone_view(&e) => {
-                return Err(self.unread_views_missing(from).unwrap_or(e))
+                Err(self.unread_views_missing(from).unwrap_or(e))
             }
-            plan => plan?,
-        };
-        match plan {
-            Some(plan) => self.read_early(s, from, order_by, sample.is_some(), plan),
-            None => Ok(None),
+            plan => plan,
         }
     }
 
@@ -945,18 +972,18 @@ fn same_columns(a: &Scope, b: &Scope) -> bool {
     a.columns.len() == b.columns.len() && a.columns.iter().zip(&b.columns).all(same)
 }
 
-/// A block bound before its FROM is read ([`Exec::bind_early`]), to be read by
-/// [`Exec::read_early`].
-struct EarlyBound {
+/// A block bound before its FROM is read ([`Exec::bind_before_read`]), to be read by
+/// [`Exec::read_early`] or kept by a prepared request (bound_select.rs).
+pub(crate) struct EarlyBound {
     /// The FROM's columns.
-    scope: Scope,
-    source: EarlySource,
-    groups: BlockGroups,
-    clauses: Clauses,
+    pub(crate) scope: Scope,
+    pub(crate) source: EarlySource,
+    pub(crate) groups: BlockGroups,
+    pub(crate) clauses: Clauses,
 }
 
 /// What an [`EarlyBound`] block reads.
-enum EarlySource {
+pub(crate) enum EarlySource {
     /// A FROM bound whole, with its conditions.
     Joined(Box<crate::bound_from::BoundFrom>),
     /// One base table, with its WHERE bound.
@@ -982,8 +1009,8 @@ impl EarlySource {
     }
 }
 
-/// How a block is bound before its FROM is read ([`Exec::binds_before_reading`]).
-enum Early {
+/// How a block is bound before its FROM is read ([`Exec::early_from`]).
+pub(crate) enum Early {
     /// The FROM bound whole with its WHERE ([`Exec::bind_joined`]), then run.
     Whole,
     /// One base table, over its scope.
