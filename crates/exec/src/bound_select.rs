@@ -36,6 +36,7 @@ use crate::bind::{has_aggregate, has_window, AggCall, AggFunc};
 use crate::block_tail::Tail;
 use crate::bound_join::{joined_block, BoundJoin};
 use crate::clauses::Item;
+use crate::early::{Early, EarlyBound, EarlySource};
 use crate::error::Result;
 use crate::exec::Exec;
 use crate::expr::Expr;
@@ -107,6 +108,16 @@ impl KeptSlots {
 
 /// A grouped block's GROUP BY keys and aggregate calls, bound.
 type Grouped = (Vec<Expr>, Vec<AggCall>);
+
+/// A block bound for the cache (`Exec::bind_kept`): its scope, what it reads, its grouping,
+/// its clauses, and the recording of its slots.
+type KeptBinding = (
+    Scope,
+    EarlySource,
+    Option<Grouped>,
+    crate::clauses::Clauses,
+    Recording,
+);
 
 /// A join block bound once (bound_join.rs), with its slots.
 pub(crate) struct KeptJoin {
@@ -417,25 +428,15 @@ impl<'a> Exec<'a> {
             // slot), and the general path would run it again
             return Bound::Refused;
         }
-        let scope = table_scope(&table, &qualifier);
-        let (bound, recording) = self.recorded(|ex| {
-            // WHERE allows no window function; the select list may (and then is refused)
-            let cond = ex.bind_table_where(s, order_by, &scope)?;
-            let (clauses, grouping) = ex.bind_list(s, order_by, &scope, false)?;
-            Ok((cond, clauses, grouping))
-        });
-        let Ok((cond, mut clauses, grouping)) = bound else {
-            return Bound::Failed;
+        let early = Early::Table(table_scope(&table, &qualifier), table.clone());
+        let (scope, source, grouping, mut clauses, recording) =
+            match self.bind_kept(s, order_by, early) {
+                Ok(bound) => bound,
+                Err(bound) => return bound,
+            };
+        let EarlySource::Table(_, cond) = source else {
+            return Bound::Refused; // (not met: a table's block reads the table)
         };
-        // WHERE's operand types, as the general path checks them before its read where it
-        // binds first (a kept plan's read may evaluate no row): such a block is left to the
-        // general path, for good (`Failed`)
-        if (cond.as_ref()).is_some_and(|c| c.check_types(&table.schema.arrow).is_err()) {
-            return Bound::Failed;
-        }
-        if !kept_clauses(&clauses) {
-            return Bound::Refused; // (not bound again at every run)
-        }
         let (group_keys, calls) = grouping.unzip();
         let tail = Tail::new(s, order_by, group_keys, &mut clauses);
         let aggregate = calls.map(|calls| {
@@ -541,29 +542,37 @@ impl<'a> Exec<'a> {
         (bound, self.recording.replace(saved).unwrap_or_default())
     }
 
-    /// Binds the clauses of block `s` (with `order_by`) over `scope` by the query's own
-    /// binding (`Exec::bind_grouped_clauses`; SAMPLEID known where the block is `sampled`):
-    /// the clauses, and for a grouped block its GROUP BY keys bound and its aggregate calls.
-    ///
-    /// # Errors
-    /// Binding errors; 9910 for grouping sets (not kept: the general path runs them).
-    fn bind_list(
+    /// Binds block `s` (with `order_by`, no SAMPLE) for the cache with the query's own binding
+    /// before its read (`Exec::bind_before_read` over `early`), recording its slots: its
+    /// scope, what it reads, its GROUP BY keys and aggregate calls where it groups, its
+    /// clauses, and the recording. Else what the cache keeps instead: `Failed` for a binding
+    /// error or a type error over no row (the general path raises it; the block is not bound
+    /// again at every run), `Refused` for clauses a kept plan does not take (grouping sets,
+    /// per-group subqueries, `kept_clauses`).
+    fn bind_kept(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
-        scope: &Scope,
-        sampled: bool,
-    ) -> Result<(crate::clauses::Clauses, Option<Grouped>)> {
-        let (groups, clauses) = self.bind_grouped_clauses(s, order_by, scope, sampled)?;
-        if groups.sets.is_some() {
-            return Err(crate::error::Error::Unsupported(
-                "grouping sets in a kept plan".into(),
-            ));
-        }
-        Ok((
+        early: Early,
+    ) -> std::result::Result<KeptBinding, Bound> {
+        let (bound, recording) =
+            self.recorded(|ex| ex.bind_before_read(s, &s.from, order_by, None, early));
+        let plan = match bound {
+            Ok(Some(plan)) => plan,
+            Ok(None) => return Err(Bound::Refused),
+            Err(_) => return Err(Bound::Failed),
+        };
+        let EarlyBound {
+            scope,
+            source,
+            groups,
             clauses,
-            groups.grouping.map(|g| (groups.key_exprs, g.calls)),
-        ))
+        } = plan;
+        if groups.sets.is_some() || !kept_clauses(&clauses) {
+            return Err(Bound::Refused);
+        }
+        let grouping = groups.grouping.map(|g| (groups.key_exprs, g.calls));
+        Ok((scope, source, grouping, clauses, recording))
     }
 
     /// The slot values of one run of a kept plan: this execution's (`kept`), or none right
@@ -600,23 +609,17 @@ impl<'a> Exec<'a> {
                 return bound;
             }
         }
-        let (bound, recording) = self.recorded(|ex| {
-            // (the tables are read with only the columns the block may name, as the general
-            // path reads them)
-            let from = ex.with_where(s, order_by, |ex, w| ex.bind_from(&s.from, w))?;
-            let (clauses, grouping) = ex.bind_list(s, order_by, &from.scope, false)?;
-            Ok((from, clauses, grouping))
-        });
-        let Ok((from, mut clauses, grouping)) = bound else {
-            return Bound::Failed;
+        // (the tables are read with only the columns the block may name, as the general path
+        // reads them)
+        let (_, source, grouping, mut clauses, recording) =
+            match self.bind_kept(s, order_by, Early::Whole) {
+                Ok(bound) => bound,
+                Err(bound) => return bound,
+            };
+        let EarlySource::Joined(from) = source else {
+            return Bound::Refused; // (not met: a FROM bound whole)
         };
-        // (as for one table: the conditions' operand types)
-        if from.check_types().is_err() {
-            return Bound::Failed;
-        }
-        if !kept_clauses(&clauses) {
-            return Bound::Refused;
-        }
+        let from = *from;
         let (group_keys, calls) = grouping.unzip();
         let tail = Tail::new(s, order_by, group_keys, &mut clauses);
         let list = (clauses.items, clauses.precisions);

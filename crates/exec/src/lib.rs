@@ -74,6 +74,7 @@ mod decorrelate;
 mod default_cells;
 mod dictionary;
 mod dml;
+mod early;
 mod error;
 mod exec;
 mod explain;

@@ -13,6 +13,7 @@
 use crate::aggregate::aggregate;
 use crate::bind::{has_aggregate, Scope};
 use crate::clauses::{BlockGroups, Clauses};
+use crate::early::{Early, EarlyBound, EarlySource};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::ops::filter_by;
@@ -561,12 +562,12 @@ impl Exec<'_> {
         })
     }
 
-    /// Block `s` bound before any row is read ([`Exec::bind_then_read`]), its FROM and WHERE
-    /// bound already (`scope`, `source`: [`Exec::bind_early_from`]; WHERE first, as a kept plan and
-    /// EXPLAIN bind): the other clauses, then the SAMPLE's WHEN conditions that hold no
-    /// subquery, then WHERE's (and ON's) operand types checked over no row. Reads no row of
-    /// a table. `None` where a clause binds per row or per group (not met: the block has no
-    /// subquery in its clauses).
+    /// Block `s` bound before any row is read ([`Exec::bind_before_read`]), its FROM and WHERE
+    /// bound already (`scope`, `source`: [`Exec::bind_early_from`]; WHERE first): the other
+    /// clauses, then the SAMPLE's WHEN conditions that hold no subquery, then WHERE's (and
+    /// ON's) operand types checked over no row. Reads no row of a table. `None` where a
+    /// clause binds per group (a correlated subquery in a grouped block: met only by a kept
+    /// plan's binding, since the query and EXPLAIN bind no block with a subquery so).
     ///
     /// # Errors
     /// Binding errors, then type errors.
@@ -970,52 +971,4 @@ fn same_columns(a: &Scope, b: &Scope) -> bool {
         x.name == y.name && x.qualifier == y.qualifier
     };
     a.columns.len() == b.columns.len() && a.columns.iter().zip(&b.columns).all(same)
-}
-
-/// A block bound before its FROM is read ([`Exec::bind_before_read`]), to be read by
-/// [`Exec::read_early`] or kept by a prepared request (bound_select.rs).
-pub(crate) struct EarlyBound {
-    /// The FROM's columns.
-    pub(crate) scope: Scope,
-    pub(crate) source: EarlySource,
-    pub(crate) groups: BlockGroups,
-    pub(crate) clauses: Clauses,
-}
-
-/// What an [`EarlyBound`] block reads.
-pub(crate) enum EarlySource {
-    /// A FROM bound whole, with its conditions.
-    Joined(Box<crate::bound_from::BoundFrom>),
-    /// One base table, with its WHERE bound.
-    Table(Arc<Table>, Option<crate::expr::Expr>),
-    /// A CTE's rows (with its WHERE bound and the CTE's schema, to check its types; the
-    /// read binds it again), or no FROM's one row.
-    Rows(Option<(crate::expr::Expr, arrow::datatypes::SchemaRef)>),
-}
-
-impl EarlySource {
-    /// Its WHERE's (and ON's) operand types, over no row of what it reads
-    /// (`Expr::check_types`, `BoundFrom::check_types`).
-    ///
-    /// # Errors
-    /// Their type errors.
-    fn check_types(&self) -> Result<()> {
-        match self {
-            EarlySource::Joined(f) => f.check_types(),
-            EarlySource::Table(t, Some(c)) => c.check_types(&t.schema.arrow),
-            EarlySource::Rows(Some((c, schema))) => c.check_types(schema),
-            EarlySource::Table(_, None) | EarlySource::Rows(None) => Ok(()),
-        }
-    }
-}
-
-/// How a block is bound before its FROM is read ([`Exec::early_from`]).
-pub(crate) enum Early {
-    /// The FROM bound whole with its WHERE ([`Exec::bind_joined`]), then run.
-    Whole,
-    /// One base table, over its scope.
-    Table(Scope, Arc<Table>),
-    /// Rows made already (a CTE's; `None`: no FROM, one row), over this scope, with their
-    /// schema; read as the general order reads them.
-    Rows(Scope, Option<arrow::datatypes::SchemaRef>),
 }

@@ -82,6 +82,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "join_plan",
             "pushdown",
             "bound_from",
+            "early",
             "access",
             "join",
             "plan_cache",
