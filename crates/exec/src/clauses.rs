@@ -424,7 +424,7 @@ impl Exec<'_> {
     /// Block `s`'s grouping ([`Exec::block_grouping`]) and clauses
     /// ([`Exec::bind_block_clauses`]), bound over `scope` before any row is read: the one
     /// binding of a block's clauses where its FROM's columns are known unread, for the query
-    /// (query.rs `bind_then_read`), a kept plan (bound_select.rs `bind_list`) and EXPLAIN.
+    /// (query.rs `bind_before_read`, which kept plans and EXPLAIN bind by too).
     ///
     /// # Errors
     /// Binding errors.
