@@ -482,28 +482,31 @@ impl<'a> Exec<'a> {
     /// table function, dictionary view, a view read while binding), or a block the query
     /// reads before binding (`Exec::binds_before_reading`: a named window, an outer join
     /// beside a comma). The caller must also have ruled out a global temporary table with no
-    /// instance, which binding would make. Reads no row.
+    /// instance, which binding would make. Reads no row. The block as bound, where it was
+    /// and its binding read nothing that differs when it runs (an enclosing query's row, a
+    /// value of the session).
     ///
     /// # Errors
     /// As `Exec::bind_before_read` (3868, 3810, 3822, 3504, 3807, 9910, type errors, …).
-    pub(crate) fn bind_names_only(
+    pub(crate) fn bind_as_queried(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
-    ) -> Result<()> {
+    ) -> Result<Option<EarlyBound>> {
         for tf in crate::pushdown::factors(&s.from) {
             let plain = matches!(tf, ast::TableFactor::Table { args: None, .. });
             if !plain || !(self.names_unread_view(tf) || self.base_relation(tf).is_ok()) {
-                return Ok(());
+                return Ok(None);
             }
         }
         let Some(early) = self.binds_before_reading(s, &s.from, order_by) else {
-            return Ok(());
+            return Ok(None);
         };
-        let (bound, _) =
+        let (bound, recording) =
             self.recorded(|ex| ex.bind_before_read(s, &s.from, order_by, sample, early));
-        bound.map(|_| ())
+        // (bound over an enclosing row of NULLs, or a value of the session: not as it runs)
+        Ok(bound?.filter(|_| !recording.volatile))
     }
 
     /// The base table `tf` names and its qualifier; else what binding a block reading it

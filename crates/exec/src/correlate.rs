@@ -212,6 +212,13 @@ impl Exec<'_> {
                 {
                     deferred.push(p)
                 }
+                // a subquery's name two of the block's relations have: ambiguous (3822), as
+                // where the subquery runs per row of the block (the select list's)
+                Err(Error::ColumnNotFound(n)) if has_subquery(&p) => {
+                    return Err(self
+                        .ambiguity(&n, scope)
+                        .unwrap_or(Error::ColumnNotFound(n)))
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -299,6 +306,16 @@ impl Exec<'_> {
             None => (None, name),
         };
         matches!(scope.resolve_at(q, c, self.home_database()), Ok(Some(_)))
+    }
+
+    /// The error of `name` (as a 3810 gives it) over `scope` where two of its columns have it
+    /// (3822); `None` where it names one column or none.
+    fn ambiguity(&self, name: &str, scope: &Scope) -> Option<Error> {
+        let (q, c) = match name.rsplit_once('.') {
+            Some((q, c)) => (Some(q), c),
+            None => (None, name),
+        };
+        scope.resolve_at(q, c, self.home_database()).err()
     }
 
     /// Runs `f`, which binds and runs a subquery of the block whose scope is `scope` on its

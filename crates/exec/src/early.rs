@@ -2,12 +2,14 @@
 //! alone by `Exec::early_from`), and what the binding gives (`EarlyBound`: the FROM's scope,
 //! what it reads with its conditions, the grouping and the clauses). One binding of such a
 //! block serves three readers: the query reads what it gives (query.rs `read_early`),
-//! EXPLAIN checks a block with it (`Exec::bind_names_only`), and a prepared request keeps a
+//! EXPLAIN checks a block with it (`Exec::bind_as_queried`), and a prepared request keeps a
 //! plan made from it (bound_select.rs `bind_kept`). The binding itself is
 //! `Exec::bind_before_read` (query.rs).
 //!
-//! Invariant: an `EarlyBound` was made without reading a row of any table (a CTE's rows
-//! exist before the block binds); its conditions' operand types were checked over no row.
+//! Invariant: an `EarlyBound` was made without reading a row of a base table or a view
+//! bound unread (a CTE's rows exist before the block binds; a derived table or table
+//! function joined to them is read while the FROM binds); its conditions' operand types
+//! were checked over no row.
 
 use crate::bind::Scope;
 use crate::bound_from::BoundFrom;

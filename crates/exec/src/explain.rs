@@ -25,6 +25,7 @@ mod planned;
 
 use crate::access::min_max_calls;
 use crate::bind::{visit_own_level, Scope};
+use crate::early::{EarlyBound, EarlySource};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::names::table_scope;
@@ -51,9 +52,9 @@ struct Explainer<'e, 'a> {
     /// How many subqueries the block being explained is nested in (its names may be an
     /// enclosing query's columns).
     nested: usize,
-    /// The columns of the FROM relations of the blocks being explained, outermost first, and
-    /// their types (`None` for a relation whose columns EXPLAIN does not know without reading
-    /// it).
+    /// The columns of the FROM of each block being explained, outermost first, and their
+    /// types, as one row per block (`None` for a block with a relation whose columns EXPLAIN
+    /// does not know without reading it).
     outer: Vec<Option<(Scope, arrow::datatypes::SchemaRef)>>,
 }
 
@@ -244,7 +245,13 @@ impl Explainer<'_, '_> {
                         return Ok(());
                     }
                     self.targeting(&u.table.relation, |ex| {
-                        ex.read(&u.table.relation, u.selection.as_ref(), None, depth + 1)
+                        ex.read(
+                            &u.table.relation,
+                            (u.selection.as_ref(), &[]),
+                            None,
+                            None,
+                            depth + 1,
+                        )
                     })
                 }
                 ast::Statement::Delete(d) => {
@@ -255,7 +262,13 @@ impl Explainer<'_, '_> {
                         [one] if one.joins.is_empty() && d.using.is_none() => {
                             self.line(depth, format!("Delete from {}", one.relation));
                             self.targeting(&one.relation, |ex| {
-                                ex.read(&one.relation, d.selection.as_ref(), None, depth + 1)
+                                ex.read(
+                                    &one.relation,
+                                    (d.selection.as_ref(), &[]),
+                                    None,
+                                    None,
+                                    depth + 1,
+                                )
                             })
                         }
                         _ => {
@@ -399,36 +412,38 @@ impl Explainer<'_, '_> {
             .map(|from| ast::Select { from, ..s.clone() });
         // its relations' columns, which its subqueries may name
         let known = self.outer.len();
-        for (tf, _) in factors(unsampled.as_ref().map_or(&s.from, |u| &u.from)) {
-            let scope = self.known_columns(tf);
-            self.outer.push(scope);
-        }
         let block = unsampled.as_ref().unwrap_or(s);
-        let checked = self.check_names(block, order_by, sample.as_ref(), known);
-        let explained = checked.and_then(|()| self.select_block(s, sort, depth));
+        if !block.from.is_empty() {
+            let columns = self.block_columns(&block.from);
+            self.outer.push(columns);
+        }
+        let checked = self.check_binding(block, order_by, sample.as_ref(), known);
+        let explained = checked.and_then(|bound| self.select_block(s, sort, depth, bound));
         self.outer.truncate(known);
         explained
     }
 
     /// Binds block `s` (with its query's `order_by`, then its `sample`'s WHEN conditions;
     /// `s` is given without its SAMPLE) as the query binds it before its read, where binding
-    /// reads and runs nothing (`Exec::bind_names_only`: base tables and views bound from their
+    /// reads and runs nothing (`Exec::bind_as_queried`: base tables and views bound from their
     /// recorded columns, no subquery in the clauses; not a global temporary table with no
     /// instance, which binding would make): an error there is the query's error. In a
-    /// subquery, the enclosing blocks' relations (`self.outer[..enclosing]`) are bound over
-    /// as a row of NULLs each, as the query binds them over their rows, where EXPLAIN knows
-    /// all their columns; otherwise a name one of them may have ends the check.
+    /// subquery, each enclosing block (`self.outer[..enclosing]`) is bound over as one row of
+    /// NULLs of its whole FROM, as the query binds a correlated subquery over one row of it,
+    /// where EXPLAIN knows all their columns; otherwise a name one of them may have ends the
+    /// check. The block as bound, where it was and as it runs (`Exec::bind_as_queried`).
     ///
     /// # Errors
-    /// 3868 and 9921 for its FROM (`join::check_from`), then the binding's errors, as the
-    /// query raises them: 3810, 3809, 3822, 3807, 3504, 9910, operand type errors, ….
-    fn check_names(
+    /// 3868 and 3710 for its FROM (`join::check_from`), then the binding's errors, as the
+    /// query raises them: 3810, 3822, 3807, 3504, 9910, operand type errors, a 3706 found
+    /// while binding, ….
+    fn check_binding(
         &mut self,
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
         enclosing: usize,
-    ) -> Result<()> {
+    ) -> Result<Option<EarlyBound>> {
         // a FROM naming one relation twice (3868) or too many: found before any name
         if factors(&s.from).len() > 1 {
             crate::join::check_from(&s.from)?;
@@ -436,10 +451,10 @@ impl Explainer<'_, '_> {
         for (tf, _) in factors(&s.from) {
             if let ast::TableFactor::Table { name, .. } = tf {
                 if self.is_cte(name) {
-                    return Ok(());
+                    return Ok(None);
                 }
                 match self.ex.table_definition(name) {
-                    Ok(t) if self.no_instance(&t) => return Ok(()),
+                    Ok(t) if self.no_instance(&t) => return Ok(None),
                     _ => {}
                 }
             }
@@ -454,13 +469,13 @@ impl Explainer<'_, '_> {
         // (with an enclosing relation unknown, none is bound over)
         let base = self.ex.outer.len();
         self.ex.outer.extend(rows.unwrap_or_default());
-        let bound = self.ex.bind_names_only(s, order_by, sample);
+        let bound = self.ex.bind_as_queried(s, order_by, sample);
         self.ex.outer.truncate(base);
         match bound {
-            Ok(()) => Ok(()),
-            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(()),
-            // (a view's columns no longer as recorded: the query binds it again over its rows)
-            Err(Error::ViewRetyped(_)) => Ok(()),
+            Ok(bound) => Ok(bound),
+            Err(Error::ColumnNotFound(n)) if self.nested > 0 && self.may_be_outer(&n) => Ok(None),
+            // (a `?` with no value: EXPLAIN of a request's text, explained as written)
+            Err(Error::ParameterCount { .. }) => Ok(None),
             // the query's own binding of the block: its error is the query's
             Err(e) => Err(e),
         }
@@ -479,6 +494,24 @@ impl Explainer<'_, '_> {
         let explained = f(self);
         self.outer.truncate(known);
         explained
+    }
+
+    /// The columns of a block's FROM `from` and their types, as one row (a correlated
+    /// subquery of the block is bound over one row of the whole FROM, so a name two of its
+    /// tables have is ambiguous there, as in the query); `None` where EXPLAIN does not know
+    /// one relation's columns without reading it ([`Explainer::known_columns`]).
+    fn block_columns(
+        &mut self,
+        from: &[ast::TableWithJoins],
+    ) -> Option<(Scope, arrow::datatypes::SchemaRef)> {
+        let mut columns = Vec::new();
+        let mut fields = Vec::new();
+        for (tf, _) in factors(from) {
+            let (scope, schema) = self.known_columns(tf)?;
+            columns.extend(scope.columns);
+            fields.extend(schema.fields().iter().cloned());
+        }
+        Some((Scope { columns }, Arc::new(Schema::new(fields))))
     }
 
     /// The columns of FROM item `tf` and their types where EXPLAIN knows them without reading
@@ -514,7 +547,13 @@ impl Explainer<'_, '_> {
         })
     }
 
-    fn select_block(&mut self, s: &ast::Select, sort: Option<String>, depth: usize) -> Result<()> {
+    fn select_block(
+        &mut self,
+        s: &ast::Select,
+        sort: Option<String>,
+        depth: usize,
+        bound: Option<EarlyBound>,
+    ) -> Result<()> {
         let mut head = String::from("Select");
         if s.distinct.is_some() {
             head.push_str(" DISTINCT");
@@ -587,12 +626,18 @@ impl Explainer<'_, '_> {
                         (s.selection.as_ref(), &s.projection),
                         depth,
                     )? => {}
-            [one] if one.joins.is_empty() => self.read(
-                &one.relation,
-                s.selection.as_ref(),
-                min_max.as_deref(),
-                depth,
-            )?,
+            [one] if one.joins.is_empty() => {
+                // the WHERE of a one-table block as the query bound it, where EXPLAIN bound it
+                let where_bound = match &bound {
+                    Some(EarlyBound {
+                        source: EarlySource::Table(_, cond),
+                        ..
+                    }) => Some(cond.as_ref()),
+                    _ => None,
+                };
+                let block = (s.selection.as_ref(), s.projection.as_slice());
+                self.read(&one.relation, block, where_bound, min_max.as_deref(), depth)?
+            }
             several => self.joins(several, (s.selection.as_ref(), &s.projection), depth)?,
         }
         for item in &s.projection {
@@ -718,11 +763,16 @@ impl Explainer<'_, '_> {
         }
     }
 
-    /// A one-table read: the access path, and the filter after it.
+    /// A one-table read of a block with WHERE `selection` and select list `projection`
+    /// (whose aliases WHERE may name): the access path, and the filter after it. The path is
+    /// chosen from `where_bound`, the WHERE as the query bound it where EXPLAIN bound the
+    /// block (`check_binding`): the same conditions the run plans its read on; else from the
+    /// conditions as written.
     fn read(
         &mut self,
         tf: &ast::TableFactor,
-        selection: Option<&ast::Expr>,
+        (selection, projection): (Option<&ast::Expr>, &[ast::SelectItem]),
+        where_bound: Option<Option<&crate::expr::Expr>>,
         min_max: Option<&[crate::access::MinMaxCall]>,
         depth: usize,
     ) -> Result<()> {
@@ -756,9 +806,13 @@ impl Explainer<'_, '_> {
             None => name.to_string(),
         };
         let scope = table_scope(&table, &crate::join::qualifier_of(name, alias.as_ref()));
-        let (preds, mut texts) = match selection {
-            Some(w) => self.ex.written_preds(w, &scope, &table.schema),
+        let (written, mut texts) = match selection {
+            Some(w) => self.ex.written_preds(w, &scope, &table.schema, projection),
             None => (Preds::new(), BTreeMap::new()),
+        };
+        let preds = match where_bound {
+            Some(cond) => cond.map_or_else(Preds::new, |c| plan::bound_preds(c, &table.schema)),
+            None => written,
         };
         // conditions show their subqueries by the numbers the Filter line gave them
         for t in texts.values_mut().flatten() {
@@ -840,19 +894,22 @@ impl Explainer<'_, '_> {
 
 impl Exec<'_> {
     /// The sargable conditions of a WHERE clause as written (values the executor only learns
-    /// while running stand in as NULL), with each column's conditions as text.
+    /// while running stand in as NULL; a name of a select-list alias in `projection` bound as
+    /// the aliased expression, as the query binds WHERE), with each column's conditions as
+    /// text.
     fn written_preds(
         &mut self,
         w: &ast::Expr,
         scope: &Scope,
         schema: &TableSchema,
+        projection: &[ast::SelectItem],
     ) -> (Preds, BTreeMap<usize, Vec<String>>) {
         let mut preds = Preds::new();
         let mut texts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
         let mut parts = Vec::new();
         crate::conjuncts::conjuncts(w, &mut parts);
         for p in &parts {
-            let Some((col, pred)) = self.written_pred(p, scope, schema) else {
+            let Some((col, pred)) = self.written_pred(p, scope, schema, projection) else {
                 continue;
             };
             texts.entry(col).or_default().push(p.to_string());
@@ -872,12 +929,15 @@ impl Exec<'_> {
         e: &ast::Expr,
         scope: &Scope,
         schema: &TableSchema,
+        projection: &[ast::SelectItem],
     ) -> Option<(usize, ColumnPred)> {
         // without a subquery, binding runs nothing: the conjunct is then read as the executor
         // reads it (plan::bound_preds); with one, or naming an enclosing query's column (which
         // binds only while running), as written
         if !crate::correlate::has_subquery(e) {
-            if let Ok(bound) = self.bind_expr(e, scope, None) {
+            let bound =
+                crate::names::resolving_aliases(e, projection, |e| self.bind_expr(e, scope, None));
+            if let Ok(bound) = bound {
                 return plan::bound_preds(&bound, schema).into_iter().next();
             }
         }

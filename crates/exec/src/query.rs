@@ -439,11 +439,13 @@ impl Exec<'_> {
     }
 
     /// How a block over `from` binds before its FROM is read, judged on the FROM alone (the
-    /// one choice of scope the query, EXPLAIN's check and kept plans share): none (one row),
+    /// choice of scope the query and EXPLAIN's check share; a kept plan makes the same choice
+    /// for the blocks it takes, one base table or a join, bound_select.rs): none (one row),
     /// one base table, a CTE (its rows made already), a view alone bound unread, or a join
-    /// bound whole with no outer join beside a comma. `None` for any other FROM (a derived
-    /// table or table function alone is read while binding; a name that resolves to nothing
-    /// is the read's 3807).
+    /// bound whole with no outer join beside a comma (a derived table or table function in
+    /// it is read while the FROM binds). `None` for any other FROM (a derived table or table
+    /// function alone is read while its block binds; a name that resolves to nothing is the
+    /// read's 3807).
     pub(crate) fn early_from(&mut self, from: &[ast::TableWithJoins]) -> Option<Early> {
         match from {
             [] => Some(Early::Rows(Scope::default(), None)),
@@ -491,11 +493,12 @@ impl Exec<'_> {
     /// row of its FROM is read, as `early` ([`Exec::early_from`]) says: FROM and WHERE
     /// ([`Exec::bind_early_from`]), then the rest ([`Exec::bind_early`]). The one binding of
     /// such a block: the query reads what it gives ([`Exec::bind_then_read`]), EXPLAIN checks
-    /// a block with it (`Exec::bind_names_only`), and a kept plan is made from it
+    /// a block with it (`Exec::bind_as_queried`), and a kept plan is made from it
     /// (bound_select.rs). A FROM bound whole that reads a view whose table is gone gives the
     /// view's 3807 before a wrong name in WHERE or ON (`bind_joined`) and before a binding
     /// error of the other clauses (`join::gives_way_to_gone_view`), as reading it first
-    /// would. `None` where a clause binds per row or per group (a correlated subquery).
+    /// would. `None` where a clause binds per group (a correlated subquery in a grouped
+    /// block; one in a block of rows fails to bind here, with no row to bind over).
     ///
     /// # Errors
     /// 3569 (an aggregate in WHERE), 3868 and 3710 for the FROM (`join::check_from`), binding
@@ -564,8 +567,8 @@ impl Exec<'_> {
 
     /// Block `s` bound before any row is read ([`Exec::bind_before_read`]), its FROM and WHERE
     /// bound already (`scope`, `source`: [`Exec::bind_early_from`]; WHERE first): the other
-    /// clauses, then the SAMPLE's WHEN conditions that hold no subquery, then WHERE's (and
-    /// ON's) operand types checked over no row. Reads no row of a table. `None` where a
+    /// clauses, then the SAMPLE's WHEN conditions that hold no subquery (and 9910), then (no
+    /// FROM) WHERE, then WHERE's (and ON's) operand types checked over no row. Reads no row of a table. `None` where a
     /// clause binds per group (a correlated subquery in a grouped block: met only by a kept
     /// plan's binding, since the query and EXPLAIN bind no block with a subquery so).
     ///
@@ -590,6 +593,11 @@ impl Exec<'_> {
         }
         if bound.placeholders > 0 {
             return Ok(None);
+        }
+        if let (EarlySource::Rows(None), Some(_)) = (&source, &s.selection) {
+            // no FROM: WHERE bound after the clauses, over the one row, as its read binds it
+            // again (so its names are checked where the block is not read: EXPLAIN)
+            self.bind_table_where(s, order_by, &scope)?;
         }
         // WHERE's (and ON's) operand types checked before a row is read, as Teradata checks
         // them: evaluated over no row, so a condition over an empty table (or a view's query

@@ -695,7 +695,7 @@ impl Explainer<'_, '_> {
             let mut preds = Preds::new();
             let mut texts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
             for c in &own {
-                let (p, tx) = self.ex.written_preds(c, scope, &t.schema);
+                let (p, tx) = self.ex.written_preds(c, scope, &t.schema, &[]);
                 for (col, pred) in p {
                     let e = preds.entry(col);
                     if e.points.is_none() {

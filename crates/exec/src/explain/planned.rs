@@ -426,7 +426,7 @@ impl Explainer<'_, '_> {
             let Some(Written::Expr(e)) = shown.written.get(i) else {
                 continue;
             };
-            let (_, cols) = self.ex.written_preds(e, &scope, &t.schema);
+            let (_, cols) = self.ex.written_preds(e, &scope, &t.schema, &[]);
             for (c, tx) in cols {
                 by_column.entry(c).or_default().extend(tx);
             }

@@ -70,6 +70,24 @@ fn equality_range_and_min_max_paths() {
 }
 
 #[test]
+fn one_table_paths_come_from_the_where_as_the_query_binds_it() {
+    let mut s = fixture();
+    // WHERE naming a select-list alias: bound as the aliased column, so the index serves it
+    insta::assert_snapshot!(explain(&mut s, "SEL empno AS e FROM emp WHERE e = 7"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL empno AS e, dept AS d FROM emp WHERE d = 10 AND name > 'A'"
+    ));
+    // the same text's rows: the read the plan names
+    s.execute("INS emp (7, 10, 'Ann')").unwrap();
+    s.execute("INS emp (8, 10, 'Bob')").unwrap();
+    assert_eq!(
+        rows(&mut s, "SEL empno AS e FROM emp WHERE e = 7"),
+        vec![vec!["7".to_string()]]
+    );
+}
+
+#[test]
 fn full_scans_when_no_index_helps() {
     let mut s = fixture();
     // an inexact literal, a condition on an unindexed column, an OR, a grouped query
@@ -446,7 +464,7 @@ fn system_views_are_relations_the_executor_makes() {
 }
 
 /// EXPLAIN resolves every name of a block of base tables as the query does (its WHERE, select
-/// list, GROUP BY, HAVING and ORDER BY; `Exec::bind_names_only`; a subquery over a row of
+/// list, GROUP BY, HAVING and ORDER BY; `Exec::bind_as_queried`; a subquery over a row of
 /// NULLs of the enclosing query's tables), so it fails where the query would fail to bind,
 /// with the same error, and completes where the query binds, reading and running nothing.
 #[test]
