@@ -93,6 +93,16 @@ impl Tail {
         }
     }
 
+    /// The n of a block whose end past its rows is a TOP n alone ([`first_rows`]): its rows
+    /// may be read only until it has n.
+    pub(crate) fn only_top(&self) -> Option<usize> {
+        let rest = !self.group_keys.is_empty()
+            || self.having.is_some()
+            || !self.keys.is_empty()
+            || self.distinct;
+        first_rows(self.top.as_ref()).filter(|_| !rest)
+    }
+
     /// What `Exec::finish_block` takes of the block: its TOP and DISTINCT.
     pub(crate) fn top(&self) -> (Option<&ast::Top>, bool) {
         (self.top.as_ref(), self.distinct)
@@ -106,4 +116,17 @@ pub(crate) fn block_top(s: &ast::Select) -> (Option<&ast::Top>, bool) {
         s.top.as_ref(),
         matches!(s.distinct, Some(ast::Distinct::Distinct)),
     )
+}
+
+/// The n of `TOP n` as a constant without PERCENT or WITH TIES: the block's result is its
+/// first n rows (in ORDER BY's order, or as read without one); `None` for any other TOP.
+pub(crate) fn first_rows(top: Option<&ast::Top>) -> Option<usize> {
+    match top? {
+        ast::Top {
+            quantity: Some(ast::TopQuantity::Constant(n)),
+            percent: false,
+            with_ties: false,
+        } => usize::try_from(*n).ok(),
+        _ => None,
+    }
 }

@@ -731,6 +731,12 @@ impl<'a> Exec<'a> {
             Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
             None => None,
         };
+        // a block of rows cut by a TOP n alone: read only until it has them, as the general
+        // path streams it
+        if let (None, Some(n)) = (&b.aggregate, b.tail.only_top()) {
+            let rows = self.stream_rows(&table, cond, &items(), &b.precisions, Some(n))?;
+            return Ok(rows.map(Ran::Rows));
+        }
         if b.tail.any() {
             // the rows (whole, or those the walk found), then grouped, ordered, cut as the
             // general path does
@@ -745,7 +751,7 @@ impl<'a> Exec<'a> {
         }
         let Some((calls, _)) = &b.aggregate else {
             return Ok(self
-                .stream_rows(&table, cond, &items(), &b.precisions)?
+                .stream_rows(&table, cond, &items(), &b.precisions, None)?
                 .map(Ran::Rows));
         };
         if let Some(v) = walked

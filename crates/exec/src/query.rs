@@ -643,13 +643,13 @@ impl Exec<'_> {
                 let streams = only_projects(s, order_by, &groups, &bound, sampled);
                 let min_max = crate::access::min_max_calls(s);
                 let read = self.reading_names(s, order_by, |ex| -> Result<ControlFlow<_, _>> {
-                    if streams {
+                    if let Some(limit) = streams {
                         let run = cond.as_ref().map(crate::inputs::RunCond::plain);
                         let (items, precisions) = (&bound.items, &bound.precisions);
                         // (`None`: no segment at all, or an item typed differently in two:
                         // the rows are then read whole)
                         if let Some(rows) =
-                            ex.stream_rows(&table, run.as_ref(), items, precisions)?
+                            ex.stream_rows(&table, run.as_ref(), items, precisions, limit)?
                         {
                             return Ok(ControlFlow::Break(rows));
                         }
@@ -770,17 +770,7 @@ impl Exec<'_> {
         }
         if !keys.is_empty() {
             // TOP n (no PERCENT, WITH TIES or DISTINCT) needs only the first n in order
-            let limit = match (top, only_distinct) {
-                (
-                    Some(ast::Top {
-                        quantity: Some(ast::TopQuantity::Constant(n)),
-                        percent: false,
-                        with_ties: false,
-                    }),
-                    false,
-                ) => usize::try_from(*n).ok(),
-                _ => None,
-            };
+            let limit = crate::block_tail::first_rows(top).filter(|_| !only_distinct);
             let idx = sort_indices(&rows, &keys, limit)?;
             rows = crate::expr::take_batch(&rows, &idx)?;
         }
@@ -943,17 +933,22 @@ struct BlockRead {
 }
 
 /// Whether block `s` (with `order_by`, its clauses `bound`) ends with its select list alone:
-/// no grouping, window, HAVING, QUALIFY, SAMPLE, ORDER BY, DISTINCT or TOP, so each of its
-/// rows is kept or dropped, and projected, on its own (`finish_block` only projects).
+/// no grouping, window, HAVING, QUALIFY, SAMPLE, ORDER BY or DISTINCT, so each of its rows is
+/// kept or dropped, and projected, on its own (`finish_block` only projects), then perhaps
+/// cut by a TOP n; `Some` with that n (`None`: no TOP), or `None` where it does more.
 fn only_projects(
     s: &ast::Select,
     order_by: &[ast::OrderByExpr],
     groups: &BlockGroups,
     bound: &Clauses,
     sampled: bool,
-) -> bool {
+) -> Option<Option<usize>> {
     let (top, only_distinct) = crate::block_tail::block_top(s);
-    order_by.is_empty()
+    let limit = match top {
+        Some(_) => Some(crate::block_tail::first_rows(top)?),
+        None => None,
+    };
+    let projects = order_by.is_empty()
         && groups.grouping.is_none()
         && bound.windows.is_empty()
         && bound.having.is_none()
@@ -961,8 +956,8 @@ fn only_projects(
         && bound.keys.is_empty()
         && !sampled
         && !only_distinct
-        && matches!(s.distinct, None | Some(ast::Distinct::All))
-        && top.is_none()
+        && matches!(s.distinct, None | Some(ast::Distinct::All));
+    projects.then_some(limit)
 }
 
 /// What [`Exec::bind_then_read`] gives.

@@ -1,5 +1,6 @@
 //! The streaming read of a SELECT block: one over one base table whose end only projects (no
-//! aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT, TOP or SAMPLE), bound
+//! aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT or SAMPLE; a TOP n
+//! without PERCENT or WITH TIES stops the read once it has n rows), bound
 //! before a row is read (`query.rs` `bind_then_read`, for a block with no subquery in its
 //! clauses, and a kept plan's run, `bound_select.rs`, whose uncorrelated subqueries are kept
 //! values), runs segment by segment: each of the
@@ -15,7 +16,9 @@
 //! Invariant: the rows, their order (row id order, as a scan gives them) and the result's
 //! schema are those of the general path. Which error comes first when several rows would
 //! raise one may differ (each segment is filtered and projected before the next), as SQL
-//! leaves it unspecified.
+//! leaves it unspecified; under a TOP n, a row past the first n that pass WHERE is not
+//! projected (its select list raises nothing), nor is WHERE tested on the segments past the
+//! one that completes them, as a LIMIT stops a lazy engine's read.
 
 use crate::clauses::Item;
 use crate::error::Result;
@@ -30,9 +33,11 @@ use tdlite_storage::table::Table;
 impl Exec<'_> {
     /// The rows of `table` that pass `cond` (a plain condition, or one at a run of a kept
     /// plan: made with its values only where rows are filtered), projected to `items`: read
-    /// through an index in one batch where `plan::choose` finds one, else segment by segment.
-    /// `None` when there is no segment at all, or an item's type differs between segments
-    /// (the caller then reads the rows whole).
+    /// through an index in one batch where `plan::choose` finds one, else segment by segment;
+    /// only the first `limit` of them where given (a TOP n: the segments past the one that
+    /// completes them are not read, and only those rows are projected). `None` when there
+    /// is no segment at all, or an item's type differs between segments (the caller then
+    /// reads the rows whole).
     ///
     /// # Errors
     /// Evaluation errors of `cond` and `items`.
@@ -42,6 +47,7 @@ impl Exec<'_> {
         cond: Option<&RunCond<'_>>,
         items: &[Item],
         precisions: &[crate::ops::Display],
+        limit: Option<usize>,
     ) -> Result<Option<Rows>> {
         // only the columns the select list reads are copied out of the rows kept
         let mut keep = vec![false; table.schema.columns.len()];
@@ -62,6 +68,8 @@ impl Exec<'_> {
             false => table.scan_rows(self.snapshot(), Some(&read)),
         };
         let mut batches: Vec<RecordBatch> = Vec::new();
+        // how many rows may still be taken
+        let mut left = limit.unwrap_or(usize::MAX);
         for part in parts {
             let rows = match (cond, indexed) {
                 (Some(c), false) => {
@@ -70,8 +78,13 @@ impl Exec<'_> {
                 }
                 _ => part,
             };
+            let rows = rows.slice(0, rows.num_rows().min(left));
             if rows.num_rows() > 0 || batches.is_empty() {
                 batches.push(project(items, precisions, &rows)?);
+            }
+            left -= rows.num_rows();
+            if left == 0 {
+                break;
             }
         }
         let schema = match batches.first() {
