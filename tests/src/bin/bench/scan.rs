@@ -1,7 +1,8 @@
 //! `scan`: analytic queries next to the queue: a filter over N rows no index serves, GROUP BY
 //! over N rows, a join of two M-row tables on a key (and the same join with one side, then
 //! both, filtered by columns no index serves, and for one row of a by its key), one row of t
-//! by its key through a view, ORDER BY … TOP 10 over N rows, and three correlated subqueries
+//! by its key through a view, TOP 10 with no ORDER BY (alone and with a WHERE), ORDER BY …
+//! TOP 10 over N rows, and three correlated subqueries
 //! over the M-row tables;
 //! then prepared joins of one row of a (or of a view of a) by its key (a parameter), run with
 //! many keys.
@@ -79,7 +80,17 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 14] = [
+const QUERIES: [(&str, &str, &str); 16] = [
+    (
+        "TOP 10 of t, no ORDER BY (a look at the table)",
+        "SEL TOP 10 k, g, v FROM t",
+        "SELECT k, g, v FROM t LIMIT 10",
+    ),
+    (
+        "TOP 10 of t, no ORDER BY, a WHERE no index serves",
+        "SEL TOP 10 k, v FROM t WHERE v MOD 7 = 3",
+        "SELECT k, v FROM t WHERE v % 7 = 3 LIMIT 10",
+    ),
     (
         "a filter over t no index serves (a full scan keeping 0.1%)",
         "SEL COUNT(*), SUM(v) FROM t WHERE v < 1000",
