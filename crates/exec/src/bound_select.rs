@@ -7,9 +7,10 @@
 //! QUALIFY, window or grouping sets. With no GROUP BY, HAVING, ORDER BY, TOP or DISTINCT,
 //! either no aggregate (the rows are read as the streaming path reads them: stream.rs) or
 //! only aggregates over the whole table (read through a MIN/MAX index walk where one applies,
-//! as the general path does, then aggregated); with any of them, the rows are read whole (or
-//! walked, as the general path walks them) and the block ends as the general path ends it
-//! (block_tail.rs, `Exec::finish_block`). Binding happens once, with the binder recording
+//! as the general path does, then aggregated); a block of rows with a TOP n alone is streamed
+//! until it has n rows, as the general path streams it; with any other of them, the rows are
+//! read whole (or walked, as the general path walks them) and the block ends as the general
+//! path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once, with the binder recording
 //! the block's slots (its `?` parameters and uncorrelated scalar subqueries); each later run
 //! computes the slots' values (the run right after binding uses binding's own; a subquery
 //! whose own block is kept runs from the plan its parent holds, `KeptSlots`), plans the read
