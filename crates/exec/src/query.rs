@@ -209,6 +209,8 @@ impl Exec<'_> {
             }
         }
         let (scope, input) = match from {
+            // (no row where only the columns are wanted: its values are never evaluated)
+            [] if self.shaping() => (Scope::default(), single_row().slice(0, 0)),
             [] => (Scope::default(), single_row()),
             // (a view bound from its recorded columns is read at its step, as in a join: its
             // WHERE is bound before it is read)
@@ -272,9 +274,12 @@ impl Exec<'_> {
     /// NO DATA store a query's columns without running it on the rows, as Teradata does).
     /// Its blocks are not kept in a prepared request's plan cache.
     ///
+    /// No row is made where the query would make one of its own (no FROM, the one group of
+    /// an aggregate: [`Exec::shaping`]), so their values are not evaluated either.
+    ///
     /// # Errors
-    /// Binding errors; evaluation errors of what `q` computes without a row of a table (a
-    /// select list with no FROM, a table function of literals).
+    /// Binding errors; type errors; evaluation errors of what `q` computes from rows the
+    /// system makes (a table function of literals, the calendar, a dictionary view).
     ///
     /// [`Snapshot::seeing_nothing`]: tdlite_storage::mvcc::Snapshot::seeing_nothing
     pub(crate) fn shape_of(&mut self, q: &ast::Query) -> Result<Rows> {
@@ -288,6 +293,14 @@ impl Exec<'_> {
         self.plans = plans;
         self.snap = snap;
         rows
+    }
+
+    /// Whether this statement runs its query over no rows for its columns alone
+    /// ([`Exec::shape_of`]): no row is then made where the query makes one without a table
+    /// (no FROM, the one group of an aggregate over no rows), so no value is evaluated and
+    /// only the types are found, as Teradata resolves a view's columns without running it.
+    pub(crate) fn shaping(&self) -> bool {
+        self.snap.get().is_some_and(|s| s.sees_nothing())
     }
 
     /// Runs `f` (a query inside the clause being bound) without the enclosing query's binding
@@ -393,6 +406,12 @@ impl Exec<'_> {
                 None => aggregate(&input, &key_exprs, &g.calls)?,
             },
             None => input,
+        };
+        // where only the columns are wanted, not even the one group of all (no) rows: its
+        // values are never evaluated (`COUNT(x) / COUNT(*)` divides by zero over no rows)
+        let rows = match self.shaping() {
+            true => rows.slice(0, 0),
+            false => rows,
         };
         // a grouped query's correlated subqueries run per group: its clauses bound again
         let (bound, rows) = match &grouping {

@@ -130,6 +130,12 @@ impl Snapshot {
         }
     }
 
+    /// Whether this is a snapshot [`Snapshot::seeing_nothing`] made: a reader through it wants
+    /// a query's columns, not its rows.
+    pub fn sees_nothing(&self) -> bool {
+        self.me == DEAD - 1 && self.next == 0
+    }
+
     fn committed(&self, id: TxnId) -> bool {
         id != 0
             && id != DEAD
@@ -168,6 +174,7 @@ mod tests {
         tm.end(done);
         let ordinary = tm.snapshot(open);
         let nothing = Snapshot::seeing_nothing();
+        assert!(nothing.sees_nothing() && !ordinary.sees_nothing());
         for (xmin, xmax) in [(done, 0), (open, 0), (done, open), (0, 0), (DEAD, 0)] {
             assert!(!nothing.visible(xmin, xmax), "({xmin}, {xmax})");
         }
