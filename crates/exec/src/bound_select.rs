@@ -735,8 +735,10 @@ impl<'a> Exec<'a> {
         // a block of rows cut by a TOP n alone: read only until it has them, as the general
         // path streams it
         if let (None, Some(n)) = (&b.aggregate, b.tail.only_top()) {
-            let rows = self.stream_rows(&table, cond, &items(), &b.precisions, Some(n))?;
-            return Ok(rows.map(Ran::Rows));
+            // (`None`: no segment at all; the rows are then read whole below, as before)
+            if let Some(rows) = self.stream_rows(&table, cond, &items(), &b.precisions, Some(n))? {
+                return Ok(Some(Ran::Rows(rows)));
+            }
         }
         if b.tail.any() {
             // the rows (whole, or those the walk found), then grouped, ordered, cut as the

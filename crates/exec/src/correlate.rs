@@ -301,21 +301,22 @@ impl Exec<'_> {
     /// True if `name` (as a 3810 gives it: `c` or `t.c`) names a column of `scope`: the name
     /// a subquery could not bind on its own is then one of the rows it is correlated with.
     pub(crate) fn names_column(&self, name: &str, scope: &Scope) -> bool {
+        matches!(self.resolve_missing(name, scope), Ok(Some(_)))
+    }
+
+    /// `name` (as a 3810 gives it: `c` or `t.c`) resolved over `scope`.
+    fn resolve_missing(&self, name: &str, scope: &Scope) -> Result<Option<usize>> {
         let (q, c) = match name.rsplit_once('.') {
             Some((q, c)) => (Some(q), c),
             None => (None, name),
         };
-        matches!(scope.resolve_at(q, c, self.home_database()), Ok(Some(_)))
+        scope.resolve_at(q, c, self.home_database())
     }
 
     /// The error of `name` (as a 3810 gives it) over `scope` where two of its columns have it
     /// (3822); `None` where it names one column or none.
     fn ambiguity(&self, name: &str, scope: &Scope) -> Option<Error> {
-        let (q, c) = match name.rsplit_once('.') {
-            Some((q, c)) => (Some(q), c),
-            None => (None, name),
-        };
-        scope.resolve_at(q, c, self.home_database()).err()
+        self.resolve_missing(name, scope).err()
     }
 
     /// Runs `f`, which binds and runs a subquery of the block whose scope is `scope` on its

@@ -126,6 +126,21 @@ pub(super) fn conjunct_text(e: &ast::Expr) -> String {
     }
 }
 
+/// The columns of several relations (each `None` where EXPLAIN does not know them) as one
+/// row's, in order: `None` if one is unknown.
+fn one_row(
+    relations: impl IntoIterator<Item = Option<(Scope, arrow::datatypes::SchemaRef)>>,
+) -> Option<(Scope, arrow::datatypes::SchemaRef)> {
+    let mut columns = Vec::new();
+    let mut fields = Vec::new();
+    for r in relations {
+        let (scope, schema) = r?;
+        columns.extend(scope.columns);
+        fields.extend(schema.fields().iter().cloned());
+    }
+    Some((Scope { columns }, Arc::new(Schema::new(fields))))
+}
+
 /// The subqueries of `e` at its own level (not those nested in them).
 fn subqueries(e: &ast::Expr) -> Vec<(ast::Query, &'static str)> {
     let mut found = Vec::new();
@@ -504,14 +519,9 @@ impl Explainer<'_, '_> {
         &mut self,
         from: &[ast::TableWithJoins],
     ) -> Option<(Scope, arrow::datatypes::SchemaRef)> {
-        let mut columns = Vec::new();
-        let mut fields = Vec::new();
-        for (tf, _) in factors(from) {
-            let (scope, schema) = self.known_columns(tf)?;
-            columns.extend(scope.columns);
-            fields.extend(schema.fields().iter().cloned());
-        }
-        Some((Scope { columns }, Arc::new(Schema::new(fields))))
+        let relations: Vec<_> = factors(from).into_iter().map(|(tf, _)| tf).collect();
+        let known: Vec<_> = relations.iter().map(|tf| self.known_columns(tf)).collect();
+        one_row(known)
     }
 
     /// The columns of FROM item `tf` and their types where EXPLAIN knows them without reading

@@ -109,7 +109,7 @@ fn exposed_name(tf: &ast::TableFactor) -> Option<String> {
 
 /// 3868: two items of one FROM clause known by the same name (`FROM emp, emp`); give one an
 /// alias.
-fn check_binding(from: &[ast::TableWithJoins]) -> Result<()> {
+fn check_names(from: &[ast::TableWithJoins]) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     let items = crate::pushdown::factors(from);
     let mut functions = Vec::new();
@@ -1469,7 +1469,7 @@ pub(crate) fn outer_beside_comma(from: &[ast::TableWithJoins]) -> bool {
 /// # Errors
 /// 3868; 3710 past [`MAX_TABLES`] relations.
 pub(crate) fn check_from(from: &[ast::TableWithJoins]) -> Result<()> {
-    check_binding(from)?;
+    check_names(from)?;
     let named: usize = from.iter().map(|t| 1 + t.joins.len()).sum();
     if named > MAX_TABLES {
         return Err(Error::TooManyTables(named));

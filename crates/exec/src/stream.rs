@@ -35,7 +35,8 @@ impl Exec<'_> {
     /// plan: made with its values only where rows are filtered), projected to `items`: read
     /// through an index in one batch where `plan::choose` finds one, else segment by segment;
     /// only the first `limit` of them where given (a TOP n: the segments past the one that
-    /// completes them are not read, and only those rows are projected). `None` when there
+    /// completes them are not read, and only those rows are projected; an index read fetches
+    /// the rows its conditions select, then keeps the first n). `None` when there
     /// is no segment at all, or an item's type differs between segments (the caller then
     /// reads the rows whole).
     ///
@@ -60,12 +61,14 @@ impl Exec<'_> {
         // what is read: those columns and the condition's
         let mut read = keep.clone();
         cond.iter().for_each(|c| c.bound().mark_columns(&mut read));
-        let parts = match indexed {
-            true => vec![
+        // (each segment's visible part made only when the loop gets to it: a TOP n stops
+        // before the later ones)
+        let parts: Box<dyn Iterator<Item = RecordBatch>> = match indexed {
+            true => Box::new(std::iter::once(
                 self.read_where_preds(table, cond, preds.as_deref(), Some(&read), false)?
                     .0,
-            ],
-            false => table.scan_rows(self.snapshot(), Some(&read)),
+            )),
+            false => Box::new(table.scan_rows_lazily(self.snapshot(), Some(&read))),
         };
         let mut batches: Vec<RecordBatch> = Vec::new();
         // how many rows may still be taken

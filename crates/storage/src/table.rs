@@ -315,10 +315,20 @@ impl Table {
     /// [`Table::scan_keeping`] without the row ids (a reader that only wants the rows
     /// allocates no id per row).
     pub fn scan_rows(&self, snapshot: &Snapshot, keep: Option<&[bool]>) -> Vec<RecordBatch> {
-        self.scan_parts(snapshot, false, keep)
-            .into_iter()
+        self.scan_rows_lazily(snapshot, keep).collect()
+    }
+
+    /// [`Table::scan_rows`] part by part: each segment's visible part is made (its visibility
+    /// tested, its rows copied where some are not visible) only when the reader asks for it,
+    /// so a reader that stops early (a TOP n) makes none of the later parts. The mutex is
+    /// held only while the parts are taken, as for [`Table::scan`].
+    pub fn scan_rows_lazily<'a>(
+        &'a self,
+        snapshot: &'a Snapshot,
+        keep: Option<&'a [bool]>,
+    ) -> impl Iterator<Item = RecordBatch> + 'a {
+        self.parts_lazily(snapshot, false, keep)
             .map(|(batch, _)| batch)
-            .collect()
     }
 
     /// The visible part of each segment and of the tail, with their row ids if `ids`, copying
@@ -329,34 +339,33 @@ impl Table {
         ids: bool,
         keep: Option<&[bool]>,
     ) -> Vec<(RecordBatch, Option<UInt64Array>)> {
+        self.parts_lazily(snapshot, ids, keep).collect()
+    }
+
+    /// [`Table::scan_parts`], each part made when asked for; parts with no visible row are
+    /// left out.
+    fn parts_lazily<'a>(
+        &'a self,
+        snapshot: &'a Snapshot,
+        ids: bool,
+        keep: Option<&'a [bool]>,
+    ) -> impl Iterator<Item = (RecordBatch, Option<UInt64Array>)> + 'a {
         let keep = keep.map(|k| (k, &self.all_nullable));
         let (segments, tail, stamps) = {
             let d = self.lock();
             (d.segments.clone(), d.tail.view(), d.stamps.chunks())
         };
+        // (the open tail's batches are made now: it holds fewer rows than a segment)
         let tail = tail.batches(&self.schema, keep);
-        let mut out = Vec::with_capacity(segments.len() + tail.len());
-        for (s, batch) in segments.iter().enumerate() {
-            out.push(visible_part(
-                snapshot,
-                batch,
-                &stamps[s],
-                (s, 0),
-                (ids, keep),
-            ));
-        }
-        let s = segments.len();
-        for (at, batch) in &tail {
-            out.push(visible_part(
-                snapshot,
-                batch,
-                &stamps[s],
-                (s, *at),
-                (ids, keep),
-            ));
-        }
-        out.retain(|b| b.0.num_rows() > 0);
-        out
+        let sealed = segments.len();
+        let parts = (segments.into_iter().enumerate())
+            .map(|(s, batch)| (s, 0, batch))
+            .chain(tail.into_iter().map(move |(at, batch)| (sealed, at, batch)));
+        parts
+            .map(move |(s, at, batch)| {
+                visible_part(snapshot, &batch, &stamps[s], (s, at), (ids, keep))
+            })
+            .filter(|b| b.0.num_rows() > 0)
     }
 
     /// A checkpoint's view: the rows visible to `snapshot`, their insertion sequences, and

@@ -656,7 +656,7 @@ impl Explainer<'_, '_> {
                 let (text, subs) = self.show(&w.expr);
                 let what = later_label(w, &rels);
                 self.line(depth + 2, format!("Then on each pair ({what}): {text}"));
-                self.list_subqueries(subs, depth + 3)?;
+                self.condition_subqueries(subs, depth + 3, w.step, &rels)?;
             }
         }
         for w in later.iter().filter(|w| inner_only || w.step.is_none()) {
@@ -666,9 +666,34 @@ impl Explainer<'_, '_> {
                 depth + 1,
                 format!("After the join, per joined row ({what}): {text}"),
             );
-            self.list_subqueries(subs, depth + 2)?;
+            self.condition_subqueries(subs, depth + 2, w.step, &rels)?;
         }
         Ok(())
+    }
+
+    /// The subqueries `subs` of a condition of the FROM (the ON of step `step`, or WHERE for
+    /// `None`), explained over the relations the query binds it over: an ON's over those up
+    /// to its step (the later ones are not joined yet), as one row of NULLs of them where
+    /// EXPLAIN knows all their columns (else a name one of them may have ends the check);
+    /// WHERE's over the block's whole FROM.
+    fn condition_subqueries(
+        &mut self,
+        subs: Vec<(usize, ast::Query, &'static str)>,
+        depth: usize,
+        step: Option<usize>,
+        rels: &[Relation],
+    ) -> Result<()> {
+        let (Some(i), Some(block)) = (step, self.outer.len().checked_sub(1)) else {
+            return self.list_subqueries(subs, depth);
+        };
+        let tables = rels.iter().take(i + 1).map(|r| {
+            (r.table.as_ref()).map(|(t, scope, _)| (scope.clone(), t.schema.arrow.clone()))
+        });
+        let up_to = super::one_row(tables);
+        let whole = std::mem::replace(&mut self.outer[block], up_to);
+        let explained = self.list_subqueries(subs, depth);
+        self.outer[block] = whole;
+        explained
     }
 
     /// Each relation's estimated rows as join.rs estimates them (a table by its row count and
