@@ -10,8 +10,9 @@
 //! as the general path does, then aggregated); a block of rows with a TOP n alone is streamed
 //! until it has n rows, as the general path streams it; with any other of them, the rows are
 //! read whole (or walked, as the general path walks them) and the block ends as the general
-//! path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once, with the binder recording
-//! the block's slots (its `?` parameters and uncorrelated scalar subqueries); each later run
+//! path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once (the query's own
+//! binding before its read, `Exec::bind_before_read`), with the binder recording the block's
+//! slots (its `?` parameters and uncorrelated scalar subqueries); each later run
 //! computes the slots' values (the run right after binding uses binding's own; a subquery
 //! whose own block is kept runs from the plan its parent holds, `KeptSlots`), plans the read
 //! on those

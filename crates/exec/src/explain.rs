@@ -8,12 +8,15 @@
 //!       Select …
 //! ```
 //!
-//! The access-path lines come from the same chooser the executor uses (`plan::choose`,
-//! `plan::choose_min_max`) over the same conditions: a conjunct without a subquery is bound
-//! (binding it runs nothing) and read by the executor's `plan::bound_preds`; one with a
-//! subquery, or naming an enclosing query's column, is read as written, the value the executor
-//! learns only while running (the subquery's result, the outer row's column) assumed to
-//! convert. Subqueries are numbered in the order they appear; a subquery that names a
+//! Each block is first bound as the query binds it before its read, where that reads and runs
+//! nothing (`check_binding`, `Exec::bind_as_queried`): its errors are the query's. The
+//! access-path lines come from the same chooser the executor uses (`plan::choose`,
+//! `plan::choose_min_max`) over the same conditions: for a one-table block bound so, its WHERE
+//! as the query bound it (`plan::bound_preds`, select-list aliases resolved); otherwise each
+//! conjunct without a subquery is bound (binding it runs nothing) and read by
+//! `plan::bound_preds`, and one with a subquery, or naming an enclosing query's column, is
+//! read as written, the value the executor learns only while running (the subquery's result,
+//! the outer row's column) assumed to convert. Subqueries are numbered in the order they appear; a subquery that names a
 //! column of an enclosing query (correlated) runs once per distinct outer value it reads, or
 //! once as a hash join with the outer rows where decorrelate.rs can (decided while running,
 //! from the number of rows: EXPLAIN does not show which).

@@ -587,8 +587,8 @@ impl Exec<'_> {
     /// Block `s` bound before any row is read ([`Exec::bind_before_read`]), its FROM and WHERE
     /// bound already (`scope`, `source`: [`Exec::bind_early_from`]; WHERE first): the other
     /// clauses, then the SAMPLE's WHEN conditions that hold no subquery (and 9910), then (no
-    /// FROM) WHERE, then WHERE's (and ON's) operand types checked over no row. Reads no row of a table. `None` where a
-    /// clause binds per group (a correlated subquery in a grouped block: met only by a kept
+    /// FROM) WHERE, then WHERE's (and ON's) operand types checked over no row. Reads no row
+    /// of a table. `None` where a clause binds per group (a correlated subquery in a grouped block: met only by a kept
     /// plan's binding, since the query and EXPLAIN bind no block with a subquery so).
     ///
     /// # Errors

@@ -1,8 +1,8 @@
 //! The streaming path of a SELECT (exec's stream.rs): a one-table query without grouping,
 //! ordering or windows returns one batch per storage segment, and its rows, in their order,
-//! are those the general path gives (which DISTINCT forces), across segments, the open tail, deleted and
-//! updated rows, another session's uncommitted changes and INSERT … SELECT; and full scans with a
-//! WHERE, filtered segment by segment (access.rs `scan_filtered`), against a model; a TOP n
+//! are those the general path gives (which DISTINCT forces), across segments, the open tail,
+//! deleted and updated rows, another session's uncommitted changes and INSERT … SELECT; and
+//! full scans with a WHERE, filtered segment by segment (access.rs `scan_filtered`), against a model; a TOP n
 //! without ORDER BY reads only until it has n rows.
 
 use tdlite::{Database, Session};
