@@ -21,7 +21,8 @@
 //! once as a hash join with the outer rows where decorrelate.rs can (decided while running,
 //! from the number of rows: EXPLAIN does not show which).
 //!
-//! Invariant: EXPLAIN reads definitions only: no rows, no locks, no subquery runs.
+//! Invariant: EXPLAIN reads definitions only: no rows, no locks. A query is run once over
+//! no rows (`Exec::shape_of`) for its errors; its subqueries run only there.
 
 mod joins;
 mod planned;
@@ -240,10 +241,30 @@ impl Explainer<'_, '_> {
         Ok(())
     }
 
+    /// Runs query `q` over no rows (`Exec::shape_of`: every table read looks empty, and no
+    /// row is made where the query would make one of its own), so each of its blocks is
+    /// bound, and its operands typed, by the query's own code in the query's own order, a
+    /// block with subqueries, a derived table or a CTE included: an error there is the
+    /// query's error (a block whose binding depends on rows, a correlated subquery's, is
+    /// bound over one row of NULLs, as the query binds it over an empty FROM). A `?` with no
+    /// value leaves the check to the blocks EXPLAIN binds itself (`check_binding`).
+    ///
+    /// # Errors
+    /// The query's binding and type errors.
+    fn run_over_no_rows(&mut self, q: &ast::Query) -> Result<()> {
+        match self.ex.shape_of(q) {
+            Ok(_) | Err(Error::ParameterCount { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
     fn statement(&mut self, st: &Statement, depth: usize) -> Result<()> {
         match st {
             Statement::Sql(s) => match s.as_ref() {
-                ast::Statement::Query(q) => self.query(q, depth),
+                ast::Statement::Query(q) => {
+                    self.run_over_no_rows(q)?;
+                    self.query(q, depth)
+                }
                 ast::Statement::Insert(i) => {
                     self.line(depth, format!("Insert into {}", i.table));
                     match i.source.as_deref() {

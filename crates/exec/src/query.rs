@@ -88,7 +88,8 @@ impl Exec<'_> {
     /// default database first, then among the tables created without one (a tdlite rule:
     /// tables made before `DATABASE x` stay reachable). A global temporary table is this
     /// session's instance of it, materialized now if it is not yet (as a DML request that
-    /// names it does in Teradata); [`Exec::table_definition`] finds the definition.
+    /// names it does in Teradata; not by a run for a query's columns alone, `Exec::shaping`,
+    /// which reads the definition); [`Exec::table_definition`] finds the definition.
     pub fn must_get_table(&self, name: &ast::ObjectName) -> Result<Arc<Table>> {
         self.materialized(self.table_definition(name)?)
     }
@@ -122,6 +123,11 @@ impl Exec<'_> {
                 // a volatile table of this session under the definition's whole name
                 None => return Err(Error::AmbiguousTable(t.schema.name.clone())),
             }
+        }
+        // a run for a query's columns alone (CREATE VIEW, EXPLAIN) reads no row: the
+        // definition, which holds none, stands in, and nothing is made
+        if self.shaping() {
+            return Ok(t);
         }
         let mut schema = t.schema.clone();
         schema.global_temporary = None;
