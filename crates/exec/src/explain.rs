@@ -130,6 +130,14 @@ pub(super) fn conjunct_text(e: &ast::Expr) -> String {
     }
 }
 
+/// What the query's own binding of a one-table block says of its read (`Explainer::read`).
+struct BoundRead<'b> {
+    /// Its WHERE, bound.
+    cond: Option<&'b crate::expr::Expr>,
+    /// The n of a TOP n the read stops at (the block streams: query.rs `only_projects`).
+    first_rows: Option<usize>,
+}
+
 /// The columns of several relations (each `None` where EXPLAIN does not know them) as one
 /// row's, in order: `None` if one is unknown.
 fn one_row(
@@ -457,7 +465,8 @@ impl Explainer<'_, '_> {
             self.outer.push(columns);
         }
         let checked = self.check_binding(block, order_by, sample.as_ref(), known);
-        let explained = checked.and_then(|bound| self.select_block(s, sort, depth, bound));
+        let explained =
+            checked.and_then(|bound| self.select_block(s, (sort, order_by), depth, bound));
         self.outer.truncate(known);
         explained
     }
@@ -584,7 +593,7 @@ impl Explainer<'_, '_> {
     fn select_block(
         &mut self,
         s: &ast::Select,
-        sort: Option<String>,
+        (sort, order_by): (Option<String>, &[ast::OrderByExpr]),
         depth: usize,
         bound: Option<EarlyBound>,
     ) -> Result<()> {
@@ -661,16 +670,29 @@ impl Explainer<'_, '_> {
                         depth,
                     )? => {}
             [one] if one.joins.is_empty() => {
-                // the WHERE of a one-table block as the query bound it, where EXPLAIN bound it
-                let where_bound = match &bound {
+                // the WHERE of a one-table block as the query bound it, where EXPLAIN bound it,
+                // and the TOP n its read stops at where it streams (query.rs `only_projects`)
+                let as_bound = match &bound {
                     Some(EarlyBound {
                         source: EarlySource::Table(_, cond),
+                        groups,
+                        clauses,
                         ..
-                    }) => Some(cond.as_ref()),
+                    }) => Some(BoundRead {
+                        cond: cond.as_ref(),
+                        first_rows: crate::query::only_projects(
+                            s,
+                            order_by,
+                            groups,
+                            clauses,
+                            sample.is_some(),
+                        )
+                        .flatten(),
+                    }),
                     _ => None,
                 };
                 let block = (s.selection.as_ref(), s.projection.as_slice());
-                self.read(&one.relation, block, where_bound, min_max.as_deref(), depth)?
+                self.read(&one.relation, block, as_bound, min_max.as_deref(), depth)?
             }
             several => self.joins(several, (s.selection.as_ref(), &s.projection), depth)?,
         }
@@ -799,14 +821,14 @@ impl Explainer<'_, '_> {
 
     /// A one-table read of a block with WHERE `selection` and select list `projection`
     /// (whose aliases WHERE may name): the access path, and the filter after it. The path is
-    /// chosen from `where_bound`, the WHERE as the query bound it where EXPLAIN bound the
-    /// block (`check_binding`): the same conditions the run plans its read on; else from the
-    /// conditions as written.
+    /// chosen from `as_bound`'s WHERE as the query bound it where EXPLAIN bound the block
+    /// (`check_binding`): the same conditions the run plans its read on; else from the
+    /// conditions as written. A read that stops at a TOP n says so.
     fn read(
         &mut self,
         tf: &ast::TableFactor,
         (selection, projection): (Option<&ast::Expr>, &[ast::SelectItem]),
-        where_bound: Option<Option<&crate::expr::Expr>>,
+        as_bound: Option<BoundRead<'_>>,
         min_max: Option<&[crate::access::MinMaxCall]>,
         depth: usize,
     ) -> Result<()> {
@@ -844,10 +866,11 @@ impl Explainer<'_, '_> {
             Some(w) => self.ex.written_preds(w, &scope, &table.schema, projection),
             None => (Preds::new(), BTreeMap::new()),
         };
-        let preds = match where_bound {
-            Some(cond) => cond.map_or_else(Preds::new, |c| plan::bound_preds(c, &table.schema)),
+        let preds = match &as_bound {
+            Some(b) => (b.cond).map_or_else(Preds::new, |c| plan::bound_preds(c, &table.schema)),
             None => written,
         };
+        let first_rows = as_bound.and_then(|b| b.first_rows);
         // conditions show their subqueries by the numbers the Filter line gave them
         for t in texts.values_mut().flatten() {
             for (n, q, _) in &subs {
@@ -911,15 +934,26 @@ impl Explainer<'_, '_> {
                         "Index range scan"
                     };
                     let conds = used(&a, a.eq_len + usize::from(a.range));
+                    let first = first_rows.map_or(String::new(), |n| {
+                        format!("; the first {n} rows it finds kept")
+                    });
                     self.line(
                         depth,
                         format!(
-                            "{kind} of {label} via {}: {conds}",
+                            "{kind} of {label} via {}: {conds}{first}",
                             index_label(&table.schema, a.index)
                         ),
                     );
                 }
-                None => self.line(depth, format!("Full scan of {label}")),
+                None => match first_rows {
+                    Some(n) => self.line(
+                        depth,
+                        format!(
+                            "Full scan of {label}, segment by segment, stopping after {n} rows"
+                        ),
+                    ),
+                    None => self.line(depth, format!("Full scan of {label}")),
+                },
             },
         }
         self.list_subqueries(subs, depth)

@@ -961,7 +961,7 @@ struct BlockRead {
 /// no grouping, window, HAVING, QUALIFY, SAMPLE, ORDER BY or DISTINCT, so each of its rows is
 /// kept or dropped, and projected, on its own (`finish_block` only projects), then perhaps
 /// cut by a TOP n; `Some` with that n (`None`: no TOP), or `None` where it does more.
-fn only_projects(
+pub(crate) fn only_projects(
     s: &ast::Select,
     order_by: &[ast::OrderByExpr],
     groups: &BlockGroups,

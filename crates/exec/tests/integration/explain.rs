@@ -88,6 +88,18 @@ fn one_table_paths_come_from_the_where_as_the_query_binds_it() {
 }
 
 #[test]
+fn a_top_n_without_order_by_stops_its_read() {
+    let mut s = fixture();
+    // streamed: a scan stops after n rows; an index read keeps the first n it finds
+    insta::assert_snapshot!(explain(&mut s, "SEL TOP 10 * FROM emp"));
+    insta::assert_snapshot!(explain(&mut s, "SEL TOP 3 name FROM emp WHERE dept = 10"));
+    // not streamed: sorted, a percentage, grouped
+    insta::assert_snapshot!(explain(&mut s, "SEL TOP 10 * FROM emp ORDER BY name"));
+    insta::assert_snapshot!(explain(&mut s, "SEL TOP 10 PERCENT * FROM emp"));
+    insta::assert_snapshot!(explain(&mut s, "SEL TOP 1 COUNT(*) FROM emp"));
+}
+
+#[test]
 fn full_scans_when_no_index_helps() {
     let mut s = fixture();
     // an inexact literal, a condition on an unindexed column, an OR, a grouped query
