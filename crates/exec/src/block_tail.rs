@@ -1,7 +1,10 @@
 //! The end of a kept SELECT block past its rows (bound_select.rs, bound_join.rs): its GROUP
 //! BY keys, HAVING and ORDER BY bound once, with the TOP and DISTINCT the block has, and
 //! the ORDER BY it was bound with. A run puts its slot values into them and ends the block as
-//! the general path does (`Exec::finish_block`, query.rs).
+//! the general path does (`Exec::finish_block`, query.rs). Also what any block's end is, read
+//! off its syntax and bound clauses: its TOP and DISTINCT (`block_top`), the n of a plain
+//! TOP n (`first_rows`), and whether it only projects its rows, so that they can stream
+//! (`only_projects`: the query and EXPLAIN decide it so).
 //!
 //! Invariant: the bound expressions hold the slots' arrays as the binder made them (the
 //! caller checks that every slot is still there, plan_cache.rs), and `order_by` is the ORDER
@@ -129,4 +132,32 @@ pub(crate) fn first_rows(top: Option<&ast::Top>) -> Option<usize> {
         } => usize::try_from(*n).ok(),
         _ => None,
     }
+}
+
+/// Whether block `s` (with `order_by`, its clauses `bound`) ends with its select list alone:
+/// no grouping, window, HAVING, QUALIFY, SAMPLE, ORDER BY or DISTINCT, so each of its rows is
+/// kept or dropped, and projected, on its own (`Exec::finish_block` only projects), then perhaps
+/// cut by a TOP n; `Some` with that n (`None`: no TOP), or `None` where it does more.
+pub(crate) fn only_projects(
+    s: &ast::Select,
+    order_by: &[ast::OrderByExpr],
+    groups: &crate::clauses::BlockGroups,
+    bound: &Clauses,
+    sampled: bool,
+) -> Option<Option<usize>> {
+    let (top, only_distinct) = block_top(s);
+    let limit = match top {
+        Some(_) => Some(first_rows(top)?),
+        None => None,
+    };
+    let projects = order_by.is_empty()
+        && groups.grouping.is_none()
+        && bound.windows.is_empty()
+        && bound.having.is_none()
+        && bound.qualify.is_none()
+        && bound.keys.is_empty()
+        && !sampled
+        && !only_distinct
+        && matches!(s.distinct, None | Some(ast::Distinct::All));
+    projects.then_some(limit)
 }

@@ -1,4 +1,4 @@
-//! EXPLAIN: a statement's plan as an indented tree, one line per step, without running it.
+//! EXPLAIN: a statement's plan as an indented tree, one line per step, without reading a row.
 //!
 //! ```text
 //! Update t_myqueue
@@ -8,21 +8,25 @@
 //!       Select …
 //! ```
 //!
-//! Each block is first bound as the query binds it before its read, where that reads and runs
-//! nothing (`check_binding`, `Exec::bind_as_queried`): its errors are the query's. The
-//! access-path lines come from the same chooser the executor uses (`plan::choose`,
-//! `plan::choose_min_max`) over the same conditions: for a one-table block bound so, its WHERE
-//! as the query bound it (`plan::bound_preds`, select-list aliases resolved); otherwise each
-//! conjunct without a subquery is bound (binding it runs nothing) and read by
-//! `plan::bound_preds`, and one with a subquery, or naming an enclosing query's column, is
-//! read as written, the value the executor learns only while running (the subquery's result,
-//! the outer row's column) assumed to convert. Subqueries are numbered in the order they appear; a subquery that names a
+//! A query is first run over no rows (`run_over_no_rows`, `Exec::shape_of`: every table and
+//! every row the system makes looks empty), so its errors of binding and typing are the
+//! query's, in its order. Each block EXPLAIN explains is then bound as the query binds it
+//! before its read, where that reads and runs nothing (`check_binding`,
+//! `Exec::bind_as_queried`). The access-path lines come from the same chooser the executor
+//! uses (`plan::choose`, `plan::choose_min_max`) over the same conditions: for a one-table
+//! block bound so, its WHERE as the query bound it (`plan::bound_preds`, select-list aliases
+//! resolved); otherwise each conjunct without a subquery is bound (binding it runs nothing)
+//! and read by `plan::bound_preds`, and one with a subquery, or naming an enclosing query's
+//! column, is read as written, the value the executor learns only while running (the
+//! subquery's result, the outer row's column) assumed to convert. Subqueries are numbered in
+//! the order they appear; a subquery that names a
 //! column of an enclosing query (correlated) runs once per distinct outer value it reads, or
 //! once as a hash join with the outer rows where decorrelate.rs can (decided while running,
 //! from the number of rows: EXPLAIN does not show which).
 //!
-//! Invariant: EXPLAIN reads definitions only: no rows, no locks. A query is run once over
-//! no rows (`Exec::shape_of`) for its errors; its subqueries run only there.
+//! Invariant: EXPLAIN reads definitions only: no rows, no locks, no instance of a global
+//! temporary table made. A query is run once over no rows (`Exec::shape_of`) for its
+//! errors; its subqueries run only there, over no rows.
 
 mod joins;
 mod planned;
@@ -134,7 +138,7 @@ pub(super) fn conjunct_text(e: &ast::Expr) -> String {
 struct BoundRead<'b> {
     /// Its WHERE, bound.
     cond: Option<&'b crate::expr::Expr>,
-    /// The n of a TOP n the read stops at (the block streams: query.rs `only_projects`).
+    /// The n of a TOP n the read stops at (the block streams: block_tail.rs `only_projects`).
     first_rows: Option<usize>,
 }
 
@@ -671,7 +675,7 @@ impl Explainer<'_, '_> {
                     )? => {}
             [one] if one.joins.is_empty() => {
                 // the WHERE of a one-table block as the query bound it, where EXPLAIN bound it,
-                // and the TOP n its read stops at where it streams (query.rs `only_projects`)
+                // and the TOP n its read stops at where it streams (block_tail.rs `only_projects`)
                 let as_bound = match &bound {
                     Some(EarlyBound {
                         source: EarlySource::Table(_, cond),
@@ -680,7 +684,7 @@ impl Explainer<'_, '_> {
                         ..
                     }) => Some(BoundRead {
                         cond: cond.as_ref(),
-                        first_rows: crate::query::only_projects(
+                        first_rows: crate::block_tail::only_projects(
                             s,
                             order_by,
                             groups,

@@ -280,12 +280,13 @@ impl Exec<'_> {
     /// NO DATA store a query's columns without running it on the rows, as Teradata does).
     /// Its blocks are not kept in a prepared request's plan cache.
     ///
-    /// No row is made where the query would make one of its own (no FROM, the one group of
-    /// an aggregate: [`Exec::shaping`]), so their values are not evaluated either.
+    /// No row is made where the query would make one of its own, and the rows the system
+    /// makes look empty too ([`Exec::shaping`]), so no value is evaluated: only the types
+    /// are found. A recursive CTE whose anchor so gives no row has its step bound once over
+    /// none of it (cte.rs).
     ///
     /// # Errors
-    /// Binding errors; type errors; evaluation errors of what `q` computes from rows the
-    /// system makes (a table function of literals, the calendar, a dictionary view).
+    /// Binding errors; type errors (found evaluating over no row).
     ///
     /// [`Snapshot::seeing_nothing`]: tdlite_storage::mvcc::Snapshot::seeing_nothing
     pub(crate) fn shape_of(&mut self, q: &ast::Query) -> Result<Rows> {
@@ -303,8 +304,11 @@ impl Exec<'_> {
 
     /// Whether this statement runs its query over no rows for its columns alone
     /// ([`Exec::shape_of`]): no row is then made where the query makes one without a table
-    /// (no FROM, the one group of an aggregate over no rows), so no value is evaluated and
-    /// only the types are found, as Teradata resolves a view's columns without running it.
+    /// (no FROM, the one group of an aggregate over no rows, a table function of literals),
+    /// the rows the system makes (the calendar, a dictionary view) look empty, and a global
+    /// temporary table without an instance is read as its definition (none is made), so no
+    /// value is evaluated and only the types are found, as Teradata resolves a view's
+    /// columns without running it.
     pub(crate) fn shaping(&self) -> bool {
         self.snap.get().is_some_and(|s| s.sees_nothing())
     }
@@ -415,7 +419,7 @@ impl Exec<'_> {
         };
         // where only the columns are wanted, not even the one group of all (no) rows: its
         // values are never evaluated (`COUNT(x) / COUNT(*)` divides by zero over no rows)
-        let rows = match self.shaping() {
+        let rows = match grouping.is_some() && self.shaping() {
             true => rows.slice(0, 0),
             false => rows,
         };
@@ -665,7 +669,8 @@ impl Exec<'_> {
                 read => read?.1,
             },
             EarlySource::Table(table, cond) => {
-                let streams = only_projects(s, order_by, &groups, &bound, sampled);
+                let streams =
+                    crate::block_tail::only_projects(s, order_by, &groups, &bound, sampled);
                 let min_max = crate::access::min_max_calls(s);
                 let read = self.reading_names(s, order_by, |ex| -> Result<ControlFlow<_, _>> {
                     if let Some(limit) = streams {
@@ -955,34 +960,6 @@ struct BlockRead {
     rows: RecordBatch,
     /// The rows WHERE keeps, as read.
     from_rows: RecordBatch,
-}
-
-/// Whether block `s` (with `order_by`, its clauses `bound`) ends with its select list alone:
-/// no grouping, window, HAVING, QUALIFY, SAMPLE, ORDER BY or DISTINCT, so each of its rows is
-/// kept or dropped, and projected, on its own (`finish_block` only projects), then perhaps
-/// cut by a TOP n; `Some` with that n (`None`: no TOP), or `None` where it does more.
-pub(crate) fn only_projects(
-    s: &ast::Select,
-    order_by: &[ast::OrderByExpr],
-    groups: &BlockGroups,
-    bound: &Clauses,
-    sampled: bool,
-) -> Option<Option<usize>> {
-    let (top, only_distinct) = crate::block_tail::block_top(s);
-    let limit = match top {
-        Some(_) => Some(crate::block_tail::first_rows(top)?),
-        None => None,
-    };
-    let projects = order_by.is_empty()
-        && groups.grouping.is_none()
-        && bound.windows.is_empty()
-        && bound.having.is_none()
-        && bound.qualify.is_none()
-        && bound.keys.is_empty()
-        && !sampled
-        && !only_distinct
-        && matches!(s.distinct, None | Some(ast::Distinct::All));
-    projects.then_some(limit)
 }
 
 /// What [`Exec::bind_then_read`] gives.

@@ -59,9 +59,9 @@ impl Exec<'_> {
     ///
     /// # Errors
     /// 3803 if a table or view has the name (CREATE), 3854 if REPLACE names a table, the
-    /// query's binding errors (an operand's type error in a WHERE or ON, found when it is
-    /// evaluated, waits for a read), 9913 for a column list of the wrong length or duplicate
-    /// names.
+    /// query's binding errors and operand type errors (a WHERE or ON evaluated over no row
+    /// where its block binds before its read; one on a view's columns waits for a read),
+    /// 9913 for a column list of the wrong length or duplicate names.
     pub(crate) fn create_view(
         &mut self,
         name: &ast::ObjectName,
