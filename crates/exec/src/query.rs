@@ -118,7 +118,9 @@ impl Exec<'_> {
             match instance.schema.volatile.and_then(|v| v.instance_of) {
                 Some(id) if id == t.id => return Ok(instance),
                 // an instance of a definition that is gone (a CREATE rolled back, or the
-                // table dropped and made again): its rows went with it
+                // table dropped and made again): its rows went with it (left as it is by a
+                // run for the columns alone, which changes nothing)
+                Some(_) if self.shaping() => return Ok(t),
                 Some(_) => catalog.drop_volatile(&instance),
                 // a volatile table of this session under the definition's whole name
                 None => return Err(Error::AmbiguousTable(t.schema.name.clone())),
