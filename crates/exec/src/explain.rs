@@ -938,8 +938,9 @@ impl Explainer<'_, '_> {
                         "Index range scan"
                     };
                     let conds = used(&a, a.eq_len + usize::from(a.range));
-                    let first = first_rows.map_or(String::new(), |n| {
-                        format!("; the first {n} rows it finds kept")
+                    let first = first_rows.map_or(String::new(), |n| match n {
+                        1 => "; the first row it finds kept".to_string(),
+                        n => format!("; the first {n} rows it finds kept"),
                     });
                     self.line(
                         depth,
@@ -953,7 +954,8 @@ impl Explainer<'_, '_> {
                     Some(n) => self.line(
                         depth,
                         format!(
-                            "Full scan of {label}, segment by segment, stopping after {n} rows"
+                            "Full scan of {label}, segment by segment, stopping after {n} row{}",
+                            if n == 1 { "" } else { "s" }
                         ),
                     ),
                     None => self.line(depth, format!("Full scan of {label}")),
