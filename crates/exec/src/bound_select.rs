@@ -484,9 +484,10 @@ impl<'a> Exec<'a> {
     /// table function, dictionary view, a view read while binding), or a block the query
     /// reads before binding (`Exec::binds_before_reading`: a named window, an outer join
     /// beside a comma). The caller must also have ruled out a global temporary table with no
-    /// instance, which binding would make. Reads no row. The block as bound, where it was
-    /// and its binding read nothing that differs when it runs (an enclosing query's row, a
-    /// value of the session).
+    /// instance, which binding would make. Reads no row. The block as bound, where it was,
+    /// and whether its binding read nothing that differs when it runs (an enclosing query's
+    /// row, a value of the request or session): only then are its conditions' values the
+    /// run's.
     ///
     /// # Errors
     /// As `Exec::bind_before_read` (3868, 3810, 3822, 3504, 3807, 9910, type errors, …).
@@ -495,7 +496,7 @@ impl<'a> Exec<'a> {
         s: &ast::Select,
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
-    ) -> Result<Option<EarlyBound>> {
+    ) -> Result<Option<(EarlyBound, bool)>> {
         for tf in crate::pushdown::factors(&s.from) {
             let plain = matches!(tf, ast::TableFactor::Table { args: None, .. });
             if !plain || !(self.names_unread_view(tf) || self.base_relation(tf).is_ok()) {
@@ -508,7 +509,7 @@ impl<'a> Exec<'a> {
         let (bound, recording) =
             self.recorded(|ex| ex.bind_before_read(s, &s.from, order_by, sample, early));
         // (bound over an enclosing row of NULLs, or a value of the session: not as it runs)
-        Ok(bound?.filter(|_| !recording.volatile))
+        Ok(bound?.map(|b| (b, !recording.volatile)))
     }
 
     /// The base table `tf` names and its qualifier; else what binding a block reading it

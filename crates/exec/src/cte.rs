@@ -175,10 +175,10 @@ impl Exec<'_> {
         };
         let mut working = admit(anchor, &mut batches)?;
         let step = query_of(right);
-        if working.is_none() && self.shaping() {
-            // a run for the columns alone, whose anchor makes no row: the step is still bound,
-            // and its columns cast to the anchor's, over no row of it (its errors are the
-            // view's, as a read's first round would meet them)
+        if working.is_none() {
+            // an anchor with no row (over empty tables, or in a run for the columns alone):
+            // the step is still bound, and its columns cast to the anchor's, over no row of it,
+            // as Teradata resolves the whole request before it runs it
             self.ctes.push((name.to_string(), empty(&schema)));
             let produced = self.run_query(&step);
             self.ctes.pop();

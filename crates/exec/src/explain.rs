@@ -136,8 +136,11 @@ pub(super) fn conjunct_text(e: &ast::Expr) -> String {
 
 /// What the query's own binding of a one-table block says of its read (`Explainer::read`).
 struct BoundRead<'b> {
-    /// Its WHERE, bound.
+    /// Its WHERE, bound (`None` too where its values are not the run's).
     cond: Option<&'b crate::expr::Expr>,
+    /// Whether the binding's values are the run's: else the access path is chosen from the
+    /// conditions as written.
+    as_run: bool,
     /// The n of a TOP n the read stops at (the block streams: block_tail.rs `only_projects`).
     first_rows: Option<usize>,
 }
@@ -483,7 +486,8 @@ impl Explainer<'_, '_> {
     /// subquery, each enclosing block (`self.outer[..enclosing]`) is bound over as one row of
     /// NULLs of its whole FROM, as the query binds a correlated subquery over one row of it,
     /// where EXPLAIN knows all their columns; otherwise a name one of them may have ends the
-    /// check. The block as bound, where it was and as it runs (`Exec::bind_as_queried`).
+    /// check. The block as bound, where it was, and whether its values are the run's
+    /// (`Exec::bind_as_queried`).
     ///
     /// # Errors
     /// 3868 and 3710 for its FROM (`join::check_from`), then the binding's errors, as the
@@ -495,7 +499,7 @@ impl Explainer<'_, '_> {
         order_by: &[ast::OrderByExpr],
         sample: Option<&crate::sample::Sample>,
         enclosing: usize,
-    ) -> Result<Option<EarlyBound>> {
+    ) -> Result<Option<(EarlyBound, bool)>> {
         // a FROM naming one relation twice (3868) or too many: found before any name
         if factors(&s.from).len() > 1 {
             crate::join::check_from(&s.from)?;
@@ -599,7 +603,7 @@ impl Explainer<'_, '_> {
         s: &ast::Select,
         (sort, order_by): (Option<String>, &[ast::OrderByExpr]),
         depth: usize,
-        bound: Option<EarlyBound>,
+        bound: Option<(EarlyBound, bool)>,
     ) -> Result<()> {
         let mut head = String::from("Select");
         if s.distinct.is_some() {
@@ -677,13 +681,18 @@ impl Explainer<'_, '_> {
                 // the WHERE of a one-table block as the query bound it, where EXPLAIN bound it,
                 // and the TOP n its read stops at where it streams (block_tail.rs `only_projects`)
                 let as_bound = match &bound {
-                    Some(EarlyBound {
-                        source: EarlySource::Table(_, cond),
-                        groups,
-                        clauses,
-                        ..
-                    }) => Some(BoundRead {
-                        cond: cond.as_ref(),
+                    Some((
+                        EarlyBound {
+                            source: EarlySource::Table(_, cond),
+                            groups,
+                            clauses,
+                            ..
+                        },
+                        as_run,
+                    )) => Some(BoundRead {
+                        // (where its values are the run's: else its conditions as written)
+                        cond: cond.as_ref().filter(|_| *as_run),
+                        as_run: *as_run,
                         first_rows: crate::block_tail::only_projects(
                             s,
                             order_by,
@@ -871,8 +880,10 @@ impl Explainer<'_, '_> {
             None => (Preds::new(), BTreeMap::new()),
         };
         let preds = match &as_bound {
-            Some(b) => (b.cond).map_or_else(Preds::new, |c| plan::bound_preds(c, &table.schema)),
-            None => written,
+            Some(b) if b.as_run => {
+                (b.cond).map_or_else(Preds::new, |c| plan::bound_preds(c, &table.schema))
+            }
+            _ => written,
         };
         let first_rows = as_bound.and_then(|b| b.first_rows);
         // conditions show their subqueries by the numbers the Filter line gave them
@@ -938,10 +949,12 @@ impl Explainer<'_, '_> {
                         "Index range scan"
                     };
                     let conds = used(&a, a.eq_len + usize::from(a.range));
-                    let first = first_rows.map_or(String::new(), |n| match n {
-                        1 => "; the first row it finds kept".to_string(),
-                        n => format!("; the first {n} rows it finds kept"),
-                    });
+                    // (a unique lookup finds one row at most: nothing to cut)
+                    let first = match first_rows.filter(|_| kind != "Unique index lookup") {
+                        None => String::new(),
+                        Some(1) => "; the first row it finds kept".to_string(),
+                        Some(n) => format!("; the first {n} rows it finds kept"),
+                    };
                     self.line(
                         depth,
                         format!(

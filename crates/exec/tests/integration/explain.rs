@@ -97,6 +97,8 @@ fn a_top_n_without_order_by_stops_its_read() {
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 10 * FROM emp ORDER BY name"));
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 10 PERCENT * FROM emp"));
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 1 COUNT(*) FROM emp"));
+    // a value of the request: the stop is the run's all the same
+    insta::assert_snapshot!(explain(&mut s, "SEL TOP 2 empno, CURRENT_DATE FROM emp"));
 }
 
 #[test]
