@@ -177,12 +177,13 @@ impl Exec<'_> {
         let step = query_of(right);
         if working.is_none() {
             // an anchor with no row (over empty tables, or in a run for the columns alone):
-            // the step is still bound, and its columns cast to the anchor's, over no row of it,
-            // as Teradata resolves the whole request before it runs it
+            // the step is still bound, and its columns cast to the anchor's, over no row of it
+            // nor of any table (a run for its columns alone, `Exec::shape_of`: nothing of it
+            // is evaluated or kept), as Teradata resolves the whole request before it runs it
             self.ctes.push((name.to_string(), empty(&schema)));
-            let produced = self.run_query(&step);
+            let produced = self.shape_of(&step);
             self.ctes.pop();
-            admit(produced?, &mut batches)?;
+            combine(empty(&schema), produced?, ast::SetOperator::Union, true)?;
         }
         let mut rounds = 0;
         while let Some(w) = working {

@@ -949,8 +949,16 @@ impl Explainer<'_, '_> {
                         "Index range scan"
                     };
                     let conds = used(&a, a.eq_len + usize::from(a.range));
-                    // (a unique lookup finds one row at most: nothing to cut)
-                    let first = match first_rows.filter(|_| kind != "Unique index lookup") {
+                    // (a unique lookup of one value per column finds one row at most: nothing
+                    // to cut; one of several values, an IN list, may find more)
+                    let one_key = kind == "Unique index lookup"
+                        && (table.schema.indexes().nth(a.index)).is_some_and(|spec| {
+                            spec.columns.iter().all(|c| {
+                                let points = preds.get(c).and_then(|p| p.points.as_ref());
+                                points.is_some_and(|v| v.len() == 1)
+                            })
+                        });
+                    let first = match first_rows.filter(|&n| !one_key || n == 0) {
                         None => String::new(),
                         Some(1) => "; the first row it finds kept".to_string(),
                         Some(n) => format!("; the first {n} rows it finds kept"),

@@ -284,8 +284,8 @@ impl Exec<'_> {
     ///
     /// No row is made where the query would make one of its own, and the rows the system
     /// makes look empty too ([`Exec::shaping`]), so no value is evaluated: only the types
-    /// are found. A recursive CTE whose anchor gives no row has its step bound once over
-    /// none of it (cte.rs; in any run).
+    /// are found. A recursive CTE whose anchor gives no row has its step bound (run for its
+    /// columns alone, as here) over none of it (cte.rs; in any run).
     ///
     /// # Errors
     /// Binding errors; type errors (found evaluating over no row).

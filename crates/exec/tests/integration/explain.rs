@@ -97,6 +97,13 @@ fn a_top_n_without_order_by_stops_its_read() {
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 10 * FROM emp ORDER BY name"));
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 10 PERCENT * FROM emp"));
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 1 COUNT(*) FROM emp"));
+    // a unique lookup of one key finds one row: no cut shown; of several keys it may find
+    // more, and keeps the first
+    insta::assert_snapshot!(explain(&mut s, "SEL TOP 2 * FROM emp WHERE empno = 7"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL TOP 1 * FROM emp WHERE empno IN (1, 2, 3)"
+    ));
     // a value of the request: the stop is the run's all the same
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 2 empno, CURRENT_DATE FROM emp"));
 }
