@@ -598,10 +598,11 @@ impl Exec<'_> {
 
     /// Block `s` bound before any row is read ([`Exec::bind_before_read`]), its FROM and WHERE
     /// bound already (`scope`, `source`: [`Exec::bind_early_from`]; WHERE first): the other
-    /// clauses, then the SAMPLE's WHEN conditions that hold no subquery (and 9910), then (no
-    /// FROM) WHERE, then WHERE's (and ON's) operand types checked over no row. Reads no row
-    /// of a table. `None` where a clause binds per group (a correlated subquery in a grouped block: met only by a kept
-    /// plan's binding, since the query and EXPLAIN bind no block with a subquery so).
+    /// clauses, then the SAMPLE's WHEN conditions that hold no subquery (and 9910), then
+    /// WHERE's (and ON's) operand types checked over no row (with no FROM, WHERE is bound
+    /// where its one row is read). Reads no row of a table. `None` where a clause binds per
+    /// group (a correlated subquery in a grouped block: met only by a kept plan's binding,
+    /// since the query and EXPLAIN bind no block with a subquery so).
     ///
     /// # Errors
     /// Binding errors, then type errors.
@@ -624,11 +625,6 @@ impl Exec<'_> {
         }
         if bound.placeholders > 0 {
             return Ok(None);
-        }
-        if let (EarlySource::Rows(None), Some(_)) = (&source, &s.selection) {
-            // no FROM: WHERE bound after the clauses, over the one row, as its read binds it
-            // again (so its names are checked where the block is not read: EXPLAIN)
-            self.bind_table_where(s, order_by, &scope)?;
         }
         // WHERE's (and ON's) operand types checked before a row is read, as Teradata checks
         // them: evaluated over no row, so a condition over an empty table (or a view's query
