@@ -1391,11 +1391,14 @@ impl Exec<'_> {
             ast::Expr::Exists { subquery, negated } => {
                 let exists = |ex: &mut Self| -> Result<ArrayRef> {
                     let rows = ex.run_query(subquery)?;
-                    Ok(Arc::new(BooleanArray::from(vec![
-                        (rows.num_rows() > 0) != *negated,
-                    ])))
+                    Ok(crate::deferred::exists_value(rows.num_rows() > 0, *negated))
                 };
-                match self.alone(scope, exists) {
+                // (bound for its columns alone where the block defers its subqueries)
+                let first = |ex: &mut Self| match ex.deferring() {
+                    true => ex.exists_input(subquery, *negated),
+                    false => exists(ex),
+                };
+                match self.alone(scope, first) {
                     Ok(a) => one(a),
                     Err(Error::ColumnNotFound(c)) => {
                         let shape = crate::decorrelate::Shape::Exists(*negated);
@@ -1620,7 +1623,10 @@ impl Exec<'_> {
                 };
                 Expr::Func(Func::Builtin(f), vec![b(expr, self)?])
             }
-            ast::Expr::Subquery(q) => match self.alone(scope, |ex| ex.scalar_subquery(q)) {
+            ast::Expr::Subquery(q) => match self.alone(scope, |ex| match ex.deferring() {
+                true => ex.scalar_input(q),
+                false => ex.scalar_subquery(q),
+            }) {
                 Ok(a) => one(a),
                 Err(Error::ColumnNotFound(c)) => {
                     // TOP n in a correlated subquery: Teradata's 6916 ("Rules and
@@ -2548,6 +2554,45 @@ impl Exec<'_> {
         let a = scalar_of(&rows)?;
         self.note_slot(&a, || crate::slots::Slot::Subquery(Box::new(q.clone())));
         Ok(a)
+    }
+
+    /// Whether the block being bound defers its uncorrelated subqueries (deferred.rs).
+    pub(crate) fn deferring(&self) -> bool {
+        self.deferral.is_some()
+    }
+
+    /// Uncorrelated scalar subquery `q` bound for its columns alone, deferred: the
+    /// placeholder for its value (deferred.rs).
+    ///
+    /// # Errors
+    /// Its binding and type errors (3810 where it is correlated); 3669's kin for a select
+    /// list of two items.
+    pub(crate) fn scalar_input(&mut self, q: &ast::Query) -> Result<ArrayRef> {
+        self.deferred_input(q, crate::deferred::Kind::Scalar)
+    }
+
+    /// `[NOT] EXISTS (q)` (`negated`), `q` uncorrelated, bound for its columns alone,
+    /// deferred: the placeholder for its value (deferred.rs).
+    ///
+    /// # Errors
+    /// `q`'s binding and type errors (3810 where it is correlated).
+    pub(crate) fn exists_input(&mut self, q: &ast::Query, negated: bool) -> Result<ArrayRef> {
+        self.deferred_input(q, crate::deferred::Kind::Exists(negated))
+    }
+
+    /// `q` run over no rows for its columns (not counted as a query a kept plan's binding
+    /// ran: it bakes no value into the plan), then deferred as `kind`.
+    fn deferred_input(&mut self, q: &ast::Query, kind: crate::deferred::Kind) -> Result<ArrayRef> {
+        let recording = self.recording.get_mut().take();
+        let shape = self.shape_of(q);
+        *self.recording.get_mut() = recording;
+        let shape = shape?;
+        match self.deferral.as_mut() {
+            Some(d) => d.defer(q, kind, &shape),
+            None => Err(Error::Internal(
+                "a subquery deferred outside a block".into(),
+            )),
+        }
     }
 
     /// `x op ANY|SOME (subquery)` (`all` false) or `x op ALL (subquery)`: the comparison with

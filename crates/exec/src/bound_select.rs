@@ -503,6 +503,10 @@ impl<'a> Exec<'a> {
                 return Ok(None);
             }
         }
+        // (a block with a subquery: its uncorrelated ones would run to be put in, deferred.rs)
+        if has_clause_subquery(s, order_by) {
+            return Ok(None);
+        }
         let Some(early) = self.binds_before_reading(s, &s.from, order_by) else {
             return Ok(None);
         };
@@ -995,4 +999,13 @@ fn reads_a_set(e: &ast::Expr) -> bool {
         _ => std::ops::ControlFlow::Continue(()),
     })
     .is_break()
+}
+
+/// Whether a clause of block `s` (WHERE, ON, the select list, GROUP BY, HAVING, QUALIFY,
+/// ORDER BY) holds a subquery.
+pub(crate) fn has_clause_subquery(s: &ast::Select, order_by: &[ast::OrderByExpr]) -> bool {
+    block_exprs(s, order_by)
+        .chain(&s.qualify)
+        .chain(on_exprs(s))
+        .any(crate::correlate::has_subquery)
 }

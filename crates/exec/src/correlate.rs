@@ -341,6 +341,14 @@ impl Exec<'_> {
         result
     }
 
+    /// Notes that a correlated subquery of a block being bound before its read needs the
+    /// block's rows (deferred.rs).
+    fn note_needs_rows(&mut self) {
+        if let Some(d) = self.deferral.as_mut() {
+            d.needs_rows = true;
+        }
+    }
+
     /// The value of a name in the rows of enclosing queries, innermost first, and whether its
     /// column is CASESPECIFIC. `None` if no row has it, or if a block nearer than the
     /// innermost row that has it names it too (see [`Exec::alone`]).
@@ -390,6 +398,8 @@ impl Exec<'_> {
                 *n += 1;
                 return Ok(Some(Expr::lit(new_null_array(&DataType::Null, 1))));
             }
+            // (a block bound before its read: it binds over its rows instead, deferred.rs)
+            self.note_needs_rows();
             return Ok(None);
         };
         let (rows, empty) = match rows_of(&c) {

@@ -15,6 +15,8 @@ use crate::bind::Scope;
 use crate::bound_from::BoundFrom;
 use crate::clauses::{BlockGroups, Clauses};
 use crate::error::Result;
+use crate::expr::Expr;
+use crate::inputs::Inputs;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
 
@@ -39,6 +41,39 @@ pub(crate) enum EarlySource {
     Rows(Option<(crate::expr::Expr, arrow::datatypes::SchemaRef)>),
 }
 
+impl EarlyBound {
+    /// `inputs` (the values of the subqueries it bound for their columns alone, deferred.rs)
+    /// put where their placeholders are: in what it reads and in every clause.
+    ///
+    /// # Errors
+    /// An internal error for a FROM bound whole (its subqueries are run where they bind).
+    pub(crate) fn put(&mut self, inputs: &Inputs) -> Result<()> {
+        let put = |e: &mut Expr| *e = inputs.put(e);
+        match &mut self.source {
+            EarlySource::Joined(_) => return Err(crate::deferred::left_in("a join")),
+            EarlySource::Table(_, Some(c)) | EarlySource::Rows(Some((c, _))) => put(c),
+            EarlySource::Table(_, None) | EarlySource::Rows(None) => {}
+        }
+        self.groups.key_exprs.iter_mut().for_each(put);
+        if let Some(g) = &mut self.groups.grouping {
+            for call in &mut g.calls {
+                call.arg.iter_mut().for_each(put);
+                call.order.iter_mut().for_each(|k| put(&mut k.expr));
+            }
+        }
+        let c = &mut self.clauses;
+        c.items.iter_mut().for_each(|i| put(&mut i.0));
+        c.qualify.iter_mut().chain(&mut c.having).for_each(put);
+        c.keys.iter_mut().for_each(|k| put(&mut k.expr));
+        for w in &mut c.windows {
+            w.arg.iter_mut().chain(&mut w.default).for_each(put);
+            w.partition.iter_mut().for_each(put);
+            w.order.iter_mut().for_each(|k| put(&mut k.expr));
+        }
+        Ok(())
+    }
+}
+
 impl EarlySource {
     /// Its WHERE's (and ON's) operand types, over no row of what it reads
     /// (`Expr::check_types`, `BoundFrom::check_types`).
@@ -56,6 +91,7 @@ impl EarlySource {
 }
 
 /// How a block is bound before its FROM is read (`Exec::early_from`).
+#[derive(Clone)]
 pub(crate) enum Early {
     /// The FROM bound whole with its WHERE (`Exec::bind_joined`), then run.
     Whole,

@@ -38,6 +38,9 @@ pub struct Exec<'a> {
     /// While a grouped query's clauses are bound before its groups exist: how many correlated
     /// subqueries were bound as placeholders (see clauses.rs); `None` elsewhere.
     pub(crate) placeholders: Option<usize>,
+    /// While a block is bound before its read: the uncorrelated subqueries it bound for
+    /// their columns alone, to run once it is bound (see deferred.rs); `None` elsewhere.
+    pub(crate) deferral: Option<crate::deferred::Deferral>,
     /// Window calls of the select list, QUALIFY and ORDER BY being bound; `None` where window
     /// functions are not allowed.
     pub(crate) windows: Option<Vec<crate::window::WindowCall>>,

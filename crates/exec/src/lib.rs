@@ -72,6 +72,7 @@ mod ddl;
 mod decimal;
 mod decorrelate;
 mod default_cells;
+mod deferred;
 mod dictionary;
 mod dml;
 mod early;

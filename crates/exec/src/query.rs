@@ -327,6 +327,7 @@ impl Exec<'_> {
         let saved_agg_input = self.agg_input.take();
         let saved_windows = self.windows.take();
         let saved_placeholders = self.placeholders.take();
+        let saved_deferral = self.deferral.take();
         let saved_names = self.names_read.take();
         let saved_sample_ids = std::mem::replace(&mut self.sample_ids, false);
         let result = f(self);
@@ -335,6 +336,7 @@ impl Exec<'_> {
         self.agg_input = saved_agg_input;
         self.windows = saved_windows;
         self.placeholders = saved_placeholders;
+        self.deferral = saved_deferral;
         self.names_read = saved_names;
         *self.recording.get_mut() = saved_recording;
         result
@@ -450,23 +452,25 @@ impl Exec<'_> {
     }
 
     /// How block `s` (over `from`, its SAMPLE taken off) is bound before any row is read
-    /// ([`Exec::bind_then_read`]), where it is: no named window, no subquery in WHERE, ON,
-    /// the select list, GROUP BY, HAVING, QUALIFY or ORDER BY (one there may be correlated,
-    /// and binds over the FROM's rows: `read_then_bind`), and a FROM whose columns are known
-    /// before it is read ([`Exec::early_from`]). `None` for any other block.
+    /// ([`Exec::bind_then_read`]), where it is: no named window, a FROM whose columns are
+    /// known before it is read ([`Exec::early_from`]), and no subquery in WHERE, ON, the
+    /// select list, GROUP BY, HAVING, QUALIFY or ORDER BY of a FROM bound whole (a join's
+    /// correlated subqueries bind over its joined rows). A block over one table, a CTE or no
+    /// FROM with subqueries is tried ([`Exec::bind_before_read`] binds its uncorrelated ones
+    /// without running them, deferred.rs, and gives `None` for a correlated one, which binds
+    /// over the FROM's rows: `read_then_bind`). `None` for any other block.
     pub(crate) fn binds_before_reading(
         &mut self,
         s: &ast::Select,
         from: &[ast::TableWithJoins],
         order_by: &[ast::OrderByExpr],
     ) -> Option<Early> {
-        let mut clauses = crate::bound_select::block_exprs(s, order_by)
-            .chain(&s.qualify)
-            .chain(crate::bound_select::on_exprs(s));
-        if !s.named_window.is_empty() || clauses.any(crate::correlate::has_subquery) {
+        if !s.named_window.is_empty() {
             return None;
         }
-        self.early_from(from)
+        let early = self.early_from(from)?;
+        let whole = matches!(early, Early::Whole);
+        (!whole || !crate::bound_select::has_clause_subquery(s, order_by)).then_some(early)
     }
 
     /// How a block over `from` binds before its FROM is read, judged on the FROM alone (the
@@ -542,6 +546,56 @@ impl Exec<'_> {
         sample: Option<&crate::sample::Sample>,
         early: Early,
     ) -> Result<Option<EarlyBound>> {
+        // a FROM bound whole runs its subqueries where they bind (correlated ones over the
+        // joined rows); other blocks bind theirs for their columns alone and run them once
+        // bound (deferred.rs)
+        if matches!(early, Early::Whole) || !crate::bound_select::has_clause_subquery(s, order_by) {
+            return self.bind_block_early(s, from, order_by, sample, early);
+        }
+        let saved = self.deferral.replace(crate::deferred::Deferral::default());
+        let bound = self.bind_block_early(s, from, order_by, sample, early.clone());
+        let deferral = std::mem::replace(&mut self.deferral, saved).unwrap_or_default();
+        if deferral.needs_rows {
+            return Ok(None); // (a correlated subquery: bound over the block's rows)
+        }
+        let Some(mut plan) = bound? else {
+            return Ok(None);
+        };
+        if deferral.is_empty() {
+            return Ok(Some(plan));
+        }
+        let run = deferral.run(|q, kind| match kind {
+            crate::deferred::Kind::Scalar => self.scalar_subquery(q),
+            crate::deferred::Kind::Exists(negated) => {
+                let any = self.run_query(q)?.num_rows() > 0;
+                Ok(crate::deferred::exists_value(any, negated))
+            }
+        });
+        match run? {
+            Some((slots, values)) => {
+                plan.put(&crate::inputs::Inputs::new(&slots, &values))?;
+                Ok(Some(plan))
+            }
+            // (not met: a value typed otherwise than its columns were; bound again, its
+            // subqueries run where they bind, a kept plan's recording started afresh)
+            None => {
+                if let Some(r) = self.recording.get_mut().as_mut() {
+                    *r = crate::slots::Recording::default();
+                }
+                self.bind_block_early(s, from, order_by, sample, early)
+            }
+        }
+    }
+
+    /// [`Exec::bind_before_read`]'s binding, with subqueries run or deferred as it chose.
+    fn bind_block_early(
+        &mut self,
+        s: &ast::Select,
+        from: &[ast::TableWithJoins],
+        order_by: &[ast::OrderByExpr],
+        sample: Option<&crate::sample::Sample>,
+        early: Early,
+    ) -> Result<Option<EarlyBound>> {
         if let Some(w) = &s.selection {
             if has_aggregate(w) {
                 return Err(Error::AggregateInWhere);
@@ -588,7 +642,12 @@ impl Exec<'_> {
             // a CTE's rows, made already: WHERE bound first as for a table (to check its
             // types), then bound again where the rows are filtered
             Early::Rows(scope, Some(schema)) => {
+                // (its subqueries run where the read binds WHERE again: none kept here)
+                let deferred = self.deferral.as_ref().map(|d| d.len());
                 let cond = self.bind_table_where(s, order_by, &scope)?;
+                if let (Some(d), Some(n)) = (self.deferral.as_mut(), deferred) {
+                    d.truncate(n);
+                }
                 (scope, EarlySource::Rows(cond.map(|c| (c, schema))))
             }
             // (no FROM: WHERE is bound over the one row it makes)

@@ -828,6 +828,7 @@ impl Session {
             corr: None,
             agg_input: None,
             placeholders: None,
+            deferral: None,
             random_uses: 0,
             decorrelation: (self.decorrelation.0, &self.decorrelation.1),
             snap: std::cell::OnceCell::new(),

@@ -65,6 +65,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "conjuncts",
             "correlate",
             "decorrelate",
+            "deferred",
             "cte",
             "view",
             "sample",

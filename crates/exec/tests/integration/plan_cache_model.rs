@@ -40,6 +40,9 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             // with a parameter in the inner one (a kept plan runs its subqueries' plans)
             "a = (SEL a FROM t2 WHERE t2.k > ?)",
             "k = (SEL MIN(k) FROM t2 WHERE t2.a > (SEL MIN(a) FROM t1 y WHERE y.k > ?))",
+            // uncorrelated EXISTS (bound for its columns, run once the block is bound)
+            "EXISTS (SEL 1 FROM t2 WHERE t2.k > ?)",
+            "NOT EXISTS (SEL 1 FROM t2 WHERE t2.a = ?)",
             // refused or failing blocks: a window where none may be, RANDOM, IN (subquery),
             // a correlated subquery
             "ROW_NUMBER() OVER (ORDER BY k) = ?",
