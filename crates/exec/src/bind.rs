@@ -1366,7 +1366,12 @@ impl Exec<'_> {
                 ..
             } => {
                 let v = b(expr, self)?;
-                match self.alone(scope, |ex| ex.subquery_values(q)) {
+                // (bound for its columns alone where the block defers its subqueries)
+                let values = |ex: &mut Self| match ex.deferring() {
+                    true => ex.set_input(q),
+                    false => ex.in_list_values(q),
+                };
+                match self.alone(scope, values) {
                     Ok(items) => Expr::InList(Box::new(v), items, *negated),
                     Err(Error::ColumnNotFound(c)) => {
                         let shape = crate::decorrelate::Shape::Compare {
@@ -2558,7 +2563,7 @@ impl Exec<'_> {
 
     /// Whether the block being bound defers its uncorrelated subqueries (deferred.rs).
     pub(crate) fn deferring(&self) -> bool {
-        self.deferral.is_some()
+        self.deferral.as_ref().is_some_and(|d| d.defers())
     }
 
     /// Uncorrelated scalar subquery `q` bound for its columns alone, deferred: the
@@ -2580,13 +2585,44 @@ impl Exec<'_> {
         self.deferred_input(q, crate::deferred::Kind::Exists(negated))
     }
 
+    /// `x [NOT] IN (q)`'s list, `q` uncorrelated, bound for its columns alone, deferred:
+    /// one placeholder item where its values go (deferred.rs).
+    ///
+    /// # Errors
+    /// `q`'s binding and type errors (3810 where it is correlated); a select list of two
+    /// items.
+    fn set_input(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
+        let shape_cs = std::cell::Cell::new(false);
+        let placeholder = self.deferred_input_with(q, |rows| {
+            let cs = rows.schema.fields().first();
+            let cs = cs.is_some_and(|f| f.metadata().contains_key("casespecific"));
+            shape_cs.set(cs);
+            crate::deferred::Kind::Set(cs)
+        })?;
+        let item = one(placeholder);
+        Ok(vec![match shape_cs.get() {
+            true => Expr::CaseSpecific(Box::new(item)),
+            false => item,
+        }])
+    }
+
     /// `q` run over no rows for its columns (not counted as a query a kept plan's binding
     /// ran: it bakes no value into the plan), then deferred as `kind`.
     fn deferred_input(&mut self, q: &ast::Query, kind: crate::deferred::Kind) -> Result<ArrayRef> {
+        self.deferred_input_with(q, |_| kind)
+    }
+
+    /// [`Exec::deferred_input`] with the kind read from `q`'s columns.
+    fn deferred_input_with(
+        &mut self,
+        q: &ast::Query,
+        kind: impl FnOnce(&Rows) -> crate::deferred::Kind,
+    ) -> Result<ArrayRef> {
         let recording = self.recording.get_mut().take();
         let shape = self.shape_of(q);
         *self.recording.get_mut() = recording;
         let shape = shape?;
+        let kind = kind(&shape);
         match self.deferral.as_mut() {
             Some(d) => d.defer(q, kind, &shape),
             None => Err(Error::Internal(
@@ -2712,27 +2748,26 @@ impl Exec<'_> {
         }
     }
 
+    /// An uncorrelated `x [NOT] IN (q)`'s list, run where it binds ([`Exec::subquery_values`]).
+    /// In a run for the columns alone ([`Exec::shaping`]), where it gives no row, the list is
+    /// one NULL of its type, so that `x` is compared with its type over no row as a block
+    /// that defers its subqueries compares it (deferred.rs): a type error is raised whether
+    /// it has rows or not (EXPLAIN's and CREATE VIEW's as the query's). Nothing is evaluated
+    /// for a row there, so the NULL changes no value.
+    fn in_list_values(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
+        let rows = self.run_query(q)?;
+        let typed = (rows.num_rows() == 0 && self.shaping()).then(|| {
+            let ty = rows.schema.fields().first().map(|f| f.data_type().clone());
+            new_null_array(&ty.unwrap_or(DataType::Null), 1)
+        });
+        let batches = rows.batches.iter().map(|b| b.column(0).clone());
+        in_list(&rows, batches.chain(typed))
+    }
+
     /// Runs an uncorrelated `IN (subquery)` once and returns its values as literals.
     fn subquery_values(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
         let rows = self.run_query(q)?;
-        if rows.schema.fields().len() != 1 {
-            return Err(Error::TypeMismatch(
-                "an IN subquery must return one column".into(),
-            ));
-        }
-        // items of a CASESPECIFIC column compare case-specifically
-        let cs = rows.schema.field(0).metadata().contains_key("casespecific");
-        let mut out = Vec::new();
-        for b in &rows.batches {
-            for i in 0..b.num_rows() {
-                let item = one(b.column(0).slice(i, 1));
-                out.push(match cs {
-                    true => Expr::CaseSpecific(Box::new(item)),
-                    false => item,
-                });
-            }
-        }
-        Ok(out)
+        in_list(&rows, rows.batches.iter().map(|b| b.column(0).clone()))
     }
 }
 
@@ -2798,6 +2833,30 @@ pub(crate) fn phrase_on_column(f: &ast::Function) -> Option<ast::Expr> {
         "UC" => tdlite_parser::phrase::call(ast::Ident::new("UPPER"), vec![column.clone()]),
         _ => return None,
     })
+}
+
+/// An IN list of the values of `columns` (the one column of an IN subquery's `rows`, in
+/// parts), each a literal, compared case-specifically where the column is CASESPECIFIC.
+///
+/// # Errors
+/// 9913 for a subquery of more than one column.
+fn in_list(rows: &Rows, columns: impl Iterator<Item = ArrayRef>) -> Result<Vec<Expr>> {
+    let [field] = rows.schema.fields().as_ref() else {
+        return Err(crate::deferred::set_of_columns());
+    };
+    // items of a CASESPECIFIC column compare case-specifically
+    let cs = field.metadata().contains_key("casespecific");
+    let mut out = Vec::new();
+    for c in columns {
+        for i in 0..c.len() {
+            let item = one(c.slice(i, 1));
+            out.push(match cs {
+                true => Expr::CaseSpecific(Box::new(item)),
+                false => item,
+            });
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Subqueries bound without running them: a block bound before its read
-//! (`Exec::bind_before_read`, query.rs) binds each uncorrelated scalar subquery and
-//! `[NOT] EXISTS` for its columns alone (`Exec::shape_of`, which reads no row), and puts a
+//! (`Exec::bind_before_read`, query.rs) binds each uncorrelated scalar subquery,
+//! `[NOT] EXISTS` and `[NOT] IN` for its columns alone (`Exec::shape_of`, which reads no row), and puts a
 //! one-row *placeholder* array of the subquery's type where its value goes. Once every clause
 //! of the block is bound, the subqueries run ([`Deferral::run`]) and their values replace
 //! the placeholders (`EarlyBound::put`, early.rs), before the block plans its read. So the
@@ -10,7 +10,13 @@
 //! A subquery that names a column of the block is correlated and runs per row of the block:
 //! binding it before the read fails, and the deferral notes that the block needs its rows
 //! ([`Deferral::needs_rows`], set by `Exec::correlated`); the block is then bound over its
-//! rows instead (`read_then_bind`). An IN or quantified subquery is still run where it binds.
+//! rows instead (`read_then_bind`). An uncorrelated `x [NOT] IN (SELECT …)` is deferred
+//! too: its IN list is one placeholder item until the subquery's values are put in its
+//! place ([`Values::put`]); a quantified comparison (`> ANY`) or a row-value IN still runs
+//! where it binds. In a run for a query's columns alone (`Exec::shaping`) every subquery
+//! runs where it binds (over no rows, that reads nothing either; deferring there would bind
+//! each nested level twice again, a cost that doubles per level), and only a correlated one
+//! is noted.
 //!
 //! Invariant: a placeholder array is made here and nowhere else, is a fresh allocation (an
 //! `Arc` no other expression shares), and is never evaluated for a row: before
@@ -21,10 +27,12 @@
 //! deferral (`Deferral::truncate`). EXPLAIN binds no block with a subquery this way.
 
 use crate::error::{Error, Result};
+use crate::expr::Expr;
 use crate::result::Rows;
-use crate::slots::Slot;
 use arrow::array::{Array, ArrayRef, BooleanArray};
-use sqlparser::ast;
+use sqlparser::ast::{self, Visit};
+use std::cell::Cell;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// What a deferred subquery gives.
@@ -34,11 +42,18 @@ pub(crate) enum Kind {
     Scalar,
     /// `EXISTS (…)`, or `NOT EXISTS` (true).
     Exists(bool),
+    /// `x [NOT] IN (SELECT …)`: its values, each an item of the IN list; whether they compare
+    /// case-specifically (a CASESPECIFIC column's).
+    Set(bool),
 }
 
 /// One subquery bound for its columns alone, and the placeholder where its value goes.
 struct Input {
     placeholder: ArrayRef,
+    /// Where the subquery bound is (to run that node, not the copy: a prepared request's
+    /// plan cache finds a request's own blocks by address), and a copy of it (run where
+    /// binding bound a node made for the purpose, which is gone by then).
+    addr: usize,
     query: Box<ast::Query>,
     kind: Kind,
 }
@@ -47,15 +62,33 @@ struct Input {
 #[derive(Default)]
 pub(crate) struct Deferral {
     inputs: Vec<Input>,
+    /// The subqueries run where they bind (a run for the columns alone); only a correlated
+    /// one is noted.
+    in_place: bool,
     /// A correlated subquery was met: the block binds over its rows instead.
     pub(crate) needs_rows: bool,
 }
 
-/// The values of a block's deferred subqueries: each placeholder (as a slot of the
-/// subquery) and its value, in the same order (what a kept plan's inputs pair, inputs.rs).
-pub(crate) type InputValues = (Vec<(ArrayRef, Slot)>, Vec<ArrayRef>);
+/// The values of a block's deferred subqueries, each with its placeholder.
+pub(crate) struct Values {
+    inputs: Vec<(Input, ArrayRef)>,
+}
 
 impl Deferral {
+    /// A deferral for a block about to bind; with `in_place`, its subqueries run where they
+    /// bind and only a correlated one is noted.
+    pub(crate) fn new(in_place: bool) -> Self {
+        Deferral {
+            in_place,
+            ..Deferral::default()
+        }
+    }
+
+    /// Whether the block's uncorrelated subqueries are deferred.
+    pub(crate) fn defers(&self) -> bool {
+        !self.in_place
+    }
+
     /// How many subqueries were deferred so far.
     pub(crate) fn len(&self) -> usize {
         self.inputs.len()
@@ -72,10 +105,10 @@ impl Deferral {
     }
 
     /// Defers subquery `q` of `kind`, whose columns `shape` gives (its run over no rows):
-    /// the placeholder for its value.
+    /// the placeholder for its value (for a set, the one item of its IN list).
     ///
     /// # Errors
-    /// A scalar subquery's select list of more than one item.
+    /// A scalar or IN subquery's select list of more than one item.
     pub(crate) fn defer(&mut self, q: &ast::Query, kind: Kind, shape: &Rows) -> Result<ArrayRef> {
         let placeholder: ArrayRef = match kind {
             // (over no row: NULL of its type, made afresh)
@@ -84,38 +117,182 @@ impl Deferral {
                 arrow::array::new_null_array(typed.data_type(), 1)
             }
             Kind::Exists(_) => Arc::new(BooleanArray::from(vec![None::<bool>])),
+            Kind::Set(_) => match shape.schema.fields().as_ref() {
+                [one] => arrow::array::new_null_array(one.data_type(), 1),
+                _ => return Err(set_of_columns()),
+            },
         };
         self.inputs.push(Input {
             placeholder: placeholder.clone(),
+            addr: q as *const ast::Query as usize,
             query: Box::new(q.clone()),
             kind,
         });
         Ok(placeholder)
     }
 
-    /// Runs the deferred subqueries through `value` (a scalar one's value, or whether an
-    /// EXISTS's subquery gives a row), in the order they were bound: each one's placeholder
-    /// (as a slot of its subquery) and value. `None` where a value's type is not its
-    /// placeholder's (the caller binds the block again with its subqueries run in place).
+    /// Runs the deferred subqueries of `block` (the SELECT and its ORDER BY, as bound)
+    /// through `value` (a scalar one's value, whether an EXISTS's subquery gives a row, an
+    /// IN's values: [`column_of`]), in the order they were bound: each the node of `block`
+    /// it was bound from, or its copy where binding bound a node of its own making (a WHERE
+    /// that names a select-list alias). `None` where a value's type is not its placeholder's
+    /// (the caller binds the block again with its subqueries run in place).
     ///
     /// # Errors
     /// The subqueries' run-time errors (3669 for a scalar one of two rows, 2618, …).
-    pub(crate) fn run(
+    pub(crate) fn run<F>(
         self,
-        mut value: impl FnMut(&ast::Query, Kind) -> Result<ArrayRef>,
-    ) -> Result<Option<InputValues>> {
-        let mut slots = Vec::with_capacity(self.inputs.len());
-        let mut values = Vec::with_capacity(self.inputs.len());
+        block: (&ast::Select, &[ast::OrderByExpr]),
+        mut value: F,
+    ) -> Result<Option<Values>>
+    where
+        F: FnMut(&ast::Query, Kind) -> Result<ArrayRef>,
+    {
+        let mut inputs = Vec::with_capacity(self.inputs.len());
         for input in self.inputs {
-            let v = value(&input.query, input.kind)?;
-            if v.data_type() != input.placeholder.data_type() || v.len() != 1 {
+            let v = match run_in_block(block, &input, &mut value) {
+                Some(v) => v?,
+                None => value(&input.query, input.kind)?,
+            };
+            let one = matches!(input.kind, Kind::Set(_)) || v.len() == 1;
+            if v.data_type() != input.placeholder.data_type() || !one {
                 return Ok(None);
             }
-            slots.push((input.placeholder, Slot::Subquery(input.query)));
-            values.push(v);
+            inputs.push((input, v));
         }
-        Ok(Some((slots, values)))
+        Ok(Some(Values { inputs }))
     }
+}
+
+impl Values {
+    /// `e` with each placeholder's value put in: a scalar or EXISTS value where its
+    /// placeholder is, an IN list of one placeholder item made the list of the set's values.
+    ///
+    /// # Errors
+    /// An internal error for a set's placeholder met outside its IN list.
+    pub(crate) fn put(&self, e: &Expr) -> Result<Expr> {
+        let stray = Cell::new(false);
+        let out = e.rebuild(&mut |x| self.put_here(x, &stray));
+        match stray.get() {
+            true => Err(left_in("an IN list")),
+            false => Ok(out),
+        }
+    }
+
+    fn put_here(&self, x: &Expr, stray: &Cell<bool>) -> Option<Expr> {
+        match x {
+            Expr::Literal(a) => {
+                let (input, v) = self.find(a)?;
+                match input.kind {
+                    Kind::Set(_) => {
+                        stray.set(true);
+                        None
+                    }
+                    Kind::Scalar | Kind::Exists(_) => Some(Expr::Literal(v.clone())),
+                }
+            }
+            Expr::InList(operand, items, negated) => {
+                let [item] = items.as_slice() else {
+                    return None;
+                };
+                let lit = match item {
+                    Expr::CaseSpecific(inner) => &**inner,
+                    other => other,
+                };
+                let Expr::Literal(a) = lit else {
+                    return None;
+                };
+                let (input, v) = self.find(a)?;
+                let Kind::Set(cs) = input.kind else {
+                    return None;
+                };
+                let operand = operand.rebuild(&mut |y| self.put_here(y, stray));
+                let list = (0..v.len())
+                    .map(|i| {
+                        let item = Expr::Literal(v.slice(i, 1));
+                        match cs {
+                            true => Expr::CaseSpecific(Box::new(item)),
+                            false => item,
+                        }
+                    })
+                    .collect();
+                Some(Expr::InList(Box::new(operand), list, *negated))
+            }
+            _ => None,
+        }
+    }
+
+    fn find(&self, a: &ArrayRef) -> Option<&(Input, ArrayRef)> {
+        self.inputs
+            .iter()
+            .find(|(i, _)| Arc::ptr_eq(&i.placeholder, a))
+    }
+}
+
+/// `value` of `input`'s subquery as the node of `block` it was bound from (the same
+/// address, and equal to its copy); `None` if `block` has no such node.
+fn run_in_block<F>(
+    (s, order_by): (&ast::Select, &[ast::OrderByExpr]),
+    input: &Input,
+    value: &mut F,
+) -> Option<Result<ArrayRef>>
+where
+    F: FnMut(&ast::Query, Kind) -> Result<ArrayRef>,
+{
+    struct Find<'f, F> {
+        input: &'f Input,
+        value: &'f mut F,
+        out: Option<Result<ArrayRef>>,
+    }
+    impl<F: FnMut(&ast::Query, Kind) -> Result<ArrayRef>> ast::Visitor for Find<'_, F> {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+            let at = q as *const ast::Query as usize;
+            if at == self.input.addr && *q == *self.input.query {
+                self.out = Some((self.value)(q, self.input.kind));
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut find = Find {
+        input,
+        value,
+        out: None,
+    };
+    if s.visit(&mut find).is_continue() {
+        for o in order_by {
+            if o.visit(&mut find).is_break() {
+                break;
+            }
+        }
+    }
+    find.out
+}
+
+/// A deferred IN subquery's values (its rows' one column, `rows`), in one array.
+///
+/// # Errors
+/// A select list of more than one item; Arrow's concatenation errors.
+pub(crate) fn column_of(rows: &Rows) -> Result<ArrayRef> {
+    if rows.schema.fields().len() != 1 {
+        return Err(set_of_columns());
+    }
+    match rows.batches.as_slice() {
+        [] => Ok(arrow::array::new_empty_array(
+            rows.schema.field(0).data_type(),
+        )),
+        [one] => Ok(one.column(0).clone()),
+        many => {
+            let parts: Vec<&dyn Array> = many.iter().map(|b| b.column(0).as_ref()).collect();
+            Ok(arrow::compute::concat(&parts)?)
+        }
+    }
+}
+
+/// An IN subquery's select list of more than one item (`x IN (SELECT a, b …)`).
+pub(crate) fn set_of_columns() -> Error {
+    Error::TypeMismatch("an IN subquery must return one column".into())
 }
 
 /// `[NOT] EXISTS`'s value (`negated` for NOT) where its subquery gives rows (`any`).

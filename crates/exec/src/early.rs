@@ -14,9 +14,9 @@
 use crate::bind::Scope;
 use crate::bound_from::BoundFrom;
 use crate::clauses::{BlockGroups, Clauses};
+use crate::deferred::Values;
 use crate::error::Result;
 use crate::expr::Expr;
-use crate::inputs::Inputs;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
 
@@ -42,35 +42,39 @@ pub(crate) enum EarlySource {
 }
 
 impl EarlyBound {
-    /// `inputs` (the values of the subqueries it bound for their columns alone, deferred.rs)
-    /// put where their placeholders are: in what it reads and in every clause.
+    /// `values` (of the subqueries it bound for their columns alone, deferred.rs) put where
+    /// their placeholders are: in what it reads and in every clause.
     ///
     /// # Errors
-    /// An internal error for a FROM bound whole (its subqueries are run where they bind).
-    pub(crate) fn put(&mut self, inputs: &Inputs) -> Result<()> {
-        let put = |e: &mut Expr| *e = inputs.put(e);
+    /// An internal error for a FROM bound whole (its subqueries are run where they bind) or
+    /// a placeholder `values` cannot take.
+    pub(crate) fn put(&mut self, values: &Values) -> Result<()> {
+        let put = |e: &mut Expr| -> Result<()> {
+            *e = values.put(e)?;
+            Ok(())
+        };
         match &mut self.source {
             EarlySource::Joined(_) => return Err(crate::deferred::left_in("a join")),
-            EarlySource::Table(_, Some(c)) | EarlySource::Rows(Some((c, _))) => put(c),
+            EarlySource::Table(_, Some(c)) | EarlySource::Rows(Some((c, _))) => put(c)?,
             EarlySource::Table(_, None) | EarlySource::Rows(None) => {}
         }
-        self.groups.key_exprs.iter_mut().for_each(put);
+        let mut exprs: Vec<&mut Expr> = self.groups.key_exprs.iter_mut().collect();
         if let Some(g) = &mut self.groups.grouping {
             for call in &mut g.calls {
-                call.arg.iter_mut().for_each(put);
-                call.order.iter_mut().for_each(|k| put(&mut k.expr));
+                exprs.extend(call.arg.iter_mut());
+                exprs.extend(call.order.iter_mut().map(|k| &mut k.expr));
             }
         }
         let c = &mut self.clauses;
-        c.items.iter_mut().for_each(|i| put(&mut i.0));
-        c.qualify.iter_mut().chain(&mut c.having).for_each(put);
-        c.keys.iter_mut().for_each(|k| put(&mut k.expr));
+        exprs.extend(c.items.iter_mut().map(|i| &mut i.0));
+        exprs.extend(c.qualify.iter_mut().chain(&mut c.having));
+        exprs.extend(c.keys.iter_mut().map(|k| &mut k.expr));
         for w in &mut c.windows {
-            w.arg.iter_mut().chain(&mut w.default).for_each(put);
-            w.partition.iter_mut().for_each(put);
-            w.order.iter_mut().for_each(|k| put(&mut k.expr));
+            exprs.extend(w.arg.iter_mut().chain(&mut w.default));
+            exprs.extend(w.partition.iter_mut());
+            exprs.extend(w.order.iter_mut().map(|k| &mut k.expr));
         }
-        Ok(())
+        exprs.into_iter().try_for_each(put)
     }
 }
 

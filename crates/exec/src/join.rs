@@ -239,11 +239,8 @@ impl Exec<'_> {
     /// calendar (`Sys_Calendar.Calendar`, sys_calendar.rs), or a DBC dictionary view
     /// (`DBC.TablesV`, see dbc.rs).
     pub(crate) fn named_rows(&self, name: &ast::ObjectName) -> Result<Option<crate::result::Rows>> {
-        if let Some(rows) = self.cte(name) {
-            return Ok(Some(rows));
-        }
-        let parts = name_parts(name);
-        // a run for a query's columns alone sees no row of these either (Exec::shaping)
+        // a run for a query's columns alone sees no row of these either (Exec::shaping), a
+        // CTE's made by the enclosing query included
         let shaped = |rows: crate::result::Rows| match self.shaping() {
             true => crate::result::Rows {
                 batches: vec![RecordBatch::new_empty(rows.schema.clone())],
@@ -251,6 +248,10 @@ impl Exec<'_> {
             },
             false => rows,
         };
+        if let Some(rows) = self.cte(name) {
+            return Ok(Some(shaped(rows)));
+        }
+        let parts = name_parts(name);
         if let Some(rows) = crate::sys_calendar::rows(&parts)? {
             return Ok(Some(shaped(rows)));
         }

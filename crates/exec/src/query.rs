@@ -3,9 +3,11 @@
 //! DISTINCT → TOP n. Each step is an Arrow kernel over record batches (`filter_record_batch`,
 //! `lexsort_to_indices`, `take`); grouping hashes Teradata-normalised keys. The clauses are
 //! bound over the rows read (a correlated subquery there runs per row), except where the
-//! clauses hold no subquery and the FROM's columns are known before it is read (a join, a view
-//! alone, one base table, a CTE, no FROM): every clause is then bound before a row is read
-//! (`Exec::bind_then_read`), as a kept plan runs the block.
+//! FROM's columns are known before it is read (a join, a view alone, one base table, a CTE,
+//! no FROM) and no clause holds a correlated subquery (nor any subquery, over a join): every
+//! clause is then bound before a row is read (`Exec::bind_then_read`; uncorrelated scalar,
+//! EXISTS and IN subqueries run once the block is bound, deferred.rs), as a kept plan runs
+//! the block.
 //!
 //! Invariant: a browse never waits and never consumes; it reads the rows visible to the
 //! statement's snapshot (committed rows plus the transaction's own changes).
@@ -389,9 +391,9 @@ impl Exec<'_> {
             None => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
         let sampled = sample.is_some();
-        // a block whose clauses hold no subquery, over a FROM whose columns are known before
-        // it is read, binds them before any row is read, as a kept plan does; any other block
-        // reads its FROM first
+        // a block over a FROM whose columns are known before it is read, whose clauses hold
+        // no correlated subquery (no subquery, over a join), binds them before any row is
+        // read, as a kept plan does; any other block reads its FROM first
         let early = match self.binds_before_reading(s, &from, order_by) {
             Some(early) => self.bind_then_read(s, &from, order_by, sample.as_ref(), early)?,
             None => None,
@@ -532,8 +534,14 @@ impl Exec<'_> {
     /// (bound_select.rs). A FROM bound whole that reads a view whose table is gone gives the
     /// view's 3807 before a wrong name in WHERE or ON (`bind_joined`) and before a binding
     /// error of the other clauses (`join::gives_way_to_gone_view`), as reading it first
-    /// would. `None` where a clause binds per group (a correlated subquery in a grouped
-    /// block; one in a block of rows fails to bind here, with no row to bind over).
+    /// would. `None` where a clause's correlated subquery needs the block's rows or groups
+    /// (deferred.rs `Deferral::needs_rows`; placeholders in a grouped block).
+    ///
+    /// Over one table, a CTE or no FROM, the uncorrelated scalar, EXISTS and IN subqueries
+    /// of the clauses are bound for their columns alone and run once the block is bound,
+    /// their values put in (deferred.rs): not in a run for the columns alone
+    /// ([`Exec::shaping`]), where running them in place reads nothing either (and deferring
+    /// would bind each nested level twice more).
     ///
     /// # Errors
     /// 3569 (an aggregate in WHERE), 3868 and 3710 for the FROM (`join::check_from`), binding
@@ -552,7 +560,10 @@ impl Exec<'_> {
         if matches!(early, Early::Whole) || !crate::bound_select::has_clause_subquery(s, order_by) {
             return self.bind_block_early(s, from, order_by, sample, early);
         }
-        let saved = self.deferral.replace(crate::deferred::Deferral::default());
+        // (in a run for the columns alone, its subqueries run in place: that reads nothing
+        // either, and deferring would bind each nested level twice more)
+        let deferral = crate::deferred::Deferral::new(self.shaping());
+        let saved = self.deferral.replace(deferral);
         let bound = self.bind_block_early(s, from, order_by, sample, early.clone());
         let deferral = std::mem::replace(&mut self.deferral, saved).unwrap_or_default();
         if deferral.needs_rows {
@@ -564,16 +575,17 @@ impl Exec<'_> {
         if deferral.is_empty() {
             return Ok(Some(plan));
         }
-        let run = deferral.run(|q, kind| match kind {
+        let run = deferral.run((s, order_by), |q, kind| match kind {
             crate::deferred::Kind::Scalar => self.scalar_subquery(q),
             crate::deferred::Kind::Exists(negated) => {
                 let any = self.run_query(q)?.num_rows() > 0;
                 Ok(crate::deferred::exists_value(any, negated))
             }
+            crate::deferred::Kind::Set(_) => crate::deferred::column_of(&self.run_query(q)?),
         });
         match run? {
-            Some((slots, values)) => {
-                plan.put(&crate::inputs::Inputs::new(&slots, &values))?;
+            Some(values) => {
+                plan.put(&values)?;
                 Ok(Some(plan))
             }
             // (not met: a value typed otherwise than its columns were; bound again, its
@@ -641,6 +653,10 @@ impl Exec<'_> {
             }
             // a CTE's rows, made already: WHERE bound first as for a table (to check its
             // types), then bound again where the rows are filtered
+            // (in a run for the columns alone, WHERE is bound only where the rows, none, are
+            // filtered, which checks its types as well: bound twice, a subquery over a CTE
+            // there would bind each nested level twice again)
+            Early::Rows(scope, Some(_)) if self.shaping() => (scope, EarlySource::Rows(None)),
             Early::Rows(scope, Some(schema)) => {
                 // (its subqueries run where the read binds WHERE again: none kept here)
                 let deferred = self.deferral.as_ref().map(|d| d.len());
@@ -660,8 +676,7 @@ impl Exec<'_> {
     /// clauses, then the SAMPLE's WHEN conditions that hold no subquery (and 9910), then
     /// WHERE's (and ON's) operand types checked over no row (with no FROM, WHERE is bound
     /// where its one row is read). Reads no row of a table. `None` where a clause binds per
-    /// group (a correlated subquery in a grouped block: met only by a kept plan's binding,
-    /// since the query and EXPLAIN bind no block with a subquery so).
+    /// group (a correlated subquery in a grouped block).
     ///
     /// # Errors
     /// Binding errors, then type errors.

@@ -1,9 +1,10 @@
 //! The streaming read of a SELECT block: one over one base table whose end only projects (no
 //! aggregate, GROUP BY, HAVING, QUALIFY, window, ORDER BY, DISTINCT or SAMPLE; a TOP n
 //! without PERCENT or WITH TIES stops the read once it has n rows), bound
-//! before a row is read (`query.rs` `bind_then_read`, for a block with no subquery in its
-//! clauses, and a kept plan's run, `bound_select.rs`, whose uncorrelated subqueries are kept
-//! values), runs segment by segment: each of the
+//! before a row is read (`query.rs` `bind_then_read`, for a block with no correlated
+//! subquery in its clauses, whose uncorrelated ones have run once it was bound, and a kept
+//! plan's run, `bound_select.rs`, whose uncorrelated subqueries are kept values), runs
+//! segment by segment: each of the
 //! table's batches (as the storage holds them, 4,096 rows) is filtered and projected on its
 //! own, and the result is those batches. Nothing concatenates the table into one batch, so
 //! an `INSERT … SELECT` or a browse of a big table copies only the rows it keeps.

@@ -717,3 +717,58 @@ fn a_kept_outer_join_takes_its_values_and_sees_new_rows() {
     );
     assert!(p.plan_cache_hits() >= 3, "{}", p.plan_cache_hits());
 }
+
+#[test]
+fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
+    // a block that binds before its read runs its uncorrelated subqueries once it is bound
+    // (deferred.rs): the subquery's own block, the request's, is found in the plan cache by
+    // its address, so it is kept and run from its plan at every later execution
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE t (k INTEGER, a INTEGER) PRIMARY INDEX (k)",
+        "CREATE TABLE u (k INTEGER, y INTEGER) PRIMARY INDEX (k)",
+        "INS t (1, 10)",
+        "INS t (2, 20)",
+        "INS u (1, 10)",
+        "INS u (2, 30)",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    let cases = [
+        (
+            "SEL k FROM t WHERE EXISTS (SEL 1 FROM u WHERE u.y = ?) ORDER BY k",
+            [["1", "2"].as_slice(), &[], &["1", "2"], &[]],
+        ),
+        (
+            "SEL k FROM t WHERE a IN (SEL y FROM u WHERE u.y >= ?) ORDER BY k",
+            [&["1"], &[], &[], &[]],
+        ),
+        (
+            "SEL (SEL MAX(y) FROM u WHERE u.y < ?)",
+            [&["?"], &["5"], &["10"], &["30"]],
+        ),
+    ];
+    for (sql, want) in cases {
+        let p = s.prepare(sql).unwrap();
+        let mut got = Vec::new();
+        for (run, v) in [10, 11, 30, 40].into_iter().enumerate() {
+            // (a table changed between runs: each run sees it as it is)
+            if run == 1 {
+                s.execute("UPD u SET y = 5 WHERE k = 1").unwrap();
+            }
+            if run == 2 {
+                s.execute("UPD u SET y = 10 WHERE k = 1").unwrap();
+            }
+            let r = s.execute_prepared(&p, &[Value::Int(v)]).unwrap();
+            let rows = r[0].rows.as_ref().unwrap().to_strings();
+            got.push(rows.into_iter().map(|r| r[0].clone()).collect::<Vec<_>>());
+        }
+        let want: Vec<Vec<String>> = want
+            .iter()
+            .map(|w| w.iter().map(|x| x.to_string()).collect())
+            .collect();
+        assert_eq!(got, want, "{sql}");
+        assert_eq!(p.plan_cache_hits(), 3, "{sql}: the subquery's block kept");
+    }
+}

@@ -296,7 +296,7 @@ fn keyed_joins(s: &mut Session, c: &Connection, m: i64) {
 }
 
 /// Queries over the small table `s` (no index on `g`: both engines read every row).
-const SMALL_QUERIES: [(&str, &str, &str); 3] = [
+const SMALL_QUERIES: [(&str, &str, &str); 5] = [
     (
         "filtered count and sum",
         "SEL COUNT(*), SUM(v) FROM s WHERE g = 7",
@@ -311,6 +311,16 @@ const SMALL_QUERIES: [(&str, &str, &str); 3] = [
         "rows of one group",
         "SEL k, v FROM s WHERE g = 3 ORDER BY k",
         "SELECT k, v FROM s WHERE g = 3 ORDER BY k",
+    ),
+    (
+        "rows of the group a scalar subquery gives",
+        "SEL k, v FROM s WHERE g = (SEL MIN(g) + 3 FROM s WHERE k < 5) ORDER BY k",
+        "SELECT k, v FROM s WHERE g = (SELECT MIN(g) + 3 FROM s WHERE k < 5) ORDER BY k",
+    ),
+    (
+        "rows of the groups an IN subquery gives",
+        "SEL k, v FROM s WHERE g IN (SEL g FROM s WHERE k = 3) ORDER BY k",
+        "SELECT k, v FROM s WHERE g IN (SELECT g FROM s WHERE k = 3) ORDER BY k",
     ),
 ];
 
