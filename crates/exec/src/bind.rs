@@ -2618,10 +2618,21 @@ impl Exec<'_> {
         q: &ast::Query,
         kind: impl FnOnce(&Rows) -> crate::deferred::Kind,
     ) -> Result<ArrayRef> {
-        let recording = self.recording.get_mut().take();
-        let shape = self.shape_of(q);
-        *self.recording.get_mut() = recording;
-        let shape = shape?;
+        // (a prepared request's earlier execution may have kept its columns, bound_select.rs)
+        let shape = match self.kept_shape(q) {
+            Some(schema) => Rows {
+                schema,
+                batches: Vec::new(),
+            },
+            None => {
+                let recording = self.recording.get_mut().take();
+                let shape = self.shape_of(q);
+                *self.recording.get_mut() = recording;
+                let shape = shape?;
+                self.keep_shape(q, &shape.schema);
+                shape
+            }
+        };
         let kind = kind(&shape);
         match self.deferral.as_mut() {
             Some(d) => d.defer(q, kind, &shape),

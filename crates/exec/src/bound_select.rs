@@ -163,7 +163,7 @@ impl<'a> Exec<'a> {
                 Some(o) if o == order_by => (p, true),
                 _ => return Ok(None),
             },
-            Found::Kept(Plan::Condition(_) | Plan::Table(_)) | Found::Missing => {
+            Found::Kept(Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_)) | Found::Missing => {
                 let p = match self.bind_block(s, order_by) {
                     Bound::Kept(b) => Plan::Select(Arc::from(b)),
                     Bound::Join(j) => Plan::Join(Arc::from(j)),
@@ -191,7 +191,7 @@ impl<'a> Exec<'a> {
                 }
                 run => run?,
             },
-            Plan::Condition(_) | Plan::Table(_) => None,
+            Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) => None,
         };
         if kept && rows.is_some() {
             cache.hit();
@@ -220,6 +220,31 @@ impl<'a> Exec<'a> {
         let t = self.must_get_base_table(name)?;
         cache.put(block, &context, Some(Plan::Table(Arc::downgrade(&t))));
         Ok(t)
+    }
+
+    /// The columns subquery `q` gives, as kept by the prepared request running from an earlier
+    /// execution's run of it over no rows (deferred.rs); `None` where none is kept.
+    pub(crate) fn kept_shape(&self, q: &ast::Query) -> Option<arrow::datatypes::SchemaRef> {
+        let (cache, context) = self.plan_cache()?;
+        match cache.get(Block::Shape(q), &context) {
+            Found::Kept(Plan::Shape(schema)) => Some(schema),
+            _ => None,
+        }
+    }
+
+    /// Keeps `schema`, the columns subquery `q` gave run over no rows, for the prepared
+    /// request's later executions. Not kept: while a block is bound for the cache (a block
+    /// kept is not bound again; one refused keeps them at its next binding), for a
+    /// subquery with a `?` parameter (whose columns' types may change with its values), or
+    /// for one not of the request's own statements (a WHERE that names a select-list alias
+    /// is bound as a copy made anew at each binding).
+    pub(crate) fn keep_shape(&self, q: &ast::Query, schema: &arrow::datatypes::SchemaRef) {
+        if self.recording.borrow().is_some() || crate::params::has_placeholder(q) {
+            return;
+        }
+        if let Some((cache, context)) = self.plan_cache() {
+            cache.put_own(Block::Shape(q), &context, Plan::Shape(schema.clone()));
+        }
     }
 
     /// The plan cache of the prepared request running, and the context its entries must
@@ -276,7 +301,8 @@ impl<'a> Exec<'a> {
                 cache.hit();
                 return Ok(Some(CachedExpr::Kept(b, values)));
             }
-            Found::Kept(Plan::Select(_) | Plan::Join(_) | Plan::Table(_)) | Found::Missing => {}
+            Found::Kept(Plan::Select(_) | Plan::Join(_) | Plan::Table(_) | Plan::Shape(_))
+            | Found::Missing => {}
         }
         let (bound, recording) = self.recorded(|ex| ex.bind_expr(w, scope, None));
         // (nor one whose operand types fail over no row: the caller raises that error at every
@@ -842,7 +868,7 @@ fn bound_order_by(p: &Plan) -> Option<&[ast::OrderByExpr]> {
     match p {
         Plan::Select(b) => Some(&b.tail.order_by),
         Plan::Join(j) => Some(&j.join.tail.order_by),
-        Plan::Condition(_) | Plan::Table(_) => None,
+        Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) => None,
     }
 }
 

@@ -280,9 +280,10 @@ impl Exec<'_> {
         mut grouping: Option<&mut Grouping>,
     ) -> Result<Expr> {
         resolving_aliases(e, projection, |e| {
-            // a failed try leaves no aggregate or window behind
+            // a failed try leaves no aggregate, window or deferred subquery behind
             let calls = grouping.as_deref().map(|g| g.calls.len());
             let windows = self.windows.as_ref().map(Vec::len);
+            let deferred = self.deferral.as_ref().map(|d| d.len());
             let r = self.bind_expr(e, scope, grouping.as_deref_mut());
             if r.is_err() {
                 if let (Some(g), Some(n)) = (grouping.as_deref_mut(), calls) {
@@ -290,6 +291,9 @@ impl Exec<'_> {
                 }
                 if let (Some(w), Some(n)) = (self.windows.as_mut(), windows) {
                     w.truncate(n);
+                }
+                if let (Some(d), Some(n)) = (self.deferral.as_mut(), deferred) {
+                    d.truncate(n);
                 }
             }
             r
@@ -384,7 +388,15 @@ impl Exec<'_> {
         mut f: impl FnMut(&mut Self, Option<&ast::Expr>) -> Result<T>,
     ) -> Result<T> {
         self.reading_names(s, order_by, |ex| match &s.selection {
-            Some(w) => resolving_aliases(w, &s.projection, |w| f(ex, Some(w))),
+            Some(w) => resolving_aliases(w, &s.projection, |w| {
+                // (a failed try leaves no deferred subquery behind)
+                let deferred = ex.deferral.as_ref().map(|d| d.len());
+                let r = f(ex, Some(w));
+                if let (true, Some(d), Some(n)) = (r.is_err(), ex.deferral.as_mut(), deferred) {
+                    d.truncate(n);
+                }
+                r
+            }),
             None => f(ex, None),
         })
     }

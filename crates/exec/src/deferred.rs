@@ -16,7 +16,8 @@
 //! where it binds. In a run for a query's columns alone (`Exec::shaping`) every subquery
 //! runs where it binds (over no rows, that reads nothing either; deferring there would bind
 //! each nested level twice again, a cost that doubles per level), and only a correlated one
-//! is noted.
+//! is noted. A prepared request keeps a subquery's columns (its run over no rows) in its
+//! plan cache (`Exec::kept_shape`, bound_select.rs), so its later executions skip that run.
 //!
 //! Invariant: a placeholder array is made here and nowhere else, is a fresh allocation (an
 //! `Arc` no other expression shares), and is never evaluated for a row: before

@@ -182,6 +182,23 @@ pub(crate) fn literal(v: &Value) -> String {
     }
 }
 
+/// True if query `q` holds a `?` (or `:name`) marker anywhere.
+pub(crate) fn has_placeholder(q: &sqlparser::ast::Query) -> bool {
+    use sqlparser::ast::{Expr, Visit, Visitor};
+    use std::ops::ControlFlow;
+    struct Marker;
+    impl Visitor for Marker {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match is_marker(e) {
+                true => ControlFlow::Break(()),
+                false => ControlFlow::Continue(()),
+            }
+        }
+    }
+    q.visit(&mut Marker).is_break()
+}
+
 /// True for a `?` (or `:name`) marker.
 pub(crate) fn is_marker(e: &sqlparser::ast::Expr) -> bool {
     matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Placeholder(_)))

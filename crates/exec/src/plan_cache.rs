@@ -3,8 +3,12 @@
 //! over a join of base tables or views (or one view alone) into a [`KeptJoin`]
 //! (bound_join.rs), the WHERE
 //! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
-//! inputs instead of being bound afresh every time, and the table each INSERT, UPDATE or
-//! DELETE names (its name resolved once).
+//! inputs instead of being bound afresh every time, the table each INSERT, UPDATE or
+//! DELETE names (its name resolved once), and the columns of each subquery that a block
+//! binds before running it (deferred.rs; found by the subquery's address, as a block is,
+//! kept only for a subquery of the request's own statements without a `?`; should its
+//! columns differ later, the block that binds it sees the value's type differ from the
+//! placeholder's and binds again with its subqueries run in place).
 //!
 //! A bound block's inputs are its *slots*: the request's `?` parameters and the uncorrelated
 //! scalar subqueries it uses. While a block is bound for the cache, the binder records each
@@ -89,13 +93,15 @@ impl OwnedContext {
     }
 }
 
-/// What is kept: a SELECT block, the WHERE clause of an UPDATE or DELETE of one table, or
-/// the name of a table a statement changes.
+/// What is kept: a SELECT block, the WHERE clause of an UPDATE or DELETE of one table, the
+/// name of a table a statement changes, or a subquery whose columns its block binds before
+/// running it (deferred.rs).
 #[derive(Clone, Copy)]
 pub(crate) enum Block<'a> {
     Select(&'a ast::Select),
     Condition(&'a ast::Expr),
     Target(&'a ast::ObjectName),
+    Shape(&'a ast::Query),
 }
 
 /// A block's kind, part of its key (a block of one kind never holds another of that kind in
@@ -105,6 +111,7 @@ enum Kind {
     Select,
     Condition,
     Target,
+    Shape,
 }
 
 /// A copy of a block, to check that an entry found by address is for that block.
@@ -113,6 +120,7 @@ enum Copy {
     Select(Box<ast::Select>),
     Condition(Box<ast::Expr>),
     Target(Box<ast::ObjectName>),
+    Shape(Box<ast::Query>),
 }
 
 impl Block<'_> {
@@ -122,6 +130,7 @@ impl Block<'_> {
             Block::Select(s) => (std::ptr::from_ref(s) as usize, Kind::Select),
             Block::Condition(e) => (std::ptr::from_ref(e) as usize, Kind::Condition),
             Block::Target(n) => (std::ptr::from_ref(n) as usize, Kind::Target),
+            Block::Shape(q) => (std::ptr::from_ref(q) as usize, Kind::Shape),
         }
     }
 
@@ -130,6 +139,7 @@ impl Block<'_> {
             (Block::Select(s), Copy::Select(c)) => **c == *s,
             (Block::Condition(e), Copy::Condition(c)) => **c == *e,
             (Block::Target(n), Copy::Target(c)) => **c == *n,
+            (Block::Shape(q), Copy::Shape(c)) => **c == *q,
             _ => false,
         }
     }
@@ -139,6 +149,7 @@ impl Block<'_> {
             Block::Select(s) => Copy::Select(Box::new(s.clone())),
             Block::Condition(e) => Copy::Condition(Box::new(e.clone())),
             Block::Target(n) => Copy::Target(Box::new(n.clone())),
+            Block::Shape(q) => Copy::Shape(Box::new(q.clone())),
         }
     }
 }
@@ -152,6 +163,8 @@ pub(crate) enum Plan {
     Condition(Arc<BoundCondition>),
     /// The table a [`Block::Target`] name resolved to (not kept alive by the cache).
     Table(Weak<Table>),
+    /// The columns a [`Block::Shape`] subquery gives (its run over no rows).
+    Shape(arrow::datatypes::SchemaRef),
 }
 
 #[derive(Default)]
@@ -244,6 +257,14 @@ impl PlanCache {
         }
     }
 
+    /// Keeps `plan` for `block`, one of the request's own statements, as [`PlanCache::put`]
+    /// does; nothing for any other block.
+    pub(crate) fn put_own(&self, block: Block<'_>, context: &Context<'_>, plan: Plan) {
+        if self.owns(block) {
+            self.put(block, context, Some(plan));
+        }
+    }
+
     /// Keeps `plan` (`None`: refused) for `block` in `context`; nothing if the context changed
     /// meanwhile or the cache is full.
     pub(crate) fn put(&self, block: Block<'_>, context: &Context<'_>, plan: Option<Plan>) {
@@ -266,6 +287,9 @@ impl Visitor for FindNode {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+        if self.kind == Kind::Shape && std::ptr::from_ref(q) as usize == self.addr {
+            return ControlFlow::Break(());
+        }
         if self.kind != Kind::Select {
             return ControlFlow::Continue(());
         }
@@ -345,6 +369,9 @@ mod tests {
             panic!("a subquery")
         };
         assert!(cache.owns(Block::Select(selects(sub)[0])));
+        // the subquery itself, whose columns its block keeps (deferred.rs), and not a copy
+        assert!(cache.owns(Block::Shape(sub)));
+        assert!(!cache.owns(Block::Shape(&sub.as_ref().clone())));
         // the UPDATE's WHERE clause, as a condition block, and not as a SELECT block
         let Statement::Sql(second) = &statements[1].statement else {
             panic!("an update")
