@@ -12,7 +12,7 @@
 //! read whole (or walked, as the general path walks them) and the block ends as the general
 //! path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once (the query's own
 //! binding before its read, `Exec::bind_before_read`), with the binder recording the block's
-//! slots (its `?` parameters and uncorrelated scalar subqueries); each later run
+//! slots (its `?` parameters, uncorrelated scalar subqueries and EXISTS); each later run
 //! computes the slots' values (the run right after binding uses binding's own; a subquery
 //! whose own block is kept runs from the plan its parent holds, `KeptSlots`), plans the read
 //! on those
@@ -356,6 +356,10 @@ impl<'a> Exec<'a> {
                     // runs its plain conjuncts before those with a subquery)
                     Err(_) => return Ok(None),
                 },
+                Slot::Exists(q, negated) => match self.run_query(q) {
+                    Ok(rows) => crate::deferred::exists_value(rows.num_rows() > 0, *negated),
+                    Err(_) => return Ok(None),
+                },
             };
             if v.data_type() != array.data_type() {
                 return Ok(None);
@@ -451,9 +455,10 @@ impl<'a> Exec<'a> {
             Ok(t) => t,
             Err(bound) => return bound,
         };
-        if block_exprs(s, order_by).any(reads_a_set) {
+        if block_exprs(s, order_by).any(reads_rows) {
             // binding would run the subquery, then refuse the block (its rows are not a
-            // slot), and the general path would run it again
+            // slot), and the general path would run it again (an uncorrelated EXISTS is a
+            // slot: deferred.rs)
             return Bound::Refused;
         }
         let early = Early::Table(table_scope(&table, &qualifier), table.clone());
@@ -1014,12 +1019,22 @@ impl CachedExpr {
 /// True if `e` has, at its own level, a subquery read as a set (IN, EXISTS, ANY, ALL)
 /// rather than as one value.
 fn reads_a_set(e: &ast::Expr) -> bool {
+    reads_rows(e)
+        || crate::bind::visit_own_level(e, |x| match x {
+            ast::Expr::Exists { .. } => std::ops::ControlFlow::Break(()),
+            _ => std::ops::ControlFlow::Continue(()),
+        })
+        .is_break()
+}
+
+/// True if `e` has, at its own level, a subquery whose rows are its value (IN, ANY, ALL):
+/// no slot of a kept plan holds them.
+fn reads_rows(e: &ast::Expr) -> bool {
     crate::bind::visit_own_level(e, |x| match x {
         ast::Expr::In {
             target: ast::InTarget::Subquery(_),
             ..
         }
-        | ast::Expr::Exists { .. }
         | ast::Expr::AnyOp { .. }
         | ast::Expr::AllOp { .. } => std::ops::ControlFlow::Break(()),
         _ => std::ops::ControlFlow::Continue(()),

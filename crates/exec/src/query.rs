@@ -579,7 +579,10 @@ impl Exec<'_> {
             crate::deferred::Kind::Scalar => self.scalar_subquery(q),
             crate::deferred::Kind::Exists(negated) => {
                 let any = self.run_query(q)?.num_rows() > 0;
-                Ok(crate::deferred::exists_value(any, negated))
+                let value = crate::deferred::exists_value(any, negated);
+                let slot = || crate::slots::Slot::Exists(Box::new(q.clone()), negated);
+                self.note_slot(&value, slot);
+                Ok(value)
             }
             crate::deferred::Kind::Set(_) => crate::deferred::column_of(&self.run_query(q)?),
         });

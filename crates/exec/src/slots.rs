@@ -1,6 +1,6 @@
 //! What the binder records while it binds a block for a prepared request's plan cache
 //! (plan_cache.rs): each *slot*, a one-row array it made from a `?` parameter or from an
-//! uncorrelated scalar subquery's result, with where the slot's value comes from at each
+//! uncorrelated scalar subquery's or EXISTS's result, with where the slot's value comes from at each
 //! execution; how many queries binding ran; and whether it read anything else that changes
 //! between executions. It lives in the binding layer, beside the binder that fills it; the
 //! plan cache, a layer up, decides from it whether a bound block may be kept.
@@ -20,6 +20,10 @@ pub(crate) enum Slot {
     Param(String),
     /// An uncorrelated scalar subquery, run once per execution.
     Subquery(Box<ast::Query>),
+    /// An uncorrelated `EXISTS` (`NOT EXISTS`: true), run once per execution: whether its
+    /// subquery gives a row (a block binds it for its columns and runs it once it is bound,
+    /// deferred.rs).
+    Exists(Box<ast::Query>, bool),
 }
 
 /// What the binder noted while binding one block for the cache.
@@ -27,20 +31,20 @@ pub(crate) enum Slot {
 pub(crate) struct Recording {
     /// Each slot's one-row array as the binder made it, and where its values come from.
     pub slots: Vec<(ArrayRef, Slot)>,
-    /// How many queries binding ran (each scalar subquery is one).
+    /// How many queries binding ran (each scalar subquery and EXISTS is one).
     pub queries: usize,
     /// Binding read a value of the request or session, or of an enclosing query's row.
     pub volatile: bool,
 }
 
 impl Recording {
-    /// True if every query binding ran was a recorded scalar subquery and it read nothing
-    /// else that changes between executions.
+    /// True if every query binding ran was a recorded scalar subquery or EXISTS and it read
+    /// nothing else that changes between executions.
     pub fn only_slots(&self) -> bool {
         let subqueries = self
             .slots
             .iter()
-            .filter(|(_, s)| matches!(s, Slot::Subquery(_)))
+            .filter(|(_, s)| matches!(s, Slot::Subquery(_) | Slot::Exists(..)))
             .count();
         !self.volatile && self.queries == subqueries
     }

@@ -296,7 +296,7 @@ fn keyed_joins(s: &mut Session, c: &Connection, m: i64) {
 }
 
 /// Queries over the small table `s` (no index on `g`: both engines read every row).
-const SMALL_QUERIES: [(&str, &str, &str); 5] = [
+const SMALL_QUERIES: [(&str, &str, &str); 6] = [
     (
         "filtered count and sum",
         "SEL COUNT(*), SUM(v) FROM s WHERE g = 7",
@@ -321,6 +321,11 @@ const SMALL_QUERIES: [(&str, &str, &str); 5] = [
         "rows of the groups an IN subquery gives",
         "SEL k, v FROM s WHERE g IN (SEL g FROM s WHERE k = 3) ORDER BY k",
         "SELECT k, v FROM s WHERE g IN (SELECT g FROM s WHERE k = 3) ORDER BY k",
+    ),
+    (
+        "rows of one group, under an EXISTS",
+        "SEL k, v FROM s WHERE g = 3 AND EXISTS (SEL 1 FROM s WHERE k = 7) ORDER BY k",
+        "SELECT k, v FROM s WHERE g = 3 AND EXISTS (SELECT 1 FROM s WHERE k = 7) ORDER BY k",
     ),
 ];
 
