@@ -356,8 +356,8 @@ impl<'a> Exec<'a> {
                     // runs its plain conjuncts before those with a subquery)
                     Err(_) => return Ok(None),
                 },
-                Slot::Exists(q, negated) => match self.run_query(q) {
-                    Ok(rows) => crate::deferred::exists_value(rows.num_rows() > 0, *negated),
+                Slot::Exists(q, negated) => match self.slot_exists(q, plan) {
+                    Ok(any) => crate::deferred::exists_value(any, *negated),
                     Err(_) => return Ok(None),
                 },
             };
@@ -398,6 +398,44 @@ impl<'a> Exec<'a> {
                 Ok(v)
             }
         }
+    }
+
+    /// Whether EXISTS slot subquery `q` gives a row at this run: through the kept plan `plan`
+    /// holds (found at the first run that looks, as for a scalar slot), else run as a query.
+    ///
+    /// # Errors
+    /// The subquery's errors.
+    fn slot_exists(
+        &mut self,
+        q: &ast::Query,
+        plan: &OnceLock<Option<Arc<BoundSelect>>>,
+    ) -> Result<bool> {
+        if let Some(Some(child)) = plan.get() {
+            crate::interrupt::check()?;
+            if let Some(ran) = self.isolated(|ex| ex.run_bound(child, true, false))? {
+                if let Some(cache) = self.plans {
+                    cache.hit();
+                }
+                return match ran {
+                    Ran::Rows(rows) => Ok(rows.num_rows() > 0),
+                    // (not met: a value only where one is asked for)
+                    Ran::Value(_) => Err(crate::error::Error::Internal(
+                        "a value where rows were asked for".into(),
+                    )),
+                };
+            }
+            // the kept plan declined (a value of another type): bound afresh, not through
+            // that plan again
+            let plans = self.plans.take();
+            let rows = self.run_query(q);
+            self.plans = plans;
+            return Ok(rows?.num_rows() > 0);
+        }
+        let any = self.run_query(q)?.num_rows() > 0;
+        if plan.get().is_none() {
+            self.find_child(q, plan);
+        }
+        Ok(any)
     }
 
     /// The value of a slot's subquery from its kept plan, as `scalar_subquery` would give it
@@ -458,7 +496,8 @@ impl<'a> Exec<'a> {
         if block_exprs(s, order_by).any(reads_rows) {
             // binding would run the subquery, then refuse the block (its rows are not a
             // slot), and the general path would run it again (an uncorrelated EXISTS is a
-            // slot: deferred.rs)
+            // slot: deferred.rs; where the block is refused after binding, for a value of
+            // the session or grouping sets, say, its first run runs the EXISTS twice)
             return Bound::Refused;
         }
         let early = Early::Table(table_scope(&table, &qualifier), table.clone());
@@ -637,7 +676,7 @@ impl<'a> Exec<'a> {
             return Bound::Not; // (the general path raises the errors)
         }
         if block_exprs(s, order_by).chain(on_exprs(s)).any(reads_a_set) {
-            return Bound::Refused; // (as for one table: binding would run the subquery)
+            return Bound::Refused; // (binding would run the subquery where it binds: no slot)
         }
         // (refused before binding where binding would read rows: a CTE, a view read while
         // binding)

@@ -110,7 +110,7 @@ impl Exec<'_> {
     }
 
     /// Notes, while a block is bound for the plan cache, a slot: a one-row array the binder
-    /// made from a parameter or a scalar subquery.
+    /// made from a parameter, a scalar subquery or an EXISTS.
     pub(crate) fn note_slot(
         &self,
         array: &arrow::array::ArrayRef,

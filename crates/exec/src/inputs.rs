@@ -1,7 +1,8 @@
 //! A kept plan's inputs at one run, and a condition as a read takes it.
 //!
 //! A prepared request's kept plan (bound_select.rs) holds its bound expressions with a
-//! *slot* array where each `?` parameter and uncorrelated scalar subquery was (slots.rs).
+//! *slot* array where each `?` parameter, uncorrelated scalar subquery and EXISTS was
+//! (slots.rs).
 //! [`Inputs`] pairs those arrays with one run's values. [`RunCond`] is a WHERE condition at
 //! one run: its sargable conditions come from the plan's [`CondTemplate`] read through the
 //! inputs, and the expression with the values put in is made only where a row is tested

@@ -224,7 +224,7 @@ fn collect(items: impl Iterator<Item = (Option<(usize, Effect)>, bool)>) -> (Pre
 }
 
 /// A condition's sargable conditions with its slots (the arrays a kept plan's bound
-/// expressions hold for `?` parameters and scalar subqueries) as inputs, made once per kept
+/// expressions hold for `?` parameters, scalar subqueries and EXISTS) as inputs, made once per kept
 /// plan: [`CondTemplate::preds`] gives what [`whole_preds`] gives for the condition with one
 /// run's values put in, without making that condition. A conjunct without a slot is read
 /// once, here; one with a slot is read at each run, through the run's values.

@@ -18,7 +18,7 @@
 //!
 //! Invariants:
 //! - A block is kept only if nothing but its slots depends on the values of this execution:
-//!   binding it ran no query but its scalar subqueries, read no value of the request or
+//!   binding it ran no query but its scalar subqueries and EXISTS, read no value of the request or
 //!   session (CURRENT_TIMESTAMP, USER, GetQueryBand(), …), and each slot's array is still
 //!   in the bound expressions as itself (a binder that derived a value from it, a folded
 //!   constant say, would leave it out: the block is then refused). A slot whose new value
