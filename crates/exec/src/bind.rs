@@ -2573,7 +2573,7 @@ impl Exec<'_> {
     /// Its binding and type errors (3810 where it is correlated); 3669's kin for a select
     /// list of two items.
     pub(crate) fn scalar_input(&mut self, q: &ast::Query) -> Result<ArrayRef> {
-        self.deferred_input(q, crate::deferred::Kind::Scalar)
+        Ok(self.deferred_input(q, crate::deferred::Kind::Scalar)?.0)
     }
 
     /// `[NOT] EXISTS (q)` (`negated`), `q` uncorrelated, bound for its columns alone,
@@ -2582,7 +2582,9 @@ impl Exec<'_> {
     /// # Errors
     /// `q`'s binding and type errors (3810 where it is correlated).
     pub(crate) fn exists_input(&mut self, q: &ast::Query, negated: bool) -> Result<ArrayRef> {
-        self.deferred_input(q, crate::deferred::Kind::Exists(negated))
+        Ok(self
+            .deferred_input(q, crate::deferred::Kind::Exists(negated))?
+            .0)
     }
 
     /// `x [NOT] IN (q)`'s list, `q` uncorrelated, bound for its columns alone, deferred:
@@ -2592,32 +2594,22 @@ impl Exec<'_> {
     /// `q`'s binding and type errors (3810 where it is correlated); a select list of two
     /// items.
     fn set_input(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
-        let shape_cs = std::cell::Cell::new(false);
-        let placeholder = self.deferred_input_with(q, |rows| {
-            let cs = rows.schema.fields().first();
-            let cs = cs.is_some_and(|f| f.metadata().contains_key("casespecific"));
-            shape_cs.set(cs);
-            crate::deferred::Kind::Set(cs)
-        })?;
+        let (placeholder, kind) = self.deferred_input(q, crate::deferred::Kind::Set(false))?;
         let item = one(placeholder);
-        Ok(vec![match shape_cs.get() {
-            true => Expr::CaseSpecific(Box::new(item)),
-            false => item,
+        Ok(vec![match kind {
+            crate::deferred::Kind::Set(true) => Expr::CaseSpecific(Box::new(item)),
+            _ => item,
         }])
     }
 
     /// `q` run over no rows for its columns (not counted as a query a kept plan's binding
-    /// ran: it bakes no value into the plan), then deferred as `kind`.
-    fn deferred_input(&mut self, q: &ast::Query, kind: crate::deferred::Kind) -> Result<ArrayRef> {
-        self.deferred_input_with(q, |_| kind)
-    }
-
-    /// [`Exec::deferred_input`] with the kind read from `q`'s columns.
-    fn deferred_input_with(
+    /// ran: it bakes no value into the plan), then deferred as `kind` (a set's
+    /// case-specificity read from its column): the placeholder and the kind deferred.
+    fn deferred_input(
         &mut self,
         q: &ast::Query,
-        kind: impl FnOnce(&Rows) -> crate::deferred::Kind,
-    ) -> Result<ArrayRef> {
+        kind: crate::deferred::Kind,
+    ) -> Result<(ArrayRef, crate::deferred::Kind)> {
         // (a prepared request's earlier execution may have kept its columns, bound_select.rs)
         let shape = match self.kept_shape(q) {
             Some(schema) => Rows {
@@ -2633,7 +2625,6 @@ impl Exec<'_> {
                 shape
             }
         };
-        let kind = kind(&shape);
         match self.deferral.as_mut() {
             Some(d) => d.defer(q, kind, &shape),
             None => Err(Error::Internal(
@@ -2856,7 +2847,7 @@ fn in_list(rows: &Rows, columns: impl Iterator<Item = ArrayRef>) -> Result<Vec<E
         return Err(crate::deferred::set_of_columns());
     };
     // items of a CASESPECIFIC column compare case-specifically
-    let cs = field.metadata().contains_key("casespecific");
+    let cs = crate::deferred::case_specific(field);
     let mut out = Vec::new();
     for c in columns {
         for i in 0..c.len() {

@@ -44,7 +44,8 @@ pub(crate) enum Kind {
     /// `EXISTS (…)`, or `NOT EXISTS` (true).
     Exists(bool),
     /// `x [NOT] IN (SELECT …)`: its values, each an item of the IN list; whether they compare
-    /// case-specifically (a CASESPECIFIC column's).
+    /// case-specifically (a CASESPECIFIC column's: [`case_specific`], set by
+    /// [`Deferral::defer`]).
     Set(bool),
 }
 
@@ -106,11 +107,17 @@ impl Deferral {
     }
 
     /// Defers subquery `q` of `kind`, whose columns `shape` gives (its run over no rows):
-    /// the placeholder for its value (for a set, the one item of its IN list).
+    /// the placeholder for its value (for a set, the one item of its IN list), and the kind
+    /// deferred (a set's case-specificity read from its column).
     ///
     /// # Errors
     /// A scalar or IN subquery's select list of more than one item.
-    pub(crate) fn defer(&mut self, q: &ast::Query, kind: Kind, shape: &Rows) -> Result<ArrayRef> {
+    pub(crate) fn defer(
+        &mut self,
+        q: &ast::Query,
+        mut kind: Kind,
+        shape: &Rows,
+    ) -> Result<(ArrayRef, Kind)> {
         let placeholder: ArrayRef = match kind {
             // (over no row: NULL of its type, made afresh)
             Kind::Scalar => {
@@ -119,7 +126,10 @@ impl Deferral {
             }
             Kind::Exists(_) => Arc::new(BooleanArray::from(vec![None::<bool>])),
             Kind::Set(_) => match shape.schema.fields().as_ref() {
-                [one] => arrow::array::new_null_array(one.data_type(), 1),
+                [one] => {
+                    kind = Kind::Set(case_specific(one));
+                    arrow::array::new_null_array(one.data_type(), 1)
+                }
                 _ => return Err(set_of_columns()),
             },
         };
@@ -129,7 +139,7 @@ impl Deferral {
             query: Box::new(q.clone()),
             kind,
         });
-        Ok(placeholder)
+        Ok((placeholder, kind))
     }
 
     /// Runs the deferred subqueries of `block` (the SELECT and its ORDER BY, as bound)
@@ -289,6 +299,12 @@ pub(crate) fn column_of(rows: &Rows) -> Result<ArrayRef> {
             Ok(arrow::compute::concat(&parts)?)
         }
     }
+}
+
+/// Whether the values of an IN subquery's column `field` compare case-specifically (a
+/// CASESPECIFIC column's).
+pub(crate) fn case_specific(field: &arrow::datatypes::Field) -> bool {
+    field.metadata().contains_key("casespecific")
 }
 
 /// An IN subquery's select list of more than one item (`x IN (SELECT a, b …)`).
