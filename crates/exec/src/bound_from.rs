@@ -83,6 +83,14 @@ impl FromRel {
 }
 
 impl BoundFrom {
+    /// Its bound conditions: WHERE's and the ONs', those bound to be tried early included
+    /// (not those set aside, which bind again where they run).
+    pub(crate) fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        let conds = self.conds.iter_mut().map(|c| &mut c.0);
+        let tries = self.tries.iter_mut().map(|t| &mut t.0);
+        conds.chain(self.ons.iter_mut().flatten()).chain(tries)
+    }
+
     /// Evaluates its bound conditions (WHERE's and the ONs') over no row of its relations'
     /// columns, reading nothing: an operand's type error (comparing BYTE with INTEGER) is
     /// raised before any row is read, as Teradata checks types before it runs a request,

@@ -675,8 +675,10 @@ impl<'a> Exec<'a> {
         if !(joined_block(s) || one_view) || crate::join::check_from(&s.from).is_err() {
             return Bound::Not; // (the general path raises the errors)
         }
-        if block_exprs(s, order_by).chain(on_exprs(s)).any(reads_a_set) {
-            return Bound::Refused; // (binding would run the subquery where it binds: no slot)
+        if block_exprs(s, order_by).chain(on_exprs(s)).any(reads_rows) {
+            // (binding would run the subquery, its rows no slot; an uncorrelated EXISTS is
+            // one, as in a one-table block)
+            return Bound::Refused;
         }
         // (refused before binding where binding would read rows: a CTE, a view read while
         // binding)
@@ -1053,17 +1055,6 @@ impl CachedExpr {
             }
         }
     }
-}
-
-/// True if `e` has, at its own level, a subquery read as a set (IN, EXISTS, ANY, ALL)
-/// rather than as one value.
-fn reads_a_set(e: &ast::Expr) -> bool {
-    reads_rows(e)
-        || crate::bind::visit_own_level(e, |x| match x {
-            ast::Expr::Exists { .. } => std::ops::ControlFlow::Break(()),
-            _ => std::ops::ControlFlow::Continue(()),
-        })
-        .is_break()
 }
 
 /// True if `e` has, at its own level, a subquery whose rows are its value (IN, ANY, ALL):

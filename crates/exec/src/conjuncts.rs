@@ -9,17 +9,26 @@ use sqlparser::ast;
 
 /// Splits `a AND b AND c` into its conjuncts, appended to `out`.
 pub(crate) fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+    let mut refs = Vec::new();
+    conjunct_refs(e, &mut refs);
+    out.extend(refs.into_iter().cloned());
+}
+
+/// Splits `a AND b AND c` into its conjuncts as [`conjuncts`] does, borrowed: binding one
+/// binds the request's own nodes (a subquery bound for its columns runs from where it is
+/// written, so a prepared request's plan cache finds its block: deferred.rs).
+pub(crate) fn conjunct_refs<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
     match e {
         ast::Expr::BinaryOp {
             left,
             op: ast::BinaryOperator::And,
             right,
         } => {
-            conjuncts(left, out);
-            conjuncts(right, out);
+            conjunct_refs(left, out);
+            conjunct_refs(right, out);
         }
-        ast::Expr::Nested(inner) => conjuncts(inner, out),
-        other => out.push(other.clone()),
+        ast::Expr::Nested(inner) => conjunct_refs(inner, out),
+        other => out.push(other),
     }
 }
 

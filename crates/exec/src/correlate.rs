@@ -190,7 +190,12 @@ impl Exec<'_> {
     /// aside that could fail (`cannot_fail`, the scope's columns typed by `ty`) is set aside
     /// too, so it runs after the ones written before it; it is also returned bound, third, to
     /// be tried early (a filter of rows it fails on none of). The caller filters its result
-    /// with [`Exec::filter_correlated`] over those set aside.
+    /// with [`Exec::filter_correlated`] over those set aside. In a block bound before its
+    /// read (deferred.rs), a conjunct set aside for its correlated subquery leaves none of
+    /// its subqueries deferred and does not note that the block needs its rows; one set
+    /// aside after it keeps its uncorrelated subqueries deferred for its bound form (run
+    /// once the block is bound, and again where the conjunct runs, as they ran twice when
+    /// they ran where they bound).
     pub(crate) fn bind_or_defer(
         &mut self,
         cond: &ast::Expr,
@@ -198,23 +203,25 @@ impl Exec<'_> {
         ty: &dyn Fn(usize) -> Option<DataType>,
     ) -> Result<Deferred> {
         let mut parts = Vec::new();
-        crate::conjuncts::conjuncts(cond, &mut parts);
+        crate::conjuncts::conjunct_refs(cond, &mut parts);
         let (mut bound, mut deferred, mut tries) = (Vec::new(), Vec::new(), Vec::new());
         for p in parts {
-            match self.bind_expr(&p, scope, None) {
+            let mark = self.deferral.as_ref().map(|d| (d.len(), d.needs_rows));
+            match self.bind_expr(p, scope, None) {
                 Ok(e) if !deferred.is_empty() && !crate::expr_tree::cannot_fail(&e, ty) => {
-                    deferred.push(p);
+                    deferred.push(p.clone());
                     tries.push(e);
                 }
                 Ok(e) => bound.push(e),
                 Err(Error::ColumnNotFound(n))
-                    if has_subquery(&p) && self.names_column(&n, scope) =>
+                    if has_subquery(p) && self.names_column(&n, scope) =>
                 {
-                    deferred.push(p)
+                    self.set_aside(mark);
+                    deferred.push(p.clone())
                 }
                 // a subquery's name two of the block's relations have: ambiguous (3822), as
                 // where the subquery runs per row of the block (the select list's)
-                Err(Error::ColumnNotFound(n)) if has_subquery(&p) => {
+                Err(Error::ColumnNotFound(n)) if has_subquery(p) => {
                     return Err(self
                         .ambiguity(&n, scope)
                         .unwrap_or(Error::ColumnNotFound(n)))
@@ -339,6 +346,17 @@ impl Exec<'_> {
         let result = f(self);
         self.nearer.pop();
         result
+    }
+
+    /// Forgets what binding a conjunct set aside (by [`Exec::bind_or_defer`]) deferred or
+    /// noted, back to `mark` (the deferral's length and `needs_rows` before it, deferred.rs):
+    /// the conjunct binds again where it runs, per joined row, and its rows are the join's,
+    /// not the block's.
+    fn set_aside(&mut self, mark: Option<(usize, bool)>) {
+        if let (Some(d), Some((n, needs_rows))) = (self.deferral.as_mut(), mark) {
+            d.truncate(n);
+            d.needs_rows = needs_rows;
+        }
     }
 
     /// Notes that a correlated subquery of a block being bound before its read needs the

@@ -10,7 +10,9 @@
 //! A subquery that names a column of the block is correlated and runs per row of the block:
 //! binding it before the read fails, and the deferral notes that the block needs its rows
 //! ([`Deferral::needs_rows`], set by `Exec::correlated`); the block is then bound over its
-//! rows instead (`read_then_bind`). An uncorrelated `x [NOT] IN (SELECT …)` is deferred
+//! rows instead (`read_then_bind`). A join's correlated WHERE or ON conjunct is set aside
+//! instead, to run per joined row as it always has, and what binding it deferred or noted
+//! is forgotten (`Exec::bind_or_defer`). An uncorrelated `x [NOT] IN (SELECT …)` is deferred
 //! too: its IN list is one placeholder item until the subquery's values are put in its
 //! place ([`Values::put`]); a quantified comparison (`> ANY`) or a row-value IN still runs
 //! where it binds. In a run for a query's columns alone (`Exec::shaping`) every subquery
@@ -25,7 +27,9 @@
 //! types (`EarlySource::check_types`). The one expression that keeps placeholders after it
 //! is a CTE's WHERE, which is bound early for its types alone and bound again (its
 //! subqueries run there) where the CTE's rows are filtered: its inputs are dropped from the
-//! deferral (`Deferral::truncate`). EXPLAIN binds no block with a subquery this way.
+//! deferral (`Deferral::truncate`). (A join's ON conjunct set aside after a correlated one
+//! is bound too, and its bound form dropped unevaluated: its subqueries run, their values
+//! put nowhere.) EXPLAIN binds no block with a subquery this way.
 
 use crate::error::{Error, Result};
 use crate::expr::Expr;

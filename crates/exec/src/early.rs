@@ -46,15 +46,14 @@ impl EarlyBound {
     /// their placeholders are: in what it reads and in every clause.
     ///
     /// # Errors
-    /// An internal error for a FROM bound whole (its subqueries are run where they bind) or
-    /// a placeholder `values` cannot take.
+    /// An internal error for a placeholder `values` cannot take.
     pub(crate) fn put(&mut self, values: &Values) -> Result<()> {
         let put = |e: &mut Expr| -> Result<()> {
             *e = values.put(e)?;
             Ok(())
         };
         match &mut self.source {
-            EarlySource::Joined(_) => return Err(crate::deferred::left_in("a join")),
+            EarlySource::Joined(from) => from.exprs_mut().try_for_each(put)?,
             EarlySource::Table(_, Some(c)) | EarlySource::Rows(Some((c, _))) => put(c)?,
             EarlySource::Table(_, None) | EarlySource::Rows(None) => {}
         }

@@ -391,9 +391,10 @@ impl Exec<'_> {
             None => (None, std::borrow::Cow::Borrowed(&s.from)),
         };
         let sampled = sample.is_some();
-        // a block over a FROM whose columns are known before it is read, whose clauses hold
-        // no correlated subquery (no subquery, over a join), binds them before any row is
-        // read, as a kept plan does; any other block reads its FROM first
+        // a block over a FROM whose columns are known before it is read binds its clauses
+        // before any row is read, as a kept plan does (its uncorrelated subqueries run once
+        // it is bound); one whose correlated subqueries need its rows, or whose FROM is
+        // read while it binds, reads its FROM first
         let early = match self.binds_before_reading(s, &from, order_by) {
             Some(early) => self.bind_then_read(s, &from, order_by, sample.as_ref(), early)?,
             None => None,
@@ -455,12 +456,13 @@ impl Exec<'_> {
 
     /// How block `s` (over `from`, its SAMPLE taken off) is bound before any row is read
     /// ([`Exec::bind_then_read`]), where it is: no named window, a FROM whose columns are
-    /// known before it is read ([`Exec::early_from`]), and no subquery in WHERE, ON, the
-    /// select list, GROUP BY, HAVING, QUALIFY or ORDER BY of a FROM bound whole (a join's
-    /// correlated subqueries bind over its joined rows). A block over one table, a CTE or no
-    /// FROM with subqueries is tried ([`Exec::bind_before_read`] binds its uncorrelated ones
-    /// without running them, deferred.rs, and gives `None` for a correlated one, which binds
-    /// over the FROM's rows: `read_then_bind`). `None` for any other block.
+    /// known before it is read ([`Exec::early_from`]), and, where WHERE, ON, the select
+    /// list, GROUP BY, HAVING, QUALIFY or ORDER BY hold a subquery, a FROM whose binding reads
+    /// no rows ([`Exec::from_binds_unread`]). A block with subqueries is tried
+    /// ([`Exec::bind_before_read`] binds its uncorrelated ones without running them,
+    /// deferred.rs, sets a join's correlated WHERE and ON conjuncts aside to run per joined
+    /// row, and gives `None` for any other correlated one, which binds over the FROM's rows:
+    /// `read_then_bind`). `None` for any other block.
     pub(crate) fn binds_before_reading(
         &mut self,
         s: &ast::Select,
@@ -471,8 +473,26 @@ impl Exec<'_> {
             return None;
         }
         let early = self.early_from(from)?;
-        let whole = matches!(early, Early::Whole);
-        (!whole || !crate::bound_select::has_clause_subquery(s, order_by)).then_some(early)
+        match early {
+            // (a FROM bound whole reads its derived tables, table functions and views read
+            // while binding: bound again over the rows where a correlated subquery of the
+            // clauses turns out to need them, they would be read twice)
+            Early::Whole if crate::bound_select::has_clause_subquery(s, order_by) => {
+                self.from_binds_unread(from).then_some(early)
+            }
+            early => Some(early),
+        }
+    }
+
+    /// Whether binding FROM `from` whole reads no relation's rows: each item is a base
+    /// table, a CTE (its rows made already) or a view bound from its recorded columns.
+    fn from_binds_unread(&mut self, from: &[ast::TableWithJoins]) -> bool {
+        crate::pushdown::factors(from).into_iter().all(|tf| {
+            matches!(tf, ast::TableFactor::Table { args: None, .. })
+                && (self.names_unread_view(tf)
+                    || self.cte_scope(tf).is_some()
+                    || matches!(self.base_table(tf), Ok(Some(_))))
+        })
     }
 
     /// How a block over `from` binds before its FROM is read, judged on the FROM alone (the
@@ -537,9 +557,9 @@ impl Exec<'_> {
     /// would. `None` where a clause's correlated subquery needs the block's rows or groups
     /// (deferred.rs `Deferral::needs_rows`; placeholders in a grouped block).
     ///
-    /// Over one table, a CTE or no FROM, the uncorrelated scalar, EXISTS and IN subqueries
-    /// of the clauses are bound for their columns alone and run once the block is bound,
-    /// their values put in (deferred.rs): not in a run for the columns alone
+    /// The uncorrelated scalar, EXISTS and IN subqueries of the clauses (for a FROM bound
+    /// whole, of its WHERE and ONs too) are bound for their columns alone and run once the
+    /// block is bound, their values put in (deferred.rs): not in a run for the columns alone
     /// ([`Exec::shaping`]), where running them in place reads nothing either (and deferring
     /// would bind each nested level twice more).
     ///
@@ -554,10 +574,9 @@ impl Exec<'_> {
         sample: Option<&crate::sample::Sample>,
         early: Early,
     ) -> Result<Option<EarlyBound>> {
-        // a FROM bound whole runs its subqueries where they bind (correlated ones over the
-        // joined rows); other blocks bind theirs for their columns alone and run them once
-        // bound (deferred.rs)
-        if matches!(early, Early::Whole) || !crate::bound_select::has_clause_subquery(s, order_by) {
+        // the block's subqueries bound for their columns alone, run once it is bound
+        // (deferred.rs)
+        if !crate::bound_select::has_clause_subquery(s, order_by) {
             return self.bind_block_early(s, from, order_by, sample, early);
         }
         // (in a run for the columns alone, its subqueries run in place: that reads nothing
@@ -575,6 +594,7 @@ impl Exec<'_> {
         if deferral.is_empty() {
             return Ok(Some(plan));
         }
+        let whole = matches!(early, Early::Whole);
         let run = deferral.run((s, order_by), |q, kind| match kind {
             crate::deferred::Kind::Scalar => self.scalar_subquery(q),
             crate::deferred::Kind::Exists(negated) => {
@@ -586,6 +606,14 @@ impl Exec<'_> {
             }
             crate::deferred::Kind::Set(_) => crate::deferred::column_of(&self.run_query(q)?),
         });
+        let run = match run {
+            // (a view whose table is gone: its 3807 first, as reading it first would meet
+            // it, and as for the clauses' binding errors)
+            Err(e) if whole && crate::join::gives_way_to_gone_view(&e) => {
+                Err(self.unread_views_missing(from).unwrap_or(e))
+            }
+            run => run,
+        };
         match run? {
             Some(values) => {
                 plan.put(&values)?;

@@ -285,6 +285,9 @@ fn join_query(rng: &mut Rng) -> String {
                     "t1.k / t2.a > ?",
                     "t2.k = (SEL MIN(k) FROM t2 y WHERE y.a > ?)",
                     "kk > ?",
+                    // uncorrelated EXISTS: a slot of the kept join (deferred.rs)
+                    "EXISTS (SEL 1 FROM t2 y WHERE y.a > ?)",
+                    "NOT EXISTS (SEL 1 FROM t1 y WHERE y.k = ?)",
                     // refused blocks: a subquery's rows, a correlated subquery
                     "t1.a IN (SEL a FROM t2 y WHERE y.k < ?)",
                     "EXISTS (SEL 1 FROM t2 y WHERE y.k = t1.k)",
@@ -752,6 +755,17 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
         (
             "SEL (SEL MAX(y) FROM u WHERE u.y < ?)",
             [&["?"], &["5"], &["10"], &["30"]],
+            3,
+        ),
+        // a join's block: kept with its EXISTS slot, as a one-table block
+        (
+            "SEL t.k FROM t, u WHERE t.k = u.k AND EXISTS (SEL 1 FROM u WHERE u.y = ?) ORDER BY 1",
+            [["1", "2"].as_slice(), &[], &["1", "2"], &[]],
+            5,
+        ),
+        (
+            "SEL t.k FROM t JOIN u ON t.k = u.k WHERE t.a IN (SEL y FROM u WHERE u.y >= ?) ORDER BY 1",
+            [&["1"], &[], &[], &[]],
             3,
         ),
     ];

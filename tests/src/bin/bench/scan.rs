@@ -80,7 +80,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 16] = [
+const QUERIES: [(&str, &str, &str); 17] = [
     (
         "TOP 10 of t, no ORDER BY (a look at the table)",
         "SEL TOP 10 k, g, v FROM t",
@@ -150,6 +150,11 @@ const QUERIES: [(&str, &str, &str); 16] = [
         "join a ⋈ b, one row of a by its key (b probed by its key)",
         "SEL a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = 4242",
         "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = 4242",
+    ),
+    (
+        "join a ⋈ b, one row of a by the key a scalar subquery gives",
+        "SEL a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = (SEL MAX(k) - 100 FROM b)",
+        "SELECT a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = (SELECT MAX(k) - 100 FROM b)",
     ),
     (
         "join of a view of a ⋈ b, one row of a by its key",
@@ -296,7 +301,7 @@ fn keyed_joins(s: &mut Session, c: &Connection, m: i64) {
 }
 
 /// Queries over the small table `s` (no index on `g`: both engines read every row).
-const SMALL_QUERIES: [(&str, &str, &str); 6] = [
+const SMALL_QUERIES: [(&str, &str, &str); 7] = [
     (
         "filtered count and sum",
         "SEL COUNT(*), SUM(v) FROM s WHERE g = 7",
@@ -321,6 +326,11 @@ const SMALL_QUERIES: [(&str, &str, &str); 6] = [
         "rows of the groups an IN subquery gives",
         "SEL k, v FROM s WHERE g IN (SEL g FROM s WHERE k = 3) ORDER BY k",
         "SELECT k, v FROM s WHERE g IN (SELECT g FROM s WHERE k = 3) ORDER BY k",
+    ),
+    (
+        "rows of one group joined by key, under a scalar subquery",
+        "SEL s.k, s2.v FROM s JOIN s s2 ON s.k = s2.k WHERE s.g = (SEL MIN(g) + 3 FROM s WHERE k < 5) ORDER BY 1",
+        "SELECT s.k, s2.v FROM s JOIN s s2 ON s.k = s2.k WHERE s.g = (SELECT MIN(g) + 3 FROM s WHERE k < 5) ORDER BY 1",
     ),
     (
         "rows of one group, under an EXISTS",
