@@ -16,8 +16,9 @@
 //! HAVING, ORDER BY, TOP and DISTINCT are kept bound: block_tail.rs). Binding
 //! (`Exec::bind_from`, then the select list) happens once, with the binder recording the
 //! block's slots, as for a one-table block (its `?` parameters, uncorrelated scalar
-//! subqueries and EXISTS, bound for their columns and run once the block is bound:
-//! deferred.rs; a block with an IN, ANY or ALL subquery is not taken); it reads no row (the
+//! subqueries and EXISTS, bound for their columns and run once the block is bound, and
+//! uncorrelated IN subqueries, run at each execution: deferred.rs; a block with an ANY,
+//! ALL or row-value IN subquery is not taken); it reads no row (the
 //! tables are read at their steps). Each run puts the slots' values into the bound conditions and runs the FROM as
 //! the general path runs it (`Exec::run_from`): the join order and each table's access path
 //! are planned again from the tables' sizes and the values of this run, so a key given by a

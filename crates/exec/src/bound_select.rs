@@ -12,8 +12,9 @@
 //! read whole (or walked, as the general path walks them) and the block ends as the general
 //! path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once (the query's own
 //! binding before its read, `Exec::bind_before_read`), with the binder recording the block's
-//! slots (its `?` parameters, uncorrelated scalar subqueries and EXISTS); each later run
-//! computes the slots' values (the run right after binding uses binding's own; a subquery
+//! slots (its `?` parameters, uncorrelated scalar subqueries, EXISTS and IN); each later run
+//! computes the slots' values (the run right after binding uses binding's own, and runs
+//! the IN subqueries binding left for it; a subquery
 //! whose own block is kept runs from the plan its parent holds, `KeptSlots`), plans the read
 //! on those
 //! values (the WHERE's sargable conditions from its `plan::CondTemplate`, made at binding and
@@ -295,7 +296,7 @@ impl<'a> Exec<'a> {
                 if !b.table.upgrade().is_some_and(|t| Arc::ptr_eq(&t, table)) {
                     return Ok(None);
                 }
-                let Some(values) = self.slot_values(&b.slots)? else {
+                let Some(values) = self.slot_values(&b.slots, false)? else {
                     return Ok(None);
                 };
                 cache.hit();
@@ -326,16 +327,22 @@ impl<'a> Exec<'a> {
 
     /// This execution's values of `slots`: parameters read, subqueries run; `None` if one has
     /// another type than when it was bound, or a subquery fails (binding afresh then meets
-    /// the error where the general path meets it).
+    /// the error where the general path meets it). Right after binding (`after_binding`),
+    /// only IN slots are run (binding left their placeholders, deferred.rs); every other
+    /// slot's value is its array, which binding made in this execution.
     ///
     /// # Errors
     /// 3939 (a parameter missing).
-    fn slot_values(&mut self, kept: &KeptSlots) -> Result<Option<Vec<ArrayRef>>> {
+    fn slot_values(
+        &mut self,
+        kept: &KeptSlots,
+        after_binding: bool,
+    ) -> Result<Option<Vec<ArrayRef>>> {
         // the parameters first: one of another type means binding afresh, with no subquery
         // run for nothing
         let mut params = Vec::new();
         for (array, slot) in &kept.slots {
-            if let Slot::Param(name) = slot {
+            if let (Slot::Param(name), false) = (slot, after_binding) {
                 let v = crate::params::parameter(name, self.params)?;
                 if v.data_type() != array.data_type() {
                     return Ok(None);
@@ -346,6 +353,10 @@ impl<'a> Exec<'a> {
         let mut params = params.into_iter();
         let mut values = Vec::with_capacity(kept.slots.len());
         for ((array, slot), plan) in kept.slots.iter().zip(&kept.plans) {
+            if after_binding && !matches!(slot, Slot::Set(_)) {
+                values.push(array.clone());
+                continue;
+            }
             let v = match slot {
                 Slot::Param(_) => params
                     .next()
@@ -356,10 +367,19 @@ impl<'a> Exec<'a> {
                     // runs its plain conjuncts before those with a subquery)
                     Err(_) => return Ok(None),
                 },
-                Slot::Exists(q, negated) => match self.slot_exists(q, plan) {
-                    Ok(any) => crate::deferred::exists_value(any, *negated),
+                Slot::Exists(q, negated) => match self.slot_rows(q, plan) {
+                    Ok(rows) => crate::deferred::exists_value(rows.num_rows() > 0, *negated),
                     Err(_) => return Ok(None),
                 },
+                Slot::Set(q) => {
+                    match self
+                        .slot_rows(q, plan)
+                        .and_then(|r| crate::deferred::column_of(&r))
+                    {
+                        Ok(values) => values,
+                        Err(_) => return Ok(None),
+                    }
+                }
             };
             if v.data_type() != array.data_type() {
                 return Ok(None);
@@ -400,16 +420,16 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Whether EXISTS slot subquery `q` gives a row at this run: through the kept plan `plan`
+    /// The rows of EXISTS or IN slot subquery `q` at this run: through the kept plan `plan`
     /// holds (found at the first run that looks, as for a scalar slot), else run as a query.
     ///
     /// # Errors
     /// The subquery's errors.
-    fn slot_exists(
+    fn slot_rows(
         &mut self,
         q: &ast::Query,
         plan: &OnceLock<Option<Arc<BoundSelect>>>,
-    ) -> Result<bool> {
+    ) -> Result<crate::result::Rows> {
         if let Some(Some(child)) = plan.get() {
             crate::interrupt::check()?;
             if let Some(ran) = self.isolated(|ex| ex.run_bound(child, true, false))? {
@@ -417,7 +437,7 @@ impl<'a> Exec<'a> {
                     cache.hit();
                 }
                 return match ran {
-                    Ran::Rows(rows) => Ok(rows.num_rows() > 0),
+                    Ran::Rows(rows) => Ok(rows),
                     // (not met: a value only where one is asked for)
                     Ran::Value(_) => Err(crate::error::Error::Internal(
                         "a value where rows were asked for".into(),
@@ -429,13 +449,13 @@ impl<'a> Exec<'a> {
             let plans = self.plans.take();
             let rows = self.run_query(q);
             self.plans = plans;
-            return Ok(rows?.num_rows() > 0);
+            return rows;
         }
-        let any = self.run_query(q)?.num_rows() > 0;
+        let rows = self.run_query(q)?;
         if plan.get().is_none() {
             self.find_child(q, plan);
         }
-        Ok(any)
+        Ok(rows)
     }
 
     /// The value of a slot's subquery from its kept plan, as `scalar_subquery` would give it
@@ -493,10 +513,10 @@ impl<'a> Exec<'a> {
             Ok(t) => t,
             Err(bound) => return bound,
         };
-        if block_exprs(s, order_by).any(reads_rows) {
+        if block_exprs(s, order_by).any(runs_where_bound) {
             // binding would run the subquery, then refuse the block (its rows are not a
-            // slot), and the general path would run it again (an uncorrelated EXISTS is a
-            // slot: deferred.rs; where the block is refused after binding, for a value of
+            // slot), and the general path would run it again (an uncorrelated EXISTS or IN is
+            // a slot: deferred.rs; where the block is refused after binding, for a value of
             // the session or grouping sets, say, its first run runs the EXISTS twice)
             return Bound::Refused;
         }
@@ -525,7 +545,9 @@ impl<'a> Exec<'a> {
         let mut b = BoundSelect {
             reads,
             walks: KeptWalks::default(),
-            template: cond.as_ref().map(|c| template(c, &table.schema, &slots)),
+            template: cond
+                .as_ref()
+                .and_then(|c| template(c, &table.schema, &slots)),
             table: Arc::downgrade(&table),
             cond,
             items: clauses.items,
@@ -655,13 +677,16 @@ impl<'a> Exec<'a> {
         Ok((scope, source, grouping, clauses, recording))
     }
 
-    /// The slot values of one run of a kept plan: this execution's (`kept`), or none right
-    /// after binding (the bound expressions hold this execution's values); `None` when a
-    /// value's type differs from the one it was bound with.
+    /// The slot values of one run of a kept plan: this execution's (`kept`), or, right after
+    /// binding, none (the bound expressions hold this execution's values) unless an IN slot
+    /// needs its values put in (binding left its placeholder); `None` when a value's type
+    /// differs from the one it was bound with.
     fn run_values(&mut self, slots: &KeptSlots, kept: bool) -> Result<Option<Vec<ArrayRef>>> {
-        match kept {
-            true => self.slot_values(slots),
-            false => Ok(Some(Vec::new())),
+        let sets = slots.slots.iter().any(|(_, s)| matches!(s, Slot::Set(_)));
+        match (kept, sets) {
+            (true, _) => self.slot_values(slots, false),
+            (false, true) => self.slot_values(slots, true),
+            (false, false) => Ok(Some(Vec::new())),
         }
     }
 
@@ -675,9 +700,12 @@ impl<'a> Exec<'a> {
         if !(joined_block(s) || one_view) || crate::join::check_from(&s.from).is_err() {
             return Bound::Not; // (the general path raises the errors)
         }
-        if block_exprs(s, order_by).chain(on_exprs(s)).any(reads_rows) {
-            // (binding would run the subquery, its rows no slot; an uncorrelated EXISTS is
-            // one, as in a one-table block)
+        if block_exprs(s, order_by)
+            .chain(on_exprs(s))
+            .any(runs_where_bound)
+        {
+            // (binding would run the subquery, its rows no slot; an uncorrelated EXISTS or
+            // IN is one, as in a one-table block)
             return Bound::Refused;
         }
         // (refused before binding where binding would read rows: a CTE, a view read while
@@ -777,7 +805,8 @@ impl<'a> Exec<'a> {
     /// runs the block as usual).
     ///
     /// Right after binding (`kept` false) the slots' values are the arrays binding just made
-    /// in this execution: the subqueries are not run again. Asked for a scalar subquery's
+    /// in this execution: the subqueries are not run again (an IN slot's, which binding
+    /// does not run, runs now). Asked for a scalar subquery's
     /// value (`scalar`), a block whose one item is MIN or MAX of a column gives the value of
     /// the row its index walk found, with no batch, aggregation or projection around it
     /// (what those would give: the column's one-row array, [`BoundSelect::walked_value`]).
@@ -1005,11 +1034,16 @@ fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
 }
 
 /// The sargable-condition template of `cond`, a condition on `schema`'s rows holding the
-/// arrays of `slots`.
-fn template(cond: &Expr, schema: &TableSchema, slots: &[(ArrayRef, Slot)]) -> CondTemplate {
-    CondTemplate::new(cond, schema, &|a| {
-        slots.iter().any(|(t, _)| Arc::ptr_eq(t, a))
-    })
+/// arrays of `slots`; `None` where it holds an IN slot's placeholder (a template reads one
+/// value per slot, a set has many: each run's sargable conditions are read from the
+/// condition with its values put in).
+fn template(cond: &Expr, schema: &TableSchema, slots: &[(ArrayRef, Slot)]) -> Option<CondTemplate> {
+    let mut set = false;
+    cond.visit_literals(&mut |a| {
+        set |= (slots.iter()).any(|(t, s)| matches!(s, Slot::Set(_)) && Arc::ptr_eq(t, a))
+    });
+    let is_slot = |a: &ArrayRef| slots.iter().any(|(t, _)| Arc::ptr_eq(t, a));
+    (!set).then(|| CondTemplate::new(cond, schema, &is_slot))
 }
 
 /// An UPDATE's or DELETE's WHERE clause, or an UPDATE's SET value, bound once (see
@@ -1020,7 +1054,7 @@ pub(crate) struct BoundCondition {
     cond: Expr,
     /// `cond`'s sargable conditions with the slots as inputs, made the first time it is
     /// used as a WHERE clause (a SET value never is).
-    template: OnceLock<CondTemplate>,
+    template: OnceLock<Option<CondTemplate>>,
     slots: KeptSlots,
 }
 
@@ -1051,22 +1085,23 @@ impl CachedExpr {
                 let t = b
                     .template
                     .get_or_init(|| template(&b.cond, schema, &b.slots.slots));
-                RunCond::new(&b.cond, Inputs::new(&b.slots.slots, values), Some(t))
+                RunCond::new(&b.cond, Inputs::new(&b.slots.slots, values), t.as_ref())
             }
         }
     }
 }
 
-/// True if `e` has, at its own level, a subquery whose rows are its value (IN, ANY, ALL):
-/// no slot of a kept plan holds them.
-fn reads_rows(e: &ast::Expr) -> bool {
+/// True if `e` has, at its own level, a subquery whose rows the binder reads where it binds
+/// (`op ANY|ALL`, a row value's IN): no slot of a kept plan holds them (a one-value IN's
+/// does: deferred.rs).
+fn runs_where_bound(e: &ast::Expr) -> bool {
     crate::bind::visit_own_level(e, |x| match x {
         ast::Expr::In {
+            expr,
             target: ast::InTarget::Subquery(_),
             ..
-        }
-        | ast::Expr::AnyOp { .. }
-        | ast::Expr::AllOp { .. } => std::ops::ControlFlow::Break(()),
+        } if matches!(**expr, ast::Expr::Tuple(_)) => std::ops::ControlFlow::Break(()),
+        ast::Expr::AnyOp { .. } | ast::Expr::AllOp { .. } => std::ops::ControlFlow::Break(()),
         _ => std::ops::ControlFlow::Continue(()),
     })
     .is_break()

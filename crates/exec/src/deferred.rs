@@ -29,7 +29,10 @@
 //! subqueries run there) where the CTE's rows are filtered: its inputs are dropped from the
 //! deferral (`Deferral::truncate`). (A join's ON conjunct set aside after a correlated one
 //! is bound too, and its bound form dropped unevaluated: its subqueries run, their values
-//! put nowhere.) EXPLAIN binds no block with a subquery this way.
+//! put nowhere.) An IN's placeholder item stays in a block bound for a prepared request's
+//! plan (a `Slot::Set`, slots.rs): each run of that plan makes the list of its values
+//! before anything evaluates it (inputs.rs `Inputs::put`). EXPLAIN binds no block with a
+//! subquery this way.
 
 use crate::error::{Error, Result};
 use crate::expr::Expr;
@@ -147,8 +150,10 @@ impl Deferral {
     }
 
     /// Runs the deferred subqueries of `block` (the SELECT and its ORDER BY, as bound)
-    /// through `value` (a scalar one's value, whether an EXISTS's subquery gives a row, an
-    /// IN's values: [`column_of`]), in the order they were bound: each the node of `block`
+    /// through `value` (given the query, its kind and its placeholder: a scalar one's value,
+    /// whether an EXISTS's subquery gives a row, an IN's values, [`column_of`], or, for an
+    /// IN kept as a slot of a prepared request's plan, its placeholder itself, left in place
+    /// for each run to put its values in), in the order they were bound: each the node of `block`
     /// it was bound from, or its copy where binding bound a node of its own making (a WHERE
     /// that names a select-list alias). `None` where a value's type is not its placeholder's
     /// (the caller binds the block again with its subqueries run in place).
@@ -161,13 +166,13 @@ impl Deferral {
         mut value: F,
     ) -> Result<Option<Values>>
     where
-        F: FnMut(&ast::Query, Kind) -> Result<ArrayRef>,
+        F: FnMut(&ast::Query, Kind, &ArrayRef) -> Result<ArrayRef>,
     {
         let mut inputs = Vec::with_capacity(self.inputs.len());
         for input in self.inputs {
             let v = match run_in_block(block, &input, &mut value) {
                 Some(v) => v?,
-                None => value(&input.query, input.kind)?,
+                None => value(&input.query, input.kind, &input.placeholder)?,
             };
             let one = matches!(input.kind, Kind::Set(_)) || v.len() == 1;
             if v.data_type() != input.placeholder.data_type() || !one {
@@ -207,31 +212,16 @@ impl Values {
                 }
             }
             Expr::InList(operand, items, negated) => {
-                let [item] = items.as_slice() else {
-                    return None;
-                };
-                let lit = match item {
-                    Expr::CaseSpecific(inner) => &**inner,
-                    other => other,
-                };
-                let Expr::Literal(a) = lit else {
-                    return None;
-                };
-                let (input, v) = self.find(a)?;
+                let (input, v) = self.find(set_item(items)?)?;
                 let Kind::Set(cs) = input.kind else {
                     return None;
                 };
                 let operand = operand.rebuild(&mut |y| self.put_here(y, stray));
-                let list = (0..v.len())
-                    .map(|i| {
-                        let item = Expr::Literal(v.slice(i, 1));
-                        match cs {
-                            true => Expr::CaseSpecific(Box::new(item)),
-                            false => item,
-                        }
-                    })
-                    .collect();
-                Some(Expr::InList(Box::new(operand), list, *negated))
+                Some(match Arc::ptr_eq(v, &input.placeholder) {
+                    // (kept as a plan's slot: each run puts its values in, inputs.rs)
+                    true => Expr::InList(Box::new(operand), items.clone(), *negated),
+                    false => in_list_of(operand, v, cs, *negated),
+                })
             }
             _ => None,
         }
@@ -252,19 +242,19 @@ fn run_in_block<F>(
     value: &mut F,
 ) -> Option<Result<ArrayRef>>
 where
-    F: FnMut(&ast::Query, Kind) -> Result<ArrayRef>,
+    F: FnMut(&ast::Query, Kind, &ArrayRef) -> Result<ArrayRef>,
 {
     struct Find<'f, F> {
         input: &'f Input,
         value: &'f mut F,
         out: Option<Result<ArrayRef>>,
     }
-    impl<F: FnMut(&ast::Query, Kind) -> Result<ArrayRef>> ast::Visitor for Find<'_, F> {
+    impl<F: FnMut(&ast::Query, Kind, &ArrayRef) -> Result<ArrayRef>> ast::Visitor for Find<'_, F> {
         type Break = ();
         fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
             let at = q as *const ast::Query as usize;
             if at == self.input.addr && *q == *self.input.query {
-                self.out = Some((self.value)(q, self.input.kind));
+                self.out = Some((self.value)(q, self.input.kind, &self.input.placeholder));
                 return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
@@ -283,6 +273,37 @@ where
         }
     }
     find.out
+}
+
+/// The placeholder array of an IN list that is one deferred set's placeholder item
+/// (`[NOT] IN (SELECT …)` bound for its columns alone); `None` for any other list.
+pub(crate) fn set_item(items: &[Expr]) -> Option<&ArrayRef> {
+    let [item] = items else {
+        return None;
+    };
+    let lit = match item {
+        Expr::CaseSpecific(inner) => &**inner,
+        other => other,
+    };
+    match lit {
+        Expr::Literal(a) => Some(a),
+        _ => None,
+    }
+}
+
+/// `operand [NOT] IN (…)` (`negated`) over a set's `values`, each an item of the list,
+/// compared case-specifically where `cs` (a CASESPECIFIC column's).
+pub(crate) fn in_list_of(operand: Expr, values: &ArrayRef, cs: bool, negated: bool) -> Expr {
+    let list = (0..values.len())
+        .map(|i| {
+            let item = Expr::Literal(values.slice(i, 1));
+            match cs {
+                true => Expr::CaseSpecific(Box::new(item)),
+                false => item,
+            }
+        })
+        .collect();
+    Expr::InList(Box::new(operand), list, negated)
 }
 
 /// A deferred IN subquery's values (its rows' one column, `rows`), in one array.

@@ -1,8 +1,8 @@
 //! A kept plan's inputs at one run, and a condition as a read takes it.
 //!
 //! A prepared request's kept plan (bound_select.rs) holds its bound expressions with a
-//! *slot* array where each `?` parameter, uncorrelated scalar subquery and EXISTS was
-//! (slots.rs).
+//! *slot* array where each `?` parameter, uncorrelated scalar subquery and EXISTS was, and
+//! an IN list of one slot item where an uncorrelated IN subquery's values go (slots.rs).
 //! [`Inputs`] pairs those arrays with one run's values. [`RunCond`] is a WHERE condition at
 //! one run: its sargable conditions come from the plan's [`CondTemplate`] read through the
 //! inputs, and the expression with the values put in is made only where a row is tested
@@ -10,7 +10,9 @@
 //!
 //! Invariant: what a `RunCond` gives (its sargable conditions, its expression) is what the
 //! bound condition with this run's values put in gives: the template is made from that
-//! condition, and a run's values have their slots' types (bound_select.rs checks it).
+//! condition, and a run's values have their slots' types (bound_select.rs checks it); a
+//! condition holding an IN slot has no template (its values are many), so its sargable
+//! conditions are read from the condition with the values put in.
 
 use crate::expr::Expr;
 use crate::plan::{literal_value, whole_preds, CondTemplate, Preds};
@@ -60,7 +62,8 @@ impl<'a> Inputs<'a> {
         self.slots.iter().position(|(t, _)| Arc::ptr_eq(t, a))
     }
 
-    /// `e` with each slot's array replaced by this run's value.
+    /// `e` with each slot's array replaced by this run's value; an IN list that is an IN
+    /// slot's placeholder item made the list of this run's values.
     pub(crate) fn put(&self, e: &Expr) -> Expr {
         if self.values.is_empty() {
             return e.clone();
@@ -69,6 +72,20 @@ impl<'a> Inputs<'a> {
             Expr::Literal(a) => self
                 .position(a)
                 .map(|i| Expr::Literal(self.values[i].clone())),
+            Expr::InList(operand, items, negated) => {
+                let i = self.position(crate::deferred::set_item(items)?)?;
+                if !matches!(self.slots[i].1, Slot::Set(_)) {
+                    return None; // (`x IN (?)`: a parameter's item)
+                }
+                let cs = matches!(items.as_slice(), [Expr::CaseSpecific(_)]);
+                let operand = self.put(operand);
+                Some(crate::deferred::in_list_of(
+                    operand,
+                    &self.values[i],
+                    cs,
+                    *negated,
+                ))
+            }
             _ => None,
         })
     }

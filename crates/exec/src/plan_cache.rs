@@ -11,10 +11,11 @@
 //! placeholder's and binds again with its subqueries run in place).
 //!
 //! A bound block's inputs are its *slots*: the request's `?` parameters and the uncorrelated
-//! scalar subqueries and EXISTS it uses. While a block is bound for the cache, the binder records each
+//! scalar subqueries, EXISTS and IN it uses. While a block is bound for the cache, the binder records each
 //! slot's one-row array as it makes it (a [`Recording`](crate::slots::Recording), slots.rs);
-//! the bound expressions then hold those arrays as literals, and an execution puts each
-//! slot's new value where its array was (see bound_select.rs).
+//! the bound expressions then hold those arrays as literals (an IN's as its list's one
+//! item), and an execution puts each slot's new value where its array was (an IN's values
+//! as the list: see bound_select.rs).
 //!
 //! Invariants:
 //! - A block is kept only if nothing but its slots depends on the values of this execution:

@@ -458,7 +458,7 @@ impl Exec<'_> {
     /// ([`Exec::bind_then_read`]), where it is: no named window, a FROM whose columns are
     /// known before it is read ([`Exec::early_from`]), and, where WHERE, ON, the select
     /// list, GROUP BY, HAVING, QUALIFY or ORDER BY hold a subquery, a FROM whose binding reads
-    /// no rows ([`Exec::from_binds_unread`]). A block with subqueries is tried
+    /// no rows ([`Exec::binding_reads_no_rows`]). A block with subqueries is tried
     /// ([`Exec::bind_before_read`] binds its uncorrelated ones without running them,
     /// deferred.rs, sets a join's correlated WHERE and ON conjuncts aside to run per joined
     /// row, and gives `None` for any other correlated one, which binds over the FROM's rows:
@@ -478,7 +478,7 @@ impl Exec<'_> {
             // while binding: bound again over the rows where a correlated subquery of the
             // clauses turns out to need them, they would be read twice)
             Early::Whole if crate::bound_select::has_clause_subquery(s, order_by) => {
-                self.from_binds_unread(from).then_some(early)
+                self.binding_reads_no_rows(from).then_some(early)
             }
             early => Some(early),
         }
@@ -486,7 +486,7 @@ impl Exec<'_> {
 
     /// Whether binding FROM `from` whole reads no relation's rows: each item is a base
     /// table, a CTE (its rows made already) or a view bound from its recorded columns.
-    fn from_binds_unread(&mut self, from: &[ast::TableWithJoins]) -> bool {
+    fn binding_reads_no_rows(&mut self, from: &[ast::TableWithJoins]) -> bool {
         crate::pushdown::factors(from).into_iter().all(|tf| {
             matches!(tf, ast::TableFactor::Table { args: None, .. })
                 && (self.names_unread_view(tf)
@@ -595,7 +595,7 @@ impl Exec<'_> {
             return Ok(Some(plan));
         }
         let whole = matches!(early, Early::Whole);
-        let run = deferral.run((s, order_by), |q, kind| match kind {
+        let run = deferral.run((s, order_by), |q, kind, placeholder| match kind {
             crate::deferred::Kind::Scalar => self.scalar_subquery(q),
             crate::deferred::Kind::Exists(negated) => {
                 let any = self.run_query(q)?.num_rows() > 0;
@@ -603,6 +603,12 @@ impl Exec<'_> {
                 let slot = || crate::slots::Slot::Exists(Box::new(q.clone()), negated);
                 self.note_slot(&value, slot);
                 Ok(value)
+            }
+            // (bound for a prepared request's plan: a slot, its placeholder left for each run
+            // to put its values in; not run here)
+            crate::deferred::Kind::Set(_) if self.recording.get_mut().is_some() => {
+                self.note_slot(placeholder, || crate::slots::Slot::Set(Box::new(q.clone())));
+                Ok(placeholder.clone())
             }
             crate::deferred::Kind::Set(_) => crate::deferred::column_of(&self.run_query(q)?),
         });

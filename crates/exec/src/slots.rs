@@ -1,6 +1,7 @@
 //! What the binder records while it binds a block for a prepared request's plan cache
 //! (plan_cache.rs): each *slot*, a one-row array it made from a `?` parameter or from an
-//! uncorrelated scalar subquery's or EXISTS's result, with where the slot's value comes from at each
+//! uncorrelated scalar subquery's or EXISTS's result, or the placeholder item of an
+//! uncorrelated IN subquery's list, with where the slot's value comes from at each
 //! execution; how many queries binding ran; and whether it read anything else that changes
 //! between executions. It lives in the binding layer, beside the binder that fills it; the
 //! plan cache, a layer up, decides from it whether a bound block may be kept.
@@ -24,6 +25,10 @@ pub(crate) enum Slot {
     /// subquery gives a row (a block binds it for its columns and runs it once it is bound,
     /// deferred.rs).
     Exists(Box<ast::Query>, bool),
+    /// An uncorrelated `x [NOT] IN (SELECT …)`'s values, run once per execution: its slot
+    /// array is the one placeholder item of the IN list, which each run makes the list of
+    /// its values (deferred.rs; inputs.rs `Inputs::put`). Binding does not run it.
+    Set(Box<ast::Query>),
 }
 
 /// What the binder noted while binding one block for the cache.
@@ -38,8 +43,9 @@ pub(crate) struct Recording {
 }
 
 impl Recording {
-    /// True if every query binding ran was a recorded scalar subquery or EXISTS and it read
-    /// nothing else that changes between executions.
+    /// True if every query binding ran was a recorded scalar subquery or EXISTS (an IN
+    /// slot's is not run by binding) and it read nothing else that changes between
+    /// executions.
     pub fn only_slots(&self) -> bool {
         let subqueries = self
             .slots

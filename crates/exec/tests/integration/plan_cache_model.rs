@@ -43,11 +43,16 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             // uncorrelated EXISTS (bound for its columns, run once the block is bound)
             "EXISTS (SEL 1 FROM t2 WHERE t2.k > ?)",
             "NOT EXISTS (SEL 1 FROM t2 WHERE t2.a = ?)",
-            // refused or failing blocks: a window where none may be, RANDOM, IN (subquery),
-            // a correlated subquery
+            // uncorrelated IN (an IN slot: its values put into the list at each run; on
+            // the key, read through the index with that run's values)
+            "a IN (SEL a FROM t2 WHERE t2.k < ?)",
+            "k IN (SEL k FROM t2 WHERE t2.a > ?)",
+            "s NOT IN (SEL s FROM t2 WHERE t2.k > ?)",
+            // refused or failing blocks: a window where none may be, RANDOM, a quantified
+            // subquery, a correlated subquery
             "ROW_NUMBER() OVER (ORDER BY k) = ?",
             "k >= RANDOM(1, 1) - 1",
-            "a IN (SEL a FROM t2 WHERE t2.k < ?)",
+            "a = ANY (SEL a FROM t2 WHERE t2.k < ?)",
             "EXISTS (SEL 1 FROM t2 WHERE t2.k = t1.k)",
         ],
     )
@@ -288,8 +293,10 @@ fn join_query(rng: &mut Rng) -> String {
                     // uncorrelated EXISTS: a slot of the kept join (deferred.rs)
                     "EXISTS (SEL 1 FROM t2 y WHERE y.a > ?)",
                     "NOT EXISTS (SEL 1 FROM t1 y WHERE y.k = ?)",
-                    // refused blocks: a subquery's rows, a correlated subquery
                     "t1.a IN (SEL a FROM t2 y WHERE y.k < ?)",
+                    "t2.k NOT IN (SEL k FROM t1 y WHERE y.a > ?)",
+                    // refused blocks: a quantified subquery, a correlated subquery
+                    "t1.a > ALL (SEL a FROM t2 y WHERE y.k < ?)",
                     "EXISTS (SEL 1 FROM t2 y WHERE y.k = t1.k)",
                 ],
             )
@@ -740,7 +747,9 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
     }
     // (hits: the subquery's block from the second execution on; an EXISTS is a slot of
     // its block's kept plan, so that block runs from its plan too, and the slot runs its
-    // own copy of the subquery, whose block is kept at its first run: 1 + 2 + 2)
+    // own copy of the subquery, whose block is kept at its first run: 1 + 2 + 2; an IN is
+    // a slot too, not run by binding: the first execution runs the slot's copy, and each
+    // later one runs the block and the subquery from their plans: 3 + 3)
     let cases = [
         (
             "SEL k FROM t WHERE EXISTS (SEL 1 FROM u WHERE u.y = ?) ORDER BY k",
@@ -750,14 +759,19 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
         (
             "SEL k FROM t WHERE a IN (SEL y FROM u WHERE u.y >= ?) ORDER BY k",
             [&["1"], &[], &[], &[]],
-            3,
+            6,
+        ),
+        (
+            "SEL k FROM t WHERE a NOT IN (SEL y FROM u WHERE u.y >= ?) ORDER BY k",
+            [&["2"], &["1", "2"], &["1", "2"], &["1", "2"]],
+            6,
         ),
         (
             "SEL (SEL MAX(y) FROM u WHERE u.y < ?)",
             [&["?"], &["5"], &["10"], &["30"]],
             3,
         ),
-        // a join's block: kept with its EXISTS slot, as a one-table block
+        // a join's block: kept with its EXISTS or IN slot, as a one-table block
         (
             "SEL t.k FROM t, u WHERE t.k = u.k AND EXISTS (SEL 1 FROM u WHERE u.y = ?) ORDER BY 1",
             [["1", "2"].as_slice(), &[], &["1", "2"], &[]],
@@ -766,7 +780,7 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
         (
             "SEL t.k FROM t JOIN u ON t.k = u.k WHERE t.a IN (SEL y FROM u WHERE u.y >= ?) ORDER BY 1",
             [&["1"], &[], &[], &[]],
-            3,
+            6,
         ),
     ];
     for (sql, want, hits) in cases {
