@@ -333,7 +333,7 @@ fn quantified_like(e: &ast::Expr) -> Result<ast::Expr> {
 
 /// `x op ANY (items)` (OR of the comparisons) or `x op ALL (items)` (AND), as `IN` / `NOT IN`
 /// for `= ANY` and `<> ALL`; no items: true for ALL, false for ANY.
-fn quantified(x: Expr, op: BinOp, all: bool, items: Vec<Expr>) -> Expr {
+pub(crate) fn quantified(x: Expr, op: BinOp, all: bool, items: Vec<Expr>) -> Expr {
     let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
     match (op, all) {
         (BinOp::Eq, false) => Expr::InList(Box::new(x), items, false),
@@ -2602,6 +2602,23 @@ impl Exec<'_> {
         }])
     }
 
+    /// `x op ANY|ALL (q)`'s one item (`all` for ALL), `q` uncorrelated, bound for its columns
+    /// alone, deferred: a placeholder where its values go, each compared with `x`
+    /// (deferred.rs).
+    ///
+    /// # Errors
+    /// `q`'s binding and type errors (3810 where it is correlated); a select list of two
+    /// items.
+    fn quantified_input(&mut self, q: &ast::Query, all: bool) -> Result<Vec<Expr>> {
+        let kind = crate::deferred::Kind::Quantified(false, all);
+        let (placeholder, kind) = self.deferred_input(q, kind)?;
+        let item = one(placeholder);
+        Ok(vec![match kind {
+            crate::deferred::Kind::Quantified(true, _) => Expr::CaseSpecific(Box::new(item)),
+            _ => item,
+        }])
+    }
+
     /// `q` run over no rows for its columns (not counted as a query a kept plan's binding
     /// ran: it bakes no value into the plan), then deferred as `kind` (a set's
     /// case-specificity read from its column): the placeholder and the kind deferred.
@@ -2663,7 +2680,14 @@ impl Exec<'_> {
         let reads = x.columns();
         let value = x.clone();
         let build = move |items: Vec<Expr>| -> Expr { quantified(x.clone(), op, all, items) };
-        match self.alone(scope, |ex| ex.subquery_values(q)) {
+        // (bound for its columns alone where the block defers its subqueries: `= ANY` and
+        // `<> ALL` as IN and NOT IN)
+        let values = |ex: &mut Self| match (ex.deferring(), op, all) {
+            (true, BinOp::Eq, false) | (true, BinOp::NotEq, true) => ex.set_input(q),
+            (true, ..) => ex.quantified_input(q, all),
+            (false, ..) => ex.subquery_values(q),
+        };
+        match self.alone(scope, values) {
             Ok(items) => Ok(build(items)),
             Err(Error::ColumnNotFound(c)) => {
                 let shape = crate::decorrelate::Shape::Compare {
@@ -2850,13 +2874,7 @@ fn in_list(rows: &Rows, columns: impl Iterator<Item = ArrayRef>) -> Result<Vec<E
     let cs = crate::deferred::case_specific(field);
     let mut out = Vec::new();
     for c in columns {
-        for i in 0..c.len() {
-            let item = one(c.slice(i, 1));
-            out.push(match cs {
-                true => Expr::CaseSpecific(Box::new(item)),
-                false => item,
-            });
-        }
+        out.extend(crate::deferred::list_items(&c, cs));
     }
     Ok(out)
 }

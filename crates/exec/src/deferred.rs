@@ -14,8 +14,9 @@
 //! instead, to run per joined row as it always has, and what binding it deferred or noted
 //! is forgotten (`Exec::bind_or_defer`). An uncorrelated `x [NOT] IN (SELECT …)` is deferred
 //! too: its IN list is one placeholder item until the subquery's values are put in its
-//! place ([`Values::put`]); a quantified comparison (`> ANY`) or a row-value IN still runs
-//! where it binds. In a run for a query's columns alone (`Exec::shaping`) every subquery
+//! place ([`Values::put`]); so is a quantified comparison (`x > ANY (SELECT …)`): the one
+//! comparison `x > placeholder` until each value is compared with `x` (`= ANY` and `<> ALL`
+//! are IN and NOT IN). A row-value IN (`(a, b) IN (SELECT …)`) still runs where it binds. In a run for a query's columns alone (`Exec::shaping`) every subquery
 //! runs where it binds (over no rows, that reads nothing either; deferring there would bind
 //! each nested level twice again, a cost that doubles per level), and only a correlated one
 //! is noted. A prepared request keeps a subquery's columns (its run over no rows) in its
@@ -54,6 +55,10 @@ pub(crate) enum Kind {
     /// case-specifically (a CASESPECIFIC column's: [`case_specific`], set by
     /// [`Deferral::defer`]).
     Set(bool),
+    /// `x op ANY|ALL (SELECT …)` (op not `= ANY` or `<> ALL`, which are IN and NOT IN):
+    /// its values, each compared with `x`; case-specifically as for a set, and whether ALL.
+    /// Its placeholder is the right side of the one comparison `x op placeholder`.
+    Quantified(bool, bool),
 }
 
 /// One subquery bound for its columns alone, and the placeholder where its value goes.
@@ -132,9 +137,13 @@ impl Deferral {
                 arrow::array::new_null_array(typed.data_type(), 1)
             }
             Kind::Exists(_) => Arc::new(BooleanArray::from(vec![None::<bool>])),
-            Kind::Set(_) => match shape.schema.fields().as_ref() {
+            Kind::Set(_) | Kind::Quantified(..) => match shape.schema.fields().as_ref() {
                 [one] => {
-                    kind = Kind::Set(case_specific(one));
+                    let cs = case_specific(one);
+                    kind = match kind {
+                        Kind::Quantified(_, all) => Kind::Quantified(cs, all),
+                        _ => Kind::Set(cs),
+                    };
                     arrow::array::new_null_array(one.data_type(), 1)
                 }
                 _ => return Err(set_of_columns()),
@@ -174,7 +183,7 @@ impl Deferral {
                 Some(v) => v?,
                 None => value(&input.query, input.kind, &input.placeholder)?,
             };
-            let one = matches!(input.kind, Kind::Set(_)) || v.len() == 1;
+            let one = matches!(input.kind, Kind::Set(_) | Kind::Quantified(..)) || v.len() == 1;
             if v.data_type() != input.placeholder.data_type() || !one {
                 return Ok(None);
             }
@@ -204,7 +213,7 @@ impl Values {
             Expr::Literal(a) => {
                 let (input, v) = self.find(a)?;
                 match input.kind {
-                    Kind::Set(_) => {
+                    Kind::Set(_) | Kind::Quantified(..) => {
                         stray.set(true);
                         None
                     }
@@ -222,6 +231,14 @@ impl Values {
                     true => Expr::InList(Box::new(operand), items.clone(), *negated),
                     false => in_list_of(operand, v, cs, *negated),
                 })
+            }
+            Expr::Binary(op, x, item) => {
+                let (input, v) = self.find(set_item(std::slice::from_ref(&**item))?)?;
+                let Kind::Quantified(cs, all) = input.kind else {
+                    return None;
+                };
+                let x = x.rebuild(&mut |y| self.put_here(y, stray));
+                Some(crate::bind::quantified(x, *op, all, list_items(v, cs)))
             }
             _ => None,
         }
@@ -294,7 +311,13 @@ pub(crate) fn set_item(items: &[Expr]) -> Option<&ArrayRef> {
 /// `operand [NOT] IN (…)` (`negated`) over a set's `values`, each an item of the list,
 /// compared case-specifically where `cs` (a CASESPECIFIC column's).
 pub(crate) fn in_list_of(operand: Expr, values: &ArrayRef, cs: bool, negated: bool) -> Expr {
-    let list = (0..values.len())
+    Expr::InList(Box::new(operand), list_items(values, cs), negated)
+}
+
+/// Each of `values` as an item of an IN list or a quantified comparison, compared
+/// case-specifically where `cs`.
+pub(crate) fn list_items(values: &ArrayRef, cs: bool) -> Vec<Expr> {
+    (0..values.len())
         .map(|i| {
             let item = Expr::Literal(values.slice(i, 1));
             match cs {
@@ -302,8 +325,7 @@ pub(crate) fn in_list_of(operand: Expr, values: &ArrayRef, cs: bool, negated: bo
                 false => item,
             }
         })
-        .collect();
-    Expr::InList(Box::new(operand), list, negated)
+        .collect()
 }
 
 /// A deferred IN subquery's values (its rows' one column, `rows`), in one array.

@@ -610,7 +610,9 @@ impl Exec<'_> {
                 self.note_slot(placeholder, || crate::slots::Slot::Set(Box::new(q.clone())));
                 Ok(placeholder.clone())
             }
-            crate::deferred::Kind::Set(_) => crate::deferred::column_of(&self.run_query(q)?),
+            crate::deferred::Kind::Set(_) | crate::deferred::Kind::Quantified(..) => {
+                crate::deferred::column_of(&self.run_query(q)?)
+            }
         });
         let run = match run {
             // (a view whose table is gone: its 3807 first, as reading it first would meet
