@@ -416,8 +416,12 @@ impl Exec<'_> {
                 *n += 1;
                 return Ok(Some(Expr::lit(new_null_array(&DataType::Null, 1))));
             }
-            // (a block bound before its read: it binds over its rows instead, deferred.rs)
-            self.note_needs_rows();
+            // (a block bound before its read: it binds over its rows instead, deferred.rs;
+            // not for a name the block lacks too, which is the binding's 3810 now, before any
+            // row is read, or a farther block's, which that block's binding finds)
+            if !matches!(self.resolve_missing(missing, scope), Ok(None)) {
+                self.note_needs_rows();
+            }
             return Ok(None);
         };
         let (rows, empty) = match rows_of(&c) {

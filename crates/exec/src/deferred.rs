@@ -10,7 +10,8 @@
 //! A subquery that names a column of the block is correlated and runs per row of the block:
 //! binding it before the read fails, and the deferral notes that the block needs its rows
 //! ([`Deferral::needs_rows`], set by `Exec::correlated`); the block is then bound over its
-//! rows instead (`read_then_bind`). A join's correlated WHERE or ON conjunct is set aside
+//! rows instead (`read_then_bind`). A name neither the subquery nor the block has is not
+//! taken for a correlated one: it is the binding's 3810, before any row is read. A join's correlated WHERE or ON conjunct is set aside
 //! instead, to run per joined row as it always has, and what binding it deferred or noted
 //! is forgotten (`Exec::bind_or_defer`). An uncorrelated `x [NOT] IN (SELECT …)` is deferred
 //! too: its IN list is one placeholder item until the subquery's values are put in its
