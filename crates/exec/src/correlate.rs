@@ -206,8 +206,14 @@ impl Exec<'_> {
         crate::conjuncts::conjunct_refs(cond, &mut parts);
         let (mut bound, mut deferred, mut tries) = (Vec::new(), Vec::new(), Vec::new());
         for p in parts {
-            let mark = self.deferral.as_ref().map(|d| (d.len(), d.needs_rows));
+            let mark = self.deferral.as_ref().map(crate::deferred::Deferral::mark);
             match self.bind_expr(p, scope, None) {
+                // (bound over a correlated subquery's placeholder, in a block bound before
+                // its read: set aside as well)
+                Ok(_) if self.correlated_since(mark) => {
+                    self.set_aside(mark);
+                    deferred.push(p.clone())
+                }
                 Ok(e) if !deferred.is_empty() && !crate::expr_tree::cannot_fail(&e, ty) => {
                     deferred.push(p.clone());
                     tries.push(e);
@@ -348,14 +354,18 @@ impl Exec<'_> {
         result
     }
 
+    /// Whether a correlated subquery was met since `mark` ([`Deferral::mark`]) in a block
+    /// bound before its read (bound to a placeholder: [`Exec::correlated`]).
+    fn correlated_since(&self, mark: Option<crate::deferred::Mark>) -> bool {
+        matches!((self.deferral.as_ref(), mark), (Some(d), Some(m)) if d.correlated_since(m))
+    }
+
     /// Forgets what binding a conjunct set aside (by [`Exec::bind_or_defer`]) deferred or
-    /// noted, back to `mark` (the deferral's length and `needs_rows` before it, deferred.rs):
-    /// the conjunct binds again where it runs, per joined row, and its rows are the join's,
-    /// not the block's.
-    fn set_aside(&mut self, mark: Option<(usize, bool)>) {
-        if let (Some(d), Some((n, needs_rows))) = (self.deferral.as_mut(), mark) {
-            d.truncate(n);
-            d.needs_rows = needs_rows;
+    /// noted, back to `mark` ([`Deferral::mark`], deferred.rs): the conjunct binds again
+    /// where it runs, per joined row, and its rows are the join's, not the block's.
+    fn set_aside(&mut self, mark: Option<crate::deferred::Mark>) {
+        if let (Some(d), Some(m)) = (self.deferral.as_mut(), mark) {
+            d.back_to(m);
         }
     }
 
@@ -364,6 +374,7 @@ impl Exec<'_> {
     fn note_needs_rows(&mut self) {
         if let Some(d) = self.deferral.as_mut() {
             d.needs_rows = true;
+            d.correlated += 1;
         }
     }
 
@@ -416,13 +427,20 @@ impl Exec<'_> {
                 *n += 1;
                 return Ok(Some(Expr::lit(new_null_array(&DataType::Null, 1))));
             }
-            // (a block bound before its read: it binds over its rows instead, deferred.rs;
-            // not for a name the block lacks too, which is the binding's 3810 now, before any
-            // row is read, or a farther block's, which that block's binding finds)
-            if !matches!(self.resolve_missing(missing, scope), Ok(None)) {
-                self.note_needs_rows();
+            // a block bound before its read (deferred.rs) binds over its rows instead; its
+            // binding goes on over a NULL placeholder, so that a wrong name after the
+            // subquery is found before any row is read (`bind_or_defer` sets a join's
+            // conjunct aside instead). Not a name the block lacks too (the binding's 3810
+            // now, or a farther block's, which that block's binding finds), nor one it has
+            // twice (its 3822 now)
+            match self.resolve_missing(missing, scope) {
+                Ok(Some(_)) if self.deferral.is_some() => {
+                    self.note_needs_rows();
+                    return Ok(Some(Expr::lit(new_null_array(&DataType::Null, 1))));
+                }
+                Err(e) if self.deferral.is_some() => return Err(e),
+                _ => return Ok(None),
             }
-            return Ok(None);
         };
         let (rows, empty) = match rows_of(&c) {
             Ok(r) => r,

@@ -8,9 +8,10 @@
 //! before a subquery's run-time error (Teradata resolves a whole request before it runs it).
 //!
 //! A subquery that names a column of the block is correlated and runs per row of the block:
-//! binding it before the read fails, and the deferral notes that the block needs its rows
-//! ([`Deferral::needs_rows`], set by `Exec::correlated`); the block is then bound over its
-//! rows instead (`read_then_bind`). A name neither the subquery nor the block has is not
+//! binding it before the read gives a NULL placeholder (so the block's other names are
+//! resolved, and a wrong one raised, before any row is read), and the deferral notes that
+//! the block needs its rows ([`Deferral::needs_rows`], set by `Exec::correlated`); the block
+//! is then bound over its rows instead (`read_then_bind`). A name neither the subquery nor the block has is not
 //! taken for a correlated one: it is the binding's 3810, before any row is read. A join's correlated WHERE or ON conjunct is set aside
 //! instead, to run per joined row as it always has, and what binding it deferred or noted
 //! is forgotten (`Exec::bind_or_defer`). An uncorrelated `x [NOT] IN (SELECT …)` is deferred
@@ -82,6 +83,16 @@ pub(crate) struct Deferral {
     in_place: bool,
     /// A correlated subquery was met: the block binds over its rows instead.
     pub(crate) needs_rows: bool,
+    /// How many correlated subqueries were met.
+    pub(crate) correlated: usize,
+}
+
+/// Where a deferral stood before something was bound ([`Deferral::mark`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Mark {
+    deferred: usize,
+    needs_rows: bool,
+    correlated: usize,
 }
 
 /// The values of a block's deferred subqueries, each with its placeholder.
@@ -112,6 +123,29 @@ impl Deferral {
     /// Forgets the subqueries deferred after the first `n` (bound again where they run).
     pub(crate) fn truncate(&mut self, n: usize) {
         self.inputs.truncate(n);
+    }
+
+    /// Where it stands now: to see what binding something met since
+    /// ([`Deferral::correlated_since`]), or to forget it ([`Deferral::back_to`]).
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            deferred: self.inputs.len(),
+            needs_rows: self.needs_rows,
+            correlated: self.correlated,
+        }
+    }
+
+    /// Whether a correlated subquery was met since `mark`.
+    pub(crate) fn correlated_since(&self, mark: Mark) -> bool {
+        self.correlated > mark.correlated
+    }
+
+    /// Back where it stood at `mark`: what was deferred or noted since is forgotten (bound
+    /// again where it runs).
+    pub(crate) fn back_to(&mut self, mark: Mark) {
+        self.inputs.truncate(mark.deferred);
+        self.needs_rows = mark.needs_rows;
+        self.correlated = mark.correlated;
     }
 
     /// Whether nothing was deferred.

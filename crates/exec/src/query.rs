@@ -586,7 +586,14 @@ impl Exec<'_> {
         let bound = self.bind_block_early(s, from, order_by, sample, early.clone());
         let deferral = std::mem::replace(&mut self.deferral, saved).unwrap_or_default();
         if deferral.needs_rows {
-            return Ok(None); // (a correlated subquery: bound over the block's rows)
+            // a correlated subquery: bound over the block's rows; its names are resolved
+            // first (the subquery bound to a NULL placeholder), so a wrong one is found
+            // before any row is read (not another error, which the placeholder's type may
+            // have caused)
+            return match bound {
+                Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => Err(e),
+                _ => Ok(None),
+            };
         }
         let Some(mut plan) = bound? else {
             return Ok(None);
