@@ -433,10 +433,16 @@ impl Exec<'_> {
             // conjunct aside instead). Not a name the block lacks too (the binding's 3810
             // now, or a farther block's, which that block's binding finds), nor one it has
             // twice (its 3822 now)
+            // (in a run for the columns alone, binding stops there, as every subquery after
+            // it would run twice: here and where the block binds over its rows)
             match self.resolve_missing(missing, scope) {
-                Ok(Some(_)) if self.deferral.is_some() => {
+                Ok(Some(_)) if self.deferral.as_ref().is_some_and(|d| d.defers()) => {
                     self.note_needs_rows();
                     return Ok(Some(Expr::lit(new_null_array(&DataType::Null, 1))));
+                }
+                Ok(Some(_)) => {
+                    self.note_needs_rows();
+                    return Ok(None);
                 }
                 Err(e) if self.deferral.is_some() => return Err(e),
                 _ => return Ok(None),

@@ -229,6 +229,13 @@ impl Deferral {
 }
 
 impl Values {
+    /// Whether `e` holds a placeholder (else [`Values::put`] would give it back as it is).
+    pub(crate) fn holds(&self, e: &Expr) -> bool {
+        let mut found = false;
+        e.visit_literals(&mut |a| found |= self.find(a).is_some());
+        found
+    }
+
     /// `e` with each placeholder's value put in: a scalar or EXISTS value where its
     /// placeholder is, an IN list of one placeholder item made the list of the set's values.
     ///

@@ -48,8 +48,11 @@ impl EarlyBound {
     /// # Errors
     /// An internal error for a placeholder `values` cannot take.
     pub(crate) fn put(&mut self, values: &Values) -> Result<()> {
+        // (only where a placeholder is: the other expressions stay as bound)
         let put = |e: &mut Expr| -> Result<()> {
-            *e = values.put(e)?;
+            if values.holds(e) {
+                *e = values.put(e)?;
+            }
             Ok(())
         };
         match &mut self.source {

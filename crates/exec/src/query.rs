@@ -589,9 +589,14 @@ impl Exec<'_> {
             // a correlated subquery: bound over the block's rows; its names are resolved
             // first (the subquery bound to a NULL placeholder), so a wrong one is found
             // before any row is read (not another error, which the placeholder's type may
-            // have caused)
+            // have caused; not in a run for the columns alone, where the subquery's own 3810
+            // stopped the binding)
             return match bound {
-                Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => Err(e),
+                Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_)))
+                    if deferral.defers() =>
+                {
+                    Err(e)
+                }
                 _ => Ok(None),
             };
         }
