@@ -83,6 +83,12 @@ impl FromRel {
 }
 
 impl BoundFrom {
+    /// Whether conjuncts of its WHERE or ONs are set aside to run per joined row (a
+    /// correlated subquery: `Exec::bind_or_defer`).
+    pub(crate) fn sets_aside(&self) -> bool {
+        !self.deferred.is_empty() || !self.on_deferred.is_empty() || !self.on_pairs.is_empty()
+    }
+
     /// Its bound conditions: WHERE's and the ONs', those bound to be tried early included
     /// (not those set aside, which bind again where they run).
     pub(crate) fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {

@@ -81,7 +81,7 @@ impl BoundJoin {
         aggregate: Option<Vec<AggCall>>,
         tail: Tail,
     ) -> Option<Self> {
-        if !from.deferred.is_empty() || !from.on_deferred.is_empty() || !from.on_pairs.is_empty() {
+        if from.sets_aside() {
             return None;
         }
         let mut rels = Vec::with_capacity(from.rels.len());

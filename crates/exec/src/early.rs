@@ -81,6 +81,15 @@ impl EarlyBound {
 }
 
 impl EarlySource {
+    /// Whether it is a FROM bound whole with conjuncts set aside to run per joined row
+    /// ([`BoundFrom::sets_aside`]).
+    pub(crate) fn sets_aside(&self) -> bool {
+        match self {
+            EarlySource::Joined(f) => f.sets_aside(),
+            EarlySource::Table(..) | EarlySource::Rows(_) => false,
+        }
+    }
+
     /// Its WHERE's (and ON's) operand types, over no row of what it reads
     /// (`Expr::check_types`, `BoundFrom::check_types`).
     ///

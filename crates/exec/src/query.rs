@@ -606,6 +606,11 @@ impl Exec<'_> {
         if deferral.is_empty() {
             return Ok(Some(plan));
         }
+        // (bound for a prepared request's plan, a FROM with conjuncts set aside is refused
+        // (bound_join.rs): its subqueries are left for the general path to run, once)
+        if self.recording.get_mut().is_some() && plan.source.sets_aside() {
+            return Ok(None);
+        }
         let whole = matches!(early, Early::Whole);
         let run = deferral.run((s, order_by), |q, kind, placeholder| match kind {
             crate::deferred::Kind::Scalar => self.scalar_subquery(q),
