@@ -2685,7 +2685,7 @@ impl Exec<'_> {
         let values = |ex: &mut Self| match (ex.deferring(), op, all) {
             (true, BinOp::Eq, false) | (true, BinOp::NotEq, true) => ex.set_input(q),
             (true, ..) => ex.quantified_input(q, all),
-            (false, ..) => ex.subquery_values(q),
+            (false, ..) => ex.in_list_values(q),
         };
         match self.alone(scope, values) {
             Ok(items) => Ok(build(items)),
@@ -2774,7 +2774,8 @@ impl Exec<'_> {
         }
     }
 
-    /// An uncorrelated `x [NOT] IN (q)`'s list, run where it binds ([`Exec::subquery_values`]).
+    /// An uncorrelated `x [NOT] IN (q)`'s list (or `x op ANY|ALL (q)`'s values), run where it
+    /// binds ([`Exec::subquery_values`]).
     /// In a run for the columns alone ([`Exec::shaping`]), where it gives no row, the list is
     /// one NULL of its type, so that `x` is compared with its type over no row as a block
     /// that defers its subqueries compares it (deferred.rs): a type error is raised whether

@@ -15,12 +15,12 @@
 //! grouping sets (GROUP BY,
 //! HAVING, ORDER BY, TOP and DISTINCT are kept bound: block_tail.rs). Binding
 //! (`Exec::bind_from`, then the select list) happens once, with the binder recording the
-//! block's slots, as for a one-table block (its `?` parameters, uncorrelated scalar
-//! subqueries and EXISTS, bound for their columns and run once the block is bound, and
-//! uncorrelated IN subqueries, run at each execution: deferred.rs; a block with an ANY,
-//! ALL or row-value IN subquery is not taken); it reads no row (the
-//! tables are read at their steps). Each run puts the slots' values into the bound conditions and runs the FROM as
-//! the general path runs it (`Exec::run_from`): the join order and each table's access path
+//! block's slots, as for a one-table block (its `?` parameters and uncorrelated scalar,
+//! EXISTS and IN subqueries, each run at every execution; binding runs the scalar and
+//! EXISTS ones once it is bound, deferred.rs, and leaves the IN ones to the run; a block
+//! with a quantified or row-value IN subquery other than `= ANY` and `<> ALL` is not
+//! taken); it reads no row (the tables are read at their steps). Each run puts the slots'
+//! values into the bound conditions and runs the FROM as the general path runs it (`Exec::run_from`): the join order and each table's access path
 //! are planned again from the tables' sizes and the values of this run, so a key given by a
 //! parameter still reads one row and probes the next table. The joined rows are grouped
 //! and the block ended as the general path ends it (`Exec::finish_block`).
@@ -28,8 +28,9 @@
 //! Invariant: a run gives what the general path gives for the block with the same inputs
 //! (the same rows in the same order, the same schema): it runs the same stage on the same
 //! bound conditions. A block whose binding read rows (a name that turned out to be a CTE or
-//! a view read while binding), deferred a correlated subquery, or depended on more than its
-//! slots is refused. A run that finds a view's columns changed (`Error::ViewRetyped`) gives
+//! a view read while binding), set a correlated conjunct aside (`BoundFrom::sets_aside`:
+//! refused in `Exec::bind_before_read` before its deferred subqueries run), or depended on
+//! more than its slots is refused. A run that finds a view's columns changed (`Error::ViewRetyped`) gives
 //! way to the general path, which binds the FROM again over the view's rows, and the plan is
 //! dropped (bound_select.rs `cached_select`).
 
@@ -74,7 +75,8 @@ enum KeptRel {
 impl BoundJoin {
     /// The kept form of `from`, with the select list (`items`, their precisions), the
     /// aggregate calls and the block's end bound over its scope; `None` when `from` read rows
-    /// while binding or holds a correlated conjunct (a block not kept).
+    /// while binding or sets a correlated conjunct aside (a block not kept; a guard:
+    /// `Exec::bind_before_read` refuses such a FROM first).
     pub(crate) fn new(
         from: BoundFrom,
         (items, precisions): (Vec<Item>, Vec<Display>),

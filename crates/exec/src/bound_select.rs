@@ -18,7 +18,8 @@
 //! whose own block is kept runs from the plan its parent holds, `KeptSlots`), plans the read
 //! on those
 //! values (the WHERE's sargable conditions from its `plan::CondTemplate`, made at binding and
-//! read through the values: inputs.rs; then `plan::choose`), and reads; the expressions
+//! read through the values, inputs.rs, or, for a WHERE holding an IN slot, read from it with
+//! the values put in; then `plan::choose`), and reads; the expressions
 //! get the values put where the recorded arrays are only where rows are tested or made
 //! (`inputs::RunCond`, the select list and aggregate calls). MIN/MAX walks are planned once
 //! per shape of the conditions (which columns the values fix or bound, not the values:
@@ -513,7 +514,7 @@ impl<'a> Exec<'a> {
             Ok(t) => t,
             Err(bound) => return bound,
         };
-        if block_exprs(s, order_by).any(runs_where_bound) {
+        if block_exprs(s, order_by).any(no_slot_holds) {
             // binding would run the subquery, then refuse the block (its rows are not a
             // slot), and the general path would run it again (an uncorrelated EXISTS or IN is
             // a slot: deferred.rs; where the block is refused after binding, for a value of
@@ -650,7 +651,8 @@ impl<'a> Exec<'a> {
     /// clauses, and the recording. Else what the cache keeps instead: `Failed` for a binding
     /// error or a type error over no row (the general path raises it; the block is not bound
     /// again at every run), `Refused` for clauses a kept plan does not take (grouping sets,
-    /// per-group subqueries, `kept_clauses`).
+    /// per-group subqueries, `kept_clauses`), a correlated subquery that needs the block's
+    /// rows, or a join's conjunct set aside.
     fn bind_kept(
         &mut self,
         s: &ast::Select,
@@ -702,7 +704,7 @@ impl<'a> Exec<'a> {
         }
         if block_exprs(s, order_by)
             .chain(on_exprs(s))
-            .any(runs_where_bound)
+            .any(no_slot_holds)
         {
             // (binding would run the subquery, its rows no slot; an uncorrelated EXISTS or
             // IN is one, as in a one-table block)
@@ -1091,17 +1093,24 @@ impl CachedExpr {
     }
 }
 
-/// True if `e` has, at its own level, a subquery whose rows the binder reads where it binds
-/// (`op ANY|ALL`, a row value's IN): no slot of a kept plan holds them (a one-value IN's
-/// does: deferred.rs).
-fn runs_where_bound(e: &ast::Expr) -> bool {
+/// True if `e` has, at its own level, a subquery whose values no slot of a kept plan holds:
+/// a row value's IN (run where it binds) or a quantified comparison other than `= ANY` and
+/// `<> ALL` (deferred, but its values run at binding, deferred.rs); a one-value IN's are an
+/// IN slot (`Slot::Set`), and so are `= ANY`'s and `<> ALL`'s (bound as IN and NOT IN).
+fn no_slot_holds(e: &ast::Expr) -> bool {
+    use ast::BinaryOperator::{Eq, NotEq};
     crate::bind::visit_own_level(e, |x| match x {
         ast::Expr::In {
             expr,
             target: ast::InTarget::Subquery(_),
             ..
         } if matches!(**expr, ast::Expr::Tuple(_)) => std::ops::ControlFlow::Break(()),
-        ast::Expr::AnyOp { .. } | ast::Expr::AllOp { .. } => std::ops::ControlFlow::Break(()),
+        ast::Expr::AnyOp { compare_op, .. } if *compare_op != Eq => {
+            std::ops::ControlFlow::Break(())
+        }
+        ast::Expr::AllOp { compare_op, .. } if *compare_op != NotEq => {
+            std::ops::ControlFlow::Break(())
+        }
         _ => std::ops::ControlFlow::Continue(()),
     })
     .is_break()

@@ -10,8 +10,10 @@
 //!   the table first, through an index where they allow: `read_then_correlate` in query.rs),
 //!   and so for the WHERE of UPDATE and DELETE (`matching_rows` in dml.rs);
 //! - WHERE of a join, and the ON of a join of inner joins only: the conjuncts that hold a
-//!   subquery and fail with 3810 are set aside (`Exec::bind_or_defer`) and run last, over the
-//!   joined rows (`Exec::filter_correlated`), once every other condition has filtered them;
+//!   correlated subquery (one that fails with 3810 on a name the FROM has, or, in a block
+//!   bound before its read, binds to a NULL placeholder) are set aside
+//!   (`Exec::bind_or_defer`) and run last, over the joined rows (`Exec::filter_correlated`),
+//!   once every other condition has filtered them;
 //! - the ON of a join step in a FROM with outer joins: the step's pairs that pass its other
 //!   conditions (`Exec::correlated_mask`, before unmatched rows are kept);
 //! - the select list and ORDER BY of a query without GROUP BY: its filtered rows;
@@ -184,9 +186,10 @@ impl Exec<'_> {
         r
     }
 
-    /// Binds the conjuncts of `cond` over `scope`, setting aside those that name a column the
-    /// scope lacks and hold a subquery: correlated subqueries whose rows are not known yet
-    /// (the WHERE of a join, bound before the join runs). A conjunct written after one set
+    /// Binds the conjuncts of `cond` over `scope`, setting aside those whose subquery names a
+    /// column of the scope (it fails with 3810 there, or binds to a correlated subquery's
+    /// NULL placeholder in a block bound before its read): correlated subqueries whose rows
+    /// are not known yet (the WHERE of a join, bound before the join runs). A conjunct written after one set
     /// aside that could fail (`cannot_fail`, the scope's columns typed by `ty`) is set aside
     /// too, so it runs after the ones written before it; it is also returned bound, third, to
     /// be tried early (a filter of rows it fails on none of). The caller filters its result
@@ -406,8 +409,12 @@ impl Exec<'_> {
     }
 
     /// Runs `each` once per row of the batch being bound (with that row as the outer row and as
-    /// a one-row batch), and returns a reference to the column of results; `None` when no batch
-    /// is known (the subquery then cannot be correlated here). `reads` are the columns of the
+    /// a one-row batch), and returns a reference to the column of results. With no batch known
+    /// yet: a NULL placeholder in a grouped block's first binding or in a block bound before
+    /// its read that defers its subqueries (noting that it needs its rows, deferred.rs), the
+    /// name's 3822 where two of the block's columns have it, else `None` (the caller's 3810:
+    /// a name the block lacks, or, in a run for the columns alone, one it has, noted so
+    /// too). `reads` are the columns of the
     /// one-row batch that `each` reads itself (the left side of an IN), besides those its
     /// subquery names.
     ///

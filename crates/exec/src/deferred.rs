@@ -1,41 +1,49 @@
 //! Subqueries bound without running them: a block bound before its read
 //! (`Exec::bind_before_read`, query.rs) binds each uncorrelated scalar subquery,
-//! `[NOT] EXISTS` and `[NOT] IN` for its columns alone (`Exec::shape_of`, which reads no row), and puts a
-//! one-row *placeholder* array of the subquery's type where its value goes. Once every clause
-//! of the block is bound, the subqueries run ([`Deferral::run`]) and their values replace
-//! the placeholders (`EarlyBound::put`, early.rs), before the block plans its read. So the
-//! binder runs no query for them, and a name or type error anywhere in the block comes
-//! before a subquery's run-time error (Teradata resolves a whole request before it runs it).
+//! `[NOT] EXISTS`, `[NOT] IN` and quantified comparison (`x > ANY (SELECT …)`) for its
+//! columns alone (`Exec::shape_of`, which reads no row), and puts a one-row *placeholder*
+//! array of the subquery's type where its value goes. Once every clause of the block is
+//! bound, the subqueries run ([`Deferral::run`]) and their values replace the placeholders
+//! (`EarlyBound::put`, early.rs), before the block plans its read. So the binder runs no
+//! query for them, and a name or type error anywhere in the block comes before a
+//! subquery's run-time error (Teradata resolves a whole request before it runs it).
 //!
-//! A subquery that names a column of the block is correlated and runs per row of the block:
-//! binding it before the read gives a NULL placeholder (so the block's other names are
-//! resolved, and a wrong one raised, before any row is read), and the deferral notes that
-//! the block needs its rows ([`Deferral::needs_rows`], set by `Exec::correlated`); the block
-//! is then bound over its rows instead (`read_then_bind`). A name neither the subquery nor the block has is not
-//! taken for a correlated one: it is the binding's 3810, before any row is read. A join's correlated WHERE or ON conjunct is set aside
-//! instead, to run per joined row as it always has, and what binding it deferred or noted
-//! is forgotten (`Exec::bind_or_defer`). An uncorrelated `x [NOT] IN (SELECT …)` is deferred
-//! too: its IN list is one placeholder item until the subquery's values are put in its
-//! place ([`Values::put`]); so is a quantified comparison (`x > ANY (SELECT …)`): the one
-//! comparison `x > placeholder` until each value is compared with `x` (`= ANY` and `<> ALL`
-//! are IN and NOT IN). A row-value IN (`(a, b) IN (SELECT …)`) still runs where it binds. In a run for a query's columns alone (`Exec::shaping`) every subquery
-//! runs where it binds (over no rows, that reads nothing either; deferring there would bind
-//! each nested level twice again, a cost that doubles per level), and only a correlated one
-//! is noted. A prepared request keeps a subquery's columns (its run over no rows) in its
-//! plan cache (`Exec::kept_shape`, bound_select.rs), so its later executions skip that run.
+//! An IN's list is one placeholder item until the subquery's values are put in its place
+//! ([`Values::put`]); a quantified comparison is the one comparison `x > placeholder` until
+//! each value is compared with `x` (`= ANY` and `<> ALL` are IN and NOT IN). A row-value IN
+//! (`(a, b) IN (SELECT …)`) still runs where it binds.
 //!
-//! Invariant: a placeholder array is made here and nowhere else, is a fresh allocation (an
-//! `Arc` no other expression shares), and is never evaluated for a row: before
-//! `EarlyBound::put` the block's expressions are evaluated only over no row, for their
-//! types (`EarlySource::check_types`). The one expression that keeps placeholders after it
-//! is a CTE's WHERE, which is bound early for its types alone and bound again (its
-//! subqueries run there) where the CTE's rows are filtered: its inputs are dropped from the
-//! deferral (`Deferral::truncate`). (A join's ON conjunct set aside after a correlated one
-//! is bound too, and its bound form dropped unevaluated: its subqueries run, their values
-//! put nowhere.) An IN's placeholder item stays in a block bound for a prepared request's
-//! plan (a `Slot::Set`, slots.rs): each run of that plan makes the list of its values
-//! before anything evaluates it (inputs.rs `Inputs::put`). EXPLAIN binds no block with a
-//! subquery this way.
+//! A subquery that names a column of the block is correlated and runs per row of the block.
+//! Binding it before the read gives a NULL placeholder (made by `Exec::correlated`, not
+//! here), so the block's other names are resolved, and a wrong one raised, before any row
+//! is read; the deferral notes that the block needs its rows ([`Deferral::needs_rows`]),
+//! and the block is then bound over its rows instead (`read_then_bind`). A name neither the
+//! subquery nor the block has is not taken for a correlated one: it is the binding's 3810,
+//! before any row is read. A join's correlated WHERE or ON conjunct is set aside instead,
+//! to run per joined row as it always has, and what binding it deferred or noted is
+//! forgotten (`Exec::bind_or_defer`, [`Deferral::back_to`]).
+//!
+//! In a run for a query's columns alone (`Exec::shaping`) every subquery runs where it
+//! binds (over no rows, that reads nothing either; deferring there would bind each nested
+//! level twice again, a cost that doubles per level), and binding stops at a correlated one,
+//! which is noted (going on would run every subquery after it twice, for the same reason). A
+//! prepared request keeps a subquery's columns (its run over no rows) in its plan cache
+//! (`Exec::kept_shape`, bound_select.rs), so its later executions skip that run.
+//!
+//! Invariant: a placeholder array is made here and nowhere else (the NULL a correlated
+//! subquery binds to is not one: a block holding it is never read, but bound again over its
+//! rows, and a join's conjunct holding it is set aside), is a fresh allocation (an `Arc` no
+//! other expression shares), and is never evaluated for a row: before `EarlyBound::put` the
+//! block's expressions are evaluated only over no row, for their types
+//! (`EarlySource::check_types`). The one expression that keeps placeholders after it is a
+//! CTE's WHERE, which is bound early for its types alone and bound again (its subqueries run
+//! there) where the CTE's rows are filtered: its inputs are dropped from the deferral
+//! (`Deferral::truncate`). (A join's ON conjunct set aside after a correlated one is bound
+//! too, and its bound form dropped unevaluated: its subqueries run, their values put
+//! nowhere.) An IN's placeholder item stays in a block bound for a prepared request's plan
+//! (a `Slot::Set`, slots.rs): each run of that plan makes the list of its values before
+//! anything evaluates it (inputs.rs `Inputs::put`). EXPLAIN binds no block with a subquery
+//! this way.
 
 use crate::error::{Error, Result};
 use crate::expr::Expr;
@@ -81,9 +89,10 @@ pub(crate) struct Deferral {
     /// The subqueries run where they bind (a run for the columns alone); only a correlated
     /// one is noted.
     in_place: bool,
-    /// A correlated subquery was met: the block binds over its rows instead.
+    /// A correlated subquery was met (outside a conjunct `Exec::bind_or_defer` set aside,
+    /// which [`Deferral::back_to`] forgets): the block binds over its rows instead.
     pub(crate) needs_rows: bool,
-    /// How many correlated subqueries were met.
+    /// How many correlated subqueries were met (read by [`Deferral::correlated_since`]).
     pub(crate) correlated: usize,
 }
 
@@ -120,7 +129,11 @@ impl Deferral {
         self.inputs.len()
     }
 
-    /// Forgets the subqueries deferred after the first `n` (bound again where they run).
+    /// Forgets the subqueries deferred after the first `n` (bound again where they run);
+    /// not `needs_rows`: a failed try at a select-list alias (clauses.rs) truncates, since in
+    /// a run for the columns alone its failure may be a correlated subquery's own 3810, whose
+    /// note must stand (a correlated one that noted it in a failed try costs a read first,
+    /// not a wrong result).
     pub(crate) fn truncate(&mut self, n: usize) {
         self.inputs.truncate(n);
     }
@@ -237,10 +250,14 @@ impl Values {
     }
 
     /// `e` with each placeholder's value put in: a scalar or EXISTS value where its
-    /// placeholder is, an IN list of one placeholder item made the list of the set's values.
+    /// placeholder is, an IN list of one placeholder item made the list of the set's values
+    /// (left as it is where the set is kept as a plan's slot, [`Deferral::run`]), a
+    /// quantified `x op placeholder` made the OR (ANY) or AND (ALL) of `x op value` over the
+    /// values.
     ///
     /// # Errors
-    /// An internal error for a set's placeholder met outside its IN list.
+    /// An internal error for a set's or quantified placeholder met outside its IN list or
+    /// comparison.
     pub(crate) fn put(&self, e: &Expr) -> Result<Expr> {
         let stray = Cell::new(false);
         let out = e.rebuild(&mut |x| self.put_here(x, &stray));
@@ -334,8 +351,10 @@ where
     find.out
 }
 
-/// The placeholder array of an IN list that is one deferred set's placeholder item
-/// (`[NOT] IN (SELECT …)` bound for its columns alone); `None` for any other list.
+/// The array of a one-item list that is a literal (CASESPECIFIC or not): a deferred set's
+/// placeholder item (`[NOT] IN (SELECT …)` bound for its columns alone, or a `Slot::Set`),
+/// the right side of a quantified comparison, or a parameter's (`x IN (?)`: the caller
+/// tells them apart by the array); `None` for any other list.
 pub(crate) fn set_item(items: &[Expr]) -> Option<&ArrayRef> {
     let [item] = items else {
         return None;
@@ -370,7 +389,8 @@ pub(crate) fn list_items(values: &ArrayRef, cs: bool) -> Vec<Expr> {
         .collect()
 }
 
-/// A deferred IN subquery's values (its rows' one column, `rows`), in one array.
+/// A deferred IN or quantified subquery's values, or an IN slot's at one run (its rows' one
+/// column, `rows`), in one array.
 ///
 /// # Errors
 /// A select list of more than one item; Arrow's concatenation errors.

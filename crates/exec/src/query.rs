@@ -555,10 +555,14 @@ impl Exec<'_> {
     /// view's 3807 before a wrong name in WHERE or ON (`bind_joined`) and before a binding
     /// error of the other clauses (`join::gives_way_to_gone_view`), as reading it first
     /// would. `None` where a clause's correlated subquery needs the block's rows or groups
-    /// (deferred.rs `Deferral::needs_rows`; placeholders in a grouped block).
+    /// (deferred.rs `Deferral::needs_rows`; placeholders in a grouped block): the block's
+    /// binding is then checked for a wrong name (3810, 3822), the only error it raises,
+    /// the correlated subquery bound to a NULL placeholder. `None` too for a FROM bound for
+    /// a prepared request's plan whose conjuncts are set aside (a kept plan refuses it,
+    /// `BoundFrom::sets_aside`), before its deferred subqueries run.
     ///
-    /// The uncorrelated scalar, EXISTS and IN subqueries of the clauses (for a FROM bound
-    /// whole, of its WHERE and ONs too) are bound for their columns alone and run once the
+    /// The uncorrelated scalar, EXISTS, IN and quantified subqueries of the clauses (for a
+    /// FROM bound whole, of its WHERE and ONs too) are bound for their columns alone and run once the
     /// block is bound, their values put in (deferred.rs): not in a run for the columns alone
     /// ([`Exec::shaping`]), where running them in place reads nothing either (and deferring
     /// would bind each nested level twice more).

@@ -48,11 +48,14 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             "a IN (SEL a FROM t2 WHERE t2.k < ?)",
             "k IN (SEL k FROM t2 WHERE t2.a > ?)",
             "s NOT IN (SEL s FROM t2 WHERE t2.k > ?)",
+            // (= ANY and <> ALL are IN and NOT IN)
+            "a = ANY (SEL a FROM t2 WHERE t2.k < ?)",
+            "k <> ALL (SEL k FROM t2 WHERE t2.a > ?)",
             // refused or failing blocks: a window where none may be, RANDOM, a quantified
             // subquery, a correlated subquery
             "ROW_NUMBER() OVER (ORDER BY k) = ?",
             "k >= RANDOM(1, 1) - 1",
-            "a = ANY (SEL a FROM t2 WHERE t2.k < ?)",
+            "a > ANY (SEL a FROM t2 WHERE t2.k < ?)",
             "EXISTS (SEL 1 FROM t2 WHERE t2.k = t1.k)",
         ],
     )
@@ -290,7 +293,7 @@ fn join_query(rng: &mut Rng) -> String {
                     "t1.k / t2.a > ?",
                     "t2.k = (SEL MIN(k) FROM t2 y WHERE y.a > ?)",
                     "kk > ?",
-                    // uncorrelated EXISTS: a slot of the kept join (deferred.rs)
+                    // uncorrelated EXISTS and IN: slots of the kept join (deferred.rs)
                     "EXISTS (SEL 1 FROM t2 y WHERE y.a > ?)",
                     "NOT EXISTS (SEL 1 FROM t1 y WHERE y.k = ?)",
                     "t1.a IN (SEL a FROM t2 y WHERE y.k < ?)",
@@ -769,6 +772,15 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
         (
             "SEL (SEL MAX(y) FROM u WHERE u.y < ?)",
             [&["?"], &["5"], &["10"], &["30"]],
+            3,
+        ),
+        // a join's block whose correlated EXISTS is set aside: refused before its deferred
+        // scalar subquery runs, which the general path then runs once per execution (its
+        // block's hits from the second on: 3; 4 if the refused binding ran it too)
+        (
+            "SEL t.k FROM t, u WHERE t.k = u.k AND EXISTS (SEL 1 FROM u u2 WHERE u2.k = t.k) \
+             AND t.a > (SEL MIN(y) FROM u WHERE u.y < ?) ORDER BY 1",
+            [&[], &["1", "2"], &["2"], &["2"]],
             3,
         ),
         // a join's block: kept with its EXISTS or IN slot, as a one-table block
