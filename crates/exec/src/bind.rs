@@ -2594,12 +2594,7 @@ impl Exec<'_> {
     /// `q`'s binding and type errors (3810 where it is correlated); a select list of two
     /// items.
     fn set_input(&mut self, q: &ast::Query) -> Result<Vec<Expr>> {
-        let (placeholder, kind) = self.deferred_input(q, crate::deferred::Kind::Set(false))?;
-        let item = one(placeholder);
-        Ok(vec![match kind {
-            crate::deferred::Kind::Set(true) => Expr::CaseSpecific(Box::new(item)),
-            _ => item,
-        }])
+        self.deferred_item(q, crate::deferred::Kind::Set(false))
     }
 
     /// `x op ANY|ALL (q)`'s one item (`all` for ALL), `q` uncorrelated, bound for its columns
@@ -2610,12 +2605,18 @@ impl Exec<'_> {
     /// `q`'s binding and type errors (3810 where it is correlated); a select list of two
     /// items.
     fn quantified_input(&mut self, q: &ast::Query, all: bool) -> Result<Vec<Expr>> {
-        let kind = crate::deferred::Kind::Quantified(false, all);
+        self.deferred_item(q, crate::deferred::Kind::Quantified(false, all))
+    }
+
+    /// A set's or quantified comparison's subquery `q` deferred as `kind`: its one item, the
+    /// placeholder itself (found by its address, deferred.rs), compared case-specifically
+    /// where its column is CASESPECIFIC.
+    fn deferred_item(&mut self, q: &ast::Query, kind: crate::deferred::Kind) -> Result<Vec<Expr>> {
         let (placeholder, kind) = self.deferred_input(q, kind)?;
         let item = one(placeholder);
-        Ok(vec![match kind {
-            crate::deferred::Kind::Quantified(true, _) => Expr::CaseSpecific(Box::new(item)),
-            _ => item,
+        Ok(vec![match kind.case_specific() {
+            true => Expr::CaseSpecific(Box::new(item)),
+            false => item,
         }])
     }
 

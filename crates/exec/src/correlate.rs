@@ -376,8 +376,7 @@ impl Exec<'_> {
     /// block's rows (deferred.rs).
     fn note_needs_rows(&mut self) {
         if let Some(d) = self.deferral.as_mut() {
-            d.needs_rows = true;
-            d.correlated += 1;
+            d.note_correlated();
         }
     }
 

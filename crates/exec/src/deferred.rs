@@ -89,24 +89,30 @@ pub(crate) struct Deferral {
     /// The subqueries run where they bind (a run for the columns alone); only a correlated
     /// one is noted.
     in_place: bool,
-    /// A correlated subquery was met (outside a conjunct `Exec::bind_or_defer` set aside,
-    /// which [`Deferral::back_to`] forgets): the block binds over its rows instead.
-    pub(crate) needs_rows: bool,
-    /// How many correlated subqueries were met (read by [`Deferral::correlated_since`]).
-    pub(crate) correlated: usize,
+    /// How many correlated subqueries were met (outside a conjunct `Exec::bind_or_defer`
+    /// set aside, which [`Deferral::back_to`] forgets): with one, the block binds over its
+    /// rows instead ([`Deferral::needs_rows`]).
+    correlated: usize,
 }
 
 /// Where a deferral stood before something was bound ([`Deferral::mark`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Mark {
     deferred: usize,
-    needs_rows: bool,
     correlated: usize,
 }
 
 /// The values of a block's deferred subqueries, each with its placeholder.
 pub(crate) struct Values {
     inputs: Vec<(Input, ArrayRef)>,
+}
+
+impl Kind {
+    /// Whether its values compare case-specifically (a set's or quantified comparison's of a
+    /// CASESPECIFIC column).
+    pub(crate) fn case_specific(self) -> bool {
+        matches!(self, Kind::Set(true) | Kind::Quantified(true, _))
+    }
 }
 
 impl Deferral {
@@ -124,13 +130,23 @@ impl Deferral {
         !self.in_place
     }
 
+    /// Notes a correlated subquery met: the block needs its rows.
+    pub(crate) fn note_correlated(&mut self) {
+        self.correlated += 1;
+    }
+
+    /// Whether a correlated subquery was met: the block binds over its rows instead.
+    pub(crate) fn needs_rows(&self) -> bool {
+        self.correlated > 0
+    }
+
     /// How many subqueries were deferred so far.
     pub(crate) fn len(&self) -> usize {
         self.inputs.len()
     }
 
     /// Forgets the subqueries deferred after the first `n` (bound again where they run);
-    /// not `needs_rows`: a failed try at a select-list alias (clauses.rs) truncates, since in
+    /// not the correlated ones met: a failed try at a select-list alias (clauses.rs) truncates, since in
     /// a run for the columns alone its failure may be a correlated subquery's own 3810, whose
     /// note must stand (a correlated one that noted it in a failed try costs a read first,
     /// not a wrong result).
@@ -143,7 +159,6 @@ impl Deferral {
     pub(crate) fn mark(&self) -> Mark {
         Mark {
             deferred: self.inputs.len(),
-            needs_rows: self.needs_rows,
             correlated: self.correlated,
         }
     }
@@ -157,7 +172,6 @@ impl Deferral {
     /// again where it runs).
     pub(crate) fn back_to(&mut self, mark: Mark) {
         self.inputs.truncate(mark.deferred);
-        self.needs_rows = mark.needs_rows;
         self.correlated = mark.correlated;
     }
 

@@ -589,7 +589,7 @@ impl Exec<'_> {
         let saved = self.deferral.replace(deferral);
         let bound = self.bind_block_early(s, from, order_by, sample, early.clone());
         let deferral = std::mem::replace(&mut self.deferral, saved).unwrap_or_default();
-        if deferral.needs_rows {
+        if deferral.needs_rows() {
             // a correlated subquery: bound over the block's rows; its names are resolved
             // first (the subquery bound to a NULL placeholder), so a wrong one is found
             // before any row is read (not another error, which the placeholder's type may
