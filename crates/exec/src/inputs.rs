@@ -15,7 +15,7 @@
 //! conditions are read from the condition with the values put in.
 
 use crate::expr::Expr;
-use crate::plan::{literal_value, whole_preds, CondTemplate, Preds};
+use crate::plan::{whole_preds, CondTemplate, Preds};
 use crate::slots::Slot;
 use arrow::array::ArrayRef;
 use std::borrow::Cow;
@@ -139,7 +139,7 @@ impl<'a> RunCond<'a> {
     /// there is one.
     pub(crate) fn preds(&self, schema: &TableSchema) -> Cow<'_, (Preds, bool)> {
         match self.template {
-            Some(t) => t.preds(schema, &|a| literal_value(self.inputs.value(a))),
+            Some(t) => t.preds(schema, &|a| self.inputs.value(a).clone()),
             None => Cow::Owned(whole_preds(self.expr(), schema)),
         }
     }

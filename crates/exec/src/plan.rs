@@ -3,8 +3,10 @@
 //!
 //! A conjunct is *sargable* when it compares a column with a value known before the read:
 //! `c = v`, `c IS NULL`, `c IN (v, …)`, `c < v` (`<=`, `>`, `>=`, `BETWEEN`), where `v` is a
-//! literal, a parameter of the request, an uncorrelated subquery (run once, at binding) or a
-//! column of an enclosing query's current row. For each index the planner takes the longest
+//! literal, a parameter of the request, an uncorrelated subquery (run once, at binding), a
+//! column of an enclosing query's current row, or any expression of those that reads no row
+//! and calls no RANDOM (`CURRENT_DATE - 7`, `? + 1`, `a.k + 1` in a correlated subquery),
+//! evaluated once, here (one that fails to evaluate is left to the filter, which raises it). For each index the planner takes the longest
 //! prefix of its columns fixed by equalities (IN lists expand into several probes), plus a
 //! range on the next column; the best index fixes a unique key entirely, else has the longest
 //! prefix, else a range. MIN/MAX of a column walk an index in which the column follows the
@@ -180,7 +182,7 @@ pub fn whole_preds(cond: &Expr, schema: &TableSchema) -> (Preds, bool) {
     collect(
         conjuncts(cond)
             .into_iter()
-            .map(|e| (effect(e, schema, &literal_value), may_overflow(e, schema))),
+            .map(|e| (effect(e, schema, &own_array), may_overflow(e, schema))),
     )
 }
 
@@ -255,7 +257,7 @@ impl CondTemplate {
                 e.visit_literals(&mut |a| slotted |= is_slot(a));
                 let c = match slotted {
                     true => Conjunct::Slotted(e.clone()),
-                    false => Conjunct::Fixed(effect(e, schema, &literal_value)),
+                    false => Conjunct::Fixed(effect(e, schema, &own_array)),
                 };
                 (c, may_overflow(e, schema))
             })
@@ -267,9 +269,8 @@ impl CondTemplate {
         CondTemplate { conjuncts, fixed }
     }
 
-    /// [`whole_preds`] of the condition with each literal's value read by `lit` (for a
-    /// slot's array, the run's value: [`literal_value`] of it; for another literal, its
-    /// own).
+    /// [`whole_preds`] of the condition with each literal's array given by `lit` (for a
+    /// slot's array, the run's value; for another literal, its own).
     pub fn preds(&self, schema: &TableSchema, lit: Lit<'_>) -> Cow<'_, (Preds, bool)> {
         if let Some(f) = &self.fixed {
             return Cow::Borrowed(f);
@@ -397,7 +398,7 @@ fn may_overflow(e: &Expr, schema: &TableSchema) -> bool {
     use arrow::datatypes::DataType;
     let mut out = false;
     let mut check = |col: usize, v: &Expr| {
-        let (Some(c), Expr::Literal(a)) = (schema.columns.get(col), v) else {
+        let Some(c) = schema.columns.get(col) else {
             return;
         };
         let (int_c, scale_c) = match c.ty {
@@ -407,6 +408,15 @@ fn may_overflow(e: &Expr, schema: &TableSchema) -> bool {
             SqlType::BigInt => (19, 0),
             SqlType::Decimal(p, s) => (i32::from(p) - i32::from(s), i32::from(s)),
             _ => return,
+        };
+        let a = match v {
+            Expr::Literal(a) => a,
+            // (a constant expression's type is known once it is evaluated: taken to be one
+            // that may overflow, so the filter still runs)
+            _ => {
+                out = true;
+                return;
+            }
         };
         let (int_v, scale_v) = match a.data_type() {
             DataType::Decimal128(p, s) => (i32::from(*p) - i32::from(*s), i32::from(*s)),
@@ -447,18 +457,54 @@ pub fn literal_value(a: &ArrayRef) -> Option<Value> {
     (a.len() == 1).then(|| value_at(a.as_ref(), 0))
 }
 
-/// The value a literal's array reads as (see [`effect`]).
-pub type Lit<'a> = &'a dyn Fn(&ArrayRef) -> Option<Value>;
+/// The array a literal's array stands for in one run (see [`effect`]): a slot's is the run's
+/// value, any other literal's its own ([`own_array`]).
+pub type Lit<'a> = &'a dyn Fn(&ArrayRef) -> ArrayRef;
 
-/// A value compared with a column of `case_specific`: a literal, or a CASESPECIFIC value
-/// (`Expr::CaseSpecific`) where the column is CASESPECIFIC too, or not of a character type
-/// (the comparison is then the column's own).
+/// The [`Lit`] of a condition without slots: each literal is itself.
+fn own_array(a: &ArrayRef) -> ArrayRef {
+    a.clone()
+}
+
+/// The value compared with a column, known before the read: a literal's, or a constant
+/// expression's (`CURRENT_DATE - 7`, `? + 1`, `5 * 2`, an enclosing row's `a.k + 1`:
+/// [`folded`]). Not one that is CASESPECIFIC unless `case_specific` allows it: where the
+/// column is CASESPECIFIC too, or not of a character type (the comparison is then the
+/// column's own); a case-specific comparison with a case-blind column's index is no probe.
 fn value_for(e: &Expr, case_specific: bool, lit: Lit<'_>) -> Option<Value> {
     match e {
-        Expr::CaseSpecific(inner) if case_specific => value_for(inner, false, lit),
-        Expr::Literal(a) => lit(a),
-        _ => None,
+        _ if !case_specific && e.case_specific() => None,
+        Expr::Literal(a) => literal_value(&lit(a)),
+        Expr::CaseSpecific(inner) => match inner.as_ref() {
+            Expr::Literal(a) => literal_value(&lit(a)),
+            _ => folded(e, lit),
+        },
+        _ => folded(e, lit),
     }
+}
+
+/// The value of `e` if it is a constant expression: no column, no hidden column, no RANDOM,
+/// its literals read through `lit`; evaluated once, here, as a filter would evaluate it for
+/// each row (to the same value: nothing in it reads the row). `None` if it is not constant
+/// or its evaluation fails (the filter then raises the error on the rows, if there are any).
+fn folded(e: &Expr, lit: Lit<'_>) -> Option<Value> {
+    if !is_constant(e) {
+        return None;
+    }
+    let put = e.rebuild(&mut |x| match x {
+        Expr::Literal(a) => Some(Expr::Literal(lit(a))),
+        _ => None,
+    });
+    literal_value(&put.eval(&crate::ops::single_row()).ok()?)
+}
+
+/// Whether `e` reads nothing of a row and gives the same value at every evaluation.
+fn is_constant(e: &Expr) -> bool {
+    crate::stack::deep(|| match e {
+        Expr::Column { .. } | Expr::WindowRef(_) | Expr::SampleId => false,
+        Expr::Func(crate::expr::Func::Builtin(crate::functions::Builtin::Random), _) => false,
+        e => e.children().into_iter().all(is_constant),
+    })
 }
 
 /// What one conjunct records about its column (see [`effect`]).
@@ -482,7 +528,7 @@ enum Effect {
 /// Records `e`'s condition on a column in `preds`: that column, or `None` for a conjunct
 /// that is not sargable (`c <> v`, say), which records nothing.
 fn add_conjunct(e: &Expr, schema: &TableSchema, preds: &mut Preds) -> Option<usize> {
-    effect(e, schema, &literal_value).and_then(|x| apply(preds, x))
+    effect(e, schema, &own_array).and_then(|x| apply(preds, x))
 }
 
 /// Records an effect on its column: the column, or `None` for [`Effect::Touch`].
@@ -845,10 +891,55 @@ pub(crate) mod tests {
         assert!(!same_shape(&one_column, &shape));
     }
 
+    /// A constant expression compared with a column is evaluated into the column's entry; an
+    /// expression that reads a column, calls RANDOM or fails to evaluate is not sargable, and
+    /// a folded DECIMAL comparison is not taken to be the whole condition (it may overflow).
+    #[test]
+    fn constant_expressions_are_folded_into_probes() {
+        use crate::expr::Func;
+        use crate::functions::Builtin;
+        use arrow::array::Int64Array;
+        use std::sync::Arc;
+        let s = schema();
+        let col = |i| Expr::Column {
+            index: i,
+            case_specific: false,
+        };
+        let int = |v: i64| Expr::Literal(Arc::new(Int64Array::from(vec![v])));
+        let bin = |op, l: Expr, r: Expr| Expr::Binary(op, Box::new(l), Box::new(r));
+        let (preds, whole) =
+            whole_preds(&bin(BinOp::Eq, col(0), bin(BinOp::Add, int(5), int(1))), &s);
+        assert_eq!(preds, Preds::from([(0, points(&[6]))]));
+        assert!(!whole);
+        let (preds, _) = whole_preds(&bin(BinOp::Lt, bin(BinOp::Mul, int(2), int(3)), col(1)), &s);
+        assert_eq!(
+            preds.get(&1).and_then(|p| p.lo.clone()),
+            Some((Value::Int(6), false))
+        );
+        let list = Expr::InList(
+            Box::new(col(2)),
+            vec![bin(BinOp::Sub, int(9), int(2)), int(3)],
+            false,
+        );
+        assert_eq!(
+            whole_preds(&list, &s).0,
+            Preds::from([(2, points(&[3, 7]))])
+        );
+        let random = Expr::Func(Func::Builtin(Builtin::Random), vec![int(1), int(2)]);
+        for unsargable in [
+            bin(BinOp::Eq, col(0), bin(BinOp::Add, col(1), int(1))),
+            bin(BinOp::Eq, col(0), bin(BinOp::Div, int(1), int(0))),
+            bin(BinOp::Eq, col(0), random),
+        ] {
+            assert_eq!(whole_preds(&unsargable, &s).0.len(), 0, "{unsargable:?}");
+        }
+    }
+
     /// A template read through slot values gives what `whole_preds` gives for the condition
     /// with those values put in: over every condition of up to three conjuncts from a list
     /// (points, bounds either way round, IN lists, IS NULL, `<>`, conjuncts that are not
-    /// sargable, two on one column) and values that convert exactly, do not, or are NULL.
+    /// sargable, two on one column, constant expressions with a slot or without) and values
+    /// that convert exactly, do not, or are NULL.
     #[test]
     fn a_template_gives_the_preds_of_its_condition_with_each_runs_values() {
         use arrow::array::{Decimal128Array, Int64Array};
@@ -880,6 +971,18 @@ pub(crate) mod tests {
             bin(BinOp::Eq, col(0), lit(&int(Some(5)))),
             bin(BinOp::Eq, col(0), col(1)),
             bin(BinOp::Eq, bin(BinOp::Add, col(0), lit(&s1)), lit(&s2)),
+            // constant expressions, with a slot and without
+            bin(
+                BinOp::Eq,
+                col(0),
+                bin(BinOp::Add, lit(&s1), lit(&int(Some(1)))),
+            ),
+            bin(
+                BinOp::Gt,
+                bin(BinOp::Mul, lit(&int(Some(5))), lit(&s2)),
+                col(1),
+            ),
+            bin(BinOp::LtEq, col(2), Expr::Neg(Box::new(lit(&int(Some(4)))))),
         ];
         let values = [
             (int(Some(2)), dec(Some(30))),
@@ -913,11 +1016,11 @@ pub(crate) mod tests {
                     Expr::Literal(a) => Some(Expr::Literal(value(a))),
                     _ => None,
                 });
-                let got = t.preds(&s, &|a| literal_value(&value(a)));
+                let got = t.preds(&s, &value);
                 assert_eq!(*got, whole_preds(&put, &s), "{cond:?} with {v1:?}, {v2:?}");
                 checked += 1;
             }
         }
-        assert_eq!(checked, 3 * (10 + 100 + 100));
+        assert_eq!(checked, 3 * (13 + 169 + 169));
     }
 }

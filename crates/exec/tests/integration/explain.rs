@@ -108,6 +108,29 @@ fn a_top_n_without_order_by_stops_its_read() {
     insta::assert_snapshot!(explain(&mut s, "SEL TOP 2 empno, CURRENT_DATE FROM emp"));
 }
 
+/// A value computed from literals, parameters, CURRENT_DATE or an enclosing row is known
+/// before the read, so it probes an index as a literal does; one that reads the table's own
+/// row, or calls RANDOM, does not.
+#[test]
+fn constant_expressions_probe_indexes() {
+    let mut s = fixture();
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno = 5 + 1"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp WHERE dept IN (2 * 5, 40 / 2)"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp WHERE dept >= EXTRACT(YEAR FROM CURRENT_DATE) - 2000"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL name FROM emp e WHERE EXISTS (SEL 1 FROM emp f WHERE f.empno = e.empno + 1)"
+    ));
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno = dept + 1"));
+    insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno = RANDOM(1, 3)"));
+}
+
 #[test]
 fn full_scans_when_no_index_helps() {
     let mut s = fixture();

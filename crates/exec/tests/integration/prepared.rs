@@ -585,3 +585,46 @@ fn a_prepared_requests_type_error_comes_before_any_row_at_every_execution() {
         }
     }
 }
+
+/// A kept plan whose key is a constant expression of a parameter (`k = ? + 1`) probes with
+/// each execution's value, not the first one's: SELECT, UPDATE and DELETE, several runs.
+#[test]
+fn a_key_computed_from_a_parameter_probes_with_each_runs_value() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER NOT NULL, v INTEGER) UNIQUE PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute(
+        "INS t SEL day_of_calendar, 0 FROM sys_calendar.calendar WHERE day_of_calendar <= 20",
+    )
+    .unwrap();
+    let sel = s.prepare("SEL k FROM t WHERE k = ? + 1").unwrap();
+    let upd = s.prepare("UPD t SET v = v + 1 WHERE k = ? * 2").unwrap();
+    let del = s.prepare("DEL FROM t WHERE k IN (? - 1, ? + 1)").unwrap();
+    for p in [1_i64, 4, 9, 4, 30] {
+        let got = strings(&s.execute_prepared(&sel, &[Value::Int(p)]).unwrap());
+        let want: Vec<Vec<String>> = match p + 1 {
+            k @ 1..=20 => vec![vec![k.to_string()]],
+            _ => Vec::new(),
+        };
+        assert_eq!(got, want, "SEL with {p}");
+        let r = s.execute_prepared(&upd, &[Value::Int(p)]).unwrap();
+        assert_eq!(r[0].activity_count, u64::from(p * 2 <= 20), "UPD with {p}");
+    }
+    // k = 8 was updated twice (p = 4 twice), 2 and 18 once
+    let updated = strings(&s.execute("SEL k, v FROM t WHERE v > 0 ORDER BY k").unwrap());
+    assert_eq!(updated, [["2", "1"], ["8", "2"], ["18", "1"]]);
+    let r = s
+        .execute_prepared(&del, &[Value::Int(3), Value::Int(3)])
+        .unwrap();
+    assert_eq!(r[0].activity_count, 2);
+    let r = s
+        .execute_prepared(&del, &[Value::Int(10), Value::Int(15)])
+        .unwrap();
+    assert_eq!(r[0].activity_count, 2);
+    let left = strings(
+        &s.execute("SEL COUNT(*) FROM t WHERE k IN (2, 4, 9, 16)")
+            .unwrap(),
+    );
+    assert_eq!(left, [["0"]]);
+}
