@@ -1673,9 +1673,11 @@ impl Exec<'_> {
                 return Ok(one(a));
             }
         }
-        // a correlated subquery reads the enclosing query's current row
+        // a correlated subquery reads the enclosing query's current row: a slot of a kept
+        // plan, read again from the row each run is for
         if let Some((a, case_specific)) = self.outer_value(qualifier, name)? {
-            self.note_volatile();
+            let slot = || crate::slots::Slot::Outer(qualifier.map(str::to_string), name.into());
+            self.note_slot(&a, slot);
             return Ok(match case_specific {
                 true => Expr::CaseSpecific(Box::new(one(a))),
                 false => one(a),

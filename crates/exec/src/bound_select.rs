@@ -140,6 +140,9 @@ enum Bound {
     /// Binding failed (the general path raises the error): not tried again, since it would
     /// run the block's subqueries twice at every execution.
     Failed,
+    /// A name not found (3810): nothing kept, as it may be an enclosing query's column that
+    /// this binding did not have (a correlated subquery bound alone before it runs per row).
+    NotNow,
 }
 
 impl<'a> Exec<'a> {
@@ -173,7 +176,7 @@ impl<'a> Exec<'a> {
                         cache.put(block, &context, None);
                         return Ok(None);
                     }
-                    Bound::Not => return Ok(None),
+                    Bound::Not | Bound::NotNow => return Ok(None),
                 };
                 cache.put(block, &context, Some(p.clone()));
                 (p, false)
@@ -250,16 +253,18 @@ impl<'a> Exec<'a> {
     }
 
     /// The plan cache of the prepared request running, and the context its entries must
-    /// have; `None` without one, where names may resolve to more than the catalog (a
-    /// correlated subquery's enclosing row, a CTE), or inside a view's query made for this
-    /// read only (conditions pushed into it outside a kept plan: its blocks are new at each
+    /// have; `None` without one, where names may resolve to more than the catalog (a CTE),
+    /// outside a correlated subquery's runs on a text's first run (which keeps only the
+    /// plans of blocks run per row of an enclosing query), or inside a view's query made for
+    /// this read only (conditions pushed into it outside a kept plan: its blocks are new at each
     /// read; see plan_cache.rs). A view's names were resolved when it was created (or, naming
     /// nothing then, resolve in the reader's default database), so the request's context
     /// holds for them too.
     fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {
         let cache = self.plans?;
         let view_made_now = self.view_depth > 0 && !self.view_kept;
-        if !self.outer.is_empty() || !self.ctes.is_empty() || view_made_now {
+        let rows_only = self.plans_for_rows_only && self.outer.is_empty();
+        if !self.ctes.is_empty() || view_made_now || rows_only {
             return None;
         }
         let context = Context {
@@ -379,6 +384,12 @@ impl<'a> Exec<'a> {
                     {
                         Ok(values) => values,
                         Err(_) => return Ok(None),
+                    }
+                }
+                Slot::Outer(qualifier, name) => {
+                    match self.outer_value(qualifier.as_deref(), name) {
+                        Ok(Some((v, _))) => v,
+                        _ => return Ok(None),
                     }
                 }
             };
@@ -606,7 +617,8 @@ impl<'a> Exec<'a> {
         let (bound, recording) =
             self.recorded(|ex| ex.bind_before_read(s, &s.from, order_by, sample, early));
         // (bound over an enclosing row of NULLs, or a value of the session: not as it runs)
-        Ok(bound?.map(|b| (b, !recording.volatile)))
+        let as_run = !recording.volatile && !recording.reads_outer_rows();
+        Ok(bound?.map(|b| (b, as_run)))
     }
 
     /// The base table `tf` names and its qualifier; else what binding a block reading it
@@ -664,6 +676,9 @@ impl<'a> Exec<'a> {
         let plan = match bound {
             Ok(Some(plan)) => plan,
             Ok(None) => return Err(Bound::Refused),
+            // a name of an enclosing query's row, not known here (the subquery is bound
+            // alone first): bound for the cache again where it runs for a row
+            Err(crate::error::Error::ColumnNotFound(_)) => return Err(Bound::NotNow),
             Err(_) => return Err(Bound::Failed),
         };
         let EarlyBound {

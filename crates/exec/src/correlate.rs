@@ -31,7 +31,10 @@
 //!
 //! Rows that agree on the outer columns a subquery names share one run (`Memo`): the result of
 //! a run depends only on those values, the statement's snapshot and the request's parameters,
-//! except for RANDOM and SAMPLE, whose subqueries always run per row.
+//! except for RANDOM and SAMPLE, whose subqueries always run per row. With a plan cache (a
+//! prepared request, a text run before, or a text's first run for these runs alone), the
+//! subquery's block is bound at its first run with the outer columns it names as slots
+//! (`Slot::Outer`) and runs from that plan for the other rows (bound_select.rs).
 //!
 //! Invariant: the columns added to a batch are aligned with its rows, and the caller widens the
 //! batch with them before evaluating anything bound while `corr` was set.

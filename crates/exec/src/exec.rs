@@ -74,6 +74,10 @@ pub struct Exec<'a> {
     pub(crate) volatile_uses: std::cell::Cell<usize>,
     /// The prepared request's plan cache while one runs (see plan_cache.rs).
     pub(crate) plans: Option<&'a crate::plan_cache::PlanCache>,
+    /// `plans` serves only blocks run for an enclosing query's rows (a correlated
+    /// subquery's runs): the first run of a request run as text, which keeps no plan of its
+    /// own blocks, keeps those, run once per row.
+    pub(crate) plans_for_rows_only: bool,
     /// While a block is bound for the plan cache: what the binder noted (see slots.rs).
     pub(crate) recording: std::cell::RefCell<Option<crate::slots::Recording>>,
     /// The statement's snapshot, taken at its first scan.

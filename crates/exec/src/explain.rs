@@ -1044,8 +1044,10 @@ impl Exec<'_> {
             }
             let literal = matches!(v, ast::Expr::Value(_))
                 || matches!(v, ast::Expr::UnaryOp { expr, .. } if matches!(**expr, ast::Expr::Value(_)));
+            // (as the executor, which evaluates a value that reads no row before the read:
+            // not one that calls RANDOM)
             if !literal {
-                return Some(Value::Null);
+                return (!crate::pushdown::has_random(v)).then_some(Value::Null);
             }
             let c = schema.columns.get(col)?;
             let bound = ex.bind_expr(v, &Scope::default(), None).ok()?;

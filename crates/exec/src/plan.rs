@@ -6,9 +6,10 @@
 //! literal, a parameter of the request, an uncorrelated subquery (run once, at binding), a
 //! column of an enclosing query's current row, or any expression of those that reads no row
 //! and calls no RANDOM (`CURRENT_DATE - 7`, `? + 1`, `a.k + 1` in a correlated subquery),
-//! evaluated once, here (one that fails to evaluate is left to the filter, which raises it). For each index the planner takes the longest
-//! prefix of its columns fixed by equalities (IN lists expand into several probes), plus a
-//! range on the next column; the best index fixes a unique key entirely, else has the longest
+//! evaluated here, once per read rather than per row (one that fails to evaluate is left to
+//! the filter, which raises it). For each index the planner takes the longest prefix of its
+//! columns fixed by equalities (IN lists expand into several probes), plus a range on the
+//! next column; the best index fixes a unique key entirely, else has the longest
 //! prefix, else a range. MIN/MAX of a column walk an index in which the column follows the
 //! fixed prefix (see `access`).
 //!
@@ -392,8 +393,10 @@ pub fn same_shape(preds: &Preds, shape: &[PredShape]) -> bool {
     preds.len() == shape.len() && preds.iter().map(shape_of).eq(shape.iter().copied())
 }
 
-/// Whether comparing the conjunct's column with its DECIMAL value needs more than 38 digits
-/// (the common type is capped there, and a value that does not fit is an error).
+/// Whether comparing the conjunct's numeric column with its value may overflow: a DECIMAL
+/// literal needing more than 38 digits beside the column (the common type is capped there,
+/// and a value that does not fit is an error), or any value that is not a bare literal (a
+/// computed one, whose type is known only once it is evaluated).
 fn may_overflow(e: &Expr, schema: &TableSchema) -> bool {
     use arrow::datatypes::DataType;
     let mut out = false;

@@ -10,8 +10,9 @@
 //! columns differ later, the block that binds it sees the value's type differ from the
 //! placeholder's and binds again with its subqueries run in place).
 //!
-//! A bound block's inputs are its *slots*: the request's `?` parameters and the uncorrelated
-//! scalar subqueries, EXISTS and IN it uses. While a block is bound for the cache, the binder records each
+//! A bound block's inputs are its *slots*: the request's `?` parameters, the uncorrelated
+//! scalar subqueries, EXISTS and IN it uses, and the columns of an enclosing query's row it
+//! names (a correlated subquery's block, run per row: each run reads them from its row). While a block is bound for the cache, the binder records each
 //! slot's one-row array as it makes it (a [`Recording`](crate::slots::Recording), slots.rs);
 //! the bound expressions then hold those arrays as literals (an IN's as its list's one
 //! item), and an execution puts each slot's new value where its array was (an IN's values
@@ -23,7 +24,10 @@
 //!   session (CURRENT_TIMESTAMP, USER, GetQueryBand(), …), and each slot's array is still
 //!   in the bound expressions as itself (a binder that derived a value from it, a folded
 //!   constant say, would leave it out: the block is then refused). A slot whose new value
-//!   has another type than at binding makes that execution bind afresh.
+//!   has another type than at binding makes that execution bind afresh. A correlated
+//!   subquery's block names the same enclosing columns at every run (the blocks around it
+//!   are the same wherever it runs), so each run finds its outer slots by name in its own
+//!   enclosing row; a run that finds one missing binds afresh.
 //! - Entries are valid for one context: the catalog's version (any CREATE, DROP, ALTER,
 //!   CREATE/DROP INDEX, volatile or not, raises it), and the session, user and default
 //!   database that resolved the names. Another context empties the cache.

@@ -684,7 +684,8 @@ fn plain(e: &ast::Expr) -> bool {
         && !has_random(e)
 }
 
-fn has_random(e: &ast::Expr) -> bool {
+/// Whether `e` calls RANDOM anywhere.
+pub(crate) fn has_random(e: &ast::Expr) -> bool {
     struct Random;
     impl Visitor for Random {
         type Break = ();

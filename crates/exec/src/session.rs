@@ -66,6 +66,17 @@ pub enum SessionMode {
     Ansi,
 }
 
+/// Whether the request running uses its prepared request's plan cache (plan_cache.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plans {
+    /// No cache: none, or `Session::set_plan_cache(false)`.
+    Off,
+    /// For every block it keeps.
+    On,
+    /// Only for blocks run per row of an enclosing query (a text's first run).
+    ForRowsOnly,
+}
+
 /// A connection-like handle: one open transaction at a time, used from one thread.
 pub struct Session {
     shared: Arc<Shared>,
@@ -93,10 +104,11 @@ pub struct Session {
     /// The parameter values of the request being run (empty outside `execute_prepared`).
     params: Vec<Value>,
     /// The plan cache of the prepared request last run (see plan_cache.rs), kept after the
-    /// run so that running it again clones no handle; used only while `plans_on`.
+    /// run so that running it again clones no handle; used only while `plans_on` is not
+    /// `Plans::Off`.
     plans: Option<Arc<crate::plan_cache::PlanCache>>,
-    /// A prepared request with its plan cache is running.
-    plans_on: bool,
+    /// Whether the running request uses its plan cache.
+    plans_on: Plans,
     /// `Session::set_plan_cache(false)` was called.
     plan_cache_off: bool,
     /// Requests kept by their text (requests.rs).
@@ -173,7 +185,7 @@ impl Session {
             macro_depth: 0,
             params: Vec::new(),
             plans: None,
-            plans_on: false,
+            plans_on: Plans::Off,
             plan_cache_off: false,
             requests: Default::default(),
             param_rows: Vec::new(),
@@ -507,10 +519,16 @@ impl Session {
     ) -> std::result::Result<Vec<StatementResult>, PositionedError> {
         self.params.clear();
         self.params.extend_from_slice(params);
-        let on = plans && !self.plan_cache_off;
+        // (a text's first run keeps the plans of blocks run per row of an enclosing query
+        // alone: a correlated subquery's, bound once instead of for each row)
+        let on = match (self.plan_cache_off, plans) {
+            (true, _) => Plans::Off,
+            (false, true) => Plans::On,
+            (false, false) => Plans::ForRowsOnly,
+        };
         // the same prepared request run again keeps its handle: no reference count written
         // per run (many sessions may run one prepared request)
-        if on
+        if on != Plans::Off
             && !self
                 .plans
                 .as_ref()
@@ -838,7 +856,11 @@ impl Session {
             view_depth: 0,
             view_kept: false,
             views_read_early: false,
-            plans: self.plans.as_deref().filter(|_| self.plans_on),
+            plans: self
+                .plans
+                .as_deref()
+                .filter(|_| self.plans_on != Plans::Off),
+            plans_for_rows_only: self.plans_on == Plans::ForRowsOnly,
             recording: std::cell::RefCell::new(None),
             names_read: None,
             sample_ids: false,

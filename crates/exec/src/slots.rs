@@ -1,8 +1,8 @@
 //! What the binder records while it binds a block for a prepared request's plan cache
-//! (plan_cache.rs): each *slot*, a one-row array it made from a `?` parameter or from an
-//! uncorrelated scalar subquery's or EXISTS's result, or the placeholder item of an
-//! uncorrelated IN subquery's list, with where the slot's value comes from at each
-//! execution; how many queries binding ran; and whether it read anything else that changes
+//! (plan_cache.rs): each *slot*, a one-row array it made from a `?` parameter, from an
+//! uncorrelated scalar subquery's or EXISTS's result or from an enclosing query's row (a
+//! correlated subquery's outer column), or the placeholder item of an uncorrelated IN
+//! subquery's list, with where the slot's value comes from at each execution; how many queries binding ran; and whether it read anything else that changes
 //! between executions. It lives in the binding layer, beside the binder that fills it; the
 //! plan cache, a layer up, decides from it whether a bound block may be kept.
 //!
@@ -29,6 +29,10 @@ pub(crate) enum Slot {
     /// array is the one placeholder item of the IN list, which each run makes the list of
     /// its values (deferred.rs; inputs.rs `Inputs::put`). Binding does not run it.
     Set(Box<ast::Query>),
+    /// A column of an enclosing query's current row, as a correlated subquery names it
+    /// (qualifier, name): read again at each run from the row it runs for
+    /// (`Exec::outer_value`), so the subquery's block is bound once for all the rows.
+    Outer(Option<String>, String),
 }
 
 /// What the binder noted while binding one block for the cache.
@@ -38,11 +42,17 @@ pub(crate) struct Recording {
     pub slots: Vec<(ArrayRef, Slot)>,
     /// How many queries binding ran (each scalar subquery and EXISTS is one).
     pub queries: usize,
-    /// Binding read a value of the request or session, or of an enclosing query's row.
+    /// Binding read a value of the request or session (an enclosing query's row is a slot,
+    /// `Slot::Outer`).
     pub volatile: bool,
 }
 
 impl Recording {
+    /// True if binding read a column of an enclosing query's row (a slot of it).
+    pub fn reads_outer_rows(&self) -> bool {
+        (self.slots.iter()).any(|(_, s)| matches!(s, Slot::Outer(..)))
+    }
+
     /// True if every query binding ran was a recorded scalar subquery or EXISTS (an IN
     /// slot's is not run by binding) and it read nothing else that changes between
     /// executions.

@@ -129,6 +129,10 @@ fn constant_expressions_probe_indexes() {
     ));
     insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno = dept + 1"));
     insta::assert_snapshot!(explain(&mut s, "SEL * FROM emp WHERE empno = RANDOM(1, 3)"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL name FROM emp e WHERE EXISTS (SEL 1 FROM emp f WHERE f.empno = e.empno + RANDOM(0, 1))"
+    ));
 }
 
 #[test]

@@ -51,6 +51,14 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             // (= ANY and <> ALL are IN and NOT IN)
             "a = ANY (SEL a FROM t2 WHERE t2.k < ?)",
             "k <> ALL (SEL k FROM t2 WHERE t2.a > ?)",
+            // correlated subqueries run per row of t1 (or decorrelated): their blocks are
+            // kept with the outer columns as slots, read again for each row (CASESPECIFIC
+            // ones too)
+            "a < (SEL MAX(a) FROM t2 WHERE t2.k = t1.k + ?)",
+            "s IN (SEL s FROM t2 WHERE t2.k < t1.k)",
+            "k = (SEL MIN(k) FROM t1 z WHERE z.a = t1.a)",
+            "cs = (SEL MAX(cs) FROM t2 WHERE t2.cs = t1.cs AND t2.k > ?)",
+            "NOT EXISTS (SEL 1 FROM t2 WHERE t2.d = t1.d + 1 AND t2.s = t1.s)",
             // refused or failing blocks: a window where none may be, RANDOM, a quantified
             // subquery, a correlated subquery
             "ROW_NUMBER() OVER (ORDER BY k) = ?",
@@ -80,6 +88,7 @@ fn query(rng: &mut Rng) -> String {
             "k, CASE WHEN a > ? THEN 'big' ELSE s END",
             "MIN(k) + ?",
             "k, CURRENT_DATE - CURRENT_DATE",
+            "k, (SEL COUNT(*) FROM t2 WHERE t2.k < t1.k AND t2.a > ?)",
         ],
     );
     let n = rng.below(4);
@@ -298,9 +307,11 @@ fn join_query(rng: &mut Rng) -> String {
                     "NOT EXISTS (SEL 1 FROM t1 y WHERE y.k = ?)",
                     "t1.a IN (SEL a FROM t2 y WHERE y.k < ?)",
                     "t2.k NOT IN (SEL k FROM t1 y WHERE y.a > ?)",
-                    // refused blocks: a quantified subquery, a correlated subquery
+                    // refused blocks: a quantified subquery, a correlated subquery (its
+                    // own block kept, run per joined row with the outer columns as slots)
                     "t1.a > ALL (SEL a FROM t2 y WHERE y.k < ?)",
                     "EXISTS (SEL 1 FROM t2 y WHERE y.k = t1.k)",
+                    "t2.a < (SEL MAX(y.a) FROM t1 y WHERE y.k = t2.k + t1.k AND y.a > ?)",
                 ],
             )
         })
@@ -583,8 +594,13 @@ fn dml(rng: &mut Rng) -> String {
         0 => conjunct(rng).to_string(),
         _ => format!("{} AND {}", conjunct(rng), conjunct(rng)),
     };
-    match rng.below(6) {
+    match rng.below(7) {
         0 => format!("DEL FROM t1 WHERE {cond}"),
+        // a correlated SET value: run per target row, its block kept with the row's columns
+        // as slots
+        6 => format!(
+            "UPD t1 SET a = (SEL MAX(a) FROM t2 WHERE t2.k = t1.k + ?), d = d + 1 WHERE {cond}"
+        ),
         1 => format!("UPD t1 SET a = a + 1 WHERE {cond}"),
         2 => format!("UPD t1 SET a = ?, d = d * ? WHERE {cond}"),
         3 => {
@@ -732,6 +748,51 @@ fn a_kept_outer_join_takes_its_values_and_sees_new_rows() {
 }
 
 #[test]
+fn a_correlated_subquery_is_bound_once_for_its_rows_on_a_texts_first_run() {
+    // a text's first run keeps no plan of its own blocks, but those run per row of an
+    // enclosing query are kept at their first run (the outer columns as slots): five rows
+    // of t, so the subquery (not decorrelated: `t.k + 1` is no outer column) binds once and
+    // runs four times from its plan; the second run of the text runs all five from it
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE t (k INTEGER, a INTEGER) PRIMARY INDEX (k)",
+        "CREATE TABLE u (k INTEGER, y INTEGER) PRIMARY INDEX (k)",
+        "INS t SEL day_of_calendar, day_of_calendar * 10 FROM sys_calendar.calendar \
+         WHERE day_of_calendar <= 5",
+        "INS u SEL day_of_calendar, day_of_calendar * 7 FROM sys_calendar.calendar \
+         WHERE day_of_calendar BETWEEN 2 AND 5",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    let sql = "SEL k, (SEL MAX(y) FROM u WHERE u.k = t.k + 1) FROM t ORDER BY k";
+    let want = [
+        ["1", "14"],
+        ["2", "21"],
+        ["3", "28"],
+        ["4", "35"],
+        ["5", "?"],
+    ];
+    let rows = |s: &mut Session| {
+        let r = s.execute(sql).unwrap();
+        r[0].rows.as_ref().unwrap().to_strings()
+    };
+    assert_eq!(rows(&mut s), want);
+    let p = s.prepare_cached(sql).unwrap();
+    assert_eq!(p.plan_cache_hits(), 4, "the first run");
+    // (the rows changed: each run reads them afresh through the kept plan)
+    s.execute("UPD u SET y = y + 1 WHERE k = 3").unwrap();
+    let mut changed = want.map(|r| r.map(String::from));
+    changed[1][1] = "22".into();
+    assert_eq!(rows(&mut s), changed);
+    assert_eq!(p.plan_cache_hits(), 4 + 5, "the second run");
+    // with the cache off, nothing is kept
+    s.set_plan_cache(false);
+    assert_eq!(rows(&mut s), changed);
+    assert_eq!(p.plan_cache_hits(), 9, "with the cache off");
+}
+
+#[test]
 fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
     // a block that binds before its read runs its uncorrelated subqueries once it is bound
     // (deferred.rs): the subquery's own block, the request's, is found in the plan cache by
@@ -776,12 +837,21 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
         ),
         // a join's block whose correlated EXISTS is set aside: refused before its deferred
         // scalar subquery runs, which the general path then runs once per execution (its
-        // block's hits from the second on: 3; 4 if the refused binding ran it too)
+        // block's hits from the second on: 3; 4 if the refused binding ran it too; the
+        // EXISTS's block calls RANDOM, so it is never kept and adds no hit)
         (
-            "SEL t.k FROM t, u WHERE t.k = u.k AND EXISTS (SEL 1 FROM u u2 WHERE u2.k = t.k) \
-             AND t.a > (SEL MIN(y) FROM u WHERE u.y < ?) ORDER BY 1",
+            "SEL t.k FROM t, u WHERE t.k = u.k AND EXISTS (SEL 1 FROM u u2 WHERE u2.k = t.k \
+             AND RANDOM(1, 1) = 1) AND t.a > (SEL MIN(y) FROM u WHERE u.y < ?) ORDER BY 1",
             [&[], &["1", "2"], &["2"], &["2"]],
             3,
+        ),
+        // a correlated subquery run per row of t (two rows, too few to decorrelate): its
+        // block is kept at its first run with the outer column as a slot, and each later
+        // run, for another row or in a later execution, runs from that plan: 1 + 2 + 2 + 2
+        (
+            "SEL k FROM t WHERE a < (SEL MAX(y) FROM u WHERE u.k = t.k AND u.y > ?) ORDER BY k",
+            [&["2"], &["2"], &[], &[]],
+            7,
         ),
         // a join's block: kept with its EXISTS or IN slot, as a one-table block
         (
