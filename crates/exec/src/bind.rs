@@ -1676,7 +1676,10 @@ impl Exec<'_> {
         // a correlated subquery reads the enclosing query's current row: a slot of a kept
         // plan, read again from the row each run is for
         if let Some((a, case_specific)) = self.outer_value(qualifier, name)? {
-            let slot = || crate::slots::Slot::Outer(qualifier.map(str::to_string), name.into());
+            let slot = || {
+                let q = qualifier.map(str::to_string);
+                crate::slots::Slot::Outer(q, name.into(), case_specific)
+            };
             self.note_slot(&a, slot);
             return Ok(match case_specific {
                 true => Expr::CaseSpecific(Box::new(one(a))),

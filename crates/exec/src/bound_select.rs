@@ -12,7 +12,8 @@
 //! read whole (or walked, as the general path walks them) and the block ends as the general
 //! path ends it (block_tail.rs, `Exec::finish_block`). Binding happens once (the query's own
 //! binding before its read, `Exec::bind_before_read`), with the binder recording the block's
-//! slots (its `?` parameters, uncorrelated scalar subqueries, EXISTS and IN); each later run
+//! slots (its `?` parameters, uncorrelated scalar subqueries, EXISTS and IN, and the columns
+//! of an enclosing row a correlated subquery's block names); each later run
 //! computes the slots' values (the run right after binding uses binding's own, and runs
 //! the IN subqueries binding left for it; a subquery
 //! whose own block is kept runs from the plan its parent holds, `KeptSlots`), plans the read
@@ -140,8 +141,9 @@ enum Bound {
     /// Binding failed (the general path raises the error): not tried again, since it would
     /// run the block's subqueries twice at every execution.
     Failed,
-    /// A name not found (3810): nothing kept, as it may be an enclosing query's column that
-    /// this binding did not have (a correlated subquery bound alone before it runs per row).
+    /// A name not found (3810): it may be an enclosing query's column that this binding did
+    /// not have (a correlated subquery bound alone before it runs per row): kept as
+    /// `Plan::NeedsRows`, bound again only for a row.
     NotNow,
 }
 
@@ -168,7 +170,19 @@ impl<'a> Exec<'a> {
                 Some(o) if o == order_by => (p, true),
                 _ => return Ok(None),
             },
-            Found::Kept(Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_)) | Found::Missing => {
+            // (a correlated subquery's block where it was bound alone before: it is again)
+            Found::Kept(Plan::NeedsRows(depth)) if self.outer.len() <= depth => return Ok(None),
+            Found::Kept(
+                Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) | Plan::NeedsRows(_),
+            )
+            | Found::Missing => {
+                // inside a correlated subquery's runs, only the request's own blocks: one
+                // made while running (a decorrelated subquery's, a copy of a block with an
+                // alias put in) would be new at every row and fill the cache, and a copy may
+                // stand where other enclosing columns are named
+                if !self.outer.is_empty() && !cache.owns(block) {
+                    return Ok(None);
+                }
                 let p = match self.bind_block(s, order_by) {
                     Bound::Kept(b) => Plan::Select(Arc::from(b)),
                     Bound::Join(j) => Plan::Join(Arc::from(j)),
@@ -176,7 +190,12 @@ impl<'a> Exec<'a> {
                         cache.put(block, &context, None);
                         return Ok(None);
                     }
-                    Bound::Not | Bound::NotNow => return Ok(None),
+                    Bound::NotNow => {
+                        let depth = self.outer.len();
+                        cache.put(block, &context, Some(Plan::NeedsRows(depth)));
+                        return Ok(None);
+                    }
+                    Bound::Not => return Ok(None),
                 };
                 cache.put(block, &context, Some(p.clone()));
                 (p, false)
@@ -196,7 +215,7 @@ impl<'a> Exec<'a> {
                 }
                 run => run?,
             },
-            Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) => None,
+            Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
         };
         if kept && rows.is_some() {
             cache.hit();
@@ -308,7 +327,13 @@ impl<'a> Exec<'a> {
                 cache.hit();
                 return Ok(Some(CachedExpr::Kept(b, values)));
             }
-            Found::Kept(Plan::Select(_) | Plan::Join(_) | Plan::Table(_) | Plan::Shape(_))
+            Found::Kept(
+                Plan::Select(_)
+                | Plan::Join(_)
+                | Plan::Table(_)
+                | Plan::Shape(_)
+                | Plan::NeedsRows(_),
+            )
             | Found::Missing => {}
         }
         let (bound, recording) = self.recorded(|ex| ex.bind_expr(w, scope, None));
@@ -344,17 +369,25 @@ impl<'a> Exec<'a> {
         kept: &KeptSlots,
         after_binding: bool,
     ) -> Result<Option<Vec<ArrayRef>>> {
-        // the parameters first: one of another type means binding afresh, with no subquery
-        // run for nothing
+        // the parameters and the enclosing row's columns first: one of another type (or an
+        // enclosing column not found, or compared otherwise) means binding afresh, with no
+        // subquery run for nothing
         let mut params = Vec::new();
-        for (array, slot) in &kept.slots {
-            if let (Slot::Param(name), false) = (slot, after_binding) {
-                let v = crate::params::parameter(name, self.params)?;
-                if v.data_type() != array.data_type() {
-                    return Ok(None);
+        for (array, slot) in kept.slots.iter().filter(|_| !after_binding) {
+            let v = match slot {
+                Slot::Param(name) => crate::params::parameter(name, self.params)?,
+                Slot::Outer(qualifier, name, cs) => {
+                    match self.outer_value(qualifier.as_deref(), name) {
+                        Ok(Some((v, c))) if c == *cs => v,
+                        _ => return Ok(None),
+                    }
                 }
-                params.push(v);
+                _ => continue,
+            };
+            if v.data_type() != array.data_type() {
+                return Ok(None);
             }
+            params.push(v);
         }
         let mut params = params.into_iter();
         let mut values = Vec::with_capacity(kept.slots.len());
@@ -364,7 +397,7 @@ impl<'a> Exec<'a> {
                 continue;
             }
             let v = match slot {
-                Slot::Param(_) => params
+                Slot::Param(_) | Slot::Outer(..) => params
                     .next()
                     .ok_or_else(|| crate::error::Error::Internal("a parameter slot".into()))?,
                 Slot::Subquery(q) => match self.slot_subquery(q, plan) {
@@ -384,12 +417,6 @@ impl<'a> Exec<'a> {
                     {
                         Ok(values) => values,
                         Err(_) => return Ok(None),
-                    }
-                }
-                Slot::Outer(qualifier, name) => {
-                    match self.outer_value(qualifier.as_deref(), name) {
-                        Ok(Some((v, _))) => v,
-                        _ => return Ok(None),
                     }
                 }
             };
@@ -660,9 +687,10 @@ impl<'a> Exec<'a> {
     /// Binds block `s` (with `order_by`, no SAMPLE) for the cache with the query's own binding
     /// before its read (`Exec::bind_before_read` over `early`), recording its slots: its
     /// scope, what it reads, its GROUP BY keys and aggregate calls where it groups, its
-    /// clauses, and the recording. Else what the cache keeps instead: `Failed` for a binding
-    /// error or a type error over no row (the general path raises it; the block is not bound
-    /// again at every run), `Refused` for clauses a kept plan does not take (grouping sets,
+    /// clauses, and the recording. Else what the cache keeps instead: `NotNow` for a name not
+    /// found (an enclosing row's, perhaps: bound again for a row, `Plan::NeedsRows`),
+    /// `Failed` for any other binding error or a type error over no row (the general path
+    /// raises it; the block is not bound again at every run), `Refused` for clauses a kept plan does not take (grouping sets,
     /// per-group subqueries, `kept_clauses`), a correlated subquery that needs the block's
     /// rows, or a join's conjunct set aside.
     fn bind_kept(
@@ -960,7 +988,7 @@ fn bound_order_by(p: &Plan) -> Option<&[ast::OrderByExpr]> {
     match p {
         Plan::Select(b) => Some(&b.tail.order_by),
         Plan::Join(j) => Some(&j.join.tail.order_by),
-        Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) => None,
+        Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
     }
 }
 

@@ -1,4 +1,5 @@
-//! The plans a prepared request keeps between its executions: each one-table SELECT block it
+//! The plans a prepared request keeps between its executions (and between the runs of a
+//! correlated subquery for the rows of its enclosing query): each one-table SELECT block it
 //! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], each block
 //! over a join of base tables or views (or one view alone) into a [`KeptJoin`]
 //! (bound_join.rs), the WHERE
@@ -25,9 +26,12 @@
 //!   in the bound expressions as itself (a binder that derived a value from it, a folded
 //!   constant say, would leave it out: the block is then refused). A slot whose new value
 //!   has another type than at binding makes that execution bind afresh. A correlated
-//!   subquery's block names the same enclosing columns at every run (the blocks around it
-//!   are the same wherever it runs), so each run finds its outer slots by name in its own
-//!   enclosing row; a run that finds one missing binds afresh.
+//!   subquery's block of the request's own statements names the same enclosing columns at
+//!   every run (the blocks around it are the same wherever it runs), so each run finds its
+//!   outer slots by name in its own enclosing row; a run that finds one missing (the
+//!   subquery bound alone, before its rows are known) or compared otherwise (CASESPECIFIC)
+//!   binds afresh. Inside a correlated subquery's runs only the request's own blocks are
+//!   kept: a block made while running would be a new one at every row.
 //! - Entries are valid for one context: the catalog's version (any CREATE, DROP, ALTER,
 //!   CREATE/DROP INDEX, volatile or not, raises it), and the session, user and default
 //!   database that resolved the names. Another context empties the cache.
@@ -170,6 +174,11 @@ pub(crate) enum Plan {
     Table(Weak<Table>),
     /// The columns a [`Block::Shape`] subquery gives (its run over no rows).
     Shape(arrow::datatypes::SchemaRef),
+    /// A SELECT block that names a column of an enclosing row and could not be bound with
+    /// `outer` this many rows deep (a correlated subquery bound alone, before it runs per
+    /// row): looked up that deep again, it is not bound for the cache again; deeper (a run
+    /// for a row) it is, and its plan takes this entry's place.
+    NeedsRows(usize),
 }
 
 #[derive(Default)]
@@ -219,7 +228,7 @@ impl PlanCache {
     }
 
     /// Whether `block` is a node of the request's own statements (found by its address).
-    fn owns(&self, block: Block<'_>) -> bool {
+    pub(crate) fn owns(&self, block: Block<'_>) -> bool {
         let (addr, kind) = block.key();
         let mut find = FindNode { addr, kind };
         self.request.iter().any(|st| match &st.statement {

@@ -372,8 +372,10 @@ impl Session {
             // kept (requests.rs): the next run of this text is not parsed again
             let p = Arc::new(crate::prepared::Prepared::new(stmts, sql));
             self.requests.keep(sql, p.clone());
-            // the first run keeps no plans: most texts run once, and binding for the cache
-            // costs a copy of each block; a second run starts keeping them
+            // the first run keeps no plan of the request's blocks (most texts run once, and
+            // binding for the cache costs a copy of each block; a second run starts keeping
+            // them), only of those run per row of an enclosing query: a correlated
+            // subquery's, bound once for its rows
             return self.run_prepared(&p, &[], false);
         }
         self.params.clear();
@@ -510,7 +512,8 @@ impl Session {
     }
 
     /// Runs a prepared request (its lone EXEC handled by the caller) with `params`, through
-    /// its plan cache if `plans` and the session's cache is on.
+    /// its plan cache where the session's cache is on: for every block if `plans`, else only
+    /// for blocks run per row of an enclosing query (`Plans::ForRowsOnly`).
     fn run_prepared(
         &mut self,
         prepared: &crate::prepared::Prepared,

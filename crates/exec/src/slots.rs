@@ -19,20 +19,22 @@ use sqlparser::ast;
 pub(crate) enum Slot {
     /// The request's parameter of this name (`?3`).
     Param(String),
-    /// An uncorrelated scalar subquery, run once per execution.
+    /// An uncorrelated scalar subquery, run once per execution (per run of the block: once
+    /// per row where the block is a correlated subquery's).
     Subquery(Box<ast::Query>),
-    /// An uncorrelated `EXISTS` (`NOT EXISTS`: true), run once per execution: whether its
+    /// An uncorrelated `EXISTS` (`NOT EXISTS`: true), run once per execution (run): whether its
     /// subquery gives a row (a block binds it for its columns and runs it once it is bound,
     /// deferred.rs).
     Exists(Box<ast::Query>, bool),
-    /// An uncorrelated `x [NOT] IN (SELECT …)`'s values, run once per execution: its slot
+    /// An uncorrelated `x [NOT] IN (SELECT …)`'s values, run once per execution (run): its slot
     /// array is the one placeholder item of the IN list, which each run makes the list of
     /// its values (deferred.rs; inputs.rs `Inputs::put`). Binding does not run it.
     Set(Box<ast::Query>),
     /// A column of an enclosing query's current row, as a correlated subquery names it
-    /// (qualifier, name): read again at each run from the row it runs for
-    /// (`Exec::outer_value`), so the subquery's block is bound once for all the rows.
-    Outer(Option<String>, String),
+    /// (qualifier, name), and whether it is CASESPECIFIC (the bound expression compares it
+    /// so): read again at each run from the row it runs for (`Exec::outer_value`), so the
+    /// subquery's block is bound once for all the rows.
+    Outer(Option<String>, String, bool),
 }
 
 /// What the binder noted while binding one block for the cache.
