@@ -45,18 +45,20 @@ pub(crate) fn and_all(parts: Vec<ast::Expr>) -> Option<ast::Expr> {
 /// them, in the order written: a WHERE whose subqueries are correlated reads its table by
 /// the first and runs the others per row of what that keeps. The conjuncts with a subquery
 /// run after, and so does every one written after the first of those that `safe` does not
-/// call safe (one that could fail: a guard written before it then still guards it).
-pub(crate) fn split_subqueries(
-    e: &ast::Expr,
+/// call safe (one that could fail: a guard written before it then still guards it). Those
+/// that run after are borrowed: their subqueries, run per row, are the request's own nodes,
+/// so a prepared request's plan cache keeps their blocks (bound_select.rs).
+pub(crate) fn split_subqueries<'e>(
+    e: &'e ast::Expr,
     safe: &mut dyn FnMut(&ast::Expr) -> bool,
-) -> (Option<ast::Expr>, Vec<ast::Expr>) {
+) -> (Option<ast::Expr>, Vec<&'e ast::Expr>) {
     let mut parts = Vec::new();
-    conjuncts(e, &mut parts);
+    conjunct_refs(e, &mut parts);
     let (mut plain, mut with) = (Vec::new(), Vec::new());
     for p in parts {
-        match crate::correlate::has_subquery(&p) || (!with.is_empty() && !safe(&p)) {
+        match crate::correlate::has_subquery(p) || (!with.is_empty() && !safe(p)) {
             true => with.push(p),
-            false => plain.push(p),
+            false => plain.push(p.clone()),
         }
     }
     (and_all(plain), with)

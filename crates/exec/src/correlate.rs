@@ -260,13 +260,13 @@ impl Exec<'_> {
     /// `conjuncts::split_subqueries`) tried early, so fewer rows reach the subquery. They
     /// still run in their place after, on the rows left, where they pass again (so one that
     /// calls RANDOM is not tried: it would filter twice).
-    pub(crate) fn tried_early(
+    pub(crate) fn tried_early<C: std::borrow::Borrow<ast::Expr>>(
         &mut self,
         scope: &Scope,
         mut batch: RecordBatch,
-        conds: &[ast::Expr],
+        conds: &[C],
     ) -> RecordBatch {
-        for c in conds.iter().filter(|c| !has_subquery(c)) {
+        for c in conds.iter().map(C::borrow).filter(|c| !has_subquery(c)) {
             let kept = (self.bind_expr(c, scope, None)).and_then(|e| match e.has_random() {
                 true => Ok(None),
                 false => filter_by(&batch, &e).map(Some),
@@ -280,13 +280,13 @@ impl Exec<'_> {
 
     /// `batch` (rows of `scope`) filtered by each of `conds` in turn, each bound over the rows
     /// left, so that its correlated subqueries run once per such row.
-    pub(crate) fn filter_correlated(
+    pub(crate) fn filter_correlated<C: std::borrow::Borrow<ast::Expr>>(
         &mut self,
         scope: &Scope,
         mut batch: RecordBatch,
-        conds: &[ast::Expr],
+        conds: &[C],
     ) -> Result<RecordBatch> {
-        for c in conds {
+        for c in conds.iter().map(C::borrow) {
             let width = batch.num_columns();
             let (cond, wide) =
                 self.with_correlation(scope, batch, |ex| ex.bind_expr(c, scope, None))?;

@@ -746,12 +746,25 @@ impl Exec<'_> {
                     };
                     let (batch, ids) = self.read_where_keeping(table, plain.as_ref(), None)?;
                     let ids = arrow::array::UInt64Array::from(ids);
-                    let Some(with) = crate::conjuncts::and_all(with) else {
+                    if with.is_empty() {
                         return Ok((batch, ids.values().to_vec(), None));
-                    };
+                    }
                     let width = batch.num_columns();
-                    let (cond, wide) =
-                        self.with_correlation(scope, batch, |ex| ex.bind_expr(&with, scope, None))?;
+                    // (each conjunct bound where it is written, ANDed as written: a correlated
+                    // subquery's block is the request's own, kept by a plan cache)
+                    let (cond, wide) = self.with_correlation(scope, batch, |ex| {
+                        let mut bound = with.iter().map(|c| ex.bind_expr(c, scope, None));
+                        let first = bound
+                            .next()
+                            .ok_or_else(|| Error::Internal("a conjunct".into()))?;
+                        bound.try_fold(first?, |l, r| {
+                            Ok(Expr::Binary(
+                                crate::expr::BinOp::And,
+                                Box::new(l),
+                                Box::new(r?),
+                            ))
+                        })
+                    })?;
                     let mask = mask_of(&wide, &cond)?;
                     let kept = arrow::compute::filter(&ids, &mask)?;
                     let batch = filter_record_batch(&wide, &mask)?

@@ -197,6 +197,9 @@ pub struct PlanCache {
     /// The request's statements, kept alive and unchanged while the cache lives (see the
     /// module doc).
     request: Arc<[Spanned]>,
+    /// The addresses of the statements' SELECT blocks, found at the first question
+    /// ([`PlanCache::owns`] is asked once per row of a correlated subquery's runs).
+    own_selects: std::sync::OnceLock<foldhash::HashSet<usize>>,
 }
 
 impl std::fmt::Debug for PlanCache {
@@ -230,6 +233,12 @@ impl PlanCache {
     /// Whether `block` is a node of the request's own statements (found by its address).
     pub(crate) fn owns(&self, block: Block<'_>) -> bool {
         let (addr, kind) = block.key();
+        if kind == Kind::Select {
+            return self
+                .own_selects
+                .get_or_init(|| self.select_addresses())
+                .contains(&addr);
+        }
         let mut find = FindNode { addr, kind };
         self.request.iter().any(|st| match &st.statement {
             Statement::Sql(s) => s.visit(&mut find).is_break(),
@@ -238,6 +247,44 @@ impl PlanCache {
             }
             _ => false,
         })
+    }
+
+    /// The addresses of every SELECT block of the request's statements.
+    fn select_addresses(&self) -> foldhash::HashSet<usize> {
+        struct Selects(foldhash::HashSet<usize>);
+        impl Visitor for Selects {
+            type Break = ();
+            fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+                // the query's own SELECT blocks (nested queries are visited on their own)
+                let mut stack = vec![q.body.as_ref()];
+                while let Some(body) = stack.pop() {
+                    match body {
+                        ast::SetExpr::Select(s) => {
+                            self.0.insert(std::ptr::from_ref(s.as_ref()) as usize);
+                        }
+                        ast::SetExpr::SetOperation { left, right, .. } => {
+                            stack.push(left);
+                            stack.push(right);
+                        }
+                        _ => {}
+                    }
+                }
+                ControlFlow::Continue(())
+            }
+        }
+        let mut found = Selects(foldhash::HashSet::default());
+        for st in self.request.iter() {
+            // (a visit never breaks)
+            let _ = match &st.statement {
+                Statement::Sql(s) => s.visit(&mut found),
+                Statement::Upsert { update, insert } => {
+                    let _ = update.visit(&mut found);
+                    insert.visit(&mut found)
+                }
+                _ => ControlFlow::Continue(()),
+            };
+        }
+        found.0
     }
 
     /// How many block executions used a kept plan.

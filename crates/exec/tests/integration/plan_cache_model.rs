@@ -793,6 +793,58 @@ fn a_correlated_subquery_is_bound_once_for_its_rows_on_a_texts_first_run() {
 }
 
 #[test]
+fn correlated_conditions_run_their_subqueries_from_kept_plans() {
+    // a WHERE's correlated conjunct (run per row of what the other conjuncts keep) and an
+    // UPDATE's: the subquery's block is the request's own, kept at its first run; each
+    // request's answer is the one a session without plans gives
+    let (a, b) = (Database::new(), Database::new());
+    let (mut kept, mut fresh) = (a.session(), b.session());
+    fresh.set_plan_cache(false);
+    for s in [&mut kept, &mut fresh] {
+        for sql in [
+            "CREATE TABLE t (k INTEGER, a INTEGER) PRIMARY INDEX (k)",
+            "CREATE TABLE u (k INTEGER, y INTEGER) PRIMARY INDEX (k)",
+            "INS t SEL day_of_calendar, day_of_calendar * 10 FROM sys_calendar.calendar \
+             WHERE day_of_calendar <= 8",
+            "INS u SEL day_of_calendar, day_of_calendar * 9 FROM sys_calendar.calendar \
+             WHERE day_of_calendar BETWEEN 2 AND 8",
+        ] {
+            s.execute(sql).unwrap();
+        }
+    }
+    // (rows of t kept by `k < 7`: 6 runs, the first binds; 5 hits)
+    let select =
+        "SEL k FROM t WHERE k < 7 AND a < (SEL MAX(y) FROM u WHERE u.k = t.k + 1) ORDER BY k";
+    // (rows of t kept by `k > 2`: 6 runs; 5 hits)
+    let update = "UPD t SET a = a + 1 WHERE k > 2 AND a < (SEL MAX(y) FROM u WHERE u.k = t.k + 1)";
+    for (sql, hits) in [(select, 5), (update, 5)] {
+        let run = |s: &mut Session| -> Vec<Vec<String>> {
+            let r = s.execute(sql).unwrap();
+            match r[0].rows.as_ref() {
+                Some(rows) => rows.to_strings(),
+                None => vec![vec![r[0].activity_count.to_string()]],
+            }
+        };
+        let (got, want) = (run(&mut kept), run(&mut fresh));
+        assert_eq!(got, want, "{sql}");
+        assert!(
+            !got.is_empty() && got != [["0"]],
+            "{sql}: the test needs rows"
+        );
+        assert_eq!(
+            kept.prepare_cached(sql).unwrap().plan_cache_hits(),
+            hits,
+            "{sql}"
+        );
+    }
+    let contents = |s: &mut Session| {
+        let r = s.execute("SEL k, a FROM t ORDER BY k").unwrap();
+        r[0].rows.as_ref().unwrap().to_strings()
+    };
+    assert_eq!(contents(&mut kept), contents(&mut fresh));
+}
+
+#[test]
 fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
     // a block that binds before its read runs its uncorrelated subqueries once it is bound
     // (deferred.rs): the subquery's own block, the request's, is found in the plan cache by

@@ -2,8 +2,8 @@
 //! over N rows, a join of two M-row tables on a key (and the same join with one side, then
 //! both, filtered by columns no index serves, and for one row of a by its key), one row of t
 //! by its key through a view, TOP 10 with no ORDER BY (alone and with a WHERE), ORDER BY …
-//! TOP 10 over N rows, and three correlated subqueries
-//! over the M-row tables;
+//! TOP 10 over N rows, three correlated subqueries over the M-row tables, and three over 200
+//! rows of a, run per row;
 //! then prepared joins of one row of a (or of a view of a) by its key (a parameter), run with
 //! many keys.
 //! Both engines in memory, same rows;
@@ -80,7 +80,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 17] = [
+const QUERIES: [(&str, &str, &str); 20] = [
     (
         "TOP 10 of t, no ORDER BY (a look at the table)",
         "SEL TOP 10 k, g, v FROM t",
@@ -165,6 +165,27 @@ const QUERIES: [(&str, &str, &str); 17] = [
         "correlated EXISTS per row of a",
         "SEL COUNT(*) FROM a WHERE EXISTS (SEL 1 FROM b WHERE b.k = a.k AND b.y > a.x)",
         "SELECT COUNT(*) FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.y > a.x)",
+    ),
+    // too few rows of a for one run over b's to pay: the subquery runs per row, through b's
+    // key (its block bound once, then run from its plan)
+    (
+        "correlated MAX per row of 200 rows of a, through b's key",
+        "SEL COUNT(*) FROM a WHERE a.k < 200 AND x <= (SEL MAX(y) FROM b WHERE b.k = a.k)",
+        "SELECT COUNT(*) FROM a WHERE a.k < 200 AND x <= (SELECT MAX(y) FROM b WHERE b.k = a.k)",
+    ),
+    // the same by a key computed from the row (`a.k + 1`: no join key, so per row anyway)
+    (
+        "correlated MAX per row of 200 rows of a, by b's key a.k + 1",
+        "SEL COUNT(*) FROM a WHERE a.k < 200 AND x <= (SEL MAX(y) FROM b WHERE b.k = a.k + 1)",
+        "SELECT COUNT(*) FROM a WHERE a.k < 200 AND x <= (SELECT MAX(y) FROM b WHERE b.k = a.k + 1)",
+    ),
+    // a subquery over a join, per row of 200 rows of a (bound once, run 200 times)
+    (
+        "correlated EXISTS over a join, per row of 200 rows of a",
+        "SEL COUNT(*) FROM a WHERE a.k < 200 AND EXISTS (SEL 1 FROM b JOIN b b2 ON b.k = b2.k \
+         WHERE b.k = a.k AND b2.y > a.x)",
+        "SELECT COUNT(*) FROM a WHERE a.k < 200 AND EXISTS (SELECT 1 FROM b JOIN b b2 ON b.k = b2.k \
+         WHERE b.k = a.k AND b2.y > a.x)",
     ),
 ];
 
