@@ -46,8 +46,9 @@ pub(crate) fn and_all(parts: Vec<ast::Expr>) -> Option<ast::Expr> {
 /// the first and runs the others per row of what that keeps. The conjuncts with a subquery
 /// run after, and so does every one written after the first of those that `safe` does not
 /// call safe (one that could fail: a guard written before it then still guards it). Those
-/// that run after are borrowed: their subqueries, run per row, are the request's own nodes,
-/// so a prepared request's plan cache keeps their blocks (bound_select.rs).
+/// that run after are borrowed: their subqueries, run per row, are the WHERE's own nodes
+/// (the request's, where the WHERE is), so a prepared request's plan cache keeps their
+/// blocks (bound_select.rs).
 pub(crate) fn split_subqueries<'e>(
     e: &'e ast::Expr,
     safe: &mut dyn FnMut(&ast::Expr) -> bool,

@@ -744,32 +744,22 @@ impl Exec<'_> {
                         }
                         None => None,
                     };
-                    let (batch, ids) = self.read_where_keeping(table, plain.as_ref(), None)?;
-                    let ids = arrow::array::UInt64Array::from(ids);
-                    if with.is_empty() {
-                        return Ok((batch, ids.values().to_vec(), None));
-                    }
+                    let (mut batch, ids) = self.read_where_keeping(table, plain.as_ref(), None)?;
+                    let mut ids = arrow::array::UInt64Array::from(ids);
+                    // each in turn, bound where it is written (a correlated subquery's block
+                    // is the WHERE's own, kept by a plan cache) over the rows the ones before
+                    // it kept, so its subqueries run for those rows only, as a SELECT's do
+                    // (`Exec::filter_correlated`)
                     let width = batch.num_columns();
-                    // (each conjunct bound where it is written, ANDed as written: a correlated
-                    // subquery's block is the request's own, kept by a plan cache)
-                    let (cond, wide) = self.with_correlation(scope, batch, |ex| {
-                        let mut bound = with.iter().map(|c| ex.bind_expr(c, scope, None));
-                        let first = bound
-                            .next()
-                            .ok_or_else(|| Error::Internal("a conjunct".into()))?;
-                        bound.try_fold(first?, |l, r| {
-                            Ok(Expr::Binary(
-                                crate::expr::BinOp::And,
-                                Box::new(l),
-                                Box::new(r?),
-                            ))
-                        })
-                    })?;
-                    let mask = mask_of(&wide, &cond)?;
-                    let kept = arrow::compute::filter(&ids, &mask)?;
-                    let batch = filter_record_batch(&wide, &mask)?
-                        .project(&(0..width).collect::<Vec<_>>())?;
-                    let ids = kept.as_primitive::<arrow::datatypes::UInt64Type>();
+                    for c in with {
+                        let (cond, wide) =
+                            self.with_correlation(scope, batch, |ex| ex.bind_expr(c, scope, None))?;
+                        let mask = mask_of(&wide, &cond)?;
+                        let kept = arrow::compute::filter(&ids, &mask)?;
+                        ids = kept.as_primitive::<arrow::datatypes::UInt64Type>().clone();
+                        batch = filter_record_batch(&wide, &mask)?
+                            .project(&(0..width).collect::<Vec<_>>())?;
+                    }
                     return Ok((batch, ids.values().to_vec(), None));
                 }
                 Err(e) => return Err(e),
