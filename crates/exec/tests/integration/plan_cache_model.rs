@@ -59,6 +59,11 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             "k = (SEL MIN(k) FROM t1 z WHERE z.a = t1.a)",
             "cs = (SEL MAX(cs) FROM t2 WHERE t2.cs = t1.cs AND t2.k > ?)",
             "NOT EXISTS (SEL 1 FROM t2 WHERE t2.d = t1.d + 1 AND t2.s = t1.s)",
+            // two levels: the inner names the middle's row and the outer's
+            "EXISTS (SEL 1 FROM t2 WHERE t2.k = t1.k AND t2.a <= (SEL MAX(a) FROM t1 z \
+             WHERE z.k > t2.k - ? AND z.s = t1.s))",
+            "a > (SEL MIN(a) FROM t2 WHERE t2.k < t1.k AND EXISTS (SEL 1 FROM t1 z \
+             WHERE z.k = t2.k + 1 AND z.cs = t1.cs))",
             // refused or failing blocks: a window where none may be, RANDOM, a quantified
             // subquery, a correlated subquery
             "ROW_NUMBER() OVER (ORDER BY k) = ?",
