@@ -690,9 +690,9 @@ impl<'a> Exec<'a> {
     /// clauses, and the recording. Else what the cache keeps instead: `NotNow` for a name not
     /// found (an enclosing row's, perhaps: bound again for a row, `Plan::NeedsRows`),
     /// `Failed` for any other binding error or a type error over no row (the general path
-    /// raises it; the block is not bound again at every run), `Refused` for clauses a kept plan does not take (grouping sets,
-    /// per-group subqueries, `kept_clauses`), a correlated subquery that needs the block's
-    /// rows, or a join's conjunct set aside.
+    /// raises it; the block is not bound again at every run), `Refused` for clauses a kept
+    /// plan does not take (grouping sets, per-group subqueries, `kept_clauses`), a
+    /// correlated subquery that needs the block's rows, or a join's conjunct set aside.
     fn bind_kept(
         &mut self,
         s: &ast::Select,

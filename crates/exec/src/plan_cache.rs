@@ -13,7 +13,8 @@
 //!
 //! A bound block's inputs are its *slots*: the request's `?` parameters, the uncorrelated
 //! scalar subqueries, EXISTS and IN it uses, and the columns of an enclosing query's row it
-//! names (a correlated subquery's block, run per row: each run reads them from its row). While a block is bound for the cache, the binder records each
+//! names (a correlated subquery's block, run per row: each run reads them from its row).
+//! While a block is bound for the cache, the binder records each
 //! slot's one-row array as it makes it (a [`Recording`](crate::slots::Recording), slots.rs);
 //! the bound expressions then hold those arrays as literals (an IN's as its list's one
 //! item), and an execution puts each slot's new value where its array was (an IN's values
@@ -338,7 +339,8 @@ impl PlanCache {
     }
 }
 
-/// Looks for the SELECT block, expression or table name (by `kind`) at address `addr`.
+/// Looks for the subquery, expression or table name (by `kind`) at address `addr` (a
+/// SELECT block is looked for in [`PlanCache::select_addresses`]' set).
 struct FindNode {
     addr: usize,
     kind: Kind,
@@ -348,27 +350,10 @@ impl Visitor for FindNode {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
-        if self.kind == Kind::Shape && std::ptr::from_ref(q) as usize == self.addr {
-            return ControlFlow::Break(());
+        match self.kind == Kind::Shape && std::ptr::from_ref(q) as usize == self.addr {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
         }
-        if self.kind != Kind::Select {
-            return ControlFlow::Continue(());
-        }
-        // the query's own SELECT blocks (nested queries are visited on their own)
-        let mut stack = vec![q.body.as_ref()];
-        while let Some(body) = stack.pop() {
-            match body {
-                ast::SetExpr::Select(s) if std::ptr::from_ref(s.as_ref()) as usize == self.addr => {
-                    return ControlFlow::Break(())
-                }
-                ast::SetExpr::SetOperation { left, right, .. } => {
-                    stack.push(left);
-                    stack.push(right);
-                }
-                _ => {}
-            }
-        }
-        ControlFlow::Continue(())
     }
 
     fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
