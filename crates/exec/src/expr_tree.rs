@@ -85,6 +85,13 @@ impl Expr {
         })
     }
 
+    /// True if the expression reads nothing of a row (no column, no hidden column) and
+    /// gives the same value at every evaluation (no RANDOM): a constant, whose value one
+    /// evaluation over any row gives (plan.rs evaluates one before the read).
+    pub(crate) fn is_constant(&self) -> bool {
+        self.columns().is_empty() && !self.reads_by_name() && !self.has_random()
+    }
+
     /// Calls `f` with every literal of the expression (its one-row array), in tree order.
     pub(crate) fn visit_literals(&self, f: &mut impl FnMut(&ArrayRef)) {
         crate::stack::deep(|| {

@@ -491,7 +491,7 @@ fn value_for(e: &Expr, case_specific: bool, lit: Lit<'_>) -> Option<Value> {
 /// each row (to the same value: nothing in it reads the row). `None` if it is not constant
 /// or its evaluation fails (the filter then raises the error on the rows, if there are any).
 fn folded(e: &Expr, lit: Lit<'_>) -> Option<Value> {
-    if !is_constant(e) {
+    if !e.is_constant() {
         return None;
     }
     let put = e.rebuild(&mut |x| match x {
@@ -499,15 +499,6 @@ fn folded(e: &Expr, lit: Lit<'_>) -> Option<Value> {
         _ => None,
     });
     literal_value(&put.eval(&crate::ops::single_row()).ok()?)
-}
-
-/// Whether `e` reads nothing of a row and gives the same value at every evaluation.
-fn is_constant(e: &Expr) -> bool {
-    crate::stack::deep(|| match e {
-        Expr::Column { .. } | Expr::WindowRef(_) | Expr::SampleId => false,
-        Expr::Func(crate::expr::Func::Builtin(crate::functions::Builtin::Random), _) => false,
-        e => e.children().into_iter().all(is_constant),
-    })
 }
 
 /// What one conjunct records about its column (see [`effect`]).
@@ -833,6 +824,19 @@ pub(crate) mod tests {
         )
     }
 
+    /// Input column `i` (not CASESPECIFIC).
+    fn col(i: usize) -> Expr {
+        Expr::Column {
+            index: i,
+            case_specific: false,
+        }
+    }
+
+    /// `l op r`.
+    fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
+        Expr::Binary(op, Box::new(l), Box::new(r))
+    }
+
     fn points(values: &[i64]) -> ColumnPred {
         ColumnPred {
             points: Some(values.iter().map(|&v| Value::Int(v)).collect()),
@@ -904,12 +908,7 @@ pub(crate) mod tests {
         use arrow::array::Int64Array;
         use std::sync::Arc;
         let s = schema();
-        let col = |i| Expr::Column {
-            index: i,
-            case_specific: false,
-        };
         let int = |v: i64| Expr::Literal(Arc::new(Int64Array::from(vec![v])));
-        let bin = |op, l: Expr, r: Expr| Expr::Binary(op, Box::new(l), Box::new(r));
         let (preds, whole) =
             whole_preds(&bin(BinOp::Eq, col(0), bin(BinOp::Add, int(5), int(1))), &s);
         assert_eq!(preds, Preds::from([(0, points(&[6]))]));
@@ -948,10 +947,6 @@ pub(crate) mod tests {
         use arrow::array::{Decimal128Array, Int64Array};
         use std::sync::Arc;
         let s = schema();
-        let col = |i| Expr::Column {
-            index: i,
-            case_specific: false,
-        };
         let int = |v: Option<i64>| -> ArrayRef { Arc::new(Int64Array::from(vec![v])) };
         let dec = |v: Option<i128>| -> ArrayRef {
             Arc::new(
@@ -961,7 +956,6 @@ pub(crate) mod tests {
             )
         };
         let lit = |a: &ArrayRef| Expr::Literal(a.clone());
-        let bin = |op, l: Expr, r: Expr| Expr::Binary(op, Box::new(l), Box::new(r));
         let (s1, s2) = (int(Some(1)), dec(Some(20)));
         let conjuncts = [
             bin(BinOp::Eq, col(0), lit(&s1)),
