@@ -250,16 +250,13 @@ impl Expr {
             Expr::InList(e, list, negated) => {
                 let v = e.eval(batch)?;
                 let cs = e.case_specific() || list.iter().any(Expr::case_specific);
-                let mut acc: Option<BooleanArray> = None;
-                for item in list {
-                    let eqv = binary(BinOp::Eq, v.clone(), item.eval(batch)?, cs)?;
-                    let eqv = as_bool(&eqv)?.clone();
-                    acc = Some(match acc {
-                        None => eqv,
-                        Some(a) => boolean::or_kleene(&a, &eqv)?,
-                    });
+                if let Some(found) = crate::in_set::hashed(&v, list, cs)? {
+                    return Ok(Arc::new(match negated {
+                        true => boolean::not(&found)?,
+                        false => found,
+                    }));
                 }
-                let acc = acc.unwrap_or_else(|| BooleanArray::from(vec![false; n]));
+                let acc = in_list_each(&v, list, batch, cs)?;
                 Ok(Arc::new(if *negated { boolean::not(&acc)? } else { acc }))
             }
             Expr::Like(e, p, negated) => {
@@ -674,6 +671,26 @@ fn concat_bytes(l: &ArrayRef, r: &ArrayRef) -> Result<ArrayRef> {
         })
         .collect();
     Ok(Arc::new(out))
+}
+
+/// `v IN (list)` over `batch`, one `=` per item ORed (what in_set.rs's hashing answers for
+/// a long list of constants).
+pub(crate) fn in_list_each(
+    v: &ArrayRef,
+    list: &[Expr],
+    batch: &RecordBatch,
+    case_specific: bool,
+) -> Result<BooleanArray> {
+    let mut acc: Option<BooleanArray> = None;
+    for item in list {
+        let eqv = binary(BinOp::Eq, v.clone(), item.eval(batch)?, case_specific)?;
+        let eqv = as_bool(&eqv)?.clone();
+        acc = Some(match acc {
+            None => eqv,
+            Some(a) => boolean::or_kleene(&a, &eqv)?,
+        });
+    }
+    Ok(acc.unwrap_or_else(|| BooleanArray::from(vec![false; batch.num_rows()])))
 }
 
 fn binary(op: BinOp, l: ArrayRef, r: ArrayRef, case_specific: bool) -> Result<ArrayRef> {

@@ -171,27 +171,54 @@ pub(crate) fn equi_keys(conds: &[Expr], left: &Schema, right: &Schema) -> Vec<Ke
         .collect()
 }
 
-/// The key of each row, or `None` where a key column is NULL.
-fn row_keys(cols: &[ArrayRef], n: usize) -> Vec<Option<RowKey>> {
+/// Two operands of `=` brought to the form their keys are made of: their common type
+/// (`coerce_pair`), characters normalised as comparisons do (trailing blanks dropped,
+/// upper-cased unless `case_specific`); `None` when their types do not hash together
+/// (`types::hashable`).
+///
+/// # Errors
+/// A conversion to the common type that fails, as `=` would raise it.
+pub(crate) fn key_pair(
+    l: ArrayRef,
+    r: ArrayRef,
+    case_specific: bool,
+) -> Result<Option<(ArrayRef, ArrayRef)>> {
+    if !hashable(l.data_type(), r.data_type()) {
+        return Ok(None);
+    }
+    let (l, r) = coerce_pair(l, r)?;
+    // after coercion both sides have one type: characters compare normalised
+    Ok(Some(if l.data_type() == &DataType::Utf8 {
+        (
+            crate::expr::normalize_chars(&l, case_specific),
+            crate::expr::normalize_chars(&r, case_specific),
+        )
+    } else {
+        (l, r)
+    }))
+}
+
+/// The key of each row of `cols` (made by [`key_pair`]), or `None` where a key column is
+/// NULL.
+pub(crate) fn row_keys(cols: &[ArrayRef], n: usize) -> Vec<Option<RowKey>> {
     (0..n)
         .map(|i| {
-            let vals: Vec<Value> = cols
-                .iter()
-                .map(
-                    |a| match normalize_for_key(&value_at(a.as_ref(), i), true) {
-                        // floats match by bits, as `=`'s total order compares them (one zero, NaN
-                        // equal to NaN)
-                        Value::Float(f) if f.is_nan() => {
-                            Value::Bytes(f64::NAN.to_bits().to_be_bytes().to_vec())
-                        }
-                        Value::Float(f) => Value::Bytes(f.to_bits().to_be_bytes().to_vec()),
-                        v => v,
-                    },
-                )
-                .collect();
+            let vals: Vec<Value> = cols.iter().map(|a| key_value(a.as_ref(), i)).collect();
             (!vals.iter().any(Value::is_null)).then_some(RowKey(vals))
         })
         .collect()
+}
+
+/// Row `i` of a key column (made by [`key_pair`]) as a value that is equal to another
+/// exactly where `=` finds them equal (`Value::Null` for NULL).
+pub(crate) fn key_value(a: &dyn Array, i: usize) -> Value {
+    match normalize_for_key(&value_at(a, i), true) {
+        // floats match by bits, as `=`'s total order compares them (one zero, NaN equal to
+        // NaN)
+        Value::Float(f) if f.is_nan() => Value::Bytes(f64::NAN.to_bits().to_be_bytes().to_vec()),
+        Value::Float(f) => Value::Bytes(f.to_bits().to_be_bytes().to_vec()),
+        v => v,
+    }
 }
 
 /// The right rows each left row may join, by key.
@@ -225,19 +252,11 @@ impl HashMatch {
         let mut rcols = Vec::with_capacity(keys.len());
         for key in keys {
             let (la, ra) = (key.left.eval(left)?, key.right.eval(right)?);
-            let cs = key.case_specific;
-            if !hashable(la.data_type(), ra.data_type()) {
+            let Some((la, ra)) = key_pair(la, ra, key.case_specific)? else {
                 return Ok(None);
-            }
-            let (la, ra) = coerce_pair(la, ra)?;
-            // after coercion both sides have one type: characters compare normalised
-            if la.data_type() == &DataType::Utf8 {
-                lcols.push(crate::expr::normalize_chars(&la, cs));
-                rcols.push(crate::expr::normalize_chars(&ra, cs));
-            } else {
-                lcols.push(la);
-                rcols.push(ra);
-            }
+            };
+            lcols.push(la);
+            rcols.push(ra);
         }
         if let ([l], [r]) = (lcols.as_slice(), rcols.as_slice()) {
             if let (Some(lk), Some(rk)) = (crate::expr::int_values(l), crate::expr::int_values(r)) {

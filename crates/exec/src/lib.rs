@@ -88,6 +88,7 @@ mod grouping_sets;
 mod hash_join;
 mod help_attrs;
 mod identity;
+mod in_set;
 mod inputs;
 mod insert_row;
 mod interrupt;

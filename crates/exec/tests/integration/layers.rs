@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ops",
             "decimal",
             "hash_join",
+            "in_set",
             "join_step",
             "set_combine",
             "table_function",

@@ -1,0 +1,348 @@
+//! Membership by hashing: `x [NOT] IN (list)` over a long list of constants (an IN
+//! subquery's values, a long literal list), instead of one `=` per item over every row.
+//!
+//! The answer is SQL's, as the comparisons ORed would give it: TRUE where some item equals
+//! the row's value; otherwise UNKNOWN where a comparison is UNKNOWN (the value is NULL, or
+//! an item is), FALSE where none is; FALSE for an empty list. Keys follow `=` exactly
+//! (hash_join.rs `key_pair`: the common type, characters normalised, one zero), so a row
+//! found by its key is a row one of the comparisons finds.
+//!
+//! Where the items are not all constants of one type, or their type does not hash with the
+//! value's, [`hashed`] answers `None` and the caller compares item by item: the two paths
+//! give the same values and the same errors (a conversion of the value or an item that
+//! fails fails either way), which the tests below check on random lists.
+//!
+//! [`Members`] is the set itself, over rows of one or more columns, so that a row value's
+//! IN can use it too: a row with a NULL among its values is UNKNOWN where an item matches
+//! it on its other values.
+
+use crate::error::Result;
+use crate::expr::Expr;
+use crate::hash_join::{key_pair, key_value, row_keys};
+use arrow::array::{Array, ArrayRef, BooleanArray};
+use arrow::datatypes::DataType;
+use foldhash::HashSet;
+use foldhash::HashSetExt;
+use tdlite_storage::types::{RowKey, Value};
+
+/// The fewest items hashed: a shorter list is compared item by item, which costs less than
+/// making a set.
+const MIN_ITEMS: usize = 8;
+
+/// `v IN (items)` by hashing, where the items are constants of one type that hashes with
+/// `v`'s; `None` otherwise (or for no rows). `case_specific`: whether the comparison is.
+///
+/// # Errors
+/// A conversion of `v` or of an item to their common type that fails.
+pub(crate) fn hashed(
+    v: &ArrayRef,
+    items: &[Expr],
+    case_specific: bool,
+) -> Result<Option<BooleanArray>> {
+    if items.len() < MIN_ITEMS || v.is_empty() {
+        return Ok(None);
+    }
+    let mut values: Vec<&dyn Array> = Vec::with_capacity(items.len());
+    let mut null_item = false;
+    for item in items {
+        let a = match item {
+            Expr::Literal(a) => a,
+            Expr::CaseSpecific(x) | Expr::NotCaseSpecific(x) => match x.as_ref() {
+                Expr::Literal(a) => a,
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        if a.len() != 1 {
+            return Ok(None);
+        }
+        match a.data_type() {
+            DataType::Null => null_item = true,
+            t if values.first().is_some_and(|f| f.data_type() != t) => return Ok(None),
+            _ => values.push(a.as_ref()),
+        }
+    }
+    if values.is_empty() {
+        return Ok(None);
+    }
+    let list = arrow::compute::concat(&values)?;
+    let Some((v, list)) = key_pair(v.clone(), list, case_specific)? else {
+        return Ok(None);
+    };
+    let mut members = Members::new(&[list]);
+    if null_item {
+        members.with_null.push(vec![Value::Null]);
+        members.len += 1;
+    }
+    Ok(Some(members.probe(&[v])))
+}
+
+/// A set of rows (their columns made by hash_join.rs `key_pair`), to probe rows with.
+pub(crate) struct Members {
+    whole: Keys,
+    /// The rows with a NULL, as key values (`Value::Null` for it).
+    with_null: Vec<Vec<Value>>,
+    /// Every row as key values, where there are two columns or more (a probe with a NULL
+    /// among its values is UNKNOWN where a row matches its other values).
+    every: Vec<Vec<Value>>,
+    /// How many rows.
+    len: usize,
+}
+
+/// The rows without a NULL.
+enum Keys {
+    /// One integer column (no allocation per key).
+    Ints(HashSet<i64>),
+    Rows(HashSet<RowKey>),
+}
+
+impl Members {
+    /// The set of the rows of `cols` (one array per column, all of one length).
+    pub(crate) fn new(cols: &[ArrayRef]) -> Members {
+        let n = cols.first().map_or(0, |c| c.len());
+        let row =
+            |i: usize| -> Vec<Value> { cols.iter().map(|c| key_value(c.as_ref(), i)).collect() };
+        let with_null = (0..n)
+            .filter(|&i| cols.iter().any(|c| c.is_null(i)))
+            .map(row)
+            .collect();
+        let every = match cols.len() {
+            0 | 1 => Vec::new(),
+            _ => (0..n).map(row).collect(),
+        };
+        Members {
+            whole: keys(cols, n),
+            with_null,
+            every,
+            len: n,
+        }
+    }
+
+    /// For each row of `probe` (its columns made by `key_pair` with this set's): whether the
+    /// set holds it, by SQL's rule for `IN`.
+    pub(crate) fn probe(&self, probe: &[ArrayRef]) -> BooleanArray {
+        let n = probe.first().map_or(0, |c| c.len());
+        if self.len == 0 {
+            return BooleanArray::from(vec![false; n]);
+        }
+        let found: Vec<bool> = match (&self.whole, probe) {
+            (Keys::Ints(set), [p]) => match crate::expr::int_values(p) {
+                Some(ks) => ks
+                    .iter()
+                    .map(|k| k.is_some_and(|k| set.contains(&k)))
+                    .collect(),
+                None => vec![false; n],
+            },
+            (Keys::Ints(_), _) => vec![false; n],
+            (Keys::Rows(set), _) => row_keys(probe, n)
+                .iter()
+                .map(|k| k.as_ref().is_some_and(|k| set.contains(k)))
+                .collect(),
+        };
+        (0..n)
+            .map(|i| match found[i] {
+                true => Some(true),
+                false => (!self.may_match(probe, i)).then_some(false),
+            })
+            .collect()
+    }
+
+    /// Whether row `i` of `probe`, which no row of the set equals, may equal one where a
+    /// NULL stands: a row of the set that agrees with it wherever neither is NULL.
+    fn may_match(&self, probe: &[ArrayRef], i: usize) -> bool {
+        let has_null = probe.iter().any(|c| c.is_null(i));
+        if has_null && probe.len() == 1 {
+            return true; // a NULL compared with any item
+        }
+        let rows = match has_null {
+            true => &self.every,
+            false => &self.with_null,
+        };
+        if rows.is_empty() {
+            return false;
+        }
+        let mine: Vec<Value> = probe.iter().map(|c| key_value(c.as_ref(), i)).collect();
+        rows.iter().any(|r| {
+            r.iter()
+                .zip(&mine)
+                .all(|(a, b)| a.is_null() || b.is_null() || a == b)
+        })
+    }
+}
+
+/// The rows of `cols` without a NULL, by key.
+fn keys(cols: &[ArrayRef], n: usize) -> Keys {
+    if let [c] = cols {
+        if let Some(ks) = crate::expr::int_values(c) {
+            return Keys::Ints(ks.into_iter().flatten().collect());
+        }
+    }
+    let mut set = HashSet::with_capacity(n);
+    set.extend(row_keys(cols, n).into_iter().flatten());
+    Keys::Rows(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{
+        Date32Array, Decimal128Array, Float64Array, Int16Array, Int32Array, Int64Array, StringArray,
+    };
+    use arrow::datatypes::{Field, Schema};
+    use arrow::record_batch::RecordBatch;
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    use std::sync::Arc;
+
+    /// `n` random values of type number `ty` (few distinct ones, so that items match rows),
+    /// about one in eight NULL.
+    fn values(rng: &mut SmallRng, ty: usize, n: usize) -> ArrayRef {
+        let mut pick = |rng: &mut SmallRng| -> Option<i64> {
+            (rng.gen_range(0..8) != 0).then(|| rng.gen_range(-6..6))
+        };
+        let ints: Vec<Option<i64>> = (0..n).map(|_| pick(rng)).collect();
+        let words = ["a", "A", "a ", "b", "B  ", "", " ", "12", "-3", "x y"];
+        match ty {
+            0 => Arc::new(Int32Array::from_iter(
+                ints.iter().map(|v| v.map(|v| v as i32)),
+            )),
+            1 => Arc::new(Int64Array::from_iter(ints.iter().copied())),
+            2 => Arc::new(Int16Array::from_iter(
+                ints.iter().map(|v| v.map(|v| v as i16)),
+            )),
+            3 => Arc::new(
+                Decimal128Array::from_iter(ints.iter().map(|v| v.map(|v| v as i128 * 50)))
+                    .with_precision_and_scale(9, 2)
+                    .unwrap(),
+            ),
+            4 => Arc::new(Float64Array::from_iter(ints.iter().map(|v| {
+                v.map(|v| {
+                    if v == 0 && rng.gen_bool(0.5) {
+                        -0.0
+                    } else {
+                        v as f64 / 2.0
+                    }
+                })
+            }))),
+            5 => Arc::new(Date32Array::from_iter(
+                ints.iter().map(|v| v.map(|v| v as i32 + 19000)),
+            )),
+            _ => {
+                Arc::new(StringArray::from_iter(ints.iter().map(|v| {
+                    v.map(|v| words[v.unsigned_abs() as usize % words.len()])
+                })))
+            }
+        }
+    }
+
+    /// Hashing answers what the comparisons ORed answer (values and errors), over random
+    /// lists of every hashed type beside columns of the same and other types (those that do
+    /// not hash together are left to the comparisons), NULL items and values, -0.0,
+    /// characters differing in case and trailing blanks.
+    #[test]
+    fn hashing_answers_as_the_comparisons_do() {
+        let seed = std::env::var("TDLITE_IN_SET_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(7u64);
+        println!("seed {seed}");
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut hashed_cases = 0;
+        for case in 0..3000 {
+            let (vt, it) = (rng.gen_range(0..7), rng.gen_range(0..7));
+            let rows = rng.gen_range(0..40);
+            let v = values(&mut rng, vt, rows);
+            let nitems = rng.gen_range(0..20);
+            let item_values = values(&mut rng, it, nitems);
+            let mut items: Vec<Expr> = (0..nitems)
+                .map(|i| Expr::lit(item_values.slice(i, 1)))
+                .collect();
+            if rng.gen_bool(0.1) {
+                items.push(Expr::lit(arrow::array::new_null_array(&DataType::Null, 1)));
+            }
+            let cs = rng.gen_bool(0.3);
+            let schema = Arc::new(Schema::new(vec![Field::new(
+                "v",
+                v.data_type().clone(),
+                true,
+            )]));
+            let batch = RecordBatch::try_new(schema, vec![v.clone()]).unwrap();
+            let each = crate::expr::in_list_each(&v, &items, &batch, cs);
+            let hashed = hashed(&v, &items, cs);
+            let hashed = match hashed {
+                Ok(None) => continue,
+                Ok(Some(h)) => Ok(h),
+                Err(e) => Err(e),
+            };
+            hashed_cases += 1;
+            match (&each, &hashed) {
+                (Ok(a), Ok(b)) => assert_eq!(
+                    a, b,
+                    "case {case} (seed {seed}): {v:?} in {items:?}, cs {cs}"
+                ),
+                (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "case {case}"),
+                _ => panic!(
+                    "case {case} (seed {seed}): {each:?} against {hashed:?} for {v:?} in {items:?}"
+                ),
+            }
+        }
+        println!("{hashed_cases} cases hashed");
+        assert!(hashed_cases > 700, "only {hashed_cases} cases were hashed");
+    }
+
+    /// A row value with a NULL is UNKNOWN where a row of the set agrees with it elsewhere,
+    /// FALSE where none does; a row of the set with a NULL makes a row it agrees with
+    /// elsewhere UNKNOWN.
+    #[test]
+    fn rows_with_nulls_are_unknown_where_they_may_match() {
+        let col = |v: Vec<Option<i64>>| -> ArrayRef { Arc::new(Int64Array::from(v)) };
+        let set = Members::new(&[
+            col(vec![Some(1), Some(2), None]),
+            col(vec![Some(10), None, Some(30)]),
+        ]);
+        let probe = [
+            col(vec![
+                Some(1),
+                Some(1),
+                None,
+                None,
+                Some(2),
+                Some(2),
+                Some(3),
+                Some(3),
+            ]),
+            col(vec![
+                Some(10),
+                Some(11),
+                Some(10),
+                Some(99),
+                Some(5),
+                None,
+                Some(30),
+                Some(31),
+            ]),
+        ];
+        let got: Vec<Option<bool>> = set.probe(&probe).iter().collect();
+        // (1,10) found; (1,11) no row agrees; (NULL,10) agrees with (1,10); (NULL,99) with
+        // (2,NULL); (2,5) and (2,NULL) with (2,NULL); (3,30) with (NULL,30); (3,31) with none
+        assert_eq!(
+            got,
+            vec![
+                Some(true),
+                Some(false),
+                None,
+                None,
+                None,
+                None,
+                None,
+                Some(false)
+            ]
+        );
+        let empty = Members::new(&[col(vec![]), col(vec![])]);
+        let got: Vec<Option<bool>> = empty
+            .probe(&[col(vec![None]), col(vec![None])])
+            .iter()
+            .collect();
+        assert_eq!(got, vec![Some(false)]);
+    }
+}
