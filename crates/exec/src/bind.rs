@@ -22,10 +22,11 @@
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr, Func};
+use crate::expr_tree::balanced;
 use crate::result::Rows;
 use arrow::array::{
-    new_null_array, Array, ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int16Array,
-    Int32Array, Int8Array, IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
+    new_null_array, ArrayRef, Decimal128Array, Float64Array, Int16Array, Int32Array, Int8Array,
+    IntervalMonthDayNanoArray, StringArray, TimestampMicrosecondArray,
 };
 use arrow::datatypes::{DataType, IntervalMonthDayNano};
 use sqlparser::ast;
@@ -643,24 +644,6 @@ fn comparison(op: &ast::BinaryOperator) -> Option<BinOp> {
         ast::BinaryOperator::GtEq => BinOp::GtEq,
         _ => return None,
     })
-}
-
-/// `op` over `items` (at least one) as a balanced tree: depth log2(n), not n.
-fn balanced(op: BinOp, mut items: Vec<Expr>) -> Expr {
-    while items.len() > 1 {
-        let mut next = Vec::with_capacity(items.len().div_ceil(2));
-        let mut it = items.into_iter();
-        while let Some(a) = it.next() {
-            next.push(match it.next() {
-                Some(b) => Expr::Binary(op, Box::new(a), Box::new(b)),
-                None => a,
-            });
-        }
-        items = next;
-    }
-    items
-        .pop()
-        .unwrap_or_else(|| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![true]))))
 }
 
 fn one(a: ArrayRef) -> Expr {
@@ -2613,6 +2596,19 @@ impl Exec<'_> {
         self.deferred_item(q, crate::deferred::Kind::Quantified(false, all))
     }
 
+    /// `(…) [NOT] IN (q)`'s set of rows for a row of `width` values, `q` uncorrelated,
+    /// bound for its columns alone, deferred: the placeholder where its rows go
+    /// (deferred.rs).
+    ///
+    /// # Errors
+    /// `q`'s binding and type errors (3810 where it is correlated); a select list of another
+    /// width.
+    fn rows_input(&mut self, q: &ast::Query, width: usize) -> Result<ArrayRef> {
+        let (placeholder, _) = self.deferred_input(q, crate::deferred::Kind::Rows)?;
+        crate::deferred::check_width(crate::deferred::set_width(&placeholder), width)?;
+        Ok(placeholder)
+    }
+
     /// A set's or quantified comparison's subquery `q` deferred as `kind`: its one item, the
     /// placeholder itself (found by its address, deferred.rs), compared case-specifically
     /// where its column is CASESPECIFIC.
@@ -2714,10 +2710,11 @@ impl Exec<'_> {
         }
     }
 
-    /// `(a, b) [NOT] IN (SELECT x, y …)`: true where some row equals the tuple, by SQL's rule
-    /// (each row's comparisons ANDed, the rows ORed, so NULLs give UNKNOWN as they should);
-    /// the OR is a balanced tree, so its depth grows with the log of the rows. A correlated
-    /// subquery runs per outer row. (Apart from `bind_expr` to keep its stack frame small.)
+    /// `(a, b) [NOT] IN (SELECT x, y …)`: the row of values against the subquery's rows
+    /// (`Expr::InRows`, answered by in_set.rs with SQL's rule). An uncorrelated subquery is
+    /// deferred where the block defers its subqueries (deferred.rs), else run where it binds;
+    /// a correlated one runs per outer row. (Apart from `bind_expr` to keep its stack frame
+    /// small.)
     #[inline(never)]
     fn bind_tuple_in(
         &mut self,
@@ -2730,52 +2727,25 @@ impl Exec<'_> {
         let ast::Expr::Tuple(items) = tuple else {
             return Err(Error::Internal("not a tuple".into()));
         };
-        let left = items
+        let row = items
             .iter()
             .map(|x| self.bind_expr(x, scope, grouping.as_deref_mut()))
             .collect::<Result<Vec<_>>>()?;
-        let membership = |ex: &mut Self, left: &[Expr]| -> Result<Expr> {
-            let rows = ex.run_query(q)?;
-            if rows.schema.fields().len() != left.len() {
-                return Err(Error::TypeMismatch(format!(
-                    "the IN subquery returns {} columns for {} values",
-                    rows.schema.fields().len(),
-                    left.len()
-                )));
-            }
-            let mut each = Vec::new();
-            for b in &rows.batches {
-                for i in 0..b.num_rows() {
-                    let row = left
-                        .iter()
-                        .enumerate()
-                        .map(|(c, l)| {
-                            let v = one(b.column(c).slice(i, 1));
-                            Expr::Binary(BinOp::Eq, Box::new(l.clone()), Box::new(v))
-                        })
-                        .reduce(|x, y| Expr::Binary(BinOp::And, Box::new(x), Box::new(y)));
-                    each.extend(row);
-                }
-            }
-            let any = if each.is_empty() {
-                one(Arc::new(BooleanArray::from(vec![false])))
-            } else {
-                balanced(BinOp::Or, each)
-            };
-            Ok(if negated {
-                Expr::Not(Box::new(any))
-            } else {
-                any
-            })
+        let width = row.len();
+        let set = |ex: &mut Self| match ex.deferring() {
+            true => ex.rows_input(q, width),
+            false => crate::deferred::rows_of(&ex.run_query(q)?, width),
         };
-        let left_reads: Vec<usize> = left.iter().flat_map(Expr::columns).collect();
-        match self.alone(scope, |ex| membership(ex, &left)) {
-            Ok(e) => Ok(e),
-            Err(Error::ColumnNotFound(c)) => self
-                .correlated((&c, scope), &left_reads, |ex, row| {
-                    membership(ex, &left)?.eval(row)
+        match self.alone(scope, set) {
+            Ok(set) => Ok(Expr::InRows(row, set, negated)),
+            Err(Error::ColumnNotFound(c)) => {
+                let reads: Vec<usize> = row.iter().flat_map(Expr::columns).collect();
+                self.correlated((&c, scope), &reads, |ex, outer| {
+                    let set = crate::deferred::rows_of(&ex.run_query(q)?, width)?;
+                    Expr::InRows(row.clone(), set, negated).eval(outer)
                 })?
-                .ok_or(Error::ColumnNotFound(c)),
+                .ok_or(Error::ColumnNotFound(c))
+            }
             Err(e) => Err(e),
         }
     }
@@ -2878,7 +2848,7 @@ fn in_list(rows: &Rows, columns: impl Iterator<Item = ArrayRef>) -> Result<Vec<E
         return Err(crate::deferred::set_of_columns());
     };
     // items of a CASESPECIFIC column compare case-specifically
-    let cs = crate::deferred::case_specific(field);
+    let cs = crate::types::case_specific(field);
     let mut out = Vec::new();
     for c in columns {
         out.extend(crate::deferred::list_items(&c, cs));

@@ -10,8 +10,9 @@
 //!
 //! An IN's list is one placeholder item until the subquery's values are put in its place
 //! ([`Values::put`]); a quantified comparison is the one comparison `x > placeholder` until
-//! each value is compared with `x` (`= ANY` and `<> ALL` are IN and NOT IN). A row-value IN
-//! (`(a, b) IN (SELECT …)`) still runs where it binds.
+//! each value is compared with `x` (`= ANY` and `<> ALL` are IN and NOT IN). A row value's
+//! IN (`(a, b) IN (SELECT …)`) is an `Expr::InRows` whose set of rows is the placeholder
+//! (a one-row struct array of the subquery's columns) until its rows are put in.
 //!
 //! A subquery that names a column of the block is correlated and runs per row of the block.
 //! Binding it before the read gives a NULL placeholder (made by `Exec::correlated`, not
@@ -69,6 +70,9 @@ pub(crate) enum Kind {
     /// its values, each compared with `x`; case-specifically as for a set, and whether ALL.
     /// Its placeholder is the right side of the one comparison `x op placeholder`.
     Quantified(bool, bool),
+    /// `(x, y) [NOT] IN (SELECT …)`: its rows, a struct array whose fields are its columns
+    /// (in_set.rs); its placeholder is the set of an `Expr::InRows`.
+    Rows,
 }
 
 /// One subquery bound for its columns alone, and the placeholder where its value goes.
@@ -199,9 +203,13 @@ impl Deferral {
                 arrow::array::new_null_array(typed.data_type(), 1)
             }
             Kind::Exists(_) => Arc::new(BooleanArray::from(vec![None::<bool>])),
+            Kind::Rows => {
+                let fields = shape.schema.fields().clone();
+                arrow::array::new_null_array(&arrow::datatypes::DataType::Struct(fields), 1)
+            }
             Kind::Set(_) | Kind::Quantified(..) => match shape.schema.fields().as_ref() {
                 [one] => {
-                    let cs = case_specific(one);
+                    let cs = crate::types::case_specific(one);
                     kind = match kind {
                         Kind::Quantified(_, all) => Kind::Quantified(cs, all),
                         _ => Kind::Set(cs),
@@ -245,7 +253,8 @@ impl Deferral {
                 Some(v) => v?,
                 None => value(&input.query, input.kind, &input.placeholder)?,
             };
-            let one = matches!(input.kind, Kind::Set(_) | Kind::Quantified(..)) || v.len() == 1;
+            let many = matches!(input.kind, Kind::Set(_) | Kind::Quantified(..) | Kind::Rows);
+            let one = many || v.len() == 1;
             if v.data_type() != input.placeholder.data_type() || !one {
                 return Ok(None);
             }
@@ -286,7 +295,7 @@ impl Values {
             Expr::Literal(a) => {
                 let (input, v) = self.find(a)?;
                 match input.kind {
-                    Kind::Set(_) | Kind::Quantified(..) => {
+                    Kind::Set(_) | Kind::Quantified(..) | Kind::Rows => {
                         stray.set(true);
                         None
                     }
@@ -304,6 +313,13 @@ impl Values {
                     true => Expr::InList(Box::new(operand), items.clone(), *negated),
                     false => in_list_of(operand, v, cs, *negated),
                 })
+            }
+            Expr::InRows(row, set, negated) => {
+                let (_, v) = self.find(set)?;
+                let row = row
+                    .iter()
+                    .map(|y| y.rebuild(&mut |z| self.put_here(z, stray)));
+                Some(Expr::InRows(row.collect(), v.clone(), *negated))
             }
             Expr::Binary(op, x, item) => {
                 let (input, v) = self.find(set_item(std::slice::from_ref(&**item))?)?;
@@ -424,10 +440,49 @@ pub(crate) fn column_of(rows: &Rows) -> Result<ArrayRef> {
     }
 }
 
-/// Whether the values of an IN subquery's column `field` compare case-specifically (a
-/// CASESPECIFIC column's).
-pub(crate) fn case_specific(field: &arrow::datatypes::Field) -> bool {
-    field.metadata().contains_key("casespecific")
+/// A row value IN's subquery's rows (`rows`) for a row of `width` values, as the set of an
+/// `Expr::InRows`: a struct array whose fields are its columns.
+///
+/// # Errors
+/// A select list of another width; Arrow's concatenation errors.
+pub(crate) fn rows_of(rows: &Rows, width: usize) -> Result<ArrayRef> {
+    let fields = rows.schema.fields().clone();
+    check_width(fields.len(), width)?;
+    let columns = (0..width)
+        .map(|c| match rows.batches.as_slice() {
+            [] => Ok(arrow::array::new_empty_array(fields[c].data_type())),
+            [one] => Ok(one.column(c).clone()),
+            many => {
+                let parts: Vec<&dyn Array> = many.iter().map(|b| b.column(c).as_ref()).collect();
+                Ok(arrow::compute::concat(&parts)?)
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Arc::new(arrow::array::StructArray::try_new(
+        fields, columns, None,
+    )?))
+}
+
+/// How many columns a row value IN's set (or its placeholder) has: its struct's fields.
+pub(crate) fn set_width(set: &ArrayRef) -> usize {
+    match set.data_type() {
+        arrow::datatypes::DataType::Struct(fields) => fields.len(),
+        _ => 0,
+    }
+}
+
+/// A row value IN's subquery of `columns` columns for a row of `width` values: 9913's kin
+/// where they differ.
+///
+/// # Errors
+/// The mismatch.
+pub(crate) fn check_width(columns: usize, width: usize) -> Result<()> {
+    match columns == width {
+        true => Ok(()),
+        false => Err(Error::TypeMismatch(format!(
+            "the IN subquery returns {columns} columns for {width} values"
+        ))),
+    }
 }
 
 /// An IN subquery's select list of more than one item (`x IN (SELECT a, b …)`).

@@ -131,6 +131,12 @@ pub enum Expr {
     IsNull(Box<Expr>, bool),
     /// `e [NOT] IN (list)`.
     InList(Box<Expr>, Vec<Expr>, bool),
+    /// `(e1, e2, …) [NOT] IN (SELECT …)`: the row of values against a set of rows, a struct
+    /// array whose fields are the subquery's columns (each with its CASESPECIFIC mark) and
+    /// whose rows are its rows (in_set.rs [`in_rows`](crate::in_set::in_rows)). Where the
+    /// subquery has not run yet it is a deferred subquery's one-row placeholder
+    /// (deferred.rs).
+    InRows(Vec<Expr>, ArrayRef, bool),
     /// `e [NOT] LIKE pattern`.
     Like(Box<Expr>, Box<Expr>, bool),
     /// `CASE WHEN … THEN … ELSE … END` (the simple form is bound into this one).
@@ -259,6 +265,14 @@ impl Expr {
                 let acc = in_list_each(&v, list, batch, cs)?;
                 Ok(Arc::new(if *negated { boolean::not(&acc)? } else { acc }))
             }
+            Expr::InRows(row, set, negated) => {
+                let found = crate::in_set::in_rows(row, set, batch)?;
+                Ok(Arc::new(if *negated {
+                    boolean::not(&found)?
+                } else {
+                    found
+                }))
+            }
             Expr::Like(e, p, negated) => {
                 let v = to_utf8(&e.eval(batch)?)?;
                 let pat = to_utf8(&p.eval(batch)?)?;
@@ -363,6 +377,7 @@ fn is_condition(e: &Expr) -> bool {
             | Expr::Not(_)
             | Expr::IsNull(..)
             | Expr::InList(..)
+            | Expr::InRows(..)
             | Expr::Like(..)
     )
 }

@@ -8,6 +8,7 @@ use crate::expr::{BinOp, Expr};
 use crate::types::same_family;
 use arrow::array::ArrayRef;
 use arrow::datatypes::DataType;
+use std::sync::Arc;
 
 impl Expr {
     /// The sub-expressions directly below this one.
@@ -26,6 +27,7 @@ impl Expr {
             | Expr::CaseSpecific(e)
             | Expr::NotCaseSpecific(e) => vec![e],
             Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
+            Expr::InRows(row, _, _) => row.iter().collect(),
             Expr::Case(arms, other) => arms
                 .iter()
                 .flat_map(|(w, t)| [w, t])
@@ -92,10 +94,11 @@ impl Expr {
         self.columns().is_empty() && !self.reads_by_name() && !self.has_random()
     }
 
-    /// Calls `f` with every literal of the expression (its one-row array), in tree order.
+    /// Calls `f` with every literal of the expression (its one-row array) and every row
+    /// value IN's set of rows, in tree order.
     pub(crate) fn visit_literals(&self, f: &mut impl FnMut(&ArrayRef)) {
         crate::stack::deep(|| {
-            if let Expr::Literal(a) = self {
+            if let Expr::Literal(a) | Expr::InRows(_, a, _) = self {
                 f(a);
             }
             for c in self.children() {
@@ -136,6 +139,11 @@ impl Expr {
                     let e = r(e);
                     Expr::InList(e, list.iter().map(|x| x.rebuild(leaf)).collect(), *not)
                 }
+                Expr::InRows(row, set, not) => Expr::InRows(
+                    row.iter().map(|x| x.rebuild(leaf)).collect(),
+                    set.clone(),
+                    *not,
+                ),
                 Expr::Case(arms, other) => {
                     let arms = arms
                         .iter()
@@ -197,4 +205,22 @@ pub(crate) fn cannot_fail(e: &Expr, ty: &dyn Fn(usize) -> Option<DataType>) -> b
         Expr::Literal(_) => true,
         _ => false,
     }
+}
+
+/// `op` over `items` (at least one) as a balanced tree: depth log2(n), not n.
+pub(crate) fn balanced(op: BinOp, mut items: Vec<Expr>) -> Expr {
+    while items.len() > 1 {
+        let mut next = Vec::with_capacity(items.len().div_ceil(2));
+        let mut it = items.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => Expr::Binary(op, Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        items = next;
+    }
+    items
+        .pop()
+        .unwrap_or_else(|| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![true]))))
 }

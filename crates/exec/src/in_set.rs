@@ -17,10 +17,12 @@
 //! it on its other values.
 
 use crate::error::Result;
-use crate::expr::Expr;
+use crate::expr::{BinOp, Expr};
+use crate::expr_tree::balanced;
 use crate::hash_join::{key_pair, key_value, row_keys};
-use arrow::array::{Array, ArrayRef, BooleanArray};
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray};
 use arrow::datatypes::DataType;
+use arrow::record_batch::RecordBatch;
 use foldhash::HashSet;
 use foldhash::HashSetExt;
 use tdlite_storage::types::{RowKey, Value};
@@ -75,6 +77,63 @@ pub(crate) fn hashed(
         members.len += 1;
     }
     Ok(Some(members.probe(&[v])))
+}
+
+/// `(row…) IN set`, a row value against a set of rows (a struct array whose fields are
+/// the set's columns, each compared case-specifically where it or the row's value is
+/// CASESPECIFIC), over `batch`: by hashing where each column's pair of types hashes, else
+/// by the comparisons, `=` ANDed over the columns and ORed over the set's rows. FALSE for an
+/// empty set.
+///
+/// # Errors
+/// The row's values' errors; a conversion to a column's common type that fails; an
+/// internal error where `set` is not a struct array of the row's width.
+pub(crate) fn in_rows(row: &[Expr], set: &ArrayRef, batch: &RecordBatch) -> Result<BooleanArray> {
+    let Some(set) = set.as_struct_opt().filter(|s| s.num_columns() == row.len()) else {
+        return Err(crate::error::Error::Internal("a row value's IN set".into()));
+    };
+    let n = batch.num_rows();
+    if set.is_empty() || n == 0 {
+        return Ok(BooleanArray::from(vec![false; n]));
+    }
+    let cs = |c: usize| row[c].case_specific() || crate::types::case_specific(&set.fields()[c]);
+    let mut probe = Vec::with_capacity(row.len());
+    let mut keys = Vec::with_capacity(row.len());
+    for (c, e) in row.iter().enumerate() {
+        let v = e.eval(batch)?;
+        match key_pair(v, set.column(c).clone(), cs(c))? {
+            Some((v, k)) => {
+                probe.push(v);
+                keys.push(k);
+            }
+            None => return by_comparisons(row, set, &cs, batch),
+        }
+    }
+    Ok(Members::new(&keys).probe(&probe))
+}
+
+/// [`in_rows`] by the comparisons, for columns whose types do not hash together.
+fn by_comparisons(
+    row: &[Expr],
+    set: &arrow::array::StructArray,
+    cs: &dyn Fn(usize) -> bool,
+    batch: &RecordBatch,
+) -> Result<BooleanArray> {
+    let each = (0..set.len()).map(|i| {
+        let eq = row.iter().enumerate().map(|(c, e)| {
+            let item = Expr::Literal(set.column(c).slice(i, 1));
+            let item = match cs(c) {
+                true => Expr::CaseSpecific(Box::new(item)),
+                false => item,
+            };
+            Expr::Binary(BinOp::Eq, Box::new(e.clone()), Box::new(item))
+        });
+        balanced(BinOp::And, eq.collect())
+    });
+    let any = balanced(BinOp::Or, each.collect()).eval(batch)?;
+    any.as_boolean_opt()
+        .cloned()
+        .ok_or_else(|| crate::error::Error::Internal("a row value's IN".into()))
 }
 
 /// A set of rows (their columns made by hash_join.rs `key_pair`), to probe rows with.
@@ -197,7 +256,7 @@ mod tests {
     /// `n` random values of type number `ty` (few distinct ones, so that items match rows),
     /// about one in eight NULL.
     fn values(rng: &mut SmallRng, ty: usize, n: usize) -> ArrayRef {
-        let mut pick = |rng: &mut SmallRng| -> Option<i64> {
+        let pick = |rng: &mut SmallRng| -> Option<i64> {
             (rng.gen_range(0..8) != 0).then(|| rng.gen_range(-6..6))
         };
         let ints: Vec<Option<i64>> = (0..n).map(|_| pick(rng)).collect();
@@ -288,6 +347,67 @@ mod tests {
         }
         println!("{hashed_cases} cases hashed");
         assert!(hashed_cases > 700, "only {hashed_cases} cases were hashed");
+    }
+
+    /// A row value's IN answers as the comparisons do (`=` ANDed over the columns, ORed
+    /// over the set's rows) over random rows of two or three columns of random types, NULLs
+    /// in the row and in the set, CASESPECIFIC set columns.
+    #[test]
+    fn rows_hashed_answer_as_the_comparisons_do() {
+        let seed = std::env::var("TDLITE_IN_SET_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(11u64);
+        println!("seed {seed}");
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut hashed_cases = 0;
+        for case in 0..2000 {
+            let width = rng.gen_range(2..4);
+            let rows = rng.gen_range(1..30);
+            let set_rows = rng.gen_range(0..25);
+            let (mut cols, mut fields, mut set_cols, mut row) = (vec![], vec![], vec![], vec![]);
+            for c in 0..width {
+                let (vt, st) = (rng.gen_range(0..7), rng.gen_range(0..7));
+                let v = values(&mut rng, vt, rows);
+                fields.push(Field::new(format!("v{c}"), v.data_type().clone(), true));
+                cols.push(v);
+                row.push(Expr::Column {
+                    index: c,
+                    case_specific: false,
+                });
+                let s = values(&mut rng, st, set_rows);
+                let mut f = Field::new(format!("s{c}"), s.data_type().clone(), true);
+                if rng.gen_bool(0.3) {
+                    f = f.with_metadata(std::collections::HashMap::from([(
+                        "casespecific".to_string(),
+                        "Y".to_string(),
+                    )]));
+                }
+                set_cols.push((Arc::new(f), s));
+            }
+            let set: ArrayRef = Arc::new(arrow::array::StructArray::from(set_cols));
+            let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), cols).unwrap();
+            let hashed = in_rows(&row, &set, &batch);
+            let s = set.as_struct();
+            let cs = |c: usize| crate::types::case_specific(&s.fields()[c]);
+            let each = match set_rows {
+                0 => Ok(BooleanArray::from(vec![false; rows])),
+                _ => by_comparisons(&row, s, &cs, &batch),
+            };
+            let all_hash = (0..width).all(|c| {
+                crate::types::hashable(batch.column(c).data_type(), s.column(c).data_type())
+            });
+            hashed_cases += usize::from(all_hash && set_rows > 0);
+            match (&each, &hashed) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "case {case} (seed {seed}): {batch:?} in {set:?}")
+                }
+                (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "case {case}"),
+                _ => panic!("case {case} (seed {seed}): {each:?} against {hashed:?}"),
+            }
+        }
+        println!("{hashed_cases} cases hashed");
+        assert!(hashed_cases > 100, "only {hashed_cases} cases were hashed");
     }
 
     /// A row value with a NULL is UNKNOWN where a row of the set agrees with it elsewhere,

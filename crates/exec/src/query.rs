@@ -634,6 +634,12 @@ impl Exec<'_> {
             crate::deferred::Kind::Set(_) | crate::deferred::Kind::Quantified(..) => {
                 crate::deferred::column_of(&self.run_query(q)?)
             }
+            // (no slot holds a row value's set: a plan that holds one is not kept)
+            crate::deferred::Kind::Rows => {
+                self.note_volatile();
+                let width = crate::deferred::set_width(placeholder);
+                crate::deferred::rows_of(&self.run_query(q)?, width)
+            }
         });
         let run = match run {
             // (a view whose table is gone: its 3807 first, as reading it first would meet

@@ -92,6 +92,12 @@ pub(crate) fn hashable(l: &DataType, r: &DataType) -> bool {
     class(l) != 0 && class(l) == class(r) && (class(l) != 7 || l == r)
 }
 
+/// Whether the values of a result column `field` compare case-specifically (a CASESPECIFIC
+/// column's: an IN subquery's values, a row value IN's set).
+pub(crate) fn case_specific(field: &arrow::datatypes::Field) -> bool {
+    field.metadata().contains_key("casespecific")
+}
+
 /// The field-metadata key holding a result column's declared character type (`CHAR(5)`;
 /// text_type.rs says where it is known).
 pub(crate) const TEXT_TYPE_KEY: &str = "texttype";
