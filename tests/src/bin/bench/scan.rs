@@ -3,7 +3,8 @@
 //! both, filtered by columns no index serves, and for one row of a by its key), one row of t
 //! by its key through a view, TOP 10 with no ORDER BY (alone and with a WHERE), ORDER BY …
 //! TOP 10 over N rows, three correlated subqueries over the M-row tables, and three over 200
-//! rows of a, run per row;
+//! rows of a, run per row; IN, NOT IN and a row value's IN over 1,000 values, against every
+//! row of a;
 //! then prepared joins of one row of a (or of a view of a) by its key (a parameter), run with
 //! many keys.
 //! Both engines in memory, same rows;
@@ -80,7 +81,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 20] = [
+const QUERIES: [(&str, &str, &str); 23] = [
     (
         "TOP 10 of t, no ORDER BY (a look at the table)",
         "SEL TOP 10 k, g, v FROM t",
@@ -186,6 +187,22 @@ const QUERIES: [(&str, &str, &str); 20] = [
          WHERE b.k = a.k AND b2.y > a.x)",
         "SELECT COUNT(*) FROM a WHERE a.k < 200 AND EXISTS (SELECT 1 FROM b JOIN b b2 ON b.k = b2.k \
          WHERE b.k = a.k AND b2.y > a.x)",
+    ),
+    // an IN subquery's 1,000 values against every row of a (no index serves `k + 1`)
+    (
+        "IN subquery of 1,000 values, over every row of a",
+        "SEL COUNT(*) FROM a WHERE k + 1 IN (SEL k FROM b WHERE k < 2000)",
+        "SELECT COUNT(*) FROM a WHERE k + 1 IN (SELECT k FROM b WHERE k < 2000)",
+    ),
+    (
+        "NOT IN subquery of 1,000 values, over every row of a",
+        "SEL COUNT(*) FROM a WHERE x + k NOT IN (SEL y + k FROM b WHERE k < 2000)",
+        "SELECT COUNT(*) FROM a WHERE x + k NOT IN (SELECT y + k FROM b WHERE k < 2000)",
+    ),
+    (
+        "row value IN subquery of 1,000 rows, over every row of a",
+        "SEL COUNT(*) FROM a WHERE (k, x) IN (SEL k, y FROM b WHERE k < 2000)",
+        "SELECT COUNT(*) FROM a WHERE (k, x) IN (SELECT k, y FROM b WHERE k < 2000)",
     ),
 ];
 
