@@ -1137,7 +1137,8 @@ impl CachedExpr {
 }
 
 /// True if `e` has, at its own level, a subquery whose values no slot of a kept plan holds:
-/// a row value's IN (run where it binds) or a quantified comparison other than `= ANY` and
+/// a row value's IN (deferred, run once its block is bound: deferred.rs) or a quantified
+/// comparison other than `= ANY` and
 /// `<> ALL` (deferred, but its values run at binding, deferred.rs); a one-value IN's are an
 /// IN slot (`Slot::Set`), and so are `= ANY`'s and `<> ALL`'s (bound as IN and NOT IN).
 fn no_slot_holds(e: &ast::Expr) -> bool {

@@ -63,7 +63,7 @@ pub(crate) enum Kind {
     /// `EXISTS (…)`, or `NOT EXISTS` (true).
     Exists(bool),
     /// `x [NOT] IN (SELECT …)`: its values, each an item of the IN list; whether they compare
-    /// case-specifically (a CASESPECIFIC column's: [`case_specific`], set by
+    /// case-specifically (a CASESPECIFIC column's: `types::case_specific`, set by
     /// [`Deferral::defer`]).
     Set(bool),
     /// `x op ANY|ALL (SELECT …)` (op not `= ANY` or `<> ALL`, which are IN and NOT IN):
@@ -230,7 +230,8 @@ impl Deferral {
 
     /// Runs the deferred subqueries of `block` (the SELECT and its ORDER BY, as bound)
     /// through `value` (given the query, its kind and its placeholder: a scalar one's value,
-    /// whether an EXISTS's subquery gives a row, an IN's values, [`column_of`], or, for an
+    /// whether an EXISTS's subquery gives a row, an IN's values, [`column_of`], a row value
+    /// IN's rows, [`rows_of`], or, for an
     /// IN kept as a slot of a prepared request's plan, its placeholder itself, left in place
     /// for each run to put its values in), in the order they were bound: each the node of `block`
     /// it was bound from, or its copy where binding bound a node of its own making (a WHERE
@@ -276,7 +277,7 @@ impl Values {
     /// placeholder is, an IN list of one placeholder item made the list of the set's values
     /// (left as it is where the set is kept as a plan's slot, [`Deferral::run`]), a
     /// quantified `x op placeholder` made the OR (ANY) or AND (ALL) of `x op value` over the
-    /// values.
+    /// values, a row value IN's placeholder set made its rows ([`rows_of`]).
     ///
     /// # Errors
     /// An internal error for a set's or quantified placeholder met outside its IN list or
