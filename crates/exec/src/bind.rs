@@ -337,8 +337,8 @@ fn quantified_like(e: &ast::Expr) -> Result<ast::Expr> {
 pub(crate) fn quantified(x: Expr, op: BinOp, all: bool, items: Vec<Expr>) -> Expr {
     let boolean = |v: bool| Expr::lit(Arc::new(arrow::array::BooleanArray::from(vec![v])));
     match (op, all) {
-        (BinOp::Eq, false) => Expr::InList(Box::new(x), items, false),
-        (BinOp::NotEq, true) => Expr::InList(Box::new(x), items, true),
+        (BinOp::Eq, false) => Expr::InList(Box::new(x), items.into(), false),
+        (BinOp::NotEq, true) => Expr::InList(Box::new(x), items.into(), true),
         _ if items.is_empty() => boolean(all),
         _ => balanced(
             if all { BinOp::And } else { BinOp::Or },
@@ -1332,7 +1332,7 @@ impl Exec<'_> {
                         None => b(x, self),
                     })
                     .collect::<Result<Vec<_>>>()?;
-                Expr::InList(Box::new(v), items, *negated)
+                Expr::InList(Box::new(v), items.into(), *negated)
             }
             ast::Expr::In {
                 expr,
@@ -1355,7 +1355,7 @@ impl Exec<'_> {
                     false => ex.in_list_values(q),
                 };
                 match self.alone(scope, values) {
-                    Ok(items) => Expr::InList(Box::new(v), items, *negated),
+                    Ok(items) => Expr::InList(Box::new(v), items.into(), *negated),
                     Err(Error::ColumnNotFound(c)) => {
                         let shape = crate::decorrelate::Shape::Compare {
                             value: &v,
@@ -1368,7 +1368,8 @@ impl Exec<'_> {
                             None => self
                                 .correlated((&c, scope), &v.columns(), |ex, row| {
                                     let items = ex.subquery_values(q)?;
-                                    Expr::InList(Box::new(v.clone()), items, *negated).eval(row)
+                                    Expr::InList(Box::new(v.clone()), items.into(), *negated)
+                                        .eval(row)
                                 })?
                                 .ok_or(Error::ColumnNotFound(c))?,
                         }
@@ -2737,12 +2738,12 @@ impl Exec<'_> {
             false => crate::deferred::rows_of(&ex.run_query(q)?, width),
         };
         match self.alone(scope, set) {
-            Ok(set) => Ok(Expr::InRows(row, set, negated)),
+            Ok(set) => Ok(Expr::InRows(row, set, negated, Default::default())),
             Err(Error::ColumnNotFound(c)) => {
                 let reads: Vec<usize> = row.iter().flat_map(Expr::columns).collect();
                 self.correlated((&c, scope), &reads, |ex, outer| {
                     let set = crate::deferred::rows_of(&ex.run_query(q)?, width)?;
-                    Expr::InRows(row.clone(), set, negated).eval(outer)
+                    Expr::InRows(row.clone(), set, negated, Default::default()).eval(outer)
                 })?
                 .ok_or(Error::ColumnNotFound(c))
             }

@@ -315,12 +315,17 @@ impl Values {
                     false => in_list_of(operand, v, cs, *negated),
                 })
             }
-            Expr::InRows(row, set, negated) => {
+            Expr::InRows(row, set, negated, _) => {
                 let (_, v) = self.find(set)?;
                 let row = row
                     .iter()
                     .map(|y| y.rebuild(&mut |z| self.put_here(z, stray)));
-                Some(Expr::InRows(row.collect(), v.clone(), *negated))
+                Some(Expr::InRows(
+                    row.collect(),
+                    v.clone(),
+                    *negated,
+                    Default::default(),
+                ))
             }
             Expr::Binary(op, x, item) => {
                 let (input, v) = self.find(set_item(std::slice::from_ref(&**item))?)?;
@@ -403,7 +408,7 @@ pub(crate) fn set_item(items: &[Expr]) -> Option<&ArrayRef> {
 /// `operand [NOT] IN (…)` (`negated`) over a set's `values`, each an item of the list,
 /// compared case-specifically where `cs` (a CASESPECIFIC column's).
 pub(crate) fn in_list_of(operand: Expr, values: &ArrayRef, cs: bool, negated: bool) -> Expr {
-    Expr::InList(Box::new(operand), list_items(values, cs), negated)
+    Expr::InList(Box::new(operand), list_items(values, cs).into(), negated)
 }
 
 /// Each of `values` as an item of an IN list or a quantified comparison, compared

@@ -110,6 +110,9 @@ pub enum Func {
 }
 
 /// A bound expression: names resolved to input column positions.
+// (the crate's own: `expr` is a private module, but the trait impls of `InItems` make rustc
+// take its fields for reachable)
+#[allow(private_interfaces)]
 #[derive(Debug, Clone)]
 pub enum Expr {
     /// Input column `index`.
@@ -130,13 +133,13 @@ pub enum Expr {
     /// `e IS [NOT] NULL`.
     IsNull(Box<Expr>, bool),
     /// `e [NOT] IN (list)`.
-    InList(Box<Expr>, Vec<Expr>, bool),
+    InList(Box<Expr>, InItems, bool),
     /// `(e1, e2, …) [NOT] IN (SELECT …)`: the row of values against a set of rows, a struct
     /// array whose fields are the subquery's columns (each with its CASESPECIFIC mark) and
     /// whose rows are its rows (in_set.rs [`in_rows`](crate::in_set::in_rows)). Where the
     /// subquery has not run yet it is a deferred subquery's one-row placeholder
     /// (deferred.rs).
-    InRows(Vec<Expr>, ArrayRef, bool),
+    InRows(Vec<Expr>, ArrayRef, bool, crate::in_set::Memo),
     /// `e [NOT] LIKE pattern`.
     Like(Box<Expr>, Box<Expr>, bool),
     /// `CASE WHEN … THEN … ELSE … END` (the simple form is bound into this one).
@@ -165,6 +168,52 @@ pub enum Expr {
     /// `e (NOT CASESPECIFIC)` of an expression that is CASESPECIFIC otherwise: compared case
     /// blind.
     NotCaseSpecific(Box<Expr>),
+}
+
+/// An IN list's items, with the set a long list of constants is hashed into, made at its
+/// first evaluation and kept for the next (in_set.rs): a clone shares it (the same items);
+/// a list made of other items ([`From`], [`FromIterator`]) starts without one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InItems {
+    items: Vec<Expr>,
+    memo: crate::in_set::Memo,
+}
+
+impl std::ops::Deref for InItems {
+    type Target = [Expr];
+    fn deref(&self) -> &[Expr] {
+        &self.items
+    }
+}
+
+impl From<Vec<Expr>> for InItems {
+    fn from(items: Vec<Expr>) -> Self {
+        InItems {
+            items,
+            memo: crate::in_set::Memo::default(),
+        }
+    }
+}
+
+impl FromIterator<Expr> for InItems {
+    fn from_iter<I: IntoIterator<Item = Expr>>(iter: I) -> Self {
+        Vec::from_iter(iter).into()
+    }
+}
+
+impl<'a> IntoIterator for &'a InItems {
+    type Item = &'a Expr;
+    type IntoIter = std::slice::Iter<'a, Expr>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.iter()
+    }
+}
+
+impl InItems {
+    /// The hashed set's memo (in_set.rs).
+    pub(crate) fn memo(&self) -> &crate::in_set::Memo {
+        &self.memo
+    }
 }
 
 impl Expr {
@@ -256,7 +305,7 @@ impl Expr {
             Expr::InList(e, list, negated) => {
                 let v = e.eval(batch)?;
                 let cs = e.case_specific() || list.iter().any(Expr::case_specific);
-                if let Some(found) = crate::in_set::hashed(&v, list, cs)? {
+                if let Some(found) = crate::in_set::hashed(&v, list, list.memo(), cs)? {
                     return Ok(Arc::new(match negated {
                         true => boolean::not(&found)?,
                         false => found,
@@ -265,8 +314,8 @@ impl Expr {
                 let acc = in_list_each(&v, list, batch, cs)?;
                 Ok(Arc::new(if *negated { boolean::not(&acc)? } else { acc }))
             }
-            Expr::InRows(row, set, negated) => {
-                let found = crate::in_set::in_rows(row, set, batch)?;
+            Expr::InRows(row, set, negated, memo) => {
+                let found = crate::in_set::in_rows(row, (set, memo), batch)?;
                 Ok(Arc::new(if *negated {
                     boolean::not(&found)?
                 } else {

@@ -27,7 +27,7 @@ impl Expr {
             | Expr::CaseSpecific(e)
             | Expr::NotCaseSpecific(e) => vec![e],
             Expr::InList(e, list, _) => std::iter::once(e.as_ref()).chain(list).collect(),
-            Expr::InRows(row, _, _) => row.iter().collect(),
+            Expr::InRows(row, ..) => row.iter().collect(),
             Expr::Case(arms, other) => arms
                 .iter()
                 .flat_map(|(w, t)| [w, t])
@@ -98,7 +98,7 @@ impl Expr {
     /// value IN's set of rows, in tree order.
     pub(crate) fn visit_literals(&self, f: &mut impl FnMut(&ArrayRef)) {
         crate::stack::deep(|| {
-            if let Expr::Literal(a) | Expr::InRows(_, a, _) = self {
+            if let Expr::Literal(a) | Expr::InRows(_, a, ..) = self {
                 f(a);
             }
             for c in self.children() {
@@ -139,10 +139,12 @@ impl Expr {
                     let e = r(e);
                     Expr::InList(e, list.iter().map(|x| x.rebuild(leaf)).collect(), *not)
                 }
-                Expr::InRows(row, set, not) => Expr::InRows(
+                // (the same set: its memo stands, checked against the row's types at each use)
+                Expr::InRows(row, set, not, memo) => Expr::InRows(
                     row.iter().map(|x| x.rebuild(leaf)).collect(),
                     set.clone(),
                     *not,
+                    memo.clone(),
                 ),
                 Expr::Case(arms, other) => {
                     let arms = arms

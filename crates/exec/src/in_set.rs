@@ -15,6 +15,12 @@
 //! [`Members`] is the set itself, over rows of one or more columns, so that a row value's
 //! IN can use it too: a row with a NULL among its values is UNKNOWN where an item matches
 //! it on its other values.
+//!
+//! The set is made once per expression, at its first evaluation, and kept in the
+//! expression's [`Memo`] for the next ones (each part of a table a read filters, each row a
+//! correlated subquery runs for): a list of 60,000 values over a table read in parts no
+//! longer makes its set per part. A memo holds one set, made for probes of given types and
+//! case-specificity; a probe of others makes its own set without keeping it.
 
 use crate::error::Result;
 use crate::expr::{BinOp, Expr};
@@ -25,25 +31,106 @@ use arrow::datatypes::DataType;
 use arrow::record_batch::RecordBatch;
 use foldhash::HashSet;
 use foldhash::HashSetExt;
-use std::cell::OnceCell;
+use std::sync::{Arc, OnceLock};
 use tdlite_storage::types::{RowKey, Value};
 
 /// The fewest items hashed: a shorter list is compared item by item, which costs less than
 /// making a set.
 const MIN_ITEMS: usize = 8;
 
+/// The set an IN list or a row value IN's set was hashed into at its first evaluation, kept
+/// for the next ones (each part of a table read, each row a correlated subquery runs for)
+/// where the values probed have the same types and compare as case-specifically; the
+/// expression's clones share it (expr.rs `InItems`, `Expr::InRows`).
+#[derive(Clone, Default)]
+pub(crate) struct Memo(Arc<OnceLock<Hashed>>);
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0.get() {
+            Some(_) => "Memo(hashed)",
+            None => "Memo",
+        })
+    }
+}
+
+/// A set made for probes of `probe_types` compared case-specifically where
+/// `case_specific`, from columns of `set_types`.
+struct Hashed {
+    probe_types: Vec<DataType>,
+    case_specific: Vec<bool>,
+    set_types: Vec<DataType>,
+    members: Members,
+}
+
+impl Memo {
+    /// The kept set and `probe`'s key columns for it, if one was kept for probes of these
+    /// types compared so (`None`: make it afresh).
+    ///
+    /// # Errors
+    /// A conversion of a probe column to its common type that fails.
+    fn probe_keys(
+        &self,
+        probe: &[ArrayRef],
+        case_specific: &[bool],
+    ) -> Result<Option<(&Members, Vec<ArrayRef>)>> {
+        let Some(h) = self.0.get() else {
+            return Ok(None);
+        };
+        let types = probe.iter().map(|p| p.data_type());
+        if !types.eq(h.probe_types.iter()) || h.case_specific != case_specific {
+            return Ok(None);
+        }
+        let mut keys = Vec::with_capacity(probe.len());
+        for ((p, t), &cs) in probe.iter().zip(&h.set_types).zip(case_specific) {
+            let empty = arrow::array::new_empty_array(t);
+            let Some((k, _)) = key_pair(p.clone(), empty, cs)? else {
+                return Ok(None);
+            };
+            keys.push(k);
+        }
+        Ok(Some((&h.members, keys)))
+    }
+
+    /// Keeps `members`, made for `probe` (its columns as evaluated) and a set of
+    /// `set_types` (the first set made is kept), and answers `keys` (`probe`'s key
+    /// columns) by it.
+    fn keep(
+        &self,
+        (probe, keys): (&[ArrayRef], &[ArrayRef]),
+        set_types: Vec<DataType>,
+        case_specific: Vec<bool>,
+        members: Members,
+    ) -> BooleanArray {
+        let out = members.probe(keys);
+        let _ = self.0.set(Hashed {
+            probe_types: probe.iter().map(|p| p.data_type().clone()).collect(),
+            case_specific,
+            set_types,
+            members,
+        });
+        out
+    }
+}
+
 /// `v IN (items)` by hashing, where the items are constants of one type that hashes with
-/// `v`'s; `None` otherwise (or for no rows). `case_specific`: whether the comparison is.
+/// `v`'s; `None` otherwise (or for no rows). `case_specific`: whether the comparison is;
+/// `memo`: the list's (made at the first call, used at the next).
 ///
 /// # Errors
 /// A conversion of `v` or of an item to their common type that fails.
 pub(crate) fn hashed(
     v: &ArrayRef,
     items: &[Expr],
+    memo: &Memo,
     case_specific: bool,
 ) -> Result<Option<BooleanArray>> {
     if items.len() < MIN_ITEMS || v.is_empty() {
         return Ok(None);
+    }
+    let probe = std::slice::from_ref(v);
+    if let Some((members, keys)) = memo.probe_keys(probe, &[case_specific])? {
+        return Ok(Some(members.probe(&keys)));
     }
     let mut values: Vec<&dyn Array> = Vec::with_capacity(items.len());
     let mut null_item = false;
@@ -68,8 +155,9 @@ pub(crate) fn hashed(
     if values.is_empty() {
         return Ok(None);
     }
+    let list_type = values[0].data_type().clone();
     let list = arrow::compute::concat(&values)?;
-    let Some((v, list)) = key_pair(v.clone(), list, case_specific)? else {
+    let Some((key, list)) = key_pair(v.clone(), list, case_specific)? else {
         return Ok(None);
     };
     let mut members = Members::new(&[list]);
@@ -77,7 +165,13 @@ pub(crate) fn hashed(
         members.with_null.push(vec![Value::Null]);
         members.len += 1;
     }
-    Ok(Some(members.probe(&[v])))
+    let keys = [key];
+    Ok(Some(memo.keep(
+        (probe, &keys),
+        vec![list_type],
+        vec![case_specific],
+        members,
+    )))
 }
 
 /// `(row…) IN set`, a row value against a set of rows (a struct array whose fields are
@@ -93,7 +187,11 @@ pub(crate) fn hashed(
 /// # Errors
 /// The comparisons' errors; an internal error where `set` is not a struct array of the
 /// row's width.
-pub(crate) fn in_rows(row: &[Expr], set: &ArrayRef, batch: &RecordBatch) -> Result<BooleanArray> {
+pub(crate) fn in_rows(
+    row: &[Expr],
+    (set, memo): (&ArrayRef, &Memo),
+    batch: &RecordBatch,
+) -> Result<BooleanArray> {
     let Some(set) = set.as_struct_opt().filter(|s| s.num_columns() == row.len()) else {
         return Err(crate::error::Error::Internal("a row value's IN set".into()));
     };
@@ -110,31 +208,49 @@ pub(crate) fn in_rows(row: &[Expr], set: &ArrayRef, batch: &RecordBatch) -> Resu
         return Ok(BooleanArray::from(Vec::<bool>::new()));
     }
     if !row.iter().any(Expr::has_random) {
-        if let Ok(Some((probe, keys))) = key_columns(row, set, &cs, batch) {
-            return Ok(Members::new(&keys).probe(&probe));
+        if let Ok(Some(found)) = hashed_rows(row, (set, memo), &cs, batch) {
+            return Ok(found);
         }
     }
     by_comparisons(row, set, &cs, batch)
 }
 
-/// The row's values over `batch` and the set's columns, each pair made by `key_pair`;
-/// `None` where a pair's types do not hash.
-fn key_columns(
+/// [`in_rows`] by hashing (the set kept in `memo`); `None` where a pair's types do not
+/// hash.
+///
+/// # Errors
+/// The row's values' errors over every row of `batch`; a conversion to a common type that
+/// fails.
+fn hashed_rows(
     row: &[Expr],
-    set: &arrow::array::StructArray,
+    (set, memo): (&arrow::array::StructArray, &Memo),
     cs: &dyn Fn(usize) -> bool,
     batch: &RecordBatch,
-) -> Result<Option<(Vec<ArrayRef>, Vec<ArrayRef>)>> {
-    let mut probe = Vec::with_capacity(row.len());
+) -> Result<Option<BooleanArray>> {
+    let values = row
+        .iter()
+        .map(|e| e.eval(batch))
+        .collect::<Result<Vec<_>>>()?;
+    let flags: Vec<bool> = (0..row.len()).map(cs).collect();
+    if let Some((members, keys)) = memo.probe_keys(&values, &flags)? {
+        return Ok(Some(members.probe(&keys)));
+    }
     let mut keys = Vec::with_capacity(row.len());
-    for (c, e) in row.iter().enumerate() {
-        let Some((v, k)) = key_pair(e.eval(batch)?, set.column(c).clone(), cs(c))? else {
+    let mut set_keys = Vec::with_capacity(row.len());
+    for (c, v) in values.iter().enumerate() {
+        let Some((k, s)) = key_pair(v.clone(), set.column(c).clone(), flags[c])? else {
             return Ok(None);
         };
-        probe.push(v);
         keys.push(k);
+        set_keys.push(s);
     }
-    Ok(Some((probe, keys)))
+    let set_types = set
+        .columns()
+        .iter()
+        .map(|c| c.data_type().clone())
+        .collect();
+    let members = Members::new(&set_keys);
+    Ok(Some(memo.keep((&values, &keys), set_types, flags, members)))
 }
 
 /// Column `c` of the row `=` the value of column `c` of the set's row `i`.
@@ -178,7 +294,7 @@ pub(crate) struct Members {
     cols: Vec<ArrayRef>,
     /// Every row as key values, made when a probe of two columns or more has a NULL among
     /// its values (UNKNOWN where a row matches its other values).
-    every: OnceCell<Vec<Vec<Value>>>,
+    every: OnceLock<Vec<Vec<Value>>>,
     /// How many rows.
     len: usize,
 }
@@ -202,7 +318,7 @@ impl Members {
             whole: keys(cols, n),
             with_null,
             cols: cols.to_vec(),
-            every: OnceCell::new(),
+            every: OnceLock::new(),
             len: n,
         }
     }
@@ -368,7 +484,11 @@ mod tests {
             )]));
             let batch = RecordBatch::try_new(schema, vec![v.clone()]).unwrap();
             let each = crate::expr::in_list_each(&v, &items, &batch, cs);
-            let hashed = hashed(&v, &items, cs);
+            // (twice with one memo: the set made at the first call, kept for the second)
+            let memo = Memo::default();
+            let first = hashed(&v, &items, &memo, cs);
+            let hashed = hashed(&v, &items, &memo, cs);
+            assert_eq!(format!("{first:?}"), format!("{hashed:?}"), "case {case}");
             let hashed = match hashed {
                 Ok(None) => continue,
                 Ok(Some(h)) => Ok(h),
@@ -438,7 +558,11 @@ mod tests {
             }
             let set: ArrayRef = Arc::new(arrow::array::StructArray::from(set_cols));
             let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), cols).unwrap();
-            let hashed = in_rows(&row, &set, &batch);
+            // (twice with one memo: the set made at the first call, kept for the second)
+            let memo = Memo::default();
+            let first = in_rows(&row, (&set, &memo), &batch);
+            let hashed = in_rows(&row, (&set, &memo), &batch);
+            assert_eq!(format!("{first:?}"), format!("{hashed:?}"), "case {case}");
             let s = set.as_struct();
             let cs = |c: usize| crate::types::case_specific(&s.fields()[c]);
             let each = match set_rows {

@@ -77,7 +77,7 @@ impl<'a> Inputs<'a> {
                 if !matches!(self.slots[i].1, Slot::Set(_)) {
                     return None; // (`x IN (?)`: a parameter's item)
                 }
-                let cs = matches!(items.as_slice(), [Expr::CaseSpecific(_)]);
+                let cs = matches!(&items[..], [Expr::CaseSpecific(_)]);
                 let operand = self.put(operand);
                 Some(crate::deferred::in_list_of(
                     operand,

@@ -318,7 +318,7 @@ pub(crate) fn probe_preds(
             index: *c,
             case_specific: col.case_specific,
         };
-        let test = Expr::InList(Box::new(column), list, false);
+        let test = Expr::InList(Box::new(column), list.into(), false);
         cond = Some(match cond {
             None => test,
             Some(x) => Expr::Binary(BinOp::And, Box::new(x), Box::new(test)),

@@ -920,7 +920,7 @@ pub(crate) mod tests {
         );
         let list = Expr::InList(
             Box::new(col(2)),
-            vec![bin(BinOp::Sub, int(9), int(2)), int(3)],
+            vec![bin(BinOp::Sub, int(9), int(2)), int(3)].into(),
             false,
         );
         assert_eq!(
@@ -962,7 +962,11 @@ pub(crate) mod tests {
             bin(BinOp::Gt, col(1), lit(&s1)),
             bin(BinOp::LtEq, col(1), lit(&s2)),
             bin(BinOp::Lt, lit(&s2), col(2)),
-            Expr::InList(Box::new(col(2)), vec![lit(&s1), lit(&int(Some(3)))], false),
+            Expr::InList(
+                Box::new(col(2)),
+                vec![lit(&s1), lit(&int(Some(3)))].into(),
+                false,
+            ),
             bin(BinOp::NotEq, col(0), lit(&s1)),
             Expr::IsNull(Box::new(col(2)), false),
             bin(BinOp::Eq, col(0), lit(&int(Some(5)))),
