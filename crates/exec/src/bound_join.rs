@@ -16,9 +16,9 @@
 //! HAVING, ORDER BY, TOP and DISTINCT are kept bound: block_tail.rs). Binding
 //! (`Exec::bind_from`, then the select list) happens once, with the binder recording the
 //! block's slots, as for a one-table block (its `?` parameters and uncorrelated scalar,
-//! EXISTS and IN subqueries, each run at every execution; binding runs the scalar and
+//! EXISTS and IN subqueries (a row value's IN too), each run at every execution; binding runs the scalar and
 //! EXISTS ones once it is bound, deferred.rs, and leaves the IN ones to the run; a block
-//! with a quantified or row-value IN subquery other than `= ANY` and `<> ALL` is not
+//! with a quantified subquery other than `= ANY` and `<> ALL` is not
 //! taken); it reads no row (the tables are read at their steps). Each run puts the slots'
 //! values into the bound conditions and runs the FROM as the general path runs it (`Exec::run_from`): the join order and each table's access path
 //! are planned again from the tables' sizes and the values of this run, so a key given by a

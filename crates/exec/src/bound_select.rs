@@ -392,7 +392,7 @@ impl<'a> Exec<'a> {
         let mut params = params.into_iter();
         let mut values = Vec::with_capacity(kept.slots.len());
         for ((array, slot), plan) in kept.slots.iter().zip(&kept.plans) {
-            if after_binding && !matches!(slot, Slot::Set(_)) {
+            if after_binding && !slot.many() {
                 values.push(array.clone());
                 continue;
             }
@@ -416,6 +416,16 @@ impl<'a> Exec<'a> {
                         .and_then(|r| crate::deferred::column_of(&r))
                     {
                         Ok(values) => values,
+                        Err(_) => return Ok(None),
+                    }
+                }
+                Slot::Rows(q) => {
+                    let width = crate::deferred::set_width(array);
+                    match self
+                        .slot_rows(q, plan)
+                        .and_then(|r| crate::deferred::rows_of(&r, width))
+                    {
+                        Ok(rows) => rows,
                         Err(_) => return Ok(None),
                     }
                 }
@@ -727,7 +737,7 @@ impl<'a> Exec<'a> {
     /// needs its values put in (binding left its placeholder); `None` when a value's type
     /// differs from the one it was bound with.
     fn run_values(&mut self, slots: &KeptSlots, kept: bool) -> Result<Option<Vec<ArrayRef>>> {
-        let sets = slots.slots.iter().any(|(_, s)| matches!(s, Slot::Set(_)));
+        let sets = slots.slots.iter().any(|(_, s)| s.many());
         match (kept, sets) {
             (true, _) => self.slot_values(slots, false),
             (false, true) => self.slot_values(slots, true),
@@ -1084,9 +1094,7 @@ fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
 /// condition with its values put in).
 fn template(cond: &Expr, schema: &TableSchema, slots: &[(ArrayRef, Slot)]) -> Option<CondTemplate> {
     let mut set = false;
-    cond.visit_literals(&mut |a| {
-        set |= (slots.iter()).any(|(t, s)| matches!(s, Slot::Set(_)) && Arc::ptr_eq(t, a))
-    });
+    cond.visit_literals(&mut |a| set |= (slots.iter()).any(|(t, s)| s.many() && Arc::ptr_eq(t, a)));
     let is_slot = |a: &ArrayRef| slots.iter().any(|(t, _)| Arc::ptr_eq(t, a));
     (!set).then(|| CondTemplate::new(cond, schema, &is_slot))
 }
@@ -1137,18 +1145,13 @@ impl CachedExpr {
 }
 
 /// True if `e` has, at its own level, a subquery whose values no slot of a kept plan holds:
-/// a row value's IN (deferred, run once its block is bound: deferred.rs) or a quantified
-/// comparison other than `= ANY` and
-/// `<> ALL` (deferred, but its values run at binding, deferred.rs); a one-value IN's are an
-/// IN slot (`Slot::Set`), and so are `= ANY`'s and `<> ALL`'s (bound as IN and NOT IN).
+/// a quantified comparison other than `= ANY` and `<> ALL` (deferred, but its values run at
+/// binding, deferred.rs); a one-value IN's are an IN slot (`Slot::Set`), and so are
+/// `= ANY`'s and `<> ALL`'s (bound as IN and NOT IN); a row value IN's rows are a
+/// `Slot::Rows`.
 fn no_slot_holds(e: &ast::Expr) -> bool {
     use ast::BinaryOperator::{Eq, NotEq};
     crate::bind::visit_own_level(e, |x| match x {
-        ast::Expr::In {
-            expr,
-            target: ast::InTarget::Subquery(_),
-            ..
-        } if matches!(**expr, ast::Expr::Tuple(_)) => std::ops::ControlFlow::Break(()),
         ast::Expr::AnyOp { compare_op, .. } if *compare_op != Eq => {
             std::ops::ControlFlow::Break(())
         }

@@ -108,7 +108,8 @@ impl Expr {
     }
 
     /// A copy of the expression in which each node that `leaf` maps is replaced by what it
-    /// gives (its subtree is not visited); other nodes are copied as they are.
+    /// gives (its subtree is not visited); other nodes are copied as they are (an IN list's
+    /// items made anew, without the set hashed from the old ones: in_set.rs `Memo`).
     pub(crate) fn rebuild(&self, leaf: &mut impl FnMut(&Expr) -> Option<Expr>) -> Expr {
         crate::stack::deep(|| {
             if let Some(e) = leaf(self) {

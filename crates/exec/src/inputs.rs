@@ -63,7 +63,9 @@ impl<'a> Inputs<'a> {
     }
 
     /// `e` with each slot's array replaced by this run's value; an IN list that is an IN
-    /// slot's placeholder item made the list of this run's values.
+    /// slot's placeholder item made the list of this run's values (a row value IN's
+    /// placeholder set, its rows); an IN list whose items hold no slot kept as it is, with
+    /// its hashed set (in_set.rs `Memo`).
     pub(crate) fn put(&self, e: &Expr) -> Expr {
         if self.values.is_empty() {
             return e.clone();
@@ -72,8 +74,27 @@ impl<'a> Inputs<'a> {
             Expr::Literal(a) => self
                 .position(a)
                 .map(|i| Expr::Literal(self.values[i].clone())),
+            Expr::InRows(row, set, negated, _) => {
+                let i = self.position(set)?;
+                let row = row.iter().map(|x| self.put(x)).collect();
+                Some(Expr::InRows(
+                    row,
+                    self.values[i].clone(),
+                    *negated,
+                    Default::default(),
+                ))
+            }
             Expr::InList(operand, items, negated) => {
-                let i = self.position(crate::deferred::set_item(items)?)?;
+                let slot = crate::deferred::set_item(items).and_then(|a| self.position(a));
+                let Some(i) = slot else {
+                    let mut holds = false;
+                    items.iter().for_each(|x| {
+                        x.visit_literals(&mut |a| holds |= self.position(a).is_some())
+                    });
+                    // (the same items: the clone shares their memo)
+                    let operand = Box::new(self.put(operand));
+                    return (!holds).then(|| Expr::InList(operand, items.clone(), *negated));
+                };
                 if !matches!(self.slots[i].1, Slot::Set(_)) {
                     return None; // (`x IN (?)`: a parameter's item)
                 }

@@ -634,9 +634,14 @@ impl Exec<'_> {
             crate::deferred::Kind::Set(_) | crate::deferred::Kind::Quantified(..) => {
                 crate::deferred::column_of(&self.run_query(q)?)
             }
-            // (no slot holds a row value's set: a plan that holds one is not kept)
+            // (the same for a row value's IN: a slot, its rows put in at each run)
+            crate::deferred::Kind::Rows if self.recording.get_mut().is_some() => {
+                self.note_slot(placeholder, || {
+                    crate::slots::Slot::Rows(Box::new(q.clone()))
+                });
+                Ok(placeholder.clone())
+            }
             crate::deferred::Kind::Rows => {
-                self.note_volatile();
                 let width = crate::deferred::set_width(placeholder);
                 crate::deferred::rows_of(&self.run_query(q)?, width)
             }

@@ -2,7 +2,7 @@
 //! (plan_cache.rs): each *slot*, a one-row array it made from a `?` parameter, from an
 //! uncorrelated scalar subquery's or EXISTS's result or from an enclosing query's row (a
 //! correlated subquery's outer column), or the placeholder item of an uncorrelated IN
-//! subquery's list, with where the slot's value comes from at each execution; how many
+//! subquery's list (a row value IN's placeholder set), with where the slot's value comes from at each execution; how many
 //! queries binding ran; and whether it read anything else that changes between executions. It lives in the binding layer, beside the binder that fills it; the
 //! plan cache, a layer up, decides from it whether a bound block may be kept.
 //!
@@ -30,6 +30,11 @@ pub(crate) enum Slot {
     /// array is the one placeholder item of the IN list, which each run makes the list of
     /// its values (deferred.rs; inputs.rs `Inputs::put`). Binding does not run it.
     Set(Box<ast::Query>),
+    /// An uncorrelated `(x, y) [NOT] IN (SELECT …)`'s rows, run once per execution (run):
+    /// its slot array is the placeholder set of the `Expr::InRows`, which each run replaces
+    /// with its rows (deferred.rs `rows_of`; inputs.rs `Inputs::put`). Binding does not run
+    /// it.
+    Rows(Box<ast::Query>),
     /// A column of an enclosing query's current row, as a correlated subquery names it
     /// (qualifier, name), and whether it is CASESPECIFIC (the bound expression compares it
     /// so): read again at each run from the row it runs for (`Exec::outer_value`), so the
@@ -49,6 +54,14 @@ pub(crate) struct Recording {
     pub volatile: bool,
 }
 
+impl Slot {
+    /// Whether its value is many values that each run puts in ([`Slot::Set`],
+    /// [`Slot::Rows`]): binding leaves its placeholder in place and runs nothing for it.
+    pub fn many(&self) -> bool {
+        matches!(self, Slot::Set(_) | Slot::Rows(_))
+    }
+}
+
 impl Recording {
     /// True if binding read a column of an enclosing query's row (a slot of it).
     pub fn reads_outer_rows(&self) -> bool {
@@ -56,8 +69,8 @@ impl Recording {
     }
 
     /// True if every query binding ran was a recorded scalar subquery or EXISTS (an IN
-    /// slot's is not run by binding) and it read nothing else that changes between
-    /// executions.
+    /// slot's, one value's or a row's, is not run by binding) and it read nothing else that
+    /// changes between executions.
     pub fn only_slots(&self) -> bool {
         let subqueries = self
             .slots

@@ -51,6 +51,12 @@ fn conjunct(rng: &mut Rng) -> &'static str {
             // (= ANY and <> ALL are IN and NOT IN)
             "a = ANY (SEL a FROM t2 WHERE t2.k < ?)",
             "k <> ALL (SEL k FROM t2 WHERE t2.a > ?)",
+            // a row value's IN: a slot of its rows (a CASESPECIFIC column's compared so),
+            // correlated or computed
+            "(k, a) IN (SEL k, a FROM t2 WHERE t2.k < ?)",
+            "(s, a) NOT IN (SEL s, a FROM t2 WHERE t2.k > ?)",
+            "(cs, k) IN (SEL cs, k + ? FROM t2)",
+            "(a, s) IN (SEL a, s FROM t2 WHERE t2.k < t1.k)",
             // correlated subqueries run per row of t1 (or decorrelated): their blocks are
             // kept with the outer columns as slots, read again for each row (CASESPECIFIC
             // ones too)
@@ -312,6 +318,8 @@ fn join_query(rng: &mut Rng) -> String {
                     "NOT EXISTS (SEL 1 FROM t1 y WHERE y.k = ?)",
                     "t1.a IN (SEL a FROM t2 y WHERE y.k < ?)",
                     "t2.k NOT IN (SEL k FROM t1 y WHERE y.a > ?)",
+                    "(t1.k, t2.a) IN (SEL k, a FROM t2 y WHERE y.k < ?)",
+                    "(t2.s, t1.a) NOT IN (SEL s, a FROM t1 y WHERE y.k > ?)",
                     // refused blocks: a quantified subquery, a correlated subquery (its
                     // own block kept, run per joined row with the outer columns as slots)
                     "t1.a > ALL (SEL a FROM t2 y WHERE y.k < ?)",
@@ -918,6 +926,23 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
         ),
         (
             "SEL t.k FROM t JOIN u ON t.k = u.k WHERE t.a IN (SEL y FROM u WHERE u.y >= ?) ORDER BY 1",
+            [&["1"], &[], &[], &[]],
+            6,
+        ),
+        // a row value's IN: a slot as an IN's (its rows put in at each run)
+        (
+            "SEL k FROM t WHERE (k, a) IN (SEL k, y FROM u WHERE u.y >= ?) ORDER BY k",
+            [&["1"], &[], &[], &[]],
+            6,
+        ),
+        (
+            "SEL k FROM t WHERE (k, a + 10) NOT IN (SEL k, y FROM u WHERE u.y >= ?) ORDER BY k",
+            [&["1"], &["1"], &["1"], &["1", "2"]],
+            6,
+        ),
+        (
+            "SEL t.k FROM t JOIN u ON t.k = u.k WHERE (t.k, t.a) IN (SEL k, y FROM u WHERE u.y >= ?) \
+             ORDER BY 1",
             [&["1"], &[], &[], &[]],
             6,
         ),
