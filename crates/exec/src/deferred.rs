@@ -42,8 +42,9 @@
 //! (`Deferral::truncate`). (A join's ON conjunct set aside after a correlated one is bound
 //! too, and its bound form dropped unevaluated: its subqueries run, their values put
 //! nowhere.) An IN's placeholder item stays in a block bound for a prepared request's plan
-//! (a `Slot::Set`, slots.rs): each run of that plan makes the list of its values before
-//! anything evaluates it (inputs.rs `Inputs::put`). EXPLAIN binds no block with a subquery
+//! (a `Slot::Set`, slots.rs), and so does a row value IN's placeholder set (a
+//! `Slot::Rows`): each run of that plan puts its values (its rows) in before anything
+//! evaluates it (inputs.rs `Inputs::put`). EXPLAIN binds no block with a subquery
 //! this way.
 
 use crate::error::{Error, Result};
@@ -231,9 +232,9 @@ impl Deferral {
     /// Runs the deferred subqueries of `block` (the SELECT and its ORDER BY, as bound)
     /// through `value` (given the query, its kind and its placeholder: a scalar one's value,
     /// whether an EXISTS's subquery gives a row, an IN's values, [`column_of`], a row value
-    /// IN's rows, [`rows_of`], or, for an
-    /// IN kept as a slot of a prepared request's plan, its placeholder itself, left in place
-    /// for each run to put its values in), in the order they were bound: each the node of `block`
+    /// IN's rows, [`rows_of`], or, for an IN (a row value's too) kept as a slot of a
+    /// prepared request's plan, its placeholder itself, left in place for each run to put
+    /// its values in), in the order they were bound: each the node of `block`
     /// it was bound from, or its copy where binding bound a node of its own making (a WHERE
     /// that names a select-list alias). `None` where a value's type is not its placeholder's
     /// (the caller binds the block again with its subqueries run in place).
@@ -277,7 +278,8 @@ impl Values {
     /// placeholder is, an IN list of one placeholder item made the list of the set's values
     /// (left as it is where the set is kept as a plan's slot, [`Deferral::run`]), a
     /// quantified `x op placeholder` made the OR (ANY) or AND (ALL) of `x op value` over the
-    /// values, a row value IN's placeholder set made its rows ([`rows_of`]).
+    /// values, a row value IN's placeholder set made its rows ([`rows_of`]; left as it is
+    /// where it is kept as a plan's slot).
     ///
     /// # Errors
     /// An internal error for a set's or quantified placeholder met outside its IN list or

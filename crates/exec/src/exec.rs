@@ -114,7 +114,8 @@ impl Exec<'_> {
     }
 
     /// Notes, while a block is bound for the plan cache, a slot: a one-row array the binder
-    /// made from a parameter, a scalar subquery or an EXISTS.
+    /// made from a parameter, a scalar subquery, an EXISTS or an enclosing row's column, or
+    /// an IN's placeholder (slots.rs).
     pub(crate) fn note_slot(
         &self,
         array: &arrow::array::ArrayRef,

@@ -1,8 +1,9 @@
 //! A kept plan's inputs at one run, and a condition as a read takes it.
 //!
 //! A prepared request's kept plan (bound_select.rs) holds its bound expressions with a
-//! *slot* array where each `?` parameter, uncorrelated scalar subquery and EXISTS was, and
-//! an IN list of one slot item where an uncorrelated IN subquery's values go (slots.rs).
+//! *slot* array where each `?` parameter, uncorrelated scalar subquery and EXISTS was, an
+//! IN list of one slot item where an uncorrelated IN subquery's values go, and a slot set
+//! where a row value IN's rows go (slots.rs).
 //! [`Inputs`] pairs those arrays with one run's values. [`RunCond`] is a WHERE condition at
 //! one run: its sargable conditions come from the plan's [`CondTemplate`] read through the
 //! inputs, and the expression with the values put in is made only where a row is tested
@@ -92,8 +93,8 @@ impl<'a> Inputs<'a> {
                         x.visit_literals(&mut |a| holds |= self.position(a).is_some())
                     });
                     // (the same items: the clone shares their memo)
-                    let operand = Box::new(self.put(operand));
-                    return (!holds).then(|| Expr::InList(operand, items.clone(), *negated));
+                    let operand = || Box::new(self.put(operand));
+                    return (!holds).then(|| Expr::InList(operand(), items.clone(), *negated));
                 };
                 if !matches!(self.slots[i].1, Slot::Set(_)) {
                     return None; // (`x IN (?)`: a parameter's item)

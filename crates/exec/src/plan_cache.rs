@@ -17,8 +17,9 @@
 //! While a block is bound for the cache, the binder records each
 //! slot's one-row array as it makes it (a [`Recording`](crate::slots::Recording), slots.rs);
 //! the bound expressions then hold those arrays as literals (an IN's as its list's one
-//! item), and an execution puts each slot's new value where its array was (an IN's values
-//! as the list: see bound_select.rs).
+//! item, a row value IN's as its set), and an execution puts each slot's new value where
+//! its array was (an IN's values as the list, a row value IN's rows as its set: see
+//! bound_select.rs).
 //!
 //! Invariants:
 //! - A block is kept only if nothing but its slots depends on the values of this execution:

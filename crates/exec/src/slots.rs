@@ -2,9 +2,10 @@
 //! (plan_cache.rs): each *slot*, a one-row array it made from a `?` parameter, from an
 //! uncorrelated scalar subquery's or EXISTS's result or from an enclosing query's row (a
 //! correlated subquery's outer column), or the placeholder item of an uncorrelated IN
-//! subquery's list (a row value IN's placeholder set), with where the slot's value comes from at each execution; how many
-//! queries binding ran; and whether it read anything else that changes between executions. It lives in the binding layer, beside the binder that fills it; the
-//! plan cache, a layer up, decides from it whether a bound block may be kept.
+//! subquery's list (a row value IN's placeholder set), with where the slot's value comes
+//! from at each execution; how many queries binding ran; and whether it read anything else
+//! that changes between executions. It lives in the binding layer, beside the binder that
+//! fills it; the plan cache, a layer up, decides from it whether a bound block may be kept.
 //!
 //! Invariant: a recording is filled only while a block is bound for the cache: slots through
 //! `Exec::note_slot`, a read that changes between executions through `Exec::note_volatile`,
