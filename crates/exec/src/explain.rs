@@ -1109,13 +1109,17 @@ impl Exec<'_> {
                     },
                 ))
             }
+            // (a row value's: its first plain column, the one plan.rs probes)
             ast::Expr::In {
                 expr,
                 target: ast::InTarget::Subquery(_),
                 negated: false,
                 ..
             } => Some((
-                column_of(expr, scope)?,
+                match expr.as_ref() {
+                    ast::Expr::Tuple(items) => items.iter().find_map(|x| column_of(x, scope))?,
+                    one => column_of(one, scope)?,
+                },
                 ColumnPred {
                     points: Some(vec![Value::Null]),
                     ..Default::default()

@@ -396,8 +396,13 @@ pub fn same_shape(preds: &Preds, shape: &[PredShape]) -> bool {
 /// Whether comparing the conjunct's numeric column with its value may overflow: a DECIMAL
 /// literal needing more than 38 digits beside the column (the common type is capped there,
 /// and a value that does not fit is an error), or any value that is not a bare literal (a
-/// computed one, whose type is known only once it is evaluated).
+/// computed one, whose type is known only once it is evaluated). True too for a row value's
+/// IN, whose index probe ([`effect`]) is implied by it, not all of it: either way the
+/// conjunct still runs on the rows read.
 fn may_overflow(e: &Expr, schema: &TableSchema) -> bool {
+    if matches!(e, Expr::InRows(..)) {
+        return true;
+    }
     use arrow::datatypes::DataType;
     let mut out = false;
     let mut check = |col: usize, v: &Expr| {
@@ -594,6 +599,18 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
             values.sort_by(tdlite_storage::types::compare_values);
             values.dedup();
             Some((i, Effect::In(values)))
+        }
+        // `(a, b) IN (SELECT x, y …)` keeps only rows whose first plain column `a` equals a
+        // value of `x`: that IN (not the whole condition: [`may_overflow`] says so, and the
+        // filter runs on the rows it reads)
+        Expr::InRows(row, set, false, _) => {
+            let at = row.iter().position(|x| column(x).is_some())?;
+            let set = lit(set);
+            let set = arrow::array::AsArray::as_struct_opt(&set)?;
+            let cs = crate::types::case_specific(&set.fields()[at]);
+            let items = crate::deferred::list_items(set.column(at), cs);
+            let implied = Expr::InList(Box::new(row[at].clone()), items.into(), false);
+            effect(&implied, schema, &own_array)
         }
         _ => None,
     }

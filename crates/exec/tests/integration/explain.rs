@@ -136,6 +136,26 @@ fn constant_expressions_probe_indexes() {
 }
 
 #[test]
+fn a_row_value_in_probes_its_first_columns_index() {
+    // (a, b) IN (SEL …) keeps only rows whose a is a value of the subquery's first column:
+    // an index on a is probed with those values, and the whole IN still filters the rows
+    let mut s = fixture();
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp WHERE (empno, dept) IN (SEL empno, dept FROM emp WHERE dept = 10)"
+    ));
+    // the first plain column is the one probed, indexed or not; NOT IN probes nothing
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp WHERE (name, empno) IN (SEL name, empno FROM emp)"
+    ));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "SEL * FROM emp WHERE (empno, dept) NOT IN (SEL empno, dept FROM emp)"
+    ));
+}
+
+#[test]
 fn full_scans_when_no_index_helps() {
     let mut s = fixture();
     // an inexact literal, a condition on an unindexed column, an OR, a grouped query
