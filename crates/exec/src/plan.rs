@@ -316,12 +316,15 @@ pub fn key_tests(
             stack.push(r);
             continue;
         }
+        // a conjunct whose comparison could overflow is no test (it must raise that on the
+        // rows, as WHERE does), nor one that records nothing (`c <> v`)
+        if may_overflow(e, schema) {
+            return None;
+        }
         let mut one = Preds::new();
         add_conjunct(e, schema, &mut one)?;
         let (col, pred) = one.into_iter().next()?;
-        // a conjunct that records nothing (`c <> v`) is no test, nor one whose comparison
-        // could overflow (it must raise that on the rows, as WHERE does)
-        if seen.contains(&col) || pred == ColumnPred::default() || may_overflow(e, schema) {
+        if seen.contains(&col) || pred == ColumnPred::default() {
             return None;
         }
         seen.push(col);
@@ -602,12 +605,18 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
         }
         // `(a, b) IN (SELECT x, y …)` keeps only rows whose first plain column `a` equals a
         // value of `x`: that IN (not the whole condition: [`may_overflow`] says so, and the
-        // filter runs on the rows it reads)
+        // filter runs on the rows it reads). Its set is the subquery's rows, put in before a
+        // read is planned (a deferred subquery's placeholder, one NULL row, would probe
+        // nothing); one of more rows than a probe could take (`eq_prefix`'s
+        // [`MAX_PROBES`] distinct values, each row a value at most four times) is no probe.
         Expr::InRows(row, set, false, _) => {
             let at = row.iter().position(|x| column(x).is_some())?;
             let set = lit(set);
             let set = arrow::array::AsArray::as_struct_opt(&set)?;
-            let cs = crate::types::case_specific(&set.fields()[at]);
+            if set.len() > 4 * MAX_PROBES {
+                return None;
+            }
+            let cs = crate::types::case_specific(set.fields().get(at)?);
             let items = crate::deferred::list_items(set.column(at), cs);
             let implied = Expr::InList(Box::new(row[at].clone()), items.into(), false);
             effect(&implied, schema, &own_array)
