@@ -302,6 +302,8 @@ pub(crate) struct Members {
 enum Keys {
     /// One integer column (no allocation per key).
     Ints(HashSet<i64>),
+    /// Two integer columns (a row value's IN of two keys; no allocation per key).
+    IntPairs(HashSet<(i64, i64)>),
     Rows(HashSet<RowKey>),
 }
 
@@ -343,7 +345,15 @@ impl Members {
                     .collect(),
                 None => vec![false; n],
             },
-            (Keys::Ints(_), _) => vec![false; n],
+            (Keys::IntPairs(set), [a, b]) => {
+                match (crate::expr::int_values(a), crate::expr::int_values(b)) {
+                    (Some(x), Some(y)) => (x.iter().zip(&y))
+                        .map(|(x, y)| x.zip(*y).is_some_and(|k| set.contains(&k)))
+                        .collect(),
+                    _ => vec![false; n],
+                }
+            }
+            (Keys::Ints(_) | Keys::IntPairs(_), _) => vec![false; n],
             (Keys::Rows(set), _) => row_keys(probe, n)
                 .iter()
                 .map(|k| k.as_ref().is_some_and(|k| set.contains(k)))
@@ -390,6 +400,12 @@ fn keys(cols: &[ArrayRef], n: usize) -> Keys {
     if let [c] = cols {
         if let Some(ks) = crate::expr::int_values(c) {
             return Keys::Ints(ks.into_iter().flatten().collect());
+        }
+    }
+    if let [a, b] = cols {
+        if let (Some(x), Some(y)) = (crate::expr::int_values(a), crate::expr::int_values(b)) {
+            let pairs = x.into_iter().zip(y).filter_map(|(x, y)| x.zip(y));
+            return Keys::IntPairs(pairs.collect());
         }
     }
     let mut set = HashSet::with_capacity(n);
