@@ -436,13 +436,18 @@ pub(crate) fn column_of(rows: &Rows) -> Result<ArrayRef> {
     if rows.schema.fields().len() != 1 {
         return Err(set_of_columns());
     }
+    concat_column(rows, 0)
+}
+
+/// Column `c` of `rows` over all its batches, as one array.
+fn concat_column(rows: &Rows, c: usize) -> Result<ArrayRef> {
     match rows.batches.as_slice() {
         [] => Ok(arrow::array::new_empty_array(
-            rows.schema.field(0).data_type(),
+            rows.schema.field(c).data_type(),
         )),
-        [one] => Ok(one.column(0).clone()),
+        [one] => Ok(one.column(c).clone()),
         many => {
-            let parts: Vec<&dyn Array> = many.iter().map(|b| b.column(0).as_ref()).collect();
+            let parts: Vec<&dyn Array> = many.iter().map(|b| b.column(c).as_ref()).collect();
             Ok(arrow::compute::concat(&parts)?)
         }
     }
@@ -457,14 +462,7 @@ pub(crate) fn rows_of(rows: &Rows, width: usize) -> Result<ArrayRef> {
     let fields = rows.schema.fields().clone();
     check_width(fields.len(), width)?;
     let columns = (0..width)
-        .map(|c| match rows.batches.as_slice() {
-            [] => Ok(arrow::array::new_empty_array(fields[c].data_type())),
-            [one] => Ok(one.column(c).clone()),
-            many => {
-                let parts: Vec<&dyn Array> = many.iter().map(|b| b.column(c).as_ref()).collect();
-                Ok(arrow::compute::concat(&parts)?)
-            }
-        })
+        .map(|c| concat_column(rows, c))
         .collect::<Result<Vec<_>>>()?;
     Ok(Arc::new(arrow::array::StructArray::try_new(
         fields, columns, None,

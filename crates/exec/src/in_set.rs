@@ -17,10 +17,13 @@
 //! it on its other values.
 //!
 //! The set is made once per expression, at its first evaluation, and kept in the
-//! expression's [`Memo`] for the next ones (each part of a table a read filters, each row a
-//! correlated subquery runs for): a list of 60,000 values over a table read in parts no
-//! longer makes its set per part. A memo holds one set, made for probes of given types and
-//! case-specificity; a probe of others makes its own set without keeping it.
+//! expression's [`Memo`] for the next ones: each part of a table a read filters, and, for an
+//! IN list of constants in a kept block (inputs.rs `Inputs::put` keeps such a list as it
+//! is), each row a correlated subquery runs for. A list of 60,000 values over a table read
+//! in parts no longer makes its set per part. A row value IN's set is the subquery's rows,
+//! new at each run of its block, so its memo serves one run. A memo holds one set, made for
+//! probes of given types and case-specificity; a probe of others makes its own set without
+//! keeping it.
 
 use crate::error::Result;
 use crate::expr::{BinOp, Expr};
@@ -425,6 +428,17 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use std::sync::Arc;
 
+    /// A generator seeded from `TDLITE_IN_SET_SEED`, or `default`, and its seed, which is
+    /// printed (and named in failures) so that a failure can be replayed.
+    fn seeded_rng(default: u64) -> (SmallRng, u64) {
+        let seed = std::env::var("TDLITE_IN_SET_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default);
+        println!("seed {seed}");
+        (SmallRng::seed_from_u64(seed), seed)
+    }
+
     /// `n` random values of type number `ty` (few distinct ones, so that items match rows),
     /// about one in eight NULL.
     fn values(rng: &mut SmallRng, ty: usize, n: usize) -> ArrayRef {
@@ -472,12 +486,7 @@ mod tests {
     /// characters differing in case and trailing blanks.
     #[test]
     fn hashing_answers_as_the_comparisons_do() {
-        let seed = std::env::var("TDLITE_IN_SET_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(7u64);
-        println!("seed {seed}");
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let (mut rng, seed) = seeded_rng(7);
         let mut hashed_cases = 0;
         for case in 0..3000 {
             let (vt, it) = (rng.gen_range(0..7), rng.gen_range(0..7));
@@ -547,12 +556,7 @@ mod tests {
     /// computed with a division that fails on some rows, and no rows.
     #[test]
     fn rows_hashed_answer_as_the_comparisons_do() {
-        let seed = std::env::var("TDLITE_IN_SET_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(11u64);
-        println!("seed {seed}");
-        let mut rng = SmallRng::seed_from_u64(seed);
+        let (mut rng, seed) = seeded_rng(11);
         let (mut hashed_cases, mut errors) = (0, 0);
         for case in 0..2000 {
             let width = rng.gen_range(2..4);

@@ -23,7 +23,7 @@
 use crate::expr::{BinOp, Expr};
 use arrow::array::{Array, ArrayRef};
 use std::borrow::Cow;
-use tdlite_storage::catalog::{IndexSpec, TableSchema};
+use tdlite_storage::catalog::{Column, IndexSpec, TableSchema};
 use tdlite_storage::index::{indexable, KeyRange};
 use tdlite_storage::key::PartTest;
 use tdlite_storage::types::{normalize_for_key, value_at, SqlType, Value};
@@ -586,22 +586,10 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
         Expr::IsNull(inner, false) => Some((column(inner)?.0, Effect::Null)),
         Expr::InList(inner, list, false) => {
             let (i, c) = column(inner)?;
-            // a NULL in the list equals no row: it adds no point
-            let values: Option<Vec<Value>> = list
+            let values = list
                 .iter()
-                .filter_map(
-                    |e| match value_for(e, c.case_specific || !c.ty.is_character(), lit) {
-                        Some(Value::Null) => None,
-                        v => Some(v.and_then(|v| probe_value(&v, c.ty, c.case_specific))),
-                    },
-                )
-                .collect();
-            // a value that does not convert exactly: no probe; an empty list (an IN
-            // subquery without rows) is no point at all: nothing matches
-            let mut values = values?;
-            values.sort_by(tdlite_storage::types::compare_values);
-            values.dedup();
-            Some((i, Effect::In(values)))
+                .map(|e| value_for(e, c.case_specific || !c.ty.is_character(), lit));
+            Some((i, in_points(c, values)?))
         }
         // `(a, b) IN (SELECT x, y …)` keeps only rows whose first plain column `a` equals a
         // value of `x`: that IN (not the whole condition: [`may_overflow`] says so, and the
@@ -616,13 +604,38 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
             if set.len() > 4 * MAX_PROBES {
                 return None;
             }
-            let cs = crate::types::case_specific(set.fields().get(at)?);
-            let items = crate::deferred::list_items(set.column(at), cs);
-            let implied = Expr::InList(Box::new(row[at].clone()), items.into(), false);
-            effect(&implied, schema, &own_array)
+            let (i, c) = column(&row[at])?;
+            // as the values of `value_for` would be had the set been an IN list of its
+            // column's values: a case-specific value is no probe of a case-blind column
+            if crate::types::case_specific(set.fields().get(at)?)
+                && !c.case_specific
+                && c.ty.is_character()
+            {
+                return None;
+            }
+            let values = set.column(at);
+            let values = (0..values.len()).map(|r| Some(value_at(values.as_ref(), r)));
+            Some((i, in_points(c, values)?))
         }
         _ => None,
     }
+}
+
+/// An IN's points on column `c`, from its items' values (`None` where an item is not a
+/// constant): `None` (no probe) where a value does not convert exactly. A NULL equals no
+/// row, so it adds no point, and an empty list (an IN subquery without rows) is no point at
+/// all: nothing matches.
+fn in_points(c: &Column, values: impl Iterator<Item = Option<Value>>) -> Option<Effect> {
+    let values: Option<Vec<Value>> = values
+        .filter_map(|v| match v {
+            Some(Value::Null) => None,
+            v => Some(v.and_then(|v| probe_value(&v, c.ty, c.case_specific))),
+        })
+        .collect();
+    let mut values = values?;
+    values.sort_by(tdlite_storage::types::compare_values);
+    values.dedup();
+    Some(Effect::In(values))
 }
 
 fn flip(op: BinOp) -> BinOp {
