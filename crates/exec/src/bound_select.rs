@@ -299,9 +299,11 @@ impl<'a> Exec<'a> {
     /// `w`, an expression over the rows of `table` (whose rows `scope` names: the WHERE
     /// clause of an UPDATE or DELETE, or a SET value of an UPDATE), bound through the plan
     /// cache with this execution's slot values; `None` without a cache, or when `w` does not
-    /// bind on its own (a correlated subquery, a binding error, a type error over no row: the
-    /// caller binds it as usual and raises the error). The first execution's binding is used
-    /// as it is.
+    /// bind on its own (a correlated subquery, a binding error, a type error over no row, a
+    /// subquery's run-time error: the caller binds it as usual and raises the error). The
+    /// first execution's binding is used as it is, an IN subquery's values put in. `also`
+    /// are the statement's expressions bound after `w` (a WHERE's SET values), bound for
+    /// their errors alone before `w`'s subqueries run (`Exec::bind_deferring`).
     ///
     /// # Errors
     /// Errors of the slots' subqueries.
@@ -309,7 +311,7 @@ impl<'a> Exec<'a> {
         &mut self,
         table: &Arc<Table>,
         scope: &Scope,
-        w: &ast::Expr,
+        (w, also): (&ast::Expr, &[&ast::Expr]),
     ) -> Result<Option<CachedExpr>> {
         let Some((cache, context)) = self.plan_cache() else {
             return Ok(None);
@@ -336,24 +338,37 @@ impl<'a> Exec<'a> {
             )
             | Found::Missing => {}
         }
-        let (bound, recording) = self.recorded(|ex| ex.bind_expr(w, scope, None));
-        // (nor one whose operand types fail over no row: the caller raises that error at every
-        // execution, as it checks them before its read)
+        // (its uncorrelated subqueries deferred, run once its names and types are resolved;
+        // its operand types checked over no row: one whose types fail is not kept, the
+        // caller raises that error at every execution, as it checks them before its read)
         let schema = &table.schema.arrow;
-        let Ok(cond) = bound.and_then(|c| c.check_types(schema).map(|()| c)) else {
+        let (bound, recording) = self.recorded(|ex| ex.bind_deferring(&[w], also, scope, schema));
+        let Some(cond) = bound.ok().flatten().and_then(|mut c| c.pop()) else {
             cache.put(block, &context, None);
             return Ok(None);
         };
         let plan = kept_slots(&recording, &[&cond]).then(|| {
-            Plan::Condition(Arc::new(BoundCondition {
+            Arc::new(BoundCondition {
                 table: Arc::downgrade(table),
                 template: OnceLock::new(),
                 cond: cond.clone(),
                 slots: KeptSlots::new(recording.slots.clone()),
-            }))
+            })
         });
-        cache.put(block, &context, plan);
-        Ok(Some(CachedExpr::Bound(cond)))
+        cache.put(block, &context, plan.clone().map(Plan::Condition));
+        // an IN's subquery bound for a plan was not run: its placeholder is in `cond`, and
+        // its values are put in as at any run of the plan
+        let sets = recording.slots.iter().any(|(_, s)| s.many());
+        match (sets, plan) {
+            (false, _) => Ok(Some(CachedExpr::Bound(cond))),
+            (true, Some(b)) => match self.slot_values(&b.slots, true)? {
+                Some(values) => Ok(Some(CachedExpr::Kept(b, values))),
+                // (a subquery that fails: the caller binds afresh and meets its error)
+                None => Ok(None),
+            },
+            // (not kept: bound again by the caller, the IN's subquery run where it is put in)
+            (true, None) => Ok(None),
+        }
     }
 
     /// This execution's values of `slots`: parameters read, subqueries run; `None` if one has

@@ -6,7 +6,10 @@
 //! bound, the subqueries run ([`Deferral::run`]) and their values replace the placeholders
 //! (`EarlyBound::put`, early.rs), before the block plans its read. So the binder runs no
 //! query for them, and a name or type error anywhere in the block comes before a
-//! subquery's run-time error (Teradata resolves a whole request before it runs it).
+//! subquery's run-time error (Teradata resolves a whole request before it runs it). An
+//! UPDATE's or DELETE's WHERE and an UPDATE's SET values bind the same way
+//! (deferred_run.rs `Exec::bind_deferring`), each subquery run as the node of those
+//! expressions it was bound from ([`Nodes::Exprs`]).
 //!
 //! An IN's list is one placeholder item until the subquery's values are put in its place
 //! ([`Values::put`]); a quantified comparison is the one comparison `x > placeholder` until
@@ -74,6 +77,16 @@ pub(crate) enum Kind {
     /// `(x, y) [NOT] IN (SELECT …)`: its rows, a struct array whose fields are its columns
     /// (in_set.rs); its placeholder is the set of an `Expr::InRows`.
     Rows,
+}
+
+/// Where a deferral's subqueries were bound, so that each runs as the node it was bound from
+/// ([`Deferral::run`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Nodes<'a> {
+    /// A block: its SELECT and its ORDER BY.
+    Block(&'a ast::Select, &'a [ast::OrderByExpr]),
+    /// A statement's expressions: an UPDATE's or DELETE's WHERE, an UPDATE's SET values.
+    Exprs(&'a [&'a ast::Expr]),
 }
 
 /// One subquery bound for its columns alone, and the placeholder where its value goes.
@@ -229,29 +242,25 @@ impl Deferral {
         Ok((placeholder, kind))
     }
 
-    /// Runs the deferred subqueries of `block` (the SELECT and its ORDER BY, as bound)
-    /// through `value` (given the query, its kind and its placeholder: a scalar one's value,
+    /// Runs the deferred subqueries of `nodes` (a block's SELECT and ORDER BY, or a
+    /// statement's expressions, as bound) through `value` (given the query, its kind and its placeholder: a scalar one's value,
     /// whether an EXISTS's subquery gives a row, an IN's values, [`column_of`], a row value
     /// IN's rows, [`rows_of`], or, for an IN (a row value's too) kept as a slot of a
     /// prepared request's plan, its placeholder itself, left in place for each run to put
-    /// its values in), in the order they were bound: each the node of `block`
+    /// its values in), in the order they were bound: each the node of `nodes`
     /// it was bound from, or its copy where binding bound a node of its own making (a WHERE
     /// that names a select-list alias). `None` where a value's type is not its placeholder's
     /// (the caller binds the block again with its subqueries run in place).
     ///
     /// # Errors
     /// The subqueries' run-time errors (3669 for a scalar one of two rows, 2618, …).
-    pub(crate) fn run<F>(
-        self,
-        block: (&ast::Select, &[ast::OrderByExpr]),
-        mut value: F,
-    ) -> Result<Option<Values>>
+    pub(crate) fn run<F>(self, nodes: Nodes<'_>, mut value: F) -> Result<Option<Values>>
     where
         F: FnMut(&ast::Query, Kind, &ArrayRef) -> Result<ArrayRef>,
     {
         let mut inputs = Vec::with_capacity(self.inputs.len());
         for input in self.inputs {
-            let v = match run_in_block(block, &input, &mut value) {
+            let v = match run_in_block(nodes, &input, &mut value) {
                 Some(v) => v?,
                 None => value(&input.query, input.kind, &input.placeholder)?,
             };
@@ -348,13 +357,9 @@ impl Values {
     }
 }
 
-/// `value` of `input`'s subquery as the node of `block` it was bound from (the same
-/// address, and equal to its copy); `None` if `block` has no such node.
-fn run_in_block<F>(
-    (s, order_by): (&ast::Select, &[ast::OrderByExpr]),
-    input: &Input,
-    value: &mut F,
-) -> Option<Result<ArrayRef>>
+/// `value` of `input`'s subquery as the node of `nodes` it was bound from (the same
+/// address, and equal to its copy); `None` if `nodes` have no such node.
+fn run_in_block<F>(nodes: Nodes<'_>, input: &Input, value: &mut F) -> Option<Result<ArrayRef>>
 where
     F: FnMut(&ast::Query, Kind, &ArrayRef) -> Result<ArrayRef>,
 {
@@ -379,13 +384,12 @@ where
         value,
         out: None,
     };
-    if s.visit(&mut find).is_continue() {
-        for o in order_by {
-            if o.visit(&mut find).is_break() {
-                break;
-            }
+    let _found = match nodes {
+        Nodes::Block(s, order_by) => {
+            s.visit(&mut find).is_break() || order_by.iter().any(|o| o.visit(&mut find).is_break())
         }
-    }
+        Nodes::Exprs(exprs) => exprs.iter().any(|e| e.visit(&mut find).is_break()),
+    };
     find.out
 }
 

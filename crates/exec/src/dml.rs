@@ -693,7 +693,9 @@ impl Exec<'_> {
         }
     }
 
-    /// The rows of `table` that `selection` selects and their ids. The batch holds the
+    /// The rows of `table` that `selection` selects and their ids (`also`, the statement's
+    /// expressions bound after the read, an UPDATE's SET values, are resolved before its
+    /// subqueries run: `Exec::bind_deferring`). The batch holds the
     /// columns the third value marks, the others NULL (`None`: every column): a caller that
     /// needs more fetches them by id ([`Exec::apply_assignments`]), one that needs only the
     /// ids (DELETE) copies nothing of a wide row.
@@ -701,7 +703,7 @@ impl Exec<'_> {
         &mut self,
         table: &Arc<Table>,
         scope: &Scope,
-        selection: &Option<ast::Expr>,
+        (selection, also): (&Option<ast::Expr>, &[&ast::Expr]),
     ) -> Result<(RecordBatch, Vec<u64>, Option<Vec<bool>>)> {
         // only the columns the condition reads
         let marks = |cond: Option<&Expr>| {
@@ -712,7 +714,7 @@ impl Exec<'_> {
             keep
         };
         if let Some(w) = selection {
-            if let Some(cached) = self.cached_expr(table, scope, w)? {
+            if let Some(cached) = self.cached_expr(table, scope, (w, also))? {
                 let cond = cached.as_cond(&table.schema);
                 // (the bound condition reads the columns its run reads)
                 let keep = marks(Some(cond.bound()));
@@ -721,17 +723,15 @@ impl Exec<'_> {
             }
         }
         // its operands' types checked over no row before a row is read, as a SELECT's WHERE
-        // (query.rs `bind_then_read`): a type error is raised over an empty table too
+        // (query.rs `bind_then_read`): a type error is raised over an empty table too; its
+        // uncorrelated subqueries run after that (deferred_run.rs)
         let schema = &table.schema.arrow;
         let cond = match selection {
-            Some(w) => match self.bind_expr(w, scope, None) {
-                Ok(c) => {
-                    c.check_types(schema)?;
-                    Some(c)
-                }
+            Some(w) => match self.bind_deferring(&[w], also, scope, schema)? {
+                Some(mut c) => c.pop(),
                 // a correlated subquery needs the rows: the conjuncts without a subquery read
                 // them (through an index where they allow), the others run per row on those
-                Err(Error::ColumnNotFound(_)) => {
+                None => {
                     let ty =
                         |c: usize| Some(table.schema.arrow.fields().get(c)?.data_type().clone());
                     let mut safe = |p: &ast::Expr| self.binds_safely(p, scope, &ty);
@@ -762,7 +762,6 @@ impl Exec<'_> {
                     }
                     return Ok((batch, ids.values().to_vec(), None));
                 }
-                Err(e) => return Err(e),
             },
             None => None,
         };
@@ -802,10 +801,20 @@ impl Exec<'_> {
         };
         let (table, q) = self.table_of(target)?;
         crate::subscribers::refuse_change(&table, "UPDATE")?;
+        // the columns set, resolved before anything runs or is read
+        for a in &u.assignments {
+            assigned_column(&table, a)?;
+        }
         let scope = table_scope(&table, &q);
         let (batch, ids, have, scope) = match from {
             None => {
-                let (batch, ids, have) = self.matching_rows(&table, &scope, &u.selection)?;
+                // (the SET values resolved before the WHERE's subqueries run)
+                let values: Vec<&ast::Expr> = (u.assignments.iter())
+                    .filter(|a| crate::default_cells::default_of(&a.value).is_none())
+                    .map(|a| &a.value)
+                    .collect();
+                let (batch, ids, have) =
+                    self.matching_rows(&table, &scope, (&u.selection, &values))?;
                 (batch, ids, have, scope)
             }
             Some(f) => {
@@ -842,17 +851,7 @@ impl Exec<'_> {
         // the columns assigned, each once
         let mut changed: Vec<usize> = Vec::new();
         for a in assignments {
-            let ast::AssignmentTarget::ColumnName(c) = &a.target else {
-                return Err(Error::Unsupported("tuple assignment".into()));
-            };
-            let name = tdlite_parser::object_name_string(c);
-            let Some(idx) = table
-                .schema
-                .column_index(name.rsplit('.').next().unwrap_or(&name))
-            else {
-                return Err(Error::ColumnNotFound(name));
-            };
-            crate::identity::check_update(table, [idx])?;
+            let idx = assigned_column(table, a)?;
             if let Some(d) = crate::default_cells::default_of(&a.value) {
                 // `SET c = DEFAULT` / `DEFAULT(x)`: the default, as an INSERT would store it
                 let v = self.default_cell(table, idx, &d, ids.len())?;
@@ -865,15 +864,24 @@ impl Exec<'_> {
             // a prepared request's kept binding where it has one (the value's `?`s and
             // scalar subqueries as slots), else bound here
             let kept = match cacheable {
-                true => self.cached_expr(table, scope, &a.value)?,
+                true => self.cached_expr(table, scope, (&a.value, &[]))?,
                 false => None,
             };
+            // (its operand types checked over no row, then its uncorrelated subqueries run,
+            // deferred_run.rs)
             let bound = match kept {
-                Some(e) => Ok(e.into_expr()),
-                None => self.bind_expr(&a.value, scope, None),
+                Some(e) => Some(e.into_expr()),
+                None => {
+                    let schema = match cacheable {
+                        true => table.schema.arrow.clone(),
+                        false => batch.schema(),
+                    };
+                    (self.bind_deferring(&[&a.value], &[], scope, &schema)?)
+                        .and_then(|mut v| v.pop())
+                }
             };
             let mut v = match bound {
-                Ok(bound) => {
+                Some(bound) => {
                     let mut reads = vec![false; width];
                     bound.mark_columns(&mut reads);
                     batch = fetch_missing(table, batch, &mut have, &reads, ids)?;
@@ -881,16 +889,13 @@ impl Exec<'_> {
                 }
                 // a correlated scalar subquery runs per target row (Teradata treats the
                 // UPDATE as a joined one): over whole rows, as a query's select list does
-                Err(Error::ColumnNotFound(n))
-                    if crate::correlate::has_subquery(&a.value) && self.names_column(&n, scope) =>
-                {
+                None => {
                     batch = fetch_missing(table, batch, &mut have, &vec![true; width], ids)?;
                     let (bound, wide) = self.with_correlation(scope, batch.clone(), |ex| {
                         ex.bind_expr(&a.value, scope, None)
                     })?;
                     bound.eval(&wide)?
                 }
-                Err(e) => return Err(e),
             };
             if crate::params::is_marker(&a.value) {
                 v = parameter_for(&table.schema.columns[idx], v)?;
@@ -1035,7 +1040,7 @@ impl Exec<'_> {
         }
         let (table, q) = self.table_of(t)?;
         let scope = table_scope(&table, &q);
-        let (_, ids, _) = self.matching_rows(&table, &scope, &d.selection)?;
+        let (_, ids, _) = self.matching_rows(&table, &scope, (&d.selection, &[]))?;
         for rid in &ids {
             self.txn.delete(&table, *rid)?;
         }
@@ -1323,6 +1328,26 @@ fn reject_nulls<'a>(
         }
     }
     Ok(())
+}
+
+/// The column of `table` that assignment `a` sets.
+///
+/// # Errors
+/// 3810 for a column `table` lacks; a tuple assignment; an identity column's refusal
+/// (`identity::check_update`).
+fn assigned_column(table: &Table, a: &ast::Assignment) -> Result<usize> {
+    let ast::AssignmentTarget::ColumnName(c) = &a.target else {
+        return Err(Error::Unsupported("tuple assignment".into()));
+    };
+    let name = tdlite_parser::object_name_string(c);
+    let Some(idx) = table
+        .schema
+        .column_index(name.rsplit('.').next().unwrap_or(&name))
+    else {
+        return Err(Error::ColumnNotFound(name));
+    };
+    crate::identity::check_update(table, [idx])?;
+    Ok(idx)
 }
 
 /// `batch` (rows `ids` of `table`, holding the columns `have` marks; `None`: all) with the

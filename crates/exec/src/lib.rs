@@ -73,6 +73,7 @@ mod decimal;
 mod decorrelate;
 mod default_cells;
 mod deferred;
+mod deferred_run;
 mod dictionary;
 mod dml;
 mod early;

@@ -584,27 +584,11 @@ impl Exec<'_> {
             return self.bind_block_early(s, from, order_by, sample, early);
         }
         // (in a run for the columns alone, its subqueries run in place: that reads nothing
-        // either, and deferring would bind each nested level twice more)
-        let deferral = crate::deferred::Deferral::new(self.shaping());
-        let saved = self.deferral.replace(deferral);
-        let bound = self.bind_block_early(s, from, order_by, sample, early.clone());
-        let deferral = std::mem::replace(&mut self.deferral, saved).unwrap_or_default();
-        if deferral.needs_rows() {
-            // a correlated subquery: bound over the block's rows; its names are resolved
-            // first (the subquery bound to a NULL placeholder), so a wrong one is found
-            // before any row is read (not another error, which the placeholder's type may
-            // have caused; not in a run for the columns alone, where the subquery's own 3810
-            // stopped the binding)
-            return match bound {
-                Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_)))
-                    if deferral.defers() =>
-                {
-                    Err(e)
-                }
-                _ => Ok(None),
-            };
-        }
-        let Some(mut plan) = bound? else {
+        // either, and deferring would bind each nested level twice more); a correlated
+        // subquery: bound over the block's rows, its names resolved first
+        let bound =
+            self.with_deferral(|ex| ex.bind_block_early(s, from, order_by, sample, early.clone()))?;
+        let Some((Some(mut plan), deferral)) = bound else {
             return Ok(None);
         };
         if deferral.is_empty() {
@@ -616,36 +600,7 @@ impl Exec<'_> {
             return Ok(None);
         }
         let whole = matches!(early, Early::Whole);
-        let run = deferral.run((s, order_by), |q, kind, placeholder| match kind {
-            crate::deferred::Kind::Scalar => self.scalar_subquery(q),
-            crate::deferred::Kind::Exists(negated) => {
-                let any = self.run_query(q)?.num_rows() > 0;
-                let value = crate::deferred::exists_value(any, negated);
-                let slot = || crate::slots::Slot::Exists(Box::new(q.clone()), negated);
-                self.note_slot(&value, slot);
-                Ok(value)
-            }
-            // (bound for a prepared request's plan: a slot, its placeholder left for each run
-            // to put its values in; not run here)
-            crate::deferred::Kind::Set(_) if self.recording.get_mut().is_some() => {
-                self.note_slot(placeholder, || crate::slots::Slot::Set(Box::new(q.clone())));
-                Ok(placeholder.clone())
-            }
-            crate::deferred::Kind::Set(_) | crate::deferred::Kind::Quantified(..) => {
-                crate::deferred::column_of(&self.run_query(q)?)
-            }
-            // (the same for a row value's IN: a slot, its rows put in at each run)
-            crate::deferred::Kind::Rows if self.recording.get_mut().is_some() => {
-                self.note_slot(placeholder, || {
-                    crate::slots::Slot::Rows(Box::new(q.clone()))
-                });
-                Ok(placeholder.clone())
-            }
-            crate::deferred::Kind::Rows => {
-                let width = crate::deferred::set_width(placeholder);
-                crate::deferred::rows_of(&self.run_query(q)?, width)
-            }
-        });
+        let run = self.run_deferral(deferral, crate::deferred::Nodes::Block(s, order_by));
         let run = match run {
             // (a view whose table is gone: its 3807 first, as reading it first would meet
             // it, and as for the clauses' binding errors)

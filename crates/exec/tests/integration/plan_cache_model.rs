@@ -970,3 +970,54 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
         assert_eq!(p.plan_cache_hits(), hits, "{sql}: the blocks kept");
     }
 }
+
+/// An UPDATE's or DELETE's WHERE with an uncorrelated IN, row value IN or EXISTS subquery
+/// is bound once and kept: its subqueries are deferred (deferred_run.rs), so binding runs
+/// none of them, and the IN's values or rows are a slot each run puts in. Each later run
+/// uses the kept WHERE, the kept SET value and the subqueries' kept blocks. (Before, binding
+/// ran the IN's subquery, and a WHERE whose binding ran a query was never kept.) An EXISTS
+/// runs through the general path at the first run, so its block is kept through its slot at
+/// the second: one hit fewer there.
+#[test]
+fn a_data_changes_where_with_in_or_exists_subqueries_is_kept() {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE a (k INTEGER NOT NULL, x INTEGER) UNIQUE PRIMARY INDEX (k)",
+        "CREATE TABLE b (k INTEGER, y INTEGER)",
+        "INS a (1, 0); INS a (2, 0); INS a (3, 0); INS a (4, 0)",
+        "INS b (1, 10); INS b (2, 20); INS b (3, 30)",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    for (sql, counts, hits) in [
+        (
+            "UPD a SET x = x + 1 WHERE k IN (SEL k FROM b WHERE y > ?)",
+            [3, 2, 1, 0],
+            [0, 3, 6, 9],
+        ),
+        // a is (1, 1), (2, 2), (3, 3), (4, 0) now
+        (
+            "UPD a SET x = x + 1 WHERE (k, x) IN (SEL k, 1 FROM b WHERE y > ?)",
+            [1, 0, 0, 0],
+            [0, 3, 6, 9],
+        ),
+        // NOT IN an empty set is true
+        (
+            "DEL FROM a WHERE k NOT IN (SEL k FROM b WHERE y > ?) AND EXISTS (SEL 1 FROM b)",
+            [1, 1, 1, 1],
+            [0, 2, 5, 8],
+        ),
+    ] {
+        let p = s.prepare(sql).unwrap();
+        let mut got = (Vec::new(), Vec::new());
+        for y in [0, 10, 20, 30] {
+            let r = s.execute_prepared(&p, &[Value::Int(y)]).unwrap();
+            got.0.push(r[0].activity_count);
+            got.1.push(p.plan_cache_hits());
+        }
+        assert_eq!(got, (counts.to_vec(), hits.to_vec()), "{sql}");
+    }
+    let r = s.execute("SEL COUNT(*) FROM a").unwrap();
+    assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["0"]]);
+}
