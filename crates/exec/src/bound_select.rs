@@ -306,7 +306,8 @@ impl<'a> Exec<'a> {
     /// their errors alone before `w`'s subqueries run (`Exec::bind_deferring`).
     ///
     /// # Errors
-    /// Errors of the slots' subqueries.
+    /// 3939 (a parameter missing); a kept binding's slot subquery that fails gives `None`
+    /// (the caller binds afresh and meets its error).
     pub(crate) fn cached_expr(
         &mut self,
         table: &Arc<Table>,
@@ -343,7 +344,14 @@ impl<'a> Exec<'a> {
         // caller raises that error at every execution, as it checks them before its read)
         let schema = &table.schema.arrow;
         let (bound, recording) = self.recorded(|ex| ex.bind_deferring(&[w], also, scope, schema));
-        let Some(cond) = bound.ok().flatten().and_then(|mut c| c.pop()) else {
+        let cond = match bound {
+            Ok(Some(mut c)) => c.pop(),
+            // (an error that may be another expression's of `also`, a `?` of another type
+            // in a SET value, say: not kept as refused, so that a later run may keep it)
+            Err(_) if !also.is_empty() => return Ok(None),
+            Ok(None) | Err(_) => None,
+        };
+        let Some(cond) = cond else {
             cache.put(block, &context, None);
             return Ok(None);
         };

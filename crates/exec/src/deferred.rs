@@ -47,7 +47,12 @@
 //! nowhere.) An IN's placeholder item stays in a block bound for a prepared request's plan
 //! (a `Slot::Set`, slots.rs), and so does a row value IN's placeholder set (a
 //! `Slot::Rows`): each run of that plan puts its values (its rows) in before anything
-//! evaluates it (inputs.rs `Inputs::put`). EXPLAIN binds no block with a subquery
+//! evaluates it (inputs.rs `Inputs::put`). A data change's expressions bound so
+//! (deferred_run.rs `Exec::bind_deferring`) get their values by [`Values::put`] before any
+//! row is evaluated; those bound there for their errors alone (`resolve_only`) are
+//! evaluated over no row and dropped, their inputs forgotten ([`Deferral::back_to`]); a
+//! kept WHERE or SET value (bound_select.rs `BoundCondition`) keeps an IN's placeholder as
+//! a slot, put in at each run (`CachedExpr::as_cond`, `CachedExpr::into_expr`). EXPLAIN binds no block with a subquery
 //! this way.
 
 use crate::error::{Error, Result};

@@ -6,7 +6,13 @@
 //! columns alone, a placeholder where its value goes, and runs only once every name and
 //! operand type is resolved; its value then replaces the placeholder. So a wrong name or a
 //! type error comes before a subquery's run-time error, as Teradata resolves a request
-//! before it runs it, and the binder runs no query.
+//! before it runs it, and the binder runs no subquery for its values (each is run over no
+//! rows for its columns, `Exec::shape_of`; a quantified comparison other than `= ANY` and
+//! `<> ALL` runs here even for a prepared request's plan, which then is not kept).
+//!
+//! Not covered yet: UPDATE … FROM's and MERGE's conditions (bound over the joined rows),
+//! and a kept WHERE's run (bound_select.rs `cached_expr`), which runs its slots' subqueries
+//! before the SET values bind (each was resolved at the first run).
 //!
 //! Bound for a prepared request's plan (a recording, slots.rs), an IN's or a row value IN's
 //! subquery is not run here: its placeholder stays, a slot whose values each run of the plan
@@ -98,12 +104,13 @@ impl Exec<'_> {
     /// correlated subquery needs the rows (names resolved first: a wrong one is its 3810
     /// here, before any subquery runs): the caller binds over the rows.
     ///
-    /// Where a subquery is to run, `also` (the statement's expressions bound later: an
-    /// UPDATE's SET values, after its WHERE's read) are bound first too, for their errors
-    /// alone (what they bind is dropped; they are bound again where they are used, and
-    /// record nothing for a prepared request's plan): so a wrong name in a SET value comes
-    /// before the WHERE's subquery's run-time error, as Teradata resolves the whole request
-    /// first.
+    /// Where a subquery is to run (here, or per row for a correlated one), `also` (the
+    /// statement's expressions bound later: an UPDATE's SET values after its WHERE, the SET
+    /// values after a SET value) are bound first too, for their errors alone (what they bind
+    /// is dropped; they are bound again where they are used, and put no slot in a prepared
+    /// request's recording, though their subqueries' columns are kept in its plan cache as
+    /// any shape is): so a wrong name in a SET value comes before the WHERE's subquery's
+    /// run-time error, as Teradata resolves the whole request first.
     ///
     /// # Errors
     /// Binding errors (3810, 3822, …), type errors, the subqueries' run-time errors.
@@ -129,7 +136,11 @@ impl Exec<'_> {
         }
         let bound = self.with_deferral(|ex| {
             let bound = bind_all(ex)?;
-            if ex.deferral.as_ref().is_some_and(|d| !d.is_empty()) {
+            if ex
+                .deferral
+                .as_ref()
+                .is_some_and(|d| d.needs_rows() || !d.is_empty())
+            {
                 ex.resolve_only(also, scope, schema)?;
             }
             Ok(bound)

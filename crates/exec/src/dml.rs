@@ -809,10 +809,7 @@ impl Exec<'_> {
         let (batch, ids, have, scope) = match from {
             None => {
                 // (the SET values resolved before the WHERE's subqueries run)
-                let values: Vec<&ast::Expr> = (u.assignments.iter())
-                    .filter(|a| crate::default_cells::default_of(&a.value).is_none())
-                    .map(|a| &a.value)
-                    .collect();
+                let values = set_values(&u.assignments);
                 let (batch, ids, have) =
                     self.matching_rows(&table, &scope, (&u.selection, &values))?;
                 (batch, ids, have, scope)
@@ -850,7 +847,7 @@ impl Exec<'_> {
         let mut new_cols: Vec<ArrayRef> = batch.columns()[..width].to_vec();
         // the columns assigned, each once
         let mut changed: Vec<usize> = Vec::new();
-        for a in assignments {
+        for (i, a) in assignments.iter().enumerate() {
             let idx = assigned_column(table, a)?;
             if let Some(d) = crate::default_cells::default_of(&a.value) {
                 // `SET c = DEFAULT` / `DEFAULT(x)`: the default, as an INSERT would store it
@@ -862,9 +859,11 @@ impl Exec<'_> {
                 continue;
             }
             // a prepared request's kept binding where it has one (the value's `?`s and
-            // scalar subqueries as slots), else bound here
+            // scalar subqueries as slots), else bound here; the values after it resolved
+            // before its subqueries run
+            let rest = set_values(&assignments[i + 1..]);
             let kept = match cacheable {
-                true => self.cached_expr(table, scope, (&a.value, &[]))?,
+                true => self.cached_expr(table, scope, (&a.value, &rest))?,
                 false => None,
             };
             // (its operand types checked over no row, then its uncorrelated subqueries run,
@@ -876,7 +875,7 @@ impl Exec<'_> {
                         true => table.schema.arrow.clone(),
                         false => batch.schema(),
                     };
-                    (self.bind_deferring(&[&a.value], &[], scope, &schema)?)
+                    (self.bind_deferring(&[&a.value], &rest, scope, &schema)?)
                         .and_then(|mut v| v.pop())
                 }
             };
@@ -1328,6 +1327,14 @@ fn reject_nulls<'a>(
         }
     }
     Ok(())
+}
+
+/// The values `assignments` set that are expressions (not DEFAULT).
+fn set_values(assignments: &[ast::Assignment]) -> Vec<&ast::Expr> {
+    (assignments.iter())
+        .filter(|a| crate::default_cells::default_of(&a.value).is_none())
+        .map(|a| &a.value)
+        .collect()
 }
 
 /// The column of `table` that assignment `a` sets.
