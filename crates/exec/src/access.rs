@@ -134,7 +134,10 @@ const ALONE_ROWS: usize = tdlite_storage::table::SEGMENT_ROWS;
 /// The index `plan::choose` picks for `preds` on `table` and its key ranges; `None` where the
 /// rows are read by a full scan.
 fn index_ranges(table: &Table, preds: &Preds) -> Option<(IndexAccess, Vec<KeyRange>)> {
-    plan::choose(&table.schema, preds).and_then(|a| a.ranges(&table.schema, preds).map(|r| (a, r)))
+    plan::choose(&table.schema, preds, &|| {
+        plan::max_probes(table.row_versions())
+    })
+    .and_then(|a| a.ranges(&table.schema, preds).map(|r| (a, r)))
 }
 
 /// The rows of `batch` (with their ids, if given) that pass each of `conds` in turn (a condition sees
@@ -451,7 +454,9 @@ impl Exec<'_> {
         preds: &Preds,
         keep: Option<&[bool]>,
     ) -> Option<(RecordBatch, Vec<RowId>)> {
-        let a = plan::choose(&table.schema, preds)?;
+        let a = plan::choose(&table.schema, preds, &|| {
+            plan::max_probes(table.row_versions())
+        })?;
         let spec = table.schema.indexes().nth(a.index)?;
         let bounded = spec.columns.get(..a.eq_len + usize::from(a.range))?;
         let ranged = a.range.then(|| spec.columns.get(a.eq_len)).flatten();

@@ -931,7 +931,9 @@ impl Explainer<'_, '_> {
                     self.line(depth, w);
                 }
             }
-            None => match plan::choose(&table.schema, &preds) {
+            None => match plan::choose(&table.schema, &preds, &|| {
+                plan::max_probes(table.row_versions())
+            }) {
                 Some(a) => {
                     let spec_len = table
                         .schema

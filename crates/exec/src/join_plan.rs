@@ -190,7 +190,7 @@ pub(crate) fn table_estimate(rows: usize, schema: &TableSchema, preds: &Preds, o
     if own == 0 || rows == 0 {
         return rows as u64;
     }
-    if let Some(a) = choose(schema, preds) {
+    if let Some(a) = choose(schema, preds, &|| crate::plan::max_probes(rows)) {
         if let Some(spec) = schema
             .indexes()
             .nth(a.index)
@@ -271,7 +271,7 @@ pub(crate) fn probe_index(
             p.points = Some(vec![tdlite_storage::types::Value::Null]);
         }
     }
-    let access = choose(schema, &with)?;
+    let access = choose(schema, &with, &crate::plan::fixed_probes)?;
     let spec = schema.indexes().nth(access.index)?;
     spec.columns
         .get(..access.eq_len)?

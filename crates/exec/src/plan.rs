@@ -28,8 +28,22 @@ use tdlite_storage::index::{indexable, KeyRange};
 use tdlite_storage::key::PartTest;
 use tdlite_storage::types::{normalize_for_key, value_at, SqlType, Value};
 
-/// The most probes an IN list (or several) may expand into.
+/// The most probes an IN list (or several) may expand into on any table, and in a MIN/MAX
+/// walk; a larger table allows more ([`max_probes`]).
 const MAX_PROBES: usize = 256;
+
+/// A table allows a probe per this many of its rows, if that is more than [`MAX_PROBES`]: a
+/// probe (an index lookup, its rows fetched by id) costs about what testing a few dozen rows
+/// of a scan costs (`bench scan`'s IN of 1,000 values).
+const ROWS_PER_PROBE: usize = 32;
+
+/// The most probes on any table.
+const MAX_SCALED_PROBES: usize = 1 << 16;
+
+/// The most rows of a row value IN's set whose first column's values are made probe points
+/// (a larger set reads every row; so does one whose distinct values are more probes than
+/// its table allows).
+const MAX_SET_POINTS: usize = 1 << 14;
 
 /// What the WHERE clause fixes about one column.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -595,13 +609,12 @@ fn effect(e: &Expr, schema: &TableSchema, lit: Lit<'_>) -> Option<(usize, Effect
         // value of `x`: that IN (not the whole condition: [`may_overflow`] says so, and the
         // filter runs on the rows it reads). Its set is the subquery's rows, put in before a
         // read is planned (a deferred subquery's placeholder, one NULL row, would probe
-        // nothing); one of more rows than a probe could take (`eq_prefix`'s
-        // [`MAX_PROBES`] distinct values, each row a value at most four times) is no probe.
+        // nothing); one of more than [`MAX_SET_POINTS`] rows is no probe.
         Expr::InRows(row, set, false, _) => {
             let at = row.iter().position(|x| column(x).is_some())?;
             let set = lit(set);
             let set = arrow::array::AsArray::as_struct_opt(&set)?;
-            if set.len() > 4 * MAX_PROBES {
+            if set.len() > MAX_SET_POINTS {
                 return None;
             }
             let (i, c) = column(&row[at])?;
@@ -716,9 +729,24 @@ pub fn ordered_like_values(ty: SqlType) -> bool {
     )
 }
 
+/// The most probes a read of a table of `rows` row versions may make: [`MAX_PROBES`], or
+/// one per [`ROWS_PER_PROBE`] rows of a larger table, at most [`MAX_SCALED_PROBES`].
+pub fn max_probes(rows: usize) -> usize {
+    (rows / ROWS_PER_PROBE).clamp(MAX_PROBES, MAX_SCALED_PROBES)
+}
+
+/// The most probes a read may make, asked only when an IN list's points are more than
+/// [`MAX_PROBES`] ([`max_probes`] of the table's rows, which its lock gives).
+pub type MaxProbes<'a> = &'a dyn Fn() -> usize;
+
+/// [`MaxProbes`] of every table: [`MAX_PROBES`].
+pub fn fixed_probes() -> usize {
+    MAX_PROBES
+}
+
 /// How many leading columns of `spec` equalities fix (stopping before the probes would
-/// exceed [`MAX_PROBES`]).
-fn eq_prefix(spec: &IndexSpec, preds: &Preds) -> usize {
+/// exceed `max`).
+fn eq_prefix(spec: &IndexSpec, preds: &Preds, max: MaxProbes<'_>) -> usize {
     let mut probes = 1usize;
     let mut n = 0;
     for c in &spec.columns {
@@ -726,7 +754,7 @@ fn eq_prefix(spec: &IndexSpec, preds: &Preds) -> usize {
             break;
         };
         probes = probes.saturating_mul(points.len());
-        if probes > MAX_PROBES {
+        if probes > MAX_PROBES && probes > max() {
             break;
         }
         n += 1;
@@ -741,8 +769,10 @@ fn has_range(spec: &IndexSpec, at: usize, preds: &Preds) -> bool {
         .is_some_and(|p| p.lo.is_some() || p.hi.is_some())
 }
 
-/// The index for reading the rows `preds` select, if any index helps.
-pub fn choose(schema: &TableSchema, preds: &Preds) -> Option<IndexAccess> {
+/// The index for reading the rows `preds` select, if any index helps; equalities that fix
+/// more than `max` probes are not probed ([`max_probes`] of the table's rows; a MIN/MAX walk
+/// and a join's probe of its keys' values allow [`MAX_PROBES`]).
+pub fn choose(schema: &TableSchema, preds: &Preds, max: MaxProbes<'_>) -> Option<IndexAccess> {
     // (fixes a unique key, equality prefix, range after it, narrower index)
     type Score = (bool, usize, bool, std::cmp::Reverse<usize>);
     let mut best: Option<(Score, IndexAccess)> = None;
@@ -750,7 +780,7 @@ pub fn choose(schema: &TableSchema, preds: &Preds) -> Option<IndexAccess> {
         if !indexable(schema, spec) {
             continue;
         }
-        let eq_len = eq_prefix(spec, preds);
+        let eq_len = eq_prefix(spec, preds, max);
         let range = has_range(spec, eq_len, preds);
         if eq_len == 0 && !range {
             continue;
@@ -796,7 +826,7 @@ pub fn choose_min_max(schema: &TableSchema, preds: &Preds, col: usize) -> Option
         let Some(target) = spec.columns.iter().position(|&c| c == col) else {
             continue;
         };
-        let eq_len = eq_prefix(spec, preds);
+        let eq_len = eq_prefix(spec, preds, &fixed_probes);
         let gap = target.saturating_sub(eq_len);
         // columns between the prefix and the target are skipped over group by group: only
         // worth it for one column that a range narrows
@@ -821,7 +851,7 @@ pub fn choose_min_max(schema: &TableSchema, preds: &Preds, col: usize) -> Option
     match best {
         // a walk the conditions do not narrow filters row after row until one passes: when
         // an index can fetch the qualifying rows instead, that is the safer plan
-        Some(((0, _), _)) if choose(schema, preds).is_some() => None,
+        Some(((0, _), _)) if choose(schema, preds, &fixed_probes).is_some() => None,
         b => b.map(|(_, a)| a),
     }
 }

@@ -56,9 +56,12 @@ impl Exec<'_> {
         items.iter().for_each(|i| i.0.mark_columns(&mut keep));
         // where an index narrows the read, the rows come from it in one batch
         let preds = cond.map(|c| c.preds(&table.schema));
-        let indexed = preds
-            .as_ref()
-            .is_some_and(|p| crate::plan::choose(&table.schema, &p.0).is_some());
+        let indexed = preds.as_ref().is_some_and(|p| {
+            crate::plan::choose(&table.schema, &p.0, &|| {
+                crate::plan::max_probes(table.row_versions())
+            })
+            .is_some()
+        });
         // what is read: those columns and the condition's
         let mut read = keep.clone();
         cond.iter().for_each(|c| c.bound().mark_columns(&mut read));

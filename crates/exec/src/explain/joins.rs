@@ -134,7 +134,7 @@ pub(super) fn read_text(
     est: u64,
 ) -> String {
     let rows = if est == 1 { "row" } else { "rows" };
-    let Some(a) = plan::choose(&t.schema, preds) else {
+    let Some(a) = plan::choose(&t.schema, preds, &|| plan::max_probes(t.row_versions())) else {
         return format!("Full scan of {label}, an estimated {est} {rows}");
     };
     let spec = t.schema.indexes().nth(a.index);

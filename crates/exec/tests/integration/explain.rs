@@ -682,3 +682,56 @@ fn a_join_of_tables_is_bound_as_the_query_binds_it() {
         [["Ann", "2"]]
     );
 }
+
+/// An IN list of more values than 256 probes an index when the table is large enough: a
+/// probe per 32 rows (plan.rs `max_probes`), so 400 values over 20,000 rows are probed, and
+/// over 2,000 rows the table is scanned. Either way the rows are those a scan finds
+/// (`k + 0` is no column: it never probes).
+#[test]
+fn a_long_in_list_probes_an_index_when_the_table_is_large_enough() {
+    let db = Database::new();
+    let mut s = db.session();
+    for sql in [
+        "CREATE TABLE big (k INTEGER NOT NULL, x INTEGER) UNIQUE PRIMARY INDEX (k)",
+        "CREATE TABLE small (k INTEGER NOT NULL, x INTEGER) UNIQUE PRIMARY INDEX (k)",
+        "INS big SEL day_of_calendar, day_of_calendar MOD 7 FROM sys_calendar.calendar \
+         WHERE day_of_calendar <= 20000",
+        "INS small SEL k, x FROM big WHERE k <= 2000",
+    ] {
+        s.execute(sql).unwrap();
+    }
+    let list: Vec<String> = (1..=400).map(|i| (i * 37).to_string()).collect();
+    let list = list.join(", ");
+    let first_step = |s: &mut Session, table: &str, operand: &str| {
+        let text = explain(
+            s,
+            &format!("SEL COUNT(*) FROM {table} WHERE {operand} IN ({list})"),
+        );
+        let read = text.lines().find(|l| l.contains(table) && !l.starts_with("SEL"));
+        read.map(|l| l.trim().to_string()).unwrap_or_default()
+    };
+    assert!(
+        first_step(&mut s, "big", "k").contains("index"),
+        "{}",
+        first_step(&mut s, "big", "k")
+    );
+    assert!(first_step(&mut s, "big", "k + 0").starts_with("Full scan"));
+    assert!(
+        first_step(&mut s, "small", "k").starts_with("Full scan"),
+        "{}",
+        first_step(&mut s, "small", "k")
+    );
+    for table in ["big", "small"] {
+        let count = |s: &mut Session, operand: &str, not: &str| {
+            let sql = format!("SEL COUNT(*), SUM(x) FROM {table} WHERE {operand} {not} IN ({list})");
+            let r = s.execute(&sql).unwrap();
+            r[0].rows.as_ref().unwrap().to_strings()
+        };
+        let expected = match table {
+            "big" => vec![vec!["400".to_string(), count(&mut s, "k + 0", "")[0][1].clone()]],
+            _ => vec![vec!["54".to_string(), count(&mut s, "k + 0", "")[0][1].clone()]],
+        };
+        assert_eq!(count(&mut s, "k", ""), expected, "{table}");
+        assert_eq!(count(&mut s, "k", "NOT"), count(&mut s, "k + 0", "NOT"), "{table}");
+    }
+}

@@ -4,7 +4,7 @@
 //! by its key through a view, TOP 10 with no ORDER BY (alone and with a WHERE), ORDER BY …
 //! TOP 10 over N rows, three correlated subqueries over the M-row tables, and three over 200
 //! rows of a, run per row; IN, NOT IN and a row value's IN over 1,000 values, against every
-//! row of a;
+//! row of a, and the IN against a's key;
 //! then prepared joins of one row of a (or of a view of a) by its key (a parameter), run with
 //! many keys.
 //! Both engines in memory, same rows;
@@ -198,6 +198,12 @@ const QUERIES: [(&str, &str, &str); 23] = [
         "NOT IN subquery of 1,000 values, over every row of a",
         "SEL COUNT(*) FROM a WHERE x + k NOT IN (SEL y + k FROM b WHERE k < 2000)",
         "SELECT COUNT(*) FROM a WHERE x + k NOT IN (SELECT y + k FROM b WHERE k < 2000)",
+    ),
+    // the same values against a's key: probed (a's 100,000 rows allow 3,125 probes)
+    (
+        "IN subquery of 1,000 values, by a's key",
+        "SEL COUNT(*) FROM a WHERE k IN (SEL k + 1 FROM b WHERE k < 2000)",
+        "SELECT COUNT(*) FROM a WHERE k IN (SELECT k + 1 FROM b WHERE k < 2000)",
     ),
     (
         "row value IN subquery of 1,000 rows, over every row of a",
