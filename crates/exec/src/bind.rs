@@ -2622,28 +2622,34 @@ impl Exec<'_> {
         }])
     }
 
-    /// `q` run over no rows for its columns (not counted as a query a kept plan's binding
-    /// ran: it bakes no value into the plan), then deferred as `kind` (a set's
+    /// The columns of query `q`: its run over no rows (`Exec::shape_of`; not counted as a
+    /// query a kept plan's binding ran: it bakes no value into the plan), or what a prepared
+    /// request's earlier execution kept of it (bound_select.rs).
+    ///
+    /// # Errors
+    /// `q`'s binding and type errors.
+    pub(crate) fn columns_of(&mut self, q: &ast::Query) -> Result<arrow::datatypes::SchemaRef> {
+        if let Some(schema) = self.kept_shape(q) {
+            return Ok(schema);
+        }
+        let recording = self.recording.get_mut().take();
+        let shape = self.shape_of(q);
+        *self.recording.get_mut() = recording;
+        let schema = shape?.schema;
+        self.keep_shape(q, &schema);
+        Ok(schema)
+    }
+
+    /// `q`'s columns ([`Exec::columns_of`]), then deferred as `kind` (a set's
     /// case-specificity read from its column): the placeholder and the kind deferred.
     fn deferred_input(
         &mut self,
         q: &ast::Query,
         kind: crate::deferred::Kind,
     ) -> Result<(ArrayRef, crate::deferred::Kind)> {
-        // (a prepared request's earlier execution may have kept its columns, bound_select.rs)
-        let shape = match self.kept_shape(q) {
-            Some(schema) => Rows {
-                schema,
-                batches: Vec::new(),
-            },
-            None => {
-                let recording = self.recording.get_mut().take();
-                let shape = self.shape_of(q);
-                *self.recording.get_mut() = recording;
-                let shape = shape?;
-                self.keep_shape(q, &shape.schema);
-                shape
-            }
+        let shape = Rows {
+            schema: self.columns_of(q)?,
+            batches: Vec::new(),
         };
         match self.deferral.as_mut() {
             Some(d) => d.defer(q, kind, &shape),

@@ -15,7 +15,7 @@ use crate::expr::{BinOp, Expr};
 use crate::join_plan::{self, cannot_fail, is_hoistable, key_sides, table_estimate, Cond, Step};
 use crate::join_step::Kind;
 use crate::plan::Preds;
-use arrow::datatypes::DataType;
+use arrow::datatypes::{DataType, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
@@ -64,8 +64,15 @@ pub(crate) enum FromRel {
     /// A view, bound from the columns the catalog records for it and read at its step by
     /// its query, or by the query given (its query with conditions pushed in: pushdown.rs).
     View(Arc<Table>, Option<Arc<ast::Query>>),
-    /// Rows read while binding (a CTE, derived table, table function, a join in parentheses,
-    /// a view whose recorded types cannot be trusted: `Exec::unread_view`).
+    /// A derived table, bound from its query's columns (its run over no rows,
+    /// `Exec::columns_of`) and made at its step: by the query given (its query with
+    /// conditions pushed in), else by its own query, the relation at this position of the
+    /// FROM (run as the request's node, so that a prepared request keeps the blocks inside
+    /// it); its rows take the columns' types of `shape` (`Exec::unread_derived`).
+    Derived(Option<Arc<ast::Query>>, usize, SchemaRef),
+    /// Rows read while binding (a CTE, table function, a join in parentheses, a derived
+    /// table bound in a run for the columns alone, a view whose recorded types cannot be
+    /// trusted: `Exec::unread_view`).
     Rows(RecordBatch),
 }
 
@@ -76,6 +83,7 @@ impl FromRel {
             FromRel::Table(table, _) | FromRel::View(table, _) => {
                 table.schema.arrow.fields().clone()
             }
+            FromRel::Derived(_, _, shape) => shape.fields().clone(),
             FromRel::Rows(rows) => rows.schema().fields().clone(),
         };
         fields.iter().map(|f| f.data_type().clone()).collect()
@@ -180,6 +188,7 @@ impl BoundFrom {
             FromRel::Table(table, _) | FromRel::View(table, _) => {
                 table.schema.arrow.field(at).data_type().clone()
             }
+            FromRel::Derived(_, _, shape) => shape.field(at).data_type().clone(),
             FromRel::Rows(rows) => rows.schema().field(at).data_type().clone(),
         })
     }

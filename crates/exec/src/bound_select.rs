@@ -841,7 +841,8 @@ impl<'a> Exec<'a> {
             return Ok(None);
         };
         tables.iter().for_each(|t| self.count_volatile_use(t));
-        let (_, rows) = self.run_from(from)?;
+        // (a kept join has no derived table: the FROM's nodes are not needed)
+        let (_, rows) = self.run_from(from, &[])?;
         let items = put_items(&k.join.items, &put);
         let tail = &k.join.tail;
         self.finish_kept(

@@ -14,8 +14,11 @@
 //! from the columns the catalog records for it and read at its step too, with the conditions
 //! that name it alone and cannot fail pushed into its query (pushdown.rs); if its query now
 //! gives other types (a table under it made again), the FROM is bound again over its rows.
-//! CTEs, derived tables and table functions are read while binding (`bind_from`); the
-//! binding reads no base table and no view.
+//! A derived table is bound from its query's columns (its run over no rows) and made at its
+//! step, with conditions pushed into it as into a view (`unread_derived`). A CTE's rows are
+//! made before the block; table functions (and a derived table in a run for the columns
+//! alone) are read while binding (`bind_from`); the binding reads no base table, no view and
+//! no derived table.
 //!
 //! A join step (`join`, in join_step.rs with its row limit) pairs the rows joined so far with
 //! one more relation: hashed on leading column equalities, else a nested loop. When every join
@@ -156,6 +159,32 @@ fn same_name(a: &[ast::Ident], b: &[ast::Ident]) -> bool {
 
 /// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
 /// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
+/// A derived table's rows, made at its step, as the one batch of its columns as bound
+/// (`shape`, its query's run over no rows): the same query gives the same types, and a
+/// column typed otherwise (not met) is converted to the type bound.
+fn as_shaped(
+    rows: crate::result::Rows,
+    shape: &arrow::datatypes::SchemaRef,
+) -> Result<RecordBatch> {
+    let batch = concat_batches(&rows.schema, &rows.batches)?;
+    if batch.num_columns() != shape.fields().len() {
+        return Err(Error::Internal("a derived table's columns changed".into()));
+    }
+    let columns = (batch.columns().iter().zip(shape.fields()))
+        .map(|(c, f)| match c.data_type() == f.data_type() {
+            true => Ok(c.clone()),
+            false => Ok(arrow::compute::cast(c, f.data_type())?),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let options =
+        arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(
+        shape.clone(),
+        columns,
+        &options,
+    )?)
+}
+
 fn derived_relation(
     rows: crate::result::Rows,
     q: Option<String>,
@@ -326,23 +355,8 @@ impl Exec<'_> {
                     view: Some(view),
                 })
             }
-            ast::TableFactor::Derived {
-                lateral: false,
-                subquery,
-                alias: Some(alias),
-                sample: None,
-            } => {
-                let names = match alias.columns.as_slice() {
-                    [] => crate::pushdown::output_names(subquery, &columns)?,
-                    listed => listed.iter().map(|c| Some(c.name.value.clone())).collect(),
-                };
-                let rel = crate::pushdown::Relation {
-                    query: subquery,
-                    names,
-                    qualifier: alias.name.value.clone(),
-                    view: None,
-                    params: self.params,
-                };
+            ast::TableFactor::Derived { .. } => {
+                let rel = self.derived_rel(tf)?;
                 let (query, conjuncts) = crate::pushdown::push_into(&rel, selection, &columns)?;
                 Some(Pushed {
                     query,
@@ -353,6 +367,36 @@ impl Exec<'_> {
             }
             _ => None,
         }
+    }
+
+    /// Derived table `tf` (with an alias, not LATERAL, no SAMPLE) as a relation conditions
+    /// may be pushed into (pushdown.rs); `None` for any other relation, or one whose column
+    /// names are not known without running it.
+    fn derived_rel<'r>(
+        &'r self,
+        tf: &'r ast::TableFactor,
+    ) -> Option<crate::pushdown::Relation<'r>> {
+        let ast::TableFactor::Derived {
+            lateral: false,
+            subquery,
+            alias: Some(alias),
+            sample: None,
+        } = tf
+        else {
+            return None;
+        };
+        let columns = |n: &ast::ObjectName| self.table_columns(n);
+        let names = match alias.columns.as_slice() {
+            [] => crate::pushdown::output_names(subquery, &columns)?,
+            listed => listed.iter().map(|c| Some(c.name.value.clone())).collect(),
+        };
+        Some(crate::pushdown::Relation {
+            query: subquery,
+            names,
+            qualifier: alias.name.value.clone(),
+            view: None,
+            params: self.params,
+        })
     }
 
     /// [`Exec::relation`] for the one relation of a block whose WHERE is `selection`: a view
@@ -385,7 +429,7 @@ impl Exec<'_> {
         }
     }
 
-    /// A view among the relations (`factors`) of a FROM of inner joins, with those of
+    /// A view or derived table among the relations (`factors`) of a FROM of inner joins, with those of
     /// `conds` (WHERE's and the ONs' conjuncts: [`join_conds`]) that name only its columns
     /// and cannot fail pushed into its query (`pushdown::push_into_join`); `None` when `tf`
     /// is no view or nothing can be pushed. Not when another relation's name ends as its
@@ -402,7 +446,12 @@ impl Exec<'_> {
         if conds.is_empty() {
             return None;
         }
-        let (view, query, qualifier) = self.view_named(tf)?;
+        let view = self.view_named(tf);
+        let rel = match &view {
+            Some((v, query, qualifier)) => view_relation(v, query, qualifier.clone(), self.params),
+            None => self.derived_rel(tf)?,
+        };
+        let qualifier = rel.qualifier.clone();
         let last = |q: &str| q.rsplit('.').next().unwrap_or(q).to_ascii_uppercase();
         let others: Vec<&ast::TableFactor> = (factors.iter().copied())
             .filter(|f| !std::ptr::eq(*f, tf))
@@ -428,7 +477,6 @@ impl Exec<'_> {
             })
         };
         let columns = |n: &ast::ObjectName| self.table_columns(n);
-        let rel = view_relation(&view, &query, qualifier, self.params);
         let (query, conjuncts) = match factors {
             [_] => crate::pushdown::push_leading(&rel, conds.to_vec(), &columns)?,
             _ => crate::pushdown::push_into_join(&rel, conds, &columns, &shared)?,
@@ -436,8 +484,8 @@ impl Exec<'_> {
         Some(Pushed {
             query,
             conjuncts,
-            qualifier: rel.qualifier,
-            view: Some(view),
+            qualifier,
+            view: view.map(|(v, ..)| v),
         })
     }
 
@@ -462,6 +510,41 @@ impl Exec<'_> {
         let scope = crate::view::recorded_scope(&view.schema, &qualifier);
         let query = (self.pushed_in_join(tf, factors, conds)).map(|p| Arc::new(p.query));
         Some((scope, FromRel::View(view, query)))
+    }
+
+    /// Derived table `tf` (with an alias, not LATERAL, no SAMPLE) at position `at` of a FROM
+    /// whose relations are `factors` and conditions `conds` (empty with an outer join),
+    /// unread: its scope from its query's columns (`Exec::columns_of`, which runs it over no
+    /// rows), and the relation that makes it at its step, with what of `conds` can be pushed
+    /// into it ([`Exec::pushed_in_join`]). `None` in a run for the columns alone (made now,
+    /// over no rows) and where its columns cannot be had alone (its query names a column of
+    /// an enclosing query's row: made now, for that row): the caller makes it now.
+    fn unread_derived(
+        &mut self,
+        (tf, at): (&ast::TableFactor, usize),
+        factors: &[&ast::TableFactor],
+        conds: &[ast::Expr],
+    ) -> Option<(Scope, FromRel)> {
+        let ast::TableFactor::Derived {
+            subquery,
+            alias: Some(alias),
+            ..
+        } = tf
+        else {
+            return None;
+        };
+        if !self.binds_unread_derived(tf) {
+            return None;
+        }
+        let shape = self.columns_of(subquery).ok()?;
+        let rows = crate::result::Rows {
+            schema: shape,
+            batches: Vec::new(),
+        };
+        let q = Some(alias.name.value.to_ascii_uppercase());
+        let (scope, none) = derived_relation(rows, q, Some(&alias.columns)).ok()?;
+        let query = (self.pushed_in_join(tf, factors, conds)).map(|p| Arc::new(p.query));
+        Some((scope, FromRel::Derived(query, at, none.schema())))
     }
 
     /// The error a view of `from` that a join binds unread ([`Exec::unread_view`]) would
@@ -918,11 +1001,11 @@ impl Exec<'_> {
             return Ok((scope, acc));
         }
         let bound = self.bind_joined(from, selection)?;
-        match self.run_from(bound) {
+        match self.run_from(bound, from) {
             // a view's types are no longer those it was bound with: bound again over its rows
             Err(Error::ViewRetyped(_)) if !self.views_read_early => {
                 let saved = std::mem::replace(&mut self.views_read_early, true);
-                let joined = (self.bind_from(from, selection)).and_then(|b| self.run_from(b));
+                let joined = (self.bind_from(from, selection)).and_then(|b| self.run_from(b, from));
                 self.views_read_early = saved;
                 joined
             }
@@ -981,17 +1064,19 @@ impl Exec<'_> {
         };
         let mut rels = Vec::with_capacity(steps.len());
         let mut scopes = Vec::with_capacity(steps.len());
-        for (tf, ..) in &steps {
+        for (at, (tf, ..)) in steps.iter().enumerate() {
             match self.base_table(tf)? {
                 Some((table, q)) => {
                     scopes.push(crate::names::table_scope(&table, &q));
                     let keep = self.keep_named(&table);
                     rels.push(FromRel::Table(table, keep));
                 }
-                None => match self.unread_view(tf, &factors, &conds) {
-                    Some((rscope, view)) => {
+                None => match (self.unread_view(tf, &factors, &conds))
+                    .or_else(|| self.unread_derived((tf, at), &factors, &conds))
+                {
+                    Some((rscope, rel)) => {
                         scopes.push(rscope);
-                        rels.push(view);
+                        rels.push(rel);
                     }
                     None => {
                         let (rscope, rows) = match self.pushed_in_join(tf, &factors, &conds) {
@@ -1115,7 +1200,11 @@ impl Exec<'_> {
     ///
     /// # Errors
     /// Evaluation errors of the conditions, the join's row limit.
-    pub(crate) fn run_from(&mut self, bound: BoundFrom) -> Result<(Scope, RecordBatch)> {
+    pub(crate) fn run_from(
+        &mut self,
+        bound: BoundFrom,
+        from: &[ast::TableWithJoins],
+    ) -> Result<(Scope, RecordBatch)> {
         let FromPlan {
             steps: plan,
             owns,
@@ -1204,6 +1293,17 @@ impl Exec<'_> {
                 FromRel::View(view, query) => {
                     let bound = &scope.columns[starts[r]..starts[r] + width(r)];
                     let rows = self.view_batch(&view, query.as_deref(), kept, bound)?;
+                    own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
+                }
+                FromRel::Derived(query, at, shape) => {
+                    let rows = match (&query, crate::pushdown::factors(from).nth(at)) {
+                        (Some(q), _) => self.run_query(q)?,
+                        (None, Some(ast::TableFactor::Derived { subquery, .. })) => {
+                            self.run_query(subquery)?
+                        }
+                        (None, _) => return Err(Error::Internal("a derived table's step".into())),
+                    };
+                    let rows = as_shaped(rows, &shape)?;
                     own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
                 }
                 FromRel::Table(table, keep) => {

@@ -485,29 +485,48 @@ impl Exec<'_> {
     }
 
     /// Whether binding FROM `from` whole reads no relation's rows: each item is a base
-    /// table, a CTE (its rows made already) or a view bound from its recorded columns.
+    /// table, a CTE (its rows made already), a view bound from its recorded columns or a
+    /// derived table bound from its query's columns.
     fn binding_reads_no_rows(&mut self, from: &[ast::TableWithJoins]) -> bool {
         crate::pushdown::factors(from).into_iter().all(|tf| {
-            matches!(tf, ast::TableFactor::Table { args: None, .. })
-                && (self.names_unread_view(tf)
-                    || self.cte_scope(tf).is_some()
-                    || matches!(self.base_table(tf), Ok(Some(_))))
+            self.binds_unread_derived(tf)
+                || matches!(tf, ast::TableFactor::Table { args: None, .. })
+                    && (self.names_unread_view(tf)
+                        || self.cte_scope(tf).is_some()
+                        || matches!(self.base_table(tf), Ok(Some(_))))
         })
+    }
+
+    /// Whether a FROM binds derived table `tf` from its query's columns, made at its step
+    /// (join.rs `Exec::unread_derived`): one with an alias, not LATERAL, without SAMPLE, not
+    /// in a run for the columns alone. (Where its columns cannot be had alone, the FROM
+    /// makes it while it binds.)
+    pub(crate) fn binds_unread_derived(&self, tf: &ast::TableFactor) -> bool {
+        !self.shaping()
+            && matches!(
+                tf,
+                ast::TableFactor::Derived {
+                    lateral: false,
+                    alias: Some(_),
+                    sample: None,
+                    ..
+                }
+            )
     }
 
     /// How a block over `from` binds before its FROM is read, judged on the FROM alone (the
     /// choice of scope the query and EXPLAIN's check share; a kept plan makes the same choice
     /// for the blocks it takes, one base table or a join, bound_select.rs): none (one row),
-    /// one base table, a CTE (its rows made already), a view alone bound unread, or a join
-    /// bound whole with no outer join beside a comma (a derived table or table function in
-    /// it is read while the FROM binds). `None` for any other FROM (a derived table or table
-    /// function alone is read while its block binds; a name that resolves to nothing is the
-    /// read's 3807).
+    /// one base table, a CTE (its rows made already), a view or derived table alone bound
+    /// unread, or a join bound whole with no outer join beside a comma (a table function in
+    /// it is read while the FROM binds). `None` for any other FROM (a table function alone is
+    /// read while its block binds; a name that resolves to nothing is the read's 3807).
     pub(crate) fn early_from(&mut self, from: &[ast::TableWithJoins]) -> Option<Early> {
         match from {
             [] => Some(Early::Rows(Scope::default(), None)),
             [one] if one.joins.is_empty() => {
-                if self.names_unread_view(&one.relation) {
+                if self.names_unread_view(&one.relation) || self.binds_unread_derived(&one.relation)
+                {
                     return Some(Early::Whole);
                 }
                 if let Some((scope, schema)) = self.cte_scope(&one.relation) {
@@ -762,7 +781,7 @@ impl Exec<'_> {
             clauses: bound,
         } = plan;
         let rows = match source {
-            EarlySource::Joined(bound_from) => match self.run_from(*bound_from) {
+            EarlySource::Joined(bound_from) => match self.run_from(*bound_from, from) {
                 Err(Error::ViewRetyped(_)) => return Ok(None),
                 read => read?.1,
             },

@@ -260,7 +260,7 @@ impl Explainer<'_, '_> {
             let (t, view) = match &bound.rels[n] {
                 FromRel::Table(t, _) => (t, false),
                 FromRel::View(t, _) => (t, true),
-                FromRel::Rows(_) => continue,
+                FromRel::Rows(_) | FromRel::Derived(..) => continue,
             };
             let right = t.schema.arrow.clone();
             let ls = arrow::datatypes::Schema::new(left.clone());
@@ -329,7 +329,7 @@ impl Explainer<'_, '_> {
             let t = match &bound.rels[r] {
                 FromRel::Table(t, _) => Some(t),
                 FromRel::View(..) => None,
-                FromRel::Rows(_) => continue,
+                FromRel::Rows(_) | FromRel::Derived(..) => continue,
             };
             let conds: Vec<&str> = step.conds.iter().map(|&i| texts[i].as_str()).collect();
             let (keys, rest) = conds.split_at(step.keys.min(conds.len()));

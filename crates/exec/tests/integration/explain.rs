@@ -707,7 +707,9 @@ fn a_long_in_list_probes_an_index_when_the_table_is_large_enough() {
             s,
             &format!("SEL COUNT(*) FROM {table} WHERE {operand} IN ({list})"),
         );
-        let read = text.lines().find(|l| l.contains(table) && !l.starts_with("SEL"));
+        let read = text
+            .lines()
+            .find(|l| l.contains(table) && !l.starts_with("SEL"));
         read.map(|l| l.trim().to_string()).unwrap_or_default()
     };
     assert!(
@@ -723,15 +725,26 @@ fn a_long_in_list_probes_an_index_when_the_table_is_large_enough() {
     );
     for table in ["big", "small"] {
         let count = |s: &mut Session, operand: &str, not: &str| {
-            let sql = format!("SEL COUNT(*), SUM(x) FROM {table} WHERE {operand} {not} IN ({list})");
+            let sql =
+                format!("SEL COUNT(*), SUM(x) FROM {table} WHERE {operand} {not} IN ({list})");
             let r = s.execute(&sql).unwrap();
             r[0].rows.as_ref().unwrap().to_strings()
         };
         let expected = match table {
-            "big" => vec![vec!["400".to_string(), count(&mut s, "k + 0", "")[0][1].clone()]],
-            _ => vec![vec!["54".to_string(), count(&mut s, "k + 0", "")[0][1].clone()]],
+            "big" => vec![vec![
+                "400".to_string(),
+                count(&mut s, "k + 0", "")[0][1].clone(),
+            ]],
+            _ => vec![vec![
+                "54".to_string(),
+                count(&mut s, "k + 0", "")[0][1].clone(),
+            ]],
         };
         assert_eq!(count(&mut s, "k", ""), expected, "{table}");
-        assert_eq!(count(&mut s, "k", "NOT"), count(&mut s, "k + 0", "NOT"), "{table}");
+        assert_eq!(
+            count(&mut s, "k", "NOT"),
+            count(&mut s, "k + 0", "NOT"),
+            "{table}"
+        );
     }
 }

@@ -81,7 +81,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 23] = [
+const QUERIES: [(&str, &str, &str); 24] = [
     (
         "TOP 10 of t, no ORDER BY (a look at the table)",
         "SEL TOP 10 k, g, v FROM t",
