@@ -67,12 +67,14 @@ pub(crate) enum FromRel {
     /// A derived table, bound from its query's columns (its run over no rows,
     /// `Exec::columns_of`) and made at its step: by the query given (its query with
     /// conditions pushed in), else by its own query, the relation at this position of the
-    /// FROM (run as the request's node, so that a prepared request keeps the blocks inside
-    /// it); its rows take the columns' types of `shape` (`Exec::unread_derived`).
+    /// FROM (run as the FROM's node: the request's, so that a prepared request keeps the
+    /// blocks inside it, unless the block was copied to take its SAMPLE off); its rows must
+    /// have the columns' types of `shape` (`Exec::unread_derived`; else the FROM is bound
+    /// again, its derived tables made while it binds).
     Derived(Option<Arc<ast::Query>>, usize, SchemaRef),
     /// Rows read while binding (a CTE, table function, a join in parentheses, a derived
-    /// table bound in a run for the columns alone, a view whose recorded types cannot be
-    /// trusted: `Exec::unread_view`).
+    /// table in a run for the columns alone or whose columns cannot be had alone, a view
+    /// whose recorded types cannot be trusted: `Exec::unread_view`).
     Rows(RecordBatch),
 }
 

@@ -281,7 +281,7 @@ impl<'a> Exec<'a> {
     /// holds for them too.
     fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {
         let cache = self.plans?;
-        let view_made_now = self.view_depth > 0 && !self.view_kept;
+        let view_made_now = self.view_depth > 0 && !self.view_kept || self.made_now > 0;
         let rows_only = self.plans_for_rows_only && self.outer.is_empty();
         if !self.ctes.is_empty() || view_made_now || rows_only {
             return None;

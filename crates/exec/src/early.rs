@@ -6,10 +6,10 @@
 //! plan made from it (bound_select.rs `bind_kept`). The binding itself is
 //! `Exec::bind_before_read` (query.rs).
 //!
-//! Invariant: an `EarlyBound` was made without reading a row of a base table or a view
-//! bound unread (a CTE's rows exist before the block binds; a derived table or table
-//! function joined to them is read while the FROM binds); its conditions' operand types
-//! were checked over no row.
+//! Invariant: an `EarlyBound` was made without reading a row of a base table, or of a view
+//! or derived table bound unread (a CTE's rows exist before the block binds; a table
+//! function joined to them, and a derived table whose columns cannot be had alone, are read
+//! while the FROM binds); its conditions' operand types were checked over no row.
 
 use crate::bind::Scope;
 use crate::bound_from::BoundFrom;

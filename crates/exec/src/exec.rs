@@ -56,6 +56,10 @@ pub struct Exec<'a> {
     /// prepared request's plans may name it (`Exec::view_rows_of`): its blocks may then be
     /// kept in the plan cache.
     pub(crate) view_kept: bool,
+    /// How many queries made for this run alone are running now (a derived table's query
+    /// with conditions pushed in, join.rs `Exec::run_made_now`): their blocks are not kept
+    /// in a prepared request's plan cache.
+    pub(crate) made_now: usize,
     /// Whether a FROM's views are read while binding it (as derived tables are), not bound
     /// from their recorded columns: set while a join is bound again because a view's types
     /// changed (join.rs `joined_source`).

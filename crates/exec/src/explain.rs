@@ -932,7 +932,7 @@ impl Explainer<'_, '_> {
                 }
             }
             None => match plan::choose(&table.schema, &preds, &|| {
-                plan::max_probes(table.row_versions())
+                plan::max_probes(self.rows_now(&table))
             }) {
                 Some(a) => {
                     let spec_len = table

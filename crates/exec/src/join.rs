@@ -157,34 +157,34 @@ fn same_name(a: &[ast::Ident], b: &[ast::Ident]) -> bool {
             .all(|(x, y)| x.value.eq_ignore_ascii_case(&y.value))
 }
 
-/// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
-/// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
 /// A derived table's rows, made at its step, as the one batch of its columns as bound
-/// (`shape`, its query's run over no rows): the same query gives the same types, and a
-/// column typed otherwise (not met) is converted to the type bound.
+/// (`shape`, its query's run over no rows, named `name`). The same query gives the same
+/// types; where a column's differ (a shape kept from a run with other types), the FROM is
+/// bound again with its derived tables made while it binds, as for a view whose types
+/// changed (`Error::ViewRetyped`, caught by the caller).
 fn as_shaped(
     rows: crate::result::Rows,
     shape: &arrow::datatypes::SchemaRef,
+    name: &str,
 ) -> Result<RecordBatch> {
     let batch = concat_batches(&rows.schema, &rows.batches)?;
-    if batch.num_columns() != shape.fields().len() {
-        return Err(Error::Internal("a derived table's columns changed".into()));
+    let same = batch.num_columns() == shape.fields().len()
+        && (batch.schema().fields().iter().zip(shape.fields()))
+            .all(|(a, b)| a.data_type() == b.data_type());
+    if !same {
+        return Err(Error::ViewRetyped(name.to_string()));
     }
-    let columns = (batch.columns().iter().zip(shape.fields()))
-        .map(|(c, f)| match c.data_type() == f.data_type() {
-            true => Ok(c.clone()),
-            false => Ok(arrow::compute::cast(c, f.data_type())?),
-        })
-        .collect::<Result<Vec<_>>>()?;
     let options =
         arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
     Ok(RecordBatch::try_new_with_options(
         shape.clone(),
-        columns,
+        batch.columns().to_vec(),
         &options,
     )?)
 }
 
+/// A derived table's or CTE's rows as a relation: its columns qualified by `q`, renamed by an
+/// alias column list, keeping CASESPECIFIC and TITLE (field metadata).
 fn derived_relation(
     rows: crate::result::Rows,
     q: Option<String>,
@@ -422,7 +422,7 @@ impl Exec<'_> {
                 derived_relation(rows, q, None)
             }
             (None, ast::TableFactor::Derived { alias, .. }) => {
-                let rows = self.run_query(&p.query)?;
+                let rows = self.run_made_now(&p.query)?;
                 derived_relation(rows, q, alias.as_ref().map(|a| a.columns.as_slice()))
             }
             (None, _) => self.relation(tf),
@@ -432,7 +432,7 @@ impl Exec<'_> {
     /// A view or derived table among the relations (`factors`) of a FROM of inner joins, with those of
     /// `conds` (WHERE's and the ONs' conjuncts: [`join_conds`]) that name only its columns
     /// and cannot fail pushed into its query (`pushdown::push_into_join`); `None` when `tf`
-    /// is no view or nothing can be pushed. Not when another relation's name ends as its
+    /// is neither a view nor a derived table, or nothing can be pushed. Not when another relation's name ends as its
     /// does (`a.t`, `b.t`: which one `t.c` names is the binder's to say). The one relation
     /// of a FROM takes the leading conjuncts that qualify, as [`Exec::pushed`] gives them
     /// (`pushdown::push_leading`: every row of the view meets the WHERE, so a conjunct that
@@ -512,13 +512,25 @@ impl Exec<'_> {
         Some((scope, FromRel::View(view, query)))
     }
 
+    /// Runs `q`, a query made for this run alone (a derived table's query with conditions
+    /// pushed in): none of its blocks is kept by a prepared request's plan cache, which
+    /// finds blocks by address (a copy made at each run would fill it).
+    fn run_made_now(&mut self, q: &ast::Query) -> Result<crate::result::Rows> {
+        self.made_now += 1;
+        let rows = self.run_query(q);
+        self.made_now -= 1;
+        rows
+    }
+
     /// Derived table `tf` (with an alias, not LATERAL, no SAMPLE) at position `at` of a FROM
     /// whose relations are `factors` and conditions `conds` (empty with an outer join),
     /// unread: its scope from its query's columns (`Exec::columns_of`, which runs it over no
     /// rows), and the relation that makes it at its step, with what of `conds` can be pushed
     /// into it ([`Exec::pushed_in_join`]). `None` in a run for the columns alone (made now,
-    /// over no rows) and where its columns cannot be had alone (its query names a column of
-    /// an enclosing query's row: made now, for that row): the caller makes it now.
+    /// over no rows), while a FROM is bound again because a made relation's types changed
+    /// (`Exec::binds_unread_derived`), and where its columns cannot be had alone (an error of
+    /// its query, or of its alias's column list, which making it now raises): the caller
+    /// makes it now.
     fn unread_derived(
         &mut self,
         (tf, at): (&ast::TableFactor, usize),
@@ -1054,9 +1066,9 @@ impl Exec<'_> {
         }
         let inner_only = steps.iter().all(|(_, k, _)| *k == Kind::Inner);
         // A base table is read at its step (with inner joins only, through its own conditions,
-        // so an index can fetch just the rows they select), and so is a view (with inner joins
-        // only, made with the conditions that name it alone and cannot fail: pushdown.rs);
-        // other relations are read now.
+        // so an index can fetch just the rows they select), and so are a view and a derived
+        // table (with inner joins only, made with the conditions that name it alone and cannot
+        // fail: pushdown.rs); other relations are read now.
         let factors: Vec<&ast::TableFactor> = steps.iter().map(|(tf, ..)| *tf).collect();
         let conds = match inner_only {
             true => join_conds(from, selection),
@@ -1297,13 +1309,16 @@ impl Exec<'_> {
                 }
                 FromRel::Derived(query, at, shape) => {
                     let rows = match (&query, crate::pushdown::factors(from).nth(at)) {
-                        (Some(q), _) => self.run_query(q)?,
+                        (Some(q), _) => self.run_made_now(q)?,
                         (None, Some(ast::TableFactor::Derived { subquery, .. })) => {
                             self.run_query(subquery)?
                         }
                         (None, _) => return Err(Error::Internal("a derived table's step".into())),
                     };
-                    let rows = as_shaped(rows, &shape)?;
+                    let name = (scope.columns.get(starts[r]))
+                        .and_then(|c| c.qualifier.clone())
+                        .unwrap_or_default();
+                    let rows = as_shaped(rows, &shape, &name)?;
                     own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
                 }
                 FromRel::Table(table, keep) => {

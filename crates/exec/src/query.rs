@@ -474,9 +474,9 @@ impl Exec<'_> {
         }
         let early = self.early_from(from)?;
         match early {
-            // (a FROM bound whole reads its derived tables, table functions and views read
-            // while binding: bound again over the rows where a correlated subquery of the
-            // clauses turns out to need them, they would be read twice)
+            // (a FROM bound whole reads its table functions, and views and derived tables
+            // made while binding: bound again over the rows where a correlated subquery of
+            // the clauses turns out to need them, they would be read twice)
             Early::Whole if crate::bound_select::has_clause_subquery(s, order_by) => {
                 self.binding_reads_no_rows(from).then_some(early)
             }
@@ -499,10 +499,12 @@ impl Exec<'_> {
 
     /// Whether a FROM binds derived table `tf` from its query's columns, made at its step
     /// (join.rs `Exec::unread_derived`): one with an alias, not LATERAL, without SAMPLE, not
-    /// in a run for the columns alone. (Where its columns cannot be had alone, the FROM
+    /// in a run for the columns alone, nor while a FROM is bound again because a relation
+    /// made at its step had other types than bound (`Exec::views_read_early`). (Where its columns cannot be had alone, the FROM
     /// makes it while it binds.)
     pub(crate) fn binds_unread_derived(&self, tf: &ast::TableFactor) -> bool {
         !self.shaping()
+            && !self.views_read_early
             && matches!(
                 tf,
                 ast::TableFactor::Derived {

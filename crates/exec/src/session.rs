@@ -858,6 +858,7 @@ impl Session {
             windows: None,
             view_depth: 0,
             view_kept: false,
+            made_now: 0,
             views_read_early: false,
             plans: self
                 .plans

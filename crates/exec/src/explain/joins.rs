@@ -123,18 +123,19 @@ pub(super) fn probes(t: &Table, cols: &[usize], own: &Preds) -> String {
     }
 }
 
-/// How a join step reads table `t` (shown as `label`, an estimated `est` rows): through the
+/// How a join step reads table `t` of `versions` row versions (shown as `label`, an estimated
+/// `est` rows): through the
 /// index `plan::choose` picks for its own conditions' sargable part `preds` (with the texts of
 /// those conditions on each column, `texts`), or in full.
 pub(super) fn read_text(
-    t: &Table,
+    (t, versions): (&Table, usize),
     label: &str,
     preds: &Preds,
     texts: &BTreeMap<usize, Vec<String>>,
     est: u64,
 ) -> String {
     let rows = if est == 1 { "row" } else { "rows" };
-    let Some(a) = plan::choose(&t.schema, preds, &|| plan::max_probes(t.row_versions())) else {
+    let Some(a) = plan::choose(&t.schema, preds, &|| plan::max_probes(versions)) else {
         return format!("Full scan of {label}, an estimated {est} {rows}");
     };
     let spec = t.schema.indexes().nth(a.index);
@@ -749,7 +750,7 @@ impl Explainer<'_, '_> {
             }
             let est = table_estimate(self.rows_now(t), &t.schema, &preds, own.len());
             sizes[i] = Some(est);
-            reads[i] = read_text(t, label, &preds, &texts, est);
+            reads[i] = read_text((t, self.rows_now(t)), label, &preds, &texts, est);
             all_preds[i] = preds;
         }
         (sizes, reads, all_preds)
@@ -757,7 +758,7 @@ impl Explainer<'_, '_> {
 
     /// The row versions a read of `t` meets: for a global temporary table, this session's
     /// instance's (none if it has none yet; EXPLAIN makes no instance).
-    fn rows_now(&self, t: &Table) -> usize {
+    pub(super) fn rows_now(&self, t: &Table) -> usize {
         if t.schema.global_temporary.is_none() {
             return t.row_versions();
         }

@@ -431,7 +431,7 @@ impl Explainer<'_, '_> {
                 by_column.entry(c).or_default().extend(tx);
             }
         }
-        super::joins::read_text(t, label, preds, &by_column, est)
+        super::joins::read_text((t, self.rows_now(t)), label, preds, &by_column, est)
     }
 }
 

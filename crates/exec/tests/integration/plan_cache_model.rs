@@ -1021,3 +1021,34 @@ fn a_data_changes_where_with_in_or_exists_subqueries_is_kept() {
     let r = s.execute("SEL COUNT(*) FROM a").unwrap();
     assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["0"]]);
 }
+
+/// A derived table is bound from its query's columns, which a prepared request keeps
+/// (join.rs `Exec::unread_derived`). Inside a correlated subquery those columns may take an
+/// enclosing row's types, here a parameter's: a later execution with another type makes the
+/// derived table while it binds instead of converting its values to the kept type.
+#[test]
+fn a_derived_tables_kept_columns_give_way_to_other_types() {
+    let db = Database::new();
+    let mut s = db.session();
+    let p = s
+        .prepare("SEL (SEL MAX(c) FROM (SEL o.p AS c) d), o.p FROM (SEL ? AS p) o")
+        .unwrap();
+    for v in [
+        Value::Int(5),
+        Value::Str("abc".into()),
+        Value::Int(7),
+        Value::Str("xyz".into()),
+    ] {
+        let r = s.execute_prepared(&p, std::slice::from_ref(&v)).unwrap();
+        let text = match &v {
+            Value::Int(i) => i.to_string(),
+            Value::Str(t) => t.clone(),
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            r[0].rows.as_ref().unwrap().to_strings(),
+            vec![vec![text.clone(), text]],
+            "{v:?}"
+        );
+    }
+}

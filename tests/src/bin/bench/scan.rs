@@ -4,7 +4,8 @@
 //! by its key through a view, TOP 10 with no ORDER BY (alone and with a WHERE), ORDER BY …
 //! TOP 10 over N rows, three correlated subqueries over the M-row tables, and three over 200
 //! rows of a, run per row; IN, NOT IN and a row value's IN over 1,000 values, against every
-//! row of a, and the IN against a's key;
+//! row of a, and the IN against a's key; a derived table of b joined to a, narrowed by a
+//! condition on its key;
 //! then prepared joins of one row of a (or of a view of a) by its key (a parameter), run with
 //! many keys.
 //! Both engines in memory, same rows;
@@ -81,7 +82,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 24] = [
+const QUERIES: [(&str, &str, &str); 25] = [
     (
         "TOP 10 of t, no ORDER BY (a look at the table)",
         "SEL TOP 10 k, g, v FROM t",
@@ -204,6 +205,12 @@ const QUERIES: [(&str, &str, &str); 24] = [
         "IN subquery of 1,000 values, by a's key",
         "SEL COUNT(*) FROM a WHERE k IN (SEL k + 1 FROM b WHERE k < 2000)",
         "SELECT COUNT(*) FROM a WHERE k IN (SELECT k + 1 FROM b WHERE k < 2000)",
+    ),
+    // a derived table in a join, its key narrowed by the block's WHERE (pushed into it)
+    (
+        "derived table of b joined to a, WHERE on its key",
+        "SEL COUNT(*), SUM(d.y) FROM a JOIN (SEL k, y FROM b) d ON a.k = d.k WHERE d.k < 200",
+        "SELECT COUNT(*), SUM(d.y) FROM a JOIN (SELECT k, y FROM b) d ON a.k = d.k WHERE d.k < 200",
     ),
     (
         "row value IN subquery of 1,000 rows, over every row of a",
