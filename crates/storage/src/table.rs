@@ -351,12 +351,19 @@ impl Table {
         keep: Option<&'a [bool]>,
     ) -> impl Iterator<Item = (RecordBatch, Option<UInt64Array>)> + 'a {
         let keep = keep.map(|k| (k, &self.all_nullable));
-        let (segments, tail, stamps) = {
-            let d = self.lock();
-            (d.segments.clone(), d.tail.view(), d.stamps.chunks())
+        // (a snapshot that sees nothing, a run for a query's columns alone, takes no part and
+        // tests no row: nothing of the table is visible to it, however many rows it holds)
+        let (segments, tail, stamps) = match snapshot.sees_nothing() {
+            true => (Vec::new(), None, Vec::new()),
+            false => {
+                let d = self.lock();
+                (d.segments.clone(), Some(d.tail.view()), d.stamps.chunks())
+            }
         };
         // (the open tail's batches are made now: it holds fewer rows than a segment)
-        let tail = tail.batches(&self.schema, keep);
+        let tail = (tail.iter())
+            .flat_map(|t| t.batches(&self.schema, keep))
+            .collect::<Vec<_>>();
         let sealed = segments.len();
         let parts = (segments.into_iter().enumerate())
             .map(|(s, batch)| (s, 0, batch))
@@ -398,6 +405,9 @@ impl Table {
         limit: usize,
         snapshot: &Snapshot,
     ) -> Vec<IndexEntry> {
+        if snapshot.sees_nothing() {
+            return Vec::new();
+        }
         let mut d = self.lock();
         let TableData {
             ordered, stamps, ..
@@ -469,6 +479,9 @@ impl Table {
         (visits, snapshot): (usize, &Snapshot),
         mut wanted: impl FnMut(&IndexEntry) -> bool,
     ) -> IndexFind {
+        if snapshot.sees_nothing() {
+            return IndexFind::None;
+        }
         let mut d = self.lock();
         let TableData {
             ordered, stamps, ..
@@ -516,6 +529,9 @@ impl Table {
             .position(|(u, _)| std::ptr::eq(u, spec))?;
         if key.len() != spec.columns.len() || key.iter().any(Value::is_null) {
             return None;
+        }
+        if snapshot.sees_nothing() {
+            return Some(Vec::new());
         }
         let mut d = self.lock();
         let TableData { unique, stamps, .. } = &mut *d;
@@ -1321,6 +1337,59 @@ mod tests {
             whole.to_data().buffers()[0].as_ptr(),
             "no copy: the segments are slices of the given array"
         );
+    }
+
+    /// A snapshot that sees nothing (a run for a query's columns alone) finds every read of a
+    /// table empty, sealed segments and tail, scans, index walks and key lookups, without
+    /// testing the rows; an ordinary one sees them all.
+    #[test]
+    fn a_snapshot_seeing_nothing_reads_no_part_of_a_table() {
+        let storage = Arc::new(Storage::default());
+        let mut t = Transaction::begin(&storage);
+        let upi = IndexSpec {
+            name: None,
+            columns: vec![0],
+            unique: true,
+        };
+        let schema = TableSchema::new(
+            "t".into(),
+            vec![col("k", SqlType::BigInt, false)],
+            TableKind::Multiset,
+            false,
+            Some(upi),
+            vec![],
+            String::new(),
+        );
+        let table = t.create_table(schema).unwrap();
+        let n = SEGMENT_ROWS as i64 + 10;
+        let keys: ArrayRef = Arc::new(Int64Array::from_iter_values(0..n));
+        t.insert_columns(&table, &[keys], false).unwrap();
+        t.commit().unwrap();
+        let reader = Transaction::begin(&storage);
+        let nothing = Snapshot::seeing_nothing();
+        let all = (Bound::Unbounded, Bound::Unbounded);
+        let rows = |b: Vec<RecordBatch>| b.iter().map(RecordBatch::num_rows).sum::<usize>();
+        assert_eq!(rows(table.scan_rows(&reader.snapshot(), None)), n as usize);
+        assert_eq!(rows(table.scan_rows(&nothing, None)), 0);
+        assert!(table.scan(&nothing).is_empty());
+        let seen = table.index_entries(0, all, false, usize::MAX, &reader.snapshot());
+        assert_eq!(seen.len(), n as usize);
+        assert!(table
+            .index_entries(0, all, false, usize::MAX, &nothing)
+            .is_empty());
+        assert!(matches!(
+            table.index_find(0, all, false, (usize::MAX, &nothing), |_| true),
+            IndexFind::None
+        ));
+        let key = [Value::Int(5)];
+        assert_eq!(
+            table
+                .unique_rows(0, &key, &reader.snapshot())
+                .map(|r| r.len()),
+            Some(1)
+        );
+        assert_eq!(table.unique_rows(0, &key, &nothing), Some(vec![]));
+        reader.rollback();
     }
 
     #[test]
