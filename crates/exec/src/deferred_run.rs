@@ -167,6 +167,7 @@ impl Exec<'_> {
             }
         }
     }
+
     /// `exprs` bound over `scope` and type-checked over no row of `schema` for their errors
     /// alone, in the deferral open now: what they bind is dropped, what they deferred or
     /// noted is forgotten (a correlated subquery's binding error other than a wrong name is

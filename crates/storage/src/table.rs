@@ -1304,6 +1304,26 @@ mod tests {
         t.create_table(schema).unwrap()
     }
 
+    /// A MULTISET table `name` of `columns` with a unique primary index on its first column,
+    /// created by `t`.
+    fn keyed(t: &mut Transaction, name: &str, columns: Vec<Column>) -> Arc<Table> {
+        let upi = IndexSpec {
+            name: None,
+            columns: vec![0],
+            unique: true,
+        };
+        let schema = TableSchema::new(
+            name.into(),
+            columns,
+            TableKind::Multiset,
+            false,
+            Some(upi),
+            vec![],
+            String::new(),
+        );
+        t.create_table(schema).unwrap()
+    }
+
     #[test]
     fn a_bulk_insert_of_a_small_view_keeps_no_big_buffer_alive() {
         let storage = Arc::new(Storage::default());
@@ -1346,21 +1366,7 @@ mod tests {
     fn a_snapshot_seeing_nothing_reads_no_part_of_a_table() {
         let storage = Arc::new(Storage::default());
         let mut t = Transaction::begin(&storage);
-        let upi = IndexSpec {
-            name: None,
-            columns: vec![0],
-            unique: true,
-        };
-        let schema = TableSchema::new(
-            "t".into(),
-            vec![col("k", SqlType::BigInt, false)],
-            TableKind::Multiset,
-            false,
-            Some(upi),
-            vec![],
-            String::new(),
-        );
-        let table = t.create_table(schema).unwrap();
+        let table = keyed(&mut t, "t", vec![col("k", SqlType::BigInt, false)]);
         let n = SEGMENT_ROWS as i64 + 10;
         let keys: ArrayRef = Arc::new(Int64Array::from_iter_values(0..n));
         t.insert_columns(&table, &[keys], false).unwrap();
@@ -1396,24 +1402,11 @@ mod tests {
     fn a_unique_key_lookup_sees_its_snapshot_and_prunes_versions_dead_to_all() {
         let storage = Arc::new(Storage::default());
         let mut t = Transaction::begin(&storage);
-        let upi = IndexSpec {
-            name: None,
-            columns: vec![0],
-            unique: true,
-        };
-        let schema = TableSchema::new(
-            "t".into(),
-            vec![
-                col("k", SqlType::Integer, false),
-                col("n", SqlType::Integer, true),
-            ],
-            TableKind::Multiset,
-            false,
-            Some(upi),
-            vec![],
-            String::new(),
-        );
-        let table = t.create_table(schema).unwrap();
+        let columns = vec![
+            col("k", SqlType::Integer, false),
+            col("n", SqlType::Integer, true),
+        ];
+        let table = keyed(&mut t, "t", columns);
         let mut rid = t
             .insert(&table, vec![Value::Int(1), Value::Int(0)])
             .unwrap();
