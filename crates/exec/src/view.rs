@@ -282,7 +282,9 @@ impl Exec<'_> {
                 return Ok(q.clone());
             }
         }
-        let q = Arc::new(parse_query(sql)?);
+        // (parsed and copied where the stack holds the text's depth: a view's body may be as
+        // deep as the parser allows)
+        let q = Arc::new(crate::stack::for_text(sql, || parse_query(sql))?);
         let mut cache = self.shared.view_queries.lock();
         if cache.len() >= VIEW_QUERIES {
             cache.clear();
