@@ -28,7 +28,7 @@ use crate::inputs::RunCond;
 use crate::names::table_scope;
 use crate::ops::mask_of;
 use crate::plan::{self, IndexAccess, MinMaxWalk, PredShape, Preds};
-use arrow::array::{Array, UInt64Array};
+use arrow::array::{Array, ArrayRef, UInt64Array};
 use arrow::compute::filter_record_batch;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
@@ -176,35 +176,104 @@ fn filter_with_ids(
 }
 
 /// The MIN/MAX walks a kept block (bound_select.rs) planned for the last shape of conditions
-/// it met (`plan::same_shape`), used again while its conditions keep that shape.
+/// it met (`plan::same_shape`), used again while its conditions keep that shape; and what the
+/// last run read them with (their key tests and ranges), used again while a run's inputs are
+/// the same values: a condition with no inputs (the inner `MAX` of a priority claim) makes
+/// its ranges once.
 #[derive(Default)]
 pub(crate) struct KeptWalks(Mutex<Option<KeptPlan>>);
 
-/// A shape of conditions and the walks planned for it (`None`: no index to walk).
-type KeptPlan = (Vec<PredShape>, Option<Arc<[MinMaxWalk]>>);
+/// A shape of conditions, the walks planned for it (`None`: no index to walk), and the last
+/// run's inputs with the walks' reads made from them.
+struct KeptPlan {
+    shape: Vec<PredShape>,
+    walks: Option<Arc<[MinMaxWalk]>>,
+    last: Option<(Vec<ArrayRef>, Arc<[WalkRead]>)>,
+}
+
+/// One walk as a run reads it, made from the run's sargable conditions: the index access,
+/// the tests on the entries' keys (position in the key, what it must satisfy; `None`: each
+/// row met is fetched and the condition evaluated on it), and the key ranges walked (`None`:
+/// a kept walk that does not fit these conditions, read another way).
+pub(crate) struct WalkRead {
+    access: IndexAccess,
+    keys: Option<Vec<(usize, PartTest)>>,
+    ranges: Option<Vec<KeyRange>>,
+}
+
+impl WalkRead {
+    /// Walk `w` read under the conditions `preds` on `schema`'s rows.
+    fn new(w: &MinMaxWalk, schema: &TableSchema, preds: &Preds) -> Self {
+        // a condition on the index's columns alone is tested on the entries' keys (each
+        // column's conditions are its entry in `preds`)
+        let keys = w.keys.as_ref().and_then(|k| {
+            k.iter()
+                .map(|&(pos, col)| preds.get(&col).map(|p| (pos, plan::part_test(p))))
+                .collect()
+        });
+        WalkRead {
+            access: w.access.clone(),
+            keys,
+            ranges: w.access.ranges(schema, preds),
+        }
+    }
+
+    /// The reads of `walks` under `preds`.
+    fn all(walks: &[MinMaxWalk], schema: &TableSchema, preds: &Preds) -> Arc<[WalkRead]> {
+        walks
+            .iter()
+            .map(|w| WalkRead::new(w, schema, preds))
+            .collect()
+    }
+}
 
 impl KeptWalks {
-    /// The walks for `targets` under `cond` (whose sargable conditions are `preds`; made only
-    /// to plan): the kept ones when `preds` have their shape, else planned afresh and kept.
-    fn plan<'c>(
+    /// The walks' reads for `targets` under `cond` at this run: the last run's when its inputs
+    /// were these values (the sargable conditions, made from the kept condition and its
+    /// inputs alone, are then the same); else made from the kept walks when the conditions
+    /// have their shape, or from walks planned afresh and kept.
+    fn reads(
         &self,
-        cond: impl FnOnce() -> Option<&'c Expr>,
+        cond: Option<&RunCond<'_>>,
         schema: &TableSchema,
-        preds: &Preds,
         targets: &[(usize, bool)],
-    ) -> Option<Arc<[MinMaxWalk]>> {
+    ) -> Option<Arc<[WalkRead]>> {
+        let values = cond.map_or(&[][..], RunCond::values);
         // each step below leaves the value whole: a panic elsewhere cannot tear it
         let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((shape, walks)) = kept.as_ref() {
-            if plan::same_shape(preds, shape) {
-                return walks.clone();
+        if let Some((last, reads)) = kept.as_ref().and_then(|k| k.last.as_ref()) {
+            if same_values(last, values) {
+                return Some(reads.clone());
             }
         }
-        let walks: Option<Arc<[MinMaxWalk]>> =
-            plan::plan_min_max(cond(), schema, preds, targets).map(Into::into);
-        *kept = Some((plan::pred_shape(preds), walks.clone()));
-        walks
+        let made = cond.map(|c| c.preds(schema));
+        let none = Preds::new();
+        let preds = made.as_ref().map_or(&none, |p| &p.0);
+        let plan = match kept.take() {
+            Some(k) if plan::same_shape(preds, &k.shape) => k,
+            _ => KeptPlan {
+                shape: plan::pred_shape(preds),
+                walks: plan::plan_min_max(cond.map(RunCond::expr), schema, preds, targets)
+                    .map(Into::into),
+                last: None,
+            },
+        };
+        let reads = plan
+            .walks
+            .as_deref()
+            .map(|w| WalkRead::all(w, schema, preds));
+        let last = reads.clone().map(|r| (values.to_vec(), r));
+        *kept = Some(KeptPlan { last, ..plan });
+        reads
     }
+}
+
+/// Whether two runs' inputs are the same values (the same arrays, or equal ones).
+fn same_values(a: &[ArrayRef], b: &[ArrayRef]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| Arc::ptr_eq(x, y) || x.to_data() == y.to_data())
 }
 
 /// How a MIN/MAX walk tests the entries it meets.
@@ -575,33 +644,29 @@ impl Exec<'_> {
         targets: &[(usize, bool)],
         kept: Option<&KeptWalks>,
     ) -> Result<Option<Vec<RowId>>> {
-        let none = Preds::new();
-        let made = cond.map(|c| c.preds(&table.schema));
-        let preds = made.as_ref().map_or(&none, |p| &p.0);
         let expr = || cond.map(RunCond::expr);
-        let walks = match kept {
-            Some(k) => k.plan(expr, &table.schema, preds, targets),
-            None => plan::plan_min_max(expr(), &table.schema, preds, targets).map(Into::into),
+        let reads = match kept {
+            Some(k) => k.reads(cond, &table.schema, targets),
+            None => {
+                let made = cond.map(|c| c.preds(&table.schema));
+                let none = Preds::new();
+                let preds = made.as_ref().map_or(&none, |p| &p.0);
+                plan::plan_min_max(expr(), &table.schema, preds, targets)
+                    .map(|w| WalkRead::all(&w, &table.schema, preds))
+            }
         };
-        let Some(walks) = walks else {
+        let Some(reads) = reads else {
             return Ok(None);
         };
         let mut rids = Vec::new();
-        for (w, &(_, max)) in walks.iter().zip(targets) {
-            // a condition on the index's columns alone is tested on the entries' keys (each
-            // column's conditions are its entry in `preds`)
-            let keys: Option<Vec<(usize, PartTest)>> = w.keys.as_ref().and_then(|k| {
-                k.iter()
-                    .map(|&(pos, col)| preds.get(&col).map(|p| (pos, plan::part_test(p))))
-                    .collect()
-            });
+        for (w, &(_, max)) in reads.iter().zip(targets) {
             // (the condition is made only for a walk that tests rows)
-            let test = match (&keys, keys.is_none().then(expr).flatten()) {
+            let test = match (&w.keys, w.keys.is_none().then(expr).flatten()) {
                 (Some(k), _) => Test::Keys(k),
                 (None, Some(c)) => Test::Rows(c),
                 (None, None) => Test::Keys(&[]),
             };
-            match self.walk_extreme(table, test, preds, &w.access, max)? {
+            match self.walk_extreme(table, test, w, max)? {
                 Some(found) => rids.extend(found),
                 None => return Ok(None),
             }
@@ -611,20 +676,20 @@ impl Exec<'_> {
         Ok(Some(rids))
     }
 
-    /// The row holding the extreme of access `a`'s target column among rows passing `cond`:
+    /// The row holding the extreme of walk `w`'s target column among rows passing `test`:
     /// `Some(None)` if no row passes, `None` if the walk gave up.
     fn walk_extreme(
         &mut self,
         table: &Table,
         test: Test<'_>,
-        preds: &Preds,
-        a: &IndexAccess,
+        w: &WalkRead,
         max: bool,
     ) -> Result<Option<Option<RowId>>> {
+        let a = &w.access;
         let Some(target) = a.target else {
             return Ok(None);
         };
-        let Some(ranges) = a.ranges(&table.schema, preds) else {
+        let Some(ranges) = &w.ranges else {
             return Ok(None); // a kept walk that does not fit these conditions: read another way
         };
         // the extreme so far: its key (the target part compares as bytes, in value order)
@@ -633,7 +698,7 @@ impl Exec<'_> {
         for r in ranges {
             let mut pos = if max { r.hi.clone() } else { r.lo.clone() };
             while let Some((key, rid)) =
-                self.first_match(table, test, (a.index, &r), pos, max, target)?
+                self.first_match(table, test, (a.index, r), pos, max, target)?
             {
                 let Some(v) = key.part_bytes(target) else {
                     return Ok(None);

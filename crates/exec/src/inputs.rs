@@ -144,6 +144,11 @@ impl<'a> RunCond<'a> {
         }
     }
 
+    /// This run's values of the plan's slots (none: the condition is used as it is bound).
+    pub(crate) fn values(&self) -> &'a [ArrayRef] {
+        self.inputs.values
+    }
+
     /// The condition as bound (the same columns as [`RunCond::expr`]'s, other values).
     pub(crate) fn bound(&self) -> &Expr {
         self.bound

@@ -628,3 +628,61 @@ fn a_key_computed_from_a_parameter_probes_with_each_runs_value() {
     );
     assert_eq!(left, [["0"]]);
 }
+
+/// A kept MIN/MAX walk makes its key ranges once for the same inputs (access.rs
+/// `KeptWalks`): a run with other values reads with those, and every run reads the rows the
+/// table holds then.
+#[test]
+fn a_kept_min_max_walk_reads_with_each_runs_values_and_the_rows_of_the_time() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (g INTEGER, k INTEGER, done INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("CREATE INDEX (g, done, k) ON t").unwrap();
+    s.execute(
+        "INS t SEL day_of_calendar MOD 3, day_of_calendar, 0 FROM sys_calendar.calendar \
+         WHERE day_of_calendar <= 30",
+    )
+    .unwrap();
+    // the inner MAX has no inputs; the outer MIN's input is the inner MAX's value
+    let claim = s
+        .prepare(
+            "UPD t SET done = 1 WHERE k = (SEL MIN(k) FROM t z WHERE z.done = 0 AND z.g = \
+             (SEL MAX(g) FROM t y WHERE y.done = 0))",
+        )
+        .unwrap();
+    let by_group = s
+        .prepare("SEL MAX(k) FROM t WHERE g = ? AND done = 0")
+        .unwrap();
+    let max_of = |s: &mut tdlite::Session, g: i64| {
+        strings(&s.execute_prepared(&by_group, &[Value::Int(g)]).unwrap())
+    };
+    assert_eq!(max_of(&mut s, 1), [["28"]]);
+    assert_eq!(max_of(&mut s, 1), [["28"]]);
+    assert_eq!(max_of(&mut s, 0), [["30"]]);
+    // claims take group 2's rows in order, then group 1's, then group 0's
+    let mut claimed = Vec::new();
+    for _ in 0..12 {
+        let r = s.execute_prepared(&claim, &[]).unwrap();
+        assert_eq!(r[0].activity_count, 1);
+    }
+    for r in strings(&s.execute("SEL k FROM t WHERE done = 1 ORDER BY k").unwrap()) {
+        claimed.push(r[0].parse::<i64>().unwrap());
+    }
+    let mut want: Vec<i64> = (1..=30).filter(|k| k % 3 == 2).collect();
+    want.extend([1, 4]);
+    want.sort_unstable();
+    assert_eq!(claimed, want);
+    // the same inputs over other rows: a row inserted and one claimed since
+    assert_eq!(max_of(&mut s, 1), [["28"]]);
+    s.execute("INS t (1, 31, 0)").unwrap();
+    assert_eq!(max_of(&mut s, 1), [["31"]]);
+    s.execute("INS t (5, 32, 0)").unwrap();
+    let r = s.execute_prepared(&claim, &[]).unwrap();
+    assert_eq!(r[0].activity_count, 1);
+    assert_eq!(
+        strings(&s.execute("SEL done FROM t WHERE k = 32").unwrap()),
+        [["1"]]
+    );
+    assert_eq!(max_of(&mut s, 2), [["?"]]);
+}
