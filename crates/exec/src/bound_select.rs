@@ -173,7 +173,7 @@ impl<'a> Exec<'a> {
             // (a correlated subquery's block where it was bound alone before: it is again)
             Found::Kept(Plan::NeedsRows(depth)) if self.outer.len() <= depth => return Ok(None),
             Found::Kept(
-                Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) | Plan::NeedsRows(_),
+                Plan::Condition(_) | Plan::Table(..) | Plan::Shape(_) | Plan::NeedsRows(_),
             )
             | Found::Missing => {
                 // inside a correlated subquery's runs, only the request's own blocks: one
@@ -215,7 +215,7 @@ impl<'a> Exec<'a> {
                 }
                 run => run?,
             },
-            Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
+            Plan::Condition(_) | Plan::Table(..) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
         };
         if kept && rows.is_some() {
             cache.hit();
@@ -235,15 +235,56 @@ impl<'a> Exec<'a> {
             return self.must_get_base_table(name);
         };
         let block = Block::Target(name);
-        if let Found::Kept(Plan::Table(t)) = cache.get(block, &context) {
+        if let Found::Kept(Plan::Table(t, _)) = cache.get(block, &context) {
             if let Some(t) = t.upgrade().filter(|t| !t.is_dropped()) {
                 self.count_volatile_use(&t);
                 return Ok(t);
             }
         }
         let t = self.must_get_base_table(name)?;
-        cache.put(block, &context, Some(Plan::Table(Arc::downgrade(&t))));
+        cache.put(block, &context, Some(Plan::Table(Arc::downgrade(&t), None)));
         Ok(t)
+    }
+
+    /// [`Exec::target_table`] with the table's scope qualified by `q` (an UPDATE's or
+    /// DELETE's alias, or its name: fixed for the name's place in the statement), made once
+    /// and kept with the table the name resolved to.
+    ///
+    /// # Errors
+    /// As [`Exec::must_get_base_table`].
+    pub(crate) fn target_with_scope(
+        &self,
+        name: &ast::ObjectName,
+        q: &str,
+    ) -> Result<(Arc<Table>, Arc<Scope>)> {
+        let made = |t: &Table| Arc::new(table_scope(t, q));
+        let Some((cache, context)) = self.plan_cache() else {
+            let t = self.must_get_base_table(name)?;
+            let scope = made(&t);
+            return Ok((t, scope));
+        };
+        let block = Block::Target(name);
+        let kept = match cache.get(block, &context) {
+            Found::Kept(Plan::Table(t, scope)) => {
+                t.upgrade().filter(|t| !t.is_dropped()).map(|t| (t, scope))
+            }
+            _ => None,
+        };
+        if let Some((t, Some(scope))) = &kept {
+            self.count_volatile_use(t);
+            return Ok((t.clone(), scope.clone()));
+        }
+        let t = match kept {
+            Some((t, None)) => {
+                self.count_volatile_use(&t);
+                t
+            }
+            _ => self.must_get_base_table(name)?,
+        };
+        let scope = made(&t);
+        let plan = Plan::Table(Arc::downgrade(&t), Some(scope.clone()));
+        cache.put(block, &context, Some(plan));
+        Ok((t, scope))
     }
 
     /// The columns subquery `q` gives, as kept by the prepared request running from an earlier
@@ -333,7 +374,7 @@ impl<'a> Exec<'a> {
             Found::Kept(
                 Plan::Select(_)
                 | Plan::Join(_)
-                | Plan::Table(_)
+                | Plan::Table(..)
                 | Plan::Shape(_)
                 | Plan::NeedsRows(_),
             )
@@ -1022,7 +1063,7 @@ fn bound_order_by(p: &Plan) -> Option<&[ast::OrderByExpr]> {
     match p {
         Plan::Select(b) => Some(&b.tail.order_by),
         Plan::Join(j) => Some(&j.join.tail.order_by),
-        Plan::Condition(_) | Plan::Table(_) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
+        Plan::Condition(_) | Plan::Table(..) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
     }
 }
 

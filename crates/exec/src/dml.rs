@@ -676,18 +676,19 @@ impl Exec<'_> {
         )?))
     }
 
-    fn table_of(&self, t: &ast::TableWithJoins) -> Result<(Arc<Table>, String)> {
+    /// The table an UPDATE or DELETE changes, its qualifier (alias or name) and its scope.
+    fn table_of(&self, t: &ast::TableWithJoins) -> Result<(Arc<Table>, String, Arc<Scope>)> {
         if !t.joins.is_empty() {
             return Err(Error::Unsupported("joins in UPDATE/DELETE".into()));
         }
         match &t.relation {
             ast::TableFactor::Table { name, alias, .. } => {
-                let table = self.target_table(name)?;
                 let q = alias
                     .as_ref()
                     .map(|a| a.name.value.clone())
                     .unwrap_or_else(|| tdlite_parser::object_name_string(name));
-                Ok((table, q))
+                let (table, scope) = self.target_with_scope(name, &q)?;
+                Ok((table, q, scope))
             }
             other => Err(Error::Unsupported(format!("UPDATE/DELETE of {other}"))),
         }
@@ -799,13 +800,12 @@ impl Exec<'_> {
                 .unwrap_or(&u.table),
             _ => &u.table,
         };
-        let (table, q) = self.table_of(target)?;
+        let (table, q, scope) = self.table_of(target)?;
         crate::subscribers::refuse_change(&table, "UPDATE")?;
         // the columns set, resolved before anything runs or is read
         for a in &u.assignments {
             assigned_column(&table, a)?;
         }
-        let scope = table_scope(&table, &q);
         let (batch, ids, have, scope) = match from {
             None => {
                 // (the SET values resolved before the WHERE's subqueries run)
@@ -815,9 +815,10 @@ impl Exec<'_> {
                 (batch, ids, have, scope)
             }
             Some(f) => {
+                let scope = Arc::unwrap_or_clone(scope);
                 let (batch, ids, scope) =
                     self.joined_rows(&table, &q, scope, f, u.selection.as_ref(), false)?;
-                (batch, ids, None, scope)
+                (batch, ids, None, Arc::new(scope))
             }
         };
         // a SET value binds against the target's rows alone only without FROM
@@ -1037,8 +1038,7 @@ impl Exec<'_> {
                 return self.through_view(|ex| ex.delete(&rewritten));
             }
         }
-        let (table, q) = self.table_of(t)?;
-        let scope = table_scope(&table, &q);
+        let (table, _, scope) = self.table_of(t)?;
         let (_, ids, _) = self.matching_rows(&table, &scope, (&d.selection, &[]))?;
         for rid in &ids {
             self.txn.delete(&table, *rid)?;

@@ -172,8 +172,9 @@ pub(crate) enum Plan {
     /// A join block (bound_join.rs).
     Join(Arc<KeptJoin>),
     Condition(Arc<BoundCondition>),
-    /// The table a [`Block::Target`] name resolved to (not kept alive by the cache).
-    Table(Weak<Table>),
+    /// The table a [`Block::Target`] name resolved to (not kept alive by the cache), and
+    /// its scope where an UPDATE or DELETE asked for it (`Exec::target_with_scope`).
+    Table(Weak<Table>, Option<Arc<crate::bind::Scope>>),
     /// The columns a [`Block::Shape`] subquery gives (its run over no rows).
     Shape(arrow::datatypes::SchemaRef),
     /// A SELECT block that names a column of an enclosing row and could not be bound with

@@ -686,3 +686,48 @@ fn a_kept_min_max_walk_reads_with_each_runs_values_and_the_rows_of_the_time() {
     );
     assert_eq!(max_of(&mut s, 2), [["?"]]);
 }
+
+/// A prepared UPDATE's or DELETE's target scope is made once per catalog version
+/// (`Exec::target_with_scope`): its alias names its columns at every run, and a column added
+/// since is found.
+#[test]
+fn a_prepared_change_keeps_its_targets_scope_until_the_table_changes() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER NOT NULL, v INTEGER) UNIQUE PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t SEL day_of_calendar, 0 FROM sys_calendar.calendar WHERE day_of_calendar <= 5")
+        .unwrap();
+    let upd = s
+        .prepare("UPD t AS x SET v = x.v + 1 WHERE x.k <= ?")
+        .unwrap();
+    let del = s.prepare("DEL FROM t AS y WHERE y.k = ?").unwrap();
+    for p in [2_i64, 3, 3] {
+        let r = s.execute_prepared(&upd, &[Value::Int(p)]).unwrap();
+        assert_eq!(r[0].activity_count, p as u64);
+    }
+    let r = s.execute_prepared(&del, &[Value::Int(1)]).unwrap();
+    assert_eq!(r[0].activity_count, 1);
+    assert_eq!(
+        strings(&s.execute("SEL k, v FROM t ORDER BY k").unwrap()),
+        [["2", "3"], ["3", "2"], ["4", "0"], ["5", "0"]]
+    );
+    // prepared (and run) before the column existed, it finds it after
+    let set_w = s.prepare("UPD t AS x SET w = x.v WHERE x.k = ?").unwrap();
+    let err = s.execute_prepared(&set_w, &[Value::Int(2)]).unwrap_err();
+    assert_eq!(err.code().number, 3810, "{err}");
+    s.execute("ALTER TABLE t ADD w INTEGER").unwrap();
+    let r = s.execute_prepared(&set_w, &[Value::Int(2)]).unwrap();
+    assert_eq!(r[0].activity_count, 1);
+    let r = s.execute_prepared(&upd, &[Value::Int(9)]).unwrap();
+    assert_eq!(r[0].activity_count, 4);
+    assert_eq!(
+        strings(&s.execute("SEL k, v, w FROM t ORDER BY k").unwrap()),
+        [
+            ["2", "4", "3"],
+            ["3", "3", "?"],
+            ["4", "1", "?"],
+            ["5", "1", "?"]
+        ]
+    );
+}
