@@ -14,7 +14,9 @@
 //! entries it steps over that the statement's snapshot cannot see.
 //!
 //! Which index each target walks and how entries are tested (`plan::plan_min_max`) depends
-//! on the conditions' shape only; a prepared block keeps it per shape ([`KeptWalks`]).
+//! on the conditions' shape only; a prepared block keeps it per shape ([`KeptWalks`]), and
+//! keeps the key tests and ranges its last run made with that run's input values, used
+//! again by a run with the same values.
 //!
 //! Invariant: the rows returned satisfy the WHERE clause and, for MIN/MAX, include a row
 //! holding each extreme, so aggregating them gives the full scan's answer. Row order of plain
