@@ -5,7 +5,7 @@
 use crate::bind::{AggCall, AggFunc};
 use crate::error::{Error, OrOverflow, Result};
 use crate::expr::Expr;
-use crate::types::sql_type_of;
+use crate::types::{sql_type_of, type_name};
 use arrow::array::{Array, ArrayRef, UInt32Array};
 use arrow::compute::take;
 use arrow::datatypes::{DataType, Field, Schema};
@@ -189,7 +189,7 @@ pub(crate) fn result_type(func: AggFunc, arg: Option<&ArrayRef>) -> Result<SqlTy
             SqlType::Integer
         }
         (AggFunc::Sum, DataType::Int64) => SqlType::BigInt,
-        (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {}", sql_type_of(t)))),
+        (AggFunc::Sum, t) => return Err(Error::TypeMismatch(format!("SUM of {}", type_name(t)))),
         (AggFunc::Min | AggFunc::Max, t) => sql_type_of(t),
         // "the same data type as the data type of the argument" (PERCENTILE_CONT/DISC)
         (AggFunc::Percentile { .. }, DataType::Null) => SqlType::Float,
@@ -310,7 +310,7 @@ pub(crate) fn numeric_argument(func: AggFunc, arg: Option<&ArrayRef>) -> Result<
         (f, t) => Err(Error::TypeMismatch(format!(
             "{} of {}",
             f.name(),
-            sql_type_of(t)
+            type_name(t)
         ))),
     }
 }

@@ -52,7 +52,8 @@ pub(crate) fn result_type(a: &DataType, b: &DataType) -> Result<DataType> {
     if a == b {
         return Ok(a.clone());
     }
-    let mismatch = || Error::BranchTypeMismatch(format!("{a} and {b}"));
+    let name = crate::types::type_name;
+    let mismatch = || Error::BranchTypeMismatch(format!("{} and {}", name(a), name(b)));
     Ok(match (a, b) {
         (Null, t) | (t, Null) => t.clone(),
         _ if exclusive(a) || exclusive(b) => return Err(mismatch()),

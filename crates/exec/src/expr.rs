@@ -558,7 +558,10 @@ pub fn repeat(a: &ArrayRef, n: usize) -> Result<ArrayRef> {
 
 fn as_bool(a: &ArrayRef) -> Result<&BooleanArray> {
     a.as_boolean_opt().ok_or_else(|| {
-        Error::TypeMismatch(format!("expected a condition, found {}", a.data_type()))
+        Error::TypeMismatch(format!(
+            "expected a condition, found {}",
+            crate::types::type_name(a.data_type())
+        ))
     })
 }
 
@@ -651,7 +654,9 @@ pub(crate) fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
         (Date32, b) | (b, Date32) if is_numeric(b) => b.clone(),
         _ => {
             return Err(Error::TypeMismatch(format!(
-                "cannot compare or combine {l} with {r}"
+                "cannot compare or combine {} with {}",
+                crate::types::type_name(l),
+                crate::types::type_name(r)
             )));
         }
     })
@@ -920,7 +925,7 @@ fn arithmetic(op: BinOp, l: ArrayRef, r: ArrayRef) -> Result<ArrayRef> {
             _ => false,
         };
         if !defined {
-            let name = |t: &DataType| crate::types::sql_type_of(t).to_string();
+            let name = crate::types::type_name;
             let sign = match op {
                 Add => "+",
                 Sub => "-",

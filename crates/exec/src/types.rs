@@ -31,6 +31,16 @@ pub fn sql_type_of(dt: &DataType) -> SqlType {
     }
 }
 
+/// A value's type as a message names it: its SQL type ([`sql_type_of`]), without the length
+/// a value's array does not carry (`VARBYTE`, `VARCHAR`, not `VARBYTE(4294967295)`).
+pub fn type_name(dt: &DataType) -> String {
+    match sql_type_of(dt) {
+        SqlType::VarByte(u32::MAX) => "VARBYTE".into(),
+        SqlType::VarChar(u32::MAX) => "VARCHAR".into(),
+        t => t.to_string(),
+    }
+}
+
 /// The storage type of a parsed type: the one mapping from tdlite's type syntax to
 /// [`SqlType`] (CREATE TABLE columns, CAST, typed literals).
 pub(crate) fn storage_type(t: &PType) -> Result<SqlType> {
