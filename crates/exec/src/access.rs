@@ -178,12 +178,19 @@ fn filter_with_ids(
 }
 
 /// The MIN/MAX walks a kept block (bound_select.rs) planned for the last shape of conditions
-/// it met (`plan::same_shape`), used again while its conditions keep that shape; and what the
-/// last run read them with (their key tests and ranges), used again while a run's inputs are
-/// the same values: a condition with no inputs (the inner `MAX` of a priority claim) makes
-/// its ranges once.
-#[derive(Default)]
-pub(crate) struct KeptWalks(Mutex<Option<KeptPlan>>);
+/// it met (`plan::same_shape`), used again while its conditions keep that shape; and, for a
+/// block that reads no enclosing row (`memo`), what the last run read them with (their key
+/// tests and ranges), used again while a run's inputs are the same values: a condition with
+/// no inputs (the inner `MAX` of a priority claim) makes its ranges once. (A correlated
+/// block's inputs change from row to row, and each is a slice of the enclosing rows' column,
+/// which a kept copy would keep alive.)
+///
+/// Invariant: the condition a run passes is the block's kept condition with that run's
+/// values put in (`inputs::RunCond`), so equal values give the same sargable conditions.
+pub(crate) struct KeptWalks {
+    kept: Mutex<Option<KeptPlan>>,
+    memo: bool,
+}
 
 /// A shape of conditions, the walks planned for it (`None`: no index to walk), and the last
 /// run's inputs with the walks' reads made from them.
@@ -230,6 +237,14 @@ impl WalkRead {
 }
 
 impl KeptWalks {
+    /// No walk planned yet; `memo`: the last run's reads are kept with its input values.
+    pub(crate) fn new(memo: bool) -> Self {
+        KeptWalks {
+            kept: Mutex::new(None),
+            memo,
+        }
+    }
+
     /// The walks' reads for `targets` under `cond` at this run: the last run's when its inputs
     /// were these values (the sargable conditions, made from the kept condition and its
     /// inputs alone, are then the same); else made from the kept walks when the conditions
@@ -242,7 +257,7 @@ impl KeptWalks {
     ) -> Option<Arc<[WalkRead]>> {
         let values = cond.map_or(&[][..], RunCond::values);
         // each step below leaves the value whole: a panic elsewhere cannot tear it
-        let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((last, reads)) = kept.as_ref().and_then(|k| k.last.as_ref()) {
             if same_values(last, values) {
                 return Some(reads.clone());
@@ -264,7 +279,9 @@ impl KeptWalks {
             .walks
             .as_deref()
             .map(|w| WalkRead::all(w, schema, preds));
-        let last = reads.clone().map(|r| (values.to_vec(), r));
+        let last = (reads.clone())
+            .filter(|_| self.memo)
+            .map(|r| (values.to_vec(), r));
         *kept = Some(KeptPlan { last, ..plan });
         reads
     }
@@ -335,7 +352,7 @@ impl Exec<'_> {
         let keep = keep.as_deref();
         if let Some(calls) = min_max {
             if let Some(targets) = min_max_targets(calls, scope) {
-                if let Some((batch, _)) = self.read_min_max(table, cond, &targets, (keep, None))? {
+                if let Some((batch, _)) = self.read_min_max(table, cond, &targets, keep)? {
                     return Ok(batch);
                 }
             }
@@ -625,10 +642,10 @@ impl Exec<'_> {
         table: &Table,
         cond: Option<&Expr>,
         targets: &[(usize, bool)],
-        (keep, kept): (Option<&[bool]>, Option<&KeptWalks>),
+        keep: Option<&[bool]>,
     ) -> Result<Option<(RecordBatch, Vec<RowId>)>> {
         Ok(self
-            .walk_min_max(table, cond.map(RunCond::plain).as_ref(), targets, kept)?
+            .walk_min_max(table, cond.map(RunCond::plain).as_ref(), targets, None)?
             .map(|rids| (table.fetch_columns(&rids, keep), rids)))
     }
 

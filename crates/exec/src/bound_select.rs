@@ -25,7 +25,8 @@
 //! (`inputs::RunCond`, the select list and aggregate calls). MIN/MAX walks are planned once
 //! per shape of the conditions (which columns the values fix or bound, not the values:
 //! `plan::plan_min_max`) and kept with the block (`access::KeptWalks`); the ranges walked
-//! are made from each run's values. Asked
+//! are made from each run's values, and kept with them for a run with the same values (in a
+//! block that reads no enclosing row). Asked
 //! for a scalar subquery's value, a walked `SELECT MIN(c)`/`MAX(c)` gives the found row's
 //! `c` without building rows (`BoundSelect::walked_value`).
 //!
@@ -77,7 +78,8 @@ pub(crate) struct BoundSelect {
     aggregate: Option<(Vec<AggCall>, Option<Vec<MinMaxTarget>>)>,
     /// The columns the aggregate calls read: the only ones a MIN/MAX walk fetches.
     reads: Vec<bool>,
-    /// The MIN/MAX walks planned for the last shape of conditions this block met.
+    /// The MIN/MAX walks planned for the last shape of conditions this block met, and the
+    /// last run's ranges with its values.
     walks: KeptWalks,
     /// `cond`'s sargable conditions with the slots as inputs.
     template: Option<CondTemplate>,
@@ -270,12 +272,23 @@ impl<'a> Exec<'a> {
             }
             _ => None,
         };
-        if let Some((t, Some(scope))) = &kept {
+        // (qualified as asked: the name's place fixes the alias, checked all the same)
+        let same = |s: &Scope| {
+            (s.columns.first()).is_none_or(|c| {
+                c.qualifier
+                    .as_deref()
+                    .is_some_and(|x| x.eq_ignore_ascii_case(q))
+            })
+        };
+        if let Some((t, Some(scope))) = kept
+            .as_ref()
+            .filter(|(_, s)| s.as_deref().is_some_and(same))
+        {
             self.count_volatile_use(t);
             return Ok((t.clone(), scope.clone()));
         }
         let t = match kept {
-            Some((t, None)) => {
+            Some((t, _)) => {
                 self.count_volatile_use(&t);
                 t
             }
@@ -657,7 +670,7 @@ impl<'a> Exec<'a> {
         let slots = recording.slots.clone();
         let mut b = BoundSelect {
             reads,
-            walks: KeptWalks::default(),
+            walks: KeptWalks::new(!slots.iter().any(|(_, s)| matches!(s, Slot::Outer(..)))),
             template: cond
                 .as_ref()
                 .and_then(|c| template(c, &table.schema, &slots)),

@@ -34,10 +34,7 @@ fn result_type(types: &[&DataType]) -> Result<DataType> {
         return Ok(Int32);
     };
     let mismatch = || {
-        let names: Vec<String> = known
-            .iter()
-            .map(|t| crate::types::sql_type_of(t).to_string())
-            .collect();
+        let names: Vec<String> = known.iter().map(|t| crate::types::type_name(t)).collect();
         Error::TypeMismatch(format!(
             "GREATEST and LEAST take arguments of one kind (numbers, text, dates or \
              timestamps), not {}",

@@ -180,8 +180,8 @@ fn cast_periods(
         }
         _ => Err(Error::TypeMismatch(format!(
             "{} does not convert to {}",
-            crate::types::sql_type_of(a.data_type()),
-            crate::types::sql_type_of(target)
+            crate::types::type_name(a.data_type()),
+            crate::types::type_name(target)
         ))),
     }
 }

@@ -189,7 +189,7 @@ fn operand_kind(f: PeriodFn, types: &[&DataType]) -> Result<Option<PeriodKind>> 
             },
             types
                 .iter()
-                .map(|t| crate::types::sql_type_of(t).to_string())
+                .map(|t| crate::types::type_name(t))
                 .collect::<Vec<_>>()
                 .join(" and ")
         ))

@@ -5,7 +5,8 @@
 //! (bound_join.rs), the WHERE
 //! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
 //! inputs instead of being bound afresh every time, the table each INSERT, UPDATE or
-//! DELETE names (its name resolved once), and the columns of each subquery that a block
+//! DELETE names (its name resolved once; an UPDATE's or DELETE's scope of it made once),
+//! and the columns of each subquery that a block
 //! binds before running it (deferred.rs; found by the subquery's address, as a block is,
 //! kept only for a subquery of the request's own statements without a `?`; should its
 //! columns differ later, the block that binds it sees the value's type differ from the

@@ -31,13 +31,26 @@ pub fn sql_type_of(dt: &DataType) -> SqlType {
     }
 }
 
-/// A value's type as a message names it: its SQL type ([`sql_type_of`]), without the length
-/// a value's array does not carry (`VARBYTE`, `VARCHAR`, not `VARBYTE(4294967295)`).
+/// A value's type as a message names it: its SQL type ([`sql_type_of`]) without what a
+/// value's array does not carry (a length, a TIME's or TIMESTAMP's digits: `VARBYTE`,
+/// `TIMESTAMP`, not `VARBYTE(4294967295)`, `TIMESTAMP(6)`), and the kinds that type does
+/// not name (an INTERVAL, a condition's truth value, a row of values, NULL).
 pub fn type_name(dt: &DataType) -> String {
-    match sql_type_of(dt) {
-        SqlType::VarByte(u32::MAX) => "VARBYTE".into(),
-        SqlType::VarChar(u32::MAX) => "VARCHAR".into(),
-        t => t.to_string(),
+    match dt {
+        DataType::Null => "NULL".into(),
+        DataType::Boolean => "a truth value".into(),
+        DataType::Interval(_) | DataType::Duration(_) => "INTERVAL".into(),
+        DataType::Struct(_) => "a row of values".into(),
+        DataType::Time32(_) | DataType::Time64(_) => "TIME".into(),
+        DataType::Timestamp(_, Some(_)) => "TIMESTAMP WITH TIME ZONE".into(),
+        DataType::Timestamp(_, None) => "TIMESTAMP".into(),
+        DataType::Binary | DataType::LargeBinary => "VARBYTE".into(),
+        DataType::Utf8 | DataType::LargeUtf8 => "VARCHAR".into(),
+        _ => match sql_type_of(dt) {
+            SqlType::VarByte(_) => "VARBYTE".into(),
+            SqlType::VarChar(_) => "VARCHAR".into(),
+            t => t.to_string(),
+        },
     }
 }
 

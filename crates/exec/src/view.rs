@@ -282,14 +282,15 @@ impl Exec<'_> {
                 return Ok(q.clone());
             }
         }
-        // (parsed and copied where the stack holds the text's depth: a view's body may be as
-        // deep as the parser allows)
-        let q = Arc::new(crate::stack::for_text(sql, || parse_query(sql))?);
+        let q = Arc::new(parse_query(sql)?);
         let mut cache = self.shared.view_queries.lock();
-        if cache.len() >= VIEW_QUERIES {
-            cache.clear();
-        }
+        let old = (cache.len() >= VIEW_QUERIES).then(|| std::mem::take(&mut *cache));
         cache.insert(t.id, (sql.to_string(), q.clone(), false));
+        drop(cache);
+        // (the queries let go are dropped where the stack holds their depth)
+        for (text, q, _) in old.into_iter().flat_map(|m| m.into_values()) {
+            crate::stack::for_text(&text, || drop(q));
+        }
         Ok(q)
     }
 
@@ -414,7 +415,10 @@ pub(crate) fn lists_columns(view: &TableSchema) -> bool {
         tdlite_parser::Statement::CreateView { columns, .. } => !columns.is_empty(),
         _ => true,
     };
-    tdlite_parser::parse_request(&view.ddl).map_or(true, |st| st.first().is_none_or(listed))
+    // (parsed, and its tree dropped, where the stack holds the text's depth)
+    crate::stack::for_text(&view.ddl, || {
+        tdlite_parser::parse_request(&view.ddl).map_or(true, |st| st.first().is_none_or(listed))
+    })
 }
 
 /// Which columns of a view's query result are the view's: all of them when the counts agree.
@@ -509,8 +513,13 @@ fn precision(f: &arrow::datatypes::Field) -> Option<u8> {
     f.metadata().get("precision").and_then(|p| p.parse().ok())
 }
 
-/// The query of a stored view's SQL text.
+/// The query of a stored view's SQL text, parsed and copied where the stack holds the text's
+/// depth (a view's body may be as deep as the parser allows).
 pub(crate) fn parse_query(sql: &str) -> Result<sqlparser::ast::Query> {
+    crate::stack::for_text(sql, || parse_stored(sql))
+}
+
+fn parse_stored(sql: &str) -> Result<sqlparser::ast::Query> {
     let stmts = tdlite_parser::parse_request(sql)?;
     match stmts.first().map(|s| &s.statement) {
         Some(tdlite_parser::Statement::Sql(b)) => match b.as_ref() {

@@ -51,6 +51,17 @@ pub(crate) fn updatable(
     if tdlite_parser::ends_with_check_option(&schema.ddl) {
         return Err(refuse());
     }
+    // (read, and its tree dropped, where the stack holds the text's depth)
+    crate::stack::for_text(sql, || updatable_query(schema, sql, base_columns))
+}
+
+/// [`updatable`] for view `schema` whose query's text is `sql`.
+fn updatable_query(
+    schema: &TableSchema,
+    sql: &str,
+    base_columns: impl Fn(&ast::ObjectName) -> Result<Vec<String>>,
+) -> Result<Updatable> {
+    let refuse = || Error::ViewNotUpdatable(schema.name.clone());
     let query = crate::view::parse_query(sql)?;
     if query.with.is_some()
         || query.order_by.is_some()

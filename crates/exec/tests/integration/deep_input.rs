@@ -139,5 +139,10 @@ fn deep_prepared_requests_and_views_run_on_a_small_stack() {
             first(&mut s, "SELECT x + 1 FROM v"),
             Ok((n + 1).to_string())
         );
+        // a change through it reads its query too (and refuses it: no base table)
+        for change in ["DELETE FROM v", "UPDATE v SET x = 1"] {
+            let e = s.execute(change).expect_err(change);
+            assert_eq!(e.code().number, 3823, "{change}: {e}");
+        }
     });
 }
