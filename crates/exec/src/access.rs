@@ -555,20 +555,15 @@ impl Exec<'_> {
         {
             return None;
         }
-        // a whole unique key of one value per column: its rows by one hash lookup
-        let point = |c: &usize| match preds.get(c)?.points.as_deref()? {
-            [v] => Some(v.clone()),
-            _ => None,
-        };
-        let key = (!a.range && a.eq_len == spec.columns.len())
+        // a whole unique key, points on every column: each key's rows by one hash lookup
+        let points = (!a.range && a.eq_len == spec.columns.len())
             .then(|| {
-                spec.columns
-                    .iter()
-                    .map(point)
-                    .collect::<Option<Vec<Value>>>()
+                (spec.columns.iter())
+                    .map(|c| preds.get(c)?.points.as_deref())
+                    .collect::<Option<Vec<&[Value]>>>()
             })
             .flatten();
-        if let Some(rids) = key.and_then(|k| table.unique_rows(a.index, &k, self.snapshot())) {
+        if let Some(rids) = points.and_then(|p| self.unique_probes(table, a.index, &p)) {
             return Some((table.fetch_columns(&rids, keep), rids));
         }
         let ranges = a.ranges(&table.schema, preds)?;
@@ -581,6 +576,27 @@ impl Exec<'_> {
         rids.sort_unstable();
         rids.dedup();
         Some((table.fetch_columns(&rids, keep), rids))
+    }
+
+    /// The rows of unique index `ix` whose keys are the combinations of `points` (each
+    /// column's points, distinct), found by one hash lookup per key, sorted; `None` where the
+    /// index keeps no hashed keys or a key holds a NULL (the caller walks the ordered index).
+    fn unique_probes(&self, table: &Table, ix: usize, points: &[&[Value]]) -> Option<Vec<RowId>> {
+        let count: usize = points.iter().map(|p| p.len()).product();
+        let mut key: Vec<Value> = Vec::with_capacity(points.len());
+        let mut rids = Vec::new();
+        for i in 0..count {
+            key.clear();
+            let (mut rest, mut stride) = (i, count);
+            for p in points {
+                stride /= p.len();
+                key.push(p[rest / stride].clone());
+                rest %= stride;
+            }
+            rids.extend(table.unique_rows(ix, &key, self.snapshot())?);
+        }
+        rids.sort_unstable();
+        Some(rids)
     }
 
     /// The rows of `table` an index finds for `preds` (a superset of the rows they select),
