@@ -519,8 +519,9 @@ impl Table {
     /// [`TableSchema::indexes`]) is `key`, the index's columns' values as its keys hold them
     /// (normalised: [`normalize_for_key`]), found in the index's unique map by one hash
     /// lookup, not by a walk of its ordered entries; in row id order. `None` when the index is
-    /// not unique or `key` holds a NULL (the map keeps no such key): the caller walks the
-    /// ordered index.
+    /// not unique or `key` holds a NULL (the map holds NULL keys, but a NULL compared with `=`
+    /// matches nothing, and an `IS NULL` probe is left to the ordered index's walk): the
+    /// caller walks the ordered index.
     pub fn unique_rows(&self, ix: usize, key: &[Value], snapshot: &Snapshot) -> Option<Vec<RowId>> {
         let spec = self.schema.indexes().nth(ix)?;
         let k = self
