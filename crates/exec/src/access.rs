@@ -604,23 +604,13 @@ impl Exec<'_> {
     /// turn (a condition sees only the rows the ones before it kept; `keep` must mark every
     /// column they read); only the columns `keep` marks copied (the others NULL, see
     /// [`tdlite_storage::columns`]), or every column for `None`. A full scan is filtered part
-    /// by part ([`Exec::scan_filtered`]), so rows that fail are never copied; no row id is
-    /// made (a join's step).
+    /// by part ([`Exec::scan_filtered`]), so rows that fail are never copied. With
+    /// `with_ids`, the row ids of the rows returned (a joined UPDATE's or DELETE's target);
+    /// else none is made (a join's step).
     ///
     /// # Errors
     /// Evaluation errors of `conds`; a cancel or the statement timeout during a full scan.
-    pub(crate) fn read_filtered_rows(
-        &mut self,
-        table: &Table,
-        preds: &Preds,
-        keep: Option<&[bool]>,
-        conds: &[Expr],
-    ) -> Result<RecordBatch> {
-        Ok(self.read_passing(table, preds, keep, conds, false)?.0)
-    }
-
-    /// [`Exec::read_filtered_rows`], with the row ids if `with_ids`.
-    fn read_passing(
+    pub(crate) fn read_passing(
         &mut self,
         table: &Table,
         preds: &Preds,

@@ -73,6 +73,15 @@ impl ScopeColumn {
         }
     }
 
+    /// A column a statement adds to its rows for itself (a row id), named `name`, which
+    /// no SQL text spells: never found by a name nor shown.
+    pub(crate) fn hidden(name: &str) -> ScopeColumn {
+        ScopeColumn {
+            name: name.to_string(),
+            ..ScopeColumn::unnamed()
+        }
+    }
+
     /// A column no name resolves to (a hidden or computed column of a batch).
     pub(crate) fn unnamed() -> ScopeColumn {
         ScopeColumn {

@@ -61,6 +61,10 @@ pub(crate) struct BoundFrom {
 pub(crate) enum FromRel {
     /// A base table, read at its step, with the columns to keep (`None`: all).
     Table(Arc<Table>, Option<Vec<bool>>),
+    /// The base table an `UPDATE … FROM` or a joined DELETE changes, read at its step like
+    /// any base table, with all its columns and its row ids as one hidden last column
+    /// (`UInt64`, named [`ROW_ID`]): the statement's rows to change.
+    Target(Arc<Table>),
     /// A view, bound from the columns the catalog records for it and read at its step by
     /// its query, or by the query given (its query with conditions pushed in: pushdown.rs).
     View(Arc<Table>, Option<Arc<ast::Query>>),
@@ -78,17 +82,31 @@ pub(crate) enum FromRel {
     Rows(RecordBatch),
 }
 
+/// The name of a [`FromRel::Target`]'s hidden row-id column (no SQL name can spell it).
+pub(crate) const ROW_ID: &str = "\u{1}rowid";
+
 impl FromRel {
     /// Its columns' types, in order.
     pub(crate) fn column_types(&self) -> Vec<DataType> {
         let fields = match self {
-            FromRel::Table(table, _) | FromRel::View(table, _) => {
+            FromRel::Table(table, _) | FromRel::View(table, _) | FromRel::Target(table) => {
                 table.schema.arrow.fields().clone()
             }
             FromRel::Derived(_, _, shape) => shape.fields().clone(),
             FromRel::Rows(rows) => rows.schema().fields().clone(),
         };
-        fields.iter().map(|f| f.data_type().clone()).collect()
+        let ids = matches!(self, FromRel::Target(_)).then_some(DataType::UInt64);
+        (fields.iter().map(|f| f.data_type().clone()))
+            .chain(ids)
+            .collect()
+    }
+
+    /// The base table it reads at its step, if it is one (a target included).
+    pub(crate) fn base(&self) -> Option<&Arc<Table>> {
+        match self {
+            FromRel::Table(table, _) | FromRel::Target(table) => Some(table),
+            _ => None,
+        }
     }
 }
 
@@ -188,10 +206,14 @@ impl BoundFrom {
         let at = col - self.starts[r];
         Some(match self.rels.get(r)? {
             FromRel::Table(table, _) | FromRel::View(table, _) => {
-                table.schema.arrow.field(at).data_type().clone()
+                table.schema.arrow.fields().get(at)?.data_type().clone()
             }
-            FromRel::Derived(_, _, shape) => shape.field(at).data_type().clone(),
-            FromRel::Rows(rows) => rows.schema().field(at).data_type().clone(),
+            FromRel::Target(table) => match table.schema.arrow.fields().get(at) {
+                Some(f) => f.data_type().clone(),
+                None => DataType::UInt64, // (its row ids)
+            },
+            FromRel::Derived(_, _, shape) => shape.fields().get(at)?.data_type().clone(),
+            FromRel::Rows(rows) => rows.schema().fields().get(at)?.data_type().clone(),
         })
     }
 
@@ -224,7 +246,7 @@ impl BoundFrom {
         }
         let width = self.scope.columns.len();
         for (r, rel) in self.rels.iter().enumerate() {
-            let FromRel::Table(table, _) = rel else {
+            let Some(table) = rel.base() else {
                 continue;
             };
             let local = local_columns(&self.starts, r, width);

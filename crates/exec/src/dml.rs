@@ -10,6 +10,7 @@
 //! waiting (the delayed state) belongs to the session, outside every storage lock.
 
 use crate::bind::{Scope, ScopeColumn};
+use crate::bound_from::ROW_ID;
 use crate::error::{Error, OrOverflow, Result};
 use crate::exec::Exec;
 use crate::expr::{cast_to_sql, repeat, Expr};
@@ -790,15 +791,9 @@ impl Exec<'_> {
             None => None,
         };
         // `UPDATE a FROM t a, s …`: the target is named by an alias of its FROM list
-        let target = match (&u.table.relation, from) {
-            (ast::TableFactor::Table { name, alias: None, .. }, Some(f)) if name.0.len() == 1 => f
-                .iter()
-                .find(|t| {
-                    matches!(&t.relation, ast::TableFactor::Table { alias: Some(a), .. }
-                        if a.name.value.eq_ignore_ascii_case(&tdlite_parser::object_name_string(name)))
-                })
-                .unwrap_or(&u.table),
-            _ => &u.table,
+        let target = match from {
+            Some(f) => crate::target_from::update_target(&u.table, f),
+            None => &u.table,
         };
         let (table, q, scope) = self.table_of(target)?;
         crate::subscribers::refuse_change(&table, "UPDATE")?;
@@ -815,9 +810,8 @@ impl Exec<'_> {
                 (batch, ids, have, scope)
             }
             Some(f) => {
-                let scope = Arc::unwrap_or_clone(scope);
                 let (batch, ids, scope) =
-                    self.joined_rows(&table, &q, scope, f, u.selection.as_ref(), false)?;
+                    self.joined_rows(&table, (&target.relation, &q), f, u.selection.as_ref(), false)?;
                 (batch, ids, None, Arc::new(scope))
             }
         };
@@ -929,9 +923,17 @@ impl Exec<'_> {
     }
 
     /// The target rows of `UPDATE t FROM …` joined with their source rows on WHERE: the
-    /// joined batch (target columns first), the target row of each joined row, and the joined
-    /// scope. Teradata's form names the target in its own FROM list (`UPDATE t FROM t, s` or
-    /// `UPDATE a FROM t a, s`); that entry is the target, not a second copy of it.
+    /// joined batch (target columns first, then its row id, then the other entries'
+    /// columns), the target row of each joined row, and the joined scope. `target` is the
+    /// entry that names `table` (known as the qualifier given); Teradata's form names it in
+    /// its own FROM list (`UPDATE t FROM t, s` or `UPDATE a FROM t a, s`), and that entry is
+    /// the target, not a second copy of it (target_from.rs).
+    ///
+    /// The target is one relation of the FROM the join planner plans (`Exec::target_joined`):
+    /// read at its step through its own conditions (an index where they allow), or probed
+    /// by the keys of the rows joined before it. A FROM with an outer join beside a comma
+    /// (`UPDATE t FROM s LEFT JOIN u ON …`: the target is then a comma item beside it) is
+    /// joined to the whole target's rows instead, on WHERE (`Exec::join_onto`).
     ///
     /// With `dedup` (DELETE), each target row is kept once however many rows it matched.
     ///
@@ -941,40 +943,23 @@ impl Exec<'_> {
     fn joined_rows(
         &mut self,
         table: &Arc<Table>,
-        q: &str,
-        scope: Scope,
+        (target, q): (&ast::TableFactor, &str),
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
         dedup: bool,
     ) -> Result<(RecordBatch, Vec<u64>, Scope)> {
-        let is_target = |t: &ast::TableWithJoins| {
-            t.joins.is_empty()
-                && matches!(&t.relation, ast::TableFactor::Table { name, alias, .. }
-                if match alias {
-                    Some(a) => a.name.value.eq_ignore_ascii_case(q),
-                    None => tdlite_parser::object_name_string(name).eq_ignore_ascii_case(q)
-                        || tdlite_parser::object_name_string(name)
-                            .eq_ignore_ascii_case(&table.schema.name),
-                })
+        let full = crate::target_from::target_first(target, (q, &table.schema.name), from);
+        let (joined_scope, joined) = match crate::join::outer_beside_comma(&full) {
+            false => self.target_joined(&full, selection, (table.clone(), q.to_string()))?,
+            true => {
+                let (batch, ids) = self.scan_table(table)?;
+                // the target's row ids ride along as a last, hidden column
+                let scope = table_scope(table, q);
+                let base = with_hidden(scope, &batch, ROW_ID, Arc::new(ids))?;
+                self.join_onto(base, &full[1..], selection)?
+            }
         };
-        let others: Vec<ast::TableWithJoins> =
-            from.iter().filter(|t| !is_target(t)).cloned().collect();
-        let (batch, ids) = self.scan_table(table)?;
-        // the target's row ids ride along as a last, hidden column
-        let (base_scope, with_ids) = with_hidden(scope, &batch, "\u{1}rowid", Arc::new(ids))?;
         let width = table.schema.columns.len();
-        let (joined_scope, joined) = if others.is_empty() {
-            let cond = selection
-                .map(|w| self.bind_expr(w, &base_scope, None))
-                .transpose()?;
-            let b = match cond {
-                Some(c) => filter_record_batch(&with_ids, &mask_of(&with_ids, &c)?)?,
-                None => with_ids,
-            };
-            (base_scope, b)
-        } else {
-            self.join_onto((base_scope, with_ids), &others, selection)?
-        };
         let rid = joined
             .column(width)
             .as_primitive::<arrow::datatypes::UInt64Type>()
@@ -1008,21 +993,22 @@ impl Exec<'_> {
         if let Some(target) = d.tables.first() {
             let n = tdlite_parser::object_name_string(target);
             // the FROM entry that is the target: aliased `a` or named `t`
-            let entry = from.iter().find_map(|t| match &t.relation {
-                ast::TableFactor::Table { name, alias, .. } => {
-                    let aliased = alias
-                        .as_ref()
-                        .is_some_and(|a| a.name.value.eq_ignore_ascii_case(&n));
-                    let named = alias.is_none()
-                        && tdlite_parser::object_name_string(name).eq_ignore_ascii_case(&n);
-                    (aliased || named).then_some(name)
+            let entry = crate::target_from::delete_entry(target, from);
+            let name = match entry {
+                Some(ast::TableFactor::Table { name, .. }) => name,
+                _ => target,
+            };
+            let table = self.must_get_base_table(name)?;
+            let plain;
+            let entry = match entry {
+                Some(e) => e,
+                None => {
+                    plain = crate::target_from::plain_factor(target);
+                    &plain
                 }
-                _ => None,
-            });
-            let table = self.must_get_base_table(entry.unwrap_or(target))?;
-            let scope = table_scope(&table, &n);
+            };
             let (_, ids, _) =
-                self.joined_rows(&table, &n, scope, from, d.selection.as_ref(), true)?;
+                self.joined_rows(&table, (entry, &n), from, d.selection.as_ref(), true)?;
             for rid in &ids {
                 self.txn.delete(&table, *rid)?;
             }
@@ -1301,15 +1287,7 @@ pub(crate) fn with_hidden(
     name: &str,
     column: ArrayRef,
 ) -> Result<(Scope, RecordBatch)> {
-    scope.columns.push(ScopeColumn {
-        qualifier: None,
-        name: name.to_string(),
-        case_specific: false,
-        title: None,
-        precision: None,
-        format: None,
-        text: None,
-    });
+    scope.columns.push(ScopeColumn::hidden(name));
     let b = crate::ops::with_columns(batch, [(name.to_string(), column)])?;
     Ok((scope, b))
 }

@@ -293,11 +293,27 @@ impl Explainer<'_, '_> {
                     }
                 }
                 ast::Statement::Update(u) => {
-                    self.line(depth, format!("Update {}", u.table.relation));
-                    if u.from.is_some() {
-                        self.line(depth + 1, "Nested-loop join of the target with FROM");
-                        return Ok(());
+                    let from = match &u.from {
+                        Some(
+                            ast::UpdateTableFromKind::BeforeSet(f)
+                            | ast::UpdateTableFromKind::AfterSet(f),
+                        ) => Some(f),
+                        None => None,
+                    };
+                    if let Some(f) = from {
+                        let target = crate::target_from::update_target(&u.table, f);
+                        self.line(depth, format!("Update {}", target.relation));
+                        let q = match &target.relation {
+                            ast::TableFactor::Table { name, alias, .. } => alias
+                                .as_ref()
+                                .map(|a| a.name.value.clone())
+                                .unwrap_or_else(|| tdlite_parser::object_name_string(name)),
+                            _ => String::new(),
+                        };
+                        let sel = u.selection.as_ref();
+                        return self.joined_change((&target.relation, &q), f, sel, depth + 1);
                     }
+                    self.line(depth, format!("Update {}", u.table.relation));
                     self.targeting(&u.table.relation, |ex| {
                         ex.read(
                             &u.table.relation,
@@ -313,7 +329,7 @@ impl Explainer<'_, '_> {
                         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
                     };
                     match from.as_slice() {
-                        [one] if one.joins.is_empty() && d.using.is_none() => {
+                        [one] if one.joins.is_empty() && d.using.is_none() && d.tables.is_empty() => {
                             self.line(depth, format!("Delete from {}", one.relation));
                             self.targeting(&one.relation, |ex| {
                                 ex.read(
@@ -325,10 +341,26 @@ impl Explainer<'_, '_> {
                                 )
                             })
                         }
-                        _ => {
-                            self.line(depth, "Delete with a join");
-                            Ok(())
-                        }
+                        _ => match d.tables.as_slice() {
+                            [target] if d.using.is_none() => {
+                                let q = tdlite_parser::object_name_string(target);
+                                let plain;
+                                let entry = match crate::target_from::delete_entry(target, from) {
+                                    Some(e) => e,
+                                    None => {
+                                        plain = crate::target_from::plain_factor(target);
+                                        &plain
+                                    }
+                                };
+                                self.line(depth, format!("Delete from {entry}"));
+                                let sel = d.selection.as_ref();
+                                self.joined_change((entry, &q), from, sel, depth + 1)
+                            }
+                            _ => {
+                                self.line(depth, "Delete with a join");
+                                Ok(())
+                            }
+                        },
                     }
                 }
                 ast::Statement::Merge(m) => {
@@ -534,6 +566,34 @@ impl Explainer<'_, '_> {
             Err(Error::ParameterCount { .. }) => Ok(None),
             // the query's own binding of the block: its error is the query's
             Err(e) => Err(e),
+        }
+    }
+
+    /// A joined UPDATE's or DELETE's read: its FROM `from` with the target (entry `target`,
+    /// known as `q`) first, as the statement runs it (dml.rs `joined_rows`): the join's plan,
+    /// or the target's own read where the FROM names the target alone.
+    ///
+    /// # Errors
+    /// 3807 for a missing table; binding errors, as the statement's.
+    fn joined_change(
+        &mut self,
+        (target, q): (&ast::TableFactor, &str),
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        depth: usize,
+    ) -> Result<()> {
+        let table_name = match target {
+            ast::TableFactor::Table { name, .. } => (self.definition(name)?)
+                .map(|t| t.schema.name.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let full = crate::target_from::target_first(target, (q, &table_name), from);
+        match full.as_slice() {
+            [one] => self.targeting(&one.relation, |ex| {
+                ex.read(&one.relation, (selection, &[]), None, None, depth)
+            }),
+            several => self.joins(several, (selection, &[]), depth),
         }
     }
 

@@ -8,7 +8,7 @@
 //! joined, so the WHERE conjuncts and ON conditions bind once against it, and name errors are
 //! the same whatever the join order. With inner joins only, each base table is read at its
 //! step, through an index when the conditions that name it alone allow, its own conditions
-//! that cannot fail tested as it is read (`read_filtered_rows`: a full scan is filtered part
+//! that cannot fail tested as it is read (`read_passing`: a full scan is filtered part
 //! by part), or, after few rows, through an index probed with their key values (an index nested-loop
 //! join: `join_plan::probe_index`); with an outer join, in full at its step. A view is bound
 //! from the columns the catalog records for it and read at its step too, with the conditions
@@ -37,17 +37,21 @@
 //! (3822): both copies are kept, qualify them.
 
 use crate::bind::{Scope, ScopeColumn};
-use crate::bound_from::{local_columns, relations_of, split_and, BoundFrom, FromPlan, FromRel};
+use crate::bound_from::{
+    local_columns, relations_of, split_and, BoundFrom, FromPlan, FromRel, ROW_ID,
+};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
 use crate::expr::{BinOp, Expr};
 use crate::join_plan;
 use crate::join_step::{join, join_filtered, Kind};
 use crate::ops::filter_by;
+use arrow::array::{ArrayRef, UInt64Array};
 use arrow::compute::concat_batches;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::sync::Arc;
+use tdlite_storage::table::Table;
 
 /// The qualifier of a table in FROM: its alias, or its own name without the database part.
 ///
@@ -323,7 +327,7 @@ impl Exec<'_> {
     pub(crate) fn base_table(
         &mut self,
         tf: &ast::TableFactor,
-    ) -> Result<Option<(Arc<tdlite_storage::table::Table>, String)>> {
+    ) -> Result<Option<(Arc<Table>, String)>> {
         let Some((name, alias)) = plain_table(tf) else {
             return Ok(None);
         };
@@ -674,7 +678,7 @@ impl Exec<'_> {
     fn view_named(
         &self,
         tf: &ast::TableFactor,
-    ) -> Option<(Arc<tdlite_storage::table::Table>, Arc<ast::Query>, String)> {
+    ) -> Option<(Arc<Table>, Arc<ast::Query>, String)> {
         let (name, alias) = plain_table(tf)?;
         if self.names_own_rows(tf) {
             return None;
@@ -1012,12 +1016,41 @@ impl Exec<'_> {
             }
             return Ok((scope, acc));
         }
-        let bound = self.bind_joined(from, selection)?;
+        self.bind_and_run(from, selection, None)
+    }
+
+    /// The rows of a joined UPDATE or DELETE: `from` (checked by [`check_from`], with no
+    /// outer join beside a comma) whose first entry names `target` (its table and the
+    /// qualifier it is known by), joined under `selection` by the plan `run_from` runs; the
+    /// target's columns lead each row, its row id after them (`FromRel::Target`).
+    ///
+    /// # Errors
+    /// As [`Exec::joined_source`].
+    pub(crate) fn target_joined(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        target: (Arc<Table>, String),
+    ) -> Result<(Scope, RecordBatch)> {
+        check_from(from)?;
+        self.bind_and_run(from, selection, Some(target))
+    }
+
+    /// `from` bound whole with `selection` ([`Exec::bind_from_with`]) and run; bound again
+    /// with its views read first where a view's types changed since they were recorded.
+    fn bind_and_run(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        target: Option<(Arc<Table>, String)>,
+    ) -> Result<(Scope, RecordBatch)> {
+        let bound = self.bind_joined_with(from, selection, target.clone())?;
         match self.run_from(bound, from) {
             // a view's types are no longer those it was bound with: bound again over its rows
             Err(Error::ViewRetyped(_)) if !self.views_read_early => {
                 let saved = std::mem::replace(&mut self.views_read_early, true);
-                let joined = (self.bind_from(from, selection)).and_then(|b| self.run_from(b, from));
+                let joined = (self.bind_from_with(from, selection, target))
+                    .and_then(|b| self.run_from(b, from));
                 self.views_read_early = saved;
                 joined
             }
@@ -1036,7 +1069,18 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
     ) -> Result<BoundFrom> {
-        match self.bind_from(from, selection) {
+        self.bind_joined_with(from, selection, None)
+    }
+
+    /// [`Exec::bind_joined`] with a joined UPDATE's or DELETE's `target` first
+    /// ([`Exec::bind_from_with`]).
+    fn bind_joined_with(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        target: Option<(Arc<Table>, String)>,
+    ) -> Result<BoundFrom> {
+        match self.bind_from_with(from, selection, target) {
             Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => {
                 Err(self.unread_views_missing(from).unwrap_or(e))
             }
@@ -1054,6 +1098,23 @@ impl Exec<'_> {
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
+    ) -> Result<BoundFrom> {
+        self.bind_from_with(from, selection, None)
+    }
+
+    /// [`Exec::bind_from`], where `target` (a joined UPDATE's or DELETE's table, known in
+    /// the statement by the qualifier given) is the first relation: a
+    /// [`FromRel::Target`], its columns followed by its row ids under a name no SQL text
+    /// spells (target_from.rs). The FROM's first entry must name it (its name is not
+    /// looked up again).
+    ///
+    /// # Errors
+    /// As [`Exec::bind_from`].
+    pub(crate) fn bind_from_with(
+        &mut self,
+        from: &[ast::TableWithJoins],
+        selection: Option<&ast::Expr>,
+        target: Option<(Arc<Table>, String)>,
     ) -> Result<BoundFrom> {
         // (relation, how it joins the ones before it, its constraint), as written
         let mut steps = Vec::new();
@@ -1076,7 +1137,15 @@ impl Exec<'_> {
         };
         let mut rels = Vec::with_capacity(steps.len());
         let mut scopes = Vec::with_capacity(steps.len());
+        let mut target = target;
         for (at, (tf, ..)) in steps.iter().enumerate() {
+            if let Some((table, q)) = target.take().filter(|_| at == 0) {
+                let mut rscope = crate::names::table_scope(&table, &q);
+                rscope.columns.push(ScopeColumn::hidden(ROW_ID));
+                scopes.push(rscope);
+                rels.push(FromRel::Target(table));
+                continue;
+            }
             match self.base_table(tf)? {
                 Some((table, q)) => {
                     scopes.push(crate::names::table_scope(&table, &q));
@@ -1321,7 +1390,13 @@ impl Exec<'_> {
                     let rows = as_shaped(rows, &shape, &name)?;
                     own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
                 }
-                FromRel::Table(table, keep) => {
+                FromRel::Table(..) | FromRel::Target(_) => {
+                    // (a target's rows with all their columns, and their ids after them)
+                    let (table, keep, with_ids) = match rel {
+                        FromRel::Table(table, keep) => (table, keep, false),
+                        FromRel::Target(table) => (table, None, true),
+                        _ => return Err(Error::Internal("a base table's step".into())),
+                    };
                     // through its own conditions, or by probing an index with the key values of
                     // the few rows joined so far
                     let (own, own_preds) = &owns[r];
@@ -1357,19 +1432,21 @@ impl Exec<'_> {
                     let exact = (only_own && wholes[r] && own_now.len() == own_counts[r])
                         .then(|| self.read_by_keys(&table, own_preds, keep.as_deref()))
                         .flatten();
-                    match exact {
-                        Some((rows, _)) => rows,
+                    let (rows, ids) = match exact {
+                        Some((rows, ids)) => (rows, with_ids.then_some(ids)),
                         None => {
                             let preds = probed.as_ref().unwrap_or(own_preds);
                             let keep = keep.as_deref();
+                            let read = |ex: &mut Exec, conds: &[Expr]| {
+                                ex.read_passing(&table, preds, keep, conds, with_ids)
+                            };
                             match tried.is_empty() {
-                                true => self.read_filtered_rows(&table, preds, keep, &own_now)?,
+                                true => read(self, &own_now)?,
                                 false => {
                                     let with_tried: Vec<Expr> = (own_now.iter().cloned())
                                         .chain(tried.iter().map(|(_, e)| e.clone()))
                                         .collect();
-                                    match self.read_filtered_rows(&table, preds, keep, &with_tried)
-                                    {
+                                    match read(self, &with_tried) {
                                         Ok(rows) => {
                                             for (i, _) in tried.drain(..) {
                                                 if let Some(i) = i {
@@ -1379,13 +1456,18 @@ impl Exec<'_> {
                                             rows
                                         }
                                         // (one that fails: read again without them, tried below)
-                                        Err(_) => {
-                                            self.read_filtered_rows(&table, preds, keep, &own_now)?
-                                        }
+                                        Err(_) => read(self, &own_now)?,
                                     }
                                 }
                             }
                         }
+                    };
+                    match ids {
+                        Some(ids) => {
+                            let ids: ArrayRef = Arc::new(UInt64Array::from(ids));
+                            crate::ops::with_columns(&rows, [(ROW_ID.to_string(), ids)])?
+                        }
+                        None => rows,
                     }
                 }
             };

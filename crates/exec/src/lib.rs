@@ -132,6 +132,7 @@ mod stream;
 mod subscribers;
 mod sys_calendar;
 mod table_function;
+mod target_from;
 mod td_date;
 mod text_distance;
 mod text_type;

@@ -42,7 +42,7 @@ impl Exec<'_> {
         let (src_scope, src) = with_hidden(src_scope, &src, "\u{1}srcrow", positions)?;
         let (batch, ids) = self.scan_table(&table)?;
         let (target_scope, target) =
-            with_hidden(table_scope(&table, &q), &batch, "\u{1}rowid", Arc::new(ids))?;
+            with_hidden(table_scope(&table, &q), &batch, crate::bound_from::ROW_ID, Arc::new(ids))?;
         let width = table.schema.columns.len();
         let mut scope = target_scope;
         scope.columns.extend(src_scope.columns.iter().cloned());

@@ -748,3 +748,37 @@ fn a_long_in_list_probes_an_index_when_the_table_is_large_enough() {
         );
     }
 }
+
+#[test]
+fn a_joined_update_or_delete_shows_the_join_it_runs() {
+    let mut s = fixture();
+    big_and_small(&mut s);
+    // the target is one relation of the planned join: here the smaller source first, the
+    // target hash-joined or probed by its index after it
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "UPDATE big FROM small SET v = small.v WHERE big.k = small.v + 1"
+    ));
+    // its own condition through its index, the source's on the source
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "DEL b FROM big b, small s WHERE b.k = 7 AND b.v = s.v AND s.name = 'one'"
+    ));
+    // the target alone in its FROM: its own read
+    insta::assert_snapshot!(explain(&mut s, "UPDATE big FROM big SET v = 0 WHERE big.k = 5"));
+    // the target left out of a DELETE's FROM stands first on its own
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "DELETE big FROM small WHERE small.v = 2 AND small.name = 'two'"
+    ));
+    // and the statements change the rows the plans find
+    s.execute("UPDATE big FROM small SET v = small.v + 10 WHERE big.k = small.v + 1")
+        .unwrap();
+    let changed = rows(&mut s, "SEL k, v FROM big WHERE v >= 10 ORDER BY k");
+    assert_eq!(changed, [["1", "10"], ["2", "11"], ["3", "12"]]);
+    let r = s
+        .execute("DEL b FROM big b, small s WHERE b.k = 7 AND b.v = s.v AND s.name = 'one'")
+        .unwrap();
+    assert_eq!(r[0].activity_count, 1);
+    assert_eq!(rows(&mut s, "SEL COUNT(*) FROM big"), [["199"]]);
+}

@@ -75,6 +75,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "xmlagg",
             "text_type",
             "slots",
+            "target_from",
         ],
     ),
     (

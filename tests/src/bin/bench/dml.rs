@@ -6,7 +6,12 @@
 //! freshly filled table (the fill is not timed), in autocommit (its commit is timed):
 //! - `UPDATE t SET n = n + 1`: every row, one narrow column changed;
 //! - `UPDATE t SET n = n + 1 WHERE k MOD 10 = 0`: a tenth of the rows, found by a full scan;
-//! - `DELETE FROM t WHERE k MOD 10 = 0`: a tenth of the rows, found by a full scan.
+//! - `DELETE FROM t WHERE k MOD 10 = 0`: a tenth of the rows, found by a full scan;
+//! - Teradata's joined UPDATE and DELETE by a small table `s` of the keys that are
+//!   multiples of 100 (`(k INTEGER, d INTEGER)`, a hundredth of the rows, no index):
+//!   `UPDATE t FROM s SET n = t.n + s.d WHERE t.k = s.k` and `DELETE t FROM t, s WHERE
+//!   t.k = s.k`; SQLite's own forms of the same, `UPDATE t SET n = t.n + s.d FROM s WHERE
+//!   t.k = s.k` and `DELETE FROM t WHERE k IN (SELECT k FROM s)` (it has no joined DELETE).
 //!
 //! Each figure is rows changed per second, best of the rounds, tdlite's ratio beside it; the
 //! count of rows changed is checked on both engines. The engines do not do the same physical
@@ -16,28 +21,43 @@
 use crate::common::{alternate, memory_sqlite, timed};
 use tdlite::{Database, Session, Value};
 
-/// The statements timed: label, tdlite's text, SQLite's text, whether every row changes (else
-/// the rows whose key is a multiple of 10).
-const STATEMENTS: [(&str, &str, &str, bool); 3] = [
+/// The statements timed: label, tdlite's text, SQLite's text, and one row changed in how
+/// many (1: every row; 10: the keys that are multiples of 10; 100: the keys of `s`).
+const STATEMENTS: [(&str, &str, &str, i64); 5] = [
     (
         "UPDATE t SET n = n + 1 (every row)",
         "UPDATE t SET n = n + 1",
         "UPDATE t SET n = n + 1",
-        true,
+        1,
     ),
     (
         "UPDATE t SET n = n + 1 WHERE k MOD 10 = 0",
         "UPDATE t SET n = n + 1 WHERE k MOD 10 = 0",
         "UPDATE t SET n = n + 1 WHERE k % 10 = 0",
-        false,
+        10,
     ),
     (
         "DELETE FROM t WHERE k MOD 10 = 0",
         "DELETE FROM t WHERE k MOD 10 = 0",
         "DELETE FROM t WHERE k % 10 = 0",
-        false,
+        10,
+    ),
+    (
+        "UPDATE t FROM s SET n = t.n + s.d WHERE t.k = s.k",
+        "UPDATE t FROM s SET n = t.n + s.d WHERE t.k = s.k",
+        "UPDATE t SET n = t.n + s.d FROM s WHERE t.k = s.k",
+        100,
+    ),
+    (
+        "DELETE t FROM t, s WHERE t.k = s.k",
+        "DELETE t FROM t, s WHERE t.k = s.k",
+        "DELETE FROM t WHERE k IN (SELECT k FROM s)",
+        100,
     ),
 ];
+
+/// The source table of the joined statements: the keys that are multiples of 100.
+const CREATE_S: &str = "CREATE TABLE s (k INTEGER, d INTEGER)";
 
 const CREATE: &str = "CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, n INTEGER, \
     f1 VARCHAR(1000), f2 VARCHAR(1000))";
@@ -49,8 +69,8 @@ pub fn run(n: i64, rounds: u32) {
     );
     println!("| statement | tdlite rows/s | SQLite rows/s | tdlite × SQLite |");
     println!("|---|---|---|---|");
-    for (label, td, lite, every) in STATEMENTS {
-        let changed = if every { n } else { (n + 9) / 10 };
+    for (label, td, lite, one_in) in STATEMENTS {
+        let changed = (n + one_in - 1) / one_in;
         let (a, b) = alternate(
             rounds,
             || {
@@ -107,6 +127,10 @@ fn tdlite_fill(s: &mut Session, n: i64) {
         s.execute_batch(&ins, sets).expect("fill t");
         k = end;
     }
+    s.execute(CREATE_S).expect("create s");
+    let ins = s.prepare("INSERT INTO s VALUES (?, 1)").expect("prepare");
+    let keys = (0..n).step_by(100).map(|k| vec![Value::Int(k)]).collect();
+    s.execute_batch(&ins, keys).expect("fill s");
 }
 
 fn sqlite_fill(c: &rusqlite::Connection, n: i64) {
@@ -118,5 +142,7 @@ fn sqlite_fill(c: &rusqlite::Connection, n: i64) {
             st.execute((k, 0, f1, f2)).unwrap();
         }
     }
+    c.execute_batch(&format!("{CREATE_S}; INSERT INTO s SELECT k, 1 FROM t WHERE k % 100 = 0"))
+        .unwrap();
     c.execute_batch("COMMIT").unwrap();
 }
