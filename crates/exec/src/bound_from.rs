@@ -58,6 +58,7 @@ pub(crate) struct BoundFrom {
 }
 
 /// A relation of a [`BoundFrom`].
+#[derive(Clone)]
 pub(crate) enum FromRel {
     /// A base table, read at its step, with the columns to keep (`None`: all).
     Table(Arc<Table>, Option<Vec<bool>>),
@@ -99,6 +100,14 @@ impl FromRel {
         (fields.iter().map(|f| f.data_type().clone()))
             .chain(ids)
             .collect()
+    }
+
+    /// A joined UPDATE's, DELETE's or MERGE's target `table`, known in the statement as
+    /// `q`, with its scope: the table's columns, then its row ids (hidden).
+    pub(crate) fn target(table: Arc<Table>, q: &str) -> (Scope, FromRel) {
+        let mut scope = crate::names::table_scope(&table, q);
+        scope.columns.push(crate::bind::ScopeColumn::hidden(ROW_ID));
+        (scope, FromRel::Target(table))
     }
 
     /// The base table it reads at its step, if it is one (a target included).
@@ -184,8 +193,8 @@ pub(crate) struct FromPlan {
     /// Each base table's own conditions (over its own columns) as one AND, and their sargable
     /// part: it is read through them at its step (empty with an outer join).
     pub owns: Vec<(Option<Expr>, Preds)>,
-    /// Each base table's estimated rows (`None` for a view and rows read while binding, and
-    /// with an outer join).
+    /// Each base table's estimated rows, and the number of rows read while binding (`None`
+    /// for a view and a derived table, and with an outer join).
     pub sizes: Vec<Option<u64>>,
     /// Per base table, how many conditions name it alone (its own), and whether their sargable
     /// part is the whole of them (`plan::whole_preds`: a read through index ranges that bound
@@ -246,8 +255,16 @@ impl BoundFrom {
         }
         let width = self.scope.columns.len();
         for (r, rel) in self.rels.iter().enumerate() {
-            let Some(table) = rel.base() else {
-                continue;
+            let table = match rel {
+                // rows read while binding (a MERGE's source, a CTE's, …): their number
+                FromRel::Rows(rows) => {
+                    sizes[r] = Some(rows.num_rows() as u64);
+                    continue;
+                }
+                rel => match rel.base() {
+                    Some(table) => table,
+                    None => continue,
+                },
             };
             let local = local_columns(&self.starts, r, width);
             let own: Vec<Expr> = (self.conds.iter())

@@ -929,7 +929,7 @@ impl Exec<'_> {
     /// its own FROM list (`UPDATE t FROM t, s` or `UPDATE a FROM t a, s`), and that entry is
     /// the target, not a second copy of it (target_from.rs).
     ///
-    /// The target is one relation of the FROM the join planner plans (`Exec::target_joined`):
+    /// The target is one relation of the FROM the join planner plans (`Exec::joined_with`):
     /// read at its step through its own conditions (an index where they allow), or probed
     /// by the keys of the rows joined before it. A FROM with an outer join beside a comma
     /// (`UPDATE t FROM s LEFT JOIN u ON …`: the target is then a comma item beside it) is
@@ -950,7 +950,10 @@ impl Exec<'_> {
     ) -> Result<(RecordBatch, Vec<u64>, Scope)> {
         let full = crate::target_from::target_first(target, (q, &table.schema.name), from);
         let (joined_scope, joined) = match crate::join::outer_beside_comma(&full) {
-            false => self.target_joined(&full, selection, (table.clone(), q.to_string()))?,
+            false => {
+                let target = crate::bound_from::FromRel::target(table.clone(), q);
+                self.joined_with(&full, selection, vec![Some(target)])?
+            }
             true => {
                 let (batch, ids) = self.scan_table(table)?;
                 // the target's row ids ride along as a last, hidden column

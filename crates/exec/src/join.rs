@@ -53,6 +53,10 @@ use sqlparser::ast;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
 
+/// Relations of a FROM the caller gives, by position, with their scopes
+/// ([`Exec::bind_from_with`]); an empty list gives none.
+pub(crate) type Given = Vec<Option<(Scope, FromRel)>>;
+
 /// The qualifier of a table in FROM: its alias, or its own name without the database part.
 ///
 /// Without an alias it is the name as written (`db.t` or `t`): its columns are then `t.c`
@@ -1016,24 +1020,24 @@ impl Exec<'_> {
             }
             return Ok((scope, acc));
         }
-        self.bind_and_run(from, selection, None)
+        self.bind_and_run(from, selection, Vec::new())
     }
 
-    /// The rows of a joined UPDATE or DELETE: `from` (checked by [`check_from`], with no
-    /// outer join beside a comma) whose first entry names `target` (its table and the
-    /// qualifier it is known by), joined under `selection` by the plan `run_from` runs; the
-    /// target's columns lead each row, its row id after them (`FromRel::Target`).
+    /// The rows of `from` (checked by [`check_from`], with no outer join beside a comma)
+    /// joined under `selection` by the plan `run_from` runs, where the caller gives some
+    /// relations itself ([`Exec::bind_from_with`]): a joined UPDATE's or DELETE's target
+    /// (`FromRel::Target`, its row ids after its columns), a MERGE's source rows.
     ///
     /// # Errors
     /// As [`Exec::joined_source`].
-    pub(crate) fn target_joined(
+    pub(crate) fn joined_with(
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
-        target: (Arc<Table>, String),
+        given: Given,
     ) -> Result<(Scope, RecordBatch)> {
         check_from(from)?;
-        self.bind_and_run(from, selection, Some(target))
+        self.bind_and_run(from, selection, given)
     }
 
     /// `from` bound whole with `selection` ([`Exec::bind_from_with`]) and run; bound again
@@ -1042,14 +1046,14 @@ impl Exec<'_> {
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
-        target: Option<(Arc<Table>, String)>,
+        given: Given,
     ) -> Result<(Scope, RecordBatch)> {
-        let bound = self.bind_joined_with(from, selection, target.clone())?;
+        let bound = self.bind_joined_with(from, selection, given.clone())?;
         match self.run_from(bound, from) {
             // a view's types are no longer those it was bound with: bound again over its rows
             Err(Error::ViewRetyped(_)) if !self.views_read_early => {
                 let saved = std::mem::replace(&mut self.views_read_early, true);
-                let joined = (self.bind_from_with(from, selection, target))
+                let joined = (self.bind_from_with(from, selection, given))
                     .and_then(|b| self.run_from(b, from));
                 self.views_read_early = saved;
                 joined
@@ -1069,18 +1073,17 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
     ) -> Result<BoundFrom> {
-        self.bind_joined_with(from, selection, None)
+        self.bind_joined_with(from, selection, Vec::new())
     }
 
-    /// [`Exec::bind_joined`] with a joined UPDATE's or DELETE's `target` first
-    /// ([`Exec::bind_from_with`]).
+    /// [`Exec::bind_joined`] with relations the caller gives ([`Exec::bind_from_with`]).
     fn bind_joined_with(
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
-        target: Option<(Arc<Table>, String)>,
+        given: Given,
     ) -> Result<BoundFrom> {
-        match self.bind_from_with(from, selection, target) {
+        match self.bind_from_with(from, selection, given) {
             Err(e @ (Error::ColumnNotFound(_) | Error::AmbiguousColumn(_))) => {
                 Err(self.unread_views_missing(from).unwrap_or(e))
             }
@@ -1099,14 +1102,14 @@ impl Exec<'_> {
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
     ) -> Result<BoundFrom> {
-        self.bind_from_with(from, selection, None)
+        self.bind_from_with(from, selection, Vec::new())
     }
 
-    /// [`Exec::bind_from`], where `target` (a joined UPDATE's or DELETE's table, known in
-    /// the statement by the qualifier given) is the first relation: a
-    /// [`FromRel::Target`], its columns followed by its row ids under a name no SQL text
-    /// spells (target_from.rs). The FROM's first entry must name it (its name is not
-    /// looked up again).
+    /// [`Exec::bind_from`], where `given[r]`, if any, is relation `r` with its scope, as
+    /// the caller made it (the FROM's entry `r` is not looked up): a joined UPDATE's or
+    /// DELETE's target (a [`FromRel::Target`], its columns followed by its row ids under a
+    /// name no SQL text spells, target_from.rs), a MERGE's source rows read before (with
+    /// their positions).
     ///
     /// # Errors
     /// As [`Exec::bind_from`].
@@ -1114,7 +1117,7 @@ impl Exec<'_> {
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
-        target: Option<(Arc<Table>, String)>,
+        given: Given,
     ) -> Result<BoundFrom> {
         // (relation, how it joins the ones before it, its constraint), as written
         let mut steps = Vec::new();
@@ -1137,13 +1140,11 @@ impl Exec<'_> {
         };
         let mut rels = Vec::with_capacity(steps.len());
         let mut scopes = Vec::with_capacity(steps.len());
-        let mut target = target;
+        let mut given = given;
         for (at, (tf, ..)) in steps.iter().enumerate() {
-            if let Some((table, q)) = target.take().filter(|_| at == 0) {
-                let mut rscope = crate::names::table_scope(&table, &q);
-                rscope.columns.push(ScopeColumn::hidden(ROW_ID));
+            if let Some((rscope, rel)) = given.get_mut(at).and_then(Option::take) {
                 scopes.push(rscope);
-                rels.push(FromRel::Target(table));
+                rels.push(rel);
                 continue;
             }
             match self.base_table(tf)? {

@@ -1,8 +1,11 @@
 //! `MERGE INTO t [AS a] USING source [AS s] ON cond WHEN MATCHED THEN UPDATE SET … | DELETE
 //! WHEN NOT MATCHED THEN INSERT [(cols)] VALUES (…)`.
 //!
-//! The target's rows (with their row ids as a hidden column) are paired with the source's
-//! rows (with their positions as a hidden column) on the ON condition, from one snapshot. Then
+//! The source's rows (read first, with their positions as a hidden column) are paired with
+//! the target's rows (with their row ids as a hidden column) on the ON condition, from one
+//! snapshot, by a join the planner plans (bound_from.rs): the target is read at its step
+//! through its own conditions, or probed through an index by the source rows' keys when they
+//! are few (a one-row upsert reads one target row, not the table). Then
 //! each WHEN clause, in the order written: MATCHED updates or deletes the target row of each
 //! pair (an `AND` condition narrows the pairs); NOT MATCHED inserts one row per source row that
 //! paired with no target row. Each target row (and each unpaired source row) is handled by
@@ -14,7 +17,7 @@
 use crate::dml::with_hidden;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::names::table_scope;
+use crate::bound_from::FromRel;
 use crate::ops::mask_of;
 use arrow::array::{ArrayRef, AsArray, UInt64Array};
 use arrow::compute::filter_record_batch;
@@ -40,14 +43,25 @@ impl Exec<'_> {
         let src_width = src.num_columns();
         let positions = Arc::new(UInt64Array::from_iter_values(0..src.num_rows() as u64));
         let (src_scope, src) = with_hidden(src_scope, &src, "\u{1}srcrow", positions)?;
-        let (batch, ids) = self.scan_table(&table)?;
-        let (target_scope, target) =
-            with_hidden(table_scope(&table, &q), &batch, crate::bound_from::ROW_ID, Arc::new(ids))?;
+        // the pairs: the source's rows and the target as two relations of a join the planner
+        // plans under ON (the target read at its step, or probed through its index by the
+        // source rows' keys), then put target first, as the clauses bind
         let width = table.schema.columns.len();
-        let mut scope = target_scope;
+        let (mut scope, target) = FromRel::target(table.clone(), &q);
+        let from = [&m.source, &m.table].map(|tf| ast::TableWithJoins {
+            relation: tf.clone(),
+            joins: Vec::new(),
+        });
+        let given = vec![
+            Some((src_scope.clone(), FromRel::Rows(src.clone()))),
+            Some((scope.clone(), target)),
+        ];
+        let (_, joined) = self.joined_with(&from, Some(&m.on), given)?;
+        let order: Vec<usize> = (src_width + 1..src_width + width + 2)
+            .chain(0..src_width + 1)
+            .collect();
+        let pairs = joined.project(&order)?;
         scope.columns.extend(src_scope.columns.iter().cloned());
-        let on = self.bind_expr(&m.on, &scope, None)?;
-        let pairs = crate::join_step::inner_join(&target, &src, &[on])?;
         let column = |b: &RecordBatch, i: usize| -> Vec<u64> {
             b.column(i).as_primitive::<UInt64Type>().values().to_vec()
         };

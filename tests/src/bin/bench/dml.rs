@@ -11,7 +11,12 @@
 //!   multiples of 100 (`(k INTEGER, d INTEGER)`, a hundredth of the rows, no index):
 //!   `UPDATE t FROM s SET n = t.n + s.d WHERE t.k = s.k` and `DELETE t FROM t, s WHERE
 //!   t.k = s.k`; SQLite's own forms of the same, `UPDATE t SET n = t.n + s.d FROM s WHERE
-//!   t.k = s.k` and `DELETE FROM t WHERE k IN (SELECT k FROM s)` (it has no joined DELETE).
+//!   t.k = s.k` and `DELETE FROM t WHERE k IN (SELECT k FROM s)` (it has no joined DELETE);
+//! - `MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE …` (SQLite: `INSERT … SELECT
+//!   … ON CONFLICT (k) DO UPDATE …`), and a one-row upsert prepared and run 1,000 times
+//!   (`MERGE INTO t USING (SEL ? AS k, ? AS d) s …` with both clauses; SQLite: `INSERT …
+//!   VALUES (?, ?, …) ON CONFLICT (k) DO UPDATE …`), keys 0, 200, 400, …: half of them
+//!   in `t` (updated), half not (inserted); rows merged per second.
 //!
 //! Each figure is rows changed per second, best of the rounds, tdlite's ratio beside it; the
 //! count of rows changed is checked on both engines. The engines do not do the same physical
@@ -23,7 +28,7 @@ use tdlite::{Database, Session, Value};
 
 /// The statements timed: label, tdlite's text, SQLite's text, and one row changed in how
 /// many (1: every row; 10: the keys that are multiples of 10; 100: the keys of `s`).
-const STATEMENTS: [(&str, &str, &str, i64); 5] = [
+const STATEMENTS: [(&str, &str, &str, i64); 6] = [
     (
         "UPDATE t SET n = n + 1 (every row)",
         "UPDATE t SET n = n + 1",
@@ -54,7 +59,24 @@ const STATEMENTS: [(&str, &str, &str, i64); 5] = [
         "DELETE FROM t WHERE k IN (SELECT k FROM s)",
         100,
     ),
+    (
+        "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + s.d",
+        "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET n = t.n + s.d",
+        "INSERT INTO t (k, n) SELECT k, d FROM s WHERE true \
+         ON CONFLICT (k) DO UPDATE SET n = t.n + excluded.n",
+        100,
+    ),
 ];
+
+/// The one-row upsert, prepared: key, amount.
+const UPSERT: &str = "MERGE INTO t USING (SEL ? AS k, ? AS d) s ON t.k = s.k \
+    WHEN MATCHED THEN UPDATE SET n = t.n + s.d \
+    WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.d, 'x', 'y')";
+const SQLITE_UPSERT: &str = "INSERT INTO t VALUES (?1, ?2, 'x', 'y') \
+    ON CONFLICT (k) DO UPDATE SET n = n + excluded.n";
+
+/// How many one-row upserts are timed.
+const UPSERTS: i64 = 1_000;
 
 /// The source table of the joined statements: the keys that are multiples of 100.
 const CREATE_S: &str = "CREATE TABLE s (k INTEGER, d INTEGER)";
@@ -99,6 +121,37 @@ pub fn run(n: i64, rounds: u32) {
             a / b.max(f64::MIN_POSITIVE)
         );
     }
+    let (a, b) = alternate(
+        rounds,
+        || {
+            let db = Database::new();
+            let mut s = db.session();
+            tdlite_fill(&mut s, n);
+            let p = s.prepare(UPSERT).expect("prepare the upsert");
+            let (_, t) = timed(|| {
+                for i in 0..UPSERTS {
+                    let r = s.execute_prepared(&p, &[Value::Int(i * 200), Value::Int(1)]);
+                    assert_eq!(r.expect("tdlite upsert")[0].activity_count, 1);
+                }
+            });
+            UPSERTS as f64 / t.as_secs_f64()
+        },
+        || {
+            let c = memory_sqlite();
+            sqlite_fill(&c, n);
+            let mut st = c.prepare(SQLITE_UPSERT).unwrap();
+            let (_, t) = timed(|| {
+                for i in 0..UPSERTS {
+                    assert_eq!(st.execute((i * 200, 1)).unwrap(), 1);
+                }
+            });
+            UPSERTS as f64 / t.as_secs_f64()
+        },
+    );
+    println!(
+        "| one-row MERGE upsert, prepared, {UPSERTS} times | {a:.0} | {b:.0} | {:.2}× |",
+        a / b.max(f64::MIN_POSITIVE)
+    );
 }
 
 /// The fillers of row `k`.
