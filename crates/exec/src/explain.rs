@@ -364,9 +364,19 @@ impl Explainer<'_, '_> {
                     }
                 }
                 ast::Statement::Merge(m) => {
+                    // the source's rows read first, then paired with the target on ON by
+                    // the join planner with their number known (merge.rs)
                     self.line(depth, format!("Merge into {}", m.table));
-                    self.line(depth + 1, format!("Nested-loop join with {}", m.source));
-                    Ok(())
+                    self.line(
+                        depth + 1,
+                        format!(
+                            "Join on {}: the source's rows read first, then {} joined to them \
+                             (hashing its equalities), or probed through an index with their \
+                             keys when they are few",
+                            m.on, m.table
+                        ),
+                    );
+                    self.relation(&m.source, depth + 2)
                 }
                 _ => {
                     self.line(depth, "No rows are read (definition or control statement)");

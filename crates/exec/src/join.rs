@@ -1,8 +1,10 @@
 //! FROM clauses: one relation (`relation`: a table, a view, a CTE or a derived table) and
 //! joins of several (`joined_source`): comma lists, `CROSS JOIN`, `[INNER] JOIN`,
 //! `LEFT`/`RIGHT`/`FULL [OUTER] JOIN` with `ON` or `USING`, and parenthesised joins. The joins
-//! of `UPDATE t FROM …` and joined DELETE (`join_onto`) run here too; MERGE and decorrelation
-//! call the join step itself (`join_step::inner_join`).
+//! of `UPDATE t FROM …`, joined DELETE and MERGE run here too, their target (and MERGE's
+//! source rows) given to the binding (`bind_from_with`, `joined_with`), or, beside an outer
+//! join and a comma, the whole target joined on WHERE (`join_onto`); decorrelation calls the
+//! join step itself (`join_step::inner_join`).
 //!
 //! The scope of the whole FROM clause (its columns, in order) is known before any row is
 //! joined, so the WHERE conjuncts and ON conditions bind once against it, and name errors are

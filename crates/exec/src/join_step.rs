@@ -1,7 +1,7 @@
 //! One join step over two batches of rows (`join`, `join_filtered`, `inner_join`): every pair
 //! of rows that meets the conditions, then, for an outer join, the rows kept without a
 //! partner. A batch operator: it binds and reads nothing (join.rs plans FROM clauses and
-//! calls it; decorrelation and MERGE call `inner_join`).
+//! calls it; decorrelation calls `inner_join`).
 //!
 //! Equalities between a column of each side that compare without a conversion that could
 //! fail go first, wherever written (the conditions are one AND: their order changes no result

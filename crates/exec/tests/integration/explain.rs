@@ -771,6 +771,11 @@ fn a_joined_update_or_delete_shows_the_join_it_runs() {
         &mut s,
         "DELETE big FROM small WHERE small.v = 2 AND small.name = 'two'"
     ));
+    // a MERGE reads its source first, then pairs the target with its rows
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "MERGE INTO big USING (SEL 5 AS k) s ON big.k = s.k WHEN MATCHED THEN UPDATE SET v = 0"
+    ));
     // and the statements change the rows the plans find
     s.execute("UPDATE big FROM small SET v = small.v + 10 WHERE big.k = small.v + 1")
         .unwrap();
