@@ -51,6 +51,10 @@ pub(crate) struct BoundFrom {
     /// on the relation's rows as they are read, filtering them if it fails on none (it still
     /// runs with `deferred`, on fewer rows).
     pub tries: Vec<(Expr, usize)>,
+    /// The relations a caller gave as rows read before (a MERGE's source:
+    /// `Exec::bind_from_with`), planned with their number of rows; other rows read while
+    /// binding (a CTE's, a table function's) count as unknown, as EXPLAIN counts them.
+    pub counted: Vec<usize>,
     /// Whether a prepared request's kept plan made it (bound_join.rs): each view's query
     /// given then stays at its address while the plan lives, so the blocks inside it may
     /// be kept too (`Exec::view_rows_of`).
@@ -193,8 +197,9 @@ pub(crate) struct FromPlan {
     /// Each base table's own conditions (over its own columns) as one AND, and their sargable
     /// part: it is read through them at its step (empty with an outer join).
     pub owns: Vec<(Option<Expr>, Preds)>,
-    /// Each base table's estimated rows, and the number of rows read while binding (`None`
-    /// for a view and a derived table, and with an outer join).
+    /// Each base table's estimated rows, and the number of rows a caller gave (`counted`);
+    /// `None` for a view, a derived table and other rows read while binding, and with an
+    /// outer join.
     pub sizes: Vec<Option<u64>>,
     /// Per base table, how many conditions name it alone (its own), and whether their sargable
     /// part is the whole of them (`plan::whole_preds`: a read through index ranges that bound
@@ -256,8 +261,8 @@ impl BoundFrom {
         let width = self.scope.columns.len();
         for (r, rel) in self.rels.iter().enumerate() {
             let table = match rel {
-                // rows read while binding (a MERGE's source, a CTE's, …): their number
-                FromRel::Rows(rows) => {
+                // rows a caller read before (a MERGE's source): their number
+                FromRel::Rows(rows) if self.counted.contains(&r) => {
                     sizes[r] = Some(rows.num_rows() as u64);
                     continue;
                 }

@@ -159,6 +159,7 @@ impl BoundJoin {
             on_deferred: Vec::new(),
             deferred: Vec::new(),
             tries: Vec::new(),
+            counted: Vec::new(),
             kept: true,
         };
         Some((from, tables))

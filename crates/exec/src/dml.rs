@@ -931,9 +931,10 @@ impl Exec<'_> {
     ///
     /// The target is one relation of the FROM the join planner plans (`Exec::joined_with`):
     /// read at its step through its own conditions (an index where they allow), or probed
-    /// by the keys of the rows joined before it. A FROM with an outer join beside a comma
-    /// (`UPDATE t FROM s LEFT JOIN u ON …`: the target is then a comma item beside it) is
-    /// joined to the whole target's rows instead, on WHERE (`Exec::join_onto`).
+    /// by the keys of the rows joined before it. A FROM entry with joins (`UPDATE t FROM s
+    /// JOIN u ON …`: an ON or USING binds over the relations before it, and the target is
+    /// not one of them) has the entries joined on their own and then joined to the whole
+    /// target's rows on WHERE (`Exec::join_onto`). The rows come in row id order.
     ///
     /// With `dedup` (DELETE), each target row is kept once however many rows it matched.
     ///
@@ -949,12 +950,15 @@ impl Exec<'_> {
         dedup: bool,
     ) -> Result<(RecordBatch, Vec<u64>, Scope)> {
         let full = crate::target_from::target_first(target, (q, &table.schema.name), from);
-        let (joined_scope, joined) = match crate::join::outer_beside_comma(&full) {
-            false => {
+        // (an ON or USING binds over the relations before it, which the target would be
+        // one of: a FROM with joins is joined on its own, as written)
+        let planned = full.iter().all(|t| t.joins.is_empty());
+        let (joined_scope, joined) = match planned {
+            true => {
                 let target = crate::bound_from::FromRel::target(table.clone(), q);
                 self.joined_with(&full, selection, vec![Some(target)])?
             }
-            true => {
+            false => {
                 let (batch, ids) = self.scan_table(table)?;
                 // the target's row ids ride along as a last, hidden column
                 let scope = table_scope(table, q);
@@ -963,6 +967,9 @@ impl Exec<'_> {
             }
         };
         let width = table.schema.columns.len();
+        // changed in row id order, whatever order the join found them in (a unique key
+        // shifted row by row clashes or not the same way on every plan)
+        let joined = by_row_id(joined, width)?;
         let rid = joined
             .column(width)
             .as_primitive::<arrow::datatypes::UInt64Type>()
@@ -1281,6 +1288,23 @@ pub(crate) fn check_arity(given: usize, wanted: usize) -> Result<()> {
         std::cmp::Ordering::Greater => Err(Error::TooManyValues),
         std::cmp::Ordering::Equal => Ok(()),
     }
+}
+
+/// `batch`'s rows in the order of their row ids (column `col`, `UInt64`): a statement
+/// changes rows in that order whatever order a join found them in.
+///
+/// # Errors
+/// Arrow's (none for a `UInt64` column).
+pub(crate) fn by_row_id(batch: RecordBatch, col: usize) -> Result<RecordBatch> {
+    let ids = batch.column(col);
+    let sorted = (ids.as_primitive::<arrow::datatypes::UInt64Type>().values())
+        .windows(2)
+        .all(|w| w[0] <= w[1]);
+    if sorted {
+        return Ok(batch);
+    }
+    let order = arrow::compute::sort_to_indices(ids, None, None)?;
+    Ok(arrow::compute::take_record_batch(&batch, &order)?)
 }
 
 /// `batch` and `scope` with one more column, `name`, that no SQL name can reach.

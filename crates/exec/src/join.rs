@@ -969,7 +969,8 @@ impl Exec<'_> {
     }
 
     /// `base` joined with the relations of `from` on `selection` (the WHERE clause): the rows
-    /// of UPDATE … FROM. The condition runs on chunks of row pairs, so the full cross product
+    /// of a joined UPDATE or DELETE whose FROM the planner does not take (dml.rs
+    /// `joined_rows`: its whole target as `base`). The condition runs on chunks of row pairs, so the full cross product
     /// is never built.
     pub(crate) fn join_onto(
         &mut self,
@@ -1143,8 +1144,12 @@ impl Exec<'_> {
         let mut rels = Vec::with_capacity(steps.len());
         let mut scopes = Vec::with_capacity(steps.len());
         let mut given = given;
+        let mut counted = Vec::new();
         for (at, (tf, ..)) in steps.iter().enumerate() {
             if let Some((rscope, rel)) = given.get_mut(at).and_then(Option::take) {
+                if matches!(rel, FromRel::Rows(_)) {
+                    counted.push(at);
+                }
                 scopes.push(rscope);
                 rels.push(rel);
                 continue;
@@ -1274,6 +1279,7 @@ impl Exec<'_> {
             on_deferred,
             deferred,
             tries,
+            counted,
             kept: false,
         })
     }
@@ -1308,6 +1314,7 @@ impl Exec<'_> {
             on_deferred,
             deferred,
             tries: early,
+            counted: _,
             kept,
         } = bound;
         let width =

@@ -60,7 +60,8 @@ impl Exec<'_> {
         let order: Vec<usize> = (src_width + 1..src_width + width + 2)
             .chain(0..src_width + 1)
             .collect();
-        let pairs = joined.project(&order)?;
+        // (in the target's row id order, as its rows are changed)
+        let pairs = crate::dml::by_row_id(joined.project(&order)?, width)?;
         scope.columns.extend(src_scope.columns.iter().cloned());
         let column = |b: &RecordBatch, i: usize| -> Vec<u64> {
             b.column(i).as_primitive::<UInt64Type>().values().to_vec()
