@@ -365,14 +365,15 @@ impl Explainer<'_, '_> {
                 }
                 ast::Statement::Merge(m) => {
                     // the source's rows read first, then paired with the target on ON by
-                    // the join planner with their number known (merge.rs)
+                    // the join planner with their number known (merge.rs): which goes first
+                    // depends on that number, which EXPLAIN does not read
                     self.line(depth, format!("Merge into {}", m.table));
                     self.line(
                         depth + 1,
                         format!(
-                            "Join on {}: the source's rows read first, then {} joined to them \
-                             (hashing its equalities), or probed through an index with their \
-                             keys when they are few",
+                            "Join on {}: the source's rows read first; {} paired with them in \
+                             the order their sizes give, hash-joined, or probed through an \
+                             index with their keys when they are few",
                             m.on, m.table
                         ),
                     );
