@@ -41,9 +41,9 @@ pub(crate) struct BoundFrom {
     pub ons: Vec<Option<Expr>>,
     /// (step, ON conjuncts with correlated subqueries, the scope of the step's pairs).
     pub on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)>,
-    /// ON conjuncts of an inner-only FROM with correlated subqueries, and the width of the
-    /// relations they see.
-    pub on_deferred: Vec<(ast::Expr, usize)>,
+    /// ON conjuncts of an inner-only FROM with correlated subqueries, and the columns of the
+    /// relations they see (their comma item's, up to their join).
+    pub on_deferred: Vec<(ast::Expr, std::ops::Range<usize>)>,
     /// WHERE conjuncts with correlated subqueries (run per joined row, last), and the ones
     /// written after the first of those that could fail (`Exec::bind_or_defer`).
     pub deferred: Vec<ast::Expr>,

@@ -931,10 +931,11 @@ impl Exec<'_> {
     ///
     /// The target is one relation of the FROM the join planner plans (`Exec::joined_with`):
     /// read at its step through its own conditions (an index where they allow), or probed
-    /// by the keys of the rows joined before it. A FROM entry with joins (`UPDATE t FROM s
-    /// JOIN u ON …`: an ON or USING binds over the relations before it, and the target is
-    /// not one of them) has the entries joined on their own and then joined to the whole
-    /// target's rows on WHERE (`Exec::join_onto`). The rows come in row id order.
+    /// by the keys of the rows joined before it (an ON or USING of a joined entry sees its
+    /// own comma item's relations, never the target's). A FROM entry with an outer join
+    /// (`UPDATE t FROM s LEFT JOIN u ON …`: the target is a comma item beside it) has the
+    /// entries joined on their own and then joined to the whole target's rows on WHERE
+    /// (`Exec::join_onto`). The rows come in row id order.
     ///
     /// With `dedup` (DELETE), each target row is kept once however many rows it matched.
     ///
@@ -950,9 +951,9 @@ impl Exec<'_> {
         dedup: bool,
     ) -> Result<(RecordBatch, Vec<u64>, Scope)> {
         let full = crate::target_from::target_first(target, (q, &table.schema.name), from);
-        // (an ON or USING binds over the relations before it, which the target would be
-        // one of: a FROM with joins is joined on its own, as written)
-        let planned = full.iter().all(|t| t.joins.is_empty());
+        // (an outer join beside a comma joins its own comma item first: `t, s RIGHT JOIN u`
+        // is `t × (s ⟖ u)`, which no plan of the three relations gives)
+        let planned = !crate::join::outer_beside_comma(&full);
         let (joined_scope, joined) = match planned {
             true => {
                 let target = crate::bound_from::FromRel::target(table.clone(), q);

@@ -1124,7 +1124,11 @@ impl Exec<'_> {
     ) -> Result<BoundFrom> {
         // (relation, how it joins the ones before it, its constraint), as written
         let mut steps = Vec::new();
+        // (whether each step is the first of a comma item)
+        let mut item_heads = Vec::new();
         for twj in from {
+            item_heads.push(true);
+            item_heads.extend(twj.joins.iter().map(|_| false));
             steps.push((&twj.relation, Kind::Inner, None));
             for j in &twj.joins {
                 let (kind, c) = kind_of(&j.join_operator)?;
@@ -1192,34 +1196,52 @@ impl Exec<'_> {
         let mut on_parts: Vec<Vec<Expr>> = vec![Vec::new(); rels.len()];
         // the scope's columns' types, for the conjuncts that cannot fail (bind_or_defer)
         let mut types: Vec<arrow::datatypes::DataType> = Vec::new();
+        // where the comma item of the step at hand starts: an ON or USING sees the relations
+        // of its own item only (`a, b JOIN c ON …` joins b and c, then pairs them with a)
+        let mut item_start = 0;
         for ((_, _, constraint), (rscope, rel)) in steps.iter().zip(scopes.iter().zip(&rels)) {
             let left_width = scope.columns.len();
             let step = ons.len();
+            if item_heads.get(step).copied().unwrap_or(true) {
+                item_start = left_width;
+            }
             starts.push(left_width);
             scope.columns.extend(rscope.columns.iter().cloned());
             types.extend(rel.column_types());
             let ty = |c: usize| types.get(c).cloned();
+            let seen = match (constraint, item_start) {
+                (None | Some(ast::JoinConstraint::None), _) | (_, 0) => None,
+                _ => {
+                    let mut own = scope.clone();
+                    for c in &mut own.columns[..item_start] {
+                        *c = ScopeColumn::unnamed();
+                    }
+                    Some(own)
+                }
+            };
+            let seen = seen.as_ref().unwrap_or(&scope);
             ons.push(match constraint {
                 None | Some(ast::JoinConstraint::None) => None,
                 Some(ast::JoinConstraint::On(e)) if inner_only => {
-                    let (bound, later, _) = self.bind_or_defer(e, &scope, &ty)?;
+                    let (bound, later, _) = self.bind_or_defer(e, seen, &ty)?;
                     // bound later over the relations before it only
-                    on_deferred.extend(later.into_iter().map(|p| (p, scope.columns.len())));
+                    let sees = item_start..scope.columns.len();
+                    on_deferred.extend(later.into_iter().map(|p| (p, sees.clone())));
                     on_parts[step] = bound;
                     None
                 }
                 Some(ast::JoinConstraint::On(e)) => {
                     // with an outer join, correlated conjuncts run on the step's pairs
-                    let (bound, later, _) = self.bind_or_defer(e, &scope, &ty)?;
+                    let (bound, later, _) = self.bind_or_defer(e, seen, &ty)?;
                     if !later.is_empty() {
-                        on_pairs.push((step, later, scope.clone()));
+                        on_pairs.push((step, later, seen.clone()));
                     }
                     bound
                         .into_iter()
                         .reduce(|a, b| Expr::Binary(BinOp::And, Box::new(a), Box::new(b)))
                 }
                 Some(ast::JoinConstraint::Using(cols)) => {
-                    let eq = using(&scope, left_width, rscope, cols)?;
+                    let eq = using(seen, left_width, rscope, cols)?;
                     match inner_only {
                         true => {
                             split_and(eq, &mut on_parts[step]);
@@ -1538,10 +1560,12 @@ impl Exec<'_> {
         }
         // back to the order the FROM clause gives its columns
         let mut acc = acc.project(&map)?;
-        for (p, width) in &on_deferred {
+        for (p, sees) in &on_deferred {
             let mut visible = scope.clone();
-            for c in visible.columns.iter_mut().skip(*width) {
-                *c = ScopeColumn::unnamed();
+            for (i, c) in visible.columns.iter_mut().enumerate() {
+                if !sees.contains(&i) {
+                    *c = ScopeColumn::unnamed();
+                }
             }
             acc = self.filter_correlated(&visible, acc, std::slice::from_ref(p))?;
         }
