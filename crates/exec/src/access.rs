@@ -582,19 +582,13 @@ impl Exec<'_> {
     /// column's points, distinct), found by one hash lookup per key, sorted; `None` where the
     /// index keeps no hashed keys or a key holds a NULL (the caller walks the ordered index).
     fn unique_probes(&self, table: &Table, ix: usize, points: &[&[Value]]) -> Option<Vec<RowId>> {
-        let count: usize = points.iter().map(|p| p.len()).product();
         let mut key: Vec<Value> = Vec::with_capacity(points.len());
-        let mut rids = Vec::new();
-        for i in 0..count {
+        let found = plan::combinations(points, |combination| {
             key.clear();
-            let (mut rest, mut stride) = (i, count);
-            for p in points {
-                stride /= p.len();
-                key.push(p[rest / stride].clone());
-                rest %= stride;
-            }
-            rids.extend(table.unique_rows(ix, &key, self.snapshot())?);
-        }
+            key.extend(combination.iter().map(|v| (*v).clone()));
+            table.unique_rows(ix, &key, self.snapshot())
+        })?;
+        let mut rids: Vec<RowId> = found.into_iter().flatten().collect();
         rids.sort_unstable();
         Some(rids)
     }

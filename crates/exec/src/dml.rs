@@ -810,8 +810,13 @@ impl Exec<'_> {
                 (batch, ids, have, scope)
             }
             Some(f) => {
-                let (batch, ids, scope) =
-                    self.joined_rows(&table, (&target.relation, &q), f, u.selection.as_ref(), false)?;
+                let (batch, ids, scope) = self.joined_rows(
+                    &table,
+                    (&target.relation, &q),
+                    f,
+                    u.selection.as_ref(),
+                    false,
+                )?;
                 (batch, ids, None, Arc::new(scope))
             }
         };

@@ -329,7 +329,9 @@ impl Explainer<'_, '_> {
                         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
                     };
                     match from.as_slice() {
-                        [one] if one.joins.is_empty() && d.using.is_none() && d.tables.is_empty() => {
+                        [one]
+                            if one.joins.is_empty() && d.using.is_none() && d.tables.is_empty() =>
+                        {
                             self.line(depth, format!("Delete from {}", one.relation));
                             self.targeting(&one.relation, |ex| {
                                 ex.read(

@@ -681,10 +681,7 @@ impl Exec<'_> {
 
     /// The view FROM item `tf` names (not sampled, no CTE or dictionary view of that name),
     /// its query parsed, and its qualifier.
-    fn view_named(
-        &self,
-        tf: &ast::TableFactor,
-    ) -> Option<(Arc<Table>, Arc<ast::Query>, String)> {
+    fn view_named(&self, tf: &ast::TableFactor) -> Option<(Arc<Table>, Arc<ast::Query>, String)> {
         let (name, alias) = plain_table(tf)?;
         if self.names_own_rows(tf) {
             return None;

@@ -14,10 +14,10 @@
 //! Teradata: which source row would win is undefined. Rows the MERGE inserts are not matched
 //! by its own MATCHED clauses. The activity count is the rows updated, deleted and inserted.
 
+use crate::bound_from::FromRel;
 use crate::dml::with_hidden;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
-use crate::bound_from::FromRel;
 use crate::ops::mask_of;
 use arrow::array::{ArrayRef, AsArray, UInt64Array};
 use arrow::compute::filter_record_batch;

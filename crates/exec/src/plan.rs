@@ -162,24 +162,32 @@ impl IndexAccess {
         let width = spec.columns.len();
         // one range per combination of the fixed columns' points, in key order (each
         // column's points are sorted and distinct), its keys written from the points
-        let count: usize = fixed.iter().map(|c| points(c).len()).product();
-        let mut probe: Vec<&Value> = Vec::with_capacity(fixed.len());
-        Some(
-            (0..count)
-                .map(|i| {
-                    probe.clear();
-                    let (mut rest, mut stride) = (i, count);
-                    for c in fixed {
-                        let p = points(c);
-                        stride /= p.len();
-                        probe.push(&p[rest / stride]);
-                        rest %= stride;
-                    }
-                    KeyRange::new(&probe, lo, hi, width)
-                })
-                .collect(),
-        )
+        let lists: Vec<&[Value]> = fixed.iter().map(points).collect();
+        combinations(&lists, |probe| Some(KeyRange::new(probe, lo, hi, width)))
     }
+}
+
+/// `f` of each combination of one value from each of `lists`, in order (the first list's
+/// values varying slowest: key order when each list is sorted); `None` as soon as one `f`
+/// gives `None`. No combination when a list is empty.
+pub(crate) fn combinations<'v, T>(
+    lists: &[&'v [Value]],
+    mut f: impl FnMut(&[&'v Value]) -> Option<T>,
+) -> Option<Vec<T>> {
+    let count: usize = lists.iter().map(|l| l.len()).product();
+    let mut combination: Vec<&Value> = Vec::with_capacity(lists.len());
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        combination.clear();
+        let (mut rest, mut stride) = (i, count);
+        for l in lists {
+            stride /= l.len();
+            combination.push(&l[rest / stride]);
+            rest %= stride;
+        }
+        out.push(f(&combination)?);
+    }
+    Some(out)
 }
 
 /// The sargable conditions among the conjuncts of `cond`, a condition on `schema`'s rows.

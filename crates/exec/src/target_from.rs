@@ -83,11 +83,11 @@ pub(crate) fn target_first(
     let is_target = |t: &ast::TableWithJoins| {
         t.joins.is_empty()
             && matches!(&t.relation, ast::TableFactor::Table { name, alias, .. }
-                if match alias {
-                    Some(a) => a.name.value.eq_ignore_ascii_case(q),
-                    None => object_name_string(name).eq_ignore_ascii_case(q)
-                        || object_name_string(name).eq_ignore_ascii_case(table_name),
-                })
+            if match alias {
+                Some(a) => a.name.value.eq_ignore_ascii_case(q),
+                None => object_name_string(name).eq_ignore_ascii_case(q)
+                    || object_name_string(name).eq_ignore_ascii_case(table_name),
+            })
     };
     let first = ast::TableWithJoins {
         relation: target.clone(),
@@ -103,7 +103,11 @@ mod tests {
     use super::*;
 
     fn from_of(sql: &str) -> (ast::Statement, Vec<ast::TableWithJoins>) {
-        let st = match tdlite_parser::parse_request(sql).expect("parses").remove(0).statement {
+        let st = match tdlite_parser::parse_request(sql)
+            .expect("parses")
+            .remove(0)
+            .statement
+        {
             tdlite_parser::Statement::Sql(s) => *s,
             other => panic!("not SQL: {other:?}"),
         };
@@ -117,9 +121,7 @@ mod tests {
                 ..
             }) => f.clone(),
             ast::Statement::Delete(d) => match &d.from {
-                ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => {
-                    v.clone()
-                }
+                ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v.clone(),
             },
             other => panic!("not a joined UPDATE or DELETE: {other}"),
         };

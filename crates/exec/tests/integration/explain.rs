@@ -765,7 +765,10 @@ fn a_joined_update_or_delete_shows_the_join_it_runs() {
         "DEL b FROM big b, small s WHERE b.k = 7 AND b.v = s.v AND s.name = 'one'"
     ));
     // the target alone in its FROM: its own read
-    insta::assert_snapshot!(explain(&mut s, "UPDATE big FROM big SET v = 0 WHERE big.k = 5"));
+    insta::assert_snapshot!(explain(
+        &mut s,
+        "UPDATE big FROM big SET v = 0 WHERE big.k = 5"
+    ));
     // the target left out of a DELETE's FROM stands first on its own
     insta::assert_snapshot!(explain(
         &mut s,

@@ -195,7 +195,9 @@ fn sqlite_fill(c: &rusqlite::Connection, n: i64) {
             st.execute((k, 0, f1, f2)).unwrap();
         }
     }
-    c.execute_batch(&format!("{CREATE_S}; INSERT INTO s SELECT k, 1 FROM t WHERE k % 100 = 0"))
-        .unwrap();
+    c.execute_batch(&format!(
+        "{CREATE_S}; INSERT INTO s SELECT k, 1 FROM t WHERE k % 100 = 0"
+    ))
+    .unwrap();
     c.execute_batch("COMMIT").unwrap();
 }
