@@ -55,19 +55,7 @@ pub(crate) fn delete_entry<'a>(
 /// A FROM entry naming table `name`, unaliased: a joined DELETE's target that its FROM list
 /// leaves out (`DELETE t FROM s WHERE …`).
 pub(crate) fn plain_factor(name: &ast::ObjectName) -> ast::TableFactor {
-    ast::TableFactor::Table {
-        name: name.clone(),
-        alias: None,
-        args: None,
-        with_hints: Vec::new(),
-        version: None,
-        with_ordinality: false,
-        partitions: Vec::new(),
-        json_path: None,
-        sample: None,
-        index_directives: Vec::new(),
-        inheritance: None,
-    }
+    tdlite_parser::plain_table_factor(name.clone())
 }
 
 /// The FROM of a joined UPDATE or DELETE with its target first: `target` (the entry naming

@@ -210,20 +210,25 @@ fn missing(written: Vec<Vec<Ident>>, known: &[Name]) -> Vec<ObjectName> {
 
 fn table(name: ObjectName) -> TableWithJoins {
     TableWithJoins {
-        relation: TableFactor::Table {
-            name,
-            alias: None,
-            args: None,
-            with_hints: Vec::new(),
-            version: None,
-            with_ordinality: false,
-            partitions: Vec::new(),
-            json_path: None,
-            sample: None,
-            index_directives: Vec::new(),
-            inheritance: None,
-        },
+        relation: plain_table_factor(name),
         joins: Vec::new(),
+    }
+}
+
+/// A FROM entry naming table `name`, with no alias, hint or sample.
+pub fn plain_table_factor(name: ObjectName) -> TableFactor {
+    TableFactor::Table {
+        name,
+        alias: None,
+        args: None,
+        with_hints: Vec::new(),
+        version: None,
+        with_ordinality: false,
+        partitions: Vec::new(),
+        json_path: None,
+        sample: None,
+        index_directives: Vec::new(),
+        inheritance: None,
     }
 }
 

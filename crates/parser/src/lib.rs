@@ -49,6 +49,7 @@ mod using;
 
 pub use create_table::{parse_column_definition, parse_data_type};
 pub use error::{Location, ParseError, ParseErrorKind};
+pub use implicit_from::plain_table_factor;
 pub use parser::{
     ends_with_check_option, object_name_string, parameter_count, parse_expression, parse_request,
     parse_statement_text,

@@ -96,9 +96,7 @@ pub fn run(n: i64, rounds: u32) {
         let (a, b) = alternate(
             rounds,
             || {
-                let db = Database::new();
-                let mut s = db.session();
-                tdlite_fill(&mut s, n);
+                let mut s = tdlite_filled(n);
                 let (r, t) = timed(|| s.execute(td));
                 let count = r.expect("tdlite statement")[0].activity_count;
                 assert_eq!(count, changed as u64, "tdlite: {label}");
@@ -124,9 +122,7 @@ pub fn run(n: i64, rounds: u32) {
     let (a, b) = alternate(
         rounds,
         || {
-            let db = Database::new();
-            let mut s = db.session();
-            tdlite_fill(&mut s, n);
+            let mut s = tdlite_filled(n);
             let p = s.prepare(UPSERT).expect("prepare the upsert");
             let (_, t) = timed(|| {
                 for i in 0..UPSERTS {
@@ -161,6 +157,13 @@ fn fillers(k: i64) -> (String, String) {
         std::iter::repeat_n(digit, 1_000).collect(),
         std::iter::repeat_n('b', 1_000).collect(),
     )
+}
+
+/// A session of a new in-memory database whose tables are filled for `n` rows.
+fn tdlite_filled(n: i64) -> Session {
+    let mut s = Database::new().session();
+    tdlite_fill(&mut s, n);
+    s
 }
 
 fn tdlite_fill(s: &mut Session, n: i64) {
