@@ -66,10 +66,11 @@ pub(crate) struct BoundFrom {
 pub(crate) enum FromRel {
     /// A base table, read at its step, with the columns to keep (`None`: all).
     Table(Arc<Table>, Option<Vec<bool>>),
-    /// The base table an `UPDATE … FROM` or a joined DELETE changes, read at its step like
-    /// any base table, with all its columns and its row ids as one hidden last column
-    /// (`UInt64`, named [`ROW_ID`]): the statement's rows to change.
-    Target(Arc<Table>),
+    /// The base table an `UPDATE … FROM`, a joined DELETE or a MERGE changes, read at its
+    /// step like any base table, with the columns to keep (`None`: all; the others NULL) and
+    /// its row ids as one hidden last column (`UInt64`, named [`ROW_ID`]): the statement's
+    /// rows to change.
+    Target(Arc<Table>, Option<Vec<bool>>),
     /// A view, bound from the columns the catalog records for it and read at its step by
     /// its query, or by the query given (its query with conditions pushed in: pushdown.rs).
     View(Arc<Table>, Option<Arc<ast::Query>>),
@@ -94,30 +95,31 @@ impl FromRel {
     /// Its columns' types, in order.
     pub(crate) fn column_types(&self) -> Vec<DataType> {
         let fields = match self {
-            FromRel::Table(table, _) | FromRel::View(table, _) | FromRel::Target(table) => {
+            FromRel::Table(table, _) | FromRel::View(table, _) | FromRel::Target(table, _) => {
                 table.schema.arrow.fields().clone()
             }
             FromRel::Derived(_, _, shape) => shape.fields().clone(),
             FromRel::Rows(rows) => rows.schema().fields().clone(),
         };
-        let ids = matches!(self, FromRel::Target(_)).then_some(DataType::UInt64);
+        let ids = matches!(self, FromRel::Target(..)).then_some(DataType::UInt64);
         (fields.iter().map(|f| f.data_type().clone()))
             .chain(ids)
             .collect()
     }
 
     /// A joined UPDATE's, DELETE's or MERGE's target `table`, known in the statement as
-    /// `q`, with its scope: the table's columns, then its row ids (hidden).
-    pub(crate) fn target(table: Arc<Table>, q: &str) -> (Scope, FromRel) {
+    /// `q`, read with the columns `keep` marks (`None`: all), with its scope: the table's
+    /// columns, then its row ids (hidden).
+    pub(crate) fn target(table: Arc<Table>, q: &str, keep: Option<Vec<bool>>) -> (Scope, FromRel) {
         let mut scope = crate::names::table_scope(&table, q);
         scope.columns.push(crate::bind::ScopeColumn::hidden(ROW_ID));
-        (scope, FromRel::Target(table))
+        (scope, FromRel::Target(table, keep))
     }
 
     /// The base table it reads at its step, if it is one (a target included).
     pub(crate) fn base(&self) -> Option<&Arc<Table>> {
         match self {
-            FromRel::Table(table, _) | FromRel::Target(table) => Some(table),
+            FromRel::Table(table, _) | FromRel::Target(table, _) => Some(table),
             _ => None,
         }
     }
@@ -222,7 +224,7 @@ impl BoundFrom {
             FromRel::Table(table, _) | FromRel::View(table, _) => {
                 table.schema.arrow.fields().get(at)?.data_type().clone()
             }
-            FromRel::Target(table) => match table.schema.arrow.fields().get(at) {
+            FromRel::Target(table, _) => match table.schema.arrow.fields().get(at) {
                 Some(f) => f.data_type().clone(),
                 None => DataType::UInt64, // (its row ids)
             },

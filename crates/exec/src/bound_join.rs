@@ -91,7 +91,7 @@ impl BoundJoin {
             rels.push(match rel {
                 FromRel::Table(t, keep) => KeptRel::Table(Arc::downgrade(&t), keep),
                 FromRel::View(v, query) => KeptRel::View(Arc::downgrade(&v), query),
-                FromRel::Rows(_) | FromRel::Derived(..) | FromRel::Target(_) => return None,
+                FromRel::Rows(_) | FromRel::Derived(..) | FromRel::Target(..) => return None,
             });
         }
         Some(BoundJoin {

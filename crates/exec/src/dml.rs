@@ -810,14 +810,18 @@ impl Exec<'_> {
                 (batch, ids, have, scope)
             }
             Some(f) => {
-                let (batch, ids, scope) = self.joined_rows(
-                    &table,
+                // the target's columns the statement may name, the others fetched if a SET
+                // value needs them
+                let names = crate::names::names_in(u, f);
+                let keep = names.and_then(|n| crate::names::keep_named(&table, &n));
+                let j = self.joined_rows(
+                    (&table, keep),
                     (&target.relation, &q),
                     f,
                     u.selection.as_ref(),
                     false,
                 )?;
-                (batch, ids, None, Arc::new(scope))
+                (j.batch, j.ids, j.have, Arc::new(j.scope))
             }
         };
         // a SET value binds against the target's rows alone only without FROM
@@ -929,7 +933,8 @@ impl Exec<'_> {
 
     /// The target rows of `UPDATE t FROM …` joined with their source rows on WHERE: the
     /// joined batch (target columns first, then its row id, then the other entries'
-    /// columns), the target row of each joined row, and the joined scope. `target` is the
+    /// columns), the target row of each joined row, the joined scope, and the target's
+    /// columns the batch holds (those `keep` marks, read so; `None`: all). `target` is the
     /// entry that names `table` (known as the qualifier given); Teradata's form names it in
     /// its own FROM list (`UPDATE t FROM t, s` or `UPDATE a FROM t a, s`), and that entry is
     /// the target, not a second copy of it (target_from.rs).
@@ -949,27 +954,29 @@ impl Exec<'_> {
     /// would win is undefined); binding errors.
     fn joined_rows(
         &mut self,
-        table: &Arc<Table>,
+        (table, keep): (&Arc<Table>, Option<Vec<bool>>),
         (target, q): (&ast::TableFactor, &str),
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,
         dedup: bool,
-    ) -> Result<(RecordBatch, Vec<u64>, Scope)> {
+    ) -> Result<Joined> {
         let full = crate::target_from::target_first(target, (q, &table.schema.name), from);
         // (an outer join beside a comma joins its own comma item first: `t, s RIGHT JOIN u`
         // is `t × (s ⟖ u)`, which no plan of the three relations gives)
         let planned = !crate::join::outer_beside_comma(&full);
-        let (joined_scope, joined) = match planned {
+        let (joined_scope, joined, have) = match planned {
             true => {
-                let target = crate::bound_from::FromRel::target(table.clone(), q);
-                self.joined_with(&full, selection, vec![Some(target)])?
+                let target = crate::bound_from::FromRel::target(table.clone(), q, keep.clone());
+                let (scope, joined) = self.joined_with(&full, selection, vec![Some(target)])?;
+                (scope, joined, keep)
             }
             false => {
                 let (batch, ids) = self.scan_table(table)?;
                 // the target's row ids ride along as a last, hidden column
                 let scope = table_scope(table, q);
                 let base = with_hidden(scope, &batch, ROW_ID, Arc::new(ids))?;
-                self.join_onto(base, &full[1..], selection)?
+                let (scope, joined) = self.join_onto(base, &full[1..], selection)?;
+                (scope, joined, None)
             }
         };
         let width = table.schema.columns.len();
@@ -982,14 +989,19 @@ impl Exec<'_> {
             .values()
             .to_vec();
         let mut seen = std::collections::HashSet::new();
-        if dedup {
-            let rid = rid.into_iter().filter(|r| seen.insert(*r)).collect();
-            return Ok((joined, rid, joined_scope));
-        }
-        if rid.iter().any(|r| !seen.insert(*r)) {
-            return Err(Error::MultipleSourceRows(table.schema.name.clone()));
-        }
-        Ok((joined, rid, joined_scope))
+        let ids = match dedup {
+            true => rid.into_iter().filter(|r| seen.insert(*r)).collect(),
+            false if rid.iter().any(|r| !seen.insert(*r)) => {
+                return Err(Error::MultipleSourceRows(table.schema.name.clone()))
+            }
+            false => rid,
+        };
+        Ok(Joined {
+            batch: joined,
+            ids,
+            scope: joined_scope,
+            have,
+        })
     }
 
     /// `DELETE [FROM] t [WHERE …]` (also `DELETE t ALL`); returns the number of rows removed.
@@ -1023,8 +1035,12 @@ impl Exec<'_> {
                     &plain
                 }
             };
-            let (_, ids, _) =
-                self.joined_rows(&table, (entry, &n), from, d.selection.as_ref(), true)?;
+            let names = crate::names::names_in(d, from);
+            let keep = names.and_then(|n| crate::names::keep_named(&table, &n));
+            let sel = d.selection.as_ref();
+            let ids = self
+                .joined_rows((&table, keep), (entry, &n), from, sel, true)?
+                .ids;
             for rid in &ids {
                 self.txn.delete(&table, *rid)?;
             }
@@ -1294,6 +1310,18 @@ pub(crate) fn check_arity(given: usize, wanted: usize) -> Result<()> {
         std::cmp::Ordering::Greater => Err(Error::TooManyValues),
         std::cmp::Ordering::Equal => Ok(()),
     }
+}
+
+/// The rows of a joined UPDATE or DELETE (`Exec::joined_rows`).
+struct Joined {
+    /// The joined rows: the target's columns, its row id, the other relations' columns.
+    batch: RecordBatch,
+    /// The target row of each joined row (each once for a DELETE).
+    ids: Vec<u64>,
+    /// The joined rows' scope.
+    scope: Scope,
+    /// The target's columns `batch` holds (`None`: all; the others NULL).
+    have: Option<Vec<bool>>,
 }
 
 /// `batch`'s rows in the order of their row ids (column `col`, `UInt64`): a statement

@@ -1187,7 +1187,7 @@ impl Exec<'_> {
         let mut on_deferred = Vec::new();
         // (step, ON conjuncts with correlated subqueries, the scope of the step's pairs)
         let mut on_pairs: Vec<(usize, Vec<ast::Expr>, Scope)> = Vec::new();
-        // ON conditions, bound against the relations before them (as written); with inner
+        // ON conditions, bound against the relations of their comma item up to them (as written); with inner
         // joins only, an ON's conjuncts (or a USING's equalities) in `on_parts`
         let mut ons: Vec<Option<Expr>> = Vec::with_capacity(rels.len());
         let mut on_parts: Vec<Vec<Expr>> = vec![Vec::new(); rels.len()];
@@ -1419,11 +1419,11 @@ impl Exec<'_> {
                     let rows = as_shaped(rows, &shape, &name)?;
                     own_now.iter().try_fold(rows, |b, e| filter_by(&b, e))?
                 }
-                FromRel::Table(..) | FromRel::Target(_) => {
-                    // (a target's rows with all their columns, and their ids after them)
+                FromRel::Table(..) | FromRel::Target(..) => {
+                    // (a target's rows, and their ids after them)
                     let (table, keep, with_ids) = match rel {
                         FromRel::Table(table, keep) => (table, keep, false),
-                        FromRel::Target(table) => (table, None, true),
+                        FromRel::Target(table, keep) => (table, keep, true),
                         _ => return Err(Error::Internal("a base table's step".into())),
                     };
                     // through its own conditions, or by probing an index with the key values of

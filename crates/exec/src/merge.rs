@@ -47,7 +47,11 @@ impl Exec<'_> {
         // plans under ON (the target read at its step, or probed through its index by the
         // source rows' keys), then put target first, as the clauses bind
         let width = table.schema.columns.len();
-        let (mut scope, target) = FromRel::target(table.clone(), &q);
+        // (the target's columns the statement may name, the others fetched if a SET value
+        // needs them)
+        let keep =
+            crate::names::names_in(m, &[]).and_then(|n| crate::names::keep_named(&table, &n));
+        let (mut scope, target) = FromRel::target(table.clone(), &q, keep.clone());
         let from = [&m.source, &m.table].map(|tf| ast::TableWithJoins {
             relation: tf.clone(),
             joins: Vec::new(),
@@ -94,7 +98,7 @@ impl Exec<'_> {
                             ast::MergeUpdateKind::Set(assignments) => self.apply_assignments(
                                 &table,
                                 (&scope, false),
-                                (rows, None),
+                                (rows, keep.clone()),
                                 &rids,
                                 assignments,
                             )?,

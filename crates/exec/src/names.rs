@@ -569,6 +569,17 @@ pub(crate) fn names_read(
     (!stopped).then_some(names.0)
 }
 
+/// The names statement `st` (a joined UPDATE or DELETE, a MERGE) may read columns by, as
+/// [`names_read`] gathers them for a block: `None` where it may read columns it does not
+/// name (a `*`, a NATURAL join or USING, a function given `*` other than `COUNT(*)`).
+pub(crate) fn names_in(st: &impl Visit, from: &[ast::TableWithJoins]) -> Option<HashSet<String>> {
+    if implies_columns(from) {
+        return None;
+    }
+    let mut names = Names::default();
+    (!st.visit(&mut names).is_break()).then_some(names.0)
+}
+
 /// Whether a join in `from` (nested joins included) reads columns it does not name: NATURAL,
 /// USING, or a join form not listed here.
 fn implies_columns(from: &[ast::TableWithJoins]) -> bool {

@@ -13,7 +13,7 @@
 //! comma-separated items of such a FROM are joined each on its own, then multiplied.
 //!
 //! The conditions are WHERE's conjuncts, then each ON's (a USING as its equalities), in
-//! written order. Each is bound as join.rs binds it (an ON over the relations up to its own,
+//! written order. Each is bound as join.rs binds it (an ON over its comma item's relations up to its own,
 //! WHERE over all; binding runs nothing without a subquery), which gives the relations it
 //! names, whether it is a hash key (`join_plan::key_sides`, `is_hoistable`) and whether
 //! it cannot fail (`join_plan::cannot_fail`). A condition that does not bind here is read as
@@ -174,18 +174,18 @@ struct Relation<'q> {
     table: Option<(Arc<Table>, Scope, String)>,
 }
 
-/// `USING (c)` at step `i` as a condition, as join.rs makes it: `l.c = r.c` with the one
-/// relation before `i` that has a column `c` (one whose columns EXPLAIN does not know is taken
-/// to have it); with several, their first non-NULL copy is compared (never a hash key), shown
-/// with the first.
-fn using_equality(c: &ast::ObjectName, i: usize, rels: &[Relation]) -> Written {
+/// `USING (c)` at step `i` (of the comma item whose first step is `head`) as a condition, as
+/// join.rs makes it: `l.c = r.c` with the one relation of its item before `i` that has a
+/// column `c` (one whose columns EXPLAIN does not know is taken to have it); with several,
+/// their first non-NULL copy is compared (never a hash key), shown with the first.
+fn using_equality(c: &ast::ObjectName, (head, i): (usize, usize), rels: &[Relation]) -> Written {
     let name = tdlite_parser::object_name_string(c);
     let has = |r: &Relation| {
         r.columns
             .as_ref()
             .is_none_or(|cols| cols.contains(&name.to_uppercase()))
     };
-    let before: Vec<usize> = (0..i).filter(|&j| has(&rels[j])).collect();
+    let before: Vec<usize> = (head..i).filter(|&j| has(&rels[j])).collect();
     let column = |r: &Relation| {
         let mut parts = Vec::new();
         if !r.written.is_empty() {
@@ -418,6 +418,17 @@ impl Explainer<'_, '_> {
                 rels: None,
             }));
         }
+        // the first step of each step's comma item: an ON or USING sees its item's relations
+        // only (join.rs `bind_from_with`)
+        let mut head = 0;
+        let heads: Vec<usize> = (factors.iter().enumerate())
+            .map(|(i, (_, op))| {
+                if op.is_none() {
+                    head = i;
+                }
+                head
+            })
+            .collect();
         for (i, (_, op)) in factors.iter().enumerate() {
             match op.and_then(crate::join::join_constraint) {
                 Some(ast::JoinConstraint::On(e)) => {
@@ -432,15 +443,15 @@ impl Explainer<'_, '_> {
                 }
                 Some(ast::JoinConstraint::Using(cols)) => {
                     for c in cols {
-                        written.push(using_equality(c, i, &rels));
+                        written.push(using_equality(c, (heads[i], i), &rels));
                     }
                 }
                 _ => {}
             }
         }
         // the tables' columns side by side, with their types and relations, to bind
-        // conditions over: an ON over the relations up to its own (as join.rs binds it),
-        // WHERE over all
+        // conditions over: an ON over its comma item's relations up to its own (as join.rs
+        // binds it), WHERE over all
         let mut all = Scope::default();
         let mut types: Vec<DataType> = Vec::new();
         let mut owner: Vec<usize> = Vec::new();
@@ -460,13 +471,17 @@ impl Explainer<'_, '_> {
         let ty = |i: usize| types.get(i).cloned();
         // the scope a condition of clause `step` binds over (WHERE's is `None`)
         let clause_scope = |step: Option<usize>| {
-            let width = match step {
-                Some(i) => owner.partition_point(|&o| o <= i),
-                None => owner.len(),
+            let (first, width) = match step {
+                Some(i) => (heads[i], owner.partition_point(|&o| o <= i)),
+                None => (0, owner.len()),
             };
-            Scope {
-                columns: all.columns[..width].to_vec(),
+            let mut columns = all.columns[..width].to_vec();
+            for (c, &o) in columns.iter_mut().zip(&owner) {
+                if o < first {
+                    *c = crate::bind::ScopeColumn::unnamed();
+                }
             }
+            Scope { columns }
         };
         // the correlated conditions run after the join (an outer join's ON ones on its pairs),
         // and so does one that could fail written after one of those in its clause (join.rs
@@ -657,7 +672,7 @@ impl Explainer<'_, '_> {
                 let (text, subs) = self.show(&w.expr);
                 let what = later_label(w, &rels);
                 self.line(depth + 2, format!("Then on each pair ({what}): {text}"));
-                self.condition_subqueries(subs, depth + 3, w.step, &rels)?;
+                self.condition_subqueries(subs, depth + 3, w.step, (&rels, &heads))?;
             }
         }
         for w in later.iter().filter(|w| inner_only || w.step.is_none()) {
@@ -667,14 +682,15 @@ impl Explainer<'_, '_> {
                 depth + 1,
                 format!("After the join, per joined row ({what}): {text}"),
             );
-            self.condition_subqueries(subs, depth + 2, w.step, &rels)?;
+            self.condition_subqueries(subs, depth + 2, w.step, (&rels, &heads))?;
         }
         Ok(())
     }
 
     /// The subqueries `subs` of a condition of the FROM (the ON of step `step`, or WHERE for
-    /// `None`), explained over the relations the query binds it over: an ON's over those up
-    /// to its step (the later ones are not joined yet), as one row of NULLs of them where
+    /// `None`), explained over the relations the query binds it over: an ON's over those of
+    /// its comma item (each step's first in `heads`) up to its step (the later ones are not
+    /// joined yet), as one row of NULLs of them where
     /// EXPLAIN knows all their columns (else a name one of them may have ends the check);
     /// WHERE's over the block's whole FROM.
     fn condition_subqueries(
@@ -682,12 +698,13 @@ impl Explainer<'_, '_> {
         subs: Vec<(usize, ast::Query, &'static str)>,
         depth: usize,
         step: Option<usize>,
-        rels: &[Relation],
+        (rels, heads): (&[Relation], &[usize]),
     ) -> Result<()> {
         let (Some(i), Some(block)) = (step, self.outer.len().checked_sub(1)) else {
             return self.list_subqueries(subs, depth);
         };
-        let tables = rels.iter().take(i + 1).map(|r| {
+        let first = heads.get(i).copied().unwrap_or(0);
+        let tables = rels.iter().take(i + 1).skip(first).map(|r| {
             (r.table.as_ref()).map(|(t, scope, _)| (scope.clone(), t.schema.arrow.clone()))
         });
         let up_to = super::one_row(tables);

@@ -258,7 +258,7 @@ impl Explainer<'_, '_> {
         let mut left: Vec<arrow::datatypes::FieldRef> = Vec::new();
         for (n, ((parts, texts), label)) in steps.iter().zip(labels).enumerate() {
             let (t, view) = match &bound.rels[n] {
-                FromRel::Table(t, _) | FromRel::Target(t) => (t, false),
+                FromRel::Table(t, _) | FromRel::Target(t, _) => (t, false),
                 FromRel::View(t, _) => (t, true),
                 FromRel::Rows(_) | FromRel::Derived(..) => continue,
             };
@@ -327,7 +327,7 @@ impl Explainer<'_, '_> {
         for (n, step) in plan.steps.iter().enumerate() {
             let r = step.rel;
             let t = match &bound.rels[r] {
-                FromRel::Table(t, _) | FromRel::Target(t) => Some(t),
+                FromRel::Table(t, _) | FromRel::Target(t, _) => Some(t),
                 FromRel::View(..) => None,
                 FromRel::Rows(_) | FromRel::Derived(..) => continue,
             };
