@@ -682,16 +682,12 @@ impl Exec<'_> {
         if !t.joins.is_empty() {
             return Err(Error::Unsupported("joins in UPDATE/DELETE".into()));
         }
-        match &t.relation {
-            ast::TableFactor::Table { name, alias, .. } => {
-                let q = alias
-                    .as_ref()
-                    .map(|a| a.name.value.clone())
-                    .unwrap_or_else(|| tdlite_parser::object_name_string(name));
+        match (&t.relation, crate::target_from::known_as(&t.relation)) {
+            (ast::TableFactor::Table { name, .. }, Some(q)) => {
                 let (table, scope) = self.target_with_scope(name, &q)?;
                 Ok((table, q, scope))
             }
-            other => Err(Error::Unsupported(format!("UPDATE/DELETE of {other}"))),
+            (other, _) => Err(Error::Unsupported(format!("UPDATE/DELETE of {other}"))),
         }
     }
 

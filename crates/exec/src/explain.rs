@@ -303,13 +303,8 @@ impl Explainer<'_, '_> {
                     if let Some(f) = from {
                         let target = crate::target_from::update_target(&u.table, f);
                         self.line(depth, format!("Update {}", target.relation));
-                        let q = match &target.relation {
-                            ast::TableFactor::Table { name, alias, .. } => alias
-                                .as_ref()
-                                .map(|a| a.name.value.clone())
-                                .unwrap_or_else(|| tdlite_parser::object_name_string(name)),
-                            _ => String::new(),
-                        };
+                        let q = crate::target_from::known_as(&target.relation);
+                        let q = q.unwrap_or_default();
                         let sel = u.selection.as_ref();
                         return self.joined_change((&target.relation, &q), f, sel, depth + 1);
                     }

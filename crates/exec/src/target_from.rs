@@ -35,6 +35,18 @@ pub(crate) fn update_target<'a>(
         .unwrap_or(table)
 }
 
+/// The name an UPDATE's or DELETE's target entry `tf` is known by in the statement: its
+/// alias, or its name as written; `None` for an entry that is not a table.
+pub(crate) fn known_as(tf: &ast::TableFactor) -> Option<String> {
+    match tf {
+        ast::TableFactor::Table { name, alias, .. } => Some(match alias {
+            Some(a) => a.name.value.clone(),
+            None => object_name_string(name),
+        }),
+        _ => None,
+    }
+}
+
 /// The FROM entry a joined DELETE of `target` (as written after DELETE) names: the entry
 /// aliased so, or unaliased and named so; `None` if the FROM has none (the table is then
 /// `target` itself).
