@@ -39,6 +39,8 @@ pub mod columns;
 pub mod durable;
 pub mod error;
 mod fastlock;
+#[cfg(test)]
+mod fastlock_stress;
 pub mod identity;
 pub mod index;
 pub mod key;
@@ -51,6 +53,7 @@ pub mod period;
 pub mod queue;
 pub mod recovery;
 pub mod sim;
+mod slots;
 mod stamps;
 pub mod table;
 mod tail;
@@ -75,6 +78,8 @@ pub struct Storage {
     pub txns: mvcc::TxnManager,
     /// Table locks and the wait-for graph.
     pub locks: locks::LockManager,
+    /// Each transaction object's slot: its ROW WRITE locks on the fast path (`fastlock`).
+    pub(crate) slots: slots::Slots,
     /// The log and checkpoints; `None` in memory.
     pub durable: Option<durable::Durable>,
     /// The last lease number given (docs/queues.md, Leases): numbers go 1, 2, … for the whole
@@ -98,14 +103,22 @@ impl Storage {
     /// ROW WRITE locks held on the fast path (`HELP LOCKS` shows both).
     pub fn held_locks(&self) -> Vec<locks::LockHeld> {
         let mut out = self.locks.held();
-        for t in self.every_table() {
-            for (holder, session) in t.row_writers.lock().holders() {
-                out.push(locks::LockHeld {
-                    holder,
-                    session,
-                    table: t.schema.name.clone(),
-                    mode: locks::LockMode::RowWrite,
-                });
+        let fast = fastlock::holders(&self.slots);
+        if !fast.is_empty() {
+            let names: std::collections::HashMap<u64, String> = self
+                .every_table()
+                .into_iter()
+                .map(|t| (t.id, t.schema.name.clone()))
+                .collect();
+            for (table, holder, session) in fast {
+                if let Some(name) = names.get(&table) {
+                    out.push(locks::LockHeld {
+                        holder,
+                        session,
+                        table: name.clone(),
+                        mode: locks::LockMode::RowWrite,
+                    });
+                }
             }
         }
         out.sort_by(|a, b| (&a.table, a.holder).cmp(&(&b.table, b.holder)));
@@ -117,10 +130,11 @@ impl Storage {
     pub fn lock_waits(&self) -> Vec<locks::LockWait> {
         let mut waits = self.locks.waits();
         if waits.iter().any(|w| w.blockers.iter().any(|b| b.1 == 0)) {
-            let mut sessions = std::collections::HashMap::new();
-            for t in self.every_table() {
-                sessions.extend(t.row_writers.lock().holders());
-            }
+            let sessions: std::collections::HashMap<mvcc::TxnId, u64> =
+                fastlock::holders(&self.slots)
+                    .into_iter()
+                    .map(|(_, holder, session)| (holder, session))
+                    .collect();
             for b in waits.iter_mut().flat_map(|w| w.blockers.iter_mut()) {
                 if b.1 == 0 {
                     b.1 = sessions.get(&b.0).copied().unwrap_or(0);

@@ -1,9 +1,10 @@
 //! [`Padded`]: a value alone on its cache lines.
 //!
-//! A mutex that every consumer takes (a table's data, its fast-path lock state, the
-//! transaction manager) moves between cores on each hold. Any other field on the same line
-//! then moves with it, and a read of that field by another core waits for the line
-//! ("false sharing"). Aligning to 128 bytes keeps each such value on lines of its own (two
+//! A mutex that every consumer takes (a table's data, the transaction manager) moves between
+//! cores on each hold: any other field on the same line moves with it, and a read of that
+//! field by another core waits for the line ("false sharing"). A value every row change reads
+//! (a table's count of strong lock requests, `fastlock`) must likewise keep off lines that
+//! others write. Aligning to 128 bytes keeps each such value on lines of its own (two
 //! 64-byte lines, as adjacent-line prefetchers pull pairs).
 
 use std::ops::{Deref, DerefMut};

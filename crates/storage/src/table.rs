@@ -73,8 +73,13 @@ pub struct Table {
     null_runs: Vec<std::sync::OnceLock<ArrayRef>>,
     /// An empty batch of [`Table::nullable_schema`].
     empty_nullable: RecordBatch,
-    /// ROW WRITE locks held without the lock manager (see `fastlock`).
-    pub(crate) row_writers: Padded<Mutex<crate::fastlock::RowWriters>>,
+    /// Transactions holding or wanting a READ, WRITE or EXCLUSIVE lock on the table: while
+    /// above 0, ROW WRITE is not granted on the fast path (see `fastlock`).
+    pub(crate) strong: Padded<std::sync::atomic::AtomicU32>,
+    /// Held by a strong lock request while it hands the fast path's holders to the lock
+    /// manager, so a later request finds every holder it marked recorded there (see
+    /// `fastlock`).
+    pub(crate) handover: Mutex<()>,
     /// How many index entries open transactions have set aside (see [`crate::index`]): a
     /// transaction that ends looks at its tables' hidden sets only when this is not 0.
     pub(crate) hidden: AtomicUsize,
@@ -232,7 +237,8 @@ impl Table {
             creator: AtomicU64::new(creator),
             dirty: AtomicBool::new(true),
             all_nullable,
-            row_writers: Padded(Mutex::new(crate::fastlock::RowWriters::new(creator))),
+            strong: Padded(std::sync::atomic::AtomicU32::new(u32::from(creator != 0))),
+            handover: Mutex::new(()),
             hidden: AtomicUsize::new(0),
             next_lease_end: std::sync::atomic::AtomicI64::new(i64::MAX),
             expire_after_us,

@@ -164,6 +164,9 @@ pub type Taken = (Vec<RowId>, Vec<ArrayRef>);
 /// [`Transaction::restart`]). Dropping an open one rolls it back.
 pub struct Transaction {
     id: TxnId,
+    /// This object's slot: where its transactions record their fast-path ROW WRITE locks
+    /// (kept across restarts, given back when the object is dropped).
+    slot: crate::slots::TxnSlot,
     storage: Arc<Storage>,
     undo: Vec<Undo>,
     /// Queue rows this transaction inserted, by table id (a fixed hash seed: the ids are
@@ -212,8 +215,13 @@ const KEPT_UNDO: usize = 4096;
 impl Transaction {
     /// Starts a transaction.
     pub fn begin(storage: &Arc<Storage>) -> Self {
+        // (the slot first: taking one may wait)
+        let slot = storage.slots.acquire();
+        let id = storage.txns.begin();
+        slot.slot().txn.store(id, Ordering::SeqCst);
         Transaction {
-            id: storage.txns.begin(),
+            id,
+            slot,
             storage: storage.clone(),
             undo: Vec::new(),
             own_queue: Default::default(),
@@ -257,6 +265,8 @@ impl Transaction {
         self.queue_lock = None;
         self.numbered.clear();
         self.id = self.storage.txns.begin();
+        // (its fast-path entries were cleared at the end: see `fastlock`)
+        self.slot.slot().txn.store(self.id, Ordering::SeqCst);
         self.ended = false;
         true
     }
@@ -291,6 +301,7 @@ impl Transaction {
     /// Says which session runs this transaction (`HELP LOCKS` shows it).
     pub fn set_session(&mut self, session: u64) {
         self.session = session;
+        self.slot.slot().session.store(session, Ordering::SeqCst);
     }
 
     /// Takes a lock on `table`, held until this transaction ends, waiting while another
@@ -316,14 +327,16 @@ impl Transaction {
         if mode.conflicts_with(LockMode::RowWrite)
             && !self.strong.iter().any(|t| Arc::ptr_eq(t, table))
         {
-            // close the fast path and hand its holders to the manager (under the fast
-            // path's mutex, so none of them can give its lock back in between)
-            let mut w = table.row_writers.lock();
-            let holders = w.want_strong();
+            // close the fast path and hand its holders to the manager (their entries marked
+            // taken, so none of them gives its lock back on the fast path), under the
+            // table's hand-over mutex: a request that comes after finds them recorded
+            let handover = table.handover.lock();
+            let holders =
+                crate::fastlock::want_strong(&self.storage.slots, (table.id, &table.strong));
             self.storage
                 .locks
                 .adopt(&self.storage.txns, table.id, &table.schema.name, &holders);
-            drop(w);
+            drop(handover);
             self.strong.push(table.clone());
         }
         self.used_locks = true;
@@ -349,8 +362,15 @@ impl Transaction {
     /// # Errors
     /// 3807 if the table was dropped (nothing is then held).
     fn join_fast(&mut self, table: &Arc<Table>) -> Result<bool, StorageError> {
-        if !table.row_writers.lock().try_join(self.id, self.session) {
-            return Ok(false);
+        match crate::fastlock::try_join(&self.slot, (table.id, &table.strong)) {
+            crate::fastlock::Join::Joined => {}
+            crate::fastlock::Join::Closed => return Ok(false),
+            crate::fastlock::Join::Taken => {
+                // a strong request marked the entry as it was made: once its hand-over is
+                // done, take back the ROW WRITE it may have recorded for this transaction
+                self.forget_handed(table);
+                return Ok(false);
+            }
         }
         if !self.fast.iter().any(|t| Arc::ptr_eq(t, table)) {
             let t = self.handle(table);
@@ -895,18 +915,31 @@ impl Transaction {
 
     /// Gives back a lock mode taken for nothing (no change was made under it).
     fn release(&mut self, table: &Table, mode: LockMode) {
-        let on_fast_path = mode == LockMode::RowWrite
-            && self.fast.iter().any(|t| t.id == table.id)
-            && table.row_writers.lock().leave(self.id);
-        if on_fast_path {
+        let fast = mode == LockMode::RowWrite && self.fast.iter().any(|t| t.id == table.id);
+        if fast {
             self.fast.retain(|t| t.id != table.id);
-        } else {
-            // the manager knows this transaction now (a hand-over recorded it): its end must
-            // tell it
+        }
+        if fast && !crate::fastlock::leave(&self.slot, table.id) {
+            // a strong request marked it: its hand-over records this transaction
+            self.forget_handed(table);
+        } else if !fast {
+            // the manager knows this transaction: its end must tell it
             self.used_locks = true;
             self.storage.locks.unlock(self.id, table.id, mode);
         }
         self.held.clear(table.id, mode.bit());
+    }
+
+    /// Takes back the ROW WRITE on `table` a strong request's hand-over recorded (or will,
+    /// under the table's `handover` mutex, which this waits out) for this transaction, whose
+    /// fast-path entry it marked before the transaction let go of it (see `fastlock`).
+    fn forget_handed(&mut self, table: &Table) {
+        let _handover = table.handover.lock();
+        // the manager may keep this transaction's session: its end tells it
+        self.used_locks = true;
+        self.storage
+            .locks
+            .unlock(self.id, table.id, LockMode::RowWrite);
     }
 
     /// Gives back every lock of this (ended) transaction: its fast-path ROW WRITE locks, the
@@ -916,7 +949,7 @@ impl Transaction {
         let mut fast = std::mem::take(&mut self.fast);
         for t in fast.drain(..) {
             // not there: a strong request handed it to the manager
-            manager |= !t.row_writers.lock().leave(self.id);
+            manager |= !crate::fastlock::leave(&self.slot, t.id);
             self.keep(t);
         }
         self.fast = fast;
@@ -926,7 +959,7 @@ impl Transaction {
             self.storage.locks.ended_without_locks();
         }
         for t in std::mem::take(&mut self.strong) {
-            t.row_writers.lock().strong_done();
+            crate::fastlock::strong_done(&t.strong);
         }
     }
 
@@ -1530,6 +1563,7 @@ impl Drop for Transaction {
         if !self.ended {
             self.rollback_in_place();
         }
+        self.storage.slots.release(&self.slot);
     }
 }
 
