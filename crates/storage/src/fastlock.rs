@@ -35,7 +35,8 @@
 //!   is above 0, so no new fast holder keeps its entry;
 //! - a transaction's `strong` counts are given back only after its locks were released in
 //!   the manager (at its end), so a fast holder never overlaps a strong lock;
-//! - a slot's `txn` is written before its transaction records any table, and a request marks
+//! - a slot's `txn` is written before its transaction records any table (a release store
+//!   that the entry's sequentially consistent store publishes with it), and a request marks
 //!   an entry TAKEN only between two reads of `txn` that agree, so it hands over the
 //!   transaction that recorded the entry;
 //! - a table another open transaction is creating starts with `strong = 1` (its creator holds

@@ -218,7 +218,7 @@ impl Transaction {
         // (the slot first: taking one may wait)
         let slot = storage.slots.acquire();
         let id = storage.txns.begin();
-        slot.slot().txn.store(id, Ordering::SeqCst);
+        slot.slot().txn.store(id, Ordering::Release);
         Transaction {
             id,
             slot,
@@ -266,7 +266,7 @@ impl Transaction {
         self.numbered.clear();
         self.id = self.storage.txns.begin();
         // (its fast-path entries were cleared at the end: see `fastlock`)
-        self.slot.slot().txn.store(self.id, Ordering::SeqCst);
+        self.slot.slot().txn.store(self.id, Ordering::Release);
         self.ended = false;
         true
     }
@@ -301,7 +301,7 @@ impl Transaction {
     /// Says which session runs this transaction (`HELP LOCKS` shows it).
     pub fn set_session(&mut self, session: u64) {
         self.session = session;
-        self.slot.slot().session.store(session, Ordering::SeqCst);
+        self.slot.slot().session.store(session, Ordering::Release);
     }
 
     /// Takes a lock on `table`, held until this transaction ends, waiting while another
