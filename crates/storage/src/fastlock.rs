@@ -43,7 +43,8 @@
 //!   EXCLUSIVE), given back at the creator's end.
 //!
 //! Lock order: a table's `handover` mutex, then the lock manager's (the hand-over records
-//! holders there), then the transaction manager's; a join or give-back takes none.
+//! holders there), then the transaction manager's. A join or give-back takes none, unless
+//! it finds its entry TAKEN (then `handover` and the manager's, to take the record back).
 
 use crate::mvcc::TxnId;
 use crate::slots::{Slots, TxnSlot};

@@ -115,6 +115,7 @@ impl Slots {
             t.store(0, Ordering::SeqCst);
         }
         s.txn.store(0, Ordering::SeqCst);
+        s.session.store(0, Ordering::SeqCst);
         let mut free = self.free.lock();
         free.insert(slot.index);
         // the top slots free: readers need not look at them
