@@ -48,6 +48,8 @@ mod keyed_queue;
 mod lease;
 pub mod locks;
 pub mod mvcc;
+#[cfg(test)]
+mod mvcc_stress;
 mod padded;
 pub mod period;
 pub mod queue;
