@@ -175,7 +175,7 @@ fn row_writers_and_exclusive_lockers_never_overlap() {
             "strong counts given back"
         );
     }
-    assert!(crate::fastlock::holders(&sh.storage.slots).is_empty());
+    assert!(crate::fastlock::holders(&sh.storage.txns.slots).is_empty());
     // no lock outlived its transaction (a hand-over's record of a lock given back would)
     let left = sh.storage.held_locks();
     assert!(left.is_empty(), "{left:?}");

@@ -80,8 +80,6 @@ pub struct Storage {
     pub txns: mvcc::TxnManager,
     /// Table locks and the wait-for graph.
     pub locks: locks::LockManager,
-    /// Each transaction object's slot: its ROW WRITE locks on the fast path (`fastlock`).
-    pub(crate) slots: slots::Slots,
     /// The log and checkpoints; `None` in memory.
     pub durable: Option<durable::Durable>,
     /// The last lease number given (docs/queues.md, Leases): numbers go 1, 2, … for the whole
@@ -105,7 +103,7 @@ impl Storage {
     /// ROW WRITE locks held on the fast path (`HELP LOCKS` shows both).
     pub fn held_locks(&self) -> Vec<locks::LockHeld> {
         let mut out = self.locks.held();
-        let fast = fastlock::holders(&self.slots);
+        let fast = fastlock::holders(&self.txns.slots);
         if !fast.is_empty() {
             let names: std::collections::HashMap<u64, String> = self
                 .every_table()
@@ -133,7 +131,7 @@ impl Storage {
         let mut waits = self.locks.waits();
         if waits.iter().any(|w| w.blockers.iter().any(|b| b.1 == 0)) {
             let sessions: std::collections::HashMap<mvcc::TxnId, u64> =
-                fastlock::holders(&self.slots)
+                fastlock::holders(&self.txns.slots)
                     .into_iter()
                     .map(|(_, holder, session)| (holder, session))
                     .collect();

@@ -13,8 +13,10 @@
 //! `xmin = DEAD`, and rows it deleted get `xmax = 0` back. So a non-zero `xmin`/`xmax` always
 //! names an active or committed transaction.
 
+use crate::padded::Padded;
+use crate::slots::{Slot, Slots, TxnSlot};
 use parking_lot::Mutex;
-use smallvec::SmallVec;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A transaction id. 0 means "none".
@@ -23,79 +25,167 @@ pub type TxnId = u64;
 /// `xmin` of a row whose creating transaction rolled back: never visible.
 pub const DEAD: TxnId = u64::MAX;
 
+/// A slot's transaction id while its begin takes one from the counter: a snapshot waits for it.
+const PENDING: TxnId = u64::MAX - 2;
+
+/// A slot's `low` while its transaction has taken no snapshot.
+const NO_SNAPSHOT: TxnId = u64::MAX;
+
 /// Hands out transaction ids and tracks which are active.
-#[derive(Default)]
+///
+/// Each transaction object publishes its open transaction's id in its slot (`slots`). A
+/// begin takes no mutex: it marks its slot PENDING, takes the next id from a shared counter
+/// and publishes it. An end clears the slot, and a snapshot reads the counter and then every
+/// slot, both under one mutex: ends are ordered with snapshots, so a snapshot that counts a
+/// transaction as committed counts every transaction that had ended before it as committed
+/// too (a snapshot reading slots while transactions end could see T2's commit without T1's,
+/// though T2 read T1's rows). A begin races snapshots safely:
+///
+/// ```text
+///   begin:     slot ← PENDING;  id ← next++;  slot ← id          (no mutex)
+///   snapshot:  n ← next;  active ← { slot ids below n }  (waiting out a PENDING slot; mutex)
+/// ```
+///
+/// The PENDING store, the counter and the snapshot's reads are sequentially consistent: an id
+/// below `n` was taken after its slot was PENDING, so the snapshot's read of that slot finds
+/// PENDING or the id (the transaction cannot have ended: ends wait for the mutex); an id at
+/// or past `n` is not committed for the snapshot.
+///
+/// `low`, the horizon's input, is set by a transaction's first snapshot to that snapshot's
+/// lowest active id: every id below it had ended before any snapshot of that transaction. A
+/// transaction that has taken no snapshot holds back no horizon (its snapshots, all later,
+/// see every earlier end).
 pub struct TxnManager {
-    inner: crate::padded::Padded<Mutex<Inner>>,
+    /// Serializes ends and snapshots.
+    ends: Padded<Mutex<()>>,
+    next: Padded<AtomicU64>,
+    /// Each transaction object's slot (also its fast-path locks: `fastlock`).
+    pub(crate) slots: Slots,
+    /// Transactions begun with [`TxnManager::begin`] (no object of their own) and their slots.
+    loose: Mutex<Vec<(TxnId, TxnSlot)>>,
 }
 
-#[derive(Default)]
-struct Inner {
-    next: TxnId,
-    /// The active transactions in id order (ids are handed out in increasing order, so a new
-    /// one goes at the back), each with the oldest transaction active when it began (itself if
-    /// none): every id below that had ended by then. That second id is non-decreasing too.
-    /// Held inline up to `INLINE_ACTIVE` (beside `next`, on the mutex's own cache lines: a
-    /// begin or end touches no other memory), in a heap buffer beyond (until few are open
-    /// again).
-    active: SmallVec<[(TxnId, TxnId); INLINE_ACTIVE]>,
+impl Default for TxnManager {
+    fn default() -> Self {
+        TxnManager {
+            ends: Padded(Mutex::new(())),
+            next: Padded(AtomicU64::new(1)),
+            slots: Slots::default(),
+            loose: Mutex::new(Vec::new()),
+        }
+    }
 }
 
-/// How many active transactions [`TxnManager`] holds without a heap buffer.
-const INLINE_ACTIVE: usize = 6;
-
-impl Inner {
-    fn find(&self, id: TxnId) -> Result<usize, usize> {
-        self.active.binary_search_by_key(&id, |&(t, _)| t)
+/// The transaction id and `low` published in `slot` once no begin is under way in it (0: no
+/// open transaction).
+fn published(slot: &Slot) -> (TxnId, TxnId) {
+    let mut spins = 0u32;
+    loop {
+        let id = slot.id.load(Ordering::SeqCst);
+        if id != PENDING {
+            return (id, slot.low.load(Ordering::SeqCst));
+        }
+        // a begin between two stores (or preempted there)
+        spins += 1;
+        if spins < 64 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
     }
 }
 
 impl TxnManager {
-    /// Starts a transaction.
-    pub fn begin(&self) -> TxnId {
-        let mut g = self.inner.lock();
-        g.next = g.next.max(1);
-        let id = g.next;
-        g.next += 1;
-        let low = g.active.first().map_or(id, |&(t, _)| t);
-        g.active.push((id, low));
+    /// Starts a transaction in `slot`, whose last transaction has ended.
+    pub(crate) fn begin_in(&self, slot: &TxnSlot) -> TxnId {
+        let s = slot.slot();
+        // (`low` is published by the release store of the id; PENDING must come before the
+        // counter in the single order every snapshot's reads follow; the id after it may be
+        // a plain release: a snapshot that reads PENDING waits until it reads the id)
+        s.low.store(NO_SNAPSHOT, Ordering::Relaxed);
+        s.id.store(PENDING, Ordering::SeqCst);
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        s.id.store(id, Ordering::Release);
         id
     }
 
-    /// Ends a transaction (commit or rollback).
+    /// Ends transaction `id` (commit or rollback), begun in `slot`.
+    pub(crate) fn end_in(&self, slot: &TxnSlot, id: TxnId) {
+        let _g = self.ends.lock();
+        let _ = slot
+            .slot()
+            .id
+            .compare_exchange(id, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    /// Starts a transaction with a slot of its own, given back by [`TxnManager::end`].
+    pub fn begin(&self) -> TxnId {
+        let slot = self.slots.acquire();
+        let id = self.begin_in(&slot);
+        self.loose.lock().push((id, slot));
+        id
+    }
+
+    /// Ends a transaction [`TxnManager::begin`] started (commit or rollback).
     pub fn end(&self, id: TxnId) {
-        let mut g = self.inner.lock();
-        if let Ok(i) = g.find(id) {
-            g.active.remove(i);
-            // back inline once few are open again (a SmallVec stays on the heap otherwise)
-            if g.active.spilled() && g.active.len() <= INLINE_ACTIVE / 2 {
-                g.active.shrink_to_fit();
-            }
+        let mut loose = self.loose.lock();
+        if let Some(i) = loose.iter().position(|(t, _)| *t == id) {
+            let (_, slot) = loose.swap_remove(i);
+            drop(loose);
+            self.end_in(&slot, id);
+            self.slots.release(&slot);
         }
     }
 
-    /// A snapshot for transaction `me`.
+    /// A snapshot for transaction `me`, taken by no transaction object of its own.
     pub fn snapshot(&self, me: TxnId) -> Snapshot {
-        let g = self.inner.lock();
-        let next = g.next.max(1);
+        self.snapshot_in(None, me)
+    }
+
+    /// A snapshot for transaction `me`, begun in `slot` (if given: its first snapshot sets
+    /// the slot's `low`).
+    pub(crate) fn snapshot_in(&self, slot: Option<&TxnSlot>, me: TxnId) -> Snapshot {
+        let _g = self.ends.lock();
+        let next = self.next.load(Ordering::SeqCst);
+        let mut active = Vec::new();
+        let mut horizon = next;
+        self.slots.each(|s| {
+            let (id, low) = published(s);
+            if id != 0 && id < next {
+                active.push(id);
+                if low != NO_SNAPSHOT {
+                    horizon = horizon.min(low);
+                }
+            }
+        });
+        active.sort_unstable();
+        let first_active = active.first().copied().unwrap_or(next);
+        if let Some(s) = slot.map(TxnSlot::slot) {
+            if s.id.load(Ordering::SeqCst) == me && s.low.load(Ordering::SeqCst) == NO_SNAPSHOT {
+                s.low.store(first_active, Ordering::SeqCst);
+                horizon = horizon.min(first_active);
+            }
+        }
         Snapshot {
             me,
             next,
-            first_active: g.active.first().map_or(next, |&(t, _)| t),
-            active: g.active.iter().map(|&(t, _)| t).collect(),
-            horizon: g.active.first().map_or(next, |&(_, low)| low),
+            first_active,
+            active: active.into(),
+            horizon,
         }
     }
 
     /// True while transaction `id` has neither committed nor rolled back.
     pub fn is_active(&self, id: TxnId) -> bool {
-        self.inner.lock().find(id).is_ok()
+        let mut found = false;
+        self.slots
+            .each(|s| found |= s.id.load(Ordering::SeqCst) == id);
+        found && id != 0
     }
 
     /// True if `id` has committed (as of now). Only meaningful for ids found in rows.
     pub fn is_committed(&self, id: TxnId) -> bool {
-        let g = self.inner.lock();
-        id != 0 && id != DEAD && id < g.next && g.find(id).is_err()
+        id != 0 && id != DEAD && id < self.next.load(Ordering::SeqCst) && !self.is_active(id)
     }
 }
 
@@ -184,15 +274,12 @@ mod tests {
     }
 
     #[test]
-    fn the_manager_state_fits_its_padded_lines_and_spills_past_the_inline_ids() {
-        // a begin or end with few transactions open touches only the padded block
-        assert!(std::mem::size_of::<Mutex<Inner>>() <= 128);
+    fn ids_end_out_of_order_and_slots_carry_one_transaction_after_another() {
         let tm = TxnManager::default();
-        let ids: Vec<TxnId> = (0..2 * INLINE_ACTIVE).map(|_| tm.begin()).collect();
+        let ids: Vec<TxnId> = (0..12).map(|_| tm.begin()).collect();
         for &id in &ids {
             assert!(tm.is_active(id));
         }
-        // ending out of order, past the inline capacity and back
         for &id in ids.iter().step_by(2) {
             tm.end(id);
         }
@@ -202,6 +289,15 @@ mod tests {
             assert_eq!(snap.committed(id), i % 2 == 0);
         }
         assert!(snap.ended_before(ids[0]) && !snap.ended_before(ids[1] + 1));
+        let slot = tm.slots.acquire();
+        let first = tm.begin_in(&slot);
+        tm.end_in(&slot, first);
+        let second = tm.begin_in(&slot);
+        assert!(second > first && !tm.is_active(first) && tm.is_active(second));
+        assert!(tm.snapshot(0).committed(first) && !tm.snapshot(0).committed(second));
+        tm.end_in(&slot, second);
+        tm.slots.release(&slot);
+        assert!(tm.is_committed(second));
     }
 
     #[test]
@@ -221,16 +317,24 @@ mod tests {
     }
 
     #[test]
-    fn the_horizon_waits_for_transactions_that_began_before_a_commit() {
+    fn the_horizon_waits_for_transactions_whose_snapshots_saw_a_deleter_open() {
         let tm = TxnManager::default();
+        let (r, idle) = (tm.slots.acquire(), tm.slots.acquire());
         let deleter = tm.begin();
-        let reader = tm.begin(); // began while `deleter` was open: may hold an older snapshot
+        let reader = tm.begin_in(&r);
+        let _ = tm.snapshot_in(Some(&r), reader); // sees `deleter` open
+        let waiting = tm.begin_in(&idle); // open, no snapshot yet
         tm.end(deleter);
-        assert!(!tm.snapshot(reader).dead_to_all(1, deleter));
-        tm.end(reader);
-        let later = tm.begin();
-        assert!(tm.snapshot(later).dead_to_all(1, deleter));
-        assert!(!tm.snapshot(later).dead_to_all(1, later));
-        assert!(tm.snapshot(later).dead_to_all(DEAD, 0));
+        assert!(
+            !tm.snapshot(0).dead_to_all(1, deleter),
+            "the reader may still read it"
+        );
+        tm.end_in(&r, reader);
+        // the idle transaction's snapshots all come after the deleter's end
+        assert!(tm.snapshot(0).dead_to_all(1, deleter));
+        let s = tm.snapshot_in(Some(&idle), waiting);
+        assert!(s.dead_to_all(1, deleter) && !s.dead_to_all(1, waiting));
+        assert!(s.dead_to_all(DEAD, 0));
+        tm.end_in(&idle, waiting);
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! - it counts as committed every transaction that had ended before it was asked for;
 //! - it counts as not committed every transaction that was open from before it was asked for
-//!   until after it returned;
+//!   until after it returned, nor any that had not begun to end when it returned (one in the
+//!   middle of its begin included);
 //! - it is causal: if it counts T2 as committed, it counts as committed every T1 that had
 //!   ended before T2 began or before T2 last asked for a snapshot (T2 may have read T1's
 //!   rows; seeing T2's changes without T1's would be a state that never was);
@@ -75,6 +76,14 @@ impl World {
             if began != 0 && began < pre && (ending == 0 || ending > post) && id != s.me {
                 assert!(!committed(id), "{id} open throughout: committed");
             }
+            // nothing counts as committed that had not begun to end when the snapshot returned
+            // (a transaction in the middle of its begin included)
+            if committed(id) {
+                assert!(
+                    ending != 0 && ending < post,
+                    "{id} committed before its end"
+                );
+            }
         }
         // causality: T2 committed ⇒ every T1 that had ended before T2 began, or before T2's
         // last snapshot (T2 may have read T1's rows), is
@@ -137,9 +146,11 @@ fn snapshots_are_consistent_causal_and_keep_their_horizon() {
             std::thread::spawn(move || {
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ (n as u64 + 1));
                 let mut checked = 0;
+                // one transaction object's slot, carrying one transaction after another
+                let slot = w.tm.slots.acquire();
                 for _ in 0..ROUNDS {
                     let call = w.tick();
-                    let id = w.tm.begin();
+                    let id = w.tm.begin_in(&slot);
                     let e = w.ev(id);
                     e.begin_call.store(call, Ordering::SeqCst);
                     e.begin_done.store(w.tick(), Ordering::SeqCst);
@@ -147,7 +158,7 @@ fn snapshots_are_consistent_causal_and_keep_their_horizon() {
                     for k in 0..rng.gen_range(0..3) {
                         let pre = w.tick();
                         e.last_snap_call.store(pre, Ordering::SeqCst);
-                        let s = w.tm.snapshot(id);
+                        let s = w.tm.snapshot_in(Some(&slot), id);
                         let post = w.tick();
                         if k == 0 {
                             e.first_snap_done.store(post, Ordering::SeqCst);
@@ -160,9 +171,10 @@ fn snapshots_are_consistent_causal_and_keep_their_horizon() {
                     }
                     e.end_call.store(w.tick(), Ordering::SeqCst);
                     w.open[n].store(0, Ordering::SeqCst);
-                    w.tm.end(id);
+                    w.tm.end_in(&slot, id);
                     e.end_done.store(w.tick(), Ordering::SeqCst);
                 }
+                w.tm.slots.release(&slot);
                 checked
             })
         })

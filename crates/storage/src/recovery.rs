@@ -94,7 +94,6 @@ pub(crate) fn open(dir: &Path, opts: Options) -> Result<Storage, StorageError> {
         catalog: rec.catalog,
         txns: rec.txns,
         locks: Default::default(),
-        slots: Default::default(),
         durable: Some(durable),
         last_lease: Default::default(),
     })

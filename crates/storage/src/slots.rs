@@ -2,9 +2,9 @@
 //! shared mutex: one slot per [`crate::Transaction`] object, on cache lines of its own.
 //!
 //! A session keeps its transaction object (and so its slot) from one transaction to the
-//! next, so writing the slot writes only memory of its own session. Today a slot holds the
-//! ROW WRITE locks its transaction holds on the fast path (`fastlock`), which a strong lock
-//! request finds by reading every slot in use.
+//! next, so writing the slot writes only memory of its own session. A slot holds the id of
+//! its open transaction, which snapshots read (`mvcc`), and the ROW WRITE locks it holds on
+//! the fast path (`fastlock`), which a strong lock request finds by reading every slot.
 //!
 //! Slots live in chunks made on first use and never freed while the registry lives, so a
 //! [`TxnSlot`] (a handle of its chunk) and a reader walking the slots never see one go.
@@ -35,7 +35,14 @@ pub(crate) const FAST_TABLES: usize = 4;
 /// One transaction object's published state.
 #[derive(Debug, Default)]
 pub(crate) struct Slot {
-    /// The id of the object's current (or last) transaction, set before it takes a lock.
+    /// The open transaction's id, 0 if none, or `mvcc::PENDING` while a begin takes one
+    /// (see `mvcc::TxnManager`).
+    pub(crate) id: AtomicU64,
+    /// Below this id every transaction had ended when the open one took its first snapshot
+    /// (`mvcc`'s "no snapshot" mark until then).
+    pub(crate) low: AtomicU64,
+    /// The id of the object's current (or last) transaction, set before it takes a lock
+    /// (read by `fastlock`'s hand-over: unlike `id`, kept after the transaction's end).
     pub(crate) txn: AtomicU64,
     /// The session running it (0 if none said).
     pub(crate) session: AtomicU64,

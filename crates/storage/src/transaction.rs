@@ -216,8 +216,8 @@ impl Transaction {
     /// Starts a transaction.
     pub fn begin(storage: &Arc<Storage>) -> Self {
         // (the slot first: taking one may wait)
-        let slot = storage.slots.acquire();
-        let id = storage.txns.begin();
+        let slot = storage.txns.slots.acquire();
+        let id = storage.txns.begin_in(&slot);
         slot.slot().txn.store(id, Ordering::Release);
         Transaction {
             id,
@@ -264,7 +264,7 @@ impl Transaction {
         self.subscribed = false;
         self.queue_lock = None;
         self.numbered.clear();
-        self.id = self.storage.txns.begin();
+        self.id = self.storage.txns.begin_in(&self.slot);
         // (its fast-path entries were cleared at the end: see `fastlock`)
         self.slot.slot().txn.store(self.id, Ordering::Release);
         self.ended = false;
@@ -332,7 +332,7 @@ impl Transaction {
             // table's hand-over mutex: a request that comes after finds them recorded
             let handover = table.handover.lock();
             let holders =
-                crate::fastlock::want_strong(&self.storage.slots, (table.id, &table.strong));
+                crate::fastlock::want_strong(&self.storage.txns.slots, (table.id, &table.strong));
             self.storage
                 .locks
                 .adopt(&self.storage.txns, table.id, &table.schema.name, &holders);
@@ -414,7 +414,7 @@ impl Transaction {
 
     /// A snapshot of what this transaction may read now.
     pub fn snapshot(&self) -> Snapshot {
-        self.storage.txns.snapshot(self.id)
+        self.storage.txns.snapshot_in(Some(&self.slot), self.id)
     }
 
     /// Inserts a row (values already converted to the column types).
@@ -1368,7 +1368,7 @@ impl Transaction {
         for (_, (table, pending)) in own {
             publish_own(&mut out, table, pending);
         }
-        self.storage.txns.end(self.id);
+        self.storage.txns.end_in(&self.slot, self.id);
         self.release_locks();
         // the list's buffer stays for a restart, unless a big transaction grew it
         let mut undo = std::mem::take(&mut self.undo);
@@ -1406,7 +1406,7 @@ impl Transaction {
             return out;
         }
         self.ended = true;
-        self.storage.txns.end(self.id);
+        self.storage.txns.end_in(&self.slot, self.id);
         self.release_locks();
         out
     }
@@ -1563,7 +1563,7 @@ impl Drop for Transaction {
         if !self.ended {
             self.rollback_in_place();
         }
-        self.storage.slots.release(&self.slot);
+        self.storage.txns.slots.release(&self.slot);
     }
 }
 
