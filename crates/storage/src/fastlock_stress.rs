@@ -104,11 +104,7 @@ fn take_nothing(sh: &Shared, t: &mut Transaction) -> bool {
 
 #[test]
 fn row_writers_and_exclusive_lockers_never_overlap() {
-    let seed = std::env::var("TDLITE_STRESS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random::<u64>);
-    println!("fastlock stress seed: {seed} (TDLITE_STRESS_SEED={seed} replays it)");
+    let seed = crate::stress_seed("fastlock");
     let storage = Arc::new(Storage::default());
     let mut t = Transaction::begin(&storage);
     // two plain tables (0, 1) and an empty queue (2)

@@ -162,3 +162,15 @@ impl Storage {
         }
     }
 }
+
+/// A stress test's seed: `TDLITE_STRESS_SEED` if set, else a random one; printed, so a failing
+/// run can be replayed (its choices; thread timing is not).
+#[cfg(test)]
+pub(crate) fn stress_seed(test: &str) -> u64 {
+    let seed = std::env::var("TDLITE_STRESS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random::<u64>);
+    println!("{test} stress seed: {seed} (TDLITE_STRESS_SEED={seed} replays it)");
+    seed
+}

@@ -127,11 +127,7 @@ impl World {
 
 #[test]
 fn snapshots_are_consistent_causal_and_keep_their_horizon() {
-    let seed = std::env::var("TDLITE_STRESS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random::<u64>);
-    println!("mvcc stress seed: {seed} (TDLITE_STRESS_SEED={seed} replays it)");
+    let seed = crate::stress_seed("mvcc");
     let w = Arc::new(World {
         tm: TxnManager::default(),
         clock: AtomicU64::new(0),
