@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Invariants: every row whose creator did not roll back has one entry per index until its
-//! deletion committed before every open transaction began (the snapshot's *horizon*); such
+//! deletion committed before every open transaction took its first snapshot (the
+//! snapshot's *horizon*, never above an open transaction's id); such
 //! entries are pruned lazily by the scans that meet them. An index scan checks visibility
 //! itself, so callers only ever get rows their snapshot may see. Keys never change, because
 //! rows never change (an update is a delete plus an insert).

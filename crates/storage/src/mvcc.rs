@@ -51,10 +51,12 @@ const NO_SNAPSHOT: TxnId = u64::MAX;
 /// PENDING or the id (the transaction cannot have ended: ends wait for the mutex); an id at
 /// or past `n` is not committed for the snapshot.
 ///
-/// `low`, the horizon's input, is set by a transaction's first snapshot to that snapshot's
-/// lowest active id: every id below it had ended before any snapshot of that transaction. A
-/// transaction that has taken no snapshot holds back no horizon (its snapshots, all later,
-/// see every earlier end).
+/// The horizon is the lowest of the snapshot's lowest active id (so a deletion by an open
+/// transaction is never below it, snapshot or not: a unique-key check must still wait for it)
+/// and the `low` of every open transaction that has taken a snapshot: its first snapshot's
+/// lowest active id, below which every transaction had ended before any snapshot of that
+/// transaction. An open transaction that has taken no snapshot holds the horizon back only to
+/// its own id (its snapshots, all later, see every earlier end).
 pub struct TxnManager {
     /// Serializes ends and snapshots.
     ends: Padded<Mutex<()>>,
@@ -160,6 +162,8 @@ impl TxnManager {
         });
         active.sort_unstable();
         let first_active = active.first().copied().unwrap_or(next);
+        // an open transaction's deletion is never gone for everyone
+        horizon = horizon.min(first_active);
         if let Some(s) = slot.map(TxnSlot::slot) {
             if s.id.load(Ordering::SeqCst) == me && s.low.load(Ordering::SeqCst) == NO_SNAPSHOT {
                 s.low.store(first_active, Ordering::SeqCst);
@@ -199,9 +203,10 @@ pub struct Snapshot {
     first_active: TxnId,
     /// The ids active when it was taken, in order.
     active: Arc<[TxnId]>,
-    /// Every transaction below this id had ended before any transaction open at the
-    /// snapshot began: a row whose deletion such a transaction committed is invisible to every
-    /// snapshot that any open or later transaction takes (indexes drop its entry).
+    /// Every transaction below this id had ended when the snapshot was taken, and before
+    /// the first snapshot of every transaction then open: a row whose deletion such a
+    /// transaction committed is invisible to every snapshot that any open or later
+    /// transaction takes (indexes drop its entry).
     horizon: TxnId,
 }
 
@@ -329,9 +334,17 @@ mod tests {
             !tm.snapshot(0).dead_to_all(1, deleter),
             "the reader may still read it"
         );
+        assert!(
+            !tm.snapshot(0).dead_to_all(1, waiting),
+            "an open deleter's row is alive"
+        );
         tm.end_in(&r, reader);
         // the idle transaction's snapshots all come after the deleter's end
         assert!(tm.snapshot(0).dead_to_all(1, deleter));
+        assert!(
+            !tm.snapshot(0).dead_to_all(1, waiting),
+            "open, no snapshot: still alive"
+        );
         let s = tm.snapshot_in(Some(&idle), waiting);
         assert!(s.dead_to_all(1, deleter) && !s.dead_to_all(1, waiting));
         assert!(s.dead_to_all(DEAD, 0));
