@@ -179,7 +179,9 @@ impl TxnManager {
         }
     }
 
-    /// True while transaction `id` has neither committed nor rolled back.
+    /// True while transaction `id` has neither committed nor rolled back. Read without the
+    /// mutex, from the slots: meaningful for ids taken from rows or slots (written after
+    /// their begin returned), not for one whose begin is still under way.
     pub fn is_active(&self, id: TxnId) -> bool {
         let mut found = false;
         self.slots
