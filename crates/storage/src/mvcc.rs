@@ -108,6 +108,9 @@ impl TxnManager {
         s.id.store(PENDING, Ordering::SeqCst);
         let id = self.next.fetch_add(1, Ordering::SeqCst);
         s.id.store(id, Ordering::Release);
+        // (kept after the end, for `fastlock`'s hand-over; a release store its entries'
+        // sequentially consistent stores publish)
+        s.txn.store(id, Ordering::Release);
         id
     }
 

@@ -164,8 +164,9 @@ pub type Taken = (Vec<RowId>, Vec<ArrayRef>);
 /// [`Transaction::restart`]). Dropping an open one rolls it back.
 pub struct Transaction {
     id: TxnId,
-    /// This object's slot: where its transactions record their fast-path ROW WRITE locks
-    /// (kept across restarts, given back when the object is dropped).
+    /// This object's slot: where its transactions publish their ids (`mvcc`) and record
+    /// their fast-path ROW WRITE locks (kept across restarts, given back when the object is
+    /// dropped).
     slot: crate::slots::TxnSlot,
     storage: Arc<Storage>,
     undo: Vec<Undo>,
@@ -218,7 +219,6 @@ impl Transaction {
         // (the slot first: taking one may wait)
         let slot = storage.txns.slots.acquire();
         let id = storage.txns.begin_in(&slot);
-        slot.slot().txn.store(id, Ordering::Release);
         Transaction {
             id,
             slot,
@@ -264,9 +264,8 @@ impl Transaction {
         self.subscribed = false;
         self.queue_lock = None;
         self.numbered.clear();
-        self.id = self.storage.txns.begin_in(&self.slot);
         // (its fast-path entries were cleared at the end: see `fastlock`)
-        self.slot.slot().txn.store(self.id, Ordering::Release);
+        self.id = self.storage.txns.begin_in(&self.slot);
         self.ended = false;
         true
     }
@@ -915,14 +914,13 @@ impl Transaction {
 
     /// Gives back a lock mode taken for nothing (no change was made under it).
     fn release(&mut self, table: &Table, mode: LockMode) {
-        let fast = mode == LockMode::RowWrite && self.fast.iter().any(|t| t.id == table.id);
-        if fast {
+        if mode == LockMode::RowWrite && self.fast.iter().any(|t| t.id == table.id) {
             self.fast.retain(|t| t.id != table.id);
-        }
-        if fast && !crate::fastlock::leave(&self.slot, table.id) {
-            // a strong request marked it: its hand-over records this transaction
-            self.forget_handed(table);
-        } else if !fast {
+            if !crate::fastlock::leave(&self.slot, table.id) {
+                // a strong request marked it: its hand-over records this transaction
+                self.forget_handed(table);
+            }
+        } else {
             // the manager knows this transaction: its end must tell it
             self.used_locks = true;
             self.storage.locks.unlock(self.id, table.id, mode);
