@@ -57,6 +57,8 @@ pub(crate) struct BoundJoin {
     /// How each table joins the ones before it, and (with an outer join) each step's ON.
     kinds: Vec<Kind>,
     ons: Vec<Option<Expr>>,
+    /// The relations given as rows, planned with their number of rows (a MERGE's source).
+    counted: Vec<usize>,
     pub(crate) items: Vec<Item>,
     pub(crate) precisions: Vec<Display>,
     /// The aggregate calls of a grouped block.
@@ -70,6 +72,10 @@ enum KeptRel {
     Table(Weak<Table>, Option<Vec<bool>>),
     /// A view, with the query it is read by where conditions were pushed into it.
     View(Weak<Table>, Option<Arc<ast::Query>>),
+    /// The table a MERGE changes, with the columns it reads (`FromRel::Target`).
+    Target(Weak<Table>, Option<Vec<bool>>),
+    /// Rows each run gives (a MERGE's source rows, `FromRel::Rows`).
+    Given,
 }
 
 impl BoundJoin {
@@ -83,6 +89,19 @@ impl BoundJoin {
         aggregate: Option<Vec<AggCall>>,
         tail: Tail,
     ) -> Option<Self> {
+        Self::with_given(from, (items, precisions), aggregate, tail, false)
+    }
+
+    /// [`BoundJoin::new`], where `given` says rows a caller gives at each run
+    /// ([`BoundJoin::from_given`]) and a statement's target may stand among the relations
+    /// (a MERGE's source rows and target); without it, such a FROM is not kept.
+    pub(crate) fn with_given(
+        from: BoundFrom,
+        (items, precisions): (Vec<Item>, Vec<Display>),
+        aggregate: Option<Vec<AggCall>>,
+        tail: Tail,
+        given: bool,
+    ) -> Option<Self> {
         if from.sets_aside() {
             return None;
         }
@@ -91,6 +110,8 @@ impl BoundJoin {
             rels.push(match rel {
                 FromRel::Table(t, keep) => KeptRel::Table(Arc::downgrade(&t), keep),
                 FromRel::View(v, query) => KeptRel::View(Arc::downgrade(&v), query),
+                FromRel::Target(t, keep) if given => KeptRel::Target(Arc::downgrade(&t), keep),
+                FromRel::Rows(_) if given => KeptRel::Given,
                 FromRel::Rows(_) | FromRel::Derived(..) | FromRel::Target(..) => return None,
             });
         }
@@ -102,6 +123,7 @@ impl BoundJoin {
             on_step: from.on_step,
             kinds: from.kinds,
             ons: from.ons,
+            counted: from.counted,
             items,
             precisions,
             aggregate,
@@ -129,10 +151,29 @@ impl BoundJoin {
     /// when a table or view is gone. The tables and views are returned too, for the caller's
     /// bookkeeping.
     pub(crate) fn from(&self, put: impl Fn(&Expr) -> Expr) -> Option<(BoundFrom, Vec<Arc<Table>>)> {
+        self.from_given(put, Vec::new())
+    }
+
+    /// [`BoundJoin::from`], with `given` the rows of each [`KeptRel::Given`] relation, in
+    /// order (`None` also when one is missing); a target is among the tables returned.
+    pub(crate) fn from_given(
+        &self,
+        put: impl Fn(&Expr) -> Expr,
+        given: Vec<arrow::record_batch::RecordBatch>,
+    ) -> Option<(BoundFrom, Vec<Arc<Table>>)> {
         let mut tables = Vec::with_capacity(self.rels.len());
         let mut rels = Vec::with_capacity(self.rels.len());
+        let mut given = given.into_iter();
         for rel in &self.rels {
             let (t, rel) = match rel {
+                KeptRel::Given => {
+                    rels.push(FromRel::Rows(given.next()?));
+                    continue;
+                }
+                KeptRel::Target(t, keep) => {
+                    let t = t.upgrade()?;
+                    (t.clone(), FromRel::Target(t, keep.clone()))
+                }
                 KeptRel::Table(t, keep) => {
                     let t = t.upgrade()?;
                     (t.clone(), FromRel::Table(t, keep.clone()))
@@ -159,7 +200,7 @@ impl BoundJoin {
             on_deferred: Vec::new(),
             deferred: Vec::new(),
             tries: Vec::new(),
-            counted: Vec::new(),
+            counted: self.counted.clone(),
             kept: true,
         };
         Some((from, tables))

@@ -98,8 +98,8 @@ pub(crate) struct BoundSelect {
 /// lookup (which compares a subquery's syntax tree, a copy the slot owns, with the entry's).
 /// A child plan is valid whenever its parent is: the parent was found under the same cache
 /// context (catalog version, session, user, database) the child was kept under.
-struct KeptSlots {
-    slots: Vec<(ArrayRef, Slot)>,
+pub(crate) struct KeptSlots {
+    pub(crate) slots: Vec<(ArrayRef, Slot)>,
     /// Per slot: unset until a run looks (a parameter's stays unset), then the subquery's
     /// kept plan, or `None` for a subquery the cache does not keep (it runs as a query
     /// each time).
@@ -107,7 +107,7 @@ struct KeptSlots {
 }
 
 impl KeptSlots {
-    fn new(slots: Vec<(ArrayRef, Slot)>) -> Self {
+    pub(crate) fn new(slots: Vec<(ArrayRef, Slot)>) -> Self {
         let plans = slots.iter().map(|_| OnceLock::new()).collect();
         KeptSlots { slots, plans }
     }
@@ -175,7 +175,11 @@ impl<'a> Exec<'a> {
             // (a correlated subquery's block where it was bound alone before: it is again)
             Found::Kept(Plan::NeedsRows(depth)) if self.outer.len() <= depth => return Ok(None),
             Found::Kept(
-                Plan::Condition(_) | Plan::Table(..) | Plan::Shape(_) | Plan::NeedsRows(_),
+                Plan::Condition(_)
+                | Plan::Table(..)
+                | Plan::Shape(_)
+                | Plan::NeedsRows(_)
+                | Plan::Merge(_),
             )
             | Found::Missing => {
                 // inside a correlated subquery's runs, only the request's own blocks: one
@@ -217,7 +221,11 @@ impl<'a> Exec<'a> {
                 }
                 run => run?,
             },
-            Plan::Condition(_) | Plan::Table(..) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
+            Plan::Condition(_)
+            | Plan::Table(..)
+            | Plan::Shape(_)
+            | Plan::NeedsRows(_)
+            | Plan::Merge(_) => None,
         };
         if kept && rows.is_some() {
             cache.hit();
@@ -333,7 +341,7 @@ impl<'a> Exec<'a> {
     /// read; see plan_cache.rs). A view's names were resolved when it was created (or, naming
     /// nothing then, resolve in the reader's default database), so the request's context
     /// holds for them too.
-    fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {
+    pub(crate) fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {
         let cache = self.plans?;
         let view_made_now = self.view_depth > 0 && !self.view_kept || self.made_now > 0;
         let rows_only = self.plans_for_rows_only && self.outer.is_empty();
@@ -389,7 +397,8 @@ impl<'a> Exec<'a> {
                 | Plan::Join(_)
                 | Plan::Table(..)
                 | Plan::Shape(_)
-                | Plan::NeedsRows(_),
+                | Plan::NeedsRows(_)
+                | Plan::Merge(_),
             )
             | Found::Missing => {}
         }
@@ -441,7 +450,7 @@ impl<'a> Exec<'a> {
     ///
     /// # Errors
     /// 3939 (a parameter missing).
-    fn slot_values(
+    pub(crate) fn slot_values(
         &mut self,
         kept: &KeptSlots,
         after_binding: bool,
@@ -763,7 +772,10 @@ impl<'a> Exec<'a> {
 
     /// Runs `f` (binding a block for the cache) with a fresh recording of its slots and no
     /// enclosing window calls; its result and the recording.
-    fn recorded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> (Result<T>, Recording) {
+    pub(crate) fn recorded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> (Result<T>, Recording) {
         let saved = self.recording.replace(Some(Recording::default()));
         let windows = self.windows.take();
         let bound = f(self);
@@ -1076,7 +1088,11 @@ fn bound_order_by(p: &Plan) -> Option<&[ast::OrderByExpr]> {
     match p {
         Plan::Select(b) => Some(&b.tail.order_by),
         Plan::Join(j) => Some(&j.join.tail.order_by),
-        Plan::Condition(_) | Plan::Table(..) | Plan::Shape(_) | Plan::NeedsRows(_) => None,
+        Plan::Condition(_)
+        | Plan::Table(..)
+        | Plan::Shape(_)
+        | Plan::NeedsRows(_)
+        | Plan::Merge(_) => None,
     }
 }
 
@@ -1154,7 +1170,7 @@ fn put_calls(calls: &[AggCall], put: &impl Fn(&Expr) -> Expr) -> Vec<AggCall> {
 /// True if a binding noted in `recording` depends on nothing but its slots, and each slot's
 /// array is still in `exprs` as itself (a binder that derived a value from it would leave it
 /// out).
-fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
+pub(crate) fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
     let mut seen = vec![false; recording.slots.len()];
     for e in exprs {
         e.visit_literals(&mut |a| {

@@ -822,11 +822,13 @@ impl Exec<'_> {
         };
         // a SET value binds against the target's rows alone only without FROM
         let kept = from.is_none();
-        self.apply_assignments(&table, (&scope, kept), (batch, have), &ids, &u.assignments)
+        let set = (u.assignments.as_slice(), None);
+        self.apply_assignments(&table, (&scope, kept), (batch, have), &ids, set)
     }
 
     /// Updates the target rows `ids`, whose current values are the first columns of `batch`
-    /// (a joined batch may carry more), by `assignments` bound over `scope`. `have` marks the
+    /// (a joined batch may carry more), by `assignments` bound over `scope` (each one's
+    /// value given already bound where `given` has it: a kept MERGE's). `have` marks the
     /// target columns `batch` holds (`None`: all of them); a SET value that reads another
     /// column has it fetched first, and so does a table with CHECK constraints (they see
     /// whole rows). Only the columns assigned go to storage: the new versions keep the others
@@ -840,7 +842,7 @@ impl Exec<'_> {
         (scope, cacheable): (&Scope, bool),
         (mut batch, mut have): (RecordBatch, Option<Vec<bool>>),
         ids: &[u64],
-        assignments: &[ast::Assignment],
+        (assignments, given): (&[ast::Assignment], Option<&[Option<Expr>]>),
     ) -> Result<u64> {
         let width = table.schema.columns.len();
         // the target's own columns (UPDATE … FROM appends the row ids and the sources' columns)
@@ -868,9 +870,11 @@ impl Exec<'_> {
             };
             // (its operand types checked over no row, then its uncorrelated subqueries run,
             // deferred_run.rs)
-            let bound = match kept {
-                Some(e) => Some(e.into_expr()),
-                None => {
+            let given = given.and_then(|g| g.get(i)).cloned().flatten();
+            let bound = match (given, kept) {
+                (Some(e), _) => Some(e),
+                (None, Some(e)) => Some(e.into_expr()),
+                (None, None) => {
                     let schema = match cacheable {
                         true => table.schema.arrow.clone(),
                         false => batch.schema(),
@@ -1377,7 +1381,7 @@ fn set_values(assignments: &[ast::Assignment]) -> Vec<&ast::Expr> {
 /// # Errors
 /// 3810 for a column `table` lacks; a tuple assignment; an identity column's refusal
 /// (`identity::check_update`).
-fn assigned_column(table: &Table, a: &ast::Assignment) -> Result<usize> {
+pub(crate) fn assigned_column(table: &Table, a: &ast::Assignment) -> Result<usize> {
     let ast::AssignmentTarget::ColumnName(c) = &a.target else {
         return Err(Error::Unsupported("tuple assignment".into()));
     };

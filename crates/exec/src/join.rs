@@ -1077,7 +1077,7 @@ impl Exec<'_> {
     }
 
     /// [`Exec::bind_joined`] with relations the caller gives ([`Exec::bind_from_with`]).
-    fn bind_joined_with(
+    pub(crate) fn bind_joined_with(
         &mut self,
         from: &[ast::TableWithJoins],
         selection: Option<&ast::Expr>,

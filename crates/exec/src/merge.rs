@@ -14,21 +14,39 @@
 //! Teradata: which source row would win is undefined. Rows the MERGE inserts are not matched
 //! by its own MATCHED clauses. The activity count is the rows updated, deleted and inserted.
 
+use crate::bind::Scope;
 use crate::bound_from::FromRel;
+use crate::bound_merge::{KeptClause, KeptMerge};
 use crate::dml::with_hidden;
 use crate::error::{Error, Result};
 use crate::exec::Exec;
+use crate::expr::Expr;
+use crate::inputs::Inputs;
 use crate::ops::mask_of;
+use crate::plan_cache::{Block, Found, Plan};
 use arrow::array::{ArrayRef, AsArray, UInt64Array};
 use arrow::compute::filter_record_batch;
-use arrow::datatypes::{Schema, UInt64Type};
+use arrow::datatypes::{Field, Schema, SchemaRef, UInt64Type};
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
 use std::collections::HashSet;
 use std::sync::Arc;
+use tdlite_storage::table::Table;
+
+/// The rows a MERGE's clauses work on: the target's rows paired with source rows (target
+/// columns, its row id, the source's columns, the source row's position), the source rows
+/// (with their positions last), the scopes of both, and the target's columns read.
+struct Pairs<'s> {
+    pairs: RecordBatch,
+    src: RecordBatch,
+    scope: &'s Scope,
+    src_scope: &'s Scope,
+    keep: Option<Vec<bool>>,
+}
 
 impl Exec<'_> {
-    /// MERGE; returns the number of rows changed.
+    /// MERGE; returns the number of rows changed. A prepared request's MERGE runs from the
+    /// plan it keeps where it has one (bound_merge.rs).
     ///
     /// # Errors
     /// 7547 for a target row matched twice; 3807/3810/3823; the errors of UPDATE and INSERT.
@@ -40,33 +58,60 @@ impl Exec<'_> {
         crate::subscribers::refuse_change(&table, "MERGE")?;
         let q = crate::join::qualifier_of(name, alias.as_ref());
         let (src_scope, src) = self.relation(&m.source)?;
-        let src_width = src.num_columns();
         let positions = Arc::new(UInt64Array::from_iter_values(0..src.num_rows() as u64));
         let (src_scope, src) = with_hidden(src_scope, &src, "\u{1}srcrow", positions)?;
+        if let Some(count) = self.kept_merge(m, (&table, &q), (&src_scope, &src))? {
+            return Ok(count);
+        }
         // the pairs: the source's rows and the target as two relations of a join the planner
         // plans under ON (the target read at its step, or probed through its index by the
         // source rows' keys), then put target first, as the clauses bind
-        let width = table.schema.columns.len();
         // (the target's columns the statement may name, the others fetched if a SET value
         // needs them)
         let keep =
             crate::names::names_in(m, &[]).and_then(|n| crate::names::keep_named(&table, &n));
         let (mut scope, target) = FromRel::target(table.clone(), &q, keep.clone());
-        let from = [&m.source, &m.table].map(|tf| ast::TableWithJoins {
-            relation: tf.clone(),
-            joins: Vec::new(),
-        });
+        let from = merge_from(m);
         let given = vec![
             Some((src_scope.clone(), FromRel::Rows(src.clone()))),
             Some((scope.clone(), target)),
         ];
         let (_, joined) = self.joined_with(&from, Some(&m.on), given)?;
+        scope.columns.extend(src_scope.columns.iter().cloned());
+        let pairs = Pairs {
+            pairs: joined,
+            src,
+            scope: &scope,
+            src_scope: &src_scope,
+            keep,
+        };
+        self.apply_clauses(m, &table, pairs, None)
+    }
+
+    /// The MERGE's clauses applied to the pairs the join found (`p.pairs`, in the join's
+    /// column order: the source's, then the target's), each clause bound here, or given
+    /// bound by a kept plan (`kept`, one per clause).
+    fn apply_clauses(
+        &mut self,
+        m: &ast::Merge,
+        table: &Arc<Table>,
+        p: Pairs<'_>,
+        kept: Option<&[KeptClause]>,
+    ) -> Result<u64> {
+        let Pairs {
+            pairs: joined,
+            src,
+            scope,
+            src_scope,
+            keep,
+        } = p;
+        let width = table.schema.columns.len();
+        let src_width = src.num_columns() - 1;
         let order: Vec<usize> = (src_width + 1..src_width + width + 2)
             .chain(0..src_width + 1)
             .collect();
         // (in the target's row id order, as its rows are changed)
         let pairs = crate::dml::by_row_id(joined.project(&order)?, width)?;
-        scope.columns.extend(src_scope.columns.iter().cloned());
         let column = |b: &RecordBatch, i: usize| -> Vec<u64> {
             b.column(i).as_primitive::<UInt64Type>().values().to_vec()
         };
@@ -75,7 +120,14 @@ impl Exec<'_> {
         // the first clause that applies to a target row (or a source row) is the only one
         let mut done_targets: HashSet<u64> = HashSet::new();
         let mut done_sources: HashSet<u64> = HashSet::new();
-        for clause in &m.clauses {
+        for (i, clause) in m.clauses.iter().enumerate() {
+            let kept = kept.and_then(|k| k.get(i));
+            let predicate = |ex: &mut Self, scope: &Scope| match (kept, &clause.predicate) {
+                (Some(k), _) => Ok(k.predicate.clone()),
+                (None, Some(p)) => ex.bind_expr(p, scope, None).map(Some),
+                (None, None) => Ok(None),
+            };
+            let values = kept.map(|k| k.values.as_slice());
             match clause.clause_kind {
                 ast::MergeClauseKind::Matched => {
                     let fresh: arrow::array::BooleanArray = column(&pairs, width)
@@ -83,8 +135,7 @@ impl Exec<'_> {
                         .map(|r| Some(!done_targets.contains(r)))
                         .collect();
                     let mut rows = filter_record_batch(&pairs, &fresh)?;
-                    if let Some(p) = &clause.predicate {
-                        let c = self.bind_expr(p, &scope, None)?;
+                    if let Some(c) = predicate(self, scope)? {
                         rows = filter_record_batch(&rows, &mask_of(&rows, &c)?)?;
                     }
                     let rids = column(&rows, width);
@@ -96,11 +147,11 @@ impl Exec<'_> {
                     count += match &clause.action {
                         ast::MergeAction::Update(u) => match &u.kind {
                             ast::MergeUpdateKind::Set(assignments) => self.apply_assignments(
-                                &table,
-                                (&scope, false),
+                                table,
+                                (scope, false),
                                 (rows, keep.clone()),
                                 &rids,
-                                assignments,
+                                (assignments, values),
                             )?,
                             other => {
                                 return Err(Error::Unsupported(format!("MERGE UPDATE {other}")))
@@ -108,7 +159,7 @@ impl Exec<'_> {
                         },
                         ast::MergeAction::Delete { .. } => {
                             for rid in &rids {
-                                self.txn.delete(&table, *rid)?;
+                                self.txn.delete(table, *rid)?;
                             }
                             rids.len() as u64
                         }
@@ -127,17 +178,16 @@ impl Exec<'_> {
                         ));
                     };
                     // the source rows that paired with no target row
-                    let keep: arrow::array::BooleanArray = column(&src, src_width)
+                    let fresh: arrow::array::BooleanArray = column(&src, src_width)
                         .iter()
                         .map(|r| Some(!matched.contains(r) && !done_sources.contains(r)))
                         .collect();
-                    let mut rows = filter_record_batch(&src, &keep)?;
-                    if let Some(p) = &clause.predicate {
-                        let c = self.bind_expr(p, &src_scope, None)?;
+                    let mut rows = filter_record_batch(&src, &fresh)?;
+                    if let Some(c) = predicate(self, src_scope)? {
                         rows = filter_record_batch(&rows, &mask_of(&rows, &c)?)?;
                     }
                     done_sources.extend(column(&rows, src_width));
-                    count += self.merge_insert(&table, &src_scope, &rows, ins)?;
+                    count += self.merge_insert(table, src_scope, &rows, (ins, values))?;
                 }
                 ast::MergeClauseKind::NotMatchedBySource => {
                     return Err(Error::Unsupported("WHEN NOT MATCHED BY SOURCE".into()))
@@ -147,13 +197,220 @@ impl Exec<'_> {
         Ok(count)
     }
 
-    /// Inserts one row per row of `rows` (source rows), with the VALUES bound over the source.
+    /// A prepared request's MERGE run from the plan it keeps (bound_merge.rs; bound and kept
+    /// at its first execution), over the source rows `src` read already; `None` without a
+    /// plan cache, for a MERGE the cache refuses, or where this run's inputs do not fit the
+    /// plan (the general path then runs it).
+    ///
+    /// # Errors
+    /// As [`Exec::merge`].
+    fn kept_merge(
+        &mut self,
+        m: &ast::Merge,
+        (table, q): (&Arc<Table>, &str),
+        (src_scope, src): (&Scope, &RecordBatch),
+    ) -> Result<Option<u64>> {
+        let Some((cache, context)) = self.plan_cache() else {
+            return Ok(None);
+        };
+        let block = Block::Merge(m);
+        let (kept, fresh) = match cache.get(block, &context) {
+            Found::Kept(Plan::Merge(k)) => (k, false),
+            Found::Kept(_) | Found::Refused => return Ok(None),
+            Found::Missing if !cache.owns(block) => return Ok(None),
+            Found::Missing => match self.bind_merge(m, (table, q), (src_scope, src)) {
+                Some(k) => {
+                    let k = Arc::new(k);
+                    cache.put(block, &context, Some(Plan::Merge(k.clone())));
+                    (k, true)
+                }
+                None => {
+                    cache.put(block, &context, None);
+                    return Ok(None);
+                }
+            },
+        };
+        let same_table = kept.table.upgrade().is_some_and(|t| Arc::ptr_eq(&t, table));
+        if !same_table || KeptMerge::types_of(src) != kept.source_types {
+            return Ok(None);
+        }
+        let Some(values) = self.slot_values(&kept.slots, fresh)? else {
+            return Ok(None);
+        };
+        let inputs = Inputs::new(&kept.slots.slots, &values);
+        let Some((from, _)) = kept.join.from_given(|e| inputs.put(e), vec![src.clone()]) else {
+            return Ok(None);
+        };
+        if !fresh {
+            cache.hit();
+        }
+        let (_, joined) = self.run_from(from, &kept.from)?;
+        let clauses: Vec<KeptClause> = (kept.clauses.iter())
+            .map(|c| c.with_inputs(&inputs))
+            .collect();
+        let pairs = Pairs {
+            pairs: joined,
+            src: src.clone(),
+            scope: &kept.scope,
+            src_scope: &kept.source_scope,
+            keep: kept.keep.clone(),
+        };
+        self.apply_clauses(m, table, pairs, Some(&clauses))
+            .map(Some)
+    }
+
+    /// MERGE `m` bound for a prepared request's plan cache (bound_merge.rs), over this run's
+    /// source rows `src` (their positions last); `None` where it is not kept: a subquery in
+    /// ON or a clause, a slot other than a `?` parameter, a value of the request or session,
+    /// a conjunct set aside for the joined rows, or any binding error (the general path
+    /// raises it).
+    fn bind_merge(
+        &mut self,
+        m: &ast::Merge,
+        (table, q): (&Arc<Table>, &str),
+        (src_scope, src): (&Scope, &RecordBatch),
+    ) -> Option<KeptMerge> {
+        if merge_exprs(m).any(crate::correlate::has_subquery) {
+            return None;
+        }
+        let keep = crate::names::names_in(m, &[]).and_then(|n| crate::names::keep_named(table, &n));
+        let (mut scope, target) = FromRel::target(table.clone(), q, keep.clone());
+        scope.columns.extend(src_scope.columns.iter().cloned());
+        let from = merge_from(m);
+        let given = vec![
+            Some((src_scope.clone(), FromRel::Rows(src.clone()))),
+            Some((FromRel::target(table.clone(), q, keep.clone()).0, target)),
+        ];
+        // (the pairs' columns as the clauses see them: the target's, its row id, the source's)
+        let src_schema = src.schema();
+        let fields = (table.schema.arrow.fields().iter().cloned())
+            .chain([Arc::new(Field::new(
+                crate::bound_from::ROW_ID,
+                arrow::datatypes::DataType::UInt64,
+                false,
+            ))])
+            .chain(src_schema.fields().iter().cloned());
+        let pairs_schema = Arc::new(Schema::new(fields.collect::<Vec<_>>()));
+        let (bound, recording) = self.recorded(|ex| {
+            let from = ex.bind_joined_with(&from, Some(&m.on), given)?;
+            let clauses = ex.bind_merge_clauses(m, table, (&scope, src_scope), &pairs_schema)?;
+            Ok((from, clauses))
+        });
+        let (bound, clauses) = bound.ok()?;
+        let tail = crate::block_tail::Tail::default();
+        let join =
+            crate::bound_join::BoundJoin::with_given(bound, Default::default(), None, tail, true)?;
+        let params =
+            (recording.slots.iter()).all(|(_, s)| matches!(s, crate::slots::Slot::Param(_)));
+        let exprs: Vec<&Expr> = join
+            .exprs()
+            .chain(clauses.iter().flat_map(KeptClause::exprs))
+            .collect();
+        if !params || !crate::bound_select::kept_slots(&recording, &exprs) {
+            return None;
+        }
+        Some(KeptMerge {
+            table: Arc::downgrade(table),
+            from,
+            keep,
+            source_types: KeptMerge::types_of(src),
+            scope,
+            source_scope: src_scope.clone(),
+            join,
+            clauses,
+            slots: crate::bound_select::KeptSlots::new(recording.slots),
+        })
+    }
+
+    /// Each WHEN clause of `m` bound, as the general path binds it ([`Exec::apply_clauses`]):
+    /// an AND condition and SET values over the pairs (`scope`; SET values type-checked over
+    /// no row of `pairs`), an INSERT's condition and VALUES over the source rows.
+    ///
+    /// # Errors
+    /// Binding and type errors; 9910 for a clause a kept plan does not take (the general path
+    /// raises its own error or runs it).
+    fn bind_merge_clauses(
+        &mut self,
+        m: &ast::Merge,
+        table: &Table,
+        (scope, src_scope): (&Scope, &Scope),
+        pairs: &SchemaRef,
+    ) -> Result<Vec<KeptClause>> {
+        let not_kept = || Error::Unsupported("a MERGE clause a kept plan does not take".into());
+        let mut clauses = Vec::with_capacity(m.clauses.len());
+        for clause in &m.clauses {
+            let (over, values): (&Scope, Vec<Option<&ast::Expr>>) =
+                match (&clause.clause_kind, &clause.action) {
+                    (ast::MergeClauseKind::Matched, ast::MergeAction::Update(u)) => {
+                        let ast::MergeUpdateKind::Set(assignments) = &u.kind else {
+                            return Err(not_kept());
+                        };
+                        let mut values = Vec::with_capacity(assignments.len());
+                        for a in assignments {
+                            crate::dml::assigned_column(table, a)?;
+                            values.push(
+                                crate::default_cells::default_of(&a.value)
+                                    .is_none()
+                                    .then_some(&a.value),
+                            );
+                        }
+                        (scope, values)
+                    }
+                    (ast::MergeClauseKind::Matched, ast::MergeAction::Delete { .. }) => {
+                        (scope, Vec::new())
+                    }
+                    (
+                        ast::MergeClauseKind::NotMatched | ast::MergeClauseKind::NotMatchedByTarget,
+                        ast::MergeAction::Insert(ast::MergeInsertExpr {
+                            kind: ast::MergeInsertKind::Values(v),
+                            ..
+                        }),
+                    ) => {
+                        let [row] = v.rows.as_slice() else {
+                            return Err(not_kept());
+                        };
+                        let values = (row.content.iter())
+                            .map(|e| crate::default_cells::default_of(e).is_none().then_some(e))
+                            .collect();
+                        (src_scope, values)
+                    }
+                    _ => return Err(not_kept()),
+                };
+            let predicate = match &clause.predicate {
+                Some(p) => Some(self.bind_expr(p, over, None)?),
+                None => None,
+            };
+            let mut bound = Vec::with_capacity(values.len());
+            for v in values {
+                bound.push(match v {
+                    Some(e) => {
+                        let e = self.bind_expr(e, over, None)?;
+                        // (a SET value is checked over no row before any is changed, as an
+                        // UPDATE's: `Exec::bind_deferring`)
+                        if std::ptr::eq(over, scope) {
+                            e.check_types(pairs)?;
+                        }
+                        Some(e)
+                    }
+                    None => None,
+                });
+            }
+            clauses.push(KeptClause {
+                predicate,
+                values: bound,
+            });
+        }
+        Ok(clauses)
+    }
+
+    /// Inserts one row per row of `rows` (source rows), with the VALUES bound over the source
+    /// (or given bound, by a kept MERGE: `given`, one per value).
     fn merge_insert(
         &mut self,
         table: &Arc<tdlite_storage::table::Table>,
         scope: &crate::bind::Scope,
         rows: &RecordBatch,
-        ins: &ast::MergeInsertExpr,
+        (ins, given): (&ast::MergeInsertExpr, Option<&[Option<Expr>]>),
     ) -> Result<u64> {
         let targets = Self::target_columns(table, &ins.columns)?;
         let ast::MergeInsertKind::Values(values) = &ins.kind else {
@@ -170,7 +427,10 @@ impl Exec<'_> {
         for (k, e) in row.content.iter().enumerate() {
             let mut a = match crate::default_cells::default_of(e) {
                 Some(d) => self.default_cell(table, targets[k], &d, rows.num_rows())?,
-                None => self.bind_expr(e, scope, None)?.eval(rows)?,
+                None => match given.and_then(|g| g.get(k)).cloned().flatten() {
+                    Some(bound) => bound.eval(rows)?,
+                    None => self.bind_expr(e, scope, None)?.eval(rows)?,
+                },
             };
             if crate::params::is_marker(e) {
                 a = crate::dml::parameter_for(&table.schema.columns[targets[k]], a)?;
@@ -190,4 +450,34 @@ impl Exec<'_> {
         )?;
         self.insert_batch(table, &targets, &batch, false)
     }
+}
+
+/// The FROM a MERGE's pairs are joined by: its source's entry, then its target's.
+pub(crate) fn merge_from(m: &ast::Merge) -> Vec<ast::TableWithJoins> {
+    [&m.source, &m.table]
+        .map(|tf| ast::TableWithJoins {
+            relation: tf.clone(),
+            joins: Vec::new(),
+        })
+        .to_vec()
+}
+
+/// The expressions of MERGE `m` outside its source: ON, each clause's AND condition, SET
+/// values and VALUES.
+fn merge_exprs(m: &ast::Merge) -> impl Iterator<Item = &ast::Expr> {
+    let clauses = m.clauses.iter().flat_map(|c| {
+        let values: Vec<&ast::Expr> = match &c.action {
+            ast::MergeAction::Update(u) => match &u.kind {
+                ast::MergeUpdateKind::Set(a) => a.iter().map(|a| &a.value).collect(),
+                _ => Vec::new(),
+            },
+            ast::MergeAction::Insert(ast::MergeInsertExpr {
+                kind: ast::MergeInsertKind::Values(v),
+                ..
+            }) => v.rows.iter().flat_map(|r| &r.content).collect(),
+            _ => Vec::new(),
+        };
+        c.predicate.iter().chain(values)
+    });
+    std::iter::once(m.on.as_ref()).chain(clauses)
 }

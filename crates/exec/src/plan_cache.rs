@@ -6,6 +6,7 @@
 //! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
 //! inputs instead of being bound afresh every time, the table each INSERT, UPDATE or
 //! DELETE names (its name resolved once; an UPDATE's or DELETE's scope of it made once),
+//! each MERGE of the request's own statements (bound_merge.rs),
 //! and the columns of each subquery that a block
 //! binds before running it (deferred.rs; found by the subquery's address, as a block is,
 //! kept only for a subquery of the request's own statements without a `?`; should its
@@ -106,14 +107,16 @@ impl OwnedContext {
 }
 
 /// What is kept: a SELECT block, the WHERE clause of an UPDATE or DELETE of one table, the
-/// name of a table a statement changes, or a subquery whose columns its block binds before
-/// running it (deferred.rs).
+/// name of a table a statement changes, a subquery whose columns its block binds before
+/// running it (deferred.rs), or a MERGE statement.
 #[derive(Clone, Copy)]
 pub(crate) enum Block<'a> {
     Select(&'a ast::Select),
     Condition(&'a ast::Expr),
     Target(&'a ast::ObjectName),
     Shape(&'a ast::Query),
+    /// A MERGE statement of the request (bound_merge.rs).
+    Merge(&'a ast::Merge),
 }
 
 /// A block's kind, part of its key (a block of one kind never holds another of that kind in
@@ -124,6 +127,7 @@ enum Kind {
     Condition,
     Target,
     Shape,
+    Merge,
 }
 
 /// A copy of a block, to check that an entry found by address is for that block.
@@ -133,6 +137,7 @@ enum Copy {
     Condition(Box<ast::Expr>),
     Target(Box<ast::ObjectName>),
     Shape(Box<ast::Query>),
+    Merge(Box<ast::Merge>),
 }
 
 impl Block<'_> {
@@ -143,6 +148,7 @@ impl Block<'_> {
             Block::Condition(e) => (std::ptr::from_ref(e) as usize, Kind::Condition),
             Block::Target(n) => (std::ptr::from_ref(n) as usize, Kind::Target),
             Block::Shape(q) => (std::ptr::from_ref(q) as usize, Kind::Shape),
+            Block::Merge(m) => (std::ptr::from_ref(m) as usize, Kind::Merge),
         }
     }
 
@@ -152,6 +158,7 @@ impl Block<'_> {
             (Block::Condition(e), Copy::Condition(c)) => **c == *e,
             (Block::Target(n), Copy::Target(c)) => **c == *n,
             (Block::Shape(q), Copy::Shape(c)) => **c == *q,
+            (Block::Merge(m), Copy::Merge(c)) => **c == *m,
             _ => false,
         }
     }
@@ -162,6 +169,7 @@ impl Block<'_> {
             Block::Condition(e) => Copy::Condition(Box::new(e.clone())),
             Block::Target(n) => Copy::Target(Box::new(n.clone())),
             Block::Shape(q) => Copy::Shape(Box::new(q.clone())),
+            Block::Merge(m) => Copy::Merge(Box::new(m.clone())),
         }
     }
 }
@@ -183,6 +191,8 @@ pub(crate) enum Plan {
     /// row): looked up that deep again, it is not bound for the cache again; deeper (a run
     /// for a row) it is, and its plan takes this entry's place.
     NeedsRows(usize),
+    /// A MERGE statement (bound_merge.rs).
+    Merge(Arc<crate::bound_merge::KeptMerge>),
 }
 
 #[derive(Default)]
@@ -370,6 +380,17 @@ impl Visitor for FindNode {
         match self.kind == Kind::Target && std::ptr::from_ref(name) as usize == self.addr {
             true => ControlFlow::Break(()),
             false => ControlFlow::Continue(()),
+        }
+    }
+
+    fn pre_visit_statement(&mut self, s: &ast::Statement) -> ControlFlow<()> {
+        match s {
+            ast::Statement::Merge(m)
+                if self.kind == Kind::Merge && std::ptr::from_ref(m) as usize == self.addr =>
+            {
+                ControlFlow::Break(())
+            }
+            _ => ControlFlow::Continue(()),
         }
     }
 }

@@ -92,6 +92,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "plan_cache",
             "bound_select",
             "bound_join",
+            "bound_merge",
             "block_tail",
             "stream",
             "inputs",
