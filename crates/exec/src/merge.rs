@@ -277,6 +277,9 @@ impl Exec<'_> {
         let (mut scope, target) = FromRel::target(table.clone(), q, keep.clone());
         scope.columns.extend(src_scope.columns.iter().cloned());
         let from = merge_from(m);
+        // (the general path's check of the names, `Exec::joined_with`: a source named as the
+        // target is 3868 there)
+        crate::join::check_from(&from).ok()?;
         let given = vec![
             Some((src_scope.clone(), FromRel::Rows(src.clone()))),
             Some((FromRel::target(table.clone(), q, keep.clone()).0, target)),

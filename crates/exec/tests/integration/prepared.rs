@@ -731,3 +731,78 @@ fn a_prepared_change_keeps_its_targets_scope_until_the_table_changes() {
         ]
     );
 }
+
+/// A prepared one-row upsert runs from the MERGE plan its request keeps from its second
+/// execution on (each run a cache hit: its source has no block of its own that is kept),
+/// with each run's values, and gives what the text gives; the plan gives way to binding
+/// afresh where a value's type changes, and after the target is dropped and made again.
+#[test]
+fn a_prepared_merge_runs_from_its_kept_plan_with_each_runs_values() {
+    let db = Database::new();
+    let mut s = db.session();
+    let create = "CREATE TABLE t (k INTEGER NOT NULL, n INTEGER, f VARCHAR(5)) \
+                  UNIQUE PRIMARY INDEX (k)";
+    s.execute(create).unwrap();
+    s.execute("INS t (1, 10, 'a')").unwrap();
+    let upsert = s
+        .prepare(
+            "MERGE INTO t USING (SEL ? AS k, ? AS d) s ON t.k = s.k \
+             WHEN MATCHED AND s.d > 0 THEN UPDATE SET n = t.n + s.d \
+             WHEN NOT MATCHED THEN INSERT (k, n, f) VALUES (s.k, s.d, ?)",
+        )
+        .unwrap();
+    let run = |s: &mut tdlite::Session, k: i64, d: Value| {
+        let params = [Value::Int(k), d, Value::Str("new".into())];
+        s.execute_prepared(&upsert, &params).unwrap()[0].activity_count
+    };
+    // inserted, updated, matched but not updated (the AND condition), inserted
+    assert_eq!(run(&mut s, 2, Value::Int(5)), 1);
+    assert_eq!(run(&mut s, 1, Value::Int(3)), 1);
+    assert_eq!(run(&mut s, 2, Value::Int(-1)), 0);
+    assert_eq!(run(&mut s, 3, Value::Int(7)), 1);
+    assert_eq!(
+        upsert.plan_cache_hits(),
+        3,
+        "runs 2 to 4 from the kept plan"
+    );
+    // a value of another type: bound afresh, the same result as the text's
+    assert_eq!(run(&mut s, 3, Value::Decimal(25, 1)), 1);
+    assert_eq!(upsert.plan_cache_hits(), 3);
+    let rows = s.execute("SEL k, n, f FROM t ORDER BY k").unwrap();
+    assert_eq!(
+        strings(&rows),
+        [["1", "13", "a"], ["2", "5", "new"], ["3", "9", "new"]]
+    );
+    // the table made again: the plan is not used with the old one
+    s.execute("DROP TABLE t").unwrap();
+    s.execute(create).unwrap();
+    assert_eq!(run(&mut s, 1, Value::Int(4)), 1);
+    assert_eq!(run(&mut s, 1, Value::Int(4)), 1);
+    let rows = s.execute("SEL k, n, f FROM t").unwrap();
+    assert_eq!(strings(&rows), [["1", "8", "new"]]);
+}
+
+/// A prepared MERGE whose source is named as its target is 3868 at every execution, as its
+/// text is (the kept plan checks the FROM's names as the general path does).
+#[test]
+fn a_prepared_merge_with_a_source_named_as_its_target_is_3868() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t1 (k INTEGER, a INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    let sql = "MERGE INTO t1 USING (SEL ? AS k2, ? AS a2) AS t1 ON k = k2 \
+               WHEN MATCHED THEN UPDATE SET a = a2 \
+               WHEN NOT MATCHED THEN INSERT (k, a) VALUES (k2, a2)";
+    let text = sql.replace('?', "1");
+    let err = s.execute(&text).unwrap_err();
+    assert_eq!(err.code().number, 3868);
+    let p = s.prepare(sql).unwrap();
+    for _ in 0..3 {
+        let err = s
+            .execute_prepared(&p, &[Value::Int(1), Value::Int(2)])
+            .unwrap_err();
+        assert_eq!(err.code().number, 3868);
+    }
+    let rows = s.execute("SEL COUNT(*) FROM t1").unwrap();
+    assert_eq!(strings(&rows), [["0"]]);
+}
