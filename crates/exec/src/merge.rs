@@ -33,6 +33,14 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
 
+/// Why a MERGE is not kept by a prepared request's plan cache (`Exec::bind_merge`).
+enum NotKept {
+    /// Never, whatever the values: the cache keeps that it is refused.
+    Never,
+    /// Not with this run's values (another run may keep it).
+    NotNow,
+}
+
 /// The rows a MERGE's clauses work on: the target's rows paired with source rows (target
 /// columns, its row id, the source's columns, the source row's position), the source rows
 /// (with their positions last), the scopes of both, and the target's columns read.
@@ -214,28 +222,38 @@ impl Exec<'_> {
             return Ok(None);
         };
         let block = Block::Merge(m);
-        let (kept, fresh) = match cache.get(block, &context) {
-            Found::Kept(Plan::Merge(k)) => (k, false),
-            Found::Kept(_) | Found::Refused => return Ok(None),
-            Found::Missing if !cache.owns(block) => return Ok(None),
-            Found::Missing => match self.bind_merge(m, (table, q), (src_scope, src)) {
-                Some(k) => {
+        let kept = match cache.get(block, &context) {
+            Found::Kept(Plan::Merge(k)) => Some(k),
+            Found::Missing if cache.owns(block) => None,
+            Found::Kept(_) | Found::Refused | Found::Missing => return Ok(None),
+        };
+        // the kept plan where this run's target, source and parameters fit it
+        let fits = |k: &KeptMerge| {
+            k.table.upgrade().is_some_and(|t| Arc::ptr_eq(&t, table))
+                && KeptMerge::types_of(src) == k.source_types
+        };
+        let found = match kept {
+            Some(k) if fits(&k) => self.slot_values(&k.slots, false)?.map(|v| (k, v)),
+            _ => None,
+        };
+        // else bound again with this run's (and kept for the runs like it)
+        let (kept, values, fresh) = match found {
+            Some((k, values)) => (k, values, false),
+            None => match self.bind_merge(m, (table, q), (src_scope, src)) {
+                Ok(k) => {
                     let k = Arc::new(k);
                     cache.put(block, &context, Some(Plan::Merge(k.clone())));
-                    (k, true)
+                    let Some(values) = self.slot_values(&k.slots, true)? else {
+                        return Ok(None);
+                    };
+                    (k, values, true)
                 }
-                None => {
+                Err(NotKept::Never) => {
                     cache.put(block, &context, None);
                     return Ok(None);
                 }
+                Err(NotKept::NotNow) => return Ok(None),
             },
-        };
-        let same_table = kept.table.upgrade().is_some_and(|t| Arc::ptr_eq(&t, table));
-        if !same_table || KeptMerge::types_of(src) != kept.source_types {
-            return Ok(None);
-        }
-        let Some(values) = self.slot_values(&kept.slots, fresh)? else {
-            return Ok(None);
         };
         let inputs = Inputs::new(&kept.slots.slots, &values);
         let Some((from, _)) = kept.join.from_given(|e| inputs.put(e), vec![src.clone()]) else {
@@ -260,18 +278,19 @@ impl Exec<'_> {
     }
 
     /// MERGE `m` bound for a prepared request's plan cache (bound_merge.rs), over this run's
-    /// source rows `src` (their positions last); `None` where it is not kept: a subquery in
-    /// ON or a clause, a slot other than a `?` parameter, a value of the request or session,
-    /// a conjunct set aside for the joined rows, or any binding error (the general path
-    /// raises it).
+    /// source rows `src` (their positions last). Not kept ([`NotKept::Never`]): a subquery
+    /// in ON or a clause, a clause a kept plan does not take, a FROM whose names clash, a
+    /// slot other than a `?` parameter, a value of the request or session, a conjunct set
+    /// aside for the joined rows; not with this run's values ([`NotKept::NotNow`]): a
+    /// binding error (the general path raises it) or a parameter the binder folded.
     fn bind_merge(
         &mut self,
         m: &ast::Merge,
         (table, q): (&Arc<Table>, &str),
         (src_scope, src): (&Scope, &RecordBatch),
-    ) -> Option<KeptMerge> {
-        if merge_exprs(m).any(crate::correlate::has_subquery) {
-            return None;
+    ) -> std::result::Result<KeptMerge, NotKept> {
+        if merge_exprs(m).any(crate::correlate::has_subquery) || !kept_clauses(m) {
+            return Err(NotKept::Never);
         }
         let keep = crate::names::names_in(m, &[]).and_then(|n| crate::names::keep_named(table, &n));
         let (mut scope, target) = FromRel::target(table.clone(), q, keep.clone());
@@ -279,7 +298,7 @@ impl Exec<'_> {
         let from = merge_from(m);
         // (the general path's check of the names, `Exec::joined_with`: a source named as the
         // target is 3868 there)
-        crate::join::check_from(&from).ok()?;
+        crate::join::check_from(&from).map_err(|_| NotKept::Never)?;
         let given = vec![
             Some((src_scope.clone(), FromRel::Rows(src.clone()))),
             Some((FromRel::target(table.clone(), q, keep.clone()).0, target)),
@@ -299,20 +318,24 @@ impl Exec<'_> {
             let clauses = ex.bind_merge_clauses(m, table, (&scope, src_scope), &pairs_schema)?;
             Ok((from, clauses))
         });
-        let (bound, clauses) = bound.ok()?;
+        let (bound, clauses) = bound.map_err(|_| NotKept::NotNow)?;
         let tail = crate::block_tail::Tail::default();
         let join =
-            crate::bound_join::BoundJoin::with_given(bound, Default::default(), None, tail, true)?;
+            crate::bound_join::BoundJoin::with_given(bound, Default::default(), None, tail, true)
+                .ok_or(NotKept::Never)?;
         let params =
             (recording.slots.iter()).all(|(_, s)| matches!(s, crate::slots::Slot::Param(_)));
         let exprs: Vec<&Expr> = join
             .exprs()
             .chain(clauses.iter().flat_map(KeptClause::exprs))
             .collect();
-        if !params || !crate::bound_select::kept_slots(&recording, &exprs) {
-            return None;
+        if !params || !recording.only_slots() {
+            return Err(NotKept::Never);
         }
-        Some(KeptMerge {
+        if !crate::bound_select::kept_slots(&recording, &exprs) {
+            return Err(NotKept::NotNow);
+        }
+        Ok(KeptMerge {
             table: Arc::downgrade(table),
             from,
             keep,
@@ -483,4 +506,23 @@ fn merge_exprs(m: &ast::Merge) -> impl Iterator<Item = &ast::Expr> {
         c.predicate.iter().chain(values)
     });
     std::iter::once(m.on.as_ref()).chain(clauses)
+}
+
+/// Whether each WHEN clause of `m` is one a kept plan takes: MATCHED with UPDATE SET or
+/// DELETE, NOT MATCHED with an INSERT of one VALUES row.
+fn kept_clauses(m: &ast::Merge) -> bool {
+    m.clauses.iter().all(|c| match (&c.clause_kind, &c.action) {
+        (ast::MergeClauseKind::Matched, ast::MergeAction::Update(u)) => {
+            matches!(u.kind, ast::MergeUpdateKind::Set(_))
+        }
+        (ast::MergeClauseKind::Matched, ast::MergeAction::Delete { .. }) => true,
+        (
+            ast::MergeClauseKind::NotMatched | ast::MergeClauseKind::NotMatchedByTarget,
+            ast::MergeAction::Insert(ast::MergeInsertExpr {
+                kind: ast::MergeInsertKind::Values(v),
+                ..
+            }),
+        ) => v.rows.len() == 1,
+        _ => false,
+    })
 }
