@@ -142,9 +142,9 @@ impl Exec<'_> {
                         .iter()
                         .map(|r| Some(!done_targets.contains(r)))
                         .collect();
-                    let mut rows = filter_record_batch(&pairs, &fresh)?;
+                    let mut rows = keep_rows(&pairs, &fresh)?;
                     if let Some(c) = predicate(self, scope)? {
-                        rows = filter_record_batch(&rows, &mask_of(&rows, &c)?)?;
+                        rows = keep_rows(&rows, &mask_of(&rows, &c)?)?;
                     }
                     let rids = column(&rows, width);
                     let mut seen = HashSet::new();
@@ -190,9 +190,9 @@ impl Exec<'_> {
                         .iter()
                         .map(|r| Some(!matched.contains(r) && !done_sources.contains(r)))
                         .collect();
-                    let mut rows = filter_record_batch(&src, &fresh)?;
+                    let mut rows = keep_rows(&src, &fresh)?;
                     if let Some(c) = predicate(self, src_scope)? {
-                        rows = filter_record_batch(&rows, &mask_of(&rows, &c)?)?;
+                        rows = keep_rows(&rows, &mask_of(&rows, &c)?)?;
                     }
                     done_sources.extend(column(&rows, src_width));
                     count += self.merge_insert(table, src_scope, &rows, (ins, values))?;
@@ -525,4 +525,14 @@ fn kept_clauses(m: &ast::Merge) -> bool {
         ) => v.rows.len() == 1,
         _ => false,
     })
+}
+
+/// The rows of `batch` that `mask` keeps; `batch` itself where it keeps every row (a
+/// one-row upsert's pair or source row, mostly).
+fn keep_rows(batch: &RecordBatch, mask: &arrow::array::BooleanArray) -> Result<RecordBatch> {
+    use arrow::array::Array;
+    if mask.null_count() == 0 && mask.true_count() == mask.len() {
+        return Ok(batch.clone());
+    }
+    Ok(filter_record_batch(batch, mask)?)
 }
