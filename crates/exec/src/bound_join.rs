@@ -93,7 +93,7 @@ impl BoundJoin {
     }
 
     /// [`BoundJoin::new`], where `given` says rows a caller gives at each run
-    /// ([`BoundJoin::from_given`]) and a statement's target may stand among the relations
+    /// ([`BoundJoin::given_from`]) and a statement's target may stand among the relations
     /// (a MERGE's source rows and target); without it, such a FROM is not kept.
     pub(crate) fn with_given(
         from: BoundFrom,
@@ -131,6 +131,34 @@ impl BoundJoin {
         })
     }
 
+    /// A block with no FROM (its one row), with its select list (`items`, their precisions),
+    /// the aggregate calls and the block's end bound: no relation, no condition.
+    pub(crate) fn without_from(
+        (items, precisions): (Vec<Item>, Vec<Display>),
+        aggregate: Option<Vec<AggCall>>,
+        tail: Tail,
+    ) -> Self {
+        BoundJoin {
+            rels: Vec::new(),
+            scope: Scope::default(),
+            starts: Vec::new(),
+            conds: Vec::new(),
+            on_step: Vec::new(),
+            kinds: Vec::new(),
+            ons: Vec::new(),
+            counted: Vec::new(),
+            items,
+            precisions,
+            aggregate,
+            tail,
+        }
+    }
+
+    /// Whether it is a block with no FROM ([`BoundJoin::without_from`]).
+    pub(crate) fn has_no_from(&self) -> bool {
+        self.rels.is_empty()
+    }
+
     /// The block's bound expressions: the conditions, the select list, the aggregate calls'
     /// arguments.
     pub(crate) fn exprs(&self) -> impl Iterator<Item = &Expr> {
@@ -151,12 +179,12 @@ impl BoundJoin {
     /// when a table or view is gone. The tables and views are returned too, for the caller's
     /// bookkeeping.
     pub(crate) fn from(&self, put: impl Fn(&Expr) -> Expr) -> Option<(BoundFrom, Vec<Arc<Table>>)> {
-        self.from_given(put, Vec::new())
+        self.given_from(put, Vec::new())
     }
 
-    /// [`BoundJoin::from`], with `given` the rows of each [`KeptRel::Given`] relation, in
+    /// [`BoundJoin::from`] (its FROM to run), with `given` the rows of each [`KeptRel::Given`] relation, in
     /// order (`None` also when one is missing); a target is among the tables returned.
-    pub(crate) fn from_given(
+    pub(crate) fn given_from(
         &self,
         put: impl Fn(&Expr) -> Expr,
         given: Vec<arrow::record_batch::RecordBatch>,

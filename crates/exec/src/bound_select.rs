@@ -4,7 +4,8 @@
 //! bound_join.rs).
 //!
 //! The blocks taken: one base table in FROM (no join, view, CTE, derived table or SAMPLE), no
-//! QUALIFY, window or grouping sets. With no GROUP BY, HAVING, ORDER BY, TOP or DISTINCT,
+//! QUALIFY, window or grouping sets. (A block with no FROM and no WHERE, `SELECT ? AS k`, is
+//! kept as a [`KeptJoin`] of no relation: `bind_row_block`.) With no GROUP BY, HAVING, ORDER BY, TOP or DISTINCT,
 //! either no aggregate (the rows are read as the streaming path reads them: stream.rs) or
 //! only aggregates over the whole table (read through a MIN/MAX index walk where one applies,
 //! as the general path does, then aggregated); a block of rows with a TOP n alone is streamed
@@ -637,6 +638,9 @@ impl<'a> Exec<'a> {
             // binding, so a block with one is not bound twice)
             return Bound::Not;
         }
+        if s.from.is_empty() {
+            return self.bind_row_block(s, order_by);
+        }
         let Some(one) = one_table(s) else {
             return self.bind_join_block(s, order_by);
         };
@@ -890,6 +894,39 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Binds block `s` with no FROM and no WHERE (`SELECT ? AS k, ? AS v`, a MERGE's or
+    /// INSERT's one-row source) once for the cache, as a join of no relation whose rows are
+    /// the one row the general path makes (query.rs `source`); with a WHERE it is not kept.
+    fn bind_row_block(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Bound {
+        if s.selection.is_some() || !crate::bound_join::plain_clauses(s) {
+            return Bound::Not;
+        }
+        if block_exprs(s, order_by).any(no_slot_holds) {
+            return Bound::Refused;
+        }
+        let early = Early::Rows(Scope::default(), None);
+        let (_, source, grouping, mut clauses, recording) = match self.bind_kept(s, order_by, early)
+        {
+            Ok(bound) => bound,
+            Err(bound) => return bound,
+        };
+        let EarlySource::Rows(None) = source else {
+            return Bound::Refused; // (not met: no FROM binds no condition)
+        };
+        let (group_keys, calls) = grouping.unzip();
+        let tail = Tail::new(s, order_by, group_keys, &mut clauses);
+        let list = (clauses.items, clauses.precisions);
+        let join = BoundJoin::without_from(list, calls, tail);
+        let exprs: Vec<&Expr> = join.exprs().collect();
+        match kept_slots(&recording, &exprs) {
+            true => Bound::Join(Box::new(KeptJoin {
+                join,
+                slots: KeptSlots::new(recording.slots.clone()),
+            })),
+            false => Bound::Refused,
+        }
+    }
+
     /// Runs a bound join block with this execution's slot values, as [`Exec::run_bound`]
     /// runs a one-table block; `None` when a table is gone or a value's type differs from
     /// the one it was bound with (the caller runs the block as usual).
@@ -907,8 +944,12 @@ impl<'a> Exec<'a> {
             return Ok(None);
         };
         tables.iter().for_each(|t| self.count_volatile_use(t));
-        // (a kept join has no derived table: the FROM's nodes are not needed)
-        let (_, rows) = self.run_from(from, &[])?;
+        // (a kept join has no derived table: the FROM's nodes are not needed; with no FROM,
+        // the one row, as query.rs `source` makes it)
+        let rows = match k.join.has_no_from() {
+            true => crate::ops::single_row(),
+            false => self.run_from(from, &[])?.1,
+        };
         let items = put_items(&k.join.items, &put);
         let tail = &k.join.tail;
         self.finish_kept(

@@ -256,7 +256,7 @@ impl Exec<'_> {
             },
         };
         let inputs = Inputs::new(&kept.slots.slots, &values);
-        let Some((from, _)) = kept.join.from_given(|e| inputs.put(e), vec![src.clone()]) else {
+        let Some((from, _)) = kept.join.given_from(|e| inputs.put(e), vec![src.clone()]) else {
             return Ok(None);
         };
         if !fresh {

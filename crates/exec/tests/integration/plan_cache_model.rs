@@ -259,6 +259,62 @@ fn kept_plans_give_what_fresh_binding_gives() {
     );
 }
 
+/// A random query with a block of no FROM (kept as the one row it makes): alone, as a
+/// derived table, as a scalar or IN subquery, as a correlated subquery naming t1's row.
+fn row_query(rng: &mut Rng) -> String {
+    let list = pick(
+        rng,
+        &[
+            "? AS x",
+            "? + 1 AS x",
+            "? AS x, ? AS y",
+            "? || 'z' AS x",
+            "CASE WHEN ? > 0 THEN 'p' ELSE 'n' END AS x",
+            "COUNT(*) AS x",
+            "MAX(?) AS x",
+            "(SEL MAX(a) FROM t2 WHERE k > ?) AS x",
+            "CAST(? AS DECIMAL(6,2)) AS x, 'c' AS y",
+            "CURRENT_DATE - CURRENT_DATE AS x",
+            "RANDOM(1, 1) AS x",
+        ],
+    );
+    let tail = pick(rng, &["", "", " ORDER BY 1", " ORDER BY x DESC"]);
+    let head = pick(rng, &["", "", "DISTINCT ", "TOP 1 "]);
+    match rng.below(5) {
+        0 => format!("SEL * FROM (SEL {head}{list}) d"),
+        1 => "SEL k FROM t1 WHERE k < (SEL ? + 5)".to_string(),
+        2 => "SEL k FROM t1 WHERE a IN (SEL ?) ORDER BY k".to_string(),
+        3 => "SEL k, (SEL t1.a + ?) FROM t1 ORDER BY 1".to_string(),
+        _ => format!("SEL {head}{list}{tail}"),
+    }
+}
+
+/// Blocks of no FROM (`row_query`) kept and bound afresh give the same rows.
+#[test]
+fn kept_blocks_without_from_give_what_fresh_binding_gives() {
+    let cases = model_cases("PLAN_CACHE_ROWS", 20, |seed| {
+        differential(seed, 10, row_query, |s, rng| {
+            let next = 10 + rng.below(10);
+            fill(s, rng, "t1", next);
+            fill(s, rng, "t2", 8);
+            next
+        })
+    });
+    let (runs, hits) = kept_share_of(&cases);
+    assert!(
+        hits * 3 > runs,
+        "only {hits} executions of {runs} used a kept plan"
+    );
+}
+
+/// The executions run and those that used a kept plan, summed over cases.
+fn kept_share_of(cases: &[(u64, u64)]) -> (u64, u64) {
+    (
+        cases.iter().map(|c| c.0).sum(),
+        cases.iter().map(|c| c.1).sum(),
+    )
+}
+
 /// A random join of t1 and t2 (sometimes a third table), its select list and WHERE clause.
 fn join_query(rng: &mut Rng) -> String {
     let from = pick(
@@ -986,10 +1042,13 @@ fn a_subquery_run_after_its_block_is_bound_runs_from_its_kept_plan() {
             [&["2"], &["1", "2"], &["1", "2"], &["1", "2"]],
             6,
         ),
+        // a block of no FROM is kept too: its scalar subquery is a slot, whose own copy's
+        // block is kept at its first run (the second execution) and run from the slot's
+        // plan after: 1 + 2 + 2, as for the EXISTS above
         (
             "SEL (SEL MAX(y) FROM u WHERE u.y < ?)",
             [&["?"], &["5"], &["10"], &["30"]],
-            3,
+            5,
         ),
         // a join's block whose correlated EXISTS is set aside: refused before its deferred
         // scalar subquery runs, which the general path then runs once per execution (its

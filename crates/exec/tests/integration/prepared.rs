@@ -733,9 +733,10 @@ fn a_prepared_change_keeps_its_targets_scope_until_the_table_changes() {
 }
 
 /// A prepared one-row upsert runs from the MERGE plan its request keeps from its second
-/// execution on (each run a cache hit: its source has no block of its own that is kept),
-/// with each run's values, and gives what the text gives; the plan gives way to binding
-/// afresh where a value's type changes, and after the target is dropped and made again.
+/// execution on (two cache hits a run: the MERGE's plan and its source's block, `SEL ? AS
+/// k, …`, kept as the one row it makes), with each run's values, and gives what the text
+/// gives; the plan gives way to binding afresh where a value's type changes, and after the
+/// target is dropped and made again.
 #[test]
 fn a_prepared_merge_runs_from_its_kept_plan_with_each_runs_values() {
     let db = Database::new();
@@ -762,12 +763,12 @@ fn a_prepared_merge_runs_from_its_kept_plan_with_each_runs_values() {
     assert_eq!(run(&mut s, 3, Value::Int(7)), 1);
     assert_eq!(
         upsert.plan_cache_hits(),
-        3,
+        6,
         "runs 2 to 4 from the kept plan"
     );
     // a value of another type: bound afresh, the same result as the text's
     assert_eq!(run(&mut s, 3, Value::Decimal(25, 1)), 1);
-    assert_eq!(upsert.plan_cache_hits(), 3);
+    assert_eq!(upsert.plan_cache_hits(), 6);
     let rows = s.execute("SEL k, n, f FROM t ORDER BY k").unwrap();
     assert_eq!(
         strings(&rows),
