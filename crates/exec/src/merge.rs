@@ -281,8 +281,9 @@ impl Exec<'_> {
     /// source rows `src` (their positions last). Not kept ([`NotKept::Never`]): a subquery
     /// in ON or a clause, a clause a kept plan does not take, a FROM whose names clash, a
     /// slot other than a `?` parameter, a value of the request or session, a conjunct set
-    /// aside for the joined rows; not with this run's values ([`NotKept::NotNow`]): a
-    /// binding error (the general path raises it) or a parameter the binder folded.
+    /// aside for the joined rows, a name that resolves to no column or to two; not with this
+    /// run's values ([`NotKept::NotNow`]): any other binding error (the general path raises
+    /// it) or a parameter the binder folded.
     fn bind_merge(
         &mut self,
         m: &ast::Merge,
@@ -318,7 +319,14 @@ impl Exec<'_> {
             let clauses = ex.bind_merge_clauses(m, table, (&scope, src_scope), &pairs_schema)?;
             Ok((from, clauses))
         });
-        let (bound, clauses) = bound.map_err(|_| NotKept::NotNow)?;
+        // (a name that resolves to nothing, or to two columns, does so whatever the values)
+        let (bound, clauses) = bound.map_err(|e| match e {
+            Error::ColumnNotFound(_)
+            | Error::AmbiguousColumn(_)
+            | Error::ObjectNotFound(_)
+            | Error::DuplicateFromName(_) => NotKept::Never,
+            _ => NotKept::NotNow,
+        })?;
         let tail = crate::block_tail::Tail::default();
         let join =
             crate::bound_join::BoundJoin::with_given(bound, Default::default(), None, tail, true)

@@ -340,12 +340,15 @@ impl PlanCache {
         }
     }
 
-    /// Keeps `plan` (`None`: refused) for `block` in `context`; nothing if the context changed
-    /// meanwhile or the cache is full.
+    /// Keeps `plan` (`None`: refused) for `block` in `context`, in place of what it kept for
+    /// it; nothing if the context changed meanwhile, or for a new block when the cache is
+    /// full.
     pub(crate) fn put(&self, block: Block<'_>, context: &Context<'_>, plan: Option<Plan>) {
         let mut inner = self.inner();
         let same = inner.context.as_ref().is_some_and(|c| c.is(context));
-        if same && inner.entries.len() < MAX_ENTRIES {
+        // (a block kept already is kept anew, a full cache or not)
+        let room = inner.entries.len() < MAX_ENTRIES || inner.entries.contains_key(&block.key());
+        if same && room {
             let copy = (!self.owns(block)).then(|| block.copy());
             inner.entries.insert(block.key(), (copy, plan));
         }
@@ -485,5 +488,71 @@ mod tests {
         let inner = cache.inner();
         let (copy, _) = inner.entries.get(&block.key()).unwrap();
         assert!(copy.as_ref().is_some_and(|c| block.is(c)));
+    }
+
+    /// A full cache takes no new block, but still keeps a block it has anew (a MERGE bound
+    /// again for other types replaces its plan).
+    #[test]
+    fn a_full_cache_keeps_a_known_block_anew_and_takes_no_new_one() {
+        let sql = "MERGE INTO t USING u ON t.k = u.k WHEN MATCHED THEN DELETE; \
+                   MERGE INTO t USING v ON t.k = v.k WHEN MATCHED THEN DELETE";
+        let statements: Arc<[Spanned]> = tdlite_parser::parse_request(sql).unwrap().into();
+        let merges: Vec<&ast::Merge> = (statements.iter())
+            .map(|st| match &st.statement {
+                Statement::Sql(s) => match s.as_ref() {
+                    ast::Statement::Merge(m) => m,
+                    _ => panic!("a merge"),
+                },
+                _ => panic!("a merge"),
+            })
+            .collect();
+        let cache = PlanCache::for_request(statements.clone());
+        assert!(cache.owns(Block::Merge(merges[0])));
+        assert!(!cache.owns(Block::Merge(&merges[0].clone())));
+        let context = Context {
+            version: 1,
+            session: 1,
+            user: "u",
+            database: None,
+            ansi: false,
+        };
+        let shape = |n: usize| {
+            let fields: Vec<arrow::datatypes::Field> = (0..n)
+                .map(|i| {
+                    arrow::datatypes::Field::new(
+                        format!("c{i}"),
+                        arrow::datatypes::DataType::Int32,
+                        true,
+                    )
+                })
+                .collect();
+            Plan::Shape(Arc::new(arrow::datatypes::Schema::new(fields)))
+        };
+        let width = |found: Found| match found {
+            Found::Kept(Plan::Shape(s)) => s.fields().len(),
+            _ => usize::MAX,
+        };
+        // (a lookup sets the cache's context)
+        assert!(matches!(
+            cache.get(Block::Merge(merges[0]), &context),
+            Found::Missing
+        ));
+        cache.put(Block::Merge(merges[0]), &context, Some(shape(1)));
+        assert_eq!(width(cache.get(Block::Merge(merges[0]), &context)), 1);
+        // (filled with conditions: blocks not of the request, kept with copies)
+        let exprs: Vec<ast::Expr> = (0..MAX_ENTRIES)
+            .map(|i| ast::Expr::value(ast::Value::Number(i.to_string(), false)))
+            .collect();
+        for e in &exprs {
+            cache.put(Block::Condition(e), &context, None);
+        }
+        assert_eq!(cache.inner().entries.len(), MAX_ENTRIES);
+        cache.put(Block::Merge(merges[0]), &context, Some(shape(2)));
+        assert_eq!(width(cache.get(Block::Merge(merges[0]), &context)), 2);
+        cache.put(Block::Merge(merges[1]), &context, Some(shape(3)));
+        assert!(matches!(
+            cache.get(Block::Merge(merges[1]), &context),
+            Found::Missing
+        ));
     }
 }
