@@ -884,14 +884,7 @@ impl<'a> Exec<'a> {
         let Some(join) = BoundJoin::new(from, list, calls, tail) else {
             return Bound::Refused;
         };
-        let exprs: Vec<&Expr> = join.exprs().collect();
-        match kept_slots(&recording, &exprs) {
-            true => Bound::Join(Box::new(KeptJoin {
-                join,
-                slots: KeptSlots::new(recording.slots.clone()),
-            })),
-            false => Bound::Refused,
-        }
+        kept_join(join, &recording)
     }
 
     /// Binds block `s` with no FROM and no WHERE (`SELECT ? AS k, ? AS v`, a MERGE's or
@@ -917,14 +910,7 @@ impl<'a> Exec<'a> {
         let tail = Tail::new(s, order_by, group_keys, &mut clauses);
         let list = (clauses.items, clauses.precisions);
         let join = BoundJoin::without_from(list, calls, tail);
-        let exprs: Vec<&Expr> = join.exprs().collect();
-        match kept_slots(&recording, &exprs) {
-            true => Bound::Join(Box::new(KeptJoin {
-                join,
-                slots: KeptSlots::new(recording.slots.clone()),
-            })),
-            false => Bound::Refused,
-        }
+        kept_join(join, &recording)
     }
 
     /// Runs a bound join block with this execution's slot values, as [`Exec::run_bound`]
@@ -1211,6 +1197,19 @@ fn put_calls(calls: &[AggCall], put: &impl Fn(&Expr) -> Expr) -> Vec<AggCall> {
 /// True if a binding noted in `recording` depends on nothing but its slots, and each slot's
 /// array is still in `exprs` as itself (a binder that derived a value from it would leave it
 /// out).
+/// Bound join block `join` kept, where its recording holds only slots its expressions
+/// still have (`kept_slots`); else refused.
+fn kept_join(join: BoundJoin, recording: &Recording) -> Bound {
+    let exprs: Vec<&Expr> = join.exprs().collect();
+    match kept_slots(recording, &exprs) {
+        true => Bound::Join(Box::new(KeptJoin {
+            join,
+            slots: KeptSlots::new(recording.slots.clone()),
+        })),
+        false => Bound::Refused,
+    }
+}
+
 pub(crate) fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
     let mut seen = vec![false; recording.slots.len()];
     for e in exprs {

@@ -402,6 +402,17 @@ impl Visitor for FindNode {
 mod tests {
     use super::*;
 
+    /// A context for the tests' lookups.
+    fn context() -> Context<'static> {
+        Context {
+            version: 1,
+            session: 1,
+            user: "u",
+            database: None,
+            ansi: false,
+        }
+    }
+
     /// The SELECT blocks of a query body, in order.
     fn selects(q: &ast::Query) -> Vec<&ast::Select> {
         match q.body.as_ref() {
@@ -465,13 +476,7 @@ mod tests {
     #[test]
     fn a_block_not_of_the_request_is_kept_with_a_copy_that_a_lookup_compares() {
         let cache = PlanCache::default();
-        let context = Context {
-            version: 1,
-            session: 1,
-            user: "u",
-            database: None,
-            ansi: false,
-        };
+        let context = context();
         let parse = |sql: &str| tdlite_parser::parse_request(sql).unwrap();
         let one = parse("SELECT a FROM t");
         let Statement::Sql(s) = &one[0].statement else {
@@ -509,13 +514,7 @@ mod tests {
         let cache = PlanCache::for_request(statements.clone());
         assert!(cache.owns(Block::Merge(merges[0])));
         assert!(!cache.owns(Block::Merge(&merges[0].clone())));
-        let context = Context {
-            version: 1,
-            session: 1,
-            user: "u",
-            database: None,
-            ansi: false,
-        };
+        let context = context();
         let shape = |n: usize| {
             let fields: Vec<arrow::datatypes::Field> = (0..n)
                 .map(|i| {

@@ -248,15 +248,7 @@ fn differential(
 
 #[test]
 fn kept_plans_give_what_fresh_binding_gives() {
-    let results = model_cases("PLAN_CACHE", 40, run_case);
-    let runs: u64 = results.iter().map(|r| r.0).sum();
-    let hits: u64 = results.iter().map(|r| r.1).sum();
-    // the kept plans must really have run (a block runs from one from its second execution
-    // on; refused blocks and type changes bind afresh)
-    assert!(
-        hits * 3 > runs,
-        "only {hits} executions of {runs} used a kept plan"
-    );
+    assert_mostly_kept(kept_share("PLAN_CACHE", 40, run_case));
 }
 
 /// A random query with a block of no FROM (kept as the one row it makes): alone, as a
@@ -292,7 +284,7 @@ fn row_query(rng: &mut Rng) -> String {
 /// Blocks of no FROM (`row_query`) kept and bound afresh give the same rows.
 #[test]
 fn kept_blocks_without_from_give_what_fresh_binding_gives() {
-    let cases = model_cases("PLAN_CACHE_ROWS", 20, |seed| {
+    let cases = kept_share("PLAN_CACHE_ROWS", 20, |seed| {
         differential(seed, 10, row_query, |s, rng| {
             let next = 10 + rng.below(10);
             fill(s, rng, "t1", next);
@@ -300,19 +292,7 @@ fn kept_blocks_without_from_give_what_fresh_binding_gives() {
             next
         })
     });
-    let (runs, hits) = kept_share_of(&cases);
-    assert!(
-        hits * 3 > runs,
-        "only {hits} executions of {runs} used a kept plan"
-    );
-}
-
-/// The executions run and those that used a kept plan, summed over cases.
-fn kept_share_of(cases: &[(u64, u64)]) -> (u64, u64) {
-    (
-        cases.iter().map(|c| c.0).sum(),
-        cases.iter().map(|c| c.1).sum(),
-    )
+    assert_mostly_kept(cases);
 }
 
 /// A random join of t1 and t2 (sometimes a third table), its select list and WHERE clause.
@@ -417,6 +397,16 @@ fn kept_share(name: &str, cases: u64, run: impl Fn(u64) -> (u64, u64)) -> (u64, 
         results.iter().map(|r| r.0).sum(),
         results.iter().map(|r| r.1).sum(),
     )
+}
+
+/// Checks that kept plans ran in a third of the executions at least (`(executions, kept
+/// plans used)`, summed over a test's cases): a block runs from one from its second
+/// execution on; refused blocks and type changes bind afresh.
+fn assert_mostly_kept((runs, hits): (u64, u64)) {
+    assert!(
+        hits * 3 > runs,
+        "only {hits} executions of {runs} used a kept plan"
+    );
 }
 
 /// Joins of base tables (inner and outer) are kept too (bound_join.rs): the same differential
@@ -809,25 +799,13 @@ fn change_case(
 
 #[test]
 fn kept_where_clauses_of_updates_and_deletes_change_what_fresh_ones_change() {
-    let results = model_cases("PLAN_CACHE_DML", 25, run_dml_case);
-    let runs: u64 = results.iter().map(|r| r.0).sum();
-    let hits: u64 = results.iter().map(|r| r.1).sum();
-    assert!(
-        hits * 3 > runs,
-        "only {hits} executions of {runs} used a kept plan"
-    );
+    assert_mostly_kept(kept_share("PLAN_CACHE_DML", 25, run_dml_case));
 }
 
 #[test]
 fn kept_merges_change_what_fresh_ones_change() {
-    let results = model_cases("PLAN_CACHE_MERGE", 25, run_merge_case);
-    let runs: u64 = results.iter().map(|r| r.0).sum();
-    let hits: u64 = results.iter().map(|r| r.1).sum();
     // (a source's own block kept counts too: prepared.rs checks that MERGE plans are used)
-    assert!(
-        hits * 3 > runs,
-        "only {hits} executions of {runs} used a kept plan"
-    );
+    assert_mostly_kept(kept_share("PLAN_CACHE_MERGE", 25, run_merge_case));
 }
 
 /// A MIN/MAX block walks its index in a kept plan as the general path walks it, with ORDER
