@@ -190,21 +190,9 @@ impl<'a> Exec<'a> {
                 if !self.outer.is_empty() && !cache.owns(block) {
                     return Ok(None);
                 }
-                let p = match self.bind_block(s, order_by) {
-                    Bound::Kept(b) => Plan::Select(Arc::from(b)),
-                    Bound::Join(j) => Plan::Join(Arc::from(j)),
-                    Bound::Refused | Bound::Failed => {
-                        cache.put(block, &context, None);
-                        return Ok(None);
-                    }
-                    Bound::NotNow => {
-                        let depth = self.outer.len();
-                        cache.put(block, &context, Some(Plan::NeedsRows(depth)));
-                        return Ok(None);
-                    }
-                    Bound::Not => return Ok(None),
+                let Some(p) = self.bind_and_keep(s, order_by, block, &context) else {
+                    return Ok(None);
                 };
-                cache.put(block, &context, Some(p.clone()));
                 (p, false)
             }
         };
@@ -231,7 +219,105 @@ impl<'a> Exec<'a> {
         if kept && rows.is_some() {
             cache.hit();
         }
+        if kept && rows.is_none() && self.parameters_differ(&plan)? {
+            // a parameter of another type than the plan's (a first run with NULL, say): bound
+            // again with this run's, and kept in its place where it may be
+            return self.rebound_select(s, order_by, block, &context);
+        }
         Ok(rows)
+    }
+
+    /// Block `s` bound for the cache and what the cache keeps for it then, in place of what
+    /// it kept: its plan (returned), that it is refused (`None`: not tried again, since
+    /// binding would run its subqueries twice at every execution), or `Plan::NeedsRows`.
+    fn bind_and_keep(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        block: Block<'_>,
+        context: &Context<'_>,
+    ) -> Option<Plan> {
+        let (cache, _) = self.plan_cache()?;
+        let p = match self.bind_block(s, order_by) {
+            Bound::Kept(b) => Plan::Select(Arc::from(b)),
+            Bound::Join(j) => Plan::Join(Arc::from(j)),
+            Bound::Refused | Bound::Failed => {
+                cache.put(block, context, None);
+                return None;
+            }
+            Bound::NotNow => {
+                let depth = self.outer.len();
+                cache.put(block, context, Some(Plan::NeedsRows(depth)));
+                return None;
+            }
+            Bound::Not => return None,
+        };
+        cache.put(block, context, Some(p.clone()));
+        Some(p)
+    }
+
+    /// Whether a `?` slot of `plan` has another type at this execution than when it was
+    /// bound.
+    ///
+    /// # Errors
+    /// 3939 (a parameter missing).
+    fn parameters_differ(&self, plan: &Plan) -> Result<bool> {
+        let slots = match plan {
+            Plan::Select(b) => &b.slots,
+            Plan::Join(j) => &j.slots,
+            _ => return Ok(false),
+        };
+        for (array, slot) in &slots.slots {
+            if let Slot::Param(name) = slot {
+                let v = crate::params::parameter(name, self.params)?;
+                if v.data_type() != array.data_type() {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Block `s` bound again for the cache at an execution whose parameters' types its kept
+    /// plan does not take, the new plan kept in the old one's place and run; `None` where it
+    /// is not kept this way (refused from now on, as at a first binding): the general path
+    /// runs it.
+    ///
+    /// # Errors
+    /// As [`Exec::cached_select`].
+    fn rebound_select(
+        &mut self,
+        s: &ast::Select,
+        order_by: &[ast::OrderByExpr],
+        block: Block<'_>,
+        context: &Context<'_>,
+    ) -> Result<Option<Rows>> {
+        let Some((cache, _)) = self.plan_cache() else {
+            return Ok(None);
+        };
+        // (inside a correlated subquery's runs, only the request's own blocks, as at a first
+        // binding)
+        if !self.outer.is_empty() && !cache.owns(block) {
+            return Ok(None);
+        }
+        let Some(plan) = self.bind_and_keep(s, order_by, block, context) else {
+            return Ok(None);
+        };
+        match &plan {
+            Plan::Select(b) => Ok(match self.run_bound(b, false, false)? {
+                Some(Ran::Rows(rows)) => Some(rows),
+                Some(Ran::Value(_)) | None => None,
+            }),
+            // (a view's columns not as recorded: as `cached_select` does)
+            Plan::Join(j) => match self.run_join(j, false) {
+                Err(crate::error::Error::ViewRetyped(_)) => {
+                    cache.put(block, context, None);
+                    Ok(None)
+                }
+                run => run,
+            },
+            _ => Ok(None),
+        }
     }
 
     /// The base table `name` (a name in the request's statements, the target of an INSERT,

@@ -807,3 +807,44 @@ fn a_prepared_merge_with_a_source_named_as_its_target_is_3868() {
     let rows = s.execute("SEL COUNT(*) FROM t1").unwrap();
     assert_eq!(strings(&rows), [["0"]]);
 }
+
+/// A prepared query first run with a NULL parameter (or one of another type than later
+/// runs) still runs from a kept plan once its runs have parameters of one type: a run whose
+/// parameters' types a block's plan does not take (a `?` of the block's own) binds the
+/// block again and keeps that plan in the old one's place (before, the first run's plan
+/// stayed, and every later run took the general path). The rows are the text's either way.
+/// (A `?` only inside a scalar subquery whose plan its block holds is not bound again:
+/// that subquery runs as a query then.)
+#[test]
+fn a_prepared_query_first_run_with_null_is_kept_for_later_runs() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, a INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t (1, 10)").unwrap();
+    s.execute("INS t (2, 20)").unwrap();
+    for sql in [
+        "SEL a FROM t WHERE k = ?",
+        "SEL t.a FROM t JOIN t u ON t.k = u.k WHERE u.k = ?",
+        "SEL ? + 1",
+    ] {
+        let p = s.prepare(sql).unwrap();
+        let text =
+            |s: &mut tdlite::Session, v: &str| strings(&s.execute(&sql.replace('?', v)).unwrap());
+        let null = text(&mut s, "NULL");
+        assert_eq!(
+            strings(&s.execute_prepared(&p, &[Value::Null]).unwrap()),
+            null
+        );
+        let two = text(&mut s, "2");
+        for _ in 0..4 {
+            let r = s.execute_prepared(&p, &[Value::Int(2)]).unwrap();
+            assert_eq!(strings(&r), two, "{sql}");
+        }
+        // (bound again at the first run with an integer, then three runs from its plan)
+        assert_eq!(p.plan_cache_hits(), 3, "{sql}");
+        // and back: a NULL again is bound again too, the rows the text's
+        let r = s.execute_prepared(&p, &[Value::Null]).unwrap();
+        assert_eq!(strings(&r), null, "{sql}");
+    }
+}
