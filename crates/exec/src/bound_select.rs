@@ -196,26 +196,7 @@ impl<'a> Exec<'a> {
                 (p, false)
             }
         };
-        let rows = match &plan {
-            Plan::Select(b) => match self.run_bound(b, kept, false)? {
-                Some(Ran::Rows(rows)) => Some(rows),
-                Some(Ran::Value(_)) | None => None, // (no value without asking for one)
-            },
-            Plan::Join(j) => match self.run_join(j, kept) {
-                // a view's columns are not as recorded: the general path binds the FROM again
-                // (reading the view while binding from now on), and so does every later run
-                Err(crate::error::Error::ViewRetyped(_)) => {
-                    cache.put(block, &context, None);
-                    None
-                }
-                run => run?,
-            },
-            Plan::Condition(_)
-            | Plan::Table(..)
-            | Plan::Shape(_)
-            | Plan::NeedsRows(_)
-            | Plan::Merge(_) => None,
-        };
+        let rows = self.run_plan(&plan, kept, block, &context)?;
         if kept && rows.is_some() {
             cache.hit();
         }
@@ -300,24 +281,46 @@ impl<'a> Exec<'a> {
         if !self.outer.is_empty() && !cache.owns(block) {
             return Ok(None);
         }
-        let Some(plan) = self.bind_and_keep(s, order_by, block, context) else {
-            return Ok(None);
-        };
-        match &plan {
-            Plan::Select(b) => Ok(match self.run_bound(b, false, false)? {
-                Some(Ran::Rows(rows)) => Some(rows),
-                Some(Ran::Value(_)) | None => None,
-            }),
-            // (a view's columns not as recorded: as `cached_select` does)
-            Plan::Join(j) => match self.run_join(j, false) {
-                Err(crate::error::Error::ViewRetyped(_)) => {
-                    cache.put(block, context, None);
-                    Ok(None)
-                }
-                run => run,
-            },
-            _ => Ok(None),
+        match self.bind_and_keep(s, order_by, block, context) {
+            Some(plan) => self.run_plan(&plan, false, block, context),
+            None => Ok(None),
         }
+    }
+
+    /// The rows of kept block plan `plan` (`kept`: found in the cache, not bound by this
+    /// execution); `None` where it declines (the general path runs the block).
+    ///
+    /// # Errors
+    /// As [`Exec::cached_select`].
+    fn run_plan(
+        &mut self,
+        plan: &Plan,
+        kept: bool,
+        block: Block<'_>,
+        context: &Context<'_>,
+    ) -> Result<Option<Rows>> {
+        Ok(match plan {
+            Plan::Select(b) => match self.run_bound(b, kept, false)? {
+                Some(Ran::Rows(rows)) => Some(rows),
+                Some(Ran::Value(_)) | None => None, // (no value without asking for one)
+            },
+            Plan::Join(j) => match self.run_join(j, kept) {
+                // a view's columns are not as recorded: the general path binds the FROM again
+                // (reading the view while binding from now on), and so does every later run
+                Err(crate::error::Error::ViewRetyped(_)) => {
+                    if let Some((cache, _)) = self.plan_cache() {
+                        cache.put(block, context, None);
+                    }
+                    None
+                }
+                run => run?,
+            },
+            Plan::Condition(_)
+            | Plan::Table(..)
+            | Plan::Shape(_)
+            | Plan::NeedsRows(_)
+            | Plan::Merge(_) => None,
+        })
     }
 
     /// The base table `name` (a name in the request's statements, the target of an INSERT,
