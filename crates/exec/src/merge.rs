@@ -74,18 +74,8 @@ impl Exec<'_> {
         // the pairs: the source's rows and the target as two relations of a join the planner
         // plans under ON (the target read at its step, or probed through its index by the
         // source rows' keys), then put target first, as the clauses bind
-        // (the target's columns the statement may name, the others fetched if a SET value
-        // needs them)
-        let keep =
-            crate::names::names_in(m, &[]).and_then(|n| crate::names::keep_named(&table, &n));
-        let (mut scope, target) = FromRel::target(table.clone(), &q, keep.clone());
-        let from = merge_from(m);
-        let given = vec![
-            Some((src_scope.clone(), FromRel::Rows(src.clone()))),
-            Some((scope.clone(), target)),
-        ];
-        let (_, joined) = self.joined_with(&from, Some(&m.on), given)?;
-        scope.columns.extend(src_scope.columns.iter().cloned());
+        let (keep, scope, given) = merge_relations(m, (&table, &q), (&src_scope, &src));
+        let (_, joined) = self.joined_with(&merge_from(m), Some(&m.on), given)?;
         let pairs = Pairs {
             pairs: joined,
             src,
@@ -293,17 +283,11 @@ impl Exec<'_> {
         if merge_exprs(m).any(crate::correlate::has_subquery) || !kept_clauses(m) {
             return Err(NotKept::Never);
         }
-        let keep = crate::names::names_in(m, &[]).and_then(|n| crate::names::keep_named(table, &n));
-        let (mut scope, target) = FromRel::target(table.clone(), q, keep.clone());
-        scope.columns.extend(src_scope.columns.iter().cloned());
+        let (keep, scope, given) = merge_relations(m, (table, q), (src_scope, src));
         let from = merge_from(m);
         // (the general path's check of the names, `Exec::joined_with`: a source named as the
         // target is 3868 there)
         crate::join::check_from(&from).map_err(|_| NotKept::Never)?;
-        let given = vec![
-            Some((src_scope.clone(), FromRel::Rows(src.clone()))),
-            Some((FromRel::target(table.clone(), q, keep.clone()).0, target)),
-        ];
         // (the pairs' columns as the clauses see them: the target's, its row id, the source's)
         let src_schema = src.schema();
         let fields = (table.schema.arrow.fields().iter().cloned())
@@ -373,7 +357,8 @@ impl Exec<'_> {
         let not_kept = || Error::Unsupported("a MERGE clause a kept plan does not take".into());
         let mut clauses = Vec::with_capacity(m.clauses.len());
         for clause in &m.clauses {
-            let (over, values): (&Scope, Vec<Option<&ast::Expr>>) =
+            // (the scope a clause binds over, and whether its values are SET values)
+            let (over, values, set): (&Scope, Vec<Option<&ast::Expr>>, bool) =
                 match (&clause.clause_kind, &clause.action) {
                     (ast::MergeClauseKind::Matched, ast::MergeAction::Update(u)) => {
                         let ast::MergeUpdateKind::Set(assignments) = &u.kind else {
@@ -388,10 +373,10 @@ impl Exec<'_> {
                                     .then_some(&a.value),
                             );
                         }
-                        (scope, values)
+                        (scope, values, true)
                     }
                     (ast::MergeClauseKind::Matched, ast::MergeAction::Delete { .. }) => {
-                        (scope, Vec::new())
+                        (scope, Vec::new(), true)
                     }
                     (
                         ast::MergeClauseKind::NotMatched | ast::MergeClauseKind::NotMatchedByTarget,
@@ -406,7 +391,7 @@ impl Exec<'_> {
                         let values = (row.content.iter())
                             .map(|e| crate::default_cells::default_of(e).is_none().then_some(e))
                             .collect();
-                        (src_scope, values)
+                        (src_scope, values, false)
                     }
                     _ => return Err(not_kept()),
                 };
@@ -421,7 +406,7 @@ impl Exec<'_> {
                         let e = self.bind_expr(e, over, None)?;
                         // (a SET value is checked over no row before any is changed, as an
                         // UPDATE's: `Exec::bind_deferring`)
-                        if std::ptr::eq(over, scope) {
+                        if set {
                             e.check_types(pairs)?;
                         }
                         Some(e)
@@ -484,6 +469,26 @@ impl Exec<'_> {
         )?;
         self.insert_batch(table, &targets, &batch, false)
     }
+}
+
+/// The two relations MERGE `m` joins (its source's rows `src`, over `src_scope`, and target
+/// `table`, known as `q`), as `Exec::joined_with` takes them; the target's columns read (the
+/// ones the statement may name, the others fetched if a SET value needs them); and the
+/// pairs' scope (the target's columns and row id, then the source's).
+fn merge_relations(
+    m: &ast::Merge,
+    (table, q): (&Arc<Table>, &str),
+    (src_scope, src): (&Scope, &RecordBatch),
+) -> (Option<Vec<bool>>, Scope, crate::join::Given) {
+    let keep = crate::names::names_in(m, &[]).and_then(|n| crate::names::keep_named(table, &n));
+    let (target_scope, target) = FromRel::target(table.clone(), q, keep.clone());
+    let mut scope = target_scope.clone();
+    scope.columns.extend(src_scope.columns.iter().cloned());
+    let given = vec![
+        Some((src_scope.clone(), FromRel::Rows(src.clone()))),
+        Some((target_scope, target)),
+    ];
+    (keep, scope, given)
 }
 
 /// The FROM a MERGE's pairs are joined by: its source's entry, then its target's.
