@@ -2,7 +2,7 @@
 //! its plan cache (plan_cache.rs) for a MERGE of its own, so that a one-row upsert run in a
 //! loop (`MERGE INTO t USING (SELECT ? AS k, ? AS v) s ON t.k = s.k WHEN MATCHED THEN
 //! UPDATE … WHEN NOT MATCHED THEN INSERT …`) is not bound and planned at every execution.
-//! merge.rs binds it (`Exec::bind_merge`) and runs it (`Exec::run_kept_merge`).
+//! merge.rs binds it (`Exec::bind_merge`) and runs it (`Exec::kept_merge`).
 //!
 //! What is kept: the FROM the pairs are joined by (the source's entry, then the target's,
 //! made once), the join of the source rows and the target under ON as a [`BoundJoin`] whose
@@ -22,7 +22,8 @@
 //!   runs the general path every time.
 //! - A run whose source gives columns of other types than at binding (a `?` of another
 //!   type in the source's query), or whose parameters have other types, or whose target
-//!   is no longer the table bound, takes the general path.
+//!   is no longer the table bound, is not run from the plan: the MERGE is bound again with
+//!   that run's inputs, and that plan replaces it (or, not kept, the general path runs).
 
 use crate::bind::Scope;
 use crate::bound_join::BoundJoin;
