@@ -10,7 +10,8 @@
 //! target's index), the target's columns read, and each WHEN clause's AND condition and
 //! SET or VALUES expressions, bound. Each run reads the source (its own query, through the
 //! cache as any query), puts this execution's `?` values in, runs the join and applies the
-//! clauses as the general path does.
+//! clauses as the general path does. A run with one source row and an ON that cannot fail
+//! ([`KeptMerge::on`]) reads the target rows it pairs with directly instead of joining.
 //!
 //! Invariants:
 //! - A run gives what the general path gives for the statement with the same inputs: the
@@ -20,6 +21,10 @@
 //!   target), no value of the request or session (CURRENT_TIMESTAMP, …), no slot but `?`
 //!   parameters, no conjunct set aside for the joined rows. Anything else is refused and
 //!   runs the general path every time.
+//! - A run with one source row reads the target rows whose pairing with it ON holds; with
+//!   an ON that cannot raise an error, those are the join's pairs, whichever conjunct is
+//!   tested first (an ON that can fail, `s.k = t.k + ?`, keeps the join and the order it
+//!   tests conjuncts in: which rows raise an error is the general path's).
 //! - A run whose source gives columns of other types than at binding (a `?` of another
 //!   type in the source's query), or whose parameters have other types, or whose target
 //!   is no longer the table bound, is not run from the plan: the MERGE is bound again with
@@ -50,6 +55,11 @@ pub(crate) struct KeptMerge {
     pub source_scope: Scope,
     /// The source rows and the target joined under ON.
     pub join: BoundJoin,
+    /// ON bound over the pairs' scope, where it cannot raise an error (its comparisons'
+    /// operands are columns and literals of one family, `expr_tree::cannot_fail`): a run
+    /// with one source row reads the target rows it pairs with as a WHERE with that row's
+    /// values put in (`merge::one_row_on`), not through the join.
+    pub on: Option<Expr>,
     /// Each WHEN clause, in the order written.
     pub clauses: Vec<KeptClause>,
     /// The `?` parameters bound into `join` and `clauses`.

@@ -96,7 +96,7 @@ fn keep_pairs(
 
 /// The most rows a join step may produce: beyond it the query fails with 2646 rather than
 /// exhaust memory (row indices are u32 as well).
-const MAX_JOIN_ROWS: usize = 50_000_000;
+pub(crate) const MAX_JOIN_ROWS: usize = 50_000_000;
 
 /// The pairs of rows of `left` and `right` that meet all of `conds` (evaluated over the
 /// concatenated columns, chunk by chunk).

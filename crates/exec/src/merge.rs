@@ -246,13 +246,31 @@ impl Exec<'_> {
             },
         };
         let inputs = Inputs::new(&kept.slots.slots, &values);
-        let Some((from, _)) = kept.join.given_from(|e| inputs.put(e), vec![src.clone()]) else {
-            return Ok(None);
+        // one source row: the target rows ON pairs it with, read as a WHERE with its values
+        let one_row = match (&kept.on, src.num_rows()) {
+            (Some(on), 1) => one_row_on(&inputs.put(on), table.schema.columns.len(), src),
+            _ => None,
         };
-        if !fresh {
-            cache.hit();
-        }
-        let (_, joined) = self.run_from(from, &kept.from)?;
+        let joined = match one_row {
+            Some(cond) => {
+                if !fresh {
+                    cache.hit();
+                }
+                let (rows, ids) =
+                    self.read_where_keeping(table, Some(&cond), kept.keep.as_deref())?;
+                one_row_pairs(src, &rows, ids)?
+            }
+            None => {
+                let put = |e: &Expr| inputs.put(e);
+                let Some((from, _)) = kept.join.given_from(put, vec![src.clone()]) else {
+                    return Ok(None);
+                };
+                if !fresh {
+                    cache.hit();
+                }
+                self.run_from(from, &kept.from)?.1
+            }
+        };
         let clauses: Vec<KeptClause> = (kept.clauses.iter())
             .map(|c| c.with_inputs(&inputs))
             .collect();
@@ -301,10 +319,12 @@ impl Exec<'_> {
         let (bound, recording) = self.recorded(|ex| {
             let from = ex.bind_joined_with(&from, Some(&m.on), given)?;
             let clauses = ex.bind_merge_clauses(m, table, (&scope, src_scope), &pairs_schema)?;
-            Ok((from, clauses))
+            // (ON once more, over the pairs, for a run with one source row: `one_row_on`)
+            let on = ex.bind_expr(&m.on, &scope, None)?;
+            Ok((from, clauses, on))
         });
         // (a name that resolves to nothing, or to two columns, does so whatever the values)
-        let (bound, clauses) = bound.map_err(|e| match e {
+        let (bound, clauses, on) = bound.map_err(|e| match e {
             Error::ColumnNotFound(_)
             | Error::AmbiguousColumn(_)
             | Error::ObjectNotFound(_)
@@ -320,6 +340,7 @@ impl Exec<'_> {
         let exprs: Vec<&Expr> = join
             .exprs()
             .chain(clauses.iter().flat_map(KeptClause::exprs))
+            .chain([&on])
             .collect();
         if !params || !recording.only_slots() {
             return Err(NotKept::Never);
@@ -327,6 +348,8 @@ impl Exec<'_> {
         if !crate::bound_select::kept_slots(&recording, &exprs) {
             return Err(NotKept::NotNow);
         }
+        let ty = |c: usize| Some(pairs_schema.fields().get(c)?.data_type().clone());
+        let on = crate::expr_tree::cannot_fail(&on, &ty).then_some(on);
         Ok(KeptMerge {
             table: Arc::downgrade(table),
             from,
@@ -335,6 +358,7 @@ impl Exec<'_> {
             scope,
             source_scope: src_scope.clone(),
             join,
+            on,
             clauses,
             slots: crate::bound_select::KeptSlots::new(recording.slots),
         })
@@ -538,6 +562,80 @@ fn kept_clauses(m: &ast::Merge) -> bool {
         ) => v.rows.len() == 1,
         _ => false,
     })
+}
+
+/// ON (`on`, bound over the pairs: the target's `width` columns, its row id, the source's
+/// columns) as a condition on the target's rows alone, with the source's one row `src` put
+/// in for its columns (as an enclosing row's value is put in a correlated subquery: a
+/// literal, CASESPECIFIC where its column is); `None` where it reads a column that is
+/// neither the target's nor the source's (the row id).
+///
+/// Where ON cannot raise an error, the target rows it keeps are exactly those the join
+/// pairs with that source row, whatever reads them first.
+fn one_row_on(on: &Expr, width: usize, src: &RecordBatch) -> Option<Expr> {
+    let mut other = false;
+    let cond = on.rebuild(&mut |e| match e {
+        Expr::Column {
+            index,
+            case_specific,
+        } if *index >= width => {
+            let Some(column) = index
+                .checked_sub(width + 1)
+                .and_then(|i| src.columns().get(i))
+            else {
+                other = true;
+                return None;
+            };
+            let value = Expr::lit(column.clone());
+            Some(match case_specific {
+                true => Expr::CaseSpecific(Box::new(value)),
+                false => value,
+            })
+        }
+        _ => None,
+    });
+    (!other).then_some(cond)
+}
+
+/// The pairs the join would give for one source row `src` and the target rows `rows` it
+/// pairs with (their ids `ids`): in the join's layout, the source's columns (its row
+/// repeated) then the target's and its row id, every field nullable.
+fn one_row_pairs(src: &RecordBatch, rows: &RecordBatch, ids: Vec<u64>) -> Result<RecordBatch> {
+    let n = ids.len();
+    // (the join's limits on the pairs it builds: their number, and their size, the source
+    // row once per target row)
+    if n > crate::join_step::MAX_JOIN_ROWS {
+        return Err(Error::SpoolSpace(crate::join_step::MAX_JOIN_ROWS));
+    }
+    let each = crate::limits::taken_bytes(src, &[0]);
+    let all: Vec<u32> = (0..n as u32).collect();
+    let bytes = (each.saturating_mul(n)).saturating_add(crate::limits::taken_bytes(rows, &all));
+    crate::interrupt::check_spool(bytes)?;
+    let row_id: ArrayRef = Arc::new(UInt64Array::from(ids));
+    let mut columns = Vec::with_capacity(src.num_columns() + rows.num_columns() + 1);
+    for c in src.columns() {
+        // (no target row, the insert's case, is no row of the source either)
+        columns.push(match n {
+            0 => c.slice(0, 0),
+            _ => crate::expr::repeat(c, n)?,
+        });
+    }
+    columns.extend(rows.columns().iter().cloned());
+    columns.push(row_id);
+    let (src_schema, rows_schema) = (src.schema(), rows.schema());
+    let fields = (src_schema.fields().iter())
+        .chain(rows_schema.fields().iter())
+        .map(|f| f.as_ref().clone().with_nullable(true))
+        .chain([Field::new(
+            crate::bound_from::ROW_ID,
+            arrow::datatypes::DataType::UInt64,
+            true,
+        )]);
+    Ok(RecordBatch::try_new_with_options(
+        Arc::new(Schema::new(fields.collect::<Vec<_>>())),
+        columns,
+        &arrow::record_batch::RecordBatchOptions::new().with_row_count(Some(n)),
+    )?)
 }
 
 /// The rows of `batch` that `mask` keeps; `batch` itself where it keeps every row (a

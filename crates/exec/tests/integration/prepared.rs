@@ -783,6 +783,80 @@ fn a_prepared_merge_runs_from_its_kept_plan_with_each_runs_values() {
     assert_eq!(strings(&rows), [["1", "8", "new"]]);
 }
 
+/// A prepared MERGE with one source row reads the target rows ON pairs it with as a WHERE
+/// with the row's values put in: a CASESPECIFIC source column stays so there, so `t.s =
+/// s.cs` compares case by case as the join does (the same counts and rows as binding afresh).
+#[test]
+fn a_prepared_one_row_merge_compares_a_casespecific_source_column_case_by_case() {
+    let (a, b) = (Database::new(), Database::new());
+    let (mut kept, mut fresh) = (a.session(), b.session());
+    fresh.set_plan_cache(false);
+    let sql = "MERGE INTO t USING (SEL cs FROM src WHERE id = ?) s ON t.s = s.cs \
+               WHEN MATCHED THEN UPDATE SET n = t.n + 1 \
+               WHEN NOT MATCHED THEN INSERT (k, s, n) VALUES (9, s.cs, 0)";
+    let mut counts = Vec::new();
+    for s in [&mut kept, &mut fresh] {
+        s.execute("CREATE TABLE t (k INTEGER, s VARCHAR(5), n INTEGER) PRIMARY INDEX (k)")
+            .unwrap();
+        s.execute("CREATE TABLE src (id INTEGER, cs VARCHAR(5) CASESPECIFIC)")
+            .unwrap();
+        s.execute("INS t (1, 'abc', 0)").unwrap();
+        s.execute("INS src (1, 'ABC'); INS src (2, 'abc')").unwrap();
+        let p = s.prepare(sql).unwrap();
+        let mut run =
+            |id: i64| s.execute_prepared(&p, &[Value::Int(id)]).unwrap()[0].activity_count;
+        counts.push([run(2), run(1), run(2), run(1)]);
+        let rows = s.execute("SEL k, s, n FROM t ORDER BY k").unwrap();
+        assert_eq!(strings(&rows), [["1", "abc", "2"], ["9", "ABC", "1"]]);
+        counts.push([p.plan_cache_hits(), 0, 0, 0]);
+    }
+    // 'abc' matches 'abc' only; 'ABC' matches nothing first (inserted), then its own row
+    assert_eq!(counts[0], [1, 1, 1, 1]);
+    assert_eq!(counts[0], counts[2]);
+    assert_eq!(
+        counts[1][0], 6,
+        "runs 2 to 4 from the kept plan (MERGE and source)"
+    );
+    assert_eq!(counts[3][0], 0);
+}
+
+/// A prepared MERGE with one source row that pairs with many target rows is held to the
+/// spool space as the join is (2646 both ways), though it builds its pairs without a join:
+/// the pairs' size is the source row's, repeated, and the target rows' together (each side
+/// alone fits).
+#[test]
+fn a_prepared_one_row_merge_is_held_to_the_spool_space_as_its_join_is() {
+    let (a, b) = (Database::new(), Database::new());
+    let (mut kept, mut fresh) = (a.session(), b.session());
+    fresh.set_plan_cache(false);
+    let sql = "MERGE INTO t USING (SEL ? AS g, ? AS f) s ON t.g = s.g \
+               WHEN MATCHED THEN UPDATE SET n = t.n + 1, f = t.f";
+    let mut results = Vec::new();
+    for s in [&mut kept, &mut fresh] {
+        s.execute(
+            "CREATE TABLE t (k INTEGER, g INTEGER, n INTEGER, f VARCHAR(2000)) PRIMARY INDEX (k)",
+        )
+        .unwrap();
+        let ins = s.prepare("INSERT INTO t VALUES (?, 1, 0, ?)").unwrap();
+        for k in 0..400 {
+            let f = Value::Str("t".repeat(1_500));
+            s.execute_prepared(&ins, &[Value::Int(k), f]).unwrap();
+        }
+        // (400 pairs: 600,000 bytes of the source's value and as many of the targets')
+        s.set_spool_space(1 << 20);
+        let p = s.prepare(sql).unwrap();
+        let big = Value::Str("s".repeat(1_500));
+        let mut runs = Vec::new();
+        for g in [2, 2, 1, 1] {
+            let r = s.execute_prepared(&p, &[Value::Int(g), big.clone()]);
+            runs.push(r.map(|r| r[0].activity_count).map_err(|e| e.code().number));
+        }
+        results.push(runs);
+    }
+    assert_eq!(results[0], [Ok(0), Ok(0), Err(2646), Err(2646)]);
+    assert_eq!(results[0], results[1]);
+}
+
 /// A prepared MERGE whose source is named as its target is 3868 at every execution, as its
 /// text is (the kept plan checks the FROM's names as the general path does).
 #[test]
