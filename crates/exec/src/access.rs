@@ -18,16 +18,18 @@
 //! keeps the key tests and ranges its last run made with that run's input values, used
 //! again by a run with the same values.
 //!
+//! The reads are methods of [`Reader`], which holds the statement's snapshot and nothing else
+//! of it (`Exec::reader` gives it): they take conditions bound already and read the catalog's
+//! tables, indexes and rows, never binding a name or running a subquery.
+//!
 //! Invariant: the rows returned satisfy the WHERE clause and, for MIN/MAX, include a row
 //! holding each extreme, so aggregating them gives the full scan's answer. Row order of plain
 //! reads is the table's (row id) order, as for a full scan.
 
 use crate::bind::{agg_func, visit_own_level, AggFunc, Scope};
 use crate::error::{Error, Result};
-use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::inputs::RunCond;
-use crate::names::table_scope;
 use crate::ops::mask_of;
 use crate::plan::{self, IndexAccess, MinMaxWalk, PredShape, Preds};
 use arrow::array::{Array, ArrayRef, UInt64Array};
@@ -40,8 +42,29 @@ use tdlite_storage::catalog::TableSchema;
 use tdlite_storage::columns::filter_columns;
 use tdlite_storage::index::{after_prefix, before_prefix, IndexEntry, KeyRange};
 use tdlite_storage::key::{IndexKey, PartTest};
+use tdlite_storage::mvcc::Snapshot;
 use tdlite_storage::table::{IndexFind, RowId, Table};
 use tdlite_storage::types::Value;
+
+/// A statement's reads of its tables: what its snapshot sees, through the access path
+/// `plan` picks. It holds the snapshot alone, not the statement's context (`Exec`): a read
+/// binds nothing and runs no subquery, it filters by conditions bound already.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'s> {
+    snap: &'s Snapshot,
+}
+
+impl<'s> Reader<'s> {
+    /// Reads as of `snap`.
+    pub(crate) fn new(snap: &'s Snapshot) -> Self {
+        Reader { snap }
+    }
+
+    /// The snapshot the reads see.
+    pub(crate) fn snapshot(&self) -> &'s Snapshot {
+        self.snap
+    }
+}
 
 /// The most index entries a MIN/MAX walk reads in one step.
 const MAX_CHUNK: usize = 4096;
@@ -126,7 +149,7 @@ pub(crate) fn min_max_targets(calls: &[MinMaxCall], scope: &Scope) -> Option<Vec
         .collect()
 }
 
-/// The fewest rows a part of a scan is filtered alone with (see `Exec::scan_filtered`): a
+/// The fewest rows a part of a scan is filtered alone with (see `Reader::scan_filtered`): a
 /// whole segment's. Smaller parts (the tail's chunks, 64 rows and up; a segment with rows
 /// deleted) are put together first, as testing a condition has a cost per batch: a small
 /// table's tail is tested once, as one batch (`bench scan`'s small-table filter: 17 µs so,
@@ -304,74 +327,7 @@ enum Test<'a> {
     Rows(&'a Expr),
 }
 
-impl Exec<'_> {
-    /// A one-table FROM over a base table, read through an index when the WHERE clause (or a
-    /// MIN/MAX select list) allows: the scope and the rows that pass WHERE. `None` when the
-    /// relation is not a plain table or WHERE needs the correlated-subquery machinery (the
-    /// caller then scans and filters as usual).
-    pub(crate) fn indexed_source(
-        &mut self,
-        tf: &ast::TableFactor,
-        selection: Option<&ast::Expr>,
-        min_max: Option<&[MinMaxCall]>,
-    ) -> Result<Option<(Scope, RecordBatch)>> {
-        if selection.is_none() && min_max.is_none() {
-            return Ok(None);
-        }
-        let Some((table, q)) = self.base_table(tf)? else {
-            return Ok(None);
-        };
-        let scope = table_scope(&table, &q);
-        let cond = match selection {
-            Some(w) => match self.bind_expr(w, &scope, None) {
-                Ok(c) => Some(c),
-                Err(_) => return Ok(None),
-            },
-            None => None,
-        };
-        let batch = self.read_table(&table, &scope, cond.as_ref(), min_max)?;
-        Ok(Some((scope, batch)))
-    }
-
-    /// The rows of base `table` (columns `scope`) that pass `cond` (all for `None`), read
-    /// through the best index for `cond`, or by a MIN/MAX walk where `min_max` (the block's
-    /// MIN/MAX select list) allows one, else scanned and filtered; with only the columns the
-    /// block names (`Exec::names_read`) copied.
-    ///
-    /// # Errors
-    /// Evaluation errors of `cond`.
-    pub(crate) fn read_table(
-        &mut self,
-        table: &Table,
-        scope: &Scope,
-        cond: Option<&Expr>,
-        min_max: Option<&[MinMaxCall]>,
-    ) -> Result<RecordBatch> {
-        // the block names every column WHERE and the MIN/MAX calls read
-        let keep = self.keep_named(table);
-        let keep = keep.as_deref();
-        if let Some(calls) = min_max {
-            if let Some(targets) = min_max_targets(calls, scope) {
-                if let Some((batch, _)) = self.read_min_max(table, cond, &targets, keep)? {
-                    return Ok(batch);
-                }
-            }
-        }
-        if cond.is_none() && min_max.is_none() {
-            return Ok(self.scan_table_keeping(table, keep)?.0);
-        }
-        let run = cond.map(RunCond::plain);
-        self.read_where_rows(table, run.as_ref(), keep)
-    }
-
-    /// The columns of `table` the SELECT block whose FROM clause is being read may name (see
-    /// `Exec::names_read`), as a keep mask; `None`: every column.
-    pub(crate) fn keep_named(&self, table: &Table) -> Option<Vec<bool>> {
-        self.names_read
-            .as_ref()
-            .and_then(|n| crate::names::keep_named(table, n))
-    }
-
+impl Reader<'_> {
     /// The rows of `table` that satisfy `cond` (all rows for `None`) and their ids, in row id
     /// order, read through the best index for `cond`, or by a full scan; only the columns
     /// `keep` marks (the others may come back NULL, in a batch of
@@ -381,7 +337,7 @@ impl Exec<'_> {
     /// # Errors
     /// Evaluation errors of `cond`.
     pub(crate) fn read_where_keeping(
-        &mut self,
+        &self,
         table: &Table,
         cond: Option<&Expr>,
         keep: Option<&[bool]>,
@@ -389,13 +345,13 @@ impl Exec<'_> {
         self.read_where(table, cond.map(RunCond::plain).as_ref(), keep)
     }
 
-    /// [`Exec::read_where_keeping`] for a condition at one run of a kept plan: its
+    /// [`Reader::read_where_keeping`] for a condition at one run of a kept plan: its
     /// expression is made only if the rows must be filtered.
     ///
     /// # Errors
     /// Evaluation errors of `cond`.
     pub(crate) fn read_where(
-        &mut self,
+        &self,
         table: &Table,
         cond: Option<&RunCond<'_>>,
         keep: Option<&[bool]>,
@@ -405,13 +361,13 @@ impl Exec<'_> {
         Ok((batch, ids.unwrap_or_default()))
     }
 
-    /// [`Exec::read_where`] without the row ids (a reader that only wants the rows: none is
+    /// [`Reader::read_where`] without the row ids (a reader that only wants the rows: none is
     /// made or filtered on a full scan).
     ///
     /// # Errors
     /// Evaluation errors of `cond`.
     pub(crate) fn read_where_rows(
-        &mut self,
+        &self,
         table: &Table,
         cond: Option<&RunCond<'_>>,
         keep: Option<&[bool]>,
@@ -422,13 +378,13 @@ impl Exec<'_> {
             .0)
     }
 
-    /// [`Exec::read_where`] with `cond`'s sargable conditions (`RunCond::preds`) already
+    /// [`Reader::read_where`] with `cond`'s sargable conditions (`RunCond::preds`) already
     /// made (`None` with no condition), the row ids only `with_ids`.
     ///
     /// # Errors
     /// Evaluation errors of `cond`.
     pub(crate) fn read_where_preds(
-        &mut self,
+        &self,
         table: &Table,
         cond: Option<&RunCond<'_>>,
         preds: Option<&(Preds, bool)>,
@@ -531,7 +487,7 @@ impl Exec<'_> {
     }
 
     /// The rows of a condition that `preds` are the whole of ([`plan::whole_preds`]: `pk = ?`,
-    /// say) and their ids, as [`Exec::read_where_keeping`] gives them, when the index chosen
+    /// say) and their ids, as [`Reader::read_where_keeping`] gives them, when the index chosen
     /// for `preds` bounds every column they name: its fixed columns' points and its ranged
     /// column's bounds. The entries in its ranges are then exactly the rows that pass, and
     /// the condition is never evaluated on a row. `None` otherwise (the caller reads and
@@ -598,14 +554,14 @@ impl Exec<'_> {
     /// turn (a condition sees only the rows the ones before it kept; `keep` must mark every
     /// column they read); only the columns `keep` marks copied (the others NULL, see
     /// [`tdlite_storage::columns`]), or every column for `None`. A full scan is filtered part
-    /// by part ([`Exec::scan_filtered`]), so rows that fail are never copied. With
+    /// by part ([`Reader::scan_filtered`]), so rows that fail are never copied. With
     /// `with_ids`, the row ids of the rows returned (a joined UPDATE's or DELETE's target);
     /// else none is made (a join's step).
     ///
     /// # Errors
     /// Evaluation errors of `conds`; a cancel or the statement timeout during a full scan.
     pub(crate) fn read_passing(
-        &mut self,
+        &self,
         table: &Table,
         preds: &Preds,
         keep: Option<&[bool]>,
@@ -638,7 +594,7 @@ impl Exec<'_> {
     /// # Errors
     /// Evaluation errors of `cond`.
     pub(crate) fn read_min_max(
-        &mut self,
+        &self,
         table: &Table,
         cond: Option<&Expr>,
         targets: &[(usize, bool)],
@@ -649,7 +605,7 @@ impl Exec<'_> {
             .map(|rids| (table.fetch_columns(&rids, keep), rids)))
     }
 
-    /// The rows [`Exec::read_min_max`] reads, not fetched: the ids of the rows holding the
+    /// The rows [`Reader::read_min_max`] reads, not fetched: the ids of the rows holding the
     /// targets' extremes, sorted and distinct (none when no row passes `cond`); `None` where
     /// no index walk applies. `cond` (a condition at one run of a kept plan, or a plain one)
     /// is made with its values only where a walk tests rows or is planned.
@@ -657,7 +613,7 @@ impl Exec<'_> {
     /// # Errors
     /// Errors of the condition's evaluation on rows the walk fetches.
     pub(crate) fn walk_min_max(
-        &mut self,
+        &self,
         table: &Table,
         cond: Option<&RunCond<'_>>,
         targets: &[(usize, bool)],
@@ -698,7 +654,7 @@ impl Exec<'_> {
     /// The row holding the extreme of walk `w`'s target column among rows passing `test`:
     /// `Some(None)` if no row passes, `None` if the walk gave up.
     fn walk_extreme(
-        &mut self,
+        &self,
         table: &Table,
         test: Test<'_>,
         w: &WalkRead,
@@ -759,7 +715,7 @@ impl Exec<'_> {
 
     /// The position of the first of `entries` whose row passes `c` (the rows fetched).
     fn first_passing(
-        &mut self,
+        &self,
         table: &Table,
         c: &Expr,
         entries: &[&IndexEntry],
@@ -778,7 +734,7 @@ impl Exec<'_> {
     /// The first entry from `pos` on (backwards for `rev`) within range `r` of index `ix`
     /// whose target column is not NULL and which passes `test`.
     fn first_match(
-        &mut self,
+        &self,
         table: &Table,
         test: Test<'_>,
         (ix, r): (usize, &KeyRange),

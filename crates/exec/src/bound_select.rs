@@ -1097,14 +1097,19 @@ impl<'a> Exec<'a> {
         // a MIN/MAX walk where the general path walks (it tests WHERE on the rows it visits
         // only, so it must be taken here too: a row it skips may make WHERE fail)
         let walked = match b.aggregate.as_ref().and_then(|(_, t)| t.as_ref()) {
-            Some(t) => self.walk_min_max(&table, cond, t, Some(&b.walks))?,
+            Some(t) => self
+                .reader()
+                .walk_min_max(&table, cond, t, Some(&b.walks))?,
             None => None,
         };
         // a block of rows cut by a TOP n alone: read only until it has them, as the general
         // path streams it
         if let (None, Some(n)) = (&b.aggregate, b.tail.only_top()) {
             // (`None`: no segment at all; the rows are then read whole below, as before)
-            if let Some(rows) = self.stream_rows(&table, cond, &items(), &b.precisions, Some(n))? {
+            if let Some(rows) =
+                self.reader()
+                    .stream_rows(&table, cond, &items(), &b.precisions, Some(n))?
+            {
                 return Ok(Some(Ran::Rows(rows)));
             }
         }
@@ -1113,7 +1118,9 @@ impl<'a> Exec<'a> {
             // general path does
             let rows = match &walked {
                 Some(rids) => table.fetch_columns(rids, Some(&b.tail_reads)),
-                None => self.read_where_rows(&table, cond, Some(&b.tail_reads))?,
+                None => self
+                    .reader()
+                    .read_where_rows(&table, cond, Some(&b.tail_reads))?,
             };
             let calls = b.aggregate.as_ref().map(|(calls, _)| calls.as_slice());
             let items = items().into_owned();
@@ -1122,6 +1129,7 @@ impl<'a> Exec<'a> {
         }
         let Some((calls, _)) = &b.aggregate else {
             return Ok(self
+                .reader()
                 .stream_rows(&table, cond, &items(), &b.precisions, None)?
                 .map(Ran::Rows));
         };
@@ -1143,7 +1151,8 @@ impl<'a> Exec<'a> {
                 let mut fetched = b.reads.clone();
                 cond.iter()
                     .for_each(|c| c.bound().mark_columns(&mut fetched));
-                self.read_where_rows(&table, cond, Some(&fetched))?
+                self.reader()
+                    .read_where_rows(&table, cond, Some(&fetched))?
             }
         };
         let rows = aggregate(&input, &[], &calls)?;

@@ -716,7 +716,7 @@ impl Exec<'_> {
                 let cond = cached.as_cond(&table.schema);
                 // (the bound condition reads the columns its run reads)
                 let keep = marks(Some(cond.bound()));
-                let (batch, ids) = self.read_where(table, Some(&cond), Some(&keep))?;
+                let (batch, ids) = self.reader().read_where(table, Some(&cond), Some(&keep))?;
                 return Ok((batch, ids, Some(keep)));
             }
         }
@@ -742,7 +742,9 @@ impl Exec<'_> {
                         }
                         None => None,
                     };
-                    let (mut batch, ids) = self.read_where_keeping(table, plain.as_ref(), None)?;
+                    let (mut batch, ids) =
+                        self.reader()
+                            .read_where_keeping(table, plain.as_ref(), None)?;
                     let mut ids = arrow::array::UInt64Array::from(ids);
                     // each in turn, bound where it is written (a correlated subquery's block
                     // is the WHERE's own, kept by a plan cache) over the rows the ones before
@@ -764,7 +766,9 @@ impl Exec<'_> {
             None => None,
         };
         let keep = marks(cond.as_ref());
-        let (batch, ids) = self.read_where_keeping(table, cond.as_ref(), Some(&keep))?;
+        let (batch, ids) = self
+            .reader()
+            .read_where_keeping(table, cond.as_ref(), Some(&keep))?;
         Ok((batch, ids, Some(keep)))
     }
 

@@ -1,7 +1,8 @@
 //! The per-statement execution context: the open transaction, the statement's snapshot, the
 //! request's fixed CURRENT_TIMESTAMP, the user, the session's default database, the request's
 //! parameter values, and binding state (CTEs in scope, correlation, window calls). Binding,
-//! queries, DML and DDL are `impl Exec` blocks in their own modules.
+//! queries, DML and DDL are `impl Exec` blocks in their own modules; a table's reads take
+//! only the snapshot (`Exec::reader`, access.rs).
 //!
 //! Invariant: every scan of one statement reads the same snapshot (taken at its first scan),
 //! so a statement sees one committed state, plus its transaction's own changes.
@@ -133,5 +134,10 @@ impl Exec<'_> {
     /// What this statement reads: committed as of its first scan, plus its own changes.
     pub(crate) fn snapshot(&self) -> &tdlite_storage::mvcc::Snapshot {
         self.snap.get_or_init(|| self.txn.snapshot())
+    }
+
+    /// The statement's reads of its tables, as of its snapshot (access.rs).
+    pub(crate) fn reader(&self) -> crate::access::Reader<'_> {
+        crate::access::Reader::new(self.snapshot())
     }
 }

@@ -1459,7 +1459,10 @@ impl Exec<'_> {
                     // a first step whose conditions are its own and whole: an index bounding
                     // them reads exactly the rows that pass, none tested (access.rs)
                     let exact = (only_own && wholes[r] && own_now.len() == own_counts[r])
-                        .then(|| self.read_by_keys(&table, own_preds, keep.as_deref()))
+                        .then(|| {
+                            self.reader()
+                                .read_by_keys(&table, own_preds, keep.as_deref())
+                        })
                         .flatten();
                     let (rows, ids) = match exact {
                         Some((rows, ids)) => (rows, with_ids.then_some(ids)),
@@ -1467,7 +1470,8 @@ impl Exec<'_> {
                             let preds = probed.as_ref().unwrap_or(own_preds);
                             let keep = keep.as_deref();
                             let read = |ex: &mut Exec, conds: &[Expr]| {
-                                ex.read_passing(&table, preds, keep, conds, with_ids)
+                                ex.reader()
+                                    .read_passing(&table, preds, keep, conds, with_ids)
                             };
                             match tried.is_empty() {
                                 true => read(self, &own_now)?,

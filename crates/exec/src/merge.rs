@@ -257,7 +257,8 @@ impl Exec<'_> {
                     cache.hit();
                 }
                 let (rows, ids) =
-                    self.read_where_keeping(table, Some(&cond), kept.keep.as_deref())?;
+                    self.reader()
+                        .read_where_keeping(table, Some(&cond), kept.keep.as_deref())?;
                 one_row_pairs(src, &rows, ids)?
             }
             None => {

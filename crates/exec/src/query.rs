@@ -12,12 +12,16 @@
 //! Invariant: a browse never waits and never consumes; it reads the rows visible to the
 //! statement's snapshot (committed rows plus the transaction's own changes).
 
+use crate::access::{min_max_targets, MinMaxCall};
 use crate::aggregate::aggregate;
 use crate::bind::{has_aggregate, Scope};
 use crate::clauses::{BlockGroups, Clauses};
 use crate::early::{Early, EarlyBound, EarlySource};
 use crate::error::{Error, Result};
 use crate::exec::Exec;
+use crate::expr::Expr;
+use crate::inputs::RunCond;
+use crate::names::table_scope;
 use crate::ops::filter_by;
 use crate::ops::project;
 use crate::ops::row_keys;
@@ -35,6 +39,73 @@ use tdlite_storage::table::Table;
 use tdlite_storage::types::{normalize_for_key, value_at, RowKey, Value};
 
 impl Exec<'_> {
+    /// A one-table FROM over a base table, read through an index when the WHERE clause (or a
+    /// MIN/MAX select list) allows: the scope and the rows that pass WHERE. `None` when the
+    /// relation is not a plain table or WHERE needs the correlated-subquery machinery (the
+    /// caller then scans and filters as usual).
+    pub(crate) fn indexed_source(
+        &mut self,
+        tf: &ast::TableFactor,
+        selection: Option<&ast::Expr>,
+        min_max: Option<&[MinMaxCall]>,
+    ) -> Result<Option<(Scope, RecordBatch)>> {
+        if selection.is_none() && min_max.is_none() {
+            return Ok(None);
+        }
+        let Some((table, q)) = self.base_table(tf)? else {
+            return Ok(None);
+        };
+        let scope = table_scope(&table, &q);
+        let cond = match selection {
+            Some(w) => match self.bind_expr(w, &scope, None) {
+                Ok(c) => Some(c),
+                Err(_) => return Ok(None),
+            },
+            None => None,
+        };
+        let batch = self.read_table(&table, &scope, cond.as_ref(), min_max)?;
+        Ok(Some((scope, batch)))
+    }
+
+    /// The rows of base `table` (columns `scope`) that pass `cond` (all for `None`), read
+    /// through the best index for `cond`, or by a MIN/MAX walk where `min_max` (the block's
+    /// MIN/MAX select list) allows one, else scanned and filtered; with only the columns the
+    /// block names (`Exec::names_read`) copied.
+    ///
+    /// # Errors
+    /// Evaluation errors of `cond`.
+    pub(crate) fn read_table(
+        &mut self,
+        table: &Table,
+        scope: &Scope,
+        cond: Option<&Expr>,
+        min_max: Option<&[MinMaxCall]>,
+    ) -> Result<RecordBatch> {
+        // the block names every column WHERE and the MIN/MAX calls read
+        let keep = self.keep_named(table);
+        let keep = keep.as_deref();
+        if let Some(calls) = min_max {
+            if let Some(targets) = min_max_targets(calls, scope) {
+                if let Some((batch, _)) = self.reader().read_min_max(table, cond, &targets, keep)? {
+                    return Ok(batch);
+                }
+            }
+        }
+        if cond.is_none() && min_max.is_none() {
+            return Ok(self.scan_table_keeping(table, keep)?.0);
+        }
+        let run = cond.map(RunCond::plain);
+        self.reader().read_where_rows(table, run.as_ref(), keep)
+    }
+
+    /// The columns of `table` the SELECT block whose FROM clause is being read may name (see
+    /// `Exec::names_read`), as a keep mask; `None`: every column.
+    pub(crate) fn keep_named(&self, table: &Table) -> Option<Vec<bool>> {
+        self.names_read
+            .as_ref()
+            .and_then(|n| crate::names::keep_named(table, n))
+    }
+
     /// Scans a table as one batch of visible rows, with their row ids.
     pub fn scan_table(&self, table: &Table) -> Result<(RecordBatch, UInt64Array)> {
         self.scan_table_keeping(table, None)
@@ -797,9 +868,13 @@ impl Exec<'_> {
                         let (items, precisions) = (&bound.items, &bound.precisions);
                         // (`None`: no segment at all, or an item typed differently in two:
                         // the rows are then read whole)
-                        if let Some(rows) =
-                            ex.stream_rows(&table, run.as_ref(), items, precisions, limit)?
-                        {
+                        if let Some(rows) = ex.reader().stream_rows(
+                            &table,
+                            run.as_ref(),
+                            items,
+                            precisions,
+                            limit,
+                        )? {
                             return Ok(ControlFlow::Break(rows));
                         }
                     }
@@ -1085,7 +1160,7 @@ struct BlockRead {
 enum Bound {
     /// The FROM's rows, its grouping and its clauses, for the end of the block.
     Read(Box<(BlockRead, BlockGroups, Clauses)>),
-    /// The block's result, read segment by segment ([`Exec::stream_rows`]).
+    /// The block's result, read segment by segment ([`Reader::stream_rows`](crate::access::Reader::stream_rows)).
     Streamed(Rows),
 }
 

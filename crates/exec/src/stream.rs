@@ -10,7 +10,7 @@
 //! an `INSERT … SELECT` or a browse of a big table copies only the rows it keeps.
 //!
 //! A query that an index can narrow (`plan::choose`) reads through it
-//! (`Exec::read_where_keeping`, as the general path does) in one batch. Either way only the
+//! (`Reader::read_where_keeping`, as the general path does) in one batch. Either way only the
 //! columns the select list and WHERE read are copied (the others come back NULL:
 //! `tdlite_storage::columns`).
 //!
@@ -21,9 +21,9 @@
 //! projected (its select list raises nothing), nor is WHERE tested on the segments past the
 //! one that completes them, as a LIMIT stops a lazy engine's read.
 
+use crate::access::Reader;
 use crate::clauses::Item;
 use crate::error::Result;
-use crate::exec::Exec;
 use crate::inputs::RunCond;
 use crate::ops::{mask_of, project};
 use crate::result::Rows;
@@ -31,7 +31,7 @@ use arrow::record_batch::RecordBatch;
 use tdlite_storage::columns::filter_columns;
 use tdlite_storage::table::Table;
 
-impl Exec<'_> {
+impl Reader<'_> {
     /// The rows of `table` that pass `cond` (a plain condition, or one at a run of a kept
     /// plan: made with its values only where rows are filtered), projected to `items`: read
     /// through an index in one batch where `plan::choose` finds one, else segment by segment;
@@ -44,7 +44,7 @@ impl Exec<'_> {
     /// # Errors
     /// Evaluation errors of `cond` and `items`.
     pub(crate) fn stream_rows(
-        &mut self,
+        &self,
         table: &Table,
         cond: Option<&RunCond<'_>>,
         items: &[Item],

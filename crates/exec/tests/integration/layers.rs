@@ -139,7 +139,6 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// Imports that go up a layer today. Most are `exec`: the per-statement context (`Exec`)
 /// that binding, planning and execution all take, which holds state of several layers.
 const KNOWN_UPWARD: &[(&str, &str)] = &[
-    ("access", "exec"),
     ("admin", "exec"),
     ("alter", "exec"),
     ("bind", "exec"),
@@ -161,7 +160,6 @@ const KNOWN_UPWARD: &[(&str, &str)] = &[
     ("queue_limits", "exec"),
     ("setops", "exec"),
     ("statistics", "exec"),
-    ("stream", "exec"),
     ("subscribers", "exec"),
     ("view", "exec"),
 ];
