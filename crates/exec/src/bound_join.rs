@@ -66,13 +66,39 @@ pub(crate) struct BoundJoin {
     pub(crate) tail: Tail,
 }
 
+/// Why a statement is not kept by a prepared request's plan cache (a MERGE, merge.rs
+/// `Exec::bind_merge`; a joined UPDATE or DELETE, dml.rs `Exec::bind_joined_dml`).
+pub(crate) enum NotKept {
+    /// Never, whatever the values: the cache keeps that it is refused.
+    Never,
+    /// Not with this run's values (another run may keep it).
+    NotNow,
+}
+
+impl NotKept {
+    /// What a binding error says: a name that resolves to no column, table or view, or to
+    /// two, or two FROM entries known by one name, do so whatever the values (never);
+    /// any other may not with other values (not now).
+    pub(crate) fn of(e: &crate::error::Error) -> NotKept {
+        use crate::error::Error;
+        match e {
+            Error::ColumnNotFound(_)
+            | Error::AmbiguousColumn(_)
+            | Error::ObjectNotFound(_)
+            | Error::DuplicateFromName(_) => NotKept::Never,
+            _ => NotKept::NotNow,
+        }
+    }
+}
+
 /// A relation of a [`BoundJoin`].
 enum KeptRel {
     /// A base table, with the columns the block reads (`None`: all).
     Table(Weak<Table>, Option<Vec<bool>>),
     /// A view, with the query it is read by where conditions were pushed into it.
     View(Weak<Table>, Option<Arc<ast::Query>>),
-    /// The table a MERGE changes, with the columns it reads (`FromRel::Target`).
+    /// The table a MERGE, a joined UPDATE or a joined DELETE changes, with the columns it
+    /// reads (`FromRel::Target`).
     Target(Weak<Table>, Option<Vec<bool>>),
     /// Rows each run gives (a MERGE's source rows, `FromRel::Rows`).
     Given,
@@ -94,7 +120,8 @@ impl BoundJoin {
 
     /// [`BoundJoin::new`], where `given` says rows a caller gives at each run
     /// ([`BoundJoin::given_from`]) and a statement's target may stand among the relations
-    /// (a MERGE's source rows and target); without it, such a FROM is not kept.
+    /// (a MERGE's source rows and target, a joined UPDATE's or DELETE's target); without
+    /// it, such a FROM is not kept.
     pub(crate) fn with_given(
         from: BoundFrom,
         (items, precisions): (Vec<Item>, Vec<Display>),

@@ -32,12 +32,13 @@
 
 use crate::bind::Scope;
 use crate::bound_join::BoundJoin;
-use crate::bound_select::KeptSlots;
+use crate::bound_select::{KeptSlots, KeptStatement};
 use crate::expr::Expr;
 use crate::inputs::Inputs;
+use crate::plan_cache::Plan;
 use arrow::datatypes::DataType;
 use sqlparser::ast;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use tdlite_storage::table::Table;
 
 /// A bound MERGE (see the module doc).
@@ -98,5 +99,22 @@ impl KeptMerge {
         (batch.schema().fields().iter())
             .map(|f| f.data_type().clone())
             .collect()
+    }
+}
+
+impl KeptStatement for KeptMerge {
+    fn of(plan: Plan) -> Option<Arc<Self>> {
+        match plan {
+            Plan::Merge(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    fn plan(kept: Arc<Self>) -> Plan {
+        Plan::Merge(kept)
+    }
+
+    fn slots(&self) -> &KeptSlots {
+        &self.slots
     }
 }

@@ -41,7 +41,7 @@ use crate::aggregate::aggregate;
 use crate::bind::Scope;
 use crate::bind::{has_aggregate, has_window, AggCall, AggFunc};
 use crate::block_tail::Tail;
-use crate::bound_join::{joined_block, BoundJoin};
+use crate::bound_join::{joined_block, BoundJoin, NotKept};
 use crate::clauses::Item;
 use crate::early::{Early, EarlyBound, EarlySource};
 use crate::error::Result;
@@ -180,7 +180,8 @@ impl<'a> Exec<'a> {
                 | Plan::Table(..)
                 | Plan::Shape(_)
                 | Plan::NeedsRows(_)
-                | Plan::Merge(_),
+                | Plan::Merge(_)
+                | Plan::Joined(_),
             )
             | Found::Missing => {
                 // inside a correlated subquery's runs, only the request's own blocks: one
@@ -319,7 +320,8 @@ impl<'a> Exec<'a> {
             | Plan::Table(..)
             | Plan::Shape(_)
             | Plan::NeedsRows(_)
-            | Plan::Merge(_) => None,
+            | Plan::Merge(_)
+            | Plan::Joined(_) => None,
         })
     }
 
@@ -423,6 +425,54 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// The plan a prepared request's cache keeps for a statement kept whole (`block`: a
+    /// MERGE, a joined UPDATE or DELETE) where this run fits it (`fits`, and its parameters'
+    /// types), else the statement bound now (`bind`) and kept in its place (or its refusal
+    /// for good, `NotKept::Never`); with this run's slot values and, where the plan was
+    /// kept (not bound now), the cache that counts its use (`PlanCache::hit`, once the run
+    /// uses it). `None` without a plan cache, for a statement the cache refuses or does not own
+    /// (a rewritten one), or one not kept with this run's values: the general path runs it.
+    ///
+    /// # Errors
+    /// The slots' errors (3939).
+    pub(crate) fn statement_plan<T: KeptStatement>(
+        &mut self,
+        block: Block<'_>,
+        fits: impl Fn(&T) -> bool,
+        bind: impl FnOnce(&mut Self) -> std::result::Result<T, NotKept>,
+    ) -> Result<Option<StatementPlan<'a, T>>> {
+        let Some((cache, context)) = self.plan_cache() else {
+            return Ok(None);
+        };
+        let kept = match cache.get(block, &context) {
+            Found::Kept(plan) => match T::of(plan) {
+                Some(k) => Some(k),
+                None => return Ok(None),
+            },
+            Found::Missing if cache.owns(block) => None,
+            Found::Refused | Found::Missing => return Ok(None),
+        };
+        if let Some(k) = kept.filter(|k| fits(k)) {
+            if let Some(values) = self.slot_values(k.slots(), false)? {
+                return Ok(Some((k, values, Some(cache))));
+            }
+        }
+        // else bound again with this run's (and kept for the runs like it)
+        match bind(self) {
+            Ok(k) => {
+                let k = Arc::new(k);
+                cache.put(block, &context, Some(T::plan(k.clone())));
+                let values = self.slot_values(k.slots(), true)?;
+                Ok(values.map(|v| (k, v, None)))
+            }
+            Err(NotKept::Never) => {
+                cache.put(block, &context, None);
+                Ok(None)
+            }
+            Err(NotKept::NotNow) => Ok(None),
+        }
+    }
+
     /// The plan cache of the prepared request running, and the context its entries must
     /// have; `None` without one, where names may resolve to more than the catalog (a CTE),
     /// outside a correlated subquery's runs on a text's first run (which keeps only the
@@ -488,7 +538,8 @@ impl<'a> Exec<'a> {
                 | Plan::Table(..)
                 | Plan::Shape(_)
                 | Plan::NeedsRows(_)
-                | Plan::Merge(_),
+                | Plan::Merge(_)
+                | Plan::Joined(_),
             )
             | Found::Missing => {}
         }
@@ -1217,7 +1268,8 @@ fn bound_order_by(p: &Plan) -> Option<&[ast::OrderByExpr]> {
         | Plan::Table(..)
         | Plan::Shape(_)
         | Plan::NeedsRows(_)
-        | Plan::Merge(_) => None,
+        | Plan::Merge(_)
+        | Plan::Joined(_) => None,
     }
 }
 
@@ -1306,6 +1358,21 @@ fn kept_join(join: BoundJoin, recording: &Recording) -> Bound {
         })),
         false => Bound::Refused,
     }
+}
+
+/// A kept statement's plan at one run ([`Exec::statement_plan`]): the plan, the run's slot
+/// values, and the cache that counts its use where it was kept before this run.
+pub(crate) type StatementPlan<'a, T> = (Arc<T>, Vec<ArrayRef>, Option<&'a PlanCache>);
+
+/// A statement a prepared request's plan cache keeps whole ([`Exec::statement_plan`]): a
+/// MERGE (bound_merge.rs), a joined UPDATE or DELETE (bound_joined.rs).
+pub(crate) trait KeptStatement: Sized {
+    /// Its plan, if `plan` is one of its kind.
+    fn of(plan: Plan) -> Option<Arc<Self>>;
+    /// It as the cache keeps it.
+    fn plan(kept: Arc<Self>) -> Plan;
+    /// The `?` parameters bound into it.
+    fn slots(&self) -> &KeptSlots;
 }
 
 pub(crate) fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {

@@ -11,6 +11,8 @@
 
 use crate::bind::{Scope, ScopeColumn};
 use crate::bound_from::ROW_ID;
+use crate::bound_join::{BoundJoin, NotKept};
+use crate::bound_joined::KeptJoined;
 use crate::error::{Error, OrOverflow, Result};
 use crate::exec::Exec;
 use crate::expr::{cast_to_sql, repeat, Expr};
@@ -814,14 +816,18 @@ impl Exec<'_> {
                 // value needs them
                 let names = crate::names::names_in(u, f);
                 let keep = names.and_then(|n| crate::names::keep_named(&table, &n));
-                let j = self.joined_rows(
-                    (&table, keep),
-                    (&target.relation, &q),
-                    f,
-                    u.selection.as_ref(),
-                    false,
-                )?;
-                (j.batch, j.ids, j.have, Arc::new(j.scope))
+                // a prepared request's kept plan, its SET values bound (bound_joined.rs)
+                let statement = (f.as_slice(), u.selection.as_ref(), &u.assignments[..]);
+                let target = (&target.relation, q.as_str());
+                let block = crate::plan_cache::Block::Update(u);
+                let kept = self.kept_joined(block, (&table, &keep), target, statement)?;
+                if let Some((j, sets)) = kept {
+                    let set = (u.assignments.as_slice(), Some(sets.as_slice()));
+                    let rows = (j.batch, j.have);
+                    return self.apply_assignments(&table, (&j.scope, false), rows, &j.ids, set);
+                }
+                let j = self.joined_rows((&table, keep), target, f, u.selection.as_ref(), false)?;
+                (j.batch, j.ids, j.have, j.scope)
             }
         };
         // a SET value binds against the target's rows alone only without FROM
@@ -983,28 +989,137 @@ impl Exec<'_> {
                 (scope, joined, None)
             }
         };
-        let width = table.schema.columns.len();
-        // changed in row id order, whatever order the join found them in (a unique key
-        // shifted row by row clashes or not the same way on every plan)
-        let joined = by_row_id(joined, width)?;
-        let rid = joined
-            .column(width)
-            .as_primitive::<arrow::datatypes::UInt64Type>()
-            .values()
-            .to_vec();
-        let mut seen = std::collections::HashSet::new();
-        let ids = match dedup {
-            true => rid.into_iter().filter(|r| seen.insert(*r)).collect(),
-            false if rid.iter().any(|r| !seen.insert(*r)) => {
-                return Err(Error::MultipleSourceRows(table.schema.name.clone()))
-            }
-            false => rid,
+        finish_joined(table, (Arc::new(joined_scope), joined), have, dedup)
+    }
+
+    /// A prepared request's joined UPDATE or DELETE (`block`; `statement`: its FROM, WHERE
+    /// and SET assignments, none for a DELETE) run from the plan it keeps (bound_joined.rs;
+    /// bound and kept at its first execution): the joined rows as [`Exec::joined_rows`]
+    /// gives them, and the SET values bound with this run's values put in. `None` without a
+    /// plan cache, for a statement the cache refuses, or where this run's inputs do not fit
+    /// the plan (the general path then runs it).
+    ///
+    /// # Errors
+    /// As [`Exec::joined_rows`].
+    fn kept_joined(
+        &mut self,
+        block: crate::plan_cache::Block<'_>,
+        (table, keep): (&Arc<Table>, &Option<Vec<bool>>),
+        target: (&ast::TableFactor, &str),
+        statement: JoinedStatement<'_>,
+    ) -> Result<Option<(Joined, Vec<Option<Expr>>)>> {
+        let fits = |k: &KeptJoined| k.table.upgrade().is_some_and(|t| Arc::ptr_eq(&t, table));
+        let bind = |ex: &mut Self| ex.bind_joined_dml((table, keep), target, statement);
+        let Some((kept, values, kept_hit)) = self.statement_plan(block, fits, bind)? else {
+            return Ok(None);
         };
-        Ok(Joined {
-            batch: joined,
-            ids,
-            scope: joined_scope,
-            have,
+        let inputs = crate::inputs::Inputs::new(&kept.slots.slots, &values);
+        let Some((from, _)) = kept.join.from(|e| inputs.put(e)) else {
+            return Ok(None);
+        };
+        if let Some(cache) = kept_hit {
+            cache.hit();
+        }
+        let (_, joined) = self.run_from(from, &kept.from)?;
+        // (a DELETE changes each target row once; an UPDATE's row matched twice is 7547)
+        let dedup = matches!(block, crate::plan_cache::Block::Delete(_));
+        let joined = finish_joined(
+            table,
+            (kept.scope.clone(), joined),
+            kept.keep.clone(),
+            dedup,
+        )?;
+        let sets = (kept.sets.iter())
+            .map(|e| e.as_ref().map(|e| inputs.put(e)))
+            .collect();
+        Ok(Some((joined, sets)))
+    }
+
+    /// A joined UPDATE or DELETE bound for a prepared request's plan cache (bound_joined.rs).
+    /// Not kept ([`NotKept::Never`]): a subquery in WHERE or a SET value, an outer join
+    /// beside a comma, a FROM whose names clash, a relation that is not a base table (a
+    /// view, a derived table, rows read while binding), a conjunct set aside for the joined
+    /// rows, a slot other than a `?` parameter, a value of the request or session, a name
+    /// that resolves to no column or to two; not with this run's values
+    /// ([`NotKept::NotNow`]): any other binding error or a SET value's type error (the
+    /// general path raises it in its order) or a parameter the binder folded.
+    fn bind_joined_dml(
+        &mut self,
+        (table, keep): (&Arc<Table>, &Option<Vec<bool>>),
+        (target, q): (&ast::TableFactor, &str),
+        (from, selection, assignments): JoinedStatement<'_>,
+    ) -> std::result::Result<KeptJoined, NotKept> {
+        let mut written = selection
+            .into_iter()
+            .chain(assignments.iter().map(|a| &a.value));
+        if written.any(crate::correlate::has_subquery) {
+            return Err(NotKept::Never);
+        }
+        let full = crate::target_from::target_first(target, (q, &table.schema.name), from);
+        if crate::join::outer_beside_comma(&full) {
+            return Err(NotKept::Never);
+        }
+        // (the general path's check of the names, `Exec::joined_with`)
+        crate::join::check_from(&full).map_err(|_| NotKept::Never)?;
+        let given = vec![Some(crate::bound_from::FromRel::target(
+            table.clone(),
+            q,
+            keep.clone(),
+        ))];
+        let (bound, recording) = self.recorded(|ex| {
+            let bound = ex.bind_joined_with(&full, selection, given)?;
+            let mut sets = Vec::with_capacity(assignments.len());
+            for a in assignments {
+                sets.push(match crate::default_cells::default_of(&a.value) {
+                    Some(_) => None,
+                    None => Some(ex.bind_expr(&a.value, &bound.scope, None)?),
+                });
+            }
+            Ok((bound, sets))
+        });
+        // (a name that resolves to nothing, or to two columns, does so whatever the values)
+        let (bound, sets) = bound.map_err(|e| NotKept::of(&e))?;
+        // (base tables only: a view, a derived table or rows read while binding are not
+        // kept as such, `BoundJoin::with_given`)
+        if !bound.rels.iter().all(|r| r.base().is_some()) {
+            return Err(NotKept::Never);
+        }
+        // each SET value's types checked over no joined row, as the general path checks them
+        // before it evaluates any (`Exec::bind_deferring`): one that fails is left to it
+        let fields: Vec<Field> = (bound.rels.iter())
+            .flat_map(crate::bound_from::FromRel::column_types)
+            .enumerate()
+            .map(|(i, t)| Field::new(format!("c{i}"), t, true))
+            .collect();
+        let joined = Arc::new(Schema::new(fields));
+        if sets
+            .iter()
+            .flatten()
+            .any(|e| e.check_types(&joined).is_err())
+        {
+            return Err(NotKept::NotNow);
+        }
+        let scope = Arc::new(bound.scope.clone());
+        let tail = crate::block_tail::Tail::default();
+        let join = BoundJoin::with_given(bound, Default::default(), None, tail, true)
+            .ok_or(NotKept::Never)?;
+        let params =
+            (recording.slots.iter()).all(|(_, s)| matches!(s, crate::slots::Slot::Param(_)));
+        if !params || !recording.only_slots() {
+            return Err(NotKept::Never);
+        }
+        let exprs: Vec<&Expr> = join.exprs().chain(sets.iter().flatten()).collect();
+        if !crate::bound_select::kept_slots(&recording, &exprs) {
+            return Err(NotKept::NotNow);
+        }
+        Ok(KeptJoined {
+            table: Arc::downgrade(table),
+            from: full,
+            keep: keep.clone(),
+            scope,
+            join,
+            sets,
+            slots: crate::bound_select::KeptSlots::new(recording.slots),
         })
     }
 
@@ -1042,9 +1157,12 @@ impl Exec<'_> {
             let names = crate::names::names_in(d, from);
             let keep = names.and_then(|n| crate::names::keep_named(&table, &n));
             let sel = d.selection.as_ref();
-            let ids = self
-                .joined_rows((&table, keep), (entry, &n), from, sel, true)?
-                .ids;
+            let block = crate::plan_cache::Block::Delete(d);
+            let kept = self.kept_joined(block, (&table, &keep), (entry, &n), (from, sel, &[]))?;
+            let ids = match kept {
+                Some((j, _)) => j.ids,
+                None => (self.joined_rows((&table, keep), (entry, &n), from, sel, true)?).ids,
+            };
             for rid in &ids {
                 self.txn.delete(&table, *rid)?;
             }
@@ -1323,9 +1441,54 @@ struct Joined {
     /// The target row of each joined row (each once for a DELETE).
     ids: Vec<u64>,
     /// The joined rows' scope.
-    scope: Scope,
+    scope: Arc<Scope>,
     /// The target's columns `batch` holds (`None`: all; the others NULL).
     have: Option<Vec<bool>>,
+}
+
+/// A joined UPDATE's or DELETE's FROM, WHERE and SET assignments (none for a DELETE).
+type JoinedStatement<'a> = (
+    &'a [ast::TableWithJoins],
+    Option<&'a ast::Expr>,
+    &'a [ast::Assignment],
+);
+
+/// The end of a joined UPDATE's or DELETE's join (`joined`, over `scope`: the target's
+/// columns, those `have` marks read, then its row id, then the other relations'): the rows
+/// in row id order and the target row of each, each once with `dedup` (DELETE).
+///
+/// # Errors
+/// 7547 without `dedup` if a target row matches more than one source row (which value would
+/// win is undefined).
+fn finish_joined(
+    table: &Table,
+    (scope, joined): (Arc<Scope>, RecordBatch),
+    have: Option<Vec<bool>>,
+    dedup: bool,
+) -> Result<Joined> {
+    let width = table.schema.columns.len();
+    // changed in row id order, whatever order the join found them in (a unique key shifted
+    // row by row clashes or not the same way on every plan)
+    let joined = by_row_id(joined, width)?;
+    let rid = joined
+        .column(width)
+        .as_primitive::<arrow::datatypes::UInt64Type>()
+        .values()
+        .to_vec();
+    let mut seen = std::collections::HashSet::new();
+    let ids = match dedup {
+        true => rid.into_iter().filter(|r| seen.insert(*r)).collect(),
+        false if rid.iter().any(|r| !seen.insert(*r)) => {
+            return Err(Error::MultipleSourceRows(table.schema.name.clone()))
+        }
+        false => rid,
+    };
+    Ok(Joined {
+        batch: joined,
+        ids,
+        scope,
+        have,
+    })
 }
 
 /// `batch`'s rows in the order of their row ids (column `col`, `UInt64`): a statement

@@ -56,6 +56,7 @@ mod bind;
 mod block_tail;
 mod bound_from;
 mod bound_join;
+mod bound_joined;
 mod bound_merge;
 mod bound_select;
 mod branch_types;

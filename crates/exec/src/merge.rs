@@ -16,6 +16,7 @@
 
 use crate::bind::Scope;
 use crate::bound_from::FromRel;
+use crate::bound_join::NotKept;
 use crate::bound_merge::{KeptClause, KeptMerge};
 use crate::dml::with_hidden;
 use crate::error::{Error, Result};
@@ -23,7 +24,7 @@ use crate::exec::Exec;
 use crate::expr::Expr;
 use crate::inputs::Inputs;
 use crate::ops::mask_of;
-use crate::plan_cache::{Block, Found, Plan};
+use crate::plan_cache::Block;
 use arrow::array::{ArrayRef, AsArray, UInt64Array};
 use arrow::compute::filter_record_batch;
 use arrow::datatypes::{Field, Schema, SchemaRef, UInt64Type};
@@ -32,14 +33,6 @@ use sqlparser::ast;
 use std::collections::HashSet;
 use std::sync::Arc;
 use tdlite_storage::table::Table;
-
-/// Why a MERGE is not kept by a prepared request's plan cache (`Exec::bind_merge`).
-enum NotKept {
-    /// Never, whatever the values: the cache keeps that it is refused.
-    Never,
-    /// Not with this run's values (another run may keep it).
-    NotNow,
-}
 
 /// The rows a MERGE's clauses work on: the target's rows paired with source rows (target
 /// columns, its row id, the source's columns, the source row's position), the source rows
@@ -208,42 +201,15 @@ impl Exec<'_> {
         (table, q): (&Arc<Table>, &str),
         (src_scope, src): (&Scope, &RecordBatch),
     ) -> Result<Option<u64>> {
-        let Some((cache, context)) = self.plan_cache() else {
-            return Ok(None);
-        };
-        let block = Block::Merge(m);
-        let kept = match cache.get(block, &context) {
-            Found::Kept(Plan::Merge(k)) => Some(k),
-            Found::Missing if cache.owns(block) => None,
-            Found::Kept(_) | Found::Refused | Found::Missing => return Ok(None),
-        };
         // the kept plan where this run's target, source and parameters fit it
         let fits = |k: &KeptMerge| {
             k.table.upgrade().is_some_and(|t| Arc::ptr_eq(&t, table))
                 && KeptMerge::types_of(src) == k.source_types
         };
-        let found = match kept {
-            Some(k) if fits(&k) => self.slot_values(&k.slots, false)?.map(|v| (k, v)),
-            _ => None,
-        };
-        // else bound again with this run's (and kept for the runs like it)
-        let (kept, values, fresh) = match found {
-            Some((k, values)) => (k, values, false),
-            None => match self.bind_merge(m, (table, q), (src_scope, src)) {
-                Ok(k) => {
-                    let k = Arc::new(k);
-                    cache.put(block, &context, Some(Plan::Merge(k.clone())));
-                    let Some(values) = self.slot_values(&k.slots, true)? else {
-                        return Ok(None);
-                    };
-                    (k, values, true)
-                }
-                Err(NotKept::Never) => {
-                    cache.put(block, &context, None);
-                    return Ok(None);
-                }
-                Err(NotKept::NotNow) => return Ok(None),
-            },
+        let bind = |ex: &mut Self| ex.bind_merge(m, (table, q), (src_scope, src));
+        let Some((kept, values, kept_hit)) = self.statement_plan(Block::Merge(m), fits, bind)?
+        else {
+            return Ok(None);
         };
         let inputs = Inputs::new(&kept.slots.slots, &values);
         // one source row: the target rows ON pairs it with, read as a WHERE with its values
@@ -253,7 +219,7 @@ impl Exec<'_> {
         };
         let joined = match one_row {
             Some(cond) => {
-                if !fresh {
+                if let Some(cache) = kept_hit {
                     cache.hit();
                 }
                 let (rows, ids) =
@@ -266,7 +232,7 @@ impl Exec<'_> {
                 let Some((from, _)) = kept.join.given_from(put, vec![src.clone()]) else {
                     return Ok(None);
                 };
-                if !fresh {
+                if let Some(cache) = kept_hit {
                     cache.hit();
                 }
                 self.run_from(from, &kept.from)?.1
@@ -325,13 +291,7 @@ impl Exec<'_> {
             Ok((from, clauses, on))
         });
         // (a name that resolves to nothing, or to two columns, does so whatever the values)
-        let (bound, clauses, on) = bound.map_err(|e| match e {
-            Error::ColumnNotFound(_)
-            | Error::AmbiguousColumn(_)
-            | Error::ObjectNotFound(_)
-            | Error::DuplicateFromName(_) => NotKept::Never,
-            _ => NotKept::NotNow,
-        })?;
+        let (bound, clauses, on) = bound.map_err(|e| NotKept::of(&e))?;
         let tail = crate::block_tail::Tail::default();
         let join =
             crate::bound_join::BoundJoin::with_given(bound, Default::default(), None, tail, true)

@@ -108,7 +108,7 @@ impl OwnedContext {
 
 /// What is kept: a SELECT block, the WHERE clause of an UPDATE or DELETE of one table, the
 /// name of a table a statement changes, a subquery whose columns its block binds before
-/// running it (deferred.rs), or a MERGE statement.
+/// running it (deferred.rs), a MERGE statement, or a joined UPDATE or DELETE.
 #[derive(Clone, Copy)]
 pub(crate) enum Block<'a> {
     Select(&'a ast::Select),
@@ -117,6 +117,10 @@ pub(crate) enum Block<'a> {
     Shape(&'a ast::Query),
     /// A MERGE statement of the request (bound_merge.rs).
     Merge(&'a ast::Merge),
+    /// A joined UPDATE or DELETE of the request (`UPDATE t FROM s …`, `DELETE t FROM t, s
+    /// …`; bound_joined.rs).
+    Update(&'a ast::Update),
+    Delete(&'a ast::Delete),
 }
 
 /// A block's kind, part of its key (a block of one kind never holds another of that kind in
@@ -128,6 +132,8 @@ enum Kind {
     Target,
     Shape,
     Merge,
+    Update,
+    Delete,
 }
 
 /// A copy of a block, to check that an entry found by address is for that block.
@@ -138,6 +144,8 @@ enum Copy {
     Target(Box<ast::ObjectName>),
     Shape(Box<ast::Query>),
     Merge(Box<ast::Merge>),
+    Update(Box<ast::Update>),
+    Delete(Box<ast::Delete>),
 }
 
 impl Block<'_> {
@@ -149,6 +157,8 @@ impl Block<'_> {
             Block::Target(n) => (std::ptr::from_ref(n) as usize, Kind::Target),
             Block::Shape(q) => (std::ptr::from_ref(q) as usize, Kind::Shape),
             Block::Merge(m) => (std::ptr::from_ref(m) as usize, Kind::Merge),
+            Block::Update(u) => (std::ptr::from_ref(u) as usize, Kind::Update),
+            Block::Delete(d) => (std::ptr::from_ref(d) as usize, Kind::Delete),
         }
     }
 
@@ -159,6 +169,8 @@ impl Block<'_> {
             (Block::Target(n), Copy::Target(c)) => **c == *n,
             (Block::Shape(q), Copy::Shape(c)) => **c == *q,
             (Block::Merge(m), Copy::Merge(c)) => **c == *m,
+            (Block::Update(u), Copy::Update(c)) => **c == *u,
+            (Block::Delete(d), Copy::Delete(c)) => **c == *d,
             _ => false,
         }
     }
@@ -170,6 +182,8 @@ impl Block<'_> {
             Block::Target(n) => Copy::Target(Box::new(n.clone())),
             Block::Shape(q) => Copy::Shape(Box::new(q.clone())),
             Block::Merge(m) => Copy::Merge(Box::new(m.clone())),
+            Block::Update(u) => Copy::Update(Box::new(u.clone())),
+            Block::Delete(d) => Copy::Delete(Box::new(d.clone())),
         }
     }
 }
@@ -193,6 +207,8 @@ pub(crate) enum Plan {
     NeedsRows(usize),
     /// A MERGE statement (bound_merge.rs).
     Merge(Arc<crate::bound_merge::KeptMerge>),
+    /// A joined UPDATE or DELETE (bound_joined.rs).
+    Joined(Arc<crate::bound_joined::KeptJoined>),
 }
 
 #[derive(Default)]
@@ -387,13 +403,15 @@ impl Visitor for FindNode {
     }
 
     fn pre_visit_statement(&mut self, s: &ast::Statement) -> ControlFlow<()> {
-        match s {
-            ast::Statement::Merge(m)
-                if self.kind == Kind::Merge && std::ptr::from_ref(m) as usize == self.addr =>
-            {
-                ControlFlow::Break(())
-            }
-            _ => ControlFlow::Continue(()),
+        let at = match (s, self.kind) {
+            (ast::Statement::Merge(m), Kind::Merge) => std::ptr::from_ref(m) as usize,
+            (ast::Statement::Update(u), Kind::Update) => std::ptr::from_ref(u) as usize,
+            (ast::Statement::Delete(d), Kind::Delete) => std::ptr::from_ref(d) as usize,
+            _ => return ControlFlow::Continue(()),
+        };
+        match at == self.addr {
+            true => ControlFlow::Break(()),
+            false => ControlFlow::Continue(()),
         }
     }
 }

@@ -93,6 +93,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "bound_select",
             "bound_join",
             "bound_merge",
+            "bound_joined",
             "block_tail",
             "stream",
             "inputs",

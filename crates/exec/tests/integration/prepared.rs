@@ -857,6 +857,88 @@ fn a_prepared_one_row_merge_is_held_to_the_spool_space_as_its_join_is() {
     assert_eq!(results[0], results[1]);
 }
 
+/// A prepared joined UPDATE and DELETE (`UPDATE t FROM s …`, `DELETE t FROM t, s …`) run
+/// from the plans they keep from their second execution, with each run's values: the rows
+/// are the text's; a source table made again is bound afresh (the catalog changed).
+#[test]
+fn a_prepared_joined_update_and_delete_run_from_their_kept_plans() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, n INTEGER) UNIQUE PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("CREATE TABLE s (k INTEGER, d INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    for k in 1..=4 {
+        s.execute(&format!("INS t ({k}, 0); INS s ({k}, {k})"))
+            .unwrap();
+    }
+    let update = s
+        .prepare("UPDATE t FROM s SET n = t.n + s.d * ? WHERE t.k = s.k AND s.k <= ?")
+        .unwrap();
+    let run = |s: &mut tdlite::Session, p: &tdlite::Prepared, params: &[i64]| {
+        let params: Vec<Value> = params.iter().map(|&v| Value::Int(v)).collect();
+        s.execute_prepared(p, &params).unwrap()[0].activity_count
+    };
+    assert_eq!(run(&mut s, &update, &[1, 2]), 2);
+    assert_eq!(run(&mut s, &update, &[10, 3]), 3);
+    assert_eq!(run(&mut s, &update, &[100, 0]), 0);
+    assert_eq!(run(&mut s, &update, &[100, 1]), 1);
+    assert_eq!(
+        update.plan_cache_hits(),
+        3,
+        "runs 2 to 4 from the kept plan"
+    );
+    let rows = s.execute("SEL k, n FROM t ORDER BY k").unwrap();
+    assert_eq!(
+        strings(&rows),
+        [["1", "111"], ["2", "22"], ["3", "30"], ["4", "0"]]
+    );
+    let delete = s
+        .prepare("DELETE t FROM t, s WHERE t.k = s.k AND s.d = ?")
+        .unwrap();
+    assert_eq!(run(&mut s, &delete, &[4]), 1);
+    assert_eq!(run(&mut s, &delete, &[9]), 0);
+    assert_eq!(run(&mut s, &delete, &[1]), 1);
+    assert_eq!(
+        delete.plan_cache_hits(),
+        2,
+        "runs 2 and 3 from the kept plan"
+    );
+    // the source made again (one row, k = 2, d = 7): bound afresh, then kept again
+    s.execute("DROP TABLE s").unwrap();
+    s.execute("CREATE TABLE s (k INTEGER, d INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS s (2, 7)").unwrap();
+    assert_eq!(run(&mut s, &update, &[1, 5]), 1);
+    assert_eq!(run(&mut s, &update, &[1, 5]), 1);
+    assert_eq!(update.plan_cache_hits(), 4);
+    let rows = s.execute("SEL k, n FROM t ORDER BY k").unwrap();
+    assert_eq!(strings(&rows), [["2", "36"], ["3", "30"]]);
+}
+
+/// A prepared joined UPDATE whose SET value has a type error raises it as its text does,
+/// before any value is computed (a division by zero in the value's first operand is not
+/// met first): the kept plan checks the value's types over no row, as the general path does.
+#[test]
+fn a_prepared_joined_update_raises_a_set_values_type_error_before_its_values_errors() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, n INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("CREATE TABLE s (k INTEGER, ts TIMESTAMP(0)) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t (1, 0); INS s (1, TIMESTAMP '2026-01-01 00:00:00')")
+        .unwrap();
+    let sql = "UPDATE t FROM s SET n = s.k / ? + (s.ts + s.k) WHERE t.k = s.k";
+    let text = s.execute(&sql.replace('?', "0")).unwrap_err().code().number;
+    assert_ne!(text, 2618, "the type error, not the division's");
+    let p = s.prepare(sql).unwrap();
+    for _ in 0..3 {
+        let err = s.execute_prepared(&p, &[Value::Int(0)]).unwrap_err();
+        assert_eq!(err.code().number, text);
+    }
+}
+
 /// A prepared MERGE whose source is named as its target is 3868 at every execution, as its
 /// text is (the kept plan checks the FROM's names as the general path does).
 #[test]

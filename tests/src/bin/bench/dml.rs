@@ -16,7 +16,10 @@
 //!   … ON CONFLICT (k) DO UPDATE …`), and a one-row upsert prepared and run 1,000 times
 //!   (`MERGE INTO t USING (SEL ? AS k, ? AS d) s …` with both clauses; SQLite: `INSERT …
 //!   VALUES (?, ?, …) ON CONFLICT (k) DO UPDATE …`), keys 0, 200, 400, …: half of them
-//!   in `t` (updated), half not (inserted); rows merged per second.
+//!   in `t` (updated), half not (inserted); rows merged per second;
+//! - a one-row joined UPDATE prepared and run 1,000 times (`UPDATE t FROM s SET n = t.n +
+//!   s.d * ? WHERE t.k = s.k AND s.k = ?`, keys 0, 100, 200, …: each one row of `s`, read
+//!   whole, and one of `t`; SQLite: `UPDATE t SET … FROM s WHERE …`); runs per second.
 //!
 //! Each figure is rows changed per second, best of the rounds, tdlite's ratio beside it; the
 //! count of rows changed is checked on both engines. The engines do not do the same physical
@@ -75,8 +78,12 @@ const UPSERT: &str = "MERGE INTO t USING (SEL ? AS k, ? AS d) s ON t.k = s.k \
 const SQLITE_UPSERT: &str = "INSERT INTO t VALUES (?1, ?2, 'x', 'y') \
     ON CONFLICT (k) DO UPDATE SET n = n + excluded.n";
 
-/// How many one-row upserts are timed.
-const UPSERTS: i64 = 1_000;
+/// The one-row joined UPDATE, prepared: amount, key (of `s`, whose rows have no index).
+const JOINED: &str = "UPDATE t FROM s SET n = t.n + s.d * ? WHERE t.k = s.k AND s.k = ?";
+const SQLITE_JOINED: &str = "UPDATE t SET n = t.n + s.d * ?1 FROM s WHERE t.k = s.k AND s.k = ?2";
+
+/// How many runs of each prepared statement are timed.
+const PREPARED_RUNS: i64 = 1_000;
 
 /// The source table of the joined statements: the keys that are multiples of 100.
 const CREATE_S: &str = "CREATE TABLE s (k INTEGER, d INTEGER)";
@@ -119,33 +126,64 @@ pub fn run(n: i64, rounds: u32) {
             a / b.max(f64::MIN_POSITIVE)
         );
     }
+    // (key, amount) of each run: half the upserts' keys are in t, every joined update's is
+    let upsert = |i: i64| (i * 200, 1);
+    prepared(
+        n,
+        rounds,
+        ("one-row MERGE upsert", UPSERT, SQLITE_UPSERT),
+        upsert,
+    );
+    let joined = |i: i64| (1, i * 100);
+    prepared(
+        n,
+        rounds,
+        ("one-row joined UPDATE", JOINED, SQLITE_JOINED),
+        joined,
+    );
+}
+
+/// One statement (label, tdlite's text, SQLite's) prepared on each engine and run
+/// [`PREPARED_RUNS`] times with the two parameters `params` gives for each run, each run
+/// changing one row: runs per second.
+fn prepared(
+    n: i64,
+    rounds: u32,
+    (label, td, lite): (&str, &str, &str),
+    params: fn(i64) -> (i64, i64),
+) {
     let (a, b) = alternate(
         rounds,
         || {
             let mut s = tdlite_filled(n);
-            let p = s.prepare(UPSERT).expect("prepare the upsert");
+            let p = s.prepare(td).expect("prepare the statement");
             let (_, t) = timed(|| {
-                for i in 0..UPSERTS {
-                    let r = s.execute_prepared(&p, &[Value::Int(i * 200), Value::Int(1)]);
-                    assert_eq!(r.expect("tdlite upsert")[0].activity_count, 1);
+                for i in 0..PREPARED_RUNS {
+                    let (x, y) = params(i);
+                    let r = s.execute_prepared(&p, &[Value::Int(x), Value::Int(y)]);
+                    assert_eq!(
+                        r.expect("tdlite run")[0].activity_count,
+                        1,
+                        "tdlite: {label}"
+                    );
                 }
             });
-            UPSERTS as f64 / t.as_secs_f64()
+            PREPARED_RUNS as f64 / t.as_secs_f64()
         },
         || {
             let c = memory_sqlite();
             sqlite_fill(&c, n);
-            let mut st = c.prepare(SQLITE_UPSERT).unwrap();
+            let mut st = c.prepare(lite).unwrap();
             let (_, t) = timed(|| {
-                for i in 0..UPSERTS {
-                    assert_eq!(st.execute((i * 200, 1)).unwrap(), 1);
+                for i in 0..PREPARED_RUNS {
+                    assert_eq!(st.execute(params(i)).unwrap(), 1, "SQLite: {label}");
                 }
             });
-            UPSERTS as f64 / t.as_secs_f64()
+            PREPARED_RUNS as f64 / t.as_secs_f64()
         },
     );
     println!(
-        "| one-row MERGE upsert, prepared, {UPSERTS} times | {a:.0} | {b:.0} | {:.2}× |",
+        "| {label}, prepared, {PREPARED_RUNS} times | {a:.0} | {b:.0} | {:.2}× |",
         a / b.max(f64::MIN_POSITIVE)
     );
 }
