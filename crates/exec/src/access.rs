@@ -36,6 +36,7 @@ use arrow::array::{Array, ArrayRef, UInt64Array};
 use arrow::compute::filter_record_batch;
 use arrow::record_batch::RecordBatch;
 use sqlparser::ast;
+use std::cell::OnceCell;
 use std::ops::Bound::{self, Excluded};
 use std::sync::{Arc, Mutex, PoisonError};
 use tdlite_storage::catalog::TableSchema;
@@ -45,24 +46,28 @@ use tdlite_storage::key::{IndexKey, PartTest};
 use tdlite_storage::mvcc::Snapshot;
 use tdlite_storage::table::{IndexFind, RowId, Table};
 use tdlite_storage::types::Value;
+use tdlite_storage::Transaction;
 
 /// A statement's reads of its tables: what its snapshot sees, through the access path
-/// `plan` picks. It holds the snapshot alone, not the statement's context (`Exec`): a read
-/// binds nothing and runs no subquery, it filters by conditions bound already.
+/// `plan` picks. It holds the snapshot alone (the statement's cell of it, filled from its
+/// transaction by the first read that needs it, as before any `Reader` existed), not the
+/// statement's context (`Exec`): a read binds nothing and runs no subquery, it filters by
+/// conditions bound already.
 #[derive(Clone, Copy)]
 pub(crate) struct Reader<'s> {
-    snap: &'s Snapshot,
+    snap: &'s OnceCell<Snapshot>,
+    txn: &'s Transaction,
 }
 
 impl<'s> Reader<'s> {
-    /// Reads as of `snap`.
-    pub(crate) fn new(snap: &'s Snapshot) -> Self {
-        Reader { snap }
+    /// Reads as of the snapshot in `snap`, taken of `txn` when first needed.
+    pub(crate) fn new(snap: &'s OnceCell<Snapshot>, txn: &'s Transaction) -> Self {
+        Reader { snap, txn }
     }
 
     /// The snapshot the reads see.
     pub(crate) fn snapshot(&self) -> &'s Snapshot {
-        self.snap
+        self.snap.get_or_init(|| self.txn.snapshot())
     }
 }
 

@@ -136,8 +136,9 @@ impl Exec<'_> {
         self.snap.get_or_init(|| self.txn.snapshot())
     }
 
-    /// The statement's reads of its tables, as of its snapshot (access.rs).
+    /// The statement's reads of its tables, as of its snapshot (access.rs; taken by the
+    /// first read that needs it, as [`Exec::snapshot`] takes it).
     pub(crate) fn reader(&self) -> crate::access::Reader<'_> {
-        crate::access::Reader::new(self.snapshot())
+        crate::access::Reader::new(&self.snap, self.txn)
     }
 }
