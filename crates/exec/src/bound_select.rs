@@ -1375,6 +1375,24 @@ pub(crate) trait KeptStatement: Sized {
     fn slots(&self) -> &KeptSlots;
 }
 
+/// Whether a statement kept whole (a MERGE, a joined UPDATE or DELETE) may be kept, by what
+/// its binding recorded and its bound expressions `exprs`: never with a slot other than a
+/// `?` parameter or with a value of the request or session; not now with a parameter the
+/// binder folded (its slot is in no expression: [`kept_slots`]).
+pub(crate) fn statement_slots(
+    recording: &Recording,
+    exprs: &[&Expr],
+) -> std::result::Result<(), NotKept> {
+    let params = (recording.slots.iter()).all(|(_, s)| matches!(s, Slot::Param(_)));
+    if !params || !recording.only_slots() {
+        return Err(NotKept::Never);
+    }
+    match kept_slots(recording, exprs) {
+        true => Ok(()),
+        false => Err(NotKept::NotNow),
+    }
+}
+
 pub(crate) fn kept_slots(recording: &Recording, exprs: &[&Expr]) -> bool {
     let mut seen = vec![false; recording.slots.len()];
     for e in exprs {

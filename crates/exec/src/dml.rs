@@ -1103,15 +1103,8 @@ impl Exec<'_> {
         let tail = crate::block_tail::Tail::default();
         let join = BoundJoin::with_given(bound, Default::default(), None, tail, true)
             .ok_or(NotKept::Never)?;
-        let params =
-            (recording.slots.iter()).all(|(_, s)| matches!(s, crate::slots::Slot::Param(_)));
-        if !params || !recording.only_slots() {
-            return Err(NotKept::Never);
-        }
         let exprs: Vec<&Expr> = join.exprs().chain(sets.iter().flatten()).collect();
-        if !crate::bound_select::kept_slots(&recording, &exprs) {
-            return Err(NotKept::NotNow);
-        }
+        crate::bound_select::statement_slots(&recording, &exprs)?;
         Ok(KeptJoined {
             table: Arc::downgrade(table),
             from: full,

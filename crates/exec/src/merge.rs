@@ -296,19 +296,12 @@ impl Exec<'_> {
         let join =
             crate::bound_join::BoundJoin::with_given(bound, Default::default(), None, tail, true)
                 .ok_or(NotKept::Never)?;
-        let params =
-            (recording.slots.iter()).all(|(_, s)| matches!(s, crate::slots::Slot::Param(_)));
         let exprs: Vec<&Expr> = join
             .exprs()
             .chain(clauses.iter().flat_map(KeptClause::exprs))
             .chain([&on])
             .collect();
-        if !params || !recording.only_slots() {
-            return Err(NotKept::Never);
-        }
-        if !crate::bound_select::kept_slots(&recording, &exprs) {
-            return Err(NotKept::NotNow);
-        }
+        crate::bound_select::statement_slots(&recording, &exprs)?;
         let ty = |c: usize| Some(pairs_schema.fields().get(c)?.data_type().clone());
         let on = crate::expr_tree::cannot_fail(&on, &ty).then_some(on);
         Ok(KeptMerge {
