@@ -7,7 +7,7 @@
 //! Invariant: every scan of one statement reads the same snapshot (taken at its first scan),
 //! so a statement sees one committed state, plus its transaction's own changes.
 
-use crate::database::Shared;
+use crate::shared::Shared;
 use std::sync::Arc;
 use tdlite_storage::Transaction;
 

@@ -127,6 +127,7 @@ mod session;
 mod session_option;
 mod set_combine;
 mod setops;
+mod shared;
 mod slots;
 mod stack;
 mod statistics;

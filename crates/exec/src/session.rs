@@ -24,12 +24,12 @@
 //! [`tdlite_storage::Outcome`] is published so that waiting consumers of queues that gained
 //! rows are woken.
 
-use crate::database::Shared;
 use crate::dictionary;
 use crate::dml::Ask;
 use crate::error::{Error, PositionedError, Result};
 use crate::exec::Exec;
 use crate::result::{Rows, StatementKind, StatementResult};
+use crate::shared::Shared;
 use crate::wait::{CancelHandle, WaitCell, WaitEnd};
 use sqlparser::ast;
 use std::cell::OnceCell;

@@ -102,6 +102,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "sys_calendar",
             "dbc",
             "dictionary",
+            "wait",
         ],
     ),
     (
@@ -127,41 +128,28 @@ const LAYERS: &[(&str, &[&str])] = &[
             "partition",
             "view_dml",
             "session_option",
+            "shared",
+            "exec",
         ],
     ),
     (
         "session",
-        &[
-            "exec", "session", "database", "wait", "prepared", "requests", "lib",
-        ],
+        &["session", "database", "prepared", "requests", "lib"],
     ),
 ];
 
 /// Imports that go up a layer today. Most are `exec`: the per-statement context (`Exec`)
 /// that binding, planning and execution all take, which holds state of several layers.
 const KNOWN_UPWARD: &[(&str, &str)] = &[
-    ("admin", "exec"),
-    ("alter", "exec"),
     ("bind", "exec"),
     ("bound_select", "exec"),
     ("clauses", "exec"),
     ("correlate", "exec"),
-    ("ctas", "exec"),
     ("cte", "exec"),
-    ("ddl", "exec"),
     ("decorrelate", "exec"),
     ("deferred_run", "exec"),
-    ("dml", "exec"),
     ("explain", "exec"),
-    ("insert_row", "exec"),
     ("join", "exec"),
-    ("macros", "exec"),
-    ("merge", "exec"),
-    ("query", "exec"),
-    ("queue_limits", "exec"),
-    ("setops", "exec"),
-    ("statistics", "exec"),
-    ("subscribers", "exec"),
     ("view", "exec"),
 ];
 
