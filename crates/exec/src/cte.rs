@@ -1,7 +1,8 @@
 //! `WITH` and `WITH RECURSIVE`: common table expressions.
 //!
-//! Each CTE of a `WITH` clause is run once, in order, and its rows are bound under its name
-//! (`Exec::ctes`, a stack) while the rest of the query runs; a later CTE and every subquery of
+//! A CTE named once, in a FROM outside every subquery, runs as a derived table where it is
+//! named (cte_inline.rs). Each other CTE of a `WITH` clause is run once, in order, and its
+//! rows are bound under its name (`Exec::ctes`, a stack) while the rest of the query runs; a later CTE and every subquery of
 //! the body see the earlier ones. A name in FROM matches a CTE before a table. A CTE's column
 //! list renames its columns.
 //!
@@ -79,21 +80,22 @@ fn renamed(rows: Rows, names: &[ast::TableAliasColumnDef], cte: &str) -> Result<
 
 impl Exec<'_> {
     /// Runs `q`, whose `WITH` clause is `with`: binds each CTE, runs the body, unbinds.
+    /// The CTEs named once go where they are named, as derived tables (cte_inline.rs); the
+    /// others are made first.
     pub(crate) fn run_with(&mut self, with: &ast::With, q: &ast::Query) -> Result<Rows> {
+        let (ctes, body) = crate::cte_inline::inlined(with, q);
         let depth = self.ctes.len();
-        let result = self.bind_ctes(with).and_then(|()| {
-            let mut body = q.clone();
-            body.with = None;
-            self.run_query(&body)
-        });
+        let result = self
+            .bind_ctes(with.recursive, &ctes)
+            .and_then(|()| self.run_query(&body));
         self.ctes.truncate(depth);
         result
     }
 
-    fn bind_ctes(&mut self, with: &ast::With) -> Result<()> {
-        for cte in &with.cte_tables {
+    fn bind_ctes(&mut self, recursive: bool, ctes: &[ast::Cte]) -> Result<()> {
+        for cte in ctes {
             let name = cte.alias.name.value.to_ascii_uppercase();
-            let rows = if with.recursive && mentions(&cte.query.body, &name) {
+            let rows = if recursive && mentions(&cte.query.body, &name) {
                 self.recursive(&name, &cte.query, &cte.alias.columns)?
             } else {
                 let rows = self.run_query(&cte.query)?;

@@ -402,20 +402,21 @@ impl Explainer<'_, '_> {
 
     fn query(&mut self, q: &ast::Query, depth: usize) -> Result<()> {
         let mut depth = depth;
+        let recursive = q.with.as_ref().is_some_and(|w| w.recursive);
         let scoped = self.ctes.len();
         let ex_scoped = self.ex.ctes.len();
-        if let Some(with) = &q.with {
-            self.ctes.extend(
-                with.cte_tables
-                    .iter()
-                    .map(|c| c.alias.name.value.to_uppercase()),
-            );
-            for cte in &with.cte_tables {
+        // the query as it runs: the CTEs named once are derived tables (cte_inline.rs)
+        let inlined = q.with.as_ref().map(|w| crate::cte_inline::inlined(w, q));
+        let q = inlined.as_ref().map_or(q, |(_, body)| body);
+        if let Some((ctes, _)) = &inlined {
+            self.ctes
+                .extend(ctes.iter().map(|c| c.alias.name.value.to_uppercase()));
+            for cte in ctes {
                 self.line(
                     depth,
                     format!(
                         "With {}{}",
-                        if with.recursive { "recursive " } else { "" },
+                        if recursive { "recursive " } else { "" },
                         cte.alias.name
                     ),
                 );

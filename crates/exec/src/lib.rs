@@ -67,6 +67,7 @@ mod consume_filter;
 mod correlate;
 mod ctas;
 mod cte;
+mod cte_inline;
 mod database;
 mod date_round;
 mod dbc;

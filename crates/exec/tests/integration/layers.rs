@@ -68,6 +68,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "decorrelate",
             "deferred",
             "cte",
+            "cte_inline",
             "view",
             "sample",
             "names",

@@ -1004,3 +1004,41 @@ fn a_prepared_query_first_run_with_null_is_kept_for_later_runs() {
         assert_eq!(strings(&r), null, "{sql}");
     }
 }
+
+#[test]
+fn a_prepared_query_with_a_cte_named_once_reads_it_as_a_derived_table_at_each_run() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER NOT NULL, v VARCHAR(10)) UNIQUE PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute(
+        "INS t SEL day_of_calendar, 'v' || TRIM(day_of_calendar) FROM Sys_Calendar.Calendar \
+         WHERE day_of_calendar <= 300",
+    )
+    .unwrap();
+    // named once (a derived table, its key put in at each run), and named twice (made first)
+    let once = s
+        .prepare("WITH x AS (SEL k, v FROM t) SEL v FROM x WHERE k = ?")
+        .unwrap();
+    let twice = s
+        .prepare(
+            "WITH x AS (SEL k, v FROM t WHERE k > ?) \
+             SEL COUNT(*) FROM x a, x b WHERE a.k = b.k",
+        )
+        .unwrap();
+    for k in [5, 17, 300, 301, 5] {
+        let r = s.execute_prepared(&once, &[Value::Int(k)]).unwrap();
+        let expected: Vec<Vec<String>> = if k <= 300 {
+            vec![vec![format!("v{k}")]]
+        } else {
+            vec![]
+        };
+        assert_eq!(strings(&r), expected, "k = {k}");
+        let r = s.execute_prepared(&twice, &[Value::Int(k)]).unwrap();
+        assert_eq!(
+            strings(&r),
+            vec![vec![(300 - k.min(300)).to_string()]],
+            "k > {k}"
+        );
+    }
+}

@@ -5,7 +5,8 @@
 //! TOP 10 over N rows, three correlated subqueries over the M-row tables, and three over 200
 //! rows of a, run per row; IN, NOT IN and a row value's IN over 1,000 values, against every
 //! row of a, and the IN against a's key; a derived table of b joined to a, narrowed by a
-//! condition on its key;
+//! condition on its key; a CTE over t filtered by its key, and a chain of three CTEs (dbt's
+//! shape) over b and a, filtered by the key;
 //! then prepared joins of one row of a (or of a view of a) by its key (a parameter), run with
 //! many keys.
 //! Both engines in memory, same rows;
@@ -82,7 +83,7 @@ fn lite_load(c: &Connection, n: i64, m: i64) {
     c.execute_batch("COMMIT; ANALYZE;").unwrap();
 }
 
-const QUERIES: [(&str, &str, &str); 25] = [
+const QUERIES: [(&str, &str, &str); 27] = [
     (
         "TOP 10 of t, no ORDER BY (a look at the table)",
         "SEL TOP 10 k, g, v FROM t",
@@ -211,6 +212,22 @@ const QUERIES: [(&str, &str, &str); 25] = [
         "derived table of b joined to a, WHERE on its key",
         "SEL COUNT(*), SUM(d.y) FROM a JOIN (SEL k, y FROM b) d ON a.k = d.k WHERE d.k < 200",
         "SELECT COUNT(*), SUM(d.y) FROM a JOIN (SELECT k, y FROM b) d ON a.k = d.k WHERE d.k < 200",
+    ),
+    // a CTE named once: run as a derived table, its key probed (cte_inline.rs)
+    (
+        "WITH over t, one row by its key",
+        "WITH x AS (SEL k, g, v FROM t) SEL k, v FROM x WHERE k = 4242",
+        "WITH x AS (SELECT k, g, v FROM t) SELECT k, v FROM x WHERE k = 4242",
+    ),
+    // dbt's shape: a chain of CTEs, each over the one before, then a filter on the key
+    (
+        "WITH chain of three CTEs over b joined to a, WHERE on the key",
+        "WITH src AS (SEL k, y FROM b), renamed AS (SEL k AS id, y AS amount FROM src), \
+         joined AS (SEL r.id, r.amount, a.x FROM renamed r JOIN a ON a.k = r.id) \
+         SEL COUNT(*), SUM(amount + x) FROM joined WHERE id < 200",
+        "WITH src AS (SELECT k, y FROM b), renamed AS (SELECT k AS id, y AS amount FROM src), \
+         joined AS (SELECT r.id, r.amount, a.x FROM renamed r JOIN a ON a.k = r.id) \
+         SELECT COUNT(*), SUM(amount + x) FROM joined WHERE id < 200",
     ),
     (
         "row value IN subquery of 1,000 rows, over every row of a",

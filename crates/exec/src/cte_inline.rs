@@ -1,0 +1,233 @@
+//! A `WITH` clause's CTEs that are named once made derived tables where they are named, before
+//! the query runs: `WITH x AS (SEL * FROM big) SEL * FROM x WHERE k = 5` runs as
+//! `SEL * FROM (SEL * FROM big) AS x WHERE k = 5`, so its conditions go into the CTE's query
+//! (pushdown.rs) and its key probes `big`'s index, where the CTE's rows would otherwise all be
+//! made first and then filtered (cte.rs). EXPLAIN shows the query as it runs, with the
+//! derived tables.
+//!
+//! A CTE is made a derived table only where that means the same rows and the same work done
+//! once. Its one naming is a plain table name (no alias column list) in a FROM outside
+//! every subquery expression (a correlated subquery runs per row of its enclosing query, and
+//! the CTE's query with it), of a later CTE's query or of the body. The CTE has no ORDER BY,
+//! no WITH of its own and no MATERIALIZED; the clause is not `WITH RECURSIVE`; and no WITH
+//! inside the query defines the name again (which would hide it somewhere). Any other CTE is
+//! made first, as before (cte.rs): one named twice (its rows made once), one never named (its
+//! errors still raised), one named inside a subquery.
+//!
+//! Invariant: the rewritten query reads the same rows as the original; each CTE is in exactly
+//! one of the two results (made first, or put in its one naming).
+
+use sqlparser::ast::{self, Visit, VisitMut, Visitor, VisitorMut};
+use std::ops::ControlFlow;
+
+/// The CTEs of `with` (the WITH clause of `q`) to make first, in order, and `q`'s body (with
+/// no WITH) with every other one put where it is named, as a derived table.
+pub(crate) fn inlined(with: &ast::With, q: &ast::Query) -> (Vec<ast::Cte>, ast::Query) {
+    let mut body = q.clone();
+    body.with = None;
+    let mut ctes = with.cte_tables.clone();
+    if with.recursive {
+        return (ctes, body);
+    }
+    let names: Vec<String> = ctes
+        .iter()
+        .map(|c| c.alias.name.value.to_uppercase())
+        .collect();
+    let mut nested = Vec::new();
+    crate::view::collect_cte_names(&body, &mut nested);
+    for c in &ctes {
+        crate::view::collect_cte_names(&c.query, &mut nested);
+    }
+    // a CTE can be named only after it, so the last is decided first: an earlier CTE's
+    // namings in a later one's query have then moved with it (into the body, or not)
+    for i in (0..ctes.len()).rev() {
+        let name = &names[i];
+        let unique = names.iter().filter(|n| *n == name).count() == 1;
+        let hidden = nested.iter().any(|n| n.eq_ignore_ascii_case(name));
+        if !unique || hidden || !movable(&ctes[i]) {
+            continue;
+        }
+        let mut count = Namings::new(name);
+        let _ = Visit::visit(&body, &mut count);
+        for later in &ctes[i + 1..] {
+            let _ = Visit::visit(later.query.as_ref(), &mut count);
+        }
+        if count.movable != 1 || count.other != 0 {
+            continue;
+        }
+        let cte = ctes.remove(i);
+        let mut put = Put {
+            name,
+            cte: Some(cte),
+            depth: 0,
+        };
+        let _ = VisitMut::visit(&mut body, &mut put);
+        for later in &mut ctes[i..] {
+            let _ = VisitMut::visit(later.query.as_mut(), &mut put);
+        }
+        debug_assert!(
+            put.cte.is_none(),
+            "the one naming counted is the one replaced"
+        );
+    }
+    (ctes, body)
+}
+
+/// Whether `cte` means the same as a derived table of its query.
+fn movable(cte: &ast::Cte) -> bool {
+    let q = &cte.query;
+    cte.materialized.is_none()
+        && cte.from.is_none()
+        && q.with.is_none()
+        && q.order_by.is_none()
+        && q.limit_clause.is_none()
+        && q.fetch.is_none()
+        && q.locks.is_empty()
+        && q.for_clause.is_none()
+        && q.settings.is_none()
+        && q.format_clause.is_none()
+        && q.pipe_operators.is_empty()
+}
+
+/// Whether `tf` names the CTE `name` as a plain table name, with an alias (or none) that
+/// renames no column.
+fn names_plainly(tf: &ast::TableFactor, name: &str) -> Option<bool> {
+    let ast::TableFactor::Table {
+        name: object,
+        alias,
+        args,
+        with_hints,
+        version,
+        with_ordinality,
+        partitions,
+        json_path,
+        sample,
+        index_directives,
+        inheritance,
+    } = tf
+    else {
+        return None;
+    };
+    if object.0.len() != 1 || !tdlite_parser::object_name_string(object).eq_ignore_ascii_case(name)
+    {
+        return None;
+    }
+    Some(
+        args.is_none()
+            && with_hints.is_empty()
+            && version.is_none()
+            && !with_ordinality
+            && partitions.is_empty()
+            && json_path.is_none()
+            && sample.is_none()
+            && index_directives.is_empty()
+            && inheritance.is_none()
+            && alias
+                .as_ref()
+                .is_none_or(|a| a.columns.is_empty() && a.at.is_none()),
+    )
+}
+
+/// Counts the namings of one CTE: those it may move to, and any other. A table factor inside
+/// an expression is in a subquery of it (`depth`, the expressions open around the visit).
+struct Namings<'n> {
+    name: &'n str,
+    depth: usize,
+    movable: usize,
+    other: usize,
+}
+
+impl<'n> Namings<'n> {
+    fn new(name: &'n str) -> Self {
+        Namings {
+            name,
+            depth: 0,
+            movable: 0,
+            other: 0,
+        }
+    }
+}
+
+impl Visitor for Namings<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, _: &ast::Expr) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, _: &ast::Expr) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, tf: &ast::TableFactor) -> ControlFlow<()> {
+        match names_plainly(tf, self.name) {
+            Some(true) if self.depth == 0 => self.movable += 1,
+            Some(_) => self.other += 1,
+            None => {}
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Puts one CTE, as a derived table, where it is named (after its naming has been visited,
+/// so the CTE's own query, which may name a table of the same name, is not visited again).
+struct Put<'n> {
+    name: &'n str,
+    cte: Option<ast::Cte>,
+    depth: usize,
+}
+
+impl VisitorMut for Put<'_> {
+    type Break = ();
+
+    fn pre_visit_expr(&mut self, _: &mut ast::Expr) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, _: &mut ast::Expr) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_table_factor(&mut self, tf: &mut ast::TableFactor) -> ControlFlow<()> {
+        if self.depth != 0 || names_plainly(tf, self.name) != Some(true) {
+            return ControlFlow::Continue(());
+        }
+        let Some(cte) = self.cte.take() else {
+            return ControlFlow::Continue(());
+        };
+        let ast::TableFactor::Table {
+            name: object,
+            alias,
+            ..
+        } = tf
+        else {
+            return ControlFlow::Continue(());
+        };
+        // the naming's alias, or the name as written there, names the rows in the block
+        let alias_name = match alias.take() {
+            Some(a) => a.name,
+            None => object
+                .0
+                .last()
+                .and_then(|p| p.as_ident())
+                .cloned()
+                .unwrap_or(cte.alias.name),
+        };
+        *tf = ast::TableFactor::Derived {
+            lateral: false,
+            subquery: cte.query,
+            alias: Some(ast::TableAlias {
+                explicit: true,
+                name: alias_name,
+                columns: cte.alias.columns,
+                at: None,
+            }),
+            sample: None,
+        };
+        ControlFlow::Break(())
+    }
+}
