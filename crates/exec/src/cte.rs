@@ -92,7 +92,7 @@ impl Exec<'_> {
         result
     }
 
-    fn bind_ctes(&mut self, recursive: bool, ctes: &[ast::Cte]) -> Result<()> {
+    fn bind_ctes(&mut self, recursive: bool, ctes: &[std::borrow::Cow<ast::Cte>]) -> Result<()> {
         for cte in ctes {
             let name = cte.alias.name.value.to_ascii_uppercase();
             let rows = if recursive && mentions(&cte.query.body, &name) {

@@ -5,33 +5,50 @@
 //! made first and then filtered (cte.rs). EXPLAIN shows the query as it runs, with the
 //! derived tables.
 //!
-//! A CTE is made a derived table only where that means the same rows and the same work done
-//! once. Its one naming is a plain table name (no alias column list) in a FROM outside
-//! every subquery expression (a correlated subquery runs per row of its enclosing query, and
-//! the CTE's query with it), of a later CTE's query or of the body. The CTE has no ORDER BY,
-//! no WITH of its own and no MATERIALIZED; the clause is not `WITH RECURSIVE`; and no WITH
-//! inside the query defines the name again (which would hide it somewhere). Any other CTE is
-//! made first, as before (cte.rs): one named twice (its rows made once), one never named (its
-//! errors still raised), one named inside a subquery.
+//! A CTE is made a derived table only where its query then reads the same rows. Its one
+//! naming is a plain table name (no alias column list) in a FROM outside every subquery
+//! expression (a correlated subquery runs per row of its enclosing query, and the CTE's query
+//! with it), of a later CTE's query or of the body. The CTE has no ORDER BY, no WITH of its
+//! own and no MATERIALIZED; its name is defined once in the clause, and no WITH inside the
+//! query defines it again (which would hide it somewhere); its query names no CTE defined
+//! after it and no name an inner WITH defines (where it is put, it would see those). The
+//! clause is not `WITH RECURSIVE`, and no FROM of the query is a table function, PIVOT or
+//! UNPIVOT (a table function's arguments name a CTE by their qualifiers). Any other CTE is
+//! made first, as before (cte.rs): one named twice (its rows made once), one never named
+//! (its errors still raised), one named inside a subquery.
 //!
-//! Invariant: the rewritten query reads the same rows as the original; each CTE is in exactly
-//! one of the two results (made first, or put in its one naming).
+//! As with a view or a derived table (pushdown.rs), a condition pushed into the CTE's query
+//! means rows it would leave out are never made: an error only such a row would raise (a
+//! division by zero, say) is no longer raised, and the body's name errors come before the
+//! CTE's rows are made.
+//!
+//! Invariant: each CTE is in exactly one of the two results (made first, or put in its one
+//! naming), and a CTE made first and unchanged is the request's own (borrowed).
 
 use sqlparser::ast::{self, Visit, VisitMut, Visitor, VisitorMut};
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 
-/// The CTEs of `with` (the WITH clause of `q`) to make first, in order, and `q`'s body (with
+/// The CTEs of `with` (the WITH clause of `q`) to make first, in order (borrowed where
+/// unchanged, so a prepared request's kept plans find them as its own), and `q`'s body (with
 /// no WITH) with every other one put where it is named, as a derived table.
-pub(crate) fn inlined(with: &ast::With, q: &ast::Query) -> (Vec<ast::Cte>, ast::Query) {
+pub(crate) fn inlined<'w>(
+    with: &'w ast::With,
+    q: &ast::Query,
+) -> (Vec<Cow<'w, ast::Cte>>, ast::Query) {
     let mut body = q.clone();
     body.with = None;
-    let mut ctes = with.cte_tables.clone();
-    if with.recursive {
+    let mut ctes: Vec<Cow<'w, ast::Cte>> = with.cte_tables.iter().map(Cow::Borrowed).collect();
+    if with.recursive
+        || ctes.iter().any(|c| has_other_factors(&c.query))
+        || has_other_factors(&body)
+    {
         return (ctes, body);
     }
+    // (as `Exec::cte` and `bind_ctes` compare them: ASCII letters without case)
     let names: Vec<String> = ctes
         .iter()
-        .map(|c| c.alias.name.value.to_uppercase())
+        .map(|c| c.alias.name.value.to_ascii_uppercase())
         .collect();
     let mut nested = Vec::new();
     crate::view::collect_cte_names(&body, &mut nested);
@@ -44,7 +61,14 @@ pub(crate) fn inlined(with: &ast::With, q: &ast::Query) -> (Vec<ast::Cte>, ast::
         let name = &names[i];
         let unique = names.iter().filter(|n| *n == name).count() == 1;
         let hidden = nested.iter().any(|n| n.eq_ignore_ascii_case(name));
-        if !unique || hidden || !movable(&ctes[i]) {
+        // where it is put, its query would see the CTEs after it and the inner WITHs' names,
+        // which it does not see where it is defined
+        let unseen: Vec<&str> = names[i + 1..]
+            .iter()
+            .map(String::as_str)
+            .chain(nested.iter().map(String::as_str))
+            .collect();
+        if !unique || hidden || !movable(&ctes[i]) || names_any(&ctes[i].query, &unseen) {
             continue;
         }
         let mut count = Namings::new(name);
@@ -55,7 +79,7 @@ pub(crate) fn inlined(with: &ast::With, q: &ast::Query) -> (Vec<ast::Cte>, ast::
         if count.movable != 1 || count.other != 0 {
             continue;
         }
-        let cte = ctes.remove(i);
+        let cte = ctes.remove(i).into_owned();
         let mut put = Put {
             name,
             cte: Some(cte),
@@ -63,7 +87,14 @@ pub(crate) fn inlined(with: &ast::With, q: &ast::Query) -> (Vec<ast::Cte>, ast::
         };
         let _ = VisitMut::visit(&mut body, &mut put);
         for later in &mut ctes[i..] {
-            let _ = VisitMut::visit(later.query.as_mut(), &mut put);
+            if put.cte.is_none() {
+                break;
+            }
+            let mut here = Namings::new(name);
+            let _ = Visit::visit(later.query.as_ref(), &mut here);
+            if here.movable > 0 {
+                let _ = VisitMut::visit(later.to_mut().query.as_mut(), &mut put);
+            }
         }
         debug_assert!(
             put.cte.is_none(),
@@ -71,6 +102,42 @@ pub(crate) fn inlined(with: &ast::With, q: &ast::Query) -> (Vec<ast::Cte>, ast::
         );
     }
     (ctes, body)
+}
+
+/// Whether `q` holds a FROM item other than a table's name, a derived table or a join in
+/// parentheses: a table function (whose arguments may name a CTE by its columns' qualifier),
+/// PIVOT or UNPIVOT. Such a query is left as it is.
+fn has_other_factors(q: &ast::Query) -> bool {
+    struct Other;
+    impl Visitor for Other {
+        type Break = ();
+        fn pre_visit_table_factor(&mut self, tf: &ast::TableFactor) -> ControlFlow<()> {
+            match tf {
+                ast::TableFactor::Table { args: None, .. }
+                | ast::TableFactor::Derived { .. }
+                | ast::TableFactor::NestedJoin { .. } => ControlFlow::Continue(()),
+                _ => ControlFlow::Break(()),
+            }
+        }
+    }
+    Visit::visit(q, &mut Other).is_break()
+}
+
+/// Whether `q` names a table (anywhere in it) by one of `names`, compared as CTE names are.
+fn names_any(q: &ast::Query, names: &[&str]) -> bool {
+    let mut found = false;
+    let _ = ast::visit_relations(q, |r| {
+        if r.0.len() == 1 {
+            let n = tdlite_parser::object_name_string(r);
+            found = names.iter().any(|m| m.eq_ignore_ascii_case(&n));
+        }
+        if found {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    found
 }
 
 /// Whether `cte` means the same as a derived table of its query.

@@ -409,9 +409,12 @@ impl Explainer<'_, '_> {
         let inlined = q.with.as_ref().map(|w| crate::cte_inline::inlined(w, q));
         let q = inlined.as_ref().map_or(q, |(_, body)| body);
         if let Some((ctes, _)) = &inlined {
-            self.ctes
-                .extend(ctes.iter().map(|c| c.alias.name.value.to_uppercase()));
             for cte in ctes {
+                // a CTE's query sees the CTEs before it, and (a recursive one) itself
+                let name = cte.alias.name.value.to_uppercase();
+                if recursive {
+                    self.ctes.push(name.clone());
+                }
                 self.line(
                     depth,
                     format!(
@@ -424,6 +427,9 @@ impl Explainer<'_, '_> {
                     self.ctes.truncate(scoped);
                     self.ex.ctes.truncate(ex_scoped);
                     return Err(e);
+                }
+                if !recursive {
+                    self.ctes.push(name);
                 }
                 // the executor's name lookups (`Exec::cte`: pushdown's, say) see the name as a
                 // CTE from here on, as they will when the query runs: rows of no column

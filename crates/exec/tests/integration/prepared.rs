@@ -1006,7 +1006,7 @@ fn a_prepared_query_first_run_with_null_is_kept_for_later_runs() {
 }
 
 #[test]
-fn a_prepared_query_with_a_cte_named_once_reads_it_as_a_derived_table_at_each_run() {
+fn a_prepared_query_with_ctes_gives_each_runs_rows_whether_a_cte_is_put_in_or_made_first() {
     let db = Database::new();
     let mut s = db.session();
     s.execute("CREATE TABLE t (k INTEGER NOT NULL, v VARCHAR(10)) UNIQUE PRIMARY INDEX (k)")
@@ -1016,7 +1016,9 @@ fn a_prepared_query_with_a_cte_named_once_reads_it_as_a_derived_table_at_each_ru
          WHERE day_of_calendar <= 300",
     )
     .unwrap();
-    // named once (a derived table, its key put in at each run), and named twice (made first)
+    // named once (put in as a derived table, the run's key pushed into it: a copy of the
+    // request's query at each run, cte_inline.rs), and named twice (made first, the
+    // request's own CTE)
     let once = s
         .prepare("WITH x AS (SEL k, v FROM t) SEL v FROM x WHERE k = ?")
         .unwrap();
