@@ -98,7 +98,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "block_tail",
             "stream",
             "inputs",
-            "explain",
             "consume_filter",
             "sys_calendar",
             "dbc",
@@ -129,6 +128,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "partition",
             "view_dml",
             "session_option",
+            "explain",
             "shared",
             "exec",
         ],
@@ -149,7 +149,6 @@ const KNOWN_UPWARD: &[(&str, &str)] = &[
     ("cte", "exec"),
     ("decorrelate", "exec"),
     ("deferred_run", "exec"),
-    ("explain", "exec"),
     ("join", "exec"),
     ("view", "exec"),
 ];

@@ -16,7 +16,9 @@
 //!   … ON CONFLICT (k) DO UPDATE …`), and a one-row upsert prepared and run 1,000 times
 //!   (`MERGE INTO t USING (SEL ? AS k, ? AS d) s …` with both clauses; SQLite: `INSERT …
 //!   VALUES (?, ?, …) ON CONFLICT (k) DO UPDATE …`), keys 0, 200, 400, …: half of them
-//!   in `t` (updated), half not (inserted); rows merged per second;
+//!   in `t` (updated), half not (inserted); rows merged per second; the same upsert in
+//!   Teradata's atomic form, `UPDATE t SET n = n + ? WHERE k = ? ELSE INSERT INTO t VALUES
+//!   (…)`;
 //! - a one-row joined UPDATE prepared and run 1,000 times (`UPDATE t FROM s SET n = t.n +
 //!   s.d * ? WHERE t.k = s.k AND s.k = ?`, keys 0, 100, 200, …: each one row of `s`, read
 //!   whole, and one of `t`; SQLite: `UPDATE t SET … FROM s WHERE …`); runs per second.
@@ -78,6 +80,12 @@ const UPSERT: &str = "MERGE INTO t USING (SEL ? AS k, ? AS d) s ON t.k = s.k \
 const SQLITE_UPSERT: &str = "INSERT INTO t VALUES (?1, ?2, 'x', 'y') \
     ON CONFLICT (k) DO UPDATE SET n = n + excluded.n";
 
+/// The same upsert in Teradata's atomic form (UPDATE … ELSE INSERT), prepared: amount, key,
+/// key, amount ([`ATOMIC_ORDER`]).
+const ATOMIC: &str =
+    "UPDATE t SET n = n + ? WHERE k = ? ELSE INSERT INTO t VALUES (?, ?, 'x', 'y')";
+const ATOMIC_ORDER: &[usize] = &[1, 0, 0, 1];
+
 /// The one-row joined UPDATE, prepared: amount, key (of `s`, whose rows have no index).
 const JOINED: &str = "UPDATE t FROM s SET n = t.n + s.d * ? WHERE t.k = s.k AND s.k = ?";
 const SQLITE_JOINED: &str = "UPDATE t SET n = t.n + s.d * ?1 FROM s WHERE t.k = s.k AND s.k = ?2";
@@ -132,26 +140,35 @@ pub fn run(n: i64, rounds: u32) {
         n,
         rounds,
         ("one-row MERGE upsert", UPSERT, SQLITE_UPSERT),
-        upsert,
+        (upsert, &[0, 1]),
+    );
+    prepared(
+        n,
+        rounds,
+        (
+            "one-row atomic upsert (UPDATE … ELSE INSERT)",
+            ATOMIC,
+            SQLITE_UPSERT,
+        ),
+        (upsert, ATOMIC_ORDER),
     );
     let joined = |i: i64| (1, i * 100);
     prepared(
         n,
         rounds,
         ("one-row joined UPDATE", JOINED, SQLITE_JOINED),
-        joined,
+        (joined, &[0, 1]),
     );
 }
 
+/// The two values of each run (from its number), and the order tdlite's `?`s take them in.
+type Params = (fn(i64) -> (i64, i64), &'static [usize]);
+
 /// One statement (label, tdlite's text, SQLite's) prepared on each engine and run
-/// [`PREPARED_RUNS`] times with the two parameters `params` gives for each run, each run
-/// changing one row: runs per second.
-fn prepared(
-    n: i64,
-    rounds: u32,
-    (label, td, lite): (&str, &str, &str),
-    params: fn(i64) -> (i64, i64),
-) {
+/// [`PREPARED_RUNS`] times with the two values `params` gives for each run (SQLite's `?1`
+/// and `?2`; tdlite's `?`s take them in the order `order` gives), each run changing one
+/// row: runs per second.
+fn prepared(n: i64, rounds: u32, (label, td, lite): (&str, &str, &str), (params, order): Params) {
     let (a, b) = alternate(
         rounds,
         || {
@@ -160,7 +177,8 @@ fn prepared(
             let (_, t) = timed(|| {
                 for i in 0..PREPARED_RUNS {
                     let (x, y) = params(i);
-                    let r = s.execute_prepared(&p, &[Value::Int(x), Value::Int(y)]);
+                    let values: Vec<Value> = order.iter().map(|&o| Value::Int([x, y][o])).collect();
+                    let r = s.execute_prepared(&p, &values);
                     assert_eq!(
                         r.expect("tdlite run")[0].activity_count,
                         1,
