@@ -29,6 +29,41 @@ use sqlparser::ast::{self, Visit, VisitMut, Visitor, VisitorMut};
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
+/// Each query of `statement` (a SELECT, or an INSERT's), the queries inside it too, with its
+/// CTEs named once put in as derived tables ([`inlined`]): done once when a request is
+/// parsed, so a prepared request (or one kept by its text) holds the rewritten blocks as its
+/// own; a run looks again only where CTEs made first remain (and finds nothing more). The
+/// queries of other statements (UPDATE, DELETE, MERGE, a view's, a CREATE TABLE … AS's) are
+/// rewritten when they run (`Exec::run_with`).
+pub(crate) fn inline_statement(statement: &mut ast::Statement) {
+    struct Queries;
+    impl VisitorMut for Queries {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &mut ast::Query) -> ControlFlow<()> {
+            if let Some(with) = &q.with {
+                let (ctes, body) = inlined(with, q);
+                if ctes.len() < with.cte_tables.len() {
+                    let rest = ast::With {
+                        cte_tables: ctes.into_iter().map(Cow::into_owned).collect(),
+                        ..with.clone()
+                    };
+                    *q = ast::Query {
+                        with: (!rest.cte_tables.is_empty()).then_some(rest),
+                        ..body
+                    };
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    if matches!(
+        statement,
+        ast::Statement::Query(_) | ast::Statement::Insert(_)
+    ) {
+        let _ = VisitMut::visit(statement, &mut Queries);
+    }
+}
+
 /// The CTEs of `with` (the WITH clause of `q`) to make first, in order (borrowed where
 /// unchanged, so a prepared request's kept plans find them as its own), and `q`'s body (with
 /// no WITH) with every other one put where it is named, as a derived table.
@@ -45,11 +80,15 @@ pub(crate) fn inlined<'w>(
     {
         return (ctes, body);
     }
+    if ctes.len() > MAX_CTES {
+        return (ctes, body);
+    }
     // (as `Exec::cte` and `bind_ctes` compare them: ASCII letters without case)
     let names: Vec<String> = ctes
         .iter()
         .map(|c| c.alias.name.value.to_ascii_uppercase())
         .collect();
+    let chains = chains(&ctes, &names);
     let mut nested = Vec::new();
     crate::view::collect_cte_names(&body, &mut nested);
     for c in &ctes {
@@ -68,7 +107,12 @@ pub(crate) fn inlined<'w>(
             .map(String::as_str)
             .chain(nested.iter().map(String::as_str))
             .collect();
-        if !unique || hidden || !movable(&ctes[i]) || names_any(&ctes[i].query, &unseen) {
+        if chains[i] > MAX_CHAIN
+            || !unique
+            || hidden
+            || !movable(&ctes[i])
+            || names_any(&ctes[i].query, &unseen)
+        {
             continue;
         }
         let mut count = Namings::new(name);
@@ -102,6 +146,39 @@ pub(crate) fn inlined<'w>(
         );
     }
     (ctes, body)
+}
+
+/// A WITH clause of more CTEs than this is made as written: deciding costs a pass over the
+/// body and the later CTEs for each one.
+const MAX_CTES: usize = 64;
+
+/// A CTE is put in only if the chain of CTEs each named in the next one's query that ends at
+/// it is at most this long: the derived tables put inside one another then nest no deeper
+/// than a text the parser takes (`tdlite_parser` bounds its nesting), where a chain of
+/// thousands would make a query thousands of levels deep.
+const MAX_CHAIN: usize = 16;
+
+/// For each CTE, the longest chain of CTEs, each named in the next one's query, that ends at
+/// it (1 for one that names none): how deep the derived tables in its query may nest once
+/// it and they are put in.
+fn chains(ctes: &[Cow<'_, ast::Cte>], names: &[String]) -> Vec<usize> {
+    let mut chain: Vec<usize> = Vec::with_capacity(ctes.len());
+    let mut earlier: std::collections::HashMap<&str, usize> = Default::default();
+    for (i, c) in ctes.iter().enumerate() {
+        let mut longest = 0;
+        let _ = ast::visit_relations(c.query.as_ref(), |r| {
+            if r.0.len() == 1 {
+                let n = tdlite_parser::object_name_string(r).to_ascii_uppercase();
+                if let Some(&j) = earlier.get(n.as_str()) {
+                    longest = longest.max(chain[j]);
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        chain.push(longest + 1);
+        earlier.insert(&names[i], i);
+    }
+    chain
 }
 
 /// Whether `q` holds a FROM item other than a table's name, a derived table or a join in
@@ -296,5 +373,42 @@ impl VisitorMut for Put<'_> {
             sample: None,
         };
         ControlFlow::Break(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inline_statement;
+    use tdlite_parser::Statement;
+
+    /// `sql`'s one statement as `Session::parse` leaves it, printed.
+    fn rewritten(sql: &str) -> String {
+        let mut parsed = tdlite_parser::parse_request(sql).expect("parses");
+        let Statement::Sql(st) = &mut parsed[0].statement else {
+            panic!("an SQL statement: {sql}");
+        };
+        inline_statement(st);
+        st.to_string()
+    }
+
+    #[test]
+    fn a_request_s_ctes_named_once_are_put_in_when_it_is_parsed() {
+        let s = rewritten("WITH x AS (SEL k FROM t) SEL * FROM x WHERE k = 1");
+        assert!(!s.contains("WITH"), "{s}");
+        assert!(s.contains("FROM (SELECT k FROM t) AS x WHERE"), "{s}");
+        // an INSERT's query, and a WITH inside a derived table
+        let s = rewritten("INS u WITH x AS (SEL k FROM t) SEL k FROM x");
+        assert!(
+            !s.contains("WITH") && s.contains("(SELECT k FROM t) AS x"),
+            "{s}"
+        );
+        let s = rewritten("SEL a FROM (WITH q AS (SEL 7 AS a) SEL a FROM q) d");
+        assert!(
+            !s.contains("WITH") && s.contains("(SELECT 7 AS a) AS q"),
+            "{s}"
+        );
+        // one made first stays in the WITH, beside one put in
+        let s = rewritten("WITH x AS (SEL k FROM t), y AS (SEL 1 AS c) SEL * FROM x a, x b, y");
+        assert!(s.starts_with("WITH x AS") && !s.contains("y AS"), "{s}");
     }
 }

@@ -346,7 +346,9 @@ impl Exec<'_> {
     /// # Errors
     /// Binding errors (3807, 3810, 3822, 3504) and evaluation errors (2616, 2618, …).
     pub fn run_query(&mut self, q: &ast::Query) -> Result<Rows> {
-        self.isolated(|ex| ex.run_query_here(q))
+        // (a query inside a query, a derived table's say, continues on a new stack segment
+        // when this one runs low: stack.rs)
+        crate::stack::deep(|| self.isolated(|ex| ex.run_query_here(q)))
     }
 
     /// The columns `q` gives, found by running it over no rows: every table it reads is

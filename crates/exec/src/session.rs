@@ -608,9 +608,15 @@ impl Session {
     /// Parses a request; `None` for a null request. A parse error ends the request as
     /// `execute` reports it.
     fn parse(&mut self, sql: &str) -> std::result::Result<Option<Vec<Spanned>>, PositionedError> {
-        let parsed = parse_request(sql).and_then(|s| {
+        let parsed = parse_request(sql).and_then(|mut s| {
             if self.strict {
                 tdlite_parser::strict::check(sql, &s)?;
+            }
+            // CTEs named once become derived tables once, here, not at every run
+            for st in &mut s {
+                if let Statement::Sql(sql) = &mut st.statement {
+                    crate::cte_inline::inline_statement(sql);
+                }
             }
             Ok(s)
         });
