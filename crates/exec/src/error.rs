@@ -307,7 +307,8 @@ impl std::fmt::Display for PositionedError {
 impl std::error::Error for PositionedError {}
 
 /// Where in statement `st` the name an error is about is written (a column or table that does
-/// not exist): the first identifier spelled that way, if the parse kept its position.
+/// not exist): the first identifier spelled that way in the text, if the parse kept its
+/// position.
 pub(crate) fn name_location(st: &tdlite_parser::Spanned, error: &Error) -> Option<Location> {
     use sqlparser::ast::{self, Visit, Visitor};
     use std::ops::ControlFlow;
@@ -333,13 +334,20 @@ pub(crate) fn name_location(st: &tdlite_parser::Spanned, error: &Error) -> Optio
         fn try_parts(&mut self, parts: &[&ast::Ident]) -> ControlFlow<()> {
             let written: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
             let first = parts.first().map(|p| p.span.start);
+            // the earliest in the text: the statement may hold its parts in another order
+            // than written (a CTE put in where it is named, cte_inline.rs)
             match (first, written.join(".").eq_ignore_ascii_case(self.name)) {
-                (Some(at), true) if at.line > 0 => {
+                (Some(at), true)
+                    if at.line > 0
+                        && self
+                            .at
+                            .is_none_or(|b| (at.line, at.column) < (b.line, b.column)) =>
+                {
                     self.at = Some(at);
-                    ControlFlow::Break(())
                 }
-                _ => ControlFlow::Continue(()),
+                _ => {}
             }
+            ControlFlow::Continue(())
         }
     }
     impl Visitor for Find<'_> {

@@ -304,4 +304,9 @@ fn a_missing_column_or_table_is_located_at_its_name() {
         ),
         (3810, Some((2, 37)))
     );
+    // the first in the text, though the CTE's query is put after the select list
+    assert_eq!(
+        at(&mut s, "WITH x AS (SELECT nope FROM t)\nSELECT nope FROM x"),
+        (3810, Some((1, 19)))
+    );
 }
