@@ -55,9 +55,10 @@ pub(crate) struct BoundFrom {
     /// `Exec::bind_from_with`), planned with their number of rows; other rows read while
     /// binding (a CTE's, a table function's) count as unknown, as EXPLAIN counts them.
     pub counted: Vec<usize>,
-    /// Whether a prepared request's kept plan made it (bound_join.rs): each view's query
-    /// given then stays at its address while the plan lives, so the blocks inside it may
-    /// be kept too (`Exec::view_rows_of`).
+    /// Whether a prepared request's kept plan made it (bound_join.rs): each view's or
+    /// derived table's query given then stays at its address while the plan lives, so the
+    /// blocks inside it may be kept too (`Exec::view_rows_of`; a derived table's pushed
+    /// query runs through `run_query`, not `Exec::run_made_now`).
     pub kept: bool,
 }
 

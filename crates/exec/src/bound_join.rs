@@ -2,10 +2,13 @@
 //! prepared request keeps in its plan cache (plan_cache.rs) for such a block, beside
 //! bound_select.rs's one-table blocks.
 //!
-//! The blocks taken ([`joined_block`]): a FROM of two or more base tables or views joined by
-//! inner joins, commas, CROSS JOIN or outer joins, or of one view that is read at its step
-//! (bound_select.rs `bind_join_block`) (not a comma beside an outer join; no CTE,
-//! derived table, table function or SAMPLE; a view only where a join binds it from its
+//! The blocks taken ([`joined_block`]): a FROM of two or more base tables, views or derived
+//! tables joined by inner joins, commas, CROSS JOIN or outer joins, or of one view read at
+//! its step or one derived table made at its step (bound_select.rs `bind_join_block`) (not
+//! a comma beside an outer join; no CTE, table function or SAMPLE; a derived table only
+//! where a join binds it from its query's columns, `Exec::binds_unread_derived`, and makes
+//! it at its step by its query, held by the plan where conditions were pushed into it, so
+//! that its blocks are kept too; a view only where a join binds it from its
 //! recorded columns, `Exec::binds_unread`, and reads it at its step by its query, with what
 //! of the conditions was pushed into it when the block was bound: among joins those that
 //! cannot fail, such as comparisons with literals and `?` markers of the type their values
@@ -32,7 +35,9 @@
 //! refused in `Exec::bind_before_read` before its deferred subqueries run), or depended on
 //! more than its slots is refused. A run that finds a view's columns changed (`Error::ViewRetyped`) gives
 //! way to the general path, which binds the FROM again over the view's rows, and the plan is
-//! dropped (bound_select.rs `cached_select`).
+//! dropped (bound_select.rs `cached_select`); so does a run that finds a derived table's
+//! columns of other types than it was bound with (a kept shape that no longer holds): the
+//! block is refused from then on (bound_select.rs `run_plan`).
 
 use crate::bind::{AggCall, Scope};
 use crate::block_tail::Tail;
@@ -102,6 +107,11 @@ enum KeptRel {
     Target(Weak<Table>, Option<Vec<bool>>),
     /// Rows each run gives (a MERGE's source rows, `FromRel::Rows`).
     Given,
+    /// A derived table, made at its step, with what was pushed into its query (`None`: its
+    /// query as written, which the block's FROM holds), its position in the FROM and its
+    /// columns as bound (`FromRel::Derived`). The plan or the request holds the query run, so
+    /// the plan cache keeps its blocks too.
+    Derived(Option<Arc<ast::Query>>, usize, arrow::datatypes::SchemaRef),
 }
 
 impl BoundJoin {
@@ -111,11 +121,11 @@ impl BoundJoin {
     /// `Exec::bind_before_read` refuses such a FROM first).
     pub(crate) fn new(
         from: BoundFrom,
-        (items, precisions): (Vec<Item>, Vec<Display>),
+        list: (Vec<Item>, Vec<Display>),
         aggregate: Option<Vec<AggCall>>,
         tail: Tail,
     ) -> Option<Self> {
-        Self::with_given(from, (items, precisions), aggregate, tail, false)
+        Self::with_given(from, list, aggregate, tail, false)
     }
 
     /// [`BoundJoin::new`], where `given` says rows a caller gives at each run
@@ -139,6 +149,8 @@ impl BoundJoin {
                 FromRel::View(v, query) => KeptRel::View(Arc::downgrade(&v), query),
                 FromRel::Target(t, keep) if given => KeptRel::Target(Arc::downgrade(&t), keep),
                 FromRel::Rows(_) if given => KeptRel::Given,
+                // (not where a caller gives rows: its run has no FROM to find the query in)
+                FromRel::Derived(query, at, shape) if !given => KeptRel::Derived(query, at, shape),
                 FromRel::Rows(_) | FromRel::Derived(..) | FromRel::Target(..) => return None,
             });
         }
@@ -237,6 +249,10 @@ impl BoundJoin {
                     let v = v.upgrade()?;
                     (v.clone(), FromRel::View(v, query.clone()))
                 }
+                KeptRel::Derived(query, at, shape) => {
+                    rels.push(FromRel::Derived(query.clone(), *at, shape.clone()));
+                    continue;
+                }
             };
             tables.push(t);
             rels.push(rel);
@@ -272,6 +288,11 @@ pub(crate) fn joined_block(s: &ast::Select) -> bool {
             tf,
             ast::TableFactor::Table {
                 args: None,
+                sample: None,
+                ..
+            } | ast::TableFactor::Derived {
+                lateral: false,
+                alias: Some(_),
                 sample: None,
                 ..
             }

@@ -131,6 +131,26 @@ type KeptBinding = (
 pub(crate) struct KeptJoin {
     join: BoundJoin,
     slots: KeptSlots,
+    /// The `?` markers of its derived tables' queries (as written), with the types their
+    /// values had when it was bound: a derived table's columns may take their types, so a
+    /// run whose values have others binds afresh before running anything, as a slot's would.
+    shaped_by: Vec<(String, arrow::datatypes::DataType)>,
+}
+
+impl KeptJoin {
+    /// Whether a `?` of its derived tables has another type at this execution than when it
+    /// was bound ([`KeptJoin::shaped_by`]).
+    ///
+    /// # Errors
+    /// 3939 (a parameter missing).
+    fn reshaped(&self, params: &[tdlite_storage::types::Value]) -> Result<bool> {
+        for (name, ty) in &self.shaped_by {
+            if crate::params::parameter(name, params)?.data_type() != ty {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 /// What binding a block for the cache gave.
@@ -246,6 +266,7 @@ impl<'a> Exec<'a> {
     fn parameters_differ(&self, plan: &Plan) -> Result<bool> {
         let slots = match plan {
             Plan::Select(b) => &b.slots,
+            Plan::Join(j) if j.reshaped(self.params)? => return Ok(true),
             Plan::Join(j) => &j.slots,
             _ => return Ok(false),
         };
@@ -305,7 +326,7 @@ impl<'a> Exec<'a> {
                 Some(Ran::Rows(rows)) => Some(rows),
                 Some(Ran::Value(_)) | None => None, // (no value without asking for one)
             },
-            Plan::Join(j) => match self.run_join(j, kept) {
+            Plan::Join(j) => match self.run_join(j, kept, block) {
                 // a view's columns are not as recorded: the general path binds the FROM again
                 // (reading the view while binding from now on), and so does every later run
                 Err(crate::error::Error::ViewRetyped(_)) => {
@@ -784,8 +805,8 @@ impl<'a> Exec<'a> {
         let Some(one) = one_table(s) else {
             return self.bind_join_block(s, order_by);
         };
-        if self.names_unread_view(&one.relation) {
-            // read at its step, as in a join (query.rs `source`)
+        if self.names_unread_view(&one.relation) || self.binds_unread_derived(&one.relation) {
+            // read (or made) at its step, as in a join (query.rs `source`)
             return self.bind_join_block(s, order_by);
         }
         let (table, qualifier) = match self.base_relation(&one.relation) {
@@ -979,13 +1000,16 @@ impl<'a> Exec<'a> {
     }
 
     /// Binds join block `s` once for the cache (bound_join.rs), or a block of one view read at
-    /// its step (as a join of one relation); `bind_block` has refused a WHERE with an
-    /// aggregate and any window.
+    /// its step or one derived table made at its step (as a join of one relation);
+    /// `bind_block` has refused a WHERE with an aggregate and any window.
     fn bind_join_block(&mut self, s: &ast::Select, order_by: &[ast::OrderByExpr]) -> Bound {
-        let one_view = matches!(s.from.as_slice(), [one] if one.joins.is_empty()
+        let unread = |ex: &Self, tf: &ast::TableFactor| {
+            ex.names_unread_view(tf) || ex.binds_unread_derived(tf)
+        };
+        let one_unread = matches!(s.from.as_slice(), [one] if one.joins.is_empty()
             && crate::bound_join::plain_clauses(s)
-            && self.names_unread_view(&one.relation));
-        if !(joined_block(s) || one_view) || crate::join::check_from(&s.from).is_err() {
+            && unread(self, &one.relation));
+        if !(joined_block(s) || one_unread) || crate::join::check_from(&s.from).is_err() {
             return Bound::Not; // (the general path raises the errors)
         }
         if block_exprs(s, order_by)
@@ -997,10 +1021,16 @@ impl<'a> Exec<'a> {
             return Bound::Refused;
         }
         // (refused before binding where binding would read rows: a CTE, a view read while
-        // binding)
+        // binding; a derived table made while binding is not taken now, nor one inside a
+        // correlated subquery's runs: its query may name the enclosing row, which its columns'
+        // binding does not record as a slot, so the plan would run where its binding fails)
         let relations = crate::pushdown::factors(&s.from);
         for tf in relations {
-            if self.names_unread_view(tf) {
+            let derived = matches!(tf, ast::TableFactor::Derived { .. });
+            if derived && !self.outer.is_empty() {
+                return Bound::Refused;
+            }
+            if unread(self, tf) {
                 continue;
             }
             if let Err(bound) = self.base_relation(tf) {
@@ -1024,7 +1054,18 @@ impl<'a> Exec<'a> {
         let Some(join) = BoundJoin::new(from, list, calls, tail) else {
             return Bound::Refused;
         };
-        kept_join(join, &recording)
+        let mut shaped_by = Vec::new();
+        for tf in crate::pushdown::factors(&s.from) {
+            if let ast::TableFactor::Derived { subquery, .. } = tf {
+                for name in crate::params::markers(subquery) {
+                    let Ok(value) = crate::params::parameter(&name, self.params) else {
+                        return Bound::Not;
+                    };
+                    shaped_by.push((name, value.data_type().clone()));
+                }
+            }
+        }
+        kept_join(join, &recording, shaped_by)
     }
 
     /// Binds block `s` with no FROM and no WHERE (`SELECT ? AS k, ? AS v`, a MERGE's or
@@ -1050,7 +1091,7 @@ impl<'a> Exec<'a> {
         let tail = Tail::new(s, order_by, group_keys, &mut clauses);
         let list = (clauses.items, clauses.precisions);
         let join = BoundJoin::without_from(list, calls, tail);
-        kept_join(join, &recording)
+        kept_join(join, &recording, Vec::new())
     }
 
     /// Runs a bound join block with this execution's slot values, as [`Exec::run_bound`]
@@ -1058,9 +1099,12 @@ impl<'a> Exec<'a> {
     /// the one it was bound with (the caller runs the block as usual).
     ///
     /// # Errors
-    /// As the general path; `Error::ViewRetyped` when a view's columns are not as recorded
-    /// (the caller drops the plan and runs the block as usual).
-    fn run_join(&mut self, k: &KeptJoin, kept: bool) -> Result<Option<Rows>> {
+    /// As the general path; `Error::ViewRetyped` when a view's or derived table's columns
+    /// are not as recorded (the caller drops the plan and runs the block as usual).
+    fn run_join(&mut self, k: &KeptJoin, kept: bool, block: Block<'_>) -> Result<Option<Rows>> {
+        if k.reshaped(self.params)? {
+            return Ok(None);
+        }
         let Some(values) = self.run_values(&k.slots, kept)? else {
             return Ok(None);
         };
@@ -1070,11 +1114,15 @@ impl<'a> Exec<'a> {
             return Ok(None);
         };
         tables.iter().for_each(|t| self.count_volatile_use(t));
-        // (a kept join has no derived table: the FROM's nodes are not needed; with no FROM,
-        // the one row, as query.rs `source` makes it)
+        // (the block's FROM as written, where a derived table's own query is found; with no
+        // FROM, the one row, as query.rs `source` makes it)
+        let written = match block {
+            Block::Select(s) => s.from.as_slice(),
+            _ => &[],
+        };
         let rows = match k.join.has_no_from() {
             true => crate::ops::single_row(),
-            false => self.run_from(from, &[])?.1,
+            false => self.run_from(from, written)?.1,
         };
         let items = put_items(&k.join.items, &put);
         let tail = &k.join.tail;
@@ -1349,12 +1397,17 @@ fn put_calls(calls: &[AggCall], put: &impl Fn(&Expr) -> Expr) -> Vec<AggCall> {
 /// out).
 /// Bound join block `join` kept, where its recording holds only slots its expressions
 /// still have (`kept_slots`); else refused.
-fn kept_join(join: BoundJoin, recording: &Recording) -> Bound {
+fn kept_join(
+    join: BoundJoin,
+    recording: &Recording,
+    shaped_by: Vec<(String, arrow::datatypes::DataType)>,
+) -> Bound {
     let exprs: Vec<&Expr> = join.exprs().collect();
     match kept_slots(recording, &exprs) {
         true => Bound::Join(Box::new(KeptJoin {
             join,
             slots: KeptSlots::new(recording.slots.clone()),
+            shaped_by,
         })),
         false => Bound::Refused,
     }

@@ -1407,6 +1407,8 @@ impl Exec<'_> {
                 }
                 FromRel::Derived(query, at, shape) => {
                     let rows = match (&query, crate::pushdown::factors(from).nth(at)) {
+                        // (a kept plan holds its query: its blocks may be kept too)
+                        (Some(q), _) if kept => self.run_query(q)?,
                         (Some(q), _) => self.run_made_now(q)?,
                         (None, Some(ast::TableFactor::Derived { subquery, .. })) => {
                             self.run_query(subquery)?

@@ -199,6 +199,29 @@ pub(crate) fn has_placeholder(q: &sqlparser::ast::Query) -> bool {
     q.visit(&mut Marker).is_break()
 }
 
+/// The names of the `?` (or `:name`) markers in `q`, each once, in the order met.
+pub(crate) fn markers(q: &sqlparser::ast::Query) -> Vec<String> {
+    use sqlparser::ast::{Expr, Visit, Visitor};
+    use std::ops::ControlFlow;
+    struct Markers(Vec<String>);
+    impl Visitor for Markers {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            if let Expr::Value(v) = e {
+                if let sqlparser::ast::Value::Placeholder(name) = &v.value {
+                    if !self.0.contains(name) {
+                        self.0.push(name.clone());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut found = Markers(Vec::new());
+    let _ = q.visit(&mut found);
+    found.0
+}
+
 /// True for a `?` (or `:name`) marker.
 pub(crate) fn is_marker(e: &sqlparser::ast::Expr) -> bool {
     matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Placeholder(_)))

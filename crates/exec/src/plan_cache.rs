@@ -1,7 +1,8 @@
 //! The plans a prepared request keeps between its executions (and between the runs of a
 //! correlated subquery for the rows of its enclosing query): each one-table SELECT block it
 //! runs (the request's own, or a subquery's) bound once into a [`BoundSelect`], each block
-//! over a join of base tables or views (or one view alone) into a [`KeptJoin`]
+//! over a join of base tables, views or derived tables (or one view or derived table alone)
+//! into a [`KeptJoin`]
 //! (bound_join.rs), the WHERE
 //! clause of each UPDATE or DELETE of one table into a [`BoundCondition`], used again with new
 //! inputs instead of being bound afresh every time, the table each INSERT, UPDATE or
@@ -29,7 +30,11 @@
 //!   session (CURRENT_TIMESTAMP, USER, GetQueryBand(), …), and each slot's array is still
 //!   in the bound expressions as itself (a binder that derived a value from it, a folded
 //!   constant say, would leave it out: the block is then refused). A slot whose new value
-//!   has another type than at binding makes that execution bind afresh. A correlated
+//!   has another type than at binding makes that execution bind afresh. The one other
+//!   input is the type of each `?` in a kept join's derived tables' queries (their
+//!   columns may take it; `KeptJoin::shaped_by`): checked before a run, another type binds
+//!   afresh as a slot's does. A join with a derived table is not kept inside a correlated
+//!   subquery's runs (the derived table may name the enclosing row, which is no slot). A correlated
 //!   subquery's block of the request's own statements names the same enclosing columns at
 //!   every run (the blocks around it are the same wherever it runs), so each run finds its
 //!   outer slots by name in its own enclosing row; a run that finds one missing (the
@@ -53,7 +58,9 @@
 //!   until the context changes), or the one a kept join holds. One made with conditions
 //!   pushed in for a single read is not, as its blocks are new at every read; blocks made
 //!   while running inside a view's query (a decorrelated subquery's) are kept with copies,
-//!   as anywhere else.
+//!   as anywhere else. A derived table's query is its block's own node (the request's, or
+//!   a copy's as above), or, with conditions pushed in, held by the kept join that makes it
+//!   (bound_join.rs `KeptRel::Derived`): looked in the same way.
 
 use crate::bound_select::{BoundCondition, BoundSelect, KeptJoin};
 use foldhash::HashMap;
