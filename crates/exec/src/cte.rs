@@ -82,12 +82,22 @@ impl Exec<'_> {
     /// Runs `q`, whose `WITH` clause is `with`: binds each CTE, runs the body, unbinds.
     /// The CTEs named once go where they are named, as derived tables (cte_inline.rs); the
     /// others are made first.
+    ///
+    /// The body is a copy made at each run (a request's SELECT had its CTEs put in when
+    /// parsed; an UPDATE's, a view's or a CTAS's query has them put in here): with no CTE
+    /// left to make first, it runs as a query made for this run alone (`Exec::made_now`),
+    /// so no prepared request's plan cache keeps its blocks, which would be new at each run
+    /// and fill the cache. (With CTEs made first, no cache is used for it anyway; a CTE made
+    /// first is the request's own, and the first one's blocks may be kept.)
     pub(crate) fn run_with(&mut self, with: &ast::With, q: &ast::Query) -> Result<Rows> {
         let (ctes, body) = crate::cte_inline::inlined(with, q);
         let depth = self.ctes.len();
-        let result = self
-            .bind_ctes(with.recursive, &ctes)
-            .and_then(|()| self.run_query(&body));
+        let result = self.bind_ctes(with.recursive, &ctes).and_then(|()| {
+            self.made_now += 1;
+            let rows = self.run_query(&body);
+            self.made_now -= 1;
+            rows
+        });
         self.ctes.truncate(depth);
         result
     }

@@ -329,6 +329,11 @@ impl PlanCache {
         self.hits.load(Ordering::Relaxed)
     }
 
+    /// How many entries (plans and refusals) it holds now.
+    pub(crate) fn len(&self) -> usize {
+        self.inner().entries.len()
+    }
+
     pub(crate) fn hit(&self) {
         self.hits.fetch_add(1, Ordering::Relaxed);
     }

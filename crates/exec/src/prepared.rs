@@ -57,6 +57,12 @@ impl Prepared {
         self.plans.hits()
     }
 
+    /// How many blocks its plan cache holds now (each a plan, or the note that the block is
+    /// not kept); at most 64.
+    pub fn kept_plans(&self) -> usize {
+        self.plans.len()
+    }
+
     /// How many statements the request has.
     pub fn statement_count(&self) -> usize {
         self.statements.len()

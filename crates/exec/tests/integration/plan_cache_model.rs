@@ -1424,3 +1424,40 @@ fn a_derived_tables_own_parameters_and_enclosing_columns_are_no_slots() {
         assert!(p.plan_cache_hits() > 0, "{sql}");
     }
 }
+
+/// A statement whose WITH is rewritten at each run (an UPDATE's subquery: its CTEs named
+/// once are put in where they are named, cte.rs `run_with`) runs that copy as made for the
+/// run: its blocks, new at each run, are not kept, so the request's cache does not fill
+/// with them (it holds at most 64 blocks; once full, no later block is kept). The
+/// statement's own blocks stay kept.
+#[test]
+fn a_with_rewritten_at_each_run_does_not_fill_the_plan_cache() {
+    let db = Database::new();
+    let mut s = db.session();
+    create_tables(&mut s, " PRIMARY INDEX (k)");
+    for i in 0..20 {
+        s.execute(&format!("INS t1 ({i}, {i}, 1.5, 'ab', 'AB')"))
+            .unwrap();
+        s.execute(&format!("INS t2 ({i}, {i}, 1.5, 'ab', 'AB')"))
+            .unwrap();
+    }
+    let p = s
+        .prepare(
+            "UPD t1 SET a = (WITH x AS (SEL k, a FROM t2) SEL MAX(a) FROM x WHERE k < ?) \
+             WHERE k = ?",
+        )
+        .unwrap();
+    let mut held = Vec::new();
+    for i in 0..40 {
+        s.execute_prepared(&p, &[Value::Int(i % 7), Value::Int(i % 20)])
+            .unwrap();
+        held.push(p.kept_plans());
+    }
+    let r = s.execute("SEL a FROM t1 WHERE k = 19").unwrap();
+    assert_eq!(r[0].rows.as_ref().unwrap().to_strings(), vec![vec!["3"]]);
+    assert!(
+        held[39] == held[1] && held[1] < 8,
+        "entries per run: {held:?}"
+    );
+    assert!(p.plan_cache_hits() >= 39, "{}", p.plan_cache_hits());
+}
