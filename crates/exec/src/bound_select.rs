@@ -499,7 +499,8 @@ impl<'a> Exec<'a> {
     /// outside a correlated subquery's runs on a text's first run (which keeps only the
     /// plans of blocks run per row of an enclosing query), or inside a view's query made for
     /// this read only (conditions pushed into it outside a kept plan: its blocks are new at each
-    /// read; see plan_cache.rs). A view's names were resolved when it was created (or, naming
+    /// read; see plan_cache.rs), or inside any other query made for this run alone
+    /// (`Exec::made_now`: a derived table's pushed query, a WITH rewritten at this run). A view's names were resolved when it was created (or, naming
     /// nothing then, resolve in the reader's default database), so the request's context
     /// holds for them too.
     pub(crate) fn plan_cache(&self) -> Option<(&'a PlanCache, Context<'a>)> {

@@ -87,8 +87,9 @@ impl Exec<'_> {
     /// parsed; an UPDATE's, a view's or a CTAS's query has them put in here): with no CTE
     /// left to make first, it runs as a query made for this run alone (`Exec::made_now`),
     /// so no prepared request's plan cache keeps its blocks, which would be new at each run
-    /// and fill the cache. (With CTEs made first, no cache is used for it anyway; a CTE made
-    /// first is the request's own, and the first one's blocks may be kept.)
+    /// and fill the cache. (With CTEs made first, no cache is used for it anyway.) So does a
+    /// CTE made first whose query had another put into it (a copy too); one unchanged is
+    /// the request's own, and the first one's blocks may be kept.
     pub(crate) fn run_with(&mut self, with: &ast::With, q: &ast::Query) -> Result<Rows> {
         let (ctes, body) = crate::cte_inline::inlined(with, q);
         let depth = self.ctes.len();
@@ -108,8 +109,11 @@ impl Exec<'_> {
             let rows = if recursive && mentions(&cte.query.body, &name) {
                 self.recursive(&name, &cte.query, &cte.alias.columns)?
             } else {
-                let rows = self.run_query(&cte.query)?;
-                renamed(rows, &cte.alias.columns, &name)?
+                let copy = matches!(cte, std::borrow::Cow::Owned(_));
+                self.made_now += usize::from(copy);
+                let rows = self.run_query(&cte.query);
+                self.made_now -= usize::from(copy);
+                renamed(rows?, &cte.alias.columns, &name)?
             };
             self.ctes.push((name, rows));
         }

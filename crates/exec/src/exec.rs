@@ -58,8 +58,9 @@ pub struct Exec<'a> {
     /// kept in the plan cache.
     pub(crate) view_kept: bool,
     /// How many queries made for this run alone are running now (a derived table's query
-    /// with conditions pushed in, join.rs `Exec::run_made_now`): their blocks are not kept
-    /// in a prepared request's plan cache.
+    /// with conditions pushed in, join.rs `Exec::run_made_now`; a WITH's body, or a CTE's
+    /// query with another put into it, rewritten at this run, cte.rs `Exec::run_with`):
+    /// their blocks are not kept in a prepared request's plan cache.
     pub(crate) made_now: usize,
     /// Whether a FROM's views are read while binding it (as derived tables are), not bound
     /// from their recorded columns: set while a join is bound again because a view's types
