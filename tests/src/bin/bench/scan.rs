@@ -292,9 +292,10 @@ pub fn run(n: i64, m: i64) {
 }
 
 /// Prepared joins of one row of a (by its key, a parameter) to b (probed by its key), and
-/// one row of a read alone and through a view, each run with another key: µs per
-/// execution, both engines keeping the statement.
-const KEYED_JOINS: [(&str, &str, &str); 5] = [
+/// one row of a read alone, through a view and through a CTE (made a derived table, its
+/// key pushed in), each run with another key: µs per execution, both engines keeping the
+/// statement.
+const KEYED_JOINS: [(&str, &str, &str); 6] = [
     (
         "prepared join, one row of a by its key",
         "SEL a.x, b.y FROM a JOIN b ON a.k = b.k WHERE a.k = ?",
@@ -319,6 +320,11 @@ const KEYED_JOINS: [(&str, &str, &str); 5] = [
         "prepared, one row of a view of a by its key",
         "SEL av.k, av.x FROM av WHERE av.k = ?",
         "SELECT av.k, av.x FROM av WHERE av.k = ?1",
+    ),
+    (
+        "prepared, one row of a CTE over a by its key",
+        "WITH ac AS (SEL k, x FROM a) SEL ac.k, ac.x FROM ac WHERE ac.k = ?",
+        "WITH ac AS (SELECT k, x FROM a) SELECT ac.k, ac.x FROM ac WHERE ac.k = ?1",
     ),
 ];
 
