@@ -85,7 +85,7 @@ impl Exec<'_> {
     ///
     /// The body is a copy made at each run (a request's SELECT had its CTEs put in when
     /// parsed; an UPDATE's, a view's or a CTAS's query has them put in here): with no CTE
-    /// left to make first, it runs as a query made for this run alone (`Exec::made_now`),
+    /// left to make first, it runs as a query made for this run alone (`Exec::run_made_now`),
     /// so no prepared request's plan cache keeps its blocks, which would be new at each run
     /// and fill the cache. (With CTEs made first, no cache is used for it anyway.) So does a
     /// CTE made first whose query had another put into it (a copy too); one unchanged is
@@ -93,12 +93,8 @@ impl Exec<'_> {
     pub(crate) fn run_with(&mut self, with: &ast::With, q: &ast::Query) -> Result<Rows> {
         let (ctes, body) = crate::cte_inline::inlined(with, q);
         let depth = self.ctes.len();
-        let result = self.bind_ctes(with.recursive, &ctes).and_then(|()| {
-            self.made_now += 1;
-            let rows = self.run_query(&body);
-            self.made_now -= 1;
-            rows
-        });
+        let result =
+            (self.bind_ctes(with.recursive, &ctes)).and_then(|()| self.run_made_now(&body));
         self.ctes.truncate(depth);
         result
     }
@@ -109,11 +105,11 @@ impl Exec<'_> {
             let rows = if recursive && mentions(&cte.query.body, &name) {
                 self.recursive(&name, &cte.query, &cte.alias.columns)?
             } else {
-                let copy = matches!(cte, std::borrow::Cow::Owned(_));
-                self.made_now += usize::from(copy);
-                let rows = self.run_query(&cte.query);
-                self.made_now -= usize::from(copy);
-                renamed(rows?, &cte.alias.columns, &name)?
+                let rows = match cte {
+                    std::borrow::Cow::Owned(copy) => self.run_made_now(&copy.query)?,
+                    std::borrow::Cow::Borrowed(own) => self.run_query(&own.query)?,
+                };
+                renamed(rows, &cte.alias.columns, &name)?
             };
             self.ctes.push((name, rows));
         }

@@ -523,9 +523,10 @@ impl Exec<'_> {
     }
 
     /// Runs `q`, a query made for this run alone (a derived table's query with conditions
-    /// pushed in): none of its blocks is kept by a prepared request's plan cache, which
-    /// finds blocks by address (a copy made at each run would fill it).
-    fn run_made_now(&mut self, q: &ast::Query) -> Result<crate::result::Rows> {
+    /// pushed in, a WITH's body or CTE rewritten at this run, cte.rs): none of its blocks is
+    /// kept by a prepared request's plan cache, which finds blocks by address (a copy made
+    /// at each run would fill it).
+    pub(crate) fn run_made_now(&mut self, q: &ast::Query) -> Result<crate::result::Rows> {
         self.made_now += 1;
         let rows = self.run_query(q);
         self.made_now -= 1;
