@@ -58,9 +58,14 @@ impl Exec<'_> {
         let in_check = |c: &str| {
             schema.checks.iter().any(|(col, sql)| {
                 col.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(c))
-                    || names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c))
-            }) || (schema.partition_checks.iter())
-                .any(|sql| names_in(sql).iter().any(|n| n.eq_ignore_ascii_case(c)))
+                    || crate::names::names_in_text(sql)
+                        .iter()
+                        .any(|n| n.eq_ignore_ascii_case(c))
+            }) || (schema.partition_checks.iter()).any(|sql| {
+                crate::names::names_in_text(sql)
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(c))
+            })
         };
         // the columns an ADD modified (one change per column in a request)
         let mut modified: Vec<usize> = Vec::new();
@@ -406,22 +411,4 @@ fn index_named(schema: &TableSchema, name: &str) -> Option<usize> {
             .as_deref()
             .is_some_and(|n| n.eq_ignore_ascii_case(name))
     })
-}
-
-/// The column names a stored CHECK condition mentions (every identifier, last part).
-fn names_in(sql: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Ok(e) = tdlite_parser::parse_expression(sql) {
-        let _ = ast::visit_expressions(&e, |x| {
-            match x {
-                ast::Expr::Identifier(i) => out.push(i.value.clone()),
-                ast::Expr::CompoundIdentifier(p) => {
-                    out.extend(p.last().map(|i| i.value.clone()));
-                }
-                _ => {}
-            }
-            std::ops::ControlFlow::<()>::Continue(())
-        });
-    }
-    out
 }

@@ -449,11 +449,23 @@ impl Exec<'_> {
         for i in &ct.indexes {
             secondary.push(spec(i, i.unique)?);
         }
+        let primary_key = match &ct.primary_key {
+            Some(cols) => Some(cols.iter().map(|c| position(c)).collect::<Result<_>>()?),
+            None => ct
+                .columns
+                .iter()
+                .position(|c| c.primary_key)
+                .map(|i| vec![i]),
+        };
         let primary_index = match (&ct.primary_index, ct.no_primary_index) {
             (Some(p), _) => Some(spec(p, p.unique)?),
             (None, true) => None,
-            (None, false) => match secondary.iter().position(|s| s.unique) {
-                // Teradata: a PRIMARY KEY or UNIQUE column becomes the UPI when no PI is given.
+            // Teradata: the PRIMARY KEY becomes the UPI when no PI is given, else the first
+            // UNIQUE constraint (SQL Fundamentals, "Primary Index Defaults")
+            (None, false) => match (secondary.iter())
+                .position(|s| s.unique && Some(&s.columns) == primary_key.as_ref())
+                .or_else(|| secondary.iter().position(|s| s.unique))
+            {
                 Some(k) => Some(secondary.remove(k)),
                 None => Some(IndexSpec {
                     name: None,
@@ -467,14 +479,6 @@ impl Exec<'_> {
             Some(PKind::Multiset) => TableKind::Multiset,
             None if default_set && !ct.no_primary_index => TableKind::Set,
             None => TableKind::Multiset,
-        };
-        let primary_key = match &ct.primary_key {
-            Some(cols) => Some(cols.iter().map(|c| position(c)).collect::<Result<_>>()?),
-            None => ct
-                .columns
-                .iter()
-                .position(|c| c.primary_key)
-                .map(|i| vec![i]),
         };
         let mut schema = TableSchema::new(
             name,

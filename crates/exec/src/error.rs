@@ -194,6 +194,14 @@ pub enum Error {
     /// UPDATE … FROM or MERGE where a target row matches more than one source row (7547).
     #[error("Target row updated by multiple source rows in {0}.")]
     MultipleSourceRows(String),
+    /// A MERGE whose ON does not equate each target primary-index (and partitioning) column
+    /// with an expression of the source, or whose INSERT gives them other values (5758).
+    #[error("The search condition must fully specify the Target table primary index and partition column(s) and expression must match INSERT specification primary index and partition column(s).")]
+    MergePrimaryCondition,
+    /// A MERGE against another of Teradata's rules: a subquery in ON, an UPDATE of the
+    /// primary index, an identity primary index (5977).
+    #[error("Invalid MERGE-INTO statement: {0}.")]
+    InvalidMerge(String),
     /// A view where a table is needed: INSERT, UPDATE, DELETE, consume (3823).
     #[error("VIEW '{0}' may not be used for Update, Delete or Insert.")]
     ViewNotUpdatable(String),
@@ -496,6 +504,8 @@ impl Error {
             Error::RecursionLimit(_) => code(2646),
             Error::DuplicateFromName(_) => code(3868),
             Error::MultipleSourceRows(_) => code(7547),
+            Error::MergePrimaryCondition => code(5758),
+            Error::InvalidMerge(_) => code(5977),
             Error::ViewNotUpdatable(_) => code(3823),
             Error::IndexExists(_) | Error::DatabaseExists(_) => code(5612),
             Error::DatabaseNotEmpty(_) => code(3552),

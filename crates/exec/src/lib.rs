@@ -104,6 +104,7 @@ mod limits;
 mod locking;
 mod macros;
 mod merge;
+mod merge_rules;
 mod names;
 mod numfmt;
 mod ops;

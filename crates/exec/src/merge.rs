@@ -50,7 +50,8 @@ impl Exec<'_> {
     /// plan it keeps where it has one (bound_merge.rs).
     ///
     /// # Errors
-    /// 7547 for a target row matched twice; 3807/3810/3823; the errors of UPDATE and INSERT.
+    /// 7547 for a target row matched twice; 5758 and 5977 for a MERGE against Teradata's
+    /// rules (merge_rules.rs); 3807/3810/3823; the errors of UPDATE and INSERT.
     pub fn merge(&mut self, m: &ast::Merge) -> Result<u64> {
         let ast::TableFactor::Table { name, alias, .. } = &m.table else {
             return Err(Error::Unsupported(format!("MERGE INTO {}", m.table)));
@@ -68,6 +69,7 @@ impl Exec<'_> {
         // plans under ON (the target read at its step, or probed through its index by the
         // source rows' keys), then put target first, as the clauses bind
         let (keep, scope, given) = merge_relations(m, (&table, &q), (&src_scope, &src));
+        self.check_merge_rules(m, &table, &scope)?;
         let (_, joined) = self.joined_with(&merge_from(m), Some(&m.on), given)?;
         let pairs = Pairs {
             pairs: joined,
@@ -269,6 +271,10 @@ impl Exec<'_> {
             return Err(NotKept::Never);
         }
         let (keep, scope, given) = merge_relations(m, (table, q), (src_scope, src));
+        // (the general path raises the error of a MERGE against Teradata's rules)
+        if self.check_merge_rules(m, table, &scope).is_err() {
+            return Err(NotKept::Never);
+        }
         let from = merge_from(m);
         // (the general path's check of the names, `Exec::joined_with`: a source named as the
         // target is 3868 there)
@@ -316,6 +322,25 @@ impl Exec<'_> {
             clauses,
             slots: crate::bound_select::KeptSlots::new(recording.slots),
         })
+    }
+
+    /// Checks MERGE `m` into `table` against Teradata's rules (merge_rules.rs), its names
+    /// resolved in the pairs' scope `scope`.
+    ///
+    /// # Errors
+    /// 5758, 5977.
+    fn check_merge_rules(&self, m: &ast::Merge, table: &Table, scope: &Scope) -> Result<()> {
+        let names = crate::merge_rules::Names {
+            scope,
+            width: table.schema.columns.len(),
+            home: self.home_database(),
+        };
+        let keys = |name: &ast::ObjectName| match self.table_definition(name) {
+            Ok(t) if t.schema.view.is_none() => unique_keys(&t.schema),
+            _ => Vec::new(),
+        };
+        let single_row = crate::merge_rules::single_row_source(&m.source, &keys);
+        crate::merge_rules::check(m, &table.schema, &names, single_row)
     }
 
     /// Each WHEN clause of `m` bound, as the general path binds it ([`Exec::apply_clauses`]):
@@ -449,6 +474,23 @@ impl Exec<'_> {
     }
 }
 
+/// The column names of each unique key of the table of `schema` (its UPI, unique secondary
+/// indexes, PRIMARY KEY).
+fn unique_keys(schema: &tdlite_storage::catalog::TableSchema) -> Vec<Vec<String>> {
+    let names = |cols: &[usize]| -> Vec<String> {
+        (cols.iter())
+            .filter_map(|&c| schema.columns.get(c).map(|c| c.name.clone()))
+            .collect()
+    };
+    let unique = (schema.primary_index.iter())
+        .chain(&schema.secondary)
+        .filter(|i| i.unique)
+        .map(|i| names(&i.columns));
+    unique
+        .chain(schema.primary_key.iter().map(|k| names(k)))
+        .collect()
+}
+
 /// The two relations MERGE `m` joins (its source's rows `src`, over `src_scope`, and target
 /// `table`, known as `q`), as `Exec::joined_with` takes them; the target's columns read (the
 /// ones the statement may name, the others fetched if a SET value needs them); and the
@@ -482,21 +524,7 @@ pub(crate) fn merge_from(m: &ast::Merge) -> Vec<ast::TableWithJoins> {
 /// The expressions of MERGE `m` outside its source: ON, each clause's AND condition, SET
 /// values and VALUES.
 fn merge_exprs(m: &ast::Merge) -> impl Iterator<Item = &ast::Expr> {
-    let clauses = m.clauses.iter().flat_map(|c| {
-        let values: Vec<&ast::Expr> = match &c.action {
-            ast::MergeAction::Update(u) => match &u.kind {
-                ast::MergeUpdateKind::Set(a) => a.iter().map(|a| &a.value).collect(),
-                _ => Vec::new(),
-            },
-            ast::MergeAction::Insert(ast::MergeInsertExpr {
-                kind: ast::MergeInsertKind::Values(v),
-                ..
-            }) => v.rows.iter().flat_map(|r| &r.content).collect(),
-            _ => Vec::new(),
-        };
-        c.predicate.iter().chain(values)
-    });
-    std::iter::once(m.on.as_ref()).chain(clauses)
+    std::iter::once(m.on.as_ref()).chain(crate::merge_rules::clause_exprs(m))
 }
 
 /// Whether each WHEN clause of `m` is one a kept plan takes: MATCHED with UPDATE SET or

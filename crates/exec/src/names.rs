@@ -713,6 +713,25 @@ pub(crate) fn reads_request_values(cond: &ast::Expr) -> bool {
     .any(|w| text.contains(w))
 }
 
+/// The column names a stored condition's SQL text mentions (every identifier, last part): a
+/// CHECK constraint, a partitioning level. None for text that does not parse.
+pub(crate) fn names_in_text(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(e) = tdlite_parser::parse_expression(sql) {
+        let _ = ast::visit_expressions(&e, |x| {
+            match x {
+                ast::Expr::Identifier(i) => out.push(i.value.clone()),
+                ast::Expr::CompoundIdentifier(p) => {
+                    out.extend(p.last().map(|i| i.value.clone()));
+                }
+                _ => {}
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,6 +77,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "text_type",
             "slots",
             "target_from",
+            "merge_rules",
         ],
     ),
     (

@@ -796,7 +796,7 @@ fn a_prepared_one_row_merge_compares_a_casespecific_source_column_case_by_case()
                WHEN NOT MATCHED THEN INSERT (k, s, n) VALUES (9, s.cs, 0)";
     let mut counts = Vec::new();
     for s in [&mut kept, &mut fresh] {
-        s.execute("CREATE TABLE t (k INTEGER, s VARCHAR(5), n INTEGER) PRIMARY INDEX (k)")
+        s.execute("CREATE TABLE t (k INTEGER, s VARCHAR(5), n INTEGER) PRIMARY INDEX (s)")
             .unwrap();
         s.execute("CREATE TABLE src (id INTEGER, cs VARCHAR(5) CASESPECIFIC)")
             .unwrap();
@@ -834,7 +834,7 @@ fn a_prepared_one_row_merge_is_held_to_the_spool_space_as_its_join_is() {
     let mut results = Vec::new();
     for s in [&mut kept, &mut fresh] {
         s.execute(
-            "CREATE TABLE t (k INTEGER, g INTEGER, n INTEGER, f VARCHAR(2000)) PRIMARY INDEX (k)",
+            "CREATE TABLE t (k INTEGER, g INTEGER, n INTEGER, f VARCHAR(2000)) PRIMARY INDEX (g)",
         )
         .unwrap();
         let ins = s.prepare("INSERT INTO t VALUES (?, 1, 0, ?)").unwrap();
@@ -962,6 +962,63 @@ fn a_prepared_merge_with_a_source_named_as_its_target_is_3868() {
     }
     let rows = s.execute("SEL COUNT(*) FROM t1").unwrap();
     assert_eq!(strings(&rows), [["0"]]);
+}
+
+/// A prepared MERGE against Teradata's rules (merge_rules.rs) is refused at every
+/// execution, as its text is: its plan is never kept, so no run skips the check. The same
+/// MERGE made valid runs from a kept plan.
+#[test]
+fn a_prepared_merge_against_the_primary_index_rules_is_refused_at_every_run() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, a INTEGER) PRIMARY INDEX (k)")
+        .unwrap();
+    s.execute("INS t (1, 10)").unwrap();
+    let cases = [
+        // ON does not equate the primary index with the source
+        (
+            "ON t.a = s.a WHEN MATCHED THEN UPDATE SET a = s.a + 1",
+            5758,
+        ),
+        // INSERT gives the primary index another value than ON
+        (
+            "ON t.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k + 1, s.a)",
+            5758,
+        ),
+        // an UPDATE of the primary index
+        (
+            "ON t.k = s.k WHEN MATCHED THEN UPDATE SET k = s.k + 1",
+            5977,
+        ),
+    ];
+    for (rest, code) in cases {
+        let sql = format!("MERGE INTO t USING (SEL k + ? AS k, a FROM t) s {rest}");
+        let text = sql.replace('?', "0");
+        assert_eq!(s.execute(&text).unwrap_err().code().number, code, "{text}");
+        let p = s.prepare(&sql).unwrap();
+        for _ in 0..3 {
+            let err = s.execute_prepared(&p, &[Value::Int(0)]).unwrap_err();
+            assert_eq!(err.code().number, code, "{sql}");
+        }
+    }
+    let rows = s.execute("SEL k, a FROM t").unwrap();
+    assert_eq!(strings(&rows), [["1", "10"]]);
+    let p = s
+        .prepare(
+            "MERGE INTO t USING (SEL k + ? AS k, a FROM t) s ON t.k = s.k \
+             WHEN MATCHED THEN UPDATE SET a = s.a + 1",
+        )
+        .unwrap();
+    for _ in 0..3 {
+        let r = s.execute_prepared(&p, &[Value::Int(0)]).unwrap();
+        assert_eq!(r[0].activity_count, 1);
+    }
+    assert!(
+        p.plan_cache_hits() > 0,
+        "the valid MERGE runs from its kept plan"
+    );
+    let rows = s.execute("SEL k, a FROM t").unwrap();
+    assert_eq!(strings(&rows), [["1", "13"]]);
 }
 
 /// A prepared query first run with a NULL parameter (or one of another type than later
