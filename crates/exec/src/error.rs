@@ -198,6 +198,10 @@ pub enum Error {
     /// with an expression of the source, or whose INSERT gives them other values (5758).
     #[error("The search condition must fully specify the Target table primary index and partition column(s) and expression must match INSERT specification primary index and partition column(s).")]
     MergePrimaryCondition,
+    /// An atomic upsert whose UPDATE does not set the primary index to values, or whose
+    /// INSERT gives it others (5562).
+    #[error("The UPDATE part of the UPSERT statement is not a single-AMP operation: {0}.")]
+    UpsertNotSingleAmp(String),
     /// A MERGE against another of Teradata's rules: a subquery in ON, an UPDATE of the
     /// primary index, an identity primary index (5977).
     #[error("Invalid MERGE-INTO statement: {0}.")]
@@ -506,6 +510,7 @@ impl Error {
             Error::MultipleSourceRows(_) => code(7547),
             Error::MergePrimaryCondition => code(5758),
             Error::InvalidMerge(_) => code(5977),
+            Error::UpsertNotSingleAmp(_) => code(5562),
             Error::ViewNotUpdatable(_) => code(3823),
             Error::IndexExists(_) | Error::DatabaseExists(_) => code(5612),
             Error::DatabaseNotEmpty(_) => code(3552),

@@ -145,6 +145,7 @@ mod to_char;
 mod to_char_date;
 mod to_char_number;
 mod types;
+mod upsert_rules;
 mod view;
 mod view_dml;
 mod wait;

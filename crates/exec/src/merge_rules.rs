@@ -171,7 +171,7 @@ fn primary_equalities<'m>(on: &'m ast::Expr, names: &Names) -> Option<Vec<(usize
 
 /// Each top-level conjunct `a = b` of `cond`, both ways round: `(a, b)` and `(b, a)`, the
 /// first without its parentheses.
-fn equalities(cond: &ast::Expr) -> Vec<(&ast::Expr, &ast::Expr)> {
+pub(crate) fn equalities(cond: &ast::Expr) -> Vec<(&ast::Expr, &ast::Expr)> {
     let mut conjuncts = Vec::new();
     crate::conjuncts::conjunct_refs(cond, &mut conjuncts);
     let mut out = Vec::new();
@@ -199,7 +199,7 @@ fn peel(mut e: &ast::Expr) -> &ast::Expr {
 /// The target columns the primary condition must name: the primary index's, then each
 /// partitioning column (the columns the partitioning conditions name) not among them; none
 /// for a table without a primary index.
-fn condition_columns(schema: &TableSchema) -> Vec<usize> {
+pub(crate) fn condition_columns(schema: &TableSchema) -> Vec<usize> {
     let Some(pi) = &schema.primary_index else {
         return Vec::new();
     };
@@ -420,7 +420,7 @@ pub(crate) fn single_row_source(
 
 /// Whether `e` names no column (a literal, a parameter, a function of them, DATE, USER, …)
 /// and holds no subquery.
-fn is_constant(e: &ast::Expr) -> bool {
+pub(crate) fn is_constant(e: &ast::Expr) -> bool {
     !crate::correlate::has_subquery(e)
         && !ast::visit_expressions(e, |x| match x {
             ast::Expr::Identifier(id)

@@ -1230,6 +1230,7 @@ impl Session {
             Statement::Sql(sql) => self.run_sql(sql, now)?,
             // the INSERT only where the UPDATE found no row, in the same transaction
             Statement::Upsert { update, insert } => {
+                self.exec(now).check_upsert(update, insert)?;
                 let updated = self.run_sql(update, now)?;
                 if updated.activity_count > 0 {
                     updated

@@ -66,7 +66,7 @@ pub fn check(st: &Statement, at: Location, names_too: bool) -> Result<(), ParseE
             };
             Err(ParseError::syntax(
                 format!(
-                    "Syntax error: a condition is expected where the value {e} is written \
+                    "a condition is expected where the value {e} is written \
                      (Teradata has no BOOLEAN values: compare it, as in {e} <> 0)."
                 ),
                 location,

@@ -113,6 +113,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "dml",
             "insert_row",
             "merge",
+            "upsert_rules",
             "setops",
             "ctas",
             "ddl",

@@ -964,6 +964,31 @@ fn a_prepared_merge_with_a_source_named_as_its_target_is_3868() {
     assert_eq!(strings(&rows), [["0"]]);
 }
 
+/// A prepared atomic upsert compares the values its `?` markers get at each run: the
+/// INSERT's key must be the WHERE's (upsert_rules.rs, 5562 otherwise), run by run.
+#[test]
+fn a_prepared_upsert_checks_each_runs_key_values() {
+    let db = Database::new();
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (k INTEGER, n INTEGER) UNIQUE PRIMARY INDEX (k)")
+        .unwrap();
+    let p = s
+        .prepare("UPDATE t SET n = n + ? WHERE k = ? ELSE INSERT INTO t VALUES (?, ?)")
+        .unwrap();
+    let mut run = |amount: i64, key: i64, inserted: i64| {
+        let params = [amount, key, inserted, amount].map(Value::Int);
+        (s.execute_prepared(&p, &params))
+            .map(|r| r[0].activity_count)
+            .map_err(|e| e.code().number)
+    };
+    assert_eq!(run(5, 1, 1), Ok(1));
+    assert_eq!(run(2, 1, 1), Ok(1));
+    assert_eq!(run(3, 2, 7), Err(5562));
+    assert_eq!(run(3, 2, 2), Ok(1));
+    let rows = s.execute("SEL k, n FROM t ORDER BY k").unwrap();
+    assert_eq!(strings(&rows), [["1", "7"], ["2", "3"]]);
+}
+
 /// A prepared MERGE against Teradata's rules (merge_rules.rs) is refused at every
 /// execution, as its text is: its plan is never kept, so no run skips the check. The same
 /// MERGE made valid runs from a kept plan.
