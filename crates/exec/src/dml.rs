@@ -387,6 +387,24 @@ impl Exec<'_> {
         Ok(conds)
     }
 
+    /// The columns `table`'s partitioning reads (its RANGE_N and CASE_N tests), from its
+    /// bound row conditions (bound once per table and kept): none for a table without one.
+    ///
+    /// # Errors
+    /// The errors of binding the conditions (not expected for a table that was created).
+    pub(crate) fn partitioning_columns(&mut self, table: &Table) -> Result<Vec<usize>> {
+        if table.schema.partition_checks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for p in &self.row_conditions(table)?.partitions {
+            p.columns_used(&mut out);
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
     /// INSERT … VALUES / INSERT … SELECT.
     ///
     /// # Errors

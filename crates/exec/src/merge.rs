@@ -329,7 +329,8 @@ impl Exec<'_> {
     ///
     /// # Errors
     /// 5758, 5977.
-    fn check_merge_rules(&self, m: &ast::Merge, table: &Table, scope: &Scope) -> Result<()> {
+    fn check_merge_rules(&mut self, m: &ast::Merge, table: &Table, scope: &Scope) -> Result<()> {
+        let partitioning = self.partitioning_columns(table)?;
         let names = crate::merge_rules::Names {
             scope,
             width: table.schema.columns.len(),
@@ -340,7 +341,7 @@ impl Exec<'_> {
             _ => Vec::new(),
         };
         let single_row = crate::merge_rules::single_row_source(&m.source, &keys);
-        crate::merge_rules::check(m, &table.schema, &names, single_row)
+        crate::merge_rules::check(m, (&table.schema, &partitioning), &names, single_row)
     }
 
     /// Each WHEN clause of `m` bound, as the general path binds it ([`Exec::apply_clauses`]):

@@ -196,27 +196,21 @@ fn peel(mut e: &ast::Expr) -> &ast::Expr {
     e
 }
 
-/// The target columns the primary condition must name: the primary index's, then each
-/// partitioning column (the columns the partitioning conditions name) not among them; none
-/// for a table without a primary index.
-pub(crate) fn condition_columns(schema: &TableSchema) -> Vec<usize> {
+/// The target columns the primary condition must name: the primary index's, then each of
+/// `partitioning` (the columns the table's partitioning reads) not among them; none for a
+/// table without a primary index.
+pub(crate) fn condition_columns(schema: &TableSchema, partitioning: &[usize]) -> Vec<usize> {
     let Some(pi) = &schema.primary_index else {
         return Vec::new();
     };
     let mut out: Vec<usize> = pi.columns.clone();
-    for sql in &schema.partition_checks {
-        for n in crate::names::names_in_text(sql) {
-            let at = (schema.columns.iter()).position(|c| c.name.eq_ignore_ascii_case(&n));
-            if let Some(i) = at.filter(|i| !out.contains(i)) {
-                out.push(i);
-            }
-        }
-    }
+    out.extend(partitioning.iter().filter(|c| !pi.columns.contains(c)));
     out
 }
 
 /// Checks MERGE `m` into the table of `schema` against Teradata's rules (see the module
-/// doc); `single_row` says whether its source is a single-row source ([`single_row_source`]).
+/// doc); `partitioning` holds the columns its partitioning reads; `single_row` says whether
+/// its source is a single-row source ([`single_row_source`]).
 ///
 /// # Errors
 /// 5758 for a primary condition missing or not matched by an INSERT; 5977 for a subquery in
@@ -224,7 +218,7 @@ pub(crate) fn condition_columns(schema: &TableSchema) -> Vec<usize> {
 /// primary index.
 pub(crate) fn check(
     m: &ast::Merge,
-    schema: &TableSchema,
+    (schema, partitioning): (&TableSchema, &[usize]),
     names: &Names,
     single_row: bool,
 ) -> Result<()> {
@@ -233,7 +227,7 @@ pub(crate) fn check(
             "the ON clause may not contain a subquery".into(),
         ));
     }
-    let needed = condition_columns(schema);
+    let needed = condition_columns(schema, partitioning);
     if needed.is_empty() {
         return Ok(());
     }
@@ -355,6 +349,10 @@ fn inserts_as_on<'m, I: Iterator<Item = &'m ast::Expr>>(
         let Some(k) = targets.iter().position(|t| *t == Some(c)) else {
             return Ok(false);
         };
+        // (ON holds no subquery, so a value that does is none of its expressions)
+        if crate::correlate::has_subquery(&row.content[k]) {
+            return Ok(false);
+        }
         let Some(given) = names.canonical(&row.content[k]) else {
             return Ok(true);
         };

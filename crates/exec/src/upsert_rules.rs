@@ -70,7 +70,8 @@ impl Exec<'_> {
                 given.push((c, other));
             }
         }
-        let needed = crate::merge_rules::condition_columns(schema);
+        let partitioning = self.partitioning_columns(&table)?;
+        let needed = crate::merge_rules::condition_columns(schema, &partitioning);
         if let Some(&c) = needed.iter().find(|c| !given.iter().any(|(g, _)| g == *c)) {
             let name = &schema.columns[c].name;
             return refused(format!("its WHERE does not set {name} to a value"));
