@@ -361,6 +361,8 @@ impl Explainer<'_, '_> {
                     }
                 }
                 ast::Statement::Merge(m) => {
+                    // (a MERGE Teradata refuses has no plan: merge_rules.rs)
+                    self.ex.check_merge_statement(m)?;
                     // the source's rows read first, then paired with the target on ON by
                     // the join planner with their number known (merge.rs): which goes first
                     // depends on that number, which EXPLAIN does not read

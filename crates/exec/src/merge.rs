@@ -324,6 +324,23 @@ impl Exec<'_> {
         })
     }
 
+    /// Checks MERGE `m` against Teradata's rules (merge_rules.rs) without reading a row:
+    /// EXPLAIN's check, its source's columns found over tables that look empty.
+    ///
+    /// # Errors
+    /// 3807 for a target or source that does not exist; the source's binding errors; 5758,
+    /// 5977.
+    pub(crate) fn check_merge_statement(&mut self, m: &ast::Merge) -> Result<()> {
+        let ast::TableFactor::Table { name, alias, .. } = &m.table else {
+            return Ok(());
+        };
+        let table = self.base_table_definition(name)?;
+        let q = crate::join::qualifier_of(name, alias.as_ref());
+        let (src_scope, src) = self.seeing_nothing(|ex| ex.relation(&m.source))?;
+        let (_, scope, _) = merge_relations(m, (&table, &q), (&src_scope, &src));
+        self.check_merge_rules(m, &table, &scope)
+    }
+
     /// Checks MERGE `m` into `table` against Teradata's rules (merge_rules.rs), its names
     /// resolved in the pairs' scope `scope`.
     ///

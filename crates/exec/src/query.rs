@@ -367,16 +367,25 @@ impl Exec<'_> {
     ///
     /// [`Snapshot::seeing_nothing`]: tdlite_storage::mvcc::Snapshot::seeing_nothing
     pub(crate) fn shape_of(&mut self, q: &ast::Query) -> Result<Rows> {
+        self.seeing_nothing(|ex| ex.run_query(q))
+    }
+
+    /// `f` run as [`Exec::shape_of`] runs its query: over tables that all look empty, without
+    /// the plan cache, its warnings dropped.
+    pub(crate) fn seeing_nothing<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
         let nothing = std::cell::OnceCell::from(tdlite_storage::mvcc::Snapshot::seeing_nothing());
         let snap = std::mem::replace(&mut self.snap, nothing);
         let plans = self.plans.take();
         let warning = self.warning.take();
-        let rows = self.run_query(q);
+        let out = f(self);
         // (a SAMPLE of no rows falls short: not the statement's warning)
         self.warning = warning;
         self.plans = plans;
         self.snap = snap;
-        rows
+        out
     }
 
     /// Whether this statement runs its query over no rows for its columns alone
