@@ -387,8 +387,9 @@ impl Exec<'_> {
         Ok(conds)
     }
 
-    /// The columns `table`'s partitioning reads (its RANGE_N and CASE_N tests), from its
-    /// bound row conditions (bound once per table and kept): none for a table without one.
+    /// The columns `table`'s partitioning reads (its RANGE_N and CASE_N tests): from its
+    /// bound row conditions where they are kept, else its partitioning conditions bound
+    /// here (not its CHECKs, which only rows written need); none for a table without one.
     ///
     /// # Errors
     /// The errors of binding the conditions (not expected for a table that was created).
@@ -397,8 +398,23 @@ impl Exec<'_> {
             return Ok(Vec::new());
         }
         let mut out = Vec::new();
-        for p in &self.row_conditions(table)?.partitions {
-            p.columns_used(&mut out);
+        let kept = (self.shared.row_conditions.lock())
+            .get(&(table.id, self.ansi))
+            .cloned();
+        match kept {
+            Some(conds) => conds
+                .partitions
+                .iter()
+                .for_each(|p| p.columns_used(&mut out)),
+            None => {
+                let scope = table_scope(table, &table.schema.name);
+                for sql in &table.schema.partition_checks {
+                    let e = tdlite_parser::parse_expression(sql).map_err(|e| {
+                        Error::Internal(format!("stored partitioning '{sql}': {e}"))
+                    })?;
+                    self.bind_expr(&e, &scope, None)?.columns_used(&mut out);
+                }
+            }
         }
         out.sort_unstable();
         out.dedup();
