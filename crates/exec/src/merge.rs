@@ -492,20 +492,15 @@ impl Exec<'_> {
     }
 }
 
-/// The column names of each unique key of the table of `schema` (its UPI, unique secondary
-/// indexes, PRIMARY KEY).
+/// The column names of each unique key of the table of `schema` (its UPI and unique
+/// secondary indexes, which hold its PRIMARY KEY's).
 fn unique_keys(schema: &tdlite_storage::catalog::TableSchema) -> Vec<Vec<String>> {
-    let names = |cols: &[usize]| -> Vec<String> {
-        (cols.iter())
-            .filter_map(|&c| schema.columns.get(c).map(|c| c.name.clone()))
-            .collect()
-    };
-    let unique = (schema.primary_index.iter())
-        .chain(&schema.secondary)
-        .filter(|i| i.unique)
-        .map(|i| names(&i.columns));
-    unique
-        .chain(schema.primary_key.iter().map(|k| names(k)))
+    (schema.unique_keys())
+        .map(|(key, _)| {
+            (key.columns.iter())
+                .filter_map(|&c| schema.columns.get(c).map(|c| c.name.clone()))
+                .collect()
+        })
         .collect()
 }
 

@@ -81,10 +81,11 @@ impl Names<'_> {
         }
     }
 
-    /// The sides of every name in `e`; `None` where one does not resolve.
+    /// The sides of every name of `e` at its own level (not inside a subquery); `None` where
+    /// one does not resolve.
     fn sides(&self, e: &ast::Expr) -> Option<Vec<Side>> {
         let mut out = Vec::new();
-        let walk = ast::visit_expressions(e, |x| match x {
+        let walk = crate::bind::visit_own_level(e, |x| match x {
             ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match self.side(x) {
                 Some(s) => {
                     out.push(s);
@@ -95,18 +96,6 @@ impl Names<'_> {
             _ => ControlFlow::Continue(()),
         });
         (!walk.is_break()).then_some(out)
-    }
-
-    /// Whether every name of `e` at its own level (not inside a subquery) resolves.
-    fn resolves(&self, e: &ast::Expr) -> bool {
-        let walk = crate::bind::visit_own_level(e, |x| match x {
-            ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match self.side(x) {
-                Some(_) => ControlFlow::Continue(()),
-                None => ControlFlow::Break(()),
-            },
-            _ => ControlFlow::Continue(()),
-        });
-        !walk.is_break()
     }
 
     /// `e` with every name written as the column it resolves to, function names in upper
@@ -234,7 +223,7 @@ pub(crate) fn check(
     let Some(equalities) = primary_equalities(&m.on, names) else {
         return Ok(());
     };
-    if !clause_exprs(m).all(|e| names.resolves(e)) {
+    if !clause_exprs(m).all(|e| names.sides(e).is_some()) {
         return Ok(());
     }
     let with = |c: usize| {
@@ -259,9 +248,7 @@ pub(crate) fn check(
                     let Some(name) = n.0.last().and_then(|p| p.as_ident()) else {
                         continue;
                     };
-                    let Some(c) = (schema.columns.iter())
-                        .position(|col| col.name.eq_ignore_ascii_case(&name.value))
-                    else {
+                    let Some(c) = schema.column_index(&name.value) else {
                         continue;
                     };
                     // (a single-row source may set a column ON equates with a constant)
@@ -337,7 +324,7 @@ fn inserts_as_on<'m, I: Iterator<Item = &'m ast::Expr>>(
         (ins.columns.iter())
             .map(|n| {
                 let name = n.0.last().and_then(|p| p.as_ident())?;
-                (schema.columns.iter()).position(|c| c.name.eq_ignore_ascii_case(&name.value))
+                schema.column_index(&name.value)
             })
             .collect()
     };
